@@ -1,0 +1,503 @@
+package engine
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// PlanStatus is the engine's record of one plan.
+type PlanStatus struct {
+	Spec      PlanSpec
+	State     PlanState
+	Attempt   int    // the current (or last) agent attempt; 0 before the first start
+	PID       int    // of the current attempt's agent, once known
+	TasksDone int    // from the last PROGRESS
+	Progress  string // the last PROGRESS text
+	Reason    string // why it failed or was skipped
+	Commits   []string
+	Started   time.Time // when the current attempt started
+	Finished  time.Time // when it reached a final state
+
+	checking  bool   // a spot-check is out
+	agentLive bool   // the current attempt's process has not been seen to exit
+	exitNote  string // how the agent ended when it ended without PLAN COMPLETE
+
+	unmet      int // dependencies not yet complete
+	remaining  int // longest path (in tasks) from this plan to the end of the graph
+	dependents []*PlanStatus
+	index      int // position in its ready heap; -1 when not queued
+}
+
+// Engine is the state machine. It is not safe for concurrent use: one
+// goroutine (the runner) owns it.
+type Engine struct {
+	spec     RunSpec
+	plans    []*PlanStatus // in spec order
+	byID     map[string]*PlanStatus
+	started  bool
+	finished bool
+	resumes  int
+	now      time.Time
+
+	running  int
+	curWave  int                // rigid mode: the wave being run
+	openWave map[int]int        // rigid mode: plans of each wave not yet final
+	ready    map[int]*readyHeap // plans whose dependencies are complete, by wave (dynamic: all under 0)
+	waves    []int              // distinct waves, ascending
+	begun    map[int]bool       // waves whose first plan started
+}
+
+// New returns an engine waiting for EvRunStarted.
+func New() *Engine { return &Engine{} }
+
+// Step applies one event and returns the commands it causes. An error means
+// the event was invalid for the current state; the state is unchanged then.
+// Events of an attempt that is no longer current are ignored.
+func (e *Engine) Step(ev Event) ([]Command, error) {
+	if !ev.Time.IsZero() {
+		e.now = ev.Time
+	}
+	if ev.Type == EvRunStarted {
+		if e.started {
+			return nil, fmt.Errorf("run already started")
+		}
+		if ev.Spec == nil {
+			return nil, fmt.Errorf("run-started without a spec")
+		}
+		if err := e.init(*ev.Spec); err != nil {
+			*e = Engine{}
+			return nil, err
+		}
+		return e.schedule(nil), nil
+	}
+	if !e.started {
+		return nil, fmt.Errorf("%s before run-started", ev.Type)
+	}
+	if ev.Type == EvResumed {
+		return e.schedule(e.resume()), nil
+	}
+	p := e.byID[ev.Plan]
+	if p == nil {
+		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
+	}
+	if ev.Attempt != p.Attempt || p.State != Running {
+		return nil, nil // stale: an earlier attempt, or a plan already settled
+	}
+	var out []Command
+	switch ev.Type {
+	case EvAgentStarted:
+		p.PID = ev.PID
+	case EvProgress:
+		if ev.Task > p.TasksDone {
+			p.TasksDone = ev.Task
+		}
+		p.Progress = ev.Text
+	case EvPlanComplete:
+		if !p.checking {
+			p.checking = true
+			p.Commits = append([]string(nil), ev.Commits...)
+			out = append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: "complete"})
+		}
+	case EvPlanFailed:
+		reason := "agent reported PLAN FAILED"
+		if ev.Reason != "" {
+			reason += ": " + ev.Reason
+		}
+		out = e.fail(out, p, reason)
+	case EvAgentExited:
+		p.agentLive = false
+		if !p.checking {
+			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
+			// still have finished; the disk decides.
+			p.checking = true
+			p.exitNote = exitNote(ev)
+			out = append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: "exit"})
+		}
+	case EvSpotChecked:
+		if !p.checking {
+			return nil, fmt.Errorf("spot-checked %s: no spot-check was asked for", p.Spec.ID)
+		}
+		p.checking = false
+		if ev.OK {
+			out = e.settle(out, p, Complete, "")
+		} else {
+			reason := "spot-check failed: " + ev.Reason
+			if p.exitNote != "" {
+				reason = p.exitNote + "; " + reason
+			}
+			out = e.fail(out, p, reason)
+		}
+	default:
+		return nil, fmt.Errorf("unknown event type %q", ev.Type)
+	}
+	return e.schedule(out), nil
+}
+
+func exitNote(ev Event) string {
+	s := fmt.Sprintf("agent exited with code %d before PLAN COMPLETE", ev.ExitCode)
+	if ev.Reason != "" {
+		s += " (" + ev.Reason + ")"
+	}
+	return s
+}
+
+func (e *Engine) init(spec RunSpec) error {
+	*e = Engine{} // a failed init leaves a blank engine that can take another run-started
+	if spec.MaxConcurrent < 1 {
+		spec.MaxConcurrent = 1
+	}
+	e.byID = make(map[string]*PlanStatus, len(spec.Plans))
+	for _, ps := range spec.Plans {
+		if ps.ID == "" {
+			return fmt.Errorf("run spec: a plan has no id")
+		}
+		if e.byID[ps.ID] != nil {
+			return fmt.Errorf("run spec: duplicate plan %s", ps.ID)
+		}
+		p := &PlanStatus{Spec: ps, State: Pending, index: -1}
+		e.byID[ps.ID] = p
+		e.plans = append(e.plans, p)
+	}
+	for _, p := range e.plans {
+		for _, d := range p.Spec.DependsOn {
+			dep := e.byID[d]
+			if dep == nil {
+				return fmt.Errorf("run spec: plan %s depends on unknown plan %s", p.Spec.ID, d)
+			}
+			dep.dependents = append(dep.dependents, p)
+		}
+	}
+	order, err := topoOrder(e.plans)
+	if err != nil {
+		return err
+	}
+	// A plan's wave is never earlier than its dependencies allow, whatever
+	// was declared, so rigid mode cannot wait on a plan of its own wave.
+	for _, p := range order {
+		w := max(p.Spec.Wave, 1)
+		for _, d := range p.Spec.DependsOn {
+			w = max(w, e.byID[d].Spec.Wave+1)
+		}
+		p.Spec.Wave = w
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		p := order[i]
+		longest := 0
+		for _, d := range p.dependents {
+			longest = max(longest, d.remaining)
+		}
+		p.remaining = max(p.Spec.Tasks, 1) + longest
+	}
+	e.spec = spec
+	e.started = true
+	e.openWave = map[int]int{}
+	e.ready = map[int]*readyHeap{}
+	e.begun = map[int]bool{}
+	for _, p := range e.plans {
+		if p.Spec.Done {
+			p.State = Complete
+			continue
+		}
+		if e.openWave[p.Spec.Wave] == 0 {
+			e.waves = append(e.waves, p.Spec.Wave)
+		}
+		e.openWave[p.Spec.Wave]++
+	}
+	sort.Ints(e.waves)
+	for _, p := range e.plans {
+		if p.State != Pending {
+			continue
+		}
+		for _, d := range p.Spec.DependsOn {
+			if e.byID[d].State != Complete {
+				p.unmet++
+			}
+		}
+		if p.unmet == 0 {
+			e.enqueue(p)
+		}
+	}
+	e.advanceWave()
+	return nil
+}
+
+// topoOrder orders plans so that every plan comes after its dependencies,
+// or reports a cycle.
+func topoOrder(plans []*PlanStatus) ([]*PlanStatus, error) {
+	const (
+		unseen = iota
+		visiting
+		done
+	)
+	mark := make(map[*PlanStatus]int, len(plans))
+	byID := make(map[string]*PlanStatus, len(plans))
+	for _, p := range plans {
+		byID[p.Spec.ID] = p
+	}
+	var order []*PlanStatus
+	var stack []string
+	var visit func(p *PlanStatus) error
+	visit = func(p *PlanStatus) error {
+		switch mark[p] {
+		case done:
+			return nil
+		case visiting:
+			i := 0
+			for stack[i] != p.Spec.ID {
+				i++
+			}
+			return fmt.Errorf("run spec: dependency cycle %s", strings.Join(append(stack[i:], p.Spec.ID), " → "))
+		}
+		mark[p] = visiting
+		stack = append(stack, p.Spec.ID)
+		for _, d := range p.Spec.DependsOn {
+			if err := visit(byID[d]); err != nil {
+				return err
+			}
+		}
+		stack = stack[:len(stack)-1]
+		mark[p] = done
+		order = append(order, p)
+		return nil
+	}
+	for _, p := range plans {
+		if err := visit(p); err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+// resume restarts every plan that was running when the previous process
+// stopped: its agent is gone (or is told to go) and its work since the last
+// commit is redone by a fresh attempt.
+func (e *Engine) resume() []Command {
+	e.resumes++
+	var out []Command
+	for _, p := range e.plans {
+		if p.State != Running {
+			continue
+		}
+		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		p.State = Pending
+		p.checking = false
+		p.agentLive = false
+		p.exitNote = ""
+		e.running--
+		e.enqueue(p)
+		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: "restarted after resume"})
+	}
+	return out
+}
+
+// settle moves a running plan to a final state.
+func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string) []Command {
+	if p.State == Running {
+		e.running--
+		if p.agentLive {
+			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		}
+	}
+	e.dequeue(p)
+	p.State, p.Reason, p.Finished = s, reason, e.now
+	p.checking, p.agentLive = false, false
+	e.openWave[p.Spec.Wave]--
+	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
+	if s == Complete {
+		for _, d := range p.dependents {
+			d.unmet--
+			if d.unmet == 0 && d.State == Pending {
+				e.enqueue(d)
+			}
+		}
+	}
+	return out
+}
+
+// fail fails p and skips every plan that depends on it, directly or not.
+func (e *Engine) fail(out []Command, p *PlanStatus, reason string) []Command {
+	out = e.settle(out, p, Failed, reason)
+	queue := []*PlanStatus{p}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, d := range cur.dependents {
+			if d.State != Pending {
+				continue
+			}
+			why := fmt.Sprintf("dependency %s failed", p.Spec.ID)
+			if cur != p {
+				why = fmt.Sprintf("dependency %s was skipped (%s failed)", cur.Spec.ID, p.Spec.ID)
+			}
+			out = e.settle(out, d, Skipped, why)
+			queue = append(queue, d)
+		}
+	}
+	return out
+}
+
+// advanceWave moves rigid mode's current wave past every wave with no open plan.
+func (e *Engine) advanceWave() {
+	for _, w := range e.waves {
+		if e.openWave[w] > 0 {
+			e.curWave = w
+			return
+		}
+	}
+	e.curWave = 0
+}
+
+// schedule starts as many ready plans as the limits allow, highest priority
+// first, and finishes the run when every plan is final.
+func (e *Engine) schedule(out []Command) []Command {
+	if e.finished {
+		return out
+	}
+	e.advanceWave()
+	var h *readyHeap
+	if e.spec.Dynamic {
+		h = e.ready[0]
+	} else {
+		h = e.ready[e.curWave]
+	}
+	var setAside []*PlanStatus
+	for h != nil && h.Len() > 0 && e.running < e.spec.MaxConcurrent {
+		p := heap.Pop(h).(*PlanStatus)
+		if e.spec.SharedTree && !e.fitsSharedTree(p) {
+			setAside = append(setAside, p)
+			continue
+		}
+		out = e.start(out, p)
+	}
+	for _, p := range setAside {
+		heap.Push(h, p)
+	}
+	if e.running == 0 && e.allFinal() {
+		e.finished = true
+		out = append(out, Command{Type: CmdRunFinished, Reason: outcome(e.plans)})
+	}
+	return out
+}
+
+func (e *Engine) allFinal() bool {
+	for _, w := range e.waves {
+		if e.openWave[w] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsSharedTree reports whether p can run beside the running plans in one
+// working tree: their files must not overlap, and a plan that declares no
+// files could touch anything, so it runs alone.
+func (e *Engine) fitsSharedTree(p *PlanStatus) bool {
+	if e.running == 0 {
+		return true
+	}
+	if len(p.Spec.Files) == 0 {
+		return false
+	}
+	for _, q := range e.plans {
+		if q.State != Running {
+			continue
+		}
+		if len(q.Spec.Files) == 0 || overlaps(p.Spec.Files, q.Spec.Files) {
+			return false
+		}
+	}
+	return true
+}
+
+func overlaps(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y || strings.HasPrefix(y, strings.TrimSuffix(x, "/")+"/") || strings.HasPrefix(x, strings.TrimSuffix(y, "/")+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (e *Engine) start(out []Command, p *PlanStatus) []Command {
+	if !e.begun[p.Spec.Wave] {
+		e.begun[p.Spec.Wave] = true
+		out = append(out, Command{Type: CmdWaveStarted, Wave: p.Spec.Wave})
+	}
+	p.State = Running
+	p.Attempt++
+	p.PID = 0
+	p.TasksDone = 0
+	p.Progress = ""
+	p.Started = e.now
+	p.agentLive = true
+	p.checking = false
+	p.exitNote = ""
+	e.running++
+	return append(out,
+		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running},
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt})
+}
+
+func (e *Engine) enqueue(p *PlanStatus) {
+	w := p.Spec.Wave
+	if e.spec.Dynamic {
+		w = 0
+	}
+	h := e.ready[w]
+	if h == nil {
+		h = &readyHeap{}
+		e.ready[w] = h
+	}
+	heap.Push(h, p)
+}
+
+func (e *Engine) dequeue(p *PlanStatus) {
+	if p.index < 0 {
+		return
+	}
+	w := p.Spec.Wave
+	if e.spec.Dynamic {
+		w = 0
+	}
+	heap.Remove(e.ready[w], p.index)
+}
+
+// readyHeap orders ready plans: the longest remaining path first (it bounds
+// the makespan), then the earlier wave, then the id, so the order is total
+// and the schedule deterministic.
+type readyHeap []*PlanStatus
+
+func (h readyHeap) Len() int { return len(h) }
+func (h readyHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.remaining != b.remaining {
+		return a.remaining > b.remaining
+	}
+	if a.Spec.Wave != b.Spec.Wave {
+		return a.Spec.Wave < b.Spec.Wave
+	}
+	return a.Spec.ID < b.Spec.ID
+}
+func (h readyHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *readyHeap) Push(x any) {
+	p := x.(*PlanStatus)
+	p.index = len(*h)
+	*h = append(*h, p)
+}
+func (h *readyHeap) Pop() any {
+	old := *h
+	p := old[len(old)-1]
+	old[len(old)-1] = nil
+	p.index = -1
+	*h = old[:len(old)-1]
+	return p
+}

@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestScripts runs the event scripts in testdata/scripts/: each directive feeds one
+// event and prints the commands the engine returned. Regenerate the expected
+// output with `go test ./internal/engine -run TestScripts -rewrite`.
+//
+//	run [dynamic] [shared] [max=N]      a run; the input lists one plan per line:
+//	  ID [wave=N] [deps=(A,B)] [files=(a,b)] [tasks=N] [done]
+//	started ID [pid=N]                  agent-started
+//	progress ID task=N [total=N]        PROGRESS
+//	complete ID                         PLAN COMPLETE
+//	failed ID [reason=(...)]            PLAN FAILED
+//	exited ID [code=N]                  the agent process ended
+//	check ID ok|fail [reason=(...)]     a spot-check result
+//	resume                              a new hive process took over
+//	state                               the plans' states
+//
+// Events name the plan's current attempt unless attempt=N is given.
+func TestScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
+		var e *Engine
+		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			clock = clock.Add(time.Second)
+			if d.Cmd == "run" {
+				e = New()
+				spec := RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared")}
+				d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
+				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					spec.Plans = append(spec.Plans, parsePlanLine(t, line))
+				}
+				return render(e.Step(Event{Type: EvRunStarted, Time: clock, Spec: &spec}))
+			}
+			if d.Cmd == "state" {
+				return renderState(e.Snapshot())
+			}
+			ev := Event{Time: clock}
+			if d.Cmd == "resume" {
+				ev.Type = EvResumed
+				return render(e.Step(ev))
+			}
+			if len(d.CmdArgs) == 0 {
+				t.Fatalf("%s: %s needs a plan id", d.Pos, d.Cmd)
+			}
+			ev.Plan = d.CmdArgs[0].Key
+			if p := e.byID[ev.Plan]; p != nil {
+				ev.Attempt = p.Attempt
+			}
+			d.MaybeScanArgs(t, "attempt", &ev.Attempt)
+			if arg, ok := d.Arg("reason"); ok {
+				ev.Reason = strings.Join(arg.Vals, ", ")
+			}
+			switch d.Cmd {
+			case "started":
+				ev.Type = EvAgentStarted
+				d.MaybeScanArgs(t, "pid", &ev.PID)
+			case "progress":
+				ev.Type = EvProgress
+				d.ScanArgs(t, "task", &ev.Task)
+				d.MaybeScanArgs(t, "total", &ev.Total)
+				ev.Text = fmt.Sprintf("Task %d complete", ev.Task)
+			case "complete":
+				ev.Type = EvPlanComplete
+			case "failed":
+				ev.Type = EvPlanFailed
+			case "exited":
+				ev.Type = EvAgentExited
+				d.MaybeScanArgs(t, "code", &ev.ExitCode)
+			case "check":
+				ev.Type = EvSpotChecked
+				ev.OK = d.HasArg("ok")
+			default:
+				t.Fatalf("%s: unknown directive %q", d.Pos, d.Cmd)
+			}
+			return render(e.Step(ev))
+		})
+	})
+}
+
+func parsePlanLine(t *testing.T, line string) PlanSpec {
+	fields := strings.Fields(line)
+	ps := PlanSpec{ID: fields[0], Tasks: 1}
+	for _, f := range fields[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		list := func() []string { return strings.Split(strings.Trim(v, "()"), ",") }
+		var err error
+		switch k {
+		case "wave":
+			ps.Wave, err = strconv.Atoi(v)
+		case "tasks":
+			ps.Tasks, err = strconv.Atoi(v)
+		case "deps":
+			ps.DependsOn = list()
+		case "files":
+			ps.Files = list()
+		case "done":
+			ps.Done = true
+		default:
+			t.Fatalf("plan line %q: unknown field %q", line, k)
+		}
+		if err != nil {
+			t.Fatalf("plan line %q: %v", line, err)
+		}
+	}
+	return ps
+}
+
+func render(cmds []Command, err error) string {
+	var b strings.Builder
+	if err != nil {
+		fmt.Fprintf(&b, "error: %v\n", err)
+	}
+	for _, c := range cmds {
+		b.WriteString(string(c.Type))
+		if c.Plan != "" {
+			b.WriteString(" " + c.Plan)
+		}
+		if c.Wave != 0 {
+			fmt.Fprintf(&b, " wave=%d", c.Wave)
+		}
+		if c.Attempt != 0 {
+			fmt.Fprintf(&b, " attempt=%d", c.Attempt)
+		}
+		if c.PID != 0 {
+			fmt.Fprintf(&b, " pid=%d", c.PID)
+		}
+		if c.State != "" {
+			b.WriteString(" " + string(c.State))
+		}
+		if c.After != "" {
+			b.WriteString(" after=" + c.After)
+		}
+		if c.Reason != "" {
+			b.WriteString(": " + c.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if b.Len() == 0 {
+		return "ok\n"
+	}
+	return b.String()
+}
+
+func renderState(s Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wave=%d finished=%v", s.CurrentWave, s.Finished)
+	if s.Outcome != "" {
+		b.WriteString(" outcome=" + s.Outcome)
+	}
+	b.WriteString("\n")
+	for _, p := range s.Plans {
+		fmt.Fprintf(&b, "%s wave=%d %s attempt=%d tasks=%d/%d", p.Spec.ID, p.Spec.Wave, p.State, p.Attempt, p.TasksDone, p.Spec.Tasks)
+		if p.Reason != "" {
+			b.WriteString(": " + p.Reason)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

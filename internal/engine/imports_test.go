@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestImportRule keeps the engine pure: besides the standard library it may
+// import only internal/plan. Anything else (a journal, os/exec, a clock
+// package) would let I/O or nondeterminism into the state machine.
+func TestImportRule(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forbiddenStd := map[string]bool{"os": true, "os/exec": true, "net": true, "net/http": true, "math/rand": true, "math/rand/v2": true, "database/sql": true, "syscall": true}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			checked++
+			first, _, _ := strings.Cut(path, "/")
+			switch {
+			case path == "github.com/hivectl/hive/internal/plan":
+			case strings.Contains(first, "."):
+				t.Errorf("%s imports %s: the engine may import only the standard library and internal/plan", f, path)
+			case forbiddenStd[path]:
+				t.Errorf("%s imports %s: the engine does no I/O and draws no random numbers; pass them in as events", f, path)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no imports checked: is the test running in the engine's folder?")
+	}
+}

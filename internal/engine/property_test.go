@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// TestProperties drives the engine over random DAGs with a random
+// environment (agents complete, fail, crash; spot-checks pass or fail; hive
+// resumes) and checks the scheduling invariants after every step, then that
+// replaying the same events gives the same commands and state.
+func TestProperties(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		spec := genSpec(rt)
+		e := New()
+		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var events []Event
+		var outputs [][]Command
+		step := func(ev Event) []Command {
+			clock = clock.Add(time.Second)
+			ev.Time = clock
+			cmds, err := e.Step(ev)
+			if err != nil {
+				rt.Fatalf("step %+v: %v", ev, err)
+			}
+			events = append(events, ev)
+			outputs = append(outputs, cmds)
+			checkInvariants(rt, e, spec, cmds)
+			return cmds
+		}
+		// The environment: agents started and not yet settled, and spot-checks out.
+		type key struct {
+			plan    string
+			attempt int
+		}
+		var agents []key
+		var checks []key
+		finished := false
+		apply := func(cmds []Command) {
+			for _, c := range cmds {
+				switch c.Type {
+				case CmdRunFinished:
+					finished = true
+				case CmdStartAgent:
+					agents = append(agents, key{c.Plan, c.Attempt})
+				case CmdSpotCheck:
+					checks = append(checks, key{c.Plan, c.Attempt})
+				}
+			}
+		}
+		apply(step(Event{Type: EvRunStarted, Spec: &spec}))
+		for i := 0; i < 1000 && !finished; i++ {
+			if len(agents) == 0 && len(checks) == 0 {
+				break
+			}
+			var ev Event
+			switch {
+			case len(checks) > 0 && (len(agents) == 0 || rapid.Bool().Draw(rt, "check-first")):
+				j := rapid.IntRange(0, len(checks)-1).Draw(rt, "check")
+				k := checks[j]
+				checks = append(checks[:j], checks[j+1:]...)
+				ev = Event{Type: EvSpotChecked, Plan: k.plan, Attempt: k.attempt, OK: rapid.IntRange(0, 9).Draw(rt, "ok") > 0, Reason: "no SUMMARY"}
+			default:
+				j := rapid.IntRange(0, len(agents)-1).Draw(rt, "agent")
+				k := agents[j]
+				ev = Event{Plan: k.plan, Attempt: k.attempt}
+				switch rapid.IntRange(0, 9).Draw(rt, "what") {
+				case 0:
+					ev.Type = EvPlanFailed
+					agents = append(agents[:j], agents[j+1:]...)
+				case 1:
+					ev.Type, ev.ExitCode = EvAgentExited, 3
+					agents = append(agents[:j], agents[j+1:]...)
+				case 2:
+					ev = Event{Type: EvResumed}
+					agents = nil // the old agents are gone; restarts come as new start-agent commands
+					checks = nil
+				case 3, 4:
+					ev.Type, ev.Task = EvProgress, 1
+				default:
+					ev.Type = EvPlanComplete
+					agents = append(agents[:j], agents[j+1:]...)
+				}
+			}
+			apply(step(ev))
+		}
+		snap := e.Snapshot()
+		if !finished {
+			rt.Fatalf("run did not finish: %+v", snap)
+		}
+		for _, p := range snap.Plans {
+			if !p.State.Final() {
+				rt.Fatalf("plan %s ended %s", p.Spec.ID, p.State)
+			}
+		}
+		// Replay: the same events give the same commands and the same state.
+		r := New()
+		for i, ev := range events {
+			cmds, err := r.Step(ev)
+			if err != nil {
+				rt.Fatalf("replay %d: %v", i, err)
+			}
+			if !reflect.DeepEqual(cmds, outputs[i]) {
+				rt.Fatalf("replay %d (%s): commands differ:\n%v\n%v", i, ev.Type, cmds, outputs[i])
+			}
+		}
+		if got, want := fmt.Sprintf("%+v", r.Snapshot()), fmt.Sprintf("%+v", snap); got != want {
+			rt.Fatalf("replayed state differs:\n%s\n%s", got, want)
+		}
+	})
+}
+
+func genSpec(rt *rapid.T) RunSpec {
+	n := rapid.IntRange(1, 25).Draw(rt, "plans")
+	spec := RunSpec{
+		Phase:         "01",
+		MaxConcurrent: rapid.IntRange(1, 5).Draw(rt, "max"),
+		Dynamic:       rapid.Bool().Draw(rt, "dynamic"),
+		SharedTree:    rapid.Bool().Draw(rt, "shared"),
+	}
+	files := []string{"a.go", "b.go", "c.go", "d/", "d/e.go"}
+	for i := 0; i < n; i++ {
+		ps := PlanSpec{ID: fmt.Sprintf("01-%02d", i+1), Tasks: rapid.IntRange(1, 5).Draw(rt, "tasks"), Done: rapid.IntRange(0, 9).Draw(rt, "done") == 0}
+		for j := 0; j < i; j++ {
+			if rapid.IntRange(0, 3).Draw(rt, "edge") == 0 {
+				ps.DependsOn = append(ps.DependsOn, spec.Plans[j].ID)
+			}
+		}
+		for _, f := range files {
+			if rapid.IntRange(0, 4).Draw(rt, "file") == 0 {
+				ps.Files = append(ps.Files, f)
+			}
+		}
+		if rapid.Bool().Draw(rt, "declared-wave") {
+			ps.Wave = rapid.IntRange(1, 4).Draw(rt, "wave")
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	return spec
+}
+
+func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
+	snap := e.Snapshot()
+	byID := map[string]PlanStatus{}
+	running := 0
+	for _, p := range snap.Plans {
+		byID[p.Spec.ID] = p
+		if p.State == Running {
+			running++
+		}
+	}
+	if running > spec.MaxConcurrent {
+		rt.Fatalf("%d plans running, limit %d", running, spec.MaxConcurrent)
+	}
+	for _, c := range cmds {
+		if c.Type != CmdStartAgent {
+			continue
+		}
+		p := byID[c.Plan]
+		for _, d := range p.Spec.DependsOn {
+			if byID[d].State != Complete {
+				rt.Fatalf("%s started while its dependency %s is %s", c.Plan, d, byID[d].State)
+			}
+		}
+		if !spec.Dynamic {
+			for _, q := range snap.Plans {
+				if q.Spec.Wave < p.Spec.Wave && !q.State.Final() {
+					rt.Fatalf("rigid: %s (wave %d) started while %s (wave %d) is %s", c.Plan, p.Spec.Wave, q.Spec.ID, q.Spec.Wave, q.State)
+				}
+			}
+		}
+	}
+	if spec.SharedTree && running > 1 {
+		var rs []PlanStatus
+		for _, p := range snap.Plans {
+			if p.State == Running {
+				rs = append(rs, p)
+			}
+		}
+		for i := range rs {
+			if len(rs[i].Spec.Files) == 0 {
+				rt.Fatalf("shared tree: %s declares no files but runs beside others", rs[i].Spec.ID)
+			}
+			for j := i + 1; j < len(rs); j++ {
+				if overlaps(rs[i].Spec.Files, rs[j].Spec.Files) {
+					rt.Fatalf("shared tree: %s and %s run at once on %v / %v", rs[i].Spec.ID, rs[j].Spec.ID, rs[i].Spec.Files, rs[j].Spec.Files)
+				}
+			}
+		}
+	}
+	for _, p := range snap.Plans {
+		if p.State == Skipped {
+			failedDep := false
+			for _, d := range p.Spec.DependsOn {
+				if s := byID[d].State; s == Failed || s == Skipped {
+					failedDep = true
+				}
+			}
+			if !failedDep {
+				rt.Fatalf("%s skipped without a failed dependency", p.Spec.ID)
+			}
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package engine
+
+// Snapshot is a copy of the engine's state for display and status: the
+// caller may keep it and read it from another goroutine.
+type Snapshot struct {
+	Phase         string
+	Started       bool
+	Finished      bool
+	Outcome       string // once Finished
+	Dynamic       bool
+	MaxConcurrent int
+	CurrentWave   int // rigid mode: the wave being run; 0 when none is open
+	Resumes       int
+	Plans         []PlanStatus // in spec order
+}
+
+// Snapshot returns a copy of the current state.
+func (e *Engine) Snapshot() Snapshot {
+	s := Snapshot{
+		Phase:         e.spec.Phase,
+		Started:       e.started,
+		Finished:      e.finished,
+		Dynamic:       e.spec.Dynamic,
+		MaxConcurrent: e.spec.MaxConcurrent,
+		CurrentWave:   e.curWave,
+		Resumes:       e.resumes,
+		Plans:         make([]PlanStatus, len(e.plans)),
+	}
+	for i, p := range e.plans {
+		c := *p
+		c.Commits = append([]string(nil), p.Commits...)
+		c.dependents = nil
+		s.Plans[i] = c
+	}
+	if e.finished {
+		s.Outcome = outcome(e.plans)
+	}
+	return s
+}
+
+// Count returns how many plans are in state st.
+func (s Snapshot) Count(st PlanState) int {
+	n := 0
+	for _, p := range s.Plans {
+		if p.State == st {
+			n++
+		}
+	}
+	return n
+}
+
+func outcome(plans []*PlanStatus) string {
+	for _, p := range plans {
+		if p.State != Complete {
+			return OutcomeFailed
+		}
+	}
+	return OutcomeComplete
+}

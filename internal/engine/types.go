@@ -1,0 +1,132 @@
+package engine
+
+import "time"
+
+// RunSpec is everything the engine needs to know about a run, fixed when the
+// run starts and journaled with the run-started event, so that a resume
+// schedules the same graph even if the plan files changed meanwhile.
+type RunSpec struct {
+	Phase string     `json:"phase"`
+	Plans []PlanSpec `json:"plans"`
+	// MaxConcurrent is the most agents running at once (at least 1).
+	MaxConcurrent int `json:"max_concurrent"`
+	// Dynamic starts a plan as soon as its dependencies are complete instead
+	// of waiting for the whole previous wave.
+	Dynamic bool `json:"dynamic,omitempty"`
+	// SharedTree means plans share one working tree: two plans run at once
+	// only when their files are disjoint (and a plan that declares no files
+	// runs alone).
+	SharedTree bool `json:"shared_tree,omitempty"`
+}
+
+// PlanSpec is the engine's view of one plan.
+type PlanSpec struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name,omitempty"`
+	Wave      int      `json:"wave"`
+	DependsOn []string `json:"depends_on,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	Tasks     int      `json:"tasks"`
+	// Done marks a plan already complete on disk when the run started (its
+	// SUMMARY exists and passes the spot-checks): it is not run again.
+	Done bool `json:"done,omitempty"`
+}
+
+// EventType names an input of the engine.
+type EventType string
+
+// Events. Each carries the fields noted beside it.
+const (
+	// EvRunStarted starts a run: Spec.
+	EvRunStarted EventType = "run-started"
+	// EvResumed says a new hive process took over the run: every plan that
+	// was running is restarted.
+	EvResumed EventType = "resumed"
+	// EvAgentStarted: Plan, Attempt, PID.
+	EvAgentStarted EventType = "agent-started"
+	// EvProgress: Plan, Attempt, Task, Total, Text.
+	EvProgress EventType = "progress"
+	// EvPlanComplete: the agent reported PLAN COMPLETE. Plan, Attempt, Commits, Text.
+	EvPlanComplete EventType = "plan-complete"
+	// EvPlanFailed: the agent reported PLAN FAILED. Plan, Attempt, Reason.
+	EvPlanFailed EventType = "plan-failed"
+	// EvAgentExited: the agent process ended. Plan, Attempt, ExitCode, Reason.
+	EvAgentExited EventType = "agent-exited"
+	// EvSpotChecked: the result of a spot-check. Plan, Attempt, OK, Reason.
+	EvSpotChecked EventType = "spot-checked"
+)
+
+// Event is one input of the engine. It is plain data so that it can be
+// journaled as JSON and replayed.
+type Event struct {
+	Type     EventType `json:"type"`
+	Time     time.Time `json:"time"`
+	Plan     string    `json:"plan,omitempty"`
+	Attempt  int       `json:"attempt,omitempty"`
+	PID      int       `json:"pid,omitempty"`
+	Task     int       `json:"task,omitempty"`
+	Total    int       `json:"total,omitempty"`
+	Text     string    `json:"text,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	ExitCode int       `json:"exit_code,omitempty"`
+	OK       bool      `json:"ok,omitempty"`
+	Commits  []string  `json:"commits,omitempty"`
+	Spec     *RunSpec  `json:"spec,omitempty"`
+}
+
+// CommandType names an output of the engine.
+type CommandType string
+
+// Commands.
+const (
+	// CmdStartAgent: start an agent on Plan for Attempt.
+	CmdStartAgent CommandType = "start-agent"
+	// CmdStopAgent: end the agent of Plan/Attempt (close its session; kill
+	// its process group if it does not go). PID names the process when the
+	// engine knows it, so that a resumed run can end an agent that the
+	// previous hive process left behind.
+	CmdStopAgent CommandType = "stop-agent"
+	// CmdSpotCheck: check Plan's SUMMARY and commits; answer with EvSpotChecked.
+	// After is "complete" when the agent reported PLAN COMPLETE, "exit" when
+	// it ended without doing so.
+	CmdSpotCheck CommandType = "spot-check"
+	// CmdPlanState: Plan entered State (Reason says why, for failed and skipped).
+	CmdPlanState CommandType = "plan-state"
+	// CmdWaveStarted: the first plan of Wave started (rigid mode: the wave began).
+	CmdWaveStarted CommandType = "wave-started"
+	// CmdRunFinished: every plan is final. Reason is the outcome.
+	CmdRunFinished CommandType = "run-finished"
+)
+
+// Command is one output of the engine: plain data, never a closure.
+type Command struct {
+	Type    CommandType `json:"type"`
+	Plan    string      `json:"plan,omitempty"`
+	Attempt int         `json:"attempt,omitempty"`
+	PID     int         `json:"pid,omitempty"` // stop-agent: the agent's process, when known
+	State   PlanState   `json:"state,omitempty"`
+	Wave    int         `json:"wave,omitempty"`
+	After   string      `json:"after,omitempty"`
+	Reason  string      `json:"reason,omitempty"`
+}
+
+// PlanState is where a plan stands.
+type PlanState string
+
+// Plan states. Complete, failed and skipped are final.
+const (
+	Pending  PlanState = "pending"
+	Running  PlanState = "running"
+	Complete PlanState = "complete"
+	Failed   PlanState = "failed"
+	Skipped  PlanState = "skipped" // a dependency failed
+)
+
+// Final reports whether the state can no longer change within the run.
+func (s PlanState) Final() bool { return s == Complete || s == Failed || s == Skipped }
+
+// Run outcomes, the Reason of CmdRunFinished.
+const (
+	OutcomeComplete = "complete" // every plan completed
+	OutcomeFailed   = "failed"   // at least one plan failed or was skipped
+)
