@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Launcher starts agents of one kind.
+type Launcher interface {
+	// Name is the agent's name in config and on the command line ("sim", "claude", ...).
+	Name() string
+	// Start starts an agent on spec and streams its Outputs to sink.
+	Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error)
+}
+
+// Sim launches hive's own simulated agent: the hive binary itself, run as
+// `hive __sim`, speaking Claude Code's stream-json dialect.
+type Sim struct {
+	// Bin is the hive binary; empty means this process's own binary.
+	Bin string
+	// Env is added to every sim's environment (HIVE_SIM_DELAY, HIVE_SIM_FAULTS, ...).
+	Env []string
+}
+
+// Name implements Launcher.
+func (Sim) Name() string { return "sim" }
+
+// Start implements Launcher.
+func (s Sim) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+	bin := s.Bin
+	if bin == "" {
+		var err error
+		if bin, err = SelfPath(); err != nil {
+			return nil, err
+		}
+	}
+	spec.Env = append(spec.Env, s.Env...)
+	return StartStreamJSON(ctx, []string{bin, "__sim"}, spec, sink)
+}
+
+// SelfPath returns an absolute path that runs this program again. It prefers
+// the name the program was started by (so a test harness that runs hive
+// through a link named "hive" gets hive, not the test binary) and falls back
+// to os.Executable.
+func SelfPath() (string, error) {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs, nil
+		}
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the hive binary to run the sim agent: %w", err)
+	}
+	return p, nil
+}

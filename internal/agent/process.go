@@ -1,0 +1,271 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says what to start.
+type Spec struct {
+	Plan    string
+	Attempt int
+	Dir     string   // working directory
+	Prompt  string   // the first user message
+	Env     []string // extra KEY=VALUE entries
+	LogPath string   // raw output goes here (appended)
+}
+
+// Output is one thing an agent did.
+type Output struct {
+	Plan    string
+	Attempt int
+	Kind    OutputKind
+	Text    string // OutText: one text block; OutGarbage: the raw line; OutResult: the result text
+	IsError bool   // OutResult: the turn ended in an error
+	Usage   Usage  // OutResult
+	CostUSD float64
+	// OutExit:
+	ExitCode int    // -1 when killed by a signal
+	Err      string // how it ended, in words, with the tail of stderr
+}
+
+// OutputKind tells Outputs apart.
+type OutputKind int
+
+// Output kinds.
+const (
+	OutText    OutputKind = iota // an assistant text block
+	OutResult                    // a turn ended
+	OutGarbage                   // a line that is not stream-json
+	OutExit                      // the process ended; always the last Output
+)
+
+// Session is one running agent process.
+type Session struct {
+	Plan    string
+	Attempt int
+	PID     int
+
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	mu       sync.Mutex // guards stdin writes and closed
+	closed   bool
+	done     chan struct{}
+	stderr   *tailBuffer
+	logFile  *os.File
+	killOnce sync.Once
+}
+
+// StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
+// the first user message, keeps stdin open for later messages, and calls sink
+// for every Output from its own goroutine, ending with OutExit.
+func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Output)) (*Session, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("start agent: empty command")
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
+		return nil, fmt.Errorf("start agent %s: log folder: %w", spec.Plan, err)
+	}
+	logFile, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = spec.Dir
+	// HIVE_AGENT_PLAN marks the process as this plan's agent, so that a later
+	// hive process can recognise it (IsAgentOf) before it kills it.
+	cmd.Env = append(append(os.Environ(), spec.Env...), "HIVE_AGENT_PLAN="+spec.Plan, "HIVE_AGENT_ATTEMPT="+strconv.Itoa(spec.Attempt))
+	cmd.SysProcAttr = sysProcAttr()
+	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, logFile: logFile}
+	cmd.Stderr = io.MultiWriter(s.stderr, prefixWriter{w: logFile, prefix: "stderr: "})
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
+	}
+	if s.stdin, err = cmd.StdinPipe(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
+	}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
+	}
+	s.PID = cmd.Process.Pid
+	fmt.Fprintf(logFile, "== %s attempt %d pid %d: %v\n", spec.Plan, spec.Attempt, s.PID, argv)
+	go s.read(stdout, sink)
+	if err := s.Send(spec.Prompt); err != nil {
+		s.Kill()
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Kill()
+		case <-s.done:
+		}
+	}()
+	return s, nil
+}
+
+// read turns stdout into Outputs, then waits for the process and reports how
+// it ended. The exit is reported only after stdout is drained, so a PLAN
+// COMPLETE printed just before exiting is never lost.
+func (s *Session) read(stdout io.Reader, sink func(Output)) {
+	defer close(s.done)
+	emit := func(o Output) {
+		o.Plan, o.Attempt = s.Plan, s.Attempt
+		sink(o)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		b := sc.Bytes()
+		s.logFile.Write(b)
+		s.logFile.Write([]byte{'\n'})
+		if len(b) == 0 {
+			continue
+		}
+		l, err := ParseLine(b)
+		if err != nil {
+			emit(Output{Kind: OutGarbage, Text: string(b)})
+			continue
+		}
+		for _, t := range l.Texts {
+			emit(Output{Kind: OutText, Text: t})
+		}
+		if l.Type == "result" {
+			emit(Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
+		}
+	}
+	scanErr := sc.Err()
+	if scanErr != nil {
+		// A line past the buffer: drain the rest so the process is not blocked on a full pipe.
+		emit(Output{Kind: OutGarbage, Text: "unreadable output: " + scanErr.Error()})
+		io.Copy(s.logFile, stdout)
+	}
+	err := s.cmd.Wait()
+	code, why := exitStatus(err)
+	if tail := s.stderr.String(); tail != "" {
+		why += ": " + tail
+	}
+	fmt.Fprintf(s.logFile, "== exit %d: %s\n", code, why)
+	s.logFile.Close()
+	emit(Output{Kind: OutExit, ExitCode: code, Err: why})
+}
+
+func exitStatus(err error) (int, string) {
+	if err == nil {
+		return 0, "exited normally"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -1, "killed by " + ws.Signal().String()
+		}
+		return ee.ExitCode(), fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	return -1, err.Error()
+}
+
+// Send writes text to the agent as a new user message.
+func (s *Session) Send(text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("send to agent %s: input closed", s.Plan)
+	}
+	if _, err := s.stdin.Write(UserMessage(text)); err != nil {
+		return fmt.Errorf("send to agent %s: %w", s.Plan, err)
+	}
+	return nil
+}
+
+// CloseInput ends the live session politely: a stream-json agent exits when
+// its input closes.
+func (s *Session) CloseInput() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		s.stdin.Close()
+	}
+}
+
+// Stop closes the input and kills the process group if the agent has not
+// gone within grace.
+func (s *Session) Stop(grace time.Duration) {
+	s.CloseInput()
+	select {
+	case <-s.done:
+	case <-time.After(grace):
+		s.Kill()
+	}
+}
+
+// Kill ends the agent and every process it started.
+func (s *Session) Kill() {
+	s.killOnce.Do(func() { KillGroup(s.PID) })
+}
+
+// Done is closed once the process has ended and its last Output was sent.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	const keep = 400
+	b := t.b
+	if len(b) > keep {
+		b = b[len(b)-keep:]
+	}
+	return string(trimSpace(b))
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == ' ' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	for len(b) > 0 && (b[0] == '\n' || b[0] == ' ') {
+		b = b[1:]
+	}
+	return b
+}
+
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := p.w.Write(append([]byte(p.prefix), b...)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

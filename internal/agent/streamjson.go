@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Line is one stdout line of Claude Code's stream-json dialect (which the sim
+// agent speaks too), reduced to what hive uses. Unknown line types and
+// unknown system subtypes are kept as Type/Subtype and otherwise ignored.
+type Line struct {
+	Type      string   // system, assistant, user, result, ...
+	Subtype   string   // init, success, error_max_turns, ...
+	SessionID string   // session_id
+	Texts     []string // assistant: every text block, in order
+	IsError   bool     // result: is_error
+	Result    string   // result: the last text block
+	Usage     Usage    // result: usage of the turn (or session, per CLI)
+	CostUSD   float64  // result: total_cost_usd, cumulative per session
+}
+
+// Usage is a token count.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+type rawLine struct {
+	Type      string  `json:"type"`
+	Subtype   string  `json:"subtype"`
+	SessionID string  `json:"session_id"`
+	IsError   bool    `json:"is_error"`
+	Result    string  `json:"result"`
+	Usage     Usage   `json:"usage"`
+	CostUSD   float64 `json:"total_cost_usd"`
+	Message   *struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type block struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// ParseLine parses one stream-json line. An error means the line is not a
+// JSON object; the caller logs it and goes on.
+func ParseLine(b []byte) (Line, error) {
+	var r rawLine
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Line{}, fmt.Errorf("not a stream-json line: %w", err)
+	}
+	if r.Type == "" {
+		return Line{}, fmt.Errorf("not a stream-json line: no type")
+	}
+	l := Line{Type: r.Type, Subtype: r.Subtype, SessionID: r.SessionID, IsError: r.IsError, Result: r.Result, Usage: r.Usage, CostUSD: r.CostUSD}
+	if r.Type == "assistant" && r.Message != nil && len(r.Message.Content) > 0 {
+		var blocks []block
+		if err := json.Unmarshal(r.Message.Content, &blocks); err != nil {
+			// Content may also be a plain string.
+			var s string
+			if json.Unmarshal(r.Message.Content, &s) == nil {
+				l.Texts = []string{s}
+			}
+			return l, nil
+		}
+		for _, b := range blocks {
+			if b.Type == "text" && b.Text != "" {
+				l.Texts = append(l.Texts, b.Text)
+			}
+		}
+	}
+	return l, nil
+}
+
+// UserMessage renders a stream-json input line carrying text as the user's turn.
+func UserMessage(text string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"type":    "user",
+		"message": map[string]any{"role": "user", "content": text},
+	})
+	return append(b, '\n')
+}

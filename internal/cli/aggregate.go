@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// writeAggregate prints seed 000 §2.4's report after a run: waves, plans,
+// status and commits, each plan's one-liner, and the issues met.
+func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool) {
+	byWave := map[int][]engine.PlanStatus{}
+	var waves []int
+	for _, p := range s.Plans {
+		if _, ok := byWave[p.Spec.Wave]; !ok {
+			waves = append(waves, p.Spec.Wave)
+		}
+		byWave[p.Spec.Wave] = append(byWave[p.Spec.Wave], p)
+	}
+	sort.Ints(waves)
+	title := ph.Slug
+	if title == "" {
+		title = ph.Dir
+	}
+	fmt.Fprintf(w, "\n## Phase %s: %s Execution Complete\n\n", ph.Number, title)
+	fmt.Fprintf(w, "**Waves:** %d | **Plans:** %d/%d complete\n", len(waves), s.Count(engine.Complete), len(s.Plans))
+	if team {
+		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** 0\n\n", ph.Number, ph.Slug)
+	} else {
+		fmt.Fprintf(w, "**Mode:** Standalone\n\n")
+	}
+	fmt.Fprintln(w, "| Wave | Plans | Status | Commits |")
+	fmt.Fprintln(w, "|------|-------|--------|---------|")
+	for _, wv := range waves {
+		var ids []string
+		status := map[string]int{}
+		commits := 0
+		for _, p := range byWave[wv] {
+			ids = append(ids, p.Spec.ID)
+			status[stateWord(p.State)]++
+			commits += len(p.Commits)
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %d |\n", wv, strings.Join(ids, ", "), summarizeStates(status, len(ids)), commits)
+	}
+	fmt.Fprintln(w, "\n### Plan Details")
+	for i, p := range s.Plans {
+		line := p.Spec.Name
+		if sum := ph.Summaries[p.Spec.ID]; sum != nil && sum.OneLiner != "" {
+			line = sum.OneLiner
+		}
+		if line == "" {
+			line = p.Spec.ID
+		}
+		fmt.Fprintf(w, "%d. **%s**: %s (%s, %d commit(s))\n", i+1, p.Spec.ID, line, p.State, len(p.Commits))
+	}
+	fmt.Fprintln(w, "\n### Issues Encountered")
+	issues := 0
+	for _, p := range s.Plans {
+		if p.State == engine.Failed || p.State == engine.Skipped {
+			fmt.Fprintf(w, "- %s %s: %s\n", p.Spec.ID, p.State, p.Reason)
+			issues++
+		}
+	}
+	if issues == 0 {
+		fmt.Fprintln(w, "None")
+	}
+}
+
+func summarizeStates(status map[string]int, n int) string {
+	if len(status) == 1 {
+		for k := range status {
+			return k
+		}
+	}
+	var parts []string
+	for _, k := range []string{"Complete", "Failed", "Skipped", "Running", "Pending"} {
+		if status[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", status[k], strings.ToLower(k)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

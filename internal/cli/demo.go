@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/demo"
+	"github.com/spf13/cobra"
+)
+
+type demoOptions struct {
+	*globalOptions
+	dir   string
+	yes   bool
+	json  bool
+	delay time.Duration
+}
+
+func newDemoCmd(g *globalOptions) *cobra.Command {
+	o := &demoOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Create a small project with a 6-plan phase and run it with simulated agents",
+		Example: `  hive demo                 # in a new temporary folder
+  hive demo --dir /tmp/shelf --yes`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return demoRun(cmd, o) },
+	}
+	cmd.Flags().StringVar(&o.dir, "dir", "", "where to create the demo repository (default: a new temporary folder)")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
+	cmd.Flags().DurationVar(&o.delay, "delay", 150*time.Millisecond, "how long each simulated task takes")
+	return cmd
+}
+
+func demoRun(cmd *cobra.Command, o *demoOptions) error {
+	dir := o.dir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "hive-demo-"); err != nil {
+			return fmt.Errorf("create a folder for the demo: %w", err)
+		}
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return exitf(ExitUsage, "%s is not empty; give --dir a new or empty folder", dir)
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if err := demo.Create(dir); err != nil {
+		return fmt.Errorf("create the demo repository: %w", err)
+	}
+	if !o.json {
+		fmt.Fprintf(o.stdout, "Demo repository: %s\n\n", dir)
+	}
+	g := *o.globalOptions
+	g.repo = dir
+	err = executeRun(cmd.Context(), &executeOptions{
+		globalOptions: &g,
+		phase:         "1",
+		yes:           o.yes,
+		json:          o.json,
+		launcher:      agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}},
+	})
+	if !o.json {
+		fmt.Fprintf(o.stdout, "\nLook around:\n  git -C %s log --oneline --graph\n  go run ./cmd/hive status --repo %s\n  go run ./cmd/hive log --repo %s\n", dir, dir, dir)
+	}
+	return err
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/spf13/cobra"
+)
+
+type executeOptions struct {
+	*globalOptions
+	phase string
+	agent string
+	yes   bool
+	json  bool
+	// launcher, when set, is used instead of --agent (the demo sets it).
+	launcher agent.Launcher
+}
+
+func newExecuteCmd(g *globalOptions) *cobra.Command {
+	o := &executeOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "execute-phase PHASE",
+		Short: "Run every plan of a phase with one agent per plan; resumes an unfinished run",
+		Example: `  hive execute-phase 1 --agent sim
+  hive execute-phase 03-authentication --json > events.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.phase = args[0]
+			return executeRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with (default: the executor role's cli in config; available: sim)")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
+	return cmd
+}
+
+func executeRun(ctx context.Context, o *executeOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, err := openRepo(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(repo.Root)
+	if err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	phases, err := loadPhases(repo.Root, o.phase)
+	if err != nil {
+		return err
+	}
+	ph := phases[0]
+	if plan.HasErrors(ph.Diagnostics) {
+		for _, d := range ph.Diagnostics {
+			if d.Severity == plan.SeverityError {
+				fmt.Fprintln(o.stderr, d.String())
+			}
+		}
+		return exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
+	}
+	if len(ph.Plans) == 0 {
+		return exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
+	}
+	launcher := o.launcher
+	if launcher == nil {
+		if launcher, err = pickLauncher(o.agent, cfg); err != nil {
+			return err
+		}
+	}
+	j, err := openJournal(repo.Root)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+
+	var obs runnerObserver = newPlainObserver(o.stdout)
+	if o.json {
+		obs = newJSONObserver(o.stdout)
+	}
+	res, err := runner.Run(ctx, runner.Options{
+		Repo:          repo,
+		Phase:         ph,
+		Journal:       j,
+		Launcher:      launcher,
+		Observer:      obs,
+		MaxConcurrent: cfg.MaxConcurrent(),
+		Dynamic:       cfg.Dynamic(),
+		TeamMode:      cfg.TeamMode(),
+	})
+	if errors.Is(err, runner.ErrInterrupted) {
+		return exitf(ExitInterrupted, "interrupted; run `hive execute-phase %s` again to resume", ph.Number)
+	}
+	if err != nil {
+		return err
+	}
+	if !o.json {
+		// Re-read the folder: the SUMMARYs written during the run give the one-liners.
+		if fresh, err := plan.LoadPhase(repo.Root, ph.Dir); err == nil {
+			ph = fresh
+		}
+		writeAggregate(o.stdout, ph, res.Snapshot, cfg.TeamMode())
+	}
+	if res.Snapshot.Outcome != engine.OutcomeComplete {
+		return silentExit(ExitFailed)
+	}
+	return nil
+}
+
+// pickLauncher chooses the agent: --agent, else the executor role in config.
+func pickLauncher(name string, cfg *config.Config) (agent.Launcher, error) {
+	if name == "" {
+		name = cfg.Model("executor").CLI
+	}
+	switch name {
+	case "sim":
+		return agent.Sim{}, nil
+	case "claude", "codex", "aider", "exec":
+		return nil, exitf(ExitUsage, "agent %q is not available in this version of hive; use --agent sim", name)
+	default:
+		return nil, exitf(ExitUsage, "unknown agent %q; available: sim", name)
+	}
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// openRepo finds the git repository named by --repo.
+func openRepo(ctx context.Context, g *globalOptions) (*gitx.Repo, error) {
+	repo, err := gitx.Open(ctx, g.repo)
+	if err != nil {
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
+	return repo, nil
+}
+
+// loadPhases reads the project and returns the phases named by arg (all of
+// them when arg is empty), each validated: Diagnostics then hold both the
+// per-file and the cross-plan findings.
+func loadPhases(root, arg string) ([]*plan.Phase, error) {
+	proj, err := plan.LoadProject(root)
+	if err != nil {
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
+	phases := proj.Phases
+	if arg != "" {
+		ph, err := proj.FindPhase(arg)
+		if err != nil {
+			return nil, &exitError{code: ExitUsage, err: err}
+		}
+		phases = []*plan.Phase{ph}
+	}
+	for _, ph := range phases {
+		ph.Diagnostics = append(ph.Diagnostics, plan.Validate(ph)...)
+	}
+	return phases, nil
+}
+
+// openJournal opens the repository's journal, creating it on first use.
+func openJournal(root string) (*journal.SQLite, error) {
+	path := filepath.Join(root, ".hive", "journal.db")
+	j, err := journal.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	return j, nil
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+type runnerObserver = runner.Observer
+
+// plainObserver prints one line per event, for terminals and logs alike.
+type plainObserver struct{ w io.Writer }
+
+func newPlainObserver(w io.Writer) *plainObserver { return &plainObserver{w: w} }
+
+func (o *plainObserver) line(t time.Time, planID, format string, args ...any) {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	who := planID
+	if who == "" {
+		who = "hive"
+	}
+	fmt.Fprintf(o.w, "%s %-6s %s\n", t.Local().Format("15:04:05"), who, fmt.Sprintf(format, args...))
+}
+
+func (o *plainObserver) Resumed(run journal.Run, s engine.Snapshot) {
+	o.line(time.Time{}, "", "resuming run %d of phase %s: %d complete, %d failed, %d skipped, %d to do",
+		run.ID, s.Phase, s.Count(engine.Complete), s.Count(engine.Failed), s.Count(engine.Skipped),
+		s.Count(engine.Pending)+s.Count(engine.Running))
+}
+
+func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
+	switch ev.Type {
+	case engine.EvRunStarted:
+		mode := "rigid waves"
+		if ev.Spec.Dynamic {
+			mode = "dynamic scheduling"
+		}
+		done := 0
+		for _, p := range ev.Spec.Plans {
+			if p.Done {
+				done++
+			}
+		}
+		o.line(ev.Time, "", "phase %s: %d plan(s) (%d already complete), up to %d agent(s), %s", ev.Spec.Phase, len(ev.Spec.Plans), done, ev.Spec.MaxConcurrent, mode)
+	case engine.EvResumed:
+		o.line(ev.Time, "", "resumed: plans that were running start again")
+	case engine.EvAgentStarted:
+		o.line(ev.Time, ev.Plan, "agent started (attempt %d, pid %d)", ev.Attempt, ev.PID)
+	case engine.EvProgress:
+		o.line(ev.Time, ev.Plan, "PROGRESS %d/%d: %s", ev.Task, ev.Total, ev.Text)
+	case engine.EvPlanComplete:
+		o.line(ev.Time, ev.Plan, "reported PLAN COMPLETE (%d commit(s))", len(ev.Commits))
+	case engine.EvPlanFailed:
+		o.line(ev.Time, ev.Plan, "reported PLAN FAILED: %s", ev.Reason)
+	case engine.EvAgentExited:
+		o.line(ev.Time, ev.Plan, "agent exited (attempt %d, code %d: %s)", ev.Attempt, ev.ExitCode, ev.Reason)
+	case engine.EvSpotChecked:
+		if ev.OK {
+			o.line(ev.Time, ev.Plan, "spot-check passed")
+		} else {
+			o.line(ev.Time, ev.Plan, "spot-check failed: %s", ev.Reason)
+		}
+	}
+}
+
+func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
+	switch c.Type {
+	case engine.CmdWaveStarted:
+		o.line(time.Time{}, "", "wave %d started", c.Wave)
+	case engine.CmdPlanState:
+		switch c.State {
+		case engine.Running:
+			o.line(time.Time{}, c.Plan, "running (attempt %d)", c.Attempt)
+		case engine.Complete:
+			o.line(time.Time{}, c.Plan, "complete")
+		case engine.Failed:
+			o.line(time.Time{}, c.Plan, "FAILED: %s", c.Reason)
+		case engine.Skipped:
+			o.line(time.Time{}, c.Plan, "skipped: %s", c.Reason)
+		case engine.Pending:
+			o.line(time.Time{}, c.Plan, "pending: %s", c.Reason)
+		}
+	case engine.CmdRunFinished:
+		o.line(time.Time{}, "", "run finished: %s", c.Reason)
+	}
+}
+
+func (o *plainObserver) Note(planID, text string) { o.line(time.Time{}, planID, "note: %s", text) }
+
+// jsonObserver prints one JSON object per event and per command.
+type jsonObserver struct{ enc *json.Encoder }
+
+func newJSONObserver(w io.Writer) *jsonObserver { return &jsonObserver{enc: json.NewEncoder(w)} }
+
+func (o *jsonObserver) Resumed(run journal.Run, s engine.Snapshot) {
+	o.enc.Encode(map[string]any{"kind": "resumed", "run": run.ID, "phase": s.Phase,
+		"complete": s.Count(engine.Complete), "failed": s.Count(engine.Failed), "skipped": s.Count(engine.Skipped)})
+}
+
+func (o *jsonObserver) Event(ev engine.Event, _ engine.Snapshot) {
+	o.enc.Encode(struct {
+		Kind string `json:"kind"`
+		engine.Event
+	}{"event", ev})
+}
+
+func (o *jsonObserver) Command(c engine.Command, _ engine.Snapshot) {
+	o.enc.Encode(struct {
+		Kind string `json:"kind"`
+		engine.Command
+	}{"command", c})
+}
+
+func (o *jsonObserver) Note(planID, text string) {
+	o.enc.Encode(map[string]any{"kind": "note", "plan": planID, "text": text})
+}
+
+// stateWord is how a plan's state reads in tables.
+func stateWord(s engine.PlanState) string {
+	if s == "" {
+		return "-"
+	}
+	return strings.ToUpper(string(s[:1])) + string(s[1:])
+}

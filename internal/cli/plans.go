@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/spf13/cobra"
+)
+
+type plansOptions struct {
+	*globalOptions
+	phase string
+	json  bool
+}
+
+func newPlansCmd(g *globalOptions) *cobra.Command {
+	o := &plansOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "plans [PHASE]",
+		Short: "Show the plan index: waves, dependencies, autonomy, task counts",
+		Example: `  hive plans 1
+  hive plans 1 --json | jq '.[].plans[].id'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.phase = args[0]
+			}
+			return plansRun(cmd, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+type planIndexEntry struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Path          string   `json:"path"`
+	Wave          int      `json:"wave"`
+	DependsOn     []string `json:"depends_on"`
+	Autonomous    bool     `json:"autonomous"`
+	Tasks         int      `json:"tasks"`
+	Checkpoints   int      `json:"checkpoints"`
+	FilesModified []string `json:"files_modified"`
+	HasSummary    bool     `json:"has_summary"`
+}
+
+type phaseIndex struct {
+	Phase  string           `json:"phase"`
+	Dir    string           `json:"dir"`
+	Waves  map[int][]string `json:"waves"`
+	Plans  []planIndexEntry `json:"plans"`
+	Errors int              `json:"errors"`
+}
+
+func plansRun(cmd *cobra.Command, o *plansOptions) error {
+	repo, err := openRepo(cmd.Context(), o.globalOptions)
+	if err != nil {
+		return err
+	}
+	phases, err := loadPhases(repo.Root, o.phase)
+	if err != nil {
+		return err
+	}
+	var index []phaseIndex
+	for _, ph := range phases {
+		pi := phaseIndex{Phase: ph.Number, Dir: ph.Dir, Waves: map[int][]string{}}
+		for _, d := range ph.Diagnostics {
+			if d.Severity == plan.SeverityError {
+				pi.Errors++
+			}
+		}
+		for _, p := range ph.Plans {
+			e := planIndexEntry{ID: p.ID, Name: p.Name, Path: p.Path, Wave: p.ComputedWave, DependsOn: nonNil(p.DependsOn),
+				Autonomous: p.Autonomous, Tasks: len(p.Tasks), FilesModified: nonNil(p.FilesModified)}
+			for _, t := range p.Tasks {
+				if t.IsCheckpoint() {
+					e.Checkpoints++
+				}
+			}
+			_, e.HasSummary = ph.Summaries[p.ID]
+			pi.Waves[e.Wave] = append(pi.Waves[e.Wave], p.ID)
+			pi.Plans = append(pi.Plans, e)
+		}
+		index = append(index, pi)
+	}
+	if o.json {
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(index)
+	}
+	for i, pi := range index {
+		if i > 0 {
+			fmt.Fprintln(o.stdout)
+		}
+		fmt.Fprintf(o.stdout, "Phase %s (%s): %d plan(s), %d wave(s)\n", pi.Phase, pi.Dir, len(pi.Plans), len(pi.Waves))
+		if pi.Errors > 0 {
+			fmt.Fprintf(o.stdout, "  %d error(s): run `hive lint %s`\n", pi.Errors, pi.Phase)
+		}
+		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "  WAVE\tPLAN\tTASKS\tAUTONOMOUS\tDEPENDS ON\tDONE\tNAME")
+		for _, e := range pi.Plans {
+			deps := strings.Join(e.DependsOn, ",")
+			if deps == "" {
+				deps = "-"
+			}
+			auto := "yes"
+			if !e.Autonomous {
+				auto = fmt.Sprintf("no (%d checkpoint)", e.Checkpoints)
+			}
+			done := ""
+			if e.HasSummary {
+				done = "summary"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Wave, e.ID, e.Tasks, auto, deps, done, e.Name)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

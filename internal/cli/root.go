@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes. Scripts can tell a failed plan from a bad invocation.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1 // a plan failed or was skipped; lint found errors
+	ExitUsage       = 2 // bad flags or arguments, invalid plans, no repository
+	ExitInterrupted = 130
+)
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// silentExit ends the command with code after the command already said why.
+func silentExit(code int) error { return &exitError{code: code} }
+
+// globalOptions are the flags every command has.
+type globalOptions struct {
+	repo   string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// Main runs hive with os.Args and returns the process exit code.
+func Main() int {
+	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g := &globalOptions{stdout: stdout, stderr: stderr}
+	root := newRootCmd(g, stdin)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "hive:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "hive:", err)
+	return ExitUsage
+}
+
+func newRootCmd(g *globalOptions, stdin io.Reader) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hive",
+		Short: "Run a team of coding agents against a git repository",
+		Long: `hive reads GSD-style phase plans (.planning/), schedules them as a dependency
+graph, runs one agent per plan, checks and records every result in a durable
+journal, and resumes a killed run without losing or repeating work.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.repo, "repo", ".", "the git repository to work in")
+	root.AddCommand(
+		newLintCmd(g),
+		newPlansCmd(g),
+		newExecuteCmd(g),
+		newStatusCmd(g),
+		newLogCmd(g),
+		newDemoCmd(g),
+		newSimCmd(stdin),
+	)
+	return root
+}

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/spf13/cobra"
+)
+
+type statusOptions struct {
+	*globalOptions
+	json bool
+}
+
+func newStatusCmd(g *globalOptions) *cobra.Command {
+	o := &statusOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the latest run of each phase, read from the journal",
+		Example: `  hive status
+  hive status --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return statusRun(cmd, o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+type statusPlan struct {
+	ID       string `json:"id"`
+	Wave     int    `json:"wave"`
+	State    string `json:"state"`
+	Attempt  int    `json:"attempt"`
+	Tasks    string `json:"tasks"`
+	Progress string `json:"progress,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+type statusRunView struct {
+	Run      int64        `json:"run"`
+	Phase    string       `json:"phase"`
+	Dir      string       `json:"dir"`
+	Started  time.Time    `json:"started"`
+	Finished *time.Time   `json:"finished,omitempty"`
+	Outcome  string       `json:"outcome,omitempty"`
+	Events   int64        `json:"events"`
+	Plans    []statusPlan `json:"plans"`
+}
+
+func statusRun(cmd *cobra.Command, o *statusOptions) error {
+	repo, err := openRepo(cmd.Context(), o.globalOptions)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
+		if o.json {
+			fmt.Fprintln(o.stdout, "[]")
+			return nil
+		}
+		fmt.Fprintln(o.stdout, "No runs yet. Start one with `hive execute-phase PHASE`.")
+		return nil
+	}
+	j, err := openJournal(repo.Root)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	runs, err := j.Runs()
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var views []statusRunView
+	for _, run := range runs {
+		if seen[run.Phase] {
+			continue
+		}
+		seen[run.Phase] = true
+		snap, err := replay(j, run)
+		if err != nil {
+			return err
+		}
+		v := statusRunView{Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events}
+		if !run.Finished.IsZero() {
+			f := run.Finished
+			v.Finished = &f
+		}
+		for _, p := range snap.Plans {
+			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
+				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason})
+		}
+		views = append(views, v)
+	}
+	if o.json {
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(views)
+	}
+	for i, v := range views {
+		if i > 0 {
+			fmt.Fprintln(o.stdout)
+		}
+		state := "unfinished (run `hive execute-phase " + v.Phase + "` to resume, or it is running now)"
+		if v.Finished != nil {
+			state = "finished " + v.Finished.Local().Format("2006-01-02 15:04:05") + ": " + v.Outcome
+		}
+		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
+		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tDETAIL")
+		for _, p := range v.Plans {
+			detail := p.Progress
+			if p.Reason != "" {
+				detail = p.Reason
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, detail)
+		}
+		tw.Flush()
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Repo is a git working tree.
+type Repo struct {
+	Root string // absolute path of the top-level folder
+}
+
+// Open finds the repository that holds dir.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	out, err := run(ctx, abs, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not inside a git repository (run `git init` there first): %w", abs, err)
+	}
+	return &Repo{Root: strings.TrimSpace(out)}, nil
+}
+
+// Git runs git with args in the repository and returns its stdout.
+func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
+	return run(ctx, r.Root, args...)
+}
+
+func run(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return stdout.String(), fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return stdout.String(), nil
+}
+
+// Commit is one commit found by a look-up.
+type Commit struct {
+	Hash    string
+	Subject string
+	Body    string
+}
+
+// CommitsMentioning returns the commits on any ref whose message contains
+// text (a fixed string, not a pattern), newest first.
+func (r *Repo) CommitsMentioning(ctx context.Context, text string) ([]Commit, error) {
+	out, err := r.Git(ctx, "log", "--all", "--fixed-strings", "--grep", text, "--format=%H%x1f%s%x1f%b%x1e")
+	if err != nil {
+		if strings.Contains(err.Error(), "does not have any commits") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var cs []Commit
+	for _, rec := range strings.Split(out, "\x1e") {
+		rec = strings.TrimLeft(rec, "\n")
+		if rec == "" {
+			continue
+		}
+		f := strings.SplitN(rec, "\x1f", 3)
+		if len(f) < 3 {
+			continue
+		}
+		cs = append(cs, Commit{Hash: f[0], Subject: f[1], Body: strings.TrimSpace(f[2])})
+	}
+	return cs, nil
+}
+
+// Exclude adds pattern to .git/info/exclude unless it is there, so hive's
+// files stay out of git without editing the user's .gitignore.
+func (r *Repo) Exclude(ctx context.Context, pattern string) error {
+	p, err := r.Git(ctx, "rev-parse", "--git-path", "info/exclude")
+	if err != nil {
+		return err
+	}
+	path := strings.TrimSpace(p)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.Root, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == pattern {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		pattern = "\n" + pattern
+	}
+	_, err = f.WriteString(pattern + "\n")
+	return err
+}

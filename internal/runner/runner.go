@@ -1,0 +1,374 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/protocol"
+)
+
+// Options is what a run needs. The CLI fills it from flags and config.
+type Options struct {
+	Repo     *gitx.Repo
+	Phase    *plan.Phase
+	Journal  journal.Journal
+	Launcher agent.Launcher
+	Observer Observer
+
+	MaxConcurrent int
+	Dynamic       bool
+	TeamMode      bool // live sessions: the executor prompt carries <team_protocol>
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// StopGrace is how long an agent whose input was closed may take to exit
+	// before its process group is killed. Zero means 5 s.
+	StopGrace time.Duration
+}
+
+// Observer is told everything that happens, for display. It is called from
+// the runner's goroutine only.
+type Observer interface {
+	// Resumed: a run is taken over from a journal; snap is the replayed state.
+	Resumed(run journal.Run, snap engine.Snapshot)
+	// Event: an input event, already journaled, and the state after it.
+	Event(ev engine.Event, snap engine.Snapshot)
+	// Command: an engine command, and the state after the event that caused it.
+	Command(c engine.Command, snap engine.Snapshot)
+	// Note: something worth saying that is not an event (unparseable agent output, ...).
+	Note(plan, text string)
+}
+
+// Result is how a run ended.
+type Result struct {
+	Run      journal.Run
+	Resumed  bool
+	Snapshot engine.Snapshot
+}
+
+// ErrInterrupted is returned when the context ended the run before every
+// plan was final; the run can be resumed.
+var ErrInterrupted = errors.New("run interrupted")
+
+type sessionKey struct {
+	plan    string
+	attempt int
+}
+
+type runner struct {
+	o        Options
+	run      journal.Run
+	eng      *engine.Engine
+	plans    map[string]*plan.Plan
+	inputs   chan engine.Event
+	queue    []engine.Event
+	sessions map[sessionKey]*agent.Session
+	done     chan struct{} // closed when the loop ends, so producers never block forever
+	finished bool
+}
+
+// Run executes a phase, or resumes its unfinished run, until every plan is
+// final or ctx ends.
+func Run(ctx context.Context, o Options) (Result, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.StopGrace == 0 {
+		o.StopGrace = 5 * time.Second
+	}
+	r := &runner{
+		o:        o,
+		eng:      engine.New(),
+		plans:    map[string]*plan.Plan{},
+		inputs:   make(chan engine.Event, 256),
+		sessions: map[sessionKey]*agent.Session{},
+		done:     make(chan struct{}),
+	}
+	defer close(r.done)
+	for _, p := range o.Phase.Plans {
+		r.plans[p.ID] = p
+	}
+	if err := o.Repo.Exclude(ctx, "/.hive/"); err != nil {
+		return Result{}, fmt.Errorf("keep .hive/ out of git: %w", err)
+	}
+	res, err := r.begin(ctx)
+	if err != nil {
+		return res, err
+	}
+	err = r.loop(ctx)
+	res.Snapshot = r.eng.Snapshot()
+	return res, err
+}
+
+// begin resumes the phase's unfinished run or starts a new one.
+func (r *runner) begin(ctx context.Context) (Result, error) {
+	key := r.o.Phase.Dir
+	last, ok, err := r.o.Journal.LatestRun(key)
+	if err != nil {
+		return Result{}, err
+	}
+	if ok && last.Finished.IsZero() {
+		r.run = last
+		err := r.o.Journal.Each(last.ID, func(rec journal.Record) error {
+			var ev engine.Event
+			if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+				return fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
+			}
+			if _, err := r.eng.Step(ev); err != nil {
+				r.o.Observer.Note("", fmt.Sprintf("replay of event %d (%s) refused: %v", rec.Seq, ev.Type, err))
+			}
+			return nil
+		})
+		if err != nil {
+			return Result{}, fmt.Errorf("replay run %d: %w", last.ID, err)
+		}
+		if !r.eng.Snapshot().Started {
+			return Result{}, fmt.Errorf("run %d in the journal never started; remove .hive/journal.db to start afresh", last.ID)
+		}
+		r.o.Observer.Resumed(last, r.eng.Snapshot())
+		r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
+		return Result{Run: last, Resumed: true}, nil
+	}
+	spec := r.spec(ctx)
+	run, err := r.o.Journal.CreateRun(key, r.o.Now())
+	if err != nil {
+		return Result{}, err
+	}
+	r.run = run
+	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec})
+	return Result{Run: run}, nil
+}
+
+// spec builds the engine's view of the phase. A plan whose SUMMARY already
+// passes the spot-checks is done and will not run again.
+func (r *runner) spec(ctx context.Context) engine.RunSpec {
+	spec := engine.RunSpec{
+		Phase:         r.o.Phase.Number,
+		MaxConcurrent: r.o.MaxConcurrent,
+		Dynamic:       r.o.Dynamic,
+		SharedTree:    true, // one working tree until plans get worktrees of their own
+	}
+	for _, p := range r.o.Phase.Plans {
+		ps := engine.PlanSpec{
+			ID:        p.ID,
+			Name:      p.Name,
+			Wave:      p.ComputedWave,
+			DependsOn: append([]string(nil), p.DependsOn...),
+			Files:     append([]string(nil), p.FilesModified...),
+			Tasks:     len(p.Tasks),
+		}
+		if _, ok := r.o.Phase.Summaries[p.ID]; ok {
+			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	return spec
+}
+
+func (r *runner) loop(ctx context.Context) error {
+	for !r.finished {
+		for len(r.queue) > 0 {
+			ev := r.queue[0]
+			r.queue = r.queue[1:]
+			if err := r.handle(ctx, ev); err != nil {
+				r.killAll()
+				return err
+			}
+		}
+		if r.finished {
+			break
+		}
+		select {
+		case ev := <-r.inputs:
+			r.queue = append(r.queue, ev)
+		case <-ctx.Done():
+			r.killAll()
+			return ErrInterrupted
+		}
+	}
+	r.waitAgents(r.o.StopGrace + time.Second)
+	return nil
+}
+
+// handle journals ev, steps the engine with it and carries out the commands:
+// persist first, then act, so a crash never acts on an unrecorded event.
+func (r *runner) handle(ctx context.Context, ev engine.Event) error {
+	ev.Time = r.o.Now().UTC()
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", ev.Type, err)
+	}
+	if _, err := r.o.Journal.Append(r.run.ID, string(ev.Type), ev.Time, payload); err != nil {
+		return fmt.Errorf("journal: %w (the run stops; run the command again to resume once the journal can be written)", err)
+	}
+	cmds, err := r.eng.Step(ev)
+	if err != nil {
+		r.o.Observer.Note(ev.Plan, fmt.Sprintf("event %s refused: %v", ev.Type, err))
+		return nil
+	}
+	snap := r.eng.Snapshot()
+	r.o.Observer.Event(ev, snap)
+	for _, c := range cmds {
+		r.execute(ctx, c, snap)
+	}
+	return nil
+}
+
+func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+	switch c.Type {
+	case engine.CmdStartAgent:
+		r.startAgent(ctx, c)
+	case engine.CmdStopAgent:
+		r.stopAgent(c)
+	case engine.CmdSpotCheck:
+		p := r.plans[c.Plan]
+		go func() {
+			ok, reason := SpotCheck(ctx, r.o.Repo, p)
+			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
+		}()
+	case engine.CmdRunFinished:
+		r.finished = true
+		if err := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), c.Reason); err != nil {
+			r.o.Observer.Note("", fmt.Sprintf("could not mark run %d finished: %v", r.run.ID, err))
+		}
+	}
+	r.o.Observer.Command(c, snap)
+}
+
+func (r *runner) startAgent(ctx context.Context, c engine.Command) {
+	p := r.plans[c.Plan]
+	if p == nil {
+		// The journal's plan is gone from disk: report it as a failed start.
+		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1,
+			Reason: "the plan file is no longer in the phase folder"})
+		return
+	}
+	spec := agent.Spec{
+		Plan:    c.Plan,
+		Attempt: c.Attempt,
+		Dir:     r.o.Repo.Root,
+		Prompt:  ExecutorPrompt(r.o.Phase, p, r.o.TeamMode),
+		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
+	}
+	s, err := r.o.Launcher.Start(ctx, spec, r.sink)
+	if err != nil {
+		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		return
+	}
+	r.sessions[sessionKey{c.Plan, c.Attempt}] = s
+	r.queue = append(r.queue, engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID})
+}
+
+func (r *runner) stopAgent(c engine.Command) {
+	if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
+		go s.Stop(r.o.StopGrace)
+		return
+	}
+	// Not ours: an agent a previous hive process started. End it if it is
+	// still there and still that plan's agent.
+	if c.PID > 0 && agent.IsAgentOf(c.PID, c.Plan) {
+		agent.KillGroup(c.PID)
+		r.o.Observer.Note(c.Plan, fmt.Sprintf("ended agent pid %d left by an earlier hive process", c.PID))
+	}
+}
+
+// sink receives agent Outputs on the agents' goroutines and turns them into
+// events for the loop.
+func (r *runner) sink(o agent.Output) {
+	switch o.Kind {
+	case agent.OutText:
+		for _, m := range protocol.Parse(o.Text) {
+			ev := engine.Event{Plan: o.Plan, Attempt: o.Attempt}
+			if m.Plan != "" && m.Plan != o.Plan {
+				r.note(o.Plan, fmt.Sprintf("message names plan %s, not %s; taken as %s's", m.Plan, o.Plan, o.Plan))
+			}
+			switch m.Kind {
+			case protocol.Progress:
+				ev.Type, ev.Task, ev.Total, ev.Text = engine.EvProgress, m.Task, m.Total, m.Text
+			case protocol.Complete:
+				ev.Type, ev.Commits, ev.Text = engine.EvPlanComplete, m.Commits, m.Summary
+			case protocol.Failed:
+				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
+			default:
+				continue
+			}
+			r.send(ev)
+		}
+	case agent.OutGarbage:
+		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
+	case agent.OutResult:
+		if o.IsError {
+			r.note(o.Plan, "agent turn ended in an error: "+clip(o.Text, 200))
+		}
+	case agent.OutExit:
+		r.send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
+	}
+}
+
+// note passes a Note to the loop's goroutine as a pseudo-event that is not
+// journaled.
+func (r *runner) note(planID, text string) {
+	r.send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
+}
+
+const noteEvent engine.EventType = "note"
+
+func (r *runner) send(ev engine.Event) {
+	select {
+	case r.inputs <- ev:
+	case <-r.done:
+	}
+}
+
+func (r *runner) killAll() {
+	for _, s := range r.sortedSessions() {
+		s.Kill()
+	}
+	r.waitAgents(2 * time.Second)
+}
+
+func (r *runner) waitAgents(limit time.Duration) {
+	deadline := time.After(limit)
+	for _, s := range r.sortedSessions() {
+		select {
+		case <-s.Done():
+		case <-deadline:
+			s.Kill()
+		}
+	}
+}
+
+func (r *runner) sortedSessions() []*agent.Session {
+	keys := make([]sessionKey, 0, len(r.sessions))
+	for k := range r.sessions {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].plan != keys[j].plan {
+			return keys[i].plan < keys[j].plan
+		}
+		return keys[i].attempt < keys[j].attempt
+	})
+	out := make([]*agent.Session, len(keys))
+	for i, k := range keys {
+		out[i] = r.sessions[k]
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,53 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// SpotCheck checks a plan's claim to be complete against the disk (seed 000
+// §2.2 step 4): its SUMMARY exists, does not say Self-Check: FAILED, the
+// first two key files it says it created exist, and at least one commit
+// names the plan. The reason says what failed.
+func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string) {
+	rel := p.SummaryPath()
+	data, err := os.ReadFile(filepath.Join(repo.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return false, "no SUMMARY at " + rel
+		}
+		return false, fmt.Sprintf("read %s: %v", rel, err)
+	}
+	s, diags := plan.ParseSummary(rel, data)
+	if s == nil {
+		return false, fmt.Sprintf("%s cannot be read: %v", rel, diags)
+	}
+	if s.SelfCheck == "FAILED" {
+		return false, rel + " says Self-Check: FAILED"
+	}
+	for i, f := range s.KeyFilesCreated {
+		if i == 2 {
+			break
+		}
+		clean, err := plan.SafeRelPath(f)
+		if err != nil {
+			return false, fmt.Sprintf("%s lists key file %q: %v", rel, f, err)
+		}
+		if _, err := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(clean))); err != nil {
+			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
+		}
+	}
+	commits, err := repo.CommitsMentioning(ctx, p.ID)
+	if err != nil {
+		return false, "look for commits: " + err.Error()
+	}
+	if len(commits) == 0 {
+		return false, "no commit names plan " + p.ID
+	}
+	return true, ""
+}
