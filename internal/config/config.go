@@ -1,0 +1,269 @@
+package config
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"time"
+)
+
+// The files Load reads, relative to the repository root, in overlay order.
+const (
+	PlanningFile = ".planning/config.json"
+	HiveFile     = ".hive/config.json"
+)
+
+// Branching strategies (git.branching_strategy).
+const (
+	BranchingNone      = "none"
+	BranchingPhase     = "phase"
+	BranchingMilestone = "milestone"
+)
+
+// Agent CLIs a model entry may name.
+const (
+	CLIClaude = "claude"
+	CLICodex  = "codex"
+	CLIAider  = "aider"
+	CLIExec   = "exec"
+	CLISim    = "sim"
+)
+
+// DefaultRole is the "models" entry every other role inherits from.
+const DefaultRole = "default"
+
+// Config is one project's configuration. Keys hive does not know are kept in
+// unexported fields at every level so that Marshal writes them back.
+type Config struct {
+	Mode            string // "interactive" (default) or "yolo"; other values are kept as written
+	Depth           string // "quick", "standard" (default), "comprehensive"
+	Workflow        Workflow
+	Planning        Planning
+	Parallelization Parallelization
+	Teams           Teams
+	Gates           Gates
+	Safety          Safety
+
+	// Keys hive adds to the GSD schema.
+	Git           Git
+	Timeouts      Timeouts
+	Retries       Retries
+	Models        map[string]ModelSpec // by role; DefaultRole is inherited by the others
+	Notifications Notifications
+	Secrets       Secrets
+
+	extra map[string]json.RawMessage // unknown keys, compacted, by name
+	notes []string
+}
+
+// Workflow says which GSD steps run around execution and how plans are isolated.
+type Workflow struct {
+	Research      bool
+	PlanCheck     bool
+	Verifier      bool
+	UseWorktrees  bool // run each plan in its own git worktree
+	WorktreeSetup WorktreeSetup
+
+	extra map[string]json.RawMessage
+}
+
+// WorktreeSetup prepares a fresh worktree before its agent starts, for files
+// git does not carry (.env, local settings) and for installs.
+type WorktreeSetup struct {
+	Copy    []string // paths copied from the main checkout
+	Command string   // shell command run inside the worktree; "" for none
+
+	extra map[string]json.RawMessage
+}
+
+// Planning says how the .planning/ folder itself is handled.
+type Planning struct {
+	CommitDocs       bool
+	SearchGitignored bool
+
+	extra map[string]json.RawMessage
+}
+
+// Parallelization bounds how many plans run at once and how they are scheduled.
+type Parallelization struct {
+	Enabled             bool
+	PlanLevel           bool
+	TaskLevel           bool
+	SkipCheckpoints     bool // standalone mode only; team mode always relays checkpoints (seed 000 §4.3)
+	MaxConcurrentAgents int
+	MinPlansForParallel int
+	DynamicScheduling   bool // start a plan when its depends_on are done instead of waiting for the wave
+
+	extra map[string]json.RawMessage
+}
+
+// Teams chooses live agent sessions (team mode, seed 000) or one process per turn.
+type Teams struct {
+	ExecutionTeam bool // live agent sessions that take checkpoint answers as messages
+
+	extra map[string]json.RawMessage
+}
+
+// Gates are the points where hive asks a human before going on.
+type Gates struct {
+	ConfirmProject    bool
+	ConfirmPhases     bool
+	ConfirmRoadmap    bool
+	ConfirmBreakdown  bool
+	ConfirmPlan       bool
+	ExecuteNextPlan   bool
+	IssuesReview      bool
+	ConfirmTransition bool
+	PostMergeCommand  string // run after each merge; a failure stops the run. "" for none
+
+	extra map[string]json.RawMessage
+}
+
+// Safety lists actions that always need a human, whatever the mode.
+type Safety struct {
+	AlwaysConfirmDestructive      bool
+	AlwaysConfirmExternalServices bool
+
+	extra map[string]json.RawMessage
+}
+
+// Git says how plan work maps to branches and where worktrees live.
+type Git struct {
+	BranchingStrategy string // BranchingNone, BranchingPhase or BranchingMilestone
+	WorktreeDir       string // where worktrees go; "" lets hive choose
+
+	extra map[string]json.RawMessage
+}
+
+// Timeouts bound waits on agents; the watchdog reads them.
+type Timeouts struct {
+	Stall time.Duration // an agent silent this long is treated as hung
+
+	extra map[string]json.RawMessage
+}
+
+// Retries bound how often hive restarts failed work by itself.
+type Retries struct {
+	Agent int // extra attempts for a plan whose agent crashed or hung
+
+	extra map[string]json.RawMessage
+}
+
+// ModelSpec says which CLI and model play a role. Empty fields (nil for Args
+// and Env) are unset: Config.Model fills them from the default entry.
+type ModelSpec struct {
+	CLI   string // CLIClaude, CLICodex, CLIAider, CLIExec or CLISim
+	Model string // passed as --model; "" leaves the CLI's own default
+	Path  string // the program to run; "" finds the CLI on PATH
+	Args  []string
+	Env   map[string]string
+
+	extra map[string]json.RawMessage
+}
+
+// Notifications say how hive calls a human when an agent needs one.
+type Notifications struct {
+	Bell       bool // ring the terminal bell when a human is needed
+	Desktop    bool
+	WebhookURL string
+
+	extra map[string]json.RawMessage
+}
+
+// Secrets name what agents may receive but logs must never show.
+type Secrets struct {
+	Env []string // names of environment variables passed to agents and masked in logs
+
+	extra map[string]json.RawMessage
+}
+
+// Default returns the configuration of a project without config files.
+func Default() *Config {
+	return &Config{
+		Mode:  "interactive",
+		Depth: "standard",
+		Workflow: Workflow{
+			Research: true, PlanCheck: true, Verifier: true,
+			UseWorktrees:  true,
+			WorktreeSetup: WorktreeSetup{Copy: []string{}},
+		},
+		Planning: Planning{CommitDocs: true},
+		Parallelization: Parallelization{
+			Enabled: true, PlanLevel: true, SkipCheckpoints: true,
+			MaxConcurrentAgents: 3, MinPlansForParallel: 2,
+		},
+		Teams: Teams{ExecutionTeam: true},
+		Gates: Gates{
+			ConfirmProject: true, ConfirmPhases: true, ConfirmRoadmap: true, ConfirmBreakdown: true,
+			ConfirmPlan: true, ExecuteNextPlan: true, IssuesReview: true, ConfirmTransition: true,
+		},
+		Safety:        Safety{AlwaysConfirmDestructive: true, AlwaysConfirmExternalServices: true},
+		Git:           Git{BranchingStrategy: BranchingNone},
+		Timeouts:      Timeouts{Stall: 5 * time.Minute},
+		Retries:       Retries{Agent: 1},
+		Models:        map[string]ModelSpec{DefaultRole: {CLI: CLIClaude}},
+		Notifications: Notifications{Bell: true, Desktop: true},
+		Secrets:       Secrets{Env: []string{}},
+	}
+}
+
+// Notes lists what a reader should know but that is not an error: unknown
+// keys (kept as written), legacy keys and their new place. hive lint shows them.
+func (c *Config) Notes() []string { return slices.Clone(c.notes) }
+
+// MaxConcurrent is how many plans may run at once: 1 when parallelization is
+// off, or off at plan level, since plans are what hive runs in parallel.
+func (c *Config) MaxConcurrent() int {
+	if !c.Parallelization.Enabled || !c.Parallelization.PlanLevel {
+		return 1
+	}
+	return c.Parallelization.MaxConcurrentAgents
+}
+
+// TeamMode reports whether agents run as live sessions (teams.execution_team).
+// Whether the CLI supports it is decided at run time, not here.
+func (c *Config) TeamMode() bool { return c.Teams.ExecutionTeam }
+
+// Dynamic reports whether plans start as soon as their dependencies are done.
+// Seed 000 §4.3 makes it depend on team mode: without live sessions hive
+// falls back to waves.
+func (c *Config) Dynamic() bool { return c.Parallelization.DynamicScheduling && c.TeamMode() }
+
+// Model returns the CLI and model for a role: the role's entry, with unset
+// fields taken from the "default" entry, itself completed by the built-in
+// default (claude, the CLI's own model). A role that names another CLI than
+// the default inherits nothing, since a model name or flags of one CLI mean
+// nothing to another. The result shares no memory with c.
+func (c *Config) Model(role string) ModelSpec {
+	spec := inherit(ModelSpec{CLI: CLIClaude}, c.Models[DefaultRole])
+	if own, ok := c.Models[role]; ok && role != DefaultRole {
+		if own.CLI != "" && own.CLI != spec.CLI {
+			spec = ModelSpec{}
+		}
+		spec = inherit(spec, own)
+	}
+	spec.Args = slices.Clone(spec.Args)
+	spec.Env = maps.Clone(spec.Env)
+	spec.extra = nil
+	return spec
+}
+
+// inherit returns base with the fields set in over replaced.
+func inherit(base, over ModelSpec) ModelSpec {
+	if over.CLI != "" {
+		base.CLI = over.CLI
+	}
+	if over.Model != "" {
+		base.Model = over.Model
+	}
+	if over.Path != "" {
+		base.Path = over.Path
+	}
+	if over.Args != nil {
+		base.Args = over.Args
+	}
+	if over.Env != nil {
+		base.Env = over.Env
+	}
+	return base
+}

@@ -1,0 +1,228 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Validate checks the values a program may have changed since Parse, with
+// the same rules Parse applies to a file. Errors are *Error values.
+func (c *Config) Validate() error {
+	var errs []error
+	validate("", c, &errs)
+	return errors.Join(errs...)
+}
+
+func validate(path string, o object, errs *[]error) {
+	for _, f := range o.fields() {
+		p := join(path, f.key)
+		if f.valid != nil && !f.valid() {
+			raw, _ := json.Marshal(valueOf(f.ptr))
+			*errs = append(*errs, &Error{Key: p, Msg: fmt.Sprintf("%s is not allowed; use %s", show(raw), accepts(f))})
+		}
+		switch v := f.ptr.(type) {
+		case *map[string]ModelSpec:
+			for _, role := range slices.Sorted(maps.Keys(*v)) {
+				spec := (*v)[role]
+				validate(join(p, role), &spec, errs)
+			}
+		case object:
+			validate(p, v, errs)
+		}
+	}
+}
+
+// Marshal renders c as a config file: every known key in the seed's order,
+// then hive's keys, then the keys hive did not know, sorted, at every level,
+// indented by two spaces. Legacy top-level keys are written in their nested
+// place. It fails when a value is not allowed, so that hive never writes a
+// file it would refuse to read.
+func (c *Config) Marshal() ([]byte, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("marshal config: %w", err)
+	}
+	var flat bytes.Buffer
+	if err := writeObject(&flat, c); err != nil {
+		return nil, fmt.Errorf("marshal config: %w", err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("marshal config: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// Save writes c to path atomically: a reader sees the old file or the new
+// one, never a part, even if hive is killed while writing. It creates the
+// directory when needed and keeps the mode of the file it replaces.
+func Save(path string, c *Config) error {
+	data, err := c.Marshal()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("save config %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeObject writes o as compact JSON; Marshal indents the whole at the end.
+func writeObject(b *bytes.Buffer, o object) error {
+	b.WriteByte('{')
+	first := true
+	member := func(key string) error {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		if err := writeJSON(b, key); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		return nil
+	}
+	for _, f := range o.fields() {
+		if f.omitUnset && unset(f.ptr) {
+			continue
+		}
+		if err := member(f.key); err != nil {
+			return err
+		}
+		if err := writeValue(b, f.ptr); err != nil {
+			return fmt.Errorf("%s: %w", f.key, err)
+		}
+	}
+	extra := *o.unknown()
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		if err := member(k); err != nil {
+			return err
+		}
+		b.Write(extra[k])
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+func writeValue(b *bytes.Buffer, ptr any) error {
+	switch p := ptr.(type) {
+	case *time.Duration:
+		return writeJSON(b, shortDuration(*p))
+	case *[]string:
+		if *p == nil { // an unset list is an empty one, never null
+			b.WriteString("[]")
+			return nil
+		}
+		return writeJSON(b, *p)
+	case *map[string]ModelSpec:
+		// "default" first: it is the entry the others build on.
+		roles := slices.SortedFunc(maps.Keys(*p), func(x, y string) int {
+			switch {
+			case x == y:
+				return 0
+			case x == DefaultRole:
+				return -1
+			case y == DefaultRole:
+				return 1
+			}
+			return strings.Compare(x, y)
+		})
+		b.WriteByte('{')
+		for i, role := range roles {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, role); err != nil {
+				return err
+			}
+			b.WriteByte(':')
+			spec := (*p)[role]
+			if err := writeObject(b, &spec); err != nil {
+				return fmt.Errorf("%s: %w", role, err)
+			}
+		}
+		b.WriteByte('}')
+		return nil
+	case object:
+		return writeObject(b, p)
+	}
+	return writeJSON(b, valueOf(ptr))
+}
+
+// writeJSON encodes a leaf value without escaping <, > and &, which JSON does
+// not require and which would make URLs and commands unreadable.
+func writeJSON(b *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // Encode ends with a newline
+	return nil
+}
+
+// valueOf dereferences a field pointer for encoding.
+func valueOf(ptr any) any {
+	switch p := ptr.(type) {
+	case *bool:
+		return *p
+	case *string:
+		return *p
+	case *int:
+		return *p
+	case *time.Duration:
+		return shortDuration(*p)
+	case *[]string:
+		return *p
+	case *map[string]string:
+		return *p
+	}
+	return ptr
+}
+
+// shortDuration writes 5*time.Minute as "5m", not Go's "5m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,232 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// field binds one JSON key to the Go value holding it. One table per object
+// drives decoding, validation and writing, so the three cannot disagree on a
+// key's name, its order in the file or what it accepts.
+type field struct {
+	key string
+	// ptr is *bool, *string, *int, *time.Duration, *[]string,
+	// *map[string]string, *map[string]ModelSpec, *Parallelization or an object.
+	ptr    any
+	accept string      // what the key accepts, for messages; "" derives it from the type
+	valid  func() bool // whether the value held is allowed; nil allows any value of the type
+	// omitUnset leaves the key out of the file when its value is unset, for
+	// model entries, where absent means "inherit".
+	omitUnset bool
+}
+
+// object is a JSON object with known keys, in the order they are written,
+// and a place for the keys hive does not know.
+type object interface {
+	fields() []field
+	unknown() *map[string]json.RawMessage
+}
+
+func intField(key string, p *int, lo, hi int) field {
+	return field{
+		key: key, ptr: p,
+		accept: fmt.Sprintf("a whole number from %d to %d", lo, hi),
+		valid:  func() bool { return *p >= lo && *p <= hi },
+	}
+}
+
+func oneOf(key string, p *string, allowed ...string) field {
+	return field{
+		key: key, ptr: p,
+		accept: orList(allowed),
+		valid:  func() bool { return slices.Contains(allowed, *p) },
+	}
+}
+
+// orList renders ["a", "b", "c"] as "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+var modelCLIs = []string{CLIClaude, CLICodex, CLIAider, CLIExec, CLISim}
+
+// The top-level keys: the seed's order, then hive's additions.
+func (c *Config) fields() []field {
+	return []field{
+		{key: "mode", ptr: &c.Mode},
+		{key: "depth", ptr: &c.Depth},
+		{key: "workflow", ptr: &c.Workflow},
+		{key: "planning", ptr: &c.Planning},
+		{key: "parallelization", ptr: &c.Parallelization, accept: "true, false or an object"},
+		{key: "teams", ptr: &c.Teams},
+		{key: "gates", ptr: &c.Gates},
+		{key: "safety", ptr: &c.Safety},
+		{key: "git", ptr: &c.Git},
+		{key: "timeouts", ptr: &c.Timeouts},
+		{key: "retries", ptr: &c.Retries},
+		{key: "models", ptr: &c.Models, accept: `an object of roles, such as {"default": {"cli": "claude", "model": "sonnet"}}`},
+		{key: "notifications", ptr: &c.Notifications},
+		{key: "secrets", ptr: &c.Secrets},
+	}
+}
+
+func (w *Workflow) fields() []field {
+	return []field{
+		{key: "research", ptr: &w.Research},
+		{key: "plan_check", ptr: &w.PlanCheck},
+		{key: "verifier", ptr: &w.Verifier},
+		{key: "use_worktrees", ptr: &w.UseWorktrees},
+		{key: "worktree_setup", ptr: &w.WorktreeSetup},
+	}
+}
+
+func (w *WorktreeSetup) fields() []field {
+	return []field{
+		{key: "copy", ptr: &w.Copy},
+		{key: "command", ptr: &w.Command},
+	}
+}
+
+func (p *Planning) fields() []field {
+	return []field{
+		{key: "commit_docs", ptr: &p.CommitDocs},
+		{key: "search_gitignored", ptr: &p.SearchGitignored},
+	}
+}
+
+func (p *Parallelization) fields() []field {
+	return []field{
+		{key: "enabled", ptr: &p.Enabled},
+		{key: "plan_level", ptr: &p.PlanLevel},
+		{key: "task_level", ptr: &p.TaskLevel},
+		{key: "skip_checkpoints", ptr: &p.SkipCheckpoints},
+		intField("max_concurrent_agents", &p.MaxConcurrentAgents, 1, 64),
+		// The upper bounds below only keep numbers sane; no project comes near them.
+		intField("min_plans_for_parallel", &p.MinPlansForParallel, 1, 1000),
+		{key: "dynamic_scheduling", ptr: &p.DynamicScheduling},
+	}
+}
+
+func (t *Teams) fields() []field {
+	return []field{{key: "execution_team", ptr: &t.ExecutionTeam}}
+}
+
+func (g *Gates) fields() []field {
+	return []field{
+		{key: "confirm_project", ptr: &g.ConfirmProject},
+		{key: "confirm_phases", ptr: &g.ConfirmPhases},
+		{key: "confirm_roadmap", ptr: &g.ConfirmRoadmap},
+		{key: "confirm_breakdown", ptr: &g.ConfirmBreakdown},
+		{key: "confirm_plan", ptr: &g.ConfirmPlan},
+		{key: "execute_next_plan", ptr: &g.ExecuteNextPlan},
+		{key: "issues_review", ptr: &g.IssuesReview},
+		{key: "confirm_transition", ptr: &g.ConfirmTransition},
+		{key: "post_merge_command", ptr: &g.PostMergeCommand},
+	}
+}
+
+func (s *Safety) fields() []field {
+	return []field{
+		{key: "always_confirm_destructive", ptr: &s.AlwaysConfirmDestructive},
+		{key: "always_confirm_external_services", ptr: &s.AlwaysConfirmExternalServices},
+	}
+}
+
+func (g *Git) fields() []field {
+	return []field{
+		oneOf("branching_strategy", &g.BranchingStrategy, BranchingNone, BranchingPhase, BranchingMilestone),
+		{key: "worktree_dir", ptr: &g.WorktreeDir},
+	}
+}
+
+func (t *Timeouts) fields() []field {
+	return []field{{
+		key: "stall", ptr: &t.Stall,
+		accept: `a duration such as "5m" or "90s", or a number of seconds, greater than 0`,
+		valid:  func() bool { return t.Stall > 0 },
+	}}
+}
+
+func (r *Retries) fields() []field {
+	return []field{intField("agent", &r.Agent, 0, 100)}
+}
+
+func (m *ModelSpec) fields() []field {
+	return []field{
+		{
+			key: "cli", ptr: &m.CLI, omitUnset: true,
+			accept: orList(modelCLIs),
+			// "" is an unset cli, inherited from the default entry.
+			valid: func() bool { return m.CLI == "" || slices.Contains(modelCLIs, m.CLI) },
+		},
+		{key: "model", ptr: &m.Model, omitUnset: true},
+		{key: "path", ptr: &m.Path, omitUnset: true},
+		{key: "args", ptr: &m.Args, omitUnset: true},
+		{key: "env", ptr: &m.Env, omitUnset: true, accept: `an object of strings, such as {"NAME": "value"}`},
+	}
+}
+
+func (n *Notifications) fields() []field {
+	return []field{
+		{key: "bell", ptr: &n.Bell},
+		{key: "desktop", ptr: &n.Desktop},
+		{key: "webhook_url", ptr: &n.WebhookURL},
+	}
+}
+
+func (s *Secrets) fields() []field {
+	return []field{{key: "env", ptr: &s.Env}}
+}
+
+func (c *Config) unknown() *map[string]json.RawMessage          { return &c.extra }
+func (w *Workflow) unknown() *map[string]json.RawMessage        { return &w.extra }
+func (w *WorktreeSetup) unknown() *map[string]json.RawMessage   { return &w.extra }
+func (p *Planning) unknown() *map[string]json.RawMessage        { return &p.extra }
+func (p *Parallelization) unknown() *map[string]json.RawMessage { return &p.extra }
+func (t *Teams) unknown() *map[string]json.RawMessage           { return &t.extra }
+func (g *Gates) unknown() *map[string]json.RawMessage           { return &g.extra }
+func (s *Safety) unknown() *map[string]json.RawMessage          { return &s.extra }
+func (g *Git) unknown() *map[string]json.RawMessage             { return &g.extra }
+func (t *Timeouts) unknown() *map[string]json.RawMessage        { return &t.extra }
+func (r *Retries) unknown() *map[string]json.RawMessage         { return &r.extra }
+func (m *ModelSpec) unknown() *map[string]json.RawMessage       { return &m.extra }
+func (n *Notifications) unknown() *map[string]json.RawMessage   { return &n.extra }
+func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extra }
+
+// accepts says what a field accepts, for error messages.
+func accepts(f field) string {
+	if f.accept != "" {
+		return f.accept
+	}
+	switch f.ptr.(type) {
+	case *bool:
+		return "true or false"
+	case *string:
+		return "a string"
+	case *[]string:
+		return `a list of strings, such as [".env"]`
+	case *time.Duration:
+		return "a duration"
+	default:
+		return "an object"
+	}
+}
+
+// unset reports whether a value counts as absent in a model entry.
+func unset(ptr any) bool {
+	switch p := ptr.(type) {
+	case *string:
+		return *p == ""
+	case *[]string:
+		return *p == nil
+	case *map[string]string:
+		return *p == nil
+	}
+	return false
+}
