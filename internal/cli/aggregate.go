@@ -12,7 +12,10 @@ import (
 
 // writeAggregate prints seed 000 §2.4's report after a run: waves, plans,
 // status and commits, each plan's one-liner, and the issues met.
-func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool) {
+//
+// commits counts each plan's commits in git; plans that were complete before
+// the run have commits the run never saw reported.
+func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, commits map[string]int) {
 	byWave := map[int][]engine.PlanStatus{}
 	var waves []int
 	for _, p := range s.Plans {
@@ -38,13 +41,13 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool) {
 	for _, wv := range waves {
 		var ids []string
 		status := map[string]int{}
-		commits := 0
+		n := 0
 		for _, p := range byWave[wv] {
 			ids = append(ids, p.Spec.ID)
 			status[stateWord(p.State)]++
-			commits += len(p.Commits)
+			n += commits[p.Spec.ID]
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %d |\n", wv, strings.Join(ids, ", "), summarizeStates(status, len(ids)), commits)
+		fmt.Fprintf(w, "| %d | %s | %s | %d |\n", wv, strings.Join(ids, ", "), summarizeStates(status), n)
 	}
 	fmt.Fprintln(w, "\n### Plan Details")
 	for i, p := range s.Plans {
@@ -55,7 +58,7 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool) {
 		if line == "" {
 			line = p.Spec.ID
 		}
-		fmt.Fprintf(w, "%d. **%s**: %s (%s, %d commit(s))\n", i+1, p.Spec.ID, line, p.State, len(p.Commits))
+		fmt.Fprintf(w, "%d. **%s**: %s (%s, %d commit(s))\n", i+1, p.Spec.ID, line, p.State, commits[p.Spec.ID])
 	}
 	fmt.Fprintln(w, "\n### Issues Encountered")
 	issues := 0
@@ -70,7 +73,7 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool) {
 	}
 }
 
-func summarizeStates(status map[string]int, n int) string {
+func summarizeStates(status map[string]int) string {
 	if len(status) == 1 {
 		for k := range status {
 			return k

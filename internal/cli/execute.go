@@ -112,7 +112,13 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		if fresh, err := plan.LoadPhase(repo.Root, ph.Dir); err == nil {
 			ph = fresh
 		}
-		writeAggregate(o.stdout, ph, res.Snapshot, cfg.TeamMode())
+		commits := map[string]int{}
+		for _, p := range ph.Plans {
+			if cs, err := repo.CommitsMentioning(ctx, p.ID); err == nil {
+				commits[p.ID] = len(cs)
+			}
+		}
+		writeAggregate(o.stdout, ph, res.Snapshot, cfg.TeamMode(), commits)
 	}
 	if res.Snapshot.Outcome != engine.OutcomeComplete {
 		return silentExit(ExitFailed)

@@ -1,9 +1,14 @@
 package plan
 
+import "strings"
+
 // Project is the .planning/ folder of one repository.
 type Project struct {
 	Root   string   // absolute path of the repository root
 	Phases []*Phase // sorted by phase number (numerically: 1 < 2 < 2.1 < 10)
+	// Diagnostics are notes about entries of .planning/phases that are not
+	// phase folders; each phase keeps its own findings.
+	Diagnostics []Diagnostic
 }
 
 // Phase is one folder under .planning/phases/, e.g. "03-authentication" or "02.1-hotfix".
@@ -106,11 +111,31 @@ type Task struct {
 	ResumeSignal       string // <resume-signal>
 	Gate               string // the gate attribute: "", "blocking", "blocking-human"
 	Decision           *Decision
+	// Extra holds the inner text of every other child element (<what-built>,
+	// <how-to-verify>, <behavior>, ...) or bold label of older plans, by name.
+	Extra map[string]string
 }
 
 // IsCheckpoint reports whether the task stops for a human.
 func (t Task) IsCheckpoint() bool {
 	return len(t.Type) > len(checkpointTypePrefix) && t.Type[:len(checkpointTypePrefix)] == checkpointTypePrefix
+}
+
+// IsTDD reports whether the task is test-driven, by type or by tdd="true".
+func (t Task) IsTDD() bool {
+	return t.Type == TaskTDD || strings.EqualFold(strings.TrimSpace(t.Attrs["tdd"]), "true")
+}
+
+// Automated returns the command of an <automated> element inside <verify>, the
+// part of the verification a machine can run; "" when there is none.
+func (t Task) Automated() string {
+	sc := newScanner(t.Verify)
+	for _, e := range sc.children(0, len(t.Verify), false, nil) {
+		if e.name == "automated" {
+			return e.text(t.Verify)
+		}
+	}
+	return ""
 }
 
 // Decision is the body of a checkpoint:decision task.

@@ -1,0 +1,530 @@
+package plan
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const dir = ".planning/phases/01-x"
+
+// plan builds a PLAN.md from frontmatter lines and a body.
+func plan(front, body string) string {
+	return "---\n" + front + "\n---\n" + body
+}
+
+const autoTask = "<tasks>\n<task type=\"auto\"><name>Do it</name><action>x</action></task>\n</tasks>\n"
+
+// wantDiag describes one expected diagnostic; the message and fix are substrings.
+type wantDiag struct {
+	sev  Severity
+	file string // base name
+	line int
+	msg  string
+	fix  string
+}
+
+func matchDiags(t *testing.T, got []Diagnostic, want []wantDiag) {
+	t.Helper()
+	for _, w := range want {
+		found := false
+		for _, d := range got {
+			if d.Severity == w.sev && d.File == dir+"/"+w.file && d.Line == w.line &&
+				strings.Contains(d.Message, w.msg) && strings.Contains(d.Fix, w.fix) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("missing %s %s:%d %q (fix %q); got:\n%s", w.sev, w.file, w.line, w.msg, w.fix, diagList(got))
+		}
+	}
+	if n := countErrors(got); n != countWantErrors(want) {
+		t.Errorf("%d errors, want %d:\n%s", n, countWantErrors(want), diagList(got))
+	}
+}
+
+func countErrors(ds []Diagnostic) (n int) {
+	for _, d := range ds {
+		if d.Severity == SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
+func countWantErrors(ws []wantDiag) (n int) {
+	for _, w := range ws {
+		if w.sev == SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
+func diagList(ds []Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString("  " + d.String() + "\n")
+	}
+	return b.String()
+}
+
+func TestParsePlanDiagnostics(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		nilOK  bool // the plan is left out
+		want   []wantDiag
+		verify func(t *testing.T, p *Plan)
+	}{
+		{
+			name: "wave not a number",
+			in:   plan("phase: 01-x\nplan: 01\nwave: \"x\"", autoTask),
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 4, `wave must be a whole number ≥ 1, got "x"`, "set wave: N"}},
+		},
+		{
+			name: "wave is a list",
+			in:   plan("wave: [1]", autoTask),
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 2, "wave must be a whole number, got a list", "set wave"}},
+		},
+		{
+			name: "depends_on is a mapping",
+			in:   plan("depends_on: {plan: 01-01}", autoTask),
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 2, "depends_on must be a list of plan ids, got a mapping", `depends_on: ["01-01"`}},
+		},
+		{
+			name: "depends_on scalar number means a plan of this phase",
+			in:   plan("depends_on: 5", autoTask),
+			verify: func(t *testing.T, p *Plan) {
+				if !reflect.DeepEqual(p.DependsOn, []string{"01-05"}) {
+					t.Errorf("DependsOn = %q", p.DependsOn)
+				}
+			},
+		},
+		{
+			name: "depends_on spellings",
+			in:   plan("depends_on: [1, \"1-02\", 14-01, '01-03-PLAN.md', \"\", \"01-04, 01-05\"]", autoTask),
+			verify: func(t *testing.T, p *Plan) {
+				want := []string{"01-01", "01-02", "14-01", "01-03", "01-04", "01-05"}
+				if !reflect.DeepEqual(p.DependsOn, want) {
+					t.Errorf("DependsOn = %q, want %q", p.DependsOn, want)
+				}
+			},
+		},
+		{
+			name: "autonomous not a bool",
+			in:   plan("autonomous: maybe", autoTask),
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 2, `autonomous must be true or false, got "maybe"`, "set autonomous"}},
+		},
+		{
+			name: "unknown key is a note",
+			in:   plan("wave: 1\nmodel_overrides:\n  executor: opus", autoTask),
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, `"model_overrides" is not one hive uses`, ""}},
+			verify: func(t *testing.T, p *Plan) {
+				if m, ok := p.Extra["model_overrides"].(map[string]any); !ok || m["executor"] != "opus" {
+					t.Errorf("Extra = %#v", p.Extra)
+				}
+			},
+		},
+		{
+			name: "plan number disagrees with file name",
+			in:   plan("phase: 01-x\nplan: 07", autoTask),
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 3, "plan: 07 but the file name says 01-01", "set plan: 01"}},
+		},
+		{
+			name:  "frontmatter not closed",
+			in:    "---\nphase: 01\nwave: 1\n\n<tasks></tasks>\n",
+			nilOK: true,
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 1, "never closed", "add a line containing only ---"}},
+		},
+		{
+			name:  "invalid YAML",
+			in:    plan("phase: 01\nfiles_modified: [a.ts\nwave: 1", autoTask),
+			nilOK: true,
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 3, "invalid YAML frontmatter: did not find expected ',' or ']'", "check the YAML"}},
+		},
+		{
+			name:  "frontmatter is a list",
+			in:    plan("- phase\n- wave", autoTask),
+			nilOK: true,
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 2, "not a key: value mapping", "one \"key: value\" per line"}},
+		},
+		{
+			name:  "NUL byte in frontmatter",
+			in:    plan("phase: 0\x001", autoTask),
+			nilOK: true,
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 2, "invalid YAML frontmatter: control characters are not allowed", ""}},
+		},
+		{
+			name: "no frontmatter",
+			in:   "# Plan\n\n## Task 1: Only task\n\n**Action:** do it\n",
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 1, "no YAML frontmatter", "start the file with a --- block"}},
+			verify: func(t *testing.T, p *Plan) {
+				if len(p.Tasks) != 1 || p.Tasks[0].Line != 3 || p.Tasks[0].Action != "do it" || !p.Autonomous {
+					t.Errorf("tasks = %+v", p.Tasks)
+				}
+			},
+		},
+		{
+			name: "no tasks",
+			in:   plan("wave: 1", "\n<objective>\nNothing\n</objective>\n"),
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 4, "no tasks found", "<task"}},
+		},
+		{
+			name: "unclosed task and child",
+			in:   plan("wave: 1", "<tasks>\n<task type=\"auto\">\n<name>One</name>\n<action>first\n</task>\n<task type=\"auto\">\n<name>Two</name>\n</tasks>\n"),
+			want: []wantDiag{
+				{SeverityWarning, "01-01-PLAN.md", 7, "<action> is never closed", "add </action>"},
+				{SeverityWarning, "01-01-PLAN.md", 9, "task 2: <task> is never closed", "add </task>"},
+			},
+			verify: func(t *testing.T, p *Plan) {
+				if len(p.Tasks) != 2 || p.Tasks[0].Action != "first" || p.Tasks[1].Name != "Two" {
+					t.Errorf("tasks = %+v", p.Tasks)
+				}
+			},
+		},
+		{
+			name: "alias bomb is cut short",
+			in: plan("a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"+
+				"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"+
+				"requirements: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nuser_setup: *f", autoTask),
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 2, "frontmatter expands to more than 100000 values", "remove YAML anchors"}},
+		},
+		{
+			name: "both files_modified spellings",
+			in:   plan("files_modified: [a.ts]\nfiles-modified: [b.ts]", autoTask),
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, "both files_modified and files-modified", ""}},
+			verify: func(t *testing.T, p *Plan) {
+				if !reflect.DeepEqual(p.FilesModified, []string{"a.ts", "b.ts"}) || p.Lines["files_modified[1]"] != 3 {
+					t.Errorf("FilesModified = %q, lines %v", p.FilesModified, p.Lines)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ds := ParsePlan(dir+"/01-01-PLAN.md", []byte(tt.in))
+			if (p == nil) != tt.nilOK {
+				t.Fatalf("plan = %v, want nil: %v (%v)", p, tt.nilOK, ds)
+			}
+			matchDiags(t, ds, tt.want)
+			if tt.verify != nil {
+				tt.verify(t, p)
+			}
+		})
+	}
+}
+
+func TestBodyScanner(t *testing.T) {
+	tests := []struct {
+		name  string
+		body  string
+		tasks []string // names
+		check func(t *testing.T, p *Plan)
+	}{
+		{
+			name: "comments and fences hide example tasks",
+			body: "<!-- <task type=\"auto\"><name>commented</name></task> -->\n" +
+				"Example:\n```xml\n<task type=\"auto\"><name>in a fence</name></task>\n```\n" +
+				"<tasks>\n<task type=\"auto\"><name>real</name></task>\n</tasks>\n",
+			tasks: []string{"real"},
+		},
+		{
+			name:  "generics and comparisons are text",
+			body:  "<tasks>\n<task type=\"auto\">\n<name>Generic</name>\n<action>const m = new Map<string, Array<Item>>(); if (a < b && c > d) {}\n<Component prop={x} />\n</action>\n<done>ok</done>\n</task>\n</tasks>\n",
+			tasks: []string{"Generic"},
+			check: func(t *testing.T, p *Plan) {
+				if !strings.Contains(p.Tasks[0].Action, "Map<string, Array<Item>>(); if (a < b && c > d)") || p.Tasks[0].Done != "ok" {
+					t.Errorf("task = %+v", p.Tasks[0])
+				}
+			},
+		},
+		{
+			name:  "attributes quoted, single-quoted and bare",
+			body:  "<task id='t1' type=checkpoint:human-action gate=\"blocking-human\" tdd=\"false\">\n<action>Create the OAuth app</action>\n<resume-signal>Paste the client id</resume-signal>\n</task>\n",
+			tasks: []string{"Create the OAuth app"},
+			check: func(t *testing.T, p *Plan) {
+				tk := p.Tasks[0]
+				if tk.Type != TaskHumanAction || tk.Gate != "blocking-human" || tk.Attrs["id"] != "t1" || tk.IsTDD() || !tk.IsCheckpoint() {
+					t.Errorf("task = %+v", tk)
+				}
+			},
+		},
+		{
+			name:  "decision with nested context and options",
+			body:  "<task type=\"checkpoint:decision\" gate=\"blocking\">\n<decision>Which queue?\n<context>Jobs are small.</context>\n<options><option id=\"a\"><name>SQS</name></option><option id=\"b\"><name>Redis</name><pros>fast</pros></option></options>\n</decision>\n</task>\n",
+			tasks: []string{"Which queue?"},
+			check: func(t *testing.T, p *Plan) {
+				d := p.Tasks[0].Decision
+				if d == nil || d.Question != "Which queue?" || d.Context != "Jobs are small." || len(d.Options) != 2 || d.Options[1].Pros != "fast" {
+					t.Errorf("decision = %+v", d)
+				}
+			},
+		},
+		{
+			name:  "files annotations",
+			body:  "<task><name>F</name><files>\n- `src/a.ts` (new)\n* src/b.ts — the store\nsrc/c.ts (modify), src/d.ts - helper\n\n</files></task>\n",
+			tasks: []string{"F"},
+			check: func(t *testing.T, p *Plan) {
+				if want := []string{"src/a.ts", "src/b.ts", "src/c.ts", "src/d.ts"}; !reflect.DeepEqual(p.Tasks[0].Files, want) {
+					t.Errorf("files = %q", p.Tasks[0].Files)
+				}
+				if p.Tasks[0].Type != TaskAuto {
+					t.Errorf("type = %q, want auto by default", p.Tasks[0].Type)
+				}
+			},
+		},
+		{
+			name:  "### Task N headings and ### N. under ## Tasks",
+			body:  "## Tasks\n\n### 1. First\n**Action:** a\n\n### Task 2 - Second\n- **Verify**: `go test`\n\n## After\n\n### 3. Not a task\n",
+			tasks: []string{"First", "Second"},
+			check: func(t *testing.T, p *Plan) {
+				if p.Tasks[1].Verify != "`go test`" {
+					t.Errorf("verify = %q", p.Tasks[1].Verify)
+				}
+			},
+		},
+		{
+			name:  "CRLF line endings",
+			body:  "<tasks>\r\n<task type=\"auto\">\r\n<name>Windows</name>\r\n</task>\r\n</tasks>\r\n",
+			tasks: []string{"Windows"},
+			check: func(t *testing.T, p *Plan) {
+				if p.Tasks[0].Line != 6 {
+					t.Errorf("line = %d, want 6", p.Tasks[0].Line)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ds := ParsePlan(dir+"/01-01-PLAN.md", []byte(plan("wave: 1\nautonomous: false", tt.body)))
+			if p == nil || HasErrors(ds) {
+				t.Fatalf("ParsePlan: %v", ds)
+			}
+			var names []string
+			for _, tk := range p.Tasks {
+				names = append(names, tk.Name)
+			}
+			if !reflect.DeepEqual(names, tt.tasks) {
+				t.Fatalf("tasks = %q, want %q", names, tt.tasks)
+			}
+			if tt.check != nil {
+				tt.check(t, p)
+			}
+		})
+	}
+}
+
+// phaseOf parses in-memory plans into a phase, as LoadPhase would.
+func phaseOf(t *testing.T, files map[string]string) *Phase {
+	t.Helper()
+	ph := &Phase{Number: "01", Slug: "x", Dir: dir}
+	for name, text := range files {
+		p, ds := ParsePlan(dir+"/"+name, []byte(text))
+		if p == nil || HasErrors(ds) {
+			t.Fatalf("%s: %v", name, ds)
+		}
+		ph.Plans = append(ph.Plans, p)
+	}
+	return ph
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []wantDiag
+		waves map[string]int
+	}{
+		{
+			name: "valid phase",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1\nfiles_modified: [src/a.ts]", autoTask),
+				"01-02-PLAN.md": plan("wave: 1\nfiles_modified: [src/b.ts]", autoTask),
+				"01-03-PLAN.md": plan("depends_on: [01-01, 01-02]\nfiles_modified: [src/a.ts]", autoTask),
+				"01-04-PLAN.md": plan("wave: 5\ndepends_on: [3]", autoTask),
+			},
+			waves: map[string]int{"01-01": 1, "01-02": 1, "01-03": 2, "01-04": 5},
+		},
+		{
+			name: "duplicate plan id",
+			files: map[string]string{
+				"01-02-PLAN.md": plan("plan: 02", autoTask),
+				"1-2-PLAN.md":   plan("plan: 02", autoTask),
+			},
+			want: []wantDiag{{SeverityError, "1-2-PLAN.md", 2, "duplicate plan id 1-2: " + dir + "/01-02-PLAN.md has the same id", "rename one of the files"}},
+		},
+		{
+			name: "unknown dependency suggests the closest id",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1", autoTask),
+				"01-02-PLAN.md": plan("depends_on:\n  - 01-01\n  - 01-13", autoTask),
+				"01-10-PLAN.md": plan("wave: 1", autoTask),
+			},
+			want: []wantDiag{{SeverityError, "01-02-PLAN.md", 4, "depends_on names unknown plan 01-13", "replace 01-13 with 01-10"}},
+		},
+		{
+			name: "dependency on a later phase",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("depends_on: [\"02-01\"]", autoTask),
+			},
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 2, "02-01, a plan of a later phase", "move this plan"}},
+		},
+		{
+			name: "dependency cycle",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1", autoTask),
+				"01-02-PLAN.md": plan("depends_on: [01-01, 01-03]", autoTask),
+				"01-03-PLAN.md": plan("depends_on:\n  - 01-02", autoTask),
+				"01-04-PLAN.md": plan("depends_on: [01-03]", autoTask),
+			},
+			want: []wantDiag{{SeverityError, "01-02-PLAN.md", 2,
+				"dependency cycle: 01-02 (" + dir + "/01-02-PLAN.md) → 01-03 (" + dir + "/01-03-PLAN.md) → 01-02",
+				"remove one of these depends_on entries"}},
+			waves: map[string]int{"01-01": 1, "01-02": 0, "01-03": 0, "01-04": 0},
+		},
+		{
+			name: "self dependency",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1\ndepends_on: [01-01]", autoTask),
+			},
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 3, "dependency cycle: 01-01 (" + dir + "/01-01-PLAN.md) → 01-01", "remove one"}},
+			waves: map[string]int{"01-01": 0},
+		},
+		{
+			name: "wave contradicts depends_on",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 2", autoTask),
+				"01-02-PLAN.md": plan("phase: 01-x\nwave: 2\ndepends_on: [01-01]", autoTask),
+			},
+			want:  []wantDiag{{SeverityError, "01-02-PLAN.md", 3, "wave: 2 contradicts depends_on: 01-01 runs in wave 2", "set wave: 3"}},
+			waves: map[string]int{"01-01": 2, "01-02": 3},
+		},
+		{
+			name: "unsafe files_modified",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("files_modified:\n  - /etc/passwd\n  - ../other-repo/x.ts\n  - \"\"\n  - src/../../x\n  - src/../ok.ts\n  - C:\\\\Users\\\\x", autoTask),
+			},
+			want: []wantDiag{
+				{SeverityError, "01-01-PLAN.md", 3, `"/etc/passwd" is absolute`, "relative to its root"},
+				{SeverityError, "01-01-PLAN.md", 4, `"../other-repo/x.ts" leaves the repository`, "inside the repository"},
+				{SeverityError, "01-01-PLAN.md", 5, "entry 3 is empty", "remove the empty entry"},
+				{SeverityError, "01-01-PLAN.md", 6, `"src/../../x" leaves the repository`, ""},
+				{SeverityError, "01-01-PLAN.md", 8, "absolute (drive letter)", ""},
+			},
+		},
+		{
+			name: "unknown task type",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("autonomous: false", "<tasks>\n<task type=\"auto\"><name>a</name></task>\n<task type=\"checkpoint:review\"><name>b</name></task>\n</tasks>\n"),
+			},
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 6, `task 2 has unknown type "checkpoint:review"`,
+				"use one of: auto, tdd, checkpoint:human-verify, checkpoint:decision, checkpoint:human-action"}},
+		},
+		{
+			name: "checkpoint in an explicitly autonomous plan",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1\nautonomous: true", "<tasks>\n<task type=\"auto\"><name>a</name></task>\n<task type=\"checkpoint:human-verify\" gate=\"blocking\"><name>b</name></task>\n</tasks>\n"),
+			},
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 3, "task 2 is a checkpoint:human-verify checkpoint but the plan is autonomous (autonomous: true at line 3)", "set autonomous: false"}},
+		},
+		{
+			name: "checkpoint in a plan autonomous by default",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1", "<tasks>\n<task type=\"checkpoint:decision\"><decision>x</decision></task>\n</tasks>\n"),
+			},
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 5, "autonomous defaults to true", "set autonomous: false"}},
+		},
+		{
+			name: "same file in one wave",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1\nfiles_modified: [src/db.ts, src/a.ts]", autoTask),
+				"01-02-PLAN.md": plan("wave: 2\nfiles_modified: [src/b.ts]", autoTask),
+				"01-03-PLAN.md": plan("files_modified: [./src/db.ts, src/a.ts, src/c.ts]", autoTask),
+			},
+			want: []wantDiag{{SeverityError, "01-03-PLAN.md", 2, "01-01 and 01-03 both modify src/a.ts, src/db.ts in wave 1", `make 01-03 depend on 01-01 (add "01-01" to its depends_on)`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ph := phaseOf(t, tt.files)
+			got := Validate(ph)
+			matchDiags(t, got, tt.want)
+			for i := 1; i < len(ph.Plans); i++ {
+				if compareID(ph.Plans[i-1].ID, ph.Plans[i].ID) > 0 {
+					t.Errorf("plans not sorted: %s before %s", ph.Plans[i-1].ID, ph.Plans[i].ID)
+				}
+			}
+			for id, w := range tt.waves {
+				if p := ph.Plan(id); p == nil || p.ComputedWave != w {
+					t.Errorf("ComputedWave(%s) = %v, want %d", id, p, w)
+				}
+			}
+		})
+	}
+}
+
+func TestComputeWavesError(t *testing.T) {
+	a := &Plan{ID: "01-01", Path: "a", DependsOn: []string{"01-02"}}
+	b := &Plan{ID: "01-02", Path: "b", DependsOn: []string{"01-01"}}
+	c := &Plan{ID: "01-03", Path: "c", DependsOn: []string{"00-09"}}
+	err := ComputeWaves([]*Plan{b, a, c})
+	if err == nil || err.Error() != "dependency cycle: 01-01 (a) → 01-02 (b) → 01-01" {
+		t.Fatalf("err = %v", err)
+	}
+	if a.ComputedWave != 0 || b.ComputedWave != 0 || c.ComputedWave != 1 {
+		t.Errorf("waves = %d %d %d", a.ComputedWave, b.ComputedWave, c.ComputedWave)
+	}
+}
+
+func TestSafeRelPath(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{"src/a.ts", "src/a.ts", ""},
+		{" ./src//b/../a.ts ", "src/a.ts", ""},
+		{`src\win\a.ts`, "src/win/a.ts", ""},
+		{"a/..b", "a/..b", ""},
+		{"", "", "empty"},
+		{"/etc/passwd", "", "absolute"},
+		{`\\server\share`, "", "absolute"},
+		{"C:/x", "", "drive letter"},
+		{"~/.zshrc", "", "home directory"},
+		{"..", "", "leaves"},
+		{"a/../../b", "", "leaves"},
+		{`..\x`, "", "leaves"},
+		{".", "", "repository root"},
+		{"a/..", "", "repository root"},
+		{"a\x00b", "", "NUL"},
+	}
+	for _, tt := range tests {
+		got, err := SafeRelPath(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("SafeRelPath(%q) = %q, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("SafeRelPath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestDiagnosticString(t *testing.T) {
+	tests := []struct {
+		d    Diagnostic
+		want string
+	}{
+		{Diagnostic{SeverityError, "a/01-01-PLAN.md", 7, "wave must be a whole number", "set wave: 2"}, "a/01-01-PLAN.md:7: error: wave must be a whole number (fix: set wave: 2)"},
+		{Diagnostic{SeverityWarning, "b.md", 1, "no tasks found", ""}, "b.md:1: warning: no tasks found"},
+		{Diagnostic{SeverityNote, "c", 0, "stray", ""}, "c: note: stray"},
+	}
+	for _, tt := range tests {
+		if got := tt.d.String(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+	if HasErrors([]Diagnostic{tests[1].d, tests[2].d}) || !HasErrors([]Diagnostic{tests[2].d, tests[0].d}) {
+		t.Error("HasErrors")
+	}
+}

@@ -1,0 +1,420 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// document is one markdown file split into its YAML frontmatter and its body.
+type document struct {
+	text       string // the whole file, CRLF normalised to LF
+	lineStarts []int  // byte offset of the start of each line of text
+	hasFM      bool
+	fm         string // frontmatter text without the --- fences
+	fmLine     int    // file line of the first frontmatter line
+	body       string
+	bodyOff    int // byte offset of body in text
+	bodyLine   int // file line where body starts
+
+	budget    int  // YAML nodes left to visit, see nodeBudget
+	exhausted bool // the budget ran out: some values were dropped
+}
+
+// splitDocument separates the frontmatter. It reports false, with an error in ds,
+// when a frontmatter is opened but never closed: then nothing after the opening
+// fence can be told apart as YAML or body.
+func splitDocument(data []byte, ds *diags) (*document, bool) {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	d := &document{text: text, lineStarts: lineStarts(text), bodyLine: 1, budget: nodeBudget}
+	start := 0
+	if strings.HasPrefix(text, "\uFEFF") {
+		start = len("\uFEFF")
+	}
+	// Tolerate blank lines before the opening fence: editors and generators add them.
+	open, fence := -1, 0
+	for off := start; off < len(text); {
+		line, next := lineAt(text, off)
+		if t := strings.TrimSpace(line); t != "" {
+			if strings.TrimRight(line, " \t") == "---" {
+				open, fence = next, off
+			}
+			break
+		}
+		off = next
+	}
+	if open < 0 {
+		d.body, d.bodyOff, d.bodyLine = text[start:], start, d.line(start)
+		return d, true
+	}
+	d.fmLine = d.line(open)
+	for off := open; off < len(text); {
+		line, next := lineAt(text, off)
+		if t := strings.TrimRight(line, " \t"); t == "---" || t == "..." {
+			d.hasFM = true
+			d.fm = text[open:off]
+			d.body, d.bodyOff, d.bodyLine = text[next:], next, d.line(next)
+			return d, true
+		}
+		off = next
+	}
+	ds.errorf(d.line(fence), "add a line containing only --- after the last frontmatter key",
+		"frontmatter opened here is never closed")
+	return d, false
+}
+
+// lineAt returns the line starting at off (without its newline) and the offset of
+// the next line.
+func lineAt(text string, off int) (string, int) {
+	if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+		return text[off : off+i], off + i + 1
+	}
+	return text[off:], len(text)
+}
+
+func lineStarts(text string) []int {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// line returns the 1-based line of byte offset off in the file.
+func (d *document) line(off int) int {
+	return sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off })
+}
+
+// lastLine is the number of the file's last line, the upper bound of any Line.
+func (d *document) lastLine() int { return len(d.lineStarts) }
+
+var yamlLineRE = regexp.MustCompile(`line (\d+): `)
+
+const yamlFix = "check the YAML at that line: quote values that contain \": \" or \" #\" or start with a backtick, @, *, &, !, %, { or [, and keep indentation consistent"
+
+// parseFrontmatter parses d.fm into its top-level mapping. It returns false when
+// the YAML is unusable (syntax error, or not a mapping); an empty frontmatter is
+// an empty mapping.
+func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
+	if strings.TrimSpace(d.fm) == "" {
+		return &yaml.Node{Kind: yaml.MappingNode}, true
+	}
+	var root yaml.Node
+	if err := safeUnmarshal(d.fm, &root); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		// yaml.v3 names no line for errors on the first line nor for bad bytes.
+		line := d.fmLine + badByteLine(d.fm) - 1
+		if m := yamlLineRE.FindStringSubmatchIndex(msg); m != nil {
+			n, convErr := strconv.Atoi(msg[m[2]:m[3]])
+			msg = msg[:m[0]] + msg[m[1]:]
+			if convErr == nil && n >= 1 {
+				line = d.fmLine + n - 1
+				if isParserProblem(msg) {
+					// yaml.v3 counts lines from 0 for parser errors, from 1 for scanner errors.
+					line++
+				}
+			}
+		}
+		ds.errorf(clampLine(line, d.lastLine()), yamlFix, "invalid YAML frontmatter: %s", strings.TrimSpace(msg))
+		return nil, false
+	}
+	n := &root
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			return &yaml.Node{Kind: yaml.MappingNode}, true
+		}
+		n = n.Content[0]
+	}
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		if n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			return &yaml.Node{Kind: yaml.MappingNode}, true
+		}
+		ds.errorf(d.fmLine, "write the frontmatter as one \"key: value\" per line",
+			"frontmatter is not a key: value mapping")
+		return nil, false
+	}
+	return n, true
+}
+
+// badByteLine returns the 1-based line of the first byte YAML refuses (control
+// characters, invalid UTF-8), or 1.
+func badByteLine(s string) int {
+	line := 1
+	for i, r := range s {
+		switch {
+		case r == '\n':
+			line++
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"),
+			r < 0x20 && r != '\t' && r != '\r',
+			r >= 0x7f && r <= 0x9f && r != 0x85:
+			return line
+		}
+	}
+	return 1
+}
+
+// isParserProblem tells the parser's messages from the scanner's, whose line
+// numbers yaml.v3 reports differently.
+func isParserProblem(msg string) bool {
+	for _, p := range []string{"did not find expected <document start>", "did not find expected node content",
+		"did not find expected key", "did not find expected '-' indicator", "did not find expected ',' or",
+		"found undefined tag handle", "found duplicate %", "found incompatible YAML document"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func clampLine(line, last int) int {
+	return max(0, min(line, last))
+}
+
+// safeUnmarshal shields callers from panics inside the YAML library: plans are
+// arbitrary text and a parser bug must not take hive down.
+func safeUnmarshal(src string, out any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("YAML parser failed: %v", r)
+		}
+	}()
+	return yaml.Unmarshal([]byte(src), out)
+}
+
+// resolve follows aliases so that "*anchor" values read like the anchored node.
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 16; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.AliasNode {
+		return nil
+	}
+	return n
+}
+
+// fmKey is one key of a frontmatter mapping with its file line.
+type fmKey struct {
+	name  string
+	line  int
+	value *yaml.Node
+}
+
+// keys lists the pairs of a mapping in file order, mapping node lines to file lines.
+func (d *document) keys(m *yaml.Node) []fmKey {
+	var out []fmKey
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := resolve(m.Content[i])
+		name := ""
+		if k != nil && k.Kind == yaml.ScalarNode {
+			name = k.Value
+		}
+		out = append(out, fmKey{name: name, line: d.nodeLine(m.Content[i]), value: resolve(m.Content[i+1])})
+	}
+	return out
+}
+
+// nodeLine maps a frontmatter node to its file line.
+func (d *document) nodeLine(n *yaml.Node) int {
+	if n == nil || n.Line == 0 {
+		return d.fmLine
+	}
+	return clampLine(d.fmLine+n.Line-1, d.lastLine())
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+// scalar returns the text of a scalar node exactly as written (so "02" stays
+// "02" and 14-01 stays "14-01"); null reads as "".
+func scalar(n *yaml.Node) (string, bool) {
+	if isNull(n) {
+		return "", true
+	}
+	if n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return strings.TrimSpace(n.Value), true
+}
+
+// item is one element of a frontmatter list.
+type item struct {
+	text string
+	tag  string // YAML tag: "!!str", "!!int", ...
+	line int
+}
+
+// list reads a value written either as a YAML sequence of scalars or as a single
+// scalar (a common hand-written shortcut). ok is false for other shapes; items
+// that are not scalars are skipped with an error.
+func (d *document) list(key fmKey, ds *diags) (items []item, ok bool) {
+	n := key.value
+	switch {
+	case isNull(n):
+		return nil, true
+	case n.Kind == yaml.ScalarNode:
+		if strings.TrimSpace(n.Value) == "" {
+			return nil, true
+		}
+		return []item{{text: strings.TrimSpace(n.Value), tag: n.Tag, line: d.nodeLine(n)}}, true
+	case n.Kind == yaml.SequenceNode:
+		for _, c := range n.Content {
+			c = resolve(c)
+			if c == nil || c.Kind != yaml.ScalarNode {
+				ds.errorf(d.nodeLine(c), fmt.Sprintf("write each %s entry as plain text", key.name),
+					"%s: entry is not a plain value", key.name)
+				continue
+			}
+			items = append(items, item{text: strings.TrimSpace(c.Value), tag: c.Tag, line: d.nodeLine(c)})
+		}
+		return items, true
+	}
+	return nil, false
+}
+
+// nodeBudget bounds how many YAML nodes one file's frontmatter may make hive
+// visit. Aliases can make a small text a huge tree ("billion laughs"); real
+// frontmatter stays far below this.
+const nodeBudget = 100000
+
+// spend takes one node from the file's budget; false once it is exhausted.
+func (d *document) spend() bool {
+	if d.budget <= 0 {
+		d.exhausted = true
+		return false
+	}
+	d.budget--
+	return true
+}
+
+func (d *document) checkBudget(ds *diags) {
+	if d.exhausted {
+		ds.warnf(d.fmLine, "remove YAML anchors and aliases (&name, *name) from the frontmatter",
+			"frontmatter expands to more than %d values; the rest was ignored", nodeBudget)
+	}
+}
+
+// texts reads a list of free text; nested mappings are flattened to "k: v" so that
+// nothing a human wrote is lost.
+func (d *document) texts(n *yaml.Node) []string {
+	switch {
+	case isNull(n):
+		return nil
+	case n.Kind == yaml.ScalarNode:
+		if s := strings.TrimSpace(n.Value); s != "" {
+			return []string{s}
+		}
+		return nil
+	case n.Kind == yaml.SequenceNode:
+		var out []string
+		for _, c := range n.Content {
+			if s := d.flatten(resolve(c), 0); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if s := d.flatten(n, 0); s != "" {
+		return []string{s}
+	}
+	return nil
+}
+
+// flatten renders any value as one line of text.
+func (d *document) flatten(n *yaml.Node, depth int) string {
+	if n == nil || depth > 16 || !d.spend() {
+		return ""
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return ""
+		}
+		return strings.TrimSpace(n.Value)
+	case yaml.SequenceNode:
+		var parts []string
+		for _, c := range n.Content {
+			if s := d.flatten(resolve(c), depth+1); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, ", ")
+	case yaml.MappingNode:
+		var parts []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			parts = append(parts, d.flatten(resolve(n.Content[i]), depth+1)+": "+d.flatten(resolve(n.Content[i+1]), depth+1))
+		}
+		return strings.Join(parts, "; ")
+	}
+	return ""
+}
+
+// value converts a node to plain Go values (map[string]any, []any, string,
+// int, float64, bool, nil) for fields hive keeps but does not interpret. It is
+// written here rather than taken from yaml's Decode so that the node budget
+// holds and no input can make it fail.
+func (d *document) value(n *yaml.Node, depth int) any {
+	if n = resolve(n); n == nil || depth > 64 || !d.spend() {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, d.value(c, depth+1))
+		}
+		return out
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out[d.flatten(resolve(n.Content[i]), depth+1)] = d.value(n.Content[i+1], depth+1)
+		}
+		return out
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil
+		case "!!bool":
+			if b, ok := boolean(n); ok {
+				return b
+			}
+		case "!!int":
+			v := strings.ReplaceAll(n.Value, "_", "")
+			if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return int(i)
+			}
+			if i, err := strconv.ParseInt(v, 0, 64); err == nil {
+				return int(i)
+			}
+		case "!!float":
+			if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+				return f
+			}
+		}
+		return n.Value
+	}
+	return nil
+}
+
+// boolean reads YAML booleans, also when quoted or written yes/no.
+func boolean(n *yaml.Node) (bool, bool) {
+	s, ok := scalar(n)
+	if !ok {
+		return false, false
+	}
+	switch strings.ToLower(s) {
+	case "true", "yes", "on", "y":
+		return true, true
+	case "false", "no", "off", "n":
+		return false, true
+	}
+	return false, false
+}

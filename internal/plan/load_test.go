@@ -1,0 +1,196 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const fixture = "testdata/project"
+
+func loadFixture(t *testing.T) *Project {
+	t.Helper()
+	p, err := LoadProject(fixture)
+	if err != nil {
+		t.Fatalf("LoadProject: %v", err)
+	}
+	return p
+}
+
+func TestLoadProject(t *testing.T) {
+	p := loadFixture(t)
+	var dirs []string
+	for _, ph := range p.Phases {
+		dirs = append(dirs, ph.Dir)
+	}
+	// Numeric order, decimal phase in between, milestones and non-phase folders ignored.
+	want := []string{
+		".planning/phases/01-foundation",
+		".planning/phases/02-legacy-api",
+		".planning/phases/02.1-hotfix",
+		".planning/phases/10-polish",
+	}
+	if !reflect.DeepEqual(dirs, want) {
+		t.Fatalf("phases = %v, want %v", dirs, want)
+	}
+	if !filepath.IsAbs(p.Root) {
+		t.Errorf("Root %q is not absolute", p.Root)
+	}
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].File != ".planning/phases/notes" || p.Diagnostics[0].Severity != SeverityNote {
+		t.Errorf("project diagnostics = %v, want one note about .planning/phases/notes", p.Diagnostics)
+	}
+	for _, ph := range p.Phases {
+		if ds := append(ph.Diagnostics, Validate(ph)...); HasErrors(ds) {
+			t.Errorf("phase %s has errors: %v", ph.Dir, ds)
+		}
+	}
+	ph := p.Phases[0]
+	if ph.Number != "01" || ph.Slug != "foundation" {
+		t.Errorf("phase 1 = %q/%q", ph.Number, ph.Slug)
+	}
+	var ids []string
+	for _, pl := range ph.Plans {
+		ids = append(ids, pl.ID)
+	}
+	if want := []string{"01-01", "01-02", "01-03", "01-04"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("plans = %v, want %v", ids, want)
+	}
+	if p.Phases[2].Number != "02.1" || p.Phases[2].Slug != "hotfix" {
+		t.Errorf("decimal phase = %q/%q", p.Phases[2].Number, p.Phases[2].Slug)
+	}
+	// Stray files are notes, never errors.
+	notes := map[string]string{}
+	for _, d := range ph.Diagnostics {
+		notes[filepath.Base(d.File)] = d.Severity.String() + ": " + d.Message
+	}
+	for _, f := range []string{"PLAN.md", "01-CONTEXT.md", "01-RESEARCH.md", "01-VERIFICATION.md"} {
+		if !strings.HasPrefix(notes[f], "note: ") {
+			t.Errorf("%s: got %q, want a note", f, notes[f])
+		}
+	}
+	if !strings.Contains(notes["01-04-PLAN.md"], `"model_profile"`) {
+		t.Errorf("unknown key note missing: %q", notes["01-04-PLAN.md"])
+	}
+	if len(ph.Summaries) != 2 || ph.Summaries["01-01"] == nil || ph.Summaries["01-02"] == nil {
+		t.Errorf("summaries = %v", ph.Summaries)
+	}
+}
+
+func TestLoadProjectMissingPlanning(t *testing.T) {
+	_, err := LoadProject(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "create .planning/") {
+		t.Fatalf("err = %v, want a hint to create .planning", err)
+	}
+}
+
+func TestLoadProjectWithoutPhases(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".planning"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProject(root)
+	if err != nil || len(p.Phases) != 0 {
+		t.Fatalf("got %v, %v", p, err)
+	}
+	if _, err := p.FindPhase("1"); err == nil || !strings.Contains(err.Error(), "no phase folders") {
+		t.Errorf("FindPhase on empty project: %v", err)
+	}
+}
+
+func TestLoadPhaseLeavesOutInvalidYAML(t *testing.T) {
+	ph, err := LoadPhase("testdata/broken", ".planning/phases/03-reports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ph.Plans) != 1 || ph.Plans[0].ID != "03-02" {
+		t.Fatalf("plans = %v, want only 03-02", ph.Plans)
+	}
+	if len(ph.Diagnostics) != 1 {
+		t.Fatalf("diagnostics = %v", ph.Diagnostics)
+	}
+	d := ph.Diagnostics[0]
+	if d.File != ".planning/phases/03-reports/03-01-PLAN.md" || d.Line != 9 || d.Severity != SeverityError ||
+		!strings.Contains(d.Message, "invalid YAML") || !strings.Contains(d.Fix, "backtick") {
+		t.Errorf("diagnostic = %s", d)
+	}
+	if ph.Plans[0].ComputedWave != 1 {
+		t.Errorf("LoadPhase should compute waves, got %d", ph.Plans[0].ComputedWave)
+	}
+}
+
+func TestLoadPhaseIOError(t *testing.T) {
+	if _, err := LoadPhase("testdata/project", ".planning/phases/99-nope"); err == nil || !strings.Contains(err.Error(), "99-nope") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestFindPhase(t *testing.T) {
+	p := loadFixture(t)
+	abs, _ := filepath.Abs(filepath.Join(fixture, ".planning/phases/02-legacy-api"))
+	tests := []struct {
+		arg, want, err string
+	}{
+		{"1", ".planning/phases/01-foundation", ""},
+		{"01", ".planning/phases/01-foundation", ""},
+		{"2", ".planning/phases/02-legacy-api", ""},
+		{"2.1", ".planning/phases/02.1-hotfix", ""},
+		{"02.1", ".planning/phases/02.1-hotfix", ""},
+		{"10", ".planning/phases/10-polish", ""},
+		{"02-legacy-api", ".planning/phases/02-legacy-api", ""},
+		{"2-legacy-api", ".planning/phases/02-legacy-api", ""},
+		{"hotfix", ".planning/phases/02.1-hotfix", ""},
+		{".planning/phases/10-polish/", ".planning/phases/10-polish", ""},
+		{"./.planning/phases/01-foundation", ".planning/phases/01-foundation", ""},
+		{abs, ".planning/phases/02-legacy-api", ""},
+		{"3", "", `phase "3" not found; available phases: 01-foundation, 02-legacy-api, 02.1-hotfix, 10-polish`},
+		{"02-auth", "", "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg, func(t *testing.T) {
+			ph, err := p.FindPhase(tt.arg)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || ph.Dir != tt.want {
+				t.Fatalf("got %v, %v; want %s", ph, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPhasePlanAndSummaryPath(t *testing.T) {
+	ph, err := loadFixture(t).FindPhase("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"01-03", "1-3"} {
+		if pl := ph.Plan(id); pl == nil || pl.ID != "01-03" {
+			t.Errorf("Plan(%q) = %v", id, pl)
+		}
+	}
+	if ph.Plan("01-09") != nil {
+		t.Error("Plan(01-09) should be nil")
+	}
+	if got := ph.Plan("01-02").SummaryPath(); got != ".planning/phases/01-foundation/01-02-SUMMARY.md" {
+		t.Errorf("SummaryPath = %s", got)
+	}
+}
+
+func TestCompareNum(t *testing.T) {
+	in := []string{"10", "2.1", "1", "02", "2.10", "2.2", "100000000000000000000001"}
+	want := []string{"1", "02", "2.1", "2.2", "2.10", "10", "100000000000000000000001"}
+	got := append([]string(nil), in...)
+	for i := range got { // insertion sort keeps the test independent of sort's stability
+		for j := i; j > 0 && compareNum(got[j], got[j-1]) < 0; j-- {
+			got[j], got[j-1] = got[j-1], got[j]
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,296 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// PhasesDir is where phase folders live, relative to the repository root.
+// Archived milestones (.planning/milestones/) are deliberately not read.
+const PhasesDir = ".planning/phases"
+
+var phaseDirRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)(?:-(.*))?$`)
+
+// gsdArtifacts are the per-phase files GSD writes besides plans and summaries.
+var gsdArtifacts = []string{"CONTEXT", "RESEARCH", "VERIFICATION", "UAT", "DISCOVERY", "VALIDATION", "PATTERNS", "REVIEW"}
+
+// LoadProject reads every phase under root/.planning/phases. Findings about
+// files are diagnostics in the phases; the error is for I/O failures and for a
+// repository without .planning/.
+func LoadProject(root string) (*Project, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("load project: %w", err)
+	}
+	if st, err := os.Stat(filepath.Join(abs, ".planning")); err != nil || !st.IsDir() {
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no .planning/ folder in %s: create .planning/phases/01-<name>/ with NN-MM-PLAN.md files (or run /gsd:new-project), or run hive from the repository root", abs)
+		}
+		return nil, fmt.Errorf("load project: %w", err)
+	}
+	p := &Project{Root: abs}
+	entries, err := os.ReadDir(filepath.Join(abs, filepath.FromSlash(PhasesDir)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil // a fresh project: planned later
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load project: read %s: %w", PhasesDir, err)
+	}
+	for _, e := range entries {
+		rel := PhasesDir + "/" + e.Name()
+		if !isDir(abs, rel, e) {
+			continue
+		}
+		if !phaseDirRE.MatchString(e.Name()) {
+			p.Diagnostics = append(p.Diagnostics, Diagnostic{Severity: SeverityNote, File: rel,
+				Message: "not a phase folder (expected NN-name, e.g. 03-auth); ignored"})
+			continue
+		}
+		ph, err := LoadPhase(abs, rel)
+		if err != nil {
+			return nil, err
+		}
+		p.Phases = append(p.Phases, ph)
+	}
+	sort.SliceStable(p.Phases, func(i, j int) bool {
+		if c := compareNum(p.Phases[i].Number, p.Phases[j].Number); c != 0 {
+			return c < 0
+		}
+		return p.Phases[i].Dir < p.Phases[j].Dir
+	})
+	return p, nil
+}
+
+// isDir follows symlinks, which people use to share phases between checkouts.
+func isDir(root, rel string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil && st.IsDir()
+}
+
+// compareNum orders dotted phase numbers numerically: 2 < 2.1 < 2.10 < 10.
+// Digits are compared as strings so that no number is too long.
+func compareNum(a, b string) int {
+	as, bs := strings.Split(canonNum(a), "."), strings.Split(canonNum(b), ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, y := as[i], bs[i]
+		if len(x) != len(y) {
+			if len(x) < len(y) {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	return len(as) - len(bs)
+}
+
+// compareID orders plan ids by phase then plan number, numerically, so that
+// unpadded ids (1-2, 1-10) sort as people expect.
+func compareID(a, b string) int {
+	pa, na := splitID(a)
+	pb, nb := splitID(b)
+	if isNumLike(pa) && isNumLike(pb) && isDigits(na) && isDigits(nb) {
+		if c := compareNum(pa, pb); c != 0 {
+			return c
+		}
+		if c := compareNum(na, nb); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a, b)
+}
+
+func isNumLike(s string) bool {
+	for _, p := range strings.Split(s, ".") {
+		if !isDigits(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// LoadPhase reads one phase folder; dir is relative to root (an absolute dir
+// inside root is accepted too). Plans that cannot be read are left out and
+// reported in Phase.Diagnostics, as are stray files; only I/O fails. Waves are
+// computed, but cross-plan checks are Validate's job.
+func LoadPhase(root, dir string) (*Phase, error) {
+	if filepath.IsAbs(dir) {
+		if rel, err := filepath.Rel(root, dir); err == nil {
+			dir = rel
+		}
+	}
+	dir = path.Clean(filepath.ToSlash(dir))
+	name := path.Base(dir)
+	ph := &Phase{Dir: dir, Summaries: map[string]*Summary{}}
+	if m := phaseDirRE.FindStringSubmatch(name); m != nil {
+		ph.Number, ph.Slug = m[1], m[2]
+	} else {
+		ph.Slug = name
+	}
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+	if err != nil {
+		return nil, fmt.Errorf("load phase %s: %w", dir, err)
+	}
+	note := func(rel, msg string) {
+		ph.Diagnostics = append(ph.Diagnostics, Diagnostic{Severity: SeverityNote, File: rel, Message: msg})
+	}
+	for _, e := range entries {
+		fname := e.Name()
+		rel := dir + "/" + fname
+		if isDir(root, rel, e) {
+			note(rel, "folder inside a phase folder; ignored")
+			continue
+		}
+		kind := fileKind(fname)
+		if kind == "" || kind == "stray" {
+			if kind == "stray" {
+				note(rel, strayNote(fname))
+			}
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, fmt.Errorf("load phase %s: %w", dir, err)
+		}
+		if kind == "plan" {
+			p, ds := ParsePlan(rel, data)
+			ph.Diagnostics = append(ph.Diagnostics, ds...)
+			if p != nil {
+				ph.Plans = append(ph.Plans, p)
+			}
+			continue
+		}
+		s, ds := ParseSummary(rel, data)
+		ph.Diagnostics = append(ph.Diagnostics, ds...)
+		ph.Summaries[s.PlanID] = s
+	}
+	for id, s := range ph.Summaries {
+		if ph.Plan(id) == nil {
+			note(s.Path, fmt.Sprintf("summary of plan %s, which has no PLAN.md in this phase", id))
+		}
+	}
+	sortPlans(ph.Plans)
+	sortDiagnostics(ph.Diagnostics)
+	_ = ComputeWaves(ph.Plans) // a cycle is reported by Validate
+	return ph, nil
+}
+
+func strayNote(name string) string {
+	for _, k := range gsdArtifacts {
+		if strings.HasSuffix(name, "-"+k+".md") || name == k+".md" {
+			return fmt.Sprintf("GSD %s file, not a plan; ignored", k)
+		}
+	}
+	return "not a plan (plans are named NN-MM-PLAN.md); ignored"
+}
+
+// fileKind classifies a phase folder entry: "plan", "summary", "" for files
+// that are expected and silently skipped, "stray" for everything else.
+func fileKind(name string) string {
+	switch {
+	case strings.HasPrefix(name, "."):
+		return "" // editor and OS droppings; .pending-checkpoint files are hive's own
+	case strings.HasSuffix(name, "-PLAN.md") && len(name) > len("-PLAN.md"):
+		return "plan"
+	case strings.HasSuffix(name, "-SUMMARY.md") && len(name) > len("-SUMMARY.md"):
+		return "summary"
+	}
+	return "stray"
+}
+
+func sortPlans(ps []*Plan) {
+	sort.SliceStable(ps, func(i, j int) bool { return compareID(ps[i].ID, ps[j].ID) < 0 })
+}
+
+func sortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Line < ds[j].Line
+	})
+}
+
+// FindPhase resolves what a user typed: "3", "03", "3.1", "03-authentication",
+// "authentication", or a path to the folder.
+func (p *Project) FindPhase(arg string) (*Phase, error) {
+	a := strings.TrimSpace(filepath.ToSlash(arg))
+	if filepath.IsAbs(arg) {
+		if rel, err := filepath.Rel(p.Root, arg); err == nil {
+			a = filepath.ToSlash(rel)
+		}
+	}
+	a = path.Base(path.Clean(strings.TrimSuffix(a, "/")))
+	var matches []*Phase
+	for _, try := range []func(*Phase) bool{
+		func(ph *Phase) bool { return path.Base(ph.Dir) == a },
+		func(ph *Phase) bool { return isNumLike(a) && ph.Number != "" && compareNum(ph.Number, a) == 0 },
+		func(ph *Phase) bool {
+			m := phaseDirRE.FindStringSubmatch(a)
+			return m != nil && m[2] != "" && compareNum(ph.Number, m[1]) == 0 && ph.Slug == m[2]
+		},
+		func(ph *Phase) bool { return ph.Slug != "" && strings.EqualFold(ph.Slug, a) },
+	} {
+		for _, ph := range p.Phases {
+			if try(ph) {
+				matches = append(matches, ph)
+			}
+		}
+		if len(matches) > 0 {
+			break
+		}
+	}
+	switch {
+	case len(matches) == 1:
+		return matches[0], nil
+	case len(matches) > 1:
+		return nil, fmt.Errorf("phase %q is ambiguous: it matches %s; name the folder", arg, phaseNames(matches))
+	case len(p.Phases) == 0:
+		return nil, fmt.Errorf("phase %q not found: %s has no phase folders; create %s/01-<name>/ with NN-MM-PLAN.md files", arg, PhasesDir, PhasesDir)
+	}
+	return nil, fmt.Errorf("phase %q not found; available phases: %s", arg, phaseNames(p.Phases))
+}
+
+func phaseNames(phs []*Phase) string {
+	names := make([]string, len(phs))
+	for i, ph := range phs {
+		names[i] = path.Base(ph.Dir)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Plan returns the plan with that id, or nil. "3-1" finds "03-01".
+func (p *Phase) Plan(id string) *Plan {
+	for _, pl := range p.Plans {
+		if pl.ID == id {
+			return pl
+		}
+	}
+	for _, pl := range p.Plans {
+		if normalizeDep(id, pl.ID) == pl.ID {
+			return pl
+		}
+	}
+	return nil
+}
+
+// SummaryPath is the repository-relative path of the plan's SUMMARY.md, which
+// marks the plan done.
+func (p *Plan) SummaryPath() string {
+	return path.Join(path.Dir(p.Path), p.ID+"-SUMMARY.md")
+}

@@ -1,0 +1,415 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// validTaskTypes lists the task types an executor knows how to run.
+var validTaskTypes = []string{TaskAuto, TaskTDD, TaskHumanVerify, TaskDecision, TaskHumanAction}
+
+// Validate runs the cross-plan checks of a phase and sets every plan's
+// ComputedWave. It sorts ph.Plans by id. Every error names the file, the line
+// and the fix; a phase without errors can be scheduled.
+func Validate(ph *Phase) []Diagnostic {
+	sortPlans(ph.Plans)
+	var out []Diagnostic
+	add := func(sev Severity, p *Plan, line int, fix, format string, args ...any) {
+		out = append(out, Diagnostic{Severity: sev, File: p.Path, Line: line, Message: fmt.Sprintf(format, args...), Fix: fix})
+	}
+	byID := map[string]*Plan{}
+	seen := map[string]*Plan{} // canonical id -> first plan
+	for _, p := range ph.Plans {
+		key := canonID(p.ID)
+		if first, dup := seen[key]; dup {
+			add(SeverityError, p, firstLine(p.Lines["plan"], 1), "rename one of the files so that every plan has its own NN-MM number",
+				"duplicate plan id %s: %s has the same id", p.ID, first.Path)
+			continue
+		}
+		seen[key], byID[p.ID] = p, p
+	}
+	for _, p := range ph.Plans {
+		checkDeps(p, byID, ph.Plans, add)
+		checkFiles(p, add)
+		checkTasks(p, add)
+	}
+	for _, cyc := range findCycles(ph.Plans) {
+		first := cyc[0]
+		add(SeverityError, first, depLine(first, cyc[len(cyc)-1].ID), "remove one of these depends_on entries so that the plans can run in some order",
+			"dependency cycle: %s", describeCycle(cyc))
+	}
+	_ = ComputeWaves(ph.Plans) // the cycles were reported above
+	checkWaves(ph.Plans, byID, add)
+	checkOverlaps(ph.Plans, add)
+	sortDiagnostics(out)
+	return out
+}
+
+func canonID(id string) string {
+	ph, n := splitID(id)
+	if ph == "" {
+		return canonNum(n)
+	}
+	return canonNum(ph) + "-" + canonNum(n)
+}
+
+func firstLine(lines ...int) int {
+	for _, l := range lines {
+		if l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+// depLine is the line of dependency dep in p's frontmatter.
+func depLine(p *Plan, dep string) int {
+	for i, d := range p.DependsOn {
+		if d == dep {
+			return firstLine(p.Lines[fmt.Sprintf("depends_on[%d]", i)], p.Lines["depends_on"], 1)
+		}
+	}
+	return firstLine(p.Lines["depends_on"], 1)
+}
+
+type addFunc func(sev Severity, p *Plan, line int, fix, format string, args ...any)
+
+func checkDeps(p *Plan, byID map[string]*Plan, all []*Plan, add addFunc) {
+	ownPhase, _ := splitID(p.ID)
+	for i, d := range p.DependsOn {
+		line := firstLine(p.Lines[fmt.Sprintf("depends_on[%d]", i)], p.Lines["depends_on"], 1)
+		if byID[d] != nil {
+			continue
+		}
+		depPhase, _ := splitID(d)
+		if depPhase != "" && ownPhase != "" && isNumLike(depPhase) && isNumLike(ownPhase) && compareNum(depPhase, ownPhase) != 0 {
+			if compareNum(depPhase, ownPhase) > 0 {
+				add(SeverityError, p, line, "move this plan to a later phase, or remove the dependency",
+					"depends_on names %s, a plan of a later phase, which runs after this one", d)
+			} else {
+				add(SeverityNote, p, line, "", "depends_on names %s of an earlier phase; phases run in order, so it is done first", d)
+			}
+			continue
+		}
+		fix := fmt.Sprintf("remove %s from depends_on", d)
+		if c := closestID(d, p.ID, all); c != "" {
+			fix = fmt.Sprintf("replace %s with %s, the closest plan id in this phase", d, c)
+		}
+		add(SeverityError, p, line, fix, "depends_on names unknown plan %s", d)
+	}
+}
+
+// closestID suggests the existing id with the smallest edit distance to id.
+func closestID(id, self string, all []*Plan) string {
+	best, bestD := "", 1<<30
+	for _, q := range all {
+		if q.ID == self {
+			continue
+		}
+		if d := editDistance(id, q.ID); d < bestD {
+			best, bestD = q.ID, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func checkFiles(p *Plan, add addFunc) {
+	for i, f := range p.FilesModified {
+		line := firstLine(p.Lines[fmt.Sprintf("files_modified[%d]", i)], p.Lines["files_modified"], 1)
+		if strings.TrimSpace(f) == "" {
+			add(SeverityError, p, line, "remove the empty entry", "files_modified entry %d is empty", i+1)
+			continue
+		}
+		if _, err := SafeRelPath(f); err != nil {
+			add(SeverityError, p, line, "list only files inside the repository, relative to its root (e.g. src/app.ts)", "files_modified: %v", err)
+		}
+	}
+}
+
+func checkTasks(p *Plan, add addFunc) {
+	var checkpoints []Task
+	for _, t := range p.Tasks {
+		if !isValidTaskType(t.Type) {
+			add(SeverityError, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
+				"task %d has unknown type %q", t.Number, t.Type)
+			continue
+		}
+		if t.IsCheckpoint() {
+			checkpoints = append(checkpoints, t)
+		}
+	}
+	if len(checkpoints) == 0 || !p.Autonomous {
+		return
+	}
+	t := checkpoints[0]
+	how := "autonomous defaults to true"
+	line := t.Line
+	if l := p.Lines["autonomous"]; l > 0 {
+		how, line = fmt.Sprintf("autonomous: true at line %d", l), l
+	}
+	add(SeverityError, p, line, "set autonomous: false",
+		"task %d is a %s checkpoint but the plan is autonomous (%s); hive would not stop for the human", t.Number, t.Type, how)
+}
+
+func isValidTaskType(s string) bool {
+	for _, v := range validTaskTypes {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func checkWaves(plans []*Plan, byID map[string]*Plan, add addFunc) {
+	for _, p := range plans {
+		if p.Wave == 0 || p.ComputedWave == 0 {
+			continue
+		}
+		var hi *Plan
+		for _, d := range p.DependsOn {
+			if q := byID[d]; q != nil && q != p && (hi == nil || q.ComputedWave > hi.ComputedWave) {
+				hi = q
+			}
+		}
+		if hi != nil && p.Wave <= hi.ComputedWave {
+			add(SeverityError, p, firstLine(p.Lines["wave"], 1), fmt.Sprintf("set wave: %d", hi.ComputedWave+1),
+				"wave: %d contradicts depends_on: %s runs in wave %d, so this plan cannot run before wave %d",
+				p.Wave, hi.ID, hi.ComputedWave, hi.ComputedWave+1)
+		}
+	}
+}
+
+// checkOverlaps flags plans of one wave that modify the same file: they would
+// run at once in separate worktrees and collide at merge.
+func checkOverlaps(plans []*Plan, add addFunc) {
+	files := make(map[*Plan]map[string]bool, len(plans))
+	for _, p := range plans {
+		files[p] = map[string]bool{}
+		for _, f := range p.FilesModified {
+			if c, err := SafeRelPath(f); err == nil {
+				files[p][c] = true
+			}
+		}
+	}
+	for j, b := range plans {
+		for _, a := range plans[:j] {
+			if a.ComputedWave == 0 || a.ComputedWave != b.ComputedWave {
+				continue
+			}
+			var shared []string
+			for f := range files[b] {
+				if files[a][f] {
+					shared = append(shared, f)
+				}
+			}
+			if len(shared) == 0 {
+				continue
+			}
+			sort.Strings(shared)
+			add(SeverityError, b, firstLine(b.Lines["files_modified"], 1),
+				fmt.Sprintf("make %s depend on %s (add %q to its depends_on), or split the file's changes", b.ID, a.ID, a.ID),
+				"%s and %s both modify %s in wave %d; they would run in parallel and conflict",
+				a.ID, b.ID, strings.Join(shared, ", "), b.ComputedWave)
+		}
+	}
+}
+
+// ComputeWaves sets ComputedWave on every plan: the declared wave when it is
+// later than every dependency's, else one after the latest dependency, 1 for a
+// plan without dependencies. Dependencies outside plans are ignored (earlier
+// phases are done). Plans in a cycle, and plans after one, get 0 and the error
+// describes the first cycle.
+func ComputeWaves(plans []*Plan) error {
+	byID := map[string]*Plan{}
+	for _, p := range plans {
+		if byID[p.ID] == nil {
+			byID[p.ID] = p
+		}
+	}
+	cycles := findCycles(plans)
+	inCycle := map[*Plan]bool{}
+	for _, c := range cycles {
+		for _, p := range c {
+			inCycle[p] = true
+		}
+	}
+	done := map[*Plan]bool{}
+	var wave func(p *Plan) int
+	wave = func(p *Plan) int {
+		if done[p] {
+			return p.ComputedWave
+		}
+		done[p] = true
+		p.ComputedWave = 0
+		if inCycle[p] {
+			return 0
+		}
+		hi := 0
+		for _, d := range p.DependsOn {
+			q := byID[d]
+			if q == nil {
+				continue
+			}
+			w := wave(q)
+			if w == 0 {
+				return 0 // after a cycle: no wave can be trusted
+			}
+			hi = max(hi, w)
+		}
+		p.ComputedWave = hi + 1
+		if p.Wave > hi {
+			p.ComputedWave = p.Wave
+		}
+		return p.ComputedWave
+	}
+	for _, p := range plans {
+		wave(p)
+	}
+	if len(cycles) > 0 {
+		return fmt.Errorf("dependency cycle: %s", describeCycle(cycles[0]))
+	}
+	return nil
+}
+
+// describeCycle renders "01-02 (path) → 01-03 (path) → 01-02".
+func describeCycle(c []*Plan) string {
+	var b strings.Builder
+	for _, p := range c {
+		fmt.Fprintf(&b, "%s (%s) → ", p.ID, p.Path)
+	}
+	b.WriteString(c[0].ID)
+	return b.String()
+}
+
+// findCycles returns one cycle per strongly connected component of the
+// depends_on graph that has one, each starting at its smallest id and listed in
+// the order the dependencies are followed.
+func findCycles(plans []*Plan) [][]*Plan {
+	sorted := append([]*Plan(nil), plans...)
+	sortPlans(sorted)
+	byID := map[string]*Plan{}
+	for _, p := range sorted {
+		if byID[p.ID] == nil {
+			byID[p.ID] = p
+		}
+	}
+	deps := func(p *Plan) []*Plan {
+		var out []*Plan
+		for _, d := range p.DependsOn {
+			if q := byID[d]; q != nil {
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	// Tarjan's algorithm.
+	index, low := map[*Plan]int{}, map[*Plan]int{}
+	onStack := map[*Plan]bool{}
+	var stack []*Plan
+	var sccs [][]*Plan
+	next := 0
+	var strong func(p *Plan)
+	strong = func(p *Plan) {
+		index[p], low[p] = next, next
+		next++
+		stack = append(stack, p)
+		onStack[p] = true
+		for _, q := range deps(p) {
+			if _, seen := index[q]; !seen {
+				strong(q)
+				low[p] = min(low[p], low[q])
+			} else if onStack[q] {
+				low[p] = min(low[p], index[q])
+			}
+		}
+		if low[p] == index[p] {
+			var scc []*Plan
+			for {
+				q := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[q] = false
+				scc = append(scc, q)
+				if q == p {
+					break
+				}
+			}
+			sccs = append(sccs, scc)
+		}
+	}
+	for _, p := range sorted {
+		if _, seen := index[p]; !seen {
+			strong(p)
+		}
+	}
+	var cycles [][]*Plan
+	for _, scc := range sccs {
+		member := map[*Plan]bool{}
+		for _, p := range scc {
+			member[p] = true
+		}
+		start := scc[0]
+		for _, p := range scc {
+			if compareID(p.ID, start.ID) < 0 {
+				start = p
+			}
+		}
+		if c := shortestCycle(start, member, deps); c != nil {
+			cycles = append(cycles, c)
+		}
+	}
+	sort.Slice(cycles, func(i, j int) bool { return compareID(cycles[i][0].ID, cycles[j][0].ID) < 0 })
+	return cycles
+}
+
+// shortestCycle finds by breadth-first search the shortest path from start
+// back to itself inside one component, or nil when there is none.
+func shortestCycle(start *Plan, member map[*Plan]bool, deps func(*Plan) []*Plan) []*Plan {
+	parent := map[*Plan]*Plan{}
+	queue := []*Plan{start}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, q := range deps(p) {
+			if !member[q] {
+				continue
+			}
+			if q == start {
+				var c []*Plan
+				for x := p; x != start; x = parent[x] {
+					c = append(c, x)
+				}
+				c = append(c, start)
+				for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+					c[i], c[j] = c[j], c[i]
+				}
+				return c
+			}
+			if _, seen := parent[q]; !seen {
+				parent[q] = p
+				queue = append(queue, q)
+			}
+		}
+	}
+	return nil
+}

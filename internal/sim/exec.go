@@ -1,0 +1,384 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// planLine finds the plan in the executor prompt: "- Plan: .planning/…-PLAN.md"
+// (team prompt) or "Plan: @.planning/…-PLAN.md" (standalone and continuation
+// prompts).
+var planLine = regexp.MustCompile(`Plan:\s*@?(\S+PLAN\.md)`)
+
+var (
+	resumeFrom   = regexp.MustCompile(`(?s)<resume_from>\s*Task\s+(\d+)`)
+	userResponse = regexp.MustCompile(`(?s)<user_response>(.*?)</user_response>`)
+)
+
+// continuation is what a continuation prompt asks: apply response to task.
+type continuation struct {
+	task     int
+	response string
+}
+
+func parseContinuation(prompt string) *continuation {
+	m := resumeFrom.FindStringSubmatch(prompt)
+	if m == nil {
+		return nil
+	}
+	n, _ := strconv.Atoi(m[1])
+	c := &continuation{task: n}
+	if r := userResponse.FindStringSubmatch(prompt); r != nil {
+		c.response = strings.TrimSpace(r[1])
+	}
+	return c
+}
+
+// planRun is the state of the plan being carried out.
+type planRun struct {
+	p        *plan.Plan
+	faults   planFaults
+	team     bool
+	started  time.Time
+	commits  []planCommit // this plan's commits reachable from HEAD, oldest first
+	skipped  []string     // unsafe paths, reported in the SUMMARY
+	complete bool
+}
+
+func (r *planRun) taskCommit(n int) (planCommit, bool) {
+	for _, c := range r.commits {
+		if c.Task == n {
+			return c, true
+		}
+	}
+	return planCommit{}, false
+}
+
+func (r *planRun) doneCount() int {
+	n := 0
+	for _, t := range r.p.Tasks {
+		if _, ok := r.taskCommit(t.Number); ok {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *planRun) fixCount(n int) int {
+	k := 0
+	for _, c := range r.commits {
+		if c.Fix == n {
+			k++
+		}
+	}
+	return k
+}
+
+// execute carries out the plan named in prompt. It returns nil after PLAN
+// COMPLETE or PLAN FAILED was printed and the turn ended, errExited when the
+// process is to exit, errStopped when stdin closed, and any other error for
+// the caller to report as PLAN FAILED.
+func (a *agent) execute(prompt string) error {
+	p, err := a.loadPlan(prompt)
+	if err != nil {
+		return err
+	}
+	r := &planRun{p: p, faults: a.set.forPlan(p.ID), team: strings.Contains(prompt, "<team_protocol>"), started: time.Now()}
+	a.pr = r
+	if r.faults.has(FaultGarbage) {
+		a.out.setGarbage(true)
+	}
+	if err := a.refresh(); err != nil {
+		return err
+	}
+	mode := "standalone"
+	if r.team {
+		mode = "team"
+	}
+	a.out.text(fmt.Sprintf("Executing plan %s (%s): %d tasks, %s mode.", p.ID, p.Name, len(p.Tasks), mode))
+
+	cont := parseContinuation(prompt)
+	if cont != nil {
+		for _, t := range p.Tasks {
+			if t.Number >= cont.task {
+				break
+			}
+			if _, ok := r.taskCommit(t.Number); !ok {
+				a.planFailed(fmt.Sprintf("continuation from task %d: task %d (%s) has no commit", cont.task, t.Number, t.Name))
+				return nil
+			}
+		}
+		a.out.text(fmt.Sprintf("Verified the commits of tasks before task %d; resuming with the user's response.", cont.task))
+	}
+	if failed, err := a.runTasks(cont); failed || err != nil {
+		return err
+	}
+	if r.faults.has(FaultNoSummary) {
+		fmt.Fprintf(a.log, "hive sim: simulated lost completion: exiting without SUMMARY\n")
+		a.exit(0)
+		return errExited
+	}
+	return a.complete()
+}
+
+// loadPlan finds the plan named in the prompt and parses it.
+func (a *agent) loadPlan(prompt string) (*plan.Plan, error) {
+	m := planLine.FindStringSubmatch(prompt)
+	if m == nil {
+		return nil, errors.New("no plan in the prompt: expected a line like \"- Plan: .planning/phases/01-x/01-01-PLAN.md\"")
+	}
+	rel := m[1]
+	if filepath.IsAbs(rel) {
+		if r, err := filepath.Rel(a.dir, rel); err == nil {
+			rel = filepath.ToSlash(r)
+		}
+	}
+	rel, err := plan.SafeRelPath(rel)
+	if err != nil {
+		return nil, fmt.Errorf("plan path: %w", err)
+	}
+	data, err := os.ReadFile(filepath.Join(a.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	p, diags := plan.ParsePlan(rel, data)
+	for _, d := range diags {
+		fmt.Fprintf(a.log, "hive sim: %s\n", d)
+	}
+	if p == nil || plan.HasErrors(diags) {
+		return nil, fmt.Errorf("plan %s does not parse; see the diagnostics on stderr", rel)
+	}
+	return p, nil
+}
+
+// runTasks does the tasks in order, skipping those already committed. It
+// reports failed when it printed PLAN FAILED.
+func (a *agent) runTasks(cont *continuation) (failed bool, err error) {
+	r := a.pr
+	for _, t := range r.p.Tasks {
+		n := t.Number
+		if c, ok := r.taskCommit(n); ok {
+			a.progress(n, c.Subject)
+			continue
+		}
+		d := a.set.Delay
+		if r.faults.at(FaultSlow, n) {
+			d = 10 * max(d, slowBase)
+		}
+		if err := a.sleep(d); err != nil {
+			return false, err
+		}
+		if r.faults.at(FaultHang, n) {
+			a.hang()
+		}
+		if r.faults.at(FaultFail, n) {
+			a.planFailed("simulated failure")
+			return true, nil
+		}
+		if t.IsCheckpoint() {
+			var resp *string
+			if cont != nil && cont.task == n {
+				resp = &cont.response
+			}
+			err = a.checkpoint(t, resp)
+		} else {
+			err = a.autoTask(t)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// refresh rereads this plan's commits from git; other agents may be
+// committing to the same branch meanwhile.
+func (a *agent) refresh() error {
+	list, err := a.git.planLog(a.pr.p.ID)
+	if err != nil {
+		return err
+	}
+	a.pr.commits = list
+	return nil
+}
+
+// autoTask does an auto or tdd task: files, commit, progress.
+func (a *agent) autoTask(t plan.Task) error {
+	r := a.pr
+	kind := "feat"
+	if t.Type == plan.TaskTDD || t.Attrs["tdd"] == "true" {
+		kind = "test"
+	}
+	subject := fmt.Sprintf("%s(%s): %s", kind, r.p.ID, taskName(t))
+	files, err := a.writeFiles(t.Files, fmt.Sprintf("%s/%d", r.p.ID, t.Number), taskName(t))
+	if err != nil {
+		return err
+	}
+	if r.faults.at(FaultCrash, t.Number) {
+		fmt.Fprintf(a.log, "hive sim: simulated crash in plan %s at task %d (%s): files written, nothing committed\n", r.p.ID, t.Number, taskName(t))
+		a.exit(3)
+		return errExited
+	}
+	return a.commitTask(t.Number, files, subject, fmt.Sprintf("Hive-Task: %s/%d", r.p.ID, t.Number))
+}
+
+// commitTask commits files with the plan's trailers, rereads the plan's
+// commits and prints the PROGRESS line.
+func (a *agent) commitTask(n int, files []string, subject string, trailers ...string) error {
+	if err := a.commit(files, subject, trailers...); err != nil {
+		return err
+	}
+	if err := a.refresh(); err != nil {
+		return err
+	}
+	a.progress(n, subject)
+	return nil
+}
+
+func (a *agent) progress(n int, subject string) {
+	a.out.text(fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, len(a.pr.p.Tasks), subject))
+}
+
+// taskNumberPrefix matches the "Task 2:" many plans start task names with;
+// commit subjects and summaries number tasks themselves.
+var taskNumberPrefix = regexp.MustCompile(`(?i)^task\s+\d+\s*[:.)\-–—]\s*`)
+
+func taskName(t plan.Task) string {
+	if name := oneLine(taskNumberPrefix.ReplaceAllString(strings.TrimSpace(t.Name), ""), 72); name != "" {
+		return name
+	}
+	return fmt.Sprintf("task %d", t.Number)
+}
+
+// writeFiles touches every safe path in paths and returns those written;
+// unsafe ones are reported and skipped, never written.
+func (a *agent) writeFiles(paths []string, ref, note string) ([]string, error) {
+	var written []string
+	for _, p := range paths {
+		rel, err := checkPath(a.dir, a.realDir, p)
+		if err != nil {
+			fmt.Fprintf(a.log, "hive sim: skipping %v\n", err)
+			a.pr.skipped = append(a.pr.skipped, fmt.Sprintf("%s (%v)", p, err))
+			a.out.text(fmt.Sprintf("Skipping %q: %v", p, err))
+			continue
+		}
+		err = a.mutate(func() error {
+			_, err := touchFile(a.dir, rel, ref, note)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		written = append(written, rel)
+	}
+	return written, nil
+}
+
+// commit stages files and commits exactly them (or nothing: --only with
+// --allow-empty leaves what other agents staged alone). The trailers form
+// the message's last paragraph so that git interpret-trailers sees them.
+func (a *agent) commit(files []string, subject string, trailers ...string) error {
+	body := strings.Join(append([]string{"Hive-Plan: " + a.pr.p.ID}, trailers...), "\n")
+	args := []string{"commit", "--quiet", "--no-verify", "--allow-empty", "--only", "-m", subject, "-m", body}
+	if len(files) > 0 {
+		args = append(append(args, "--"), files...)
+	}
+	id := a.out.toolUse("Bash", map[string]any{
+		"command":     "git commit -m " + strconv.Quote(subject) + " -- " + strings.Join(files, " "),
+		"description": "Commit: " + subject,
+	})
+	var out string
+	var err error
+	for try := 0; try < 5; try++ {
+		if len(files) > 0 {
+			if _, err = a.git.run(append([]string{"add", "--"}, files...)...); err != nil {
+				break
+			}
+		}
+		out, err = a.git.run(args...)
+		// git commit reads the index before it locks it, so a commit of
+		// another agent in the same tree can write back a copy without the
+		// files just added: add them again.
+		if err == nil || !strings.Contains(err.Error(), "did not match any file(s) known to git") {
+			break
+		}
+	}
+	if err != nil {
+		a.out.toolResult(id, err.Error(), true)
+		return err
+	}
+	a.out.toolResult(id, strings.TrimSpace("committed "+subject+"\n"+out), false)
+	return nil
+}
+
+// complete writes and commits the SUMMARY (unless an earlier run did and
+// the file is still there and passing) and prints PLAN COMPLETE.
+func (a *agent) complete() error {
+	r := a.pr
+	path := r.p.SummaryPath()
+	summarised := false
+	for _, c := range r.commits {
+		summarised = summarised || c.Summary
+	}
+	if summarised {
+		// A SUMMARY removed or failed since it was committed is written again.
+		data, err := os.ReadFile(filepath.Join(a.dir, filepath.FromSlash(path)))
+		s, _ := plan.ParseSummary(path, data)
+		summarised = err == nil && s != nil && s.SelfCheck == "PASSED"
+	}
+	if !summarised {
+		check := "PASSED"
+		if r.faults.has(FaultSelfCheckFail) || r.doneCount() != len(r.p.Tasks) {
+			check = "FAILED"
+		}
+		text, err := a.summary(check)
+		if err != nil {
+			return err
+		}
+		rel, err := checkPath(a.dir, a.realDir, path)
+		if err != nil {
+			return fmt.Errorf("summary path: %w", err)
+		}
+		err = a.mutate(func() error {
+			return os.WriteFile(filepath.Join(a.dir, filepath.FromSlash(rel)), []byte(text), 0o644)
+		})
+		if err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+		if err := a.commit([]string{rel}, fmt.Sprintf("docs(%s): complete plan", r.p.ID), "Hive-Summary: "+r.p.ID); err != nil {
+			return err
+		}
+		if err := a.refresh(); err != nil {
+			return err
+		}
+	}
+	var lines []string
+	for _, c := range r.commits {
+		lines = append(lines, fmt.Sprintf("- %s %s", c.Short, c.Subject))
+	}
+	r.complete = true
+	a.eofExit.Store(0)
+	a.out.text(fmt.Sprintf("PLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** %d/%d\n**SUMMARY:** %s\n\n**Commits:**\n%s",
+		r.p.ID, r.doneCount(), len(r.p.Tasks), path, strings.Join(lines, "\n")))
+	a.out.endTurn()
+	return nil
+}
+
+// planFailed prints the seed's PLAN FAILED message and ends the turn; the
+// session stays open and exits 1 when stdin closes.
+func (a *agent) planFailed(msg string) {
+	id, done, total := "unknown", 0, 0
+	if a.pr != nil {
+		id, done, total = a.pr.p.ID, a.pr.doneCount(), len(a.pr.p.Tasks)
+	}
+	a.out.text(fmt.Sprintf("PLAN FAILED\n\n**Plan:** %s\n**Tasks:** %d/%d\n**Error:** %s", id, done, total, msg))
+	a.out.endTurn()
+}

@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variables that configure the sim. The runner passes its own
+// environment through, so tests set these on the hive process.
+const (
+	EnvDelay   = "HIVE_SIM_DELAY"     // Go duration slept before each task; default 0
+	EnvFaults  = "HIVE_SIM_FAULTS"    // e.g. "01-02=crash@2,01-03=hang@1#1,01-04=garbage"
+	EnvFile    = "HIVE_SIM_FILE"      // JSON: {"delay":"20ms","faults":{"01-02":[{"kind":"crash","task":2,"attempt":1}]}}
+	EnvAttempt = "HIVE_AGENT_ATTEMPT" // attempt number of this agent for its plan; default 1
+)
+
+// Fault kinds.
+const (
+	FaultCrash         = "crash"          // at task k: write the files, exit 3 before committing
+	FaultHang          = "hang"           // at task k: stop printing, ignore stdin, block until killed
+	FaultGarbage       = "garbage"        // junk lines between real ones; the plan still completes
+	FaultSlow          = "slow"           // 10× the delay (of every task, or of task k)
+	FaultNoSummary     = "nosummary"      // do all tasks, then exit 0 without SUMMARY or PLAN COMPLETE
+	FaultSelfCheckFail = "selfcheck-fail" // SUMMARY says "Self-Check: FAILED"; PLAN COMPLETE still printed
+	FaultFail          = "fail"           // at task k: print PLAN FAILED and end the turn
+)
+
+// Fault is one injected misbehaviour of the agent running a plan.
+type Fault struct {
+	Kind    string `json:"kind"`
+	Task    int    `json:"task,omitempty"`    // 1-based task number; 0 = task 1 for kinds that stop at a task, every task for slow
+	Attempt int    `json:"attempt,omitempty"` // 0 = every attempt
+}
+
+// takesTask reports which kinds may be limited to one task.
+var takesTask = map[string]bool{
+	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
+	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false,
+}
+
+// Settings is the sim's configuration, read from the environment.
+type Settings struct {
+	Delay   time.Duration
+	Faults  map[string][]Fault // by plan id
+	Attempt int
+}
+
+// slowBase is the per-task delay the slow fault multiplies when no delay is
+// set, so that "slow" is slow even in tests that run at full speed.
+const slowBase = 50 * time.Millisecond
+
+// LoadSettings reads EnvFile, EnvDelay, EnvFaults and EnvAttempt through
+// getenv. The environment's delay wins over the file's; faults from both are
+// combined.
+func LoadSettings(getenv func(string) string) (Settings, error) {
+	s := Settings{Faults: map[string][]Fault{}, Attempt: 1}
+	if name := getenv(EnvFile); name != "" {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", EnvFile, err)
+		}
+		var f struct {
+			Delay  string             `json:"delay"`
+			Faults map[string][]Fault `json:"faults"`
+		}
+		if err := json.Unmarshal(data, &f); err != nil {
+			return s, fmt.Errorf("%s %s: %w", EnvFile, name, err)
+		}
+		if f.Delay != "" {
+			if s.Delay, err = parseDelay(f.Delay); err != nil {
+				return s, fmt.Errorf("%s %s: %w", EnvFile, name, err)
+			}
+		}
+		for id, fs := range f.Faults {
+			for _, ft := range fs {
+				if err := ft.check(); err != nil {
+					return s, fmt.Errorf("%s %s: plan %s: %w", EnvFile, name, id, err)
+				}
+				s.Faults[id] = append(s.Faults[id], ft)
+			}
+		}
+	}
+	if v := getenv(EnvDelay); v != "" {
+		d, err := parseDelay(v)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", EnvDelay, err)
+		}
+		s.Delay = d
+	}
+	fs, err := ParseFaults(getenv(EnvFaults))
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", EnvFaults, err)
+	}
+	for id, list := range fs {
+		s.Faults[id] = append(s.Faults[id], list...)
+	}
+	if v := getenv(EnvAttempt); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return s, fmt.Errorf("%s: %q is not a positive attempt number", EnvAttempt, v)
+		}
+		s.Attempt = n
+	}
+	return s, nil
+}
+
+func parseDelay(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("delay %q: %w", v, err)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("delay %q is negative", v)
+	}
+	return d, nil
+}
+
+// ParseFaults parses the EnvFaults syntax: comma-separated PLAN=KIND[@TASK][#ATTEMPT]
+// entries, e.g. "01-02=crash@2,01-03=hang@1#1,01-04=garbage". A plan may be
+// named more than once. An empty spec is no faults.
+func ParseFaults(spec string) (map[string][]Fault, error) {
+	out := map[string][]Fault{}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		id, rest, ok := strings.Cut(item, "=")
+		id = strings.TrimSpace(id)
+		if !ok || id == "" {
+			return nil, fmt.Errorf("fault %q: want PLAN=KIND[@TASK][#ATTEMPT]", item)
+		}
+		var f Fault
+		var err error
+		if rest, f.Attempt, err = cutNumber(rest, "#"); err != nil {
+			return nil, fmt.Errorf("fault %q: attempt: %w", item, err)
+		}
+		if rest, f.Task, err = cutNumber(rest, "@"); err != nil {
+			return nil, fmt.Errorf("fault %q: task: %w", item, err)
+		}
+		f.Kind = strings.TrimSpace(rest)
+		if err := f.check(); err != nil {
+			return nil, fmt.Errorf("fault %q: %w", item, err)
+		}
+		out[id] = append(out[id], f)
+	}
+	return out, nil
+}
+
+// cutNumber splits "kind@2" at sep into "kind" and 2; without sep it returns
+// s and 0.
+func cutNumber(s, sep string) (string, int, error) {
+	head, num, ok := strings.Cut(s, sep)
+	if !ok {
+		return s, 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%q is not a positive number", num)
+	}
+	return head, n, nil
+}
+
+func (f Fault) check() error {
+	allowed, known := takesTask[f.Kind]
+	switch {
+	case !known:
+		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail or fail)", f.Kind)
+	case f.Task < 0 || f.Attempt < 0:
+		return fmt.Errorf("fault %s: negative task or attempt", f.Kind)
+	case f.Task > 0 && !allowed:
+		return fmt.Errorf("fault %s applies to the whole plan and takes no @task", f.Kind)
+	}
+	return nil
+}
+
+// planFaults are the faults active for one plan in one attempt.
+type planFaults []Fault
+
+func (s Settings) forPlan(id string) planFaults {
+	var out planFaults
+	for _, f := range s.Faults[id] {
+		if f.Attempt == 0 || f.Attempt == s.Attempt {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// has reports whether a fault of kind is active, for the whole plan.
+func (fs planFaults) has(kind string) bool {
+	for _, f := range fs {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// at reports whether a fault of kind fires at task n. A stopping fault without
+// a task fires at task 1; slow without a task slows every task.
+func (fs planFaults) at(kind string, n int) bool {
+	for _, f := range fs {
+		if f.Kind != kind {
+			continue
+		}
+		switch {
+		case f.Task == n, f.Task == 0 && kind == FaultSlow, f.Task == 0 && n == 1:
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// checkPath turns a path from a plan into a slash-separated repository path
+// the sim may write, or says why not. Plans are untrusted: the path must stay
+// inside the repository, must not be in .git, must not be a directory or a
+// symlink, and no existing ancestor may be a symlink that leads outside.
+func checkPath(root, realRoot, p string) (string, error) {
+	rel, err := plan.SafeRelPath(p)
+	if err != nil {
+		return "", err
+	}
+	if first, _, _ := strings.Cut(rel, "/"); first == ".git" {
+		return "", fmt.Errorf("path %q is inside .git", p)
+	}
+	if strings.HasSuffix(strings.TrimSpace(p), "/") {
+		return "", fmt.Errorf("path %q names a directory", p)
+	}
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	// MkdirAll would follow a symlinked ancestor, so resolve the deepest one
+	// that exists and require it to resolve inside the repository.
+	anc := filepath.Dir(abs)
+	for {
+		if _, err := os.Lstat(anc); err == nil || anc == root {
+			break
+		}
+		anc = filepath.Dir(anc)
+	}
+	real, err := filepath.EvalSymlinks(anc)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", p, err)
+	}
+	if !within(realRoot, real) {
+		return "", fmt.Errorf("path %q leads outside the repository through a symlink", p)
+	}
+	if fi, err := os.Lstat(abs); err == nil {
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			return "", fmt.Errorf("path %q is a symlink; the sim does not write through links", p)
+		case fi.IsDir():
+			return "", fmt.Errorf("path %q is a directory", p)
+		}
+	}
+	return rel, nil
+}
+
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+}
+
+// touchFile creates rel (with parent directories and a small header for its
+// kind) when missing and adds the marker line for ref ("01-02/3"). It reports
+// whether the file was created. Markers are idempotent so a task redone after
+// a crash does not add its line twice.
+func touchFile(root, rel, ref, note string) (bool, error) {
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	old, err := os.ReadFile(abs)
+	created := errors.Is(err, os.ErrNotExist)
+	if err != nil && !created {
+		return false, fmt.Errorf("read %s: %w", rel, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return false, fmt.Errorf("create directory for %s: %w", rel, err)
+	}
+	var data []byte
+	if strings.EqualFold(path.Ext(rel), ".json") {
+		data = jsonWithTask(old, ref)
+	} else {
+		data = old
+		if created {
+			data = []byte(header(root, rel))
+		}
+		marker := fmt.Sprintf("hive-sim %s:", ref)
+		if !strings.Contains(string(data), marker) {
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				data = append(data, '\n')
+			}
+			data = append(data, comment(rel, marker+" "+oneLine(note, 100))+"\n"...)
+		}
+	}
+	if err := os.WriteFile(abs, data, 0o644); err != nil {
+		return false, fmt.Errorf("write %s: %w", rel, err)
+	}
+	return created, nil
+}
+
+// jsonWithTask keeps an existing JSON object's keys and lists the tasks that
+// touched the file under "hive-sim"; anything else is replaced by a fresh
+// object, because the file must stay valid JSON.
+func jsonWithTask(old []byte, ref string) []byte {
+	obj := map[string]any{}
+	if err := json.Unmarshal(old, &obj); err != nil || obj == nil {
+		obj = map[string]any{}
+	}
+	var tasks []string
+	if list, ok := obj["hive-sim"].([]any); ok {
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				tasks = append(tasks, s)
+			}
+		}
+	}
+	if !slices.Contains(tasks, ref) {
+		tasks = append(tasks, ref)
+	}
+	obj["hive-sim"] = tasks
+	b, _ := json.MarshalIndent(obj, "", "  ")
+	return append(b, '\n')
+}
+
+var goPackage = regexp.MustCompile(`(?m)^package\s+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// header is the content of a new file: enough that it looks like its kind
+// and, for Go, still compiles.
+func header(root, rel string) string {
+	base := path.Base(rel)
+	switch ext := strings.ToLower(path.Ext(rel)); ext {
+	case ".go":
+		return fmt.Sprintf("// %s: created by the hive sim agent.\n\npackage %s\n\n", base, goPackageFor(root, rel))
+	case ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs":
+		return fmt.Sprintf("// %s: created by the hive sim agent.\nexport {};\n\n", base)
+	case ".py":
+		return fmt.Sprintf("\"\"\"%s: created by the hive sim agent.\"\"\"\n\n", base)
+	case ".md", ".markdown":
+		title := strings.TrimSuffix(base, path.Ext(base))
+		return "# " + strings.NewReplacer("-", " ", "_", " ").Replace(title) + "\n\n"
+	case ".sh":
+		return "#!/bin/sh\n# " + base + ": created by the hive sim agent.\n"
+	default:
+		return ""
+	}
+}
+
+// goPackageFor reuses the package clause of a sibling .go file, else names
+// the package after its directory ("main" at the root or for main.go).
+func goPackageFor(root, rel string) string {
+	dir := path.Dir(rel)
+	entries, _ := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		if name := packageClause(filepath.Join(root, filepath.FromSlash(dir), e.Name())); name != "" {
+			return strings.TrimSuffix(name, "_test")
+		}
+	}
+	if dir == "." || path.Base(rel) == "main.go" || path.Base(dir) == "cmd" {
+		return "main"
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, path.Base(dir))
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		name = "pkg" + name
+	}
+	return name
+}
+
+func packageClause(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m := goPackage.FindStringSubmatch(sc.Text()); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// comment renders text as a one-line comment in rel's language.
+func comment(rel, text string) string {
+	// A note must not close the comment it sits in.
+	text = strings.NewReplacer("-->", "->", "*/", "* /").Replace(text)
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".go", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".java", ".c", ".h", ".cc", ".cpp", ".rs", ".swift", ".kt", ".scala", ".proto":
+		return "// " + text
+	case ".md", ".markdown", ".html", ".htm", ".xml", ".svg", ".vue":
+		return "<!-- " + text + " -->"
+	case ".css", ".scss", ".less":
+		return "/* " + text + " */"
+	case ".sql", ".lua", ".hs":
+		return "-- " + text
+	default: // shell, Python, YAML, TOML, Makefile, text
+		return "# " + text
+	}
+}
+
+// oneLine collapses whitespace and cuts s to at most n bytes on a rune
+// boundary, for commit subjects and marker lines.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,538 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/plan"
+)
+
+func threeTasks(prefix string) []task {
+	return []task{
+		{files: []string{prefix + "/store.go", prefix + "/README.md"}},
+		{typ: "tdd", files: []string{prefix + "/store_test.go", prefix + "/config.json"}},
+		{files: []string{prefix + "/app.ts", prefix + "/tool.py", prefix + "/notes.txt"}},
+	}
+}
+
+var completeRE = regexp.MustCompile(`^PLAN COMPLETE\n\n\*\*Plan:\*\* (\S+)\n\*\*Tasks:\*\* (\d+)/(\d+)\n\*\*SUMMARY:\*\* (\S+)\n\n\*\*Commits:\*\*\n((?:- [0-9a-f]{7,} .+\n?)+)$`)
+
+// runToEnd sends prompt, reads one turn, closes stdin and returns the texts
+// and the exit code.
+func runToEnd(t *testing.T, dir, prompt string, env ...string) ([]string, int) {
+	t.Helper()
+	p := startSim(t, dir, env...)
+	p.send(prompt)
+	texts, _ := p.turn()
+	p.stdin.Close()
+	return append(texts, p.drain()...), p.wait(waitLimit)
+}
+
+func TestPlanCompletesWithOneCommitPerTask(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-01", threeTasks("pkg/store")...)
+
+	p := startSim(t, dir)
+	p.send(teamPrompt(rel))
+	texts, result := p.turn()
+
+	for n := 1; n <= 3; n++ {
+		if !contains(texts, fmt.Sprintf("PROGRESS: Task %d/3 complete: ", n)) {
+			t.Errorf("no PROGRESS for task %d in %q", n, texts)
+		}
+	}
+	done := find(texts, "PLAN COMPLETE")
+	m := completeRE.FindStringSubmatch(done)
+	if m == nil {
+		t.Fatalf("PLAN COMPLETE message malformed:\n%s", done)
+	}
+	if m[1] != "01-01" || m[2] != "3" || m[3] != "3" || m[4] != phaseDir+"/01-01-SUMMARY.md" {
+		t.Errorf("PLAN COMPLETE fields = %q", m[1:5])
+	}
+	if result["result"] != done || result["is_error"] != false || result["subtype"] != "success" {
+		t.Errorf("result line = %v", result)
+	}
+
+	// The session is live: another message gets its own turn.
+	p.send("status?")
+	if texts, _ := p.turn(); !contains(texts, "complete") {
+		t.Errorf("follow-up turn = %q", texts)
+	}
+	p.stdin.Close()
+	if code := p.wait(5 * time.Second); code != 0 {
+		t.Fatalf("exit code %d after EOF, want 0; stderr:\n%s", code, p.errText())
+	}
+
+	if got := taskTrailers(t, dir, "01-01"); len(got) != 3 || got["1"] != 1 || got["2"] != 1 || got["3"] != 1 {
+		t.Errorf("Hive-Task trailers = %v, want one per task", got)
+	}
+	subjects := gitT(t, dir, "log", "--format=%s", "-4")
+	for _, want := range []string{"docs(01-01): complete plan", "feat(01-01): step 3 of 01-01", "test(01-01): step 2 of 01-01", "feat(01-01): step 1 of 01-01"} {
+		if !strings.Contains(subjects, want) {
+			t.Errorf("history lacks %q:\n%s", want, subjects)
+		}
+	}
+	if status := gitT(t, dir, "status", "--porcelain"); status != "" {
+		t.Errorf("working tree not clean:\n%s", status)
+	}
+
+	summaryPath := phaseDir + "/01-01-SUMMARY.md"
+	data, err := os.ReadFile(filepath.Join(dir, summaryPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, diags := plan.ParseSummary(summaryPath, data)
+	if plan.HasErrors(diags) {
+		t.Errorf("summary diagnostics: %v", diags)
+	}
+	if s.SelfCheck != "PASSED" || s.Plan != "01" || s.OneLiner == "" || len(s.KeyFilesCreated) != 7 {
+		t.Errorf("summary = %+v\n%s", s, data)
+	}
+	for _, d := range diags {
+		if d.Severity >= plan.SeverityWarning {
+			t.Errorf("summary diagnostic: %v", d)
+		}
+	}
+
+	// Files look like their kind and carry one marker each.
+	goFile, _ := os.ReadFile(filepath.Join(dir, "pkg/store/store.go"))
+	if !strings.Contains(string(goFile), "package store") || strings.Count(string(goFile), "hive-sim 01-01/1:") != 1 {
+		t.Errorf("store.go = %q", goFile)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "pkg/store/config.json"))
+	if !strings.Contains(string(js), `"01-01/2"`) {
+		t.Errorf("config.json = %q", js)
+	}
+
+	// A second run finds every task done: no new commits but the same answer.
+	before := gitT(t, dir, "rev-list", "--count", "HEAD")
+	texts, code := runToEnd(t, dir, teamPrompt(rel))
+	if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("rerun: code %d, texts %q", code, texts)
+	}
+	if after := gitT(t, dir, "rev-list", "--count", "HEAD"); after != before {
+		t.Errorf("rerun made commits: %s -> %s", before, after)
+	}
+}
+
+func TestCrashThenRerun(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-02", threeTasks("crash")...)
+	faults := EnvFaults + "=01-02=crash@2#1"
+
+	p := startSim(t, dir, faults)
+	p.send(teamPrompt(rel))
+	if code := p.wait(waitLimit); code != 3 {
+		t.Fatalf("exit code %d, want 3; stderr:\n%s", code, p.errText())
+	}
+	if !strings.Contains(p.errText(), "crash") {
+		t.Errorf("stderr does not report the crash:\n%s", p.errText())
+	}
+	if got := taskTrailers(t, dir, "01-02"); len(got) != 1 || got["1"] != 1 {
+		t.Fatalf("after crash: trailers %v, want task 1 only", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "crash/store_test.go")); err != nil {
+		t.Errorf("crash did not leave task 2's files written: %v", err)
+	}
+
+	texts, code := runToEnd(t, dir, teamPrompt(rel), faults, EnvAttempt+"=2")
+	if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("rerun: code %d, texts %q", code, texts)
+	}
+	if got := taskTrailers(t, dir, "01-02"); len(got) != 3 || got["1"] != 1 || got["2"] != 1 || got["3"] != 1 {
+		t.Errorf("after rerun: trailers %v, want one per task", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "crash/store_test.go"))
+	if n := strings.Count(string(data), "hive-sim 01-02/2:"); n != 1 {
+		t.Errorf("task 2 marker written %d times:\n%s", n, data)
+	}
+}
+
+func TestStdinEOFEndsSession(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-01", threeTasks("slow")...)
+
+	// With a 20s delay before every task, a prompt exit proves that EOF
+	// interrupts the plan instead of waiting for the next step.
+	p := startSim(t, dir, EnvDelay+"=20s")
+	p.send(teamPrompt(rel))
+	select {
+	case m := <-p.lines:
+		if m["type"] != "system" {
+			t.Fatalf("first line %v, want system/init", m)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("no init line")
+	}
+	start := time.Now()
+	p.stdin.Close()
+	if code := p.wait(10 * time.Second); code != 1 {
+		t.Errorf("exit code %d after EOF mid-plan, want 1", code)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("exit took %v after EOF", d)
+	}
+	if got := taskTrailers(t, dir, "01-01"); len(got) != 0 {
+		t.Errorf("tasks committed despite EOF: %v", got)
+	}
+}
+
+func TestGarbageStillCompletes(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-03", threeTasks("junk")...)
+	p := startSim(t, dir, EnvFaults+"=01-03=garbage")
+	p.send(teamPrompt(rel))
+	texts, _ := p.turn()
+	p.stdin.Close()
+	if code := p.wait(waitLimit); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if find(texts, "PLAN COMPLETE") == "" {
+		t.Errorf("no PLAN COMPLETE in %q", texts)
+	}
+	if p.junkLines() < 5 {
+		t.Errorf("only %d junk lines", p.junkLines())
+	}
+}
+
+func TestConcurrentSimsShareOneWorkingTree(t *testing.T) {
+	dir := newRepo(t)
+	ids := []string{"01-01", "01-02", "01-03"}
+	var rels []string
+	for _, id := range ids {
+		var tasks []task
+		for i := range 5 {
+			tasks = append(tasks, task{files: []string{fmt.Sprintf("p%s/f%d.go", id, i), fmt.Sprintf("p%s/f%d.md", id, i)}})
+		}
+		tasks = append(tasks, task{}) // an empty commit among the others
+		rels = append(rels, writePlan(t, dir, id, tasks...))
+	}
+	var wg sync.WaitGroup
+	for _, rel := range rels {
+		wg.Go(func() {
+			texts, code := runToEnd(t, dir, teamPrompt(rel))
+			if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+				t.Errorf("%s: code %d, texts %q", rel, code, texts)
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		got := taskTrailers(t, dir, id)
+		for n := 1; n <= 6; n++ {
+			if got[fmt.Sprint(n)] != 1 {
+				t.Errorf("%s: trailers %v, want one per task", id, got)
+				break
+			}
+		}
+		// Every commit holds only its own plan's files.
+		for _, line := range strings.Split(gitT(t, dir, "log", "--format=", "--name-only", "--grep=Hive-Task: "+id+"/"), "\n") {
+			if line != "" && !strings.HasPrefix(line, "p"+id+"/") {
+				t.Errorf("%s committed foreign file %s", id, line)
+			}
+		}
+	}
+	if status := gitT(t, dir, "status", "--porcelain"); status != "" {
+		t.Errorf("working tree not clean:\n%s", status)
+	}
+}
+
+func decisionTask() task {
+	return task{typ: "checkpoint:decision", name: "Choose the storage backend", extra: `  <decision>Which storage backend?</decision>
+  <context>Books must survive restarts.</context>
+  <options>
+    <option id="json-file"><name>JSON file</name><pros>No dependencies</pros><cons>Whole-file rewrites</cons></option>
+    <option id="sqlite"><name>SQLite</name><pros>Queries, transactions</pros><cons>cgo or a large pure-Go driver</cons></option>
+  </options>
+  <resume-signal>Select: json-file or sqlite</resume-signal>
+`}
+}
+
+func TestTeamDecisionCheckpoint(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-04", task{files: []string{"d/a.go"}}, decisionTask(), task{files: []string{"d/b.go"}})
+
+	p := startSim(t, dir)
+	p.send(teamPrompt(rel))
+	texts, result := p.turn()
+	cp := find(texts, "CHECKPOINT: decision")
+	for _, want := range []string{"PLAN: 01-04\nPROGRESS: 1/3\n\n### Checkpoint Details\n", "**Decision:** Which storage backend?", "1. **json-file** - JSON file", "2. **sqlite** - SQLite", "Pros: Queries, transactions", "### Awaiting\nSelect: json-file or sqlite"} {
+		if !strings.Contains(cp, want) {
+			t.Errorf("checkpoint message lacks %q:\n%s", want, cp)
+		}
+	}
+	if result["result"] != cp {
+		t.Errorf("result %q is not the checkpoint message", result["result"])
+	}
+
+	p.send("What is the status?") // not an answer: the agent keeps waiting
+	if texts, _ := p.turn(); !contains(texts, "CHECKPOINT_RESPONSE") {
+		t.Errorf("reminder turn = %q", texts)
+	}
+	p.send("CHECKPOINT_RESPONSE: sqlite")
+	texts, _ = p.turn()
+	if find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("no PLAN COMPLETE after the response: %q\nstderr:\n%s", texts, p.errText())
+	}
+	p.stdin.Close()
+	if code := p.wait(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got := taskTrailers(t, dir, "01-04"); len(got) != 3 || got["2"] != 1 {
+		t.Errorf("trailers %v", got)
+	}
+	if log := gitT(t, dir, "log", "--format=%s"); !strings.Contains(log, "chore(01-04): decision sqlite") {
+		t.Errorf("no decision commit:\n%s", log)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, phaseDir, "01-04-SUMMARY.md"))
+	if !strings.Contains(string(data), "chose sqlite") {
+		t.Errorf("summary does not record the decision:\n%s", data)
+	}
+}
+
+func TestTeamHumanVerifyIssuesThenApproved(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-05", task{files: []string{"v/ui.ts"}},
+		task{typ: "checkpoint:human-verify", name: "Check the listing", extra: "  <resume-signal>Type \"approved\" or describe issues</resume-signal>\n"})
+
+	p := startSim(t, dir)
+	p.send(teamPrompt(rel))
+	texts, _ := p.turn()
+	if cp := find(texts, "CHECKPOINT: human-verify"); !strings.Contains(cp, "**How to verify:**") {
+		t.Fatalf("checkpoint = %q", texts)
+	}
+	p.send("CHECKPOINT_RESPONSE: the titles are not sorted")
+	texts, _ = p.turn()
+	if find(texts, "CHECKPOINT: human-verify") == "" {
+		t.Fatalf("checkpoint not raised again: %q", texts)
+	}
+	p.send("CHECKPOINT_RESPONSE: approved")
+	texts, _ = p.turn()
+	if find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("no PLAN COMPLETE: %q", texts)
+	}
+	p.stdin.Close()
+	p.wait(5 * time.Second)
+	log := gitT(t, dir, "log", "--format=%B")
+	if !strings.Contains(log, "fix(01-05): address review: the titles are not sorted") || !strings.Contains(log, "Hive-Fix: 01-05/2") {
+		t.Errorf("no fix commit:\n%s", log)
+	}
+	if got := taskTrailers(t, dir, "01-05"); len(got) != 2 || got["2"] != 1 {
+		t.Errorf("trailers %v", got)
+	}
+}
+
+func TestStandaloneCheckpointAndContinuation(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-06", task{files: []string{"s/a.go"}},
+		task{typ: "checkpoint:human-verify", name: "Verify the CLI output"},
+		task{files: []string{"s/b.go"}})
+
+	p := startSim(t, dir)
+	p.send(standalonePrompt(rel))
+	texts, _ := p.turn()
+	if code := p.wait(waitLimit); code != 0 {
+		t.Fatalf("standalone checkpoint exit %d, want 0", code)
+	}
+	cp := find(texts, "CHECKPOINT: human-verify")
+	for _, want := range []string{"## CHECKPOINT REACHED", "### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n| 1 | step 1 of 01-06 | ", "### Current Task\n- **Number:** 2\n- **Name:** Verify the CLI output", "### Checkpoint Details\n**What was built:**", "### Awaiting\n"} {
+		if !strings.Contains(cp, want) {
+			t.Errorf("checkpoint block lacks %q:\n%s", want, cp)
+		}
+	}
+
+	cont := fmt.Sprintf(`<objective>
+Continue execution of plan 01-06 from task 2.
+</objective>
+
+<context>
+Plan: @%s
+</context>
+
+<resume_from>
+Task 2: Verify the CLI output
+</resume_from>
+
+<user_response>
+approved
+</user_response>
+`, rel)
+	texts, code := runToEnd(t, dir, cont)
+	if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("continuation: code %d, texts %q", code, texts)
+	}
+	if got := taskTrailers(t, dir, "01-06"); len(got) != 3 || got["1"] != 1 || got["2"] != 1 || got["3"] != 1 {
+		t.Errorf("trailers %v, want one per task", got)
+	}
+}
+
+func TestContinuationWithMissingCommitFails(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-07", task{files: []string{"m/a.go"}}, task{typ: "checkpoint:human-action", name: "Create the API key"})
+	prompt := "Plan: @" + rel + "\n<resume_from>Task 2: Create the API key</resume_from>\n<user_response>done</user_response>\n"
+	texts, code := runToEnd(t, dir, prompt)
+	if code != 1 || !strings.HasPrefix(find(texts, "PLAN FAILED"), "PLAN FAILED\n\n**Plan:** 01-07\n**Tasks:** 0/2\n**Error:** continuation") {
+		t.Errorf("code %d, texts %q", code, texts)
+	}
+}
+
+func TestFaults(t *testing.T) {
+	t.Run("fail", func(t *testing.T) {
+		dir := newRepo(t)
+		rel := writePlan(t, dir, "01-01", threeTasks("f")...)
+		texts, code := runToEnd(t, dir, teamPrompt(rel), EnvFaults+"=01-01=fail@2")
+		if code != 1 || find(texts, "PLAN FAILED\n\n**Plan:** 01-01\n**Tasks:** 1/3\n**Error:** simulated failure") == "" {
+			t.Errorf("code %d, texts %q", code, texts)
+		}
+	})
+	t.Run("nosummary", func(t *testing.T) {
+		dir := newRepo(t)
+		rel := writePlan(t, dir, "01-01", threeTasks("n")...)
+		p := startSim(t, dir, EnvFaults+"=01-01=nosummary")
+		p.send(teamPrompt(rel))
+		if code := p.wait(waitLimit); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if contains(p.drain(), "PLAN COMPLETE") {
+			t.Error("PLAN COMPLETE printed")
+		}
+		if _, err := os.Stat(filepath.Join(dir, phaseDir, "01-01-SUMMARY.md")); err == nil {
+			t.Error("SUMMARY written")
+		}
+		if got := taskTrailers(t, dir, "01-01"); len(got) != 3 {
+			t.Errorf("trailers %v", got)
+		}
+	})
+	t.Run("selfcheck-fail", func(t *testing.T) {
+		dir := newRepo(t)
+		rel := writePlan(t, dir, "01-01", threeTasks("s")...)
+		texts, code := runToEnd(t, dir, teamPrompt(rel), EnvFaults+"=01-01=selfcheck-fail")
+		if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+			t.Fatalf("code %d, texts %q", code, texts)
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, phaseDir, "01-01-SUMMARY.md"))
+		if s, _ := plan.ParseSummary("01-01-SUMMARY.md", data); s.SelfCheck != "FAILED" {
+			t.Errorf("self-check %q", s.SelfCheck)
+		}
+	})
+	t.Run("hang", func(t *testing.T) {
+		dir := newRepo(t)
+		rel := writePlan(t, dir, "01-01", threeTasks("h")...)
+		file := filepath.Join(t.TempDir(), "sim.json")
+		writeFile(t, filepath.Dir(file), filepath.Base(file), `{"faults":{"01-01":[{"kind":"hang","task":2}]}}`)
+		p := startSim(t, dir, EnvFile+"="+file)
+		p.send(teamPrompt(rel))
+		deadline := time.Now().Add(waitLimit)
+		for !strings.Contains(p.errText(), "simulated hang") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		p.stdin.Close()
+		select {
+		case <-p.done:
+			t.Fatalf("hung sim exited (code %d) on stdin EOF", p.code)
+		case <-time.After(500 * time.Millisecond):
+		}
+		_ = p.cmd.Process.Kill()
+		p.wait(5 * time.Second)
+		if got := taskTrailers(t, dir, "01-01"); len(got) != 1 {
+			t.Errorf("trailers %v, want task 1 only", got)
+		}
+	})
+	t.Run("slow", func(t *testing.T) {
+		dir := newRepo(t)
+		rel := writePlan(t, dir, "01-01", threeTasks("w")...)
+		start := time.Now()
+		texts, code := runToEnd(t, dir, teamPrompt(rel), EnvFaults+"=01-01=slow@2", EnvDelay+"=0s")
+		if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+			t.Fatalf("code %d, texts %q", code, texts)
+		}
+		if d := time.Since(start); d < 10*slowBase {
+			t.Errorf("slow@2 took only %v", d)
+		}
+	})
+	t.Run("bad spec", func(t *testing.T) {
+		dir := newRepo(t)
+		p := startSim(t, dir, EnvFaults+"=01-01=explode@2")
+		if code := p.wait(waitLimit); code != 2 || !strings.Contains(p.errText(), "unknown fault kind") {
+			t.Errorf("exit %d, stderr %q", code, p.errText())
+		}
+	})
+}
+
+func TestUnsafePathsAreSkipped(t *testing.T) {
+	dir := newRepo(t)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Skip("symlinks not supported:", err)
+	}
+	rel := writePlan(t, dir, "01-08", task{files: []string{"../escape.txt", "/tmp/abs.txt", ".git/hooks/pre-commit", "link/sub/x.go", "ok/fine.go"}})
+	texts, code := runToEnd(t, dir, teamPrompt(rel))
+	if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("code %d, texts %q", code, texts)
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 0 {
+		t.Errorf("wrote outside the repository through a symlink: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape.txt")); err == nil {
+		t.Error("wrote ../escape.txt")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git/hooks/pre-commit")); err == nil {
+		t.Error("wrote into .git")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ok/fine.go")); err != nil {
+		t.Errorf("safe file not written: %v", err)
+	}
+	if n := strings.Count(strings.Join(texts, "\n"), "Skipping"); n != 4 {
+		t.Errorf("%d paths reported as skipped, want 4: %q", n, texts)
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	got, err := ParseFaults(" 01-02=crash@2, 01-03=hang@1#1,01-04=garbage,01-02=slow ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]Fault{
+		"01-02": {{Kind: "crash", Task: 2}, {Kind: "slow"}},
+		"01-03": {{Kind: "hang", Task: 1, Attempt: 1}},
+		"01-04": {{Kind: "garbage"}},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for _, bad := range []string{"01-02", "=crash", "01-02=boom", "01-02=crash@x", "01-02=crash@0", "01-02=garbage@2", "01-02=crash#-1"} {
+		if _, err := ParseFaults(bad); err == nil {
+			t.Errorf("ParseFaults(%q) accepted", bad)
+		}
+	}
+	s := Settings{Attempt: 2, Faults: got}
+	if fs := s.forPlan("01-03"); len(fs) != 0 {
+		t.Errorf("attempt-1 fault active in attempt 2: %v", fs)
+	}
+	if fs := s.forPlan("01-02"); !fs.at(FaultCrash, 2) || fs.at(FaultCrash, 1) || !fs.at(FaultSlow, 3) {
+		t.Errorf("forPlan(01-02) = %v", fs)
+	}
+}
+
+func TestUserText(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"user","message":{"role":"user","content":"hello"}}`:                                                                  "hello",
+		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}`: "a\nb",
+	} {
+		if got, err := userText([]byte(in)); err != nil || got != want {
+			t.Errorf("userText(%s) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{`not json`, `{"type":"control_request"}`, `{"type":"user","message":{"content":5}}`} {
+		if _, err := userText([]byte(bad)); err == nil {
+			t.Errorf("userText(%s) accepted", bad)
+		}
+	}
+}
