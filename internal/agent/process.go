@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -64,6 +65,7 @@ type Session struct {
 	stderr   *tailBuffer
 	logFile  *os.File
 	killOnce sync.Once
+	lastOut  atomic.Int64 // unix nanoseconds of the last stdout line, for the stall watchdog
 }
 
 // StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
@@ -102,6 +104,7 @@ func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Ou
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
 	s.PID = cmd.Process.Pid
+	s.lastOut.Store(time.Now().UnixNano())
 	fmt.Fprintf(logFile, "== %s attempt %d pid %d: %v\n", spec.Plan, spec.Attempt, s.PID, argv)
 	go s.read(stdout, sink)
 	if err := s.Send(spec.Prompt); err != nil {
@@ -129,6 +132,7 @@ func (s *Session) read(stdout io.Reader, sink func(Output)) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
+		s.lastOut.Store(time.Now().UnixNano())
 		b := sc.Bytes()
 		s.logFile.Write(b)
 		s.logFile.Write([]byte{'\n'})
@@ -215,6 +219,11 @@ func (s *Session) Stop(grace time.Duration) {
 // Kill ends the agent and every process it started.
 func (s *Session) Kill() {
 	s.killOnce.Do(func() { KillGroup(s.PID) })
+}
+
+// Silent returns how long the agent has printed nothing on stdout.
+func (s *Session) Silent(now time.Time) time.Duration {
+	return now.Sub(time.Unix(0, s.lastOut.Load()))
 }
 
 // Done is closed once the process has ended and its last Output was sent.

@@ -100,6 +100,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		MaxConcurrent: cfg.MaxConcurrent(),
 		Dynamic:       cfg.Dynamic(),
 		TeamMode:      cfg.TeamMode(),
+		Stall:         cfg.Timeouts.Stall,
 	})
 	if errors.Is(err, runner.ErrInterrupted) {
 		return exitf(ExitInterrupted, "interrupted; run `hive execute-phase %s` again to resume", ph.Number)

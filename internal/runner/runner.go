@@ -31,6 +31,9 @@ type Options struct {
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Stall is how long an agent may print nothing before it is judged hung
+	// and killed with its process group (timeouts.stall). Zero means 5 min.
+	Stall time.Duration
 	// StopGrace is how long an agent whose input was closed may take to exit
 	// before its process group is killed. Zero means 5 s.
 	StopGrace time.Duration
@@ -85,6 +88,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	if o.StopGrace == 0 {
 		o.StopGrace = 5 * time.Second
+	}
+	if o.Stall == 0 {
+		o.Stall = 5 * time.Minute
 	}
 	r := &runner{
 		o:        o,
@@ -176,6 +182,8 @@ func (r *runner) spec(ctx context.Context) engine.RunSpec {
 }
 
 func (r *runner) loop(ctx context.Context) error {
+	watchdog := time.NewTicker(min(r.o.Stall/4, time.Second))
+	defer watchdog.Stop()
 	for !r.finished {
 		for len(r.queue) > 0 {
 			ev := r.queue[0]
@@ -191,6 +199,8 @@ func (r *runner) loop(ctx context.Context) error {
 		select {
 		case ev := <-r.inputs:
 			r.queue = append(r.queue, ev)
+		case <-watchdog.C:
+			r.killHung()
 		case <-ctx.Done():
 			r.killAll()
 			return ErrInterrupted
@@ -200,9 +210,35 @@ func (r *runner) loop(ctx context.Context) error {
 	return nil
 }
 
+// killHung kills the process group of every agent silent for longer than
+// the stall timeout. Its exit then reaches the engine like any other: the
+// disk decides whether the plan is done. (A known failure of stream-json
+// sessions is a process that hangs forever without exiting.)
+func (r *runner) killHung() {
+	now := time.Now()
+	for _, s := range r.sortedSessions() {
+		select {
+		case <-s.Done():
+			continue
+		default:
+		}
+		if d := s.Silent(now); d > r.o.Stall {
+			r.o.Observer.Note(s.Plan, fmt.Sprintf("no output for %s (timeouts.stall %s): killing the agent", d.Round(time.Second), r.o.Stall))
+			s.Kill()
+		}
+	}
+}
+
 // handle journals ev, steps the engine with it and carries out the commands:
 // persist first, then act, so a crash never acts on an unrecorded event.
 func (r *runner) handle(ctx context.Context, ev engine.Event) error {
+	if ev.Type == noteEvent {
+		r.o.Observer.Note(ev.Plan, ev.Text)
+		return nil
+	}
+	if ev.Type == engine.EvAgentExited {
+		delete(r.sessions, sessionKey{ev.Plan, ev.Attempt})
+	}
 	ev.Time = r.o.Now().UTC()
 	payload, err := json.Marshal(ev)
 	if err != nil {
