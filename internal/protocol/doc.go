@@ -1,6 +1,14 @@
 // Package protocol reads the messages that executors write to hive and
-// renders hive's replies: PROGRESS, PLAN COMPLETE and PLAN FAILED (seed 000's
-// appendix), in any assistant text block, anywhere in the block. Text that
-// matches no message is returned as-is for the log; parsing never fails and
-// never panics. It knows nothing about processes or the engine.
+// renders hive's replies (seed 000's appendix): PROGRESS, CHECKPOINT,
+// DEVIATION, PLAN COMPLETE and PLAN FAILED, in any assistant text block,
+// anywhere in the block, several to a block. It also reads the standalone
+// returns of seed 002/004 (## CHECKPOINT REACHED, ## Checkpoint: {type}) and
+// the variants real GSD-style executors write, and, per seed 000 §5.6, a
+// checkpoint whose header was forgotten but whose Checkpoint Details and
+// Awaiting sections are there. Hive answers with CheckpointResponse and
+// DeviationResponse.
+//
+// Parsing never fails and never panics: text that matches no message yields
+// none, and the caller keeps it for the log. The package knows nothing
+// about processes or the engine.
 package protocol
