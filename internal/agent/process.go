@@ -66,6 +66,9 @@ type Session struct {
 	logFile  *os.File
 	killOnce sync.Once
 	lastOut  atomic.Int64 // unix nanoseconds of the last stdout line, for the stall watchdog
+	// stallReason, once set, says why hive killed a silent agent; it leads
+	// the exit's description.
+	stallReason atomic.Pointer[string]
 }
 
 // StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
@@ -89,24 +92,47 @@ func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Ou
 	cmd.Env = append(append(os.Environ(), spec.Env...), "HIVE_AGENT_PLAN="+spec.Plan, "HIVE_AGENT_ATTEMPT="+strconv.Itoa(spec.Attempt))
 	cmd.SysProcAttr = sysProcAttr()
 	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, logFile: logFile}
-	cmd.Stderr = io.MultiWriter(s.stderr, prefixWriter{w: logFile, prefix: "stderr: "})
-	stdout, err := cmd.StdoutPipe()
+	// Plain pipes rather than cmd.StdoutPipe: the process is reaped on its
+	// own, so a child that keeps the pipes open (a daemonised dev server)
+	// cannot hide the agent's exit.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
-	if s.stdin, err = cmd.StdinPipe(); err != nil {
+	errR, errW, err := os.Pipe()
+	if err != nil {
 		logFile.Close()
+		outR.Close()
+		outW.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if s.stdin, err = cmd.StdinPipe(); err == nil {
+		err = cmd.Start()
+	}
+	outW.Close()
+	errW.Close()
+	if err != nil {
 		logFile.Close()
+		outR.Close()
+		errR.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
 	s.PID = cmd.Process.Pid
 	s.lastOut.Store(time.Now().UnixNano())
 	fmt.Fprintf(logFile, "== %s attempt %d pid %d: %v\n", spec.Plan, spec.Attempt, s.PID, argv)
-	go s.read(stdout, sink)
+	stdoutDone := make(chan struct{})
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		io.Copy(io.MultiWriter(s.stderr, prefixWriter{w: logFile, prefix: "stderr: "}), errR)
+	}()
+	go func() {
+		defer close(stdoutDone)
+		s.read(outR, sink)
+	}()
+	go s.reap(outR, errR, stdoutDone, stderrDone, sink)
 	if err := s.Send(spec.Prompt); err != nil {
 		s.Kill()
 	}
@@ -120,15 +146,12 @@ func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Ou
 	return s, nil
 }
 
-// read turns stdout into Outputs, then waits for the process and reports how
-// it ended. The exit is reported only after stdout is drained, so a PLAN
-// COMPLETE printed just before exiting is never lost.
+// drainGrace is how long the output of an exited agent may take to reach EOF
+// before hive stops waiting for it.
+const drainGrace = 2 * time.Second
+
+// read turns stdout lines into Outputs.
 func (s *Session) read(stdout io.Reader, sink func(Output)) {
-	defer close(s.done)
-	emit := func(o Output) {
-		o.Plan, o.Attempt = s.Plan, s.Attempt
-		sink(o)
-	}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -141,30 +164,55 @@ func (s *Session) read(stdout io.Reader, sink func(Output)) {
 		}
 		l, err := ParseLine(b)
 		if err != nil {
-			emit(Output{Kind: OutGarbage, Text: string(b)})
+			s.emit(sink, Output{Kind: OutGarbage, Text: string(b)})
 			continue
 		}
 		for _, t := range l.Texts {
-			emit(Output{Kind: OutText, Text: t})
+			s.emit(sink, Output{Kind: OutText, Text: t})
 		}
 		if l.Type == "result" {
-			emit(Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
+			s.emit(sink, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
 		}
 	}
-	scanErr := sc.Err()
-	if scanErr != nil {
+	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		// A line past the buffer: drain the rest so the process is not blocked on a full pipe.
-		emit(Output{Kind: OutGarbage, Text: "unreadable output: " + scanErr.Error()})
+		s.emit(sink, Output{Kind: OutGarbage, Text: "unreadable output: " + err.Error()})
 		io.Copy(s.logFile, stdout)
 	}
+}
+
+func (s *Session) emit(sink func(Output), o Output) {
+	o.Plan, o.Attempt = s.Plan, s.Attempt
+	sink(o)
+}
+
+// reap waits for the process, then for its output to drain, and reports the
+// exit last, so a PLAN COMPLETE printed just before exiting is never lost.
+func (s *Session) reap(outR, errR *os.File, stdoutDone, stderrDone <-chan struct{}, sink func(Output)) {
+	defer close(s.done)
 	err := s.cmd.Wait()
+	for _, p := range []struct {
+		f    *os.File
+		done <-chan struct{}
+	}{{outR, stdoutDone}, {errR, stderrDone}} {
+		select {
+		case <-p.done:
+		case <-time.After(drainGrace):
+			p.f.SetReadDeadline(time.Now()) // a leftover child holds the pipe open
+			<-p.done
+		}
+		p.f.Close()
+	}
 	code, why := exitStatus(err)
+	if r := s.stallReason.Load(); r != nil {
+		why = *r + "; " + why
+	}
 	if tail := s.stderr.String(); tail != "" {
 		why += ": " + tail
 	}
 	fmt.Fprintf(s.logFile, "== exit %d: %s\n", code, why)
 	s.logFile.Close()
-	emit(Output{Kind: OutExit, ExitCode: code, Err: why})
+	s.emit(sink, Output{Kind: OutExit, ExitCode: code, Err: why})
 }
 
 func exitStatus(err error) (int, string) {
@@ -174,7 +222,7 @@ func exitStatus(err error) (int, string) {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return -1, "killed by " + ws.Signal().String()
+			return -1, fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
 		}
 		return ee.ExitCode(), fmt.Sprintf("exit status %d", ee.ExitCode())
 	}
@@ -214,6 +262,12 @@ func (s *Session) Stop(grace time.Duration) {
 	case <-time.After(grace):
 		s.Kill()
 	}
+}
+
+// KillStalled kills an agent judged hung, recording why for its exit.
+func (s *Session) KillStalled(reason string) {
+	s.stallReason.CompareAndSwap(nil, &reason)
+	s.Kill()
 }
 
 // Kill ends the agent and every process it started.

@@ -22,6 +22,7 @@ type executeOptions struct {
 	agent string
 	yes   bool
 	json  bool
+	fresh bool
 	// launcher, when set, is used instead of --agent (the demo sets it).
 	launcher agent.Launcher
 }
@@ -42,6 +43,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with (default: the executor role's cli in config; available: sim)")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
+	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
 	return cmd
 }
 
@@ -101,9 +103,13 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		Dynamic:       cfg.Dynamic(),
 		TeamMode:      cfg.TeamMode(),
 		Stall:         cfg.Timeouts.Stall,
+		Fresh:         o.fresh,
 	})
 	if errors.Is(err, runner.ErrInterrupted) {
 		return exitf(ExitInterrupted, "interrupted; run `hive execute-phase %s` again to resume", ph.Number)
+	}
+	if errors.Is(err, runner.ErrLocked) {
+		return &exitError{code: ExitBusy, err: err}
 	}
 	if err != nil {
 		return err
@@ -115,7 +121,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		}
 		commits := map[string]int{}
 		for _, p := range ph.Plans {
-			if cs, err := repo.CommitsMentioning(ctx, p.ID); err == nil {
+			if cs, err := repo.CommitsOfPlan(ctx, p.ID); err == nil {
 				commits[p.ID] = len(cs)
 			}
 		}

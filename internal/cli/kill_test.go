@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -35,7 +36,7 @@ func TestKillAndResume(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(2026, 11))
 	for i := 0; i < iterations; i++ {
-		killAt := 2 + rng.IntN(38) // journal events before the kill; a demo run has about 45
+		killAt := 2 + rng.IntN(44) // journal events before the kill; a demo run has 45, so some land after the last
 		t.Run(fmt.Sprintf("kill-at-%d", killAt), func(t *testing.T) {
 			dir := t.TempDir()
 			if err := demo.Create(dir); err != nil {
@@ -48,6 +49,7 @@ func TestKillAndResume(t *testing.T) {
 			if err := first.Start(); err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { first.Process.Kill() })
 			exited := make(chan error, 1)
 			go func() { exited <- first.Wait() }()
 			killed := waitForEvents(t, filepath.Join(dir, ".hive", "journal.db"), killAt, exited)
@@ -57,7 +59,9 @@ func TestKillAndResume(t *testing.T) {
 				<-exited
 				unfinished = runUnfinished(t, filepath.Join(dir, ".hive", "journal.db"))
 			}
-			second := exec.Command(hive, "execute-phase", "1", "--agent", "sim", "--repo", dir)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			second := exec.CommandContext(ctx, hive, "execute-phase", "1", "--agent", "sim", "--repo", dir)
 			second.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms")
 			out2, err := second.CombinedOutput()
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -13,7 +14,9 @@ import (
 const (
 	ExitOK          = 0
 	ExitFailed      = 1 // a plan failed or was skipped; lint found errors
-	ExitUsage       = 2 // bad flags or arguments, invalid plans, no repository
+	ExitUsage       = 2 // bad flags or arguments, invalid plans or config, no repository
+	ExitInternal    = 3 // hive itself could not go on: the journal, git, the file system
+	ExitBusy        = 4 // another hive process is running the phase
 	ExitInterrupted = 130
 )
 
@@ -64,7 +67,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "hive:", err)
-	return ExitUsage
+	if strings.HasPrefix(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "arg(s)") {
+		return ExitUsage // cobra's own complaints about the command line
+	}
+	return ExitInternal
 }
 
 func newRootCmd(g *globalOptions, stdin io.Reader) *cobra.Command {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -81,10 +82,11 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 			continue
 		}
 		seen[run.Phase] = true
-		snap, err := replay(j, run)
+		eng, err := runner.Replay(j, run)
 		if err != nil {
 			return err
 		}
+		snap := eng.Snapshot()
 		v := statusRunView{Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events}
 		if !run.Finished.IsZero() {
 			f := run.Finished

@@ -21,7 +21,8 @@ type PlanStatus struct {
 	Started   time.Time // when the current attempt started
 	Finished  time.Time // when it reached a final state
 
-	checking  bool   // a spot-check is out
+	checking    bool // a spot-check is out
+	resumeCheck bool // ... asked by a resume: a failure restarts the plan
 	agentLive bool   // the current attempt's process has not been seen to exit
 	exitNote  string // how the agent ended when it ended without PLAN COMPLETE
 
@@ -123,6 +124,8 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 		p.checking = false
 		if ev.OK {
 			out = e.settle(out, p, Complete, "")
+		} else if p.resumeCheck {
+			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
 		} else {
 			reason := "spot-check failed: " + ev.Reason
 			if p.exitNote != "" {
@@ -170,7 +173,7 @@ func (e *Engine) init(spec RunSpec) error {
 			dep.dependents = append(dep.dependents, p)
 		}
 	}
-	order, err := topoOrder(e.plans)
+	order, err := topoOrder(e.plans, e.byID)
 	if err != nil {
 		return err
 	}
@@ -226,17 +229,13 @@ func (e *Engine) init(spec RunSpec) error {
 
 // topoOrder orders plans so that every plan comes after its dependencies,
 // or reports a cycle.
-func topoOrder(plans []*PlanStatus) ([]*PlanStatus, error) {
+func topoOrder(plans []*PlanStatus, byID map[string]*PlanStatus) ([]*PlanStatus, error) {
 	const (
 		unseen = iota
 		visiting
 		done
 	)
 	mark := make(map[*PlanStatus]int, len(plans))
-	byID := make(map[string]*PlanStatus, len(plans))
-	for _, p := range plans {
-		byID[p.Spec.ID] = p
-	}
 	var order []*PlanStatus
 	var stack []string
 	var visit func(p *PlanStatus) error
@@ -271,9 +270,11 @@ func topoOrder(plans []*PlanStatus) ([]*PlanStatus, error) {
 	return order, nil
 }
 
-// resume restarts every plan that was running when the previous process
-// stopped: its agent is gone (or is told to go) and its work since the last
-// commit is redone by a fresh attempt.
+// resume reconciles the plans that were running when the previous process
+// stopped: their agents are told to go (they may have outlived it), and the
+// disk decides what they achieved. A plan whose spot-check passes is
+// complete (its agent finished before hive recorded it); any other restarts
+// as a new attempt, which skips the tasks already committed.
 func (e *Engine) resume() []Command {
 	e.resumes++
 	var out []Command
@@ -282,15 +283,23 @@ func (e *Engine) resume() []Command {
 			continue
 		}
 		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.State = Pending
-		p.checking = false
 		p.agentLive = false
+		p.checking = true
+		p.resumeCheck = true
 		p.exitNote = ""
-		e.running--
-		e.enqueue(p)
-		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: "restarted after resume"})
+		out = append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: "resume"})
 	}
 	return out
+}
+
+// restart puts a running plan back in the queue for a new attempt.
+func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command {
+	p.State = Pending
+	p.checking, p.resumeCheck, p.agentLive = false, false, false
+	p.exitNote = ""
+	e.running--
+	e.enqueue(p)
+	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: reason})
 }
 
 // settle moves a running plan to a final state.
@@ -303,7 +312,7 @@ func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string
 	}
 	e.dequeue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
-	p.checking, p.agentLive = false, false
+	p.checking, p.resumeCheck, p.agentLive = false, false, false
 	e.openWave[p.Spec.Wave]--
 	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
 	if s == Complete {
@@ -412,10 +421,16 @@ func (e *Engine) fitsSharedTree(p *PlanStatus) bool {
 	return true
 }
 
+// overlaps reports whether two file lists may touch a common file: equal
+// paths, a folder and a path inside it, or a glob pattern (which could match
+// anything, so it overlaps everything).
 func overlaps(a, b []string) bool {
 	for _, x := range a {
+		if strings.ContainsAny(x, "*?[") {
+			return true
+		}
 		for _, y := range b {
-			if x == y || strings.HasPrefix(y, strings.TrimSuffix(x, "/")+"/") || strings.HasPrefix(x, strings.TrimSuffix(y, "/")+"/") {
+			if strings.ContainsAny(y, "*?[") || x == y || strings.HasPrefix(y, strings.TrimSuffix(x, "/")+"/") || strings.HasPrefix(x, strings.TrimSuffix(y, "/")+"/") {
 				return true
 			}
 		}
@@ -435,7 +450,7 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	p.Progress = ""
 	p.Started = e.now
 	p.agentLive = true
-	p.checking = false
+	p.checking, p.resumeCheck = false, false
 	p.exitNote = ""
 	e.running++
 	return append(out,

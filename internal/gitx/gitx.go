@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -56,10 +57,16 @@ type Commit struct {
 	Body    string
 }
 
-// CommitsMentioning returns the commits on any ref whose message contains
-// text (a fixed string, not a pattern), newest first.
-func (r *Repo) CommitsMentioning(ctx context.Context, text string) ([]Commit, error) {
-	out, err := r.Git(ctx, "log", "--all", "--fixed-strings", "--grep", text, "--format=%H%x1f%s%x1f%b%x1e")
+// CommitsOfPlan returns the commits on any ref that belong to plan id: a
+// conventional subject scope "(id)" or a Hive-Plan / Hive-Task trailer.
+// Matching whole tokens keeps "01-01" from matching a date like 2025-01-01
+// or plan 101-01.
+func (r *Repo) CommitsOfPlan(ctx context.Context, id string) ([]Commit, error) {
+	q := regexp.QuoteMeta(id)
+	out, err := r.Git(ctx, "log", "--all", "-E",
+		"--grep", `\(`+q+`\)`,
+		"--grep", `^Hive-(Plan|Task): `+q+`(/[0-9]+)?$`,
+		"--format=%H%x1f%s%x1f%b%x1e")
 	if err != nil {
 		if strings.Contains(err.Error(), "does not have any commits") {
 			return nil, nil

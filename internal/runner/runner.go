@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -28,6 +31,9 @@ type Options struct {
 	MaxConcurrent int
 	Dynamic       bool
 	TeamMode      bool // live sessions: the executor prompt carries <team_protocol>
+
+	// Fresh abandons the phase's unfinished run, if any, and starts a new one.
+	Fresh bool
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -78,6 +84,9 @@ type runner struct {
 	sessions map[sessionKey]*agent.Session
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	finished bool
+
+	mu   sync.Mutex                   // guards held
+	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
 }
 
 // Run executes a phase, or resumes its unfinished run, until every plan is
@@ -99,11 +108,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		inputs:   make(chan engine.Event, 256),
 		sessions: map[sessionKey]*agent.Session{},
 		done:     make(chan struct{}),
+		held:     map[sessionKey]*engine.Event{},
 	}
 	defer close(r.done)
 	for _, p := range o.Phase.Plans {
 		r.plans[p.ID] = p
 	}
+	release, err := lockPhase(o.Repo.Root, o.Phase.Dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	if err := o.Repo.Exclude(ctx, "/.hive/"); err != nil {
 		return Result{}, fmt.Errorf("keep .hive/ out of git: %w", err)
 	}
@@ -124,28 +139,15 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	if ok && last.Finished.IsZero() {
-		r.run = last
-		err := r.o.Journal.Each(last.ID, func(rec journal.Record) error {
-			var ev engine.Event
-			if err := json.Unmarshal(rec.Payload, &ev); err != nil {
-				return fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
-			}
-			if _, err := r.eng.Step(ev); err != nil {
-				r.o.Observer.Note("", fmt.Sprintf("replay of event %d (%s) refused: %v", rec.Seq, ev.Type, err))
-			}
-			return nil
-		})
-		if err != nil {
-			return Result{}, fmt.Errorf("replay run %d: %w", last.ID, err)
+		res, resumed, err := r.resume(last)
+		if err != nil || resumed {
+			return res, err
 		}
-		if !r.eng.Snapshot().Started {
-			return Result{}, fmt.Errorf("run %d in the journal never started; remove .hive/journal.db to start afresh", last.ID)
-		}
-		r.o.Observer.Resumed(last, r.eng.Snapshot())
-		r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
-		return Result{Run: last, Resumed: true}, nil
 	}
-	spec := r.spec(ctx)
+	spec, err := r.spec(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	run, err := r.o.Journal.CreateRun(key, r.o.Now())
 	if err != nil {
 		return Result{}, err
@@ -155,9 +157,80 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	return Result{Run: run}, nil
 }
 
+// resume takes over the unfinished run last, or closes it when there is
+// nothing to take over: a run that never started, one that had in fact
+// finished, or one the caller asked to abandon. resumed reports whether the
+// run was taken over.
+func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
+	eng, err := Replay(r.o.Journal, last)
+	if err != nil {
+		return Result{}, false, err
+	}
+	snap := eng.Snapshot()
+	switch {
+	case !snap.Started || r.o.Fresh:
+		why := "abandoned: it never started"
+		if snap.Started {
+			why = "abandoned: --fresh"
+		}
+		r.o.Observer.Note("", fmt.Sprintf("run %d %s; starting a new run", last.ID, why))
+		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
+	case snap.Finished:
+		// hive stopped after the last event but before it recorded the end.
+		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), snap.Outcome)
+	}
+	var gone, added []string
+	for _, p := range snap.Plans {
+		if r.plans[p.Spec.ID] == nil && !p.State.Final() {
+			gone = append(gone, p.Spec.ID)
+		}
+	}
+	inRun := map[string]bool{}
+	for _, p := range snap.Plans {
+		inRun[p.Spec.ID] = true
+	}
+	for _, p := range r.o.Phase.Plans {
+		if !inRun[p.ID] {
+			added = append(added, p.ID)
+		}
+	}
+	if len(gone) > 0 {
+		return Result{}, false, fmt.Errorf("run %d of %s needs plan(s) %s, which are no longer in the folder: restore them, or start a new run with --fresh",
+			last.ID, r.o.Phase.Dir, strings.Join(gone, ", "))
+	}
+	if len(added) > 0 {
+		r.o.Observer.Note("", fmt.Sprintf("plan(s) %s were added after run %d started and are not part of it; run again with --fresh to include them",
+			strings.Join(added, ", "), last.ID))
+	}
+	r.eng, r.run = eng, last
+	r.o.Observer.Resumed(last, snap)
+	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
+	return Result{Run: last, Resumed: true}, true, nil
+}
+
+// Replay rebuilds the engine of a run from the journal, the way a resume
+// does; `hive status` uses it too.
+func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
+	eng := engine.New()
+	err := j.Each(run.ID, func(rec journal.Record) error {
+		var ev engine.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
+		}
+		eng.Step(ev) // a refused event changed nothing when it was first stepped either
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replay run %d: %w", run.ID, err)
+	}
+	return eng, nil
+}
+
 // spec builds the engine's view of the phase. A plan whose SUMMARY already
-// passes the spot-checks is done and will not run again.
-func (r *runner) spec(ctx context.Context) engine.RunSpec {
+// passes the spot-checks is done and will not run again. Dependencies on
+// plans of other phases are checked here, once: such a plan must be
+// complete on disk, since phases run in order.
+func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 	spec := engine.RunSpec{
 		Phase:         r.o.Phase.Number,
 		MaxConcurrent: r.o.MaxConcurrent,
@@ -166,23 +239,48 @@ func (r *runner) spec(ctx context.Context) engine.RunSpec {
 	}
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
-			ID:        p.ID,
-			Name:      p.Name,
-			Wave:      p.ComputedWave,
-			DependsOn: append([]string(nil), p.DependsOn...),
-			Files:     append([]string(nil), p.FilesModified...),
-			Tasks:     len(p.Tasks),
+			ID:    p.ID,
+			Name:  p.Name,
+			Wave:  p.ComputedWave,
+			Files: append([]string(nil), p.FilesModified...),
+			Tasks: len(p.Tasks),
+		}
+		for _, d := range p.DependsOn {
+			if r.plans[d] != nil {
+				ps.DependsOn = append(ps.DependsOn, d)
+				continue
+			}
+			if err := r.foreignDependencyDone(ctx, p, d); err != nil {
+				return engine.RunSpec{}, err
+			}
 		}
 		if _, ok := r.o.Phase.Summaries[p.ID]; ok {
 			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
 		}
 		spec.Plans = append(spec.Plans, ps)
 	}
-	return spec
+	return spec, nil
+}
+
+// foreignDependencyDone checks that dep, a plan of another phase that p
+// depends on, is complete: its SUMMARY exists and does not say FAILED.
+func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep string) error {
+	matches, _ := filepath.Glob(filepath.Join(r.o.Repo.Root, ".planning", "phases", "*", dep+"-SUMMARY.md"))
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(r.o.Repo.Root, m)
+		if s, _ := plan.ParseSummary(filepath.ToSlash(rel), data); s.SelfCheck != "FAILED" {
+			return nil
+		}
+	}
+	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing %s-SUMMARY.md): run that phase first", p.ID, dep, dep)
 }
 
 func (r *runner) loop(ctx context.Context) error {
-	watchdog := time.NewTicker(min(r.o.Stall/4, time.Second))
+	watchdog := time.NewTicker(max(min(r.o.Stall/4, time.Second), 10*time.Millisecond))
 	defer watchdog.Stop()
 	for !r.finished {
 		for len(r.queue) > 0 {
@@ -223,8 +321,9 @@ func (r *runner) killHung() {
 		default:
 		}
 		if d := s.Silent(now); d > r.o.Stall {
-			r.o.Observer.Note(s.Plan, fmt.Sprintf("no output for %s (timeouts.stall %s): killing the agent", d.Round(time.Second), r.o.Stall))
-			s.Kill()
+			why := fmt.Sprintf("stalled: no output for %s (timeouts.stall %s)", d.Round(time.Millisecond), r.o.Stall)
+			r.o.Observer.Note(s.Plan, why+": killing the agent")
+			s.KillStalled(why)
 		}
 	}
 }
@@ -249,6 +348,11 @@ func (r *runner) handle(ctx context.Context, ev engine.Event) error {
 	}
 	cmds, err := r.eng.Step(ev)
 	if err != nil {
+		if ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed {
+			// Without a started run nothing can ever happen: end it rather than wait forever.
+			r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
+			return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
+		}
 		r.o.Observer.Note(ev.Plan, fmt.Sprintf("event %s refused: %v", ev.Type, err))
 		return nil
 	}
@@ -269,7 +373,10 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	case engine.CmdSpotCheck:
 		p := r.plans[c.Plan]
 		go func() {
-			ok, reason := SpotCheck(ctx, r.o.Repo, p)
+			ok, reason := false, "the plan file is no longer in the phase folder"
+			if p != nil {
+				ok, reason = SpotCheck(ctx, r.o.Repo, p)
+			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
 	case engine.CmdRunFinished:
@@ -332,7 +439,14 @@ func (r *runner) sink(o agent.Output) {
 			case protocol.Progress:
 				ev.Type, ev.Task, ev.Total, ev.Text = engine.EvProgress, m.Task, m.Total, m.Text
 			case protocol.Complete:
+				// Claude writes one line per content block: a SUMMARY commit
+				// may still follow this text in the same turn. The disk is
+				// checked once the turn (or the process) has ended.
 				ev.Type, ev.Commits, ev.Text = engine.EvPlanComplete, m.Commits, m.Summary
+				r.mu.Lock()
+				r.held[sessionKey{o.Plan, o.Attempt}] = &ev
+				r.mu.Unlock()
+				continue
 			case protocol.Failed:
 				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
 			default:
@@ -346,8 +460,22 @@ func (r *runner) sink(o agent.Output) {
 		if o.IsError {
 			r.note(o.Plan, "agent turn ended in an error: "+clip(o.Text, 200))
 		}
+		r.releaseHeld(o)
 	case agent.OutExit:
+		r.releaseHeld(o)
 		r.send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
+	}
+}
+
+// releaseHeld sends the PLAN COMPLETE held back for o's session, if any.
+func (r *runner) releaseHeld(o agent.Output) {
+	k := sessionKey{o.Plan, o.Attempt}
+	r.mu.Lock()
+	ev := r.held[k]
+	delete(r.held, k)
+	r.mu.Unlock()
+	if ev != nil {
+		r.send(*ev)
 	}
 }
 
@@ -368,17 +496,32 @@ func (r *runner) send(ev engine.Event) {
 
 func (r *runner) killAll() {
 	for _, s := range r.sortedSessions() {
-		s.Kill()
+		select {
+		case <-s.Done(): // gone: its PID may already belong to another process
+		default:
+			s.Kill()
+		}
 	}
 	r.waitAgents(2 * time.Second)
 }
 
+// waitAgents waits up to limit in all for the agents to end, then kills the rest.
 func (r *runner) waitAgents(limit time.Duration) {
-	deadline := time.After(limit)
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	expired := false
 	for _, s := range r.sortedSessions() {
+		if !expired {
+			select {
+			case <-s.Done():
+				continue
+			case <-deadline.C:
+				expired = true
+			}
+		}
 		select {
 		case <-s.Done():
-		case <-deadline:
+		default:
 			s.Kill()
 		}
 	}
