@@ -1,0 +1,280 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// shellAgent is a test Launcher: each agent is `sh -c script`, with the
+// plan id in $PLAN. Scripts print stream-json lines like a real agent.
+type shellAgent struct{ script string }
+
+func (shellAgent) Name() string { return "sh" }
+
+func (a shellAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
+	spec.Env = append(spec.Env, "PLAN="+spec.Plan)
+	return agent.StartStreamJSON(ctx, []string{"sh", "-c", a.script}, spec, sink)
+}
+
+// completeScript makes the plan's SUMMARY and a commit, then reports PLAN COMPLETE.
+const completeScript = `
+d=$(dirname "$(ls .planning/phases/*/$PLAN-PLAN.md)")
+printf -- '---\nphase: x\nplan: y\n---\n# S\n\n## Self-Check: PASSED\n' > "$d/$PLAN-SUMMARY.md"
+git add "$d/$PLAN-SUMMARY.md" && git commit -q -m "docs($PLAN): complete plan" -- "$d/$PLAN-SUMMARY.md"
+printf '{"type":"assistant","message":{"content":[{"type":"text","text":"PLAN COMPLETE\\n\\n**Plan:** %s"}]}}\n' "$PLAN"
+printf '{"type":"result","subtype":"success","is_error":false,"result":"done"}\n'
+`
+
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *recorder) add(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Resumed(run journal.Run, s engine.Snapshot) { r.add("resumed %d", run.ID) }
+func (r *recorder) Event(ev engine.Event, s engine.Snapshot)   { r.add("event %s %s", ev.Type, ev.Plan) }
+func (r *recorder) Command(c engine.Command, s engine.Snapshot) {
+	r.add("command %s %s %s %s", c.Type, c.Plan, c.State, c.Reason)
+}
+func (r *recorder) Note(planID, text string) { r.add("note %s %s", planID, text) }
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// newRepo makes a git repository with the given files and one commit.
+func newRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@hive.invalid")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@hive.invalid")
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func planFile(phase, num, deps string) string {
+	return fmt.Sprintf("---\nphase: %s\nplan: %s\ntype: execute\ndepends_on: [%s]\nfiles_modified: [src/%s.go]\nautonomous: true\n---\n<objective>Plan %s</objective>\n<tasks>\n<task type=\"auto\"><name>Task 1: x</name><files>src/%s.go</files><action>x</action><done>x</done></task>\n</tasks>\n",
+		phase, num, deps, num, num, num)
+}
+
+func loadPhase(t *testing.T, root, dir string) *plan.Phase {
+	t.Helper()
+	ph, err := plan.LoadPhase(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+		t.Fatalf("invalid fixture: %v", ds)
+	}
+	return ph
+}
+
+func options(t *testing.T, root string, ph *plan.Phase, j journal.Journal, l agent.Launcher, obs Observer) Options {
+	repo, err := gitx.Open(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Repo: repo, Phase: ph, Journal: j, Launcher: l, Observer: obs, MaxConcurrent: 2, StopGrace: time.Second}
+}
+
+// A plan may depend on a plan of an earlier phase: the run goes ahead when
+// that plan is complete on disk and refuses, saying which, when it is not.
+func TestForeignDependency(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/02-api/02-01-PLAN.md": planFile("02-api", "01", "01-01"),
+	})
+	ph := loadPhase(t, root, ".planning/phases/02-api")
+	obs := &recorder{}
+	_, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, obs))
+	if err == nil || !strings.Contains(err.Error(), "depends on 01-01 of another phase, which is not complete") {
+		t.Fatalf("Run = %v, want a refusal naming 01-01", err)
+	}
+
+	sum := filepath.Join(root, ".planning/phases/01-core/01-01-SUMMARY.md")
+	os.MkdirAll(filepath.Dir(sum), 0o755)
+	os.WriteFile(sum, []byte("---\nphase: 01\nplan: 01\n---\n# S\n\n## Self-Check: PASSED\n"), 0o644)
+	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, obs))
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
+	}
+}
+
+// A run whose last event was journaled but whose end was not (hive died in
+// between) is closed on the next start instead of waiting forever.
+func TestResumeOfAFinishedRun(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	j := journal.NewMemory()
+	obs := &recorder{}
+	o := options(t, root, ph, j, shellAgent{completeScript}, obs)
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	// Forge the crash: a journal holding the same events in a run never marked finished.
+	j2 := journal.NewMemory()
+	run, _ := j2.CreateRun(ph.Dir, time.Now())
+	j.Each(1, func(rec journal.Record) error {
+		_, err := j2.Append(run.ID, rec.Type, rec.Time, rec.Payload)
+		return err
+	})
+	o.Journal = j2
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, obs)
+	}
+	if res.Resumed || res.Run.ID == run.ID {
+		t.Fatalf("the finished run was resumed instead of closed: %+v", res)
+	}
+	if r, _, _ := j2.LatestRun(ph.Dir); r.ID == run.ID {
+		t.Fatal("no new run was started")
+	}
+	runs, _ := j2.Runs()
+	if old := runs[len(runs)-1]; old.Finished.IsZero() || old.Outcome != engine.OutcomeComplete {
+		t.Fatalf("the old run was not closed as complete: %+v", old)
+	}
+}
+
+// A plan file deleted while its run was unfinished stops the resume with a
+// message that says what to do.
+func TestResumeWithAMissingPlan(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+		".planning/phases/01-core/01-02-PLAN.md": planFile("01-core", "02", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	j := journal.NewMemory()
+	// An unfinished run that started both plans.
+	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}, {ID: "01-02", Wave: 1, Tasks: 1}}}
+	run, _ := j.CreateRun(ph.Dir, time.Now())
+	payload := fmt.Sprintf(`{"type":"run-started","spec":%s}`, mustJSON(t, spec))
+	j.Append(run.ID, "run-started", time.Now(), []byte(payload))
+
+	os.Remove(filepath.Join(root, ".planning/phases/01-core/01-02-PLAN.md"))
+	ph = loadPhase(t, root, ".planning/phases/01-core")
+	_, err := Run(context.Background(), options(t, root, ph, j, shellAgent{completeScript}, &recorder{}))
+	if err == nil || !strings.Contains(err.Error(), "01-02") || !strings.Contains(err.Error(), "--fresh") {
+		t.Fatalf("Run = %v, want an error naming 01-02 and --fresh", err)
+	}
+	o := options(t, root, ph, j, shellAgent{completeScript}, &recorder{})
+	o.Fresh = true
+	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run --fresh = %v, %+v", err, res.Snapshot)
+	}
+}
+
+// Two runs of one phase at once: the second is refused while the first holds the lock.
+func TestPhaseLock(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	release, err := lockPhase(root, ph.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, &recorder{}))
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+		t.Fatalf("Run = %v, want ErrLocked naming pid %d", err, os.Getpid())
+	}
+	release()
+	if _, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, &recorder{})); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}
+
+// An agent that leaves a daemon behind holding its stdout open still ends:
+// hive reaps the process itself and stops waiting for the pipe.
+func TestAgentLeavingADaemon(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Fatalf("setsid (util-linux) is needed: %v", err)
+	}
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	script := completeScript + "\nsetsid sleep 30 &\n"
+	start := time.Now()
+	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{script}, &recorder{}))
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, %+v", err, res.Snapshot)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("Run took %s: it waited for the daemon's pipe", d)
+	}
+}
+
+// PLAN COMPLETE is checked only when the turn has ended: a SUMMARY committed
+// after the message, in the same turn, still counts.
+func TestPlanCompleteBeforeTheSummaryCommit(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	script := `
+printf '{"type":"assistant","message":{"content":[{"type":"text","text":"PLAN COMPLETE\\n\\n**Plan:** %s"}]}}\n' "$PLAN"
+sleep 0.5
+d=$(dirname "$(ls .planning/phases/*/$PLAN-PLAN.md)")
+printf -- '---\nphase: x\nplan: y\n---\n# S\n\n## Self-Check: PASSED\n' > "$d/$PLAN-SUMMARY.md"
+git add "$d/$PLAN-SUMMARY.md" && git commit -q -m "docs($PLAN): complete plan" -- "$d/$PLAN-SUMMARY.md"
+printf '{"type":"result","subtype":"success","is_error":false,"result":"done"}\n'
+`
+	obs := &recorder{}
+	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{script}, obs))
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
+	}
+}
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
