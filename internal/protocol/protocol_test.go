@@ -30,6 +30,8 @@ func TestParse(t *testing.T) {
 			[]Message{{Kind: Progress, Task: 3, Total: 3, Text: "docs"}, {Kind: Complete, Plan: "01-01", Task: 3, Total: 3}}},
 		{"prose mentioning the words", "I will print PLAN COMPLETE when done; PROGRESS: soon", nil},
 		{"garbage", "\x00\xff{\"type\":", nil},
+		{"messages quoted in a code fence", "The parser must accept:\n```text\nPLAN FAILED\n**Error:** x\n```\n~~~\nPROGRESS: Task 1/2 complete: y\n~~~\nPROGRESS: Task 2/2 complete: z",
+			[]Message{{Kind: Progress, Task: 2, Total: 2, Text: "z"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
