@@ -21,10 +21,19 @@ type PlanStatus struct {
 	Started   time.Time // when the current attempt started
 	Finished  time.Time // when it reached a final state
 
-	checking    bool // a spot-check is out
-	resumeCheck bool // ... asked by a resume: a failure restarts the plan
-	agentLive bool   // the current attempt's process has not been seen to exit
-	exitNote  string // how the agent ended when it ended without PLAN COMPLETE
+	// Open is the checkpoint the plan waits at, while Waiting.
+	Open *Checkpoint
+
+	checking     bool          // a spot-check is out
+	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
+	lastAnswered *Checkpoint   // answered and not yet followed by progress: a restart must carry it
+	continuation *Continuation // for the next start
+	autoRetries  int           // continuations started after crashes and hangs
+	humanRetried bool          // --yes answered "retry" once already
+	silentStage  int           // 0 quiet is fine; 1 pinged; 2 commits being checked; 3 killed
+	lastActive   time.Time
+	agentLive    bool   // the current attempt's process has not been seen to exit
+	exitNote     string // how the agent ended when it ended without PLAN COMPLETE
 
 	unmet      int // dependencies not yet complete
 	remaining  int // longest path (in tasks) from this plan to the end of the graph
@@ -49,6 +58,11 @@ type Engine struct {
 	ready    map[int]*readyHeap // plans whose dependencies are complete, by wave (dynamic: all under 0)
 	waves    []int              // distinct waves, ascending
 	begun    map[int]bool       // waves whose first plan started
+
+	queue    []*Checkpoint // open checkpoints, first in first out
+	lastCP   int           // the last checkpoint id given
+	resolved int           // checkpoints answered (failures aside)
+	aborted  bool
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -84,8 +98,18 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
 	}
-	if ev.Attempt != p.Attempt || p.State != Running {
+	if ev.Type == EvAnswer {
+		out, err := e.answer(p, ev)
+		if err != nil {
+			return nil, err
+		}
+		return e.schedule(out), nil
+	}
+	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
+	}
+	if p.State == Waiting {
+		return e.whileWaiting(p, ev), nil
 	}
 	var out []Command
 	switch ev.Type {
@@ -96,6 +120,8 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 			p.TasksDone = ev.Task
 		}
 		p.Progress = ev.Text
+		p.lastAnswered = nil // the agent has moved past the answer
+		p.silentStage, p.lastActive = 0, e.now
 	case EvPlanComplete:
 		if !p.checking {
 			p.checking = true
@@ -107,7 +133,40 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 		if ev.Reason != "" {
 			reason += ": " + ev.Reason
 		}
-		out = e.fail(out, p, reason)
+		out = e.failing(out, p, reason, false)
+	case EvCheckpoint, EvDeviation:
+		if ev.Checkpoint == nil {
+			return nil, fmt.Errorf("%s %s without its content", ev.Type, p.Spec.ID)
+		}
+		cp := *ev.Checkpoint
+		cp.Kind = KindCheckpoint
+		if ev.Type == EvDeviation {
+			cp.Kind = KindDeviation
+			if cp.Type == "" {
+				cp.Type = "architectural-deviation"
+			}
+			if len(cp.Options) == 0 {
+				cp.Options = []string{"yes", "different approach", "defer"}
+			}
+		}
+		if cp.Type == "" {
+			cp.Type = "unknown"
+		}
+		p.lastAnswered = nil
+		out = e.raise(out, p, &cp)
+	case EvSilent:
+		out = e.silent(out, p, ev)
+	case EvCommitsChecked:
+		if p.silentStage == 2 {
+			if ev.OK {
+				p.silentStage, p.lastActive = 0, e.now
+				out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: "quiet, but committing: left to work"})
+			} else {
+				p.silentStage = 3
+				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true,
+					Reason: "stalled: no output and no commits since " + p.lastActive.UTC().Format(time.RFC3339)})
+			}
+		}
 	case EvAgentExited:
 		p.agentLive = false
 		if !p.checking {
@@ -128,10 +187,11 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
 		} else {
 			reason := "spot-check failed: " + ev.Reason
-			if p.exitNote != "" {
+			crashed := p.exitNote != ""
+			if crashed {
 				reason = p.exitNote + "; " + reason
 			}
-			out = e.fail(out, p, reason)
+			out = e.failing(out, p, reason, crashed)
 		}
 	default:
 		return nil, fmt.Errorf("unknown event type %q", ev.Type)
@@ -279,6 +339,15 @@ func (e *Engine) resume() []Command {
 	e.resumes++
 	var out []Command
 	for _, p := range e.plans {
+		if p.State == Waiting {
+			// The agent is gone with the old process: the answer will go to
+			// a continuation. Show the checkpoint again.
+			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+			p.agentLive = false
+			p.Open.Standalone = true
+			out = e.announce(out, p.Open)
+			continue
+		}
 		if p.State != Running {
 			continue
 		}
@@ -294,6 +363,10 @@ func (e *Engine) resume() []Command {
 
 // restart puts a running plan back in the queue for a new attempt.
 func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command {
+	p.continuation = &Continuation{Reason: reason}
+	if p.lastAnswered != nil {
+		p.continuation.Checkpoint = copyOf(p.lastAnswered)
+	}
 	p.State = Pending
 	p.checking, p.resumeCheck, p.agentLive = false, false, false
 	p.exitNote = ""
@@ -304,13 +377,14 @@ func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command 
 
 // settle moves a running plan to a final state.
 func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string) []Command {
-	if p.State == Running {
+	if p.State == Running || p.State == Waiting {
 		e.running--
 		if p.agentLive {
 			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 		}
 	}
 	e.dequeue(p)
+	e.unqueue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
 	p.checking, p.resumeCheck, p.agentLive = false, false, false
 	e.openWave[p.Spec.Wave]--
@@ -386,7 +460,7 @@ func (e *Engine) schedule(out []Command) []Command {
 	}
 	if e.running == 0 && e.allFinal() {
 		e.finished = true
-		out = append(out, Command{Type: CmdRunFinished, Reason: outcome(e.plans)})
+		out = append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
 	}
 	return out
 }
@@ -411,7 +485,7 @@ func (e *Engine) fitsSharedTree(p *PlanStatus) bool {
 		return false
 	}
 	for _, q := range e.plans {
-		if q.State != Running {
+		if q.State != Running && q.State != Waiting { // a waiting plan still owns its half-done files
 			continue
 		}
 		if len(q.Spec.Files) == 0 || overlaps(p.Spec.Files, q.Spec.Files) {
@@ -452,10 +526,13 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	p.agentLive = true
 	p.checking, p.resumeCheck = false, false
 	p.exitNote = ""
+	p.silentStage, p.lastActive = 0, e.now
 	e.running++
+	cont := p.continuation
+	p.continuation = nil
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt})
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: cont})
 }
 
 func (e *Engine) enqueue(p *PlanStatus) {

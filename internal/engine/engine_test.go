@@ -15,7 +15,7 @@ import (
 // output with `go test ./internal/engine -run TestScripts -rewrite`.
 //
 //	run [dynamic] [shared] [max=N]      a run; the input lists one plan per line:
-//	  ID [wave=N] [deps=(A,B)] [files=(a,b)] [tasks=N] [done]
+//	  ID [wave=N] [deps=(A,B)] [files=(a,b)] [tasks=N] [done] [stop=(TASK:TYPE:GATE:opt|opt)]
 //	started ID [pid=N]                  agent-started
 //	progress ID task=N [total=N]        PROGRESS
 //	complete ID                         PLAN COMPLETE
@@ -23,7 +23,14 @@ import (
 //	exited ID [code=N]                  the agent process ended
 //	check ID ok|fail [reason=(...)]     a spot-check result
 //	resume                              a new hive process took over
-//	state                               the plans' states
+//	checkpoint ID type=T [done=N] [total=N] [options=(a,b)] [standalone]
+//	deviation ID                        DEVIATION: rule-4
+//	answer ID text=(...) [id=N] [by=W]  a human's answer
+//	silent ID                           no output for timeouts.stall
+//	commits ID recent|none              the commit check of a silent agent
+//	state                               the plans' states and the checkpoint queue
+//
+// run also takes team (live sessions), yes (--yes) and retries=N.
 //
 // Events name the plan's current attempt unless attempt=N is given.
 func TestScripts(t *testing.T) {
@@ -34,8 +41,10 @@ func TestScripts(t *testing.T) {
 			clock = clock.Add(time.Second)
 			if d.Cmd == "run" {
 				e = New()
-				spec := RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared")}
+				spec := RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared"),
+					Team: d.HasArg("team"), AutoAnswer: d.HasArg("yes")}
 				d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
+				d.MaybeScanArgs(t, "retries", &spec.Retries)
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 					spec.Plans = append(spec.Plans, parsePlanLine(t, line))
 				}
@@ -79,6 +88,31 @@ func TestScripts(t *testing.T) {
 			case "check":
 				ev.Type = EvSpotChecked
 				ev.OK = d.HasArg("ok")
+			case "checkpoint", "deviation":
+				ev.Type = EvCheckpoint
+				if d.Cmd == "deviation" {
+					ev.Type = EvDeviation
+				}
+				cp := &Checkpoint{Standalone: d.HasArg("standalone")}
+				d.MaybeScanArgs(t, "type", &cp.Type)
+				d.MaybeScanArgs(t, "done", &cp.Done)
+				d.MaybeScanArgs(t, "total", &cp.Total)
+				if arg, ok := d.Arg("options"); ok {
+					cp.Options = arg.Vals
+				}
+				ev.Checkpoint = cp
+			case "answer":
+				ev.Type = EvAnswer
+				ev.Attempt = 0
+				if arg, ok := d.Arg("text"); ok {
+					ev.Text = strings.Join(arg.Vals, ", ")
+				}
+				d.MaybeScanArgs(t, "id", &ev.CheckpointID)
+				d.MaybeScanArgs(t, "by", &ev.By)
+			case "silent":
+				ev.Type, ev.Text = EvSilent, "5m0s"
+			case "commits":
+				ev.Type, ev.OK = EvCommitsChecked, d.HasArg("recent")
 			default:
 				t.Fatalf("%s: unknown directive %q", d.Pos, d.Cmd)
 			}
@@ -105,6 +139,19 @@ func parsePlanLine(t *testing.T, line string) PlanSpec {
 			ps.Files = list()
 		case "done":
 			ps.Done = true
+		case "stop": // stop=(TASK:TYPE:GATE:opt1|opt2)
+			for _, st := range list() {
+				f := strings.Split(st, ":")
+				for len(f) < 4 {
+					f = append(f, "")
+				}
+				n, _ := strconv.Atoi(f[0])
+				stop := Stop{Task: n, Type: f[1], Gate: f[2]}
+				if f[3] != "" {
+					stop.Options = strings.Split(f[3], "|")
+				}
+				ps.Stops = append(ps.Stops, stop)
+			}
 		default:
 			t.Fatalf("plan line %q: unknown field %q", line, k)
 		}
@@ -140,6 +187,34 @@ func render(cmds []Command, err error) string {
 		if c.After != "" {
 			b.WriteString(" after=" + c.After)
 		}
+		if c.Kill {
+			b.WriteString(" kill")
+		}
+		if c.Checkpoint != nil {
+			cp := c.Checkpoint
+			fmt.Fprintf(&b, " #%d %s/%s task=%d", cp.ID, cp.Kind, cp.Type, cp.Task)
+			if cp.Gate != "" {
+				b.WriteString(" gate=" + cp.Gate)
+			}
+			if len(cp.Options) > 0 {
+				b.WriteString(" options=" + strings.Join(cp.Options, "|"))
+			}
+			if cp.Standalone {
+				b.WriteString(" standalone")
+			}
+			if cp.Answer != "" {
+				fmt.Fprintf(&b, " answer=%q by=%s", cp.Answer, cp.AnsweredBy)
+			}
+		}
+		if c.Continuation != nil {
+			b.WriteString(" continuation")
+			if c.Continuation.Checkpoint != nil {
+				fmt.Fprintf(&b, "(#%d %q)", c.Continuation.Checkpoint.ID, c.Continuation.Checkpoint.Answer)
+			}
+		}
+		if c.Text != "" {
+			fmt.Fprintf(&b, " text=%q", c.Text)
+		}
 		if c.Reason != "" {
 			b.WriteString(": " + c.Reason)
 		}
@@ -164,6 +239,12 @@ func renderState(s Snapshot) string {
 			b.WriteString(": " + p.Reason)
 		}
 		b.WriteString("\n")
+	}
+	for i, cp := range s.Queue {
+		fmt.Fprintf(&b, "queue %d of %d: #%d %s %s/%s\n", i+1, len(s.Queue), cp.ID, cp.Plan, cp.Kind, cp.Type)
+	}
+	if s.Resolved > 0 {
+		fmt.Fprintf(&b, "resolved %d\n", s.Resolved)
 	}
 	return b.String()
 }

@@ -39,26 +39,64 @@ func TestProperties(t *testing.T) {
 		}
 		var agents []key
 		var checks []key
+		var open []*Checkpoint  // checkpoints waiting for an answer
+		closed := map[int]int{} // checkpoint id -> times closed
 		finished := false
 		apply := func(cmds []Command) {
 			for _, c := range cmds {
 				switch c.Type {
+				case CmdCheckpointOpened:
+					dup := false
+					for _, o := range open {
+						dup = dup || o.ID == c.Checkpoint.ID
+					}
+					if !dup {
+						open = append(open, c.Checkpoint)
+					}
+				case CmdCheckpointClosed:
+					closed[c.Checkpoint.ID]++
+					if closed[c.Checkpoint.ID] > 1 {
+						rt.Fatalf("checkpoint %d closed twice", c.Checkpoint.ID)
+					}
+					for i, o := range open {
+						if o.ID == c.Checkpoint.ID {
+							open = append(open[:i], open[i+1:]...)
+							break
+						}
+					}
 				case CmdRunFinished:
 					finished = true
 				case CmdStartAgent:
 					agents = append(agents, key{c.Plan, c.Attempt})
+				case CmdSend:
+					// The live agent goes on with the answer, even if the
+					// driver thought its last message was final.
+					k, known := key{c.Plan, c.Attempt}, false
+					for _, a := range agents {
+						known = known || a == k
+					}
+					if !known {
+						agents = append(agents, k)
+					}
 				case CmdSpotCheck:
 					checks = append(checks, key{c.Plan, c.Attempt})
 				}
 			}
 		}
 		apply(step(Event{Type: EvRunStarted, Spec: &spec}))
-		for i := 0; i < 1000 && !finished; i++ {
-			if len(agents) == 0 && len(checks) == 0 {
+		for i := 0; i < 3000 && !finished; i++ {
+			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 {
 				break
 			}
 			var ev Event
 			switch {
+			case len(open) > 0 && (len(agents)+len(checks) == 0 || rapid.IntRange(0, 3).Draw(rt, "answer-now") == 0):
+				cp := open[rapid.IntRange(0, len(open)-1).Draw(rt, "which")]
+				text := rapid.SampledFrom([]string{"approved", "option-a", "fix the header"}).Draw(rt, "text")
+				if cp.Kind == KindFailure {
+					text = rapid.SampledFrom([]string{"retry", "skip", "skip", "abort"}).Draw(rt, "choice")
+				}
+				ev = Event{Type: EvAnswer, Plan: cp.Plan, Text: text}
 			case len(checks) > 0 && (len(agents) == 0 || rapid.Bool().Draw(rt, "check-first")):
 				j := rapid.IntRange(0, len(checks)-1).Draw(rt, "check")
 				k := checks[j]
@@ -68,7 +106,16 @@ func TestProperties(t *testing.T) {
 				j := rapid.IntRange(0, len(agents)-1).Draw(rt, "agent")
 				k := agents[j]
 				ev = Event{Plan: k.plan, Attempt: k.attempt}
-				switch rapid.IntRange(0, 9).Draw(rt, "what") {
+				switch rapid.IntRange(0, 12).Draw(rt, "what") {
+				case 10:
+					ev.Type = EvCheckpoint
+					ev.Checkpoint = &Checkpoint{Type: rapid.SampledFrom([]string{"human-verify", "decision", "human-action"}).Draw(rt, "type"),
+						Options: []string{"option-a", "option-b"}, Standalone: rapid.Bool().Draw(rt, "standalone")}
+				case 11:
+					ev.Type = EvDeviation
+					ev.Checkpoint = &Checkpoint{}
+				case 12:
+					ev.Type = EvSilent
 				case 0:
 					ev.Type = EvPlanFailed
 					agents = append(agents[:j], agents[j+1:]...)
@@ -108,8 +155,8 @@ func TestProperties(t *testing.T) {
 				rt.Fatalf("replay %d (%s): commands differ:\n%v\n%v", i, ev.Type, cmds, outputs[i])
 			}
 		}
-		if got, want := fmt.Sprintf("%+v", r.Snapshot()), fmt.Sprintf("%+v", snap); got != want {
-			rt.Fatalf("replayed state differs:\n%s\n%s", got, want)
+		if got := r.Snapshot(); !reflect.DeepEqual(got, snap) {
+			rt.Fatalf("replayed state differs:\n%+v\n%+v", got, snap)
 		}
 	})
 }
@@ -121,6 +168,9 @@ func genSpec(rt *rapid.T) RunSpec {
 		MaxConcurrent: rapid.IntRange(1, 5).Draw(rt, "max"),
 		Dynamic:       rapid.Bool().Draw(rt, "dynamic"),
 		SharedTree:    rapid.Bool().Draw(rt, "shared"),
+		Team:          rapid.Bool().Draw(rt, "team"),
+		AutoAnswer:    rapid.Bool().Draw(rt, "yes"),
+		Retries:       rapid.IntRange(0, 2).Draw(rt, "retries"),
 	}
 	files := []string{"a.go", "b.go", "c.go", "d/", "d/e.go"}
 	for i := 0; i < n; i++ {
@@ -149,7 +199,7 @@ func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
 	running := 0
 	for _, p := range snap.Plans {
 		byID[p.Spec.ID] = p
-		if p.State == Running {
+		if p.State == Running || p.State == Waiting {
 			running++
 		}
 	}
@@ -174,10 +224,10 @@ func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
 			}
 		}
 	}
-	if spec.SharedTree && running > 1 {
+	if spec.SharedTree && running > 1 && !snap.Aborted {
 		var rs []PlanStatus
 		for _, p := range snap.Plans {
-			if p.State == Running {
+			if p.State == Running || p.State == Waiting {
 				rs = append(rs, p)
 			}
 		}
@@ -193,7 +243,7 @@ func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
 		}
 	}
 	for _, p := range snap.Plans {
-		if p.State == Skipped {
+		if p.State == Skipped && !snap.Aborted {
 			failedDep := false
 			for _, d := range p.Spec.DependsOn {
 				if s := byID[d].State; s == Failed || s == Skipped {

@@ -12,6 +12,13 @@ type Snapshot struct {
 	CurrentWave   int // rigid mode: the wave being run; 0 when none is open
 	Resumes       int
 	Plans         []PlanStatus // in spec order
+	// Queue holds the open checkpoints, first in first out: Queue[0] is
+	// the one to show.
+	Queue []Checkpoint
+	// Resolved counts the checkpoints answered so far (failures aside).
+	Resolved int
+	// Aborted: a human answered "abort"; the plans not yet final were skipped.
+	Aborted bool
 }
 
 // Snapshot returns a copy of the current state.
@@ -30,10 +37,20 @@ func (e *Engine) Snapshot() Snapshot {
 		c := *p
 		c.Commits = append([]string(nil), p.Commits...)
 		c.dependents = nil
+		if p.Open != nil {
+			cp := *p.Open
+			c.Open = &cp
+		}
+		c.lastAnswered, c.continuation = nil, nil
 		s.Plans[i] = c
 	}
+	for _, cp := range e.queue {
+		s.Queue = append(s.Queue, *cp)
+	}
+	s.Resolved = e.resolved
+	s.Aborted = e.aborted
 	if e.finished {
-		s.Outcome = outcome(e.plans)
+		s.Outcome = e.outcome()
 	}
 	return s
 }

@@ -17,6 +17,19 @@ type RunSpec struct {
 	// only when their files are disjoint (and a plan that declares no files
 	// runs alone).
 	SharedTree bool `json:"shared_tree,omitempty"`
+	// Team means live sessions: an executor at a checkpoint stays alive and
+	// gets the answer as a message. Otherwise it ends at the checkpoint and
+	// a continuation agent gets the answer (standalone mode).
+	Team bool `json:"team,omitempty"`
+	// AutoAnswer answers what an unattended run may answer (--yes):
+	// human-verify "approved", a decision's first option, a failed plan
+	// "retry" once and then "skip". Never human-action, deviations or
+	// gate="blocking-human".
+	AutoAnswer bool `json:"auto_answer,omitempty"`
+	// Retries is how many times an agent that ended without finishing its
+	// plan (a crash, a hang) is replaced by a continuation before the human
+	// is asked.
+	Retries int `json:"retries,omitempty"`
 }
 
 // PlanSpec is the engine's view of one plan.
@@ -30,6 +43,16 @@ type PlanSpec struct {
 	// Done marks a plan already complete on disk when the run started (its
 	// SUMMARY exists and passes the spot-checks): it is not run again.
 	Done bool `json:"done,omitempty"`
+	// Stops are the plan's checkpoint tasks, for gates and default options.
+	Stops []Stop `json:"stops,omitempty"`
+}
+
+// Stop is a checkpoint task of a plan.
+type Stop struct {
+	Task    int      `json:"task"`
+	Type    string   `json:"type"`           // human-verify, decision, human-action
+	Gate    string   `json:"gate,omitempty"` // "", "blocking", "blocking-human"
+	Options []string `json:"options,omitempty"`
 }
 
 // EventType names an input of the engine.
@@ -54,6 +77,18 @@ const (
 	EvAgentExited EventType = "agent-exited"
 	// EvSpotChecked: the result of a spot-check. Plan, Attempt, OK, Reason.
 	EvSpotChecked EventType = "spot-checked"
+	// EvCheckpoint: the agent stopped for a human. Plan, Attempt, Checkpoint.
+	EvCheckpoint EventType = "checkpoint"
+	// EvDeviation: the agent asks for an architectural decision (rule 4).
+	// Plan, Attempt, Checkpoint.
+	EvDeviation EventType = "deviation"
+	// EvAnswer: a human (or --yes) answered. Plan, CheckpointID (0: the
+	// plan's open checkpoint), Text, By.
+	EvAnswer EventType = "answer"
+	// EvSilent: the agent has printed nothing for a while. Plan, Attempt, Text.
+	EvSilent EventType = "silent"
+	// EvCommitsChecked: whether the plan committed recently. Plan, Attempt, OK.
+	EvCommitsChecked EventType = "commits-checked"
 )
 
 // Event is one input of the engine. It is plain data so that it can be
@@ -72,6 +107,47 @@ type Event struct {
 	OK       bool      `json:"ok,omitempty"`
 	Commits  []string  `json:"commits,omitempty"`
 	Spec     *RunSpec  `json:"spec,omitempty"`
+
+	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
+	CheckpointID int         `json:"checkpoint_id,omitempty"`
+	By           string      `json:"by,omitempty"` // who answered: terminal, hive answer, auto
+}
+
+// Checkpoint kinds.
+const (
+	KindCheckpoint = "checkpoint" // CHECKPOINT / CHECKPOINT REACHED
+	KindDeviation  = "deviation"  // DEVIATION: rule-4
+	KindFailure    = "failure"    // a failed plan: retry, skip or abort
+)
+
+// Checkpoint is a stop for a human: a checkpoint task, an architectural
+// deviation, or a failed plan.
+type Checkpoint struct {
+	ID         int       `json:"id"` // 1, 2, ... within the run, in arrival order
+	Plan       string    `json:"plan"`
+	Attempt    int       `json:"attempt"`
+	Kind       string    `json:"kind"`
+	Type       string    `json:"type"` // human-verify, decision, human-action, auth-gate, architectural-deviation, plan-failed, ...
+	Task       int       `json:"task,omitempty"`
+	Done       int       `json:"done,omitempty"`
+	Total      int       `json:"total,omitempty"`
+	Details    string    `json:"details,omitempty"`
+	Awaiting   string    `json:"awaiting,omitempty"`
+	Options    []string  `json:"options,omitempty"`
+	Gate       string    `json:"gate,omitempty"`
+	Standalone bool      `json:"standalone,omitempty"` // the agent is gone: the answer goes to a continuation
+	Raw        string    `json:"raw,omitempty"`        // the agent's message, verbatim
+	Raised     time.Time `json:"raised"`
+	Answer     string    `json:"answer,omitempty"`
+	AnsweredBy string    `json:"answered_by,omitempty"`
+}
+
+// Continuation tells a new agent where its plan stands.
+type Continuation struct {
+	// Checkpoint is the answered checkpoint to resume from; nil when the
+	// agent replaces one that failed or stopped.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	Reason     string      `json:"reason"`
 }
 
 // CommandType names an output of the engine.
@@ -96,6 +172,19 @@ const (
 	CmdWaveStarted CommandType = "wave-started"
 	// CmdRunFinished: every plan is final. Reason is the outcome.
 	CmdRunFinished CommandType = "run-finished"
+	// CmdSend: write Text to the live agent of Plan/Attempt.
+	CmdSend CommandType = "send"
+	// CmdCheckpointOpened: Checkpoint waits for an answer (show it; write
+	// its .pending-checkpoint file). Also repeated after a resume.
+	CmdCheckpointOpened CommandType = "checkpoint-opened"
+	// CmdCheckpointClosed: Checkpoint was answered.
+	CmdCheckpointClosed CommandType = "checkpoint-closed"
+	// CmdNeedHuman: an unattended run met Checkpoint, which only a human may answer.
+	CmdNeedHuman CommandType = "need-human"
+	// CmdCheckCommits: has Plan committed since Since? Answer with EvCommitsChecked.
+	CmdCheckCommits CommandType = "check-commits"
+	// CmdNote: something worth telling the human. Plan, Text.
+	CmdNote CommandType = "note"
 )
 
 // Command is one output of the engine: plain data, never a closure.
@@ -108,6 +197,12 @@ type Command struct {
 	Wave    int         `json:"wave,omitempty"`
 	After   string      `json:"after,omitempty"`
 	Reason  string      `json:"reason,omitempty"`
+	Text    string      `json:"text,omitempty"`
+	Kill    bool        `json:"kill,omitempty"` // stop-agent: kill at once, do not close the session politely
+	Since   time.Time   `json:"since,omitempty"`
+
+	Checkpoint   *Checkpoint   `json:"checkpoint,omitempty"`
+	Continuation *Continuation `json:"continuation,omitempty"`
 }
 
 // PlanState is where a plan stands.
@@ -117,6 +212,7 @@ type PlanState string
 const (
 	Pending  PlanState = "pending"
 	Running  PlanState = "running"
+	Waiting  PlanState = "waiting" // at a checkpoint, for a human
 	Complete PlanState = "complete"
 	Failed   PlanState = "failed"
 	Skipped  PlanState = "skipped" // a dependency failed
@@ -129,4 +225,5 @@ func (s PlanState) Final() bool { return s == Complete || s == Failed || s == Sk
 const (
 	OutcomeComplete = "complete" // every plan completed
 	OutcomeFailed   = "failed"   // at least one plan failed or was skipped
+	OutcomeAborted  = "aborted"  // a human answered "abort"
 )

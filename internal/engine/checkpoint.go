@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// raise makes p wait at cp: it joins the queue and is answered automatically
+// when the run is unattended and the answer is one a machine may give.
+func (e *Engine) raise(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
+	e.lastCP++
+	cp.ID, cp.Plan, cp.Attempt, cp.Raised = e.lastCP, p.Spec.ID, p.Attempt, e.now
+	if cp.Task == 0 && cp.Done > 0 {
+		cp.Task = cp.Done + 1
+	}
+	if cp.Task == 0 && cp.Kind == KindCheckpoint {
+		cp.Task = p.TasksDone + 1
+	}
+	for _, st := range p.Spec.Stops {
+		if st.Task == cp.Task {
+			cp.Gate = st.Gate
+			if len(cp.Options) == 0 {
+				cp.Options = append([]string(nil), st.Options...)
+			}
+		}
+	}
+	if !e.spec.Team || !p.agentLive {
+		cp.Standalone = true
+	}
+	p.State, p.Open = Waiting, cp
+	p.checking = false
+	e.queue = append(e.queue, cp)
+	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Waiting, Reason: cp.Kind + ": " + cp.Type})
+	out = e.announce(out, cp)
+	if answer, ok := e.autoAnswer(p, cp); ok {
+		return e.applyAnswer(out, p, answer, "auto")
+	}
+	return out
+}
+
+// announce shows an open checkpoint, and says when an unattended run cannot
+// answer it.
+func (e *Engine) announce(out []Command, cp *Checkpoint) []Command {
+	out = append(out, Command{Type: CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: copyOf(cp)})
+	if e.spec.AutoAnswer && !autoAnswerable(cp) {
+		out = append(out, Command{Type: CmdNeedHuman, Plan: cp.Plan, Checkpoint: copyOf(cp)})
+	}
+	return out
+}
+
+// autoAnswerable reports whether --yes may answer cp (seed 004: checkpoints
+// with gate="blocking-human", human actions and architectural decisions are
+// never approved by a machine).
+func autoAnswerable(cp *Checkpoint) bool {
+	if cp.Gate == "blocking-human" {
+		return false
+	}
+	switch {
+	case cp.Kind == KindFailure:
+		return true
+	case cp.Kind != KindCheckpoint:
+		return false
+	case cp.Type == "human-verify":
+		return true
+	case cp.Type == "decision":
+		return len(cp.Options) > 0
+	}
+	return false
+}
+
+// autoAnswer is the answer an unattended run gives, if any.
+func (e *Engine) autoAnswer(p *PlanStatus, cp *Checkpoint) (string, bool) {
+	if !e.spec.AutoAnswer || !autoAnswerable(cp) {
+		return "", false
+	}
+	switch {
+	case cp.Kind == KindFailure && !p.humanRetried:
+		return "retry", true
+	case cp.Kind == KindFailure:
+		return "skip", true
+	case cp.Type == "decision":
+		return cp.Options[0], true
+	}
+	return "approved", true
+}
+
+// answer applies a human's answer to p's open checkpoint.
+func (e *Engine) answer(p *PlanStatus, ev Event) ([]Command, error) {
+	cp := p.Open
+	if p.State != Waiting || cp == nil {
+		return nil, fmt.Errorf("plan %s has no open checkpoint", p.Spec.ID)
+	}
+	if ev.CheckpointID != 0 && ev.CheckpointID != cp.ID {
+		return nil, fmt.Errorf("checkpoint %d of plan %s is no longer open (the open one is %d)", ev.CheckpointID, p.Spec.ID, cp.ID)
+	}
+	text := strings.TrimSpace(ev.Text)
+	if text == "" {
+		return nil, fmt.Errorf("an empty answer for plan %s: %s", p.Spec.ID, strings.TrimSpace("say what to do. "+cp.Awaiting))
+	}
+	if cp.Kind == KindFailure {
+		if _, ok := failureChoice(text); !ok {
+			return nil, fmt.Errorf("plan %s failed: answer retry, skip or abort, not %q", p.Spec.ID, text)
+		}
+	}
+	by := ev.By
+	if by == "" {
+		by = "human"
+	}
+	return e.applyAnswer(nil, p, text, by), nil
+}
+
+func failureChoice(text string) (string, bool) {
+	w := strings.ToLower(strings.Fields(text)[0])
+	switch w {
+	case "retry", "skip", "abort":
+		return w, true
+	}
+	return "", false
+}
+
+// applyAnswer closes p's open checkpoint with answer and acts on it.
+func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []Command {
+	cp := p.Open
+	cp.Answer, cp.AnsweredBy = answer, by
+	p.Open = nil
+	e.unqueue(p)
+	out = append(out, Command{Type: CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: copyOf(cp)})
+	if cp.Kind != KindFailure {
+		e.resolved++
+	}
+	if cp.Kind == KindFailure {
+		choice, _ := failureChoice(answer)
+		switch choice {
+		case "retry":
+			if by == "auto" {
+				p.humanRetried = true
+			}
+			return e.continueWith(out, p, &Continuation{Reason: "retry after: " + cp.Details})
+		case "skip":
+			return e.fail(out, p, cp.Details)
+		default:
+			out = e.settle(out, p, Failed, cp.Details+"; the run was aborted")
+			return e.abort(out, fmt.Sprintf("aborted at the failure of %s", p.Spec.ID))
+		}
+	}
+	p.lastAnswered = cp
+	if !cp.Standalone && p.agentLive {
+		p.State = Running
+		p.silentStage, p.lastActive = 0, e.now
+		text := "CHECKPOINT_RESPONSE: " + answer
+		if cp.Kind == KindDeviation {
+			text = "DEVIATION_RESPONSE: " + answer
+		}
+		return append(out,
+			Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
+			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Text: text})
+	}
+	return e.continueWith(out, p, &Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
+}
+
+// copyOf gives commands their own copy: commands are plain data, and the
+// engine's checkpoint goes on changing after they are returned.
+func copyOf(cp *Checkpoint) *Checkpoint {
+	c := *cp
+	c.Options = append([]string(nil), cp.Options...)
+	return &c
+}
+
+// continueWith replaces p's agent with a continuation agent at once: p holds
+// its slot throughout, so no other plan is overtaken.
+func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []Command {
+	if p.agentLive {
+		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+	}
+	if p.State == Pending {
+		e.running++
+	}
+	p.State = Running
+	p.Attempt++
+	p.PID = 0
+	p.Started = e.now
+	p.agentLive = true
+	p.checking, p.resumeCheck = false, false
+	p.exitNote = ""
+	p.silentStage, p.lastActive = 0, e.now
+	return append(out,
+		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: c})
+}
+
+// failing handles a plan that did not finish: an agent that crashed or hung
+// is replaced by a continuation up to Retries times; otherwise the human
+// decides between retry, skip and abort (seed 000 §2.7).
+func (e *Engine) failing(out []Command, p *PlanStatus, reason string, crashed bool) []Command {
+	if p.agentLive {
+		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		p.agentLive = false
+	}
+	if crashed && p.autoRetries < e.spec.Retries {
+		p.autoRetries++
+		return e.continueWith(out, p, &Continuation{Reason: fmt.Sprintf("retry %d of %d after: %s", p.autoRetries, e.spec.Retries, reason)})
+	}
+	return e.raise(out, p, &Checkpoint{
+		Kind:     KindFailure,
+		Type:     "plan-failed",
+		Details:  reason,
+		Awaiting: "retry, skip (its dependents are skipped too) or abort (the whole run)",
+		Options:  []string{"retry", "skip", "abort"},
+	})
+}
+
+// whileWaiting handles an event of the agent of a plan at a checkpoint.
+func (e *Engine) whileWaiting(p *PlanStatus, ev Event) []Command {
+	switch ev.Type {
+	case EvAgentStarted:
+		p.PID = ev.PID
+	case EvAgentExited:
+		p.agentLive = false
+		if !p.Open.Standalone {
+			// Seed 000 §5.1: the executor died idle at its checkpoint; the
+			// answer will go to a continuation built from the disk and the
+			// checkpoint message already received.
+			p.Open.Standalone = true
+			return []Command{{Type: CmdNote, Plan: p.Spec.ID, Text: "the agent ended while waiting; the answer will start a continuation"}}
+		}
+	}
+	return nil // an agent waiting for an answer has nothing else to say
+}
+
+// silent handles an agent that printed nothing for timeouts.stall: ping it,
+// then look at its commits, then kill it (seed 000 §2.7).
+func (e *Engine) silent(out []Command, p *PlanStatus, ev Event) []Command {
+	if p.checking {
+		return out
+	}
+	switch p.silentStage {
+	case 0:
+		p.silentStage = 1
+		if e.spec.Team && p.agentLive {
+			return append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt,
+				Text: "PING: hive has seen no output from you for " + ev.Text + ". If you are still working, reply with a PROGRESS line."})
+		}
+		return e.silent(out, p, ev)
+	case 1:
+		p.silentStage = 2
+		return append(out, Command{Type: CmdCheckCommits, Plan: p.Spec.ID, Attempt: p.Attempt, Since: p.lastActive})
+	}
+	return out
+}
+
+// abort ends the run: running agents are stopped and every plan not yet
+// final is skipped.
+func (e *Engine) abort(out []Command, reason string) []Command {
+	e.aborted = true
+	for _, p := range e.plans {
+		if !p.State.Final() {
+			out = e.settle(out, p, Skipped, reason)
+		}
+	}
+	return out
+}
+
+// unqueue removes p's checkpoints from the queue.
+func (e *Engine) unqueue(p *PlanStatus) {
+	q := e.queue[:0]
+	for _, cp := range e.queue {
+		if cp.Plan != p.Spec.ID {
+			q = append(q, cp)
+		}
+	}
+	e.queue = q
+}
+
+func (e *Engine) outcome() string {
+	if e.aborted {
+		return OutcomeAborted
+	}
+	return outcome(e.plans)
+}
