@@ -332,3 +332,7 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// Touch restarts the agent's silence clock: after an answer, the time it
+// spent waiting for a human is not a stall.
+func (s *Session) Touch() { s.lastOut.Store(time.Now().UnixNano()) }

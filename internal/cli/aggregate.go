@@ -32,9 +32,9 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, c
 	fmt.Fprintf(w, "\n## Phase %s: %s Execution Complete\n\n", ph.Number, title)
 	fmt.Fprintf(w, "**Waves:** %d | **Plans:** %d/%d complete\n", len(waves), s.Count(engine.Complete), len(s.Plans))
 	if team {
-		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** 0\n\n", ph.Number, ph.Slug)
+		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** %d\n\n", ph.Number, ph.Slug, s.Resolved)
 	} else {
-		fmt.Fprintf(w, "**Mode:** Standalone\n\n")
+		fmt.Fprintf(w, "**Mode:** Standalone | **Checkpoints resolved:** %d\n\n", s.Resolved)
 	}
 	fmt.Fprintln(w, "| Wave | Plans | Status | Commits |")
 	fmt.Fprintln(w, "|------|-------|--------|---------|")
@@ -43,7 +43,11 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, c
 		status := map[string]int{}
 		n := 0
 		for _, p := range byWave[wv] {
-			ids = append(ids, p.Spec.ID)
+			id := p.Spec.ID
+			if p.Resolved > 0 {
+				id += fmt.Sprintf(" (%d checkpoint(s) resolved)", p.Resolved)
+			}
+			ids = append(ids, id)
 			status[stateWord(p.State)]++
 			n += commits[p.Spec.ID]
 		}

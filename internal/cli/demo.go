@@ -23,7 +23,7 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 	o := &demoOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Create a small project with a 6-plan phase and run it with simulated agents",
+		Short: "Create a small project with a 6-plan phase (two checkpoints) and run it with simulated agents",
 		Example: `  hive demo                 # in a new temporary folder
   hive demo --dir /tmp/shelf --yes`,
 		Args: cobra.NoArgs,
@@ -50,18 +50,27 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := demo.Create(dir); err != nil {
+	if err := demo.CreateWithCheckpoints(dir); err != nil {
 		return fmt.Errorf("create the demo repository: %w", err)
 	}
 	if !o.json {
 		fmt.Fprintf(o.stdout, "Demo repository: %s\n\n", dir)
+	}
+	yes := o.yes
+	if !yes && !isTerminal(o.stdin) {
+		// Nobody can type an answer here: run the demo unattended rather
+		// than wait for `hive answer` from another terminal.
+		yes = true
+		if !o.json {
+			fmt.Fprintln(o.stdout, "No terminal to answer in: answering the demo's checkpoints automatically (--yes).")
+		}
 	}
 	g := *o.globalOptions
 	g.repo = dir
 	err = executeRun(cmd.Context(), &executeOptions{
 		globalOptions: &g,
 		phase:         "1",
-		yes:           o.yes,
+		yes:           yes,
 		json:          o.json,
 		launcher:      agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}},
 	})

@@ -41,7 +41,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with (default: the executor role's cli in config; available: sim)")
-	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, `unattended: approve human-verify, take a decision's first option, retry a failed plan once then skip it; human actions and gate="blocking-human" still wait for a human`)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
 	return cmd
@@ -89,9 +89,20 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	defer j.Close()
 
-	var obs runnerObserver = newPlainObserver(o.stdout)
+	interactive := !o.json && isTerminal(o.stdin)
+	var obs runnerObserver
+	var answers <-chan runner.Answer
 	if o.json {
 		obs = newJSONObserver(o.stdout)
+	} else {
+		plain := newPlainObserver(o.stdout)
+		if interactive {
+			done := make(chan struct{})
+			defer close(done)
+			plain.prompter = newPrompter(o.stdin, done)
+			answers = plain.prompter.out
+		}
+		obs = plain
 	}
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:          repo,
@@ -104,7 +115,15 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		TeamMode:      cfg.TeamMode(),
 		Stall:         cfg.Timeouts.Stall,
 		Fresh:         o.fresh,
+		AutoAnswer:    o.yes,
+		Interactive:   interactive,
+		Answers:       answers,
+		Retries:       cfg.Retries.Agent,
 	})
+	var needs *runner.NeedsHumanError
+	if errors.As(err, &needs) {
+		return &exitError{code: ExitNeedsHuman, err: err}
+	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return exitf(ExitInterrupted, "interrupted; run `hive execute-phase %s` again to resume", ph.Number)
 	}
@@ -126,6 +145,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 		}
 		writeAggregate(o.stdout, ph, res.Snapshot, cfg.TeamMode(), commits)
+	}
+	if res.Snapshot.Outcome == engine.OutcomeAborted {
+		return exitf(ExitFailed, "the run was aborted")
 	}
 	if res.Snapshot.Outcome != engine.OutcomeComplete {
 		return silentExit(ExitFailed)

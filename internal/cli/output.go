@@ -14,8 +14,12 @@ import (
 
 type runnerObserver = runner.Observer
 
-// plainObserver prints one line per event, for terminals and logs alike.
-type plainObserver struct{ w io.Writer }
+// plainObserver prints one line per event, for terminals and logs alike,
+// and the checkpoint queue in seed 000's format.
+type plainObserver struct {
+	w        io.Writer
+	prompter *prompter // set when answers are typed in this terminal
+}
 
 func newPlainObserver(w io.Writer) *plainObserver { return &plainObserver{w: w} }
 
@@ -68,6 +72,12 @@ func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
 		} else {
 			o.line(ev.Time, ev.Plan, "spot-check failed: %s", ev.Reason)
 		}
+	case engine.EvCheckpoint, engine.EvDeviation:
+		o.line(ev.Time, ev.Plan, "%s: %s", strings.ToUpper(string(ev.Type)), ev.Checkpoint.Type)
+	case engine.EvAnswer:
+		o.line(ev.Time, ev.Plan, "answer from %s: %s", ev.By, ev.Text)
+	case engine.EvSilent:
+		o.line(ev.Time, ev.Plan, "silent for %s", ev.Text)
 	}
 }
 
@@ -78,7 +88,13 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 	case engine.CmdPlanState:
 		switch c.State {
 		case engine.Running:
-			o.line(time.Time{}, c.Plan, "running (attempt %d)", c.Attempt)
+			if c.Reason != "" {
+				o.line(time.Time{}, c.Plan, "running (attempt %d): %s", c.Attempt, c.Reason)
+			} else {
+				o.line(time.Time{}, c.Plan, "running (attempt %d)", c.Attempt)
+			}
+		case engine.Waiting:
+			o.line(time.Time{}, c.Plan, "waiting (%s)", c.Reason)
 		case engine.Complete:
 			o.line(time.Time{}, c.Plan, "complete")
 		case engine.Failed:
@@ -90,6 +106,48 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 		}
 	case engine.CmdRunFinished:
 		o.line(time.Time{}, "", "run finished: %s", c.Reason)
+	case engine.CmdCheckpointOpened:
+		pos := 0
+		for i, q := range s.Queue {
+			if q.ID == c.Checkpoint.ID {
+				pos = i + 1
+			}
+		}
+		switch pos {
+		case 0: // answered in the same step (--yes)
+			o.line(time.Time{}, c.Plan, "checkpoint #%d (%s): %s", c.Checkpoint.ID, titleOf(*c.Checkpoint), oneLineText(c.Checkpoint.Details))
+		case 1:
+			o.showQueue(s)
+		default:
+			o.line(time.Time{}, c.Plan, "checkpoint #%d (%s) queued: %d of %d", c.Checkpoint.ID, titleOf(*c.Checkpoint), pos, len(s.Queue))
+		}
+	case engine.CmdCheckpointClosed:
+		o.line(time.Time{}, c.Plan, "→ response %q sent to executor-%s (answered by %s)", c.Checkpoint.Answer, c.Plan, c.Checkpoint.AnsweredBy)
+		o.showQueue(s)
+	case engine.CmdNeedHuman:
+		o.line(time.Time{}, c.Plan, "--yes cannot answer this %s (%s): a human must, here or with `hive answer %s \"...\"`", c.Checkpoint.Type, titleOf(*c.Checkpoint), c.Plan)
+	case engine.CmdSend:
+		if strings.HasPrefix(c.Text, "PING") {
+			o.line(time.Time{}, c.Plan, "pinged")
+		}
+	case engine.CmdNote:
+		o.line(time.Time{}, c.Plan, "note: %s", c.Text)
+	}
+}
+
+// showQueue prints the open checkpoint and points the prompter at it.
+func (o *plainObserver) showQueue(s engine.Snapshot) {
+	if o.prompter != nil {
+		o.prompter.show(s.Queue)
+	}
+	if len(s.Queue) == 0 {
+		return
+	}
+	writeQueue(o.w, s.Queue, s.Plans)
+	if o.prompter == nil {
+		fmt.Fprintf(o.w, "→ answer from another terminal: hive answer %s \"<response>\"\n\n", s.Queue[0].Plan)
+	} else {
+		fmt.Fprint(o.w, "> ")
 	}
 }
 
@@ -121,6 +179,14 @@ func (o *jsonObserver) Command(c engine.Command, _ engine.Snapshot) {
 
 func (o *jsonObserver) Note(planID, text string) {
 	o.enc.Encode(map[string]any{"kind": "note", "plan": planID, "text": text})
+}
+
+func oneLineText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
 }
 
 // stateWord is how a plan's state reads in tables.

@@ -17,6 +17,7 @@ const (
 	ExitUsage       = 2 // bad flags or arguments, invalid plans or config, no repository
 	ExitInternal    = 3 // hive itself could not go on: the journal, git, the file system
 	ExitBusy        = 4 // another hive process is running the phase
+	ExitNeedsHuman  = 5 // an unattended run stopped at a checkpoint only a human may answer
 	ExitInterrupted = 130
 )
 
@@ -39,6 +40,7 @@ func silentExit(code int) error { return &exitError{code: code} }
 // globalOptions are the flags every command has.
 type globalOptions struct {
 	repo   string
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -49,7 +51,7 @@ func Main() int {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr}
+	g := &globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCmd(g, stdin)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -88,6 +90,7 @@ journal, and resumes a killed run without losing or repeating work.`,
 		newLintCmd(g),
 		newPlansCmd(g),
 		newExecuteCmd(g),
+		newAnswerCmd(g),
 		newStatusCmd(g),
 		newLogCmd(g),
 		newDemoCmd(g),

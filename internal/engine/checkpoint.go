@@ -127,6 +127,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	out = append(out, Command{Type: CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: copyOf(cp)})
 	if cp.Kind != KindFailure {
 		e.resolved++
+		p.Resolved++
 	}
 	if cp.Kind == KindFailure {
 		choice, _ := failureChoice(answer)

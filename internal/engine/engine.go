@@ -23,6 +23,8 @@ type PlanStatus struct {
 
 	// Open is the checkpoint the plan waits at, while Waiting.
 	Open *Checkpoint
+	// Resolved counts the plan's answered checkpoints (failures aside).
+	Resolved int
 
 	checking     bool          // a spot-check is out
 	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
@@ -86,6 +88,7 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 			*e = Engine{}
 			return nil, err
 		}
+		e.now = ev.Time // init starts from a blank engine
 		return e.schedule(nil), nil
 	}
 	if !e.started {

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Repo is a git working tree.
@@ -55,6 +57,7 @@ type Commit struct {
 	Hash    string
 	Subject string
 	Body    string
+	Time    time.Time // committer date
 }
 
 // CommitsOfPlan returns the commits on any ref that belong to plan id: a
@@ -66,7 +69,7 @@ func (r *Repo) CommitsOfPlan(ctx context.Context, id string) ([]Commit, error) {
 	out, err := r.Git(ctx, "log", "--all", "-E",
 		"--grep", `\(`+q+`\)`,
 		"--grep", `^Hive-(Plan|Task): `+q+`(/[0-9]+)?$`,
-		"--format=%H%x1f%s%x1f%b%x1e")
+		"--format=%H%x1f%ct%x1f%s%x1f%b%x1e")
 	if err != nil {
 		if strings.Contains(err.Error(), "does not have any commits") {
 			return nil, nil
@@ -79,11 +82,12 @@ func (r *Repo) CommitsOfPlan(ctx context.Context, id string) ([]Commit, error) {
 		if rec == "" {
 			continue
 		}
-		f := strings.SplitN(rec, "\x1f", 3)
-		if len(f) < 3 {
+		f := strings.SplitN(rec, "\x1f", 4)
+		if len(f) < 4 {
 			continue
 		}
-		cs = append(cs, Commit{Hash: f[0], Subject: f[1], Body: strings.TrimSpace(f[2])})
+		secs, _ := strconv.ParseInt(f[1], 10, 64)
+		cs = append(cs, Commit{Hash: f[0], Time: time.Unix(secs, 0), Subject: f[2], Body: strings.TrimSpace(f[3])})
 	}
 	return cs, nil
 }
@@ -121,4 +125,19 @@ func (r *Repo) Exclude(ctx context.Context, pattern string) error {
 	}
 	_, err = f.WriteString(pattern + "\n")
 	return err
+}
+
+// CommittedSince reports whether plan id has a commit (on any ref) newer
+// than since: the sign of life of an agent that works without talking.
+func (r *Repo) CommittedSince(ctx context.Context, id string, since time.Time) (bool, error) {
+	cs, err := r.CommitsOfPlan(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		if c.Time.After(since) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"context"
 	_ "embed"
+	"strconv"
 	"strings"
 	"text/template"
 
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -13,13 +16,33 @@ var executorTemplate string
 
 var executorPrompt = template.Must(template.New("executor").Parse(executorTemplate))
 
+// continuationData fills the continuation part of the prompt (seed 002's
+// continuation template).
+type continuationData struct {
+	Reason       string
+	Completed    []completedTask
+	ResumeTask   int
+	ResumeName   string
+	Answer       string
+	Instructions string
+}
+
+type completedTask struct {
+	Number int
+	Name   string
+	Commit string
+}
+
 // ExecutorPrompt is the first message an executor agent gets: where its plan
 // is, which protocol to speak, and the commit and SUMMARY rules (seed 000's
 // team prompt, seed 002's subagent prompt). It names files by path and does
-// not inline them, so the orchestrator's message stays small.
-func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool) string {
+// not inline them, so the orchestrator's message stays small. A
+// continuation agent also gets the tasks already committed, the task to
+// resume and the human's answer.
+func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool, cont *continuationData) string {
 	var b strings.Builder
 	err := executorPrompt.Execute(&b, map[string]any{
+		"Continuation": cont,
 		"ID":          p.ID,
 		"Name":        p.Name,
 		"Path":        p.Path,
@@ -34,4 +57,75 @@ func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool) string {
 		panic("executor prompt template: " + err.Error()) // the template is embedded: a failure is a bug
 	}
 	return b.String()
+}
+
+// prompt builds the prompt of the agent about to start on p.
+func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) string {
+	if c == nil {
+		return ExecutorPrompt(r.o.Phase, p, r.o.TeamMode, nil)
+	}
+	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p)}
+	if cp := c.Checkpoint; cp != nil {
+		cd.ResumeTask, cd.Answer = cp.Task, cp.Answer
+		if cp.Task >= 1 && cp.Task <= len(p.Tasks) {
+			cd.ResumeName = p.Tasks[cp.Task-1].Name
+		}
+		cd.Instructions = resumeInstructions(cp)
+	}
+	return ExecutorPrompt(r.o.Phase, p, r.o.TeamMode, cd)
+}
+
+// completedTasks reads the plan's task commits from git: the disk, not the
+// agent's word, says what is done.
+func (r *runner) completedTasks(ctx context.Context, p *plan.Plan) []completedTask {
+	commits, err := r.o.Repo.CommitsOfPlan(ctx, p.ID)
+	if err != nil {
+		return nil
+	}
+	byTask := map[int]completedTask{}
+	for _, c := range commits {
+		for _, line := range strings.Split(c.Body, "\n") {
+			ref, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Task: "+p.ID+"/")
+			if !ok {
+				continue
+			}
+			n, err := strconv.Atoi(ref)
+			if err != nil || n < 1 {
+				continue
+			}
+			if _, seen := byTask[n]; !seen { // newest first: keep the latest commit of a task
+				name := c.Subject
+				if n <= len(p.Tasks) {
+					name = p.Tasks[n-1].Name
+				}
+				byTask[n] = completedTask{Number: n, Name: name, Commit: c.Hash[:min(7, len(c.Hash))]}
+			}
+		}
+	}
+	out := make([]completedTask, 0, len(byTask))
+	for n := 1; n <= len(p.Tasks)+len(byTask); n++ {
+		if t, ok := byTask[n]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// resumeInstructions says what the answer means for the checkpoint's type
+// (seed 000 §3.1's table).
+func resumeInstructions(cp *engine.Checkpoint) string {
+	a := strings.TrimSpace(cp.Answer)
+	switch {
+	case cp.Kind == engine.KindDeviation:
+		return "The architectural decision is: " + a + ". Proceed accordingly."
+	case cp.Type == "human-verify" && strings.EqualFold(a, "approved"):
+		return "User approved. Commit the checkpoint task and continue to the next task."
+	case cp.Type == "human-verify":
+		return "The user found issues: " + a + ". Address them, verify again, and raise the same checkpoint again."
+	case cp.Type == "decision":
+		return "User selected " + a + ". Implement accordingly, then continue."
+	case cp.Type == "human-action" || cp.Type == "auth-gate":
+		return "User completed the action (" + a + "). Run the task's verification; continue if it passes, otherwise raise the checkpoint again."
+	}
+	return "The user answered: " + a + ". Continue accordingly."
 }

@@ -34,6 +34,21 @@ type Options struct {
 
 	// Fresh abandons the phase's unfinished run, if any, and starts a new one.
 	Fresh bool
+	// AutoAnswer answers what an unattended run may answer (--yes).
+	AutoAnswer bool
+	// Interactive says a human watches this process and can answer in it
+	// (Answers). Without one, an unattended run stops with NeedsHumanError
+	// at a checkpoint only a human may answer; an attended run without a
+	// terminal waits for `hive answer` from another terminal.
+	Interactive bool
+	// Answers carries answers typed in this process's terminal.
+	Answers <-chan Answer
+	// Retries is how many continuations replace a crashed or hung agent
+	// before the human is asked (retries.agent).
+	Retries int
+	// PollInterval is how often the journal is read for answers given with
+	// `hive answer` from another process. Zero means 100 ms.
+	PollInterval time.Duration
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -65,6 +80,30 @@ type Result struct {
 	Snapshot engine.Snapshot
 }
 
+// Answer is a human's answer to a plan's open checkpoint.
+type Answer struct {
+	Plan string
+	Text string
+}
+
+// NeedsHumanError stops an unattended run without a terminal at a
+// checkpoint that only a human may answer. The run can be resumed after
+// `hive answer`.
+type NeedsHumanError struct {
+	Checkpoints []engine.Checkpoint
+}
+
+func (e *NeedsHumanError) Error() string {
+	var b strings.Builder
+	b.WriteString("a human must answer before this run can go on:")
+	for _, cp := range e.Checkpoints {
+		fmt.Fprintf(&b, "\n  plan %s, %s %s: %s", cp.Plan, cp.Kind, cp.Type, oneLine(cp.Awaiting))
+		fmt.Fprintf(&b, "\n    hive answer %s \"...\"", cp.Plan)
+	}
+	b.WriteString("\nthen run the same command again to resume")
+	return b.String()
+}
+
 // ErrInterrupted is returned when the context ended the run before every
 // plan was final; the run can be resumed.
 var ErrInterrupted = errors.New("run interrupted")
@@ -87,6 +126,10 @@ type runner struct {
 
 	mu   sync.Mutex                   // guards held
 	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
+
+	lastSeq   int64 // the last journal sequence number stepped
+	needHuman bool  // an unattended run met a checkpoint only a human may answer
+	silentAt  map[sessionKey]time.Time
 }
 
 // Run executes a phase, or resumes its unfinished run, until every plan is
@@ -101,6 +144,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Stall == 0 {
 		o.Stall = 5 * time.Minute
 	}
+	if o.PollInterval == 0 {
+		o.PollInterval = 100 * time.Millisecond
+	}
 	r := &runner{
 		o:        o,
 		eng:      engine.New(),
@@ -109,6 +155,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		sessions: map[sessionKey]*agent.Session{},
 		done:     make(chan struct{}),
 		held:     map[sessionKey]*engine.Event{},
+		silentAt: map[sessionKey]time.Time{},
 	}
 	defer close(r.done)
 	for _, p := range o.Phase.Plans {
@@ -119,8 +166,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer release()
-	if err := o.Repo.Exclude(ctx, "/.hive/"); err != nil {
-		return Result{}, fmt.Errorf("keep .hive/ out of git: %w", err)
+	for _, pattern := range []string{"/.hive/", ".pending-checkpoint-*.json"} {
+		if err := o.Repo.Exclude(ctx, pattern); err != nil {
+			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
+		}
 	}
 	res, err := r.begin(ctx)
 	if err != nil {
@@ -203,6 +252,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 			strings.Join(added, ", "), last.ID))
 	}
 	r.eng, r.run = eng, last
+	r.lastSeq = last.Events
 	r.o.Observer.Resumed(last, snap)
 	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
 	return Result{Run: last, Resumed: true}, true, nil
@@ -236,6 +286,9 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 		MaxConcurrent: r.o.MaxConcurrent,
 		Dynamic:       r.o.Dynamic,
 		SharedTree:    true, // one working tree until plans get worktrees of their own
+		Team:          r.o.TeamMode,
+		AutoAnswer:    r.o.AutoAnswer,
+		Retries:       r.o.Retries,
 	}
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
@@ -244,6 +297,7 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 			Wave:  p.ComputedWave,
 			Files: append([]string(nil), p.FilesModified...),
 			Tasks: len(p.Tasks),
+			Stops: stops(p),
 		}
 		for _, d := range p.DependsOn {
 			if r.plans[d] != nil {
@@ -282,6 +336,8 @@ func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep st
 func (r *runner) loop(ctx context.Context) error {
 	watchdog := time.NewTicker(max(min(r.o.Stall/4, time.Second), 10*time.Millisecond))
 	defer watchdog.Stop()
+	poll := time.NewTicker(r.o.PollInterval)
+	defer poll.Stop()
 	for !r.finished {
 		for len(r.queue) > 0 {
 			ev := r.queue[0]
@@ -294,11 +350,22 @@ func (r *runner) loop(ctx context.Context) error {
 		if r.finished {
 			break
 		}
+		if err := r.stopForHuman(); err != nil {
+			r.killAll()
+			return err
+		}
 		select {
 		case ev := <-r.inputs:
 			r.queue = append(r.queue, ev)
+		case a := <-r.o.Answers:
+			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
+		case <-poll.C:
+			if err := r.pollJournal(ctx); err != nil {
+				r.killAll()
+				return err
+			}
 		case <-watchdog.C:
-			r.killHung()
+			r.watchSilence()
 		case <-ctx.Done():
 			r.killAll()
 			return ErrInterrupted
@@ -308,23 +375,68 @@ func (r *runner) loop(ctx context.Context) error {
 	return nil
 }
 
-// killHung kills the process group of every agent silent for longer than
-// the stall timeout. Its exit then reaches the engine like any other: the
-// disk decides whether the plan is done. (A known failure of stream-json
-// sessions is a process that hangs forever without exiting.)
-func (r *runner) killHung() {
+// stopForHuman ends an unattended run that cannot go on without a human:
+// a checkpoint only a human may answer is open, no one can answer it here,
+// and no plan is still running.
+func (r *runner) stopForHuman() error {
+	if !r.needHuman || r.o.Interactive {
+		return nil
+	}
+	snap := r.eng.Snapshot()
+	if snap.Count(engine.Running) > 0 || len(snap.Queue) == 0 {
+		return nil
+	}
+	return &NeedsHumanError{Checkpoints: snap.Queue}
+}
+
+// pollJournal steps the events other processes appended to the run: the
+// answers given with `hive answer`.
+func (r *runner) pollJournal(ctx context.Context) error {
+	recs, err := r.o.Journal.Events(r.run.ID, r.lastSeq+1)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	for _, rec := range recs {
+		r.stepForeign(ctx, rec)
+	}
+	return nil
+}
+
+// stepForeign steps an event another process journaled. Only answers may
+// come from outside; anything else is noted and left alone.
+func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
+	r.lastSeq = rec.Seq
+	var ev engine.Event
+	if err := json.Unmarshal(rec.Payload, &ev); err != nil || ev.Type != engine.EvAnswer {
+		r.o.Observer.Note("", fmt.Sprintf("journal event %d (%s) from another process ignored", rec.Seq, rec.Type))
+		return
+	}
+	r.step(ctx, ev)
+}
+
+// watchSilence reports agents silent for longer than the stall timeout to
+// the engine, which pings them, then judges them by their commits, then has
+// them killed. Reports repeat every min(stall, 30s) while the silence lasts.
+func (r *runner) watchSilence() {
 	now := time.Now()
+	again := min(r.o.Stall, 30*time.Second)
 	for _, s := range r.sortedSessions() {
+		k := sessionKey{s.Plan, s.Attempt}
 		select {
 		case <-s.Done():
 			continue
 		default:
 		}
-		if d := s.Silent(now); d > r.o.Stall {
-			why := fmt.Sprintf("stalled: no output for %s (timeouts.stall %s)", d.Round(time.Millisecond), r.o.Stall)
-			r.o.Observer.Note(s.Plan, why+": killing the agent")
-			s.KillStalled(why)
+		d := s.Silent(now)
+		if d <= r.o.Stall {
+			delete(r.silentAt, k)
+			continue
 		}
+		if last, ok := r.silentAt[k]; ok && now.Sub(last) < again {
+			continue
+		}
+		r.silentAt[k] = now
+		r.queue = append(r.queue, engine.Event{Type: engine.EvSilent, Plan: k.plan, Attempt: k.attempt, Text: d.Round(time.Second).String()})
 	}
 }
 
@@ -337,24 +449,46 @@ func (r *runner) handle(ctx context.Context, ev engine.Event) error {
 	}
 	if ev.Type == engine.EvAgentExited {
 		delete(r.sessions, sessionKey{ev.Plan, ev.Attempt})
+		delete(r.silentAt, sessionKey{ev.Plan, ev.Attempt})
 	}
 	ev.Time = r.o.Now().UTC()
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", ev.Type, err)
 	}
-	if _, err := r.o.Journal.Append(r.run.ID, string(ev.Type), ev.Time, payload); err != nil {
+	seq, err := r.o.Journal.Append(r.run.ID, string(ev.Type), ev.Time, payload)
+	if err != nil {
 		return fmt.Errorf("journal: %w (the run stops; run the command again to resume once the journal can be written)", err)
 	}
+	if seq > r.lastSeq+1 {
+		// Another process (`hive answer`) appended in between: step its
+		// events first, so the live order is the journal's order and a
+		// replay rebuilds the same state.
+		recs, err := r.o.Journal.Events(r.run.ID, r.lastSeq+1)
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		for _, rec := range recs {
+			if rec.Seq < seq {
+				r.stepForeign(ctx, rec)
+			}
+		}
+	}
+	r.lastSeq = seq
+	if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
+		// Without a started run nothing can ever happen: end it rather than wait forever.
+		r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
+		return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
+	}
+	return nil
+}
+
+// step applies a journaled event to the engine and carries out its commands.
+func (r *runner) step(ctx context.Context, ev engine.Event) error {
 	cmds, err := r.eng.Step(ev)
 	if err != nil {
-		if ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed {
-			// Without a started run nothing can ever happen: end it rather than wait forever.
-			r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
-			return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
-		}
 		r.o.Observer.Note(ev.Plan, fmt.Sprintf("event %s refused: %v", ev.Type, err))
-		return nil
+		return err
 	}
 	snap := r.eng.Snapshot()
 	r.o.Observer.Event(ev, snap)
@@ -379,6 +513,32 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
+	case engine.CmdSend:
+		if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
+			s.Touch() // its silence while it waited does not count
+			delete(r.silentAt, sessionKey{c.Plan, c.Attempt})
+			if err := s.Send(c.Text); err != nil {
+				r.o.Observer.Note(c.Plan, err.Error())
+			}
+		} else {
+			r.o.Observer.Note(c.Plan, "no live agent to send to: "+clip(c.Text, 80))
+		}
+	case engine.CmdCheckpointOpened:
+		if err := writePending(r.o.Repo.Root, r.o.Phase, c.Checkpoint); err != nil {
+			r.o.Observer.Note(c.Plan, err.Error())
+		}
+	case engine.CmdCheckpointClosed:
+		removePending(r.o.Repo.Root, r.o.Phase, c.Plan)
+	case engine.CmdNeedHuman:
+		r.needHuman = true
+	case engine.CmdCheckCommits:
+		go func() {
+			recent, err := r.o.Repo.CommittedSince(ctx, c.Plan, c.Since)
+			if err != nil {
+				r.note(c.Plan, "look for recent commits: "+err.Error())
+			}
+			r.send(engine.Event{Type: engine.EvCommitsChecked, Plan: c.Plan, Attempt: c.Attempt, OK: recent})
+		}()
 	case engine.CmdRunFinished:
 		r.finished = true
 		if err := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), c.Reason); err != nil {
@@ -400,7 +560,7 @@ func (r *runner) startAgent(ctx context.Context, c engine.Command) {
 		Plan:    c.Plan,
 		Attempt: c.Attempt,
 		Dir:     r.o.Repo.Root,
-		Prompt:  ExecutorPrompt(r.o.Phase, p, r.o.TeamMode),
+		Prompt:  r.prompt(ctx, p, c.Continuation),
 		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
 	}
 	s, err := r.o.Launcher.Start(ctx, spec, r.sink)
@@ -414,6 +574,10 @@ func (r *runner) startAgent(ctx context.Context, c engine.Command) {
 
 func (r *runner) stopAgent(c engine.Command) {
 	if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
+		if c.Kill {
+			s.KillStalled(c.Reason)
+			return
+		}
 		go s.Stop(r.o.StopGrace)
 		return
 	}
@@ -449,6 +613,11 @@ func (r *runner) sink(o agent.Output) {
 				continue
 			case protocol.Failed:
 				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
+			case protocol.Checkpoint:
+				ev.Type, ev.Checkpoint = engine.EvCheckpoint, checkpointOf(m.Checkpoint)
+			case protocol.Deviation:
+				ev.Type = engine.EvDeviation
+				ev.Checkpoint = &engine.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
 			default:
 				continue
 			}
@@ -544,6 +713,8 @@ func (r *runner) sortedSessions() []*agent.Session {
 	}
 	return out
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func clip(s string, n int) string {
 	if len(s) <= n {
