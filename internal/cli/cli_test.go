@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -21,7 +22,33 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/script",
 		Setup: setupGitEnv,
+		Cmds:  map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfor": waitFor},
 	})
+}
+
+// waitFor waits until every named file exists (or, negated, is gone), for
+// up to 60 seconds: scripts use it to act while a background hive runs.
+func waitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: waitfor FILE...")
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		done := true
+		for _, a := range args {
+			_, err := os.Stat(ts.MkAbs(a))
+			if exists := err == nil; exists == neg {
+				done = false
+			}
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor %v: still not there after 60s", args)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // setupGitEnv gives the scripts a git identity and a home of their own, so

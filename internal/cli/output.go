@@ -116,10 +116,8 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 		switch pos {
 		case 0: // answered in the same step (--yes)
 			o.line(time.Time{}, c.Plan, "checkpoint #%d (%s): %s", c.Checkpoint.ID, titleOf(*c.Checkpoint), oneLineText(c.Checkpoint.Details))
-		case 1:
-			o.showQueue(s)
 		default:
-			o.line(time.Time{}, c.Plan, "checkpoint #%d (%s) queued: %d of %d", c.Checkpoint.ID, titleOf(*c.Checkpoint), pos, len(s.Queue))
+			o.showQueue(s)
 		}
 	case engine.CmdCheckpointClosed:
 		o.line(time.Time{}, c.Plan, "→ response %q sent to executor-%s (answered by %s)", c.Checkpoint.Answer, c.Plan, c.Checkpoint.AnsweredBy)

@@ -102,11 +102,33 @@ func (e *Engine) answer(p *PlanStatus, ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("plan %s failed: answer retry, skip or abort, not %q", p.Spec.ID, text)
 		}
 	}
+	if cp.Kind == KindCheckpoint && cp.Type == "decision" && len(cp.Options) > 0 {
+		id, ok := optionOf(cp.Options, text)
+		if !ok {
+			return nil, fmt.Errorf("plan %s's decision has no option %q: answer one of %s (or its number)", p.Spec.ID, text, strings.Join(cp.Options, ", "))
+		}
+		text = id
+	}
 	by := ev.By
 	if by == "" {
 		by = "human"
 	}
 	return e.applyAnswer(nil, p, text, by), nil
+}
+
+// optionOf finds the option a decision's answer names, by id (any case) or
+// by its number in the list.
+func optionOf(options []string, text string) (string, bool) {
+	for _, o := range options {
+		if strings.EqualFold(o, text) {
+			return o, true
+		}
+	}
+	n := 0
+	if _, err := fmt.Sscanf(text, "%d", &n); err == nil && fmt.Sprint(n) == text && n >= 1 && n <= len(options) {
+		return options[n-1], true
+	}
+	return "", false
 }
 
 func failureChoice(text string) (string, bool) {

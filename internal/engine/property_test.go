@@ -93,6 +93,9 @@ func TestProperties(t *testing.T) {
 			case len(open) > 0 && (len(agents)+len(checks) == 0 || rapid.IntRange(0, 3).Draw(rt, "answer-now") == 0):
 				cp := open[rapid.IntRange(0, len(open)-1).Draw(rt, "which")]
 				text := rapid.SampledFrom([]string{"approved", "option-a", "fix the header"}).Draw(rt, "text")
+				if cp.Type == "decision" && len(cp.Options) > 0 {
+					text = cp.Options[0]
+				}
 				if cp.Kind == KindFailure {
 					text = rapid.SampledFrom([]string{"retry", "skip", "skip", "abort"}).Draw(rt, "choice")
 				}
