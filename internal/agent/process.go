@@ -239,6 +239,8 @@ func (s *Session) Send(text string) error {
 	if _, err := s.stdin.Write(UserMessage(text)); err != nil {
 		return fmt.Errorf("send to agent %s: %w", s.Plan, err)
 	}
+	// The log shows what the agent was told as well as what it said.
+	fmt.Fprintf(s.logFile, "== hive → agent:\n%s\n== end\n", text)
 	return nil
 }
 

@@ -251,6 +251,13 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.o.Observer.Note("", fmt.Sprintf("plan(s) %s were added after run %d started and are not part of it; run again with --fresh to include them",
 			strings.Join(added, ", "), last.ID))
 	}
+	// The .pending-checkpoint files are views: make them match the replayed
+	// state (an answer given while hive was down closed its checkpoint).
+	for _, p := range snap.Plans {
+		if p.State != engine.Waiting {
+			removePending(r.o.Repo.Root, r.o.Phase, p.Spec.ID)
+		}
+	}
 	r.eng, r.run = eng, last
 	r.lastSeq = last.Events
 	r.o.Observer.Resumed(last, snap)
