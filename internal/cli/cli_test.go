@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner"
 	"os"
 	"testing"
 	"time"
@@ -22,7 +27,10 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:   "testdata/script",
 		Setup: setupGitEnv,
-		Cmds:  map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfor": waitFor},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfor":   waitFor,
+			"waitstate": waitState,
+		},
 	})
 }
 
@@ -61,4 +69,50 @@ func setupGitEnv(env *testscript.Env) error {
 	env.Setenv("GIT_COMMITTER_EMAIL", "test@hive.invalid")
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	return nil
+}
+
+// waitState waits until the newest run in the journal has plan PLAN in
+// state STATE (complete, waiting, ...), for up to 60 seconds.
+func waitState(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitstate PLAN STATE")
+	}
+	path := ts.MkAbs(filepath.Join(".hive", "journal.db"))
+	deadline := time.Now().Add(60 * time.Second)
+	last := "no journal"
+	for time.Now().Before(deadline) {
+		if st, err := planState(path, args[0]); err == nil {
+			if st == args[1] {
+				return
+			}
+			last = st
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("waitstate %s %s: still %s after 60s", args[0], args[1], last)
+}
+
+func planState(path, planID string) (string, error) {
+	if _, err := os.Stat(path); err != nil {
+		return "", err
+	}
+	j, err := journal.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer j.Close()
+	runs, err := j.Runs()
+	if err != nil || len(runs) == 0 {
+		return "", fmt.Errorf("no run")
+	}
+	eng, err := runner.Replay(j, runs[0])
+	if err != nil {
+		return "", err
+	}
+	for _, p := range eng.Snapshot().Plans {
+		if p.Spec.ID == planID {
+			return string(p.State), nil
+		}
+	}
+	return "", fmt.Errorf("no plan %s", planID)
 }
