@@ -1,9 +1,18 @@
 # hive's build. `make test` is what CI runs (.ci/run): it installs whatever
 # the tests need, then vets and tests everything.
 GO       ?= go
+NPM      ?= npm
 FUZZTIME ?= 60s
 
-.PHONY: all build test vet fuzz bench demo clean
+# The agent CLIs the adapter tests run, pinned (DESIGN.md measured these
+# versions). They install from the npm registry into .tools/ (git-ignored)
+# and are reused while the versions match.
+CLAUDE_CODE_VERSION ?= 2.1.330
+CODEX_VERSION       ?= 0.169.0
+TOOLS               := .tools
+TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
+
+.PHONY: all build test vet fuzz bench demo clean tools
 
 all: build
 
@@ -13,8 +22,19 @@ build:
 vet:
 	$(GO) vet ./...
 
-test: vet
-	$(GO) test -count=1 ./...
+tools: $(TOOLS_STAMP)
+
+$(TOOLS_STAMP):
+	@command -v $(NPM) >/dev/null || { echo "npm is needed to install the agent CLIs the tests run (apt-get install nodejs npm)"; exit 1; }
+	rm -rf $(TOOLS) && mkdir -p $(TOOLS)
+	$(NPM) install --no-audit --no-fund --loglevel=error --prefix $(TOOLS) \
+		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @openai/codex@$(CODEX_VERSION)
+	$(TOOLS)/node_modules/.bin/claude --version
+	$(TOOLS)/node_modules/.bin/codex --version
+	touch $@
+
+test: vet tools
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin $(GO) test -count=1 ./...
 
 # Every fuzz target for FUZZTIME (default 60 s each).
 fuzz:
@@ -31,4 +51,4 @@ demo:
 	$(GO) run ./cmd/hive demo
 
 clean:
-	rm -rf bin
+	rm -rf bin $(TOOLS)
