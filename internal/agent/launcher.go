@@ -12,6 +12,10 @@ import (
 type Launcher interface {
 	// Name is the agent's name in config and on the command line ("sim", "claude", ...).
 	Name() string
+	// LiveSessions reports whether its agents stay alive between turns and
+	// take further messages (team mode); otherwise an agent ends at a
+	// checkpoint and a continuation follows (standalone mode).
+	LiveSessions() bool
 	// Start starts an agent on spec and streams its Outputs to sink.
 	Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error)
 }
@@ -27,6 +31,9 @@ type Sim struct {
 
 // Name implements Launcher.
 func (Sim) Name() string { return "sim" }
+
+// LiveSessions implements Launcher: the sim keeps its session like Claude Code.
+func (Sim) LiveSessions() bool { return true }
 
 // Start implements Launcher.
 func (s Sim) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {

@@ -69,12 +69,35 @@ type Session struct {
 	// stallReason, once set, says why hive killed a silent agent; it leads
 	// the exit's description.
 	stallReason atomic.Pointer[string]
+	dialect     Dialect
 }
+
+// Dialect turns one stdout line of an agent into Outputs; an error means
+// the line is not in the dialect (it is reported as garbage and kept in the
+// log). Finish, when set, is called once at the end of the output for
+// dialects whose messages span lines.
+type Dialect struct {
+	Line   func(b []byte) ([]Output, error)
+	Finish func() []Output
+	// Input says how the prompt reaches the agent: "stream" writes it as a
+	// stream-json user message and keeps stdin open for later messages (a
+	// live session); "none" closes stdin at once (the prompt is an argument);
+	// "stdin" writes it as plain text and closes stdin.
+	Input string
+}
+
+// StreamJSON is Claude Code's stream-json dialect, which the sim speaks too.
+var StreamJSON = Dialect{Line: claudeOutputs, Input: "stream"}
 
 // StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
 // the first user message, keeps stdin open for later messages, and calls sink
 // for every Output from its own goroutine, ending with OutExit.
 func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Output)) (*Session, error) {
+	return Start(ctx, argv, spec, StreamJSON, sink)
+}
+
+// Start starts argv as an agent speaking dialect d.
+func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(Output)) (*Session, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("start agent: empty command")
 	}
@@ -91,7 +114,7 @@ func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Ou
 	// hive process can recognise it (IsAgentOf) before it kills it.
 	cmd.Env = append(append(os.Environ(), spec.Env...), "HIVE_AGENT_PLAN="+spec.Plan, "HIVE_AGENT_ATTEMPT="+strconv.Itoa(spec.Attempt))
 	cmd.SysProcAttr = sysProcAttr()
-	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, logFile: logFile}
+	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, logFile: logFile, dialect: d}
 	// Plain pipes rather than cmd.StdoutPipe: the process is reaped on its
 	// own, so a child that keeps the pipes open (a daemonised dev server)
 	// cannot hide the agent's exit.
@@ -133,8 +156,17 @@ func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Ou
 		s.read(outR, sink)
 	}()
 	go s.reap(outR, errR, stdoutDone, stderrDone, sink)
-	if err := s.Send(spec.Prompt); err != nil {
-		s.Kill()
+	switch d.Input {
+	case "stream":
+		if err := s.Send(spec.Prompt); err != nil {
+			s.Kill()
+		}
+	case "stdin":
+		fmt.Fprintf(logFile, "== hive → agent:\n%s\n== end\n", spec.Prompt)
+		s.stdin.Write([]byte(spec.Prompt))
+		s.CloseInput()
+	default:
+		s.CloseInput()
 	}
 	go func() {
 		select {
@@ -162,16 +194,18 @@ func (s *Session) read(stdout io.Reader, sink func(Output)) {
 		if len(b) == 0 {
 			continue
 		}
-		l, err := ParseLine(b)
+		outs, err := s.dialect.Line(b)
 		if err != nil {
 			s.emit(sink, Output{Kind: OutGarbage, Text: string(b)})
 			continue
 		}
-		for _, t := range l.Texts {
-			s.emit(sink, Output{Kind: OutText, Text: t})
+		for _, o := range outs {
+			s.emit(sink, o)
 		}
-		if l.Type == "result" {
-			s.emit(sink, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
+	}
+	if s.dialect.Finish != nil {
+		for _, o := range s.dialect.Finish() {
+			s.emit(sink, o)
 		}
 	}
 	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {

@@ -73,6 +73,22 @@ func ParseLine(b []byte) (Line, error) {
 	return l, nil
 }
 
+// claudeOutputs is the Dialect.Line of stream-json.
+func claudeOutputs(b []byte) ([]Output, error) {
+	l, err := ParseLine(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []Output
+	for _, t := range l.Texts {
+		out = append(out, Output{Kind: OutText, Text: t})
+	}
+	if l.Type == "result" {
+		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
+	}
+	return out, nil
+}
+
 // UserMessage renders a stream-json input line carrying text as the user's turn.
 func UserMessage(text string) []byte {
 	b, _ := json.Marshal(map[string]any{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -40,7 +41,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 			return executeRun(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with (default: the executor role's cli in config; available: sim)")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, `unattended: approve human-verify, take a decision's first option, retry a failed plan once then skip it; human actions and gate="blocking-human" still wait for a human`)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
@@ -155,17 +156,42 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	return nil
 }
 
-// pickLauncher chooses the agent: --agent, else the executor role in config.
+// pickLauncher chooses the agent: --agent, else the executor role in config
+// (the models block of seed 003 §5.1).
 func pickLauncher(name string, cfg *config.Config) (agent.Launcher, error) {
+	m := cfg.Model("executor")
 	if name == "" {
-		name = cfg.Model("executor").CLI
+		name = m.CLI
+	} else if name != m.CLI {
+		m = config.ModelSpec{CLI: name} // --agent overrides the configured CLI and its settings
 	}
+	env := envList(m.Env)
 	switch name {
 	case "sim":
-		return agent.Sim{}, nil
-	case "claude", "codex", "aider", "exec":
-		return nil, exitf(ExitUsage, "agent %q is not available in this version of hive; use --agent sim", name)
-	default:
-		return nil, exitf(ExitUsage, "unknown agent %q; available: sim", name)
+		return agent.Sim{Env: env}, nil
+	case "claude":
+		return agent.Claude{Path: m.Path, Model: m.Model, Args: m.Args, Env: env, Live: cfg.TeamMode()}, nil
+	case "codex":
+		return agent.Codex{Path: m.Path, Model: m.Model, Args: m.Args, Env: env}, nil
+	case "aider":
+		return agent.Aider(m.Path, m.Model, m.Args, env), nil
+	case "exec":
+		return agent.Command{CLI: "exec", Path: m.Path, Args: m.Args, Env: env}, nil
 	}
+	return nil, exitf(ExitUsage, "unknown agent %q; available: claude, codex, aider, exec, sim", name)
+}
+
+// envList turns a config env map into KEY=VALUE entries, sorted so the
+// command line is the same on every run.
+func envList(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k+"="+m[k])
+	}
+	return out
 }

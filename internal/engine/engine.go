@@ -25,6 +25,10 @@ type PlanStatus struct {
 	Open *Checkpoint
 	// Resolved counts the plan's answered checkpoints (failures aside).
 	Resolved int
+	// Tokens and cost of all the plan's agents so far.
+	InputTokens, OutputTokens int64
+	CostUSD                   float64
+	attemptCost               float64 // the current attempt's session cost, already in CostUSD
 
 	checking     bool          // a spot-check is out
 	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
@@ -110,6 +114,15 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 	}
 	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
+	}
+	if ev.Type == EvUsage {
+		p.InputTokens += ev.InputTokens
+		p.OutputTokens += ev.OutputTokens
+		if ev.CostUSD > p.attemptCost { // the CLI reports the session's running total
+			p.CostUSD += ev.CostUSD - p.attemptCost
+			p.attemptCost = ev.CostUSD
+		}
+		return nil, nil
 	}
 	if p.State == Waiting {
 		return e.whileWaiting(p, ev), nil
@@ -530,6 +543,7 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	p.checking, p.resumeCheck = false, false
 	p.exitNote = ""
 	p.silentStage, p.lastActive = 0, e.now
+	p.attemptCost = 0
 	e.running++
 	cont := p.continuation
 	p.continuation = nil

@@ -89,6 +89,9 @@ const (
 	EvSilent EventType = "silent"
 	// EvCommitsChecked: whether the plan committed recently. Plan, Attempt, OK.
 	EvCommitsChecked EventType = "commits-checked"
+	// EvUsage: an agent's turn ended. Plan, Attempt, InputTokens,
+	// OutputTokens (of the turn), CostUSD (of the session so far).
+	EvUsage EventType = "usage"
 )
 
 // Event is one input of the engine. It is plain data so that it can be
@@ -111,6 +114,10 @@ type Event struct {
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
 	CheckpointID int         `json:"checkpoint_id,omitempty"`
 	By           string      `json:"by,omitempty"` // who answered: terminal, hive answer, auto
+
+	InputTokens  int64   `json:"input_tokens,omitempty"`
+	OutputTokens int64   `json:"output_tokens,omitempty"`
+	CostUSD      float64 `json:"cost_usd,omitempty"`
 }
 
 // Checkpoint kinds.

@@ -62,7 +62,7 @@ func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool, cont *continuationD
 // prompt builds the prompt of the agent about to start on p.
 func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) string {
 	if c == nil {
-		return ExecutorPrompt(r.o.Phase, p, r.o.TeamMode, nil)
+		return ExecutorPrompt(r.o.Phase, p, r.team(), nil)
 	}
 	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p)}
 	if cp := c.Checkpoint; cp != nil {
@@ -72,8 +72,11 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 		}
 		cd.Instructions = resumeInstructions(cp)
 	}
-	return ExecutorPrompt(r.o.Phase, p, r.o.TeamMode, cd)
+	return ExecutorPrompt(r.o.Phase, p, r.team(), cd)
 }
+
+// team reports whether agents run as live team members.
+func (r *runner) team() bool { return r.o.TeamMode && r.o.Launcher.LiveSessions() }
 
 // completedTasks reads the plan's task commits from git: the disk, not the
 // agent's word, says what is done.

@@ -293,7 +293,7 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 		MaxConcurrent: r.o.MaxConcurrent,
 		Dynamic:       r.o.Dynamic,
 		SharedTree:    true, // one working tree until plans get worktrees of their own
-		Team:          r.o.TeamMode,
+		Team:          r.team(),
 		AutoAnswer:    r.o.AutoAnswer,
 		Retries:       r.o.Retries,
 	}
@@ -635,6 +635,10 @@ func (r *runner) sink(o agent.Output) {
 	case agent.OutResult:
 		if o.IsError {
 			r.note(o.Plan, "agent turn ended in an error: "+clip(o.Text, 200))
+		}
+		if o.Usage.InputTokens+o.Usage.OutputTokens > 0 || o.CostUSD > 0 {
+			r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
+				InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
 		}
 		r.releaseHeld(o)
 	case agent.OutExit:

@@ -26,6 +26,8 @@ type shellAgent struct{ script string }
 
 func (shellAgent) Name() string { return "sh" }
 
+func (shellAgent) LiveSessions() bool { return false }
+
 func (a shellAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
 	spec.Env = append(spec.Env, "PLAN="+spec.Plan)
 	return agent.StartStreamJSON(ctx, []string{"sh", "-c", a.script}, spec, sink)

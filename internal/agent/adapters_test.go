@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestClaudeArgv(t *testing.T) {
+	live := Claude{Model: "sonnet", Live: true}.Argv("/bin/claude", "PROMPT")
+	want := []string{"/bin/claude", "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--model", "sonnet",
+		"--permission-mode", "acceptEdits", "--allowedTools", strings.Join(DefaultAllowedTools, ",")}
+	if !reflect.DeepEqual(live, want) {
+		t.Errorf("live argv\n got %q\nwant %q", live, want)
+	}
+	one := Claude{PermissionMode: "dontAsk", AllowedTools: []string{"Bash"}}.Argv("claude", "do it")
+	if one[len(one)-1] != "do it" || contains(one, "--input-format") || !contains(one, "dontAsk") {
+		t.Errorf("one-shot argv %q: the prompt goes last, no stream input, the configured mode", one)
+	}
+}
+
+func TestCodexArgv(t *testing.T) {
+	got := Codex{Model: "gpt-5", Args: []string{"-c", "model_provider=fake"}}.Argv("codex", "PROMPT")
+	want := []string{"codex", "exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "-m", "gpt-5", "-c", "model_provider=fake", "PROMPT"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestCodexOutputs(t *testing.T) {
+	tests := []struct {
+		line string
+		want []Output
+		err  bool
+	}{
+		{`{"type":"thread.started","thread_id":"t1"}`, nil, false},
+		{`{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"PROGRESS: Task 1/2 complete: x"}}`, []Output{{Kind: OutText, Text: "PROGRESS: Task 1/2 complete: x"}}, false},
+		{`{"type":"item.completed","item":{"type":"command_execution","command":"ls"}}`, nil, false},
+		{`{"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":0,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 120, OutputTokens: 7}}}, false},
+		{`{"type":"turn.failed","error":{"message":"model overloaded"}}`, []Output{{Kind: OutResult, IsError: true, Text: "model overloaded"}}, false},
+		{`{"type":"error","message":"stream disconnected"}`, []Output{{Kind: OutResult, IsError: true, Text: "stream disconnected"}}, false},
+		{`not json`, nil, true},
+	}
+	for _, tt := range tests {
+		got, err := codexOutputs([]byte(tt.line))
+		if (err != nil) != tt.err || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("codexOutputs(%s) = %+v, %v; want %+v (error %v)", tt.line, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// The exec agent: the prompt on stdin, PROGRESS lines at once, the whole
+// output as one message at the end (a PLAN COMPLETE block spans lines).
+func TestCommandAgent(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\nread -r line\necho \"got: $line\"\necho 'PROGRESS: Task 1/1 complete: x'\nprintf 'PLAN COMPLETE\\n\\n**Plan:** 01-01\\n'\n"), 0o755)
+	var mu sync.Mutex
+	var outs []Output
+	s, err := Command{CLI: "exec", Path: script}.Start(context.Background(), Spec{Plan: "01-01", Attempt: 1, Dir: dir, Prompt: "hello\n", LogPath: filepath.Join(dir, "log")}, func(o Output) {
+		mu.Lock()
+		outs = append(outs, o)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the agent did not end")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(outs) != 4 || outs[0].Text != "PROGRESS: Task 1/1 complete: x" || !strings.Contains(outs[1].Text, "got: hello") ||
+		!strings.Contains(outs[1].Text, "PLAN COMPLETE") || outs[2].Kind != OutResult || outs[3].Kind != OutExit || outs[3].ExitCode != 0 {
+		t.Fatalf("outputs: %+v", outs)
+	}
+}
+
+func TestMissingBinary(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("HIVE_TOOLS", "")
+	_, err := Claude{}.Start(context.Background(), Spec{Plan: "01-01"}, func(Output) {})
+	if err == nil || !strings.Contains(err.Error(), "npm install -g @anthropic-ai/claude-code") {
+		t.Fatalf("err = %v, want the install command", err)
+	}
+	_, err = Codex{Path: "/nonexistent/codex"}.Start(context.Background(), Spec{Plan: "01-01"}, func(Output) {})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/codex") {
+		t.Fatalf("err = %v, want the configured path named", err)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
