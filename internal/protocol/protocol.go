@@ -49,7 +49,7 @@ var (
 func Parse(text string) []Message {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var out []Message
-	free := 0 // first line no message has claimed: where a headerless checkpoint starts
+	free := 0   // first line no message has claimed: where a headerless checkpoint starts
 	fence := "" // the marker of the open code fence: messages quoted in code are not messages
 	for i := 0; i < len(lines); i++ {
 		if t := strings.TrimSpace(lines[i]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {

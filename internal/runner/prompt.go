@@ -43,15 +43,15 @@ func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool, cont *continuationD
 	var b strings.Builder
 	err := executorPrompt.Execute(&b, map[string]any{
 		"Continuation": cont,
-		"ID":          p.ID,
-		"Name":        p.Name,
-		"Path":        p.Path,
-		"PlanNumber":  p.PlanNumber,
-		"PhaseNumber": ph.Number,
-		"PhaseSlug":   ph.Slug,
-		"Tasks":       len(p.Tasks),
-		"Summary":     p.SummaryPath(),
-		"Team":        team,
+		"ID":           p.ID,
+		"Name":         p.Name,
+		"Path":         p.Path,
+		"PlanNumber":   p.PlanNumber,
+		"PhaseNumber":  ph.Number,
+		"PhaseSlug":    ph.Slug,
+		"Tasks":        len(p.Tasks),
+		"Summary":      p.SummaryPath(),
+		"Team":         team,
 	})
 	if err != nil {
 		panic("executor prompt template: " + err.Error()) // the template is embedded: a failure is a bug
