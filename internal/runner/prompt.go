@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	_ "embed"
 	"strconv"
 	"strings"
@@ -15,6 +18,28 @@ import (
 var executorTemplate string
 
 var executorPrompt = template.Must(template.New("executor").Parse(executorTemplate))
+
+// OverridePath is where a project replaces hive's executor prompt, relative
+// to the repository root. The file is a Go text/template with the same
+// fields as the embedded one (prompts/executor.md).
+const OverridePath = ".hive/agents/executor.md"
+
+// loadPromptTemplate returns the project's executor prompt template, or
+// hive's own when the project has none.
+func loadPromptTemplate(root string) (*template.Template, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(OverridePath)))
+	if os.IsNotExist(err) {
+		return executorPrompt, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", OverridePath, err)
+	}
+	t, err := template.New("executor").Parse(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a valid template (fix it, or remove it to use hive's own): %w", OverridePath, err)
+	}
+	return t, nil
+}
 
 // continuationData fills the continuation part of the prompt (seed 002's
 // continuation template).
@@ -39,9 +64,9 @@ type completedTask struct {
 // not inline them, so the orchestrator's message stays small. A
 // continuation agent also gets the tasks already committed, the task to
 // resume and the human's answer.
-func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool, cont *continuationData) string {
+func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team bool, cont *continuationData) (string, error) {
 	var b strings.Builder
-	err := executorPrompt.Execute(&b, map[string]any{
+	err := t.Execute(&b, map[string]any{
 		"Continuation": cont,
 		"ID":           p.ID,
 		"Name":         p.Name,
@@ -54,15 +79,15 @@ func ExecutorPrompt(ph *plan.Phase, p *plan.Plan, team bool, cont *continuationD
 		"Team":         team,
 	})
 	if err != nil {
-		panic("executor prompt template: " + err.Error()) // the template is embedded: a failure is a bug
+		return "", fmt.Errorf("executor prompt template: %w", err)
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // prompt builds the prompt of the agent about to start on p.
-func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) string {
+func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
 	if c == nil {
-		return ExecutorPrompt(r.o.Phase, p, r.team(), nil)
+		return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), nil)
 	}
 	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p)}
 	if cp := c.Checkpoint; cp != nil {
@@ -72,7 +97,7 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 		}
 		cd.Instructions = resumeInstructions(cp)
 	}
-	return ExecutorPrompt(r.o.Phase, p, r.team(), cd)
+	return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), cd)
 }
 
 // team reports whether agents run as live team members.

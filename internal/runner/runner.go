@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -127,7 +128,8 @@ type runner struct {
 	mu   sync.Mutex                   // guards held
 	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
 
-	lastSeq   int64 // the last journal sequence number stepped
+	tmpl      *template.Template // the executor prompt
+	lastSeq   int64              // the last journal sequence number stepped
 	needHuman bool  // an unattended run met a checkpoint only a human may answer
 	silentAt  map[sessionKey]time.Time
 }
@@ -161,6 +163,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	for _, p := range o.Phase.Plans {
 		r.plans[p.ID] = p
 	}
+	tmpl, err := loadPromptTemplate(o.Repo.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	r.tmpl = tmpl
 	release, err := lockPhase(o.Repo.Root, o.Phase.Dir)
 	if err != nil {
 		return Result{}, err
@@ -563,11 +570,16 @@ func (r *runner) startAgent(ctx context.Context, c engine.Command) {
 			Reason: "the plan file is no longer in the phase folder"})
 		return
 	}
+	prompt, err := r.prompt(ctx, p, c.Continuation)
+	if err != nil {
+		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		return
+	}
 	spec := agent.Spec{
 		Plan:    c.Plan,
 		Attempt: c.Attempt,
 		Dir:     r.o.Repo.Root,
-		Prompt:  r.prompt(ctx, p, c.Continuation),
+		Prompt:  prompt,
 		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
 	}
 	s, err := r.o.Launcher.Start(ctx, spec, r.sink)

@@ -280,3 +280,37 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A project can replace the executor prompt in .hive/agents/executor.md; a
+// broken template is a clear error before anything runs.
+func TestPromptOverride(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+		OverridePath: "CUSTOM PROMPT for {{.ID}} at {{.Path}}\n",
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	script := completeScript
+	var prompt string
+	launcher := recordingAgent{shellAgent{script}, &prompt}
+	if _, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), launcher, &recorder{})); err != nil {
+		t.Fatal(err)
+	}
+	if prompt != "CUSTOM PROMPT for 01-01 at .planning/phases/01-core/01-01-PLAN.md\n" {
+		t.Fatalf("prompt = %q", prompt)
+	}
+	os.WriteFile(filepath.Join(root, OverridePath), []byte("{{.Broken"), 0o644)
+	_, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), launcher, &recorder{}))
+	if err == nil || !strings.Contains(err.Error(), OverridePath) {
+		t.Fatalf("Run = %v, want an error naming %s", err, OverridePath)
+	}
+}
+
+type recordingAgent struct {
+	shellAgent
+	prompt *string
+}
+
+func (a recordingAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
+	*a.prompt = spec.Prompt
+	return a.shellAgent.Start(ctx, spec, sink)
+}

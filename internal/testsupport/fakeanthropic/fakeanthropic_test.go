@@ -73,7 +73,7 @@ func claudeCmd(ctx context.Context, t *testing.T, s *Server, dir string, args ..
 		"ANTHROPIC_BASE_URL=" + s.URL(),
 		"ANTHROPIC_API_KEY=test-key",
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		os.Getenv("FA_NONESS"),
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_TELEMETRY=1",
 		"CLAUDE_CODE_MAX_RETRIES=0",
 		"GIT_CONFIG_NOSYSTEM=1",
@@ -93,10 +93,10 @@ type line struct {
 			Input map[string]any `json:"input"`
 		} `json:"content"`
 	} `json:"message"`
-	Result  string `json:"result"`
-	IsError bool   `json:"is_error"`
-	PermissionDenials []any `json:"permission_denials"`
-	raw     string
+	Result            string `json:"result"`
+	IsError           bool   `json:"is_error"`
+	PermissionDenials []any  `json:"permission_denials"`
+	raw               string
 }
 
 func parseLines(t *testing.T, out []byte) []line {
@@ -171,7 +171,7 @@ func logRequests(t *testing.T, s *Server) {
 	for i, r := range s.Requests() {
 		desc := ""
 		if r.Conv != nil {
-			desc = "model=" + r.Conv.Model + " msgs=" + itoa(len(r.Conv.Messages)) + " tools=" + itoa(len(r.Conv.Tools))
+			desc = "model=" + r.Conv.Model + " msgs=" + itoa(len(r.Conv.Messages)) + " tools=" + itoa(len(r.Conv.Tools)) + " shape=" + shape(r.Conv)
 		}
 		t.Logf("request %d: %s %s side=%v rule=%q tokens=%d %s", i, r.Method, r.Path, r.Side, r.Rule, r.InputTokens, desc)
 	}
@@ -234,7 +234,7 @@ func TestLiveSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := claudeCmd(ctx, t, s, repo, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-		"--verbose", "--permission-mode", "acceptEdits", "--allowedTools", os.Getenv("FA_ALLOW"))
+		"--verbose", "--permission-mode", "acceptEdits", "--allowedTools", "Write,Bash")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -358,4 +358,18 @@ func TestLiveSession(t *testing.T) {
 		}
 	}
 	logRequests(t, s)
+}
+
+// shape renders the roles and block types of a conversation, e.g.
+// "user[text,text] system[text] assistant[tool_use] user[tool_result]".
+func shape(c *Conversation) string {
+	var parts []string
+	for _, m := range c.Messages {
+		var ts []string
+		for _, b := range m.Content {
+			ts = append(ts, b.Type)
+		}
+		parts = append(parts, m.Role+"["+strings.Join(ts, ",")+"]")
+	}
+	return strings.Join(parts, " ")
 }

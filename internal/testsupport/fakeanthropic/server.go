@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,9 +107,9 @@ func (s *Server) UnknownPaths() []string {
 }
 
 var secretHeaders = map[string]bool{
-	"X-Api-Key":     true,
-	"Authorization": true,
-	"Cookie":        true,
+	"X-Api-Key":           true,
+	"Authorization":       true,
+	"Cookie":              true,
 	"Proxy-Authorization": true,
 }
 
@@ -142,6 +141,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		s.record(rec)
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": n})
+	case r.URL.Path == "/api/hello":
+		// Connectivity probe Claude Code sends (HEAD) unless
+		// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is set.
+		s.record(rec)
+		w.WriteHeader(http.StatusOK)
 	default:
 		s.mu.Lock()
 		s.unknowns = append(s.unknowns, r.Method+" "+r.URL.Path)
@@ -254,14 +258,14 @@ func truncate(s string, n int) string {
 
 // message is a Messages API response object.
 type message struct {
-	ID           string         `json:"id"`
-	Type         string         `json:"type"`
-	Role         string         `json:"role"`
-	Model        string         `json:"model"`
+	ID           string           `json:"id"`
+	Type         string           `json:"type"`
+	Role         string           `json:"role"`
+	Model        string           `json:"model"`
 	Content      []map[string]any `json:"content"`
-	StopReason   *string        `json:"stop_reason"`
-	StopSequence *string        `json:"stop_sequence"`
-	Usage        usage          `json:"usage"`
+	StopReason   *string          `json:"stop_reason"`
+	StopSequence *string          `json:"stop_sequence"`
+	Usage        usage            `json:"usage"`
 }
 
 type usage struct {
@@ -386,5 +390,3 @@ func chunks(s string, n int) []string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-var _ = strings.TrimSpace

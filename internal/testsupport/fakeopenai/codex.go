@@ -1,0 +1,100 @@
+package fakeopenai
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Model is a model name codex 0.169.0 has metadata for. Unknown names work
+// too but make codex emit an item.completed of type "error" ("Model metadata
+// for `X` not found. Defaulting to fallback metadata") and offer other tools.
+const Model = "gpt-5.5"
+
+// CodexBinary returns the path of the real codex CLI: $HIVE_TOOLS/codex, else
+// <module root>/.tools/node_modules/.bin/codex, else codex in PATH. When it is
+// missing the test fails if CI is set and is skipped otherwise.
+func CodexBinary(t testing.TB) string {
+	t.Helper()
+	var tried []string
+	try := func(p string) bool {
+		tried = append(tried, p)
+		fi, err := os.Stat(p)
+		return err == nil && !fi.IsDir()
+	}
+	if dir := os.Getenv("HIVE_TOOLS"); dir != "" {
+		if p := filepath.Join(dir, "codex"); try(p) {
+			return p
+		}
+	}
+	if root := moduleRoot(); root != "" {
+		if p := filepath.Join(root, ".tools", "node_modules", ".bin", "codex"); try(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("codex"); err == nil {
+		return p
+	}
+	msg := "codex CLI not found (tried " + strings.Join(tried, ", ") + " and PATH); run `make tools`"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg + " (skipping because CI is unset)")
+	return ""
+}
+
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// CodexConfig returns the -c flags that point codex at the server as model
+// provider "fake" (wire_api "responses", key from env FAKE_API_KEY, no retries
+// so a scripted error fails the turn at once). They are accepted both before
+// the subcommand (`codex -c … exec …`) and after it.
+func (s *Server) CodexConfig() []string {
+	return []string{
+		"-c", "model_provider=fake",
+		"-c", `model_providers.fake={name="fake",base_url="` + s.URL() + `/v1",wire_api="responses",env_key="FAKE_API_KEY",request_max_retries=0,stream_max_retries=0}`,
+	}
+}
+
+// CodexEnv returns the environment for codex: the current one without
+// CODEX_*/OPENAI_* variables, plus CODEX_HOME=home and FAKE_API_KEY=test.
+func CodexEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "CODEX_") || strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "FAKE_API_KEY=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "CODEX_HOME="+home, "FAKE_API_KEY=test")
+}
+
+// Command returns `codex <CodexConfig> args…` run in dir with CodexEnv(home)
+// and stdin from /dev/null, e.g.
+//
+//	s.Command(fakeopenai.CodexBinary(t), repo, t.TempDir(), "exec", "--json", "-m", fakeopenai.Model,
+//		"--dangerously-bypass-approvals-and-sandbox", "say hi")
+func (s *Server) Command(bin, dir, home string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append(s.CodexConfig(), args...)...)
+	cmd.Dir = dir
+	cmd.Env = CodexEnv(home)
+	cmd.Stdin = nil // /dev/null
+	return cmd
+}
