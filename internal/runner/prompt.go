@@ -2,10 +2,10 @@ package runner
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
-	_ "embed"
 	"strconv"
 	"strings"
 	"text/template"

@@ -130,7 +130,7 @@ type runner struct {
 
 	tmpl      *template.Template // the executor prompt
 	lastSeq   int64              // the last journal sequence number stepped
-	needHuman bool  // an unattended run met a checkpoint only a human may answer
+	needHuman bool               // an unattended run met a checkpoint only a human may answer
 	silentAt  map[sessionKey]time.Time
 }
 

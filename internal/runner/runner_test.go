@@ -286,7 +286,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestPromptOverride(t *testing.T) {
 	root := newRepo(t, map[string]string{
 		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
-		OverridePath: "CUSTOM PROMPT for {{.ID}} at {{.Path}}\n",
+		OverridePath:                             "CUSTOM PROMPT for {{.ID}} at {{.Path}}\n",
 	})
 	ph := loadPhase(t, root, ".planning/phases/01-core")
 	script := completeScript
