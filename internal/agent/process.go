@@ -300,10 +300,34 @@ func (s *Session) Stop(grace time.Duration) {
 	}
 }
 
-// KillStalled kills an agent judged hung, recording why for its exit.
+// KillStalled ends an agent judged hung, recording why for its exit. A
+// live stream-json session is first asked to interrupt its turn (Claude
+// Code's control_request) and given a moment; then its process group is
+// killed.
 func (s *Session) KillStalled(reason string) {
 	s.stallReason.CompareAndSwap(nil, &reason)
+	if s.dialect.Input == "stream" && s.Interrupt() == nil {
+		select {
+		case <-s.done:
+			return
+		case <-time.After(interruptGrace):
+		}
+	}
 	s.Kill()
+}
+
+// interruptGrace is how long an interrupted agent has to end its turn.
+const interruptGrace = 2 * time.Second
+
+// Interrupt asks a live stream-json session to stop its current turn.
+func (s *Session) Interrupt() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("interrupt agent %s: input closed", s.Plan)
+	}
+	_, err := s.stdin.Write([]byte(`{"type":"control_request","request_id":"hive-interrupt","request":{"subtype":"interrupt"}}` + "\n"))
+	return err
 }
 
 // Kill ends the agent and every process it started.

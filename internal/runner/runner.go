@@ -594,7 +594,7 @@ func (r *runner) startAgent(ctx context.Context, c engine.Command) {
 func (r *runner) stopAgent(c engine.Command) {
 	if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
 		if c.Kill {
-			s.KillStalled(c.Reason)
+			go s.KillStalled(c.Reason) // it may wait for an interrupt to land
 			return
 		}
 		go s.Stop(r.o.StopGrace)
