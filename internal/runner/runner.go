@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/protocol"
 )
 
 // Options is what a run needs. The CLI fills it from flags and config.
@@ -185,166 +183,6 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	err = r.loop(ctx)
 	res.Snapshot = r.eng.Snapshot()
 	return res, err
-}
-
-// begin resumes the phase's unfinished run or starts a new one.
-func (r *runner) begin(ctx context.Context) (Result, error) {
-	key := r.o.Phase.Dir
-	last, ok, err := r.o.Journal.LatestRun(key)
-	if err != nil {
-		return Result{}, err
-	}
-	if ok && last.Finished.IsZero() {
-		res, resumed, err := r.resume(last)
-		if err != nil || resumed {
-			return res, err
-		}
-	}
-	spec, err := r.spec(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	run, err := r.o.Journal.CreateRun(key, r.o.Now())
-	if err != nil {
-		return Result{}, err
-	}
-	r.run = run
-	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec})
-	return Result{Run: run}, nil
-}
-
-// resume takes over the unfinished run last, or closes it when there is
-// nothing to take over: a run that never started, one that had in fact
-// finished, or one the caller asked to abandon. resumed reports whether the
-// run was taken over.
-func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
-	eng, err := Replay(r.o.Journal, last)
-	if err != nil {
-		return Result{}, false, err
-	}
-	snap := eng.Snapshot()
-	switch {
-	case !snap.Started || r.o.Fresh:
-		why := "abandoned: it never started"
-		if snap.Started {
-			why = "abandoned: --fresh"
-		}
-		r.o.Observer.Note("", fmt.Sprintf("run %d %s; starting a new run", last.ID, why))
-		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
-	case snap.Finished:
-		// hive stopped after the last event but before it recorded the end.
-		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), snap.Outcome)
-	}
-	var gone, added []string
-	for _, p := range snap.Plans {
-		if r.plans[p.Spec.ID] == nil && !p.State.Final() {
-			gone = append(gone, p.Spec.ID)
-		}
-	}
-	inRun := map[string]bool{}
-	for _, p := range snap.Plans {
-		inRun[p.Spec.ID] = true
-	}
-	for _, p := range r.o.Phase.Plans {
-		if !inRun[p.ID] {
-			added = append(added, p.ID)
-		}
-	}
-	if len(gone) > 0 {
-		return Result{}, false, fmt.Errorf("run %d of %s needs plan(s) %s, which are no longer in the folder: restore them, or start a new run with --fresh",
-			last.ID, r.o.Phase.Dir, strings.Join(gone, ", "))
-	}
-	if len(added) > 0 {
-		r.o.Observer.Note("", fmt.Sprintf("plan(s) %s were added after run %d started and are not part of it; run again with --fresh to include them",
-			strings.Join(added, ", "), last.ID))
-	}
-	// The .pending-checkpoint files are views: make them match the replayed
-	// state (an answer given while hive was down closed its checkpoint).
-	for _, p := range snap.Plans {
-		if p.State != engine.Waiting {
-			removePending(r.o.Repo.Root, r.o.Phase, p.Spec.ID)
-		}
-	}
-	r.eng, r.run = eng, last
-	r.lastSeq = last.Events
-	r.o.Observer.Resumed(last, snap)
-	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
-	return Result{Run: last, Resumed: true}, true, nil
-}
-
-// Replay rebuilds the engine of a run from the journal, the way a resume
-// does; `hive status` uses it too.
-func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
-	eng := engine.New()
-	err := j.Each(run.ID, func(rec journal.Record) error {
-		var ev engine.Event
-		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
-			return fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
-		}
-		eng.Step(ev) // a refused event changed nothing when it was first stepped either
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("replay run %d: %w", run.ID, err)
-	}
-	return eng, nil
-}
-
-// spec builds the engine's view of the phase. A plan whose SUMMARY already
-// passes the spot-checks is done and will not run again. Dependencies on
-// plans of other phases are checked here, once: such a plan must be
-// complete on disk, since phases run in order.
-func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
-	spec := engine.RunSpec{
-		Phase:         r.o.Phase.Number,
-		MaxConcurrent: r.o.MaxConcurrent,
-		Dynamic:       r.o.Dynamic,
-		SharedTree:    true, // one working tree until plans get worktrees of their own
-		Team:          r.team(),
-		AutoAnswer:    r.o.AutoAnswer,
-		Retries:       r.o.Retries,
-	}
-	for _, p := range r.o.Phase.Plans {
-		ps := engine.PlanSpec{
-			ID:    p.ID,
-			Name:  p.Name,
-			Wave:  p.ComputedWave,
-			Files: append([]string(nil), p.FilesModified...),
-			Tasks: len(p.Tasks),
-			Stops: stops(p),
-		}
-		for _, d := range p.DependsOn {
-			if r.plans[d] != nil {
-				ps.DependsOn = append(ps.DependsOn, d)
-				continue
-			}
-			if err := r.foreignDependencyDone(ctx, p, d); err != nil {
-				return engine.RunSpec{}, err
-			}
-		}
-		if _, ok := r.o.Phase.Summaries[p.ID]; ok {
-			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
-		}
-		spec.Plans = append(spec.Plans, ps)
-	}
-	return spec, nil
-}
-
-// foreignDependencyDone checks that dep, a plan of another phase that p
-// depends on, is complete: its SUMMARY exists and does not say FAILED.
-func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep string) error {
-	matches, _ := filepath.Glob(filepath.Join(r.o.Repo.Root, ".planning", "phases", "*", dep+"-SUMMARY.md"))
-	for _, m := range matches {
-		data, err := os.ReadFile(m)
-		if err != nil {
-			continue
-		}
-		rel, _ := filepath.Rel(r.o.Repo.Root, m)
-		if s, _ := plan.ParseSummary(filepath.ToSlash(rel), data); s.SelfCheck != "FAILED" {
-			return nil
-		}
-	}
-	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing %s-SUMMARY.md): run that phase first", p.ID, dep, dep)
 }
 
 func (r *runner) loop(ctx context.Context) error {
@@ -605,84 +443,6 @@ func (r *runner) stopAgent(c engine.Command) {
 	if c.PID > 0 && agent.IsAgentOf(c.PID, c.Plan) {
 		agent.KillGroup(c.PID)
 		r.o.Observer.Note(c.Plan, fmt.Sprintf("ended agent pid %d left by an earlier hive process", c.PID))
-	}
-}
-
-// sink receives agent Outputs on the agents' goroutines and turns them into
-// events for the loop.
-func (r *runner) sink(o agent.Output) {
-	switch o.Kind {
-	case agent.OutText:
-		for _, m := range protocol.Parse(o.Text) {
-			ev := engine.Event{Plan: o.Plan, Attempt: o.Attempt}
-			if m.Plan != "" && m.Plan != o.Plan {
-				r.note(o.Plan, fmt.Sprintf("message names plan %s, not %s; taken as %s's", m.Plan, o.Plan, o.Plan))
-			}
-			switch m.Kind {
-			case protocol.Progress:
-				ev.Type, ev.Task, ev.Total, ev.Text = engine.EvProgress, m.Task, m.Total, m.Text
-			case protocol.Complete:
-				// Claude writes one line per content block: a SUMMARY commit
-				// may still follow this text in the same turn. The disk is
-				// checked once the turn (or the process) has ended.
-				ev.Type, ev.Commits, ev.Text = engine.EvPlanComplete, m.Commits, m.Summary
-				r.mu.Lock()
-				r.held[sessionKey{o.Plan, o.Attempt}] = &ev
-				r.mu.Unlock()
-				continue
-			case protocol.Failed:
-				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
-			case protocol.Checkpoint:
-				ev.Type, ev.Checkpoint = engine.EvCheckpoint, checkpointOf(m.Checkpoint)
-			case protocol.Deviation:
-				ev.Type = engine.EvDeviation
-				ev.Checkpoint = &engine.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
-			default:
-				continue
-			}
-			r.send(ev)
-		}
-	case agent.OutGarbage:
-		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
-	case agent.OutResult:
-		if o.IsError {
-			r.note(o.Plan, "agent turn ended in an error: "+clip(o.Text, 200))
-		}
-		if o.Usage.InputTokens+o.Usage.OutputTokens > 0 || o.CostUSD > 0 {
-			r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
-				InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
-		}
-		r.releaseHeld(o)
-	case agent.OutExit:
-		r.releaseHeld(o)
-		r.send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
-	}
-}
-
-// releaseHeld sends the PLAN COMPLETE held back for o's session, if any.
-func (r *runner) releaseHeld(o agent.Output) {
-	k := sessionKey{o.Plan, o.Attempt}
-	r.mu.Lock()
-	ev := r.held[k]
-	delete(r.held, k)
-	r.mu.Unlock()
-	if ev != nil {
-		r.send(*ev)
-	}
-}
-
-// note passes a Note to the loop's goroutine as a pseudo-event that is not
-// journaled.
-func (r *runner) note(planID, text string) {
-	r.send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
-}
-
-const noteEvent engine.EventType = "note"
-
-func (r *runner) send(ev engine.Event) {
-	select {
-	case r.inputs <- ev:
-	case <-r.done:
 	}
 }
 

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/protocol"
+)
+
+// sink receives agent Outputs on the agents' goroutines and turns them into
+// events for the loop.
+func (r *runner) sink(o agent.Output) {
+	switch o.Kind {
+	case agent.OutText:
+		for _, m := range protocol.Parse(o.Text) {
+			ev := engine.Event{Plan: o.Plan, Attempt: o.Attempt}
+			if m.Plan != "" && m.Plan != o.Plan {
+				r.note(o.Plan, fmt.Sprintf("message names plan %s, not %s; taken as %s's", m.Plan, o.Plan, o.Plan))
+			}
+			switch m.Kind {
+			case protocol.Progress:
+				ev.Type, ev.Task, ev.Total, ev.Text = engine.EvProgress, m.Task, m.Total, m.Text
+			case protocol.Complete:
+				// Claude writes one line per content block: a SUMMARY commit
+				// may still follow this text in the same turn. The disk is
+				// checked once the turn (or the process) has ended.
+				ev.Type, ev.Commits, ev.Text = engine.EvPlanComplete, m.Commits, m.Summary
+				r.mu.Lock()
+				r.held[sessionKey{o.Plan, o.Attempt}] = &ev
+				r.mu.Unlock()
+				continue
+			case protocol.Failed:
+				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
+			case protocol.Checkpoint:
+				ev.Type, ev.Checkpoint = engine.EvCheckpoint, checkpointOf(m.Checkpoint)
+			case protocol.Deviation:
+				ev.Type = engine.EvDeviation
+				ev.Checkpoint = &engine.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
+			default:
+				continue
+			}
+			r.send(ev)
+		}
+	case agent.OutGarbage:
+		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
+	case agent.OutResult:
+		if o.IsError {
+			r.note(o.Plan, "agent turn ended in an error: "+clip(o.Text, 200))
+		}
+		if o.Usage.InputTokens+o.Usage.OutputTokens > 0 || o.CostUSD > 0 {
+			r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
+				InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
+		}
+		r.releaseHeld(o)
+	case agent.OutExit:
+		r.releaseHeld(o)
+		r.send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
+	}
+}
+
+// releaseHeld sends the PLAN COMPLETE held back for o's session, if any.
+func (r *runner) releaseHeld(o agent.Output) {
+	k := sessionKey{o.Plan, o.Attempt}
+	r.mu.Lock()
+	ev := r.held[k]
+	delete(r.held, k)
+	r.mu.Unlock()
+	if ev != nil {
+		r.send(*ev)
+	}
+}
+
+// note passes a Note to the loop's goroutine as a pseudo-event that is not
+// journaled.
+func (r *runner) note(planID, text string) {
+	r.send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
+}
+
+const noteEvent engine.EventType = "note"
+
+func (r *runner) send(ev engine.Event) {
+	select {
+	case r.inputs <- ev:
+	case <-r.done:
+	}
+}

@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// begin resumes the phase's unfinished run or starts a new one.
+func (r *runner) begin(ctx context.Context) (Result, error) {
+	key := r.o.Phase.Dir
+	last, ok, err := r.o.Journal.LatestRun(key)
+	if err != nil {
+		return Result{}, err
+	}
+	if ok && last.Finished.IsZero() {
+		res, resumed, err := r.resume(last)
+		if err != nil || resumed {
+			return res, err
+		}
+	}
+	spec, err := r.spec(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	run, err := r.o.Journal.CreateRun(key, r.o.Now())
+	if err != nil {
+		return Result{}, err
+	}
+	r.run = run
+	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec})
+	return Result{Run: run}, nil
+}
+
+// resume takes over the unfinished run last, or closes it when there is
+// nothing to take over: a run that never started, one that had in fact
+// finished, or one the caller asked to abandon. resumed reports whether the
+// run was taken over.
+func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
+	eng, err := Replay(r.o.Journal, last)
+	if err != nil {
+		return Result{}, false, err
+	}
+	snap := eng.Snapshot()
+	switch {
+	case !snap.Started || r.o.Fresh:
+		why := "abandoned: it never started"
+		if snap.Started {
+			why = "abandoned: --fresh"
+		}
+		r.o.Observer.Note("", fmt.Sprintf("run %d %s; starting a new run", last.ID, why))
+		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
+	case snap.Finished:
+		// hive stopped after the last event but before it recorded the end.
+		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), snap.Outcome)
+	}
+	var gone, added []string
+	for _, p := range snap.Plans {
+		if r.plans[p.Spec.ID] == nil && !p.State.Final() {
+			gone = append(gone, p.Spec.ID)
+		}
+	}
+	inRun := map[string]bool{}
+	for _, p := range snap.Plans {
+		inRun[p.Spec.ID] = true
+	}
+	for _, p := range r.o.Phase.Plans {
+		if !inRun[p.ID] {
+			added = append(added, p.ID)
+		}
+	}
+	if len(gone) > 0 {
+		return Result{}, false, fmt.Errorf("run %d of %s needs plan(s) %s, which are no longer in the folder: restore them, or start a new run with --fresh",
+			last.ID, r.o.Phase.Dir, strings.Join(gone, ", "))
+	}
+	if len(added) > 0 {
+		r.o.Observer.Note("", fmt.Sprintf("plan(s) %s were added after run %d started and are not part of it; run again with --fresh to include them",
+			strings.Join(added, ", "), last.ID))
+	}
+	// The .pending-checkpoint files are views: make them match the replayed
+	// state (an answer given while hive was down closed its checkpoint).
+	for _, p := range snap.Plans {
+		if p.State != engine.Waiting {
+			removePending(r.o.Repo.Root, r.o.Phase, p.Spec.ID)
+		}
+	}
+	r.eng, r.run = eng, last
+	r.lastSeq = last.Events
+	r.o.Observer.Resumed(last, snap)
+	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
+	return Result{Run: last, Resumed: true}, true, nil
+}
+
+// Replay rebuilds the engine of a run from the journal, the way a resume
+// does; `hive status` uses it too.
+func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
+	eng := engine.New()
+	err := j.Each(run.ID, func(rec journal.Record) error {
+		var ev engine.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
+		}
+		eng.Step(ev) // a refused event changed nothing when it was first stepped either
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replay run %d: %w", run.ID, err)
+	}
+	return eng, nil
+}
+
+// spec builds the engine's view of the phase. A plan whose SUMMARY already
+// passes the spot-checks is done and will not run again. Dependencies on
+// plans of other phases are checked here, once: such a plan must be
+// complete on disk, since phases run in order.
+func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
+	spec := engine.RunSpec{
+		Phase:         r.o.Phase.Number,
+		MaxConcurrent: r.o.MaxConcurrent,
+		Dynamic:       r.o.Dynamic,
+		SharedTree:    true, // one working tree until plans get worktrees of their own
+		Team:          r.team(),
+		AutoAnswer:    r.o.AutoAnswer,
+		Retries:       r.o.Retries,
+	}
+	for _, p := range r.o.Phase.Plans {
+		ps := engine.PlanSpec{
+			ID:    p.ID,
+			Name:  p.Name,
+			Wave:  p.ComputedWave,
+			Files: append([]string(nil), p.FilesModified...),
+			Tasks: len(p.Tasks),
+			Stops: stops(p),
+		}
+		for _, d := range p.DependsOn {
+			if r.plans[d] != nil {
+				ps.DependsOn = append(ps.DependsOn, d)
+				continue
+			}
+			if err := r.foreignDependencyDone(ctx, p, d); err != nil {
+				return engine.RunSpec{}, err
+			}
+		}
+		if _, ok := r.o.Phase.Summaries[p.ID]; ok {
+			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	return spec, nil
+}
+
+// foreignDependencyDone checks that dep, a plan of another phase that p
+// depends on, is complete: its SUMMARY exists and does not say FAILED.
+func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep string) error {
+	matches, _ := filepath.Glob(filepath.Join(r.o.Repo.Root, ".planning", "phases", "*", dep+"-SUMMARY.md"))
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(r.o.Repo.Root, m)
+		if s, _ := plan.ParseSummary(filepath.ToSlash(rel), data); s.SelfCheck != "FAILED" {
+			return nil
+		}
+	}
+	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing %s-SUMMARY.md): run that phase first", p.ID, dep, dep)
+}
