@@ -1,0 +1,434 @@
+// Package codex_test runs hive's runner end to end with the real codex CLI
+// against the fake OpenAI Responses server: a three-plan phase (two plans in
+// wave 1, a third depending on both) is executed by codex agents whose model
+// turns are scripted, and the commits, SUMMARYs, ordering and token usage
+// that reach the engine are checked.
+package codex_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+)
+
+const phaseDir = ".planning/phases/01-core"
+
+// The phase of testdata/script/execute.txtar (internal/cli).
+var planFiles = map[string]string{
+	".planning/config.json": `{
+  "mode": "yolo",
+  "parallelization": {"enabled": true, "max_concurrent_agents": 2},
+  "granularity": "fine"
+}
+`,
+	phaseDir + "/01-01-PLAN.md": `---
+phase: 01-core
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/model.go, src/model_test.go]
+autonomous: true
+requirements: [CORE-01]
+must_haves:
+  truths:
+    - "A Book has a title and an author"
+  artifacts:
+    - path: "src/model.go"
+      provides: "Book type"
+      contains: "type Book"
+---
+
+<objective>
+Add the Book model.
+
+Purpose: everything else stores books.
+Output: src/model.go with tests.
+</objective>
+
+<tasks>
+
+<task type="auto">
+  <name>Task 1: Book type</name>
+  <files>src/model.go</files>
+  <action>
+Create ` + "`type Book struct { Title, Author string }`" + ` and ` + "`func (b Book) Valid() bool { return b.Title != \"\" && b.Author != \"\" }`" + `.
+  </action>
+  <verify><automated>go test ./src/...</automated></verify>
+  <done>Book exists</done>
+</task>
+
+<task type="tdd" tdd="true">
+  <name>Task 2: Book tests</name>
+  <files>src/model_test.go</files>
+  <action>Table test for Valid.</action>
+  <verify><automated>go test ./src/... -run TestValid</automated></verify>
+  <done>tests pass</done>
+</task>
+
+</tasks>
+`,
+	phaseDir + "/01-02-PLAN.md": `---
+phase: 01-core
+plan: 02
+type: execute
+wave: 1
+depends_on: []
+files_modified: [docs/usage.md]
+autonomous: true
+---
+
+<objective>
+Document usage.
+</objective>
+
+<tasks>
+<task type="auto">
+  <name>Task 1: Usage guide</name>
+  <files>docs/usage.md</files>
+  <action>Write the guide.</action>
+  <done>docs/usage.md exists</done>
+</task>
+</tasks>
+`,
+	phaseDir + "/01-03-PLAN.md": `---
+phase: 01-core
+plan: 03
+type: execute
+depends_on: [01-01, 01-02]
+files_modified: [src/store.go]
+autonomous: true
+---
+
+<objective>
+Store books in memory.
+</objective>
+
+<tasks>
+<task type="auto">
+  <name>Task 1: Store</name>
+  <files>src/store.go</files>
+  <action>A map from title to Book, guarded by a mutex.</action>
+  <done>store works</done>
+</task>
+</tasks>
+`,
+}
+
+// task is what the fake executor does for one task: write File with Body
+// and commit it.
+type task struct {
+	Name, File, Body string
+}
+
+var executorTasks = map[string][]task{
+	"01-01": {
+		{"Book type", "src/model.go", "package src\n\ntype Book struct{ Title, Author string }\n\nfunc (b Book) Valid() bool { return b.Title != \"\" && b.Author != \"\" }\n"},
+		{"Book tests", "src/model_test.go", "package src\n\nimport \"testing\"\n\nfunc TestValid(t *testing.T) {\n\tif (Book{}).Valid() {\n\t\tt.Fatal(\"empty book is valid\")\n\t}\n}\n"},
+	},
+	"01-02": {
+		{"Usage guide", "docs/usage.md", "# Usage\n\nAdd books, then list them.\n"},
+	},
+	"01-03": {
+		{"Store", "src/store.go", "package src\n\nimport \"sync\"\n\ntype Store struct {\n\tmu    sync.Mutex\n\tbooks map[string]Book\n}\n"},
+	},
+}
+
+// shq quotes s for a POSIX shell.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// commitCmd stages and commits exactly files. Two executors share the
+// repository, so a commit may meet the other's index.lock: it is retried.
+// The pathspec after -- keeps the commit to these files even if the other
+// executor has staged something meanwhile.
+func commitCmd(files []string, msgs ...string) string {
+	var fs, ms []string
+	for _, f := range files {
+		fs = append(fs, shq(f))
+	}
+	for _, m := range msgs {
+		ms = append(ms, "-m", shq(m))
+	}
+	paths := strings.Join(fs, " ")
+	return fmt.Sprintf("for i in $(seq 1 100); do git add -- %s && git commit -q %s -- %s && exit 0; sleep 0.05; done; exit 1",
+		paths, strings.Join(ms, " "), paths)
+}
+
+func taskCmd(id string, n int, tk task) string {
+	write := fmt.Sprintf("mkdir -p %s && printf '%%s' %s > %s", shq(filepath.Dir(tk.File)), shq(tk.Body), shq(tk.File))
+	return write + " && " + commitCmd([]string{tk.File},
+		fmt.Sprintf("feat(%s): %s", id, tk.Name), "Hive-Plan: "+id, fmt.Sprintf("Hive-Task: %s/%d", id, n))
+}
+
+func summaryPath(id string) string { return phaseDir + "/" + id + "-SUMMARY.md" }
+
+func summaryCmd(id string, tasks []task) string {
+	var created []string
+	for _, tk := range tasks {
+		created = append(created, tk.File)
+	}
+	num := strings.TrimPrefix(id, "01-")
+	body := fmt.Sprintf(`---
+phase: 01-core
+plan: %s
+subsystem: core
+tags: [e2e]
+key-files:
+  created: [%s]
+  modified: []
+key-decisions: []
+duration: 1min
+completed: 2026-01-01
+---
+
+# Phase 01 Plan %s: Summary
+
+All %d task(s) done.
+
+## Self-Check: PASSED
+`, num, strings.Join(created, ", "), num, len(tasks))
+	return fmt.Sprintf("printf '%%s' %s > %s && ", shq(body), shq(summaryPath(id))) +
+		commitCmd([]string{summaryPath(id)}, fmt.Sprintf("docs(%s): complete plan", id), "Hive-Plan: "+id)
+}
+
+func finalText(id string, tasks []task) string {
+	var b strings.Builder
+	for i, tk := range tasks {
+		fmt.Fprintf(&b, "PROGRESS: Task %d/%d complete: feat(%s): %s\n", i+1, len(tasks), id, tk.Name)
+	}
+	fmt.Fprintf(&b, "\nPLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** %d/%d\n**SUMMARY:** %s\n", id, len(tasks), len(tasks), summaryPath(id))
+	return b.String()
+}
+
+// script makes the fake model an executor of each plan: one exec_command
+// per model step (each task, then the SUMMARY), then the final report.
+func script() fakeopenai.Script {
+	var s fakeopenai.Script
+	for _, id := range []string{"01-01", "01-02", "01-03"} {
+		tasks := executorTasks[id]
+		key := "- Plan: " + phaseDir + "/" + id + "-PLAN.md"
+		for i, tk := range tasks {
+			s = append(s, fakeopenai.Rule{Name: fmt.Sprintf("%s task %d", id, i+1), UserText: key,
+				TurnToolOutputs: i, Times: 1, Reply: fakeopenai.Run(taskCmd(id, i+1, tk))})
+		}
+		s = append(s,
+			fakeopenai.Rule{Name: id + " summary", UserText: key, TurnToolOutputs: len(tasks), Times: 1,
+				Reply: fakeopenai.Run(summaryCmd(id, tasks))},
+			fakeopenai.Rule{Name: id + " report", UserText: key, TurnToolOutputs: len(tasks) + 1, Times: 1,
+				Reply: fakeopenai.Say(finalText(id, tasks))})
+	}
+	return s
+}
+
+// recorder is the run's Observer: it keeps every event and command in order.
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+	notes []string
+}
+
+func (r *recorder) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, s)
+}
+func (r *recorder) Resumed(run journal.Run, _ engine.Snapshot) {
+	r.add(fmt.Sprintf("resumed %d", run.ID))
+}
+func (r *recorder) Event(ev engine.Event, _ engine.Snapshot) {
+	r.add(fmt.Sprintf("event %s %s", ev.Type, ev.Plan))
+}
+func (r *recorder) Command(c engine.Command, _ engine.Snapshot) {
+	r.add(fmt.Sprintf("command %s %s %s", c.Type, c.Plan, c.State))
+}
+func (r *recorder) Note(planID, text string) {
+	r.add(fmt.Sprintf("note %s %s", planID, text))
+	r.mu.Lock()
+	r.notes = append(r.notes, planID+": "+text)
+	r.mu.Unlock()
+}
+
+// index is the position of the first line equal to want, or -1.
+func (r *recorder) index(want string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, l := range r.lines {
+		if l == want {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Hive E2E")
+	git(t, dir, "config", "user.email", "e2e@hive.invalid")
+	for name, body := range planFiles {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func TestExecutePhaseWithCodex(t *testing.T) {
+	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
+	start := time.Now()
+
+	root := newRepo(t)
+	ph, err := plan.LoadPhase(root, phaseDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+		t.Fatalf("invalid fixture: %v", ds)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srv := fakeopenai.New(t, script())
+	home := t.TempDir()
+	launcher := agent.Codex{
+		Path:  bin,
+		Model: fakeopenai.Model,
+		Args:  srv.CodexConfig(),
+		Env:   []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home},
+	}
+	obs := &recorder{}
+	res, err := runner.Run(ctx, runner.Options{
+		Repo:          repo,
+		Phase:         ph,
+		Journal:       journal.NewMemory(),
+		Launcher:      launcher,
+		Observer:      obs,
+		MaxConcurrent: 2,
+		TeamMode:      false,
+		Stall:         60 * time.Second,
+		StopGrace:     2 * time.Second,
+	})
+	elapsed := time.Since(start)
+	t.Logf("run took %v; %d model requests", elapsed.Round(time.Millisecond), len(srv.ResponsesRequests()))
+	if err != nil {
+		t.Fatalf("runner.Run: %v\nobserved:\n%s", err, obs)
+	}
+
+	snap := res.Snapshot
+	if !snap.Finished || snap.Outcome != engine.OutcomeComplete {
+		t.Fatalf("outcome %q (finished %v), want complete\nobserved:\n%s", snap.Outcome, snap.Finished, obs)
+	}
+	for _, p := range snap.Plans {
+		t.Logf("plan %s: %s, tasks %d, tokens in %d out %d", p.Spec.ID, p.State, p.TasksDone, p.InputTokens, p.OutputTokens)
+		if p.State != engine.Complete {
+			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
+		}
+		if p.InputTokens <= 0 {
+			t.Errorf("plan %s: InputTokens = %d, want > 0 (codex usage did not reach the engine)", p.Spec.ID, p.InputTokens)
+		}
+		if want := len(executorTasks[p.Spec.ID]); p.TasksDone != want {
+			t.Errorf("plan %s: TasksDone = %d, want %d", p.Spec.ID, p.TasksDone, want)
+		}
+	}
+
+	// Exactly one commit per task, and one SUMMARY commit per plan.
+	counts := map[string]int{}
+	re := regexp.MustCompile(`(?m)^Hive-Task: (\S+)$`)
+	for _, m := range re.FindAllStringSubmatch(git(t, root, "log", "--all", "--format=%B"), -1) {
+		counts[m[1]]++
+	}
+	want := map[string]int{"01-01/1": 1, "01-01/2": 1, "01-02/1": 1, "01-03/1": 1}
+	if fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Errorf("Hive-Task trailers %v, want %v", counts, want)
+	}
+	subjects := git(t, root, "log", "--format=%s")
+	for id := range executorTasks {
+		if !strings.Contains(subjects, "docs("+id+"): complete plan") {
+			t.Errorf("no SUMMARY commit for %s in\n%s", id, subjects)
+		}
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(summaryPath(id)))); err != nil {
+			t.Errorf("SUMMARY of %s: %v", id, err)
+		}
+	}
+	if st := git(t, root, "status", "--porcelain"); st != "" {
+		t.Errorf("work tree not clean after the run:\n%s", st)
+	}
+
+	// 01-03 started only after 01-01 and 01-02 completed.
+	start3 := obs.index("command start-agent 01-03 ")
+	if start3 < 0 {
+		t.Fatalf("01-03 never started\nobserved:\n%s", obs)
+	}
+	for _, id := range []string{"01-01", "01-02"} {
+		done := obs.index("command plan-state " + id + " complete")
+		if done < 0 || done > start3 {
+			t.Errorf("%s completed at %d, 01-03 started at %d; want before\nobserved:\n%s", id, done, start3, obs)
+		}
+	}
+	// Wave 1 ran in parallel: both plans started before either completed.
+	s1, s2 := obs.index("command start-agent 01-01 "), obs.index("command start-agent 01-02 ")
+	c1, c2 := obs.index("command plan-state 01-01 complete"), obs.index("command plan-state 01-02 complete")
+	t.Logf("observer order: start 01-01@%d 01-02@%d, complete 01-01@%d 01-02@%d, start 01-03@%d", s1, s2, c1, c2, start3)
+	if s1 < 0 || s2 < 0 || max(s1, s2) > min(c1, c2) {
+		t.Errorf("wave 1 did not run 01-01 and 01-02 together\nobserved:\n%s", obs)
+	}
+	if got := obs.index("event agent-started 01-03"); got < start3 {
+		t.Errorf("agent-started 01-03 at %d, before its start-agent at %d", got, start3)
+	}
+
+	// Every scripted model step was used once: 4 + 3 + 3 requests.
+	if n := len(srv.ResponsesRequests()); n != 10 {
+		t.Errorf("%d model requests, want 10", n)
+	}
+	obs.mu.Lock()
+	notes := obs.notes
+	obs.mu.Unlock()
+	for _, n := range notes {
+		t.Logf("note: %s", n)
+	}
+	if elapsed > 30*time.Second {
+		t.Errorf("run took %v; keep it under ~20 s", elapsed)
+	}
+}
