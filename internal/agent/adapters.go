@@ -98,7 +98,9 @@ func (c Claude) Argv(bin, prompt string) []string {
 	}
 	argv = append(argv, c.Args...)
 	if !c.Live {
-		argv = append(argv, prompt)
+		// "--" ends the options: --allowedTools takes several values, and
+		// Claude Code would read the prompt as one more tool.
+		argv = append(argv, "--", prompt)
 	}
 	return argv
 }

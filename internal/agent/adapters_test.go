@@ -19,8 +19,8 @@ func TestClaudeArgv(t *testing.T) {
 		t.Errorf("live argv\n got %q\nwant %q", live, want)
 	}
 	one := Claude{PermissionMode: "dontAsk", AllowedTools: []string{"Bash"}}.Argv("claude", "do it")
-	if one[len(one)-1] != "do it" || contains(one, "--input-format") || !contains(one, "dontAsk") {
-		t.Errorf("one-shot argv %q: the prompt goes last, no stream input, the configured mode", one)
+	if one[len(one)-2] != "--" || one[len(one)-1] != "do it" || contains(one, "--input-format") || !contains(one, "dontAsk") {
+		t.Errorf("one-shot argv %q: the prompt goes last after --, no stream input, the configured mode", one)
 	}
 }
 

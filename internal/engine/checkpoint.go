@@ -206,7 +206,6 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	p.checking, p.resumeCheck = false, false
 	p.exitNote = ""
 	p.silentStage, p.lastActive = 0, e.now
-	p.attemptCost = 0
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
 		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: c})

@@ -28,7 +28,7 @@ type PlanStatus struct {
 	// Tokens and cost of all the plan's agents so far.
 	InputTokens, OutputTokens int64
 	CostUSD                   float64
-	attemptCost               float64 // the current attempt's session cost, already in CostUSD
+	attemptCost               map[int]float64 // each attempt's session cost, already in CostUSD
 
 	checking     bool          // a spot-check is out
 	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
@@ -112,17 +112,22 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
-		return nil, nil // stale: an earlier attempt, or a plan already settled
-	}
 	if ev.Type == EvUsage {
+		// Tokens spent count whichever attempt spent them, even one already replaced.
 		p.InputTokens += ev.InputTokens
 		p.OutputTokens += ev.OutputTokens
-		if ev.CostUSD > p.attemptCost { // the CLI reports the session's running total
-			p.CostUSD += ev.CostUSD - p.attemptCost
-			p.attemptCost = ev.CostUSD
+		// The CLI reports each session's running total: add what is new.
+		if p.attemptCost == nil {
+			p.attemptCost = map[int]float64{}
+		}
+		if ev.CostUSD > p.attemptCost[ev.Attempt] {
+			p.CostUSD += ev.CostUSD - p.attemptCost[ev.Attempt]
+			p.attemptCost[ev.Attempt] = ev.CostUSD
 		}
 		return nil, nil
+	}
+	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
+		return nil, nil // stale: an earlier attempt, or a plan already settled
 	}
 	if p.State == Waiting {
 		return e.whileWaiting(p, ev), nil
@@ -543,7 +548,6 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	p.checking, p.resumeCheck = false, false
 	p.exitNote = ""
 	p.silentStage, p.lastActive = 0, e.now
-	p.attemptCost = 0
 	e.running++
 	cont := p.continuation
 	p.continuation = nil

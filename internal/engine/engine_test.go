@@ -28,6 +28,7 @@ import (
 //	answer ID text=(...) [id=N] [by=W]  a human's answer
 //	silent ID                           no output for timeouts.stall
 //	commits ID recent|none              the commit check of a silent agent
+//	usage ID in=N out=N cost=F          a turn's tokens and the session's cost so far
 //	state                               the plans' states and the checkpoint queue
 //
 // run also takes team (live sessions), yes (--yes) and retries=N.
@@ -113,6 +114,11 @@ func TestScripts(t *testing.T) {
 				ev.Type, ev.Text = EvSilent, "5m0s"
 			case "commits":
 				ev.Type, ev.OK = EvCommitsChecked, d.HasArg("recent")
+			case "usage":
+				ev.Type = EvUsage
+				d.MaybeScanArgs(t, "in", &ev.InputTokens)
+				d.MaybeScanArgs(t, "out", &ev.OutputTokens)
+				d.MaybeScanArgs(t, "cost", &ev.CostUSD)
 			default:
 				t.Fatalf("%s: unknown directive %q", d.Pos, d.Cmd)
 			}
@@ -235,6 +241,9 @@ func renderState(s Snapshot) string {
 	b.WriteString("\n")
 	for _, p := range s.Plans {
 		fmt.Fprintf(&b, "%s wave=%d %s attempt=%d tasks=%d/%d", p.Spec.ID, p.Spec.Wave, p.State, p.Attempt, p.TasksDone, p.Spec.Tasks)
+		if p.InputTokens+p.OutputTokens > 0 || p.CostUSD > 0 {
+			fmt.Fprintf(&b, " tokens=%d/%d cost=%.2f", p.InputTokens, p.OutputTokens, p.CostUSD)
+		}
 		if p.Reason != "" {
 			b.WriteString(": " + p.Reason)
 		}

@@ -41,7 +41,7 @@ func (e *Engine) Snapshot() Snapshot {
 			cp := *p.Open
 			c.Open = &cp
 		}
-		c.lastAnswered, c.continuation = nil, nil
+		c.lastAnswered, c.continuation, c.attemptCost = nil, nil, nil
 		s.Plans[i] = c
 	}
 	for _, cp := range e.queue {

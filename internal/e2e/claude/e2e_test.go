@@ -1,0 +1,726 @@
+// Package claude_test runs hive's runner end to end with the real Claude
+// Code CLI, whose model is played by the fake Anthropic server of
+// internal/testsupport/fakeanthropic: a phase of three plans (two with a
+// checkpoint) in team mode (live stream-json sessions) and in standalone
+// mode (one-shot agents and continuation agents).
+package claude_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+)
+
+const phaseDir = ".planning/phases/03-auth"
+
+// The plans of internal/cli/testdata/script/checkpoints_team.txtar.
+var planFiles = map[string]string{
+	phaseDir + "/03-01-PLAN.md": `---
+phase: 03-auth
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/auth/provider.ts, src/auth/session.ts]
+autonomous: false
+---
+<objective>Authentication provider</objective>
+<tasks>
+<task type="auto"><name>Task 1: Provider interface</name><files>src/auth/provider.ts</files><action>Define ` + "`interface AuthProvider { signIn(): Promise<User> }`" + `.</action><done>interface exists</done></task>
+<task type="checkpoint:decision" gate="blocking">
+  <name>Task 2: Choose the provider</name>
+  <decision>Select authentication provider</decision>
+  <context>Need user auth. Three options with different tradeoffs.</context>
+  <options>
+    <option id="supabase"><name>Supabase</name><pros>Built-in with our DB</pros><cons>Less customizable UI</cons></option>
+    <option id="clerk"><name>Clerk</name><pros>Best DX</pros><cons>Paid after 10k MAU</cons></option>
+    <option id="nextauth"><name>NextAuth</name><pros>Free</pros><cons>More setup</cons></option>
+  </options>
+  <resume-signal>Select: supabase, clerk, or nextauth</resume-signal>
+</task>
+<task type="auto"><name>Task 3: Session</name><files>src/auth/session.ts</files><action>Wire the chosen provider.</action><done>sessions work</done></task>
+</tasks>
+`,
+	phaseDir + "/03-02-PLAN.md": `---
+phase: 03-auth
+plan: 02
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/ui/dashboard.tsx]
+autonomous: false
+---
+<objective>Dashboard layout</objective>
+<tasks>
+<task type="auto"><name>Task 1: Layout</name><files>src/ui/dashboard.tsx</files><action>Sidebar and content.</action><done>renders</done></task>
+<task type="checkpoint:human-verify" gate="blocking">
+  <name>Task 2: Check the layout</name>
+  <what-built>Responsive dashboard at http://localhost:3000/dashboard</what-built>
+  <how-to-verify>Visit it at 375px, 768px and 1280px.</how-to-verify>
+  <resume-signal>Type "approved" or describe layout issues</resume-signal>
+</task>
+</tasks>
+`,
+	phaseDir + "/03-03-PLAN.md": `---
+phase: 03-auth
+plan: 03
+type: execute
+wave: 1
+depends_on: []
+files_modified: [docs/auth.md]
+autonomous: true
+---
+<objective>Document auth</objective>
+<tasks>
+<task type="auto"><name>Task 1: Docs</name><files>docs/auth.md</files><action>Explain sign-in.</action><done>docs exist</done></task>
+</tasks>
+`,
+}
+
+// task is what the fake executor knows of a plan's task.
+type task struct {
+	name       string
+	file       string // auto tasks
+	checkpoint string // "decision", "human-verify"; "" for auto tasks
+}
+
+var plans = map[string][]task{
+	"03-01": {
+		{name: "Provider interface", file: "src/auth/provider.ts"},
+		{name: "Choose the provider", checkpoint: "decision"},
+		{name: "Session", file: "src/auth/session.ts"},
+	},
+	"03-02": {
+		{name: "Layout", file: "src/ui/dashboard.tsx"},
+		{name: "Check the layout", checkpoint: "human-verify"},
+	},
+	"03-03": {
+		{name: "Docs", file: "docs/auth.md"},
+	},
+}
+
+var answers = map[string]string{"03-01": "clerk", "03-02": "approved"}
+
+// claudeBin finds the real Claude Code CLI: HIVE_TOOLS, else the module's
+// .tools folder. Without it the test fails under CI and skips otherwise.
+func claudeBin(t *testing.T) string {
+	t.Helper()
+	var cands []string
+	if d := os.Getenv("HIVE_TOOLS"); d != "" {
+		cands = append(cands, filepath.Join(d, "claude"))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				cands = append(cands, filepath.Join(d, ".tools", "node_modules", ".bin", "claude"))
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, c := range cands {
+		if st, err := os.Stat(c); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return c
+		}
+	}
+	msg := fmt.Sprintf("the claude CLI is not installed (looked at %v: $HIVE_TOOLS/claude and <module root>/.tools/node_modules/.bin/claude); run `make tools`", cands)
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range planFiles {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Hive Test")
+	git(t, dir, "config", "user.email", "test@hive.invalid")
+	git(t, dir, "config", "commit.gpgsign", "false")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// ---- the fake executor ----
+
+var (
+	planRe     = regexp.MustCompile(`- Plan: \.planning/phases/03-auth/(03-0\d)-PLAN\.md`)
+	resumeRe   = regexp.MustCompile(`(?s)<resume_from>\s*Task (\d+):.*?</resume_from>`)
+	userRespRe = regexp.MustCompile(`(?s)<user_response>\s*(.*?)\s*</user_response>`)
+	commitRe   = regexp.MustCompile(`\[main ([0-9a-f]{7,})\] (.*)`)
+)
+
+// firstUserText is the text of the conversation's first user message: the
+// executor prompt hive sent.
+func firstUserText(c *fa.Conversation) string {
+	for _, m := range c.Messages {
+		if m.Role == "user" {
+			if s := m.Text(); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func planOf(c *fa.Conversation) string {
+	if m := planRe.FindStringSubmatch(firstUserText(c)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// lastPrompt returns the text of the last user prompt (a text message with
+// no tool results) and how many assistant messages follow it.
+func lastPrompt(c *fa.Conversation) (string, int) {
+	last := -1
+	for i, m := range c.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		hasResult := false
+		for _, b := range m.Content {
+			if b.Type == "tool_result" {
+				hasResult = true
+			}
+		}
+		if !hasResult && m.Text() != "" {
+			last = i
+		}
+	}
+	if last < 0 {
+		return "", 0
+	}
+	n := 0
+	for _, m := range c.Messages[last+1:] {
+		if m.Role == "assistant" {
+			n++
+		}
+	}
+	return c.Messages[last].Text(), n
+}
+
+// commitsSeen lists "hash subject" of the commits whose `git commit` output
+// came back in the conversation's tool results.
+func commitsSeen(c *fa.Conversation) []string {
+	var out []string
+	for _, m := range c.Messages {
+		for _, b := range m.Content {
+			if b.Type == "tool_result" {
+				for _, sm := range commitRe.FindAllStringSubmatch(b.Text, -1) {
+					out = append(out, sm[1]+" "+strings.TrimSpace(sm[2]))
+				}
+			}
+		}
+	}
+	return out
+}
+
+type step func(c *fa.Conversation) fa.Reply
+
+func static(r fa.Reply) step { return func(*fa.Conversation) fa.Reply { return r } }
+
+// withText puts text blocks (PROGRESS lines) before the blocks of r.
+func withText(texts []string, r fa.Reply) fa.Reply {
+	var bs []fa.Block
+	for _, s := range texts {
+		bs = append(bs, fa.TextBlock(s))
+	}
+	return fa.Reply{Blocks: append(bs, r.Blocks...)}
+}
+
+// commitCmd is the Bash command of a task commit. Three executors share the
+// repository, so it commits only its own path (`git commit -- PATH`: a bare
+// `git commit` would sweep up what another executor has just staged, and
+// an --allow-empty commit names the plan file, which is unchanged) and
+// retries while another git process holds .git/index.lock (Claude Code
+// itself runs `git status` at start-up).
+func commitCmd(id string, n int, subject, body, path string, allowEmpty bool) string {
+	cmd := "git add " + path + " && git commit "
+	if allowEmpty {
+		cmd = "git commit --allow-empty "
+	}
+	cmd += fmt.Sprintf("-m %q", subject)
+	if body != "" {
+		cmd += fmt.Sprintf(" -m %q", body)
+	}
+	cmd += fmt.Sprintf(" -m %q", "Hive-Plan: "+id)
+	if n > 0 {
+		cmd += fmt.Sprintf(" -m %q", fmt.Sprintf("Hive-Task: %s/%d", id, n))
+	}
+	return retry(cmd + " -- " + path)
+}
+
+func retry(cmd string) string {
+	return "n=0; until " + cmd + "; do n=$((n+1)); if [ $n -ge 25 ]; then exit 1; fi; sleep 0.2; done"
+}
+
+// segment builds the replies of one turn of plan id's executor, starting at
+// task from (1-based); answer resolves task from when it is a checkpoint.
+func segment(root, id string, from int, answer string, team bool) []step {
+	tasks := plans[id]
+	total := len(tasks)
+	var steps []step
+	var pending []string // PROGRESS lines said with the next reply
+	for n := from; n <= total; n++ {
+		tk := tasks[n-1]
+		subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
+		progress := fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject)
+		if tk.checkpoint != "" {
+			if n == from && answer != "" {
+				body := "checkpoint " + tk.checkpoint + " " + answer
+				if tk.checkpoint == "decision" {
+					body = "decision " + answer
+				}
+				steps = append(steps, static(withText(pending, fa.Bash(commitCmd(id, n, subject, body, fmt.Sprintf("%s/%s-PLAN.md", phaseDir, id), true)))))
+				pending = []string{progress}
+				continue
+			}
+			p := pending
+			steps = append(steps, func(c *fa.Conversation) fa.Reply {
+				return withText(p, fa.Text(checkpointText(id, n, team, c)))
+			})
+			return steps
+		}
+		steps = append(steps,
+			static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.file)), fmt.Sprintf("// %s: %s\n", id, tk.name)))),
+			static(fa.Bash(commitCmd(id, n, subject, "", tk.file, false))),
+		)
+		pending = []string{progress}
+	}
+	summary := fmt.Sprintf("%s/%s-SUMMARY.md", phaseDir, id)
+	steps = append(steps,
+		static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(summary)), fmt.Sprintf(
+			"---\nphase: 03-auth\nplan: %s\nsubsystem: auth\ntags: [e2e]\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
+			id[3:], id, total)))),
+		static(fa.Bash(commitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
+			fmt.Sprintf(" && git log --format='- %%h %%s' --grep='Hive-Plan: %s'", id))),
+		func(c *fa.Conversation) fa.Reply {
+			var list []string
+			for _, r := range c.LastToolResults() {
+				for _, l := range strings.Split(r.Text, "\n") {
+					if strings.HasPrefix(l, "- ") {
+						list = append(list, l)
+					}
+				}
+			}
+			return fa.Text(fmt.Sprintf("PLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** %d/%d\n**SUMMARY:** %s\n\n**Commits:**\n%s",
+				id, total, total, summary, strings.Join(list, "\n")))
+		},
+	)
+	return steps
+}
+
+func checkpointText(id string, n int, team bool, c *fa.Conversation) string {
+	tk := plans[id][n-1]
+	total := len(plans[id])
+	var details, awaiting string
+	switch tk.checkpoint {
+	case "decision":
+		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
+			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
+		awaiting = "Select: supabase, clerk, or nextauth"
+	default:
+		details = "**What was built:** Responsive dashboard at http://localhost:3000/dashboard\n**How to verify:** Visit it at 375px, 768px and 1280px."
+		awaiting = `Type "approved" or describe layout issues`
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.checkpoint, id, n-1, total)
+	if !team {
+		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.checkpoint, id, n-1, total)
+		b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
+		for i, hs := range commitsSeen(c) {
+			hash, _, _ := strings.Cut(hs, " ")
+			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, plans[id][i].name, hash, plans[id][i].file)
+		}
+		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.name)
+	}
+	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
+	return b.String()
+}
+
+// executor is the one rule of the script: it plays the executor of the
+// plan named in the first user message, turn by turn.
+func executor(t *testing.T, root string) fa.Rule {
+	return fa.Rule{
+		Name:  "executor",
+		Match: func(c *fa.Conversation) bool { return planOf(c) != "" },
+		Reply: func(c *fa.Conversation) fa.Reply {
+			id := planOf(c)
+			first := firstUserText(c)
+			team := strings.Contains(first, "executor-"+id)
+			prompt, k := lastPrompt(c)
+			var steps []step
+			switch {
+			case strings.HasPrefix(strings.TrimSpace(prompt), "CHECKPOINT_RESPONSE:"):
+				ans := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(prompt), "CHECKPOINT_RESPONSE:"))
+				from := 0
+				for i, tk := range plans[id] {
+					if tk.checkpoint != "" {
+						from = i + 1 // each test plan has one checkpoint
+					}
+				}
+				steps = segment(root, id, from, ans, team)
+			case resumeRe.MatchString(prompt):
+				var from int
+				fmt.Sscan(resumeRe.FindStringSubmatch(prompt)[1], &from)
+				ans := ""
+				if m := userRespRe.FindStringSubmatch(prompt); m != nil {
+					ans = m[1]
+				}
+				// Check the earlier agent's commits first, as the prompt says.
+				steps = append([]step{static(fa.Bash(fmt.Sprintf("git log --all --oneline --grep 'Hive-Plan: %s'", id)))},
+					segment(root, id, from, ans, team)...)
+			default:
+				steps = segment(root, id, 1, "", team)
+			}
+			if k >= len(steps) {
+				t.Errorf("plan %s: no scripted reply for step %d of prompt %q", id, k, clipS(prompt, 80))
+				return fa.Text("PLAN FAILED\n\n**Plan:** " + id + "\n**Error:** the script ran out")
+			}
+			return steps[k](c)
+		},
+	}
+}
+
+func clipS(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// ---- the observer ----
+
+type observer struct {
+	mu      sync.Mutex
+	lines   []string
+	answers chan runner.Answer
+	opened  map[string]int
+}
+
+func (o *observer) add(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lines = append(o.lines, fmt.Sprintf(format, args...))
+}
+
+func (o *observer) Resumed(run journal.Run, s engine.Snapshot) { o.add("resumed %d", run.ID) }
+func (o *observer) Event(ev engine.Event, s engine.Snapshot) {
+	o.add("event %s %s attempt=%d", ev.Type, ev.Plan, ev.Attempt)
+}
+func (o *observer) Command(c engine.Command, s engine.Snapshot) {
+	o.add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, c.Reason)
+	if c.Type == engine.CmdCheckpointOpened {
+		o.mu.Lock()
+		o.opened[c.Plan]++
+		o.mu.Unlock()
+		if a, ok := answers[c.Plan]; ok {
+			o.answers <- runner.Answer{Plan: c.Plan, Text: a} // buffered: Run reads it in the same goroutine
+		}
+	}
+}
+func (o *observer) Note(planID, text string) { o.add("note %s %s", planID, text) }
+func (o *observer) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.Join(o.lines, "\n")
+}
+
+// ---- the runs ----
+
+type outcome struct {
+	root  string
+	srv   *fa.Server
+	mem   *journal.Memory
+	res   runner.Result
+	obs   *observer
+	spent time.Duration
+}
+
+func runPhase(t *testing.T, live bool) outcome {
+	t.Helper()
+	bin := claudeBin(t)
+	root := newRepo(t)
+	srv := fa.New(t, fa.Script{Rules: []fa.Rule{executor(t, root)}})
+	home := t.TempDir()
+	launcher := agent.Claude{
+		Path: bin,
+		Live: live,
+		Env: []string{
+			"ANTHROPIC_BASE_URL=" + srv.URL(),
+			"ANTHROPIC_API_KEY=test",
+			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+			"HOME=" + home,
+			"DISABLE_TELEMETRY=1",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			"CLAUDE_CODE_MAX_RETRIES=0",
+		},
+	}
+	ph, err := plan.LoadPhase(root, phaseDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+		t.Fatalf("invalid fixture: %v", ds)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := &observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}
+	mem := journal.NewMemory()
+	start := time.Now()
+	res, err := runner.Run(ctx, runner.Options{
+		Repo:          repo,
+		Phase:         ph,
+		Journal:       mem,
+		Launcher:      launcher,
+		Observer:      obs,
+		MaxConcurrent: 3,
+		TeamMode:      live,
+		Interactive:   true,
+		Answers:       obs.answers,
+		StopGrace:     5 * time.Second,
+		Stall:         30 * time.Second,
+		PollInterval:  20 * time.Millisecond,
+	})
+	spent := time.Since(start)
+	if err != nil {
+		t.Fatalf("runner.Run: %v\nobserver:\n%s", err, obs)
+	}
+	t.Logf("run took %v", spent.Round(time.Millisecond))
+	return outcome{root: root, srv: srv, mem: mem, res: res, obs: obs, spent: spent}
+}
+
+// check asserts what both modes share: every plan complete, one commit per
+// task, both checkpoints raised once and answered; it returns the number of
+// agent-started events per plan and their attempts.
+func (o outcome) check(t *testing.T) (started map[string][]int) {
+	t.Helper()
+	if !o.res.Snapshot.Finished || o.res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Errorf("run finished=%v outcome=%q, want complete\nobserver:\n%s", o.res.Snapshot.Finished, o.res.Snapshot.Outcome, o.obs)
+	}
+	for _, p := range o.res.Snapshot.Plans {
+		if p.State != engine.Complete {
+			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
+		}
+	}
+	if o.res.Snapshot.Resolved != 2 {
+		t.Errorf("resolved checkpoints = %d, want 2", o.res.Snapshot.Resolved)
+	}
+	for id := range answers {
+		if o.obs.opened[id] != 1 {
+			t.Errorf("plan %s: %d checkpoint-opened, want 1", id, o.obs.opened[id])
+		}
+	}
+
+	log := git(t, o.root, "log", "--format=%B")
+	for id, tasks := range plans {
+		for n := range tasks {
+			trailer := fmt.Sprintf("Hive-Task: %s/%d", id, n+1)
+			if c := countLines(log, trailer); c != 1 {
+				t.Errorf("%d commits carry %q, want 1", c, trailer)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(o.root, phaseDir, id+"-SUMMARY.md")); err != nil {
+			t.Errorf("plan %s: %v", id, err)
+		}
+	}
+	if !strings.Contains(log, "decision clerk") {
+		t.Errorf("the decision commit does not record the answer clerk:\n%s", log)
+	}
+	if n := strings.Count(log, "Hive-Task: "); n != 6 {
+		t.Errorf("%d task commits, want 6", n)
+	}
+	if st := git(t, o.root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+		t.Errorf("work tree not clean after the run:\n%s", st)
+	}
+
+	started = map[string][]int{}
+	recs, err := o.mem.Events(o.res.Run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Type != string(engine.EvAgentStarted) {
+			continue
+		}
+		var ev engine.Event
+		if err := json.Unmarshal(r.Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+		started[ev.Plan] = append(started[ev.Plan], ev.Attempt)
+	}
+	if t.Failed() {
+		for _, r := range o.srv.MainRequests() {
+			for _, b := range r.Conv.LastToolResults() {
+				if b.IsError {
+					t.Logf("plan %s: tool error: %s", planOf(r.Conv), clipS(b.Text, 300))
+				}
+			}
+		}
+	}
+	for _, u := range o.srv.UnknownPaths() {
+		t.Logf("unknown path requested: %s", u)
+	}
+	return started
+}
+
+func countLines(s, line string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == line {
+			n++
+		}
+	}
+	return n
+}
+
+type usage struct {
+	requests, tokens int // tokens: the server's input estimate summed over requests
+	agents           int // distinct Claude Code sessions
+}
+
+func (o outcome) usage() map[string]*usage {
+	out := map[string]*usage{}
+	sessions := map[string]map[string]bool{}
+	for _, r := range o.srv.MainRequests() {
+		id := planOf(r.Conv)
+		u := out[id]
+		if u == nil {
+			u = &usage{}
+			out[id] = u
+			sessions[id] = map[string]bool{}
+		}
+		u.requests++
+		u.tokens += r.InputTokens
+		sessions[id][r.Header.Get("X-Claude-Code-Session-Id")] = true
+	}
+	for id, s := range sessions {
+		out[id].agents = len(s)
+	}
+	return out
+}
+
+func (o outcome) logUsage(t *testing.T, mode string) {
+	t.Helper()
+	us := o.usage()
+	total := usage{}
+	for _, id := range []string{"03-01", "03-02", "03-03"} {
+		u := us[id]
+		if u == nil {
+			t.Errorf("%s: no requests seen for plan %s", mode, id)
+			continue
+		}
+		t.Logf("%s: plan %s: %d agent session(s), %d requests, ~%d input tokens (server estimate, summed)", mode, id, u.agents, u.requests, u.tokens)
+		total.requests += u.requests
+		total.tokens += u.tokens
+	}
+	t.Logf("%s: phase total: %d requests, ~%d input tokens; run %v", mode, total.requests, total.tokens, o.spent.Round(time.Millisecond))
+	for _, p := range o.res.Snapshot.Plans {
+		t.Logf("%s: plan %s: engine usage in=%d out=%d cost=$%.4f", mode, p.Spec.ID, p.InputTokens, p.OutputTokens, p.CostUSD)
+	}
+}
+
+// Team mode: one live Claude Code session per plan; both checkpoints are
+// answered in the same process (no continuation agent).
+func TestTeamModeRealClaude(t *testing.T) {
+	o := runPhase(t, true)
+	started := o.check(t)
+	for _, id := range []string{"03-01", "03-02", "03-03"} {
+		if got := started[id]; len(got) != 1 || got[0] != 1 {
+			t.Errorf("plan %s: agent-started attempts %v, want exactly [1] (one process, no attempt 2)", id, got)
+		}
+	}
+	for id, u := range o.usage() {
+		if u.agents != 1 {
+			t.Errorf("plan %s: %d Claude Code sessions, want 1", id, u.agents)
+		}
+	}
+	if t.Failed() {
+		t.Logf("observer:\n%s", o.obs)
+	}
+	o.logUsage(t, "team")
+}
+
+// Standalone mode: each checkpoint ends the one-shot agent; the answer goes
+// to a continuation agent whose prompt carries <resume_from> and
+// <user_response>.
+func TestStandaloneModeRealClaude(t *testing.T) {
+	o := runPhase(t, false)
+	started := o.check(t)
+	want := map[string][]int{"03-01": {1, 2}, "03-02": {1, 2}, "03-03": {1}}
+	for id, w := range want {
+		if fmt.Sprint(started[id]) != fmt.Sprint(w) {
+			t.Errorf("plan %s: agent-started attempts %v, want %v", id, started[id], w)
+		}
+	}
+	conts := 0
+	for _, r := range o.srv.MainRequests() {
+		first := firstUserText(r.Conv)
+		if strings.Contains(first, "<resume_from>") && strings.Contains(first, "<user_response>") {
+			conts++
+			id := planOf(r.Conv)
+			if m := userRespRe.FindStringSubmatch(first); m == nil || m[1] != answers[id] {
+				t.Errorf("plan %s: continuation <user_response> = %v, want %q", id, m, answers[id])
+			}
+		}
+	}
+	if conts == 0 {
+		t.Errorf("no request carried a continuation prompt with <resume_from> and <user_response>")
+	}
+	if t.Failed() {
+		t.Logf("observer:\n%s", o.obs)
+	}
+	o.logUsage(t, "standalone")
+	var seq []string
+	for _, l := range strings.Split(o.obs.String(), "\n") {
+		if strings.Contains(l, " 03-01 ") && (strings.Contains(l, "event ") || strings.Contains(l, "start-agent")) {
+			seq = append(seq, strings.TrimSpace(l))
+		}
+	}
+	t.Logf("standalone: plan 03-01 events: %s", strings.Join(seq, "; "))
+}
