@@ -1,0 +1,456 @@
+package claude_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+)
+
+// The stall test's phase: one plan of two auto tasks.
+const (
+	stallPhaseDir = ".planning/phases/05-watchdog"
+	stallPlanID   = "05-01"
+	// stallHang is how long the first session's first request is held:
+	// far longer than the run may take.
+	stallHang = 60 * time.Second
+)
+
+var stallPlanFile = `---
+phase: 05-watchdog
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/watch/a.ts, src/watch/b.ts]
+autonomous: true
+---
+<objective>Watchdog fixture</objective>
+<tasks>
+<task type="auto"><name>Task 1: Alpha</name><files>src/watch/a.ts</files><action>Write a.</action><done>a exists</done></task>
+<task type="auto"><name>Task 2: Beta</name><files>src/watch/b.ts</files><action>Write b.</action><done>b exists</done></task>
+</tasks>
+`
+
+var stallTasks = []task{
+	{name: "Alpha", file: "src/watch/a.ts"},
+	{name: "Beta", file: "src/watch/b.ts"},
+}
+
+var stallPlanRe = regexp.MustCompile(`- Plan: \.planning/phases/05-watchdog/(05-0\d)-PLAN\.md`)
+
+func stallRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, filepath.FromSlash(stallPhaseDir), stallPlanID+"-PLAN.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(stallPlanFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Hive Test")
+	git(t, dir, "config", "user.email", "test@hive.invalid")
+	git(t, dir, "config", "commit.gpgsign", "false")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// stallExecutor plays the executor of plan 05-01 in a team session: it
+// checks the earlier commits when it is a continuation, then writes and
+// commits each task, writes and commits the SUMMARY and says PLAN COMPLETE.
+func stallExecutor(t *testing.T, root string) fa.Rule {
+	return fa.Rule{
+		Name: "stall-executor",
+		Match: func(c *fa.Conversation) bool {
+			return stallPlanRe.MatchString(firstUserText(c))
+		},
+		Reply: func(c *fa.Conversation) fa.Reply {
+			id := stallPlanID
+			first := firstUserText(c)
+			prompt, k := lastPrompt(c)
+			var steps []step
+			if strings.Contains(first, "<continuation>") {
+				steps = append(steps, static(fa.Bash(fmt.Sprintf("git log --all --oneline --grep 'Hive-Plan: %s'", id))))
+			}
+			total := len(stallTasks)
+			var pending []string
+			for n, tk := range stallTasks {
+				subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
+				steps = append(steps,
+					static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.file)), fmt.Sprintf("// %s: %s\n", id, tk.name)))),
+					static(fa.Bash(commitCmd(id, n+1, subject, "", tk.file, false))),
+				)
+				pending = []string{fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n+1, total, subject)}
+			}
+			summary := fmt.Sprintf("%s/%s-SUMMARY.md", stallPhaseDir, id)
+			steps = append(steps,
+				static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(summary)), fmt.Sprintf(
+					"---\nphase: 05-watchdog\nplan: 01\nsubsystem: watch\ntags: [e2e]\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
+					id, total)))),
+				static(fa.Bash(commitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
+					fmt.Sprintf(" && git log --format='- %%h %%s' --grep='Hive-Plan: %s'", id))),
+				func(c *fa.Conversation) fa.Reply {
+					var list []string
+					for _, r := range c.LastToolResults() {
+						for _, l := range strings.Split(r.Text, "\n") {
+							if strings.HasPrefix(l, "- ") {
+								list = append(list, l)
+							}
+						}
+					}
+					return fa.Text(fmt.Sprintf("PLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** %d/%d\n**SUMMARY:** %s\n\n**Commits:**\n%s",
+						id, total, total, summary, strings.Join(list, "\n")))
+				},
+			)
+			if k >= len(steps) {
+				t.Errorf("plan %s: no scripted reply for step %d of prompt %q", id, k, clipS(prompt, 80))
+				return fa.Text("PLAN FAILED\n\n**Plan:** " + id + "\n**Error:** the script ran out")
+			}
+			return steps[k](c)
+		},
+	}
+}
+
+// stallFront sits in front of the fake Anthropic server. Every request of
+// the first Claude Code session (the first x-claude-code-session-id seen:
+// attempt 1) is held for stallHang, or until the client goes away or the
+// test ends, so that session prints nothing in the middle of its turn;
+// every other request goes to the fake server.
+//
+// The hang lives here rather than in a fakeanthropic Reply.Delay: the fake
+// server calls Reply under its mutex (a blocking Reply would stall every
+// other session) and sleeps a Delay with time.Sleep, deaf to the request
+// context, and httptest.Server.Close waits for that handler: a 60 s Delay
+// would hold the test's cleanup for up to 60 s after the agent was killed.
+type stallFront struct {
+	srv   *httptest.Server
+	proxy *httputil.ReverseProxy
+	stop  chan struct{} // closed when the test ends
+
+	mu       sync.Mutex
+	sessions []string // session ids in order of first appearance
+	held     int      // requests held
+	released []string // why each held request ended
+	returned chan struct{}
+}
+
+func newStallFront(t *testing.T, backend string) *stallFront {
+	u, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &stallFront{proxy: httputil.NewSingleHostReverseProxy(u), stop: make(chan struct{}), returned: make(chan struct{}, 16)}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.handle))
+	t.Cleanup(f.srv.Close)
+	t.Cleanup(func() { close(f.stop) }) // runs before f.srv.Close
+	return f
+}
+
+func (f *stallFront) handle(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("X-Claude-Code-Session-Id")
+	f.mu.Lock()
+	known := false
+	for _, s := range f.sessions {
+		if s == sid {
+			known = true
+		}
+	}
+	if sid != "" && !known {
+		f.sessions = append(f.sessions, sid)
+	}
+	hold := r.Method == http.MethodPost && r.URL.Path == "/v1/messages" && sid != "" && sid == f.sessions[0]
+	if hold {
+		f.held++
+	}
+	f.mu.Unlock()
+	if !hold {
+		f.proxy.ServeHTTP(w, r)
+		return
+	}
+	// net/http watches for the client going away (and cancels
+	// r.Context()) only once the body has been read to its end.
+	body, _ := io.ReadAll(r.Body)
+	at := time.Now()
+	why := ""
+	select {
+	case <-r.Context().Done():
+		why = "client gone"
+	case <-f.stop:
+		why = "test ended"
+	case <-time.After(stallHang):
+		why = "delay over"
+	}
+	f.mu.Lock()
+	f.released = append(f.released, fmt.Sprintf("%s after %v (%s)", why, time.Since(at).Round(10*time.Millisecond), stallLastUser(body)))
+	f.mu.Unlock()
+	f.returned <- struct{}{}
+	if why == "delay over" {
+		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"held too long"}}`, http.StatusInternalServerError)
+	}
+}
+
+// stallObserver records the commands with their Kill flag on top of the
+// shared observer's log.
+type stallObserver struct {
+	*observer
+	kmu   sync.Mutex
+	stops []engine.Command
+}
+
+func (o *stallObserver) Command(c engine.Command, s engine.Snapshot) {
+	if c.Type == engine.CmdStopAgent {
+		o.kmu.Lock()
+		o.stops = append(o.stops, c)
+		o.kmu.Unlock()
+		o.add("stop %s attempt=%d kill=%v reason=%q", c.Plan, c.Attempt, c.Kill, c.Reason)
+	}
+	if c.Type == engine.CmdSend {
+		o.add("send %s attempt=%d text=%q", c.Plan, c.Attempt, c.Text)
+	}
+	o.observer.Command(c, s)
+}
+
+// A live session that hangs in the middle of its first turn (the model
+// request never answers, so Claude Code prints nothing) is pinged, judged
+// by its commits, interrupted and killed by the stall watchdog, and a
+// continuation finishes the plan.
+func TestStallWatchdogRealClaude(t *testing.T) {
+	bin := claudeBin(t)
+	root := stallRepo(t)
+	srv := fa.New(t, fa.Script{Rules: []fa.Rule{stallExecutor(t, root)}})
+	front := newStallFront(t, srv.URL())
+	home := t.TempDir()
+	launcher := agent.Claude{
+		Path: bin,
+		Live: true,
+		Env: []string{
+			"ANTHROPIC_BASE_URL=" + front.srv.URL,
+			"ANTHROPIC_API_KEY=test",
+			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+			"HOME=" + home,
+			"DISABLE_TELEMETRY=1",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			"CLAUDE_CODE_MAX_RETRIES=0",
+		},
+	}
+	ph, err := plan.LoadPhase(root, stallPhaseDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+		t.Fatalf("invalid fixture: %v", ds)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := &stallObserver{observer: &observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}}
+	mem := journal.NewMemory()
+	const stall = 2 * time.Second
+	start := time.Now()
+	res, err := runner.Run(ctx, runner.Options{
+		Repo:          repo,
+		Phase:         ph,
+		Journal:       mem,
+		Launcher:      launcher,
+		Observer:      obs,
+		MaxConcurrent: 1,
+		TeamMode:      true,
+		Interactive:   true,
+		Answers:       obs.answers,
+		Retries:       1,
+		StopGrace:     5 * time.Second,
+		Stall:         stall,
+		PollInterval:  20 * time.Millisecond,
+	})
+	spent := time.Since(start)
+	if err != nil {
+		t.Fatalf("runner.Run after %v: %v\nobserver:\n%s", spent, err, obs)
+	}
+	t.Logf("run took %v (stall %v, hang %v)", spent.Round(time.Millisecond), stall, stallHang)
+	if spent >= 30*time.Second {
+		t.Errorf("run took %v, want well under the %v hang", spent, stallHang)
+	}
+
+	// The held requests end when the agent's connection closes.
+	front.mu.Lock()
+	held := front.held
+	front.mu.Unlock()
+	for i := 0; i < held; i++ {
+		select {
+		case <-front.returned:
+		case <-time.After(5 * time.Second):
+			t.Errorf("held request %d of %d was still pending 5 s after the run ended", i+1, held)
+			i = held
+		}
+	}
+	front.mu.Lock()
+	t.Logf("sessions seen: %d; held requests: %d; released: %v", len(front.sessions), front.held, front.released)
+	if front.held < 1 {
+		t.Errorf("no request of the first session was held")
+	}
+	if len(front.sessions) != 2 {
+		t.Errorf("%d Claude Code sessions, want 2 (the hung one and its continuation)", len(front.sessions))
+	}
+	front.mu.Unlock()
+
+	snap := res.Snapshot
+	if !snap.Finished || snap.Outcome != engine.OutcomeComplete {
+		t.Errorf("run finished=%v outcome=%q, want complete", snap.Finished, snap.Outcome)
+	}
+	for _, p := range snap.Plans {
+		if p.State != engine.Complete {
+			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
+		}
+	}
+
+	// The journal: attempts, silences, the exit of the killed agent.
+	recs, err := mem.Events(res.Run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started []int
+	silent := map[int]int{}
+	var exits []string
+	for _, r := range recs {
+		var ev engine.Event
+		if err := json.Unmarshal(r.Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Plan != stallPlanID {
+			continue
+		}
+		switch ev.Type {
+		case engine.EvAgentStarted:
+			started = append(started, ev.Attempt)
+		case engine.EvSilent:
+			silent[ev.Attempt]++
+		case engine.EvAgentExited:
+			exits = append(exits, fmt.Sprintf("attempt=%d code=%d reason=%q", ev.Attempt, ev.ExitCode, ev.Reason))
+		}
+	}
+	if fmt.Sprint(started) != "[1 2]" {
+		t.Errorf("agent-started attempts %v, want [1 2]", started)
+	}
+	if silent[1] < 2 {
+		t.Errorf("%d silent events for attempt 1, want at least 2 (ping, then the commit check)", silent[1])
+	}
+	if silent[2] != 0 {
+		t.Errorf("%d silent events for attempt 2, want 0", silent[2])
+	}
+	t.Logf("exits: %v", exits)
+
+	obs.kmu.Lock()
+	kills := 0
+	for _, c := range obs.stops {
+		if c.Plan == stallPlanID && c.Attempt == 1 && c.Kill {
+			kills++
+			if !strings.Contains(c.Reason, "stall") {
+				t.Errorf("kill reason %q does not say stalled", c.Reason)
+			}
+		}
+		if c.Attempt == 2 && c.Kill {
+			t.Errorf("attempt 2 was killed: %q", c.Reason)
+		}
+	}
+	obs.kmu.Unlock()
+	if kills != 1 {
+		t.Errorf("%d stop-agent commands with Kill for attempt 1, want 1", kills)
+	}
+	if !strings.Contains(obs.String(), "PING: hive has seen no output") {
+		t.Errorf("attempt 1 was not pinged before it was killed")
+	}
+
+	// One commit per task, the SUMMARY, a clean tree.
+	log := git(t, root, "log", "--format=%B")
+	for n := range stallTasks {
+		trailer := fmt.Sprintf("Hive-Task: %s/%d", stallPlanID, n+1)
+		if c := countLines(log, trailer); c != 1 {
+			t.Errorf("%d commits carry %q, want 1", c, trailer)
+		}
+	}
+	if n := strings.Count(log, "Hive-Task: "); n != len(stallTasks) {
+		t.Errorf("%d task commits, want %d", n, len(stallTasks))
+	}
+	if _, err := os.Stat(filepath.Join(root, stallPhaseDir, stallPlanID+"-SUMMARY.md")); err != nil {
+		t.Errorf("SUMMARY: %v", err)
+	}
+	if st := git(t, root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+		t.Errorf("work tree not clean after the run:\n%s", st)
+	}
+	conts := 0
+	for _, r := range srv.MainRequests() {
+		if strings.Contains(firstUserText(r.Conv), "<continuation>") {
+			conts++
+		} else {
+			t.Errorf("the fake model answered a request of a non-continuation session (rule %s)", r.Rule)
+		}
+	}
+	if conts == 0 {
+		t.Errorf("no request of a continuation agent reached the fake model")
+	}
+	if t.Failed() {
+		t.Logf("observer:\n%s", obs)
+	}
+	var seq []string
+	for _, l := range strings.Split(obs.String(), "\n") {
+		if strings.Contains(l, "silent") || strings.Contains(l, "stop ") || strings.Contains(l, "start-agent") ||
+			strings.Contains(l, "exited") || strings.Contains(l, "send ") || strings.Contains(l, "check-commits") {
+			seq = append(seq, strings.TrimSpace(l))
+		}
+	}
+	t.Logf("events: %s", strings.Join(seq, "; "))
+}
+
+// stallLastUser is the start of the last user text of a Messages request
+// body, to tell a held first turn from a held PING turn.
+func stallLastUser(body []byte) string {
+	var b struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return "?"
+	}
+	for i := len(b.Messages) - 1; i >= 0; i-- {
+		m := b.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			return fmt.Sprintf("%d messages, last user: %s", len(b.Messages), clipS(strings.Join(strings.Fields(s), " "), 60))
+		}
+		var bs []struct{ Type, Text string }
+		if json.Unmarshal(m.Content, &bs) == nil && len(bs) > 0 {
+			return fmt.Sprintf("%d messages, last user: %s", len(b.Messages), clipS(strings.Join(strings.Fields(bs[len(bs)-1].Text), " "), 60))
+		}
+	}
+	return "?"
+}
