@@ -63,6 +63,11 @@ type Claude struct {
 	Args           []string // extra arguments from config
 	Env            []string
 	Live           bool
+	// NoPermissionPrompt leaves out `--permission-prompt-tool stdio` in a
+	// live session. With it (the default), a tool the permission rules do
+	// not allow is asked for with a control_request can_use_tool line,
+	// which hive relays to the human as a "permission" checkpoint.
+	NoPermissionPrompt bool
 }
 
 // DefaultAllowedTools are the tools an executor needs to do a plan.
@@ -93,6 +98,9 @@ func (c Claude) Argv(bin, prompt string) []string {
 		tools = DefaultAllowedTools
 	}
 	argv = append(argv, "--permission-mode", mode, "--allowedTools", strings.Join(tools, ","))
+	if c.Live && !c.NoPermissionPrompt {
+		argv = append(argv, "--permission-prompt-tool", "stdio")
+	}
 	if c.SystemPrompt != "" {
 		argv = append(argv, "--append-system-prompt", c.SystemPrompt)
 	}

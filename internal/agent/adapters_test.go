@@ -14,12 +14,16 @@ import (
 func TestClaudeArgv(t *testing.T) {
 	live := Claude{Model: "sonnet", Live: true}.Argv("/bin/claude", "PROMPT")
 	want := []string{"/bin/claude", "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--model", "sonnet",
-		"--permission-mode", "acceptEdits", "--allowedTools", strings.Join(DefaultAllowedTools, ",")}
+		"--permission-mode", "acceptEdits", "--allowedTools", strings.Join(DefaultAllowedTools, ","),
+		"--permission-prompt-tool", "stdio"}
 	if !reflect.DeepEqual(live, want) {
 		t.Errorf("live argv\n got %q\nwant %q", live, want)
 	}
+	if quiet := (Claude{Live: true, NoPermissionPrompt: true}).Argv("claude", ""); contains(quiet, "--permission-prompt-tool") {
+		t.Errorf("NoPermissionPrompt argv %q still asks for stdio permission prompts", quiet)
+	}
 	one := Claude{PermissionMode: "dontAsk", AllowedTools: []string{"Bash"}}.Argv("claude", "do it")
-	if one[len(one)-2] != "--" || one[len(one)-1] != "do it" || contains(one, "--input-format") || !contains(one, "dontAsk") {
+	if one[len(one)-2] != "--" || one[len(one)-1] != "do it" || contains(one, "--input-format") || contains(one, "--permission-prompt-tool") || !contains(one, "dontAsk") {
 		t.Errorf("one-shot argv %q: the prompt goes last after --, no stream input, the configured mode", one)
 	}
 }
@@ -103,4 +107,23 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The control_request line measured with Claude Code 2.1.330.
+func TestClaudePermissionRequest(t *testing.T) {
+	line := `{"type":"control_request","request_id":"d06c6e7d-4665","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"echo hi > out.txt","description":"run echo hi > out.txt"},"description":"run echo hi > out.txt","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"echo hi *"}],"behavior":"allow","destination":"localSettings"}],"blocked_path":"/tmp/x/out.txt","tool_use_id":"toolu_1"}}`
+	outs, err := claudeOutputs([]byte(line))
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("outputs %+v, %v; want one OutPermission", outs, err)
+	}
+	o := outs[0]
+	if o.Kind != OutPermission || o.RequestID != "d06c6e7d-4665" || o.Tool != "Bash" || o.Input != `{"command":"echo hi > out.txt","description":"run echo hi > out.txt"}` {
+		t.Errorf("got %+v", o)
+	}
+	if got, want := string(PermissionResponse("r1", true, o.Input, "")), `{"response":{"request_id":"r1","response":{"behavior":"allow","updatedInput":{"command":"echo hi > out.txt","description":"run echo hi > out.txt"}},"subtype":"success"},"type":"control_response"}`+"\n"; got != want {
+		t.Errorf("allow:\n got %s\nwant %s", got, want)
+	}
+	if got, want := string(PermissionResponse("r1", false, o.Input, "no")), `{"response":{"request_id":"r1","response":{"behavior":"deny","message":"no"},"subtype":"success"},"type":"control_response"}`+"\n"; got != want {
+		t.Errorf("deny:\n got %s\nwant %s", got, want)
+	}
 }

@@ -38,6 +38,11 @@ type Output struct {
 	// OutExit:
 	ExitCode int    // -1 when killed by a signal
 	Err      string // how it ended, in words, with the tail of stderr
+	// OutPermission: the agent asks before using a tool (Claude Code's
+	// control_request can_use_tool); answer with Session.AnswerPermission.
+	RequestID string
+	Tool      string
+	Input     string // the tool's input, JSON
 }
 
 // OutputKind tells Outputs apart.
@@ -45,10 +50,11 @@ type OutputKind int
 
 // Output kinds.
 const (
-	OutText    OutputKind = iota // an assistant text block
-	OutResult                    // a turn ended
-	OutGarbage                   // a line that is not stream-json
-	OutExit                      // the process ended; always the last Output
+	OutText       OutputKind = iota // an assistant text block
+	OutResult                       // a turn ended
+	OutGarbage                      // a line that is not stream-json
+	OutExit                         // the process ended; always the last Output
+	OutPermission                   // the agent waits for permission to use a tool
 )
 
 // Session is one running agent process.
@@ -328,6 +334,23 @@ func (s *Session) Interrupt() error {
 	}
 	_, err := s.stdin.Write([]byte(`{"type":"control_request","request_id":"hive-interrupt","request":{"subtype":"interrupt"}}` + "\n"))
 	return err
+}
+
+// AnswerPermission answers a live stream-json session's can_use_tool
+// request: allow runs the tool with input (the request's input JSON), deny
+// tells the model message instead.
+func (s *Session) AnswerPermission(requestID string, allow bool, input, message string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("answer permission request of agent %s: input closed", s.Plan)
+	}
+	line := PermissionResponse(requestID, allow, input, message)
+	if _, err := s.stdin.Write(line); err != nil {
+		return fmt.Errorf("answer permission request of agent %s: %w", s.Plan, err)
+	}
+	fmt.Fprintf(s.logFile, "== hive → agent:\n%s== end\n", line)
+	return nil
 }
 
 // Kill ends the agent and every process it started.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -17,6 +18,10 @@ type Line struct {
 	Result    string   // result: the last text block
 	Usage     Usage    // result: usage of the turn (or session, per CLI)
 	CostUSD   float64  // result: total_cost_usd, cumulative per session
+	// control_request / can_use_tool (--permission-prompt-tool stdio):
+	RequestID string // request_id
+	Tool      string // request.tool_name
+	Input     string // request.input, the tool's input as JSON
 }
 
 // Usage is a token count.
@@ -33,7 +38,13 @@ type rawLine struct {
 	Result    string  `json:"result"`
 	Usage     Usage   `json:"usage"`
 	CostUSD   float64 `json:"total_cost_usd"`
-	Message   *struct {
+	RequestID string  `json:"request_id"`
+	Request   *struct {
+		Subtype  string          `json:"subtype"`
+		ToolName string          `json:"tool_name"`
+		Input    json.RawMessage `json:"input"`
+	} `json:"request"`
+	Message *struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
@@ -54,6 +65,12 @@ func ParseLine(b []byte) (Line, error) {
 		return Line{}, fmt.Errorf("not a stream-json line: no type")
 	}
 	l := Line{Type: r.Type, Subtype: r.Subtype, SessionID: r.SessionID, IsError: r.IsError, Result: r.Result, Usage: r.Usage, CostUSD: r.CostUSD}
+	if r.Type == "control_request" && r.Request != nil {
+		l.Subtype, l.RequestID, l.Tool, l.Input = r.Request.Subtype, r.RequestID, r.Request.ToolName, string(r.Request.Input)
+		if l.Input == "" || l.Input == "null" {
+			l.Input = "{}"
+		}
+	}
 	if r.Type == "assistant" && r.Message != nil && len(r.Message.Content) > 0 {
 		var blocks []block
 		if err := json.Unmarshal(r.Message.Content, &blocks); err != nil {
@@ -83,6 +100,9 @@ func claudeOutputs(b []byte) ([]Output, error) {
 	for _, t := range l.Texts {
 		out = append(out, Output{Kind: OutText, Text: t})
 	}
+	if l.Type == "control_request" && l.Subtype == "can_use_tool" && l.RequestID != "" {
+		out = append(out, Output{Kind: OutPermission, RequestID: l.RequestID, Tool: l.Tool, Input: l.Input})
+	}
 	if l.Type == "result" {
 		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
 	}
@@ -96,4 +116,31 @@ func UserMessage(text string) []byte {
 		"message": map[string]any{"role": "user", "content": text},
 	})
 	return append(b, '\n')
+}
+
+// PermissionResponse renders the control_response that answers a
+// can_use_tool request: allow (running the tool with input, the request's
+// own input JSON) or deny (message is what the model is told).
+func PermissionResponse(requestID string, allow bool, input, message string) []byte {
+	var resp map[string]any
+	if allow {
+		in := json.RawMessage(input)
+		if !json.Valid(in) {
+			in = json.RawMessage("{}")
+		}
+		resp = map[string]any{"behavior": "allow", "updatedInput": in}
+	} else {
+		if message == "" {
+			message = "permission denied"
+		}
+		resp = map[string]any{"behavior": "deny", "message": message}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b) // ends the line with '\n'
+	enc.SetEscapeHTML(false)   // the input goes back as the CLI printed it
+	enc.Encode(map[string]any{
+		"type":     "control_response",
+		"response": map[string]any{"subtype": "success", "request_id": requestID, "response": resp},
+	})
+	return b.Bytes()
 }

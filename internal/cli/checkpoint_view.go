@@ -20,6 +20,7 @@ var typeTitles = map[string]string{
 	"auth-gate":               "Authentication Required",
 	"architectural-deviation": "Architectural Decision Needed",
 	"plan-failed":             "Plan Failed",
+	"permission":              "Permission Requested",
 }
 
 func titleOf(cp engine.Checkpoint) string {
@@ -34,6 +35,8 @@ func yourAction(cp engine.Checkpoint) string {
 	switch {
 	case cp.Kind == engine.KindFailure:
 		return "Type retry, skip or abort"
+	case cp.Kind == engine.KindPermission:
+		return "Type allow, deny (optionally with a reason) or always (allow " + cp.Tool + " for the rest of the run)"
 	case cp.Type == "human-verify":
 		return `Type "approved" or describe issues`
 	case cp.Type == "decision" && len(cp.Options) > 0:

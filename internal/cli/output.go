@@ -128,6 +128,10 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 		if strings.HasPrefix(c.Text, "PING") {
 			o.line(time.Time{}, c.Plan, "pinged")
 		}
+	case engine.CmdPermission:
+		if c.Checkpoint != nil && c.Checkpoint.ID == 0 {
+			o.line(time.Time{}, c.Plan, "%s allowed without asking (always allowed in this run)", c.Checkpoint.Tool)
+		}
 	case engine.CmdNote:
 		o.line(time.Time{}, c.Plan, "note: %s", c.Text)
 	}

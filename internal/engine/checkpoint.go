@@ -27,6 +27,10 @@ func (e *Engine) raise(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
 	if !e.spec.Team || !p.agentLive {
 		cp.Standalone = true
 	}
+	if cp.Kind == KindPermission {
+		// Only a live agent asks, in either mode; it waits mid-turn.
+		cp.Standalone = !p.agentLive
+	}
 	p.State, p.Open = Waiting, cp
 	p.checking = false
 	e.queue = append(e.queue, cp)
@@ -102,6 +106,11 @@ func (e *Engine) answer(p *PlanStatus, ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("plan %s failed: answer retry, skip or abort, not %q", p.Spec.ID, text)
 		}
 	}
+	if cp.Kind == KindPermission {
+		if _, _, ok := permissionChoice(text); !ok {
+			return nil, fmt.Errorf("plan %s asks permission to use %s: answer allow, deny or always, not %q", p.Spec.ID, cp.Tool, text)
+		}
+	}
 	if cp.Kind == KindCheckpoint && cp.Type == "decision" && len(cp.Options) > 0 {
 		id, ok := optionOf(cp.Options, text)
 		if !ok {
@@ -166,6 +175,9 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 			return e.abort(out, fmt.Sprintf("aborted at the failure of %s", p.Spec.ID))
 		}
 	}
+	if cp.Kind == KindPermission {
+		return e.permissionAnswered(out, p, cp, answer)
+	}
 	p.lastAnswered = cp
 	if !cp.Standalone && p.agentLive {
 		p.State = Running
@@ -174,9 +186,10 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 		if cp.Kind == KindDeviation {
 			text = "DEVIATION_RESPONSE: " + answer
 		}
-		return append(out,
+		out = append(out,
 			Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
 			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Text: text})
+		return e.heldPermissions(out, p)
 	}
 	return e.continueWith(out, p, &Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
 }
@@ -205,6 +218,7 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	p.agentLive = true
 	p.checking, p.resumeCheck = false, false
 	p.exitNote = ""
+	p.permissions = nil // asked by the agent being replaced
 	p.silentStage, p.lastActive = 0, e.now
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
@@ -237,8 +251,14 @@ func (e *Engine) whileWaiting(p *PlanStatus, ev Event) []Command {
 	switch ev.Type {
 	case EvAgentStarted:
 		p.PID = ev.PID
+	case EvCheckpoint:
+		if ev.Checkpoint != nil && ev.Checkpoint.Type == "permission" {
+			cp := *ev.Checkpoint
+			return e.permission(nil, p, &cp)
+		}
 	case EvAgentExited:
 		p.agentLive = false
+		p.permissions = nil // their requests ended with the process
 		if !p.Open.Standalone {
 			// Seed 000 §5.1: the executor died idle at its checkpoint; the
 			// answer will go to a continuation built from the disk and the

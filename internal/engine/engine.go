@@ -40,6 +40,9 @@ type PlanStatus struct {
 	lastActive   time.Time
 	agentLive    bool   // the current attempt's process has not been seen to exit
 	exitNote     string // how the agent ended when it ended without PLAN COMPLETE
+	// permissions are permission requests that arrived while the plan
+	// waited at another checkpoint: raised one by one, in arrival order.
+	permissions []*Checkpoint
 
 	unmet      int // dependencies not yet complete
 	remaining  int // longest path (in tasks) from this plan to the end of the graph
@@ -69,6 +72,8 @@ type Engine struct {
 	lastCP   int           // the last checkpoint id given
 	resolved int           // checkpoints answered (failures aside)
 	aborted  bool
+	// always are the tools a human allowed for the rest of the run.
+	always map[string]bool
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -160,6 +165,10 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("%s %s without its content", ev.Type, p.Spec.ID)
 		}
 		cp := *ev.Checkpoint
+		if ev.Type == EvCheckpoint && cp.Type == "permission" {
+			out = e.permission(out, p, &cp)
+			break
+		}
 		cp.Kind = KindCheckpoint
 		if ev.Type == EvDeviation {
 			cp.Kind = KindDeviation

@@ -23,7 +23,7 @@ import (
 //	exited ID [code=N]                  the agent process ended
 //	check ID ok|fail [reason=(...)]     a spot-check result
 //	resume                              a new hive process took over
-//	checkpoint ID type=T [done=N] [total=N] [options=(a,b)] [standalone]
+//	checkpoint ID type=T [done=N] [total=N] [options=(a,b)] [standalone] [tool=T request=R]
 //	deviation ID                        DEVIATION: rule-4
 //	answer ID text=(...) [id=N] [by=W]  a human's answer
 //	silent ID                           no output for timeouts.stall
@@ -98,6 +98,8 @@ func TestScripts(t *testing.T) {
 				d.MaybeScanArgs(t, "type", &cp.Type)
 				d.MaybeScanArgs(t, "done", &cp.Done)
 				d.MaybeScanArgs(t, "total", &cp.Total)
+				d.MaybeScanArgs(t, "tool", &cp.Tool)
+				d.MaybeScanArgs(t, "request", &cp.RequestID)
 				if arg, ok := d.Arg("options"); ok {
 					cp.Options = arg.Vals
 				}
@@ -199,6 +201,9 @@ func render(cmds []Command, err error) string {
 		if c.Checkpoint != nil {
 			cp := c.Checkpoint
 			fmt.Fprintf(&b, " #%d %s/%s task=%d", cp.ID, cp.Kind, cp.Type, cp.Task)
+			if cp.Tool != "" || cp.RequestID != "" {
+				fmt.Fprintf(&b, " tool=%s request=%s", cp.Tool, cp.RequestID)
+			}
 			if cp.Gate != "" {
 				b.WriteString(" gate=" + cp.Gate)
 			}

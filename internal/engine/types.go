@@ -125,25 +125,30 @@ const (
 	KindCheckpoint = "checkpoint" // CHECKPOINT / CHECKPOINT REACHED
 	KindDeviation  = "deviation"  // DEVIATION: rule-4
 	KindFailure    = "failure"    // a failed plan: retry, skip or abort
+	KindPermission = "permission" // a live agent asks to use a tool: allow, deny or always
 )
 
 // Checkpoint is a stop for a human: a checkpoint task, an architectural
 // deviation, or a failed plan.
 type Checkpoint struct {
-	ID         int       `json:"id"` // 1, 2, ... within the run, in arrival order
-	Plan       string    `json:"plan"`
-	Attempt    int       `json:"attempt"`
-	Kind       string    `json:"kind"`
-	Type       string    `json:"type"` // human-verify, decision, human-action, auth-gate, architectural-deviation, plan-failed, ...
-	Task       int       `json:"task,omitempty"`
-	Done       int       `json:"done,omitempty"`
-	Total      int       `json:"total,omitempty"`
-	Details    string    `json:"details,omitempty"`
-	Awaiting   string    `json:"awaiting,omitempty"`
-	Options    []string  `json:"options,omitempty"`
-	Gate       string    `json:"gate,omitempty"`
-	Standalone bool      `json:"standalone,omitempty"` // the agent is gone: the answer goes to a continuation
-	Raw        string    `json:"raw,omitempty"`        // the agent's message, verbatim
+	ID         int      `json:"id"` // 1, 2, ... within the run, in arrival order
+	Plan       string   `json:"plan"`
+	Attempt    int      `json:"attempt"`
+	Kind       string   `json:"kind"`
+	Type       string   `json:"type"` // human-verify, decision, human-action, auth-gate, architectural-deviation, plan-failed, ...
+	Task       int      `json:"task,omitempty"`
+	Done       int      `json:"done,omitempty"`
+	Total      int      `json:"total,omitempty"`
+	Details    string   `json:"details,omitempty"`
+	Awaiting   string   `json:"awaiting,omitempty"`
+	Options    []string `json:"options,omitempty"`
+	Gate       string   `json:"gate,omitempty"`
+	Standalone bool     `json:"standalone,omitempty"` // the agent is gone: the answer goes to a continuation
+	Raw        string   `json:"raw,omitempty"`        // the agent's message, verbatim
+	// A permission checkpoint (Type "permission") names the agent's request:
+	Tool       string    `json:"tool,omitempty"`       // the tool it wants to use
+	RequestID  string    `json:"request_id,omitempty"` // the CLI's request id, for the answer
+	Input      string    `json:"input,omitempty"`      // the tool's input, JSON
 	Raised     time.Time `json:"raised"`
 	Answer     string    `json:"answer,omitempty"`
 	AnsweredBy string    `json:"answered_by,omitempty"`
@@ -190,6 +195,10 @@ const (
 	CmdNeedHuman CommandType = "need-human"
 	// CmdCheckCommits: has Plan committed since Since? Answer with EvCommitsChecked.
 	CmdCheckCommits CommandType = "check-commits"
+	// CmdPermission: answer the permission request of the live agent of
+	// Plan/Attempt named by Checkpoint (RequestID, Tool, Input): Text is
+	// "allow" or "deny"; Reason is what a denied model is told.
+	CmdPermission CommandType = "permission"
 	// CmdNote: something worth telling the human. Plan, Text.
 	CmdNote CommandType = "note"
 )

@@ -375,6 +375,19 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		} else {
 			r.o.Observer.Note(c.Plan, "no live agent to send to: "+clip(c.Text, 80))
 		}
+	case engine.CmdPermission:
+		s := r.sessions[sessionKey{c.Plan, c.Attempt}]
+		switch {
+		case c.Checkpoint == nil:
+		case s == nil:
+			r.o.Observer.Note(c.Plan, "no live agent to answer the permission request of "+c.Checkpoint.Tool)
+		default:
+			s.Touch() // its silence while it waited does not count
+			delete(r.silentAt, sessionKey{c.Plan, c.Attempt})
+			if err := s.AnswerPermission(c.Checkpoint.RequestID, c.Text == "allow", c.Checkpoint.Input, c.Reason); err != nil {
+				r.o.Observer.Note(c.Plan, err.Error())
+			}
+		}
 	case engine.CmdCheckpointOpened:
 		if err := writePending(r.o.Repo.Root, r.o.Phase, c.Checkpoint); err != nil {
 			r.o.Observer.Note(c.Plan, err.Error())

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -42,6 +43,8 @@ func (r *runner) sink(o agent.Output) {
 			}
 			r.send(ev)
 		}
+	case agent.OutPermission:
+		r.send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
 	case agent.OutGarbage:
 		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
@@ -57,6 +60,34 @@ func (r *runner) sink(o agent.Output) {
 		r.releaseHeld(o)
 		r.send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
 	}
+}
+
+// permissionCheckpoint is the checkpoint of an agent's permission request.
+func permissionCheckpoint(o agent.Output) *engine.Checkpoint {
+	return &engine.Checkpoint{
+		Type:      "permission",
+		Details:   o.Tool + " wants to run: " + inputSummary(o.Tool, o.Input),
+		Awaiting:  "allow, deny, or always (allow this tool for the rest of the run)",
+		Options:   []string{"allow", "deny", "always"},
+		Raw:       "request " + o.RequestID + ": " + o.Input,
+		Tool:      o.Tool,
+		RequestID: o.RequestID,
+		Input:     o.Input,
+	}
+}
+
+// inputSummary says in a line what a tool call would do: the command of a
+// Bash call, the file of a Write or Edit, else the input itself.
+func inputSummary(tool, input string) string {
+	var in map[string]any
+	if json.Unmarshal([]byte(input), &in) == nil {
+		for _, k := range []string{"command", "file_path", "path", "notebook_path", "url", "pattern"} {
+			if v, ok := in[k].(string); ok && v != "" {
+				return clip(oneLine(v), 300)
+			}
+		}
+	}
+	return clip(oneLine(input), 300)
 }
 
 // releaseHeld sends the PLAN COMPLETE held back for o's session, if any.

@@ -108,4 +108,33 @@
 // Timings on the build machine: one-shot `claude -p hi` 0.6–0.8 s; live
 // turn 1 (three API calls, a file write and a git commit) 0.7–0.8 s;
 // follow-up turn 40–55 ms; exit after stdin is closed 25–35 ms.
+//
+// Permission prompts (`-p --input-format stream-json --output-format
+// stream-json --verbose --permission-prompt-tool stdio --permission-mode
+// default --allowedTools Read`, the model calling Bash "echo hi > out.txt"):
+// the CLI prints the assistant tool_use line, then one stdout line
+//
+//	{"type":"control_request","request_id":"d06c6e7d-…(a UUID)",
+//	 "request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash",
+//	  "input":{"command":"echo hi > out.txt","description":"run echo hi > out.txt"},
+//	  "description":"run echo hi > out.txt",
+//	  "permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"echo hi *"}],"behavior":"allow","destination":"localSettings"},
+//	   {"type":"addDirectories","directories":["/tmp/…cwd"],"destination":"session"}],
+//	  "blocked_path":"/tmp/…cwd/out.txt","tool_use_id":"toolu_fake_0001_0"}}
+//
+// and waits (no API call) until one stdin line answers it. Allow:
+// {"type":"control_response","response":{"subtype":"success","request_id":ID,
+// "response":{"behavior":"allow","updatedInput":{…the input…}}}}; the tool
+// runs and its user line carries tool_result_meta permission_decision
+// {decision "accept", source "user_temporary"}. {"behavior":"allow"} with no
+// updatedInput is accepted too and runs the tool unchanged. Deny:
+// {"behavior":"deny","message":M}: the tool does not run, the model gets
+// tool_result is_error true with content M, tool_result_meta says
+// non_execution_kind "permission-rule", decision "reject", source
+// "user_reject", the turn goes on, and result.permission_denials lists
+// {tool_name, tool_use_id, tool_input}. Each further call asks again (a
+// second Bash call got a new request_id). With `--permission-mode
+// acceptEdits` the CLI asks for `sh -c 'echo ran > perm.txt'` but lets
+// `echo ran > perm.txt` (a redirect into the cwd, taken as an edit) run
+// without asking.
 package fakeanthropic
