@@ -313,6 +313,9 @@ func (s *Session) Stop(grace time.Duration) {
 func (s *Session) KillStalled(reason string) {
 	s.stallReason.CompareAndSwap(nil, &reason)
 	if s.dialect.Input == "stream" && s.Interrupt() == nil {
+		// Closing the input too lets the CLI exit once the interrupted turn
+		// ends, instead of taking up the next queued message (a ping).
+		s.CloseInput()
 		select {
 		case <-s.done:
 			return

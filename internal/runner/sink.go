@@ -49,7 +49,11 @@ func (r *runner) sink(o agent.Output) {
 		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
 		if o.IsError {
-			r.note(o.Plan, "agent turn ended in an error: "+clip(o.Text, 200))
+			msg := clip(o.Text, 200)
+			if msg == "" {
+				msg = "(the CLI gave no message; an interrupted turn ends this way)"
+			}
+			r.note(o.Plan, "agent turn ended in an error: "+msg)
 		}
 		if o.Usage.InputTokens+o.Usage.OutputTokens > 0 || o.CostUSD > 0 {
 			r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,

@@ -132,7 +132,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
-		s.messages(w, rec)
+		s.messages(w, r, rec)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		conv, err := parseConversation(body)
 		n := 1
@@ -168,7 +168,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (s *Server) messages(w http.ResponseWriter, rec Request) {
+func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	conv, err := parseConversation(rec.RawBody)
 	if err != nil {
 		s.record(rec)
@@ -232,7 +232,13 @@ func (s *Server) messages(w http.ResponseWriter, rec Request) {
 		return
 	}
 	if reply.Delay > 0 {
-		time.Sleep(reply.Delay)
+		// A client that hangs up (an agent killed by a test) ends the wait,
+		// so the server can close.
+		select {
+		case <-time.After(reply.Delay):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	msg := buildMessage(seq, conv.Model, rec.InputTokens, reply)
 	if conv.Stream {
