@@ -1,0 +1,502 @@
+package codex_test
+
+// TestCheckpointPhaseRealCodex runs the 03-auth phase of the claude e2e test
+// (three plans, a checkpoint:decision in 03-01 and a checkpoint:human-verify
+// in 03-02) with the real codex CLI in standalone mode: at a checkpoint the
+// one-shot codex agent ends its turn with the CHECKPOINT REACHED block and
+// exits, the answer arrives through Options.Answers, and hive starts a
+// continuation agent whose prompt carries <resume_from> and <user_response>.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+)
+
+const cpPhaseDir = ".planning/phases/03-auth"
+
+// The plans of internal/e2e/claude (internal/cli/testdata/script/checkpoints_team.txtar).
+var cpPlanFiles = map[string]string{
+	cpPhaseDir + "/03-01-PLAN.md": `---
+phase: 03-auth
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/auth/provider.ts, src/auth/session.ts]
+autonomous: false
+---
+<objective>Authentication provider</objective>
+<tasks>
+<task type="auto"><name>Task 1: Provider interface</name><files>src/auth/provider.ts</files><action>Define ` + "`interface AuthProvider { signIn(): Promise<User> }`" + `.</action><done>interface exists</done></task>
+<task type="checkpoint:decision" gate="blocking">
+  <name>Task 2: Choose the provider</name>
+  <decision>Select authentication provider</decision>
+  <context>Need user auth. Three options with different tradeoffs.</context>
+  <options>
+    <option id="supabase"><name>Supabase</name><pros>Built-in with our DB</pros><cons>Less customizable UI</cons></option>
+    <option id="clerk"><name>Clerk</name><pros>Best DX</pros><cons>Paid after 10k MAU</cons></option>
+    <option id="nextauth"><name>NextAuth</name><pros>Free</pros><cons>More setup</cons></option>
+  </options>
+  <resume-signal>Select: supabase, clerk, or nextauth</resume-signal>
+</task>
+<task type="auto"><name>Task 3: Session</name><files>src/auth/session.ts</files><action>Wire the chosen provider.</action><done>sessions work</done></task>
+</tasks>
+`,
+	cpPhaseDir + "/03-02-PLAN.md": `---
+phase: 03-auth
+plan: 02
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/ui/dashboard.tsx]
+autonomous: false
+---
+<objective>Dashboard layout</objective>
+<tasks>
+<task type="auto"><name>Task 1: Layout</name><files>src/ui/dashboard.tsx</files><action>Sidebar and content.</action><done>renders</done></task>
+<task type="checkpoint:human-verify" gate="blocking">
+  <name>Task 2: Check the layout</name>
+  <what-built>Responsive dashboard at http://localhost:3000/dashboard</what-built>
+  <how-to-verify>Visit it at 375px, 768px and 1280px.</how-to-verify>
+  <resume-signal>Type "approved" or describe layout issues</resume-signal>
+</task>
+</tasks>
+`,
+	cpPhaseDir + "/03-03-PLAN.md": `---
+phase: 03-auth
+plan: 03
+type: execute
+wave: 1
+depends_on: []
+files_modified: [docs/auth.md]
+autonomous: true
+---
+<objective>Document auth</objective>
+<tasks>
+<task type="auto"><name>Task 1: Docs</name><files>docs/auth.md</files><action>Explain sign-in.</action><done>docs exist</done></task>
+</tasks>
+`,
+}
+
+// cpTask is what the fake executor knows of a plan's task.
+type cpTask struct {
+	name       string
+	file       string // auto tasks
+	checkpoint string // "decision", "human-verify"; "" for auto tasks
+}
+
+var cpPlans = map[string][]cpTask{
+	"03-01": {
+		{name: "Provider interface", file: "src/auth/provider.ts"},
+		{name: "Choose the provider", checkpoint: "decision"},
+		{name: "Session", file: "src/auth/session.ts"},
+	},
+	"03-02": {
+		{name: "Layout", file: "src/ui/dashboard.tsx"},
+		{name: "Check the layout", checkpoint: "human-verify"},
+	},
+	"03-03": {
+		{name: "Docs", file: "docs/auth.md"},
+	},
+}
+
+var cpAnswers = map[string]string{"03-01": "clerk", "03-02": "approved"}
+
+var (
+	cpPlanRe     = regexp.MustCompile(`- Plan: \.planning/phases/03-auth/(03-0\d)-PLAN\.md`)
+	cpResumeRe   = regexp.MustCompile(`(?s)<resume_from>\s*Task (\d+):.*?</resume_from>`)
+	cpUserRespRe = regexp.MustCompile(`(?s)<user_response>\s*(.*?)\s*</user_response>`)
+	cpCommitRe   = regexp.MustCompile(`\[main ([0-9a-f]{7,})\] (.*)`)
+)
+
+func cpNewRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range cpPlanFiles {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Hive E2E")
+	git(t, dir, "config", "user.email", "e2e@hive.invalid")
+	git(t, dir, "config", "commit.gpgsign", "false")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// cpRetry retries cmd while another executor holds .git/index.lock.
+func cpRetry(cmd string) string {
+	return "n=0; until " + cmd + "; do n=$((n+1)); if [ $n -ge 100 ]; then exit 1; fi; sleep 0.05; done"
+}
+
+// cpCommitCmd commits exactly path (an empty commit naming the unchanged
+// plan file when allowEmpty) with the Hive trailers; n == 0: no Hive-Task.
+func cpCommitCmd(id string, n int, subject, body, path string, allowEmpty bool) string {
+	cmd := "git add -- " + shq(path) + " && git commit "
+	if allowEmpty {
+		cmd = "git commit --allow-empty "
+	}
+	cmd += "-m " + shq(subject)
+	if body != "" {
+		cmd += " -m " + shq(body)
+	}
+	cmd += " -m " + shq("Hive-Plan: "+id)
+	if n > 0 {
+		cmd += " -m " + shq(fmt.Sprintf("Hive-Task: %s/%d", id, n))
+	}
+	return cpRetry(cmd + " -- " + shq(path))
+}
+
+func cpWriteCmd(path, body string) string {
+	return fmt.Sprintf("mkdir -p %s && printf '%%s' %s > %s", shq(filepath.Dir(path)), shq(body), shq(path))
+}
+
+// cpCommitsSeen lists "hash subject" of the commits whose `git commit`
+// output came back in the request's tool outputs.
+func cpCommitsSeen(r fakeopenai.Request) []string {
+	var out []string
+	for _, it := range r.ItemsOfType("function_call_output") {
+		s, _ := it["output"].(string)
+		for _, m := range cpCommitRe.FindAllStringSubmatch(s, -1) {
+			out = append(out, m[1]+" "+strings.TrimSpace(m[2]))
+		}
+	}
+	return out
+}
+
+type cpStep func(fakeopenai.Request) fakeopenai.Reply
+
+func cpStatic(r fakeopenai.Reply) cpStep {
+	return func(fakeopenai.Request) fakeopenai.Reply { return r }
+}
+
+// cpSegment builds the model steps of one codex agent of plan id, starting at
+// task from (1-based); answer resolves task from when it is a checkpoint.
+// Each step is one exec_command; the last is the final text (PLAN COMPLETE
+// or the CHECKPOINT REACHED block), after which codex exits.
+func cpSegment(id string, from int, answer string) []cpStep {
+	tasks := cpPlans[id]
+	total := len(tasks)
+	var steps []cpStep
+	var progress []string
+	for n := from; n <= total; n++ {
+		tk := tasks[n-1]
+		subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
+		if tk.checkpoint != "" {
+			if n == from && answer != "" {
+				body := "checkpoint " + tk.checkpoint + " " + answer
+				if tk.checkpoint == "decision" {
+					body = "decision " + answer
+				}
+				steps = append(steps, cpStatic(fakeopenai.Run(cpCommitCmd(id, n, subject, body, fmt.Sprintf("%s/%s-PLAN.md", cpPhaseDir, id), true))))
+				progress = append(progress, fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject))
+				continue
+			}
+			p := progress
+			steps = append(steps, func(r fakeopenai.Request) fakeopenai.Reply {
+				return fakeopenai.Say(strings.Join(append(append([]string(nil), p...), cpCheckpointText(id, n, r)), "\n\n"))
+			})
+			return steps
+		}
+		steps = append(steps, cpStatic(fakeopenai.Run(cpWriteCmd(tk.file, fmt.Sprintf("// %s: %s\n", id, tk.name))+" && "+
+			cpCommitCmd(id, n, subject, "", tk.file, false))))
+		progress = append(progress, fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject))
+	}
+	summary := fmt.Sprintf("%s/%s-SUMMARY.md", cpPhaseDir, id)
+	body := fmt.Sprintf("---\nphase: 03-auth\nplan: %s\nsubsystem: auth\ntags: [e2e]\nkey-files:\n  created: []\n  modified: []\nkey-decisions: []\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
+		id[3:], id, total)
+	steps = append(steps,
+		cpStatic(fakeopenai.Run(cpWriteCmd(summary, body)+" && "+
+			cpCommitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
+			fmt.Sprintf(" && git log --format='- %%h %%s' --grep='Hive-Plan: %s'", id))),
+		func(r fakeopenai.Request) fakeopenai.Reply {
+			var list []string
+			for _, l := range strings.Split(r.LastToolOutput(), "\n") {
+				if strings.HasPrefix(l, "- ") {
+					list = append(list, l)
+				}
+			}
+			return fakeopenai.Say(fmt.Sprintf("%s\n\nPLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** %d/%d\n**SUMMARY:** %s\n\n**Commits:**\n%s",
+				strings.Join(progress, "\n"), id, total, total, summary, strings.Join(list, "\n")))
+		},
+	)
+	return steps
+}
+
+func cpCheckpointText(id string, n int, r fakeopenai.Request) string {
+	tk := cpPlans[id][n-1]
+	total := len(cpPlans[id])
+	var details, awaiting string
+	switch tk.checkpoint {
+	case "decision":
+		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
+			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
+		awaiting = "Select: supabase, clerk, or nextauth"
+	default:
+		details = "**What was built:** Responsive dashboard at http://localhost:3000/dashboard\n**How to verify:** Visit it at 375px, 768px and 1280px."
+		awaiting = `Type "approved" or describe layout issues`
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.checkpoint, id, n-1, total)
+	b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
+	for i, hs := range cpCommitsSeen(r) {
+		hash, _, _ := strings.Cut(hs, " ")
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, cpPlans[id][i].name, hash, cpPlans[id][i].file)
+	}
+	fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.name)
+	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
+	return b.String()
+}
+
+// cpExecutor is the one rule of the script: it plays the executor of the
+// plan named in the prompt; the step is the number of tool outputs so far.
+func cpExecutor(t *testing.T) fakeopenai.Rule {
+	return fakeopenai.Rule{
+		Name:            "executor",
+		TurnToolOutputs: fakeopenai.Any,
+		Match:           func(r fakeopenai.Request) bool { return cpPlanRe.MatchString(r.LastUserText) },
+		Reply: fakeopenai.Reply{Func: func(r fakeopenai.Request) fakeopenai.Reply {
+			prompt := r.LastUserText
+			id := cpPlanRe.FindStringSubmatch(prompt)[1]
+			var steps []cpStep
+			if m := cpResumeRe.FindStringSubmatch(prompt); m != nil && strings.Contains(prompt, "<user_response>") {
+				var from int
+				fmt.Sscan(m[1], &from)
+				ans := ""
+				if um := cpUserRespRe.FindStringSubmatch(prompt); um != nil {
+					ans = um[1]
+				}
+				// Check the earlier agent's commits first, as the prompt says.
+				steps = append([]cpStep{cpStatic(fakeopenai.Run(fmt.Sprintf("git log --all --oneline --grep 'Hive-Plan: %s'", id)))},
+					cpSegment(id, from, ans)...)
+			} else {
+				steps = cpSegment(id, 1, "")
+			}
+			k := r.TurnToolOutputs
+			if k >= len(steps) {
+				t.Errorf("plan %s: no scripted reply for step %d", id, k)
+				return fakeopenai.Say("PLAN FAILED\n\n**Plan:** " + id + "\n**Error:** the script ran out")
+			}
+			return steps[k](r)
+		}},
+	}
+}
+
+// cpObserver records the run and answers checkpoints.
+type cpObserver struct {
+	mu      sync.Mutex
+	lines   []string
+	answers chan runner.Answer
+	opened  map[string]int
+}
+
+func (o *cpObserver) add(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lines = append(o.lines, fmt.Sprintf(format, args...))
+}
+
+func (o *cpObserver) Resumed(run journal.Run, _ engine.Snapshot) { o.add("resumed %d", run.ID) }
+func (o *cpObserver) Event(ev engine.Event, _ engine.Snapshot) {
+	o.add("event %s %s attempt=%d", ev.Type, ev.Plan, ev.Attempt)
+}
+func (o *cpObserver) Command(c engine.Command, _ engine.Snapshot) {
+	o.add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, c.Reason)
+	if c.Type == engine.CmdCheckpointOpened {
+		o.mu.Lock()
+		o.opened[c.Plan]++
+		o.mu.Unlock()
+		if a, ok := cpAnswers[c.Plan]; ok {
+			o.answers <- runner.Answer{Plan: c.Plan, Text: a} // buffered
+		}
+	}
+}
+func (o *cpObserver) Note(planID, text string) { o.add("note %s %s", planID, text) }
+func (o *cpObserver) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.Join(o.lines, "\n")
+}
+
+func cpCountLines(s, line string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == line {
+			n++
+		}
+	}
+	return n
+}
+
+func TestCheckpointPhaseRealCodex(t *testing.T) {
+	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
+	root := cpNewRepo(t)
+	ph, err := plan.LoadPhase(root, cpPhaseDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+		t.Fatalf("invalid fixture: %v", ds)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srv := fakeopenai.New(t, fakeopenai.Script{cpExecutor(t)})
+	home := t.TempDir()
+	launcher := agent.Codex{
+		Path:  bin,
+		Model: fakeopenai.Model,
+		Args:  srv.CodexConfig(),
+		Env:   []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home},
+	}
+	obs := &cpObserver{answers: make(chan runner.Answer, 8), opened: map[string]int{}}
+	mem := journal.NewMemory()
+	start := time.Now()
+	res, err := runner.Run(ctx, runner.Options{
+		Repo:          repo,
+		Phase:         ph,
+		Journal:       mem,
+		Launcher:      launcher,
+		Observer:      obs,
+		MaxConcurrent: 3,
+		TeamMode:      false,
+		Interactive:   true,
+		Answers:       obs.answers,
+		Stall:         60 * time.Second,
+		StopGrace:     2 * time.Second,
+		PollInterval:  20 * time.Millisecond,
+	})
+	elapsed := time.Since(start)
+	reqs := srv.ResponsesRequests()
+	t.Logf("run took %v; %d model requests", elapsed.Round(time.Millisecond), len(reqs))
+	if err != nil {
+		t.Fatalf("runner.Run: %v\nobserved:\n%s", err, obs)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("observed:\n%s", obs)
+		}
+	}()
+
+	snap := res.Snapshot
+	if !snap.Finished || snap.Outcome != engine.OutcomeComplete {
+		t.Errorf("outcome %q (finished %v), want complete", snap.Outcome, snap.Finished)
+	}
+	for _, p := range snap.Plans {
+		t.Logf("plan %s: %s, tasks %d, tokens in %d out %d", p.Spec.ID, p.State, p.TasksDone, p.InputTokens, p.OutputTokens)
+		if p.State != engine.Complete {
+			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
+		}
+		if p.InputTokens <= 0 {
+			t.Errorf("plan %s: InputTokens = %d, want > 0 (codex usage did not reach the engine)", p.Spec.ID, p.InputTokens)
+		}
+	}
+	if snap.Resolved != 2 {
+		t.Errorf("resolved checkpoints = %d, want 2", snap.Resolved)
+	}
+	for id := range cpAnswers {
+		obs.mu.Lock()
+		n := obs.opened[id]
+		obs.mu.Unlock()
+		if n != 1 {
+			t.Errorf("plan %s: %d checkpoint-opened, want 1", id, n)
+		}
+	}
+
+	// One commit per task, a SUMMARY per plan, the decision's answer recorded.
+	log := git(t, root, "log", "--format=%B")
+	for id, tasks := range cpPlans {
+		for n := range tasks {
+			trailer := fmt.Sprintf("Hive-Task: %s/%d", id, n+1)
+			if c := cpCountLines(log, trailer); c != 1 {
+				t.Errorf("%d commits carry %q, want 1", c, trailer)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(root, cpPhaseDir, id+"-SUMMARY.md")); err != nil {
+			t.Errorf("plan %s: %v", id, err)
+		}
+	}
+	if n := strings.Count(log, "Hive-Task: "); n != 6 {
+		t.Errorf("%d task commits, want 6", n)
+	}
+	decision := git(t, root, "log", "--format=%B", "--grep", "Hive-Task: 03-01/2")
+	if !strings.Contains(decision, "clerk") {
+		t.Errorf("the decision commit does not name clerk:\n%s", decision)
+	}
+	if st := git(t, root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+		t.Errorf("work tree not clean after the run:\n%s", st)
+	}
+
+	// Two agents for each checkpointed plan, one for 03-03.
+	started := map[string][]int{}
+	recs, err := mem.Events(res.Run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Type != string(engine.EvAgentStarted) {
+			continue
+		}
+		var ev engine.Event
+		if err := json.Unmarshal(r.Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+		started[ev.Plan] = append(started[ev.Plan], ev.Attempt)
+	}
+	want := map[string][]int{"03-01": {1, 2}, "03-02": {1, 2}, "03-03": {1}}
+	for id, w := range want {
+		if fmt.Sprint(started[id]) != fmt.Sprint(w) {
+			t.Errorf("plan %s: agent-started attempts %v, want %v", id, started[id], w)
+		}
+	}
+
+	// The continuation prompts carried the answers.
+	conts := map[string]bool{}
+	for _, r := range reqs {
+		p := r.LastUserText
+		if !strings.Contains(p, "<resume_from>") || !strings.Contains(p, "<user_response>") {
+			continue
+		}
+		id := cpPlanRe.FindStringSubmatch(p)[1]
+		conts[id] = true
+		if m := cpUserRespRe.FindStringSubmatch(p); m == nil || m[1] != cpAnswers[id] {
+			t.Errorf("plan %s: continuation <user_response> = %v, want %q", id, m, cpAnswers[id])
+		}
+	}
+	if !conts["03-01"] || !conts["03-02"] || conts["03-03"] {
+		t.Errorf("continuation prompts seen for %v, want 03-01 and 03-02", conts)
+	}
+	// 03-01: 2 then 5 (git log, 2 tasks, SUMMARY, report); 03-02: 2 then 4; 03-03: 3.
+	if len(reqs) != 2+5+2+4+3 {
+		t.Errorf("%d model requests, want 16", len(reqs))
+	}
+	if elapsed > 45*time.Second {
+		t.Errorf("run took %v; keep it well under a minute", elapsed)
+	}
+}
