@@ -35,6 +35,7 @@ type Output struct {
 	IsError bool   // OutResult: the turn ended in an error
 	Usage   Usage  // OutResult
 	CostUSD float64
+	Denied  []string // OutResult: tools the CLI refused to run this turn (a denied tool is not an error exit)
 	// OutExit:
 	ExitCode int    // -1 when killed by a signal
 	Err      string // how it ended, in words, with the tail of stderr

@@ -18,6 +18,7 @@ type Line struct {
 	Result    string   // result: the last text block
 	Usage     Usage    // result: usage of the turn (or session, per CLI)
 	CostUSD   float64  // result: total_cost_usd, cumulative per session
+	Denied    []string // result: the tools of permission_denials
 	// control_request / can_use_tool (--permission-prompt-tool stdio):
 	RequestID string // request_id
 	Tool      string // request.tool_name
@@ -38,7 +39,10 @@ type rawLine struct {
 	Result    string  `json:"result"`
 	Usage     Usage   `json:"usage"`
 	CostUSD   float64 `json:"total_cost_usd"`
-	RequestID string  `json:"request_id"`
+	Denials   []struct {
+		ToolName string `json:"tool_name"`
+	} `json:"permission_denials"`
+	RequestID string `json:"request_id"`
 	Request   *struct {
 		Subtype  string          `json:"subtype"`
 		ToolName string          `json:"tool_name"`
@@ -65,6 +69,9 @@ func ParseLine(b []byte) (Line, error) {
 		return Line{}, fmt.Errorf("not a stream-json line: no type")
 	}
 	l := Line{Type: r.Type, Subtype: r.Subtype, SessionID: r.SessionID, IsError: r.IsError, Result: r.Result, Usage: r.Usage, CostUSD: r.CostUSD}
+	for _, d := range r.Denials {
+		l.Denied = append(l.Denied, d.ToolName)
+	}
 	if r.Type == "control_request" && r.Request != nil {
 		l.Subtype, l.RequestID, l.Tool, l.Input = r.Request.Subtype, r.RequestID, r.Request.ToolName, string(r.Request.Input)
 		if l.Input == "" || l.Input == "null" {
@@ -104,7 +111,7 @@ func claudeOutputs(b []byte) ([]Output, error) {
 		out = append(out, Output{Kind: OutPermission, RequestID: l.RequestID, Tool: l.Tool, Input: l.Input})
 	}
 	if l.Type == "result" {
-		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD})
+		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Denied: l.Denied})
 	}
 	return out, nil
 }

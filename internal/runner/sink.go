@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
@@ -54,6 +55,9 @@ func (r *runner) sink(o agent.Output) {
 				msg = "(the CLI gave no message; an interrupted turn ends this way)"
 			}
 			r.note(o.Plan, "agent turn ended in an error: "+msg)
+		}
+		if len(o.Denied) > 0 {
+			r.note(o.Plan, fmt.Sprintf("the agent was refused %d tool call(s): %s (allow them in models.executor args, e.g. --allowedTools)", len(o.Denied), strings.Join(o.Denied, ", ")))
 		}
 		if o.Usage.InputTokens+o.Usage.OutputTokens > 0 || o.CostUSD > 0 {
 			r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
