@@ -36,6 +36,7 @@ type Output struct {
 	Usage   Usage  // OutResult
 	CostUSD float64
 	Denied  []string // OutResult: tools the CLI refused to run this turn (a denied tool is not an error exit)
+	Stalled bool     // hive is ending this agent as hung: its errors are hive's doing
 	// OutExit:
 	ExitCode int    // -1 when killed by a signal
 	Err      string // how it ended, in words, with the tail of stderr
@@ -224,6 +225,7 @@ func (s *Session) read(stdout io.Reader, sink func(Output)) {
 
 func (s *Session) emit(sink func(Output), o Output) {
 	o.Plan, o.Attempt = s.Plan, s.Attempt
+	o.Stalled = s.stallReason.Load() != nil
 	sink(o)
 }
 

@@ -314,3 +314,24 @@ func (a recordingAgent) Start(ctx context.Context, spec agent.Spec, sink func(ag
 	*a.prompt = spec.Prompt
 	return a.shellAgent.Start(ctx, spec, sink)
 }
+
+// A turn that ends in an error (is_error, e.g. the API refused) fails the
+// plan with the CLI's own text; unattended, it is retried once, then skipped.
+func TestTurnErrorFailsThePlan(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	script := `printf '{"type":"result","subtype":"error_during_execution","is_error":true,"result":"API Error: 529 overloaded_error"}\n'`
+	obs := &recorder{}
+	o := options(t, root, ph, journal.NewMemory(), shellAgent{script}, obs)
+	o.AutoAnswer = true
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Snapshot.Plans[0]
+	if p.State != engine.Failed || !strings.Contains(p.Reason, "API Error: 529 overloaded_error") || p.Attempt != 2 {
+		t.Fatalf("plan %s attempt %d: %s\n%s", p.State, p.Attempt, p.Reason, obs)
+	}
+}

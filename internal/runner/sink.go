@@ -50,11 +50,17 @@ func (r *runner) sink(o agent.Output) {
 		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
 		if o.IsError {
-			msg := clip(o.Text, 200)
+			msg := clip(o.Text, 500)
 			if msg == "" {
-				msg = "(the CLI gave no message; an interrupted turn ends this way)"
+				msg = "(the CLI gave no message)"
 			}
-			r.note(o.Plan, "agent turn ended in an error: "+msg)
+			if o.Stalled {
+				r.note(o.Plan, "the interrupted turn ended: "+msg)
+			} else {
+				// The CLI's own error text (an API error, a turn limit) fails
+				// the plan; the human, or --yes, decides whether to retry.
+				r.send(engine.Event{Type: engine.EvPlanFailed, Plan: o.Plan, Attempt: o.Attempt, Reason: "the agent's turn ended in an error: " + msg})
+			}
 		}
 		if len(o.Denied) > 0 {
 			r.note(o.Plan, fmt.Sprintf("the agent was refused %d tool call(s): %s (allow them in models.executor args, e.g. --allowedTools)", len(o.Denied), strings.Join(o.Denied, ", ")))
