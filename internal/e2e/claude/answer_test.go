@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -47,7 +46,7 @@ autonomous: false
 // "another process" (a second handle on the same SQLite journal) append
 // the answer exactly as `hive answer` does.
 type ansObserver struct {
-	observer
+	*e2etest.Recorder
 	other  journal.Journal
 	wg     sync.WaitGroup
 	opened []engine.Checkpoint
@@ -55,14 +54,14 @@ type ansObserver struct {
 }
 
 func (o *ansObserver) Command(c engine.Command, s engine.Snapshot) {
-	o.observer.Command(c, s)
+	o.Recorder.Command(c, s)
 	if c.Type != engine.CmdCheckpointOpened {
 		return
 	}
 	cp := *c.Checkpoint
-	o.mu.Lock()
+	o.Lock()
 	o.opened = append(o.opened, cp)
-	o.mu.Unlock()
+	o.Unlock()
 	text := "approved"
 	if cp.Kind == engine.KindPermission {
 		text = "allow"
@@ -71,9 +70,9 @@ func (o *ansObserver) Command(c engine.Command, s engine.Snapshot) {
 	go func() {
 		defer o.wg.Done()
 		if err := ansHiveAnswer(o.other, c.Plan, cp.ID, text); err != nil {
-			o.mu.Lock()
+			o.Lock()
 			o.errs = append(o.errs, err)
-			o.mu.Unlock()
+			o.Unlock()
 		}
 	}()
 }
@@ -136,19 +135,7 @@ func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) erro
 // which the running hive finds by polling it.
 func TestAnswerThroughTheJournal(t *testing.T) {
 	bin := claudeBin(t)
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ansPhase), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, ansPhase, "06-01-PLAN.md"), []byte(ansPlan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, root, "init", "-q", "-b", "main")
-	git(t, root, "config", "user.name", "Hive Test")
-	git(t, root, "config", "user.email", "test@hive.invalid")
-	git(t, root, "config", "commit.gpgsign", "false")
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-q", "-m", "initial")
+	root := e2etest.Repo(t, map[string]string{ansPhase + "/06-01-PLAN.md": ansPlan})
 
 	summary := ansPhase + "/06-01-SUMMARY.md"
 	const shell = "sh -c 'echo ran > perm.txt'"
@@ -171,23 +158,9 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 		Path:         bin,
 		Live:         true,
 		AllowedTools: []string{"Read", "Write", "Edit", "Bash(git add:*)", "Bash(git commit:*)"},
-		Env: []string{
-			"ANTHROPIC_BASE_URL=" + srv.URL(),
-			"ANTHROPIC_API_KEY=test",
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-			"HOME=" + home,
-			"DISABLE_TELEMETRY=1",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"CLAUDE_CODE_MAX_RETRIES=0",
-		},
+		Env:          e2etest.ClaudeEnv(srv.URL(), home),
 	}
-	ph, err := plan.LoadPhase(root, ansPhase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
+	ph := e2etest.LoadPhase(t, root, ansPhase)
 	dbPath := filepath.Join(t.TempDir(), "journal.db")
 	mine, err := journal.Open(dbPath) // the running hive's handle
 	if err != nil {
@@ -202,11 +175,8 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := &ansObserver{observer: observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}, other: other}
+	repo := e2etest.OpenRepo(ctx, t, root)
+	obs := &ansObserver{Recorder: e2etest.NewRecorder(nil), other: other}
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:          repo,
 		Phase:         ph,
@@ -293,8 +263,9 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 		}
 	}
 	log := git(t, root, "log", "--format=%B")
+	commits := e2etest.TaskCommits(t, root)
 	for _, tr := range []string{"Hive-Task: 06-01/1", "Hive-Task: 06-01/2"} {
-		if countLines(log, tr) != 1 {
+		if commits[strings.TrimPrefix(tr, "Hive-Task: ")] != 1 {
 			t.Errorf("want one commit with %q:\n%s", tr, log)
 		}
 	}

@@ -7,178 +7,36 @@ package claude_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
-const phaseDir = ".planning/phases/03-auth"
+const phaseDir = e2etest.Phase03Dir
 
-// The plans of internal/cli/testdata/script/checkpoints_team.txtar.
-var planFiles = map[string]string{
-	phaseDir + "/03-01-PLAN.md": `---
-phase: 03-auth
-plan: 01
-type: execute
-wave: 1
-depends_on: []
-files_modified: [src/auth/provider.ts, src/auth/session.ts]
-autonomous: false
----
-<objective>Authentication provider</objective>
-<tasks>
-<task type="auto"><name>Task 1: Provider interface</name><files>src/auth/provider.ts</files><action>Define ` + "`interface AuthProvider { signIn(): Promise<User> }`" + `.</action><done>interface exists</done></task>
-<task type="checkpoint:decision" gate="blocking">
-  <name>Task 2: Choose the provider</name>
-  <decision>Select authentication provider</decision>
-  <context>Need user auth. Three options with different tradeoffs.</context>
-  <options>
-    <option id="supabase"><name>Supabase</name><pros>Built-in with our DB</pros><cons>Less customizable UI</cons></option>
-    <option id="clerk"><name>Clerk</name><pros>Best DX</pros><cons>Paid after 10k MAU</cons></option>
-    <option id="nextauth"><name>NextAuth</name><pros>Free</pros><cons>More setup</cons></option>
-  </options>
-  <resume-signal>Select: supabase, clerk, or nextauth</resume-signal>
-</task>
-<task type="auto"><name>Task 3: Session</name><files>src/auth/session.ts</files><action>Wire the chosen provider.</action><done>sessions work</done></task>
-</tasks>
-`,
-	phaseDir + "/03-02-PLAN.md": `---
-phase: 03-auth
-plan: 02
-type: execute
-wave: 1
-depends_on: []
-files_modified: [src/ui/dashboard.tsx]
-autonomous: false
----
-<objective>Dashboard layout</objective>
-<tasks>
-<task type="auto"><name>Task 1: Layout</name><files>src/ui/dashboard.tsx</files><action>Sidebar and content.</action><done>renders</done></task>
-<task type="checkpoint:human-verify" gate="blocking">
-  <name>Task 2: Check the layout</name>
-  <what-built>Responsive dashboard at http://localhost:3000/dashboard</what-built>
-  <how-to-verify>Visit it at 375px, 768px and 1280px.</how-to-verify>
-  <resume-signal>Type "approved" or describe layout issues</resume-signal>
-</task>
-</tasks>
-`,
-	phaseDir + "/03-03-PLAN.md": `---
-phase: 03-auth
-plan: 03
-type: execute
-wave: 1
-depends_on: []
-files_modified: [docs/auth.md]
-autonomous: true
----
-<objective>Document auth</objective>
-<tasks>
-<task type="auto"><name>Task 1: Docs</name><files>docs/auth.md</files><action>Explain sign-in.</action><done>docs exist</done></task>
-</tasks>
-`,
-}
+type task = e2etest.Task
 
-// task is what the fake executor knows of a plan's task.
-type task struct {
-	name       string
-	file       string // auto tasks
-	checkpoint string // "decision", "human-verify"; "" for auto tasks
-}
+var (
+	plans   = e2etest.Phase03Tasks
+	answers = e2etest.Phase03Answers
+)
 
-var plans = map[string][]task{
-	"03-01": {
-		{name: "Provider interface", file: "src/auth/provider.ts"},
-		{name: "Choose the provider", checkpoint: "decision"},
-		{name: "Session", file: "src/auth/session.ts"},
-	},
-	"03-02": {
-		{name: "Layout", file: "src/ui/dashboard.tsx"},
-		{name: "Check the layout", checkpoint: "human-verify"},
-	},
-	"03-03": {
-		{name: "Docs", file: "docs/auth.md"},
-	},
-}
-
-var answers = map[string]string{"03-01": "clerk", "03-02": "approved"}
-
-// claudeBin finds the real Claude Code CLI: HIVE_TOOLS, else the module's
-// .tools folder. Without it the test fails under CI and skips otherwise.
-func claudeBin(t *testing.T) string {
-	t.Helper()
-	var cands []string
-	if d := os.Getenv("HIVE_TOOLS"); d != "" {
-		cands = append(cands, filepath.Join(d, "claude"))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				cands = append(cands, filepath.Join(d, ".tools", "node_modules", ".bin", "claude"))
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	for _, c := range cands {
-		if st, err := os.Stat(c); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return c
-		}
-	}
-	msg := fmt.Sprintf("the claude CLI is not installed (looked at %v: $HIVE_TOOLS/claude and <module root>/.tools/node_modules/.bin/claude); run `make tools`", cands)
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+// claudeBin finds the real Claude Code CLI (see e2etest.RequireCLI).
+func claudeBin(t *testing.T) string { t.Helper(); return e2etest.RequireCLI(t, "claude") }
 
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func newRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range planFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "test@hive.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
+	return e2etest.Git(t, dir, args...)
 }
 
 // ---- the fake executor ----
@@ -304,12 +162,12 @@ func segment(root, id string, from int, answer string, team bool) []step {
 	var pending []string // PROGRESS lines said with the next reply
 	for n := from; n <= total; n++ {
 		tk := tasks[n-1]
-		subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
+		subject := fmt.Sprintf("feat(%s): %s", id, tk.Name)
 		progress := fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject)
-		if tk.checkpoint != "" {
+		if tk.Checkpoint != "" {
 			if n == from && answer != "" {
-				body := "checkpoint " + tk.checkpoint + " " + answer
-				if tk.checkpoint == "decision" {
+				body := "checkpoint " + tk.Checkpoint + " " + answer
+				if tk.Checkpoint == "decision" {
 					body = "decision " + answer
 				}
 				steps = append(steps, static(withText(pending, fa.Bash(commitCmd(id, n, subject, body, fmt.Sprintf("%s/%s-PLAN.md", phaseDir, id), true)))))
@@ -323,8 +181,8 @@ func segment(root, id string, from int, answer string, team bool) []step {
 			return steps
 		}
 		steps = append(steps,
-			static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.file)), fmt.Sprintf("// %s: %s\n", id, tk.name)))),
-			static(fa.Bash(commitCmd(id, n, subject, "", tk.file, false))),
+			static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.File)), fmt.Sprintf("// %s: %s\n", id, tk.Name)))),
+			static(fa.Bash(commitCmd(id, n, subject, "", tk.File, false))),
 		)
 		pending = []string{progress}
 	}
@@ -355,7 +213,7 @@ func checkpointText(id string, n int, team bool, c *fa.Conversation) string {
 	tk := plans[id][n-1]
 	total := len(plans[id])
 	var details, awaiting string
-	switch tk.checkpoint {
+	switch tk.Checkpoint {
 	case "decision":
 		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
 			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
@@ -365,15 +223,15 @@ func checkpointText(id string, n int, team bool, c *fa.Conversation) string {
 		awaiting = `Type "approved" or describe layout issues`
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.checkpoint, id, n-1, total)
+	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.Checkpoint, id, n-1, total)
 	if !team {
-		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.checkpoint, id, n-1, total)
+		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.Checkpoint, id, n-1, total)
 		b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
 		for i, hs := range commitsSeen(c) {
 			hash, _, _ := strings.Cut(hs, " ")
-			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, plans[id][i].name, hash, plans[id][i].file)
+			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, plans[id][i].Name, hash, plans[id][i].File)
 		}
-		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.name)
+		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.Name)
 	}
 	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
 	return b.String()
@@ -396,7 +254,7 @@ func executor(t *testing.T, root string) fa.Rule {
 				ans := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(prompt), "CHECKPOINT_RESPONSE:"))
 				from := 0
 				for i, tk := range plans[id] {
-					if tk.checkpoint != "" {
+					if tk.Checkpoint != "" {
 						from = i + 1 // each test plan has one checkpoint
 					}
 				}
@@ -430,43 +288,6 @@ func clipS(s string, n int) string {
 	return s
 }
 
-// ---- the observer ----
-
-type observer struct {
-	mu      sync.Mutex
-	lines   []string
-	answers chan runner.Answer
-	opened  map[string]int
-}
-
-func (o *observer) add(format string, args ...any) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.lines = append(o.lines, fmt.Sprintf(format, args...))
-}
-
-func (o *observer) Resumed(run journal.Run, s engine.Snapshot) { o.add("resumed %d", run.ID) }
-func (o *observer) Event(ev engine.Event, s engine.Snapshot) {
-	o.add("event %s %s attempt=%d", ev.Type, ev.Plan, ev.Attempt)
-}
-func (o *observer) Command(c engine.Command, s engine.Snapshot) {
-	o.add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, c.Reason)
-	if c.Type == engine.CmdCheckpointOpened {
-		o.mu.Lock()
-		o.opened[c.Plan]++
-		o.mu.Unlock()
-		if a, ok := answers[c.Plan]; ok {
-			o.answers <- runner.Answer{Plan: c.Plan, Text: a} // buffered: Run reads it in the same goroutine
-		}
-	}
-}
-func (o *observer) Note(planID, text string) { o.add("note %s %s", planID, text) }
-func (o *observer) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return strings.Join(o.lines, "\n")
-}
-
 // ---- the runs ----
 
 type outcome struct {
@@ -474,43 +295,22 @@ type outcome struct {
 	srv   *fa.Server
 	mem   *journal.Memory
 	res   runner.Result
-	obs   *observer
+	obs   *e2etest.Recorder
 	spent time.Duration
 }
 
 func runPhase(t *testing.T, live bool) outcome {
 	t.Helper()
 	bin := claudeBin(t)
-	root := newRepo(t)
+	root := e2etest.Repo(t, e2etest.Phase03Auth)
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{executor(t, root)}})
 	home := t.TempDir()
-	launcher := agent.Claude{
-		Path: bin,
-		Live: live,
-		Env: []string{
-			"ANTHROPIC_BASE_URL=" + srv.URL(),
-			"ANTHROPIC_API_KEY=test",
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-			"HOME=" + home,
-			"DISABLE_TELEMETRY=1",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"CLAUDE_CODE_MAX_RETRIES=0",
-		},
-	}
-	ph, err := plan.LoadPhase(root, phaseDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
+	launcher := agent.Claude{Path: bin, Live: live, Env: e2etest.ClaudeEnv(srv.URL(), home)}
+	ph := e2etest.LoadPhase(t, root, phaseDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := &observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}
+	repo := e2etest.OpenRepo(ctx, t, root)
+	obs := e2etest.NewRecorder(answers)
 	mem := journal.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
@@ -522,7 +322,7 @@ func runPhase(t *testing.T, live bool) outcome {
 		MaxConcurrent: 3,
 		TeamMode:      live,
 		Interactive:   true,
-		Answers:       obs.answers,
+		Answers:       obs.Answers,
 		StopGrace:     5 * time.Second,
 		Stall:         30 * time.Second,
 		PollInterval:  20 * time.Millisecond,
@@ -552,20 +352,21 @@ func (o outcome) check(t *testing.T) (started map[string][]int) {
 		t.Errorf("resolved checkpoints = %d, want 2", o.res.Snapshot.Resolved)
 	}
 	for id := range answers {
-		if o.obs.opened[id] != 1 {
-			t.Errorf("plan %s: %d checkpoint-opened, want 1", id, o.obs.opened[id])
+		if n := o.obs.Opened(id); n != 1 {
+			t.Errorf("plan %s: %d checkpoint-opened, want 1", id, n)
 		}
 	}
 
 	log := git(t, o.root, "log", "--format=%B")
+	commits := e2etest.TaskCommits(t, o.root)
 	for id, tasks := range plans {
 		for n := range tasks {
 			trailer := fmt.Sprintf("Hive-Task: %s/%d", id, n+1)
-			if c := countLines(log, trailer); c != 1 {
+			if c := commits[strings.TrimPrefix(trailer, "Hive-Task: ")]; c != 1 {
 				t.Errorf("%d commits carry %q, want 1", c, trailer)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(o.root, phaseDir, id+"-SUMMARY.md")); err != nil {
+		if err := e2etest.Summary(o.root, phaseDir, id); err != nil {
 			t.Errorf("plan %s: %v", id, err)
 		}
 	}
@@ -575,25 +376,11 @@ func (o outcome) check(t *testing.T) (started map[string][]int) {
 	if n := strings.Count(log, "Hive-Task: "); n != 6 {
 		t.Errorf("%d task commits, want 6", n)
 	}
-	if st := git(t, o.root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+	if st := e2etest.Dirty(t, o.root); st != "" {
 		t.Errorf("work tree not clean after the run:\n%s", st)
 	}
 
-	started = map[string][]int{}
-	recs, err := o.mem.Events(o.res.Run.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if r.Type != string(engine.EvAgentStarted) {
-			continue
-		}
-		var ev engine.Event
-		if err := json.Unmarshal(r.Payload, &ev); err != nil {
-			t.Fatal(err)
-		}
-		started[ev.Plan] = append(started[ev.Plan], ev.Attempt)
-	}
+	started = e2etest.AgentStarts(t, o.mem, o.res.Run.ID)
 	if t.Failed() {
 		for _, r := range o.srv.MainRequests() {
 			for _, b := range r.Conv.LastToolResults() {
@@ -607,16 +394,6 @@ func (o outcome) check(t *testing.T) (started map[string][]int) {
 		t.Logf("unknown path requested: %s", u)
 	}
 	return started
-}
-
-func countLines(s, line string) int {
-	n := 0
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) == line {
-			n++
-		}
-	}
-	return n
 }
 
 type usage struct {

@@ -11,10 +11,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -39,26 +38,26 @@ autonomous: true
 // permObserver answers every permission checkpoint with answer, as a human
 // typing in hive's terminal would.
 type permObserver struct {
-	observer
+	*e2etest.Recorder
 	answer string
 	opened []engine.Checkpoint
 	sent   []engine.Command
 }
 
 func (o *permObserver) Command(c engine.Command, s engine.Snapshot) {
-	o.observer.Command(c, s)
+	o.Recorder.Command(c, s)
 	switch c.Type {
 	case engine.CmdCheckpointOpened:
-		o.mu.Lock()
+		o.Lock()
 		o.opened = append(o.opened, *c.Checkpoint)
-		o.mu.Unlock()
+		o.Unlock()
 		if c.Checkpoint.Kind == engine.KindPermission {
-			o.answers <- runner.Answer{Plan: c.Plan, Text: o.answer}
+			o.Answers <- runner.Answer{Plan: c.Plan, Text: o.answer}
 		}
 	case engine.CmdPermission:
-		o.mu.Lock()
+		o.Lock()
 		o.sent = append(o.sent, c)
-		o.mu.Unlock()
+		o.Unlock()
 	}
 }
 
@@ -68,19 +67,7 @@ func (o *permObserver) Command(c engine.Command, s engine.Snapshot) {
 // in the same session.
 func TestPermissionRealClaude(t *testing.T) {
 	bin := claudeBin(t)
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, permPhase), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, permPhase, "04-01-PLAN.md"), []byte(permPlan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, root, "init", "-q", "-b", "main")
-	git(t, root, "config", "user.name", "Hive Test")
-	git(t, root, "config", "user.email", "test@hive.invalid")
-	git(t, root, "config", "commit.gpgsign", "false")
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-q", "-m", "initial")
+	root := e2etest.Repo(t, map[string]string{permPhase + "/04-01-PLAN.md": permPlan})
 
 	summary := permPhase + "/04-01-SUMMARY.md"
 	const shell = "sh -c 'echo ran > perm.txt'"
@@ -98,27 +85,13 @@ func TestPermissionRealClaude(t *testing.T) {
 		Live: true,
 		// Bash only for git add and git commit: anything else is asked for.
 		AllowedTools: []string{"Read", "Write", "Edit", "Bash(git add:*)", "Bash(git commit:*)"},
-		Env: []string{
-			"ANTHROPIC_BASE_URL=" + srv.URL(),
-			"ANTHROPIC_API_KEY=test",
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-			"HOME=" + home,
-			"DISABLE_TELEMETRY=1",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"CLAUDE_CODE_MAX_RETRIES=0",
-		},
+		Env:          e2etest.ClaudeEnv(srv.URL(), home),
 	}
-	ph, err := plan.LoadPhase(root, permPhase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ph := e2etest.LoadPhase(t, root, permPhase)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := &permObserver{observer: observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}, answer: "allow"}
+	repo := e2etest.OpenRepo(ctx, t, root)
+	obs := &permObserver{Recorder: e2etest.NewRecorder(nil), answer: "allow"}
 	mem := journal.NewMemory()
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:          repo,
@@ -129,7 +102,7 @@ func TestPermissionRealClaude(t *testing.T) {
 		MaxConcurrent: 1,
 		TeamMode:      true,
 		Interactive:   true,
-		Answers:       obs.answers,
+		Answers:       obs.Answers,
 		StopGrace:     5 * time.Second,
 		Stall:         30 * time.Second,
 		PollInterval:  20 * time.Millisecond,

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,10 +17,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -52,30 +50,11 @@ autonomous: true
 `
 
 var stallTasks = []task{
-	{name: "Alpha", file: "src/watch/a.ts"},
-	{name: "Beta", file: "src/watch/b.ts"},
+	{Name: "Alpha", File: "src/watch/a.ts"},
+	{Name: "Beta", File: "src/watch/b.ts"},
 }
 
 var stallPlanRe = regexp.MustCompile(`- Plan: \.planning/phases/05-watchdog/(05-0\d)-PLAN\.md`)
-
-func stallRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	p := filepath.Join(dir, filepath.FromSlash(stallPhaseDir), stallPlanID+"-PLAN.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(stallPlanFile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "test@hive.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
-}
 
 // stallExecutor plays the executor of plan 05-01 in a team session: it
 // checks the earlier commits when it is a continuation, then writes and
@@ -97,10 +76,10 @@ func stallExecutor(t *testing.T, root string) fa.Rule {
 			total := len(stallTasks)
 			var pending []string
 			for n, tk := range stallTasks {
-				subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
+				subject := fmt.Sprintf("feat(%s): %s", id, tk.Name)
 				steps = append(steps,
-					static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.file)), fmt.Sprintf("// %s: %s\n", id, tk.name)))),
-					static(fa.Bash(commitCmd(id, n+1, subject, "", tk.file, false))),
+					static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.File)), fmt.Sprintf("// %s: %s\n", id, tk.Name)))),
+					static(fa.Bash(commitCmd(id, n+1, subject, "", tk.File, false))),
 				)
 				pending = []string{fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n+1, total, subject)}
 			}
@@ -214,7 +193,7 @@ func (f *stallFront) handle(w http.ResponseWriter, r *http.Request) {
 // stallObserver records the commands with their Kill flag on top of the
 // shared observer's log.
 type stallObserver struct {
-	*observer
+	*e2etest.Recorder
 	kmu   sync.Mutex
 	stops []engine.Command
 }
@@ -224,12 +203,12 @@ func (o *stallObserver) Command(c engine.Command, s engine.Snapshot) {
 		o.kmu.Lock()
 		o.stops = append(o.stops, c)
 		o.kmu.Unlock()
-		o.add("stop %s attempt=%d kill=%v reason=%q", c.Plan, c.Attempt, c.Kill, c.Reason)
+		o.Add("stop %s attempt=%d kill=%v reason=%q", c.Plan, c.Attempt, c.Kill, c.Reason)
 	}
 	if c.Type == engine.CmdSend {
-		o.add("send %s attempt=%d text=%q", c.Plan, c.Attempt, c.Text)
+		o.Add("send %s attempt=%d text=%q", c.Plan, c.Attempt, c.Text)
 	}
-	o.observer.Command(c, s)
+	o.Recorder.Command(c, s)
 }
 
 // A live session that hangs in the middle of its first turn (the model
@@ -238,37 +217,20 @@ func (o *stallObserver) Command(c engine.Command, s engine.Snapshot) {
 // continuation finishes the plan.
 func TestStallWatchdogRealClaude(t *testing.T) {
 	bin := claudeBin(t)
-	root := stallRepo(t)
+	root := e2etest.Repo(t, map[string]string{stallPhaseDir + "/" + stallPlanID + "-PLAN.md": stallPlanFile})
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{stallExecutor(t, root)}})
 	front := newStallFront(t, srv.URL())
 	home := t.TempDir()
 	launcher := agent.Claude{
 		Path: bin,
 		Live: true,
-		Env: []string{
-			"ANTHROPIC_BASE_URL=" + front.srv.URL,
-			"ANTHROPIC_API_KEY=test",
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-			"HOME=" + home,
-			"DISABLE_TELEMETRY=1",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"CLAUDE_CODE_MAX_RETRIES=0",
-		},
+		Env:  e2etest.ClaudeEnv(front.srv.URL, home),
 	}
-	ph, err := plan.LoadPhase(root, stallPhaseDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
+	ph := e2etest.LoadPhase(t, root, stallPhaseDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := &stallObserver{observer: &observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}}
+	repo := e2etest.OpenRepo(ctx, t, root)
+	obs := &stallObserver{Recorder: e2etest.NewRecorder(nil)}
 	mem := journal.NewMemory()
 	const stall = 2 * time.Second
 	start := time.Now()
@@ -281,7 +243,7 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 		MaxConcurrent: 1,
 		TeamMode:      true,
 		Interactive:   true,
-		Answers:       obs.answers,
+		Answers:       obs.Answers,
 		Retries:       1,
 		StopGrace:     5 * time.Second,
 		Stall:         stall,
@@ -387,19 +349,20 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 
 	// One commit per task, the SUMMARY, a clean tree.
 	log := git(t, root, "log", "--format=%B")
+	commits := e2etest.TaskCommits(t, root)
 	for n := range stallTasks {
 		trailer := fmt.Sprintf("Hive-Task: %s/%d", stallPlanID, n+1)
-		if c := countLines(log, trailer); c != 1 {
+		if c := commits[strings.TrimPrefix(trailer, "Hive-Task: ")]; c != 1 {
 			t.Errorf("%d commits carry %q, want 1", c, trailer)
 		}
 	}
 	if n := strings.Count(log, "Hive-Task: "); n != len(stallTasks) {
 		t.Errorf("%d task commits, want %d", n, len(stallTasks))
 	}
-	if _, err := os.Stat(filepath.Join(root, stallPhaseDir, stallPlanID+"-SUMMARY.md")); err != nil {
+	if err := e2etest.Summary(root, stallPhaseDir, stallPlanID); err != nil {
 		t.Errorf("SUMMARY: %v", err)
 	}
-	if st := git(t, root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+	if st := e2etest.Dirty(t, root); st != "" {
 		t.Errorf("work tree not clean after the run:\n%s", st)
 	}
 	conts := 0

@@ -3,7 +3,6 @@ package claude_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,10 +10,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -65,11 +63,11 @@ autonomous: false
 `
 
 var tkTasks = []task{
-	{name: "Provider interface", file: "src/auth/provider.ts"},
-	{name: "Choose the provider", checkpoint: "decision"},
-	{name: "Check the sign-in page", checkpoint: "human-verify"},
-	{name: "Create the OAuth app", checkpoint: "human-action"},
-	{name: "Session", file: "src/auth/session.ts"},
+	{Name: "Provider interface", File: "src/auth/provider.ts"},
+	{Name: "Choose the provider", Checkpoint: "decision"},
+	{Name: "Check the sign-in page", Checkpoint: "human-verify"},
+	{Name: "Create the OAuth app", Checkpoint: "human-action"},
+	{Name: "Session", File: "src/auth/session.ts"},
 }
 
 var tkAnswers = map[string]string{"decision": "clerk", "human-verify": "approved", "human-action": "done"}
@@ -83,30 +81,11 @@ func tkPlanOf(c *fa.Conversation) string {
 	return ""
 }
 
-func tkNewRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	p := filepath.Join(dir, tkPhase, tkID+"-PLAN.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(tkPlan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "test@hive.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
-}
-
 // tkCheckpoints lists the task numbers of the checkpoints, in order.
 func tkCheckpoints() []int {
 	var out []int
 	for i, tk := range tkTasks {
-		if tk.checkpoint != "" {
+		if tk.Checkpoint != "" {
 			out = append(out, i+1)
 		}
 	}
@@ -123,11 +102,11 @@ func tkSegment(root string, from int, answer string, team bool) []step {
 	var pending []string
 	for n := from; n <= total; n++ {
 		tk := tkTasks[n-1]
-		subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
+		subject := fmt.Sprintf("feat(%s): %s", id, tk.Name)
 		progress := fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject)
-		if tk.checkpoint != "" {
+		if tk.Checkpoint != "" {
 			if n == from && answer != "" {
-				body := "checkpoint " + tk.checkpoint + " " + answer
+				body := "checkpoint " + tk.Checkpoint + " " + answer
 				steps = append(steps, static(withText(pending, fa.Bash(commitCmd(id, n, subject, body, planFile, true)))))
 				pending = []string{progress}
 				continue
@@ -139,8 +118,8 @@ func tkSegment(root string, from int, answer string, team bool) []step {
 			return steps
 		}
 		steps = append(steps,
-			static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.file)), fmt.Sprintf("// %s: %s\n", id, tk.name)))),
-			static(fa.Bash(commitCmd(id, n, subject, "", tk.file, false))),
+			static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.File)), fmt.Sprintf("// %s: %s\n", id, tk.Name)))),
+			static(fa.Bash(commitCmd(id, n, subject, "", tk.File, false))),
 		)
 		pending = []string{progress}
 	}
@@ -172,7 +151,7 @@ func tkCheckpointText(n int, team bool, c *fa.Conversation) string {
 	tk := tkTasks[n-1]
 	total := len(tkTasks)
 	var details, awaiting string
-	switch tk.checkpoint {
+	switch tk.Checkpoint {
 	case "decision":
 		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
 			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
@@ -185,15 +164,15 @@ func tkCheckpointText(n int, team bool, c *fa.Conversation) string {
 		awaiting = `Type "done" when the keys are in place`
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.checkpoint, id, n-1, total)
+	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.Checkpoint, id, n-1, total)
 	if !team {
-		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.checkpoint, id, n-1, total)
+		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.Checkpoint, id, n-1, total)
 		b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
 		for i, hs := range commitsSeen(c) {
 			hash, subj, _ := strings.Cut(hs, " ")
 			fmt.Fprintf(&b, "| %d | %s | %s | - |\n", i+1, subj, hash)
 		}
-		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.name)
+		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.Name)
 	}
 	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
 	return b.String()
@@ -247,17 +226,17 @@ func tkExecutor(t *testing.T, root string) fa.Rule {
 
 // tkObserver answers each checkpoint as a human typing in the terminal.
 type tkObserver struct {
-	observer
+	*e2etest.Recorder
 	types []string
 }
 
 func (o *tkObserver) Command(c engine.Command, s engine.Snapshot) {
-	o.observer.Command(c, s)
+	o.Recorder.Command(c, s)
 	if c.Type == engine.CmdCheckpointOpened {
-		o.mu.Lock()
+		o.Lock()
 		o.types = append(o.types, c.Checkpoint.Type)
-		o.mu.Unlock()
-		o.answers <- runner.Answer{Plan: c.Plan, Text: tkAnswers[c.Checkpoint.Type]}
+		o.Unlock()
+		o.Answers <- runner.Answer{Plan: c.Plan, Text: tkAnswers[c.Checkpoint.Type]}
 	}
 }
 
@@ -272,36 +251,19 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 		mode = "team"
 	}
 	bin := claudeBin(t)
-	root := tkNewRepo(t)
+	root := e2etest.Repo(t, map[string]string{tkPhase + "/" + tkID + "-PLAN.md": tkPlan})
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{tkExecutor(t, root)}})
 	home := t.TempDir()
 	launcher := agent.Claude{
 		Path: bin,
 		Live: live,
-		Env: []string{
-			"ANTHROPIC_BASE_URL=" + srv.URL(),
-			"ANTHROPIC_API_KEY=test",
-			"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-			"HOME=" + home,
-			"DISABLE_TELEMETRY=1",
-			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"CLAUDE_CODE_MAX_RETRIES=0",
-		},
+		Env:  e2etest.ClaudeEnv(srv.URL(), home),
 	}
-	ph, err := plan.LoadPhase(root, tkPhase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
+	ph := e2etest.LoadPhase(t, root, tkPhase)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obs := &tkObserver{observer: observer{answers: make(chan runner.Answer, 8), opened: map[string]int{}}}
+	repo := e2etest.OpenRepo(ctx, t, root)
+	obs := &tkObserver{Recorder: e2etest.NewRecorder(nil)}
 	mem := journal.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
@@ -313,7 +275,7 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 		MaxConcurrent: 1,
 		TeamMode:      live,
 		Interactive:   true,
-		Answers:       obs.answers,
+		Answers:       obs.Answers,
 		StopGrace:     5 * time.Second,
 		Stall:         30 * time.Second,
 		PollInterval:  20 * time.Millisecond,
@@ -337,9 +299,10 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 		fail("resolved checkpoints = %d, want 3", res.Snapshot.Resolved)
 	}
 	log := git(t, root, "log", "--format=%B")
+	commits := e2etest.TaskCommits(t, root)
 	for n := range tkTasks {
 		trailer := fmt.Sprintf("Hive-Task: %s/%d", tkID, n+1)
-		if c := countLines(log, trailer); c != 1 {
+		if c := commits[strings.TrimPrefix(trailer, "Hive-Task: ")]; c != 1 {
 			fail("%d commits carry %q, want 1", c, trailer)
 		}
 	}
@@ -351,10 +314,10 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 			fail("no commit records %q:\n%s", a, log)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, tkPhase, tkID+"-SUMMARY.md")); err != nil {
+	if err := e2etest.Summary(root, tkPhase, tkID); err != nil {
 		fail("%v", err)
 	}
-	if st := git(t, root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+	if st := e2etest.Dirty(t, root); st != "" {
 		fail("work tree not clean after the run:\n%s", st)
 	}
 

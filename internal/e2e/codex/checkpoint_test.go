@@ -9,114 +9,27 @@ package codex_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
 
-const cpPhaseDir = ".planning/phases/03-auth"
+const cpPhaseDir = e2etest.Phase03Dir
 
-// The plans of internal/e2e/claude (internal/cli/testdata/script/checkpoints_team.txtar).
-var cpPlanFiles = map[string]string{
-	cpPhaseDir + "/03-01-PLAN.md": `---
-phase: 03-auth
-plan: 01
-type: execute
-wave: 1
-depends_on: []
-files_modified: [src/auth/provider.ts, src/auth/session.ts]
-autonomous: false
----
-<objective>Authentication provider</objective>
-<tasks>
-<task type="auto"><name>Task 1: Provider interface</name><files>src/auth/provider.ts</files><action>Define ` + "`interface AuthProvider { signIn(): Promise<User> }`" + `.</action><done>interface exists</done></task>
-<task type="checkpoint:decision" gate="blocking">
-  <name>Task 2: Choose the provider</name>
-  <decision>Select authentication provider</decision>
-  <context>Need user auth. Three options with different tradeoffs.</context>
-  <options>
-    <option id="supabase"><name>Supabase</name><pros>Built-in with our DB</pros><cons>Less customizable UI</cons></option>
-    <option id="clerk"><name>Clerk</name><pros>Best DX</pros><cons>Paid after 10k MAU</cons></option>
-    <option id="nextauth"><name>NextAuth</name><pros>Free</pros><cons>More setup</cons></option>
-  </options>
-  <resume-signal>Select: supabase, clerk, or nextauth</resume-signal>
-</task>
-<task type="auto"><name>Task 3: Session</name><files>src/auth/session.ts</files><action>Wire the chosen provider.</action><done>sessions work</done></task>
-</tasks>
-`,
-	cpPhaseDir + "/03-02-PLAN.md": `---
-phase: 03-auth
-plan: 02
-type: execute
-wave: 1
-depends_on: []
-files_modified: [src/ui/dashboard.tsx]
-autonomous: false
----
-<objective>Dashboard layout</objective>
-<tasks>
-<task type="auto"><name>Task 1: Layout</name><files>src/ui/dashboard.tsx</files><action>Sidebar and content.</action><done>renders</done></task>
-<task type="checkpoint:human-verify" gate="blocking">
-  <name>Task 2: Check the layout</name>
-  <what-built>Responsive dashboard at http://localhost:3000/dashboard</what-built>
-  <how-to-verify>Visit it at 375px, 768px and 1280px.</how-to-verify>
-  <resume-signal>Type "approved" or describe layout issues</resume-signal>
-</task>
-</tasks>
-`,
-	cpPhaseDir + "/03-03-PLAN.md": `---
-phase: 03-auth
-plan: 03
-type: execute
-wave: 1
-depends_on: []
-files_modified: [docs/auth.md]
-autonomous: true
----
-<objective>Document auth</objective>
-<tasks>
-<task type="auto"><name>Task 1: Docs</name><files>docs/auth.md</files><action>Explain sign-in.</action><done>docs exist</done></task>
-</tasks>
-`,
-}
-
-// cpTask is what the fake executor knows of a plan's task.
-type cpTask struct {
-	name       string
-	file       string // auto tasks
-	checkpoint string // "decision", "human-verify"; "" for auto tasks
-}
-
-var cpPlans = map[string][]cpTask{
-	"03-01": {
-		{name: "Provider interface", file: "src/auth/provider.ts"},
-		{name: "Choose the provider", checkpoint: "decision"},
-		{name: "Session", file: "src/auth/session.ts"},
-	},
-	"03-02": {
-		{name: "Layout", file: "src/ui/dashboard.tsx"},
-		{name: "Check the layout", checkpoint: "human-verify"},
-	},
-	"03-03": {
-		{name: "Docs", file: "docs/auth.md"},
-	},
-}
-
-var cpAnswers = map[string]string{"03-01": "clerk", "03-02": "approved"}
+var (
+	cpPlans   = e2etest.Phase03Tasks
+	cpAnswers = e2etest.Phase03Answers
+)
 
 var (
 	cpPlanRe     = regexp.MustCompile(`- Plan: \.planning/phases/03-auth/(03-0\d)-PLAN\.md`)
@@ -124,27 +37,6 @@ var (
 	cpUserRespRe = regexp.MustCompile(`(?s)<user_response>\s*(.*?)\s*</user_response>`)
 	cpCommitRe   = regexp.MustCompile(`\[main ([0-9a-f]{7,})\] (.*)`)
 )
-
-func cpNewRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range cpPlanFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive E2E")
-	git(t, dir, "config", "user.email", "e2e@hive.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
-}
 
 // cpRetry retries cmd while another executor holds .git/index.lock.
 func cpRetry(cmd string) string {
@@ -203,11 +95,11 @@ func cpSegment(id string, from int, answer string) []cpStep {
 	var progress []string
 	for n := from; n <= total; n++ {
 		tk := tasks[n-1]
-		subject := fmt.Sprintf("feat(%s): %s", id, tk.name)
-		if tk.checkpoint != "" {
+		subject := fmt.Sprintf("feat(%s): %s", id, tk.Name)
+		if tk.Checkpoint != "" {
 			if n == from && answer != "" {
-				body := "checkpoint " + tk.checkpoint + " " + answer
-				if tk.checkpoint == "decision" {
+				body := "checkpoint " + tk.Checkpoint + " " + answer
+				if tk.Checkpoint == "decision" {
 					body = "decision " + answer
 				}
 				steps = append(steps, cpStatic(fakeopenai.Run(cpCommitCmd(id, n, subject, body, fmt.Sprintf("%s/%s-PLAN.md", cpPhaseDir, id), true))))
@@ -220,8 +112,8 @@ func cpSegment(id string, from int, answer string) []cpStep {
 			})
 			return steps
 		}
-		steps = append(steps, cpStatic(fakeopenai.Run(cpWriteCmd(tk.file, fmt.Sprintf("// %s: %s\n", id, tk.name))+" && "+
-			cpCommitCmd(id, n, subject, "", tk.file, false))))
+		steps = append(steps, cpStatic(fakeopenai.Run(cpWriteCmd(tk.File, fmt.Sprintf("// %s: %s\n", id, tk.Name))+" && "+
+			cpCommitCmd(id, n, subject, "", tk.File, false))))
 		progress = append(progress, fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject))
 	}
 	summary := fmt.Sprintf("%s/%s-SUMMARY.md", cpPhaseDir, id)
@@ -249,7 +141,7 @@ func cpCheckpointText(id string, n int, r fakeopenai.Request) string {
 	tk := cpPlans[id][n-1]
 	total := len(cpPlans[id])
 	var details, awaiting string
-	switch tk.checkpoint {
+	switch tk.Checkpoint {
 	case "decision":
 		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
 			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
@@ -259,13 +151,13 @@ func cpCheckpointText(id string, n int, r fakeopenai.Request) string {
 		awaiting = `Type "approved" or describe layout issues`
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.checkpoint, id, n-1, total)
+	fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.Checkpoint, id, n-1, total)
 	b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
 	for i, hs := range cpCommitsSeen(r) {
 		hash, _, _ := strings.Cut(hs, " ")
-		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, cpPlans[id][i].name, hash, cpPlans[id][i].file)
+		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, cpPlans[id][i].Name, hash, cpPlans[id][i].File)
 	}
-	fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.name)
+	fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.Name)
 	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
 	return b.String()
 }
@@ -304,68 +196,13 @@ func cpExecutor(t *testing.T) fakeopenai.Rule {
 	}
 }
 
-// cpObserver records the run and answers checkpoints.
-type cpObserver struct {
-	mu      sync.Mutex
-	lines   []string
-	answers chan runner.Answer
-	opened  map[string]int
-}
-
-func (o *cpObserver) add(format string, args ...any) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.lines = append(o.lines, fmt.Sprintf(format, args...))
-}
-
-func (o *cpObserver) Resumed(run journal.Run, _ engine.Snapshot) { o.add("resumed %d", run.ID) }
-func (o *cpObserver) Event(ev engine.Event, _ engine.Snapshot) {
-	o.add("event %s %s attempt=%d", ev.Type, ev.Plan, ev.Attempt)
-}
-func (o *cpObserver) Command(c engine.Command, _ engine.Snapshot) {
-	o.add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, c.Reason)
-	if c.Type == engine.CmdCheckpointOpened {
-		o.mu.Lock()
-		o.opened[c.Plan]++
-		o.mu.Unlock()
-		if a, ok := cpAnswers[c.Plan]; ok {
-			o.answers <- runner.Answer{Plan: c.Plan, Text: a} // buffered
-		}
-	}
-}
-func (o *cpObserver) Note(planID, text string) { o.add("note %s %s", planID, text) }
-func (o *cpObserver) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return strings.Join(o.lines, "\n")
-}
-
-func cpCountLines(s, line string) int {
-	n := 0
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) == line {
-			n++
-		}
-	}
-	return n
-}
-
 func TestCheckpointPhaseRealCodex(t *testing.T) {
 	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
-	root := cpNewRepo(t)
-	ph, err := plan.LoadPhase(root, cpPhaseDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
+	root := e2etest.Repo(t, e2etest.Phase03Auth)
+	ph := e2etest.LoadPhase(t, root, cpPhaseDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := e2etest.OpenRepo(ctx, t, root)
 
 	srv := fakeopenai.New(t, fakeopenai.Script{cpExecutor(t)})
 	home := t.TempDir()
@@ -375,7 +212,7 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 		Args:  srv.CodexConfig(),
 		Env:   []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home},
 	}
-	obs := &cpObserver{answers: make(chan runner.Answer, 8), opened: map[string]int{}}
+	obs := e2etest.NewRecorder(cpAnswers)
 	mem := journal.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
@@ -387,7 +224,7 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 		MaxConcurrent: 3,
 		TeamMode:      false,
 		Interactive:   true,
-		Answers:       obs.answers,
+		Answers:       obs.Answers,
 		Stall:         60 * time.Second,
 		StopGrace:     2 * time.Second,
 		PollInterval:  20 * time.Millisecond,
@@ -421,24 +258,22 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 		t.Errorf("resolved checkpoints = %d, want 2", snap.Resolved)
 	}
 	for id := range cpAnswers {
-		obs.mu.Lock()
-		n := obs.opened[id]
-		obs.mu.Unlock()
-		if n != 1 {
+		if n := obs.Opened(id); n != 1 {
 			t.Errorf("plan %s: %d checkpoint-opened, want 1", id, n)
 		}
 	}
 
 	// One commit per task, a SUMMARY per plan, the decision's answer recorded.
 	log := git(t, root, "log", "--format=%B")
+	commits := e2etest.TaskCommits(t, root)
 	for id, tasks := range cpPlans {
 		for n := range tasks {
 			trailer := fmt.Sprintf("Hive-Task: %s/%d", id, n+1)
-			if c := cpCountLines(log, trailer); c != 1 {
+			if c := commits[strings.TrimPrefix(trailer, "Hive-Task: ")]; c != 1 {
 				t.Errorf("%d commits carry %q, want 1", c, trailer)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(root, cpPhaseDir, id+"-SUMMARY.md")); err != nil {
+		if err := e2etest.Summary(root, cpPhaseDir, id); err != nil {
 			t.Errorf("plan %s: %v", id, err)
 		}
 	}
@@ -449,26 +284,12 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 	if !strings.Contains(decision, "clerk") {
 		t.Errorf("the decision commit does not name clerk:\n%s", decision)
 	}
-	if st := git(t, root, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+	if st := e2etest.Dirty(t, root); st != "" {
 		t.Errorf("work tree not clean after the run:\n%s", st)
 	}
 
 	// Two agents for each checkpointed plan, one for 03-03.
-	started := map[string][]int{}
-	recs, err := mem.Events(res.Run.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if r.Type != string(engine.EvAgentStarted) {
-			continue
-		}
-		var ev engine.Event
-		if err := json.Unmarshal(r.Payload, &ev); err != nil {
-			t.Fatal(err)
-		}
-		started[ev.Plan] = append(started[ev.Plan], ev.Attempt)
-	}
+	started := e2etest.AgentStarts(t, mem, res.Run.ID)
 	want := map[string][]int{"03-01": {1, 2}, "03-02": {1, 2}, "03-03": {1}}
 	for id, w := range want {
 		if fmt.Sprint(started[id]) != fmt.Sprint(w) {

@@ -8,20 +8,15 @@ package codex_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
@@ -235,100 +230,20 @@ func script() fakeopenai.Script {
 	return s
 }
 
-// recorder is the run's Observer: it keeps every event and command in order.
-type recorder struct {
-	mu    sync.Mutex
-	lines []string
-	notes []string
-}
-
-func (r *recorder) add(s string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines = append(r.lines, s)
-}
-func (r *recorder) Resumed(run journal.Run, _ engine.Snapshot) {
-	r.add(fmt.Sprintf("resumed %d", run.ID))
-}
-func (r *recorder) Event(ev engine.Event, _ engine.Snapshot) {
-	r.add(fmt.Sprintf("event %s %s", ev.Type, ev.Plan))
-}
-func (r *recorder) Command(c engine.Command, _ engine.Snapshot) {
-	r.add(fmt.Sprintf("command %s %s %s", c.Type, c.Plan, c.State))
-}
-func (r *recorder) Note(planID, text string) {
-	r.add(fmt.Sprintf("note %s %s", planID, text))
-	r.mu.Lock()
-	r.notes = append(r.notes, planID+": "+text)
-	r.mu.Unlock()
-}
-
-// index is the position of the first line equal to want, or -1.
-func (r *recorder) index(want string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i, l := range r.lines {
-		if l == want {
-			return i
-		}
-	}
-	return -1
-}
-
-func (r *recorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.lines, "\n")
-}
-
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func newRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive E2E")
-	git(t, dir, "config", "user.email", "e2e@hive.invalid")
-	for name, body := range planFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
+	return e2etest.Git(t, dir, args...)
 }
 
 func TestExecutePhaseWithCodex(t *testing.T) {
 	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
 	start := time.Now()
 
-	root := newRepo(t)
-	ph, err := plan.LoadPhase(root, phaseDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
+	root := e2etest.Repo(t, planFiles)
+	ph := e2etest.LoadPhase(t, root, phaseDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := e2etest.OpenRepo(ctx, t, root)
 
 	srv := fakeopenai.New(t, script())
 	home := t.TempDir()
@@ -338,7 +253,8 @@ func TestExecutePhaseWithCodex(t *testing.T) {
 		Args:  srv.CodexConfig(),
 		Env:   []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home},
 	}
-	obs := &recorder{}
+	obs := e2etest.NewRecorder(nil)
+	obs.Short = true // "command start-agent 01-03 " lines, as Index looks them up
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:          repo,
 		Phase:         ph,
@@ -374,11 +290,7 @@ func TestExecutePhaseWithCodex(t *testing.T) {
 	}
 
 	// Exactly one commit per task, and one SUMMARY commit per plan.
-	counts := map[string]int{}
-	re := regexp.MustCompile(`(?m)^Hive-Task: (\S+)$`)
-	for _, m := range re.FindAllStringSubmatch(git(t, root, "log", "--all", "--format=%B"), -1) {
-		counts[m[1]]++
-	}
+	counts := e2etest.TaskCommits(t, root)
 	want := map[string]int{"01-01/1": 1, "01-01/2": 1, "01-02/1": 1, "01-03/1": 1}
 	if fmt.Sprint(counts) != fmt.Sprint(want) {
 		t.Errorf("Hive-Task trailers %v, want %v", counts, want)
@@ -388,33 +300,33 @@ func TestExecutePhaseWithCodex(t *testing.T) {
 		if !strings.Contains(subjects, "docs("+id+"): complete plan") {
 			t.Errorf("no SUMMARY commit for %s in\n%s", id, subjects)
 		}
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(summaryPath(id)))); err != nil {
+		if err := e2etest.Summary(root, phaseDir, id); err != nil {
 			t.Errorf("SUMMARY of %s: %v", id, err)
 		}
 	}
-	if st := git(t, root, "status", "--porcelain"); st != "" {
+	if st := e2etest.Dirty(t, root); st != "" {
 		t.Errorf("work tree not clean after the run:\n%s", st)
 	}
 
 	// 01-03 started only after 01-01 and 01-02 completed.
-	start3 := obs.index("command start-agent 01-03 ")
+	start3 := obs.Index("command start-agent 01-03 ")
 	if start3 < 0 {
 		t.Fatalf("01-03 never started\nobserved:\n%s", obs)
 	}
 	for _, id := range []string{"01-01", "01-02"} {
-		done := obs.index("command plan-state " + id + " complete")
+		done := obs.Index("command plan-state " + id + " complete")
 		if done < 0 || done > start3 {
 			t.Errorf("%s completed at %d, 01-03 started at %d; want before\nobserved:\n%s", id, done, start3, obs)
 		}
 	}
 	// Wave 1 ran in parallel: both plans started before either completed.
-	s1, s2 := obs.index("command start-agent 01-01 "), obs.index("command start-agent 01-02 ")
-	c1, c2 := obs.index("command plan-state 01-01 complete"), obs.index("command plan-state 01-02 complete")
+	s1, s2 := obs.Index("command start-agent 01-01 "), obs.Index("command start-agent 01-02 ")
+	c1, c2 := obs.Index("command plan-state 01-01 complete"), obs.Index("command plan-state 01-02 complete")
 	t.Logf("observer order: start 01-01@%d 01-02@%d, complete 01-01@%d 01-02@%d, start 01-03@%d", s1, s2, c1, c2, start3)
 	if s1 < 0 || s2 < 0 || max(s1, s2) > min(c1, c2) {
 		t.Errorf("wave 1 did not run 01-01 and 01-02 together\nobserved:\n%s", obs)
 	}
-	if got := obs.index("event agent-started 01-03"); got < start3 {
+	if got := obs.Index("event agent-started 01-03"); got < start3 {
 		t.Errorf("agent-started 01-03 at %d, before its start-agent at %d", got, start3)
 	}
 
@@ -422,10 +334,7 @@ func TestExecutePhaseWithCodex(t *testing.T) {
 	if n := len(srv.ResponsesRequests()); n != 10 {
 		t.Errorf("%d model requests, want 10", n)
 	}
-	obs.mu.Lock()
-	notes := obs.notes
-	obs.mu.Unlock()
-	for _, n := range notes {
+	for _, n := range obs.Notes() {
 		t.Logf("note: %s", n)
 	}
 	if elapsed > 30*time.Second {
