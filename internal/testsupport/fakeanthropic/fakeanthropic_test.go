@@ -9,37 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 )
 
-// claudeBin finds the real claude binary: $HIVE_TOOLS/claude, else
-// <module root>/.tools/node_modules/.bin/claude. Missing binary: fatal
-// when CI is set, skip otherwise.
-func claudeBin(t *testing.T) string {
-	t.Helper()
-	var dirs []string
-	if d := os.Getenv("HIVE_TOOLS"); d != "" {
-		dirs = append(dirs, d)
-	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	dirs = append(dirs, filepath.Join(root, ".tools", "node_modules", ".bin"))
-	for _, d := range dirs {
-		p := filepath.Join(d, "claude")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p
-		}
-	}
-	msg := "real claude CLI not found in " + strings.Join(dirs, ", ") + "; run `make tools` (or set HIVE_TOOLS)"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+// claudeBin finds the pinned claude CLI (failing in CI when it is missing).
+func claudeBin(t *testing.T) string { return e2etest.RequireCLI(t, "claude") }
 
 // gitRepo makes a temp git repository with a committer identity.
 func gitRepo(t *testing.T) string {
