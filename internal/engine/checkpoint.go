@@ -106,6 +106,12 @@ func (e *Engine) answer(p *PlanStatus, ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("plan %s failed: answer retry, skip or abort, not %q", p.Spec.ID, text)
 		}
 	}
+	if cp.Kind == KindMerge {
+		text = strings.ToLower(strings.Fields(text)[0])
+		if text != "done" && text != "abort" {
+			return nil, fmt.Errorf("plan %s has a merge conflict: answer done (once resolved and committed) or abort, not %q", p.Spec.ID, ev.Text)
+		}
+	}
 	if cp.Kind == KindPermission {
 		if _, _, ok := permissionChoice(text); !ok {
 			return nil, fmt.Errorf("plan %s asks permission to use %s: answer allow, deny or always, not %q", p.Spec.ID, cp.Tool, text)
@@ -178,6 +184,9 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	if cp.Kind == KindPermission {
 		return e.permissionAnswered(out, p, cp, answer)
 	}
+	if cp.Kind == KindMerge {
+		return e.mergeAnswered(out, p, answer)
+	}
 	p.lastAnswered = cp
 	if !cp.Standalone && p.agentLive {
 		p.State = Running
@@ -205,6 +214,9 @@ func copyOf(cp *Checkpoint) *Checkpoint {
 // continueWith replaces p's agent with a continuation agent at once: p holds
 // its slot throughout, so no other plan is overtaken.
 func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []Command {
+	if c.Fix == "" {
+		c.Fix = p.fix // the gate's failure is still to be fixed
+	}
 	if p.agentLive {
 		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 	}
@@ -304,10 +316,13 @@ func (e *Engine) abort(out []Command, reason string) []Command {
 }
 
 // unqueue removes p's checkpoints from the queue.
-func (e *Engine) unqueue(p *PlanStatus) {
+func (e *Engine) unqueue(p *PlanStatus) { e.unqueueID(p.Spec.ID) }
+
+// unqueueID removes the checkpoints of the plan (or VerifyID) id from the queue.
+func (e *Engine) unqueueID(id string) {
 	q := e.queue[:0]
 	for _, cp := range e.queue {
-		if cp.Plan != p.Spec.ID {
+		if cp.Plan != id {
 			q = append(q, cp)
 		}
 	}
@@ -318,5 +333,5 @@ func (e *Engine) outcome() string {
 	if e.aborted {
 		return OutcomeAborted
 	}
-	return outcome(e.plans)
+	return outcome(e.plans, e.verification)
 }

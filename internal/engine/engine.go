@@ -19,6 +19,10 @@ type PlanStatus struct {
 	Reason    string // why it failed or was skipped
 	Commits   []string
 	Started   time.Time // when the current attempt started
+	// Stage is where a running plan stands in worktree mode: its agent
+	// works, it is being merged, a resolver works on a conflict, or the
+	// post-merge gate runs.
+	Stage Stage
 	Finished  time.Time // when it reached a final state
 
 	// Open is the checkpoint the plan waits at, while Waiting.
@@ -43,6 +47,9 @@ type PlanStatus struct {
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
 	permissions []*Checkpoint
+	resolverTried bool   // a resolver agent had its go at the current conflict
+	gateLoops     int    // fix agents started after post-merge gate failures
+	fix           string // the failing gate output a continuation must fix
 
 	unmet      int // dependencies not yet complete
 	remaining  int // longest path (in tasks) from this plan to the end of the graph
@@ -74,6 +81,10 @@ type Engine struct {
 	aborted  bool
 	// always are the tools a human allowed for the rest of the run.
 	always map[string]bool
+
+	verifyAsked  bool          // CmdVerify was given
+	verification *Verification // its result, once known
+	verifyOpen   *Checkpoint   // the verification waits for a human
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -106,6 +117,13 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 	if ev.Type == EvResumed {
 		return e.schedule(e.resume()), nil
 	}
+	if ev.Type == EvVerified || (ev.Type == EvAnswer && ev.Plan == VerifyID && e.byID[VerifyID] == nil) {
+		out, err := e.verified(ev)
+		if err != nil {
+			return nil, err
+		}
+		return e.schedule(out), nil
+	}
 	p := e.byID[ev.Plan]
 	if p == nil {
 		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
@@ -136,6 +154,13 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 	}
 	if p.State == Waiting {
 		return e.whileWaiting(p, ev), nil
+	}
+	if p.Stage != StageWork {
+		out, err := e.integrating(p, ev)
+		if err != nil {
+			return nil, err
+		}
+		return e.schedule(out), nil
 	}
 	var out []Command
 	switch ev.Type {
@@ -211,7 +236,9 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("spot-checked %s: no spot-check was asked for", p.Spec.ID)
 		}
 		p.checking = false
-		if ev.OK {
+		if ev.OK && e.spec.Worktrees {
+			out = e.merge(out, p)
+		} else if ev.OK {
 			out = e.settle(out, p, Complete, "")
 		} else if p.resumeCheck {
 			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
@@ -368,7 +395,23 @@ func topoOrder(plans []*PlanStatus, byID map[string]*PlanStatus) ([]*PlanStatus,
 func (e *Engine) resume() []Command {
 	e.resumes++
 	var out []Command
+	if e.verifyAsked && e.verification == nil && e.verifyOpen == nil {
+		out = append(out, Command{Type: CmdVerify})
+	}
+	if e.verifyOpen != nil {
+		out = e.announce(out, e.verifyOpen)
+	}
 	for _, p := range e.plans {
+		if p.State == Running && p.Stage != StageWork {
+			// Merging is idempotent: merge again, and the gate runs again.
+			if p.agentLive {
+				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+				p.agentLive = false
+			}
+			p.resolverTried = false
+			out = e.merge(out, p)
+			continue
+		}
 		if p.State == Waiting {
 			// The agent is gone with the old process: the answer will go to
 			// a continuation. Show the checkpoint again.
@@ -417,6 +460,7 @@ func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string
 	e.unqueue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
 	p.checking, p.resumeCheck, p.agentLive = false, false, false
+	p.Stage, p.fix = StageWork, ""
 	e.openWave[p.Spec.Wave]--
 	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
 	if s == Complete {
@@ -489,6 +533,9 @@ func (e *Engine) schedule(out []Command) []Command {
 		heap.Push(h, p)
 	}
 	if e.running == 0 && e.allFinal() {
+		if e.verifyPending() {
+			return e.verify(out)
+		}
 		e.finished = true
 		out = append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
 	}

@@ -29,9 +29,13 @@ import (
 //	silent ID                           no output for timeouts.stall
 //	commits ID recent|none              the commit check of a silent agent
 //	usage ID in=N out=N cost=F          a turn's tokens and the session's cost so far
+//	merged ID ok|conflict|fail [files=(a,b)]  a merge's result
+//	gate ID ok|fail                     the post-merge gate's result
+//	verified status=S [reason=(...)]    the phase verification's result
 //	state                               the plans' states and the checkpoint queue
 //
-// run also takes team (live sessions), yes (--yes) and retries=N.
+// run also takes team (live sessions), yes (--yes), retries=N and, for
+// worktree mode, worktrees, resolver, gate and verify.
 //
 // Events name the plan's current attempt unless attempt=N is given.
 func TestScripts(t *testing.T) {
@@ -43,7 +47,8 @@ func TestScripts(t *testing.T) {
 			if d.Cmd == "run" {
 				e = New()
 				spec := RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared"),
-					Team: d.HasArg("team"), AutoAnswer: d.HasArg("yes")}
+					Team: d.HasArg("team"), AutoAnswer: d.HasArg("yes"),
+					Worktrees: d.HasArg("worktrees"), Resolver: d.HasArg("resolver"), Gate: d.HasArg("gate"), Verify: d.HasArg("verify")}
 				d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
 				d.MaybeScanArgs(t, "retries", &spec.Retries)
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -57,6 +62,14 @@ func TestScripts(t *testing.T) {
 			ev := Event{Time: clock}
 			if d.Cmd == "resume" {
 				ev.Type = EvResumed
+				return render(e.Step(ev))
+			}
+			if d.Cmd == "verified" {
+				ev.Type = EvVerified
+				d.ScanArgs(t, "status", &ev.Text)
+				if arg, ok := d.Arg("reason"); ok {
+					ev.Reason = strings.Join(arg.Vals, ", ")
+				}
 				return render(e.Step(ev))
 			}
 			if len(d.CmdArgs) == 0 {
@@ -112,6 +125,19 @@ func TestScripts(t *testing.T) {
 				}
 				d.MaybeScanArgs(t, "id", &ev.CheckpointID)
 				d.MaybeScanArgs(t, "by", &ev.By)
+			case "merged":
+				ev.Type, ev.OK = EvMerged, d.HasArg("ok")
+				if arg, ok := d.Arg("files"); ok {
+					ev.Files = arg.Vals
+				}
+				if d.HasArg("fail") {
+					ev.Reason = "git merge: fatal"
+				}
+			case "gate":
+				ev.Type, ev.OK = EvGateChecked, d.HasArg("ok")
+				if !ev.OK {
+					ev.Text = "--- FAIL: TestShelf\nFAIL"
+				}
 			case "silent":
 				ev.Type, ev.Text = EvSilent, "5m0s"
 			case "commits":
@@ -217,10 +243,19 @@ func render(cmds []Command, err error) string {
 				fmt.Fprintf(&b, " answer=%q by=%s", cp.Answer, cp.AnsweredBy)
 			}
 		}
+		if c.Role != "" {
+			b.WriteString(" role=" + c.Role)
+		}
 		if c.Continuation != nil {
 			b.WriteString(" continuation")
 			if c.Continuation.Checkpoint != nil {
 				fmt.Fprintf(&b, "(#%d %q)", c.Continuation.Checkpoint.ID, c.Continuation.Checkpoint.Answer)
+			}
+			if len(c.Continuation.Conflict) > 0 {
+				fmt.Fprintf(&b, " conflict=%s", strings.Join(c.Continuation.Conflict, ","))
+			}
+			if c.Continuation.Fix != "" {
+				fmt.Fprintf(&b, " fix=%q", c.Continuation.Fix)
 			}
 		}
 		if c.Text != "" {
@@ -246,6 +281,9 @@ func renderState(s Snapshot) string {
 	b.WriteString("\n")
 	for _, p := range s.Plans {
 		fmt.Fprintf(&b, "%s wave=%d %s attempt=%d tasks=%d/%d", p.Spec.ID, p.Spec.Wave, p.State, p.Attempt, p.TasksDone, p.Spec.Tasks)
+		if p.Stage != StageWork {
+			b.WriteString(" stage=" + string(p.Stage))
+		}
 		if p.InputTokens+p.OutputTokens > 0 || p.CostUSD > 0 {
 			fmt.Fprintf(&b, " tokens=%d/%d cost=%.2f", p.InputTokens, p.OutputTokens, p.CostUSD)
 		}
@@ -259,6 +297,9 @@ func renderState(s Snapshot) string {
 	}
 	if s.Resolved > 0 {
 		fmt.Fprintf(&b, "resolved %d\n", s.Resolved)
+	}
+	if v := s.Verification; v != nil {
+		fmt.Fprintf(&b, "verification %s: %s\n", v.Status, v.Details)
 	}
 	return b.String()
 }

@@ -36,6 +36,7 @@ func TestProperties(t *testing.T) {
 		type key struct {
 			plan    string
 			attempt int
+			job     CommandType // what a check answers: spot-check, merge, gate, verify
 		}
 		var agents []key
 		var checks []key
@@ -67,19 +68,19 @@ func TestProperties(t *testing.T) {
 				case CmdRunFinished:
 					finished = true
 				case CmdStartAgent:
-					agents = append(agents, key{c.Plan, c.Attempt})
+					agents = append(agents, key{c.Plan, c.Attempt, ""})
 				case CmdSend:
 					// The live agent goes on with the answer, even if the
 					// driver thought its last message was final.
-					k, known := key{c.Plan, c.Attempt}, false
+					k, known := key{c.Plan, c.Attempt, ""}, false
 					for _, a := range agents {
 						known = known || a == k
 					}
 					if !known {
 						agents = append(agents, k)
 					}
-				case CmdSpotCheck:
-					checks = append(checks, key{c.Plan, c.Attempt})
+				case CmdSpotCheck, CmdMerge, CmdGate, CmdVerify:
+					checks = append(checks, key{c.Plan, c.Attempt, c.Type})
 				}
 			}
 		}
@@ -99,12 +100,31 @@ func TestProperties(t *testing.T) {
 				if cp.Kind == KindFailure {
 					text = rapid.SampledFrom([]string{"retry", "skip", "skip", "abort"}).Draw(rt, "choice")
 				}
+				if cp.Kind == KindMerge {
+					text = rapid.SampledFrom([]string{"done", "done", "abort"}).Draw(rt, "merge-choice")
+				}
+				if cp.Kind == KindVerify {
+					text = rapid.SampledFrom([]string{"approved", "gaps"}).Draw(rt, "verify-choice")
+				}
 				ev = Event{Type: EvAnswer, Plan: cp.Plan, Text: text}
 			case len(checks) > 0 && (len(agents) == 0 || rapid.Bool().Draw(rt, "check-first")):
 				j := rapid.IntRange(0, len(checks)-1).Draw(rt, "check")
 				k := checks[j]
 				checks = append(checks[:j], checks[j+1:]...)
-				ev = Event{Type: EvSpotChecked, Plan: k.plan, Attempt: k.attempt, OK: rapid.IntRange(0, 9).Draw(rt, "ok") > 0, Reason: "no SUMMARY"}
+				ok := rapid.IntRange(0, 9).Draw(rt, "ok") > 0
+				switch k.job {
+				case CmdMerge:
+					ev = Event{Type: EvMerged, Plan: k.plan, Attempt: k.attempt, OK: ok}
+					if !ok && rapid.Bool().Draw(rt, "conflict") {
+						ev.Files = []string{"a.go"}
+					}
+				case CmdGate:
+					ev = Event{Type: EvGateChecked, Plan: k.plan, Attempt: k.attempt, OK: ok, Text: "FAIL"}
+				case CmdVerify:
+					ev = Event{Type: EvVerified, Text: rapid.SampledFrom([]string{VerifyPassed, VerifyHumanNeeded, VerifyGapsFound}).Draw(rt, "status")}
+				default:
+					ev = Event{Type: EvSpotChecked, Plan: k.plan, Attempt: k.attempt, OK: ok, Reason: "no SUMMARY"}
+				}
 			default:
 				j := rapid.IntRange(0, len(agents)-1).Draw(rt, "agent")
 				k := agents[j]
@@ -174,6 +194,13 @@ func genSpec(rt *rapid.T) RunSpec {
 		Team:          rapid.Bool().Draw(rt, "team"),
 		AutoAnswer:    rapid.Bool().Draw(rt, "yes"),
 		Retries:       rapid.IntRange(0, 2).Draw(rt, "retries"),
+		Worktrees:     rapid.Bool().Draw(rt, "worktrees"),
+	}
+	if spec.Worktrees {
+		spec.SharedTree = false
+		spec.Resolver = rapid.Bool().Draw(rt, "resolver")
+		spec.Gate = rapid.Bool().Draw(rt, "gate")
+		spec.Verify = rapid.Bool().Draw(rt, "verify")
 	}
 	files := []string{"a.go", "b.go", "c.go", "d/", "d/e.go"}
 	for i := 0; i < n; i++ {

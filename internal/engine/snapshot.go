@@ -19,6 +19,14 @@ type Snapshot struct {
 	Resolved int
 	// Aborted: a human answered "abort"; the plans not yet final were skipped.
 	Aborted bool
+	// Verification is the phase verification's result, once known.
+	Verification *Verification
+}
+
+// Verification is the result of a phase verification.
+type Verification struct {
+	Status  string `json:"status"` // VerifyPassed, VerifyHumanNeeded or VerifyGapsFound
+	Details string `json:"details,omitempty"`
 }
 
 // Snapshot returns a copy of the current state.
@@ -49,6 +57,10 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	s.Resolved = e.resolved
 	s.Aborted = e.aborted
+	if e.verification != nil {
+		v := *e.verification
+		s.Verification = &v
+	}
 	if e.finished {
 		s.Outcome = e.outcome()
 	}
@@ -66,11 +78,14 @@ func (s Snapshot) Count(st PlanState) int {
 	return n
 }
 
-func outcome(plans []*PlanStatus) string {
+func outcome(plans []*PlanStatus, v *Verification) string {
 	for _, p := range plans {
 		if p.State != Complete {
 			return OutcomeFailed
 		}
+	}
+	if v != nil && v.Status == VerifyGapsFound {
+		return OutcomeGaps
 	}
 	return OutcomeComplete
 }

@@ -30,6 +30,18 @@ type RunSpec struct {
 	// plan (a crash, a hang) is replaced by a continuation before the human
 	// is asked.
 	Retries int `json:"retries,omitempty"`
+	// Worktrees means each plan works in a git worktree of its own: a plan
+	// that passes its spot-checks is merged into the integration branch
+	// (CmdMerge) and is complete only once merged (and, with Gate, once the
+	// post-merge gate passes).
+	Worktrees bool `json:"worktrees,omitempty"`
+	// Resolver sends a merge conflict to a resolver agent (role comb)
+	// before asking a human.
+	Resolver bool `json:"resolver,omitempty"`
+	// Gate runs the post-merge gate after each merge (CmdGate).
+	Gate bool `json:"gate,omitempty"`
+	// Verify verifies the phase once every plan is complete (CmdVerify).
+	Verify bool `json:"verify,omitempty"`
 }
 
 // PlanSpec is the engine's view of one plan.
@@ -92,6 +104,15 @@ const (
 	// EvUsage: an agent's turn ended. Plan, Attempt, InputTokens,
 	// OutputTokens (of the turn), CostUSD (of the session so far).
 	EvUsage EventType = "usage"
+	// EvMerged: the result of a merge. Plan, Attempt, OK, Reason; Files
+	// lists the conflicting files when the merge conflicted.
+	EvMerged EventType = "merged"
+	// EvGateChecked: the result of the post-merge gate. Plan, Attempt, OK,
+	// Text (the failing output).
+	EvGateChecked EventType = "gate-checked"
+	// EvVerified: the phase's verification. Text is the status (passed,
+	// human_needed, gaps_found), Reason the details.
+	EvVerified EventType = "verified"
 )
 
 // Event is one input of the engine. It is plain data so that it can be
@@ -109,6 +130,7 @@ type Event struct {
 	ExitCode int       `json:"exit_code,omitempty"`
 	OK       bool      `json:"ok,omitempty"`
 	Commits  []string  `json:"commits,omitempty"`
+	Files    []string  `json:"files,omitempty"`
 	Spec     *RunSpec  `json:"spec,omitempty"`
 
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
@@ -126,6 +148,8 @@ const (
 	KindDeviation  = "deviation"  // DEVIATION: rule-4
 	KindFailure    = "failure"    // a failed plan: retry, skip or abort
 	KindPermission = "permission" // a live agent asks to use a tool: allow, deny or always
+	KindMerge      = "merge"      // a merge conflict to resolve by hand: done or abort
+	KindVerify     = "verify"     // the phase verification needs a human: approved or gaps
 )
 
 // Checkpoint is a stop for a human: a checkpoint task, an architectural
@@ -160,6 +184,10 @@ type Continuation struct {
 	// agent replaces one that failed or stopped.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	Reason     string      `json:"reason"`
+	// Fix is the failing output of the post-merge gate, for a fix task.
+	Fix string `json:"fix,omitempty"`
+	// Conflict lists the files a resolver agent (role comb) must resolve.
+	Conflict []string `json:"conflict,omitempty"`
 }
 
 // CommandType names an output of the engine.
@@ -201,6 +229,13 @@ const (
 	CmdPermission CommandType = "permission"
 	// CmdNote: something worth telling the human. Plan, Text.
 	CmdNote CommandType = "note"
+	// CmdMerge: merge Plan's branch into the integration branch (it may
+	// already be merged); answer with EvMerged.
+	CmdMerge CommandType = "merge"
+	// CmdGate: run the post-merge gate for Plan; answer with EvGateChecked.
+	CmdGate CommandType = "gate"
+	// CmdVerify: verify the phase; answer with EvVerified.
+	CmdVerify CommandType = "verify"
 )
 
 // Command is one output of the engine: plain data, never a closure.
@@ -216,6 +251,9 @@ type Command struct {
 	Text    string      `json:"text,omitempty"`
 	Kill    bool        `json:"kill,omitempty"` // stop-agent: kill at once, do not close the session politely
 	Since   time.Time   `json:"since,omitempty"`
+	// Role is the role of the agent to start: "" for the executor, "comb"
+	// for a merge-conflict resolver.
+	Role string `json:"role,omitempty"`
 
 	Checkpoint   *Checkpoint   `json:"checkpoint,omitempty"`
 	Continuation *Continuation `json:"continuation,omitempty"`
@@ -242,4 +280,31 @@ const (
 	OutcomeComplete = "complete" // every plan completed
 	OutcomeFailed   = "failed"   // at least one plan failed or was skipped
 	OutcomeAborted  = "aborted"  // a human answered "abort"
+	OutcomeGaps     = "gaps"     // every plan completed, the phase verification found gaps
 )
+
+// Stage is where a running plan stands after its agent's work.
+type Stage string
+
+// Stages of a plan in worktree mode.
+const (
+	StageWork    Stage = ""        // its executor works
+	StageMerge   Stage = "merge"   // being merged into the integration branch
+	StageResolve Stage = "resolve" // a resolver agent resolves a merge conflict
+	StageGate    Stage = "gate"    // the post-merge gate runs
+)
+
+// Verification statuses (EvVerified Text).
+const (
+	VerifyPassed      = "passed"
+	VerifyHumanNeeded = "human_needed"
+	VerifyGapsFound   = "gaps_found"
+)
+
+// VerifyID is the plan id that `hive answer` uses for the phase
+// verification's checkpoint.
+const VerifyID = "verify"
+
+// MaxFixLoops is how many fix agents a failing post-merge gate gets before
+// a human is asked (seed 003 §3.5).
+const MaxFixLoops = 2

@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// merge asks for p's branch to be merged into the integration branch. The
+// plan keeps its slot until it is merged (and gated), so a dependent never
+// starts from a base without it.
+func (e *Engine) merge(out []Command, p *PlanStatus) []Command {
+	if p.agentLive {
+		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		p.agentLive = false
+	}
+	p.Stage = StageMerge
+	p.checking = false
+	return append(out, Command{Type: CmdMerge, Plan: p.Spec.ID, Attempt: p.Attempt})
+}
+
+// integrating handles the events of a plan past its executor's work: the
+// merge, a resolver agent's work, the post-merge gate.
+func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
+	var out []Command
+	switch ev.Type {
+	case EvAgentStarted:
+		p.PID = ev.PID
+	case EvAgentExited:
+		p.agentLive = false
+		if p.Stage == StageResolve {
+			// The disk decides: a resolver that committed its resolution
+			// and ended without saying so still leaves a clean merge.
+			out = e.merge(out, p)
+		}
+	case EvPlanComplete:
+		if p.Stage == StageResolve {
+			out = e.merge(out, p)
+		}
+	case EvPlanFailed:
+		if p.Stage == StageResolve {
+			out = e.conflict(out, p, ev.Files, "the resolver gave up: "+ev.Reason)
+		}
+	case EvSilent:
+		if p.Stage == StageResolve {
+			out = e.silent(out, p, ev)
+		}
+	case EvCommitsChecked:
+		if p.Stage == StageResolve && p.silentStage == 2 && !ev.OK {
+			p.silentStage = 3
+			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true, Reason: "the resolver stalled"})
+		}
+	case EvMerged:
+		if p.Stage != StageMerge {
+			return nil, fmt.Errorf("merged %s: no merge was asked for", p.Spec.ID)
+		}
+		switch {
+		case ev.OK && e.spec.Gate:
+			p.Stage = StageGate
+			out = append(out, Command{Type: CmdGate, Plan: p.Spec.ID, Attempt: p.Attempt})
+		case ev.OK:
+			out = e.settle(out, p, Complete, "")
+		case len(ev.Files) > 0 && e.spec.Resolver && !p.resolverTried:
+			out = e.resolve(out, p, ev.Files)
+		case len(ev.Files) > 0:
+			out = e.conflict(out, p, ev.Files, ev.Reason)
+		default:
+			p.Stage = StageWork
+			out = e.failing(out, p, "merge failed: "+ev.Reason, false)
+		}
+	case EvGateChecked:
+		if p.Stage != StageGate {
+			return nil, fmt.Errorf("gate-checked %s: no gate was asked for", p.Spec.ID)
+		}
+		if ev.OK {
+			out = e.settle(out, p, Complete, "")
+			break
+		}
+		p.Stage, p.fix = StageWork, ev.Text
+		if p.gateLoops < MaxFixLoops {
+			p.gateLoops++
+			out = e.continueWith(out, p, &Continuation{
+				Reason: fmt.Sprintf("the post-merge gate failed (fix %d of %d)", p.gateLoops, MaxFixLoops),
+				Fix:    ev.Text,
+			})
+			break
+		}
+		out = e.raise(out, p, &Checkpoint{
+			Kind:     KindFailure,
+			Type:     "post-merge-gate",
+			Details:  fmt.Sprintf("the post-merge gate still fails after %d fix agents: %s", MaxFixLoops, clipLines(ev.Text, 20)),
+			Awaiting: "retry (another fix agent), skip (the plan fails; its merged work stays) or abort (the whole run)",
+			Options:  []string{"retry", "skip", "abort"},
+		})
+	}
+	return out, nil
+}
+
+// resolve starts a resolver agent (role comb) on p's conflict.
+func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command {
+	p.resolverTried = true
+	p.Stage = StageResolve
+	p.Attempt++
+	p.PID = 0
+	p.agentLive = true
+	p.exitNote = ""
+	p.silentStage, p.lastActive = 0, e.now
+	return append(out,
+		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb",
+			Continuation: &Continuation{Reason: "merge conflict", Conflict: append([]string(nil), files...)}})
+}
+
+// conflict asks a human to resolve p's merge conflict by hand.
+func (e *Engine) conflict(out []Command, p *PlanStatus, files []string, why string) []Command {
+	if p.agentLive {
+		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		p.agentLive = false
+	}
+	p.Stage = StageWork
+	details := "merging " + p.Spec.ID + " conflicts in: " + strings.Join(files, ", ")
+	if why != "" {
+		details += " (" + why + ")"
+	}
+	return e.raise(out, p, &Checkpoint{
+		Kind:     KindMerge,
+		Type:     "merge-conflict",
+		Details:  details,
+		Awaiting: "resolve the files by hand in the plan's worktree and commit, then answer done; or abort (the plan fails, its branch is kept)",
+		Options:  []string{"done", "abort"},
+	})
+}
+
+// mergeAnswered acts on the answer to a merge-conflict checkpoint.
+func (e *Engine) mergeAnswered(out []Command, p *PlanStatus, answer string) []Command {
+	if answer == "abort" {
+		return e.fail(out, p, "merge conflict left unresolved; the plan's branch is kept")
+	}
+	p.State = Running
+	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "resolved by hand"})
+	return e.merge(out, p)
+}
+
+// verifyPending reports whether the phase is to be verified before the run
+// finishes: every plan complete, verification asked for and not yet done.
+func (e *Engine) verifyPending() bool {
+	if !e.spec.Verify || e.aborted || e.verification != nil {
+		return false
+	}
+	for _, p := range e.plans {
+		if p.State != Complete {
+			return false
+		}
+	}
+	return true
+}
+
+// verify asks for the phase verification once; the run waits for it.
+func (e *Engine) verify(out []Command) []Command {
+	if !e.verifyAsked {
+		e.verifyAsked = true
+		out = append(out, Command{Type: CmdVerify})
+	}
+	return out
+}
+
+// verified handles the verification's result and a human's answer to it.
+func (e *Engine) verified(ev Event) ([]Command, error) {
+	if ev.Type == EvAnswer {
+		cp := e.verifyOpen
+		if cp == nil {
+			return nil, fmt.Errorf("the phase verification has no open checkpoint")
+		}
+		var status string
+		switch strings.ToLower(strings.TrimSpace(ev.Text)) {
+		case "approved", "passed", "yes":
+			status = VerifyPassed
+		case "gaps", "gaps_found", "no":
+			status = VerifyGapsFound
+		default:
+			return nil, fmt.Errorf("the phase verification needs a human: answer approved or gaps, not %q", ev.Text)
+		}
+		by := ev.By
+		if by == "" {
+			by = "human"
+		}
+		cp.Answer, cp.AnsweredBy = status, by
+		e.verifyOpen = nil
+		e.unqueueID(VerifyID)
+		e.resolved++
+		e.verification = &Verification{Status: status, Details: cp.Details}
+		return []Command{{Type: CmdCheckpointClosed, Plan: VerifyID, Checkpoint: copyOf(cp)}}, nil
+	}
+	if !e.verifyAsked || e.verification != nil || e.verifyOpen != nil {
+		return nil, fmt.Errorf("verified: no verification was asked for")
+	}
+	switch ev.Text {
+	case VerifyPassed, VerifyGapsFound:
+		e.verification = &Verification{Status: ev.Text, Details: ev.Reason}
+		return nil, nil
+	case VerifyHumanNeeded:
+		e.lastCP++
+		cp := &Checkpoint{ID: e.lastCP, Plan: VerifyID, Kind: KindVerify, Type: "human-verify", Standalone: true,
+			Details:  ev.Reason,
+			Awaiting: "test what the verifier lists, then answer approved, or gaps if something is missing",
+			Options:  []string{"approved", "gaps"}, Raised: e.now}
+		e.verifyOpen = cp
+		e.queue = append(e.queue, cp)
+		return e.announce(nil, cp), nil
+	}
+	return nil, fmt.Errorf("verified: unknown status %q (passed, human_needed or gaps_found)", ev.Text)
+}
+
+// clipLines keeps the last n lines of s: a failing command's end says most.
+func clipLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"…"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
