@@ -22,8 +22,8 @@ type PlanStatus struct {
 	// Stage is where a running plan stands in worktree mode: its agent
 	// works, it is being merged, a resolver works on a conflict, or the
 	// post-merge gate runs.
-	Stage Stage
-	Finished  time.Time // when it reached a final state
+	Stage    Stage
+	Finished time.Time // when it reached a final state
 
 	// Open is the checkpoint the plan waits at, while Waiting.
 	Open *Checkpoint
@@ -46,7 +46,7 @@ type PlanStatus struct {
 	exitNote     string // how the agent ended when it ended without PLAN COMPLETE
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
-	permissions []*Checkpoint
+	permissions   []*Checkpoint
 	resolverTried bool   // a resolver agent had its go at the current conflict
 	gateLoops     int    // fix agents started after post-merge gate failures
 	fix           string // the failing gate output a continuation must fix
