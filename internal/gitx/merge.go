@@ -1,0 +1,144 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrConflict is returned by Merge when the merge stopped on conflicts; the
+// merge is left in progress for the caller to resolve or abort.
+var ErrConflict = errors.New("merge conflict")
+
+// At returns the repository as seen from another of its worktrees: the same
+// lock, another working folder.
+func (r *Repo) At(dir string) *Repo { return &Repo{Root: dir} }
+
+// IsAncestor reports whether commit a is reachable from b.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
+	_, err := r.Git(ctx, "merge-base", "--is-ancestor", "--end-of-options", a, b)
+	return err == nil
+}
+
+// Head returns the commit checked out.
+func (r *Repo) Head(ctx context.Context) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "--verify", "HEAD^{commit}")
+	return strings.TrimSpace(out), err
+}
+
+// MergeInProgress reports whether a merge waits to be committed or aborted.
+func (r *Repo) MergeInProgress(ctx context.Context) bool {
+	_, err := r.Git(ctx, "rev-parse", "-q", "--verify", "MERGE_HEAD")
+	return err == nil
+}
+
+// AbortMerge drops a merge in progress and any change to tracked files, so
+// the worktree is its HEAD again.
+func (r *Repo) AbortMerge(ctx context.Context) error {
+	if r.MergeInProgress(ctx) {
+		r.Git(ctx, "merge", "--abort") // a reset follows whatever it did
+	}
+	_, err := r.Git(ctx, "reset", "--hard", "-q", "HEAD")
+	return err
+}
+
+// Unmerged lists the files a merge in progress left in conflict.
+func (r *Repo) Unmerged(ctx context.Context) ([]string, error) {
+	out, err := r.Git(ctx, "diff", "--name-only", "--diff-filter=U", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(out, "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// Merge merges branch into the checked-out branch with a merge commit
+// (--no-ff) but does not commit, so the caller can adjust the result. On
+// conflicts it returns the conflicting files and ErrConflict, leaving the
+// merge in progress.
+func (r *Repo) Merge(ctx context.Context, branch, message string) ([]string, error) {
+	if err := CheckBranchName(ctx, branch); err != nil {
+		return nil, err
+	}
+	_, err := r.Git(ctx, append(r.identity(ctx), "merge", "--no-ff", "--no-commit", "--no-verify", "-m", message, branch)...)
+	if err == nil {
+		return nil, nil
+	}
+	files, uerr := r.Unmerged(ctx)
+	if uerr == nil && len(files) > 0 {
+		return files, fmt.Errorf("merge %s: %w in %s", branch, ErrConflict, strings.Join(files, ", "))
+	}
+	return nil, err
+}
+
+// CommitAll commits everything staged and unstaged in tracked files (and the
+// given new paths) with message; it is how hive concludes a merge or records
+// its planning files. Nothing to commit is no error.
+func (r *Repo) CommitAll(ctx context.Context, message string, paths ...string) error {
+	if len(paths) > 0 {
+		if _, err := r.Git(ctx, append([]string{"add", "--"}, paths...)...); err != nil {
+			return err
+		}
+	}
+	if !r.MergeInProgress(ctx) {
+		if _, err := r.Git(ctx, "diff", "--cached", "--quiet"); err == nil {
+			return nil
+		}
+	}
+	_, err := r.Git(ctx, append(r.identity(ctx), "commit", "--no-verify", "-q", "-m", message)...)
+	return err
+}
+
+// identity gives git an author when the user has none configured, so that
+// hive's own commits never fail on a fresh machine.
+func (r *Repo) identity(ctx context.Context) []string {
+	if _, err := r.Git(ctx, "var", "GIT_COMMITTER_IDENT"); err == nil {
+		if _, err := r.Git(ctx, "var", "GIT_AUTHOR_IDENT"); err == nil {
+			return nil
+		}
+	}
+	return []string{"-c", "user.name=hive", "-c", "user.email=hive@localhost"}
+}
+
+// Dirty lists the changes `git status` reports in the worktree: modified,
+// staged and untracked files (ignored and excluded ones aside).
+func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
+	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	entries := strings.Split(out, "\x00")
+	for i := 0; i < len(entries); i++ {
+		e := entries[i]
+		if len(e) < 4 {
+			continue
+		}
+		files = append(files, e[3:])
+		if e[0] == 'R' || e[0] == 'C' {
+			i++ // the rename's source follows
+		}
+	}
+	return files, nil
+}
+
+// BranchExists reports whether refs/heads/name exists.
+func (r *Repo) BranchExists(ctx context.Context, name string) bool {
+	_, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name)
+	return err == nil
+}
+
+// CurrentBranch returns the branch checked out, or "" when HEAD is detached.
+func (r *Repo) CurrentBranch(ctx context.Context) string {
+	out, err := r.Git(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
