@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"syscall"
 
@@ -24,6 +25,8 @@ type executeOptions struct {
 	yes   bool
 	json  bool
 	fresh bool
+	// allowDirty runs with uncommitted changes in the working tree.
+	allowDirty bool
 	// launcher, when set, is used instead of --agent (the demo sets it).
 	launcher agent.Launcher
 }
@@ -45,6 +48,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.yes, "yes", false, `unattended: approve human-verify, take a decision's first option, retry a failed plan once then skip it; human actions and gate="blocking-human" still wait for a human`)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
+	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
 	return cmd
 }
 
@@ -80,9 +84,25 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	launcher := o.launcher
 	if launcher == nil {
-		if launcher, err = pickLauncher(o.agent, cfg); err != nil {
+		if launcher, err = pickLauncher(o.agent, cfg, "executor"); err != nil {
 			return err
 		}
+	}
+	roles := map[string]agent.Launcher{}
+	for _, role := range []string{"comb", "verifier"} {
+		switch {
+		case role == "comb" && !cfg.Workflow.Resolver, role == "verifier" && !cfg.Workflow.Verifier:
+		case o.launcher != nil:
+			roles[role] = o.launcher
+		default:
+			if roles[role], err = pickLauncher(o.agent, cfg, role); err != nil {
+				return err
+			}
+		}
+	}
+	worktreeRoot := cfg.Git.WorktreeDir
+	if worktreeRoot != "" && !filepath.IsAbs(worktreeRoot) {
+		worktreeRoot = filepath.Join(repo.Root, worktreeRoot)
 	}
 	j, err := openJournal(repo.Root)
 	if err != nil {
@@ -120,6 +140,14 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		Interactive:   interactive,
 		Answers:       answers,
 		Retries:       cfg.Retries.Agent,
+		Worktrees:     cfg.Workflow.UseWorktrees,
+		WorktreeRoot:  worktreeRoot,
+		Branching:     cfg.Git.BranchingStrategy,
+		AllowDirty:    o.allowDirty,
+		Setup:         runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
+		GateCommand:   cfg.Gates.PostMergeCommand,
+		Roles:         roles,
+		Verify:        cfg.Workflow.Verifier,
 	})
 	var needs *runner.NeedsHumanError
 	if errors.As(err, &needs) {
@@ -127,6 +155,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return exitf(ExitInterrupted, "interrupted; run `hive execute-phase %s` again to resume", ph.Number)
+	}
+	if errors.Is(err, runner.ErrDirty) {
+		return &exitError{code: ExitUsage, err: err}
 	}
 	if errors.Is(err, runner.ErrLocked) {
 		return &exitError{code: ExitBusy, err: err}
@@ -158,8 +189,8 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 
 // pickLauncher chooses the agent: --agent, else the executor role in config
 // (the models block of seed 003 §5.1).
-func pickLauncher(name string, cfg *config.Config) (agent.Launcher, error) {
-	m := cfg.Model("executor")
+func pickLauncher(name string, cfg *config.Config, role string) (agent.Launcher, error) {
+	m := cfg.Model(role)
 	if name == "" {
 		name = m.CLI
 	} else if name != m.CLI {

@@ -70,7 +70,13 @@ func TestKillAndResume(t *testing.T) {
 			if unfinished && !strings.Contains(string(out2), "resuming run 1") {
 				t.Errorf("the second run did not resume the killed run:\n%s", out2)
 			}
+			if t.Failed() {
+				return
+			}
 			checkOneCommitPerTask(t, dir)
+			if t.Failed() {
+				t.Logf("second run:\n%s", out2)
+			}
 			checkNoAgentsLeft(t, dir)
 		})
 	}

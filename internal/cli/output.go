@@ -78,7 +78,34 @@ func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
 		o.line(ev.Time, ev.Plan, "answer from %s: %s", ev.By, ev.Text)
 	case engine.EvSilent:
 		o.line(ev.Time, ev.Plan, "silent for %s", ev.Text)
+	case engine.EvMerged:
+		switch {
+		case ev.OK && ev.Reason != "":
+			o.line(ev.Time, ev.Plan, "merged (%s)", ev.Reason)
+		case ev.OK:
+			o.line(ev.Time, ev.Plan, "merged")
+		case len(ev.Files) > 0:
+			o.line(ev.Time, ev.Plan, "merge conflict in %s: %s", strings.Join(ev.Files, ", "), ev.Reason)
+		default:
+			o.line(ev.Time, ev.Plan, "merge failed: %s", ev.Reason)
+		}
+	case engine.EvGateChecked:
+		if ev.OK {
+			o.line(ev.Time, ev.Plan, "post-merge gate passed")
+		} else {
+			o.line(ev.Time, ev.Plan, "post-merge gate FAILED:\n%s", indent(ev.Text))
+		}
+	case engine.EvVerified:
+		o.line(ev.Time, "", "phase verification: %s", ev.Text)
+		if ev.Reason != "" && ev.Text != engine.VerifyPassed {
+			fmt.Fprintln(o.w, indent(ev.Reason))
+		}
 	}
+}
+
+// indent sets a block of text off under a line of the log.
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }
 
 func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
@@ -104,6 +131,12 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 		case engine.Pending:
 			o.line(time.Time{}, c.Plan, "pending: %s", c.Reason)
 		}
+	case engine.CmdMerge:
+		o.line(time.Time{}, c.Plan, "merging into the integration branch")
+	case engine.CmdGate:
+		o.line(time.Time{}, c.Plan, "running the post-merge gate")
+	case engine.CmdVerify:
+		o.line(time.Time{}, "", "verifying the phase (must_haves, then the verifier)")
 	case engine.CmdRunFinished:
 		o.line(time.Time{}, "", "run finished: %s", c.Reason)
 	case engine.CmdCheckpointOpened:

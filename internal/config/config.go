@@ -62,6 +62,7 @@ type Workflow struct {
 	PlanCheck     bool
 	Verifier      bool
 	UseWorktrees  bool // run each plan in its own git worktree
+	Resolver      bool // a merge conflict goes to a resolver agent (role comb) before a human
 	WorktreeSetup WorktreeSetup
 
 	extra map[string]json.RawMessage
@@ -183,7 +184,7 @@ func Default() *Config {
 		Mode:  "interactive",
 		Depth: "standard",
 		Workflow: Workflow{
-			Research: true, PlanCheck: true, Verifier: true,
+			Research: true, PlanCheck: true, Verifier: true, Resolver: true,
 			UseWorktrees:  true,
 			WorktreeSetup: WorktreeSetup{Copy: []string{}},
 		},

@@ -82,6 +82,7 @@ func (w *Workflow) fields() []field {
 		{key: "plan_check", ptr: &w.PlanCheck},
 		{key: "verifier", ptr: &w.Verifier},
 		{key: "use_worktrees", ptr: &w.UseWorktrees},
+		{key: "resolver", ptr: &w.Resolver},
 		{key: "worktree_setup", ptr: &w.WorktreeSetup},
 	}
 }

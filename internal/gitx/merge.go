@@ -142,3 +142,17 @@ func (r *Repo) CurrentBranch(ctx context.Context) string {
 	}
 	return strings.TrimSpace(out)
 }
+
+// CommitOnly commits the given paths as they are in the working tree and
+// nothing else, whatever else is staged (`git commit --only`).
+func (r *Repo) CommitOnly(ctx context.Context, message string, paths ...string) error {
+	if _, err := r.Git(ctx, append([]string{"add", "--"}, paths...)...); err != nil {
+		return err
+	}
+	if _, err := r.Git(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, paths...)...); err == nil {
+		return nil // unchanged
+	}
+	args := append(r.identity(ctx), "commit", "--no-verify", "-q", "--only", "-m", message, "--")
+	_, err := r.Git(ctx, append(args, paths...)...)
+	return err
+}

@@ -57,6 +57,29 @@ type Options struct {
 	// StopGrace is how long an agent whose input was closed may take to exit
 	// before its process group is killed. Zero means 5 s.
 	StopGrace time.Duration
+
+	// Worktrees gives each plan a git worktree and branch of its own, merged
+	// into the integration branch when the plan completes
+	// (workflow.use_worktrees).
+	Worktrees bool
+	// WorktreeRoot is where worktrees go (git.worktree_dir); "" means the
+	// user's cache folder, keyed by repository.
+	WorktreeRoot string
+	// Branching is git.branching_strategy: BranchingNone or BranchingPhase.
+	Branching string
+	// AllowDirty runs even though the user's working tree has uncommitted
+	// changes (which the agents, working from commits, do not see).
+	AllowDirty bool
+	// Setup prepares each new plan worktree (workflow.worktree_setup).
+	Setup Setup
+	// GateCommand runs after each merge (gates.post_merge_command); "" for none.
+	GateCommand string
+	// Roles are the agents of the other roles: "comb" resolves merge
+	// conflicts, "verifier" verifies the phase. A missing role is skipped
+	// (a conflict goes straight to a human; verification is mechanical only).
+	Roles map[string]agent.Launcher
+	// Verify verifies the phase once every plan is complete (workflow.verifier).
+	Verify bool
 }
 
 // Observer is told everything that happens, for display. It is called from
@@ -121,7 +144,9 @@ type runner struct {
 	queue    []engine.Event
 	sessions map[sessionKey]*agent.Session
 	done     chan struct{} // closed when the loop ends, so producers never block forever
+	doneOnce sync.Once
 	finished bool
+	integ    *integration // worktree mode: the integration branch and the plans' worktrees
 
 	mu   sync.Mutex                   // guards held
 	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
@@ -157,7 +182,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		held:     map[sessionKey]*engine.Event{},
 		silentAt: map[sessionKey]time.Time{},
 	}
-	defer close(r.done)
+	defer r.stopProducers()
 	for _, p := range o.Phase.Plans {
 		r.plans[p.ID] = p
 	}
@@ -176,14 +201,57 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
 		}
 	}
-	res, err := r.begin(ctx)
-	if err != nil {
-		return res, err
+	if o.Worktrees {
+		if !o.AllowDirty {
+			if err := checkClean(ctx, o.Repo); err != nil {
+				return Result{}, err
+			}
+		}
+		if r.integ, err = openIntegration(ctx, o); err != nil {
+			return Result{}, err
+		}
 	}
-	err = r.loop(ctx)
+	res, err := r.begin(ctx)
+	if err == nil {
+		err = r.loop(ctx)
+	}
 	res.Snapshot = r.eng.Snapshot()
+	r.stopProducers()
+	if r.integ != nil {
+		r.integ.close()
+		if r.finished {
+			for _, n := range r.integ.finish(ctx, res.Snapshot) {
+				r.o.Observer.Note("", n)
+			}
+		}
+	}
 	return res, err
 }
+
+// stopProducers ends the goroutines' sends to the loop.
+func (r *runner) stopProducers() { r.doneOnce.Do(func() { close(r.done) }) }
+
+// checkClean refuses a working tree with uncommitted changes: plans run in
+// worktrees made from commits, so an agent would not see them.
+func checkClean(ctx context.Context, repo *gitx.Repo) error {
+	files, err := repo.Dirty(ctx)
+	if err != nil {
+		return fmt.Errorf("look for uncommitted changes: %w", err)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	shown := files[:min(len(files), 8)]
+	more := ""
+	if len(files) > len(shown) {
+		more = fmt.Sprintf("\n  … and %d more", len(files)-len(shown))
+	}
+	return fmt.Errorf("%w: %s has uncommitted changes:\n  %s%s\nhive runs each plan in a git worktree made from your commits, so the agents would not see them. Commit or stash them, or run again with --allow-dirty",
+		ErrDirty, repo.Root, strings.Join(shown, "\n  "), more)
+}
+
+// ErrDirty refuses a run in a working tree with uncommitted changes.
+var ErrDirty = errors.New("refusing to run")
 
 func (r *runner) loop(ctx context.Context) error {
 	watchdog := time.NewTicker(max(min(r.o.Stall/4, time.Second), 10*time.Millisecond))
@@ -358,10 +426,11 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		r.stopAgent(c)
 	case engine.CmdSpotCheck:
 		p := r.plans[c.Plan]
+		repo := r.planRepo(c.Plan)
 		go func() {
 			ok, reason := false, "the plan file is no longer in the phase folder"
 			if p != nil {
-				ok, reason = SpotCheck(ctx, r.o.Repo, p)
+				ok, reason = SpotCheck(ctx, repo, p)
 			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
@@ -404,6 +473,10 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 			}
 			r.send(engine.Event{Type: engine.EvCommitsChecked, Plan: c.Plan, Attempt: c.Attempt, OK: recent})
 		}()
+	case engine.CmdMerge, engine.CmdGate, engine.CmdVerify:
+		r.integrate(ctx, c, snap)
+	case engine.CmdPlanState:
+		r.planSettled(ctx, c, snap)
 	case engine.CmdRunFinished:
 		r.finished = true
 		if err := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), c.Reason); err != nil {
@@ -421,19 +494,38 @@ func (r *runner) startAgent(ctx context.Context, c engine.Command) {
 			Reason: "the plan file is no longer in the phase folder"})
 		return
 	}
-	prompt, err := r.prompt(ctx, p, c.Continuation)
-	if err != nil {
+	failed := func(err error) {
 		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+	}
+	dir, err := r.agentDir(ctx, p, c)
+	if err != nil {
+		failed(err)
+		return
+	}
+	launcher, role := r.o.Launcher, "executor"
+	var prompt string
+	if c.Role != "" {
+		role = c.Role
+		if l := r.o.Roles[c.Role]; l != nil {
+			launcher = l
+		}
+		prompt, err = r.combPrompt(ctx, p, c.Continuation)
+	} else {
+		prompt, err = r.prompt(ctx, p, c.Continuation)
+	}
+	if err != nil {
+		failed(err)
 		return
 	}
 	spec := agent.Spec{
 		Plan:    c.Plan,
 		Attempt: c.Attempt,
-		Dir:     r.o.Repo.Root,
+		Dir:     dir,
 		Prompt:  prompt,
+		Env:     []string{"HIVE_AGENT_ROLE=" + role},
 		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
 	}
-	s, err := r.o.Launcher.Start(ctx, spec, r.sink)
+	s, err := launcher.Start(ctx, spec, r.sink)
 	if err != nil {
 		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 		return

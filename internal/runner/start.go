@@ -125,7 +125,11 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 		Phase:         r.o.Phase.Number,
 		MaxConcurrent: r.o.MaxConcurrent,
 		Dynamic:       r.o.Dynamic,
-		SharedTree:    true, // one working tree until plans get worktrees of their own
+		SharedTree:    !r.o.Worktrees, // plans that share one tree must not share files
+		Worktrees:     r.o.Worktrees,
+		Resolver:      r.o.Worktrees && r.o.Roles["comb"] != nil,
+		Gate:          r.o.Worktrees && strings.TrimSpace(r.o.GateCommand) != "",
+		Verify:        r.o.Verify,
 		Team:          r.team(),
 		AutoAnswer:    r.o.AutoAnswer,
 		Retries:       r.o.Retries,

@@ -271,8 +271,10 @@ func (a *agent) writeFiles(paths []string, ref, note string) ([]string, error) {
 			continue
 		}
 		err = a.mutate(func() error {
-			_, err := touchFile(a.dir, rel, ref, note)
-			return err
+			if _, err := touchFile(a.dir, rel, ref, note); err != nil {
+				return err
+			}
+			return addMustHaves(a.dir, rel, a.pr.p)
 		})
 		if err != nil {
 			return nil, err

@@ -27,6 +27,7 @@ const (
 	FaultNoSummary     = "nosummary"      // do all tasks, then exit 0 without SUMMARY or PLAN COMPLETE
 	FaultSelfCheckFail = "selfcheck-fail" // SUMMARY says "Self-Check: FAILED"; PLAN COMPLETE still printed
 	FaultFail          = "fail"           // at task k: print PLAN FAILED and end the turn
+	FaultCombFail      = "comb-fail"      // as the resolver (role comb): give up with PLAN FAILED
 )
 
 // Fault is one injected misbehaviour of the agent running a plan.
@@ -39,7 +40,7 @@ type Fault struct {
 // takesTask reports which kinds may be limited to one task.
 var takesTask = map[string]bool{
 	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
-	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false,
+	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false,
 }
 
 // Settings is the sim's configuration, read from the environment.
@@ -47,6 +48,11 @@ type Settings struct {
 	Delay   time.Duration
 	Faults  map[string][]Fault // by plan id
 	Attempt int
+	// Role is the agent's role (HIVE_AGENT_ROLE): "" or "executor" runs a
+	// plan, "comb" resolves a merge conflict, "verifier" verifies a phase.
+	Role string
+	// Verify is the status the verifier reports (HIVE_SIM_VERIFY); default passed.
+	Verify string
 }
 
 // slowBase is the per-task delay the slow fault multiplies when no delay is
@@ -57,7 +63,7 @@ const slowBase = 50 * time.Millisecond
 // getenv. The environment's delay wins over the file's; faults from both are
 // combined.
 func LoadSettings(getenv func(string) string) (Settings, error) {
-	s := Settings{Faults: map[string][]Fault{}, Attempt: 1}
+	s := Settings{Faults: map[string][]Fault{}, Attempt: 1, Role: getenv("HIVE_AGENT_ROLE"), Verify: getenv("HIVE_SIM_VERIFY")}
 	if name := getenv(EnvFile); name != "" {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -169,7 +175,7 @@ func (f Fault) check() error {
 	allowed, known := takesTask[f.Kind]
 	switch {
 	case !known:
-		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail or fail)", f.Kind)
+		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail or comb-fail)", f.Kind)
 	case f.Task < 0 || f.Attempt < 0:
 		return fmt.Errorf("fault %s: negative task or attempt", f.Kind)
 	case f.Task > 0 && !allowed:

@@ -225,3 +225,57 @@ func oneLine(s string, n int) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// addMustHaves makes a file the plan's must_haves name hold what they ask
+// for, as a real executor's code would: the text an artifact must contain,
+// and for a key link from this file, text its pattern matches. Both go in
+// comments, so the file stays valid for its kind (JSON files are left alone).
+func addMustHaves(root, rel string, p *plan.Plan) error {
+	if strings.EqualFold(path.Ext(rel), ".json") {
+		return nil
+	}
+	var want []string
+	for _, a := range p.MustHaves.Artifacts {
+		if path.Clean(a.Path) == rel && a.Contains != "" {
+			want = append(want, a.Contains)
+		}
+	}
+	for _, k := range p.MustHaves.KeyLinks {
+		if path.Clean(k.From) == rel && k.Pattern != "" {
+			want = append(want, literalOf(k.Pattern))
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return err
+	}
+	for _, w := range want {
+		if strings.Contains(string(data), w) || strings.ContainsAny(w, "\n\r") {
+			continue
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data, '\n')
+		}
+		data = append(data, comment(rel, "must-have: "+w)+"\n"...)
+	}
+	return os.WriteFile(abs, data, 0o644)
+}
+
+// literalOf turns a simple regular expression (escaped punctuation, no
+// alternation) into text it matches: `cli\.Run\(` → `cli.Run(`.
+func literalOf(pattern string) string {
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if c == '\\' && i+1 < len(pattern) {
+			i++
+			c = pattern[i]
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

@@ -216,7 +216,15 @@ func (a *agent) converse() {
 		return
 	}
 	a.out.startTurn(prompt)
-	err := a.execute(prompt)
+	var err error
+	switch a.set.Role {
+	case "comb":
+		err = a.resolveConflicts(prompt)
+	case "verifier":
+		err = a.verifyPhase()
+	default:
+		err = a.execute(prompt)
+	}
 	switch {
 	case errors.Is(err, errStopped), errors.Is(err, errExited):
 		return

@@ -1,0 +1,440 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/tracking"
+)
+
+// Branching strategies (git.branching_strategy).
+const (
+	BranchingNone  = "none"  // integrate on a hidden branch; fast-forward the current branch at the end
+	BranchingPhase = "phase" // integrate on hive/phase-NN, left for the user to merge
+)
+
+// integration is the phase's integration branch, its worktree and the
+// worktrees of the plans. Merges, gates and the verification run one at a
+// time on its own goroutine, in the order they were asked for: a plan's
+// completion order.
+type integration struct {
+	repo     *gitx.Repo
+	phase    *plan.Phase
+	root     string // the phase's worktrees: <worktree root>/<phase number>
+	branch   string // the integration branch
+	dir      string // its worktree
+	target   string // strategy none: the user's branch to fast-forward at the end ("" for none)
+	strategy string
+
+	jobs chan func()
+	wg   sync.WaitGroup
+
+	mu     sync.Mutex
+	merged map[string]bool // plans merged by this process
+}
+
+// integrationBranch names the branch a phase's plans are merged into.
+func integrationBranch(strategy, phase string) string {
+	if strategy == BranchingPhase {
+		return "hive/phase-" + phase
+	}
+	return "hive/" + phase + "/integration"
+}
+
+// openIntegration creates (or, on resume, finds) the integration branch and
+// its worktree, and drops what a killed merge left half done.
+func openIntegration(ctx context.Context, o Options) (*integration, error) {
+	root := o.WorktreeRoot
+	if root == "" {
+		var err error
+		if root, err = gitx.DefaultWorktreeRoot(o.Repo.Root); err != nil {
+			return nil, err
+		}
+	}
+	strategy := o.Branching
+	if strategy != BranchingPhase {
+		strategy = BranchingNone
+	}
+	in := &integration{
+		repo:     o.Repo,
+		phase:    o.Phase,
+		root:     filepath.Join(root, o.Phase.Number),
+		branch:   integrationBranch(strategy, o.Phase.Number),
+		strategy: strategy,
+		jobs:     make(chan func(), 1024),
+		merged:   map[string]bool{},
+	}
+	in.dir = filepath.Join(in.root, "integration")
+	if strategy == BranchingNone {
+		in.target = o.Repo.CurrentBranch(ctx)
+	}
+	if rel, err := filepath.Rel(o.Repo.Root, root); err == nil && filepath.IsLocal(rel) {
+		// Worktrees inside the repository must not show as its changes.
+		if err := o.Repo.Exclude(ctx, "/"+filepath.ToSlash(rel)+"/"); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.Repo.PruneWorktrees(ctx); err != nil {
+		return nil, fmt.Errorf("git worktree prune: %w", err)
+	}
+	if err := o.Repo.AddWorktree(ctx, in.dir, in.branch, "HEAD"); err != nil {
+		return nil, fmt.Errorf("integration worktree: %w", err)
+	}
+	ig := in.repo.At(in.dir)
+	if err := ig.Locked(ctx, func() error { return ig.AbortMerge(ctx) }); err != nil {
+		return nil, fmt.Errorf("clean the integration worktree %s: %w", in.dir, err)
+	}
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		for job := range in.jobs {
+			job()
+		}
+	}()
+	return in, nil
+}
+
+// planDir is where plan id's worktree lives.
+func (in *integration) planDir(id string) string { return filepath.Join(in.root, id) }
+
+func (in *integration) planBranch(id string) string { return gitx.PlanBranch(in.phase.Number, id) }
+
+// do runs job on the integration goroutine, after the jobs asked before it.
+func (in *integration) do(job func()) { in.jobs <- job }
+
+// close waits for the jobs asked so far.
+func (in *integration) close() {
+	close(in.jobs)
+	in.wg.Wait()
+}
+
+// preparePlan makes plan p's worktree (from the integration branch, which
+// holds every plan p depends on) and runs the setup hook in a new one.
+func (in *integration) preparePlan(ctx context.Context, p *plan.Plan, setup Setup) (string, error) {
+	dir := in.planDir(p.ID)
+	_, statErr := os.Stat(dir)
+	if err := in.repo.AddWorktree(ctx, dir, in.planBranch(p.ID), in.branch); err != nil {
+		return "", fmt.Errorf("worktree for %s: %w", p.ID, err)
+	}
+	if os.IsNotExist(statErr) {
+		if err := setup.run(ctx, in.repo.Root, dir); err != nil {
+			return "", fmt.Errorf("worktree setup for %s: %w", p.ID, err)
+		}
+	}
+	return dir, nil
+}
+
+// catchUp fast-forwards p's branch to the integration branch, which already
+// holds p's merged work: a fix agent starts from what the gate saw.
+func (in *integration) catchUp(ctx context.Context, id string) error {
+	pw := in.repo.At(in.planDir(id))
+	return pw.Locked(ctx, func() error {
+		_, err := pw.Git(ctx, "merge", "--ff-only", "-q", in.branch)
+		return err
+	})
+}
+
+// mergeResult is what a merge did.
+type mergeResult struct {
+	ok     bool
+	files  []string // conflicting files
+	reason string
+}
+
+// merge merges plan p into the integration branch with a merge commit that
+// also carries STATE.md and ROADMAP.md as they stand after it. It is
+// idempotent: a plan already merged (hive was killed after the commit) is
+// reported merged again, never merged twice. On a conflict the merge is
+// undone and redone the other way round in the plan's worktree (the
+// integration branch into the plan's branch), so that a resolver agent or a
+// human finds both sides there.
+func (in *integration) merge(ctx context.Context, p *plan.Plan, snap engine.Snapshot) mergeResult {
+	var res mergeResult
+	err := in.repo.Locked(ctx, func() error {
+		var err error
+		res, err = in.mergeLocked(ctx, p, snap)
+		return err
+	})
+	if err != nil {
+		return mergeResult{reason: err.Error()}
+	}
+	if res.ok {
+		in.mu.Lock()
+		in.merged[p.ID] = true
+		in.mu.Unlock()
+	}
+	return res
+}
+
+func (in *integration) mergeLocked(ctx context.Context, p *plan.Plan, snap engine.Snapshot) (mergeResult, error) {
+	ig := in.repo.At(in.dir)
+	pw := in.repo.At(in.planDir(p.ID))
+	branch := in.planBranch(p.ID)
+	if err := ig.AbortMerge(ctx); err != nil {
+		return mergeResult{}, err
+	}
+	if !in.repo.BranchExists(ctx, branch) {
+		if in.mergedBefore(ctx, p.ID) {
+			return mergeResult{ok: true, reason: "already merged"}, nil
+		}
+		return mergeResult{}, fmt.Errorf("branch %s is gone and was never merged", branch)
+	}
+	if _, err := os.Stat(pw.Root); err == nil && pw.MergeInProgress(ctx) {
+		// A resolver or a human worked on the conflict here.
+		files, err := pw.Unmerged(ctx)
+		if err != nil {
+			return mergeResult{}, err
+		}
+		if len(files) > 0 {
+			return mergeResult{files: files, reason: "still unresolved in " + pw.Root}, nil
+		}
+		if err := pw.CommitAll(ctx, fmt.Sprintf("hive: resolve conflicts between %s and %s", branch, in.branch)); err != nil {
+			return mergeResult{}, err
+		}
+	}
+	if ig.IsAncestor(ctx, branch, "HEAD") {
+		return mergeResult{ok: true, reason: "already merged"}, nil
+	}
+	msg := fmt.Sprintf("hive: merge plan %s (%s)\n\nHive-Merge: %s", p.ID, p.Name, p.ID)
+	files, err := ig.Merge(ctx, branch, msg)
+	if errors.Is(err, gitx.ErrConflict) {
+		files, err = in.takeOursForTracking(ctx, ig, files)
+	}
+	if err != nil && !errors.Is(err, gitx.ErrConflict) {
+		ig.AbortMerge(ctx)
+		return mergeResult{}, err
+	}
+	if len(files) > 0 {
+		if err := ig.AbortMerge(ctx); err != nil {
+			return mergeResult{}, err
+		}
+		// Replay the conflict in the plan's worktree for whoever resolves it.
+		if err := pw.AbortMerge(ctx); err != nil {
+			return mergeResult{}, err
+		}
+		pw.Merge(ctx, in.branch, fmt.Sprintf("hive: merge %s into %s to resolve conflicts", in.branch, branch))
+		return mergeResult{files: files, reason: "resolve them in " + pw.Root}, nil
+	}
+	restored, err := in.keepSummaries(ctx, ig, p)
+	if err != nil {
+		return mergeResult{}, err
+	}
+	crashPoint("merge", p.ID)
+	if err := in.writeTracking(ctx, ig, snap, p.ID, "Completed "+filepath.Base(p.Path)); err != nil {
+		return mergeResult{}, err
+	}
+	if err := ig.CommitAll(ctx, msg, existing(ig.Root, trackingFiles)...); err != nil {
+		return mergeResult{}, err
+	}
+	res := mergeResult{ok: true}
+	if len(restored) > 0 {
+		res.reason = "kept SUMMARY files the merge would have changed: " + strings.Join(restored, ", ")
+	}
+	return res, nil
+}
+
+// mergedBefore looks for p's merge commit on the integration branch.
+func (in *integration) mergedBefore(ctx context.Context, id string) bool {
+	out, err := in.repo.Git(ctx, "log", "--format=%H", "-F", "--grep", "Hive-Merge: "+id, in.branch)
+	return err == nil && strings.TrimSpace(out) != ""
+}
+
+var trackingFiles = []string{".planning/STATE.md", ".planning/ROADMAP.md"}
+
+// existing keeps the paths (relative to root) that exist.
+func existing(root string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// takeOursForTracking settles conflicts in STATE.md and ROADMAP.md, which
+// hive rewrites anyway, and returns the conflicts that remain.
+func (in *integration) takeOursForTracking(ctx context.Context, ig *gitx.Repo, files []string) ([]string, error) {
+	var rest []string
+	for _, f := range files {
+		if f != trackingFiles[0] && f != trackingFiles[1] {
+			rest = append(rest, f)
+			continue
+		}
+		if _, err := ig.Git(ctx, "checkout", "--ours", "--", f); err != nil {
+			return nil, err
+		}
+		if _, err := ig.Git(ctx, "add", "--", f); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
+}
+
+// keepSummaries undoes whatever the merge did to the SUMMARY files of other
+// plans already on the integration branch: a plan owns only its own.
+func (in *integration) keepSummaries(ctx context.Context, ig *gitx.Repo, p *plan.Plan) ([]string, error) {
+	dir := filepath.ToSlash(filepath.Dir(p.Path))
+	out, err := ig.Git(ctx, "ls-tree", "-r", "--name-only", "-z", "HEAD", "--", dir+"/")
+	if err != nil {
+		return nil, err
+	}
+	own := p.SummaryPath()
+	var restored []string
+	for _, f := range strings.Split(out, "\x00") {
+		if !strings.HasSuffix(f, "-SUMMARY.md") || f == own {
+			continue
+		}
+		head, _ := ig.Git(ctx, "rev-parse", "-q", "--verify", "HEAD:"+f)
+		index, _ := ig.Git(ctx, "rev-parse", "-q", "--verify", ":"+f)
+		if head == index {
+			continue
+		}
+		if _, err := ig.Git(ctx, "checkout", "HEAD", "--", f); err != nil {
+			return nil, err
+		}
+		restored = append(restored, f)
+	}
+	return restored, nil
+}
+
+// writeTracking writes STATE.md and ROADMAP.md into dir as the snapshot
+// shows the phase, with the plans merged so far (and extra) counted done.
+func (in *integration) writeTracking(ctx context.Context, dir *gitx.Repo, snap engine.Snapshot, extra, activity string) error {
+	in.mu.Lock()
+	done := map[string]bool{extra: extra != ""}
+	for id := range in.merged {
+		done[id] = true
+	}
+	in.mu.Unlock()
+	return writeTracking(dir.Root, in.phase, snap, done, activity)
+}
+
+// writeTracking rewrites the tracking files under root.
+func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[string]bool, activity string) error {
+	tp := tracking.Phase{Number: ph.Number, Name: phaseName(ph), Activity: activity, Now: snapTime(snap), Status: "Executing"}
+	for _, p := range snap.Plans {
+		tp.Plans = append(tp.Plans, tracking.Plan{ID: p.Spec.ID, Done: p.State == engine.Complete || done[p.Spec.ID]})
+	}
+	if snap.Finished {
+		tp.Status = "Finished: " + snap.Outcome
+		tp.Complete = snap.Outcome == engine.OutcomeComplete
+	}
+	for i, name := range trackingFiles {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		old, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if i == 1 && len(old) == 0 {
+			continue // no roadmap to keep
+		}
+		var text string
+		if i == 0 {
+			text = tracking.State(string(old), tp)
+		} else {
+			text = tracking.Roadmap(string(old), tp)
+		}
+		if text == string(old) {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// phaseName turns the folder's slug into a title: "core-library" → "Core Library".
+func phaseName(ph *plan.Phase) string {
+	words := strings.Fields(strings.NewReplacer("-", " ", "_", " ").Replace(ph.Slug))
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
+
+// snapTime is the time of the latest change in the snapshot.
+func snapTime(snap engine.Snapshot) (t time.Time) {
+	for _, p := range snap.Plans {
+		for _, c := range []time.Time{p.Started, p.Finished} {
+			if c.After(t) {
+				t = c
+			}
+		}
+	}
+	return t
+}
+
+// removePlan removes a merged plan's worktree and branch.
+func (in *integration) removePlan(ctx context.Context, id string) error {
+	return in.repo.RemoveWorktree(ctx, in.planDir(id), in.planBranch(id))
+}
+
+// finish records the end of the run on the integration branch (STATE.md,
+// ROADMAP.md), brings the work to the user's branch (strategy none: a
+// fast-forward, refused by git if it would touch the user's changes) and
+// removes the integration worktree. It returns what the user should know.
+func (in *integration) finish(ctx context.Context, snap engine.Snapshot) []string {
+	var notes []string
+	ig := in.repo.At(in.dir)
+	err := in.repo.Locked(ctx, func() error {
+		if err := ig.AbortMerge(ctx); err != nil {
+			return err
+		}
+		if err := in.writeTracking(ctx, ig, snap, "", "Phase "+in.phase.Number+" run finished: "+snap.Outcome); err != nil {
+			return err
+		}
+		return ig.CommitAll(ctx, fmt.Sprintf("hive: phase %s %s", in.phase.Number, snap.Outcome), existing(ig.Root, trackingFiles)...)
+	})
+	if err != nil {
+		notes = append(notes, "record the end of the run on "+in.branch+": "+err.Error())
+	}
+	keepBranch := in.strategy == BranchingPhase
+	if in.strategy == BranchingNone {
+		err := in.repo.Locked(ctx, func() error {
+			_, err := in.repo.Git(ctx, "merge", "--ff-only", "-q", in.branch)
+			return err
+		})
+		if err != nil {
+			keepBranch = true
+			where := in.target
+			if where == "" {
+				where = "HEAD"
+			}
+			notes = append(notes, fmt.Sprintf("could not fast-forward %s to the phase's work (%v); merge it yourself: git merge %s", where, err, in.branch))
+		}
+	} else {
+		notes = append(notes, fmt.Sprintf("the phase's work is on branch %s: merge it when you are ready", in.branch))
+	}
+	del := ""
+	if !keepBranch {
+		del = in.branch
+	}
+	if err := in.repo.RemoveWorktree(ctx, in.dir, del); err != nil {
+		notes = append(notes, "remove the integration worktree: "+err.Error())
+	}
+	return notes
+}
+
+// crashPoint kills hive itself at a named point when HIVE_CRASH_AT says so
+// ("merge:01-02"): the kill tests use it to stop hive halfway through a
+// merge, where no event would let them.
+func crashPoint(point, id string) {
+	if os.Getenv("HIVE_CRASH_AT") == point+":"+id {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+}

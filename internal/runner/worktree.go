@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"text/template"
+
+	_ "embed"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/plan"
+)
+
+// planRepo is the working tree plan id's agent works in.
+func (r *runner) planRepo(id string) *gitx.Repo {
+	if r.integ == nil {
+		return r.o.Repo
+	}
+	return r.o.Repo.At(r.integ.planDir(id))
+}
+
+// agentDir prepares the folder the agent of c works in: the repository in
+// shared-tree mode; else the plan's worktree, caught up with the integration
+// branch when the agent is to fix what the post-merge gate found.
+func (r *runner) agentDir(ctx context.Context, p *plan.Plan, c engine.Command) (string, error) {
+	if r.integ == nil {
+		return r.o.Repo.Root, nil
+	}
+	dir, err := r.integ.preparePlan(ctx, p, r.o.Setup)
+	if err != nil {
+		return "", err
+	}
+	if c.Continuation != nil && c.Continuation.Fix != "" && c.Role == "" {
+		if err := r.integ.catchUp(ctx, p.ID); err != nil {
+			r.o.Observer.Note(p.ID, "bring the plan's branch up to the integration branch: "+err.Error())
+		}
+	}
+	return dir, nil
+}
+
+// integrate carries out a merge, a post-merge gate or the verification on
+// the integration goroutine (or, without worktrees, on a goroutine of its
+// own), and reports the result to the loop.
+func (r *runner) integrate(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+	p := r.plans[c.Plan]
+	var job func()
+	switch c.Type {
+	case engine.CmdMerge:
+		job = func() {
+			ev := engine.Event{Type: engine.EvMerged, Plan: c.Plan, Attempt: c.Attempt}
+			if p == nil || r.integ == nil {
+				ev.Reason = "nothing to merge"
+			} else {
+				res := r.integ.merge(ctx, p, snap)
+				ev.OK, ev.Files, ev.Reason = res.ok, res.files, res.reason
+			}
+			r.send(ev)
+		}
+	case engine.CmdGate:
+		job = func() {
+			ok, out := runGate(ctx, r.workDir(), r.o.GateCommand)
+			r.send(engine.Event{Type: engine.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Text: out})
+		}
+	case engine.CmdVerify:
+		job = func() { r.send(r.verifyPhase(ctx, r.workDir())) }
+	}
+	if r.integ != nil {
+		r.integ.do(job)
+		return
+	}
+	go job()
+}
+
+// workDir is where the phase's merged work is: the integration worktree,
+// or the repository in shared-tree mode.
+func (r *runner) workDir() string {
+	if r.integ != nil {
+		return r.integ.dir
+	}
+	return r.o.Repo.Root
+}
+
+// planSettled tidies up after a plan reaches a final state: a merged plan's
+// worktree and branch go; without worktrees, STATE.md and ROADMAP.md are
+// written and committed in the repository.
+func (r *runner) planSettled(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+	if c.State != engine.Complete {
+		return
+	}
+	if r.integ != nil {
+		r.integ.do(func() {
+			if err := r.integ.removePlan(ctx, c.Plan); err != nil {
+				r.note(c.Plan, "remove the merged plan's worktree: "+err.Error())
+			}
+		})
+		return
+	}
+	p := r.plans[c.Plan]
+	if p == nil {
+		return
+	}
+	repo := r.o.Repo
+	err := repo.Locked(ctx, func() error {
+		if err := writeTracking(repo.Root, r.o.Phase, snap, nil, "Completed "+baseName(p.Path)); err != nil {
+			return err
+		}
+		files := existing(repo.Root, trackingFiles)
+		if len(files) == 0 {
+			return nil
+		}
+		return repo.CommitOnly(ctx, fmt.Sprintf("docs(%s): progress after plan %s", r.o.Phase.Number, p.ID), files...)
+	})
+	if err != nil {
+		r.o.Observer.Note(c.Plan, "update STATE.md and ROADMAP.md: "+err.Error())
+	}
+}
+
+func baseName(path string) string { return path[strings.LastIndex(path, "/")+1:] }
+
+// runGate runs the post-merge gate command in dir. The command is the
+// user's own configuration, never text from a plan or an agent.
+func runGate(ctx context.Context, dir, command string) (bool, string) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return true, ""
+	}
+	text := clipLines(string(out), 60)
+	return false, fmt.Sprintf("$ %s\n%s\n(%v)", command, text, err)
+}
+
+//go:embed prompts/comb.md
+var combTemplate string
+
+var combPrompt = template.Must(template.New("comb").Parse(combTemplate))
+
+type otherPlan struct{ ID, Path, Objective string }
+
+// combPrompt is the resolver's prompt: the conflict, both plans and their
+// objectives.
+func (r *runner) combPrompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
+	var files []string
+	if c != nil {
+		files = c.Conflict
+	}
+	var others []otherPlan
+	if r.integ != nil && len(files) > 0 {
+		args := append([]string{"log", "--format=%B", r.integ.branch, "--"}, files...)
+		out, _ := r.o.Repo.Git(ctx, args...)
+		seen := map[string]bool{p.ID: true}
+		for _, line := range strings.Split(out, "\n") {
+			id, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Plan: ")
+			if !ok || seen[id] || r.plans[id] == nil {
+				continue
+			}
+			seen[id] = true
+			o := r.plans[id]
+			others = append(others, otherPlan{ID: id, Path: o.Path, Objective: objective(o)})
+		}
+	}
+	var b strings.Builder
+	err := combPrompt.Execute(&b, map[string]any{
+		"ID": p.ID, "Name": p.Name, "Path": p.Path, "Objective": objective(p),
+		"PhaseNumber": r.o.Phase.Number, "PhaseSlug": r.o.Phase.Slug,
+		"Integration": r.integ.branch, "Branch": r.integ.planBranch(p.ID),
+		"Files": files, "Others": others,
+	})
+	return b.String(), err
+}
+
+// objective is a plan's objective in one line.
+func objective(p *plan.Plan) string {
+	text := strings.Join(strings.Fields(p.Objective), " ")
+	if text == "" {
+		text = p.Name
+	}
+	return clip(text, 300)
+}
