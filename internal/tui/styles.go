@@ -34,9 +34,6 @@ var (
 
 // stateLabel is how a state reads in the plan table.
 func stateLabel(s engine.PlanState) string {
-	if s == engine.Waiting {
-		return "waiting for you"
-	}
 	return string(s)
 }
 

@@ -32,7 +32,10 @@ func (m Model) Screen() string {
 	}
 	header := []string{m.header(w)}
 	footer := m.footer(w)
-	rows := m.planRows(w)
+	rows := m.planRows(w, false)
+	if head := m.head(); head != nil && len(rows)+m.checkpointNeed(*head, w)+len(header)+len(footer)+1 > h {
+		rows = m.planRows(w, true)
+	}
 	plans := []string{rule("Phase "+m.snap.Phase, w)}
 	for _, r := range rows {
 		plans = append(plans, r.line)
@@ -70,7 +73,7 @@ func (m Model) Screen() string {
 		lines = append(lines[:h-len(footer)], footer...)
 	}
 	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, w, "…")
+		lines[i] = strings.TrimRight(ansi.Truncate(l, w, "…"), " ")
 	}
 	return strings.Join(lines, "\n")
 }
@@ -102,11 +105,11 @@ func (m Model) header(w int) string {
 		parts = append(parts, fmt.Sprintf("wave %d", s.CurrentWave))
 	}
 	if !m.started.IsZero() {
-		parts = append(parts, clock(m.now.Sub(m.started))+" elapsed")
+		parts = append(parts, clock(m.now.Sub(m.started)))
 	}
 	parts = append(parts,
-		fmt.Sprintf("%d/%d complete", s.Count(engine.Complete), len(s.Plans)),
-		fmt.Sprintf("%s tokens", tokens(in+out)),
+		fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)),
+		fmt.Sprintf("%s tok", tokens(in+out)),
 		cost(usd))
 	return strings.Join(parts, stFaint.Render(" · "))
 }
@@ -115,7 +118,7 @@ type planRow struct{ line, detail string }
 
 // planRows is the phase as waves: a heading per wave naming what it waits
 // for, and a row per plan.
-func (m Model) planRows(w int) []planRow {
+func (m Model) planRows(w int, tight bool) []planRow {
 	s := m.snap
 	idW, nameW := 5, 0
 	for _, p := range s.Plans {
@@ -123,7 +126,7 @@ func (m Model) planRows(w int) []planRow {
 		nameW = max(nameW, lipgloss.Width(p.Spec.Name))
 	}
 	// icon id name state bar tasks time tokens cost
-	fixed := 2 + 2 + idW + 1 + 1 + 16 + 11 + 6 + 8 + 8 + 7
+	fixed := 2 + 2 + idW + 1 + 1 + 9 + 11 + 6 + 7 + 8 + 7
 	wide := w >= wideWidth
 	depsW := 0
 	if wide {
@@ -140,19 +143,34 @@ func (m Model) planRows(w int) []planRow {
 	for _, p := range s.Plans {
 		if p.Spec.Wave != wave {
 			wave = p.Spec.Wave
+			if tight {
+				if ids := m.completeWave(wave); ids != "" {
+					rows = append(rows, planRow{line: m.waveHeading(wave) + " " + stateLook[engine.Complete].style.Render("✓ "+ids)})
+				}
+			}
 			rows = append(rows, planRow{line: m.waveHeading(wave)})
+		}
+		if tight && m.completeWave(wave) != "" {
+			if rows[len(rows)-1].line == m.waveHeading(wave) {
+				rows = rows[:len(rows)-1]
+			}
+			continue
 		}
 		look := stateLook[p.State]
 		var b strings.Builder
 		b.WriteString("  " + look.style.Render(look.icon) + " ")
 		b.WriteString(pad(stBold.Render(p.Spec.ID), idW) + " ")
 		b.WriteString(pad(ansi.Truncate(p.Spec.Name, nameW, "…"), nameW) + " ")
-		b.WriteString(pad(look.style.Render(stateLabel(p.State)), 16))
+		b.WriteString(pad(look.style.Render(stateLabel(p.State)), 9))
 		b.WriteString(bar(p.TasksDone, p.Spec.Tasks, 10, p.State) + " ")
 		b.WriteString(padLeft(fmt.Sprintf("%d/%d", done(p), p.Spec.Tasks), 5) + " ")
-		b.WriteString(padLeft(m.planClock(p), 7) + " ")
-		b.WriteString(padLeft(tokens(p.InputTokens+p.OutputTokens), 7) + " ")
-		b.WriteString(padLeft(cost(p.CostUSD), 7))
+		b.WriteString(padLeft(m.planClock(p), 6) + " ")
+		if p.Attempt > 0 || p.CostUSD > 0 {
+			b.WriteString(padLeft(tokens(p.InputTokens+p.OutputTokens), 7) + " ")
+			b.WriteString(padLeft(cost(p.CostUSD), 7))
+		} else {
+			b.WriteString(strings.Repeat(" ", 15))
+		}
 		detail := planDetail(p)
 		if wide {
 			deps := ""
@@ -172,6 +190,26 @@ func (m Model) planRows(w int) []planRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// completeWave lists a wave's plans when all are complete: a tight screen
+// shows such a wave on one line.
+func (m Model) completeWave(wave int) string {
+	var ids []string
+	for _, p := range m.snap.Plans {
+		if p.Spec.Wave == wave {
+			if p.State != engine.Complete {
+				return ""
+			}
+			ids = append(ids, p.Spec.ID)
+		}
+	}
+	return strings.Join(ids, " ")
+}
+
+// checkpointNeed is how many lines the open checkpoint takes unscrolled.
+func (m Model) checkpointNeed(cp engine.Checkpoint, w int) int {
+	return len(m.checkpointPane(cp, w, 1000)) - 3
 }
 
 func done(p engine.PlanStatus) int {
@@ -271,9 +309,10 @@ func (m Model) checkpointPane(cp engine.Checkpoint, w, room int) []string {
 	bottom = strings.Split(strings.Join(bottom, "\n"), "\n")
 	// Keep a few lines for the log when there is room to spare.
 	space := room - len(top) - len(bottom) - 3
-	if len(wrapped) <= space || space < 0 && len(wrapped) <= room-len(top)-len(bottom) {
+	if len(wrapped) <= space {
 		return append(append(top, wrapped...), bottom...)
 	}
+	space += 3 // no room to spare: the checkpoint matters more than the log
 	space = max(1, space)
 	first := min(m.scroll, max(0, len(wrapped)-space+1))
 	shown := wrapped[first:min(len(wrapped), first+space-1)]
