@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"

@@ -54,7 +54,7 @@ func demoLogs() []LogLine {
 func decisionSnapshot() engine.Snapshot {
 	s := demoSnapshot()
 	dec := engine.Checkpoint{ID: 1, Plan: "01-03", Attempt: 1, Kind: engine.KindCheckpoint, Type: "decision", Task: 2, Done: 1, Total: 3,
-		Details: "Decision: Select the search backend\n\nContext: Search must rank books by title and author; the catalogue holds about 50k books.\n\nOptions:\n1. sqlite-fts — Built in, no service to run (cons: English stemming only)\n2. bleve — Pure Go, good ranking (cons: bigger binary)\n3. meilisearch — Best relevance (cons: a separate service)",
+		Details:  "Decision: Select the search backend\n\nContext: Search must rank books by title and author; the catalogue holds about 50k books.\n\nOptions:\n1. sqlite-fts — Built in, no service to run (cons: English stemming only)\n2. bleve — Pure Go, good ranking (cons: bigger binary)\n3. meilisearch — Best relevance (cons: a separate service)",
 		Awaiting: "Select: sqlite-fts, bleve, or meilisearch", Options: []string{"sqlite-fts", "bleve", "meilisearch"}, Gate: "blocking", Raised: at(70)}
 	ver := engine.Checkpoint{ID: 2, Plan: "01-04", Attempt: 1, Kind: engine.KindCheckpoint, Type: "human-verify", Task: 3, Done: 2, Total: 3,
 		Details: "Built: `shelf list` and `shelf add`", Awaiting: `Type "approved" or describe issues`, Raised: at(72)}

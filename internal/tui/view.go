@@ -105,7 +105,16 @@ func (m Model) header(w int) string {
 		parts = append(parts, fmt.Sprintf("wave %d", s.CurrentWave))
 	}
 	if !m.started.IsZero() {
-		parts = append(parts, clock(m.now.Sub(m.started)))
+		end := m.now
+		if s.Finished { // the clock stops with the last plan
+			end = m.started
+			for _, p := range s.Plans {
+				if p.Finished.After(end) {
+					end = p.Finished
+				}
+			}
+		}
+		parts = append(parts, clock(end.Sub(m.started)))
 	}
 	parts = append(parts,
 		fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)),
