@@ -30,6 +30,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor":   waitFor,
 			"waitstate": waitState,
+			"webhook":   webhook,
 		},
 	})
 }

@@ -16,6 +16,7 @@ type demoOptions struct {
 	dir   string
 	yes   bool
 	json  bool
+	noTUI bool
 	delay time.Duration
 }
 
@@ -32,6 +33,7 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.dir, "dir", "", "where to create the demo repository (default: a new temporary folder)")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
+	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
 	cmd.Flags().DurationVar(&o.delay, "delay", 150*time.Millisecond, "how long each simulated task takes")
 	return cmd
 }
@@ -72,6 +74,7 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 		phase:         "1",
 		yes:           yes,
 		json:          o.json,
+		noTUI:         o.noTUI,
 		launcher:      agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}},
 	})
 	if !o.json {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,8 +14,10 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +30,7 @@ type executeOptions struct {
 	fresh bool
 	// allowDirty runs with uncommitted changes in the working tree.
 	allowDirty bool
+	noTUI      bool
 	// launcher, when set, is used instead of --agent (the demo sets it).
 	launcher agent.Launcher
 }
@@ -49,6 +53,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
+	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
 	return cmd
 }
 
@@ -111,26 +116,21 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	defer j.Close()
 
 	interactive := !o.json && isTerminal(o.stdin)
-	var obs runnerObserver
-	var answers <-chan runner.Answer
-	if o.json {
-		obs = newJSONObserver(o.stdout)
-	} else {
-		plain := newPlainObserver(o.stdout)
-		if interactive {
-			done := make(chan struct{})
-			defer close(done)
-			plain.prompter = newPrompter(o.stdin, done)
-			answers = plain.prompter.out
-		}
-		obs = plain
+	dashboard := interactive && !o.noTUI && isTerminal(o.stdout)
+	n := &notify.Notifier{
+		// Only a human at a terminal hears a bell or sees the desktop.
+		Desktop:    cfg.Notifications.Desktop && interactive,
+		WebhookURL: cfg.Notifications.WebhookURL,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(o.stderr, "hive: notification: "+format+"\n", args...)
+		},
 	}
-	res, err := runner.Run(ctx, runner.Options{
+	defer n.Wait() // the run-finished webhook goes out before hive exits
+	opts := runner.Options{
 		Repo:          repo,
 		Phase:         ph,
 		Journal:       j,
 		Launcher:      launcher,
-		Observer:      obs,
 		MaxConcurrent: cfg.MaxConcurrent(),
 		Dynamic:       cfg.Dynamic(),
 		TeamMode:      cfg.TeamMode(),
@@ -138,7 +138,6 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		Fresh:         o.fresh,
 		AutoAnswer:    o.yes,
 		Interactive:   interactive,
-		Answers:       answers,
 		Retries:       cfg.Retries.Agent,
 		Worktrees:     cfg.Workflow.UseWorktrees,
 		WorktreeRoot:  worktreeRoot,
@@ -148,7 +147,40 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		GateCommand:   cfg.Gates.PostMergeCommand,
 		Roles:         roles,
 		Verify:        cfg.Workflow.Verifier,
-	})
+	}
+	var res runner.Result
+	if dashboard {
+		res, err = runWithDashboard(ctx, o.stdin, o.stdout, "execute-phase",
+			func(ctx context.Context, obs *tui.Observer, answers chan runner.Answer) (runner.Result, error) {
+				if cfg.Notifications.Bell {
+					n.Bell = func() { obs.Push(tui.BellMsg{}) }
+				}
+				n.Logf = func(format string, args ...any) { obs.Note("", "notification: "+fmt.Sprintf(format, args...)) }
+				opts.Observer = newNotifyObserver(obs, n, ph.Number)
+				opts.Answers = answers
+				return runner.Run(ctx, opts)
+			})
+	} else {
+		var obs runnerObserver
+		if o.json {
+			obs = newJSONObserver(o.stdout)
+		} else {
+			plain := newPlainObserver(o.stdout)
+			if interactive {
+				done := make(chan struct{})
+				defer close(done)
+				plain.prompter = newPrompter(o.stdin, done)
+				opts.Answers = plain.prompter.out
+				if cfg.Notifications.Bell && isTerminal(o.stdout) {
+					// The runner's goroutine writes both the lines and the bell.
+					n.Bell = func() { io.WriteString(o.stdout, "\a") }
+				}
+			}
+			obs = plain
+		}
+		opts.Observer = newNotifyObserver(obs, n, ph.Number)
+		res, err = runner.Run(ctx, opts)
+	}
 	var needs *runner.NeedsHumanError
 	if errors.As(err, &needs) {
 		return &exitError{code: ExitNeedsHuman, err: err}

@@ -93,6 +93,7 @@ journal, and resumes a killed run without losing or repeating work.`,
 		newAnswerCmd(g),
 		newStatusCmd(g),
 		newLogCmd(g),
+		newAttachCmd(g),
 		newDemoCmd(g),
 		newSimCmd(stdin),
 	)

@@ -9,48 +9,56 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/spf13/cobra"
 )
 
 type statusOptions struct {
 	*globalOptions
-	json bool
+	json  bool
+	watch bool
 }
 
 func newStatusCmd(g *globalOptions) *cobra.Command {
 	o := &statusOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the latest run of each phase, read from the journal",
+		Short: "Show the latest run of each phase, read from the journal (live with --watch)",
 		Example: `  hive status
+  hive status --watch   # the dashboard of a run in another terminal, read-only
   hive status --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return statusRun(cmd, o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.watch, "watch", false, "follow the newest run live: the dashboard in a terminal, else the overview again on each change until the run ends")
 	return cmd
 }
 
 type statusPlan struct {
-	ID       string `json:"id"`
-	Wave     int    `json:"wave"`
-	State    string `json:"state"`
-	Attempt  int    `json:"attempt"`
-	Tasks    string `json:"tasks"`
-	Progress string `json:"progress,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	ID       string  `json:"id"`
+	Wave     int     `json:"wave"`
+	State    string  `json:"state"`
+	Attempt  int     `json:"attempt"`
+	Tasks    string  `json:"tasks"`
+	Tokens   int64   `json:"tokens"`
+	CostUSD  float64 `json:"cost_usd"`
+	Progress string  `json:"progress,omitempty"`
+	Reason   string  `json:"reason,omitempty"`
 }
 
 type statusRunView struct {
-	Run      int64        `json:"run"`
-	Phase    string       `json:"phase"`
-	Dir      string       `json:"dir"`
-	Started  time.Time    `json:"started"`
-	Finished *time.Time   `json:"finished,omitempty"`
-	Outcome  string       `json:"outcome,omitempty"`
-	Events   int64        `json:"events"`
-	Plans    []statusPlan `json:"plans"`
+	Run      int64               `json:"run"`
+	Phase    string              `json:"phase"`
+	Dir      string              `json:"dir"`
+	Started  time.Time           `json:"started"`
+	Finished *time.Time          `json:"finished,omitempty"`
+	Outcome  string              `json:"outcome,omitempty"`
+	Events   int64               `json:"events"`
+	Plans    []statusPlan        `json:"plans"`
+	Queue    []engine.Checkpoint `json:"queue,omitempty"`
+	snap     engine.Snapshot
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
@@ -71,6 +79,14 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 		return err
 	}
 	defer j.Close()
+	if o.watch && !o.json {
+		return watchStatus(cmd.Context(), o, j)
+	}
+	return printStatus(o, j)
+}
+
+// printStatus prints the latest run of each phase once.
+func printStatus(o *statusOptions, j journal.Journal) error {
 	runs, err := j.Runs()
 	if err != nil {
 		return err
@@ -87,14 +103,16 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 			return err
 		}
 		snap := eng.Snapshot()
-		v := statusRunView{Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events}
+		v := statusRunView{Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events,
+			Queue: snap.Queue, snap: snap}
 		if !run.Finished.IsZero() {
 			f := run.Finished
 			v.Finished = &f
 		}
 		for _, p := range snap.Plans {
 			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
-				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason})
+				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
+				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD})
 		}
 		views = append(views, v)
 	}
@@ -113,15 +131,25 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 		}
 		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tDETAIL")
+		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tTOKENS\tCOST\tDETAIL")
+		var tokens int64
+		var usd float64
 		for _, p := range v.Plans {
 			detail := p.Progress
 			if p.Reason != "" {
 				detail = p.Reason
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, detail)
+			tokens += p.Tokens
+			usd += p.CostUSD
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, detail)
 		}
 		tw.Flush()
+		end := time.Now()
+		if v.Finished != nil {
+			end = *v.Finished
+		}
+		fmt.Fprintf(o.stdout, "  total: %d tokens, $%.2f, %s elapsed\n", tokens, usd, end.Sub(v.Started).Round(time.Second))
+		writeQueue(o.stdout, v.Queue, v.snap.Plans)
 	}
 	return nil
 }

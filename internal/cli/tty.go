@@ -1,14 +1,14 @@
 package cli
 
 import (
-	"io"
 	"os"
 
 	"golang.org/x/term"
 )
 
-// isTerminal reports whether r is a terminal a human types in.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+// isTerminal reports whether f (stdin, stdout) is a terminal: one a human
+// types in, or one a dashboard can draw on.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
 }

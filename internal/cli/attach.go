@@ -1,0 +1,321 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+type attachOptions struct {
+	*globalOptions
+	plan string
+	raw  bool
+	poll time.Duration
+}
+
+func newAttachCmd(g *globalOptions) *cobra.Command {
+	o := &attachOptions{globalOptions: g, poll: 200 * time.Millisecond}
+	cmd := &cobra.Command{
+		Use:   "attach PLAN-ID",
+		Short: "Follow one plan's agent: its latest attempt's output, readably, until the plan is finished",
+		Long: `attach follows .hive/logs/PLAN.attempt-N.log of the latest attempt (and the
+next one when the agent is replaced), renders its stream-json lines as text,
+and exits when the plan is complete, failed or skipped. Ctrl+C detaches; the
+run goes on.`,
+		Example: `  hive attach 03-01
+  hive attach 03-01 --raw`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.plan = args[0]
+			return attachRun(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.raw, "raw", false, "print the log lines as written, without rendering them")
+	return cmd
+}
+
+func attachRun(ctx context.Context, o *attachOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	repo, err := openRepo(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
+		return exitf(ExitUsage, "no run in %s yet: start one with `hive execute-phase PHASE`", repo.Root)
+	}
+	j, err := openJournal(repo.Root)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	logs := filepath.Join(repo.Root, ".hive", "logs")
+	r := &logRenderer{w: o.stdout, raw: o.raw}
+	var f *os.File
+	var rd *bufio.Reader
+	attempt := 0
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	lastCheck := time.Time{}
+	for {
+		// Follow the newest attempt: a continuation writes a new file.
+		if n := latestAttempt(logs, o.plan); n > attempt {
+			if rd != nil {
+				r.drain(rd)
+				f.Close()
+			}
+			if f, err = os.Open(attemptLog(logs, o.plan, n)); err != nil {
+				return fmt.Errorf("attach %s: %w", o.plan, err)
+			}
+			attempt, rd = n, bufio.NewReader(f)
+			fmt.Fprintf(o.stdout, "── %s attempt %d (%s)\n", o.plan, n, f.Name())
+		}
+		if rd != nil {
+			r.follow(rd)
+		}
+		if time.Since(lastCheck) >= 500*time.Millisecond {
+			lastCheck = time.Now()
+			st, known, err := planStateIn(j, o.plan)
+			if err != nil {
+				return err
+			}
+			if !known {
+				return exitf(ExitUsage, "no run holds plan %s (`hive plans` lists the plans)", o.plan)
+			}
+			if st.Final() {
+				if latestAttempt(logs, o.plan) == attempt { // nothing newer to show
+					if rd != nil {
+						r.drain(rd)
+					}
+					fmt.Fprintf(o.stdout, "── %s is %s\n", o.plan, st)
+					return nil
+				}
+				continue
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil // detached; the run goes on
+		case <-time.After(o.poll):
+		}
+	}
+}
+
+var attemptRE = regexp.MustCompile(`\.attempt-(\d+)\.log$`)
+
+func attemptLog(dir, planID string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s.attempt-%d.log", planID, n))
+}
+
+// latestAttempt is the highest N of dir/PLAN.attempt-N.log; 0 for none.
+func latestAttempt(dir, planID string) int {
+	paths, _ := filepath.Glob(filepath.Join(dir, planID+".attempt-*.log"))
+	best := 0
+	for _, p := range paths {
+		if m := attemptRE.FindStringSubmatch(p); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > best {
+				best = n
+			}
+		}
+	}
+	return best
+}
+
+// planStateIn is the plan's state in the newest run that holds it.
+func planStateIn(j journal.Journal, planID string) (engine.PlanState, bool, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return "", false, err
+	}
+	for _, run := range runs {
+		eng, err := runner.Replay(j, run)
+		if err != nil {
+			return "", false, err
+		}
+		for _, p := range eng.Snapshot().Plans {
+			if p.Spec.ID == planID {
+				return p.State, true, nil
+			}
+		}
+	}
+	return "", false, nil
+}
+
+// logRenderer turns an agent log into text for a human: stream-json lines
+// as what the agent said, hive's own lines as headings.
+type logRenderer struct {
+	w       io.Writer
+	raw     bool
+	partial string   // a line not yet ended
+	block   []string // a "== hive → agent:" message being read
+	inBlock bool
+}
+
+// follow renders every complete line available now.
+func (r *logRenderer) follow(rd *bufio.Reader) {
+	for {
+		s, err := rd.ReadString('\n')
+		r.partial += s
+		if err != nil {
+			return // the rest of the line is not written yet
+		}
+		line := strings.TrimSuffix(r.partial, "\n")
+		r.partial = ""
+		r.line(line)
+	}
+}
+
+// drain renders what is left, the last line even without its newline.
+func (r *logRenderer) drain(rd *bufio.Reader) {
+	r.follow(rd)
+	if r.partial != "" {
+		r.line(r.partial)
+		r.partial = ""
+	}
+}
+
+func (r *logRenderer) line(l string) {
+	if r.raw {
+		fmt.Fprintln(r.w, l)
+		return
+	}
+	if r.inBlock {
+		if l == "== end" || strings.HasSuffix(l, "== end") && len(r.block) == 0 {
+			if rest := strings.TrimSuffix(l, "== end"); rest != "" {
+				r.block = append(r.block, rest)
+			}
+			r.endBlock()
+			return
+		}
+		r.block = append(r.block, l)
+		return
+	}
+	switch {
+	case l == "":
+	case l == "== hive → agent:":
+		r.inBlock, r.block = true, nil
+	case strings.HasPrefix(l, "== "):
+		fmt.Fprintf(r.w, "── %s\n", strings.TrimPrefix(l, "== "))
+	case strings.HasPrefix(l, "stderr: "):
+		fmt.Fprintf(r.w, "! %s\n", strings.TrimPrefix(l, "stderr: "))
+	case strings.HasPrefix(l, "{"):
+		r.streamJSON(l)
+	default:
+		fmt.Fprintln(r.w, l)
+	}
+}
+
+// endBlock shows a message hive sent: in full when short, else its first
+// line (the first prompt runs to hundreds of lines).
+func (r *logRenderer) endBlock() {
+	r.inBlock = false
+	lines := r.block
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 1 && strings.HasPrefix(lines[0], "{") {
+		// A stream-json message: show its text.
+		if text := userText(lines[0]); text != "" {
+			lines = strings.Split(strings.TrimSpace(text), "\n")
+		}
+	}
+	switch {
+	case len(lines) == 0:
+	case len(lines) <= 4:
+		for _, l := range lines {
+			fmt.Fprintf(r.w, "» hive: %s\n", l)
+		}
+	default:
+		fmt.Fprintf(r.w, "» hive: %s … (%d more lines)\n", firstText(lines), len(lines)-1)
+	}
+}
+
+func firstText(lines []string) string {
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+func (r *logRenderer) streamJSON(l string) {
+	pl, err := agent.ParseLine([]byte(l))
+	if err != nil {
+		fmt.Fprintln(r.w, l)
+		return
+	}
+	switch pl.Type {
+	case "assistant":
+		for _, t := range pl.Texts {
+			fmt.Fprintln(r.w, strings.TrimRight(t, "\n"))
+		}
+	case "result":
+		state := "turn ended"
+		if pl.IsError {
+			state = "turn FAILED (" + pl.Subtype + ")"
+		}
+		fmt.Fprintf(r.w, "── %s: %d in / %d out tokens, $%.4f so far\n", state, pl.Usage.InputTokens, pl.Usage.OutputTokens, pl.CostUSD)
+	case "system":
+		if pl.Subtype == "init" {
+			fmt.Fprintf(r.w, "── session %s\n", pl.SessionID)
+		}
+	case "control_request":
+		fmt.Fprintf(r.w, "? asks to use %s: %s\n", pl.Tool, pl.Input)
+	case "user":
+		if text := userText(l); text != "" {
+			fmt.Fprintf(r.w, "» %s\n", oneLineText(text))
+		}
+	}
+}
+
+// userText is the text of a stream-json user message (what hive sent, or a
+// tool result); "" when it has none.
+func userText(l string) string {
+	var m struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal([]byte(l), &m) != nil || len(m.Message.Content) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m.Message.Content, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type    string          `json:"type"`
+		Text    string          `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(m.Message.Content, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Text != "" {
+			parts = append(parts, b.Text)
+		} // tool results stay out: they echo what the agent did
+	}
+	return strings.Join(parts, " ")
+}

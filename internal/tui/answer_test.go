@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/hivectl/hive/internal/runner"
+)
+
+// key is a key press as the terminal reports it.
+func press(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func receive(t *testing.T, ch <-chan runner.Answer) runner.Answer {
+	t.Helper()
+	select {
+	case a := <-ch:
+		return a
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer reached the runner's channel")
+	}
+	return runner.Answer{}
+}
+
+// TestAnswerDecisionWithKeys answers the open decision in a running
+// program with the keyboard alone: → → ← enter picks the second option.
+func TestAnswerDecisionWithKeys(t *testing.T) {
+	answers := make(chan runner.Answer)
+	done := make(chan struct{})
+	defer close(done)
+	tm := teatest.NewTestModel(t, New(Options{Answers: answers, Done: done, Now: at(75), Title: "execute-phase"}), teatest.WithInitialTermSize(80, 24))
+	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("sqlite-fts")) },
+		teatest.WithDuration(10*time.Second))
+	for _, k := range []string{"right", "right", "left", "enter"} {
+		tm.Send(press(k))
+	}
+	if a := receive(t, answers); a != (runner.Answer{Plan: "01-03", Text: "bleve"}) {
+		t.Errorf("answer = %+v, want bleve for 01-03", a)
+	}
+	// The runner applied it: the next snapshot has the verification at the
+	// head, answered by typing with completion.
+	next := decisionSnapshot()
+	next.Queue = next.Queue[1:]
+	tm.Send(SnapshotMsg{Snap: next}) // the program takes messages in order: the keys below come after it
+	for _, k := range []string{"a", "p", "tab", "enter"} {
+		tm.Send(press(k))
+	}
+	if a := receive(t, answers); a != (runner.Answer{Plan: "01-04", Text: "approved"}) {
+		t.Errorf("answer = %+v, want approved for 01-04", a)
+	}
+	tm.Send(press("ctrl+c"))
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// TestAnswerByNumber: a digit picks an option; enter sends it; the sent
+// answer is shown until the engine applies it.
+func TestAnswerByNumber(t *testing.T) {
+	answers := make(chan runner.Answer, 1)
+	m := New(Options{Answers: answers, Now: at(75)})
+	var tm tea.Model = m
+	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
+	tm, _ = tm.Update(press("3"))
+	tm, cmd := tm.Update(press("enter"))
+	if cmd == nil {
+		t.Fatal("enter sent nothing")
+	}
+	tm, _ = tm.Update(cmd())
+	if a := receive(t, answers); a.Text != "meilisearch" {
+		t.Errorf("answer = %+v, want meilisearch", a)
+	}
+	if s := tm.(Model).Screen(); !bytes.Contains([]byte(s), []byte(`"meilisearch" sent to executor-01-03`)) {
+		t.Errorf("the sent answer is not shown:\n%s", s)
+	}
+}
+
+// TestReadOnly: without an Answers channel keys answer nothing and q quits.
+func TestReadOnly(t *testing.T) {
+	var tm tea.Model = New(Options{Now: at(75)})
+	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
+	if _, cmd := tm.Update(press("enter")); cmd != nil {
+		t.Error("a read-only dashboard answered")
+	}
+	if _, cmd := tm.Update(press("q")); cmd == nil {
+		t.Error("q does not quit a read-only dashboard")
+	}
+}

@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// typeTitles are seed 000's display names of checkpoint types.
+var typeTitles = map[string]string{
+	"human-verify":            "Verification Required",
+	"decision":                "Decision Required",
+	"human-action":            "Action Required",
+	"auth-gate":               "Authentication Required",
+	"architectural-deviation": "Architectural Decision Needed",
+	"plan-failed":             "Plan Failed",
+	"permission":              "Permission Requested",
+}
+
+// Title is a checkpoint's display name ("Decision Required").
+func Title(cp engine.Checkpoint) string {
+	if t, ok := typeTitles[cp.Type]; ok {
+		return t
+	}
+	return cp.Type
+}
+
+// YourAction is the text of a checkpoint's "→ YOUR ACTION" line.
+func YourAction(cp engine.Checkpoint) string {
+	switch {
+	case cp.Kind == engine.KindFailure:
+		return "Type retry, skip or abort"
+	case cp.Kind == engine.KindPermission:
+		return "Type allow, deny (optionally with a reason) or always (allow " + cp.Tool + " for the rest of the run)"
+	case cp.Type == "human-verify":
+		return `Type "approved" or describe issues`
+	case cp.Type == "decision" && len(cp.Options) > 0:
+		return "Select: " + strings.Join(cp.Options, ", ") + " (or its number)"
+	case cp.Type == "human-action" || cp.Type == "auth-gate":
+		return `Type "done" when the action is complete`
+	case cp.Kind == engine.KindDeviation:
+		return "Proceed with proposed change? (yes / different approach / defer)"
+	}
+	return "Type your answer"
+}
+
+// QueueText is the checkpoint queue in seed 000's format: the open
+// checkpoint (queue[0]) in full, the others by title. Plain text, one
+// trailing newline; "" for an empty queue.
+func QueueText(queue []engine.Checkpoint, plans []engine.PlanStatus) string {
+	if len(queue) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	cp := queue[0]
+	fmt.Fprintf(&b, "\n## Checkpoint Queue (%d pending)\n\n", len(queue))
+	b.WriteString(headText(cp, plans, len(queue)))
+	for i, q := range queue[1:] {
+		fmt.Fprintf(&b, "### %d of %d: Plan %s — %s (waiting its turn)\n", i+2, len(queue), q.Plan, Title(q))
+	}
+	return b.String()
+}
+
+// headText is the open checkpoint from its "### 1 of N" line to its
+// "→ YOUR ACTION" line.
+func headText(cp engine.Checkpoint, plans []engine.PlanStatus, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### 1 of %d: Plan %s — %s\n\n", n, cp.Plan, Title(cp))
+	fmt.Fprintf(&b, "**Plan:** %s %s\n**Executor:** executor-%s\n", cp.Plan, planName(plans, cp.Plan), cp.Plan)
+	if cp.Total > 0 {
+		fmt.Fprintf(&b, "**Progress:** %d/%d tasks complete\n", cp.Done, cp.Total)
+	}
+	if d := strings.TrimSpace(cp.Details); d != "" {
+		fmt.Fprintf(&b, "\n%s\n", d)
+	}
+	if a := strings.TrimSpace(cp.Awaiting); a != "" {
+		fmt.Fprintf(&b, "\n### Awaiting\n%s\n", a)
+	}
+	fmt.Fprintf(&b, "\n→ YOUR ACTION: %s\n", YourAction(cp))
+	return b.String()
+}
+
+func planName(plans []engine.PlanStatus, id string) string {
+	for _, p := range plans {
+		if p.Spec.ID == id {
+			return p.Spec.Name
+		}
+	}
+	return ""
+}

@@ -1,0 +1,78 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// t0 is the fixtures' start: local time, so the log's clock reads the same
+// in every time zone.
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.Local)
+
+func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+
+// demoSnapshot is the demo's phase (6 plans, 3 waves) with wave 1 done and
+// wave 2 running.
+func demoSnapshot() engine.Snapshot {
+	spec := func(id, name string, wave, tasks int, deps ...string) engine.PlanSpec {
+		return engine.PlanSpec{ID: id, Name: name, Wave: wave, Tasks: tasks, DependsOn: deps}
+	}
+	return engine.Snapshot{
+		Phase: "01-core-library", Started: true, MaxConcurrent: 3, CurrentWave: 2,
+		Plans: []engine.PlanStatus{
+			{Spec: spec("01-01", "Book model", 1, 2), State: engine.Complete, Attempt: 1, TasksDone: 2, Started: at(0), Finished: at(21),
+				InputTokens: 10200, OutputTokens: 2100, CostUSD: 0.08},
+			{Spec: spec("01-02", "Storage layer", 1, 3), State: engine.Complete, Attempt: 1, TasksDone: 3, Started: at(0), Finished: at(34),
+				InputTokens: 15400, OutputTokens: 3000, CostUSD: 0.12},
+			{Spec: spec("01-03", "Search API and ranking of results", 2, 3, "01-01", "01-02"), State: engine.Running, Attempt: 1, TasksDone: 1,
+				Progress: "Task 1/3 complete: index books by title and author", Started: at(35), InputTokens: 4100, OutputTokens: 800, CostUSD: 0.03},
+			{Spec: spec("01-04", "Command-line interface", 2, 3, "01-02"), State: engine.Running, Attempt: 1, TasksDone: 2,
+				Progress: "Task 2/3 complete: list and add commands", Started: at(35), InputTokens: 6000, OutputTokens: 1200, CostUSD: 0.05},
+			{Spec: spec("01-05", "Import from CSV", 3, 2, "01-03"), State: engine.Pending},
+			{Spec: spec("01-06", "Documentation", 3, 1, "01-03", "01-04"), State: engine.Pending},
+		},
+	}
+}
+
+func demoLogs() []LogLine {
+	return []LogLine{
+		{Time: at(0), Text: "wave 1 started"},
+		{Time: at(21), Plan: "01-01", Text: "complete"},
+		{Time: at(34), Plan: "01-02", Text: "complete"},
+		{Time: at(35), Text: "wave 2 started"},
+		{Time: at(35), Plan: "01-03", Text: "agent started (attempt 1, pid 4242)"},
+		{Time: at(35), Plan: "01-04", Text: "agent started (attempt 1, pid 4243)"},
+		{Time: at(48), Plan: "01-04", Text: "PROGRESS 1/3: Task 1/3 complete: parse flags"},
+		{Time: at(55), Plan: "01-03", Text: "PROGRESS 1/3: Task 1/3 complete: index books by title and author"},
+		{Time: at(61), Plan: "01-04", Text: "PROGRESS 2/3: Task 2/3 complete: list and add commands"},
+	}
+}
+
+// decisionSnapshot: 01-03 waits at a decision, 01-04 at a human-verify
+// behind it in the queue.
+func decisionSnapshot() engine.Snapshot {
+	s := demoSnapshot()
+	dec := engine.Checkpoint{ID: 1, Plan: "01-03", Attempt: 1, Kind: engine.KindCheckpoint, Type: "decision", Task: 2, Done: 1, Total: 3,
+		Details:  "Decision: Select the search backend\n\nContext: Search must rank books by title and author; the catalogue holds about 50k books.\n\nOptions:\n1. sqlite-fts — Built in, no service to run (cons: English stemming only)\n2. bleve — Pure Go, good ranking (cons: bigger binary)\n3. meilisearch — Best relevance (cons: a separate service)",
+		Awaiting: "Select: sqlite-fts, bleve, or meilisearch", Options: []string{"sqlite-fts", "bleve", "meilisearch"}, Gate: "blocking", Raised: at(70)}
+	ver := engine.Checkpoint{ID: 2, Plan: "01-04", Attempt: 1, Kind: engine.KindCheckpoint, Type: "human-verify", Task: 3, Done: 2, Total: 3,
+		Details: "Built: `shelf list` and `shelf add`", Awaiting: `Type "approved" or describe issues`, Raised: at(72)}
+	s.Plans[2].State, s.Plans[2].Open = engine.Waiting, &dec
+	s.Plans[3].State, s.Plans[3].Open = engine.Waiting, &ver
+	s.Queue = []engine.Checkpoint{dec, ver}
+	return s
+}
+
+// failedSnapshot: 01-04 failed, the run finished without 01-06.
+func failedSnapshot() engine.Snapshot {
+	s := demoSnapshot()
+	s.Finished, s.Outcome, s.CurrentWave = true, engine.OutcomeFailed, 0
+	s.Plans[2].State, s.Plans[2].TasksDone, s.Plans[2].Finished = engine.Complete, 3, at(95)
+	s.Plans[3].State, s.Plans[3].Attempt, s.Plans[3].Finished = engine.Failed, 2, at(120)
+	s.Plans[3].Reason = "spot-check failed: SUMMARY.md missing after PLAN COMPLETE (attempt 2)"
+	s.Plans[4].State, s.Plans[4].TasksDone, s.Plans[4].Started, s.Plans[4].Finished = engine.Complete, 2, at(96), at(118)
+	s.Plans[4].InputTokens, s.Plans[4].OutputTokens, s.Plans[4].CostUSD = 5200, 900, 0.04
+	s.Plans[5].State, s.Plans[5].Reason = engine.Skipped, "dependency 01-04 failed"
+	return s
+}

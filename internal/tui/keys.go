@@ -1,0 +1,40 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// keyMap is every key the dashboard knows; help renders it.
+type keyMap struct {
+	Prev, Next     key.Binding
+	Pick           key.Binding
+	Send           key.Binding
+	Complete       key.Binding
+	Clear          key.Binding
+	ScrollUp       key.Binding
+	ScrollDown     key.Binding
+	Help           key.Binding
+	Quit, QuitRead key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Prev:       key.NewBinding(key.WithKeys("left", "up", "h", "k"), key.WithHelp("←/→", "choose option")),
+		Next:       key.NewBinding(key.WithKeys("right", "down", "l", "j"), key.WithHelp("←/→", "choose option")),
+		Pick:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "option by number")),
+		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send answer")),
+		Complete:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
+		Clear:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
+		ScrollUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll checkpoint")),
+		ScrollDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgup/pgdn", "scroll checkpoint")),
+		Help:       key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "help")),
+		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop (resumable)")),
+		QuitRead:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+type keyBinding = key.Binding
+
+// withHelp is b with another help text (f1 while typing: ? is a character).
+func withHelp(b key.Binding, k, desc string) key.Binding {
+	b.SetHelp(k, desc)
+	return b
+}

@@ -1,0 +1,85 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+)
+
+// The log pane says what the plain output says, one line per event, so
+// that both read alike.
+
+func resumedText(run journal.Run, s engine.Snapshot) string {
+	return fmt.Sprintf("resuming run %d of phase %s: %d complete, %d failed, %d skipped, %d to do",
+		run.ID, s.Phase, s.Count(engine.Complete), s.Count(engine.Failed), s.Count(engine.Skipped),
+		s.Count(engine.Pending)+s.Count(engine.Running))
+}
+
+// EventLine is the log line of an event; false for events not worth one.
+func EventLine(ev engine.Event) (LogLine, bool) {
+	l := LogLine{Time: ev.Time, Plan: ev.Plan}
+	switch ev.Type {
+	case engine.EvRunStarted:
+		l.Text = fmt.Sprintf("phase %s: %d plan(s), up to %d agent(s)", ev.Spec.Phase, len(ev.Spec.Plans), ev.Spec.MaxConcurrent)
+	case engine.EvResumed:
+		l.Text = "resumed: plans that were running start again"
+	case engine.EvAgentStarted:
+		l.Text = fmt.Sprintf("agent started (attempt %d, pid %d)", ev.Attempt, ev.PID)
+	case engine.EvProgress:
+		l.Text = fmt.Sprintf("PROGRESS %d/%d: %s", ev.Task, ev.Total, ev.Text)
+	case engine.EvPlanComplete:
+		l.Text = fmt.Sprintf("reported PLAN COMPLETE (%d commit(s))", len(ev.Commits))
+	case engine.EvPlanFailed:
+		l.Text = "reported PLAN FAILED: " + ev.Reason
+	case engine.EvAgentExited:
+		l.Text = fmt.Sprintf("agent exited (attempt %d, code %d: %s)", ev.Attempt, ev.ExitCode, ev.Reason)
+	case engine.EvSpotChecked:
+		l.Text = "spot-check passed"
+		if !ev.OK {
+			l.Text = "spot-check failed: " + ev.Reason
+		}
+	case engine.EvCheckpoint, engine.EvDeviation:
+		if ev.Checkpoint == nil {
+			return l, false
+		}
+		l.Text = strings.ToUpper(string(ev.Type)) + ": " + ev.Checkpoint.Type
+	case engine.EvAnswer:
+		l.Text = fmt.Sprintf("answer from %s: %s", ev.By, ev.Text)
+	case engine.EvSilent:
+		l.Text = "silent for " + ev.Text
+	default:
+		return l, false
+	}
+	return l, true
+}
+
+// CommandLine is the log line of a command, at time now; false for
+// commands not worth one.
+func CommandLine(c engine.Command, now time.Time) (LogLine, bool) {
+	l := LogLine{Time: now, Plan: c.Plan}
+	switch c.Type {
+	case engine.CmdWaveStarted:
+		l.Text = fmt.Sprintf("wave %d started", c.Wave)
+	case engine.CmdPlanState:
+		l.Text = string(c.State)
+		if c.Reason != "" {
+			l.Text += ": " + c.Reason
+		}
+	case engine.CmdRunFinished:
+		l.Text = "run finished: " + c.Reason
+	case engine.CmdCheckpointOpened:
+		l.Text = fmt.Sprintf("checkpoint #%d opened: %s", c.Checkpoint.ID, Title(*c.Checkpoint))
+	case engine.CmdCheckpointClosed:
+		l.Text = fmt.Sprintf("→ response %q sent to executor-%s (answered by %s)", c.Checkpoint.Answer, c.Plan, c.Checkpoint.AnsweredBy)
+	case engine.CmdNeedHuman:
+		l.Text = fmt.Sprintf("--yes cannot answer this %s: a human must", c.Checkpoint.Type)
+	case engine.CmdNote:
+		l.Text = "note: " + c.Text
+	default:
+		return l, false
+	}
+	return l, true
+}

@@ -1,0 +1,262 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+// maxLog is how many log lines the dashboard keeps.
+const maxLog = 500
+
+// Options configure a dashboard.
+type Options struct {
+	// Answers is where the dashboard sends what the human answers: the
+	// runner's Answers channel. Nil makes the dashboard read-only.
+	Answers chan<- runner.Answer
+	// Done is closed when the run ends, so that an answer nobody will
+	// read any more is dropped instead of blocking.
+	Done <-chan struct{}
+	// Now is the clock at start; TickMsg moves it on.
+	Now time.Time
+	// Tick makes the dashboard ask for a TickMsg every second (off in
+	// golden tests, whose clock stands still).
+	Tick bool
+	// Title names what is shown: "execute-phase", "status --watch".
+	Title string
+}
+
+// Model is the dashboard's state: the latest snapshot, the log, and the
+// answer being typed.
+type Model struct {
+	opts    Options
+	snap    engine.Snapshot
+	hasSnap bool
+	started time.Time
+	now     time.Time
+	width   int
+	height  int
+	logs    []LogLine
+
+	headID   int // the checkpoint the input belongs to; 0 for none
+	choice   int // the selected option of a decision
+	scroll   int // first line of the checkpoint's body shown
+	input    field
+	sent     map[int]string // checkpoint id → the answer the runner took
+	showHelp bool
+	help     help.Model
+	keys     keyMap
+
+	// Interrupted: the human stopped the run from the dashboard.
+	Interrupted bool
+	finished    bool
+}
+
+// New returns a dashboard with no snapshot yet.
+func New(o Options) Model {
+	return Model{
+		opts: o,
+		now:  o.Now,
+		sent: map[int]string{},
+		help: help.New(),
+		keys: newKeyMap(),
+	}
+}
+
+// Init implements tea.Model.
+func (m Model) Init() tea.Cmd {
+	if m.opts.Tick {
+		return tick()
+	}
+	return nil
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return TickMsg(t) })
+}
+
+// Update implements tea.Model.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case batchMsg:
+		var cmds []tea.Cmd
+		var next tea.Model = m
+		for _, one := range msg {
+			var c tea.Cmd
+			next, c = next.Update(one)
+			cmds = append(cmds, c)
+		}
+		return next, tea.Batch(cmds...)
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(m.width)
+	case SnapshotMsg:
+		return m.setSnapshot(msg.Snap)
+	case StartedMsg:
+		m.started = msg.Time
+	case LogMsg:
+		m.logs = append(m.logs, LogLine(msg))
+		if len(m.logs) > maxLog {
+			m.logs = m.logs[len(m.logs)-maxLog:]
+		}
+	case TickMsg:
+		m.now = time.Time(msg)
+		if m.opts.Tick {
+			return m, tick()
+		}
+	case FinishedMsg:
+		m.finished = true
+		return m, tea.Quit
+	case BellMsg:
+		return m, tea.Raw("\a")
+	case answerSentMsg:
+		m.sent[msg.id] = msg.text
+		if msg.id == m.headID {
+			m.input.reset()
+		}
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	}
+	return m, nil
+}
+
+// setSnapshot shows a new state; a new head of the checkpoint queue gets a
+// fresh input.
+func (m Model) setSnapshot(s engine.Snapshot) (tea.Model, tea.Cmd) {
+	m.snap, m.hasSnap = s, true
+	if m.now.IsZero() {
+		m.now = time.Now()
+	}
+	head := m.head()
+	id := 0
+	if head != nil {
+		id = head.ID
+	}
+	if id == m.headID {
+		return m, nil
+	}
+	m.headID, m.choice, m.scroll = id, 0, 0
+	m.input = field{}
+	if head == nil || m.opts.Answers == nil || selectOnly(*head) {
+		return m, nil
+	}
+	m.input = field{focused: true, placeholder: placeholder(*head), suggestions: suggestions(*head)}
+	return m, nil
+}
+
+// head is the checkpoint to answer now: the head of the queue.
+func (m Model) head() *engine.Checkpoint {
+	if len(m.snap.Queue) == 0 {
+		return nil
+	}
+	cp := m.snap.Queue[0]
+	return &cp
+}
+
+// typing says keys go to the text input.
+func (m Model) typing() bool { return m.input.focused }
+
+func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.Quit), m.opts.Answers == nil && key.Matches(k, ks.QuitRead):
+		m.Interrupted = m.opts.Answers != nil
+		return m, tea.Quit
+	case k.String() == "f1", !m.typing() && key.Matches(k, ks.Help):
+		m.showHelp = !m.showHelp
+		return m, nil
+	case key.Matches(k, ks.ScrollUp):
+		m.scroll = max(0, m.scroll-5)
+		return m, nil
+	case key.Matches(k, ks.ScrollDown):
+		m.scroll += 5 // View clamps it
+		return m, nil
+	}
+	head := m.head()
+	if head == nil || m.opts.Answers == nil {
+		return m, nil
+	}
+	if selectOnly(*head) {
+		n := len(head.Options)
+		switch {
+		case key.Matches(k, ks.Prev):
+			m.choice = (m.choice + n - 1) % n
+		case key.Matches(k, ks.Next):
+			m.choice = (m.choice + 1) % n
+		case key.Matches(k, ks.Pick):
+			if i := int(k.String()[0] - '1'); i < n {
+				m.choice = i
+			}
+		case key.Matches(k, ks.Send):
+			return m, m.send(*head, head.Options[m.choice])
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(k, ks.Send):
+		text := strings.TrimSpace(m.input.text())
+		if text == "" {
+			return m, nil
+		}
+		return m, m.send(*head, text)
+	case key.Matches(k, ks.Clear):
+		m.input.reset()
+		return m, nil
+	}
+	m.input.update(k)
+	return m, nil
+}
+
+// send hands an answer to the runner. It runs as a command, off the UI
+// goroutine, since the runner may be busy for a moment.
+func (m Model) send(cp engine.Checkpoint, text string) tea.Cmd {
+	ch, done := m.opts.Answers, m.opts.Done
+	return func() tea.Msg {
+		select {
+		case ch <- runner.Answer{Plan: cp.Plan, Text: text}:
+			return answerSentMsg{id: cp.ID, text: text}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// selectOnly: the answer is one of the checkpoint's options, picked with
+// the keyboard; anything else is typed.
+func selectOnly(cp engine.Checkpoint) bool {
+	return len(cp.Options) > 0 && (cp.Kind == engine.KindFailure || cp.Type == "decision")
+}
+
+func placeholder(cp engine.Checkpoint) string {
+	switch {
+	case cp.Kind == engine.KindPermission:
+		return "allow, deny [reason] or always"
+	case cp.Type == "human-verify":
+		return `approved, or describe the issues`
+	case cp.Type == "human-action" || cp.Type == "auth-gate":
+		return "done"
+	case cp.Kind == engine.KindDeviation:
+		return "yes, different approach, or defer"
+	}
+	return "your answer"
+}
+
+func suggestions(cp engine.Checkpoint) []string {
+	switch {
+	case cp.Kind == engine.KindPermission:
+		return []string{"allow", "deny", "always"}
+	case cp.Type == "human-verify":
+		return []string{"approved"}
+	case cp.Type == "human-action" || cp.Type == "auth-gate":
+		return []string{"done"}
+	case cp.Kind == engine.KindDeviation:
+		return []string{"yes", "different approach", "defer"}
+	}
+	return cp.Options
+}

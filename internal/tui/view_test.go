@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+// updating: -update (the flag teatest's golden package defines) rewrites
+// the golden screens.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// screen builds a dashboard at w×h from msgs and returns its screen without
+// styles.
+func screen(t *testing.T, m Model, w, h int, msgs ...tea.Msg) (Model, string) {
+	t.Helper()
+	var tm tea.Model = m
+	tm, _ = tm.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	for _, msg := range msgs {
+		tm, _ = tm.Update(msg)
+	}
+	m = tm.(Model)
+	return m, ansi.Strip(m.Screen())
+}
+
+func logMsgs() []tea.Msg {
+	var out []tea.Msg
+	for _, l := range demoLogs() {
+		out = append(out, LogMsg(l))
+	}
+	return out
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if updating() {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/tui -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen %s differs from %s (go test ./internal/tui -update rewrites it):\n%s", name, path, got)
+	}
+}
+
+// checkFits fails when a screen is wider or taller than its window.
+func checkFits(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		t.Errorf("%d lines in a %d-line window", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Errorf("line %d is %d cells wide in a %d-cell window: %q", i+1, n, w, l)
+		}
+	}
+}
+
+var sizes = [][2]int{{80, 24}, {200, 50}}
+
+func TestGoldenScreens(t *testing.T) {
+	answers := make(chan runner.Answer, 1)
+	scenes := []struct {
+		name string
+		snap engine.Snapshot
+	}{
+		{"running-wave", demoSnapshot()},
+		{"decision-checkpoint", decisionSnapshot()},
+		{"failed-plan", failedSnapshot()},
+	}
+	for _, sc := range scenes {
+		for _, sz := range sizes {
+			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				m := New(Options{Answers: answers, Now: at(75), Title: "execute-phase"})
+				msgs := append([]tea.Msg{StartedMsg{Time: t0}}, logMsgs()...)
+				msgs = append(msgs, SnapshotMsg{Snap: sc.snap})
+				_, s := screen(t, m, sz[0], sz[1], msgs...)
+				checkFits(t, s, sz[0], sz[1])
+				golden(t, name, s)
+			})
+		}
+	}
+}
+
+// TestResizeRedraws: every size from tiny to wide gives a screen that fits.
+func TestResizeRedraws(t *testing.T) {
+	m := New(Options{Answers: make(chan runner.Answer), Now: at(75)})
+	for _, snap := range []engine.Snapshot{demoSnapshot(), decisionSnapshot(), failedSnapshot()} {
+		for _, sz := range [][2]int{{40, 10}, {80, 24}, {100, 30}, {119, 24}, {120, 40}, {200, 50}, {80, 12}} {
+			_, s := screen(t, m, sz[0], sz[1], append(logMsgs(), SnapshotMsg{Snap: snap})...)
+			checkFits(t, s, sz[0], sz[1])
+		}
+	}
+}
+
+// TestDecisionOptionsShown: the open decision lists its options and says
+// which one enter would send.
+func TestDecisionOptionsShown(t *testing.T) {
+	m := New(Options{Answers: make(chan runner.Answer), Now: at(75)})
+	_, s := screen(t, m, 80, 24, SnapshotMsg{Snap: decisionSnapshot()}, press("right"))
+	for _, want := range []string{"Checkpoint Queue (2 pending)", "1 of 2: Plan 01-03 — Decision Required", "→ YOUR ACTION: Select: sqlite-fts, bleve, meilisearch", "[2 bleve]", "2 of 2: Plan 01-04 — Verification Required (waiting its turn)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+}
