@@ -94,6 +94,7 @@ journal, and resumes a killed run without losing or repeating work.`,
 		newStatusCmd(g),
 		newLogCmd(g),
 		newAttachCmd(g),
+		newCleanCmd(g),
 		newDemoCmd(g),
 		newSimCmd(stdin),
 	)

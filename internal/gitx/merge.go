@@ -156,3 +156,14 @@ func (r *Repo) CommitOnly(ctx context.Context, message string, paths ...string) 
 	_, err := r.Git(ctx, append(args, paths...)...)
 	return err
 }
+
+// DeleteBranch deletes branch name (merged or not), holding the repository lock.
+func (r *Repo) DeleteBranch(ctx context.Context, name string) error {
+	if err := CheckBranchName(ctx, name); err != nil {
+		return err
+	}
+	return r.Locked(ctx, func() error {
+		_, err := r.Git(ctx, "branch", "-D", "--", name)
+		return err
+	})
+}

@@ -390,6 +390,14 @@ func (in *integration) removePlan(ctx context.Context, id string) error {
 // removes the integration worktree. It returns what the user should know.
 func (in *integration) finish(ctx context.Context, snap engine.Snapshot) []string {
 	var notes []string
+	for _, p := range snap.Plans {
+		// A merged plan whose clean-up a killed run never did.
+		if p.State == engine.Complete && !p.Spec.Done {
+			if err := in.removePlan(ctx, p.Spec.ID); err != nil {
+				notes = append(notes, "remove the worktree of "+p.Spec.ID+": "+err.Error())
+			}
+		}
+	}
 	ig := in.repo.At(in.dir)
 	err := in.repo.Locked(ctx, func() error {
 		if err := ig.AbortMerge(ctx); err != nil {

@@ -50,6 +50,7 @@ type continuationData struct {
 	ResumeName   string
 	Answer       string
 	Instructions string
+	Fix          string // the post-merge gate's failing output
 }
 
 type completedTask struct {
@@ -89,7 +90,7 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 	if c == nil {
 		return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), nil)
 	}
-	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p)}
+	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p), Fix: c.Fix}
 	if cp := c.Checkpoint; cp != nil {
 		cd.ResumeTask, cd.Answer = cp.Task, cp.Answer
 		if cp.Task >= 1 && cp.Task <= len(p.Tasks) {

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+type cleanOptions struct {
+	*globalOptions
+	json bool
+}
+
+func newCleanCmd(g *globalOptions) *cobra.Command {
+	o := &cleanOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "Remove the worktrees and merged branches that killed runs left behind",
+		Long: `clean removes hive's worktrees of every phase that no live hive process is
+running (a live run's worktrees are left alone), runs git worktree prune, and
+deletes the hive/ branches whose work is already on the current branch.
+Branches with work not merged yet are kept and listed: running the phase again
+resumes from them.`,
+		Example: `  hive clean
+  hive clean --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cleanRun(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print what was done as JSON")
+	return cmd
+}
+
+func cleanRun(ctx context.Context, o *cleanOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	repo, err := openRepo(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(repo.Root)
+	if err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	root := cfg.Git.WorktreeDir
+	if root != "" && !filepath.IsAbs(root) {
+		root = filepath.Join(repo.Root, root)
+	}
+	rep, err := runner.Clean(ctx, repo, root)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return json.NewEncoder(o.stdout).Encode(rep)
+	}
+	for _, p := range rep.Removed {
+		fmt.Fprintf(o.stdout, "removed worktree %s\n", p)
+	}
+	for _, p := range rep.Live {
+		fmt.Fprintf(o.stdout, "left worktree %s: a live run uses it\n", p)
+	}
+	for _, b := range rep.Deleted {
+		fmt.Fprintf(o.stdout, "deleted branch %s (merged)\n", b)
+	}
+	for _, b := range rep.Kept {
+		fmt.Fprintf(o.stdout, "kept branch %s\n", b)
+	}
+	if len(rep.Removed)+len(rep.Deleted)+len(rep.Live)+len(rep.Kept) == 0 {
+		fmt.Fprintln(o.stdout, "nothing to clean")
+	}
+	return nil
+}
