@@ -47,9 +47,11 @@ type PlanStatus struct {
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
 	permissions   []*Checkpoint
-	resolverTried bool   // a resolver agent had its go at the current conflict
-	gateLoops     int    // fix agents started after post-merge gate failures
-	fix           string // the failing gate output a continuation must fix
+	resolverTried bool     // a resolver agent had its go at the current conflict
+	conflictFiles []string // the files of the last merge conflict
+	conflictWhere string   // where to resolve them, as the merge said
+	gateLoops     int      // fix agents started after post-merge gate failures
+	fix           string   // the failing gate output a continuation must fix
 
 	unmet      int // dependencies not yet complete
 	remaining  int // longest path (in tasks) from this plan to the end of the graph

@@ -38,7 +38,7 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 		}
 	case EvPlanFailed:
 		if p.Stage == StageResolve {
-			out = e.conflict(out, p, ev.Files, "the resolver gave up: "+ev.Reason)
+			out = e.conflict(out, p, "the resolver gave up: "+ev.Reason)
 		}
 	case EvSilent:
 		if p.Stage == StageResolve {
@@ -59,10 +59,14 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 			out = append(out, Command{Type: CmdGate, Plan: p.Spec.ID, Attempt: p.Attempt})
 		case ev.OK:
 			out = e.settle(out, p, Complete, "")
-		case len(ev.Files) > 0 && e.spec.Resolver && !p.resolverTried:
-			out = e.resolve(out, p, ev.Files)
 		case len(ev.Files) > 0:
-			out = e.conflict(out, p, ev.Files, ev.Reason)
+			p.conflictFiles = append([]string(nil), ev.Files...)
+			p.conflictWhere = ev.Reason
+			if e.spec.Resolver && !p.resolverTried {
+				out = e.resolve(out, p, ev.Files)
+			} else {
+				out = e.conflict(out, p, "")
+			}
 		default:
 			p.Stage = StageWork
 			out = e.failing(out, p, "merge failed: "+ev.Reason, false)
@@ -111,15 +115,21 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 }
 
 // conflict asks a human to resolve p's merge conflict by hand.
-func (e *Engine) conflict(out []Command, p *PlanStatus, files []string, why string) []Command {
+func (e *Engine) conflict(out []Command, p *PlanStatus, why string) []Command {
 	if p.agentLive {
 		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 		p.agentLive = false
 	}
 	p.Stage = StageWork
-	details := "merging " + p.Spec.ID + " conflicts in: " + strings.Join(files, ", ")
-	if why != "" {
-		details += " (" + why + ")"
+	details := "merging " + p.Spec.ID + " conflicts in: " + strings.Join(p.conflictFiles, ", ")
+	var notes []string
+	for _, n := range []string{p.conflictWhere, why} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) > 0 {
+		details += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return e.raise(out, p, &Checkpoint{
 		Kind:     KindMerge,

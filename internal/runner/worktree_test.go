@@ -1,0 +1,420 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/sim"
+)
+
+// TestMain lets the test binary play the sim agent (`hive __sim`), so the
+// worktree tests drive real agent processes that write files and commit.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "__sim" {
+		os.Exit(sim.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// dirRecorder is a sim Launcher that remembers where each agent ran and
+// how many ran at once.
+type dirRecorder struct {
+	agent.Sim
+	mu      sync.Mutex
+	dirs    map[string]string // plan → folder of its first agent
+	running int
+	peak    int
+}
+
+func (d *dirRecorder) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
+	d.mu.Lock()
+	if d.dirs == nil {
+		d.dirs = map[string]string{}
+	}
+	if _, ok := d.dirs[spec.Plan]; !ok {
+		d.dirs[spec.Plan] = spec.Dir
+	}
+	d.running++
+	d.peak = max(d.peak, d.running)
+	d.mu.Unlock()
+	s, err := d.Sim.Start(ctx, spec, sink)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		<-s.Done()
+		d.mu.Lock()
+		d.running--
+		d.mu.Unlock()
+	}()
+	return s, nil
+}
+
+func simLauncher(t *testing.T, env ...string) *dirRecorder {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dirRecorder{Sim: agent.Sim{Bin: self, Env: append([]string{"HIVE_SIM_DELAY=20ms"}, env...)}}
+}
+
+// wtPlan is a plan of phase 01-lib with one auto task writing files.
+func wtPlan(num string, wave int, deps []string, files []string, mustHaves string) string {
+	return fmt.Sprintf(`---
+phase: 01-lib
+plan: %s
+type: execute
+wave: %d
+depends_on: [%s]
+files_modified: [%s]
+autonomous: true
+%s---
+<objective>Plan %s of the library</objective>
+<tasks>
+<task type="auto"><name>Task 1: write %s</name><files>%s</files><action>write</action><done>written</done></task>
+</tasks>
+`, num, wave, strings.Join(deps, ", "), strings.Join(files, ", "), mustHaves, num, strings.Join(files, ", "), strings.Join(files, ", "))
+}
+
+// worktreeOptions runs phase 01-lib of root in worktree mode with the sim.
+func worktreeOptions(t *testing.T, root string, l agent.Launcher, obs Observer) Options {
+	t.Helper()
+	ph := loadPhase(t, root, ".planning/phases/01-lib")
+	o := options(t, root, ph, journal.NewMemory(), l, obs)
+	o.Worktrees = true
+	o.WorktreeRoot = filepath.Join(t.TempDir(), "worktrees")
+	o.TeamMode = true
+	o.Stall = time.Minute
+	return o
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// Eight plans in three waves, four at a time, each in its own worktree:
+// every plan is merged once, in a merge commit whose STATE.md counts it,
+// no SUMMARY is lost, and only the main worktree is left.
+func TestWorktreesEightPlans(t *testing.T) {
+	files := map[string]string{
+		".planning/STATE.md":   "# Project State\n\n## Current Position\n\nPhase: 1 of 1 (Lib)\nPlan: 0 of 8 in current phase\nStatus: Ready\n",
+		".planning/ROADMAP.md": "# Roadmap\n\nPlans:\n",
+	}
+	waves := map[string]int{"01": 1, "02": 1, "03": 1, "04": 1, "05": 2, "06": 2, "07": 2, "08": 3}
+	deps := map[string][]string{"05": {"01-01", "01-02"}, "06": {"01-03"}, "07": {"01-04"}, "08": {"01-05", "01-06", "01-07"}}
+	for num, w := range waves {
+		files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = wtPlan(num, w, deps[num], []string{"src/p" + num + ".go"}, "")
+		files[".planning/ROADMAP.md"] += "- [ ] 01-" + num + "-PLAN.md — plan " + num + "\n"
+	}
+	root := newRepo(t, files)
+	l := simLauncher(t)
+	o := worktreeOptions(t, root, l, &recorder{})
+	o.MaxConcurrent = 4
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
+	}
+	if l.peak != 4 {
+		t.Errorf("at most %d agents ran at once, want 4", l.peak)
+	}
+	seen := map[string]string{}
+	for id, dir := range l.dirs {
+		if dir == root || !strings.HasPrefix(dir, o.WorktreeRoot) {
+			t.Errorf("plan %s ran in %s, not in a worktree of its own", id, dir)
+		}
+		if other, dup := seen[dir]; dup {
+			t.Errorf("plans %s and %s shared %s", id, other, dir)
+		}
+		seen[dir] = id
+	}
+	// One merge per plan, each carrying STATE.md with one more plan done.
+	merges := strings.Split(strings.TrimSpace(git(t, root, "log", "--merges", "--reverse", "--format=%H %s")), "\n")
+	if len(merges) != 8 {
+		t.Fatalf("%d merge commits, want 8:\n%s", len(merges), strings.Join(merges, "\n"))
+	}
+	merged := map[string]int{}
+	for i, m := range merges {
+		hash, subject, _ := strings.Cut(m, " ")
+		id := regexp.MustCompile(`plan (\S+)`).FindStringSubmatch(subject)[1]
+		merged[id]++
+		state := git(t, root, "show", hash+":.planning/STATE.md")
+		if want := fmt.Sprintf("completed_plans: %d\n", i+1); !strings.Contains(state, want) {
+			t.Errorf("STATE.md of merge %d (%s) lacks %q:\n%s", i+1, id, want, state)
+		}
+		// No SUMMARY of an earlier plan is missing after any merge.
+		tree := git(t, root, "ls-tree", "-r", "--name-only", hash, ".planning/phases/01-lib/")
+		if n := strings.Count(tree, "-SUMMARY.md"); n != i+1 {
+			t.Errorf("after merge %d there are %d SUMMARY files, want %d", i+1, n, i+1)
+		}
+	}
+	for num := range waves {
+		if merged["01-"+num] != 1 {
+			t.Errorf("plan 01-%s merged %d times", num, merged["01-"+num])
+		}
+	}
+	roadmap, _ := os.ReadFile(filepath.Join(root, ".planning/ROADMAP.md"))
+	if strings.Count(string(roadmap), "- [x] 01-") != 8 {
+		t.Errorf("ROADMAP.md does not tick the 8 plans:\n%s", roadmap)
+	}
+	if wts := strings.TrimSpace(git(t, root, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+		t.Errorf("worktrees left:\n%s", wts)
+	}
+	if b := strings.TrimSpace(git(t, root, "branch", "--list", "hive/*")); b != "" {
+		t.Errorf("branches left: %s", b)
+	}
+}
+
+// conflictRepo makes two parallel plans that write the same lines of one
+// file, which neither declares (agents stray beyond files_modified).
+func conflictRepo(t *testing.T) string {
+	straying := func(num string) string {
+		return strings.Replace(wtPlan(num, 1, nil, []string{"src/shared.go"}, ""), "files_modified: [src/shared.go]", "files_modified: [src/p"+num+".go]", 1)
+	}
+	return newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": straying("01"),
+		".planning/phases/01-lib/01-02-PLAN.md": straying("02"),
+	})
+}
+
+func checkBothSides(t *testing.T, root string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "src/shared.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if !strings.Contains(text, "hive-sim 01-01/1") || !strings.Contains(text, "hive-sim 01-02/1") || strings.Contains(text, "<<<<<<<") {
+		t.Errorf("src/shared.go does not hold both plans' work cleanly:\n%s", text)
+	}
+}
+
+// Two plans edit the same lines: the resolver role (the sim as comb)
+// resolves the conflict and the plan is merged.
+func TestWorktreeConflictResolver(t *testing.T) {
+	root := conflictRepo(t)
+	l := simLauncher(t)
+	obs := &recorder{}
+	o := worktreeOptions(t, root, l, obs)
+	o.Roles = map[string]agent.Launcher{"comb": l}
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
+	}
+	if !strings.Contains(obs.String(), "merge conflict: a resolver agent works on src/shared.go") {
+		t.Errorf("no resolver was started:\n%s", obs)
+	}
+	checkBothSides(t, root)
+}
+
+// The resolver gives up: a merge-conflict checkpoint asks the human, who
+// resolves the files by hand in the plan's worktree and answers done.
+func TestWorktreeConflictHuman(t *testing.T) {
+	root := conflictRepo(t)
+	l := simLauncher(t, "HIVE_SIM_FAULTS=01-01=comb-fail,01-02=comb-fail")
+	obs := &humanResolver{t: t, answers: make(chan Answer, 1)}
+	o := worktreeOptions(t, root, l, obs)
+	o.Roles = map[string]agent.Launcher{"comb": l}
+	o.Interactive = true
+	o.Answers = obs.answers
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs.String())
+	}
+	if obs.resolved != 1 {
+		t.Errorf("%d conflicts resolved by hand, want 1", obs.resolved)
+	}
+	checkBothSides(t, root)
+}
+
+// humanResolver plays the human at a merge-conflict checkpoint: it edits
+// the conflicting files in the plan's worktree, commits, and answers done.
+type humanResolver struct {
+	recorder
+	t        *testing.T
+	answers  chan Answer
+	resolved int
+}
+
+func (h *humanResolver) Command(c engine.Command, s engine.Snapshot) {
+	h.recorder.Command(c, s)
+	if c.Type != engine.CmdCheckpointOpened || c.Checkpoint.Kind != engine.KindMerge {
+		return
+	}
+	dir := regexp.MustCompile(`resolve them in ([^;)]+)`).FindStringSubmatch(c.Checkpoint.Details)
+	if dir == nil {
+		h.t.Errorf("the checkpoint does not say where to resolve: %s", c.Checkpoint.Details)
+		h.answers <- Answer{Plan: c.Plan, Text: "abort"}
+		return
+	}
+	for _, f := range []string{"src/shared.go"} {
+		p := filepath.Join(dir[1], f)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		var keep []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if !strings.HasPrefix(line, "<<<<<<<") && !strings.HasPrefix(line, ">>>>>>>") && line != "=======" {
+				keep = append(keep, line)
+			}
+		}
+		os.WriteFile(p, []byte(strings.Join(keep, "\n")), 0o644)
+		git(h.t, dir[1], "add", f)
+	}
+	git(h.t, dir[1], "commit", "-q", "--no-edit")
+	h.resolved++
+	h.answers <- Answer{Plan: c.Plan, Text: "done"}
+}
+
+// Twenty plans at once, each creating its worktree: no lock error.
+func TestTwentyWorktreesAtOnce(t *testing.T) {
+	files := map[string]string{}
+	for i := 1; i <= 20; i++ {
+		num := fmt.Sprintf("%02d", i)
+		files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = wtPlan(num, 1, nil, []string{"src/p" + num + ".go"}, "")
+	}
+	root := newRepo(t, files)
+	l := simLauncher(t)
+	obs := &recorder{}
+	o := worktreeOptions(t, root, l, obs)
+	o.MaxConcurrent = 20
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
+	}
+	if l.peak < 10 {
+		t.Errorf("only %d agents ran at once", l.peak)
+	}
+	if strings.Contains(obs.String(), "lock") {
+		t.Errorf("a lock error was reported:\n%s", obs)
+	}
+	dirs := map[string]bool{}
+	for _, d := range l.dirs {
+		dirs[d] = true
+	}
+	if len(dirs) != 20 {
+		t.Errorf("%d distinct worktrees, want 20", len(dirs))
+	}
+}
+
+// A plan whose must_haves artifact no task writes fails the phase
+// verification, which names the artifact.
+func TestVerificationMissingArtifact(t *testing.T) {
+	must := "must_haves:\n  artifacts:\n    - path: src/p01.go\n      contains: \"func Ready\"\n    - path: src/missing.go\n      provides: the parser\n"
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, must),
+	})
+	l := simLauncher(t)
+	o := worktreeOptions(t, root, l, &recorder{})
+	o.Verify = true
+	o.Roles = map[string]agent.Launcher{"verifier": l}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Snapshot.Verification
+	if res.Snapshot.Outcome != engine.OutcomeGaps || v == nil || !strings.Contains(v.Details, "01-01: artifact src/missing.go is missing") {
+		t.Fatalf("outcome %q, verification %+v", res.Snapshot.Outcome, v)
+	}
+	if strings.Contains(v.Details, "func Ready") {
+		t.Errorf("the artifact the sim wrote was reported: %s", v.Details)
+	}
+	if !strings.Contains(v.Details, "/gsd:plan-phase 01 --gaps") {
+		t.Errorf("no command to plan the gaps: %s", v.Details)
+	}
+}
+
+// With every must_have in place, the verifier role writes the report and
+// ROADMAP.md marks the phase complete.
+func TestVerificationPassed(t *testing.T) {
+	must := "must_haves:\n  artifacts:\n    - path: src/p01.go\n      contains: \"func Ready\"\n  key_links:\n    - from: src/p01.go\n      to: src/p02.go\n      pattern: \"Ready\\\\(\"\n"
+	root := newRepo(t, map[string]string{
+		".planning/ROADMAP.md":                  "# Roadmap\n\n- [ ] **Phase 1: Lib** - the library\n\n| Phase | Plans Complete | Status | Completed |\n|---|---|---|---|\n| 1. Lib | 0/1 | Not started | - |\n",
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, must),
+	})
+	l := simLauncher(t)
+	o := worktreeOptions(t, root, l, &recorder{})
+	o.Verify = true
+	o.Roles = map[string]agent.Launcher{"verifier": l}
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q, verification %+v", err, res.Snapshot.Outcome, res.Snapshot.Verification)
+	}
+	report, err := os.ReadFile(filepath.Join(root, ".planning/phases/01-lib/01-VERIFICATION.md"))
+	if err != nil || !strings.Contains(string(report), "status: passed") {
+		t.Errorf("report: %v\n%s", err, report)
+	}
+	roadmap, _ := os.ReadFile(filepath.Join(root, ".planning/ROADMAP.md"))
+	if !strings.Contains(string(roadmap), "- [x] **Phase 1: Lib**") || !strings.Contains(string(roadmap), "| 1. Lib | 1/1 | Complete |") {
+		t.Errorf("ROADMAP.md does not mark the phase complete:\n%s", roadmap)
+	}
+}
+
+// A failing post-merge gate reopens the plan for two fix agents, then asks
+// a human; --yes retries once more, then skips.
+func TestPostMergeGateLoops(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+	})
+	l := simLauncher(t)
+	obs := &recorder{}
+	o := worktreeOptions(t, root, l, obs)
+	o.GateCommand = "echo 'FAIL: TestReady' && exit 1"
+	o.AutoAnswer = true
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Snapshot.Plans[0]
+	if p.State != engine.Failed || !strings.Contains(p.Reason, "post-merge gate still fails") || !strings.Contains(p.Reason, "FAIL: TestReady") {
+		t.Fatalf("plan ended %s: %s", p.State, p.Reason)
+	}
+	// Attempts: the executor, two fix agents, one retry from --yes.
+	if p.Attempt != 4 {
+		t.Errorf("%d attempts, want 4\n%s", p.Attempt, obs)
+	}
+	log := obs.String()
+	for _, want := range []string{"the post-merge gate failed (fix 1 of 2)", "the post-merge gate failed (fix 2 of 2)"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("missing %q in\n%s", want, log)
+		}
+	}
+}
+
+// Uncommitted changes stop a worktree run before it starts, unless allowed.
+func TestDirtyTreeRefused(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		"README.md":                             "hello\n",
+	})
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("changed\n"), 0o644)
+	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "uncommitted changes") || !strings.Contains(err.Error(), "README.md") || !strings.Contains(err.Error(), "--allow-dirty") {
+		t.Fatalf("Run = %v, want a refusal naming README.md", err)
+	}
+	o.AllowDirty = true
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("with AllowDirty: %v, %q", err, res.Snapshot.Outcome)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "README.md")); string(data) != "changed\n" {
+		t.Errorf("the user's change was touched: %q", data)
+	}
+}
