@@ -44,8 +44,8 @@ type PlanStatus struct {
 	// waited at another checkpoint: raised one by one, in arrival order.
 	permissions []*Checkpoint
 
-	unmet      int // dependencies not yet complete
-	remaining  int // longest path (in tasks) from this plan to the end of the graph
+	unmet      int   // dependencies not yet complete
+	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
 	dependents []*PlanStatus
 	index      int // position in its ready heap; -1 when not queued
 }
@@ -276,13 +276,14 @@ func (e *Engine) init(spec RunSpec) error {
 		}
 		p.Spec.Wave = w
 	}
+	weight := weightOf(e.plans)
 	for i := len(order) - 1; i >= 0; i-- {
 		p := order[i]
-		longest := 0
+		longest := int64(0)
 		for _, d := range p.dependents {
 			longest = max(longest, d.remaining)
 		}
-		p.remaining = max(p.Spec.Tasks, 1) + longest
+		p.remaining = weight(p) + longest
 	}
 	e.spec = spec
 	e.started = true
@@ -450,6 +451,22 @@ func (e *Engine) fail(out []Command, p *PlanStatus, reason string) []Command {
 		}
 	}
 	return out
+}
+
+// weightOf returns how a plan counts in the longest-remaining-path
+// priority: its estimated seconds when every plan to run has an estimate
+// (a mix of units would rank nonsense), else its task count.
+func weightOf(plans []*PlanStatus) func(*PlanStatus) int64 {
+	estimated := true
+	for _, p := range plans {
+		if !p.Spec.Done && p.Spec.Estimate <= 0 {
+			estimated = false
+		}
+	}
+	if estimated {
+		return func(p *PlanStatus) int64 { return max(int64(p.Spec.Estimate/time.Second), 1) }
+	}
+	return func(p *PlanStatus) int64 { return int64(max(p.Spec.Tasks, 1)) }
 }
 
 // advanceWave moves rigid mode's current wave past every wave with no open plan.
