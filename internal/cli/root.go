@@ -94,6 +94,7 @@ journal, and resumes a killed run without losing or repeating work.`,
 		newStatusCmd(g),
 		newLogCmd(g),
 		newDemoCmd(g),
+		newBenchCmd(g),
 		newSimCmd(stdin),
 	)
 	return root
