@@ -3,5 +3,4 @@ package bench
 import "context"
 
 func tokenRows(context.Context, Options) []Row      { return nil }
-func resumeRows(context.Context, Options) []Row     { return nil }
 func memoryRows(context.Context, Options) []Row     { return nil }

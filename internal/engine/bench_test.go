@@ -84,3 +84,22 @@ func BenchmarkEngine10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEngineDeep runs a 10,000-plan graph 1,250 waves deep (each plan
+// depends on the one 8 places before it): the cost of a step must not grow
+// with the number of waves.
+func BenchmarkEngineDeep(b *testing.B) {
+	spec := RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true}
+	for i := 0; i < 10000; i++ {
+		ps := PlanSpec{ID: fmt.Sprintf("01-%05d", i), Tasks: 3}
+		if i >= 8 {
+			ps.DependsOn = []string{fmt.Sprintf("01-%05d", i-8)}
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	events := 0
+	for b.Loop() {
+		events += runToEnd(b, spec)
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
