@@ -3,4 +3,3 @@ package bench
 import "context"
 
 func tokenRows(context.Context, Options) []Row      { return nil }
-func memoryRows(context.Context, Options) []Row     { return nil }
