@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
 )
@@ -34,6 +35,17 @@ type project struct {
 // started yet would see it, so no plan counts as done; the runner's
 // spot-checks then find the SUMMARY and the commit on disk as usual.
 func newProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*project, error) {
+	deps := make(map[string]engine.PlanSpec, len(d.Plans))
+	for _, p := range d.Plans {
+		deps[p.ID] = p
+	}
+	return newProjectWith(ctx, dir, d, func(id string) []byte {
+		return planFile(id, deps[id].DependsOn, deps[id].Tasks, checkpoint)
+	})
+}
+
+// newProjectWith is newProject with the plan files written by planText.
+func newProjectWith(ctx context.Context, dir string, d DAG, planText func(id string) []byte) (*project, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -43,7 +55,7 @@ func newProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*proje
 		return nil, fmt.Errorf("bench project: %w", err)
 	}
 	for _, p := range d.Plans {
-		if err := os.WriteFile(filepath.Join(phaseDir, p.ID+"-PLAN.md"), planFile(p.ID, p.DependsOn, p.Tasks, checkpoint), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(phaseDir, p.ID+"-PLAN.md"), planText(p.ID), 0o644); err != nil {
 			return nil, fmt.Errorf("bench project: %w", err)
 		}
 	}

@@ -20,6 +20,7 @@ type runSetup struct {
 	concurrent int
 	team       bool
 	observer   runner.Observer // nil: quiet
+	launcher   agent.Launcher  // nil: the sim, with env
 }
 
 // run executes the project's phase with sim agents (as real processes) and
@@ -35,12 +36,16 @@ func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, erro
 	if obs == nil {
 		obs = quiet{}
 	}
+	launcher := s.launcher
+	if launcher == nil {
+		launcher = agent.Sim{Bin: s.hiveBin, Env: s.env}
+	}
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:          s.proj.Repo,
 		Phase:         s.proj.Phase,
 		Journal:       j,
-		Launcher:      agent.Sim{Bin: s.hiveBin, Env: s.env},
+		Launcher:      launcher,
 		Observer:      obs,
 		MaxConcurrent: s.concurrent,
 		Dynamic:       true,

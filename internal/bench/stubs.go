@@ -1,5 +1,0 @@
-package bench
-
-import "context"
-
-func tokenRows(context.Context, Options) []Row      { return nil }
