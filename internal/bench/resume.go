@@ -40,6 +40,7 @@ func resumeRows(ctx context.Context, o Options) []Row {
 		return []Row{errorRow("resume", name, err)}
 	}
 	start := time.Now()
+	cpu0, _ := cpuTimes()
 	j, err := journal.Open(path)
 	if err != nil {
 		return []Row{errorRow("resume", name, err)}
@@ -55,13 +56,14 @@ func resumeRows(ctx context.Context, o Options) []Row {
 	}
 	snap := eng.Snapshot()
 	took := time.Since(start)
+	cpu1, _ := cpuTimes()
 	if got := snap.Count(engine.Complete); got != want || run.Events != int64(n) {
 		return []Row{errorRow("resume", name, fmt.Errorf("replayed %d events to %d complete plans, want %d events and %d plans", run.Events, got, n, want))}
 	}
 	return []Row{{Group: "resume", Name: name, Value: took.Seconds(), Unit: "s",
 		Figure: fmt.Sprintf("%.2f s (%.0f events/s)", took.Seconds(), float64(n)/took.Seconds()),
 		Target: fmt.Sprintf("≤ %.0f s", resumeTarget.Seconds()), Status: judge(took <= resumeTarget),
-		Note: fmt.Sprintf("SQLite journal, %d plans, replayed through the engine", len(snap.Plans))}}
+		Note: fmt.Sprintf("SQLite journal, %d plans, replayed through the engine; %.2f s of CPU", len(snap.Plans), (cpu1 - cpu0).Seconds())}}
 }
 
 // writeJournal creates a journal at path holding one unfinished run of n
