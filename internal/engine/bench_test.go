@@ -103,3 +103,19 @@ func BenchmarkEngineDeep(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkSnapshot copies the state of a 1,000-plan run, as the runner
+// does after every event it steps.
+func BenchmarkSnapshot(b *testing.B) {
+	spec := randomDAG(1000, 42)
+	e := New()
+	if _, err := e.Step(Event{Type: EvRunStarted, Time: time.Unix(0, 0), Spec: &spec}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := e.Snapshot(); len(s.Plans) != 1000 {
+			b.Fatal("short snapshot")
+		}
+	}
+}
