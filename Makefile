@@ -43,9 +43,12 @@ fuzz:
 	$(GO) test ./internal/config -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
-# Go benchmarks in a form benchstat reads.
+# Go benchmarks in a form benchstat reads (save two runs and compare them
+# with `benchstat old.txt new.txt`), then `hive bench`: hive's figures
+# side by side against their targets. The tokens row needs `make tools`.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/engine ./internal/plan ./internal/journal
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin $(GO) run ./cmd/hive bench
 
 demo:
 	$(GO) run ./cmd/hive demo

@@ -96,6 +96,7 @@ journal, and resumes a killed run without losing or repeating work.`,
 		newAttachCmd(g),
 		newCleanCmd(g),
 		newDemoCmd(g),
+		newBenchCmd(g),
 		newSimCmd(stdin),
 	)
 	return root

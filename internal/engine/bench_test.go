@@ -84,3 +84,38 @@ func BenchmarkEngine10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEngineDeep runs a 10,000-plan graph 1,250 waves deep (each plan
+// depends on the one 8 places before it): the cost of a step must not grow
+// with the number of waves.
+func BenchmarkEngineDeep(b *testing.B) {
+	spec := RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true}
+	for i := 0; i < 10000; i++ {
+		ps := PlanSpec{ID: fmt.Sprintf("01-%05d", i), Tasks: 3}
+		if i >= 8 {
+			ps.DependsOn = []string{fmt.Sprintf("01-%05d", i-8)}
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	events := 0
+	for b.Loop() {
+		events += runToEnd(b, spec)
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkSnapshot copies the state of a 1,000-plan run, as the runner
+// does after every event it steps.
+func BenchmarkSnapshot(b *testing.B) {
+	spec := randomDAG(1000, 42)
+	e := New()
+	if _, err := e.Step(Event{Type: EvRunStarted, Time: time.Unix(0, 0), Spec: &spec}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := e.Snapshot(); len(s.Plans) != 1000 {
+			b.Fatal("short snapshot")
+		}
+	}
+}

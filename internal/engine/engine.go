@@ -53,8 +53,8 @@ type PlanStatus struct {
 	gateLoops     int      // fix agents started after post-merge gate failures
 	fix           string   // the failing gate output a continuation must fix
 
-	unmet      int // dependencies not yet complete
-	remaining  int // longest path (in tasks) from this plan to the end of the graph
+	unmet      int   // dependencies not yet complete
+	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
 	dependents []*PlanStatus
 	index      int // position in its ready heap; -1 when not queued
 }
@@ -75,6 +75,7 @@ type Engine struct {
 	openWave map[int]int        // rigid mode: plans of each wave not yet final
 	ready    map[int]*readyHeap // plans whose dependencies are complete, by wave (dynamic: all under 0)
 	waves    []int              // distinct waves, ascending
+	waveAt   int                // index in waves of the first wave with an open plan; len(waves) when none
 	begun    map[int]bool       // waves whose first plan started
 
 	queue    []*Checkpoint // open checkpoints, first in first out
@@ -305,13 +306,14 @@ func (e *Engine) init(spec RunSpec) error {
 		}
 		p.Spec.Wave = w
 	}
+	weight := weightOf(e.plans)
 	for i := len(order) - 1; i >= 0; i-- {
 		p := order[i]
-		longest := 0
+		longest := int64(0)
 		for _, d := range p.dependents {
 			longest = max(longest, d.remaining)
 		}
-		p.remaining = max(p.Spec.Tasks, 1) + longest
+		p.remaining = weight(p) + longest
 	}
 	e.spec = spec
 	e.started = true
@@ -498,15 +500,34 @@ func (e *Engine) fail(out []Command, p *PlanStatus, reason string) []Command {
 	return out
 }
 
-// advanceWave moves rigid mode's current wave past every wave with no open plan.
-func (e *Engine) advanceWave() {
-	for _, w := range e.waves {
-		if e.openWave[w] > 0 {
-			e.curWave = w
-			return
+// weightOf returns how a plan counts in the longest-remaining-path
+// priority: its estimated seconds when every plan to run has an estimate
+// (a mix of units would rank nonsense), else its task count.
+func weightOf(plans []*PlanStatus) func(*PlanStatus) int64 {
+	estimated := true
+	for _, p := range plans {
+		if !p.Spec.Done && p.Spec.Estimate <= 0 {
+			estimated = false
 		}
 	}
+	if estimated {
+		return func(p *PlanStatus) int64 { return max(int64(p.Spec.Estimate/time.Second), 1) }
+	}
+	return func(p *PlanStatus) int64 { return int64(max(p.Spec.Tasks, 1)) }
+}
+
+// advanceWave moves rigid mode's current wave past every wave with no open
+// plan. A wave's open count only falls after init, so the first open wave
+// never moves back: a cursor makes this O(1) per step, not O(waves), which
+// matters when a million events are replayed.
+func (e *Engine) advanceWave() {
+	for e.waveAt < len(e.waves) && e.openWave[e.waves[e.waveAt]] == 0 {
+		e.waveAt++
+	}
 	e.curWave = 0
+	if e.waveAt < len(e.waves) {
+		e.curWave = e.waves[e.waveAt]
+	}
 }
 
 // schedule starts as many ready plans as the limits allow, highest priority
@@ -545,12 +566,8 @@ func (e *Engine) schedule(out []Command) []Command {
 }
 
 func (e *Engine) allFinal() bool {
-	for _, w := range e.waves {
-		if e.openWave[w] > 0 {
-			return false
-		}
-	}
-	return true
+	e.advanceWave()
+	return e.waveAt == len(e.waves)
 }
 
 // fitsSharedTree reports whether p can run beside the running plans in one

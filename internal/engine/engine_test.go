@@ -15,7 +15,7 @@ import (
 // output with `go test ./internal/engine -run TestScripts -rewrite`.
 //
 //	run [dynamic] [shared] [max=N]      a run; the input lists one plan per line:
-//	  ID [wave=N] [deps=(A,B)] [files=(a,b)] [tasks=N] [done] [stop=(TASK:TYPE:GATE:opt|opt)]
+//	  ID [wave=N] [deps=(A,B)] [files=(a,b)] [tasks=N] [est=DURATION] [done] [stop=(TASK:TYPE:GATE:opt|opt)]
 //	started ID [pid=N]                  agent-started
 //	progress ID task=N [total=N]        PROGRESS
 //	complete ID                         PLAN COMPLETE
@@ -167,6 +167,8 @@ func parsePlanLine(t *testing.T, line string) PlanSpec {
 			ps.Wave, err = strconv.Atoi(v)
 		case "tasks":
 			ps.Tasks, err = strconv.Atoi(v)
+		case "est":
+			ps.Estimate, err = time.ParseDuration(v)
 		case "deps":
 			ps.DependsOn = list()
 		case "files":

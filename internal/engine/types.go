@@ -52,6 +52,11 @@ type PlanSpec struct {
 	DependsOn []string `json:"depends_on,omitempty"`
 	Files     []string `json:"files,omitempty"`
 	Tasks     int      `json:"tasks"`
+	// Estimate is how long the plan is expected to take, when something
+	// knows (past runs, the plan's author). When every plan to run has one,
+	// scheduling priorities weigh paths by estimates instead of task counts,
+	// which matters when plans' tasks differ a lot in size.
+	Estimate time.Duration `json:"estimate,omitempty"`
 	// Done marks a plan already complete on disk when the run started (its
 	// SUMMARY exists and passes the spot-checks): it is not run again.
 	Done bool `json:"done,omitempty"`

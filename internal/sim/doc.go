@@ -16,6 +16,10 @@
 // HIVE_SIM_FILE, so engine and runner tests can make any plan misbehave in a
 // real child process.
 //
+// HIVE_SIM_MODE=instant or checkpoint (instant.go) turns the sim into a
+// bench agent that does no file or git work at all, so that `hive bench`
+// measures hive rather than the sim.
+//
 // What the sim must not do: write outside the repository or through a symlink
 // that leaves it, write into .git, run a shell (git is executed with argument
 // lists only), touch planning files other than its own SUMMARY.md (STATE.md and

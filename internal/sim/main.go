@@ -24,6 +24,9 @@ import (
 // and stdin closed, 1 when stdin closed before that, 2 for a bad
 // configuration, 3 for a simulated crash.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if code, ok := BenchMain(os.Getenv, stdin, stdout, stderr); ok { // HIVE_SIM_MODE: see instant.go
+		return code
+	}
 	set, err := LoadSettings(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "hive sim: %v\n", err)

@@ -41,7 +41,7 @@ type Request struct {
 
 // Server is a fake Anthropic Messages API served by httptest.
 type Server struct {
-	t      testing.TB
+	t      reporter
 	srv    *httptest.Server
 	script Script
 
@@ -62,6 +62,25 @@ func New(t testing.TB, script Script) *Server {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// reporter is where the server reports surprises: the test, or a Start caller.
+type reporter interface {
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// Start starts a Server outside a test (`hive bench` measures the real
+// CLI against it): surprises go to logf, and the caller must Close it.
+func Start(script Script, logf func(format string, args ...any)) *Server {
+	s := &Server{t: logReporter(logf), script: script, fired: map[int]int{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	return s
+}
+
+type logReporter func(format string, args ...any)
+
+func (l logReporter) Logf(format string, args ...any)   { l(format, args...) }
+func (l logReporter) Errorf(format string, args ...any) { l(format, args...) }
 
 // URL is the base URL to put in ANTHROPIC_BASE_URL.
 func (s *Server) URL() string { return s.srv.URL }

@@ -1,0 +1,80 @@
+package bench_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/cli"
+)
+
+// asHive makes this test binary play the hive binary when it is started as
+// an agent (hive __sim) or as the memory group's child (hive bench).
+const asHive = "HIVE_BENCH_TEST_AS_HIVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asHive) == "1" {
+		os.Exit(cli.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// TestQuickRun runs every group in quick mode and checks that the report
+// has each row with a sane value. It never judges the timings: the machine
+// running the tests decides those.
+func TestQuickRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a few hundred agent processes")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asHive, "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := bench.Run(ctx, bench.Options{Quick: true, Seed: 1, HiveBin: self, Tools: os.Getenv("HIVE_TOOLS")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string]int{}
+	for _, r := range rep.Rows {
+		groups[r.Group]++
+		t.Logf("%-10s %-55s %-40s %s %s", r.Group, r.Name, r.Figure, r.Status, r.Note)
+		switch r.Status {
+		case bench.Failed:
+			t.Errorf("%s: %s could not be measured: %s", r.Group, r.Name, r.Note)
+			continue
+		case bench.Skipped:
+			if r.Group != "tokens" {
+				t.Errorf("%s: %s skipped: %s", r.Group, r.Name, r.Note)
+			}
+			continue
+		case bench.Pass, bench.Miss:
+			if r.Target == "" {
+				t.Errorf("%s: %s is judged without a target", r.Group, r.Name)
+			}
+		case bench.Info:
+		default:
+			t.Errorf("%s: %s has status %q", r.Group, r.Name, r.Status)
+		}
+		if r.Value <= 0 || r.Figure == "" || r.Unit == "" {
+			t.Errorf("%s: %s: value %v %q, figure %q", r.Group, r.Name, r.Value, r.Unit, r.Figure)
+		}
+		if r.Unit == "ratio" && r.Group == "makespan" && r.Value < 0.999 {
+			t.Errorf("%s: %s = %v: a schedule cannot beat the lower bound, nor rigid waves... by much", r.Group, r.Name, r.Value)
+		}
+	}
+	want := map[string]int{"makespan": 6, "overhead": 2, "checkpoint": 6, "tokens": 1, "resume": 1, "memory": 1}
+	for _, g := range bench.Groups {
+		if groups[g] < want[g] {
+			t.Errorf("group %s has %d rows, want at least %d", g, groups[g], want[g])
+		}
+	}
+	if !slices.Equal(bench.Groups, []string{"makespan", "overhead", "checkpoint", "tokens", "resume", "memory"}) {
+		t.Errorf("groups %v", bench.Groups)
+	}
+}

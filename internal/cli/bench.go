@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hivectl/hive/internal/bench"
+	"github.com/spf13/cobra"
+)
+
+type benchOptions struct {
+	*globalOptions
+	quick bool
+	json  bool
+	only  []string
+	seed  uint64
+}
+
+func newBenchCmd(g *globalOptions) *cobra.Command {
+	o := &benchOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, resume, memory",
+		Long: `bench measures, side by side in one run on this machine, what hive is for:
+finishing a phase sooner and cheaper than prompt-driven orchestration. Every
+row gives its figure, its target and whether it was met.
+
+Groups: ` + strings.Join(bench.Groups, ", ") + `. The tokens group runs the real
+claude CLI against a local fake model server; it is skipped when the CLI is
+not installed (make tools).`,
+		Example: `  hive bench
+  hive bench --quick --only makespan,overhead
+  hive bench --json > bench.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return benchRun(cmd, o) },
+	}
+	cmd.Flags().BoolVar(&o.quick, "quick", false, "smaller sizes: a first look in seconds")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
+	cmd.Flags().StringSliceVar(&o.only, "only", nil, "measure only these groups ("+strings.Join(bench.Groups, ",")+")")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the random DAGs")
+	return cmd
+}
+
+func benchRun(cmd *cobra.Command, o *benchOptions) error {
+	if err := bench.CheckGroups(o.only); err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS")}
+	if !o.json {
+		opts.Log = o.stderr
+	}
+	rep, err := bench.Run(cmd.Context(), opts)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		err = rep.WriteJSON(o.stdout)
+	} else {
+		err = rep.WriteTable(o.stdout)
+		for _, row := range rep.Rows {
+			if row.Status == bench.Skipped && row.Group == "tokens" {
+				fmt.Fprintln(o.stdout, "\nTo measure tokens, install the agent CLIs: make tools (then HIVE_TOOLS=$PWD/.tools/node_modules/.bin hive bench)")
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, row := range rep.Rows {
+		if row.Status == bench.Failed {
+			return exitf(ExitFailed, "%s: %s could not be measured: %s", row.Group, row.Name, row.Note)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkParse decodes each config fixture: hive's own and GSD's other versions.
+func BenchmarkParse(b *testing.B) {
+	for _, name := range []string{"hive.json", "gsd-seed-4.2.json", "gsd-other-version.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
