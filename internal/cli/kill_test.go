@@ -76,6 +76,9 @@ func TestKillAndResume(t *testing.T) {
 			checkOneCommitPerTask(t, dir)
 			if t.Failed() {
 				t.Logf("second run:\n%s", out2)
+				if keep := os.Getenv("HIVE_KEEP_FAILED"); keep != "" {
+					exec.Command("cp", "-a", dir, filepath.Join(keep, t.Name()[strings.LastIndex(t.Name(), "/")+1:])).Run()
+				}
 			}
 			checkNoAgentsLeft(t, dir)
 		})

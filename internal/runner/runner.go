@@ -426,11 +426,11 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		r.stopAgent(c)
 	case engine.CmdSpotCheck:
 		p := r.plans[c.Plan]
-		repo := r.planRepo(c.Plan)
+		repo, committed := r.planRepo(c.Plan), r.integ != nil
 		go func() {
 			ok, reason := false, "the plan file is no longer in the phase folder"
 			if p != nil {
-				ok, reason = SpotCheck(ctx, repo, p)
+				ok, reason = spotCheck(ctx, repo, p, committed)
 			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()

@@ -15,8 +15,28 @@ import (
 // first two key files it says it created exist, and at least one commit
 // names the plan. The reason says what failed.
 func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string) {
+	return spotCheck(ctx, repo, p, false)
+}
+
+// spotCheck is SpotCheck; committed reads the files from the commit checked
+// out instead of the folder, as a plan worktree's merge will see them: a
+// SUMMARY an agent wrote but never committed (it was killed) does not count.
+func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool) (bool, string) {
+	read := func(rel string) ([]byte, error) {
+		if committed {
+			out, err := repo.Git(ctx, "show", "HEAD:"+rel)
+			if err != nil {
+				if _, statErr := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(rel))); statErr == nil {
+					return nil, fmt.Errorf("%s is not committed", rel)
+				}
+				return nil, os.ErrNotExist
+			}
+			return []byte(out), nil
+		}
+		return os.ReadFile(filepath.Join(repo.Root, filepath.FromSlash(rel)))
+	}
 	rel := p.SummaryPath()
-	data, err := os.ReadFile(filepath.Join(repo.Root, filepath.FromSlash(rel)))
+	data, err := read(rel)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return false, "no SUMMARY at " + rel
@@ -35,7 +55,7 @@ func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string
 		if err != nil {
 			return false, fmt.Sprintf("%s lists key file %q: %v", rel, f, err)
 		}
-		if _, err := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(clean))); err != nil {
+		if _, err := read(clean); err != nil {
 			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
 		}
 	}
