@@ -30,6 +30,7 @@ type Message struct {
 
 	Checkpoint *CheckpointData // set for Kind Checkpoint only
 	Deviation  *DeviationData  // set for Kind Deviation only
+	Report     *Report         // set for Kind HiveReport only
 }
 
 var (
@@ -62,6 +63,12 @@ func Parse(text string) []Message {
 			continue
 		}
 		if fence != "" {
+			continue
+		}
+		if strings.Contains(lines[i], reportOpen) {
+			r, end := reportAt(lines, i)
+			out = append(out, Message{Kind: HiveReport, Report: &r})
+			i, free = end, end+1
 			continue
 		}
 		h := classify(lines[i])
