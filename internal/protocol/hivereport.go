@@ -66,31 +66,51 @@ type ReportDecision struct {
 const (
 	reportOpen  = "<!--HIVE_REPORT"
 	reportClose = "HIVE_REPORT-->"
-	// maxReportLines bounds how far a block's closing marker is looked
-	// for, so that an unclosed marker in a long text costs little.
-	maxReportLines = 2000
 )
+
+// closeFinder finds the next line holding the closing marker. It remembers
+// its last answer, so that a text with many unclosed openers is still read
+// in one pass.
+type closeFinder struct {
+	lines []string
+	at    int // the line found by the last search, or len(lines) for none
+	from  int // where the last search started: no line in [from, at) holds the marker
+	used  bool
+}
+
+// next returns the index of the first line after i holding reportClose, or -1.
+func (c *closeFinder) next(i int) int {
+	if c.used && c.from <= i+1 && i+1 <= c.at {
+		if c.at == len(c.lines) {
+			return -1
+		}
+		return c.at
+	}
+	k := i + 1
+	for k < len(c.lines) && !strings.Contains(c.lines[k], reportClose) {
+		k++
+	}
+	c.at, c.from, c.used = k, i+1, true
+	if k == len(c.lines) {
+		return -1
+	}
+	return k
+}
 
 // reportAt reads the HIVE_REPORT block that opens on lines[i] and returns
 // it with the index of its last line. An unclosed block is an unreadable
 // report of that one line: the lines after it may still hold messages.
-func reportAt(lines []string, i int) (Report, int) {
+func reportAt(lines []string, i int, closes *closeFinder) (Report, int) {
 	first := lines[i][strings.Index(lines[i], reportOpen)+len(reportOpen):]
 	if j := strings.Index(first, reportClose); j >= 0 {
 		return ParseReport(first[:j]), i
 	}
-	var b strings.Builder
-	b.WriteString(first)
-	for k := i + 1; k < len(lines) && k <= i+maxReportLines; k++ {
-		if j := strings.Index(lines[k], reportClose); j >= 0 {
-			b.WriteByte('\n')
-			b.WriteString(lines[k][:j])
-			return ParseReport(b.String()), k
-		}
-		b.WriteByte('\n')
-		b.WriteString(lines[k])
+	k := closes.next(i)
+	if k < 0 {
+		return Report{Raw: strings.TrimSpace(first), Err: "HIVE_REPORT block is not closed with " + reportClose}, i
 	}
-	return Report{Raw: strings.TrimSpace(first), Err: "HIVE_REPORT block is not closed with " + reportClose}, i
+	body := first + "\n" + strings.Join(lines[i+1:k], "\n") + "\n" + lines[k][:strings.Index(lines[k], reportClose)]
+	return ParseReport(body), k
 }
 
 // ParseReport reads the JSON of one HIVE_REPORT block (the text between its

@@ -126,3 +126,27 @@ func FuzzParseReport(f *testing.F) {
 		}
 	})
 }
+
+// TestParseManyUnclosedReports is hostile input: every line opens a block
+// that is never closed, then one close at the very end. Each opener sees the
+// same close; the text is read in one pass.
+func TestParseManyUnclosedReports(t *testing.T) {
+	var b strings.Builder
+	for range 20000 {
+		b.WriteString("<!--HIVE_REPORT {\"status\":\n")
+	}
+	b.WriteString("HIVE_REPORT-->\n")
+	ms := Parse(b.String())
+	if len(ms) != 1 || ms[0].Kind != HiveReport || ms[0].Report.Err == "" {
+		t.Fatalf("got %d messages, first %+v", len(ms), ms[0])
+	}
+	b.Reset()
+	for range 20000 {
+		b.WriteString("<!--HIVE_REPORT {\"status\":\"complete\"}\n")
+	}
+	b.WriteString("PROGRESS: Task 1/1 complete: x\n")
+	ms = Parse(b.String())
+	if len(ms) != 20001 || ms[20000].Kind != Progress {
+		t.Fatalf("got %d messages", len(ms))
+	}
+}

@@ -52,6 +52,7 @@ func Parse(text string) []Message {
 	var out []Message
 	free := 0   // first line no message has claimed: where a headerless checkpoint starts
 	fence := "" // the marker of the open code fence: messages quoted in code are not messages
+	closes := &closeFinder{lines: lines}
 	for i := 0; i < len(lines); i++ {
 		if t := strings.TrimSpace(lines[i]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			switch {
@@ -66,7 +67,7 @@ func Parse(text string) []Message {
 			continue
 		}
 		if strings.Contains(lines[i], reportOpen) {
-			r, end := reportAt(lines, i)
+			r, end := reportAt(lines, i, closes)
 			out = append(out, Message{Kind: HiveReport, Report: &r})
 			i, free = end, end+1
 			continue
