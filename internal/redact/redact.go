@@ -74,6 +74,14 @@ func New(values ...string) *Redactor {
 	return &Redactor{values: vs}
 }
 
+// With returns a Redactor that masks r's values and values too; r may be nil.
+func (r *Redactor) With(values ...string) *Redactor {
+	if r != nil {
+		values = append(values, r.values...)
+	}
+	return New(values...)
+}
+
 // FromEnv returns a Redactor for the values of the named environment
 // variables, read with lookup (os.LookupEnv); unset names are skipped.
 func FromEnv(names []string, lookup func(string) (string, bool)) *Redactor {

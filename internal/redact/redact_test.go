@@ -150,3 +150,11 @@ func FuzzRedact(f *testing.F) {
 		w.Flush()
 	})
 }
+
+func TestWith(t *testing.T) {
+	var nilR *Redactor
+	r := nilR.With("first-secret").With("second-secret")
+	if got := r.String("first-secret second-secret"); got != Mask+" "+Mask {
+		t.Errorf("got %q", got)
+	}
+}
