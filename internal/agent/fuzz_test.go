@@ -110,3 +110,12 @@ func FuzzCodexJSONL(f *testing.F) {
 		}
 	})
 }
+
+// Found by FuzzStreamJSON: a plain-string content that is empty gave an
+// empty text block (testdata/fuzz/FuzzStreamJSON/6f870eb4de5903e3).
+func TestEmptyStringContentIsNoText(t *testing.T) {
+	outs, err := claudeOutputs([]byte(`{"type":"assistant","message":{"content":""}}`))
+	if err != nil || len(outs) != 0 {
+		t.Errorf("outputs %+v, %v; want none", outs, err)
+	}
+}
