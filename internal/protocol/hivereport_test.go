@@ -73,6 +73,10 @@ func TestParseHiveReport(t *testing.T) {
 		{"unclosed, later messages still read", "<!--HIVE_REPORT {\"status\":\"complete\"}\nPROGRESS: Task 1/2 complete: y",
 			[]Kind{HiveReport, Progress}, []Report{{Err: "HIVE_REPORT block is not closed with HIVE_REPORT-->"}}},
 		{"quoted in a fence (the seed's own example)", "```markdown\n<!--HIVE_REPORT\n{\"status\":\"challenge\"}\nHIVE_REPORT-->\n```", nil, nil},
+		{"after PLAN COMPLETE, not swallowed by its body", "PLAN COMPLETE\n**Plan:** 01-01\n**Tasks:** 1/1\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->",
+			[]Kind{Complete, HiveReport}, []Report{{Status: StatusComplete}}},
+		{"after a checkpoint, not swallowed by it", "CHECKPOINT: decision\n**Plan:** 01-01\n### Checkpoint Details\nWhich?\n### Awaiting\nPick.\n<!--HIVE_REPORT\n{\"status\":\"needs_input\"}\nHIVE_REPORT-->",
+			[]Kind{Checkpoint, HiveReport}, []Report{{Status: StatusNeedsInput}}},
 		{"two reports", "<!--HIVE_REPORT {\"status\":\"partial\"} HIVE_REPORT-->\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->",
 			[]Kind{HiveReport, HiveReport}, []Report{{Status: StatusPartial}, {Status: StatusComplete}}},
 	}

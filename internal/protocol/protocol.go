@@ -134,6 +134,9 @@ type header struct {
 // (seed 000's appendix) must be exact; headings are accepted more loosely
 // because standalone executors and other GSD forks write them so.
 func classify(line string) header {
+	if strings.Contains(line, reportOpen) {
+		return header{kind: HiveReport}
+	}
 	line = strings.TrimSpace(line)
 	if progressRe.MatchString(line) {
 		return header{kind: Progress}
