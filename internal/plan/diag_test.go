@@ -495,6 +495,14 @@ func TestSafeRelPath(t *testing.T) {
 		{".", "", "repository root"},
 		{"a/..", "", "repository root"},
 		{"a\x00b", "", "NUL"},
+		// Found hardening the plan reader: a plan could name git's hooks.
+		{".git/hooks/pre-commit", "", "inside .git"},
+		{".GIT/hooks/post-checkout", "", "inside .git"},
+		{"sub/.git/config", "", "inside .git"},
+		{".git./x", "", "inside .git"},
+		{"a/../.git/x", "", "inside .git"},
+		{".github/workflows/ci.yml", ".github/workflows/ci.yml", ""},
+		{".gitignore", ".gitignore", ""},
 	}
 	for _, tt := range tests {
 		got, err := SafeRelPath(tt.in)

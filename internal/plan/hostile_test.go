@@ -182,6 +182,10 @@ func hostileRepo(t *testing.T) (root, outside string) {
 	link("up", "chain")
 	link("inner/../out", "sneaky")
 	link(filepath.Join(root, "src"), "absinner")
+	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link(".git/hooks", "hooks")
 	dir := ".planning/phases/01-core/"
 	mk(dir+"01-01-PLAN.md", `---
 phase: 01-core
@@ -204,6 +208,9 @@ files_modified:
   - loop1/x
   - chain/x
   - sneaky/x
+  - .git/hooks/pre-commit
+  - .Git/hooks/post-merge
+  - hooks/post-checkout
 autonomous: true
 ---
 
@@ -258,6 +265,9 @@ func TestHostilePathsRejected(t *testing.T) {
 		`files_modified: path "loop1/x": too many symbolic links`,
 		`files_modified: path "chain/x" goes through the symbolic link up`,
 		`files_modified: path "sneaky/x" goes through the symbolic link out`,
+		`files_modified: path ".git/hooks/pre-commit" is inside .git`,
+		`files_modified: path ".Git/hooks/post-merge" is inside .git`,
+		`files_modified: path "hooks/post-checkout" goes through the symbolic link hooks, which points into .git`,
 		`key-files.created: path "../outside.txt" leaves the repository`,
 		`key-files.created: path "out/x" goes through the symbolic link out`,
 		`key-files.modified: path "/abs/path" is absolute`,
@@ -303,7 +313,7 @@ func TestResolveInRepo(t *testing.T) {
 			t.Errorf("ResolveInRepo(%q) = %q, %v; want %s", p, got, err, want)
 		}
 	}
-	for _, p := range []string{"out", "out/x", "up", "dangling", "loop1", "chain/x", "sneaky", "../x", "/etc", ""} {
+	for _, p := range []string{"out", "out/x", "up", "dangling", "loop1", "chain/x", "sneaky", "../x", "/etc", "", "hooks/x", ".git/x"} {
 		if got, err := ResolveInRepo(root, p); err == nil {
 			t.Errorf("ResolveInRepo(%q) = %q, want an error", p, got)
 		}

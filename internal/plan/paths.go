@@ -14,8 +14,8 @@ import (
 
 // SafeRelPath cleans a path taken from a plan and returns it slash-separated and
 // relative to the repository root. It fails when the path is empty, absolute
-// (including Windows drive and UNC forms and "~"), or leaves the repository
-// through "..": plans are untrusted input and must never make hive touch files
+// (including Windows drive and UNC forms and "~"), leaves the repository
+// through "..", or is inside .git (in any letter case): plans are untrusted input and must never make hive touch files
 // outside the worktree.
 func SafeRelPath(p string) (string, error) {
 	s := strings.TrimSpace(p)
@@ -43,7 +43,22 @@ func SafeRelPath(p string) (string, error) {
 	if c == "." {
 		return "", fmt.Errorf("path %q names the repository root, not a file", p)
 	}
+	if inGitDir(c) {
+		return "", fmt.Errorf("path %q is inside .git, which only git may change (a hook written there runs on hive's next git command)", p)
+	}
 	return c, nil
+}
+
+// inGitDir reports whether a clean slash-separated path has a .git
+// component, compared as case-insensitive file systems and Windows do
+// (".GIT", ".git." and ".git " name the same folder there).
+func inGitDir(rel string) bool {
+	for _, c := range strings.Split(rel, "/") {
+		if strings.EqualFold(strings.TrimRight(c, ". "), ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -101,6 +116,9 @@ func ResolveInRepo(root, p string) (string, error) {
 		if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
 			return "", fmt.Errorf("path %q goes through the symbolic link %s, which points outside the repository (to %s)",
 				p, filepath.ToSlash(mustRel(realRoot, next)), target)
+		}
+		if inGitDir(filepath.ToSlash(inside)) {
+			return "", fmt.Errorf("path %q goes through the symbolic link %s, which points into .git", p, filepath.ToSlash(mustRel(realRoot, next)))
 		}
 		// Follow the link from the root again: its target may hold links too.
 		cur = realRoot
