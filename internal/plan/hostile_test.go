@@ -319,3 +319,33 @@ func TestResolveInRepo(t *testing.T) {
 		}
 	}
 }
+
+func FuzzSafeRelPath(f *testing.F) {
+	for _, s := range []string{"src/a.go", "../x", `..\x`, "/etc", "C:x", "~u", ".git/x", ".GIT./x", "a/./b/../c", "a\x00", " a ", "a//b", `\\srv\s`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		c, err := SafeRelPath(p)
+		if err != nil {
+			if c != "" {
+				t.Fatalf("%q with an error", c)
+			}
+			return
+		}
+		switch {
+		case c == "" || c == "." || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "~"):
+			t.Fatalf("SafeRelPath(%q) = %q", p, c)
+		case c == ".." || strings.HasPrefix(c, "../") || strings.Contains(c, "/../") || strings.HasSuffix(c, "/.."):
+			t.Fatalf("SafeRelPath(%q) = %q leaves the repository", p, c)
+		case strings.ContainsAny(c, "\x00\\"):
+			t.Fatalf("SafeRelPath(%q) = %q", p, c)
+		case len(c) >= 2 && c[1] == ':' && isASCIILetter(c[0]):
+			t.Fatalf("SafeRelPath(%q) = %q has a drive letter", p, c)
+		case inGitDir(c):
+			t.Fatalf("SafeRelPath(%q) = %q is in .git", p, c)
+		}
+		if again, err := SafeRelPath(c); err != nil || again != c {
+			t.Fatalf("not idempotent: %q → %q → %q, %v", p, c, again, err)
+		}
+	})
+}

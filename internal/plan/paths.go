@@ -43,6 +43,21 @@ func SafeRelPath(p string) (string, error) {
 	if c == "." {
 		return "", fmt.Errorf("path %q names the repository root, not a file", p)
 	}
+	// Cleaning can uncover a form refused above: "./~/.ssh/x" becomes
+	// "~/.ssh/x", which an agent reads as home, "./C:/x" a drive path.
+	switch {
+	case len(c) >= 2 && c[1] == ':' && isASCIILetter(c[0]):
+		return "", fmt.Errorf("path %q is absolute (drive letter); paths must be relative to the repository root", p)
+	case strings.HasPrefix(c, "~"):
+		return "", fmt.Errorf("path %q is in a home directory, outside the repository", p)
+	}
+	for _, part := range strings.Split(c, "/") {
+		// "a /x/.." cleans to "a ": a name Windows cannot hold and that a
+		// second reading would trim to another file.
+		if strings.TrimSpace(part) != part {
+			return "", fmt.Errorf("path %q has a file or folder name that starts or ends with a space", p)
+		}
+	}
 	if inGitDir(c) {
 		return "", fmt.Errorf("path %q is inside .git, which only git may change (a hook written there runs on hive's next git command)", p)
 	}
