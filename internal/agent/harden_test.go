@@ -371,3 +371,26 @@ func TestFlood64(t *testing.T) {
 		}
 	}
 }
+
+// recordLauncher records the Spec it is asked to start.
+type recordLauncher struct{ spec *Spec }
+
+func (recordLauncher) Name() string       { return "rec" }
+func (recordLauncher) LiveSessions() bool { return false }
+func (r recordLauncher) Start(_ context.Context, spec Spec, _ func(Output)) (*Session, error) {
+	*r.spec = spec
+	return nil, nil
+}
+
+func TestWithSecrets(t *testing.T) {
+	var got Spec
+	red := redact.New("abcdefgh")
+	l := WithSecrets(recordLauncher{&got}, []string{"MY_SECRET"}, red)
+	if l.Name() != "rec" || l.LiveSessions() {
+		t.Error("the wrapped launcher's identity is lost")
+	}
+	l.Start(context.Background(), Spec{Plan: "01-01", AllowEnv: []string{"OTHER"}}, nil)
+	if got.Plan != "01-01" || !slices.Equal(got.AllowEnv, []string{"OTHER", "MY_SECRET"}) || got.Redactor != red {
+		t.Errorf("spec %+v", got)
+	}
+}
