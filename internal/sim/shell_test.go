@@ -17,7 +17,9 @@ func TestPlanContentNeverReachesAShell(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "pwned")
 	inj := fmt.Sprintf("$(touch %[1]s) `touch %[1]s` ; touch %[1]s | touch %[1]s && touch %[1]s", marker)
 	dir := newRepo(t)
-	odd := []string{"src/$(touch " + marker + ").go", "src/`touch " + marker + "`.txt", "src/semi;colon&amp.md"}
+	// File names hold shell syntax too; a shell running them in the
+	// repository would leave "pwned" there.
+	odd := []string{"src/$(touch${IFS}pwned).go", "src/`touch${IFS}pwned`.txt", "src/semi;colon&amp|pipe>x.md"}
 	rel := writePlan(t, dir, "01-01",
 		task{name: "Task 1: " + inj, files: odd[:2], extra: "  <read_first>" + inj + "</read_first>\n  <acceptance_criteria>" + inj + "</acceptance_criteria>\n"},
 		task{name: "Task 2: `touch " + marker + "`", files: odd[2:]},
@@ -37,8 +39,10 @@ func TestPlanContentNeverReachesAShell(t *testing.T) {
 	if code != 0 || find(texts, "PLAN COMPLETE") == "" {
 		t.Fatalf("exit %d, texts %q", code, texts)
 	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("plan content was run by a shell: the marker exists")
+	for _, m := range []string{marker, filepath.Join(dir, "pwned"), filepath.Join(dir, "src", "pwned")} {
+		if _, err := os.Stat(m); err == nil {
+			t.Fatalf("plan content was run by a shell: %s exists", m)
+		}
 	}
 	for _, f := range odd {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
