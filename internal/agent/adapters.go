@@ -242,6 +242,11 @@ func (c Command) Start(ctx context.Context, spec Spec, sink func(Output)) (*Sess
 		Line: func(b []byte) ([]Output, error) {
 			all.Write(b)
 			all.WriteByte('\n')
+			if all.Len() > 2*commandKeep {
+				// The markers that matter come last; keep the tail.
+				tail := all.Bytes()[all.Len()-commandKeep:]
+				all = *bytes.NewBuffer(append([]byte("[earlier output dropped]\n"), tail...))
+			}
 			if bytes.HasPrefix(bytes.TrimSpace(b), []byte("PROGRESS:")) {
 				return []Output{{Kind: OutText, Text: string(b)}}, nil
 			}
@@ -251,6 +256,10 @@ func (c Command) Start(ctx context.Context, spec Spec, sink func(Output)) (*Sess
 	}
 	return Start(ctx, argv, spec, d, sink)
 }
+
+// commandKeep is how much of a command agent's output is kept to be read as
+// its final message.
+const commandKeep = 4 << 20
 
 // Aider runs aider one shot: `aider --message PROMPT --yes-always FILES…`.
 func Aider(path, model string, args, env []string) Command {

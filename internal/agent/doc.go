@@ -2,6 +2,11 @@
 // output into plain values: the text blocks they wrote, their turn results,
 // and how they ended. Each agent runs in its own process group so that it
 // can be stopped together with every child it started, and its raw output is
-// kept in a log file. The package decides nothing: what an agent's text
+// kept in a log file. An agent gets only the allowed part of hive's
+// environment (DefaultEnvAllow, plus the names the config lists), its log
+// is masked by a redact.Redactor and capped on disk (DefaultLogLimit), and
+// its stdout lines are bounded (DefaultMaxLine), so that many agents
+// printing as fast as they can neither leak secrets nor exhaust memory or
+// disk. The package decides nothing: what an agent's text
 // means is the protocol package's job, what to do about it the engine's.
 package agent

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/hivectl/hive/internal/redact"
 )
 
 // Launcher starts agents of one kind.
@@ -63,4 +65,27 @@ func SelfPath() (string, error) {
 		return "", fmt.Errorf("find the hive binary to run the sim agent: %w", err)
 	}
 	return p, nil
+}
+
+// WithSecrets returns a Launcher that starts l's agents with the config's
+// secret variables passed through from hive's environment (allow, the
+// names of secrets.env) and their logs masked by red. It is how the command
+// layer applies secrets.env without the runner knowing about it.
+func WithSecrets(l Launcher, allow []string, red *redact.Redactor) Launcher {
+	return secured{Launcher: l, allow: allow, red: red}
+}
+
+type secured struct {
+	Launcher
+	allow []string
+	red   *redact.Redactor
+}
+
+// Start implements Launcher.
+func (s secured) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+	spec.AllowEnv = append(append([]string(nil), spec.AllowEnv...), s.allow...)
+	if spec.Redactor == nil {
+		spec.Redactor = s.red
+	}
+	return s.Launcher.Start(ctx, spec, sink)
 }

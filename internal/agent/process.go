@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/hivectl/hive/internal/redact"
 )
 
 // Spec says what to start.
@@ -24,6 +25,18 @@ type Spec struct {
 	Prompt  string   // the first user message
 	Env     []string // extra KEY=VALUE entries
 	LogPath string   // raw output goes here (appended)
+	// AllowEnv names the variables of hive's environment the agent gets
+	// besides DefaultEnvAllow: the config's secrets.env. Others stay out.
+	AllowEnv []string
+	// Redactor masks secrets in the log. The values of the credential-like
+	// variables the agent gets (…_KEY, …_TOKEN) are masked too; nil masks
+	// those and the common credential shapes.
+	Redactor *redact.Redactor
+	// LogLimit caps the log on disk: 0 means DefaultLogLimit, a negative
+	// value no cap. Output past it is still read, only not written down.
+	LogLimit int64
+	// MaxLine is the longest stdout line read; 0 means DefaultMaxLine.
+	MaxLine int
 }
 
 // Output is one thing an agent did.
@@ -71,7 +84,7 @@ type Session struct {
 	closed   bool
 	done     chan struct{}
 	stderr   *tailBuffer
-	logFile  *os.File
+	log      *agentLog
 	killOnce sync.Once
 	lastOut  atomic.Int64 // unix nanoseconds of the last stdout line, for the stall watchdog
 	// stallReason, once set, says why hive killed a silent agent; it leads
@@ -112,17 +125,23 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 	if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
 		return nil, fmt.Errorf("start agent %s: log folder: %w", spec.Plan, err)
 	}
-	logFile, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = spec.Dir
+	// Only allowed variables of hive's environment reach the agent.
 	// HIVE_AGENT_PLAN marks the process as this plan's agent, so that a later
 	// hive process can recognise it (IsAgentOf) before it kills it.
-	cmd.Env = append(append(os.Environ(), spec.Env...), "HIVE_AGENT_PLAN="+spec.Plan, "HIVE_AGENT_ATTEMPT="+strconv.Itoa(spec.Attempt))
+	cmd.Env = append(append(FilterEnv(os.Environ(), spec.AllowEnv), spec.Env...), "HIVE_AGENT_PLAN="+spec.Plan, "HIVE_AGENT_ATTEMPT="+strconv.Itoa(spec.Attempt))
 	cmd.SysProcAttr = sysProcAttr()
-	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, logFile: logFile, dialect: d}
+	limit := spec.LogLimit
+	if limit == 0 {
+		limit = DefaultLogLimit
+	}
+	log := &agentLog{f: logFile, red: spec.Redactor.With(secretValues(cmd.Env)...), limit: max(limit, 0)}
+	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, log: log, dialect: d}
 	// Plain pipes rather than cmd.StdoutPipe: the process is reaped on its
 	// own, so a child that keeps the pipes open (a daemonised dev server)
 	// cannot hide the agent's exit.
@@ -152,16 +171,18 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 	}
 	s.PID = cmd.Process.Pid
 	s.lastOut.Store(time.Now().UnixNano())
-	fmt.Fprintf(logFile, "== %s attempt %d pid %d: %v\n", spec.Plan, spec.Attempt, s.PID, argv)
+	fmt.Fprintf(log, "== %s attempt %d pid %d: %q\n", spec.Plan, spec.Attempt, s.PID, argv)
 	stdoutDone := make(chan struct{})
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		io.Copy(io.MultiWriter(s.stderr, prefixWriter{w: logFile, prefix: "stderr: "}), errR)
+		errLog := redact.NewWriter(log.red, prefixLines{w: log, prefix: "stderr: "})
+		io.Copy(io.MultiWriter(s.stderr, errLog), errR)
+		errLog.Flush()
 	}()
 	go func() {
 		defer close(stdoutDone)
-		s.read(outR, sink)
+		s.read(outR, spec.MaxLine, sink)
 	}()
 	go s.reap(outR, errR, stdoutDone, stderrDone, sink)
 	switch d.Input {
@@ -170,7 +191,7 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 			s.Kill()
 		}
 	case "stdin":
-		fmt.Fprintf(logFile, "== hive → agent:\n%s\n== end\n", spec.Prompt)
+		fmt.Fprintf(log, "== hive → agent:\n%s\n== end\n", spec.Prompt)
 		s.stdin.Write([]byte(spec.Prompt))
 		s.CloseInput()
 	default:
@@ -190,15 +211,27 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 // before hive stops waiting for it.
 const drainGrace = 2 * time.Second
 
-// read turns stdout lines into Outputs.
-func (s *Session) read(stdout io.Reader, sink func(Output)) {
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		s.lastOut.Store(time.Now().UnixNano())
-		b := sc.Bytes()
-		s.logFile.Write(b)
-		s.logFile.Write([]byte{'\n'})
+// read turns stdout lines into Outputs. A line longer than maxLine is
+// dropped with a note in the log and a garbage Output, and reading goes on.
+func (s *Session) read(stdout io.Reader, maxLine int, sink func(Output)) {
+	lr := newLineReader(stdout, maxLine, func() { s.lastOut.Store(time.Now().UnixNano()) })
+	var rec []byte
+	for {
+		b, dropped, err := lr.Next()
+		if err != nil {
+			if err != io.EOF && !errors.Is(err, os.ErrDeadlineExceeded) {
+				s.emit(sink, Output{Kind: OutGarbage, Text: "unreadable output: " + err.Error()})
+			}
+			break
+		}
+		if dropped > 0 {
+			note := fmt.Sprintf("[line of %d bytes dropped: longer than %d bytes; it began %q]", dropped, lr.max, b)
+			s.log.Write([]byte(note + "\n"))
+			s.emit(sink, Output{Kind: OutGarbage, Text: note})
+			continue
+		}
+		rec = append(append(rec[:0], b...), '\n')
+		s.log.Write(rec)
 		if len(b) == 0 {
 			continue
 		}
@@ -215,11 +248,6 @@ func (s *Session) read(stdout io.Reader, sink func(Output)) {
 		for _, o := range s.dialect.Finish() {
 			s.emit(sink, o)
 		}
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-		// A line past the buffer: drain the rest so the process is not blocked on a full pipe.
-		s.emit(sink, Output{Kind: OutGarbage, Text: "unreadable output: " + err.Error()})
-		io.Copy(s.logFile, stdout)
 	}
 }
 
@@ -253,8 +281,8 @@ func (s *Session) reap(outR, errR *os.File, stdoutDone, stderrDone <-chan struct
 	if tail := s.stderr.String(); tail != "" {
 		why += ": " + tail
 	}
-	fmt.Fprintf(s.logFile, "== exit %d: %s\n", code, why)
-	s.logFile.Close()
+	why = s.log.red.String(why)
+	s.log.close(fmt.Sprintf("== exit %d: %s\n", code, why))
 	s.emit(sink, Output{Kind: OutExit, ExitCode: code, Err: why})
 }
 
@@ -283,7 +311,7 @@ func (s *Session) Send(text string) error {
 		return fmt.Errorf("send to agent %s: %w", s.Plan, err)
 	}
 	// The log shows what the agent was told as well as what it said.
-	fmt.Fprintf(s.logFile, "== hive → agent:\n%s\n== end\n", text)
+	fmt.Fprintf(s.log, "== hive → agent:\n%s\n== end\n", text)
 	return nil
 }
 
@@ -355,7 +383,7 @@ func (s *Session) AnswerPermission(requestID string, allow bool, input, message 
 	if _, err := s.stdin.Write(line); err != nil {
 		return fmt.Errorf("answer permission request of agent %s: %w", s.Plan, err)
 	}
-	fmt.Fprintf(s.logFile, "== hive → agent:\n%s== end\n", line)
+	fmt.Fprintf(s.log, "== hive → agent:\n%s== end\n", line)
 	return nil
 }
 
@@ -408,18 +436,6 @@ func trimSpace(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
-}
-
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := p.w.Write(append([]byte(p.prefix), b...)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }
 
 // Touch restarts the agent's silence clock: after an answer, the time it

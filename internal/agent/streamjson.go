@@ -83,7 +83,7 @@ func ParseLine(b []byte) (Line, error) {
 		if err := json.Unmarshal(r.Message.Content, &blocks); err != nil {
 			// Content may also be a plain string.
 			var s string
-			if json.Unmarshal(r.Message.Content, &s) == nil {
+			if json.Unmarshal(r.Message.Content, &s) == nil && s != "" {
 				l.Texts = []string{s}
 			}
 			return l, nil

@@ -7,4 +7,6 @@
 // unmarshal themselves, and this package imports no other hive package. It
 // never rewrites or deletes an event; the only mutation besides appending is
 // marking a run finished, after which the run takes no more events.
+// Redacting wraps a Journal so that secrets in payloads are masked before
+// they are stored.
 package journal

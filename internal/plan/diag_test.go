@@ -495,6 +495,28 @@ func TestSafeRelPath(t *testing.T) {
 		{".", "", "repository root"},
 		{"a/..", "", "repository root"},
 		{"a\x00b", "", "NUL"},
+		// Found hardening the plan reader: a plan could name git's hooks.
+		{".git/hooks/pre-commit", "", "inside .git"},
+		{".GIT/hooks/post-checkout", "", "inside .git"},
+		{"sub/.git/config", "", "inside .git"},
+		{".git./x", "", "inside .git"},
+		{"a/../.git/x", "", "inside .git"},
+		{".github/workflows/ci.yml", ".github/workflows/ci.yml", ""},
+		{".gitignore", ".gitignore", ""},
+		// Found by FuzzSafeRelPath (testdata/fuzz/FuzzSafeRelPath/f502c2d0c9b08322):
+		// the clean form must read back as itself.
+		{"0 /x/..", "", "ends with a space"},
+		{"dir /file", "", "ends with a space"},
+		{"a b/c d.txt", "a b/c d.txt", ""},
+		// Found by FuzzSafeRelPath (testdata/fuzz/FuzzSafeRelPath/89a7bb5a91da2880):
+		// cleaning must not make a home path that an agent would expand.
+		{`.\~`, "", "home directory"},
+		{"./~/.ssh/authorized_keys", "", "home directory"},
+		{"a/~b", "a/~b", ""},
+		// Found by FuzzSafeRelPath (testdata/fuzz/FuzzSafeRelPath/c1cbf34c66a5db43).
+		{"./A:", "", "drive letter"},
+		{`.\C:\Windows\system.ini`, "", "drive letter"},
+		{"a/C:", "a/C:", ""},
 	}
 	for _, tt := range tests {
 		got, err := SafeRelPath(tt.in)

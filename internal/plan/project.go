@@ -185,6 +185,7 @@ func LoadPhase(root, dir string) (*Phase, error) {
 		}
 	}
 	sortPlans(ph.Plans)
+	ph.Diagnostics = append(ph.Diagnostics, CheckRepoPaths(root, ph)...)
 	sortDiagnostics(ph.Diagnostics)
 	_ = ComputeWaves(ph.Plans) // a cycle is reported by Validate
 	return ph, nil

@@ -24,7 +24,7 @@ func ParseSummary(p string, data []byte) (*Summary, []Diagnostic) {
 	}
 	ds := &diags{file: p}
 	base := path.Base(strings.ReplaceAll(p, `\`, "/"))
-	s := &Summary{Path: p, PlanID: strings.TrimSuffix(base, "-SUMMARY.md")}
+	s := &Summary{Path: p, PlanID: strings.TrimSuffix(base, "-SUMMARY.md"), Lines: map[string]int{}}
 	if s.PlanID == base {
 		s.PlanID = strings.TrimSuffix(base, path.Ext(base))
 	}
@@ -80,12 +80,22 @@ func readSummaryFrontmatter(s *Summary, doc *document, m *yaml.Node, ds *diags) 
 				ds.warnf(k.line, "write key-files: {created: [...], modified: [...]}", "key-files is %s, not a mapping; ignored", describe(k.value))
 				continue
 			}
+			s.Lines["key-files"] = k.line
 			for _, kf := range doc.keys(k.value) {
+				var files *[]string
 				switch kf.name {
 				case "created":
-					s.KeyFilesCreated = cleanFiles(doc.texts(kf.value))
+					files = &s.KeyFilesCreated
 				case "modified":
-					s.KeyFilesModified = cleanFiles(doc.texts(kf.value))
+					files = &s.KeyFilesModified
+				default:
+					continue
+				}
+				*files = cleanFiles(doc.texts(kf.value))
+				for _, f := range *files {
+					if _, err := SafeRelPath(f); err != nil {
+						ds.errorf(firstLine(kf.line, k.line, 1), "list only files inside the repository, relative to its root (e.g. src/app.ts)", "key-files.%s: %v", kf.name, err)
+					}
 				}
 			}
 		case "key-decisions", "key_decisions":

@@ -177,6 +177,9 @@ type Summary struct {
 
 	OneLiner  string // first bold line or first paragraph after the title
 	SelfCheck string // "PASSED", "FAILED", or "" when the line is absent
+
+	// Lines maps a frontmatter key ("key-files") to its 1-based line.
+	Lines map[string]int
 }
 
 // Severity of a diagnostic.

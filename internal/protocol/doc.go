@@ -5,7 +5,9 @@
 // returns of seed 002/004 (## CHECKPOINT REACHED, ## Checkpoint: {type}) and
 // the variants real GSD-style executors write, and, per seed 000 §5.6, a
 // checkpoint whose header was forgotten but whose Checkpoint Details and
-// Awaiting sections are there. Hive answers with CheckpointResponse and
+// Awaiting sections are there. It reads the v4 <!--HIVE_REPORT {json}
+// HIVE_REPORT--> blocks of seed 003 as HiveReport messages; a block that is
+// not readable JSON is still a message, with Report.Err set. Hive answers with CheckpointResponse and
 // DeviationResponse.
 //
 // Parsing never fails and never panics: text that matches no message yields

@@ -16,6 +16,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("## CHECKPOINT REACHED\n### Completed Tasks\n| Task | Name | Commit | Files |\n| 1 | n | c | f, g |\n### Current Task\n**Task 2:** x\n")
 	f.Add("x\n### Checkpoint Details\n### Awaiting\n")
 	f.Add("DEVIATION: rule-4\r\nPLAN: 1\r\nTASK: 2\r\n\r\nx")
+	f.Add("<!--HIVE_REPORT\n{\"status\":\"challenge\",\"issue\":\"x\"}\nHIVE_REPORT-->\nPLAN COMPLETE")
+	f.Add("<!--HIVE_REPORT {\"status\":\"complete\"\nCHECKPOINT: decision\n")
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
 	for _, file := range files {
 		if b, err := os.ReadFile(file); err == nil {
@@ -39,6 +41,11 @@ func FuzzParse(f *testing.F) {
 				}
 				if !strings.Contains(norm, d.Raw) {
 					t.Fatalf("deviation Raw %q is not in the text", d.Raw)
+				}
+			case HiveReport:
+				r := m.Report
+				if r == nil || m.Checkpoint != nil || m.Deviation != nil || (r.Err == "") != (r.Status != "") {
+					t.Fatalf("bad report %s", dump(m))
 				}
 			default:
 				t.Fatalf("unknown kind %q", m.Kind)

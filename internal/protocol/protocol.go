@@ -30,6 +30,7 @@ type Message struct {
 
 	Checkpoint *CheckpointData // set for Kind Checkpoint only
 	Deviation  *DeviationData  // set for Kind Deviation only
+	Report     *Report         // set for Kind HiveReport only
 }
 
 var (
@@ -51,6 +52,7 @@ func Parse(text string) []Message {
 	var out []Message
 	free := 0   // first line no message has claimed: where a headerless checkpoint starts
 	fence := "" // the marker of the open code fence: messages quoted in code are not messages
+	closes := &closeFinder{lines: lines}
 	for i := 0; i < len(lines); i++ {
 		if t := strings.TrimSpace(lines[i]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			switch {
@@ -62,6 +64,12 @@ func Parse(text string) []Message {
 			continue
 		}
 		if fence != "" {
+			continue
+		}
+		if strings.Contains(lines[i], reportOpen) {
+			r, end := reportAt(lines, i, closes)
+			out = append(out, Message{Kind: HiveReport, Report: &r})
+			i, free = end, end+1
 			continue
 		}
 		h := classify(lines[i])
@@ -126,6 +134,9 @@ type header struct {
 // (seed 000's appendix) must be exact; headings are accepted more loosely
 // because standalone executors and other GSD forks write them so.
 func classify(line string) header {
+	if strings.Contains(line, reportOpen) {
+		return header{kind: HiveReport}
+	}
 	line = strings.TrimSpace(line)
 	if progressRe.MatchString(line) {
 		return header{kind: Progress}

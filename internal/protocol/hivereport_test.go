@@ -1,0 +1,156 @@
+package protocol
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseReport(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want Report // Raw and Extra are not compared
+	}{
+		{"complete", `{"status":"complete","summary":"added health check","files_modified":["api/health.go","api/health_test.go"],"confidence":0.9,"decisions":[{"decision":"REST","rationale":"matches auth"}],"concerns":["no rate limit"]}`,
+			Report{Status: StatusComplete, Summary: "added health check", Files: []string{"api/health.go", "api/health_test.go"}, Confidence: 0.9,
+				Decisions: []ReportDecision{{"REST", "matches auth"}}, Concerns: []string{"no rate limit"}}},
+		{"challenge (seed 003)", "\n{\n  \"status\": \"challenge\",\n  \"challenged_agent\": \"architect\",\n  \"issue\": \"src/auth.ts does not exist\",\n  \"evidence\": \"ls src\",\n  \"suggestion\": \"use server/auth.ts\",\n  \"severity\": \"blocking\"\n}\n",
+			Report{Status: StatusChallenge, ChallengedAgent: "architect", Issue: "src/auth.ts does not exist", Evidence: "ls src", Suggestion: "use server/auth.ts", Severity: "blocking"}},
+		{"needs_input (seed 003)", `{"status":"needs_input","blocker":"REST or GraphQL?","options":["REST (matches auth)","GraphQL (matches data)"],"can_proceed_with_default":true,"default_choice":"REST"}`,
+			Report{Status: StatusNeedsInput, Blocker: "REST or GraphQL?", Options: []string{"REST (matches auth)", "GraphQL (matches data)"}, CanProceedWithDefault: true, DefaultChoice: "REST"}},
+		{"partial, status in capitals", `{"status":" Partial "}`, Report{Status: StatusPartial}},
+		{"blocked", `{"status":"blocked","blocker":"no DB"}`, Report{Status: StatusBlocked, Blocker: "no DB"}},
+		{"loose types", `{"status":"complete","files":"a.go","files_created":["b.go","a.go"],"confidence":"85%","concerns":"one","options":[{"id":"a","name":"Alpha"},3],"can_proceed_with_default":"yes","decisions":["just do it"]}`,
+			Report{Status: StatusComplete, Files: []string{"a.go", "b.go"}, Confidence: 85, Concerns: []string{"one"}, Options: []string{"Alpha", "3"}, CanProceedWithDefault: true, Decisions: []ReportDecision{{Decision: "just do it"}}}},
+		{"trailing commas", "{\"status\":\"complete\",\"files\":[\"a\",],}", Report{Status: StatusComplete, Files: []string{"a"}}},
+		{"json fence", "```json\n{\"status\":\"blocked\"}\n```", Report{Status: StatusBlocked}},
+		{"not json", `{status: complete}`, Report{Err: "HIVE_REPORT is not a JSON object: invalid character 's' looking for beginning of object key string"}},
+		{"array", `["complete"]`, Report{Err: "HIVE_REPORT is not a JSON object: json: cannot unmarshal array into Go value of type map[string]json.RawMessage"}},
+		{"null", `null`, Report{Err: "HIVE_REPORT is not a JSON object: null"}},
+		{"empty", ``, Report{Err: "HIVE_REPORT is not a JSON object: unexpected end of JSON input"}},
+		{"no status", `{"summary":"x"}`, Report{Summary: "x", Err: "HIVE_REPORT has no status"}},
+		{"unknown status", `{"status":"done"}`, Report{Err: `HIVE_REPORT status "done" is not one of complete, partial, blocked, challenge, needs_input`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ParseReport(tt.body)
+			if got.Raw != strings.TrimSpace(tt.body) {
+				t.Errorf("Raw = %q", got.Raw)
+			}
+			got.Raw, got.Extra = "", nil
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseReport(%q)\n got %+v\nwant %+v", tt.body, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseReportKeepsUnknownKeys(t *testing.T) {
+	r := ParseReport(`{"status":"complete","tests_added":3}`)
+	if string(r.Extra["tests_added"]) != "3" {
+		t.Errorf("Extra = %v", r.Extra)
+	}
+}
+
+func TestParseHiveReport(t *testing.T) {
+	tests := []struct {
+		name  string
+		text  string
+		kinds []Kind
+		want  []Report // for the HiveReport messages, without Raw/Extra
+	}{
+		{"block on its own lines", "I found a problem.\n<!--HIVE_REPORT\n{\n  \"status\": \"challenge\",\n  \"issue\": \"x\"\n}\nHIVE_REPORT-->\nbye",
+			[]Kind{HiveReport}, []Report{{Status: StatusChallenge, Issue: "x"}}},
+		{"inline", `done <!--HIVE_REPORT {"status":"complete"} HIVE_REPORT--> ok`, []Kind{HiveReport}, []Report{{Status: StatusComplete}}},
+		{"with other messages", "PROGRESS: Task 1/1 complete: x\n<!--HIVE_REPORT\n{\"status\":\"partial\"}\nHIVE_REPORT-->\nPLAN COMPLETE\n**Plan:** 01-01",
+			[]Kind{Progress, HiveReport, Complete}, []Report{{Status: StatusPartial}}},
+		{"message words inside the JSON are not messages", "<!--HIVE_REPORT\n{\"status\":\"blocked\",\n\"blocker\":\"x\"}\nPLAN FAILED\nHIVE_REPORT-->",
+			[]Kind{HiveReport}, []Report{{Err: "HIVE_REPORT is not a JSON object: invalid character 'P' after top-level value"}}},
+		{"malformed is kept as unreadable", "<!--HIVE_REPORT\n{\"status\": complete}\nHIVE_REPORT-->",
+			[]Kind{HiveReport}, []Report{{Err: "HIVE_REPORT is not a JSON object: invalid character 'c' looking for beginning of value"}}},
+		{"unclosed, later messages still read", "<!--HIVE_REPORT {\"status\":\"complete\"}\nPROGRESS: Task 1/2 complete: y",
+			[]Kind{HiveReport, Progress}, []Report{{Err: "HIVE_REPORT block is not closed with HIVE_REPORT-->"}}},
+		{"quoted in a fence (the seed's own example)", "```markdown\n<!--HIVE_REPORT\n{\"status\":\"challenge\"}\nHIVE_REPORT-->\n```", nil, nil},
+		{"after PLAN COMPLETE, not swallowed by its body", "PLAN COMPLETE\n**Plan:** 01-01\n**Tasks:** 1/1\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->",
+			[]Kind{Complete, HiveReport}, []Report{{Status: StatusComplete}}},
+		{"after a checkpoint, not swallowed by it", "CHECKPOINT: decision\n**Plan:** 01-01\n### Checkpoint Details\nWhich?\n### Awaiting\nPick.\n<!--HIVE_REPORT\n{\"status\":\"needs_input\"}\nHIVE_REPORT-->",
+			[]Kind{Checkpoint, HiveReport}, []Report{{Status: StatusNeedsInput}}},
+		{"two reports", "<!--HIVE_REPORT {\"status\":\"partial\"} HIVE_REPORT-->\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->",
+			[]Kind{HiveReport, HiveReport}, []Report{{Status: StatusPartial}, {Status: StatusComplete}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ms := Parse(tt.text)
+			var kinds []Kind
+			var reps []Report
+			for _, m := range ms {
+				kinds = append(kinds, m.Kind)
+				if m.Kind == HiveReport {
+					r := *m.Report
+					r.Raw, r.Extra = "", nil
+					reps = append(reps, r)
+				}
+			}
+			if !reflect.DeepEqual(kinds, tt.kinds) || !reflect.DeepEqual(reps, tt.want) {
+				t.Errorf("Parse(%q)\n got %v %+v\nwant %v %+v", tt.text, kinds, reps, tt.kinds, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseReport(f *testing.F) {
+	for _, s := range []string{
+		`{"status":"complete","files":["a"],"confidence":0.5}`,
+		`{"status":"needs_input","options":[{"id":"a"},1,null,true],"can_proceed_with_default":"1"}`,
+		`{"status":"challenge","decisions":[{"decision":"x"},"y",null]}`,
+		"```json\n{\"status\":\"blocked\",}\n```",
+		`{"confidence":"1e999"}`, `null`, `[]`, `"x"`, "{\"a\":\"\\\"\",}", "```", "```\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := ParseReport(body)
+		if (r.Err == "") != (r.Status != "") {
+			t.Fatalf("status %q with error %q", r.Status, r.Err)
+		}
+		if r.Raw != strings.TrimSpace(body) {
+			t.Fatalf("Raw %q", r.Raw)
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("report does not marshal: %v", err)
+		}
+		// Inside text, the same body is one report (unless it closes the block early).
+		if !strings.Contains(body, reportClose) && !strings.Contains(body, "```") && !strings.Contains(body, "~~~") {
+			ms := Parse(reportOpen + body + reportClose)
+			if len(ms) != 1 || ms[0].Kind != HiveReport || ms[0].Report == nil {
+				t.Fatalf("Parse found %s", dump(ms))
+			}
+		}
+	})
+}
+
+// TestParseManyUnclosedReports is hostile input: every line opens a block
+// that is never closed, then one close at the very end. Each opener sees the
+// same close; the text is read in one pass.
+func TestParseManyUnclosedReports(t *testing.T) {
+	var b strings.Builder
+	for range 20000 {
+		b.WriteString("<!--HIVE_REPORT {\"status\":\n")
+	}
+	b.WriteString("HIVE_REPORT-->\n")
+	ms := Parse(b.String())
+	if len(ms) != 1 || ms[0].Kind != HiveReport || ms[0].Report.Err == "" {
+		t.Fatalf("got %d messages, first %+v", len(ms), ms[0])
+	}
+	b.Reset()
+	for range 20000 {
+		b.WriteString("<!--HIVE_REPORT {\"status\":\"complete\"}\n")
+	}
+	b.WriteString("PROGRESS: Task 1/1 complete: x\n")
+	ms = Parse(b.String())
+	if len(ms) != 20001 || ms[20000].Kind != Progress {
+		t.Fatalf("got %d messages", len(ms))
+	}
+}

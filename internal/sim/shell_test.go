@@ -1,0 +1,55 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlanContentNeverReachesAShell runs the sim agent over a plan whose
+// objective, task names, files, actions and verify commands hold command
+// substitutions, backticks and other shell syntax, each of which would
+// create marker if any shell interpreted it. The plan completes, the
+// marker never appears, and the odd file names are written literally.
+func TestPlanContentNeverReachesAShell(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "pwned")
+	inj := fmt.Sprintf("$(touch %[1]s) `touch %[1]s` ; touch %[1]s | touch %[1]s && touch %[1]s", marker)
+	dir := newRepo(t)
+	// File names hold shell syntax too; a shell running them in the
+	// repository would leave "pwned" there.
+	odd := []string{"src/$(touch${IFS}pwned).go", "src/`touch${IFS}pwned`.txt", "src/semi;colon&amp|pipe>x.md"}
+	rel := writePlan(t, dir, "01-01",
+		task{name: "Task 1: " + inj, files: odd[:2], extra: "  <read_first>" + inj + "</read_first>\n  <acceptance_criteria>" + inj + "</acceptance_criteria>\n"},
+		task{name: "Task 2: `touch " + marker + "`", files: odd[2:]},
+	)
+	// The objective and verification too.
+	abs := filepath.Join(dir, filepath.FromSlash(rel))
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "Plan 01-01 of the test phase.", inj, 1)
+	text = strings.ReplaceAll(text, "go test ./...", inj)
+	writeFile(t, dir, rel, text)
+	gitT(t, dir, "commit", "-q", "-am", "docs: hostile plan")
+
+	texts, code := runToEnd(t, dir, teamPrompt(rel))
+	if code != 0 || find(texts, "PLAN COMPLETE") == "" {
+		t.Fatalf("exit %d, texts %q", code, texts)
+	}
+	for _, m := range []string{marker, filepath.Join(dir, "pwned"), filepath.Join(dir, "src", "pwned")} {
+		if _, err := os.Stat(m); err == nil {
+			t.Fatalf("plan content was run by a shell: %s exists", m)
+		}
+	}
+	for _, f := range odd {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+			t.Errorf("%s was not written literally: %v", f, err)
+		}
+	}
+	if log := gitT(t, dir, "log", "--format=%s"); !strings.Contains(log, "$(touch "+marker+")") {
+		t.Errorf("commit subjects lost the literal text:\n%s", log)
+	}
+}
