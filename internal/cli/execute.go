@@ -14,8 +14,10 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
@@ -109,6 +111,13 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if worktreeRoot != "" && !filepath.IsAbs(worktreeRoot) {
 		worktreeRoot = filepath.Join(repo.Root, worktreeRoot)
 	}
+	// Secrets (secrets.env and key-like text) never reach logs or the journal,
+	// and agents get only the environment they need.
+	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	launcher = agent.WithSecrets(launcher, cfg.Secrets.Env, red)
+	for role, l := range roles {
+		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
+	}
 	j, err := openJournal(repo.Root)
 	if err != nil {
 		return err
@@ -129,7 +138,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	opts := runner.Options{
 		Repo:          repo,
 		Phase:         ph,
-		Journal:       j,
+		Journal:       journal.Redacting(j, red),
 		Launcher:      launcher,
 		MaxConcurrent: cfg.MaxConcurrent(),
 		Dynamic:       cfg.Dynamic(),
