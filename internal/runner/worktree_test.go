@@ -470,3 +470,39 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 		t.Errorf("second merge: %+v", res)
 	}
 }
+
+// With branching_strategy "phase" the work stays on hive/phase-01 and the
+// user's branch does not move; each new worktree gets the set-up hook's
+// copied files and command before its agent starts.
+func TestPhaseBranchAndSetupHook(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+		".gitignore":                            ".env\n",
+	})
+	os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=local\n"), 0o600)
+	marker := filepath.Join(t.TempDir(), "setup-ran")
+	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
+	o.Branching = BranchingPhase
+	// The command sees the copied .env in the new worktree.
+	o.Setup = Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
+	before := git(t, root, "rev-parse", "HEAD")
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
+	}
+	if after := git(t, root, "rev-parse", "HEAD"); after != before {
+		t.Errorf("the user's branch moved: %s → %s", before, after)
+	}
+	log := git(t, root, "log", "--format=%s", "hive/phase-01")
+	if !strings.Contains(log, "hive: merge plan 01-01") || !strings.Contains(log, "hive: merge plan 01-02") {
+		t.Errorf("hive/phase-01 lacks the merges:\n%s", log)
+	}
+	if data, _ := os.ReadFile(marker); string(data) != "TOKEN=local\nTOKEN=local\n" {
+		t.Errorf("the hook ran with %q, want .env once per worktree", data)
+	}
+	bad := Setup{Copy: []string{"../outside"}}
+	if err := bad.run(context.Background(), root, t.TempDir()); err == nil || !strings.Contains(err.Error(), "worktree_setup.copy") {
+		t.Errorf("a copy path outside the repository: %v", err)
+	}
+}
