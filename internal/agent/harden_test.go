@@ -377,8 +377,11 @@ type recordLauncher struct{ spec *Spec }
 
 func (recordLauncher) Name() string       { return "rec" }
 func (recordLauncher) LiveSessions() bool { return false }
-func (r recordLauncher) Start(_ context.Context, spec Spec, _ func(Output)) (*Session, error) {
+func (r recordLauncher) Start(_ context.Context, spec Spec, sink func(Output)) (*Session, error) {
 	*r.spec = spec
+	if sink != nil {
+		sink(Output{Kind: OutText, Text: "the key is abcdefgh", Err: "failed with abcdefgh"})
+	}
 	return nil, nil
 }
 
@@ -389,7 +392,11 @@ func TestWithSecrets(t *testing.T) {
 	if l.Name() != "rec" || l.LiveSessions() {
 		t.Error("the wrapped launcher's identity is lost")
 	}
-	l.Start(context.Background(), Spec{Plan: "01-01", AllowEnv: []string{"OTHER"}}, nil)
+	var seen Output
+	l.Start(context.Background(), Spec{Plan: "01-01", AllowEnv: []string{"OTHER"}}, func(o Output) { seen = o })
+	if strings.Contains(seen.Text+seen.Err, "abcdefgh") || !strings.Contains(seen.Text, redact.Mask) {
+		t.Errorf("the agent's output reached the sink unmasked: %+v", seen)
+	}
 	if got.Plan != "01-01" || !slices.Equal(got.AllowEnv, []string{"OTHER", "MY_SECRET"}) || got.Redactor != red {
 		t.Errorf("spec %+v", got)
 	}

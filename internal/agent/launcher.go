@@ -87,5 +87,13 @@ func (s secured) Start(ctx context.Context, spec Spec, sink func(Output)) (*Sess
 	if spec.Redactor == nil {
 		spec.Redactor = s.red
 	}
-	return s.Launcher.Start(ctx, spec, sink)
+	red := spec.Redactor
+	// What an agent says becomes events, the journal, the dashboard and
+	// notifications: mask it once, here, before any of them sees it.
+	return s.Launcher.Start(ctx, spec, func(o Output) {
+		// (A permission request's Input goes back to the CLI as the tool's
+		// input, so it stays as it is; the journal masks its copy.)
+		o.Text, o.Err = red.String(o.Text), red.String(o.Err)
+		sink(o)
+	})
 }
