@@ -138,7 +138,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	opts := runner.Options{
 		Repo:          repo,
 		Phase:         ph,
-		Journal:       journal.Redacting(j, red),
+		Journal:       withJournalFaults(journal.Redacting(j, red)),
 		Launcher:      launcher,
 		MaxConcurrent: cfg.MaxConcurrent(),
 		Dynamic:       cfg.Dynamic(),

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/demo"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 )
@@ -80,7 +81,8 @@ func TestKillAndResume(t *testing.T) {
 					exec.Command("cp", "-a", dir, filepath.Join(keep, t.Name()[strings.LastIndex(t.Name(), "/")+1:])).Run()
 				}
 			}
-			checkNoAgentsLeft(t, dir)
+			root, _ := gitx.DefaultWorktreeRoot(dir)
+			checkNoAgentsLeft(t, dir, root)
 		})
 	}
 }
@@ -162,16 +164,29 @@ func checkOneCommitPerTask(t *testing.T, dir string) {
 }
 
 // checkNoAgentsLeft looks for any process still working in dir.
-func checkNoAgentsLeft(t *testing.T, dir string) {
+// checkNoAgentsLeft fails if a process still works in one of dirs (the
+// repository, the worktree folders) or below.
+func checkNoAgentsLeft(t *testing.T, dirs ...string) {
 	t.Helper()
-	want, _ := filepath.EvalSymlinks(dir)
+	var want []string
+	for _, d := range dirs {
+		real, _ := filepath.EvalSymlinks(d)
+		want = append(want, real)
+	}
+	dir := strings.Join(dirs, ", ")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var left []string
 		procs, _ := filepath.Glob("/proc/[0-9]*/cwd")
 		for _, p := range procs {
-			if cwd, err := os.Readlink(p); err == nil && cwd == want {
-				left = append(left, filepath.Base(filepath.Dir(p)))
+			cwd, err := os.Readlink(p)
+			if err != nil {
+				continue
+			}
+			for _, w := range want {
+				if w != "" && (cwd == w || strings.HasPrefix(cwd, w+"/")) {
+					left = append(left, filepath.Base(filepath.Dir(p)))
+				}
 			}
 		}
 		if len(left) == 0 {

@@ -1,0 +1,342 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+// TestChaos runs a 50-plan phase with sim agents and random faults (agent
+// crash, hang, garbage output, slow output, exit without a SUMMARY, PLAN
+// FAILED), SIGKILLs hive at a random event and fills the journal's disk,
+// each over seeded iterations, and checks the invariants after each: every
+// plan complete or failed with a reason; no task committed twice; no
+// answered checkpoint lost; the journal replays to the same state; no agent
+// process and, after `hive clean`, no worktree left.
+//
+// HIVE_CHAOS_ITERATIONS (default 2) sets the count, HIVE_CHAOS_PLANS the
+// phase size (default 50); HIVE_CHAOS_SEED replays one seed. `make chaos`
+// runs the long form.
+func TestChaos(t *testing.T) {
+	iterations := envInt(t, "HIVE_CHAOS_ITERATIONS", 2)
+	plans := envInt(t, "HIVE_CHAOS_PLANS", 50)
+	seeds := make([]uint64, iterations)
+	for i := range seeds {
+		seeds[i] = uint64(7001 + i)
+	}
+	if s := os.Getenv("HIVE_CHAOS_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("HIVE_CHAOS_SEED=%q: %v", s, err)
+		}
+		seeds = []uint64{n}
+	}
+	total := map[string]int{}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+			injected := runChaos(t, seed, plans)
+			for k, v := range injected {
+				total[k] += v
+			}
+			if t.Failed() {
+				t.Logf("replay this iteration with HIVE_CHAOS_SEED=%d", seed)
+			}
+		})
+	}
+	keys := make([]string, 0, len(total))
+	for k := range total {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%d", k, total[k])
+	}
+	t.Logf("chaos: %d iteration(s) of %d plans; faults injected:%s", len(seeds), plans, b.String())
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive number", name, s)
+	}
+	return n
+}
+
+// runChaos runs one seeded iteration and returns the faults it injected.
+func runChaos(t *testing.T, seed uint64, n int) map[string]int {
+	rng := rand.New(rand.NewPCG(seed, 0xC4A05))
+	injected := map[string]int{}
+	dir := t.TempDir()
+	cache := t.TempDir()
+	faults := writeChaosPhase(t, dir, rng, n, injected)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "HIVE_SIM_DELAY=5ms", "HIVE_SIM_FAULTS="+faults,
+		"GIT_AUTHOR_NAME=chaos", "GIT_AUTHOR_EMAIL=chaos@hive.invalid", "GIT_COMMITTER_NAME=chaos", "GIT_COMMITTER_EMAIL=chaos@hive.invalid")
+	dbPath := filepath.Join(dir, ".hive", "journal.db")
+	var logs strings.Builder
+	finished := false
+	for attempt := 0; attempt < 8 && !finished; attempt++ {
+		cmd := exec.Command(hive, "execute-phase", "1", "--agent", "sim", "--yes", "--repo", dir)
+		cmd.Env = env
+		disruption := "none"
+		if attempt < 3 {
+			disruption = []string{"none", "kill", "kill", "disk"}[rng.IntN(4)]
+		}
+		if disruption == "disk" {
+			cmd.Env = append(cmd.Env, fmt.Sprintf("HIVE_JOURNAL_FULL_AFTER=%d", 5+rng.IntN(150)))
+		}
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var runErr error
+		ended := false
+		if disruption == "kill" {
+			runErr, ended = killAtEvent(cmd, dbPath, countEvents(dbPath)+5+rng.IntN(200), exited)
+			if !ended {
+				injected["hive-sigkill"]++
+			}
+		}
+		if !ended && disruption != "kill" {
+			select {
+			case runErr = <-exited:
+			case <-time.After(5 * time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("seed %d: hive ran for 5 minutes:\n%s", seed, out.String())
+			}
+		}
+		code := -1
+		var exitErr *exec.ExitError
+		if runErr == nil {
+			code = 0
+		} else if errors.As(runErr, &exitErr) {
+			code = exitErr.ExitCode()
+		}
+		fmt.Fprintf(&logs, "--- run %d (%s): exit %d\n%s\n", attempt+1, disruption, code, tail(out.String(), 30))
+		switch {
+		case code == 0 || code == 1:
+			finished = true
+		case disruption == "disk" && code == 3:
+			injected["journal-disk-full"]++
+		case disruption == "kill" && !ended && code == -1:
+		default:
+			t.Fatalf("seed %d: run %d (%s) exited %d:\n%s", seed, attempt+1, disruption, code, logs.String())
+		}
+	}
+	if !finished {
+		t.Fatalf("seed %d: no run finished:\n%s", seed, logs.String())
+	}
+	checkChaosInvariants(t, dir, dbPath, logs.String())
+	checkNoAgentsLeft(t, dir, cache)
+	clean := exec.Command(hive, "clean", "--repo", dir)
+	clean.Env = env
+	if out, err := clean.CombinedOutput(); err != nil {
+		t.Fatalf("hive clean: %v\n%s", err, out)
+	}
+	out, _ := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	if lines := strings.Count(strings.TrimSpace(string(out)), "\n"); lines != 0 {
+		t.Errorf("seed %d: worktrees left after hive clean:\n%s", seed, out)
+	}
+	return injected
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeChaosPhase writes a random n-plan phase (a DAG over earlier plans,
+// one to three tasks each, some with checkpoints) and returns the sim
+// faults chosen for it.
+func writeChaosPhase(t *testing.T, dir string, rng *rand.Rand, n int, injected map[string]int) string {
+	t.Helper()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".planning/config.json", `{"parallelization": {"enabled": true, "max_concurrent_agents": 8, "dynamic_scheduling": true},
+ "timeouts": {"stall": "1s"}, "retries": {"agent": 1}}`)
+	write(".planning/STATE.md", "# Project State\n\n## Current Position\n\nPhase: 1 of 1 (Chaos)\n")
+	roadmap := "# Roadmap\n\n- [ ] **Phase 1: Chaos** - many plans\n\nPlans:\n"
+	var faults []string
+	kinds := []string{"crash@1#1", "hang@1#1", "garbage", "slow", "nosummary#1", "fail@1#1"}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("01-%02d", i)
+		var deps []string
+		for d := 0; d < rng.IntN(3) && i > 1; d++ {
+			dep := fmt.Sprintf("01-%02d", 1+rng.IntN(i-1))
+			if !strings.Contains(strings.Join(deps, ","), dep) {
+				deps = append(deps, dep)
+			}
+		}
+		tasks := 1 + rng.IntN(3)
+		var body strings.Builder
+		var files []string
+		autonomous := true
+		for k := 1; k <= tasks; k++ {
+			f := fmt.Sprintf("src/p%02d/t%d.go", i, k)
+			files = append(files, f)
+			if k == 2 && rng.IntN(6) == 0 {
+				fmt.Fprintf(&body, "<task type=\"checkpoint:human-verify\" gate=\"blocking\"><name>Task %d: check %s</name><what-built>%s</what-built><how-to-verify>look</how-to-verify><resume-signal>approved</resume-signal><files>%s</files></task>\n", k, f, f, f)
+				injected["checkpoint"]++
+				autonomous = false
+				continue
+			}
+			fmt.Fprintf(&body, "<task type=\"auto\"><name>Task %d: write %s</name><files>%s</files><action>write</action><done>done</done></task>\n", k, f, f)
+		}
+		write(".planning/phases/01-chaos/"+id+"-PLAN.md", fmt.Sprintf("---\nphase: 01-chaos\nplan: %02d\ntype: execute\ndepends_on: [%s]\nfiles_modified: [%s]\nautonomous: %v\n---\n<objective>Chaos plan %d</objective>\n<tasks>\n%s</tasks>\n",
+			i, strings.Join(deps, ", "), strings.Join(files, ", "), autonomous, i, body.String()))
+		roadmap += "- [ ] " + id + "-PLAN.md — chaos plan\n"
+		if rng.IntN(4) == 0 {
+			k := kinds[rng.IntN(len(kinds))]
+			faults = append(faults, id+"="+k)
+			injected[strings.FieldsFunc(k, func(r rune) bool { return r == '@' || r == '#' })[0]]++
+		}
+	}
+	write(".planning/ROADMAP.md", roadmap)
+	return strings.Join(faults, ",")
+}
+
+// countEvents is the newest run's event count (0 without a journal).
+func countEvents(path string) int {
+	j, err := journal.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer j.Close()
+	runs, err := j.Runs()
+	if err != nil || len(runs) == 0 {
+		return 0
+	}
+	return int(runs[0].Events)
+}
+
+// killAtEvent SIGKILLs cmd once the newest run has n events, and returns
+// its Wait result; ended says it exited by itself before that.
+func killAtEvent(cmd *exec.Cmd, path string, n int, exited <-chan error) (err error, ended bool) {
+	deadline := time.After(5 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			return err, true
+		case <-deadline:
+			cmd.Process.Kill()
+			return <-exited, false
+		case <-time.After(5 * time.Millisecond):
+		}
+		if countEvents(path) >= n {
+			cmd.Process.Kill()
+			return <-exited, false
+		}
+	}
+}
+
+func checkChaosInvariants(t *testing.T, dir, dbPath, logs string) {
+	t.Helper()
+	j, err := journal.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	runs, err := j.Runs()
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("journal: %v", err)
+	}
+	run := runs[0]
+	first, err := runner.Replay(j, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := runner.Replay(j, run)
+	snap := first.Snapshot()
+	if !reflect.DeepEqual(snap, second.Snapshot()) {
+		t.Errorf("the journal does not replay to the same state twice")
+	}
+	if !snap.Finished || run.Finished.IsZero() {
+		t.Errorf("the last run is not finished:\n%s", logs)
+	}
+	if len(snap.Queue) != 0 {
+		t.Errorf("checkpoints left open: %+v", snap.Queue)
+	}
+	complete := map[string]bool{}
+	for _, p := range snap.Plans {
+		switch {
+		case p.State == engine.Complete:
+			complete[p.Spec.ID] = true
+		case p.State.Final() && p.Reason != "":
+		default:
+			t.Errorf("plan %s ended %s without a reason", p.Spec.ID, p.State)
+		}
+	}
+	// Every task of a complete plan has exactly one commit (an answered
+	// checkpoint task included: its answer was not lost); no task of any
+	// plan has two.
+	ph, err := plan.LoadPhase(dir, ".planning/phases/01-chaos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", dir, "log", "--all", "--format=%B%x00").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Task: "); ok {
+			count[v]++
+		}
+	}
+	for _, p := range ph.Plans {
+		for _, task := range p.Tasks {
+			ref := fmt.Sprintf("%s/%d", p.ID, task.Number)
+			switch {
+			case count[ref] > 1:
+				t.Errorf("task %s committed %d times", ref, count[ref])
+			case complete[p.ID] && count[ref] != 1:
+				t.Errorf("plan %s is complete but task %d has %d commits", p.ID, task.Number, count[ref])
+			}
+		}
+		if complete[p.ID] {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p.SummaryPath()))); err != nil {
+				t.Errorf("plan %s is complete but its SUMMARY is not on the branch: %v", p.ID, err)
+			}
+		}
+	}
+}
