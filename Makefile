@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test vet fuzz bench demo clean tools
+.PHONY: all build test vet fuzz chaos bench demo clean tools
 
 all: build
 
@@ -42,6 +42,17 @@ fuzz:
 	$(GO) test ./internal/plan -run '^$$' -fuzz '^FuzzParseSummary$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParseReport$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzStreamJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzCodexJSONL$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/plan -run '^$$' -fuzz '^FuzzSafeRelPath$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
+
+# The long chaos suite: CHAOS_ITERATIONS seeded runs of a 50-plan phase with
+# random faults (`make test` runs two). Replay one with HIVE_CHAOS_SEED=N.
+CHAOS_ITERATIONS ?= 30
+chaos:
+	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout 120m -run '^TestChaos$$' -v ./internal/cli
 
 # Go benchmarks in a form benchstat reads (save two runs and compare them
 # with `benchstat old.txt new.txt`), then `hive bench`: hive's figures
