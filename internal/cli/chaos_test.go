@@ -88,8 +88,12 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	dir := t.TempDir()
 	cache := t.TempDir()
 	faults := writeChaosPhase(t, dir, rng, n, injected)
+	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "HIVE_SIM_DELAY=5ms", "HIVE_SIM_FAULTS="+faults,
+		"GIT_AUTHOR_NAME=chaos", "GIT_AUTHOR_EMAIL=chaos@hive.invalid", "GIT_COMMITTER_NAME=chaos", "GIT_COMMITTER_EMAIL=chaos@hive.invalid")
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+		git := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		git.Env = env
+		if out, err := git.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
@@ -97,8 +101,6 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "HIVE_SIM_DELAY=5ms", "HIVE_SIM_FAULTS="+faults,
-		"GIT_AUTHOR_NAME=chaos", "GIT_AUTHOR_EMAIL=chaos@hive.invalid", "GIT_COMMITTER_NAME=chaos", "GIT_COMMITTER_EMAIL=chaos@hive.invalid")
 	dbPath := filepath.Join(dir, ".hive", "journal.db")
 	var logs strings.Builder
 	finished := false
@@ -163,7 +165,9 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	if out, err := clean.CombinedOutput(); err != nil {
 		t.Fatalf("hive clean: %v\n%s", err, out)
 	}
-	out, _ := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	list := exec.Command("git", "-C", dir, "worktree", "list")
+	list.Env = env
+	out, _ := list.Output()
 	if lines := strings.Count(strings.TrimSpace(string(out)), "\n"); lines != 0 {
 		t.Errorf("seed %d: worktrees left after hive clean:\n%s", seed, out)
 	}
