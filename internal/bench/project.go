@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/sim"
 )
 
 // benchPhaseDir is the phase folder of a generated project.
@@ -121,14 +122,35 @@ func prepareResults(ctx context.Context, root string, d DAG) error {
 			return fmt.Errorf("bench project: %w", err)
 		}
 		msg := fmt.Sprintf("docs(%s): complete plan\n\nHive-Plan: %s\n", p.ID, p.ID)
-		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter hive bench <bench@hive.invalid> %d +0000\ndata %d\n%s", 1767225600+i, len(msg), msg)
+		fmt.Fprintf(&stream, "commit refs/heads/main\nmark :%d\ncommitter hive bench <bench@hive.invalid> %d +0000\ndata %d\n%s", i+1, 1767225600+i, len(msg), msg)
 		if i == 0 {
 			stream.WriteString("from refs/heads/main^0\n")
 		}
 		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", rel, len(summary), summary)
 	}
-	if err := git(ctx, root, &stream, "fast-import", "--quiet"); err != nil {
+	marks := filepath.Join(root, ".hive", "bench-marks")
+	if err := os.MkdirAll(filepath.Dir(marks), 0o755); err != nil {
+		return fmt.Errorf("bench project: %w", err)
+	}
+	if err := git(ctx, root, &stream, "fast-import", "--quiet", "--export-marks="+marks); err != nil {
 		return fmt.Errorf("bench project: commit the prepared SUMMARYs: %w", err)
+	}
+	// The instant sim names each plan's real commit in its PLAN COMPLETE, as
+	// a real agent does, so the spot-checks look at that commit only.
+	data, err := os.ReadFile(marks)
+	if err != nil {
+		return fmt.Errorf("bench project: %w", err)
+	}
+	var commits strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var n int
+		var hash string
+		if _, err := fmt.Sscanf(line, ":%d %s", &n, &hash); err == nil && n >= 1 && n <= len(d.Plans) {
+			fmt.Fprintf(&commits, "%s %s\n", d.Plans[n-1].ID, hash)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(sim.BenchCommitsFile)), []byte(commits.String()), 0o644); err != nil {
+		return fmt.Errorf("bench project: %w", err)
 	}
 	// fast-import moved the branch, not the index: make the index agree.
 	if err := git(ctx, root, nil, "reset", "-q"); err != nil {

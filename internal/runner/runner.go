@@ -217,13 +217,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.Snapshot = r.eng.Snapshot()
 	r.stopProducers()
-	if r.integ != nil {
+	switch {
+	case r.integ != nil:
 		r.integ.close()
 		if r.finished {
 			for _, n := range r.integ.finish(ctx, res.Snapshot) {
 				r.o.Observer.Note("", n)
 			}
 		}
+	case r.finished:
+		r.commitTracking(ctx, res.Snapshot)
 	}
 	return res, err
 }
@@ -427,10 +430,16 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	case engine.CmdSpotCheck:
 		p := r.plans[c.Plan]
 		repo, committed := r.planRepo(c.Plan), r.integ != nil
+		var listed []string
+		for _, ps := range snap.Plans {
+			if ps.Spec.ID == c.Plan {
+				listed = ps.Commits
+			}
+		}
 		go func() {
 			ok, reason := false, "the plan file is no longer in the phase folder"
 			if p != nil {
-				ok, reason = spotCheck(ctx, repo, p, committed)
+				ok, reason = spotCheck(ctx, repo, p, committed, listed)
 			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()

@@ -98,23 +98,33 @@ func (r *runner) planSettled(ctx context.Context, c engine.Command, snap engine.
 		})
 		return
 	}
+	// Without worktrees the files are written in the user's tree as plans
+	// complete and committed once, when the run ends (commitTracking).
 	p := r.plans[c.Plan]
 	if p == nil {
 		return
 	}
+	if err := writeTracking(r.o.Repo.Root, r.o.Phase, snap, nil, "Completed "+baseName(p.Path)); err != nil {
+		r.o.Observer.Note(c.Plan, "update STATE.md and ROADMAP.md: "+err.Error())
+	}
+}
+
+// commitTracking commits STATE.md and ROADMAP.md at the end of a
+// shared-tree run, and nothing else the tree holds.
+func (r *runner) commitTracking(ctx context.Context, snap engine.Snapshot) {
 	repo := r.o.Repo
 	err := repo.Locked(ctx, func() error {
-		if err := writeTracking(repo.Root, r.o.Phase, snap, nil, "Completed "+baseName(p.Path)); err != nil {
+		if err := writeTracking(repo.Root, r.o.Phase, snap, nil, "Phase "+r.o.Phase.Number+" run finished: "+snap.Outcome); err != nil {
 			return err
 		}
 		files := existing(repo.Root, trackingFiles)
 		if len(files) == 0 {
 			return nil
 		}
-		return repo.CommitOnly(ctx, fmt.Sprintf("docs(%s): progress after plan %s", r.o.Phase.Number, p.ID), files...)
+		return repo.CommitOnly(ctx, fmt.Sprintf("docs(%s): phase run %s", r.o.Phase.Number, snap.Outcome), files...)
 	})
 	if err != nil {
-		r.o.Observer.Note(c.Plan, "update STATE.md and ROADMAP.md: "+err.Error())
+		r.o.Observer.Note("", "commit STATE.md and ROADMAP.md: "+err.Error())
 	}
 }
 

@@ -46,6 +46,21 @@ func BenchMain(getenv func(string) string, stdin io.Reader, stdout, stderr io.Wr
 	return b.run(mode, stderr), true
 }
 
+// BenchCommitsFile (in the project, relative to its root) lists the commit
+// `hive bench` prepared for each plan: "PLAN HASH" lines.
+const BenchCommitsFile = ".hive/bench-commits"
+
+// benchCommit is the prepared commit of plan id, or a made-up hash.
+func benchCommit(id string) string {
+	data, _ := os.ReadFile(BenchCommitsFile)
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == id {
+			return f[1]
+		}
+	}
+	return "0000000"
+}
+
 type benchAgent struct {
 	out   *emitter
 	in    *bufio.Reader
@@ -94,7 +109,7 @@ func (b *benchAgent) run(mode string, stderr io.Writer) int {
 	if b.hold > 0 {
 		time.Sleep(b.hold)
 	}
-	b.out.text(fmt.Sprintf("PLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** 2/2\n**SUMMARY:** %s\n\n**Commits:**\n- 0000000 bench(%s): prepared", id, summary, id))
+	b.out.text(fmt.Sprintf("PLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** 2/2\n**SUMMARY:** %s\n\n**Commits:**\n- %s docs(%s): complete plan", id, summary, benchCommit(id), id))
 	b.out.endTurn()
 	for {
 		if _, ok := b.next(stderr); !ok {
