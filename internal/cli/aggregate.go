@@ -16,7 +16,7 @@ import (
 // commits counts each plan's commits in git; plans that were complete before
 // the run have commits the run never saw reported.
 func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, commits map[string]int) {
-	byWave := map[int][]engine.PlanStatus{}
+	byWave := map[int][]*engine.PlanStatus{}
 	var waves []int
 	for _, p := range s.Plans {
 		if _, ok := byWave[p.Spec.Wave]; !ok {

@@ -18,7 +18,7 @@ func titleOf(cp engine.Checkpoint) string { return tui.Title(cp) }
 
 // writeQueue prints the checkpoint queue in seed 000's format: the open
 // checkpoint in full, the others by title.
-func writeQueue(w io.Writer, queue []engine.Checkpoint, plans []engine.PlanStatus) {
+func writeQueue(w io.Writer, queue []engine.Checkpoint, plans []*engine.PlanStatus) {
 	io.WriteString(w, tui.QueueText(queue, plans))
 }
 

@@ -56,7 +56,8 @@ type PlanStatus struct {
 	unmet      int   // dependencies not yet complete
 	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
 	dependents []*PlanStatus
-	index      int // position in its ready heap; -1 when not queued
+	index      int  // position in its ready heap; -1 when not queued
+	dirty      bool // changed since the last snapshot
 }
 
 // Engine is the state machine. It is not safe for concurrent use: one
@@ -88,6 +89,8 @@ type Engine struct {
 	verifyAsked  bool          // CmdVerify was given
 	verification *Verification // its result, once known
 	verifyOpen   *Checkpoint   // the verification waits for a human
+
+	published []*PlanStatus // the plans' copies the last snapshot handed out
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -97,6 +100,14 @@ func New() *Engine { return &Engine{} }
 // the event was invalid for the current state; the state is unchanged then.
 // Events of an attempt that is no longer current are ignored.
 func (e *Engine) Step(ev Event) ([]Command, error) {
+	cmds, err := e.step(ev)
+	if err == nil {
+		e.markDirty(ev, cmds)
+	}
+	return cmds, err
+}
+
+func (e *Engine) step(ev Event) ([]Command, error) {
 	if !ev.Time.IsZero() {
 		e.now = ev.Time
 	}

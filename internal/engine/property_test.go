@@ -225,7 +225,15 @@ func genSpec(rt *rapid.T) RunSpec {
 
 func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
 	snap := e.Snapshot()
-	byID := map[string]PlanStatus{}
+	// Snapshots share the copies of plans that did not change: they must
+	// equal one made from scratch.
+	for _, p := range e.plans {
+		p.dirty = true
+	}
+	if fresh := e.Snapshot(); !reflect.DeepEqual(snap, fresh) {
+		rt.Fatalf("a snapshot kept a stale plan:\n%+v\n%+v", snap, fresh)
+	}
+	byID := map[string]*PlanStatus{}
 	running := 0
 	for _, p := range snap.Plans {
 		byID[p.Spec.ID] = p
@@ -255,7 +263,7 @@ func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
 		}
 	}
 	if spec.SharedTree && running > 1 && !snap.Aborted {
-		var rs []PlanStatus
+		var rs []*PlanStatus
 		for _, p := range snap.Plans {
 			if p.State == Running || p.State == Waiting {
 				rs = append(rs, p)

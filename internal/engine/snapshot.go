@@ -11,7 +11,9 @@ type Snapshot struct {
 	MaxConcurrent int
 	CurrentWave   int // rigid mode: the wave being run; 0 when none is open
 	Resumes       int
-	Plans         []PlanStatus // in spec order
+	// Plans are in spec order. They are shared between snapshots until they
+	// change: read them, never write to them.
+	Plans []*PlanStatus
 	// Queue holds the open checkpoints, first in first out: Queue[0] is
 	// the one to show.
 	Queue []Checkpoint
@@ -39,19 +41,17 @@ func (e *Engine) Snapshot() Snapshot {
 		MaxConcurrent: e.spec.MaxConcurrent,
 		CurrentWave:   e.curWave,
 		Resumes:       e.resumes,
-		Plans:         make([]PlanStatus, len(e.plans)),
+	}
+	if len(e.published) != len(e.plans) {
+		e.published = make([]*PlanStatus, len(e.plans))
 	}
 	for i, p := range e.plans {
-		c := *p
-		c.Commits = append([]string(nil), p.Commits...)
-		c.dependents = nil
-		if p.Open != nil {
-			cp := *p.Open
-			c.Open = &cp
+		if e.published[i] == nil || p.dirty {
+			e.published[i] = published(p)
+			p.dirty = false
 		}
-		c.lastAnswered, c.continuation, c.attemptCost = nil, nil, nil
-		s.Plans[i] = c
 	}
+	s.Plans = append([]*PlanStatus(nil), e.published...)
 	for _, cp := range e.queue {
 		s.Queue = append(s.Queue, *cp)
 	}
@@ -65,6 +65,46 @@ func (e *Engine) Snapshot() Snapshot {
 		s.Outcome = e.outcome()
 	}
 	return s
+}
+
+// published is the read-only copy of p that snapshots share until p
+// changes: copying every plan for every snapshot made a 1,000-plan run
+// spend most of its time in the garbage collector.
+func published(p *PlanStatus) *PlanStatus {
+	// Only the exported fields: the rest is the engine's bookkeeping. Commits
+	// is replaced, never changed in place, so it can be shared.
+	c := &PlanStatus{
+		Spec: p.Spec, State: p.State, Attempt: p.Attempt, PID: p.PID,
+		TasksDone: p.TasksDone, Progress: p.Progress, Reason: p.Reason, Commits: p.Commits,
+		Started: p.Started, Finished: p.Finished, Stage: p.Stage, Resolved: p.Resolved,
+		InputTokens: p.InputTokens, OutputTokens: p.OutputTokens, CostUSD: p.CostUSD,
+		index: -1,
+	}
+	if p.Open != nil {
+		cp := *p.Open
+		c.Open = &cp
+	}
+	return c
+}
+
+// markDirty notes the plans an event may have changed: its own plan and
+// every plan a command names (a plan never changes state without one);
+// all of them after run-started and resumed.
+func (e *Engine) markDirty(ev Event, cmds []Command) {
+	if ev.Type == EvRunStarted || ev.Type == EvResumed {
+		for _, p := range e.plans {
+			p.dirty = true
+		}
+		return
+	}
+	if p := e.byID[ev.Plan]; p != nil {
+		p.dirty = true
+	}
+	for _, c := range cmds {
+		if p := e.byID[c.Plan]; p != nil {
+			p.dirty = true
+		}
+	}
 }
 
 // Count returns how many plans are in state st.

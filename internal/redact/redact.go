@@ -22,24 +22,39 @@ const MinSecretLen = 4
 type pattern struct {
 	re   *regexp.Regexp
 	keep bool
+	// hints are lower-case strings one of which any match contains: a
+	// text without them skips the regular expression, which keeps
+	// masking cheap on the bulk of agent output.
+	hints []string
 }
 
 // patterns are the credential shapes masked whatever the config says. They
 // are deliberately narrow: a log that loses ordinary words is a log nobody
 // can read.
 var patterns = []pattern{
-	{re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}`)},                          // Anthropic
-	{re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`)}, // OpenAI
-	{re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`)},                       // GitHub tokens
-	{re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`)},                     // GitHub fine-grained tokens
-	{re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},                      // AWS access key ids
-	{re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},                   // Slack
+	{re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{8,}`), hints: []string{"sk-ant-"}},                                 // Anthropic
+	{re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}`), hints: []string{"sk-"}},            // OpenAI
+	{re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}}, // GitHub tokens
+	{re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), hints: []string{"github_pat_"}},                        // GitHub fine-grained tokens
+	{re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), hints: []string{"akia", "asia"}},                        // AWS access key ids
+	{re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`), hints: []string{"xox"}},                              // Slack
 	// Authorization: Bearer x / Basic x / token x / a bare value.
-	{re: regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?)[^\s"',;]+`), keep: true},
-	{re: regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/\-]{8,}=*`), keep: true},
-	{re: regexp.MustCompile(`(?i)(\bx-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+`), keep: true},
+	{re: regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?)[^\s"',;]+`), keep: true, hints: []string{"authorization"}},
+	{re: regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/\-]{8,}=*`), keep: true, hints: []string{"bearer"}},
+	{re: regexp.MustCompile(`(?i)(\bx-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+`), keep: true, hints: []string{"x-api-key"}},
 	// NAME_KEY=value, "NAME_TOKEN": "value", export NAME_SECRET='value'.
-	{re: regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PAT)["']?\s*[=:]\s*["']?)[^\s"'` + "`" + `,;]+`), keep: true},
+	{re: regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PAT)["']?\s*[=:]\s*["']?)[^\s"'` + "`" + `,;]+`), keep: true,
+		hints: []string{"_key", "_token", "_secret", "_password", "_passwd", "_pat"}},
+}
+
+// hinted reports whether lower (a text in lower case) holds one of p's hints.
+func (p pattern) hinted(lower string) bool {
+	for _, h := range p.hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretName is a key whose value is a secret: {"GITHUB_TOKEN": "..."}.
@@ -103,8 +118,9 @@ func (r *Redactor) String(s string) string {
 			}
 		}
 	}
+	lower := strings.ToLower(s)
 	for _, p := range patterns {
-		if !p.re.MatchString(s) {
+		if !p.hinted(lower) || !p.re.MatchString(s) {
 			continue
 		}
 		if p.keep {
@@ -125,8 +141,9 @@ func (r *Redactor) Bytes(b []byte) []byte {
 			}
 		}
 	}
+	lower := strings.ToLower(string(b))
 	for _, p := range patterns {
-		if !p.re.Match(b) {
+		if !p.hinted(lower) || !p.re.Match(b) {
 			continue
 		}
 		if p.keep {

@@ -155,6 +155,7 @@ type runner struct {
 	lastSeq   int64              // the last journal sequence number stepped
 	needHuman bool               // an unattended run met a checkpoint only a human may answer
 	silentAt  map[sessionKey]time.Time
+	trackedAt time.Time // shared tree: when STATE.md and ROADMAP.md were last written
 }
 
 // Run executes a phase, or resumes its unfinished run, until every plan is

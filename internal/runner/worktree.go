@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"text/template"
+	"time"
 
 	_ "embed"
 
@@ -99,11 +100,14 @@ func (r *runner) planSettled(ctx context.Context, c engine.Command, snap engine.
 		return
 	}
 	// Without worktrees the files are written in the user's tree as plans
-	// complete and committed once, when the run ends (commitTracking).
+	// complete, at most once a second (a thousand-plan roadmap rewritten a
+	// thousand times was most of a large run's cost), and committed once
+	// when the run ends (commitTracking).
 	p := r.plans[c.Plan]
-	if p == nil {
+	if p == nil || time.Since(r.trackedAt) < time.Second {
 		return
 	}
+	r.trackedAt = time.Now()
 	if err := writeTracking(r.o.Repo.Root, r.o.Phase, snap, nil, "Completed "+baseName(p.Path)); err != nil {
 		r.o.Observer.Note(c.Plan, "update STATE.md and ROADMAP.md: "+err.Error())
 	}

@@ -48,7 +48,7 @@ func YourAction(cp engine.Checkpoint) string {
 // QueueText is the checkpoint queue in seed 000's format: the open
 // checkpoint (queue[0]) in full, the others by title. Plain text, one
 // trailing newline; "" for an empty queue.
-func QueueText(queue []engine.Checkpoint, plans []engine.PlanStatus) string {
+func QueueText(queue []engine.Checkpoint, plans []*engine.PlanStatus) string {
 	if len(queue) == 0 {
 		return ""
 	}
@@ -64,7 +64,7 @@ func QueueText(queue []engine.Checkpoint, plans []engine.PlanStatus) string {
 
 // headText is the open checkpoint from its "### 1 of N" line to its
 // "→ YOUR ACTION" line.
-func headText(cp engine.Checkpoint, plans []engine.PlanStatus, n int) string {
+func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### 1 of %d: Plan %s — %s\n\n", n, cp.Plan, Title(cp))
 	fmt.Fprintf(&b, "**Plan:** %s %s\n**Executor:** executor-%s\n", cp.Plan, planName(plans, cp.Plan), cp.Plan)
@@ -81,7 +81,7 @@ func headText(cp engine.Checkpoint, plans []engine.PlanStatus, n int) string {
 	return b.String()
 }
 
-func planName(plans []engine.PlanStatus, id string) string {
+func planName(plans []*engine.PlanStatus, id string) string {
 	for _, p := range plans {
 		if p.Spec.ID == id {
 			return p.Spec.Name

@@ -20,7 +20,7 @@ func demoSnapshot() engine.Snapshot {
 	}
 	return engine.Snapshot{
 		Phase: "01-core-library", Started: true, MaxConcurrent: 3, CurrentWave: 2,
-		Plans: []engine.PlanStatus{
+		Plans: []*engine.PlanStatus{
 			{Spec: spec("01-01", "Book model", 1, 2), State: engine.Complete, Attempt: 1, TasksDone: 2, Started: at(0), Finished: at(21),
 				InputTokens: 10200, OutputTokens: 2100, CostUSD: 0.08},
 			{Spec: spec("01-02", "Storage layer", 1, 3), State: engine.Complete, Attempt: 1, TasksDone: 3, Started: at(0), Finished: at(34),

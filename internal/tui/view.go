@@ -221,7 +221,7 @@ func (m Model) checkpointNeed(cp engine.Checkpoint, w int) int {
 	return len(m.checkpointPane(cp, w, 1000)) - 3
 }
 
-func done(p engine.PlanStatus) int {
+func done(p *engine.PlanStatus) int {
 	if p.State == engine.Complete {
 		return p.Spec.Tasks
 	}
@@ -229,7 +229,7 @@ func done(p engine.PlanStatus) int {
 }
 
 // planDetail is the plan's last PROGRESS line, or why it stopped.
-func planDetail(p engine.PlanStatus) string {
+func planDetail(p *engine.PlanStatus) string {
 	switch p.State {
 	case engine.Failed, engine.Skipped:
 		return stateLook[p.State].style.Render(oneLine(p.Reason))
@@ -279,7 +279,7 @@ func (m Model) waveHeading(wave int) string {
 	return " " + h
 }
 
-func (m Model) planClock(p engine.PlanStatus) string {
+func (m Model) planClock(p *engine.PlanStatus) string {
 	if p.Started.IsZero() {
 		return ""
 	}
