@@ -317,16 +317,7 @@ func checkChaosInvariants(t *testing.T, dir, dbPath, logs string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("git", "-C", dir, "log", "--all", "--format=%B%x00").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := map[string]int{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Task: "); ok {
-			count[v]++
-		}
-	}
+	count := taskCommits(t, dir)
 	for _, p := range ph.Plans {
 		for _, task := range p.Tasks {
 			ref := fmt.Sprintf("%s/%d", p.ID, task.Number)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -48,11 +47,7 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	root := cfg.Git.WorktreeDir
-	if root != "" && !filepath.IsAbs(root) {
-		root = filepath.Join(repo.Root, root)
-	}
-	rep, err := runner.Clean(ctx, repo, root)
+	rep, err := runner.Clean(ctx, repo, worktreeRoot(cfg, repo.Root))
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/runner"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )

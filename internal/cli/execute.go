@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sort"
 	"syscall"
 
@@ -107,10 +106,6 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 		}
 	}
-	worktreeRoot := cfg.Git.WorktreeDir
-	if worktreeRoot != "" && !filepath.IsAbs(worktreeRoot) {
-		worktreeRoot = filepath.Join(repo.Root, worktreeRoot)
-	}
 	// Secrets (secrets.env and key-like text) never reach logs or the journal,
 	// and agents get only the environment they need.
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
@@ -149,7 +144,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		Interactive:   interactive,
 		Retries:       cfg.Retries.Agent,
 		Worktrees:     cfg.Workflow.UseWorktrees,
-		WorktreeRoot:  worktreeRoot,
+		WorktreeRoot:  worktreeRoot(cfg, repo.Root),
 		Branching:     cfg.Git.BranchingStrategy,
 		AllowDirty:    o.allowDirty,
 		Setup:         runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},

@@ -129,12 +129,9 @@ func runUnfinished(t *testing.T, path string) bool {
 	return runs[0].Finished.IsZero()
 }
 
-func checkOneCommitPerTask(t *testing.T, dir string) {
+// taskCommits counts the commits of each task ("01-02/3") on any branch.
+func taskCommits(t *testing.T, dir string) map[string]int {
 	t.Helper()
-	ph, err := plan.LoadPhase(dir, ".planning/phases/01-core-library")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := exec.Command("git", "-C", dir, "log", "--all", "--format=%B%x00").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +142,16 @@ func checkOneCommitPerTask(t *testing.T, dir string) {
 			count[v]++
 		}
 	}
+	return count
+}
+
+func checkOneCommitPerTask(t *testing.T, dir string) {
+	t.Helper()
+	ph, err := plan.LoadPhase(dir, ".planning/phases/01-core-library")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := taskCommits(t, dir)
 	tasks := 0
 	for _, p := range ph.Plans {
 		for _, task := range p.Tasks {

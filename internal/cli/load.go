@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
@@ -49,4 +50,14 @@ func openJournal(root string) (*journal.SQLite, error) {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
 	return j, nil
+}
+
+// worktreeRoot is git.worktree_dir made absolute (relative to the
+// repository); "" lets the runner choose the user's cache folder.
+func worktreeRoot(cfg *config.Config, repoRoot string) string {
+	root := cfg.Git.WorktreeDir
+	if root != "" && !filepath.IsAbs(root) {
+		root = filepath.Join(repoRoot, root)
+	}
+	return root
 }
