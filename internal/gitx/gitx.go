@@ -147,23 +147,21 @@ var hexHash = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 // AnyNamesPlan reports whether one of the given commits (hashes, each
 // possibly followed by its subject, as PLAN COMPLETE lists them) exists and
 // belongs to plan id, by the same rule as CommitsOfPlan. It looks only at
-// those commits, so a spot-check does not scan the whole history.
-func (r *Repo) AnyNamesPlan(ctx context.Context, id string, listed []string) bool {
-	var hashes []string
-	for _, l := range listed {
-		f := strings.Fields(l)
-		if len(f) > 0 && hexHash.MatchString(f[0]) {
-			hashes = append(hashes, f[0])
-		}
-	}
-	if len(hashes) == 0 {
-		return false
-	}
-	out, err := r.Git(ctx, append([]string{"log", "--no-walk", "--ignore-missing", "--format=%s%n%b%x1e", "--end-of-options"}, hashes...)...)
-	if err != nil {
+// those commits, through objs, so a spot-check does not scan the history.
+func AnyNamesPlan(objs *Objects, id string, listed []string) bool {
+	if objs == nil {
 		return false
 	}
 	q := regexp.QuoteMeta(id)
 	re := regexp.MustCompile(`\(` + q + `\)|(?m)^Hive-(Plan|Task): ` + q + `(/[0-9]+)?$`)
-	return re.MatchString(out)
+	for _, l := range listed {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if msg, ok := objs.Message(f[0]); ok && re.MatchString(msg) {
+			return true
+		}
+	}
+	return false
 }

@@ -147,6 +147,7 @@ type runner struct {
 	doneOnce sync.Once
 	finished bool
 	integ    *integration // worktree mode: the integration branch and the plans' worktrees
+	objects  *gitx.Objects // commit messages for spot-checks, from one git process
 
 	mu   sync.Mutex                   // guards held
 	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
@@ -212,6 +213,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if r.objects, err = o.Repo.OpenObjects(ctx); err != nil {
+		return Result{}, err
+	}
+	defer r.objects.Close()
 	res, err := r.begin(ctx)
 	if err == nil {
 		err = r.loop(ctx)
@@ -264,9 +269,10 @@ func (r *runner) loop(ctx context.Context) error {
 	defer poll.Stop()
 	for !r.finished {
 		for len(r.queue) > 0 {
-			ev := r.queue[0]
-			r.queue = r.queue[1:]
-			if err := r.handle(ctx, ev); err != nil {
+			r.takeInputs()
+			batch := r.queue
+			r.queue = nil
+			if err := r.handle(ctx, batch); err != nil {
 				r.killAll()
 				return err
 			}
@@ -364,45 +370,71 @@ func (r *runner) watchSilence() {
 	}
 }
 
-// handle journals ev, steps the engine with it and carries out the commands:
-// persist first, then act, so a crash never acts on an unrecorded event.
-func (r *runner) handle(ctx context.Context, ev engine.Event) error {
-	if ev.Type == noteEvent {
-		r.o.Observer.Note(ev.Plan, ev.Text)
-		return nil
+// takeInputs moves the events the agents' goroutines have sent so far into
+// the queue, without waiting, so that they are journaled together.
+func (r *runner) takeInputs() {
+	for {
+		select {
+		case ev := <-r.inputs:
+			r.queue = append(r.queue, ev)
+		default:
+			return
+		}
 	}
-	if ev.Type == engine.EvAgentExited {
-		delete(r.sessions, sessionKey{ev.Plan, ev.Attempt})
-		delete(r.silentAt, sessionKey{ev.Plan, ev.Attempt})
+}
+
+// handle journals a batch of events in one durable write, then steps the
+// engine with each in order and carries out its commands: persist first,
+// then act, so a crash never acts on an unrecorded event.
+func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
+	entries := make([]journal.Entry, 0, len(batch))
+	for i := range batch {
+		ev := &batch[i]
+		if ev.Type == noteEvent {
+			continue
+		}
+		if ev.Type == engine.EvAgentExited {
+			delete(r.sessions, sessionKey{ev.Plan, ev.Attempt})
+			delete(r.silentAt, sessionKey{ev.Plan, ev.Attempt})
+		}
+		ev.Time = r.o.Now().UTC()
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("encode %s event: %w", ev.Type, err)
+		}
+		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time, Payload: payload})
 	}
-	ev.Time = r.o.Now().UTC()
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", ev.Type, err)
-	}
-	seq, err := r.o.Journal.Append(r.run.ID, string(ev.Type), ev.Time, payload)
+	seqs, err := journal.AppendAll(r.o.Journal, r.run.ID, entries)
 	if err != nil {
 		return fmt.Errorf("journal: %w (the run stops; run the command again to resume once the journal can be written)", err)
 	}
-	if seq > r.lastSeq+1 {
-		// Another process (`hive answer`) appended in between: step its
-		// events first, so the live order is the journal's order and a
-		// replay rebuilds the same state.
-		recs, err := r.o.Journal.Events(r.run.ID, r.lastSeq+1)
-		if err != nil {
-			return fmt.Errorf("journal: %w", err)
+	for _, ev := range batch {
+		if ev.Type == noteEvent {
+			r.o.Observer.Note(ev.Plan, ev.Text)
+			continue
 		}
-		for _, rec := range recs {
-			if rec.Seq < seq {
-				r.stepForeign(ctx, rec)
+		seq := seqs[0]
+		seqs = seqs[1:]
+		if seq > r.lastSeq+1 {
+			// Another process (`hive answer`) appended in between: step its
+			// events first, so the live order is the journal's order and a
+			// replay rebuilds the same state.
+			recs, err := r.o.Journal.Events(r.run.ID, r.lastSeq+1)
+			if err != nil {
+				return fmt.Errorf("journal: %w", err)
+			}
+			for _, rec := range recs {
+				if rec.Seq < seq {
+					r.stepForeign(ctx, rec)
+				}
 			}
 		}
-	}
-	r.lastSeq = seq
-	if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
-		// Without a started run nothing can ever happen: end it rather than wait forever.
-		r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
-		return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
+		r.lastSeq = seq
+		if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
+			// Without a started run nothing can ever happen: end it rather than wait forever.
+			r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
+			return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
+		}
 	}
 	return nil
 }
@@ -440,7 +472,7 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		go func() {
 			ok, reason := false, "the plan file is no longer in the phase folder"
 			if p != nil {
-				ok, reason = spotCheck(ctx, repo, p, committed, listed)
+				ok, reason = spotCheck(ctx, repo, r.objects, p, committed, listed)
 			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()

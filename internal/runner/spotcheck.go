@@ -15,15 +15,15 @@ import (
 // first two key files it says it created exist, and at least one commit
 // names the plan. The reason says what failed.
 func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string) {
-	return spotCheck(ctx, repo, p, false, nil)
+	return spotCheck(ctx, repo, nil, p, false, nil)
 }
 
 // spotCheck is SpotCheck; committed reads the files from the commit checked
 // out instead of the folder, as a plan worktree's merge will see them: a
 // SUMMARY an agent wrote but never committed (it was killed) does not count.
 // listed are the commits the agent's PLAN COMPLETE named: when one of them
-// names the plan, the history need not be searched.
-func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool, listed []string) (bool, string) {
+// names the plan (read through objs), the history need not be searched.
+func spotCheck(ctx context.Context, repo *gitx.Repo, objs *gitx.Objects, p *plan.Plan, committed bool, listed []string) (bool, string) {
 	read := func(rel string) ([]byte, error) {
 		if committed {
 			out, err := repo.Git(ctx, "show", "HEAD:"+rel)
@@ -61,7 +61,7 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
 		}
 	}
-	if repo.AnyNamesPlan(ctx, p.ID, listed) {
+	if gitx.AnyNamesPlan(objs, p.ID, listed) {
 		return true, ""
 	}
 	commits, err := repo.CommitsOfPlan(ctx, p.ID)
