@@ -146,7 +146,7 @@ type runner struct {
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
 	finished bool
-	integ    *integration // worktree mode: the integration branch and the plans' worktrees
+	integ    *integration  // worktree mode: the integration branch and the plans' worktrees
 	objects  *gitx.Objects // commit messages for spot-checks, from one git process
 
 	mu   sync.Mutex                   // guards held
