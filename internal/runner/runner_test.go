@@ -335,3 +335,24 @@ func TestTurnErrorFailsThePlan(t *testing.T) {
 		t.Fatalf("plan %s attempt %d: %s\n%s", p.State, p.Attempt, p.Reason, obs)
 	}
 }
+
+func TestEstimateOf(t *testing.T) {
+	for v, want := range map[any]time.Duration{"45m": 45 * time.Minute, "1h30m": 90 * time.Minute, 20: 20 * time.Minute, 1.5: 90 * time.Second, "soon": 0, -3: 0} {
+		if got := estimateOf(&plan.Plan{Extra: map[string]any{"estimate": v}}); got != want {
+			t.Errorf("estimate %v = %v, want %v", v, got, want)
+		}
+	}
+	if estimateOf(&plan.Plan{}) != 0 {
+		t.Error("no estimate, yet one")
+	}
+}
+
+func TestEstimateFromFrontmatter(t *testing.T) {
+	for text, want := range map[string]time.Duration{"estimate: 20": 20 * time.Minute, "estimate: 45m": 45 * time.Minute, "estimate: 2.5": 150 * time.Second} {
+		src := "---\nphase: 01-x\nplan: 01\n" + text + "\n---\n<objective>x</objective>\n<tasks>\n<task type=\"auto\"><name>a</name><action>b</action></task>\n</tasks>\n"
+		p, _ := plan.ParsePlan(".planning/phases/01-x/01-01-PLAN.md", []byte(src))
+		if got := estimateOf(p); got != want {
+			t.Errorf("%q: %v, want %v (extra %#v)", text, got, want, p.Extra)
+		}
+	}
+}

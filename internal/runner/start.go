@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -198,12 +199,13 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 	}
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
-			ID:    p.ID,
-			Name:  p.Name,
-			Wave:  p.ComputedWave,
-			Files: append([]string(nil), p.FilesModified...),
-			Tasks: len(p.Tasks),
-			Stops: stops(p),
+			ID:       p.ID,
+			Name:     p.Name,
+			Wave:     p.ComputedWave,
+			Files:    append([]string(nil), p.FilesModified...),
+			Tasks:    len(p.Tasks),
+			Stops:    stops(p),
+			Estimate: estimateOf(p),
 		}
 		for _, d := range p.DependsOn {
 			if r.plans[d] != nil {
@@ -237,4 +239,22 @@ func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep st
 		}
 	}
 	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing %s-SUMMARY.md): run that phase first", p.ID, dep, dep)
+}
+
+// estimateOf reads a plan's optional `estimate:` frontmatter key: a Go
+// duration ("45m", "1h30m") or a number of minutes. When every plan of a
+// phase has one, dynamic scheduling ranks plans by estimated time instead of
+// task counts (hive bench measures the difference).
+func estimateOf(p *plan.Plan) time.Duration {
+	switch v := p.Extra["estimate"].(type) {
+	case string:
+		if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d > 0 {
+			return d
+		}
+	case int:
+		return time.Duration(max(v, 0)) * time.Minute
+	case float64:
+		return time.Duration(max(v, 0) * float64(time.Minute))
+	}
+	return 0
 }
