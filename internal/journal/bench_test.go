@@ -19,6 +19,24 @@ func BenchmarkAppend(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
+// BenchmarkAppendAll appends batches of 8 events in one transaction, as the
+// runner does when 8 agents report at once: compare events/s with
+// BenchmarkAppend.
+func BenchmarkAppendAll(b *testing.B) {
+	j, _ := openTemp(b)
+	r := mustCreate(b, j, "bench")
+	batch := make([]Entry, 8)
+	for i := range batch {
+		batch[i] = Entry{Type: "agent.message", At: t0, Payload: benchPayload}
+	}
+	for b.Loop() {
+		if _, err := j.AppendAll(r.ID, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "events/s")
+}
+
 func BenchmarkEach(b *testing.B) {
 	const n = 100_000
 	j, _ := openTemp(b)
