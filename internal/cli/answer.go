@@ -94,7 +94,13 @@ func openCheckpoint(j journal.Journal, planID string) (journal.Run, engine.Check
 		if err != nil {
 			return journal.Run{}, engine.Checkpoint{}, err
 		}
-		for _, p := range eng.Snapshot().Plans {
+		snap := eng.Snapshot()
+		for _, cp := range snap.Queue {
+			if planID == engine.VerifyID && cp.Plan == engine.VerifyID {
+				return run, cp, nil // the phase verification waits for a human
+			}
+		}
+		for _, p := range snap.Plans {
 			if p.Spec.ID != planID {
 				continue
 			}

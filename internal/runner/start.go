@@ -61,8 +61,13 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.o.Observer.Note("", fmt.Sprintf("run %d %s; starting a new run", last.ID, why))
 		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
 	case snap.Finished:
-		// hive stopped after the last event but before it recorded the end.
-		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), snap.Outcome)
+		// The run ended while no hive ran it (an answer given with `hive
+		// answer` settled its last checkpoint), or hive stopped after the
+		// last event but before it recorded the end: record the end and do
+		// what ends a run (merge the work into the user's branch, clean up).
+		r.eng, r.run, r.lastSeq, r.finished = eng, last, last.Events, true
+		r.o.Observer.Resumed(last, snap)
+		return Result{Run: last, Resumed: true}, true, r.o.Journal.FinishRun(last.ID, r.o.Now(), snap.Outcome)
 	}
 	var gone, added []string
 	for _, p := range snap.Plans {
