@@ -43,9 +43,9 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 }
 
 // resume takes over the unfinished run last, or closes it when there is
-// nothing to take over: a run that never started, one that had in fact
-// finished, or one the caller asked to abandon. resumed reports whether the
-// run was taken over.
+// nothing to take over: a run that never started or one the caller asked to
+// abandon. A run that had in fact finished is taken over only to be closed.
+// resumed reports whether the run was taken over.
 func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
 	eng, err := Replay(r.o.Journal, last)
 	if err != nil {
