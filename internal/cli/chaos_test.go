@@ -103,7 +103,7 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	}
 	dbPath := filepath.Join(dir, ".hive", "journal.db")
 	var logs strings.Builder
-	finished := false
+	finished, lastCode := false, -1
 	for attempt := 0; attempt < 8 && !finished; attempt++ {
 		cmd := exec.Command(hive, "execute-phase", "1", "--agent", "sim", "--yes", "--repo", dir)
 		cmd.Env = env
@@ -147,7 +147,7 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		fmt.Fprintf(&logs, "--- run %d (%s): exit %d\n%s\n", attempt+1, disruption, code, tail(out.String(), 30))
 		switch {
 		case code == 0 || code == 1:
-			finished = true
+			finished, lastCode = true, code
 		case disruption == "disk" && code == 3:
 			injected["journal-disk-full"]++
 		case disruption == "kill" && !ended && code == -1:
@@ -158,7 +158,7 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	if !finished {
 		t.Fatalf("seed %d: no run finished:\n%s", seed, logs.String())
 	}
-	checkChaosInvariants(t, dir, dbPath, logs.String())
+	checkChaosInvariants(t, dir, dbPath, lastCode, logs.String())
 	checkNoAgentsLeft(t, dir, cache)
 	clean := exec.Command(hive, "clean", "--repo", dir)
 	clean.Env = env
@@ -273,7 +273,7 @@ func killAtEvent(cmd *exec.Cmd, path string, n int, exited <-chan error) (err er
 	}
 }
 
-func checkChaosInvariants(t *testing.T, dir, dbPath, logs string) {
+func checkChaosInvariants(t *testing.T, dir, dbPath string, code int, logs string) {
 	t.Helper()
 	j, err := journal.Open(dbPath)
 	if err != nil {
@@ -296,6 +296,10 @@ func checkChaosInvariants(t *testing.T, dir, dbPath, logs string) {
 	}
 	if !snap.Finished || run.Finished.IsZero() {
 		t.Errorf("the last run is not finished:\n%s", logs)
+	}
+	// The replayed state is the one the live run reported.
+	if (code == 0) != (snap.Outcome == engine.OutcomeComplete) {
+		t.Errorf("the last run exited %d but its journal replays to outcome %q", code, snap.Outcome)
 	}
 	if len(snap.Queue) != 0 {
 		t.Errorf("checkpoints left open: %+v", snap.Queue)
