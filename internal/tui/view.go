@@ -238,6 +238,14 @@ func planDetail(p *engine.PlanStatus) string {
 			return stAction.Render("checkpoint: " + Title(*p.Open))
 		}
 	case engine.Running:
+		switch p.Stage {
+		case engine.StageMerge:
+			return "merging into the integration branch"
+		case engine.StageResolve:
+			return "a resolver agent works on a merge conflict"
+		case engine.StageGate:
+			return "post-merge gate running"
+		}
 		if p.Progress != "" {
 			return fmt.Sprintf("PROGRESS %d/%d: %s", p.TasksDone, p.Spec.Tasks, oneLine(p.Progress))
 		}
