@@ -221,7 +221,12 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 				return engine.RunSpec{}, err
 			}
 		}
-		if _, ok := r.o.Phase.Summaries[p.ID]; ok {
+		switch _, summarised := r.o.Phase.Summaries[p.ID]; {
+		case r.integ != nil:
+			// The integration branch holds every plan merged so far, also
+			// when it is not (yet) in the user's tree (strategy phase).
+			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.integ.dir), r.objects, p, true, nil)
+		case summarised:
 			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
 		}
 		spec.Plans = append(spec.Plans, ps)

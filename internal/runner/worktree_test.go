@@ -506,3 +506,32 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 		t.Errorf("a copy path outside the repository: %v", err)
 	}
 }
+
+// With strategy phase the work stays on hive/phase-01, so a fresh run must
+// see there which plans are done: none runs again.
+func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
+	})
+	l := simLauncher(t)
+	o := worktreeOptions(t, root, l, &recorder{})
+	o.Branching = BranchingPhase
+	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("first run: %v", err)
+	}
+	o.Fresh = true
+	l.dirs = nil
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("second run: %v, %q", err, res.Snapshot.Outcome)
+	}
+	if len(l.dirs) != 0 {
+		t.Errorf("plans ran again: %v", l.dirs)
+	}
+	for _, p := range res.Snapshot.Plans {
+		if !p.Spec.Done {
+			t.Errorf("%s was not seen as done", p.Spec.ID)
+		}
+	}
+}
