@@ -118,6 +118,16 @@ type step func(c *fa.Conversation) fa.Reply
 
 func static(r fa.Reply) step { return func(*fa.Conversation) fa.Reply { return r } }
 
+// inCwd is the absolute path of rel in the folder Claude Code runs in (a
+// plan's worktree, in worktree mode), else under root.
+func inCwd(c *fa.Conversation, root, rel string) string {
+	dir := c.Cwd()
+	if dir == "" {
+		dir = root
+	}
+	return filepath.Join(dir, filepath.FromSlash(rel))
+}
+
 // withText puts text blocks (PROGRESS lines) before the blocks of r.
 func withText(texts []string, r fa.Reply) fa.Reply {
 	var bs []fa.Block
@@ -180,17 +190,19 @@ func segment(root, id string, from int, answer string, team bool) []step {
 			})
 			return steps
 		}
+		p, file, content := pending, tk.File, fmt.Sprintf("// %s: %s\n", id, tk.Name)
 		steps = append(steps,
-			static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(tk.File)), fmt.Sprintf("// %s: %s\n", id, tk.Name)))),
+			func(c *fa.Conversation) fa.Reply { return withText(p, fa.Write(inCwd(c, root, file), content)) },
 			static(fa.Bash(commitCmd(id, n, subject, "", tk.File, false))),
 		)
 		pending = []string{progress}
 	}
 	summary := fmt.Sprintf("%s/%s-SUMMARY.md", phaseDir, id)
+	last, summaryText := pending, fmt.Sprintf(
+		"---\nphase: 03-auth\nplan: %s\nsubsystem: auth\ntags: [e2e]\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
+		id[3:], id, total)
 	steps = append(steps,
-		static(withText(pending, fa.Write(filepath.Join(root, filepath.FromSlash(summary)), fmt.Sprintf(
-			"---\nphase: 03-auth\nplan: %s\nsubsystem: auth\ntags: [e2e]\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
-			id[3:], id, total)))),
+		func(c *fa.Conversation) fa.Reply { return withText(last, fa.Write(inCwd(c, root, summary), summaryText)) },
 		static(fa.Bash(commitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
 			fmt.Sprintf(" && git log --format='- %%h %%s' --grep='Hive-Plan: %s'", id))),
 		func(c *fa.Conversation) fa.Reply {
@@ -299,7 +311,7 @@ type outcome struct {
 	spent time.Duration
 }
 
-func runPhase(t *testing.T, live bool) outcome {
+func runPhase(t *testing.T, live, worktrees bool) outcome {
 	t.Helper()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, e2etest.Phase03Auth)
@@ -326,6 +338,8 @@ func runPhase(t *testing.T, live bool) outcome {
 		StopGrace:     5 * time.Second,
 		Stall:         30 * time.Second,
 		PollInterval:  20 * time.Millisecond,
+		Worktrees:     worktrees,
+		WorktreeRoot:  filepath.Join(t.TempDir(), "worktrees"),
 	})
 	spent := time.Since(start)
 	if err != nil {
@@ -445,7 +459,7 @@ func (o outcome) logUsage(t *testing.T, mode string) {
 // Team mode: one live Claude Code session per plan; both checkpoints are
 // answered in the same process (no continuation agent).
 func TestTeamModeRealClaude(t *testing.T) {
-	o := runPhase(t, true)
+	o := runPhase(t, true, false)
 	started := o.check(t)
 	for _, id := range []string{"03-01", "03-02", "03-03"} {
 		if got := started[id]; len(got) != 1 || got[0] != 1 {
@@ -467,7 +481,7 @@ func TestTeamModeRealClaude(t *testing.T) {
 // to a continuation agent whose prompt carries <resume_from> and
 // <user_response>.
 func TestStandaloneModeRealClaude(t *testing.T) {
-	o := runPhase(t, false)
+	o := runPhase(t, false, false)
 	started := o.check(t)
 	want := map[string][]int{"03-01": {1, 2}, "03-02": {1, 2}, "03-03": {1}}
 	for id, w := range want {
@@ -500,4 +514,31 @@ func TestStandaloneModeRealClaude(t *testing.T) {
 		}
 	}
 	t.Logf("standalone: plan 03-01 events: %s", strings.Join(seq, "; "))
+}
+
+// Worktree mode with the real CLI: each live session works in its plan's
+// worktree (Claude Code reports it as its working directory), and hive
+// merges the three plans and fast-forwards the user's branch.
+func TestWorktreesRealClaude(t *testing.T) {
+	o := runPhase(t, true, true)
+	o.check(t)
+	merges := strings.Fields(git(t, o.root, "log", "--merges", "--format=%h"))
+	if len(merges) != 3 {
+		t.Errorf("%d merge commits on the user's branch, want 3", len(merges))
+	}
+	cwds := map[string]bool{}
+	for _, r := range o.srv.MainRequests() {
+		if d := r.Conv.Cwd(); d != "" {
+			cwds[d] = true
+		}
+	}
+	if len(cwds) != 3 || cwds[o.root] {
+		t.Errorf("Claude Code ran in %v, want three worktrees, not the repository", cwds)
+	}
+	if wts := strings.TrimSpace(git(t, o.root, "worktree", "list")); strings.Contains(wts, "\n") {
+		t.Errorf("worktrees left:\n%s", wts)
+	}
+	if t.Failed() {
+		t.Logf("observer:\n%s", o.obs)
+	}
 }

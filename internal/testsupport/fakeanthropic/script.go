@@ -2,6 +2,7 @@ package fakeanthropic
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -383,4 +384,23 @@ func assistantSincePrompt(c *Conversation, trigger string) int {
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+var cwdLine = regexp.MustCompile(`Primary working directory: (\S+)`)
+
+// Cwd is the working directory Claude Code reports to the model in its
+// environment message ("Primary working directory: …"), or "" if none was
+// seen: a scripted model writes its files there, as a real one would.
+func (c *Conversation) Cwd() string {
+	if m := cwdLine.FindStringSubmatch(c.System); m != nil {
+		return m[1]
+	}
+	for _, msg := range c.Messages {
+		for _, b := range msg.Content {
+			if m := cwdLine.FindStringSubmatch(b.Text); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return ""
 }
