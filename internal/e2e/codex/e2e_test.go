@@ -235,7 +235,13 @@ func git(t *testing.T, dir string, args ...string) string {
 	return e2etest.Git(t, dir, args...)
 }
 
-func TestExecutePhaseWithCodex(t *testing.T) {
+func TestExecutePhaseWithCodex(t *testing.T) { runCodexPhase(t, false) }
+
+// The same phase with each plan in its own worktree: codex runs its
+// commands there, and hive merges the plans into the user's branch.
+func TestExecutePhaseWithCodexInWorktrees(t *testing.T) { runCodexPhase(t, true) }
+
+func runCodexPhase(t *testing.T, worktrees bool) {
 	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
 	start := time.Now()
 
@@ -265,6 +271,8 @@ func TestExecutePhaseWithCodex(t *testing.T) {
 		TeamMode:      false,
 		Stall:         60 * time.Second,
 		StopGrace:     2 * time.Second,
+		Worktrees:     worktrees,
+		WorktreeRoot:  filepath.Join(t.TempDir(), "worktrees"),
 	})
 	elapsed := time.Since(start)
 	t.Logf("run took %v; %d model requests", elapsed.Round(time.Millisecond), len(srv.ResponsesRequests()))
@@ -306,6 +314,14 @@ func TestExecutePhaseWithCodex(t *testing.T) {
 	}
 	if st := e2etest.Dirty(t, root); st != "" {
 		t.Errorf("work tree not clean after the run:\n%s", st)
+	}
+	if worktrees {
+		if merges := strings.Fields(git(t, root, "log", "--merges", "--format=%h")); len(merges) != 3 {
+			t.Errorf("%d merge commits on the user's branch, want 3", len(merges))
+		}
+		if wts := strings.TrimSpace(git(t, root, "worktree", "list")); strings.Contains(wts, "\n") {
+			t.Errorf("worktrees left:\n%s", wts)
+		}
 	}
 
 	// 01-03 started only after 01-01 and 01-02 completed.
