@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/spf13/cobra"
 )
@@ -71,7 +73,13 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := j.Append(run.ID, string(ev.Type), ev.Time, payload); err != nil {
+	// A secret typed into an answer is masked like any other (secrets.env
+	// and key-shaped text), so the journal never holds it.
+	var red journal.Masker = redact.New()
+	if cfg, err := config.Load(repo.Root); err == nil {
+		red = redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	}
+	if _, err := journal.Redacting(j, red).Append(run.ID, string(ev.Type), ev.Time, payload); err != nil {
 		return fmt.Errorf("record the answer: %w", err)
 	}
 	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) recorded: %q.\nA running hive applies it now; otherwise run `hive execute-phase` to resume.\n",
