@@ -204,10 +204,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	if o.Worktrees {
-		if !o.AllowDirty {
-			if err := checkClean(ctx, o.Repo); err != nil {
-				return Result{}, err
-			}
+		if err := checkClean(ctx, o.Repo); err != nil && !o.AllowDirty {
+			return Result{}, err
+		} else if err != nil {
+			o.Observer.Note("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
 		}
 		if r.integ, err = openIntegration(ctx, o); err != nil {
 			return Result{}, err
