@@ -84,6 +84,9 @@ func openIntegration(ctx context.Context, o Options) (*integration, error) {
 			return nil, err
 		}
 	}
+	if _, err := o.Repo.Head(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %s has no commit yet: hive runs each plan in a worktree made from your commits, so commit the project (with .planning/) first, or set workflow.use_worktrees to false", ErrDirty, o.Repo.Root)
+	}
 	if err := o.Repo.PruneWorktrees(ctx); err != nil {
 		return nil, fmt.Errorf("git worktree prune: %w", err)
 	}
