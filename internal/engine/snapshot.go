@@ -8,6 +8,7 @@ type Snapshot struct {
 	Finished      bool
 	Outcome       string // once Finished
 	Dynamic       bool
+	Worktrees     bool // each plan has a worktree and is merged (the run's mode, fixed when it started)
 	MaxConcurrent int
 	CurrentWave   int // rigid mode: the wave being run; 0 when none is open
 	Resumes       int
@@ -38,6 +39,7 @@ func (e *Engine) Snapshot() Snapshot {
 		Started:       e.started,
 		Finished:      e.finished,
 		Dynamic:       e.spec.Dynamic,
+		Worktrees:     e.spec.Worktrees,
 		MaxConcurrent: e.spec.MaxConcurrent,
 		CurrentWave:   e.curWave,
 		Resumes:       e.resumes,

@@ -203,21 +203,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
 		}
 	}
-	if o.Worktrees {
-		if err := checkClean(ctx, o.Repo); err != nil && !o.AllowDirty {
-			return Result{}, err
-		} else if err != nil {
-			o.Observer.Note("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
-		}
-		if r.integ, err = openIntegration(ctx, o); err != nil {
-			return Result{}, err
-		}
-	}
 	if r.objects, err = o.Repo.OpenObjects(ctx); err != nil {
 		return Result{}, err
 	}
 	defer r.objects.Close()
 	res, err := r.begin(ctx)
+	if err == nil && res.Resumed {
+		err = r.keepMode(ctx)
+	}
 	if err == nil {
 		err = r.loop(ctx)
 	}
@@ -235,6 +228,44 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		r.commitTracking(ctx, res.Snapshot)
 	}
 	return res, err
+}
+
+// keepMode runs a resumed run the way it started, with or without
+// worktrees, whatever the configuration says now: a run begun in the
+// shared tree (or by an older hive) must not have its plans' work left on
+// branches nothing merges, and a worktree run must merge to the end.
+func (r *runner) keepMode(ctx context.Context) error {
+	want := r.eng.Snapshot().Worktrees
+	switch {
+	case want && r.integ == nil:
+		if !r.o.Worktrees {
+			r.o.Observer.Note("", "this run started with worktrees: it goes on with them")
+		}
+		return r.openWorktrees(ctx)
+	case !want && r.o.Worktrees:
+		r.o.Observer.Note("", "this run started in the shared working tree: it goes on there")
+	}
+	return nil
+}
+
+// openWorktrees readies worktree mode: the user's tree must hold no
+// uncommitted change (the agents would not see it) unless AllowDirty, and
+// the integration branch and its worktree are opened.
+func (r *runner) openWorktrees(ctx context.Context) error {
+	if r.integ != nil {
+		return nil
+	}
+	if err := checkClean(ctx, r.o.Repo); err != nil && !r.o.AllowDirty {
+		return err
+	} else if err != nil {
+		r.o.Observer.Note("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
+	}
+	in, err := openIntegration(ctx, r.o)
+	if err != nil {
+		return err
+	}
+	r.integ = in
+	return nil
 }
 
 // stopProducers ends the goroutines' sends to the loop.

@@ -189,6 +189,11 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 // plans of other phases are checked here, once: such a plan must be
 // complete on disk, since phases run in order.
 func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
+	if r.o.Worktrees {
+		if err := r.openWorktrees(ctx); err != nil {
+			return engine.RunSpec{}, err
+		}
+	}
 	spec := engine.RunSpec{
 		Phase:         r.o.Phase.Number,
 		MaxConcurrent: r.o.MaxConcurrent,

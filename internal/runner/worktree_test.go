@@ -535,3 +535,44 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 		}
 	}
 }
+
+// A run begun in the shared tree (an older hive, or use_worktrees off) is
+// resumed there even when worktrees are now on, so no plan's work is left
+// on a branch nothing merges.
+func TestResumeKeepsTheRunsMode(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
+	})
+	obs := &recorder{}
+	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=fail"), obs)
+	o.Worktrees = false
+	o.AutoAnswer = false
+	o.Interactive = true
+	answers := make(chan Answer)
+	o.Answers = answers
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Stop the run once 01-02 waits at its failure: hive goes down mid-run.
+		for !strings.Contains(obs.String(), "command checkpoint-opened 01-02") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := Run(ctx, o); err == nil {
+		t.Fatal("the first run was not interrupted")
+	}
+	o.Worktrees = true
+	o.Launcher = simLauncher(t)
+	go func() { answers <- Answer{Plan: "01-02", Text: "retry"} }()
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("resumed run: %v, %q\n%s", err, res.Snapshot.Outcome, obs)
+	}
+	if !strings.Contains(obs.String(), "started in the shared working tree: it goes on there") {
+		t.Errorf("no note of the kept mode:\n%s", obs)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".planning/phases/01-lib/01-02-SUMMARY.md")); err != nil {
+		t.Errorf("01-02's work is not in the user's tree: %v", err)
+	}
+}
