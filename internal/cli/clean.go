@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -39,13 +38,9 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	repo, err := openRepo(ctx, o.globalOptions)
+	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
 	if err != nil {
 		return err
-	}
-	cfg, err := config.Load(repo.Root)
-	if err != nil {
-		return &exitError{code: ExitUsage, err: err}
 	}
 	rep, err := runner.Clean(ctx, repo, worktreeRoot(cfg, repo.Root))
 	if err != nil {

@@ -64,13 +64,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	repo, err := openRepo(ctx, o.globalOptions)
+	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
 	if err != nil {
 		return err
-	}
-	cfg, err := config.Load(repo.Root)
-	if err != nil {
-		return &exitError{code: ExitUsage, err: err}
 	}
 	phases, err := loadPhases(repo.Root, o.phase)
 	if err != nil {

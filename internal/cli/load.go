@@ -61,3 +61,17 @@ func worktreeRoot(cfg *config.Config, repoRoot string) string {
 	}
 	return root
 }
+
+// openRepoConfig opens the repository and reads its configuration; a bad
+// configuration is a usage error.
+func openRepoConfig(ctx context.Context, g *globalOptions) (*gitx.Repo, *config.Config, error) {
+	repo, err := openRepo(ctx, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Load(repo.Root)
+	if err != nil {
+		return nil, nil, &exitError{code: ExitUsage, err: err}
+	}
+	return repo, cfg, nil
+}
