@@ -202,7 +202,9 @@ func segment(root, id string, from int, answer string, team bool) []step {
 		"---\nphase: 03-auth\nplan: %s\nsubsystem: auth\ntags: [e2e]\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
 		id[3:], id, total)
 	steps = append(steps,
-		func(c *fa.Conversation) fa.Reply { return withText(last, fa.Write(inCwd(c, root, summary), summaryText)) },
+		func(c *fa.Conversation) fa.Reply {
+			return withText(last, fa.Write(inCwd(c, root, summary), summaryText))
+		},
 		static(fa.Bash(commitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
 			fmt.Sprintf(" && git log --format='- %%h %%s' --grep='Hive-Plan: %s'", id))),
 		func(c *fa.Conversation) fa.Reply {
