@@ -225,27 +225,39 @@ func segment(root, id string, from int, answer string, team bool) []step {
 
 func checkpointText(id string, n int, team bool, c *fa.Conversation) string {
 	tk := plans[id][n-1]
-	total := len(plans[id])
-	var details, awaiting string
-	switch tk.Checkpoint {
-	case "decision":
-		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
-			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
-		awaiting = "Select: supabase, clerk, or nextauth"
-	default:
-		details = "**What was built:** Responsive dashboard at http://localhost:3000/dashboard\n**How to verify:** Visit it at 375px, 768px and 1280px."
-		awaiting = `Type "approved" or describe layout issues`
+	details := "**What was built:** Responsive dashboard at http://localhost:3000/dashboard\n**How to verify:** Visit it at 375px, 768px and 1280px."
+	awaiting := `Type "approved" or describe layout issues`
+	if tk.Checkpoint == "decision" {
+		details, awaiting = authDecision, authDecisionAwaiting
 	}
+	var rows []string
+	for i, hs := range commitsSeen(c) {
+		hash, _, _ := strings.Cut(hs, " ")
+		rows = append(rows, fmt.Sprintf("| %d | %s | %s | %s |", i+1, plans[id][i].Name, hash, plans[id][i].File))
+	}
+	return checkpointMessage(id, tk.Checkpoint, tk.Name, n, len(plans[id]), team, rows, details, awaiting)
+}
+
+// The decision both scripted plans stop at.
+const (
+	authDecision = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
+		"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
+	authDecisionAwaiting = "Select: supabase, clerk, or nextauth"
+)
+
+// checkpointMessage is what a scripted executor says at checkpoint task n of
+// total: the CHECKPOINT message, and in standalone mode also the CHECKPOINT
+// REACHED block with the completed tasks' table rows (seed 002).
+func checkpointMessage(id, kind, name string, n, total int, team bool, rows []string, details, awaiting string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.Checkpoint, id, n-1, total)
+	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", kind, id, n-1, total)
 	if !team {
-		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.Checkpoint, id, n-1, total)
+		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", kind, id, n-1, total)
 		b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
-		for i, hs := range commitsSeen(c) {
-			hash, _, _ := strings.Cut(hs, " ")
-			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, plans[id][i].Name, hash, plans[id][i].File)
+		for _, r := range rows {
+			b.WriteString(r + "\n")
 		}
-		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.Name)
+		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, name)
 	}
 	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
 	return b.String()

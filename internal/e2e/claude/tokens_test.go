@@ -147,15 +147,11 @@ func tkSegment(root string, from int, answer string, team bool) []step {
 }
 
 func tkCheckpointText(n int, team bool, c *fa.Conversation) string {
-	id := tkID
 	tk := tkTasks[n-1]
-	total := len(tkTasks)
 	var details, awaiting string
 	switch tk.Checkpoint {
 	case "decision":
-		details = "**Decision:** Select authentication provider\n**Context:** Need user auth.\n\n**Options:**\n" +
-			"1. **supabase** - Built-in with our DB\n2. **clerk** - Best DX\n3. **nextauth** - Free"
-		awaiting = "Select: supabase, clerk, or nextauth"
+		details, awaiting = authDecision, authDecisionAwaiting
 	case "human-verify":
 		details = "**What was built:** Sign-in page at http://localhost:3000/login\n**How to verify:** Sign in with a test account."
 		awaiting = `Type "approved" or describe issues`
@@ -163,19 +159,12 @@ func tkCheckpointText(n int, team bool, c *fa.Conversation) string {
 		details = "**Action required:** Create the OAuth app in the provider's dashboard and put its keys in .env."
 		awaiting = `Type "done" when the keys are in place`
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "CHECKPOINT: %s\nPLAN: %s\nPROGRESS: %d/%d\n\n", tk.Checkpoint, id, n-1, total)
-	if !team {
-		fmt.Fprintf(&b, "## CHECKPOINT REACHED\n\n**Type:** %s\n**Plan:** %s\n**Progress:** %d/%d tasks complete\n\n", tk.Checkpoint, id, n-1, total)
-		b.WriteString("### Completed Tasks\n| # | Task | Commit | Files |\n|---|------|--------|-------|\n")
-		for i, hs := range commitsSeen(c) {
-			hash, subj, _ := strings.Cut(hs, " ")
-			fmt.Fprintf(&b, "| %d | %s | %s | - |\n", i+1, subj, hash)
-		}
-		fmt.Fprintf(&b, "\n### Current Task\n- **Number:** %d\n- **Name:** %s\n- **Status:** Blocked on checkpoint\n\n", n, tk.Name)
+	var rows []string
+	for i, hs := range commitsSeen(c) {
+		hash, subj, _ := strings.Cut(hs, " ")
+		rows = append(rows, fmt.Sprintf("| %d | %s | %s | - |", i+1, subj, hash))
 	}
-	fmt.Fprintf(&b, "### Checkpoint Details\n%s\n\n### Awaiting\n%s", details, awaiting)
-	return b.String()
+	return checkpointMessage(tkID, tk.Checkpoint, tk.Name, n, len(tkTasks), team, rows, details, awaiting)
 }
 
 func tkExecutor(t *testing.T, root string) fa.Rule {
