@@ -23,6 +23,9 @@ type project struct {
 	Root  string
 	Repo  *gitx.Repo
 	Phase *plan.Phase
+	// Base is the commit before the prepared results: the runs start there,
+	// so the prepared commits count as their agents' work.
+	Base string
 }
 
 // newProject writes d's plans into a new git repository under dir, each
@@ -34,7 +37,8 @@ type project struct {
 // they had: every plan's SUMMARY and a commit naming the plan already exist
 // when the run starts. The phase is read before that, as a run that has not
 // started yet would see it, so no plan counts as done; the runner's
-// spot-checks then find the SUMMARY and the commit on disk as usual.
+// spot-checks then find the SUMMARY and the commit on disk as usual, the
+// run starting from the commit before them (project.Base).
 func newProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*project, error) {
 	deps := make(map[string]engine.PlanSpec, len(d.Plans))
 	for _, p := range d.Plans {
@@ -79,10 +83,15 @@ func newProjectWith(ctx context.Context, dir string, d DAG, planText func(id str
 	if len(ph.Plans) != len(d.Plans) || plan.HasErrors(ph.Diagnostics) {
 		return nil, fmt.Errorf("bench project: read %d of %d plans back: %v", len(ph.Plans), len(d.Plans), ph.Diagnostics)
 	}
+	repo := &gitx.Repo{Root: root}
+	base, err := repo.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bench project: %w", err)
+	}
 	if err := prepareResults(ctx, root, d); err != nil {
 		return nil, err
 	}
-	return &project{Root: root, Repo: &gitx.Repo{Root: root}, Phase: ph}, nil
+	return &project{Root: root, Repo: repo, Phase: ph, Base: base}, nil
 }
 
 // planFile is a small GSD plan: an auto task on the plan's own file, then

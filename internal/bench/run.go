@@ -51,6 +51,7 @@ func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, erro
 		Dynamic:       true,
 		TeamMode:      s.team,
 		AutoAnswer:    true,
+		Since:         s.proj.Base,
 	})
 	wall := time.Since(start)
 	if err != nil {

@@ -13,9 +13,10 @@ import (
 // writeAggregate prints seed 000 §2.4's report after a run: waves, plans,
 // status and commits, each plan's one-liner, and the issues met.
 //
-// commits counts each plan's commits in git; plans that were complete before
-// the run have commits the run never saw reported.
-func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, commits map[string]int) {
+// commits counts each plan's commits made by the run; plans that were
+// complete before it have none. The heading says how the run ended, and
+// the mode is the one the run had (one-shot agents are not a team).
+func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[string]int) {
 	byWave := map[int][]*engine.PlanStatus{}
 	var waves []int
 	for _, p := range s.Plans {
@@ -29,9 +30,9 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, c
 	if title == "" {
 		title = ph.Dir
 	}
-	fmt.Fprintf(w, "\n## Phase %s: %s Execution Complete\n\n", ph.Number, title)
+	fmt.Fprintf(w, "\n## Phase %s: %s %s\n\n", ph.Number, title, reportHeading(s))
 	fmt.Fprintf(w, "**Waves:** %d | **Plans:** %d/%d complete\n", len(waves), s.Count(engine.Complete), len(s.Plans))
-	if team {
+	if s.Team {
 		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** %d\n\n", ph.Number, ph.Slug, s.Resolved)
 	} else {
 		fmt.Fprintf(w, "**Mode:** Standalone | **Checkpoints resolved:** %d\n\n", s.Resolved)
@@ -75,6 +76,30 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, team bool, c
 	if issues == 0 {
 		fmt.Fprintln(w, "None")
 	}
+}
+
+// reportHeading says how the run ended, in the report's heading.
+func reportHeading(s engine.Snapshot) string {
+	switch {
+	case !s.Finished:
+		return "Execution Stopped"
+	case s.Outcome == engine.OutcomeComplete:
+		return "Execution Complete"
+	case s.Outcome == engine.OutcomeAborted:
+		return "Execution Aborted"
+	case s.Outcome == engine.OutcomeGaps:
+		return "Executed, Verification Found Gaps"
+	}
+	var parts []string
+	for _, st := range []engine.PlanState{engine.Failed, engine.Skipped} {
+		if n := s.Count(st); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	if len(parts) == 0 {
+		return "Execution Finished: " + s.Outcome
+	}
+	return "Execution Finished with Issues (" + strings.Join(parts, ", ") + ")"
 }
 
 func summarizeStates(status map[string]int) string {

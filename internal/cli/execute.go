@@ -202,13 +202,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		if fresh, err := plan.LoadPhase(repo.Root, ph.Dir); err == nil {
 			ph = fresh
 		}
-		commits := map[string]int{}
-		for _, p := range ph.Plans {
-			if cs, err := repo.CommitsOfPlan(ctx, p.ID); err == nil {
-				commits[p.ID] = len(cs)
-			}
-		}
-		writeAggregate(o.stdout, ph, res.Snapshot, cfg.TeamMode(), commits)
+		writeAggregate(o.stdout, ph, res.Snapshot, res.Commits)
 	}
 	if res.Snapshot.Outcome == engine.OutcomeAborted {
 		return exitf(ExitFailed, "the run was aborted")

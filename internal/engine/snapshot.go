@@ -10,7 +10,10 @@ type Snapshot struct {
 	Dynamic       bool
 	Worktrees     bool // each plan has a worktree and is merged (the run's mode, fixed when it started)
 	MaxConcurrent int
-	CurrentWave   int // rigid mode: the wave being run; 0 when none is open
+	Agent         string // the agent the run started with
+	AutoAnswer    bool   // the run answers what an unattended run may (--yes)
+	Team          bool   // live sessions (team mode), else one-shot agents
+	CurrentWave   int    // rigid mode: the wave being run; 0 when none is open
 	Resumes       int
 	// Plans are in spec order. They are shared between snapshots until they
 	// change: read them, never write to them.
@@ -41,6 +44,9 @@ func (e *Engine) Snapshot() Snapshot {
 		Dynamic:       e.spec.Dynamic,
 		Worktrees:     e.spec.Worktrees,
 		MaxConcurrent: e.spec.MaxConcurrent,
+		Agent:         e.spec.Agent,
+		AutoAnswer:    e.spec.AutoAnswer,
+		Team:          e.spec.Team,
 		CurrentWave:   e.curWave,
 		Resumes:       e.resumes,
 	}

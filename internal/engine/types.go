@@ -42,6 +42,9 @@ type RunSpec struct {
 	Gate bool `json:"gate,omitempty"`
 	// Verify verifies the phase once every plan is complete (CmdVerify).
 	Verify bool `json:"verify,omitempty"`
+	// Agent is the agent the run was started with (--agent or the
+	// configured executor CLI): a resume runs the same one.
+	Agent string `json:"agent,omitempty"`
 }
 
 // PlanSpec is the engine's view of one plan.
@@ -62,6 +65,16 @@ type PlanSpec struct {
 	Done bool `json:"done,omitempty"`
 	// Stops are the plan's checkpoint tasks, for gates and default options.
 	Stops []Stop `json:"stops,omitempty"`
+	// Since is the commit this run's work on the plan starts after: only
+	// commits made after it (not reachable from it) count as the plan's
+	// tasks. Real projects reuse plan ids across milestones, so older
+	// commits naming the same id are another plan's. "" when the
+	// repository had no commit.
+	Since string `json:"since,omitempty"`
+	// Hash identifies the plan file's content when the run started. A new
+	// run keeps an unfinished earlier run's Since for a plan only while its
+	// file is unchanged, so committed tasks are never done twice.
+	Hash string `json:"hash,omitempty"`
 }
 
 // Stop is a checkpoint task of a plan.

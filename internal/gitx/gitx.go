@@ -60,18 +60,31 @@ type Commit struct {
 	Time    time.Time // committer date
 }
 
-// CommitsOfPlan returns the commits on any ref that belong to plan id: a
-// conventional subject scope "(id)" or a Hive-Plan / Hive-Task trailer.
-// Matching whole tokens keeps "01-01" from matching a date like 2025-01-01
-// or plan 101-01.
-func (r *Repo) CommitsOfPlan(ctx context.Context, id string) ([]Commit, error) {
+// PlanCommits returns plan id's commits, newest first: those reachable
+// from ref (HEAD when "") and not from since, that carry a Hive-Plan or
+// Hive-Task trailer for id or the conventional subject scope "(id)". Merge
+// commits are left out.
+//
+// since scopes the look-up to one run's work: real projects reuse plan ids
+// (a new milestone restarts phase numbers), so a commit made for "01-01"
+// before the run began is another plan's, whatever it says. "" searches the
+// whole history of ref. Matching whole tokens keeps "01-01" from matching a
+// date like 2025-01-01 or plan 101-01.
+func (r *Repo) PlanCommits(ctx context.Context, id, since, ref string) ([]Commit, error) {
+	if ref == "" {
+		ref = "HEAD"
+	}
+	rng := ref
+	if since != "" {
+		rng = since + ".." + ref
+	}
 	q := regexp.QuoteMeta(id)
-	out, err := r.Git(ctx, "log", "--all", "-E",
+	out, err := r.Git(ctx, "log", rng, "--no-merges", "-E",
 		"--grep", `\(`+q+`\)`,
-		"--grep", `^Hive-(Plan|Task): `+q+`(/[0-9]+)?$`,
-		"--format=%H%x1f%ct%x1f%s%x1f%b%x1e")
+		"--grep", `^Hive-(Plan|Task): `+q+`(/[0-9a-z]+)?$`,
+		"--format=%H%x1f%ct%x1f%s%x1f%b%x1e", "--")
 	if err != nil {
-		if strings.Contains(err.Error(), "does not have any commits") {
+		if strings.Contains(err.Error(), "does not have any commits") || strings.Contains(err.Error(), "unknown revision") {
 			return nil, nil
 		}
 		return nil, err
@@ -90,6 +103,23 @@ func (r *Repo) CommitsOfPlan(ctx context.Context, id string) ([]Commit, error) {
 		cs = append(cs, Commit{Hash: f[0], Time: time.Unix(secs, 0), Subject: f[2], Body: strings.TrimSpace(f[3])})
 	}
 	return cs, nil
+}
+
+// TaskNumbers reads the tasks a commit was made for from its Hive-Task
+// trailers ("Hive-Task: 01-02/3"). Several commits may carry one task: a
+// TDD task's RED, GREEN and REFACTOR commits are one task's work.
+func (c Commit) TaskNumbers(id string) []int {
+	var ns []int
+	for _, line := range strings.Split(c.Body, "\n") {
+		ref, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Task: "+id+"/")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(ref)); err == nil && n >= 1 {
+			ns = append(ns, n)
+		}
+	}
+	return ns
 }
 
 // Exclude adds pattern to .git/info/exclude unless it is there, so hive's
@@ -127,41 +157,18 @@ func (r *Repo) Exclude(ctx context.Context, pattern string) error {
 	return err
 }
 
-// CommittedSince reports whether plan id has a commit (on any ref) newer
-// than since: the sign of life of an agent that works without talking.
-func (r *Repo) CommittedSince(ctx context.Context, id string, since time.Time) (bool, error) {
-	cs, err := r.CommitsOfPlan(ctx, id)
+// CommittedSince reports whether plan id has a commit on HEAD after the
+// run's base (since) newer than t: the sign of life of an agent that works
+// without talking.
+func (r *Repo) CommittedSince(ctx context.Context, id, since string, t time.Time) (bool, error) {
+	cs, err := r.PlanCommits(ctx, id, since, "")
 	if err != nil {
 		return false, err
 	}
 	for _, c := range cs {
-		if c.Time.After(since) {
+		if c.Time.After(t) {
 			return true, nil
 		}
 	}
 	return false, nil
-}
-
-var hexHash = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
-
-// AnyNamesPlan reports whether one of the given commits (hashes, each
-// possibly followed by its subject, as PLAN COMPLETE lists them) exists and
-// belongs to plan id, by the same rule as CommitsOfPlan. It looks only at
-// those commits, through objs, so a spot-check does not scan the history.
-func AnyNamesPlan(objs *Objects, id string, listed []string) bool {
-	if objs == nil {
-		return false
-	}
-	q := regexp.QuoteMeta(id)
-	re := regexp.MustCompile(`\(` + q + `\)|(?m)^Hive-(Plan|Task): ` + q + `(/[0-9]+)?$`)
-	for _, l := range listed {
-		f := strings.Fields(l)
-		if len(f) == 0 {
-			continue
-		}
-		if msg, ok := objs.Message(f[0]); ok && re.MatchString(msg) {
-			return true
-		}
-	}
-	return false
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/template"
 
@@ -65,7 +64,12 @@ type completedTask struct {
 // not inline them, so the orchestrator's message stays small. A
 // continuation agent also gets the tasks already committed, the task to
 // resume and the human's answer.
-func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team bool, cont *continuationData) (string, error) {
+//
+// since is the commit the run's work on the plan starts after: the agent
+// counts only later commits as its plan's, since real histories hold
+// commits of earlier plans with the same id.
+func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team bool, since string, cont *continuationData) (string, error) {
+	short := since[:min(12, len(since))]
 	var b strings.Builder
 	err := t.Execute(&b, map[string]any{
 		"Continuation": cont,
@@ -78,6 +82,7 @@ func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team boo
 		"Tasks":        len(p.Tasks),
 		"Summary":      p.SummaryPath(),
 		"Team":         team,
+		"Since":        short,
 	})
 	if err != nil {
 		return "", fmt.Errorf("executor prompt template: %w", err)
@@ -87,8 +92,9 @@ func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team boo
 
 // prompt builds the prompt of the agent about to start on p.
 func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
+	since := r.scope[p.ID]
 	if c == nil {
-		return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), nil)
+		return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), since, nil)
 	}
 	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p), Fix: c.Fix}
 	if cp := c.Checkpoint; cp != nil {
@@ -98,30 +104,24 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 		}
 		cd.Instructions = resumeInstructions(cp)
 	}
-	return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), cd)
+	return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), since, cd)
 }
 
 // team reports whether agents run as live team members.
 func (r *runner) team() bool { return r.o.TeamMode && r.o.Launcher.LiveSessions() }
 
-// completedTasks reads the plan's task commits from git: the disk, not the
-// agent's word, says what is done.
+// completedTasks reads the plan's task commits of this run from git: the
+// disk, not the agent's word, says what is done. Several commits of one
+// task (a TDD task's RED, GREEN and REFACTOR) are one completed task, shown
+// with its latest commit.
 func (r *runner) completedTasks(ctx context.Context, p *plan.Plan) []completedTask {
-	commits, err := r.o.Repo.CommitsOfPlan(ctx, p.ID)
+	commits, err := r.planRepo(p.ID).PlanCommits(ctx, p.ID, r.scope[p.ID], "")
 	if err != nil {
 		return nil
 	}
 	byTask := map[int]completedTask{}
 	for _, c := range commits {
-		for _, line := range strings.Split(c.Body, "\n") {
-			ref, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Task: "+p.ID+"/")
-			if !ok {
-				continue
-			}
-			n, err := strconv.Atoi(ref)
-			if err != nil || n < 1 {
-				continue
-			}
+		for _, n := range c.TaskNumbers(p.ID) {
 			if _, seen := byTask[n]; !seen { // newest first: keep the latest commit of a task
 				name := c.Subject
 				if n <= len(p.Tasks) {

@@ -80,6 +80,10 @@ type Options struct {
 	Roles map[string]agent.Launcher
 	// Verify verifies the phase once every plan is complete (workflow.verifier).
 	Verify bool
+	// Since is the commit a new run's work starts after; "" means the tip
+	// it starts from. Only `hive bench`, whose projects hold the agents'
+	// commits before the run, sets it.
+	Since string
 }
 
 // Observer is told everything that happens, for display. It is called from
@@ -100,6 +104,9 @@ type Result struct {
 	Run      journal.Run
 	Resumed  bool
 	Snapshot engine.Snapshot
+	// Commits counts each plan's commits made in this run (across its
+	// resumes), never those of earlier work that reused the plan's id.
+	Commits map[string]int
 }
 
 // Answer is a human's answer to a plan's open checkpoint.
@@ -146,8 +153,10 @@ type runner struct {
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
 	finished bool
-	integ    *integration  // worktree mode: the integration branch and the plans' worktrees
-	objects  *gitx.Objects // commit messages for spot-checks, from one git process
+	integ    *integration // worktree mode: the integration branch and the plans' worktrees
+	// scope maps each plan to the commit its work in this run starts after
+	// (engine.PlanSpec.Since): only later commits are the plan's.
+	scope map[string]string
 
 	mu   sync.Mutex                   // guards held
 	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
@@ -203,10 +212,6 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
 		}
 	}
-	if r.objects, err = o.Repo.OpenObjects(ctx); err != nil {
-		return Result{}, err
-	}
-	defer r.objects.Close()
 	res, err := r.begin(ctx)
 	if err == nil && res.Resumed {
 		err = r.keepMode(ctx)
@@ -216,9 +221,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.Snapshot = r.eng.Snapshot()
 	r.stopProducers()
+	if r.integ != nil {
+		r.integ.close()
+	}
+	res.Commits = r.commitCounts(ctx, res.Snapshot)
 	switch {
 	case r.integ != nil:
-		r.integ.close()
 		if r.finished {
 			for _, n := range r.integ.finish(ctx, res.Snapshot) {
 				r.o.Observer.Note("", n)
@@ -228,6 +236,29 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		r.commitTracking(ctx, res.Snapshot)
 	}
 	return res, err
+}
+
+// commitCounts counts each plan's commits of this run: on the integration
+// branch for a merged plan, on its own branch for one that was not merged,
+// in the tree's history without worktrees.
+func (r *runner) commitCounts(ctx context.Context, snap engine.Snapshot) map[string]int {
+	out := map[string]int{}
+	for _, p := range snap.Plans {
+		if p.Spec.Done || r.scope == nil {
+			continue
+		}
+		ref := "HEAD"
+		if r.integ != nil {
+			ref = r.integ.branch
+			if b := r.integ.planBranch(p.Spec.ID); p.State != engine.Complete && r.o.Repo.BranchExists(ctx, b) {
+				ref = b
+			}
+		}
+		if cs, err := r.o.Repo.PlanCommits(ctx, p.Spec.ID, r.scope[p.Spec.ID], ref); err == nil {
+			out[p.Spec.ID] = len(cs)
+		}
+	}
+	return out
 }
 
 // keepMode runs a resumed run the way it started, with or without
@@ -493,17 +524,11 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		r.stopAgent(c)
 	case engine.CmdSpotCheck:
 		p := r.plans[c.Plan]
-		repo, committed := r.planRepo(c.Plan), r.integ != nil
-		var listed []string
-		for _, ps := range snap.Plans {
-			if ps.Spec.ID == c.Plan {
-				listed = ps.Commits
-			}
-		}
+		repo, committed, since := r.planRepo(c.Plan), r.integ != nil, r.scope[c.Plan]
 		go func() {
 			ok, reason := false, "the plan file is no longer in the phase folder"
 			if p != nil {
-				ok, reason = spotCheck(ctx, repo, r.objects, p, committed, listed)
+				ok, reason = spotCheck(ctx, repo, p, committed, &since)
 			}
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
@@ -539,8 +564,9 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	case engine.CmdNeedHuman:
 		r.needHuman = true
 	case engine.CmdCheckCommits:
+		repo, since := r.planRepo(c.Plan), r.scope[c.Plan]
 		go func() {
-			recent, err := r.o.Repo.CommittedSince(ctx, c.Plan, c.Since)
+			recent, err := repo.CommittedSince(ctx, c.Plan, since, c.Since)
 			if err != nil {
 				r.note(c.Plan, "look for recent commits: "+err.Error())
 			}

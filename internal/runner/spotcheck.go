@@ -11,19 +11,21 @@ import (
 )
 
 // SpotCheck checks a plan's claim to be complete against the disk (seed 000
-// §2.2 step 4): its SUMMARY exists, does not say Self-Check: FAILED, the
-// first two key files it says it created exist, and at least one commit
-// names the plan. The reason says what failed.
+// §2.2 step 4): its SUMMARY exists, does not say Self-Check: FAILED, and
+// the first two key files it says it created exist. It is the check a plan
+// already finished before a run must pass; the reason says what failed.
 func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string) {
-	return spotCheck(ctx, repo, nil, p, false, nil)
+	return spotCheck(ctx, repo, p, false, nil)
 }
 
 // spotCheck is SpotCheck; committed reads the files from the commit checked
 // out instead of the folder, as a plan worktree's merge will see them: a
 // SUMMARY an agent wrote but never committed (it was killed) does not count.
-// listed are the commits the agent's PLAN COMPLETE named: when one of them
-// names the plan (read through objs), the history need not be searched.
-func spotCheck(ctx context.Context, repo *gitx.Repo, objs *gitx.Objects, p *plan.Plan, committed bool, listed []string) (bool, string) {
+// With a run's scope (the commit the plan's work started after, see
+// engine.PlanSpec.Since), a commit of the plan made in that run must exist
+// too: a commit an earlier milestone made for the same plan id never
+// vouches for this plan's work.
+func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool, scope *string) (bool, string) {
 	read := func(rel string) ([]byte, error) {
 		if committed {
 			out, err := repo.Git(ctx, "show", "HEAD:"+rel)
@@ -61,15 +63,15 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, objs *gitx.Objects, p *plan
 			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
 		}
 	}
-	if gitx.AnyNamesPlan(objs, p.ID, listed) {
+	if scope == nil {
 		return true, ""
 	}
-	commits, err := repo.CommitsOfPlan(ctx, p.ID)
+	commits, err := repo.PlanCommits(ctx, p.ID, *scope, "")
 	if err != nil {
 		return false, "look for commits: " + err.Error()
 	}
 	if len(commits) == 0 {
-		return false, "no commit names plan " + p.ID
+		return false, "no commit of this run names plan " + p.ID
 	}
 	return true, ""
 }

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -29,7 +31,11 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 			return res, err
 		}
 	}
-	spec, err := r.spec(ctx)
+	var prev *journal.Run
+	if ok {
+		prev = &last
+	}
+	spec, err := r.spec(ctx, prev)
 	if err != nil {
 		return Result{}, err
 	}
@@ -101,6 +107,10 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 	}
 	r.eng, r.run = eng, last
 	r.lastSeq = last.Events
+	r.scope = map[string]string{}
+	for _, p := range snap.Plans {
+		r.scope[p.Spec.ID] = p.Spec.Since
+	}
 	r.o.Observer.Resumed(last, snap)
 	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
 	return Result{Run: last, Resumed: true}, true, nil
@@ -187,12 +197,23 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 // spec builds the engine's view of the phase. A plan whose SUMMARY already
 // passes the spot-checks is done and will not run again. Dependencies on
 // plans of other phases are checked here, once: such a plan must be
-// complete on disk, since phases run in order.
-func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
+// complete on disk, since phases run in order. Each plan's work is scoped
+// to commits made after the run's base (see engine.PlanSpec.Since); prev,
+// the phase's previous run, lends its scope to the plans it left unfinished
+// whose files are unchanged, so their committed tasks are not done again.
+func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, error) {
 	if r.o.Worktrees {
 		if err := r.openWorktrees(ctx); err != nil {
 			return engine.RunSpec{}, err
 		}
+	}
+	base, err := r.base(ctx)
+	if err != nil {
+		return engine.RunSpec{}, err
+	}
+	unfinished, err := r.unfinishedScopes(prev)
+	if err != nil {
+		return engine.RunSpec{}, err
 	}
 	spec := engine.RunSpec{
 		Phase:         r.o.Phase.Number,
@@ -206,7 +227,9 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 		Team:          r.team(),
 		AutoAnswer:    r.o.AutoAnswer,
 		Retries:       r.o.Retries,
+		Agent:         r.o.Launcher.Name(),
 	}
+	r.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
 			ID:       p.ID,
@@ -216,7 +239,13 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 			Tasks:    len(p.Tasks),
 			Stops:    stops(p),
 			Estimate: estimateOf(p),
+			Since:    base,
+			Hash:     r.planHash(p),
 		}
+		if u, ok := unfinished[p.ID]; ok && u.Hash == ps.Hash {
+			ps.Since = u.Since
+		}
+		r.scope[p.ID] = ps.Since
 		for _, d := range p.DependsOn {
 			if r.plans[d] != nil {
 				ps.DependsOn = append(ps.DependsOn, d)
@@ -230,13 +259,62 @@ func (r *runner) spec(ctx context.Context) (engine.RunSpec, error) {
 		case r.integ != nil:
 			// The integration branch holds every plan merged so far, also
 			// when it is not (yet) in the user's tree (strategy phase).
-			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.integ.dir), r.objects, p, true, nil)
+			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.integ.dir), p, true, nil)
 		case summarised:
 			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
 		}
 		spec.Plans = append(spec.Plans, ps)
 	}
 	return spec, nil
+}
+
+// base is the commit the run's work starts from: the integration branch's
+// tip in worktree mode, else HEAD; "" in a repository without a commit.
+func (r *runner) base(ctx context.Context) (string, error) {
+	if r.o.Since != "" {
+		return r.o.Since, nil
+	}
+	ref := "HEAD"
+	if r.integ != nil {
+		ref = r.integ.branch
+	}
+	out, err := r.o.Repo.Git(ctx, "rev-parse", "-q", "--verify", ref+"^{commit}")
+	if err != nil {
+		if r.integ == nil {
+			return "", nil // no commit yet: the whole history is this run's
+		}
+		return "", fmt.Errorf("find the start of the run on %s: %w", ref, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// unfinishedScopes replays the phase's previous run and returns the specs
+// of the plans it did not complete.
+func (r *runner) unfinishedScopes(prev *journal.Run) (map[string]engine.PlanSpec, error) {
+	if prev == nil {
+		return nil, nil
+	}
+	eng, err := Replay(r.o.Journal, *prev)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]engine.PlanSpec{}
+	for _, p := range eng.Snapshot().Plans {
+		if p.State != engine.Complete && !p.Spec.Done && p.Spec.Hash != "" {
+			out[p.Spec.ID] = p.Spec
+		}
+	}
+	return out, nil
+}
+
+// planHash identifies the content of p's file.
+func (r *runner) planHash(p *plan.Plan) string {
+	data, err := os.ReadFile(filepath.Join(r.o.Repo.Root, filepath.FromSlash(p.Path)))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
 }
 
 // foreignDependencyDone checks that dep, a plan of another phase that p

@@ -18,6 +18,11 @@ import (
 // prompts).
 var planLine = regexp.MustCompile(`Plan:\s*@?(\S+PLAN\.md)`)
 
+// runStart finds the commit the run's work starts after, which the
+// executor prompt names: only later commits are this plan's (an earlier
+// milestone may have used the same plan id).
+var runStart = regexp.MustCompile(`This run started at commit ([0-9a-f]{7,64})\.`)
+
 var (
 	resumeFrom   = regexp.MustCompile(`(?s)<resume_from>\s*Task\s+(\d+)`)
 	userResponse = regexp.MustCompile(`(?s)<user_response>(.*?)</user_response>`)
@@ -45,6 +50,7 @@ func parseContinuation(prompt string) *continuation {
 // planRun is the state of the plan being carried out.
 type planRun struct {
 	p        *plan.Plan
+	since    string // the run's start: commits reachable from it are not this plan's
 	faults   planFaults
 	team     bool
 	started  time.Time
@@ -91,7 +97,11 @@ func (a *agent) execute(prompt string) error {
 	if err != nil {
 		return err
 	}
-	r := &planRun{p: p, faults: a.set.forPlan(p.ID), team: strings.Contains(prompt, "<team_protocol>"), started: time.Now()}
+	since := ""
+	if m := runStart.FindStringSubmatch(prompt); m != nil {
+		since = m[1]
+	}
+	r := &planRun{p: p, since: since, faults: a.set.forPlan(p.ID), team: strings.Contains(prompt, "<team_protocol>"), started: time.Now()}
 	a.pr = r
 	if r.faults.has(FaultGarbage) {
 		a.out.setGarbage(true)
@@ -202,7 +212,7 @@ func (a *agent) runTasks(cont *continuation) (failed bool, err error) {
 // refresh rereads this plan's commits from git; other agents may be
 // committing to the same branch meanwhile.
 func (a *agent) refresh() error {
-	list, err := a.git.planLog(a.pr.p.ID)
+	list, err := a.git.planLog(a.pr.p.ID, a.pr.since)
 	if err != nil {
 		return err
 	}

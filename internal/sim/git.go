@@ -87,18 +87,23 @@ type planCommit struct {
 	Summary              bool
 }
 
-// planLog returns the commits reachable from HEAD that carry the trailer
-// "Hive-Plan: <id>", oldest first. HEAD, not --all: a task counts as done
-// only when its work is in this checkout, so a worktree recreated from the
-// base branch redoes the work an abandoned branch holds.
-func (g *git) planLog(id string) ([]planCommit, error) {
+// planLog returns the commits reachable from HEAD, and not from since
+// (when set), that carry the trailer "Hive-Plan: <id>", oldest first. HEAD,
+// not --all: a task counts as done only when its work is in this checkout,
+// so a worktree recreated from the base branch redoes the work an abandoned
+// branch holds.
+func (g *git) planLog(id, since string) ([]planCommit, error) {
 	if _, err := g.run("rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
 		if errors.Is(err, errStopped) {
 			return nil, err
 		}
 		return nil, nil // unborn branch: no commits yet
 	}
-	out, err := g.run("log", "HEAD", "--fixed-strings", "--grep=Hive-Plan: "+id,
+	rng := "HEAD"
+	if since != "" {
+		rng = since + "..HEAD"
+	}
+	out, err := g.run("log", rng, "--fixed-strings", "--grep=Hive-Plan: "+id,
 		"--format=%H%x1f%h%x1f%s%x1f%B%x1e")
 	if err != nil {
 		return nil, err

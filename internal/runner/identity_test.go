@@ -1,0 +1,97 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+)
+
+// milestonePlan is a two-task plan of the new milestone's phase 01.
+const milestonePlan = `---
+phase: 01-ledger
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [src/ledger.go, src/ledger_test.go]
+autonomous: true
+---
+<objective>The ledger of the second milestone</objective>
+<tasks>
+<task type="auto"><name>Task 1: ledger type</name><files>src/ledger.go</files><action>write</action><done>written</done></task>
+<task type="auto"><name>Task 2: ledger tests</name><files>src/ledger_test.go</files><action>write</action><done>written</done></task>
+</tasks>
+`
+
+// archivedMilestone makes a repository whose history holds a finished
+// milestone that used the same plan id, 01-01, with hive's own trailers and
+// GSD's subject scope, archived under .planning/milestones/ as GSD does; the
+// new milestone's phase 01 reuses the id.
+func archivedMilestone(t *testing.T) string {
+	t.Helper()
+	root := newRepo(t, map[string]string{
+		".planning/milestones/v1.0-phases/01-setup/01-01-PLAN.md":    planFile("01-setup", "01", ""),
+		".planning/milestones/v1.0-phases/01-setup/01-01-SUMMARY.md": "---\nphase: 01-setup\nplan: 01\n---\n# Setup\n\n## Self-Check: PASSED\n",
+	})
+	for n := 1; n <= 2; n++ {
+		gitRun(t, root, "commit", "-q", "--allow-empty", "-m",
+			fmt.Sprintf("feat(01-01): old milestone task %d\n\nHive-Plan: 01-01\nHive-Task: 01-01/%d", n, n))
+	}
+	gitRun(t, root, "commit", "-q", "--allow-empty", "-m", "docs(01-01): complete setup plan\n\nHive-Plan: 01-01\nHive-Summary: 01-01")
+	writeFile(t, root, ".planning/phases/01-ledger/01-01-PLAN.md", milestonePlan)
+	gitRun(t, root, "add", "-A")
+	gitRun(t, root, "commit", "-q", "-m", "docs: plan milestone v2.0 phase 1")
+	return root
+}
+
+// A phase whose plan id an archived milestone used runs every task and
+// commits it: old commits naming 01-01 never count as this plan's work, in
+// the shared tree or in worktrees, and the report counts only this run's
+// commits.
+func TestReusedPlanIDRunsEveryTask(t *testing.T) {
+	for _, worktrees := range []bool{false, true} {
+		t.Run(fmt.Sprintf("worktrees=%v", worktrees), func(t *testing.T) {
+			root := archivedMilestone(t)
+			ph := loadPhase(t, root, ".planning/phases/01-ledger")
+			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
+			if worktrees {
+				o.Worktrees = true
+				o.WorktreeRoot = t.TempDir()
+			}
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot.Outcome != engine.OutcomeComplete {
+				t.Fatalf("outcome %s", res.Snapshot.Outcome)
+			}
+			log := git(t, root, "log", "--format=%s", "HEAD")
+			for _, want := range []string{"ledger type", "ledger tests"} {
+				if strings.Count(log, want) != 1 {
+					t.Errorf("want one commit for %q; history:\n%s", want, log)
+				}
+			}
+			// Two task commits and the SUMMARY's: never the old milestone's three.
+			if got := res.Commits["01-01"]; got != 3 {
+				t.Errorf("report counts %d commits for 01-01, want 3 (this run's)", got)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, root, rel, body string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
