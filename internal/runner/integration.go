@@ -382,6 +382,64 @@ func snapTime(snap engine.Snapshot) (t time.Time) {
 	return t
 }
 
+// unmerge takes plan p's merged work off the integration branch when the
+// plan did not end complete (its post-merge gate kept failing and it was
+// skipped, or a human aborted): what failed never reaches the user's
+// branch. Each of the run's merges of p (after since) not yet undone is
+// reverted, in a commit that carries STATE.md and ROADMAP.md counting p
+// as not done. It is idempotent, so a resumed run can call it again. The
+// plan's branch keeps its work for inspection.
+func (in *integration) unmerge(ctx context.Context, p *plan.Plan, since string, snap engine.Snapshot) (bool, error) {
+	in.mu.Lock()
+	delete(in.merged, p.ID)
+	in.mu.Unlock()
+	ig := in.repo.At(in.dir)
+	undone := false
+	err := in.repo.Locked(ctx, func() error {
+		rng := in.branch
+		if since != "" {
+			rng = since + ".." + in.branch
+		}
+		merges, err := in.repo.Git(ctx, "log", "--format=%H", "-F", "--grep", "Hive-Merge: "+p.ID, rng, "--")
+		if err != nil {
+			return err
+		}
+		reverts, err := in.repo.Git(ctx, "log", "--format=%H", "-F", "--grep", "Hive-Unmerge: "+p.ID, rng, "--")
+		if err != nil {
+			return err
+		}
+		todo := strings.Fields(merges)                      // newest first
+		todo = todo[:max(0, len(todo)-len(strings.Fields(reverts)))] // the newest ones are not undone yet
+		if len(todo) == 0 {
+			return nil
+		}
+		if err := ig.AbortMerge(ctx); err != nil {
+			return err
+		}
+		ig.Git(ctx, "revert", "--abort") // what a killed unmerge left; fails when there is none
+		for _, m := range todo {
+			if _, err := ig.Git(ctx, "revert", "-m", "1", "--no-commit", m); err != nil {
+				files, _ := ig.Unmerged(ctx)
+				rest, terr := in.takeOursForTracking(ctx, ig, files)
+				if terr != nil || len(rest) > 0 {
+					ig.Git(ctx, "revert", "--abort")
+					return fmt.Errorf("undo merge %s: %v; undo it yourself with `git revert -m 1 %s` on %s", m[:min(12, len(m))], err, m, in.branch)
+				}
+			}
+		}
+		if err := in.writeTracking(ctx, ig, snap, "", "Took plan "+p.ID+" off the phase: it did not complete"); err != nil {
+			return err
+		}
+		msg := fmt.Sprintf("hive: take plan %s off the phase (it did not complete)\n\nHive-Unmerge: %s", p.ID, p.ID)
+		if err := ig.CommitAll(ctx, msg, existing(ig.Root, trackingFiles)...); err != nil {
+			return err
+		}
+		undone = true
+		return nil
+	})
+	return undone, err
+}
+
 // removePlan removes a merged plan's worktree and branch.
 func (in *integration) removePlan(ctx context.Context, id string) error {
 	return in.repo.RemoveWorktree(ctx, in.planDir(id), in.planBranch(id))
@@ -391,8 +449,17 @@ func (in *integration) removePlan(ctx context.Context, id string) error {
 // ROADMAP.md), brings the work to the user's branch (strategy none: a
 // fast-forward, refused by git if it would touch the user's changes) and
 // removes the integration worktree. It returns what the user should know.
-func (in *integration) finish(ctx context.Context, snap engine.Snapshot) []string {
+func (in *integration) finish(ctx context.Context, snap engine.Snapshot, scope map[string]string) []string {
 	var notes []string
+	for _, ps := range snap.Plans {
+		// A plan that did not complete has no work on the branch, also when
+		// a killed run merged it and never got to undo that.
+		if p := in.phase.Plan(ps.Spec.ID); p != nil && ps.State != engine.Complete && !ps.Spec.Done {
+			if _, err := in.unmerge(ctx, p, scope[ps.Spec.ID], snap); err != nil {
+				notes = append(notes, "plan "+ps.Spec.ID+" did not complete, but its merge stays: "+err.Error())
+			}
+		}
+	}
 	for _, p := range snap.Plans {
 		// A merged plan whose clean-up a killed run never did.
 		if p.State == engine.Complete && !p.Spec.Done {

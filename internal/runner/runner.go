@@ -228,7 +228,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	switch {
 	case r.integ != nil:
 		if r.finished {
-			for _, n := range r.integ.finish(ctx, res.Snapshot) {
+			for _, n := range r.integ.finish(ctx, res.Snapshot, r.scope) {
 				r.o.Observer.Note("", n)
 			}
 		}

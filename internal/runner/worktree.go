@@ -85,10 +85,27 @@ func (r *runner) workDir() string {
 }
 
 // planSettled tidies up after a plan reaches a final state: a merged plan's
-// worktree and branch go; without worktrees, STATE.md and ROADMAP.md are
+// worktree and branch go; one that ended failed or skipped after it was
+// merged (its post-merge gate kept failing) is taken off the integration
+// branch; without worktrees, STATE.md and ROADMAP.md are
 // written and committed in the repository.
 func (r *runner) planSettled(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+	if !c.State.Final() {
+		return
+	}
 	if c.State != engine.Complete {
+		if p := r.plans[c.Plan]; r.integ != nil && p != nil {
+			since := r.scope[c.Plan]
+			r.integ.do(func() {
+				undone, err := r.integ.unmerge(ctx, p, since, snap)
+				switch {
+				case err != nil:
+					r.note(c.Plan, "the plan did not complete, but its merge stays on the integration branch: "+err.Error())
+				case undone:
+					r.note(c.Plan, "the plan did not complete: its merged work was taken off the integration branch (its branch "+r.integ.planBranch(c.Plan)+" keeps it)")
+				}
+			})
+		}
 		return
 	}
 	if r.integ != nil {

@@ -576,3 +576,40 @@ func TestResumeKeepsTheRunsMode(t *testing.T) {
 		t.Errorf("01-02's work is not in the user's tree: %v", err)
 	}
 }
+
+// A plan whose post-merge gate keeps failing ends without its work on the
+// user's branch: its merge is undone on the integration branch, and
+// STATE.md counts the same completed plans as the run does.
+func TestGateFailedPlanDoesNotLand(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
+		".planning/STATE.md":                    "---\nmilestone: v1.0\n---\n# State\n",
+	})
+	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
+	o.GateCommand = "test ! -e src/p02.go || { echo 'FAIL: p02 breaks the build'; exit 1; }"
+	o.AutoAnswer = true
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Snapshot.Count(engine.Complete); n != 1 || res.Snapshot.Outcome != engine.OutcomeFailed {
+		t.Fatalf("%d complete, outcome %s; want 1, failed\n%s", n, res.Snapshot.Outcome, o.Observer)
+	}
+	if _, err := os.Stat(filepath.Join(root, "src/p01.go")); err != nil {
+		t.Errorf("the completed plan's work is missing on main: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "src/p02.go")); err == nil {
+		t.Errorf("the gate-failed plan's work landed on main")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".planning/phases/01-lib/01-02-SUMMARY.md")); err == nil {
+		t.Errorf("the gate-failed plan's SUMMARY landed on main: a later run would take it as done")
+	}
+	state, _ := os.ReadFile(filepath.Join(root, ".planning/STATE.md"))
+	if !strings.Contains(string(state), "completed_plans: 1\n") {
+		t.Errorf("STATE.md does not count 1 completed plan:\n%s", state)
+	}
+	if !strings.Contains(git(t, root, "branch", "--list", "hive/01/01-02"), "hive/01/01-02") {
+		t.Errorf("the failed plan's branch is gone; it should keep the work for inspection")
+	}
+}
