@@ -29,6 +29,7 @@ type executeOptions struct {
 	yes   bool
 	json  bool
 	fresh bool
+	rerun bool
 	// allowDirty runs with uncommitted changes in the working tree.
 	allowDirty bool
 	noTUI      bool
@@ -53,6 +54,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.yes, "yes", false, `unattended: approve human-verify, take a decision's first option, retry a failed plan once then skip it; human actions and gate="blocking-human" still wait for a human`)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
+	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
 	return cmd
@@ -136,6 +138,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		TeamMode:      cfg.TeamMode(),
 		Stall:         cfg.Timeouts.Stall,
 		Fresh:         o.fresh,
+		Rerun:         o.rerun,
 		AutoAnswer:    o.yes,
 		Interactive:   interactive,
 		Retries:       cfg.Retries.Agent,
@@ -196,6 +199,15 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if res.NothingToDo {
+		if o.json {
+			fmt.Fprintf(o.stdout, "{\"type\":\"nothing-to-do\",\"phase\":%q,\"plans\":%d}\n", ph.Number, len(ph.Plans))
+		} else {
+			fmt.Fprintf(o.stdout, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; `hive execute-phase %s --rerun` verifies it again\n",
+				ph.Number, len(ph.Plans), len(ph.Plans), ph.Number)
+		}
+		return nil
 	}
 	if !o.json {
 		// Re-read the folder: the SUMMARYs written during the run give the one-liners.

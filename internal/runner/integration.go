@@ -35,6 +35,7 @@ type integration struct {
 	dir      string // its worktree
 	target   string // strategy none: the user's branch to fast-forward at the end ("" for none)
 	strategy string
+	now      func() time.Time
 
 	jobs chan func()
 	wg   sync.WaitGroup
@@ -73,6 +74,10 @@ func openIntegration(ctx context.Context, o Options) (*integration, error) {
 		strategy: strategy,
 		jobs:     make(chan func(), 1024),
 		merged:   map[string]bool{},
+		now:      o.Now,
+	}
+	if in.now == nil {
+		in.now = time.Now
 	}
 	in.dir = filepath.Join(in.root, "integration")
 	if strategy == BranchingNone {
@@ -320,12 +325,18 @@ func (in *integration) writeTracking(ctx context.Context, dir *gitx.Repo, snap e
 		done[id] = true
 	}
 	in.mu.Unlock()
-	return writeTracking(dir.Root, in.phase, snap, done, activity)
+	return writeTracking(dir.Root, in.phase, snap, done, activity, in.now())
 }
 
 // writeTracking rewrites the tracking files under root.
-func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[string]bool, activity string) error {
-	tp := tracking.Phase{Number: ph.Number, Name: phaseName(ph), Activity: activity, Now: snapTime(snap), Status: "Executing"}
+// The date written is the latest change the snapshot shows, else now (a
+// run whose plans were all done before it started): never a zero time.
+func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[string]bool, activity string, now time.Time) error {
+	at := snapTime(snap)
+	if at.IsZero() {
+		at = now
+	}
+	tp := tracking.Phase{Number: ph.Number, Name: phaseName(ph), Activity: activity, Now: at, Status: "Executing"}
 	for _, p := range snap.Plans {
 		tp.Plans = append(tp.Plans, tracking.Plan{ID: p.Spec.ID, Done: p.State == engine.Complete || done[p.Spec.ID]})
 	}

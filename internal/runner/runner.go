@@ -80,6 +80,9 @@ type Options struct {
 	Roles map[string]agent.Launcher
 	// Verify verifies the phase once every plan is complete (workflow.verifier).
 	Verify bool
+	// Rerun starts a new run of a phase whose plans are all complete, to
+	// verify it again; without it such a phase is nothing to do.
+	Rerun bool
 	// Since is the commit a new run's work starts after; "" means the tip
 	// it starts from. Only `hive bench`, whose projects hold the agents'
 	// commits before the run, sets it.
@@ -107,6 +110,9 @@ type Result struct {
 	// Commits counts each plan's commits made in this run (across its
 	// resumes), never those of earlier work that reused the plan's id.
 	Commits map[string]int
+	// NothingToDo: every plan of the phase was already complete, so no run
+	// was started (Options.Rerun starts one anyway).
+	NothingToDo bool
 }
 
 // Answer is a human's answer to a plan's open checkpoint.
@@ -213,6 +219,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	res, err := r.begin(ctx)
+	if err == nil && res.NothingToDo {
+		return res, nil
+	}
 	if err == nil && res.Resumed {
 		err = r.keepMode(ctx)
 	}

@@ -39,6 +39,11 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if allDone(spec) && !r.o.Rerun {
+		// A finished phase is nothing to do: no run, no commit, no change
+		// to the planning files.
+		return Result{NothingToDo: true}, r.dropIntegration(ctx)
+	}
 	run, err := r.o.Journal.CreateRun(key, r.o.Now())
 	if err != nil {
 		return Result{}, err
@@ -46,6 +51,32 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	r.run = run
 	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec})
 	return Result{Run: run}, nil
+}
+
+// allDone reports whether every plan of the spec was complete on disk.
+func allDone(spec engine.RunSpec) bool {
+	for _, p := range spec.Plans {
+		if !p.Done {
+			return false
+		}
+	}
+	return len(spec.Plans) > 0
+}
+
+// dropIntegration removes the integration worktree a run that will not
+// happen opened, and its branch unless the branching strategy keeps it.
+func (r *runner) dropIntegration(ctx context.Context) error {
+	in := r.integ
+	if in == nil {
+		return nil
+	}
+	r.integ = nil
+	in.close()
+	del := in.branch
+	if in.strategy == BranchingPhase {
+		del = ""
+	}
+	return in.repo.RemoveWorktree(ctx, in.dir, del)
 }
 
 // resume takes over the unfinished run last, or closes it when there is

@@ -125,7 +125,7 @@ func (r *runner) planSettled(ctx context.Context, c engine.Command, snap engine.
 		return
 	}
 	r.trackedAt = time.Now()
-	if err := writeTracking(r.o.Repo.Root, r.o.Phase, snap, nil, "Completed "+baseName(p.Path)); err != nil {
+	if err := writeTracking(r.o.Repo.Root, r.o.Phase, snap, nil, "Completed "+baseName(p.Path), r.o.Now()); err != nil {
 		r.o.Observer.Note(c.Plan, "update STATE.md and ROADMAP.md: "+err.Error())
 	}
 }
@@ -135,7 +135,7 @@ func (r *runner) planSettled(ctx context.Context, c engine.Command, snap engine.
 func (r *runner) commitTracking(ctx context.Context, snap engine.Snapshot) {
 	repo := r.o.Repo
 	err := repo.Locked(ctx, func() error {
-		if err := writeTracking(repo.Root, r.o.Phase, snap, nil, "Phase "+r.o.Phase.Number+" run finished: "+snap.Outcome); err != nil {
+		if err := writeTracking(repo.Root, r.o.Phase, snap, nil, "Phase "+r.o.Phase.Number+" run finished: "+snap.Outcome, r.o.Now()); err != nil {
 			return err
 		}
 		files := existing(repo.Root, trackingFiles)
