@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
@@ -30,6 +31,9 @@ type executeOptions struct {
 	json  bool
 	fresh bool
 	rerun bool
+	// checkpointWait overrides timeouts.checkpoint_wait when set.
+	checkpointWait    time.Duration
+	checkpointWaitSet bool
 	// allowDirty runs with uncommitted changes in the working tree.
 	allowDirty bool
 	noTUI      bool
@@ -47,6 +51,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.phase = args[0]
+			o.checkpointWaitSet = cmd.Flags().Changed("checkpoint-wait")
 			return executeRun(cmd.Context(), o)
 		},
 	}
@@ -54,6 +59,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.yes, "yes", false, `unattended: approve human-verify, take a decision's first option, retry a failed plan once then skip it; human actions and gate="blocking-human" still wait for a human`)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
+	cmd.Flags().DurationVar(&o.checkpointWait, "checkpoint-wait", 0, "without a terminal: how long to wait for `hive answer` once only a human can let the run go on, then stop with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
@@ -128,28 +134,36 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		},
 	}
 	defer n.Wait() // the run-finished webhook goes out before hive exits
+	wait := cfg.Timeouts.CheckpointWait
+	if os.Getenv("CI") == "true" && wait == config.Default().Timeouts.CheckpointWait {
+		wait = 0 // nobody answers a CI job
+	}
+	if o.checkpointWaitSet {
+		wait = o.checkpointWait
+	}
 	opts := runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       withJournalFaults(journal.Redacting(j, red)),
-		Launcher:      launcher,
-		MaxConcurrent: cfg.MaxConcurrent(),
-		Dynamic:       cfg.Dynamic(),
-		TeamMode:      cfg.TeamMode(),
-		Stall:         cfg.Timeouts.Stall,
-		Fresh:         o.fresh,
-		Rerun:         o.rerun,
-		AutoAnswer:    o.yes,
-		Interactive:   interactive,
-		Retries:       cfg.Retries.Agent,
-		Worktrees:     cfg.Workflow.UseWorktrees,
-		WorktreeRoot:  worktreeRoot(cfg, repo.Root),
-		Branching:     cfg.Git.BranchingStrategy,
-		AllowDirty:    o.allowDirty,
-		Setup:         runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
-		GateCommand:   cfg.Gates.PostMergeCommand,
-		Roles:         roles,
-		Verify:        cfg.Workflow.Verifier,
+		Repo:           repo,
+		Phase:          ph,
+		Journal:        withJournalFaults(journal.Redacting(j, red)),
+		Launcher:       launcher,
+		MaxConcurrent:  cfg.MaxConcurrent(),
+		Dynamic:        cfg.Dynamic(),
+		TeamMode:       cfg.TeamMode(),
+		Stall:          cfg.Timeouts.Stall,
+		Fresh:          o.fresh,
+		Rerun:          o.rerun,
+		CheckpointWait: wait,
+		AutoAnswer:     o.yes,
+		Interactive:    interactive,
+		Retries:        cfg.Retries.Agent,
+		Worktrees:      cfg.Workflow.UseWorktrees,
+		WorktreeRoot:   worktreeRoot(cfg, repo.Root),
+		Branching:      cfg.Git.BranchingStrategy,
+		AllowDirty:     o.allowDirty,
+		Setup:          runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
+		GateCommand:    cfg.Gates.PostMergeCommand,
+		Roles:          roles,
+		Verify:         cfg.Workflow.Verifier,
 	}
 	var res runner.Result
 	if dashboard {

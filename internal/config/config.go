@@ -139,6 +139,10 @@ type Git struct {
 // Timeouts bound waits on agents; the watchdog reads them.
 type Timeouts struct {
 	Stall time.Duration // an agent silent this long is treated as hung
+	// CheckpointWait is how long a run nobody watches in a terminal waits
+	// for `hive answer` once only a human can let it go on; then it stops
+	// (exit 5) and keeps the checkpoint for the next run.
+	CheckpointWait time.Duration
 
 	extra map[string]json.RawMessage
 }
@@ -200,7 +204,7 @@ func Default() *Config {
 		},
 		Safety:        Safety{AlwaysConfirmDestructive: true, AlwaysConfirmExternalServices: true},
 		Git:           Git{BranchingStrategy: BranchingNone},
-		Timeouts:      Timeouts{Stall: 5 * time.Minute},
+		Timeouts:      Timeouts{Stall: 5 * time.Minute, CheckpointWait: 30 * time.Minute},
 		Retries:       Retries{Agent: 1},
 		Models:        map[string]ModelSpec{DefaultRole: {CLI: CLIClaude}},
 		Notifications: Notifications{Bell: true, Desktop: true},

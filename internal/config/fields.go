@@ -151,6 +151,10 @@ func (t *Timeouts) fields() []field {
 		key: "stall", ptr: &t.Stall,
 		accept: `a duration such as "5m" or "90s", or a number of seconds, greater than 0`,
 		valid:  func() bool { return t.Stall > 0 },
+	}, {
+		key: "checkpoint_wait", ptr: &t.CheckpointWait,
+		accept: `a duration such as "30m", or a number of seconds; 0 stops at once`,
+		valid:  func() bool { return t.CheckpointWait >= 0 },
 	}}
 }
 

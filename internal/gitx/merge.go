@@ -82,7 +82,9 @@ func (r *Repo) Merge(ctx context.Context, branch, message string) ([]string, err
 // its planning files. Nothing to commit is no error.
 func (r *Repo) CommitAll(ctx context.Context, message string, paths ...string) error {
 	if len(paths) > 0 {
-		if _, err := r.Git(ctx, append([]string{"add", "--"}, paths...)...); err != nil {
+		// -f: the named paths are committed even in a folder .gitignore
+		// ignores; nothing else is added.
+		if _, err := r.Git(ctx, append([]string{"add", "-f", "--"}, paths...)...); err != nil {
 			return err
 		}
 	}
@@ -146,7 +148,7 @@ func (r *Repo) CurrentBranch(ctx context.Context) string {
 // CommitOnly commits the given paths as they are in the working tree and
 // nothing else, whatever else is staged (`git commit --only`).
 func (r *Repo) CommitOnly(ctx context.Context, message string, paths ...string) error {
-	if _, err := r.Git(ctx, append([]string{"add", "--"}, paths...)...); err != nil {
+	if _, err := r.Git(ctx, append([]string{"add", "-f", "--"}, paths...)...); err != nil {
 		return err
 	}
 	if _, err := r.Git(ctx, append([]string{"diff", "--cached", "--quiet", "--"}, paths...)...); err == nil {

@@ -95,3 +95,59 @@ func writeFile(t *testing.T, root, rel, body string) {
 		t.Fatal(err)
 	}
 }
+
+// A tracked file inside a folder .gitignore ignores (a checked-in generated
+// file) is committed when a plan changes it, and so is a new file the plan
+// names there; nothing else that is ignored gets committed.
+func TestIgnoredFolderFilesThePlanNamesAreCommitted(t *testing.T) {
+	plan := `---
+phase: 01-api
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [gen/schema.go, gen/routes.go]
+autonomous: true
+---
+<objective>Regenerate the API</objective>
+<tasks>
+<task type="auto"><name>Task 1: regenerate the schema</name><files>gen/schema.go, gen/routes.go</files><action>write</action><done>written</done></task>
+</tasks>
+`
+	for _, worktrees := range []bool{false, true} {
+		t.Run(fmt.Sprintf("worktrees=%v", worktrees), func(t *testing.T) {
+			root := newRepo(t, map[string]string{
+				".gitignore": "gen/\n",
+				".planning/phases/01-api/01-01-PLAN.md": plan,
+			})
+			writeFile(t, root, "gen/schema.go", "package gen // v1\n")
+			gitRun(t, root, "add", "-f", "gen/schema.go")
+			gitRun(t, root, "commit", "-q", "-m", "check in the generated schema")
+			ph := loadPhase(t, root, ".planning/phases/01-api")
+			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
+			if worktrees {
+				o.Worktrees = true
+				o.WorktreeRoot = t.TempDir()
+			}
+			o.AutoAnswer = true // a failing plan ends the run instead of waiting for a human
+			writeFile(t, root, "gen/cache.bin", "not the plan's")
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot.Outcome != engine.OutcomeComplete {
+				t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, o.Observer)
+			}
+			if got := git(t, root, "show", "HEAD:gen/schema.go"); got == "package gen // v1\n" {
+				t.Errorf("the change to the tracked gen/schema.go was not committed")
+			}
+			files := git(t, root, "ls-files", "gen")
+			if !strings.Contains(files, "gen/routes.go") {
+				t.Errorf("the new gen/routes.go the plan names was not committed: %q", files)
+			}
+			if strings.Contains(files, "gen/cache.bin") {
+				t.Errorf("an ignored file the plan does not name was committed")
+			}
+		})
+	}
+}

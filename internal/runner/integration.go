@@ -282,7 +282,7 @@ func (in *integration) takeOursForTracking(ctx context.Context, ig *gitx.Repo, f
 		if _, err := ig.Git(ctx, "checkout", "--ours", "--", f); err != nil {
 			return nil, err
 		}
-		if _, err := ig.Git(ctx, "add", "--", f); err != nil {
+		if _, err := ig.Git(ctx, "add", "-f", "--", f); err != nil {
 			return nil, err
 		}
 	}

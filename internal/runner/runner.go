@@ -42,6 +42,12 @@ type Options struct {
 	Interactive bool
 	// Answers carries answers typed in this process's terminal.
 	Answers <-chan Answer
+	// CheckpointWait bounds how long a run that no human watches here
+	// (not Interactive) waits for `hive answer` once nothing else can
+	// progress: then it keeps the open checkpoints, ends its agents and
+	// stops with NeedsHumanError, to be resumed later. Zero stops at once;
+	// a negative value waits for ever (checkpoint_wait).
+	CheckpointWait time.Duration
 	// Retries is how many continuations replace a crashed or hung agent
 	// before the human is asked (retries.agent).
 	Retries int
@@ -170,6 +176,7 @@ type runner struct {
 	tmpl      *template.Template // the executor prompt
 	lastSeq   int64              // the last journal sequence number stepped
 	needHuman bool               // an unattended run met a checkpoint only a human may answer
+	idleSince time.Time          // when the run began waiting for a human with nothing else to do
 	silentAt  map[sessionKey]time.Time
 	trackedAt time.Time // shared tree: when STATE.md and ROADMAP.md were last written
 }
@@ -352,7 +359,7 @@ func (r *runner) loop(ctx context.Context) error {
 			break
 		}
 		if err := r.stopForHuman(); err != nil {
-			r.killAll()
+			r.stopAll()
 			return err
 		}
 		select {
@@ -376,16 +383,33 @@ func (r *runner) loop(ctx context.Context) error {
 	return nil
 }
 
-// stopForHuman ends an unattended run that cannot go on without a human:
-// a checkpoint only a human may answer is open, no one can answer it here,
-// and no plan is still running.
+// stopForHuman ends a run that no human watches here and that cannot go
+// on without one: no plan is running and checkpoints are open, and either
+// only a human may answer them (--yes could not), or nobody answered with
+// `hive answer` within CheckpointWait.
 func (r *runner) stopForHuman() error {
-	if !r.needHuman || r.o.Interactive {
+	if r.o.Interactive {
 		return nil
 	}
 	snap := r.eng.Snapshot()
 	if snap.Count(engine.Running) > 0 || len(snap.Queue) == 0 {
+		r.idleSince = time.Time{}
 		return nil
+	}
+	if !r.needHuman {
+		if r.o.CheckpointWait < 0 {
+			return nil
+		}
+		now := time.Now()
+		if r.idleSince.IsZero() {
+			r.idleSince = now
+			if r.o.CheckpointWait > 0 {
+				r.o.Observer.Note("", fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", r.o.CheckpointWait))
+			}
+		}
+		if now.Sub(r.idleSince) < r.o.CheckpointWait {
+			return nil
+		}
 	}
 	return &NeedsHumanError{Checkpoints: snap.Queue}
 }
@@ -657,6 +681,16 @@ func (r *runner) stopAgent(c engine.Command) {
 		agent.KillGroup(c.PID)
 		r.o.Observer.Note(c.Plan, fmt.Sprintf("ended agent pid %d left by an earlier hive process", c.PID))
 	}
+}
+
+// stopAll ends every agent cleanly (its input closed, a grace period to
+// exit), as when a run stops to wait for a human: a live agent at a
+// checkpoint gives way to a continuation agent that gets the answer.
+func (r *runner) stopAll() {
+	for _, s := range r.sortedSessions() {
+		go s.Stop(r.o.StopGrace)
+	}
+	r.waitAgents(r.o.StopGrace + time.Second)
 }
 
 func (r *runner) killAll() {

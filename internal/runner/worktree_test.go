@@ -523,11 +523,20 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 	o.Fresh = true
 	l.dirs = nil
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
-		t.Fatalf("second run: %v, %q", err, res.Snapshot.Outcome)
+	if err != nil || !res.NothingToDo {
+		t.Fatalf("second run: %v, nothing to do %v", err, res.NothingToDo)
 	}
 	if len(l.dirs) != 0 {
 		t.Errorf("plans ran again: %v", l.dirs)
+	}
+	if !strings.Contains(git(t, root, "branch", "--list", "hive/phase-01"), "hive/phase-01") {
+		t.Errorf("the phase branch, which holds the work, is gone")
+	}
+	// --rerun starts a run that takes every plan as done.
+	o.Rerun = true
+	res, err = Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("rerun: %v, %q", err, res.Snapshot.Outcome)
 	}
 	for _, p := range res.Snapshot.Plans {
 		if !p.Spec.Done {

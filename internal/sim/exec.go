@@ -311,7 +311,10 @@ func (a *agent) commit(files []string, subject string, trailers ...string) error
 	var err error
 	for try := 0; try < 5; try++ {
 		if len(files) > 0 {
-			if _, err = a.git.run(append([]string{"add", "--"}, files...)...); err != nil {
+			// -f: a path the plan names is committed even inside a folder
+			// .gitignore ignores (a tracked generated file, say); the sim
+			// never adds anything the plan does not name.
+			if _, err = a.git.run(append([]string{"add", "-f", "--"}, files...)...); err != nil {
 				break
 			}
 		}

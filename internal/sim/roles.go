@@ -48,7 +48,7 @@ func (a *agent) resolveConflicts(prompt string) error {
 		files = append(files, rel)
 	}
 	if len(files) > 0 {
-		if _, err := a.git.run(append([]string{"add", "--"}, files...)...); err != nil {
+		if _, err := a.git.run(append([]string{"add", "-f", "--"}, files...)...); err != nil {
 			return err
 		}
 	}
