@@ -117,7 +117,7 @@ autonomous: true
 	for _, worktrees := range []bool{false, true} {
 		t.Run(fmt.Sprintf("worktrees=%v", worktrees), func(t *testing.T) {
 			root := newRepo(t, map[string]string{
-				".gitignore": "gen/\n",
+				".gitignore":                            "gen/\n",
 				".planning/phases/01-api/01-01-PLAN.md": plan,
 			})
 			writeFile(t, root, "gen/schema.go", "package gen // v1\n")

@@ -419,7 +419,7 @@ func (in *integration) unmerge(ctx context.Context, p *plan.Plan, since string, 
 		if err != nil {
 			return err
 		}
-		todo := strings.Fields(merges)                      // newest first
+		todo := strings.Fields(merges)                               // newest first
 		todo = todo[:max(0, len(todo)-len(strings.Fields(reverts)))] // the newest ones are not undone yet
 		if len(todo) == 0 {
 			return nil
