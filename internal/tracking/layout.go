@@ -14,8 +14,9 @@ import (
 // following how GSD archives a shipped milestone:
 //
 //   - A line inside <details>…</details> belongs to a shipped milestone (GSD
-//     collapses a milestone there when it ships), unless the block's
-//     <summary> says it is in progress (🚧, "in progress").
+//     collapses a milestone there when it ships), unless the block is shown
+//     open (<details open>) or its <summary> says it is in progress (🚧,
+//     "in progress"): some projects wrap the current milestone too.
 //   - A line under a milestone heading — a heading that names a version
 //     ("v1.0") or says "milestones", other than a phase's own heading — that
 //     marks it shipped ("✅ v1.0 MVP (Shipped 2026-01-10)", "## Completed
@@ -55,7 +56,8 @@ var (
 	milestoneWord  = regexp.MustCompile(`(?i)\bmilestones?\b`)
 	phaseHeadingRE = regexp.MustCompile(`^[*_~]*(?i:phase)\s+[0-9]`)
 	listItemRE     = regexp.MustCompile(`^\s*(?:[-*+]|[0-9]+[.)])\s`)
-	detailsOpenRE  = regexp.MustCompile(`(?i)<details[\s>]|</details\s*>`)
+	detailsOpenRE  = regexp.MustCompile(`(?i)<details(?:\s[^>]*)?>|</details\s*>`)
+	openAttrRE     = regexp.MustCompile(`(?i)\sopen\b`)
 )
 
 func layoutOf(ls []line) *layout {
@@ -72,7 +74,11 @@ func layoutOf(ls []line) *layout {
 	// <details> blocks, nested or not; one left open runs to the end, as a
 	// browser shows it.
 	var open []int
+	shownOpen := map[int]bool{} // lines opening a <details open>
 	closeBlock := func(start, end int) {
+		if shownOpen[start] {
+			return
+		}
 		summary := ""
 		for k := start; k <= end && k < start+4; k++ {
 			if strings.Contains(strings.ToLower(ls[k].text), "<summary") {
@@ -102,6 +108,7 @@ func layoutOf(ls []line) *layout {
 				continue
 			}
 			open = append(open, i)
+			shownOpen[i] = shownOpen[i] || openAttrRE.MatchString(tag)
 		}
 	}
 	for len(open) > 0 {

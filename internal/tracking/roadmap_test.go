@@ -172,3 +172,26 @@ func TestPlanRef(t *testing.T) {
 		}
 	}
 }
+
+// TestRoadmapDetailsBlocks: a collapsed <details> is a shipped milestone; one
+// shown open, or whose summary says it is in progress, is the current one.
+func TestRoadmapDetailsBlocks(t *testing.T) {
+	p := phaseOf("03", "Export", 1, 1, true)
+	for _, tc := range []struct {
+		name, open, summary string
+		ticked              bool
+	}{
+		{"collapsed", "<details>", "<summary>✅ v1.0 (Phases 1-3) - SHIPPED 2025-06-01</summary>", false},
+		{"no summary", "<details>", "", false},
+		{"shown open", "<details open>", "<summary>v1.1 Export (Phases 3-4)</summary>", true},
+		{"in progress", "<details>", "<summary>🚧 v1.1 Export (Phases 3-4) - in progress</summary>", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := "# Roadmap\n\n" + tc.open + "\n" + tc.summary + "\n\n- [ ] **Phase 3: Export** - CSV and JSON\n\nPlans:\n- [ ] 03-01-PLAN.md — Exporters\n\n</details>\n"
+			got := Roadmap(old, p)
+			if ticked := strings.Contains(got, "- [x] **Phase 3: Export**") && strings.Contains(got, "- [x] 03-01-PLAN.md"); ticked != tc.ticked {
+				t.Errorf("ticked = %v, want %v:\n%s", ticked, tc.ticked, got)
+			}
+		})
+	}
+}
