@@ -275,7 +275,7 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 	}
 	if _, err := os.Lstat(path); err == nil {
 		if _, err := r.removeStaleFolder(ctx, path, true); err != nil {
-			return false, fmt.Errorf("the worktree of %s goes at %s: %w", branch, path, err)
+			return false, fmt.Errorf("worktree of %s: %w", branch, err)
 		}
 	}
 	return false, nil
@@ -357,9 +357,24 @@ func fileList(files []string) string {
 	return shown
 }
 
-// ErrInTheWay is returned for a folder at a worktree path that hive must
-// not remove: a live worktree or repository, or files that are no worktree.
+// ErrInTheWay is returned (as an *InTheWayError) for a folder at a
+// worktree path that hive must not remove: a live worktree or repository,
+// or files that are no worktree.
 var ErrInTheWay = errors.New("folder in the way")
+
+// InTheWayError says what a folder hive must leave is and what the user can
+// do about it.
+type InTheWayError struct {
+	Path string
+	What string // "holds files but is no git worktree"
+	Fix  string // "move or delete it"
+}
+
+func (e *InTheWayError) Error() string {
+	return fmt.Sprintf("%s %s: %s, then run again", e.Path, e.What, e.Fix)
+}
+
+func (e *InTheWayError) Is(target error) bool { return target == ErrInTheWay }
 
 // RemoveStaleFolder removes the folder at path if it is empty or a stale
 // worktree: a folder whose .git file points at a worktree registration that
@@ -379,7 +394,7 @@ func (r *Repo) removeStaleFolder(ctx context.Context, path string, note bool) (b
 	case err != nil:
 		return false, err
 	case !fi.IsDir():
-		return false, fmt.Errorf("%w: %s is a file, not a folder: move or delete it, then run again", ErrInTheWay, path)
+		return false, &InTheWayError{path, "is a file, not a folder", "move or delete it"}
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
@@ -392,16 +407,16 @@ func (r *Repo) removeStaleFolder(ctx context.Context, path string, note bool) (b
 	gi, err := os.Lstat(dotgit)
 	switch {
 	case err != nil:
-		return false, fmt.Errorf("%w: %s holds files but is no git worktree: move or delete it, then run again", ErrInTheWay, path)
+		return false, &InTheWayError{path, "holds files but is no git worktree", "move or delete it"}
 	case gi.IsDir():
-		return false, fmt.Errorf("%w: %s is a git repository of its own: move or delete it, then run again", ErrInTheWay, path)
+		return false, &InTheWayError{path, "is a git repository of its own", "move or delete it"}
 	}
 	if admin, live := worktreeAdmin(dotgit); live {
 		wts, _ := r.Worktrees(ctx)
 		if wt := findWorktree(wts, path); wt != nil {
-			return false, fmt.Errorf("%w: %s is a worktree of this repository (%s)", ErrInTheWay, path, wtBranch(wt))
+			return false, &InTheWayError{path, "is a worktree of this repository (" + wtBranch(wt) + ")", "remove it (git worktree remove " + path + ")"}
 		}
-		return false, fmt.Errorf("%w: %s is a worktree of another repository (%s): remove it there (git worktree remove %s), or set git.worktree_dir to another folder", ErrInTheWay, path, admin, path)
+		return false, &InTheWayError{path, "is a worktree of another repository (" + admin + ")", "remove it there (git worktree remove " + path + "), or set git.worktree_dir to another folder"}
 	}
 	if err := os.RemoveAll(path); err != nil {
 		return false, fmt.Errorf("remove the stale worktree folder %s: %w", path, err)
