@@ -123,3 +123,24 @@ func TestRunWithWorktreesAtAnOldRoot(t *testing.T) {
 		t.Errorf("no note %q:\n%s", want, obs)
 	}
 }
+
+// .hive/ was deleted after a killed run (the journal is gone) while its
+// worktrees and hive/ branches are still registered where they were, the
+// integration worktree halfway through a merge: a new run takes them over
+// and completes.
+func TestRunAfterHiveFolderDeleted(t *testing.T) {
+	isolatedHome(t)
+	root := newRepo(t, staleFiles())
+	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
+	leaveWorktrees(t, root, o.WorktreeRoot)
+	plan := filepath.Join(o.WorktreeRoot, "01", "01-01")
+	writeFile(t, filepath.Join(plan, "src", "p01.go"), "package src\n")
+	gitRun(t, plan, "add", "src/p01.go")
+	gitRun(t, plan, "commit", "-q", "-m", "feat(01-01): p01")
+	gitRun(t, filepath.Join(o.WorktreeRoot, "01", "integration"), "merge", "--no-ff", "--no-commit", "hive/01/01-01")
+	// o's journal is a new one: the killed run's went with .hive/.
+	obs := &recorder{}
+	o.Observer = obs
+	res, err := Run(context.Background(), o)
+	checkFinished(t, root, res, err, obs)
+}
