@@ -276,3 +276,30 @@ func TestAddWorktreeLeavesWhatIsNotHive(t *testing.T) {
 		t.Errorf("empty folder: %v", err)
 	}
 }
+
+// PruneWorktrees, run at start, says which registrations it forgot.
+func TestPruneWorktreesSaysWhatItForgets(t *testing.T) {
+	isolated(t)
+	r := initRepo(t, filepath.Join(t.TempDir(), "proj"))
+	ctx := context.Background()
+	gone := filepath.Join(t.TempDir(), "wt", "01", "integration")
+	if err := r.AddWorktree(ctx, gone, "hive/01/integration", "main"); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(t.TempDir(), "wt", "01", "01-01")
+	if err := r.AddWorktree(ctx, kept, "hive/01/01-01", "main"); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(gone)
+	var n notes
+	if err := r.PruneWorktrees(n.ctx()); err != nil {
+		t.Fatal(err)
+	}
+	if len(n) != 1 {
+		t.Fatalf("notes %q, want one", n)
+	}
+	n.has(t, "forgot worktree "+gone+" of branch hive/01/integration: its folder is gone")
+	if worktreeAt(t, r, gone) != nil || worktreeAt(t, r, kept) == nil {
+		t.Error("pruned the wrong registrations")
+	}
+}

@@ -281,7 +281,8 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 	return false, nil
 }
 
-// prune forgets the registration of wt, whose folder is gone.
+// prune forgets the registration of wt, whose folder is gone (and those
+// of any other worktree whose folder is gone: git prunes them all).
 func (r *Repo) prune(ctx context.Context, wt *Worktree) error {
 	if _, err := r.Git(ctx, "worktree", "prune"); err != nil {
 		return err
@@ -490,10 +491,22 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 }
 
 // PruneWorktrees drops the registrations of worktrees whose folders are
-// gone (`git worktree prune`), holding the repository lock. Run it at start.
+// gone (`git worktree prune`), holding the repository lock, and tells the
+// WithNotes function of ctx about each. Run it at start.
 func (r *Repo) PruneWorktrees(ctx context.Context) error {
 	return r.Locked(ctx, func() error {
-		_, err := r.Git(ctx, "worktree", "prune")
-		return err
+		wts, err := r.Worktrees(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Git(ctx, "worktree", "prune"); err != nil {
+			return err
+		}
+		for i := range wts {
+			if wts[i].Prunable && !wts[i].Locked {
+				noteTo(ctx, "forgot worktree %s of %s: its folder is gone (git worktree prune)", wts[i].Path, wtBranch(&wts[i]))
+			}
+		}
+		return nil
 	})
 }

@@ -144,3 +144,25 @@ func TestRunAfterHiveFolderDeleted(t *testing.T) {
 	res, err := Run(context.Background(), o)
 	checkFinished(t, root, res, err, obs)
 }
+
+// The killed run's worktree folders were deleted (the cache was cleared):
+// git still has them registered, holding the branches. The run forgets them,
+// saying so, and completes.
+func TestRunAfterWorktreeFoldersDeleted(t *testing.T) {
+	isolatedHome(t)
+	root := newRepo(t, staleFiles())
+	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
+	leaveWorktrees(t, root, o.WorktreeRoot)
+	if err := os.RemoveAll(o.WorktreeRoot); err != nil {
+		t.Fatal(err)
+	}
+	obs := &recorder{}
+	o.Observer = obs
+	res, err := Run(context.Background(), o)
+	checkFinished(t, root, res, err, obs)
+	for _, id := range []string{"integration", "01-01"} {
+		if want := "note  forgot worktree " + filepath.Join(o.WorktreeRoot, "01", id); !strings.Contains(obs.String(), want) {
+			t.Errorf("no note %q:\n%s", want, obs)
+		}
+	}
+}
