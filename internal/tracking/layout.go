@@ -148,7 +148,7 @@ func layoutOf(ls []line) *layout {
 		}
 		// Which versions the roadmap calls shipped or in progress: headings,
 		// and list items other than a phase's or a plan's own line.
-		if lvl, text := heading(l.text); (lvl > 0 && isMilestoneHeading(text)) || lay.milestoneItem(l.text) {
+		if lvl, text := heading(l.text); (lvl > 0 && isMilestoneHeading(text)) || milestoneItem(l.text) {
 			switch {
 			case inProgressRE.MatchString(l.text):
 				lay.markVersions(l.text, lay.inProgress)
@@ -170,12 +170,12 @@ func isMilestoneHeading(text string) bool {
 // milestoneItem says whether s is a list item about a milestone
 // ("- ✅ **v1.0 MVP** - Phases 1-4 (shipped 2026-01-10)"), not a phase's or
 // a plan's line.
-func (lay *layout) milestoneItem(s string) bool {
+func milestoneItem(s string) bool {
 	if !listItemRE.MatchString(s) || !versionRE.MatchString(s) {
 		return false
 	}
 	rest := strings.TrimSpace(listItemRE.ReplaceAllString(s, ""))
-	if _, r, ok := checkboxOf(s); ok {
+	if r, ok := checkboxOf(s); ok {
 		rest = r
 	}
 	if _, ok := phaseRef(rest); ok {

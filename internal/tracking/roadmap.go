@@ -33,7 +33,7 @@ func Roadmap(old string, p Phase) string {
 		if lay.skip[i] {
 			continue
 		}
-		_, rest, ok := checkboxOf(l.text)
+		rest, ok := checkboxOf(l.text)
 		if !ok {
 			continue
 		}
@@ -67,14 +67,14 @@ func Roadmap(old string, p Phase) string {
 
 var checkboxRE = regexp.MustCompile(`^(\s*(?:[-*+]|\d+[.)])\s+\[)([ xX])\]\s*(.*)$`)
 
-// checkboxOf reads a task-list line ("- [ ] text"): whether it is ticked and
-// the text after the box.
-func checkboxOf(s string) (ticked bool, rest string, ok bool) {
+// checkboxOf reads a task-list line ("- [ ] text", "- [x] text"): the text
+// after the box.
+func checkboxOf(s string) (rest string, ok bool) {
 	m := checkboxRE.FindStringSubmatch(s)
 	if m == nil {
-		return false, "", false
+		return "", false
 	}
-	return m[2] != " ", m[3], true
+	return m[3], true
 }
 
 // tick ticks a task-list line's box; a ticked box ("x" or "X") is kept.
