@@ -19,12 +19,18 @@ func newCleanCmd(g *globalOptions) *cobra.Command {
 	o := &cleanOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "clean",
-		Short: "Remove the worktrees and merged branches that killed runs left behind",
+		Short: "Remove the worktrees, merged branches and stale folders that killed runs left behind",
 		Long: `clean removes hive's worktrees of every phase that no live hive process is
-running (a live run's worktrees are left alone), runs git worktree prune, and
-deletes the hive/ branches whose work is already on the current branch.
-Branches with work not merged yet are kept and listed: running the phase again
-resumes from them.`,
+running (a live run's worktrees are left alone), wherever hive's worktree folder
+was when they were made, and says which ones held uncommitted changes. It runs
+git worktree prune, deletes the hive/ branches whose work is already on the
+current branch, and removes from hive's worktree folder (by default
+<user cache>/hive/worktrees/<repo>-<hash>) the folders of worktrees no
+repository knows any more, such as those of an earlier clone at the same path,
+then the folder itself once empty. Branches with work not merged yet are kept
+and listed: running the phase again resumes from them. Anything else in the
+worktree folder is left and listed.
+`,
 		Example: `  hive clean
   hive clean --json`,
 		Args: cobra.NoArgs,
@@ -49,11 +55,20 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	if o.json {
 		return json.NewEncoder(o.stdout).Encode(rep)
 	}
+	for _, p := range rep.Pruned {
+		fmt.Fprintf(o.stdout, "forgot worktree %s: its folder was gone\n", p)
+	}
 	for _, p := range rep.Removed {
 		fmt.Fprintf(o.stdout, "removed worktree %s\n", p)
 	}
+	for _, d := range rep.Discarded {
+		fmt.Fprintf(o.stdout, "discarded uncommitted changes of %s\n", d)
+	}
 	for _, p := range rep.Live {
 		fmt.Fprintf(o.stdout, "left worktree %s: a live run uses it\n", p)
+	}
+	for _, p := range rep.Folders {
+		fmt.Fprintf(o.stdout, "removed stale folder %s: a worktree no repository knows any more\n", p)
 	}
 	for _, b := range rep.Deleted {
 		fmt.Fprintf(o.stdout, "deleted branch %s (merged)\n", b)
@@ -61,7 +76,10 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	for _, b := range rep.Kept {
 		fmt.Fprintf(o.stdout, "kept branch %s\n", b)
 	}
-	if len(rep.Removed)+len(rep.Deleted)+len(rep.Live)+len(rep.Kept) == 0 {
+	for _, l := range rep.Left {
+		fmt.Fprintf(o.stdout, "left %s\n", l)
+	}
+	if len(rep.Pruned)+len(rep.Removed)+len(rep.Folders)+len(rep.Deleted)+len(rep.Live)+len(rep.Kept)+len(rep.Left) == 0 {
 		fmt.Fprintln(o.stdout, "nothing to clean")
 	}
 	return nil

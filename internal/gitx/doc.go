@@ -15,7 +15,12 @@
 // the repository path>. Branch names are checked with
 // `git check-ref-format --branch` (CheckBranchName, ErrBadBranch) and paths
 // must be plain (ErrBadPath); base and path are passed after "--" or
-// --end-of-options so they are never read as options.
+// --end-of-options so they are never read as options. AddWorktree first
+// clears what an earlier run or an earlier clone at the same path left in
+// the way (pruned registrations, hive's worktrees moved from an old
+// worktree folder, stale folders git no longer knows) and tells the
+// WithNotes function of its context what it did; what it must not touch is
+// refused with what to do (ErrInTheWay).
 //
 // Git commands that write repository metadata run inside Repo.Locked, which
 // holds a per-repository lock in the process and an exclusive flock on

@@ -153,7 +153,12 @@ func findWorktree(wts []Worktree, path string) *Worktree {
 // in a new worktree at path, holding the repository lock. It is idempotent:
 // if path is already a worktree of branch it does nothing, and if branch
 // exists but has no worktree it is checked out as it is (not reset to base).
-// A stale registration of path whose folder is gone is pruned first.
+//
+// What an earlier run or an earlier repository left in the way is cleared
+// first, and each thing done is told in one line to the WithNotes function
+// of ctx (see clearWay). The caller must keep other runs off branch (hive
+// holds the phase's lock): a worktree of branch elsewhere is taken to be
+// left over, not in use.
 func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error {
 	if err := CheckBranchName(ctx, branch); err != nil {
 		return err
@@ -166,26 +171,9 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 		return fmt.Errorf("worktree %s: invalid base %q", path, base)
 	}
 	return r.Locked(ctx, func() error {
-		wts, err := r.Worktrees(ctx)
-		if err != nil {
+		ready, err := r.clearWay(ctx, path, branch)
+		if err != nil || ready {
 			return err
-		}
-		if wt := findWorktree(wts, path); wt != nil {
-			switch {
-			case wt.Prunable:
-				if _, err := r.Git(ctx, "worktree", "prune"); err != nil {
-					return err
-				}
-			case wt.Branch == branch:
-				return nil
-			default:
-				return fmt.Errorf("worktree %s already exists with branch %q, not %q", path, wt.Branch, branch)
-			}
-		}
-		for _, wt := range wts {
-			if wt.Branch == branch && !wt.Prunable {
-				return fmt.Errorf("branch %s is already checked out in worktree %s", branch, wt.Path)
-			}
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("worktree folder: %w", err)
@@ -201,6 +189,266 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 		_, err = r.Git(ctx, "worktree", "add", "-b", branch, "--", path, strings.TrimSpace(commit))
 		return err
 	})
+}
+
+// noteKey is the context key of WithNotes.
+type noteKey struct{}
+
+// WithNotes returns a context under which AddWorktree tells note, in one
+// line each, what it did on its own to clear the way for a worktree: a
+// registration forgotten, a worktree moved or removed, a stale folder
+// deleted.
+func WithNotes(ctx context.Context, note func(string)) context.Context {
+	return context.WithValue(ctx, noteKey{}, note)
+}
+
+func noteTo(ctx context.Context, format string, args ...any) {
+	if note, ok := ctx.Value(noteKey{}).(func(string)); ok && note != nil {
+		note(fmt.Sprintf(format, args...))
+	}
+}
+
+// clearWay makes room for a worktree of branch at path; ready says path is
+// already that worktree. What it finds in the way, and what it does:
+//
+//   - A registration (at path, or elsewhere holding branch) whose folder is
+//     gone — the worktree folder was deleted, or the repository was cloned
+//     again — is pruned; git would say branch "is already checked out" there.
+//     A locked one is the user's to unlock.
+//   - A worktree of branch elsewhere that hive made (same <phase>/<name>
+//     layout: hive's worktree folder moved with the repository, the cache
+//     folder or git.worktree_dir) is moved to path with its uncommitted work
+//     (`git worktree move`), or, where it cannot be moved, removed if it
+//     holds no uncommitted change. One with uncommitted changes that cannot
+//     be moved, the user's own worktree and the main working tree are left,
+//     with an error saying what to do.
+//   - A folder at path that git does not know is removed when it is a stale
+//     worktree (its .git file points at a registration that is gone: an
+//     earlier repository at the same place) or empty; anything else is left
+//     with an error.
+func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, err error) {
+	wts, err := r.Worktrees(ctx)
+	if err != nil {
+		return false, err
+	}
+	main := ""
+	if len(wts) > 0 {
+		main = wts[0].Path
+	}
+	if wt := findWorktree(wts, path); wt != nil {
+		switch {
+		case wt.Prunable && wt.Locked:
+			return false, fmt.Errorf("git keeps a locked registration of worktree %s, whose folder is gone: unlock it (git worktree unlock %s) or remove it (git worktree remove -f -f %s), then run again", wt.Path, wt.Path, wt.Path)
+		case wt.Prunable:
+			if err := r.prune(ctx, wt); err != nil {
+				return false, err
+			}
+		case wt.Branch == branch:
+			return true, nil
+		default:
+			what := "a detached HEAD"
+			if wt.Branch != "" {
+				what = "branch " + wt.Branch
+			}
+			return false, fmt.Errorf("worktree %s has %s checked out, not %s: remove it (git worktree remove %s, or hive clean), then run again", wt.Path, what, branch, wt.Path)
+		}
+	}
+	for i := range wts {
+		wt := &wts[i]
+		if wt.Branch != branch || canonical(wt.Path) == canonical(path) {
+			continue
+		}
+		switch {
+		case wt.Prunable && wt.Locked:
+			return false, fmt.Errorf("branch %s is checked out in worktree %s, whose folder is gone but which git keeps locked: unlock it (git worktree unlock %s), then run again", branch, wt.Path, wt.Path)
+		case wt.Prunable:
+			if err := r.prune(ctx, wt); err != nil {
+				return false, err
+			}
+		case wt.Path == main:
+			return false, fmt.Errorf("branch %s is checked out in your working tree %s: check out another branch there (git switch -), then run again", branch, wt.Path)
+		case !sameLayout(wt.Path, path):
+			return false, fmt.Errorf("branch %s is checked out in your worktree %s: remove that worktree (git worktree remove %s) or check out another branch in it, then run again", branch, wt.Path, wt.Path)
+		default:
+			return r.relocate(ctx, wt, path, branch)
+		}
+	}
+	if _, err := os.Lstat(path); err == nil {
+		if _, err := r.removeStaleFolder(ctx, path, true); err != nil {
+			return false, fmt.Errorf("worktree of %s: %w", branch, err)
+		}
+	}
+	return false, nil
+}
+
+// prune forgets the registration of wt, whose folder is gone (and those
+// of any other worktree whose folder is gone: git prunes them all).
+func (r *Repo) prune(ctx context.Context, wt *Worktree) error {
+	if _, err := r.Git(ctx, "worktree", "prune"); err != nil {
+		return err
+	}
+	noteTo(ctx, "forgot worktree %s of %s: its folder is gone (git worktree prune)", wt.Path, wtBranch(wt))
+	return nil
+}
+
+func wtBranch(wt *Worktree) string {
+	if wt.Branch == "" {
+		return "a detached HEAD"
+	}
+	return "branch " + wt.Branch
+}
+
+// sameLayout says whether a and b end in the same two folders, as hive's
+// worktrees do (<root>/<phase>/<plan or integration>) wherever their root
+// is.
+func sameLayout(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	return filepath.Base(a) == filepath.Base(b) && filepath.Base(filepath.Dir(a)) == filepath.Base(filepath.Dir(b))
+}
+
+// relocate brings hive's worktree wt of branch, found at another place than
+// path, to path: moved with whatever it holds, or, when git cannot move it
+// (another file system, a locked worktree), removed if nothing would be
+// lost.
+func (r *Repo) relocate(ctx context.Context, wt *Worktree, path, branch string) (bool, error) {
+	if _, err := os.Lstat(path); err == nil {
+		if _, err := r.removeStaleFolder(ctx, path, true); err != nil {
+			return false, fmt.Errorf("branch %s is checked out in worktree %s and %s is in the way of moving it: %w", branch, wt.Path, path, err)
+		}
+	}
+	if !wt.Locked {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return false, fmt.Errorf("worktree folder: %w", err)
+		}
+		// A repository that moved has worktrees whose .git files point at
+		// its old place: repair the link, or git refuses to move them.
+		r.Git(ctx, "worktree", "repair", "--", wt.Path)
+		_, moveErr := r.Git(ctx, "worktree", "move", "--", wt.Path, path)
+		if moveErr == nil {
+			noteTo(ctx, "moved worktree of %s from %s to %s, where hive keeps its worktrees now", branch, wt.Path, path)
+			return true, nil
+		}
+	}
+	dirty, err := r.At(wt.Path).Dirty(ctx)
+	if err != nil {
+		return false, fmt.Errorf("branch %s is checked out in worktree %s, which hive cannot read (%v): remove it (git worktree remove -f %s), then run again", branch, wt.Path, err, wt.Path)
+	}
+	if len(dirty) > 0 || r.At(wt.Path).MergeInProgress(ctx) {
+		return false, fmt.Errorf("branch %s is checked out in worktree %s, which holds uncommitted changes (%s) and cannot be moved to %s: commit or discard them there and remove it (git worktree remove %s), then run again", branch, wt.Path, fileList(dirty), path, wt.Path)
+	}
+	if wt.Locked {
+		return false, fmt.Errorf("branch %s is checked out in worktree %s, which is locked (%s): unlock it (git worktree unlock %s), then run again", branch, wt.Path, wt.LockReason, wt.Path)
+	}
+	if _, err := r.Git(ctx, "worktree", "remove", "--", wt.Path); err != nil {
+		return false, err
+	}
+	noteTo(ctx, "removed worktree %s of %s (no uncommitted change; the branch keeps its commits): hive keeps its worktrees in %s now", wt.Path, branch, filepath.Dir(filepath.Dir(path)))
+	return false, nil
+}
+
+// fileList names up to three files and how many more.
+func fileList(files []string) string {
+	if len(files) == 0 {
+		return "a merge in progress"
+	}
+	shown := strings.Join(files[:min(3, len(files))], ", ")
+	if len(files) > 3 {
+		shown += fmt.Sprintf(" and %d more", len(files)-3)
+	}
+	return shown
+}
+
+// ErrInTheWay is returned (as an *InTheWayError) for a folder at a
+// worktree path that hive must not remove: a live worktree or repository,
+// or files that are no worktree.
+var ErrInTheWay = errors.New("folder in the way")
+
+// InTheWayError says what a folder hive must leave is and what the user can
+// do about it.
+type InTheWayError struct {
+	Path string
+	What string // "holds files but is no git worktree"
+	Fix  string // "move or delete it"
+}
+
+func (e *InTheWayError) Error() string {
+	return fmt.Sprintf("%s %s: %s, then run again", e.Path, e.What, e.Fix)
+}
+
+func (e *InTheWayError) Is(target error) bool { return target == ErrInTheWay }
+
+// RemoveStaleFolder removes the folder at path if it is empty or a stale
+// worktree: a folder whose .git file points at a worktree registration that
+// no longer exists or no longer points back at it, as the worktrees of an
+// earlier repository at the same place (deleted, or cloned again) are. It
+// says whether it removed it; a folder it must leave is an ErrInTheWay error
+// saying what the folder is. Hold the repository lock (Locked).
+func (r *Repo) RemoveStaleFolder(ctx context.Context, path string) (bool, error) {
+	return r.removeStaleFolder(ctx, path, false)
+}
+
+func (r *Repo) removeStaleFolder(ctx context.Context, path string, note bool) (bool, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case os.IsNotExist(err):
+		return false, nil
+	case err != nil:
+		return false, err
+	case !fi.IsDir():
+		return false, &InTheWayError{path, "is a file, not a folder", "move or delete it"}
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return false, err
+	}
+	if len(entries) == 0 {
+		return true, os.Remove(path)
+	}
+	dotgit := filepath.Join(path, ".git")
+	gi, err := os.Lstat(dotgit)
+	switch {
+	case err != nil:
+		return false, &InTheWayError{path, "holds files but is no git worktree", "move or delete it"}
+	case gi.IsDir():
+		return false, &InTheWayError{path, "is a git repository of its own", "move or delete it"}
+	}
+	if admin, live := worktreeAdmin(dotgit); live {
+		wts, _ := r.Worktrees(ctx)
+		if wt := findWorktree(wts, path); wt != nil {
+			return false, &InTheWayError{path, "is a worktree of this repository (" + wtBranch(wt) + ")", "remove it (git worktree remove " + path + ")"}
+		}
+		return false, &InTheWayError{path, "is a worktree of another repository (" + admin + ")", "remove it there (git worktree remove " + path + "), or set git.worktree_dir to another folder"}
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return false, fmt.Errorf("remove the stale worktree folder %s: %w", path, err)
+	}
+	if note {
+		noteTo(ctx, "removed stale folder %s: a worktree of an earlier repository at this place that git no longer knows (whatever it held uncommitted is gone with it)", path)
+	}
+	return true, nil
+}
+
+// worktreeAdmin reads a worktree's .git file ("gitdir: <admin folder>") and
+// says whether that admin folder still exists and points back at it: if not,
+// no repository knows the worktree any more.
+func worktreeAdmin(dotgit string) (string, bool) {
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return "", false
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	admin = strings.TrimSpace(admin)
+	if !filepath.IsAbs(admin) {
+		admin = filepath.Join(filepath.Dir(dotgit), admin)
+	}
+	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+	if err != nil {
+		return admin, false
+	}
+	return admin, canonical(strings.TrimSpace(string(back))) == canonical(dotgit)
 }
 
 // RemoveWorktree force-removes the worktree at path (uncommitted changes
@@ -243,10 +491,22 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 }
 
 // PruneWorktrees drops the registrations of worktrees whose folders are
-// gone (`git worktree prune`), holding the repository lock. Run it at start.
+// gone (`git worktree prune`), holding the repository lock, and tells the
+// WithNotes function of ctx about each. Run it at start.
 func (r *Repo) PruneWorktrees(ctx context.Context) error {
 	return r.Locked(ctx, func() error {
-		_, err := r.Git(ctx, "worktree", "prune")
-		return err
+		wts, err := r.Worktrees(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Git(ctx, "worktree", "prune"); err != nil {
+			return err
+		}
+		for i := range wts {
+			if wts[i].Prunable && !wts[i].Locked {
+				noteTo(ctx, "forgot worktree %s of %s: its folder is gone (git worktree prune)", wts[i].Path, wtBranch(&wts[i]))
+			}
+		}
+		return nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,16 +14,33 @@ import (
 // CleanReport says what Clean did.
 type CleanReport struct {
 	Removed []string // worktrees removed
-	Live    []string // worktrees left alone: a live run uses them
-	Deleted []string // branches deleted: their work is on the current branch
-	Kept    []string // branches kept, with why: they hold work not merged yet
+	// Discarded names the uncommitted changes that went with a removed
+	// worktree: "<worktree>: <files>".
+	Discarded []string
+	Pruned    []string // registrations forgotten: their worktree folders were gone
+	Folders   []string // stale folders removed from hive's worktree folder
+	Live      []string // worktrees left alone: a live run uses them
+	Deleted   []string // branches deleted: their work is on the current branch
+	Kept      []string // branches kept, with why: they hold work not merged yet
+	Left      []string // folders in hive's worktree folder left alone, with why
 }
 
-// Clean removes what killed runs left behind: the worktrees of phases no
-// live hive process runs (a live run holds its phase's lock, which Clean
-// takes while it works), and the hive/ branches whose work is already on
-// the current branch. A branch with unmerged commits is kept, since a
-// resumed run continues from it; `git worktree prune` runs first.
+// Clean removes what killed runs and earlier repositories left behind:
+//
+//   - git's registrations of worktrees whose folders are gone (git worktree
+//     prune);
+//   - hive's worktrees of every phase no live hive process runs (a live run
+//     holds its phase's lock, which Clean takes while it works), wherever
+//     hive's worktree folder was when they were made, with what they hold
+//     uncommitted (said in Discarded);
+//   - the hive/ branches whose work is already on the current branch; a
+//     branch with unmerged commits is kept, since a resumed run continues
+//     from it;
+//   - in hive's worktree folder (worktreeRoot, by default the user cache
+//     folder's hive/worktrees/<repo>-<hash>), folders of worktrees that no
+//     repository knows any more (an earlier clone at the same path), and
+//     then the folder itself once empty. Anything else there is left and
+//     listed.
 func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (CleanReport, error) {
 	var rep CleanReport
 	if worktreeRoot == "" {
@@ -31,18 +49,26 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (CleanRepo
 			return rep, err
 		}
 	}
+	wts, err := repo.Worktrees(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for _, wt := range wts {
+		if wt.Prunable && !wt.Locked {
+			rep.Pruned = append(rep.Pruned, wt.Path)
+		}
+	}
 	if err := repo.PruneWorktrees(ctx); err != nil {
 		return rep, err
 	}
-	wts, err := repo.Worktrees(ctx)
-	if err != nil {
+	if wts, err = repo.Worktrees(ctx); err != nil {
 		return rep, err
 	}
 	main := ""
 	if len(wts) > 0 {
 		main = wts[0].Path // git lists the main worktree first
 	}
-	locks := map[string]func(){} // phase number → release; "" when live
+	locks := map[string]func(){} // phase number → release; nil when live
 	defer func() {
 		for _, release := range locks {
 			if release != nil {
@@ -51,11 +77,13 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (CleanRepo
 		}
 	}()
 	checkedOut := map[string]bool{}
+	registered := map[string]bool{}
 	for _, wt := range wts {
+		registered[canonicalDir(wt.Path)] = true
 		if wt.Path == main || wt.Bare {
 			continue
 		}
-		phase, ours := phaseOfWorktree(worktreeRoot, wt)
+		phase, ours := hiveWorktree(worktreeRoot, wt)
 		if !ours {
 			checkedOut[wt.Branch] = true
 			continue // the user's own worktree
@@ -70,10 +98,20 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (CleanRepo
 			checkedOut[wt.Branch] = true
 			continue
 		}
+		if wt.Locked {
+			rep.Left = append(rep.Left, fmt.Sprintf("%s: git keeps it locked (%s); unlock it with git worktree unlock %s", wt.Path, wt.LockReason, wt.Path))
+			checkedOut[wt.Branch] = true
+			continue
+		}
+		if dirty, _ := repo.At(wt.Path).Dirty(ctx); len(dirty) > 0 {
+			rep.Discarded = append(rep.Discarded, wt.Path+": "+fileList(dirty))
+		}
 		if err := repo.RemoveWorktree(ctx, wt.Path, ""); err != nil {
 			return rep, fmt.Errorf("remove worktree %s: %w", wt.Path, err)
 		}
 		rep.Removed = append(rep.Removed, wt.Path)
+		registered[canonicalDir(wt.Path)] = false
+		removeEmptyParents(wt.Path, worktreeRoot)
 	}
 	out, err := repo.Git(ctx, "for-each-ref", "--format=%(refname:short)", "refs/heads/hive/")
 	if err != nil {
@@ -92,12 +130,91 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (CleanRepo
 		}
 		rep.Deleted = append(rep.Deleted, b)
 	}
-	return rep, nil
+	err = repo.Locked(ctx, func() error { return cleanWorktreeRoot(ctx, repo, worktreeRoot, registered, &rep) })
+	return rep, err
 }
 
-// phaseOfWorktree says which phase a worktree belongs to, if hive made it:
-// hive's worktrees live at <root>/<phase>/<plan or integration>.
-func phaseOfWorktree(root string, wt gitx.Worktree) (string, bool) {
+// cleanWorktreeRoot removes the stale and empty folders of hive's worktree
+// folder (<root>/<phase>/<plan or integration>) and the folder itself once
+// empty. Folders of registered worktrees (live runs', the user's) are not
+// looked into. Empty folders go without a word: they hold nothing.
+func cleanWorktreeRoot(ctx context.Context, repo *gitx.Repo, root string, registered map[string]bool, rep *CleanReport) error {
+	phases, err := os.ReadDir(root)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read hive's worktree folder: %w", err)
+	}
+	for _, ph := range phases {
+		phaseDir := filepath.Join(root, ph.Name())
+		if !ph.IsDir() || registered[canonicalDir(phaseDir)] {
+			rep.Left = append(rep.Left, phaseDir+": not a folder hive made")
+			continue
+		}
+		entries, err := os.ReadDir(phaseDir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			dir := filepath.Join(phaseDir, e.Name())
+			if registered[canonicalDir(dir)] {
+				continue
+			}
+			empty := emptyDir(dir)
+			removed, err := repo.RemoveStaleFolder(ctx, dir)
+			var inTheWay *gitx.InTheWayError
+			switch {
+			case errors.As(err, &inTheWay):
+				rep.Left = append(rep.Left, inTheWay.Path+": "+inTheWay.What)
+			case err != nil:
+				return err
+			case removed && !empty:
+				rep.Folders = append(rep.Folders, dir)
+			}
+		}
+		os.Remove(phaseDir) // only if empty
+	}
+	os.Remove(root) // only if empty
+	return nil
+}
+
+// emptyDir says whether dir is an empty folder (RemoveStaleFolder removes
+// those too; they are not worth a line).
+func emptyDir(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) == 0
+}
+
+// removeEmptyParents removes the phase folder of a removed worktree and,
+// outside root (hive's worktree folder of another time), the folder above
+// it, when they are empty.
+func removeEmptyParents(path, root string) {
+	phaseDir := filepath.Dir(path)
+	if os.Remove(phaseDir) != nil {
+		return
+	}
+	if up := filepath.Dir(phaseDir); canonicalDir(up) != canonicalDir(root) {
+		os.Remove(up)
+	}
+}
+
+// fileList names up to three files and how many more.
+func fileList(files []string) string {
+	shown := strings.Join(files[:min(3, len(files))], ", ")
+	if len(files) > 3 {
+		shown += fmt.Sprintf(" and %d more", len(files)-3)
+	}
+	return shown
+}
+
+// hiveWorktree says which phase a worktree belongs to, if hive made it:
+// hive's worktrees live at <root>/<phase>/<plan or integration>, on branch
+// hive/<phase>/<plan or integration> (hive/phase-<phase> for the
+// integration worktree of the phase strategy). A worktree outside root is
+// hive's when its branch and its last two folders say so: it was made when
+// hive's worktree folder was elsewhere.
+func hiveWorktree(root string, wt gitx.Worktree) (string, bool) {
 	for _, base := range []string{root, canonicalDir(root)} {
 		rel, err := filepath.Rel(base, wt.Path)
 		if err != nil || !filepath.IsLocal(rel) {
@@ -108,6 +225,13 @@ func phaseOfWorktree(root string, wt gitx.Worktree) (string, bool) {
 			return parts[0], true
 		}
 	}
+	phase, name := filepath.Base(filepath.Dir(wt.Path)), filepath.Base(wt.Path)
+	switch {
+	case wt.Branch == gitx.PlanBranch(phase, name):
+		return phase, true
+	case wt.Branch == integrationBranch(BranchingPhase, phase) && name == "integration":
+		return phase, true
+	}
 	return "", false
 }
 
@@ -115,7 +239,7 @@ func canonicalDir(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}
-	return p
+	return filepath.Clean(p)
 }
 
 // lockPhaseNumber takes the lock of the phase folder numbered phase, if any

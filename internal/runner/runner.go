@@ -307,7 +307,7 @@ func (r *runner) openWorktrees(ctx context.Context) error {
 	} else if err != nil {
 		r.o.Observer.Note("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
 	}
-	in, err := openIntegration(ctx, r.o)
+	in, err := openIntegration(r.gitNotes(ctx, ""), r.o)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func (r *runner) agentDir(ctx context.Context, p *plan.Plan, c engine.Command) (
 	if r.integ == nil {
 		return r.o.Repo.Root, nil
 	}
-	dir, err := r.integ.preparePlan(ctx, p, r.o.Setup)
+	dir, err := r.integ.preparePlan(r.gitNotes(ctx, p.ID), p, r.o.Setup)
 	if err != nil {
 		return "", err
 	}
@@ -40,6 +40,14 @@ func (r *runner) agentDir(ctx context.Context, p *plan.Plan, c engine.Command) (
 		}
 	}
 	return dir, nil
+}
+
+// gitNotes lets git operations under ctx tell the user what they cleared
+// away on their own (a stale worktree folder of an earlier clone, a worktree
+// left at an old worktree folder): one note each, about plan (or the run,
+// for "").
+func (r *runner) gitNotes(ctx context.Context, plan string) context.Context {
+	return gitx.WithNotes(ctx, func(text string) { r.o.Observer.Note(plan, text) })
 }
 
 // integrate carries out a merge, a post-merge gate or the verification on

@@ -11,11 +11,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
+var day = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
 func phase(done int, complete bool) Phase {
 	p := Phase{Number: "01", Name: "Core Library", Status: "Executing", Activity: "Completed 01-02-PLAN.md",
-		Complete: complete, Now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+		Complete: complete, Now: day}
 	for i := 1; i <= 6; i++ {
 		p.Plans = append(p.Plans, Plan{ID: "01-0" + string(rune('0'+i)), Done: i <= done})
+	}
+	return p
+}
+
+// phaseOf is phase number num with plans num-01 … num-<plans>, the first done
+// of them done.
+func phaseOf(num, name string, plans, done int, complete bool) Phase {
+	p := Phase{Number: num, Name: name, Status: "Executing", Activity: "Completed " + num + "-01-PLAN.md",
+		Complete: complete, Now: day}
+	for i := 1; i <= plans; i++ {
+		p.Plans = append(p.Plans, Plan{ID: num + "-0" + string(rune('0'+i)), Done: i <= done})
 	}
 	return p
 }
@@ -38,11 +51,29 @@ func golden(t *testing.T, name, got string) {
 }
 
 func read(t *testing.T, name string) string {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// changedLines lists the lines of b that differ from a's line at the same
+// place; a and b must have as many lines.
+func changedLines(t *testing.T, a, b string) []string {
+	t.Helper()
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	if len(al) != len(bl) {
+		t.Fatalf("%d lines became %d:\n%s", len(al), len(bl), b)
+	}
+	var out []string
+	for i := range al {
+		if al[i] != bl[i] {
+			out = append(out, bl[i])
+		}
+	}
+	return out
 }
 
 func TestStateGolden(t *testing.T) {
