@@ -87,6 +87,7 @@ journal, and resumes a killed run without losing or repeating work.`,
 	}
 	root.PersistentFlags().StringVar(&g.repo, "repo", ".", "the git repository to work in")
 	root.AddCommand(
+		newInitCmd(g),
 		newLintCmd(g),
 		newPlansCmd(g),
 		newExecuteCmd(g),
