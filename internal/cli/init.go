@@ -102,9 +102,8 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 // writeInitNextSteps prints the commands to run next, each ready to paste
 // from any folder when --repo named another one.
 func writeInitNextSteps(o *initOptions, res initResult) {
-	repoFlag, git := "", "git"
+	git := "git"
 	if o.repo != "." {
-		repoFlag = " --repo " + shellQuote(res.Repo)
 		git += " -C " + shellQuote(res.Repo)
 	}
 	type step struct{ cmd, why string }
@@ -116,11 +115,11 @@ func writeInitNextSteps(o *initOptions, res initResult) {
 	}
 	phase := scaffold.PhaseNumber
 	steps = append(steps,
-		step{"hive lint" + repoFlag, "check the plans and the config"},
+		step{o.pasteable(res.Repo, "lint"), "check the plans and the config"},
 		step{git + " switch -c try-hive", "try the example on a branch: the sim commits placeholder files"},
-		step{"hive execute-phase " + phase + " --agent sim" + repoFlag, "simulated agents, no model, no cost (answer the checkpoint, or add --yes)"},
+		step{o.pasteable(res.Repo, "execute-phase", phase, "--agent", "sim"), "simulated agents, no model, no cost (answer the checkpoint, or add --yes)"},
 		step{git + " switch -", "back to your branch, without the placeholder files"},
-		step{"hive execute-phase " + phase + " --agent claude" + repoFlag, "for real, with Claude Code (or --agent codex): see the README"},
+		step{o.pasteable(res.Repo, "execute-phase", phase, "--agent", "claude"), "for real, with Claude Code (or --agent codex): see the README"},
 	)
 	fmt.Fprintln(o.stdout, "\nNext:")
 	tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
@@ -135,13 +134,4 @@ func shortHash(h string) string {
 		return h[:7]
 	}
 	return h
-}
-
-// shellQuote makes s one word for a POSIX shell, so a printed command can be
-// pasted as it is; plain words stay unquoted.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

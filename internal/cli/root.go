@@ -69,6 +69,30 @@ type globalOptions struct {
 	stderr io.Writer
 }
 
+// pasteable is a hive command line for the user to copy: args quoted for a
+// POSIX shell, and --repo with the repository root when this invocation
+// named a repository other than the current folder, so that it works from
+// where the user typed this one.
+func (g *globalOptions) pasteable(root string, args ...string) string {
+	words := []string{"hive"}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	if g.repo != "." && g.repo != "" {
+		words = append(words, "--repo", shellQuote(root))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote makes s one word for a POSIX shell, so a printed command can be
+// pasted as it is; plain words stay unquoted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Main runs hive with os.Args and returns the process exit code.
 func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
