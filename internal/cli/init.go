@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -55,9 +57,14 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 	if st, err := os.Stat(o.repo); err != nil || !st.IsDir() {
 		return exitf(ExitUsage, "%s is not a folder; create it and run `git init` there first", o.repo)
 	}
-	repo, err := openRepo(cmd.Context(), o.globalOptions)
+	if _, err := exec.LookPath("git"); err != nil {
+		return exitf(ExitUsage, "git is not installed (not in PATH); hive works on git repositories: install git, then run `git init` and `hive init`")
+	}
+	repo, err := gitx.Open(cmd.Context(), o.repo)
 	if err != nil {
-		return err
+		// The first command a newcomer types: say what to do, without git's own words.
+		abs, _ := filepath.Abs(o.repo)
+		return exitf(ExitUsage, "%s is not inside a git repository (run `git init` there first): hive runs agents on git commits, so a project starts as a git repository", abs)
 	}
 	files, err := scaffold.Files(scaffold.Project{Name: filepath.Base(repo.Root), Date: o.now()})
 	if err != nil {
