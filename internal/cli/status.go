@@ -50,21 +50,22 @@ type statusPlan struct {
 }
 
 type statusRunView struct {
-	Run      int64      `json:"run"`
-	Phase    string     `json:"phase"`
-	Dir      string     `json:"dir"`
-	Started  time.Time  `json:"started"`
-	Finished *time.Time `json:"finished,omitempty"`
-	Outcome  string     `json:"outcome,omitempty"`
-	// Live says a hive process runs this unfinished run now (PID); a run
+	Run      int64               `json:"run"`
+	Phase    string              `json:"phase"`
+	Dir      string              `json:"dir"`
+	Started  time.Time           `json:"started"`
+	Finished *time.Time          `json:"finished,omitempty"`
+	Outcome  string              `json:"outcome,omitempty"`
+	Events   int64               `json:"events"`
+	Plans    []statusPlan        `json:"plans"`
+	Queue    []engine.Checkpoint `json:"queue,omitempty"`
+	snap     engine.Snapshot
+
+	// Live says a hive process (PID) drives this unfinished run now; a run
 	// neither finished nor live has stopped, and Resume goes on with it.
-	Live   bool                `json:"live"`
-	PID    int                 `json:"pid,omitempty"`
-	Resume string              `json:"resume,omitempty"`
-	Events int64               `json:"events"`
-	Plans  []statusPlan        `json:"plans"`
-	Queue  []engine.Checkpoint `json:"queue,omitempty"`
-	snap   engine.Snapshot
+	Live   bool   `json:"live"`
+	PID    int    `json:"pid,omitempty"`
+	Resume string `json:"resume,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
