@@ -20,11 +20,12 @@ type answerOptions struct {
 	*globalOptions
 	plan string
 	text string
+	json bool
 }
 
 func newAnswerCmd(g *globalOptions) *cobra.Command {
 	o := &answerOptions{globalOptions: g}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "answer PLAN-ID RESPONSE",
 		Short: "Answer a plan's open checkpoint, from any terminal, while hive runs or while it is down",
 		Long: `answer records the response in the journal. A running hive applies it at
@@ -34,13 +35,25 @@ option id (decision), "done" (human-action), yes / different approach /
 defer (deviation), retry / skip / abort (a failed plan).`,
 		Example: `  hive answer 03-01 approved
   hive answer 03-02 clerk
-  hive answer 03-04 "the header overlaps the menu at 375px"`,
+  hive answer 03-04 "the header overlaps the menu at 375px"
+  hive answer 03-01 clerk --json`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.plan, o.text = args[0], strings.Join(args[1:], " ")
 			return answerRun(cmd, o)
 		},
 	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the recorded answer as JSON")
+	return cmd
+}
+
+// answerResult is what --json prints.
+type answerResult struct {
+	Run        int64  `json:"run"`
+	Plan       string `json:"plan"`
+	Checkpoint int    `json:"checkpoint"`
+	Title      string `json:"title"`
+	Answer     string `json:"answer"`
 }
 
 func answerRun(cmd *cobra.Command, o *answerOptions) error {
@@ -75,25 +88,34 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	}
 	// A secret typed into an answer is masked like any other (secrets.env
 	// and key-shaped text), so the journal never holds it.
-	var red journal.Masker = redact.New()
+	red := redact.New()
 	if cfg, err := config.Load(repo.Root); err == nil {
 		red = redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
 	}
 	if _, err := journal.Redacting(j, red).Append(run.ID, string(ev.Type), ev.Time, payload); err != nil {
 		return fmt.Errorf("record the answer: %w", err)
 	}
-	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) recorded: %q.\nA running hive applies it now; otherwise run `hive execute-phase` to resume.\n",
-		cp.ID, o.plan, titleOf(cp), o.text)
+	// The answer is shown as journaled: a secret typed into it stays masked.
+	if o.json {
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(answerResult{Run: run.ID, Plan: o.plan, Checkpoint: cp.ID, Title: titleOf(cp), Answer: red.String(o.text)})
+	}
+	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) recorded: %q.\nA running hive applies it now; otherwise resume with: %s\n",
+		cp.ID, o.plan, titleOf(cp), red.String(o.text), o.pasteable(repo.Root, "execute-phase", eng.Snapshot().Phase))
 	return nil
 }
 
-// openCheckpoint finds the unfinished run in which plan waits at a checkpoint.
+// openCheckpoint finds the unfinished run in which plan waits at a
+// checkpoint. When it does not wait, the error says where the plan stands
+// and lists the plans that do wait, so that the user can pick the right one.
 func openCheckpoint(j journal.Journal, planID string) (journal.Run, engine.Checkpoint, error) {
 	runs, err := j.Runs()
 	if err != nil {
 		return journal.Run{}, engine.Checkpoint{}, err
 	}
-	known := false
+	state := engine.PlanState("")
+	var open []string // "PLAN (#ID Title)" of every open checkpoint
 	for _, run := range runs {
 		if !run.Finished.IsZero() {
 			continue
@@ -107,19 +129,26 @@ func openCheckpoint(j journal.Journal, planID string) (journal.Run, engine.Check
 			if planID == engine.VerifyID && cp.Plan == engine.VerifyID {
 				return run, cp, nil // the phase verification waits for a human
 			}
+			open = append(open, fmt.Sprintf("%s (#%d %s)", cp.Plan, cp.ID, titleOf(cp)))
 		}
 		for _, p := range snap.Plans {
 			if p.Spec.ID != planID {
 				continue
 			}
-			known = true
 			if p.State == engine.Waiting && p.Open != nil {
 				return run, *p.Open, nil
 			}
+			if state == "" {
+				state = p.State
+			}
 		}
 	}
-	if known {
-		return journal.Run{}, engine.Checkpoint{}, exitf(ExitUsage, "plan %s has no open checkpoint (`hive status` shows where it stands)", planID)
+	msg := fmt.Sprintf("plan %s has no open checkpoint", planID)
+	if state != "" {
+		msg += fmt.Sprintf(" (it is %s)", state)
 	}
-	return journal.Run{}, engine.Checkpoint{}, exitf(ExitUsage, "no unfinished run holds plan %s", planID)
+	if len(open) == 0 {
+		return journal.Run{}, engine.Checkpoint{}, exitf(ExitUsage, "%s, and no plan waits for an answer now (`hive status` shows where each plan stands)", msg)
+	}
+	return journal.Run{}, engine.Checkpoint{}, exitf(ExitUsage, "%s. Waiting for an answer: %s; answer one with `hive answer PLAN-ID RESPONSE`", msg, strings.Join(open, ", "))
 }

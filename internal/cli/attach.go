@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -35,8 +36,13 @@ func newAttachCmd(g *globalOptions) *cobra.Command {
 		Short: "Follow one plan's agent: its latest attempt's output, readably, until the plan is finished",
 		Long: `attach follows .hive/logs/PLAN.attempt-N.log of the latest attempt (and the
 next one when the agent is replaced), renders its stream-json lines as text,
-and exits when the plan is complete, failed or skipped. Ctrl+C detaches; the
-run goes on.`,
+and exits when the plan is complete, failed or skipped. A plan that waits for
+its dependencies in a running phase is followed once it starts. Ctrl+C
+detaches; the run goes on.
+
+Exit status: 0 when the plan has finished; 1 when it has not started, or its
+run has stopped, and no hive process runs its phase (the line printed says
+how to start or resume it); 2 when no phase holds the plan.`,
 		Example: `  hive attach 03-01
   hive attach 03-01 --raw`,
 		Args: cobra.ExactArgs(1),
@@ -57,14 +63,22 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
-		return exitf(ExitUsage, "no run in %s yet: start one with `hive execute-phase PHASE`", repo.Root)
+	var j journal.Journal // nil until a run has made the journal
+	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); err == nil {
+		sj, err := openJournal(repo.Root)
+		if err != nil {
+			return err
+		}
+		defer sj.Close()
+		j = sj
 	}
-	j, err := openJournal(repo.Root)
+	where, err := findAttachPlan(j, repo.Root, o.plan)
 	if err != nil {
 		return err
 	}
-	defer j.Close()
+	if where.phaseDir == "" {
+		return exitf(ExitUsage, "no phase holds plan %s (`hive plans` lists the plans)", o.plan)
+	}
 	logs := filepath.Join(repo.Root, ".hive", "logs")
 	r := &logRenderer{w: o.stdout, raw: o.raw}
 	var f *os.File
@@ -76,9 +90,10 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		}
 	}()
 	lastCheck := time.Time{}
+	toldWaiting := false
 	for {
 		// Follow the newest attempt: a continuation writes a new file.
-		if n := latestAttempt(logs, o.plan); n > attempt {
+		if n := latestAttempt(logs, o.plan); n > attempt && where.state != "" && where.state != engine.Pending {
 			if rd != nil {
 				r.drain(rd)
 				f.Close()
@@ -94,14 +109,26 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		}
 		if time.Since(lastCheck) >= 500*time.Millisecond {
 			lastCheck = time.Now()
-			st, known, err := planStateIn(j, o.plan)
-			if err != nil {
+			if j == nil { // a run may have begun since
+				if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); err == nil {
+					sj, err := openJournal(repo.Root)
+					if err != nil {
+						return err
+					}
+					defer sj.Close()
+					j = sj
+				}
+			}
+			// The lock first, then the state: a run that ends in between
+			// shows as live with its final state, never as stopped short.
+			pid, live := runner.PhaseHolder(repo.Root, where.phaseDir)
+			if where, err = findAttachPlan(j, repo.Root, o.plan); err != nil {
 				return err
 			}
-			if !known {
-				return exitf(ExitUsage, "no run holds plan %s (`hive plans` lists the plans)", o.plan)
-			}
-			if st.Final() {
+			st := where.state
+			started := st != "" && st != engine.Pending
+			switch {
+			case st.Final():
 				if latestAttempt(logs, o.plan) == attempt { // nothing newer to show
 					if rd != nil {
 						r.drain(rd)
@@ -110,6 +137,21 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 					return nil
 				}
 				continue
+			case !live && !started:
+				fmt.Fprintf(o.stdout, "Plan %s has not started: no agent has run it yet, and no hive process runs phase %s. Start it with: %s\n",
+					o.plan, where.phase, o.pasteable(repo.Root, "execute-phase", where.phase))
+				return silentExit(ExitFailed)
+			case !live:
+				if rd != nil {
+					r.drain(rd)
+				}
+				fmt.Fprintf(o.stdout, "── %s is %s, but its run has stopped: no hive process runs phase %s. Resume it with: %s\n",
+					o.plan, st, where.phase, o.pasteable(repo.Root, "execute-phase", where.phase))
+				return silentExit(ExitFailed)
+			case !started && !toldWaiting:
+				toldWaiting = true
+				fmt.Fprintf(o.stdout, "── %s has not started yet: hive (pid %d) runs phase %s and starts it when its dependencies are done; following it then (Ctrl+C to detach)\n",
+					o.plan, pid, where.phase)
 			}
 		}
 		select {
@@ -140,24 +182,47 @@ func latestAttempt(dir, planID string) int {
 	return best
 }
 
-// planStateIn is the plan's state in the newest run that holds it.
-func planStateIn(j journal.Journal, planID string) (engine.PlanState, bool, error) {
-	runs, err := j.Runs()
-	if err != nil {
-		return "", false, err
-	}
-	for _, run := range runs {
-		eng, err := runner.Replay(j, run)
+// attachPlan is where a plan stands for attach: its phase, and its state
+// in the newest run that holds it.
+type attachPlan struct {
+	phase    string           // the phase number, "01"
+	phaseDir string           // the phase folder, the key of its runs and its lock; "" for no such plan
+	state    engine.PlanState // "" when no run holds the plan
+}
+
+// findAttachPlan looks the plan up in the newest run that holds it (j may
+// be nil: no run yet), else in the plan files.
+func findAttachPlan(j journal.Journal, root, planID string) (attachPlan, error) {
+	if j != nil {
+		runs, err := j.Runs()
 		if err != nil {
-			return "", false, err
+			return attachPlan{}, err
 		}
-		for _, p := range eng.Snapshot().Plans {
-			if p.Spec.ID == planID {
-				return p.State, true, nil
+		for _, run := range runs {
+			eng, err := runner.Replay(j, run)
+			if err != nil {
+				return attachPlan{}, err
+			}
+			snap := eng.Snapshot()
+			for _, p := range snap.Plans {
+				if p.Spec.ID == planID {
+					return attachPlan{phase: snap.Phase, phaseDir: run.Phase, state: p.State}, nil
+				}
 			}
 		}
 	}
-	return "", false, nil
+	proj, err := plan.LoadProject(root)
+	if err != nil {
+		return attachPlan{}, nil // no plans at all: no such plan
+	}
+	for _, ph := range proj.Phases {
+		for _, p := range ph.Plans {
+			if p.ID == planID {
+				return attachPlan{phase: ph.Number, phaseDir: ph.Dir}, nil
+			}
+		}
+	}
+	return attachPlan{}, nil
 }
 
 // logRenderer turns an agent log into text for a human: stream-json lines

@@ -29,6 +29,7 @@ func TestScripts(t *testing.T) {
 		Dir:   "testdata/script",
 		Setup: setupGitEnv,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":  exitCode,
 			"waitfor":   waitFor,
 			"waitstate": waitState,
 			"webhook":   webhook,

@@ -78,7 +78,9 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 		launcher:      agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}},
 	})
 	if !o.json {
-		fmt.Fprintf(o.stdout, "\nLook around:\n  git -C %s log --oneline --graph\n  go run ./cmd/hive status --repo %s\n  go run ./cmd/hive log --repo %s\n", dir, dir, dir)
+		// Commands to paste from any folder: each names the demo repository.
+		fmt.Fprintf(o.stdout, "\nLook around:\n  git -C %s log --oneline --graph\n  %s\n  %s\n",
+			shellQuote(dir), g.pasteable(dir, "status"), g.pasteable(dir, "log"))
 	}
 	return err
 }

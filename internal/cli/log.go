@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/spf13/cobra"
 )
@@ -20,14 +23,14 @@ func newLogCmd(g *globalOptions) *cobra.Command {
 	o := &logOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "log",
-		Short: "Print the journal: every event of a run, in order",
+		Short: "Print the journal: every event of a run, in order, one readable line each (--json: as journaled)",
 		Example: `  hive log            # the newest run
-  hive log --run 2 --json`,
+  hive log --run 2 --json | jq -c 'select(.type == "answer")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return logRun(cmd, o) },
 	}
 	cmd.Flags().Int64Var(&o.run, "run", 0, "the run to print (default: the newest)")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event, its payload as journaled")
 	return cmd
 }
 
@@ -61,15 +64,43 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 		}
 		return exitf(ExitFailed, "no run %d in the journal (`hive status` lists runs)", o.run)
 	}
-	if !o.json {
-		fmt.Fprintf(o.stdout, "run %d of %s, started %s\n", run.ID, run.Phase, run.Started.Local().Format("2006-01-02 15:04:05"))
-	}
-	enc := json.NewEncoder(o.stdout)
-	return j.Each(run.ID, func(rec journal.Record) error {
-		if o.json {
+	if o.json {
+		enc := json.NewEncoder(o.stdout)
+		return j.Each(run.ID, func(rec journal.Record) error {
 			return enc.Encode(map[string]any{"run": rec.Run, "seq": rec.Seq, "time": rec.Time, "type": rec.Type, "event": rec.Payload})
+		})
+	}
+	fmt.Fprintf(o.stdout, "run %d of %s, started %s\n", run.ID, run.Phase, run.Started.Local().Format("2006-01-02 15:04:05"))
+	var line bytes.Buffer
+	// The lines execute-phase prints as the events happen, numbered.
+	plain := newPlainObserver(&line)
+	return j.Each(run.ID, func(rec journal.Record) error {
+		line.Reset()
+		var ev engine.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			plain.line(rec.Time, "", "%s (unreadable: %v) %s", rec.Type, err, rec.Payload)
+		} else if plain.Event(ev, engine.Snapshot{}); line.Len() == 0 {
+			plain.line(ev.Time, ev.Plan, "%s", quietEvent(ev))
 		}
-		_, err := fmt.Fprintf(o.stdout, "%6d %s %-14s %s\n", rec.Seq, rec.Time.Local().Format("15:04:05.000"), rec.Type, rec.Payload)
+		// Lines after the first (a gate's output) stay under the text.
+		text := strings.ReplaceAll(strings.TrimRight(line.String(), "\n"), "\n", "\n       ")
+		_, err := fmt.Fprintf(o.stdout, "%6d %s\n", rec.Seq, text)
 		return err
 	})
+}
+
+// quietEvent describes the events execute-phase does not print as they
+// happen, for the log, which shows every event.
+func quietEvent(ev engine.Event) string {
+	switch ev.Type {
+	case engine.EvUsage:
+		return fmt.Sprintf("turn ended (attempt %d): %d in / %d out tokens, $%.4f so far", ev.Attempt, ev.InputTokens, ev.OutputTokens, ev.CostUSD)
+	case engine.EvCommitsChecked:
+		if ev.OK {
+			return fmt.Sprintf("silent agent (attempt %d) committed lately: left running", ev.Attempt)
+		}
+		return fmt.Sprintf("silent agent (attempt %d) made no commit lately", ev.Attempt)
+	}
+	// An event this hive does not describe (a newer one): its type and text.
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ev.Type, ev.Text, ev.Reason))
 }

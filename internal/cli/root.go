@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,29 @@ const (
 	ExitNeedsHuman  = 5 // an unattended run stopped at a checkpoint only a human may answer
 	ExitInterrupted = 130
 )
+
+// version is hive's version. Release builds set it:
+//
+//	go build -ldflags "-X github.com/hivectl/hive/internal/cli.version=v1.2.0" ./cmd/hive
+//
+// Left empty, hive reports the module version `go install` recorded.
+var version = ""
+
+// hiveVersion is the version `hive --version` prints.
+func hiveVersion() string { return resolveVersion(version, debug.ReadBuildInfo) }
+
+// resolveVersion prefers the version set at link time, then the main
+// module's version from the build information ("(devel)" in a build from a
+// checkout, which says nothing), else "dev".
+func resolveVersion(linked string, buildInfo func() (*debug.BuildInfo, bool)) string {
+	if linked != "" {
+		return linked
+	}
+	if bi, ok := buildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
 
 // exitError carries an exit code through cobra.
 type exitError struct {
@@ -43,6 +67,30 @@ type globalOptions struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+}
+
+// pasteable is a hive command line for the user to copy: args quoted for a
+// POSIX shell, and --repo with the repository root when this invocation
+// named a repository other than the current folder, so that it works from
+// where the user typed this one.
+func (g *globalOptions) pasteable(root string, args ...string) string {
+	words := []string{"hive"}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	if g.repo != "." && g.repo != "" {
+		words = append(words, "--repo", shellQuote(root))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote makes s one word for a POSIX shell, so a printed command can be
+// pasted as it is; plain words stay unquoted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Main runs hive with os.Args and returns the process exit code.
@@ -82,11 +130,14 @@ func newRootCmd(g *globalOptions, stdin io.Reader) *cobra.Command {
 		Long: `hive reads GSD-style phase plans (.planning/), schedules them as a dependency
 graph, runs one agent per plan, checks and records every result in a durable
 journal, and resumes a killed run without losing or repeating work.`,
+		Version:       hiveVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("hive {{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.repo, "repo", ".", "the git repository to work in")
 	root.AddCommand(
+		newInitCmd(g),
 		newLintCmd(g),
 		newPlansCmd(g),
 		newExecuteCmd(g),

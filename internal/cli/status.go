@@ -18,6 +18,7 @@ type statusOptions struct {
 	*globalOptions
 	json  bool
 	watch bool
+	root  string // the repository's root, once opened
 }
 
 func newStatusCmd(g *globalOptions) *cobra.Command {
@@ -59,6 +60,12 @@ type statusRunView struct {
 	Plans    []statusPlan        `json:"plans"`
 	Queue    []engine.Checkpoint `json:"queue,omitempty"`
 	snap     engine.Snapshot
+
+	// Live says a hive process (PID) drives this unfinished run now; a run
+	// neither finished nor live has stopped, and Resume goes on with it.
+	Live   bool   `json:"live"`
+	PID    int    `json:"pid,omitempty"`
+	Resume string `json:"resume,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
@@ -66,6 +73,7 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	o.root = repo.Root
 	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
 		if o.json {
 			fmt.Fprintln(o.stdout, "[]")
@@ -108,6 +116,8 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		if !run.Finished.IsZero() {
 			f := run.Finished
 			v.Finished = &f
+		} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
+			v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
 		}
 		for _, p := range snap.Plans {
 			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
@@ -125,9 +135,14 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		if i > 0 {
 			fmt.Fprintln(o.stdout)
 		}
-		state := "unfinished (run `hive execute-phase " + v.Phase + "` to resume, or it is running now)"
-		if v.Finished != nil {
+		var state string
+		switch {
+		case v.Finished != nil:
 			state = "finished " + v.Finished.Local().Format("2006-01-02 15:04:05") + ": " + v.Outcome
+		case v.Live:
+			state = fmt.Sprintf("running now (hive pid %d)", v.PID)
+		default:
+			state = "stopped — resume with: " + v.Resume
 		}
 		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,11 @@ import (
 // ErrLocked is returned when another hive process runs the same phase.
 var ErrLocked = errors.New("phase is locked")
 
+// lockName is the file in .hive/locks/ that locks the phase in phaseDir.
+func lockName(phaseDir string) string {
+	return strings.NewReplacer("/", "_", "\\", "_").Replace(phaseDir) + ".lock"
+}
+
 // lockPhase takes an exclusive lock on the phase for this process, so two
 // hive processes never drive one run. The kernel drops the lock when the
 // process dies, so a killed hive leaves nothing to clean up.
@@ -24,8 +30,7 @@ func lockPhase(root, phaseDir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock folder: %w", err)
 	}
-	name := strings.NewReplacer("/", "_", "\\", "_").Replace(phaseDir) + ".lock"
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, lockName(phaseDir)), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", phaseDir, err)
 	}
@@ -41,4 +46,26 @@ func lockPhase(root, phaseDir string) (release func(), err error) {
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { f.Close() }, nil
+}
+
+// PhaseHolder reports whether a live hive process runs the phase in folder
+// phaseDir (it holds the phase's lock, as Run does from start to end), and
+// that process's pid as the lock file records it (0 when unreadable). It
+// is read-only: it never creates the lock file, and it tests the lock with a
+// shared lock taken without waiting and dropped at once, so a hive starting
+// at that very instant is the only one that could find the phase taken.
+func PhaseHolder(root, phaseDir string) (pid int, held bool) {
+	f, err := os.Open(filepath.Join(root, ".hive", "locks", lockName(phaseDir)))
+	if err != nil {
+		return 0, false // no run ever locked it here
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		return 0, false // closing the file drops the shared lock
+	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
+		return 0, false
+	}
+	data, _ := io.ReadAll(f)
+	pid, _ = strconv.Atoi(string(bytes.TrimSpace(data)))
+	return pid, true
 }
