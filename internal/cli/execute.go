@@ -92,9 +92,19 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if len(ph.Plans) == 0 {
 		return exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
 	}
+	j, err := openJournal(repo.Root)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	// A resumed run keeps the agent it started with.
+	agentName, err := o.resumeAgent(j, ph)
+	if err != nil {
+		return err
+	}
 	launcher := o.launcher
 	if launcher == nil {
-		if launcher, err = pickLauncher(o.agent, cfg, "executor"); err != nil {
+		if launcher, err = pickLauncher(agentName, cfg, "executor"); err != nil {
 			return err
 		}
 	}
@@ -105,7 +115,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		case o.launcher != nil:
 			roles[role] = o.launcher
 		default:
-			if roles[role], err = pickLauncher(o.agent, cfg, role); err != nil {
+			if roles[role], err = pickLauncher(agentName, cfg, role); err != nil {
 				return err
 			}
 		}
@@ -117,12 +127,6 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	for role, l := range roles {
 		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
 	}
-	j, err := openJournal(repo.Root)
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-
 	interactive := !o.json && isTerminal(o.stdin)
 	dashboard := interactive && !o.noTUI && isTerminal(o.stdout)
 	n := &notify.Notifier{
@@ -203,7 +207,11 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		return &exitError{code: ExitNeedsHuman, err: err}
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
-		return exitf(ExitInterrupted, "interrupted; run `hive execute-phase %s` again to resume", ph.Number)
+		args := []string{"execute-phase", ph.Number, "--agent", launcher.Name()}
+		if res.Snapshot.AutoAnswer {
+			args = append(args, "--yes")
+		}
+		return exitf(ExitInterrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s", o.pasteable(repo.Root, args...))
 	}
 	if errors.Is(err, runner.ErrDirty) {
 		return &exitError{code: ExitUsage, err: err}
@@ -237,6 +245,32 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		return silentExit(ExitFailed)
 	}
 	return nil
+}
+
+// resumeAgent is the agent to run: the one the phase's unfinished run
+// started with (a resume never switches agents under a run's feet), else
+// --agent. A different --agent for a run to resume is refused.
+func (o *executeOptions) resumeAgent(j journal.Journal, ph *plan.Phase) (string, error) {
+	if o.fresh || o.launcher != nil {
+		return o.agent, nil
+	}
+	run, ok, err := j.LatestRun(ph.Dir)
+	if err != nil || !ok || !run.Finished.IsZero() {
+		return o.agent, err
+	}
+	eng, err := runner.Replay(j, run)
+	if err != nil {
+		return "", err
+	}
+	started := eng.Snapshot().Agent
+	switch {
+	case started == "" || started == o.agent:
+		return o.agent, nil
+	case o.agent == "":
+		return started, nil
+	}
+	return "", exitf(ExitUsage, "run %d of phase %s started with --agent %s; resume it with --agent %s, or start a new run with --agent %s --fresh",
+		run.ID, ph.Number, started, started, o.agent)
 }
 
 // pickLauncher chooses the agent: --agent, else the executor role in config

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,7 +43,7 @@ func archivedMilestone(t *testing.T) string {
 			fmt.Sprintf("feat(01-01): old milestone task %d\n\nHive-Plan: 01-01\nHive-Task: 01-01/%d", n, n))
 	}
 	gitRun(t, root, "commit", "-q", "--allow-empty", "-m", "docs(01-01): complete setup plan\n\nHive-Plan: 01-01\nHive-Summary: 01-01")
-	writeFile(t, root, ".planning/phases/01-ledger/01-01-PLAN.md", milestonePlan)
+	writeFile(t, filepath.Join(root, ".planning/phases/01-ledger/01-01-PLAN.md"), milestonePlan)
 	gitRun(t, root, "add", "-A")
 	gitRun(t, root, "commit", "-q", "-m", "docs: plan milestone v2.0 phase 1")
 	return root
@@ -85,17 +84,6 @@ func TestReusedPlanIDRunsEveryTask(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, root, rel, body string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A tracked file inside a folder .gitignore ignores (a checked-in generated
 // file) is committed when a plan changes it, and so is a new file the plan
 // names there; nothing else that is ignored gets committed.
@@ -120,7 +108,7 @@ autonomous: true
 				".gitignore":                            "gen/\n",
 				".planning/phases/01-api/01-01-PLAN.md": plan,
 			})
-			writeFile(t, root, "gen/schema.go", "package gen // v1\n")
+			writeFile(t, filepath.Join(root, "gen/schema.go"), "package gen // v1\n")
 			gitRun(t, root, "add", "-f", "gen/schema.go")
 			gitRun(t, root, "commit", "-q", "-m", "check in the generated schema")
 			ph := loadPhase(t, root, ".planning/phases/01-api")
@@ -130,7 +118,7 @@ autonomous: true
 				o.WorktreeRoot = t.TempDir()
 			}
 			o.AutoAnswer = true // a failing plan ends the run instead of waiting for a human
-			writeFile(t, root, "gen/cache.bin", "not the plan's")
+			writeFile(t, filepath.Join(root, "gen/cache.bin"), "not the plan's")
 			res, err := Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
