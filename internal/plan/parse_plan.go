@@ -158,7 +158,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 		case "phase", "plan":
 			s, ok := scalar(k.value)
 			if !ok {
-				ds.errorf(k.line, fmt.Sprintf("write %s: as a single value", k.name), "%s must be a single value, got %s", k.name, describe(k.value))
+				ds.warnf(k.line, fmt.Sprintf("write %s: as a single value", k.name), "%s must be a single value, got %s; ignored (hive goes by the file name)", k.name, describe(k.value))
 			}
 			if k.name == "phase" {
 				p.Phase = s
@@ -169,7 +169,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			s, ok := scalar(k.value)
 			switch {
 			case !ok:
-				ds.errorf(k.line, "set type: execute or type: tdd", "type must be a single value, got %s", describe(k.value))
+				ds.warnf(k.line, "set type: execute or type: tdd", "type must be a single value, got %s; hive runs the plan like execute", describe(k.value))
 			case s == "":
 			case s == "execute" || s == "tdd":
 				p.Type = s
@@ -221,7 +221,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			}
 			b, ok := boolean(k.value)
 			if !ok {
-				ds.errorf(k.line, "set autonomous: true (no checkpoints) or autonomous: false", "autonomous must be true or false, got %s", describe(k.value))
+				ds.warnf(k.line, "set autonomous: true (no checkpoints) or autonomous: false", "autonomous must be true or false, got %s; hive stops at the plan's checkpoint tasks whatever it says", describe(k.value))
 				continue
 			}
 			p.Autonomous = b
@@ -248,7 +248,7 @@ func readWave(p *Plan, k fmKey, ds *diags) {
 	const fix = "set wave: N with N ≥ 1, or remove the line and let hive compute it from depends_on"
 	s, ok := scalar(k.value)
 	if !ok {
-		ds.errorf(k.line, fix, "wave must be a whole number, got %s", describe(k.value))
+		ds.warnf(k.line, fix, "wave must be a whole number, got %s; hive computes the wave from depends_on", describe(k.value))
 		return
 	}
 	if s == "" {
@@ -256,7 +256,7 @@ func readWave(p *Plan, k fmKey, ds *diags) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		ds.errorf(k.line, fix, "wave must be a whole number ≥ 1, got %q", truncate(s, 40))
+		ds.warnf(k.line, fix, "wave must be a whole number ≥ 1, got %q; hive computes the wave from depends_on", truncate(s, 40))
 		return
 	}
 	p.Wave = n

@@ -147,12 +147,21 @@ func checkFiles(p *Plan, add addFunc) {
 	}
 }
 
+// checkTasks tells apart the task types hive cannot run right (an unknown
+// checkpoint kind: it would not know how to ask the human) from what GSD
+// runs anyway: another task type is run like auto, and a checkpoint in an
+// autonomous plan still stops the plan.
 func checkTasks(p *Plan, add addFunc) {
 	var checkpoints []Task
 	for _, t := range p.Tasks {
-		if !isValidTaskType(t.Type) {
+		switch {
+		case strings.HasPrefix(t.Type, checkpointTypePrefix) && !isValidTaskType(t.Type):
 			add(SeverityError, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
-				"task %d has unknown type %q", t.Number, t.Type)
+				"task %d has unknown checkpoint kind %q; hive would not know what to ask the human", t.Number, t.Type)
+			continue
+		case !isValidTaskType(t.Type):
+			add(SeverityWarning, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
+				"task %d has type %q, which hive does not know; it runs it like auto", t.Number, t.Type)
 			continue
 		}
 		if t.IsCheckpoint() {
@@ -168,8 +177,8 @@ func checkTasks(p *Plan, add addFunc) {
 	if l := p.Lines["autonomous"]; l > 0 {
 		how, line = fmt.Sprintf("autonomous: true at line %d", l), l
 	}
-	add(SeverityError, p, line, "set autonomous: false",
-		"task %d is a %s checkpoint but the plan is autonomous (%s); hive would not stop for the human", t.Number, t.Type, how)
+	add(SeverityWarning, p, line, "set autonomous: false",
+		"task %d is a %s checkpoint but the plan is autonomous (%s); hive stops at the checkpoint anyway", t.Number, t.Type, how)
 }
 
 func isValidTaskType(s string) bool {
@@ -193,15 +202,16 @@ func checkWaves(plans []*Plan, byID map[string]*Plan, add addFunc) {
 			}
 		}
 		if hi != nil && p.Wave <= hi.ComputedWave {
-			add(SeverityError, p, firstLine(p.Lines["wave"], 1), fmt.Sprintf("set wave: %d", hi.ComputedWave+1),
-				"wave: %d contradicts depends_on: %s runs in wave %d, so this plan cannot run before wave %d",
-				p.Wave, hi.ID, hi.ComputedWave, hi.ComputedWave+1)
+			add(SeverityWarning, p, firstLine(p.Lines["wave"], 1), fmt.Sprintf("set wave: %d", hi.ComputedWave+1),
+				"wave: %d contradicts depends_on: %s runs in wave %d, so hive schedules this plan by its dependencies, in wave %d",
+				p.Wave, hi.ID, hi.ComputedWave, p.ComputedWave)
 		}
 	}
 }
 
-// checkOverlaps flags plans of one wave that modify the same file: they would
-// run at once in separate worktrees and collide at merge.
+// checkOverlaps flags plans of one wave that modify the same file. GSD runs
+// them side by side; hive runs them one after the other in a shared tree,
+// but in worktrees they run at once and may collide at merge.
 func checkOverlaps(plans []*Plan, add addFunc) {
 	files := make(map[*Plan]map[string]bool, len(plans))
 	for _, p := range plans {
@@ -227,9 +237,9 @@ func checkOverlaps(plans []*Plan, add addFunc) {
 				continue
 			}
 			sort.Strings(shared)
-			add(SeverityError, b, firstLine(b.Lines["files_modified"], 1),
+			add(SeverityWarning, b, firstLine(b.Lines["files_modified"], 1),
 				fmt.Sprintf("make %s depend on %s (add %q to its depends_on), or split the file's changes", b.ID, a.ID, a.ID),
-				"%s and %s both modify %s in wave %d; they would run in parallel and conflict",
+				"%s and %s both modify %s in wave %d; in worktrees they run in parallel and may conflict at merge",
 				a.ID, b.ID, strings.Join(shared, ", "), b.ComputedWave)
 		}
 	}
