@@ -353,7 +353,7 @@ func (d *document) fields(n *yaml.Node) map[string]string {
 var (
 	taskChildren = map[string]bool{"name": true, "files": true, "read_first": true, "action": true, "verify": true,
 		"acceptance_criteria": true, "done": true, "resume-signal": true, "decision": true, "context": true, "options": true}
-	topKnown = map[string]bool{"objective": true, "context": true, "tasks": true, "task": true}
+	topKnown = map[string]bool{"objective": true, "context": true, "tasks": true, "task": true, "feature": true}
 )
 
 func parsePlanBody(p *Plan, doc *document, ds *diags) {
@@ -371,14 +371,16 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 			if p.Context == "" {
 				p.Context = el.text(body)
 			}
-		case "task":
+		case "task", "feature":
+			// A TDD plan may hold <feature> blocks instead of tasks
+			// (get-shit-done/references/tdd.md): each is one tdd task.
 			tasks = append(tasks, el)
 		case "tasks":
 			if !el.closed {
 				ds.warnf(line(el.start), "add </tasks> after the last task", "<tasks> is never closed")
 			}
-			for _, t := range sc.children(el.inner, el.innerEnd, true, map[string]bool{"task": true}) {
-				if t.name == "task" {
+			for _, t := range sc.children(el.inner, el.innerEnd, true, map[string]bool{"task": true, "feature": true}) {
+				if t.name == "task" || t.name == "feature" {
 					tasks = append(tasks, t)
 				}
 			}
@@ -415,8 +417,11 @@ func xmlTask(sc *scanner, el element, number int, line func(int) int, ds *diags)
 		t.Type = TaskAuto
 	}
 	t.Gate = strings.TrimSpace(t.Attrs["gate"])
+	if el.name == "feature" {
+		t.Type = TaskTDD
+	}
 	if !el.closed {
-		ds.warnf(t.Line, "add </task> at the end of the task", "task %d: <task> is never closed; it is read up to the next <task>", number)
+		ds.warnf(t.Line, fmt.Sprintf("add </%s> at the end of the task", el.name), "task %d: <%s> is never closed; it is read up to the next <%s>", number, el.name, el.name)
 	}
 	var decision, ctx, options *element
 	for _, c := range sc.children(el.inner, el.innerEnd, false, taskChildren) {
@@ -455,6 +460,9 @@ func xmlTask(sc *scanner, el element, number int, line func(int) int, ds *diags)
 		t.Decision = readDecision(sc, decision, ctx, options)
 	} else if ctx != nil {
 		addExtra(&t, "context", ctx.text(body))
+	}
+	if el.name == "feature" && t.Action == "" {
+		t.Action = t.Extra["implementation"]
 	}
 	if t.Name == "" {
 		t.Name = fallbackName(t)

@@ -350,3 +350,61 @@ func TestParseSummaryEdgeCases(t *testing.T) {
 		})
 	}
 }
+
+// GSD's TDD plans hold one <feature> (name, files, behavior,
+// implementation) instead of <tasks>; each feature is one tdd task, so that
+// progress counts it. tdd="true" tasks count as tasks too.
+func TestParsePlanTDDFeatures(t *testing.T) {
+	const body = `
+<objective>
+Parse durations written by people.
+</objective>
+
+<feature>
+  <name>Duration parser</name>
+  <files>src/time/parse.ts, src/time/parse.test.ts</files>
+  <behavior>
+    "90s" → 90; "1h30m" → 5400; "" → error
+  </behavior>
+  <implementation>Scan number-unit pairs; reject unknown units.</implementation>
+</feature>
+
+<feature>
+  <name>Duration formatter</name>
+  <files>src/time/format.ts</files>
+  <behavior>5400 → "1h30m"</behavior>
+</feature>
+
+<verification>npm test -- src/time</verification>
+`
+	p, ds := ParsePlan(dir+"/01-02-PLAN.md", []byte(plan("type: tdd\nwave: 1", body)))
+	if p == nil || HasErrors(ds) {
+		t.Fatalf("plan %v: %s", p, diagList(ds))
+	}
+	for _, d := range ds {
+		if strings.Contains(d.Message, "no tasks found") {
+			t.Errorf("unexpected %s", d)
+		}
+	}
+	if len(p.Tasks) != 2 {
+		t.Fatalf("tasks = %+v, want 2", p.Tasks)
+	}
+	f := p.Tasks[0]
+	if f.Number != 1 || f.Line != 10 || f.Type != TaskTDD || !f.IsTDD() || f.Name != "Duration parser" ||
+		!reflect.DeepEqual(f.Files, []string{"src/time/parse.ts", "src/time/parse.test.ts"}) ||
+		!strings.Contains(f.Extra["behavior"], `"1h30m" → 5400`) || f.Action != "Scan number-unit pairs; reject unknown units." {
+		t.Errorf("feature 1 = %+v", f)
+	}
+	if g := p.Tasks[1]; g.Number != 2 || g.Type != TaskTDD || g.Name != "Duration formatter" {
+		t.Errorf("feature 2 = %+v", g)
+	}
+
+	// The same inside <tasks>, next to tdd="true" tasks.
+	p, ds = ParsePlan(dir+"/01-03-PLAN.md", []byte(plan("type: tdd", `<tasks>
+<task type="auto" tdd="true"><name>Red</name><behavior>fails first</behavior></task>
+<feature><name>Green</name><behavior>passes</behavior></feature>
+</tasks>`)))
+	if p == nil || len(p.Tasks) != 2 || !p.Tasks[0].IsTDD() || p.Tasks[0].Type != TaskAuto || p.Tasks[1].Type != TaskTDD {
+		t.Fatalf("tasks = %+v (%s)", p, diagList(ds))
+	}
+}
