@@ -230,7 +230,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 		case "user_setup":
 			p.UserSetup = doc.value(k.value, 0)
 		case "must_haves":
-			p.MustHaves = readMustHaves(doc, k, ds)
+			p.MustHaves = readMustHaves(doc, k, p.Lines, ds)
 		default:
 			if p.Extra == nil {
 				p.Extra = map[string]any{}
@@ -280,7 +280,9 @@ func checkPlanNumber(p *Plan, ds *diags) {
 	}
 }
 
-func readMustHaves(doc *document, k fmKey, ds *diags) MustHaves {
+// readMustHaves reads the goal-backward block; lines gets the line of every
+// artifact and key link ("must_haves.artifacts[0]", "must_haves.key_links[1]").
+func readMustHaves(doc *document, k fmKey, lines map[string]int, ds *diags) MustHaves {
 	var mh MustHaves
 	n := k.value
 	if isNull(n) {
@@ -300,6 +302,7 @@ func readMustHaves(doc *document, k fmKey, ds *diags) MustHaves {
 			mh.Truths = doc.texts(val)
 		case "artifacts":
 			for _, it := range seq(val) {
+				lines[fmt.Sprintf("must_haves.artifacts[%d]", len(mh.Artifacts))] = doc.nodeLine(it)
 				if it.Kind == yaml.ScalarNode {
 					mh.Artifacts = append(mh.Artifacts, Artifact{Path: strings.TrimSpace(it.Value)})
 					continue
@@ -309,6 +312,7 @@ func readMustHaves(doc *document, k fmKey, ds *diags) MustHaves {
 			}
 		case "key_links":
 			for _, it := range seq(val) {
+				lines[fmt.Sprintf("must_haves.key_links[%d]", len(mh.KeyLinks))] = doc.nodeLine(it)
 				f := doc.fields(it)
 				mh.KeyLinks = append(mh.KeyLinks, KeyLink{From: f["from"], To: f["to"], Via: f["via"], Pattern: f["pattern"]})
 			}

@@ -32,6 +32,7 @@ func Validate(ph *Phase) []Diagnostic {
 	for _, p := range ph.Plans {
 		checkDeps(p, byID, ph.Plans, add)
 		checkFiles(p, add)
+		checkPlanPaths(p, add)
 		checkTasks(p, add)
 	}
 	for _, cyc := range findCycles(ph.Plans) {
@@ -151,6 +152,41 @@ func checkFiles(p *Plan, add addFunc) {
 // checkpoint kind: it would not know how to ask the human) from what GSD
 // runs anyway: another task type is run like auto, and a checkpoint in an
 // autonomous plan still stops the plan.
+const pathFix = "name only files inside the repository, relative to its root (e.g. src/app.ts)"
+
+// checkPlanPaths checks every other path a plan names for what an agent
+// must never be sent to: task <files>, must_haves artifacts, and the files
+// of key links (their symbols and prose are not paths, see SplitKeyLinkRef).
+func checkPlanPaths(p *Plan, add addFunc) {
+	for _, t := range p.Tasks {
+		for _, f := range t.Files {
+			if _, err := SafeRelPath(f); err != nil {
+				add(SeverityError, p, t.Line, pathFix, "task %d <files>: %v", t.Number, err)
+			}
+		}
+	}
+	mhLine := func(key string) int { return firstLine(p.Lines[key], p.Lines["must_haves"], 1) }
+	for i, a := range p.MustHaves.Artifacts {
+		if strings.TrimSpace(a.Path) == "" {
+			continue
+		}
+		if _, err := SafeRelPath(a.Path); err != nil {
+			add(SeverityError, p, mhLine(fmt.Sprintf("must_haves.artifacts[%d]", i)), pathFix, "must_haves.artifacts: %v", err)
+		}
+	}
+	for i, k := range p.MustHaves.KeyLinks {
+		for _, side := range []struct{ name, ref string }{{"from", k.From}, {"to", k.To}} {
+			file, _ := SplitKeyLinkRef(side.ref)
+			if file == "" {
+				continue
+			}
+			if _, err := SafeRelPath(file); err != nil {
+				add(SeverityError, p, mhLine(fmt.Sprintf("must_haves.key_links[%d]", i)), pathFix, "must_haves.key_links %s: %v", side.name, err)
+			}
+		}
+	}
+}
+
 func checkTasks(p *Plan, add addFunc) {
 	var checkpoints []Task
 	for _, t := range p.Tasks {
