@@ -29,6 +29,13 @@ var numberTokenRE = regexp.MustCompile(`^\d+[A-Za-z]?(?:\.\d+)*$`)
 // -SUMMARY.md) to its phase and plan numbers, canonical ("3", "2"); ok is
 // false for a name holding no such pair.
 func planKey(name string) (phase, num string, ok bool) {
+	phase, num, _, ok = planKeyRaw(name)
+	return canonNum(phase), canonNum(num), ok
+}
+
+// planKeyRaw is planKey with the numbers as written; slugInMiddle tells the
+// NN-slug-MM form.
+func planKeyRaw(name string) (phase, num string, slugInMiddle, ok bool) {
 	parts := strings.Split(name, "-")
 	first := -1
 	for i, p := range parts {
@@ -38,22 +45,65 @@ func planKey(name string) (phase, num string, ok bool) {
 		}
 	}
 	if first < 0 {
-		return "", "", false
+		return "", "", false, false
 	}
 	if first+1 < len(parts) && numberTokenRE.MatchString(parts[first+1]) {
-		return canonNum(parts[first]), canonNum(parts[first+1]), true
+		return parts[first], parts[first+1], false, true
 	}
 	// NN-slug-MM: words between the phase and the plan number, nothing after.
 	last := len(parts) - 1
 	if last > first+1 && numberTokenRE.MatchString(parts[last]) {
 		for _, p := range parts[first+1 : last] {
 			if numberTokenRE.MatchString(p) {
-				return "", "", false
+				return "", "", false, false
 			}
 		}
-		return canonNum(parts[first]), canonNum(parts[last]), true
+		return parts[first], parts[last], true, true
 	}
-	return "", "", false
+	return "", "", false, false
+}
+
+// planByKey returns the one plan of ph whose numbers are those of id, or nil
+// when none or several are.
+func planByKey(ph *Phase, id string) *Plan {
+	kp, kn, ok := planKey(id)
+	if !ok {
+		return nil
+	}
+	var found *Plan
+	for _, p := range ph.Plans {
+		if pp, pn, ok := planKey(p.ID); ok && pp == kp && pn == kn {
+			if found != nil {
+				return nil
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// resolveDeps re-spells every dependency on a plan of this phase as that
+// plan's id, so that "03-02" finds 03-02-login-PLAN.md and the scheduler
+// links the two. Dependencies it cannot place are left as written, for
+// Validate to report.
+func resolveDeps(ph *Phase) {
+	byID := map[string]bool{}
+	for _, p := range ph.Plans {
+		byID[p.ID] = true
+	}
+	for _, p := range ph.Plans {
+		for i, d := range p.DependsOn {
+			if byID[d] {
+				continue
+			}
+			if dp, _, ok := planKey(d); !ok || ph.Number == "" || dp != canonNum(ph.Number) {
+				continue
+			}
+			if q := planByKey(ph, d); q != nil {
+				p.DependsOn[i] = q.ID
+			}
+		}
+	}
 }
 
 // summaryName is a SUMMARY's file name without -SUMMARY.md.
@@ -87,6 +137,9 @@ func matchSummaries(ph *Phase, sums []*Summary) []Diagnostic {
 	for _, s := range sums {
 		if p := ph.Plan(summaryName(s)); p != nil && taken[p] == nil {
 			claim(p, s)
+			if summaryName(s) != p.ID {
+				note(s, "SUMMARY of plan %s (%s), matched by its phase and plan numbers", p.ID, p.Path)
+			}
 			continue
 		}
 		rest = append(rest, s)

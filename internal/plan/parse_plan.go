@@ -101,6 +101,10 @@ func normalizeDep(s, own string) string {
 	if s == "" || s == "." || s == "/" {
 		return ""
 	}
+	// "03-auth-02" (the phase slug in the id, as older GSD wrote them) is 03-02.
+	if ph, n, slug, ok := planKeyRaw(s); ok && slug {
+		s = ph + "-" + n
+	}
 	ownPhase, ownNum := splitID(own)
 	pad := func(n string) string {
 		if isDigits(n) && isDigits(ownNum) && len(n) < len(ownNum) {

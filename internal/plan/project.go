@@ -181,6 +181,7 @@ func LoadPhase(root, dir string) (*Phase, error) {
 		summaries = append(summaries, s)
 	}
 	sortPlans(ph.Plans)
+	resolveDeps(ph)
 	ph.Diagnostics = append(ph.Diagnostics, matchSummaries(ph, summaries)...)
 	ph.Diagnostics = append(ph.Diagnostics, CheckRepoPaths(root, ph)...)
 	sortDiagnostics(ph.Diagnostics)

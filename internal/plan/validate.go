@@ -11,8 +11,17 @@ var validTaskTypes = []string{TaskAuto, TaskTDD, TaskHumanVerify, TaskDecision, 
 
 // Validate runs the cross-plan checks of a phase and sets every plan's
 // ComputedWave. It sorts ph.Plans by id. Every error names the file, the line
-// and the fix; a phase without errors can be scheduled.
-func Validate(ph *Phase) []Diagnostic {
+// and the fix; a phase without errors can be scheduled. A dependency on a
+// plan of an earlier phase is taken on trust here; Project.Validate looks
+// it up.
+func Validate(ph *Phase) []Diagnostic { return validate(ph, nil) }
+
+// Validate is Validate(ph) with the whole project at hand: a dependency on
+// a plan of an earlier phase must name a plan that exists there (or in an
+// archived milestone), and is a warning while that plan is not done.
+func (p *Project) Validate(ph *Phase) []Diagnostic { return validate(ph, p) }
+
+func validate(ph *Phase, proj *Project) []Diagnostic {
 	sortPlans(ph.Plans)
 	var out []Diagnostic
 	add := func(sev Severity, p *Plan, line int, fix, format string, args ...any) {
@@ -30,7 +39,7 @@ func Validate(ph *Phase) []Diagnostic {
 		seen[key], byID[p.ID] = p, p
 	}
 	for _, p := range ph.Plans {
-		checkDeps(p, byID, ph.Plans, add)
+		checkDeps(p, ph, byID, proj, add)
 		checkFiles(p, add)
 		checkPlanPaths(p, add)
 		checkTasks(p, add)
@@ -76,40 +85,79 @@ func depLine(p *Plan, dep string) int {
 
 type addFunc func(sev Severity, p *Plan, line int, fix, format string, args ...any)
 
-func checkDeps(p *Plan, byID map[string]*Plan, all []*Plan, add addFunc) {
-	ownPhase, _ := splitID(p.ID)
+func checkDeps(p *Plan, ph *Phase, byID map[string]*Plan, proj *Project, add addFunc) {
+	ownPhase, _, ok := planKey(p.ID)
+	if !ok {
+		ownPhase = canonNum(ph.Number)
+	}
 	for i, d := range p.DependsOn {
 		line := firstLine(p.Lines[fmt.Sprintf("depends_on[%d]", i)], p.Lines["depends_on"], 1)
 		if byID[d] != nil {
 			continue
 		}
-		depPhase, _ := splitID(d)
-		if depPhase != "" && ownPhase != "" && isNumLike(depPhase) && isNumLike(ownPhase) && compareNum(depPhase, ownPhase) != 0 {
-			if compareNum(depPhase, ownPhase) > 0 {
-				add(SeverityError, p, line, "move this plan to a later phase, or remove the dependency",
-					"depends_on names %s, a plan of a later phase, which runs after this one", d)
-			} else {
-				add(SeverityNote, p, line, "", "depends_on names %s of an earlier phase; phases run in order, so it is done first", d)
-			}
+		depPhase, _, ok := planKey(d)
+		if ok && isNumLike(depPhase) && isNumLike(ownPhase) && compareNum(depPhase, ownPhase) != 0 {
+			checkForeignDep(p, d, depPhase, line, proj, add)
 			continue
 		}
 		fix := fmt.Sprintf("remove %s from depends_on", d)
-		if c := closestID(d, p.ID, all); c != "" {
+		var ids []string
+		for _, q := range ph.Plans {
+			if q != p {
+				ids = append(ids, q.ID)
+			}
+		}
+		if c := closestID(d, ids); c != "" {
 			fix = fmt.Sprintf("replace %s with %s, the closest plan id in this phase", d, c)
 		}
 		add(SeverityError, p, line, fix, "depends_on names unknown plan %s", d)
 	}
 }
 
-// closestID suggests the existing id with the smallest edit distance to id.
-func closestID(id, self string, all []*Plan) string {
-	best, bestD := "", 1<<30
-	for _, q := range all {
-		if q.ID == self {
-			continue
+// checkForeignDep checks a dependency on a plan of another phase. A later
+// phase runs after this one, which is an error; an earlier one must hold
+// the plan, done (hive refuses to start the phase before) or not yet.
+func checkForeignDep(p *Plan, d, depPhase string, line int, proj *Project, add addFunc) {
+	ownPhase, _, _ := planKey(p.ID)
+	switch {
+	case compareNum(depPhase, ownPhase) > 0:
+		add(SeverityError, p, line, "move this plan to a later phase, or remove the dependency",
+			"depends_on names %s, a plan of a later phase, which runs after this one", d)
+		return
+	case proj == nil:
+		add(SeverityNote, p, line, "", "depends_on names %s of an earlier phase; phases run in order, so it is done first", d)
+		return
+	}
+	ref, found := proj.LookupPlan(d)
+	switch {
+	case found && ref.Done():
+	case found:
+		where := ref.Path
+		if where == "" {
+			where = ref.Summary.Path
 		}
-		if d := editDistance(id, q.ID); d < bestD {
-			best, bestD = q.ID, d
+		add(SeverityWarning, p, line, fmt.Sprintf("run phase %s first", depPhase),
+			"depends_on names %s (%s), which is not done yet; hive runs this phase once it is", d, where)
+	default:
+		fix := fmt.Sprintf("remove %s from depends_on", d)
+		if c := closestID(d, proj.closeIDs(d)); c != "" {
+			fix = fmt.Sprintf("replace %s with %s, the closest plan id of phase %s", d, c, depPhase)
+		}
+		add(SeverityError, p, line, fix, "depends_on names %s, which is no plan of phase %s (looked in %s and %s)", d, depPhase, PhasesDir, MilestonesDir)
+	}
+}
+
+// maxSuggestDistance bounds how far a "did you mean" id may be from what was
+// written: beyond a typo or two, a suggestion misleads more than it helps.
+const maxSuggestDistance = 2
+
+// closestID suggests the id of ids nearest to id, or "" when none is a
+// likely typo of it.
+func closestID(id string, ids []string) string {
+	best, bestD := "", maxSuggestDistance+1
+	for _, q := range ids {
+		if d := editDistance(id, q); d < bestD {
+			best, bestD = q, d
 		}
 	}
 	return best
