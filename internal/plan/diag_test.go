@@ -192,6 +192,19 @@ func TestParsePlanDiagnostics(t *testing.T) {
 			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 2, "frontmatter expands to more than 100000 values", "remove YAML anchors"}},
 		},
 		{
+			name: "annotated files_modified entries are read as their path",
+			in:   plan("files_modified:\n  - apps/web/src/api/ (generated client)\n  - \"`src/a.ts` — the store\"", autoTask),
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, `files_modified entry "apps/web/src/api/ (generated client)": hive reads it as apps/web/src/api/`, "write apps/web/src/api/ alone"}},
+			verify: func(t *testing.T, p *Plan) {
+				if !reflect.DeepEqual(p.FilesModified, []string{"apps/web/src/api/", "src/a.ts"}) {
+					t.Errorf("FilesModified = %q", p.FilesModified)
+				}
+				if ds := Validate(&Phase{Plans: []*Plan{p}}); HasErrors(ds) {
+					t.Errorf("errors: %s", diagList(ds))
+				}
+			},
+		},
+		{
 			name: "both files_modified spellings",
 			in:   plan("files_modified: [a.ts]\nfiles-modified: [b.ts]", autoTask),
 			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, "both files_modified and files-modified", ""}},

@@ -214,8 +214,15 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			}
 			filesKey = k.name
 			for _, it := range items {
+				// People annotate entries as they do task <files>:
+				// "apps/web/src/api/ (generated client)".
+				f := it.text
+				if c := cleanFile(f); c != "" && c != f {
+					ds.notef(it.line, fmt.Sprintf("write %s alone; put the comment in the plan's body", c), "%s entry %q: hive reads it as %s", k.name, truncate(f, 80), c)
+					f = c
+				}
 				p.Lines[fmt.Sprintf("files_modified[%d]", files)] = it.line
-				p.FilesModified = append(p.FilesModified, it.text)
+				p.FilesModified = append(p.FilesModified, f)
 				files++
 			}
 			p.Lines["files_modified"] = k.line
