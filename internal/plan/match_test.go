@@ -134,3 +134,22 @@ func TestPlanKey(t *testing.T) {
 		}
 	}
 }
+
+// Some GSD projects name plans NN-PLAN-MM.md; depends_on and SUMMARYs call
+// them NN-MM.
+func TestPlanDashNaming(t *testing.T) {
+	ph := writePhase(t, t.TempDir(), "12.2-devices", map[string]string{
+		"12.2-PLAN-01.md":    plan("wave: 1", autoTask),
+		"12.2-PLAN-02.md":    plan("depends_on: ['12.2-01']", autoTask),
+		"12.2-01-SUMMARY.md": passed,
+	})
+	if len(ph.Plans) != 2 || ph.Plans[0].ID != "12.2-01" || ph.Plans[1].ID != "12.2-02" {
+		t.Fatalf("plans = %v", ph.Plans)
+	}
+	if ph.Summaries["12.2-01"] == nil || ph.Plans[1].ComputedWave != 2 {
+		t.Errorf("summaries %v, wave of 12.2-02 %d", ph.Summaries, ph.Plans[1].ComputedWave)
+	}
+	if ds := append(ph.Diagnostics, Validate(ph)...); HasErrors(ds) || strings.Contains(diagList(ds), "not a plan") {
+		t.Errorf("diagnostics:\n%s", diagList(ds))
+	}
+}

@@ -41,9 +41,16 @@ func ParsePlan(path string, data []byte) (*Plan, []Diagnostic) {
 	return p, ds.list
 }
 
+// planDashRE is the NN-PLAN-MM.md naming some GSD projects use
+// (12.2-PLAN-01.md is plan 12.2-01).
+var planDashRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)-PLAN-(\d+[A-Za-z]?)\.md$`)
+
 // planID is the file name minus "-PLAN.md": the id other plans depend on.
 func planID(p string) string {
 	base := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	if m := planDashRE.FindStringSubmatch(base); m != nil {
+		return m[1] + "-" + m[2]
+	}
 	id := strings.TrimSuffix(base, "-PLAN.md")
 	if id == base {
 		id = strings.TrimSuffix(base, path.Ext(base))

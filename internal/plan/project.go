@@ -204,7 +204,7 @@ func fileKind(name string) string {
 	switch {
 	case strings.HasPrefix(name, "."):
 		return "" // editor and OS droppings; .pending-checkpoint files are hive's own
-	case strings.HasSuffix(name, "-PLAN.md") && len(name) > len("-PLAN.md"):
+	case strings.HasSuffix(name, "-PLAN.md") && len(name) > len("-PLAN.md"), planDashRE.MatchString(name):
 		return "plan"
 	case strings.HasSuffix(name, "-SUMMARY.md") && len(name) > len("-SUMMARY.md"):
 		return "summary"
