@@ -96,6 +96,9 @@ func isFileName(w string) bool {
 		return false
 	}
 	s := strings.ReplaceAll(w, `\`, "/")
+	if strings.HasPrefix(s, "/") && !hasSystemRoot(s) {
+		return false // "/auth/.well-known/jwks.json" is a URL route
+	}
 	base := path.Base(s)
 	if plainFileNames[base] {
 		return true
@@ -139,6 +142,20 @@ func looksLikeCode(w string) bool {
 	}
 	for i := 1; i < len(w); i++ {
 		if w[i] >= 'A' && w[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// systemRoots are the top folders of absolute paths people paste from their
+// machines; any other path starting with "/" in a key link is a URL route.
+var systemRoots = []string{"Users", "home", "root", "tmp", "var", "etc", "opt", "usr", "srv", "mnt", "Volumes", "private", "workspace", "workspaces", "data", "app", "code"}
+
+func hasSystemRoot(s string) bool {
+	first, _, _ := strings.Cut(strings.TrimPrefix(s, "/"), "/")
+	for _, r := range systemRoots {
+		if first == r {
 			return true
 		}
 	}

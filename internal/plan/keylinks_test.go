@@ -34,6 +34,8 @@ func TestSplitKeyLinkRef(t *testing.T) {
 		{"router.push", "", ""},
 		{"POST /api/users", "", ""},
 		{"/api/auth/login", "", ""},
+		{"/auth/.well-known/jwks.json", "", ""},
+		{"/home/dev/app/src/a.ts (run)", "/home/dev/app/src/a.ts", "run"},
 		{"https://api.example.com/v1", "", ""},
 		{"", "", ""},
 	} {
