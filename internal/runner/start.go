@@ -252,7 +252,7 @@ func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep st
 	case found:
 		return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing SUMMARY next to %s): run that phase first", p.ID, dep, ref.Dir)
 	}
-	return fmt.Errorf("plan %s depends on %s of another phase, but no phase holds that plan: fix depends_on (see `hive lint`)", p.ID, dep)
+	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no phase holds that plan or a SUMMARY of it): run that phase first, or fix depends_on (see `hive lint`)", p.ID, dep)
 }
 
 // estimateOf reads a plan's optional `estimate:` frontmatter key: a Go
