@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/plan"
@@ -12,6 +15,7 @@ type lintOptions struct {
 	*globalOptions
 	phase string
 	quiet bool
+	json  bool
 }
 
 func newLintCmd(g *globalOptions) *cobra.Command {
@@ -19,8 +23,18 @@ func newLintCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [PHASE]",
 		Short: "Check plans and config; every problem names the file, the line and the fix",
+		Long: `Check plans and config; every problem names the file, the line and the fix.
+
+Errors are what would make hive do the wrong thing (a plan nobody can read, a
+dependency cycle or one on a plan that exists nowhere, a path outside the
+repository, an unknown checkpoint kind): execute-phase refuses the phase and
+lint exits 1. Warnings are what real GSD projects contain and GSD runs anyway
+(a wave that contradicts depends_on, a checkpoint in an autonomous plan, a task
+type hive does not know): hive runs the phase, and lint exits 0. Notes say how
+hive read something unusual.`,
 		Example: `  hive lint          # every phase
-  hive lint 3        # phase 03 only`,
+  hive lint 3        # phase 03 only
+  hive lint --json | jq '.diagnostics[] | select(.severity == "error")'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -30,7 +44,51 @@ func newLintCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.quiet, "quiet", false, "print errors and warnings only")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object: the counts and every diagnostic (file, line, severity, message, fix)")
 	return cmd
+}
+
+// diagnosticJSON is one finding in the machine-readable output of lint and plans.
+type diagnosticJSON struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Severity string `json:"severity"` // "error", "warning" or "note"
+	Message  string `json:"message"`
+	Fix      string `json:"fix"`
+}
+
+func toJSON(d plan.Diagnostic) diagnosticJSON {
+	return diagnosticJSON{File: d.File, Line: d.Line, Severity: d.Severity.String(), Message: d.Message, Fix: d.Fix}
+}
+
+// lintReport is what lint --json prints.
+type lintReport struct {
+	Phases      int              `json:"phases"`
+	Plans       int              `json:"plans"`
+	Errors      int              `json:"errors"`
+	Warnings    int              `json:"warnings"`
+	Notes       int              `json:"notes"`
+	Diagnostics []diagnosticJSON `json:"diagnostics"`
+}
+
+// configFile is where config findings point: config.Load reads it first.
+const configFile = ".planning/config.json"
+
+// configNote turns a config note ("path:line: text", or plain text) into a
+// diagnostic with its own file and line.
+func configNote(n string) plan.Diagnostic {
+	d := plan.Diagnostic{Severity: plan.SeverityNote, File: configFile, Message: n}
+	file, rest, ok := strings.Cut(n, ":")
+	if !ok || !strings.HasSuffix(file, ".json") {
+		return d
+	}
+	num, msg, ok := strings.Cut(rest, ": ")
+	line, err := strconv.Atoi(num)
+	if !ok || err != nil {
+		return d
+	}
+	d.File, d.Line, d.Message = file, line, msg
+	return d
 }
 
 func lintRun(cmd *cobra.Command, o *lintOptions) error {
@@ -38,42 +96,57 @@ func lintRun(cmd *cobra.Command, o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	quiet := o.quiet
-	errs, warns, notes, plans := 0, 0, 0, 0
+	var ds []plan.Diagnostic
 	if c, err := config.Load(repo.Root); err != nil {
-		fmt.Fprintln(o.stdout, err)
-		errs++
+		ds = append(ds, plan.Diagnostic{Severity: plan.SeverityError, File: configFile, Message: err.Error()})
 	} else {
-		notes += len(c.Notes())
 		for _, n := range c.Notes() {
-			if !quiet {
-				fmt.Fprintln(o.stdout, "note:", n)
-			}
+			ds = append(ds, configNote(n))
 		}
 	}
 	phases, err := loadPhases(repo.Root, o.phase)
 	if err != nil {
 		return err
 	}
+	rep := lintReport{Phases: len(phases), Diagnostics: []diagnosticJSON{}}
 	for _, ph := range phases {
-		plans += len(ph.Plans)
-		for _, d := range ph.Diagnostics {
-			switch d.Severity {
-			case plan.SeverityError:
-				errs++
-			case plan.SeverityWarning:
-				warns++
-			default:
-				notes++
-				if quiet {
-					continue
-				}
+		rep.Plans += len(ph.Plans)
+		ds = append(ds, ph.Diagnostics...)
+	}
+	for _, d := range ds {
+		switch d.Severity {
+		case plan.SeverityError:
+			rep.Errors++
+		case plan.SeverityWarning:
+			rep.Warnings++
+		default:
+			rep.Notes++
+			if o.quiet {
+				continue
 			}
+		}
+		if o.json {
+			rep.Diagnostics = append(rep.Diagnostics, toJSON(d))
+		} else {
 			fmt.Fprintln(o.stdout, d.String())
 		}
 	}
-	fmt.Fprintf(o.stdout, "%d phase(s), %d plan(s): %d error(s), %d warning(s), %d note(s)\n", len(phases), plans, errs, warns, notes)
-	if errs > 0 {
+	if o.json {
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(o.stdout, "%d phase(s), %d plan(s): %d error(s), %d warning(s), %d note(s)\n", rep.Phases, rep.Plans, rep.Errors, rep.Warnings, rep.Notes)
+		switch {
+		case rep.Errors > 0:
+			fmt.Fprintln(o.stdout, "errors make execute-phase refuse a phase: fix them first; warnings do not stop a run")
+		case rep.Warnings > 0:
+			fmt.Fprintln(o.stdout, "no errors: hive runs these phases; the warnings are what GSD accepts too, worth fixing when convenient")
+		}
+	}
+	if rep.Errors > 0 {
 		return silentExit(ExitFailed)
 	}
 	return nil

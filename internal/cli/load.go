@@ -37,7 +37,7 @@ func loadPhases(root, arg string) ([]*plan.Phase, error) {
 		phases = []*plan.Phase{ph}
 	}
 	for _, ph := range phases {
-		ph.Diagnostics = append(ph.Diagnostics, plan.Validate(ph)...)
+		ph.Diagnostics = append(ph.Diagnostics, proj.Validate(ph)...)
 	}
 	return phases, nil
 }

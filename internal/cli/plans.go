@@ -31,7 +31,7 @@ func newPlansCmd(g *globalOptions) *cobra.Command {
 			return plansRun(cmd, o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: per phase its waves, plans and diagnostics (file, line, severity, message, fix)")
 	return cmd
 }
 
@@ -49,11 +49,13 @@ type planIndexEntry struct {
 }
 
 type phaseIndex struct {
-	Phase  string           `json:"phase"`
-	Dir    string           `json:"dir"`
-	Waves  map[int][]string `json:"waves"`
-	Plans  []planIndexEntry `json:"plans"`
-	Errors int              `json:"errors"`
+	Phase       string           `json:"phase"`
+	Dir         string           `json:"dir"`
+	Waves       map[int][]string `json:"waves"`
+	Plans       []planIndexEntry `json:"plans"`
+	Errors      int              `json:"errors"`
+	Warnings    int              `json:"warnings"`
+	Diagnostics []diagnosticJSON `json:"diagnostics"`
 }
 
 func plansRun(cmd *cobra.Command, o *plansOptions) error {
@@ -67,11 +69,15 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 	}
 	var index []phaseIndex
 	for _, ph := range phases {
-		pi := phaseIndex{Phase: ph.Number, Dir: ph.Dir, Waves: map[int][]string{}}
+		pi := phaseIndex{Phase: ph.Number, Dir: ph.Dir, Waves: map[int][]string{}, Plans: []planIndexEntry{}, Diagnostics: []diagnosticJSON{}}
 		for _, d := range ph.Diagnostics {
-			if d.Severity == plan.SeverityError {
+			switch d.Severity {
+			case plan.SeverityError:
 				pi.Errors++
+			case plan.SeverityWarning:
+				pi.Warnings++
 			}
+			pi.Diagnostics = append(pi.Diagnostics, toJSON(d))
 		}
 		for _, p := range ph.Plans {
 			e := planIndexEntry{ID: p.ID, Name: p.Name, Path: p.Path, Wave: p.ComputedWave, DependsOn: nonNil(p.DependsOn),
@@ -97,8 +103,11 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 			fmt.Fprintln(o.stdout)
 		}
 		fmt.Fprintf(o.stdout, "Phase %s (%s): %d plan(s), %d wave(s)\n", pi.Phase, pi.Dir, len(pi.Plans), len(pi.Waves))
-		if pi.Errors > 0 {
-			fmt.Fprintf(o.stdout, "  %d error(s): run `hive lint %s`\n", pi.Errors, pi.Phase)
+		switch {
+		case pi.Errors > 0:
+			fmt.Fprintf(o.stdout, "  %d error(s), %d warning(s): run `hive lint %s`\n", pi.Errors, pi.Warnings, pi.Phase)
+		case pi.Warnings > 0:
+			fmt.Fprintf(o.stdout, "  %d warning(s), no errors (hive runs the phase): see `hive lint %s`\n", pi.Warnings, pi.Phase)
 		}
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "  WAVE\tPLAN\tTASKS\tAUTONOMOUS\tDEPENDS ON\tDONE\tNAME")

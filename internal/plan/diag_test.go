@@ -81,12 +81,12 @@ func TestParsePlanDiagnostics(t *testing.T) {
 		{
 			name: "wave not a number",
 			in:   plan("phase: 01-x\nplan: 01\nwave: \"x\"", autoTask),
-			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 4, `wave must be a whole number ≥ 1, got "x"`, "set wave: N"}},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 4, `wave must be a whole number ≥ 1, got "x"; hive computes the wave from depends_on`, "set wave: N"}},
 		},
 		{
 			name: "wave is a list",
 			in:   plan("wave: [1]", autoTask),
-			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 2, "wave must be a whole number, got a list", "set wave"}},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 2, "wave must be a whole number, got a list", "set wave"}},
 		},
 		{
 			name: "depends_on is a mapping",
@@ -115,7 +115,7 @@ func TestParsePlanDiagnostics(t *testing.T) {
 		{
 			name: "autonomous not a bool",
 			in:   plan("autonomous: maybe", autoTask),
-			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 2, `autonomous must be true or false, got "maybe"`, "set autonomous"}},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 2, `autonomous must be true or false, got "maybe"; hive stops at the plan's checkpoint tasks`, "set autonomous"}},
 		},
 		{
 			name: "unknown key is a note",
@@ -190,6 +190,19 @@ func TestParsePlanDiagnostics(t *testing.T) {
 				"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"+
 				"requirements: [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nuser_setup: *f", autoTask),
 			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 2, "frontmatter expands to more than 100000 values", "remove YAML anchors"}},
+		},
+		{
+			name: "annotated files_modified entries are read as their path",
+			in:   plan("files_modified:\n  - apps/web/src/api/ (generated client)\n  - \"`src/a.ts` — the store\"", autoTask),
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, `files_modified entry "apps/web/src/api/ (generated client)": hive reads it as apps/web/src/api/`, "write apps/web/src/api/ alone"}},
+			verify: func(t *testing.T, p *Plan) {
+				if !reflect.DeepEqual(p.FilesModified, []string{"apps/web/src/api/", "src/a.ts"}) {
+					t.Errorf("FilesModified = %q", p.FilesModified)
+				}
+				if ds := Validate(&Phase{Plans: []*Plan{p}}); HasErrors(ds) {
+					t.Errorf("errors: %s", diagList(ds))
+				}
+			},
 		},
 		{
 			name: "both files_modified spellings",
@@ -398,7 +411,7 @@ func TestValidate(t *testing.T) {
 				"01-01-PLAN.md": plan("wave: 2", autoTask),
 				"01-02-PLAN.md": plan("phase: 01-x\nwave: 2\ndepends_on: [01-01]", autoTask),
 			},
-			want:  []wantDiag{{SeverityError, "01-02-PLAN.md", 3, "wave: 2 contradicts depends_on: 01-01 runs in wave 2", "set wave: 3"}},
+			want:  []wantDiag{{SeverityWarning, "01-02-PLAN.md", 3, "wave: 2 contradicts depends_on: 01-01 runs in wave 2, so hive schedules this plan by its dependencies, in wave 3", "set wave: 3"}},
 			waves: map[string]int{"01-01": 2, "01-02": 3},
 		},
 		{
@@ -419,22 +432,29 @@ func TestValidate(t *testing.T) {
 			files: map[string]string{
 				"01-01-PLAN.md": plan("autonomous: false", "<tasks>\n<task type=\"auto\"><name>a</name></task>\n<task type=\"checkpoint:review\"><name>b</name></task>\n</tasks>\n"),
 			},
-			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 6, `task 2 has unknown type "checkpoint:review"`,
+			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 6, `task 2 has unknown checkpoint kind "checkpoint:review"`,
 				"use one of: auto, tdd, checkpoint:human-verify, checkpoint:decision, checkpoint:human-action"}},
+		},
+		{
+			name: "task type hive does not know runs like auto",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1", "<tasks>\n<task type=\"tracer\"><name>a</name></task>\n</tasks>\n"),
+			},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 5, `task 1 has type "tracer", which hive does not know; it runs it like auto`, "use one of: auto"}},
 		},
 		{
 			name: "checkpoint in an explicitly autonomous plan",
 			files: map[string]string{
 				"01-01-PLAN.md": plan("wave: 1\nautonomous: true", "<tasks>\n<task type=\"auto\"><name>a</name></task>\n<task type=\"checkpoint:human-verify\" gate=\"blocking\"><name>b</name></task>\n</tasks>\n"),
 			},
-			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 3, "task 2 is a checkpoint:human-verify checkpoint but the plan is autonomous (autonomous: true at line 3)", "set autonomous: false"}},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 3, "task 2 is a checkpoint:human-verify checkpoint but the plan is autonomous (autonomous: true at line 3); hive stops at the checkpoint anyway", "set autonomous: false"}},
 		},
 		{
 			name: "checkpoint in a plan autonomous by default",
 			files: map[string]string{
 				"01-01-PLAN.md": plan("wave: 1", "<tasks>\n<task type=\"checkpoint:decision\"><decision>x</decision></task>\n</tasks>\n"),
 			},
-			want: []wantDiag{{SeverityError, "01-01-PLAN.md", 5, "autonomous defaults to true", "set autonomous: false"}},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 5, "autonomous defaults to true", "set autonomous: false"}},
 		},
 		{
 			name: "same file in one wave",
@@ -443,7 +463,7 @@ func TestValidate(t *testing.T) {
 				"01-02-PLAN.md": plan("wave: 2\nfiles_modified: [src/b.ts]", autoTask),
 				"01-03-PLAN.md": plan("files_modified: [./src/db.ts, src/a.ts, src/c.ts]", autoTask),
 			},
-			want: []wantDiag{{SeverityError, "01-03-PLAN.md", 2, "01-01 and 01-03 both modify src/a.ts, src/db.ts in wave 1", `make 01-03 depend on 01-01 (add "01-01" to its depends_on)`}},
+			want: []wantDiag{{SeverityWarning, "01-03-PLAN.md", 2, "01-01 and 01-03 both modify src/a.ts, src/db.ts in wave 1", `make 01-03 depend on 01-01 (add "01-01" to its depends_on)`}},
 		},
 	}
 	for _, tt := range tests {

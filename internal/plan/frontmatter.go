@@ -110,7 +110,8 @@ func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
 	if err := safeUnmarshal(d.fm, &root); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		// yaml.v3 names no line for errors on the first line nor for bad bytes.
-		line := d.fmLine + badByteLine(d.fm) - 1
+		bad := badByteLine(d.fm)
+		line := d.fmLine + max(bad, 1) - 1
 		if m := yamlLineRE.FindStringSubmatchIndex(msg); m != nil {
 			n, convErr := strconv.Atoi(msg[m[2]:m[3]])
 			msg = msg[:m[0]] + msg[m[1]:]
@@ -122,7 +123,19 @@ func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
 				}
 			}
 		}
-		ds.errorf(clampLine(line, d.lastLine()), yamlFix, "invalid YAML frontmatter: %s", strings.TrimSpace(msg))
+		line = clampLine(line, d.lastLine())
+		msg = strings.TrimSpace(msg)
+		// GSD reads frontmatter line by line and runs plans strict YAML
+		// refuses; so does hive, unless the bytes themselves are broken.
+		if bad == 0 {
+			if m, badLine := gsdFrontmatter(d.fm); m != nil {
+				ds.notef(line, gsdFix, "frontmatter is not valid YAML (%s); hive read it line by line as GSD does, taking values as written", msg)
+				return m, true
+			} else if badLine > 0 {
+				msg += fmt.Sprintf("; read line by line as GSD does, line %d cannot be read either", clampLine(d.fmLine+badLine-1, d.lastLine()))
+			}
+		}
+		ds.errorf(line, yamlFix, "invalid YAML frontmatter: %s", msg)
 		return nil, false
 	}
 	n := &root
@@ -144,8 +157,12 @@ func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
 	return n, true
 }
 
+// gsdFix tells how to make a frontmatter that only GSD's reader takes
+// readable by every YAML tool too.
+const gsdFix = `to make it YAML, put values holding ": " or " #" in single quotes ('a: b'), and write regular expressions in single quotes ('\s+') or double each backslash inside double quotes ("\\s+")`
+
 // badByteLine returns the 1-based line of the first byte YAML refuses (control
-// characters, invalid UTF-8), or 1.
+// characters, invalid UTF-8), or 0 when there is none.
 func badByteLine(s string) int {
 	line := 1
 	for i, r := range s {
@@ -158,7 +175,7 @@ func badByteLine(s string) int {
 			return line
 		}
 	}
-	return 1
+	return 0
 }
 
 // isParserProblem tells the parser's messages from the scanner's, whose line

@@ -99,19 +99,30 @@ func TestLoadProjectWithoutPhases(t *testing.T) {
 	}
 }
 
+// A frontmatter strict YAML refuses but GSD reads (a value starting with a
+// backtick) is read with a note; one nobody can read leaves its plan out,
+// with an error.
 func TestLoadPhaseLeavesOutInvalidYAML(t *testing.T) {
 	ph, err := LoadPhase("testdata/broken", ".planning/phases/03-reports")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ph.Plans) != 1 || ph.Plans[0].ID != "03-02" {
-		t.Fatalf("plans = %v, want only 03-02", ph.Plans)
+	if len(ph.Plans) != 2 || ph.Plans[0].ID != "03-01" || ph.Plans[1].ID != "03-02" {
+		t.Fatalf("plans = %v, want 03-01 and 03-02", ph.Plans)
 	}
-	if len(ph.Diagnostics) != 1 {
+	if got := ph.Plans[0].MustHaves.Truths; len(got) != 1 || got[0] != "`monthly.ts` exports totalsPerMember" {
+		t.Errorf("truths = %q", got)
+	}
+	if len(ph.Diagnostics) != 2 {
 		t.Fatalf("diagnostics = %v", ph.Diagnostics)
 	}
 	d := ph.Diagnostics[0]
-	if d.File != ".planning/phases/03-reports/03-01-PLAN.md" || d.Line != 9 || d.Severity != SeverityError ||
+	if d.File != ".planning/phases/03-reports/03-01-PLAN.md" || d.Line != 9 || d.Severity != SeverityNote ||
+		!strings.Contains(d.Message, "not valid YAML") || !strings.Contains(d.Message, "as GSD does") {
+		t.Errorf("diagnostic = %s", d)
+	}
+	d = ph.Diagnostics[1]
+	if d.File != ".planning/phases/03-reports/03-03-PLAN.md" || d.Line != 5 || d.Severity != SeverityError ||
 		!strings.Contains(d.Message, "invalid YAML") || !strings.Contains(d.Fix, "backtick") {
 		t.Errorf("diagnostic = %s", d)
 	}

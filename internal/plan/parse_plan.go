@@ -41,9 +41,16 @@ func ParsePlan(path string, data []byte) (*Plan, []Diagnostic) {
 	return p, ds.list
 }
 
+// planDashRE is the NN-PLAN-MM.md naming some GSD projects use
+// (12.2-PLAN-01.md is plan 12.2-01).
+var planDashRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)-PLAN-(\d+[A-Za-z]?)\.md$`)
+
 // planID is the file name minus "-PLAN.md": the id other plans depend on.
 func planID(p string) string {
 	base := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	if m := planDashRE.FindStringSubmatch(base); m != nil {
+		return m[1] + "-" + m[2]
+	}
 	id := strings.TrimSuffix(base, "-PLAN.md")
 	if id == base {
 		id = strings.TrimSuffix(base, path.Ext(base))
@@ -100,6 +107,10 @@ func normalizeDep(s, own string) string {
 	}
 	if s == "" || s == "." || s == "/" {
 		return ""
+	}
+	// "03-auth-02" (the phase slug in the id, as older GSD wrote them) is 03-02.
+	if ph, n, slug, ok := planKeyRaw(s); ok && slug {
+		s = ph + "-" + n
 	}
 	ownPhase, ownNum := splitID(own)
 	pad := func(n string) string {
@@ -158,7 +169,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 		case "phase", "plan":
 			s, ok := scalar(k.value)
 			if !ok {
-				ds.errorf(k.line, fmt.Sprintf("write %s: as a single value", k.name), "%s must be a single value, got %s", k.name, describe(k.value))
+				ds.warnf(k.line, fmt.Sprintf("write %s: as a single value", k.name), "%s must be a single value, got %s; ignored (hive goes by the file name)", k.name, describe(k.value))
 			}
 			if k.name == "phase" {
 				p.Phase = s
@@ -169,7 +180,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			s, ok := scalar(k.value)
 			switch {
 			case !ok:
-				ds.errorf(k.line, "set type: execute or type: tdd", "type must be a single value, got %s", describe(k.value))
+				ds.warnf(k.line, "set type: execute or type: tdd", "type must be a single value, got %s; hive runs the plan like execute", describe(k.value))
 			case s == "":
 			case s == "execute" || s == "tdd":
 				p.Type = s
@@ -210,8 +221,15 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			}
 			filesKey = k.name
 			for _, it := range items {
+				// People annotate entries as they do task <files>:
+				// "apps/web/src/api/ (generated client)".
+				f := it.text
+				if c := cleanFile(f); c != "" && c != f {
+					ds.notef(it.line, fmt.Sprintf("write %s alone; put the comment in the plan's body", c), "%s entry %q: hive reads it as %s", k.name, truncate(f, 80), c)
+					f = c
+				}
 				p.Lines[fmt.Sprintf("files_modified[%d]", files)] = it.line
-				p.FilesModified = append(p.FilesModified, it.text)
+				p.FilesModified = append(p.FilesModified, f)
 				files++
 			}
 			p.Lines["files_modified"] = k.line
@@ -221,7 +239,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			}
 			b, ok := boolean(k.value)
 			if !ok {
-				ds.errorf(k.line, "set autonomous: true (no checkpoints) or autonomous: false", "autonomous must be true or false, got %s", describe(k.value))
+				ds.warnf(k.line, "set autonomous: true (no checkpoints) or autonomous: false", "autonomous must be true or false, got %s; hive stops at the plan's checkpoint tasks whatever it says", describe(k.value))
 				continue
 			}
 			p.Autonomous = b
@@ -230,7 +248,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 		case "user_setup":
 			p.UserSetup = doc.value(k.value, 0)
 		case "must_haves":
-			p.MustHaves = readMustHaves(doc, k, ds)
+			p.MustHaves = readMustHaves(doc, k, p.Lines, ds)
 		default:
 			if p.Extra == nil {
 				p.Extra = map[string]any{}
@@ -248,7 +266,7 @@ func readWave(p *Plan, k fmKey, ds *diags) {
 	const fix = "set wave: N with N ≥ 1, or remove the line and let hive compute it from depends_on"
 	s, ok := scalar(k.value)
 	if !ok {
-		ds.errorf(k.line, fix, "wave must be a whole number, got %s", describe(k.value))
+		ds.warnf(k.line, fix, "wave must be a whole number, got %s; hive computes the wave from depends_on", describe(k.value))
 		return
 	}
 	if s == "" {
@@ -256,7 +274,7 @@ func readWave(p *Plan, k fmKey, ds *diags) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		ds.errorf(k.line, fix, "wave must be a whole number ≥ 1, got %q", truncate(s, 40))
+		ds.warnf(k.line, fix, "wave must be a whole number ≥ 1, got %q; hive computes the wave from depends_on", truncate(s, 40))
 		return
 	}
 	p.Wave = n
@@ -280,7 +298,9 @@ func checkPlanNumber(p *Plan, ds *diags) {
 	}
 }
 
-func readMustHaves(doc *document, k fmKey, ds *diags) MustHaves {
+// readMustHaves reads the goal-backward block; lines gets the line of every
+// artifact and key link ("must_haves.artifacts[0]", "must_haves.key_links[1]").
+func readMustHaves(doc *document, k fmKey, lines map[string]int, ds *diags) MustHaves {
 	var mh MustHaves
 	n := k.value
 	if isNull(n) {
@@ -300,6 +320,7 @@ func readMustHaves(doc *document, k fmKey, ds *diags) MustHaves {
 			mh.Truths = doc.texts(val)
 		case "artifacts":
 			for _, it := range seq(val) {
+				lines[fmt.Sprintf("must_haves.artifacts[%d]", len(mh.Artifacts))] = doc.nodeLine(it)
 				if it.Kind == yaml.ScalarNode {
 					mh.Artifacts = append(mh.Artifacts, Artifact{Path: strings.TrimSpace(it.Value)})
 					continue
@@ -309,6 +330,7 @@ func readMustHaves(doc *document, k fmKey, ds *diags) MustHaves {
 			}
 		case "key_links":
 			for _, it := range seq(val) {
+				lines[fmt.Sprintf("must_haves.key_links[%d]", len(mh.KeyLinks))] = doc.nodeLine(it)
 				f := doc.fields(it)
 				mh.KeyLinks = append(mh.KeyLinks, KeyLink{From: f["from"], To: f["to"], Via: f["via"], Pattern: f["pattern"]})
 			}
@@ -353,7 +375,7 @@ func (d *document) fields(n *yaml.Node) map[string]string {
 var (
 	taskChildren = map[string]bool{"name": true, "files": true, "read_first": true, "action": true, "verify": true,
 		"acceptance_criteria": true, "done": true, "resume-signal": true, "decision": true, "context": true, "options": true}
-	topKnown = map[string]bool{"objective": true, "context": true, "tasks": true, "task": true}
+	topKnown = map[string]bool{"objective": true, "context": true, "tasks": true, "task": true, "feature": true}
 )
 
 func parsePlanBody(p *Plan, doc *document, ds *diags) {
@@ -371,14 +393,16 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 			if p.Context == "" {
 				p.Context = el.text(body)
 			}
-		case "task":
+		case "task", "feature":
+			// A TDD plan may hold <feature> blocks instead of tasks
+			// (get-shit-done/references/tdd.md): each is one tdd task.
 			tasks = append(tasks, el)
 		case "tasks":
 			if !el.closed {
 				ds.warnf(line(el.start), "add </tasks> after the last task", "<tasks> is never closed")
 			}
-			for _, t := range sc.children(el.inner, el.innerEnd, true, map[string]bool{"task": true}) {
-				if t.name == "task" {
+			for _, t := range sc.children(el.inner, el.innerEnd, true, map[string]bool{"task": true, "feature": true}) {
+				if t.name == "task" || t.name == "feature" {
 					tasks = append(tasks, t)
 				}
 			}
@@ -415,8 +439,11 @@ func xmlTask(sc *scanner, el element, number int, line func(int) int, ds *diags)
 		t.Type = TaskAuto
 	}
 	t.Gate = strings.TrimSpace(t.Attrs["gate"])
+	if el.name == "feature" {
+		t.Type = TaskTDD
+	}
 	if !el.closed {
-		ds.warnf(t.Line, "add </task> at the end of the task", "task %d: <task> is never closed; it is read up to the next <task>", number)
+		ds.warnf(t.Line, fmt.Sprintf("add </%s> at the end of the task", el.name), "task %d: <%s> is never closed; it is read up to the next <%s>", number, el.name, el.name)
 	}
 	var decision, ctx, options *element
 	for _, c := range sc.children(el.inner, el.innerEnd, false, taskChildren) {
@@ -455,6 +482,9 @@ func xmlTask(sc *scanner, el element, number int, line func(int) int, ds *diags)
 		t.Decision = readDecision(sc, decision, ctx, options)
 	} else if ctx != nil {
 		addExtra(&t, "context", ctx.text(body))
+	}
+	if el.name == "feature" && t.Action == "" {
+		t.Action = t.Extra["implementation"]
 	}
 	if t.Name == "" {
 		t.Name = fallbackName(t)

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -151,10 +152,12 @@ func mustRel(root, p string) string {
 	return p
 }
 
-// CheckRepoPaths checks the files a phase's plans modify and its summaries'
-// key files against the repository at root (see ResolveInRepo). Paths that
-// SafeRelPath refuses are left to Validate and ParseSummary, which report
-// them; this adds what only the disk can tell: links that escape.
+// CheckRepoPaths checks the paths a phase's plans name (files_modified, task
+// <files>, must_haves artifacts and key links) and its summaries' key files
+// against the repository at root (see ResolveInRepo). Paths that SafeRelPath
+// refuses are left to Validate and ParseSummary, which report them; this
+// adds what only the disk can tell: links that escape, and key links of
+// finished plans that point at nothing.
 func CheckRepoPaths(root string, ph *Phase) []Diagnostic {
 	var out []Diagnostic
 	check := func(file string, line int, what, f string) {
@@ -170,7 +173,25 @@ func CheckRepoPaths(root string, ph *Phase) []Diagnostic {
 		for i, f := range p.FilesModified {
 			check(p.Path, firstLine(p.Lines[fmt.Sprintf("files_modified[%d]", i)], p.Lines["files_modified"], 1), "files_modified", f)
 		}
+		for _, t := range p.Tasks {
+			for _, f := range t.Files {
+				check(p.Path, t.Line, fmt.Sprintf("task %d <files>", t.Number), f)
+			}
+		}
+		for i, a := range p.MustHaves.Artifacts {
+			if strings.TrimSpace(a.Path) != "" {
+				check(p.Path, firstLine(p.Lines[fmt.Sprintf("must_haves.artifacts[%d]", i)], p.Lines["must_haves"]), "must_haves.artifacts", a.Path)
+			}
+		}
+		for i, k := range p.MustHaves.KeyLinks {
+			for _, ref := range []string{k.From, k.To} {
+				if file, _ := SplitKeyLinkRef(ref); file != "" {
+					check(p.Path, firstLine(p.Lines[fmt.Sprintf("must_haves.key_links[%d]", i)], p.Lines["must_haves"]), "must_haves.key_links", file)
+				}
+			}
+		}
 	}
+	out = append(out, checkDoneKeyLinks(root, ph)...)
 	ids := make([]string, 0, len(ph.Summaries))
 	for id := range ph.Summaries {
 		ids = append(ids, id)
@@ -186,4 +207,61 @@ func CheckRepoPaths(root string, ph *Phase) []Diagnostic {
 		}
 	}
 	return out
+}
+
+// maxKeyLinkFile bounds how much of a key link's file is read to look for
+// its symbol.
+const maxKeyLinkFile = 4 << 20
+
+// checkDoneKeyLinks looks at the key links of the plans a passing SUMMARY
+// marks done: the file each one names should exist and hold the symbol it
+// names. Later phases move and rename code, so a miss is a note, never more.
+func checkDoneKeyLinks(root string, ph *Phase) []Diagnostic {
+	var out []Diagnostic
+	for _, p := range ph.Plans {
+		if s := ph.Summaries[p.ID]; s == nil || s.SelfCheck == "FAILED" {
+			continue
+		}
+		for i, k := range p.MustHaves.KeyLinks {
+			line := firstLine(p.Lines[fmt.Sprintf("must_haves.key_links[%d]", i)], p.Lines["must_haves"])
+			for _, side := range []struct{ name, ref string }{{"from", k.From}, {"to", k.To}} {
+				file, sym := SplitKeyLinkRef(side.ref)
+				if file == "" {
+					continue
+				}
+				abs, err := ResolveInRepo(root, file)
+				if err != nil {
+					continue // reported by Validate or by the link check above
+				}
+				note := func(format string, args ...any) {
+					out = append(out, Diagnostic{Severity: SeverityNote, File: p.Path, Line: line, Message: fmt.Sprintf(format, args...)})
+				}
+				f, err := os.Open(abs)
+				if err != nil {
+					if strings.ContainsAny(file, `/\`) { // a bare "api.ts" may live in any folder
+						note("key link %s %q: %s does not exist, although the plan is done", side.name, side.ref, file)
+					}
+					continue
+				}
+				data, err := io.ReadAll(io.LimitReader(f, maxKeyLinkFile))
+				f.Close()
+				if err == nil && sym != "" && !containsSymbol(string(data), sym) {
+					note("key link %s %q: %s does not mention %s, although the plan is done", side.name, side.ref, file, sym)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// containsSymbol reports whether text holds sym, or for a dotted name
+// (useCart.addItem) its last part, as method definitions spell it.
+func containsSymbol(text, sym string) bool {
+	if strings.Contains(text, sym) {
+		return true
+	}
+	if i := strings.LastIndexByte(sym, '.'); i >= 0 {
+		return strings.Contains(text, sym[i+1:])
+	}
+	return false
 }

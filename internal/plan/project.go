@@ -146,6 +146,7 @@ func LoadPhase(root, dir string) (*Phase, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load phase %s: %w", dir, err)
 	}
+	var summaries []*Summary
 	note := func(rel, msg string) {
 		ph.Diagnostics = append(ph.Diagnostics, Diagnostic{Severity: SeverityNote, File: rel, Message: msg})
 	}
@@ -177,14 +178,11 @@ func LoadPhase(root, dir string) (*Phase, error) {
 		}
 		s, ds := ParseSummary(rel, data)
 		ph.Diagnostics = append(ph.Diagnostics, ds...)
-		ph.Summaries[s.PlanID] = s
-	}
-	for id, s := range ph.Summaries {
-		if ph.Plan(id) == nil {
-			note(s.Path, fmt.Sprintf("summary of plan %s, which has no PLAN.md in this phase", id))
-		}
+		summaries = append(summaries, s)
 	}
 	sortPlans(ph.Plans)
+	resolveDeps(ph)
+	ph.Diagnostics = append(ph.Diagnostics, matchSummaries(ph, summaries)...)
 	ph.Diagnostics = append(ph.Diagnostics, CheckRepoPaths(root, ph)...)
 	sortDiagnostics(ph.Diagnostics)
 	_ = ComputeWaves(ph.Plans) // a cycle is reported by Validate
@@ -206,7 +204,7 @@ func fileKind(name string) string {
 	switch {
 	case strings.HasPrefix(name, "."):
 		return "" // editor and OS droppings; .pending-checkpoint files are hive's own
-	case strings.HasSuffix(name, "-PLAN.md") && len(name) > len("-PLAN.md"):
+	case strings.HasSuffix(name, "-PLAN.md") && len(name) > len("-PLAN.md"), planDashRE.MatchString(name):
 		return "plan"
 	case strings.HasSuffix(name, "-SUMMARY.md") && len(name) > len("-SUMMARY.md"):
 		return "summary"
@@ -291,7 +289,12 @@ func (p *Phase) Plan(id string) *Plan {
 }
 
 // SummaryPath is the repository-relative path of the plan's SUMMARY.md, which
-// marks the plan done.
+// marks the plan done: the file LoadPhase matched to the plan, whatever GSD
+// naming it follows, else NN-MM-SUMMARY.md next to the plan, where a SUMMARY
+// still to be written goes.
 func (p *Plan) SummaryPath() string {
+	if p.summary != "" {
+		return p.summary
+	}
 	return path.Join(path.Dir(p.Path), p.ID+"-SUMMARY.md")
 }

@@ -28,17 +28,28 @@ func ParseSummary(p string, data []byte) (*Summary, []Diagnostic) {
 	if s.PlanID == base {
 		s.PlanID = strings.TrimSuffix(base, path.Ext(base))
 	}
-	doc, ok := splitDocument(data, ds)
+	// A frontmatter nobody can read costs only its details: the plan is done
+	// when the Self-Check in the body passed, so that is a warning here.
+	broken := &diags{file: p}
+	doc, ok := splitDocument(data, broken)
 	if !ok {
 		// Without a closing fence the whole file is still worth a look for the verdict.
 		doc.body, doc.bodyOff = doc.text, 0
 	} else if doc.hasFM {
-		if m, ok := doc.parseFrontmatter(ds); ok {
+		if m, ok := doc.parseFrontmatter(broken); ok {
 			readSummaryFrontmatter(s, doc, m, ds)
 			doc.checkBudget(ds)
 		}
 	}
 	readSummaryBody(s, doc.body)
+	for _, d := range broken.list {
+		if d.Severity == SeverityError {
+			d.Severity = SeverityWarning
+			d.Message += "; hive ignores the frontmatter, and the plan counts as done when the Self-Check passed"
+		}
+		ds.list = append(ds.list, d)
+	}
+	sortDiagnostics(ds.list)
 	return s, ds.list
 }
 

@@ -17,7 +17,9 @@ type Phase struct {
 	Slug   string // "authentication"
 	Dir    string // repository-relative, slash-separated: ".planning/phases/03-authentication"
 	Plans  []*Plan
-	// Summaries by plan id, for the plans whose NN-MM-SUMMARY.md exists.
+	// Summaries by the id of the plan each one was matched to (see
+	// matchSummaries; Plan.SummaryPath names the file), and by their own
+	// file name for those that match no plan.
 	Summaries map[string]*Summary
 	// Diagnostics are the findings made while reading the folder's files: parse
 	// errors of single files, and notes about stray files and unknown keys.
@@ -59,6 +61,10 @@ type Plan struct {
 	Lines map[string]int
 	// BodyLine is the 1-based line where the body (after the frontmatter) starts.
 	BodyLine int
+
+	// summary is the path of the SUMMARY LoadPhase matched to the plan, ""
+	// when there is none (see SummaryPath).
+	summary string
 }
 
 // MustHaves is the goal-backward verification block of a plan.
@@ -157,7 +163,7 @@ type Option struct {
 // Summary is one NN-MM-SUMMARY.md file.
 type Summary struct {
 	Path   string // repository-relative
-	PlanID string // from the file name
+	PlanID string // the plan it belongs to: from the file name, or the plan LoadPhase matched it to
 	Phase  string
 	Plan   string
 

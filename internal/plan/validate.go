@@ -11,8 +11,17 @@ var validTaskTypes = []string{TaskAuto, TaskTDD, TaskHumanVerify, TaskDecision, 
 
 // Validate runs the cross-plan checks of a phase and sets every plan's
 // ComputedWave. It sorts ph.Plans by id. Every error names the file, the line
-// and the fix; a phase without errors can be scheduled.
-func Validate(ph *Phase) []Diagnostic {
+// and the fix; a phase without errors can be scheduled. A dependency on a
+// plan of an earlier phase is taken on trust here; Project.Validate looks
+// it up.
+func Validate(ph *Phase) []Diagnostic { return validate(ph, nil) }
+
+// Validate is Validate(ph) with the whole project at hand: a dependency on
+// a plan of an earlier phase must name a plan that exists there (or in an
+// archived milestone), and is a warning while that plan is not done.
+func (p *Project) Validate(ph *Phase) []Diagnostic { return validate(ph, p) }
+
+func validate(ph *Phase, proj *Project) []Diagnostic {
 	sortPlans(ph.Plans)
 	var out []Diagnostic
 	add := func(sev Severity, p *Plan, line int, fix, format string, args ...any) {
@@ -30,8 +39,9 @@ func Validate(ph *Phase) []Diagnostic {
 		seen[key], byID[p.ID] = p, p
 	}
 	for _, p := range ph.Plans {
-		checkDeps(p, byID, ph.Plans, add)
+		checkDeps(p, ph, byID, proj, add)
 		checkFiles(p, add)
+		checkPlanPaths(p, add)
 		checkTasks(p, add)
 	}
 	for _, cyc := range findCycles(ph.Plans) {
@@ -75,40 +85,79 @@ func depLine(p *Plan, dep string) int {
 
 type addFunc func(sev Severity, p *Plan, line int, fix, format string, args ...any)
 
-func checkDeps(p *Plan, byID map[string]*Plan, all []*Plan, add addFunc) {
-	ownPhase, _ := splitID(p.ID)
+func checkDeps(p *Plan, ph *Phase, byID map[string]*Plan, proj *Project, add addFunc) {
+	ownPhase, _, ok := planKey(p.ID)
+	if !ok {
+		ownPhase = canonNum(ph.Number)
+	}
 	for i, d := range p.DependsOn {
 		line := firstLine(p.Lines[fmt.Sprintf("depends_on[%d]", i)], p.Lines["depends_on"], 1)
 		if byID[d] != nil {
 			continue
 		}
-		depPhase, _ := splitID(d)
-		if depPhase != "" && ownPhase != "" && isNumLike(depPhase) && isNumLike(ownPhase) && compareNum(depPhase, ownPhase) != 0 {
-			if compareNum(depPhase, ownPhase) > 0 {
-				add(SeverityError, p, line, "move this plan to a later phase, or remove the dependency",
-					"depends_on names %s, a plan of a later phase, which runs after this one", d)
-			} else {
-				add(SeverityNote, p, line, "", "depends_on names %s of an earlier phase; phases run in order, so it is done first", d)
-			}
+		depPhase, _, ok := planKey(d)
+		if ok && isNumLike(depPhase) && isNumLike(ownPhase) && compareNum(depPhase, ownPhase) != 0 {
+			checkForeignDep(p, d, depPhase, line, proj, add)
 			continue
 		}
 		fix := fmt.Sprintf("remove %s from depends_on", d)
-		if c := closestID(d, p.ID, all); c != "" {
+		var ids []string
+		for _, q := range ph.Plans {
+			if q != p {
+				ids = append(ids, q.ID)
+			}
+		}
+		if c := closestID(d, ids); c != "" {
 			fix = fmt.Sprintf("replace %s with %s, the closest plan id in this phase", d, c)
 		}
 		add(SeverityError, p, line, fix, "depends_on names unknown plan %s", d)
 	}
 }
 
-// closestID suggests the existing id with the smallest edit distance to id.
-func closestID(id, self string, all []*Plan) string {
-	best, bestD := "", 1<<30
-	for _, q := range all {
-		if q.ID == self {
-			continue
+// checkForeignDep checks a dependency on a plan of another phase. A later
+// phase runs after this one, which is an error; an earlier one must hold
+// the plan, done (hive refuses to start the phase before) or not yet.
+func checkForeignDep(p *Plan, d, depPhase string, line int, proj *Project, add addFunc) {
+	ownPhase, _, _ := planKey(p.ID)
+	switch {
+	case compareNum(depPhase, ownPhase) > 0:
+		add(SeverityError, p, line, "move this plan to a later phase, or remove the dependency",
+			"depends_on names %s, a plan of a later phase, which runs after this one", d)
+		return
+	case proj == nil:
+		add(SeverityNote, p, line, "", "depends_on names %s of an earlier phase; phases run in order, so it is done first", d)
+		return
+	}
+	ref, found := proj.LookupPlan(d)
+	switch {
+	case found && ref.Done():
+	case found:
+		where := ref.Path
+		if where == "" {
+			where = ref.Summary.Path
 		}
-		if d := editDistance(id, q.ID); d < bestD {
-			best, bestD = q.ID, d
+		add(SeverityWarning, p, line, fmt.Sprintf("run phase %s first", depPhase),
+			"depends_on names %s (%s), which is not done yet; hive runs this phase once it is", d, where)
+	default:
+		fix := fmt.Sprintf("remove %s from depends_on", d)
+		if c := closestID(d, proj.closeIDs(d)); c != "" {
+			fix = fmt.Sprintf("replace %s with %s, the closest plan id of phase %s", d, c, depPhase)
+		}
+		add(SeverityError, p, line, fix, "depends_on names %s, which is no plan of phase %s (looked in %s and %s)", d, depPhase, PhasesDir, MilestonesDir)
+	}
+}
+
+// maxSuggestDistance bounds how far a "did you mean" id may be from what was
+// written: beyond a typo or two, a suggestion misleads more than it helps.
+const maxSuggestDistance = 2
+
+// closestID suggests the id of ids nearest to id, or "" when none is a
+// likely typo of it.
+func closestID(id string, ids []string) string {
+	best, bestD := "", maxSuggestDistance+1
+	for _, q := range ids {
+		if d := editDistance(id, q); d < bestD {
+			best, bestD = q, d
 		}
 	}
 	return best
@@ -147,12 +196,56 @@ func checkFiles(p *Plan, add addFunc) {
 	}
 }
 
+// checkTasks tells apart the task types hive cannot run right (an unknown
+// checkpoint kind: it would not know how to ask the human) from what GSD
+// runs anyway: another task type is run like auto, and a checkpoint in an
+// autonomous plan still stops the plan.
+const pathFix = "name only files inside the repository, relative to its root (e.g. src/app.ts)"
+
+// checkPlanPaths checks every other path a plan names for what an agent
+// must never be sent to: task <files>, must_haves artifacts, and the files
+// of key links (their symbols and prose are not paths, see SplitKeyLinkRef).
+func checkPlanPaths(p *Plan, add addFunc) {
+	for _, t := range p.Tasks {
+		for _, f := range t.Files {
+			if _, err := SafeRelPath(f); err != nil {
+				add(SeverityError, p, t.Line, pathFix, "task %d <files>: %v", t.Number, err)
+			}
+		}
+	}
+	mhLine := func(key string) int { return firstLine(p.Lines[key], p.Lines["must_haves"], 1) }
+	for i, a := range p.MustHaves.Artifacts {
+		if strings.TrimSpace(a.Path) == "" {
+			continue
+		}
+		if _, err := SafeRelPath(a.Path); err != nil {
+			add(SeverityError, p, mhLine(fmt.Sprintf("must_haves.artifacts[%d]", i)), pathFix, "must_haves.artifacts: %v", err)
+		}
+	}
+	for i, k := range p.MustHaves.KeyLinks {
+		for _, side := range []struct{ name, ref string }{{"from", k.From}, {"to", k.To}} {
+			file, _ := SplitKeyLinkRef(side.ref)
+			if file == "" {
+				continue
+			}
+			if _, err := SafeRelPath(file); err != nil {
+				add(SeverityError, p, mhLine(fmt.Sprintf("must_haves.key_links[%d]", i)), pathFix, "must_haves.key_links %s: %v", side.name, err)
+			}
+		}
+	}
+}
+
 func checkTasks(p *Plan, add addFunc) {
 	var checkpoints []Task
 	for _, t := range p.Tasks {
-		if !isValidTaskType(t.Type) {
+		switch {
+		case strings.HasPrefix(t.Type, checkpointTypePrefix) && !isValidTaskType(t.Type):
 			add(SeverityError, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
-				"task %d has unknown type %q", t.Number, t.Type)
+				"task %d has unknown checkpoint kind %q; hive would not know what to ask the human", t.Number, t.Type)
+			continue
+		case !isValidTaskType(t.Type):
+			add(SeverityWarning, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
+				"task %d has type %q, which hive does not know; it runs it like auto", t.Number, t.Type)
 			continue
 		}
 		if t.IsCheckpoint() {
@@ -168,8 +261,8 @@ func checkTasks(p *Plan, add addFunc) {
 	if l := p.Lines["autonomous"]; l > 0 {
 		how, line = fmt.Sprintf("autonomous: true at line %d", l), l
 	}
-	add(SeverityError, p, line, "set autonomous: false",
-		"task %d is a %s checkpoint but the plan is autonomous (%s); hive would not stop for the human", t.Number, t.Type, how)
+	add(SeverityWarning, p, line, "set autonomous: false",
+		"task %d is a %s checkpoint but the plan is autonomous (%s); hive stops at the checkpoint anyway", t.Number, t.Type, how)
 }
 
 func isValidTaskType(s string) bool {
@@ -193,15 +286,16 @@ func checkWaves(plans []*Plan, byID map[string]*Plan, add addFunc) {
 			}
 		}
 		if hi != nil && p.Wave <= hi.ComputedWave {
-			add(SeverityError, p, firstLine(p.Lines["wave"], 1), fmt.Sprintf("set wave: %d", hi.ComputedWave+1),
-				"wave: %d contradicts depends_on: %s runs in wave %d, so this plan cannot run before wave %d",
-				p.Wave, hi.ID, hi.ComputedWave, hi.ComputedWave+1)
+			add(SeverityWarning, p, firstLine(p.Lines["wave"], 1), fmt.Sprintf("set wave: %d", hi.ComputedWave+1),
+				"wave: %d contradicts depends_on: %s runs in wave %d, so hive schedules this plan by its dependencies, in wave %d",
+				p.Wave, hi.ID, hi.ComputedWave, p.ComputedWave)
 		}
 	}
 }
 
-// checkOverlaps flags plans of one wave that modify the same file: they would
-// run at once in separate worktrees and collide at merge.
+// checkOverlaps flags plans of one wave that modify the same file. GSD runs
+// them side by side; hive runs them one after the other in a shared tree,
+// but in worktrees they run at once and may collide at merge.
 func checkOverlaps(plans []*Plan, add addFunc) {
 	files := make(map[*Plan]map[string]bool, len(plans))
 	for _, p := range plans {
@@ -227,9 +321,9 @@ func checkOverlaps(plans []*Plan, add addFunc) {
 				continue
 			}
 			sort.Strings(shared)
-			add(SeverityError, b, firstLine(b.Lines["files_modified"], 1),
+			add(SeverityWarning, b, firstLine(b.Lines["files_modified"], 1),
 				fmt.Sprintf("make %s depend on %s (add %q to its depends_on), or split the file's changes", b.ID, a.ID, a.ID),
-				"%s and %s both modify %s in wave %d; they would run in parallel and conflict",
+				"%s and %s both modify %s in wave %d; in worktrees they run in parallel and may conflict at merge",
 				a.ID, b.ID, strings.Join(shared, ", "), b.ComputedWave)
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -349,20 +347,21 @@ func (r *runner) planHash(p *plan.Plan) string {
 }
 
 // foreignDependencyDone checks that dep, a plan of another phase that p
-// depends on, is complete: its SUMMARY exists and does not say FAILED.
+// depends on, is complete: its SUMMARY, in whatever naming GSD used and
+// also in an archived milestone, exists and does not say FAILED.
 func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep string) error {
-	matches, _ := filepath.Glob(filepath.Join(r.o.Repo.Root, ".planning", "phases", "*", dep+"-SUMMARY.md"))
-	for _, m := range matches {
-		data, err := os.ReadFile(m)
-		if err != nil {
-			continue
-		}
-		rel, _ := filepath.Rel(r.o.Repo.Root, m)
-		if s, _ := plan.ParseSummary(filepath.ToSlash(rel), data); s.SelfCheck != "FAILED" {
-			return nil
-		}
+	proj, err := plan.LoadProject(r.o.Repo.Root)
+	if err != nil {
+		return fmt.Errorf("plan %s depends on %s of another phase: %w", p.ID, dep, err)
 	}
-	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing %s-SUMMARY.md): run that phase first", p.ID, dep, dep)
+	ref, found := proj.LookupPlan(dep)
+	switch {
+	case found && ref.Done():
+		return nil
+	case found:
+		return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no passing SUMMARY next to %s): run that phase first", p.ID, dep, ref.Dir)
+	}
+	return fmt.Errorf("plan %s depends on %s of another phase, which is not complete (no phase holds that plan or a SUMMARY of it): run that phase first, or fix depends_on (see `hive lint`)", p.ID, dep)
 }
 
 // estimateOf reads a plan's optional `estimate:` frontmatter key: a Go

@@ -50,10 +50,11 @@ func checkMustHaves(root string, plans []*plan.Plan) []string {
 			}
 		}
 		for _, k := range p.MustHaves.KeyLinks {
-			if strings.TrimSpace(k.From) == "" || k.Pattern == "" {
+			from, _ := plan.SplitKeyLinkRef(k.From) // "src/app.js (handleSubmit)" names src/app.js; prose names no file
+			if from == "" || k.Pattern == "" {
 				continue
 			}
-			text, ok := read(p, k.From, "key link source")
+			text, ok := read(p, from, "key link source")
 			if !ok {
 				continue
 			}
@@ -62,7 +63,7 @@ func checkMustHaves(root string, plans []*plan.Plan) []string {
 				found = found || re.MatchString(text)
 			}
 			if !found {
-				gaps = append(gaps, fmt.Sprintf("%s: key link %s → %s: pattern %q not found in %s", p.ID, k.From, k.To, k.Pattern, k.From))
+				gaps = append(gaps, fmt.Sprintf("%s: key link %s → %s: pattern %q not found in %s", p.ID, k.From, k.To, k.Pattern, from))
 			}
 		}
 	}

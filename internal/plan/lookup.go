@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// MilestonesDir holds the phase folders of finished milestones, which GSD
+// archives there (.planning/milestones/v1.0-phases/03-auth/).
+const MilestonesDir = ".planning/milestones"
+
+// PlanRef is a plan found by its full id anywhere in the project.
+type PlanRef struct {
+	ID      string   // the plan's id as its file names it, or the SUMMARY's when only that exists
+	Dir     string   // its phase folder, repository-relative
+	Path    string   // its PLAN.md; "" when only a SUMMARY was found
+	Summary *Summary // nil when it has none
+}
+
+// Done reports whether the plan has a SUMMARY that does not say
+// Self-Check: FAILED.
+func (r PlanRef) Done() bool { return r.Summary != nil && r.Summary.SelfCheck != "FAILED" }
+
+// LookupPlan finds the plan a full id names ("03-02", "3-2", "03-auth-02")
+// in the phase folder of its number, or in an archived milestone: a plan
+// that depends on an earlier phase names it so. Of several matches, a done
+// one wins.
+func (p *Project) LookupPlan(id string) (PlanRef, bool) {
+	var found []PlanRef
+	for _, ph := range p.phasesNumbered(id) {
+		if pl := ph.Plan(id); pl != nil || planByKey(ph, id) != nil {
+			if pl == nil {
+				pl = planByKey(ph, id)
+			}
+			found = append(found, PlanRef{ID: pl.ID, Dir: ph.Dir, Path: pl.Path, Summary: ph.Summaries[pl.ID]})
+			continue
+		}
+		kp, kn, _ := planKey(id)
+		ids := make([]string, 0, len(ph.Summaries))
+		for sid := range ph.Summaries {
+			ids = append(ids, sid)
+		}
+		sort.Strings(ids)
+		for _, sid := range ids {
+			s := ph.Summaries[sid]
+			if sp, sn, ok := planKey(summaryName(s)); ok && sp == kp && sn == kn {
+				found = append(found, PlanRef{ID: summaryName(s), Dir: ph.Dir, Summary: s})
+				break
+			}
+		}
+	}
+	for _, r := range found {
+		if r.Done() {
+			return r, true
+		}
+	}
+	if len(found) > 0 {
+		return found[0], true
+	}
+	return PlanRef{}, false
+}
+
+// phasesNumbered returns the phases, current then archived, whose number is
+// the phase number of plan id.
+func (p *Project) phasesNumbered(id string) []*Phase {
+	kp, _, ok := planKey(id)
+	if !ok {
+		return nil
+	}
+	var out []*Phase
+	for _, ph := range p.Phases {
+		if ph.Number != "" && canonNum(ph.Number) == kp {
+			out = append(out, ph)
+		}
+	}
+	archives, _ := os.ReadDir(filepath.Join(p.Root, filepath.FromSlash(MilestonesDir)))
+	for _, a := range archives {
+		rel := MilestonesDir + "/" + a.Name()
+		if !isDir(p.Root, rel, a) {
+			continue
+		}
+		entries, _ := os.ReadDir(filepath.Join(p.Root, filepath.FromSlash(rel)))
+		for _, e := range entries {
+			m := phaseDirRE.FindStringSubmatch(e.Name())
+			if m == nil || canonNum(m[1]) != kp || !isDir(p.Root, rel+"/"+e.Name(), e) {
+				continue
+			}
+			if ph, err := LoadPhase(p.Root, rel+"/"+e.Name()); err == nil {
+				out = append(out, ph)
+			}
+		}
+	}
+	return out
+}
+
+// closeIDs lists the ids of the plans of the phase that id names, for a
+// "did you mean" that only ever names a plan that exists.
+func (p *Project) closeIDs(id string) []string {
+	var ids []string
+	for _, ph := range p.phasesNumbered(id) {
+		for _, pl := range ph.Plans {
+			ids = append(ids, pl.ID)
+		}
+	}
+	return ids
+}
