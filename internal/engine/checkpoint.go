@@ -188,6 +188,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 		return e.mergeAnswered(out, p, answer)
 	}
 	p.lastAnswered = cp
+	p.answered = append(p.answered, *copyOf(cp))
 	if !cp.Standalone && p.agentLive {
 		p.State = Running
 		p.silentStage, p.lastActive = 0, e.now
@@ -234,7 +235,23 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	p.silentStage, p.lastActive = 0, e.now
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: c})
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: withAnswers(p, c)})
+}
+
+// withAnswers gives continuation c the plan's answered checkpoints other
+// than the one it resumes from, so that no question is asked twice.
+func withAnswers(p *PlanStatus, c *Continuation) *Continuation {
+	if c == nil || len(p.answered) == 0 {
+		return c
+	}
+	cc := *c
+	cc.Answered = nil
+	for _, a := range p.answered {
+		if c.Checkpoint == nil || a.ID != c.Checkpoint.ID {
+			cc.Answered = append(cc.Answered, a)
+		}
+	}
+	return &cc
 }
 
 // failing handles a plan that did not finish: an agent that crashed or hung

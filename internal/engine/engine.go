@@ -37,6 +37,7 @@ type PlanStatus struct {
 	checking     bool          // a spot-check is out
 	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
 	lastAnswered *Checkpoint   // answered and not yet followed by progress: a restart must carry it
+	answered     []Checkpoint  // every checkpoint or deviation answered in the plan, for continuations
 	continuation *Continuation // for the next start
 	autoRetries  int           // continuations started after crashes and hangs
 	humanRetried bool          // --yes answered "retry" once already
@@ -635,7 +636,7 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	p.exitNote = ""
 	p.silentStage, p.lastActive = 0, e.now
 	e.running++
-	cont := p.continuation
+	cont := withAnswers(p, p.continuation)
 	p.continuation = nil
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running},

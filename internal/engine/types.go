@@ -202,6 +202,10 @@ type Continuation struct {
 	// agent replaces one that failed or stopped.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	Reason     string      `json:"reason"`
+	// Answered are the plan's other checkpoints answered so far, oldest
+	// first, each with its answer: a continuation agent must never ask a
+	// question the human already answered.
+	Answered []Checkpoint `json:"answered,omitempty"`
 	// Fix is the failing output of the post-merge gate, for a fix task.
 	Fix string `json:"fix,omitempty"`
 	// Conflict lists the files a resolver agent (role comb) must resolve.

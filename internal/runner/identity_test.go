@@ -139,3 +139,25 @@ autonomous: true
 		})
 	}
 }
+
+// A continuation prompt lists every answer already given in the plan, and
+// names the commit the run started from.
+func TestContinuationPromptCarriesAnswers(t *testing.T) {
+	root := newRepo(t, map[string]string{".planning/phases/01-ledger/01-01-PLAN.md": milestonePlan})
+	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	out, err := ExecutorPrompt(executorPrompt, ph, ph.Plans[0], true, "0123456789abcdef", &continuationData{
+		Reason:  "the agent crashed",
+		Answers: []priorAnswer{{Task: 1, Type: "decision", Answer: "sqlite"}, {Task: 2, Type: "human-verify", Answer: "approved"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<previous_answers>", "- Task 1 (decision): sqlite\n", "- Task 2 (human-verify): approved\n",
+		"This run started at commit 0123456789ab.", "git log 0123456789ab..HEAD",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -50,6 +50,14 @@ type continuationData struct {
 	Answer       string
 	Instructions string
 	Fix          string // the post-merge gate's failing output
+	Answers      []priorAnswer
+}
+
+// priorAnswer is a checkpoint of the plan the human already answered.
+type priorAnswer struct {
+	Task   int
+	Type   string
+	Answer string
 }
 
 type completedTask struct {
@@ -97,6 +105,9 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 		return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), since, nil)
 	}
 	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p), Fix: c.Fix}
+	for _, a := range c.Answered {
+		cd.Answers = append(cd.Answers, priorAnswer{Task: a.Task, Type: a.Type, Answer: oneLine(a.Answer)})
+	}
 	if cp := c.Checkpoint; cp != nil {
 		cd.ResumeTask, cd.Answer = cp.Task, cp.Answer
 		if cp.Task >= 1 && cp.Task <= len(p.Tasks) {

@@ -28,19 +28,37 @@ var (
 	userResponse = regexp.MustCompile(`(?s)<user_response>(.*?)</user_response>`)
 )
 
-// continuation is what a continuation prompt asks: apply response to task.
+// previousAnswers finds the "- Task N (type): answer" lines of a
+// continuation prompt's <previous_answers>.
+var (
+	previousAnswers = regexp.MustCompile(`(?s)<previous_answers>(.*?)</previous_answers>`)
+	previousAnswer  = regexp.MustCompile(`(?m)^- Task (\d+) \([^)]*\): (.*)$`)
+)
+
+// continuation is what a continuation prompt asks: apply response to task,
+// and the answers already given to the plan's other checkpoints (by task).
 type continuation struct {
 	task     int
 	response string
+	answered map[int]string
 }
 
 func parseContinuation(prompt string) *continuation {
+	c := &continuation{answered: map[int]string{}}
+	if block := previousAnswers.FindStringSubmatch(prompt); block != nil {
+		for _, m := range previousAnswer.FindAllStringSubmatch(block[1], -1) {
+			n, _ := strconv.Atoi(m[1])
+			c.answered[n] = strings.TrimSpace(m[2])
+		}
+	}
 	m := resumeFrom.FindStringSubmatch(prompt)
 	if m == nil {
-		return nil
+		if len(c.answered) == 0 {
+			return nil
+		}
+		return c
 	}
-	n, _ := strconv.Atoi(m[1])
-	c := &continuation{task: n}
+	c.task, _ = strconv.Atoi(m[1])
 	if r := userResponse.FindStringSubmatch(prompt); r != nil {
 		c.response = strings.TrimSpace(r[1])
 	}
@@ -116,7 +134,7 @@ func (a *agent) execute(prompt string) error {
 	a.out.text(fmt.Sprintf("Executing plan %s (%s): %d tasks, %s mode.", p.ID, p.Name, len(p.Tasks), mode))
 
 	cont := parseContinuation(prompt)
-	if cont != nil {
+	if cont != nil && cont.task > 0 {
 		for _, t := range p.Tasks {
 			if t.Number >= cont.task {
 				break
@@ -195,8 +213,13 @@ func (a *agent) runTasks(cont *continuation) (failed bool, err error) {
 		}
 		if t.IsCheckpoint() {
 			var resp *string
-			if cont != nil && cont.task == n {
+			switch {
+			case cont != nil && cont.task == n:
 				resp = &cont.response
+			case cont != nil && cont.answered[n] != "":
+				// Answered before this agent started: never ask again.
+				answer := cont.answered[n]
+				resp = &answer
 			}
 			err = a.checkpoint(t, resp)
 		} else {

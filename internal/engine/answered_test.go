@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// A continuation agent carries every answer already given in its plan: an
+// agent that crashes after two answered checkpoints is replaced by one
+// whose continuation lists both, so no question is asked twice.
+func TestContinuationCarriesEveryAnswer(t *testing.T) {
+	e := New()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	step := func(ev Event) []Command {
+		t.Helper()
+		now = now.Add(time.Second)
+		ev.Time = now
+		if ev.Plan != "" && ev.Attempt == 0 && e.byID[ev.Plan] != nil {
+			ev.Attempt = e.byID[ev.Plan].Attempt
+		}
+		cmds, err := e.Step(ev)
+		if err != nil {
+			t.Fatalf("%s: %v", ev.Type, err)
+		}
+		return cmds
+	}
+	spec := RunSpec{Phase: "01", MaxConcurrent: 1, Team: true, Retries: 1,
+		Plans: []PlanSpec{{ID: "01-01", Wave: 1, Tasks: 4}}}
+	step(Event{Type: EvRunStarted, Spec: &spec})
+	step(Event{Type: EvAgentStarted, Plan: "01-01", PID: 7})
+	step(Event{Type: EvCheckpoint, Plan: "01-01", Checkpoint: &Checkpoint{Type: "decision", Task: 1, Options: []string{"sqlite", "bolt"}}})
+	step(Event{Type: EvAnswer, Plan: "01-01", Text: "sqlite"})
+	step(Event{Type: EvProgress, Plan: "01-01", Task: 1, Total: 4})
+	step(Event{Type: EvCheckpoint, Plan: "01-01", Checkpoint: &Checkpoint{Type: "human-verify", Task: 3}})
+	step(Event{Type: EvAnswer, Plan: "01-01", Text: "approved"})
+	step(Event{Type: EvProgress, Plan: "01-01", Task: 3, Total: 4})
+	step(Event{Type: EvAgentExited, Plan: "01-01", ExitCode: 3, Reason: "crashed"})
+	cmds := step(Event{Type: EvSpotChecked, Plan: "01-01", Reason: "no SUMMARY"})
+	var cont *Continuation
+	for _, c := range cmds {
+		if c.Type == CmdStartAgent {
+			cont = c.Continuation
+		}
+	}
+	if cont == nil {
+		t.Fatalf("no continuation agent started: %+v", cmds)
+	}
+	if len(cont.Answered) != 2 || cont.Answered[0].Answer != "sqlite" || cont.Answered[0].Task != 1 ||
+		cont.Answered[1].Answer != "approved" || cont.Answered[1].Task != 3 {
+		t.Fatalf("continuation answers = %+v, want task 1 sqlite and task 3 approved", cont.Answered)
+	}
+}
