@@ -60,7 +60,7 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	}
 	if run == nil {
 		if o.run == 0 {
-			return exitf(ExitFailed, "the journal holds no run yet")
+			return exitf(ExitFailed, "nothing has run yet in %s", repo.Root)
 		}
 		return exitf(ExitFailed, "no run %d in the journal (`hive status` lists runs)", o.run)
 	}

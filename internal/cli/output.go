@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -35,9 +36,7 @@ func (o *plainObserver) line(t time.Time, planID, format string, args ...any) {
 }
 
 func (o *plainObserver) Resumed(run journal.Run, s engine.Snapshot) {
-	o.line(time.Time{}, "", "resuming run %d of phase %s: %d complete, %d failed, %d skipped, %d to do",
-		run.ID, s.Phase, s.Count(engine.Complete), s.Count(engine.Failed), s.Count(engine.Skipped),
-		s.Count(engine.Pending)+s.Count(engine.Running))
+	o.line(time.Time{}, "", "%s", tui.ResumedText(run, s))
 }
 
 func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {

@@ -61,6 +61,9 @@ type statusRunView struct {
 	Queue    []engine.Checkpoint `json:"queue,omitempty"`
 	snap     engine.Snapshot
 
+	// Elapsed is how long hive has run the run: without the time it was
+	// down between a stop and a resume.
+	Elapsed string `json:"elapsed"`
 	// Live says a hive process (PID) drives this unfinished run now; a run
 	// neither finished nor live has stopped, and Resume goes on with it.
 	Live   bool   `json:"live"`
@@ -75,12 +78,7 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 	}
 	o.root = repo.Root
 	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
-		if o.json {
-			fmt.Fprintln(o.stdout, "[]")
-			return nil
-		}
-		fmt.Fprintln(o.stdout, "No runs yet. Start one with `hive execute-phase PHASE`.")
-		return nil
+		return noRuns(o)
 	}
 	j, err := openJournal(repo.Root)
 	if err != nil {
@@ -98,6 +96,9 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 	runs, err := j.Runs()
 	if err != nil {
 		return err
+	}
+	if len(runs) == 0 && !o.watch {
+		return noRuns(o)
 	}
 	seen := map[string]bool{}
 	var views []statusRunView
@@ -119,6 +120,7 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
 			v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
 		}
+		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
 		for _, p := range snap.Plans {
 			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
 				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
@@ -159,12 +161,29 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, detail)
 		}
 		tw.Flush()
-		end := time.Now()
-		if v.Finished != nil {
-			end = *v.Finished
-		}
-		fmt.Fprintf(o.stdout, "  total: %d tokens, $%.2f, %s elapsed\n", tokens, usd, end.Sub(v.Started).Round(time.Second))
+		fmt.Fprintf(o.stdout, "  total: %d tokens, $%.2f, %s elapsed\n", tokens, usd, activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
 		writeQueue(o.stdout, v.Queue, v.snap.Plans)
 	}
+	return nil
+}
+
+// activeTime is how long hive has run a run: the journal's active time,
+// plus the time since its last event while a hive process still runs it.
+// The time hive was down before a resume never counts.
+func activeTime(snap engine.Snapshot, live bool, now time.Time) time.Duration {
+	d := snap.Active
+	if live && !snap.Finished && !snap.LastEvent.IsZero() && now.After(snap.LastEvent) {
+		d += now.Sub(snap.LastEvent)
+	}
+	return d
+}
+
+// noRuns says that nothing has run yet.
+func noRuns(o *statusOptions) error {
+	if o.json {
+		fmt.Fprintln(o.stdout, "[]")
+		return nil
+	}
+	fmt.Fprintln(o.stdout, "No runs yet. Start one with `hive execute-phase PHASE`.")
 	return nil
 }

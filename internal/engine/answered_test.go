@@ -50,3 +50,36 @@ func TestContinuationCarriesEveryAnswer(t *testing.T) {
 		t.Fatalf("continuation answers = %+v, want task 1 sqlite and task 3 approved", cont.Answered)
 	}
 }
+
+// The run's active time leaves out the time hive was down: the gap before a
+// resume, and an answer given with `hive answer` meanwhile.
+func TestActiveTimeExcludesDowntime(t *testing.T) {
+	e := New()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	step := func(at time.Duration, ev Event) {
+		t.Helper()
+		ev.Time = t0.Add(at)
+		if ev.Plan != "" && e.byID[ev.Plan] != nil {
+			ev.Attempt = e.byID[ev.Plan].Attempt
+		}
+		if _, err := e.Step(ev); err != nil {
+			t.Fatalf("%s: %v", ev.Type, err)
+		}
+	}
+	spec := RunSpec{Phase: "01", MaxConcurrent: 1, Plans: []PlanSpec{{ID: "01-01", Wave: 1, Tasks: 2}}}
+	step(0, Event{Type: EvRunStarted, Spec: &spec})
+	step(2*time.Second, Event{Type: EvAgentStarted, Plan: "01-01", PID: 7})
+	step(10*time.Second, Event{Type: EvCheckpoint, Plan: "01-01", Checkpoint: &Checkpoint{Type: "human-verify", Task: 1}})
+	// hive stops here; the answer comes half an hour later, hive an hour later.
+	step(30*time.Minute, Event{Type: EvAnswer, Plan: "01-01", Text: "approved", By: "hive answer"})
+	step(time.Hour, Event{Type: EvResumed})
+	step(time.Hour+5*time.Second, Event{Type: EvAgentStarted, Plan: "01-01", PID: 8})
+	if got := e.Snapshot().Active; got != 15*time.Second {
+		t.Fatalf("active time %s, want 15s (the hour hive was down left out)", got)
+	}
+	// While hive runs, an answer from another terminal counts as it comes.
+	step(time.Hour+9*time.Second, Event{Type: EvProgress, Plan: "01-01", Task: 1, Total: 2})
+	if got := e.Snapshot().Active; got != 19*time.Second {
+		t.Fatalf("active time %s, want 19s", got)
+	}
+}

@@ -92,6 +92,13 @@ type Engine struct {
 	verifyOpen   *Checkpoint   // the verification waits for a human
 
 	published []*PlanStatus // the plans' copies the last snapshot handed out
+
+	// active is how long hive ran the run: the time between its events,
+	// less the gaps before each resume (hive was not running) and the time
+	// of answers given with `hive answer` while it was down.
+	active      time.Duration
+	lastOwn     time.Time     // the latest event of a running hive
+	foreignGain time.Duration // active time added by `hive answer` events since lastOwn
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -104,8 +111,33 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 	cmds, err := e.step(ev)
 	if err == nil {
 		e.markDirty(ev, cmds)
+		e.clock(ev)
 	}
 	return cmds, err
+}
+
+// clock adds the time since the previous event to the run's active time,
+// except across a resume: hive was down in between. An answer given with
+// `hive answer` may come while hive is down, so its time counts only once
+// a running hive's own event follows it.
+func (e *Engine) clock(ev Event) {
+	if ev.Time.IsZero() {
+		return
+	}
+	if e.lastOwn.IsZero() || ev.Type == EvRunStarted {
+		e.lastOwn = ev.Time
+		return
+	}
+	gain := max(0, ev.Time.Sub(e.lastOwn)-e.foreignGain)
+	switch {
+	case ev.Type == EvResumed:
+		e.foreignGain, e.lastOwn = 0, ev.Time
+	case ev.Type == EvAnswer && ev.By == "hive answer":
+		e.foreignGain += gain
+	default:
+		e.active += gain + e.foreignGain
+		e.foreignGain, e.lastOwn = 0, ev.Time
+	}
 }
 
 func (e *Engine) step(ev Event) ([]Command, error) {

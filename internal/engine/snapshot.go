@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // Snapshot is a copy of the engine's state for display and status: the
 // caller may keep it and read it from another goroutine.
 type Snapshot struct {
@@ -15,6 +17,10 @@ type Snapshot struct {
 	Team          bool   // live sessions (team mode), else one-shot agents
 	CurrentWave   int    // rigid mode: the wave being run; 0 when none is open
 	Resumes       int
+	// Active is how long hive has run the run so far (until LastEvent),
+	// without the time it was down between a stop and a resume.
+	Active    time.Duration
+	LastEvent time.Time
 	// Plans are in spec order. They are shared between snapshots until they
 	// change: read them, never write to them.
 	Plans []*PlanStatus
@@ -49,6 +55,8 @@ func (e *Engine) Snapshot() Snapshot {
 		Team:          e.spec.Team,
 		CurrentWave:   e.curWave,
 		Resumes:       e.resumes,
+		Active:        e.active,
+		LastEvent:     e.lastOwn,
 	}
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))

@@ -12,10 +12,18 @@ import (
 // The log pane says what the plain output says, one line per event, so
 // that both read alike.
 
-func resumedText(run journal.Run, s engine.Snapshot) string {
-	return fmt.Sprintf("resuming run %d of phase %s: %d complete, %d failed, %d skipped, %d to do",
-		run.ID, s.Phase, s.Count(engine.Complete), s.Count(engine.Failed), s.Count(engine.Skipped),
-		s.Count(engine.Pending)+s.Count(engine.Running))
+// ResumedText says where a resumed run stands. "To do" counts the plans
+// not yet final, those waiting for an answer among them; plans complete
+// before the run are complete, not to do.
+func ResumedText(run journal.Run, s engine.Snapshot) string {
+	todo := len(s.Plans) - s.Count(engine.Complete) - s.Count(engine.Failed) - s.Count(engine.Skipped)
+	waiting := ""
+	if n := s.Count(engine.Waiting); n > 0 {
+		waiting = fmt.Sprintf(" (%d waiting for an answer)", n)
+	}
+	return fmt.Sprintf("resuming run %d of phase %s: %d complete, %d failed, %d skipped, %d to do%s; %s of work so far",
+		run.ID, s.Phase, s.Count(engine.Complete), s.Count(engine.Failed), s.Count(engine.Skipped), todo, waiting,
+		s.Active.Round(time.Second))
 }
 
 // EventLine is the log line of an event; false for events not worth one.

@@ -84,8 +84,10 @@ func (o *Observer) push(msg any, s *engine.Snapshot) {
 
 // Resumed implements runner.Observer.
 func (o *Observer) Resumed(run journal.Run, s engine.Snapshot) {
-	o.push(StartedMsg{Time: run.Started}, nil)
-	o.push(LogMsg{Time: time.Now(), Text: resumedText(run, s)}, &s)
+	// The clock shows hive's working time: the time it was down before
+	// this resume does not count.
+	o.push(StartedMsg{Time: time.Now().Add(-s.Active)}, nil)
+	o.push(LogMsg{Time: time.Now(), Text: ResumedText(run, s)}, &s)
 }
 
 // Event implements runner.Observer.
