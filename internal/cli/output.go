@@ -9,8 +9,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/tui"
 )
 
 type runnerObserver = runner.Observer
