@@ -202,6 +202,10 @@ func WithNotes(ctx context.Context, note func(string)) context.Context {
 	return context.WithValue(ctx, noteKey{}, note)
 }
 
+// Note tells the WithNotes function of ctx, if any, what a caller did on
+// its own to clear the way, in the same words as hive's git steps.
+func Note(ctx context.Context, format string, args ...any) { noteTo(ctx, format, args...) }
+
 func noteTo(ctx context.Context, format string, args ...any) {
 	if note, ok := ctx.Value(noteKey{}).(func(string)); ok && note != nil {
 		note(fmt.Sprintf(format, args...))
@@ -508,5 +512,49 @@ func (r *Repo) PruneWorktrees(ctx context.Context) error {
 			}
 		}
 		return nil
+	})
+}
+
+// SetAside renames branch to aside, never deleting its commits, after
+// removing the worktree that has it checked out when that worktree holds
+// no uncommitted change (one that does is refused, naming its files). hive
+// sets aside a plan branch that holds other work than the run's: an earlier
+// milestone's plan with the same id left it.
+func (r *Repo) SetAside(ctx context.Context, branch, aside string) error {
+	for _, name := range []string{branch, aside} {
+		if err := CheckBranchName(ctx, name); err != nil {
+			return err
+		}
+	}
+	return r.Locked(ctx, func() error {
+		wts, err := r.Worktrees(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range wts {
+			wt := &wts[i]
+			if wt.Branch != branch {
+				continue
+			}
+			if wt.Prunable {
+				if _, err := r.Git(ctx, "worktree", "prune"); err != nil {
+					return err
+				}
+				continue
+			}
+			dirty, err := r.At(wt.Path).Dirty(ctx)
+			if err != nil {
+				return err
+			}
+			if len(dirty) > 0 {
+				return fmt.Errorf("%w: worktree %s of %s has uncommitted changes (%s): commit or discard them there, or run `hive clean`",
+					ErrInTheWay, wt.Path, branch, fileList(dirty))
+			}
+			if _, err := r.Git(ctx, "worktree", "remove", "--force", "--", wt.Path); err != nil {
+				return err
+			}
+		}
+		_, err = r.Git(ctx, "branch", "-m", "--", branch, aside)
+		return err
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 )
 
@@ -159,5 +160,60 @@ func TestContinuationPromptCarriesAnswers(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A plan branch an earlier milestone left unmerged (same plan id, work that
+// is not this run's), with its worktree still registered, is set aside and
+// kept; the new plan runs every task from the run's start.
+func TestStalePlanBranchIsSetAside(t *testing.T) {
+	root := archivedMilestone(t)
+	wtRoot := t.TempDir()
+	old := filepath.Join(wtRoot, "01", "01-01")
+	gitRun(t, root, "worktree", "add", "-q", "-b", "hive/01/01-01", old, "HEAD~2")
+	gitRun(t, old, "commit", "-q", "--allow-empty", "-m", "feat(01-01): unmerged old work\n\nHive-Plan: 01-01\nHive-Task: 01-01/1")
+	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	obs := &recorder{}
+	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), obs)
+	o.Worktrees, o.WorktreeRoot = true, wtRoot
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("outcome %s\n%s", res.Snapshot.Outcome, obs)
+	}
+	log := git(t, root, "log", "--format=%s", "HEAD")
+	for _, want := range []string{"ledger type", "ledger tests"} {
+		if strings.Count(log, want) != 1 {
+			t.Errorf("want one commit for %q; history:\n%s", want, log)
+		}
+	}
+	if !strings.Contains(git(t, root, "branch", "--list", "hive/stale/01/*"), "hive/stale/01/01-01-") {
+		t.Errorf("the old branch was not kept aside: %s", git(t, root, "branch", "-a"))
+	}
+	if !strings.Contains(obs.String(), "held work from before this run") {
+		t.Errorf("no note says the branch was set aside:\n%s", obs)
+	}
+}
+
+// A TDD task's RED, GREEN and REFACTOR commits are one task's work: the
+// continuation lists the task once, with its latest commit.
+func TestTDDCommitsAreOneTask(t *testing.T) {
+	root := archivedMilestone(t)
+	since := strings.TrimSpace(git(t, root, "rev-parse", "HEAD"))
+	for _, subject := range []string{"test(01-01): failing ledger test", "feat(01-01): ledger passes", "refactor(01-01): tidy ledger"} {
+		gitRun(t, root, "commit", "-q", "--allow-empty", "-m", subject+"\n\nHive-Plan: 01-01\nHive-Task: 01-01/1")
+	}
+	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	repo, err := gitx.Open(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{o: Options{Repo: repo}, scope: map[string]string{"01-01": since}}
+	got := r.completedTasks(context.Background(), ph.Plans[0])
+	head := strings.TrimSpace(git(t, root, "rev-parse", "--short=7", "HEAD"))
+	if len(got) != 1 || got[0].Number != 1 || got[0].Commit != head || got[0].Name != "Task 1: ledger type" {
+		t.Fatalf("completed tasks = %+v, want task 1 once, at %s", got, head)
 	}
 }

@@ -128,8 +128,22 @@ func (in *integration) close() {
 
 // preparePlan makes plan p's worktree (from the integration branch, which
 // holds every plan p depends on) and runs the setup hook in a new one.
-func (in *integration) preparePlan(ctx context.Context, p *plan.Plan, setup Setup) (string, error) {
+//
+// since is the run's start for p: a branch of p's id that does not hold it
+// holds other work (an earlier milestone's plan with the same id left it
+// unmerged), and is set aside, renamed and kept, so that its commits are
+// never taken for this plan's tasks.
+func (in *integration) preparePlan(ctx context.Context, p *plan.Plan, setup Setup, since string) (string, error) {
 	dir := in.planDir(p.ID)
+	branch := in.planBranch(p.ID)
+	if since != "" && in.repo.BranchExists(ctx, branch) && !in.repo.IsAncestor(ctx, since, branch) {
+		tip, _ := in.repo.Git(ctx, "rev-parse", "--short", branch)
+		aside := "hive/stale/" + in.phase.Number + "/" + p.ID + "-" + strings.TrimSpace(tip)
+		if err := in.repo.SetAside(ctx, branch, aside); err != nil {
+			return "", fmt.Errorf("branch %s holds work from before this run: %w", branch, err)
+		}
+		gitx.Note(ctx, "branch %s held work from before this run (an earlier plan with the same id): kept as %s; this plan starts afresh", branch, aside)
+	}
 	_, statErr := os.Stat(dir)
 	if err := in.repo.AddWorktree(ctx, dir, in.planBranch(p.ID), in.branch); err != nil {
 		return "", fmt.Errorf("worktree for %s: %w", p.ID, err)

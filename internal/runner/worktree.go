@@ -30,7 +30,7 @@ func (r *runner) agentDir(ctx context.Context, p *plan.Plan, c engine.Command) (
 	if r.integ == nil {
 		return r.o.Repo.Root, nil
 	}
-	dir, err := r.integ.preparePlan(r.gitNotes(ctx, p.ID), p, r.o.Setup)
+	dir, err := r.integ.preparePlan(r.gitNotes(ctx, p.ID), p, r.o.Setup, r.scope[p.ID])
 	if err != nil {
 		return "", err
 	}

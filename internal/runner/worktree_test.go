@@ -439,7 +439,7 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 	}
 	defer in.close()
 	p3 := o.Phase.Plans[2]
-	pd, err := in.preparePlan(ctx, p3, Setup{})
+	pd, err := in.preparePlan(ctx, p3, Setup{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
