@@ -217,3 +217,27 @@ func TestTDDCommitsAreOneTask(t *testing.T) {
 		t.Fatalf("completed tasks = %+v, want task 1 once, at %s", got, head)
 	}
 }
+
+// A plan finished before the run (its SUMMARY passed) is never run again,
+// even when later work moved the key files its SUMMARY lists: running it
+// again would overwrite the SUMMARY and redo finished work.
+func TestFinishedPlanWithMovedKeyFilesIsDone(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-ledger/01-01-PLAN.md":    milestonePlan,
+		".planning/phases/01-ledger/01-01-SUMMARY.md": "---\nphase: 01-ledger\nplan: 01\nkey-files:\n  created:\n    - src/ledger/old_name.go\n---\n# Ledger\n\n## Self-Check: PASSED\n",
+		".planning/phases/01-ledger/01-02-PLAN.md":    planFile("01-ledger", "02", "01-01"),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	l := simLauncher(t)
+	o := options(t, root, ph, journal.NewMemory(), l, &recorder{})
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("run: %v, %s", err, res.Snapshot.Outcome)
+	}
+	if _, ran := l.dirs["01-01"]; ran {
+		t.Errorf("the finished plan 01-01 ran again")
+	}
+	if got := git(t, root, "show", "HEAD:.planning/phases/01-ledger/01-01-SUMMARY.md"); !strings.Contains(got, "old_name.go") {
+		t.Errorf("01-01's SUMMARY was rewritten:\n%s", got)
+	}
+}

@@ -10,10 +10,11 @@ import (
 	"github.com/hivectl/hive/internal/plan"
 )
 
-// SpotCheck checks a plan's claim to be complete against the disk (seed 000
-// §2.2 step 4): its SUMMARY exists, does not say Self-Check: FAILED, and
-// the first two key files it says it created exist. It is the check a plan
-// already finished before a run must pass; the reason says what failed.
+// SpotCheck says whether a plan was finished before a run: its SUMMARY
+// exists and does not say Self-Check: FAILED, as GSD itself decides. Its
+// key files are not looked for: later phases move and delete files, and a
+// finished plan must never run again (and overwrite its SUMMARY) for it.
+// The reason says what failed.
 func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string) {
 	return spotCheck(ctx, repo, p, false, nil)
 }
@@ -22,9 +23,11 @@ func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string
 // out instead of the folder, as a plan worktree's merge will see them: a
 // SUMMARY an agent wrote but never committed (it was killed) does not count.
 // With a run's scope (the commit the plan's work started after, see
-// engine.PlanSpec.Since), a commit of the plan made in that run must exist
-// too: a commit an earlier milestone made for the same plan id never
-// vouches for this plan's work.
+// engine.PlanSpec.Since) it checks an agent's claim to have finished (seed
+// 000 §2.2 step 4): the first two key files the SUMMARY says it created
+// exist, and a commit of the plan made in that run exists: a commit an
+// earlier milestone made for the same plan id never vouches for this
+// plan's work.
 func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool, scope *string) (bool, string) {
 	read := func(rel string) ([]byte, error) {
 		if committed {
@@ -51,6 +54,9 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 	if s.SelfCheck == "FAILED" {
 		return false, rel + " says Self-Check: FAILED"
 	}
+	if scope == nil {
+		return true, ""
+	}
 	for i, f := range s.KeyFilesCreated {
 		if i == 2 {
 			break
@@ -62,9 +68,6 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 		if _, err := read(clean); err != nil {
 			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
 		}
-	}
-	if scope == nil {
-		return true, ""
 	}
 	commits, err := repo.PlanCommits(ctx, p.ID, *scope, "")
 	if err != nil {
