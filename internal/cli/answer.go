@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -61,7 +60,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
+	if !hasJournal(repo.Root) {
 		return exitf(ExitUsage, "no run in %s yet: there is nothing to answer", repo.Root)
 	}
 	j, err := openJournal(repo.Root)

@@ -64,14 +64,26 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		return err
 	}
 	var j journal.Journal // nil until a run has made the journal
-	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); err == nil {
-		sj, err := openJournal(repo.Root)
-		if err != nil {
+	var opened *journal.SQLite
+	openIfMade := func() error {
+		if opened != nil || !hasJournal(repo.Root) {
+			return nil
+		}
+		var err error
+		if opened, err = openJournal(repo.Root); err != nil {
 			return err
 		}
-		defer sj.Close()
-		j = sj
+		j = opened
+		return nil
 	}
+	if err := openIfMade(); err != nil {
+		return err
+	}
+	defer func() {
+		if opened != nil {
+			opened.Close()
+		}
+	}()
 	where, err := findAttachPlan(j, repo.Root, o.plan)
 	if err != nil {
 		return err
@@ -109,15 +121,8 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		}
 		if time.Since(lastCheck) >= 500*time.Millisecond {
 			lastCheck = time.Now()
-			if j == nil { // a run may have begun since
-				if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); err == nil {
-					sj, err := openJournal(repo.Root)
-					if err != nil {
-						return err
-					}
-					defer sj.Close()
-					j = sj
-				}
+			if err := openIfMade(); err != nil { // a run may have begun since
+				return err
 			}
 			// The lock first, then the state: a run that ends in between
 			// shows as live with its final state, never as stopped short.

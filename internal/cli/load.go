@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/hivectl/hive/internal/config"
@@ -42,9 +43,18 @@ func loadPhases(root, arg string) ([]*plan.Phase, error) {
 	return phases, nil
 }
 
+// journalPath is where the repository's journal lives.
+func journalPath(root string) string { return filepath.Join(root, ".hive", "journal.db") }
+
+// hasJournal reports whether a run has made the repository's journal.
+func hasJournal(root string) bool {
+	_, err := os.Stat(journalPath(root))
+	return err == nil
+}
+
 // openJournal opens the repository's journal, creating it on first use.
 func openJournal(root string) (*journal.SQLite, error) {
-	path := filepath.Join(root, ".hive", "journal.db")
+	path := journalPath(root)
 	j, err := journal.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -39,7 +37,7 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
+	if !hasJournal(repo.Root) {
 		return exitf(ExitFailed, "no journal in %s yet: nothing has run", repo.Root)
 	}
 	j, err := openJournal(repo.Root)

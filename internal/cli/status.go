@@ -3,8 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -77,7 +75,7 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 		return err
 	}
 	o.root = repo.Root
-	if _, err := os.Stat(filepath.Join(repo.Root, ".hive", "journal.db")); os.IsNotExist(err) {
+	if !hasJournal(repo.Root) {
 		return noRuns(o)
 	}
 	j, err := openJournal(repo.Root)
