@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -187,6 +188,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			obs = newJSONObserver(o.stdout)
 		} else {
 			plain := newPlainObserver(o.stdout)
+			plain.answerCmd = func(plan string) string { return o.pasteable(repo.Root, "answer", plan, "<response>") }
 			if interactive {
 				done := make(chan struct{})
 				defer close(done)
@@ -204,14 +206,18 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	var needs *runner.NeedsHumanError
 	if errors.As(err, &needs) {
-		return &exitError{code: ExitNeedsHuman, err: err}
+		var b strings.Builder
+		b.WriteString("a human must answer before this run can go on:")
+		for _, cp := range needs.Checkpoints {
+			fmt.Fprintf(&b, "\n  plan %s, %s %s: %s\n    %s", cp.Plan, cp.Kind, cp.Type, strings.Join(strings.Fields(cp.Awaiting), " "),
+				o.pasteable(repo.Root, "answer", cp.Plan, "<response>"))
+		}
+		fmt.Fprintf(&b, "\nthen resume the run: %s", o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
+		return &exitError{code: ExitNeedsHuman, err: errors.New(b.String())}
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
-		args := []string{"execute-phase", ph.Number, "--agent", launcher.Name()}
-		if res.Snapshot.AutoAnswer {
-			args = append(args, "--yes")
-		}
-		return exitf(ExitInterrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s", o.pasteable(repo.Root, args...))
+		return exitf(ExitInterrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s",
+			o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
 	}
 	if errors.Is(err, runner.ErrDirty) {
 		return &exitError{code: ExitUsage, err: err}
@@ -245,6 +251,16 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		return silentExit(ExitFailed)
 	}
 	return nil
+}
+
+// resumeArgs are the arguments of the command that resumes the run: its
+// phase, its agent and its --yes.
+func resumeArgs(phase, agentName string, yes bool) []string {
+	args := []string{"execute-phase", phase, "--agent", agentName}
+	if yes {
+		args = append(args, "--yes")
+	}
+	return args
 }
 
 // resumeAgent is the agent to run: the one the phase's unfinished run

@@ -20,9 +20,14 @@ type runnerObserver = runner.Observer
 type plainObserver struct {
 	w        io.Writer
 	prompter *prompter // set when answers are typed in this terminal
+	// answerCmd is the command that answers plan's checkpoint from another
+	// terminal, ready to paste.
+	answerCmd func(plan string) string
 }
 
-func newPlainObserver(w io.Writer) *plainObserver { return &plainObserver{w: w} }
+func newPlainObserver(w io.Writer) *plainObserver {
+	return &plainObserver{w: w, answerCmd: func(plan string) string { return "hive answer " + plan + ` "<response>"` }}
+}
 
 func (o *plainObserver) line(t time.Time, planID, format string, args ...any) {
 	if t.IsZero() {
@@ -155,7 +160,7 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 		o.line(time.Time{}, c.Plan, "→ response %q sent to executor-%s (answered by %s)", c.Checkpoint.Answer, c.Plan, c.Checkpoint.AnsweredBy)
 		o.showQueue(s)
 	case engine.CmdNeedHuman:
-		o.line(time.Time{}, c.Plan, "--yes cannot answer this %s (%s): a human must, here or with `hive answer %s \"...\"`", c.Checkpoint.Type, titleOf(*c.Checkpoint), c.Plan)
+		o.line(time.Time{}, c.Plan, "--yes cannot answer this %s (%s): a human must, here or with `%s`", c.Checkpoint.Type, titleOf(*c.Checkpoint), o.answerCmd(c.Plan))
 	case engine.CmdSend:
 		if strings.HasPrefix(c.Text, "PING") {
 			o.line(time.Time{}, c.Plan, "pinged")
@@ -179,7 +184,7 @@ func (o *plainObserver) showQueue(s engine.Snapshot) {
 	}
 	writeQueue(o.w, s.Queue, s.Plans)
 	if o.prompter == nil {
-		fmt.Fprintf(o.w, "→ answer from another terminal: hive answer %s \"<response>\"\n\n", s.Queue[0].Plan)
+		fmt.Fprintf(o.w, "→ answer from another terminal: %s\n\n", o.answerCmd(s.Queue[0].Plan))
 	} else {
 		fmt.Fprint(o.w, "> ")
 	}
