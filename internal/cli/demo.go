@@ -39,6 +39,10 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 }
 
 func demoRun(cmd *cobra.Command, o *demoOptions) error {
+	sim := agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}}
+	if err := preflightAgents(cmd.Context(), o.stderr, nil, sim, nil); err != nil {
+		return err
+	}
 	dir := o.dir
 	if dir == "" {
 		var err error
@@ -75,7 +79,7 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 		yes:           yes,
 		json:          o.json,
 		noTUI:         o.noTUI,
-		launcher:      agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}},
+		launcher:      sim,
 	})
 	if !o.json {
 		// Commands to paste from any folder: each names the demo repository.

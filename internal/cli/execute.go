@@ -121,6 +121,11 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 		}
 	}
+	if o.launcher == nil { // the demo checks its own agent before it makes its repository
+		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, roles); err != nil {
+			return err
+		}
+	}
 	// Secrets (secrets.env and key-like text) never reach logs or the journal,
 	// and agents get only the environment they need.
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
