@@ -187,6 +187,10 @@ type Checkpoint struct {
 	Gate       string   `json:"gate,omitempty"`
 	Standalone bool     `json:"standalone,omitempty"` // the agent is gone: the answer goes to a continuation
 	Raw        string   `json:"raw,omitempty"`        // the agent's message, verbatim
+	// Worktree and Branch are where the plan's agent works: where a human
+	// looks to verify or to act. The runner fills them in; "" when unknown.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 	// A permission checkpoint (Type "permission") names the agent's request:
 	Tool       string    `json:"tool,omitempty"`       // the tool it wants to use
 	RequestID  string    `json:"request_id,omitempty"` // the CLI's request id, for the answer

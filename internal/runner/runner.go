@@ -493,6 +493,9 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 			delete(r.silentAt, sessionKey{ev.Plan, ev.Attempt})
 		}
 		ev.Time = r.o.Now().UTC()
+		if ev.Checkpoint != nil && ev.Checkpoint.Worktree == "" {
+			ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.planPlace(ctx, ev.Plan)
+		}
 		payload, err := json.Marshal(ev)
 		if err != nil {
 			return fmt.Errorf("encode %s event: %w", ev.Type, err)

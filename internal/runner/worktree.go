@@ -23,6 +23,16 @@ func (r *runner) planRepo(id string) *gitx.Repo {
 	return r.o.Repo.At(r.integ.planDir(id))
 }
 
+// planPlace is the folder and branch plan id's agent works in, for a
+// checkpoint to show: its worktree and branch, or the repository and its
+// current branch in shared-tree mode.
+func (r *runner) planPlace(ctx context.Context, id string) (dir, branch string) {
+	if r.integ == nil {
+		return r.o.Repo.Root, r.o.Repo.CurrentBranch(ctx)
+	}
+	return r.integ.planDir(id), r.integ.planBranch(id)
+}
+
 // agentDir prepares the folder the agent of c works in: the repository in
 // shared-tree mode; else the plan's worktree, caught up with the integration
 // branch when the agent is to fix what the post-merge gate found.

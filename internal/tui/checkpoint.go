@@ -71,6 +71,9 @@ func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
 	if cp.Total > 0 {
 		fmt.Fprintf(&b, "**Progress:** %d/%d tasks complete\n", cp.Done, cp.Total)
 	}
+	if w := where(cp); w != "" {
+		fmt.Fprintf(&b, "**Worktree:** %s\n", w)
+	}
 	if d := strings.TrimSpace(cp.Details); d != "" {
 		fmt.Fprintf(&b, "\n%s\n", d)
 	}
@@ -79,6 +82,19 @@ func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
 	}
 	fmt.Fprintf(&b, "\n→ YOUR ACTION: %s\n", YourAction(cp))
 	return b.String()
+}
+
+// where is the folder (and branch) to look at for a checkpoint that asks
+// the human to verify or to act: the plan's worktree. A decision needs only
+// its options.
+func where(cp engine.Checkpoint) string {
+	if cp.Worktree == "" || cp.Type == "decision" {
+		return ""
+	}
+	if cp.Branch != "" {
+		return cp.Worktree + " (branch " + cp.Branch + ")"
+	}
+	return cp.Worktree
 }
 
 func planName(plans []*engine.PlanStatus, id string) string {
