@@ -41,3 +41,30 @@ func TestQueueTextSaysWhere(t *testing.T) {
 		t.Errorf("a place without data:\n%s", text)
 	}
 }
+
+// TestRenderMarkdown: the markers go, lists keep their text under their
+// bullet when wrapped, tables line up and are never wrapped.
+func TestRenderMarkdown(t *testing.T) {
+	md := "## Phase 01: core Execution Complete\n\n**Waves:** 2 | **Plans:** 2/3 complete\n\n" +
+		"| Wave | Plans | Status | Commits |\n|------|-------|--------|---------|\n| 1 | 01-01, 01-02 | Complete | 7 |\n\n" +
+		"### Issues Encountered\n- 01-03 failed: agent exited with code 1 before PLAN COMPLETE; spot-check failed: no SUMMARY\n" +
+		"Run `go test ./...` *first*, then __commit__.\n"
+	got := stripped(RenderMarkdown(md, 40))
+	want := `Phase 01: core Execution Complete
+
+Waves: 2 | Plans: 2/3 complete
+
+ Wave  Plans         Status    Commits
+ ────  ────────────  ────────  ───────
+ 1     01-01, 01-02  Complete  7
+
+Issues Encountered
+• 01-03 failed: agent exited with code 1
+  before PLAN COMPLETE; spot-check
+  failed: no SUMMARY
+Run go test ./... first, then commit.
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -25,7 +25,7 @@ func demoSnapshot() engine.Snapshot {
 				InputTokens: 10200, OutputTokens: 2100, CostUSD: 0.08},
 			{Spec: spec("01-02", "Storage layer", 1, 3), State: engine.Complete, Attempt: 1, TasksDone: 3, Started: at(0), Finished: at(34),
 				InputTokens: 15400, OutputTokens: 3000, CostUSD: 0.12},
-			{Spec: spec("01-03", "Search API and ranking of results", 2, 3, "01-01", "01-02"), State: engine.Running, Attempt: 1, TasksDone: 1,
+			{Spec: spec("01-03", "Search API and ranking of results, with the backend chosen by the user", 2, 3, "01-01", "01-02"), State: engine.Running, Attempt: 1, TasksDone: 1,
 				Progress: "Task 1/3 complete: index books by title and author", Started: at(35), InputTokens: 4100, OutputTokens: 800, CostUSD: 0.03},
 			{Spec: spec("01-04", "Command-line interface", 2, 3, "01-02"), State: engine.Running, Attempt: 1, TasksDone: 2,
 				Progress: "Task 2/3 complete: list and add commands", Started: at(35), InputTokens: 6000, OutputTokens: 1200, CostUSD: 0.05},
@@ -54,13 +54,27 @@ func demoLogs() []LogLine {
 func decisionSnapshot() engine.Snapshot {
 	s := demoSnapshot()
 	dec := engine.Checkpoint{ID: 1, Plan: "01-03", Attempt: 1, Kind: engine.KindCheckpoint, Type: "decision", Task: 2, Done: 1, Total: 3,
-		Details:  "Decision: Select the search backend\n\nContext: Search must rank books by title and author; the catalogue holds about 50k books.\n\nOptions:\n1. sqlite-fts — Built in, no service to run (cons: English stemming only)\n2. bleve — Pure Go, good ranking (cons: bigger binary)\n3. meilisearch — Best relevance (cons: a separate service)",
+		Details: "**Decision:** Select the search backend\n**Context:** Search must rank books by title and author; the catalogue holds about 50k books.\n\n" +
+			"**Options:**\n1. **sqlite-fts** - Built in, no service to run\n   Pros: nothing to deploy\n   Cons: English stemming only\n\n" +
+			"2. **bleve** - Pure Go, good ranking\n   Pros: one binary\n   Cons: a bigger binary\n\n" +
+			"3. **meilisearch** - Best relevance\n   Pros: typo tolerance\n   Cons: a separate service to run",
 		Awaiting: "Select: sqlite-fts, bleve, or meilisearch", Options: []string{"sqlite-fts", "bleve", "meilisearch"}, Gate: "blocking", Raised: at(70)}
 	ver := engine.Checkpoint{ID: 2, Plan: "01-04", Attempt: 1, Kind: engine.KindCheckpoint, Type: "human-verify", Task: 3, Done: 2, Total: 3,
-		Details: "Built: `shelf list` and `shelf add`", Awaiting: `Type "approved" or describe issues`, Raised: at(72)}
+		Details:  "**What was built:** `shelf list` and `shelf add`\n**How to verify:**\n1. Run `go run ./cmd/shelf add \"Dune\"` in the worktree\n2. Run `go run ./cmd/shelf list` and check Dune is listed",
+		Awaiting: `Type "approved" or describe issues`, Raised: at(72), Worktree: "/home/ada/.cache/hive/worktrees/shelf-3f2a/01/01-04", Branch: "hive/01/01-04"}
 	s.Plans[2].State, s.Plans[2].Open = engine.Waiting, &dec
 	s.Plans[3].State, s.Plans[3].Open = engine.Waiting, &ver
 	s.Queue = []engine.Checkpoint{dec, ver}
+	return s
+}
+
+// verifySnapshot: the decision is answered; 01-04's human-verify is at the
+// head of the queue, with the worktree to look in.
+func verifySnapshot() engine.Snapshot {
+	s := decisionSnapshot()
+	s.Plans[2].State, s.Plans[2].Open, s.Plans[2].TasksDone = engine.Running, nil, 2
+	s.Plans[2].Progress = "Task 2/3 complete: chore(01-03): decision bleve"
+	s.Queue = s.Queue[1:]
 	return s
 }
 

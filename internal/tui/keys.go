@@ -2,7 +2,8 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap is every key the dashboard knows; help renders it.
+// keyMap is every key the dashboard knows (the footer and the help say
+// them in words: view.go).
 type keyMap struct {
 	Prev, Next     key.Binding
 	Pick           key.Binding
@@ -29,12 +30,4 @@ func newKeyMap() keyMap {
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop (resumable)")),
 		QuitRead:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
-}
-
-type keyBinding = key.Binding
-
-// withHelp is b with another help text (f1 while typing: ? is a character).
-func withHelp(b key.Binding, k, desc string) key.Binding {
-	b.SetHelp(k, desc)
-	return b
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -30,6 +29,12 @@ type Options struct {
 	Tick bool
 	// Title names what is shown: "execute-phase", "status --watch".
 	Title string
+	// Dir is the repository the run works in, shown in the header.
+	Dir string
+	// Interrupt stops the run (ctrl+c). The dashboard stays up, saying it
+	// is stopping, until FinishedMsg; a second ctrl+c leaves at once. Nil:
+	// ctrl+c leaves at once, and the caller stops the run.
+	Interrupt func()
 }
 
 // Model is the dashboard's state: the latest snapshot, the log, and the
@@ -50,7 +55,6 @@ type Model struct {
 	input    field
 	sent     map[int]string // checkpoint id → the answer the runner took
 	showHelp bool
-	help     help.Model
 	keys     keyMap
 
 	// Interrupted: the human stopped the run from the dashboard.
@@ -64,7 +68,6 @@ func New(o Options) Model {
 		opts: o,
 		now:  o.Now,
 		sent: map[int]string{},
-		help: help.New(),
 		keys: newKeyMap(),
 	}
 }
@@ -95,7 +98,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return next, tea.Batch(cmds...)
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.help.SetWidth(m.width)
 	case SnapshotMsg:
 		return m.setSnapshot(msg.Snap)
 	case StartedMsg:
@@ -165,17 +167,33 @@ func (m Model) typing() bool { return m.input.focused }
 func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
 	switch {
-	case key.Matches(k, ks.Quit), m.opts.Answers == nil && key.Matches(k, ks.QuitRead):
-		m.Interrupted = m.opts.Answers != nil
+	case m.opts.Answers == nil && key.Matches(k, ks.QuitRead):
 		return m, tea.Quit
-	case k.String() == "f1", !m.typing() && key.Matches(k, ks.Help):
+	case key.Matches(k, ks.Quit):
+		if m.Interrupted || m.opts.Interrupt == nil {
+			m.Interrupted = true
+			return m, tea.Quit
+		}
+		// Stay up while the runner stops the agents: the screen says so.
+		m.Interrupted = true
+		stop := m.opts.Interrupt
+		return m, func() tea.Msg { stop(); return nil }
+	case k.String() == "f1",
+		key.Matches(k, ks.Help) && (!m.typing() || m.input.text() == "" || m.showHelp),
+		m.showHelp && k.String() == "esc":
+		// ? is a character of an answer once one is being typed; before
+		// that, and for a decision, it opens the help.
 		m.showHelp = !m.showHelp
 		return m, nil
-	case key.Matches(k, ks.ScrollUp):
-		m.scroll = max(0, m.scroll-5)
-		return m, nil
-	case key.Matches(k, ks.ScrollDown):
-		m.scroll += 5 // View clamps it
+	case key.Matches(k, ks.ScrollUp), key.Matches(k, ks.ScrollDown):
+		// Scroll within what the screen can show: past the end, pgup
+		// would seem to do nothing.
+		_, last := m.render()
+		if key.Matches(k, ks.ScrollUp) {
+			m.scroll = max(0, min(m.scroll, last)-5)
+		} else {
+			m.scroll = min(m.scroll+5, last)
+		}
 		return m, nil
 	}
 	head := m.head()

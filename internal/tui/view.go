@@ -22,38 +22,70 @@ func (m Model) View() tea.View {
 
 // Screen is the dashboard as text (with ANSI styles), exactly the width and
 // at most the height of the window. It reads only the model.
+//
+// Nothing that matters is cut: plan names and the header wrap onto more
+// lines, the open checkpoint scrolls (pgup/pgdn) and its action line and
+// answer are always shown; what gives way to a small window is the log, the
+// PROGRESS lines, and the rows of waves that are all done or all pending.
 func (m Model) Screen() string {
+	lines, _ := m.render()
+	return strings.Join(lines, "\n")
+}
+
+// render is the screen's lines, and the last first line of the open
+// checkpoint's body that scrolling can reach (0 when it all shows).
+func (m Model) render() ([]string, int) {
 	w, h := m.width, m.height
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
 	}
 	if !m.hasSnap {
-		return "hive: waiting for the run to start…"
+		msg := "hive: waiting for the run to start…"
+		if m.opts.Dir != "" {
+			msg += "\n" + m.opts.Dir
+		}
+		return strings.Split(msg, "\n"), 0
 	}
-	header := []string{m.header(w)}
+	header := m.header(w)
 	footer := m.footer(w)
-	rows := m.planRows(w, false)
-	if head := m.head(); head != nil && len(rows)+m.checkpointNeed(*head, w)+len(header)+len(footer)+1 > h {
-		rows = m.planRows(w, true)
+	if m.Interrupted {
+		footer = append(wrapText(stAction.Render("Stopping: hive stops the agents; the work of every plan so far is kept (commits and journal). ctrl+c again leaves at once."), w), footer...)
+	}
+	lay := m.layout(w)
+	head := m.head()
+	if m.showHelp {
+		head = nil // the help takes the checkpoint's place until it is closed
+	}
+	rows := m.planRows(lay, false)
+	need := 0 // the lines the checkpoint (or the help) needs below the table
+	switch {
+	case m.showHelp:
+		need = len(m.fullHelp(w))
+	case head != nil:
+		need = m.checkpointNeed(*head, w)
+	}
+	if need > 0 && len(header)+1+countLines(rows)+need+len(footer) > h {
+		rows = m.planRows(lay, true)
 	}
 	plans := []string{rule("Phase "+m.snap.Phase, w)}
 	for _, r := range rows {
-		plans = append(plans, r.line)
+		plans = append(plans, r.lines...)
 	}
 	rest := h - len(header) - len(footer) - len(plans)
 
 	// The open checkpoint comes first: it is what the human is needed for.
 	var cp []string
-	if head := m.head(); head != nil {
-		cp = m.checkpointPane(*head, w, rest)
+	scrollMax := 0
+	if head != nil {
+		cp, scrollMax = m.checkpointPane(*head, w, rest)
 		rest -= len(cp)
 	}
-	// Then each running plan's last PROGRESS line, when the table had no
-	// room for it, keeping three lines for the log.
-	if w < wideWidth {
+	// Then each plan's last PROGRESS line, when the table had no room for
+	// it, keeping three lines for the log.
+	if !lay.inlineDetail {
 		var out []string
 		for _, r := range rows {
-			out = append(out, r.line)
+			out = append(out, r.lines...)
 			if r.detail != "" && rest > 3 {
 				out = append(out, r.detail)
 				rest--
@@ -70,19 +102,58 @@ func (m Model) Screen() string {
 	}
 	lines := append(append(append(append(header, plans...), cp...), tail...), footer...)
 	if len(lines) > h {
-		lines = append(lines[:h-len(footer)], footer...)
+		lines = append(lines[:max(0, h-len(footer))], footer...)
 	}
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(ansi.Truncate(l, w, "…"), " ")
 	}
-	return strings.Join(lines, "\n")
+	return lines, scrollMax
 }
 
-// wideWidth is where the plan table gets a column for dependencies and
-// the last PROGRESS line.
-const wideWidth = 120
+func countLines(rows []planRow) int {
+	n := 0
+	for _, r := range rows {
+		n += len(r.lines)
+	}
+	return n
+}
 
-func (m Model) header(w int) string {
+// wrapText wraps styled text to w cells, at spaces where it can.
+func wrapText(s string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		out = append(out, wrapWords(l, max(1, w), 0)...)
+	}
+	return out
+}
+
+// joinWrapped joins parts with sep into lines of at most w cells, breaking
+// only between parts (a part wider than w is wrapped on its own).
+func joinWrapped(parts []string, sep string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case lipgloss.Width(cur+sep+p) <= w:
+			cur += sep + p
+		default:
+			lines = append(lines, cur)
+			cur = p
+		}
+		if lipgloss.Width(cur) > w {
+			wrapped := wrapText(cur, w)
+			lines = append(lines, wrapped[:len(wrapped)-1]...)
+			cur = wrapped[len(wrapped)-1]
+		}
+	}
+	return append(lines, cur)
+}
+
+// header is the run at a glance: what runs where, its state, wave, clock,
+// plans done, tokens and cost, on as many lines as the width needs.
+func (m Model) header(w int) []string {
 	s := m.snap
 	var in, out int64
 	var usd float64
@@ -95,12 +166,18 @@ func (m Model) header(w int) string {
 	switch {
 	case s.Finished:
 		state = "finished: " + s.Outcome
+	case m.Interrupted:
+		state = "stopping"
 	case s.Aborted:
 		state = "aborting"
 	case len(s.Queue) > 0:
 		state = fmt.Sprintf("%d waiting for you", len(s.Queue))
 	}
-	parts := []string{stTitle.Render("hive") + " " + stBold.Render(m.opts.Title), stBold.Render(state)}
+	parts := []string{stTitle.Render("hive") + " " + stBold.Render(m.opts.Title)}
+	if m.opts.Dir != "" {
+		parts = append(parts, m.opts.Dir)
+	}
+	parts = append(parts, stBold.Render(state))
 	if s.CurrentWave > 0 && !s.Finished {
 		parts = append(parts, fmt.Sprintf("wave %d", s.CurrentWave))
 	}
@@ -120,94 +197,147 @@ func (m Model) header(w int) string {
 		fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)),
 		fmt.Sprintf("%s tok", tokens(in+out)),
 		cost(usd))
-	return strings.Join(parts, stFaint.Render(" · "))
+	return joinWrapped(parts, stFaint.Render(" · "), w)
 }
 
-type planRow struct{ line, detail string }
+// tableLayout is the plan table's columns for a width.
+type tableLayout struct {
+	idW, nameW   int
+	barW         int
+	tokens       bool // a tokens column per plan (the header has the total)
+	deps         bool // a column of each plan's dependencies
+	inlineDetail bool // the last PROGRESS line at the end of the row, else on a line of its own
+	detailW      int
+}
+
+const (
+	depsW      = 22 // the dependencies column
+	minDetailW = 30 // less than this, the PROGRESS line goes on a line of its own
+	narrowW    = 100
+)
+
+// layout gives the plan names the room they need first (a name that does
+// not fit wraps), then the optional columns, widest screens first.
+func (m Model) layout(w int) tableLayout {
+	l := tableLayout{idW: 5, barW: 10, tokens: w >= narrowW}
+	longest := 8
+	for _, p := range m.snap.Plans {
+		l.idW = max(l.idW, len(p.Spec.ID))
+		longest = max(longest, lipgloss.Width(p.Spec.Name))
+	}
+	if !l.tokens {
+		l.barW = 6
+	}
+	fixed := l.fixed()
+	l.nameW = max(12, min(longest, w-fixed))
+	room := w - fixed - l.nameW
+	if room >= depsW+minDetailW {
+		l.deps, room = true, room-depsW
+	}
+	if room >= minDetailW {
+		l.inlineDetail, l.detailW = true, room-1
+	}
+	return l
+}
+
+// fixed is the width of every column but the name's and the optional ones.
+func (l tableLayout) fixed() int {
+	// "  ! " id " " name " " state bar " " tasks " " time " " [tokens " "] cost
+	n := 4 + l.idW + 1 + 1 + 9 + l.barW + 1 + 5 + 1 + 6 + 1 + 7
+	if l.tokens {
+		n += 8
+	}
+	return n
+}
+
+// planRow is a plan's lines in the table (more than one when its name
+// wraps) and its PROGRESS line when that is not in the row.
+type planRow struct {
+	lines  []string
+	detail string
+}
 
 // planRows is the phase as waves: a heading per wave naming what it waits
-// for, and a row per plan.
-func (m Model) planRows(w int, tight bool) []planRow {
+// for, and a row per plan. Tight (a checkpoint needs the room) shows a wave
+// whose plans are all complete, or all pending, on one line.
+func (m Model) planRows(l tableLayout, tight bool) []planRow {
 	s := m.snap
-	idW, nameW := 5, 0
-	for _, p := range s.Plans {
-		idW = max(idW, len(p.Spec.ID))
-		nameW = max(nameW, lipgloss.Width(p.Spec.Name))
-	}
-	// icon id name state bar tasks time tokens cost
-	fixed := 2 + 2 + idW + 1 + 1 + 9 + 11 + 6 + 7 + 8 + 7
-	wide := w >= wideWidth
-	depsW := 0
-	if wide {
-		depsW = 22
-		fixed += depsW
-	}
-	nameW = max(8, min(nameW, w-fixed))
-	if wide {
-		nameW = min(nameW, 30)
-	}
-	progW := w - fixed - nameW - 1
 	var rows []planRow
 	wave := -1
 	for _, p := range s.Plans {
 		if p.Spec.Wave != wave {
 			wave = p.Spec.Wave
+			heading := m.waveHeading(wave)
 			if tight {
-				if ids := m.completeWave(wave); ids != "" {
-					rows = append(rows, planRow{line: m.waveHeading(wave) + " " + stateLook[engine.Complete].style.Render("✓ "+ids)})
+				if ids := m.waveAll(wave, engine.Complete); ids != "" {
+					rows = append(rows, planRow{lines: []string{heading + " " + stateLook[engine.Complete].style.Render("✓ "+ids)}})
+					continue
+				}
+				if ids := m.waveAll(wave, engine.Pending); ids != "" {
+					rows = append(rows, planRow{lines: []string{heading + " " + stateLook[engine.Pending].style.Render("· "+ids+" pending")}})
+					continue
 				}
 			}
-			rows = append(rows, planRow{line: m.waveHeading(wave)})
+			rows = append(rows, planRow{lines: []string{heading}})
 		}
-		if tight && m.completeWave(wave) != "" {
-			if rows[len(rows)-1].line == m.waveHeading(wave) {
-				rows = rows[:len(rows)-1]
-			}
+		if tight && (m.waveAll(wave, engine.Complete) != "" || m.waveAll(wave, engine.Pending) != "") {
 			continue
 		}
-		look := stateLook[p.State]
-		var b strings.Builder
-		b.WriteString("  " + look.style.Render(look.icon) + " ")
-		b.WriteString(pad(stBold.Render(p.Spec.ID), idW) + " ")
-		b.WriteString(pad(ansi.Truncate(p.Spec.Name, nameW, "…"), nameW) + " ")
-		b.WriteString(pad(look.style.Render(stateLabel(p.State)), 9))
-		b.WriteString(bar(p.TasksDone, p.Spec.Tasks, 10, p.State) + " ")
-		b.WriteString(padLeft(fmt.Sprintf("%d/%d", done(p), p.Spec.Tasks), 5) + " ")
-		b.WriteString(padLeft(m.planClock(p), 6) + " ")
-		if p.Attempt > 0 || p.CostUSD > 0 {
-			b.WriteString(padLeft(tokens(p.InputTokens+p.OutputTokens), 7) + " ")
-			b.WriteString(padLeft(cost(p.CostUSD), 7))
-		} else {
-			b.WriteString(strings.Repeat(" ", 15))
-		}
-		detail := planDetail(p)
-		if wide {
-			deps := ""
-			if len(p.Spec.DependsOn) > 0 {
-				deps = "← " + strings.Join(p.Spec.DependsOn, " ")
-			}
-			b.WriteString("  " + pad(stFaint.Render(ansi.Truncate(deps, depsW-1, "…")), depsW-1))
-			if progW > 5 && detail != "" {
-				b.WriteString(" " + ansi.Truncate(detail, progW, "…"))
-			}
-			detail = ""
-		}
-		r := planRow{line: b.String()}
-		if detail != "" {
-			r.detail = "      " + stFaint.Render("└ ") + detail
-		}
-		rows = append(rows, r)
+		rows = append(rows, m.planRow(p, l))
 	}
 	return rows
 }
 
-// completeWave lists a wave's plans when all are complete: a tight screen
-// shows such a wave on one line.
-func (m Model) completeWave(wave int) string {
+func (m Model) planRow(p *engine.PlanStatus, l tableLayout) planRow {
+	look := stateLook[p.State]
+	name := wrapText(p.Spec.Name, l.nameW)
+	var b strings.Builder
+	b.WriteString("  " + look.style.Render(look.icon) + " ")
+	b.WriteString(pad(stBold.Render(p.Spec.ID), l.idW) + " ")
+	b.WriteString(pad(name[0], l.nameW) + " ")
+	b.WriteString(pad(look.style.Render(stateLabel(p.State)), 9))
+	b.WriteString(bar(p.TasksDone, p.Spec.Tasks, l.barW, p.State) + " ")
+	b.WriteString(padLeft(fmt.Sprintf("%d/%d", done(p), p.Spec.Tasks), 5) + " ")
+	b.WriteString(padLeft(m.planClock(p), 6) + " ")
+	if p.Attempt > 0 || p.CostUSD > 0 {
+		if l.tokens {
+			b.WriteString(padLeft(tokens(p.InputTokens+p.OutputTokens), 7) + " ")
+		}
+		b.WriteString(padLeft(cost(p.CostUSD), 7))
+	} else if l.tokens {
+		b.WriteString(strings.Repeat(" ", 15))
+	} else {
+		b.WriteString(strings.Repeat(" ", 7))
+	}
+	detail := planDetail(p)
+	if l.deps {
+		deps := ""
+		if len(p.Spec.DependsOn) > 0 {
+			deps = "← " + strings.Join(p.Spec.DependsOn, " ")
+		}
+		b.WriteString("  " + pad(stFaint.Render(ansi.Truncate(deps, depsW-2, "…")), depsW-2))
+	}
+	if l.inlineDetail && detail != "" && lipgloss.Width(detail) <= l.detailW {
+		b.WriteString(" " + detail)
+		detail = ""
+	}
+	r := planRow{lines: []string{b.String()}}
+	indent := strings.Repeat(" ", 4+l.idW+1)
+	for _, more := range name[1:] {
+		r.lines = append(r.lines, indent+more)
+	}
+	if detail != "" {
+		r.detail = "      " + stFaint.Render("└ ") + detail
+	}
+	return r
+}
+
+// waveAll lists a wave's plans when all are in state st.
+func (m Model) waveAll(wave int, st engine.PlanState) string {
 	var ids []string
 	for _, p := range m.snap.Plans {
 		if p.Spec.Wave == wave {
-			if p.State != engine.Complete {
+			if p.State != st {
 				return ""
 			}
 			ids = append(ids, p.Spec.ID)
@@ -218,7 +348,8 @@ func (m Model) completeWave(wave int) string {
 
 // checkpointNeed is how many lines the open checkpoint takes unscrolled.
 func (m Model) checkpointNeed(cp engine.Checkpoint, w int) int {
-	return len(m.checkpointPane(cp, w, 1000)) - 3
+	lines, _ := m.checkpointPane(cp, w, 1000)
+	return len(lines)
 }
 
 func done(p *engine.PlanStatus) int {
@@ -298,54 +429,71 @@ func (m Model) planClock(p *engine.PlanStatus) string {
 	return clock(end.Sub(p.Started))
 }
 
-// checkpointPane is the queue in seed 000's format with the input to
-// answer it, in at most room lines (the body scrolls).
-func (m Model) checkpointPane(cp engine.Checkpoint, w, room int) []string {
+// checkpointPane is the queue in seed 000's format, rendered, with the
+// input to answer it, in at most room lines: the body scrolls, the title,
+// the action line and the answer are always shown. The int is the last
+// first line of the body that scrolling can reach.
+func (m Model) checkpointPane(cp engine.Checkpoint, w, room int) ([]string, int) {
 	q := m.snap.Queue
 	text := strings.TrimRight(headText(cp, m.snap.Plans, len(q)), "\n")
 	all := strings.Split(text, "\n")
-	title, action, body := all[0], all[len(all)-1], all[1:len(all)-1]
-	var wrapped []string
-	for _, l := range body {
-		for _, wl := range strings.Split(ansi.Wrap(l, max(10, w-2), " "), "\n") {
-			wrapped = append(wrapped, markdownLine(wl))
-		}
-	}
-	for len(wrapped) > 0 && wrapped[0] == "" {
-		wrapped = wrapped[1:]
-	}
-	top := []string{rule(fmt.Sprintf("Checkpoint Queue (%d pending)", len(q)), w), stAction.Render(title)}
-	bottom := append([]string{stAction.Render(ansi.Wrap(action, w, " "))}, m.answerLines(cp, w)...)
+	title, action := all[0], all[len(all)-1]
+	wrapped := m.checkpointBody(cp, w)
+	top := append([]string{rule(fmt.Sprintf("Checkpoint Queue (%d pending)", len(q)), w)}, wrapText(stAction.Render(headingText(title)), w)...)
+	bottom := append(wrapText(stAction.Render(action), w), m.answerLines(cp, w)...)
 	for i, o := range q[1:] {
 		if i == 2 && len(q) > 4 {
 			bottom = append(bottom, stFaint.Render(fmt.Sprintf("… and %d more", len(q)-3)))
 			break
 		}
-		bottom = append(bottom, stFaint.Render(fmt.Sprintf("### %d of %d: Plan %s — %s (waiting its turn)", i+2, len(q), o.Plan, Title(o))))
+		bottom = append(bottom, wrapText(stFaint.Render(fmt.Sprintf("%d of %d: Plan %s — %s (waiting its turn)", i+2, len(q), o.Plan, Title(o))), w)...)
 	}
-	bottom = strings.Split(strings.Join(bottom, "\n"), "\n")
 	// Keep a few lines for the log when there is room to spare.
 	space := room - len(top) - len(bottom) - 3
 	if len(wrapped) <= space {
-		return append(append(top, wrapped...), bottom...)
+		return append(append(top, wrapped...), bottom...), 0
+	}
+	// Short of room: the blank lines between sections go first.
+	var dense []string
+	for _, l := range wrapped {
+		if strings.TrimSpace(ansi.Strip(l)) != "" {
+			dense = append(dense, l)
+		}
+	}
+	wrapped = dense
+	if len(wrapped) <= space {
+		return append(append(top, wrapped...), bottom...), 0
 	}
 	space += 3 // no room to spare: the checkpoint matters more than the log
-	space = max(1, space)
-	first := min(m.scroll, max(0, len(wrapped)-space+1))
+	if len(wrapped) <= space {
+		return append(append(top, wrapped...), bottom...), 0
+	}
+	space = max(2, space)
+	last := max(0, len(wrapped)-space+1)
+	first := min(m.scroll, last)
 	shown := wrapped[first:min(len(wrapped), first+space-1)]
 	more := stFaint.Render(fmt.Sprintf("  ↕ lines %d-%d of %d · pgup/pgdn", first+1, first+len(shown), len(wrapped)))
-	return append(append(append(top, shown...), more), bottom...)
+	return append(append(append(top, shown...), more), bottom...), last
 }
 
-// markdownLine renders the seed format's **Label:** and ### headings.
-func markdownLine(l string) string {
-	if strings.HasPrefix(l, "### ") {
-		return stBold.Render(l)
+// checkpointBody is the open checkpoint's text between its title and its
+// action line, rendered and wrapped to the width: what scrolls.
+func (m Model) checkpointBody(cp engine.Checkpoint, w int) []string {
+	all := strings.Split(strings.TrimRight(headText(cp, m.snap.Plans, len(m.snap.Queue)), "\n"), "\n")
+	var wrapped []string
+	for _, l := range all[1 : len(all)-1] {
+		wrapped = append(wrapped, wrapText(markdownLine(l), max(10, w-2))...)
 	}
-	if strings.HasPrefix(l, "**") {
-		if i := strings.Index(l[2:], "**"); i >= 0 {
-			return stBold.Render(l[2:2+i]) + l[4+i:]
-		}
+	for len(wrapped) > 0 && wrapped[0] == "" {
+		wrapped = wrapped[1:]
+	}
+	return wrapped
+}
+
+// headingText is a "### …" line's text.
+func headingText(l string) string {
+	if m := mdHeading.FindStringSubmatch(l); m != nil {
+		return m[2]
 	}
 	return l
 }
@@ -354,11 +502,11 @@ func markdownLine(l string) string {
 // pick from, or a line to type in.
 func (m Model) answerLines(cp engine.Checkpoint, w int) []string {
 	if m.opts.Answers == nil {
-		return []string{stFaint.Render(fmt.Sprintf("answer from a terminal: hive answer %s \"<response>\"", cp.Plan))}
+		return wrapText(stFaint.Render(fmt.Sprintf("answer from a terminal: hive answer %s \"<response>\"", cp.Plan)), w)
 	}
 	var out []string
 	if sent, ok := m.sent[cp.ID]; ok {
-		out = append(out, stSent.Render(fmt.Sprintf("→ %q sent to executor-%s; waiting for hive to apply it", sent, cp.Plan)))
+		out = append(out, wrapText(stSent.Render(fmt.Sprintf("→ %q sent to executor-%s; waiting for hive to apply it", sent, cp.Plan)), w)...)
 	}
 	if selectOnly(cp) {
 		var opts []string
@@ -375,7 +523,7 @@ func (m Model) answerLines(cp engine.Checkpoint, w int) []string {
 			return append(out, line)
 		}
 		for _, o := range opts {
-			out = append(out, "  "+o)
+			out = append(out, wrapText("  "+o, w)...)
 		}
 		return out
 	}
@@ -407,39 +555,74 @@ func (m Model) logPane(w, room int) []string {
 	return out
 }
 
-func (m Model) bindings() []keyBinding {
-	ks := m.keys
+// helpKey is how the help key reads in the footer: ? opens the help unless
+// an answer is being typed, where ? is a character and f1 opens it.
+func (m Model) helpKey() (key, desc string) {
+	switch {
+	case m.showHelp:
+		return "?/esc", "close help"
+	case m.typing() && m.input.text() != "":
+		return "f1", "help (? types)"
+	}
+	return "?", "help"
+}
+
+// bindings are the keys the footer offers now, as key and description.
+func (m Model) bindings(w int) [][2]string {
+	var b [][2]string
 	head := m.head()
-	var b []keyBinding
-	if head != nil && m.opts.Answers != nil {
+	if head != nil && m.opts.Answers != nil && !m.showHelp {
 		if selectOnly(*head) {
-			b = append(b, ks.Prev, ks.Pick, ks.Send)
+			b = append(b, [2]string{"←/→", "choose"}, [2]string{"1-9", "pick"}, [2]string{"enter", "send"})
 		} else {
-			b = append(b, ks.Send, ks.Complete, ks.Clear)
+			b = append(b, [2]string{"enter", "send"}, [2]string{"tab", "complete"}, [2]string{"esc", "clear"})
 		}
-		b = append(b, ks.ScrollUp)
+		b = append(b, [2]string{"pgup/pgdn", "scroll"})
 	}
+	k, d := m.helpKey()
+	b = append(b, [2]string{k, d})
 	if m.opts.Answers == nil {
-		return append(b, ks.Help, ks.QuitRead)
+		return append(b, [2]string{"q", "quit"})
 	}
-	if m.typing() {
-		return append(b, withHelp(ks.Help, "f1", "help"), ks.Quit)
+	if w < narrowW {
+		return append(b, [2]string{"ctrl+c", "stop"}) // the help says it resumes
 	}
-	return append(b, ks.Help, ks.Quit)
+	return append(b, [2]string{"ctrl+c", "stop (resumable)"})
 }
 
 func (m Model) footer(w int) []string {
-	return []string{m.help.ShortHelpView(m.bindings())}
+	var parts []string
+	for _, kd := range m.bindings(w) {
+		parts = append(parts, stBold.Render(kd[0])+" "+stFaint.Render(kd[1]))
+	}
+	return joinWrapped(parts, stFaint.Render(" • "), w)
 }
 
+// fullHelp lists every key, wrapped to the width.
 func (m Model) fullHelp(w int) []string {
+	keys := [][2]string{
+		{"←/→, 1-9", "choose a decision's option (or a failed plan's retry, skip, abort)"},
+		{"enter", "send the answer to the plan at the head of the queue"},
+		{"tab", "complete the answer (approved, done, …)"},
+		{"esc", "clear the answer"},
+		{"pgup/pgdn", "scroll a long checkpoint"},
+		{"? or f1", "this help; while you type an answer, ? is a character and f1 opens the help; ? or esc closes it"},
+		{"ctrl+c", "stop the run: the agents stop, their work is kept, the same command resumes it"},
+	}
+	if m.opts.Answers == nil {
+		keys = [][2]string{{"? or f1", "this help; ? or esc closes it"}, {"q", "quit (the run goes on)"}}
+	}
 	lines := []string{rule("Keys", w)}
-	lines = append(lines, strings.Split(m.help.FullHelpView([][]keyBinding{
-		{m.keys.Prev, m.keys.Pick, m.keys.Send},
-		{m.keys.Complete, m.keys.Clear, m.keys.ScrollUp},
-		{m.keys.Help, m.keys.Quit},
-	}), "\n")...)
-	return append(lines, "", "Answers go to the plan at the head of the queue; `hive answer PLAN TEXT` works from any terminal.")
+	for _, kd := range keys {
+		for i, l := range wrapText(kd[1], max(10, w-13)) {
+			k := ""
+			if i == 0 {
+				k = kd[0]
+			}
+			lines = append(lines, " "+pad(stBold.Render(k), 11)+" "+l)
+		}
+	}
+	return append(append(lines, ""), wrapText(inline("Answers go to the plan at the head of the queue; `hive answer PLAN TEXT` works from any terminal."), w)...)
 }
 
 func pad(s string, w int) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,31 +79,78 @@ func checkFits(t *testing.T, s string, w, h int) {
 	}
 }
 
-var sizes = [][2]int{{80, 24}, {200, 50}}
+// sizes are the screens the goldens keep: a small terminal, a common
+// larger one, and a wide one.
+var sizes = [][2]int{{80, 24}, {120, 40}, {200, 50}}
 
 func TestGoldenScreens(t *testing.T) {
 	answers := make(chan runner.Answer, 1)
 	scenes := []struct {
 		name string
 		snap engine.Snapshot
+		keys []string
+		opts func(*Options)
 	}{
-		{"running-wave", demoSnapshot()},
-		{"decision-checkpoint", decisionSnapshot()},
-		{"failed-plan", failedSnapshot()},
+		{name: "running-wave", snap: demoSnapshot()},
+		{name: "decision-checkpoint", snap: decisionSnapshot()},
+		{name: "verify-checkpoint", snap: verifySnapshot(), keys: []string{"l", "o", "o", "k", "s", " ", "o", "k", "?"}},
+		{name: "help-over-checkpoint", snap: decisionSnapshot(), keys: []string{"?"}},
+		{name: "failed-plan", snap: failedSnapshot()},
+		{name: "stopping", snap: decisionSnapshot(), keys: []string{"ctrl+c"}, opts: func(o *Options) { o.Interrupt = func() {} }},
 	}
 	for _, sc := range scenes {
 		for _, sz := range sizes {
 			name := fmt.Sprintf("%s-%dx%d", sc.name, sz[0], sz[1])
 			t.Run(name, func(t *testing.T) {
-				m := New(Options{Answers: answers, Now: at(75), Title: "execute-phase"})
+				o := Options{Answers: answers, Now: at(75), Title: "execute-phase", Dir: "/home/ada/src/shelf"}
+				if sc.opts != nil {
+					sc.opts(&o)
+				}
 				msgs := append([]tea.Msg{StartedMsg{Time: t0}}, logMsgs()...)
 				msgs = append(msgs, SnapshotMsg{Snap: sc.snap})
-				_, s := screen(t, m, sz[0], sz[1], msgs...)
+				for _, k := range sc.keys {
+					msgs = append(msgs, press(k))
+				}
+				_, s := screen(t, New(o), sz[0], sz[1], msgs...)
 				checkFits(t, s, sz[0], sz[1])
+				checkNothingCut(t, s, sc.snap)
 				golden(t, name, s)
 			})
 		}
 	}
+}
+
+// checkNothingCut fails when a screen cuts what matters: a plan's name (it
+// wraps instead), the header, the checkpoint's title and action line, or
+// the footer. Only the scroll marker and PROGRESS lines may end in "…".
+func checkNothingCut(t *testing.T, s string, snap engine.Snapshot) {
+	t.Helper()
+	for i, l := range strings.Split(s, "\n") {
+		if strings.HasSuffix(l, "…") && !strings.Contains(l, "└ ") {
+			t.Errorf("line %d is cut: %q", i+1, l)
+		}
+	}
+	words := strings.Fields(s)
+	for _, p := range snap.Plans {
+		row := regexp.MustCompile(`(?m)^  \S ` + regexp.QuoteMeta(p.Spec.ID) + ` `)
+		if !row.MatchString(s) {
+			continue // in a collapsed wave, by id only
+		}
+		if !inOrder(words, strings.Fields(p.Spec.Name)) {
+			t.Errorf("plan %s's name %q is not all on the screen", p.Spec.ID, p.Spec.Name)
+		}
+	}
+}
+
+// inOrder reports whether want appears in words as a subsequence.
+func inOrder(words, want []string) bool {
+	i := 0
+	for _, w := range words {
+		if i < len(want) && w == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
 }
 
 // TestResizeRedraws: every size from tiny to wide gives a screen that fits.
@@ -127,3 +175,5 @@ func TestDecisionOptionsShown(t *testing.T) {
 		}
 	}
 }
+
+func stripped(s string) string { return ansi.Strip(s) }
