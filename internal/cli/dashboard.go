@@ -2,27 +2,41 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 )
 
+// dashboardRun says what the dashboard shows: the command, the repository
+// it works in, and the command line that resumes the run as it stands when
+// it stopped (the one the CLI prints on exit).
+type dashboardRun struct {
+	title  string
+	dir    string
+	resume func(engine.Snapshot) string
+}
+
 // runWithDashboard runs the phase (run) under the dashboard: the runner in
-// a goroutine, the bubbletea program in this one. Leaving the dashboard
-// with ctrl+c interrupts the run, which stays resumable.
-func runWithDashboard(ctx context.Context, in io.Reader, out io.Writer, title string,
+// a goroutine, the bubbletea program in this one. ctrl+c in the dashboard
+// stops the run, which stays resumable: the dashboard says it is stopping
+// until the runner is done, then the terminal says what was under way and
+// how to resume.
+func runWithDashboard(ctx context.Context, in io.Reader, out io.Writer, d dashboardRun,
 	run func(ctx context.Context, obs *tui.Observer, answers chan runner.Answer) (runner.Result, error),
 ) (runner.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan runner.Answer)
 	done := make(chan struct{})
-	m := tui.New(tui.Options{Answers: answers, Done: done, Now: time.Now(), Tick: true, Title: title})
+	m := tui.New(tui.Options{Answers: answers, Done: done, Now: time.Now(), Tick: true, Title: d.title, Dir: d.dir, Interrupt: cancel})
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
 	obs := tui.NewObserver(p.Send)
 
@@ -46,5 +60,17 @@ func runWithDashboard(ctx context.Context, in io.Reader, out io.Writer, title st
 	if perr != nil && o.err == nil {
 		o.err = fmt.Errorf("dashboard: %w", perr)
 	}
+	if errors.Is(o.err, runner.ErrInterrupted) {
+		io.WriteString(out, "\n"+tui.StoppedText(o.res.Snapshot, d.resume(o.res.Snapshot), terminalWidth(out)))
+	}
 	return o.res, o.err
+}
+
+// renderReport renders the markdown report written by write for the
+// dashboard's terminal: what the human sees after the dashboard closes
+// reads as text, not as markdown.
+func renderReport(w io.Writer, write func(io.Writer)) {
+	var md strings.Builder
+	write(&md)
+	io.WriteString(w, "\n"+tui.RenderMarkdown(strings.TrimLeft(md.String(), "\n"), terminalWidth(w)))
 }

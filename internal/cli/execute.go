@@ -177,7 +177,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	var res runner.Result
 	if dashboard {
-		res, err = runWithDashboard(ctx, o.stdin, o.stdout, "execute-phase",
+		resume := func(s engine.Snapshot) string {
+			return o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), s.AutoAnswer)...)
+		}
+		res, err = runWithDashboard(ctx, o.stdin, o.stdout, dashboardRun{title: "execute-phase", dir: repo.Root, resume: resume},
 			func(ctx context.Context, obs *tui.Observer, answers chan runner.Answer) (runner.Result, error) {
 				if cfg.Notifications.Bell {
 					n.Bell = func() { obs.Push(tui.BellMsg{}) }
@@ -247,7 +250,11 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		if fresh, err := plan.LoadPhase(repo.Root, ph.Dir); err == nil {
 			ph = fresh
 		}
-		writeAggregate(o.stdout, ph, res.Snapshot, res.Commits)
+		if dashboard { // after the dashboard, the report reads as text, not markdown
+			renderReport(o.stdout, func(w io.Writer) { writeAggregate(w, ph, res.Snapshot, res.Commits) })
+		} else {
+			writeAggregate(o.stdout, ph, res.Snapshot, res.Commits)
+		}
 	}
 	if res.Snapshot.Outcome == engine.OutcomeAborted {
 		return exitf(ExitFailed, "the run was aborted")
