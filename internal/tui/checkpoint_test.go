@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/hivectl/hive/internal/engine"
 )
 
@@ -66,5 +68,21 @@ Run go test ./... first, then commit.
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// A table wider than the screen wraps its widest column.
+	table := "| Wave | Plans | Status | Commits |\n|---|---|---|---|\n| 2 | 01-03 (1 checkpoint(s) resolved), 01-04 (1 checkpoint(s) resolved) | Complete | 8 |\n"
+	got = stripped(RenderMarkdown(table, 60))
+	want = ` Wave  Plans                              Status    Commits
+ ────  ─────────────────────────────────  ────────  ───────
+ 2     01-03 (1 checkpoint(s) resolved),  Complete  8
+       01-04 (1 checkpoint(s) resolved)
+`
+	if got != want {
+		t.Errorf("a wide table at 60 cells:\n%s\nwant\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if n := ansi.StringWidth(l); n > 60 {
+			t.Errorf("%d cells in a 60-cell screen: %q", n, l)
+		}
 	}
 }

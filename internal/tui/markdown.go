@@ -31,7 +31,8 @@ var (
 // RenderMarkdown renders markdown text for a terminal: headings, bold,
 // italic, code spans, bullets, rules and tables, with styles and without
 // their markers. Text lines are wrapped to width (a list item under its
-// text), tables are not; width 0 wraps nothing.
+// text), and so are a table's widest cells when the table is wider; width
+// 0 wraps nothing.
 func RenderMarkdown(text string, width int) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	var out []string
@@ -41,7 +42,7 @@ func RenderMarkdown(text string, width int) string {
 			for j < len(lines) && isTableRow(lines[j]) {
 				j++
 			}
-			out = append(out, renderTable(lines[i:j])...)
+			out = append(out, renderTable(lines[i:j], width)...)
 			i = j - 1
 			continue
 		}
@@ -89,8 +90,9 @@ func isTableRow(l string) bool {
 var mdTableRule = regexp.MustCompile(`^\s*\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$`)
 
 // renderTable lines up a markdown table's columns: the header bold, a rule
-// under it, the cells rendered inline.
-func renderTable(rows []string) []string {
+// under it, the cells rendered inline. When the table is wider than width
+// (0: no limit), its widest column is narrowed and its cells wrap.
+func renderTable(rows []string, width int) []string {
 	var cells [][]string
 	header := -1
 	for i, r := range rows {
@@ -117,16 +119,42 @@ func renderTable(rows []string) []string {
 			widths[k] = max(widths[k], lipgloss.Width(c))
 		}
 	}
+	total := 0
+	for _, w := range widths {
+		total += w + 2
+	}
+	if width > 0 && total > width && len(widths) > 0 {
+		widest := 0
+		for k, w := range widths {
+			if w > widths[widest] {
+				widest = k
+			}
+		}
+		widths[widest] = max(8, widths[widest]-(total-width))
+	}
 	var out []string
 	for i, row := range cells {
-		var b strings.Builder
+		// A row is as many lines as its most wrapped cell.
+		wrapped := make([][]string, len(row))
+		height := 1
 		for k, c := range row {
 			if i == header {
 				c = stBold.Render(c)
 			}
-			b.WriteString(" " + pad(c, widths[k]) + " ")
+			wrapped[k] = wrapWords(c, widths[k], 0)
+			height = max(height, len(wrapped[k]))
 		}
-		out = append(out, strings.TrimRight(b.String(), " "))
+		for l := range height {
+			var b strings.Builder
+			for k := range row {
+				c := ""
+				if l < len(wrapped[k]) {
+					c = wrapped[k][l]
+				}
+				b.WriteString(" " + pad(c, widths[k]) + " ")
+			}
+			out = append(out, strings.TrimRight(b.String(), " "))
+		}
 		if i == header {
 			var r strings.Builder
 			for _, w := range widths {
