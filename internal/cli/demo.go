@@ -34,12 +34,16 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
-	cmd.Flags().DurationVar(&o.delay, "delay", 150*time.Millisecond, "how long each simulated task takes")
+	cmd.Flags().DurationVar(&o.delay, "delay", 150*time.Millisecond, "how long each simulated task takes (default: HIVE_SIM_DELAY when set, else 150ms)")
 	return cmd
 }
 
 func demoRun(cmd *cobra.Command, o *demoOptions) error {
-	sim := agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + o.delay.String()}}
+	delay := o.delay.String()
+	if env := os.Getenv("HIVE_SIM_DELAY"); env != "" && !cmd.Flags().Changed("delay") {
+		delay = env // the sim's own variable, as for execute-phase --agent sim
+	}
+	sim := agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + delay}}
 	if err := preflightAgents(cmd.Context(), o.stderr, nil, sim, nil); err != nil {
 		return err
 	}
