@@ -77,6 +77,10 @@ func TestActiveTimeExcludesDowntime(t *testing.T) {
 	if got := e.Snapshot().Active; got != 15*time.Second {
 		t.Fatalf("active time %s, want 15s (the hour hive was down left out)", got)
 	}
+	// A plan's clock, from its start at 2s to 1h+5s, leaves the hour out too.
+	if got := e.Snapshot().Working(t0.Add(2*time.Second), t0.Add(time.Hour+5*time.Second)); got != 13*time.Second {
+		t.Fatalf("working time %s, want 13s", got)
+	}
 	// While hive runs, an answer from another terminal counts as it comes.
 	step(time.Hour+9*time.Second, Event{Type: EvProgress, Plan: "01-01", Task: 1, Total: 2})
 	if got := e.Snapshot().Active; got != 19*time.Second {

@@ -98,6 +98,7 @@ type Engine struct {
 	// of answers given with `hive answer` while it was down.
 	active      time.Duration
 	lastOwn     time.Time     // the latest event of a running hive
+	down        []Downtime    // when hive was not running, between a stop and a resume
 	foreignGain time.Duration // active time added by `hive answer` events since lastOwn
 }
 
@@ -131,6 +132,9 @@ func (e *Engine) clock(ev Event) {
 	gain := max(0, ev.Time.Sub(e.lastOwn)-e.foreignGain)
 	switch {
 	case ev.Type == EvResumed:
+		if ev.Time.After(e.lastOwn) {
+			e.down = append(e.down, Downtime{From: e.lastOwn, To: ev.Time})
+		}
 		e.foreignGain, e.lastOwn = 0, ev.Time
 	case ev.Type == EvAnswer && ev.By == "hive answer":
 		e.foreignGain += gain

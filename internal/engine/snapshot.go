@@ -21,6 +21,8 @@ type Snapshot struct {
 	// without the time it was down between a stop and a resume.
 	Active    time.Duration
 	LastEvent time.Time
+	// Down are the times hive was not running the run, oldest first.
+	Down []Downtime
 	// Plans are in spec order. They are shared between snapshots until they
 	// change: read them, never write to them.
 	Plans []*PlanStatus
@@ -57,6 +59,7 @@ func (e *Engine) Snapshot() Snapshot {
 		Resumes:       e.resumes,
 		Active:        e.active,
 		LastEvent:     e.lastOwn,
+		Down:          append([]Downtime(nil), e.down...),
 	}
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))
@@ -144,4 +147,38 @@ func outcome(plans []*PlanStatus, v *Verification) string {
 		return OutcomeGaps
 	}
 	return OutcomeComplete
+}
+
+// Downtime is a time when no hive process ran the run: from its last event
+// before a stop to the resume.
+type Downtime struct {
+	From, To time.Time
+}
+
+// Working is how much of [from, to) hive was running the run: the span less
+// the downtimes in it. A plan's clock uses it, so that the hours hive was
+// stopped do not count as the plan's time.
+func (s Snapshot) Working(from, to time.Time) time.Duration {
+	d := to.Sub(from)
+	for _, dt := range s.Down {
+		lo, hi := maxTime(from, dt.From), minTime(to, dt.To)
+		if hi.After(lo) {
+			d -= hi.Sub(lo)
+		}
+	}
+	return max(d, 0)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

@@ -426,7 +426,7 @@ func (m Model) planClock(p *engine.PlanStatus) string {
 	if p.State.Final() && !p.Finished.IsZero() {
 		end = p.Finished
 	}
-	return clock(end.Sub(p.Started))
+	return clock(m.snap.Working(p.Started, end)) // the time hive was stopped does not count
 }
 
 // checkpointPane is the queue in seed 000's format, rendered, with the
