@@ -290,7 +290,15 @@ func (o *executeOptions) resumeAgent(j journal.Journal, ph *plan.Phase) (string,
 	if err != nil {
 		return "", err
 	}
-	started := eng.Snapshot().Agent
+	snap := eng.Snapshot()
+	if snap.AutoAnswer != o.yes {
+		was := "without --yes"
+		if snap.AutoAnswer {
+			was = "with --yes"
+		}
+		fmt.Fprintf(o.stderr, "hive: run %d started %s and goes on so (start a new run with --fresh to change it)\n", run.ID, was)
+	}
+	started := snap.Agent
 	switch {
 	case started == "" || started == o.agent:
 		return o.agent, nil
