@@ -408,3 +408,16 @@ Parse durations written by people.
 		t.Fatalf("tasks = %+v (%s)", p, diagList(ds))
 	}
 }
+
+// GSD's SUMMARY template labels the one-liner; the label is not part of it.
+func TestSummaryOneLinerLabel(t *testing.T) {
+	for _, body := range []string{
+		"# Phase 6 Plan 3: Auth tests\n\n**One-liner:** Storage-state login covering logout and sessions.\n\n## Accomplishments\n",
+		"# Phase 6 Plan 3: Auth tests\n\nOne-liner: Storage-state login covering logout and sessions.\n",
+	} {
+		s, _ := ParseSummary("06-03-SUMMARY.md", []byte("---\nphase: 06-e2e\nplan: 03\n---\n"+body))
+		if s.OneLiner != "Storage-state login covering logout and sessions." {
+			t.Errorf("one-liner %q", s.OneLiner)
+		}
+	}
+}

@@ -189,5 +189,12 @@ func oneLiner(text string) string {
 	if first == "" {
 		first = strings.Join(para, " ")
 	}
+	// GSD's template labels the line: "**One-liner:** what was built".
+	for _, label := range []string{"**One-liner:**", "**One-liner**:", "One-liner:"} {
+		if rest, ok := strings.CutPrefix(first, label); ok {
+			first = strings.TrimSpace(rest)
+			break
+		}
+	}
 	return truncate(first, 300)
 }
