@@ -88,12 +88,7 @@ func writePending(root string, ph *plan.Phase, cp *engine.Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	path := pendingPath(root, ph, cp.Plan)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
+	return writeAtomic(root, pendingPath(root, ph, cp.Plan), append(data, '\n'))
 }
 
 func removePending(root string, ph *plan.Phase, planID string) {

@@ -379,8 +379,8 @@ func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[s
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+		if err := writeAtomic(root, path, []byte(text)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -220,6 +220,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer release()
+	removeLeftovers(o.Repo.Root, o.Phase.Dir, func(text string) { o.Observer.Note("", text) })
 	for _, pattern := range []string{"/.hive/", ".pending-checkpoint-*.json"} {
 		if err := o.Repo.Exclude(ctx, pattern); err != nil {
 			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
@@ -321,9 +322,15 @@ func (r *runner) stopProducers() { r.doneOnce.Do(func() { close(r.done) }) }
 // checkClean refuses a working tree with uncommitted changes: plans run in
 // worktrees made from commits, so an agent would not see them.
 func checkClean(ctx context.Context, repo *gitx.Repo) error {
-	files, err := repo.Dirty(ctx)
+	all, err := repo.Dirty(ctx)
 	if err != nil {
 		return fmt.Errorf("look for uncommitted changes: %w", err)
+	}
+	var files []string
+	for _, f := range all {
+		if !isOwnFile(f) { // hive's own views are never the user's changes
+			files = append(files, f)
+		}
 	}
 	if len(files) == 0 {
 		return nil
