@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -239,5 +240,31 @@ func TestFinishedPlanWithMovedKeyFilesIsDone(t *testing.T) {
 	}
 	if got := git(t, root, "show", "HEAD:.planning/phases/01-ledger/01-01-SUMMARY.md"); !strings.Contains(got, "old_name.go") {
 		t.Errorf("01-01's SUMMARY was rewritten:\n%s", got)
+	}
+}
+
+// A finished run leaves no folder behind in the cache folder: its worktrees
+// and their empty parent folders are gone.
+func TestFinishedRunLeavesNoCacheFolder(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", t.TempDir())
+	root := newRepo(t, map[string]string{".planning/phases/01-ledger/01-01-PLAN.md": milestonePlan})
+	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
+	o.Worktrees = true // in the default place: the user's cache folder
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("run: %v, %s", err, res.Snapshot.Outcome)
+	}
+	var left []string
+	filepath.WalkDir(cache, func(path string, d fs.DirEntry, err error) error {
+		if path != cache {
+			left = append(left, path)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("the run left %v in the cache folder", left)
 	}
 }

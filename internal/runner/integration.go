@@ -36,6 +36,9 @@ type integration struct {
 	target   string // strategy none: the user's branch to fast-forward at the end ("" for none)
 	strategy string
 	now      func() time.Time
+	// ownRoot: the worktree root is hive's folder in the user's cache (not
+	// one the user configured), removed once empty.
+	ownRoot bool
 
 	jobs chan func()
 	wg   sync.WaitGroup
@@ -75,6 +78,7 @@ func openIntegration(ctx context.Context, o Options) (*integration, error) {
 		jobs:     make(chan func(), 1024),
 		merged:   map[string]bool{},
 		now:      o.Now,
+		ownRoot:  o.WorktreeRoot == "",
 	}
 	if in.now == nil {
 		in.now = time.Now
@@ -530,7 +534,26 @@ func (in *integration) finish(ctx context.Context, snap engine.Snapshot, scope m
 	if err := in.repo.RemoveWorktree(ctx, in.dir, del); err != nil {
 		notes = append(notes, "remove the integration worktree: "+err.Error())
 	}
+	in.removeEmptyFolders()
 	return notes
+}
+
+// removeEmptyFolders removes the phase's worktree folder once it is empty,
+// and hive's folder for the repository in the cache folder above it: a
+// finished run leaves nothing behind (os.Remove never removes a folder
+// that still holds something, such as another phase's worktrees).
+func (in *integration) removeEmptyFolders() {
+	if os.Remove(in.root) != nil || !in.ownRoot {
+		return
+	}
+	// <cache>/hive/worktrees/<repo>-<hash>, then worktrees, then hive.
+	dir := filepath.Dir(in.root)
+	for range 3 {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 // crashPoint kills hive itself at a named point when HIVE_CRASH_AT says so
