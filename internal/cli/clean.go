@@ -4,15 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/runner"
 )
 
 type cleanOptions struct {
 	*globalOptions
-	json bool
+	json    bool
+	orphans bool
 }
 
 func newCleanCmd(g *globalOptions) *cobra.Command {
@@ -32,17 +35,22 @@ and listed: running the phase again resumes from them. Anything else in the
 worktree folder is left and listed.
 `,
 		Example: `  hive clean
-  hive clean --json`,
+  hive clean --json
+  hive clean --orphans     # from any folder: every repository's leftovers whose repository is gone`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cleanRun(cmd.Context(), o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print what was done as JSON")
+	cmd.Flags().BoolVar(&o.orphans, "orphans", false, "instead: remove hive's worktree folders, in the cache folder, of repositories that no longer exist")
 	return cmd
 }
 
 func cleanRun(ctx context.Context, o *cleanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.orphans {
+		return cleanOrphans(o)
 	}
 	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
 	if err != nil {
@@ -81,6 +89,38 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	}
 	if len(rep.Pruned)+len(rep.Removed)+len(rep.Folders)+len(rep.Deleted)+len(rep.Live)+len(rep.Kept)+len(rep.Left) == 0 {
 		fmt.Fprintln(o.stdout, "nothing to clean")
+	}
+	return nil
+}
+
+// cleanOrphans removes the folders of hive's cache whose repository is
+// gone, and says which.
+func cleanOrphans(o *cleanOptions) error {
+	root, err := gitx.HiveCacheRoot()
+	if err != nil {
+		return fmt.Errorf("find the cache folder: %w", err)
+	}
+	orphans, err := gitx.Orphans(root)
+	if err != nil {
+		return err
+	}
+	var removed []string
+	for _, dir := range orphans {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+		removed = append(removed, dir)
+	}
+	if o.json {
+		return json.NewEncoder(o.stdout).Encode(struct {
+			Orphans []string `json:"orphans"`
+		}{append([]string{}, removed...)})
+	}
+	for _, dir := range removed {
+		fmt.Fprintf(o.stdout, "removed %s: its repository no longer exists\n", dir)
+	}
+	if len(removed) == 0 {
+		fmt.Fprintf(o.stdout, "no orphans in %s\n", root)
 	}
 	return nil
 }
