@@ -33,8 +33,14 @@ $(TOOLS_STAMP):
 	$(TOOLS)/node_modules/.bin/codex --version
 	touch $@
 
+# The tests run with a temporary home (internal/testsupport): the check
+# around them fails the run if they changed the developer's ~/.cache/hive.
+HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
 test: vet tools
+	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
 	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin $(GO) test -count=1 ./...
+	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
+		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
 
 # Every fuzz target for FUZZTIME (default 60 s each).
 fuzz:

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // TestMain lets the test binary play an agent: run again with
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("HIVE_TEST_CHILD"); mode != "" {
 		os.Exit(child(mode))
 	}
-	os.Exit(m.Run())
+	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
 func textLine(s string) string {

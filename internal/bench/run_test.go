@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench"
 	"github.com/hivectl/hive/internal/cli"
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // asHive makes this test binary play the hive binary when it is started as
@@ -19,7 +20,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asHive) == "1" {
 		os.Exit(cli.Main())
 	}
-	os.Exit(m.Run())
+	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
 // TestQuickRun runs every group in quick mode and checks that the report

@@ -2,14 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
-
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/testsupport"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -17,7 +17,7 @@ import (
 // TestMain lets the test binary be hive itself: testscript puts it in PATH
 // as "hive", and the sim agent re-executes it as `hive __sim`.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testsupport.WithTempHome(m), map[string]func(){
 		"hive": func() { os.Exit(Main()) },
 	})
 }

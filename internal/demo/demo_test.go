@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // The test binary doubles as the sim agent so that the demo is exercised by
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(sim.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
 func gitOut(t *testing.T, dir string, args ...string) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // TestMain lets the test binary play the sim agent (`hive __sim`), so the
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "__sim" {
 		os.Exit(sim.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
 // dirRecorder is a sim Launcher that remembers where each agent ran and

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // The test binary doubles as the sim child process, so the tests exercise
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
 const waitLimit = 30 * time.Second
