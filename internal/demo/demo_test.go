@@ -200,6 +200,13 @@ func startSim(t *testing.T, dir string) *session {
 	return &session{t: t, cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
 }
 
+// wait reads the sim's output to its end and then reaps it: Wait closes the
+// StdoutPipe, so it must come after the last read (os/exec's rule).
+func (s *session) wait() error {
+	_, _ = io.Copy(io.Discard, s.out)
+	return s.cmd.Wait()
+}
+
 func (s *session) send(text string) {
 	b, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}})
 	if _, err := s.stdin.Write(append(b, '\n')); err != nil {
@@ -253,7 +260,7 @@ func TestSimRunsDemoPlans(t *testing.T) {
 		t.Fatalf("01-01 result:\n%s", r)
 	}
 	s.stdin.Close()
-	if err := s.cmd.Wait(); err != nil {
+	if err := s.wait(); err != nil {
 		t.Fatalf("01-01 sim: %v", err)
 	}
 
@@ -269,7 +276,7 @@ func TestSimRunsDemoPlans(t *testing.T) {
 		t.Fatalf("01-03 result:\n%s", r)
 	}
 	s.stdin.Close()
-	if err := s.cmd.Wait(); err != nil {
+	if err := s.wait(); err != nil {
 		t.Fatalf("01-03 sim: %v", err)
 	}
 

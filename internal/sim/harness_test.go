@@ -56,16 +56,25 @@ func startSim(t *testing.T, dir string, env ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A plain pipe rather than cmd.StdoutPipe: Wait closes a StdoutPipe as
+	// soon as the process exits, dropping output the reader has not read
+	// yet, and the goroutine below calls Wait while the reader still reads.
+	// This pipe's read end is ours; the reader closes it at EOF.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = stdoutW
+	err = cmd.Start()
+	stdoutW.Close()
+	if err != nil {
+		stdout.Close()
 		t.Fatal(err)
 	}
 	p.stdin = stdin
 	go func() {
 		defer close(p.lines)
+		defer stdout.Close()
 		br := bufio.NewReader(stdout)
 		for {
 			line, err := br.ReadBytes('\n')
