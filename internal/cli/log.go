@@ -72,13 +72,19 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	var line bytes.Buffer
 	// The lines execute-phase prints as the events happen, numbered.
 	plain := newPlainObserver(&line)
+	// The engine replays the run beside the lines, so that each is told with
+	// the state after its event, as execute-phase tells it.
+	eng := engine.New()
 	return j.Each(run.ID, func(rec journal.Record) error {
 		line.Reset()
 		var ev engine.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			plain.line(rec.Time, "", "%s (unreadable: %v) %s", rec.Type, err, rec.Payload)
-		} else if plain.Event(ev, engine.Snapshot{}); line.Len() == 0 {
-			plain.line(ev.Time, ev.Plan, "%s", quietEvent(ev))
+		} else {
+			eng.Step(ev) // an event the engine refuses is still told
+			if plain.Event(ev, eng.Snapshot()); line.Len() == 0 {
+				plain.line(ev.Time, ev.Plan, "%s", quietEvent(ev))
+			}
 		}
 		// Lines after the first (a gate's output) stay under the text.
 		text := strings.ReplaceAll(strings.TrimRight(line.String(), "\n"), "\n", "\n       ")

@@ -61,7 +61,11 @@ func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
 	case engine.EvResumed:
 		o.line(ev.Time, "", "resumed: plans that were running start again")
 	case engine.EvAgentStarted:
-		o.line(ev.Time, ev.Plan, "agent started (attempt %d, pid %d)", ev.Attempt, ev.PID)
+		if ev.Role != "" {
+			o.line(ev.Time, ev.Plan, "%s agent started (attempt %d, pid %d)", ev.Role, ev.Attempt, ev.PID)
+		} else {
+			o.line(ev.Time, ev.Plan, "agent started (attempt %d, pid %d)", ev.Attempt, ev.PID)
+		}
 	case engine.EvProgress:
 		o.line(ev.Time, ev.Plan, "PROGRESS %d/%d: %s", ev.Task, ev.Total, ev.Text)
 	case engine.EvPlanComplete:
@@ -100,6 +104,10 @@ func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
 			o.line(ev.Time, ev.Plan, "post-merge gate FAILED:\n%s", indent(ev.Text))
 		}
 	case engine.EvVerified:
+		if s.Verify.Stage == engine.VerifyAgent {
+			o.line(ev.Time, "", "must_haves hold (checked mechanically): the verifier reviews the phase")
+			return
+		}
 		o.line(ev.Time, "", "phase verification: %s", ev.Text)
 		if ev.Reason != "" && ev.Text != engine.VerifyPassed {
 			fmt.Fprintln(o.w, indent(ev.Reason))
@@ -140,7 +148,11 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 	case engine.CmdGate:
 		o.line(time.Time{}, c.Plan, "running the post-merge gate")
 	case engine.CmdVerify:
-		o.line(time.Time{}, "", "verifying the phase (must_haves, then the verifier)")
+		if c.After == "report" {
+			o.line(time.Time{}, "", "reading the verifier's report")
+		} else {
+			o.line(time.Time{}, "", "verifying the phase (must_haves, then the verifier)")
+		}
 	case engine.CmdRunFinished:
 		o.line(time.Time{}, "", "run finished: %s", c.Reason)
 	case engine.CmdCheckpointOpened:

@@ -48,16 +48,19 @@ type statusPlan struct {
 }
 
 type statusRunView struct {
-	Run      int64               `json:"run"`
-	Phase    string              `json:"phase"`
-	Dir      string              `json:"dir"`
-	Started  time.Time           `json:"started"`
-	Finished *time.Time          `json:"finished,omitempty"`
-	Outcome  string              `json:"outcome,omitempty"`
-	Events   int64               `json:"events"`
-	Plans    []statusPlan        `json:"plans"`
-	Queue    []engine.Checkpoint `json:"queue,omitempty"`
-	snap     engine.Snapshot
+	Run      int64        `json:"run"`
+	Phase    string       `json:"phase"`
+	Dir      string       `json:"dir"`
+	Started  time.Time    `json:"started"`
+	Finished *time.Time   `json:"finished,omitempty"`
+	Outcome  string       `json:"outcome,omitempty"`
+	Events   int64        `json:"events"`
+	Plans    []statusPlan `json:"plans"`
+	// Jobs are every unit of agent work: the plans, their conflicts'
+	// resolvers and the phase verifier.
+	Jobs  []engine.Job        `json:"jobs"`
+	Queue []engine.Checkpoint `json:"queue,omitempty"`
+	snap  engine.Snapshot
 
 	// Elapsed is how long hive has run the run: without the time it was
 	// down between a stop and a resume.
@@ -124,6 +127,7 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
 				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD})
 		}
+		v.Jobs = snap.Jobs()
 		views = append(views, v)
 	}
 	if o.json {
@@ -157,6 +161,20 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 			tokens += p.Tokens
 			usd += p.CostUSD
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, detail)
+		}
+		tw.Flush()
+		// The other jobs, beside the plans: resolvers and the verifier.
+		// A resolver's spend is already in its plan's row.
+		tw = tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
+		for _, jb := range v.Jobs {
+			if jb.Kind == engine.JobPlan {
+				continue
+			}
+			if jb.Kind == engine.JobVerify {
+				tokens += jb.InputTokens + jb.OutputTokens
+				usd += jb.CostUSD
+			}
+			fmt.Fprintf(tw, "  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f\t%s\n", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD, jb.Stage)
 		}
 		tw.Flush()
 		fmt.Fprintf(o.stdout, "  total: %d tokens, $%.2f, %s elapsed\n", tokens, usd, activeTime(v.snap, v.Live, time.Now()).Round(time.Second))

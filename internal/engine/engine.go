@@ -29,10 +29,15 @@ type PlanStatus struct {
 	Open *Checkpoint
 	// Resolved counts the plan's answered checkpoints (failures aside).
 	Resolved int
-	// Tokens and cost of all the plan's agents so far.
-	InputTokens, OutputTokens int64
-	CostUSD                   float64
-	attemptCost               map[int]float64 // each attempt's session cost, already in CostUSD
+	// Spend is what all the plan's agents used so far, its resolvers' included.
+	Spend
+	// Resolves counts the resolver agents (role comb) started on the plan's
+	// merge conflicts; ResolveSpend is what they used.
+	Resolves     int
+	ResolveSpend Spend
+	seen         sessionCosts
+	resolveSeen  sessionCosts
+	resolvers    map[int]bool // the attempts that were resolver agents
 
 	checking     bool          // a spot-check is out
 	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
@@ -87,7 +92,7 @@ type Engine struct {
 	// always are the tools a human allowed for the rest of the run.
 	always map[string]bool
 
-	verifyAsked  bool          // CmdVerify was given
+	vj           VerifyJob     // the phase verification
 	verification *Verification // its result, once known
 	verifyOpen   *Checkpoint   // the verification waits for a human
 
@@ -168,6 +173,13 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	if ev.Type == EvResumed {
 		return e.schedule(e.resume()), nil
 	}
+	if ev.Plan == VerifyID && e.byID[VerifyID] == nil && ev.Type != EvAnswer && ev.Type != EvVerified {
+		out, err := e.verifierEvent(ev)
+		if err != nil {
+			return nil, err
+		}
+		return e.schedule(out), nil
+	}
 	if ev.Type == EvVerified || (ev.Type == EvAnswer && ev.Plan == VerifyID && e.byID[VerifyID] == nil) {
 		out, err := e.verified(ev)
 		if err != nil {
@@ -188,15 +200,9 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	}
 	if ev.Type == EvUsage {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
-		p.InputTokens += ev.InputTokens
-		p.OutputTokens += ev.OutputTokens
-		// The CLI reports each session's running total: add what is new.
-		if p.attemptCost == nil {
-			p.attemptCost = map[int]float64{}
-		}
-		if ev.CostUSD > p.attemptCost[ev.Attempt] {
-			p.CostUSD += ev.CostUSD - p.attemptCost[ev.Attempt]
-			p.attemptCost[ev.Attempt] = ev.CostUSD
+		p.Spend.add(&p.seen, ev)
+		if p.resolvers[ev.Attempt] {
+			p.ResolveSpend.add(&p.resolveSeen, ev)
 		}
 		return nil, nil
 	}
@@ -447,12 +453,7 @@ func topoOrder(plans []*PlanStatus, byID map[string]*PlanStatus) ([]*PlanStatus,
 func (e *Engine) resume() []Command {
 	e.resumes++
 	var out []Command
-	if e.verifyAsked && e.verification == nil && e.verifyOpen == nil {
-		out = append(out, Command{Type: CmdVerify})
-	}
-	if e.verifyOpen != nil {
-		out = e.announce(out, e.verifyOpen)
-	}
+	out = e.resumeVerify(out)
 	for _, p := range e.plans {
 		if p.State == Running && p.Stage != StageWork {
 			// Merging is idempotent: merge again, and the gate runs again.

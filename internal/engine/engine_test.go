@@ -48,7 +48,7 @@ func TestScripts(t *testing.T) {
 				e = New()
 				spec := RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared"),
 					Team: d.HasArg("team"), AutoAnswer: d.HasArg("yes"),
-					Worktrees: d.HasArg("worktrees"), Resolver: d.HasArg("resolver"), Gate: d.HasArg("gate"), Verify: d.HasArg("verify")}
+					Worktrees: d.HasArg("worktrees"), Resolver: d.HasArg("resolver"), Gate: d.HasArg("gate"), Verify: d.HasArg("verify") || d.HasArg("verifier"), Verifier: d.HasArg("verifier")}
 				d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
 				d.MaybeScanArgs(t, "retries", &spec.Retries)
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -58,6 +58,9 @@ func TestScripts(t *testing.T) {
 			}
 			if d.Cmd == "state" {
 				return renderState(e.Snapshot())
+			}
+			if d.Cmd == "jobs" {
+				return renderJobs(e.Snapshot().Jobs())
 			}
 			ev := Event{Time: clock}
 			if d.Cmd == "resume" {
@@ -78,6 +81,8 @@ func TestScripts(t *testing.T) {
 			ev.Plan = d.CmdArgs[0].Key
 			if p := e.byID[ev.Plan]; p != nil {
 				ev.Attempt = p.Attempt
+			} else if ev.Plan == VerifyID {
+				ev.Attempt = e.vj.Attempt
 			}
 			d.MaybeScanArgs(t, "attempt", &ev.Attempt)
 			if arg, ok := d.Arg("reason"); ok {
@@ -302,6 +307,24 @@ func renderState(s Snapshot) string {
 	}
 	if v := s.Verification; v != nil {
 		fmt.Fprintf(&b, "verification %s: %s\n", v.Status, v.Details)
+	}
+	return b.String()
+}
+
+func renderJobs(jobs []Job) string {
+	var b strings.Builder
+	for _, j := range jobs {
+		fmt.Fprintf(&b, "%s %s %s attempts=%d", j.ID, j.Kind, j.State, j.Attempts)
+		if j.Stage != "" {
+			b.WriteString(" stage=" + j.Stage)
+		}
+		if j.PID != 0 {
+			fmt.Fprintf(&b, " pid=%d", j.PID)
+		}
+		if j.InputTokens+j.OutputTokens > 0 || j.CostUSD > 0 {
+			fmt.Fprintf(&b, " tokens=%d/%d cost=%.2f", j.InputTokens, j.OutputTokens, j.CostUSD)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -104,6 +104,11 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	p.resolverTried = true
 	p.Stage = StageResolve
 	p.Attempt++
+	p.Resolves++
+	if p.resolvers == nil {
+		p.resolvers = map[int]bool{}
+	}
+	p.resolvers[p.Attempt] = true
 	p.PID = 0
 	p.agentLive = true
 	p.exitNote = ""
@@ -148,76 +153,6 @@ func (e *Engine) mergeAnswered(out []Command, p *PlanStatus, answer string) []Co
 	p.State = Running
 	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "resolved by hand"})
 	return e.merge(out, p)
-}
-
-// verifyPending reports whether the phase is to be verified before the run
-// finishes: every plan complete, verification asked for and not yet done.
-func (e *Engine) verifyPending() bool {
-	if !e.spec.Verify || e.aborted || e.verification != nil {
-		return false
-	}
-	for _, p := range e.plans {
-		if p.State != Complete {
-			return false
-		}
-	}
-	return true
-}
-
-// verify asks for the phase verification once; the run waits for it.
-func (e *Engine) verify(out []Command) []Command {
-	if !e.verifyAsked {
-		e.verifyAsked = true
-		out = append(out, Command{Type: CmdVerify})
-	}
-	return out
-}
-
-// verified handles the verification's result and a human's answer to it.
-func (e *Engine) verified(ev Event) ([]Command, error) {
-	if ev.Type == EvAnswer {
-		cp := e.verifyOpen
-		if cp == nil {
-			return nil, fmt.Errorf("the phase verification has no open checkpoint")
-		}
-		var status string
-		switch strings.ToLower(strings.TrimSpace(ev.Text)) {
-		case "approved", "passed", "yes":
-			status = VerifyPassed
-		case "gaps", "gaps_found", "no":
-			status = VerifyGapsFound
-		default:
-			return nil, fmt.Errorf("the phase verification needs a human: answer approved or gaps, not %q", ev.Text)
-		}
-		by := ev.By
-		if by == "" {
-			by = "human"
-		}
-		cp.Answer, cp.AnsweredBy = status, by
-		e.verifyOpen = nil
-		e.unqueueID(VerifyID)
-		e.resolved++
-		e.verification = &Verification{Status: status, Details: cp.Details}
-		return []Command{{Type: CmdCheckpointClosed, Plan: VerifyID, Checkpoint: copyOf(cp)}}, nil
-	}
-	if !e.verifyAsked || e.verification != nil || e.verifyOpen != nil {
-		return nil, fmt.Errorf("verified: no verification was asked for")
-	}
-	switch ev.Text {
-	case VerifyPassed, VerifyGapsFound:
-		e.verification = &Verification{Status: ev.Text, Details: ev.Reason}
-		return nil, nil
-	case VerifyHumanNeeded:
-		e.lastCP++
-		cp := &Checkpoint{ID: e.lastCP, Plan: VerifyID, Kind: KindVerify, Type: "human-verify", Standalone: true,
-			Details:  ev.Reason,
-			Awaiting: "test what the verifier lists, then answer approved, or gaps if something is missing",
-			Options:  []string{"approved", "gaps"}, Raised: e.now}
-		e.verifyOpen = cp
-		e.queue = append(e.queue, cp)
-		return e.announce(nil, cp), nil
-	}
-	return nil, fmt.Errorf("verified: unknown status %q (passed, human_needed or gaps_found)", ev.Text)
 }
 
 // clipLines keeps the last n lines of s: a failing command's end says most.

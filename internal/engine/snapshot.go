@@ -35,6 +35,8 @@ type Snapshot struct {
 	Aborted bool
 	// Verification is the phase verification's result, once known.
 	Verification *Verification
+	// Verify is the phase verification job: its stage and its agent.
+	Verify VerifyJob
 }
 
 // Verification is the result of a phase verification.
@@ -76,6 +78,8 @@ func (e *Engine) Snapshot() Snapshot {
 	}
 	s.Resolved = e.resolved
 	s.Aborted = e.aborted
+	s.Verify = e.vj
+	s.Verify.seen = nil // the engine's bookkeeping, not the caller's
 	if e.verification != nil {
 		v := *e.verification
 		s.Verification = &v
@@ -96,7 +100,7 @@ func published(p *PlanStatus) *PlanStatus {
 		Spec: p.Spec, State: p.State, Attempt: p.Attempt, PID: p.PID,
 		TasksDone: p.TasksDone, Progress: p.Progress, Reason: p.Reason, Commits: p.Commits,
 		Started: p.Started, Finished: p.Finished, Stage: p.Stage, Resolved: p.Resolved,
-		InputTokens: p.InputTokens, OutputTokens: p.OutputTokens, CostUSD: p.CostUSD,
+		Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend,
 		index: -1,
 	}
 	if p.Open != nil {

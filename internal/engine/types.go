@@ -42,6 +42,9 @@ type RunSpec struct {
 	Gate bool `json:"gate,omitempty"`
 	// Verify verifies the phase once every plan is complete (CmdVerify).
 	Verify bool `json:"verify,omitempty"`
+	// Verifier has a verifier agent (role verifier) review the phase once
+	// its must_haves pass their mechanical checks.
+	Verifier bool `json:"verifier,omitempty"`
 	// Agent is the agent the run was started with (--agent or the
 	// configured executor CLI): a resume runs the same one.
 	Agent string `json:"agent,omitempty"`
@@ -95,7 +98,7 @@ const (
 	// EvResumed says a new hive process took over the run: every plan that
 	// was running is restarted.
 	EvResumed EventType = "resumed"
-	// EvAgentStarted: Plan, Attempt, PID.
+	// EvAgentStarted: Plan, Attempt, PID, Role ("" for an executor).
 	EvAgentStarted EventType = "agent-started"
 	// EvProgress: Plan, Attempt, Task, Total, Text.
 	EvProgress EventType = "progress"
@@ -119,8 +122,9 @@ const (
 	EvSilent EventType = "silent"
 	// EvCommitsChecked: whether the plan committed recently. Plan, Attempt, OK.
 	EvCommitsChecked EventType = "commits-checked"
-	// EvUsage: an agent's turn ended. Plan, Attempt, InputTokens,
-	// OutputTokens (of the turn), CostUSD (of the session so far).
+	// EvUsage: an agent's turn ended (every turn, with or without usage).
+	// Plan, Attempt, InputTokens, OutputTokens (of the turn), CostUSD (of
+	// the session so far).
 	EvUsage EventType = "usage"
 	// EvMerged: the result of a merge. Plan, Attempt, OK, Reason; Files
 	// lists the conflicting files when the merge conflicted.
@@ -128,8 +132,9 @@ const (
 	// EvGateChecked: the result of the post-merge gate. Plan, Attempt, OK,
 	// Text (the failing output).
 	EvGateChecked EventType = "gate-checked"
-	// EvVerified: the phase's verification. Text is the status (passed,
-	// human_needed, gaps_found), Reason the details.
+	// EvVerified: the result of CmdVerify. Text is the status (passed,
+	// human_needed, gaps_found), Reason the details. Events of the
+	// verifier's agent name the plan VerifyID.
 	EvVerified EventType = "verified"
 )
 
@@ -141,6 +146,7 @@ type Event struct {
 	Plan     string    `json:"plan,omitempty"`
 	Attempt  int       `json:"attempt,omitempty"`
 	PID      int       `json:"pid,omitempty"`
+	Role     string    `json:"role,omitempty"`
 	Task     int       `json:"task,omitempty"`
 	Total    int       `json:"total,omitempty"`
 	Text     string    `json:"text,omitempty"`
@@ -260,7 +266,9 @@ const (
 	CmdMerge CommandType = "merge"
 	// CmdGate: run the post-merge gate for Plan; answer with EvGateChecked.
 	CmdGate CommandType = "gate"
-	// CmdVerify: verify the phase; answer with EvVerified.
+	// CmdVerify: check the phase's must_haves mechanically, or, with After
+	// "report", read the report of the verifier agent of Attempt; answer
+	// with EvVerified.
 	CmdVerify CommandType = "verify"
 )
 

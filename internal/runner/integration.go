@@ -556,11 +556,16 @@ func (in *integration) removeEmptyFolders() {
 	}
 }
 
-// crashPoint kills hive itself at a named point when HIVE_CRASH_AT says so
-// ("merge:01-02"): the kill tests use it to stop hive halfway through a
-// merge, where no event would let them.
-func crashPoint(point, id string) {
-	if os.Getenv("HIVE_CRASH_AT") == point+":"+id {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+// crashPoint kills hive itself at a named point when HIVE_CRASH_AT says so:
+// "merge:01-02" halfway through a merge, "write:FILE" at a view's write,
+// "agent:PLAN/ATTEMPT" or "agent:ROLE" once that agent's start is
+// journaled (verify/1 is the first verifier, comb any resolver). The kill
+// tests use it to stop hive where no event would let them.
+func crashPoint(point string, ids ...string) {
+	at := os.Getenv("HIVE_CRASH_AT")
+	for _, id := range ids {
+		if id != "" && at == point+":"+id {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
 	}
 }

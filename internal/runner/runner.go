@@ -535,6 +535,9 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 			}
 		}
 		r.lastSeq = seq
+		if ev.Type == engine.EvAgentStarted {
+			crashPoint("agent", fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt), ev.Role) // journaled: a resume knows its pid
+		}
 		if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
 			// Without a started run nothing can ever happen: end it rather than wait forever.
 			r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
@@ -628,52 +631,25 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	r.o.Observer.Command(c, snap)
 }
 
+// startAgent starts the agent a job asked for: a plan's executor, a
+// resolver (role comb) of its merge conflict, or the phase's verifier. A
+// start that fails is reported as the agent's exit, for the engine to judge.
 func (r *runner) startAgent(ctx context.Context, c engine.Command) {
-	p := r.plans[c.Plan]
-	if p == nil {
-		// The journal's plan is gone from disk: report it as a failed start.
-		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1,
-			Reason: "the plan file is no longer in the phase folder"})
-		return
-	}
 	failed := func(err error) {
 		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 	}
-	dir, err := r.agentDir(ctx, p, c)
+	spec, launcher, err := r.agentSpec(ctx, c)
 	if err != nil {
 		failed(err)
 		return
-	}
-	launcher, role := r.o.Launcher, "executor"
-	var prompt string
-	if c.Role != "" {
-		role = c.Role
-		if l := r.o.Roles[c.Role]; l != nil {
-			launcher = l
-		}
-		prompt, err = r.combPrompt(ctx, p, c.Continuation)
-	} else {
-		prompt, err = r.prompt(ctx, p, c.Continuation)
-	}
-	if err != nil {
-		failed(err)
-		return
-	}
-	spec := agent.Spec{
-		Plan:    c.Plan,
-		Attempt: c.Attempt,
-		Dir:     dir,
-		Prompt:  prompt,
-		Env:     []string{"HIVE_AGENT_ROLE=" + role},
-		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
 	}
 	s, err := launcher.Start(ctx, spec, r.sink)
 	if err != nil {
-		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		failed(err)
 		return
 	}
 	r.sessions[sessionKey{c.Plan, c.Attempt}] = s
-	r.queue = append(r.queue, engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID, Role: c.Role})
 }
 
 func (r *runner) stopAgent(c engine.Command) {
@@ -761,4 +737,46 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// agentSpec is how to start the agent of c, and with which launcher.
+func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, agent.Launcher, error) {
+	role := c.Role
+	if role == "" {
+		role = "executor"
+	}
+	spec := agent.Spec{
+		Plan:    c.Plan,
+		Attempt: c.Attempt,
+		Env:     []string{"HIVE_AGENT_ROLE=" + role},
+		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
+	}
+	launcher := r.o.Launcher
+	if l := r.o.Roles[c.Role]; c.Role != "" && l != nil {
+		launcher = l
+	}
+	var err error
+	if c.Role == "verifier" {
+		if r.o.Roles["verifier"] == nil {
+			return spec, nil, fmt.Errorf("no verifier role is configured now (models.verifier)")
+		}
+		spec.Dir = r.workDir()
+		spec.Env = append(spec.Env, "HIVE_PHASE_DIR="+r.o.Phase.Dir, "HIVE_PHASE="+r.o.Phase.Number)
+		spec.Prompt, err = r.verifierPrompt()
+		return spec, launcher, err
+	}
+	p := r.plans[c.Plan]
+	if p == nil {
+		// The journal's plan is gone from disk.
+		return spec, nil, fmt.Errorf("the plan file is no longer in the phase folder")
+	}
+	if spec.Dir, err = r.agentDir(ctx, p, c); err != nil {
+		return spec, nil, err
+	}
+	if c.Role != "" {
+		spec.Prompt, err = r.combPrompt(ctx, p, c.Continuation)
+	} else {
+		spec.Prompt, err = r.prompt(ctx, p, c.Continuation)
+	}
+	return spec, launcher, err
 }

@@ -65,10 +65,11 @@ func (r *runner) sink(o agent.Output) {
 		if len(o.Denied) > 0 {
 			r.note(o.Plan, fmt.Sprintf("the agent was refused %d tool call(s): %s (allow them in models.executor args, e.g. --allowedTools)", len(o.Denied), strings.Join(o.Denied, ", ")))
 		}
-		if o.Usage.InputTokens+o.Usage.OutputTokens > 0 || o.CostUSD > 0 {
-			r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
-				InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
-		}
+		// Every turn's end is an event, with or without usage: the engine
+		// decides what a turn that ended means (the verifier's report is
+		// read then).
+		r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
+			InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
 		r.releaseHeld(o)
 	case agent.OutExit:
 		r.releaseHeld(o)

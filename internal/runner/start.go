@@ -255,6 +255,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Resolver:      r.o.Worktrees && r.o.Roles["comb"] != nil,
 		Gate:          r.o.Worktrees && strings.TrimSpace(r.o.GateCommand) != "",
 		Verify:        r.o.Verify,
+		Verifier:      r.o.Verify && r.o.Roles["verifier"] != nil,
 		Team:          r.team(),
 		AutoAnswer:    r.o.AutoAnswer,
 		Retries:       r.o.Retries,

@@ -9,9 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
-	"time"
 
-	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
 )
@@ -75,36 +73,35 @@ func verificationPath(ph *plan.Phase) string {
 	return filepath.ToSlash(filepath.Join(ph.Dir, ph.Number+"-VERIFICATION.md"))
 }
 
-// verifyPhase runs the phase verification in dir (seed 002): the
-// mechanical must_haves checks, then the verifier role, whose report's
-// status hive routes.
-func (r *runner) verifyPhase(ctx context.Context, dir string) engine.Event {
-	ev := engine.Event{Type: engine.EvVerified}
-	gaps := checkMustHaves(dir, r.o.Phase.Plans)
-	if len(gaps) > 0 {
+// checkPhase checks the phase's must_haves mechanically in dir (seed
+// 002): gaps_found with the gaps, or passed, after which the engine may
+// have a verifier agent review the rest.
+func (r *runner) checkPhase(dir string) engine.Event {
+	ev := engine.Event{Type: engine.EvVerified, Text: engine.VerifyPassed, Reason: engine.MechanicalOnly}
+	if gaps := checkMustHaves(dir, r.o.Phase.Plans); len(gaps) > 0 {
 		ev.Text = engine.VerifyGapsFound
 		ev.Reason = strings.Join(gaps, "\n") + "\n" + gapsCommand(r.o.Phase)
-		return ev
 	}
-	l := r.o.Roles["verifier"]
-	if l == nil {
-		ev.Text, ev.Reason = engine.VerifyPassed, "every must_have checked mechanically (no verifier role configured)"
-		return ev
-	}
-	report := verificationPath(r.o.Phase)
+	return ev
+}
+
+// verifierPrompt is the verifier agent's prompt.
+func (r *runner) verifierPrompt() (string, error) {
 	var plans []string
 	for _, p := range r.o.Phase.Plans {
 		plans = append(plans, p.Path)
 	}
 	var b strings.Builder
-	err := verifierPrompt.Execute(&b, map[string]any{"PhaseNumber": r.o.Phase.Number, "PhaseSlug": r.o.Phase.Slug, "Report": report, "Plans": plans})
-	if err == nil {
-		err = r.runRole(ctx, l, "verifier", engine.VerifyID, dir, b.String())
-	}
-	if err != nil {
-		ev.Text, ev.Reason = engine.VerifyHumanNeeded, "the verifier did not finish ("+err.Error()+"); check the phase by hand"
-		return ev
-	}
+	err := verifierPrompt.Execute(&b, map[string]any{"PhaseNumber": r.o.Phase.Number, "PhaseSlug": r.o.Phase.Slug,
+		"Report": verificationPath(r.o.Phase), "Plans": plans})
+	return b.String(), err
+}
+
+// readReport reads the verifier's report in dir, and commits it on the
+// integration branch: its status is what the engine routes.
+func (r *runner) readReport(ctx context.Context, dir string) engine.Event {
+	ev := engine.Event{Type: engine.EvVerified}
+	report := verificationPath(r.o.Phase)
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(report)))
 	if err != nil {
 		ev.Text, ev.Reason = engine.VerifyHumanNeeded, "the verifier wrote no "+report+"; check the phase by hand"
@@ -149,47 +146,4 @@ func reportStatus(text string) (status, body string) {
 		}
 	}
 	return status, clipLines(strings.TrimSpace(body), 40)
-}
-
-// runRole runs a one-turn agent of a role (the verifier) in dir and waits
-// for its turn to end, or for it to go quiet for the stall timeout.
-func (r *runner) runRole(ctx context.Context, l agent.Launcher, role, id, dir, prompt string) error {
-	turn := make(chan agent.Output, 1)
-	spec := agent.Spec{Plan: id, Attempt: 1, Dir: dir, Prompt: prompt,
-		Env:     []string{"HIVE_AGENT_ROLE=" + role, "HIVE_PHASE_DIR=" + r.o.Phase.Dir, "HIVE_PHASE=" + r.o.Phase.Number},
-		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.%s.log", id, time.Now().UTC().Format("20060102T150405"))),
-	}
-	s, err := l.Start(ctx, spec, func(o agent.Output) {
-		if o.Kind == agent.OutResult {
-			select {
-			case turn <- o:
-			default:
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	defer s.Stop(r.o.StopGrace)
-	tick := time.NewTicker(max(min(r.o.Stall/4, time.Second), 10*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case o := <-turn:
-			if o.IsError {
-				return fmt.Errorf("the %s's turn ended in an error: %s", role, clip(o.Text, 200))
-			}
-			return nil
-		case <-s.Done():
-			return nil
-		case <-tick.C:
-			if s.Silent(time.Now()) > r.o.Stall {
-				s.Kill()
-				return fmt.Errorf("the %s printed nothing for %s", role, r.o.Stall)
-			}
-		case <-ctx.Done():
-			s.Kill()
-			return ctx.Err()
-		}
-	}
 }

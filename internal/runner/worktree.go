@@ -84,7 +84,11 @@ func (r *runner) integrate(ctx context.Context, c engine.Command, snap engine.Sn
 			r.send(engine.Event{Type: engine.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Text: out})
 		}
 	case engine.CmdVerify:
-		job = func() { r.send(r.verifyPhase(ctx, r.workDir())) }
+		if c.After == "report" {
+			job = func() { r.send(r.readReport(ctx, r.workDir())) }
+		} else {
+			job = func() { r.send(r.checkPhase(r.workDir())) }
+		}
 	}
 	if r.integ != nil {
 		r.integ.do(job)
