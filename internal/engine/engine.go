@@ -150,6 +150,9 @@ func (e *Engine) clock(ev Event) {
 }
 
 func (e *Engine) step(ev Event) ([]Command, error) {
+	if ev.Version > Version {
+		return nil, &NewerError{Version: ev.Version}
+	}
 	if !ev.Time.IsZero() {
 		e.now = ev.Time
 	}

@@ -16,7 +16,7 @@ type Job struct {
 	ID       string  `json:"id"` // the plan's id, PLAN/resolve, or verify
 	Kind     JobKind `json:"kind"`
 	Plan     string  `json:"plan,omitempty"`
-	State    string  `json:"state"`    // pending, running, waiting, complete, failed or skipped
+	State    string  `json:"state"` // pending, running, waiting, complete, failed or skipped
 	Stage    string  `json:"stage,omitempty"`
 	Attempts int     `json:"attempts"` // agents started so far
 	PID      int     `json:"pid,omitempty"`

@@ -1,6 +1,28 @@
 package engine
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
+
+// Version is the version of the engine's events and their meaning, journaled
+// with each run's start and each resume. A journal written by an older
+// engine replays (each version keeps the events of the ones before it
+// meaning what they meant); one written by a newer engine is refused, since
+// this one cannot know what its events mean.
+//
+//	1: journals before the version was recorded.
+//	2: the phase verification is a job: the must_haves' check, then a
+//	   verifier agent whose events name the plan VerifyID; every turn's
+//	   end is an EvUsage; EvAgentStarted names the role.
+const Version = 2
+
+// NewerError refuses a run that a newer hive journaled.
+type NewerError struct{ Version int }
+
+func (e *NewerError) Error() string {
+	return fmt.Sprintf("this run was journaled by a newer hive (engine version %d; this hive understands up to %d): run it with that hive (upgrade this one), or start the phase afresh with --fresh", e.Version, Version)
+}
 
 // RunSpec is everything the engine needs to know about a run, fixed when the
 // run starts and journaled with the run-started event, so that a resume
@@ -156,6 +178,9 @@ type Event struct {
 	Commits  []string  `json:"commits,omitempty"`
 	Files    []string  `json:"files,omitempty"`
 	Spec     *RunSpec  `json:"spec,omitempty"`
+	// Version is the engine version of the hive that journaled a
+	// run-started or resumed event; 0 means 1, before it was recorded.
+	Version int `json:"engine_version,omitempty"`
 
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
 	CheckpointID int         `json:"checkpoint_id,omitempty"`

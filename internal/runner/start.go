@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	r.run = run
-	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version})
 	return Result{Run: run}, nil
 }
 
@@ -85,6 +86,10 @@ func (r *runner) dropIntegration(ctx context.Context) error {
 // resumed reports whether the run was taken over.
 func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
 	eng, err := Replay(r.o.Journal, last)
+	if errors.As(err, new(*engine.NewerError)) && r.o.Fresh {
+		r.o.Observer.Note("", fmt.Sprintf("run %d abandoned: --fresh (a newer hive journaled it); starting a new run", last.ID))
+		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
+	}
 	if err != nil {
 		return Result{}, false, err
 	}
@@ -143,7 +148,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
-	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version})
 	return Result{Run: last, Resumed: true}, true, nil
 }
 
@@ -190,7 +195,12 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 			}
 			if err == nil {
 				for _, ev := range b.evs {
-					eng.Step(ev) // a refused event changed nothing when it was first stepped either
+					// A refused event changed nothing when it was first
+					// stepped either; a newer hive's events are refused whole.
+					if _, serr := eng.Step(ev); errors.As(serr, new(*engine.NewerError)) {
+						err = serr
+						break
+					}
 				}
 			}
 		}
@@ -327,6 +337,9 @@ func (r *runner) unfinishedScopes(prev *journal.Run) (map[string]engine.PlanSpec
 		return nil, nil
 	}
 	eng, err := Replay(r.o.Journal, *prev)
+	if errors.As(err, new(*engine.NewerError)) {
+		return nil, nil // unreadable here: the new run starts from the tip
+	}
 	if err != nil {
 		return nil, err
 	}
