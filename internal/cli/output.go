@@ -84,6 +84,16 @@ func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
 		o.line(ev.Time, ev.Plan, "%s: %s", strings.ToUpper(string(ev.Type)), ev.Checkpoint.Type)
 	case engine.EvAnswer:
 		o.line(ev.Time, ev.Plan, "answer from %s: %s", ev.By, ev.Text)
+	case engine.EvReport:
+		r := ev.Report
+		text := "HIVE_REPORT " + r.Status
+		if r.Confidence > 0 {
+			text += fmt.Sprintf(" (confidence %g)", r.Confidence)
+		}
+		if s := oneLineText(r.Summary); s != "" {
+			text += ": " + s
+		}
+		o.line(ev.Time, ev.Plan, "%s", text)
 	case engine.EvSilent:
 		o.line(ev.Time, ev.Plan, "silent for %s", ev.Text)
 	case engine.EvMerged:

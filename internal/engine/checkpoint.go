@@ -68,6 +68,8 @@ func autoAnswerable(cp *Checkpoint) bool {
 		return true
 	case cp.Type == "decision":
 		return len(cp.Options) > 0
+	case cp.Type == TypeNeedsInput:
+		return cp.Default != ""
 	}
 	return false
 }
@@ -84,6 +86,8 @@ func (e *Engine) autoAnswer(p *PlanStatus, cp *Checkpoint) (string, bool) {
 		return "skip", true
 	case cp.Type == "decision":
 		return cp.Options[0], true
+	case cp.Type == TypeNeedsInput:
+		return cp.Default, true
 	}
 	return "approved", true
 }

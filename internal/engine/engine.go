@@ -27,6 +27,8 @@ type PlanStatus struct {
 
 	// Open is the checkpoint the plan waits at, while Waiting.
 	Open *Checkpoint
+	// Report is the last HIVE_REPORT of the plan's agents, if any.
+	Report *Report
 	// Resolved counts the plan's answered checkpoints (failures aside).
 	Resolved int
 	// Spend is what all the plan's agents used so far, its resolvers' included.
@@ -269,6 +271,12 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		p.lastAnswered = nil
 		out = e.raise(out, p, &cp)
+	case EvReport:
+		if ev.Report == nil {
+			return nil, fmt.Errorf("report %s without its content", p.Spec.ID)
+		}
+		r := *ev.Report
+		out = e.reported(out, p, &r)
 	case EvSilent:
 		out = e.silent(out, p, ev)
 	case EvCommitsChecked:

@@ -147,6 +147,21 @@ func TestScripts(t *testing.T) {
 				ev.Type, ev.Text = EvSilent, "5m0s"
 			case "commits":
 				ev.Type, ev.OK = EvCommitsChecked, d.HasArg("recent")
+			case "report": // report PLAN status=S [summary=(…)] [blocker=(…)] [options=(a|b)] [default=X] [issue=(…)] [challenged=ROLE]
+				ev.Type = EvReport
+				r := &Report{}
+				d.ScanArgs(t, "status", &r.Status)
+				for key, ptr := range map[string]*string{"summary": &r.Summary, "blocker": &r.Blocker, "default": &r.DefaultChoice,
+					"issue": &r.Issue, "challenged": &r.ChallengedAgent, "suggestion": &r.Suggestion} {
+					if arg, ok := d.Arg(key); ok {
+						*ptr = strings.Join(arg.Vals, ", ")
+					}
+				}
+				if arg, ok := d.Arg("options"); ok {
+					r.Options = strings.Split(arg.Vals[0], "|")
+				}
+				r.CanProceedWithDefault = r.DefaultChoice != ""
+				ev.Report = r
 			case "usage":
 				ev.Type = EvUsage
 				d.MaybeScanArgs(t, "in", &ev.InputTokens)

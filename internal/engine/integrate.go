@@ -40,6 +40,13 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 		if p.Stage == StageResolve {
 			out = e.conflict(out, p, "the resolver gave up: "+ev.Reason)
 		}
+	case EvReport:
+		if p.Stage == StageResolve && ev.Report != nil {
+			p.Report = ev.Report
+			if ev.Report.Status == ReportBlocked || ev.Report.Status == ReportNeedsInput {
+				out = e.conflict(out, p, "the resolver reported "+ev.Report.Status+": "+firstOf(ev.Report.Blocker, ev.Report.Summary, "no reason given"))
+			}
+		}
 	case EvSilent:
 		if p.Stage == StageResolve {
 			out = e.silent(out, p, ev)

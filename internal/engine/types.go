@@ -154,6 +154,8 @@ const (
 	// EvGateChecked: the result of the post-merge gate. Plan, Attempt, OK,
 	// Text (the failing output).
 	EvGateChecked EventType = "gate-checked"
+	// EvReport: the agent wrote a HIVE_REPORT block. Plan, Attempt, Report.
+	EvReport EventType = "report"
 	// EvVerified: the result of CmdVerify. Text is the status (passed,
 	// human_needed, gaps_found), Reason the details. Events of the
 	// verifier's agent name the plan VerifyID.
@@ -183,6 +185,7 @@ type Event struct {
 	Version int `json:"engine_version,omitempty"`
 
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
+	Report       *Report     `json:"report,omitempty"`
 	CheckpointID int         `json:"checkpoint_id,omitempty"`
 	By           string      `json:"by,omitempty"` // who answered: terminal, hive answer, auto
 
@@ -204,20 +207,23 @@ const (
 // Checkpoint is a stop for a human: a checkpoint task, an architectural
 // deviation, or a failed plan.
 type Checkpoint struct {
-	ID         int      `json:"id"` // 1, 2, ... within the run, in arrival order
-	Plan       string   `json:"plan"`
-	Attempt    int      `json:"attempt"`
-	Kind       string   `json:"kind"`
-	Type       string   `json:"type"` // human-verify, decision, human-action, auth-gate, architectural-deviation, plan-failed, ...
-	Task       int      `json:"task,omitempty"`
-	Done       int      `json:"done,omitempty"`
-	Total      int      `json:"total,omitempty"`
-	Details    string   `json:"details,omitempty"`
-	Awaiting   string   `json:"awaiting,omitempty"`
-	Options    []string `json:"options,omitempty"`
-	Gate       string   `json:"gate,omitempty"`
-	Standalone bool     `json:"standalone,omitempty"` // the agent is gone: the answer goes to a continuation
-	Raw        string   `json:"raw,omitempty"`        // the agent's message, verbatim
+	ID       int      `json:"id"` // 1, 2, ... within the run, in arrival order
+	Plan     string   `json:"plan"`
+	Attempt  int      `json:"attempt"`
+	Kind     string   `json:"kind"`
+	Type     string   `json:"type"` // human-verify, decision, human-action, auth-gate, architectural-deviation, plan-failed, ...
+	Task     int      `json:"task,omitempty"`
+	Done     int      `json:"done,omitempty"`
+	Total    int      `json:"total,omitempty"`
+	Details  string   `json:"details,omitempty"`
+	Awaiting string   `json:"awaiting,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	// Default is the choice --yes may take (a HIVE_REPORT's needs_input
+	// that can proceed with its default).
+	Default    string `json:"default,omitempty"`
+	Gate       string `json:"gate,omitempty"`
+	Standalone bool   `json:"standalone,omitempty"` // the agent is gone: the answer goes to a continuation
+	Raw        string `json:"raw,omitempty"`        // the agent's message, verbatim
 	// Worktree and Branch are where the plan's agent works: where a human
 	// looks to verify or to act. The runner fills them in; "" when unknown.
 	Worktree string `json:"worktree,omitempty"`

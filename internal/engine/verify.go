@@ -64,6 +64,8 @@ type VerifyJob struct {
 	PID     int
 	Started time.Time // when the current attempt started
 	Spend
+	// Report is the verifier's last HIVE_REPORT, if it wrote one.
+	Report    *Report
 	seen      sessionCosts
 	agentLive bool
 	turnEnded bool // the current attempt's turn ended: its report can be read
@@ -125,6 +127,8 @@ func (e *Engine) verifierEvent(ev Event) ([]Command, error) {
 	switch ev.Type {
 	case EvAgentStarted:
 		v.PID = ev.PID
+	case EvReport:
+		v.Report = ev.Report // its report file decides; this is what it said
 	case EvUsage:
 		// The turn ended: the report is on disk, or it is not.
 		v.turnEnded = true

@@ -36,6 +36,12 @@ func (r *runner) sink(o agent.Output) {
 				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
 			case protocol.Checkpoint:
 				ev.Type, ev.Checkpoint = engine.EvCheckpoint, checkpointOf(m.Checkpoint)
+			case protocol.HiveReport:
+				if m.Report.Err != "" {
+					r.note(o.Plan, "unreadable HIVE_REPORT (kept in the log): "+m.Report.Err)
+					continue
+				}
+				ev.Type, ev.Report = engine.EvReport, reportOf(m.Report)
 			case protocol.Deviation:
 				ev.Type = engine.EvDeviation
 				ev.Checkpoint = &engine.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
@@ -130,4 +136,15 @@ func (r *runner) send(ev engine.Event) {
 	case r.inputs <- ev:
 	case <-r.done:
 	}
+}
+
+// reportOf is the engine's copy of a HIVE_REPORT block.
+func reportOf(r *protocol.Report) *engine.Report {
+	out := &engine.Report{Status: string(r.Status), Summary: r.Summary, Confidence: r.Confidence, Files: r.Files, Concerns: r.Concerns,
+		ChallengedAgent: r.ChallengedAgent, Issue: r.Issue, Evidence: r.Evidence, Suggestion: r.Suggestion, Severity: r.Severity,
+		Blocker: r.Blocker, Options: r.Options, CanProceedWithDefault: r.CanProceedWithDefault, DefaultChoice: r.DefaultChoice, Extra: r.Extra}
+	for _, d := range r.Decisions {
+		out.Decisions = append(out.Decisions, engine.Decision{Decision: d.Decision, Rationale: d.Rationale})
+	}
+	return out
 }

@@ -62,3 +62,42 @@ func TestNewerJournalIsRefused(t *testing.T) {
 		t.Fatalf("the new run starts with %s version %d, want run-started version %d", first.Type, first.Version, engine.Version)
 	}
 }
+
+// An agent's HIVE_REPORT block reaches the engine as a report event and is
+// journaled whole, the keys hive does not read included.
+func TestHiveReportIsJournaled(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	})
+	ph := loadPhase(t, root, ".planning/phases/01-core")
+	report := `<!--HIVE_REPORT {\"status\": \"partial\", \"confidence\": 0.7, \"summary\": \"two of three\", \"files_modified\": [\"src/a.go\"], \"decisions\": [{\"decision\": \"sqlite\", \"rationale\": \"no server\"}], \"next_role_hint\": \"tester\"} HIVE_REPORT-->`
+	script := `printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' '` + report + `'` + completeScript
+	j := journal.NewMemory()
+	res, err := Run(context.Background(), options(t, root, ph, j, shellAgent{script}, &recorder{}))
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
+	}
+	var got *engine.Report
+	if err := j.Each(res.Run.ID, func(rec journal.Record) error {
+		var ev engine.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return err
+		}
+		if ev.Type == engine.EvReport {
+			got = ev.Report
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("no report event in the journal")
+	}
+	if got.Status != "partial" || got.Confidence != 0.7 || len(got.Files) != 1 || len(got.Decisions) != 1 || got.Decisions[0].Rationale != "no server" ||
+		string(got.Extra["next_role_hint"]) != `"tester"` {
+		t.Fatalf("journaled report = %+v", got)
+	}
+	if r := res.Snapshot.Plans[0].Report; r == nil || r.Summary != "two of three" {
+		t.Fatalf("the plan's report in the snapshot = %+v", r)
+	}
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Report is an agent's HIVE_REPORT block (seed 003): how its work ended,
+// how sure it is, what it changed and decided, and, for the statuses that
+// stop it, the challenge it raises or the input it needs. Keys hive does
+// not read are kept in Extra, as written, so that a newer prompt's fields
+// reach the journal.
+type Report struct {
+	Status     string     `json:"status"` // complete, partial, blocked, challenge, needs_input
+	Summary    string     `json:"summary,omitempty"`
+	Confidence float64    `json:"confidence,omitempty"`
+	Files      []string   `json:"files,omitempty"`
+	Decisions  []Decision `json:"decisions,omitempty"`
+	Concerns   []string   `json:"concerns,omitempty"`
+
+	// challenge
+	ChallengedAgent string `json:"challenged_agent,omitempty"`
+	Issue           string `json:"issue,omitempty"`
+	Evidence        string `json:"evidence,omitempty"`
+	Suggestion      string `json:"suggestion,omitempty"`
+	Severity        string `json:"severity,omitempty"`
+
+	// needs_input
+	Blocker               string   `json:"blocker,omitempty"`
+	Options               []string `json:"options,omitempty"`
+	CanProceedWithDefault bool     `json:"can_proceed_with_default,omitempty"`
+	DefaultChoice         string   `json:"default_choice,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// Decision is one entry of a report's decisions.
+type Decision struct {
+	Decision  string `json:"decision"`
+	Rationale string `json:"rationale,omitempty"`
+}
+
+// HIVE_REPORT statuses.
+const (
+	ReportComplete   = "complete"
+	ReportPartial    = "partial"
+	ReportBlocked    = "blocked"
+	ReportChallenge  = "challenge"
+	ReportNeedsInput = "needs_input"
+)
+
+// Checkpoint types raised by reports.
+const (
+	TypeNeedsInput = "needs-input" // the agent needs a human's input to go on
+	TypeChallenge  = "challenge"   // the agent challenges another's work or the plan
+)
+
+// reported handles a plan agent's HIVE_REPORT. The report is kept on the
+// plan (the last one wins); complete and partial only say how the work
+// went (the disk and PLAN COMPLETE still decide that it is done); blocked
+// fails the plan like PLAN FAILED; needs_input and challenge stop for a
+// human, needs_input with its default choice when --yes may take it.
+func (e *Engine) reported(out []Command, p *PlanStatus, r *Report) []Command {
+	p.Report = r
+	switch r.Status {
+	case ReportBlocked:
+		why := firstOf(r.Blocker, r.Summary, "no reason given")
+		return e.failing(out, p, "the agent reported blocked: "+why, false)
+	case ReportNeedsInput:
+		cp := &Checkpoint{Kind: KindCheckpoint, Type: TypeNeedsInput,
+			Details:  firstOf(r.Blocker, r.Summary, "the agent needs input"),
+			Awaiting: "answer with what the agent needs",
+			Options:  append([]string(nil), r.Options...),
+			Default:  r.DefaultChoice,
+		}
+		if len(cp.Options) > 0 {
+			cp.Awaiting = "choose one of: " + strings.Join(cp.Options, ", ")
+		}
+		if !r.CanProceedWithDefault {
+			cp.Default = ""
+		}
+		p.lastAnswered = nil
+		return e.raise(out, p, cp)
+	case ReportChallenge:
+		details := firstOf(r.Issue, r.Summary, "the agent raises a challenge")
+		if r.ChallengedAgent != "" {
+			details = fmt.Sprintf("challenges %s: %s", r.ChallengedAgent, details)
+		}
+		for _, kv := range [][2]string{{"evidence", r.Evidence}, {"suggestion", r.Suggestion}, {"severity", r.Severity}} {
+			if kv[1] != "" {
+				details += "\n" + kv[0] + ": " + kv[1]
+			}
+		}
+		p.lastAnswered = nil
+		return e.raise(out, p, &Checkpoint{Kind: KindCheckpoint, Type: TypeChallenge, Details: details,
+			Awaiting: "accept (the agent goes on with its suggestion), or say how to proceed"})
+	}
+	return out
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
