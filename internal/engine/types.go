@@ -373,3 +373,10 @@ const VerifyID = "verify"
 // MaxFixLoops is how many fix agents a failing post-merge gate gets before
 // a human is asked (seed 003 §3.5).
 const MaxFixLoops = 2
+
+// Answer is a human's answer to a plan's open checkpoint, as a terminal
+// (the TUI, a prompt) hands it to the runner, which journals it as EvAnswer.
+type Answer struct {
+	Plan string
+	Text string
+}

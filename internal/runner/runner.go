@@ -122,10 +122,7 @@ type Result struct {
 }
 
 // Answer is a human's answer to a plan's open checkpoint.
-type Answer struct {
-	Plan string
-	Text string
-}
+type Answer = engine.Answer
 
 // NeedsHumanError stops an unattended run without a terminal at a
 // checkpoint that only a human may answer. The run can be resumed after

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/engine"
 )
 
 // key is a key press as the terminal reports it.
@@ -39,7 +39,7 @@ func press(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
-func receive(t *testing.T, ch <-chan runner.Answer) runner.Answer {
+func receive(t *testing.T, ch <-chan engine.Answer) engine.Answer {
 	t.Helper()
 	select {
 	case a := <-ch:
@@ -47,13 +47,13 @@ func receive(t *testing.T, ch <-chan runner.Answer) runner.Answer {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer reached the runner's channel")
 	}
-	return runner.Answer{}
+	return engine.Answer{}
 }
 
 // TestAnswerDecisionWithKeys answers the open decision in a running
 // program with the keyboard alone: → → ← enter picks the second option.
 func TestAnswerDecisionWithKeys(t *testing.T) {
-	answers := make(chan runner.Answer)
+	answers := make(chan engine.Answer)
 	done := make(chan struct{})
 	defer close(done)
 	tm := teatest.NewTestModel(t, New(Options{Answers: answers, Done: done, Now: at(75), Title: "execute-phase"}), teatest.WithInitialTermSize(80, 24))
@@ -63,7 +63,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 	for _, k := range []string{"right", "right", "left", "enter"} {
 		tm.Send(press(k))
 	}
-	if a := receive(t, answers); a != (runner.Answer{Plan: "01-03", Text: "bleve"}) {
+	if a := receive(t, answers); a != (engine.Answer{Plan: "01-03", Text: "bleve"}) {
 		t.Errorf("answer = %+v, want bleve for 01-03", a)
 	}
 	// The runner applied it: the next snapshot has the verification at the
@@ -74,7 +74,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 	for _, k := range []string{"a", "p", "tab", "enter"} {
 		tm.Send(press(k))
 	}
-	if a := receive(t, answers); a != (runner.Answer{Plan: "01-04", Text: "approved"}) {
+	if a := receive(t, answers); a != (engine.Answer{Plan: "01-04", Text: "approved"}) {
 		t.Errorf("answer = %+v, want approved for 01-04", a)
 	}
 	tm.Send(press("ctrl+c"))
@@ -87,7 +87,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 // TestAnswerByNumber: a digit picks an option; enter sends it; the sent
 // answer is shown until the engine applies it.
 func TestAnswerByNumber(t *testing.T) {
-	answers := make(chan runner.Answer, 1)
+	answers := make(chan engine.Answer, 1)
 	m := New(Options{Answers: answers, Now: at(75)})
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})

@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/runner"
 )
 
 // TestHelpWhileCheckpointOpen: ? opens the help over an open checkpoint
@@ -20,7 +19,7 @@ import (
 // once an answer is being typed, ? is a character of it and f1 opens the
 // help. The footer says which.
 func TestHelpWhileCheckpointOpen(t *testing.T) {
-	answers := make(chan runner.Answer, 1)
+	answers := make(chan engine.Answer, 1)
 	for _, sc := range []struct {
 		name string
 		snap engine.Snapshot
@@ -56,7 +55,7 @@ func TestHelpWhileCheckpointOpen(t *testing.T) {
 // TestHelpInRunningProgram: the same through a running program, keys in
 // order.
 func TestHelpInRunningProgram(t *testing.T) {
-	answers := make(chan runner.Answer, 1)
+	answers := make(chan engine.Answer, 1)
 	tm := teatest.NewTestModel(t, New(Options{Answers: answers, Now: at(75), Title: "execute-phase"}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
 	tm.Send(press("?"))
@@ -74,7 +73,7 @@ func TestHelpInRunningProgram(t *testing.T) {
 // leaves at once.
 func TestCtrlCStopsAndSaysSo(t *testing.T) {
 	var stops atomic.Int32
-	tm := teatest.NewTestModel(t, New(Options{Answers: make(chan runner.Answer), Now: at(75), Title: "execute-phase",
+	tm := teatest.NewTestModel(t, New(Options{Answers: make(chan engine.Answer), Now: at(75), Title: "execute-phase",
 		Interrupt: func() { stops.Add(1) }}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
 	tm.Send(press("ctrl+c"))
@@ -90,7 +89,7 @@ func TestCtrlCStopsAndSaysSo(t *testing.T) {
 	}
 
 	// A second ctrl+c does not wait for the runner.
-	var m tea.Model = New(Options{Answers: make(chan runner.Answer), Now: at(75), Interrupt: func() {}})
+	var m tea.Model = New(Options{Answers: make(chan engine.Answer), Now: at(75), Interrupt: func() {}})
 	m, _ = m.Update(SnapshotMsg{Snap: decisionSnapshot()})
 	m, first := m.Update(press("ctrl+c"))
 	if first == nil {
@@ -136,7 +135,7 @@ func TestScrollStopsAtTheEnd(t *testing.T) {
 	for range 10 {
 		msgs = append(msgs, press("pgdown"))
 	}
-	m, s := screen(t, New(Options{Answers: make(chan runner.Answer), Now: at(75)}), 80, 24, msgs...)
+	m, s := screen(t, New(Options{Answers: make(chan engine.Answer), Now: at(75)}), 80, 24, msgs...)
 	end := marker.FindStringSubmatch(s)
 	if end == nil || end[2] != end[3] {
 		t.Fatalf("ten pgdn do not reach the end: %v\n%s", end, s)

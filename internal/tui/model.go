@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/runner"
 )
 
 // maxLog is how many log lines the dashboard keeps.
@@ -18,7 +17,7 @@ const maxLog = 500
 type Options struct {
 	// Answers is where the dashboard sends what the human answers: the
 	// runner's Answers channel. Nil makes the dashboard read-only.
-	Answers chan<- runner.Answer
+	Answers chan<- engine.Answer
 	// Done is closed when the run ends, so that an answer nobody will
 	// read any more is dropped instead of blocking.
 	Done <-chan struct{}
@@ -237,7 +236,7 @@ func (m Model) send(cp engine.Checkpoint, text string) tea.Cmd {
 	ch, done := m.opts.Answers, m.opts.Done
 	return func() tea.Msg {
 		select {
-		case ch <- runner.Answer{Plan: cp.Plan, Text: text}:
+		case ch <- engine.Answer{Plan: cp.Plan, Text: text}:
 			return answerSentMsg{id: cp.ID, text: text}
 		case <-done:
 			return nil

@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/runner"
 )
 
 // updating: -update (the flag teatest's golden package defines) rewrites
@@ -84,7 +83,7 @@ func checkFits(t *testing.T, s string, w, h int) {
 var sizes = [][2]int{{80, 24}, {120, 40}, {200, 50}}
 
 func TestGoldenScreens(t *testing.T) {
-	answers := make(chan runner.Answer, 1)
+	answers := make(chan engine.Answer, 1)
 	scenes := []struct {
 		name string
 		snap engine.Snapshot
@@ -155,7 +154,7 @@ func inOrder(words, want []string) bool {
 
 // TestResizeRedraws: every size from tiny to wide gives a screen that fits.
 func TestResizeRedraws(t *testing.T) {
-	m := New(Options{Answers: make(chan runner.Answer), Now: at(75)})
+	m := New(Options{Answers: make(chan engine.Answer), Now: at(75)})
 	for _, snap := range []engine.Snapshot{demoSnapshot(), decisionSnapshot(), failedSnapshot()} {
 		for _, sz := range [][2]int{{40, 10}, {80, 24}, {100, 30}, {119, 24}, {120, 40}, {200, 50}, {80, 12}} {
 			_, s := screen(t, m, sz[0], sz[1], append(logMsgs(), SnapshotMsg{Snap: snap})...)
@@ -167,7 +166,7 @@ func TestResizeRedraws(t *testing.T) {
 // TestDecisionOptionsShown: the open decision lists its options and says
 // which one enter would send.
 func TestDecisionOptionsShown(t *testing.T) {
-	m := New(Options{Answers: make(chan runner.Answer), Now: at(75)})
+	m := New(Options{Answers: make(chan engine.Answer), Now: at(75)})
 	_, s := screen(t, m, 80, 24, SnapshotMsg{Snap: decisionSnapshot()}, press("right"))
 	for _, want := range []string{"Checkpoint Queue (2 pending)", "1 of 2: Plan 01-03 — Decision Required", "→ YOUR ACTION: Select: sqlite-fts, bleve, meilisearch", "[2 bleve]", "2 of 2: Plan 01-04 — Verification Required (waiting its turn)"} {
 		if !strings.Contains(s, want) {

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hivectl/hive/internal/testsupport"
+)
+
+func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
+
+const module = "github.com/hivectl/hive/internal/"
+
+// allowed lists, for each package, the hive packages it may import. The
+// pure core (engine, protocol, plan) imports none, and, with every package
+// it depends on, only the standard library (plan also reads YAML); only
+// cli composes the I/O packages into commands, and the runner the I/O of a
+// run. A new edge is a design decision: make it here, with a reason.
+var allowed = map[string][]string{
+	"engine":   {},
+	"protocol": {},
+	"plan":     {},
+	"redact":   {},
+	"config":   {},
+	"journal":  {},
+	"gitx":     {},
+	"notify":   {},
+	"tracking": {},
+	"demo":     {},
+	"agent":    {"redact"},
+	"sim":      {"plan"},
+	"scaffold": {"config"},
+	// The TUI shows the engine's state and hands answers over as engine
+	// values: it never drives the runner.
+	"tui":    {"engine", "gitx", "journal"},
+	"runner": {"agent", "engine", "gitx", "journal", "plan", "protocol", "tracking"},
+	// hive bench measures the runner and the agents side by side, with the
+	// fake model server for the token row.
+	"bench":                     {"agent", "engine", "gitx", "journal", "plan", "runner", "sim", "testsupport/fakeanthropic"},
+	"cli":                       {"*"},
+	"e2e/claude":                {}, // tests only
+	"e2e/codex":                 {}, // tests only
+	"e2e/e2etest":               {"engine", "gitx", "journal", "plan", "runner"},
+	"testsupport":               {},
+	"testsupport/fakeanthropic": {},
+	"testsupport/fakeopenai":    {},
+}
+
+// pure packages may depend, transitively, on nothing outside the standard
+// library but what is listed.
+var pure = map[string][]string{
+	"engine":   {},
+	"protocol": {},
+	"plan":     {"gopkg.in/yaml.v3"},
+}
+
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestImportRules holds every package of hive to its allow-list.
+func TestImportRules(t *testing.T) {
+	lines := goList(t, "-f", "{{.ImportPath}}|{{join .Imports \",\"}}", "./internal/...")
+	if len(lines) < len(allowed)-2 {
+		t.Fatalf("go list found %d packages: is the test running in cmd/hive?", len(lines))
+	}
+	for _, line := range lines {
+		path, imports, _ := strings.Cut(line, "|")
+		name := strings.TrimPrefix(path, module)
+		allow, known := allowed[name]
+		if !known {
+			t.Errorf("%s is a new package: add it to the allow-list of %s with what it may import", name, "cmd/hive/imports_test.go")
+			continue
+		}
+		if len(allow) == 1 && allow[0] == "*" {
+			continue
+		}
+		for _, imp := range strings.Split(imports, ",") {
+			dep, ok := strings.CutPrefix(imp, module)
+			if ok && !contains(allow, dep) {
+				t.Errorf("%s imports %s, which its allow-list (%v) does not name", name, dep, allow)
+			}
+		}
+	}
+	for name, extra := range pure {
+		for _, dep := range goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./internal/"+name) {
+			if dep != module+name && !contains(extra, dep) {
+				t.Errorf("%s depends on %s: it may use only the standard library%s", name, dep, also(extra))
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func also(extra []string) string {
+	if len(extra) == 0 {
+		return ""
+	}
+	sorted := append([]string(nil), extra...)
+	sort.Strings(sorted)
+	return " and " + strings.Join(sorted, ", ")
+}
