@@ -17,6 +17,10 @@ import (
 // TestMain lets the test binary be hive itself: testscript puts it in PATH
 // as "hive", and the sim agent re-executes it as `hive __sim`.
 func TestMain(m *testing.M) {
+	// The fault hooks live here, not in the product: hive run by the tests
+	// (this binary) can be killed at a crash point or given a full disk.
+	runner.CrashAt = crashAt
+	journalFaults = withJournalFaults
 	testscript.Main(testsupport.WithTempHome(m), map[string]func(){
 		"hive": func() { os.Exit(Main()) },
 	})

@@ -154,7 +154,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	opts := runner.Options{
 		Repo:           repo,
 		Phase:          ph,
-		Journal:        withJournalFaults(journal.Redacting(j, red)),
+		Journal:        journalFaults(journal.Redacting(j, red)),
 		Launcher:       launcher,
 		MaxConcurrent:  cfg.MaxConcurrent(),
 		Dynamic:        cfg.Dynamic(),

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -553,19 +552,5 @@ func (in *integration) removeEmptyFolders() {
 			return
 		}
 		dir = filepath.Dir(dir)
-	}
-}
-
-// crashPoint kills hive itself at a named point when HIVE_CRASH_AT says so:
-// "merge:01-02" halfway through a merge, "write:FILE" at a view's write,
-// "agent:PLAN/ATTEMPT" or "agent:ROLE" once that agent's start is
-// journaled (verify/1 is the first verifier, comb any resolver). The kill
-// tests use it to stop hive where no event would let them.
-func crashPoint(point string, ids ...string) {
-	at := os.Getenv("HIVE_CRASH_AT")
-	for _, id := range ids {
-		if id != "" && at == point+":"+id {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		}
 	}
 }
