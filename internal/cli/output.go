@@ -184,7 +184,7 @@ func (o *plainObserver) Command(c engine.Command, s engine.Snapshot) {
 	case engine.CmdNeedHuman:
 		o.line(time.Time{}, c.Plan, "--yes cannot answer this %s (%s): a human must, here or with `%s`", c.Checkpoint.Type, titleOf(*c.Checkpoint), o.answerCmd(c.Plan))
 	case engine.CmdSend:
-		if strings.HasPrefix(c.Text, "PING") {
+		if c.Message == engine.MsgPing {
 			o.line(time.Time{}, c.Plan, "pinged")
 		}
 	case engine.CmdPermission:

@@ -196,13 +196,13 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	if !cp.Standalone && p.agentLive {
 		p.State = Running
 		p.silentStage, p.lastActive = 0, e.now
-		text := "CHECKPOINT_RESPONSE: " + answer
+		msg := MsgCheckpointResponse
 		if cp.Kind == KindDeviation {
-			text = "DEVIATION_RESPONSE: " + answer
+			msg = MsgDeviationResponse
 		}
 		out = append(out,
 			Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
-			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Text: text})
+			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: answer})
 		return e.heldPermissions(out, p)
 	}
 	return e.continueWith(out, p, &Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
@@ -313,8 +313,7 @@ func (e *Engine) silent(out []Command, p *PlanStatus, ev Event) []Command {
 	case 0:
 		p.silentStage = 1
 		if e.spec.Team && p.agentLive {
-			return append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt,
-				Text: "PING: hive has seen no output from you for " + ev.Text + ". If you are still working, reply with a PROGRESS line."})
+			return append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: MsgPing, Text: ev.Text})
 		}
 		return e.silent(out, p, ev)
 	case 1:

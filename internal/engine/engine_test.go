@@ -280,6 +280,9 @@ func render(cmds []Command, err error) string {
 				fmt.Fprintf(&b, " fix=%q", c.Continuation.Fix)
 			}
 		}
+		if c.Message != "" {
+			b.WriteString(" " + string(c.Message))
+		}
 		if c.Text != "" {
 			fmt.Fprintf(&b, " text=%q", c.Text)
 		}

@@ -275,7 +275,9 @@ const (
 	CmdWaveStarted CommandType = "wave-started"
 	// CmdRunFinished: every plan is final. Reason is the outcome.
 	CmdRunFinished CommandType = "run-finished"
-	// CmdSend: write Text to the live agent of Plan/Attempt.
+	// CmdSend: send the live agent of Plan/Attempt the Message of kind
+	// Message about Text (the answer; for a ping, how long it was silent).
+	// The words are the runner's: the engine says what to tell, not how.
 	CmdSend CommandType = "send"
 	// CmdCheckpointOpened: Checkpoint waits for an answer (show it; write
 	// its .pending-checkpoint file). Also repeated after a resume.
@@ -317,8 +319,10 @@ type Command struct {
 	Kill    bool        `json:"kill,omitempty"` // stop-agent: kill at once, do not close the session politely
 	Since   time.Time   `json:"since,omitempty"`
 	// Role is the role of the agent to start: "" for the executor, "comb"
-	// for a merge-conflict resolver.
+	// for a merge-conflict resolver, "verifier" for the phase verifier.
 	Role string `json:"role,omitempty"`
+	// Message is what a send tells the agent.
+	Message Message `json:"message,omitempty"`
 
 	Checkpoint   *Checkpoint   `json:"checkpoint,omitempty"`
 	Continuation *Continuation `json:"continuation,omitempty"`
@@ -380,3 +384,13 @@ type Answer struct {
 	Plan string
 	Text string
 }
+
+// Message is the kind of a message to a live agent.
+type Message string
+
+// Messages.
+const (
+	MsgCheckpointResponse Message = "checkpoint-response" // Text: the answer to its checkpoint
+	MsgDeviationResponse  Message = "deviation-response"  // Text: the decision on its deviation
+	MsgPing               Message = "ping"                // Text: how long it has been silent
+)

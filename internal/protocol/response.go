@@ -19,6 +19,12 @@ func DeviationResponse(decision string) string {
 	return reply(ReplyDeviation, decision)
 }
 
+// Ping asks a live agent that has printed nothing for silence whether it
+// is still working.
+func Ping(silence string) string {
+	return "PING: hive has seen no output from you for " + silence + ". If you are still working, reply with a PROGRESS line."
+}
+
 func reply(kind, body string) string {
 	return strings.TrimSpace(kind + ": " + strings.TrimSpace(body))
 }

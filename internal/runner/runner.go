@@ -576,14 +576,15 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
 	case engine.CmdSend:
+		text := messageText(c)
 		if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
 			s.Touch() // its silence while it waited does not count
 			delete(r.silentAt, sessionKey{c.Plan, c.Attempt})
-			if err := s.Send(c.Text); err != nil {
+			if err := s.Send(text); err != nil {
 				r.o.Observer.Note(c.Plan, err.Error())
 			}
 		} else {
-			r.o.Observer.Note(c.Plan, "no live agent to send to: "+clip(c.Text, 80))
+			r.o.Observer.Note(c.Plan, "no live agent to send to: "+clip(text, 80))
 		}
 	case engine.CmdPermission:
 		s := r.sessions[sessionKey{c.Plan, c.Attempt}]

@@ -1,0 +1,21 @@
+package runner
+
+import (
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/protocol"
+)
+
+// messageText is the text a send command tells a live agent. The engine
+// says what to tell; the words are the protocol's (and the continuation
+// prompts are prompt.go's): hive's text to agents lives outside the engine.
+func messageText(c engine.Command) string {
+	switch c.Message {
+	case engine.MsgCheckpointResponse:
+		return protocol.CheckpointResponse(c.Text)
+	case engine.MsgDeviationResponse:
+		return protocol.DeviationResponse(c.Text)
+	case engine.MsgPing:
+		return protocol.Ping(c.Text)
+	}
+	return c.Text
+}
