@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -22,23 +20,6 @@ var DefaultEnvAllow = []string{
 	"HIVE_*",
 	"GIT_AUTHOR_*", "GIT_COMMITTER_*", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_TERMINAL_PROMPT",
 	"GOCOVERDIR", // coverage of the sim agent, which is hive itself
-}
-
-// Env returns an agent's environment: the variables of hive's environment
-// that DefaultEnvAllow or allow name (allow holds plain names, such as the
-// config's secrets.env, or NAME* prefixes), then extra (a model's env) in
-// name order, overriding.
-func Env(allow []string, extra map[string]string) []string {
-	env := FilterEnv(os.Environ(), allow)
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
 }
 
 // FilterEnv keeps the KEY=VALUE entries of environ whose names

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -62,45 +59,6 @@ func (c *Config) Marshal() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// Save writes c to path atomically: a reader sees the old file or the new
-// one, never a part, even if hive is killed while writing. It creates the
-// directory when needed and keeps the mode of the file it replaces.
-func Save(path string, c *Config) error {
-	data, err := c.Marshal()
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save config: %w", err)
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("save config: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("save config %s: %w", path, err)
-	}
-	return nil
-}
 
 // writeObject writes o as compact JSON; Marshal indents the whole at the end.
 func writeObject(b *bytes.Buffer, o object) error {

@@ -301,29 +301,9 @@ func DefaultSide(c *Conversation) Reply {
 
 // Matchers and reply constructors for building Rules.
 
-// Always matches every request.
-func Always() func(*Conversation) bool { return nil }
-
 // LastUserContains matches when the last user text contains s.
 func LastUserContains(s string) func(*Conversation) bool {
 	return func(c *Conversation) bool { return strings.Contains(c.LastUserText(), s) }
-}
-
-// AssistantTurnsIs matches when the conversation holds exactly n assistant messages.
-func AssistantTurnsIs(n int) func(*Conversation) bool {
-	return func(c *Conversation) bool { return c.AssistantTurns() == n }
-}
-
-// And matches when all matchers match.
-func And(ms ...func(*Conversation) bool) func(*Conversation) bool {
-	return func(c *Conversation) bool {
-		for _, m := range ms {
-			if m != nil && !m(c) {
-				return false
-			}
-		}
-		return true
-	}
 }
 
 // Static returns a Reply func that always gives r.
