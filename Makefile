@@ -55,10 +55,12 @@ fuzz:
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 
 # The long chaos suite: CHAOS_ITERATIONS seeded runs of a 50-plan phase with
-# random faults (`make test` runs two). Replay one with HIVE_CHAOS_SEED=N.
+# random faults (`make test` runs two), CHAOS_PARALLEL at once (default: one
+# per core). Replay one with HIVE_CHAOS_SEED=N.
 CHAOS_ITERATIONS ?= 30
+CHAOS_PARALLEL   ?= $(shell nproc 2>/dev/null || echo 2)
 chaos:
-	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout 120m -run '^TestChaos$$' -v ./internal/cli
+	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout 120m -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
 
 # Go benchmarks in a form benchstat reads (save two runs and compare them
 # with `benchstat old.txt new.txt`), then `hive bench`: hive's figures

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,17 +47,26 @@ func TestChaos(t *testing.T) {
 		seeds = []uint64{n}
 	}
 	total := map[string]int{}
-	for _, seed := range seeds {
-		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			injected := runChaos(t, seed, plans)
-			for k, v := range injected {
-				total[k] += v
-			}
-			if t.Failed() {
-				t.Logf("replay this iteration with HIVE_CHAOS_SEED=%d", seed)
-			}
-		})
-	}
+	var mu sync.Mutex
+	// The seeds run in parallel (go test -parallel, default one per core):
+	// a 16-core machine runs 1,000 iterations in minutes. The group waits
+	// for all of them before the totals are told.
+	t.Run("seeds", func(t *testing.T) {
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
+				t.Parallel()
+				injected := runChaos(t, seed, plans)
+				mu.Lock()
+				for k, v := range injected {
+					total[k] += v
+				}
+				mu.Unlock()
+				if t.Failed() {
+					t.Logf("replay this iteration with HIVE_CHAOS_SEED=%d", seed)
+				}
+			})
+		}
+	})
 	keys := make([]string, 0, len(total))
 	for k := range total {
 		keys = append(keys, k)
