@@ -1,11 +1,17 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/sim"
 )
 
@@ -26,26 +32,30 @@ func overheadRows(ctx context.Context, o Options) []Row {
 	if o.Quick {
 		n = 50
 	}
-	rows := []Row{runOverhead(ctx, o, n)}
+	rows := runOverhead(ctx, o, n)
 	return append(rows, engineThroughput(o))
 }
 
-func runOverhead(ctx context.Context, o Options, n int) Row {
+// Target of hive's cost per plan beyond spawning and waiting for its agent.
+const beyondSpawnTarget = time.Millisecond
+
+func runOverhead(ctx context.Context, o Options, n int) []Row {
 	name := fmt.Sprintf("runner wall time per plan, %d plans", n)
+	fail := func(err error) []Row { return []Row{errorRow("overhead", name, err)} }
 	dir, err := os.MkdirTemp("", "hive-bench-overhead-")
 	if err != nil {
-		return errorRow("overhead", name, err)
+		return fail(err)
 	}
 	defer os.RemoveAll(dir)
 	proj, err := newProject(ctx, dir, RandomDAG(n, o.Seed), false)
 	if err != nil {
-		return errorRow("overhead", name, err)
+		return fail(err)
 	}
 	self0, kids0 := cpuTimes()
 	wall, _, err := runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: overheadConcurrency,
 		env: []string{sim.EnvMode + "=" + sim.ModeInstant}}.run(ctx)
 	if err != nil {
-		return errorRow("overhead", name, err)
+		return fail(err)
 	}
 	self1, kids1 := cpuTimes()
 	per := wall / time.Duration(n)
@@ -56,11 +66,89 @@ func runOverhead(ctx context.Context, o Options, n int) Row {
 	if a, err := agentCPU(ctx, o.HiveBin, proj.Phase.Plans[0].Path, 20); err == nil {
 		split = fmt.Sprintf("agent processes ≈ %.1f ms, git (spot-checks) ≈ %.1f ms", ms(a), ms(max(kidsPer-a, 0)))
 	}
-	return Row{Group: "overhead", Name: name, Value: ms(per), Unit: "ms",
+	rows := []Row{{Group: "overhead", Name: name, Value: ms(per), Unit: "ms",
 		Figure: fmt.Sprintf("%.2f ms/plan (%.2f s in all)", ms(per), wall.Seconds()),
 		Target: fmt.Sprintf("≤ %.0f ms/plan", ms(overheadTarget)), Status: judge(per <= overheadTarget),
 		Note: fmt.Sprintf("%d agents at once, SQLite journal, spot-checks; CPU per plan: hive %.1f ms, %s",
-			overheadConcurrency, ms(selfPer), split)}
+			overheadConcurrency, ms(selfPer), split)}}
+	// The same agents, spawned and waited for by a bare loop at the same
+	// concurrency, right after: what hive adds beyond the processes.
+	beyond := fmt.Sprintf("hive beyond bare spawning, per plan, %d plans", n)
+	if bare, err := bareSpawn(ctx, o.HiveBin, proj, overheadConcurrency); err != nil {
+		rows = append(rows, errorRow("overhead", beyond, err))
+	} else {
+		extra := (wall - bare) / time.Duration(n)
+		rows = append(rows, Row{Group: "overhead", Name: beyond, Value: ms(extra), Unit: "ms",
+			Figure: fmt.Sprintf("%.2f ms/plan (hive %.2f s, bare loop %.2f s: ratio %.2f)", ms(extra), wall.Seconds(), bare.Seconds(), ratio(wall, bare)),
+			Target: fmt.Sprintf("≤ %.0f ms/plan", ms(beyondSpawnTarget)), Status: judge(extra <= beyondSpawnTarget),
+			Note: "the same instant agents, same concurrency; hive adds the journal, the spot-checks' git and the scheduling"})
+	}
+	if events, bytes, err := journalSize(proj); err != nil {
+		rows = append(rows, errorRow("overhead", "journal per plan", err))
+	} else {
+		rows = append(rows, Row{Group: "overhead", Name: "journal per plan", Value: float64(events) / float64(n), Unit: "events",
+			Figure: fmt.Sprintf("%.1f events, %.0f bytes per plan", float64(events)/float64(n), float64(bytes)/float64(n)),
+			Target: "-", Status: Info, Note: "the overhead run's journal: every event's JSON payload"})
+	}
+	return rows
+}
+
+// bareSpawn starts one instant sim agent per plan of proj, concurrent at
+// once, each given its prompt and waited for, and returns the wall time.
+func bareSpawn(ctx context.Context, hiveBin string, proj *project, concurrent int) (time.Duration, error) {
+	bin := hiveBin
+	if bin == "" {
+		var err error
+		if bin, err = agent.SelfPath(); err != nil {
+			return 0, err
+		}
+	}
+	plans := make(chan string)
+	errs := make(chan error, concurrent)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range concurrent {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rel := range plans {
+				cmd := exec.CommandContext(ctx, bin, "__sim")
+				cmd.Dir = proj.Root
+				cmd.Env = append(cmd.Environ(), sim.EnvMode+"="+sim.ModeInstant)
+				cmd.Stdin = bytes.NewReader(agent.UserMessage("- Plan: " + rel))
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errs <- fmt.Errorf("instant agent: %v: %s", err, out)
+					return
+				}
+			}
+		}()
+	}
+	for _, p := range proj.Phase.Plans {
+		plans <- p.Path
+	}
+	close(plans)
+	wg.Wait()
+	close(errs)
+	return time.Since(start), <-errs
+}
+
+// journalSize counts the events of the project's newest run and their bytes.
+func journalSize(proj *project) (events, size int64, err error) {
+	j, err := journal.Open(filepath.Join(proj.Root, ".hive", "journal.db"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer j.Close()
+	runs, err := j.Runs()
+	if err != nil || len(runs) == 0 {
+		return 0, 0, fmt.Errorf("no run in the journal: %v", err)
+	}
+	err = j.Each(runs[0].ID, func(rec journal.Record) error {
+		events++
+		size += int64(len(rec.Payload))
+		return nil
+	})
+	return events, size, err
 }
 
 // engineThroughput drives the engine alone through 1,000-plan runs for at
