@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// State is the engine's whole state as plain data: Export gives it, Restore
+// takes it back. A long run's history can then be carried as one value
+// instead of every event (Temporal's continue-as-new, a journal's
+// compaction); JSON keeps it compact and readable. What the engine derives
+// (the dependency graph's links and priorities, the ready queues, the wave
+// counts) is rebuilt from the spec, not carried.
+type State struct {
+	Version  int          `json:"engine_version"`
+	Spec     RunSpec      `json:"spec"`
+	Finished bool         `json:"finished,omitempty"`
+	Resumes  int          `json:"resumes,omitempty"`
+	Now      time.Time    `json:"now"`
+	Begun    []int        `json:"begun,omitempty"`
+	Plans    []PlanRecord `json:"plans"`
+	// Queue lists the open checkpoints by id, in order: each is a plan's
+	// Open or the verification's.
+	Queue        []int         `json:"queue,omitempty"`
+	LastCP       int           `json:"last_checkpoint,omitempty"`
+	Resolved     int           `json:"resolved,omitempty"`
+	Aborted      bool          `json:"aborted,omitempty"`
+	Always       []string      `json:"always,omitempty"`
+	Verify       VerifyState   `json:"verify"`
+	Verification *Verification `json:"verification,omitempty"`
+	VerifyOpen   *Checkpoint   `json:"verify_open,omitempty"`
+	Active       time.Duration `json:"active,omitempty"`
+	LastOwn      time.Time     `json:"last_own"`
+	Down         []Downtime    `json:"down,omitempty"`
+	ForeignGain  time.Duration `json:"foreign_gain,omitempty"`
+}
+
+// VerifyState is the verification job's state.
+type VerifyState struct {
+	VerifyJob
+	Seen      sessionCosts `json:"seen,omitempty"`
+	AgentLive bool         `json:"agent_live,omitempty"`
+	TurnEnded bool         `json:"turn_ended,omitempty"`
+}
+
+// PlanRecord is one plan's state.
+type PlanRecord struct {
+	ID            string        `json:"id"`
+	State         PlanState     `json:"state"`
+	Attempt       int           `json:"attempt,omitempty"`
+	PID           int           `json:"pid,omitempty"`
+	TasksDone     int           `json:"tasks_done,omitempty"`
+	Progress      string        `json:"progress,omitempty"`
+	Reason        string        `json:"reason,omitempty"`
+	Commits       []string      `json:"commits,omitempty"`
+	Started       time.Time     `json:"started"`
+	Stage         Stage         `json:"stage,omitempty"`
+	Finished      time.Time     `json:"finished"`
+	Open          *Checkpoint   `json:"open,omitempty"`
+	Report        *Report       `json:"report,omitempty"`
+	Resolved      int           `json:"resolved,omitempty"`
+	Spend         Spend         `json:"spend"`
+	Resolves      int           `json:"resolves,omitempty"`
+	ResolveSpend  Spend         `json:"resolve_spend"`
+	Seen          sessionCosts  `json:"seen,omitempty"`
+	ResolveSeen   sessionCosts  `json:"resolve_seen,omitempty"`
+	Resolvers     []int         `json:"resolvers,omitempty"`
+	Checking      bool          `json:"checking,omitempty"`
+	ResumeCheck   bool          `json:"resume_check,omitempty"`
+	LastAnswered  *Checkpoint   `json:"last_answered,omitempty"`
+	Answered      []Checkpoint  `json:"answered,omitempty"`
+	Continuation  *Continuation `json:"continuation,omitempty"`
+	AutoRetries   int           `json:"auto_retries,omitempty"`
+	HumanRetried  bool          `json:"human_retried,omitempty"`
+	SilentStage   int           `json:"silent_stage,omitempty"`
+	LastActive    time.Time     `json:"last_active"`
+	AgentLive     bool          `json:"agent_live,omitempty"`
+	ExitNote      string        `json:"exit_note,omitempty"`
+	Permissions   []Checkpoint  `json:"permissions,omitempty"`
+	ResolverTried bool          `json:"resolver_tried,omitempty"`
+	ConflictFiles []string      `json:"conflict_files,omitempty"`
+	ConflictWhere string        `json:"conflict_where,omitempty"`
+	GateLoops     int           `json:"gate_loops,omitempty"`
+	Fix           string        `json:"fix,omitempty"`
+}
+
+// Export returns the engine's state as plain data; the engine is unchanged.
+func (e *Engine) Export() State {
+	s := State{Version: Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
+		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
+		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
+		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded}}
+	s.Verify.seen = nil
+	if e.verifyOpen != nil {
+		s.VerifyOpen = copyOf(e.verifyOpen)
+	}
+	for w := range e.begun {
+		s.Begun = append(s.Begun, w)
+	}
+	sort.Ints(s.Begun)
+	for tool := range e.always {
+		s.Always = append(s.Always, tool)
+	}
+	sort.Strings(s.Always)
+	for _, cp := range e.queue {
+		s.Queue = append(s.Queue, cp.ID)
+	}
+	for _, p := range e.plans {
+		r := PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
+			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
+			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
+			Checking: p.checking, ResumeCheck: p.resumeCheck, Answered: p.answered, Continuation: p.continuation,
+			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, SilentStage: p.silentStage, LastActive: p.lastActive,
+			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverTried: p.resolverTried, ConflictFiles: p.conflictFiles,
+			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix}
+		if p.Open != nil {
+			r.Open = copyOf(p.Open)
+		}
+		if p.lastAnswered != nil {
+			r.LastAnswered = copyOf(p.lastAnswered)
+		}
+		for _, cp := range p.permissions {
+			r.Permissions = append(r.Permissions, *copyOf(cp))
+		}
+		for a := range p.resolvers {
+			r.Resolvers = append(r.Resolvers, a)
+		}
+		sort.Ints(r.Resolvers)
+		s.Plans = append(s.Plans, r)
+	}
+	return s
+}
+
+// Restore returns an engine in state s, which then behaves as the engine
+// that exported it on any further events. A state of a newer engine is
+// refused, as its journal would be.
+func Restore(s State) (*Engine, error) {
+	if s.Version > Version {
+		return nil, &NewerError{Version: s.Version}
+	}
+	e := New()
+	if len(s.Plans) == 0 && len(s.Spec.Plans) == 0 {
+		return e, nil // exported before the run started
+	}
+	if err := e.init(s.Spec); err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	if len(s.Plans) != len(e.plans) {
+		return nil, fmt.Errorf("restore: %d plan records for %d plans", len(s.Plans), len(e.plans))
+	}
+	e.finished, e.resumes, e.now = s.Finished, s.Resumes, s.Now
+	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
+	e.verification, e.verifyOpen = s.Verification, s.VerifyOpen
+	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
+	e.vj = s.Verify.VerifyJob
+	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
+	for _, w := range s.Begun {
+		e.begun[w] = true
+	}
+	for _, tool := range s.Always {
+		if e.always == nil {
+			e.always = map[string]bool{}
+		}
+		e.always[tool] = true
+	}
+	open := map[int]*Checkpoint{}
+	if e.verifyOpen != nil {
+		open[e.verifyOpen.ID] = e.verifyOpen
+	}
+	for i, r := range s.Plans {
+		p := e.plans[i]
+		if r.ID != p.Spec.ID {
+			return nil, fmt.Errorf("restore: plan record %d is %s, the spec's plan is %s", i, r.ID, p.Spec.ID)
+		}
+		p.State, p.Attempt, p.PID, p.TasksDone, p.Progress, p.Reason = r.State, r.Attempt, r.PID, r.TasksDone, r.Progress, r.Reason
+		p.Commits, p.Started, p.Stage, p.Finished, p.Open, p.Report = r.Commits, r.Started, r.Stage, r.Finished, r.Open, r.Report
+		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
+		p.checking, p.resumeCheck, p.lastAnswered, p.answered, p.continuation = r.Checking, r.ResumeCheck, r.LastAnswered, r.Answered, r.Continuation
+		p.autoRetries, p.humanRetried, p.silentStage, p.lastActive = r.AutoRetries, r.HumanRetried, r.SilentStage, r.LastActive
+		p.agentLive, p.exitNote, p.resolverTried, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverTried, r.ConflictFiles
+		p.conflictWhere, p.gateLoops, p.fix = r.ConflictWhere, r.GateLoops, r.Fix
+		p.permissions = nil
+		for _, cp := range r.Permissions {
+			p.permissions = append(p.permissions, copyOf(&cp))
+		}
+		p.resolvers = nil
+		for _, a := range r.Resolvers {
+			if p.resolvers == nil {
+				p.resolvers = map[int]bool{}
+			}
+			p.resolvers[a] = true
+		}
+		if p.Open != nil {
+			open[p.Open.ID] = p.Open
+		}
+	}
+	for _, id := range s.Queue {
+		cp := open[id]
+		if cp == nil {
+			return nil, fmt.Errorf("restore: queued checkpoint %d is no plan's open checkpoint", id)
+		}
+		e.queue = append(e.queue, cp)
+	}
+	e.rebuild()
+	return e, nil
+}
+
+// rebuild derives, after a restore, what the engine keeps alongside the
+// plans' states: the running count, each pending plan's unmet
+// dependencies, the ready queues and each wave's open plans.
+func (e *Engine) rebuild() {
+	e.running = 0
+	e.ready = map[int]*readyHeap{}
+	e.openWave = map[int]int{}
+	e.waves, e.waveAt = nil, 0
+	waves := map[int]bool{}
+	for _, p := range e.plans {
+		p.index = -1
+		p.dirty = true
+		if p.State == Running || p.State == Waiting {
+			e.running++
+		}
+		p.unmet = 0
+		for _, d := range p.Spec.DependsOn {
+			if e.byID[d].State != Complete {
+				p.unmet++
+			}
+		}
+		if !p.Spec.Done { // init counts the waves of the plans to run
+			if !waves[p.Spec.Wave] {
+				waves[p.Spec.Wave] = true
+				e.waves = append(e.waves, p.Spec.Wave)
+			}
+			if !p.State.Final() {
+				e.openWave[p.Spec.Wave]++
+			}
+		}
+	}
+	sort.Ints(e.waves)
+	for _, p := range e.plans {
+		if p.State == Pending && p.unmet == 0 {
+			e.enqueue(p)
+		}
+	}
+	e.advanceWave()
+}
