@@ -174,7 +174,11 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 				tokens += jb.InputTokens + jb.OutputTokens
 				usd += jb.CostUSD
 			}
-			fmt.Fprintf(tw, "  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f\t%s\n", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD, jb.Stage)
+			line := fmt.Sprintf("  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD)
+			if jb.State == string(engine.Running) && jb.Stage != "" {
+				line += "\t" + jb.Stage // where the verification stands
+			}
+			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 		fmt.Fprintf(o.stdout, "  total: %d tokens, $%.2f, %s elapsed\n", tokens, usd, activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
