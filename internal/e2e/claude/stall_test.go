@@ -343,8 +343,13 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	if kills != 1 {
 		t.Errorf("%d stop-agent commands with Kill for attempt 1, want 1", kills)
 	}
-	if !strings.Contains(obs.String(), "PING: hive has seen no output") {
-		t.Errorf("attempt 1 was not pinged before it was killed")
+	// The ping reached the model through Claude Code: the held turn's last
+	// user message is hive's PING.
+	front.mu.Lock()
+	released := strings.Join(front.released, "\n")
+	front.mu.Unlock()
+	if !strings.Contains(released, "last user: PING: hive has seen no output") {
+		t.Errorf("attempt 1 was not pinged before it was killed: the held requests ended %s", released)
 	}
 
 	// One commit per task, the SUMMARY, a clean tree.
