@@ -483,4 +483,3 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 }
-

@@ -59,7 +59,6 @@ func (c *Config) Marshal() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-
 // writeObject writes o as compact JSON; Marshal indents the whole at the end.
 func writeObject(b *bytes.Buffer, o object) error {
 	b.WriteByte('{')

@@ -95,6 +95,15 @@ func openIntegration(ctx context.Context, o Options) (*integration, error) {
 	if _, err := o.Repo.Head(ctx); err != nil {
 		return nil, fmt.Errorf("%w: %s has no commit yet: hive runs each plan in a worktree made from your commits, so commit the project (with .planning/) first, or set workflow.use_worktrees to false", ErrDirty, o.Repo.Root)
 	}
+	// A git killed mid-write leaves its lock, and git refuses to work
+	// until it goes: clear those of what this phase's run owns.
+	notes, err := o.Repo.ClearStaleLocks(ctx, in.root, "hive/"+o.Phase.Number, in.branch)
+	for _, n := range notes {
+		o.Observer.Note("", n)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if err := o.Repo.PruneWorktrees(ctx); err != nil {
 		return nil, fmt.Errorf("git worktree prune: %w", err)
 	}

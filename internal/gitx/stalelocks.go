@@ -1,0 +1,110 @@
+package gitx
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// staleAfter is how old a lock file must be, where no process table can be
+// read, before it is judged left behind rather than held.
+const staleAfter = 10 * time.Minute
+
+// ClearStaleLocks removes the lock files a git killed mid-write (with hive,
+// by a crash, by kill -9) left in what hive owns: the index and HEAD locks
+// of the worktrees under root (hive's worktree folder of one phase), and the
+// locks of the given branches and of the branches under them (hive/01 is
+// hive/01.lock and everything below refs/heads/hive/01/). Git itself refuses to
+// work while they exist ("Unable to create '…/index.lock': File exists").
+// A lock some process still has open is live and left alone, as is every
+// lock of the user's own worktree and of the repository as a whole. The
+// caller must hold the phase, so that no other hive works there. It returns
+// one note per removed lock.
+func (r *Repo) ClearStaleLocks(ctx context.Context, root string, branches ...string) ([]string, error) {
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var locks []string
+	admins, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
+	for _, admin := range admins {
+		data, err := os.ReadFile(filepath.Join(admin, "gitdir")) // <worktree>/.git
+		if err != nil {
+			continue
+		}
+		gitdir := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(gitdir) {
+			gitdir = filepath.Join(admin, gitdir)
+		}
+		if !within(root, filepath.Dir(gitdir)) {
+			continue
+		}
+		for _, name := range []string{"index.lock", "HEAD.lock"} {
+			if p := filepath.Join(admin, name); exists(p) {
+				locks = append(locks, p)
+			}
+		}
+	}
+	for _, b := range branches {
+		ref := filepath.Join(common, "refs", "heads", filepath.FromSlash(b))
+		if exists(ref + ".lock") {
+			locks = append(locks, ref+".lock")
+		}
+		filepath.WalkDir(ref, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+				locks = append(locks, p)
+			}
+			return nil
+		})
+	}
+	var notes []string
+	for _, p := range locks {
+		if !stale(p) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return notes, fmt.Errorf("remove the stale git lock %s: %w", p, err)
+		}
+		notes = append(notes, fmt.Sprintf("removed %s: a git lock left by a git process that was killed (none holds it now)", p))
+	}
+	return notes, nil
+}
+
+func within(root, path string) bool {
+	rel, err := filepath.Rel(canonical(root), canonical(path))
+	return err == nil && filepath.IsLocal(rel)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// stale reports whether no process has the lock file open. Git keeps a
+// lock open while it writes and renames it over its target when done, so
+// a lock nobody holds is one whose writer died. Without a readable process
+// table (not Linux), a lock older than staleAfter counts as stale.
+func stale(lock string) bool {
+	pids, err := os.ReadDir("/proc")
+	if err != nil {
+		st, err := os.Stat(lock)
+		return err == nil && time.Since(st.ModTime()) > staleAfter
+	}
+	want := canonical(lock)
+	for _, pid := range pids {
+		fds, err := os.ReadDir(filepath.Join("/proc", pid.Name(), "fd"))
+		if err != nil {
+			continue // not a process, or not ours to read
+		}
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc", pid.Name(), "fd", fd.Name())); err == nil && target == want {
+				return false
+			}
+		}
+	}
+	return true
+}
