@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test vet fuzz chaos bench demo clean tools
+.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools
 
 all: build
 
@@ -61,6 +61,11 @@ CHAOS_ITERATIONS ?= 30
 CHAOS_PARALLEL   ?= $(shell nproc 2>/dev/null || echo 2)
 chaos:
 	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout 120m -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
+
+# Kill hive at every durable step (journal append, file write, git command)
+# of the demo phase's run and resume each (`make test` kills at 6 of them).
+crashpoints:
+	HIVE_CRASH_SAMPLE=all $(GO) test -count=1 -timeout 120m -parallel $(CHAOS_PARALLEL) -run '^TestCrashPoints$$' -v ./internal/cli
 
 # Go benchmarks in a form benchstat reads (save two runs and compare them
 # with `benchstat old.txt new.txt`), then `hive bench`: hive's figures

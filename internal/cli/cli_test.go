@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -20,9 +21,14 @@ func TestMain(m *testing.M) {
 	// The fault hooks live here, not in the product: hive run by the tests
 	// (this binary) can be killed at a crash point or given a full disk.
 	runner.CrashAt = crashAt
+	gitx.AfterCommand = crashStep
 	journalFaults = withJournalFaults
 	testscript.Main(testsupport.WithTempHome(m), map[string]func(){
-		"hive": func() { os.Exit(Main()) },
+		"hive": func() {
+			code := Main()
+			writeCrashSteps()
+			os.Exit(code)
+		},
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,12 +37,38 @@ func (f *fullDisk) Append(run int64, typ string, t time.Time, payload []byte) (i
 }
 
 // crashAt kills hive at the crash point HIVE_CRASH_AT names ("merge:01-02",
-// "write:.pending-checkpoint-01-01.json", "agent:verify/1", "agent:comb").
+// "write:.pending-checkpoint-01-01.json", "agent:verify/1", "agent:comb"),
+// and counts the point as a durable step.
 func crashAt(point string, ids ...string) {
+	crashStep()
 	at := os.Getenv("HIVE_CRASH_AT")
 	for _, id := range ids {
 		if id != "" && at == point+":"+id {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
+	}
+}
+
+// Durable steps: each journal append, file write, git command and named
+// crash point counts one. HIVE_CRASH_STEP=N kills hive at its Nth;
+// HIVE_CRASH_STEPS_FILE gets the count when hive ends (TestMain writes it).
+var (
+	crashSteps  atomic.Int64
+	crashTarget = sync.OnceValue(func() int64 {
+		n, _ := strconv.ParseInt(os.Getenv("HIVE_CRASH_STEP"), 10, 64)
+		return n
+	})
+)
+
+func crashStep() {
+	if n := crashSteps.Add(1); n == crashTarget() {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+}
+
+// writeCrashSteps records how many durable steps this hive process took.
+func writeCrashSteps() {
+	if f := os.Getenv("HIVE_CRASH_STEPS_FILE"); f != "" {
+		os.WriteFile(f, []byte(strconv.FormatInt(crashSteps.Load(), 10)), 0o644)
 	}
 }

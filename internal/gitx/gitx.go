@@ -36,7 +36,14 @@ func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
 	return run(ctx, r.Root, args...)
 }
 
+// AfterCommand is a test's hook, nil in the product: it is called after each
+// git command hive runs, so that a crash test can kill hive there.
+var AfterCommand func()
+
 func run(ctx context.Context, dir string, args ...string) (string, error) {
+	if AfterCommand != nil {
+		defer AfterCommand()
+	}
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")

@@ -510,6 +510,7 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 	if err != nil {
 		return fmt.Errorf("journal: %w (the run stops; run the command again to resume once the journal can be written)", err)
 	}
+	crashPoint("journal") // durable, not yet acted on
 	for _, ev := range batch {
 		if ev.Type == noteEvent {
 			r.o.Observer.Note(ev.Plan, ev.Text)

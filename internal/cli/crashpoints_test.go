@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/demo"
+	"github.com/hivectl/hive/internal/gitx"
+)
+
+// TestCrashPoints kills hive at its Nth durable step (a journal append, a
+// file write, a git command, a named crash point) of a representative run,
+// the demo phase: six plans in three waves, in worktrees, a decision and a
+// human-verify checkpoint answered by --yes, merges, the post-merge
+// tracking and the phase verification with its verifier agent. Then it runs
+// hive again, as a user would, and checks that the run finishes complete,
+// with one commit per task, the checkpoints' answers kept, no refusal and no
+// agent left.
+//
+// A first run counts the steps. `make test` kills at an evenly spread
+// sample of them (HIVE_CRASH_SAMPLE, default 6); HIVE_CRASH_SAMPLE=all
+// (`make crashpoints`) kills at every one.
+func TestCrashPoints(t *testing.T) {
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	count := filepath.Join(t.TempDir(), "steps")
+	dir := t.TempDir()
+	if out, err := crashRun(t, hive, dir, "HIVE_CRASH_STEPS_FILE="+count); err != nil {
+		t.Fatalf("the counting run: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, err := strconv.Atoi(string(data))
+	if err != nil || total < 50 {
+		t.Fatalf("the counting run took %q durable steps: too few for the demo phase", data)
+	}
+	var points []int
+	switch s := os.Getenv("HIVE_CRASH_SAMPLE"); s {
+	case "all":
+		for n := 1; n <= total; n++ {
+			points = append(points, n)
+		}
+	default:
+		k := 6
+		if s != "" {
+			if k, err = strconv.Atoi(s); err != nil || k < 1 {
+				t.Fatalf("HIVE_CRASH_SAMPLE=%q: a count or all", s)
+			}
+		}
+		for i := 0; i < k; i++ {
+			points = append(points, 1+(total-1)*i/max(k-1, 1))
+		}
+	}
+	t.Logf("the demo run takes %d durable steps; killing at %d of them", total, len(points))
+	t.Run("steps", func(t *testing.T) {
+		for _, n := range points {
+			t.Run(fmt.Sprintf("step-%d", n), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				out1, err := crashRun(t, hive, dir, fmt.Sprintf("HIVE_CRASH_STEP=%d", n))
+				killed := err != nil && strings.Contains(err.Error(), "killed")
+				if err != nil && !killed {
+					t.Fatalf("the first run failed without being killed: %v\n%s", err, out1)
+				}
+				out2, err := crashRun(t, hive, dir)
+				if err != nil {
+					t.Fatalf("the run after the kill at step %d: %v\nfirst run:\n%s\nsecond run:\n%s", n, err, out1, out2)
+				}
+				if killed && !strings.Contains(out2, "run finished: complete") && !strings.Contains(out2, "nothing to do") {
+					t.Errorf("the run after the kill at step %d did not finish the phase:\n%s", n, out2)
+				}
+				checkOneCommitPerTask(t, dir)
+				checkAnswersKept(t, dir)
+				root, _ := gitx.DefaultWorktreeRoot(dir)
+				checkNoAgentsLeft(t, dir, root)
+				if t.Failed() {
+					t.Logf("first run:\n%s\nsecond run:\n%s", out1, out2)
+				}
+			})
+		}
+	})
+}
+
+// crashRun makes the demo project in dir (once) and runs its phase there,
+// unattended, with the sim agent and the extra environment.
+func crashRun(t *testing.T, hive, dir string, env ...string) (string, error) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, ".planning")); err != nil {
+		if err := demo.CreateWithCheckpoints(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hive, "execute-phase", "1", "--agent", "sim", "--yes", "--repo", dir)
+	cmd.Env = append(append(os.Environ(), "HIVE_SIM_DELAY=1ms"), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// checkAnswersKept: each of the demo's two checkpoints was answered once,
+// and the agent that got the answer acted on it once: the decision's
+// choice (--yes takes its first option) and the human check are each one
+// commit on the user's branch.
+func checkAnswersKept(t *testing.T, dir string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "log", "--format=%s", "main").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"chore(01-03): decision json-file", "chore(01-04): verified "} {
+		if n := strings.Count(string(out), want); n != 1 {
+			t.Errorf("%d commits %q on main, want 1:\n%s", n, want, out)
+		}
+	}
+}
