@@ -46,8 +46,16 @@ func TestCrashPoints(t *testing.T) {
 		t.Fatalf("the counting run took %q durable steps: too few for the demo phase", data)
 	}
 	var points []int
-	switch s := os.Getenv("HIVE_CRASH_SAMPLE"); s {
-	case "all":
+	switch s := os.Getenv("HIVE_CRASH_SAMPLE"); {
+	case os.Getenv("HIVE_CRASH_STEPS") != "": // replay: HIVE_CRASH_STEPS=310,320
+		for _, f := range strings.Split(os.Getenv("HIVE_CRASH_STEPS"), ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				t.Fatalf("HIVE_CRASH_STEPS=%q: step numbers, comma-separated", os.Getenv("HIVE_CRASH_STEPS"))
+			}
+			points = append(points, n)
+		}
+	case s == "all":
 		for n := 1; n <= total; n++ {
 			points = append(points, n)
 		}
@@ -73,11 +81,14 @@ func TestCrashPoints(t *testing.T) {
 				if err != nil && !killed {
 					t.Fatalf("the first run failed without being killed: %v\n%s", err, out1)
 				}
+				if keep := os.Getenv("HIVE_KEEP_FAILED"); keep != "" { // the tree as the kill left it
+					exec.Command("cp", "-a", dir, filepath.Join(keep, fmt.Sprintf("step-%d", n))).Run()
+				}
 				out2, err := crashRun(t, hive, dir)
 				if err != nil {
 					t.Fatalf("the run after the kill at step %d: %v\nfirst run:\n%s\nsecond run:\n%s", n, err, out1, out2)
 				}
-				if killed && !strings.Contains(out2, "run finished: complete") && !strings.Contains(out2, "nothing to do") {
+				if killed && !strings.Contains(out2, "Execution Complete") && !strings.Contains(out2, "nothing to do") {
 					t.Errorf("the run after the kill at step %d did not finish the phase:\n%s", n, out2)
 				}
 				checkOneCommitPerTask(t, dir)
@@ -85,7 +96,7 @@ func TestCrashPoints(t *testing.T) {
 				root, _ := gitx.DefaultWorktreeRoot(dir)
 				checkNoAgentsLeft(t, dir, root)
 				if t.Failed() {
-					t.Logf("first run:\n%s\nsecond run:\n%s", out1, out2)
+					t.Logf("first run:\n%s\nsecond run:\n%s\nreplay with HIVE_CRASH_STEPS=%d", out1, out2, n)
 				}
 			})
 		}

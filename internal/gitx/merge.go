@@ -43,6 +43,22 @@ func (r *Repo) AbortMerge(ctx context.Context) error {
 	return err
 }
 
+// DropHalfDone brings a worktree that a killed hive left mid-step back to
+// its HEAD: a merge in progress is aborted (AbortMerge); otherwise changes
+// to tracked files are dropped and the index emptied, but new files stay.
+// A file written and staged but not yet committed (the verifier's report)
+// is then found again rather than deleted, as `reset --hard` would.
+func (r *Repo) DropHalfDone(ctx context.Context) error {
+	if r.MergeInProgress(ctx) {
+		return r.AbortMerge(ctx)
+	}
+	if _, err := r.Git(ctx, "reset", "-q"); err != nil {
+		return err
+	}
+	_, err := r.Git(ctx, "checkout", "-q", "--", ".")
+	return err
+}
+
 // Unmerged lists the files a merge in progress left in conflict.
 func (r *Repo) Unmerged(ctx context.Context) ([]string, error) {
 	out, err := r.Git(ctx, "diff", "--name-only", "--diff-filter=U", "-z")

@@ -111,7 +111,7 @@ func openIntegration(ctx context.Context, o Options) (*integration, error) {
 		return nil, fmt.Errorf("integration worktree: %w", err)
 	}
 	ig := in.repo.At(in.dir)
-	if err := ig.Locked(ctx, func() error { return ig.AbortMerge(ctx) }); err != nil {
+	if err := ig.Locked(ctx, func() error { return ig.DropHalfDone(ctx) }); err != nil {
 		return nil, fmt.Errorf("clean the integration worktree %s: %w", in.dir, err)
 	}
 	in.wg.Add(1)

@@ -249,6 +249,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	case r.finished:
 		r.commitTracking(ctx, res.Snapshot)
 	}
+	if r.finished {
+		crashPoint("finished") // delivered, the end not yet recorded
+		if ferr := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), res.Snapshot.Outcome); ferr != nil {
+			r.o.Observer.Note("", fmt.Sprintf("could not mark run %d finished: %v", r.run.ID, ferr))
+		}
+	}
 	return res, err
 }
 
@@ -622,10 +628,9 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	case engine.CmdPlanState:
 		r.planSettled(ctx, c, snap)
 	case engine.CmdRunFinished:
+		// The run's end is recorded once its work is delivered (Run's
+		// finish): a kill before that resumes the finished run to deliver it.
 		r.finished = true
-		if err := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), c.Reason); err != nil {
-			r.o.Observer.Note("", fmt.Sprintf("could not mark run %d finished: %v", r.run.ID, err))
-		}
 	}
 	r.o.Observer.Command(c, snap)
 }

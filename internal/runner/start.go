@@ -108,8 +108,12 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		// last event but before it recorded the end: record the end and do
 		// what ends a run (merge the work into the user's branch, clean up).
 		r.eng, r.run, r.lastSeq, r.finished = eng, last, last.Events, true
+		r.scope = map[string]string{}
+		for _, p := range snap.Plans {
+			r.scope[p.Spec.ID] = p.Spec.Since
+		}
 		r.o.Observer.Resumed(last, snap)
-		return Result{Run: last, Resumed: true}, true, r.o.Journal.FinishRun(last.ID, r.o.Now(), snap.Outcome)
+		return Result{Run: last, Resumed: true}, true, nil // Run delivers the work, then records the end
 	}
 	var gone, added []string
 	for _, p := range snap.Plans {
