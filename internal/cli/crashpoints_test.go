@@ -18,8 +18,10 @@ import (
 // TestCrashPoints kills hive at its Nth durable step (a journal append, a
 // file write, a git command, a named crash point) of a representative run,
 // the demo phase: six plans in three waves, in worktrees, a decision and a
-// human-verify checkpoint answered by --yes, merges, the post-merge
-// tracking and the phase verification with its verifier agent. Then it runs
+// human-verify checkpoint answered by --yes, merges, a merge conflict that a
+// resolver agent resolves (the two plans of wave 3 both add to README.md),
+// the post-merge tracking and the phase verification with its verifier
+// agent. Then it runs
 // hive again, as a user would, and checks that the run finishes complete,
 // with one commit per task, the checkpoints' answers kept, no refusal and no
 // agent left.
@@ -34,9 +36,14 @@ func TestCrashPoints(t *testing.T) {
 	}
 	count := filepath.Join(t.TempDir(), "steps")
 	dir := t.TempDir()
-	if out, err := crashRun(t, hive, dir, "HIVE_CRASH_STEPS_FILE="+count); err != nil {
+	out, err := crashRun(t, hive, dir, "HIVE_CRASH_STEPS_FILE="+count)
+	if err != nil {
 		t.Fatalf("the counting run: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "comb agent started") {
+		t.Fatalf("the counting run started no resolver: the representative run must resolve a conflict\n%s", out)
+	}
+	checkConflictResolved(t, dir)
 	data, err := os.ReadFile(count)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +100,7 @@ func TestCrashPoints(t *testing.T) {
 				}
 				checkOneCommitPerTask(t, dir)
 				checkAnswersKept(t, dir)
+				checkConflictResolved(t, dir)
 				root, _ := gitx.DefaultWorktreeRoot(dir)
 				checkNoAgentsLeft(t, dir, root)
 				if t.Failed() {
@@ -108,9 +116,7 @@ func TestCrashPoints(t *testing.T) {
 func crashRun(t *testing.T, hive, dir string, env ...string) (string, error) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, ".planning")); err != nil {
-		if err := demo.CreateWithCheckpoints(dir); err != nil {
-			t.Fatal(err)
-		}
+		createConflictingDemo(t, dir)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -118,6 +124,52 @@ func crashRun(t *testing.T, hive, dir string, env ...string) (string, error) {
 	cmd.Env = append(append(os.Environ(), "HIVE_SIM_DELAY=1ms"), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// createConflictingDemo makes the demo project with checkpoints, where plan
+// 01-05's second task writes README.md beside main.go. Plan 01-06 of the
+// same wave adds to README.md too, without either declaring the other's
+// file, so the second merge conflicts and a resolver agent resolves it.
+func createConflictingDemo(t *testing.T, dir string) {
+	t.Helper()
+	if err := demo.CreateWithCheckpoints(dir); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, demo.PhaseDir, "01-05-PLAN.md")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "<files>main.go</files>", "<files>main.go, README.md</files>", 1)
+	if changed == string(data) {
+		t.Fatalf("%s has no task writing main.go any more: choose another task to conflict", file)
+	}
+	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "plans 01-05 and 01-06 both add to README.md"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// checkConflictResolved: README.md on main has both conflicting plans'
+// lines and no conflict marker.
+func checkConflictResolved(t *testing.T, dir string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "show", "main:README.md").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hive-sim 01-05/2:", "hive-sim 01-06/3:"} {
+		if n := strings.Count(string(out), want); n != 1 {
+			t.Errorf("README.md on main has %d lines %q, want 1", n, want)
+		}
+	}
+	if strings.Contains(string(out), "<<<<<<<") {
+		t.Errorf("README.md on main has a conflict marker:\n%s", out)
+	}
 }
 
 // checkAnswersKept: each of the demo's two checkpoints was answered once,
