@@ -32,7 +32,7 @@ func (e *Engine) raise(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
 		cp.Standalone = !p.agentLive
 	}
 	p.State, p.Open = Waiting, cp
-	p.checking = false
+	p.check = CheckNone
 	e.queue = append(e.queue, cp)
 	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Waiting, Reason: cp.Kind + ": " + cp.Type})
 	out = e.announce(out, cp)
@@ -195,7 +195,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	p.answered = append(p.answered, *copyOf(cp))
 	if !cp.Standalone && p.agentLive {
 		p.State = Running
-		p.silentStage, p.lastActive = 0, e.now
+		p.silence, p.lastActive = Quiet, e.now
 		msg := MsgCheckpointResponse
 		if cp.Kind == KindDeviation {
 			msg = MsgDeviationResponse
@@ -229,14 +229,8 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 		e.running++
 	}
 	p.State = Running
-	p.Attempt++
-	p.PID = 0
-	p.Started = e.now
-	p.agentLive = true
-	p.checking, p.resumeCheck = false, false
-	p.exitNote = ""
+	e.newAgent(p)
 	p.permissions = nil // asked by the agent being replaced
-	p.silentStage, p.lastActive = 0, e.now
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
 		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: withAnswers(p, c)})
@@ -306,18 +300,18 @@ func (e *Engine) whileWaiting(p *PlanStatus, ev Event) []Command {
 // silent handles an agent that printed nothing for timeouts.stall: ping it,
 // then look at its commits, then kill it (seed 000 §2.7).
 func (e *Engine) silent(out []Command, p *PlanStatus, ev Event) []Command {
-	if p.checking {
+	if p.check != CheckNone {
 		return out
 	}
-	switch p.silentStage {
-	case 0:
-		p.silentStage = 1
+	switch p.silence {
+	case Quiet:
+		p.silence = Pinged
 		if e.spec.Team && p.agentLive {
 			return append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: MsgPing, Text: ev.Text})
 		}
 		return e.silent(out, p, ev)
-	case 1:
-		p.silentStage = 2
+	case Pinged:
+		p.silence = CheckingCommits
 		return append(out, Command{Type: CmdCheckCommits, Plan: p.Spec.ID, Attempt: p.Attempt, Since: p.lastActive})
 	}
 	return out

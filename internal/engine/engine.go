@@ -41,17 +41,16 @@ type PlanStatus struct {
 	resolveSeen  sessionCosts
 	resolvers    map[int]bool // the attempts that were resolver agents
 
-	checking     bool          // a spot-check is out
-	resumeCheck  bool          // ... asked by a resume: a failure restarts the plan
+	check        SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
 	lastAnswered *Checkpoint   // answered and not yet followed by progress: a restart must carry it
 	answered     []Checkpoint  // every checkpoint or deviation answered in the plan, for continuations
 	continuation *Continuation // for the next start
 	autoRetries  int           // continuations started after crashes and hangs
 	humanRetried bool          // --yes answered "retry" once already
-	silentStage  int           // 0 quiet is fine; 1 pinged; 2 commits being checked; 3 killed
+	silence      Silence       // the watchdog's step with the current agent
 	lastActive   time.Time
 	agentLive    bool   // the current attempt's process has not been seen to exit
-	exitNote     string // how the agent ended when it ended without PLAN COMPLETE
+	exitNote     string // with CheckExit: how the agent ended
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
 	permissions   []*Checkpoint
@@ -118,10 +117,34 @@ func New() *Engine { return &Engine{} }
 func (e *Engine) Step(ev Event) ([]Command, error) {
 	cmds, err := e.step(ev)
 	if err == nil {
+		if ev.Type == EvSilent && !stops(cmds, ev.Plan, ev.Attempt) {
+			cmds = append(cmds, Command{Type: CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
+		}
 		e.markDirty(ev, cmds)
 		e.clock(ev)
 	}
 	return cmds, err
+}
+
+// stops reports whether cmds stop the agent of plan's attempt.
+func stops(cmds []Command, plan string, attempt int) bool {
+	for _, c := range cmds {
+		if c.Type == CmdStopAgent && c.Plan == plan && c.Attempt == attempt {
+			return true
+		}
+	}
+	return false
+}
+
+// silenceRepeat is how long after a silence report the next one may come
+// while the silence lasts: the watchdog's steps (ping, a look at the
+// commits, a kill) are that far apart.
+func (e *Engine) silenceRepeat() time.Duration {
+	stall := e.spec.Stall
+	if stall <= 0 {
+		stall = 5 * time.Minute
+	}
+	return min(stall, 30*time.Second)
 }
 
 // clock adds the time since the previous event to the run's active time,
@@ -234,12 +257,11 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		p.Progress = ev.Text
 		p.lastAnswered = nil // the agent has moved past the answer
-		p.silentStage, p.lastActive = 0, e.now
+		p.silence, p.lastActive = Quiet, e.now
 	case EvPlanComplete:
-		if !p.checking {
-			p.checking = true
+		if p.check == CheckNone {
 			p.Commits = append([]string(nil), ev.Commits...)
-			out = append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: "complete"})
+			out = e.spotCheck(out, p, CheckComplete)
 		}
 	case EvPlanFailed:
 		reason := "agent reported PLAN FAILED"
@@ -280,39 +302,39 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	case EvSilent:
 		out = e.silent(out, p, ev)
 	case EvCommitsChecked:
-		if p.silentStage == 2 {
+		if p.silence == CheckingCommits {
 			if ev.OK {
-				p.silentStage, p.lastActive = 0, e.now
+				p.silence, p.lastActive = Quiet, e.now
 				out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: "quiet, but committing: left to work"})
 			} else {
-				p.silentStage = 3
+				p.silence = Stalled
 				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true,
 					Reason: "stalled: no output and no commits since " + p.lastActive.UTC().Format(time.RFC3339)})
 			}
 		}
 	case EvAgentExited:
 		p.agentLive = false
-		if !p.checking {
+		if p.check == CheckNone {
 			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
 			// still have finished; the disk decides.
-			p.checking = true
 			p.exitNote = exitNote(ev)
-			out = append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: "exit"})
+			out = e.spotCheck(out, p, CheckExit)
 		}
 	case EvSpotChecked:
-		if !p.checking {
+		why := p.check
+		if why == CheckNone {
 			return nil, fmt.Errorf("spot-checked %s: no spot-check was asked for", p.Spec.ID)
 		}
-		p.checking = false
+		p.check = CheckNone
 		if ev.OK && e.spec.Worktrees {
 			out = e.merge(out, p)
 		} else if ev.OK {
 			out = e.settle(out, p, Complete, "")
-		} else if p.resumeCheck {
+		} else if why == CheckResume {
 			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
 		} else {
 			reason := "spot-check failed: " + ev.Reason
-			crashed := p.exitNote != ""
+			crashed := why == CheckExit
 			if crashed {
 				reason = p.exitNote + "; " + reason
 			}
@@ -322,6 +344,23 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		return nil, fmt.Errorf("unknown event type %q", ev.Type)
 	}
 	return e.schedule(out), nil
+}
+
+// spotCheck asks the disk what p's agent achieved, for the reason why.
+func (e *Engine) spotCheck(out []Command, p *PlanStatus, why SpotCheck) []Command {
+	p.check = why
+	return append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: string(why)})
+}
+
+// newAgent makes p's next attempt current: an agent of it is being
+// started, with nothing checked, no silence and no exit yet.
+func (e *Engine) newAgent(p *PlanStatus) {
+	p.Attempt++
+	p.PID = 0
+	p.Started = e.now
+	p.agentLive = true
+	p.check, p.exitNote = CheckNone, ""
+	p.silence, p.lastActive = Quiet, e.now
 }
 
 func exitNote(ev Event) string {
@@ -490,10 +529,7 @@ func (e *Engine) resume() []Command {
 		}
 		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 		p.agentLive = false
-		p.checking = true
-		p.resumeCheck = true
-		p.exitNote = ""
-		out = append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: "resume"})
+		out = e.spotCheck(out, p, CheckResume)
 	}
 	return out
 }
@@ -505,8 +541,7 @@ func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command 
 		p.continuation.Checkpoint = copyOf(p.lastAnswered)
 	}
 	p.State = Pending
-	p.checking, p.resumeCheck, p.agentLive = false, false, false
-	p.exitNote = ""
+	p.check, p.agentLive = CheckNone, false
 	e.running--
 	e.enqueue(p)
 	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: reason})
@@ -523,7 +558,7 @@ func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string
 	e.dequeue(p)
 	e.unqueue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
-	p.checking, p.resumeCheck, p.agentLive = false, false, false
+	p.check, p.agentLive = CheckNone, false
 	p.Stage, p.fix = StageWork, ""
 	e.openWave[p.Spec.Wave]--
 	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
@@ -674,15 +709,9 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 		out = append(out, Command{Type: CmdWaveStarted, Wave: p.Spec.Wave})
 	}
 	p.State = Running
-	p.Attempt++
-	p.PID = 0
+	e.newAgent(p)
 	p.TasksDone = 0
 	p.Progress = ""
-	p.Started = e.now
-	p.agentLive = true
-	p.checking, p.resumeCheck = false, false
-	p.exitNote = ""
-	p.silentStage, p.lastActive = 0, e.now
 	e.running++
 	cont := withAnswers(p, p.continuation)
 	p.continuation = nil

@@ -51,6 +51,12 @@ func TestScripts(t *testing.T) {
 					Worktrees: d.HasArg("worktrees"), Resolver: d.HasArg("resolver"), Gate: d.HasArg("gate"), Verify: d.HasArg("verify") || d.HasArg("verifier"), Verifier: d.HasArg("verifier")}
 				d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
 				d.MaybeScanArgs(t, "retries", &spec.Retries)
+				if arg, ok := d.Arg("stall"); ok {
+					var err error
+					if spec.Stall, err = time.ParseDuration(arg.Vals[0]); err != nil {
+						t.Fatalf("%s: stall=%s: %v", d.Pos, arg.Vals[0], err)
+					}
+				}
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 					spec.Plans = append(spec.Plans, parsePlanLine(t, line))
 				}
@@ -242,6 +248,9 @@ func render(cmds []Command, err error) string {
 		}
 		if c.After != "" {
 			b.WriteString(" after=" + c.After)
+		}
+		if !c.At.IsZero() {
+			b.WriteString(" at=" + c.At.Format("15:04:05"))
 		}
 		if c.Kill {
 			b.WriteString(" kill")

@@ -66,14 +66,13 @@ type PlanRecord struct {
 	Seen          sessionCosts  `json:"seen,omitempty"`
 	ResolveSeen   sessionCosts  `json:"resolve_seen,omitempty"`
 	Resolvers     []int         `json:"resolvers,omitempty"`
-	Checking      bool          `json:"checking,omitempty"`
-	ResumeCheck   bool          `json:"resume_check,omitempty"`
+	Check         SpotCheck     `json:"check,omitempty"`
 	LastAnswered  *Checkpoint   `json:"last_answered,omitempty"`
 	Answered      []Checkpoint  `json:"answered,omitempty"`
 	Continuation  *Continuation `json:"continuation,omitempty"`
 	AutoRetries   int           `json:"auto_retries,omitempty"`
 	HumanRetried  bool          `json:"human_retried,omitempty"`
-	SilentStage   int           `json:"silent_stage,omitempty"`
+	Silence       Silence       `json:"silence,omitempty"`
 	LastActive    time.Time     `json:"last_active"`
 	AgentLive     bool          `json:"agent_live,omitempty"`
 	ExitNote      string        `json:"exit_note,omitempty"`
@@ -110,8 +109,8 @@ func (e *Engine) Export() State {
 		r := PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
 			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
 			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
-			Checking: p.checking, ResumeCheck: p.resumeCheck, Answered: p.answered, Continuation: p.continuation,
-			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, SilentStage: p.silentStage, LastActive: p.lastActive,
+			Check: p.check, Answered: p.answered, Continuation: p.continuation,
+			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverTried: p.resolverTried, ConflictFiles: p.conflictFiles,
 			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix}
 		if p.Open != nil {
@@ -176,8 +175,8 @@ func Restore(s State) (*Engine, error) {
 		p.State, p.Attempt, p.PID, p.TasksDone, p.Progress, p.Reason = r.State, r.Attempt, r.PID, r.TasksDone, r.Progress, r.Reason
 		p.Commits, p.Started, p.Stage, p.Finished, p.Open, p.Report = r.Commits, r.Started, r.Stage, r.Finished, r.Open, r.Report
 		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
-		p.checking, p.resumeCheck, p.lastAnswered, p.answered, p.continuation = r.Checking, r.ResumeCheck, r.LastAnswered, r.Answered, r.Continuation
-		p.autoRetries, p.humanRetried, p.silentStage, p.lastActive = r.AutoRetries, r.HumanRetried, r.SilentStage, r.LastActive
+		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
+		p.autoRetries, p.humanRetried, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverTried, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverTried, r.ConflictFiles
 		p.conflictWhere, p.gateLoops, p.fix = r.ConflictWhere, r.GateLoops, r.Fix
 		p.permissions = nil

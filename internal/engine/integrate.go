@@ -14,7 +14,7 @@ func (e *Engine) merge(out []Command, p *PlanStatus) []Command {
 		p.agentLive = false
 	}
 	p.Stage = StageMerge
-	p.checking = false
+	p.check = CheckNone
 	return append(out, Command{Type: CmdMerge, Plan: p.Spec.ID, Attempt: p.Attempt})
 }
 
@@ -52,8 +52,8 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 			out = e.silent(out, p, ev)
 		}
 	case EvCommitsChecked:
-		if p.Stage == StageResolve && p.silentStage == 2 && !ev.OK {
-			p.silentStage = 3
+		if p.Stage == StageResolve && p.silence == CheckingCommits && !ev.OK {
+			p.silence = Stalled
 			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true, Reason: "the resolver stalled"})
 		}
 	case EvMerged:
@@ -110,16 +110,12 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command {
 	p.resolverTried = true
 	p.Stage = StageResolve
-	p.Attempt++
+	e.newAgent(p)
 	p.Resolves++
 	if p.resolvers == nil {
 		p.resolvers = map[int]bool{}
 	}
 	p.resolvers[p.Attempt] = true
-	p.PID = 0
-	p.agentLive = true
-	p.exitNote = ""
-	p.silentStage, p.lastActive = 0, e.now
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
 		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb",

@@ -51,7 +51,7 @@ func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint
 		return e.continueWith(out, p, &Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
 	}
 	p.State = Running
-	p.silentStage, p.lastActive = 0, e.now
+	p.silence, p.lastActive = Quiet, e.now
 	c := Command{Type: CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: copyOf(cp)}
 	if choice == "deny" {
 		c.Text = "deny"

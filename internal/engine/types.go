@@ -43,6 +43,10 @@ type RunSpec struct {
 	// gets the answer as a message. Otherwise it ends at the checkpoint and
 	// a continuation agent gets the answer (standalone mode).
 	Team bool `json:"team,omitempty"`
+	// Stall is how long an agent may print nothing before the shell
+	// reports it silent (EvSilent); 0 means 5 minutes. The engine asks for
+	// the next report of a silence that lasts (CmdWatch).
+	Stall time.Duration `json:"stall,omitempty"`
 	// AutoAnswer answers what an unattended run may answer (--yes):
 	// human-verify "approved", a decision's first option, a failed plan
 	// "retry" once and then "skip". Never human-action, deviations or
@@ -299,6 +303,9 @@ const (
 	CmdMerge CommandType = "merge"
 	// CmdGate: run the post-merge gate for Plan; answer with EvGateChecked.
 	CmdGate CommandType = "gate"
+	// CmdWatch: report the silence of Plan/Attempt's agent again, if it
+	// lasts, no sooner than At (EvSilent).
+	CmdWatch CommandType = "watch"
 	// CmdVerify: check the phase's must_haves mechanically, or, with After
 	// "report", read the report of the verifier agent of Attempt; answer
 	// with EvVerified.
@@ -318,6 +325,7 @@ type Command struct {
 	Text    string      `json:"text,omitempty"`
 	Kill    bool        `json:"kill,omitempty"` // stop-agent: kill at once, do not close the session politely
 	Since   time.Time   `json:"since,omitempty"`
+	At      time.Time   `json:"at,omitempty"` // watch: the earliest next report
 	// Role is the role of the agent to start: "" for the executor, "comb"
 	// for a merge-conflict resolver, "verifier" for the phase verifier.
 	Role string `json:"role,omitempty"`
@@ -361,6 +369,30 @@ const (
 	StageMerge   Stage = "merge"   // being merged into the integration branch
 	StageResolve Stage = "resolve" // a resolver agent resolves a merge conflict
 	StageGate    Stage = "gate"    // the post-merge gate runs
+)
+
+// SpotCheck is why a plan's commits are being checked on disk, if they are:
+// one value, so that a check cannot be out for two reasons at once.
+type SpotCheck string
+
+// Spot-check reasons; they are CmdSpotCheck's After.
+const (
+	CheckNone     SpotCheck = ""
+	CheckComplete SpotCheck = "complete" // the agent said PLAN COMPLETE
+	CheckExit     SpotCheck = "exit"     // the agent ended without it: did it finish anyway?
+	CheckResume   SpotCheck = "resume"   // a resume asks what the previous process's agent achieved
+)
+
+// Silence is how far the watchdog has gone with an agent that prints
+// nothing (EvSilent): first a ping, then a look at its commits, then a kill.
+type Silence string
+
+// Watchdog steps.
+const (
+	Quiet           Silence = ""
+	Pinged          Silence = "pinged"
+	CheckingCommits Silence = "checking-commits"
+	Stalled         Silence = "stalled" // its agent is being killed
 )
 
 // Verification statuses (EvVerified Text).

@@ -174,6 +174,8 @@ type runner struct {
 	lastSeq   int64              // the last journal sequence number stepped
 	needHuman bool               // an unattended run met a checkpoint only a human may answer
 	idleSince time.Time          // when the run began waiting for a human with nothing else to do
+	// silentAt holds the sessions whose silence was reported: when it may
+	// be reported again, as the engine said (CmdWatch); zero until it says.
 	silentAt  map[sessionKey]time.Time
 	trackedAt time.Time // shared tree: when STATE.md and ROADMAP.md were last written
 }
@@ -451,10 +453,10 @@ func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
 
 // watchSilence reports agents silent for longer than the stall timeout to
 // the engine, which pings them, then judges them by their commits, then has
-// them killed. Reports repeat every min(stall, 30s) while the silence lasts.
+// them killed. While the silence lasts, the next report waits for the time
+// the engine asked for.
 func (r *runner) watchSilence() {
-	now := time.Now()
-	again := min(r.o.Stall, 30*time.Second)
+	now := r.o.Now()
 	for _, s := range r.sortedSessions() {
 		k := sessionKey{s.Plan, s.Attempt}
 		select {
@@ -467,10 +469,10 @@ func (r *runner) watchSilence() {
 			delete(r.silentAt, k)
 			continue
 		}
-		if last, ok := r.silentAt[k]; ok && now.Sub(last) < again {
+		if next, ok := r.silentAt[k]; ok && (next.IsZero() || now.Before(next)) {
 			continue
 		}
-		r.silentAt[k] = now
+		r.silentAt[k] = time.Time{}
 		r.queue = append(r.queue, engine.Event{Type: engine.EvSilent, Plan: k.plan, Attempt: k.attempt, Text: d.Round(time.Second).String()})
 	}
 }
@@ -614,6 +616,10 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		removePending(r.o.Repo.Root, r.o.Phase, c.Plan)
 	case engine.CmdNeedHuman:
 		r.needHuman = true
+	case engine.CmdWatch:
+		if _, reported := r.silentAt[sessionKey{c.Plan, c.Attempt}]; reported {
+			r.silentAt[sessionKey{c.Plan, c.Attempt}] = c.At
+		}
 	case engine.CmdCheckCommits:
 		repo, since := r.planRepo(c.Plan), r.scope[c.Plan]
 		go func() {

@@ -273,6 +273,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Team:          r.team(),
 		AutoAnswer:    r.o.AutoAnswer,
 		Retries:       r.o.Retries,
+		Stall:         r.o.Stall,
 		Agent:         r.o.Launcher.Name(),
 	}
 	r.scope = map[string]string{}
