@@ -114,7 +114,7 @@ func (c Claude) Argv(bin, prompt string) []string {
 }
 
 // Start implements Launcher.
-func (c Claude) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+func (c Claude) Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error) {
 	bin, err := findBinary("claude", c.Path)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (c Codex) Argv(bin, prompt string) []string {
 }
 
 // Start implements Launcher.
-func (c Codex) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+func (c Codex) Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error) {
 	bin, err := findBinary("codex", c.Path)
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (c Command) Name() string { return c.CLI }
 func (Command) LiveSessions() bool { return false }
 
 // Start implements Launcher.
-func (c Command) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+func (c Command) Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error) {
 	if c.Path == "" {
 		return nil, fmt.Errorf("the %s agent needs a command: set models.executor.path (and args) in config", c.CLI)
 	}

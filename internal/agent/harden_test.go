@@ -373,7 +373,7 @@ type recordLauncher struct{ spec *Spec }
 
 func (recordLauncher) Name() string       { return "rec" }
 func (recordLauncher) LiveSessions() bool { return false }
-func (r recordLauncher) Start(_ context.Context, spec Spec, sink func(Output)) (*Session, error) {
+func (r recordLauncher) Start(_ context.Context, spec Spec, sink func(Output)) (Session, error) {
 	*r.spec = spec
 	if sink != nil {
 		sink(Output{Kind: OutText, Text: "the key is abcdefgh", Err: "failed with abcdefgh"})

@@ -19,7 +19,7 @@ type Launcher interface {
 	// checkpoint and a continuation follows (standalone mode).
 	LiveSessions() bool
 	// Start starts an agent on spec and streams its Outputs to sink.
-	Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error)
+	Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error)
 }
 
 // Sim launches hive's own simulated agent: the hive binary itself, run as
@@ -38,7 +38,7 @@ func (Sim) Name() string { return "sim" }
 func (Sim) LiveSessions() bool { return true }
 
 // Start implements Launcher.
-func (s Sim) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+func (s Sim) Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error) {
 	bin := s.Bin
 	if bin == "" {
 		var err error
@@ -82,7 +82,7 @@ type secured struct {
 }
 
 // Start implements Launcher.
-func (s secured) Start(ctx context.Context, spec Spec, sink func(Output)) (*Session, error) {
+func (s secured) Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error) {
 	spec.AllowEnv = append(append([]string(nil), spec.AllowEnv...), s.allow...)
 	if spec.Redactor == nil {
 		spec.Redactor = s.red

@@ -72,11 +72,34 @@ const (
 	OutPermission                   // the agent waits for permission to use a tool
 )
 
-// Session is one running agent process.
-type Session struct {
-	Plan    string
-	Attempt int
-	PID     int
+// Session is a live agent as the runner drives it. Process is the one kind
+// today; a Temporal worker's agent, driven from another machine, is the
+// next. Start reports the end of the session to the sink (OutExit).
+type Session interface {
+	PID() int
+	// Send writes a user message to a live session's input.
+	Send(text string) error
+	// AnswerPermission answers a permission request (OutPermission).
+	AnswerPermission(requestID string, allow bool, input, message string) error
+	// Stop closes the input and gives the agent grace to exit, then kills it.
+	Stop(grace time.Duration)
+	// KillStalled interrupts and kills a silent agent, saying why in its exit.
+	KillStalled(reason string)
+	// Kill ends the agent and everything it started at once.
+	Kill()
+	// Silent is how long the agent has printed nothing, at now.
+	Silent(now time.Time) time.Duration
+	// Touch restarts the silence: the agent waited for hive, not hung.
+	Touch()
+	// Done is closed once the agent has ended and its last output was sent.
+	Done() <-chan struct{}
+}
+
+// Process is one running agent process: a Session.
+type Process struct {
+	plan    string
+	attempt int
+	pid     int
 
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
@@ -113,12 +136,12 @@ var StreamJSON = Dialect{Line: claudeOutputs, Input: "stream"}
 // StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
 // the first user message, keeps stdin open for later messages, and calls sink
 // for every Output from its own goroutine, ending with OutExit.
-func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Output)) (*Session, error) {
+func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Output)) (Session, error) {
 	return Start(ctx, argv, spec, StreamJSON, sink)
 }
 
 // Start starts argv as an agent speaking dialect d.
-func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(Output)) (*Session, error) {
+func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(Output)) (Session, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("start agent: empty command")
 	}
@@ -141,7 +164,7 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 		limit = DefaultLogLimit
 	}
 	log := &agentLog{f: logFile, red: spec.Redactor.With(secretValues(cmd.Env)...), limit: max(limit, 0)}
-	s := &Session{Plan: spec.Plan, Attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, log: log, dialect: d}
+	s := &Process{plan: spec.Plan, attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, log: log, dialect: d}
 	// Plain pipes rather than cmd.StdoutPipe: the process is reaped on its
 	// own, so a child that keeps the pipes open (a daemonised dev server)
 	// cannot hide the agent's exit.
@@ -169,9 +192,9 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 		errR.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
-	s.PID = cmd.Process.Pid
+	s.pid = cmd.Process.Pid
 	s.lastOut.Store(time.Now().UnixNano())
-	fmt.Fprintf(log, "== %s attempt %d pid %d: %q\n", spec.Plan, spec.Attempt, s.PID, argv)
+	fmt.Fprintf(log, "== %s attempt %d pid %d: %q\n", spec.Plan, spec.Attempt, s.pid, argv)
 	stdoutDone := make(chan struct{})
 	stderrDone := make(chan struct{})
 	go func() {
@@ -213,7 +236,7 @@ const drainGrace = 2 * time.Second
 
 // read turns stdout lines into Outputs. A line longer than maxLine is
 // dropped with a note in the log and a garbage Output, and reading goes on.
-func (s *Session) read(stdout io.Reader, maxLine int, sink func(Output)) {
+func (s *Process) read(stdout io.Reader, maxLine int, sink func(Output)) {
 	lr := newLineReader(stdout, maxLine, func() { s.lastOut.Store(time.Now().UnixNano()) })
 	var rec []byte
 	for {
@@ -251,15 +274,15 @@ func (s *Session) read(stdout io.Reader, maxLine int, sink func(Output)) {
 	}
 }
 
-func (s *Session) emit(sink func(Output), o Output) {
-	o.Plan, o.Attempt = s.Plan, s.Attempt
+func (s *Process) emit(sink func(Output), o Output) {
+	o.Plan, o.Attempt = s.plan, s.attempt
 	o.Stalled = s.stallReason.Load() != nil
 	sink(o)
 }
 
 // reap waits for the process, then for its output to drain, and reports the
 // exit last, so a PLAN COMPLETE printed just before exiting is never lost.
-func (s *Session) reap(outR, errR *os.File, stdoutDone, stderrDone <-chan struct{}, sink func(Output)) {
+func (s *Process) reap(outR, errR *os.File, stdoutDone, stderrDone <-chan struct{}, sink func(Output)) {
 	defer close(s.done)
 	err := s.cmd.Wait()
 	for _, p := range []struct {
@@ -301,14 +324,14 @@ func exitStatus(err error) (int, string) {
 }
 
 // Send writes text to the agent as a new user message.
-func (s *Session) Send(text string) error {
+func (s *Process) Send(text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("send to agent %s: input closed", s.Plan)
+		return fmt.Errorf("send to agent %s: input closed", s.plan)
 	}
 	if _, err := s.stdin.Write(UserMessage(text)); err != nil {
-		return fmt.Errorf("send to agent %s: %w", s.Plan, err)
+		return fmt.Errorf("send to agent %s: %w", s.plan, err)
 	}
 	// The log shows what the agent was told as well as what it said.
 	fmt.Fprintf(s.log, "== hive → agent:\n%s\n== end\n", text)
@@ -317,7 +340,7 @@ func (s *Session) Send(text string) error {
 
 // CloseInput ends the live session politely: a stream-json agent exits when
 // its input closes.
-func (s *Session) CloseInput() {
+func (s *Process) CloseInput() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {
@@ -328,7 +351,7 @@ func (s *Session) CloseInput() {
 
 // Stop closes the input and kills the process group if the agent has not
 // gone within grace.
-func (s *Session) Stop(grace time.Duration) {
+func (s *Process) Stop(grace time.Duration) {
 	s.CloseInput()
 	select {
 	case <-s.done:
@@ -341,7 +364,7 @@ func (s *Session) Stop(grace time.Duration) {
 // live stream-json session is first asked to interrupt its turn (Claude
 // Code's control_request) and given a moment; then its process group is
 // killed.
-func (s *Session) KillStalled(reason string) {
+func (s *Process) KillStalled(reason string) {
 	s.stallReason.CompareAndSwap(nil, &reason)
 	if s.dialect.Input == "stream" && s.Interrupt() == nil {
 		// Closing the input too lets the CLI exit once the interrupted turn
@@ -360,11 +383,11 @@ func (s *Session) KillStalled(reason string) {
 const interruptGrace = 2 * time.Second
 
 // Interrupt asks a live stream-json session to stop its current turn.
-func (s *Session) Interrupt() error {
+func (s *Process) Interrupt() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("interrupt agent %s: input closed", s.Plan)
+		return fmt.Errorf("interrupt agent %s: input closed", s.plan)
 	}
 	_, err := s.stdin.Write([]byte(`{"type":"control_request","request_id":"hive-interrupt","request":{"subtype":"interrupt"}}` + "\n"))
 	return err
@@ -373,32 +396,35 @@ func (s *Session) Interrupt() error {
 // AnswerPermission answers a live stream-json session's can_use_tool
 // request: allow runs the tool with input (the request's input JSON), deny
 // tells the model message instead.
-func (s *Session) AnswerPermission(requestID string, allow bool, input, message string) error {
+func (s *Process) AnswerPermission(requestID string, allow bool, input, message string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("answer permission request of agent %s: input closed", s.Plan)
+		return fmt.Errorf("answer permission request of agent %s: input closed", s.plan)
 	}
 	line := PermissionResponse(requestID, allow, input, message)
 	if _, err := s.stdin.Write(line); err != nil {
-		return fmt.Errorf("answer permission request of agent %s: %w", s.Plan, err)
+		return fmt.Errorf("answer permission request of agent %s: %w", s.plan, err)
 	}
 	fmt.Fprintf(s.log, "== hive → agent:\n%s== end\n", line)
 	return nil
 }
 
 // Kill ends the agent and every process it started.
-func (s *Session) Kill() {
-	s.killOnce.Do(func() { KillGroup(s.PID) })
+func (s *Process) Kill() {
+	s.killOnce.Do(func() { KillGroup(s.pid) })
 }
 
 // Silent returns how long the agent has printed nothing on stdout.
-func (s *Session) Silent(now time.Time) time.Duration {
+func (s *Process) Silent(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, s.lastOut.Load()))
 }
 
 // Done is closed once the process has ended and its last Output was sent.
-func (s *Session) Done() <-chan struct{} { return s.done }
+func (s *Process) Done() <-chan struct{} { return s.done }
+
+// PID is the agent's process id (its process group's, too).
+func (s *Process) PID() int { return s.pid }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
@@ -440,4 +466,4 @@ func trimSpace(b []byte) []byte {
 
 // Touch restarts the agent's silence clock: after an answer, the time it
 // spent waiting for a human is not a stall.
-func (s *Session) Touch() { s.lastOut.Store(time.Now().UnixNano()) }
+func (s *Process) Touch() { s.lastOut.Store(time.Now().UnixNano()) }

@@ -158,7 +158,7 @@ type runner struct {
 	plans    map[string]*plan.Plan
 	inputs   chan engine.Event
 	queue    []engine.Event
-	sessions map[sessionKey]*agent.Session
+	sessions map[sessionKey]agent.Session
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
 	finished bool
@@ -200,7 +200,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		eng:      engine.New(),
 		plans:    map[string]*plan.Plan{},
 		inputs:   make(chan engine.Event, 256),
-		sessions: map[sessionKey]*agent.Session{},
+		sessions: map[sessionKey]agent.Session{},
 		done:     make(chan struct{}),
 		held:     map[sessionKey]*engine.Event{},
 		silentAt: map[sessionKey]time.Time{},
@@ -457,8 +457,8 @@ func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
 // the engine asked for.
 func (r *runner) watchSilence() {
 	now := r.o.Now()
-	for _, s := range r.sortedSessions() {
-		k := sessionKey{s.Plan, s.Attempt}
+	for _, k := range r.sortedKeys() {
+		s := r.sessions[k]
 		select {
 		case <-s.Done():
 			continue
@@ -659,7 +659,7 @@ func (r *runner) startAgent(ctx context.Context, c engine.Command) {
 		return
 	}
 	r.sessions[sessionKey{c.Plan, c.Attempt}] = s
-	r.queue = append(r.queue, engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID, Role: c.Role})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID(), Role: c.Role})
 }
 
 func (r *runner) stopAgent(c engine.Command) {
@@ -722,7 +722,9 @@ func (r *runner) waitAgents(limit time.Duration) {
 	}
 }
 
-func (r *runner) sortedSessions() []*agent.Session {
+// sortedKeys lists the live sessions in plan and attempt order, so that
+// what the runner does to them happens in the same order every time.
+func (r *runner) sortedKeys() []sessionKey {
 	keys := make([]sessionKey, 0, len(r.sessions))
 	for k := range r.sessions {
 		keys = append(keys, k)
@@ -733,7 +735,12 @@ func (r *runner) sortedSessions() []*agent.Session {
 		}
 		return keys[i].attempt < keys[j].attempt
 	})
-	out := make([]*agent.Session, len(keys))
+	return keys
+}
+
+func (r *runner) sortedSessions() []agent.Session {
+	keys := r.sortedKeys()
+	out := make([]agent.Session, len(keys))
 	for i, k := range keys {
 		out[i] = r.sessions[k]
 	}

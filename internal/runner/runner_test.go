@@ -28,7 +28,7 @@ func (shellAgent) Name() string { return "sh" }
 
 func (shellAgent) LiveSessions() bool { return false }
 
-func (a shellAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
+func (a shellAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
 	spec.Env = append(spec.Env, "PLAN="+spec.Plan)
 	return agent.StartStreamJSON(ctx, []string{"sh", "-c", a.script}, spec, sink)
 }
@@ -312,7 +312,7 @@ type recordingAgent struct {
 	prompt *string
 }
 
-func (a recordingAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
+func (a recordingAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
 	*a.prompt = spec.Prompt
 	return a.shellAgent.Start(ctx, spec, sink)
 }

@@ -38,7 +38,7 @@ type dirRecorder struct {
 	peak    int
 }
 
-func (d *dirRecorder) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (*agent.Session, error) {
+func (d *dirRecorder) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
 	d.mu.Lock()
 	if d.dirs == nil {
 		d.dirs = map[string]string{}
