@@ -47,6 +47,7 @@ func (e *Engine) raise(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
 func (e *Engine) announce(out []Command, cp *Checkpoint) []Command {
 	out = append(out, Command{Type: CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: copyOf(cp)})
 	if e.spec.AutoAnswer && !autoAnswerable(cp) {
+		e.needHuman = true
 		out = append(out, Command{Type: CmdNeedHuman, Plan: cp.Plan, Checkpoint: copyOf(cp)})
 	}
 	return out

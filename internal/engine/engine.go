@@ -99,6 +99,14 @@ type Engine struct {
 
 	published []*PlanStatus // the plans' copies the last snapshot handed out
 
+	// When to stop for a human, as the process was told (EvRunStarted,
+	// EvResumed): see Event.Attended.
+	attended  bool
+	wait      time.Duration
+	needHuman bool      // an unattended run met a checkpoint only a human may answer
+	idleSince time.Time // when the run began to wait for a human with nothing else to do
+	stopping  bool      // CmdStopForHuman was given
+
 	// active is how long hive ran the run: the time between its events,
 	// less the gaps before each resume (hive was not running) and the time
 	// of answers given with `hive answer` while it was down.
@@ -193,13 +201,19 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 			return nil, err
 		}
 		e.now = ev.Time // init starts from a blank engine
+		e.attended, e.wait = ev.Attended, ev.Wait
 		return e.schedule(nil), nil
 	}
 	if !e.started {
 		return nil, fmt.Errorf("%s before run-started", ev.Type)
 	}
 	if ev.Type == EvResumed {
+		e.attended, e.wait = ev.Attended, ev.Wait
+		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
 		return e.schedule(e.resume()), nil
+	}
+	if ev.Type == EvWake {
+		return e.schedule(nil), nil
 	}
 	if ev.Plan == VerifyID && e.byID[VerifyID] == nil && ev.Type != EvAnswer && ev.Type != EvVerified {
 		out, err := e.verifierEvent(ev)
@@ -652,12 +666,50 @@ func (e *Engine) schedule(out []Command) []Command {
 	}
 	if e.running == 0 && e.allFinal() {
 		if e.verifyPending() {
-			return e.verify(out)
+			return e.idle(e.verify(out)) // it may wait for a human
 		}
 		e.finished = true
-		out = append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
+		return append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
 	}
-	return out
+	return e.idle(out)
+}
+
+// idle decides when the run stops for a human: no plan is running, so
+// nothing can go on without an answer to the open checkpoints, and this
+// process is not attended, and either only a human may answer (an
+// unattended run met such a checkpoint) or nobody answered with `hive
+// answer` within the process's wait.
+func (e *Engine) idle(out []Command) []Command {
+	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() {
+		e.idleSince = time.Time{}
+		return out
+	}
+	switch {
+	case e.needHuman || e.wait == 0:
+	case e.wait < 0:
+		return out
+	case e.idleSince.IsZero():
+		e.idleSince = e.now
+		return append(out,
+			Command{Type: CmdNote, Text: fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", e.wait)},
+			Command{Type: CmdWake, At: e.now.Add(e.wait)})
+	case e.now.Before(e.idleSince.Add(e.wait)):
+		return out
+	}
+	e.stopping = true
+	return append(out, Command{Type: CmdStopForHuman})
+}
+
+// anyRunning reports whether a plan is running (not waiting at a
+// checkpoint). It walks the plans, which is fine: it is asked only while a
+// checkpoint is open.
+func (e *Engine) anyRunning() bool {
+	for _, p := range e.plans {
+		if p.State == Running {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) allFinal() bool {

@@ -37,7 +37,20 @@ import (
 // run also takes team (live sessions), yes (--yes), retries=N and, for
 // worktree mode, worktrees, resolver, gate and verify.
 //
-// Events name the plan's current attempt unless attempt=N is given.
+// Events name the plan's current attempt unless attempt=N is given. A run
+// and a resume are attended (a human answers in the process) unless they
+// say unattended, with wait=DURATION for `hive answer`.
+// human sets how the process of a run or resume waits for a human.
+func human(t *testing.T, d *datadriven.TestData, ev *Event) {
+	ev.Attended = !d.HasArg("unattended")
+	if arg, ok := d.Arg("wait"); ok {
+		var err error
+		if ev.Wait, err = time.ParseDuration(arg.Vals[0]); err != nil {
+			t.Fatalf("%s: wait=%s: %v", d.Pos, arg.Vals[0], err)
+		}
+	}
+}
+
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
 		var e *Engine
@@ -60,7 +73,9 @@ func TestScripts(t *testing.T) {
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 					spec.Plans = append(spec.Plans, parsePlanLine(t, line))
 				}
-				return render(e.Step(Event{Type: EvRunStarted, Time: clock, Spec: &spec}))
+				ev := Event{Type: EvRunStarted, Time: clock, Spec: &spec}
+				human(t, d, &ev)
+				return render(e.Step(ev))
 			}
 			if d.Cmd == "state" {
 				return renderState(e.Snapshot())
@@ -71,6 +86,11 @@ func TestScripts(t *testing.T) {
 			ev := Event{Time: clock}
 			if d.Cmd == "resume" {
 				ev.Type = EvResumed
+				human(t, d, &ev)
+				return render(e.Step(ev))
+			}
+			if d.Cmd == "wake" {
+				ev.Type = EvWake
 				return render(e.Step(ev))
 			}
 			if d.Cmd == "verified" {

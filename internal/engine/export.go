@@ -34,6 +34,16 @@ type State struct {
 	LastOwn      time.Time     `json:"last_own"`
 	Down         []Downtime    `json:"down,omitempty"`
 	ForeignGain  time.Duration `json:"foreign_gain,omitempty"`
+	Human        HumanWait     `json:"human"`
+}
+
+// HumanWait is when the run stops for a human (Engine.idle).
+type HumanWait struct {
+	Attended  bool          `json:"attended,omitempty"`
+	Wait      time.Duration `json:"wait,omitempty"`
+	NeedHuman bool          `json:"need_human,omitempty"`
+	IdleSince time.Time     `json:"idle_since"`
+	Stopping  bool          `json:"stopping,omitempty"`
 }
 
 // VerifyState is the verification job's state.
@@ -89,6 +99,7 @@ func (e *Engine) Export() State {
 	s := State{Version: Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
 		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
 		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
+		Human:  HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping},
 		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded}}
 	s.Verify.seen = nil
 	if e.verifyOpen != nil {
@@ -152,6 +163,8 @@ func Restore(s State) (*Engine, error) {
 	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
 	e.verification, e.verifyOpen = s.Verification, s.VerifyOpen
 	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
+	h := s.Human
+	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
 	e.vj = s.Verify.VerifyJob
 	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
 	for _, w := range s.Begun {

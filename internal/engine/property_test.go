@@ -85,7 +85,13 @@ func TestProperties(t *testing.T) {
 				}
 			}
 		}
-		apply(step(Event{Type: EvRunStarted, Spec: &spec}))
+		// how the process waits for a human: attended, or not, for a while
+		humanWait := func(ev Event) Event {
+			ev.Attended = rapid.Bool().Draw(rt, "attended")
+			ev.Wait = rapid.SampledFrom([]time.Duration{-1, 0, time.Minute}).Draw(rt, "wait")
+			return ev
+		}
+		apply(step(humanWait(Event{Type: EvRunStarted, Spec: &spec})))
 		for i := 0; i < 3000 && !finished; i++ {
 			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 {
 				break
@@ -130,7 +136,9 @@ func TestProperties(t *testing.T) {
 				j := rapid.IntRange(0, len(agents)-1).Draw(rt, "agent")
 				k := agents[j]
 				ev = Event{Plan: k.plan, Attempt: k.attempt}
-				switch rapid.IntRange(0, 12).Draw(rt, "what") {
+				switch rapid.IntRange(0, 13).Draw(rt, "what") {
+				case 13:
+					ev = Event{Type: EvWake}
 				case 10:
 					ev.Type = EvCheckpoint
 					ev.Checkpoint = &Checkpoint{Type: rapid.SampledFrom([]string{"human-verify", "decision", "human-action"}).Draw(rt, "type"),
@@ -147,7 +155,7 @@ func TestProperties(t *testing.T) {
 					ev.Type, ev.ExitCode = EvAgentExited, 3
 					agents = append(agents[:j], agents[j+1:]...)
 				case 2:
-					ev = Event{Type: EvResumed}
+					ev = humanWait(Event{Type: EvResumed})
 					agents = nil // the old agents are gone; restarts come as new start-agent commands
 					checks = nil
 				case 3, 4:

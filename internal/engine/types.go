@@ -15,7 +15,9 @@ import (
 //	2: the phase verification is a job: the must_haves' check, then a
 //	   verifier agent whose events name the plan VerifyID; every turn's
 //	   end is an EvUsage; EvAgentStarted names the role.
-const Version = 2
+//	3: the engine decides when a run stops for a human: run-started and
+//	   resumed carry the process's Wait; EvWake answers CmdWake.
+const Version = 3
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
@@ -124,6 +126,8 @@ const (
 	// EvResumed says a new hive process took over the run: every plan that
 	// was running is restarted.
 	EvResumed EventType = "resumed"
+	// EvWake: the time a CmdWake asked for has come.
+	EvWake EventType = "wake"
 	// EvAgentStarted: Plan, Attempt, PID, Role ("" for an executor).
 	EvAgentStarted EventType = "agent-started"
 	// EvProgress: Plan, Attempt, Task, Total, Text.
@@ -187,6 +191,14 @@ type Event struct {
 	// Version is the engine version of the hive that journaled a
 	// run-started or resumed event; 0 means 1, before it was recorded.
 	Version int `json:"engine_version,omitempty"`
+	// Attended and Wait, on run-started and resumed, say when the process
+	// stops for a human (CmdStopForHuman) once it is idle at open
+	// checkpoints: never when Attended (a human answers in it); else at
+	// once at a checkpoint that only a human may answer (an unattended run
+	// met it), or after waiting Wait for `hive answer` (0 at once, a
+	// negative Wait never).
+	Attended bool          `json:"attended,omitempty"`
+	Wait     time.Duration `json:"wait,omitempty"`
 
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
 	Report       *Report     `json:"report,omitempty"`
@@ -303,6 +315,12 @@ const (
 	CmdMerge CommandType = "merge"
 	// CmdGate: run the post-merge gate for Plan; answer with EvGateChecked.
 	CmdGate CommandType = "gate"
+	// CmdWake: send EvWake at At (a timer, journaled when it fires).
+	CmdWake CommandType = "wake"
+	// CmdStopForHuman: nothing can go on without a human's answer to the
+	// open checkpoints (the snapshot's Queue), and none came in time: end
+	// the agents and stop; the run resumes after `hive answer`.
+	CmdStopForHuman CommandType = "stop-for-human"
 	// CmdWatch: report the silence of Plan/Attempt's agent again, if it
 	// lasts, no sooner than At (EvSilent).
 	CmdWatch CommandType = "watch"
@@ -325,7 +343,7 @@ type Command struct {
 	Text    string      `json:"text,omitempty"`
 	Kill    bool        `json:"kill,omitempty"` // stop-agent: kill at once, do not close the session politely
 	Since   time.Time   `json:"since,omitempty"`
-	At      time.Time   `json:"at,omitempty"` // watch: the earliest next report
+	At      time.Time   `json:"at,omitempty"` // watch: the earliest next report; wake: when
 	// Role is the role of the agent to start: "" for the executor, "comb"
 	// for a merge-conflict resolver, "verifier" for the phase verifier.
 	Role string `json:"role,omitempty"`

@@ -172,8 +172,7 @@ type runner struct {
 
 	tmpl      *template.Template // the executor prompt
 	lastSeq   int64              // the last journal sequence number stepped
-	needHuman bool               // an unattended run met a checkpoint only a human may answer
-	idleSince time.Time          // when the run began waiting for a human with nothing else to do
+	stopHuman bool               // the engine stopped the run for a human (CmdStopForHuman)
 	// silentAt holds the sessions whose silence was reported: when it may
 	// be reported again, as the engine said (CmdWatch); zero until it says.
 	silentAt  map[sessionKey]time.Time
@@ -370,9 +369,9 @@ func (r *runner) loop(ctx context.Context) error {
 		if r.finished {
 			break
 		}
-		if err := r.stopForHuman(); err != nil {
+		if r.stopHuman {
 			r.stopAll()
-			return err
+			return &NeedsHumanError{Checkpoints: r.eng.Snapshot().Queue}
 		}
 		select {
 		case ev := <-r.inputs:
@@ -393,37 +392,6 @@ func (r *runner) loop(ctx context.Context) error {
 	}
 	r.waitAgents(r.o.StopGrace + time.Second)
 	return nil
-}
-
-// stopForHuman ends a run that no human watches here and that cannot go
-// on without one: no plan is running and checkpoints are open, and either
-// only a human may answer them (--yes could not), or nobody answered with
-// `hive answer` within CheckpointWait.
-func (r *runner) stopForHuman() error {
-	if r.o.Interactive {
-		return nil
-	}
-	snap := r.eng.Snapshot()
-	if snap.Count(engine.Running) > 0 || len(snap.Queue) == 0 {
-		r.idleSince = time.Time{}
-		return nil
-	}
-	if !r.needHuman {
-		if r.o.CheckpointWait < 0 {
-			return nil
-		}
-		now := time.Now()
-		if r.idleSince.IsZero() {
-			r.idleSince = now
-			if r.o.CheckpointWait > 0 {
-				r.o.Observer.Note("", fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", r.o.CheckpointWait))
-			}
-		}
-		if now.Sub(r.idleSince) < r.o.CheckpointWait {
-			return nil
-		}
-	}
-	return &NeedsHumanError{Checkpoints: snap.Queue}
 }
 
 // pollJournal steps the events other processes appended to the run: the
@@ -614,8 +582,10 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 		}
 	case engine.CmdCheckpointClosed:
 		removePending(r.o.Repo.Root, r.o.Phase, c.Plan)
-	case engine.CmdNeedHuman:
-		r.needHuman = true
+	case engine.CmdStopForHuman:
+		r.stopHuman = true
+	case engine.CmdWake:
+		time.AfterFunc(max(c.At.Sub(r.o.Now()), 0), func() { r.send(engine.Event{Type: engine.EvWake}) })
 	case engine.CmdWatch:
 		if _, reported := r.silentAt[sessionKey{c.Plan, c.Attempt}]; reported {
 			r.silentAt[sessionKey{c.Plan, c.Attempt}] = c.At

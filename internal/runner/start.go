@@ -50,7 +50,7 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	r.run = run
-	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version, Attended: r.o.Interactive, Wait: r.o.CheckpointWait})
 	return Result{Run: run}, nil
 }
 
@@ -152,7 +152,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
-	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Interactive, Wait: r.o.CheckpointWait})
 	return Result{Run: last, Resumed: true}, true, nil
 }
 
