@@ -23,8 +23,11 @@ import (
 
 // TestChaos runs a 50-plan phase with sim agents and random faults (agent
 // crash, hang, garbage output, slow output, exit without a SUMMARY, PLAN
-// FAILED), SIGKILLs hive at a random event and fills the journal's disk,
-// each over seeded iterations, and checks the invariants after each: every
+// FAILED), merge conflicts that resolver agents resolve, and the phase
+// verification with its verifier agent; it SIGKILLs hive at a random event
+// or at a random durable step (a git command, a file write, a journal
+// append) and fills the journal's disk, each over seeded iterations, and
+// checks the invariants after each: every
 // plan complete or failed with a reason; no task committed twice; no
 // answered checkpoint lost; the journal replays to the same state; no agent
 // process and, after `hive clean`, no worktree left.
@@ -94,10 +97,13 @@ func envInt(t *testing.T, name string, def int) int {
 // runChaos runs one seeded iteration and returns the faults it injected.
 func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	rng := rand.New(rand.NewPCG(seed, 0xC4A05))
+	// later, a second stream: what was added to the generator since draws
+	// from it, so that a seed's phase and disruptions stay as they were.
+	later := rand.New(rand.NewPCG(seed, 0x1A7E5))
 	injected := map[string]int{}
 	dir := t.TempDir()
 	cache := t.TempDir()
-	faults := writeChaosPhase(t, dir, rng, n, injected)
+	faults := writeChaosPhase(t, dir, rng, later, n, injected)
 	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "HIVE_SIM_DELAY=5ms", "HIVE_SIM_FAULTS="+faults,
 		"GIT_AUTHOR_NAME=chaos", "GIT_AUTHOR_EMAIL=chaos@hive.invalid", "GIT_COMMITTER_NAME=chaos", "GIT_COMMITTER_EMAIL=chaos@hive.invalid")
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
@@ -124,6 +130,14 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		if disruption == "disk" {
 			cmd.Env = append(cmd.Env, fmt.Sprintf("HIVE_JOURNAL_FULL_AFTER=%d", 5+rng.IntN(150)))
 		}
+		killAt := 0
+		if disruption == "kill" {
+			killAt = countEvents(dbPath) + 5 + rng.IntN(200)
+			if later.IntN(2) == 0 { // at a step, not at a moment: a git command's kill lands there
+				disruption = "step"
+				cmd.Env = append(cmd.Env, fmt.Sprintf("HIVE_CRASH_STEP=%d", 1+later.IntN(600)))
+			}
+		}
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -134,7 +148,7 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		var runErr error
 		ended := false
 		if disruption == "kill" {
-			runErr, ended = killAtEvent(cmd, dbPath, countEvents(dbPath)+5+rng.IntN(200), exited)
+			runErr, ended = killAtEvent(cmd, dbPath, killAt, exited)
 			if !ended {
 				injected["hive-sigkill"]++
 			}
@@ -155,12 +169,16 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 			code = exitErr.ExitCode()
 		}
 		fmt.Fprintf(&logs, "--- run %d (%s): exit %d\n%s\n", attempt+1, disruption, code, tail(out.String(), 30))
+		injected["resolver-agent"] += strings.Count(out.String(), "comb agent started")
+		injected["verifier-agent"] += strings.Count(out.String(), "verifier agent started")
 		switch {
 		case code == 0 || code == 1:
 			finished, lastCode = true, code
 		case disruption == "disk" && code == 3:
 			injected["journal-disk-full"]++
 		case disruption == "kill" && !ended && code == -1:
+		case disruption == "step" && code == -1:
+			injected["hive-sigkill-at-step"]++
 		default:
 			t.Fatalf("seed %d: run %d (%s) exited %d:\n%s", seed, attempt+1, disruption, code, logs.String())
 		}
@@ -193,9 +211,11 @@ func tail(s string, n int) string {
 }
 
 // writeChaosPhase writes a random n-plan phase (a DAG over earlier plans,
-// one to three tasks each, some with checkpoints) and returns the sim
-// faults chosen for it.
-func writeChaosPhase(t *testing.T, dir string, rng *rand.Rand, n int, injected map[string]int) string {
+// one to three tasks each, some with checkpoints, some whose last task also
+// adds to src/shared.go, which no plan declares: their merges conflict) and
+// returns the sim faults chosen for it. The verifier (on by default) checks
+// the phase at the end.
+func writeChaosPhase(t *testing.T, dir string, rng, later *rand.Rand, n int, injected map[string]int) string {
 	t.Helper()
 	write := func(rel, body string) {
 		p := filepath.Join(dir, rel)
@@ -234,7 +254,12 @@ func writeChaosPhase(t *testing.T, dir string, rng *rand.Rand, n int, injected m
 				autonomous = false
 				continue
 			}
-			fmt.Fprintf(&body, "<task type=\"auto\"><name>Task %d: write %s</name><files>%s</files><action>write</action><done>done</done></task>\n", k, f, f)
+			touched := f
+			if k == tasks && later.IntN(8) == 0 {
+				touched += ", src/shared.go"
+				injected["shared-file"]++
+			}
+			fmt.Fprintf(&body, "<task type=\"auto\"><name>Task %d: write %s</name><files>%s</files><action>write</action><done>done</done></task>\n", k, f, touched)
 		}
 		write(".planning/phases/01-chaos/"+id+"-PLAN.md", fmt.Sprintf("---\nphase: 01-chaos\nplan: %02d\ntype: execute\ndepends_on: [%s]\nfiles_modified: [%s]\nautonomous: %v\n---\n<objective>Chaos plan %d</objective>\n<tasks>\n%s</tasks>\n",
 			i, strings.Join(deps, ", "), strings.Join(files, ", "), autonomous, i, body.String()))

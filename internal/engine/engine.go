@@ -53,8 +53,11 @@ type PlanStatus struct {
 	exitNote     string // with CheckExit: how the agent ended
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
-	permissions   []*Checkpoint
-	resolverTried bool     // a resolver agent had its go at the current conflict
+	permissions []*Checkpoint
+	// resolverAt is 1 + the integration branch's merge count when the
+	// plan's last resolver started (0: none since the resume): a conflict
+	// after it is the resolver's failure unless other plans merged since.
+	resolverAt    int
 	conflictFiles []string // the files of the last merge conflict
 	conflictWhere string   // where to resolve them, as the merge said
 	gateLoops     int      // fix agents started after post-merge gate failures
@@ -93,6 +96,7 @@ type Engine struct {
 	// always are the tools a human allowed for the rest of the run.
 	always map[string]bool
 
+	merges       int           // plans merged into the integration branch so far
 	vj           VerifyJob     // the phase verification
 	verification *Verification // its result, once known
 	verifyOpen   *Checkpoint   // the verification waits for a human
@@ -525,7 +529,7 @@ func (e *Engine) resume() []Command {
 				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 				p.agentLive = false
 			}
-			p.resolverTried = false
+			p.resolverAt = 0
 			out = e.merge(out, p)
 			continue
 		}

@@ -35,6 +35,7 @@ type State struct {
 	Down         []Downtime    `json:"down,omitempty"`
 	ForeignGain  time.Duration `json:"foreign_gain,omitempty"`
 	Human        HumanWait     `json:"human"`
+	Merges       int           `json:"merges,omitempty"`
 }
 
 // HumanWait is when the run stops for a human (Engine.idle).
@@ -87,7 +88,7 @@ type PlanRecord struct {
 	AgentLive     bool          `json:"agent_live,omitempty"`
 	ExitNote      string        `json:"exit_note,omitempty"`
 	Permissions   []Checkpoint  `json:"permissions,omitempty"`
-	ResolverTried bool          `json:"resolver_tried,omitempty"`
+	ResolverAt    int           `json:"resolver_at,omitempty"`
 	ConflictFiles []string      `json:"conflict_files,omitempty"`
 	ConflictWhere string        `json:"conflict_where,omitempty"`
 	GateLoops     int           `json:"gate_loops,omitempty"`
@@ -99,7 +100,7 @@ func (e *Engine) Export() State {
 	s := State{Version: Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
 		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
 		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
-		Human:  HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping},
+		Human: HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping}, Merges: e.merges,
 		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded}}
 	s.Verify.seen = nil
 	if e.verifyOpen != nil {
@@ -122,7 +123,7 @@ func (e *Engine) Export() State {
 			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, Silence: p.silence, LastActive: p.lastActive,
-			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverTried: p.resolverTried, ConflictFiles: p.conflictFiles,
+			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
 			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix}
 		if p.Open != nil {
 			r.Open = copyOf(p.Open)
@@ -164,6 +165,7 @@ func Restore(s State) (*Engine, error) {
 	e.verification, e.verifyOpen = s.Verification, s.VerifyOpen
 	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
 	h := s.Human
+	e.merges = s.Merges
 	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
 	e.vj = s.Verify.VerifyJob
 	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
@@ -190,7 +192,7 @@ func Restore(s State) (*Engine, error) {
 		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
 		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
 		p.autoRetries, p.humanRetried, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.Silence, r.LastActive
-		p.agentLive, p.exitNote, p.resolverTried, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverTried, r.ConflictFiles
+		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
 		p.conflictWhere, p.gateLoops, p.fix = r.ConflictWhere, r.GateLoops, r.Fix
 		p.permissions = nil
 		for _, cp := range r.Permissions {

@@ -60,6 +60,9 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 		if p.Stage != StageMerge {
 			return nil, fmt.Errorf("merged %s: no merge was asked for", p.Spec.ID)
 		}
+		if ev.OK {
+			e.merges++
+		}
 		switch {
 		case ev.OK && e.spec.Gate:
 			p.Stage = StageGate
@@ -69,7 +72,11 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 		case len(ev.Files) > 0:
 			p.conflictFiles = append([]string(nil), ev.Files...)
 			p.conflictWhere = ev.Reason
-			if e.spec.Resolver && !p.resolverTried {
+			// A resolver gets the conflict, and another one if other plans
+			// merged since the last one started (it resolved against an
+			// integration branch that has moved), a few times at most.
+			fresh := p.resolverAt == 0 || p.resolverAt <= e.merges
+			if e.spec.Resolver && fresh && p.Resolves < MaxResolves {
 				out = e.resolve(out, p, ev.Files)
 			} else {
 				out = e.conflict(out, p, "")
@@ -108,7 +115,7 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 
 // resolve starts a resolver agent (role comb) on p's conflict.
 func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command {
-	p.resolverTried = true
+	p.resolverAt = e.merges + 1
 	p.Stage = StageResolve
 	e.newAgent(p)
 	p.Resolves++

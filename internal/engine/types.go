@@ -424,6 +424,11 @@ const (
 // verification's checkpoint.
 const VerifyID = "verify"
 
+// MaxResolves is how many resolver agents a plan's merge conflicts get in
+// one run before a human is asked, however often the integration branch
+// moves under them.
+const MaxResolves = 5
+
 // MaxFixLoops is how many fix agents a failing post-merge gate gets before
 // a human is asked (seed 003 §3.5).
 const MaxFixLoops = 2
