@@ -99,6 +99,8 @@ func quietEvent(ev engine.Event) string {
 	switch ev.Type {
 	case engine.EvUsage:
 		return fmt.Sprintf("turn ended (attempt %d): %d in / %d out tokens, $%.4f so far", ev.Attempt, ev.InputTokens, ev.OutputTokens, ev.CostUSD)
+	case engine.EvWake:
+		return "the wait for an answer is over: the run stops for a human if still idle at a checkpoint"
 	case engine.EvCommitsChecked:
 		if ev.OK {
 			return fmt.Sprintf("silent agent (attempt %d) committed lately: left running", ev.Attempt)
