@@ -303,3 +303,71 @@ func TestPruneWorktreesSaysWhatItForgets(t *testing.T) {
 		t.Error("pruned the wrong registrations")
 	}
 }
+
+// A `git worktree add` killed mid-way (hive killed while it ran) leaves a
+// registration git keeps locked "initializing", with the branch set but
+// nothing checked out: an agent there would see every file as deleted. No
+// agent ever worked in it, so it is removed and made again.
+func TestAddWorktreeAfterKilledAdd(t *testing.T) {
+	isolated(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "proj")
+	r := initRepo(t, dir)
+	write(t, filepath.Join(dir, "main.go"), "package main\n")
+	for _, args := range [][]string{{"add", "main.go"}, {"commit", "-q", "-m", "main.go"}} {
+		if _, err := run(ctx, dir, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "worktrees", "01", "01-01")
+	if err := r.AddWorktree(ctx, path, "hive/01/01-01", "main"); err != nil {
+		t.Fatal(err)
+	}
+	// What the kill left: the checkout and its index missing, the lock kept.
+	admin := strings.TrimSpace(mustRun(t, path, "rev-parse", "--absolute-git-dir"))
+	for _, p := range []string{filepath.Join(path, "main.go"), filepath.Join(admin, "index")} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(admin, "locked"), "initializing")
+	if wt := worktreeAt(t, r, path); wt == nil || !wt.Locked || wt.LockReason != "initializing" {
+		t.Fatalf("the simulated kill is not what git shows: %+v", wt)
+	}
+
+	var n notes
+	if err := r.AddWorktree(n.ctx(), path, "hive/01/01-01", "main"); err != nil {
+		t.Fatalf("add over the killed add: %v", err)
+	}
+	n.has(t, "removed worktree "+path, "killed")
+	if wt := worktreeAt(t, r, path); wt == nil || wt.Locked || wt.Branch != "hive/01/01-01" {
+		t.Fatalf("worktree not made again: %+v", wt)
+	}
+	if status := mustRun(t, path, "status", "--porcelain"); status != "" {
+		t.Errorf("the worktree made again is not clean:\n%s", status)
+	}
+
+	// Killed before it made the folder: the locked registration is all.
+	admin = strings.TrimSpace(mustRun(t, path, "rev-parse", "--absolute-git-dir"))
+	write(t, filepath.Join(admin, "locked"), "initializing")
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	n = nil
+	if err := r.AddWorktree(n.ctx(), path, "hive/01/01-01", "main"); err != nil {
+		t.Fatalf("add over the killed add without a folder: %v", err)
+	}
+	n.has(t, "removed worktree "+path, "killed")
+	if status := mustRun(t, path, "status", "--porcelain"); status != "" {
+		t.Errorf("the worktree made again is not clean:\n%s", status)
+	}
+}
+
+func mustRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := run(context.Background(), dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

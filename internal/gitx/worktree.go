@@ -215,6 +215,8 @@ func noteTo(ctx context.Context, format string, args ...any) {
 // clearWay makes room for a worktree of branch at path; ready says path is
 // already that worktree. What it finds in the way, and what it does:
 //
+//   - A worktree at path that git keeps locked "initializing" (its `git
+//     worktree add` was killed) is removed, to be made again.
 //   - A registration (at path, or elsewhere holding branch) whose folder is
 //     gone — the worktree folder was deleted, or the repository was cloned
 //     again — is pruned; git would say branch "is already checked out" there.
@@ -238,6 +240,21 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 	main := ""
 	if len(wts) > 0 {
 		main = wts[0].Path
+	}
+	if wt := findWorktree(wts, path); wt != nil && wt.Locked && wt.LockReason == "initializing" {
+		// A `git worktree add` killed mid-way: hive holds the repository
+		// lock, so none is running. It may have checked nothing out (an
+		// agent there would see every file deleted), and no agent ever
+		// worked in it: remove it, and it is made again.
+		args := []string{"worktree", "remove", "--force", "--force", "--", wt.Path}
+		if wt.Prunable { // killed before it made the folder
+			args = []string{"worktree", "unlock", "--", wt.Path}
+		}
+		if _, err := r.Git(ctx, args...); err != nil {
+			return false, err
+		}
+		noteTo(ctx, "removed worktree %s of %s: a git worktree add was killed before it finished (it is made again)", wt.Path, wtBranch(wt))
+		return r.clearWay(ctx, path, branch)
 	}
 	if wt := findWorktree(wts, path); wt != nil {
 		switch {
