@@ -81,21 +81,47 @@ func (r *Repo) PlanCommits(ctx context.Context, id, since, ref string) ([]Commit
 	if ref == "" {
 		ref = "HEAD"
 	}
+	return r.log(ctx, since, ref, planFilter(id)...)
+}
+
+// HasPlanCommit says whether PlanCommits would find any commit: the walk
+// stops at the first, usually the newest few commits of a run.
+func (r *Repo) HasPlanCommit(ctx context.Context, id, since, ref string) (bool, error) {
+	cs, err := r.log(ctx, since, ref, append(planFilter(id), "--max-count=1")...)
+	return len(cs) > 0, err
+}
+
+// planFilter is git log's filter of plan id's commits (see Commit.ForPlan).
+func planFilter(id string) []string {
+	q := regexp.QuoteMeta(id)
+	return []string{"-E",
+		"--grep", `\(` + q + `\)`,
+		"--grep", `^Hive-(Plan|Task): ` + q + `(/[0-9a-z]+)?$`}
+}
+
+// log lists the non-merge commits reachable from ref and not from since
+// that the filters let through, newest first; a branch with no commits,
+// or none of that name, has none.
+func (r *Repo) log(ctx context.Context, since, ref string, filters ...string) ([]Commit, error) {
 	rng := ref
 	if since != "" {
 		rng = since + ".." + ref
 	}
-	q := regexp.QuoteMeta(id)
-	out, err := r.Git(ctx, "log", rng, "--no-merges", "-E",
-		"--grep", `\(`+q+`\)`,
-		"--grep", `^Hive-(Plan|Task): `+q+`(/[0-9a-z]+)?$`,
-		"--format=%H%x1f%ct%x1f%s%x1f%b%x1e", "--")
+	args := append([]string{"log", rng, "--no-merges"}, filters...)
+	out, err := r.Git(ctx, append(args, logFormat, "--")...)
 	if err != nil {
 		if strings.Contains(err.Error(), "does not have any commits") || strings.Contains(err.Error(), "unknown revision") {
 			return nil, nil
 		}
 		return nil, err
 	}
+	return parseLog(out), nil
+}
+
+// logFormat is what parseLog reads: fields split by 0x1f, records by 0x1e.
+const logFormat = "--format=%H%x1f%ct%x1f%s%x1f%b%x1e"
+
+func parseLog(out string) []Commit {
 	var cs []Commit
 	for _, rec := range strings.Split(out, "\x1e") {
 		rec = strings.TrimLeft(rec, "\n")
@@ -109,7 +135,40 @@ func (r *Repo) PlanCommits(ctx context.Context, id, since, ref string) ([]Commit
 		secs, _ := strconv.ParseInt(f[1], 10, 64)
 		cs = append(cs, Commit{Hash: f[0], Time: time.Unix(secs, 0), Subject: f[2], Body: strings.TrimSpace(f[3])})
 	}
-	return cs, nil
+	return cs
+}
+
+// RangeCommits returns every commit reachable from ref and not from since,
+// newest first, merges left out: one git command where counting many plans'
+// commits with PlanCommits would take one each.
+func (r *Repo) RangeCommits(ctx context.Context, since, ref string) ([]Commit, error) {
+	return r.log(ctx, since, ref)
+}
+
+// ForPlan says whether c is plan id's commit by PlanCommits' rules: the
+// subject scope "(id)" anywhere in its message, or a line that is exactly a
+// Hive-Plan or Hive-Task trailer for id.
+func (c Commit) ForPlan(id string) bool {
+	if strings.Contains(c.Subject, "("+id+")") || strings.Contains(c.Body, "("+id+")") {
+		return true
+	}
+	for _, line := range strings.Split(c.Body, "\n") {
+		rest, ok := strings.CutPrefix(line, "Hive-Plan: "+id)
+		if !ok {
+			rest, ok = strings.CutPrefix(line, "Hive-Task: "+id)
+		}
+		if !ok {
+			continue
+		}
+		if rest == "" {
+			return true
+		}
+		task, ok := strings.CutPrefix(rest, "/")
+		if ok && task != "" && strings.Trim(task, "0123456789abcdefghijklmnopqrstuvwxyz") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // TaskNumbers reads the tasks a commit was made for from its Hive-Task

@@ -264,6 +264,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // in the tree's history without worktrees.
 func (r *runner) commitCounts(ctx context.Context, snap engine.Snapshot) map[string]int {
 	out := map[string]int{}
+	logs := map[[2]string][]gitx.Commit{} // one log per scope and branch, however many plans share it
 	for _, p := range snap.Plans {
 		if p.Spec.Done || r.scope == nil {
 			continue
@@ -275,9 +276,22 @@ func (r *runner) commitCounts(ctx context.Context, snap engine.Snapshot) map[str
 				ref = b
 			}
 		}
-		if cs, err := r.o.Repo.PlanCommits(ctx, p.Spec.ID, r.scope[p.Spec.ID], ref); err == nil {
-			out[p.Spec.ID] = len(cs)
+		key := [2]string{r.scope[p.Spec.ID], ref}
+		cs, ok := logs[key]
+		if !ok {
+			var err error
+			if cs, err = r.o.Repo.RangeCommits(ctx, key[0], ref); err != nil {
+				continue
+			}
+			logs[key] = cs
 		}
+		n := 0
+		for _, c := range cs {
+			if c.ForPlan(p.Spec.ID) {
+				n++
+			}
+		}
+		out[p.Spec.ID] = n
 	}
 	return out
 }

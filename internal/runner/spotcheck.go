@@ -69,11 +69,11 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
 		}
 	}
-	commits, err := repo.PlanCommits(ctx, p.ID, *scope, "")
+	found, err := repo.HasPlanCommit(ctx, p.ID, *scope, "HEAD")
 	if err != nil {
 		return false, "look for commits: " + err.Error()
 	}
-	if len(commits) == 0 {
+	if !found {
 		return false, "no commit of this run names plan " + p.ID
 	}
 	return true, ""
