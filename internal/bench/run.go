@@ -42,16 +42,22 @@ func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, erro
 	}
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          s.proj.Repo,
-		Phase:         s.proj.Phase,
-		Journal:       j,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: s.concurrent,
-		Dynamic:       true,
-		TeamMode:      s.team,
-		AutoAnswer:    true,
-		Since:         s.proj.Base,
+		Repo:     s.proj.Repo,
+		Phase:    s.proj.Phase,
+		Journal:  j,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: s.concurrent,
+			Dynamic:       true,
+			Since:         s.proj.Base,
+		},
+		Agents: runner.Agents{
+			Launcher: launcher,
+			Team:     s.team,
+		},
+		Human: runner.Human{
+			AutoAnswer: true,
+		},
 	})
 	wall := time.Since(start)
 	if err != nil {

@@ -152,28 +152,36 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		wait = o.checkpointWait
 	}
 	opts := runner.Options{
-		Repo:           repo,
-		Phase:          ph,
-		Journal:        journalFaults(journal.Redacting(j, red)),
-		Launcher:       launcher,
-		MaxConcurrent:  cfg.MaxConcurrent(),
-		Dynamic:        cfg.Dynamic(),
-		TeamMode:       cfg.TeamMode(),
-		Stall:          cfg.Timeouts.Stall,
-		Fresh:          o.fresh,
-		Rerun:          o.rerun,
-		CheckpointWait: wait,
-		AutoAnswer:     o.yes,
-		Interactive:    interactive,
-		Retries:        cfg.Retries.Agent,
-		Worktrees:      cfg.Workflow.UseWorktrees,
-		WorktreeRoot:   worktreeRoot(cfg, repo.Root),
-		Branching:      cfg.Git.BranchingStrategy,
-		AllowDirty:     o.allowDirty,
-		Setup:          runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
-		GateCommand:    cfg.Gates.PostMergeCommand,
-		Roles:          roles,
-		Verify:         cfg.Workflow.Verifier,
+		Repo:    repo,
+		Phase:   ph,
+		Journal: journalFaults(journal.Redacting(j, red)),
+		Schedule: runner.Schedule{
+			MaxConcurrent: cfg.MaxConcurrent(),
+			Dynamic:       cfg.Dynamic(),
+			Fresh:         o.fresh,
+			Rerun:         o.rerun,
+			Verify:        cfg.Workflow.Verifier,
+		},
+		Agents: runner.Agents{
+			Launcher: launcher,
+			Team:     cfg.TeamMode(),
+			Stall:    cfg.Timeouts.Stall,
+			Retries:  cfg.Retries.Agent,
+			Roles:    roles,
+		},
+		Human: runner.Human{
+			Wait:        wait,
+			AutoAnswer:  o.yes,
+			Interactive: interactive,
+		},
+		Git: runner.Git{
+			Worktrees:    cfg.Workflow.UseWorktrees,
+			WorktreeRoot: worktreeRoot(cfg, repo.Root),
+			Branching:    cfg.Git.BranchingStrategy,
+			AllowDirty:   o.allowDirty,
+			Setup:        runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
+			GateCommand:  cfg.Gates.PostMergeCommand,
+		},
 	}
 	var res runner.Result
 	if dashboard {
@@ -187,7 +195,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 				}
 				n.Logf = func(format string, args ...any) { obs.Note("", "notification: "+fmt.Sprintf(format, args...)) }
 				opts.Observer = newNotifyObserver(obs, n, ph.Number)
-				opts.Answers = answers
+				opts.Human.Answers = answers
 				return runner.Run(ctx, opts)
 			})
 	} else {
@@ -201,7 +209,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 				done := make(chan struct{})
 				defer close(done)
 				plain.prompter = newPrompter(o.stdin, done)
-				opts.Answers = plain.prompter.out
+				opts.Human.Answers = plain.prompter.out
 				if cfg.Notifications.Bell && isTerminal(o.stdout) {
 					// The runner's goroutine writes both the lines and the bell.
 					n.Bell = func() { io.WriteString(o.stdout, "\a") }

@@ -62,8 +62,8 @@ func TestReusedPlanIDRunsEveryTask(t *testing.T) {
 			ph := loadPhase(t, root, ".planning/phases/01-ledger")
 			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
 			if worktrees {
-				o.Worktrees = true
-				o.WorktreeRoot = t.TempDir()
+				o.Git.Worktrees = true
+				o.Git.WorktreeRoot = t.TempDir()
 			}
 			res, err := Run(context.Background(), o)
 			if err != nil {
@@ -116,10 +116,10 @@ autonomous: true
 			ph := loadPhase(t, root, ".planning/phases/01-api")
 			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
 			if worktrees {
-				o.Worktrees = true
-				o.WorktreeRoot = t.TempDir()
+				o.Git.Worktrees = true
+				o.Git.WorktreeRoot = t.TempDir()
 			}
-			o.AutoAnswer = true // a failing plan ends the run instead of waiting for a human
+			o.Human.AutoAnswer = true // a failing plan ends the run instead of waiting for a human
 			writeFile(t, filepath.Join(root, "gen/cache.bin"), "not the plan's")
 			res, err := Run(context.Background(), o)
 			if err != nil {
@@ -176,7 +176,7 @@ func TestStalePlanBranchIsSetAside(t *testing.T) {
 	ph := loadPhase(t, root, ".planning/phases/01-ledger")
 	obs := &recorder{}
 	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), obs)
-	o.Worktrees, o.WorktreeRoot = true, wtRoot
+	o.Git.Worktrees, o.Git.WorktreeRoot = true, wtRoot
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestFinishedRunLeavesNoCacheFolder(t *testing.T) {
 	root := newRepo(t, map[string]string{".planning/phases/01-ledger/01-01-PLAN.md": milestonePlan})
 	ph := loadPhase(t, root, ".planning/phases/01-ledger")
 	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
-	o.Worktrees = true // in the default place: the user's cache folder
+	o.Git.Worktrees = true // in the default place: the user's cache folder
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("run: %v, %s", err, res.Snapshot.Outcome)

@@ -57,14 +57,14 @@ func integrationBranch(strategy, phase string) string {
 // openIntegration creates (or, on resume, finds) the integration branch and
 // its worktree, and drops what a killed merge left half done.
 func openIntegration(ctx context.Context, o Options) (*integration, error) {
-	root := o.WorktreeRoot
+	root := o.Git.WorktreeRoot
 	if root == "" {
 		var err error
 		if root, err = gitx.DefaultWorktreeRoot(o.Repo.Root); err != nil {
 			return nil, err
 		}
 	}
-	strategy := o.Branching
+	strategy := o.Git.Branching
 	if strategy != BranchingPhase {
 		strategy = BranchingNone
 	}
@@ -77,7 +77,7 @@ func openIntegration(ctx context.Context, o Options) (*integration, error) {
 		jobs:     make(chan func(), 1024),
 		merged:   map[string]bool{},
 		now:      o.Now,
-		ownRoot:  o.WorktreeRoot == "",
+		ownRoot:  o.Git.WorktreeRoot == "",
 	}
 	if in.now == nil {
 		in.now = time.Now

@@ -119,7 +119,7 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 }
 
 // team reports whether agents run as live team members.
-func (r *runner) team() bool { return r.o.TeamMode && r.o.Launcher.LiveSessions() }
+func (r *runner) team() bool { return r.o.Agents.Team && r.o.Agents.Launcher.LiveSessions() }
 
 // completedTasks reads the plan's task commits of this run from git: the
 // disk, not the agent's word, says what is done. Several commits of one

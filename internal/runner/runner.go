@@ -20,19 +20,61 @@ import (
 )
 
 // Options is what a run needs. The CLI fills it from flags and config.
+// Options is what a run needs: where (Repo, Phase, Journal), who watches
+// (Observer), and how its agents, its human and its git work are set up.
 type Options struct {
 	Repo     *gitx.Repo
 	Phase    *plan.Phase
 	Journal  journal.Journal
-	Launcher agent.Launcher
 	Observer Observer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 
+	Schedule Schedule
+	Agents   Agents
+	Human    Human
+	Git      Git
+}
+
+// Schedule says which run to make and how many plans run at once.
+type Schedule struct {
 	MaxConcurrent int
 	Dynamic       bool
-	TeamMode      bool // live sessions: the executor prompt carries <team_protocol>
-
 	// Fresh abandons the phase's unfinished run, if any, and starts a new one.
 	Fresh bool
+	// Rerun starts a new run of a phase whose plans are all complete, to
+	// verify it again; without it such a phase is nothing to do.
+	Rerun bool
+	// Verify verifies the phase once every plan is complete (workflow.verifier).
+	Verify bool
+	// Since is the commit a new run's work starts after; "" means the tip
+	// it starts from. Only `hive bench`, whose projects hold the agents'
+	// commits before the run, sets it.
+	Since string
+}
+
+// Agents are the agent programs of a run and how they are watched.
+type Agents struct {
+	Launcher agent.Launcher
+	// Roles are the agents of the other roles: "comb" resolves merge
+	// conflicts, "verifier" verifies the phase. A missing role is skipped
+	// (a conflict goes straight to a human; verification is mechanical only).
+	Roles map[string]agent.Launcher
+	// Team: live sessions, whose executor prompt carries <team_protocol>.
+	Team bool
+	// Retries is how many continuations replace a crashed or hung agent
+	// before the human is asked (retries.agent).
+	Retries int
+	// Stall is how long an agent may print nothing before it is judged hung
+	// and killed with its process group (timeouts.stall). Zero means 5 min.
+	Stall time.Duration
+	// StopGrace is how long an agent whose input was closed may take to exit
+	// before its process group is killed. Zero means 5 s.
+	StopGrace time.Duration
+}
+
+// Human says who answers checkpoints, and how.
+type Human struct {
 	// AutoAnswer answers what an unattended run may answer (--yes).
 	AutoAnswer bool
 	// Interactive says a human watches this process and can answer in it
@@ -42,28 +84,19 @@ type Options struct {
 	Interactive bool
 	// Answers carries answers typed in this process's terminal.
 	Answers <-chan Answer
-	// CheckpointWait bounds how long a run that no human watches here
-	// (not Interactive) waits for `hive answer` once nothing else can
-	// progress: then it keeps the open checkpoints, ends its agents and
-	// stops with NeedsHumanError, to be resumed later. Zero stops at once;
-	// a negative value waits for ever (checkpoint_wait).
-	CheckpointWait time.Duration
-	// Retries is how many continuations replace a crashed or hung agent
-	// before the human is asked (retries.agent).
-	Retries int
+	// Wait bounds how long a run that no human watches here (not
+	// Interactive) waits for `hive answer` once nothing else can progress:
+	// then it keeps the open checkpoints, ends its agents and stops with
+	// NeedsHumanError, to be resumed later. Zero stops at once; a negative
+	// value waits for ever (checkpoint_wait).
+	Wait time.Duration
 	// PollInterval is how often the journal is read for answers given with
 	// `hive answer` from another process. Zero means 100 ms.
 	PollInterval time.Duration
+}
 
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Stall is how long an agent may print nothing before it is judged hung
-	// and killed with its process group (timeouts.stall). Zero means 5 min.
-	Stall time.Duration
-	// StopGrace is how long an agent whose input was closed may take to exit
-	// before its process group is killed. Zero means 5 s.
-	StopGrace time.Duration
-
+// Git says where plans work and how their work is merged.
+type Git struct {
 	// Worktrees gives each plan a git worktree and branch of its own, merged
 	// into the integration branch when the plan completes
 	// (workflow.use_worktrees).
@@ -80,19 +113,6 @@ type Options struct {
 	Setup Setup
 	// GateCommand runs after each merge (gates.post_merge_command); "" for none.
 	GateCommand string
-	// Roles are the agents of the other roles: "comb" resolves merge
-	// conflicts, "verifier" verifies the phase. A missing role is skipped
-	// (a conflict goes straight to a human; verification is mechanical only).
-	Roles map[string]agent.Launcher
-	// Verify verifies the phase once every plan is complete (workflow.verifier).
-	Verify bool
-	// Rerun starts a new run of a phase whose plans are all complete, to
-	// verify it again; without it such a phase is nothing to do.
-	Rerun bool
-	// Since is the commit a new run's work starts after; "" means the tip
-	// it starts from. Only `hive bench`, whose projects hold the agents'
-	// commits before the run, sets it.
-	Since string
 }
 
 // Observer is told everything that happens, for display. It is called from
@@ -185,14 +205,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.StopGrace == 0 {
-		o.StopGrace = 5 * time.Second
+	if o.Agents.StopGrace == 0 {
+		o.Agents.StopGrace = 5 * time.Second
 	}
-	if o.Stall == 0 {
-		o.Stall = 5 * time.Minute
+	if o.Agents.Stall == 0 {
+		o.Agents.Stall = 5 * time.Minute
 	}
-	if o.PollInterval == 0 {
-		o.PollInterval = 100 * time.Millisecond
+	if o.Human.PollInterval == 0 {
+		o.Human.PollInterval = 100 * time.Millisecond
 	}
 	r := &runner{
 		o:        o,
@@ -304,11 +324,11 @@ func (r *runner) keepMode(ctx context.Context) error {
 	want := r.eng.Snapshot().Worktrees
 	switch {
 	case want && r.integ == nil:
-		if !r.o.Worktrees {
+		if !r.o.Git.Worktrees {
 			r.o.Observer.Note("", "this run started with worktrees: it goes on with them")
 		}
 		return r.openWorktrees(ctx)
-	case !want && r.o.Worktrees:
+	case !want && r.o.Git.Worktrees:
 		r.o.Observer.Note("", "this run started in the shared working tree: it goes on there")
 	}
 	return nil
@@ -321,7 +341,7 @@ func (r *runner) openWorktrees(ctx context.Context) error {
 	if r.integ != nil {
 		return nil
 	}
-	if err := checkClean(ctx, r.o.Repo); err != nil && !r.o.AllowDirty {
+	if err := checkClean(ctx, r.o.Repo); err != nil && !r.o.Git.AllowDirty {
 		return err
 	} else if err != nil {
 		r.o.Observer.Note("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
@@ -366,9 +386,9 @@ func checkClean(ctx context.Context, repo *gitx.Repo) error {
 var ErrDirty = errors.New("refusing to run")
 
 func (r *runner) loop(ctx context.Context) error {
-	watchdog := time.NewTicker(max(min(r.o.Stall/4, time.Second), 10*time.Millisecond))
+	watchdog := time.NewTicker(max(min(r.o.Agents.Stall/4, time.Second), 10*time.Millisecond))
 	defer watchdog.Stop()
-	poll := time.NewTicker(r.o.PollInterval)
+	poll := time.NewTicker(r.o.Human.PollInterval)
 	defer poll.Stop()
 	for !r.finished {
 		for len(r.queue) > 0 {
@@ -390,7 +410,7 @@ func (r *runner) loop(ctx context.Context) error {
 		select {
 		case ev := <-r.inputs:
 			r.queue = append(r.queue, ev)
-		case a := <-r.o.Answers:
+		case a := <-r.o.Human.Answers:
 			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
 			if err := r.pollJournal(ctx); err != nil {
@@ -404,7 +424,7 @@ func (r *runner) loop(ctx context.Context) error {
 			return ErrInterrupted
 		}
 	}
-	r.waitAgents(r.o.StopGrace + time.Second)
+	r.waitAgents(r.o.Agents.StopGrace + time.Second)
 	return nil
 }
 
@@ -447,7 +467,7 @@ func (r *runner) watchSilence() {
 		default:
 		}
 		d := s.Silent(now)
-		if d <= r.o.Stall {
+		if d <= r.o.Agents.Stall {
 			delete(r.silentAt, k)
 			continue
 		}
@@ -652,7 +672,7 @@ func (r *runner) stopAgent(c engine.Command) {
 			go s.KillStalled(c.Reason) // it may wait for an interrupt to land
 			return
 		}
-		go s.Stop(r.o.StopGrace)
+		go s.Stop(r.o.Agents.StopGrace)
 		return
 	}
 	// Not ours: an agent a previous hive process started. End it if it is
@@ -668,9 +688,9 @@ func (r *runner) stopAgent(c engine.Command) {
 // checkpoint gives way to a continuation agent that gets the answer.
 func (r *runner) stopAll() {
 	for _, s := range r.sortedSessions() {
-		go s.Stop(r.o.StopGrace)
+		go s.Stop(r.o.Agents.StopGrace)
 	}
-	r.waitAgents(r.o.StopGrace + time.Second)
+	r.waitAgents(r.o.Agents.StopGrace + time.Second)
 }
 
 func (r *runner) killAll() {
@@ -752,13 +772,13 @@ func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, a
 		Env:     []string{"HIVE_AGENT_ROLE=" + role},
 		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
 	}
-	launcher := r.o.Launcher
-	if l := r.o.Roles[c.Role]; c.Role != "" && l != nil {
+	launcher := r.o.Agents.Launcher
+	if l := r.o.Agents.Roles[c.Role]; c.Role != "" && l != nil {
 		launcher = l
 	}
 	var err error
 	if c.Role == "verifier" {
-		if r.o.Roles["verifier"] == nil {
+		if r.o.Agents.Roles["verifier"] == nil {
 			return spec, nil, fmt.Errorf("no verifier role is configured now (models.verifier)")
 		}
 		spec.Dir = r.workDir()

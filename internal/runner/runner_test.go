@@ -118,7 +118,7 @@ func options(t *testing.T, root string, ph *plan.Phase, j journal.Journal, l age
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Repo: repo, Phase: ph, Journal: j, Launcher: l, Observer: obs, MaxConcurrent: 2, StopGrace: time.Second}
+	return Options{Repo: repo, Phase: ph, Journal: j, Observer: obs, Schedule: Schedule{MaxConcurrent: 2}, Agents: Agents{Launcher: l, StopGrace: time.Second}}
 }
 
 // A plan may depend on a plan of an earlier phase: the run goes ahead when
@@ -206,7 +206,7 @@ func TestResumeWithAMissingPlan(t *testing.T) {
 		t.Fatalf("Run = %v, want an error naming 01-02 and --fresh", err)
 	}
 	o := options(t, root, ph, j, shellAgent{completeScript}, &recorder{})
-	o.Fresh = true
+	o.Schedule.Fresh = true
 	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run --fresh = %v, %+v", err, res.Snapshot)
 	}
@@ -327,7 +327,7 @@ func TestTurnErrorFailsThePlan(t *testing.T) {
 	script := `printf '{"type":"result","subtype":"error_during_execution","is_error":true,"result":"API Error: 529 overloaded_error"}\n'`
 	obs := &recorder{}
 	o := options(t, root, ph, journal.NewMemory(), shellAgent{script}, obs)
-	o.AutoAnswer = true
+	o.Human.AutoAnswer = true
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

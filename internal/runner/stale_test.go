@@ -73,7 +73,7 @@ func TestRunAfterRecloneAtSamePath(t *testing.T) {
 	isolatedHome(t)
 	root := newRepo(t, staleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	leaveWorktrees(t, root, o.WorktreeRoot)
+	leaveWorktrees(t, root, o.Git.WorktreeRoot)
 	if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +93,8 @@ func TestRunAfterRecloneAtSamePath(t *testing.T) {
 	res, err := Run(context.Background(), o)
 	checkFinished(t, root, res, err, obs)
 	for _, want := range []string{
-		"note  removed stale folder " + filepath.Join(o.WorktreeRoot, "01", "integration"),
-		"note 01-01 removed stale folder " + filepath.Join(o.WorktreeRoot, "01", "01-01"),
+		"note  removed stale folder " + filepath.Join(o.Git.WorktreeRoot, "01", "integration"),
+		"note 01-01 removed stale folder " + filepath.Join(o.Git.WorktreeRoot, "01", "01-01"),
 	} {
 		if !strings.Contains(obs.String(), want) {
 			t.Errorf("no note %q:\n%s", want, obs)
@@ -132,12 +132,12 @@ func TestRunAfterHiveFolderDeleted(t *testing.T) {
 	isolatedHome(t)
 	root := newRepo(t, staleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	leaveWorktrees(t, root, o.WorktreeRoot)
-	plan := filepath.Join(o.WorktreeRoot, "01", "01-01")
+	leaveWorktrees(t, root, o.Git.WorktreeRoot)
+	plan := filepath.Join(o.Git.WorktreeRoot, "01", "01-01")
 	writeFile(t, filepath.Join(plan, "src", "p01.go"), "package src\n")
 	gitRun(t, plan, "add", "src/p01.go")
 	gitRun(t, plan, "commit", "-q", "-m", "feat(01-01): p01")
-	gitRun(t, filepath.Join(o.WorktreeRoot, "01", "integration"), "merge", "--no-ff", "--no-commit", "hive/01/01-01")
+	gitRun(t, filepath.Join(o.Git.WorktreeRoot, "01", "integration"), "merge", "--no-ff", "--no-commit", "hive/01/01-01")
 	// o's journal is a new one: the killed run's went with .hive/.
 	obs := &recorder{}
 	o.Observer = obs
@@ -152,8 +152,8 @@ func TestRunAfterWorktreeFoldersDeleted(t *testing.T) {
 	isolatedHome(t)
 	root := newRepo(t, staleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	leaveWorktrees(t, root, o.WorktreeRoot)
-	if err := os.RemoveAll(o.WorktreeRoot); err != nil {
+	leaveWorktrees(t, root, o.Git.WorktreeRoot)
+	if err := os.RemoveAll(o.Git.WorktreeRoot); err != nil {
 		t.Fatal(err)
 	}
 	obs := &recorder{}
@@ -161,7 +161,7 @@ func TestRunAfterWorktreeFoldersDeleted(t *testing.T) {
 	res, err := Run(context.Background(), o)
 	checkFinished(t, root, res, err, obs)
 	for _, id := range []string{"integration", "01-01"} {
-		if want := "note  forgot worktree " + filepath.Join(o.WorktreeRoot, "01", id); !strings.Contains(obs.String(), want) {
+		if want := "note  forgot worktree " + filepath.Join(o.Git.WorktreeRoot, "01", id); !strings.Contains(obs.String(), want) {
 			t.Errorf("no note %q:\n%s", want, obs)
 		}
 	}

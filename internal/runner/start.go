@@ -40,7 +40,7 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if allDone(spec) && !r.o.Rerun {
+	if allDone(spec) && !r.o.Schedule.Rerun {
 		// A finished phase is nothing to do: no run, no commit, no change
 		// to the planning files.
 		return Result{NothingToDo: true}, r.dropIntegration(ctx)
@@ -50,7 +50,7 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	r.run = run
-	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version, Attended: r.o.Interactive, Wait: r.o.CheckpointWait})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: run}, nil
 }
 
@@ -86,7 +86,7 @@ func (r *runner) dropIntegration(ctx context.Context) error {
 // resumed reports whether the run was taken over.
 func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
 	eng, err := Replay(r.o.Journal, last)
-	if errors.As(err, new(*engine.NewerError)) && r.o.Fresh {
+	if errors.As(err, new(*engine.NewerError)) && r.o.Schedule.Fresh {
 		r.o.Observer.Note("", fmt.Sprintf("run %d abandoned: --fresh (a newer hive journaled it); starting a new run", last.ID))
 		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
 	}
@@ -95,7 +95,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 	}
 	snap := eng.Snapshot()
 	switch {
-	case !snap.Started || r.o.Fresh:
+	case !snap.Started || r.o.Schedule.Fresh:
 		why := "abandoned: it never started"
 		if snap.Started {
 			why = "abandoned: --fresh"
@@ -152,7 +152,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
-	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Interactive, Wait: r.o.CheckpointWait})
+	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: last, Resumed: true}, true, nil
 }
 
@@ -247,7 +247,7 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 // the phase's previous run, lends its scope to the plans it left unfinished
 // whose files are unchanged, so their committed tasks are not done again.
 func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, error) {
-	if r.o.Worktrees {
+	if r.o.Git.Worktrees {
 		if err := r.openWorktrees(ctx); err != nil {
 			return engine.RunSpec{}, err
 		}
@@ -262,19 +262,19 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 	}
 	spec := engine.RunSpec{
 		Phase:         r.o.Phase.Number,
-		MaxConcurrent: r.o.MaxConcurrent,
-		Dynamic:       r.o.Dynamic,
-		SharedTree:    !r.o.Worktrees, // plans that share one tree must not share files
-		Worktrees:     r.o.Worktrees,
-		Resolver:      r.o.Worktrees && r.o.Roles["comb"] != nil,
-		Gate:          r.o.Worktrees && strings.TrimSpace(r.o.GateCommand) != "",
-		Verify:        r.o.Verify,
-		Verifier:      r.o.Verify && r.o.Roles["verifier"] != nil,
+		MaxConcurrent: r.o.Schedule.MaxConcurrent,
+		Dynamic:       r.o.Schedule.Dynamic,
+		SharedTree:    !r.o.Git.Worktrees, // plans that share one tree must not share files
+		Worktrees:     r.o.Git.Worktrees,
+		Resolver:      r.o.Git.Worktrees && r.o.Agents.Roles["comb"] != nil,
+		Gate:          r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
+		Verify:        r.o.Schedule.Verify,
+		Verifier:      r.o.Schedule.Verify && r.o.Agents.Roles["verifier"] != nil,
 		Team:          r.team(),
-		AutoAnswer:    r.o.AutoAnswer,
-		Retries:       r.o.Retries,
-		Stall:         r.o.Stall,
-		Agent:         r.o.Launcher.Name(),
+		AutoAnswer:    r.o.Human.AutoAnswer,
+		Retries:       r.o.Agents.Retries,
+		Stall:         r.o.Agents.Stall,
+		Agent:         r.o.Agents.Launcher.Name(),
 	}
 	r.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {
@@ -318,8 +318,8 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 // base is the commit the run's work starts from: the integration branch's
 // tip in worktree mode, else HEAD; "" in a repository without a commit.
 func (r *runner) base(ctx context.Context) (string, error) {
-	if r.o.Since != "" {
-		return r.o.Since, nil
+	if r.o.Schedule.Since != "" {
+		return r.o.Schedule.Since, nil
 	}
 	ref := "HEAD"
 	if r.integ != nil {

@@ -41,7 +41,7 @@ func TestNewerJournalIsRefused(t *testing.T) {
 	}
 
 	o := options(t, root, ph, j, shellAgent{completeScript}, &recorder{})
-	o.Fresh = true
+	o.Schedule.Fresh = true
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run --fresh = %v, outcome %q", err, res.Snapshot.Outcome)

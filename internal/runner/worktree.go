@@ -40,7 +40,7 @@ func (r *runner) agentDir(ctx context.Context, p *plan.Plan, c engine.Command) (
 	if r.integ == nil {
 		return r.o.Repo.Root, nil
 	}
-	dir, err := r.integ.preparePlan(r.gitNotes(ctx, p.ID), p, r.o.Setup, r.scope[p.ID])
+	dir, err := r.integ.preparePlan(r.gitNotes(ctx, p.ID), p, r.o.Git.Setup, r.scope[p.ID])
 	if err != nil {
 		return "", err
 	}
@@ -80,7 +80,7 @@ func (r *runner) integrate(ctx context.Context, c engine.Command, snap engine.Sn
 		}
 	case engine.CmdGate:
 		job = func() {
-			ok, out := runGate(ctx, r.workDir(), r.o.GateCommand)
+			ok, out := runGate(ctx, r.workDir(), r.o.Git.GateCommand)
 			r.send(engine.Event{Type: engine.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Text: out})
 		}
 	case engine.CmdVerify:

@@ -93,10 +93,10 @@ func worktreeOptions(t *testing.T, root string, l agent.Launcher, obs Observer) 
 	t.Helper()
 	ph := loadPhase(t, root, ".planning/phases/01-lib")
 	o := options(t, root, ph, journal.NewMemory(), l, obs)
-	o.Worktrees = true
-	o.WorktreeRoot = filepath.Join(t.TempDir(), "worktrees")
-	o.TeamMode = true
-	o.Stall = time.Minute
+	o.Git.Worktrees = true
+	o.Git.WorktreeRoot = filepath.Join(t.TempDir(), "worktrees")
+	o.Agents.Team = true
+	o.Agents.Stall = time.Minute
 	return o
 }
 
@@ -126,7 +126,7 @@ func TestWorktreesEightPlans(t *testing.T) {
 	root := newRepo(t, files)
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
-	o.MaxConcurrent = 4
+	o.Schedule.MaxConcurrent = 4
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
@@ -136,7 +136,7 @@ func TestWorktreesEightPlans(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for id, dir := range l.dirs {
-		if dir == root || !strings.HasPrefix(dir, o.WorktreeRoot) {
+		if dir == root || !strings.HasPrefix(dir, o.Git.WorktreeRoot) {
 			t.Errorf("plan %s ran in %s, not in a worktree of its own", id, dir)
 		}
 		if other, dup := seen[dir]; dup {
@@ -212,7 +212,7 @@ func TestWorktreeConflictResolver(t *testing.T) {
 	l := simLauncher(t)
 	obs := &recorder{}
 	o := worktreeOptions(t, root, l, obs)
-	o.Roles = map[string]agent.Launcher{"comb": l}
+	o.Agents.Roles = map[string]agent.Launcher{"comb": l}
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
@@ -230,9 +230,9 @@ func TestWorktreeConflictHuman(t *testing.T) {
 	l := simLauncher(t, "HIVE_SIM_FAULTS=01-01=comb-fail,01-02=comb-fail")
 	obs := &humanResolver{t: t, answers: make(chan Answer, 1)}
 	o := worktreeOptions(t, root, l, obs)
-	o.Roles = map[string]agent.Launcher{"comb": l}
-	o.Interactive = true
-	o.Answers = obs.answers
+	o.Agents.Roles = map[string]agent.Launcher{"comb": l}
+	o.Human.Interactive = true
+	o.Human.Answers = obs.answers
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs.String())
@@ -294,7 +294,7 @@ func TestTwentyWorktreesAtOnce(t *testing.T) {
 	l := simLauncher(t)
 	obs := &recorder{}
 	o := worktreeOptions(t, root, l, obs)
-	o.MaxConcurrent = 20
+	o.Schedule.MaxConcurrent = 20
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
@@ -323,8 +323,8 @@ func TestVerificationMissingArtifact(t *testing.T) {
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
-	o.Verify = true
-	o.Roles = map[string]agent.Launcher{"verifier": l}
+	o.Schedule.Verify = true
+	o.Agents.Roles = map[string]agent.Launcher{"verifier": l}
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -351,8 +351,8 @@ func TestVerificationPassed(t *testing.T) {
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
-	o.Verify = true
-	o.Roles = map[string]agent.Launcher{"verifier": l}
+	o.Schedule.Verify = true
+	o.Agents.Roles = map[string]agent.Launcher{"verifier": l}
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q, verification %+v", err, res.Snapshot.Outcome, res.Snapshot.Verification)
@@ -376,8 +376,8 @@ func TestPostMergeGateLoops(t *testing.T) {
 	l := simLauncher(t)
 	obs := &recorder{}
 	o := worktreeOptions(t, root, l, obs)
-	o.GateCommand = "echo 'FAIL: TestReady' && exit 1"
-	o.AutoAnswer = true
+	o.Git.GateCommand = "echo 'FAIL: TestReady' && exit 1"
+	o.Human.AutoAnswer = true
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +410,7 @@ func TestDirtyTreeRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "uncommitted changes") || !strings.Contains(err.Error(), "README.md") || !strings.Contains(err.Error(), "--allow-dirty") {
 		t.Fatalf("Run = %v, want a refusal naming README.md", err)
 	}
-	o.AllowDirty = true
+	o.Git.AllowDirty = true
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("with AllowDirty: %v, %q", err, res.Snapshot.Outcome)
@@ -484,9 +484,9 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=local\n"), 0o600)
 	marker := filepath.Join(t.TempDir(), "setup-ran")
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	o.Branching = BranchingPhase
+	o.Git.Branching = BranchingPhase
 	// The command sees the copied .env in the new worktree.
-	o.Setup = Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
+	o.Git.Setup = Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
 	before := git(t, root, "rev-parse", "HEAD")
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
@@ -517,11 +517,11 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
-	o.Branching = BranchingPhase
+	o.Git.Branching = BranchingPhase
 	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("first run: %v", err)
 	}
-	o.Fresh = true
+	o.Schedule.Fresh = true
 	l.dirs = nil
 	res, err := Run(context.Background(), o)
 	if err != nil || !res.NothingToDo {
@@ -534,7 +534,7 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 		t.Errorf("the phase branch, which holds the work, is gone")
 	}
 	// --rerun starts a run that takes every plan as done.
-	o.Rerun = true
+	o.Schedule.Rerun = true
 	res, err = Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("rerun: %v, %q", err, res.Snapshot.Outcome)
@@ -556,11 +556,11 @@ func TestResumeKeepsTheRunsMode(t *testing.T) {
 	})
 	obs := &recorder{}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=fail"), obs)
-	o.Worktrees = false
-	o.AutoAnswer = false
-	o.Interactive = true
+	o.Git.Worktrees = false
+	o.Human.AutoAnswer = false
+	o.Human.Interactive = true
 	answers := make(chan Answer)
-	o.Answers = answers
+	o.Human.Answers = answers
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		// Stop the run once 01-02 waits at its failure: hive goes down mid-run.
@@ -572,8 +572,8 @@ func TestResumeKeepsTheRunsMode(t *testing.T) {
 	if _, err := Run(ctx, o); err == nil {
 		t.Fatal("the first run was not interrupted")
 	}
-	o.Worktrees = true
-	o.Launcher = simLauncher(t)
+	o.Git.Worktrees = true
+	o.Agents.Launcher = simLauncher(t)
 	go func() { answers <- Answer{Plan: "01-02", Text: "retry"} }()
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
@@ -597,8 +597,8 @@ func TestGateFailedPlanDoesNotLand(t *testing.T) {
 		".planning/STATE.md":                    "---\nmilestone: v1.0\n---\n# State\n",
 	})
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	o.GateCommand = "test ! -e src/p02.go || { echo 'FAIL: p02 breaks the build'; exit 1; }"
-	o.AutoAnswer = true
+	o.Git.GateCommand = "test ! -e src/p02.go || { echo 'FAIL: p02 breaks the build'; exit 1; }"
+	o.Human.AutoAnswer = true
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -178,17 +178,23 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &ansObserver{Recorder: e2etest.NewRecorder(nil), other: other}
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       mine,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 1,
-		TeamMode:      true,
-		Interactive:   true, // attended, but nothing typed here: answers come from the journal
-		StopGrace:     5 * time.Second,
-		Stall:         30 * time.Second,
-		PollInterval:  20 * time.Millisecond,
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  mine,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 1,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      true,
+			StopGrace: 5 * time.Second,
+			Stall:     30 * time.Second,
+		},
+		Human: runner.Human{
+			Interactive:  true, // attended, but nothing typed here: answers come from the journal
+			PollInterval: 20 * time.Millisecond,
+		},
 	})
 	obs.wg.Wait()
 	if err != nil {

@@ -340,20 +340,28 @@ func runPhase(t *testing.T, live, worktrees bool) outcome {
 	mem := journal.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       mem,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 3,
-		TeamMode:      live,
-		Interactive:   true,
-		Answers:       obs.Answers,
-		StopGrace:     5 * time.Second,
-		Stall:         30 * time.Second,
-		PollInterval:  20 * time.Millisecond,
-		Worktrees:     worktrees,
-		WorktreeRoot:  filepath.Join(t.TempDir(), "worktrees"),
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  mem,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 3,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      live,
+			StopGrace: 5 * time.Second,
+			Stall:     30 * time.Second,
+		},
+		Human: runner.Human{
+			Interactive:  true,
+			Answers:      obs.Answers,
+			PollInterval: 20 * time.Millisecond,
+		},
+		Git: runner.Git{
+			Worktrees:    worktrees,
+			WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
+		},
 	})
 	spent := time.Since(start)
 	if err != nil {

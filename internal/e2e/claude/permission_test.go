@@ -94,18 +94,24 @@ func TestPermissionRealClaude(t *testing.T) {
 	obs := &permObserver{Recorder: e2etest.NewRecorder(nil), answer: "allow"}
 	mem := journal.NewMemory()
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       mem,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 1,
-		TeamMode:      true,
-		Interactive:   true,
-		Answers:       obs.Answers,
-		StopGrace:     5 * time.Second,
-		Stall:         30 * time.Second,
-		PollInterval:  20 * time.Millisecond,
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  mem,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 1,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      true,
+			StopGrace: 5 * time.Second,
+			Stall:     30 * time.Second,
+		},
+		Human: runner.Human{
+			Interactive:  true,
+			Answers:      obs.Answers,
+			PollInterval: 20 * time.Millisecond,
+		},
 	})
 	if err != nil {
 		t.Fatalf("runner.Run: %v\nobserver:\n%s", err, obs)

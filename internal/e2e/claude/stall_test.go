@@ -235,19 +235,25 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	const stall = 2 * time.Second
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       mem,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 1,
-		TeamMode:      true,
-		Interactive:   true,
-		Answers:       obs.Answers,
-		Retries:       1,
-		StopGrace:     5 * time.Second,
-		Stall:         stall,
-		PollInterval:  20 * time.Millisecond,
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  mem,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 1,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      true,
+			Retries:   1,
+			StopGrace: 5 * time.Second,
+			Stall:     stall,
+		},
+		Human: runner.Human{
+			Interactive:  true,
+			Answers:      obs.Answers,
+			PollInterval: 20 * time.Millisecond,
+		},
 	})
 	spent := time.Since(start)
 	if err != nil {

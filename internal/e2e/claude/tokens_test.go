@@ -256,18 +256,24 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 	mem := journal.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       mem,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 1,
-		TeamMode:      live,
-		Interactive:   true,
-		Answers:       obs.Answers,
-		StopGrace:     5 * time.Second,
-		Stall:         30 * time.Second,
-		PollInterval:  20 * time.Millisecond,
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  mem,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 1,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      live,
+			StopGrace: 5 * time.Second,
+			Stall:     30 * time.Second,
+		},
+		Human: runner.Human{
+			Interactive:  true,
+			Answers:      obs.Answers,
+			PollInterval: 20 * time.Millisecond,
+		},
 	})
 	spent := time.Since(start)
 	if err != nil {

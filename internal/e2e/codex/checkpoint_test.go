@@ -216,18 +216,24 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 	mem := journal.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       mem,
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 3,
-		TeamMode:      false,
-		Interactive:   true,
-		Answers:       obs.Answers,
-		Stall:         60 * time.Second,
-		StopGrace:     2 * time.Second,
-		PollInterval:  20 * time.Millisecond,
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  mem,
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 3,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      false,
+			Stall:     60 * time.Second,
+			StopGrace: 2 * time.Second,
+		},
+		Human: runner.Human{
+			Interactive:  true,
+			Answers:      obs.Answers,
+			PollInterval: 20 * time.Millisecond,
+		},
 	})
 	elapsed := time.Since(start)
 	reqs := srv.ResponsesRequests()

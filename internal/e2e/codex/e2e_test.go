@@ -262,17 +262,23 @@ func runCodexPhase(t *testing.T, worktrees bool) {
 	obs := e2etest.NewRecorder(nil)
 	obs.Short = true // "command start-agent 01-03 " lines, as Index looks them up
 	res, err := runner.Run(ctx, runner.Options{
-		Repo:          repo,
-		Phase:         ph,
-		Journal:       journal.NewMemory(),
-		Launcher:      launcher,
-		Observer:      obs,
-		MaxConcurrent: 2,
-		TeamMode:      false,
-		Stall:         60 * time.Second,
-		StopGrace:     2 * time.Second,
-		Worktrees:     worktrees,
-		WorktreeRoot:  filepath.Join(t.TempDir(), "worktrees"),
+		Repo:     repo,
+		Phase:    ph,
+		Journal:  journal.NewMemory(),
+		Observer: obs,
+		Schedule: runner.Schedule{
+			MaxConcurrent: 2,
+		},
+		Agents: runner.Agents{
+			Launcher:  launcher,
+			Team:      false,
+			Stall:     60 * time.Second,
+			StopGrace: 2 * time.Second,
+		},
+		Git: runner.Git{
+			Worktrees:    worktrees,
+			WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
+		},
 	})
 	elapsed := time.Since(start)
 	t.Logf("run took %v; %d model requests", elapsed.Round(time.Millisecond), len(srv.ResponsesRequests()))
