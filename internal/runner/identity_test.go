@@ -211,8 +211,8 @@ func TestTDDCommitsAreOneTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{o: Options{Repo: repo}, scope: map[string]string{"01-01": since}}
-	got := r.completedTasks(context.Background(), ph.Plans[0])
+	pr := &prompts{work: &workspace{repo: repo, scope: map[string]string{"01-01": since}}}
+	got := pr.completedTasks(context.Background(), ph.Plans[0])
 	head := strings.TrimSpace(git(t, root, "rev-parse", "--short=7", "HEAD"))
 	if len(got) != 1 || got[0].Number != 1 || got[0].Commit != head || got[0].Name != "Task 1: ledger type" {
 		t.Fatalf("completed tasks = %+v, want task 1 once, at %s", got, head)

@@ -56,58 +56,58 @@ func integrationBranch(strategy, phase string) string {
 
 // openIntegration creates (or, on resume, finds) the integration branch and
 // its worktree, and drops what a killed merge left half done.
-func openIntegration(ctx context.Context, o Options) (*integration, error) {
-	root := o.Git.WorktreeRoot
+func openIntegration(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g Git, now func() time.Time, say func(plan, text string)) (*integration, error) {
+	root := g.WorktreeRoot
 	if root == "" {
 		var err error
-		if root, err = gitx.DefaultWorktreeRoot(o.Repo.Root); err != nil {
+		if root, err = gitx.DefaultWorktreeRoot(repo.Root); err != nil {
 			return nil, err
 		}
 	}
-	strategy := o.Git.Branching
+	strategy := g.Branching
 	if strategy != BranchingPhase {
 		strategy = BranchingNone
 	}
 	in := &integration{
-		repo:     o.Repo,
-		phase:    o.Phase,
-		root:     filepath.Join(root, o.Phase.Number),
-		branch:   integrationBranch(strategy, o.Phase.Number),
+		repo:     repo,
+		phase:    phase,
+		root:     filepath.Join(root, phase.Number),
+		branch:   integrationBranch(strategy, phase.Number),
 		strategy: strategy,
 		jobs:     make(chan func(), 1024),
 		merged:   map[string]bool{},
-		now:      o.Now,
-		ownRoot:  o.Git.WorktreeRoot == "",
+		now:      now,
+		ownRoot:  g.WorktreeRoot == "",
 	}
 	if in.now == nil {
 		in.now = time.Now
 	}
 	in.dir = filepath.Join(in.root, "integration")
 	if strategy == BranchingNone {
-		in.target = o.Repo.CurrentBranch(ctx)
+		in.target = repo.CurrentBranch(ctx)
 	}
-	if rel, err := filepath.Rel(o.Repo.Root, root); err == nil && filepath.IsLocal(rel) {
+	if rel, err := filepath.Rel(repo.Root, root); err == nil && filepath.IsLocal(rel) {
 		// Worktrees inside the repository must not show as its changes.
-		if err := o.Repo.Exclude(ctx, "/"+filepath.ToSlash(rel)+"/"); err != nil {
+		if err := repo.Exclude(ctx, "/"+filepath.ToSlash(rel)+"/"); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := o.Repo.Head(ctx); err != nil {
-		return nil, fmt.Errorf("%w: %s has no commit yet: hive runs each plan in a worktree made from your commits, so commit the project (with .planning/) first, or set workflow.use_worktrees to false", ErrDirty, o.Repo.Root)
+	if _, err := repo.Head(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %s has no commit yet: hive runs each plan in a worktree made from your commits, so commit the project (with .planning/) first, or set workflow.use_worktrees to false", ErrDirty, repo.Root)
 	}
 	// A git killed mid-write leaves its lock, and git refuses to work
 	// until it goes: clear those of what this phase's run owns.
-	notes, err := o.Repo.ClearStaleLocks(ctx, in.root, "hive/"+o.Phase.Number, in.branch)
+	notes, err := repo.ClearStaleLocks(ctx, in.root, "hive/"+phase.Number, in.branch)
 	for _, n := range notes {
-		o.Observer.Note("", n)
+		say("", n)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Repo.PruneWorktrees(ctx); err != nil {
+	if err := repo.PruneWorktrees(ctx); err != nil {
 		return nil, fmt.Errorf("git worktree prune: %w", err)
 	}
-	if err := o.Repo.AddWorktree(ctx, in.dir, in.branch, "HEAD"); err != nil {
+	if err := repo.AddWorktree(ctx, in.dir, in.branch, "HEAD"); err != nil {
 		return nil, fmt.Errorf("integration worktree: %w", err)
 	}
 	ig := in.repo.At(in.dir)

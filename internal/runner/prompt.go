@@ -98,13 +98,22 @@ func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team boo
 	return b.String(), nil
 }
 
-// prompt builds the prompt of the agent about to start on p.
-func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
-	since := r.scope[p.ID]
+// prompts builds the first message of each kind of agent: a plan's
+// executor (or its continuation), a conflict's resolver, the phase's
+// verifier. What hive says to live agents later is messageText's.
+type prompts struct {
+	tmpl *template.Template // the executor prompt
+	team bool               // agents run as live team members
+	work *workspace         // where plans work, their scope and commits
+}
+
+// executor builds the prompt of the executor about to start on p.
+func (pr *prompts) executor(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
+	since := pr.work.scope[p.ID]
 	if c == nil {
-		return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), since, nil)
+		return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, nil)
 	}
-	cd := &continuationData{Reason: c.Reason, Completed: r.completedTasks(ctx, p), Fix: c.Fix}
+	cd := &continuationData{Reason: c.Reason, Completed: pr.completedTasks(ctx, p), Fix: c.Fix}
 	for _, a := range c.Answered {
 		cd.Answers = append(cd.Answers, priorAnswer{Task: a.Task, Type: a.Type, Answer: oneLine(a.Answer)})
 	}
@@ -115,18 +124,15 @@ func (r *runner) prompt(ctx context.Context, p *plan.Plan, c *engine.Continuatio
 		}
 		cd.Instructions = resumeInstructions(cp)
 	}
-	return ExecutorPrompt(r.tmpl, r.o.Phase, p, r.team(), since, cd)
+	return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, cd)
 }
-
-// team reports whether agents run as live team members.
-func (r *runner) team() bool { return r.o.Agents.Team && r.o.Agents.Launcher.LiveSessions() }
 
 // completedTasks reads the plan's task commits of this run from git: the
 // disk, not the agent's word, says what is done. Several commits of one
 // task (a TDD task's RED, GREEN and REFACTOR) are one completed task, shown
 // with its latest commit.
-func (r *runner) completedTasks(ctx context.Context, p *plan.Plan) []completedTask {
-	commits, err := r.planRepo(p.ID).PlanCommits(ctx, p.ID, r.scope[p.ID], "")
+func (pr *prompts) completedTasks(ctx context.Context, p *plan.Plan) []completedTask {
+	commits, err := pr.work.planRepo(p.ID).PlanCommits(ctx, p.ID, pr.work.scope[p.ID], "")
 	if err != nil {
 		return nil
 	}
@@ -168,4 +174,69 @@ func resumeInstructions(cp *engine.Checkpoint) string {
 		return "User completed the action (" + a + "). Run the task's verification; continue if it passes, otherwise raise the checkpoint again."
 	}
 	return "The user answered: " + a + ". Continue accordingly."
+}
+
+//go:embed prompts/verifier.md
+var verifierTemplate string
+
+var verifierPrompt = template.Must(template.New("verifier").Parse(verifierTemplate))
+
+// verifier is the verifier agent's prompt.
+func (pr *prompts) verifier() (string, error) {
+	var plans []string
+	for _, p := range pr.work.phase.Plans {
+		plans = append(plans, p.Path)
+	}
+	var b strings.Builder
+	err := verifierPrompt.Execute(&b, map[string]any{"PhaseNumber": pr.work.phase.Number, "PhaseSlug": pr.work.phase.Slug,
+		"Report": verificationPath(pr.work.phase), "Plans": plans})
+	return b.String(), err
+}
+
+//go:embed prompts/comb.md
+var combTemplate string
+
+var combPrompt = template.Must(template.New("comb").Parse(combTemplate))
+
+type otherPlan struct{ ID, Path, Objective string }
+
+// comb is the resolver's prompt: the conflict, both plans and their
+// objectives.
+func (pr *prompts) comb(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
+	var files []string
+	if c != nil {
+		files = c.Conflict
+	}
+	var others []otherPlan
+	if pr.work.integ != nil && len(files) > 0 {
+		args := append([]string{"log", "--format=%B", pr.work.integ.branch, "--"}, files...)
+		out, _ := pr.work.repo.Git(ctx, args...)
+		seen := map[string]bool{p.ID: true}
+		for _, line := range strings.Split(out, "\n") {
+			id, ok := strings.CutPrefix(strings.TrimSpace(line), "Hive-Plan: ")
+			if !ok || seen[id] || pr.work.plans[id] == nil {
+				continue
+			}
+			seen[id] = true
+			o := pr.work.plans[id]
+			others = append(others, otherPlan{ID: id, Path: o.Path, Objective: objective(o)})
+		}
+	}
+	var b strings.Builder
+	err := combPrompt.Execute(&b, map[string]any{
+		"ID": p.ID, "Name": p.Name, "Path": p.Path, "Objective": objective(p),
+		"PhaseNumber": pr.work.phase.Number, "PhaseSlug": pr.work.phase.Slug,
+		"Integration": pr.work.integ.branch, "Branch": pr.work.integ.planBranch(p.ID),
+		"Files": files, "Others": others,
+	})
+	return b.String(), err
+}
+
+// objective is a plan's objective in one line.
+func objective(p *plan.Plan) string {
+	text := strings.Join(strings.Fields(p.Objective), " ")
+	if text == "" {
+		text = p.Name
+	}
+	return clip(text, 300)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"text/template"
@@ -166,37 +165,25 @@ func (e *NeedsHumanError) Error() string {
 // plan was final; the run can be resumed.
 var ErrInterrupted = errors.New("run interrupted")
 
-type sessionKey struct {
-	plan    string
-	attempt int
-}
-
+// runner is the loop: it journals each batch of events before the engine
+// steps them (persist, then act), and hands each command the engine gives
+// back to the executors routed for its type. It decides nothing.
 type runner struct {
 	o        Options
 	run      journal.Run
 	eng      *engine.Engine
-	plans    map[string]*plan.Plan
 	inputs   chan engine.Event
 	queue    []engine.Event
-	sessions map[sessionKey]agent.Session
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
-	finished bool
-	integ    *integration // worktree mode: the integration branch and the plans' worktrees
-	// scope maps each plan to the commit its work in this run starts after
-	// (engine.PlanSpec.Since): only later commits are the plan's.
-	scope map[string]string
+	finished bool  // the engine finished the run (CmdRunFinished)
+	lastSeq  int64 // the last journal sequence number stepped
 
-	mu   sync.Mutex                   // guards held
-	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
-
-	tmpl      *template.Template // the executor prompt
-	lastSeq   int64              // the last journal sequence number stepped
-	stopHuman bool               // the engine stopped the run for a human (CmdStopForHuman)
-	// silentAt holds the sessions whose silence was reported: when it may
-	// be reported again, as the engine said (CmdWatch); zero until it says.
-	silentAt  map[sessionKey]time.Time
-	trackedAt time.Time // shared tree: when STATE.md and ROADMAP.md were last written
+	routes  routes
+	agents  *agents
+	work    *workspace
+	human   *humanWaits
+	prompts *prompts
 }
 
 // Run executes a phase, or resumes its unfinished run, until every plan is
@@ -214,25 +201,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Human.PollInterval == 0 {
 		o.Human.PollInterval = 100 * time.Millisecond
 	}
-	r := &runner{
-		o:        o,
-		eng:      engine.New(),
-		plans:    map[string]*plan.Plan{},
-		inputs:   make(chan engine.Event, 256),
-		sessions: map[sessionKey]agent.Session{},
-		done:     make(chan struct{}),
-		held:     map[sessionKey]*engine.Event{},
-		silentAt: map[sessionKey]time.Time{},
-	}
-	defer r.stopProducers()
-	for _, p := range o.Phase.Plans {
-		r.plans[p.ID] = p
-	}
 	tmpl, err := loadPromptTemplate(o.Repo.Root)
 	if err != nil {
 		return Result{}, err
 	}
-	r.tmpl = tmpl
+	r := newRunner(o, tmpl)
+	defer r.stopProducers()
 	release, err := lockPhase(o.Repo.Root, o.Phase.Dir)
 	if err != nil {
 		return Result{}, err
@@ -249,27 +223,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, nil
 	}
 	if err == nil && res.Resumed {
-		err = r.keepMode(ctx)
+		err = r.work.keepMode(ctx, r.eng.Snapshot().Worktrees)
 	}
 	if err == nil {
 		err = r.loop(ctx)
 	}
 	res.Snapshot = r.eng.Snapshot()
 	r.stopProducers()
-	if r.integ != nil {
-		r.integ.close()
-	}
-	res.Commits = r.commitCounts(ctx, res.Snapshot)
-	switch {
-	case r.integ != nil:
-		if r.finished {
-			for _, n := range r.integ.finish(ctx, res.Snapshot, r.scope) {
-				r.o.Observer.Note("", n)
-			}
-		}
-	case r.finished:
-		r.commitTracking(ctx, res.Snapshot)
-	}
+	res.Commits = r.work.finish(ctx, res.Snapshot, r.finished)
 	if r.finished {
 		crashPoint("finished") // delivered, the end not yet recorded
 		if ferr := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), res.Snapshot.Outcome); ferr != nil {
@@ -279,111 +240,60 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return res, err
 }
 
-// commitCounts counts each plan's commits of this run: on the integration
-// branch for a merged plan, on its own branch for one that was not merged,
-// in the tree's history without worktrees.
-func (r *runner) commitCounts(ctx context.Context, snap engine.Snapshot) map[string]int {
-	out := map[string]int{}
-	logs := map[[2]string][]gitx.Commit{} // one log per scope and branch, however many plans share it
-	for _, p := range snap.Plans {
-		if p.Spec.Done || r.scope == nil {
-			continue
-		}
-		ref := "HEAD"
-		if r.integ != nil {
-			ref = r.integ.branch
-			if b := r.integ.planBranch(p.Spec.ID); p.State != engine.Complete && r.o.Repo.BranchExists(ctx, b) {
-				ref = b
-			}
-		}
-		key := [2]string{r.scope[p.Spec.ID], ref}
-		cs, ok := logs[key]
-		if !ok {
-			var err error
-			if cs, err = r.o.Repo.RangeCommits(ctx, key[0], ref); err != nil {
-				continue
-			}
-			logs[key] = cs
-		}
-		n := 0
-		for _, c := range cs {
-			if c.ForPlan(p.Spec.ID) {
-				n++
-			}
-		}
-		out[p.Spec.ID] = n
+// newRunner composes the loop and its executors.
+func newRunner(o Options, tmpl *template.Template) *runner {
+	r := &runner{
+		o:      o,
+		eng:    engine.New(),
+		inputs: make(chan engine.Event, 256),
+		done:   make(chan struct{}),
+		routes: routes{},
 	}
-	return out
+	say := o.Observer.Note
+	plans := map[string]*plan.Plan{}
+	for _, p := range o.Phase.Plans {
+		plans[p.ID] = p
+	}
+	r.work = &workspace{repo: o.Repo, phase: o.Phase, plans: plans, git: o.Git, since: o.Schedule.Since,
+		now: o.Now, inbox: r, say: say}
+	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work}
+	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
+	r.human = &humanWaits{inbox: r, now: o.Now}
+	files := &planningFiles{root: o.Repo.Root, phase: o.Phase, plans: plans, now: o.Now, say: say,
+		shared: func() bool { return r.work.integ == nil }}
+	r.routes.add(r.agents, agentCommands...)
+	r.routes.add(r.work, workCommands...)
+	r.routes.add(files, planningCommands...)
+	r.routes.add(r.human, humanCommands...)
+	r.routes.add(ExecutorFunc(func(context.Context, engine.Command, engine.Snapshot) {
+		// The run's end is recorded once its work is delivered (Run's
+		// finish): a kill before that resumes the finished run to deliver it.
+		r.finished = true
+	}), engine.CmdRunFinished)
+	return r
 }
 
-// keepMode runs a resumed run the way it started, with or without
-// worktrees, whatever the configuration says now: a run begun in the
-// shared tree (or by an older hive) must not have its plans' work left on
-// branches nothing merges, and a worktree run must merge to the end.
-func (r *runner) keepMode(ctx context.Context) error {
-	want := r.eng.Snapshot().Worktrees
-	switch {
-	case want && r.integ == nil:
-		if !r.o.Git.Worktrees {
-			r.o.Observer.Note("", "this run started with worktrees: it goes on with them")
-		}
-		return r.openWorktrees(ctx)
-	case !want && r.o.Git.Worktrees:
-		r.o.Observer.Note("", "this run started in the shared working tree: it goes on there")
+// Post implements Inbox: on the loop's goroutine only.
+func (r *runner) Post(ev engine.Event) { r.queue = append(r.queue, ev) }
+
+// Send implements Inbox.
+func (r *runner) Send(ev engine.Event) {
+	select {
+	case r.inputs <- ev:
+	case <-r.done:
 	}
-	return nil
 }
 
-// openWorktrees readies worktree mode: the user's tree must hold no
-// uncommitted change (the agents would not see it) unless AllowDirty, and
-// the integration branch and its worktree are opened.
-func (r *runner) openWorktrees(ctx context.Context) error {
-	if r.integ != nil {
-		return nil
-	}
-	if err := checkClean(ctx, r.o.Repo); err != nil && !r.o.Git.AllowDirty {
-		return err
-	} else if err != nil {
-		r.o.Observer.Note("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
-	}
-	in, err := openIntegration(r.gitNotes(ctx, ""), r.o)
-	if err != nil {
-		return err
-	}
-	r.integ = in
-	return nil
+// Note implements Inbox: the note reaches the observer on the loop's
+// goroutine, as a pseudo-event that is not journaled.
+func (r *runner) Note(planID, text string) {
+	r.Send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
 }
+
+const noteEvent engine.EventType = "note"
 
 // stopProducers ends the goroutines' sends to the loop.
 func (r *runner) stopProducers() { r.doneOnce.Do(func() { close(r.done) }) }
-
-// checkClean refuses a working tree with uncommitted changes: plans run in
-// worktrees made from commits, so an agent would not see them.
-func checkClean(ctx context.Context, repo *gitx.Repo) error {
-	all, err := repo.Dirty(ctx)
-	if err != nil {
-		return fmt.Errorf("look for uncommitted changes: %w", err)
-	}
-	var files []string
-	for _, f := range all {
-		if !isOwnFile(f) { // hive's own views are never the user's changes
-			files = append(files, f)
-		}
-	}
-	if len(files) == 0 {
-		return nil
-	}
-	shown := files[:min(len(files), 8)]
-	more := ""
-	if len(files) > len(shown) {
-		more = fmt.Sprintf("\n  … and %d more", len(files)-len(shown))
-	}
-	return fmt.Errorf("%w: %s has uncommitted changes:\n  %s%s\nhive runs each plan in a git worktree made from your commits, so the agents would not see them. Commit or stash them, or run again with --allow-dirty",
-		ErrDirty, repo.Root, strings.Join(shown, "\n  "), more)
-}
-
-// ErrDirty refuses a run in a working tree with uncommitted changes.
-var ErrDirty = errors.New("refusing to run")
 
 func (r *runner) loop(ctx context.Context) error {
 	watchdog := time.NewTicker(max(min(r.o.Agents.Stall/4, time.Second), 10*time.Millisecond))
@@ -396,15 +306,15 @@ func (r *runner) loop(ctx context.Context) error {
 			batch := r.queue
 			r.queue = nil
 			if err := r.handle(ctx, batch); err != nil {
-				r.killAll()
+				r.agents.killAll()
 				return err
 			}
 		}
 		if r.finished {
 			break
 		}
-		if r.stopHuman {
-			r.stopAll()
+		if r.human.stopped {
+			r.agents.stopAll()
 			return &NeedsHumanError{Checkpoints: r.eng.Snapshot().Queue}
 		}
 		select {
@@ -414,17 +324,17 @@ func (r *runner) loop(ctx context.Context) error {
 			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
 			if err := r.pollJournal(ctx); err != nil {
-				r.killAll()
+				r.agents.killAll()
 				return err
 			}
 		case <-watchdog.C:
-			r.watchSilence()
+			r.queue = append(r.queue, r.agents.watch(r.o.Now())...)
 		case <-ctx.Done():
-			r.killAll()
+			r.agents.killAll()
 			return ErrInterrupted
 		}
 	}
-	r.waitAgents(r.o.Agents.StopGrace + time.Second)
+	r.agents.wait(r.o.Agents.StopGrace + time.Second)
 	return nil
 }
 
@@ -453,32 +363,6 @@ func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
 	r.step(ctx, ev)
 }
 
-// watchSilence reports agents silent for longer than the stall timeout to
-// the engine, which pings them, then judges them by their commits, then has
-// them killed. While the silence lasts, the next report waits for the time
-// the engine asked for.
-func (r *runner) watchSilence() {
-	now := r.o.Now()
-	for _, k := range r.sortedKeys() {
-		s := r.sessions[k]
-		select {
-		case <-s.Done():
-			continue
-		default:
-		}
-		d := s.Silent(now)
-		if d <= r.o.Agents.Stall {
-			delete(r.silentAt, k)
-			continue
-		}
-		if next, ok := r.silentAt[k]; ok && (next.IsZero() || now.Before(next)) {
-			continue
-		}
-		r.silentAt[k] = time.Time{}
-		r.queue = append(r.queue, engine.Event{Type: engine.EvSilent, Plan: k.plan, Attempt: k.attempt, Text: d.Round(time.Second).String()})
-	}
-}
-
 // takeInputs moves the events the agents' goroutines have sent so far into
 // the queue, without waiting, so that they are journaled together.
 func (r *runner) takeInputs() {
@@ -503,12 +387,11 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 			continue
 		}
 		if ev.Type == engine.EvAgentExited {
-			delete(r.sessions, sessionKey{ev.Plan, ev.Attempt})
-			delete(r.silentAt, sessionKey{ev.Plan, ev.Attempt})
+			r.agents.exited(*ev)
 		}
 		ev.Time = r.o.Now().UTC()
 		if ev.Checkpoint != nil && ev.Checkpoint.Worktree == "" {
-			ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.planPlace(ctx, ev.Plan)
+			ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.work.planPlace(ctx, ev.Plan)
 		}
 		payload, err := json.Marshal(ev)
 		if err != nil {
@@ -570,185 +453,13 @@ func (r *runner) step(ctx context.Context, ev engine.Event) error {
 	return nil
 }
 
+// execute hands c to the executors routed for its type, then tells the
+// observer.
 func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snapshot) {
-	switch c.Type {
-	case engine.CmdStartAgent:
-		r.startAgent(ctx, c)
-	case engine.CmdStopAgent:
-		r.stopAgent(c)
-	case engine.CmdSpotCheck:
-		p := r.plans[c.Plan]
-		repo, committed, since := r.planRepo(c.Plan), r.integ != nil, r.scope[c.Plan]
-		go func() {
-			ok, reason := false, "the plan file is no longer in the phase folder"
-			if p != nil {
-				ok, reason = spotCheck(ctx, repo, p, committed, &since)
-			}
-			r.send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
-		}()
-	case engine.CmdSend:
-		text := messageText(c)
-		if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
-			s.Touch() // its silence while it waited does not count
-			delete(r.silentAt, sessionKey{c.Plan, c.Attempt})
-			if err := s.Send(text); err != nil {
-				r.o.Observer.Note(c.Plan, err.Error())
-			}
-		} else {
-			r.o.Observer.Note(c.Plan, "no live agent to send to: "+clip(text, 80))
-		}
-	case engine.CmdPermission:
-		s := r.sessions[sessionKey{c.Plan, c.Attempt}]
-		switch {
-		case c.Checkpoint == nil:
-		case s == nil:
-			r.o.Observer.Note(c.Plan, "no live agent to answer the permission request of "+c.Checkpoint.Tool)
-		default:
-			s.Touch() // its silence while it waited does not count
-			delete(r.silentAt, sessionKey{c.Plan, c.Attempt})
-			if err := s.AnswerPermission(c.Checkpoint.RequestID, c.Text == "allow", c.Checkpoint.Input, c.Reason); err != nil {
-				r.o.Observer.Note(c.Plan, err.Error())
-			}
-		}
-	case engine.CmdCheckpointOpened:
-		if err := writePending(r.o.Repo.Root, r.o.Phase, c.Checkpoint); err != nil {
-			r.o.Observer.Note(c.Plan, err.Error())
-		}
-	case engine.CmdCheckpointClosed:
-		removePending(r.o.Repo.Root, r.o.Phase, c.Plan)
-	case engine.CmdStopForHuman:
-		r.stopHuman = true
-	case engine.CmdWake:
-		time.AfterFunc(max(c.At.Sub(r.o.Now()), 0), func() { r.send(engine.Event{Type: engine.EvWake}) })
-	case engine.CmdWatch:
-		if _, reported := r.silentAt[sessionKey{c.Plan, c.Attempt}]; reported {
-			r.silentAt[sessionKey{c.Plan, c.Attempt}] = c.At
-		}
-	case engine.CmdCheckCommits:
-		repo, since := r.planRepo(c.Plan), r.scope[c.Plan]
-		go func() {
-			recent, err := repo.CommittedSince(ctx, c.Plan, since, c.Since)
-			if err != nil {
-				r.note(c.Plan, "look for recent commits: "+err.Error())
-			}
-			r.send(engine.Event{Type: engine.EvCommitsChecked, Plan: c.Plan, Attempt: c.Attempt, OK: recent})
-		}()
-	case engine.CmdMerge, engine.CmdGate, engine.CmdVerify:
-		r.integrate(ctx, c, snap)
-	case engine.CmdPlanState:
-		r.planSettled(ctx, c, snap)
-	case engine.CmdRunFinished:
-		// The run's end is recorded once its work is delivered (Run's
-		// finish): a kill before that resumes the finished run to deliver it.
-		r.finished = true
+	for _, e := range r.routes[c.Type] {
+		e.Execute(ctx, c, snap)
 	}
 	r.o.Observer.Command(c, snap)
-}
-
-// startAgent starts the agent a job asked for: a plan's executor, a
-// resolver (role comb) of its merge conflict, or the phase's verifier. A
-// start that fails is reported as the agent's exit, for the engine to judge.
-func (r *runner) startAgent(ctx context.Context, c engine.Command) {
-	failed := func(err error) {
-		r.queue = append(r.queue, engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
-	}
-	spec, launcher, err := r.agentSpec(ctx, c)
-	if err != nil {
-		failed(err)
-		return
-	}
-	s, err := launcher.Start(ctx, spec, r.sink)
-	if err != nil {
-		failed(err)
-		return
-	}
-	r.sessions[sessionKey{c.Plan, c.Attempt}] = s
-	r.queue = append(r.queue, engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID(), Role: c.Role})
-}
-
-func (r *runner) stopAgent(c engine.Command) {
-	if s := r.sessions[sessionKey{c.Plan, c.Attempt}]; s != nil {
-		if c.Kill {
-			go s.KillStalled(c.Reason) // it may wait for an interrupt to land
-			return
-		}
-		go s.Stop(r.o.Agents.StopGrace)
-		return
-	}
-	// Not ours: an agent a previous hive process started. End it if it is
-	// still there and still that plan's agent.
-	if c.PID > 0 && agent.IsAgentOf(c.PID, c.Plan) {
-		agent.KillGroup(c.PID)
-		r.o.Observer.Note(c.Plan, fmt.Sprintf("ended agent pid %d left by an earlier hive process", c.PID))
-	}
-}
-
-// stopAll ends every agent cleanly (its input closed, a grace period to
-// exit), as when a run stops to wait for a human: a live agent at a
-// checkpoint gives way to a continuation agent that gets the answer.
-func (r *runner) stopAll() {
-	for _, s := range r.sortedSessions() {
-		go s.Stop(r.o.Agents.StopGrace)
-	}
-	r.waitAgents(r.o.Agents.StopGrace + time.Second)
-}
-
-func (r *runner) killAll() {
-	for _, s := range r.sortedSessions() {
-		select {
-		case <-s.Done(): // gone: its PID may already belong to another process
-		default:
-			s.Kill()
-		}
-	}
-	r.waitAgents(2 * time.Second)
-}
-
-// waitAgents waits up to limit in all for the agents to end, then kills the rest.
-func (r *runner) waitAgents(limit time.Duration) {
-	deadline := time.NewTimer(limit)
-	defer deadline.Stop()
-	expired := false
-	for _, s := range r.sortedSessions() {
-		if !expired {
-			select {
-			case <-s.Done():
-				continue
-			case <-deadline.C:
-				expired = true
-			}
-		}
-		select {
-		case <-s.Done():
-		default:
-			s.Kill()
-		}
-	}
-}
-
-// sortedKeys lists the live sessions in plan and attempt order, so that
-// what the runner does to them happens in the same order every time.
-func (r *runner) sortedKeys() []sessionKey {
-	keys := make([]sessionKey, 0, len(r.sessions))
-	for k := range r.sessions {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].plan != keys[j].plan {
-			return keys[i].plan < keys[j].plan
-		}
-		return keys[i].attempt < keys[j].attempt
-	})
-	return keys
-}
-
-func (r *runner) sortedSessions() []agent.Session {
-	keys := r.sortedKeys()
-	out := make([]agent.Session, len(keys))
-	for i, k := range keys {
-		out[i] = r.sessions[k]
-	}
-	return out
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -781,23 +492,23 @@ func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, a
 		if r.o.Agents.Roles["verifier"] == nil {
 			return spec, nil, fmt.Errorf("no verifier role is configured now (models.verifier)")
 		}
-		spec.Dir = r.workDir()
+		spec.Dir = r.work.workDir()
 		spec.Env = append(spec.Env, "HIVE_PHASE_DIR="+r.o.Phase.Dir, "HIVE_PHASE="+r.o.Phase.Number)
-		spec.Prompt, err = r.verifierPrompt()
+		spec.Prompt, err = r.prompts.verifier()
 		return spec, launcher, err
 	}
-	p := r.plans[c.Plan]
+	p := r.work.plans[c.Plan]
 	if p == nil {
 		// The journal's plan is gone from disk.
 		return spec, nil, fmt.Errorf("the plan file is no longer in the phase folder")
 	}
-	if spec.Dir, err = r.agentDir(ctx, p, c); err != nil {
+	if spec.Dir, err = r.work.agentDir(ctx, p, c); err != nil {
 		return spec, nil, err
 	}
 	if c.Role != "" {
-		spec.Prompt, err = r.combPrompt(ctx, p, c.Continuation)
+		spec.Prompt, err = r.prompts.comb(ctx, p, c.Continuation)
 	} else {
-		spec.Prompt, err = r.prompt(ctx, p, c.Continuation)
+		spec.Prompt, err = r.prompts.executor(ctx, p, c.Continuation)
 	}
 	return spec, launcher, err
 }

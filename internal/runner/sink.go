@@ -12,13 +12,13 @@ import (
 
 // sink receives agent Outputs on the agents' goroutines and turns them into
 // events for the loop.
-func (r *runner) sink(o agent.Output) {
+func (a *agents) sink(o agent.Output) {
 	switch o.Kind {
 	case agent.OutText:
 		for _, m := range protocol.Parse(o.Text) {
 			ev := engine.Event{Plan: o.Plan, Attempt: o.Attempt}
 			if m.Plan != "" && m.Plan != o.Plan {
-				r.note(o.Plan, fmt.Sprintf("message names plan %s, not %s; taken as %s's", m.Plan, o.Plan, o.Plan))
+				a.inbox.Note(o.Plan, fmt.Sprintf("message names plan %s, not %s; taken as %s's", m.Plan, o.Plan, o.Plan))
 			}
 			switch m.Kind {
 			case protocol.Progress:
@@ -28,9 +28,9 @@ func (r *runner) sink(o agent.Output) {
 				// may still follow this text in the same turn. The disk is
 				// checked once the turn (or the process) has ended.
 				ev.Type, ev.Commits, ev.Text = engine.EvPlanComplete, m.Commits, m.Summary
-				r.mu.Lock()
-				r.held[sessionKey{o.Plan, o.Attempt}] = &ev
-				r.mu.Unlock()
+				a.mu.Lock()
+				a.held[sessionKey{o.Plan, o.Attempt}] = &ev
+				a.mu.Unlock()
 				continue
 			case protocol.Failed:
 				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
@@ -38,7 +38,7 @@ func (r *runner) sink(o agent.Output) {
 				ev.Type, ev.Checkpoint = engine.EvCheckpoint, checkpointOf(m.Checkpoint)
 			case protocol.HiveReport:
 				if m.Report.Err != "" {
-					r.note(o.Plan, "unreadable HIVE_REPORT (kept in the log): "+m.Report.Err)
+					a.inbox.Note(o.Plan, "unreadable HIVE_REPORT (kept in the log): "+m.Report.Err)
 					continue
 				}
 				ev.Type, ev.Report = engine.EvReport, reportOf(m.Report)
@@ -48,12 +48,12 @@ func (r *runner) sink(o agent.Output) {
 			default:
 				continue
 			}
-			r.send(ev)
+			a.inbox.Send(ev)
 		}
 	case agent.OutPermission:
-		r.send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
+		a.inbox.Send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
 	case agent.OutGarbage:
-		r.note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
+		a.inbox.Note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
 		if o.IsError {
 			msg := clip(o.Text, 500)
@@ -61,25 +61,25 @@ func (r *runner) sink(o agent.Output) {
 				msg = "(the CLI gave no message)"
 			}
 			if o.Stalled {
-				r.note(o.Plan, "the interrupted turn ended: "+msg)
+				a.inbox.Note(o.Plan, "the interrupted turn ended: "+msg)
 			} else {
 				// The CLI's own error text (an API error, a turn limit) fails
 				// the plan; the human, or --yes, decides whether to retry.
-				r.send(engine.Event{Type: engine.EvPlanFailed, Plan: o.Plan, Attempt: o.Attempt, Reason: "the agent's turn ended in an error: " + msg})
+				a.inbox.Send(engine.Event{Type: engine.EvPlanFailed, Plan: o.Plan, Attempt: o.Attempt, Reason: "the agent's turn ended in an error: " + msg})
 			}
 		}
 		if len(o.Denied) > 0 {
-			r.note(o.Plan, fmt.Sprintf("the agent was refused %d tool call(s): %s (allow them in models.executor args, e.g. --allowedTools)", len(o.Denied), strings.Join(o.Denied, ", ")))
+			a.inbox.Note(o.Plan, fmt.Sprintf("the agent was refused %d tool call(s): %s (allow them in models.executor args, e.g. --allowedTools)", len(o.Denied), strings.Join(o.Denied, ", ")))
 		}
 		// Every turn's end is an event, with or without usage: the engine
 		// decides what a turn that ended means (the verifier's report is
 		// read then).
-		r.send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
+		a.inbox.Send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
 			InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
-		r.releaseHeld(o)
+		a.releaseHeld(o)
 	case agent.OutExit:
-		r.releaseHeld(o)
-		r.send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
+		a.releaseHeld(o)
+		a.inbox.Send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
 	}
 }
 
@@ -112,29 +112,14 @@ func inputSummary(tool, input string) string {
 }
 
 // releaseHeld sends the PLAN COMPLETE held back for o's session, if any.
-func (r *runner) releaseHeld(o agent.Output) {
+func (a *agents) releaseHeld(o agent.Output) {
 	k := sessionKey{o.Plan, o.Attempt}
-	r.mu.Lock()
-	ev := r.held[k]
-	delete(r.held, k)
-	r.mu.Unlock()
+	a.mu.Lock()
+	ev := a.held[k]
+	delete(a.held, k)
+	a.mu.Unlock()
 	if ev != nil {
-		r.send(*ev)
-	}
-}
-
-// note passes a Note to the loop's goroutine as a pseudo-event that is not
-// journaled.
-func (r *runner) note(planID, text string) {
-	r.send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
-}
-
-const noteEvent engine.EventType = "note"
-
-func (r *runner) send(ev engine.Event) {
-	select {
-	case r.inputs <- ev:
-	case <-r.done:
+		a.inbox.Send(*ev)
 	}
 }
 

@@ -43,7 +43,7 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	if allDone(spec) && !r.o.Schedule.Rerun {
 		// A finished phase is nothing to do: no run, no commit, no change
 		// to the planning files.
-		return Result{NothingToDo: true}, r.dropIntegration(ctx)
+		return Result{NothingToDo: true}, r.work.dropIntegration(ctx)
 	}
 	run, err := r.o.Journal.CreateRun(key, r.o.Now())
 	if err != nil {
@@ -62,22 +62,6 @@ func allDone(spec engine.RunSpec) bool {
 		}
 	}
 	return len(spec.Plans) > 0
-}
-
-// dropIntegration removes the integration worktree a run that will not
-// happen opened, and its branch unless the branching strategy keeps it.
-func (r *runner) dropIntegration(ctx context.Context) error {
-	in := r.integ
-	if in == nil {
-		return nil
-	}
-	r.integ = nil
-	in.close()
-	del := in.branch
-	if in.strategy == BranchingPhase {
-		del = ""
-	}
-	return in.repo.RemoveWorktree(ctx, in.dir, del)
 }
 
 // resume takes over the unfinished run last, or closes it when there is
@@ -108,16 +92,16 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		// last event but before it recorded the end: record the end and do
 		// what ends a run (merge the work into the user's branch, clean up).
 		r.eng, r.run, r.lastSeq, r.finished = eng, last, last.Events, true
-		r.scope = map[string]string{}
+		r.work.scope = map[string]string{}
 		for _, p := range snap.Plans {
-			r.scope[p.Spec.ID] = p.Spec.Since
+			r.work.scope[p.Spec.ID] = p.Spec.Since
 		}
 		r.o.Observer.Resumed(last, snap)
 		return Result{Run: last, Resumed: true}, true, nil // Run delivers the work, then records the end
 	}
 	var gone, added []string
 	for _, p := range snap.Plans {
-		if r.plans[p.Spec.ID] == nil && !p.State.Final() {
+		if r.work.plans[p.Spec.ID] == nil && !p.State.Final() {
 			gone = append(gone, p.Spec.ID)
 		}
 	}
@@ -147,9 +131,9 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 	}
 	r.eng, r.run = eng, last
 	r.lastSeq = last.Events
-	r.scope = map[string]string{}
+	r.work.scope = map[string]string{}
 	for _, p := range snap.Plans {
-		r.scope[p.Spec.ID] = p.Spec.Since
+		r.work.scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
 	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
@@ -248,11 +232,11 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 // whose files are unchanged, so their committed tasks are not done again.
 func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, error) {
 	if r.o.Git.Worktrees {
-		if err := r.openWorktrees(ctx); err != nil {
+		if err := r.work.openWorktrees(ctx); err != nil {
 			return engine.RunSpec{}, err
 		}
 	}
-	base, err := r.base(ctx)
+	base, err := r.work.base(ctx)
 	if err != nil {
 		return engine.RunSpec{}, err
 	}
@@ -270,13 +254,13 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Gate:          r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
 		Verify:        r.o.Schedule.Verify,
 		Verifier:      r.o.Schedule.Verify && r.o.Agents.Roles["verifier"] != nil,
-		Team:          r.team(),
+		Team:          r.prompts.team,
 		AutoAnswer:    r.o.Human.AutoAnswer,
 		Retries:       r.o.Agents.Retries,
 		Stall:         r.o.Agents.Stall,
 		Agent:         r.o.Agents.Launcher.Name(),
 	}
-	r.scope = map[string]string{}
+	r.work.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
 			ID:       p.ID,
@@ -292,9 +276,9 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		if u, ok := unfinished[p.ID]; ok && u.Hash == ps.Hash {
 			ps.Since = u.Since
 		}
-		r.scope[p.ID] = ps.Since
+		r.work.scope[p.ID] = ps.Since
 		for _, d := range p.DependsOn {
-			if r.plans[d] != nil {
+			if r.work.plans[d] != nil {
 				ps.DependsOn = append(ps.DependsOn, d)
 				continue
 			}
@@ -303,36 +287,16 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 			}
 		}
 		switch _, summarised := r.o.Phase.Summaries[p.ID]; {
-		case r.integ != nil:
+		case r.work.integ != nil:
 			// The integration branch holds every plan merged so far, also
 			// when it is not (yet) in the user's tree (strategy phase).
-			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.integ.dir), p, true, nil)
+			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.work.integ.dir), p, true, nil)
 		case summarised:
 			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
 		}
 		spec.Plans = append(spec.Plans, ps)
 	}
 	return spec, nil
-}
-
-// base is the commit the run's work starts from: the integration branch's
-// tip in worktree mode, else HEAD; "" in a repository without a commit.
-func (r *runner) base(ctx context.Context) (string, error) {
-	if r.o.Schedule.Since != "" {
-		return r.o.Schedule.Since, nil
-	}
-	ref := "HEAD"
-	if r.integ != nil {
-		ref = r.integ.branch
-	}
-	out, err := r.o.Repo.Git(ctx, "rev-parse", "-q", "--verify", ref+"^{commit}")
-	if err != nil {
-		if r.integ == nil {
-			return "", nil // no commit yet: the whole history is this run's
-		}
-		return "", fmt.Errorf("find the start of the run on %s: %w", ref, err)
-	}
-	return strings.TrimSpace(out), nil
 }
 
 // unfinishedScopes replays the phase's previous run and returns the specs

@@ -434,7 +434,7 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 	})
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
 	ctx := context.Background()
-	in, err := openIntegration(ctx, o)
+	in, err := openIntegration(ctx, o.Repo, o.Phase, o.Git, time.Now, o.Observer.Note)
 	if err != nil {
 		t.Fatal(err)
 	}

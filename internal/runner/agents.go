@@ -1,0 +1,230 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+)
+
+type sessionKey struct {
+	plan    string
+	attempt int
+}
+
+// agents is the executor of agent sessions: it starts and stops agents,
+// sends them what the engine says, answers their permission requests,
+// turns their output into events (sink) and reports their silences
+// (watch). It keeps the live sessions of this process.
+type agents struct {
+	inbox Inbox
+	// spec says how to start the agent of a start command, and with which
+	// launcher: the runner's composition of prompts and places.
+	spec  func(ctx context.Context, c engine.Command) (agent.Spec, agent.Launcher, error)
+	say   func(plan, text string) // the observer's Note, on the loop's goroutine
+	stall time.Duration
+	grace time.Duration
+
+	live map[sessionKey]agent.Session
+	// silentAt holds the sessions whose silence was reported: when it may
+	// be reported again, as the engine said (CmdWatch); zero until it says.
+	silentAt map[sessionKey]time.Time
+
+	mu   sync.Mutex                   // guards held
+	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
+}
+
+func newAgents(inbox Inbox, say func(plan, text string), o Agents,
+	spec func(context.Context, engine.Command) (agent.Spec, agent.Launcher, error)) *agents {
+	return &agents{inbox: inbox, say: say, spec: spec, stall: o.Stall, grace: o.StopGrace,
+		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*engine.Event{}}
+}
+
+// commands are the command types agents carries out.
+var agentCommands = []engine.CommandType{engine.CmdStartAgent, engine.CmdStopAgent, engine.CmdSend, engine.CmdPermission, engine.CmdWatch}
+
+func (a *agents) Execute(ctx context.Context, c engine.Command, _ engine.Snapshot) {
+	k := sessionKey{c.Plan, c.Attempt}
+	switch c.Type {
+	case engine.CmdStartAgent:
+		a.start(ctx, c)
+	case engine.CmdStopAgent:
+		a.stop(c)
+	case engine.CmdSend:
+		text := messageText(c)
+		if s := a.live[k]; s != nil {
+			a.touch(k, s)
+			if err := s.Send(text); err != nil {
+				a.say(c.Plan, err.Error())
+			}
+		} else {
+			a.say(c.Plan, "no live agent to send to: "+clip(text, 80))
+		}
+	case engine.CmdPermission:
+		s := a.live[k]
+		switch {
+		case c.Checkpoint == nil:
+		case s == nil:
+			a.say(c.Plan, "no live agent to answer the permission request of "+c.Checkpoint.Tool)
+		default:
+			a.touch(k, s)
+			if err := s.AnswerPermission(c.Checkpoint.RequestID, c.Text == "allow", c.Checkpoint.Input, c.Reason); err != nil {
+				a.say(c.Plan, err.Error())
+			}
+		}
+	case engine.CmdWatch:
+		if _, reported := a.silentAt[k]; reported {
+			a.silentAt[k] = c.At
+		}
+	}
+}
+
+// touch: the session's silence while it waited for hive does not count.
+func (a *agents) touch(k sessionKey, s agent.Session) {
+	s.Touch()
+	delete(a.silentAt, k)
+}
+
+// start starts the agent a job asked for: a plan's executor, a resolver
+// (role comb) of its merge conflict, or the phase's verifier. A start that
+// fails is reported as the agent's exit, for the engine to judge.
+func (a *agents) start(ctx context.Context, c engine.Command) {
+	failed := func(err error) {
+		a.inbox.Post(engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+	}
+	spec, launcher, err := a.spec(ctx, c)
+	if err != nil {
+		failed(err)
+		return
+	}
+	s, err := launcher.Start(ctx, spec, a.sink)
+	if err != nil {
+		failed(err)
+		return
+	}
+	a.live[sessionKey{c.Plan, c.Attempt}] = s
+	a.inbox.Post(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID(), Role: c.Role})
+}
+
+func (a *agents) stop(c engine.Command) {
+	if s := a.live[sessionKey{c.Plan, c.Attempt}]; s != nil {
+		if c.Kill {
+			go s.KillStalled(c.Reason) // it may wait for an interrupt to land
+			return
+		}
+		go s.Stop(a.grace)
+		return
+	}
+	// Not ours: an agent a previous hive process started. End it if it is
+	// still there and still that plan's agent.
+	if c.PID > 0 && agent.IsAgentOf(c.PID, c.Plan) {
+		agent.KillGroup(c.PID)
+		a.say(c.Plan, fmt.Sprintf("ended agent pid %d left by an earlier hive process", c.PID))
+	}
+}
+
+// exited forgets the session of an exit event, before the event is
+// journaled.
+func (a *agents) exited(ev engine.Event) {
+	delete(a.live, sessionKey{ev.Plan, ev.Attempt})
+	delete(a.silentAt, sessionKey{ev.Plan, ev.Attempt})
+}
+
+// watch returns the silences to report to the engine at now: agents quiet
+// for longer than the stall timeout, which the engine pings, then judges by
+// their commits, then has killed. While a silence lasts, the next report
+// waits for the time the engine asked for.
+func (a *agents) watch(now time.Time) []engine.Event {
+	var out []engine.Event
+	for _, k := range a.sortedKeys() {
+		s := a.live[k]
+		select {
+		case <-s.Done():
+			continue
+		default:
+		}
+		d := s.Silent(now)
+		if d <= a.stall {
+			delete(a.silentAt, k)
+			continue
+		}
+		if next, ok := a.silentAt[k]; ok && (next.IsZero() || now.Before(next)) {
+			continue
+		}
+		a.silentAt[k] = time.Time{}
+		out = append(out, engine.Event{Type: engine.EvSilent, Plan: k.plan, Attempt: k.attempt, Text: d.Round(time.Second).String()})
+	}
+	return out
+}
+
+// stopAll ends every agent cleanly (its input closed, a grace period to
+// exit), as when a run stops to wait for a human: a live agent at a
+// checkpoint gives way to a continuation agent that gets the answer.
+func (a *agents) stopAll() {
+	for _, s := range a.sorted() {
+		go s.Stop(a.grace)
+	}
+	a.wait(a.grace + time.Second)
+}
+
+func (a *agents) killAll() {
+	for _, s := range a.sorted() {
+		select {
+		case <-s.Done(): // gone: its PID may already belong to another process
+		default:
+			s.Kill()
+		}
+	}
+	a.wait(2 * time.Second)
+}
+
+// wait waits up to limit in all for the agents to end, then kills the rest.
+func (a *agents) wait(limit time.Duration) {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	expired := false
+	for _, s := range a.sorted() {
+		if !expired {
+			select {
+			case <-s.Done():
+				continue
+			case <-deadline.C:
+				expired = true
+			}
+		}
+		select {
+		case <-s.Done():
+		default:
+			s.Kill()
+		}
+	}
+}
+
+// sortedKeys lists the live sessions in plan and attempt order, so that
+// what is done to them happens in the same order every time.
+func (a *agents) sortedKeys() []sessionKey {
+	keys := make([]sessionKey, 0, len(a.live))
+	for k := range a.live {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].plan != keys[j].plan {
+			return keys[i].plan < keys[j].plan
+		}
+		return keys[i].attempt < keys[j].attempt
+	})
+	return keys
+}
+
+func (a *agents) sorted() []agent.Session {
+	keys := a.sortedKeys()
+	out := make([]agent.Session, len(keys))
+	for i, k := range keys {
+		out[i] = a.live[k]
+	}
+	return out
+}
