@@ -31,6 +31,8 @@ var allowed = map[string][]string{
 	"tracking": {},
 	"demo":     {},
 	"agent":    {"redact"},
+	// The pipeline decides like the engine and speaks its HIVE_REPORT.
+	"pipeline": {"engine"},
 	"sim":      {"plan"},
 	"scaffold": {"config"},
 	// The TUI shows the engine's state and hands answers over as engine
@@ -55,6 +57,7 @@ var pure = map[string][]string{
 	"engine":   {},
 	"protocol": {},
 	"plan":     {"gopkg.in/yaml.v3"},
+	"pipeline": {module + "engine"},
 }
 
 func goList(t *testing.T, args ...string) []string {

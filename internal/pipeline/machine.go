@@ -1,0 +1,581 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// JobState is where a role's job stands.
+type JobState string
+
+const (
+	Pending  JobState = "pending"
+	Running  JobState = "running"  // its agent (or the phase) works
+	Checking JobState = "checking" // hive lints its plans or runs the tests
+	Waiting  JobState = "waiting"  // at a checkpoint
+	Done     JobState = "done"
+	Skipped  JobState = "skipped" // the human chose to go on without it
+)
+
+// PhaseJob is the id of the job that runs the architect's plans.
+const PhaseJob = "implementers"
+
+// Job is one role's work in a run.
+type Job struct {
+	ID       string       `json:"id"`
+	Role     string       `json:"role"`
+	Prompt   string       `json:"prompt,omitempty"`
+	Phase    bool         `json:"phase,omitempty"` // the architect's plans, run as a phase
+	State    JobState     `json:"state"`
+	Attempts int          `json:"attempts"`
+	PID      int          `json:"pid,omitempty"`
+	Spend    engine.Spend `json:"spend,omitzero"`
+	// Report is the last HIVE_REPORT of its agents.
+	Report *engine.Report `json:"report,omitempty"`
+}
+
+type job struct {
+	Job
+	report  *engine.Report // the current attempt's report
+	next    *Context       // for its next start
+	crashes int            // attempts in a row that ended without a report
+	lints   int            // re-runs for lint errors
+	cost    float64        // the current attempt's session cost counted so far
+}
+
+// Machine is the pipeline's state machine. It is not safe for concurrent
+// use: one goroutine owns it, as the engine.
+type Machine struct {
+	spec     Spec
+	started  bool
+	finished bool
+	outcome  string
+	reason   string
+
+	jobs   []*job
+	byID   map[string]*job
+	agenda []string // the jobs to run, in order; the head is the current one
+
+	handoffs   map[string]Challenge // "FROM>TO" → the first challenge of that handoff
+	challenges []Challenge
+	decisions  []Decision
+	warnings   []string
+	fixLoops   int
+	tests      *Tests
+	open       *Checkpoint
+	nextCP     int
+}
+
+// New returns a machine waiting for EvStarted.
+func New() *Machine { return &Machine{byID: map[string]*job{}, handoffs: map[string]Challenge{}} }
+
+// Step applies one journaled event and returns the commands to carry out.
+// An event that does not fit the state is refused with an error and
+// changes nothing.
+func (m *Machine) Step(ev Event) ([]Command, error) {
+	if !m.started && ev.Type != EvStarted {
+		return nil, fmt.Errorf("%s before the run started", ev.Type)
+	}
+	if m.finished && ev.Type != EvUsage && ev.Type != EvAgentExited && ev.Type != EvResumed {
+		return nil, fmt.Errorf("%s after the run finished", ev.Type)
+	}
+	switch ev.Type {
+	case EvStarted:
+		return m.start(ev)
+	case EvResumed:
+		return m.resume(), nil
+	case EvAnswer:
+		return m.answer(ev)
+	case EvLinted, EvPhaseDone, EvTestsRan:
+		return m.checked(ev)
+	}
+	j := m.byID[ev.Job]
+	if j == nil {
+		return nil, fmt.Errorf("%s of unknown job %q", ev.Type, ev.Job)
+	}
+	if ev.Attempt != j.Attempts {
+		return nil, nil // an earlier attempt's late output: its work was replaced
+	}
+	switch ev.Type {
+	case EvAgentStarted:
+		j.PID = ev.PID
+	case EvReport:
+		if ev.Report == nil {
+			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
+		}
+		j.report, j.Report = ev.Report, ev.Report
+	case EvUsage:
+		j.Spend.InputTokens += ev.Spend.InputTokens
+		j.Spend.OutputTokens += ev.Spend.OutputTokens
+		if ev.Spend.CostUSD > j.cost {
+			j.Spend.CostUSD += ev.Spend.CostUSD - j.cost
+			j.cost = ev.Spend.CostUSD
+		}
+	case EvAgentExited:
+		j.PID = 0
+		if j.State != Running || m.finished {
+			return nil, nil
+		}
+		if j.report == nil {
+			why := fmt.Sprintf("the agent exited (code %d) without a HIVE_REPORT", ev.ExitCode)
+			if ev.Reason != "" {
+				why += ": " + ev.Reason
+			}
+			return m.crashed(j, why), nil
+		}
+		j.crashes = 0
+		return m.route(j, j.report), nil
+	default:
+		return nil, fmt.Errorf("unknown event %q", ev.Type)
+	}
+	return nil, nil
+}
+
+func (m *Machine) start(ev Event) ([]Command, error) {
+	if m.started {
+		return nil, fmt.Errorf("the run already started")
+	}
+	if ev.Spec == nil {
+		return nil, fmt.Errorf("%s without its spec", ev.Type)
+	}
+	if err := ev.Spec.Workflow.Validate("workflow " + ev.Spec.Workflow.Name); err != nil {
+		return nil, err
+	}
+	m.spec, m.started = *ev.Spec, true
+	architect := m.spec.Workflow.Has(RoleArchitect)
+	for _, s := range m.spec.Workflow.Steps {
+		j := &job{Job: Job{ID: s.Role, Role: s.Role, Prompt: s.Prompt, State: Pending}}
+		if s.Role == RoleImplementer && architect {
+			j.ID, j.Phase = PhaseJob, true
+		}
+		m.add(j)
+		m.agenda = append(m.agenda, j.ID)
+	}
+	return m.advance(), nil
+}
+
+func (m *Machine) add(j *job) {
+	m.jobs = append(m.jobs, j)
+	m.byID[j.ID] = j
+}
+
+// advance starts the head of the agenda, or ends the run when nothing is
+// left.
+func (m *Machine) advance() []Command {
+	if m.open != nil || m.finished {
+		return nil
+	}
+	if len(m.agenda) == 0 {
+		return m.finish(OutcomeComplete, "")
+	}
+	return m.run(m.byID[m.agenda[0]])
+}
+
+// run starts a job's next attempt.
+func (m *Machine) run(j *job) []Command {
+	j.Attempts++
+	j.State, j.report, j.cost = Running, nil, 0
+	ctx := j.next
+	j.next = nil
+	if len(m.warnings) > 0 && j.Role != RoleArchitect {
+		if ctx == nil {
+			ctx = &Context{}
+		}
+		ctx.Warnings = append([]string(nil), m.warnings...)
+	}
+	if j.Phase {
+		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx}}
+	}
+	return []Command{{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx}}
+}
+
+// route decides what a finished agent's report means.
+func (m *Machine) route(j *job, r *engine.Report) []Command {
+	switch r.Status {
+	case engine.ReportChallenge:
+		return m.challenge(j, r)
+	case engine.ReportNeedsInput:
+		return m.needsInput(j, r)
+	case engine.ReportBlocked:
+		why := firstOf(r.Blocker, r.Summary, "no reason given")
+		return m.ask(j, KindBlocked, j.Role+" is blocked: "+why, strings.Join(r.Concerns, "\n"), []string{AnswerRetry, AnswerContinue, AnswerAbort})
+	case engine.ReportPartial:
+		for _, c := range r.Concerns {
+			m.warnings = append(m.warnings, j.Role+": "+c)
+		}
+	}
+	return m.worked(j)
+}
+
+// worked: the role did its work. The architect's plans are linted and the
+// tester's verdict is checked by running the tests, mechanically, before
+// the next role.
+func (m *Machine) worked(j *job) []Command {
+	switch j.Role {
+	case RoleArchitect:
+		j.State = Checking
+		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}
+	case RoleTester:
+		j.State = Checking
+		return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
+	}
+	return m.done(j, Done)
+}
+
+// done settles the current job and goes on.
+func (m *Machine) done(j *job, s JobState) []Command {
+	j.State = s
+	m.agenda = slices.DeleteFunc(m.agenda, func(id string) bool { return id == j.ID })
+	return m.advance()
+}
+
+// crashed: an agent ended without a report. It is replaced once; then the
+// human decides.
+func (m *Machine) crashed(j *job, why string) []Command {
+	j.crashes++
+	if j.crashes == 1 {
+		j.next = &Context{Retry: why}
+		return append([]Command{{Type: CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
+	}
+	return m.ask(j, KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.crashes, why), "", []string{AnswerRetry, AnswerContinue, AnswerAbort})
+}
+
+// challenge routes a role's challenge of an earlier one (seed 003 Phase 1):
+// the challenged role runs again with the challenge, then the challenger
+// checks again; a second challenge of the same handoff goes to a human
+// with both sides.
+func (m *Machine) challenge(j *job, r *engine.Report) []Command {
+	to := m.challenged(j, r.ChallengedAgent)
+	if to == nil {
+		return m.ask(j, KindBlocked, fmt.Sprintf("%s challenged %q, which has not run before it: %s", j.Role, r.ChallengedAgent, r.Issue),
+			r.Evidence, []string{AnswerRetry, AnswerContinue, AnswerAbort})
+	}
+	key := j.ID + ">" + to.ID
+	first, again := m.handoffs[key]
+	ch := Challenge{From: j.Role, To: to.Role, Issue: r.Issue, Evidence: r.Evidence, Suggestion: r.Suggestion, Round: 1}
+	if again {
+		ch.Round = 2
+	}
+	m.challenges = append(m.challenges, ch)
+	note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s challenges %s: %s", ch.From, ch.To, oneLine(ch.Issue))}
+	if !again {
+		m.handoffs[key] = ch
+		return append([]Command{note}, m.reroute(j, to, ch)...)
+	}
+	out := []Command{note}
+	cmds := m.ask(j, KindChallenge, fmt.Sprintf("%s challenges %s a second time", ch.From, ch.To), ch.Issue,
+		[]string{AnswerAccept, AnswerOverride, AnswerAbort})
+	m.open.Challenge, m.open.Previous = &ch, &first
+	return append(out, cmds...)
+}
+
+// reroute runs the challenged job with the challenge, then the challenger.
+func (m *Machine) reroute(from, to *job, ch Challenge) []Command {
+	to.next = &Context{Challenge: &ch}
+	from.next = &Context{Rechecking: &ch}
+	to.State, from.State = Pending, Pending
+	order := []string{to.ID}
+	// The architect answers with plans: once the phase has run, its
+	// implementers run the changed plans too (the unchanged ones are done).
+	if phase := m.byID[PhaseJob]; to.Role == RoleArchitect && phase != nil && phase != from && phase.State == Done {
+		phase.State, phase.next = Pending, &Context{Rechecking: &ch}
+		order = append(order, phase.ID)
+	}
+	order = append(order, from.ID)
+	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
+	m.agenda = append(order, rest...)
+	return m.advance()
+}
+
+// challenged finds the job a challenge names: a role that ran before the
+// challenger. The implementers' phase is not re-run for a challenge: one
+// implementer agent answers it in the run's worktree. A name that is no
+// role of the run means the role just before the challenger.
+func (m *Machine) challenged(from *job, name string) *job {
+	name = strings.ToLower(strings.TrimSpace(name))
+	var before []*job
+	for _, j := range m.jobs {
+		if j == from {
+			break
+		}
+		if j.State == Done || j.State == Skipped {
+			before = append(before, j)
+		}
+	}
+	if len(before) == 0 {
+		return nil
+	}
+	for _, j := range before {
+		if j.Role == name || j.ID == name || strings.HasSuffix(name, "-"+j.Role) {
+			if j.Phase {
+				return m.implementer()
+			}
+			return j
+		}
+	}
+	if from.Phase || from.Role == RoleImplementer {
+		if a := m.byID[RoleArchitect]; a != nil && slices.Contains(before, a) {
+			return a
+		}
+	}
+	last := before[len(before)-1]
+	if last.Phase {
+		return m.implementer()
+	}
+	return last
+}
+
+// implementer is the job that fixes the implementation: the workflow's
+// implementer, or, after a phase of parallel implementers, one implementer
+// agent made for fixes.
+func (m *Machine) implementer() *job {
+	if j := m.byID[RoleImplementer]; j != nil {
+		return j
+	}
+	if m.byID[PhaseJob] == nil {
+		return nil
+	}
+	j := &job{Job: Job{ID: RoleImplementer, Role: RoleImplementer, State: Pending}}
+	m.add(j)
+	return j
+}
+
+// maxDefaults is how many of a job's questions are answered by their
+// defaults before the human is asked.
+const maxDefaults = 3
+
+// needsInput takes the default of a question when it may (--yes, or the
+// role says it can proceed with it), else asks the human; either way the
+// role runs again with the decision.
+func (m *Machine) needsInput(j *job, r *engine.Report) []Command {
+	q := firstOf(r.Blocker, r.Summary, j.Role+" needs a decision")
+	def := r.DefaultChoice
+	if def == "" && m.spec.AutoAnswer && len(r.Options) > 0 {
+		def = r.Options[0]
+	}
+	defaults := 0
+	for _, d := range m.decisions {
+		if d.Job == j.ID && d.By == "default" {
+			defaults++
+		}
+	}
+	// A role that keeps asking is not answered by default for ever.
+	if def != "" && (m.spec.AutoAnswer || r.CanProceedWithDefault) && defaults < maxDefaults {
+		return m.decide(j, Decision{Job: j.ID, Question: q, Options: r.Options, Choice: def, By: "default"})
+	}
+	cmds := m.ask(j, KindNeedsInput, q, "", r.Options)
+	m.open.Default = def
+	return cmds
+}
+
+func (m *Machine) decide(j *job, d Decision) []Command {
+	m.decisions = append(m.decisions, d)
+	if j.next == nil {
+		j.next = &Context{}
+	}
+	for _, earlier := range m.decisions {
+		if earlier.Job == j.ID {
+			j.next.Decisions = append(j.next.Decisions, earlier)
+		}
+	}
+	note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("decision (%s): %s → %s", d.By, oneLine(d.Question), d.Choice)}
+	return append([]Command{note}, m.run(j)...)
+}
+
+// checked takes the result of hive's own check of a job: the lint of the
+// architect's plans, the phase of the implementers, the tests.
+func (m *Machine) checked(ev Event) ([]Command, error) {
+	want := map[EventType]string{EvLinted: RoleArchitect, EvPhaseDone: PhaseJob, EvTestsRan: RoleTester}[ev.Type]
+	j := m.byID[want]
+	state := Checking
+	if ev.Type == EvPhaseDone {
+		state = Running
+	}
+	if j == nil || j.State != state || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
+		return nil, fmt.Errorf("%s while %s is not being checked", ev.Type, want)
+	}
+	switch ev.Type {
+	case EvLinted:
+		if len(ev.Errors) == 0 {
+			return m.done(j, Done), nil
+		}
+		j.lints++
+		if j.lints <= 2 {
+			j.next = &Context{LintErrors: ev.Errors}
+			note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("the plans do not lint (%d error(s)): back to the architect", len(ev.Errors))}
+			return append([]Command{note}, m.run(j)...), nil
+		}
+		return m.ask(j, KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.lints-1),
+			strings.Join(ev.Errors, "\n"), []string{AnswerRetry, AnswerAbort}), nil
+	case EvPhaseDone:
+		if ev.Report != nil && ev.Report.Status == engine.ReportChallenge {
+			return m.challenge(j, ev.Report), nil
+		}
+		if ev.OK {
+			return m.done(j, Done), nil
+		}
+		return m.ask(j, KindPhase, "the implementers' phase did not complete: "+firstOf(ev.Reason, "no reason given"), "",
+			[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+	}
+	t := ev.Tests
+	if t == nil {
+		return nil, fmt.Errorf("%s without its result", ev.Type)
+	}
+	m.tests = t
+	if t.ExitCode == 0 {
+		return m.done(j, Done), nil
+	}
+	if m.fixLoops < m.spec.Workflow.fixLoops() {
+		return m.fixLoop(j, t), nil
+	}
+	return m.ask(j, KindTests, fmt.Sprintf("the tests still fail after %d fix loop(s)", m.fixLoops), failing(t),
+		[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+}
+
+// fixLoop sends failing tests back to the implementer, then has the
+// tester verify again (seed 003 §3.5).
+func (m *Machine) fixLoop(tester *job, t *Tests) []Command {
+	impl := m.implementer()
+	if impl == nil {
+		return m.ask(tester, KindTests, "the tests fail and the workflow has no implementer to fix them", failing(t),
+			[]string{AnswerRetry, AnswerContinue, AnswerAbort})
+	}
+	m.fixLoops++
+	impl.next = &Context{Fix: t}
+	tester.next = &Context{Retry: "the implementer fixed the failing tests; verify again"}
+	impl.State, tester.State = Pending, Pending
+	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return id == tester.ID || id == impl.ID })
+	m.agenda = append([]string{impl.ID, tester.ID}, rest...)
+	of := fmt.Sprintf("%d of %d", m.fixLoops, m.spec.Workflow.fixLoops())
+	if m.fixLoops > m.spec.Workflow.fixLoops() {
+		of = fmt.Sprintf("%d (one more, as the human asked)", m.fixLoops)
+	}
+	note := Command{Type: CmdNote, Job: tester.ID, Text: fmt.Sprintf("fix loop %s: %d failing test(s) back to the implementer",
+		of, max(t.Failed, len(t.Failing)))}
+	return append([]Command{note}, m.advance()...)
+}
+
+// ask opens a checkpoint on j.
+func (m *Machine) ask(j *job, kind CheckpointKind, question, details string, options []string) []Command {
+	m.nextCP++
+	j.State = Waiting
+	m.open = &Checkpoint{ID: m.nextCP, Job: j.ID, Kind: kind, Question: question, Details: details, Options: options}
+	return []Command{{Type: CmdCheckpoint, Job: j.ID, Checkpoint: m.open}}
+}
+
+// answer applies a human's answer to the open checkpoint.
+func (m *Machine) answer(ev Event) ([]Command, error) {
+	cp := m.open
+	if cp == nil || ev.Checkpoint != cp.ID {
+		return nil, fmt.Errorf("no open checkpoint %d", ev.Checkpoint)
+	}
+	text := strings.TrimSpace(ev.Text)
+	j := m.byID[cp.Job]
+	if cp.Kind == KindNeedsInput {
+		if text == "" {
+			return nil, fmt.Errorf("an empty answer to %s's question", j.Role)
+		}
+		m.open = nil
+		return m.decide(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
+	}
+	choice := strings.ToLower(text)
+	if !slices.Contains(cp.Options, choice) {
+		return nil, fmt.Errorf("answer one of %s, not %q", strings.Join(cp.Options, ", "), text)
+	}
+	m.open = nil
+	switch choice {
+	case AnswerAbort:
+		j.State = Skipped
+		return m.finish(OutcomeAborted, "aborted at "+j.Role+": "+cp.Question), nil
+	case AnswerContinue:
+		return m.done(j, Skipped), nil
+	case AnswerAccept:
+		return m.reroute(j, m.challenged(j, cp.Challenge.To), *cp.Challenge), nil
+	case AnswerOverride:
+		j.next = &Context{Overruled: cp.Challenge}
+		return m.run(j), nil
+	}
+	// retry
+	switch cp.Kind {
+	case KindTests:
+		return m.fixLoop(j, m.tests), nil
+	case KindLint:
+		j.lints = 0
+	case KindBlocked:
+		j.crashes = 0
+	}
+	j.next = &Context{Retry: "the human asked for another attempt after: " + cp.Question}
+	if cp.Kind == KindLint {
+		j.next.LintErrors = strings.Split(cp.Details, "\n")
+	}
+	return m.run(j), nil
+}
+
+// resume takes the run over in a new process: agents of the old one are
+// ended, and what was under way is done again, never what finished.
+func (m *Machine) resume() []Command {
+	if m.finished {
+		return nil
+	}
+	var out []Command
+	for _, j := range m.jobs {
+		if j.State == Running && !j.Phase && j.PID > 0 {
+			out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
+			j.PID = 0
+		}
+	}
+	if m.open != nil {
+		return append(out, Command{Type: CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
+	}
+	if len(m.agenda) == 0 {
+		return append(out, m.advance()...)
+	}
+	j := m.byID[m.agenda[0]]
+	switch {
+	case j.State == Checking && j.Role == RoleArchitect:
+		return append(out, Command{Type: CmdLint, Job: j.ID, Attempt: j.Attempts})
+	case j.State == Checking:
+		return append(out, Command{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts})
+	case j.State == Running && j.Phase:
+		// The phase's own journal resumes it: nothing it finished runs again.
+		j.Attempts--
+		return append(out, m.run(j)...)
+	case j.State == Running && j.report != nil:
+		// Its report was journaled: the work is done, only its exit was lost.
+		return append(out, m.route(j, j.report)...)
+	case j.State == Running:
+		j.next = &Context{Retry: "hive was restarted while this agent worked; its commits so far are kept"}
+		return append(out, m.run(j)...)
+	}
+	return append(out, m.advance()...)
+}
+
+func (m *Machine) finish(outcome, reason string) []Command {
+	m.finished, m.outcome, m.reason = true, outcome, reason
+	return []Command{{Type: CmdFinished, Outcome: outcome, Text: reason}}
+}
+
+// failing lists the failing tests, or the output's tail.
+func failing(t *Tests) string {
+	if t == nil {
+		return ""
+	}
+	if len(t.Failing) > 0 {
+		return strings.Join(t.Failing, "\n")
+	}
+	return t.Output
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,39 @@
+package pipeline
+
+import "slices"
+
+// Snapshot is a copy of the machine's state, for display, the run's report
+// and tests.
+type Snapshot struct {
+	Spec       Spec        `json:"spec"`
+	Started    bool        `json:"started"`
+	Finished   bool        `json:"finished"`
+	Outcome    string      `json:"outcome,omitempty"`
+	Reason     string      `json:"reason,omitempty"`
+	Jobs       []Job       `json:"jobs"`
+	Agenda     []string    `json:"agenda,omitempty"` // the jobs still to run, in order
+	Open       *Checkpoint `json:"open,omitempty"`
+	Challenges []Challenge `json:"challenges,omitempty"`
+	Decisions  []Decision  `json:"decisions,omitempty"`
+	FixLoops   int         `json:"fix_loops,omitempty"`
+	Tests      *Tests      `json:"tests,omitempty"` // the last test run
+}
+
+// Snapshot returns the state; nothing in it aliases the machine's.
+func (m *Machine) Snapshot() Snapshot {
+	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
+		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
+		FixLoops: m.fixLoops}
+	for _, j := range m.jobs {
+		s.Jobs = append(s.Jobs, j.Job)
+	}
+	if m.open != nil {
+		cp := *m.open
+		s.Open = &cp
+	}
+	if m.tests != nil {
+		t := *m.tests
+		s.Tests = &t
+	}
+	return s
+}

@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// Spec is what a pipeline run is asked to do.
+type Spec struct {
+	Objective string   `json:"objective"`
+	Workflow  Workflow `json:"workflow"`
+	// AutoAnswer (--yes) takes a needs_input's default and retries a
+	// blocked or crashed role once; challenges that come back a second
+	// time and tests that still fail go to a human whatever it says.
+	AutoAnswer bool `json:"auto_answer,omitempty"`
+}
+
+// EventType names an input of the machine.
+type EventType string
+
+// Events. Each is journaled before the machine steps it.
+const (
+	EvStarted EventType = "pipeline-started" // Spec
+	// EvResumed: a new hive process took the run over; agents of the old
+	// one are gone or must be ended.
+	EvResumed      EventType = "pipeline-resumed"
+	EvAgentStarted EventType = "role-started" // Job, Attempt, PID
+	EvReport       EventType = "role-report"  // Job, Attempt, Report: the agent's HIVE_REPORT
+	EvAgentExited  EventType = "role-exited"  // Job, Attempt, ExitCode, Reason
+	EvUsage        EventType = "role-usage"   // Job, Attempt, Spend: a turn's tokens and the session's cost so far
+	// EvLinted: the architect's plans were linted; Errors are the lint's
+	// errors, one per line with file and line.
+	EvLinted EventType = "plans-linted"
+	// EvPhaseDone: the phase of the architect's plans ended. OK says
+	// every plan completed and merged; Reason says why not; Report is an
+	// implementer's challenge of the plans, if one came.
+	EvPhaseDone EventType = "phase-done"
+	EvTestsRan  EventType = "tests-ran" // Tests: the project's test command in the run's worktree
+	EvAnswer    EventType = "answer"    // Checkpoint (its id), Text
+)
+
+// Event is one input of the machine: plain data.
+type Event struct {
+	Type       EventType      `json:"type"`
+	Time       time.Time      `json:"time,omitzero"`
+	Spec       *Spec          `json:"spec,omitempty"`
+	Job        string         `json:"job,omitempty"`
+	Attempt    int            `json:"attempt,omitempty"`
+	PID        int            `json:"pid,omitempty"`
+	Report     *engine.Report `json:"report,omitempty"`
+	ExitCode   int            `json:"exit_code,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Errors     []string       `json:"errors,omitempty"`
+	OK         bool           `json:"ok,omitempty"`
+	Tests      *Tests         `json:"tests,omitempty"`
+	Checkpoint int            `json:"checkpoint,omitempty"`
+	Text       string         `json:"text,omitempty"`
+	Spend      engine.Spend   `json:"spend,omitzero"`
+}
+
+// Tests is one run of the project's test command.
+type Tests struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	Passed   int    `json:"passed"`
+	Failed   int    `json:"failed"`
+	// Failing names the failing tests the output showed.
+	Failing []string `json:"failing,omitempty"`
+	// Output is the output's tail, for the implementer who fixes them.
+	Output string `json:"output,omitempty"`
+}
+
+// CommandType names an output of the machine.
+type CommandType string
+
+// Commands.
+const (
+	// CmdStartAgent: start Role's agent for Job's Attempt, with Context.
+	CmdStartAgent CommandType = "start-agent"
+	// CmdStopAgent: end the agent of Job/Attempt (PID, when a previous
+	// process started it).
+	CmdStopAgent CommandType = "stop-agent"
+	// CmdLint: lint the architect's plans; answer with EvLinted.
+	CmdLint CommandType = "lint"
+	// CmdRunPhase: execute the architect's plans as a phase (implementers
+	// in parallel worktrees, merged by hive); answer with EvPhaseDone.
+	CmdRunPhase CommandType = "run-phase"
+	// CmdRunTests: run the project's test command; answer with EvTestsRan.
+	CmdRunTests CommandType = "run-tests"
+	// CmdCheckpoint: Checkpoint waits for a human's answer (EvAnswer).
+	CmdCheckpoint CommandType = "checkpoint"
+	// CmdNote: something worth telling the human: a challenge routed, a
+	// decision taken, a fix loop begun. Job, Text.
+	CmdNote CommandType = "note"
+	// CmdFinished: the run ended with Outcome; Text says why when it
+	// did not complete.
+	CmdFinished CommandType = "finished"
+)
+
+// Command is one output of the machine: plain data.
+type Command struct {
+	Type       CommandType `json:"type"`
+	Job        string      `json:"job,omitempty"`
+	Role       string      `json:"role,omitempty"`
+	Prompt     string      `json:"prompt,omitempty"` // the role's prompt variant
+	Attempt    int         `json:"attempt,omitempty"`
+	PID        int         `json:"pid,omitempty"`
+	Context    *Context    `json:"context,omitempty"`
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	Outcome    string      `json:"outcome,omitempty"`
+	Text       string      `json:"text,omitempty"`
+}
+
+// Context is what a role's agent is told beyond the objective and its
+// role's prompt: why it runs again, and what it must take into account.
+type Context struct {
+	// Challenge: another role found a blocking problem in this role's
+	// work ("Challenge from ROLE").
+	Challenge *Challenge `json:"challenge,omitempty"`
+	// Overruled: the human overruled this role's own challenge; it must
+	// proceed.
+	Overruled *Challenge `json:"overruled,omitempty"`
+	// Rechecking: this role challenged an earlier one, which has answered
+	// the challenge; check again, then do the work.
+	Rechecking *Challenge `json:"rechecking,omitempty"`
+	// Fix: the tests that fail, for the implementer to fix.
+	Fix *Tests `json:"fix,omitempty"`
+	// LintErrors: the architect's plans did not lint.
+	LintErrors []string `json:"lint_errors,omitempty"`
+	// Decisions: the answers to the questions this role asked.
+	Decisions []Decision `json:"decisions,omitempty"`
+	// Warnings: concerns earlier roles reported with partial work.
+	Warnings []string `json:"warnings,omitempty"`
+	// Retry says why an earlier attempt is replaced (it crashed, it
+	// stopped without a report, hive was restarted).
+	Retry string `json:"retry,omitempty"`
+}
+
+// Challenge is a role's report that an earlier role's work has a blocking
+// problem.
+type Challenge struct {
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Issue      string `json:"issue"`
+	Evidence   string `json:"evidence,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
+	// Round is 1 for the first challenge of a handoff, 2 for the second
+	// (which a human decides).
+	Round int `json:"round"`
+}
+
+// Decision is a needs_input answered: by the human, or by its default.
+type Decision struct {
+	Job      string   `json:"job"`
+	Question string   `json:"question"`
+	Options  []string `json:"options,omitempty"`
+	Choice   string   `json:"choice"`
+	By       string   `json:"by"` // "human", "default" (--yes or can_proceed_with_default)
+}
+
+// CheckpointKind says why a human is asked.
+type CheckpointKind string
+
+const (
+	KindChallenge  CheckpointKind = "challenge"   // a handoff challenged a second time
+	KindTests      CheckpointKind = "tests"       // tests still fail after the fix loops
+	KindNeedsInput CheckpointKind = "needs-input" // a role asks for a decision
+	KindBlocked    CheckpointKind = "blocked"     // a role is blocked, or keeps crashing
+	KindLint       CheckpointKind = "lint"        // the architect's plans still do not lint
+	KindPhase      CheckpointKind = "phase"       // the implementers' phase did not complete
+)
+
+// Answers a checkpoint offers (needs-input takes any text).
+const (
+	AnswerAccept   = "accept"   // challenge: re-run the challenged role, then the challenger
+	AnswerOverride = "override" // challenge: the challenger proceeds
+	AnswerRetry    = "retry"    // run the role (or the fix loop) once more
+	AnswerContinue = "continue" // go on to the next role as it is
+	AnswerAbort    = "abort"    // end the run; the work stays on its branch
+)
+
+// Checkpoint is a question for the human.
+type Checkpoint struct {
+	ID       int            `json:"id"`
+	Job      string         `json:"job"`
+	Kind     CheckpointKind `json:"kind"`
+	Question string         `json:"question"`
+	Details  string         `json:"details,omitempty"`
+	Options  []string       `json:"options"`
+	// Challenge shows both sides of a second challenge.
+	Challenge *Challenge `json:"challenge,omitempty"`
+	Previous  *Challenge `json:"previous,omitempty"`
+	Default   string     `json:"default,omitempty"`
+}
+
+// Outcomes of a run.
+const (
+	OutcomeComplete = "complete"
+	OutcomeFailed   = "failed"
+	OutcomeAborted  = "aborted"
+)
