@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"notify":   {},
 	"tracking": {},
 	"demo":     {},
+	"testrun":  {},
 	"agent":    {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},

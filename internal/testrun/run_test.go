@@ -1,0 +1,75 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct {
+		files map[string]string
+		want  []string
+	}{
+		{map[string]string{"go.mod": "module x\n"}, []string{"go", "test", "-v", "./..."}},
+		{map[string]string{"Cargo.toml": "[package]\n"}, []string{"cargo", "test"}},
+		{map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`}, []string{"npm", "test", "--silent"}},
+		{map[string]string{"pyproject.toml": "[project]\n"}, []string{"python3", "-m", "pytest"}},
+		{map[string]string{"package.json": `{"scripts": {}}`}, nil},
+		{map[string]string{"README.md": "hi"}, nil},
+	} {
+		dir := t.TempDir()
+		write(t, dir, tc.files)
+		c, err := Detect(dir)
+		if tc.want == nil {
+			if !errors.Is(err, ErrNoTests) {
+				t.Errorf("%v: Detect = %v, %v; want ErrNoTests", tc.files, c, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(c.Argv, tc.want) {
+			t.Errorf("%v: Detect = %v, %v; want %v", tc.files, c.Argv, err, tc.want)
+		}
+	}
+}
+
+// A real go test run of a module with one passing and one failing test:
+// the exit code and the counts are read, the failing test named.
+func TestRunGoTests(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"go.mod":      "module example.com/svc\n\ngo 1.22\n",
+		"svc.go":      "package svc\n\nfunc Health() int { return 404 }\n",
+		"svc_test.go": "package svc\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) {\n\tif Health() != 200 {\n\t\tt.Fatal(\"not healthy\")\n\t}\n}\n\nfunc TestTrue(t *testing.T) {}\n",
+	})
+	c, err := Detect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode == 0 || res.Passed != 1 || res.Failed != 1 || !slices.Equal(res.Failing, []string{"TestHealth"}) || res.Command != "go test -v ./..." {
+		t.Fatalf("Run = %+v", res)
+	}
+	if _, err := Run(context.Background(), dir, Command{Argv: []string{"no-such-test-runner"}}); err == nil {
+		t.Fatal("a runner that does not exist is not an error")
+	}
+}
