@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"tracking": {},
 	"demo":     {},
 	"testrun":  {},
+	"roles":    {"pipeline"},
 	"agent":    {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},
