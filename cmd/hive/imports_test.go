@@ -32,7 +32,9 @@ var allowed = map[string][]string{
 	"demo":     {},
 	"testrun":  {},
 	"roles":    {"pipeline"},
-	"agent":    {"redact"},
+	// hive run's shell: the pipeline's I/O, with phases run by the runner.
+	"piperun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "protocol", "roles", "runner", "testrun"},
+	"agent":   {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},
 	"sim":      {"plan"},

@@ -14,6 +14,9 @@ type Spec struct {
 	// blocked or crashed role once; challenges that come back a second
 	// time and tests that still fail go to a human whatever it says.
 	AutoAnswer bool `json:"auto_answer,omitempty"`
+	// PhaseDir is where the architect writes its plans, relative to the
+	// repository: chosen when the run starts, so that a resume finds them.
+	PhaseDir string `json:"phase_dir,omitempty"`
 }
 
 // EventType names an input of the machine.

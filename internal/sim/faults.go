@@ -41,6 +41,7 @@ type Fault struct {
 var takesTask = map[string]bool{
 	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
 	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false,
+	FaultChallenge: false, FaultNeedsInput: false, FaultBlocked: false,
 }
 
 // Settings is the sim's configuration, read from the environment.
@@ -175,7 +176,7 @@ func (f Fault) check() error {
 	allowed, known := takesTask[f.Kind]
 	switch {
 	case !known:
-		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail or comb-fail)", f.Kind)
+		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, or for a role of hive run challenge, needs-input or blocked)", f.Kind)
 	case f.Task < 0 || f.Attempt < 0:
 		return fmt.Errorf("fault %s: negative task or attempt", f.Kind)
 	case f.Task > 0 && !allowed:

@@ -220,10 +220,12 @@ func (a *agent) converse() {
 	}
 	a.out.startTurn(prompt)
 	var err error
-	switch a.set.Role {
-	case "comb":
+	switch {
+	case isPipelineRole(prompt):
+		err = a.playRole(prompt)
+	case a.set.Role == "comb":
 		err = a.resolveConflicts(prompt)
-	case "verifier":
+	case a.set.Role == "verifier":
 		err = a.verifyPhase()
 	default:
 		err = a.execute(prompt)

@@ -1,0 +1,98 @@
+package piperun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/testrun"
+)
+
+// runPhase executes the architect's plans in the run's worktree with the
+// runner: implementers in parallel worktrees, merged by hive into the
+// run's branch. The phase keeps its own journal in the worktree, so a
+// resumed pipeline resumes the phase where it was.
+func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event {
+	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
+	dir := s.m.Snapshot().Spec.PhaseDir
+	repo := s.o.Repo.At(s.dir)
+	ph, err := plan.LoadPhase(s.dir, dir)
+	if err != nil {
+		ev.Reason = err.Error()
+		return ev
+	}
+	j, err := journal.Open(filepath.Join(s.dir, ".hive", "journal.db"))
+	if err != nil {
+		ev.Reason = err.Error()
+		return ev
+	}
+	defer j.Close()
+	root := s.o.WorktreeRoot
+	if root != "" {
+		root = filepath.Join(root, fmt.Sprintf("run-%d-plans", s.run.ID))
+	}
+	res, err := runner.Run(ctx, runner.Options{
+		Repo: repo, Phase: ph, Journal: j, Observer: phaseObserver{s}, Now: s.o.Now,
+		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true},
+		Agents:   runner.Agents{Launcher: s.o.Launcher, Stall: s.o.Stall},
+		Human:    runner.Human{AutoAnswer: true},
+		Git:      runner.Git{Worktrees: true, WorktreeRoot: root},
+	})
+	var needs *runner.NeedsHumanError
+	switch {
+	case errors.As(err, &needs):
+		ev.Reason = needs.Error()
+		return ev
+	case err != nil:
+		ev.Reason = err.Error()
+		return ev
+	}
+	for _, p := range res.Snapshot.Plans {
+		if r := p.Report; r != nil && r.Status == engine.ReportChallenge {
+			ev.Report = r
+		}
+	}
+	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
+	if !ev.OK {
+		ev.Reason = fmt.Sprintf("the phase ended %s: %d of %d plans complete", res.Snapshot.Outcome,
+			res.Snapshot.Count(engine.Complete), len(res.Snapshot.Plans))
+	}
+	return ev
+}
+
+// phaseObserver passes the phase run's notes on as the implementers'.
+type phaseObserver struct{ s *shell }
+
+func (o phaseObserver) Resumed(journal.Run, engine.Snapshot) {}
+func (o phaseObserver) Event(engine.Event, engine.Snapshot)  {}
+func (o phaseObserver) Command(c engine.Command, _ engine.Snapshot) {
+	if c.Type == engine.CmdPlanState && c.State.Final() {
+		o.s.note(pipeline.PhaseJob, fmt.Sprintf("plan %s %s", c.Plan, c.State))
+	}
+}
+func (o phaseObserver) Note(plan, text string) { o.s.note(pipeline.PhaseJob, plan+": "+text) }
+
+// runTests runs the project's tests in the run's worktree.
+func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event {
+	ev := pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt}
+	cmd, err := testrun.Detect(s.dir)
+	if err != nil {
+		ev.Tests = &pipeline.Tests{Command: "(none)", Output: err.Error()}
+		s.note(c.Job, err.Error()+": the tester's word is taken")
+		return ev
+	}
+	res, err := testrun.Run(ctx, s.dir, cmd)
+	if err != nil {
+		res.ExitCode = -1
+		res.Output = err.Error()
+	}
+	ev.Tests = &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
+		Failing: res.Failing, Output: res.Output}
+	return ev
+}

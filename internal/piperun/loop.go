@@ -1,0 +1,326 @@
+package piperun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// shell runs one pipeline run: the loop and its executors.
+type shell struct {
+	o      Options
+	run    journal.Run
+	m      *pipeline.Machine
+	dir    string // the run's worktree
+	branch string
+	inputs chan pipeline.Event
+	queue  []pipeline.Event
+	done   chan struct{}
+	ended  bool
+	agents map[string]agent.Session
+}
+
+// Run starts a pipeline run, or resumes the newest unfinished one, and
+// runs it until it finishes, waits for a human, or ctx ends.
+func Run(ctx context.Context, o Options) (Result, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Observer == nil {
+		o.Observer = nobody{}
+	}
+	if o.Stall == 0 {
+		o.Stall = 5 * time.Minute
+	}
+	s := &shell{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
+		agents: map[string]agent.Session{}}
+	defer close(s.done)
+	last, ok, err := Latest(o.Journal)
+	if err != nil {
+		return Result{}, err
+	}
+	unfinished := ok && last.Finished.IsZero()
+	switch {
+	case o.Resume && !unfinished:
+		return Result{}, ErrNoRun
+	case !o.Resume && unfinished:
+		return Result{}, &UnfinishedError{Run: last}
+	case o.Resume:
+		if err := s.resume(ctx, last); err != nil {
+			return Result{}, err
+		}
+	default:
+		if err := s.begin(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	err = s.loop(ctx)
+	res := Result{Run: s.run, Snapshot: s.m.Snapshot(), Branch: s.branch}
+	if err != nil {
+		return res, err
+	}
+	res.Merged, res.Notes = s.deliver(ctx, res.Snapshot)
+	if ferr := o.Journal.FinishRun(s.run.ID, o.Now(), res.Snapshot.Outcome); ferr != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
+	}
+	return res, nil
+}
+
+// begin creates the run, its branch and its worktree.
+func (s *shell) begin(ctx context.Context) error {
+	if err := s.o.Workflow.Validate("workflow " + s.o.Workflow.Name); err != nil {
+		return err
+	}
+	if _, err := s.o.Repo.Head(ctx); err != nil {
+		return fmt.Errorf("%s has no commit yet: hive run works on a branch made from your last commit, so commit first", s.o.Repo.Root)
+	}
+	run, err := s.o.Journal.CreateRun(Key, s.o.Now())
+	if err != nil {
+		return err
+	}
+	s.run = run
+	if err := s.openWorktree(ctx); err != nil {
+		s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned")
+		return err
+	}
+	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
+		PhaseDir: nextPhase(s.dir, s.o.Objective)}
+	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+	return nil
+}
+
+// resume replays the run and takes it over.
+func (s *shell) resume(ctx context.Context, run journal.Run) error {
+	m, err := Replay(s.o.Journal, run)
+	if err != nil {
+		return fmt.Errorf("replay run %d: %w", run.ID, err)
+	}
+	s.m, s.run = m, run
+	if err := s.openWorktree(ctx); err != nil {
+		return err
+	}
+	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvResumed})
+	if s.o.Answer != "" {
+		open := m.Snapshot().Open
+		if open == nil {
+			return fmt.Errorf("run %d has no open question to answer", run.ID)
+		}
+		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
+	}
+	return nil
+}
+
+func (s *shell) openWorktree(ctx context.Context) error {
+	dir, err := worktreeDir(s.o, s.run.ID)
+	if err != nil {
+		return err
+	}
+	s.dir, s.branch = dir, Branch(s.run.ID)
+	if err := s.o.Repo.AddWorktree(ctx, dir, s.branch, "HEAD"); err != nil {
+		return fmt.Errorf("the run's worktree: %w", err)
+	}
+	for _, pattern := range []string{"/.hive/"} {
+		if err := s.o.Repo.Exclude(ctx, pattern); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *shell) loop(ctx context.Context) error {
+	for !s.ended {
+		for len(s.queue) > 0 {
+			s.take()
+			batch := s.queue
+			s.queue = nil
+			if err := s.handle(ctx, batch); err != nil {
+				s.killAll()
+				return err
+			}
+		}
+		if s.ended {
+			break
+		}
+		if open := s.m.Snapshot().Open; open != nil {
+			// Nobody here answers: the run stops, to resume with the answer.
+			s.killAll()
+			return &NeedsHumanError{Run: s.run.ID, Checkpoint: *open}
+		}
+		select {
+		case ev := <-s.inputs:
+			s.queue = append(s.queue, ev)
+		case <-ctx.Done():
+			s.killAll()
+			return fmt.Errorf("run %d interrupted: resume it with hive run --resume", s.run.ID)
+		}
+	}
+	return nil
+}
+
+func (s *shell) take() {
+	for {
+		select {
+		case ev := <-s.inputs:
+			s.queue = append(s.queue, ev)
+		default:
+			return
+		}
+	}
+}
+
+// handle journals a batch of events, then steps the machine with each and
+// carries out its commands: persist first, then act.
+func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
+	entries := make([]journal.Entry, 0, len(batch))
+	var events []pipeline.Event
+	for _, ev := range batch {
+		if ev.Type == noteEvent || ev.Type == turnEnded {
+			continue
+		}
+		if ev.Type == pipeline.EvAgentExited {
+			delete(s.agents, ev.Job)
+		}
+		ev.Time = s.o.Now().UTC()
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time, Payload: payload})
+		events = append(events, ev)
+	}
+	if _, err := journal.AppendAll(s.o.Journal, s.run.ID, entries); err != nil {
+		return fmt.Errorf("journal: %w (run hive run --resume once it can be written)", err)
+	}
+	for _, ev := range batch {
+		switch ev.Type {
+		case noteEvent:
+			s.o.Observer.Note(ev.Job, ev.Text)
+		case turnEnded:
+			// One turn per role: its input closes and it exits.
+			if sess := s.agents[ev.Job]; sess != nil {
+				go sess.Stop(5 * time.Second)
+			}
+		}
+	}
+	for _, ev := range events {
+		cmds, err := s.m.Step(ev)
+		if err != nil {
+			if ev.Type == pipeline.EvStarted || ev.Type == pipeline.EvAnswer {
+				return err
+			}
+			s.o.Observer.Note(ev.Job, fmt.Sprintf("event %s refused: %v", ev.Type, err))
+			continue
+		}
+		snap := s.m.Snapshot()
+		s.o.Observer.Event(ev, snap)
+		for _, c := range cmds {
+			s.execute(ctx, c)
+			s.o.Observer.Command(c, snap)
+		}
+	}
+	return nil
+}
+
+// Pseudo-events of the loop, never journaled: a note for the observer,
+// and the end of a role agent's turn.
+const (
+	noteEvent pipeline.EventType = "note"
+	turnEnded pipeline.EventType = "turn-ended"
+)
+
+func (s *shell) send(ev pipeline.Event) {
+	select {
+	case s.inputs <- ev:
+	case <-s.done:
+	}
+}
+
+func (s *shell) note(job, text string) { s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text}) }
+
+func (s *shell) execute(ctx context.Context, c pipeline.Command) {
+	switch c.Type {
+	case pipeline.CmdStartAgent:
+		s.startAgent(ctx, c)
+	case pipeline.CmdStopAgent:
+		if sess := s.agents[c.Job]; sess != nil {
+			sess.Kill()
+		} else if c.PID > 0 && agent.IsAgentOf(c.PID, c.Job) {
+			agent.KillGroup(c.PID)
+		}
+	case pipeline.CmdLint:
+		go func() { s.send(pipeline.Event{Type: pipeline.EvLinted, Attempt: c.Attempt, Errors: s.lint()}) }()
+	case pipeline.CmdRunPhase:
+		go func() { s.send(s.runPhase(ctx, c)) }()
+	case pipeline.CmdRunTests:
+		go func() { s.send(s.runTests(ctx, c)) }()
+	case pipeline.CmdFinished:
+		s.ended = true
+	}
+}
+
+func (s *shell) killAll() {
+	for _, sess := range s.agents {
+		sess.Kill()
+	}
+	for _, sess := range s.agents {
+		select {
+		case <-sess.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// deliver merges a completed run's branch into the user's branch, fast
+// forward when it can, and removes the worktree; otherwise the work stays
+// on the branch and the notes say how to take it.
+func (s *shell) deliver(ctx context.Context, snap pipeline.Snapshot) (bool, []string) {
+	var notes []string
+	remove := func(branch string) {
+		if err := s.o.Repo.RemoveWorktree(ctx, s.dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
+			notes = append(notes, "remove the run's worktree "+s.dir+": "+err.Error())
+		}
+	}
+	if snap.Outcome != pipeline.OutcomeComplete || s.o.NoMerge {
+		why := "the run did not complete (" + snap.Outcome + ")"
+		if s.o.NoMerge {
+			why = "--no-merge"
+		}
+		remove("")
+		return false, append(notes, fmt.Sprintf("%s: the work is on branch %s; look at it with git log %s, take it with git merge %s",
+			why, s.branch, s.branch, s.branch))
+	}
+	if dirty, err := s.o.Repo.Dirty(ctx); err == nil && len(dirty) > 0 {
+		remove("")
+		return false, append(notes, fmt.Sprintf("your working tree has uncommitted changes, so hive did not merge: the work is on branch %s; merge it with git merge %s", s.branch, s.branch))
+	}
+	err := s.o.Repo.Locked(ctx, func() error {
+		if _, err := s.o.Repo.Git(ctx, "merge", "--ff-only", "-q", s.branch); err == nil {
+			return nil
+		}
+		_, err := s.o.Repo.Git(ctx, "merge", "--no-edit", "-q", s.branch)
+		if err != nil {
+			s.o.Repo.AbortMerge(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		remove("")
+		return false, append(notes, fmt.Sprintf("could not merge %s into your branch (%v): merge it yourself with git merge %s", s.branch, err, s.branch))
+	}
+	remove(s.branch)
+	where := s.o.Repo.CurrentBranch(ctx)
+	return true, append(notes, fmt.Sprintf("the run's work is merged into %s", where))
+}
+
+type nobody struct{}
+
+func (nobody) Event(pipeline.Event, pipeline.Snapshot)     {}
+func (nobody) Command(pipeline.Command, pipeline.Snapshot) {}
+func (nobody) Note(string, string)                         {}

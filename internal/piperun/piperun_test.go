@@ -1,0 +1,181 @@
+package piperun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/testsupport"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "__sim" {
+		os.Exit(sim.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(testsupport.WithTempHome(m).Run())
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// service is a small Go web service, committed on main.
+func service(t *testing.T) *gitx.Repo {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":       "module example.com/svc\n\ngo 1.22\n",
+		"main.go":      "package main\n\nimport \"net/http\"\n\nfunc routes() *http.ServeMux { return http.NewServeMux() }\n\nfunc main() { http.ListenAndServe(\":8080\", routes()) }\n",
+		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestRoutes(t *testing.T) {\n\tif routes() == nil {\n\t\tt.Fatal(\"no routes\")\n\t}\n}\n",
+		"README.md":    "# svc\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Hive Test")
+	git(t, dir, "config", "user.email", "hive@example.invalid")
+	git(t, dir, "config", "commit.gpgsign", "false")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "initial")
+	repo, err := gitx.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+type notes struct{ lines []string }
+
+func (n *notes) Event(pipeline.Event, pipeline.Snapshot) {}
+func (n *notes) Command(c pipeline.Command, _ pipeline.Snapshot) {
+	if c.Type == pipeline.CmdNote || c.Type == pipeline.CmdCheckpoint {
+		n.lines = append(n.lines, string(c.Type)+" "+c.Job+" "+c.Text)
+	}
+}
+func (n *notes) Note(job, text string) { n.lines = append(n.lines, "note "+job+" "+text) }
+
+func options(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, env ...string) Options {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return Options{Repo: repo, Journal: j, Observer: &notes{}, Objective: "add a health check endpoint", Workflow: wf,
+		Launcher: agent.Sim{Bin: self, Env: env}, AutoAnswer: true, MaxConcurrent: 2,
+		WorktreeRoot: filepath.Join(t.TempDir(), "wt"), Stall: time.Minute}
+}
+
+func jobs(s pipeline.Snapshot) string {
+	var b []string
+	for _, j := range s.Jobs {
+		b = append(b, j.ID+"="+string(j.State))
+	}
+	return strings.Join(b, " ")
+}
+
+// The full workflow with the sim playing every role: the architect's two
+// plans run as implementers in parallel and are merged, the tests run, and
+// the work is merged into main, the user's tree untouched until then.
+func TestFullWorkflow(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, options(t, repo, pipeline.Full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Snapshot
+	if s.Outcome != pipeline.OutcomeComplete || !res.Merged {
+		t.Fatalf("outcome %s merged %v notes %q jobs %s", s.Outcome, res.Merged, res.Notes, jobs(s))
+	}
+	if got := jobs(s); got != "architect=done implementers=done comb=done tester=done reviewer=done documenter=done" {
+		t.Fatalf("jobs: %s", got)
+	}
+	for _, f := range []string{".planning/phases/01-add-a-health-check-endpoint/01-01-PLAN.md", "add_a_health_check_endpoint.go",
+		"add_a_health_check_endpoint_extra.go", ".planning/phases/01-add-a-health-check-endpoint/01-02-SUMMARY.md"} {
+		if _, err := os.Stat(filepath.Join(repo.Root, f)); err != nil {
+			t.Errorf("main lacks %s: %v", f, err)
+		}
+	}
+	if readme, _ := os.ReadFile(filepath.Join(repo.Root, "README.md")); !strings.Contains(string(readme), "documented by the hive sim") {
+		t.Errorf("the documenter's change is not on main: %q", readme)
+	}
+	if s.Tests == nil || s.Tests.ExitCode != 0 || s.Tests.Passed < 1 {
+		t.Errorf("tests: %+v", s.Tests)
+	}
+	if b := git(t, repo.Root, "branch", "--list", "hive/*"); b != "" {
+		t.Errorf("branches left: %s", b)
+	}
+	if st := git(t, repo.Root, "status", "--porcelain"); st != "" {
+		t.Errorf("the user's tree is not clean: %s", st)
+	}
+}
+
+// The quick workflow with a failing test: the fix loop sends it back to
+// the implementer, which fixes it; a needs_input is answered by default.
+func TestQuickWorkflowFixLoop(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Snapshot
+	if s.Outcome != pipeline.OutcomeComplete || s.FixLoops != 1 || len(s.Decisions) != 1 || s.Decisions[0].By != "default" {
+		t.Fatalf("outcome %s fix loops %d decisions %+v notes %q", s.Outcome, s.FixLoops, s.Decisions, o.Observer.(*notes).lines)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Root, "hive_sim_failing_test.go")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failing test reached main: %v", err)
+	}
+}
+
+// A second challenge of the same handoff stops the run for a human; the
+// answer on resume goes on, and the run completes.
+func TestChallengeNeedsHumanThenResume(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	_, err := Run(ctx, o)
+	var needs *NeedsHumanError
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindChallenge {
+		t.Fatalf("Run = %v, want a challenge for a human", err)
+	}
+	if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("a new run over an unfinished one: %v", err)
+	}
+	o.Resume, o.Answer = true, "override"
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged || len(res.Snapshot.Challenges) != 2 {
+		t.Fatalf("outcome %s merged %v challenges %+v", res.Snapshot.Outcome, res.Merged, res.Snapshot.Challenges)
+	}
+}

@@ -1,0 +1,176 @@
+package piperun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// Key is the journal key of pipeline runs.
+const Key = "pipeline"
+
+// Options is what a pipeline run needs.
+type Options struct {
+	Repo    *gitx.Repo
+	Journal journal.Journal // the pipeline's journal (not a phase's)
+	// Observer is told what happens; nil tells nobody.
+	Observer Observer
+	Now      func() time.Time
+
+	// Objective and Workflow start a new run; Resume takes over the
+	// newest unfinished one instead.
+	Objective string
+	Workflow  pipeline.Workflow
+	Resume    bool
+	// Answer answers the open checkpoint of the run being resumed.
+	Answer string
+
+	Launcher   agent.Launcher
+	Home       string // where the user's global prompts are; "" for none
+	AutoAnswer bool
+	// NoMerge leaves the finished run's work on its branch.
+	NoMerge bool
+	// WorktreeRoot is where the run's worktrees go; "" means the user's
+	// cache folder.
+	WorktreeRoot string
+	// MaxConcurrent bounds the implementers that run at once.
+	MaxConcurrent int
+	// Stall is how long an agent may print nothing (0: 5 minutes).
+	Stall time.Duration
+}
+
+// Observer is told everything that happens, from the run's goroutine.
+type Observer interface {
+	Event(ev pipeline.Event, s pipeline.Snapshot)
+	Command(c pipeline.Command, s pipeline.Snapshot)
+	Note(job, text string)
+}
+
+// Result is how a run ended.
+type Result struct {
+	Run      journal.Run
+	Snapshot pipeline.Snapshot
+	Branch   string
+	// Merged says the work reached the user's branch; otherwise Branch
+	// holds it.
+	Merged bool
+	// Notes says what the user should know: where the work is, what to do.
+	Notes []string
+}
+
+// NeedsHumanError stops a run at a checkpoint nobody here can answer.
+type NeedsHumanError struct {
+	Run        int64
+	Checkpoint pipeline.Checkpoint
+}
+
+func (e *NeedsHumanError) Error() string {
+	cp := e.Checkpoint
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %d waits for a human: %s", e.Run, cp.Question)
+	if cp.Details != "" {
+		fmt.Fprintf(&b, "\n  %s", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n  "))
+	}
+	if len(cp.Options) > 0 {
+		fmt.Fprintf(&b, "\n  answer one of: %s", strings.Join(cp.Options, ", "))
+	}
+	fmt.Fprintf(&b, "\nthen: hive run --resume --answer \"...\"")
+	return b.String()
+}
+
+// ErrNoRun says there is no unfinished run to resume.
+var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive run \"objective\"")
+
+// UnfinishedError refuses a new run while another is unfinished.
+type UnfinishedError struct{ Run journal.Run }
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("run %d (started %s) is unfinished: resume it with hive run --resume, or abandon it with hive run --fresh \"objective\"",
+		e.Run.ID, e.Run.Started.Local().Format("2006-01-02 15:04"))
+}
+
+// Latest returns the newest pipeline run and whether there is one.
+func Latest(j journal.Journal) (journal.Run, bool, error) { return j.LatestRun(Key) }
+
+// Replay rebuilds a run's machine from its journal.
+func Replay(j journal.Journal, run journal.Run) (*pipeline.Machine, error) {
+	m := pipeline.New()
+	err := j.Each(run.ID, func(rec journal.Record) error {
+		var ev pipeline.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return fmt.Errorf("event %d: %w", rec.Seq, err)
+		}
+		_, err := m.Step(ev)
+		if err != nil {
+			// Refused live too: it changed nothing then either.
+			return nil
+		}
+		return nil
+	})
+	return m, err
+}
+
+// Abandon finishes the newest unfinished run as abandoned, leaving its
+// branch for the user.
+func Abandon(j journal.Journal, now time.Time) (journal.Run, bool, error) {
+	last, ok, err := Latest(j)
+	if err != nil || !ok || !last.Finished.IsZero() {
+		return last, false, err
+	}
+	return last, true, j.FinishRun(last.ID, now, "abandoned")
+}
+
+// Branch names a run's branch.
+func Branch(run int64) string { return fmt.Sprintf("hive/run/%d", run) }
+
+// worktreeDir is where a run's worktree lives.
+func worktreeDir(o Options, run int64) (string, error) {
+	root := o.WorktreeRoot
+	if root == "" {
+		var err error
+		if root, err = gitx.DefaultWorktreeRoot(o.Repo.Root); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(root, fmt.Sprintf("run-%d", run)), nil
+}
+
+// nextPhase is the phase the architect writes: one past the highest
+// phase number under .planning/phases of dir, named after the objective.
+func nextPhase(dir, objective string) string {
+	n := 0
+	entries, _ := os.ReadDir(filepath.Join(dir, ".planning", "phases"))
+	for _, e := range entries {
+		var k int
+		if _, err := fmt.Sscanf(e.Name(), "%d-", &k); err == nil && k > n {
+			n = k
+		}
+	}
+	return fmt.Sprintf(".planning/phases/%02d-%s", n+1, slug(objective))
+}
+
+// slug is a short folder name made of the objective's first words.
+func slug(s string) string {
+	var words []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
+	}) {
+		words = append(words, w)
+		if len(words) == 5 {
+			break
+		}
+	}
+	if len(words) == 0 {
+		return "objective"
+	}
+	return strings.Join(words, "-")
+}
