@@ -81,6 +81,7 @@ func setupGitEnv(env *testscript.Env) error {
 	env.Setenv("GIT_COMMITTER_NAME", "hive test")
 	env.Setenv("GIT_COMMITTER_EMAIL", "test@hive.invalid")
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env.Setenv("GOCACHE", os.Getenv("GOCACHE")) // a project's go test keeps the build cache (testsupport)
 	return nil
 }
 

@@ -242,10 +242,13 @@ func (o *jsonObserver) Note(planID, text string) {
 	o.enc.Encode(map[string]any{"kind": "note", "plan": planID, "text": text})
 }
 
-func oneLineText(s string) string {
+func oneLineText(s string) string { return oneLineClip(s, 160) }
+
+// oneLineClip is s on one line, cut after n bytes.
+func oneLineClip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 160 {
-		s = s[:160] + "…"
+	if len(s) > n {
+		s = s[:n] + "…"
 	}
 	return s
 }

@@ -472,20 +472,16 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	if cp == nil || ev.Checkpoint != cp.ID {
 		return nil, fmt.Errorf("no open checkpoint %d", ev.Checkpoint)
 	}
+	if err := cp.Check(ev.Text); err != nil {
+		return nil, err
+	}
 	text := strings.TrimSpace(ev.Text)
 	j := m.byID[cp.Job]
+	m.open = nil
 	if cp.Kind == KindNeedsInput {
-		if text == "" {
-			return nil, fmt.Errorf("an empty answer to %s's question", j.Role)
-		}
-		m.open = nil
 		return m.decide(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
 	choice := strings.ToLower(text)
-	if !slices.Contains(cp.Options, choice) {
-		return nil, fmt.Errorf("answer one of %s, not %q", strings.Join(cp.Options, ", "), text)
-	}
-	m.open = nil
 	switch choice {
 	case AnswerAbort:
 		j.State = Skipped

@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -203,3 +206,19 @@ const (
 	OutcomeFailed   = "failed"
 	OutcomeAborted  = "aborted"
 )
+
+// Check says whether text answers the checkpoint: one of its options (in
+// any case), or, for a question, any text.
+func (cp *Checkpoint) Check(text string) error {
+	text = strings.TrimSpace(text)
+	if cp.Kind == KindNeedsInput {
+		if text == "" {
+			return fmt.Errorf("an empty answer to the question of %s", cp.Job)
+		}
+		return nil
+	}
+	if !slices.Contains(cp.Options, strings.ToLower(text)) {
+		return fmt.Errorf("answer one of %s, not %q", strings.Join(cp.Options, ", "), text)
+	}
+	return nil
+}

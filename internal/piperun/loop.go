@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -110,7 +111,10 @@ func (s *shell) resume(ctx context.Context, run journal.Run) error {
 	if s.o.Answer != "" {
 		open := m.Snapshot().Open
 		if open == nil {
-			return fmt.Errorf("run %d has no open question to answer", run.ID)
+			return &AnswerError{fmt.Errorf("run %d has no open question to answer", run.ID)}
+		}
+		if err := open.Check(s.o.Answer); err != nil {
+			return &AnswerError{err}
 		}
 		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
 	}
@@ -296,7 +300,9 @@ func (s *shell) deliver(ctx context.Context, snap pipeline.Snapshot) (bool, []st
 		return false, append(notes, fmt.Sprintf("%s: the work is on branch %s; look at it with git log %s, take it with git merge %s",
 			why, s.branch, s.branch, s.branch))
 	}
-	if dirty, err := s.o.Repo.Dirty(ctx); err == nil && len(dirty) > 0 {
+	// Untracked files do not stop a merge (git refuses one that would
+	// overwrite them); changes to tracked files do.
+	if changed, err := s.o.Repo.Git(ctx, "status", "--porcelain", "--untracked-files=no"); err == nil && strings.TrimSpace(changed) != "" {
 		remove("")
 		return false, append(notes, fmt.Sprintf("your working tree has uncommitted changes, so hive did not merge: the work is on branch %s; merge it with git merge %s", s.branch, s.branch))
 	}

@@ -66,7 +66,11 @@ func service(t *testing.T) *gitx.Repo {
 
 type notes struct{ lines []string }
 
-func (n *notes) Event(pipeline.Event, pipeline.Snapshot) {}
+func (n *notes) Event(ev pipeline.Event, _ pipeline.Snapshot) {
+	if os.Getenv("PIPERUN_TRACE") != "" {
+		println(time.Now().Format("15:04:05.000"), string(ev.Type), ev.Job)
+	}
+}
 func (n *notes) Command(c pipeline.Command, _ pipeline.Snapshot) {
 	if c.Type == pipeline.CmdNote || c.Type == pipeline.CmdCheckpoint {
 		n.lines = append(n.lines, string(c.Type)+" "+c.Job+" "+c.Text)

@@ -87,6 +87,11 @@ func (e *NeedsHumanError) Error() string {
 	return b.String()
 }
 
+// AnswerError refuses an answer that does not fit the open question.
+type AnswerError struct{ Err error }
+
+func (e *AnswerError) Error() string { return e.Err.Error() }
+
 // ErrNoRun says there is no unfinished run to resume.
 var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive run \"objective\"")
 

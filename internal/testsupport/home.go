@@ -3,7 +3,9 @@ package testsupport
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // M is what a TestMain runs: *testing.M, or testscript's TestingM.
@@ -28,6 +30,14 @@ func (i isolated) Run() int {
 		return 2
 	}
 	defer os.RemoveAll(home)
+	// Go commands the tests run (a project's go test) keep the real build
+	// cache: an empty one in the temporary home would rebuild the standard
+	// library, a minute each time.
+	if os.Getenv("GOCACHE") == "" {
+		if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+			os.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+		}
+	}
 	for k, v := range map[string]string{
 		"HOME":            home,
 		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),

@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/spf13/cobra"
+)
+
+type runOptions struct {
+	*globalOptions
+	workflow string
+	roles    []string
+	agent    string
+	yes      bool
+	json     bool
+	resume   bool
+	answer   string
+	fresh    bool
+	noMerge  bool
+}
+
+func newRunCmd(g *globalOptions) *cobra.Command {
+	o := &runOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   `run "OBJECTIVE"`,
+		Short: "Hand an objective to a pipeline of roles: architect, implementers in parallel, comb, tester, reviewer, documenter",
+		Long: `Hand an objective to a pipeline of roles that challenge each other and fix what fails.
+
+The full workflow: the architect writes a phase of plans (hive lints them), the
+implementers run them in parallel worktrees (hive merges them), the comb checks
+the merged result, the tester tests it (hive runs the project's tests; failures
+go back to an implementer, twice, then to you), the reviewer reviews and the
+documenter documents. A role may challenge an earlier one: the challenged role
+runs again with the challenge, then the challenger checks again; a second
+challenge of the same handoff is yours to decide.
+
+The run works on its own branch, hive/run/N, in a worktree of its own: your tree
+and branch are untouched until it finishes; then its work is merged into your
+branch (fast-forward when possible), or left on the branch when it did not
+complete or with --no-merge.
+
+Workflows: full, quick (implementer, tester), or .hive/workflows/NAME.json
+({"name": "...", "steps": [{"role": "implementer"}, ...], "fix_loops": 2}).
+Role prompts: see hive agents.`,
+		Example: `  hive run "add a health check endpoint" --agent sim --yes
+  hive run "fix the typo in the README" --workflow quick
+  hive run "add OAuth login" --roles architect,implementer,tester,reviewer
+  hive run --resume --answer override`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			objective := ""
+			if len(args) == 1 {
+				objective = strings.TrimSpace(args[0])
+			}
+			switch {
+			case o.resume && objective != "":
+				return exitf(ExitUsage, "--resume takes no objective: it goes on with the unfinished run's")
+			case !o.resume && objective == "":
+				return exitf(ExitUsage, "what should the run do? give the objective: hive run \"add a health check endpoint\"")
+			case o.answer != "" && !o.resume:
+				return exitf(ExitUsage, "--answer answers the question of an unfinished run: use it with --resume")
+			}
+			return runPipeline(cmd.Context(), o, objective)
+		},
+	}
+	cmd.Flags().StringVar(&o.workflow, "workflow", "full", "full, quick, or NAME for .hive/workflows/NAME.json")
+	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent that plays every role: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "take the default of a role's question; second challenges and tests that still fail still stop for you")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event, then the result")
+	cmd.Flags().BoolVar(&o.resume, "resume", false, "go on with the unfinished run")
+	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
+	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
+	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
+	return cmd
+}
+
+// workflowFor reads the workflow the flags ask for.
+func workflowFor(root string, o *runOptions) (pipeline.Workflow, error) {
+	if len(o.roles) > 0 {
+		w := pipeline.Workflow{Name: "custom"}
+		for _, r := range o.roles {
+			w.Steps = append(w.Steps, pipeline.Step{Role: strings.TrimSpace(r)})
+		}
+		return w, w.Validate("--roles")
+	}
+	if w, ok := pipeline.Builtin(o.workflow); ok {
+		return w, nil
+	}
+	rel := filepath.Join(".hive", "workflows", o.workflow+".json")
+	data, err := os.ReadFile(filepath.Join(root, rel))
+	if errors.Is(err, os.ErrNotExist) {
+		return pipeline.Workflow{}, fmt.Errorf("no workflow %q: use full or quick, or write %s", o.workflow, rel)
+	}
+	if err != nil {
+		return pipeline.Workflow{}, err
+	}
+	return pipeline.ParseWorkflow(rel, data)
+}
+
+func runPipeline(ctx context.Context, o *runOptions, objective string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	var wf pipeline.Workflow
+	if !o.resume {
+		if wf, err = workflowFor(repo.Root, o); err != nil {
+			return &exitError{code: ExitUsage, err: err}
+		}
+	}
+	launcher, err := pickLauncher(o.agent, cfg, "executor")
+	if err != nil {
+		return err
+	}
+	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, nil); err != nil {
+		return err
+	}
+	j, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	defer j.Close()
+	if o.fresh {
+		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		} else if ok {
+			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.Branch(run.ID))
+		}
+	}
+	home, _ := os.UserHomeDir()
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now()}
+	res, err := piperun.Run(ctx, piperun.Options{
+		Repo: repo, Journal: j, Observer: obs,
+		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
+		Launcher: launcher, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge,
+		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
+	})
+	var needs *piperun.NeedsHumanError
+	var unfinished *piperun.UnfinishedError
+	var answer *piperun.AnswerError
+	switch {
+	case errors.As(err, &needs):
+		return &exitError{code: ExitNeedsHuman, err: err}
+	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
+		return &exitError{code: ExitUsage, err: err}
+	case err != nil && ctx.Err() != nil:
+		return &exitError{code: ExitInterrupted, err: err}
+	case err != nil:
+		return &exitError{code: ExitInternal, err: err}
+	}
+	obs.result(res)
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		return silentExit(ExitFailed)
+	}
+	return nil
+}
+
+// runPrinter prints a run's progress: a line per role start and end, per
+// challenge, decision and fix loop; or JSON lines.
+type runPrinter struct {
+	w     io.Writer
+	json  bool
+	start time.Time
+}
+
+func (p *runPrinter) stamp() string {
+	return fmt.Sprintf("%6s", time.Since(p.start).Round(time.Second))
+}
+
+func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
+	if p.json {
+		json.NewEncoder(p.w).Encode(map[string]any{"event": ev})
+		return
+	}
+	switch ev.Type {
+	case pipeline.EvStarted:
+		fmt.Fprintf(p.w, "%s  run: %s (workflow %s)\n", p.stamp(), ev.Spec.Objective, ev.Spec.Workflow.Name)
+	case pipeline.EvReport:
+		if ev.Report != nil {
+			what := ev.Report.Summary
+			if what == "" {
+				what = ev.Report.Issue + ev.Report.Blocker
+			}
+			fmt.Fprintf(p.w, "%s  %-12s reported %s: %s\n", p.stamp(), ev.Job, ev.Report.Status, oneLineClip(what, 80))
+		}
+	case pipeline.EvLinted:
+		if len(ev.Errors) == 0 {
+			fmt.Fprintf(p.w, "%s  %-12s plans lint clean\n", p.stamp(), "architect")
+		}
+	case pipeline.EvPhaseDone:
+		fmt.Fprintf(p.w, "%s  %-12s phase done: ok=%v %s\n", p.stamp(), "implementers", ev.OK, oneLineClip(ev.Reason, 80))
+	case pipeline.EvTestsRan:
+		if t := ev.Tests; t != nil {
+			fmt.Fprintf(p.w, "%s  %-12s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
+		}
+	}
+}
+
+func (p *runPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
+	if p.json {
+		json.NewEncoder(p.w).Encode(map[string]any{"command": c})
+		return
+	}
+	switch c.Type {
+	case pipeline.CmdStartAgent:
+		fmt.Fprintf(p.w, "%s  %-12s started (attempt %d)\n", p.stamp(), c.Job, c.Attempt)
+	case pipeline.CmdRunPhase:
+		fmt.Fprintf(p.w, "%s  %-12s running the architect's plans in parallel\n", p.stamp(), c.Job)
+	case pipeline.CmdNote:
+		fmt.Fprintf(p.w, "%s  %-12s %s\n", p.stamp(), c.Job, c.Text)
+	case pipeline.CmdCheckpoint:
+		fmt.Fprintf(p.w, "%s  %-12s asks: %s (%s)\n", p.stamp(), c.Job, c.Checkpoint.Question, strings.Join(c.Checkpoint.Options, " / "))
+	}
+}
+
+func (p *runPrinter) Note(job, text string) {
+	if p.json {
+		json.NewEncoder(p.w).Encode(map[string]any{"note": text, "job": job})
+		return
+	}
+	fmt.Fprintf(p.w, "%s  %-12s %s\n", p.stamp(), job, text)
+}
+
+func (p *runPrinter) result(res piperun.Result) {
+	s := res.Snapshot
+	if p.json {
+		json.NewEncoder(p.w).Encode(map[string]any{"result": map[string]any{"run": res.Run.ID, "outcome": s.Outcome, "branch": res.Branch,
+			"merged": res.Merged, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
+			"tests": s.Tests, "notes": res.Notes}})
+		return
+	}
+	fmt.Fprintf(p.w, "\nrun %d %s\n", res.Run.ID, s.Outcome)
+	for _, j := range s.Jobs {
+		if j.Attempts == 0 {
+			continue
+		}
+		fmt.Fprintf(p.w, "  %-12s %-8s %d attempt(s)\n", j.ID, j.State, j.Attempts)
+	}
+	if len(s.Challenges) > 0 || len(s.Decisions) > 0 || s.FixLoops > 0 {
+		fmt.Fprintf(p.w, "  %d challenge(s), %d decision(s), %d fix loop(s)\n", len(s.Challenges), len(s.Decisions), s.FixLoops)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(p.w, "%s\n", n)
+	}
+}
