@@ -207,7 +207,11 @@ func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 			fmt.Fprintf(p.w, "%s  %-12s plans lint clean\n", p.stamp(), "architect")
 		}
 	case pipeline.EvPhaseDone:
-		fmt.Fprintf(p.w, "%s  %-12s phase done: ok=%v %s\n", p.stamp(), "implementers", ev.OK, oneLineClip(ev.Reason, 80))
+		if ev.OK {
+			fmt.Fprintf(p.w, "%s  %-12s every plan complete and merged\n", p.stamp(), "implementers")
+		} else {
+			fmt.Fprintf(p.w, "%s  %-12s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
+		}
 	case pipeline.EvTestsRan:
 		if t := ev.Tests; t != nil {
 			fmt.Fprintf(p.w, "%s  %-12s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
