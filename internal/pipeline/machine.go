@@ -411,6 +411,9 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		return m.ask(j, KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.lints-1),
 			strings.Join(ev.Errors, "\n"), []string{AnswerRetry, AnswerAbort}), nil
 	case EvPhaseDone:
+		j.Spend.InputTokens += ev.Spend.InputTokens
+		j.Spend.OutputTokens += ev.Spend.OutputTokens
+		j.Spend.CostUSD += ev.Spend.CostUSD
 		if ev.Report != nil && ev.Report.Status == engine.ReportChallenge {
 			return m.challenge(j, ev.Report), nil
 		}

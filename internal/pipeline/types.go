@@ -20,6 +20,8 @@ type Spec struct {
 	// PhaseDir is where the architect writes its plans, relative to the
 	// repository: chosen when the run starts, so that a resume finds them.
 	PhaseDir string `json:"phase_dir,omitempty"`
+	// Base is the commit the run's branch started from.
+	Base string `json:"base,omitempty"`
 }
 
 // EventType names an input of the machine.
@@ -40,7 +42,8 @@ const (
 	EvLinted EventType = "plans-linted"
 	// EvPhaseDone: the phase of the architect's plans ended. OK says
 	// every plan completed and merged; Reason says why not; Report is an
-	// implementer's challenge of the plans, if one came.
+	// implementer's challenge of the plans, if one came; Spend is what the
+	// phase's agents used in this process.
 	EvPhaseDone EventType = "phase-done"
 	EvTestsRan  EventType = "tests-ran" // Tests: the project's test command in the run's worktree
 	EvAnswer    EventType = "answer"    // Checkpoint (its id), Text

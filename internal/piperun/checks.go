@@ -57,6 +57,9 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event
 		if r := p.Report; r != nil && r.Status == engine.ReportChallenge {
 			ev.Report = r
 		}
+		ev.Spend.InputTokens += p.Spend.InputTokens
+		ev.Spend.OutputTokens += p.Spend.OutputTokens
+		ev.Spend.CostUSD += p.Spend.CostUSD
 	}
 	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
 	if !ev.OK {

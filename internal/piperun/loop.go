@@ -67,7 +67,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
 	res.Merged, res.Notes = s.deliver(ctx, res.Snapshot)
+	s.record(Delivery{Tip: tip, Merged: res.Merged, Notes: res.Notes})
 	if ferr := o.Journal.FinishRun(s.run.ID, o.Now(), res.Snapshot.Outcome); ferr != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
 	}
@@ -91,8 +93,12 @@ func (s *shell) begin(ctx context.Context) error {
 		s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned")
 		return err
 	}
+	base, err := s.o.Repo.Head(ctx)
+	if err != nil {
+		return err
+	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
-		PhaseDir: nextPhase(s.dir, s.o.Objective)}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
@@ -323,6 +329,25 @@ func (s *shell) deliver(ctx context.Context, snap pipeline.Snapshot) (bool, []st
 	remove(s.branch)
 	where := s.o.Repo.CurrentBranch(ctx)
 	return true, append(notes, fmt.Sprintf("the run's work is merged into %s", where))
+}
+
+// Delivery is what became of a finished run's work, journaled after the
+// machine's last event: the branch's last commit, whether it was merged.
+type Delivery struct {
+	Tip    string   `json:"tip"`
+	Merged bool     `json:"merged"`
+	Notes  []string `json:"notes,omitempty"`
+}
+
+// deliveredEvent is the journal type of a Delivery; the machine never
+// steps it.
+const deliveredEvent = "pipeline-delivered"
+
+func (s *shell) record(d Delivery) {
+	payload, _ := json.Marshal(d)
+	if _, err := s.o.Journal.Append(s.run.ID, deliveredEvent, s.o.Now().UTC(), payload); err != nil {
+		s.o.Observer.Note("", "journal the delivery: "+err.Error())
+	}
 }
 
 type nobody struct{}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/spf13/cobra"
+)
+
+func newReportCmd(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "report [RUN]",
+		Short: "Account for a hive run: roles, attempts, time, tokens and cost, challenges, fix loops, decisions, commits, tests",
+		Example: `  hive report          # the newest run
+  hive report 3 --json | jq '.roles[] | {job, attempts, status}'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := openRepo(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(repo.Root, ".hive", "runs.db")
+			j, err := journal.Open(path)
+			if err != nil {
+				return &exitError{code: ExitInternal, err: err}
+			}
+			defer j.Close()
+			runs, err := j.Runs()
+			if err != nil {
+				return &exitError{code: ExitInternal, err: err}
+			}
+			var run *journal.Run
+			for i := range runs {
+				if len(args) == 0 || strconv.FormatInt(runs[i].ID, 10) == args[0] {
+					run = &runs[i]
+					break
+				}
+			}
+			if run == nil {
+				if len(args) == 0 {
+					return exitf(ExitUsage, "no hive run yet: start one with hive run \"objective\"")
+				}
+				return exitf(ExitUsage, "no run %s: hive report with no argument shows the newest", args[0])
+			}
+			rep, err := piperun.BuildReport(cmd.Context(), j, repo, *run)
+			if err != nil {
+				return &exitError{code: ExitInternal, err: err}
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printReport(g, rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	return cmd
+}
+
+func printReport(g *globalOptions, r piperun.Report) {
+	w := g.stdout
+	outcome := r.Outcome
+	if outcome == "" {
+		outcome = "unfinished"
+		if r.Open != nil {
+			outcome += ", waiting for you: " + r.Open.Question + " (hive run --resume --answer " + strings.Join(r.Open.Options, "|") + ")"
+		}
+	}
+	fmt.Fprintf(w, "run %d: %s\n  workflow %s, started %s, %s\n", r.Run, r.Objective, r.Workflow, r.Started.Local().Format("2006-01-02 15:04"), outcome)
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nROLE\tSTATE\tATTEMPTS\tTIME\tTOKENS IN/OUT\tCOST\tREPORTED")
+	for _, role := range r.Roles {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d/%d\t$%.2f\t%s\n", role.Job, role.State, role.Attempts, roundDuration(role.Duration),
+			role.Spend.InputTokens, role.Spend.OutputTokens, role.Spend.CostUSD, role.Status)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\ntotal: %d/%d tokens, $%.2f\n", r.Spend.InputTokens, r.Spend.OutputTokens, r.Spend.CostUSD)
+	for _, c := range r.Challenges {
+		fmt.Fprintf(w, "challenge: %s → %s (round %d): %s\n", c.From, c.To, c.Round, oneLineClip(c.Issue, 100))
+	}
+	for _, d := range r.Decisions {
+		fmt.Fprintf(w, "decision (%s): %s → %s\n", d.By, oneLineClip(d.Question, 80), d.Choice)
+	}
+	if r.FixLoops > 0 {
+		fmt.Fprintf(w, "fix loops: %d\n", r.FixLoops)
+	}
+	if t := r.Tests; t != nil {
+		fmt.Fprintf(w, "tests: %s: exit %d, %d passed, %d failed\n", t.Command, t.ExitCode, t.Passed, t.Failed)
+	}
+	where := "on branch " + r.Branch
+	if r.Merged {
+		where = "merged"
+	}
+	fmt.Fprintf(w, "commits (%d, %s):\n", len(r.Commits), where)
+	for _, c := range r.Commits {
+		fmt.Fprintf(w, "  %s\n", c)
+	}
+}
+
+// roundDuration keeps tenths of a second under ten seconds.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,123 @@
+package piperun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// Report is the account of one run: what hive report prints.
+type Report struct {
+	Run        int64                `json:"run"`
+	Objective  string               `json:"objective"`
+	Workflow   string               `json:"workflow"`
+	Started    time.Time            `json:"started"`
+	Finished   time.Time            `json:"finished,omitzero"`
+	Outcome    string               `json:"outcome"` // "" while unfinished
+	Open       *pipeline.Checkpoint `json:"open,omitempty"`
+	Roles      []RoleReport         `json:"roles"`
+	Challenges []pipeline.Challenge `json:"challenges,omitempty"`
+	Decisions  []pipeline.Decision  `json:"decisions,omitempty"`
+	FixLoops   int                  `json:"fix_loops"`
+	Tests      *pipeline.Tests      `json:"tests,omitempty"`
+	Branch     string               `json:"branch"`
+	Merged     bool                 `json:"merged"`
+	Commits    []string             `json:"commits,omitempty"` // "hash subject", oldest first
+	Spend      engine.Spend         `json:"spend"`
+}
+
+// RoleReport is one role's part.
+type RoleReport struct {
+	Job      string        `json:"job"`
+	Role     string        `json:"role"`
+	State    string        `json:"state"`
+	Attempts int           `json:"attempts"`
+	Duration time.Duration `json:"duration_ns"`
+	Spend    engine.Spend  `json:"spend"`
+	Status   string        `json:"status,omitempty"` // its last HIVE_REPORT's
+	Summary  string        `json:"summary,omitempty"`
+}
+
+// BuildReport replays run and reads its commits from repo.
+func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run journal.Run) (Report, error) {
+	m := pipeline.New()
+	started := map[string]time.Time{}
+	busy := map[string]time.Duration{}
+	var delivered *Delivery
+	err := j.Each(run.ID, func(rec journal.Record) error {
+		if rec.Type == deliveredEvent {
+			delivered = &Delivery{}
+			return json.Unmarshal(rec.Payload, delivered)
+		}
+		var ev pipeline.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return fmt.Errorf("event %d: %w", rec.Seq, err)
+		}
+		before := states(m.Snapshot())
+		if _, err := m.Step(ev); err != nil {
+			return nil
+		}
+		// A job works from the event that started it to the one that
+		// settled it: that is its time, summed over its attempts.
+		for _, jb := range m.Snapshot().Jobs {
+			was, now := before[jb.ID], jb
+			working := now.State == pipeline.Running || now.State == pipeline.Checking
+			if working && (now.Attempts != was.Attempts || !(was.State == pipeline.Running || was.State == pipeline.Checking)) {
+				started[jb.ID] = rec.Time
+			}
+			if !working && (was.State == pipeline.Running || was.State == pipeline.Checking) {
+				busy[jb.ID] += rec.Time.Sub(started[jb.ID])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	s := m.Snapshot()
+	r := Report{Run: run.ID, Objective: s.Spec.Objective, Workflow: s.Spec.Workflow.Name, Started: run.Started, Finished: run.Finished,
+		Outcome: run.Outcome, Open: s.Open, Challenges: s.Challenges, Decisions: s.Decisions, FixLoops: s.FixLoops, Tests: s.Tests,
+		Branch: Branch(run.ID)}
+	if run.Finished.IsZero() {
+		r.Outcome = ""
+	}
+	for _, jb := range s.Jobs {
+		rr := RoleReport{Job: jb.ID, Role: jb.Role, State: string(jb.State), Attempts: jb.Attempts, Duration: busy[jb.ID], Spend: jb.Spend}
+		if jb.Report != nil {
+			rr.Status, rr.Summary = jb.Report.Status, jb.Report.Summary
+		}
+		r.Roles = append(r.Roles, rr)
+		r.Spend.InputTokens += jb.Spend.InputTokens
+		r.Spend.OutputTokens += jb.Spend.OutputTokens
+		r.Spend.CostUSD += jb.Spend.CostUSD
+	}
+	tip := r.Branch
+	if delivered != nil {
+		r.Merged, tip = delivered.Merged, delivered.Tip
+	}
+	if s.Spec.Base != "" && tip != "" {
+		if out, err := repo.Git(ctx, "log", "--reverse", "--format=%h %s", s.Spec.Base+".."+tip, "--"); err == nil {
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if line != "" {
+					r.Commits = append(r.Commits, line)
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+func states(s pipeline.Snapshot) map[string]pipeline.Job {
+	out := map[string]pipeline.Job{}
+	for _, j := range s.Jobs {
+		out[j.ID] = j
+	}
+	return out
+}
