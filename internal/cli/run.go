@@ -134,11 +134,12 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, nil); err != nil {
 		return err
 	}
-	j, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
+	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	defer j.Close()
+	defer db.Close()
+	j := journalFaults(db)
 	if o.fresh {
 		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
 			return &exitError{code: ExitInternal, err: err}

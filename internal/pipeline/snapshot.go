@@ -37,3 +37,6 @@ func (m *Machine) Snapshot() Snapshot {
 	}
 	return s
 }
+
+// Finished reports whether the run has ended.
+func (m *Machine) Finished() bool { return m.finished }

@@ -145,7 +145,9 @@ func (s *shell) openWorktree(ctx context.Context) error {
 }
 
 func (s *shell) loop(ctx context.Context) error {
-	for !s.ended {
+	// A run whose end was journaled but not delivered (hive was killed in
+	// between) only needs its delivery.
+	for !s.ended && !(len(s.queue) == 0 && s.m.Finished()) {
 		for len(s.queue) > 0 {
 			s.take()
 			batch := s.queue
