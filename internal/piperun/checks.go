@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -37,16 +38,27 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event
 	if root != "" {
 		root = filepath.Join(root, fmt.Sprintf("run-%d-plans", s.run.ID))
 	}
+	// After a challenge the architect changed the plans: a new phase run
+	// (the plans already merged are done and do not run again).
+	fresh := c.Context != nil && c.Context.Rechecking != nil
+	launcher := withEnv{s.o.Launcher, []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}}
 	res, err := runner.Run(ctx, runner.Options{
 		Repo: repo, Phase: ph, Journal: j, Observer: phaseObserver{s}, Now: s.o.Now,
-		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true},
-		Agents:   runner.Agents{Launcher: s.o.Launcher, Stall: s.o.Stall},
+		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true, Fresh: fresh},
+		Agents:   runner.Agents{Launcher: launcher, Stall: s.o.Stall},
 		Human:    runner.Human{AutoAnswer: true},
 		Git:      runner.Git{Worktrees: true, WorktreeRoot: root},
 	})
 	var needs *runner.NeedsHumanError
 	switch {
 	case errors.As(err, &needs):
+		// An implementer's challenge of its plan is the architect's to
+		// answer; any other question stops the phase for the human.
+		for _, p := range res.Snapshot.Plans {
+			if p.Open != nil && p.Open.Type == engine.TypeChallenge && p.Report != nil {
+				ev.Report = p.Report
+			}
+		}
 		ev.Reason = needs.Error()
 		return ev
 	case err != nil:
@@ -67,6 +79,17 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event
 			res.Snapshot.Count(engine.Complete), len(res.Snapshot.Plans))
 	}
 	return ev
+}
+
+// withEnv gives the agents of a launcher more environment.
+type withEnv struct {
+	agent.Launcher
+	env []string
+}
+
+func (l withEnv) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
+	spec.Env = append(append([]string(nil), spec.Env...), l.env...)
+	return l.Launcher.Start(ctx, spec, sink)
 }
 
 // phaseObserver passes the phase run's notes on as the implementers'.

@@ -183,3 +183,28 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 		t.Fatalf("outcome %s merged %v challenges %+v", res.Snapshot.Outcome, res.Merged, res.Snapshot.Challenges)
 	}
 }
+
+// An implementer of the phase challenges the architect's plans: the
+// architect runs again with the challenge, then the phase runs again (a
+// new phase run), and the run completes.
+func TestImplementerChallengesArchitect(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Full, sim.EnvFaults+"=implementer=challenge#1")
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
+	}
+	s := res.Snapshot
+	if s.Outcome != pipeline.OutcomeComplete || len(s.Challenges) != 1 || s.Challenges[0].From != "implementer" || s.Challenges[0].To != "architect" {
+		t.Fatalf("outcome %s challenges %+v jobs %s", s.Outcome, s.Challenges, jobs(s))
+	}
+	attempts := map[string]int{}
+	for _, j := range s.Jobs {
+		attempts[j.ID] = j.Attempts
+	}
+	if attempts["architect"] != 2 || attempts[pipeline.PhaseJob] != 2 {
+		t.Fatalf("attempts %v, want the architect and the phase twice", attempts)
+	}
+}

@@ -132,6 +132,9 @@ func (a *agent) execute(prompt string) error {
 		mode = "team"
 	}
 	a.out.text(fmt.Sprintf("Executing plan %s (%s): %d tasks, %s mode.", p.ID, p.Name, len(p.Tasks), mode))
+	if a.challengesPlan(p.ID) {
+		return nil
+	}
 
 	cont := parseContinuation(prompt)
 	if cont != nil && cont.task > 0 {

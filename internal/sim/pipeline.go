@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -217,11 +218,39 @@ func (a *agent) appendLine(rel, line string) ([]string, error) {
 	return []string{clean}, os.WriteFile(abs, append(old, line+"\n"...), 0o644)
 }
 
-// commitPaths commits exactly paths.
+// commitPaths commits exactly paths, unless they hold no change.
 func (a *agent) commitPaths(msg string, paths []string) error {
 	if _, err := a.git.run(append([]string{"add", "-f", "--"}, paths...)...); err != nil {
 		return err
 	}
+	if out, err := a.git.run(append([]string{"status", "--porcelain", "--"}, paths...)...); err != nil || out == "" {
+		return err
+	}
 	_, err := a.git.run(append([]string{"commit", "-q", "--no-verify", "-m", msg, "--"}, paths...)...)
 	return err
+}
+
+// EnvPipelineAttempt is the attempt of hive run's implementers' phase that
+// a plan's executor works in: faults keyed "implementer" apply to the
+// plans' executors of that attempt (implementer=challenge#1).
+const EnvPipelineAttempt = "HIVE_PIPELINE_ATTEMPT"
+
+// challengesPlan plays an implementer of hive run's phase that finds the
+// architect's plan wrong: a challenge report, and the turn ends.
+func (a *agent) challengesPlan(id string) bool {
+	n, err := strconv.Atoi(os.Getenv(EnvPipelineAttempt))
+	if err != nil {
+		return false
+	}
+	s := a.set
+	s.Attempt = n
+	if !s.forPlan("implementer").has(FaultChallenge) {
+		return false
+	}
+	b, _ := json.MarshalIndent(map[string]any{"status": "challenge", "challenged_agent": "architect",
+		"issue": "simulated: plan " + id + " names a file that does not fit the codebase", "evidence": "the sim says so",
+		"suggestion": "name the files the codebase has", "severity": "blocking"}, "", "  ")
+	a.out.text(fmt.Sprintf("<!--HIVE_REPORT\n%s\nHIVE_REPORT-->", b))
+	a.out.endTurn()
+	return true
 }
