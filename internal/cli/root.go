@@ -127,9 +127,12 @@ func newRootCmd(g *globalOptions, stdin io.Reader) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hive",
 		Short: "Run a team of coding agents against a git repository",
-		Long: `hive reads GSD-style phase plans (.planning/), schedules them as a dependency
-graph, runs one agent per plan, checks and records every result in a durable
-journal, and resumes a killed run without losing or repeating work.`,
+		Long: `hive runs a team of coding agents against a git repository. It reads GSD-style
+phase plans (.planning/), schedules them as a dependency graph, runs one agent
+per plan (execute-phase), or hands an objective to a pipeline of roles that
+challenge each other and fix what fails (run). Every result is checked and
+recorded in a durable journal, and a killed run resumes without losing or
+repeating work.`,
 		Version:       hiveVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
