@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pipelineFixture is a small Go service, committed on main.
@@ -76,9 +78,15 @@ func TestPipelineKills(t *testing.T) {
 	const objective = "add a health check endpoint"
 	faults := "HIVE_SIM_FAULTS=tester=fail#1"
 	run := func(dir string, env []string, args ...string) (int, string) {
-		cmd := exec.Command(hive, append(args, "--repo", dir)...)
+		// A hung hive fails the test instead of holding it until its timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, hive, append(args, "--repo", dir)...)
 		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("hive %s hung:\n%s", strings.Join(args, " "), out)
+		}
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			return exit.ExitCode(), string(out)

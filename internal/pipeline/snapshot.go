@@ -40,3 +40,6 @@ func (m *Machine) Snapshot() Snapshot {
 
 // Finished reports whether the run has ended.
 func (m *Machine) Finished() bool { return m.finished }
+
+// Started reports whether the run's EvStarted was stepped.
+func (m *Machine) Started() bool { return m.started }

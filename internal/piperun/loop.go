@@ -110,6 +110,17 @@ func (s *shell) resume(ctx context.Context, run journal.Run) error {
 		return fmt.Errorf("replay run %d: %w", run.ID, err)
 	}
 	s.m, s.run = m, run
+	if !m.Started() {
+		// Killed between the run's creation and its first event: nothing
+		// was done, and its objective is not known.
+		if dir, err := worktreeDir(s.o, run.ID); err == nil {
+			s.o.Repo.RemoveWorktree(ctx, dir, Branch(run.ID))
+		}
+		if err := s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned"); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", ErrNoRun, run.ID)
+	}
 	if err := s.openWorktree(ctx); err != nil {
 		return err
 	}
