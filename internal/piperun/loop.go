@@ -158,7 +158,7 @@ func (s *shell) openWorktree(ctx context.Context) error {
 func (s *shell) loop(ctx context.Context) error {
 	// A run whose end was journaled but not delivered (hive was killed in
 	// between) only needs its delivery.
-	for !s.ended && !(len(s.queue) == 0 && s.m.Finished()) {
+	for !s.ended {
 		for len(s.queue) > 0 {
 			s.take()
 			batch := s.queue
@@ -168,7 +168,7 @@ func (s *shell) loop(ctx context.Context) error {
 				return err
 			}
 		}
-		if s.ended {
+		if s.ended || s.m.Finished() {
 			break
 		}
 		if open := s.m.Snapshot().Open; open != nil {
