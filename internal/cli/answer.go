@@ -2,14 +2,17 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/spf13/cobra"
@@ -25,17 +28,20 @@ type answerOptions struct {
 func newAnswerCmd(g *globalOptions) *cobra.Command {
 	o := &answerOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "answer PLAN-ID RESPONSE",
-		Short: "Answer a plan's open checkpoint, from any terminal, while hive runs or while it is down",
+		Use:   "answer PLAN-ID|ROLE RESPONSE",
+		Short: "Answer a plan's open checkpoint, or the question of hive run's role, from any terminal, while hive runs or while it is down",
 		Long: `answer records the response in the journal. A running hive applies it at
 once; a stopped one applies it when the run is resumed. The response is what
 the checkpoint awaits: "approved" or the issues found (human-verify), an
 option id (decision), "done" (human-action), yes / different approach /
-defer (deviation), retry / skip / abort (a failed plan).`,
+defer (deviation), retry / skip / abort (a failed plan). The question of a
+role of hive run (ROLE: architect, implementer, tester, ...) takes one of the
+options it lists, or any text for a role's own question.`,
 		Example: `  hive answer 03-01 approved
   hive answer 03-02 clerk
   hive answer 03-04 "the header overlaps the menu at 375px"
-  hive answer 03-01 clerk --json`,
+  hive answer 03-01 clerk --json
+  hive answer tester override`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.plan, o.text = args[0], strings.Join(args[1:], " ")
@@ -59,6 +65,9 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	repo, err := openRepo(cmd.Context(), o.globalOptions)
 	if err != nil {
 		return err
+	}
+	if piperun.IsRunJob(o.plan) {
+		return answerRunJob(o, repo.Root)
 	}
 	if !hasJournal(repo.Root) {
 		return exitf(ExitUsage, "no run in %s yet: there is nothing to answer", repo.Root)
@@ -150,4 +159,33 @@ func openCheckpoint(j journal.Journal, planID string) (journal.Run, engine.Check
 		return journal.Run{}, engine.Checkpoint{}, exitf(ExitUsage, "%s, and no plan waits for an answer now (`hive status` shows where each plan stands)", msg)
 	}
 	return journal.Run{}, engine.Checkpoint{}, exitf(ExitUsage, "%s. Waiting for an answer: %s; answer one with `hive answer PLAN-ID RESPONSE`", msg, strings.Join(open, ", "))
+}
+
+// answerRunJob journals the answer to the question hive run asks of a role.
+func answerRunJob(o *answerOptions, root string) error {
+	db, err := journal.Open(filepath.Join(root, ".hive", "runs.db"))
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	defer db.Close()
+	red := redact.New()
+	if cfg, err := config.Load(root); err == nil {
+		red = redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	}
+	run, cp, err := piperun.Answer(journal.Redacting(db, red), o.plan, o.text, time.Now())
+	var bad *piperun.AnswerError
+	switch {
+	case errors.As(err, &bad), errors.Is(err, piperun.ErrNoRun):
+		return exitf(ExitUsage, "%v", err)
+	case err != nil:
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if o.json {
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(answerResult{Run: run.ID, Plan: o.plan, Checkpoint: cp.ID, Title: cp.Question, Answer: red.String(o.text)})
+	}
+	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) recorded: %q.\nA waiting hive run applies it now; otherwise resume with: %s\n",
+		o.plan, cp.Question, red.String(o.text), o.pasteable(root, "run", "--resume"))
+	return nil
 }

@@ -144,13 +144,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		},
 	}
 	defer n.Wait() // the run-finished webhook goes out before hive exits
-	wait := cfg.Timeouts.CheckpointWait
-	if os.Getenv("CI") == "true" && wait == config.Default().Timeouts.CheckpointWait {
-		wait = 0 // nobody answers a CI job
-	}
-	if o.checkpointWaitSet {
-		wait = o.checkpointWait
-	}
+	wait := checkpointWait(cfg, o.checkpointWaitSet, o.checkpointWait)
 	opts := runner.Options{
 		Repo:    repo,
 		Phase:   ph,
@@ -355,4 +349,18 @@ func envList(m map[string]string) []string {
 		out = append(out, k+"="+m[k])
 	}
 	return out
+}
+
+// checkpointWait is how long a run without a terminal waits for `hive
+// answer`: the flag when set, else timeouts.checkpoint_wait, whose default
+// is 0 under CI (nobody answers a CI job).
+func checkpointWait(cfg *config.Config, set bool, flag time.Duration) time.Duration {
+	if set {
+		return flag
+	}
+	wait := cfg.Timeouts.CheckpointWait
+	if os.Getenv("CI") == "true" && wait == config.Default().Timeouts.CheckpointWait {
+		wait = 0
+	}
+	return wait
 }

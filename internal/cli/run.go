@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,8 @@ type runOptions struct {
 	answer   string
 	fresh    bool
 	noMerge  bool
+	wait     time.Duration
+	waitSet  bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -73,6 +76,7 @@ Role prompts: see hive agents.`,
 			case o.answer != "" && !o.resume:
 				return exitf(ExitUsage, "--answer answers the question of an unfinished run: use it with --resume")
 			}
+			o.waitSet = cmd.Flags().Changed("checkpoint-wait")
 			return runPipeline(cmd.Context(), o, objective)
 		},
 	}
@@ -85,6 +89,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
 	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
+	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long a question waits for `hive answer ROLE ...`, then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd
 }
 
@@ -149,11 +154,20 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	}
 	home, _ := os.UserHomeDir()
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now()}
+	// At a terminal a question waits for the answer typed there (or given
+	// with hive answer); without one, for hive answer, checkpoint_wait long.
+	wait := checkpointWait(cfg, o.waitSet, o.wait)
+	var answers chan string
+	if !o.json && isTerminal(o.stdin) {
+		wait, answers, obs.prompt = -1, make(chan string), true
+		go readAnswers(o.stdin, answers)
+	}
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: repo, Journal: j, Observer: obs,
 		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
 		Launcher: launcher, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
+		Wait: wait, Answers: answers,
 	})
 	var needs *piperun.NeedsHumanError
 	var unfinished *piperun.UnfinishedError
@@ -178,9 +192,10 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 // runPrinter prints a run's progress: a line per role start and end, per
 // challenge, decision and fix loop; or JSON lines.
 type runPrinter struct {
-	w     io.Writer
-	json  bool
-	start time.Time
+	w      io.Writer
+	json   bool
+	start  time.Time
+	prompt bool // a human answers at this terminal
 }
 
 func (p *runPrinter) stamp() string {
@@ -233,7 +248,14 @@ func (p *runPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
 	case pipeline.CmdNote:
 		fmt.Fprintf(p.w, "%s  %-12s %s\n", p.stamp(), c.Job, c.Text)
 	case pipeline.CmdCheckpoint:
-		fmt.Fprintf(p.w, "%s  %-12s asks: %s (%s)\n", p.stamp(), c.Job, c.Checkpoint.Question, strings.Join(c.Checkpoint.Options, " / "))
+		cp := c.Checkpoint
+		fmt.Fprintf(p.w, "%s  %-12s asks: %s (%s)\n", p.stamp(), c.Job, cp.Question, strings.Join(cp.Options, " / "))
+		if cp.Details != "" {
+			fmt.Fprintf(p.w, "        %s\n", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n        "))
+		}
+		if p.prompt {
+			fmt.Fprintf(p.w, "answer (or hive answer %s \"...\" from another terminal): ", c.Job)
+		}
 	}
 }
 
@@ -265,5 +287,15 @@ func (p *runPrinter) result(res piperun.Result) {
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(p.w, "%s\n", n)
+	}
+}
+
+// readAnswers sends each line typed at the terminal.
+func readAnswers(r io.Reader, out chan<- string) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			out <- line
+		}
 	}
 }

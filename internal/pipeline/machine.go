@@ -44,6 +44,8 @@ type job struct {
 	crashes int            // attempts in a row that ended without a report
 	lints   int            // re-runs for lint errors
 	cost    float64        // the current attempt's session cost counted so far
+	started bool           // the current attempt's agent was seen to start
+	ctx     *Context       // what the current attempt was told
 }
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
@@ -101,7 +103,7 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 	}
 	switch ev.Type {
 	case EvAgentStarted:
-		j.PID = ev.PID
+		j.PID, j.started = ev.PID, true
 	case EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
@@ -177,9 +179,10 @@ func (m *Machine) advance() []Command {
 // run starts a job's next attempt.
 func (m *Machine) run(j *job) []Command {
 	j.Attempts++
-	j.State, j.report, j.cost = Running, nil, 0
+	j.State, j.report, j.cost, j.started = Running, nil, 0, false
 	ctx := j.next
 	j.next = nil
+	defer func() { j.ctx = ctx }()
 	if len(m.warnings) > 0 && j.Role != RoleArchitect {
 		if ctx == nil {
 			ctx = &Context{}
@@ -542,6 +545,10 @@ func (m *Machine) resume() []Command {
 		// The phase's own journal resumes it: nothing it finished runs again.
 		j.Attempts--
 		return append(out, m.run(j)...)
+	case j.State == Running && !j.started && j.report == nil:
+		// Its start was decided but never seen (the answer that decided it
+		// came while no hive ran): start the same attempt.
+		return append(out, Command{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: j.ctx})
 	case j.State == Running && j.report != nil:
 		// Its report was journaled: the work is done, only its exit was lost.
 		return append(out, m.route(j, j.report)...)

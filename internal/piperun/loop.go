@@ -26,6 +26,9 @@ type shell struct {
 	done   chan struct{}
 	ended  bool
 	agents map[string]agent.Session
+	// lastSeq is the last journal record stepped: records after it that
+	// another process appended are `hive answer`'s.
+	lastSeq int64
 }
 
 // Run starts a pipeline run, or resumes the newest unfinished one, and
@@ -109,7 +112,7 @@ func (s *shell) resume(ctx context.Context, run journal.Run) error {
 	if err != nil {
 		return fmt.Errorf("replay run %d: %w", run.ID, err)
 	}
-	s.m, s.run = m, run
+	s.m, s.run, s.lastSeq = m, run, run.Events
 	if !m.Started() {
 		// Killed between the run's creation and its first event: nothing
 		// was done, and its objective is not known.
@@ -156,6 +159,13 @@ func (s *shell) openWorktree(ctx context.Context) error {
 }
 
 func (s *shell) loop(ctx context.Context) error {
+	interval := s.o.PollInterval
+	if interval <= 0 {
+		interval = 100 * time.Millisecond
+	}
+	poll := time.NewTicker(interval)
+	defer poll.Stop()
+	var waitUntil time.Time // when a wait for an answer ends
 	// A run whose end was journaled but not delivered (hive was killed in
 	// between) only needs its delivery.
 	for !s.ended {
@@ -171,14 +181,33 @@ func (s *shell) loop(ctx context.Context) error {
 		if s.ended || s.m.Finished() {
 			break
 		}
-		if open := s.m.Snapshot().Open; open != nil {
-			// Nobody here answers: the run stops, to resume with the answer.
+		open := s.m.Snapshot().Open
+		switch {
+		case open == nil:
+			waitUntil = time.Time{}
+		case s.o.Wait == 0, s.o.Wait > 0 && !waitUntil.IsZero() && !s.o.Now().Before(waitUntil):
+			// Nobody answered in time: the run stops, to resume with the answer.
 			s.killAll()
 			return &NeedsHumanError{Run: s.run.ID, Checkpoint: *open}
+		case waitUntil.IsZero():
+			waitUntil = s.o.Now().Add(s.o.Wait)
 		}
 		select {
 		case ev := <-s.inputs:
 			s.queue = append(s.queue, ev)
+		case text := <-s.o.Answers:
+			if open == nil {
+				s.o.Observer.Note("", "nothing is asked now: "+text+" ignored")
+			} else if err := open.Check(text); err != nil {
+				s.o.Observer.Note(open.Job, err.Error())
+			} else {
+				s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
+			}
+		case <-poll.C:
+			if err := s.pollJournal(ctx); err != nil {
+				s.killAll()
+				return err
+			}
 		case <-ctx.Done():
 			s.killAll()
 			return fmt.Errorf("run %d interrupted: resume it with hive run --resume", s.run.ID)
@@ -218,8 +247,19 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time, Payload: payload})
 		events = append(events, ev)
 	}
-	if _, err := journal.AppendAll(s.o.Journal, s.run.ID, entries); err != nil {
+	seqs, err := journal.AppendAll(s.o.Journal, s.run.ID, entries)
+	if err != nil {
 		return fmt.Errorf("journal: %w (run hive run --resume once it can be written)", err)
+	}
+	if len(seqs) > 0 {
+		if first := seqs[0]; first > s.lastSeq+1 {
+			// `hive answer` appended in between: its answers are stepped
+			// first, in the journal's order, as a replay will.
+			if err := s.stepForeign(ctx, first-1); err != nil {
+				return err
+			}
+		}
+		s.lastSeq = seqs[len(seqs)-1]
 	}
 	for _, ev := range batch {
 		switch ev.Type {
@@ -368,3 +408,39 @@ type nobody struct{}
 func (nobody) Event(pipeline.Event, pipeline.Snapshot)     {}
 func (nobody) Command(pipeline.Command, pipeline.Snapshot) {}
 func (nobody) Note(string, string)                         {}
+
+// pollJournal steps the answers `hive answer` journaled since the last
+// record this process saw.
+func (s *shell) pollJournal(ctx context.Context) error { return s.stepForeign(ctx, -1) }
+
+// stepForeign steps the records another process appended after lastSeq (up
+// to and including upTo, or all when upTo < 0): only answers may come from
+// outside.
+func (s *shell) stepForeign(ctx context.Context, upTo int64) error {
+	recs, err := s.o.Journal.Events(s.run.ID, s.lastSeq+1)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	for _, rec := range recs {
+		if upTo >= 0 && rec.Seq > upTo {
+			break
+		}
+		s.lastSeq = rec.Seq
+		var ev pipeline.Event
+		if json.Unmarshal(rec.Payload, &ev) != nil || ev.Type != pipeline.EvAnswer {
+			continue
+		}
+		cmds, err := s.m.Step(ev)
+		if err != nil {
+			s.o.Observer.Note(ev.Job, "answer refused: "+err.Error())
+			continue
+		}
+		snap := s.m.Snapshot()
+		s.o.Observer.Event(ev, snap)
+		for _, c := range cmds {
+			s.execute(ctx, c)
+			s.o.Observer.Command(c, snap)
+		}
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -207,4 +208,67 @@ func TestImplementerChallengesArchitect(t *testing.T) {
 	if attempts["architect"] != 2 || attempts[pipeline.PhaseJob] != 2 {
 		t.Fatalf("attempts %v, want the architect and the phase twice", attempts)
 	}
+}
+
+// A run that may wait takes its answer from `hive answer` (the journal)
+// while it runs, or from its terminal; a wrong answer typed is refused and
+// the run keeps waiting.
+func TestAnswersWhileWaiting(t *testing.T) {
+	for _, how := range []string{"hive answer", "terminal"} {
+		t.Run(how, func(t *testing.T) {
+			repo := service(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+			o.Wait, o.PollInterval = -1, 10*time.Millisecond
+			answers := make(chan string, 2)
+			o.Answers = answers
+			go func() {
+				for {
+					time.Sleep(20 * time.Millisecond)
+					if ctx.Err() != nil {
+						return
+					}
+					if how == "terminal" {
+						if open := waitingFor(t, o); open != "" {
+							answers <- "maybe"
+							answers <- "override"
+							return
+						}
+						continue
+					}
+					if _, _, err := Answer(o.Journal, "tester", "override", time.Now()); err == nil {
+						return
+					}
+				}
+			}()
+			res, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot.Outcome != pipeline.OutcomeComplete || len(res.Snapshot.Challenges) != 2 {
+				t.Fatalf("outcome %s challenges %+v", res.Snapshot.Outcome, res.Snapshot.Challenges)
+			}
+			if how == "terminal" && !slices.ContainsFunc(o.Observer.(*notes).lines, func(l string) bool { return strings.Contains(l, `not "maybe"`) }) {
+				t.Errorf("a wrong answer typed was not refused: %q", o.Observer.(*notes).lines)
+			}
+		})
+	}
+}
+
+// waitingFor is the job the newest run asks, "" when none.
+func waitingFor(t *testing.T, o Options) string {
+	run, ok, err := Latest(o.Journal)
+	if err != nil || !ok {
+		return ""
+	}
+	m, err := Replay(o.Journal, run)
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	if open := m.Snapshot().Open; open != nil {
+		return open.Job
+	}
+	return ""
 }

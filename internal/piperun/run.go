@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,14 @@ type Options struct {
 	MaxConcurrent int
 	// Stall is how long an agent may print nothing (0: 5 minutes).
 	Stall time.Duration
+
+	// Wait is how long a run at a question waits for its answer: typed
+	// here (Answers) or given with `hive answer` (read from the journal
+	// every PollInterval). Zero stops at once with NeedsHumanError;
+	// negative waits for ever.
+	Wait         time.Duration
+	Answers      <-chan string
+	PollInterval time.Duration
 }
 
 // Observer is told everything that happens, from the run's goroutine.
@@ -178,3 +187,42 @@ func slug(s string) string {
 	}
 	return strings.Join(words, "-")
 }
+
+// Answer journals an answer to the open question of the newest unfinished
+// run, asked of job, as `hive answer` gives it: checked first, so that the
+// journal never holds one the run would refuse. A waiting hive run applies
+// it at once; a stopped one when it is resumed.
+func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, pipeline.Checkpoint, error) {
+	run, ok, err := Latest(j)
+	if err != nil {
+		return run, pipeline.Checkpoint{}, err
+	}
+	if !ok || !run.Finished.IsZero() {
+		return run, pipeline.Checkpoint{}, ErrNoRun
+	}
+	m, err := Replay(j, run)
+	if err != nil {
+		return run, pipeline.Checkpoint{}, err
+	}
+	open := m.Snapshot().Open
+	switch {
+	case open == nil:
+		return run, pipeline.Checkpoint{}, &AnswerError{fmt.Errorf("run %d asks nothing now", run.ID)}
+	case open.Job != job:
+		return run, *open, &AnswerError{fmt.Errorf("run %d asks %s, not %s: hive answer %s \"...\"", run.ID, open.Job, job, open.Job)}
+	}
+	if err := open.Check(text); err != nil {
+		return run, *open, &AnswerError{err}
+	}
+	ev := pipeline.Event{Type: pipeline.EvAnswer, Time: now.UTC(), Job: job, Checkpoint: open.ID, Text: strings.TrimSpace(text)}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return run, *open, err
+	}
+	_, err = j.Append(run.ID, string(ev.Type), ev.Time, payload)
+	return run, *open, err
+}
+
+// IsRunJob reports whether id names a job of hive run (a role, or the
+// implementers' phase), not a plan.
+func IsRunJob(id string) bool { return id == pipeline.PhaseJob || slices.Contains(pipeline.Roles, id) }
