@@ -216,21 +216,21 @@ func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 			if what == "" {
 				what = ev.Report.Issue + ev.Report.Blocker
 			}
-			fmt.Fprintf(p.w, "%s  %-12s reported %s: %s\n", p.stamp(), ev.Job, ev.Report.Status, oneLineClip(what, 80))
+			fmt.Fprintf(p.w, "%s  %-15s reported %s: %s\n", p.stamp(), ev.Job, ev.Report.Status, oneLineClip(what, 80))
 		}
 	case pipeline.EvLinted:
 		if len(ev.Errors) == 0 {
-			fmt.Fprintf(p.w, "%s  %-12s plans lint clean\n", p.stamp(), "architect")
+			fmt.Fprintf(p.w, "%s  %-15s plans lint clean\n", p.stamp(), "architect")
 		}
 	case pipeline.EvPhaseDone:
 		if ev.OK {
-			fmt.Fprintf(p.w, "%s  %-12s every plan complete and merged\n", p.stamp(), "implementers")
+			fmt.Fprintf(p.w, "%s  %-15s every plan complete and merged\n", p.stamp(), "implementers")
 		} else {
-			fmt.Fprintf(p.w, "%s  %-12s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
+			fmt.Fprintf(p.w, "%s  %-15s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
 		}
 	case pipeline.EvTestsRan:
 		if t := ev.Tests; t != nil {
-			fmt.Fprintf(p.w, "%s  %-12s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
+			fmt.Fprintf(p.w, "%s  %-15s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
 		}
 	}
 }
@@ -242,14 +242,14 @@ func (p *runPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
 	}
 	switch c.Type {
 	case pipeline.CmdStartAgent:
-		fmt.Fprintf(p.w, "%s  %-12s started (attempt %d)\n", p.stamp(), c.Job, c.Attempt)
+		fmt.Fprintf(p.w, "%s  %-15s started (attempt %d)\n", p.stamp(), c.Job, c.Attempt)
 	case pipeline.CmdRunPhase:
-		fmt.Fprintf(p.w, "%s  %-12s running the architect's plans in parallel\n", p.stamp(), c.Job)
+		fmt.Fprintf(p.w, "%s  %-15s running the architect's plans in parallel\n", p.stamp(), c.Job)
 	case pipeline.CmdNote:
-		fmt.Fprintf(p.w, "%s  %-12s %s\n", p.stamp(), c.Job, c.Text)
+		fmt.Fprintf(p.w, "%s  %-15s %s\n", p.stamp(), c.Job, c.Text)
 	case pipeline.CmdCheckpoint:
 		cp := c.Checkpoint
-		fmt.Fprintf(p.w, "%s  %-12s asks: %s (%s)\n", p.stamp(), c.Job, cp.Question, strings.Join(cp.Options, " / "))
+		fmt.Fprintf(p.w, "%s  %-15s asks: %s (%s)\n", p.stamp(), c.Job, cp.Question, strings.Join(cp.Options, " / "))
 		if cp.Details != "" {
 			fmt.Fprintf(p.w, "        %s\n", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n        "))
 		}
@@ -264,7 +264,7 @@ func (p *runPrinter) Note(job, text string) {
 		json.NewEncoder(p.w).Encode(map[string]any{"note": text, "job": job})
 		return
 	}
-	fmt.Fprintf(p.w, "%s  %-12s %s\n", p.stamp(), job, text)
+	fmt.Fprintf(p.w, "%s  %-15s %s\n", p.stamp(), job, text)
 }
 
 func (p *runPrinter) result(res piperun.Result) {
@@ -280,7 +280,7 @@ func (p *runPrinter) result(res piperun.Result) {
 		if j.Attempts == 0 {
 			continue
 		}
-		fmt.Fprintf(p.w, "  %-12s %-8s %d attempt(s)\n", j.ID, j.State, j.Attempts)
+		fmt.Fprintf(p.w, "  %-15s %-8s %d attempt(s)\n", j.ID, j.State, j.Attempts)
 	}
 	if len(s.Challenges) > 0 || len(s.Decisions) > 0 || s.FixLoops > 0 {
 		fmt.Fprintf(p.w, "  %d challenge(s), %d decision(s), %d fix loop(s)\n", len(s.Challenges), len(s.Decisions), s.FixLoops)

@@ -20,8 +20,13 @@ const (
 	Skipped  JobState = "skipped" // the human chose to go on without it
 )
 
-// PhaseJob is the id of the job that runs the architect's plans.
-const PhaseJob = "implementers"
+// PhaseJob is the id of the job that runs the architect's plans; FixJob
+// the implementer agent that, after such a phase, fixes what the tests or
+// a challenge found in the merged result.
+const (
+	PhaseJob = "implementers"
+	FixJob   = "implementer-fix"
+)
 
 // Job is one role's work in a run.
 type Job struct {
@@ -341,7 +346,10 @@ func (m *Machine) implementer() *job {
 	if m.byID[PhaseJob] == nil {
 		return nil
 	}
-	j := &job{Job: Job{ID: RoleImplementer, Role: RoleImplementer, State: Pending}}
+	if j := m.byID[FixJob]; j != nil {
+		return j
+	}
+	j := &job{Job: Job{ID: FixJob, Role: RoleImplementer, State: Pending}}
 	m.add(j)
 	return j
 }

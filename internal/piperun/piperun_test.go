@@ -3,6 +3,7 @@ package piperun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,4 +272,32 @@ func waitingFor(t *testing.T, o Options) string {
 		return open.Job
 	}
 	return ""
+}
+
+// The four faults of the issue together, in the full workflow with --yes:
+// the architect's question takes its default, an implementer of the phase
+// challenges the plans, the tester's failing test goes through a fix loop,
+// and the reviewer challenges the tester; the run still completes, with
+// each path journaled.
+func TestFourFaultsTogether(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Full, sim.EnvFaults+"=implementer=challenge#1,tester=fail#1,architect=needs-input#1,reviewer=challenge#1")
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
+	}
+	s := res.Snapshot
+	var challenges []string
+	for _, c := range s.Challenges {
+		challenges = append(challenges, fmt.Sprintf("%s>%s#%d", c.From, c.To, c.Round))
+	}
+	if s.Outcome != pipeline.OutcomeComplete || !res.Merged || s.FixLoops != 1 || len(s.Decisions) != 1 || s.Decisions[0].By != "default" ||
+		strings.Join(challenges, " ") != "implementer>architect#1 reviewer>tester#1" {
+		t.Fatalf("outcome %s merged %v fix loops %d decisions %+v challenges %v jobs %s", s.Outcome, res.Merged, s.FixLoops, s.Decisions, challenges, jobs(s))
+	}
+	if _, err := os.Stat(filepath.Join(repo.Root, "hive_sim_failing_test.go")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failing test reached main: %v", err)
+	}
 }

@@ -225,4 +225,6 @@ func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, pi
 
 // IsRunJob reports whether id names a job of hive run (a role, or the
 // implementers' phase), not a plan.
-func IsRunJob(id string) bool { return id == pipeline.PhaseJob || slices.Contains(pipeline.Roles, id) }
+func IsRunJob(id string) bool {
+	return id == pipeline.PhaseJob || id == pipeline.FixJob || slices.Contains(pipeline.Roles, id)
+}
