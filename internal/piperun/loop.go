@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -348,6 +349,18 @@ func (s *shell) deliver(ctx context.Context, snap pipeline.Snapshot) (bool, []st
 	remove := func(branch string) {
 		if err := s.o.Repo.RemoveWorktree(ctx, s.dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
 			notes = append(notes, "remove the run's worktree "+s.dir+": "+err.Error())
+		}
+		if s.o.WorktreeRoot == "" {
+			// A finished run leaves nothing in the cache: hive's folders
+			// for the repository above the worktree go once empty
+			// (<cache>/hive/worktrees/<repo>-<hash>, worktrees, hive).
+			dir := filepath.Dir(s.dir)
+			for range 3 {
+				if os.Remove(dir) != nil {
+					break
+				}
+				dir = filepath.Dir(dir)
+			}
 		}
 	}
 	if snap.Outcome != pipeline.OutcomeComplete || s.o.NoMerge {
