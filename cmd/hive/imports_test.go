@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"scaffold": {"config"},
 	// The TUI shows the engine's state and hands answers over as engine
 	// values: it never drives the runner.
-	"tui":    {"engine", "gitx", "journal"},
+	"tui":    {"engine", "gitx", "journal", "pipeline"},
 	"runner": {"agent", "engine", "gitx", "journal", "plan", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row.

@@ -14,9 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -153,7 +155,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		}
 	}
 	home, _ := os.UserHomeDir()
-	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now()}
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout)}
 	// At a terminal a question waits for the answer typed there (or given
 	// with hive answer); without one, for hive answer, checkpoint_wait long.
 	wait := checkpointWait(cfg, o.waitSet, o.wait)
@@ -196,6 +198,17 @@ type runPrinter struct {
 	json   bool
 	start  time.Time
 	prompt bool // a human answers at this terminal
+	width  int  // of the terminal; 0 for none
+	plans  []tui.PlanState
+}
+
+// Plans implements piperun.PlansObserver: the implementers' plans, for
+// the pipeline view.
+func (p *runPrinter) Plans(states []piperun.PlanState) {
+	p.plans = p.plans[:0]
+	for _, s := range states {
+		p.plans = append(p.plans, tui.PlanState{ID: s.ID, State: s.State})
+	}
 }
 
 func (p *runPrinter) stamp() string {
@@ -275,13 +288,8 @@ func (p *runPrinter) result(res piperun.Result) {
 			"tests": s.Tests, "notes": res.Notes}})
 		return
 	}
+	fmt.Fprintf(p.w, "\n%s", p.view(s))
 	fmt.Fprintf(p.w, "\nrun %d %s\n", res.Run.ID, s.Outcome)
-	for _, j := range s.Jobs {
-		if j.Attempts == 0 {
-			continue
-		}
-		fmt.Fprintf(p.w, "  %-15s %-8s %d attempt(s)\n", j.ID, j.State, j.Attempts)
-	}
 	if len(s.Challenges) > 0 || len(s.Decisions) > 0 || s.FixLoops > 0 {
 		fmt.Fprintf(p.w, "  %d challenge(s), %d decision(s), %d fix loop(s)\n", len(s.Challenges), len(s.Decisions), s.FixLoops)
 	}
@@ -298,4 +306,13 @@ func readAnswers(r io.Reader, out chan<- string) {
 			out <- line
 		}
 	}
+}
+
+// view is the pipeline view, styled only on a terminal.
+func (p *runPrinter) view(s pipeline.Snapshot) string {
+	v := tui.PipelineView(s, p.plans, max(p.width, 80))
+	if p.width == 0 {
+		v = ansi.Strip(v)
+	}
+	return v
 }

@@ -96,7 +96,16 @@ func (l withEnv) Start(ctx context.Context, spec agent.Spec, sink func(agent.Out
 type phaseObserver struct{ s *shell }
 
 func (o phaseObserver) Resumed(journal.Run, engine.Snapshot) {}
-func (o phaseObserver) Event(engine.Event, engine.Snapshot)  {}
+func (o phaseObserver) Event(_ engine.Event, snap engine.Snapshot) {
+	states := make([]PlanState, len(snap.Plans))
+	for i, p := range snap.Plans {
+		states[i] = PlanState{ID: p.Spec.ID, State: p.State}
+	}
+	select {
+	case o.s.plansc <- states:
+	case <-o.s.done:
+	}
+}
 func (o phaseObserver) Command(c engine.Command, _ engine.Snapshot) {
 	if c.Type == engine.CmdPlanState && c.State.Final() {
 		o.s.note(pipeline.PhaseJob, fmt.Sprintf("plan %s %s", c.Plan, c.State))

@@ -30,6 +30,7 @@ type shell struct {
 	// lastSeq is the last journal record stepped: records after it that
 	// another process appended are `hive answer`'s.
 	lastSeq int64
+	plansc  chan []PlanState // the phase's plan states, for a PlansObserver
 }
 
 // Run starts a pipeline run, or resumes the newest unfinished one, and
@@ -45,7 +46,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.Stall = 5 * time.Minute
 	}
 	s := &shell{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
-		agents: map[string]agent.Session{}}
+		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16)}
 	defer close(s.done)
 	last, ok, err := Latest(o.Journal)
 	if err != nil {
@@ -203,6 +204,10 @@ func (s *shell) loop(ctx context.Context) error {
 				s.o.Observer.Note(open.Job, err.Error())
 			} else {
 				s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
+			}
+		case states := <-s.plansc:
+			if po, ok := s.o.Observer.(PlansObserver); ok {
+				po.Plans(states)
 			}
 		case <-poll.C:
 			if err := s.pollJournal(ctx); err != nil {

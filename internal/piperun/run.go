@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -62,6 +63,18 @@ type Observer interface {
 	Event(ev pipeline.Event, s pipeline.Snapshot)
 	Command(c pipeline.Command, s pipeline.Snapshot)
 	Note(job, text string)
+}
+
+// PlansObserver is an Observer that also wants the states of the
+// implementers' plans while their phase runs, to show them side by side.
+type PlansObserver interface {
+	Plans(states []PlanState)
+}
+
+// PlanState is one plan of the implementers' phase.
+type PlanState struct {
+	ID    string
+	State engine.PlanState
 }
 
 // Result is how a run ended.

@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// PlanState is one plan of the implementers' phase, as the pipeline view
+// shows it beside the others.
+type PlanState struct {
+	ID    string
+	State engine.PlanState
+}
+
+var jobLook = map[pipeline.JobState]struct {
+	icon  string
+	style lipgloss.Style
+}{
+	pipeline.Pending:  {"○", lipgloss.NewStyle().Faint(true)},
+	pipeline.Running:  {"●", lipgloss.NewStyle().Foreground(lipgloss.Color("4")).Bold(true)},
+	pipeline.Checking: {"●", lipgloss.NewStyle().Foreground(lipgloss.Color("4"))},
+	pipeline.Waiting:  {"⏸", lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)},
+	pipeline.Done:     {"✓", lipgloss.NewStyle().Foreground(lipgloss.Color("2"))},
+	pipeline.Skipped:  {"–", lipgloss.NewStyle().Foreground(lipgloss.Color("8"))},
+}
+
+// PipelineView draws a run of hive run as seed 003 §4.4 does: the roles in
+// order with their state, the implementers of the phase side by side, and
+// on the edge below a role what it sent back: its challenges and fix loops.
+// A waiting role's question closes the view. It is pure: the same
+// snapshot draws the same lines, cut to width.
+func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
+	var lines []string
+	title := "─ Pipeline "
+	if s.Spec.Objective != "" {
+		title += "─ " + oneLine(s.Spec.Objective) + " "
+	}
+	lines = append(lines, stRule.Render(title+strings.Repeat("─", max(0, width-lipgloss.Width(title)))))
+	// Jobs in workflow order; the fix implementer shows where it works.
+	fixLoops := 0
+	for _, j := range viewOrder(s.Jobs) {
+		look := jobLook[j.State]
+		line := "  "
+		switch {
+		case j.Phase && len(plans) > 0:
+			// The implementers side by side, each with its plan's state.
+			var cells []string
+			for _, p := range plans {
+				pl := stateLook[p.State]
+				cells = append(cells, pl.style.Render(pl.icon)+" implementer-"+p.ID)
+			}
+			line += strings.Join(cells, "  ")
+		default:
+			line += look.style.Render(look.icon) + " " + look.style.Render(j.ID)
+		}
+		if j.Attempts > 1 {
+			line += stFaint.Render(fmt.Sprintf("  attempt %d", j.Attempts))
+		}
+		if j.State == pipeline.Checking {
+			what := "hive runs the tests"
+			if j.Role == pipeline.RoleArchitect {
+				what = "hive lints the plans"
+			}
+			line += stFaint.Render("  " + what)
+		}
+		lines = append(lines, line)
+		// The edges out of this role: its challenges, then its fix loops.
+		for _, c := range s.Challenges {
+			if c.From == j.Role && (c.From != pipeline.RoleImplementer || j.ID == pipeline.PhaseJob || j.ID == c.From) {
+				lines = append(lines, stAction.Render(fmt.Sprintf("    ⚡ challenges %s (round %d): ", c.To, c.Round))+oneLine(c.Issue))
+			}
+		}
+		if j.Role == pipeline.RoleTester && s.FixLoops > fixLoops {
+			for n := fixLoops + 1; n <= s.FixLoops; n++ {
+				lines = append(lines, stAction.Render(fmt.Sprintf("    ↺ fix loop %d: failing tests back to the implementer", n)))
+			}
+			fixLoops = s.FixLoops
+		}
+	}
+	for _, d := range s.Decisions {
+		lines = append(lines, stFaint.Render(fmt.Sprintf("  decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice)
+	}
+	if cp := s.Open; cp != nil {
+		lines = append(lines, "", stAction.Render("  ⏸ "+cp.Job+" asks: ")+oneLine(cp.Question),
+			stFaint.Render("    answer: "+strings.Join(cp.Options, " / ")+"   (hive answer "+cp.Job+" \"...\")"))
+	}
+	if s.Finished {
+		lines = append(lines, "", stBold.Render("  run "+s.Outcome))
+	}
+	for i, l := range lines {
+		if width > 0 && lipgloss.Width(l) > width {
+			lines[i] = ansi.Truncate(l, width, "…")
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// viewOrder is the jobs in workflow order, the fix implementer right after
+// the implementers' phase it fixes.
+func viewOrder(jobs []pipeline.Job) []pipeline.Job {
+	var fix *pipeline.Job
+	out := make([]pipeline.Job, 0, len(jobs))
+	for i := range jobs {
+		if jobs[i].ID == pipeline.FixJob {
+			fix = &jobs[i]
+			continue
+		}
+		out = append(out, jobs[i])
+	}
+	if fix == nil {
+		return out
+	}
+	for i, j := range out {
+		if j.ID == pipeline.PhaseJob {
+			return append(out[:i+1], append([]pipeline.Job{*fix}, out[i+1:]...)...)
+		}
+	}
+	return append(out, *fix)
+}
