@@ -9,8 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -77,6 +79,11 @@ func printReport(g *globalOptions, r piperun.Report) {
 		}
 	}
 	fmt.Fprintf(w, "run %d: %s\n  workflow %s, started %s, %s\n", r.Run, r.Objective, r.Workflow, r.Started.Local().Format("2006-01-02 15:04"), outcome)
+	var plans []tui.PlanState
+	for _, p := range r.Plans {
+		plans = append(plans, tui.PlanState{ID: p.ID, State: p.State})
+	}
+	fmt.Fprintf(w, "\n%s", ansi.Strip(tui.PipelineView(r.Snapshot, plans, 80)))
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nROLE\tSTATE\tATTEMPTS\tTIME\tTOKENS IN/OUT\tCOST\tREPORTED")
 	for _, role := range r.Roles {

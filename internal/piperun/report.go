@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,11 @@ type Report struct {
 	Merged     bool                 `json:"merged"`
 	Commits    []string             `json:"commits,omitempty"` // "hash subject", oldest first
 	Spend      engine.Spend         `json:"spend"`
+	// Plans are the architect's plans on the run's last commit: complete
+	// when their SUMMARY is there.
+	Plans []PlanState `json:"plans,omitempty"`
+	// Snapshot is the run's state, for the pipeline view.
+	Snapshot pipeline.Snapshot `json:"-"`
 }
 
 // RoleReport is one role's part.
@@ -101,6 +107,23 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 	tip := r.Branch
 	if delivered != nil {
 		r.Merged, tip = delivered.Merged, delivered.Tip
+	}
+	r.Snapshot = s
+	if dir := s.Spec.PhaseDir; dir != "" && tip != "" {
+		if out, err := repo.Git(ctx, "ls-tree", "--name-only", tip+":"+dir); err == nil {
+			names := strings.Fields(out)
+			for _, n := range names {
+				id, ok := strings.CutSuffix(n, "-PLAN.md")
+				if !ok {
+					continue
+				}
+				st := engine.Pending
+				if slices.Contains(names, id+"-SUMMARY.md") {
+					st = engine.Complete
+				}
+				r.Plans = append(r.Plans, PlanState{ID: id, State: st})
+			}
+		}
 	}
 	if s.Spec.Base != "" && tip != "" {
 		if out, err := repo.Git(ctx, "log", "--reverse", "--format=%h %s", s.Spec.Base+".."+tip, "--"); err == nil {
