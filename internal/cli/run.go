@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -35,6 +37,7 @@ type runOptions struct {
 	noMerge  bool
 	wait     time.Duration
 	waitSet  bool
+	noTUI    bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -91,6 +94,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
 	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
+	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
 	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long a question waits for `hive answer ROLE ...`, then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd
 }
@@ -159,18 +163,25 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	// At a terminal a question waits for the answer typed there (or given
 	// with hive answer); without one, for hive answer, checkpoint_wait long.
 	wait := checkpointWait(cfg, o.waitSet, o.wait)
-	var answers chan string
-	if !o.json && isTerminal(o.stdin) {
-		wait, answers, obs.prompt = -1, make(chan string), true
-		go readAnswers(o.stdin, answers)
-	}
-	res, err := piperun.Run(ctx, piperun.Options{
+	opts := piperun.Options{
 		Repo: repo, Journal: j, Observer: obs,
 		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
 		Launcher: launcher, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
-		Wait: wait, Answers: answers,
-	})
+		Wait: wait,
+	}
+	var res piperun.Result
+	switch interactive := !o.json && isTerminal(o.stdin); {
+	case interactive && !o.noTUI && isTerminal(o.stdout):
+		res, err = runWithPipelineScreen(ctx, o.stdin, o.stdout, obs, opts)
+	case interactive:
+		answers := make(chan string)
+		opts.Wait, opts.Answers, obs.prompt = -1, answers, true
+		go readAnswers(o.stdin, answers)
+		res, err = piperun.Run(ctx, opts)
+	default:
+		res, err = piperun.Run(ctx, opts)
+	}
 	var needs *piperun.NeedsHumanError
 	var unfinished *piperun.UnfinishedError
 	var answer *piperun.AnswerError
@@ -179,7 +190,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		return &exitError{code: ExitNeedsHuman, err: err}
 	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
 		return &exitError{code: ExitUsage, err: err}
-	case err != nil && ctx.Err() != nil:
+	case errors.Is(err, piperun.ErrInterrupted), err != nil && ctx.Err() != nil:
 		return &exitError{code: ExitInterrupted, err: err}
 	case err != nil:
 		return &exitError{code: ExitInternal, err: err}
@@ -315,4 +326,68 @@ func (p *runPrinter) view(s pipeline.Snapshot) string {
 		v = ansi.Strip(v)
 	}
 	return v
+}
+
+// runWithPipelineScreen runs the pipeline under its live screen: the
+// printer's lines go to the screen's log, every state change redraws the
+// view, answers typed there go to the run. The final lines are printed
+// once the screen is gone.
+func runWithPipelineScreen(ctx context.Context, in io.Reader, out io.Writer, obs *runPrinter, opts piperun.Options) (piperun.Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make(chan string)
+	m := tui.NewPipeline(answers, cancel)
+	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
+	screen := &screenObserver{runPrinter: obs, send: p.Send}
+	obs.w = lineSender{send: p.Send}
+	opts.Observer, opts.Wait, opts.Answers = screen, -1, answers
+	type outcome struct {
+		res piperun.Result
+		err error
+	}
+	ended := make(chan outcome, 1)
+	go func() {
+		res, err := piperun.Run(ctx, opts)
+		p.Send(tui.FinishedMsg{})
+		ended <- outcome{res, err}
+	}()
+	if _, err := p.Run(); err != nil {
+		cancel()
+	}
+	r := <-ended
+	obs.w = out
+	return r.res, r.err
+}
+
+// screenObserver is the printer whose state changes also redraw the screen.
+type screenObserver struct {
+	*runPrinter
+	send func(tea.Msg)
+}
+
+func (o *screenObserver) Event(ev pipeline.Event, s pipeline.Snapshot) {
+	o.runPrinter.Event(ev, s)
+	o.send(tui.PipelineMsg{Snapshot: s})
+}
+
+func (o *screenObserver) Command(c pipeline.Command, s pipeline.Snapshot) {
+	o.runPrinter.Command(c, s)
+	o.send(tui.PipelineMsg{Snapshot: s})
+}
+
+func (o *screenObserver) Plans(states []piperun.PlanState) {
+	o.runPrinter.Plans(states)
+	o.send(tui.PlansMsg(slices.Clone(o.runPrinter.plans)))
+}
+
+// lineSender turns the printer's lines into the screen's log lines.
+type lineSender struct{ send func(tea.Msg) }
+
+func (l lineSender) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if strings.TrimSpace(line) != "" {
+			l.send(tui.PipelineLogMsg(line))
+		}
+	}
+	return len(b), nil
 }

@@ -216,7 +216,7 @@ func (s *shell) loop(ctx context.Context) error {
 			}
 		case <-ctx.Done():
 			s.killAll()
-			return fmt.Errorf("run %d interrupted: resume it with hive run --resume", s.run.ID)
+			return fmt.Errorf("run %d %w: resume it with hive run --resume", s.run.ID, ErrInterrupted)
 		}
 	}
 	return nil

@@ -114,6 +114,9 @@ type AnswerError struct{ Err error }
 
 func (e *AnswerError) Error() string { return e.Err.Error() }
 
+// ErrInterrupted says the run was stopped before it ended; it resumes.
+var ErrInterrupted = errors.New("interrupted")
+
 // ErrNoRun says there is no unfinished run to resume.
 var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive run \"objective\"")
 

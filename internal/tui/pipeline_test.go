@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"fmt"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -63,4 +65,35 @@ func TestPipelineView(t *testing.T) {
 		{ID: pipeline.PhaseJob, Role: "implementer", Phase: true, State: pipeline.Running, Attempts: 1}}},
 		[]PlanState{{"05-01", engine.Complete}, {"05-02", engine.Running}, {"05-03", engine.Pending}}, 80))
 	golden(t, "pipeline_parallel", running)
+}
+
+// The live screen of hive run at 120×30 and 80×24: the view, the log lines
+// that fit, and the answer being typed at the tester's question; enter
+// sends it, and the answer line goes once nothing is asked.
+func TestPipelineScreen(t *testing.T) {
+	answers := make(chan string, 1)
+	for _, size := range [][2]int{{120, 30}, {80, 24}} {
+		var tm tea.Model = NewPipeline(answers, nil)
+		tm, _ = tm.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		tm, _ = tm.Update(PipelineMsg{Snapshot: midRun(t)})
+		tm, _ = tm.Update(PlansMsg{{"05-01", engine.Complete}, {"05-02", engine.Complete}})
+		for i := range 40 {
+			tm, _ = tm.Update(PipelineLogMsg(fmt.Sprintf("    %ds  tester          log line %d", i, i)))
+		}
+		for _, r := range "ov" {
+			tm, _ = tm.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		tm, _ = tm.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+		got := ansi.Strip(tm.(PipelineModel).Screen())
+		golden(t, fmt.Sprintf("pipeline_screen_%d", size[0]), got)
+		checkFits(t, got, size[0], size[1])
+		_, cmd := tm.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+		if cmd == nil {
+			t.Fatal("enter sent nothing")
+		}
+		cmd()
+		if a := <-answers; a != "override" {
+			t.Fatalf("sent %q, want the completed option override", a)
+		}
+	}
 }
