@@ -80,7 +80,7 @@ func printReport(g *globalOptions, r piperun.Report) {
 	}
 	fmt.Fprintf(w, "run %d: %s\n  workflow %s, started %s, %s\n", r.Run, r.Objective, r.Workflow, r.Started.Local().Format("2006-01-02 15:04"), outcome)
 	var plans []tui.PlanState
-	for _, p := range r.Plans {
+	for _, p := range r.Implementers {
 		plans = append(plans, tui.PlanState{ID: p.ID, State: p.State})
 	}
 	fmt.Fprintf(w, "\n%s", ansi.Strip(tui.PipelineView(r.Snapshot, plans, 80)))
@@ -92,6 +92,17 @@ func printReport(g *globalOptions, r piperun.Report) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ntotal: %d/%d tokens, $%.2f\n", r.Spend.InputTokens, r.Spend.OutputTokens, r.Spend.CostUSD)
+	if len(r.Implementers) > 0 {
+		var parts []string
+		for _, p := range r.Implementers {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", p.ID, p.State, roundDuration(p.Finished.Sub(p.Started))))
+		}
+		how := "one after another"
+		if r.Parallel {
+			how = "in parallel"
+		}
+		fmt.Fprintf(w, "implementers, %s: %s\n", how, strings.Join(parts, ", "))
+	}
 	for _, c := range r.Challenges {
 		fmt.Fprintf(w, "challenge: %s → %s (round %d): %s\n", c.From, c.To, c.Round, oneLineClip(c.Issue, 100))
 	}

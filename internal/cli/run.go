@@ -321,7 +321,14 @@ func readAnswers(r io.Reader, out chan<- string) {
 
 // view is the pipeline view, styled only on a terminal.
 func (p *runPrinter) view(s pipeline.Snapshot) string {
-	v := tui.PipelineView(s, p.plans, max(p.width, 80))
+	plans := p.plans
+	if len(s.Plans) > 0 {
+		plans = plans[:0:0]
+		for _, pr := range s.Plans {
+			plans = append(plans, tui.PlanState{ID: pr.ID, State: pr.State})
+		}
+	}
+	v := tui.PipelineView(s, plans, max(p.width, 80))
 	if p.width == 0 {
 		v = ansi.Strip(v)
 	}

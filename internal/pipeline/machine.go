@@ -72,6 +72,7 @@ type Machine struct {
 	warnings   []string
 	fixLoops   int
 	tests      *Tests
+	plans      []PlanRun // the phase's plans, as its last run ended
 	open       *Checkpoint
 	nextCP     int
 }
@@ -422,6 +423,9 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		return m.ask(j, KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.lints-1),
 			strings.Join(ev.Errors, "\n"), []string{AnswerRetry, AnswerAbort}), nil
 	case EvPhaseDone:
+		if len(ev.Plans) > 0 {
+			m.plans = append([]PlanRun(nil), ev.Plans...)
+		}
 		j.Spend.InputTokens += ev.Spend.InputTokens
 		j.Spend.OutputTokens += ev.Spend.OutputTokens
 		j.Spend.CostUSD += ev.Spend.CostUSD

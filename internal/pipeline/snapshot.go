@@ -17,13 +17,14 @@ type Snapshot struct {
 	Decisions  []Decision  `json:"decisions,omitempty"`
 	FixLoops   int         `json:"fix_loops,omitempty"`
 	Tests      *Tests      `json:"tests,omitempty"` // the last test run
+	Plans      []PlanRun   `json:"plans,omitempty"` // the phase's plans, as its last run ended
 }
 
 // Snapshot returns the state; nothing in it aliases the machine's.
 func (m *Machine) Snapshot() Snapshot {
 	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
-		FixLoops: m.fixLoops}
+		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans)}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

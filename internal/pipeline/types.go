@@ -66,6 +66,17 @@ type Event struct {
 	Checkpoint int            `json:"checkpoint,omitempty"`
 	Text       string         `json:"text,omitempty"`
 	Spend      engine.Spend   `json:"spend,omitzero"`
+	// Plans are the phase's plans as it ended (EvPhaseDone).
+	Plans []PlanRun `json:"plans,omitempty"`
+}
+
+// PlanRun is one of the architect's plans as its implementer ran it.
+type PlanRun struct {
+	ID       string           `json:"id"`
+	State    engine.PlanState `json:"state"`
+	Started  time.Time        `json:"started,omitzero"`
+	Finished time.Time        `json:"finished,omitzero"`
+	Spend    engine.Spend     `json:"spend,omitzero"`
 }
 
 // Tests is one run of the project's test command.

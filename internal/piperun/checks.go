@@ -69,6 +69,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event
 		if r := p.Report; r != nil && r.Status == engine.ReportChallenge {
 			ev.Report = r
 		}
+		ev.Plans = append(ev.Plans, pipeline.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
 		ev.Spend.InputTokens += p.Spend.InputTokens
 		ev.Spend.OutputTokens += p.Spend.OutputTokens
 		ev.Spend.CostUSD += p.Spend.CostUSD

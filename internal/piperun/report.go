@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -32,9 +31,10 @@ type Report struct {
 	Merged     bool                 `json:"merged"`
 	Commits    []string             `json:"commits,omitempty"` // "hash subject", oldest first
 	Spend      engine.Spend         `json:"spend"`
-	// Plans are the architect's plans on the run's last commit: complete
-	// when their SUMMARY is there.
-	Plans []PlanState `json:"plans,omitempty"`
+	// Implementers are the architect's plans as their implementers ran
+	// them; Parallel says two of them worked at the same time.
+	Implementers []pipeline.PlanRun `json:"implementers,omitempty"`
+	Parallel     bool               `json:"parallel"`
 	// Snapshot is the run's state, for the pipeline view.
 	Snapshot pipeline.Snapshot `json:"-"`
 }
@@ -109,19 +109,11 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 		r.Merged, tip = delivered.Merged, delivered.Tip
 	}
 	r.Snapshot = s
-	if dir := s.Spec.PhaseDir; dir != "" && tip != "" {
-		if out, err := repo.Git(ctx, "ls-tree", "--name-only", tip+":"+dir); err == nil {
-			names := strings.Fields(out)
-			for _, n := range names {
-				id, ok := strings.CutSuffix(n, "-PLAN.md")
-				if !ok {
-					continue
-				}
-				st := engine.Pending
-				if slices.Contains(names, id+"-SUMMARY.md") {
-					st = engine.Complete
-				}
-				r.Plans = append(r.Plans, PlanState{ID: id, State: st})
+	r.Implementers = s.Plans
+	for i, p := range s.Plans {
+		for _, q := range s.Plans[i+1:] {
+			if p.Started.Before(q.Finished) && q.Started.Before(p.Finished) {
+				r.Parallel = true
 			}
 		}
 	}
