@@ -122,7 +122,7 @@ func TestFullWorkflow(t *testing.T) {
 		t.Fatalf("jobs: %s", got)
 	}
 	for _, f := range []string{".planning/phases/01-add-a-health-check-endpoint/01-01-PLAN.md", "add_a_health_check_endpoint.go",
-		"add_a_health_check_endpoint_extra.go", ".planning/phases/01-add-a-health-check-endpoint/01-02-SUMMARY.md"} {
+		"add_a_health_check_endpoint_test.go", "docs/add-a-health-check-endpoint.md", ".planning/phases/01-add-a-health-check-endpoint/01-03-SUMMARY.md"} {
 		if _, err := os.Stat(filepath.Join(repo.Root, f)); err != nil {
 			t.Errorf("main lacks %s: %v", f, err)
 		}
@@ -130,7 +130,8 @@ func TestFullWorkflow(t *testing.T) {
 	if readme, _ := os.ReadFile(filepath.Join(repo.Root, "README.md")); !strings.Contains(string(readme), "documented by the hive sim") {
 		t.Errorf("the documenter's change is not on main: %q", readme)
 	}
-	if s.Tests == nil || s.Tests.ExitCode != 0 || s.Tests.Passed < 1 {
+	// The fixture's test and the endpoint's test the sim wrote, both real.
+	if s.Tests == nil || s.Tests.ExitCode != 0 || s.Tests.Passed != 2 {
 		t.Errorf("tests: %+v", s.Tests)
 	}
 	if b := git(t, repo.Root, "branch", "--list", "hive/*"); b != "" {

@@ -68,7 +68,7 @@ func (a *agent) resolve(t plan.Task, resp string) (bool, error) {
 	switch t.Type {
 	case plan.TaskDecision:
 		choice := chooseOption(t.Decision, resp)
-		files, err := a.writeFiles(t.Files, ref, "decision: "+choice)
+		files, err := a.writeFiles(t, ref, "decision: "+choice)
 		if err != nil {
 			return false, err
 		}
@@ -78,14 +78,14 @@ func (a *agent) resolve(t plan.Task, resp string) (bool, error) {
 			a.out.text(fmt.Sprintf("The action for task %d is not confirmed yet (%q); raising the checkpoint again.", t.Number, oneLine(resp, 80)))
 			return false, nil
 		}
-		files, err := a.writeFiles(t.Files, ref, taskName(t))
+		files, err := a.writeFiles(t, ref, taskName(t))
 		if err != nil {
 			return false, err
 		}
 		return true, a.commitTask(t.Number, files, fmt.Sprintf("chore(%s): %s (human action done)", r.p.ID, taskName(t)), trailer)
 	default: // human-verify, and any checkpoint kind the sim does not know
 		if firstWordIs(resp, "approved", "approve", "lgtm", "done") {
-			files, err := a.writeFiles(t.Files, ref, taskName(t))
+			files, err := a.writeFiles(t, ref, taskName(t))
 			if err != nil {
 				return false, err
 			}
@@ -110,7 +110,7 @@ func (a *agent) fixReview(t plan.Task, issue string) error {
 		}
 	}
 	k := r.fixCount(t.Number) + 1
-	files, err := a.writeFiles(paths, fmt.Sprintf("%s/%d fix %d", r.p.ID, t.Number, k), "review: "+issue)
+	files, err := a.writeFiles(plan.Task{Files: paths}, fmt.Sprintf("%s/%d fix %d", r.p.ID, t.Number, k), "review: "+issue)
 	if err != nil {
 		return err
 	}

@@ -254,7 +254,7 @@ func (a *agent) autoTask(t plan.Task) error {
 		kind = "test"
 	}
 	subject := fmt.Sprintf("%s(%s): %s", kind, r.p.ID, taskName(t))
-	files, err := a.writeFiles(t.Files, fmt.Sprintf("%s/%d", r.p.ID, t.Number), taskName(t))
+	files, err := a.writeFiles(t, fmt.Sprintf("%s/%d", r.p.ID, t.Number), taskName(t))
 	if err != nil {
 		return err
 	}
@@ -294,11 +294,14 @@ func taskName(t plan.Task) string {
 	return fmt.Sprintf("task %d", t.Number)
 }
 
-// writeFiles touches every safe path in paths and returns those written;
-// unsafe ones are reported and skipped, never written.
-func (a *agent) writeFiles(paths []string, ref, note string) ([]string, error) {
+// writeFiles touches every safe path the task names and returns those
+// written; unsafe ones are reported and skipped, never written. A task of
+// one file whose action holds a fenced code block gets that code as the
+// file: how an architect's plan hands the sim real code to write.
+func (a *agent) writeFiles(t plan.Task, ref, note string) ([]string, error) {
 	var written []string
-	for _, p := range paths {
+	code, hasCode := fencedCode(t.Action)
+	for _, p := range t.Files {
 		rel, err := checkPath(a.dir, a.realDir, p)
 		if err != nil {
 			fmt.Fprintf(a.log, "hive sim: skipping %v\n", err)
@@ -307,7 +310,15 @@ func (a *agent) writeFiles(paths []string, ref, note string) ([]string, error) {
 			continue
 		}
 		err = a.mutate(func() error {
-			if _, err := touchFile(a.dir, rel, ref, note); err != nil {
+			if hasCode && len(t.Files) == 1 {
+				abs := filepath.Join(a.dir, filepath.FromSlash(rel))
+				if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(abs, []byte(code), 0o644); err != nil {
+					return err
+				}
+			} else if _, err := touchFile(a.dir, rel, ref, note); err != nil {
 				return err
 			}
 			return addMustHaves(a.dir, rel, a.pr.p)
@@ -422,4 +433,15 @@ func (a *agent) planFailed(msg string) {
 	}
 	a.out.text(fmt.Sprintf("PLAN FAILED\n\n**Plan:** %s\n**Tasks:** %d/%d\n**Error:** %s", id, done, total, msg))
 	a.out.endTurn()
+}
+
+var fence = regexp.MustCompile("(?s)```[A-Za-z0-9]*\n(.*?)```")
+
+// fencedCode is the first fenced code block of an action.
+func fencedCode(action string) (string, bool) {
+	m := fence.FindStringSubmatch(action)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }

@@ -103,7 +103,21 @@ func (a *agent) playRole(prompt string) error {
 	return report(map[string]any{"status": "complete", "summary": fmt.Sprintf("simulated %s work on: %s", role, objective), "confidence": 0.9, "files": files})
 }
 
-// writePlans writes two independent plans of the phase the prompt names.
+// simPlan is one plan the sim architect writes: its file and what goes in it.
+type simPlan struct {
+	wave     int
+	deps     []string
+	file     string
+	code     string // the file's content, in the task's action; "" for a marker
+	contains string // a line the file must contain (must_haves)
+}
+
+// writePlans writes the phase the prompt names. In a Go project: the
+// objective's code (an HTTP handler when it asks for an endpoint, a
+// function otherwise) and its documentation, independent, then a test of
+// the code that depends on it, each with the real code in its task for
+// the sim executor to write; elsewhere two independent plans of marker
+// files.
 func (a *agent) writePlans(prompt, objective string) ([]string, error) {
 	m := phaseDirRE.FindStringSubmatch(prompt)
 	if m == nil {
@@ -112,17 +126,39 @@ func (a *agent) writePlans(prompt, objective string) ([]string, error) {
 	dir := m[1]
 	base := filepath.Base(dir)
 	num, slug, _ := strings.Cut(base, "-")
-	name := strings.ReplaceAll(slug, "-", "_")
+	file := strings.ReplaceAll(slug, "-", "_")
+	var plans []simPlan
+	if a.isGo() {
+		code, test, fn := goCode(goPackageFor(a.dir, file+".go"), slug, objective)
+		plans = []simPlan{
+			{wave: 1, file: file + ".go", code: code, contains: "func " + fn},
+			{wave: 1, file: "docs/" + slug + ".md", code: "# " + objective + "\n\nSee " + file + ".go.\n", contains: "# " + oneLine(objective, 200)},
+			{wave: 2, deps: []string{num + "-01"}, file: file + "_test.go", code: test, contains: "func Test"},
+		}
+	} else {
+		plans = []simPlan{{wave: 1, file: file + ".md"}, {wave: 1, file: file + "_extra.md"}}
+	}
 	var files []string
-	for i, f := range []string{name + ".go", name + "_extra.go"} {
+	for i, p := range plans {
 		id := fmt.Sprintf("%s-%02d", num, i+1)
-		rel := fmt.Sprintf("%s/%s-PLAN.md", dir, id)
+		action := "Write " + p.file + " for: " + oneLine(objective, 80)
+		if p.code != "" {
+			action += ":\n\n```\n" + p.code + "```\n"
+		}
+		contains := ""
+		if p.contains != "" {
+			contains = fmt.Sprintf("\n      contains: %q", p.contains)
+		}
+		deps := ""
+		if len(p.deps) > 0 {
+			deps = `"` + strings.Join(p.deps, `", "`) + `"`
+		}
 		body := fmt.Sprintf(`---
 phase: %s
 plan: %02d
 type: execute
-wave: 1
-depends_on: []
+wave: %d
+depends_on: [%s]
 files_modified: [%s]
 autonomous: true
 must_haves:
@@ -130,7 +166,7 @@ must_haves:
     - "%s exists"
   artifacts:
     - path: "%s"
-      provides: "part %d of: %s"
+      provides: "part %d of: %s"%s
 ---
 
 <objective>
@@ -141,19 +177,44 @@ Part %d of: %s
 <task type="auto">
   <name>Task 1: write %s</name>
   <files>%s</files>
-  <action>Write %s for: %s</action>
-  <verify>go build ./...</verify>
+  <action>%s</action>
+  <verify>the project builds and its tests pass</verify>
   <done>%s exists</done>
 </task>
 </tasks>
-`, base, i+1, f, f, f, i+1, oneLine(objective, 80), i+1, objective, f, f, f, oneLine(objective, 80), f)
-		written, err := a.writeFile(rel, body)
+`, base, i+1, p.wave, deps, p.file, p.file, p.file, i+1, oneLine(objective, 80), contains, i+1, objective, p.file, p.file, action, p.file)
+		written, err := a.writeFile(fmt.Sprintf("%s/%s-PLAN.md", dir, id), body)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, written...)
 	}
 	return files, nil
+}
+
+// goCode is the code and test of an objective in Go package pkg: an HTTP
+// handler answering 200 when the objective asks for an endpoint, else a
+// function that names the objective. fn is the function's name.
+func goCode(pkg, slug, objective string) (code, test, fn string) {
+	camel := ""
+	for _, w := range strings.Split(slug, "-") {
+		if w != "" {
+			camel += strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	lower := strings.ToLower(objective)
+	if strings.Contains(lower, "endpoint") || strings.Contains(lower, "route") || strings.Contains(lower, "handler") {
+		fn = "handle" + camel
+		code = fmt.Sprintf("package %s\n\nimport \"net/http\"\n\n// %s answers GET /%s (%s).\nfunc %s(w http.ResponseWriter, _ *http.Request) {\n\tw.WriteHeader(http.StatusOK)\n\tw.Write([]byte(\"ok\\n\"))\n}\n",
+			pkg, fn, slug, oneLine(objective, 80), fn)
+		test = fmt.Sprintf("package %s\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"testing\"\n)\n\nfunc Test%s(t *testing.T) {\n\tw := httptest.NewRecorder()\n\t%s(w, httptest.NewRequest(http.MethodGet, \"/%s\", nil))\n\tif w.Code != http.StatusOK {\n\t\tt.Fatalf(\"status %%d, want 200\", w.Code)\n\t}\n}\n",
+			pkg, strings.ToUpper(fn[:1])+fn[1:], fn, slug)
+		return code, test, fn
+	}
+	fn = strings.ToLower(camel[:1]) + camel[1:]
+	code = fmt.Sprintf("package %s\n\n// %s names what it was written for.\nfunc %s() string { return %q }\n", pkg, fn, fn, oneLine(objective, 80))
+	test = fmt.Sprintf("package %s\n\nimport \"testing\"\n\nfunc Test%s(t *testing.T) {\n\tif %s() == \"\" {\n\t\tt.Fatal(\"empty\")\n\t}\n}\n", pkg, camel, fn)
+	return code, test, fn
 }
 
 // implement makes an implementer's change: with failing tests to fix, it
