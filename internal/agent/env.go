@@ -8,7 +8,8 @@ import (
 // DefaultEnvAllow names the variables of hive's own environment an agent
 // receives: what a CLI needs to run (locale, home, temp, proxies,
 // certificates), the agent CLIs' own settings and keys, hive's internal
-// HIVE_* variables and git's author identity and config isolation. A name
+// HIVE_* variables, git's author identity and config isolation, and the Go
+// toolchain's settings. A name
 // ending in "*" is a prefix. Everything else stays with hive unless the
 // config names it (secrets.env) or sets it (a model's env).
 var DefaultEnvAllow = []string{
@@ -20,6 +21,9 @@ var DefaultEnvAllow = []string{
 	"HIVE_*",
 	"GIT_AUTHOR_*", "GIT_COMMITTER_*", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_TERMINAL_PROMPT",
 	"GOCOVERDIR", // coverage of the sim agent, which is hive itself
+	// The Go toolchain's settings: an agent builds and tests with the
+	// developer's caches and module proxy.
+	"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GONOPROXY", "GONOSUMDB", "GOSUMDB", "GOTOOLCHAIN",
 }
 
 // FilterEnv keeps the KEY=VALUE entries of environ whose names

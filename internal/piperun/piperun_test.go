@@ -2,6 +2,7 @@ package piperun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -300,5 +301,70 @@ func TestFourFaultsTogether(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo.Root, "hive_sim_failing_test.go")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the failing test reached main: %v", err)
+	}
+}
+
+// Each fault of the issue alone takes seed 003's path, read back from the
+// journal: which roles started, in order, and how many times hive ran the
+// phase and the tests; a tester that keeps failing reaches a human after
+// the two fix loops.
+func TestFaultPaths(t *testing.T) {
+	for _, tc := range []struct {
+		faults      string
+		starts      string // role-started events, in order
+		phases      int    // phase-done events
+		failedTests int    // tests-ran events with a failure
+		needsHuman  pipeline.CheckpointKind
+	}{
+		{faults: "implementer=challenge#1", starts: "architect architect comb tester reviewer documenter", phases: 2},
+		{faults: "tester=fail#1", starts: "architect comb tester implementer-fix tester reviewer documenter", phases: 1, failedTests: 1},
+		{faults: "architect=needs-input#1", starts: "architect architect comb tester reviewer documenter", phases: 1},
+		{faults: "reviewer=challenge#1", starts: "architect comb tester reviewer tester reviewer documenter", phases: 1},
+		{faults: "tester=fail", starts: "architect comb tester implementer-fix tester implementer-fix tester", phases: 1, failedTests: 3,
+			needsHuman: pipeline.KindTests},
+	} {
+		t.Run(tc.faults, func(t *testing.T) {
+			repo := service(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			o := options(t, repo, pipeline.Full, sim.EnvFaults+"="+tc.faults)
+			res, err := Run(ctx, o)
+			var needs *NeedsHumanError
+			switch {
+			case tc.needsHuman != "":
+				if !errors.As(err, &needs) || needs.Checkpoint.Kind != tc.needsHuman {
+					t.Fatalf("Run = %v, want a %s question for a human", err, tc.needsHuman)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged:
+				t.Fatalf("outcome %s merged %v", res.Snapshot.Outcome, res.Merged)
+			}
+			run, _, err := Latest(o.Journal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var starts []string
+			phases, failed := 0, 0
+			o.Journal.Each(run.ID, func(rec journal.Record) error {
+				var ev pipeline.Event
+				json.Unmarshal(rec.Payload, &ev)
+				switch ev.Type {
+				case pipeline.EvAgentStarted:
+					starts = append(starts, ev.Job)
+				case pipeline.EvPhaseDone:
+					phases++
+				case pipeline.EvTestsRan:
+					if ev.Tests.ExitCode != 0 {
+						failed++
+					}
+				}
+				return nil
+			})
+			if got := strings.Join(starts, " "); got != tc.starts || phases != tc.phases || failed != tc.failedTests {
+				t.Fatalf("journal: starts %q (want %q), %d phase runs (want %d), %d failing test runs (want %d)",
+					got, tc.starts, phases, tc.phases, failed, tc.failedTests)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -75,6 +76,7 @@ func (a *agent) playRole(prompt string) error {
 	}
 	var files []string
 	var err error
+	saw := "" // what the role saw, for its summary
 	switch role {
 	case "architect":
 		files, err = a.writePlans(prompt, objective)
@@ -83,6 +85,11 @@ func (a *agent) playRole(prompt string) error {
 	case "tester":
 		if faults.has(FaultFail) && a.isGo() {
 			files, err = a.writeFile(failingTest, "package main\n\nimport \"testing\"\n\n// Added by the sim tester: fails until an implementer fixes it.\nfunc TestHiveSimFailing(t *testing.T) { t.Fatal(\"simulated failure\") }\n")
+		}
+		if err == nil && a.isGo() {
+			// The tester runs the project's tests itself, as a real one
+			// would, and says what it saw; hive runs them again after it.
+			saw = "; go test ./...: " + a.goTest()
 		}
 	case "documenter":
 		files, err = a.appendLine("README.md", "- "+objective+" (documented by the hive sim)")
@@ -100,7 +107,7 @@ func (a *agent) playRole(prompt string) error {
 			return err
 		}
 	}
-	return report(map[string]any{"status": "complete", "summary": fmt.Sprintf("simulated %s work on: %s", role, objective), "confidence": 0.9, "files": files})
+	return report(map[string]any{"status": "complete", "summary": fmt.Sprintf("simulated %s work on: %s%s", role, objective, saw), "confidence": 0.9, "files": files})
 }
 
 // simPlan is one plan the sim architect writes: its file and what goes in it.
@@ -314,4 +321,20 @@ func (a *agent) challengesPlan(id string) bool {
 	a.out.text(fmt.Sprintf("<!--HIVE_REPORT\n%s\nHIVE_REPORT-->", b))
 	a.out.endTurn()
 	return true
+}
+
+// goTest runs the project's Go tests (an argument list, no shell) and
+// sums up the outcome in a line.
+func (a *agent) goTest() string {
+	cmd := exec.CommandContext(a.ctx, "go", "test", "./...")
+	cmd.Dir = a.dir
+	out, err := cmd.CombinedOutput()
+	last := strings.TrimSpace(string(out))
+	if i := strings.LastIndex(last, "\n"); i >= 0 {
+		last = last[i+1:]
+	}
+	if err != nil {
+		return "FAIL (" + oneLine(last, 100) + ")"
+	}
+	return "ok (" + oneLine(last, 100) + ")"
 }
