@@ -45,9 +45,11 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event
 	res, err := runner.Run(ctx, runner.Options{
 		Repo: repo, Phase: ph, Journal: j, Observer: phaseObserver{s}, Now: s.o.Now,
 		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true, Fresh: fresh},
-		Agents:   runner.Agents{Launcher: launcher, Stall: s.o.Stall},
-		Human:    runner.Human{AutoAnswer: true},
-		Git:      runner.Git{Worktrees: true, WorktreeRoot: root},
+		// A merge conflict between implementers goes to the comb, as in
+		// execute-phase; the comb role later checks the merged result.
+		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": launcher}},
+		Human:  runner.Human{AutoAnswer: true},
+		Git:    runner.Git{Worktrees: true, WorktreeRoot: root},
 	})
 	var needs *runner.NeedsHumanError
 	switch {
