@@ -296,8 +296,8 @@ func taskName(t plan.Task) string {
 
 // writeFiles touches every safe path the task names and returns those
 // written; unsafe ones are reported and skipped, never written. A task of
-// one file whose action holds a fenced code block gets that code as the
-// file: how an architect's plan hands the sim real code to write.
+// one file whose action holds a whole-file code block gets that code as
+// the file: how the sim architect's plan hands it real code to write.
 func (a *agent) writeFiles(t plan.Task, ref, note string) ([]string, error) {
 	var written []string
 	code, hasCode := fencedCode(t.Action)
@@ -435,9 +435,12 @@ func (a *agent) planFailed(msg string) {
 	a.out.endTurn()
 }
 
-var fence = regexp.MustCompile("(?s)```[A-Za-z0-9]*\n(.*?)```")
+// fence is a code block the sim writes as the whole file: its info string
+// says so (```go whole-file). The code in a GSD plan's action is guidance
+// for an agent, not a file, so an ordinary block is left alone.
+var fence = regexp.MustCompile("(?s)```[A-Za-z0-9]* +whole-file\n(.*?)```")
 
-// fencedCode is the first fenced code block of an action.
+// fencedCode is the whole-file code block of an action.
 func fencedCode(action string) (string, bool) {
 	m := fence.FindStringSubmatch(action)
 	if m == nil {

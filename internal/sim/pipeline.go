@@ -150,7 +150,7 @@ func (a *agent) writePlans(prompt, objective string) ([]string, error) {
 		id := fmt.Sprintf("%s-%02d", num, i+1)
 		action := "Write " + p.file + " for: " + oneLine(objective, 80)
 		if p.code != "" {
-			action += ":\n\n```\n" + p.code + "```\n"
+			action += ":\n\n``` whole-file\n" + p.code + "```\n"
 		}
 		contains := ""
 		if p.contains != "" {
