@@ -26,18 +26,19 @@ import (
 
 type runOptions struct {
 	*globalOptions
-	workflow string
-	roles    []string
-	agent    string
-	yes      bool
-	json     bool
-	resume   bool
-	answer   string
-	fresh    bool
-	noMerge  bool
-	wait     time.Duration
-	waitSet  bool
-	noTUI    bool
+	workflow    string
+	roles       []string
+	agent       string
+	yes         bool
+	json        bool
+	resume      bool
+	answer      string
+	fresh       bool
+	noMerge     bool
+	wait        time.Duration
+	waitSet     bool
+	noTUI       bool
+	noInterview bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -85,10 +86,12 @@ Role prompts: see hive agents.`,
 			return runPipeline(cmd.Context(), o, objective)
 		},
 	}
-	cmd.Flags().StringVar(&o.workflow, "workflow", "full", "full, quick, or NAME for .hive/workflows/NAME.json")
+	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "full", "full (or feature), quick, or NAME for .hive/workflows/NAME.json")
 	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent that plays every role: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "take the default of a role's question; second challenges and tests that still fail still stop for you")
+	cmd.Flags().BoolVar(&o.yes, "auto", false, "the same as --yes (the shell Hive's name)")
+	cmd.Flags().BoolVar(&o.noInterview, "no-interview", false, "ask no questions before the work starts (the shell Hive's flag; hive's workflows have no interviewer yet)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event, then the result")
 	cmd.Flags().BoolVar(&o.resume, "resume", false, "go on with the unfinished run")
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")

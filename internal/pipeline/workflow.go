@@ -51,7 +51,7 @@ var (
 // Builtin returns the built-in workflow of that name.
 func Builtin(name string) (Workflow, bool) {
 	switch name {
-	case Full.Name:
+	case Full.Name, "feature": // feature is the shell Hive's name of full
 		return Full, true
 	case Quick.Name:
 		return Quick, true
