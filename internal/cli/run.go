@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -102,6 +103,8 @@ Role prompts: see hive agents.`,
 	return cmd
 }
 
+var workflowName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
 // workflowFor reads the workflow the flags ask for.
 func workflowFor(root string, o *runOptions) (pipeline.Workflow, error) {
 	if len(o.roles) > 0 {
@@ -111,13 +114,17 @@ func workflowFor(root string, o *runOptions) (pipeline.Workflow, error) {
 		}
 		return w, w.Validate("--roles")
 	}
-	if w, ok := pipeline.Builtin(o.workflow); ok {
-		return w, nil
+	if !workflowName.MatchString(o.workflow) {
+		return pipeline.Workflow{}, fmt.Errorf("workflow name %q: use letters, digits, - and _ (the file is .hive/workflows/NAME.json)", o.workflow)
 	}
+	// The project's file of that name wins over a built-in workflow.
 	rel := filepath.Join(".hive", "workflows", o.workflow+".json")
 	data, err := os.ReadFile(filepath.Join(root, rel))
 	if errors.Is(err, os.ErrNotExist) {
-		return pipeline.Workflow{}, fmt.Errorf("no workflow %q: use full or quick, or write %s", o.workflow, rel)
+		if w, ok := pipeline.Builtin(o.workflow); ok {
+			return w, nil
+		}
+		return pipeline.Workflow{}, fmt.Errorf("no workflow %q: use full or quick, or write %s (hive workflows lists them)", o.workflow, rel)
 	}
 	if err != nil {
 		return pipeline.Workflow{}, err
