@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/spf13/cobra"
+)
+
+// check is one finding of hive doctor.
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warning, problem
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+func newDoctorCmd(g *globalOptions) *cobra.Command {
+	var asJSON, fix bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check what hive needs: git, the agent CLIs and their logins, gh, the configuration, leftovers of killed runs",
+		Long: `Check what hive needs, each problem with its fix: git; the agent CLI the
+configuration runs (models.executor, else claude), that it is installed and
+logged in (a Claude Code login counts; an API key is not required); the other
+agent CLIs and gh, which are optional; the configuration file; and worktrees
+and branches that killed runs left. Exit 0 only when nothing is a problem.
+--fix does what is safe: it removes the worktrees and merged branches of
+killed runs (as hive clean does).`,
+		Example: `  hive doctor
+  hive doctor --fix
+  hive doctor --json | jq '.[] | select(.status != "ok")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks := doctor(cmd.Context(), g, fix)
+			problems := 0
+			for _, c := range checks {
+				if c.Status == "problem" {
+					problems++
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(checks); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range checks {
+					mark := map[string]string{"ok": "✓", "warning": "!", "problem": "✗"}[c.Status]
+					fmt.Fprintf(g.stdout, "%s %-10s %s\n", mark, c.Name, strings.ReplaceAll(c.Detail, "\n", "\n             "))
+					if c.Fix != "" {
+						fmt.Fprintf(g.stdout, "  %-10s fix: %s\n", "", c.Fix)
+					}
+				}
+				if problems == 0 {
+					fmt.Fprintln(g.stdout, "\nall is well")
+				} else {
+					fmt.Fprintf(g.stdout, "\n%d problem(s)\n", problems)
+				}
+			}
+			if problems > 0 {
+				return silentExit(ExitFailed)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as a JSON array: name, status (ok, warning, problem), detail, fix")
+	cmd.Flags().BoolVar(&fix, "fix", false, "remove the worktrees and merged branches of killed runs")
+	return cmd
+}
+
+func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
+	var out []check
+	add := func(c check) { out = append(out, c) }
+	if v, err := exec.CommandContext(ctx, "git", "--version").Output(); err != nil {
+		add(check{"git", "problem", "git is not installed", "install git (https://git-scm.com/downloads)"})
+	} else {
+		add(check{"git", "ok", strings.TrimSpace(string(v)), ""})
+	}
+	repo, err := gitx.Open(ctx, g.repo)
+	if err != nil {
+		add(check{"repository", "problem", err.Error(), "run hive in a git repository (git init)"})
+		return out
+	}
+	cfg, err := config.Load(repo.Root)
+	if err != nil {
+		add(check{"config", "problem", err.Error(), "fix the file the message names (hive lint checks it too)"})
+		cfg = config.Default()
+	} else {
+		add(check{"config", "ok", "configuration loads", ""})
+	}
+	// The CLI the configuration runs must work; the others are optional.
+	main := cfg.Model("executor").CLI
+	for _, name := range []string{"claude", "codex"} {
+		l, _ := pickLauncher(name, cfg, "executor")
+		r, err := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: cfg.Secrets.Env})
+		status := "warning"
+		if name == main {
+			status = "problem"
+		}
+		if err != nil {
+			fix := ""
+			if msg := err.Error(); !strings.Contains(msg, "install it with") && !strings.Contains(msg, "Fix it with") {
+				fix = map[string]string{"claude": "npm install -g @anthropic-ai/claude-code", "codex": "npm install -g @openai/codex"}[name] +
+					", or set models.executor.path in .hive/config.json to the program"
+			}
+			add(check{name, status, err.Error(), fix})
+			continue
+		}
+		add(check{name, "ok", r.String(), ""})
+	}
+	if main != "claude" && main != "codex" {
+		l, err := pickLauncher(main, cfg, "executor")
+		if err == nil {
+			if r, perr := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: cfg.Secrets.Env}); perr != nil {
+				add(check{main, "problem", perr.Error(), "set models.executor in .planning/config.json"})
+			} else {
+				add(check{main, "ok", r.String(), ""})
+			}
+		}
+	}
+	if _, err := exec.LookPath("gh"); err != nil {
+		add(check{"gh", "warning", "gh is not installed (only needed to open pull requests)", "install the GitHub CLI (https://cli.github.com), then gh auth login"})
+	} else if err := ghAuthStatus(ctx); err != nil {
+		add(check{"gh", "warning", "gh is not logged in (only needed to open pull requests)", "gh auth login"})
+	} else {
+		add(check{"gh", "ok", "installed and logged in", ""})
+	}
+	add(leftovers(ctx, repo, worktreeRoot(cfg, repo.Root), fix))
+	return out
+}
+
+// leftovers reports the worktrees and hive branches killed runs left,
+// and with fix removes what hive clean would.
+func leftovers(ctx context.Context, repo *gitx.Repo, root string, fix bool) check {
+	wts, err := repo.Worktrees(ctx)
+	if err != nil {
+		return check{"leftovers", "warning", "could not list worktrees: " + err.Error(), ""}
+	}
+	var found []string
+	for _, wt := range wts {
+		if strings.HasPrefix(wt.Branch, "hive/") {
+			found = append(found, wt.Branch)
+		}
+	}
+	branches, _ := repo.Git(ctx, "branch", "--list", "hive/*", "--format=%(refname:short)")
+	nb := len(strings.Fields(branches))
+	if len(found) == 0 && nb == 0 {
+		return check{"leftovers", "ok", "no worktree or hive branch left by a run", ""}
+	}
+	detail := fmt.Sprintf("%d hive worktree(s) and %d hive branch(es) (%s): a run is under way, or one was killed", len(found), nb, strings.Join(found, ", "))
+	if !fix {
+		return check{"leftovers", "warning", detail, "resume the run (hive execute-phase N, hive run --resume), or hive doctor --fix (hive clean) to remove what no live run uses"}
+	}
+	rep, err := runner.Clean(ctx, repo, root)
+	if err != nil {
+		return check{"leftovers", "problem", detail + "; hive clean failed: " + err.Error(), "hive clean"}
+	}
+	return check{"leftovers", "ok", fmt.Sprintf("removed %d worktree(s) and %d merged branch(es); kept %d branch(es) with unmerged work", len(rep.Removed), len(rep.Deleted), len(rep.Kept)), ""}
+}
+
+// ghAuthStatus asks gh whether it is logged in, for at most 10 s: it may
+// ask GitHub, and no answer is no login as far as hive can tell.
+func ghAuthStatus(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, "gh", "auth", "status").Run()
+}
