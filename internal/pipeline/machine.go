@@ -195,6 +195,17 @@ func (m *Machine) run(j *job) []Command {
 		}
 		ctx.Warnings = append([]string(nil), m.warnings...)
 	}
+	// The answers to a role's questions hold for all its later runs.
+	if ctx == nil || len(ctx.Decisions) == 0 {
+		for _, d := range m.decisions {
+			if d.Job == j.ID {
+				if ctx == nil {
+					ctx = &Context{}
+				}
+				ctx.Decisions = append(ctx.Decisions, d)
+			}
+		}
+	}
 	if j.Phase {
 		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx}}
 	}
@@ -246,7 +257,7 @@ func (m *Machine) done(j *job, s JobState) []Command {
 func (m *Machine) crashed(j *job, why string) []Command {
 	j.crashes++
 	if j.crashes == 1 {
-		j.next = &Context{Retry: why}
+		j.next = j.again(why)
 		return append([]Command{{Type: CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
 	}
 	return m.ask(j, KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.crashes, why), "", []string{AnswerRetry, AnswerContinue, AnswerAbort})
@@ -260,6 +271,10 @@ func (m *Machine) challenge(j *job, r *engine.Report) []Command {
 	to := m.challenged(j, r.ChallengedAgent)
 	if to == nil {
 		return m.ask(j, KindBlocked, fmt.Sprintf("%s challenged %q, which has not run before it: %s", j.Role, r.ChallengedAgent, r.Issue),
+			r.Evidence, []string{AnswerRetry, AnswerContinue, AnswerAbort})
+	}
+	if to == j {
+		return m.ask(j, KindBlocked, fmt.Sprintf("%s challenged its own work (%q): %s", j.Role, r.ChallengedAgent, r.Issue),
 			r.Evidence, []string{AnswerRetry, AnswerContinue, AnswerAbort})
 	}
 	key := j.ID + ">" + to.ID
@@ -521,7 +536,7 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	case KindBlocked:
 		j.crashes = 0
 	}
-	j.next = &Context{Retry: "the human asked for another attempt after: " + cp.Question}
+	j.next = j.again("the human asked for another attempt after: " + cp.Question)
 	if cp.Kind == KindLint {
 		j.next.LintErrors = strings.Split(cp.Details, "\n")
 	}
@@ -556,6 +571,7 @@ func (m *Machine) resume() []Command {
 	case j.State == Running && j.Phase:
 		// The phase's own journal resumes it: nothing it finished runs again.
 		j.Attempts--
+		j.next = j.ctx
 		return append(out, m.run(j)...)
 	case j.State == Running && !j.started && j.report == nil:
 		// Its start was decided but never seen (the answer that decided it
@@ -565,7 +581,7 @@ func (m *Machine) resume() []Command {
 		// Its report was journaled: the work is done, only its exit was lost.
 		return append(out, m.route(j, j.report)...)
 	case j.State == Running:
-		j.next = &Context{Retry: "hive was restarted while this agent worked; its commits so far are kept"}
+		j.next = j.again("hive was restarted while this agent worked; its commits so far are kept")
 		return append(out, m.run(j)...)
 	}
 	return append(out, m.advance()...)
@@ -597,3 +613,17 @@ func firstOf(s ...string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// again is what the next attempt of a job is told when it replaces the
+// current one: everything the current one was told (its decisions, the
+// failing tests, the challenge), and why it runs again.
+func (j *job) again(why string) *Context {
+	ctx := &Context{}
+	if j.ctx != nil {
+		c := *j.ctx
+		c.Warnings = nil // they are added again from the run's
+		ctx = &c
+	}
+	ctx.Retry = why
+	return ctx
+}

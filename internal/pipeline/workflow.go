@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -84,6 +85,9 @@ func (w Workflow) Validate(name string) error {
 		if !slices.Contains(Roles, s.Role) {
 			return fmt.Errorf("%s: step %d: unknown role %q (roles: %s)", name, i+1, s.Role, strings.Join(Roles, ", "))
 		}
+		if s.Prompt != "" && !promptName.MatchString(s.Prompt) {
+			return fmt.Errorf("%s: step %d: prompt %q: name a file of .hive/agents without its .md, in letters, digits, - and _", name, i+1, s.Prompt)
+		}
 		if seen[s.Role] {
 			return fmt.Errorf("%s: step %d: role %s comes twice; a role runs once per workflow (challenges and fix loops re-run it)", name, i+1, s.Role)
 		}
@@ -94,6 +98,8 @@ func (w Workflow) Validate(name string) error {
 	}
 	return nil
 }
+
+var promptName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // Has reports whether the workflow runs role.
 func (w Workflow) Has(role string) bool {
