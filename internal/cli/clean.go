@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -54,6 +57,9 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	}
 	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
 	if err != nil {
+		return err
+	}
+	if err := unfinishedPipeline(repo.Root); err != nil {
 		return err
 	}
 	rep, err := runner.Clean(ctx, repo, worktreeRoot(cfg, repo.Root))
@@ -123,4 +129,24 @@ func cleanOrphans(o *cleanOptions) error {
 		fmt.Fprintf(o.stdout, "no orphans in %s\n", root)
 	}
 	return nil
+}
+
+// unfinishedPipeline refuses to clean while a hive run is unfinished: its
+// worktree and its implementers' worktrees are its work, and the phase's
+// lock that would say so lives in the run's own worktree.
+func unfinishedPipeline(root string) error {
+	path := filepath.Join(root, ".hive", "runs.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	j, err := journal.Open(path)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	run, ok, err := piperun.Latest(j)
+	if err != nil || !ok || !run.Finished.IsZero() {
+		return err
+	}
+	return exitf(ExitBusy, "hive run %d is unfinished and its worktrees are its work: resume it (hive run --resume) or abandon it (hive run --fresh \"…\") first", run.ID)
 }

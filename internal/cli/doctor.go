@@ -161,6 +161,9 @@ func leftovers(ctx context.Context, repo *gitx.Repo, root string, fix bool) chec
 	if !fix {
 		return check{"leftovers", "warning", detail, "resume the run (hive execute-phase N, hive run --resume), or hive doctor --fix (hive clean) to remove what no live run uses"}
 	}
+	if err := unfinishedPipeline(repo.Root); err != nil {
+		return check{"leftovers", "warning", detail + "; " + err.Error(), ""}
+	}
 	rep, err := runner.Clean(ctx, repo, root)
 	if err != nil {
 		return check{"leftovers", "problem", detail + "; hive clean failed: " + err.Error(), "hive clean"}

@@ -21,6 +21,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
@@ -160,7 +161,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	defer db.Close()
-	j := journalFaults(db)
+	// Reports, answers and test output are masked like execute-phase's:
+	// a secret never reaches the journal.
+	j := journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)))
 	if o.fresh {
 		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
 			return &exitError{code: ExitInternal, err: err}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
@@ -49,6 +50,13 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 					continue
 				}
 				s.send(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt, Report: runner.ReportOf(m.Report)})
+			}
+		case agent.OutPermission:
+			// A role agent runs unattended: a tool it may not use is
+			// refused, and the human is told how to allow it.
+			select {
+			case s.perms <- permission{job: job, attempt: attempt, out: out}:
+			case <-s.done:
 			}
 		case agent.OutResult:
 			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt,
@@ -98,8 +106,7 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 
 // lint lints the architect's phase in the run's worktree: its errors, one
 // per line with file and line.
-func (s *shell) lint() []string {
-	dir := s.m.Snapshot().Spec.PhaseDir
+func (s *shell) lint(dir string) []string {
 	proj, err := plan.LoadProject(s.dir)
 	if err != nil {
 		return []string{err.Error()}
@@ -118,4 +125,37 @@ func (s *shell) lint() []string {
 		}
 	}
 	return errs
+}
+
+// permission is a role agent's request to use a tool.
+type permission struct {
+	job     string
+	attempt int
+	out     agent.Output
+}
+
+// refuse denies a role agent's permission request and says how to allow
+// the tool.
+func (s *shell) refuse(p permission) {
+	sess := s.agents[p.job]
+	if sess == nil {
+		return
+	}
+	msg := "hive run's roles work unattended and may not ask for permissions; do without " + p.out.Tool
+	if err := sess.AnswerPermission(p.out.RequestID, false, p.out.Input, msg); err != nil {
+		s.o.Observer.Note(p.job, "refuse the permission request: "+err.Error())
+	}
+	s.o.Observer.Note(p.job, fmt.Sprintf("refused %s's request to use %s: allow the tool in models.executor args (e.g. --allowedTools)", p.job, p.out.Tool))
+}
+
+// watch ends role agents silent for longer than the stall timeout: their
+// exit without a report is the machine's to judge (a retry, then a human).
+func (s *shell) watch(now time.Time) {
+	for job, sess := range s.agents {
+		if d := sess.Silent(now); d > s.o.Stall && !s.stalled[job] {
+			s.stalled[job] = true
+			s.o.Observer.Note(job, fmt.Sprintf("silent for %s: ended", d.Round(time.Second)))
+			go sess.KillStalled(fmt.Sprintf("silent for %s", d.Round(time.Second)))
+		}
+	}
 }

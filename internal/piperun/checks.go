@@ -19,9 +19,8 @@ import (
 // runner: implementers in parallel worktrees, merged by hive into the
 // run's branch. The phase keeps its own journal in the worktree, so a
 // resumed pipeline resumes the phase where it was.
-func (s *shell) runPhase(ctx context.Context, c pipeline.Command) pipeline.Event {
+func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
-	dir := s.m.Snapshot().Spec.PhaseDir
 	repo := s.o.Repo.At(s.dir)
 	ph, err := plan.LoadPhase(s.dir, dir)
 	if err != nil {
@@ -120,9 +119,14 @@ func (o phaseObserver) Note(plan, text string) { o.s.note(pipeline.PhaseJob, pla
 func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt}
 	cmd, err := testrun.Detect(s.dir)
-	if err != nil {
+	switch {
+	case errors.Is(err, testrun.ErrNoTests):
 		ev.Tests = &pipeline.Tests{Command: "(none)", Output: err.Error()}
 		s.note(c.Job, err.Error()+": the tester's word is taken")
+		return ev
+	case err != nil:
+		// A project file the agents broke is a failure, never a pass.
+		ev.Tests = &pipeline.Tests{Command: "(none)", ExitCode: -1, Output: err.Error()}
 		return ev
 	}
 	res, err := testrun.Run(ctx, s.dir, cmd)

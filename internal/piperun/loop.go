@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -31,6 +32,18 @@ type shell struct {
 	// another process appended are `hive answer`'s.
 	lastSeq int64
 	plansc  chan []PlanState // the phase's plan states, for a PlansObserver
+	perms   chan permission  // role agents' permission requests
+	stalled map[string]bool  // role agents the watchdog ended
+	work    sync.WaitGroup   // the checks and the phase under way
+}
+
+// background runs f on a goroutine of its own that Run waits for.
+func (s *shell) background(f func()) {
+	s.work.Add(1)
+	go func() {
+		defer s.work.Done()
+		f()
+	}()
 }
 
 // Run starts a pipeline run, or resumes the newest unfinished one, and
@@ -46,8 +59,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.Stall = 5 * time.Minute
 	}
 	s := &shell{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
-		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16)}
-	defer close(s.done)
+		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan permission), stalled: map[string]bool{}}
+	// Whatever ends the run ends the work under way too (the phase's
+	// implementers), and Run returns only once it has.
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		close(s.done)
+		s.work.Wait()
+	}()
 	last, ok, err := Latest(o.Journal)
 	if err != nil {
 		return Result{}, err
@@ -167,6 +187,8 @@ func (s *shell) loop(ctx context.Context) error {
 	}
 	poll := time.NewTicker(interval)
 	defer poll.Stop()
+	watchdog := time.NewTicker(max(min(s.o.Stall/4, time.Second), 10*time.Millisecond))
+	defer watchdog.Stop()
 	var waitUntil time.Time // when a wait for an answer ends
 	// A run whose end was journaled but not delivered (hive was killed in
 	// between) only needs its delivery.
@@ -205,6 +227,10 @@ func (s *shell) loop(ctx context.Context) error {
 			} else {
 				s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
 			}
+		case p := <-s.perms:
+			s.refuse(p)
+		case <-watchdog.C:
+			s.watch(s.o.Now())
 		case states := <-s.plansc:
 			if po, ok := s.o.Observer.(PlansObserver); ok {
 				po.Plans(states)
@@ -244,6 +270,7 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 		}
 		if ev.Type == pipeline.EvAgentExited {
 			delete(s.agents, ev.Job)
+			delete(s.stalled, ev.Job)
 		}
 		ev.Time = s.o.Now().UTC()
 		payload, err := json.Marshal(ev)
@@ -281,7 +308,7 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 	for _, ev := range events {
 		cmds, err := s.m.Step(ev)
 		if err != nil {
-			if ev.Type == pipeline.EvStarted || ev.Type == pipeline.EvAnswer {
+			if ev.Type == pipeline.EvStarted {
 				return err
 			}
 			s.o.Observer.Note(ev.Job, fmt.Sprintf("event %s refused: %v", ev.Type, err))
@@ -324,11 +351,13 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 			agent.KillGroup(c.PID)
 		}
 	case pipeline.CmdLint:
-		go func() { s.send(pipeline.Event{Type: pipeline.EvLinted, Attempt: c.Attempt, Errors: s.lint()}) }()
+		dir := s.m.Snapshot().Spec.PhaseDir // read here: the machine is the loop's alone
+		s.background(func() { s.send(pipeline.Event{Type: pipeline.EvLinted, Attempt: c.Attempt, Errors: s.lint(dir)}) })
 	case pipeline.CmdRunPhase:
-		go func() { s.send(s.runPhase(ctx, c)) }()
+		dir := s.m.Snapshot().Spec.PhaseDir
+		s.background(func() { s.send(s.runPhase(ctx, c, dir)) })
 	case pipeline.CmdRunTests:
-		go func() { s.send(s.runTests(ctx, c)) }()
+		s.background(func() { s.send(s.runTests(ctx, c)) })
 	case pipeline.CmdFinished:
 		s.ended = true
 	}

@@ -368,3 +368,27 @@ func TestFaultPaths(t *testing.T) {
 		})
 	}
 }
+
+// A role agent that goes silent is ended by the watchdog after the stall
+// timeout; its exit without a report is retried once, and the run goes on.
+func TestSilentRoleIsEnded(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=hang#1")
+	o.Stall = time.Second
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := map[string]int{}
+	for _, j := range res.Snapshot.Jobs {
+		attempts[j.ID] = j.Attempts
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || attempts["tester"] != 2 {
+		t.Fatalf("outcome %s attempts %v notes %q", res.Snapshot.Outcome, attempts, o.Observer.(*notes).lines)
+	}
+	if !slices.ContainsFunc(o.Observer.(*notes).lines, func(l string) bool { return strings.Contains(l, "silent for") }) {
+		t.Errorf("the watchdog said nothing: %q", o.Observer.(*notes).lines)
+	}
+}

@@ -55,6 +55,8 @@ func (a *agent) playRole(prompt string) error {
 		return nil
 	}
 	switch {
+	case faults.has(FaultHang):
+		a.hang()
 	case faults.has(FaultCrash):
 		fmt.Fprintf(a.log, "hive sim: simulated crash of %s\n", role)
 		a.exit(3)
