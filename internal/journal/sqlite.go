@@ -79,11 +79,29 @@ func open(path string, extra ...string) (*SQLite, error) {
 		return nil, fmt.Errorf("journal open %s: %w", path, err)
 	}
 	s := &SQLite{db: db}
-	if err := s.init(); err != nil {
+	// Two processes that open a new journal at once (hive and a hive
+	// status or answer beside it) race to switch it to WAL, which needs
+	// the file to themselves; SQLite's busy handler does not cover that
+	// switch, so the loser retries for a while before it gives up.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err = s.init()
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal open %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// busy reports whether err is SQLite's "database is locked".
+func busy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 func dsn(abs string, extra []string) string {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,4 +263,31 @@ func crashChild(path string) {
 		fmt.Println(seq)
 	}
 	os.Exit(1)
+}
+
+// Several processes' worth of openers on a new journal at once: each
+// opens it (the WAL switch of one does not fail another with SQLITE_BUSY).
+func TestOpenNewJournalConcurrently(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("j%d.db", round))
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				j, err := Open(path)
+				if err != nil {
+					errs <- err
+					return
+				}
+				j.Close()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
 }
