@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,9 +36,7 @@ use the built-in "context", "challenge" and "report" templates.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(list)
+				return printJSON(g.stdout, list)
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "ROLE\tPLAYS\tFROM\tFILE")

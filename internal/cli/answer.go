@@ -105,9 +105,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	}
 	// The answer is shown as journaled: a secret typed into it stays masked.
 	if o.json {
-		enc := json.NewEncoder(o.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(answerResult{Run: run.ID, Plan: o.plan, Checkpoint: cp.ID, Title: titleOf(cp), Answer: red.String(o.text)})
+		return printJSON(o.stdout, answerResult{Run: run.ID, Plan: o.plan, Checkpoint: cp.ID, Title: titleOf(cp), Answer: red.String(o.text)})
 	}
 	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) recorded: %q.\nA running hive applies it now; otherwise resume with: %s\n",
 		cp.ID, o.plan, titleOf(cp), red.String(o.text), o.pasteable(repo.Root, "execute-phase", eng.Snapshot().Phase))
@@ -181,9 +179,7 @@ func answerRunJob(o *answerOptions, root string) error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	if o.json {
-		enc := json.NewEncoder(o.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(answerResult{Run: run.ID, Plan: o.plan, Checkpoint: cp.ID, Title: cp.Question, Answer: red.String(o.text)})
+		return printJSON(o.stdout, answerResult{Run: run.ID, Plan: o.plan, Checkpoint: cp.ID, Title: cp.Question, Answer: red.String(o.text)})
 	}
 	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) recorded: %q.\nA waiting hive run applies it now; otherwise resume with: %s\n",
 		o.plan, cp.Question, red.String(o.text), o.pasteable(root, "run", "--resume"))

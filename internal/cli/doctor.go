@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -48,9 +47,7 @@ killed runs (as hive clean does).`,
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(checks); err != nil {
+				if err := printJSON(g.stdout, checks); err != nil {
 					return err
 				}
 			} else {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -92,9 +91,7 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 		res.Commit = head
 	}
 	if o.json {
-		enc := json.NewEncoder(o.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(o.stdout, res)
 	}
 	fmt.Fprintf(o.stdout, "Wrote in %s:\n", repo.Root)
 	tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)

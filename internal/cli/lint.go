@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -132,9 +131,7 @@ func lintRun(cmd *cobra.Command, o *lintOptions) error {
 		}
 	}
 	if o.json {
-		enc := json.NewEncoder(o.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := printJSON(o.stdout, rep); err != nil {
 			return err
 		}
 	} else {

@@ -260,3 +260,11 @@ func stateWord(s engine.PlanState) string {
 	}
 	return strings.ToUpper(string(s[:1])) + string(s[1:])
 }
+
+// printJSON writes v as indented JSON: what every --json of a command
+// that prints one value prints.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -94,9 +93,7 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 		index = append(index, pi)
 	}
 	if o.json {
-		enc := json.NewEncoder(o.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(index)
+		return printJSON(o.stdout, index)
 	}
 	for i, pi := range index {
 		if i > 0 {

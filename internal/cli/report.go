@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -57,9 +56,7 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 				return &exitError{code: ExitInternal, err: err}
 			}
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return printJSON(g.stdout, rep)
 			}
 			printReport(g, rep)
 			return nil

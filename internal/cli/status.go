@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -131,9 +130,7 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		views = append(views, v)
 	}
 	if o.json {
-		enc := json.NewEncoder(o.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(views)
+		return printJSON(o.stdout, views)
 	}
 	for i, v := range views {
 		if i > 0 {

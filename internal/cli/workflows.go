@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,9 +67,7 @@ file that does not parse is listed with its error.`,
 				add(workflowEntry{Name: name, Steps: steps(w), Source: rel})
 			}
 			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(list)
+				return printJSON(g.stdout, list)
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 2, 2, ' ', 0)
 			fmt.Fprintln(tw, "WORKFLOW\tSTEPS\tFROM")
