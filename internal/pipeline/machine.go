@@ -461,6 +461,10 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 	if t.ExitCode == 0 {
 		return m.done(j, Done), nil
 	}
+	if t.Unrunnable {
+		return m.ask(j, KindTests, "the tests could not run: "+t.Command, t.Output,
+			[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+	}
 	if m.fixLoops < m.spec.Workflow.fixLoops() {
 		return m.fixLoop(j, t), nil
 	}
@@ -486,8 +490,11 @@ func (m *Machine) fixLoop(tester *job, t *Tests) []Command {
 	if m.fixLoops > m.spec.Workflow.fixLoops() {
 		of = fmt.Sprintf("%d (one more, as the human asked)", m.fixLoops)
 	}
-	note := Command{Type: CmdNote, Job: tester.ID, Text: fmt.Sprintf("fix loop %s: %d failing test(s) back to the implementer",
-		of, max(t.Failed, len(t.Failing)))}
+	failing := fmt.Sprintf("%d failing test(s)", max(t.Failed, len(t.Failing)))
+	if t.Failed == 0 && len(t.Failing) == 0 {
+		failing = fmt.Sprintf("the failing tests (exit %d)", t.ExitCode)
+	}
+	note := Command{Type: CmdNote, Job: tester.ID, Text: fmt.Sprintf("fix loop %s: %s back to the implementer", of, failing)}
 	return append([]Command{note}, m.advance()...)
 }
 
@@ -530,6 +537,11 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	// retry
 	switch cp.Kind {
 	case KindTests:
+		if m.tests != nil && m.tests.Unrunnable {
+			// The human made the tests runnable: run them again.
+			j.State = Checking
+			return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}, nil
+		}
 		return m.fixLoop(j, m.tests), nil
 	case KindLint:
 		j.lints = 0

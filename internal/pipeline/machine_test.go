@@ -22,7 +22,7 @@ import (
 //	usage JOB in=N out=N cost=F                  a turn's tokens, the session's cost so far
 //	linted [errors=(a,b)]                        the architect's plans linted
 //	phase ok|fail [reason=(...)] [to=ROLE issue=(...)]  the implementers' phase ended (to: a challenge)
-//	tests pass|fail [failed=N]                   the test command's result
+//	tests pass|fail|unrunnable [failed=N]        the test command's result
 //	answer text=(...)                            the human answers the open checkpoint
 //	resume                                       a new hive process took over
 //	state                                        the jobs, the agenda and the checkpoint
@@ -116,6 +116,9 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		}
 	case "tests":
 		ev = Event{Type: EvTestsRan, Tests: &Tests{Command: "go test ./...", Passed: 3}}
+		if d.HasArg("unrunnable") {
+			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "sh: 1: pnpm: not found"
+		}
 		if d.HasArg("fail") {
 			ev.Tests.ExitCode, ev.Tests.Failed, ev.Tests.Failing = 1, max(num("failed"), 1), []string{"TestHealth"}
 		}

@@ -89,6 +89,9 @@ type Tests struct {
 	Failing []string `json:"failing,omitempty"`
 	// Output is the output's tail, for the implementer who fixes them.
 	Output string `json:"output,omitempty"`
+	// Unrunnable: the command itself could not run (a tool is missing):
+	// no implementer can fix that, a human must.
+	Unrunnable bool `json:"unrunnable,omitempty"`
 }
 
 // CommandType names an output of the machine.

@@ -135,6 +135,8 @@ func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event
 		res.Output = err.Error()
 	}
 	ev.Tests = &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
-		Failing: res.Failing, Output: res.Output}
+		Failing: res.Failing, Output: res.Output,
+		// A shell's "command not found", or a program that could not start.
+		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
 	return ev
 }
