@@ -1,0 +1,282 @@
+package answer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/tui"
+)
+
+// By is who the engine is told gave the answer. The engine counts an
+// answer from outside the running process as no time of the run's, so
+// every caller of this package (terminal or web) is "hive answer".
+const By = "hive answer"
+
+// ErrAnswered says the checkpoint was answered already (or meanwhile, in
+// another place): the answer given now was not applied.
+var ErrAnswered = errors.New("already answered")
+
+// RefusedError is an answer that cannot be recorded as given: nothing
+// waits for it (NoCheckpoint), or the checkpoint does not take that text.
+// Its message says what to do instead.
+type RefusedError struct {
+	Err          error
+	NoCheckpoint bool
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+func refused(noCheckpoint bool, format string, args ...any) error {
+	return &RefusedError{Err: fmt.Errorf(format, args...), NoCheckpoint: noCheckpoint}
+}
+
+// Journals are where the answers go: the phase runs' journal
+// (.hive/journal.db) and hive run's (.hive/runs.db); nil when the
+// repository has none yet.
+type Journals struct {
+	Root     string // the repository's root: the answer lock lives in its .hive/
+	Phase    journal.Journal
+	Pipeline journal.Journal
+	// Redactor masks secrets in the journaled answer; nil masks the
+	// built-in credential shapes only.
+	Redactor *redact.Redactor
+}
+
+// Request is one answer.
+type Request struct {
+	// Plan is a plan id, engine.VerifyID, or a role of hive run
+	// (piperun.IsRunJob).
+	Plan string
+	// Run and Checkpoint name the checkpoint meant; zero means the one open
+	// now. A page shows one checkpoint, and its answer must never land on
+	// the next checkpoint of the same plan: it is then already answered.
+	Run        int64
+	Checkpoint int
+	Text       string
+	Now        time.Time
+}
+
+// Result is the recorded answer.
+type Result struct {
+	Run      int64
+	Pipeline bool // a question of hive run, else a phase run's checkpoint
+	Seq      int64
+	Answer   string // as journaled: a secret typed into it stays masked
+	// Checkpoint is the phase run's checkpoint answered (Pipeline false),
+	// Question hive run's (Pipeline true).
+	Checkpoint engine.Checkpoint
+	Question   pipeline.Checkpoint
+	// Phase is the phase of the run (Pipeline false).
+	Phase string
+}
+
+// mu serialises the answers of this process; the lock file, those of
+// every process.
+var mu sync.Mutex
+
+// Record checks req's answer and journals it, exactly once: of two answers
+// to one checkpoint, given at once anywhere, one is recorded and the other
+// gets ErrAnswered.
+func Record(js Journals, req Request) (Result, error) {
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	unlock, err := lockFile(js.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	red := js.Redactor
+	if red == nil {
+		red = redact.New()
+	}
+	if piperun.IsRunJob(req.Plan) {
+		return recordRole(js.Pipeline, red, req)
+	}
+	return recordPhase(js.Phase, red, req)
+}
+
+func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, error) {
+	if j == nil {
+		return Result{}, refused(true, "no phase has run here yet: there is nothing to answer")
+	}
+	run, cp, err := openCheckpoint(j, req)
+	if err != nil {
+		return Result{}, err
+	}
+	ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: req.Plan, CheckpointID: cp.ID, Text: req.Text, By: By}
+	// Check the answer the way the engine will, before it goes in the journal.
+	eng, last, err := replay(j, run.ID, 0)
+	if err != nil {
+		return Result{}, err
+	}
+	if _, err := eng.Step(ev); err != nil {
+		return Result{}, &RefusedError{Err: err}
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return Result{}, err
+	}
+	seq, err := journal.Redacting(j, red).Append(run.ID, string(ev.Type), ev.Time, payload)
+	if err != nil {
+		return Result{}, fmt.Errorf("record the answer: %w", err)
+	}
+	if seq != last+1 {
+		// The running hive journaled events in between, perhaps an answer
+		// typed in its terminal: the engine takes the journal's order, so
+		// this answer counts only if it still applies after them.
+		eng, _, err := replay(j, run.ID, seq-1)
+		if err != nil {
+			return Result{}, err
+		}
+		if _, err := eng.Step(ev); err != nil {
+			return Result{}, fmt.Errorf("%w: checkpoint #%d of plan %s was answered meanwhile (%v)", ErrAnswered, cp.ID, req.Plan, err)
+		}
+	}
+	return Result{Run: run.ID, Seq: seq, Answer: red.String(req.Text), Checkpoint: cp, Phase: eng.Snapshot().Phase}, nil
+}
+
+// replay steps run's events with seq <= until (every event when until is
+// 0) through a new engine, as a resume does, and returns it with the seq
+// of the last event stepped.
+func replay(j journal.Journal, run, until int64) (*engine.Engine, int64, error) {
+	eng := engine.New()
+	var last int64
+	errStop := errors.New("stop")
+	err := j.Each(run, func(rec journal.Record) error {
+		if until > 0 && rec.Seq > until {
+			return errStop
+		}
+		last = rec.Seq
+		var ev engine.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return fmt.Errorf("journal run %d event %d: %w", run, rec.Seq, err)
+		}
+		// A refused event changed nothing when it was first stepped
+		// either; a newer hive's events are refused whole.
+		if _, err := eng.Step(ev); errors.As(err, new(*engine.NewerError)) {
+			return err
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, 0, fmt.Errorf("replay run %d: %w", run, err)
+	}
+	return eng, last, nil
+}
+
+// openCheckpoint finds the unfinished run in which req's plan waits at a
+// checkpoint (req's own, when it names one). When it does not wait, the
+// error says where the plan stands and lists the plans that do wait, so
+// that the user can pick the right one.
+func openCheckpoint(j journal.Journal, req Request) (journal.Run, engine.Checkpoint, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return journal.Run{}, engine.Checkpoint{}, err
+	}
+	state := engine.PlanState("")
+	var open []string // "PLAN (#ID Title)" of every open checkpoint
+	for _, run := range runs {
+		if req.Run != 0 && run.ID != req.Run {
+			continue
+		}
+		if !run.Finished.IsZero() {
+			if req.Run != 0 {
+				return run, engine.Checkpoint{}, fmt.Errorf("%w: run %d is finished (%s)", ErrAnswered, run.ID, run.Outcome)
+			}
+			continue
+		}
+		eng, _, err := replay(j, run.ID, 0)
+		if err != nil {
+			return journal.Run{}, engine.Checkpoint{}, err
+		}
+		snap := eng.Snapshot()
+		var found *engine.Checkpoint
+		inRun := req.Plan == engine.VerifyID
+		for _, cp := range snap.Queue {
+			if cp.Plan == req.Plan && (req.Checkpoint == 0 || cp.ID == req.Checkpoint) {
+				found = &cp
+			}
+			open = append(open, fmt.Sprintf("%s (#%d %s)", cp.Plan, cp.ID, tui.Title(cp)))
+		}
+		for _, p := range snap.Plans {
+			if p.Spec.ID != req.Plan {
+				continue
+			}
+			inRun = true
+			if p.State == engine.Waiting && p.Open != nil && (req.Checkpoint == 0 || p.Open.ID == req.Checkpoint) {
+				found = p.Open
+			}
+			if state == "" {
+				state = p.State
+			}
+		}
+		if found != nil {
+			return run, *found, nil
+		}
+		if req.Checkpoint != 0 && inRun {
+			// The plan is in this run, and the checkpoint shown is not the
+			// one it waits at (if any): it was answered.
+			return run, engine.Checkpoint{}, fmt.Errorf("%w: checkpoint #%d of plan %s in run %d is no longer open", ErrAnswered, req.Checkpoint, req.Plan, run.ID)
+		}
+	}
+	if req.Checkpoint != 0 {
+		return journal.Run{}, engine.Checkpoint{}, refused(true, "run %d has no checkpoint #%d of plan %s", req.Run, req.Checkpoint, req.Plan)
+	}
+	msg := fmt.Sprintf("plan %s has no open checkpoint", req.Plan)
+	if state != "" {
+		msg += fmt.Sprintf(" (it is %s)", state)
+	}
+	if len(open) == 0 {
+		return journal.Run{}, engine.Checkpoint{}, refused(true, "%s, and no plan waits for an answer now (`hive status` shows where each plan stands)", msg)
+	}
+	return journal.Run{}, engine.Checkpoint{}, refused(true, "%s. Waiting for an answer: %s; answer one with `hive answer PLAN-ID RESPONSE`", msg, strings.Join(open, ", "))
+}
+
+// recordRole journals the answer to the question hive run asks of a role.
+func recordRole(j journal.Journal, red *redact.Redactor, req Request) (Result, error) {
+	if j == nil {
+		return Result{}, refused(true, "%v", piperun.ErrNoRun)
+	}
+	if req.Checkpoint != 0 {
+		// The question meant must be the one asked now; a later question
+		// of the same role is not answered by a page showing the former.
+		run, ok, err := piperun.Latest(j)
+		if err != nil {
+			return Result{}, err
+		}
+		if !ok || (req.Run != 0 && run.ID != req.Run) || !run.Finished.IsZero() {
+			return Result{}, fmt.Errorf("%w: run %d is no longer waiting", ErrAnswered, req.Run)
+		}
+		m, err := piperun.Replay(j, run)
+		if err != nil {
+			return Result{}, err
+		}
+		if open := m.Snapshot().Open; open == nil || open.ID != req.Checkpoint || open.Job != req.Plan {
+			return Result{}, fmt.Errorf("%w: the question #%d of %s in run %d is no longer open", ErrAnswered, req.Checkpoint, req.Plan, run.ID)
+		}
+	}
+	run, cp, err := piperun.Answer(journal.Redacting(j, red), req.Plan, req.Text, req.Now)
+	var bad *piperun.AnswerError
+	switch {
+	case errors.As(err, &bad):
+		return Result{}, &RefusedError{Err: err}
+	case errors.Is(err, piperun.ErrNoRun):
+		return Result{}, &RefusedError{Err: err, NoCheckpoint: true}
+	case err != nil:
+		return Result{}, err
+	}
+	return Result{Run: run.ID, Pipeline: true, Answer: red.String(req.Text), Question: cp}, nil
+}
