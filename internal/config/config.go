@@ -171,6 +171,10 @@ type Notifications struct {
 	Bell       bool // ring the terminal bell when a human is needed
 	Desktop    bool
 	WebhookURL string
+	// PublicURL is where a phone reaches `hive serve` (through the user's
+	// own tunnel or proxy): notifications then carry a signed link to the
+	// checkpoint's page there. "" for none.
+	PublicURL string
 
 	extra map[string]json.RawMessage
 }

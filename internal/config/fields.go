@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -182,6 +183,14 @@ func (n *Notifications) fields() []field {
 		{key: "bell", ptr: &n.Bell},
 		{key: "desktop", ptr: &n.Desktop},
 		{key: "webhook_url", ptr: &n.WebhookURL},
+		{
+			key: "public_url", ptr: &n.PublicURL, omitUnset: true,
+			accept: "the http(s) address of hive serve, such as https://hive.example.com",
+			valid: func() bool {
+				u, err := url.Parse(n.PublicURL)
+				return n.PublicURL == "" || err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+			},
+		},
 	}
 }
 
