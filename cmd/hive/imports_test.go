@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"tracking": {},
 	"demo":     {},
 	"testrun":  {},
+	"pricing":  {},
 	"roles":    {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
 	"piperun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "protocol", "roles", "runner", "testrun"},
@@ -42,7 +43,7 @@ var allowed = map[string][]string{
 	// The TUI shows the engine's state and hands answers over as engine
 	// values: it never drives the runner.
 	"tui":    {"engine", "gitx", "journal", "pipeline"},
-	"runner": {"agent", "engine", "gitx", "journal", "plan", "protocol", "tracking"},
+	"runner": {"agent", "engine", "gitx", "journal", "plan", "pricing", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row.
 	"bench":                     {"agent", "engine", "gitx", "journal", "plan", "runner", "sim", "testsupport/fakeanthropic"},
@@ -62,6 +63,7 @@ var pure = map[string][]string{
 	"protocol": {},
 	"plan":     {"gopkg.in/yaml.v3"},
 	"pipeline": {module + "engine"},
+	"pricing":  {},
 }
 
 func goList(t *testing.T, args ...string) []string {

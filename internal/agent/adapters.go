@@ -166,11 +166,14 @@ func codexOutputs(b []byte) ([]Output, error) {
 	var ev struct {
 		Type string `json:"type"`
 		Item struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type    string `json:"type"`
+			Text    string `json:"text"`
+			Command string `json:"command"`
 		} `json:"item"`
 		Usage struct {
 			InputTokens  int64 `json:"input_tokens"`
+			CachedTokens int64 `json:"cached_input_tokens"`
+			CacheWrite   int64 `json:"cache_write_input_tokens"`
 			OutputTokens int64 `json:"output_tokens"`
 		} `json:"usage"`
 		Error   json.RawMessage `json:"error"`
@@ -180,12 +183,21 @@ func codexOutputs(b []byte) ([]Output, error) {
 		return nil, fmt.Errorf("not a codex event: %q", b)
 	}
 	switch ev.Type {
+	case "item.started":
+		if ev.Item.Type == "command_execution" && ev.Item.Command != "" {
+			in, _ := json.Marshal(map[string]string{"command": ev.Item.Command})
+			return []Output{{Kind: OutToolCall, Tool: "shell", Input: string(in)}}, nil
+		}
 	case "item.completed":
 		if ev.Item.Type == "agent_message" && ev.Item.Text != "" {
 			return []Output{{Kind: OutText, Text: ev.Item.Text}}, nil
 		}
 	case "turn.completed":
-		return []Output{{Kind: OutResult, Usage: Usage{InputTokens: ev.Usage.InputTokens, OutputTokens: ev.Usage.OutputTokens}}}, nil
+		// codex counts cached tokens inside input_tokens; hive's Usage keeps
+		// them apart, as the Anthropic API does.
+		u := ev.Usage
+		return []Output{{Kind: OutResult, Usage: Usage{InputTokens: max(0, u.InputTokens-u.CachedTokens-u.CacheWrite), OutputTokens: u.OutputTokens,
+			CacheReadInputTokens: u.CachedTokens, CacheCreationInputTokens: u.CacheWrite}}}, nil
 	case "turn.failed", "error":
 		msg := ev.Message
 		if len(ev.Error) > 0 {

@@ -45,7 +45,10 @@ func TestCodexOutputs(t *testing.T) {
 		{`{"type":"thread.started","thread_id":"t1"}`, nil, false},
 		{`{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"PROGRESS: Task 1/2 complete: x"}}`, []Output{{Kind: OutText, Text: "PROGRESS: Task 1/2 complete: x"}}, false},
 		{`{"type":"item.completed","item":{"type":"command_execution","command":"ls"}}`, nil, false},
+		{`{"type":"item.started","item":{"type":"command_execution","command":"go test ./..."}}`, []Output{{Kind: OutToolCall, Tool: "shell", Input: `{"command":"go test ./..."}`}}, false},
 		{`{"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":0,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 120, OutputTokens: 7}}}, false},
+		// cached tokens are inside codex's input_tokens; hive keeps them apart
+		{`{"type":"turn.completed","usage":{"input_tokens":3000,"cached_input_tokens":600,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 2400, CacheReadInputTokens: 600, OutputTokens: 7}}}, false},
 		{`{"type":"turn.failed","error":{"message":"model overloaded"}}`, []Output{{Kind: OutResult, IsError: true, Text: "model overloaded"}}, false},
 		{`{"type":"error","message":"stream disconnected"}`, []Output{{Kind: OutResult, IsError: true, Text: "stream disconnected"}}, false},
 		{`not json`, nil, true},
@@ -110,6 +113,23 @@ func contains(list []string, s string) bool {
 }
 
 // The control_request line measured with Claude Code 2.1.330.
+// TestClaudeToolCallsAndModel: the loop guard sees every tool_use block, and
+// a turn's price needs the model that did it (modelUsage: the one with the
+// most output, not a side model) and the cache counts.
+func TestClaudeToolCallsAndModel(t *testing.T) {
+	outs, err := claudeOutputs([]byte(`{"type":"assistant","message":{"model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"Read"}]}}`))
+	want := []Output{{Kind: OutText, Text: "hi"}, {Kind: OutToolCall, Tool: "Bash", Input: `{"command":"ls"}`}, {Kind: OutToolCall, Tool: "Read", Input: "{}"}}
+	if err != nil || !reflect.DeepEqual(outs, want) {
+		t.Fatalf("assistant: %+v, %v\nwant %+v", outs, err, want)
+	}
+	outs, err = claudeOutputs([]byte(`{"type":"result","subtype":"success","result":"ok","total_cost_usd":0.5,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"output_tokens":400},"modelUsage":{"claude-haiku-4-5":{"outputTokens":20,"costUSD":0.001},"claude-opus-5-5":{"outputTokens":400,"costUSD":0.4}}}`))
+	want = []Output{{Kind: OutResult, Text: "ok", CostUSD: 0.5, Model: "claude-opus-5-5",
+		Usage: Usage{InputTokens: 10, OutputTokens: 400, CacheCreationInputTokens: 2000, CacheReadInputTokens: 30000}}}
+	if err != nil || !reflect.DeepEqual(outs, want) {
+		t.Fatalf("result: %+v, %v\nwant %+v", outs, err, want)
+	}
+}
+
 func TestClaudePermissionRequest(t *testing.T) {
 	line := `{"type":"control_request","request_id":"d06c6e7d-4665","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"echo hi > out.txt","description":"run echo hi > out.txt"},"description":"run echo hi > out.txt","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"echo hi *"}],"behavior":"allow","destination":"localSettings"}],"blocked_path":"/tmp/x/out.txt","tool_use_id":"toolu_1"}}`
 	outs, err := claudeOutputs([]byte(line))

@@ -48,6 +48,7 @@ type Output struct {
 	IsError bool   // OutResult: the turn ended in an error
 	Usage   Usage  // OutResult
 	CostUSD float64
+	Model   string   // OutResult: the model that did the turn, when the CLI says
 	Denied  []string // OutResult: tools the CLI refused to run this turn (a denied tool is not an error exit)
 	Stalled bool     // hive is ending this agent as hung: its errors are hive's doing
 	// OutExit:
@@ -55,6 +56,7 @@ type Output struct {
 	Err      string // how it ended, in words, with the tail of stderr
 	// OutPermission: the agent asks before using a tool (Claude Code's
 	// control_request can_use_tool); answer with Session.AnswerPermission.
+	// OutToolCall: the agent called Tool with Input.
 	RequestID string
 	Tool      string
 	Input     string // the tool's input, JSON
@@ -70,6 +72,7 @@ const (
 	OutGarbage                      // a line that is not stream-json
 	OutExit                         // the process ended; always the last Output
 	OutPermission                   // the agent waits for permission to use a tool
+	OutToolCall                     // the agent called a tool (the loop guard watches these)
 )
 
 // Session is a live agent as the runner drives it. Process is the one kind

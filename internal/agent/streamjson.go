@@ -18,6 +18,8 @@ type Line struct {
 	Result    string   // result: the last text block
 	Usage     Usage    // result: usage of the turn (or session, per CLI)
 	CostUSD   float64  // result: total_cost_usd, cumulative per session
+	Model     string   // result: the model that did most of the turn (modelUsage); assistant: message.model
+	Tools     []Call   // assistant: the tool_use blocks, in order
 	Denied    []string // result: the tools of permission_denials
 	// control_request / can_use_tool (--permission-prompt-tool stdio):
 	RequestID string // request_id
@@ -25,10 +27,20 @@ type Line struct {
 	Input     string // request.input, the tool's input as JSON
 }
 
-// Usage is a token count.
+// Usage is a token count. The Anthropic API counts input, cache writes
+// and cache reads apart (disjoint); the other dialects are converted to
+// that shape.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// Call is one tool call an agent made: the tool and its input as JSON.
+type Call struct {
+	Tool  string
+	Input string
 }
 
 type rawLine struct {
@@ -39,7 +51,11 @@ type rawLine struct {
 	Result    string  `json:"result"`
 	Usage     Usage   `json:"usage"`
 	CostUSD   float64 `json:"total_cost_usd"`
-	Denials   []struct {
+	ModelUse  map[string]struct {
+		OutputTokens int64   `json:"outputTokens"`
+		CostUSD      float64 `json:"costUSD"`
+	} `json:"modelUsage"`
+	Denials []struct {
 		ToolName string `json:"tool_name"`
 	} `json:"permission_denials"`
 	RequestID string `json:"request_id"`
@@ -49,13 +65,16 @@ type rawLine struct {
 		Input    json.RawMessage `json:"input"`
 	} `json:"request"`
 	Message *struct {
+		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
 
 type block struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type  string          `json:"type"`
+	Text  string          `json:"text"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
 }
 
 // ParseLine parses one stream-json line. An error means the line is not a
@@ -69,6 +88,7 @@ func ParseLine(b []byte) (Line, error) {
 		return Line{}, fmt.Errorf("not a stream-json line: no type")
 	}
 	l := Line{Type: r.Type, Subtype: r.Subtype, SessionID: r.SessionID, IsError: r.IsError, Result: r.Result, Usage: r.Usage, CostUSD: r.CostUSD}
+	l.Model = mainModel(r)
 	for _, d := range r.Denials {
 		l.Denied = append(l.Denied, d.ToolName)
 	}
@@ -89,12 +109,35 @@ func ParseLine(b []byte) (Line, error) {
 			return l, nil
 		}
 		for _, b := range blocks {
-			if b.Type == "text" && b.Text != "" {
+			switch {
+			case b.Type == "text" && b.Text != "":
 				l.Texts = append(l.Texts, b.Text)
+			case b.Type == "tool_use" && b.Name != "":
+				in := string(b.Input)
+				if in == "" || in == "null" {
+					in = "{}"
+				}
+				l.Tools = append(l.Tools, Call{Tool: b.Name, Input: in})
 			}
 		}
 	}
 	return l, nil
+}
+
+// mainModel is the model a line names: an assistant message's model, or
+// of a result's modelUsage the model that produced the most output (a
+// turn may use a small model on the side), ties broken by name.
+func mainModel(r rawLine) string {
+	if r.Message != nil && r.Message.Model != "" {
+		return r.Message.Model
+	}
+	best, out := "", int64(-1)
+	for name, u := range r.ModelUse {
+		if u.OutputTokens > out || (u.OutputTokens == out && name < best) {
+			best, out = name, u.OutputTokens
+		}
+	}
+	return best
 }
 
 // claudeOutputs is the Dialect.Line of stream-json.
@@ -107,11 +150,14 @@ func claudeOutputs(b []byte) ([]Output, error) {
 	for _, t := range l.Texts {
 		out = append(out, Output{Kind: OutText, Text: t})
 	}
+	for _, c := range l.Tools {
+		out = append(out, Output{Kind: OutToolCall, Tool: c.Tool, Input: c.Input})
+	}
 	if l.Type == "control_request" && l.Subtype == "can_use_tool" && l.RequestID != "" {
 		out = append(out, Output{Kind: OutPermission, RequestID: l.RequestID, Tool: l.Tool, Input: l.Input})
 	}
 	if l.Type == "result" {
-		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Denied: l.Denied})
+		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Model: l.Model, Denied: l.Denied})
 	}
 	return out, nil
 }

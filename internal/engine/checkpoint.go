@@ -223,6 +223,17 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	if c.Fix == "" {
 		c.Fix = p.fix // the gate's failure is still to be fixed
 	}
+	if e.budget.open != nil && p.State != Pending {
+		// The budget holds every new agent: the plan waits in the queue
+		// with its continuation until the budget is raised.
+		if p.agentLive {
+			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		}
+		p.State, p.check, p.agentLive, p.continuation = Pending, CheckNone, false, c
+		e.running--
+		e.enqueue(p)
+		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: "held until the budget is raised"})
+	}
 	if p.agentLive {
 		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 	}
@@ -234,7 +245,7 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	p.permissions = nil // asked by the agent being replaced
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: withAnswers(p, c)})
+		e.startAgent(p, "", withAnswers(p, c)))
 }
 
 // withAnswers gives continuation c the plan's answered checkpoints other

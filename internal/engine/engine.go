@@ -58,10 +58,12 @@ type PlanStatus struct {
 	// plan's last resolver started (0: none since the resume): a conflict
 	// after it is the resolver's failure unless other plans merged since.
 	resolverAt    int
-	conflictFiles []string // the files of the last merge conflict
-	conflictWhere string   // where to resolve them, as the merge said
-	gateLoops     int      // fix agents started after post-merge gate failures
-	fix           string   // the failing gate output a continuation must fix
+	conflictFiles []string  // the files of the last merge conflict
+	conflictWhere string    // where to resolve them, as the merge said
+	gateLoops     int       // fix agents started after post-merge gate failures
+	rung          int       // the model ladder's rung its agents start on (0: the configured model)
+	guard         loopGuard // what the loop guard saw of the current agent's tool calls
+	fix           string    // the failing gate output a continuation must fix
 
 	unmet      int   // dependencies not yet complete
 	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
@@ -102,6 +104,8 @@ type Engine struct {
 	verifyOpen   *Checkpoint   // the verification waits for a human
 
 	published []*PlanStatus // the plans' copies the last snapshot handed out
+
+	budget budgetState // what the run may spend, and has
 
 	// When to stop for a human, as the process was told (EvRunStarted,
 	// EvResumed): see Event.Attended.
@@ -233,6 +237,13 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		return e.schedule(out), nil
 	}
+	if ev.Type == EvAnswer && ev.Plan == BudgetID && e.byID[BudgetID] == nil {
+		out, err := e.budgetAnswered(ev)
+		if err != nil {
+			return nil, err
+		}
+		return e.schedule(out), nil
+	}
 	p := e.byID[ev.Plan]
 	if p == nil {
 		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
@@ -246,11 +257,11 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	}
 	if ev.Type == EvUsage {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
-		p.Spend.add(&p.seen, ev)
+		usd, cli := p.Spend.add(&p.seen, ev)
 		if p.resolvers[ev.Attempt] {
 			p.ResolveSpend.add(&p.resolveSeen, ev)
 		}
-		return nil, nil
+		return e.schedule(e.spend(nil, p, ev, usd, cli)), nil
 	}
 	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
@@ -319,6 +330,10 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		out = e.reported(out, p, &r)
 	case EvSilent:
 		out = e.silent(out, p, ev)
+	case EvToolCall:
+		if p.check == CheckNone {
+			out = e.toolCall(out, p, ev)
+		}
 	case EvCommitsChecked:
 		if p.silence == CheckingCommits {
 			if ev.OK {
@@ -379,6 +394,7 @@ func (e *Engine) newAgent(p *PlanStatus) {
 	p.agentLive = true
 	p.check, p.exitNote = CheckNone, ""
 	p.silence, p.lastActive = Quiet, e.now
+	p.guard = loopGuard{}
 }
 
 func exitNote(ev Event) string {
@@ -438,6 +454,7 @@ func (e *Engine) init(spec RunSpec) error {
 		p.remaining = weight(p) + longest
 	}
 	e.spec = spec
+	e.budget = budgetState{Budget: spec.Budget}
 	e.started = true
 	e.openWave = map[int]int{}
 	e.ready = map[int]*readyHeap{}
@@ -522,6 +539,9 @@ func (e *Engine) resume() []Command {
 	e.resumes++
 	var out []Command
 	out = e.resumeVerify(out)
+	if e.budget.open != nil {
+		out = e.announce(out, e.budget.open)
+	}
 	for _, p := range e.plans {
 		if p.State == Running && p.Stage != StageWork {
 			// Merging is idempotent: merge again, and the gate runs again.
@@ -663,6 +683,11 @@ func (e *Engine) schedule(out []Command) []Command {
 			setAside = append(setAside, p)
 			continue
 		}
+		var held bool
+		if out, held = e.held(out, p); held {
+			setAside = append(setAside, p)
+			break
+		}
 		out = e.start(out, p)
 	}
 	for _, p := range setAside {
@@ -773,7 +798,14 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	p.continuation = nil
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Continuation: cont})
+		e.startAgent(p, "", cont))
+}
+
+// startAgent is the command that starts p's next agent in role: on the
+// plan's rung of the model ladder, within its allotment of the budget.
+func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
+	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
+		Rung: p.rung, MaxUSD: e.allotment(p)}
 }
 
 func (e *Engine) enqueue(p *PlanStatus) {

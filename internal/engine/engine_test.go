@@ -64,6 +64,19 @@ func TestScripts(t *testing.T) {
 					Worktrees: d.HasArg("worktrees"), Resolver: d.HasArg("resolver"), Gate: d.HasArg("gate"), Verify: d.HasArg("verify") || d.HasArg("verifier"), Verifier: d.HasArg("verifier")}
 				d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
 				d.MaybeScanArgs(t, "retries", &spec.Retries)
+				d.MaybeScanArgs(t, "budget", &spec.Budget.USD)
+				d.MaybeScanArgs(t, "tokens", &spec.Budget.Tokens)
+				d.MaybeScanArgs(t, "planusd", &spec.Budget.PlanUSD)
+				if arg, ok := d.Arg("rungs"); ok { // rungs=(task cost on each rung)
+					for _, v := range arg.Vals {
+						f, err := strconv.ParseFloat(v, 64)
+						if err != nil {
+							t.Fatalf("%s: rungs: %v", d.Pos, err)
+						}
+						spec.Budget.TaskUSD = append(spec.Budget.TaskUSD, f)
+					}
+				}
+				d.MaybeScanArgs(t, "maxcalls", &spec.Guard.MaxCalls)
 				if arg, ok := d.Arg("stall"); ok {
 					var err error
 					if spec.Stall, err = time.ParseDuration(arg.Vals[0]); err != nil {
@@ -193,6 +206,18 @@ func TestScripts(t *testing.T) {
 				d.MaybeScanArgs(t, "in", &ev.InputTokens)
 				d.MaybeScanArgs(t, "out", &ev.OutputTokens)
 				d.MaybeScanArgs(t, "cost", &ev.CostUSD)
+				if d.HasArg("turn") {
+					ev.Priced = true
+					d.ScanArgs(t, "turn", &ev.TurnUSD)
+				}
+				d.MaybeScanArgs(t, "cacheread", &ev.CacheReadTokens)
+			case "tool": // tool PLAN name=T [input=X]
+				ev.Type = EvToolCall
+				d.ScanArgs(t, "name", &ev.Tool)
+				if arg, ok := d.Arg("input"); ok {
+					in := strings.Join(arg.Vals, ",")
+					ev.Text = "h:" + strings.ReplaceAll(in, " ", "_") + " " + in
+				}
 			default:
 				t.Fatalf("%s: unknown directive %q", d.Pos, d.Cmd)
 			}
@@ -275,6 +300,12 @@ func render(cmds []Command, err error) string {
 		if c.Kill {
 			b.WriteString(" kill")
 		}
+		if c.Rung != 0 {
+			fmt.Fprintf(&b, " rung=%d", c.Rung)
+		}
+		if c.MaxUSD != 0 {
+			fmt.Fprintf(&b, " max=$%.2f", c.MaxUSD)
+		}
 		if c.Checkpoint != nil {
 			cp := c.Checkpoint
 			fmt.Fprintf(&b, " #%d %s/%s task=%d", cp.ID, cp.Kind, cp.Type, cp.Task)
@@ -354,6 +385,9 @@ func renderState(s Snapshot) string {
 	}
 	if v := s.Verification; v != nil {
 		fmt.Fprintf(&b, "verification %s: %s\n", v.Status, v.Details)
+	}
+	if s.Budget.USD > 0 || s.Budget.Tokens > 0 {
+		fmt.Fprintf(&b, "budget $%.2f tokens=%d spent $%.2f tokens=%d rung=%d\n", s.Budget.USD, s.Budget.Tokens, s.Spent.CostUSD, s.Spent.Tokens(), s.Rung)
 	}
 	return b.String()
 }

@@ -36,6 +36,18 @@ type State struct {
 	ForeignGain  time.Duration `json:"foreign_gain,omitempty"`
 	Human        HumanWait     `json:"human"`
 	Merges       int           `json:"merges,omitempty"`
+	Budget       BudgetRecord  `json:"budget,omitzero"`
+}
+
+// BudgetRecord is the budget as it stands: raised by answers, its rung,
+// whether 80 % was passed, its open checkpoint. What was spent is summed
+// from the jobs again.
+type BudgetRecord struct {
+	Budget
+	Rung   int         `json:"rung,omitempty"`
+	Warned bool        `json:"warned,omitempty"`
+	Open   *Checkpoint `json:"open,omitempty"`
+	Spent  Spend       `json:"spent"`
 }
 
 // HumanWait is when the run stops for a human (Engine.idle).
@@ -93,6 +105,8 @@ type PlanRecord struct {
 	ConflictWhere string        `json:"conflict_where,omitempty"`
 	GateLoops     int           `json:"gate_loops,omitempty"`
 	Fix           string        `json:"fix,omitempty"`
+	Rung          int           `json:"rung,omitempty"`
+	Guard         loopGuard     `json:"loop_guard,omitzero"`
 }
 
 // Export returns the engine's state as plain data; the engine is unchanged.
@@ -103,6 +117,11 @@ func (e *Engine) Export() State {
 		Human: HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping}, Merges: e.merges,
 		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded}}
 	s.Verify.seen = nil
+	b := e.budget
+	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent}
+	if b.open != nil {
+		s.Budget.Open = copyOf(b.open)
+	}
 	if e.verifyOpen != nil {
 		s.VerifyOpen = copyOf(e.verifyOpen)
 	}
@@ -124,7 +143,7 @@ func (e *Engine) Export() State {
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
-			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix}
+			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.rung, Guard: p.guard.clone()}
 		if p.Open != nil {
 			r.Open = copyOf(p.Open)
 		}
@@ -178,9 +197,14 @@ func Restore(s State) (*Engine, error) {
 		}
 		e.always[tool] = true
 	}
+	b := s.Budget
+	e.budget = budgetState{Budget: b.Budget, rung: b.Rung, warned: b.Warned, open: b.Open, spent: b.Spent}
 	open := map[int]*Checkpoint{}
 	if e.verifyOpen != nil {
 		open[e.verifyOpen.ID] = e.verifyOpen
+	}
+	if b.Open != nil {
+		open[b.Open.ID] = b.Open
 	}
 	for i, r := range s.Plans {
 		p := e.plans[i]
@@ -193,7 +217,7 @@ func Restore(s State) (*Engine, error) {
 		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
 		p.autoRetries, p.humanRetried, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
-		p.conflictWhere, p.gateLoops, p.fix = r.ConflictWhere, r.GateLoops, r.Fix
+		p.conflictWhere, p.gateLoops, p.fix, p.rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.clone()
 		p.permissions = nil
 		for _, cp := range r.Permissions {
 			p.permissions = append(p.permissions, copyOf(&cp))

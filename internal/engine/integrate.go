@@ -125,7 +125,7 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	p.resolvers[p.Attempt] = true
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb",
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p),
 			Continuation: &Continuation{Reason: "merge conflict", Conflict: append([]string(nil), files...)}})
 }
 

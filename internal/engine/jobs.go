@@ -68,5 +68,5 @@ func (s Snapshot) Jobs() []Job {
 }
 
 func (s Spend) minus(o Spend) Spend {
-	return Spend{s.InputTokens - o.InputTokens, s.OutputTokens - o.OutputTokens, s.CostUSD - o.CostUSD}
+	return s.Plus(Spend{-o.InputTokens, -o.OutputTokens, -o.CacheReadTokens, -o.CacheWriteTokens, -o.CostUSD, -o.CLICostUSD})
 }

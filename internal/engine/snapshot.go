@@ -37,6 +37,12 @@ type Snapshot struct {
 	Verification *Verification
 	// Verify is the phase verification job: its stage and its agent.
 	Verify VerifyJob
+	// Budget is what the run may spend (as raised so far), Spent what every
+	// agent of the run spent, and Rung the model ladder's step that agents
+	// start on at least (1 once WarnShare of the budget is spent).
+	Budget Budget
+	Spent  Spend
+	Rung   int
 }
 
 // Verification is the result of a phase verification.
@@ -62,6 +68,9 @@ func (e *Engine) Snapshot() Snapshot {
 		Active:        e.active,
 		LastEvent:     e.lastOwn,
 		Down:          append([]Downtime(nil), e.down...),
+		Budget:        e.budget.Budget,
+		Spent:         e.budget.spent,
+		Rung:          e.budget.rung,
 	}
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))

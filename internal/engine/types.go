@@ -17,7 +17,10 @@ import (
 //	   end is an EvUsage; EvAgentStarted names the role.
 //	3: the engine decides when a run stops for a human: run-started and
 //	   resumed carry the process's Wait; EvWake answers CmdWake.
-const Version = 3
+//	4: EvUsage carries the turn's cost as hive priced it (Priced, TurnUSD)
+//	   and its cache tokens; EvToolCall feeds the loop guard; the spec
+//	   carries a Budget.
+const Version = 4
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
@@ -76,6 +79,10 @@ type RunSpec struct {
 	// Agent is the agent the run was started with (--agent or the
 	// configured executor CLI): a resume runs the same one.
 	Agent string `json:"agent,omitempty"`
+	// Budget is what the run may spend; the zero Budget has no limit.
+	Budget Budget `json:"budget,omitzero"`
+	// Guard tunes the loop guard; zero fields take the defaults.
+	Guard LoopGuard `json:"loop_guard,omitzero"`
 }
 
 // PlanSpec is the engine's view of one plan.
@@ -164,6 +171,9 @@ const (
 	EvGateChecked EventType = "gate-checked"
 	// EvReport: the agent wrote a HIVE_REPORT block. Plan, Attempt, Report.
 	EvReport EventType = "report"
+	// EvToolCall: the agent called a tool. Plan, Attempt, Tool, Text (a
+	// fingerprint of the input: equal inputs, equal texts).
+	EvToolCall EventType = "tool-call"
 	// EvVerified: the result of CmdVerify. Text is the status (passed,
 	// human_needed, gaps_found), Reason the details. Events of the
 	// verifier's agent name the plan VerifyID.
@@ -205,9 +215,17 @@ type Event struct {
 	CheckpointID int         `json:"checkpoint_id,omitempty"`
 	By           string      `json:"by,omitempty"` // who answered: terminal, hive answer, auto
 
-	InputTokens  int64   `json:"input_tokens,omitempty"`
-	OutputTokens int64   `json:"output_tokens,omitempty"`
-	CostUSD      float64 `json:"cost_usd,omitempty"`
+	InputTokens      int64   `json:"input_tokens,omitempty"`
+	OutputTokens     int64   `json:"output_tokens,omitempty"`
+	CacheReadTokens  int64   `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd,omitempty"` // the CLI's figure for the session so far
+	// Priced says TurnUSD is the turn's cost as hive priced it from Model's
+	// price (0 for a model without one); without it the CLI's figure counts.
+	Priced  bool    `json:"priced,omitempty"`
+	TurnUSD float64 `json:"turn_usd,omitempty"`
+	Model   string  `json:"model,omitempty"`
+	Tool    string  `json:"tool,omitempty"` // EvToolCall: the tool's name
 }
 
 // Checkpoint kinds.
@@ -349,6 +367,11 @@ type Command struct {
 	Role string `json:"role,omitempty"`
 	// Message is what a send tells the agent.
 	Message Message `json:"message,omitempty"`
+	// Rung is, for a start, the step down the model ladder the agent takes
+	// (0: its configured model); MaxUSD is the most it may spend (0: no
+	// limit), the CLI's own ceiling for a one-shot agent.
+	Rung   int     `json:"rung,omitempty"`
+	MaxUSD float64 `json:"max_usd,omitempty"`
 
 	Checkpoint   *Checkpoint   `json:"checkpoint,omitempty"`
 	Continuation *Continuation `json:"continuation,omitempty"`
@@ -448,4 +471,5 @@ const (
 	MsgCheckpointResponse Message = "checkpoint-response" // Text: the answer to its checkpoint
 	MsgDeviationResponse  Message = "deviation-response"  // Text: the decision on its deviation
 	MsgPing               Message = "ping"                // Text: how long it has been silent
+	MsgLoop               Message = "loop"                // Text: the loop the guard saw
 )

@@ -27,34 +27,62 @@ const (
 	VerifyDone     VerifyStage = "done"     // the result is known
 )
 
-// Spend is what a job's agents used: tokens of every turn, and the cost the
-// CLIs reported for their sessions.
+// Spend is what a job's agents used: the tokens of every turn, and their
+// cost as hive priced them from its price table.
 type Spend struct {
-	InputTokens  int64   `json:"input_tokens,omitempty"`
-	OutputTokens int64   `json:"output_tokens,omitempty"`
-	CostUSD      float64 `json:"cost_usd,omitempty"`
+	InputTokens      int64 `json:"input_tokens,omitempty"`
+	OutputTokens     int64 `json:"output_tokens,omitempty"`
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// CostUSD is the turns' cost priced by hive (for turns journaled before
+	// hive priced them, engine version 3 and older: the CLIs' own figures).
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	// CLICostUSD is what the CLIs said the sessions cost, where they say:
+	// the cross-check of CostUSD.
+	CLICostUSD float64 `json:"cli_cost_usd,omitempty"`
+}
+
+// Tokens is every token counted: input, output, and cache writes and reads.
+func (s Spend) Tokens() int64 {
+	return s.InputTokens + s.OutputTokens + s.CacheReadTokens + s.CacheWriteTokens
 }
 
 // sessionCosts remembers each attempt's session cost already counted: the
 // CLIs report a session's running total, so only what is new is added.
 type sessionCosts map[int]float64
 
-// add counts a turn's usage of attempt into s.
-func (s *Spend) add(seen *sessionCosts, ev Event) {
-	s.InputTokens += ev.InputTokens
-	s.OutputTokens += ev.OutputTokens
+// add counts a turn's usage of attempt into s and returns the turn's cost
+// and what its CLI reported for it.
+func (s *Spend) add(seen *sessionCosts, ev Event) (usd, cli float64) {
 	if *seen == nil {
 		*seen = sessionCosts{}
 	}
 	if ev.CostUSD > (*seen)[ev.Attempt] {
-		s.CostUSD += ev.CostUSD - (*seen)[ev.Attempt]
+		cli = ev.CostUSD - (*seen)[ev.Attempt]
 		(*seen)[ev.Attempt] = ev.CostUSD
 	}
+	usd = cli
+	if ev.Priced {
+		usd = ev.TurnUSD
+	}
+	s.count(ev, usd, cli)
+	return usd, cli
+}
+
+// count adds a turn's tokens and costs.
+func (s *Spend) count(ev Event, usd, cli float64) {
+	s.InputTokens += ev.InputTokens
+	s.OutputTokens += ev.OutputTokens
+	s.CacheReadTokens += ev.CacheReadTokens
+	s.CacheWriteTokens += ev.CacheWriteTokens
+	s.CostUSD += usd
+	s.CLICostUSD += cli
 }
 
 // Plus is the sum of two spends.
 func (s Spend) Plus(o Spend) Spend {
-	return Spend{s.InputTokens + o.InputTokens, s.OutputTokens + o.OutputTokens, s.CostUSD + o.CostUSD}
+	return Spend{s.InputTokens + o.InputTokens, s.OutputTokens + o.OutputTokens, s.CacheReadTokens + o.CacheReadTokens,
+		s.CacheWriteTokens + o.CacheWriteTokens, s.CostUSD + o.CostUSD, s.CLICostUSD + o.CLICostUSD}
 }
 
 // VerifyJob is the phase verification's record.
@@ -101,7 +129,7 @@ func (e *Engine) startVerifier(out []Command) []Command {
 	v.Attempt++
 	v.PID, v.Started = 0, e.now
 	v.agentLive, v.turnEnded = true, false
-	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier"})
+	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil)})
 }
 
 // stopVerifier ends the verifier's agent if it may still run.
@@ -117,13 +145,14 @@ func (e *Engine) stopVerifier(out []Command, kill bool, reason string) []Command
 // verifierEvent handles an event of the verifier's agent.
 func (e *Engine) verifierEvent(ev Event) ([]Command, error) {
 	v := &e.vj
+	var out []Command
 	if ev.Type == EvUsage {
-		v.add(&v.seen, ev) // tokens count whichever attempt spent them
+		usd, cli := v.add(&v.seen, ev) // tokens count whichever attempt spent them
+		out = e.spend(out, nil, ev, usd, cli)
 	}
 	if ev.Attempt != v.Attempt || v.Stage != VerifyAgent {
-		return nil, nil // an earlier attempt, or the agent's work is over
+		return out, nil // an earlier attempt, or the agent's work is over
 	}
-	var out []Command
 	switch ev.Type {
 	case EvAgentStarted:
 		v.PID = ev.PID

@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Budget is what a run may spend (seed 003 §5), fixed when the run starts
+// and raised only by a human's answer to the budget checkpoint. The engine
+// enforces it from the usage of every turn, which the shell prices.
+type Budget struct {
+	// USD is the run's ceiling in dollars; 0: none.
+	USD float64 `json:"usd,omitempty"`
+	// Tokens is the run's ceiling in tokens (input, output and cache, all
+	// counted); 0: none.
+	Tokens int64 `json:"tokens,omitempty"`
+	// PlanUSD is each plan's ceiling in dollars; 0: none. A plan that
+	// reaches it is stopped and fails, for the human to retry or skip.
+	PlanUSD float64 `json:"plan_usd,omitempty"`
+	// TaskUSD estimates one task on each rung of the executor's model
+	// ladder, most capable first (the shell prices the project's history or
+	// a size heuristic). Rung r of a start command names the model; with
+	// fewer than two rungs nothing can be downgraded.
+	TaskUSD []float64 `json:"task_usd,omitempty"`
+}
+
+// BudgetID is the plan id that `hive answer` uses for the budget checkpoint.
+const BudgetID = "budget"
+
+// KindBudget is the kind of the checkpoint of a run that reached its budget.
+const KindBudget = "budget"
+
+// WarnShare is the share of the budget after which the remaining work runs
+// one rung down the model ladder (seed 003 §5.3).
+const WarnShare = 0.8
+
+// budgetState is the engine's record of the budget as it goes.
+type budgetState struct {
+	Budget
+	spent  Spend       // every agent's spend in the run: plans, resolvers, verifier
+	rung   int         // the rung every new agent starts on at least: 1 after WarnShare
+	warned bool        // WarnShare was passed (and said)
+	open   *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
+}
+
+func (b *budgetState) limited() bool { return b.USD > 0 || b.Tokens > 0 }
+
+// reached reports whether the run's spend has reached its ceiling, and how.
+func (b *budgetState) reached() (string, bool) {
+	switch {
+	case b.USD > 0 && b.spent.CostUSD >= b.USD:
+		return fmt.Sprintf("$%.2f of $%.2f spent", b.spent.CostUSD, b.USD), true
+	case b.Tokens > 0 && b.spent.Tokens() >= b.Tokens:
+		return fmt.Sprintf("%d of %d tokens spent", b.spent.Tokens(), b.Tokens), true
+	}
+	return "", false
+}
+
+// share is the largest share of a ceiling spent so far.
+func (b *budgetState) share() float64 {
+	s := 0.0
+	if b.USD > 0 {
+		s = b.spent.CostUSD / b.USD
+	}
+	if b.Tokens > 0 {
+		s = max(s, float64(b.spent.Tokens())/float64(b.Tokens))
+	}
+	return s
+}
+
+// spend counts a turn's usage (already added to its job) into the run's
+// total and applies the budget: the 80 % downgrade, a plan's ceiling, and
+// the run's ceiling, which interrupts every working agent and opens the
+// budget checkpoint. The overshoot is the turn that crossed it.
+func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64) []Command {
+	e.budget.spent.count(ev, usd, cli)
+	if p != nil && e.budget.PlanUSD > 0 && p.Spend.CostUSD >= e.budget.PlanUSD &&
+		ev.Attempt == p.Attempt && p.State == Running && p.Stage == StageWork && p.check == CheckNone {
+		out = e.failing(out, p, fmt.Sprintf("the plan's budget is spent ($%.2f of $%.2f); raise budget.plan_usd, or retry to give it one more agent", p.Spend.CostUSD, e.budget.PlanUSD), false)
+	}
+	if !e.budget.limited() {
+		return out
+	}
+	what, reached := e.budget.reached()
+	if !e.budget.warned && !reached && e.budget.share() >= WarnShare && e.workLeft() {
+		e.budget.warned = true
+		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*e.budget.share())
+		if len(e.budget.TaskUSD) > 1 {
+			e.budget.rung = 1
+			text += ": the agents started from now on use a cheaper model"
+		}
+		out = append(out, Command{Type: CmdNote, Text: text})
+	}
+	if reached && e.budget.open == nil {
+		out = e.budgetStop(out, "budget reached: "+what)
+	}
+	return out
+}
+
+// workLeft reports whether any plan is still to be done.
+func (e *Engine) workLeft() bool {
+	for _, p := range e.plans {
+		if !p.State.Final() {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetStop interrupts every agent at work on a plan (their plans go back
+// to the queue, to continue where their commits stand) and asks the human
+// to raise the budget or stop.
+func (e *Engine) budgetStop(out []Command, why string) []Command {
+	for _, p := range e.plans {
+		if p.State == Running && p.Stage == StageWork && p.check == CheckNone {
+			if p.agentLive {
+				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Reason: why})
+			}
+			out = e.restart(out, p, why)
+		}
+	}
+	e.lastCP++
+	raise := e.suggestedRaise()
+	cp := &Checkpoint{ID: e.lastCP, Plan: BudgetID, Kind: KindBudget, Type: "budget", Standalone: true,
+		Details:  why,
+		Awaiting: fmt.Sprintf("raise (to %s), raise AMOUNT (e.g. raise %s), or stop", raise, raise),
+		Options:  []string{"raise", "stop"}, Raised: e.now}
+	e.budget.open = cp
+	e.queue = append(e.queue, cp)
+	return e.announce(out, cp)
+}
+
+// suggestedRaise is what "raise" raises the budget to: half as much again
+// as it is, or double what the work still needs when that is more.
+func (e *Engine) suggestedRaise() string {
+	if e.budget.USD > 0 {
+		return fmt.Sprintf("$%.2f", e.budget.USD*1.5)
+	}
+	return fmt.Sprintf("%d tokens", e.budget.Tokens*3/2)
+}
+
+// budgetAnswered applies the answer to the budget checkpoint: stop ends
+// the run (what is done stays done); raise lifts the ceilings, and the
+// interrupted plans continue.
+func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
+	cp := e.budget.open
+	if cp == nil {
+		return nil, fmt.Errorf("the budget has no open checkpoint")
+	}
+	text := strings.ToLower(strings.TrimSpace(ev.Text))
+	var out []Command
+	switch {
+	case text == "stop" || text == "abort":
+		out = e.closeBudget(out, cp, "stop", ev.By)
+		return e.abort(out, "stopped at the budget: "+cp.Details), nil
+	case text == "raise" || strings.HasPrefix(text, "raise ") || strings.HasPrefix(text, "$") || startsWithDigit(text):
+		factor := 1.5
+		if amount := strings.TrimSpace(strings.TrimPrefix(text, "raise")); amount != "" {
+			n, err := strconv.ParseFloat(strings.TrimPrefix(strings.ReplaceAll(amount, ",", ""), "$"), 64)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT (dollars, or tokens for a token budget) or stop", ev.Text)
+			}
+			old := e.budget.USD
+			if old == 0 {
+				old = float64(e.budget.Tokens)
+			}
+			factor = n / old
+		}
+		if factor <= 1 {
+			return nil, fmt.Errorf("raise the budget above what it is (%s), or answer stop", e.budgetText())
+		}
+		e.budget.USD *= factor
+		e.budget.Tokens = int64(float64(e.budget.Tokens) * factor)
+		if _, still := e.budget.reached(); still {
+			return nil, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", e.budgetText())
+		}
+		e.budget.warned = e.budget.share() >= WarnShare
+		if !e.budget.warned {
+			e.budget.rung = 0
+		}
+		out = e.closeBudget(out, cp, "raise to "+e.budgetText(), ev.By)
+		return append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()}), nil
+	}
+	return nil, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT or stop", ev.Text)
+}
+
+func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
+
+// budgetText says the ceilings.
+func (e *Engine) budgetText() string {
+	var parts []string
+	if e.budget.USD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f", e.budget.USD))
+	}
+	if e.budget.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", e.budget.Tokens))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func (e *Engine) closeBudget(out []Command, cp *Checkpoint, answer, by string) []Command {
+	if by == "" {
+		by = "human"
+	}
+	cp.Answer, cp.AnsweredBy = answer, by
+	e.budget.open = nil
+	e.unqueueID(BudgetID)
+	e.resolved++
+	return append(out, Command{Type: CmdCheckpointClosed, Plan: BudgetID, Checkpoint: copyOf(cp)})
+}
+
+// fit decides the rung p's next agent starts on: the budget's rung, or
+// lower while the estimate of p's remaining tasks does not fit what is
+// left. ok is false when even the cheapest rung does not fit.
+func (e *Engine) fit(p *PlanStatus) (rung int, ok bool) {
+	b := &e.budget
+	rung = b.rung
+	if len(b.TaskUSD) == 0 || b.USD <= 0 {
+		return rung, true
+	}
+	rung = min(rung, len(b.TaskUSD)-1)
+	left := b.USD - b.spent.CostUSD
+	tasks := float64(max(1, p.Spec.Tasks-p.TasksDone))
+	per := e.perTask()
+	for ; rung < len(b.TaskUSD); rung++ {
+		if tasks*per*b.TaskUSD[rung]/b.TaskUSD[0] <= left || b.TaskUSD[0] == 0 {
+			return rung, true
+		}
+	}
+	return len(b.TaskUSD) - 1, false
+}
+
+// perTask is what a task costs on the ladder's top rung: the run's own
+// history when plans have completed (each priced back to the top rung),
+// else the shell's estimate.
+func (e *Engine) perTask() float64 {
+	b := &e.budget
+	cost, tasks := 0.0, 0
+	for _, p := range e.plans {
+		if p.State == Complete && !p.Spec.Done && p.Spec.Tasks > 0 && p.CostUSD > 0 {
+			scale := 1.0
+			if r := min(p.rung, len(b.TaskUSD)-1); b.TaskUSD[r] > 0 {
+				scale = b.TaskUSD[0] / b.TaskUSD[r]
+			}
+			cost += p.CostUSD * scale
+			tasks += p.Spec.Tasks
+		}
+	}
+	if tasks > 0 {
+		return cost / float64(tasks)
+	}
+	return b.TaskUSD[0]
+}
+
+// held reports whether p may not start now for the budget, opening the
+// budget checkpoint when even the cheapest model would not fit. Otherwise
+// it sets the rung p's agent starts on.
+func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
+	if e.budget.open != nil {
+		return out, true
+	}
+	rung, ok := e.fit(p)
+	if !ok {
+		left := e.budget.USD - e.budget.spent.CostUSD
+		return e.budgetStop(out, fmt.Sprintf("budget too small for plan %s: about $%.2f needed on the cheapest model, $%.2f left of $%.2f",
+			p.Spec.ID, float64(max(1, p.Spec.Tasks-p.TasksDone))*e.perTask()*e.budget.TaskUSD[rung]/e.budget.TaskUSD[0], left, e.budget.USD)), true
+	}
+	if rung > e.budget.rung && rung != p.rung {
+		out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: fmt.Sprintf("budget: $%.2f left; plan %s starts %d model step(s) down to fit", e.budget.USD-e.budget.spent.CostUSD, p.Spec.ID, rung)})
+	}
+	p.rung = rung
+	return out, false
+}
+
+// allotment is what one agent may spend at most: what is left of the
+// run's budget, and of its plan's (0: no limit). A one-shot agent gets it
+// as its CLI's own ceiling.
+func (e *Engine) allotment(p *PlanStatus) float64 {
+	left := 0.0
+	if e.budget.USD > 0 {
+		left = max(0.01, e.budget.USD-e.budget.spent.CostUSD)
+	}
+	if p != nil && e.budget.PlanUSD > 0 {
+		pl := max(0.01, e.budget.PlanUSD-p.CostUSD)
+		if left == 0 || pl < left {
+			left = pl
+		}
+	}
+	return left
+}
