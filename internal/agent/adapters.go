@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -119,6 +121,15 @@ func (c Claude) Start(ctx context.Context, spec Spec, sink func(Output)) (Sessio
 	if err != nil {
 		return nil, err
 	}
+	if spec.Model != "" {
+		c.Model = spec.Model
+	}
+	if spec.MaxBudgetUSD > 0 && !c.Live {
+		// A one-shot session stops after the turn that crosses it (measured:
+		// result subtype error_max_budget_usd). A live session is stopped by
+		// hive at its turn boundary instead, so that it can be continued.
+		c.Args = append(slices.Clone(c.Args), "--max-budget-usd", strconv.FormatFloat(spec.MaxBudgetUSD, 'f', 2, 64))
+	}
 	spec.Env = append(append(spec.Env, c.Env...), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1")
 	d := StreamJSON
 	if !c.Live {
@@ -156,6 +167,9 @@ func (c Codex) Start(ctx context.Context, spec Spec, sink func(Output)) (Session
 	bin, err := findBinary("codex", c.Path)
 	if err != nil {
 		return nil, err
+	}
+	if spec.Model != "" {
+		c.Model = spec.Model
 	}
 	spec.Env = append(spec.Env, c.Env...)
 	return Start(ctx, c.Argv(bin, spec.Prompt), spec, Dialect{Line: codexOutputs, Input: "none"}, sink)

@@ -37,6 +37,12 @@ type Spec struct {
 	LogLimit int64
 	// MaxLine is the longest stdout line read; 0 means DefaultMaxLine.
 	MaxLine int
+	// Model, when set, runs this session on that model instead of the
+	// launcher's (a budget stepping down the model ladder).
+	Model string
+	// MaxBudgetUSD is the most a one-shot session may spend, passed to a CLI
+	// that enforces it (Claude Code's --max-budget-usd); 0: no limit.
+	MaxBudgetUSD float64
 }
 
 // Output is one thing an agent did.

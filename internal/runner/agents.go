@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/pricing"
 )
 
 type sessionKey struct {
@@ -34,14 +35,23 @@ type agents struct {
 	// be reported again, as the engine said (CmdWatch); zero until it says.
 	silentAt map[sessionKey]time.Time
 
-	mu   sync.Mutex                   // guards held
-	held map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
+	prices pricing.Table
+	ladder []string // the executor's model ladder: Ladder[0] is its configured model
+
+	mu     sync.Mutex                   // guards held and models
+	held   map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
+	models map[sessionKey]string        // the model each session was started with, when known
 }
 
 func newAgents(inbox Inbox, say func(plan, text string), o Agents,
 	spec func(context.Context, engine.Command) (agent.Spec, agent.Launcher, error)) *agents {
-	return &agents{inbox: inbox, say: say, spec: spec, stall: o.Stall, grace: o.StopGrace,
-		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*engine.Event{}}
+	prices := o.Prices
+	if prices == nil {
+		prices = pricing.Defaults()
+	}
+	return &agents{inbox: inbox, say: say, spec: spec, stall: o.Stall, grace: o.StopGrace, prices: prices, ladder: o.Ladder,
+		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*engine.Event{},
+		models: map[sessionKey]string{}}
 }
 
 // commands are the command types agents carries out.
@@ -101,6 +111,13 @@ func (a *agents) start(ctx context.Context, c engine.Command) {
 		failed(err)
 		return
 	}
+	model := spec.Model
+	if model == "" && c.Role == "" && len(a.ladder) > 0 {
+		model = a.ladder[0]
+	}
+	a.mu.Lock()
+	a.models[sessionKey{c.Plan, c.Attempt}] = model
+	a.mu.Unlock()
 	s, err := launcher.Start(ctx, spec, a.sink)
 	if err != nil {
 		failed(err)
@@ -132,6 +149,9 @@ func (a *agents) stop(c engine.Command) {
 func (a *agents) exited(ev engine.Event) {
 	delete(a.live, sessionKey{ev.Plan, ev.Attempt})
 	delete(a.silentAt, sessionKey{ev.Plan, ev.Attempt})
+	a.mu.Lock()
+	delete(a.models, sessionKey{ev.Plan, ev.Attempt})
+	a.mu.Unlock()
 }
 
 // watch returns the silences to report to the engine at now: agents quiet

@@ -16,6 +16,8 @@ func messageText(c engine.Command) string {
 		return protocol.DeviationResponse(c.Text)
 	case engine.MsgPing:
 		return protocol.Ping(c.Text)
+	case engine.MsgLoop:
+		return "hive's loop guard: " + c.Text
 	}
 	return c.Text
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/pricing"
 )
 
 // Options is what a run needs. The CLI fills it from flags and config.
@@ -70,6 +71,17 @@ type Agents struct {
 	// StopGrace is how long an agent whose input was closed may take to exit
 	// before its process group is killed. Zero means 5 s.
 	StopGrace time.Duration
+	// Prices price every turn as it ends (nil: the built-in table); a turn
+	// of a model without a price counts at the CLI's own figure.
+	Prices pricing.Table
+	// Ladder is the executor's model ladder, most capable first: a start
+	// command's rung r > 0 runs Ladder[r] (a budget running short).
+	Ladder []string
+	// Budget is what a new run may spend; a resume keeps the run's own
+	// (raised only by answers to its budget checkpoint).
+	Budget engine.Budget
+	// Guard tunes the loop guard of a new run.
+	Guard engine.LoopGuard
 }
 
 // Human says who answers checkpoints, and how.
@@ -478,10 +490,14 @@ func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, a
 		role = "executor"
 	}
 	spec := agent.Spec{
-		Plan:    c.Plan,
-		Attempt: c.Attempt,
-		Env:     []string{"HIVE_AGENT_ROLE=" + role},
-		LogPath: filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
+		Plan:         c.Plan,
+		Attempt:      c.Attempt,
+		Env:          []string{"HIVE_AGENT_ROLE=" + role},
+		LogPath:      filepath.Join(r.o.Repo.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Plan, c.Attempt)),
+		MaxBudgetUSD: c.MaxUSD,
+	}
+	if ladder := r.o.Agents.Ladder; c.Role == "" && c.Rung > 0 && len(ladder) > 0 {
+		spec.Model = ladder[min(c.Rung, len(ladder)-1)]
 	}
 	launcher := r.o.Agents.Launcher
 	if l := r.o.Agents.Roles[c.Role]; c.Role != "" && l != nil {

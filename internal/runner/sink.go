@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
 )
 
@@ -52,6 +55,8 @@ func (a *agents) sink(o agent.Output) {
 		}
 	case agent.OutPermission:
 		a.inbox.Send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
+	case agent.OutToolCall:
+		a.inbox.Send(engine.Event{Type: engine.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: fingerprint(o.Tool, o.Input)})
 	case agent.OutGarbage:
 		a.inbox.Note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
@@ -74,13 +79,41 @@ func (a *agents) sink(o agent.Output) {
 		// Every turn's end is an event, with or without usage: the engine
 		// decides what a turn that ended means (the verifier's report is
 		// read then).
-		a.inbox.Send(engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
-			InputTokens: o.Usage.InputTokens, OutputTokens: o.Usage.OutputTokens, CostUSD: o.CostUSD})
+		a.inbox.Send(a.usage(o))
 		a.releaseHeld(o)
 	case agent.OutExit:
 		a.releaseHeld(o)
 		a.inbox.Send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
 	}
+}
+
+// usage is the event of a turn's end: its tokens, priced by hive at the
+// price of the model that did the turn (as the CLI says, else the model
+// the session was started with). A model without a price leaves the turn
+// to the CLI's own figure.
+func (a *agents) usage(o agent.Output) engine.Event {
+	u := o.Usage
+	ev := engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: o.CostUSD,
+		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
+	ev.Model = o.Model
+	if ev.Model == "" {
+		a.mu.Lock()
+		ev.Model = a.models[sessionKey{o.Plan, o.Attempt}]
+		a.mu.Unlock()
+	}
+	usd, ok := a.prices.Cost(ev.Model, pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens,
+		CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens})
+	ev.Priced, ev.TurnUSD = ok, usd
+	return ev
+}
+
+// fingerprint identifies a tool call's input for the loop guard without
+// journaling it whole (a Write carries a whole file): a hash of the input,
+// then what it does in a few words for the human.
+func fingerprint(tool, input string) string {
+	sum := sha256.Sum256([]byte(tool + "\x00" + input))
+	return hex.EncodeToString(sum[:8]) + " " + clip(inputSummary(tool, input), 80)
 }
 
 // permissionCheckpoint is the checkpoint of an agent's permission request.

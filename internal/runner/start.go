@@ -259,6 +259,8 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Retries:       r.o.Agents.Retries,
 		Stall:         r.o.Agents.Stall,
 		Agent:         r.o.Agents.Launcher.Name(),
+		Budget:        r.o.Agents.Budget,
+		Guard:         r.o.Agents.Guard,
 	}
 	r.work.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {
