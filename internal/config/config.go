@@ -49,6 +49,9 @@ type Config struct {
 	Timeouts      Timeouts
 	Retries       Retries
 	Models        map[string]ModelSpec // by role; DefaultRole is inherited by the others
+	Budget        Budget
+	Pricing       map[string]Price // per model name, over the built-in price table
+	LoopGuard     LoopGuard
 	Notifications Notifications
 	Secrets       Secrets
 
@@ -162,6 +165,34 @@ type ModelSpec struct {
 	Path  string // the program to run; "" finds the CLI on PATH
 	Args  []string
 	Env   map[string]string
+	// Ladder is the models a budget steps down through, most capable first
+	// (nil: the CLI's own ladder, such as opus, sonnet, haiku).
+	Ladder []string
+
+	extra map[string]json.RawMessage
+}
+
+// Budget is what a run may spend (seed 003 §5): 0 is no limit.
+type Budget struct {
+	USD     float64 // per run, in dollars
+	Tokens  int     // per run, every token counted
+	PlanUSD float64 // per plan, in dollars
+
+	extra map[string]json.RawMessage
+}
+
+// Price is a model's price in dollars per million tokens.
+type Price struct {
+	Input, Output, CacheWrite, CacheRead float64
+
+	extra map[string]json.RawMessage
+}
+
+// LoopGuard tunes the loop guard; 0 takes the default.
+type LoopGuard struct {
+	WarnRepeat int // the same call this many times in a row: the agent is told (3)
+	StopRepeat int // ... and interrupted (5)
+	MaxCalls   int // tool calls in one session before it is told (400)
 
 	extra map[string]json.RawMessage
 }
@@ -253,6 +284,7 @@ func (c *Config) Model(role string) ModelSpec {
 	}
 	spec.Args = slices.Clone(spec.Args)
 	spec.Env = maps.Clone(spec.Env)
+	spec.Ladder = slices.Clone(spec.Ladder)
 	spec.extra = nil
 	return spec
 }
@@ -273,6 +305,9 @@ func inherit(base, over ModelSpec) ModelSpec {
 	}
 	if over.Env != nil {
 		base.Env = over.Env
+	}
+	if over.Ladder != nil {
+		base.Ladder = over.Ladder
 	}
 	return base
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -480,6 +481,47 @@ func TestRoundTrip(t *testing.T) {
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("rewrite lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBudgetPricingAndGuard: the keys of budgets and models, read, written
+// back unchanged, and refused with the fix when wrong.
+func TestBudgetPricingAndGuard(t *testing.T) {
+	in := `{"models": {"default": {"cli": "claude", "model": "opus", "ladder": ["opus", "sonnet"]}},
+ "budget": {"usd": 12.5, "tokens": 2000000, "plan_usd": 3},
+ "pricing": {"my-model": {"input": 0.5, "output": 1.5}},
+ "loop_guard": {"warn_repeat": 4, "max_calls": 100}}`
+	c := mustParse(t, in)
+	if c.Budget.USD != 12.5 || c.Budget.Tokens != 2000000 || c.Budget.PlanUSD != 3 {
+		t.Errorf("budget = %+v", c.Budget)
+	}
+	if p := c.Pricing["my-model"]; p.Input != 0.5 || p.Output != 1.5 {
+		t.Errorf("pricing = %+v", c.Pricing)
+	}
+	if c.LoopGuard.WarnRepeat != 4 || c.LoopGuard.MaxCalls != 100 {
+		t.Errorf("loop_guard = %+v", c.LoopGuard)
+	}
+	if got := c.Model("executor").Ladder; !slices.Equal(got, []string{"opus", "sonnet"}) {
+		t.Errorf("executor ladder inherited from default = %v", got)
+	}
+	out, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := mustParse(t, string(out))
+	if again.Budget.USD != 12.5 || again.Pricing["my-model"].Output != 1.5 || again.LoopGuard.WarnRepeat != 4 {
+		t.Errorf("round trip lost a key:\n%s", out)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"budget": {"usd": -1}}`, `budget.usd: -1 is not allowed; use a number of dollars, 0 or more (0: no limit)`},
+		{`{"budget": {"usd": "ten"}}`, `budget.usd: "ten" is not allowed; use a number of dollars, 0 or more (0: no limit)`},
+		{`{"pricing": {"m": 3}}`, `pricing.m: 3 is not allowed; use an object such as {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}`},
+		{`{"loop_guard": {"max_calls": 2.5}}`, `loop_guard.max_calls: 2.5 is not allowed; use a whole number from 0 to 1000000`},
+	} {
+		_, err := Parse([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s) = %v; want an error containing %q", tc.in, err, tc.want)
 		}
 	}
 }

@@ -277,8 +277,16 @@ func (d *decoder) value(path string, f field, raw json.RawMessage) {
 			return
 		}
 		*p = v
+	case *float64:
+		if json.Unmarshal(raw, p) != nil {
+			bad()
+			return
+		}
 	case *map[string]ModelSpec:
 		d.models(path, raw, p, bad)
+		return
+	case *map[string]Price:
+		objects(d, path, raw, p, bad, `an object such as {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}`)
 		return
 	case *Parallelization:
 		// Older GSD versions write "parallelization": true|false.
@@ -310,24 +318,31 @@ func (d *decoder) object(path string, raw json.RawMessage, o object, bad func())
 
 // models decodes the "models" object; each role given replaces that role.
 func (d *decoder) models(path string, raw json.RawMessage, p *map[string]ModelSpec, bad func()) {
+	objects(d, path, raw, p, bad, `an object such as {"cli": "claude", "model": "sonnet"}`)
+}
+
+// objects decodes an object of named objects (models by role, prices by
+// model) over *p; want says what each entry accepts.
+func objects[T any, PT interface {
+	*T
+	object
+}](d *decoder, path string, raw json.RawMessage, p *map[string]T, bad func(), want string) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		bad()
 		return
 	}
 	if *p == nil {
-		*p = make(map[string]ModelSpec, len(m))
+		*p = make(map[string]T, len(m))
 	}
-	for _, role := range slices.Sorted(maps.Keys(m)) {
-		rolePath := join(path, role)
-		if string(m[role]) == "null" {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		entryPath := join(path, name)
+		if string(m[name]) == "null" {
 			continue
 		}
-		var spec ModelSpec
-		d.object(rolePath, m[role], &spec, func() {
-			d.fail(rolePath, m[role], `an object such as {"cli": "claude", "model": "sonnet"}`)
-		})
-		(*p)[role] = spec
+		var v T
+		d.object(entryPath, m[name], PT(&v), func() { d.fail(entryPath, m[name], want) })
+		(*p)[name] = v
 	}
 }
 

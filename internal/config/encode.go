@@ -32,6 +32,11 @@ func validate(path string, o object, errs *[]error) {
 				spec := (*v)[role]
 				validate(join(p, role), &spec, errs)
 			}
+		case *map[string]Price:
+			for _, model := range slices.Sorted(maps.Keys(*v)) {
+				price := (*v)[model]
+				validate(join(p, model), &price, errs)
+			}
 		case object:
 			validate(p, v, errs)
 		}
@@ -107,38 +112,48 @@ func writeValue(b *bytes.Buffer, ptr any) error {
 		}
 		return writeJSON(b, *p)
 	case *map[string]ModelSpec:
-		// "default" first: it is the entry the others build on.
-		roles := slices.SortedFunc(maps.Keys(*p), func(x, y string) int {
-			switch {
-			case x == y:
-				return 0
-			case x == DefaultRole:
-				return -1
-			case y == DefaultRole:
-				return 1
-			}
-			return strings.Compare(x, y)
-		})
-		b.WriteByte('{')
-		for i, role := range roles {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := writeJSON(b, role); err != nil {
-				return err
-			}
-			b.WriteByte(':')
-			spec := (*p)[role]
-			if err := writeObject(b, &spec); err != nil {
-				return fmt.Errorf("%s: %w", role, err)
-			}
-		}
-		b.WriteByte('}')
-		return nil
+		return writeObjects(b, *p)
+	case *map[string]Price:
+		return writeObjects(b, *p)
 	case object:
 		return writeObject(b, p)
 	}
 	return writeJSON(b, valueOf(ptr))
+}
+
+// writeObjects writes an object of named objects: "default" first (the
+// models entry the others build on), then by name.
+func writeObjects[T any, PT interface {
+	*T
+	object
+}](b *bytes.Buffer, m map[string]T) error {
+	names := slices.SortedFunc(maps.Keys(m), func(x, y string) int {
+		switch {
+		case x == y:
+			return 0
+		case x == DefaultRole:
+			return -1
+		case y == DefaultRole:
+			return 1
+		}
+		return strings.Compare(x, y)
+	})
+	b.WriteByte('{')
+	for i, name := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := writeJSON(b, name); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		v := m[name]
+		if err := writeObject(b, PT(&v)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	b.WriteByte('}')
+	return nil
 }
 
 // writeJSON encodes a leaf value without escaping <, > and &, which JSON does
@@ -161,6 +176,8 @@ func valueOf(ptr any) any {
 	case *string:
 		return *p
 	case *int:
+		return *p
+	case *float64:
 		return *p
 	case *time.Duration:
 		return shortDuration(*p)

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,6 +73,10 @@ func (c *Config) fields() []field {
 		{key: "timeouts", ptr: &c.Timeouts},
 		{key: "retries", ptr: &c.Retries},
 		{key: "models", ptr: &c.Models, accept: `an object of roles, such as {"default": {"cli": "claude", "model": "sonnet"}}`},
+		// Written only when set, so that a project's file says no more than it did.
+		{key: "budget", ptr: &c.Budget, omitUnset: true},
+		{key: "pricing", ptr: &c.Pricing, omitUnset: true, accept: `an object of models, such as {"my-model": {"input": 3, "output": 15}}`},
+		{key: "loop_guard", ptr: &c.LoopGuard, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
 	}
@@ -175,7 +180,33 @@ func (m *ModelSpec) fields() []field {
 		{key: "path", ptr: &m.Path, omitUnset: true},
 		{key: "args", ptr: &m.Args, omitUnset: true},
 		{key: "env", ptr: &m.Env, omitUnset: true, accept: `an object of strings, such as {"NAME": "value"}`},
+		{key: "ladder", ptr: &m.Ladder, omitUnset: true, accept: `a list of models, most capable first, such as ["opus", "sonnet", "haiku"]`},
 	}
+}
+
+func (b *Budget) fields() []field {
+	return []field{
+		money("usd", &b.USD),
+		intField("tokens", &b.Tokens, 0, math.MaxInt32),
+		money("plan_usd", &b.PlanUSD),
+	}
+}
+
+func (p *Price) fields() []field {
+	return []field{money("input", &p.Input), money("output", &p.Output), money("cache_write", &p.CacheWrite), money("cache_read", &p.CacheRead)}
+}
+
+func (g *LoopGuard) fields() []field {
+	return []field{
+		intField("warn_repeat", &g.WarnRepeat, 0, 1000),
+		intField("stop_repeat", &g.StopRepeat, 0, 1000),
+		intField("max_calls", &g.MaxCalls, 0, 1_000_000),
+	}
+}
+
+// money is a field of dollars: a number, 0 or more.
+func money(key string, p *float64) field {
+	return field{key: key, ptr: p, accept: "a number of dollars, 0 or more (0: no limit)", valid: func() bool { return *p >= 0 }}
 }
 
 func (n *Notifications) fields() []field {
@@ -212,6 +243,9 @@ func (r *Retries) unknown() *map[string]json.RawMessage         { return &r.extr
 func (m *ModelSpec) unknown() *map[string]json.RawMessage       { return &m.extra }
 func (n *Notifications) unknown() *map[string]json.RawMessage   { return &n.extra }
 func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extra }
+func (b *Budget) unknown() *map[string]json.RawMessage          { return &b.extra }
+func (p *Price) unknown() *map[string]json.RawMessage           { return &p.extra }
+func (g *LoopGuard) unknown() *map[string]json.RawMessage       { return &g.extra }
 
 // accepts says what a field accepts, for error messages.
 func accepts(f field) string {
@@ -241,6 +275,12 @@ func unset(ptr any) bool {
 		return *p == nil
 	case *map[string]string:
 		return *p == nil
+	case *map[string]Price:
+		return *p == nil
+	case *Budget:
+		return p.USD == 0 && p.Tokens == 0 && p.PlanUSD == 0 && len(p.extra) == 0
+	case *LoopGuard:
+		return p.WarnRepeat == 0 && p.StopRepeat == 0 && p.MaxCalls == 0 && len(p.extra) == 0
 	}
 	return false
 }
