@@ -1,0 +1,177 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// keepAlive is how often an idle event stream gets a comment line, so that
+// proxies and phones keep it open.
+const keepAlive = 15 * time.Second
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// apiRuns lists every run, newest first.
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, id who) {
+	<-s.ready
+	writeJSON(w, http.StatusOK, s.store.runs())
+}
+
+// apiRun shows one run.
+func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, id who) {
+	<-s.ready
+	key := r.PathValue("run")
+	if _, _, ok := parseRunKey(key); !ok {
+		s.fail(w, r, http.StatusBadRequest, fmt.Sprintf("bad parameter: run %q is not KIND-ID (phase-3, pipeline-1)", key))
+		return
+	}
+	if !id.allows(key, "", 0) {
+		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
+		return
+	}
+	v, ok := s.store.run(key)
+	if !ok {
+		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("no run %s here (GET /api/runs lists them)", key))
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// apiCheckpoints lists the open checkpoints of every run.
+func (s *Server) apiCheckpoints(w http.ResponseWriter, r *http.Request, id who) {
+	<-s.ready
+	cps := s.store.checkpoints()
+	if cps == nil {
+		cps = []CheckpointView{}
+	}
+	writeJSON(w, http.StatusOK, cps)
+}
+
+// answerBody is the body of POST .../answer.
+type answerBody struct {
+	Answer string `json:"answer"`
+}
+
+// answerReply is what an accepted answer returns.
+type answerReply struct {
+	Run        string `json:"run"`
+	Plan       string `json:"plan"`
+	Checkpoint int    `json:"checkpoint"`
+	Answer     string `json:"answer"` // as journaled: a secret in it is masked
+	Seq        int64  `json:"seq,omitempty"`
+}
+
+// apiAnswer answers one checkpoint: 200 when recorded, 409 when it was
+// answered already (here or anywhere else), 404 when there is no such
+// open checkpoint, 422 when the checkpoint does not take that answer.
+func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request, id who) {
+	t, err := parseTarget(r)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !id.allows(t.run, t.plan, t.cp) {
+		s.fail(w, r, http.StatusForbidden, "this link opens another checkpoint")
+		return
+	}
+	var text string
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		var body answerBody
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			status := http.StatusBadRequest
+			if _, ok := err.(*http.MaxBytesError); ok {
+				status = http.StatusRequestEntityTooLarge
+			}
+			s.fail(w, r, status, "the body must be JSON: {\"answer\": \"...\"}")
+			return
+		}
+		text = body.Answer
+	} else {
+		text = r.PostFormValue("answer")
+	}
+	res, aerr := s.record(t, text)
+	if aerr != nil {
+		s.fail(w, r, aerr.status, aerr.msg)
+		return
+	}
+	writeJSON(w, http.StatusOK, answerReply{Run: t.run, Plan: t.plan, Checkpoint: t.cp, Answer: res.Answer, Seq: res.Seq})
+}
+
+// apiSession tells a browser's script its CSRF token.
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, id who) {
+	reply := map[string]any{"bearer": id.bearer}
+	if id.session != nil {
+		reply["csrf"] = id.session.csrf
+	}
+	writeJSON(w, http.StatusOK, reply)
+}
+
+// events streams the store's events (server-sent events): each run's new
+// view ("run") and each answer applied ("answered"). A client that
+// reconnects with Last-Event-ID gets what it missed, or "reset" when that
+// is no longer kept.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, id who) {
+	<-s.ready
+	if id.session != nil && id.session.scope != nil {
+		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		s.fail(w, r, http.StatusInternalServerError, "streaming is not supported here")
+		return
+	}
+	if s.streams.Add(1) > maxStreams {
+		s.streams.Add(-1)
+		w.Header().Set("Retry-After", "5")
+		s.fail(w, r, http.StatusServiceUnavailable, "too many event streams open")
+		return
+	}
+	defer s.streams.Add(-1)
+	wake, unsubscribe := s.store.subscribe()
+	defer unsubscribe()
+	last := s.store.last()
+	if h := r.Header.Get("Last-Event-ID"); h != "" {
+		if n, err := strconv.ParseInt(h, 10, 64); err == nil && n >= 0 {
+			last = n
+		}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "retry: 2000\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		evs, complete := s.store.since(last)
+		if !complete {
+			fmt.Fprintf(w, "event: reset\ndata: {}\n\n")
+		}
+		for _, ev := range evs {
+			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, ev.Data)
+			last = ev.ID
+		}
+		if len(evs) > 0 || !complete {
+			flusher.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-wake:
+		case <-tick.C:
+			fmt.Fprintf(w, ": keep-alive\n\n")
+			flusher.Flush()
+		}
+	}
+}

@@ -1,0 +1,518 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/tui"
+)
+
+// Kinds of run.
+const (
+	KindPhase    = "phase"    // hive execute-phase: .hive/journal.db
+	KindPipeline = "pipeline" // hive run: .hive/runs.db
+)
+
+// RunView is one run as the dashboard and the API show it.
+type RunView struct {
+	Key      string     `json:"key"` // KIND-ID: the two journals number their runs apart
+	Kind     string     `json:"kind"`
+	ID       int64      `json:"id"`
+	Title    string     `json:"title"` // the phase, or hive run's objective
+	Phase    string     `json:"phase,omitempty"`
+	Started  time.Time  `json:"started"`
+	Finished *time.Time `json:"finished,omitempty"`
+	Outcome  string     `json:"outcome,omitempty"`
+	// State is "running" (a hive process drives it), "stopped" (resume it),
+	// "waiting" (a question of hive run is open) or "finished".
+	State   string  `json:"state"`
+	Events  int64   `json:"events"`
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
+	// Items are the run's plans (a phase run) or roles (hive run).
+	Items       []ItemView       `json:"items"`
+	Checkpoints []CheckpointView `json:"checkpoints"`
+}
+
+// ItemView is a plan or a role.
+type ItemView struct {
+	ID       string  `json:"id"`
+	State    string  `json:"state"`
+	Attempt  int     `json:"attempt"`
+	Tasks    string  `json:"tasks,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
+	Tokens   int64   `json:"tokens"`
+	CostUSD  float64 `json:"cost_usd"`
+	Finished bool    `json:"finished"`
+}
+
+// CheckpointView is an open checkpoint, with what its form offers.
+type CheckpointView struct {
+	Run    string `json:"run"` // the RunView's Key
+	RunID  int64  `json:"run_id"`
+	ID     int    `json:"id"`
+	Plan   string `json:"plan"` // a plan, "verify", or a role of hive run
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Action string `json:"action"` // what the human is asked to do
+	// Form is the form the page shows: verify (approve / report issues),
+	// choice (one button per option), done (human-action), permission
+	// (allow / deny / always) or text (free text).
+	Form     string    `json:"form"`
+	Options  []string  `json:"options,omitempty"`
+	Details  string    `json:"details,omitempty"`
+	Tool     string    `json:"tool,omitempty"`
+	Input    string    `json:"input,omitempty"`
+	Worktree string    `json:"worktree,omitempty"`
+	Raised   time.Time `json:"raised,omitzero"`
+}
+
+// Event is what the event stream carries: a run's new view ("run"), or an
+// answer the engine accepted ("answered"). ID orders them; a client that
+// reconnects with Last-Event-ID is sent those it missed.
+type Event struct {
+	ID   int64           `json:"id"`
+	Type string          `json:"type"`
+	Run  string          `json:"run"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Answered is the data of an "answered" event.
+type Answered struct {
+	Run        string `json:"run"`
+	Plan       string `json:"plan"`
+	Checkpoint int    `json:"checkpoint"`
+	Answer     string `json:"answer"`
+	By         string `json:"by,omitempty"`
+	Seq        int64  `json:"seq"`
+}
+
+// historySize is how many events a reconnecting client can catch up on.
+const historySize = 8192
+
+// store follows the repository's journals, written by other processes, and
+// keeps each run's view. Runs are replayed once, then only their new
+// events are stepped.
+type store struct {
+	root string
+	mu   sync.Mutex
+	// journals: nil until the file exists (serve never creates one).
+	phaseJ, pipeJ journal.Journal
+	phases        map[int64]*phaseRun
+	pipes         map[int64]*pipeRun
+	views         map[string]RunView
+	order         []string // keys, newest run first
+
+	nextID  int64
+	history []Event // the last historySize events, oldest first
+	subs    map[chan struct{}]struct{}
+}
+
+type phaseRun struct {
+	eng     *engine.Engine
+	lastSeq int64
+	run     journal.Run
+	live    bool
+}
+
+type pipeRun struct {
+	m       *pipeline.Machine
+	lastSeq int64
+	run     journal.Run
+}
+
+func newStore(root string) *store {
+	return &store{root: root, phases: map[int64]*phaseRun{}, pipes: map[int64]*pipeRun{},
+		views: map[string]RunView{}, subs: map[chan struct{}]struct{}{}}
+}
+
+func (s *store) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, j := range []journal.Journal{s.phaseJ, s.pipeJ} {
+		if j != nil {
+			j.Close()
+		}
+	}
+	s.phaseJ, s.pipeJ = nil, nil
+}
+
+// journals opens the journals that exist now.
+func (s *store) journals() error {
+	open := func(name string, to *journal.Journal) error {
+		if *to != nil {
+			return nil
+		}
+		path := filepath.Join(s.root, ".hive", name)
+		if _, err := os.Stat(path); err != nil {
+			return nil // nothing has run here yet
+		}
+		j, err := journal.Open(path)
+		if err != nil {
+			return fmt.Errorf("open journal %s: %w", path, err)
+		}
+		*to = j
+		return nil
+	}
+	return errors.Join(open("journal.db", &s.phaseJ), open("runs.db", &s.pipeJ))
+}
+
+// refresh reads what the journals gained since the last call, updates the
+// views and tells the subscribers.
+func (s *store) refresh() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.journals(); err != nil {
+		return err
+	}
+	changed := false
+	var keys []string
+	var starts = map[string]time.Time{}
+	if s.phaseJ != nil {
+		runs, err := s.phaseJ.Runs()
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		for _, run := range runs {
+			c, err := s.phaseRun(run)
+			if err != nil {
+				return err
+			}
+			changed = changed || c
+			key := runKey(KindPhase, run.ID)
+			keys, starts[key] = append(keys, key), run.Started
+		}
+	}
+	if s.pipeJ != nil {
+		runs, err := s.pipeJ.Runs()
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		for _, run := range runs {
+			c, err := s.pipeRun(run)
+			if err != nil {
+				return err
+			}
+			changed = changed || c
+			key := runKey(KindPipeline, run.ID)
+			keys, starts[key] = append(keys, key), run.Started
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b string) int { return starts[b].Compare(starts[a]) })
+	s.order = keys
+	if changed {
+		for ch := range s.subs {
+			select {
+			case ch <- struct{}{}:
+			default: // it has a wake-up pending already
+			}
+		}
+	}
+	return nil
+}
+
+// phaseRun steps run's new events and renews its view; true when it
+// changed.
+func (s *store) phaseRun(run journal.Run) (bool, error) {
+	pr := s.phases[run.ID]
+	if pr == nil {
+		pr = &phaseRun{eng: engine.New()}
+		s.phases[run.ID] = pr
+	}
+	live := false
+	if run.Finished.IsZero() {
+		_, live = runner.PhaseHolder(s.root, run.Phase)
+	}
+	if pr.run == run && pr.live == live && pr.lastSeq > 0 {
+		return false, nil
+	}
+	pr.run, pr.live = run, live
+	key := runKey(KindPhase, run.ID)
+	recs, err := s.phaseJ.Events(run.ID, pr.lastSeq+1)
+	if err != nil {
+		return false, fmt.Errorf("journal run %d: %w", run.ID, err)
+	}
+	for _, rec := range recs {
+		pr.lastSeq = rec.Seq
+		var ev engine.Event
+		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			return false, fmt.Errorf("journal run %d event %d: %w", run.ID, rec.Seq, err)
+		}
+		// As a resume replays: a refused event changed nothing when it was
+		// first stepped either.
+		var open *engine.Checkpoint
+		if ev.Type == engine.EvAnswer {
+			open = openOf(pr.eng.Snapshot(), ev.Plan)
+		}
+		if _, err := pr.eng.Step(ev); err != nil || open == nil {
+			continue
+		}
+		s.emit("answered", key, Answered{Run: key, Plan: ev.Plan, Checkpoint: open.ID, Answer: ev.Text, By: ev.By, Seq: rec.Seq})
+	}
+	v := phaseView(run, pr.eng.Snapshot(), live)
+	s.setView(v)
+	return true, nil
+}
+
+// openOf is the checkpoint plan waits at in snap, nil if none.
+func openOf(snap engine.Snapshot, plan string) *engine.Checkpoint {
+	for _, cp := range snap.Queue {
+		if cp.Plan == plan {
+			return &cp
+		}
+	}
+	return nil
+}
+
+func (s *store) pipeRun(run journal.Run) (bool, error) {
+	pr := s.pipes[run.ID]
+	if pr == nil {
+		pr = &pipeRun{m: pipeline.New()}
+		s.pipes[run.ID] = pr
+	}
+	if pr.run == run && pr.lastSeq > 0 {
+		return false, nil
+	}
+	pr.run = run
+	key := runKey(KindPipeline, run.ID)
+	recs, err := s.pipeJ.Events(run.ID, pr.lastSeq+1)
+	if err != nil {
+		return false, fmt.Errorf("journal run %d: %w", run.ID, err)
+	}
+	for _, rec := range recs {
+		pr.lastSeq = rec.Seq
+		var ev pipeline.Event
+		if json.Unmarshal(rec.Payload, &ev) != nil {
+			continue // hive run's own records (the delivery) are no events
+		}
+		open := pr.m.Snapshot().Open
+		if _, err := pr.m.Step(ev); err != nil || ev.Type != pipeline.EvAnswer || open == nil {
+			continue
+		}
+		s.emit("answered", key, Answered{Run: key, Plan: open.Job, Checkpoint: open.ID, Answer: ev.Text, Seq: rec.Seq})
+	}
+	s.setView(pipeView(run, pr.m.Snapshot()))
+	return true, nil
+}
+
+// setView stores v and tells its new state to the stream when it differs.
+func (s *store) setView(v RunView) {
+	old, ok := s.views[v.Key]
+	s.views[v.Key] = v
+	if ok && sameJSON(old, v) {
+		return
+	}
+	s.emit("run", v.Key, v)
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// emit appends an event to the history that the streams send.
+func (s *store) emit(typ, run string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return // the views are plain data: this cannot fail
+	}
+	s.nextID++
+	s.history = append(s.history, Event{ID: s.nextID, Type: typ, Run: run, Data: b})
+	if len(s.history) > historySize {
+		s.history = slices.Delete(s.history, 0, len(s.history)-historySize)
+	}
+}
+
+// since returns the events after id, and false when some of them are no
+// longer kept (the client must then reload everything).
+func (s *store) since(id int64) ([]Event, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.history) == 0 || id >= s.history[len(s.history)-1].ID {
+		return nil, true
+	}
+	first := s.history[0].ID
+	if id < first-1 {
+		return slices.Clone(s.history), false
+	}
+	return slices.Clone(s.history[id-first+1:]), true
+}
+
+// last is the id of the newest event.
+func (s *store) last() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nextID
+}
+
+// subscribe returns a channel that is signalled when events are added.
+func (s *store) subscribe() (chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	s.subs[ch] = struct{}{}
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		delete(s.subs, ch)
+		s.mu.Unlock()
+	}
+}
+
+// runs returns every run's view, newest first.
+func (s *store) runs() []RunView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]RunView, 0, len(s.order))
+	for _, k := range s.order {
+		out = append(out, s.views[k])
+	}
+	return out
+}
+
+// run returns one run's view.
+func (s *store) run(key string) (RunView, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.views[key]
+	return v, ok
+}
+
+// checkpoints returns every open checkpoint, oldest run first... in the
+// order of the runs, newest first, each run's queue in order.
+func (s *store) checkpoints() []CheckpointView {
+	var out []CheckpointView
+	for _, v := range s.runs() {
+		out = append(out, v.Checkpoints...)
+	}
+	return out
+}
+
+func runKey(kind string, id int64) string { return kind + "-" + strconv.FormatInt(id, 10) }
+
+// parseRunKey is the inverse of runKey; false for anything else, so that
+// no parameter reaches a journal or a path unchecked.
+func parseRunKey(key string) (kind string, id int64, ok bool) {
+	kind, num, found := strings.Cut(key, "-")
+	if !found || (kind != KindPhase && kind != KindPipeline) || num == "" || len(num) > 18 {
+		return "", 0, false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return "", 0, false
+		}
+	}
+	id, err := strconv.ParseInt(num, 10, 64)
+	return kind, id, err == nil && id > 0
+}
+
+func phaseView(run journal.Run, snap engine.Snapshot, live bool) RunView {
+	key := runKey(KindPhase, run.ID)
+	v := RunView{Key: key, Kind: KindPhase, ID: run.ID, Title: "Phase " + snap.Phase, Phase: snap.Phase, Started: run.Started, Events: run.Events, Outcome: run.Outcome}
+	switch {
+	case !run.Finished.IsZero():
+		f := run.Finished
+		v.Finished, v.State = &f, "finished"
+	case live:
+		v.State = "running"
+	default:
+		v.State = "stopped"
+	}
+	for _, p := range snap.Plans {
+		it := ItemView{ID: p.Spec.ID, State: string(p.State), Attempt: p.Attempt, Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks),
+			Detail: p.Progress, Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Finished: p.State.Final()}
+		if p.Reason != "" {
+			it.Detail = p.Reason
+		}
+		v.Items = append(v.Items, it)
+		v.Tokens += it.Tokens
+		v.CostUSD += it.CostUSD
+	}
+	for _, jb := range snap.Jobs() {
+		if jb.Kind != engine.JobVerify {
+			continue // the plans are above; a resolver's spend is in its plan's
+		}
+		it := ItemView{ID: jb.ID, State: jb.State, Attempt: jb.Attempts, Detail: jb.Stage, Tokens: jb.InputTokens + jb.OutputTokens, CostUSD: jb.CostUSD}
+		v.Items = append(v.Items, it)
+		v.Tokens += it.Tokens
+		v.CostUSD += it.CostUSD
+	}
+	for _, cp := range snap.Queue {
+		form, options := formOf(cp)
+		v.Checkpoints = append(v.Checkpoints, CheckpointView{Run: key, RunID: run.ID, ID: cp.ID, Plan: cp.Plan, Type: cp.Type,
+			Title: tui.Title(cp), Action: tui.YourAction(cp), Form: form, Options: options, Details: cp.Details,
+			Tool: cp.Tool, Input: cp.Input, Worktree: cp.Worktree, Raised: cp.Raised})
+	}
+	return v
+}
+
+// formOf picks the form for a checkpoint of a phase run, and its buttons'
+// answers when it is a choice.
+func formOf(cp engine.Checkpoint) (string, []string) {
+	switch {
+	case cp.Kind == engine.KindPermission:
+		return "permission", nil
+	case cp.Kind == engine.KindFailure:
+		return "choice", cp.Options
+	case cp.Kind == engine.KindMerge:
+		return "choice", []string{"done", "abort"}
+	case cp.Kind == engine.KindDeviation && len(cp.Options) > 0:
+		return "choice", cp.Options
+	case cp.Type == "human-verify":
+		return "verify", nil
+	case cp.Type == "decision" && len(cp.Options) > 0:
+		return "choice", cp.Options
+	case cp.Type == "human-action" || cp.Type == "auth-gate":
+		return "done", nil
+	}
+	return "text", nil
+}
+
+func pipeView(run journal.Run, snap pipeline.Snapshot) RunView {
+	key := runKey(KindPipeline, run.ID)
+	v := RunView{Key: key, Kind: KindPipeline, ID: run.ID, Title: snap.Spec.Objective, Started: run.Started, Events: run.Events, Outcome: run.Outcome}
+	switch {
+	case !run.Finished.IsZero():
+		f := run.Finished
+		v.Finished, v.State = &f, "finished"
+	case snap.Open != nil:
+		v.State = "waiting"
+	default:
+		v.State = "running"
+	}
+	for _, jb := range snap.Jobs {
+		it := ItemView{ID: jb.ID, State: string(jb.State), Attempt: jb.Attempts, Tokens: jb.Spend.InputTokens + jb.Spend.OutputTokens, CostUSD: jb.Spend.CostUSD}
+		if jb.Report != nil {
+			it.Detail = jb.Report.Summary
+		}
+		it.Finished = jb.State == pipeline.Done || jb.State == pipeline.Skipped
+		v.Items = append(v.Items, it)
+		v.Tokens += it.Tokens
+		v.CostUSD += it.CostUSD
+	}
+	if cp := snap.Open; cp != nil {
+		form := "choice"
+		if cp.Kind == pipeline.KindNeedsInput && len(cp.Options) == 0 {
+			form = "text"
+		}
+		action := "Select: " + strings.Join(cp.Options, ", ")
+		if form == "text" {
+			action = "Type your answer"
+		}
+		v.Checkpoints = append(v.Checkpoints, CheckpointView{Run: key, RunID: run.ID, ID: cp.ID, Plan: cp.Job, Type: string(cp.Kind),
+			Title: cp.Question, Action: action, Form: form, Options: cp.Options, Details: cp.Details})
+	}
+	return v
+}
