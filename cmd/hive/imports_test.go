@@ -42,7 +42,13 @@ var allowed = map[string][]string{
 	"scaffold": {"config"},
 	// The TUI shows the engine's state and hands answers over as engine
 	// values: it never drives the runner.
-	"tui":    {"engine", "gitx", "journal", "pipeline"},
+	"tui": {"engine", "gitx", "journal", "pipeline"},
+	// The one path of a human's answer into a journal: hive answer's and
+	// hive serve's (tui names the checkpoints as the terminal does).
+	"answer": {"engine", "journal", "pipeline", "piperun", "redact", "tui"},
+	// hive serve reads the journals as hive status does (runner: which
+	// phase a hive process runs now) and answers through answer.
+	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui"},
 	"runner": {"agent", "engine", "gitx", "journal", "plan", "pricing", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row.
