@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"pricing":  {},
 	"roles":    {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	"agent":   {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},

@@ -38,6 +38,9 @@ type executeOptions struct {
 	// allowDirty runs with uncommitted changes in the working tree.
 	allowDirty bool
 	noTUI      bool
+	// budgetUSD overrides budget.usd for a new run when set.
+	budgetUSD    float64
+	budgetUSDSet bool
 	// launcher, when set, is used instead of --agent (the demo sets it).
 	launcher agent.Launcher
 }
@@ -53,6 +56,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.phase = args[0]
 			o.checkpointWaitSet = cmd.Flags().Changed("checkpoint-wait")
+			o.budgetUSDSet = cmd.Flags().Changed("budget-usd")
 			return executeRun(cmd.Context(), o)
 		},
 	}
@@ -64,6 +68,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
+	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most a new run may spend, in dollars (default: budget.usd in config; 0: no limit); a run that reaches it stops at a checkpoint: hive answer budget raise|stop")
 	return cmd
 }
 
@@ -145,6 +150,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	defer n.Wait() // the run-finished webhook goes out before hive exits
 	wait := checkpointWait(cfg, o.checkpointWaitSet, o.checkpointWait)
+	tab, rungs := prices(cfg), ladder(cfg, "executor", launcher.Name())
 	opts := runner.Options{
 		Repo:    repo,
 		Phase:   ph,
@@ -162,6 +168,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			Stall:    cfg.Timeouts.Stall,
 			Retries:  cfg.Retries.Agent,
 			Roles:    roles,
+			Prices:   tab,
+			Ladder:   rungs,
+			Budget:   budget(cfg, tab, rungs, o.budgetUSD, o.budgetUSDSet),
+			Guard:    loopGuard(cfg),
 		},
 		Human: runner.Human{
 			Wait:        wait,
@@ -314,7 +324,7 @@ func (o *executeOptions) resumeAgent(j journal.Journal, ph *plan.Phase) (string,
 // pickLauncher chooses the agent: --agent, else the executor role in config
 // (the models block of seed 003 §5.1).
 func pickLauncher(name string, cfg *config.Config, role string) (agent.Launcher, error) {
-	m := cfg.Model(role)
+	m, _ := cfg.ModelWhy(role)
 	if name == "" {
 		name = m.CLI
 	} else if name != m.CLI {

@@ -28,19 +28,22 @@ import (
 
 type runOptions struct {
 	*globalOptions
-	workflow    string
-	roles       []string
-	agent       string
-	yes         bool
-	json        bool
-	resume      bool
-	answer      string
-	fresh       bool
-	noMerge     bool
-	wait        time.Duration
-	waitSet     bool
-	noTUI       bool
-	noInterview bool
+	workflow string
+	roles    []string
+	agent    string
+	yes      bool
+	json     bool
+	resume   bool
+	answer   string
+	fresh    bool
+	noMerge  bool
+	wait     time.Duration
+	waitSet  bool
+	noTUI    bool
+	// budgetUSD overrides budget.usd when set.
+	budgetUSD    float64
+	budgetUSDSet bool
+	noInterview  bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -85,6 +88,7 @@ Role prompts: see hive agents.`,
 				return exitf(ExitUsage, "--answer answers the question of an unfinished run: use it with --resume")
 			}
 			o.waitSet = cmd.Flags().Changed("checkpoint-wait")
+			o.budgetUSDSet = cmd.Flags().Changed("budget-usd")
 			return runPipeline(cmd.Context(), o, objective)
 		},
 	}
@@ -100,6 +104,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
 	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
+	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (default: budget.usd in config; 0: no limit)")
 	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long a question waits for `hive answer ROLE ...`, then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd
 }
@@ -183,6 +188,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Wait: wait,
 	}
+	opts.Prices, opts.Ladder = prices(cfg), ladder(cfg, "implementer", launcher.Name())
+	b := budget(cfg, opts.Prices, opts.Ladder, o.budgetUSD, o.budgetUSDSet)
+	opts.BudgetUSD, opts.TaskUSD = b.USD, b.TaskUSD
 	var res piperun.Result
 	switch interactive := !o.json && isTerminal(o.stdin); {
 	case interactive && !o.noTUI && isTerminal(o.stdout):

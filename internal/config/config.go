@@ -311,3 +311,48 @@ func inherit(base, over ModelSpec) ModelSpec {
 	}
 	return base
 }
+
+// gsdAgents maps hive's roles to the GSD agents whose model_profile and
+// model_overrides choose their model.
+var gsdAgents = map[string]string{
+	"architect": "gsd-planner", "planner": "gsd-planner",
+	"executor": "gsd-executor", "implementer": "gsd-executor", "comb": "gsd-executor", "documenter": "gsd-executor",
+	"verifier": "gsd-verifier", "tester": "gsd-verifier", "reviewer": "gsd-verifier", "evaluator": "gsd-verifier",
+}
+
+// gsdProfiles are GSD's model profiles, by GSD agent.
+var gsdProfiles = map[string]map[string]string{
+	"quality":  {"gsd-planner": "opus", "gsd-executor": "opus", "gsd-verifier": "sonnet"},
+	"balanced": {"gsd-planner": "opus", "gsd-executor": "sonnet", "gsd-verifier": "sonnet"},
+	"budget":   {"gsd-planner": "sonnet", "gsd-executor": "sonnet", "gsd-verifier": "haiku"},
+}
+
+// ModelWhy is Model with the reason: the key that decided the model. A
+// Claude role whose model no "models" entry sets takes it from GSD's
+// model_overrides, else its model_profile, in .planning/config.json.
+func (c *Config) ModelWhy(role string) (ModelSpec, string) {
+	m := c.Model(role)
+	own, hasOwn := c.Models[role]
+	switch {
+	case hasOwn && own.Model != "":
+		return m, "models." + role
+	case m.Model != "":
+		return m, "models." + DefaultRole
+	case m.CLI != CLIClaude:
+		return m, "the CLI's own default model"
+	}
+	agent := gsdAgents[role]
+	var overrides map[string]string
+	if raw, ok := c.extra["model_overrides"]; ok && json.Unmarshal(raw, &overrides) == nil && agent != "" && overrides[agent] != "" {
+		m.Model = overrides[agent]
+		return m, "model_overrides." + agent + " (GSD)"
+	}
+	var profile string
+	if raw, ok := c.extra["model_profile"]; ok && json.Unmarshal(raw, &profile) == nil {
+		if model := gsdProfiles[profile][agent]; model != "" {
+			m.Model = model
+			return m, "model_profile " + profile + " (GSD)"
+		}
+	}
+	return m, "the CLI's own default model"
+}

@@ -229,8 +229,8 @@ func TestOtherGSDVersion(t *testing.T) {
 	}
 	wantNotes := []string{
 		".planning/config.json:3: granularity: not used by hive; kept as is",
-		`.planning/config.json:4: model_profile: GSD's model profile; hive takes models from "models"; kept as is`,
-		`.planning/config.json:5: model_overrides: GSD's per-agent models; hive takes models from "models"; kept as is`,
+		`.planning/config.json:4: model_profile: GSD's model profile; hive uses it for a Claude role whose model "models" does not set (hive models shows which)`,
+		`.planning/config.json:5: model_overrides: GSD's per-agent models; hive uses them for a Claude role whose model "models" does not set (hive models shows which)`,
 		".planning/config.json:8: commit_docs: read as planning.commit_docs, where a rewrite moves it",
 		".planning/config.json:10: dynamic_scheduling: read as parallelization.dynamic_scheduling, where a rewrite moves it",
 		".planning/config.json:11: branching_strategy: read as git.branching_strategy, where a rewrite moves it",
@@ -522,6 +522,26 @@ func TestBudgetPricingAndGuard(t *testing.T) {
 		_, err := Parse([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%s) = %v; want an error containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestModelWhy: hive's own models entries decide first, then GSD's
+// model_overrides, then its model_profile; each answer names its key.
+func TestModelWhy(t *testing.T) {
+	c := mustParse(t, `{"model_profile": "budget", "model_overrides": {"gsd-planner": "opus"},
+ "models": {"reviewer": {"model": "sonnet"}, "tester": {"cli": "codex"}}}`)
+	for _, tc := range []struct{ role, model, why string }{
+		{"reviewer", "sonnet", "models.reviewer"},
+		{"architect", "opus", "model_overrides.gsd-planner (GSD)"},
+		{"executor", "sonnet", "model_profile budget (GSD)"},
+		{"verifier", "haiku", "model_profile budget (GSD)"},
+		{"tester", "", "the CLI's own default model"},
+		{"unknown-role", "", "the CLI's own default model"},
+	} {
+		m, why := c.ModelWhy(tc.role)
+		if m.Model != tc.model || why != tc.why {
+			t.Errorf("ModelWhy(%s) = %q, %q; want %q, %q", tc.role, m.Model, why, tc.model, tc.why)
 		}
 	}
 }

@@ -91,8 +91,8 @@ var legacyKeys = []struct{ key, object string }{
 
 // gsdOnly explains top-level keys GSD reads and hive leaves to it.
 var gsdOnly = map[string]string{
-	"model_profile":   `GSD's model profile; hive takes models from "models"; kept as is`,
-	"model_overrides": `GSD's per-agent models; hive takes models from "models"; kept as is`,
+	"model_profile":   `GSD's model profile; hive uses it for a Claude role whose model "models" does not set (hive models shows which)`,
+	"model_overrides": `GSD's per-agent models; hive uses them for a Claude role whose model "models" does not set (hive models shows which)`,
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

@@ -116,12 +116,11 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 		}
 		j.report, j.Report = ev.Report, ev.Report
 	case EvUsage:
-		j.Spend.InputTokens += ev.Spend.InputTokens
-		j.Spend.OutputTokens += ev.Spend.OutputTokens
-		if ev.Spend.CostUSD > j.cost {
-			j.Spend.CostUSD += ev.Spend.CostUSD - j.cost
-			j.cost = ev.Spend.CostUSD
-		}
+		// Tokens are the turn's; the cost is the session's so far.
+		turn := ev.Spend
+		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.cost), 0
+		j.Spend = j.Spend.Plus(turn)
+		j.cost = max(j.cost, ev.Spend.CostUSD)
 	case EvAgentExited:
 		j.PID = 0
 		if j.State != Running || m.finished {
@@ -441,9 +440,7 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		if len(ev.Plans) > 0 {
 			m.plans = append([]PlanRun(nil), ev.Plans...)
 		}
-		j.Spend.InputTokens += ev.Spend.InputTokens
-		j.Spend.OutputTokens += ev.Spend.OutputTokens
-		j.Spend.CostUSD += ev.Spend.CostUSD
+		j.Spend = j.Spend.Plus(ev.Spend)
 		if ev.Report != nil && ev.Report.Status == engine.ReportChallenge {
 			return m.challenge(j, ev.Report), nil
 		}

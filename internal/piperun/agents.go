@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/runner"
@@ -36,8 +37,15 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 		Prompt:  prompt,
 		Env:     []string{"HIVE_AGENT_ROLE=" + c.Role, "HIVE_RUN=" + fmt.Sprint(s.run.ID)},
 		LogPath: filepath.Join(s.o.Repo.Root, ".hive", "logs", fmt.Sprintf("run-%d-%s.attempt-%d.log", s.run.ID, c.Job, c.Attempt)),
+		// A role agent is one shot: its CLI holds it to what the budget has left.
+		MaxBudgetUSD: s.left(),
 	}
 	job, attempt := c.Job, c.Attempt
+	prices := s.o.Prices
+	if prices == nil {
+		prices = pricing.Defaults()
+	}
+	session := 0.0 // the session's cost so far, as hive prices it
 	sink := func(out agent.Output) {
 		switch out.Kind {
 		case agent.OutText:
@@ -59,8 +67,17 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			case <-s.done:
 			}
 		case agent.OutResult:
-			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt,
-				Spend: engine.Spend{InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens, CostUSD: out.CostUSD}})
+			u := out.Usage
+			turn := engine.Spend{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+				CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
+			if usd, ok := prices.Cost(out.Model, pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens,
+				CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens}); ok {
+				session += usd // hive's price; the session's cost so far
+			} else {
+				session = max(session, out.CostUSD) // a model without a price: the CLI's figure
+			}
+			turn.CostUSD = session
+			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn})
 			s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
 		case agent.OutExit:
 			s.send(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})

@@ -46,9 +46,11 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true, Fresh: fresh},
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
-		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": launcher}},
-		Human:  runner.Human{AutoAnswer: true},
-		Git:    runner.Git{Worktrees: true, WorktreeRoot: root},
+		// The phase may spend what the run's budget has left.
+		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": launcher},
+			Prices: s.o.Prices, Ladder: s.o.Ladder, Budget: engine.Budget{USD: s.left(), TaskUSD: s.o.TaskUSD}},
+		Human: runner.Human{AutoAnswer: true},
+		Git:   runner.Git{Worktrees: true, WorktreeRoot: root},
 	})
 	var needs *runner.NeedsHumanError
 	switch {
@@ -71,9 +73,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 			ev.Report = r
 		}
 		ev.Plans = append(ev.Plans, pipeline.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
-		ev.Spend.InputTokens += p.Spend.InputTokens
-		ev.Spend.OutputTokens += p.Spend.OutputTokens
-		ev.Spend.CostUSD += p.Spend.CostUSD
+		ev.Spend = ev.Spend.Plus(p.Spend)
 	}
 	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
 	if !ev.OK {
@@ -139,4 +139,17 @@ func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event
 		// A shell's "command not found", or a program that could not start.
 		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
 	return ev
+}
+
+// left is what the run's budget has left (0: no budget): a phase or a role
+// agent may spend no more. Never 0 with a budget, which would mean none.
+func (s *shell) left() float64 {
+	if s.o.BudgetUSD <= 0 {
+		return 0
+	}
+	spent := 0.0
+	for _, j := range s.m.Snapshot().Jobs {
+		spent += j.Spend.CostUSD
+	}
+	return max(0.01, s.o.BudgetUSD-spent)
 }

@@ -100,9 +100,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			rr.Status, rr.Summary = jb.Report.Status, jb.Report.Summary
 		}
 		r.Roles = append(r.Roles, rr)
-		r.Spend.InputTokens += jb.Spend.InputTokens
-		r.Spend.OutputTokens += jb.Spend.OutputTokens
-		r.Spend.CostUSD += jb.Spend.CostUSD
+		r.Spend = r.Spend.Plus(jb.Spend)
 	}
 	tip := r.Branch
 	if delivered != nil {

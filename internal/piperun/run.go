@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/pricing"
 )
 
 // Key is the journal key of pipeline runs.
@@ -48,6 +49,15 @@ type Options struct {
 	MaxConcurrent int
 	// Stall is how long an agent may print nothing (0: 5 minutes).
 	Stall time.Duration
+
+	// Prices price every turn (nil: the built-in table); BudgetUSD is the
+	// most the run may spend (0: no limit): each role agent gets what is
+	// left as its ceiling, the implementers' phase as its budget, with
+	// TaskUSD its estimates on each rung of Ladder.
+	Prices    pricing.Table
+	BudgetUSD float64
+	Ladder    []string
+	TaskUSD   []float64
 
 	// Wait is how long a run at a question waits for its answer: typed
 	// here (Answers) or given with `hive answer` (read from the journal
