@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools
+.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools browser
 
 all: build
 
@@ -33,12 +33,23 @@ $(TOOLS_STAMP):
 	$(TOOLS)/node_modules/.bin/codex --version
 	touch $@
 
+# The browser tests of hive serve drive a headless Chromium: Debian's
+# chromium package, installed when missing (as root, as in CI; else with
+# sudo). Nothing else is downloaded: the tests start it with no network.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium; }
+	@$(CHROMIUM) --version 2>/dev/null
+
 # The tests run with a temporary home (internal/testsupport): the check
 # around them fails the run if they changed the developer's ~/.cache/hive.
 HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
-test: vet tools
+test: vet tools browser
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
-	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin $(GO) test -count=1 ./...
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
 		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
 
