@@ -112,16 +112,12 @@ func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, 
 	if j == nil {
 		return Result{}, refused(true, "no phase has run here yet: there is nothing to answer")
 	}
-	run, cp, err := openCheckpoint(j, req)
+	run, cp, eng, last, err := openCheckpoint(j, req)
 	if err != nil {
 		return Result{}, err
 	}
 	ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: req.Plan, CheckpointID: cp.ID, Text: req.Text, By: By}
 	// Check the answer the way the engine will, before it goes in the journal.
-	eng, last, err := replay(j, run.ID, 0)
-	if err != nil {
-		return Result{}, err
-	}
 	if _, err := eng.Step(ev); err != nil {
 		return Result{}, &RefusedError{Err: err}
 	}
@@ -178,13 +174,14 @@ func replay(j journal.Journal, run, until int64) (*engine.Engine, int64, error) 
 }
 
 // openCheckpoint finds the unfinished run in which req's plan waits at a
-// checkpoint (req's own, when it names one). When it does not wait, the
-// error says where the plan stands and lists the plans that do wait, so
-// that the user can pick the right one.
-func openCheckpoint(j journal.Journal, req Request) (journal.Run, engine.Checkpoint, error) {
+// checkpoint (req's own, when it names one), and returns it with its
+// engine, replayed up to the event with seq last. When the plan does not
+// wait, the error says where it stands and lists the plans that do wait,
+// so that the user can pick the right one.
+func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.Checkpoint, eng *engine.Engine, last int64, err error) {
 	runs, err := j.Runs()
 	if err != nil {
-		return journal.Run{}, engine.Checkpoint{}, err
+		return run, cp, nil, 0, err
 	}
 	state := engine.PlanState("")
 	var open []string // "PLAN (#ID Title)" of every open checkpoint
@@ -194,13 +191,13 @@ func openCheckpoint(j journal.Journal, req Request) (journal.Run, engine.Checkpo
 		}
 		if !run.Finished.IsZero() {
 			if req.Run != 0 {
-				return run, engine.Checkpoint{}, fmt.Errorf("%w: run %d is finished (%s)", ErrAnswered, run.ID, run.Outcome)
+				return run, cp, nil, 0, fmt.Errorf("%w: run %d is finished (%s)", ErrAnswered, run.ID, run.Outcome)
 			}
 			continue
 		}
-		eng, _, err := replay(j, run.ID, 0)
+		eng, last, err := replay(j, run.ID, 0)
 		if err != nil {
-			return journal.Run{}, engine.Checkpoint{}, err
+			return run, cp, nil, 0, err
 		}
 		snap := eng.Snapshot()
 		var found *engine.Checkpoint
@@ -224,25 +221,25 @@ func openCheckpoint(j journal.Journal, req Request) (journal.Run, engine.Checkpo
 			}
 		}
 		if found != nil {
-			return run, *found, nil
+			return run, *found, eng, last, nil
 		}
 		if req.Checkpoint != 0 && inRun {
 			// The plan is in this run, and the checkpoint shown is not the
 			// one it waits at (if any): it was answered.
-			return run, engine.Checkpoint{}, fmt.Errorf("%w: checkpoint #%d of plan %s in run %d is no longer open", ErrAnswered, req.Checkpoint, req.Plan, run.ID)
+			return run, cp, nil, 0, fmt.Errorf("%w: checkpoint #%d of plan %s in run %d is no longer open", ErrAnswered, req.Checkpoint, req.Plan, run.ID)
 		}
 	}
 	if req.Checkpoint != 0 {
-		return journal.Run{}, engine.Checkpoint{}, refused(true, "run %d has no checkpoint #%d of plan %s", req.Run, req.Checkpoint, req.Plan)
+		return run, cp, nil, 0, refused(true, "run %d has no checkpoint #%d of plan %s", req.Run, req.Checkpoint, req.Plan)
 	}
 	msg := fmt.Sprintf("plan %s has no open checkpoint", req.Plan)
 	if state != "" {
 		msg += fmt.Sprintf(" (it is %s)", state)
 	}
 	if len(open) == 0 {
-		return journal.Run{}, engine.Checkpoint{}, refused(true, "%s, and no plan waits for an answer now (`hive status` shows where each plan stands)", msg)
+		return run, cp, nil, 0, refused(true, "%s, and no plan waits for an answer now (`hive status` shows where each plan stands)", msg)
 	}
-	return journal.Run{}, engine.Checkpoint{}, refused(true, "%s. Waiting for an answer: %s; answer one with `hive answer PLAN-ID RESPONSE`", msg, strings.Join(open, ", "))
+	return run, cp, nil, 0, refused(true, "%s. Waiting for an answer: %s; answer one with `hive answer PLAN-ID RESPONSE`", msg, strings.Join(open, ", "))
 }
 
 // recordRole journals the answer to the question hive run asks of a role.

@@ -149,6 +149,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		},
 	}
 	defer n.Wait() // the run-finished webhook goes out before hive exits
+	links := newCheckpointLinks(cfg, repo.Root, func(format string, args ...any) {
+		fmt.Fprintf(o.stderr, "hive: "+format+"\n", args...)
+	})
 	wait := checkpointWait(cfg, o.checkpointWaitSet, o.checkpointWait)
 	tab, rungs := prices(cfg), ladder(cfg, "executor", launcher.Name())
 	opts := runner.Options{
@@ -198,7 +201,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 					n.Bell = func() { obs.Push(tui.BellMsg{}) }
 				}
 				n.Logf = func(format string, args ...any) { obs.Note("", "notification: "+fmt.Sprintf(format, args...)) }
-				opts.Observer = newNotifyObserver(obs, n, ph.Number)
+				opts.Observer = newNotifyObserver(obs, n, ph.Number, links)
 				opts.Human.Answers = answers
 				return runner.Run(ctx, opts)
 			})
@@ -221,7 +224,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 			obs = plain
 		}
-		opts.Observer = newNotifyObserver(obs, n, ph.Number)
+		opts.Observer = newNotifyObserver(obs, n, ph.Number, links)
 		res, err = runner.Run(ctx, opts)
 	}
 	var needs *runner.NeedsHumanError

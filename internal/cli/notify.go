@@ -2,9 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/notify"
+	"github.com/hivectl/hive/internal/serve"
 	"github.com/hivectl/hive/internal/tui"
 )
 
@@ -15,11 +19,63 @@ type notifyObserver struct {
 	runnerObserver
 	n     *notify.Notifier
 	phase string
-	seen  map[int]bool // checkpoints already notified
+	seen  map[int]bool     // checkpoints already notified
+	links *checkpointLinks // nil: no hive serve to link to
 }
 
-func newNotifyObserver(next runnerObserver, n *notify.Notifier, phase string) *notifyObserver {
-	return &notifyObserver{runnerObserver: next, n: n, phase: phase, seen: map[int]bool{}}
+func newNotifyObserver(next runnerObserver, n *notify.Notifier, phase string, links *checkpointLinks) *notifyObserver {
+	return &notifyObserver{runnerObserver: next, n: n, phase: phase, seen: map[int]bool{}, links: links}
+}
+
+// linkTTL is how long a notification's links work.
+const linkTTL = 24 * time.Hour
+
+// checkpointLinks signs the links of notifications to hive serve's pages,
+// with the repository's key (serve.LoadKey), for notifications.public_url.
+type checkpointLinks struct {
+	base string
+	key  []byte
+}
+
+// newCheckpointLinks is nil when notifications.public_url is unset; a key
+// that cannot be read only costs the links, with a warning.
+func newCheckpointLinks(cfg *config.Config, root string, warn func(string, ...any)) *checkpointLinks {
+	if cfg.Notifications.PublicURL == "" {
+		return nil
+	}
+	key, err := serve.LoadKey(root)
+	if err != nil {
+		warn("no links to hive serve in notifications: %v", err)
+		return nil
+	}
+	return &checkpointLinks{base: strings.TrimRight(cfg.Notifications.PublicURL, "/"), key: key}
+}
+
+// add puts the links of checkpoint cp of phase into m: one that opens its
+// page, and one per answer a button would give.
+func (l *checkpointLinks) add(m *notify.Message, phase string, cp engine.Checkpoint) {
+	exp := time.Now().Add(linkTTL).Unix()
+	link := serve.Link{Phase: phase, Plan: cp.Plan, Checkpoint: cp.ID, Expires: exp}
+	open := link
+	open.Action = serve.LinkOpen
+	m.URL = l.base + serve.SignLink(l.key, open)
+	var answers []string
+	switch {
+	case cp.Kind == engine.KindCheckpoint && cp.Type == "human-verify":
+		answers = []string{"approved"}
+	case cp.Kind == engine.KindCheckpoint && cp.Type == "decision":
+		answers = cp.Options
+	case cp.Kind == engine.KindCheckpoint && (cp.Type == "human-action" || cp.Type == "auth-gate"):
+		answers = []string{"done"}
+	}
+	for _, a := range answers {
+		if m.Answers == nil {
+			m.Answers = map[string]string{}
+		}
+		ans := link
+		ans.Action, ans.Answer = serve.LinkAnswer, a
+		m.Answers[a] = l.base + serve.SignLink(l.key, ans)
+	}
 }
 
 func (o *notifyObserver) Command(c engine.Command, s engine.Snapshot) {
@@ -31,11 +87,15 @@ func (o *notifyObserver) Command(c engine.Command, s engine.Snapshot) {
 			return // answered in the same step (--yes), or told already
 		}
 		o.seen[cp.ID] = true
-		o.n.Send(notify.Message{
+		m := notify.Message{
 			Kind: notify.KindCheckpoint, Phase: s.Phase, Plan: cp.Plan,
 			Title: fmt.Sprintf("hive: plan %s — %s", cp.Plan, tui.Title(*cp)),
 			Text:  tui.YourAction(*cp),
-		})
+		}
+		if o.links != nil {
+			o.links.add(&m, s.Phase, *cp)
+		}
+		o.n.Send(m)
 	case engine.CmdRunFinished:
 		o.n.Send(notify.Message{
 			Kind: notify.KindRunFinished, Phase: s.Phase, Outcome: c.Reason,

@@ -108,7 +108,7 @@ func shot(t *testing.T, ctx context.Context, dir, name string, width, height int
 // run finish.
 func TestServeBrowser(t *testing.T) {
 	ctx := newBrowser(t)
-	dir, env := serveRepo(t, []servePlan{{"01-01", []string{"verify"}}, {"01-02", []string{"decision"}}, {"01-03", nil}},
+	dir, env := serveRepo(t, []servePlan{{"01-01", []string{"verify"}}, {"01-02", []string{"decision"}}, {"01-03", nil}}, "",
 		"HIVE_SIM_DELAY=400ms", "CI=")
 	login := startServeCmd(t, dir, env)
 	base, err := url.Parse(login)

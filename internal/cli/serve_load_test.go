@@ -39,7 +39,7 @@ func TestServeLoad(t *testing.T) {
 		}
 		specs = append(specs, p)
 	}
-	dir, env := serveRepo(t, specs, "HIVE_SIM_DELAY=20ms", "CI=")
+	dir, env := serveRepo(t, specs, "", "HIVE_SIM_DELAY=20ms", "CI=")
 	ts := startServe(t, dir, 1e6) // one client address sends it all: --rate set high, as a user would
 
 	// The run, in another process.

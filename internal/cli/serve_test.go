@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/serve"
 )
@@ -32,15 +33,19 @@ type servePlan struct {
 }
 
 // serveRepo makes a git repository holding phase 01 with plans, and returns
-// its root and the environment hive runs with there.
-func serveRepo(t *testing.T, plans []servePlan, extraEnv ...string) (string, []string) {
+// its root and the environment hive runs with there. notifications is the
+// config's notifications object ("" for none but the quiet defaults).
+func serveRepo(t *testing.T, plans []servePlan, notifications string, extraEnv ...string) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	phase := filepath.Join(dir, ".planning", "phases", "01-web")
 	if err := os.MkdirAll(phase, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`{"parallelization": {"enabled": true, "max_concurrent_agents": %d}, "notifications": {"bell": false, "desktop": false}}`, len(plans)+1)
+	if notifications == "" {
+		notifications = `{"bell": false, "desktop": false}`
+	}
+	cfg := fmt.Sprintf(`{"parallelization": {"enabled": true, "max_concurrent_agents": %d}, "notifications": %s}`, len(plans)+1, notifications)
 	if err := os.WriteFile(filepath.Join(dir, ".planning", "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +127,14 @@ func startServe(t *testing.T, dir string, rate float64) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ts := &testServer{token: newToken(), key: key, dir: dir}
 	var logs strings.Builder
 	var mu sync.Mutex
-	ts.srv, err = serve.New(serve.Options{Root: dir, Token: ts.token, Key: key, Rate: rate, Poll: 50 * time.Millisecond,
+	ts.srv, err = serve.New(serve.Options{Root: dir, Token: ts.token, Key: key, PublicURL: cfg.Notifications.PublicURL, Rate: rate, Poll: 50 * time.Millisecond,
 		RenderLog: func(w io.Writer, log io.Reader) { renderLog(w, log) },
 		Logf: func(format string, args ...any) {
 			mu.Lock()
@@ -260,7 +269,7 @@ func answerEvents(t *testing.T, dir, plan string) int {
 // run stopped at its checkpoints.
 func TestServeSecurity(t *testing.T) {
 	dir, env := serveRepo(t, []servePlan{{"01-01", []string{"verify"}}, {"01-02", []string{"decision"}},
-		{"01-03", []string{"verify"}}, {"01-04", []string{"action"}}, {"01-05", []string{"verify"}}})
+		{"01-03", []string{"verify"}}, {"01-04", []string{"action"}}, {"01-05", []string{"verify"}}}, "")
 	stoppedRun(t, dir, env)
 	ts := startServe(t, dir, 1000)
 	cps := ts.checkpoints(t)
@@ -494,4 +503,66 @@ func startServeCmd(t *testing.T, dir string, env []string) string {
 	}
 	t.Fatalf("hive serve printed no login link; stderr:\n%s", stderr.String())
 	return ""
+}
+
+// TestServeNotificationLinks follows the links a webhook notification
+// carries when notifications.public_url is set: an answer link answers its
+// checkpoint once, and the open link opens its page.
+func TestServeNotificationLinks(t *testing.T) {
+	var mu sync.Mutex
+	var msgs []map[string]any
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		if json.NewDecoder(r.Body).Decode(&m) == nil {
+			mu.Lock()
+			msgs = append(msgs, m)
+			mu.Unlock()
+		}
+	}))
+	defer hook.Close()
+	notifications := fmt.Sprintf(`{"bell": false, "desktop": false, "webhook_url": %q, "public_url": "https://hive.example.com/"}`, hook.URL)
+	dir, env := serveRepo(t, []servePlan{{"01-01", []string{"decision"}}}, notifications)
+	stoppedRun(t, dir, env)
+	ts := startServe(t, dir, 1000)
+	mu.Lock()
+	var links map[string]any
+	var open string
+	for _, m := range msgs {
+		if m["kind"] == "checkpoint" {
+			links, _ = m["answers"].(map[string]any)
+			open, _ = m["url"].(string)
+		}
+	}
+	mu.Unlock()
+	if links == nil || !strings.HasPrefix(open, "https://hive.example.com/l/") {
+		t.Fatalf("the checkpoint's notification has no links: %v", msgs)
+	}
+	clerk, _ := links["clerk"].(string)
+	path := strings.TrimPrefix(clerk, "https://hive.example.com")
+	if !strings.HasPrefix(path, "/l/") {
+		t.Fatalf("no link that answers clerk: %v", links)
+	}
+	// Through the public address, as a phone's browser posts it.
+	if code, body := ts.do(t, nil, "POST", path, nil, "Origin", "https://hive.example.com"); code != http.StatusOK {
+		t.Fatalf("the clerk link: %d %s", code, body)
+	}
+	if code, _ := ts.do(t, nil, "POST", path, nil, "Origin", "https://hive.example.com"); code != http.StatusGone {
+		t.Errorf("the clerk link again: %d, want 410", code)
+	}
+	supabase := strings.TrimPrefix(links["supabase"].(string), "https://hive.example.com")
+	// The checkpoint's other links are gone with it.
+	if code, body := ts.do(t, nil, "POST", supabase, nil, "Origin", ts.URL); code != http.StatusGone || !strings.Contains(body, "not open any more") {
+		t.Errorf("another answer's link after the first: %d %s, want 410", code, body)
+	}
+	if n := answerEvents(t, dir, "01-01"); n != 1 {
+		t.Errorf("%d answers journaled, want 1", n)
+	}
+	// Resumed, the run takes the answer given through the link.
+	cmd := hiveCmd(t, context.Background(), append(env, "CI=true"), "execute-phase", "1", "--repo", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", dir, "log", "--all", "--format=%B").Output(); err != nil || !strings.Contains(string(out), "clerk") {
+		t.Errorf("the decision is not in the commits (%v):\n%s", err, out)
+	}
 }

@@ -27,6 +27,12 @@ type Message struct {
 	Text    string    `json:"text"`
 	Outcome string    `json:"outcome,omitempty"` // run-finished: complete, failed, aborted
 	Time    time.Time `json:"time"`
+	// URL opens the checkpoint's page in hive serve, and each of Answers
+	// (by answer: "approved", an option, "done") gives that answer: signed
+	// links, each good once, until it expires. Set only when
+	// notifications.public_url says where hive serve is.
+	URL     string            `json:"url,omitempty"`
+	Answers map[string]string `json:"answers,omitempty"`
 }
 
 // Notifier sends messages on every channel switched on. Bell and desktop

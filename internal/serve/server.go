@@ -323,6 +323,20 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 	case len(text) > maxAnswer:
 		return answer.Result{}, &answerError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the answer is over %d KiB", maxAnswer>>10)}
 	}
+	// Most answers that come too late are told so from the views, read
+	// again first: only an answer to an open checkpoint takes the answer
+	// path's lock and replay, which decide.
+	if open, _ := s.store.lookup(t.run, t.plan, t.cp); !open {
+		if err := s.store.refresh(); err != nil {
+			s.logf("read the journals: %v", err)
+		}
+		switch open, known := s.store.lookup(t.run, t.plan, t.cp); {
+		case !open && known:
+			return answer.Result{}, &answerError{http.StatusConflict, fmt.Sprintf("%v: checkpoint #%d of %s in %s is no longer open", answer.ErrAnswered, t.cp, t.plan, t.run)}
+		case !open:
+			return answer.Result{}, &answerError{http.StatusNotFound, fmt.Sprintf("%s has no checkpoint #%d of %s (GET /api/checkpoints lists the open ones)", t.run, t.cp, t.plan)}
+		}
+	}
 	s.store.mu.Lock()
 	js := answer.Journals{Root: s.o.Root, Phase: s.store.phaseJ, Pipeline: s.store.pipeJ, Redactor: s.o.Redactor}
 	s.store.mu.Unlock()

@@ -400,6 +400,28 @@ func (s *store) checkpoints() []CheckpointView {
 	return out
 }
 
+// lookup says whether checkpoint cp of plan is open in run, as the views
+// stand, and whether the run and the plan are known at all.
+func (s *store) lookup(run, plan string, cp int) (open, known bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.views[run]
+	if !ok {
+		return false, false
+	}
+	for _, c := range v.Checkpoints {
+		if c.Plan == plan && c.ID == cp {
+			return true, true
+		}
+	}
+	for _, it := range v.Items {
+		if it.ID == plan {
+			return false, true
+		}
+	}
+	return false, false
+}
+
 func runKey(kind string, id int64) string { return kind + "-" + strconv.FormatInt(id, 10) }
 
 // parseRunKey is the inverse of runKey; false for anything else, so that
