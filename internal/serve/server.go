@@ -323,17 +323,21 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 	case len(text) > maxAnswer:
 		return answer.Result{}, &answerError{http.StatusRequestEntityTooLarge, fmt.Sprintf("the answer is over %d KiB", maxAnswer>>10)}
 	}
-	// Most answers that come too late are told so from the views, read
-	// again first: only an answer to an open checkpoint takes the answer
-	// path's lock and replay, which decide.
-	if open, _ := s.store.lookup(t.run, t.plan, t.cp); !open {
+	// Most answers that come too late are told so from the views (read
+	// again when the checkpoint may be newer than they are): only an answer
+	// to an open checkpoint takes the answer path's lock and replay, which
+	// decide.
+	if open, _, answered := s.store.lookup(t.run, t.plan, t.cp); !open && !answered {
+		// Perhaps too new for the views.
 		if err := s.store.refresh(); err != nil {
 			s.logf("read the journals: %v", err)
 		}
-		switch open, known := s.store.lookup(t.run, t.plan, t.cp); {
-		case !open && known:
+	}
+	if open, known, _ := s.store.lookup(t.run, t.plan, t.cp); !open {
+		switch {
+		case known:
 			return answer.Result{}, &answerError{http.StatusConflict, fmt.Sprintf("%v: checkpoint #%d of %s in %s is no longer open", answer.ErrAnswered, t.cp, t.plan, t.run)}
-		case !open:
+		default:
 			return answer.Result{}, &answerError{http.StatusNotFound, fmt.Sprintf("%s has no checkpoint #%d of %s (GET /api/checkpoints lists the open ones)", t.run, t.cp, t.plan)}
 		}
 	}

@@ -113,7 +113,8 @@ type store struct {
 	phases        map[int64]*phaseRun
 	pipes         map[int64]*pipeRun
 	views         map[string]RunView
-	order         []string // keys, newest run first
+	maxCP         map[string]int // the highest checkpoint id each run has shown
+	order         []string       // keys, newest run first
 
 	nextID  int64
 	history []Event // the last historySize events, oldest first
@@ -135,7 +136,7 @@ type pipeRun struct {
 
 func newStore(root string) *store {
 	return &store{root: root, phases: map[int64]*phaseRun{}, pipes: map[int64]*pipeRun{},
-		views: map[string]RunView{}, subs: map[chan struct{}]struct{}{}}
+		views: map[string]RunView{}, maxCP: map[string]int{}, subs: map[chan struct{}]struct{}{}}
 }
 
 func (s *store) close() {
@@ -309,6 +310,9 @@ func (s *store) pipeRun(run journal.Run) (bool, error) {
 
 // setView stores v and tells its new state to the stream when it differs.
 func (s *store) setView(v RunView) {
+	for _, c := range v.Checkpoints {
+		s.maxCP[v.Key] = max(s.maxCP[v.Key], c.ID)
+	}
 	old, ok := s.views[v.Key]
 	s.views[v.Key] = v
 	if ok && sameJSON(old, v) {
@@ -401,25 +405,26 @@ func (s *store) checkpoints() []CheckpointView {
 }
 
 // lookup says whether checkpoint cp of plan is open in run, as the views
-// stand, and whether the run and the plan are known at all.
-func (s *store) lookup(run, plan string, cp int) (open, known bool) {
+// stand, and whether the run and the plan are known at all. A checkpoint
+// the views showed once and no longer show was answered: ids only grow.
+func (s *store) lookup(run, plan string, cp int) (open, known, answered bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.views[run]
 	if !ok {
-		return false, false
+		return false, false, false
 	}
 	for _, c := range v.Checkpoints {
 		if c.Plan == plan && c.ID == cp {
-			return true, true
+			return true, true, false
 		}
 	}
 	for _, it := range v.Items {
 		if it.ID == plan {
-			return false, true
+			return false, true, cp <= s.maxCP[run] || v.Finished != nil
 		}
 	}
-	return false, false
+	return false, false, false
 }
 
 func runKey(kind string, id int64) string { return kind + "-" + strconv.FormatInt(id, 10) }
