@@ -94,7 +94,14 @@ func TestReadmePlanExample(t *testing.T) {
 // no key that does not exist.
 func TestReadmeConfigKeys(t *testing.T) {
 	section := readmeSection(t, "Configuration keys")
-	data, err := config.Default().Marshal()
+	// The defaults, with the keys a file holds only when they are set.
+	cfg, err := config.Parse([]byte(`{"budget": {"usd": 1, "tokens": 1, "plan_usd": 1},
+ "loop_guard": {"warn_repeat": 3, "stop_repeat": 5, "max_calls": 9},
+ "notifications": {"public_url": "https://hive.example.com"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := cfg.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
