@@ -1,10 +1,6 @@
 package pricing
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-)
+import "strings"
 
 // Price is what a model costs, in US dollars per million tokens.
 type Price struct {
@@ -221,18 +217,3 @@ func (t Table) Estimate(ladder []string, usage Usage) []float64 {
 // history: about 60k input tokens (most of it cached) and 4k of output,
 // what Claude Code used per task in hive's own runs.
 var TaskUsage = Usage{Input: 6_000, CacheRead: 50_000, CacheWrite: 4_000, Output: 4_000}
-
-// Format renders a table as lines "model: $in in, $out out, ...", sorted.
-func (t Table) Format() []string {
-	names := make([]string, 0, len(t))
-	for k := range t {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, k := range names {
-		p := t[k]
-		out = append(out, fmt.Sprintf("%s: $%g in, $%g out, $%g cache write, $%g cache read (per million tokens)", k, p.Input, p.Output, p.CacheWrite, p.CacheRead))
-	}
-	return out
-}
