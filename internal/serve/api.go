@@ -30,21 +30,10 @@ func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, id who) {
 // apiRun shows one run.
 func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, id who) {
 	<-s.ready
-	key := r.PathValue("run")
-	if _, _, ok := parseRunKey(key); !ok {
-		s.fail(w, r, http.StatusBadRequest, fmt.Sprintf("bad parameter: run %q is not KIND-ID (phase-3, pipeline-1)", key))
-		return
+	v, ok := s.runOf(w, r, id, "GET /api/runs lists them")
+	if ok {
+		writeJSON(w, http.StatusOK, v)
 	}
-	if !id.allows(key, "", 0) {
-		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
-		return
-	}
-	v, ok := s.store.run(key)
-	if !ok {
-		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("no run %s here (GET /api/runs lists them)", key))
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
 }
 
 // apiCheckpoints lists the open checkpoints of every run.

@@ -98,17 +98,8 @@ func (s *Server) dashboardPage(w http.ResponseWriter, r *http.Request, id who) {
 func (s *Server) runPage(w http.ResponseWriter, r *http.Request, id who) {
 	<-s.ready
 	key := r.PathValue("run")
-	if _, _, ok := parseRunKey(key); !ok {
-		s.fail(w, r, http.StatusBadRequest, fmt.Sprintf("run %q is not KIND-ID (phase-3, pipeline-1)", key))
-		return
-	}
-	if !id.allows(key, "", 0) {
-		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
-		return
-	}
-	v, ok := s.store.run(key)
+	v, ok := s.runOf(w, r, id, "the dashboard lists them")
 	if !ok {
-		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("no run %s here (the dashboard lists them)", key))
 		return
 	}
 	p := s.newPage(v.Title, id)
@@ -184,6 +175,26 @@ func (s *Server) answered(w http.ResponseWriter, r *http.Request, id who, t targ
 	p.OK, p.Heading = true, "Answer recorded"
 	p.Message = fmt.Sprintf("%s #%d: %q. A running hive applies it now; a stopped one when it resumes.", t.plan, t.cp, res.Answer)
 	s.render(w, http.StatusOK, "result", p)
+}
+
+// runOf is the run the request's "run" parameter names, if it is well
+// formed, the caller may see it, and it exists; else the failure is
+// written (listed says where the runs are listed).
+func (s *Server) runOf(w http.ResponseWriter, r *http.Request, id who, listed string) (RunView, bool) {
+	key := r.PathValue("run")
+	if _, _, ok := parseRunKey(key); !ok {
+		s.fail(w, r, http.StatusBadRequest, fmt.Sprintf("bad parameter: run %q is not KIND-ID (phase-3, pipeline-1)", key))
+		return RunView{}, false
+	}
+	if !id.allows(key, "", 0) {
+		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
+		return RunView{}, false
+	}
+	v, ok := s.store.run(key)
+	if !ok {
+		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("no run %s here (%s)", key, listed))
+	}
+	return v, ok
 }
 
 // output shows the end of an item's latest agent log, as text.
