@@ -92,6 +92,9 @@ type Session interface {
 	AnswerPermission(requestID string, allow bool, input, message string) error
 	// Stop closes the input and gives the agent grace to exit, then kills it.
 	Stop(grace time.Duration)
+	// StopTurn ends the turn in flight (a live session gets the interrupt
+	// control request), then stops the agent as Stop does.
+	StopTurn(grace time.Duration)
 	// KillStalled interrupts and kills a silent agent, saying why in its exit.
 	KillStalled(reason string)
 	// Kill ends the agent and everything it started at once.
@@ -356,6 +359,16 @@ func (s *Process) CloseInput() {
 		s.closed = true
 		s.stdin.Close()
 	}
+}
+
+// StopTurn interrupts a live session's turn, so that it spends nothing
+// more, then stops it. A one-shot agent has no turn to interrupt: it gets
+// Stop.
+func (s *Process) StopTurn(grace time.Duration) {
+	if s.dialect.Input == "stream" {
+		_ = s.Interrupt() // a session whose input is closed is stopping already
+	}
+	s.Stop(grace)
 }
 
 // Stop closes the input and kills the process group if the agent has not

@@ -115,7 +115,7 @@ func (e *Engine) budgetStop(out []Command, why string) []Command {
 	for _, p := range e.plans {
 		if p.State == Running && p.Stage == StageWork && p.check == CheckNone {
 			if p.agentLive {
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Reason: why})
+				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
 			}
 			out = e.restart(out, p, why)
 		}

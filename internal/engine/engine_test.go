@@ -300,6 +300,9 @@ func render(cmds []Command, err error) string {
 		if c.Kill {
 			b.WriteString(" kill")
 		}
+		if c.Interrupt {
+			b.WriteString(" interrupt")
+		}
 		if c.Rung != 0 {
 			fmt.Fprintf(&b, " rung=%d", c.Rung)
 		}

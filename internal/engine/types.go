@@ -360,8 +360,12 @@ type Command struct {
 	Reason  string      `json:"reason,omitempty"`
 	Text    string      `json:"text,omitempty"`
 	Kill    bool        `json:"kill,omitempty"` // stop-agent: kill at once, do not close the session politely
-	Since   time.Time   `json:"since,omitempty"`
-	At      time.Time   `json:"at,omitempty"` // watch: the earliest next report; wake: when
+	// Interrupt (stop-agent) ends the agent's turn now, before its session
+	// closes: a live session gets the CLI's interrupt control request, so
+	// that a budget or loop stop spends no more than the turn in flight.
+	Interrupt bool      `json:"interrupt,omitempty"`
+	Since     time.Time `json:"since,omitempty"`
+	At        time.Time `json:"at,omitempty"` // watch: the earliest next report; wake: when
 	// Role is the role of the agent to start: "" for the executor, "comb"
 	// for a merge-conflict resolver, "verifier" for the phase verifier.
 	Role string `json:"role,omitempty"`

@@ -133,6 +133,10 @@ func (a *agents) stop(c engine.Command) {
 			go s.KillStalled(c.Reason) // it may wait for an interrupt to land
 			return
 		}
+		if c.Interrupt {
+			go s.StopTurn(a.grace)
+			return
+		}
 		go s.Stop(a.grace)
 		return
 	}

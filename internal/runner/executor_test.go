@@ -65,6 +65,7 @@ func (s *session) AnswerPermission(string, bool, string, string) error {
 	return errors.New("not asked")
 }
 func (s *session) Stop(time.Duration)             { close(s.done) }
+func (s *session) StopTurn(time.Duration)         { close(s.done) }
 func (s *session) KillStalled(string)             { close(s.done) }
 func (s *session) Kill()                          { close(s.done) }
 func (s *session) Silent(time.Time) time.Duration { return s.silent }
