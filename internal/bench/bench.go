@@ -10,7 +10,7 @@ import (
 )
 
 // Groups, in the order they run and print.
-var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "resume", "memory"}
+var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "resume", "memory"}
 
 // Options says what to measure and how big.
 type Options struct {
@@ -50,6 +50,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		"overhead":   overheadRows,
 		"checkpoint": checkpointRows,
 		"tokens":     tokenRows,
+		"budget":     budgetRows,
 		"resume":     resumeRows,
 		"memory":     memoryRows,
 	}

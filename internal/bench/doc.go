@@ -2,9 +2,10 @@
 // makespan of dynamic scheduling against rigid waves and the lower bound on
 // random DAGs (a virtual clock driving the pure engine), the orchestrator's
 // own overhead with instant agents through the real runner, the checkpoint
-// round trip and its token cost in team and standalone mode, the time to
-// resume from a journal of a million events, and peak memory with 64 live
-// agents. `hive bench` prints its Report.
+// round trip and its token cost in team and standalone mode, how well the
+// engine holds a budget over simulated runs with random budgets and
+// per-turn costs, the time to resume from a journal of a million events,
+// and peak memory with 64 live agents. `hive bench` prints its Report.
 //
 // Each measurement states its target, and the report says pass or miss; it
 // never fakes a figure. Tests check that every row is there with sane values,

@@ -19,7 +19,7 @@ const (
 
 // Row is one measured figure.
 type Row struct {
-	Group  string  `json:"group"` // makespan, overhead, checkpoint, tokens, resume, memory
+	Group  string  `json:"group"` // makespan, overhead, checkpoint, tokens, budget, resume, memory
 	Name   string  `json:"name"`
 	Value  float64 `json:"value"`
 	Unit   string  `json:"unit"`

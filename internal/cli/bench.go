@@ -21,14 +21,15 @@ func newBenchCmd(g *globalOptions) *cobra.Command {
 	o := &benchOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, resume, memory",
+		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, budget adherence, resume, memory",
 		Long: `bench measures, side by side in one run on this machine, what hive is for:
 finishing a phase sooner and cheaper than prompt-driven orchestration. Every
 row gives its figure, its target and whether it was met.
 
 Groups: ` + strings.Join(bench.Groups, ", ") + `. The tokens group runs the real
 claude CLI against a local fake model server; it is skipped when the CLI is
-not installed (make tools).`,
+not installed (make tools). The budget group drives the engine through 200
+simulated runs with random budgets and per-turn costs.`,
 		Example: `  hive bench
   hive bench --quick --only makespan,overhead
   hive bench --json > bench.json`,
