@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/tui"
 )
 
 // writeAggregate prints seed 000 §2.4's report after a run: waves, plans,
@@ -33,10 +34,19 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[
 	fmt.Fprintf(w, "\n## Phase %s: %s %s\n\n", ph.Number, title, reportHeading(s))
 	fmt.Fprintf(w, "**Waves:** %d | **Plans:** %d/%d complete\n", len(waves), s.Count(engine.Complete), len(s.Plans))
 	if s.Team {
-		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** %d\n\n", ph.Number, ph.Slug, s.Resolved)
+		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** %d\n", ph.Number, ph.Slug, s.Resolved)
 	} else {
-		fmt.Fprintf(w, "**Mode:** Standalone | **Checkpoints resolved:** %d\n\n", s.Resolved)
+		fmt.Fprintf(w, "**Mode:** Standalone | **Checkpoints resolved:** %d\n", s.Resolved)
 	}
+	fmt.Fprintf(w, "**Spend:** %s\n", spendText(s.Spent))
+	if b := tui.BudgetSpent(s); b != "" {
+		down := tui.Downgrades(s)
+		if down == "" {
+			down = "no"
+		}
+		fmt.Fprintf(w, "**Budget:** %s | **Models downgraded:** %s\n", b, down)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| Wave | Plans | Status | Commits |")
 	fmt.Fprintln(w, "|------|-------|--------|---------|")
 	for _, wv := range waves {

@@ -232,6 +232,11 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		var b strings.Builder
 		b.WriteString("a human must answer before this run can go on:")
 		for _, cp := range needs.Checkpoints {
+			if cp.Kind == engine.KindBudget {
+				fmt.Fprintf(&b, "\n  the run's budget (%s): %s\n    %s", cp.Details, strings.Join(strings.Fields(cp.Awaiting), " "),
+					strings.Replace(o.pasteable(repo.Root, "answer", engine.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
+				continue
+			}
 			fmt.Fprintf(&b, "\n  plan %s, %s %s: %s\n    %s", cp.Plan, cp.Kind, cp.Type, strings.Join(strings.Fields(cp.Awaiting), " "),
 				o.pasteable(repo.Root, "answer", cp.Plan, "<response>"))
 		}

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -44,6 +46,9 @@ type statusPlan struct {
 	CostUSD  float64 `json:"cost_usd"`
 	Progress string  `json:"progress,omitempty"`
 	Reason   string  `json:"reason,omitempty"`
+	// Rung is the step down the model ladder its latest agent started on
+	// for the budget (0: the configured model).
+	Rung int `json:"rung,omitempty"`
 }
 
 type statusRunView struct {
@@ -69,6 +74,22 @@ type statusRunView struct {
 	Live   bool   `json:"live"`
 	PID    int    `json:"pid,omitempty"`
 	Resume string `json:"resume,omitempty"`
+
+	// Spend is what every agent of the run used (plans, resolvers,
+	// verifier): tokens by kind, cache included, and dollars. SpentUSD
+	// and SpentTokens (every token counted) are what the budget counts.
+	Spend       engine.Spend `json:"spend"`
+	SpentUSD    float64      `json:"spent_usd"`
+	SpentTokens int64        `json:"spent_tokens"`
+	// The budget as it stands (raised by answers; 0: no ceiling), Rung the
+	// step down the model ladder every new agent takes (1 past 80 %), and
+	// BudgetWaiting: the run waits at the budget checkpoint (`hive answer
+	// budget raise|raise N|stop`).
+	BudgetUSD     float64 `json:"budget_usd,omitempty"`
+	BudgetTokens  int64   `json:"budget_tokens,omitempty"`
+	BudgetPlanUSD float64 `json:"budget_plan_usd,omitempty"`
+	Rung          int     `json:"rung,omitempty"`
+	BudgetWaiting bool    `json:"budget_waiting,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
@@ -113,7 +134,10 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		}
 		snap := eng.Snapshot()
 		v := statusRunView{Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events,
-			Queue: snap.Queue, snap: snap}
+			Queue: snap.Queue, snap: snap,
+			Spend: snap.Spent, SpentUSD: snap.Spent.CostUSD, SpentTokens: snap.Spent.Tokens(),
+			BudgetUSD: snap.Budget.USD, BudgetTokens: snap.Budget.Tokens, BudgetPlanUSD: snap.Budget.PlanUSD, Rung: snap.Rung,
+			BudgetWaiting: tui.BudgetOpen(snap) != nil}
 		if !run.Finished.IsZero() {
 			f := run.Finished
 			v.Finished = &f
@@ -124,7 +148,7 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		for _, p := range snap.Plans {
 			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
 				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
-				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD})
+				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Rung: p.Rung})
 		}
 		v.Jobs = snap.Jobs()
 		views = append(views, v)
@@ -148,15 +172,11 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tTOKENS\tCOST\tDETAIL")
-		var tokens int64
-		var usd float64
 		for _, p := range v.Plans {
 			detail := p.Progress
 			if p.Reason != "" {
 				detail = p.Reason
 			}
-			tokens += p.Tokens
-			usd += p.CostUSD
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, detail)
 		}
 		tw.Flush()
@@ -167,10 +187,6 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 			if jb.Kind == engine.JobPlan {
 				continue
 			}
-			if jb.Kind == engine.JobVerify {
-				tokens += jb.InputTokens + jb.OutputTokens
-				usd += jb.CostUSD
-			}
 			line := fmt.Sprintf("  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD)
 			if jb.State == string(engine.Running) && jb.Stage != "" {
 				line += "\t" + jb.Stage // where the verification stands
@@ -178,10 +194,40 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
-		fmt.Fprintf(o.stdout, "  total: %d tokens, $%.2f, %s elapsed\n", tokens, usd, activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
+		fmt.Fprintf(o.stdout, "  total: %s, %s elapsed\n", spendText(v.Spend), activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
+		if b := tui.BudgetText(v.snap); b != "" {
+			fmt.Fprintf(o.stdout, "  budget: %s\n", b)
+		}
+		if v.BudgetWaiting { // what it says is in the queue below
+			fmt.Fprintf(o.stdout, "  waiting at the budget checkpoint: %s\n",
+				strings.Replace(o.pasteable(o.root, "answer", engine.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
+		}
 		writeQueue(o.stdout, v.Queue, v.snap.Plans)
 	}
 	return nil
+}
+
+// spendText is a run's spend for its total line: input and output tokens,
+// what the prompt cache did, and the dollars.
+func spendText(sp engine.Spend) string {
+	text := fmt.Sprintf("%d tokens", sp.InputTokens+sp.OutputTokens)
+	if c := cacheText(sp); c != "" {
+		text += " (" + c + ")"
+	}
+	return text + fmt.Sprintf(", $%.2f", sp.CostUSD)
+}
+
+// cacheText says what the prompt cache did for a run: the tokens read
+// from it and written to it, and the share of the input it gave ("cache
+// read 1.2M, written 50.1k: 95% of the input read from the cache"). ""
+// when the agents' CLIs used no cache or did not say.
+func cacheText(sp engine.Spend) string {
+	if sp.CacheReadTokens == 0 && sp.CacheWriteTokens == 0 {
+		return ""
+	}
+	input := sp.InputTokens + sp.CacheReadTokens + sp.CacheWriteTokens
+	return fmt.Sprintf("cache read %s, written %s: %.0f%% of the input read from the cache",
+		tui.Tokens(sp.CacheReadTokens), tui.Tokens(sp.CacheWriteTokens), 100*float64(sp.CacheReadTokens)/float64(input))
 }
 
 // activeTime is how long hive has run a run: the journal's active time,

@@ -240,7 +240,7 @@ func (e *Engine) perTask() float64 {
 	for _, p := range e.plans {
 		if p.State == Complete && !p.Spec.Done && p.Spec.Tasks > 0 && p.CostUSD > 0 {
 			scale := 1.0
-			if r := min(p.rung, len(b.TaskUSD)-1); b.TaskUSD[r] > 0 {
+			if r := min(p.Rung, len(b.TaskUSD)-1); b.TaskUSD[r] > 0 {
 				scale = b.TaskUSD[0] / b.TaskUSD[r]
 			}
 			cost += p.CostUSD * scale
@@ -266,10 +266,10 @@ func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
 		return e.budgetStop(out, fmt.Sprintf("budget too small for plan %s: about $%.2f needed on the cheapest model, $%.2f left of $%.2f",
 			p.Spec.ID, float64(max(1, p.Spec.Tasks-p.TasksDone))*e.perTask()*e.budget.TaskUSD[rung]/e.budget.TaskUSD[0], left, e.budget.USD)), true
 	}
-	if rung > e.budget.rung && rung != p.rung {
+	if rung > e.budget.rung && rung != p.Rung {
 		out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: fmt.Sprintf("budget: $%.2f left; plan %s starts %d model step(s) down to fit", e.budget.USD-e.budget.spent.CostUSD, p.Spec.ID, rung)})
 	}
-	p.rung = rung
+	p.Rung = rung
 	return out, false
 }
 

@@ -37,9 +37,12 @@ type PlanStatus struct {
 	// merge conflicts; ResolveSpend is what they used.
 	Resolves     int
 	ResolveSpend Spend
-	seen         sessionCosts
-	resolveSeen  sessionCosts
-	resolvers    map[int]bool // the attempts that were resolver agents
+	// Rung is the step down the model ladder its latest agent started on,
+	// for the budget (0: the configured model).
+	Rung        int
+	seen        sessionCosts
+	resolveSeen sessionCosts
+	resolvers   map[int]bool // the attempts that were resolver agents
 
 	check        SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
 	lastAnswered *Checkpoint   // answered and not yet followed by progress: a restart must carry it
@@ -61,7 +64,6 @@ type PlanStatus struct {
 	conflictFiles []string  // the files of the last merge conflict
 	conflictWhere string    // where to resolve them, as the merge said
 	gateLoops     int       // fix agents started after post-merge gate failures
-	rung          int       // the model ladder's rung its agents start on (0: the configured model)
 	guard         loopGuard // what the loop guard saw of the current agent's tool calls
 	fix           string    // the failing gate output a continuation must fix
 
@@ -805,7 +807,7 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 // plan's rung of the model ladder, within its allotment of the budget.
 func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
 	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
-		Rung: p.rung, MaxUSD: e.allotment(p)}
+		Rung: p.Rung, MaxUSD: e.allotment(p)}
 }
 
 func (e *Engine) enqueue(p *PlanStatus) {

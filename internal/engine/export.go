@@ -143,7 +143,7 @@ func (e *Engine) Export() State {
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
-			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.rung, Guard: p.guard.clone()}
+			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.clone()}
 		if p.Open != nil {
 			r.Open = copyOf(p.Open)
 		}
@@ -217,7 +217,7 @@ func Restore(s State) (*Engine, error) {
 		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
 		p.autoRetries, p.humanRetried, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
-		p.conflictWhere, p.gateLoops, p.fix, p.rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.clone()
+		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.clone()
 		p.permissions = nil
 		for _, cp := range r.Permissions {
 			p.permissions = append(p.permissions, copyOf(&cp))

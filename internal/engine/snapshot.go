@@ -109,7 +109,7 @@ func published(p *PlanStatus) *PlanStatus {
 		Spec: p.Spec, State: p.State, Attempt: p.Attempt, PID: p.PID,
 		TasksDone: p.TasksDone, Progress: p.Progress, Reason: p.Reason, Commits: p.Commits,
 		Started: p.Started, Finished: p.Finished, Stage: p.Stage, Resolved: p.Resolved,
-		Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Report: p.Report,
+		Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Rung: p.Rung, Report: p.Report,
 		index: -1,
 	}
 	if p.Open != nil {

@@ -16,6 +16,7 @@ var typeTitles = map[string]string{
 	"architectural-deviation": "Architectural Decision Needed",
 	"plan-failed":             "Plan Failed",
 	"permission":              "Permission Requested",
+	engine.KindBudget:         "Budget Checkpoint",
 }
 
 // Title is a checkpoint's display name ("Decision Required").
@@ -33,6 +34,8 @@ func YourAction(cp engine.Checkpoint) string {
 		return "Type retry, skip or abort"
 	case cp.Kind == engine.KindPermission:
 		return "Type allow, deny (optionally with a reason) or always (allow " + cp.Tool + " for the rest of the run)"
+	case cp.Kind == engine.KindBudget:
+		return "Type raise (half as much again), raise AMOUNT (the new ceiling) or stop (what is done stays done)"
 	case cp.Type == "human-verify":
 		return `Type "approved" or describe issues`
 	case cp.Type == "decision" && len(cp.Options) > 0:
@@ -57,7 +60,7 @@ func QueueText(queue []engine.Checkpoint, plans []*engine.PlanStatus) string {
 	fmt.Fprintf(&b, "\n## Checkpoint Queue (%d pending)\n\n", len(queue))
 	b.WriteString(headText(cp, plans, len(queue)))
 	for i, q := range queue[1:] {
-		fmt.Fprintf(&b, "### %d of %d: Plan %s — %s (waiting its turn)\n", i+2, len(queue), q.Plan, Title(q))
+		fmt.Fprintf(&b, "### %d of %d: %s (waiting its turn)\n", i+2, len(queue), heading(q))
 	}
 	return b.String()
 }
@@ -66,8 +69,12 @@ func QueueText(queue []engine.Checkpoint, plans []*engine.PlanStatus) string {
 // "→ YOUR ACTION" line.
 func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### 1 of %d: Plan %s — %s\n\n", n, cp.Plan, Title(cp))
-	fmt.Fprintf(&b, "**Plan:** %s %s\n**Executor:** executor-%s\n", cp.Plan, planName(plans, cp.Plan), cp.Plan)
+	fmt.Fprintf(&b, "### 1 of %d: %s\n\n", n, heading(cp))
+	if cp.Kind == engine.KindBudget {
+		b.WriteString("**Waiting:** every plan: no agent starts until you answer\n")
+	} else {
+		fmt.Fprintf(&b, "**Plan:** %s %s\n**Executor:** executor-%s\n", cp.Plan, planName(plans, cp.Plan), cp.Plan)
+	}
 	if cp.Total > 0 {
 		fmt.Fprintf(&b, "**Progress:** %d/%d tasks complete\n", cp.Done, cp.Total)
 	}
@@ -82,6 +89,15 @@ func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
 	}
 	fmt.Fprintf(&b, "\n→ YOUR ACTION: %s\n", YourAction(cp))
 	return b.String()
+}
+
+// heading names a checkpoint in the queue: its plan and title, or the
+// budget's, which is the whole run's.
+func heading(cp engine.Checkpoint) string {
+	if cp.Kind == engine.KindBudget {
+		return Title(cp) + " — the whole run"
+	}
+	return fmt.Sprintf("Plan %s — %s", cp.Plan, Title(cp))
 }
 
 // where is the folder (and branch) to look at for a checkpoint that asks

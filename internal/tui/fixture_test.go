@@ -18,7 +18,7 @@ func demoSnapshot() engine.Snapshot {
 	spec := func(id, name string, wave, tasks int, deps ...string) engine.PlanSpec {
 		return engine.PlanSpec{ID: id, Name: name, Wave: wave, Tasks: tasks, DependsOn: deps}
 	}
-	return engine.Snapshot{
+	return withSpent(engine.Snapshot{
 		Phase: "01-core-library", Started: true, MaxConcurrent: 3, CurrentWave: 2,
 		Plans: []*engine.PlanStatus{
 			{Spec: spec("01-01", "Book model", 1, 2), State: engine.Complete, Attempt: 1, TasksDone: 2, Started: at(0), Finished: at(21),
@@ -32,7 +32,17 @@ func demoSnapshot() engine.Snapshot {
 			{Spec: spec("01-05", "Import from CSV", 3, 2, "01-03"), State: engine.Pending},
 			{Spec: spec("01-06", "Documentation", 3, 1, "01-03", "01-04"), State: engine.Pending},
 		},
+	})
+}
+
+// withSpent sets the run's spend to what its plans spent, as the engine
+// counts it (this run has no verifier yet).
+func withSpent(s engine.Snapshot) engine.Snapshot {
+	s.Spent = engine.Spend{}
+	for _, p := range s.Plans {
+		s.Spent = s.Spent.Plus(p.Spend)
 	}
+	return s
 }
 
 func demoLogs() []LogLine {
@@ -88,5 +98,22 @@ func failedSnapshot() engine.Snapshot {
 	s.Plans[4].State, s.Plans[4].TasksDone, s.Plans[4].Started, s.Plans[4].Finished = engine.Complete, 2, at(96), at(118)
 	s.Plans[4].InputTokens, s.Plans[4].OutputTokens, s.Plans[4].CostUSD = 5200, 900, 0.04
 	s.Plans[5].State, s.Plans[5].Reason = engine.Skipped, "dependency 01-04 failed"
+	return withSpent(s)
+}
+
+// budgetSnapshot: the run spent its $0.25 in wave 2, one rung down the
+// model ladder since 80 %; the agents of 01-03 and 01-04 were interrupted
+// (their plans wait in the queue) and the run waits at the budget
+// checkpoint.
+func budgetSnapshot() engine.Snapshot {
+	s := demoSnapshot()
+	s.Budget = engine.Budget{USD: 0.25, TaskUSD: []float64{0.05, 0.01}}
+	s.Rung = 1
+	s.Plans[2].State, s.Plans[3].State = engine.Pending, engine.Pending
+	s.Plans[3].Rung = 1
+	cp := engine.Checkpoint{ID: 1, Plan: engine.BudgetID, Kind: engine.KindBudget, Type: "budget", Standalone: true,
+		Details:  "budget reached: $0.28 of $0.25 spent",
+		Awaiting: "raise (to $0.38), raise AMOUNT (e.g. raise $0.38), or stop", Options: []string{"raise", "stop"}, Raised: at(70)}
+	s.Queue = []engine.Checkpoint{cp}
 	return s
 }

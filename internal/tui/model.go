@@ -260,6 +260,8 @@ func placeholder(cp engine.Checkpoint) string {
 		return "done"
 	case cp.Kind == engine.KindDeviation:
 		return "yes, different approach, or defer"
+	case cp.Kind == engine.KindBudget:
+		return "raise, raise AMOUNT, or stop"
 	}
 	return "your answer"
 }

@@ -19,6 +19,7 @@ var (
 	stAction  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("3"))
 	stChosen  = lipgloss.NewStyle().Bold(true).Reverse(true)
 	stSent    = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
+	stError   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("1"))
 	stateLook = map[engine.PlanState]struct {
 		icon  string
 		style lipgloss.Style

@@ -152,16 +152,11 @@ func joinWrapped(parts []string, sep string, w int) []string {
 }
 
 // header is the run at a glance: what runs where, its state, wave, clock,
-// plans done, tokens and cost, on as many lines as the width needs.
+// plans done, tokens and cost (every agent's: plans, resolvers, verifier),
+// each against its ceiling when the run has a budget, on as many lines as
+// the width needs.
 func (m Model) header(w int) []string {
 	s := m.snap
-	var in, out int64
-	var usd float64
-	for _, p := range s.Plans {
-		in += p.InputTokens
-		out += p.OutputTokens
-		usd += p.CostUSD
-	}
 	state := "running"
 	switch {
 	case s.Finished:
@@ -193,11 +188,30 @@ func (m Model) header(w int) []string {
 		}
 		parts = append(parts, clock(end.Sub(m.started)))
 	}
-	parts = append(parts,
-		fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)),
-		fmt.Sprintf("%s tok", tokens(in+out)),
-		cost(usd))
-	return joinWrapped(parts, stFaint.Render(" · "), w)
+	parts = append(parts, fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)))
+	return joinWrapped(append(parts, spendParts(s)...), stFaint.Render(" · "), w)
+}
+
+// spendParts are the header's tokens and cost: input and output tokens, or
+// every token against a token budget ("1.2M/2M tok"); the dollars, or
+// "$3.41/$5.00" against a budget in dollars; each a warning from 80 % of
+// its ceiling and an error at it. A run one rung down the model ladder
+// says so.
+func spendParts(s engine.Snapshot) []string {
+	sp, b := s.Spent, s.Budget
+	tok := fmt.Sprintf("%s tok", tokens(sp.InputTokens+sp.OutputTokens))
+	if b.Tokens > 0 {
+		tok = budgetStyled(fmt.Sprintf("%s/%s tok", tokens(sp.Tokens()), round(b.Tokens)), float64(sp.Tokens()), float64(b.Tokens))
+	}
+	usd := cost(sp.CostUSD)
+	if b.USD > 0 {
+		usd = budgetStyled(cost(sp.CostUSD)+"/"+cost(b.USD), sp.CostUSD, b.USD)
+	}
+	parts := []string{tok, usd}
+	if s.Rung > 0 && (b.USD > 0 || b.Tokens > 0) {
+		parts = append(parts, stAction.Render("cheaper models"))
+	}
+	return parts
 }
 
 // tableLayout is the plan table's columns for a width.
@@ -446,7 +460,7 @@ func (m Model) checkpointPane(cp engine.Checkpoint, w, room int) ([]string, int)
 			bottom = append(bottom, stFaint.Render(fmt.Sprintf("… and %d more", len(q)-3)))
 			break
 		}
-		bottom = append(bottom, wrapText(stFaint.Render(fmt.Sprintf("%d of %d: Plan %s — %s (waiting its turn)", i+2, len(q), o.Plan, Title(o))), w)...)
+		bottom = append(bottom, wrapText(stFaint.Render(fmt.Sprintf("%d of %d: %s (waiting its turn)", i+2, len(q), heading(o))), w)...)
 	}
 	// Keep a few lines for the log when there is room to spare.
 	space := room - len(top) - len(bottom) - 3

@@ -95,6 +95,7 @@ func TestGoldenScreens(t *testing.T) {
 		{name: "verify-checkpoint", snap: verifySnapshot(), keys: []string{"l", "o", "o", "k", "s", " ", "o", "k", "?"}},
 		{name: "help-over-checkpoint", snap: decisionSnapshot(), keys: []string{"?"}},
 		{name: "failed-plan", snap: failedSnapshot()},
+		{name: "budget-checkpoint", snap: budgetSnapshot()},
 		{name: "stopping", snap: decisionSnapshot(), keys: []string{"ctrl+c"}, opts: func(o *Options) { o.Interrupt = func() {} }},
 	}
 	for _, sc := range scenes {

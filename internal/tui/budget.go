@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// Tokens reads a count of tokens as 950, 12.3k or 1.2M.
+func Tokens(n int64) string { return tokens(n) }
+
+// BudgetText is the run's budget as it stands, on one line: BudgetSpent,
+// and the step down the model ladder the run took at 80 %. "" for a run
+// without a budget.
+func BudgetText(s engine.Snapshot) string {
+	text := BudgetSpent(s)
+	if text != "" && s.Rung > 0 {
+		text += fmt.Sprintf(", models %s down since %.0f%%", rungs(s.Rung), 100*engine.WarnShare)
+	}
+	return text
+}
+
+// BudgetSpent is what was spent of each ceiling of the run's budget
+// ("$3.41 of $5.00 (68%)", "1.2M of 2M tokens (60%)", every token
+// counted as the budget counts them) and each plan's ceiling. "" for a
+// run without a budget.
+func BudgetSpent(s engine.Snapshot) string {
+	b, sp := s.Budget, s.Spent
+	var parts []string
+	if b.USD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f of $%.2f (%.0f%%)", sp.CostUSD, b.USD, 100*sp.CostUSD/b.USD))
+	}
+	if b.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%s of %s tokens (%.0f%%)", tokens(sp.Tokens()), round(b.Tokens), 100*float64(sp.Tokens())/float64(b.Tokens)))
+	}
+	if b.PlanUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f a plan", b.PlanUSD))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// round reads a ceiling of tokens as 500, 50k or 2M, or as tokens does
+// when it is not round.
+func round(n int64) string {
+	return strings.Replace(strings.Replace(tokens(n), ".0k", "k", 1), ".0M", "M", 1)
+}
+
+// rungs says a number of steps down the model ladder.
+func rungs(n int) string {
+	if n == 1 {
+		return "one rung"
+	}
+	return fmt.Sprintf("%d rungs", n)
+}
+
+// Downgrades says which models ran cheaper than configured for the budget:
+// the run's step down at 80 %, and the plans whose latest agent started
+// down the ladder (to fit what was left, or after 80 %). "" when none did.
+func Downgrades(s engine.Snapshot) string {
+	var down []string
+	for _, p := range s.Plans {
+		if p.Rung > 0 {
+			id := p.Spec.ID
+			if p.Rung > 1 {
+				id += fmt.Sprintf(" (%d rungs)", p.Rung)
+			}
+			down = append(down, id)
+		}
+	}
+	var parts []string
+	if s.Rung > 0 {
+		parts = append(parts, fmt.Sprintf("every agent started %s down since %.0f%% of the budget", rungs(s.Rung), 100*engine.WarnShare))
+	}
+	if len(down) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d plans on a cheaper model (%s)", len(down), len(s.Plans), strings.Join(down, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// BudgetShare is the largest share of the run's ceilings (dollars or
+// tokens) spent so far; 0 without either.
+func BudgetShare(s engine.Snapshot) float64 {
+	share := 0.0
+	if s.Budget.USD > 0 {
+		share = s.Spent.CostUSD / s.Budget.USD
+	}
+	if s.Budget.Tokens > 0 {
+		share = max(share, float64(s.Spent.Tokens())/float64(s.Budget.Tokens))
+	}
+	return share
+}
+
+// BudgetOpen is the budget checkpoint, while the run waits at it.
+func BudgetOpen(s engine.Snapshot) *engine.Checkpoint {
+	for i, cp := range s.Queue {
+		if cp.Kind == engine.KindBudget {
+			return &s.Queue[i]
+		}
+	}
+	return nil
+}
+
+// budgetStyled styles a spend against its ceiling: a warning from
+// engine.WarnShare, an error at the ceiling.
+func budgetStyled(text string, spent, ceiling float64) string {
+	switch {
+	case spent >= ceiling:
+		return stError.Render(text)
+	case spent >= engine.WarnShare*ceiling:
+		return stAction.Render(text)
+	}
+	return text
+}
