@@ -46,6 +46,16 @@ func Defaults() Table {
 	haiku := Price{Input: 1, Output: 5, CacheWrite: 1.25, CacheRead: 0.1}
 	gpt5 := Price{Input: 1.25, Output: 10, CacheRead: 0.125}
 	return Table{
+		// The generation Claude Code 2.1.330 resolves opus, sonnet and
+		// haiku to, at the prices its own total_cost_usd uses (measured:
+		// each model billed a million tokens of each kind by a fake API).
+		"claude-opus-5-5":   {Input: 4, Output: 20, CacheWrite: 5, CacheRead: 0.2},
+		"claude-opus-5":     opus,
+		"claude-sonnet-5-5": {Input: 2, Output: 10, CacheWrite: 2.5, CacheRead: 0.1},
+		"claude-sonnet-5":   {Input: 2, Output: 10, CacheWrite: 2.5, CacheRead: 0.2},
+		"claude-haiku-5-5":  {Input: 0.1, Output: 0.5, CacheWrite: 0.125, CacheRead: 0.01},
+		// A family name (and a model hive does not know) prices at the
+		// family's dearest current rate: an estimate errs on the safe side.
 		"opus":            opus,
 		"claude-opus-4-0": oldOpus, "claude-opus-4-1": oldOpus, "claude-opus-4-2": oldOpus,
 		"claude-3-opus": oldOpus,
@@ -62,14 +72,23 @@ func Defaults() Table {
 	}
 }
 
-// With returns a copy of t with over's entries added or replaced.
+// With returns a copy of t with over's entries added or replaced. An
+// override covers every model it names: "opus" reprices each Opus model t
+// lists, "claude-opus-4" each claude-opus-4-…, so that a project's price
+// is never shadowed by a more specific built-in one.
 func (t Table) With(over Table) Table {
 	out := make(Table, len(t)+len(over))
-	for k, v := range t {
-		out[strings.ToLower(k)] = v
-	}
+	lower := make(Table, len(over))
 	for k, v := range over {
-		out[strings.ToLower(k)] = v
+		lower[strings.ToLower(k)] = v
+	}
+	for k, v := range t {
+		if _, covered := lower.Lookup(k); !covered {
+			out[strings.ToLower(k)] = v
+		}
+	}
+	for k, v := range lower {
+		out[k] = v
 	}
 	return out
 }

@@ -13,7 +13,8 @@ func TestLookup(t *testing.T) {
 		want  float64 // input price
 		ok    bool
 	}{
-		{"claude-opus-5-5", 5, true},             // family
+		{"claude-opus-5-5", 4, true},             // its own entry
+		{"claude-opus-6", 5, true},               // family
 		{"claude-opus-4-1-20250805", 15, true},   // longest prefix
 		{"claude-sonnet-4-5-20250929", 3, true},  // prefix
 		{"Claude-Haiku-4-5", 1, true},            // case

@@ -473,8 +473,13 @@ func (o outcome) logUsage(t *testing.T, mode string) {
 		total.tokens += u.tokens
 	}
 	t.Logf("%s: phase total: %d requests, ~%d input tokens; run %v", mode, total.requests, total.tokens, o.spent.Round(time.Millisecond))
+	var billed fa.Usage
+	for _, r := range o.srv.MainRequests() {
+		billed = billed.Add(r.Usage)
+	}
+	t.Logf("%s: billed by the server: %+v", mode, billed)
 	for _, p := range o.res.Snapshot.Plans {
-		t.Logf("%s: plan %s: engine usage in=%d out=%d cost=$%.4f", mode, p.Spec.ID, p.InputTokens, p.OutputTokens, p.CostUSD)
+		t.Logf("%s: plan %s: engine usage in=%d out=%d cache read=%d write=%d cost=$%.4f cli=$%.4f", mode, p.Spec.ID, p.InputTokens, p.OutputTokens, p.CacheReadTokens, p.CacheWriteTokens, p.CostUSD, p.CLICostUSD)
 	}
 }
 

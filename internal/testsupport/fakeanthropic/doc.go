@@ -35,6 +35,18 @@
 // Script.AllowUnmatched. Reply.Status/ErrorType inject API errors (e.g.
 // 529 overloaded_error); Reply.Delay slows an answer.
 //
+// Usage and prompt caching: every reply reports what it billed, and
+// Request.Usage records it. The input is split the way the API's prompt
+// cache splits it (see promptCache): the longest prefix an earlier request
+// wrote at a cache_control breakpoint is read, the rest up to the last
+// breakpoint is written, and only what follows is plain input; prefixes
+// under CacheMinTokens are not cached, and Script.NoPromptCache turns the
+// cache off. Output tokens are estimated from the reply's blocks unless
+// Reply.OutputTokens says how many to bill (a costly turn). Against Claude
+// Code 2.1.330 a second session in the same folder reads the ~4,400-token
+// system prompt from the cache, and each request of a turn reads the
+// previous one whole.
+//
 // Side requests: Script.IsSide (default DefaultIsSide: the request offers
 // no tools) classifies requests that must not consume rules; Script.Side
 // (default DefaultSide) answers them. Claude Code's main loop always offers

@@ -240,6 +240,9 @@ type Reply struct {
 	ErrorMessage string
 	// Delay is slept before the reply is sent.
 	Delay time.Duration
+	// OutputTokens, when positive, is the output the reply reports (and
+	// bills) instead of the estimate from its blocks: a costly turn.
+	OutputTokens int
 }
 
 // Text is a reply with one text block.
@@ -288,6 +291,9 @@ type Script struct {
 	// AllowUnmatched turns "no rule matched" from a test error into a
 	// plain text reply.
 	AllowUnmatched bool
+	// NoPromptCache bills every input token as plain input, as an API
+	// without prompt caching would.
+	NoPromptCache bool
 }
 
 // DefaultIsSide: Claude Code's main loop always offers tools; its side

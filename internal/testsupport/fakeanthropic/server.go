@@ -35,8 +35,10 @@ type Request struct {
 	// Rule is the name of the rule that answered ("" for side requests,
 	// "<unmatched>" when no rule matched).
 	Rule string
-	// InputTokens is the estimate reported in the usage of the reply.
+	// InputTokens is the estimate of the request's whole input (cached or
+	// not); Usage is what the reply billed, split by the prompt cache.
 	InputTokens int
+	Usage       Usage
 }
 
 // Server is a fake Anthropic Messages API served by httptest.
@@ -46,6 +48,7 @@ type Server struct {
 	script Script
 
 	mu       sync.Mutex
+	cache    promptCache
 	reqs     []Request
 	fired    map[int]int // rule index -> number of times fired
 	seq      int
@@ -239,6 +242,15 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	}
 	s.seq++
 	seq := s.seq
+	var msg message
+	if reply.Status == 0 { // an error is not billed and caches nothing
+		billed := Usage{InputTokens: rec.InputTokens}
+		if !s.script.NoPromptCache {
+			billed = s.cache.bill(rec.RawBody, rec.InputTokens)
+		}
+		msg = buildMessage(seq, conv.Model, billed, reply)
+		rec.Usage = msg.Usage
+	}
 	s.reqs = append(s.reqs, rec)
 	s.mu.Unlock()
 
@@ -259,7 +271,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 			return
 		}
 	}
-	msg := buildMessage(seq, conv.Model, rec.InputTokens, reply)
 	if conv.Stream {
 		writeSSE(w, msg)
 		return
@@ -290,17 +301,12 @@ type message struct {
 	Content      []map[string]any `json:"content"`
 	StopReason   *string          `json:"stop_reason"`
 	StopSequence *string          `json:"stop_sequence"`
-	Usage        usage            `json:"usage"`
+	Usage        Usage            `json:"usage"`
 }
 
-type usage struct {
-	InputTokens              int `json:"input_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-}
-
-func buildMessage(seq int, model string, inTokens int, r Reply) message {
+// buildMessage makes the reply r to request seq, billed as in (its output
+// tokens are counted here, or taken from r.OutputTokens).
+func buildMessage(seq int, model string, in Usage, r Reply) message {
 	if model == "" {
 		model = "claude-fake"
 	}
@@ -335,6 +341,10 @@ func buildMessage(seq int, model string, inTokens int, r Reply) message {
 	if stop == "" {
 		stop = "end_turn"
 	}
+	if r.OutputTokens > 0 {
+		out = r.OutputTokens
+	}
+	in.OutputTokens = out
 	return message{
 		ID:         fmt.Sprintf("msg_fake_%04d", seq),
 		Type:       "message",
@@ -342,7 +352,7 @@ func buildMessage(seq int, model string, inTokens int, r Reply) message {
 		Model:      model,
 		Content:    content,
 		StopReason: &stop,
-		Usage:      usage{InputTokens: inTokens, OutputTokens: out},
+		Usage:      in,
 	}
 }
 
