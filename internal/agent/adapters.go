@@ -131,7 +131,7 @@ func (c Claude) Start(ctx context.Context, spec Spec, sink func(Output)) (Sessio
 		c.Args = append(slices.Clone(c.Args), "--max-budget-usd", strconv.FormatFloat(spec.MaxBudgetUSD, 'f', 2, 64))
 	}
 	spec.Env = append(append(spec.Env, c.Env...), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1")
-	d := StreamJSON
+	d := StreamJSON()
 	if !c.Live {
 		d.Input = "none"
 	}

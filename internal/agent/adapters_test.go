@@ -130,6 +130,62 @@ func TestClaudeToolCallsAndModel(t *testing.T) {
 	}
 }
 
+// TestTurnMeter: the spend of a turn arrives request by request (the lines
+// as Claude Code 2.1.330 prints them: one assistant line per block, each
+// with the usage of its message's start), and the turn's outputs add up to
+// what the result says.
+func TestTurnMeter(t *testing.T) {
+	lines := []string{
+		`{"type":"assistant","message":{"id":"msg_1","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/r/a.txt","content":"aaaa"}}],"usage":{"input_tokens":2,"cache_creation_input_tokens":4405,"cache_read_input_tokens":0,"output_tokens":1}}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`,
+		`{"type":"assistant","message":{"id":"msg_2","model":"claude-opus-5-5","content":[{"type":"text","text":"` + strings.Repeat("x", 400) + `"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":52,"cache_read_input_tokens":4405,"output_tokens":1}}}`,
+		`{"type":"assistant","message":{"id":"msg_2","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"git commit"}}],"usage":{"input_tokens":1,"cache_creation_input_tokens":52,"cache_read_input_tokens":4405,"output_tokens":1}}}`,
+		`{"type":"result","subtype":"success","result":"done","total_cost_usd":0.9,"usage":{"input_tokens":3,"cache_creation_input_tokens":4457,"cache_read_input_tokens":4405,"output_tokens":40000},"modelUsage":{"claude-opus-5-5":{"outputTokens":40000}}}`,
+	}
+	m := &turnMeter{}
+	var spends []Usage
+	var sum Usage
+	var result *Output
+	for _, l := range lines {
+		outs, err := m.outputs([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range outs {
+			switch o.Kind {
+			case OutSpend:
+				if o.Model != "claude-opus-5-5" {
+					t.Errorf("spend without the model: %+v", o)
+				}
+				spends = append(spends, o.Usage)
+				sum = sum.plus(o.Usage)
+			case OutResult:
+				result = &o
+				sum = sum.plus(o.Usage)
+			}
+		}
+	}
+	// Three lines, two messages: each message's input and cache tokens once.
+	want := []Usage{
+		{InputTokens: 2, CacheCreationInputTokens: 4405, OutputTokens: int64(len("Write")+len(`{"file_path":"/r/a.txt","content":"aaaa"}`)) / 4},
+		{InputTokens: 1, CacheCreationInputTokens: 52, CacheReadInputTokens: 4405, OutputTokens: 100},
+		{OutputTokens: int64(len("Bash")+len(`{"command":"git commit"}`)) / 4},
+	}
+	if !reflect.DeepEqual(spends, want) {
+		t.Errorf("spends %+v\nwant %+v", spends, want)
+	}
+	if result == nil || sum != (Usage{InputTokens: 3, OutputTokens: 40000, CacheCreationInputTokens: 4457, CacheReadInputTokens: 4405}) {
+		t.Errorf("the turn adds up to %+v (result %+v), want the result's usage", sum, result)
+	}
+	// A turn cut short whose result reports less than was seen takes
+	// nothing back.
+	m.outputs([]byte(lines[0]))
+	outs, _ := m.outputs([]byte(`{"type":"result","subtype":"error_during_execution","is_error":true,"usage":{"input_tokens":0,"output_tokens":0}}`))
+	if len(outs) != 1 || outs[0].Usage != (Usage{}) {
+		t.Errorf("an interrupted turn's result: %+v", outs)
+	}
+}
+
 func TestClaudePermissionRequest(t *testing.T) {
 	line := `{"type":"control_request","request_id":"d06c6e7d-4665","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"echo hi > out.txt","description":"run echo hi > out.txt"},"description":"run echo hi > out.txt","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"echo hi *"}],"behavior":"allow","destination":"localSettings"}],"blocked_path":"/tmp/x/out.txt","tool_use_id":"toolu_1"}}`
 	outs, err := claudeOutputs([]byte(line))

@@ -52,9 +52,9 @@ type Output struct {
 	Kind    OutputKind
 	Text    string // OutText: one text block; OutGarbage: the raw line; OutResult: the result text
 	IsError bool   // OutResult: the turn ended in an error
-	Usage   Usage  // OutResult
+	Usage   Usage  // OutResult: the turn's usage not already reported by OutSpend; OutSpend: one request's
 	CostUSD float64
-	Model   string   // OutResult: the model that did the turn, when the CLI says
+	Model   string   // OutResult, OutSpend: the model that did the turn, when the CLI says
 	Denied  []string // OutResult: tools the CLI refused to run this turn (a denied tool is not an error exit)
 	Stalled bool     // hive is ending this agent as hung: its errors are hive's doing
 	// OutExit:
@@ -79,6 +79,7 @@ const (
 	OutExit                         // the process ended; always the last Output
 	OutPermission                   // the agent waits for permission to use a tool
 	OutToolCall                     // the agent called a tool (the loop guard watches these)
+	OutSpend                        // the agent spent in the middle of a turn: Usage of one API request
 )
 
 // Session is a live agent as the runner drives it. Process is the one kind
@@ -125,7 +126,10 @@ type Process struct {
 	// stallReason, once set, says why hive killed a silent agent; it leads
 	// the exit's description.
 	stallReason atomic.Pointer[string]
-	dialect     Dialect
+	// lastTurn: the agent is being stopped, and the turn it is in (or the
+	// one it has queued) is its last: it is killed at that turn's result.
+	lastTurn atomic.Bool
+	dialect  Dialect
 }
 
 // Dialect turns one stdout line of an agent into Outputs; an error means
@@ -142,14 +146,18 @@ type Dialect struct {
 	Input string
 }
 
-// StreamJSON is Claude Code's stream-json dialect, which the sim speaks too.
-var StreamJSON = Dialect{Line: claudeOutputs, Input: "stream"}
+// StreamJSON is Claude Code's stream-json dialect, which the sim speaks too,
+// for one session: it meters the session's spend request by request.
+func StreamJSON() Dialect {
+	m := &turnMeter{}
+	return Dialect{Line: m.outputs, Input: "stream"}
+}
 
 // StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
 // the first user message, keeps stdin open for later messages, and calls sink
 // for every Output from its own goroutine, ending with OutExit.
 func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Output)) (Session, error) {
-	return Start(ctx, argv, spec, StreamJSON, sink)
+	return Start(ctx, argv, spec, StreamJSON(), sink)
 }
 
 // Start starts argv as an agent speaking dialect d.
@@ -277,6 +285,11 @@ func (s *Process) read(stdout io.Reader, maxLine int, sink func(Output)) {
 		}
 		for _, o := range outs {
 			s.emit(sink, o)
+			if o.Kind == OutResult && s.lastTurn.Load() {
+				// Its usage is reported; a message it had queued must not
+				// start another turn.
+				s.Kill()
+			}
 		}
 	}
 	if s.dialect.Finish != nil {
@@ -362,10 +375,14 @@ func (s *Process) CloseInput() {
 }
 
 // StopTurn interrupts a live session's turn, so that it spends nothing
-// more, then stops it. A one-shot agent has no turn to interrupt: it gets
-// Stop.
+// more, then stops it: the result of the interrupted turn (which says what
+// the turn spent) ends the process, so that a message it had already taken
+// in does not start another turn (measured with Claude Code 2.1.330: an
+// interrupt that lands between turns is acknowledged, then the queued
+// message runs). A one-shot agent has no turn to interrupt: it gets Stop.
 func (s *Process) StopTurn(grace time.Duration) {
 	if s.dialect.Input == "stream" {
+		s.lastTurn.Store(true)
 		_ = s.Interrupt() // a session whose input is closed is stopping already
 	}
 	s.Stop(grace)

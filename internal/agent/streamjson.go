@@ -20,7 +20,14 @@ type Line struct {
 	CostUSD   float64  // result: total_cost_usd, cumulative per session
 	Model     string   // result: the model that did most of the turn (modelUsage); assistant: message.model
 	Tools     []Call   // assistant: the tool_use blocks, in order
-	Denied    []string // result: the tools of permission_denials
+	// assistant: the API message the line is part of (one line per content
+	// block), the usage the API reported when the message started (its
+	// input and cache tokens; output only as far as it had gone), and the
+	// characters of the line's blocks, from which its output is estimated.
+	MessageID    string
+	MessageUsage *Usage
+	BlockChars   int
+	Denied       []string // result: the tools of permission_denials
 	// control_request / can_use_tool (--permission-prompt-tool stdio):
 	RequestID string // request_id
 	Tool      string // request.tool_name
@@ -65,16 +72,19 @@ type rawLine struct {
 		Input    json.RawMessage `json:"input"`
 	} `json:"request"`
 	Message *struct {
+		ID      string          `json:"id"`
 		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"`
+		Usage   *Usage          `json:"usage"`
 	} `json:"message"`
 }
 
 type block struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking string          `json:"thinking"`
+	Name     string          `json:"name"`
+	Input    json.RawMessage `json:"input"`
 }
 
 // ParseLine parses one stream-json line. An error means the line is not a
@@ -98,6 +108,9 @@ func ParseLine(b []byte) (Line, error) {
 			l.Input = "{}"
 		}
 	}
+	if r.Type == "assistant" && r.Message != nil {
+		l.MessageID, l.MessageUsage = r.Message.ID, r.Message.Usage
+	}
 	if r.Type == "assistant" && r.Message != nil && len(r.Message.Content) > 0 {
 		var blocks []block
 		if err := json.Unmarshal(r.Message.Content, &blocks); err != nil {
@@ -105,10 +118,12 @@ func ParseLine(b []byte) (Line, error) {
 			var s string
 			if json.Unmarshal(r.Message.Content, &s) == nil && s != "" {
 				l.Texts = []string{s}
+				l.BlockChars = len(s)
 			}
 			return l, nil
 		}
 		for _, b := range blocks {
+			l.BlockChars += len(b.Text) + len(b.Thinking) + len(b.Name) + len(b.Input)
 			switch {
 			case b.Type == "text" && b.Text != "":
 				l.Texts = append(l.Texts, b.Text)
@@ -140,12 +155,18 @@ func mainModel(r rawLine) string {
 	return best
 }
 
-// claudeOutputs is the Dialect.Line of stream-json.
+// claudeOutputs is what one stream-json line says, with no session
+// around it (no OutSpend: that needs a turnMeter).
 func claudeOutputs(b []byte) ([]Output, error) {
 	l, err := ParseLine(b)
 	if err != nil {
 		return nil, err
 	}
+	return lineOutputs(l), nil
+}
+
+// lineOutputs is what a parsed line says.
+func lineOutputs(l Line) []Output {
 	var out []Output
 	for _, t := range l.Texts {
 		out = append(out, Output{Kind: OutText, Text: t})
@@ -159,7 +180,74 @@ func claudeOutputs(b []byte) ([]Output, error) {
 	if l.Type == "result" {
 		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Model: l.Model, Denied: l.Denied})
 	}
+	return out
+}
+
+// turnMeter turns Claude Code's stream into spend as it happens. The
+// result line says what a whole turn used, but a turn can be many API
+// requests and minutes long, and an interrupted or killed turn may never
+// print it. Each assistant line names its API message and carries the
+// usage the API reported when that message started: its input and cache
+// tokens exactly, its output hardly at all. So the first line of each
+// message reports its input and cache tokens, and every line the output
+// its blocks amount to (characters / 4), as OutSpend; the result then
+// reports only the rest of the turn's usage, so that the turn's outputs add
+// up to exactly what the result says.
+type turnMeter struct {
+	seen  map[string]bool // the API messages of this turn already reported
+	sofar Usage           // what this turn's OutSpend outputs reported
+}
+
+// outputs is the Dialect.Line of one session's stream-json.
+func (m *turnMeter) outputs(b []byte) ([]Output, error) {
+	l, err := ParseLine(b)
+	if err != nil {
+		return nil, err
+	}
+	out := lineOutputs(l)
+	switch {
+	case l.Type == "assistant" && l.MessageID != "":
+		var u Usage
+		if m.seen == nil {
+			m.seen = map[string]bool{}
+		}
+		if !m.seen[l.MessageID] && l.MessageUsage != nil {
+			m.seen[l.MessageID] = true
+			u = *l.MessageUsage
+		}
+		u.OutputTokens = max(u.OutputTokens, int64(l.BlockChars/4))
+		if u != (Usage{}) {
+			m.sofar = m.sofar.plus(u)
+			out = append([]Output{{Kind: OutSpend, Usage: u, Model: l.Model}}, out...)
+		}
+	case l.Type == "result":
+		for i := range out {
+			if out[i].Kind == OutResult {
+				out[i].Usage = m.rest(out[i].Usage)
+			}
+		}
+		m.seen, m.sofar = nil, Usage{}
+	}
 	return out, nil
+}
+
+// rest is what a result's usage adds to what the turn already reported.
+// A result that accounts for every request seen corrects the output
+// estimates exactly (its rest may be negative there); one that does not
+// (a turn cut short may report less than it sent) adds only what it has
+// more of, so that nothing seen is taken back.
+func (m *turnMeter) rest(total Usage) Usage {
+	d := Usage{total.InputTokens - m.sofar.InputTokens, total.OutputTokens - m.sofar.OutputTokens,
+		total.CacheCreationInputTokens - m.sofar.CacheCreationInputTokens, total.CacheReadInputTokens - m.sofar.CacheReadInputTokens}
+	if d.InputTokens >= 0 && d.CacheCreationInputTokens >= 0 && d.CacheReadInputTokens >= 0 {
+		return d
+	}
+	return Usage{max(0, d.InputTokens), max(0, d.OutputTokens), max(0, d.CacheCreationInputTokens), max(0, d.CacheReadInputTokens)}
+}
+
+func (u Usage) plus(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens,
+		u.CacheCreationInputTokens + o.CacheCreationInputTokens, u.CacheReadInputTokens + o.CacheReadInputTokens}
 }
 
 // UserMessage renders a stream-json input line carrying text as the user's turn.

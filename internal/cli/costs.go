@@ -113,7 +113,7 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 	seen := map[string]float64{} // plan/attempt → the CLI's figure so far
 	sums := map[costKey]*CostRow{}
 	err := j.Each(run.ID, func(rec journal.Record) error {
-		if rec.Type != string(engine.EvUsage) && rec.Type != string(engine.EvAgentStarted) {
+		if rec.Type != string(engine.EvUsage) && rec.Type != string(engine.EvSpend) && rec.Type != string(engine.EvAgentStarted) {
 			return nil
 		}
 		var ev engine.Event
@@ -143,7 +143,9 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 			sums[k] = &CostRow{Run: fmt.Sprintf("phase %s #%d", filepath.Base(run.Phase), run.ID), Role: role, Model: ev.Model}
 		}
 		r := sums[k]
-		r.Turns++
+		if ev.Type == engine.EvUsage { // a request mid-turn (EvSpend) is part of its turn
+			r.Turns++
+		}
 		r.Spend = r.Spend.Plus(engine.Spend{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens,
 			CacheReadTokens: ev.CacheReadTokens, CacheWriteTokens: ev.CacheWriteTokens, CostUSD: usd, CLICostUSD: cli})
 		return nil
@@ -172,7 +174,9 @@ func pipelineCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 			sums[k] = &CostRow{Run: fmt.Sprintf("hive run #%d", run.ID), Role: role}
 		}
 		r := sums[k]
-		r.Turns++
+		if !ev.MidTurn { // a request mid-turn is part of its turn
+			r.Turns++
+		}
 		turn := ev.Spend
 		turn.CostUSD = usd
 		r.Spend = r.Spend.Plus(turn)

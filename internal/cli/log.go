@@ -99,6 +99,9 @@ func quietEvent(ev engine.Event) string {
 	switch ev.Type {
 	case engine.EvUsage:
 		return fmt.Sprintf("turn ended (attempt %d): %d in / %d out tokens, $%.4f so far", ev.Attempt, ev.InputTokens, ev.OutputTokens, ev.CostUSD)
+	case engine.EvSpend:
+		return fmt.Sprintf("spent mid-turn (attempt %d, one request): %d in, %d cache read, %d cache written, ~%d out tokens, $%.4f", ev.Attempt,
+			ev.InputTokens, ev.CacheReadTokens, ev.CacheWriteTokens, ev.OutputTokens, ev.TurnUSD)
 	case engine.EvWake:
 		return "the wait for an answer is over: the run stops for a human if still idle at a checkpoint"
 	case engine.EvCommitsChecked:

@@ -257,7 +257,7 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Type == EvUsage {
+	if ev.Type == EvUsage || ev.Type == EvSpend {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
 		usd, cli := p.Spend.add(&p.seen, ev)
 		if p.resolvers[ev.Attempt] {

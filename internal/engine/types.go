@@ -20,7 +20,9 @@ import (
 //	4: EvUsage carries the turn's cost as hive priced it (Priced, TurnUSD)
 //	   and its cache tokens; EvToolCall feeds the loop guard; the spec
 //	   carries a Budget.
-const Version = 4
+//	5: EvSpend: what an agent spent in the middle of a turn (one API
+//	   request), counted as it happens; the turn's EvUsage carries the rest.
+const Version = 5
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
@@ -163,6 +165,11 @@ const (
 	// Plan, Attempt, InputTokens, OutputTokens (of the turn), CostUSD (of
 	// the session so far).
 	EvUsage EventType = "usage"
+	// EvSpend: an agent spent in the middle of a turn (one API request, as
+	// its CLI reported it): counted and held to the budget at once, so that
+	// a long turn cannot run far past the ceiling before its end says so.
+	// The turn's EvUsage then carries only the rest of the turn.
+	EvSpend EventType = "spend"
 	// EvMerged: the result of a merge. Plan, Attempt, OK, Reason; Files
 	// lists the conflicting files when the merge conflicted.
 	EvMerged EventType = "merged"

@@ -146,9 +146,12 @@ func (e *Engine) stopVerifier(out []Command, kill bool, reason string) []Command
 func (e *Engine) verifierEvent(ev Event) ([]Command, error) {
 	v := &e.vj
 	var out []Command
-	if ev.Type == EvUsage {
+	if ev.Type == EvUsage || ev.Type == EvSpend {
 		usd, cli := v.add(&v.seen, ev) // tokens count whichever attempt spent them
 		out = e.spend(out, nil, ev, usd, cli)
+	}
+	if ev.Type == EvSpend {
+		return out, nil // the turn goes on
 	}
 	if ev.Attempt != v.Attempt || v.Stage != VerifyAgent {
 		return out, nil // an earlier attempt, or the agent's work is over

@@ -66,6 +66,9 @@ type Event struct {
 	Checkpoint int            `json:"checkpoint,omitempty"`
 	Text       string         `json:"text,omitempty"`
 	Spend      engine.Spend   `json:"spend,omitzero"`
+	// MidTurn (EvUsage): the spend of one request in the middle of a turn;
+	// the turn's end comes with the rest.
+	MidTurn bool `json:"mid_turn,omitempty"`
 	// Plans are the phase's plans as it ended (EvPhaseDone).
 	Plans []PlanRun `json:"plans,omitempty"`
 }

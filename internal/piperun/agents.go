@@ -66,7 +66,8 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			case s.perms <- permission{job: job, attempt: attempt, out: out}:
 			case <-s.done:
 			}
-		case agent.OutResult:
+		case agent.OutSpend, agent.OutResult:
+			// A request's spend as it happens, then the rest of the turn's.
 			u := out.Usage
 			turn := engine.Spend{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 				CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
@@ -77,8 +78,10 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 				session = max(session, out.CostUSD) // a model without a price: the CLI's figure
 			}
 			turn.CostUSD = session
-			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn})
-			s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
+			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend})
+			if out.Kind == agent.OutResult {
+				s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
+			}
 		case agent.OutExit:
 			s.send(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})
 		}

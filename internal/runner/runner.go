@@ -189,6 +189,7 @@ type runner struct {
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
 	finished bool  // the engine finished the run (CmdRunFinished)
+	stopping bool  // the run stops for a human: events are journaled, commands not carried out
 	lastSeq  int64 // the last journal sequence number stepped
 
 	routes  routes
@@ -313,20 +314,17 @@ func (r *runner) loop(ctx context.Context) error {
 	poll := time.NewTicker(r.o.Human.PollInterval)
 	defer poll.Stop()
 	for !r.finished {
-		for len(r.queue) > 0 {
-			r.takeInputs()
-			batch := r.queue
-			r.queue = nil
-			if err := r.handle(ctx, batch); err != nil {
-				r.agents.killAll()
-				return err
-			}
+		if err := r.handleQueue(ctx); err != nil {
+			r.agents.killAll()
+			return err
 		}
 		if r.finished {
 			break
 		}
 		if r.human.stopped {
-			r.agents.stopAll()
+			if err := r.stopAgents(ctx); err != nil {
+				return err
+			}
 			return &NeedsHumanError{Checkpoints: r.eng.Snapshot().Queue}
 		}
 		select {
@@ -347,6 +345,58 @@ func (r *runner) loop(ctx context.Context) error {
 		}
 	}
 	r.agents.wait(r.o.Agents.StopGrace + time.Second)
+	return nil
+}
+
+// stopAgents ends every agent as the run stops for a human, and journals
+// what they say while they go: above all the usage of the turns a budget
+// stop interrupted, which their CLIs report as those turns end. The
+// engine's commands meanwhile are not carried out: the run is stopping,
+// and a resume derives what is still to do from the journal, as after a
+// crash at this point.
+func (r *runner) stopAgents(ctx context.Context) error {
+	r.stopping = true
+	defer func() { r.stopping = false }()
+	sessions := r.agents.sorted()
+	for _, s := range sessions {
+		go s.Stop(r.o.Agents.StopGrace)
+	}
+	gone := make(chan struct{})
+	go func() {
+		for _, s := range sessions {
+			<-s.Done() // each session's last output has been taken in by then
+		}
+		close(gone)
+	}()
+	deadline := time.NewTimer(r.o.Agents.StopGrace + time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case ev := <-r.inputs:
+			r.queue = append(r.queue, ev)
+		case <-gone:
+			r.takeInputs()
+			return r.handleQueue(ctx)
+		case <-deadline.C: // Stop has killed them by now
+			return r.handleQueue(ctx)
+		}
+		if err := r.handleQueue(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// handleQueue handles the queued events and those the agents have sent
+// meanwhile, until none is left.
+func (r *runner) handleQueue(ctx context.Context) error {
+	for len(r.queue) > 0 {
+		r.takeInputs()
+		batch := r.queue
+		r.queue = nil
+		if err := r.handle(ctx, batch); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -459,6 +509,9 @@ func (r *runner) step(ctx context.Context, ev engine.Event) error {
 	}
 	snap := r.eng.Snapshot()
 	r.o.Observer.Event(ev, snap)
+	if r.stopping {
+		return nil
+	}
 	for _, c := range cmds {
 		r.execute(ctx, c, snap)
 	}

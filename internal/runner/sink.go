@@ -57,6 +57,8 @@ func (a *agents) sink(o agent.Output) {
 		a.inbox.Send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
 	case agent.OutToolCall:
 		a.inbox.Send(engine.Event{Type: engine.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: fingerprint(o.Tool, o.Input)})
+	case agent.OutSpend:
+		a.inbox.Send(a.usage(engine.EvSpend, o))
 	case agent.OutGarbage:
 		a.inbox.Note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
@@ -79,7 +81,7 @@ func (a *agents) sink(o agent.Output) {
 		// Every turn's end is an event, with or without usage: the engine
 		// decides what a turn that ended means (the verifier's report is
 		// read then).
-		a.inbox.Send(a.usage(o))
+		a.inbox.Send(a.usage(engine.EvUsage, o))
 		a.releaseHeld(o)
 	case agent.OutExit:
 		a.releaseHeld(o)
@@ -87,13 +89,13 @@ func (a *agents) sink(o agent.Output) {
 	}
 }
 
-// usage is the event of a turn's end: its tokens, priced by hive at the
-// price of the model that did the turn (as the CLI says, else the model
-// the session was started with). A model without a price leaves the turn
-// to the CLI's own figure.
-func (a *agents) usage(o agent.Output) engine.Event {
+// usage is the event of a request's spend (EvSpend) or a turn's end
+// (EvUsage): its tokens, priced by hive at the price of the model that did
+// the turn (as the CLI says, else the model the session was started with).
+// A model without a price leaves the turn to the CLI's own figure.
+func (a *agents) usage(typ engine.EventType, o agent.Output) engine.Event {
 	u := o.Usage
-	ev := engine.Event{Type: engine.EvUsage, Plan: o.Plan, Attempt: o.Attempt,
+	ev := engine.Event{Type: typ, Plan: o.Plan, Attempt: o.Attempt,
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: o.CostUSD,
 		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
 	ev.Model = o.Model

@@ -39,6 +39,7 @@ type emitter struct {
 	inTurn    bool
 	lastText  string
 	turnOut   int // output tokens of the current turn
+	turnIn    int // input tokens of the current turn: each request's context, summed
 	context   int // rough tokens in the conversation so far
 	outTotal  int
 }
@@ -77,7 +78,7 @@ func (e *emitter) startTurn(input string) {
 	e.turns++
 	e.inTurn = true
 	e.turnStart = time.Now()
-	e.turnOut = 0
+	e.turnOut, e.turnIn = 0, 0
 	e.lastText = ""
 	e.context += tokens(input)
 	e.write(map[string]any{
@@ -122,13 +123,17 @@ func (e *emitter) toolResult(id, content string, isError bool) {
 	})
 }
 
+// assistant writes one assistant message, as one API request's reply: its
+// usage is what the API reports as the message starts (the request's input,
+// the context so far; output 1), as with Claude Code.
 func (e *emitter) assistant(content []any) {
+	e.turnIn += e.context
 	e.write(map[string]any{
 		"type": "assistant",
 		"message": map[string]any{
 			"id": e.nextID("msg"), "type": "message", "role": "assistant", "model": "sim",
 			"content": content, "stop_reason": nil,
-			"usage": map[string]any{"input_tokens": e.context, "output_tokens": e.turnOut},
+			"usage": map[string]any{"input_tokens": e.context, "output_tokens": 1},
 		},
 		"parent_tool_use_id": nil, "session_id": e.sessionID,
 	})
@@ -141,9 +146,10 @@ func (e *emitter) count(s string) {
 	e.context += n
 }
 
-// endTurn writes the result line. usage.input_tokens approximates the size of
-// the conversation (what a context watchdog compares with contextWindow);
-// output_tokens is this turn's output.
+// endTurn writes the result line: usage is the turn's, every request's
+// input summed (each request carries the conversation so far) and its
+// output; modelUsage.inputTokens approximates the size of the conversation
+// (what a context watchdog compares with contextWindow).
 func (e *emitter) endTurn() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -156,7 +162,7 @@ func (e *emitter) endTurn() {
 		"duration_ms": time.Since(e.turnStart).Milliseconds(), "duration_api_ms": 0,
 		"num_turns": e.turns, "result": e.lastText, "session_id": e.sessionID,
 		"total_cost_usd": 0,
-		"usage":          map[string]any{"input_tokens": e.context, "output_tokens": e.turnOut},
+		"usage":          map[string]any{"input_tokens": e.turnIn, "output_tokens": e.turnOut},
 		"modelUsage": map[string]any{"sim": map[string]any{
 			"inputTokens": e.context, "outputTokens": e.outTotal, "contextWindow": 200000, "costUSD": 0,
 		}},

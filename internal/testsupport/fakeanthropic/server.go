@@ -39,6 +39,9 @@ type Request struct {
 	// not); Usage is what the reply billed, split by the prompt cache.
 	InputTokens int
 	Usage       Usage
+	// MessageID is the id of the reply message ("msg_fake_0007"), by which
+	// a client's output names it.
+	MessageID string
 }
 
 // Server is a fake Anthropic Messages API served by httptest.
@@ -249,7 +252,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 			billed = s.cache.bill(rec.RawBody, rec.InputTokens)
 		}
 		msg = buildMessage(seq, conv.Model, billed, reply)
-		rec.Usage = msg.Usage
+		rec.Usage, rec.MessageID = msg.Usage, msg.ID
 	}
 	s.reqs = append(s.reqs, rec)
 	s.mu.Unlock()
