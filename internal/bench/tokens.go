@@ -37,7 +37,7 @@ func tokenRows(ctx context.Context, o Options) []Row {
 		return []Row{errorRow("tokens", "standalone input tokens", err)}
 	}
 	r := float64(alone.tokens) / float64(max(team.tokens, 1))
-	return []Row{
+	return append([]Row{
 		{Group: "tokens", Name: "team: input tokens, 3-checkpoint plan", Value: float64(team.tokens), Unit: "tokens",
 			Figure: fmt.Sprintf("%d tokens, %d requests, %d session", team.tokens, team.requests, team.sessions), Status: Info,
 			Note: "real claude CLI, fake model server's estimate"},
@@ -45,7 +45,7 @@ func tokenRows(ctx context.Context, o Options) []Row {
 			Figure: fmt.Sprintf("%d tokens, %d requests, %d sessions", alone.tokens, alone.requests, alone.sessions), Status: Info},
 		{Group: "tokens", Name: "standalone / team input tokens", Value: r, Unit: "ratio",
 			Figure: fmt.Sprintf("%.2f×", r), Target: "> 1× (team cheaper)", Status: judge(r > 1)},
-	}
+	}, cacheRows(ctx, bin)...)
 }
 
 // findClaude finds the claude binary in tools, then PATH.
