@@ -173,7 +173,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			Roles:    roles,
 			Prices:   tab,
 			Ladder:   rungs,
-			Budget:   budget(cfg, tab, rungs, o.budgetUSD, o.budgetUSDSet),
+			Budget:   budget(cfg, tab, rungs, taskHistory(repo.Root), o.budgetUSD, o.budgetUSDSet),
 			Guard:    loopGuard(cfg),
 		},
 		Human: runner.Human{

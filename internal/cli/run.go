@@ -189,7 +189,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		Wait: wait,
 	}
 	opts.Prices, opts.Ladder = prices(cfg), ladder(cfg, "implementer", launcher.Name())
-	b := budget(cfg, opts.Prices, opts.Ladder, o.budgetUSD, o.budgetUSDSet)
+	b := budget(cfg, opts.Prices, opts.Ladder, taskHistory(repo.Root), o.budgetUSD, o.budgetUSDSet)
 	opts.BudgetUSD, opts.TaskUSD = b.USD, b.TaskUSD
 	var res piperun.Result
 	switch interactive := !o.json && isTerminal(o.stdin); {
