@@ -7,9 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
-	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pricing"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
@@ -88,20 +86,9 @@ func cacheRun(ctx context.Context, bin string) (cacheStats, error) {
 	if err != nil {
 		return cacheStats{}, err
 	}
-	var surprises []string
-	srv := fa.Start(fa.Script{Rules: []fa.Rule{cacheExecutor()}}, func(format string, args ...any) {
-		surprises = append(surprises, fmt.Sprintf(format, args...))
-	})
-	defer srv.Close()
-	home := filepath.Join(dir, "home")
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	_, _, err = runSetup{proj: proj, concurrent: 3, team: true, launcher: agent.Claude{Path: bin, Live: true, Env: []string{
-		"ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=bench", "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"HOME=" + home, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=0",
-	}}}.run(ctx)
+	srv, err := runRealClaude(ctx, bin, dir, proj, cacheExecutor(), 3, true)
 	if err != nil {
-		return cacheStats{}, fmt.Errorf("%w %s", err, strings.Join(surprises, "; "))
+		return cacheStats{}, err
 	}
 	var s cacheStats
 	first := ""

@@ -77,20 +77,9 @@ func tokenRun(ctx context.Context, o Options, bin string, team bool) (tokenUsage
 	if err != nil {
 		return tokenUsage{}, err
 	}
-	var surprises []string
-	srv := fa.Start(fa.Script{Rules: []fa.Rule{tokenExecutor(proj.Phase.Plans[0].Path)}}, func(format string, args ...any) {
-		surprises = append(surprises, fmt.Sprintf(format, args...))
-	})
-	defer srv.Close()
-	home := filepath.Join(dir, "home")
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	_, _, err = runSetup{proj: proj, concurrent: 1, team: team, launcher: agent.Claude{Path: bin, Live: team, Env: []string{
-		"ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=bench", "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"HOME=" + home, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=0",
-	}}}.run(ctx)
+	srv, err := runRealClaude(ctx, bin, dir, proj, tokenExecutor(proj.Phase.Plans[0].Path), 1, team)
 	if err != nil {
-		return tokenUsage{}, fmt.Errorf("%w %s", err, strings.Join(surprises, "; "))
+		return tokenUsage{}, err
 	}
 	var u tokenUsage
 	sessions := map[string]bool{}
@@ -101,6 +90,28 @@ func tokenRun(ctx context.Context, o Options, bin string, team bool) (tokenUsage
 	}
 	u.sessions = len(sessions)
 	return u, nil
+}
+
+// runRealClaude runs proj's phase with the real claude CLI (live sessions
+// when team) against a fake model server whose one rule plays the
+// executors, and returns the server (closed, its request log kept).
+func runRealClaude(ctx context.Context, bin, dir string, proj *project, rule fa.Rule, concurrent int, team bool) (*fa.Server, error) {
+	var surprises []string
+	srv := fa.Start(fa.Script{Rules: []fa.Rule{rule}}, func(format string, args ...any) {
+		surprises = append(surprises, fmt.Sprintf(format, args...))
+	})
+	defer srv.Close()
+	home := filepath.Join(dir, "home")
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	_, _, err := runSetup{proj: proj, concurrent: concurrent, team: team, launcher: agent.Claude{Path: bin, Live: team, Env: []string{
+		"ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=bench", "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+		"HOME=" + home, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=0",
+	}}}.run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s", err, strings.Join(surprises, "; "))
+	}
+	return srv, nil
 }
 
 // newTokenProject is newProject with the plan's checkpoints at tasks 2–4.
