@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 	"runner": {"agent", "engine", "gitx", "journal", "plan", "pricing", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row.
-	"bench":                     {"agent", "engine", "gitx", "journal", "plan", "runner", "sim", "testsupport/fakeanthropic"},
+	"bench":                     {"agent", "engine", "gitx", "journal", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
 	"cli":                       {"*"},
 	"e2e/claude":                {}, // tests only
 	"e2e/codex":                 {}, // tests only
