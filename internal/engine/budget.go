@@ -75,9 +75,13 @@ func (b *budgetState) share() float64 {
 // budget checkpoint. The overshoot is the turn that crossed it.
 func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64) []Command {
 	e.budget.spent.count(ev, usd, cli)
-	if p != nil && e.budget.PlanUSD > 0 && p.Spend.CostUSD >= e.budget.PlanUSD &&
-		ev.Attempt == p.Attempt && p.State == Running && p.Stage == StageWork && p.check == CheckNone {
-		out = e.failing(out, p, fmt.Sprintf("the plan's budget is spent ($%.2f of $%.2f); raise budget.plan_usd, or retry to give it one more agent", p.Spend.CostUSD, e.budget.PlanUSD), false)
+	if e.finished || e.aborted {
+		// A turn that was in flight when the run ended: it counts, but
+		// there is no work left to hold, nor anyone to ask.
+		return out
+	}
+	if p != nil && ev.Attempt == p.Attempt {
+		out = e.planCeiling(out, p)
 	}
 	if !e.budget.limited() {
 		return out
@@ -98,6 +102,53 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 	return out
 }
 
+// planCeiling interrupts the agent at work on p once the plan has spent its
+// own ceiling (budget.plan_usd), resolvers' turns included: an executor's
+// plan goes to the human as a failure, a resolver's conflict is left to be
+// resolved by hand. A plan between agents when it crosses (at a
+// checkpoint, a spot-check, a merge, or held by the budget) is stopped
+// where its next agent would start: see planOver.
+func (e *Engine) planCeiling(out []Command, p *PlanStatus) []Command {
+	spent, over := e.planOver(p)
+	switch {
+	case !over || p.State != Running:
+	case p.Stage == StageWork && p.check == CheckNone:
+		out = e.planFailed(out, p, spent)
+	case p.Stage == StageResolve && p.agentLive:
+		out = e.interrupt(out, p, spent)
+		out = e.conflict(out, p, spent)
+	}
+	return out
+}
+
+// planOver reports whether p has spent its own ceiling, and how much, when
+// no human has since let it go on (a retry of the failure that said so): a
+// plan over its ceiling gets no more agent work without a human's say.
+func (e *Engine) planOver(p *PlanStatus) (string, bool) {
+	if e.budget.PlanUSD <= 0 || p.Spend.CostUSD < e.budget.PlanUSD || p.pastCeiling {
+		return "", false
+	}
+	return fmt.Sprintf("the plan's budget is spent ($%.2f of $%.2f)", p.Spend.CostUSD, e.budget.PlanUSD), true
+}
+
+// planFailed interrupts p's agent, if it is live, and hands the plan, over
+// its ceiling, to the human as a failure.
+func (e *Engine) planFailed(out []Command, p *PlanStatus, spent string) []Command {
+	why := spent + "; raise budget.plan_usd, or retry to give it one more agent"
+	return e.failing(e.interrupt(out, p, why), p, why, false)
+}
+
+// interrupt ends the turn of p's live agent now, before its session
+// closes (Command.Interrupt): what stops for the budget or a guard spends
+// no more than the turn in flight.
+func (e *Engine) interrupt(out []Command, p *PlanStatus, why string) []Command {
+	if p.agentLive {
+		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
+		p.agentLive = false
+	}
+	return out
+}
+
 // workLeft reports whether any plan is still to be done.
 func (e *Engine) workLeft() bool {
 	for _, p := range e.plans {
@@ -108,17 +159,30 @@ func (e *Engine) workLeft() bool {
 	return false
 }
 
-// budgetStop interrupts every agent at work on a plan (their plans go back
-// to the queue, to continue where their commits stand) and asks the human
-// to raise the budget or stop.
+// budgetStop interrupts every agent at work (executors' plans go back to
+// the queue, to continue where their commits stand; a resolver's plan and
+// the verifier wait for the raise, see unhold) and asks the human to raise
+// the budget or stop.
 func (e *Engine) budgetStop(out []Command, why string) []Command {
 	for _, p := range e.plans {
-		if p.State == Running && p.Stage == StageWork && p.check == CheckNone {
-			if p.agentLive {
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
-			}
+		switch {
+		case p.State == Running && p.Stage == StageWork && p.check == CheckNone:
+			out = e.interrupt(out, p, why)
 			out = e.restart(out, p, why)
+		case p.State == Running && p.Stage == StageResolve:
+			// Its conflict gets a fresh resolver after the raise: this one
+			// stopped for the budget, not for failing.
+			out = e.interrupt(out, p, why)
+			p.Stage, p.resolverAt = StageHeld, 0
+			out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
 		}
+	}
+	if v := &e.vj; v.Stage == VerifyAgent {
+		if v.agentLive {
+			out = append(out, Command{Type: CmdStopAgent, Plan: VerifyID, Attempt: v.Attempt, PID: v.PID, Interrupt: true, Reason: why})
+			v.agentLive = false
+		}
+		v.Stage = VerifyHeld
 	}
 	e.lastCP++
 	raise := e.suggestedRaise()
@@ -180,7 +244,8 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 			e.budget.rung = 0
 		}
 		out = e.closeBudget(out, cp, "raise to "+e.budgetText(), ev.By)
-		return append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()}), nil
+		out = append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()})
+		return e.unhold(out), nil
 	}
 	return nil, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT or stop", ev.Text)
 }
@@ -206,8 +271,29 @@ func (e *Engine) closeBudget(out []Command, cp *Checkpoint, answer, by string) [
 	cp.Answer, cp.AnsweredBy = answer, by
 	e.budget.open = nil
 	e.unqueueID(BudgetID)
-	e.resolved++
+	if by != byHive {
+		e.resolved++
+	}
 	return append(out, Command{Type: CmdCheckpointClosed, Plan: BudgetID, Checkpoint: copyOf(cp)})
+}
+
+// byHive closes a checkpoint that nobody needs to answer any more.
+const byHive = "hive"
+
+// unhold starts again, after a raise, the agents that the budget checkpoint
+// held outside the plans' queue: a resolver's plan merges again (the disk
+// decides whether a conflict is left for a fresh resolver) and the
+// verifier starts afresh.
+func (e *Engine) unhold(out []Command) []Command {
+	for _, p := range e.plans {
+		if p.State == Running && p.Stage == StageHeld {
+			out = e.merge(out, p)
+		}
+	}
+	if e.vj.Stage == VerifyHeld {
+		out = e.startVerifier(out)
+	}
+	return out
 }
 
 // fit decides the rung p's next agent starts on: the budget's rung, or

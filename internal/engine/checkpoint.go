@@ -178,6 +178,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 			if by == "auto" {
 				p.humanRetried = true
 			}
+			p.pastCeiling = true // the answer is the say a plan over its ceiling needs
 			return e.continueWith(out, p, &Continuation{Reason: "retry after: " + cp.Details})
 		case "skip":
 			return e.fail(out, p, cp.Details)
@@ -194,7 +195,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	}
 	p.lastAnswered = cp
 	p.answered = append(p.answered, *copyOf(cp))
-	if !cp.Standalone && p.agentLive {
+	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {
 		p.State = Running
 		p.silence, p.lastActive = Quiet, e.now
 		msg := MsgCheckpointResponse
@@ -206,7 +207,17 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: answer})
 		return e.heldPermissions(out, p)
 	}
+	// The agent is gone, or may not go on with the answer now: the
+	// continuation carries it, and continueWith holds it for the budget.
 	return e.continueWith(out, p, &Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
+}
+
+// mayGoOn reports whether p's live agent may be told to go on: not while
+// the budget checkpoint is open (it would work past the run's ceiling),
+// nor when the plan has spent its own.
+func (e *Engine) mayGoOn(p *PlanStatus) bool {
+	_, over := e.planOver(p)
+	return e.budget.open == nil && !over
 }
 
 // copyOf gives commands their own copy: commands are plain data, and the
@@ -223,12 +234,14 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	if c.Fix == "" {
 		c.Fix = p.fix // the gate's failure is still to be fixed
 	}
+	if spent, over := e.planOver(p); over {
+		return e.planFailed(out, p, spent)
+	}
 	if e.budget.open != nil && p.State != Pending {
 		// The budget holds every new agent: the plan waits in the queue
-		// with its continuation until the budget is raised.
-		if p.agentLive {
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		}
+		// with its continuation until the budget is raised. Its agent (at
+		// a checkpoint, or asking a permission mid-turn) must not go on.
+		out = e.interrupt(out, p, "held until the budget is raised")
 		p.State, p.check, p.agentLive, p.continuation = Pending, CheckNone, false, c
 		e.running--
 		e.enqueue(p)
@@ -329,12 +342,13 @@ func (e *Engine) silent(out []Command, p *PlanStatus, ev Event) []Command {
 	return out
 }
 
-// abort ends the run: running agents are stopped and every plan not yet
-// final is skipped.
+// abort ends the run: running agents are interrupted (nothing they would
+// still do counts) and every plan not yet final is skipped.
 func (e *Engine) abort(out []Command, reason string) []Command {
 	e.aborted = true
 	for _, p := range e.plans {
 		if !p.State.Final() {
+			out = e.interrupt(out, p, reason)
 			out = e.settle(out, p, Skipped, reason)
 		}
 	}

@@ -50,6 +50,7 @@ type PlanStatus struct {
 	continuation *Continuation // for the next start
 	autoRetries  int           // continuations started after crashes and hangs
 	humanRetried bool          // --yes answered "retry" once already
+	pastCeiling  bool          // a retry answered: the next agent may start past the plan's ceiling
 	silence      Silence       // the watchdog's step with the current agent
 	lastActive   time.Time
 	agentLive    bool   // the current attempt's process has not been seen to exit
@@ -397,6 +398,7 @@ func (e *Engine) newAgent(p *PlanStatus) {
 	p.check, p.exitNote = CheckNone, ""
 	p.silence, p.lastActive = Quiet, e.now
 	p.guard = loopGuard{}
+	p.pastCeiling = false // the retry it allowed is this agent
 }
 
 func exitNote(ev Event) string {
@@ -699,6 +701,11 @@ func (e *Engine) schedule(out []Command) []Command {
 		if e.verifyPending() {
 			return e.idle(e.verify(out)) // it may wait for a human
 		}
+		if cp := e.budget.open; cp != nil {
+			// Nothing is left to spend on, so nothing to raise the budget
+			// for: a finished run leaves no checkpoint open.
+			out = e.closeBudget(out, cp, "nothing left to run", byHive)
+		}
 		e.finished = true
 		return append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
 	}
@@ -732,11 +739,11 @@ func (e *Engine) idle(out []Command) []Command {
 }
 
 // anyRunning reports whether a plan is running (not waiting at a
-// checkpoint). It walks the plans, which is fine: it is asked only while a
-// checkpoint is open.
+// checkpoint, nor held by the budget). It walks the plans, which is fine:
+// it is asked only while a checkpoint is open.
 func (e *Engine) anyRunning() bool {
 	for _, p := range e.plans {
-		if p.State == Running {
+		if p.State == Running && p.Stage != StageHeld {
 			return true
 		}
 	}
@@ -792,10 +799,15 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 		out = append(out, Command{Type: CmdWaveStarted, Wave: p.Spec.Wave})
 	}
 	p.State = Running
+	e.running++
+	if spent, over := e.planOver(p); over {
+		// It crossed its ceiling after its agent was stopped (the turn's
+		// usage comes last): the human decides whether it gets another.
+		return e.planFailed(out, p, spent)
+	}
 	e.newAgent(p)
 	p.TasksDone = 0
 	p.Progress = ""
-	e.running++
 	cont := withAnswers(p, p.continuation)
 	p.continuation = nil
 	return append(out,

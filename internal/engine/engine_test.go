@@ -29,6 +29,7 @@ import (
 //	silent ID                           no output for timeouts.stall
 //	commits ID recent|none              the commit check of a silent agent
 //	usage ID in=N out=N cost=F          a turn's tokens and the session's cost so far
+//	spend ID in=N out=N turn=F          one API request's spend in the middle of a turn
 //	merged ID ok|conflict|fail [files=(a,b)]  a merge's result
 //	gate ID ok|fail                     the post-merge gate's result
 //	verified status=S [reason=(...)]    the phase verification's result
@@ -201,8 +202,11 @@ func TestScripts(t *testing.T) {
 				}
 				r.CanProceedWithDefault = r.DefaultChoice != ""
 				ev.Report = r
-			case "usage":
+			case "usage", "spend":
 				ev.Type = EvUsage
+				if d.Cmd == "spend" {
+					ev.Type = EvSpend
+				}
 				d.MaybeScanArgs(t, "in", &ev.InputTokens)
 				d.MaybeScanArgs(t, "out", &ev.OutputTokens)
 				d.MaybeScanArgs(t, "cost", &ev.CostUSD)

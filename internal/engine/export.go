@@ -95,6 +95,7 @@ type PlanRecord struct {
 	Continuation  *Continuation `json:"continuation,omitempty"`
 	AutoRetries   int           `json:"auto_retries,omitempty"`
 	HumanRetried  bool          `json:"human_retried,omitempty"`
+	PastCeiling   bool          `json:"past_ceiling,omitempty"`
 	Silence       Silence       `json:"silence,omitempty"`
 	LastActive    time.Time     `json:"last_active"`
 	AgentLive     bool          `json:"agent_live,omitempty"`
@@ -141,7 +142,7 @@ func (e *Engine) Export() State {
 			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
 			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
-			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, Silence: p.silence, LastActive: p.lastActive,
+			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
 			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.clone()}
 		if p.Open != nil {
@@ -215,7 +216,7 @@ func Restore(s State) (*Engine, error) {
 		p.Commits, p.Started, p.Stage, p.Finished, p.Open, p.Report = r.Commits, r.Started, r.Stage, r.Finished, r.Open, r.Report
 		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
 		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
-		p.autoRetries, p.humanRetried, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.Silence, r.LastActive
+		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
 		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.clone()
 		p.permissions = nil

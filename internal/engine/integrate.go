@@ -113,8 +113,17 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 	return out, nil
 }
 
-// resolve starts a resolver agent (role comb) on p's conflict.
+// resolve starts a resolver agent (role comb) on p's conflict, unless the
+// plan has spent its ceiling (a human resolves it) or the budget checkpoint
+// holds every new agent (the plan merges again once it is raised).
 func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command {
+	if spent, over := e.planOver(p); over {
+		return e.conflict(out, p, spent)
+	}
+	if e.budget.open != nil {
+		p.Stage = StageHeld
+		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
+	}
 	p.resolverAt = e.merges + 1
 	p.Stage = StageResolve
 	e.newAgent(p)

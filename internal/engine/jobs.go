@@ -41,6 +41,8 @@ func (s Snapshot) Jobs() []Job {
 		switch {
 		case p.Stage == StageResolve:
 			r.State, r.PID = string(Running), p.PID
+		case p.Stage == StageHeld:
+			r.State = string(Pending)
 		case p.Open != nil && p.Open.Kind == KindMerge, p.State == Failed, p.State == Skipped:
 			r.State = string(Failed)
 		default:
@@ -52,6 +54,8 @@ func (s Snapshot) Jobs() []Job {
 	if v := s.Verify; v.Stage != VerifyNotAsked {
 		j := Job{ID: VerifyID, Kind: JobVerify, Stage: string(v.Stage), Attempts: v.Attempt, Spend: v.Spend}
 		switch v.Stage {
+		case VerifyHeld:
+			j.State = string(Pending)
 		case VerifyWaiting:
 			j.State = string(Waiting)
 		case VerifyDone:

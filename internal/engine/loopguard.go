@@ -145,10 +145,7 @@ func (e *Engine) loopTell(out []Command, p *PlanStatus, text string) []Command {
 
 // loopStop interrupts the agent and hands its plan to the human.
 func (e *Engine) loopStop(out []Command, p *PlanStatus, why string) []Command {
-	if p.agentLive {
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
-		p.agentLive = false
-	}
+	out = e.interrupt(out, p, why)
 	return e.failing(out, p, why, false)
 }
 

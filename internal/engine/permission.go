@@ -44,10 +44,11 @@ func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint
 		}
 		e.always[cp.Tool] = true
 	}
-	if cp.Standalone || !p.agentLive {
+	if cp.Standalone || !p.agentLive || !e.mayGoOn(p) {
 		p.permissions = nil
-		// The agent that asked is gone: a continuation redoes the work,
-		// and asks again unless the tool is now always allowed.
+		// The agent that asked is gone, or may not go on now: a
+		// continuation redoes the work (continueWith holds it for the
+		// budget), and asks again unless the tool is now always allowed.
 		return e.continueWith(out, p, &Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
 	}
 	p.State = Running

@@ -421,6 +421,9 @@ const (
 	StageMerge   Stage = "merge"   // being merged into the integration branch
 	StageResolve Stage = "resolve" // a resolver agent resolves a merge conflict
 	StageGate    Stage = "gate"    // the post-merge gate runs
+	// StageHeld: a merge conflict's resolver waits for the budget to be
+	// raised (the budget checkpoint holds every new agent).
+	StageHeld Stage = "held"
 )
 
 // SpotCheck is why a plan's commits are being checked on disk, if they are:

@@ -22,6 +22,7 @@ const (
 	VerifyNotAsked VerifyStage = ""         // not (yet) asked for
 	VerifyChecking VerifyStage = "checking" // the must_haves are checked mechanically
 	VerifyAgent    VerifyStage = "agent"    // the verifier agent works
+	VerifyHeld     VerifyStage = "held"     // it waits for the budget to be raised
 	VerifyReading  VerifyStage = "reading"  // its report is read
 	VerifyWaiting  VerifyStage = "waiting"  // a human is asked
 	VerifyDone     VerifyStage = "done"     // the result is known
@@ -122,9 +123,14 @@ func (e *Engine) verify(out []Command) []Command {
 	return out
 }
 
-// startVerifier starts a new attempt of the verifier agent.
+// startVerifier starts a new attempt of the verifier agent, or holds it
+// while the budget checkpoint is open (a raise starts it: unhold).
 func (e *Engine) startVerifier(out []Command) []Command {
 	v := &e.vj
+	if e.budget.open != nil {
+		v.Stage = VerifyHeld
+		return out
+	}
 	v.Stage = VerifyAgent
 	v.Attempt++
 	v.PID, v.Started = 0, e.now
@@ -286,6 +292,8 @@ func (e *Engine) resumeVerify(out []Command) []Command {
 	case VerifyAgent:
 		v.agentLive = true // it may still run: end it by its pid
 		out = e.stopVerifier(out, false, "")
+		out = e.startVerifier(out)
+	case VerifyHeld:
 		out = e.startVerifier(out)
 	case VerifyReading:
 		out = append(out, Command{Type: CmdVerify, Attempt: v.Attempt, After: "report"})
