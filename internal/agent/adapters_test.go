@@ -117,12 +117,12 @@ func contains(list []string, s string) bool {
 // a turn's price needs the model that did it (modelUsage: the one with the
 // most output, not a side model) and the cache counts.
 func TestClaudeToolCallsAndModel(t *testing.T) {
-	outs, err := claudeOutputs([]byte(`{"type":"assistant","message":{"model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"Read"}]}}`))
+	outs, err := (&turnMeter{}).outputs([]byte(`{"type":"assistant","message":{"model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"t2","name":"Read"}]}}`))
 	want := []Output{{Kind: OutText, Text: "hi"}, {Kind: OutToolCall, Tool: "Bash", Input: `{"command":"ls"}`}, {Kind: OutToolCall, Tool: "Read", Input: "{}"}}
 	if err != nil || !reflect.DeepEqual(outs, want) {
 		t.Fatalf("assistant: %+v, %v\nwant %+v", outs, err, want)
 	}
-	outs, err = claudeOutputs([]byte(`{"type":"result","subtype":"success","result":"ok","total_cost_usd":0.5,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"output_tokens":400},"modelUsage":{"claude-haiku-4-5":{"outputTokens":20,"costUSD":0.001},"claude-opus-5-5":{"outputTokens":400,"costUSD":0.4}}}`))
+	outs, err = (&turnMeter{}).outputs([]byte(`{"type":"result","subtype":"success","result":"ok","total_cost_usd":0.5,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"output_tokens":400},"modelUsage":{"claude-haiku-4-5":{"outputTokens":20,"costUSD":0.001},"claude-opus-5-5":{"outputTokens":400,"costUSD":0.4}}}`))
 	want = []Output{{Kind: OutResult, Text: "ok", CostUSD: 0.5, Model: "claude-opus-5-5",
 		Usage: Usage{InputTokens: 10, OutputTokens: 400, CacheCreationInputTokens: 2000, CacheReadInputTokens: 30000}}}
 	if err != nil || !reflect.DeepEqual(outs, want) {
@@ -188,7 +188,7 @@ func TestTurnMeter(t *testing.T) {
 
 func TestClaudePermissionRequest(t *testing.T) {
 	line := `{"type":"control_request","request_id":"d06c6e7d-4665","request":{"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"echo hi > out.txt","description":"run echo hi > out.txt"},"description":"run echo hi > out.txt","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"echo hi *"}],"behavior":"allow","destination":"localSettings"}],"blocked_path":"/tmp/x/out.txt","tool_use_id":"toolu_1"}}`
-	outs, err := claudeOutputs([]byte(line))
+	outs, err := (&turnMeter{}).outputs([]byte(line))
 	if err != nil || len(outs) != 1 {
 		t.Fatalf("outputs %+v, %v; want one OutPermission", outs, err)
 	}

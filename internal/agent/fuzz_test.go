@@ -23,9 +23,9 @@ func FuzzStreamJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		l, err := ParseLine(b)
-		outs, err2 := claudeOutputs(b)
+		outs, err2 := (&turnMeter{}).outputs(b)
 		if (err == nil) != (err2 == nil) {
-			t.Fatalf("ParseLine and claudeOutputs disagree: %v / %v", err, err2)
+			t.Fatalf("ParseLine and the stream-json dialect disagree: %v / %v", err, err2)
 		}
 		if err != nil {
 			if len(outs) != 0 {
@@ -114,7 +114,7 @@ func FuzzCodexJSONL(f *testing.F) {
 // Found by FuzzStreamJSON: a plain-string content that is empty gave an
 // empty text block (testdata/fuzz/FuzzStreamJSON/6f870eb4de5903e3).
 func TestEmptyStringContentIsNoText(t *testing.T) {
-	outs, err := claudeOutputs([]byte(`{"type":"assistant","message":{"content":""}}`))
+	outs, err := (&turnMeter{}).outputs([]byte(`{"type":"assistant","message":{"content":""}}`))
 	if err != nil || len(outs) != 0 {
 		t.Errorf("outputs %+v, %v; want none", outs, err)
 	}

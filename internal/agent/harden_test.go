@@ -91,7 +91,7 @@ func startChild(t *testing.T, mode string, spec *Spec) []Output {
 	if spec.LogPath == "" {
 		spec.LogPath = filepath.Join(t.TempDir(), "logs", spec.Plan+".attempt-1.log")
 	}
-	s, err := Start(context.Background(), []string{os.Args[0]}, *spec, Dialect{Line: claudeOutputs, Input: "none"}, func(o Output) {
+	s, err := Start(context.Background(), []string{os.Args[0]}, *spec, Dialect{Line: (&turnMeter{}).outputs, Input: "none"}, func(o Output) {
 		mu.Lock()
 		outs = append(outs, o)
 		mu.Unlock()
@@ -315,7 +315,7 @@ func TestFlood64(t *testing.T) {
 			plan := fmt.Sprintf("01-%02d", i+1)
 			spec := Spec{Plan: plan, Attempt: 1, Dir: dir, LogPath: filepath.Join(dir, plan+".log"), LogLimit: limit, Env: []string{"HIVE_TEST_CHILD=flood", "HIVE_TEST_BYTES=" + strconv.Itoa(each)}}
 			var finished atomic.Bool
-			s, err := Start(context.Background(), []string{os.Args[0]}, spec, Dialect{Line: claudeOutputs, Input: "none"}, func(o Output) {
+			s, err := Start(context.Background(), []string{os.Args[0]}, spec, Dialect{Line: (&turnMeter{}).outputs, Input: "none"}, func(o Output) {
 				if o.Kind == OutText && o.Text == "flood done" {
 					finished.Store(true)
 				}

@@ -155,16 +155,6 @@ func mainModel(r rawLine) string {
 	return best
 }
 
-// claudeOutputs is what one stream-json line says, with no session
-// around it (no OutSpend: that needs a turnMeter).
-func claudeOutputs(b []byte) ([]Output, error) {
-	l, err := ParseLine(b)
-	if err != nil {
-		return nil, err
-	}
-	return lineOutputs(l), nil
-}
-
 // lineOutputs is what a parsed line says.
 func lineOutputs(l Line) []Output {
 	var out []Output
