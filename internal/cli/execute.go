@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
@@ -173,8 +174,11 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			Roles:    roles,
 			Prices:   tab,
 			Ladder:   rungs,
-			Budget:   budget(cfg, tab, rungs, taskHistory(repo.Root), o.budgetUSD, o.budgetUSDSet),
-			Guard:    loopGuard(cfg),
+			Budget: budget(cfg, tab, rungs, func() *pricing.Usage {
+				u, _ := executorTaskUsage(j) // the journal this run writes holds the earlier runs too
+				return u
+			}, o.budgetUSD, o.budgetUSDSet),
+			Guard: loopGuard(cfg),
 		},
 		Human: runner.Human{
 			Wait:        wait,

@@ -21,6 +21,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
@@ -189,7 +190,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		Wait: wait,
 	}
 	opts.Prices, opts.Ladder = prices(cfg), ladder(cfg, "implementer", launcher.Name())
-	b := budget(cfg, opts.Prices, opts.Ladder, taskHistory(repo.Root), o.budgetUSD, o.budgetUSDSet)
+	b := budget(cfg, opts.Prices, opts.Ladder, func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
 	opts.BudgetUSD, opts.TaskUSD = b.USD, b.TaskUSD
 	var res piperun.Result
 	switch interactive := !o.json && isTerminal(o.stdin); {

@@ -34,16 +34,17 @@ func ladder(cfg *config.Config, role, cli string) []string {
 // budget is what a new run may spend: --budget-usd over budget.usd, with
 // the config's token and per-plan ceilings, and the estimate of a task on
 // each rung of the executor's ladder: what a task used in this project's
-// earlier runs (history), else the size heuristic, priced on each rung.
-func budget(cfg *config.Config, tab pricing.Table, rungs []string, history *pricing.Usage, usd float64, usdSet bool) engine.Budget {
+// earlier runs (history, read only when a budget needs it), else the size
+// heuristic, priced on each rung.
+func budget(cfg *config.Config, tab pricing.Table, rungs []string, history func() *pricing.Usage, usd float64, usdSet bool) engine.Budget {
 	b := engine.Budget{USD: cfg.Budget.USD, Tokens: int64(cfg.Budget.Tokens), PlanUSD: cfg.Budget.PlanUSD}
 	if usdSet {
 		b.USD = usd
 	}
 	if len(rungs) > 0 && (b.USD > 0 || b.PlanUSD > 0) {
 		task := pricing.TaskUsage
-		if history != nil {
-			task = *history
+		if h := history(); h != nil {
+			task = *h
 		}
 		b.TaskUSD = tab.Estimate(rungs, task)
 	}
