@@ -212,42 +212,56 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	if cp == nil {
 		return nil, fmt.Errorf("the budget has no open checkpoint")
 	}
-	text := strings.ToLower(strings.TrimSpace(ev.Text))
+	old := e.budget.USD
+	if old == 0 {
+		old = float64(e.budget.Tokens)
+	}
+	stop, factor, err := ReadBudgetAnswer(ev.Text, old)
+	if err != nil {
+		return nil, err
+	}
 	var out []Command
-	switch {
-	case text == "stop" || text == "abort":
+	if stop {
 		out = e.closeBudget(out, cp, "stop", ev.By)
 		return e.abort(out, "stopped at the budget: "+cp.Details), nil
-	case text == "raise" || strings.HasPrefix(text, "raise ") || strings.HasPrefix(text, "$") || startsWithDigit(text):
-		factor := 1.5
-		if amount := strings.TrimSpace(strings.TrimPrefix(text, "raise")); amount != "" {
-			n, err := strconv.ParseFloat(strings.TrimPrefix(strings.ReplaceAll(amount, ",", ""), "$"), 64)
-			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT (dollars, or tokens for a token budget) or stop", ev.Text)
-			}
-			old := e.budget.USD
-			if old == 0 {
-				old = float64(e.budget.Tokens)
-			}
-			factor = n / old
-		}
-		if factor <= 1 {
-			return nil, fmt.Errorf("raise the budget above what it is (%s), or answer stop", e.budgetText())
-		}
-		e.budget.USD *= factor
-		e.budget.Tokens = int64(float64(e.budget.Tokens) * factor)
-		if _, still := e.budget.reached(); still {
-			return nil, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", e.budgetText())
-		}
-		e.budget.warned = e.budget.share() >= WarnShare
-		if !e.budget.warned {
-			e.budget.rung = 0
-		}
-		out = e.closeBudget(out, cp, "raise to "+e.budgetText(), ev.By)
-		out = append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()})
-		return e.unhold(out), nil
 	}
-	return nil, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT or stop", ev.Text)
+	if factor <= 1 {
+		return nil, fmt.Errorf("raise the budget above what it is (%s), or answer stop", e.budgetText())
+	}
+	e.budget.USD *= factor
+	e.budget.Tokens = int64(float64(e.budget.Tokens) * factor)
+	if _, still := e.budget.reached(); still {
+		return nil, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", e.budgetText())
+	}
+	e.budget.warned = e.budget.share() >= WarnShare
+	if !e.budget.warned {
+		e.budget.rung = 0
+	}
+	out = e.closeBudget(out, cp, "raise to "+e.budgetText(), ev.By)
+	out = append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()})
+	return e.unhold(out), nil
+}
+
+// ReadBudgetAnswer reads an answer to a budget checkpoint whose ceiling is
+// now limit (dollars, or tokens for a token ceiling): stop (or abort), or
+// the factor the ceilings are raised by: raise (half as much again), or
+// raise AMOUNT, $AMOUNT or AMOUNT, the new ceiling.
+func ReadBudgetAnswer(text string, limit float64) (stop bool, factor float64, err error) {
+	text = strings.ToLower(strings.TrimSpace(text))
+	switch {
+	case text == "stop" || text == "abort":
+		return true, 0, nil
+	case text == "raise":
+		return false, 1.5, nil
+	case strings.HasPrefix(text, "raise ") || strings.HasPrefix(text, "$") || startsWithDigit(text):
+		amount := strings.TrimSpace(strings.TrimPrefix(text, "raise"))
+		n, err := strconv.ParseFloat(strings.TrimPrefix(strings.ReplaceAll(amount, ",", ""), "$"), 64)
+		if err != nil || n <= 0 || limit <= 0 {
+			return false, 0, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT (dollars, or tokens for a token budget) or stop", text)
+		}
+		return false, n / limit, nil
+	}
+	return false, 0, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT or stop", text)
 }
 
 func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }

@@ -48,7 +48,7 @@ type job struct {
 	next    *Context       // for its next start
 	crashes int            // attempts in a row that ended without a report
 	lints   int            // re-runs for lint errors
-	cost    float64        // the current attempt's session cost counted so far
+	costs   map[int]float64 // each attempt's session cost counted so far
 	started bool           // the current attempt's agent was seen to start
 	ctx     *Context       // what the current attempt was told
 }
@@ -75,6 +75,7 @@ type Machine struct {
 	plans      []PlanRun // the phase's plans, as its last run ended
 	open       *Checkpoint
 	nextCP     int
+	budget     budgetState
 }
 
 // New returns a machine waiting for EvStarted.
@@ -104,6 +105,18 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 	if j == nil {
 		return nil, fmt.Errorf("%s of unknown job %q", ev.Type, ev.Job)
 	}
+	if ev.Type == EvUsage {
+		// Every attempt's usage counts, a replaced one's too: its turn
+		// was spent. Tokens are the turn's; the cost is the session's so far.
+		if j.costs == nil {
+			j.costs = map[int]float64{}
+		}
+		turn := ev.Spend
+		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.costs[ev.Attempt]), 0
+		j.Spend = j.Spend.Plus(turn)
+		j.costs[ev.Attempt] = max(j.costs[ev.Attempt], ev.Spend.CostUSD)
+		return m.spend(j), nil
+	}
 	if ev.Attempt != j.Attempts {
 		return nil, nil // an earlier attempt's late output: its work was replaced
 	}
@@ -115,12 +128,6 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
 		}
 		j.report, j.Report = ev.Report, ev.Report
-	case EvUsage:
-		// Tokens are the turn's; the cost is the session's so far.
-		turn := ev.Spend
-		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.cost), 0
-		j.Spend = j.Spend.Plus(turn)
-		j.cost = max(j.cost, ev.Spend.CostUSD)
 	case EvAgentExited:
 		j.PID = 0
 		if j.State != Running || m.finished {
@@ -152,6 +159,7 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 		return nil, err
 	}
 	m.spec, m.started = *ev.Spec, true
+	m.budget = budgetState{Budget: m.spec.Budget.clone()}
 	architect := m.spec.Workflow.Has(RoleArchitect)
 	for _, s := range m.spec.Workflow.Steps {
 		j := &job{Job: Job{ID: s.Role, Role: s.Role, Prompt: s.Prompt, State: Pending}}
@@ -181,10 +189,15 @@ func (m *Machine) advance() []Command {
 	return m.run(m.byID[m.agenda[0]])
 }
 
-// run starts a job's next attempt.
+// run starts a job's next attempt, within the budget: a job that it
+// cannot pay for waits for a raise.
 func (m *Machine) run(j *job) []Command {
+	usd, tokens, rung, held := m.dispatch(j)
+	if held != nil {
+		return held
+	}
 	j.Attempts++
-	j.State, j.report, j.cost, j.started = Running, nil, 0, false
+	j.State, j.report, j.started = Running, nil, false
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()
@@ -206,9 +219,10 @@ func (m *Machine) run(j *job) []Command {
 		}
 	}
 	if j.Phase {
-		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx}}
+		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: usd, BudgetTokens: tokens}}
 	}
-	return []Command{{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx}}
+	return []Command{{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx,
+		BudgetUSD: usd, BudgetTokens: tokens, Rung: rung}}
 }
 
 // route decides what a finished agent's report means.
@@ -441,6 +455,15 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 			m.plans = append([]PlanRun(nil), ev.Plans...)
 		}
 		j.Spend = j.Spend.Plus(ev.Spend)
+		if ev.OverBudget {
+			// The phase run resumes where its plans stopped once raised.
+			j.next = &Context{}
+			if c, over := m.reached(j.Role); over {
+				return m.askBudget(j, c.String(), c), nil
+			}
+			why := strings.TrimPrefix(firstOf(ev.Reason, "its allotment is spent"), "budget reached: ")
+			return m.askBudget(j, "the implementers' phase: "+why, m.ceilingOf(j.Role)), nil
+		}
 		if ev.Report != nil && ev.Report.Status == engine.ReportChallenge {
 			return m.challenge(j, ev.Report), nil
 		}
@@ -515,6 +538,14 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	text := strings.TrimSpace(ev.Text)
 	j := m.byID[cp.Job]
 	m.open = nil
+	if cp.Kind == KindBudget {
+		stop, factor, _ := cp.raise(text)
+		if stop {
+			j.State = Skipped
+			return m.finish(OutcomeAborted, "stopped at the budget: "+strings.TrimPrefix(cp.Question, "budget reached: ")), nil
+		}
+		return m.budgetAnswered(j, cp, factor), nil
+	}
 	if cp.Kind == KindNeedsInput {
 		return m.decide(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
@@ -584,8 +615,10 @@ func (m *Machine) resume() []Command {
 		return append(out, m.run(j)...)
 	case j.State == Running && !j.started && j.report == nil:
 		// Its start was decided but never seen (the answer that decided it
-		// came while no hive ran): start the same attempt.
-		return append(out, Command{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: j.ctx})
+		// came while no hive ran): start it now.
+		j.Attempts--
+		j.next = j.ctx
+		return append(out, m.run(j)...)
 	case j.State == Running && j.report != nil:
 		// Its report was journaled: the work is done, only its exit was lost.
 		return append(out, m.route(j, j.report)...)

@@ -15,13 +15,17 @@ import (
 // one event and prints the commands the machine returned. Regenerate the
 // expected output with `go test ./internal/pipeline -run TestScripts -rewrite`.
 //
-//	start [workflow=full|quick] [yes] [fix=N]   a run of "the objective"
+//	start [workflow=full|quick] [yes] [fix=N] [usd=F] [tokens=N] [roles=(role:F,...)] [est=(role:F/F/F,...)]
+//	                                             a run of "the objective", with a budget: the run's
+//	                                             ceilings, the roles' own, a role's estimates per rung
 //	started JOB [pid=N]                          its agent started (current attempt)
 //	report JOB status=S [to=ROLE] [issue=(...)] [options=(a,b)] [default=X] [proceed] [concerns=(a,b)]
 //	exited JOB [code=N]                          its agent ended
-//	usage JOB in=N out=N cost=F                  a turn's tokens, the session's cost so far
+//	usage JOB in=N out=N cost=F [attempt=N]      a turn's tokens, the session's cost so far
 //	linted [errors=(a,b)]                        the architect's plans linted
-//	phase ok|fail [reason=(...)] [to=ROLE issue=(...)]  the implementers' phase ended (to: a challenge)
+//	phase ok|fail [reason=(...)] [to=ROLE issue=(...)] [overbudget] [cost=F]
+//	                                             the implementers' phase ended (to: a challenge;
+//	                                             overbudget: at its allotment, having spent cost)
 //	tests pass|fail|unrunnable [failed=N]        the test command's result
 //	answer text=(...)                            the human answers the open checkpoint
 //	resume                                       a new hive process took over
@@ -95,7 +99,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			wf, _ = Builtin(name)
 		}
 		wf.FixLoops = num("fix")
-		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes")}}
+		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d)}}
 	case "started":
 		ev.Type, ev.PID = EvAgentStarted, num("pid")
 	case "report":
@@ -107,10 +111,14 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 	case "usage":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
 		ev.Type, ev.Spend = EvUsage, engine.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
+		if n := num("attempt"); n > 0 {
+			ev.Attempt = n
+		}
 	case "linted":
 		ev = Event{Type: EvLinted, Errors: list("errors")}
 	case "phase":
-		ev = Event{Type: EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason")}
+		cost, _ := strconv.ParseFloat(str("cost"), 64)
+		ev = Event{Type: EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: engine.Spend{CostUSD: cost}}
 		if to := str("to"); to != "" {
 			ev.Report = &engine.Report{Status: engine.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
 		}
@@ -135,6 +143,41 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 	return ev
 }
 
+// budgetArgs reads a start's budget.
+func budgetArgs(t *testing.T, d *datadriven.TestData) Budget {
+	var b Budget
+	float := func(s string) float64 {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", d.Pos, s, err)
+		}
+		return f
+	}
+	if a, ok := d.Arg("usd"); ok {
+		b.USD = float(a.Vals[0])
+	}
+	if a, ok := d.Arg("tokens"); ok {
+		b.Tokens = int64(float(a.Vals[0]))
+	}
+	if a, ok := d.Arg("roles"); ok {
+		b.Roles = map[string]float64{}
+		for _, v := range a.Vals {
+			role, usd, _ := strings.Cut(v, ":")
+			b.Roles[role] = float(usd)
+		}
+	}
+	if a, ok := d.Arg("est"); ok {
+		b.Estimates = map[string][]float64{}
+		for _, v := range a.Vals {
+			role, rungs, _ := strings.Cut(v, ":")
+			for _, r := range strings.Split(rungs, "/") {
+				b.Estimates[role] = append(b.Estimates[role], float(r))
+			}
+		}
+	}
+	return b
+}
+
 func render(c Command) string {
 	var b strings.Builder
 	b.WriteString(string(c.Type))
@@ -153,8 +196,20 @@ func render(c Command) string {
 	if c.Outcome != "" {
 		fmt.Fprintf(&b, " outcome=%s", c.Outcome)
 	}
+	if c.Interrupt {
+		b.WriteString(" interrupt")
+	}
 	if c.Text != "" {
 		fmt.Fprintf(&b, " %q", c.Text)
+	}
+	if c.BudgetUSD > 0 {
+		fmt.Fprintf(&b, " budget=$%.2f", c.BudgetUSD)
+	}
+	if c.BudgetTokens > 0 {
+		fmt.Fprintf(&b, " budget-tokens=%d", c.BudgetTokens)
+	}
+	if c.Rung > 0 {
+		fmt.Fprintf(&b, " rung=%d", c.Rung)
 	}
 	if x := c.Context; x != nil {
 		if x.Challenge != nil {
@@ -190,6 +245,9 @@ func render(c Command) string {
 		if cp.Previous != nil {
 			fmt.Fprintf(&b, " previous=%q", cp.Previous.Issue)
 		}
+		if cp.Kind == KindBudget {
+			fmt.Fprintf(&b, " (%s)", cp.Details)
+		}
 	}
 	return b.String()
 }
@@ -215,6 +273,13 @@ func state(s Snapshot) string {
 	}
 	if s.FixLoops > 0 {
 		fmt.Fprintf(&b, "fix loops: %d\n", s.FixLoops)
+	}
+	if bu := s.Budget; bu.USD > 0 || bu.Tokens > 0 || len(bu.Roles) > 0 {
+		fmt.Fprintf(&b, "budget: $%.2f tokens=%d roles=%v spent $%.2f, %d tokens", bu.USD, bu.Tokens, bu.Roles, s.Spent.CostUSD, s.Spent.Tokens())
+		if s.Rung > 0 {
+			fmt.Fprintf(&b, " rung=%d", s.Rung)
+		}
+		b.WriteByte('\n')
 	}
 	if s.Finished {
 		fmt.Fprintf(&b, "finished: %s %s\n", s.Outcome, s.Reason)

@@ -1,6 +1,10 @@
 package pipeline
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/hivectl/hive/internal/engine"
+)
 
 // Snapshot is a copy of the machine's state, for display, the run's report
 // and tests.
@@ -18,13 +22,19 @@ type Snapshot struct {
 	FixLoops   int         `json:"fix_loops,omitempty"`
 	Tests      *Tests      `json:"tests,omitempty"` // the last test run
 	Plans      []PlanRun   `json:"plans,omitempty"` // the phase's plans, as its last run ended
+	// Budget is the budget as raised so far; Spent what every job used;
+	// Rung the step down the ladders new sessions start on.
+	Budget Budget       `json:"budget,omitzero"`
+	Spent  engine.Spend `json:"spent,omitzero"`
+	Rung   int          `json:"rung,omitempty"`
 }
 
 // Snapshot returns the state; nothing in it aliases the machine's.
 func (m *Machine) Snapshot() Snapshot {
 	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
-		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans)}
+		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
+		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

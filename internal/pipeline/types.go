@@ -22,6 +22,8 @@ type Spec struct {
 	PhaseDir string `json:"phase_dir,omitempty"`
 	// Base is the commit the run's branch started from.
 	Base string `json:"base,omitempty"`
+	// Budget is what the run may spend, as it started.
+	Budget Budget `json:"budget,omitzero"`
 }
 
 // EventType names an input of the machine.
@@ -71,6 +73,9 @@ type Event struct {
 	MidTurn bool `json:"mid_turn,omitempty"`
 	// Plans are the phase's plans as it ended (EvPhaseDone).
 	Plans []PlanRun `json:"plans,omitempty"`
+	// OverBudget (EvPhaseDone): the phase stopped at its allotment of the
+	// budget; its plans wait for a raise where they stopped.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
 
 // PlanRun is one of the architect's plans as its implementer ran it.
@@ -136,6 +141,16 @@ type Command struct {
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	Outcome    string      `json:"outcome,omitempty"`
 	Text       string      `json:"text,omitempty"`
+	// BudgetUSD and BudgetTokens (CmdStartAgent, CmdRunPhase) are the most
+	// the session or the phase may spend (0: no limit); Rung is the step
+	// down its role's model ladder the session runs on (0: the role's own
+	// model).
+	BudgetUSD    float64 `json:"budget_usd,omitempty"`
+	BudgetTokens int64   `json:"budget_tokens,omitempty"`
+	Rung         int     `json:"rung,omitempty"`
+	// Interrupt (CmdStopAgent): end the agent's turn in flight first, so
+	// that its usage is reported (a budget stop).
+	Interrupt bool `json:"interrupt,omitempty"`
 }
 
 // Context is what a role's agent is told beyond the objective and its
@@ -195,6 +210,7 @@ const (
 	KindBlocked    CheckpointKind = "blocked"     // a role is blocked, or keeps crashing
 	KindLint       CheckpointKind = "lint"        // the architect's plans still do not lint
 	KindPhase      CheckpointKind = "phase"       // the implementers' phase did not complete
+	KindBudget     CheckpointKind = "budget"      // a ceiling of the budget is reached
 )
 
 // Answers a checkpoint offers (needs-input takes any text).
@@ -204,6 +220,8 @@ const (
 	AnswerRetry    = "retry"    // run the role (or the fix loop) once more
 	AnswerContinue = "continue" // go on to the next role as it is
 	AnswerAbort    = "abort"    // end the run; the work stays on its branch
+	AnswerRaise    = "raise"    // budget: raise the ceiling (or raise AMOUNT) and go on
+	AnswerStop     = "stop"     // budget: end the run; the work stays on its branch
 )
 
 // Checkpoint is a question for the human.
@@ -218,6 +236,13 @@ type Checkpoint struct {
 	Challenge *Challenge `json:"challenge,omitempty"`
 	Previous  *Challenge `json:"previous,omitempty"`
 	Default   string     `json:"default,omitempty"`
+	// Ceiling (KindBudget) is the ceiling reached: CeilingRun or a role;
+	// Limit and Spent are its amount and what is spent of it, in dollars,
+	// or in tokens for a TokenCeiling.
+	Ceiling      string  `json:"ceiling,omitempty"`
+	Limit        float64 `json:"limit,omitempty"`
+	Spent        float64 `json:"spent,omitempty"`
+	TokenCeiling bool    `json:"token_ceiling,omitempty"`
 }
 
 // Outcomes of a run.
@@ -228,9 +253,14 @@ const (
 )
 
 // Check says whether text answers the checkpoint: one of its options (in
-// any case), or, for a question, any text.
+// any case), for a question any text, for the budget a raise above what
+// is spent, or stop.
 func (cp *Checkpoint) Check(text string) error {
 	text = strings.TrimSpace(text)
+	if cp.Kind == KindBudget {
+		_, _, err := cp.raise(text)
+		return err
+	}
 	if cp.Kind == KindNeedsInput {
 		if text == "" {
 			return fmt.Errorf("an empty answer to the question of %s", cp.Job)

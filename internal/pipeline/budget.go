@@ -1,0 +1,301 @@
+package pipeline
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// Budget is what a run may spend (seed 003 §5), fixed when it starts and
+// raised only by a human's answer to a budget checkpoint. The machine
+// holds it from the usage of every turn, which the shell prices.
+type Budget struct {
+	// USD and Tokens are the run's ceilings (every role and the
+	// implementers' phase together); 0: none.
+	USD    float64 `json:"usd,omitempty"`
+	Tokens int64   `json:"tokens,omitempty"`
+	// Roles are ceilings of single roles, in dollars, for all their
+	// sessions (the implementer's covers the phase and the fixes).
+	Roles map[string]float64 `json:"roles,omitempty"`
+	// Estimates is one session of a role on each rung of its model
+	// ladder, most capable first, in dollars: the project's history of
+	// that role, else a size heuristic. A role without one is never
+	// downgraded nor held for its estimate.
+	Estimates map[string][]float64 `json:"estimates,omitempty"`
+}
+
+func (b Budget) clone() Budget {
+	b.Roles, b.Estimates = maps.Clone(b.Roles), maps.Clone(b.Estimates)
+	return b
+}
+
+// CeilingRun names the run's own ceiling in a budget checkpoint; any other
+// name is a role's.
+const CeilingRun = "run"
+
+// budgetState is the budget as the run goes.
+type budgetState struct {
+	Budget
+	rung   int  // the rung every new session starts on at least: 1 after WarnShare
+	warned bool // engine.WarnShare was passed (and said)
+}
+
+// spent is what every job of the run has used.
+func (m *Machine) spent() engine.Spend {
+	var s engine.Spend
+	for _, j := range m.jobs {
+		s = s.Plus(j.Spend)
+	}
+	return s
+}
+
+// roleSpent is what a role's jobs have cost.
+func (m *Machine) roleSpent(role string) float64 {
+	usd := 0.0
+	for _, j := range m.jobs {
+		if j.Role == role {
+			usd += j.Spend.CostUSD
+		}
+	}
+	return usd
+}
+
+// ceiling is one ceiling reached: which, its limit and what is spent of
+// it, in its unit.
+type ceiling struct {
+	name         string // CeilingRun or a role
+	limit, spent float64
+	tokens       bool
+}
+
+func (c ceiling) String() string {
+	who := "the run's budget"
+	if c.name != CeilingRun {
+		who = "the " + c.name + "'s budget (budget.roles." + c.name + ")"
+	}
+	if c.tokens {
+		return fmt.Sprintf("%s: %.0f of %.0f tokens spent", who, c.spent, c.limit)
+	}
+	return fmt.Sprintf("%s: $%.2f of $%.2f spent", who, c.spent, c.limit)
+}
+
+// reached returns the ceiling a role's next session cannot pass, if one is
+// spent: the run's dollars, its tokens, or the role's own dollars.
+func (m *Machine) reached(role string) (ceiling, bool) {
+	b := &m.budget
+	s := m.spent()
+	switch {
+	case b.USD > 0 && s.CostUSD >= b.USD:
+		return ceiling{name: CeilingRun, limit: b.USD, spent: s.CostUSD}, true
+	case b.Tokens > 0 && s.Tokens() >= b.Tokens:
+		return ceiling{name: CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}, true
+	}
+	if lim := b.Roles[role]; lim > 0 {
+		if spent := m.roleSpent(role); spent >= lim {
+			return ceiling{name: role, limit: lim, spent: spent}, true
+		}
+	}
+	return ceiling{}, false
+}
+
+// allotment is what a role's next session may spend: what is left of the
+// run's budget and of the role's own (0: no limit).
+func (m *Machine) allotment(role string) (usd float64, tokens int64) {
+	b := &m.budget
+	s := m.spent()
+	if b.USD > 0 {
+		usd = b.USD - s.CostUSD
+	}
+	if lim := b.Roles[role]; lim > 0 {
+		left := lim - m.roleSpent(role)
+		if usd == 0 || left < usd {
+			usd = left
+		}
+	}
+	if b.Tokens > 0 {
+		tokens = b.Tokens - s.Tokens()
+	}
+	return usd, tokens
+}
+
+// share is the largest share of the run's ceilings spent so far.
+func (m *Machine) share() float64 {
+	b := &m.budget
+	s, share := m.spent(), 0.0
+	if b.USD > 0 {
+		share = s.CostUSD / b.USD
+	}
+	if b.Tokens > 0 {
+		share = max(share, float64(s.Tokens())/float64(b.Tokens))
+	}
+	return share
+}
+
+// dispatch decides how j's next session starts within the budget: its
+// allotment, and the rung of its role's model ladder, lowered while the
+// role's estimate does not fit what is left. held is a checkpoint when
+// nothing is left, or not even the cheapest rung fits.
+func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held []Command) {
+	if c, over := m.reached(j.Role); over {
+		return 0, 0, 0, m.askBudget(j, c.String(), c)
+	}
+	usd, tokens = m.allotment(j.Role)
+	est := m.budget.Estimates[j.Role]
+	if j.Phase || len(est) == 0 {
+		return usd, tokens, 0, nil
+	}
+	rung = min(m.budget.rung, len(est)-1)
+	for usd > 0 && rung < len(est) && est[rung] > usd {
+		rung++
+	}
+	if rung == len(est) {
+		c := m.ceilingOf(j.Role)
+		why := fmt.Sprintf("%s: $%.2f left, and a %s session is estimated at $%.2f even on the cheapest model", c, usd, j.Role, est[len(est)-1])
+		return 0, 0, 0, m.askBudget(j, why, c)
+	}
+	return usd, tokens, rung, nil
+}
+
+// spentOf is what is spent now of a budget checkpoint's ceiling.
+func (m *Machine) spentOf(cp *Checkpoint) float64 {
+	switch {
+	case cp.Ceiling != CeilingRun:
+		return m.roleSpent(cp.Ceiling)
+	case cp.TokenCeiling:
+		return float64(m.spent().Tokens())
+	}
+	return m.spent().CostUSD
+}
+
+// ceilingOf is the ceiling that leaves a role the least: its own, or the
+// run's.
+func (m *Machine) ceilingOf(role string) ceiling {
+	b := &m.budget
+	s := m.spent()
+	run := ceiling{name: CeilingRun, limit: b.USD, spent: s.CostUSD}
+	if b.USD <= 0 && b.Tokens > 0 {
+		run = ceiling{name: CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}
+	}
+	if lim := b.Roles[role]; lim > 0 {
+		own := ceiling{name: role, limit: lim, spent: m.roleSpent(role)}
+		if b.USD <= 0 || own.limit-own.spent < run.limit-run.spent {
+			return own
+		}
+	}
+	return run
+}
+
+// spend applies the budget after a turn of j's agent was counted: past
+// engine.WarnShare with work left, the sessions started from then on go
+// one rung down their ladders (seed 003 §5.3); at a ceiling, the agent's
+// turn is interrupted and the human asked to raise the budget or stop.
+// The overshoot is the turn that crossed it.
+func (m *Machine) spend(j *job) []Command {
+	if cp := m.open; cp != nil && cp.Kind == KindBudget {
+		// A raise must pass what is spent when it is answered.
+		cp.Spent = m.spentOf(cp)
+	}
+	if m.finished || m.open != nil {
+		return nil
+	}
+	var out []Command
+	if b := &m.budget; !b.warned && (b.USD > 0 || b.Tokens > 0) && m.share() >= engine.WarnShare && len(m.agenda) > 0 {
+		b.warned = true
+		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*m.share())
+		if m.ladders() {
+			b.rung = 1
+			text += ": the roles started from now on use a cheaper model"
+		}
+		out = append(out, Command{Type: CmdNote, Job: j.ID, Text: text})
+	}
+	c, over := m.reached(j.Role)
+	if !over || j.State != Running || j.Phase || j.report != nil {
+		// A turn that ended with the role's report: its work is done, and
+		// the next session is held where it would start.
+		return out
+	}
+	out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
+	j.next = j.again("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+	return append(out, m.askBudget(j, c.String(), c)...)
+}
+
+// ladders reports whether any role has a cheaper rung to go down to.
+func (m *Machine) ladders() bool {
+	for _, est := range m.budget.Estimates {
+		if len(est) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// askBudget opens the budget checkpoint on j.
+func (m *Machine) askBudget(j *job, why string, c ceiling) []Command {
+	raise := c.limit * 1.5
+	unit := func(v float64) string {
+		if c.tokens {
+			return fmt.Sprintf("%.0f tokens", v)
+		}
+		return fmt.Sprintf("$%.2f", v)
+	}
+	cmds := m.ask(j, KindBudget, "budget reached: "+why,
+		fmt.Sprintf("raise (to %s), raise AMOUNT (e.g. raise %s), or stop", unit(raise), strings.TrimPrefix(unit(raise), "$")),
+		[]string{AnswerRaise, AnswerStop})
+	m.open.Ceiling, m.open.Limit, m.open.Spent, m.open.TokenCeiling = c.name, c.limit, c.spent, c.tokens
+	return cmds
+}
+
+// raise reads the answer to a budget checkpoint: the factor its ceiling is
+// raised by, or stop.
+func (cp *Checkpoint) raise(text string) (stop bool, factor float64, err error) {
+	stop, factor, err = engine.ReadBudgetAnswer(text, cp.Limit)
+	switch {
+	case err != nil || stop:
+		return stop, factor, err
+	case cp.Limit*factor <= cp.Spent:
+		return false, 0, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", cp.amount(cp.Spent))
+	}
+	return false, factor, nil
+}
+
+func (cp *Checkpoint) amount(v float64) string {
+	if cp.TokenCeiling {
+		return fmt.Sprintf("%.0f tokens", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// budgetAnswered applies a raise (checked by Check): the ceiling is lifted
+// and the held job starts again.
+func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Command {
+	b := &m.budget
+	var text string
+	if cp.Ceiling == CeilingRun {
+		b.USD *= factor
+		b.Tokens = int64(float64(b.Tokens) * factor)
+		text = "the run's budget raised to " + m.budgetText()
+	} else {
+		b.Roles = maps.Clone(b.Roles)
+		b.Roles[cp.Ceiling] *= factor
+		text = fmt.Sprintf("the %s's budget raised to $%.2f", cp.Ceiling, b.Roles[cp.Ceiling])
+	}
+	b.warned = m.share() >= engine.WarnShare
+	if !b.warned {
+		b.rung = 0
+	}
+	return append([]Command{{Type: CmdNote, Job: j.ID, Text: text}}, m.run(j)...)
+}
+
+// budgetText says the run's ceilings (not the roles').
+func (m *Machine) budgetText() string {
+	var parts []string
+	if m.budget.USD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f", m.budget.USD))
+	}
+	if m.budget.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", m.budget.Tokens))
+	}
+	return strings.Join(parts, ", ")
+}
