@@ -44,13 +44,13 @@ type Job struct {
 
 type job struct {
 	Job
-	report  *engine.Report // the current attempt's report
-	next    *Context       // for its next start
-	crashes int            // attempts in a row that ended without a report
-	lints   int            // re-runs for lint errors
+	report  *engine.Report  // the current attempt's report
+	next    *Context        // for its next start
+	crashes int             // attempts in a row that ended without a report
+	lints   int             // re-runs for lint errors
 	costs   map[int]float64 // each attempt's session cost counted so far
-	started bool           // the current attempt's agent was seen to start
-	ctx     *Context       // what the current attempt was told
+	started bool            // the current attempt's agent was seen to start
+	ctx     *Context        // what the current attempt was told
 }
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
