@@ -12,7 +12,7 @@ import (
 )
 
 // preflightAgents checks, before anything starts, every agent a run may
-// start (the executor, then the roles in name order): that its program
+// start (the executor, if the run has one, then the roles in name order): that its program
 // exists and, for claude and codex, that it can log in with what the
 // agents will get (allow: the config's secrets.env). It prints what it
 // found on w, one line per distinct agent. A failure is a usage error
@@ -39,8 +39,10 @@ func preflightAgents(ctx context.Context, w io.Writer, allow []string, executor 
 		found = append(found, c)
 		return nil
 	}
-	if err := check("executor", executor); err != nil {
-		return err
+	if executor != nil {
+		if err := check("executor", executor); err != nil {
+			return err
+		}
 	}
 	for _, role := range slices.Sorted(maps.Keys(roles)) {
 		if err := check(role, roles[role]); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
@@ -155,11 +156,19 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 			return &exitError{code: ExitUsage, err: err}
 		}
 	}
-	launcher, err := pickLauncher(o.agent, cfg, "executor")
+	launchers, ladders, err := roleAgents(o.agent, cfg)
 	if err != nil {
 		return err
 	}
-	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, nil); err != nil {
+	// The agents of the workflow's roles (a resume's workflow is in its
+	// journal: every role's) must be able to start.
+	used := map[string]agent.Launcher{}
+	for role, l := range launchers {
+		if o.resume || wf.Has(role) || (role == pipeline.RoleComb && wf.Has(pipeline.RoleArchitect)) {
+			used[role] = l
+		}
+	}
+	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, used); err != nil {
 		return err
 	}
 	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
@@ -185,13 +194,18 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	opts := piperun.Options{
 		Repo: repo, Journal: j, Observer: obs,
 		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
-		Launcher: launcher, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Wait: wait,
 	}
-	opts.Prices, opts.Ladder = prices(cfg), ladder(cfg, "implementer", launcher.Name())
-	b := budget(cfg, opts.Prices, opts.Ladder, func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
-	opts.BudgetUSD, opts.TaskUSD = b.USD, b.TaskUSD
+	opts.Prices, opts.Ladders = prices(cfg), ladders
+	if !o.resume {
+		b := budget(cfg, opts.Prices, ladders[pipeline.RoleImplementer], func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
+		opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD
+		if opts.Budget, err = roleBudget(cfg, b, opts.Prices, ladders, func() map[string]pricing.Usage { return roleHistory(j) }); err != nil {
+			return &exitError{code: ExitUsage, err: err}
+		}
+	}
 	var res piperun.Result
 	switch interactive := !o.json && isTerminal(o.stdin); {
 	case interactive && !o.noTUI && isTerminal(o.stdout):

@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/pricing"
 )
 
@@ -125,4 +130,89 @@ func executorTaskUsage(j journal.Journal) (*pricing.Usage, error) {
 func loopGuard(cfg *config.Config) engine.LoopGuard {
 	g := cfg.LoopGuard
 	return engine.LoopGuard{WarnRepeat: g.WarnRepeat, StopRepeat: g.StopRepeat, MaxCalls: g.MaxCalls}
+}
+
+// roleAgents are the agents of hive run's roles, as `hive models` shows
+// them: each role's models.ROLE (or what it inherits), with the ladder a
+// budget steps down; --agent names the CLI of them all.
+func roleAgents(name string, cfg *config.Config) (map[string]agent.Launcher, map[string][]string, error) {
+	launchers, ladders := map[string]agent.Launcher{}, map[string][]string{}
+	for _, role := range pipeline.Roles {
+		l, err := pickLauncher(name, cfg, role)
+		if err != nil {
+			return nil, nil, err
+		}
+		launchers[role], ladders[role] = l, ladder(cfg, role, l.Name())
+	}
+	return launchers, ladders, nil
+}
+
+// roleBudget is what a new hive run may spend: the run's ceilings of run
+// (--budget-usd over budget.usd, budget.tokens), budget.roles, and each
+// role's estimate of a session on each rung of its ladder: what the role
+// used per session in this project's earlier runs (history, read only
+// when a budget needs it), else the size of one task.
+func roleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (pipeline.Budget, error) {
+	b := pipeline.Budget{USD: run.USD, Tokens: run.Tokens}
+	for role, usd := range cfg.Budget.Roles {
+		if !slices.Contains(pipeline.Roles, role) {
+			return b, fmt.Errorf("budget.roles.%s: no such role of hive run (roles: %s)", role, strings.Join(pipeline.Roles, ", "))
+		}
+		if usd > 0 {
+			if b.Roles == nil {
+				b.Roles = map[string]float64{}
+			}
+			b.Roles[role] = usd
+		}
+	}
+	if b.USD <= 0 && len(b.Roles) == 0 {
+		return b, nil
+	}
+	past := history()
+	b.Estimates = map[string][]float64{}
+	for _, role := range pipeline.Roles {
+		u, ok := past[role]
+		if !ok {
+			u = pricing.TaskUsage
+		}
+		if len(ladders[role]) > 0 {
+			b.Estimates[role] = tab.Estimate(ladders[role], u)
+		}
+	}
+	return b, nil
+}
+
+// roleHistory is what one session of each role of hive run used on average
+// in the runs journaled in j (the implementers' phase is the executors',
+// see taskHistory). A journal that cannot be read is no history.
+func roleHistory(j journal.Journal) map[string]pricing.Usage {
+	runs, err := j.Runs()
+	if err != nil {
+		return nil
+	}
+	sum, sessions := map[string]pricing.Usage{}, map[string]int64{}
+	for _, run := range runs {
+		m, err := piperun.Replay(j, run)
+		if err != nil {
+			continue
+		}
+		for _, job := range m.Snapshot().Jobs {
+			s := job.Spend
+			if job.Phase || job.Attempts == 0 || s.Tokens() == 0 {
+				continue
+			}
+			u := sum[job.Role]
+			u.Input += s.InputTokens
+			u.Output += s.OutputTokens
+			u.CacheRead += s.CacheReadTokens
+			u.CacheWrite += s.CacheWriteTokens
+			sum[job.Role], sessions[job.Role] = u, sessions[job.Role]+int64(job.Attempts)
+		}
+	}
+	out := map[string]pricing.Usage{}
+	for role, u := range sum {
+		n := sessions[role]
+		out[role] = pricing.Usage{Input: u.Input / n, Output: u.Output / n, CacheRead: u.CacheRead / n, CacheWrite: u.CacheWrite / n}
+	}
+	return out
 }

@@ -177,6 +177,9 @@ type Budget struct {
 	USD     float64 // per run, in dollars
 	Tokens  int     // per run, every token counted
 	PlanUSD float64 // per plan, in dollars
+	// Roles are ceilings of hive run's roles, in dollars, each for all the
+	// role's sessions in a run (the implementer's covers its phase).
+	Roles map[string]float64
 
 	extra map[string]json.RawMessage
 }

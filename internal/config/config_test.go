@@ -489,11 +489,11 @@ func TestRoundTrip(t *testing.T) {
 // back unchanged, and refused with the fix when wrong.
 func TestBudgetPricingAndGuard(t *testing.T) {
 	in := `{"models": {"default": {"cli": "claude", "model": "opus", "ladder": ["opus", "sonnet"]}},
- "budget": {"usd": 12.5, "tokens": 2000000, "plan_usd": 3},
+ "budget": {"usd": 12.5, "tokens": 2000000, "plan_usd": 3, "roles": {"architect": 2, "implementer": 8.5}},
  "pricing": {"my-model": {"input": 0.5, "output": 1.5}},
  "loop_guard": {"warn_repeat": 4, "max_calls": 100}}`
 	c := mustParse(t, in)
-	if c.Budget.USD != 12.5 || c.Budget.Tokens != 2000000 || c.Budget.PlanUSD != 3 {
+	if c.Budget.USD != 12.5 || c.Budget.Tokens != 2000000 || c.Budget.PlanUSD != 3 || c.Budget.Roles["implementer"] != 8.5 {
 		t.Errorf("budget = %+v", c.Budget)
 	}
 	if p := c.Pricing["my-model"]; p.Input != 0.5 || p.Output != 1.5 {
@@ -510,11 +510,12 @@ func TestBudgetPricingAndGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := mustParse(t, string(out))
-	if again.Budget.USD != 12.5 || again.Pricing["my-model"].Output != 1.5 || again.LoopGuard.WarnRepeat != 4 {
+	if again.Budget.USD != 12.5 || again.Budget.Roles["architect"] != 2 || again.Pricing["my-model"].Output != 1.5 || again.LoopGuard.WarnRepeat != 4 {
 		t.Errorf("round trip lost a key:\n%s", out)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{`{"budget": {"usd": -1}}`, `budget.usd: -1 is not allowed; use a number of dollars, 0 or more (0: no limit)`},
+		{`{"budget": {"roles": {"tester": -2}}}`, `budget.roles: {"tester":-2} is not allowed; use an object of dollars per role, such as {"architect": 2, "implementer": 10}`},
 		{`{"budget": {"usd": "ten"}}`, `budget.usd: "ten" is not allowed; use a number of dollars, 0 or more (0: no limit)`},
 		{`{"pricing": {"m": 3}}`, `pricing.m: 3 is not allowed; use an object such as {"input": 3, "output": 15, "cache_write": 3.75, "cache_read": 0.3}`},
 		{`{"loop_guard": {"max_calls": 2.5}}`, `loop_guard.max_calls: 2.5 is not allowed; use a whole number from 0 to 1000000`},

@@ -277,6 +277,13 @@ func (d *decoder) value(path string, f field, raw json.RawMessage) {
 			return
 		}
 		*p = v
+	case *map[string]float64:
+		var v map[string]float64
+		if json.Unmarshal(raw, &v) != nil {
+			bad()
+			return
+		}
+		*p = v
 	case *float64:
 		if json.Unmarshal(raw, p) != nil {
 			bad()

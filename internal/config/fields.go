@@ -189,6 +189,15 @@ func (b *Budget) fields() []field {
 		money("usd", &b.USD),
 		intField("tokens", &b.Tokens, 0, math.MaxInt32),
 		money("plan_usd", &b.PlanUSD),
+		{key: "roles", ptr: &b.Roles, omitUnset: true, accept: `an object of dollars per role, such as {"architect": 2, "implementer": 10}`,
+			valid: func() bool {
+				for _, usd := range b.Roles {
+					if usd < 0 {
+						return false
+					}
+				}
+				return true
+			}},
 	}
 }
 
@@ -277,8 +286,10 @@ func unset(ptr any) bool {
 		return *p == nil
 	case *map[string]Price:
 		return *p == nil
+	case *map[string]float64:
+		return *p == nil
 	case *Budget:
-		return p.USD == 0 && p.Tokens == 0 && p.PlanUSD == 0 && len(p.extra) == 0
+		return p.USD == 0 && p.Tokens == 0 && p.PlanUSD == 0 && p.Roles == nil && len(p.extra) == 0
 	case *LoopGuard:
 		return p.WarnRepeat == 0 && p.StopRepeat == 0 && p.MaxCalls == 0 && len(p.extra) == 0
 	}

@@ -29,7 +29,7 @@ func (s Snapshot) Jobs() []Job {
 	var out, resolves []Job
 	for _, p := range s.Plans {
 		plan := Job{ID: p.Spec.ID, Kind: JobPlan, Plan: p.Spec.ID, State: string(p.State), Stage: string(p.Stage),
-			Attempts: p.Attempt - p.Resolves, Spend: p.Spend.minus(p.ResolveSpend)}
+			Attempts: p.Attempt - p.Resolves, Spend: p.Spend.Minus(p.ResolveSpend)}
 		if !p.State.Final() && p.Stage != StageResolve {
 			plan.PID = p.PID
 		}
@@ -71,6 +71,7 @@ func (s Snapshot) Jobs() []Job {
 	return out
 }
 
-func (s Spend) minus(o Spend) Spend {
+// Minus is what s has beyond o.
+func (s Spend) Minus(o Spend) Spend {
 	return s.Plus(Spend{-o.InputTokens, -o.OutputTokens, -o.CacheReadTokens, -o.CacheWriteTokens, -o.CostUSD, -o.CLICostUSD})
 }

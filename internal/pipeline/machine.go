@@ -72,7 +72,8 @@ type Machine struct {
 	warnings   []string
 	fixLoops   int
 	tests      *Tests
-	plans      []PlanRun // the phase's plans, as its last run ended
+	plans      []PlanRun              // the phase's plans, as its last run ended
+	phaseRuns  map[int64]engine.Spend // what each phase run had spent when it last ended
 	open       *Checkpoint
 	nextCP     int
 	budget     budgetState
@@ -454,7 +455,15 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		if len(ev.Plans) > 0 {
 			m.plans = append([]PlanRun(nil), ev.Plans...)
 		}
-		j.Spend = j.Spend.Plus(ev.Spend)
+		// A phase run resumed after a raise or a crash reports its whole
+		// spend again: only what is new counts.
+		if m.phaseRuns == nil {
+			m.phaseRuns = map[int64]engine.Spend{}
+		}
+		j.Spend = j.Spend.Plus(ev.Spend.Minus(m.phaseRuns[ev.PhaseRun]))
+		if ev.PhaseRun != 0 {
+			m.phaseRuns[ev.PhaseRun] = ev.Spend
+		}
 		if ev.OverBudget {
 			// The phase run resumes where its plans stopped once raised.
 			j.next = &Context{}

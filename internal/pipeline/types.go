@@ -45,7 +45,7 @@ const (
 	// EvPhaseDone: the phase of the architect's plans ended. OK says
 	// every plan completed and merged; Reason says why not; Report is an
 	// implementer's challenge of the plans, if one came; Spend is what the
-	// phase's agents used in this process.
+	// phase's agents used in all of PhaseRun, the phase's journal run.
 	EvPhaseDone EventType = "phase-done"
 	EvTestsRan  EventType = "tests-ran" // Tests: the project's test command in the run's worktree
 	EvAnswer    EventType = "answer"    // Checkpoint (its id), Text
@@ -76,6 +76,8 @@ type Event struct {
 	// OverBudget (EvPhaseDone): the phase stopped at its allotment of the
 	// budget; its plans wait for a raise where they stopped.
 	OverBudget bool `json:"over_budget,omitempty"`
+	// PhaseRun (EvPhaseDone) is the phase's run in its own journal.
+	PhaseRun int64 `json:"phase_run,omitempty"`
 }
 
 // PlanRun is one of the architect's plans as its implementer ran it.

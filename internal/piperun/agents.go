@@ -37,8 +37,11 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 		Prompt:  prompt,
 		Env:     []string{"HIVE_AGENT_ROLE=" + c.Role, "HIVE_RUN=" + fmt.Sprint(s.run.ID)},
 		LogPath: filepath.Join(s.o.Repo.Root, ".hive", "logs", fmt.Sprintf("run-%d-%s.attempt-%d.log", s.run.ID, c.Job, c.Attempt)),
-		// A role agent is one shot: its CLI holds it to what the budget has left.
-		MaxBudgetUSD: s.left(),
+		// A role agent is one shot: its CLI holds it to its allotment.
+		MaxBudgetUSD: c.BudgetUSD,
+	}
+	if ladder := s.o.Ladders[c.Role]; c.Rung > 0 && len(ladder) > 0 {
+		spec.Model = ladder[min(c.Rung, len(ladder)-1)]
 	}
 	job, attempt := c.Job, c.Attempt
 	prices := s.o.Prices
@@ -86,13 +89,21 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			s.send(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})
 		}
 	}
-	sess, err := s.o.Launcher.Start(ctx, spec, sink)
+	sess, err := s.launcher(c.Role).Start(ctx, spec, sink)
 	if err != nil {
 		failed(err)
 		return
 	}
 	s.agents[c.Job] = sess
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
+}
+
+// launcher starts the agents of a role.
+func (s *shell) launcher(role string) agent.Launcher {
+	if l := s.o.Roles[role]; l != nil {
+		return l
+	}
+	return s.o.Launcher
 }
 
 // prompt renders the prompt of c's role (or its variant).

@@ -2,9 +2,11 @@ package piperun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
@@ -40,20 +42,37 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 	// After a challenge the architect changed the plans: a new phase run
 	// (the plans already merged are done and do not run again).
 	fresh := c.Context != nil && c.Context.Rechecking != nil
-	launcher := withEnv{s.o.Launcher, []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}}
+	if !fresh {
+		if err := raisePhase(j, ph.Dir, c, s.o.Now()); err != nil {
+			ev.Reason = err.Error()
+			return ev
+		}
+	}
+	env := []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}
+	launcher := withEnv{s.launcher(pipeline.RoleImplementer), env}
+	comb := withEnv{s.launcher(pipeline.RoleComb), env}
 	res, err := runner.Run(ctx, runner.Options{
 		Repo: repo, Phase: ph, Journal: j, Observer: phaseObserver{s}, Now: s.o.Now,
 		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true, Fresh: fresh},
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
-		// The phase may spend what the run's budget has left.
-		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": launcher},
-			Prices: s.o.Prices, Ladder: s.o.Ladder, Budget: engine.Budget{USD: s.left(), TaskUSD: s.o.TaskUSD}},
+		// A new phase run may spend the phase's allotment of the budget.
+		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb},
+			Prices: s.o.Prices, Ladder: s.o.Ladders[pipeline.RoleImplementer],
+			Budget: engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}},
 		Human: runner.Human{AutoAnswer: true},
 		Git:   runner.Git{Worktrees: true, WorktreeRoot: root},
 	})
+	if res.Snapshot.Started {
+		// What the phase run has spent in all: the machine counts what
+		// is new since its last report of this run.
+		ev.PhaseRun, ev.Spend = res.Run.ID, res.Snapshot.Spent
+	}
 	var needs *runner.NeedsHumanError
 	switch {
+	case errors.As(err, &needs) && budgetOpen(res.Snapshot) != nil:
+		ev.OverBudget, ev.Reason = true, budgetOpen(res.Snapshot).Details
+		return ev
 	case errors.As(err, &needs):
 		// An implementer's challenge of its plan is the architect's to
 		// answer; any other question stops the phase for the human.
@@ -73,7 +92,6 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 			ev.Report = r
 		}
 		ev.Plans = append(ev.Plans, pipeline.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
-		ev.Spend = ev.Spend.Plus(p.Spend)
 	}
 	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
 	if !ev.OK {
@@ -81,6 +99,53 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 			res.Snapshot.Count(engine.Complete), len(res.Snapshot.Plans))
 	}
 	return ev
+}
+
+// budgetOpen is the phase run's open budget checkpoint, if it has one.
+func budgetOpen(snap engine.Snapshot) *engine.Checkpoint {
+	for i := range snap.Queue {
+		if snap.Queue[i].Plan == engine.BudgetID {
+			return &snap.Queue[i]
+		}
+	}
+	return nil
+}
+
+// raisePhase answers the budget checkpoint of the phase's unfinished run,
+// if it waits at one, with the raise the human gave the pipeline: the
+// phase run may then spend what it has spent plus the phase's new
+// allotment.
+func raisePhase(j journal.Journal, phase string, c pipeline.Command, now time.Time) error {
+	if c.BudgetUSD <= 0 && c.BudgetTokens <= 0 {
+		return nil
+	}
+	last, ok, err := j.LatestRun(phase)
+	if err != nil || !ok || !last.Finished.IsZero() {
+		return err
+	}
+	eng, err := runner.Replay(j, last)
+	if err != nil {
+		return err
+	}
+	snap := eng.Snapshot()
+	cp := budgetOpen(snap)
+	if cp == nil {
+		return nil
+	}
+	text := fmt.Sprintf("raise %.2f", snap.Spent.CostUSD+c.BudgetUSD)
+	if snap.Budget.USD <= 0 {
+		text = fmt.Sprintf("raise %d", snap.Spent.Tokens()+c.BudgetTokens)
+	}
+	ev := engine.Event{Type: engine.EvAnswer, Time: now.UTC(), Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
+	if _, err := eng.Step(ev); err != nil {
+		return nil // the raise does not lift this run's ceiling: it stops there again, for the human
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	_, err = j.Append(last.ID, string(ev.Type), ev.Time, payload)
+	return err
 }
 
 // withEnv gives the agents of a launcher more environment.
@@ -139,17 +204,4 @@ func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event
 		// A shell's "command not found", or a program that could not start.
 		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
 	return ev
-}
-
-// left is what the run's budget has left (0: no budget): a phase or a role
-// agent may spend no more. Never 0 with a budget, which would mean none.
-func (s *shell) left() float64 {
-	if s.o.BudgetUSD <= 0 {
-		return 0
-	}
-	spent := 0.0
-	for _, j := range s.m.Snapshot().Jobs {
-		spent += j.Spend.CostUSD
-	}
-	return max(0.01, s.o.BudgetUSD-spent)
 }

@@ -35,7 +35,13 @@ type shell struct {
 	perms   chan permission  // role agents' permission requests
 	stalled map[string]bool  // role agents the watchdog ended
 	work    sync.WaitGroup   // the checks and the phase under way
+	// stopping: the run stops for a human and its agents are ending; the
+	// machine's commands are left to the resume.
+	stopping bool
 }
+
+// stopGrace is how long an agent that is told to stop may take.
+const stopGrace = 5 * time.Second
 
 // background runs f on a goroutine of its own that Run waits for.
 func (s *shell) background(f func()) {
@@ -123,7 +129,7 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Budget: s.o.Budget}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
@@ -193,14 +199,9 @@ func (s *shell) loop(ctx context.Context) error {
 	// A run whose end was journaled but not delivered (hive was killed in
 	// between) only needs its delivery.
 	for !s.ended {
-		for len(s.queue) > 0 {
-			s.take()
-			batch := s.queue
-			s.queue = nil
-			if err := s.handle(ctx, batch); err != nil {
-				s.killAll()
-				return err
-			}
+		if err := s.handleQueue(ctx); err != nil {
+			s.killAll()
+			return err
 		}
 		if s.ended || s.m.Finished() {
 			break
@@ -211,7 +212,9 @@ func (s *shell) loop(ctx context.Context) error {
 			waitUntil = time.Time{}
 		case s.o.Wait == 0, s.o.Wait > 0 && !waitUntil.IsZero() && !s.o.Now().Before(waitUntil):
 			// Nobody answered in time: the run stops, to resume with the answer.
-			s.killAll()
+			if err := s.stopAgents(ctx); err != nil {
+				return err
+			}
 			return &NeedsHumanError{Run: s.run.ID, Checkpoint: *open}
 		case waitUntil.IsZero():
 			waitUntil = s.o.Now().Add(s.o.Wait)
@@ -246,6 +249,61 @@ func (s *shell) loop(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// handleQueue handles the queued events and those sent meanwhile, until
+// none is left.
+func (s *shell) handleQueue(ctx context.Context) error {
+	for len(s.queue) > 0 {
+		s.take()
+		batch := s.queue
+		s.queue = nil
+		if err := s.handle(ctx, batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopAgents ends the role agents as the run stops for a human, and
+// journals what they say as they go: above all the usage of a turn that
+// the budget interrupted, which the CLI reports as the turn ends.
+func (s *shell) stopAgents(ctx context.Context) error {
+	if len(s.agents) == 0 {
+		return nil
+	}
+	s.stopping = true
+	defer func() { s.stopping = false }()
+	var sessions []agent.Session
+	for _, sess := range s.agents {
+		sessions = append(sessions, sess)
+		go sess.StopTurn(stopGrace)
+	}
+	gone := make(chan struct{})
+	go func() {
+		for _, sess := range sessions {
+			<-sess.Done() // its last output has been sent by then
+		}
+		close(gone)
+	}()
+	deadline := time.NewTimer(stopGrace + time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case ev := <-s.inputs:
+			s.queue = append(s.queue, ev)
+		case <-gone:
+			s.take()
+			return s.handleQueue(ctx)
+		case <-deadline.C: // StopTurn has killed them by now
+			s.killAll()
+			return s.handleQueue(ctx)
+		}
+		if err := s.handleQueue(ctx); err != nil {
+			s.killAll()
+			return err
+		}
+	}
 }
 
 func (s *shell) take() {
@@ -301,7 +359,7 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 		case turnEnded:
 			// One turn per role: its input closes and it exits.
 			if sess := s.agents[ev.Job]; sess != nil {
-				go sess.Stop(5 * time.Second)
+				go sess.Stop(stopGrace)
 			}
 		}
 	}
@@ -341,11 +399,18 @@ func (s *shell) send(ev pipeline.Event) {
 func (s *shell) note(job, text string) { s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text}) }
 
 func (s *shell) execute(ctx context.Context, c pipeline.Command) {
+	if s.stopping {
+		// A resume derives what is left to do from the journal.
+		return
+	}
 	switch c.Type {
 	case pipeline.CmdStartAgent:
 		s.startAgent(ctx, c)
 	case pipeline.CmdStopAgent:
-		if sess := s.agents[c.Job]; sess != nil {
+		if sess := s.agents[c.Job]; sess != nil && c.Interrupt {
+			// The interrupted turn's usage still comes, and counts.
+			go sess.StopTurn(stopGrace)
+		} else if sess != nil {
 			sess.Kill()
 		} else if c.PID > 0 && agent.IsAgentOf(c.PID, c.Job) {
 			agent.KillGroup(c.PID)

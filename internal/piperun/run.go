@@ -37,7 +37,11 @@ type Options struct {
 	// Answer answers the open checkpoint of the run being resumed.
 	Answer string
 
+	// Launcher starts the agents of every role that Roles does not name;
+	// Roles the agents of single roles (models.ROLE), the implementer's
+	// also the phase's executors.
 	Launcher   agent.Launcher
+	Roles      map[string]agent.Launcher
 	Home       string // where the user's global prompts are; "" for none
 	AutoAnswer bool
 	// NoMerge leaves the finished run's work on its branch.
@@ -50,14 +54,17 @@ type Options struct {
 	// Stall is how long an agent may print nothing (0: 5 minutes).
 	Stall time.Duration
 
-	// Prices price every turn (nil: the built-in table); BudgetUSD is the
-	// most the run may spend (0: no limit): each role agent gets what is
-	// left as its ceiling, the implementers' phase as its budget, with
-	// TaskUSD its estimates on each rung of Ladder.
-	Prices    pricing.Table
-	BudgetUSD float64
-	Ladder    []string
-	TaskUSD   []float64
+	// Prices price every turn (nil: the built-in table). Budget is what a
+	// new run may spend (a resumed one keeps its own, raised only by
+	// answers): the machine gives each role agent its allotment as its
+	// ceiling and rung of Ladders[role], and the implementers' phase its
+	// allotment as the phase's budget, with PlanUSD each plan's ceiling
+	// and TaskUSD a task's estimate on each rung of Ladders["implementer"].
+	Prices  pricing.Table
+	Budget  pipeline.Budget
+	Ladders map[string][]string
+	PlanUSD float64
+	TaskUSD []float64
 
 	// Wait is how long a run at a question waits for its answer: typed
 	// here (Answers) or given with `hive answer` (read from the journal
