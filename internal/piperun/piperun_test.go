@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
 )
@@ -390,5 +391,99 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	}
 	if !slices.ContainsFunc(o.Observer.(*notes).lines, func(l string) bool { return strings.Contains(l, "silent for") }) {
 		t.Errorf("the watchdog said nothing: %q", o.Observer.(*notes).lines)
+	}
+}
+
+// The run's budget holds hive run's roles: the role whose turns pass the
+// ceiling is interrupted and the run stops at the budget checkpoint; a
+// resume with a raise goes on with the spend so far kept, and completes.
+func TestBudgetStopThenRaise(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick)
+	// The sim's model at a dollar per thousand input tokens: its first
+	// session passes a budget of a cent.
+	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
+	o.Budget = pipeline.Budget{USD: 0.01}
+	_, err := Run(ctx, o)
+	var needs *NeedsHumanError
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindBudget || needs.Checkpoint.Job != pipeline.RoleImplementer {
+		t.Fatalf("Run = %v, want the budget checkpoint at the implementer", err)
+	}
+	run, _, err := Latest(o.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Replay(o.Journal, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := m.Snapshot().Spent
+	if spent.CostUSD < 0.01 || spent.InputTokens == 0 {
+		t.Fatalf("spent at the stop = %+v, want the ceiling passed", spent)
+	}
+	o.Resume, o.Answer = true, "raise 0.005"
+	if _, err := Run(ctx, o); !errors.As(err, new(*AnswerError)) {
+		t.Fatalf("a raise below what is spent: %v", err)
+	}
+	o.Answer = "raise 1000"
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Snapshot
+	if s.Outcome != pipeline.OutcomeComplete || s.Budget.USD != 1000 {
+		t.Fatalf("outcome %s budget %+v jobs %s", s.Outcome, s.Budget, jobs(s))
+	}
+	if s.Spent.CostUSD <= spent.CostUSD || s.Spent.InputTokens <= spent.InputTokens {
+		t.Errorf("spent after the raise = %+v, not more than at the stop (%+v): the spend was reset", s.Spent, spent)
+	}
+	impl := s.Jobs[0]
+	if impl.Role != pipeline.RoleImplementer || impl.Attempts != 2 {
+		t.Errorf("implementer = %+v, want a second attempt after the raise", impl)
+	}
+}
+
+// A role's own ceiling holds the implementers' phase too: the phase stops
+// at its allotment with its plans where they were, and the raise reaches
+// the phase's own budget, so that its run resumes and completes.
+func TestPhaseBudgetStopThenRaise(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Workflow{Name: "plans", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer}}})
+	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
+	o.Budget = pipeline.Budget{Roles: map[string]float64{pipeline.RoleImplementer: 0.01}}
+	_, err := Run(ctx, o)
+	var needs *NeedsHumanError
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindBudget || needs.Checkpoint.Job != pipeline.PhaseJob {
+		t.Fatalf("Run = %v, want the budget checkpoint at the implementers' phase", err)
+	}
+	if !strings.Contains(needs.Checkpoint.Question, "budget.roles.implementer") {
+		t.Errorf("question %q does not name the role's ceiling", needs.Checkpoint.Question)
+	}
+	o.Resume, o.Answer = true, "raise 1000"
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Snapshot
+	if s.Outcome != pipeline.OutcomeComplete || !res.Merged {
+		t.Fatalf("outcome %s merged %v notes %q jobs %s", s.Outcome, res.Merged, res.Notes, jobs(s))
+	}
+	var phase pipeline.Job
+	for _, j := range s.Jobs {
+		if j.Phase {
+			phase = j
+		}
+	}
+	if phase.Attempts != 2 || phase.Spend.CostUSD < 0.01 {
+		t.Errorf("phase = %+v, want two attempts and the spend of both", phase)
+	}
+	for _, p := range s.Plans {
+		if p.State != "complete" {
+			t.Errorf("plan %s %s", p.ID, p.State)
+		}
 	}
 }
