@@ -153,25 +153,40 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 	return sorted(sums), err
 }
 
-// pipelineCosts sums a hive run's role agents' turns by role.
+// pipelineCosts sums a hive run's role agents' turns by role and model,
+// and what its implementers' phase spent (the phase's own journal, in the
+// run's worktree, has its turns; the run keeps each phase run's total).
 func pipelineCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 	seen := map[string]float64{}
 	sums := map[costKey]*CostRow{}
+	phaseRuns := map[int64]engine.Spend{}
 	err := j.Each(run.ID, func(rec journal.Record) error {
-		if rec.Type != string(pipeline.EvUsage) {
+		if rec.Type != string(pipeline.EvUsage) && rec.Type != string(pipeline.EvPhaseDone) {
 			return nil
 		}
 		var ev pipeline.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("hive run %d event %d: %w", run.ID, rec.Seq, err)
 		}
+		if ev.Type == pipeline.EvPhaseDone {
+			// Counted as the machine counts it: what is new of its phase run.
+			k := costKey{pipeline.PhaseJob, ""}
+			if sums[k] == nil {
+				sums[k] = &CostRow{Run: fmt.Sprintf("hive run #%d", run.ID), Role: pipeline.PhaseJob}
+			}
+			sums[k].Spend = sums[k].Spend.Plus(ev.Spend.Minus(phaseRuns[ev.PhaseRun]))
+			if ev.PhaseRun != 0 {
+				phaseRuns[ev.PhaseRun] = ev.Spend
+			}
+			return nil
+		}
 		role := ev.Job // a job is named by its role (implementer-fix: the implementer fixing tests)
 		session := fmt.Sprintf("%s/%d", ev.Job, ev.Attempt)
 		usd := max(0, ev.Spend.CostUSD-seen[session]) // the session's cost so far, as hive priced it
 		seen[session] = max(seen[session], ev.Spend.CostUSD)
-		k := costKey{role, ""}
+		k := costKey{role, ev.Model}
 		if sums[k] == nil {
-			sums[k] = &CostRow{Run: fmt.Sprintf("hive run #%d", run.ID), Role: role}
+			sums[k] = &CostRow{Run: fmt.Sprintf("hive run #%d", run.ID), Role: role, Model: ev.Model}
 		}
 		r := sums[k]
 		if !ev.MidTurn { // a request mid-turn is part of its turn

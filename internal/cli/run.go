@@ -283,9 +283,12 @@ func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 			fmt.Fprintf(p.w, "%s  %-15s plans lint clean\n", p.stamp(), "architect")
 		}
 	case pipeline.EvPhaseDone:
-		if ev.OK {
+		switch {
+		case ev.OK:
 			fmt.Fprintf(p.w, "%s  %-15s every plan complete and merged\n", p.stamp(), "implementers")
-		} else {
+		case ev.OverBudget:
+			fmt.Fprintf(p.w, "%s  %-15s the phase stopped at its share of the budget: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
+		default:
 			fmt.Fprintf(p.w, "%s  %-15s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
 		}
 	case pipeline.EvTestsRan:

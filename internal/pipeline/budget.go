@@ -201,7 +201,8 @@ func (m *Machine) spend(j *job) []Command {
 		return nil
 	}
 	var out []Command
-	if b := &m.budget; !b.warned && (b.USD > 0 || b.Tokens > 0) && m.share() >= engine.WarnShare && len(m.agenda) > 0 {
+	c, over := m.reached(j.Role)
+	if b := &m.budget; !b.warned && !over && (b.USD > 0 || b.Tokens > 0) && m.share() >= engine.WarnShare && len(m.agenda) > 0 {
 		b.warned = true
 		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*m.share())
 		if m.ladders() {
@@ -210,13 +211,13 @@ func (m *Machine) spend(j *job) []Command {
 		}
 		out = append(out, Command{Type: CmdNote, Job: j.ID, Text: text})
 	}
-	c, over := m.reached(j.Role)
 	if !over || j.State != Running || j.Phase || j.report != nil {
 		// A turn that ended with the role's report: its work is done, and
 		// the next session is held where it would start.
 		return out
 	}
 	out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
+	j.interrupted = true
 	j.next = j.again("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 	return append(out, m.askBudget(j, c.String(), c)...)
 }
@@ -268,7 +269,8 @@ func (cp *Checkpoint) amount(v float64) string {
 }
 
 // budgetAnswered applies a raise (checked by Check): the ceiling is lifted
-// and the held job starts again.
+// and the held job starts again, unless the agent the budget interrupted
+// had reported its work before it stopped: that work is not done again.
 func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Command {
 	b := &m.budget
 	var text string
@@ -285,7 +287,14 @@ func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Comma
 	if !b.warned {
 		b.rung = 0
 	}
-	return append([]Command{{Type: CmdNote, Job: j.ID, Text: text}}, m.run(j)...)
+	note := Command{Type: CmdNote, Job: j.ID, Text: text}
+	interrupted := j.interrupted
+	j.interrupted = false
+	if interrupted && j.report != nil {
+		j.next = nil
+		return append([]Command{note}, m.route(j, j.report)...)
+	}
+	return append([]Command{note}, m.run(j)...)
 }
 
 // budgetText says the run's ceilings (not the roles').

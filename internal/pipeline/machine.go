@@ -50,7 +50,9 @@ type job struct {
 	lints   int             // re-runs for lint errors
 	costs   map[int]float64 // each attempt's session cost counted so far
 	started bool            // the current attempt's agent was seen to start
-	ctx     *Context        // what the current attempt was told
+	// interrupted: the budget stopped the current attempt's agent.
+	interrupted bool
+	ctx         *Context // what the current attempt was told
 }
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
@@ -198,7 +200,7 @@ func (m *Machine) run(j *job) []Command {
 		return held
 	}
 	j.Attempts++
-	j.State, j.report, j.started = Running, nil, false
+	j.State, j.report, j.started, j.interrupted = Running, nil, false, false
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()

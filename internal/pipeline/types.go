@@ -71,6 +71,8 @@ type Event struct {
 	// MidTurn (EvUsage): the spend of one request in the middle of a turn;
 	// the turn's end comes with the rest.
 	MidTurn bool `json:"mid_turn,omitempty"`
+	// Model (EvUsage) is the model that did the turn, when the CLI says.
+	Model string `json:"model,omitempty"`
 	// Plans are the phase's plans as it ended (EvPhaseDone).
 	Plans []PlanRun `json:"plans,omitempty"`
 	// OverBudget (EvPhaseDone): the phase stopped at its allotment of the

@@ -81,7 +81,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 				session = max(session, out.CostUSD) // a model without a price: the CLI's figure
 			}
 			turn.CostUSD = session
-			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend})
+			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend, Model: out.Model})
 			if out.Kind == agent.OutResult {
 				s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
 			}
