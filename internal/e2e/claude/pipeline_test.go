@@ -103,7 +103,9 @@ func roleRule(t *testing.T, root string) fa.Rule {
 // TestPipelineWithClaude runs hive run's full workflow with the real Claude
 // Code CLI playing every role against the fake model server: the plans it
 // writes are linted and run by parallel executors, the project's tests
-// pass, and the endpoint with its test reaches main.
+// pass, and the endpoint with its test reaches main. Each role runs on its
+// own model (models.ROLE): the server sees the architect's requests on
+// one, the implementers' on another, the other roles' on the default.
 func TestPipelineWithClaude(t *testing.T) {
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, map[string]string{
@@ -111,13 +113,18 @@ func TestPipelineWithClaude(t *testing.T) {
 		"main.go": "package main\n\nimport \"net/http\"\n\nfunc main() { http.ListenAndServe(\":8080\", nil) }\n",
 	})
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{roleRule(t, root)}})
-	launcher := agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}
+	env := e2etest.ClaudeEnv(srv.URL(), t.TempDir())
+	launcher := agent.Claude{Path: bin, Env: env, Model: "claude-sonnet-5-5"}
+	roles := map[string]agent.Launcher{
+		pipeline.RoleArchitect:   agent.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
+		pipeline.RoleImplementer: agent.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: repo, Journal: journal.NewMemory(), Objective: "add a health check endpoint", Workflow: pipeline.Full,
-		Launcher: launcher, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
+		Launcher: launcher, Roles: roles, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
 		WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
 	if err != nil {
@@ -142,5 +149,25 @@ func TestPipelineWithClaude(t *testing.T) {
 	}
 	if st := e2etest.Dirty(t, root); st != "" {
 		t.Errorf("work tree not clean:\n%s", st)
+	}
+	models := map[string]map[string]bool{} // who → the models its requests named
+	for _, r := range srv.MainRequests() {
+		first := firstUserText(r.Conv)
+		who := "?"
+		if m := roleRe.FindStringSubmatch(first); m != nil {
+			who = m[1]
+		} else if runPlanRe.MatchString(first) {
+			who = "executor"
+		}
+		if models[who] == nil {
+			models[who] = map[string]bool{}
+		}
+		models[who][r.Conv.Model] = true
+	}
+	for who, want := range map[string]string{"architect": "claude-opus-5-5", "executor": "claude-haiku-5-5",
+		"tester": "claude-sonnet-5-5", "reviewer": "claude-sonnet-5-5", "documenter": "claude-sonnet-5-5"} {
+		if got := models[who]; len(got) != 1 || !got[want] {
+			t.Errorf("%s's requests named %v, want %s only", who, got, want)
+		}
 	}
 }
