@@ -62,6 +62,9 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 		if j.Attempts > 1 {
 			line += stFaint.Render(fmt.Sprintf("  attempt %d", j.Attempts))
 		}
+		if j.Spend.CostUSD > 0 {
+			line += stFaint.Render(fmt.Sprintf("  $%.2f", j.Spend.CostUSD))
+		}
 		if j.State == pipeline.Checking {
 			what := "hive runs the tests"
 			if j.Role == pipeline.RoleArchitect {
@@ -86,6 +89,9 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 	for _, d := range s.Decisions {
 		lines = append(lines, stFaint.Render(fmt.Sprintf("  decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice)
 	}
+	if spend := spendLine(s); spend != "" {
+		lines = append(lines, spend)
+	}
 	if cp := s.Open; cp != nil {
 		lines = append(lines, "", stAction.Render("  ⏸ "+cp.Job+" asks: ")+oneLine(cp.Question),
 			stFaint.Render("    answer: "+strings.Join(cp.Options, " / ")+"   (hive answer "+cp.Job+" \"...\")"))
@@ -99,6 +105,26 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 		}
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// spendLine is the run's spend against its budget, styled as the phase
+// view's header styles it, and "cheaper models" once new roles start a
+// rung down.
+func spendLine(s pipeline.Snapshot) string {
+	b, sp := s.Budget, s.Spent
+	if sp.CostUSD == 0 && sp.Tokens() == 0 {
+		return ""
+	}
+	text := BudgetSpent(engine.Snapshot{Budget: engine.Budget{USD: b.USD, Tokens: b.Tokens}, Spent: sp})
+	if text == "" {
+		text = fmt.Sprintf("$%.2f", sp.CostUSD)
+	}
+	text = "  spent " + text
+	if s.Rung > 0 {
+		text += " · cheaper models"
+	}
+	share := BudgetShare(engine.Snapshot{Budget: engine.Budget{USD: b.USD, Tokens: b.Tokens}, Spent: sp})
+	return budgetStyled(text, share, 1)
 }
 
 // viewOrder is the jobs in workflow order, the fix implementer right after

@@ -11,8 +11,9 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 )
 
-// midRun steps a full workflow to the tester's second challenge of the
-// implementer-fix, through a default decision and a fix loop.
+// midRun steps a full workflow under a $5 budget, each role's session
+// costing $0.35, to the tester's second challenge of the implementer-fix,
+// through a default decision and a fix loop.
 func midRun(t *testing.T) pipeline.Snapshot {
 	t.Helper()
 	m := pipeline.New()
@@ -32,10 +33,12 @@ func midRun(t *testing.T) pipeline.Snapshot {
 	}
 	role := func(job, status string, r engine.Report) {
 		r.Status = status
+		step(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt(job), Spend: engine.Spend{InputTokens: 9000, OutputTokens: 800, CostUSD: 0.35}})
 		step(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt(job), Report: &r})
 		step(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt(job)})
 	}
-	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a health check endpoint", Workflow: pipeline.Full, AutoAnswer: true}})
+	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a health check endpoint", Workflow: pipeline.Full, AutoAnswer: true,
+		Budget: pipeline.Budget{USD: 5}}})
 	role("architect", engine.ReportNeedsInput, engine.Report{Blocker: "REST or GraphQL?", Options: []string{"REST", "GraphQL"}, DefaultChoice: "REST"})
 	role("architect", engine.ReportComplete, engine.Report{})
 	step(pipeline.Event{Type: pipeline.EvLinted})
