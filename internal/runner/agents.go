@@ -185,16 +185,6 @@ func (a *agents) watch(now time.Time) []engine.Event {
 	return out
 }
 
-// stopAll ends every agent cleanly (its input closed, a grace period to
-// exit), as when a run stops to wait for a human: a live agent at a
-// checkpoint gives way to a continuation agent that gets the answer.
-func (a *agents) stopAll() {
-	for _, s := range a.sorted() {
-		go s.Stop(a.grace)
-	}
-	a.wait(a.grace + time.Second)
-}
-
 func (a *agents) killAll() {
 	for _, s := range a.sorted() {
 		select {
