@@ -379,12 +379,17 @@ func (s *Process) CloseInput() {
 // the turn spent) ends the process, so that a message it had already taken
 // in does not start another turn (measured with Claude Code 2.1.330: an
 // interrupt that lands between turns is acknowledged, then the queued
-// message runs). A one-shot agent has no turn to interrupt: it gets Stop.
+// message runs). A one-shot agent's one turn is its whole session, and it
+// takes no control requests: it is killed at once (each request it made
+// was reported as it began, so its spend so far is counted but for the
+// last request's exact output), else it would work on for the grace.
 func (s *Process) StopTurn(grace time.Duration) {
-	if s.dialect.Input == "stream" {
-		s.lastTurn.Store(true)
-		_ = s.Interrupt() // a session whose input is closed is stopping already
+	if s.dialect.Input != "stream" {
+		s.Kill()
+		return
 	}
+	s.lastTurn.Store(true)
+	_ = s.Interrupt() // a session whose input is closed is stopping already
 	s.Stop(grace)
 }
 

@@ -198,7 +198,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Wait: wait,
 	}
-	opts.Prices, opts.Ladders = prices(cfg), ladders
+	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
 	if !o.resume {
 		b := budget(cfg, opts.Prices, ladders[pipeline.RoleImplementer], func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
 		opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD

@@ -65,7 +65,7 @@ type PlanStatus struct {
 	conflictFiles []string  // the files of the last merge conflict
 	conflictWhere string    // where to resolve them, as the merge said
 	gateLoops     int       // fix agents started after post-merge gate failures
-	guard         loopGuard // what the loop guard saw of the current agent's tool calls
+	guard         CallGuard // what the loop guard saw of the current agent's tool calls
 	fix           string    // the failing gate output a continuation must fix
 
 	unmet      int   // dependencies not yet complete
@@ -397,7 +397,7 @@ func (e *Engine) newAgent(p *PlanStatus) {
 	p.agentLive = true
 	p.check, p.exitNote = CheckNone, ""
 	p.silence, p.lastActive = Quiet, e.now
-	p.guard = loopGuard{}
+	p.guard = CallGuard{}
 	p.pastCeiling = false // the retry it allowed is this agent
 }
 

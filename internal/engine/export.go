@@ -107,7 +107,7 @@ type PlanRecord struct {
 	GateLoops     int           `json:"gate_loops,omitempty"`
 	Fix           string        `json:"fix,omitempty"`
 	Rung          int           `json:"rung,omitempty"`
-	Guard         loopGuard     `json:"loop_guard,omitzero"`
+	Guard         CallGuard     `json:"loop_guard,omitzero"`
 }
 
 // Export returns the engine's state as plain data; the engine is unchanged.
@@ -144,7 +144,7 @@ func (e *Engine) Export() State {
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
-			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.clone()}
+			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone()}
 		if p.Open != nil {
 			r.Open = copyOf(p.Open)
 		}
@@ -218,7 +218,7 @@ func Restore(s State) (*Engine, error) {
 		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
 		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
-		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.clone()
+		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.Clone()
 		p.permissions = nil
 		for _, cp := range r.Permissions {
 			p.permissions = append(p.permissions, copyOf(&cp))

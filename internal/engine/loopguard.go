@@ -38,8 +38,10 @@ func (g LoopGuard) withDefaults() LoopGuard {
 // be a loop.
 const cycleRuns = 3
 
-// loopGuard is what the guard saw of one agent session's calls.
-type loopGuard struct {
+// CallGuard is what the loop guard saw of one agent session's calls: the
+// decision itself, pure, shared by the engine's agents and hive run's
+// roles.
+type CallGuard struct {
 	Calls  int      `json:"calls,omitempty"`
 	Run    int      `json:"run,omitempty"`    // how many times in a row the last call was made
 	Recent []string `json:"recent,omitempty"` // the last calls, oldest first
@@ -50,11 +52,13 @@ type loopGuard struct {
 	Told    bool   `json:"told,omitempty"` // about the call ceiling
 }
 
-// toolCall applies the loop guard to one tool call of p's agent.
-func (e *Engine) toolCall(out []Command, p *PlanStatus, ev Event) []Command {
-	g := &p.guard
-	cfg := e.spec.Guard.withDefaults()
-	key := ev.Tool + " " + ev.Text
+// Call counts one tool call (its tool and fingerprint) and says what
+// follows: tell, a message for the agent; stop, why it is interrupted;
+// both "" while it works. giveUp is how the agent's protocol reports what
+// blocks it ("report PLAN FAILED with what blocks you").
+func (g *CallGuard) Call(cfg LoopGuard, tool, fingerprint, giveUp string) (tell, stop string) {
+	cfg = cfg.withDefaults()
+	key := tool + " " + fingerprint
 	g.Calls++
 	if n := len(g.Recent); n > 0 && g.Recent[n-1] == key {
 		g.Run++
@@ -65,29 +69,41 @@ func (e *Engine) toolCall(out []Command, p *PlanStatus, ev Event) []Command {
 	if keep := 3 * cycleRuns; len(g.Recent) > keep {
 		g.Recent = g.Recent[len(g.Recent)-keep:]
 	}
-	p.silence, p.lastActive = Quiet, e.now
-	what := describeCall(ev.Tool, ev.Text)
+	what := describeCall(tool, fingerprint)
 	switch n := g.Run; {
 	case n >= cfg.StopRepeat:
-		return e.loopStop(out, p, fmt.Sprintf("loop guard: the agent made the same call %d times in a row (%s)", n, what))
+		return "", fmt.Sprintf("loop guard: the agent made the same call %d times in a row (%s)", n, what)
 	case n == cfg.WarnRepeat:
-		return e.loopTell(out, p, fmt.Sprintf("you have made the same call %d times in a row (%s): it will not give a different result; change approach, or report PLAN FAILED with what blocks you", n, what))
+		return fmt.Sprintf("you have made the same call %d times in a row (%s): it will not give a different result; change approach, or %s", n, what, giveUp), ""
 	}
 	if c := cycle(g.Recent); c != "" {
 		switch {
 		case g.Cycle == "":
 			g.Cycle, g.CycleAt = c, g.Calls
-			return e.loopTell(out, p, "you are going round in a cycle of calls ("+c+"): stop and change approach, or report PLAN FAILED with what blocks you")
+			return "you are going round in a cycle of calls (" + c + "): stop and change approach, or " + giveUp, ""
 		case g.Calls-g.CycleAt >= 2*strings.Count(c, " → ")+2:
-			return e.loopStop(out, p, "loop guard: the agent kept going round the cycle "+c+" after it was told")
+			return "", "loop guard: the agent kept going round the cycle " + c + " after it was told"
 		}
 	}
 	switch {
 	case g.Calls > cfg.MaxCalls+max(1, cfg.MaxCalls/10):
-		return e.loopStop(out, p, fmt.Sprintf("loop guard: %d tool calls in one session, past the ceiling of %d", g.Calls, cfg.MaxCalls))
+		return "", fmt.Sprintf("loop guard: %d tool calls in one session, past the ceiling of %d", g.Calls, cfg.MaxCalls)
 	case g.Calls > cfg.MaxCalls && !g.Told:
 		g.Told = true
-		return e.loopTell(out, p, fmt.Sprintf("you have made %d tool calls in this session, more than a plan should need: finish the task at hand and commit, or report PLAN FAILED", g.Calls))
+		return fmt.Sprintf("you have made %d tool calls in this session, more than the work should need: finish what is at hand and commit, or %s", g.Calls, giveUp), ""
+	}
+	return "", ""
+}
+
+// toolCall applies the loop guard to one tool call of p's agent.
+func (e *Engine) toolCall(out []Command, p *PlanStatus, ev Event) []Command {
+	p.silence, p.lastActive = Quiet, e.now
+	tell, stop := p.guard.Call(e.spec.Guard, ev.Tool, ev.Text, "report PLAN FAILED with what blocks you")
+	switch {
+	case stop != "":
+		return e.loopStop(out, p, stop)
+	case tell != "":
+		return e.loopTell(out, p, tell)
 	}
 	return out
 }
@@ -149,8 +165,8 @@ func (e *Engine) loopStop(out []Command, p *PlanStatus, why string) []Command {
 	return e.failing(out, p, why, false)
 }
 
-// clone copies g, so that an exported state shares nothing with the engine.
-func (g loopGuard) clone() loopGuard {
+// Clone copies g, so that a copy shares nothing with it.
+func (g CallGuard) Clone() CallGuard {
 	c := g
 	c.Recent = append([]string(nil), g.Recent...)
 	return c

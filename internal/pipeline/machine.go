@@ -44,12 +44,13 @@ type Job struct {
 
 type job struct {
 	Job
-	report  *engine.Report  // the current attempt's report
-	next    *Context        // for its next start
-	crashes int             // attempts in a row that ended without a report
-	lints   int             // re-runs for lint errors
-	costs   map[int]float64 // each attempt's session cost counted so far
-	started bool            // the current attempt's agent was seen to start
+	report  *engine.Report   // the current attempt's report
+	next    *Context         // for its next start
+	crashes int              // attempts in a row that ended without a report
+	lints   int              // re-runs for lint errors
+	costs   map[int]float64  // each attempt's session cost counted so far
+	started bool             // the current attempt's agent was seen to start
+	guard   engine.CallGuard // the loop guard's view of the current attempt's calls
 	// interrupted: the budget stopped the current attempt's agent.
 	interrupted bool
 	ctx         *Context // what the current attempt was told
@@ -126,6 +127,8 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 	switch ev.Type {
 	case EvAgentStarted:
 		j.PID, j.started = ev.PID, true
+	case EvToolCall:
+		return m.toolCall(j, ev), nil
 	case EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
@@ -149,6 +152,24 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 		return nil, fmt.Errorf("unknown event %q", ev.Type)
 	}
 	return nil, nil
+}
+
+// toolCall applies the loop guard to a tool call of j's agent (seed 003
+// §5): a role agent runs one turn, so what the guard would tell it is
+// noted for the human; a loop interrupts it and asks the human.
+func (m *Machine) toolCall(j *job, ev Event) []Command {
+	if j.State != Running || m.open != nil || m.finished {
+		return nil
+	}
+	tell, stop := j.guard.Call(m.spec.Guard, ev.Tool, ev.Text, "write your HIVE_REPORT with status blocked and what blocks you")
+	switch {
+	case stop != "":
+		out := []Command{{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: stop}}
+		return append(out, m.ask(j, KindBlocked, j.Role+" was stopped: "+stop, "", []string{AnswerRetry, AnswerContinue, AnswerAbort})...)
+	case tell != "":
+		return []Command{{Type: CmdNote, Job: j.ID, Text: "loop guard: " + tell}}
+	}
+	return nil
 }
 
 func (m *Machine) start(ev Event) ([]Command, error) {
@@ -200,7 +221,7 @@ func (m *Machine) run(j *job) []Command {
 		return held
 	}
 	j.Attempts++
-	j.State, j.report, j.started, j.interrupted = Running, nil, false, false
+	j.State, j.report, j.started, j.interrupted, j.guard = Running, nil, false, false, engine.CallGuard{}
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()

@@ -22,6 +22,7 @@ import (
 //	report JOB status=S [to=ROLE] [issue=(...)] [options=(a,b)] [default=X] [proceed] [concerns=(a,b)]
 //	exited JOB [code=N]                          its agent ended
 //	usage JOB in=N out=N cost=F [attempt=N]      a turn's tokens, the session's cost so far
+//	tool JOB name=T input=I                      its agent called tool T (I stands for the fingerprint)
 //	linted [errors=(a,b)]                        the architect's plans linted
 //	phase ok|fail [reason=(...)] [to=ROLE issue=(...)] [overbudget] [cost=F]
 //	                                             the implementers' phase ended (to: a challenge;
@@ -114,6 +115,8 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		if n := num("attempt"); n > 0 {
 			ev.Attempt = n
 		}
+	case "tool":
+		ev.Type, ev.Tool, ev.Text = EvToolCall, str("name"), "h "+str("input")
 	case "linted":
 		ev = Event{Type: EvLinted, Errors: list("errors")}
 	case "phase":

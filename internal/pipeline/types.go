@@ -24,6 +24,8 @@ type Spec struct {
 	Base string `json:"base,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
+	// Guard tunes the loop guard of the role agents.
+	Guard engine.LoopGuard `json:"loop_guard,omitzero"`
 }
 
 // EventType names an input of the machine.
@@ -39,6 +41,7 @@ const (
 	EvReport       EventType = "role-report"  // Job, Attempt, Report: the agent's HIVE_REPORT
 	EvAgentExited  EventType = "role-exited"  // Job, Attempt, ExitCode, Reason
 	EvUsage        EventType = "role-usage"   // Job, Attempt, Spend: a turn's tokens and the session's cost so far
+	EvToolCall     EventType = "role-tool"    // Job, Attempt, Tool, Text: a tool call and its fingerprint, for the loop guard
 	// EvLinted: the architect's plans were linted; Errors are the lint's
 	// errors, one per line with file and line.
 	EvLinted EventType = "plans-linted"
@@ -73,6 +76,9 @@ type Event struct {
 	MidTurn bool `json:"mid_turn,omitempty"`
 	// Model (EvUsage) is the model that did the turn, when the CLI says.
 	Model string `json:"model,omitempty"`
+	// Tool (EvToolCall) is the tool an agent called; Text its input's
+	// fingerprint (a hash and a few words, never the whole input).
+	Tool string `json:"tool,omitempty"`
 	// Plans are the phase's plans as it ended (EvPhaseDone).
 	Plans []PlanRun `json:"plans,omitempty"`
 	// OverBudget (EvPhaseDone): the phase stopped at its allotment of the

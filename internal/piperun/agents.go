@@ -62,6 +62,8 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 				}
 				s.send(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt, Report: runner.ReportOf(m.Report)})
 			}
+		case agent.OutToolCall:
+			s.send(pipeline.Event{Type: pipeline.EvToolCall, Job: job, Attempt: attempt, Tool: out.Tool, Text: runner.Fingerprint(out.Tool, out.Input)})
 		case agent.OutPermission:
 			// A role agent runs unattended: a tool it may not use is
 			// refused, and the human is told how to allow it.

@@ -59,7 +59,8 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 		// A new phase run may spend the phase's allotment of the budget.
 		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb},
 			Prices: s.o.Prices, Ladder: s.o.Ladders[pipeline.RoleImplementer],
-			Budget: engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}},
+			Budget: engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD},
+			Guard:  s.o.Guard},
 		Human: runner.Human{AutoAnswer: true},
 		Git:   runner.Git{Worktrees: true, WorktreeRoot: root},
 	})

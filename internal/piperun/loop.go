@@ -129,7 +129,7 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Budget: s.o.Budget}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Budget: s.o.Budget, Guard: s.o.Guard}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }

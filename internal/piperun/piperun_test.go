@@ -439,9 +439,12 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	if s.Spent.CostUSD <= spent.CostUSD || s.Spent.InputTokens <= spent.InputTokens {
 		t.Errorf("spent after the raise = %+v, not more than at the stop (%+v): the spend was reset", s.Spent, spent)
 	}
+	// The interrupted implementer runs again after the raise, unless its
+	// report came through before it was ended (the sim is quick): then its
+	// work is taken as done.
 	impl := s.Jobs[0]
-	if impl.Role != pipeline.RoleImplementer || impl.Attempts != 2 {
-		t.Errorf("implementer = %+v, want a second attempt after the raise", impl)
+	if impl.Role != pipeline.RoleImplementer || impl.State != pipeline.Done || (impl.Attempts != 2 && impl.Report == nil) {
+		t.Errorf("implementer = %+v, want it done: a second attempt after the raise, or its report", impl)
 	}
 }
 

@@ -65,6 +65,8 @@ type Options struct {
 	Ladders map[string][]string
 	PlanUSD float64
 	TaskUSD []float64
+	// Guard tunes the loop guard of a new run's role agents and phase.
+	Guard engine.LoopGuard
 
 	// Wait is how long a run at a question waits for its answer: typed
 	// here (Answers) or given with `hive answer` (read from the journal

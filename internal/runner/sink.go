@@ -56,7 +56,7 @@ func (a *agents) sink(o agent.Output) {
 	case agent.OutPermission:
 		a.inbox.Send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
 	case agent.OutToolCall:
-		a.inbox.Send(engine.Event{Type: engine.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: fingerprint(o.Tool, o.Input)})
+		a.inbox.Send(engine.Event{Type: engine.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: Fingerprint(o.Tool, o.Input)})
 	case agent.OutSpend:
 		a.inbox.Send(a.usage(engine.EvSpend, o))
 	case agent.OutGarbage:
@@ -110,10 +110,10 @@ func (a *agents) usage(typ engine.EventType, o agent.Output) engine.Event {
 	return ev
 }
 
-// fingerprint identifies a tool call's input for the loop guard without
+// Fingerprint identifies a tool call's input for the loop guard without
 // journaling it whole (a Write carries a whole file): a hash of the input,
 // then what it does in a few words for the human.
-func fingerprint(tool, input string) string {
+func Fingerprint(tool, input string) string {
 	sum := sha256.Sum256([]byte(tool + "\x00" + input))
 	return hex.EncodeToString(sum[:8]) + " " + clip(inputSummary(tool, input), 80)
 }

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -170,4 +171,65 @@ func TestPipelineWithClaude(t *testing.T) {
 			t.Errorf("%s's requests named %v, want %s only", who, got, want)
 		}
 	}
+}
+
+// TestRoleLoopGuardWithClaude: the real Claude Code plays a tester that
+// runs the same command again and again; the loop guard sees its calls in
+// the stream, interrupts it at the fifth, and the run stops for the human
+// with the loop named. The calls are journaled as fingerprints.
+func TestRoleLoopGuardWithClaude(t *testing.T) {
+	bin := claudeBin(t)
+	root := e2etest.Repo(t, map[string]string{"go.mod": "module example.com/svc\n\ngo 1.22\n"})
+	loop := fa.Rule{
+		Name:  "tester loops",
+		Match: func(c *fa.Conversation) bool { return isTester(c) },
+		Reply: func(*fa.Conversation) fa.Reply { return fa.Bash("git status --short") },
+	}
+	others := fa.Rule{
+		Name:  "other roles",
+		Match: func(c *fa.Conversation) bool { return roleRe.MatchString(firstUserText(c)) },
+		Reply: func(c *fa.Conversation) fa.Reply { return reportOnly(roleRe.FindStringSubmatch(firstUserText(c))[1]) },
+	}
+	srv := fa.New(t, fa.Script{Rules: []fa.Rule{loop, others}})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	j := journal.NewMemory()
+	_, err := piperun.Run(ctx, piperun.Options{
+		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: "add a health check endpoint", Workflow: pipeline.Quick,
+		Launcher: agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}, AutoAnswer: true,
+		Stall: 30 * time.Second, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
+	})
+	var needs *piperun.NeedsHumanError
+	if !errors.As(err, &needs) || needs.Checkpoint.Job != pipeline.RoleTester ||
+		!strings.Contains(needs.Checkpoint.Question, "loop guard: the agent made the same call 5 times in a row (Bash git status --short)") {
+		t.Fatalf("Run = %v, want the tester stopped by the loop guard", err)
+	}
+	calls := 0
+	for _, r := range srv.MainRequests() {
+		if isTester(r.Conv) {
+			calls++
+		}
+	}
+	if calls > 6 {
+		t.Errorf("the tester made %d requests: the interrupt at the fifth call did not stop it", calls)
+	}
+	runs, _ := j.Runs()
+	recs, _ := j.Events(runs[0].ID, 1)
+	journaled := 0
+	for _, rec := range recs {
+		if rec.Type == string(pipeline.EvToolCall) {
+			journaled++
+			if !regexp.MustCompile(`"text":"[0-9a-f]{16} git status --short"`).Match(rec.Payload) {
+				t.Errorf("a tool call journaled as %s, want its fingerprint", rec.Payload)
+			}
+		}
+	}
+	if journaled != 5 {
+		t.Errorf("%d tool calls journaled, want the 5 the guard saw", journaled)
+	}
+}
+
+func isTester(c *fa.Conversation) bool {
+	m := roleRe.FindStringSubmatch(firstUserText(c))
+	return m != nil && m[1] == "tester"
 }
