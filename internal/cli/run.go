@@ -199,6 +199,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		Wait: wait,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
+	if o.resume && o.budgetUSDSet {
+		fmt.Fprintln(o.stderr, "--budget-usd is for a new run: a resumed run keeps its own budget, raised by answering its budget checkpoint (raise AMOUNT)")
+	}
 	if !o.resume {
 		b := budget(cfg, opts.Prices, ladders[pipeline.RoleImplementer], func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
 		opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD
