@@ -202,9 +202,11 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	if o.resume && o.budgetUSDSet {
 		fmt.Fprintln(o.stderr, "--budget-usd is for a new run: a resumed run keeps its own budget, raised by answering its budget checkpoint (raise AMOUNT)")
 	}
+	// The phase's plan ceiling and task estimates hold for a resumed run's
+	// phase too; the run's own budget is in its journal.
+	b := budget(cfg, opts.Prices, ladders[pipeline.RoleImplementer], func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
+	opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD
 	if !o.resume {
-		b := budget(cfg, opts.Prices, ladders[pipeline.RoleImplementer], func() *pricing.Usage { return taskHistory(repo.Root) }, o.budgetUSD, o.budgetUSDSet)
-		opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD
 		if opts.Budget, err = roleBudget(cfg, b, opts.Prices, ladders, func() map[string]pricing.Usage { return roleHistory(j) }); err != nil {
 			return &exitError{code: ExitUsage, err: err}
 		}
