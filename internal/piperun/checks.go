@@ -133,7 +133,7 @@ func raisePhase(j journal.Journal, phase string, c pipeline.Command, now time.Ti
 	if cp == nil {
 		return nil
 	}
-	text := fmt.Sprintf("raise %.2f", snap.Spent.CostUSD+c.BudgetUSD)
+	text := fmt.Sprintf("raise %.4f", snap.Spent.CostUSD+c.BudgetUSD)
 	if snap.Budget.USD <= 0 {
 		text = fmt.Sprintf("raise %d", snap.Spent.Tokens()+c.BudgetTokens)
 	}
