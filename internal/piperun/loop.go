@@ -372,14 +372,20 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 			s.o.Observer.Note(ev.Job, fmt.Sprintf("event %s refused: %v", ev.Type, err))
 			continue
 		}
-		snap := s.m.Snapshot()
-		s.o.Observer.Event(ev, snap)
-		for _, c := range cmds {
-			s.execute(ctx, c)
-			s.o.Observer.Command(c, snap)
-		}
+		s.carryOut(ctx, ev, cmds)
 	}
 	return nil
+}
+
+// carryOut tells the observer of a stepped event and carries out the
+// commands the machine returned for it.
+func (s *shell) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipeline.Command) {
+	snap := s.m.Snapshot()
+	s.o.Observer.Event(ev, snap)
+	for _, c := range cmds {
+		s.execute(ctx, c)
+		s.o.Observer.Command(c, snap)
+	}
 }
 
 // Pseudo-events of the loop, never journaled: a note for the observer,
@@ -547,12 +553,7 @@ func (s *shell) stepForeign(ctx context.Context, upTo int64) error {
 			s.o.Observer.Note(ev.Job, "answer refused: "+err.Error())
 			continue
 		}
-		snap := s.m.Snapshot()
-		s.o.Observer.Event(ev, snap)
-		for _, c := range cmds {
-			s.execute(ctx, c)
-			s.o.Observer.Command(c, snap)
-		}
+		s.carryOut(ctx, ev, cmds)
 	}
 	return nil
 }

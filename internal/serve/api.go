@@ -64,13 +64,8 @@ type answerReply struct {
 // answered already (here or anywhere else), 404 when there is no such
 // open checkpoint, 422 when the checkpoint does not take that answer.
 func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request, id who) {
-	t, err := parseTarget(r)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err.Error())
-		return
-	}
-	if !id.allows(t.run, t.plan, t.cp) {
-		s.fail(w, r, http.StatusForbidden, "this link opens another checkpoint")
+	t, ok := s.target(w, r, id)
+	if !ok {
 		return
 	}
 	var text string

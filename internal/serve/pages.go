@@ -109,13 +109,8 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request, id who) {
 
 func (s *Server) checkpointPage(w http.ResponseWriter, r *http.Request, id who) {
 	<-s.ready
-	t, err := parseTarget(r)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err.Error())
-		return
-	}
-	if !id.allows(t.run, t.plan, t.cp) {
-		s.fail(w, r, http.StatusForbidden, "this link opens another checkpoint")
+	t, ok := s.target(w, r, id)
+	if !ok {
 		return
 	}
 	p := s.newPage(fmt.Sprintf("%s #%d", t.plan, t.cp), id)
@@ -124,6 +119,21 @@ func (s *Server) checkpointPage(w http.ResponseWriter, r *http.Request, id who) 
 		p.Checkpoint = &cp
 	}
 	s.render(w, http.StatusOK, "checkpoint", p)
+}
+
+// target reads the checkpoint a request names, and refuses it (answering
+// the request) when it is malformed or not the one id may open.
+func (s *Server) target(w http.ResponseWriter, r *http.Request, id who) (target, bool) {
+	t, err := parseTarget(r)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err.Error())
+		return t, false
+	}
+	if !id.allows(t.run, t.plan, t.cp) {
+		s.fail(w, r, http.StatusForbidden, "this link opens another checkpoint")
+		return t, false
+	}
+	return t, true
 }
 
 // findCheckpoint returns the open checkpoint t names.
@@ -143,13 +153,8 @@ func (s *Server) findCheckpoint(t target) (CheckpointView, bool) {
 // answerForm takes the answer of a checkpoint's form: the button pressed
 // ("answer"), or the text typed ("issue") with the report button.
 func (s *Server) answerForm(w http.ResponseWriter, r *http.Request, id who) {
-	t, err := parseTarget(r)
-	if err != nil {
-		s.fail(w, r, http.StatusBadRequest, err.Error())
-		return
-	}
-	if !id.allows(t.run, t.plan, t.cp) {
-		s.fail(w, r, http.StatusForbidden, "this link opens another checkpoint")
+	t, ok := s.target(w, r, id)
+	if !ok {
 		return
 	}
 	text := r.PostFormValue("answer")
@@ -270,12 +275,21 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "login", s.newPage("Log in", who{}))
 }
 
+// throttled refuses (answering the request) a login from an address that
+// failed too often of late.
+func (s *Server) throttled(w http.ResponseWriter, r *http.Request, client string, now time.Time) bool {
+	if !s.limit.blocked(client, now) {
+		return false
+	}
+	w.Header().Set("Retry-After", "60")
+	s.fail(w, r, http.StatusTooManyRequests, "too many failed logins from this address: wait a minute")
+	return true
+}
+
 // loginForm logs a browser in with the token typed in.
 func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 	now, client := s.o.Now(), clientOf(r)
-	if s.limit.blocked(client, now) {
-		w.Header().Set("Retry-After", "60")
-		s.fail(w, r, http.StatusTooManyRequests, "too many failed logins from this address: wait a minute")
+	if s.throttled(w, r, client, now) {
 		return
 	}
 	if !s.sameOrigin(r, who{}) {
@@ -295,9 +309,7 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 // loginLink logs a browser in with a one-time login link.
 func (s *Server) loginLink(w http.ResponseWriter, r *http.Request) {
 	now, client := s.o.Now(), clientOf(r)
-	if s.limit.blocked(client, now) {
-		w.Header().Set("Retry-After", "60")
-		s.fail(w, r, http.StatusTooManyRequests, "too many failed logins from this address: wait a minute")
+	if s.throttled(w, r, client, now) {
 		return
 	}
 	if !s.sessions.useLogin(r.PathValue("code"), now) {
