@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"demo":     {},
 	"testrun":  {},
 	"pricing":  {},
+	"handoff":  {},
 	"roles":    {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
 	"piperun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
@@ -70,6 +71,7 @@ var pure = map[string][]string{
 	"plan":     {"gopkg.in/yaml.v3"},
 	"pipeline": {module + "engine"},
 	"pricing":  {},
+	"handoff":  {},
 }
 
 func goList(t *testing.T, args ...string) []string {
