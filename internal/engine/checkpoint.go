@@ -195,6 +195,9 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	}
 	p.lastAnswered = cp
 	p.answered = append(p.answered, *copyOf(cp))
+	if !cp.Standalone && p.agentLive && p.rollAtAnswer {
+		return e.rollover(out, p, &Continuation{Checkpoint: copyOf(cp)})
+	}
 	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {
 		p.State = Running
 		p.silence, p.lastActive = Quiet, e.now
@@ -237,15 +240,14 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	if spent, over := e.planOver(p); over {
 		return e.planFailed(out, p, spent)
 	}
+	if e.pausing && p.State != Pending {
+		return e.park(out, p, c, "paused until the run is resumed")
+	}
 	if e.budget.open != nil && p.State != Pending {
 		// The budget holds every new agent: the plan waits in the queue
 		// with its continuation until the budget is raised. Its agent (at
 		// a checkpoint, or asking a permission mid-turn) must not go on.
-		out = e.interrupt(out, p, "held until the budget is raised")
-		p.State, p.check, p.agentLive, p.continuation = Pending, CheckNone, false, c
-		e.running--
-		e.enqueue(p)
-		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: "held until the budget is raised"})
+		return e.park(out, p, c, "held until the budget is raised")
 	}
 	if p.agentLive {
 		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
@@ -261,13 +263,27 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 		e.startAgent(p, "", withAnswers(p, c)))
 }
 
+// park puts p back in the queue with continuation c for its next agent,
+// which starts when nothing holds it any more (a raise of the budget, a
+// resume after a pause). Its agent, if any, must not go on.
+func (e *Engine) park(out []Command, p *PlanStatus, c *Continuation, why string) []Command {
+	out = e.interrupt(out, p, why)
+	p.State, p.check, p.agentLive, p.continuation = Pending, CheckNone, false, c
+	e.running--
+	e.enqueue(p)
+	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: why})
+}
+
 // withAnswers gives continuation c the plan's answered checkpoints other
 // than the one it resumes from, so that no question is asked twice.
 func withAnswers(p *PlanStatus, c *Continuation) *Continuation {
-	if c == nil || len(p.answered) == 0 {
+	if c == nil || (len(p.answered) == 0 && p.notes == nil) {
 		return c
 	}
 	cc := *c
+	if cc.Notes == nil {
+		cc.Notes = p.notes
+	}
 	cc.Answered = nil
 	for _, a := range p.answered {
 		if c.Checkpoint == nil || a.ID != c.Checkpoint.ID {

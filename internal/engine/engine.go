@@ -39,7 +39,10 @@ type PlanStatus struct {
 	ResolveSpend Spend
 	// Rung is the step down the model ladder its latest agent started on,
 	// for the budget (0: the configured model).
-	Rung        int
+	Rung int
+	// Context is how full the current agent session's context is, and
+	// the rollovers and compactions of the plan's sessions.
+	Context     ContextUse
 	seen        sessionCosts
 	resolveSeen sessionCosts
 	resolvers   map[int]bool // the attempts that were resolver agents
@@ -67,6 +70,9 @@ type PlanStatus struct {
 	gateLoops     int       // fix agents started after post-merge gate failures
 	guard         CallGuard // what the loop guard saw of the current agent's tool calls
 	fix           string    // the failing gate output a continuation must fix
+	rollBy        time.Time // a rolling session hands over by then, or is rolled over from what hive knows
+	rollAtAnswer  bool      // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
+	notes         *Report   // what the last session that handed over wrote, for every later continuation
 
 	unmet      int   // dependencies not yet complete
 	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
@@ -109,6 +115,12 @@ type Engine struct {
 	published []*PlanStatus // the plans' copies the last snapshot handed out
 
 	budget budgetState // what the run may spend, and has
+
+	// A pause (EvPause) brings every agent to a boundary and ends it:
+	// pausing until none runs, then paused (CmdPaused given) until a
+	// resume. pausedAt is when it was asked, for the resume's staleness.
+	pausing, paused bool
+	pausedAt        time.Time
 
 	// When to stop for a human, as the process was told (EvRunStarted,
 	// EvResumed): see Event.Attended.
@@ -221,10 +233,13 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	if ev.Type == EvResumed {
 		e.attended, e.wait = ev.Attended, ev.Wait
 		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
-		return e.schedule(e.resume()), nil
+		return e.schedule(e.unpause(e.resume())), nil
 	}
 	if ev.Type == EvWake {
-		return e.schedule(nil), nil
+		return e.schedule(e.rolloverDue(nil)), nil
+	}
+	if ev.Type == EvPause {
+		return e.schedule(e.pause()), nil
 	}
 	if ev.Plan == VerifyID && e.byID[VerifyID] == nil && ev.Type != EvAnswer && ev.Type != EvVerified {
 		out, err := e.verifierEvent(ev)
@@ -264,7 +279,14 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		if p.resolvers[ev.Attempt] {
 			p.ResolveSpend.add(&p.resolveSeen, ev)
 		}
-		return e.schedule(e.spend(nil, p, ev, usd, cli)), nil
+		out := e.spend(nil, p, ev, usd, cli)
+		if !stops(out, p.Spec.ID, ev.Attempt) {
+			out = e.occupancy(out, p, ev)
+		}
+		return e.schedule(out), nil
+	}
+	if ev.Type == EvCompacted {
+		return e.schedule(e.compacted(nil, p, ev)), nil
 	}
 	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
@@ -290,6 +312,7 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		p.Progress = ev.Text
 		p.lastAnswered = nil // the agent has moved past the answer
 		p.silence, p.lastActive = Quiet, e.now
+		out = e.taskDone(out, p)
 	case EvPlanComplete:
 		if p.check == CheckNone {
 			p.Commits = append([]string(nil), ev.Commits...)
@@ -330,6 +353,10 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 			return nil, fmt.Errorf("report %s without its content", p.Spec.ID)
 		}
 		r := *ev.Report
+		if p.Context.Rolling {
+			notes := r
+			p.notes = &notes // the notes asked for: the next session gets them
+		}
 		out = e.reported(out, p, &r)
 	case EvSilent:
 		out = e.silent(out, p, ev)
@@ -350,7 +377,10 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 	case EvAgentExited:
 		p.agentLive = false
-		if p.check == CheckNone {
+		if p.check == CheckNone && p.Context.Rolling {
+			// It ended its session as asked: the fresh one goes on.
+			out = e.rollover(out, p, &Continuation{})
+		} else if p.check == CheckNone {
 			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
 			// still have finished; the disk decides.
 			p.exitNote = exitNote(ev)
@@ -399,6 +429,7 @@ func (e *Engine) newAgent(p *PlanStatus) {
 	p.silence, p.lastActive = Quiet, e.now
 	p.guard = CallGuard{}
 	p.pastCeiling = false // the retry it allowed is this agent
+	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer = 0, false, false
 }
 
 func exitNote(ev Event) string {
@@ -674,6 +705,9 @@ func (e *Engine) schedule(out []Command) []Command {
 		return out
 	}
 	e.advanceWave()
+	if e.pausing {
+		return e.paging(out)
+	}
 	var h *readyHeap
 	if e.spec.Dynamic {
 		h = e.ready[0]

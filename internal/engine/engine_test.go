@@ -78,6 +78,8 @@ func TestScripts(t *testing.T) {
 					}
 				}
 				d.MaybeScanArgs(t, "maxcalls", &spec.Guard.MaxCalls)
+				d.MaybeScanArgs(t, "handoff", &spec.Context.HandoffTokens)
+				d.MaybeScanArgs(t, "window", &spec.Context.Window)
 				if arg, ok := d.Arg("stall"); ok {
 					var err error
 					if spec.Stall, err = time.ParseDuration(arg.Vals[0]); err != nil {
@@ -105,6 +107,18 @@ func TestScripts(t *testing.T) {
 			}
 			if d.Cmd == "wake" {
 				ev.Type = EvWake
+				if arg, ok := d.Arg("after"); ok { // wake after=DURATION: the clock moves on first
+					dur, err := time.ParseDuration(arg.Vals[0])
+					if err != nil {
+						t.Fatalf("%s: after=%s: %v", d.Pos, arg.Vals[0], err)
+					}
+					clock = clock.Add(dur)
+					ev.Time = clock
+				}
+				return render(e.Step(ev))
+			}
+			if d.Cmd == "pause" {
+				ev.Type = EvPause
 				return render(e.Step(ev))
 			}
 			if d.Cmd == "verified" {
@@ -215,6 +229,12 @@ func TestScripts(t *testing.T) {
 					d.ScanArgs(t, "turn", &ev.TurnUSD)
 				}
 				d.MaybeScanArgs(t, "cacheread", &ev.CacheReadTokens)
+				d.MaybeScanArgs(t, "ctx", &ev.ContextTokens)
+				d.MaybeScanArgs(t, "window", &ev.ContextWindow)
+			case "compacted": // compacted PLAN pre=N post=M
+				ev.Type, ev.Text = EvCompacted, "auto"
+				d.ScanArgs(t, "pre", &ev.PreTokens)
+				d.ScanArgs(t, "post", &ev.ContextTokens)
 			case "tool": // tool PLAN name=T [input=X]
 				ev.Type = EvToolCall
 				d.ScanArgs(t, "name", &ev.Tool)
@@ -343,6 +363,15 @@ func render(cmds []Command, err error) string {
 			if len(c.Continuation.Conflict) > 0 {
 				fmt.Fprintf(&b, " conflict=%s", strings.Join(c.Continuation.Conflict, ","))
 			}
+			if c.Continuation.Rollover {
+				b.WriteString(" rollover")
+			}
+			if n := c.Continuation.Notes; n != nil {
+				fmt.Fprintf(&b, " notes=%q", n.Summary)
+			}
+			if len(c.Continuation.Answered) > 0 {
+				fmt.Fprintf(&b, " answered=%d", len(c.Continuation.Answered))
+			}
 			if c.Continuation.Fix != "" {
 				fmt.Fprintf(&b, " fix=%q", c.Continuation.Fix)
 			}
@@ -379,6 +408,18 @@ func renderState(s Snapshot) string {
 		if p.InputTokens+p.OutputTokens > 0 || p.CostUSD > 0 {
 			fmt.Fprintf(&b, " tokens=%d/%d cost=%.2f", p.InputTokens, p.OutputTokens, p.CostUSD)
 		}
+		if c := p.Context; c.Tokens > 0 || c.Peak > 0 || c.Rollovers > 0 || c.Compactions > 0 {
+			fmt.Fprintf(&b, " context=%d/%d handoff=%d peak=%d", c.Tokens, c.Window, c.Handoff, c.Peak)
+			if c.Rollovers > 0 {
+				fmt.Fprintf(&b, " rollovers=%d", c.Rollovers)
+			}
+			if c.Compactions > 0 {
+				fmt.Fprintf(&b, " compactions=%d", c.Compactions)
+			}
+			if c.Rolling {
+				b.WriteString(" rolling")
+			}
+		}
 		if p.Reason != "" {
 			b.WriteString(": " + p.Reason)
 		}
@@ -386,6 +427,9 @@ func renderState(s Snapshot) string {
 	}
 	for i, cp := range s.Queue {
 		fmt.Fprintf(&b, "queue %d of %d: #%d %s %s/%s\n", i+1, len(s.Queue), cp.ID, cp.Plan, cp.Kind, cp.Type)
+	}
+	if s.Pausing || s.Paused {
+		fmt.Fprintf(&b, "pausing=%v paused=%v\n", s.Pausing, s.Paused)
 	}
 	if s.Resolved > 0 {
 		fmt.Fprintf(&b, "resolved %d\n", s.Resolved)

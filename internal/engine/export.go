@@ -37,6 +37,14 @@ type State struct {
 	Human        HumanWait     `json:"human"`
 	Merges       int           `json:"merges,omitempty"`
 	Budget       BudgetRecord  `json:"budget,omitzero"`
+	Pause        PauseRecord   `json:"pause,omitzero"`
+}
+
+// PauseRecord is where a pause stands (Engine.pause).
+type PauseRecord struct {
+	Pausing bool      `json:"pausing,omitempty"`
+	Paused  bool      `json:"paused,omitempty"`
+	At      time.Time `json:"at,omitzero"`
 }
 
 // BudgetRecord is the budget as it stands: raised by answers, its rung,
@@ -108,6 +116,10 @@ type PlanRecord struct {
 	Fix           string        `json:"fix,omitempty"`
 	Rung          int           `json:"rung,omitempty"`
 	Guard         CallGuard     `json:"loop_guard,omitzero"`
+	Context       ContextUse    `json:"context,omitzero"`
+	RollBy        time.Time     `json:"roll_by,omitzero"`
+	RollAtAnswer  bool          `json:"roll_at_answer,omitempty"`
+	Notes         *Report       `json:"notes,omitempty"`
 }
 
 // Export returns the engine's state as plain data; the engine is unchanged.
@@ -116,7 +128,8 @@ func (e *Engine) Export() State {
 		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
 		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
 		Human: HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping}, Merges: e.merges,
-		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded}}
+		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
+		Pause:  PauseRecord{e.pausing, e.paused, e.pausedAt}}
 	s.Verify.seen = nil
 	b := e.budget
 	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent}
@@ -144,7 +157,8 @@ func (e *Engine) Export() State {
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
-			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone()}
+			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone(),
+			Context: p.Context, RollBy: p.rollBy, RollAtAnswer: p.rollAtAnswer, Notes: p.notes}
 		if p.Open != nil {
 			r.Open = copyOf(p.Open)
 		}
@@ -186,6 +200,7 @@ func Restore(s State) (*Engine, error) {
 	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
 	h := s.Human
 	e.merges = s.Merges
+	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
 	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
 	e.vj = s.Verify.VerifyJob
 	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
@@ -219,6 +234,7 @@ func Restore(s State) (*Engine, error) {
 		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
 		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.Clone()
+		p.Context, p.rollBy, p.rollAtAnswer, p.notes = r.Context, r.RollBy, r.RollAtAnswer, r.Notes
 		p.permissions = nil
 		for _, cp := range r.Permissions {
 			p.permissions = append(p.permissions, copyOf(&cp))

@@ -120,9 +120,14 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	if spent, over := e.planOver(p); over {
 		return e.conflict(out, p, spent)
 	}
-	if e.budget.open != nil {
+	if e.budget.open != nil || e.pausing {
+		// A resume after a pause merges it again (see resume).
+		why := "merge conflict: the resolver is held until the budget is raised"
+		if e.pausing {
+			why = "merge conflict: the resolver starts when the run is resumed"
+		}
 		p.Stage = StageHeld
-		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
+		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: why})
 	}
 	p.resolverAt = e.merges + 1
 	p.Stage = StageResolve

@@ -43,7 +43,7 @@ func TestProperties(t *testing.T) {
 		var checks []key
 		var open []*Checkpoint  // checkpoints waiting for an answer
 		closed := map[int]int{} // checkpoint id -> times closed
-		finished := false
+		finished, paused := false, false
 		apply := func(cmds []Command) {
 			for _, c := range cmds {
 				switch c.Type {
@@ -68,6 +68,8 @@ func TestProperties(t *testing.T) {
 					}
 				case CmdRunFinished:
 					finished = true
+				case CmdPaused:
+					paused = true
 				case CmdStartAgent:
 					agents = append(agents, key{c.Plan, c.Attempt, ""})
 				case CmdSend:
@@ -93,11 +95,14 @@ func TestProperties(t *testing.T) {
 		}
 		apply(step(humanWait(Event{Type: EvRunStarted, Spec: &spec})))
 		for i := 0; i < 3000 && !finished; i++ {
-			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 {
+			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 && !paused {
 				break
 			}
 			var ev Event
 			switch {
+			case paused:
+				ev = humanWait(Event{Type: EvResumed})
+				agents, checks, paused = nil, nil, false
 			case len(open) > 0 && (len(agents)+len(checks) == 0 || rapid.IntRange(0, 3).Draw(rt, "answer-now") == 0):
 				cp := open[rapid.IntRange(0, len(open)-1).Draw(rt, "which")]
 				text := rapid.SampledFrom([]string{"approved", "option-a", "fix the header"}).Draw(rt, "text")
@@ -136,9 +141,22 @@ func TestProperties(t *testing.T) {
 				j := rapid.IntRange(0, len(agents)-1).Draw(rt, "agent")
 				k := agents[j]
 				ev = Event{Plan: k.plan, Attempt: k.attempt}
-				switch rapid.IntRange(0, 13).Draw(rt, "what") {
+				switch rapid.IntRange(0, 17).Draw(rt, "what") {
 				case 13:
 					ev = Event{Type: EvWake}
+				case 14:
+					// A turn ends, its context somewhere between empty and past the handoff point.
+					ev.Type, ev.ContextTokens = EvUsage, int64(rapid.IntRange(0, 120_000).Draw(rt, "context"))
+				case 15:
+					ev.Type, ev.Report = EvReport, &Report{Status: ReportPartial, Summary: "notes"}
+				case 16:
+					ev = Event{Type: EvPause}
+					if rapid.IntRange(0, 5).Draw(rt, "pause-now") > 0 {
+						ev = Event{Type: EvWake}
+					}
+				case 17:
+					ev.Type, ev.PreTokens, ev.ContextTokens, ev.Text = EvCompacted, 150_000, 15_000, "auto"
+
 				case 10:
 					ev.Type = EvCheckpoint
 					ev.Checkpoint = &Checkpoint{Type: rapid.SampledFrom([]string{"human-verify", "decision", "human-action"}).Draw(rt, "type"),
@@ -236,6 +254,7 @@ func genSpec(rt *rapid.T) RunSpec {
 		AutoAnswer:    rapid.Bool().Draw(rt, "yes"),
 		Retries:       rapid.IntRange(0, 2).Draw(rt, "retries"),
 		Worktrees:     rapid.Bool().Draw(rt, "worktrees"),
+		Context:       ContextLimits{HandoffTokens: int64(rapid.SampledFrom([]int{0, 50_000}).Draw(rt, "handoff"))},
 	}
 	if spec.Worktrees {
 		spec.SharedTree = false
@@ -284,6 +303,11 @@ func checkInvariants(rt *rapid.T, e *Engine, spec RunSpec, cmds []Command) {
 	}
 	if running > spec.MaxConcurrent {
 		rt.Fatalf("%d plans running, limit %d", running, spec.MaxConcurrent)
+	}
+	for _, c := range cmds {
+		if snap.Pausing && c.Type == CmdStartAgent {
+			rt.Fatalf("%s started while the run pauses: %+v", c.Plan, cmds)
+		}
 	}
 	for _, c := range cmds {
 		if c.Type != CmdStartAgent {

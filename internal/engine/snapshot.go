@@ -43,6 +43,12 @@ type Snapshot struct {
 	Budget Budget
 	Spent  Spend
 	Rung   int
+	// Pausing: a pause was asked for and agents are still stopping;
+	// Paused: none runs any more (CmdPaused). PausedAt is when it was asked.
+	Pausing, Paused bool
+	PausedAt        time.Time
+	// Context are the run's context limits, as the run started.
+	Context ContextLimits
 }
 
 // Verification is the result of a phase verification.
@@ -71,6 +77,10 @@ func (e *Engine) Snapshot() Snapshot {
 		Budget:        e.budget.Budget,
 		Spent:         e.budget.spent,
 		Rung:          e.budget.rung,
+		Pausing:       e.pausing,
+		Paused:        e.paused,
+		PausedAt:      e.pausedAt,
+		Context:       e.spec.Context,
 	}
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))
@@ -110,6 +120,7 @@ func published(p *PlanStatus) *PlanStatus {
 		TasksDone: p.TasksDone, Progress: p.Progress, Reason: p.Reason, Commits: p.Commits,
 		Started: p.Started, Finished: p.Finished, Stage: p.Stage, Resolved: p.Resolved,
 		Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Rung: p.Rung, Report: p.Report,
+		Context: p.Context,
 		index: -1,
 	}
 	if p.Open != nil {

@@ -22,7 +22,11 @@ import (
 //	   carries a Budget.
 //	5: EvSpend: what an agent spent in the middle of a turn (one API
 //	   request), counted as it happens; the turn's EvUsage carries the rest.
-const Version = 5
+//	6: EvUsage and EvSpend carry the session's context occupancy
+//	   (ContextTokens, ContextWindow); a live session past the handoff
+//	   threshold rolls over to a fresh one; EvCompacted journals the CLI's
+//	   own compaction; EvPause pauses the whole team.
+const Version = 6
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
@@ -85,6 +89,9 @@ type RunSpec struct {
 	Budget Budget `json:"budget,omitzero"`
 	// Guard tunes the loop guard; zero fields take the defaults.
 	Guard LoopGuard `json:"loop_guard,omitzero"`
+	// Context says when a live session hands over to a fresh one; zero
+	// fields take the defaults.
+	Context ContextLimits `json:"context,omitzero"`
 }
 
 // PlanSpec is the engine's view of one plan.
@@ -181,6 +188,14 @@ const (
 	// EvToolCall: the agent called a tool. Plan, Attempt, Tool, Text (a
 	// fingerprint of the input: equal inputs, equal texts).
 	EvToolCall EventType = "tool-call"
+	// EvCompacted: the agent's CLI compacted its conversation on its own
+	// (Claude Code's compact_boundary). Plan, Attempt, Text (the trigger:
+	// auto or manual), PreTokens, ContextTokens (after).
+	EvCompacted EventType = "compacted"
+	// EvPause: a human asked the whole team to pause (`hive pause`): every
+	// live agent commits its work in progress and writes its notes, the
+	// sessions end, and the run stops until it is resumed.
+	EvPause EventType = "pause"
 	// EvVerified: the result of CmdVerify. Text is the status (passed,
 	// human_needed, gaps_found), Reason the details. Events of the
 	// verifier's agent name the plan VerifyID.
@@ -233,6 +248,14 @@ type Event struct {
 	TurnUSD float64 `json:"turn_usd,omitempty"`
 	Model   string  `json:"model,omitempty"`
 	Tool    string  `json:"tool,omitempty"` // EvToolCall: the tool's name
+	// ContextTokens is how full the session's context is (EvUsage,
+	// EvSpend: the input, cache read and cache write tokens of its latest
+	// API request; EvCompacted: after the compaction), ContextWindow the
+	// model's window as the CLI said (0: unknown), PreTokens the context
+	// before a compaction.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	ContextWindow int64 `json:"context_window,omitempty"`
+	PreTokens     int64 `json:"pre_tokens,omitempty"`
 }
 
 // Checkpoint kinds.
@@ -292,6 +315,12 @@ type Continuation struct {
 	Fix string `json:"fix,omitempty"`
 	// Conflict lists the files a resolver agent (role comb) must resolve.
 	Conflict []string `json:"conflict,omitempty"`
+	// Rollover: the agent replaces a live session that handed over before
+	// its context filled (or was paused); Notes are what that session
+	// wrote when asked for its work in progress (its HIVE_REPORT), and
+	// every later continuation of the plan carries them too.
+	Rollover bool    `json:"rollover,omitempty"`
+	Notes    *Report `json:"notes,omitempty"`
 }
 
 // CommandType names an output of the engine.
@@ -349,6 +378,10 @@ const (
 	// CmdWatch: report the silence of Plan/Attempt's agent again, if it
 	// lasts, no sooner than At (EvSilent).
 	CmdWatch CommandType = "watch"
+	// CmdPaused: the pause a human asked for is done: no agent runs, each
+	// plan's work in progress is committed and its notes journaled. The
+	// process writes the handoff file and stops; a resume goes on.
+	CmdPaused CommandType = "paused"
 	// CmdVerify: check the phase's must_haves mechanically, or, with After
 	// "report", read the report of the verifier agent of Attempt; answer
 	// with EvVerified.
@@ -486,4 +519,8 @@ const (
 	MsgDeviationResponse  Message = "deviation-response"  // Text: the decision on its deviation
 	MsgPing               Message = "ping"                // Text: how long it has been silent
 	MsgLoop               Message = "loop"                // Text: the loop the guard saw
+	// MsgRollover asks a live agent to commit its work in progress, write
+	// its notes (a HIVE_REPORT) and end its turn: a fresh session follows.
+	// Text says why (how full its context is, or a pause).
+	MsgRollover Message = "rollover"
 )
