@@ -121,7 +121,7 @@ func published(p *PlanStatus) *PlanStatus {
 		Started: p.Started, Finished: p.Finished, Stage: p.Stage, Resolved: p.Resolved,
 		Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Rung: p.Rung, Report: p.Report,
 		Context: p.Context,
-		index: -1,
+		index:   -1,
 	}
 	if p.Open != nil {
 		cp := *p.Open
