@@ -210,8 +210,10 @@ func codexOutputs(b []byte) ([]Output, error) {
 		// codex counts cached tokens inside input_tokens; hive's Usage keeps
 		// them apart, as the Anthropic API does.
 		u := ev.Usage
+		// Its input is the context hive follows (codex says no window: the
+		// configured context.window applies).
 		return []Output{{Kind: OutResult, Usage: Usage{InputTokens: max(0, u.InputTokens-u.CachedTokens-u.CacheWrite), OutputTokens: u.OutputTokens,
-			CacheReadInputTokens: u.CachedTokens, CacheCreationInputTokens: u.CacheWrite}}}, nil
+			CacheReadInputTokens: u.CachedTokens, CacheCreationInputTokens: u.CacheWrite}, Context: u.InputTokens}}, nil
 	case "turn.failed", "error":
 		msg := ev.Message
 		if len(ev.Error) > 0 {

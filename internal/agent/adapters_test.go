@@ -46,9 +46,9 @@ func TestCodexOutputs(t *testing.T) {
 		{`{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"PROGRESS: Task 1/2 complete: x"}}`, []Output{{Kind: OutText, Text: "PROGRESS: Task 1/2 complete: x"}}, false},
 		{`{"type":"item.completed","item":{"type":"command_execution","command":"ls"}}`, nil, false},
 		{`{"type":"item.started","item":{"type":"command_execution","command":"go test ./..."}}`, []Output{{Kind: OutToolCall, Tool: "shell", Input: `{"command":"go test ./..."}`}}, false},
-		{`{"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":0,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 120, OutputTokens: 7}}}, false},
+		{`{"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":0,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 120, OutputTokens: 7}, Context: 120}}, false},
 		// cached tokens are inside codex's input_tokens; hive keeps them apart
-		{`{"type":"turn.completed","usage":{"input_tokens":3000,"cached_input_tokens":600,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 2400, CacheReadInputTokens: 600, OutputTokens: 7}}}, false},
+		{`{"type":"turn.completed","usage":{"input_tokens":3000,"cached_input_tokens":600,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 2400, CacheReadInputTokens: 600, OutputTokens: 7}, Context: 3000}}, false},
 		{`{"type":"turn.failed","error":{"message":"model overloaded"}}`, []Output{{Kind: OutResult, IsError: true, Text: "model overloaded"}}, false},
 		{`{"type":"error","message":"stream disconnected"}`, []Output{{Kind: OutResult, IsError: true, Text: "stream disconnected"}}, false},
 		{`not json`, nil, true},
@@ -122,8 +122,9 @@ func TestClaudeToolCallsAndModel(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(outs, want) {
 		t.Fatalf("assistant: %+v, %v\nwant %+v", outs, err, want)
 	}
-	outs, err = (&turnMeter{}).outputs([]byte(`{"type":"result","subtype":"success","result":"ok","total_cost_usd":0.5,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"output_tokens":400},"modelUsage":{"claude-haiku-4-5":{"outputTokens":20,"costUSD":0.001},"claude-opus-5-5":{"outputTokens":400,"costUSD":0.4}}}`))
-	want = []Output{{Kind: OutResult, Text: "ok", CostUSD: 0.5, Model: "claude-opus-5-5",
+	outs, err = (&turnMeter{}).outputs([]byte(`{"type":"result","subtype":"success","result":"ok","total_cost_usd":0.5,"usage":{"input_tokens":10,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"output_tokens":400},"modelUsage":{"claude-haiku-4-5":{"outputTokens":20,"costUSD":0.001},"claude-opus-5-5":{"outputTokens":400,"costUSD":0.4,"contextWindow":1000000}}}`))
+	// No request said its size: the turn's input is the context's.
+	want = []Output{{Kind: OutResult, Text: "ok", CostUSD: 0.5, Model: "claude-opus-5-5", Context: 32010, Window: 1000000,
 		Usage: Usage{InputTokens: 10, OutputTokens: 400, CacheCreationInputTokens: 2000, CacheReadInputTokens: 30000}}}
 	if err != nil || !reflect.DeepEqual(outs, want) {
 		t.Fatalf("result: %+v, %v\nwant %+v", outs, err, want)
@@ -201,5 +202,43 @@ func TestClaudePermissionRequest(t *testing.T) {
 	}
 	if got, want := string(PermissionResponse("r1", false, o.Input, "no")), `{"response":{"request_id":"r1","response":{"behavior":"deny","message":"no"},"subtype":"success"},"type":"control_response"}`+"\n"; got != want {
 		t.Errorf("deny:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestContextOccupancy: the context of a live session is the input and
+// cache tokens of its latest API request (each request carries the whole
+// conversation), kept across turns; Claude Code's compact_boundary line
+// (as 2.1.330 prints it) is an output of its own and shrinks the context.
+func TestContextOccupancy(t *testing.T) {
+	m := &turnMeter{}
+	lines := []string{
+		`{"type":"assistant","message":{"id":"m1","model":"claude-opus-5-5","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":5,"cache_read_input_tokens":40000,"cache_creation_input_tokens":2000,"output_tokens":1}}}`,
+		`{"type":"assistant","message":{"id":"m2","model":"claude-opus-5-5","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":7,"cache_read_input_tokens":42000,"cache_creation_input_tokens":900,"output_tokens":1}}}`,
+		`{"type":"result","subtype":"success","result":"b","usage":{"input_tokens":12,"cache_read_input_tokens":82000,"cache_creation_input_tokens":2900,"output_tokens":2},"modelUsage":{"claude-opus-5-5":{"outputTokens":2,"contextWindow":1000000}}}`,
+		`{"type":"system","subtype":"compact_boundary","session_id":"s","compact_metadata":{"trigger":"auto","pre_tokens":42907,"post_tokens":6100}}`,
+	}
+	var got []Output
+	for _, l := range lines {
+		outs, err := m.outputs([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range outs {
+			if o.Kind != OutText {
+				got = append(got, Output{Kind: o.Kind, Text: o.Text, Context: o.Context, Window: o.Window, PreTokens: o.PreTokens})
+			}
+		}
+	}
+	want := []Output{
+		{Kind: OutSpend, Context: 42005},
+		{Kind: OutSpend, Context: 42907},
+		{Kind: OutResult, Text: "b", Context: 42907, Window: 1000000},
+		{Kind: OutCompacted, Text: "auto", Context: 6100, PreTokens: 42907},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("outputs\n%+v\nwant\n%+v", got, want)
+	}
+	if m.context != 6100 {
+		t.Fatalf("context after the compaction = %d, want 6100", m.context)
 	}
 }

@@ -57,6 +57,14 @@ type Output struct {
 	Model   string   // OutResult, OutSpend: the model that did the turn, when the CLI says
 	Denied  []string // OutResult: tools the CLI refused to run this turn (a denied tool is not an error exit)
 	Stalled bool     // hive is ending this agent as hung: its errors are hive's doing
+	// Context is how full the session's context is after this output
+	// (OutSpend, OutResult: the latest request's input, cache read and
+	// cache write tokens; OutCompacted: after the compaction); Window is
+	// its model's context window when the CLI says (0: unknown);
+	// PreTokens is the context before a compaction (OutCompacted).
+	Context   int64
+	Window    int64
+	PreTokens int64
 	// OutExit:
 	ExitCode int    // -1 when killed by a signal
 	Err      string // how it ended, in words, with the tail of stderr
@@ -80,6 +88,7 @@ const (
 	OutPermission                   // the agent waits for permission to use a tool
 	OutToolCall                     // the agent called a tool (the loop guard watches these)
 	OutSpend                        // the agent spent in the middle of a turn: Usage of one API request
+	OutCompacted                    // the CLI compacted the conversation on its own: Text is the trigger
 )
 
 // Session is a live agent as the runner drives it. Process is the one kind

@@ -28,6 +28,12 @@ type Line struct {
 	MessageUsage *Usage
 	BlockChars   int
 	Denied       []string // result: the tools of permission_denials
+	// result: the context window of Model (modelUsage[Model].contextWindow).
+	Window int64
+	// system/compact_boundary: what triggered the compaction (auto,
+	// manual) and the context's tokens before and after it.
+	Trigger               string
+	PreTokens, PostTokens int64
 	// control_request / can_use_tool (--permission-prompt-tool stdio):
 	RequestID string // request_id
 	Tool      string // request.tool_name
@@ -59,9 +65,15 @@ type rawLine struct {
 	Usage     Usage   `json:"usage"`
 	CostUSD   float64 `json:"total_cost_usd"`
 	ModelUse  map[string]struct {
-		OutputTokens int64   `json:"outputTokens"`
-		CostUSD      float64 `json:"costUSD"`
+		OutputTokens  int64   `json:"outputTokens"`
+		CostUSD       float64 `json:"costUSD"`
+		ContextWindow int64   `json:"contextWindow"`
 	} `json:"modelUsage"`
+	Compact *struct {
+		Trigger    string `json:"trigger"`
+		PreTokens  int64  `json:"pre_tokens"`
+		PostTokens int64  `json:"post_tokens"`
+	} `json:"compact_metadata"`
 	Denials []struct {
 		ToolName string `json:"tool_name"`
 	} `json:"permission_denials"`
@@ -99,6 +111,12 @@ func ParseLine(b []byte) (Line, error) {
 	}
 	l := Line{Type: r.Type, Subtype: r.Subtype, SessionID: r.SessionID, IsError: r.IsError, Result: r.Result, Usage: r.Usage, CostUSD: r.CostUSD}
 	l.Model = mainModel(r)
+	if u, ok := r.ModelUse[l.Model]; ok {
+		l.Window = u.ContextWindow
+	}
+	if r.Type == "system" && r.Subtype == "compact_boundary" && r.Compact != nil {
+		l.Trigger, l.PreTokens, l.PostTokens = r.Compact.Trigger, r.Compact.PreTokens, r.Compact.PostTokens
+	}
 	for _, d := range r.Denials {
 		l.Denied = append(l.Denied, d.ToolName)
 	}
@@ -168,7 +186,10 @@ func lineOutputs(l Line) []Output {
 		out = append(out, Output{Kind: OutPermission, RequestID: l.RequestID, Tool: l.Tool, Input: l.Input})
 	}
 	if l.Type == "result" {
-		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Model: l.Model, Denied: l.Denied})
+		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Model: l.Model, Denied: l.Denied, Window: l.Window})
+	}
+	if l.Type == "system" && l.Subtype == "compact_boundary" {
+		out = append(out, Output{Kind: OutCompacted, Text: l.Trigger, PreTokens: l.PreTokens, Context: l.PostTokens})
 	}
 	return out
 }
@@ -183,9 +204,14 @@ func lineOutputs(l Line) []Output {
 // its blocks amount to (characters / 4), as OutSpend; the result then
 // reports only the rest of the turn's usage, so that the turn's outputs add
 // up to exactly what the result says.
+//
+// It also follows how full the session's context is: each API request
+// carries the whole conversation, so the input and cache tokens of the
+// latest request are the context's size.
 type turnMeter struct {
-	seen  map[string]bool // the API messages of this turn already reported
-	sofar Usage           // what this turn's OutSpend outputs reported
+	seen    map[string]bool // the API messages of this turn already reported
+	sofar   Usage           // what this turn's OutSpend outputs reported
+	context int64           // the session's context, as of its latest request
 }
 
 // outputs is the Dialect.Line of one session's stream-json.
@@ -204,19 +230,30 @@ func (m *turnMeter) outputs(b []byte) ([]Output, error) {
 		if !m.seen[l.MessageID] && l.MessageUsage != nil {
 			m.seen[l.MessageID] = true
 			u = *l.MessageUsage
+			if in := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens; in > 0 {
+				m.context = in
+			}
 		}
 		u.OutputTokens = max(u.OutputTokens, int64(l.BlockChars/4))
 		if u != (Usage{}) {
 			m.sofar = m.sofar.plus(u)
-			out = append([]Output{{Kind: OutSpend, Usage: u, Model: l.Model}}, out...)
+			out = append([]Output{{Kind: OutSpend, Usage: u, Model: l.Model, Context: m.context}}, out...)
 		}
 	case l.Type == "result":
+		if m.context == 0 {
+			// No request said its size (a CLI that prints no message
+			// usage): the turn's input is the best guess there is.
+			m.context = l.Usage.InputTokens + l.Usage.CacheReadInputTokens + l.Usage.CacheCreationInputTokens
+		}
 		for i := range out {
 			if out[i].Kind == OutResult {
 				out[i].Usage = m.rest(out[i].Usage)
+				out[i].Context = m.context
 			}
 		}
 		m.seen, m.sofar = nil, Usage{}
+	case l.Type == "system" && l.Subtype == "compact_boundary":
+		m.context = l.PostTokens
 	}
 	return out, nil
 }
