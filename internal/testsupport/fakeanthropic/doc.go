@@ -52,6 +52,16 @@
 // (default DefaultSide) answers them. Claude Code's main loop always offers
 // tools. A test that runs claude with no tools at all must set IsSide.
 //
+// Context and compaction: Script.ContextGrowth makes a session's reported
+// context grow by that many tokens per request (per assistant message of
+// the conversation, reported as read from the cache and recorded in
+// Request.Usage and Request.Inflation), so that a test can drive the real
+// CLI near its context window in a few requests. Claude Code's request for
+// a summary of the conversation (IsCompaction: its last user message
+// carries CompactionMarker) is answered by Script.Compact, default
+// DefaultCompact, and never consumes a rule; Server.Compactions lists those
+// requests and MainRequests leaves them out.
+//
 // # Facts measured with Claude Code 2.1.330 (as root, no internet)
 //
 // Invocation and isolation used by the tests: env ANTHROPIC_BASE_URL,
@@ -116,6 +126,51 @@
 // result.result is the last text block; total_cost_usd is computed by the
 // CLI from the usage we report (Opus list prices) and
 // modelUsage[*].contextWindow is 1000000.
+//
+// Compaction (measured by inflating the reported usage with ContextGrowth;
+// see TestClaudeCompacts): the CLI compacts on its own ("auto") once the
+// latest response's input + cache_creation + cache_read + output reaches
+// about 967,000 tokens, the 1,000,000 window less 33,000 (966,995: no;
+// 967,003: yes). It checks before every API request: at the start of a
+// turn (after the turn's system/init line) and in the middle of one (after
+// a tool_result's user line), in one-shot and live stream-json sessions
+// alike. It first sends the compaction request: the same model, tools (12),
+// thinking and max_tokens as the main loop, the history, and a last user
+// message that begins "CRITICAL: Respond with TEXT ONLY. Do NOT call any
+// tools." and ends "REMINDER: Do NOT call any tools. Respond with plain
+// text only — an <analysis> block followed by a <summary> block. Tool
+// calls will be rejected and you will fail the task." An answer without a
+// <summary> block is asked for once more, the same request with a
+// paragraph appended ("For this reply only: write what the instructions
+// above ask for, with the summary inside <summary></summary> tags. …"),
+// and then taken as it is. stdout then shows, in this order:
+//
+//	{"type":"system","subtype":"status","status":"compacting","compact_output_chars":0,"session_id":…,"uuid":…}
+//	{"type":"system","subtype":"status","status":null,"compact_result":"success","session_id":…,"uuid":…}
+//	{"type":"system","subtype":"compact_boundary","uuid":…,"compact_metadata":{"trigger":"auto",
+//	 "pre_tokens":967005,"post_tokens":2610,"cumulative_dropped_tokens":964395,"duration_ms":25,
+//	 "preserved_segment":{"head_uuid":…,"anchor_uuid":…,"tail_uuid":…},"preserved_messages":{…}},
+//	 "logical_parent_uuid":…,"session_id":…}
+//	{"type":"user","message":{"role":"user","content":[{"type":"text","text":"This session is being
+//	 continued from a previous conversation that ran out of context. The summary below covers the
+//	 earlier portion of the conversation.\n\n<system-reminder>…</system-reminder>\nSummary:\n(the
+//	 <summary> block's text)\n\nIf you need specific details from before compaction … read the full
+//	 transcript at: ….jsonl\nContinue the conversation from where it left off …"}]},…,"isSynthetic":true}
+//
+// pre_tokens is the latest response's usage plus what was added since (a
+// few tokens); post_tokens (≈2,600) is the estimate of what is kept: the
+// summary message and the last exchange (the next request carries 5
+// messages, one of them an assistant message). The turn then goes on and
+// ends as usual; the next request's usage is small again. When the
+// compaction request fails (400 "prompt is too long"), the CLI sends it
+// again with ever fewer of the oldest messages (each size twice), then
+// prints
+// {"type":"system","subtype":"status","status":null,"compact_result":"failed","compact_error":"exhausted",…}
+// and sends the main request uncompacted; when compaction fails again with
+// the reported context past the window, it ends the turn with an assistant
+// "Prompt is too long" (all usage 0) and a result with is_error true,
+// subtype "success", result "Prompt is too long", terminal_reason
+// "blocking_limit".
 //
 // Timings on the build machine: one-shot `claude -p hi` 0.6–0.8 s; live
 // turn 1 (three API calls, a file write and a git commit) 0.7–0.8 s;

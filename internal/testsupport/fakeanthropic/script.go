@@ -2,6 +2,7 @@ package fakeanthropic
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -288,12 +289,23 @@ type Script struct {
 	IsSide func(*Conversation) bool
 	// Side answers side requests. Default DefaultSide.
 	Side func(*Conversation) Reply
+	// Compact answers Claude Code's compaction requests (see
+	// IsCompaction), which never consume Rules. Default DefaultCompact.
+	Compact func(*Conversation) Reply
 	// AllowUnmatched turns "no rule matched" from a test error into a
 	// plain text reply.
 	AllowUnmatched bool
 	// NoPromptCache bills every input token as plain input, as an API
 	// without prompt caching would.
 	NoPromptCache bool
+	// ContextGrowth inflates the usage each reply reports by ContextGrowth
+	// tokens per assistant message in the request's conversation, read
+	// from the prompt cache: a session's reported context then grows by
+	// that much per request, as a long session's would, without the
+	// requests being that large. It is stateless (a retried request gets
+	// the same usage) and follows the conversation, so a conversation
+	// Claude Code compacted starts small again. 0 reports the estimate only.
+	ContextGrowth int
 }
 
 // DefaultIsSide: Claude Code's main loop always offers tools; its side
@@ -303,6 +315,47 @@ func DefaultIsSide(c *Conversation) bool { return len(c.Tools) == 0 }
 // DefaultSide answers every side request with a short JSON-ish title text.
 func DefaultSide(c *Conversation) Reply {
 	return Text(`{"title": "Fake session"}`)
+}
+
+// CompactionMarker ends the instructions of the request Claude Code
+// 2.1.330 sends to have the conversation summarised when its context is
+// nearly full (its retry appends a paragraph after it).
+const CompactionMarker = "Respond with plain text only — an <analysis> block followed by a <summary> block"
+
+// IsCompaction reports whether the request is Claude Code's compaction
+// request: its last user message carries CompactionMarker.
+func IsCompaction(c *Conversation) bool {
+	return strings.Contains(c.LastUserText(), CompactionMarker)
+}
+
+// DefaultCompact answers a compaction request the way the CLI asks: an
+// <analysis> block, then a <summary> block (the CLI keeps the summary's
+// text and starts the conversation again from it). The summary quotes the
+// prompts the user typed, less Claude Code's <system-reminder> blocks, so
+// that rules matching on a prompt's text still match after a compaction.
+func DefaultCompact(c *Conversation) Reply {
+	var prompts []string
+	for _, m := range c.Messages[:max(0, len(c.Messages)-1)] { // the last is the request for the summary
+		if m.Role != "user" || hasToolResult(m) {
+			continue
+		}
+		if t := strings.TrimSpace(systemReminder.ReplaceAllString(m.Text(), "")); t != "" {
+			prompts = append(prompts, "- "+t)
+		}
+	}
+	return Text(fmt.Sprintf("<analysis>\nfakeanthropic: a scripted summary of %d messages.\n</analysis>\n<summary>\n1. Primary Request and Intent:\n%s\n</summary>",
+		len(c.Messages)-1, strings.Join(prompts, "\n")))
+}
+
+var systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+
+func hasToolResult(m Message) bool {
+	for _, b := range m.Content {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
 }
 
 // Matchers and reply constructors for building Rules.

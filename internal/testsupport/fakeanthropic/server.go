@@ -32,13 +32,21 @@ type Request struct {
 	// Side reports that the request was classified as a side request
 	// (see Script.IsSide) and answered by Script.Side.
 	Side bool
-	// Rule is the name of the rule that answered ("" for side requests,
-	// "<unmatched>" when no rule matched).
+	// Compact reports that the request was Claude Code's request for a
+	// summary of the conversation (see IsCompaction), answered by
+	// Script.Compact.
+	Compact bool
+	// Rule is the name of the rule that answered ("" for side and
+	// compaction requests, "<unmatched>" when no rule matched).
 	Rule string
 	// InputTokens is the estimate of the request's whole input (cached or
 	// not); Usage is what the reply billed, split by the prompt cache.
 	InputTokens int
 	Usage       Usage
+	// Inflation is what Script.ContextGrowth added to the usage, counted
+	// in Usage.CacheReadInputTokens: Usage.AllInput() is InputTokens plus
+	// Inflation.
+	Inflation int
 	// MessageID is the id of the reply message ("msg_fake_0007"), by which
 	// a client's output names it.
 	MessageID string
@@ -112,11 +120,23 @@ func (s *Server) Requests() []Request {
 }
 
 // MainRequests returns the POST /v1/messages requests that were answered
-// by the script (not side requests).
+// by the script's rules (not side or compaction requests).
 func (s *Server) MainRequests() []Request {
 	var out []Request
 	for _, r := range s.Requests() {
-		if r.Conv != nil && !r.Side {
+		if r.Conv != nil && !r.Side && !r.Compact {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Compactions returns the compaction requests (see IsCompaction) received
+// so far, in arrival order.
+func (s *Server) Compactions() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Compact {
 			out = append(out, r)
 		}
 	}
@@ -209,7 +229,16 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	}
 	var reply Reply
 	s.mu.Lock()
-	if isSide(conv) {
+	if IsCompaction(conv) {
+		// Before the side check: the compaction request offers the main
+		// loop's tools, and it must not consume the script's rules.
+		rec.Compact = true
+		compact := s.script.Compact
+		if compact == nil {
+			compact = DefaultCompact
+		}
+		reply = compact(conv)
+	} else if isSide(conv) {
 		rec.Side = true
 		side := s.script.Side
 		if side == nil {
@@ -250,6 +279,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 		billed := Usage{InputTokens: rec.InputTokens}
 		if !s.script.NoPromptCache {
 			billed = s.cache.bill(rec.RawBody, rec.InputTokens)
+		}
+		if s.script.ContextGrowth > 0 {
+			// Counted as read from the cache: the history a long session
+			// would have sent, cached by its earlier requests.
+			rec.Inflation = s.script.ContextGrowth * conv.AssistantTurns()
+			billed.CacheReadInputTokens += rec.Inflation
 		}
 		msg = buildMessage(seq, conv.Model, billed, reply)
 		rec.Usage, rec.MessageID = msg.Usage, msg.ID
