@@ -178,7 +178,8 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 				u, _ := executorTaskUsage(j) // the journal this run writes holds the earlier runs too
 				return u
 			}, o.budgetUSD, o.budgetUSDSet),
-			Guard: loopGuard(cfg),
+			Guard:   loopGuard(cfg),
+			Context: contextLimits(cfg),
 		},
 		Human: runner.Human{
 			Wait:        wait,

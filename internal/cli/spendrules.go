@@ -132,6 +132,13 @@ func loopGuard(cfg *config.Config) engine.LoopGuard {
 	return engine.LoopGuard{WarnRepeat: g.WarnRepeat, StopRepeat: g.StopRepeat, MaxCalls: g.MaxCalls}
 }
 
+// contextLimits are context.* for the engine: when a live session hands
+// over to a fresh one.
+func contextLimits(cfg *config.Config) engine.ContextLimits {
+	c := cfg.Context
+	return engine.ContextLimits{HandoffPercent: c.HandoffPercent, HandoffTokens: int64(c.HandoffTokens), Window: int64(c.Window), NotesWait: c.NotesWait}
+}
+
 // roleAgents are the agents of hive run's roles, as `hive models` shows
 // them: each role's models.ROLE (or what it inherits), with the ladder a
 // budget steps down; --agent names the CLI of them all.

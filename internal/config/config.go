@@ -52,6 +52,7 @@ type Config struct {
 	Budget        Budget
 	Pricing       map[string]Price // per model name, over the built-in price table
 	LoopGuard     LoopGuard
+	Context       Context
 	Notifications Notifications
 	Secrets       Secrets
 
@@ -187,6 +188,25 @@ type Budget struct {
 // Price is a model's price in dollars per million tokens.
 type Price struct {
 	Input, Output, CacheWrite, CacheRead float64
+
+	extra map[string]json.RawMessage
+}
+
+// Context says when a live agent session hands over to a fresh one before
+// its CLI compacts the conversation on its own (seed 001); 0 takes the
+// default.
+type Context struct {
+	// HandoffPercent of the model's context window starts a rollover (50).
+	HandoffPercent float64
+	// HandoffTokens starts one at that many tokens in context, when it
+	// comes before HandoffPercent (0: not used).
+	HandoffTokens int
+	// Window is the context window of a model whose CLI does not say
+	// (codex; 200000).
+	Window int
+	// NotesWait is how long an agent asked to hand over has to commit its
+	// work in progress and write its notes (2m).
+	NotesWait time.Duration
 
 	extra map[string]json.RawMessage
 }

@@ -527,6 +527,35 @@ func TestBudgetPricingAndGuard(t *testing.T) {
 	}
 }
 
+// TestContextKeys: context.* is read, written back unchanged and refused
+// with the fix when wrong.
+func TestContextKeys(t *testing.T) {
+	c := mustParse(t, `{"context": {"handoff_percent": 40, "handoff_tokens": 120000, "window": 272000, "notes_wait": "90s"}}`)
+	want := Context{HandoffPercent: 40, HandoffTokens: 120000, Window: 272000, NotesWait: 90 * time.Second}
+	if got := c.Context; got.HandoffPercent != want.HandoffPercent || got.HandoffTokens != want.HandoffTokens || got.Window != want.Window || got.NotesWait != want.NotesWait {
+		t.Errorf("context = %+v, want %+v", got, want)
+	}
+	out, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := mustParse(t, string(out)); again.Context.HandoffTokens != 120000 || again.Context.NotesWait != 90*time.Second {
+		t.Errorf("round trip lost a key:\n%s", out)
+	}
+	if out, _ := mustParse(t, `{}`).Marshal(); strings.Contains(string(out), "context") {
+		t.Errorf("an unset context was written:\n%s", out)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"context": {"handoff_percent": 150}}`, `context.handoff_percent: 150 is not allowed; use a percentage of the context window, from 1 to 100 (0: the default, 50)`},
+		{`{"context": {"handoff_tokens": -5}}`, `context.handoff_tokens: -5 is not allowed; use a whole number from 0 to 100000000`},
+	} {
+		_, err := Parse([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s) = %v; want an error containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
 // TestModelWhy: hive's own models entries decide first, then GSD's
 // model_overrides, then its model_profile; each answer names its key.
 func TestModelWhy(t *testing.T) {

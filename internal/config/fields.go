@@ -77,6 +77,7 @@ func (c *Config) fields() []field {
 		{key: "budget", ptr: &c.Budget, omitUnset: true},
 		{key: "pricing", ptr: &c.Pricing, omitUnset: true, accept: `an object of models, such as {"my-model": {"input": 3, "output": 15}}`},
 		{key: "loop_guard", ptr: &c.LoopGuard, omitUnset: true},
+		{key: "context", ptr: &c.Context, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
 	}
@@ -213,6 +214,17 @@ func (g *LoopGuard) fields() []field {
 	}
 }
 
+func (x *Context) fields() []field {
+	return []field{
+		{key: "handoff_percent", ptr: &x.HandoffPercent, accept: "a percentage of the context window, from 1 to 100 (0: the default, 50)",
+			valid: func() bool { return x.HandoffPercent == 0 || x.HandoffPercent >= 1 && x.HandoffPercent <= 100 }},
+		intField("handoff_tokens", &x.HandoffTokens, 0, 100_000_000),
+		intField("window", &x.Window, 0, 100_000_000),
+		{key: "notes_wait", ptr: &x.NotesWait, accept: `a duration such as "2m" or "90s", or a number of seconds, 0 or more (0: the default, 2m)`,
+			valid: func() bool { return x.NotesWait >= 0 }},
+	}
+}
+
 // money is a field of dollars: a number, 0 or more.
 func money(key string, p *float64) field {
 	return field{key: key, ptr: p, accept: "a number of dollars, 0 or more (0: no limit)", valid: func() bool { return *p >= 0 }}
@@ -255,6 +267,7 @@ func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extr
 func (b *Budget) unknown() *map[string]json.RawMessage          { return &b.extra }
 func (p *Price) unknown() *map[string]json.RawMessage           { return &p.extra }
 func (g *LoopGuard) unknown() *map[string]json.RawMessage       { return &g.extra }
+func (x *Context) unknown() *map[string]json.RawMessage         { return &x.extra }
 
 // accepts says what a field accepts, for error messages.
 func accepts(f field) string {
@@ -292,6 +305,8 @@ func unset(ptr any) bool {
 		return p.USD == 0 && p.Tokens == 0 && p.PlanUSD == 0 && p.Roles == nil && len(p.extra) == 0
 	case *LoopGuard:
 		return p.WarnRepeat == 0 && p.StopRepeat == 0 && p.MaxCalls == 0 && len(p.extra) == 0
+	case *Context:
+		return p.HandoffPercent == 0 && p.HandoffTokens == 0 && p.Window == 0 && p.NotesWait == 0 && len(p.extra) == 0
 	}
 	return false
 }

@@ -236,3 +236,27 @@ func (t Table) Estimate(ladder []string, usage Usage) []float64 {
 // history: about 60k input tokens (most of it cached) and 4k of output,
 // what Claude Code used per task in hive's own runs.
 var TaskUsage = Usage{Input: 6_000, CacheRead: 50_000, CacheWrite: 4_000, Output: 4_000}
+
+// contextWindows are the context windows of known model families, for a
+// CLI that does not say (Claude Code says, in its result line's
+// modelUsage; codex does not). Longest prefix wins.
+var contextWindows = map[string]int64{
+	"claude":        200_000,
+	"claude-opus-5": 1_000_000, // Claude Code 2.1.330 reports 1,000,000 for claude-opus-5-5
+	"gpt-5":         400_000,
+	"gpt-4.1":       1_000_000,
+	"o3":            200_000,
+	"o4-mini":       200_000,
+}
+
+// ContextWindow is the context window of model as far as hive knows, or 0.
+func ContextWindow(model string) int64 {
+	m := strings.ToLower(strings.TrimSpace(model))
+	best := ""
+	for k := range contextWindows {
+		if len(k) > len(best) && strings.HasPrefix(m, k) && boundary(m, len(k)) {
+			best = k
+		}
+	}
+	return contextWindows[best]
+}

@@ -87,3 +87,14 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("an unknown rung is estimated at the first known price: %v", est)
 	}
 }
+
+func TestContextWindow(t *testing.T) {
+	for model, want := range map[string]int64{
+		"claude-opus-5-5": 1_000_000, "claude-haiku-5-5": 200_000, "claude-3-5-sonnet-latest": 200_000,
+		"gpt-5-codex": 400_000, "gpt-50": 0, "": 0, "llama3": 0,
+	} {
+		if got := ContextWindow(model); got != want {
+			t.Errorf("ContextWindow(%q) = %d, want %d", model, got, want)
+		}
+	}
+}

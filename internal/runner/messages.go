@@ -18,6 +18,8 @@ func messageText(c engine.Command) string {
 		return protocol.Ping(c.Text)
 	case engine.MsgLoop:
 		return "hive's loop guard: " + c.Text
+	case engine.MsgRollover:
+		return protocol.Rollover(c.Plan, c.Text)
 	}
 	return c.Text
 }

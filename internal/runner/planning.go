@@ -58,10 +58,11 @@ type humanWaits struct {
 	inbox   Inbox
 	now     func() time.Time
 	stopped bool // the loop ends its agents and returns NeedsHumanError
+	paused  bool // the loop ends its agents, writes the handoff and returns PausedError
 }
 
 // humanCommands are the command types humanWaits carries out.
-var humanCommands = []engine.CommandType{engine.CmdWake, engine.CmdStopForHuman}
+var humanCommands = []engine.CommandType{engine.CmdWake, engine.CmdStopForHuman, engine.CmdPaused}
 
 func (h *humanWaits) Execute(_ context.Context, c engine.Command, _ engine.Snapshot) {
 	switch c.Type {
@@ -69,5 +70,7 @@ func (h *humanWaits) Execute(_ context.Context, c engine.Command, _ engine.Snaps
 		time.AfterFunc(max(c.At.Sub(h.now()), 0), func() { h.inbox.Send(engine.Event{Type: engine.EvWake}) })
 	case engine.CmdStopForHuman:
 		h.stopped = true
+	case engine.CmdPaused:
+		h.paused = true
 	}
 }

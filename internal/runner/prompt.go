@@ -51,6 +51,19 @@ type continuationData struct {
 	Instructions string
 	Fix          string // the post-merge gate's failing output
 	Answers      []priorAnswer
+	// Rollover: the previous session handed over (its context filled, or
+	// the team paused); Next is the task it was on, WIP its work in
+	// progress committed so far, Notes what it wrote when it handed over.
+	Rollover bool
+	Next     string
+	WIP      []wipCommit
+	Notes    *engine.Report
+}
+
+// wipCommit is a commit of a task's work in progress (Hive-WIP trailer).
+type wipCommit struct {
+	Commit, Subject string
+	Files           []string
 }
 
 // priorAnswer is a checkpoint of the plan the human already answered.
@@ -113,7 +126,10 @@ func (pr *prompts) executor(ctx context.Context, p *plan.Plan, c *engine.Continu
 	if c == nil {
 		return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, nil)
 	}
-	cd := &continuationData{Reason: c.Reason, Completed: pr.completedTasks(ctx, p), Fix: c.Fix}
+	cd := &continuationData{Reason: c.Reason, Completed: pr.completedTasks(ctx, p), Fix: c.Fix, Rollover: c.Rollover, Notes: c.Notes}
+	if c.Rollover || c.Notes != nil {
+		cd.Next, cd.WIP = pr.inProgress(ctx, p, cd.Completed)
+	}
 	for _, a := range c.Answered {
 		cd.Answers = append(cd.Answers, priorAnswer{Task: a.Task, Type: a.Type, Answer: oneLine(a.Answer)})
 	}
@@ -155,6 +171,39 @@ func (pr *prompts) completedTasks(ctx context.Context, p *plan.Plan) []completed
 		}
 	}
 	return out
+}
+
+// inProgress is the task a handed-over session was on (the first without
+// its commit) and the commits of its work in progress, newest first.
+func (pr *prompts) inProgress(ctx context.Context, p *plan.Plan, done []completedTask) (string, []wipCommit) {
+	finished := map[int]bool{}
+	for _, t := range done {
+		finished[t.Number] = true
+	}
+	next := ""
+	for _, t := range p.Tasks {
+		if !finished[t.Number] {
+			next = fmt.Sprintf("Task %d: %s", t.Number, t.Name)
+			break
+		}
+	}
+	repo := pr.work.planRepo(p.ID)
+	commits, err := repo.PlanCommits(ctx, p.ID, pr.work.scope[p.ID], "")
+	if err != nil {
+		return next, nil
+	}
+	var wip []wipCommit
+	for _, c := range commits {
+		if !strings.Contains(c.Body, "Hive-WIP: "+p.ID+"/") {
+			continue
+		}
+		w := wipCommit{Commit: c.Hash[:min(7, len(c.Hash))], Subject: c.Subject}
+		if out, err := repo.Git(ctx, "show", "--name-only", "--format=", c.Hash); err == nil {
+			w.Files = strings.Fields(out)
+		}
+		wip = append(wip, w)
+	}
+	return next, wip
 }
 
 // resumeInstructions says what the answer means for the checkpoint's type

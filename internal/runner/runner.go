@@ -82,6 +82,8 @@ type Agents struct {
 	Budget engine.Budget
 	// Guard tunes the loop guard of a new run.
 	Guard engine.LoopGuard
+	// Context says when a live session of a new run hands over to a fresh one.
+	Context engine.ContextLimits
 }
 
 // Human says who answers checkpoints, and how.
@@ -327,6 +329,16 @@ func (r *runner) loop(ctx context.Context) error {
 			}
 			return &NeedsHumanError{Checkpoints: r.eng.Snapshot().Queue}
 		}
+		if r.human.paused {
+			if err := r.stopAgents(ctx); err != nil {
+				return err
+			}
+			path, err := r.writeHandoff()
+			if err != nil {
+				r.o.Observer.Note("", err.Error()+" (the journal keeps the state: resume goes on regardless)")
+			}
+			return &PausedError{Handoff: path, At: r.eng.Snapshot().PausedAt}
+		}
 		select {
 		case ev := <-r.inputs:
 			r.queue = append(r.queue, ev)
@@ -413,12 +425,12 @@ func (r *runner) pollJournal(ctx context.Context) error {
 	return nil
 }
 
-// stepForeign steps an event another process journaled. Only answers may
-// come from outside; anything else is noted and left alone.
+// stepForeign steps an event another process journaled. Only answers and
+// pauses may come from outside; anything else is noted and left alone.
 func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
 	r.lastSeq = rec.Seq
 	var ev engine.Event
-	if err := json.Unmarshal(rec.Payload, &ev); err != nil || ev.Type != engine.EvAnswer {
+	if err := json.Unmarshal(rec.Payload, &ev); err != nil || (ev.Type != engine.EvAnswer && ev.Type != engine.EvPause) {
 		r.o.Observer.Note("", fmt.Sprintf("journal event %d (%s) from another process ignored", rec.Seq, rec.Type))
 		return
 	}

@@ -59,6 +59,8 @@ func (a *agents) sink(o agent.Output) {
 		a.inbox.Send(engine.Event{Type: engine.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: Fingerprint(o.Tool, o.Input)})
 	case agent.OutSpend:
 		a.inbox.Send(a.usage(engine.EvSpend, o))
+	case agent.OutCompacted:
+		a.inbox.Send(engine.Event{Type: engine.EvCompacted, Plan: o.Plan, Attempt: o.Attempt, Text: o.Text, PreTokens: o.PreTokens, ContextTokens: o.Context})
 	case agent.OutGarbage:
 		a.inbox.Note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
@@ -107,6 +109,10 @@ func (a *agents) usage(typ engine.EventType, o agent.Output) engine.Event {
 	usd, ok := a.prices.Cost(ev.Model, pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens,
 		CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens})
 	ev.Priced, ev.TurnUSD = ok, usd
+	ev.ContextTokens, ev.ContextWindow = o.Context, o.Window
+	if ev.ContextWindow == 0 {
+		ev.ContextWindow = pricing.ContextWindow(ev.Model)
+	}
 	return ev
 }
 

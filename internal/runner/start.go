@@ -261,6 +261,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Agent:         r.o.Agents.Launcher.Name(),
 		Budget:        r.o.Agents.Budget,
 		Guard:         r.o.Agents.Guard,
+		Context:       r.o.Agents.Context,
 	}
 	r.work.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {
