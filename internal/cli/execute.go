@@ -232,6 +232,15 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		opts.Observer = newNotifyObserver(obs, n, ph.Number, links)
 		res, err = runner.Run(ctx, opts)
 	}
+	var paused *runner.PausedError
+	if errors.As(err, &paused) {
+		msg := "paused: every agent committed its work in progress and stopped"
+		if paused.Handoff != "" {
+			msg += "\n  the team's handoff: " + paused.Handoff
+		}
+		msg += "\nresume the run: " + o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)
+		return &exitError{code: ExitPaused, err: errors.New(msg)}
+	}
 	var needs *runner.NeedsHumanError
 	if errors.As(err, &needs) {
 		var b strings.Builder

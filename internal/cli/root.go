@@ -19,6 +19,7 @@ const (
 	ExitInternal    = 3 // hive itself could not go on: the journal, git, the file system
 	ExitBusy        = 4 // another hive process is running the phase
 	ExitNeedsHuman  = 5 // an unattended run stopped at a checkpoint only a human may answer
+	ExitPaused      = 6 // hive pause paused the run; the same command resumes it
 	ExitInterrupted = 130
 )
 
@@ -150,6 +151,7 @@ repeating work.`,
 		newCostsCmd(g),
 		newModelsCmd(g),
 		newAnswerCmd(g),
+		newPauseCmd(g),
 		newServeCmd(g),
 		newAgentsCmd(g),
 		newStatusCmd(g),
