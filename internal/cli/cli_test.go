@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
@@ -89,7 +90,7 @@ func setupGitEnv(env *testscript.Env) error {
 // state STATE (complete, waiting, ...), for up to 60 seconds.
 func waitState(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || neg {
-		ts.Fatalf("usage: waitstate PLAN STATE")
+		ts.Fatalf("usage: waitstate PLAN STATE (a plan state, or progress: running with a task committed)")
 	}
 	path := ts.MkAbs(filepath.Join(".hive", "journal.db"))
 	deadline := time.Now().Add(60 * time.Second)
@@ -125,6 +126,9 @@ func planState(path, planID string) (string, error) {
 	}
 	for _, p := range eng.Snapshot().Plans {
 		if p.Spec.ID == planID {
+			if p.State == engine.Running && p.TasksDone > 0 {
+				return "progress", nil // running, with a task committed
+			}
 			return string(p.State), nil
 		}
 	}

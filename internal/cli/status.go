@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
@@ -49,6 +51,9 @@ type statusPlan struct {
 	// Rung is the step down the model ladder its latest agent started on
 	// for the budget (0: the configured model).
 	Rung int `json:"rung,omitempty"`
+	// Context is how full its agent session's context is, with the
+	// handoff point and the rollovers and compactions of its sessions.
+	Context engine.ContextUse `json:"context"`
 }
 
 type statusRunView struct {
@@ -90,6 +95,11 @@ type statusRunView struct {
 	BudgetPlanUSD float64 `json:"budget_plan_usd,omitempty"`
 	Rung          int     `json:"rung,omitempty"`
 	BudgetWaiting bool    `json:"budget_waiting,omitempty"`
+	// Paused: `hive pause` paused the run at PausedAt; Handoff is the
+	// handoff file it wrote.
+	Paused   bool       `json:"paused,omitempty"`
+	PausedAt *time.Time `json:"paused_at,omitempty"`
+	Handoff  string     `json:"handoff,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
@@ -144,11 +154,15 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
 			v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
 		}
+		if snap.Paused {
+			at := snap.PausedAt
+			v.Paused, v.PausedAt, v.Handoff = true, &at, filepath.ToSlash(handoff.Path(run.Phase))
+		}
 		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
 		for _, p := range snap.Plans {
 			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
 				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
-				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Rung: p.Rung})
+				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Rung: p.Rung, Context: p.Context})
 		}
 		v.Jobs = snap.Jobs()
 		views = append(views, v)
@@ -166,18 +180,20 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 			state = "finished " + v.Finished.Local().Format("2006-01-02 15:04:05") + ": " + v.Outcome
 		case v.Live:
 			state = fmt.Sprintf("running now (hive pid %d)", v.PID)
+		case v.Paused:
+			state = fmt.Sprintf("paused at %s (handoff: %s) — resume with: %s", v.PausedAt.Local().Format("2006-01-02 15:04:05"), v.Handoff, v.Resume)
 		default:
 			state = "stopped — resume with: " + v.Resume
 		}
 		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tTOKENS\tCOST\tDETAIL")
+		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tTOKENS\tCOST\tCONTEXT\tDETAIL")
 		for _, p := range v.Plans {
 			detail := p.Progress
 			if p.Reason != "" {
 				detail = p.Reason
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, detail)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, tui.ContextText(p.Context), detail)
 		}
 		tw.Flush()
 		// The other jobs, beside the plans: resolvers and the verifier.

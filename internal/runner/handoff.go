@@ -40,6 +40,15 @@ func (r *runner) writeHandoff() (string, error) {
 	return rel, nil
 }
 
+// dropHandoff removes the handoff file of a paused run being resumed: it
+// was a view of the journal at the pause, and would now mislead.
+func (r *runner) dropHandoff() {
+	rel := filepath.ToSlash(handoff.Path(r.work.phase.Dir))
+	if os.Remove(filepath.Join(r.work.repo.Root, filepath.FromSlash(rel))) == nil {
+		r.o.Observer.Note("", "removed "+rel+": the run goes on from its journal")
+	}
+}
+
 // handoffOf is the handoff of a paused run from the engine's state: the
 // plans complete, in progress (started, with their executor, the task they
 // were on and their checks) and not yet started; the notes are what each

@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
@@ -228,7 +229,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	defer release()
 	removeLeftovers(o.Repo.Root, o.Phase.Dir, func(text string) { o.Observer.Note("", text) })
-	for _, pattern := range []string{"/.hive/", ".pending-checkpoint-*.json"} {
+	for _, pattern := range []string{"/.hive/", ".pending-checkpoint-*.json", "/" + filepath.ToSlash(handoff.Path(o.Phase.Dir))} {
 		if err := o.Repo.Exclude(ctx, pattern); err != nil {
 			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
 		}
@@ -239,6 +240,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	if err == nil && res.Resumed {
 		err = r.work.keepMode(ctx, r.eng.Snapshot().Worktrees)
+		r.dropHandoff()
 	}
 	if err == nil {
 		err = r.loop(ctx)

@@ -391,12 +391,16 @@ func planDetail(p *engine.PlanStatus) string {
 		case engine.StageGate:
 			return "post-merge gate running"
 		}
+		detail := ""
 		if p.Progress != "" {
-			return fmt.Sprintf("PROGRESS %d/%d: %s", p.TasksDone, p.Spec.Tasks, oneLine(p.Progress))
+			detail = fmt.Sprintf("PROGRESS %d/%d: %s", p.TasksDone, p.Spec.Tasks, oneLine(p.Progress))
+		} else if p.Attempt > 1 {
+			detail = fmt.Sprintf("attempt %d", p.Attempt)
 		}
-		if p.Attempt > 1 {
-			return fmt.Sprintf("attempt %d", p.Attempt)
+		if g := contextGauge(p.Context); g != "" {
+			detail = strings.TrimSpace(g + "  " + detail)
 		}
+		return detail
 	}
 	return ""
 }
