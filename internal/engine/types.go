@@ -508,6 +508,8 @@ const MaxFixLoops = 2
 type Answer struct {
 	Plan string
 	Text string
+	// Pause: the human asks the whole team to pause (EvPause) instead.
+	Pause bool
 }
 
 // Message is the kind of a message to a live agent.

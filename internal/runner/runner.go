@@ -345,6 +345,10 @@ func (r *runner) loop(ctx context.Context) error {
 		case ev := <-r.inputs:
 			r.queue = append(r.queue, ev)
 		case a := <-r.o.Human.Answers:
+			if a.Pause {
+				r.queue = append(r.queue, engine.Event{Type: engine.EvPause})
+				break
+			}
 			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
 			if err := r.pollJournal(ctx); err != nil {

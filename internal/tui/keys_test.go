@@ -145,3 +145,26 @@ func TestScrollStopsAtTheEnd(t *testing.T) {
 		t.Errorf("pgup after the end does not scroll back: %v then %v", end, up)
 	}
 }
+
+// TestCtrlPPausesOnce: ctrl+p asks the runner to pause the team (once, even
+// while an answer is being typed) and the footer says what happens.
+func TestCtrlPPausesOnce(t *testing.T) {
+	answers := make(chan engine.Answer, 2)
+	var m tea.Model = New(Options{Answers: answers, Now: at(75)})
+	m, _ = m.Update(SnapshotMsg{Snap: verifySnapshot()})
+	m, _ = m.Update(press("o"))
+	m, cmd := m.Update(press("ctrl+p"))
+	if cmd == nil {
+		t.Fatal("ctrl+p does nothing")
+	}
+	cmd()
+	if a := <-answers; !a.Pause {
+		t.Fatalf("ctrl+p sent %+v, want a pause", a)
+	}
+	if _, again := m.Update(press("ctrl+p")); again != nil {
+		t.Error("a second ctrl+p asks again")
+	}
+	if _, s := screen(t, m.(Model), 80, 24); !strings.Contains(s, "Pausing: each agent commits its work in progress") || !strings.Contains(s, "> o") {
+		t.Errorf("the screen does not say it pauses, or lost the answer being typed:\n%s", s)
+	}
+}

@@ -58,6 +58,8 @@ type Model struct {
 
 	// Interrupted: the human stopped the run from the dashboard.
 	Interrupted bool
+	// Pausing: the human pressed ctrl+p; the runner pauses the team.
+	Pausing bool
 	finished    bool
 }
 
@@ -177,6 +179,16 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.Interrupted = true
 		stop := m.opts.Interrupt
 		return m, func() tea.Msg { stop(); return nil }
+	case key.Matches(k, ks.Pause) && m.opts.Answers != nil && !m.Pausing:
+		m.Pausing = true
+		ch, done := m.opts.Answers, m.opts.Done
+		return m, func() tea.Msg {
+			select {
+			case ch <- engine.Answer{Pause: true}:
+			case <-done:
+			}
+			return nil
+		}
 	case k.String() == "f1",
 		key.Matches(k, ks.Help) && (!m.typing() || m.input.text() == "" || m.showHelp),
 		m.showHelp && k.String() == "esc":

@@ -50,6 +50,8 @@ func (m Model) render() ([]string, int) {
 	footer := m.footer(w)
 	if m.Interrupted {
 		footer = append(wrapText(stAction.Render("Stopping: hive stops the agents; the work of every plan so far is kept (commits and journal). ctrl+c again leaves at once."), w), footer...)
+	} else if m.Pausing || m.snap.Pausing {
+		footer = append(wrapText(stAction.Render("Pausing: each agent commits its work in progress and writes its notes; then hive writes HANDOFF.md and stops. The same command resumes."), w), footer...)
 	}
 	lay := m.layout(w)
 	head := m.head()
@@ -625,6 +627,7 @@ func (m Model) fullHelp(w int) []string {
 		{"esc", "clear the answer"},
 		{"pgup/pgdn", "scroll a long checkpoint"},
 		{"? or f1", "this help; while you type an answer, ? is a character and f1 opens the help; ? or esc closes it"},
+		{"ctrl+p", "pause the team: each agent commits its work in progress and writes its notes, hive writes HANDOFF.md and stops; the same command resumes it"},
 		{"ctrl+c", "stop the run: the agents stop, their work is kept, the same command resumes it"},
 	}
 	if m.opts.Answers == nil {
