@@ -75,8 +75,12 @@ func handoffOf(s engine.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) h
 		default:
 			it.Owner = "executor-" + p.Spec.ID
 			h.Workers = append(h.Workers, it.Owner)
-			if pl := plans[p.Spec.ID]; pl != nil && p.TasksDone < len(pl.Tasks) {
-				t := pl.Tasks[p.TasksDone]
+			next := p.TasksDone + 1 // the first task without its commit, as far as PROGRESS says
+			if p.Open != nil && p.Open.Task > 0 {
+				next = p.Open.Task // the checkpoint's task
+			}
+			if pl := plans[p.Spec.ID]; pl != nil && next <= len(pl.Tasks) {
+				t := pl.Tasks[next-1]
 				it.Task = fmt.Sprintf("Task %d: %s", t.Number, t.Name)
 			}
 			it.Reviews = reviewsOf(p, s.Worktrees)
