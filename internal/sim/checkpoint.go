@@ -40,8 +40,9 @@ func (a *agent) checkpoint(t plan.Task, resp *string) error {
 	}
 }
 
-// awaitResponse waits for "CHECKPOINT_RESPONSE: …"; other messages get a
-// reminder and the wait goes on.
+// awaitResponse waits for "CHECKPOINT_RESPONSE: …"; a rollover request
+// hands the plan over (errRolledOver); other messages get a reminder and
+// the wait goes on.
 func (a *agent) awaitResponse(t plan.Task) (string, error) {
 	for {
 		msg, ok := a.next()
@@ -51,6 +52,9 @@ func (a *agent) awaitResponse(t plan.Task) (string, error) {
 		a.out.startTurn(msg)
 		if answer, ok := strings.CutPrefix(strings.TrimSpace(msg), "CHECKPOINT_RESPONSE:"); ok {
 			return strings.TrimSpace(answer), nil
+		}
+		if isRollover(msg) && !a.ignoresRollover() {
+			return "", a.rollover(&t, false, true)
 		}
 		a.out.text(fmt.Sprintf("Waiting at task %d (%s) of plan %s: answer with CHECKPOINT_RESPONSE: …", t.Number, t.Type, a.pr.p.ID))
 		a.out.endTurn()

@@ -75,6 +75,9 @@ type planRun struct {
 	commits  []planCommit // this plan's commits reachable from HEAD, oldest first
 	skipped  []string     // unsafe paths, reported in the SUMMARY
 	complete bool
+	// rolledOver: the agent handed the plan over at hive's rollover
+	// request and does no more of it.
+	rolledOver bool
 }
 
 func (r *planRun) taskCommit(n int) (planCommit, bool) {
@@ -152,6 +155,9 @@ func (a *agent) execute(prompt string) error {
 	if failed, err := a.runTasks(cont); failed || err != nil {
 		return err
 	}
+	if a.takeRollover() {
+		return a.rollover(nil, false, false)
+	}
 	if r.faults.has(FaultNoSummary) {
 		fmt.Fprintf(a.log, "hive sim: simulated lost completion: exiting without SUMMARY\n")
 		a.exit(0)
@@ -191,7 +197,10 @@ func (a *agent) loadPlan(prompt string) (*plan.Plan, error) {
 }
 
 // runTasks does the tasks in order, skipping those already committed. It
-// reports failed when it printed PLAN FAILED.
+// reports failed when it printed PLAN FAILED. A rollover request that came
+// before a task stops the plan before it; one that comes while the agent
+// works on a task (its delay) stops the plan with the task in progress.
+// Either way it returns errRolledOver.
 func (a *agent) runTasks(cont *continuation) (failed bool, err error) {
 	r := a.pr
 	for _, t := range r.p.Tasks {
@@ -200,12 +209,20 @@ func (a *agent) runTasks(cont *continuation) (failed bool, err error) {
 			a.progress(n, c.Subject)
 			continue
 		}
+		if a.takeRollover() {
+			return false, a.rollover(&t, false, false)
+		}
 		d := a.set.Delay
 		if r.faults.at(FaultSlow, n) {
 			d = 10 * max(d, slowBase)
 		}
-		if err := a.sleep(d); err != nil {
+		rolled, err := a.work(d)
+		if err != nil {
 			return false, err
+		}
+		if rolled {
+			// A checkpoint has no work of its own to save before it asks.
+			return false, a.rollover(&t, !t.IsCheckpoint(), false)
 		}
 		if r.faults.at(FaultHang, n) {
 			a.hang()
@@ -275,6 +292,7 @@ func (a *agent) commitTask(n int, files []string, subject string, trailers ...st
 	if err := a.refresh(); err != nil {
 		return err
 	}
+	a.out.grow(a.set.Context.Task)
 	a.progress(n, subject)
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 const (
 	EnvDelay   = "HIVE_SIM_DELAY"     // Go duration slept before each task; default 0
 	EnvFaults  = "HIVE_SIM_FAULTS"    // e.g. "01-02=crash@2,01-03=hang@1#1,01-04=garbage"
-	EnvFile    = "HIVE_SIM_FILE"      // JSON: {"delay":"20ms","faults":{"01-02":[{"kind":"crash","task":2,"attempt":1}]}}
+	EnvFile    = "HIVE_SIM_FILE"      // JSON: {"delay":"20ms","faults":{"01-02":[{"kind":"crash","task":2,"attempt":1}]},"context":{"base":12000,"request":3000}}
 	EnvAttempt = "HIVE_AGENT_ATTEMPT" // attempt number of this agent for its plan; default 1
 )
 
@@ -28,6 +28,10 @@ const (
 	FaultSelfCheckFail = "selfcheck-fail" // SUMMARY says "Self-Check: FAILED"; PLAN COMPLETE still printed
 	FaultFail          = "fail"           // at task k: print PLAN FAILED and end the turn
 	FaultCombFail      = "comb-fail"      // as the resolver (role comb): give up with PLAN FAILED
+	// FaultIgnoreRollover makes the plan's agent ignore hive's
+	// CONTEXT_ROLLOVER request: it keeps working and, once idle, answers it
+	// with nothing useful.
+	FaultIgnoreRollover = "ignore-rollover"
 )
 
 // Fault is one injected misbehaviour of the agent running a plan.
@@ -40,7 +44,7 @@ type Fault struct {
 // takesTask reports which kinds may be limited to one task.
 var takesTask = map[string]bool{
 	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
-	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false,
+	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false, FaultIgnoreRollover: false,
 	FaultChallenge: false, FaultNeedsInput: false, FaultBlocked: false,
 }
 
@@ -54,15 +58,18 @@ type Settings struct {
 	Role string
 	// Verify is the status the verifier reports (HIVE_SIM_VERIFY); default passed.
 	Verify string
+	// Context is the curve of the context the sim reports (EnvContext or
+	// the file's "context"); the zero curve keeps the plain estimate.
+	Context ContextCurve
 }
 
 // slowBase is the per-task delay the slow fault multiplies when no delay is
 // set, so that "slow" is slow even in tests that run at full speed.
 const slowBase = 50 * time.Millisecond
 
-// LoadSettings reads EnvFile, EnvDelay, EnvFaults and EnvAttempt through
-// getenv. The environment's delay wins over the file's; faults from both are
-// combined.
+// LoadSettings reads EnvFile, EnvDelay, EnvFaults, EnvContext and
+// EnvAttempt through getenv. The environment's delay and context curve win
+// over the file's; faults from both are combined.
 func LoadSettings(getenv func(string) string) (Settings, error) {
 	s := Settings{Faults: map[string][]Fault{}, Attempt: 1, Role: getenv("HIVE_AGENT_ROLE"), Verify: getenv("HIVE_SIM_VERIFY")}
 	if name := getenv(EnvFile); name != "" {
@@ -71,8 +78,9 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 			return s, fmt.Errorf("%s: %w", EnvFile, err)
 		}
 		var f struct {
-			Delay  string             `json:"delay"`
-			Faults map[string][]Fault `json:"faults"`
+			Delay   string             `json:"delay"`
+			Faults  map[string][]Fault `json:"faults"`
+			Context *ContextCurve      `json:"context"`
 		}
 		if err := json.Unmarshal(data, &f); err != nil {
 			return s, fmt.Errorf("%s %s: %w", EnvFile, name, err)
@@ -81,6 +89,12 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 			if s.Delay, err = parseDelay(f.Delay); err != nil {
 				return s, fmt.Errorf("%s %s: %w", EnvFile, name, err)
 			}
+		}
+		if f.Context != nil {
+			if err := f.Context.check(); err != nil {
+				return s, fmt.Errorf("%s %s: %w", EnvFile, name, err)
+			}
+			s.Context = *f.Context
 		}
 		for id, fs := range f.Faults {
 			for _, ft := range fs {
@@ -97,6 +111,13 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 			return s, fmt.Errorf("%s: %w", EnvDelay, err)
 		}
 		s.Delay = d
+	}
+	if v := getenv(EnvContext); v != "" {
+		c, err := ParseContextCurve(v)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", EnvContext, err)
+		}
+		s.Context = c
 	}
 	fs, err := ParseFaults(getenv(EnvFaults))
 	if err != nil {
@@ -176,7 +197,7 @@ func (f Fault) check() error {
 	allowed, known := takesTask[f.Kind]
 	switch {
 	case !known:
-		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, or for a role of hive run challenge, needs-input or blocked)", f.Kind)
+		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, ignore-rollover, or for a role of hive run challenge, needs-input or blocked)", f.Kind)
 	case f.Task < 0 || f.Attempt < 0:
 		return fmt.Errorf("fault %s: negative task or attempt", f.Kind)
 	case f.Task > 0 && !allowed:

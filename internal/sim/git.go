@@ -84,6 +84,7 @@ type planCommit struct {
 	Hash, Short, Subject string
 	Task                 int // Hive-Task number, 0 if none
 	Fix                  int // Hive-Fix task number, 0 if none
+	WIP                  int // Hive-WIP task number (work in progress), 0 if none
 	Summary              bool
 }
 
@@ -134,6 +135,10 @@ func (g *git) planLog(id, since string) ([]planCommit, error) {
 			case "Hive-Fix":
 				if n, ok := taskRef(v, id); ok {
 					c.Fix = n
+				}
+			case "Hive-WIP":
+				if n, ok := taskRef(v, id); ok {
+					c.WIP = n
 				}
 			}
 		}

@@ -42,7 +42,7 @@ func BenchMain(getenv func(string) string, stdin io.Reader, stdout, stderr io.Wr
 			return 2, true
 		}
 	}
-	b := &benchAgent{out: newEmitter(stdout, newUUID(), "."), in: bufio.NewReader(stdin), hold: hold, trace: getenv(EnvTrace)}
+	b := &benchAgent{out: newEmitter(stdout, newUUID(), ".", ContextCurve{}), in: bufio.NewReader(stdin), hold: hold, trace: getenv(EnvTrace)}
 	return b.run(mode, stderr), true
 }
 

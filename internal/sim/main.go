@@ -62,7 +62,7 @@ func run(dir string, set Settings, args []string, stdin io.Reader, stdout, stder
 	defer cancel()
 	a := &agent{
 		dir: dir, realDir: realDir, set: set, log: stderr, ctx: ctx,
-		out:   newEmitter(stdout, sessionID, dir),
+		out:   newEmitter(stdout, sessionID, dir, set.Context),
 		msgs:  make(chan string, 1024),
 		exitc: make(chan int, 1),
 	}
@@ -188,10 +188,19 @@ type agent struct {
 	mu sync.Mutex
 
 	pr *planRun // nil until the first prompt named a plan
+
+	// pending holds the messages that arrived during a turn and wait for
+	// its end (see takeRollover); only the converse goroutine uses it.
+	pending []string
 }
 
 // next waits for the next user message; false once stdin closed.
 func (a *agent) next() (string, bool) {
+	if len(a.pending) > 0 {
+		m := a.pending[0]
+		a.pending = a.pending[1:]
+		return m, true
+	}
 	select {
 	case m := <-a.msgs:
 		return m, true
@@ -236,6 +245,7 @@ func (a *agent) converse() {
 	switch {
 	case errors.Is(err, errStopped), errors.Is(err, errExited):
 		return
+	case errors.Is(err, errRolledOver): // the report ended the turn
 	case err != nil:
 		fmt.Fprintf(a.log, "hive sim: %v\n", err)
 		a.planFailed(err.Error())
@@ -246,6 +256,10 @@ func (a *agent) converse() {
 			return
 		}
 		a.out.startTurn(msg)
+		if isRollover(msg) && a.pr != nil && !a.ignoresRollover() {
+			a.handOver()
+			continue
+		}
 		a.out.text(a.idleReply(msg))
 		a.out.endTurn()
 	}
@@ -259,6 +273,8 @@ func (a *agent) idleReply(msg string) string {
 		return fmt.Sprintf("No checkpoint is pending for plan %s.", a.pr.p.ID)
 	case a.pr.complete:
 		return fmt.Sprintf("Plan %s is complete; nothing left to do.", a.pr.p.ID)
+	case a.pr.rolledOver:
+		return fmt.Sprintf("Plan %s was handed over at a context rollover; a fresh session goes on with it.", a.pr.p.ID)
 	default:
 		return fmt.Sprintf("Plan %s stopped; nothing left to do in this session.", a.pr.p.ID)
 	}
@@ -273,19 +289,6 @@ func (a *agent) mutate(f func() error) error {
 		return errStopped
 	}
 	return f()
-}
-
-// sleep waits d or until stdin closes.
-func (a *agent) sleep(d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	select {
-	case <-time.After(d):
-		return nil
-	case <-a.ctx.Done():
-		return errStopped
-	}
 }
 
 // hang stops the agent for good: no output, stdin ignored (see run).

@@ -39,13 +39,27 @@ type emitter struct {
 	inTurn    bool
 	lastText  string
 	turnOut   int // output tokens of the current turn
-	turnIn    int // input tokens of the current turn: each request's context, summed
+	turnIn    int // input tokens of the current turn: each request's context (with a curve: its uncached part), summed
 	context   int // rough tokens in the conversation so far
 	outTotal  int
+
+	// With a context curve (see ContextCurve):
+	curve     ContextCurve
+	cached    int // the context the previous request sent: what the next one reads from the cache
+	turnRead  int // cache_read_input_tokens of the current turn
+	inTotal   int // input_tokens of the session
+	readTotal int // cache_read_input_tokens of the session
+	dropped   int // tokens compactions dropped in the session
 }
 
-func newEmitter(w io.Writer, sessionID, cwd string) *emitter {
-	return &emitter{w: w, sessionID: sessionID, cwd: cwd}
+// newEmitter makes the emitter of a session whose context follows curve
+// (the zero curve: the plain estimate).
+func newEmitter(w io.Writer, sessionID, cwd string, curve ContextCurve) *emitter {
+	e := &emitter{w: w, sessionID: sessionID, cwd: cwd, curve: curve}
+	if curve.On() {
+		e.context = curve.Base
+	}
+	return e
 }
 
 // write marshals v as one line. Callers hold e.mu.
@@ -78,7 +92,7 @@ func (e *emitter) startTurn(input string) {
 	e.turns++
 	e.inTurn = true
 	e.turnStart = time.Now()
-	e.turnOut, e.turnIn = 0, 0
+	e.turnOut, e.turnIn, e.turnRead = 0, 0, 0
 	e.lastText = ""
 	e.context += tokens(input)
 	e.write(map[string]any{
@@ -86,6 +100,14 @@ func (e *emitter) startTurn(input string) {
 		"model": "sim", "cwd": e.cwd, "tools": simTools,
 		"permissionMode": "acceptEdits", "apiKeySource": "none",
 	})
+}
+
+// heard counts a user message folded into the running turn into the
+// context.
+func (e *emitter) heard(msg string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.context += tokens(msg)
 }
 
 // text writes one assistant text block.
@@ -125,18 +147,75 @@ func (e *emitter) toolResult(id, content string, isError bool) {
 
 // assistant writes one assistant message, as one API request's reply: its
 // usage is what the API reports as the message starts (the request's input,
-// the context so far; output 1), as with Claude Code.
+// the context so far; output 1), as with Claude Code. With a context curve
+// the request first compacts the conversation when it is nearly full, as
+// Claude Code does before a request, and adds the curve's tokens per
+// request; its input is then split into what the previous request sent
+// (read from the prompt cache) and the rest.
 func (e *emitter) assistant(content []any) {
-	e.turnIn += e.context
+	usage := map[string]any{"input_tokens": e.context, "output_tokens": 1}
+	if e.curve.On() {
+		if e.context >= e.curve.compactAt() {
+			e.compact()
+		}
+		e.context += e.curve.Request
+		read := min(e.cached, e.context)
+		in := e.context - read
+		e.cached = e.context
+		e.turnIn += in
+		e.turnRead += read
+		e.inTotal += in
+		e.readTotal += read
+		usage = map[string]any{"input_tokens": in, "cache_read_input_tokens": read, "cache_creation_input_tokens": 0, "output_tokens": 1}
+	} else {
+		e.turnIn += e.context
+	}
 	e.write(map[string]any{
 		"type": "assistant",
 		"message": map[string]any{
 			"id": e.nextID("msg"), "type": "message", "role": "assistant", "model": "sim",
-			"content": content, "stop_reason": nil,
-			"usage": map[string]any{"input_tokens": e.context, "output_tokens": 1},
+			"content": content, "stop_reason": nil, "usage": usage,
 		},
 		"parent_tool_use_id": nil, "session_id": e.sessionID,
 	})
+}
+
+// continuedText begins the user message with which Claude Code starts the
+// conversation again after a compaction.
+const continuedText = "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation."
+
+// compact writes the lines Claude Code 2.1.330 prints when it compacts on
+// its own (see the fakeanthropic package's measured notes): the status
+// lines, the compact_boundary with the context before and after, and the
+// synthetic user message that carries the summary. The context drops to a
+// tenth of the window, and the next request reads nothing from the cache
+// (its prompt changed). Callers hold e.mu.
+func (e *emitter) compact() {
+	pre, post := e.context, e.curve.window()*compactToPercent/100
+	e.dropped += pre - post
+	e.write(map[string]any{"type": "system", "subtype": "status", "status": "compacting", "compact_output_chars": 0,
+		"session_id": e.sessionID, "uuid": newUUID()})
+	e.write(map[string]any{"type": "system", "subtype": "status", "status": nil, "compact_result": "success",
+		"session_id": e.sessionID, "uuid": newUUID()})
+	e.write(map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": newUUID(),
+		"compact_metadata": map[string]any{"trigger": "auto", "pre_tokens": pre, "post_tokens": post,
+			"cumulative_dropped_tokens": e.dropped, "duration_ms": 0},
+		"session_id": e.sessionID})
+	e.write(map[string]any{
+		"type": "user",
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{
+			"type": "text", "text": continuedText + "\n\nSummary:\nThe hive sim's work so far (a simulated summary).",
+		}}},
+		"parent_tool_use_id": nil, "session_id": e.sessionID, "isSynthetic": true,
+	})
+	e.context, e.cached = post, 0
+}
+
+// grow adds n tokens to the context: what a task read and ran.
+func (e *emitter) grow(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.context += n
 }
 
 func (e *emitter) count(s string) {
@@ -148,8 +227,9 @@ func (e *emitter) count(s string) {
 
 // endTurn writes the result line: usage is the turn's, every request's
 // input summed (each request carries the conversation so far) and its
-// output; modelUsage.inputTokens approximates the size of the conversation
-// (what a context watchdog compares with contextWindow).
+// output. Without a context curve modelUsage.inputTokens approximates the
+// size of the conversation; with one, modelUsage sums the session's usage
+// as Claude Code's does, and contextWindow is the curve's window.
 func (e *emitter) endTurn() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -157,15 +237,20 @@ func (e *emitter) endTurn() {
 		return
 	}
 	e.inTurn = false
+	usage := map[string]any{"input_tokens": e.turnIn, "output_tokens": e.turnOut}
+	model := map[string]any{"inputTokens": e.context, "outputTokens": e.outTotal, "contextWindow": defaultWindow, "costUSD": 0}
+	if e.curve.On() {
+		usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"] = e.turnRead, 0
+		model = map[string]any{"inputTokens": e.inTotal, "cacheReadInputTokens": e.readTotal, "cacheCreationInputTokens": 0,
+			"outputTokens": e.outTotal, "contextWindow": e.curve.window(), "costUSD": 0}
+	}
 	e.write(map[string]any{
 		"type": "result", "subtype": "success", "is_error": false,
 		"duration_ms": time.Since(e.turnStart).Milliseconds(), "duration_api_ms": 0,
 		"num_turns": e.turns, "result": e.lastText, "session_id": e.sessionID,
-		"total_cost_usd": 0,
-		"usage":          map[string]any{"input_tokens": e.turnIn, "output_tokens": e.turnOut},
-		"modelUsage": map[string]any{"sim": map[string]any{
-			"inputTokens": e.context, "outputTokens": e.outTotal, "contextWindow": 200000, "costUSD": 0,
-		}},
+		"total_cost_usd":     0,
+		"usage":              usage,
+		"modelUsage":         map[string]any{"sim": model},
 		"permission_denials": []any{},
 	})
 }
