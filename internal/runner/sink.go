@@ -80,11 +80,13 @@ func (a *agents) sink(o agent.Output) {
 		if len(o.Denied) > 0 {
 			a.inbox.Note(o.Plan, fmt.Sprintf("the agent was refused %d tool call(s): %s (allow them in models.executor args, e.g. --allowedTools)", len(o.Denied), strings.Join(o.Denied, ", ")))
 		}
+		// A PLAN COMPLETE said in the turn goes first: the turn's end
+		// then finds the plan being checked, not an agent to hand over.
+		a.releaseHeld(o)
 		// Every turn's end is an event, with or without usage: the engine
 		// decides what a turn that ended means (the verifier's report is
 		// read then).
 		a.inbox.Send(a.usage(engine.EvUsage, o))
-		a.releaseHeld(o)
 	case agent.OutExit:
 		a.releaseHeld(o)
 		a.inbox.Send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})

@@ -325,11 +325,18 @@ type outcome struct {
 	spent time.Duration
 }
 
-func runPhase(t *testing.T, live, worktrees bool) outcome {
+// runPhase runs the phase of three plans with the real CLI; tune, when
+// given, changes the fake model's script and the runner's options first.
+func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *fa.Script, o *runner.Options)) outcome {
 	t.Helper()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, e2etest.Phase03Auth)
-	srv := fa.New(t, fa.Script{Rules: []fa.Rule{executor(t, root)}})
+	script := fa.Script{Rules: []fa.Rule{executor(t, root)}}
+	var tuned runner.Options
+	for _, f := range tune {
+		f(root, &script, &tuned)
+	}
+	srv := fa.New(t, script)
 	home := t.TempDir()
 	launcher := agent.Claude{Path: bin, Live: live, Env: e2etest.ClaudeEnv(srv.URL(), home)}
 	ph := e2etest.LoadPhase(t, root, phaseDir)
@@ -352,6 +359,7 @@ func runPhase(t *testing.T, live, worktrees bool) outcome {
 			Team:      live,
 			StopGrace: 5 * time.Second,
 			Stall:     30 * time.Second,
+			Context:   tuned.Agents.Context,
 		},
 		Human: runner.Human{
 			Interactive:  true,
