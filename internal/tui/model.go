@@ -59,8 +59,8 @@ type Model struct {
 	// Interrupted: the human stopped the run from the dashboard.
 	Interrupted bool
 	// Pausing: the human pressed ctrl+p; the runner pauses the team.
-	Pausing bool
-	finished    bool
+	Pausing  bool
+	finished bool
 }
 
 // New returns a dashboard with no snapshot yet.

@@ -118,4 +118,3 @@ func TestRolloverRealClaude(t *testing.T) {
 		t.Errorf("plan 03-01 had no fresh session after its rollover\nobserver:\n%s", o.obs)
 	}
 }
-
