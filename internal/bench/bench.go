@@ -10,7 +10,7 @@ import (
 )
 
 // Groups, in the order they run and print.
-var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "resume", "memory"}
+var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory"}
 
 // Options says what to measure and how big.
 type Options struct {
@@ -51,6 +51,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		"checkpoint": checkpointRows,
 		"tokens":     tokenRows,
 		"budget":     budgetRows,
+		"context":    contextRows,
 		"resume":     resumeRows,
 		"memory":     memoryRows,
 	}

@@ -21,6 +21,7 @@ type runSetup struct {
 	team       bool
 	observer   runner.Observer // nil: quiet
 	launcher   agent.Launcher  // nil: the sim, with env
+	limits     engine.ContextLimits
 }
 
 // run executes the project's phase with sim agents (as real processes) and
@@ -54,6 +55,7 @@ func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, erro
 		Agents: runner.Agents{
 			Launcher: launcher,
 			Team:     s.team,
+			Context:  s.limits,
 		},
 		Human: runner.Human{
 			AutoAnswer: true,

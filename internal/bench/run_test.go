@@ -70,13 +70,13 @@ func TestQuickRun(t *testing.T) {
 			t.Errorf("%s: %s = %v: a schedule cannot beat the lower bound, nor rigid waves... by much", r.Group, r.Name, r.Value)
 		}
 	}
-	want := map[string]int{"makespan": 6, "overhead": 4, "checkpoint": 6, "tokens": 1, "budget": 3, "resume": 1, "memory": 1}
+	want := map[string]int{"makespan": 6, "overhead": 4, "checkpoint": 6, "tokens": 1, "budget": 3, "context": 8, "resume": 1, "memory": 1}
 	for _, g := range bench.Groups {
 		if groups[g] < want[g] {
 			t.Errorf("group %s has %d rows, want at least %d", g, groups[g], want[g])
 		}
 	}
-	if !slices.Equal(bench.Groups, []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "resume", "memory"}) {
+	if !slices.Equal(bench.Groups, []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory"}) {
 		t.Errorf("groups %v", bench.Groups)
 	}
 }

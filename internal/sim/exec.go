@@ -203,12 +203,24 @@ func (a *agent) loadPlan(prompt string) (*plan.Plan, error) {
 // Either way it returns errRolledOver.
 func (a *agent) runTasks(cont *continuation) (failed bool, err error) {
 	r := a.pr
+	// The tasks already committed are said in one PROGRESS line (the
+	// latest), as an agent that read its completed tasks says where it
+	// stands; a line each would be a model request each.
+	done, subject := 0, ""
+	sayDone := func() {
+		if done > 0 {
+			a.progress(done, subject)
+			done = 0
+		}
+	}
+	defer sayDone()
 	for _, t := range r.p.Tasks {
 		n := t.Number
 		if c, ok := r.taskCommit(n); ok {
-			a.progress(n, c.Subject)
+			done, subject = n, c.Subject
 			continue
 		}
+		sayDone()
 		if a.takeRollover() {
 			return false, a.rollover(&t, false, false)
 		}
