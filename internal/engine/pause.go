@@ -6,7 +6,7 @@ import (
 )
 
 // StaleHandoff is how old a pause may be before a resume warns that the
-// state it goes on from may be stale (seed 001).
+// state it goes on from may be stale (seed 001: older than an hour).
 const StaleHandoff = time.Hour
 
 // pause brings the whole team to a stop (seed 001's checkpoint): each live
@@ -57,7 +57,7 @@ func (e *Engine) unpause(out []Command) []Command {
 	if e.pausedAt.IsZero() {
 		return out
 	}
-	if age := e.now.Sub(e.pausedAt); age >= StaleHandoff {
+	if age := e.now.Sub(e.pausedAt); age > StaleHandoff {
 		out = append(out, Command{Type: CmdNote, Text: fmt.Sprintf("Handoff is %d hours old. Proceeding with potentially stale state.", int(age/time.Hour))})
 	}
 	e.pausing, e.paused, e.pausedAt = false, false, time.Time{}

@@ -6,6 +6,7 @@
 // check that already passed.
 //
 // Render and Parse are pure text transforms: no I/O and no clock (the time
-// arrives in Handoff.Time, and Stale is given "now"). The package imports only
-// the standard library.
+// arrives in Handoff.Time). The file is a view: the journal is the truth, and
+// the engine warns when a resumed pause is stale. The package imports only the
+// standard library.
 package handoff

@@ -54,17 +54,6 @@ type Item struct {
 // so that it goes wherever the phase folder goes.
 func Path(phaseDir string) string { return filepath.Join(phaseDir, "HANDOFF.md") }
 
-// Stale says whether h is more than an hour old at now and, if so, the warning
-// seed 001's rehydrate prints before it carries on anyway.
-func Stale(h Handoff, now time.Time) (warning string, stale bool) {
-	age := now.Sub(h.Time)
-	if age <= time.Hour {
-		return "", false
-	}
-	// Older than an hour means at least one whole hour: N is never 0.
-	return fmt.Sprintf("Handoff is %d hours old. Proceeding with potentially stale state.", int(age/time.Hour)), true
-}
-
 // Render writes h as seed 001's handoff.md. The output depends on h alone:
 // lists keep their order, and map keys come out sorted (reviews in the order
 // of h.Reviewers first), so the same state always gives the same bytes.

@@ -159,26 +159,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestStale(t *testing.T) {
-	h := Handoff{Time: paused}
-	for _, c := range []struct {
-		age   time.Duration
-		want  string
-		stale bool
-	}{
-		{0, "", false},
-		{time.Hour, "", false},
-		{time.Hour + time.Second, "Handoff is 1 hours old. Proceeding with potentially stale state.", true},
-		{2*time.Hour + 59*time.Minute, "Handoff is 2 hours old. Proceeding with potentially stale state.", true},
-		{26 * time.Hour, "Handoff is 26 hours old. Proceeding with potentially stale state.", true},
-	} {
-		got, stale := Stale(h, paused.Add(c.age))
-		if got != c.want || stale != c.stale {
-			t.Errorf("Stale at %v = %q, %v; want %q, %v", c.age, got, stale, c.want, c.stale)
-		}
-	}
-}
-
 func TestPath(t *testing.T) {
 	if got, want := Path(".planning/phases/03-auth"), filepath.Join(".planning/phases/03-auth", "HANDOFF.md"); got != want {
 		t.Errorf("Path = %q, want %q", got, want)
