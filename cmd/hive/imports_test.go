@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	// hive serve reads the journals as hive status does (runner: which
 	// phase a hive process runs now) and answers through answer.
 	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui"},
-	"runner": {"agent", "engine", "gitx", "journal", "plan", "pricing", "protocol", "tracking"},
+	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row.
 	"bench":                     {"agent", "engine", "gitx", "journal", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
