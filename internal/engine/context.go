@@ -66,6 +66,11 @@ func (c ContextUse) Warn() bool {
 	return c.Handoff > 0 && float64(c.Tokens) >= WarnShareOfHandoff*float64(c.Handoff)
 }
 
+// fullness says how full the context is, for the agent and the human.
+func (c ContextUse) fullness() string {
+	return fmt.Sprintf("context %s tokens, %.0f%% of the %s-token window", count(c.Tokens), 100*c.Share(), count(c.Window))
+}
+
 // over reports whether the session has passed its handoff point.
 func (c ContextUse) over() bool { return c.Handoff > 0 && c.Tokens >= c.Handoff }
 
@@ -136,7 +141,7 @@ func (e *Engine) occupancy(out []Command, p *PlanStatus, ev Event) []Command {
 		return e.rollover(out, p, &Continuation{})
 	}
 	if c.over() {
-		return e.askRollover(out, p, fmt.Sprintf("context %s tokens, %.0f%% of the %s-token window", count(c.Tokens), 100*c.Share(), count(c.Window)))
+		return e.askRollover(out, p, c.fullness())
 	}
 	return out
 }
@@ -156,7 +161,7 @@ func (e *Engine) taskDone(out []Command, p *PlanStatus) []Command {
 	if !e.spec.Team || c.Rolling || !c.over() || !e.atBoundary(p) {
 		return out
 	}
-	return e.askRollover(out, p, fmt.Sprintf("context %s tokens, %.0f%% of the %s-token window", count(c.Tokens), 100*c.Share(), count(c.Window)))
+	return e.askRollover(out, p, c.fullness())
 }
 
 // askRollover asks p's live agent for its work in progress and notes; the
