@@ -22,6 +22,10 @@ type Spec struct {
 	PhaseDir string `json:"phase_dir,omitempty"`
 	// Base is the commit the run's branch started from.
 	Base string `json:"base,omitempty"`
+	// Branch is the run's branch (hive/WORKFLOW/SLUG), chosen when the run
+	// starts so that a resume works on the same one; "" in runs from
+	// before it was recorded, whose branch is hive/run/N.
+	Branch string `json:"branch,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
 	// Guard tunes the loop guard of the role agents.
