@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"testrun":  {},
 	"pricing":  {},
 	"handoff":  {},
+	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
 	"roles":    {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
 	"piperun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
