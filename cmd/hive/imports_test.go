@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"testrun":  {},
 	"pricing":  {},
 	"handoff":  {},
+	// Role contracts check an engine.Report; they read their own files.
+	"contract": {"engine"},
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
 	"roles":    {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
@@ -71,6 +73,7 @@ var pure = map[string][]string{
 	"protocol": {},
 	"plan":     {"gopkg.in/yaml.v3"},
 	"pipeline": {module + "engine"},
+	"contract": {module + "engine"},
 	"pricing":  {},
 	"handoff":  {},
 }
