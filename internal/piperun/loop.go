@@ -3,10 +3,7 @@ package piperun
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -98,9 +95,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
-	res.Merged, res.Notes = s.deliver(ctx, res.Snapshot)
-	s.record(Delivery{Tip: tip, Merged: res.Merged, Notes: res.Notes})
+	s.deliver(ctx, &res)
 	if ferr := o.Journal.FinishRun(s.run.ID, o.Now(), res.Snapshot.Outcome); ferr != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
 	}
@@ -129,7 +124,7 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Budget: s.o.Budget, Guard: s.o.Guard}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Budget: s.o.Budget, Guard: s.o.Guard}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
@@ -145,7 +140,7 @@ func (s *shell) resume(ctx context.Context, run journal.Run) error {
 		// Killed between the run's creation and its first event: nothing
 		// was done, and its objective is not known.
 		if dir, err := worktreeDir(s.o, run.ID); err == nil {
-			s.o.Repo.RemoveWorktree(ctx, dir, Branch(run.ID))
+			s.o.Repo.RemoveWorktree(ctx, dir, leftBranch(ctx, s.o.Repo, dir, run.ID))
 		}
 		if err := s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned"); err != nil {
 			return err
@@ -174,7 +169,7 @@ func (s *shell) openWorktree(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.dir, s.branch = dir, Branch(s.run.ID)
+	s.dir, s.branch = dir, s.runBranch(ctx)
 	if err := s.o.Repo.AddWorktree(ctx, dir, s.branch, "HEAD"); err != nil {
 		return fmt.Errorf("the run's worktree: %w", err)
 	}
@@ -443,81 +438,6 @@ func (s *shell) killAll() {
 		case <-sess.Done():
 		case <-time.After(2 * time.Second):
 		}
-	}
-}
-
-// deliver merges a completed run's branch into the user's branch, fast
-// forward when it can, and removes the worktree; otherwise the work stays
-// on the branch and the notes say how to take it.
-func (s *shell) deliver(ctx context.Context, snap pipeline.Snapshot) (bool, []string) {
-	var notes []string
-	remove := func(branch string) {
-		if err := s.o.Repo.RemoveWorktree(ctx, s.dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
-			notes = append(notes, "remove the run's worktree "+s.dir+": "+err.Error())
-		}
-		if s.o.WorktreeRoot == "" {
-			// A finished run leaves nothing in the cache: hive's folders
-			// for the repository above the worktree go once empty
-			// (<cache>/hive/worktrees/<repo>-<hash>, worktrees, hive).
-			dir := filepath.Dir(s.dir)
-			for range 3 {
-				if os.Remove(dir) != nil {
-					break
-				}
-				dir = filepath.Dir(dir)
-			}
-		}
-	}
-	if snap.Outcome != pipeline.OutcomeComplete || s.o.NoMerge {
-		why := "the run did not complete (" + snap.Outcome + ")"
-		if s.o.NoMerge {
-			why = "--no-merge"
-		}
-		remove("")
-		return false, append(notes, fmt.Sprintf("%s: the work is on branch %s; look at it with git log %s, take it with git merge %s",
-			why, s.branch, s.branch, s.branch))
-	}
-	// Untracked files do not stop a merge (git refuses one that would
-	// overwrite them); changes to tracked files do.
-	if changed, err := s.o.Repo.Git(ctx, "status", "--porcelain", "--untracked-files=no"); err == nil && strings.TrimSpace(changed) != "" {
-		remove("")
-		return false, append(notes, fmt.Sprintf("your working tree has uncommitted changes, so hive did not merge: the work is on branch %s; merge it with git merge %s", s.branch, s.branch))
-	}
-	err := s.o.Repo.Locked(ctx, func() error {
-		if _, err := s.o.Repo.Git(ctx, "merge", "--ff-only", "-q", s.branch); err == nil {
-			return nil
-		}
-		_, err := s.o.Repo.Git(ctx, "merge", "--no-edit", "-q", s.branch)
-		if err != nil {
-			s.o.Repo.AbortMerge(ctx)
-		}
-		return err
-	})
-	if err != nil {
-		remove("")
-		return false, append(notes, fmt.Sprintf("could not merge %s into your branch (%v): merge it yourself with git merge %s", s.branch, err, s.branch))
-	}
-	remove(s.branch)
-	where := s.o.Repo.CurrentBranch(ctx)
-	return true, append(notes, fmt.Sprintf("the run's work is merged into %s", where))
-}
-
-// Delivery is what became of a finished run's work, journaled after the
-// machine's last event: the branch's last commit, whether it was merged.
-type Delivery struct {
-	Tip    string   `json:"tip"`
-	Merged bool     `json:"merged"`
-	Notes  []string `json:"notes,omitempty"`
-}
-
-// deliveredEvent is the journal type of a Delivery; the machine never
-// steps it.
-const deliveredEvent = "pipeline-delivered"
-
-func (s *shell) record(d Delivery) {
-	payload, _ := json.Marshal(d)
-	if _, err := s.o.Journal.Append(s.run.ID, deliveredEvent, s.o.Now().UTC(), payload); err != nil {
-		s.o.Observer.Note("", "journal the delivery: "+err.Error())
 	}
 }
 

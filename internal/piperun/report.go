@@ -90,7 +90,10 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 	s := m.Snapshot()
 	r := Report{Run: run.ID, Objective: s.Spec.Objective, Workflow: s.Spec.Workflow.Name, Started: run.Started, Finished: run.Finished,
 		Outcome: run.Outcome, Open: s.Open, Challenges: s.Challenges, Decisions: s.Decisions, FixLoops: s.FixLoops, Tests: s.Tests,
-		Branch: Branch(run.ID)}
+		Branch: s.Spec.Branch}
+	if r.Branch == "" {
+		r.Branch = Branch(run.ID) // a run from before branches were named
+	}
 	if run.Finished.IsZero() {
 		r.Outcome = ""
 	}

@@ -177,7 +177,9 @@ func Abandon(j journal.Journal, now time.Time) (journal.Run, bool, error) {
 	return last, true, j.FinishRun(last.ID, now, "abandoned")
 }
 
-// Branch names a run's branch.
+// Branch names the branch of run N as hive named it before branches
+// were named after the workflow and objective: hive/run/N. Runs whose
+// spec records no branch use it.
 func Branch(run int64) string { return fmt.Sprintf("hive/run/%d", run) }
 
 // worktreeDir is where a run's worktree lives.
