@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -28,38 +29,156 @@ func (c Command) String() string {
 }
 
 // ErrNoTests says hive found no way to run the project's tests.
-var ErrNoTests = errors.New("no test command: hive looks for go.mod, package.json with a test script, Cargo.toml, or pytest's files (pyproject.toml, pytest.ini, setup.cfg, tests/); set tests.command in .hive/config.json")
+var ErrNoTests = errors.New("no test command: hive looks for go.mod, Cargo.toml, package.json with a test script, pytest's files (pyproject.toml, pytest.ini, setup.cfg, conftest.py, tests/ with setup.py), or a Makefile with a test target; set tests.command in .hive/config.json")
 
 // Detect finds the test command of the project at root from its files.
+// A language's own runner comes before a Makefile's test target: hive reads
+// the runner's output (counts, failing tests), and make's is anything.
 func Detect(root string) (Command, error) {
-	has := func(name string) bool {
-		_, err := os.Stat(filepath.Join(root, name))
-		return err == nil
-	}
+	has := func(name string) bool { return exists(root, name) }
 	switch {
 	case has("go.mod"):
 		return Command{Argv: []string{"go", "test", "-v", "./..."}}, nil
 	case has("Cargo.toml"):
 		return Command{Argv: []string{"cargo", "test"}}, nil
-	case has("package.json"):
-		data, err := os.ReadFile(filepath.Join(root, "package.json"))
+	}
+	if has("package.json") {
+		scripts, err := packageScripts(root)
 		if err != nil {
 			return Command{}, err
 		}
-		var pkg struct {
-			Scripts map[string]string `json:"scripts"`
+		if hasScript(scripts, "test") {
+			// npm's own lines (> pkg@1.0.0 test) would only add noise to
+			// the output the implementer reads; pnpm and yarn take their
+			// flags before the script name, so they run it plainly.
+			if pm := PackageManager(root); pm != "npm" {
+				return Command{Argv: []string{pm, "test"}}, nil
+			}
+			return Command{Argv: []string{"npm", "test", "--silent"}}, nil
 		}
-		if err := json.Unmarshal(data, &pkg); err != nil {
-			return Command{}, fmt.Errorf("package.json: %v", err)
-		}
-		if pkg.Scripts["test"] == "" {
-			return Command{}, ErrNoTests
-		}
-		return Command{Argv: []string{"npm", "test", "--silent"}}, nil
-	case has("pytest.ini") || has("pyproject.toml") || has("setup.cfg") || has("tests") && has("setup.py"):
+	}
+	if has("pytest.ini") || has("pyproject.toml") || has("setup.cfg") || has("conftest.py") || has("tests") && has("setup.py") {
 		return Command{Argv: []string{"python3", "-m", "pytest"}}, nil
 	}
+	if mk := makefile(root); mk != "" && makeTarget(mk, "test") {
+		return Command{Argv: []string{"make", "test"}}, nil
+	}
 	return Command{}, ErrNoTests
+}
+
+// DetectBuild finds the build command of the project at root from its
+// files, in the shape Detect gives the tests, for Run to run: go build,
+// cargo build, package.json's build script with the project's package
+// manager, or a Makefile's build target. Not found (a Python project, a
+// package.json without a build script) is no error: there is nothing to
+// build, and the pipeline's build step has nothing to check.
+func DetectBuild(root string) (Command, bool) {
+	has := func(name string) bool { return exists(root, name) }
+	switch {
+	case has("go.mod"):
+		return Command{Argv: []string{"go", "build", "./..."}}, true
+	case has("Cargo.toml"):
+		return Command{Argv: []string{"cargo", "build"}}, true
+	}
+	if has("package.json") {
+		// A package.json that does not parse falls through: a Makefile may
+		// still build the project, and npm would only fail on it.
+		if scripts, err := packageScripts(root); err == nil && hasScript(scripts, "build") {
+			return Command{Argv: []string{PackageManager(root), "run", "build"}}, true
+		}
+	}
+	if mk := makefile(root); mk != "" && makeTarget(mk, "build") {
+		return Command{Argv: []string{"make", "build"}}, true
+	}
+	return Command{}, false
+}
+
+// PackageManager names the JavaScript package manager of the project at
+// root: the one whose lockfile is there (pnpm-lock.yaml, yarn.lock), else
+// the one package.json's packageManager field names (corepack's), else
+// npm. Running a pnpm project's scripts with npm would install or resolve
+// differently from what its authors run.
+func PackageManager(root string) string {
+	switch {
+	case exists(root, "pnpm-lock.yaml"):
+		return "pnpm"
+	case exists(root, "yarn.lock"):
+		return "yarn"
+	}
+	data, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err == nil {
+		var pkg struct {
+			PackageManager string `json:"packageManager"`
+		}
+		if json.Unmarshal(data, &pkg) == nil {
+			name, _, _ := strings.Cut(pkg.PackageManager, "@")
+			if name == "pnpm" || name == "yarn" {
+				return name
+			}
+		}
+	}
+	return "npm"
+}
+
+func exists(root, name string) bool {
+	_, err := os.Stat(filepath.Join(root, name))
+	return err == nil
+}
+
+// packageScripts reads the scripts of root's package.json.
+func packageScripts(root string) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err != nil {
+		return nil, err
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		return nil, fmt.Errorf("package.json: %v (fix its JSON, or set tests.command in .hive/config.json)", err)
+	}
+	return pkg.Scripts, nil
+}
+
+// hasScript says whether scripts has a real script called name: npm init's
+// placeholder test script ("echo \"Error: no test specified\" && exit 1")
+// is no test suite, and running it would only fail.
+func hasScript(scripts map[string]string, name string) bool {
+	s := strings.TrimSpace(scripts[name])
+	return s != "" && !strings.Contains(s, "no test specified")
+}
+
+// makefile returns the path of root's Makefile under any of the names GNU
+// make reads, or "".
+func makefile(root string) string {
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		if p := filepath.Join(root, name); exists(root, name) {
+			return p
+		}
+	}
+	return ""
+}
+
+// makeTarget says whether the Makefile at path defines target: a rule line
+// "target:" or "target other:", not a variable ("target := x").
+func makeTarget(path, target string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '\t' || line[0] == '#' {
+			continue
+		}
+		head, rest, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(rest, "=") {
+			continue
+		}
+		if slices.Contains(strings.Fields(head), target) {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is one run of the tests.
@@ -94,7 +213,7 @@ func Run(ctx context.Context, dir string, c Command) (Result, error) {
 	case errors.As(err, &exit):
 		res.ExitCode = exit.ExitCode()
 	case err != nil:
-		return res, fmt.Errorf("run the tests (%s): %w", c, err)
+		return res, fmt.Errorf("run %s: %w", c, err)
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +32,16 @@ func TestDetect(t *testing.T) {
 		{map[string]string{"Cargo.toml": "[package]\n"}, []string{"cargo", "test"}},
 		{map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`}, []string{"npm", "test", "--silent"}},
 		{map[string]string{"pyproject.toml": "[project]\n"}, []string{"python3", "-m", "pytest"}},
+		{map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pnpm-lock.yaml": ""}, []string{"pnpm", "test"}},
+		{map[string]string{"package.json": `{"scripts": {"test": "jest"}}`, "yarn.lock": ""}, []string{"yarn", "test"}},
+		{map[string]string{"package.json": `{"packageManager": "pnpm@9.1.0", "scripts": {"test": "jest"}}`}, []string{"pnpm", "test"}},
+		{map[string]string{"conftest.py": ""}, []string{"python3", "-m", "pytest"}},
+		// A package.json without tests does not hide the Python tests beside it.
+		{map[string]string{"package.json": `{"scripts": {"lint": "eslint ."}}`, "pytest.ini": ""}, []string{"python3", "-m", "pytest"}},
+		{map[string]string{"Makefile": ".PHONY: test\ntest: build\n\t./run-tests.sh\n"}, []string{"make", "test"}},
 		{map[string]string{"package.json": `{"scripts": {}}`}, nil},
+		{map[string]string{"package.json": `{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}`}, nil},
+		{map[string]string{"Makefile": "test := x\n.PHONY: test\nall:\n\techo test: no\n"}, nil},
 		{map[string]string{"README.md": "hi"}, nil},
 	} {
 		dir := t.TempDir()
@@ -71,5 +81,57 @@ func TestRunGoTests(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), dir, Command{Argv: []string{"no-such-test-runner"}}); err == nil {
 		t.Fatal("a runner that does not exist is not an error")
+	}
+}
+
+func TestDetectBuild(t *testing.T) {
+	for _, tc := range []struct {
+		files map[string]string
+		want  []string
+	}{
+		{map[string]string{"go.mod": "module x\n", "Makefile": "build:\n\tgo build -o bin/x .\n"}, []string{"go", "build", "./..."}},
+		{map[string]string{"Cargo.toml": "[package]\n"}, []string{"cargo", "build"}},
+		{map[string]string{"package.json": `{"scripts": {"build": "vite build"}}`}, []string{"npm", "run", "build"}},
+		{map[string]string{"package.json": `{"scripts": {"build": "vite build"}}`, "pnpm-lock.yaml": ""}, []string{"pnpm", "run", "build"}},
+		{map[string]string{"package.json": `{"scripts": {"build": "tsc"}}`, "yarn.lock": ""}, []string{"yarn", "run", "build"}},
+		{map[string]string{"package.json": `{"scripts": {"test": "jest"}}`, "Makefile": "all build: dist\n"}, []string{"make", "build"}},
+		{map[string]string{"package.json": `{not json`, "GNUmakefile": "build:\n"}, []string{"make", "build"}},
+		{map[string]string{"package.json": `{"scripts": {"test": "jest"}}`}, nil},
+		{map[string]string{"pyproject.toml": "[project]\n"}, nil},
+		{map[string]string{"Makefile": "test:\n\tgo test\nbuild_dir := out\n"}, nil},
+		{map[string]string{}, nil},
+	} {
+		dir := t.TempDir()
+		write(t, dir, tc.files)
+		c, ok := DetectBuild(dir)
+		if ok != (tc.want != nil) || !slices.Equal(c.Argv, tc.want) {
+			t.Errorf("%v: DetectBuild = %v, %v; want %v", tc.files, c.Argv, ok, tc.want)
+		}
+	}
+}
+
+// A real go build of a module that does not compile: the build command runs
+// through Run as the tests do, and its failure is an exit code and output
+// for the debugger, not an error.
+func TestRunGoBuild(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"go.mod": "module example.com/svc\n\ngo 1.22\n",
+		"svc.go": "package svc\n\nfunc Health() int { return \"ok\" }\n",
+	})
+	c, ok := DetectBuild(dir)
+	if !ok {
+		t.Fatal("no build command for a Go module")
+	}
+	res, err := Run(context.Background(), dir, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode == 0 || !strings.Contains(res.Output, "svc.go:3") || res.Command != "go build ./..." {
+		t.Fatalf("Run = %+v", res)
+	}
+	write(t, dir, map[string]string{"svc.go": "package svc\n\nfunc Health() int { return 200 }\n"})
+	if res, err := Run(context.Background(), dir, c); err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run of a module that builds = %+v, %v", res, err)
 	}
 }
