@@ -26,6 +26,9 @@ type Spec struct {
 	// starts so that a resume works on the same one; "" in runs from
 	// before it was recorded, whose branch is hive/run/N.
 	Branch string `json:"branch,omitempty"`
+	// Publish is how the finished work is delivered instead of a merge:
+	// "push" (--push) or "pr" (--pr), kept for a resume.
+	Publish string `json:"publish,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
 	// Guard tunes the loop guard of the role agents.
