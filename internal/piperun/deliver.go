@@ -223,3 +223,14 @@ func (s *shell) record(d Delivery) {
 		s.o.Observer.Note("", "journal the delivery: "+err.Error())
 	}
 }
+
+// publish is how a new run is to publish its work: "pr", "push" or "".
+func (o Options) publish() string {
+	switch {
+	case o.PR:
+		return "pr"
+	case o.Push:
+		return "push"
+	}
+	return ""
+}

@@ -124,7 +124,7 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Budget: s.o.Budget, Guard: s.o.Guard}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Budget: s.o.Budget, Guard: s.o.Guard}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }

@@ -46,6 +46,10 @@ type Options struct {
 	AutoAnswer bool
 	// NoMerge leaves the finished run's work on its branch.
 	NoMerge bool
+	// Push pushes a completed run's branch to origin instead of merging
+	// it; PR also opens a pull request for it with gh. A resumed run
+	// publishes as it was started to, or as these ask.
+	Push, PR bool
 	// WorktreeRoot is where the run's worktrees go; "" means the user's
 	// cache folder.
 	WorktreeRoot string
@@ -104,6 +108,10 @@ type Result struct {
 	// Merged says the work reached the user's branch; otherwise Branch
 	// holds it.
 	Merged bool
+	// Pushed says Branch is on origin; PullRequest is the address of the
+	// pull request gh opened for it.
+	Pushed      bool
+	PullRequest string
 	// Notes says what the user should know: where the work is, what to do.
 	Notes []string
 }
