@@ -39,6 +39,8 @@ type runOptions struct {
 	answer   string
 	fresh    bool
 	noMerge  bool
+	push     bool
+	pr       bool
 	wait     time.Duration
 	waitSet  bool
 	noTUI    bool
@@ -105,6 +107,8 @@ Role prompts: see hive agents.`,
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
 	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
+	cmd.Flags().BoolVar(&o.push, "push", false, "push the completed run's branch to origin instead of merging it")
+	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
 	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (default: budget.usd in config; 0: no limit)")
 	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long a question waits for `hive answer ROLE ...`, then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
@@ -194,7 +198,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	opts := piperun.Options{
 		Repo: repo, Journal: j, Observer: obs,
 		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Wait: wait,
 	}
