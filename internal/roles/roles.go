@@ -76,23 +76,45 @@ func places(root, home string) []place {
 }
 
 // roleOf is the role a prompt name plays: the name itself, or the role it
-// ends with after a dash (vue-implementer plays implementer).
+// ends with after a dash (vue-implementer plays implementer), or else the
+// role it begins with before a dash (implementer-vue, as the shell Hive's
+// users may spell it). Roles have dashes too, so the longest role that fits
+// wins: vue-e2e-tester plays e2e-tester, not tester.
 func roleOf(name string) string {
 	if slices.Contains(pipeline.Roles, name) {
 		return name
 	}
+	best := ""
 	for _, r := range pipeline.Roles {
-		if strings.HasSuffix(name, "-"+r) && len(name) > len(r)+1 {
-			return r
+		if len(r) > len(best) && len(name) > len(r)+1 && strings.HasSuffix(name, "-"+r) {
+			best = r
 		}
 	}
-	return ""
+	if best != "" {
+		return best
+	}
+	for _, r := range pipeline.Roles {
+		if len(r) > len(best) && len(name) > len(r)+1 && strings.HasPrefix(name, r+"-") {
+			best = r
+		}
+	}
+	return best
 }
 
-// List resolves every role, and every variant found in the project's and
-// the user's prompt folders, sorted by name.
+// List resolves every role, and every variant built into hive or found in
+// the project's and the user's prompt folders, sorted by name.
 func List(root, home string) ([]Source, error) {
 	names := slices.Clone(pipeline.Roles)
+	builtin, err := fs.ReadDir(bundled, "prompts")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range builtin {
+		name, ok := strings.CutSuffix(e.Name(), ".md")
+		if ok && roleOf(name) != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
 	for _, place := range places(root, home) {
 		entries, err := os.ReadDir(place.dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -131,8 +153,42 @@ type Data struct {
 	TestCommand string
 }
 
+// ReportFields is what the role's contract adds to the complete
+// HIVE_REPORT: nothing for a prompt that calls the shared "report"
+// template with its Data alone (see contract).
+func (Data) ReportFields() string { return "" }
+
+// Commits says whether the role commits its work: a role that only reads
+// (the interviewer, the security audit) is told to change nothing.
+func (Data) Commits() bool { return true }
+
+// reportData is the shared "report" template's data for a role whose
+// contract adds fields to its report, or that commits nothing. Its methods
+// hide Data's, so the template reads both kinds the same way.
+type reportData struct {
+	Data
+	fields  string
+	commits bool
+}
+
+func (r reportData) ReportFields() string { return r.fields }
+func (r reportData) Commits() bool        { return r.commits }
+
+// contract is the template function that gives the shared "report"
+// template a role's own report fields: {{template "report" (contract .
+// "commit" `"reproduction": "..."`)}}. how is "commit" or "no-commit";
+// fields are JSON members, shown in the complete report's example.
+func contract(d Data, how, fields string) (reportData, error) {
+	switch how {
+	case "commit", "no-commit":
+		return reportData{Data: d, fields: strings.TrimSpace(fields), commits: how == "commit"}, nil
+	}
+	return reportData{}, fmt.Errorf("contract: %q is neither \"commit\" nor \"no-commit\"", how)
+}
+
 // Render fills a prompt's text (a Go text/template that may use the
-// shared "context", "challenge" and "report" templates) with d.
+// shared "context", "challenge" and "report" templates, and the contract
+// function) with d.
 func Render(name, text string, d Data) (string, error) {
 	shared, err := bundled.ReadFile("prompts/shared.tmpl")
 	if err != nil {
@@ -144,6 +200,7 @@ func Render(name, text string, d Data) (string, error) {
 		"challenge": func(d Data, questions string) any {
 			return struct{ Questions, Previous string }{questions, strings.Join(d.Previous, ", ")}
 		},
+		"contract": contract,
 	})
 	if _, err := t.Parse(string(shared)); err != nil {
 		return "", fmt.Errorf("shared prompt templates: %w", err)
