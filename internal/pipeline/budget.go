@@ -136,15 +136,16 @@ func (m *Machine) share() float64 {
 // dispatch decides how j's next session starts within the budget: its
 // allotment, and the rung of its role's model ladder, lowered while the
 // role's estimate does not fit what is left. held is a checkpoint when
-// nothing is left, or not even the cheapest rung fits.
-func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held []Command) {
+// nothing is left, or not even the cheapest rung fits (ask asks it, unless
+// another question is open: it is asked after).
+func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bool, ask []Command) {
 	if c, over := m.reached(j.Role); over {
-		return 0, 0, 0, m.askBudget(j, c.String(), c)
+		return 0, 0, 0, true, m.askBudget(j, c.String(), c)
 	}
 	usd, tokens = m.allotment(j.Role)
 	est := m.budget.Estimates[j.Role]
 	if j.Phase || len(est) == 0 {
-		return usd, tokens, 0, nil
+		return usd, tokens, 0, false, nil
 	}
 	rung = min(m.budget.rung, len(est)-1)
 	for usd > 0 && rung < len(est) && est[rung] > usd {
@@ -153,9 +154,9 @@ func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held []
 	if rung == len(est) {
 		c := m.ceilingOf(j.Role)
 		why := fmt.Sprintf("%s: $%.2f left, and a %s session is estimated at $%.2f even on the cheapest model", c, usd, j.Role, est[len(est)-1])
-		return 0, 0, 0, m.askBudget(j, why, c)
+		return 0, 0, 0, true, m.askBudget(j, why, c)
 	}
-	return usd, tokens, rung, nil
+	return usd, tokens, rung, false, nil
 }
 
 // spentOf is what is spent now of a budget checkpoint's ceiling.
@@ -219,6 +220,14 @@ func (m *Machine) spend(j *job) []Command {
 	out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
 	j.interrupted = true
 	j.next = j.again("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+	// The agents working beside it stop too, and start again once the
+	// budget is raised.
+	for _, o := range m.jobs {
+		if o != j && o.State == Running && o.Type == "" && !o.Phase && o.report == nil {
+			out = append(out, Command{Type: CmdStopAgent, Job: o.ID, Attempt: o.Attempts, PID: o.PID, Interrupt: true, Text: c.String()})
+			o.State, o.next = Pending, o.again("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+		}
+	}
 	return append(out, m.askBudget(j, c.String(), c)...)
 }
 

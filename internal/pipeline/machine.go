@@ -14,7 +14,7 @@ type JobState string
 const (
 	Pending  JobState = "pending"
 	Running  JobState = "running"  // its agent (or the phase) works
-	Checking JobState = "checking" // hive lints its plans or runs the tests
+	Checking JobState = "checking" // hive lints its plans, runs the tests or the build
 	Waiting  JobState = "waiting"  // at a checkpoint
 	Done     JobState = "done"
 	Skipped  JobState = "skipped" // the human chose to go on without it
@@ -33,6 +33,7 @@ type Job struct {
 	ID       string       `json:"id"`
 	Role     string       `json:"role"`
 	Prompt   string       `json:"prompt,omitempty"`
+	Type     string       `json:"type,omitempty"`  // a mechanical step's type (StepBuild, StepFixBlocking)
 	Phase    bool         `json:"phase,omitempty"` // the architect's plans, run as a phase
 	State    JobState     `json:"state"`
 	Attempts int          `json:"attempts"`
@@ -54,7 +55,24 @@ type job struct {
 	// interrupted: the budget stopped the current attempt's agent.
 	interrupted bool
 	ctx         *Context // what the current attempt was told
+
+	step     Step     // the workflow's step (none for a job made for fixes)
+	deps     []string // the jobs it waits for, from the workflow
+	wait     []string // the jobs it waits for this time: a challenge, a fix
+	reviewed bool     // a human looked at its work (its step's checkpoint)
+	fixes    int      // a build's fix loops
+	asked    int      // the interviewer's questions still open
 }
+
+// settled says whether the job's work is over, for now.
+func (j *job) settled() bool { return j.State == Done || j.State == Skipped }
+
+// active says whether the job works, is checked, or waits for a human.
+func (j *job) active() bool { return j.State == Running || j.State == Checking || j.State == Waiting }
+
+// writes says whether the job changes the run's worktree: two such never
+// work at once (a build or the tests need a tree no agent is changing).
+func (j *job) writes() bool { return j.Type != "" || j.Phase || !slices.Contains(readOnly, j.Role) }
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
 // use: one goroutine owns it, as the engine.
@@ -78,6 +96,8 @@ type Machine struct {
 	plans      []PlanRun              // the phase's plans, as its last run ended
 	phaseRuns  map[int64]engine.Spend // what each phase run had spent when it last ended
 	open       *Checkpoint
+	queue      []*Checkpoint // questions raised while another was open
+	findings   []Finding
 	nextCP     int
 	budget     budgetState
 }
@@ -89,6 +109,20 @@ func New() *Machine { return &Machine{byID: map[string]*job{}, handoffs: map[str
 // An event that does not fit the state is refused with an error and
 // changes nothing.
 func (m *Machine) Step(ev Event) ([]Command, error) {
+	out, err := m.step(ev)
+	if err != nil || !m.started || m.finished {
+		return out, err
+	}
+	// A question raised while another was open is asked once that one is
+	// answered; with none open, whatever may start now starts.
+	if m.open == nil && len(m.queue) > 0 {
+		m.open, m.queue = m.queue[0], m.queue[1:]
+		return append(out, Command{Type: CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open}), nil
+	}
+	return append(out, m.advance()...), nil
+}
+
+func (m *Machine) step(ev Event) ([]Command, error) {
 	if !m.started && ev.Type != EvStarted {
 		return nil, fmt.Errorf("%s before the run started", ev.Type)
 	}
@@ -104,6 +138,8 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 		return m.answer(ev)
 	case EvLinted, EvPhaseDone, EvTestsRan:
 		return m.checked(ev)
+	case EvBuilt:
+		return m.built(ev)
 	}
 	j := m.byID[ev.Job]
 	if j == nil {
@@ -184,16 +220,45 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 	}
 	m.spec, m.started = *ev.Spec, true
 	m.budget = budgetState{Budget: m.spec.Budget.clone()}
-	architect := m.spec.Workflow.Has(RoleArchitect)
-	for _, s := range m.spec.Workflow.Steps {
-		j := &job{Job: Job{ID: s.Role, Role: s.Role, Prompt: s.Prompt, State: Pending}}
-		if s.Role == RoleImplementer && architect {
+	w := m.spec.Workflow
+	architect := w.Has(RoleArchitect)
+	ids := map[string]string{} // step id → job id
+	var out []Command
+	for i, s := range w.Steps {
+		j := &job{Job: Job{ID: s.ID(), Role: s.Role, Type: s.Type, Prompt: s.Prompt, State: Pending}, step: s}
+		if s.Type == "" && s.Role == RoleImplementer && architect {
 			j.ID, j.Phase = PhaseJob, true
 		}
+		ids[s.ID()] = j.ID
+		for _, d := range w.after(i) {
+			// A step left out passes on what it waited for.
+			if dj := m.byID[ids[d]]; dj != nil && dj.State == Skipped {
+				j.deps = append(j.deps, dj.deps...)
+			} else {
+				j.deps = append(j.deps, ids[d])
+			}
+		}
+		j.deps = slices.Compact(slices.Sorted(slices.Values(j.deps)))
 		m.add(j)
-		m.agenda = append(m.agenda, j.ID)
+		switch {
+		case s.Condition != "" && !m.holds(s.Condition):
+			j.State = Skipped
+			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s left out: the repository has no %s (condition %s)", j.ID, strings.TrimPrefix(s.Condition, "has_"), s.Condition)})
+		case s.Role == RoleInterviewer && m.spec.NoInterview:
+			j.State = Skipped
+			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
+		default:
+			m.agenda = append(m.agenda, j.ID)
+		}
 	}
-	return m.advance(), nil
+	return out, nil
+}
+
+// holds says whether a step's condition holds of the repository; one hive
+// has no fact for holds, as in the shell Hive.
+func (m *Machine) holds(cond string) bool {
+	v, ok := m.spec.Facts[cond]
+	return !ok || v
 }
 
 func (m *Machine) add(j *job) {
@@ -201,8 +266,10 @@ func (m *Machine) add(j *job) {
 	m.byID[j.ID] = j
 }
 
-// advance starts the head of the agenda, or ends the run when nothing is
-// left.
+// advance starts every job of the agenda whose steps before it are
+// settled, in the agenda's order, one that writes only while no other
+// does; it ends the run when nothing is left. Nothing starts while a
+// human is asked.
 func (m *Machine) advance() []Command {
 	if m.open != nil || m.finished {
 		return nil
@@ -210,21 +277,74 @@ func (m *Machine) advance() []Command {
 	if len(m.agenda) == 0 {
 		return m.finish(OutcomeComplete, "")
 	}
-	return m.run(m.byID[m.agenda[0]])
+	writing, busy := false, false
+	for _, id := range m.agenda {
+		j := m.byID[id]
+		writing = writing || (j.active() && j.writes())
+		busy = busy || j.active()
+	}
+	var out []Command
+	for _, id := range slices.Clone(m.agenda) { // a job may settle as it starts
+		j := m.byID[id]
+		if j.State != Pending || !m.ready(j) || (j.writes() && writing) {
+			continue
+		}
+		writing = writing || j.writes()
+		busy = true
+		out = append(out, m.run(j)...)
+		if m.open != nil || m.finished {
+			break // held by the budget
+		}
+	}
+	if !busy {
+		// Every job left waits for another that will not run: a bug,
+		// said rather than waited on for ever.
+		return m.finish(OutcomeFailed, "nothing can start: "+strings.Join(m.agenda, ", ")+" wait for each other")
+	}
+	return out
+}
+
+// ready says whether the jobs j waits for are settled.
+func (m *Machine) ready(j *job) bool {
+	for _, id := range slices.Concat(j.deps, j.wait) {
+		if d := m.byID[id]; d != nil && !d.settled() {
+			return false
+		}
+	}
+	return true
 }
 
 // run starts a job's next attempt, within the budget: a job that it
 // cannot pay for waits for a raise.
 func (m *Machine) run(j *job) []Command {
-	usd, tokens, rung, held := m.dispatch(j)
-	if held != nil {
-		return held
+	usd, tokens, rung, held, ask := m.dispatch(j)
+	if held {
+		return ask
 	}
 	j.Attempts++
-	j.State, j.report, j.started, j.interrupted, j.guard = Running, nil, false, false, engine.CallGuard{}
+	j.State, j.report, j.started, j.interrupted, j.guard, j.wait = Running, nil, false, false, engine.CallGuard{}, nil
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()
+	switch j.Type {
+	case StepBuild:
+		j.State = Checking
+		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}
+	case StepFixBlocking:
+		return m.fixBlocking(j)
+	}
+	if interview := m.interview(); len(interview) > 0 && j.Role != RoleInterviewer {
+		if ctx == nil {
+			ctx = &Context{}
+		}
+		ctx.Interview = interview
+	}
+	if j.step.Task != "" {
+		if ctx == nil {
+			ctx = &Context{}
+		}
+		ctx.Task = j.step.Task
+	}
 	if len(m.warnings) > 0 && j.Role != RoleArchitect {
 		if ctx == nil {
 			ctx = &Context{}
@@ -258,13 +378,26 @@ func (m *Machine) route(j *job, r *engine.Report) []Command {
 		return m.needsInput(j, r)
 	case engine.ReportBlocked:
 		why := firstOf(r.Blocker, r.Summary, "no reason given")
+		if j.step.Optional() {
+			return m.leaveOut(j, "it is blocked: "+why)
+		}
 		return m.ask(j, KindBlocked, j.Role+" is blocked: "+why, strings.Join(r.Concerns, "\n"), []string{AnswerRetry, AnswerContinue, AnswerAbort})
 	case engine.ReportPartial:
 		for _, c := range r.Concerns {
 			m.warnings = append(m.warnings, j.Role+": "+c)
 		}
 	}
+	if j.Role == RoleInterviewer {
+		return m.interviewed(j, r)
+	}
 	return m.worked(j)
+}
+
+// leaveOut settles a step that is not required and failed: the run goes
+// on without it.
+func (m *Machine) leaveOut(j *job, why string) []Command {
+	note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s left out (not required): %s", j.ID, why)}
+	return append([]Command{note}, m.done(j, Skipped)...)
 }
 
 // worked: the role did its work. The architect's plans are linted and the
@@ -279,14 +412,46 @@ func (m *Machine) worked(j *job) []Command {
 		j.State = Checking
 		return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
 	}
+	if slices.Contains(reviewing, j.Role) {
+		m.record(j, j.report)
+		if !m.gated(j) {
+			return m.gate(j, []string{j.ID})
+		}
+	}
 	return m.done(j, Done)
 }
 
-// done settles the current job and goes on.
+// done settles a job and goes on. A step with a checkpoint first asks a
+// human to look at its work, unless --yes.
 func (m *Machine) done(j *job, s JobState) []Command {
-	j.State = s
+	if s == Done && j.step.Checkpoint && !j.reviewed && !m.spec.AutoAnswer {
+		what := j.Role + " finished"
+		if r := j.report; r != nil && r.Summary != "" {
+			what += ": " + oneLine(r.Summary)
+		}
+		return m.ask(j, KindReview, what+". Look at its work before the run goes on", m.reviewDetails(j),
+			[]string{AnswerContinue, AnswerRetry, AnswerAbort})
+	}
+	j.State, j.reviewed = s, false
 	m.agenda = slices.DeleteFunc(m.agenda, func(id string) bool { return id == j.ID })
 	return m.advance()
+}
+
+// reviewDetails says what a step produced, for its checkpoint.
+func (m *Machine) reviewDetails(j *job) string {
+	var lines []string
+	if r := j.report; r != nil {
+		if len(r.Files) > 0 {
+			lines = append(lines, "files: "+strings.Join(r.Files, ", "))
+		}
+		for _, c := range r.Concerns {
+			lines = append(lines, "concern: "+c)
+		}
+	}
+	if j.Role == RoleArchitect && m.spec.PhaseDir != "" {
+		lines = append(lines, "plans: "+m.spec.PhaseDir)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // crashed: an agent ended without a report. It is replaced once; then the
@@ -296,6 +461,9 @@ func (m *Machine) crashed(j *job, why string) []Command {
 	if j.crashes == 1 {
 		j.next = j.again(why)
 		return append([]Command{{Type: CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
+	}
+	if j.step.Optional() {
+		return m.leaveOut(j, fmt.Sprintf("it ended %d times without a report: %s", j.crashes, why))
 	}
 	return m.ask(j, KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.crashes, why), "", []string{AnswerRetry, AnswerContinue, AnswerAbort})
 }
@@ -328,8 +496,7 @@ func (m *Machine) challenge(j *job, r *engine.Report) []Command {
 	}
 	out := []Command{note}
 	cmds := m.ask(j, KindChallenge, fmt.Sprintf("%s challenges %s a second time", ch.From, ch.To), ch.Issue,
-		[]string{AnswerAccept, AnswerOverride, AnswerAbort})
-	m.open.Challenge, m.open.Previous = &ch, &first
+		[]string{AnswerAccept, AnswerOverride, AnswerAbort}, func(cp *Checkpoint) { cp.Challenge, cp.Previous = &ch, &first })
 	return append(out, cmds...)
 }
 
@@ -338,12 +505,14 @@ func (m *Machine) reroute(from, to *job, ch Challenge) []Command {
 	to.next = &Context{Challenge: &ch}
 	from.next = &Context{Rechecking: &ch}
 	to.State, from.State = Pending, Pending
+	from.wait = []string{to.ID}
 	order := []string{to.ID}
 	// The architect answers with plans: once the phase has run, its
 	// implementers run the changed plans too (the unchanged ones are done).
 	if phase := m.byID[PhaseJob]; to.Role == RoleArchitect && phase != nil && phase != from && phase.State == Done {
 		phase.State, phase.next = Pending, &Context{Rechecking: &ch}
 		order = append(order, phase.ID)
+		from.wait = append(from.wait, phase.ID)
 	}
 	order = append(order, from.ID)
 	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
@@ -430,9 +599,7 @@ func (m *Machine) needsInput(j *job, r *engine.Report) []Command {
 	if def != "" && (m.spec.AutoAnswer || r.CanProceedWithDefault) && defaults < maxDefaults {
 		return m.decide(j, Decision{Job: j.ID, Question: q, Options: r.Options, Choice: def, By: "default"})
 	}
-	cmds := m.ask(j, KindNeedsInput, q, "", r.Options)
-	m.open.Default = def
-	return cmds
+	return m.ask(j, KindNeedsInput, q, "", r.Options, func(cp *Checkpoint) { cp.Default = def })
 }
 
 func (m *Machine) decide(j *job, d Decision) []Command {
@@ -452,7 +619,7 @@ func (m *Machine) decide(j *job, d Decision) []Command {
 // checked takes the result of hive's own check of a job: the lint of the
 // architect's plans, the phase of the implementers, the tests.
 func (m *Machine) checked(ev Event) ([]Command, error) {
-	want := map[EventType]string{EvLinted: RoleArchitect, EvPhaseDone: PhaseJob, EvTestsRan: RoleTester}[ev.Type]
+	want := firstOf(ev.Job, map[EventType]string{EvLinted: RoleArchitect, EvPhaseDone: PhaseJob, EvTestsRan: RoleTester}[ev.Type])
 	j := m.byID[want]
 	state := Checking
 	if ev.Type == EvPhaseDone {
@@ -517,27 +684,81 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		return m.ask(j, KindTests, "the tests could not run: "+t.Command, t.Output,
 			[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
 	}
-	if m.fixLoops < m.spec.Workflow.fixLoops() {
+	if m.fixLoops < m.spec.Workflow.fixLoops() && m.fixer(j) != nil {
 		return m.fixLoop(j, t), nil
 	}
 	return m.ask(j, KindTests, fmt.Sprintf("the tests still fail after %d fix loop(s)", m.fixLoops), failing(t),
 		[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
 }
 
-// fixLoop sends failing tests back to the implementer, then has the
-// tester verify again (seed 003 §3.5).
+// built takes the result of a build step: a failure goes to the step's
+// on_failure role with the output, then the build runs again, up to the
+// workflow's fix loops; then a human decides.
+func (m *Machine) built(ev Event) ([]Command, error) {
+	j := m.byID[ev.Job]
+	if j == nil || j.Type != StepBuild || j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
+		return nil, fmt.Errorf("%s while %q is not building", ev.Type, ev.Job)
+	}
+	t := ev.Tests
+	if t == nil {
+		return nil, fmt.Errorf("%s without its result", ev.Type)
+	}
+	options := []string{AnswerRetry, AnswerContinue, AnswerAbort}
+	switch {
+	case t.ExitCode == 0:
+		return m.done(j, Done), nil
+	case t.Unrunnable:
+		return m.ask(j, KindBuild, "the build could not run: "+t.Command, t.Output, options), nil
+	case j.fixes >= m.spec.Workflow.fixLoops():
+		return m.ask(j, KindBuild, fmt.Sprintf("the build still fails after %d fix loop(s): %s", j.fixes, t.Command), t.Output, options), nil
+	}
+	fixer := m.fixer(j)
+	if fixer == nil {
+		return m.ask(j, KindBuild, "the build fails and the workflow has no role to fix it: "+t.Command, t.Output, options), nil
+	}
+	j.fixes++
+	return m.sendBack(j, fixer, &Context{BuildFailed: t}, fmt.Sprintf("build fix loop %d of %d: %s failed (exit %d), back to the %s",
+		j.fixes, m.spec.Workflow.fixLoops(), t.Command, t.ExitCode, fixer.Role)), nil
+}
+
+// sendBack has fixer fix what the check j found (with ctx), then j check
+// again.
+func (m *Machine) sendBack(j, fixer *job, ctx *Context, text string) []Command {
+	fixer.next = ctx
+	fixer.State, j.State = Pending, Pending
+	j.wait = []string{fixer.ID}
+	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return id == j.ID || id == fixer.ID })
+	m.agenda = append([]string{fixer.ID, j.ID}, rest...)
+	return []Command{{Type: CmdNote, Job: j.ID, Text: text}}
+}
+
+// fixer is the job that fixes what j's check found failing: its step's
+// on_failure role (a job of the run, or one made for it), else the
+// implementer.
+func (m *Machine) fixer(j *job) *job {
+	role := j.step.OnFailure
+	if role == "" || role == RoleImplementer {
+		return m.implementer()
+	}
+	for _, f := range m.jobs {
+		if f.Role == role && f.Type == "" && !f.Phase {
+			return f
+		}
+	}
+	f := &job{Job: Job{ID: role, Role: role, State: Pending}}
+	m.add(f)
+	return f
+}
+
+// fixLoop sends failing tests back to the implementer (or the tester's
+// on_failure role), then has the tester verify again (seed 003 §3.5).
 func (m *Machine) fixLoop(tester *job, t *Tests) []Command {
-	impl := m.implementer()
+	impl := m.fixer(tester)
 	if impl == nil {
 		return m.ask(tester, KindTests, "the tests fail and the workflow has no implementer to fix them", failing(t),
 			[]string{AnswerRetry, AnswerContinue, AnswerAbort})
 	}
 	m.fixLoops++
-	impl.next = &Context{Fix: t}
-	tester.next = &Context{Retry: "the implementer fixed the failing tests; verify again"}
-	impl.State, tester.State = Pending, Pending
-	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return id == tester.ID || id == impl.ID })
-	m.agenda = append([]string{impl.ID, tester.ID}, rest...)
 	of := fmt.Sprintf("%d of %d", m.fixLoops, m.spec.Workflow.fixLoops())
 	if m.fixLoops > m.spec.Workflow.fixLoops() {
 		of = fmt.Sprintf("%d (one more, as the human asked)", m.fixLoops)
@@ -546,16 +767,26 @@ func (m *Machine) fixLoop(tester *job, t *Tests) []Command {
 	if t.Failed == 0 && len(t.Failing) == 0 {
 		failing = fmt.Sprintf("the failing tests (exit %d)", t.ExitCode)
 	}
-	note := Command{Type: CmdNote, Job: tester.ID, Text: fmt.Sprintf("fix loop %s: %s back to the implementer", of, failing)}
-	return append([]Command{note}, m.advance()...)
+	cmds := m.sendBack(tester, impl, &Context{Fix: t}, fmt.Sprintf("fix loop %s: %s back to the %s", of, failing, impl.Role))
+	tester.next = &Context{Retry: "the " + impl.Role + " fixed the failing tests; verify again"}
+	return cmds
 }
 
-// ask opens a checkpoint on j.
-func (m *Machine) ask(j *job, kind CheckpointKind, question, details string, options []string) []Command {
+// ask opens a checkpoint on j; while another is open, it is asked once
+// that one is answered.
+func (m *Machine) ask(j *job, kind CheckpointKind, question, details string, options []string, with ...func(*Checkpoint)) []Command {
 	m.nextCP++
 	j.State = Waiting
-	m.open = &Checkpoint{ID: m.nextCP, Job: j.ID, Kind: kind, Question: question, Details: details, Options: options}
-	return []Command{{Type: CmdCheckpoint, Job: j.ID, Checkpoint: m.open}}
+	cp := &Checkpoint{ID: m.nextCP, Job: j.ID, Kind: kind, Question: question, Details: details, Options: options}
+	for _, f := range with {
+		f(cp)
+	}
+	if m.open != nil {
+		m.queue = append(m.queue, cp)
+		return nil
+	}
+	m.open = cp
+	return []Command{{Type: CmdCheckpoint, Job: j.ID, Checkpoint: cp}}
 }
 
 // answer applies a human's answer to the open checkpoint.
@@ -578,6 +809,12 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 		}
 		return m.budgetAnswered(j, cp, factor), nil
 	}
+	if cp.Kind == KindFindings {
+		return m.findingsAnswer(j, cp, text), nil
+	}
+	if cp.Kind == KindNeedsInput && j.Role == RoleInterviewer {
+		return m.answered(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
+	}
 	if cp.Kind == KindNeedsInput {
 		return m.decide(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
@@ -587,6 +824,10 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 		j.State = Skipped
 		return m.finish(OutcomeAborted, "aborted at "+j.Role+": "+cp.Question), nil
 	case AnswerContinue:
+		if cp.Kind == KindReview {
+			j.reviewed = true
+			return m.done(j, Done), nil
+		}
 		return m.done(j, Skipped), nil
 	case AnswerAccept:
 		return m.reroute(j, m.challenged(j, cp.Challenge.To), *cp.Challenge), nil
@@ -596,6 +837,10 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	}
 	// retry
 	switch cp.Kind {
+	case KindBuild:
+		// The human fixed the build, or made it runnable: build again.
+		j.State, j.fixes = Checking, 0
+		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}, nil
 	case KindTests:
 		if m.tests != nil && m.tests.Unrunnable {
 			// The human made the tests runnable: run them again.
@@ -629,41 +874,58 @@ func (m *Machine) resume() []Command {
 		}
 	}
 	if m.open != nil {
-		return append(out, Command{Type: CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
+		out = append(out, Command{Type: CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
 	}
-	if len(m.agenda) == 0 {
-		return append(out, m.advance()...)
+	for _, id := range slices.Clone(m.agenda) {
+		if m.finished {
+			break
+		}
+		out = append(out, m.redo(m.byID[id])...)
 	}
-	j := m.byID[m.agenda[0]]
+	return out
+}
+
+// redo does again what was under way of j when hive stopped.
+func (m *Machine) redo(j *job) []Command {
 	switch {
 	case j.State == Checking && j.Role == RoleArchitect:
-		return append(out, Command{Type: CmdLint, Job: j.ID, Attempt: j.Attempts})
+		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}
+	case j.State == Checking && j.Type == StepBuild:
+		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == Checking:
-		return append(out, Command{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts})
-	case j.State == Running && j.Phase:
+		return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
+	case j.State == Running && (j.Phase || j.Type != ""):
 		// The phase's own journal resumes it: nothing it finished runs again.
 		j.Attempts--
 		j.next = j.ctx
-		return append(out, m.run(j)...)
+		return m.run(j)
 	case j.State == Running && !j.started && j.report == nil:
 		// Its start was decided but never seen (the answer that decided it
 		// came while no hive ran): start it now.
 		j.Attempts--
 		j.next = j.ctx
-		return append(out, m.run(j)...)
+		return m.run(j)
 	case j.State == Running && j.report != nil:
 		// Its report was journaled: the work is done, only its exit was lost.
-		return append(out, m.route(j, j.report)...)
+		return m.route(j, j.report)
 	case j.State == Running:
 		j.next = j.again("hive was restarted while this agent worked; its commits so far are kept")
-		return append(out, m.run(j)...)
+		return m.run(j)
 	}
-	return append(out, m.advance()...)
+	return nil
 }
 
+// finish ends the run; agents still at work (beside the one that ended
+// it) are stopped.
 func (m *Machine) finish(outcome, reason string) []Command {
 	m.finished, m.outcome, m.reason = true, outcome, reason
-	return []Command{{Type: CmdFinished, Outcome: outcome, Text: reason}}
+	var out []Command
+	for _, j := range m.jobs {
+		if j.State == Running && !j.Phase && j.Type == "" {
+			out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
+		}
+	}
+	return append(out, Command{Type: CmdFinished, Outcome: outcome, Text: reason})
 }
 
 // failing lists the failing tests, or the output's tail.

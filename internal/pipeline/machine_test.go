@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,11 +16,16 @@ import (
 // one event and prints the commands the machine returned. Regenerate the
 // expected output with `go test ./internal/pipeline -run TestScripts -rewrite`.
 //
-//	start [workflow=full|quick] [yes] [fix=N] [usd=F] [tokens=N] [roles=(role:F,...)] [est=(role:F/F/F,...)]
-//	                                             a run of "the objective", with a budget: the run's
+//	start [workflow=NAME] [yes] [fix=N] [usd=F] [tokens=N] [roles=(role:F,...)] [est=(role:F/F/F,...)]
+//	      [facts=(fact:true|false,...)] [nointerview]
+//	                                             a run of "the objective" (classic: architect,
+//	                                             implementer, comb, tester, reviewer, documenter; pair:
+//	                                             implementer, tester; else a built-in workflow), with a
+//	                                             budget: the run's
 //	                                             ceilings, the roles' own, a role's estimates per rung
 //	started JOB [pid=N]                          its agent started (current attempt)
 //	report JOB status=S [to=ROLE] [issue=(...)] [options=(a,b)] [default=X] [proceed] [concerns=(a,b)]
+//	       [findings=(severity:file:line:title,...)] [questions=(q,...)]
 //	exited JOB [code=N]                          its agent ended
 //	usage JOB in=N out=N cost=F [attempt=N]      a turn's tokens, the session's cost so far
 //	tool JOB name=T input=I                      its agent called tool T (I stands for the fingerprint)
@@ -27,7 +33,8 @@ import (
 //	phase ok|fail [reason=(...)] [to=ROLE issue=(...)] [overbudget] [cost=F]
 //	                                             the implementers' phase ended (to: a challenge;
 //	                                             overbudget: at its allotment, having spent cost)
-//	tests pass|fail|unrunnable [failed=N]        the test command's result
+//	tests pass|fail|unrunnable [failed=N] [job=J] the test command's result
+//	built JOB pass|fail|unrunnable               the build step's result
 //	answer text=(...)                            the human answers the open checkpoint
 //	resume                                       a new hive process took over
 //	state                                        the jobs, the agenda and the checkpoint
@@ -95,18 +102,49 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 	ev := Event{Job: job, Attempt: attempt}
 	switch d.Cmd {
 	case "start":
-		wf := Full
+		wf := classic
 		if name := str("workflow"); name != "" {
-			wf, _ = Builtin(name)
+			var ok bool
+			if wf, ok = Builtin(name); name == pair.Name {
+				wf, ok = pair, true
+			}
+			if !ok {
+				t.Fatalf("%s: no workflow %s", d.Pos, name)
+			}
 		}
 		wf.FixLoops = num("fix")
-		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d)}}
+		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d),
+			NoInterview: d.HasArg("nointerview")}}
+		for _, f := range list("facts") {
+			k, v, _ := strings.Cut(f, ":")
+			if ev.Spec.Facts == nil {
+				ev.Spec.Facts = map[string]bool{}
+			}
+			ev.Spec.Facts[k] = v == "true"
+		}
 	case "started":
 		ev.Type, ev.PID = EvAgentStarted, num("pid")
 	case "report":
 		ev.Type = EvReport
 		ev.Report = &engine.Report{Status: str("status"), ChallengedAgent: str("to"), Issue: str("issue"), Blocker: str("issue"),
-			Options: list("options"), DefaultChoice: str("default"), CanProceedWithDefault: d.HasArg("proceed"), Concerns: list("concerns")}
+			Options: list("options"), DefaultChoice: str("default"), CanProceedWithDefault: d.HasArg("proceed"), Concerns: list("concerns"),
+			Extra: map[string]json.RawMessage{}}
+		var issues []map[string]any
+		for _, f := range list("findings") {
+			p := strings.SplitN(f, ":", 4)
+			line, _ := strconv.Atoi(p[2])
+			issues = append(issues, map[string]any{"severity": p[0], "file": p[1], "line": line, "title": p[3]})
+		}
+		if issues != nil {
+			ev.Report.Extra["issues"], _ = json.Marshal(issues)
+		}
+		var qs []Question
+		for _, q := range list("questions") {
+			qs = append(qs, Question{Question: q, Options: []string{"yes", "no"}, Default: "yes"})
+		}
+		if qs != nil {
+			ev.Report.Extra["questions"], _ = json.Marshal(qs)
+		}
 	case "exited":
 		ev.Type, ev.ExitCode = EvAgentExited, num("code")
 	case "usage":
@@ -126,12 +164,20 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			ev.Report = &engine.Report{Status: engine.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
 		}
 	case "tests":
-		ev = Event{Type: EvTestsRan, Tests: &Tests{Command: "go test ./...", Passed: 3}}
+		ev = Event{Type: EvTestsRan, Job: str("job"), Tests: &Tests{Command: "go test ./...", Passed: 3}}
 		if d.HasArg("unrunnable") {
 			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "sh: 1: pnpm: not found"
 		}
 		if d.HasArg("fail") {
 			ev.Tests.ExitCode, ev.Tests.Failed, ev.Tests.Failing = 1, max(num("failed"), 1), []string{"TestHealth"}
+		}
+	case "built":
+		ev = Event{Type: EvBuilt, Job: job, Attempt: attempt, Tests: &Tests{Command: "go build ./..."}}
+		if d.HasArg("unrunnable") {
+			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "exec: go: not found"
+		}
+		if d.HasArg("fail") {
+			ev.Tests.ExitCode, ev.Tests.Output = 1, "main.go:3: undefined: x"
 		}
 	case "answer":
 		ev = Event{Type: EvAnswer, Text: str("text")}
@@ -147,6 +193,14 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 }
 
 // budgetArgs reads a start's budget.
+// classic is the full workflow as it was before the shell Hive's roles:
+// the scripts of challenges and fix loops run on it.
+var classic = Workflow{Name: "classic", Steps: []Step{{Role: RoleArchitect}, {Role: RoleImplementer}, {Role: RoleComb},
+	{Role: RoleTester}, {Role: RoleReviewer}, {Role: RoleDocumenter}}}
+
+// pair is the quick workflow as it was before its build step.
+var pair = Workflow{Name: "pair", Steps: []Step{{Role: RoleImplementer}, {Role: RoleTester}}}
+
 func budgetArgs(t *testing.T, d *datadriven.TestData) Budget {
 	var b Budget
 	float := func(s string) float64 {
@@ -239,6 +293,15 @@ func render(c Command) string {
 		if x.Retry != "" {
 			fmt.Fprintf(&b, " retry=%q", x.Retry)
 		}
+		if x.BuildFailed != nil {
+			fmt.Fprintf(&b, " build-failed=%q", x.BuildFailed.Output)
+		}
+		for _, f := range x.Findings {
+			fmt.Fprintf(&b, " finding=%s", f.ID)
+		}
+		for _, dc := range x.Interview {
+			fmt.Fprintf(&b, " interview=%s(%s)", dc.Choice, dc.By)
+		}
 	}
 	if cp := c.Checkpoint; cp != nil {
 		fmt.Fprintf(&b, " #%d %s %q options=%s", cp.ID, cp.Kind, cp.Question, strings.Join(cp.Options, "|"))
@@ -248,7 +311,7 @@ func render(c Command) string {
 		if cp.Previous != nil {
 			fmt.Fprintf(&b, " previous=%q", cp.Previous.Issue)
 		}
-		if cp.Kind == KindBudget {
+		if cp.Kind == KindBudget || cp.Kind == KindFindings {
 			fmt.Fprintf(&b, " (%s)", cp.Details)
 		}
 	}
@@ -267,6 +330,9 @@ func state(s Snapshot) string {
 	fmt.Fprintf(&b, "agenda: %s\n", strings.Join(s.Agenda, " "))
 	if s.Open != nil {
 		fmt.Fprintf(&b, "open: #%d %s on %s\n", s.Open.ID, s.Open.Kind, s.Open.Job)
+	}
+	for _, f := range s.Findings {
+		fmt.Fprintf(&b, "finding: %s\n", FindingsText([]Finding{f}))
 	}
 	for _, c := range s.Challenges {
 		fmt.Fprintf(&b, "challenge: %s -> %s round %d: %s\n", c.From, c.To, c.Round, c.Issue)
@@ -288,4 +354,58 @@ func state(s Snapshot) string {
 		fmt.Fprintf(&b, "finished: %s %s\n", s.Outcome, s.Reason)
 	}
 	return b.String()
+}
+
+// TestShellHiveWorkflow reads a workflow file in the shell Hive's format:
+// its phases in order, interview and build_verify as hive's interviewer
+// and build, required false as a step that is not required, its Beads
+// commands dropped from the task.
+func TestShellHiveWorkflow(t *testing.T) {
+	data := []byte(`{"name": "api", "description": "an API change", "phases": [
+	  {"name": "interview", "type": "interview", "required": false},
+	  {"name": "design", "agent": "architect", "required": true, "human_checkpoint_after": true,
+	   "task": "Design it.\nbd create \"Task\" --parent {{EPIC_ID}} -p 2\nKeep it small."},
+	  {"name": "implementation", "agent": "implementer", "needs_handoff_from": "architect"},
+	  {"name": "build_check", "type": "build_verify", "required": true, "on_failure": "debugger"},
+	  {"name": "ui", "agent": "ui-designer", "required": false, "condition": "has_frontend"},
+	  {"name": "fix", "type": "fix_blocking"}]}`)
+	w, err := ParseWorkflow(".hive/workflows/api.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range w.Steps {
+		got = append(got, fmt.Sprintf("%s/%s optional=%v checkpoint=%v cond=%s on_failure=%s", s.ID(), s.Role, s.Optional(), s.Checkpoint, s.Condition, s.OnFailure))
+	}
+	want := []string{
+		"interviewer/interviewer optional=true checkpoint=false cond= on_failure=",
+		"architect/architect optional=false checkpoint=true cond= on_failure=",
+		"implementer/implementer optional=false checkpoint=false cond= on_failure=",
+		"build/ optional=false checkpoint=false cond= on_failure=debugger",
+		"ui-designer/ui-designer optional=true checkpoint=false cond=has_frontend on_failure=",
+		"fix_blocking/ optional=false checkpoint=false cond= on_failure=",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if w.Steps[1].Task != "Design it.\nKeep it small." {
+		t.Errorf("task %q: the Beads line should be gone", w.Steps[1].Task)
+	}
+	for _, bad := range []struct{ json, err string }{
+		{`{"phases": [{"name": "x", "type": "deploy"}]}`, `type "deploy" is not one hive runs`},
+		{`{"phases": [{"name": "x"}]}`, `no agent`},
+		{`{"steps": [{"role": "tester", "after": ["reviewer"]}]}`, `after "reviewer": name a step before this one`},
+		{`{"steps": [{"role": "tester", "condition": "has_gpu"}]}`, `condition "has_gpu": give one of has_frontend, has_tests`},
+		{`{"steps": [{"type": "build", "role": "tester"}]}`, `a build step is hive's own`},
+		{`{"steps": [{"role": "tester"}, {"role": "tester"}]}`, `tester comes twice`},
+	} {
+		if _, err := ParseWorkflow("w.json", []byte(bad.json)); err == nil || !strings.Contains(err.Error(), bad.err) {
+			t.Errorf("%s: error %v, want one saying %q", bad.json, err, bad.err)
+		}
+	}
+	for _, w := range Builtins {
+		if err := w.Validate(w.Name); err != nil {
+			t.Errorf("built-in %s: %v", w.Name, err)
+		}
+	}
 }

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -11,8 +13,8 @@ import (
 // A random walk through many runs: agents report every status, crash,
 // resume mid-way; hive's checks pass or fail; the human answers at random.
 // Half the runs have a budget (the run's, a role's) and costly turns. No
-// plausible event is refused, one job at most works or waits at a time,
-// a checkpoint is open exactly when a job waits at it, no agent or phase
+// plausible event is refused, two jobs that write never work at once, a
+// checkpoint is open exactly when a job waits at one, no agent or phase
 // starts once a ceiling it answers to is spent, and each gets a positive
 // allotment; every run ends or stays at a checkpoint within the walk (no
 // loop without a human).
@@ -23,10 +25,9 @@ func TestRandomWalks(t *testing.T) {
 	for seed := range uint64(2000) {
 		rng := rand.New(rand.NewPCG(seed, 0xB1E))
 		m := New()
-		wf := Full
-		if rng.IntN(3) == 0 {
-			wf = Quick
-		}
+		workflows := append([]Workflow{classic, pair}, Builtins...)
+		wf := workflows[rng.IntN(len(workflows))]
+		facts := map[string]bool{CondHasFrontend: rng.IntN(2) == 0, CondHasTests: rng.IntN(2) == 0}
 		var budget Budget
 		if rng.IntN(2) == 0 {
 			budget.USD = 1 + 4*rng.Float64()
@@ -37,7 +38,8 @@ func TestRandomWalks(t *testing.T) {
 				budget.Estimates = map[string][]float64{RoleTester: {0.5, 0.1}, RoleReviewer: {0.3, 0.05}}
 			}
 		}
-		if _, err := m.Step(Event{Type: EvStarted, Spec: &Spec{Objective: "o", Workflow: wf, AutoAnswer: rng.IntN(2) == 0, Budget: budget}}); err != nil {
+		spec := &Spec{Objective: "o", Workflow: wf, AutoAnswer: rng.IntN(2) == 0, Budget: budget, Facts: facts, NoInterview: rng.IntN(2) == 0}
+		if _, err := m.Step(Event{Type: EvStarted, Spec: spec}); err != nil {
 			t.Fatal(err)
 		}
 		sessions := map[string]float64{} // job/attempt → its session's cost so far
@@ -45,43 +47,64 @@ func TestRandomWalks(t *testing.T) {
 		for step := 0; step < 400 && !m.Snapshot().Finished; step++ {
 			s := m.Snapshot()
 			var ev Event
-			var busy *Job
+			var working []*Job
+			var writer *Job
+			waiting := false
 			for i := range s.Jobs {
-				if st := s.Jobs[i].State; st == Running || st == Checking || st == Waiting {
-					if busy != nil {
-						t.Fatalf("seed %d: %s and %s both busy", seed, busy.ID, s.Jobs[i].ID)
+				j := &s.Jobs[i]
+				switch j.State {
+				case Running, Checking:
+					working = append(working, j)
+					if j.Type != "" || j.Phase || !slices.Contains(readOnly, j.Role) {
+						if writer != nil {
+							t.Fatalf("seed %d: %s and %s both write", seed, writer.ID, j.ID)
+						}
+						writer = j
 					}
-					busy = &s.Jobs[i]
+				case Waiting:
+					waiting = true
 				}
 			}
-			if busy == nil {
+			if len(working) == 0 && !waiting {
 				t.Fatalf("seed %d: nothing works and the run has not ended: %+v", seed, s)
 			}
-			if (s.Open != nil) != (busy.State == Waiting) {
-				t.Fatalf("seed %d: open checkpoint %v while %s is %s", seed, s.Open, busy.ID, busy.State)
+			if (s.Open != nil) != waiting {
+				t.Fatalf("seed %d: open checkpoint %v, a job waiting: %v", seed, s.Open, waiting)
+			}
+			var busy *Job
+			if len(working) > 0 {
+				busy = working[rng.IntN(len(working))]
 			}
 			sinceHuman++
 			switch {
 			case rng.IntN(25) == 0:
 				ev = Event{Type: EvResumed}
-			case s.Open != nil:
+			case s.Open != nil && (busy == nil || rng.IntN(2) == 0):
 				sinceHuman = 0
 				text := "a choice"
 				if len(s.Open.Options) > 0 && s.Open.Kind != KindNeedsInput {
 					text = s.Open.Options[rng.IntN(len(s.Open.Options))]
+				}
+				if s.Open.Kind == KindFindings && text == AnswerAccept {
+					text = "accept a reason"
 				}
 				if s.Open.Kind == KindBudget && text == AnswerRaise {
 					raised++
 					text = fmt.Sprintf("raise %.4f", s.Open.Spent+0.5+rng.Float64())
 				}
 				ev = Event{Type: EvAnswer, Checkpoint: s.Open.ID, Text: text}
+				if s.Open.Check(text) != nil {
+					ev.Text = AnswerQuit // continue refused while a blocker is open
+				}
 			case busy.State == Checking && busy.Role == RoleArchitect:
 				ev = Event{Type: EvLinted}
 				if rng.IntN(3) == 0 {
 					ev.Errors = []string{"01-01-PLAN.md:1: bad"}
 				}
+			case busy.State == Checking && busy.Type == StepBuild:
+				ev = Event{Type: EvBuilt, Job: busy.ID, Attempt: busy.Attempts, Tests: &Tests{Command: "go build", ExitCode: rng.IntN(2)}}
 			case busy.State == Checking:
-				ev = Event{Type: EvTestsRan, Tests: &Tests{Command: "go test", ExitCode: rng.IntN(2)}}
+				ev = Event{Type: EvTestsRan, Job: busy.ID, Tests: &Tests{Command: "go test", ExitCode: rng.IntN(2)}}
 			case busy.Phase:
 				ev = Event{Type: EvPhaseDone, OK: rng.IntN(4) != 0, Spend: engine.Spend{CostUSD: rng.Float64()}}
 				if budget.USD > 0 && rng.IntN(4) == 0 {
@@ -107,6 +130,12 @@ func TestRandomWalks(t *testing.T) {
 					}
 					if rng.IntN(2) == 0 {
 						r.Options, r.DefaultChoice, r.CanProceedWithDefault = []string{"a", "b"}, "a", rng.IntN(2) == 0
+					}
+					if rng.IntN(3) == 0 {
+						sev := []string{SevBlocker, SevHigh, SevLow}[rng.IntN(3)]
+						r.Extra = map[string]json.RawMessage{
+							"issues":    json.RawMessage(fmt.Sprintf(`[{"severity":%q,"file":"a.go","line":3,"title":"t%d"}]`, sev, rng.IntN(3))),
+							"questions": json.RawMessage(`[{"question":"q?","options":["x","y"],"default":"x"}]`)}
 					}
 					ev.Report = r
 				default:

@@ -27,6 +27,9 @@ type Snapshot struct {
 	Budget Budget       `json:"budget,omitzero"`
 	Spent  engine.Spend `json:"spent,omitzero"`
 	Rung   int          `json:"rung,omitempty"`
+	// Findings are the reviewing roles' findings, with what became of
+	// them.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // Snapshot returns the state; nothing in it aliases the machine's.
@@ -34,7 +37,7 @@ func (m *Machine) Snapshot() Snapshot {
 	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
-		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung}
+		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings)}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

@@ -31,6 +31,12 @@ type Spec struct {
 	Publish string `json:"publish,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
+	// Facts are what hive found in the repository, for the steps'
+	// conditions (CondHasFrontend, CondHasTests); a condition without a
+	// fact holds.
+	Facts map[string]bool `json:"facts,omitempty"`
+	// NoInterview skips the interviewer (--no-interview, --yes).
+	NoInterview bool `json:"no_interview,omitempty"`
 	// Guard tunes the loop guard of the role agents.
 	Guard engine.LoopGuard `json:"loop_guard,omitzero"`
 }
@@ -58,6 +64,7 @@ const (
 	// phase's agents used in all of PhaseRun, the phase's journal run.
 	EvPhaseDone EventType = "phase-done"
 	EvTestsRan  EventType = "tests-ran" // Tests: the project's test command in the run's worktree
+	EvBuilt     EventType = "built"     // Tests: the project's build command (a build step), Job
 	EvAnswer    EventType = "answer"    // Checkpoint (its id), Text
 )
 
@@ -136,6 +143,9 @@ const (
 	CmdRunPhase CommandType = "run-phase"
 	// CmdRunTests: run the project's test command; answer with EvTestsRan.
 	CmdRunTests CommandType = "run-tests"
+	// CmdBuild: run the project's build for the build step Job; answer
+	// with EvBuilt.
+	CmdBuild CommandType = "build"
 	// CmdCheckpoint: Checkpoint waits for a human's answer (EvAnswer).
 	CmdCheckpoint CommandType = "checkpoint"
 	// CmdNote: something worth telling the human: a challenge routed, a
@@ -193,6 +203,18 @@ type Context struct {
 	// Retry says why an earlier attempt is replaced (it crashed, it
 	// stopped without a report, hive was restarted).
 	Retry string `json:"retry,omitempty"`
+	// BuildFailed: the project's build failed, for the role that fixes
+	// it (the step's on_failure).
+	BuildFailed *Tests `json:"build_failed,omitempty"`
+	// Interview: the human's answers to the interviewer's questions, for
+	// every role after it.
+	Interview []Decision `json:"interview,omitempty"`
+	// Findings: blocker findings to fix, or, for their reviewer, to
+	// look at again after the fix.
+	Findings []Finding `json:"findings,omitempty"`
+	// Task: what the workflow's step asks of the role beside the
+	// objective.
+	Task string `json:"task,omitempty"`
 }
 
 // Challenge is a role's report that an earlier role's work has a blocking
@@ -228,6 +250,9 @@ const (
 	KindLint       CheckpointKind = "lint"        // the architect's plans still do not lint
 	KindPhase      CheckpointKind = "phase"       // the implementers' phase did not complete
 	KindBudget     CheckpointKind = "budget"      // a ceiling of the budget is reached
+	KindBuild      CheckpointKind = "build"       // the build still fails after the fix loops, or cannot run
+	KindReview     CheckpointKind = "review"      // a step asks a human to look at its work (checkpoint)
+	KindFindings   CheckpointKind = "findings"    // reviewers found open blockers
 )
 
 // Answers a checkpoint offers (needs-input takes any text).
@@ -260,6 +285,11 @@ type Checkpoint struct {
 	Limit        float64 `json:"limit,omitempty"`
 	Spent        float64 `json:"spent,omitempty"`
 	TokenCeiling bool    `json:"token_ceiling,omitempty"`
+	// Findings (KindFindings) are the findings of the jobs From, as they
+	// stand; View asks to show them with their code.
+	Findings []Finding `json:"findings,omitempty"`
+	From     []string  `json:"from,omitempty"`
+	View     bool      `json:"view,omitempty"`
 }
 
 // Outcomes of a run.
@@ -277,6 +307,9 @@ func (cp *Checkpoint) Check(text string) error {
 	if cp.Kind == KindBudget {
 		_, _, err := cp.raise(text)
 		return err
+	}
+	if cp.Kind == KindFindings {
+		return cp.checkFindings(text)
 	}
 	if cp.Kind == KindNeedsInput {
 		if text == "" {

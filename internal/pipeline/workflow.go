@@ -82,9 +82,10 @@ type Step struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Task is said to the role's agent beside the objective.
 	Task string `json:"task,omitempty"`
-	// Optional: when the step fails (blocked, or crashing twice), the run
-	// goes on without it, with a note, instead of asking a human.
-	Optional bool `json:"optional,omitempty"`
+	// Required (the default) asks a human when the step fails (blocked,
+	// or crashing twice); a step that is not required is left out with a
+	// note and the run goes on.
+	Required *bool `json:"required,omitempty"`
 	// Condition runs the step only when it holds of the repository.
 	Condition string `json:"condition,omitempty"`
 	// Checkpoint asks a human to look at the step's work before the run
@@ -97,6 +98,9 @@ type Step struct {
 	// it, and [] none. Steps that wait for the same ones run side by side.
 	After []string `json:"after,omitempty"`
 }
+
+// Optional says the step is not required.
+func (s Step) Optional() bool { return s.Required != nil && !*s.Required }
 
 // ID is the step's job id.
 func (s Step) ID() string { return firstOf(s.Name, s.Role, s.Type) }
@@ -122,15 +126,14 @@ func step(role string, opts ...func(*Step)) Step {
 }
 
 func after(ids ...string) func(*Step) { return func(s *Step) { s.After = append([]string{}, ids...) } }
-func optional(s *Step)              { s.Optional = true }
-func checkpoint(s *Step)            { s.Checkpoint = true }
-func when(cond string) func(*Step)  { return func(s *Step) { s.Condition = cond } }
+func optional(s *Step)                { s.Required = new(false) }
+func checkpoint(s *Step)              { s.Checkpoint = true }
+func when(cond string) func(*Step)    { return func(s *Step) { s.Condition = cond } }
 func onFailure(role string) func(*Step) {
 	return func(s *Step) { s.OnFailure = role }
 }
-func build(opts ...func(*Step)) Step {
-	s := step("", append([]func(*Step){func(s *Step) { s.Type = StepBuild }}, opts...)...)
-	return s
+func mechanical(typ string, opts ...func(*Step)) Step {
+	return step("", append([]func(*Step){func(s *Step) { s.Type = typ }}, opts...)...)
 }
 
 // Built-in workflows: the shell Hive's eight, with hive's parallel steps
@@ -142,20 +145,20 @@ var (
 			step(RoleArchitect),
 			step(RoleImplementer),
 			step(RoleComb),
-			build(onFailure(RoleDebugger)),
+			mechanical(StepBuild, onFailure(RoleDebugger)),
 			step(RoleUIDesigner, optional, when(CondHasFrontend)),
 			step(RoleTester),
 			step(RoleReviewer, after(StepBuild)),
 			step(RoleSecurity, after(StepBuild), optional),
 			step(RoleE2ETester, after(RoleTester), when(CondHasFrontend)),
 			step(RoleBrowserValidator, after(RoleE2ETester), when(CondHasFrontend), optional),
-			build(func(s *Step) { s.Type, s.Name = StepFixBlocking, StepFixBlocking }, after(RoleReviewer, RoleSecurity, RoleBrowserValidator)),
+			mechanical(StepFixBlocking, after(RoleReviewer, RoleSecurity, RoleBrowserValidator)),
 			step(RoleDocumenter, after(StepFixBlocking, RoleTester), optional),
 		}}
 	Bugfix = Workflow{Name: "bugfix", Description: "the debugger reproduces, locates and fixes the bug; build and tests prove it",
 		Steps: []Step{
 			step(RoleDebugger),
-			build(onFailure(RoleDebugger)),
+			mechanical(StepBuild, onFailure(RoleDebugger)),
 			step(RoleTester, onFailure(RoleDebugger)),
 			step(RoleE2ETester, when(CondHasFrontend)),
 			step(RoleBrowserValidator, when(CondHasFrontend), optional),
@@ -164,20 +167,20 @@ var (
 		Steps: []Step{
 			step(RoleArchitect, checkpoint),
 			step(RoleImplementer),
-			build(onFailure(RoleDebugger)),
+			mechanical(StepBuild, onFailure(RoleDebugger)),
 			step(RoleTester),
 			step(RoleReviewer, after(StepBuild), optional),
 		}}
 	Test   = Workflow{Name: "test", Description: "write and run tests", Steps: []Step{step(RoleTester)}}
 	Review = Workflow{Name: "review", Description: "review the code; blocker findings stop for a human", Steps: []Step{step(RoleReviewer)}}
 	Quick  = Workflow{Name: "quick", Description: "one implementer, then build and tests",
-		Steps: []Step{step(RoleImplementer), build(onFailure(RoleDebugger)), step(RoleTester)}}
+		Steps: []Step{step(RoleImplementer), mechanical(StepBuild, onFailure(RoleDebugger)), step(RoleTester)}}
 	Docs = Workflow{Name: "docs", Description: "document, then review",
 		Steps: []Step{step(RoleDocumenter), step(RoleReviewer, optional)}}
 	Migration = Workflow{Name: "migration", Description: "a migration planned and written (reviewed by a human), built, tested beside review",
 		Steps: []Step{
 			step(RoleMigrator, checkpoint),
-			build(onFailure(RoleDebugger)),
+			mechanical(StepBuild, onFailure(RoleDebugger)),
 			step(RoleTester, optional),
 			step(RoleReviewer, after(StepBuild), optional),
 		}}
@@ -252,8 +255,7 @@ func parseShellWorkflow(name string, data []byte) (Workflow, error) {
 	}
 	w := Workflow{Name: f.Name, Description: f.Description}
 	for i, p := range f.Phases {
-		s := Step{Role: p.Agent, Condition: p.Condition, Checkpoint: p.Checkpoint, OnFailure: p.OnFailure,
-			Optional: p.Required != nil && !*p.Required}
+		s := Step{Role: p.Agent, Condition: p.Condition, Checkpoint: p.Checkpoint, OnFailure: p.OnFailure, Required: p.Required}
 		// Beads commands in the shell Hive's tasks mean nothing to hive's
 		// agents; the task's other lines are kept.
 		s.Task = stripBeads(p.Task)
