@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -145,72 +147,350 @@ func sameDir(a, b string) bool {
 // deliver hands the finished run's work to the user and journals how.
 func (s *shell) deliver(ctx context.Context, res *Result) {
 	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
-	res.Merged, res.Notes = s.merge(ctx, res.Snapshot)
-	s.record(Delivery{Tip: tip, Merged: res.Merged, Notes: res.Notes})
+	d := s.handOver(ctx, res.Snapshot)
+	d.Tip, d.Branch = tip, s.branch
+	res.Merged, res.Pushed, res.PullRequest, res.Notes = d.Merged, d.Pushed, d.PullRequest, d.Notes
+	s.record(d)
 }
 
-// merge merges a completed run's branch into the user's branch, fast
-// forward when it can, and removes the worktree; otherwise the work stays
-// on the branch and the notes say how to take it.
-func (s *shell) merge(ctx context.Context, snap pipeline.Snapshot) (bool, []string) {
-	var notes []string
-	remove := func(branch string) {
-		if err := s.o.Repo.RemoveWorktree(ctx, s.dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
-			notes = append(notes, "remove the run's worktree "+s.dir+": "+err.Error())
-		}
-		if s.o.WorktreeRoot == "" {
-			// A finished run leaves nothing in the cache: hive's folders
-			// for the repository above the worktree go once empty
-			// (<cache>/hive/worktrees/<repo>-<hash>, worktrees, hive).
-			dir := filepath.Dir(s.dir)
-			for range 3 {
-				if os.Remove(dir) != nil {
-					break
-				}
-				dir = filepath.Dir(dir)
-			}
-		}
+// handOver merges a completed run's branch into the user's branch (fast
+// forward when it can) when that touches nothing of the user's, or
+// publishes it (--push, --pr); otherwise the work stays on the branch and
+// the notes say how to take it. The run's worktree goes in every case.
+func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
+	var d Delivery
+	mode := s.o.publish()
+	if mode == "" {
+		mode = snap.Spec.Publish // as the run was started
 	}
-	if snap.Outcome != pipeline.OutcomeComplete || s.o.NoMerge {
-		why := "the run did not complete (" + snap.Outcome + ")"
-		if s.o.NoMerge {
-			why = "--no-merge"
-		}
-		remove("")
-		return false, append(notes, fmt.Sprintf("%s: the work is on branch %s; look at it with git log %s, take it with git merge %s",
-			why, s.branch, s.branch, s.branch))
+	// The user's branch: what the work merges into, or the pull
+	// request's base.
+	base := s.o.Repo.CurrentBranch(ctx)
+	leave := func(why string) Delivery {
+		s.removeWorktree(ctx, "", &d)
+		d.Notes = append(d.Notes, why+": the work is on branch "+s.branch+"; "+s.takeIt(ctx, snap, base))
+		return d
 	}
-	// Untracked files do not stop a merge (git refuses one that would
-	// overwrite them); changes to tracked files do.
-	if changed, err := s.o.Repo.Git(ctx, "status", "--porcelain", "--untracked-files=no"); err == nil && strings.TrimSpace(changed) != "" {
-		remove("")
-		return false, append(notes, fmt.Sprintf("your working tree has uncommitted changes, so hive did not merge: the work is on branch %s; merge it with git merge %s", s.branch, s.branch))
+	switch {
+	case snap.Outcome != pipeline.OutcomeComplete:
+		s.removeWorktree(ctx, "", &d)
+		note := fmt.Sprintf("the run did not complete (%s): the work is on branch %s; look at it with git log %s, take it with git merge %s",
+			snap.Outcome, s.branch, s.branch, s.branch)
+		if mode != "" {
+			note += "; nothing was pushed"
+		}
+		d.Notes = append(d.Notes, note)
+		return d
+	case mode != "":
+		s.removeWorktree(ctx, "", &d)
+		s.publishWork(ctx, snap, mode, base, &d)
+		return d
+	case s.o.NoMerge:
+		return leave("--no-merge")
+	}
+	if why := s.unsafeMerge(ctx); why != "" {
+		return leave(why + ", so hive did not merge")
 	}
 	err := s.o.Repo.Locked(ctx, func() error {
 		if _, err := s.o.Repo.Git(ctx, "merge", "--ff-only", "-q", s.branch); err == nil {
 			return nil
 		}
 		_, err := s.o.Repo.Git(ctx, "merge", "--no-edit", "-q", s.branch)
-		if err != nil {
-			s.o.Repo.AbortMerge(ctx)
+		if err != nil && s.o.Repo.MergeInProgress(ctx) {
+			// The tree was clean before the merge: its abort restores it
+			// as it was, where a reset could take an edit made meanwhile.
+			s.o.Repo.Git(ctx, "merge", "--abort")
 		}
 		return err
 	})
 	if err != nil {
-		remove("")
-		return false, append(notes, fmt.Sprintf("could not merge %s into your branch (%v): merge it yourself with git merge %s", s.branch, err, s.branch))
+		return leave(fmt.Sprintf("could not merge %s into your branch (%s)", s.branch, oneLine(err.Error())))
 	}
-	remove(s.branch)
-	where := s.o.Repo.CurrentBranch(ctx)
-	return true, append(notes, fmt.Sprintf("the run's work is merged into %s", where))
+	s.removeWorktree(ctx, s.branch, &d)
+	d.Merged = true
+	d.Notes = append(d.Notes, fmt.Sprintf("the run's work is merged into %s", base))
+	return d
+}
+
+// removeWorktree removes the run's worktree, and branch unless "".
+func (s *shell) removeWorktree(ctx context.Context, branch string, d *Delivery) {
+	if err := s.o.Repo.RemoveWorktree(ctx, s.dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
+		d.Notes = append(d.Notes, "remove the run's worktree "+s.dir+": "+err.Error())
+	}
+	if s.o.WorktreeRoot == "" {
+		// A finished run leaves nothing in the cache: hive's folders
+		// for the repository above the worktree go once empty
+		// (<cache>/hive/worktrees/<repo>-<hash>, worktrees, hive).
+		dir := filepath.Dir(s.dir)
+		for range 3 {
+			if os.Remove(dir) != nil {
+				break
+			}
+			dir = filepath.Dir(dir)
+		}
+	}
+}
+
+// unsafeMerge says why merging the run's branch into the user's could
+// touch what the user has not committed, or stop half done; "" when it
+// cannot. hive never stashes: it leaves the work on its branch instead.
+func (s *shell) unsafeMerge(ctx context.Context) string {
+	r := s.o.Repo
+	changed, err := r.Git(ctx, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return "git status failed (" + oneLine(err.Error()) + ")"
+	}
+	if strings.TrimSpace(changed) != "" {
+		return "your working tree has uncommitted changes"
+	}
+	// git refuses to overwrite an untracked file, but an ignored one (a
+	// local .env) it overwrites without a word: no file the work adds may
+	// be there already.
+	if out, err := r.Git(ctx, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=A", "HEAD..."+s.branch, "--"); err == nil {
+		var there []string
+		for _, f := range strings.Split(out, "\x00") {
+			if _, err := os.Lstat(filepath.Join(r.Root, f)); f != "" && err == nil {
+				there = append(there, f)
+			}
+		}
+		if len(there) > 0 {
+			return fmt.Sprintf("your working tree has files of its own where the run's work adds them (%s)", clipList(there, 3))
+		}
+	}
+	if r.IsAncestor(ctx, "HEAD", s.branch) {
+		return "" // a fast forward
+	}
+	// A merge that would conflict is not started: aborting one in the
+	// user's tree is what could lose an edit.
+	cmd := exec.CommandContext(ctx, "git", "merge-tree", "--write-tree", "--quiet", "HEAD", s.branch)
+	cmd.Dir = r.Root
+	var exit *exec.ExitError
+	if err := cmd.Run(); errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return "the run's work conflicts with commits made on your branch since it started"
+	}
+	// Other failures (a git older than 2.38 has no --write-tree) leave
+	// it to the merge, which is aborted if it stops.
+	return ""
+}
+
+// takeIt says how to take work left on the run's branch: merge it, or
+// publish it.
+func (s *shell) takeIt(ctx context.Context, snap pipeline.Snapshot, base string) string {
+	into := "your branch"
+	if base != "" {
+		into = base
+	}
+	return fmt.Sprintf("take it into %s with:\n  git merge %s\nor publish it with:\n  %s\n  %s",
+		into, s.branch, commandLine(s.pushArgs()), commandLine(s.prArgs(base, snap.Spec.Objective, s.bodyFile(ctx, snap))))
+}
+
+// publishTimeout bounds git push and gh, which may wait on the network.
+const publishTimeout = 3 * time.Minute
+
+// publishWork pushes the branch to origin and, for "pr", opens a pull
+// request for it with gh. A failure leaves the run complete, its work on
+// its branch, and a note with the commands to finish by hand.
+func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, base string, d *Delivery) {
+	body := s.bodyFile(ctx, snap)
+	pr := commandLine(s.prArgs(base, snap.Spec.Objective, body))
+	pushCtx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	if _, err := s.o.Repo.Git(pushCtx, s.pushArgs()[1:]...); err != nil {
+		note := fmt.Sprintf("could not push %s to origin (%s): the run is complete and its work is on branch %s; push it with:\n  %s",
+			s.branch, oneLine(err.Error()), s.branch, commandLine(s.pushArgs()))
+		if mode == "pr" {
+			note += "\nthen open the pull request with:\n  " + pr
+		}
+		d.Notes = append(d.Notes, note)
+		return
+	}
+	d.Pushed = true
+	d.Notes = append(d.Notes, fmt.Sprintf("pushed %s to origin", s.branch))
+	if mode != "pr" {
+		d.Notes = append(d.Notes, "open a pull request with:\n  "+pr)
+		return
+	}
+	gh, err := exec.LookPath("gh")
+	if err != nil {
+		d.Notes = append(d.Notes, "gh is not installed, so hive opened no pull request: install it (https://cli.github.com), log in with gh auth login, then run:\n  "+pr)
+		return
+	}
+	ghCtx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	if _, err := runGH(ghCtx, gh, s.o.Repo.Root, "auth", "status"); err != nil {
+		d.Notes = append(d.Notes, "gh is not logged in (gh auth status failed), so hive opened no pull request: log in with gh auth login, then run:\n  "+pr)
+		return
+	}
+	if body == "" {
+		d.Notes = append(d.Notes, "could not write the pull request's description, so hive opened no pull request: write it to a file, then run:\n  "+pr)
+		return
+	}
+	out, err := runGH(ghCtx, gh, s.o.Repo.Root, s.prArgs(base, snap.Spec.Objective, body)[1:]...)
+	if err != nil {
+		d.Notes = append(d.Notes, fmt.Sprintf("gh pr create failed (%s): open the pull request with:\n  %s", oneLine(err.Error()), pr))
+		return
+	}
+	// gh prints the pull request's address last.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	d.PullRequest = strings.TrimSpace(lines[len(lines)-1])
+	d.Notes = append(d.Notes, "opened pull request "+d.PullRequest)
+}
+
+// pushArgs is the command that publishes the branch.
+func (s *shell) pushArgs() []string { return []string{"git", "push", "-u", "origin", s.branch} }
+
+// prArgs is the command that opens the pull request; base "" (a detached
+// HEAD) leaves gh to pick the repository's default branch.
+func (s *shell) prArgs(base, objective, body string) []string {
+	args := []string{"gh", "pr", "create"}
+	if base != "" {
+		args = append(args, "--base", base)
+	}
+	if body == "" {
+		body = "FILE"
+	}
+	return append(args, "--head", s.branch, "--title", PRTitle(objective), "--body-file", body)
+}
+
+// runGH runs gh with args, never asking anything: its output, or an error
+// with what it said.
+func runGH(ctx context.Context, gh, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, gh, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "NO_COLOR=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return stdout.String(), errors.New(msg)
+	}
+	return stdout.String(), nil
+}
+
+// PRTitle is a pull request's title made from the objective: one line of
+// at most 72 characters.
+func PRTitle(objective string) string {
+	t := strings.Join(strings.Fields(objective), " ")
+	if r := []rune(t); len(r) > 72 {
+		t = strings.TrimRight(string(r[:71]), " ") + "…"
+	}
+	return t
+}
+
+// bodyFile writes the pull request's description, the run's report, to
+// .hive/pr/run-N.md (hive's folder, which git ignores), and returns its
+// path; "" when it could not.
+func (s *shell) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
+	rep, err := BuildReport(ctx, s.o.Journal, s.o.Repo, s.run)
+	if err != nil {
+		return ""
+	}
+	rep.Outcome = snap.Outcome // the run is finished after its delivery
+	path := filepath.Join(s.o.Repo.Root, ".hive", "pr", fmt.Sprintf("run-%d.md", s.run.ID))
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil || os.WriteFile(path, []byte(PRBody(rep)), 0o644) != nil {
+		return ""
+	}
+	return path
+}
+
+// PRBody is a run's report as a pull request's description, in Markdown.
+func PRBody(r Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nhive run %d, workflow %s: %s.\n", mdLine(r.Objective), r.Run, r.Workflow, r.Outcome)
+	if len(r.Roles) > 0 {
+		b.WriteString("\n| Role | State | Attempts | Time | Cost | Reported |\n|---|---|---|---|---|---|\n")
+		for _, role := range r.Roles {
+			reported := role.Status
+			if role.Summary != "" {
+				reported += ": " + role.Summary
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | $%.2f | %s |\n", role.Job, role.State, role.Attempts,
+				role.Duration.Round(time.Second), role.Spend.CostUSD, mdCell(reported))
+		}
+		fmt.Fprintf(&b, "\nTotal: %d/%d tokens, $%.2f.\n", r.Spend.InputTokens, r.Spend.OutputTokens, r.Spend.CostUSD)
+	}
+	if t := r.Tests; t != nil {
+		fmt.Fprintf(&b, "\nTests: `%s`: exit %d, %d passed, %d failed.\n", strings.ReplaceAll(t.Command, "`", "'"), t.ExitCode, t.Passed, t.Failed)
+	}
+	if len(r.Challenges) > 0 {
+		b.WriteString("\n### Challenges\n\n")
+		for _, c := range r.Challenges {
+			fmt.Fprintf(&b, "- %s → %s (round %d): %s\n", c.From, c.To, c.Round, mdLine(c.Issue))
+		}
+	}
+	if len(r.Decisions) > 0 {
+		b.WriteString("\n### Decisions\n\n")
+		for _, d := range r.Decisions {
+			fmt.Fprintf(&b, "- %s (%s): %s → %s\n", d.Job, d.By, mdLine(d.Question), mdLine(d.Choice))
+		}
+	}
+	if r.FixLoops > 0 {
+		fmt.Fprintf(&b, "\nFix loops: %d.\n", r.FixLoops)
+	}
+	if len(r.Commits) > 0 {
+		b.WriteString("\n### Commits\n\n")
+		for _, c := range r.Commits {
+			fmt.Fprintf(&b, "- %s\n", mdLine(c))
+		}
+	}
+	fmt.Fprintf(&b, "\n---\nOpened by hive run; `hive report %d` gives the whole account.\n", r.Run)
+	return b.String()
+}
+
+// mdLine is text on one Markdown line.
+func mdLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mdCell is text in one Markdown table cell.
+func mdCell(s string) string { return strings.ReplaceAll(mdLine(s), "|", "\\|") }
+
+// commandLine spells args as a shell command line for the user to copy:
+// hive shows it and runs nothing through a shell.
+func commandLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func oneLine(s string) string {
+	s = mdLine(s)
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199]) + "…"
+	}
+	return s
+}
+
+// clipList names the first n of list, and how many more.
+func clipList(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
 }
 
 // Delivery is what became of a finished run's work, journaled after the
-// machine's last event: the branch's last commit, whether it was merged.
+// machine's last event: the branch and its last commit, whether it was
+// merged, pushed, and the pull request opened for it.
 type Delivery struct {
-	Tip    string   `json:"tip"`
-	Merged bool     `json:"merged"`
-	Notes  []string `json:"notes,omitempty"`
+	Tip         string   `json:"tip"`
+	Branch      string   `json:"branch,omitempty"`
+	Merged      bool     `json:"merged"`
+	Pushed      bool     `json:"pushed,omitempty"`
+	PullRequest string   `json:"pull_request,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // deliveredEvent is the journal type of a Delivery; the machine never

@@ -1,0 +1,387 @@
+package piperun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/sim"
+)
+
+func TestBranchSlug(t *testing.T) {
+	for objective, want := range map[string]string{
+		"add a health check endpoint":  "add-a-health-check-endpoint",
+		"Fix: the README's typo (#12)": "fix-the-readme-s-typo-12",
+		"vérifier l'état du service":   "verifier-l-etat-du-service",
+		"  ---  ":                      "",
+		"修复登录":                         "",
+		"add OAuth login with Google, GitHub and GitLab providers and tests": "add-oauth-login-with-google-github-and",
+		strings.Repeat("x", 60): strings.Repeat("x", 40),
+	} {
+		got := BranchSlug(objective)
+		if got != want {
+			t.Errorf("BranchSlug(%q) = %q, want %q", objective, got, want)
+		}
+		if len(got) > 40 {
+			t.Errorf("BranchSlug(%q) is %d long", objective, len(got))
+		}
+	}
+}
+
+// A run's branch is hive/WORKFLOW/SLUG, made unique with -2, -3; an
+// objective with no ASCII word names it after the run.
+func TestNewBranch(t *testing.T) {
+	repo := service(t)
+	ctx := context.Background()
+	if b := NewBranch(ctx, repo, "quick", "add a health check endpoint", 4); b != "hive/quick/add-a-health-check-endpoint" {
+		t.Fatalf("NewBranch = %q", b)
+	}
+	git(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint")
+	git(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint-2")
+	if b := NewBranch(ctx, repo, "quick", "Add a health-check endpoint!", 4); b != "hive/quick/add-a-health-check-endpoint-3" {
+		t.Fatalf("NewBranch beside two = %q", b)
+	}
+	if b := NewBranch(ctx, repo, "full", "修复登录", 7); b != "hive/full/run-7" {
+		t.Fatalf("NewBranch of no ASCII word = %q", b)
+	}
+	// git cannot keep hive/full/x beside hive/full/x/y, nor under a
+	// branch hive/docs.
+	git(t, repo.Root, "branch", "hive/full/fix/it")
+	if b := NewBranch(ctx, repo, "full", "fix", 8); b != "hive/full/fix-2" {
+		t.Fatalf("NewBranch beside a longer one = %q", b)
+	}
+	git(t, repo.Root, "branch", "hive/docs")
+	if b := NewBranch(ctx, repo, "docs", "write the docs", 9); b != Branch(9) {
+		t.Fatalf("NewBranch under a branch = %q", b)
+	}
+}
+
+func TestPRTitle(t *testing.T) {
+	if got := PRTitle("  add a health\ncheck   endpoint "); got != "add a health check endpoint" {
+		t.Errorf("PRTitle = %q", got)
+	}
+	long := PRTitle(strings.Repeat("word ", 30))
+	if n := len([]rune(long)); n != 72 || !strings.HasSuffix(long, "…") {
+		t.Errorf("PRTitle of a long objective = %q (%d)", long, n)
+	}
+	if got := commandLine([]string{"gh", "--title", "it's $HOME", "--base", "main"}); got != `gh --title 'it'\''s $HOME' --base main` {
+		t.Errorf("commandLine = %s", got)
+	}
+}
+
+// snapshotFiles reads every named file of dir, and git status.
+func snapshotFiles(t *testing.T, dir string, names ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{"git status": git(t, dir, "status", "--porcelain", "--untracked-files=all")}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = string(b)
+	}
+	return out
+}
+
+// The user's uncommitted work is never touched: a modified file, a staged
+// change and an untracked file are byte for byte what they were, git
+// status says the same, and the work stays on the run's branch with the
+// commands to take it.
+func TestDirtyTreeUntouched(t *testing.T) {
+	repo := service(t)
+	root := repo.Root
+	if err := os.WriteFile(filepath.Join(root, "README.md"), []byte("# svc\n\nmy local edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// staged\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "add", "main.go")
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// staged, then edited again\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotFiles(t, root, "README.md", "main.go", "notes.txt")
+	index := git(t, root, "diff", "--cached")
+	head := git(t, root, "rev-parse", "HEAD")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick)
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const branch = "hive/quick/add-a-health-check-endpoint"
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || res.Branch != branch {
+		t.Fatalf("outcome %s merged %v branch %s notes %q", res.Snapshot.Outcome, res.Merged, res.Branch, res.Notes)
+	}
+	after := snapshotFiles(t, root, "README.md", "main.go", "notes.txt")
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed:\n%s\nwas:\n%s", k, after[k], v)
+		}
+	}
+	if git(t, root, "diff", "--cached") != index || git(t, root, "rev-parse", "HEAD") != head {
+		t.Error("the index or HEAD changed")
+	}
+	if git(t, root, "stash", "list") != "" {
+		t.Error("something was stashed")
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, want := range []string{
+		"your working tree has uncommitted changes, so hive did not merge: the work is on branch " + branch,
+		"  git merge " + branch,
+		"  git push -u origin " + branch,
+		"  gh pr create --base main --head " + branch + " --title 'add a health check endpoint' --body-file " + filepath.Join(root, ".hive", "pr", "run-1.md"),
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if !repo.BranchExists(ctx, branch) {
+		t.Errorf("branch %s is gone", branch)
+	}
+	// The journal says where the work is: hive report and a resume read it.
+	rep, err := BuildReport(ctx, o.Journal, repo, res.Run)
+	if err != nil || rep.Branch != branch || len(rep.Commits) == 0 {
+		t.Fatalf("report: branch %q commits %q, %v", rep.Branch, rep.Commits, err)
+	}
+}
+
+// A file the user keeps out of git (ignored by a .gitignore of their
+// own, not committed) where the work adds one is not overwritten: git
+// would do so without a word, so hive does not merge.
+func TestIgnoredFileInTheWay(t *testing.T) {
+	repo := service(t)
+	root := repo.Root
+	const name = "hive_sim_change.go" // what the sim implementer writes
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte(name+"\n.gitignore\n"), 0o644)
+	mine := filepath.Join(root, name)
+	os.WriteFile(mine, []byte("mine\n"), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, options(t, repo, pipeline.Quick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "mine\n" {
+		t.Fatalf("the ignored file was overwritten: %q", b)
+	}
+	if git(t, root, "ls-tree", "--name-only", res.Branch, name) != name {
+		t.Fatalf("the run's work has no %s: the test needs it", name)
+	}
+	if res.Merged || !strings.Contains(strings.Join(res.Notes, "\n"), "files of its own where the run's work adds them ("+name+"), so hive did not merge") {
+		t.Fatalf("merged %v notes %q", res.Merged, res.Notes)
+	}
+}
+
+// origin makes a bare repository the remote origin of repo.
+func origin(t *testing.T, root string) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "origin.git")
+	git(t, root, "init", "-q", "--bare", bare)
+	git(t, root, "remote", "add", "origin", bare)
+	return bare
+}
+
+// fakeGH puts a gh on PATH that records its arguments, one a line, to
+// args (appending), says it is logged in unless loggedIn is false, and
+// prints a pull request's address.
+func fakeGH(t *testing.T, loggedIn bool) (args string) {
+	t.Helper()
+	dir := t.TempDir()
+	args = filepath.Join(dir, "args")
+	status := "0"
+	if !loggedIn {
+		status = "1"
+	}
+	script := `#!/bin/sh
+printf '%s\n' "$@" >> "` + args + `"
+echo -- >> "` + args + `"
+if [ "$1" = auth ]; then exit ` + status + `; fi
+if [ "$1 $2" = "pr create" ]; then
+	while [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "` + dir + `/body"; shift; done
+	echo "Creating pull request"
+	echo "https://github.com/example/svc/pull/7"
+fi
+`
+	if err := os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return args
+}
+
+// --pr pushes the branch to origin and opens a pull request with gh: the
+// objective its title, the run's report its description, the user's
+// branch its base. Nothing is merged.
+func TestPullRequest(t *testing.T) {
+	repo := service(t)
+	bare := origin(t, repo.Root)
+	args := fakeGH(t, true)
+	head := git(t, repo.Root, "rev-parse", "HEAD")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick)
+	o.PR = true
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const branch = "hive/quick/add-a-health-check-endpoint"
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || !res.Pushed || res.PullRequest != "https://github.com/example/svc/pull/7" {
+		t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
+	}
+	if git(t, repo.Root, "rev-parse", "HEAD") != head {
+		t.Error("main moved: the pull request is the delivery")
+	}
+	if got, want := git(t, bare, "rev-parse", branch), git(t, repo.Root, "rev-parse", branch); got != want {
+		t.Errorf("origin's %s is %s, want %s", branch, got, want)
+	}
+	body := filepath.Join(repo.Root, ".hive", "pr", "run-1.md")
+	b, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{"auth", "status", "--",
+		"pr", "create", "--base", "main", "--head", branch, "--title", "add a health check endpoint", "--body-file", body, "--", ""}, "\n")
+	if string(b) != want {
+		t.Fatalf("gh got:\n%s\nwant:\n%s", b, want)
+	}
+	text, err := os.ReadFile(filepath.Join(filepath.Dir(args), "body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"add a health check endpoint", "hive run 1, workflow quick: complete.", "| implementer | done | 1 |", "### Commits", "hive report 1"} {
+		if !strings.Contains(string(text), w) {
+			t.Errorf("the description lacks %q:\n%s", w, text)
+		}
+	}
+	if got := strings.Join(res.Notes, "\n"); !strings.Contains(got, "pushed "+branch+" to origin") || !strings.Contains(got, "opened pull request https://github.com/example/svc/pull/7") {
+		t.Errorf("notes %q", res.Notes)
+	}
+	if git(t, repo.Root, "status", "--porcelain") != "" {
+		t.Errorf("the tree is not clean: %s", git(t, repo.Root, "status", "--porcelain"))
+	}
+}
+
+// --pr without a logged-in gh pushes, then says the command to open the
+// pull request; --push pushes only; a push that fails says how to retry,
+// and the run is still complete.
+func TestPublishFallbacks(t *testing.T) {
+	const branch = "hive/quick/add-a-health-check-endpoint"
+	for _, tc := range []struct {
+		name            string
+		origin, gh, pr  bool
+		pushed          bool
+		want, wantNotGH []string
+	}{
+		{name: "pr, gh logged out", origin: true, gh: true, pr: true, pushed: true,
+			want: []string{"pushed " + branch + " to origin", "gh is not logged in (gh auth status failed), so hive opened no pull request: log in with gh auth login, then run:\n  gh pr create --base main --head " + branch}},
+		{name: "push", origin: true, pushed: true,
+			want: []string{"pushed " + branch + " to origin", "open a pull request with:\n  gh pr create --base main --head " + branch}},
+		{name: "pr, no origin", gh: true, pr: true,
+			want: []string{"could not push " + branch + " to origin (", "push it with:\n  git push -u origin " + branch + "\nthen open the pull request with:\n  gh pr create"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := service(t)
+			if tc.origin {
+				origin(t, repo.Root)
+			}
+			var args string
+			if tc.gh {
+				args = fakeGH(t, false)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			o := options(t, repo, pipeline.Quick)
+			o.PR, o.Push = tc.pr, !tc.pr
+			res, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || res.Pushed != tc.pushed || res.PullRequest != "" {
+				t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
+			}
+			notes := strings.Join(res.Notes, "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(notes, w) {
+					t.Errorf("notes lack %q:\n%s", w, notes)
+				}
+			}
+			if args != "" {
+				b, _ := os.ReadFile(args)
+				if strings.Contains(string(b), "create") {
+					t.Errorf("gh pr create ran: %s", b)
+				}
+			}
+			if !repo.BranchExists(ctx, branch) {
+				t.Errorf("branch %s is gone", branch)
+			}
+		})
+	}
+}
+
+// A run that stops for a human keeps its branch and how it publishes: the
+// resume (without --pr) works on the same branch and opens the pull
+// request. A second run of the same objective gets a branch of its own.
+func TestResumeKeepsBranchAndPublish(t *testing.T) {
+	repo := service(t)
+	origin(t, repo.Root)
+	args := fakeGH(t, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o.PR = true
+	_, err := Run(ctx, o)
+	var needs *NeedsHumanError
+	if !errors.As(err, &needs) {
+		t.Fatalf("Run = %v, want a stop for a human", err)
+	}
+	o.PR, o.Resume, o.Answer = false, true, "override"
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const branch = "hive/quick/add-a-health-check-endpoint"
+	if res.Branch != branch || !res.Pushed || res.PullRequest == "" || res.Merged {
+		t.Fatalf("branch %s pushed %v pr %q merged %v notes %q", res.Branch, res.Pushed, res.PullRequest, res.Merged, res.Notes)
+	}
+	if b, _ := os.ReadFile(args); !strings.Contains(string(b), "--head\n"+branch+"\n") {
+		t.Errorf("gh got %s", b)
+	}
+	res, err = Run(ctx, options(t, repo, pipeline.Quick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Branch != branch+"-2" || !res.Merged {
+		t.Fatalf("second run: branch %s merged %v notes %q", res.Branch, res.Merged, res.Notes)
+	}
+}
+
+// A run journaled before branches were named (its spec has none) goes on
+// on hive/run/N.
+func TestOldRunKeepsItsBranch(t *testing.T) {
+	j := journal.NewMemory()
+	run, err := j.CreateRun(Key, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pipeline.New()
+	if _, err := m.Step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "x", Workflow: pipeline.Quick}}); err != nil {
+		t.Fatal(err)
+	}
+	s := &shell{m: m, run: run}
+	if b := s.runBranch(context.Background()); b != "hive/run/1" {
+		t.Fatalf("runBranch = %q", b)
+	}
+}
