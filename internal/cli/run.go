@@ -65,16 +65,21 @@ documenter documents. A role may challenge an earlier one: the challenged role
 runs again with the challenge, then the challenger checks again; a second
 challenge of the same handoff is yours to decide.
 
-The run works on its own branch, hive/run/N, in a worktree of its own: your tree
-and branch are untouched until it finishes; then its work is merged into your
-branch (fast-forward when possible), or left on the branch when it did not
-complete or with --no-merge.
+The run works on its own branch, hive/WORKFLOW/SLUG (hive/quick/add-a-health-check
+for "add a health check" with -w quick), in a worktree of its own: your tree and
+branch are untouched until it finishes; then its work is merged into your branch
+(fast-forward when possible). It stays on its branch, with the commands to merge
+or publish it, when the run did not complete, with --no-merge, or when merging
+would touch your uncommitted changes (hive never stashes them). --push pushes
+the branch to origin instead; --pr also opens a pull request with gh, the
+objective its title and the run's report its description.
 
 Workflows: full, quick (implementer, tester), or .hive/workflows/NAME.json
 ({"name": "...", "steps": [{"role": "implementer"}, ...], "fix_loops": 2}).
 Role prompts: see hive agents.`,
 		Example: `  hive run "add a health check endpoint" --agent sim --yes
   hive run "fix the typo in the README" --workflow quick
+  hive run "add rate limiting" --pr
   hive run "add OAuth login" --roles architect,implementer,tester,reviewer
   hive run --resume --answer override`,
 		Args: cobra.MaximumNArgs(1),
@@ -187,7 +192,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		} else if ok {
-			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.Branch(run.ID))
+			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.RunBranch(j, run))
 		}
 	}
 	home, _ := os.UserHomeDir()
@@ -343,7 +348,7 @@ func (p *runPrinter) result(res piperun.Result) {
 	s := res.Snapshot
 	if p.json {
 		json.NewEncoder(p.w).Encode(map[string]any{"result": map[string]any{"run": res.Run.ID, "outcome": s.Outcome, "branch": res.Branch,
-			"merged": res.Merged, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
+			"merged": res.Merged, "pushed": res.Pushed, "pull_request": res.PullRequest, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
 			"tests": s.Tests, "notes": res.Notes}})
 		return
 	}

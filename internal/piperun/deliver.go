@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 )
 
@@ -513,4 +514,14 @@ func (o Options) publish() string {
 		return "push"
 	}
 	return ""
+}
+
+// RunBranch is the branch of a run, as its journal records it.
+func RunBranch(j journal.Journal, run journal.Run) string {
+	if m, err := Replay(j, run); err == nil {
+		if b := m.Snapshot().Spec.Branch; b != "" {
+			return b
+		}
+	}
+	return Branch(run.ID)
 }
