@@ -409,3 +409,22 @@ func TestShellHiveWorkflow(t *testing.T) {
 		}
 	}
 }
+
+func TestPick(t *testing.T) {
+	for objective, want := range map[string]string{
+		"fix the crash when the config is empty": "bugfix",
+		"refactor the store into two packages":   "refactor",
+		"add a health check endpoint":            "full",
+		"fix the typo in README":                 "quick",
+		"document the API in the README":         "docs",
+		"add tests for the parser":               "test",
+		"review the auth module":                 "review",
+		"migrate users to the new schema":        "migration",
+		"bump the version to 1.2":                "quick",
+		"redesign the authentication system":     "full",
+	} {
+		if w, why := Pick(objective); w.Name != want {
+			t.Errorf("Pick(%q) = %s (%s), want %s", objective, w.Name, why, want)
+		}
+	}
+}

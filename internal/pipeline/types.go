@@ -37,8 +37,16 @@ type Spec struct {
 	Facts map[string]bool `json:"facts,omitempty"`
 	// NoInterview skips the interviewer (--no-interview, --yes).
 	NoInterview bool `json:"no_interview,omitempty"`
+	// Context is what the user gave every role (hive run -c FILE).
+	Context []ContextFile `json:"context,omitempty"`
 	// Guard tunes the loop guard of the role agents.
 	Guard engine.LoopGuard `json:"loop_guard,omitzero"`
+}
+
+// ContextFile is a file the user gave every role of a run.
+type ContextFile struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
 }
 
 // EventType names an input of the machine.

@@ -368,3 +368,31 @@ func (w Workflow) fixLoops() int {
 	}
 	return w.FixLoops
 }
+
+// pickRules choose a workflow from an objective's words when none is
+// named, first match wins; each says why.
+var pickRules = []struct {
+	workflow string
+	words    *regexp.Regexp
+	why      string
+}{
+	{Quick.Name, regexp.MustCompile(`(?i)\b(typos?|tweak|bump|one-line)\b`), "it is a small change"},
+	{Migration.Name, regexp.MustCompile(`(?i)\b(migrat\w*|schema change|alter table|add (a )?column)\b`), "it speaks of a migration"},
+	{Bugfix.Name, regexp.MustCompile(`(?i)\b(fix(es|ed)?|bugs?|broken|crash(es|ing)?|regression|fails?|failing|error|panics?)\b`), "it speaks of a bug to fix"},
+	{Refactor.Name, regexp.MustCompile(`(?i)\b(refactor\w*|restructure|clean ?up|rename|extract|simplify|reorgani[sz]e)\b`), "it speaks of reshaping code"},
+	{Docs.Name, regexp.MustCompile(`(?i)\b(docs?|documentation|document|readme|changelog|comments?)\b`), "it speaks of documentation"},
+	{Test.Name, regexp.MustCompile(`(?i)\b(tests?|coverage|test suite)\b`), "it speaks of tests"},
+	{Review.Name, regexp.MustCompile(`(?i)\b(review|audit)\b`), "it asks for a review"},
+}
+
+// Pick chooses the workflow for an objective when the user named none,
+// by rules, and says why. A named workflow (-w) always wins over it.
+func Pick(objective string) (Workflow, string) {
+	for _, r := range pickRules {
+		if m := r.words.FindString(objective); m != "" {
+			w, _ := Builtin(r.workflow)
+			return w, fmt.Sprintf("%s (%q)", r.why, m)
+		}
+	}
+	return Full, "no rule matched: the whole pipeline"
+}

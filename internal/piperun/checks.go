@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
@@ -205,4 +206,43 @@ func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event
 		// A shell's "command not found", or a program that could not start.
 		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
 	return ev
+}
+
+// build runs the project's build in the run's worktree, for a build step.
+// A project with nothing to build passes, with a note.
+func (s *shell) build(ctx context.Context, c pipeline.Command) pipeline.Event {
+	ev := pipeline.Event{Type: pipeline.EvBuilt, Job: c.Job, Attempt: c.Attempt}
+	cmd, ok := testrun.DetectBuild(s.dir)
+	if !ok {
+		s.note(c.Job, "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build")
+		ev.Tests = &pipeline.Tests{Command: "(none)"}
+		return ev
+	}
+	res, err := testrun.Run(ctx, s.dir, cmd)
+	if err != nil {
+		res.ExitCode, res.Output = -1, err.Error()
+	}
+	ev.Tests = &pipeline.Tests{Command: firstNonEmpty(res.Command, cmd.String()), ExitCode: res.ExitCode, Output: res.Output,
+		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
+	return ev
+}
+
+// facts are what the workflow's conditions ask of the repository, from
+// its index; without one every condition holds, and the run says why.
+func (s *shell) facts() map[string]bool {
+	ix, err := index.Build(s.dir)
+	if err != nil {
+		s.o.Observer.Note("", "the repository's index: "+err.Error()+": every step's condition is taken to hold")
+		return nil
+	}
+	return map[string]bool{pipeline.CondHasFrontend: ix.HasFrontend, pipeline.CondHasTests: ix.HasTests}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -124,6 +124,7 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
+		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Context: s.o.Context,
 		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Budget: s.o.Budget, Guard: s.o.Guard}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
@@ -418,12 +419,16 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 		}
 	case pipeline.CmdLint:
 		dir := s.m.Snapshot().Spec.PhaseDir // read here: the machine is the loop's alone
-		s.background(func() { s.send(pipeline.Event{Type: pipeline.EvLinted, Attempt: c.Attempt, Errors: s.lint(dir)}) })
+		s.background(func() {
+			s.send(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: s.lint(dir)})
+		})
 	case pipeline.CmdRunPhase:
 		dir := s.m.Snapshot().Spec.PhaseDir
 		s.background(func() { s.send(s.runPhase(ctx, c, dir)) })
 	case pipeline.CmdRunTests:
 		s.background(func() { s.send(s.runTests(ctx, c)) })
+	case pipeline.CmdBuild:
+		s.background(func() { s.send(s.build(ctx, c)) })
 	case pipeline.CmdFinished:
 		s.ended = true
 	}

@@ -44,6 +44,12 @@ type Options struct {
 	Roles      map[string]agent.Launcher
 	Home       string // where the user's global prompts are; "" for none
 	AutoAnswer bool
+	// NoInterview skips the interviewer of a new run (AutoAnswer does
+	// too).
+	NoInterview bool
+	// Context is given to every role of a new run: files the user named
+	// (-c), with their text.
+	Context []pipeline.ContextFile
 	// NoMerge leaves the finished run's work on its branch.
 	NoMerge bool
 	// Push pushes a completed run's branch to origin instead of merging
