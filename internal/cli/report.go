@@ -28,30 +28,12 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			path := filepath.Join(repo.Root, ".hive", "runs.db")
-			j, err := journal.Open(path)
+			j, run, err := pipelineRun(repo.Root, args, "hive report")
 			if err != nil {
-				return &exitError{code: ExitInternal, err: err}
+				return err
 			}
 			defer j.Close()
-			runs, err := j.Runs()
-			if err != nil {
-				return &exitError{code: ExitInternal, err: err}
-			}
-			var run *journal.Run
-			for i := range runs {
-				if len(args) == 0 || strconv.FormatInt(runs[i].ID, 10) == args[0] {
-					run = &runs[i]
-					break
-				}
-			}
-			if run == nil {
-				if len(args) == 0 {
-					return exitf(ExitUsage, "no hive run yet: start one with hive run \"objective\"")
-				}
-				return exitf(ExitUsage, "no run %s: hive report with no argument shows the newest", args[0])
-			}
-			rep, err := piperun.BuildReport(cmd.Context(), j, repo, *run)
+			rep, err := piperun.BuildReport(cmd.Context(), j, repo, run)
 			if err != nil {
 				return &exitError{code: ExitInternal, err: err}
 			}
@@ -64,6 +46,30 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
 	return cmd
+}
+
+// pipelineRun opens the journal of hive run and finds the run args name
+// (the newest when none); cmd names the command, for errors.
+func pipelineRun(root string, args []string, cmd string) (journal.Journal, journal.Run, error) {
+	j, err := journal.Open(filepath.Join(root, ".hive", "runs.db"))
+	if err != nil {
+		return nil, journal.Run{}, &exitError{code: ExitInternal, err: err}
+	}
+	runs, err := j.Runs()
+	if err != nil {
+		j.Close()
+		return nil, journal.Run{}, &exitError{code: ExitInternal, err: err}
+	}
+	for _, r := range runs {
+		if len(args) == 0 || strconv.FormatInt(r.ID, 10) == args[0] {
+			return j, r, nil
+		}
+	}
+	j.Close()
+	if len(args) == 0 {
+		return nil, journal.Run{}, exitf(ExitUsage, "no hive run yet: start one with hive run \"objective\"")
+	}
+	return nil, journal.Run{}, exitf(ExitUsage, "no run %s: %s with no argument shows the newest", args[0], cmd)
 }
 
 func printReport(g *globalOptions, r piperun.Report) {

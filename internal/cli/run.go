@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
@@ -48,6 +49,8 @@ type runOptions struct {
 	budgetUSD    float64
 	budgetUSDSet bool
 	noInterview  bool
+	only         string
+	context      []string
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -101,12 +104,14 @@ Role prompts: see hive agents.`,
 			return runPipeline(cmd.Context(), o, objective)
 		},
 	}
-	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "full", "full (or feature), quick, or NAME for .hive/workflows/NAME.json")
+	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "", "full (or feature), bugfix, refactor, test, review, quick, docs, migration, or NAME for .hive/workflows/NAME.json or ~/.hive/workflows/NAME.json (default: picked from the objective, and said)")
+	cmd.Flags().StringVar(&o.only, "only", "", "run one role on the objective (e.g. --only reviewer)")
+	cmd.Flags().StringArrayVarP(&o.context, "context", "c", nil, "a file given to every role (repeatable)")
 	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent that plays every role: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "take the default of a role's question; second challenges and tests that still fail still stop for you")
 	cmd.Flags().BoolVar(&o.yes, "auto", false, "the same as --yes (the shell Hive's name)")
-	cmd.Flags().BoolVar(&o.noInterview, "no-interview", false, "ask no questions before the work starts (the shell Hive's flag; hive's workflows have no interviewer yet)")
+	cmd.Flags().BoolVar(&o.noInterview, "no-interview", false, "no interviewer: the objective is taken as written (--yes too)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event, then the result")
 	cmd.Flags().BoolVar(&o.resume, "resume", false, "go on with the unfinished run")
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
@@ -123,7 +128,10 @@ Role prompts: see hive agents.`,
 var workflowName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // workflowFor reads the workflow the flags ask for.
-func workflowFor(root string, o *runOptions) (pipeline.Workflow, error) {
+func workflowFor(root string, o *runOptions, objective string) (pipeline.Workflow, error) {
+	if o.only != "" {
+		o.roles = []string{o.only}
+	}
 	if len(o.roles) > 0 {
 		w := pipeline.Workflow{Name: "custom"}
 		for _, r := range o.roles {
@@ -131,17 +139,28 @@ func workflowFor(root string, o *runOptions) (pipeline.Workflow, error) {
 		}
 		return w, w.Validate("--roles")
 	}
+	if o.workflow == "" {
+		w, why := pipeline.Pick(objective)
+		fmt.Fprintf(o.stderr, "workflow %s: %s (name another with -w)\n", w.Name, why)
+		return w, nil
+	}
 	if !workflowName.MatchString(o.workflow) {
 		return pipeline.Workflow{}, fmt.Errorf("workflow name %q: use letters, digits, - and _ (the file is .hive/workflows/NAME.json)", o.workflow)
 	}
-	// The project's file of that name wins over a built-in workflow.
+	// The project's file of that name wins over the user's, and both
+	// over a built-in workflow.
 	rel := filepath.Join(".hive", "workflows", o.workflow+".json")
 	data, err := os.ReadFile(filepath.Join(root, rel))
+	if home, herr := os.UserHomeDir(); errors.Is(err, os.ErrNotExist) && herr == nil {
+		if d, gerr := os.ReadFile(filepath.Join(home, rel)); gerr == nil {
+			data, err, rel = d, nil, filepath.Join("~", rel)
+		}
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		if w, ok := pipeline.Builtin(o.workflow); ok {
 			return w, nil
 		}
-		return pipeline.Workflow{}, fmt.Errorf("no workflow %q: use full or quick, or write %s (hive workflows lists them)", o.workflow, rel)
+		return pipeline.Workflow{}, fmt.Errorf("no workflow %q: use one of %s, or write %s (hive workflows lists them)", o.workflow, builtinNames(), rel)
 	}
 	if err != nil {
 		return pipeline.Workflow{}, err
@@ -160,8 +179,12 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		return err
 	}
 	var wf pipeline.Workflow
+	var files []pipeline.ContextFile
 	if !o.resume {
-		if wf, err = workflowFor(repo.Root, o); err != nil {
+		if wf, err = workflowFor(repo.Root, o, objective); err != nil {
+			return &exitError{code: ExitUsage, err: err}
+		}
+		if files, err = contextFiles(repo.Root, o.context); err != nil {
 			return &exitError{code: ExitUsage, err: err}
 		}
 	}
@@ -173,7 +196,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	// journal: every role's) must be able to start.
 	used := map[string]agent.Launcher{}
 	for role, l := range launchers {
-		if o.resume || wf.Has(role) || (role == pipeline.RoleComb && wf.Has(pipeline.RoleArchitect)) {
+		if o.resume || wf.Needs(role) {
 			used[role] = l
 		}
 	}
@@ -196,14 +219,14 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		}
 	}
 	home, _ := os.UserHomeDir()
-	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout)}
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
 	// At a terminal a question waits for the answer typed there (or given
 	// with hive answer); without one, for hive answer, checkpoint_wait long.
 	wait := checkpointWait(cfg, o.waitSet, o.wait)
 	opts := piperun.Options{
 		Repo: repo, Journal: j, Observer: obs,
 		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: files, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Wait: wait,
 	}
@@ -261,6 +284,7 @@ type runPrinter struct {
 	prompt bool // a human answers at this terminal
 	width  int  // of the terminal; 0 for none
 	plans  []tui.PlanState
+	repo   *gitx.Repo // to show findings with their code
 }
 
 // Plans implements piperun.PlansObserver: the implementers' plans, for
@@ -309,6 +333,10 @@ func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 		if t := ev.Tests; t != nil {
 			fmt.Fprintf(p.w, "%s  %-15s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
 		}
+	case pipeline.EvBuilt:
+		if t := ev.Tests; t != nil && t.Command != "(none)" {
+			fmt.Fprintf(p.w, "%s  %-15s %s: exit %d\n", p.stamp(), ev.Job, t.Command, t.ExitCode)
+		}
 	}
 }
 
@@ -330,6 +358,9 @@ func (p *runPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
 		if cp.Details != "" {
 			fmt.Fprintf(p.w, "        %s\n", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n        "))
 		}
+		if cp.Kind == pipeline.KindFindings && cp.View {
+			fmt.Fprint(p.w, findingsWithCode(context.Background(), p.repo, codeRef(context.Background(), p.repo, s.Spec.Branch), cp.Findings))
+		}
 		if p.prompt {
 			fmt.Fprintf(p.w, "answer (or hive answer %s \"...\" from another terminal): ", c.Job)
 		}
@@ -349,7 +380,7 @@ func (p *runPrinter) result(res piperun.Result) {
 	if p.json {
 		json.NewEncoder(p.w).Encode(map[string]any{"result": map[string]any{"run": res.Run.ID, "outcome": s.Outcome, "branch": res.Branch,
 			"merged": res.Merged, "pushed": res.Pushed, "pull_request": res.PullRequest, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
-			"tests": s.Tests, "notes": res.Notes}})
+			"tests": s.Tests, "findings": s.Findings, "notes": res.Notes}})
 		return
 	}
 	fmt.Fprintf(p.w, "\n%s", p.view(s))
@@ -450,4 +481,40 @@ func (l lineSender) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// builtinNames lists the built-in workflows' names.
+func builtinNames() string {
+	var names []string
+	for _, w := range pipeline.Builtins {
+		names = append(names, w.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// contextFiles reads the files -c names, for every role.
+func contextFiles(root string, names []string) ([]pipeline.ContextFile, error) {
+	var out []pipeline.ContextFile
+	for _, n := range names {
+		p := n
+		if !filepath.IsAbs(p) {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("-c %s: %w (give a file every role should read)", n, err)
+		}
+		const most = 64 << 10
+		if len(data) > most {
+			return nil, fmt.Errorf("-c %s: %d bytes: give a file of at most %d KB (every role reads it whole)", n, len(data), most>>10)
+		}
+		name := n
+		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			name = rel
+		}
+		out = append(out, pipeline.ContextFile{Name: name, Text: string(data)})
+	}
+	return out, nil
 }

@@ -362,6 +362,23 @@ func (w Workflow) Has(role string) bool {
 	return slices.ContainsFunc(w.Steps, func(s Step) bool { return s.Type == "" && s.Role == role })
 }
 
+// Needs reports whether a run of the workflow may start role's agents:
+// its steps', the comb of an architect's phase, the roles that fix what
+// a step finds failing, and an implementer to fix findings.
+func (w Workflow) Needs(role string) bool {
+	for _, s := range w.Steps {
+		switch {
+		case s.Type == "" && s.Role == role, s.OnFailure == role:
+			return true
+		case role == RoleComb && s.Role == RoleArchitect:
+			return true
+		case role == RoleImplementer && (s.Type != "" || slices.Contains(reviewing, s.Role) || s.Role == RoleTester):
+			return true
+		}
+	}
+	return false
+}
+
 func (w Workflow) fixLoops() int {
 	if w.FixLoops == 0 {
 		return 2
