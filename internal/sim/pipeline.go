@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,13 @@ const (
 	FaultChallenge  = "challenge"   // report a challenge of the role before it
 	FaultNeedsInput = "needs-input" // ask a question, with options and a default
 	FaultBlocked    = "blocked"     // report blocked
+	// FaultBlocker makes a reviewer, a security auditor or a browser
+	// validator find one blocker at line 1 of a real file of the
+	// repository; a reviewer or auditor then requests changes.
+	FaultBlocker = "blocker"
+	// FaultBadReport makes the role do its work, then write a report that
+	// breaks its contract (see badReport).
+	FaultBadReport = "badreport"
 	// crash (exit 3 without a report) and fail also apply: a failing tester
 	// commits a test that fails, which the implementer's fix removes.
 )
@@ -37,8 +45,9 @@ func isPipelineRole(prompt string) bool {
 
 // playRole plays a role of hive run: the architect writes a phase of two
 // independent plans, an implementer makes the fixes it is asked for, a
-// tester may add a failing test, the documenter documents; each commits
-// what it did and ends with a HIVE_REPORT.
+// tester may add a failing test, the documenter documents; the newer roles
+// do what roleplay.go says. Each commits what it did and ends with a
+// HIVE_REPORT that holds its contract's fields.
 func (a *agent) playRole(prompt string) error {
 	role := a.set.Role
 	job := os.Getenv("HIVE_AGENT_PLAN")
@@ -78,12 +87,26 @@ func (a *agent) playRole(prompt string) error {
 	}
 	var files []string
 	var err error
-	saw := "" // what the role saw, for its summary
+	saw := ""                  // what the role saw, for its summary
+	fields := map[string]any{} // what the role's contract adds to its report
 	switch role {
 	case "architect":
 		files, err = a.writePlans(prompt, objective)
 	case "implementer", "ui-designer":
 		files, err = a.implement(prompt, objective)
+	case "debugger":
+		files, fields, err = a.debug(prompt, objective)
+	case "interviewer":
+		fields["questions"] = interview(objective)
+	case "reviewer", "security":
+		fields, err = a.review(faults)
+	case "browser-validator":
+		fields, err = a.validateInBrowser(job, faults)
+	case "e2e-tester", "component-tester":
+		// No browser in the sim: it writes no test and runs none.
+		fields = map[string]any{"tests_written": []string{}, "tests_run": 0, "passed": 0, "failed": 0}
+	case "migrator":
+		files, fields, err = a.migrate(objective)
 	case "tester":
 		if faults.has(FaultFail) && a.isGo() {
 			files, err = a.writeFile(failingTest, "package main\n\nimport \"testing\"\n\n// Added by the sim tester: fails until an implementer fixes it.\nfunc TestHiveSimFailing(t *testing.T) { t.Fatal(\"simulated failure\") }\n")
@@ -99,8 +122,11 @@ func (a *agent) playRole(prompt string) error {
 	if err != nil {
 		return err
 	}
+	if faults.has(FaultBlocker) && !findsIssues(role) {
+		fmt.Fprintf(a.log, "hive sim: the blocker fault does nothing to %s, whose report lists no issues\n", role)
+	}
 	if len(files) > 0 {
-		kind := map[string]string{"architect": "docs", "tester": "test", "documenter": "docs"}[role]
+		kind := map[string]string{"architect": "docs", "tester": "test", "documenter": "docs", "debugger": "fix"}[role]
 		if kind == "" {
 			kind = "feat"
 		}
@@ -109,7 +135,12 @@ func (a *agent) playRole(prompt string) error {
 			return err
 		}
 	}
-	return report(map[string]any{"status": "complete", "summary": fmt.Sprintf("simulated %s work on: %s%s", role, objective, saw), "confidence": 0.9, "files": files})
+	r := map[string]any{"status": "complete", "summary": fmt.Sprintf("simulated %s work on: %s%s", role, objective, saw), "confidence": 0.9, "files": files}
+	maps.Copy(r, fields)
+	if faults.has(FaultBadReport) {
+		r = badReport(r)
+	}
+	return report(r)
 }
 
 // simPlan is one plan the sim architect writes: its file and what goes in it.

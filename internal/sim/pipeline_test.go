@@ -1,6 +1,17 @@
 package sim
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // Only a block marked whole-file is a file's content: the code in a GSD
 // plan's action is guidance, and the sim leaves it alone.
@@ -11,5 +22,241 @@ func TestFencedCode(t *testing.T) {
 	code, ok := fencedCode("Write it:\n\n```go whole-file\npackage main\n```\n")
 	if !ok || code != "package main\n" {
 		t.Errorf("fencedCode = %q, %v", code, ok)
+	}
+}
+
+// goRepo is a repository with a Go module: README.md, go.mod, main.go.
+func goRepo(t *testing.T) string {
+	t.Helper()
+	dir := newRepo(t)
+	writeFile(t, dir, "go.mod", "module example.com/svc\n\ngo 1.22\n")
+	writeFile(t, dir, "main.go", "package main\n\nfunc main() {}\n")
+	gitT(t, dir, "add", "go.mod", "main.go")
+	gitT(t, dir, "commit", "-q", "-m", "a Go service")
+	return dir
+}
+
+// rolePrompt is the start of a role's prompt as hive renders it: enough for
+// the sim to know it plays a role, and the objective.
+func rolePrompt(role, objective string) string {
+	return "# Role: " + role + "\n\nYou are the " + role + " of a team of coding agents.\n\n## Objective\n\n" + objective + "\n\n## Phase 1: Your work\n\nDo it.\n"
+}
+
+// playAs runs the sim as role on job in dir with the extra environment,
+// and returns its report as JSON fields.
+func playAs(t *testing.T, dir, role, job string, env ...string) map[string]any {
+	t.Helper()
+	env = append([]string{"HIVE_AGENT_ROLE=" + role, "HIVE_AGENT_PLAN=" + job}, env...)
+	texts, code := runToEnd(t, dir, rolePrompt(role, "add a health check endpoint"), env...)
+	if code != 0 {
+		t.Fatalf("%s exited %d: %q", role, code, texts)
+	}
+	return reportFields(t, texts)
+}
+
+var reportBlock = regexp.MustCompile(`(?s)<!--HIVE_REPORT\n(.*?)\nHIVE_REPORT-->`)
+
+// reportFields is the JSON of the HIVE_REPORT among texts. It reads the
+// block itself rather than through protocol.Parse, which refuses a status
+// it does not know, as the badreport fault writes.
+func reportFields(t *testing.T, texts []string) map[string]any {
+	t.Helper()
+	for _, s := range texts {
+		if m := reportBlock.FindStringSubmatch(s); m != nil {
+			var r map[string]any
+			if err := json.Unmarshal([]byte(m[1]), &r); err != nil {
+				t.Fatalf("%v:\n%s", err, s)
+			}
+			if r["status"] != "done" { // a good report is one hive reads, too
+				report(t, texts)
+			}
+			return r
+		}
+	}
+	t.Fatalf("no HIVE_REPORT in %q", texts)
+	return nil
+}
+
+func keys(m map[string]any) string {
+	ks := slices.Sorted(maps.Keys(m))
+	return strings.Join(ks, " ")
+}
+
+// Each role of the shell Hive is played, its report holding its contract's
+// fields; the roles that commit do, the others leave the repository alone.
+func TestEveryRolePlays(t *testing.T) {
+	t.Run("implementer unchanged", func(t *testing.T) {
+		r := playAs(t, goRepo(t), "implementer", "implementer")
+		if keys(r) != "confidence files status summary" || r["status"] != "complete" {
+			t.Errorf("report %v", r)
+		}
+	})
+	t.Run("interviewer", func(t *testing.T) {
+		dir := goRepo(t)
+		head := gitT(t, dir, "rev-parse", "HEAD")
+		r := playAs(t, dir, "interviewer", "interviewer")
+		qs, _ := r["questions"].([]any)
+		if r["status"] != "complete" || len(qs) != 3 {
+			t.Fatalf("report %v", r)
+		}
+		for _, q := range qs {
+			q := q.(map[string]any)
+			opts, _ := q["options"].([]any)
+			if q["question"] == "" || len(opts) < 2 || !slices.Contains(opts, q["default"]) || q["why"] == "" {
+				t.Errorf("question %v", q)
+			}
+		}
+		if gitT(t, dir, "rev-parse", "HEAD") != head || gitT(t, dir, "status", "--porcelain") != "" {
+			t.Error("the interviewer changed the repository")
+		}
+	})
+	t.Run("debugger", func(t *testing.T) {
+		dir := goRepo(t)
+		r := playAs(t, dir, "debugger", "debugger")
+		cause, _ := r["root_cause"].(string)
+		file, rest, _ := strings.Cut(cause, ":")
+		line, _, _ := strings.Cut(rest, ":")
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || r["reproduction"] != "go test ./..." || fmt.Sprint(strings.Count(string(data), "\n")) != line {
+			t.Errorf("report %v (%v)", r, err)
+		}
+		if subject := gitT(t, dir, "log", "-1", "--format=%s"); !strings.HasPrefix(subject, "fix(debugger): ") {
+			t.Errorf("the fix's commit: %q", subject)
+		}
+		if gitT(t, dir, "status", "--porcelain") != "" {
+			t.Error("the fix is not all committed")
+		}
+	})
+	t.Run("debugger fixes a failing test", func(t *testing.T) {
+		dir := goRepo(t)
+		writeFile(t, dir, failingTest, "package main\n\nimport \"testing\"\n\n// fails\nfunc TestHiveSimFailing(t *testing.T) { t.Fatal(\"simulated failure\") }\n")
+		gitT(t, dir, "add", failingTest)
+		gitT(t, dir, "commit", "-q", "-m", "a failing test")
+		texts, _ := runToEnd(t, dir, rolePrompt("debugger", "make the tests pass")+"\n## Failing tests to fix\n\n--- FAIL: TestHiveSimFailing\n",
+			"HIVE_AGENT_ROLE=debugger", "HIVE_AGENT_PLAN=debugger")
+		r := reportFields(t, texts)
+		if !strings.HasPrefix(fmt.Sprint(r["root_cause"]), failingTest+":6: ") {
+			t.Errorf("root cause %v", r["root_cause"])
+		}
+		if _, err := os.Stat(filepath.Join(dir, failingTest)); err == nil {
+			t.Error("the failing test is still there")
+		}
+	})
+	for _, role := range []string{"reviewer", "security"} {
+		t.Run(role, func(t *testing.T) {
+			dir := goRepo(t)
+			r := playAs(t, dir, role, role)
+			if issues, ok := r["issues"].([]any); !ok || len(issues) != 0 || r["approval_status"] != "approved" || r["status"] != "complete" {
+				t.Errorf("report %v", r)
+			}
+		})
+	}
+	for _, role := range []string{"e2e-tester", "component-tester"} {
+		t.Run(role, func(t *testing.T) {
+			r := playAs(t, goRepo(t), role, role)
+			if keys(r) != "confidence failed files passed status summary tests_run tests_written" || r["failed"] != 0.0 {
+				t.Errorf("report %v", r)
+			}
+		})
+	}
+	t.Run("browser-validator", func(t *testing.T) {
+		dir := goRepo(t)
+		r := playAs(t, dir, "browser-validator", "browser-validator", EnvAttempt+"=2")
+		shots, _ := r["screenshots"].([]any)
+		if len(shots) != 1 || shots[0] != ".hive/screenshots/browser-validator-2.png" || r["issues"] == nil {
+			t.Fatalf("report %v", r)
+		}
+		f, err := os.Open(filepath.Join(dir, ".hive/screenshots/browser-validator-2.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("the screenshot is no PNG: %v", err)
+		}
+		if out := gitT(t, dir, "log", "--all", "--format=%s", "--", ".hive"); out != "" {
+			t.Errorf("the screenshot was committed: %s", out)
+		}
+	})
+	t.Run("migrator", func(t *testing.T) {
+		dir := goRepo(t)
+		writeFile(t, dir, "migrations/001_init.up.sql", "CREATE TABLE t (id INTEGER);\n")
+		gitT(t, dir, "add", "migrations")
+		gitT(t, dir, "commit", "-q", "-m", "first migration")
+		want := []any{"migrations/002_add_a_health_check_endpoint.up.sql", "migrations/002_add_a_health_check_endpoint.down.sql"}
+		for attempt := 1; attempt <= 2; attempt++ { // a retry writes the same migration again
+			r := playAs(t, dir, "migrator", "migrator", fmt.Sprintf("%s=%d", EnvAttempt, attempt))
+			if !slices.Equal(r["migration_files"].([]any), want) || r["reversible"] != true {
+				t.Fatalf("attempt %d: report %v", attempt, r)
+			}
+		}
+		up, _ := os.ReadFile(filepath.Join(dir, "migrations/002_add_a_health_check_endpoint.up.sql"))
+		down, _ := os.ReadFile(filepath.Join(dir, "migrations/002_add_a_health_check_endpoint.down.sql"))
+		if !strings.Contains(string(up), "CREATE TABLE hive_sim_add_a_health_check_endpoint") || !strings.Contains(string(down), "DROP TABLE hive_sim_add_a_health_check_endpoint;") {
+			t.Errorf("up:\n%s\ndown:\n%s", up, down)
+		}
+		if gitT(t, dir, "status", "--porcelain") != "" || gitT(t, dir, "rev-list", "--count", "HEAD") != "4" {
+			t.Error("the migration is not committed once")
+		}
+	})
+}
+
+// The blocker fault: the reviewer (or the auditor) finds one blocker at
+// line 1 of a real file and requests changes, on the attempt it names.
+func TestBlockerFault(t *testing.T) {
+	for _, c := range []struct{ role, file string }{{"reviewer", "main.go"}, {"security", "main.go"}, {"browser-validator", "main.go"}, {"reviewer", "README.md"}} {
+		t.Run(c.role+" "+c.file, func(t *testing.T) {
+			dir := newRepo(t)
+			if c.file == "main.go" {
+				dir = goRepo(t)
+			}
+			faults := EnvFaults + "=" + c.role + "=blocker#1"
+			r := playAs(t, dir, c.role, c.role, faults)
+			issues, _ := r["issues"].([]any)
+			if len(issues) != 1 {
+				t.Fatalf("report %v", r)
+			}
+			issue := issues[0].(map[string]any)
+			if issue["severity"] != "blocker" || issue["file"] != c.file || issue["line"] != 1.0 || issue["title"] == "" || issue["suggestion"] == "" {
+				t.Errorf("issue %v", issue)
+			}
+			if _, err := os.Stat(filepath.Join(dir, c.file)); err != nil {
+				t.Errorf("the issue's file: %v", err)
+			}
+			if want := map[bool]any{true: "changes_requested", false: nil}[c.role != "browser-validator"]; r["approval_status"] != want {
+				t.Errorf("approval %v, want %v", r["approval_status"], want)
+			}
+			if r := playAs(t, dir, c.role, c.role, faults, EnvAttempt+"=2"); len(r["issues"].([]any)) != 0 {
+				t.Errorf("attempt 2 still finds %v", r["issues"])
+			}
+		})
+	}
+}
+
+// The badreport fault: a role that lists issues leaves out its approval and
+// a severity; any other role says "done" with no summary, after its work.
+func TestBadReportFault(t *testing.T) {
+	dir := goRepo(t)
+	r := playAs(t, dir, "reviewer", "reviewer", EnvFaults+"=reviewer=badreport")
+	issue := r["issues"].([]any)[0].(map[string]any)
+	if r["status"] != "complete" || r["approval_status"] != nil || issue["severity"] != nil || issue["file"] == nil {
+		t.Errorf("reviewer's bad report %v", r)
+	}
+	head := gitT(t, dir, "rev-parse", "HEAD")
+	r = playAs(t, dir, "implementer", "implementer", EnvFaults+"=implementer=badreport")
+	if r["status"] != "done" || r["summary"] != nil {
+		t.Errorf("implementer's bad report %v", r)
+	}
+	if gitT(t, dir, "rev-parse", "HEAD") == head {
+		t.Error("the implementer did no work")
+	}
+}
+
+func TestRoleFaultSpecs(t *testing.T) {
+	if fs, err := ParseFaults("reviewer=blocker#1,security=badreport"); err != nil || fs["reviewer"][0].Kind != FaultBlocker || fs["security"][0].Kind != FaultBadReport {
+		t.Errorf("%v %v", fs, err)
+	}
+	if _, err := ParseFaults("reviewer=blocker@2"); err == nil {
+		t.Error("blocker@2 accepted")
 	}
 }
