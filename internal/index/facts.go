@@ -184,9 +184,18 @@ func frontend(root string, files []string, ix *Index) {
 // x.spec.jsx and the like.
 var jsTestFile = regexp.MustCompile(`\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$`)
 
-// isTestFile says whether f is a test file by its name and place.
+// isTestFile says whether f is a test file by its name and place: code
+// under a test folder counts whatever its name (mocha's test/*.js, Rust's
+// tests/*.rs, a tests/run.sh), as the shell Hive counted the folders.
 func isTestFile(f string) bool {
 	base := path.Base(f)
+	if _, code := extLanguages[path.Ext(base)]; code {
+		for _, d := range []string{"test", "tests", "spec", "__tests__"} {
+			if underDir(f, d) {
+				return true
+			}
+		}
+	}
 	switch {
 	case strings.HasSuffix(base, "_test.go"):
 		return true
@@ -200,11 +209,6 @@ func isTestFile(f string) bool {
 		strings.HasSuffix(base, "Tests.swift"), strings.HasSuffix(base, "Test.swift"), strings.HasSuffix(base, "Tests.cs"),
 		strings.HasSuffix(base, "_test.dart"), strings.HasSuffix(base, "_test.exs"):
 		return true
-	case strings.HasSuffix(base, ".rs"):
-		return underDir(f, "tests")
-	case underDir(f, "__tests__"):
-		_, code := extLanguages[path.Ext(base)]
-		return code
 	}
 	return false
 }

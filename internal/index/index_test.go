@@ -264,13 +264,13 @@ version = "1"
 
 func TestMakefileProject(t *testing.T) {
 	ix := mustBuild(t, repo(t, map[string]string{
-		"Makefile":       ".PHONY: build test\nCC := cc\nbuild:\n\t$(CC) -o hello src/hello.c\ntest: build\n\t./tests/run.sh\n",
-		"src/hello.c":    "int main(void) { return 0; }\n",
-		"src/hello.h":    "",
-		"tests/run.sh":   "#!/bin/sh\n./hello\n",
-		"bin/install":    "#!/bin/sh\n",
-		"bin/README.md":  "",
-		"docs/manual.md": "",
+		"Makefile":         ".PHONY: build test\nCC := cc\nbuild:\n\t$(CC) -o hello src/hello.c\ntest: build\n\t./scripts/check.sh\n",
+		"src/hello.c":      "int main(void) { return 0; }\n",
+		"src/hello.h":      "",
+		"scripts/check.sh": "#!/bin/sh\n./hello\n",
+		"bin/install":      "#!/bin/sh\n",
+		"bin/README.md":    "",
+		"docs/manual.md":   "",
 	}))
 	if ix.BuildCommand != "make build" || ix.TestCommand != "make test" {
 		t.Errorf("build %q, test %q", ix.BuildCommand, ix.TestCommand)
@@ -457,6 +457,20 @@ func TestBounded(t *testing.T) {
 	for _, s := range []string{"… 23 more folders", "… 7 more", "… 2 more"} {
 		if !strings.Contains(r, s) {
 			t.Errorf("Render lacks %q:\n%s", s, r)
+		}
+	}
+}
+
+func TestIsTestFile(t *testing.T) {
+	for f, want := range map[string]bool{
+		"x_test.go": true, "pkg/x.go": false, "test_api.py": true, "api_test.py": true, "api.py": false,
+		"src/a.test.ts": true, "src/a.spec.jsx": true, "src/a.ts": false, "src/spec.ts": false,
+		"test/api.js": true, "tests/run.sh": true, "spec/models/user_spec.rb": true, "tests/README.md": false,
+		"src/__tests__/a.js": true, "tests/it.rs": true, "src/lib.rs": false,
+		"app/src/test/java/AppTest.java": true, "RunnerTests/RunnerTests.swift": true, "lib/a_test.dart": true,
+	} {
+		if got := isTestFile(f); got != want {
+			t.Errorf("isTestFile(%q) = %v", f, got)
 		}
 	}
 }
