@@ -7,8 +7,12 @@
 // checkpoint whose header was forgotten but whose Checkpoint Details and
 // Awaiting sections are there. It reads the v4 <!--HIVE_REPORT {json}
 // HIVE_REPORT--> blocks of seed 003 as HiveReport messages; a block that is
-// not readable JSON is still a message, with Report.Err set. Hive answers with CheckpointResponse and
-// DeviationResponse.
+// not readable JSON is still a message, with Report.Err set. A text with no
+// such block may give its report as the shell Hive's agents do: in a
+// ```hive_report fence, between two HIVE_REPORT lines, or as a JSON object
+// with a "status" on its own lines (bare or in a ```json fence); FindReport
+// is the report a whole output ends with. Hive answers with
+// CheckpointResponse and DeviationResponse.
 //
 // Parsing never fails and never panics: text that matches no message yields
 // none, and the caller keeps it for the log. The package knows nothing

@@ -46,8 +46,9 @@ var (
 	devRe     = regexp.MustCompile(`^DEVIATION:\s*(.*)$`)
 )
 
-// Parse returns the messages in one block of agent text, in order.
-func Parse(text string) []Message {
+// parseMessages returns the messages in one block of agent text, in order,
+// the HIVE_REPORT comment form the only report it reads (see Parse).
+func parseMessages(text string) []Message {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var out []Message
 	free := 0   // first line no message has claimed: where a headerless checkpoint starts
