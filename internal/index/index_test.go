@@ -109,7 +109,7 @@ func TestGoModule(t *testing.T) {
 	if !slices.Equal(ix.Languages, []Count{{"Go", 4}}) {
 		t.Errorf("languages %v: want Go 4 (test data is not the project's code)", ix.Languages)
 	}
-	if ix.BuildCommand != "go build ./..." || ix.TestCommand != "go test -v ./..." || ix.PackageManager != "" {
+	if ix.BuildCommand != "go build -o /dev/null ./..." || ix.TestCommand != "go test -v ./..." || ix.PackageManager != "" {
 		t.Errorf("build %q, test %q, package manager %q", ix.BuildCommand, ix.TestCommand, ix.PackageManager)
 	}
 	if got := frameworkNames(ix); !slices.Equal(got, []string{"chi", "cobra"}) {
@@ -126,7 +126,7 @@ func TestGoModule(t *testing.T) {
 		t.Errorf("dirs %s, want %s", got, mustJSON(t, want))
 	}
 	r := Render(ix)
-	for _, s := range []string{"Codebase index: 8 files (tree ", "Languages: Go 4\n", "  internal/ 4: store 3, web 1\n", "Build: go build ./...\n",
+	for _, s := range []string{"Codebase index: 8 files (tree ", "Languages: Go 4\n", "  internal/ 4: store 3, web 1\n", "Build: go build -o /dev/null ./...\n",
 		"Test: go test -v ./...\n", "Frameworks: go.mod: chi, cobra\n", "Entry points: cmd/api (go main package)\n", "Frontend: no\n", "Tests: yes (1 test file)\n"} {
 		if !strings.Contains(r, s) {
 			t.Errorf("Render lacks %q:\n%s", s, r)

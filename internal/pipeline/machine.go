@@ -531,7 +531,9 @@ func (m *Machine) challenged(from *job, name string) *job {
 		if j == from {
 			break
 		}
-		if j.State == Done || j.State == Skipped {
+		// Only an agent's work can be challenged: not a step left out
+		// before it ran, nor hive's own build.
+		if (j.State == Done || j.State == Skipped) && j.Attempts > 0 && j.Type == "" {
 			before = append(before, j)
 		}
 	}
@@ -549,6 +551,12 @@ func (m *Machine) challenged(from *job, name string) *job {
 	if from.Phase || from.Role == RoleImplementer {
 		if a := m.byID[RoleArchitect]; a != nil && slices.Contains(before, a) {
 			return a
+		}
+	}
+	// What a tester or a reviewer finds wrong is the implementation's.
+	if from.Role == RoleTester || slices.Contains(reviewing, from.Role) {
+		if impl := m.implementer(); impl != nil {
+			return impl
 		}
 	}
 	last := before[len(before)-1]

@@ -110,16 +110,18 @@ func (s *shell) launcher(role string) agent.Launcher {
 
 // prompt renders the prompt of c's role (or its variant).
 func (s *shell) prompt(c pipeline.Command) (string, error) {
-	name := c.Role
-	if c.Prompt != "" {
-		name = c.Prompt
+	name := c.Prompt
+	if name == "" {
+		// A framework's variant of the role, where the repository's
+		// manifests name one and a prompt for it exists.
+		name, _ = roles.Variant(s.dir, s.o.Home, c.Role)
 	}
 	_, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, name)
 	if err != nil {
 		return "", err
 	}
 	snap := s.m.Snapshot()
-	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir}
+	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context}
 	base := filepath.Base(snap.Spec.PhaseDir)
 	d.PhaseSlug = base
 	d.PhaseNumber, _, _ = strings.Cut(base, "-")

@@ -97,6 +97,12 @@ func options(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, env ...string)
 		WorktreeRoot: filepath.Join(t.TempDir(), "wt"), Stall: time.Minute}
 }
 
+// classic is the full workflow as it was before the shell Hive's roles,
+// one role after another: the paths of seed 003's faults are read from
+// the journal in that order.
+var classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer},
+	{Role: pipeline.RoleComb}, {Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
+
 func jobs(s pipeline.Snapshot) string {
 	var b []string
 	for _, j := range s.Jobs {
@@ -112,7 +118,8 @@ func TestFullWorkflow(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, options(t, repo, pipeline.Full))
+	o := options(t, repo, pipeline.Full)
+	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +127,24 @@ func TestFullWorkflow(t *testing.T) {
 	if s.Outcome != pipeline.OutcomeComplete || !res.Merged {
 		t.Fatalf("outcome %s merged %v notes %q jobs %s", s.Outcome, res.Merged, res.Notes, jobs(s))
 	}
-	if got := jobs(s); got != "architect=done implementers=done comb=done tester=done reviewer=done documenter=done" {
+	want := "interviewer=skipped architect=done implementers=done comb=done build=done ui-designer=skipped tester=done reviewer=done security=done " +
+		"e2e-tester=skipped browser-validator=skipped fix_blocking=done documenter=done"
+	if got := jobs(s); got != want {
 		t.Fatalf("jobs: %s", got)
+	}
+	// After the build, the tester, the reviewer and security work side by
+	// side: each started before the others ended, as the journal says.
+	var order []string
+	o.Journal.Each(res.Run.ID, func(rec journal.Record) error {
+		var ev pipeline.Event
+		json.Unmarshal(rec.Payload, &ev)
+		if (ev.Type == pipeline.EvAgentStarted || ev.Type == pipeline.EvAgentExited) && slices.Contains([]string{"tester", "reviewer", "security"}, ev.Job) {
+			order = append(order, string(ev.Type))
+		}
+		return nil
+	})
+	if got := strings.Join(order, " "); !strings.HasPrefix(got, "role-started role-started role-started ") {
+		t.Errorf("tester, reviewer and security did not work side by side: %s", got)
 	}
 	for _, f := range []string{".planning/phases/01-add-a-health-check-endpoint/01-01-PLAN.md", "add_a_health_check_endpoint.go",
 		"add_a_health_check_endpoint_test.go", "docs/add-a-health-check-endpoint.md", ".planning/phases/01-add-a-health-check-endpoint/01-03-SUMMARY.md"} {
@@ -286,7 +309,7 @@ func TestFourFaultsTogether(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Full, sim.EnvFaults+"=implementer=challenge#1,tester=fail#1,architect=needs-input#1,reviewer=challenge#1")
+	o := options(t, repo, classic, sim.EnvFaults+"=implementer=challenge#1,tester=fail#1,architect=needs-input#1,reviewer=challenge#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
@@ -328,7 +351,7 @@ func TestFaultPaths(t *testing.T) {
 			repo := service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, pipeline.Full, sim.EnvFaults+"="+tc.faults)
+			o := options(t, repo, classic, sim.EnvFaults+"="+tc.faults)
 			res, err := Run(ctx, o)
 			var needs *NeedsHumanError
 			switch {

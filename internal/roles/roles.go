@@ -151,6 +151,8 @@ type Data struct {
 	PhaseNumber string
 	PhaseSlug   string
 	TestCommand string
+	// Files are what the user gave every role (hive run -c).
+	Files []pipeline.ContextFile
 }
 
 // ReportFields is what the role's contract adds to the complete

@@ -76,7 +76,9 @@ func DetectBuild(root string) (Command, bool) {
 	has := func(name string) bool { return exists(root, name) }
 	switch {
 	case has("go.mod"):
-		return Command{Argv: []string{"go", "build", "./..."}}, true
+		// -o /dev/null: a module of one main package would otherwise
+		// leave its binary in the tree, for the next agent to commit.
+		return Command{Argv: []string{"go", "build", "-o", os.DevNull, "./..."}}, true
 	case has("Cargo.toml"):
 		return Command{Argv: []string{"cargo", "build"}}, true
 	}

@@ -89,7 +89,7 @@ func TestDetectBuild(t *testing.T) {
 		files map[string]string
 		want  []string
 	}{
-		{map[string]string{"go.mod": "module x\n", "Makefile": "build:\n\tgo build -o bin/x .\n"}, []string{"go", "build", "./..."}},
+		{map[string]string{"go.mod": "module x\n", "Makefile": "build:\n\tgo build -o bin/x .\n"}, []string{"go", "build", "-o", os.DevNull, "./..."}},
 		{map[string]string{"Cargo.toml": "[package]\n"}, []string{"cargo", "build"}},
 		{map[string]string{"package.json": `{"scripts": {"build": "vite build"}}`}, []string{"npm", "run", "build"}},
 		{map[string]string{"package.json": `{"scripts": {"build": "vite build"}}`, "pnpm-lock.yaml": ""}, []string{"pnpm", "run", "build"}},
@@ -127,7 +127,7 @@ func TestRunGoBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode == 0 || !strings.Contains(res.Output, "svc.go:3") || res.Command != "go build ./..." {
+	if res.ExitCode == 0 || !strings.Contains(res.Output, "svc.go:3") || res.Command != "go build -o /dev/null ./..." {
 		t.Fatalf("Run = %+v", res)
 	}
 	write(t, dir, map[string]string{"svc.go": "package svc\n\nfunc Health() int { return 200 }\n"})
