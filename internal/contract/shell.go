@@ -127,7 +127,7 @@ func (p *parser) shellOutputs(raw json.RawMessage, fields []Field, note func(fie
 		}
 	}
 	if len(notRequired) > 0 {
-		note("outputs.required", fmt.Sprintf("%s %s checked when a report gives %s, not required: the shell Hive never checked its outputs, and hive's prompts do not ask for them; to require a field, write a hive contract (hive contracts list --json shows the format)",
+		note("outputs.required", fmt.Sprintf("%s %s checked when a report gives %s, not required: the shell Hive never checked the outputs its contracts name, and hive's prompts do not ask for these keys; to require a field, write a hive contract (hive contracts list --json shows the format)",
 			strings.Join(notRequired, ", "), map[bool]string{true: "is", false: "are"}[len(notRequired) == 1], map[bool]string{true: "it", false: "them"}[len(notRequired) == 1]))
 	}
 	return fields
