@@ -180,8 +180,10 @@ func TestRoles(t *testing.T) {
 			[]string{"passed: true is a boolean, not a number; give a whole number, 0 or more: how many passed"}},
 
 		{"browser-validator", "good", `{` + done + `,"screenshots":["screenshots/01-home.png"]}`, nil},
-		{"browser-validator", "bad", `{` + done + `,"screenshots":"shot.png"}`,
-			[]string{`screenshots: "shot.png" is a string, not a list; give a list of strings: the paths of the screenshots saved`}},
+		{"browser-validator", "with an issue", `{` + done + `,"screenshots":["s.png"],"issues":[{"severity":"blocker","file":"web/app.js","line":3,"title":"button does nothing"}]}`, nil},
+		{"browser-validator", "bad", `{` + done + `,"screenshots":"shot.png","issues":[{"file":"README.md","line":1,"title":"x"}]}`,
+			[]string{`screenshots: "shot.png" is a string, not a list; give a list of strings: the paths of the screenshots saved`,
+				"issues[0].severity: missing; give one of blocker, high, medium, low"}},
 
 		{"migrator", "good", `{` + done + `,"migration_files":["db/001_users.sql"],"reversible":true}`, nil},
 		{"migrator", "files as the shell Hive's migrator writes them", `{` + done + `,"migration_files":[{"path":"db/001.sql","type":"up"}]}`, nil},
@@ -196,6 +198,18 @@ func TestRoles(t *testing.T) {
 				t.Errorf("Validate(%s)\n got %q\nwant %q", tt.report, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestIssuesAlike: every role whose issues become the run's findings
+// writes them in one shape.
+func TestIssuesAlike(t *testing.T) {
+	want, _ := mustBundled(t, "reviewer").Field("issues")
+	for _, r := range []string{"security", "browser-validator"} {
+		got, _ := mustBundled(t, r).Field("issues")
+		if !reflect.DeepEqual(got.Items, want.Items) || got.Type != want.Type {
+			t.Errorf("%s's issues differ from the reviewer's:\n%+v\n%+v", r, got, want)
+		}
 	}
 }
 
