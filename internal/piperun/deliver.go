@@ -409,7 +409,7 @@ func PRBody(r Report) string {
 				reported += ": " + role.Summary
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | $%.2f | %s |\n", role.Job, role.State, role.Attempts,
-				role.Duration.Round(time.Second), role.Spend.CostUSD, mdCell(reported))
+				roundDuration(role.Duration), role.Spend.CostUSD, mdCell(reported))
 		}
 		fmt.Fprintf(&b, "\nTotal: %d/%d tokens, $%.2f.\n", r.Spend.InputTokens, r.Spend.OutputTokens, r.Spend.CostUSD)
 	}
@@ -439,6 +439,15 @@ func PRBody(r Report) string {
 	}
 	fmt.Fprintf(&b, "\n---\nOpened by hive run; `hive report %d` gives the whole account.\n", r.Run)
 	return b.String()
+}
+
+// roundDuration keeps tenths of a second under ten seconds, as hive
+// report does.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // mdLine is text on one Markdown line.
