@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,10 +15,12 @@ import (
 
 // workflowEntry is one workflow as hive workflows lists it.
 type workflowEntry struct {
-	Name   string   `json:"name"`
-	Steps  []string `json:"steps"`
-	Source string   `json:"source"` // built in, or the file
-	Error  string   `json:"error,omitempty"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Steps       []string        `json:"steps"`      // in order, with their marks
+	Definition  []pipeline.Step `json:"definition"` // each step as the file gives it
+	Source      string          `json:"source"`     // built in, or the file
+	Error       string          `json:"error,omitempty"`
 }
 
 func newWorkflowsCmd(g *globalOptions) *cobra.Command {
@@ -25,9 +28,16 @@ func newWorkflowsCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workflows",
 		Short: "List the workflows hive run can use, with their steps",
-		Long: `List the workflows hive run can use: the built-in ones, then those in
-.hive/workflows/NAME.json (which override a built-in one of the same name). A
-file that does not parse is listed with its error.`,
+		Long: `List the workflows hive run can use: the built-in ones, then yours in
+~/.hive/workflows/NAME.json, then the project's in .hive/workflows/NAME.json
+(each overrides one of the same name before it). A file that does not parse is
+listed with its error. A file may be hive's ({"steps": [...]}) or the shell
+Hive's ({"phases": [...]}).
+
+In the steps: a + b work side by side; NAME? is not required (a failure is
+noted and the run goes on); NAME[has_frontend] runs only when the repository
+has one; NAME! stops for a human to look at its work (not with --yes);
+NAME>debugger sends what fails there to the debugger.`,
 		Example: `  hive workflows
   hive workflows --json | jq -r '.[].name'`,
 		Args: cobra.NoArgs,
@@ -46,25 +56,32 @@ file that does not parse is listed with its error.`,
 				byName[e.Name] = len(list)
 				list = append(list, e)
 			}
-			for _, w := range []pipeline.Workflow{pipeline.Full, pipeline.Quick} {
-				add(workflowEntry{Name: w.Name, Steps: steps(w), Source: "built in"})
+			for _, w := range pipeline.Builtins {
+				add(entry(w, "built in"))
 			}
-			files, _ := filepath.Glob(filepath.Join(repo.Root, ".hive", "workflows", "*.json"))
-			sort.Strings(files)
-			for _, f := range files {
-				rel, _ := filepath.Rel(repo.Root, f)
-				data, err := os.ReadFile(f)
-				name := strings.TrimSuffix(filepath.Base(f), ".json")
-				if err != nil {
-					add(workflowEntry{Name: name, Source: rel, Error: err.Error()})
-					continue
+			var dirs []string
+			if home, err := os.UserHomeDir(); err == nil {
+				dirs = append(dirs, home)
+			}
+			for _, dir := range append(dirs, repo.Root) {
+				files, _ := filepath.Glob(filepath.Join(dir, ".hive", "workflows", "*.json"))
+				sort.Strings(files)
+				for _, f := range files {
+					rel, _ := filepath.Rel(repo.Root, f)
+					if dir != repo.Root {
+						rel = filepath.Join("~", strings.TrimPrefix(f, dir+string(filepath.Separator)))
+					}
+					name := strings.TrimSuffix(filepath.Base(f), ".json")
+					data, err := os.ReadFile(f)
+					if err == nil {
+						var w pipeline.Workflow
+						if w, err = pipeline.ParseWorkflow(rel, data); err == nil {
+							add(entry(w, rel))
+							continue
+						}
+					}
+					add(workflowEntry{Name: name, Source: rel, Error: err.Error(), Steps: []string{}})
 				}
-				w, err := pipeline.ParseWorkflow(rel, data)
-				if err != nil {
-					add(workflowEntry{Name: name, Source: rel, Error: err.Error()})
-					continue
-				}
-				add(workflowEntry{Name: name, Steps: steps(w), Source: rel})
 			}
 			if asJSON {
 				return printJSON(g.stdout, list)
@@ -76,22 +93,42 @@ file that does not parse is listed with its error.`,
 				if e.Error != "" {
 					what = "error: " + e.Error
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, what, e.Source)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, strings.ReplaceAll(what, " → + ", " + "), e.Source)
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array: name, steps, source (and error) of each workflow")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array: name, description, steps, definition, source (and error) of each workflow")
 	return cmd
 }
 
-// steps names a workflow's steps, with the prompt variant a step chose.
+func entry(w pipeline.Workflow, source string) workflowEntry {
+	return workflowEntry{Name: w.Name, Description: w.Description, Steps: steps(w), Definition: w.Steps, Source: source}
+}
+
+// steps names a workflow's steps with their marks (see the command's
+// help); a step that works beside the one before it starts with "+ ".
 func steps(w pipeline.Workflow) []string {
 	var out []string
-	for _, s := range w.Steps {
-		name := s.Role
+	for i, s := range w.Steps {
+		name := s.ID()
 		if s.Prompt != "" {
 			name += " (" + s.Prompt + ")"
+		}
+		if s.Condition != "" {
+			name += "[" + s.Condition + "]"
+		}
+		if s.Optional() {
+			name += "?"
+		}
+		if s.Checkpoint {
+			name += "!"
+		}
+		if s.OnFailure != "" {
+			name += ">" + s.OnFailure
+		}
+		if i > 0 && slices.Equal(w.After(i), w.After(i-1)) {
+			name = "+ " + name
 		}
 		out = append(out, name)
 	}

@@ -230,7 +230,7 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 			j.ID, j.Phase = PhaseJob, true
 		}
 		ids[s.ID()] = j.ID
-		for _, d := range w.after(i) {
+		for _, d := range w.After(i) {
 			// A step left out passes on what it waited for.
 			if dj := m.byID[ids[d]]; dj != nil && dj.State == Skipped {
 				j.deps = append(j.deps, dj.deps...)

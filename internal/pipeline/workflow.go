@@ -105,8 +105,8 @@ func (s Step) Optional() bool { return s.Required != nil && !*s.Required }
 // ID is the step's job id.
 func (s Step) ID() string { return firstOf(s.Name, s.Role, s.Type) }
 
-// after returns the steps a step of index i waits for.
-func (w Workflow) after(i int) []string {
+// After returns the ids of the steps the step of index i waits for.
+func (w Workflow) After(i int) []string {
 	if w.Steps[i].After != nil {
 		return w.Steps[i].After
 	}
@@ -139,14 +139,14 @@ func mechanical(typ string, opts ...func(*Step)) Step {
 // Built-in workflows: the shell Hive's eight, with hive's parallel steps
 // (after the build, the tester, reviewer and security work side by side).
 var (
-	Full = Workflow{Name: "full", Description: "the whole pipeline: interview, design, parallel implementers, build, tests beside review and security, documentation",
+	Full = Workflow{Name: "full", Description: "the whole pipeline: interview, design, parallel implementers, UI, build, tests beside review and security, documentation",
 		Steps: []Step{
 			step(RoleInterviewer, optional),
 			step(RoleArchitect),
 			step(RoleImplementer),
 			step(RoleComb),
-			mechanical(StepBuild, onFailure(RoleDebugger)),
 			step(RoleUIDesigner, optional, when(CondHasFrontend)),
+			mechanical(StepBuild, onFailure(RoleDebugger)),
 			step(RoleTester),
 			step(RoleReviewer, after(StepBuild)),
 			step(RoleSecurity, after(StepBuild), optional),

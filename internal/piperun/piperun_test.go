@@ -127,7 +127,7 @@ func TestFullWorkflow(t *testing.T) {
 	if s.Outcome != pipeline.OutcomeComplete || !res.Merged {
 		t.Fatalf("outcome %s merged %v notes %q jobs %s", s.Outcome, res.Merged, res.Notes, jobs(s))
 	}
-	want := "interviewer=skipped architect=done implementers=done comb=done build=done ui-designer=skipped tester=done reviewer=done security=done " +
+	want := "interviewer=skipped architect=done implementers=done comb=done ui-designer=skipped build=done tester=done reviewer=done security=done " +
 		"e2e-tester=skipped browser-validator=skipped fix_blocking=done documenter=done"
 	if got := jobs(s); got != want {
 		t.Fatalf("jobs: %s", got)
