@@ -428,6 +428,25 @@ func PRBody(r Report) string {
 			fmt.Fprintf(&b, "- %s (%s): %s → %s\n", d.Job, d.By, mdLine(d.Question), mdLine(d.Choice))
 		}
 	}
+	if fs := r.Snapshot.Findings; len(fs) > 0 {
+		// What the reviewing roles found, and what became of it: a
+		// reviewer of the pull request starts from there.
+		b.WriteString("\n### Findings\n\n")
+		for _, f := range fs {
+			where := ""
+			if f.File != "" {
+				where = " `" + strings.ReplaceAll(f.File, "`", "'") + "`"
+				if f.Line > 0 {
+					where = fmt.Sprintf(" `%s:%d`", strings.ReplaceAll(f.File, "`", "'"), f.Line)
+				}
+			}
+			status := f.Status
+			if f.Reason != "" {
+				status += ": " + mdLine(f.Reason)
+			}
+			fmt.Fprintf(&b, "- **%s** %s%s %s (%s, %s)\n", f.Severity, f.ID, where, mdLine(f.Title), f.Job, status)
+		}
+	}
 	if r.FixLoops > 0 {
 		fmt.Fprintf(&b, "\nFix loops: %d.\n", r.FixLoops)
 	}
