@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
 	"roles":    {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "engine", "gitx", "index", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "gitx", "index", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	"agent":   {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},

@@ -52,7 +52,7 @@ func (m *Machine) interviewed(j *job, r *engine.Report) []Command {
 		}
 		j.asked++
 		def := q.Default
-		out = append(out, m.ask(j, KindNeedsInput, q.Question, q.Why, q.Options, func(cp *Checkpoint) { cp.Default = def })...)
+		out = append(out, m.ask(j, KindNeedsInput, q.Question, q.Why, q.Options, func(cp *Checkpoint) { cp.Default, cp.Interview = def, true })...)
 	}
 	if j.asked == 0 {
 		return append(out, m.done(j, Done)...)

@@ -62,6 +62,12 @@ type job struct {
 	reviewed bool     // a human looked at its work (its step's checkpoint)
 	fixes    int      // a build's fix loops
 	asked    int      // the interviewer's questions still open
+	// broken: what the current attempt's report breaks of its contract;
+	// invalid counts the attempts in a row that reported so, of at most
+	// maxInvalid.
+	broken     []string
+	invalid    int
+	maxInvalid int
 }
 
 // settled says whether the job's work is over, for now.
@@ -169,11 +175,21 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
 		}
-		j.report, j.Report = ev.Report, ev.Report
+		j.Report = ev.Report
+		if len(ev.Errors) > 0 {
+			// A report that breaks the role's contract is never the work
+			// done: the agent is told what to fix.
+			j.report, j.broken, j.maxInvalid = nil, ev.Errors, ev.MaxAttempts
+			break
+		}
+		j.report, j.broken = ev.Report, nil
 	case EvAgentExited:
 		j.PID = 0
 		if j.State != Running || m.finished {
 			return nil, nil
+		}
+		if j.report == nil && j.broken != nil {
+			return m.invalidReport(j), nil
 		}
 		if j.report == nil {
 			why := fmt.Sprintf("the agent exited (code %d) without a HIVE_REPORT", ev.ExitCode)
@@ -182,7 +198,7 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 			}
 			return m.crashed(j, why), nil
 		}
-		j.crashes = 0
+		j.crashes, j.invalid = 0, 0
 		return m.route(j, j.report), nil
 	default:
 		return nil, fmt.Errorf("unknown event %q", ev.Type)
@@ -322,7 +338,7 @@ func (m *Machine) run(j *job) []Command {
 		return ask
 	}
 	j.Attempts++
-	j.State, j.report, j.started, j.interrupted, j.guard, j.wait = Running, nil, false, false, engine.CallGuard{}, nil
+	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, engine.CallGuard{}, nil, nil
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()
@@ -466,6 +482,29 @@ func (m *Machine) crashed(j *job, why string) []Command {
 		return m.leaveOut(j, fmt.Sprintf("it ended %d times without a report: %s", j.crashes, why))
 	}
 	return m.ask(j, KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.crashes, why), "", []string{AnswerRetry, AnswerContinue, AnswerAbort})
+}
+
+// invalidReport: the agent's report broke its role's contract. The role
+// runs again with the errors, up to the contract's attempts; then a human
+// decides.
+func (m *Machine) invalidReport(j *job) []Command {
+	j.invalid++
+	most := j.maxInvalid
+	if most <= 0 {
+		most = 2
+	}
+	errs := j.broken
+	if j.invalid < most {
+		j.next = j.again(fmt.Sprintf("your report broke the %s's contract (%d of %d attempts)", j.Role, j.invalid, most))
+		j.next.ContractErrors = errs
+		note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("the report breaks the %s's contract (%s): starting it again with the errors", j.Role, oneLine(strings.Join(errs, "; ")))}
+		return append([]Command{note}, m.run(j)...)
+	}
+	if j.step.Optional() {
+		return m.leaveOut(j, fmt.Sprintf("its report broke the contract %d times", j.invalid))
+	}
+	return m.ask(j, KindBlocked, fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.invalid), strings.Join(errs, "\n"),
+		[]string{AnswerRetry, AnswerContinue, AnswerAbort})
 }
 
 // challenge routes a role's challenge of an earlier one (seed 003 Phase 1):
@@ -820,7 +859,7 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	if cp.Kind == KindFindings {
 		return m.findingsAnswer(j, cp, text), nil
 	}
-	if cp.Kind == KindNeedsInput && j.Role == RoleInterviewer {
+	if cp.Kind == KindNeedsInput && cp.Interview {
 		return m.answered(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
 	if cp.Kind == KindNeedsInput {
@@ -859,7 +898,7 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	case KindLint:
 		j.lints = 0
 	case KindBlocked:
-		j.crashes = 0
+		j.crashes, j.invalid = 0, 0
 	}
 	j.next = j.again("the human asked for another attempt after: " + cp.Question)
 	if cp.Kind == KindLint {
@@ -965,7 +1004,8 @@ func (j *job) again(why string) *Context {
 	ctx := &Context{}
 	if j.ctx != nil {
 		c := *j.ctx
-		c.Warnings = nil // they are added again from the run's
+		c.Warnings = nil       // they are added again from the run's
+		c.ContractErrors = nil // they were the replaced attempt's
 		ctx = &c
 	}
 	ctx.Retry = why

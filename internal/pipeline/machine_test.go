@@ -26,6 +26,7 @@ import (
 //	started JOB [pid=N]                          its agent started (current attempt)
 //	report JOB status=S [to=ROLE] [issue=(...)] [options=(a,b)] [default=X] [proceed] [concerns=(a,b)]
 //	       [findings=(severity:file:line:title,...)] [questions=(q,...)]
+//	       [errors=(e,...) [attempts=N]]          the report breaks its contract so
 //	exited JOB [code=N]                          its agent ended
 //	usage JOB in=N out=N cost=F [attempt=N]      a turn's tokens, the session's cost so far
 //	tool JOB name=T input=I                      its agent called tool T (I stands for the fingerprint)
@@ -129,6 +130,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		ev.Report = &engine.Report{Status: str("status"), ChallengedAgent: str("to"), Issue: str("issue"), Blocker: str("issue"),
 			Options: list("options"), DefaultChoice: str("default"), CanProceedWithDefault: d.HasArg("proceed"), Concerns: list("concerns"),
 			Extra: map[string]json.RawMessage{}}
+		ev.Errors, ev.MaxAttempts = list("errors"), num("attempts")
 		var issues []map[string]any
 		for _, f := range list("findings") {
 			p := strings.SplitN(f, ":", 4)
@@ -280,6 +282,9 @@ func render(c Command) string {
 		}
 		if x.Fix != nil {
 			fmt.Fprintf(&b, " fix=%s", strings.Join(x.Fix.Failing, ","))
+		}
+		if len(x.ContractErrors) > 0 {
+			fmt.Fprintf(&b, " contract-errors=%q", x.ContractErrors)
 		}
 		if len(x.LintErrors) > 0 {
 			fmt.Fprintf(&b, " lint-errors=%d", len(x.LintErrors))

@@ -138,6 +138,9 @@ func TestRandomWalks(t *testing.T) {
 							"questions": json.RawMessage(`[{"question":"q?","options":["x","y"],"default":"x"}]`)}
 					}
 					ev.Report = r
+					if rng.IntN(6) == 0 {
+						ev.Errors, ev.MaxAttempts = []string{"summary: missing"}, 1+rng.IntN(3)
+					}
 				default:
 					ev.Type, ev.ExitCode = EvAgentExited, rng.IntN(2)
 				}

@@ -59,7 +59,7 @@ const (
 	// one are gone or must be ended.
 	EvResumed      EventType = "pipeline-resumed"
 	EvAgentStarted EventType = "role-started" // Job, Attempt, PID
-	EvReport       EventType = "role-report"  // Job, Attempt, Report: the agent's HIVE_REPORT
+	EvReport       EventType = "role-report"  // Job, Attempt, Report: the agent's HIVE_REPORT; Errors: what breaks its role's contract
 	EvAgentExited  EventType = "role-exited"  // Job, Attempt, ExitCode, Reason
 	EvUsage        EventType = "role-usage"   // Job, Attempt, Spend: a turn's tokens and the session's cost so far
 	EvToolCall     EventType = "role-tool"    // Job, Attempt, Tool, Text: a tool call and its fingerprint, for the loop guard
@@ -108,6 +108,9 @@ type Event struct {
 	OverBudget bool `json:"over_budget,omitempty"`
 	// PhaseRun (EvPhaseDone) is the phase's run in its own journal.
 	PhaseRun int64 `json:"phase_run,omitempty"`
+	// MaxAttempts (EvReport with Errors) is how many reports that break
+	// the contract the role may write before a human is asked.
+	MaxAttempts int `json:"max_attempts,omitempty"`
 }
 
 // PlanRun is one of the architect's plans as its implementer ran it.
@@ -202,6 +205,9 @@ type Context struct {
 	Rechecking *Challenge `json:"rechecking,omitempty"`
 	// Fix: the tests that fail, for the implementer to fix.
 	Fix *Tests `json:"fix,omitempty"`
+	// ContractErrors: the role's last report broke its contract; Feedback
+	// says so to the agent.
+	ContractErrors []string `json:"contract_errors,omitempty"`
 	// LintErrors: the architect's plans did not lint.
 	LintErrors []string `json:"lint_errors,omitempty"`
 	// Decisions: the answers to the questions this role asked.
@@ -298,6 +304,8 @@ type Checkpoint struct {
 	Findings []Finding `json:"findings,omitempty"`
 	From     []string  `json:"from,omitempty"`
 	View     bool      `json:"view,omitempty"`
+	// Interview (KindNeedsInput): one of the interviewer's questions.
+	Interview bool `json:"interview,omitempty"`
 }
 
 // Outcomes of a run.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/contract"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
@@ -49,6 +50,13 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 		prices = pricing.Defaults()
 	}
 	session := 0.0 // the session's cost so far, as hive prices it
+	// Every report is held to the role's contract: one that breaks it
+	// is never the work done.
+	terms, err := contract.Load(s.o.Repo.Root, s.o.Home, c.Role)
+	if err != nil {
+		s.note(job, err.Error()+": hive's own contract of the "+c.Role+" holds")
+		terms, _ = contract.Bundled(c.Role)
+	}
 	sink := func(out agent.Output) {
 		switch out.Kind {
 		case agent.OutText:
@@ -56,11 +64,12 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 				if m.Kind != protocol.HiveReport {
 					continue
 				}
+				r := runner.ReportOf(m.Report)
+				errs := contract.Validate(terms, *r)
 				if m.Report.Err != "" {
-					s.note(job, "unreadable HIVE_REPORT (kept in the log): "+m.Report.Err)
-					continue
+					errs = append([]string{"the report: " + m.Report.Err}, errs...)
 				}
-				s.send(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt, Report: runner.ReportOf(m.Report)})
+				s.send(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt, Report: r, Errors: errs, MaxAttempts: terms.Attempts()})
 			}
 		case agent.OutToolCall:
 			s.send(pipeline.Event{Type: pipeline.EvToolCall, Job: job, Attempt: attempt, Tool: out.Tool, Text: runner.Fingerprint(out.Tool, out.Input)})
