@@ -138,7 +138,7 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 		if j.ID == c.Job {
 			break
 		}
-		if j.Attempts > 0 && j.Role != c.Role {
+		if j.Attempts > 0 && j.Role != c.Role && j.Type == "" { // hive's own steps are no role to challenge
 			d.Previous = append(d.Previous, j.Role)
 		}
 	}
