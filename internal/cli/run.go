@@ -314,28 +314,28 @@ func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 			if what == "" {
 				what = ev.Report.Issue + ev.Report.Blocker
 			}
-			fmt.Fprintf(p.w, "%s  %-15s reported %s: %s\n", p.stamp(), ev.Job, ev.Report.Status, oneLineClip(what, 80))
+			fmt.Fprintf(p.w, "%s  %-17s reported %s: %s\n", p.stamp(), ev.Job, ev.Report.Status, oneLineClip(what, 80))
 		}
 	case pipeline.EvLinted:
 		if len(ev.Errors) == 0 {
-			fmt.Fprintf(p.w, "%s  %-15s plans lint clean\n", p.stamp(), "architect")
+			fmt.Fprintf(p.w, "%s  %-17s plans lint clean\n", p.stamp(), "architect")
 		}
 	case pipeline.EvPhaseDone:
 		switch {
 		case ev.OK:
-			fmt.Fprintf(p.w, "%s  %-15s every plan complete and merged\n", p.stamp(), "implementers")
+			fmt.Fprintf(p.w, "%s  %-17s every plan complete and merged\n", p.stamp(), "implementers")
 		case ev.OverBudget:
-			fmt.Fprintf(p.w, "%s  %-15s the phase stopped at its share of the budget: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
+			fmt.Fprintf(p.w, "%s  %-17s the phase stopped at its share of the budget: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
 		default:
-			fmt.Fprintf(p.w, "%s  %-15s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
+			fmt.Fprintf(p.w, "%s  %-17s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
 		}
 	case pipeline.EvTestsRan:
 		if t := ev.Tests; t != nil {
-			fmt.Fprintf(p.w, "%s  %-15s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
+			fmt.Fprintf(p.w, "%s  %-17s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
 		}
 	case pipeline.EvBuilt:
 		if t := ev.Tests; t != nil && t.Command != "(none)" {
-			fmt.Fprintf(p.w, "%s  %-15s %s: exit %d\n", p.stamp(), ev.Job, t.Command, t.ExitCode)
+			fmt.Fprintf(p.w, "%s  %-17s %s: exit %d\n", p.stamp(), ev.Job, t.Command, t.ExitCode)
 		}
 	}
 }
@@ -347,14 +347,14 @@ func (p *runPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
 	}
 	switch c.Type {
 	case pipeline.CmdStartAgent:
-		fmt.Fprintf(p.w, "%s  %-15s started (attempt %d)\n", p.stamp(), c.Job, c.Attempt)
+		fmt.Fprintf(p.w, "%s  %-17s started (attempt %d)\n", p.stamp(), c.Job, c.Attempt)
 	case pipeline.CmdRunPhase:
-		fmt.Fprintf(p.w, "%s  %-15s running the architect's plans in parallel\n", p.stamp(), c.Job)
+		fmt.Fprintf(p.w, "%s  %-17s running the architect's plans in parallel\n", p.stamp(), c.Job)
 	case pipeline.CmdNote:
-		fmt.Fprintf(p.w, "%s  %-15s %s\n", p.stamp(), c.Job, c.Text)
+		fmt.Fprintf(p.w, "%s  %-17s %s\n", p.stamp(), c.Job, c.Text)
 	case pipeline.CmdCheckpoint:
 		cp := c.Checkpoint
-		fmt.Fprintf(p.w, "%s  %-15s asks: %s (%s)\n", p.stamp(), c.Job, cp.Question, strings.Join(cp.Options, " / "))
+		fmt.Fprintf(p.w, "%s  %-17s asks: %s (%s)\n", p.stamp(), c.Job, cp.Question, strings.Join(cp.Options, " / "))
 		if cp.Details != "" {
 			fmt.Fprintf(p.w, "        %s\n", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n        "))
 		}
@@ -372,7 +372,7 @@ func (p *runPrinter) Note(job, text string) {
 		json.NewEncoder(p.w).Encode(map[string]any{"note": text, "job": job})
 		return
 	}
-	fmt.Fprintf(p.w, "%s  %-15s %s\n", p.stamp(), job, text)
+	fmt.Fprintf(p.w, "%s  %-17s %s\n", p.stamp(), job, text)
 }
 
 func (p *runPrinter) result(res piperun.Result) {

@@ -259,7 +259,7 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 		switch {
 		case s.Condition != "" && !m.holds(s.Condition):
 			j.State = Skipped
-			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s left out: the repository has no %s (condition %s)", j.ID, strings.TrimPrefix(s.Condition, "has_"), s.Condition)})
+			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("left out: the repository has no %s (condition %s)", strings.TrimPrefix(s.Condition, "has_"), s.Condition)})
 		case s.Role == RoleInterviewer && m.spec.NoInterview:
 			j.State = Skipped
 			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
