@@ -135,7 +135,10 @@ func (e *NeedsHumanError) Error() string {
 	if cp.Details != "" {
 		fmt.Fprintf(&b, "\n  %s", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n  "))
 	}
-	if len(cp.Options) > 0 {
+	switch {
+	case cp.Kind == pipeline.KindFindings:
+		fmt.Fprintf(&b, "\n  answer fix, view, accept [ID] REASON, defer [ID] (not a blocker), continue (once no blocker is open) or quit")
+	case len(cp.Options) > 0:
 		fmt.Fprintf(&b, "\n  answer one of: %s", strings.Join(cp.Options, ", "))
 	}
 	fmt.Fprintf(&b, "\nthen: hive run --resume --answer \"...\"")
