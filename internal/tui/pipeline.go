@@ -44,7 +44,14 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 	lines = append(lines, stRule.Render(title+strings.Repeat("─", max(0, width-lipgloss.Width(title)))))
 	// Jobs in workflow order; the fix implementer shows where it works.
 	fixLoops := 0
+	var leftOut []string
 	for _, j := range viewOrder(s.Jobs) {
+		if j.State == pipeline.Skipped && j.Attempts == 0 {
+			// Steps that never ran (a condition, no interview) take one
+			// line together.
+			leftOut = append(leftOut, j.ID)
+			continue
+		}
 		look := jobLook[j.State]
 		line := "  "
 		switch {
@@ -67,8 +74,11 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 		}
 		if j.State == pipeline.Checking {
 			what := "hive runs the tests"
-			if j.Role == pipeline.RoleArchitect {
+			switch {
+			case j.Role == pipeline.RoleArchitect:
 				what = "hive lints the plans"
+			case j.Type == pipeline.StepBuild:
+				what = "hive builds the project"
 			}
 			line += stFaint.Render("  " + what)
 		}
@@ -85,6 +95,9 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 			}
 			fixLoops = s.FixLoops
 		}
+	}
+	if len(leftOut) > 0 {
+		lines = append(lines, stFaint.Render("  – left out: "+strings.Join(leftOut, ", ")))
 	}
 	for _, d := range s.Decisions {
 		lines = append(lines, stFaint.Render(fmt.Sprintf("  decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice)

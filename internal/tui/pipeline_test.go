@@ -38,14 +38,16 @@ func midRun(t *testing.T) pipeline.Snapshot {
 		step(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt(job)})
 	}
 	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a health check endpoint", Workflow: pipeline.Full, AutoAnswer: true,
-		Budget: pipeline.Budget{USD: 5}}})
+		NoInterview: true, Facts: map[string]bool{pipeline.CondHasFrontend: false}, Budget: pipeline.Budget{USD: 5}}})
 	role("architect", engine.ReportNeedsInput, engine.Report{Blocker: "REST or GraphQL?", Options: []string{"REST", "GraphQL"}, DefaultChoice: "REST"})
 	role("architect", engine.ReportComplete, engine.Report{})
 	step(pipeline.Event{Type: pipeline.EvLinted})
 	step(pipeline.Event{Type: pipeline.EvPhaseDone, OK: true})
 	role("comb", engine.ReportComplete, engine.Report{})
+	step(pipeline.Event{Type: pipeline.EvBuilt, Job: pipeline.StepBuild, Attempt: 1, Tests: &pipeline.Tests{Command: "go build ./..."}})
+	role("security", engine.ReportComplete, engine.Report{})
 	role("tester", engine.ReportComplete, engine.Report{})
-	step(pipeline.Event{Type: pipeline.EvTestsRan, Tests: &pipeline.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
+	step(pipeline.Event{Type: pipeline.EvTestsRan, Job: "tester", Tests: &pipeline.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
 	role(pipeline.FixJob, engine.ReportComplete, engine.Report{})
 	role("tester", engine.ReportChallenge, engine.Report{ChallengedAgent: "implementer", Issue: "HEAD requests get 405"})
 	role(pipeline.FixJob, engine.ReportComplete, engine.Report{})
