@@ -37,6 +37,8 @@ var allowed = map[string][]string{
 	"contract": {"engine"},
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
 	"roles":    {"pipeline"},
+	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
+	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
 	"piperun": {"agent", "contract", "engine", "gitx", "index", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	"agent":   {"redact"},
@@ -69,13 +71,14 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
-	"engine":   {},
-	"protocol": {},
-	"plan":     {"gopkg.in/yaml.v3"},
-	"pipeline": {module + "engine"},
-	"contract": {module + "engine"},
-	"pricing":  {},
-	"handoff":  {},
+	"engine":    {},
+	"protocol":  {},
+	"plan":      {"gopkg.in/yaml.v3"},
+	"pipeline":  {module + "engine"},
+	"contract":  {module + "engine"},
+	"pricing":   {},
+	"handoff":   {},
+	"shellhive": {module + "pipeline", module + "engine"},
 }
 
 func goList(t *testing.T, args ...string) []string {
