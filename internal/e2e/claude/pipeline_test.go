@@ -25,14 +25,16 @@ import (
 // them out in their worktrees; the other roles report.
 
 var (
-	roleRe      = regexp.MustCompile(`(?m)^# Role: (\S+)`)
-	phaseDirRe  = regexp.MustCompile("Write one phase of plans under `([^`]+)/`")
-	runPlanRe   = regexp.MustCompile(`- Plan: (\.planning/phases/[^\s]+)/(\d+-\d+)-PLAN\.md`)
-	healthGo    = "package main\n\nimport \"net/http\"\n\n// health answers 200 while the service runs.\nfunc health(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }\n"
-	healthTest  = "package main\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"testing\"\n)\n\nfunc TestHealth(t *testing.T) {\n\tw := httptest.NewRecorder()\n\thealth(w, httptest.NewRequest(http.MethodGet, \"/healthz\", nil))\n\tif w.Code != http.StatusOK {\n\t\tt.Fatalf(\"status %d\", w.Code)\n\t}\n}\n"
-	healthDoc   = "# Health check\n\nGET /healthz answers 200 while the service runs.\n"
-	planFiles   = map[string][][2]string{"01": {{"health.go", healthGo}, {"health_test.go", healthTest}}, "02": {{"docs/health.md", healthDoc}}}
-	hiveReport  = "<!--HIVE_REPORT\n{\"status\": \"complete\", \"summary\": \"%s did its part\", \"confidence\": 0.9}\nHIVE_REPORT-->"
+	roleRe     = regexp.MustCompile(`(?m)^# Role: (\S+)`)
+	phaseDirRe = regexp.MustCompile("Write one phase of plans under `([^`]+)/`")
+	runPlanRe  = regexp.MustCompile(`- Plan: (\.planning/phases/[^\s]+)/(\d+-\d+)-PLAN\.md`)
+	healthGo   = "package main\n\nimport \"net/http\"\n\n// health answers 200 while the service runs.\nfunc health(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }\n"
+	healthTest = "package main\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"testing\"\n)\n\nfunc TestHealth(t *testing.T) {\n\tw := httptest.NewRecorder()\n\thealth(w, httptest.NewRequest(http.MethodGet, \"/healthz\", nil))\n\tif w.Code != http.StatusOK {\n\t\tt.Fatalf(\"status %d\", w.Code)\n\t}\n}\n"
+	healthDoc  = "# Health check\n\nGET /healthz answers 200 while the service runs.\n"
+	planFiles  = map[string][][2]string{"01": {{"health.go", healthGo}, {"health_test.go", healthTest}}, "02": {{"docs/health.md", healthDoc}}}
+	// Every role reports as its contract asks (the reviewer's issues and
+	// approval are ignored by the others' contracts).
+	hiveReport  = "<!--HIVE_REPORT\n{\"status\": \"complete\", \"summary\": \"%s did its part\", \"confidence\": 0.9, \"issues\": [], \"approval_status\": \"approved\"}\nHIVE_REPORT-->"
 	reportOnly  = func(role string) fa.Reply { return fa.Text(fmt.Sprintf(hiveReport, role)) }
 	commitPaths = func(msg string, paths ...string) string {
 		return retry("git add -- " + strings.Join(paths, " ") + " && git commit -q -m " + fmt.Sprintf("%q", msg) + " -- " + strings.Join(paths, " "))
@@ -124,7 +126,7 @@ func TestPipelineWithClaude(t *testing.T) {
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	res, err := piperun.Run(ctx, piperun.Options{
-		Repo: repo, Journal: journal.NewMemory(), Objective: "add a health check endpoint", Workflow: pipeline.Full,
+		Repo: repo, Journal: journal.NewMemory(), Objective: "add a health check endpoint", Workflow: classic,
 		Launcher: launcher, Roles: roles, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
 		WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
@@ -233,3 +235,8 @@ func isTester(c *fa.Conversation) bool {
 	m := roleRe.FindStringSubmatch(firstUserText(c))
 	return m != nil && m[1] == "tester"
 }
+
+// classic is the full workflow one role after another, as the fake model
+// scripts it.
+var classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer},
+	{Role: pipeline.RoleComb}, {Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
