@@ -125,7 +125,7 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 		// manifests name one and a prompt for it exists.
 		name, _ = roles.Variant(s.dir, s.o.Home, c.Role)
 	}
-	_, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, name)
+	src, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, name)
 	if err != nil {
 		return "", err
 	}
@@ -145,7 +145,18 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 	if cmd, err := testrun.Detect(s.dir); err == nil {
 		d.TestCommand = cmd.String()
 	}
-	return roles.Render(name, text, d)
+	out, err := roles.Render(name, text, d)
+	if err != nil && src.Origin != roles.FromBundled {
+		// A prompt written for another tool (the shell Hive's, with its
+		// {{EPIC_ID}} placeholders) must not stop the run: hive's own
+		// prompt of the role plays it, and the human is told.
+		own, berr := roles.Bundled(c.Role)
+		if berr == nil {
+			s.note(c.Job, fmt.Sprintf("%s does not render (%v): hive's own %s prompt is used; fix or delete it (hive doctor)", src.Path, err, c.Role))
+			return roles.Render(c.Role, own, d)
+		}
+	}
+	return out, err
 }
 
 // lint lints the architect's phase in the run's worktree: its errors, one

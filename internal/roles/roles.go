@@ -216,3 +216,14 @@ func Render(name, text string, d Data) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// Bundled is hive's own prompt of name, for when a project's or the
+// user's cannot be rendered (the shell Hive's prompts use {{EPIC_ID}}
+// placeholders that are no Go template).
+func Bundled(name string) (string, error) {
+	data, err := bundled.ReadFile("prompts/" + name + ".md")
+	if err != nil {
+		return "", fmt.Errorf("hive has no prompt %s", name)
+	}
+	return string(data), nil
+}
