@@ -1,0 +1,189 @@
+package piperun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/sim"
+)
+
+// prompts wraps a launcher and keeps each agent's prompt, by job and
+// attempt ("architect/1").
+type prompts struct {
+	agent.Launcher
+	mu   sync.Mutex
+	seen map[string]string
+}
+
+func (p *prompts) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
+	p.mu.Lock()
+	if p.seen == nil {
+		p.seen = map[string]string{}
+	}
+	p.seen[fmt.Sprintf("%s/%d", spec.Plan, spec.Attempt)] = spec.Prompt
+	p.mu.Unlock()
+	return p.Launcher.Start(ctx, spec, sink)
+}
+
+func (p *prompts) get(key string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.seen[key]
+	return s, ok
+}
+
+// The interviewer of the full workflow asks its questions as checkpoints
+// (a human answers them here, through Answers); the answers reach the
+// architect's prompt.
+func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Full)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	o.AutoAnswer, o.NoInterview = false, false
+	o.Wait, o.PollInterval = -1, 10*time.Millisecond
+	answers := make(chan string, 8)
+	o.Answers = answers
+	var mu sync.Mutex
+	var asked []string
+	go func() {
+		last := ""
+		for ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+			run, ok, err := Latest(o.Journal)
+			if err != nil || !ok {
+				continue
+			}
+			m, err := Replay(o.Journal, run)
+			if err != nil {
+				continue
+			}
+			open := m.Snapshot().Open
+			if open == nil || open.Question == last {
+				continue
+			}
+			if !open.Interview || open.Job != pipeline.RoleInterviewer {
+				// Anything else the run asks is no part of this test.
+				t.Errorf("the run asks %s: %q (kind %s)", open.Job, open.Question, open.Kind)
+				cancel()
+				return
+			}
+			last = open.Question
+			mu.Lock()
+			asked = append(asked, open.Question)
+			n := len(asked)
+			mu.Unlock()
+			answers <- fmt.Sprintf("interview-answer-%d-zebra", n)
+		}
+	}()
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 3 {
+		t.Fatalf("the interviewer asked %d question(s) as checkpoints, want the sim's 3: %q", len(asked), asked)
+	}
+	if _, ok := rec.get("interviewer/1"); !ok {
+		t.Fatal("no interviewer was started")
+	}
+	prompt, ok := rec.get("architect/1")
+	if !ok {
+		t.Fatal("no architect was started")
+	}
+	for i, q := range asked {
+		if a := fmt.Sprintf("interview-answer-%d-zebra", i+1); !strings.Contains(prompt, a) {
+			t.Errorf("the architect's prompt lacks the answer %q to %q:\n%s", a, q, prompt)
+		}
+	}
+}
+
+// NoInterview skips the interviewer: no interviewer is started and nothing
+// is asked.
+func TestAcceptanceNoInterview(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Full)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	o.AutoAnswer, o.NoInterview = false, true
+	o.Wait = 0 // any question stops the run with NeedsHumanError
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
+	}
+	if _, ok := rec.get("interviewer/1"); ok {
+		t.Error("an interviewer was started with NoInterview")
+	}
+	if _, ok := rec.get("architect/1"); !ok {
+		t.Error("no architect was started")
+	}
+}
+
+// A report that breaks the reviewer's contract is never the work done: the
+// reviewer runs again with the contract's errors in its prompt, and after
+// the contract's attempts the run stops for a human.
+func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Review, sim.EnvFaults+"=reviewer=badreport")
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	o.Wait = 0
+	_, err := Run(ctx, o)
+	var nh *NeedsHumanError
+	if !errors.As(err, &nh) {
+		t.Fatalf("the run did not stop for a human: %v", err)
+	}
+	if nh.Checkpoint.Kind != pipeline.KindBlocked || nh.Checkpoint.Job != pipeline.RoleReviewer {
+		t.Errorf("stopped at %s's %s checkpoint, want reviewer's blocked one: %q", nh.Checkpoint.Job, nh.Checkpoint.Kind, nh.Checkpoint.Question)
+	}
+	if !strings.Contains(nh.Checkpoint.Question, "broke its contract") {
+		t.Errorf("question %q does not say the report broke the contract", nh.Checkpoint.Question)
+	}
+	second, ok := rec.get("reviewer/2")
+	if !ok {
+		t.Fatal("the reviewer was not run again")
+	}
+	if !strings.Contains(second, "broke your role's contract") {
+		t.Errorf("attempt 2's prompt has no contract errors:\n%s", second)
+	}
+	if first, _ := rec.get("reviewer/1"); strings.Contains(first, "broke your role's contract") {
+		t.Error("attempt 1's prompt already speaks of contract errors")
+	}
+	run, ok, err := Latest(o.Journal)
+	if err != nil || !ok {
+		t.Fatalf("no run in the journal: %v", err)
+	}
+	m, err := Replay(o.Journal, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Snapshot()
+	if s.Outcome == pipeline.OutcomeComplete {
+		t.Error("the run is journaled complete")
+	}
+	for _, j := range s.Jobs {
+		if j.Role == pipeline.RoleReviewer && j.State == pipeline.Done {
+			t.Errorf("the journal counts reviewer %s done", j.ID)
+		}
+	}
+}
