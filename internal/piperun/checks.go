@@ -222,7 +222,7 @@ func (s *shell) build(ctx context.Context, c pipeline.Command) pipeline.Event {
 	if err != nil {
 		res.ExitCode, res.Output = -1, err.Error()
 	}
-	ev.Tests = &pipeline.Tests{Command: firstNonEmpty(res.Command, cmd.String()), ExitCode: res.ExitCode, Output: res.Output,
+	ev.Tests = &pipeline.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output,
 		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
 	return ev
 }
@@ -236,13 +236,4 @@ func (s *shell) facts() map[string]bool {
 		return nil
 	}
 	return map[string]bool{pipeline.CondHasFrontend: ix.HasFrontend, pipeline.CondHasTests: ix.HasTests}
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
