@@ -6,11 +6,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/spf13/cobra"
 )
 
-// modelRoles are the roles `hive models` lists: execute-phase's, then hive run's.
-var modelRoles = []string{"executor", "comb", "verifier", "architect", "implementer", "tester", "reviewer", "documenter"}
+// modelRoles are the roles `hive models` lists: execute-phase's, then
+// every role of hive run (the comb resolves execute-phase's merges too).
+var modelRoles = append([]string{"executor", "verifier"}, pipeline.Roles...)
 
 // ModelChoice is what a role will run with, and why.
 type ModelChoice struct {

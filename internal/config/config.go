@@ -341,6 +341,8 @@ var gsdAgents = map[string]string{
 	"architect": "gsd-planner", "planner": "gsd-planner",
 	"executor": "gsd-executor", "implementer": "gsd-executor", "comb": "gsd-executor", "documenter": "gsd-executor",
 	"verifier": "gsd-verifier", "tester": "gsd-verifier", "reviewer": "gsd-verifier", "evaluator": "gsd-verifier",
+	"interviewer": "gsd-verifier", "debugger": "gsd-executor", "migrator": "gsd-executor", "ui-designer": "gsd-executor",
+	"e2e-tester": "gsd-verifier", "component-tester": "gsd-verifier", "browser-validator": "gsd-verifier", "security": "gsd-verifier",
 }
 
 // gsdProfiles are GSD's model profiles, by GSD agent.

@@ -295,8 +295,10 @@ func TestValidationErrors(t *testing.T) {
 			".hive/config.json:1: retries.agent: -1 is not allowed; use a whole number from 0 to 100"},
 		{"model cli", HiveFile, "{\"models\": {\n  \"architect\": {\"cli\": \"gpt\", \"model\": \"o3\"}\n}}",
 			`.hive/config.json:2: models.architect.cli: "gpt" is not allowed; use claude, codex, aider, exec or sim`},
-		{"model entry as a string", HiveFile, `{"models": {"architect": "opus"}}`,
-			`.hive/config.json:1: models.architect: "opus" is not allowed; use an object such as {"cli": "claude", "model": "sonnet"}`},
+		{"model entry an empty name", HiveFile, `{"models": {"architect": " "}}`,
+			`.hive/config.json:1: models.architect: " " is not allowed; use a model name such as "sonnet", or an object such as {"cli": "claude", "model": "sonnet"}`},
+		{"model entry a number", HiveFile, `{"models": {"architect": 4}}`,
+			`.hive/config.json:1: models.architect: 4 is not allowed; use an object such as {"cli": "claude", "model": "sonnet"}, or a model name such as "sonnet"`},
 		{"model args", HiveFile, `{"models": {"default": {"args": "--verbose"}}}`,
 			`.hive/config.json:1: models.default.args: "--verbose" is not allowed; use a list of strings, such as [".env"]`},
 		{"model env", HiveFile, `{"models": {"default": {"env": {"DEBUG": 1}}}}`,
@@ -553,6 +555,27 @@ func TestContextKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%s) = %v; want an error containing %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// TestModelNames: the shell Hive's simple config names a model alone
+// ("architect": "opus"); hive reads it as that model on the default
+// entry's CLI, and its other keys are left to it.
+func TestModelNames(t *testing.T) {
+	c := mustParse(t, `{"version": 1, "codex_enabled": false, "features": {"fast_mode": false},
+ "models": {"default": "sonnet", "architect": "opus", "tester": {"cli": "codex"}}}`)
+	for _, tc := range []struct{ role, cli, model string }{
+		{"architect", CLIClaude, "opus"},
+		{"reviewer", CLIClaude, "sonnet"},
+		{"tester", CLICodex, ""}, // another CLI: the default entry's model is not its
+	} {
+		if m := c.Model(tc.role); m.CLI != tc.cli || m.Model != tc.model {
+			t.Errorf("Model(%s) = %s/%s; want %s/%s", tc.role, m.CLI, m.Model, tc.cli, tc.model)
+		}
+	}
+	c = mustParse(t, `{"models": {"default": {"cli": "codex"}, "architect": "o3"}}`)
+	if m := c.Model("architect"); m.CLI != CLICodex || m.Model != "o3" {
+		t.Errorf("Model(architect) = %s/%s; want codex/o3 (the default entry's CLI)", m.CLI, m.Model)
 	}
 }
 

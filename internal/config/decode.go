@@ -324,8 +324,35 @@ func (d *decoder) object(path string, raw json.RawMessage, o object, bad func())
 }
 
 // models decodes the "models" object; each role given replaces that role.
+// A role given as a name alone ("architect": "opus", the shell Hive's
+// simple config) is that model on the default entry's CLI.
 func (d *decoder) models(path string, raw json.RawMessage, p *map[string]ModelSpec, bad func()) {
-	objects(d, path, raw, p, bad, `an object such as {"cli": "claude", "model": "sonnet"}`)
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		bad()
+		return
+	}
+	named := map[string]string{}
+	for role, v := range m {
+		var name string
+		if json.Unmarshal(v, &name) != nil {
+			continue
+		}
+		if strings.TrimSpace(name) == "" {
+			d.fail(join(path, role), v, `a model name such as "sonnet", or an object such as {"cli": "claude", "model": "sonnet"}`)
+		} else {
+			named[role] = strings.TrimSpace(name)
+		}
+		delete(m, role)
+	}
+	rest, _ := json.Marshal(m)
+	objects(d, path, rest, p, bad, `an object such as {"cli": "claude", "model": "sonnet"}, or a model name such as "sonnet"`)
+	for role, name := range named {
+		if *p == nil {
+			*p = map[string]ModelSpec{}
+		}
+		(*p)[role] = ModelSpec{Model: name}
+	}
 }
 
 // objects decodes an object of named objects (models by role, prices by

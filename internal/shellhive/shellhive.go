@@ -188,14 +188,6 @@ func inspectConfig(path string) (File, bool) {
 		return File{}, false // hive's own config
 	}
 	const rel = ".hive/config.json"
-	var models map[string]json.RawMessage
-	_ = json.Unmarshal(top["models"], &models)
-	for role, raw := range models {
-		if len(raw) > 0 && raw[0] == '"' {
-			return File{rel, Unusable, fmt.Sprintf("the shell Hive's simple config: models.%s is a name (%s), which hive's config refuses, so no hive command loads it", role, raw),
-				`write each model as {"cli": "claude", "model": "sonnet"} (hive models shows the result), or move the file to hive.config.json, where only the shell Hive reads it`}, true
-		}
-	}
 	var ignored []string
 	for k := range top {
 		if !slices.Contains(hiveKeys, k) {
@@ -203,7 +195,7 @@ func inspectConfig(path string) (File, bool) {
 		}
 	}
 	sort.Strings(ignored)
-	d := "the shell Hive's config: hive reads its models (per role: cli and model; hive models shows them)"
+	d := "the shell Hive's config: hive reads its models (a name alone runs on claude; hive models shows each role's)"
 	if len(ignored) > 0 {
 		d += "; ignores " + strings.Join(ignored, ", ")
 	}

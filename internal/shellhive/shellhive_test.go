@@ -59,7 +59,7 @@ func TestInspectSimpleConfigAndHiveFolder(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, map[string]string{".hive/config.json": `{"models": {"default": "sonnet"}, "cli_overrides": {}}`})
 	r := Inspect(root)
-	if len(r.Files) != 1 || r.Files[0].Status != Unusable {
+	if len(r.Files) != 1 || r.Files[0].Status != Used || !strings.Contains(r.Files[0].Detail, "ignores cli_overrides") {
 		t.Fatalf("%+v", r)
 	}
 	hive := t.TempDir()
