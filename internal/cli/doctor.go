@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/shellhive"
 	"github.com/spf13/cobra"
 )
 
@@ -133,6 +134,20 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 		add(check{"gh", "ok", "installed and logged in", ""})
 	}
 	add(leftovers(ctx, repo, worktreeRoot(cfg, repo.Root), fix))
+	out = append(out, shellHiveChecks(repo.Root)...)
+	return out
+}
+
+// shellHiveChecks say what hive makes of each file the shell Hive left in
+// .hive/: used, ignored, or unusable with the fix. None is a problem: hive
+// runs without them.
+func shellHiveChecks(root string) []check {
+	r := shellhive.Inspect(root)
+	var out []check
+	for _, f := range r.Files {
+		status := map[string]string{shellhive.Used: "ok", shellhive.Ignored: "warning", shellhive.Unusable: "warning"}[f.Status]
+		out = append(out, check{"shell Hive", status, f.Path + ": " + f.Detail, f.Fix})
+	}
 	return out
 }
 

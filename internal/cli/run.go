@@ -25,6 +25,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/shellhive"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
@@ -186,6 +187,12 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		}
 		if files, err = contextFiles(repo.Root, o.context); err != nil {
 			return &exitError{code: ExitUsage, err: err}
+		}
+		// A repository the shell Hive worked in keeps what it learned;
+		// every role gets its conventions and gotchas.
+		if mem, ok := shellhive.Memory(repo.Root); ok {
+			files = append(files, pipeline.ContextFile{Name: ".hive/memory.json (the shell Hive's memory)", Text: mem})
+			fmt.Fprintln(o.stderr, "context: the shell Hive's memory (.hive/memory.json): its project facts, conventions and gotchas go to every role")
 		}
 	}
 	launchers, ladders, err := roleAgents(o.agent, cfg)

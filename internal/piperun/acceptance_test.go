@@ -187,3 +187,41 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 		}
 	}
 }
+
+// The files a run is given for context (-c, the shell Hive's memory) reach
+// the prompt of every role that works in it, under their names.
+func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	quick, _ := pipeline.Builtin("quick")
+	o := options(t, repo, quick)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	const name, gotcha = ".hive/memory.json (the shell Hive's memory)", "The tests need PORT unset"
+	o.Context = []pipeline.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
+	}
+	started := 0
+	for _, st := range quick.Steps {
+		if st.Role == "" {
+			continue
+		}
+		p, ok := rec.get(st.Role + "/1")
+		if !ok {
+			continue
+		}
+		started++
+		if !strings.Contains(p, name) || !strings.Contains(p, gotcha) {
+			t.Errorf("the %s's prompt lacks the context file %q:\n%s", st.Role, name, p)
+		}
+	}
+	if started < 2 {
+		t.Errorf("%d role(s) of %s started; want at least 2", started, quick.Name)
+	}
+}

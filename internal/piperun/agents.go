@@ -152,7 +152,11 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 		// prompt of the role plays it, and the human is told.
 		own, berr := roles.Bundled(c.Role)
 		if berr == nil {
-			s.note(c.Job, fmt.Sprintf("%s does not render (%v): hive's own %s prompt is used; fix or delete it (hive doctor)", src.Path, err, c.Role))
+			path := src.Path
+			if rel, rerr := filepath.Rel(s.o.Repo.Root, path); rerr == nil && filepath.IsLocal(rel) {
+				path = filepath.ToSlash(rel)
+			}
+			s.note(c.Job, fmt.Sprintf("%s does not render (%v): hive's own %s prompt is used; fix or delete it (hive doctor)", path, err, c.Role))
 			return roles.Render(c.Role, own, d)
 		}
 	}

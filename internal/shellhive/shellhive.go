@@ -227,7 +227,11 @@ func inspectAgent(path string) (File, bool) {
 		why = append(why, "it tells the agent to run Beads (bd) commands hive does not track tasks with")
 	}
 	if len(why) > 0 {
-		return File{rel, Unusable, "a shell-Hive prompt for " + name + ": " + strings.Join(why, "; "),
+		then := "; hive runs it anyway, and the agent will try commands that are not there"
+		if hasPlaceholder {
+			then = "; hive run plays " + name + " with its own prompt instead"
+		}
+		return File{rel, Unusable, "a shell-Hive prompt for " + name + ": " + strings.Join(why, "; ") + then,
 			"delete it to use hive's built-in " + name + " prompt, or start from hive's (hive agents) and move your additions over"}, true
 	}
 	return File{rel, Used, "a shell-Hive prompt for " + name + "; hive runs it in place of its own", ""}, true
