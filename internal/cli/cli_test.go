@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport"
 
@@ -43,6 +44,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":  exitCode,
 			"waitfor":   waitFor,
 			"waitstate": waitState,
+			"waitjob":   waitJob,
 			"webhook":   webhook,
 		},
 	})
@@ -105,6 +107,51 @@ func waitState(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("waitstate %s %s: still %s after 60s", args[0], args[1], last)
+}
+
+// waitJob waits until the newest run of hive run has job JOB in state
+// STATE (running, waiting, done, ...), for up to 60 seconds.
+func waitJob(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitjob JOB STATE (a job of hive run and its state)")
+	}
+	path := ts.MkAbs(filepath.Join(".hive", "runs.db"))
+	deadline := time.Now().Add(60 * time.Second)
+	last := "no journal"
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			if st, err := jobState(path, args[0]); err == nil {
+				if st == args[1] {
+					return
+				}
+				last = st
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("waitjob %s %s: still %s after 60s", args[0], args[1], last)
+}
+
+func jobState(path, job string) (string, error) {
+	j, err := journal.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer j.Close()
+	run, ok, err := piperun.Latest(j)
+	if err != nil || !ok {
+		return "", fmt.Errorf("no run")
+	}
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		return "", err
+	}
+	for _, jb := range m.Snapshot().Jobs {
+		if jb.ID == job {
+			return string(jb.State), nil
+		}
+	}
+	return "", fmt.Errorf("no job %s", job)
 }
 
 func planState(path, planID string) (string, error) {

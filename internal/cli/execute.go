@@ -65,7 +65,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.yes, "yes", false, `unattended: approve human-verify, take a decision's first option, retry a failed plan once then skip it; human actions and gate="blocking-human" still wait for a human`)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the phase's unfinished run and start a new one")
-	cmd.Flags().DurationVar(&o.checkpointWait, "checkpoint-wait", 0, "without a terminal: how long to wait for `hive answer` once only a human can let the run go on, then stop with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
+	cmd.Flags().DurationVar(&o.checkpointWait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) to wait for hive answer once only a human can let the run go on, then stop with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")

@@ -4,17 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/spf13/cobra"
 )
 
 type logOptions struct {
 	*globalOptions
-	run  int64
-	json bool
+	run      int64
+	json     bool
+	pipeline bool
 }
 
 func newLogCmd(g *globalOptions) *cobra.Command {
@@ -22,13 +28,18 @@ func newLogCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Print the journal: every event of a run, in order, one readable line each (--json: as journaled)",
+		Long: `Print the journal of one run, every event in order. hive keeps two
+journals: execute-phase's runs and hive run's. Without --run or --pipeline,
+hive log prints the newest run of either.`,
 		Example: `  hive log            # the newest run
-  hive log --run 2 --json | jq -c 'select(.type == "answer")'`,
+  hive log --run 2 --json | jq -c 'select(.type == "answer")'
+  hive log --pipeline --run 1   # hive run's run 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return logRun(cmd, o) },
 	}
 	cmd.Flags().Int64Var(&o.run, "run", 0, "the run to print (default: the newest)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event, its payload as journaled")
+	cmd.Flags().BoolVar(&o.pipeline, "pipeline", false, "a run of hive run (default with --run: execute-phase's, where it has run)")
 	return cmd
 }
 
@@ -37,36 +48,58 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	if !hasJournal(repo.Root) {
-		return exitf(ExitFailed, "no journal in %s yet: nothing has run", repo.Root)
+	pipePath := filepath.Join(repo.Root, ".hive", "runs.db")
+	_, perr := os.Stat(pipePath)
+	hasPhase, hasPipe := hasJournal(repo.Root), perr == nil
+	if !hasPhase && !hasPipe {
+		return exitf(ExitFailed, "no journal in %s yet: nothing has run (start with hive execute-phase N or hive run \"objective\")", repo.Root)
 	}
-	j, err := openJournal(repo.Root)
-	if err != nil {
-		return err
-	}
-	defer j.Close()
-	runs, err := j.Runs()
-	if err != nil {
-		return err
-	}
-	var run *journal.Run
-	for i := range runs {
-		if o.run == 0 || runs[i].ID == o.run {
-			run = &runs[i]
-			break
+	pipeline := o.pipeline || !hasPhase
+	var j journal.Journal
+	var run journal.Run
+	if !pipeline {
+		phase, err := openJournal(repo.Root)
+		if err != nil {
+			return err
 		}
-	}
-	if run == nil {
-		if o.run == 0 {
-			return exitf(ExitFailed, "nothing has run yet in %s", repo.Root)
+		defer phase.Close()
+		j = phase
+		if run, err = pickRun(j, o.run, "execute-phase's"); err != nil {
+			return err
 		}
-		return exitf(ExitFailed, "no run %d in the journal (`hive status` lists runs)", o.run)
+		if o.run == 0 && hasPipe {
+			// The newest run of either journal.
+			pj, err := journal.Open(pipePath)
+			if err != nil {
+				return err
+			}
+			defer pj.Close()
+			if last, ok, _ := piperun.Latest(pj); ok && last.Started.After(run.Started) {
+				j, run, pipeline = pj, last, true
+			}
+		}
+	} else {
+		if !hasPipe {
+			return exitf(ExitFailed, "hive run has not run in %s yet: start with hive run \"objective\"", repo.Root)
+		}
+		pj, err := journal.Open(pipePath)
+		if err != nil {
+			return err
+		}
+		defer pj.Close()
+		j = pj
+		if run, err = pickRun(j, o.run, "hive run's"); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		enc := json.NewEncoder(o.stdout)
 		return j.Each(run.ID, func(rec journal.Record) error {
 			return enc.Encode(map[string]any{"run": rec.Run, "seq": rec.Seq, "time": rec.Time, "type": rec.Type, "event": rec.Payload})
 		})
+	}
+	if pipeline {
+		return logPipeline(o, j, run)
 	}
 	fmt.Fprintf(o.stdout, "run %d of %s, started %s\n", run.ID, run.Phase, run.Started.Local().Format("2006-01-02 15:04:05"))
 	var line bytes.Buffer
@@ -91,6 +124,84 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 		_, err := fmt.Fprintf(o.stdout, "%6d %s\n", rec.Seq, text)
 		return err
 	})
+}
+
+// pickRun finds run id (the newest for 0) in j, which holds whose runs.
+func pickRun(j journal.Journal, id int64, whose string) (journal.Run, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return journal.Run{}, err
+	}
+	for _, r := range runs {
+		if id == 0 || r.ID == id {
+			return r, nil
+		}
+	}
+	if id == 0 {
+		return journal.Run{}, exitf(ExitFailed, "nothing has run yet: %s journal holds no run", whose)
+	}
+	return journal.Run{}, exitf(ExitFailed, "no run %d in %s journal (hive status lists runs; --pipeline picks hive run's)", id, whose)
+}
+
+// logPipeline prints a run of hive run: the lines hive run printed as it
+// went (the machine replayed beside the journal gives them), and the
+// events it did not print, one per line.
+func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
+	fmt.Fprintf(o.stdout, "hive run %d, started %s\n", run.ID, run.Started.Local().Format("2006-01-02 15:04:05"))
+	var line bytes.Buffer
+	var at time.Time
+	p := &runPrinter{w: &line, start: run.Started, clock: func() time.Time { return at }}
+	m := pipeline.New()
+	return j.Each(run.ID, func(rec journal.Record) error {
+		line.Reset()
+		at = rec.Time
+		var ev pipeline.Event
+		var d piperun.Delivery
+		if rec.Type == piperun.DeliveredEvent && json.Unmarshal(rec.Payload, &d) == nil {
+			fmt.Fprintf(&line, "%s  %-17s branch %s at %.12s: %s\n", p.stamp(), "delivered", d.Branch, d.Tip, strings.Join(d.Notes, "; "))
+		} else if err := json.Unmarshal(rec.Payload, &ev); err != nil || rec.Type != string(ev.Type) {
+			fmt.Fprintf(&line, "%s  %-17s %s (unreadable) %s\n", p.stamp(), "", rec.Type, oneLineClip(string(rec.Payload), 100))
+		} else {
+			p.Event(ev, m.Snapshot())
+			if line.Len() == 0 {
+				fmt.Fprintf(&line, "%s  %-17s %s\n", p.stamp(), ev.Job, quietPipelineEvent(ev))
+			}
+			cmds, _ := m.Step(ev) // an event refused live changed nothing then either
+			for _, c := range cmds {
+				p.Command(c, m.Snapshot())
+			}
+		}
+		text := strings.ReplaceAll(strings.TrimRight(line.String(), "\n"), "\n", "\n       ")
+		_, err := fmt.Fprintf(o.stdout, "%6d %s\n", rec.Seq, text)
+		return err
+	})
+}
+
+// quietPipelineEvent describes the events hive run does not print as they
+// happen, for the log.
+func quietPipelineEvent(ev pipeline.Event) string {
+	switch ev.Type {
+	case pipeline.EvResumed:
+		return "resumed by a new hive process"
+	case pipeline.EvAgentStarted:
+		return fmt.Sprintf("agent running (attempt %d, pid %d)", ev.Attempt, ev.PID)
+	case pipeline.EvAgentExited:
+		if ev.Reason != "" && ev.Reason != "exited normally" {
+			return fmt.Sprintf("agent exited %d: %s", ev.ExitCode, oneLineClip(ev.Reason, 100))
+		}
+		return fmt.Sprintf("agent exited %d", ev.ExitCode)
+	case pipeline.EvUsage:
+		return fmt.Sprintf("used %s", spendText(ev.Spend))
+	case pipeline.EvToolCall:
+		return fmt.Sprintf("called %s (%s)", ev.Tool, ev.Text)
+	case pipeline.EvAnswer:
+		return fmt.Sprintf("answered: %s", oneLineClip(ev.Text, 100))
+	case pipeline.EvReport:
+		return "reported: " + strings.Join(ev.Errors, "; ")
+	case pipeline.EvLinted:
+		return fmt.Sprintf("the plans' lint: %d error(s): %s", len(ev.Errors), oneLineClip(strings.Join(ev.Errors, "; "), 100))
+	}
+	return string(ev.Type)
 }
 
 // quietEvent describes the events execute-phase does not print as they

@@ -25,6 +25,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/shellhive"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
@@ -122,7 +123,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
 	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (default: budget.usd in config; 0: no limit)")
-	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long a question waits for `hive answer ROLE ...`, then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
+	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) a question waits for hive answer ROLE ..., then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd
 }
 
@@ -219,6 +220,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	// a secret never reaches the journal.
 	j := journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)))
 	if o.fresh {
+		if pid, live := runner.PipelineHolder(repo.Root); live {
+			return exitf(ExitBusy, "hive pid %d is driving the unfinished run now: stop it first (Ctrl-C there, or kill %d), then hive run --fresh", pid, pid)
+		}
 		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		} else if ok {
@@ -238,6 +242,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		Wait: wait,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
+	if o.resume && o.yes {
+		fmt.Fprintln(o.stderr, "--yes is for a new run: a resumed run keeps the setting it started with; answer its question with --answer or hive answer")
+	}
 	if o.resume && o.budgetUSDSet {
 		fmt.Fprintln(o.stderr, "--budget-usd is for a new run: a resumed run keeps its own budget, raised by answering its budget checkpoint (raise AMOUNT)")
 	}
@@ -268,6 +275,8 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	switch {
 	case errors.As(err, &needs):
 		return &exitError{code: ExitNeedsHuman, err: err}
+	case errors.Is(err, runner.ErrLocked):
+		return &exitError{code: ExitBusy, err: err}
 	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
 		return &exitError{code: ExitUsage, err: err}
 	case errors.Is(err, piperun.ErrInterrupted), err != nil && ctx.Err() != nil:
@@ -291,7 +300,8 @@ type runPrinter struct {
 	prompt bool // a human answers at this terminal
 	width  int  // of the terminal; 0 for none
 	plans  []tui.PlanState
-	repo   *gitx.Repo // to show findings with their code
+	repo   *gitx.Repo       // to show findings with their code
+	clock  func() time.Time // nil: the time now (hive log replays a journal's times)
 }
 
 // Plans implements piperun.PlansObserver: the implementers' plans, for
@@ -304,7 +314,11 @@ func (p *runPrinter) Plans(states []piperun.PlanState) {
 }
 
 func (p *runPrinter) stamp() string {
-	return fmt.Sprintf("%6s", time.Since(p.start).Round(time.Second))
+	now := time.Now()
+	if p.clock != nil {
+		now = p.clock()
+	}
+	return fmt.Sprintf("%6s", now.Sub(p.start).Round(time.Second))
 }
 
 func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {

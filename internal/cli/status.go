@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -10,6 +11,8 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
@@ -57,6 +60,7 @@ type statusPlan struct {
 }
 
 type statusRunView struct {
+	Kind     string       `json:"kind"` // "phase": a run of execute-phase
 	Run      int64        `json:"run"`
 	Phase    string       `json:"phase"`
 	Dir      string       `json:"dir"`
@@ -108,7 +112,14 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 		return err
 	}
 	o.root = repo.Root
+	pipe, err := pipelineStatus(o)
+	if err != nil {
+		return err
+	}
 	if !hasJournal(repo.Root) {
+		if pipe != nil {
+			return printPipelineStatus(o, nil, pipe)
+		}
 		return noRuns(o)
 	}
 	j, err := openJournal(repo.Root)
@@ -119,17 +130,37 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 	if o.watch && !o.json {
 		return watchStatus(cmd.Context(), o, j)
 	}
-	return printStatus(o, j)
+	if pipe == nil {
+		return printStatus(o, j)
+	}
+	views, err := phaseViews(o, j)
+	if err != nil {
+		return err
+	}
+	return printPipelineStatus(o, views, pipe)
 }
 
 // printStatus prints the latest run of each phase once.
 func printStatus(o *statusOptions, j journal.Journal) error {
-	runs, err := j.Runs()
+	views, err := phaseViews(o, j)
 	if err != nil {
 		return err
 	}
-	if len(runs) == 0 && !o.watch {
+	if len(views) == 0 && !o.watch {
 		return noRuns(o)
+	}
+	if o.json {
+		return printJSON(o.stdout, views)
+	}
+	printPhaseViews(o, views)
+	return nil
+}
+
+// phaseViews are the latest run of each phase, newest first.
+func phaseViews(o *statusOptions, j journal.Journal) ([]statusRunView, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	var views []statusRunView
@@ -140,10 +171,10 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		seen[run.Phase] = true
 		eng, err := runner.Replay(j, run)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		snap := eng.Snapshot()
-		v := statusRunView{Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events,
+		v := statusRunView{Kind: "phase", Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events,
 			Queue: snap.Queue, snap: snap,
 			Spend: snap.Spent, SpentUSD: snap.Spent.CostUSD, SpentTokens: snap.Spent.Tokens(),
 			BudgetUSD: snap.Budget.USD, BudgetTokens: snap.Budget.Tokens, BudgetPlanUSD: snap.Budget.PlanUSD, Rung: snap.Rung,
@@ -167,9 +198,10 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		v.Jobs = snap.Jobs()
 		views = append(views, v)
 	}
-	if o.json {
-		return printJSON(o.stdout, views)
-	}
+	return views, nil
+}
+
+func printPhaseViews(o *statusOptions, views []statusRunView) {
 	for i, v := range views {
 		if i > 0 {
 			fmt.Fprintln(o.stdout)
@@ -220,7 +252,6 @@ func printStatus(o *statusOptions, j journal.Journal) error {
 		}
 		writeQueue(o.stdout, v.Queue, v.snap.Plans)
 	}
-	return nil
 }
 
 // spendText is a run's spend for its total line: input and output tokens,
@@ -263,6 +294,110 @@ func noRuns(o *statusOptions) error {
 		fmt.Fprintln(o.stdout, "[]")
 		return nil
 	}
-	fmt.Fprintln(o.stdout, "No runs yet. Start one with `hive execute-phase PHASE`.")
+	fmt.Fprintln(o.stdout, "No runs yet. Start one with `hive execute-phase PHASE` or `hive run \"objective\"`.")
+	return nil
+}
+
+// statusPipelineView is the newest run of hive run.
+type statusPipelineView struct {
+	Kind      string     `json:"kind"` // "pipeline": a run of hive run
+	Run       int64      `json:"run"`
+	Objective string     `json:"objective"`
+	Workflow  string     `json:"workflow"`
+	Branch    string     `json:"branch"`
+	Started   time.Time  `json:"started"`
+	Finished  *time.Time `json:"finished,omitempty"`
+	Outcome   string     `json:"outcome,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	// Live says a hive process (PID) drives this unfinished run now;
+	// Resume goes on with a stopped one.
+	Live   bool                 `json:"live"`
+	PID    int                  `json:"pid,omitempty"`
+	Resume string               `json:"resume,omitempty"`
+	Jobs   []pipeline.Job       `json:"jobs"`
+	Open   *pipeline.Checkpoint `json:"open,omitempty"`
+	Answer string               `json:"answer,omitempty"` // the command that answers Open
+	Spend  engine.Spend         `json:"spend"`
+}
+
+// pipelineStatus reads the newest run of hive run; nil when hive run has
+// not run here.
+func pipelineStatus(o *statusOptions) (*statusPipelineView, error) {
+	path := filepath.Join(o.root, ".hive", "runs.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	j, err := journal.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	run, ok, err := piperun.Latest(j)
+	if err != nil || !ok {
+		return nil, err
+	}
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		return nil, err
+	}
+	snap := m.Snapshot()
+	v := &statusPipelineView{Kind: "pipeline", Run: run.ID, Objective: snap.Spec.Objective, Workflow: snap.Spec.Workflow.Name,
+		Branch: piperun.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent}
+	if !run.Finished.IsZero() {
+		f := run.Finished
+		v.Finished = &f
+		return v, nil
+	}
+	v.Open = snap.Open
+	if v.Open != nil {
+		v.Answer = o.pasteable(o.root, "answer", v.Open.Job, "RESPONSE")
+	}
+	if v.PID, v.Live = runner.PipelineHolder(o.root); !v.Live {
+		v.Resume = o.pasteable(o.root, "run", "--resume")
+	}
+	return v, nil
+}
+
+// printPipelineStatus prints the phases' runs, then hive run's newest.
+func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipelineView) error {
+	if o.json {
+		all := make([]any, 0, len(phases)+1)
+		for _, p := range phases {
+			all = append(all, p)
+		}
+		return printJSON(o.stdout, append(all, v))
+	}
+	printPhaseViews(o, phases)
+	if len(phases) > 0 {
+		fmt.Fprintln(o.stdout)
+	}
+	var state string
+	switch {
+	case v.Finished != nil:
+		state = "finished " + v.Finished.Local().Format("2006-01-02 15:04:05") + ": " + v.Outcome
+	case v.Live:
+		state = fmt.Sprintf("running now (hive pid %d)", v.PID)
+	default:
+		state = "stopped — resume with: " + v.Resume
+	}
+	fmt.Fprintf(o.stdout, "hive run %d (workflow %s, branch %s), started %s, %s\n", v.Run, v.Workflow, v.Branch, v.Started.Local().Format("2006-01-02 15:04:05"), state)
+	fmt.Fprintf(o.stdout, "  objective: %s\n", oneLineClip(v.Objective, 100))
+	tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "  JOB\tSTATE\tATTEMPTS\tTOKENS\tCOST\tDETAIL")
+	for _, jb := range v.Jobs {
+		detail := ""
+		if r := jb.Report; r != nil {
+			detail = oneLineClip(r.Status+": "+r.Summary, 60)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t$%.2f\t%s\n", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.Spend.InputTokens+jb.Spend.OutputTokens, jb.Spend.CostUSD, detail)
+	}
+	tw.Flush()
+	fmt.Fprintf(o.stdout, "  total: %s\n", spendText(v.Spend))
+	if v.Reason != "" && v.Outcome != "complete" {
+		fmt.Fprintf(o.stdout, "  %s\n", oneLineClip(v.Reason, 200))
+	}
+	if v.Open != nil {
+		fmt.Fprintf(o.stdout, "  %s asks: %s (%s)\n  answer with: %s\n", v.Open.Job, oneLineClip(v.Open.Question, 120), strings.Join(v.Open.Options, " / "), v.Answer)
+	}
 	return nil
 }

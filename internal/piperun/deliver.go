@@ -522,13 +522,13 @@ type Delivery struct {
 	Notes       []string `json:"notes,omitempty"`
 }
 
-// deliveredEvent is the journal type of a Delivery; the machine never
+// DeliveredEvent is the journal type of a Delivery; the machine never
 // steps it.
-const deliveredEvent = "pipeline-delivered"
+const DeliveredEvent = "pipeline-delivered"
 
 func (s *shell) record(d Delivery) {
 	payload, _ := json.Marshal(d)
-	if _, err := s.o.Journal.Append(s.run.ID, deliveredEvent, s.o.Now().UTC(), payload); err != nil {
+	if _, err := s.o.Journal.Append(s.run.ID, DeliveredEvent, s.o.Now().UTC(), payload); err != nil {
 		s.o.Observer.Note("", "journal the delivery: "+err.Error())
 	}
 }

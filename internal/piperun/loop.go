@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/runner"
 )
 
 // shell runs one pipeline run: the loop and its executors.
@@ -61,6 +62,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Stall == 0 {
 		o.Stall = 5 * time.Minute
 	}
+	// Two hive processes never drive one run: the second would start
+	// every agent again beside the first's.
+	release, err := runner.LockPipeline(o.Repo.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	s := &shell{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
 		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan permission), stalled: map[string]bool{}}
 	// Whatever ends the run ends the work under way too (the phase's

@@ -58,7 +58,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 	busy := map[string]time.Duration{}
 	var delivered *Delivery
 	err := j.Each(run.ID, func(rec journal.Record) error {
-		if rec.Type == deliveredEvent {
+		if rec.Type == DeliveredEvent {
 			delivered = &Delivery{}
 			return json.Unmarshal(rec.Payload, delivered)
 		}

@@ -69,3 +69,20 @@ func PhaseHolder(root, phaseDir string) (pid int, held bool) {
 	pid, _ = strconv.Atoi(string(bytes.TrimSpace(data)))
 	return pid, true
 }
+
+// LockPipeline takes the lock of hive run's runs (one run at a time drives
+// a repository's pipeline journal), as lockPhase does for a phase.
+func LockPipeline(root string) (release func(), err error) {
+	release, err = lockPhase(root, pipelineLock)
+	if errors.Is(err, ErrLocked) {
+		pid, _ := PipelineHolder(root)
+		return nil, fmt.Errorf("%w: another hive process (pid %d) is driving hive run's run here; wait for it to end (hive status shows it) or stop it, then run again", ErrLocked, pid)
+	}
+	return release, err
+}
+
+// PipelineHolder is PhaseHolder for hive run's runs.
+func PipelineHolder(root string) (pid int, held bool) { return PhaseHolder(root, pipelineLock) }
+
+// pipelineLock names hive run's lock; no phase folder has this name.
+const pipelineLock = "hive-run"
