@@ -134,6 +134,7 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 		add(check{"gh", "ok", "installed and logged in", ""})
 	}
 	add(leftovers(ctx, repo, worktreeRoot(cfg, repo.Root), fix))
+	out = append(out, staleLocks(ctx, repo, worktreeRoot(cfg, repo.Root), fix)...)
 	out = append(out, shellHiveChecks(repo.Root)...)
 	return out
 }
@@ -181,6 +182,38 @@ func leftovers(ctx context.Context, repo *gitx.Repo, root string, fix bool) chec
 		return check{"leftovers", "problem", detail + "; hive clean failed: " + err.Error(), "hive clean"}
 	}
 	return check{"leftovers", "ok", fmt.Sprintf("removed %d worktree(s) and %d merged branch(es); kept %d branch(es) with unmerged work", len(rep.Removed), len(rep.Deleted), len(rep.Kept)), ""}
+}
+
+// staleLocks reports the git locks a killed git left (git refuses to work
+// while they exist): with fix, those in hive's worktrees and branches are
+// removed; the user's own are only reported, with the command.
+func staleLocks(ctx context.Context, repo *gitx.Repo, root string, fix bool) []check {
+	if root == "" {
+		root, _ = gitx.DefaultWorktreeRoot(repo.Root)
+	}
+	hive, user, err := repo.StaleLocks(ctx, root, "hive")
+	if err != nil {
+		return []check{{"locks", "warning", "could not look for stale git locks: " + err.Error(), ""}}
+	}
+	var out []check
+	for _, p := range user {
+		out = append(out, check{"locks", "warning", p + ": a git lock no process holds (a git was killed); git refuses to work in this repository until it is gone", "make sure no git command is running, then rm " + shellQuote(p)})
+	}
+	switch {
+	case len(hive) > 0 && fix:
+		notes, err := repo.ClearStaleLocks(ctx, root, "hive")
+		if err != nil {
+			out = append(out, check{"locks", "problem", err.Error(), "remove the file the message names"})
+		} else {
+			out = append(out, check{"locks", "ok", strings.Join(notes, "\n"), ""})
+		}
+	case len(hive) > 0:
+		out = append(out, check{"locks", "warning", fmt.Sprintf("%d stale git lock(s) in hive's worktrees and branches: %s", len(hive), strings.Join(hive, ", ")),
+			"hive doctor --fix removes them (resuming the run does too)"})
+	case len(user) == 0:
+		out = append(out, check{"locks", "ok", "no stale git lock", ""})
+	}
+	return out
 }
 
 // ghAuthStatus asks gh whether it is logged in, for at most 10 s: it may

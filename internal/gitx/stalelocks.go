@@ -25,6 +25,52 @@ const staleAfter = 10 * time.Minute
 // caller must hold the phase, so that no other hive works there. It returns
 // one note per removed lock.
 func (r *Repo) ClearStaleLocks(ctx context.Context, root string, branches ...string) ([]string, error) {
+	locks, err := r.hiveLocks(ctx, root, branches)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, p := range locks {
+		if !stale(p) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return notes, fmt.Errorf("remove the stale git lock %s: %w", p, err)
+		}
+		notes = append(notes, fmt.Sprintf("removed %s: a git lock left by a git process that was killed (none holds it now)", p))
+	}
+	return notes, nil
+}
+
+// StaleLocks lists, removing nothing, the stale git locks in what hive owns
+// (those ClearStaleLocks would remove) and in the user's own repository
+// (the index and HEAD locks of its main worktree, which hive never removes:
+// the user decides).
+func (r *Repo) StaleLocks(ctx context.Context, root string, branches ...string) (hive, user []string, err error) {
+	locks, err := r.hiveLocks(ctx, root, branches)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range locks {
+		if stale(p) {
+			hive = append(hive, p)
+		}
+	}
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range []string{"index.lock", "HEAD.lock"} {
+		if p := filepath.Join(common, name); exists(p) && stale(p) {
+			user = append(user, p)
+		}
+	}
+	return hive, user, nil
+}
+
+// hiveLocks are the lock files, held or not, in what hive owns: see
+// ClearStaleLocks.
+func (r *Repo) hiveLocks(ctx context.Context, root string, branches []string) ([]string, error) {
 	common, err := r.CommonDir(ctx)
 	if err != nil {
 		return nil, err
@@ -61,17 +107,7 @@ func (r *Repo) ClearStaleLocks(ctx context.Context, root string, branches ...str
 			return nil
 		})
 	}
-	var notes []string
-	for _, p := range locks {
-		if !stale(p) {
-			continue
-		}
-		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-			return notes, fmt.Errorf("remove the stale git lock %s: %w", p, err)
-		}
-		notes = append(notes, fmt.Sprintf("removed %s: a git lock left by a git process that was killed (none holds it now)", p))
-	}
-	return notes, nil
+	return locks, nil
 }
 
 func within(root, path string) bool {
