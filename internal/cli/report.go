@@ -126,6 +126,12 @@ func printReport(g *globalOptions, r piperun.Report) {
 	for _, c := range r.Commits {
 		fmt.Fprintf(w, "  %s\n", c)
 	}
+	if len(r.Screenshots) > 0 {
+		fmt.Fprintf(w, "screenshots (%d):\n", len(r.Screenshots))
+		for _, p := range r.Screenshots {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
 }
 
 // roundDuration keeps tenths of a second under ten seconds.

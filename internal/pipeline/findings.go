@@ -166,13 +166,34 @@ func (m *Machine) fixFindings(g *job, from []string, open []Finding) []Command {
 		}
 	}
 	cmds := m.sendBack(g, fixer, &Context{Findings: open}, fmt.Sprintf("%d blocker finding(s) back to the %s", len(open), fixer.Role))
-	// The reporters look again after the fix, before g decides.
+	// After the fix (and the build, where the workflow builds), the
+	// reporters look again and the testers test again, before g decides.
+	again := func(r *job, ctx *Context, gateWaits bool) {
+		after := []string{fixer.ID}
+		for _, b := range m.jobs {
+			if b.Type == StepBuild && b.State == Pending && m.dependsOn(r, b.ID) {
+				after = append(after, b.ID)
+			}
+		}
+		if gateWaits {
+			g.wait = append(g.wait, r.ID)
+		}
+		if r.active() { // it works on the tree before the fix: again once done
+			r.rerun, r.rerunAfter = ctx, after
+			return
+		}
+		r.State, r.next, r.wait = Pending, ctx, after
+		m.agenda = slices.Insert(slices.DeleteFunc(m.agenda, func(x string) bool { return x == r.ID }), 1, r.ID)
+	}
 	for _, id := range reporters {
 		if r := m.byID[id]; r != nil && r != g {
-			r.State, r.wait = Pending, []string{fixer.ID}
-			r.next = &Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}
-			g.wait = append(g.wait, r.ID)
-			m.agenda = slices.Insert(slices.DeleteFunc(m.agenda, func(x string) bool { return x == id }), 1, id)
+			again(r, &Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}, true)
+		}
+	}
+	// The testers that tested the tree before the fix test it again.
+	for _, t := range m.jobs {
+		if t.Role == RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == Done || t.active()) && !m.dependsOn(t, g.ID) {
+			again(t, &Context{Retry: "the " + fixer.Role + " fixed blocker findings of the review: run the tests again"}, false)
 		}
 	}
 	if slices.Contains(reporters, g.ID) {

@@ -68,6 +68,10 @@ type job struct {
 	broken     []string
 	invalid    int
 	maxInvalid int
+	// rerun: a fix was ordered while the job worked; once done, it runs
+	// again with this context after the jobs rerunAfter.
+	rerun      *Context
+	rerunAfter []string
 }
 
 // settled says whether the job's work is over, for now.
@@ -448,6 +452,10 @@ func (m *Machine) done(j *job, s JobState) []Command {
 		return m.ask(j, KindReview, what+". Look at its work before the run goes on", m.reviewDetails(j),
 			[]string{AnswerContinue, AnswerRetry, AnswerAbort})
 	}
+	if s == Done && j.rerun != nil {
+		j.State, j.next, j.wait, j.rerun = Pending, j.rerun, j.rerunAfter, nil
+		return m.advance()
+	}
 	j.State, j.reviewed = s, false
 	m.agenda = slices.DeleteFunc(m.agenda, func(id string) bool { return id == j.ID })
 	return m.advance()
@@ -544,7 +552,8 @@ func (m *Machine) reroute(from, to *job, ch Challenge) []Command {
 	to.next = &Context{Challenge: &ch}
 	from.next = &Context{Rechecking: &ch}
 	to.State, from.State = Pending, Pending
-	from.wait = []string{to.ID}
+	builds := m.rebuild(from, to)
+	from.wait = append([]string{to.ID}, builds...)
 	order := []string{to.ID}
 	// The architect answers with plans: once the phase has run, its
 	// implementers run the changed plans too (the unchanged ones are done).
@@ -553,7 +562,7 @@ func (m *Machine) reroute(from, to *job, ch Challenge) []Command {
 		order = append(order, phase.ID)
 		from.wait = append(from.wait, phase.ID)
 	}
-	order = append(order, from.ID)
+	order = append(append(order, builds...), from.ID)
 	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
 	m.agenda = append(order, rest...)
 	return m.advance()
@@ -773,10 +782,37 @@ func (m *Machine) built(ev Event) ([]Command, error) {
 func (m *Machine) sendBack(j, fixer *job, ctx *Context, text string) []Command {
 	fixer.next = ctx
 	fixer.State, j.State = Pending, Pending
-	j.wait = []string{fixer.ID}
-	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return id == j.ID || id == fixer.ID })
-	m.agenda = append([]string{fixer.ID, j.ID}, rest...)
+	builds := m.rebuild(j, fixer)
+	j.wait = append([]string{fixer.ID}, builds...)
+	order := slices.Concat([]string{fixer.ID}, builds, []string{j.ID})
+	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
+	m.agenda = append(order, rest...)
 	return []Command{{Type: CmdNote, Job: j.ID, Text: text}}
+}
+
+// rebuild sets the build steps that j waits for, done before changed
+// works again, to run again after it: what j checks next must build first.
+// It returns their ids.
+func (m *Machine) rebuild(j, changed *job) []string {
+	var ids []string
+	for _, b := range m.jobs {
+		if b.Type == StepBuild && b.State == Done && m.dependsOn(j, b.ID) && !m.dependsOn(changed, b.ID) {
+			b.State, b.wait = Pending, []string{changed.ID}
+			ids = append(ids, b.ID)
+		}
+	}
+	return ids
+}
+
+// dependsOn says whether j waits for job id in the workflow, directly or
+// through others.
+func (m *Machine) dependsOn(j *job, id string) bool {
+	for _, d := range j.deps {
+		if d == id || (m.byID[d] != nil && m.dependsOn(m.byID[d], id)) {
+			return true
+		}
+	}
+	return false
 }
 
 // fixer is the job that fixes what j's check found failing: its step's

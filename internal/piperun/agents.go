@@ -69,6 +69,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 				if m.Report.Err != "" {
 					errs = append([]string{"the report: " + m.Report.Err}, errs...)
 				}
+				s.keepScreenshots(job, attempt, r)
 				s.send(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt, Report: r, Errors: errs, MaxAttempts: terms.Attempts()})
 			}
 		case agent.OutToolCall:

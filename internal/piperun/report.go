@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,6 +37,9 @@ type Report struct {
 	// them; Parallel says two of them worked at the same time.
 	Implementers []pipeline.PlanRun `json:"implementers,omitempty"`
 	Parallel     bool               `json:"parallel"`
+	// Screenshots are the browser validator's, as hive kept them
+	// (relative to the repository).
+	Screenshots []string `json:"screenshots,omitempty"`
 	// Snapshot is the run's state, for the pipeline view.
 	Snapshot pipeline.Snapshot `json:"-"`
 }
@@ -116,6 +121,11 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			if p.Started.Before(q.Finished) && q.Started.Before(p.Finished) {
 				r.Parallel = true
 			}
+		}
+	}
+	if entries, err := os.ReadDir(filepath.Join(repo.Root, ScreenshotsDir(run.ID))); err == nil {
+		for _, e := range entries {
+			r.Screenshots = append(r.Screenshots, filepath.ToSlash(filepath.Join(ScreenshotsDir(run.ID), e.Name())))
 		}
 	}
 	if s.Spec.Base != "" && tip != "" {
