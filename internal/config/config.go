@@ -9,6 +9,8 @@ import (
 
 // The files Load reads, relative to the repository root, in overlay order.
 const (
+	// RootFile is the shell Hive's simple config; hive reads its models.
+	RootFile     = "hive.config.json"
 	PlanningFile = ".planning/config.json"
 	HiveFile     = ".hive/config.json"
 )
@@ -171,6 +173,7 @@ type ModelSpec struct {
 	Ladder []string
 
 	extra map[string]json.RawMessage
+	from  string // the file that set the entry
 }
 
 // Budget is what a run may spend (seed 003 §5): 0 is no limit.
@@ -359,8 +362,12 @@ func (c *Config) ModelWhy(role string) (ModelSpec, string) {
 	m := c.Model(role)
 	own, hasOwn := c.Models[role]
 	switch {
+	case hasOwn && own.Model != "" && own.from == RootFile:
+		return m, RootFile + " models." + role
 	case hasOwn && own.Model != "":
 		return m, "models." + role
+	case m.Model != "" && c.Models[DefaultRole].from == RootFile:
+		return m, RootFile + " models." + DefaultRole
 	case m.Model != "":
 		return m, "models." + DefaultRole
 	case m.CLI != CLIClaude:

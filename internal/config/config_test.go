@@ -579,6 +579,38 @@ func TestModelNames(t *testing.T) {
 	}
 }
 
+// TestShellHiveRootConfig: the shell Hive's hive.config.json gives its
+// models (names alone), under hive's own files; its other keys are not
+// read, and a bad entry names that file.
+func TestShellHiveRootConfig(t *testing.T) {
+	root := writeRepo(t, map[string]string{
+		RootFile: `{"_comment": "Hive config", "models": {"default": "sonnet", "architect": "opus", "tester": "haiku"},
+ "features": {"auto_mode": false}, "cli_overrides": {}}`,
+		HiveFile: `{"models": {"tester": {"cli": "codex"}}}`,
+	})
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ role, cli, model, why string }{
+		{"architect", CLIClaude, "opus", "hive.config.json models.architect"},
+		{"reviewer", CLIClaude, "sonnet", "hive.config.json models.default"},
+		{"tester", CLICodex, "", "the CLI's own default model"},
+	} {
+		m, why := c.ModelWhy(tc.role)
+		if m.CLI != tc.cli || m.Model != tc.model || why != tc.why {
+			t.Errorf("ModelWhy(%s) = %s/%s, %q; want %s/%s, %q", tc.role, m.CLI, m.Model, why, tc.cli, tc.model, tc.why)
+		}
+	}
+	if _, ok := c.extra["features"]; ok {
+		t.Error("the shell Hive's features were kept as hive's keys")
+	}
+	_, err = Load(writeRepo(t, map[string]string{RootFile: "{\n\"models\": {\"architect\": 5}}"}))
+	if err == nil || !strings.HasPrefix(err.Error(), "hive.config.json:2: models.architect: 5 is not allowed") {
+		t.Errorf("a bad entry: %v", err)
+	}
+}
+
 // TestModelWhy: hive's own models entries decide first, then GSD's
 // model_overrides, then its model_profile; each answer names its key.
 func TestModelWhy(t *testing.T) {

@@ -55,6 +55,12 @@ func location(file string, line int) string {
 // the same role. Both files are optional: without them Load returns Default().
 func Load(repoRoot string) (*Config, error) {
 	c := Default()
+	// The shell Hive's simple config: its models, under hive's own files.
+	if data, err := os.ReadFile(filepath.Join(repoRoot, RootFile)); err == nil {
+		if err := c.overlayModels(RootFile, data); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range []string{PlanningFile, HiveFile} {
 		data, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(name)))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -141,6 +147,22 @@ func (c *Config) overlay(file string, data []byte) error {
 	d.members("", top, c)
 
 	c.notes = append(c.notes, d.sortedNotes()...)
+	return errors.Join(d.errs...)
+}
+
+// overlayModels decodes the "models" of data over c; the file's other
+// keys are another tool's, and neither read nor kept.
+func (c *Config) overlayModels(file string, data []byte) error {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	d := &decoder{file: file}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return d.syntaxError(data, err)
+	}
+	if raw, ok := top["models"]; ok && string(raw) != "null" {
+		d.lines = keyLines(data)
+		d.models("models", raw, &c.Models, func() { d.fail("models", raw, `an object such as {"default": "sonnet", "architect": "opus"}`) })
+	}
 	return errors.Join(d.errs...)
 }
 
@@ -352,6 +374,13 @@ func (d *decoder) models(path string, raw json.RawMessage, p *map[string]ModelSp
 			*p = map[string]ModelSpec{}
 		}
 		(*p)[role] = ModelSpec{Model: name}
+	}
+	for role := range *p {
+		if _, ok := m[role]; ok || named[role] != "" {
+			spec := (*p)[role]
+			spec.from = d.file
+			(*p)[role] = spec
+		}
 	}
 }
 

@@ -138,7 +138,11 @@ func Inspect(root string) Report {
 			add(File{".hive/memory.json", Used, fmt.Sprintf("the shell Hive's memory: %d convention(s) and %d gotcha(s) go into every run's context", len(m.Conventions), len(m.Gotchas)), ""})
 		}
 	}
-	if f, shell := inspectConfig(filepath.Join(dir, "config.json")); shell {
+	if f, shell := inspectConfig(root, ".hive/config.json"); shell {
+		r.Found = true
+		add(f)
+	}
+	if f, shell := inspectConfig(root, "hive.config.json"); shell {
 		r.Found = true
 		add(f)
 	}
@@ -172,8 +176,11 @@ func Inspect(root string) Report {
 // shell Hive's others are ignored.
 var hiveKeys = []string{"models"}
 
-func inspectConfig(path string) (File, bool) {
-	data, err := os.ReadFile(path)
+// inspectConfig reads the config file rel: the shell Hive's .hive/config.json
+// (hive's own when it has none of the shell Hive's keys) or its
+// hive.config.json at the root, the simple format.
+func inspectConfig(root, rel string) (File, bool) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return File{}, false
 	}
@@ -184,18 +191,20 @@ func inspectConfig(path string) (File, bool) {
 	_, a := top["codex_enabled"]
 	_, b := top["features"]
 	_, c := top["cli_overrides"]
-	if !a && !b && !c {
+	if !a && !b && !c && rel != "hive.config.json" {
 		return File{}, false // hive's own config
 	}
-	const rel = ".hive/config.json"
 	var ignored []string
 	for k := range top {
-		if !slices.Contains(hiveKeys, k) {
+		if !slices.Contains(hiveKeys, k) && !strings.HasPrefix(k, "_") {
 			ignored = append(ignored, k)
 		}
 	}
 	sort.Strings(ignored)
 	d := "the shell Hive's config: hive reads its models (a name alone runs on claude; hive models shows each role's)"
+	if rel == "hive.config.json" {
+		d = "the shell Hive's simple config: hive reads its models, under .hive/config.json's (hive models shows each role's)"
+	}
 	if len(ignored) > 0 {
 		d += "; ignores " + strings.Join(ignored, ", ")
 	}

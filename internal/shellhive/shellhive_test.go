@@ -62,6 +62,11 @@ func TestInspectSimpleConfigAndHiveFolder(t *testing.T) {
 	if len(r.Files) != 1 || r.Files[0].Status != Used || !strings.Contains(r.Files[0].Detail, "ignores cli_overrides") {
 		t.Fatalf("%+v", r)
 	}
+	simple := t.TempDir()
+	write(t, simple, map[string]string{"hive.config.json": `{"_comment": "x", "models": {"default": "sonnet"}, "features": {}}`})
+	if r := Inspect(simple); !r.Found || len(r.Files) != 1 || r.Files[0].Path != "hive.config.json" || r.Files[0].Status != Used || !strings.HasSuffix(r.Files[0].Detail, "; ignores features") {
+		t.Fatalf("hive.config.json: %+v", r)
+	}
 	hive := t.TempDir()
 	write(t, hive, map[string]string{".hive/config.json": `{"models": {"executor": {"cli": "claude"}}}`, ".hive/agents/vue-implementer.md": "{{template \"context\" .}}"})
 	if r := Inspect(hive); r.Found {
