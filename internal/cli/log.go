@@ -54,44 +54,49 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	if !hasPhase && !hasPipe {
 		return exitf(ExitFailed, "no journal in %s yet: nothing has run (start with hive execute-phase N or hive run \"objective\")", repo.Root)
 	}
-	pipeline := o.pipeline || !hasPhase
-	var j journal.Journal
-	var run journal.Run
-	if !pipeline {
-		phase, err := openJournal(repo.Root)
+	if o.pipeline && !hasPipe {
+		return exitf(ExitFailed, "hive run has not run in %s yet: start with hive run \"objective\"", repo.Root)
+	}
+	// Each journal's run as asked; the newest of the two when no --run
+	// or --pipeline says which.
+	type found struct {
+		j   journal.Journal
+		run journal.Run
+		err error
+	}
+	pick := func(path, whose string) found {
+		j, err := journal.Open(path)
 		if err != nil {
-			return err
+			return found{err: err}
 		}
-		defer phase.Close()
-		j = phase
-		if run, err = pickRun(j, o.run, "execute-phase's"); err != nil {
-			return err
-		}
-		if o.run == 0 && hasPipe {
-			// The newest run of either journal.
-			pj, err := journal.Open(pipePath)
-			if err != nil {
-				return err
-			}
-			defer pj.Close()
-			if last, ok, _ := piperun.Latest(pj); ok && last.Started.After(run.Started) {
-				j, run, pipeline = pj, last, true
-			}
-		}
-	} else {
-		if !hasPipe {
-			return exitf(ExitFailed, "hive run has not run in %s yet: start with hive run \"objective\"", repo.Root)
-		}
-		pj, err := journal.Open(pipePath)
-		if err != nil {
-			return err
-		}
-		defer pj.Close()
-		j = pj
-		if run, err = pickRun(j, o.run, "hive run's"); err != nil {
-			return err
+		run, err := pickRun(j, o.run, whose)
+		return found{j, run, err}
+	}
+	var phase, pipe found
+	if hasPhase && !o.pipeline {
+		if phase = pick(journalPath(repo.Root), "execute-phase's"); phase.j != nil {
+			defer phase.j.Close()
 		}
 	}
+	if hasPipe && (o.pipeline || o.run == 0 || !hasPhase || phase.err != nil) {
+		if pipe = pick(pipePath, "hive run's"); pipe.j != nil {
+			defer pipe.j.Close()
+		}
+	}
+	use, pipeline := phase, false
+	switch {
+	case pipe.j != nil && pipe.err == nil && (o.pipeline || phase.j == nil || phase.err != nil || pipe.run.Started.After(phase.run.Started)):
+		use, pipeline = pipe, true
+	case phase.j == nil && phase.err == nil:
+		use = pipe // no phase journal: hive run's answer, error or not
+	}
+	if use.err != nil {
+		return use.err
+	}
+	if use.j == nil {
+		return exitf(ExitFailed, "nothing has run yet in %s", repo.Root)
+	}
+	j, run := use.j, use.run
 	if o.json {
 		enc := json.NewEncoder(o.stdout)
 		return j.Each(run.ID, func(rec journal.Record) error {

@@ -206,17 +206,11 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 		if i > 0 {
 			fmt.Fprintln(o.stdout)
 		}
-		var state string
-		switch {
-		case v.Finished != nil:
-			state = "finished " + v.Finished.Local().Format("2006-01-02 15:04:05") + ": " + v.Outcome
-		case v.Live:
-			state = fmt.Sprintf("running now (hive pid %d)", v.PID)
-		case v.Paused:
-			state = fmt.Sprintf("paused at %s (handoff: %s) — resume with: %s", v.PausedAt.Local().Format("2006-01-02 15:04:05"), v.Handoff, v.Resume)
-		default:
-			state = "stopped — resume with: " + v.Resume
+		stopped := "stopped — resume with: " + v.Resume
+		if v.Paused {
+			stopped = fmt.Sprintf("paused at %s (handoff: %s) — resume with: %s", v.PausedAt.Local().Format("2006-01-02 15:04:05"), v.Handoff, v.Resume)
 		}
+		state := runState(v.Finished, v.Outcome, v.Live, v.PID, stopped)
 		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tTOKENS\tCOST\tCONTEXT\tDETAIL")
@@ -298,6 +292,18 @@ func noRuns(o *statusOptions) error {
 	return nil
 }
 
+// runState says where a run stands: finished (and how), driven by a live
+// hive now, or stopped (the text says how to go on).
+func runState(finished *time.Time, outcome string, live bool, pid int, stopped string) string {
+	switch {
+	case finished != nil:
+		return "finished " + finished.Local().Format("2006-01-02 15:04:05") + ": " + outcome
+	case live:
+		return fmt.Sprintf("running now (hive pid %d)", pid)
+	}
+	return stopped
+}
+
 // statusPipelineView is the newest run of hive run.
 type statusPipelineView struct {
 	Kind      string     `json:"kind"` // "pipeline": a run of hive run
@@ -371,15 +377,7 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 	if len(phases) > 0 {
 		fmt.Fprintln(o.stdout)
 	}
-	var state string
-	switch {
-	case v.Finished != nil:
-		state = "finished " + v.Finished.Local().Format("2006-01-02 15:04:05") + ": " + v.Outcome
-	case v.Live:
-		state = fmt.Sprintf("running now (hive pid %d)", v.PID)
-	default:
-		state = "stopped — resume with: " + v.Resume
-	}
+	state := runState(v.Finished, v.Outcome, v.Live, v.PID, "stopped — resume with: "+v.Resume)
 	fmt.Fprintf(o.stdout, "hive run %d (workflow %s, branch %s), started %s, %s\n", v.Run, v.Workflow, v.Branch, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 	fmt.Fprintf(o.stdout, "  objective: %s\n", oneLineClip(v.Objective, 100))
 	tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
