@@ -46,11 +46,30 @@ type memory struct {
 		BuildCommand                    string `json:"build_command"`
 		TestCommand                     string `json:"test_command"`
 	} `json:"project"`
-	TechStack   []string        `json:"tech_stack"`
-	Conventions []string        `json:"conventions"`
-	Gotchas     []string        `json:"gotchas"`
+	TechStack   texts           `json:"tech_stack"`
+	Conventions texts           `json:"conventions"`
+	Gotchas     texts           `json:"gotchas"`
 	RunCount    *int            `json:"run_count"`
 	AgentHist   json.RawMessage `json:"agent_history"`
+}
+
+// texts is a list of strings; an entry of another kind (an object a
+// newer shell Hive wrote) is kept as its JSON text, not refused.
+type texts []string
+
+func (t *texts) UnmarshalJSON(data []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for _, r := range raw {
+		var s string
+		if json.Unmarshal(r, &s) != nil {
+			s = string(r)
+		}
+		*t = append(*t, s)
+	}
+	return nil
 }
 
 func readMemory(root string) (memory, bool, error) {

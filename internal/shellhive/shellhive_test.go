@@ -89,3 +89,17 @@ func TestMemory(t *testing.T) {
 		t.Fatalf("ok %v, %d bytes:\n%s", ok, len(s), s)
 	}
 }
+
+// An entry that is no string (an object) is carried as its JSON text,
+// not a reason to drop the whole memory.
+func TestMemoryMixedEntries(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{".hive/memory.json": `{"schema_version": 2, "gotchas": ["PORT must be unset", {"text": "tests need docker"}], "conventions": []}`})
+	s, ok := Memory(root)
+	if !ok || !strings.Contains(s, "PORT must be unset") || !strings.Contains(s, `{"text": "tests need docker"}`) {
+		t.Fatalf("ok %v:\n%s", ok, s)
+	}
+	if r := Inspect(root); len(r.Files) != 1 || r.Files[0].Status != Used {
+		t.Fatalf("%+v", r)
+	}
+}
