@@ -239,9 +239,6 @@ func (a *agent) converse() {
 	default:
 		err = a.execute(prompt)
 	}
-	if err == nil && (a.set.Role == "comb" || a.set.Role == "verifier") {
-		a.eofExit.Store(0) // its work is done: closing its input ends it cleanly, as a real CLI's does
-	}
 	switch {
 	case errors.Is(err, errStopped), errors.Is(err, errExited):
 		return

@@ -59,8 +59,10 @@ func (a *agent) playRole(prompt string) error {
 	report := func(r map[string]any) error {
 		b, _ := json.MarshalIndent(r, "", "  ")
 		a.out.text(fmt.Sprintf("%s done.\n\n<!--HIVE_REPORT\n%s\nHIVE_REPORT-->", role, b))
-		a.out.endTurn()
+		// Before the turn ends: the caller may close stdin as soon as it
+		// reads the result line, and that must be a clean end.
 		a.eofExit.Store(0)
+		a.out.endTurn()
 		return nil
 	}
 	switch {

@@ -47,9 +47,13 @@ func rolePrompt(role, objective string) string {
 func playAs(t *testing.T, dir, role, job string, env ...string) map[string]any {
 	t.Helper()
 	env = append([]string{"HIVE_AGENT_ROLE=" + role, "HIVE_AGENT_PLAN=" + job}, env...)
-	texts, code := runToEnd(t, dir, rolePrompt(role, "add a health check endpoint"), env...)
-	if code != 0 {
-		t.Fatalf("%s exited %d: %q", role, code, texts)
+	p := startSim(t, dir, env...)
+	p.send(rolePrompt(role, "add a health check endpoint"))
+	texts, _ := p.turn()
+	p.stdin.Close()
+	texts = append(texts, p.drain()...)
+	if code := p.wait(waitLimit); code != 0 {
+		t.Fatalf("%s exited %d: %q\nstderr:\n%s", role, code, texts, p.errText())
 	}
 	return reportFields(t, texts)
 }

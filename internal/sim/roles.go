@@ -22,6 +22,7 @@ func (a *agent) resolveConflicts(prompt string) error {
 	}
 	if a.set.forPlan(id).has(FaultCombFail) {
 		a.out.text(fmt.Sprintf("PLAN FAILED\n**Plan:** %s\n**Error:** simulated: cannot reconcile the two sides", id))
+		a.eofExit.Store(0) // its work is done: closing its input ends it cleanly, as a real CLI's does
 		a.out.endTurn()
 		return nil
 	}
@@ -56,6 +57,7 @@ func (a *agent) resolveConflicts(prompt string) error {
 		return err
 	}
 	a.out.text(fmt.Sprintf("Resolved %s by keeping both sides.\n\nPLAN COMPLETE\n**Plan:** %s", strings.Join(files, ", "), id))
+	a.eofExit.Store(0)
 	a.out.endTurn()
 	return nil
 }
@@ -98,6 +100,7 @@ func (a *agent) verifyPhase() error {
 		return err
 	}
 	a.out.text("VERIFICATION COMPLETE: " + status)
+	a.eofExit.Store(0)
 	a.out.endTurn()
 	return nil
 }

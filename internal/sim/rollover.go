@@ -115,9 +115,9 @@ func (a *agent) rollover(next *plan.Task, inProgress, awaiting bool) error {
 			}
 		}
 	}
-	a.report(handover(r, next, wip, awaiting, files))
+	a.eofExit.Store(0) // it did what it was asked: closing its input ends it cleanly (set before the turn ends)
 	r.rolledOver = true
-	a.eofExit.Store(0) // it did what it was asked: closing its input ends it cleanly
+	a.report(handover(r, next, wip, awaiting, files))
 	return errRolledOver
 }
 
@@ -139,9 +139,9 @@ func (a *agent) handOver() {
 			break
 		}
 	}
-	a.report(handover(r, next, nil, false, nil))
-	r.rolledOver = true
 	a.eofExit.Store(0)
+	r.rolledOver = true
+	a.report(handover(r, next, nil, false, nil))
 }
 
 // handoverReport is the HIVE_REPORT of a handover, its fields in the

@@ -48,9 +48,14 @@ func midRun(t *testing.T) pipeline.Snapshot {
 	role("security", engine.ReportComplete, engine.Report{})
 	role("tester", engine.ReportComplete, engine.Report{})
 	step(pipeline.Event{Type: pipeline.EvTestsRan, Job: "tester", Tests: &pipeline.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
+	built := func() { // what the fix changed builds again before the tester looks
+		step(pipeline.Event{Type: pipeline.EvBuilt, Job: pipeline.StepBuild, Attempt: attempt(pipeline.StepBuild), Tests: &pipeline.Tests{Command: "go build ./..."}})
+	}
 	role(pipeline.FixJob, engine.ReportComplete, engine.Report{})
+	built()
 	role("tester", engine.ReportChallenge, engine.Report{ChallengedAgent: "implementer", Issue: "HEAD requests get 405"})
 	role(pipeline.FixJob, engine.ReportComplete, engine.Report{})
+	built()
 	role("tester", engine.ReportChallenge, engine.Report{ChallengedAgent: "implementer", Issue: "HEAD requests still get 405, now with a body"})
 	return m.Snapshot()
 }
