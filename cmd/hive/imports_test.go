@@ -40,7 +40,9 @@ var allowed = map[string][]string{
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "gitx", "index", "journal", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "gitx", "index", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	// The project's memory is read from hive run's journal and warns its roles.
+	"memory": {"journal", "pipeline"},
 	"agent":   {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},

@@ -162,7 +162,10 @@ func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
 		at = rec.Time
 		var ev pipeline.Event
 		var d piperun.Delivery
-		if rec.Type == piperun.DeliveredEvent && json.Unmarshal(rec.Payload, &d) == nil {
+		var w piperun.Warned
+		if rec.Type == piperun.WarnedEvent && json.Unmarshal(rec.Payload, &w) == nil {
+			fmt.Fprintf(&line, "%s  %-17s warned (attempt %d): %s\n", p.stamp(), w.Job, w.Attempt, strings.Join(w.Warnings, "\n"))
+		} else if rec.Type == piperun.DeliveredEvent && json.Unmarshal(rec.Payload, &d) == nil {
 			fmt.Fprintf(&line, "%s  %-17s branch %s at %.12s: %s\n", p.stamp(), "delivered", d.Branch, d.Tip, strings.Join(d.Notes, "; "))
 		} else if err := json.Unmarshal(rec.Payload, &ev); err != nil || rec.Type != string(ev.Type) {
 			fmt.Fprintf(&line, "%s  %-17s %s (unreadable) %s\n", p.stamp(), "", rec.Type, oneLineClip(string(rec.Payload), 100))

@@ -131,7 +131,8 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 		return "", err
 	}
 	snap := s.m.Snapshot()
-	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context}
+	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
+		Warnings: s.warnings(c)}
 	base := filepath.Base(snap.Spec.PhaseDir)
 	d.PhaseSlug = base
 	d.PhaseNumber, _, _ = strings.Cut(base, "-")

@@ -104,8 +104,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, err
 	}
 	s.deliver(ctx, &res)
-	if ferr := o.Journal.FinishRun(s.run.ID, o.Now(), res.Snapshot.Outcome); ferr != nil {
+	finished := o.Now()
+	if ferr := o.Journal.FinishRun(s.run.ID, finished, res.Snapshot.Outcome); ferr != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
+	} else {
+		run := s.run
+		run.Finished, run.Outcome = finished, res.Snapshot.Outcome
+		if err := s.remember(run); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("could not record run %d in the project's memory (hive memory rebuild retries): %v", s.run.ID, err))
+		}
 	}
 	return res, nil
 }

@@ -67,6 +67,9 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			delivered = &Delivery{}
 			return json.Unmarshal(rec.Payload, delivered)
 		}
+		if rec.Type == WarnedEvent {
+			return nil
+		}
 		var ev pipeline.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("event %d: %w", rec.Seq, err)

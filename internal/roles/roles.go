@@ -153,6 +153,9 @@ type Data struct {
 	TestCommand string
 	// Files are what the user gave every role (hive run -c).
 	Files []pipeline.ContextFile
+	// Warnings are what went wrong for this role in earlier runs, again
+	// and again (the project's memory).
+	Warnings []string
 }
 
 // ReportFields is what the role's contract adds to the complete

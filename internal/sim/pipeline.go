@@ -279,11 +279,45 @@ func (a *agent) implement(prompt, objective string) ([]string, error) {
 		name = "HIVE_SIM_CHANGE.md"
 	}
 	ref := fmt.Sprintf("%s/%d", os.Getenv("HIVE_AGENT_PLAN"), a.set.Attempt)
+	if run := os.Getenv("HIVE_RUN"); run != "" { // each run of hive run notes its change
+		ref = "run " + run + " " + ref
+	}
 	if _, err := touchFile(a.dir, name, ref, objective); err != nil {
 		return nil, err
 	}
-	return []string{name}, nil
+	files := []string{name}
+	// The project's conventions the sim does not know: a failing test that
+	// says "not listed in FILE: TEXT" is fixed by listing it; a warning
+	// from earlier runs that names a list (a .txt file of the project) is
+	// heeded by listing the objective there first.
+	var lists [][2]string
+	for _, m := range notListedRE.FindAllStringSubmatch(prompt, -1) {
+		lists = append(lists, [2]string{m[1], m[2]})
+	}
+	if _, warnings, ok := strings.Cut(prompt, "## Warnings from earlier runs"); ok {
+		warnings, _, _ = strings.Cut(warnings, "\n## ")
+		for _, m := range warnedListRE.FindAllStringSubmatch(warnings, -1) {
+			if _, err := os.Stat(filepath.Join(a.dir, m[1])); err == nil {
+				lists = append(lists, [2]string{m[1], objective})
+			}
+		}
+	}
+	for _, l := range lists {
+		more, err := a.appendLine(l[0], strings.TrimSpace(l[1]))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
+	}
+	return files, nil
 }
+
+var (
+	// notListedRE is a failing test's "not listed in FILE: TEXT".
+	notListedRE = regexp.MustCompile(`not listed in ([\w./-]+\.txt): ([^\n]+)`)
+	// warnedListRE is a .txt file a warning names.
+	warnedListRE = regexp.MustCompile(`([\w./-]+\.txt)`)
+)
 
 func (a *agent) isGo() bool {
 	_, err := os.Stat(filepath.Join(a.dir, "go.mod"))

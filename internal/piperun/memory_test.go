@@ -1,0 +1,134 @@
+package piperun
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/memory"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// changesTest is a project convention the sim implementer does not know:
+// every change it notes in hive_sim_change.go must be listed in
+// CHANGES.txt.
+const changesTest = `package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestChangesListed(t *testing.T) {
+	code, err := os.ReadFile("hive_sim_change.go")
+	if err != nil {
+		return
+	}
+	list, _ := os.ReadFile("CHANGES.txt")
+	for _, m := range regexp.MustCompile("hive-sim [^:]+: (.+)").FindAllStringSubmatch(string(code), -1) {
+		if !strings.Contains(string(list), m[1]) {
+			t.Errorf("not listed in CHANGES.txt: %s", m[1])
+		}
+	}
+}
+`
+
+func conventionRepo(t *testing.T) *gitx.Repo {
+	repo := service(t)
+	for name, body := range map[string]string{"CHANGES.txt": "# Changes\n", "changes_test.go": changesTest} {
+		if err := os.WriteFile(filepath.Join(repo.Root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, repo.Root, "add", ".")
+	git(t, repo.Root, "commit", "-q", "-m", "the changes convention")
+	return repo
+}
+
+// TestMemoryStopsARepeatedMistake: ten runs of the quick workflow, where
+// the sim implementer forgets the project's CHANGES.txt unless warned.
+// Runs 1 and 2 fail the tests once each (a fix loop) and the memory
+// records it; from run 3 the implementer is warned, lists its change, and
+// no run needs a fix loop. A rebuild from the journal gives the same memory.
+func TestMemoryStopsARepeatedMistake(t *testing.T) {
+	repo := conventionRepo(t)
+	quick, _ := pipeline.Builtin("quick")
+	o := options(t, repo, quick)
+	var figures []string
+	for i := 1; i <= 10; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		n := &notes{}
+		o.Observer, o.Objective = n, fmt.Sprintf("add endpoint number %d", i)
+		res, err := Run(ctx, o)
+		cancel()
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+			t.Fatalf("run %d: %s: %s", i, res.Snapshot.Outcome, res.Snapshot.Reason)
+		}
+		warned := strings.Contains(strings.Join(n.lines, "\n"), "warned of 1 lesson(s) from earlier runs")
+		figures = append(figures, fmt.Sprintf("run %d: %d fix loop(s), warned %v", i, res.Snapshot.FixLoops, warned))
+		wantLoops, wantWarned := 0, true
+		if i <= 2 {
+			wantLoops, wantWarned = 1, false
+		}
+		if res.Snapshot.FixLoops != wantLoops || warned != wantWarned {
+			t.Errorf("run %d: %d fix loop(s), warned %v; want %d, %v", i, res.Snapshot.FixLoops, warned, wantLoops, wantWarned)
+		}
+	}
+	t.Log("\n" + strings.Join(figures, "\n"))
+
+	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	before, err := st.Entries("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 || len(before[0].Runs) != 2 || !before[0].Confirmed || !strings.Contains(before[0].Warning(), "CHANGES.txt") {
+		t.Fatalf("memory: %+v", before)
+	}
+	// Rebuilt from the journal alone: the same memory.
+	runs, err := o.Journal.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		f, err := memory.FromJournal(o.Journal, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Record(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := st.Entries("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(stripIDs(after)) != fmt.Sprint(stripIDs(before)) {
+		t.Errorf("rebuilt memory differs:\n%+v\n%+v", after, before)
+	}
+}
+
+func stripIDs(es []memory.Entry) []memory.Entry {
+	out := make([]memory.Entry, len(es))
+	for i, e := range es {
+		e.ID = 0
+		out[i] = e
+	}
+	return out
+}
