@@ -43,7 +43,7 @@ var allowed = map[string][]string{
 	"piperun": {"agent", "contract", "engine", "gitx", "index", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"journal", "pipeline"},
-	"agent":   {"redact"},
+	"agent":  {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},
 	"sim":      {"plan"},
