@@ -40,10 +40,12 @@ var allowed = map[string][]string{
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "gitx", "index", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "gitx", "index", "claudemd", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"journal", "pipeline"},
-	"agent":  {"redact"},
+	// hive's section of CLAUDE.md, and nothing else of it.
+	"claudemd": {},
+	"agent":    {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},
 	"sim":      {"plan"},
@@ -81,6 +83,7 @@ var pure = map[string][]string{
 	"pricing":   {},
 	"handoff":   {},
 	"shellhive": {module + "pipeline", module + "engine"},
+	"claudemd":  {},
 }
 
 func goList(t *testing.T, args ...string) []string {

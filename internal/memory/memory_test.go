@@ -82,3 +82,34 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("forget of no lesson: %v", err)
 	}
 }
+
+// Only what a run proved and fixed becomes a learning: an accepted finding
+// or a failure never fixed does not, however often it recurs.
+func TestLearningsAreVerified(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "memory.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unfixed := Lesson{Kind: KindFinding, Role: "implementer", Source: "reviewer", Text: "no auth", Files: []string{"api.go"}}
+	fixed := lesson(0, "implementer", "the tests failed: TestA", "a.go")
+	for run := int64(1); run <= 3; run++ {
+		u, f := unfixed, fixed
+		u.Run, f.Run = run, run
+		ls := []Lesson{u}
+		if run == 2 {
+			ls = append(ls, f)
+		}
+		if err := st.Record(Facts{Run: run, Finished: time.Unix(run, 0), Lessons: ls}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.Learnings(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The implementer's work broke the tests until it was fixed (TestA); mind a.go (run 2)."}
+	if !slices.Equal(got, want) {
+		t.Errorf("learnings %q; want %q", got, want)
+	}
+}

@@ -184,3 +184,46 @@ func (s *Store) Warnings(role string, scope []string) ([]Entry, error) {
 	}
 	return out, nil
 }
+
+// Learning is the entry as a line of CLAUDE.md's Hive Learnings, for any
+// session on the project, not only hive's roles.
+func (e Entry) Learning() string {
+	var what string
+	switch e.Kind {
+	case KindTests:
+		what = fmt.Sprintf("The %s's work broke the tests until it was fixed (%s)", e.Role, strings.TrimPrefix(e.Text, "the tests failed: "))
+	case KindBuild:
+		what = fmt.Sprintf("The %s's work broke the build until it was fixed: %s", e.Role, strings.TrimPrefix(e.Text, "the build "))
+	case KindChallenge:
+		what = fmt.Sprintf("The %s challenged the %s's work, and it was changed: %s", e.Source, e.Role, e.Text)
+	case KindFinding:
+		what = fmt.Sprintf("The %s found, and the %s fixed: %s", e.Source, e.Role, e.Text)
+	default:
+		what = e.Text
+	}
+	if len(e.Files) > 0 {
+		what += "; mind " + strings.Join(e.Files, ", ")
+	}
+	runs := "run"
+	if len(e.Runs) > 1 {
+		runs = fmt.Sprintf("%d runs, last", len(e.Runs))
+	}
+	return fmt.Sprintf("%s (%s %d).", what, runs, e.Runs[len(e.Runs)-1])
+}
+
+// Learnings are the lines of CLAUDE.md's Hive Learnings: entries a run
+// proved real and fixed (an unverified one never), not forgotten, most
+// recurrent first, then most recent; at most max.
+func (s *Store) Learnings(max int) ([]string, error) {
+	all, err := s.Entries("")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range all { // Entries: most recurrent, then most recent, first
+		if e.Confirmed && !e.Forgotten && len(out) < max {
+			out = append(out, e.Learning())
+		}
+	}
+	return out, nil
+}

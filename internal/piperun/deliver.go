@@ -147,9 +147,10 @@ func sameDir(a, b string) bool {
 
 // deliver hands the finished run's work to the user and journals how.
 func (s *shell) deliver(ctx context.Context, res *Result) {
+	learned := s.learn(ctx, res.Snapshot)
 	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
 	d := s.handOver(ctx, res.Snapshot)
-	d.Tip, d.Branch = tip, s.branch
+	d.Tip, d.Branch, d.Notes = tip, s.branch, append(learned, d.Notes...)
 	res.Merged, res.Pushed, res.PullRequest, res.Notes = d.Merged, d.Pushed, d.PullRequest, d.Notes
 	s.record(d)
 }

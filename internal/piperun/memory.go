@@ -1,12 +1,15 @@
 package piperun
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/hivectl/hive/internal/claudemd"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -78,4 +81,57 @@ func (s *shell) remember(run journal.Run) error {
 		return err
 	}
 	return errors.Join(st.Record(f), st.Close())
+}
+
+// learn records a completed run in the project's memory and brings
+// CLAUDE.md's Hive Learnings up to date on the run's branch, as hive's own
+// commit, before the work is delivered. It returns notes for the user.
+func (s *shell) learn(ctx context.Context, snap pipeline.Snapshot) []string {
+	if snap.Outcome != pipeline.OutcomeComplete || s.dir == "" {
+		return nil
+	}
+	run := s.run
+	run.Outcome, run.Finished = snap.Outcome, s.o.Now()
+	if err := s.remember(run); err != nil {
+		return []string{"could not record the run in the project's memory (hive memory rebuild retries): " + err.Error()}
+	}
+	st, err := memory.Open(filepath.Join(s.o.Repo.Root, memory.Path))
+	if err != nil {
+		return []string{"the project's memory: " + err.Error()}
+	}
+	lines, err := st.Learnings(claudemd.MaxLines)
+	st.Close()
+	if err != nil {
+		return nil
+	}
+	path := filepath.Join(s.dir, "CLAUDE.md")
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return []string{"CLAUDE.md: " + err.Error()}
+	}
+	if len(lines) == 0 && !bytes.Contains(old, []byte(claudemd.Start)) {
+		return nil // nothing learned, and no section to empty
+	}
+	next, err := claudemd.Splice(old, claudemd.Section(lines))
+	if err != nil {
+		return []string{err.Error() + "; its Hive Learnings were not updated"}
+	}
+	if bytes.Equal(old, next) {
+		return nil
+	}
+	tmp := path + ".hive-tmp"
+	if err := os.WriteFile(tmp, next, 0o644); err != nil {
+		return []string{"CLAUDE.md: " + err.Error()}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return []string{"CLAUDE.md: " + err.Error()}
+	}
+	if err := s.o.Repo.At(s.dir).CommitOnly(ctx, fmt.Sprintf("docs(hive): learnings of run %d in CLAUDE.md", s.run.ID), "CLAUDE.md"); err != nil {
+		return []string{"commit CLAUDE.md's Hive Learnings: " + err.Error()}
+	}
+	if len(lines) == 0 {
+		return []string{"CLAUDE.md: Hive Learnings emptied (every lesson in it was forgotten)"}
+	}
+	return []string{fmt.Sprintf("CLAUDE.md: Hive Learnings now holds %d learning(s) (hive memory show)", len(lines))}
 }

@@ -85,6 +85,14 @@ func TestMemoryStopsARepeatedMistake(t *testing.T) {
 		}
 	}
 	t.Log("\n" + strings.Join(figures, "\n"))
+	// CLAUDE.md's Hive Learnings on main: the one lesson, once, as proved.
+	md, err := os.ReadFile(filepath.Join(repo.Root, "CLAUDE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(md), "\n- ") != 1 || !strings.Contains(string(md), "(TestChangesListed); mind changes_test.go, CHANGES.txt (2 runs, last 2).") {
+		t.Errorf("CLAUDE.md:\n%s", md)
+	}
 
 	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
 	if err != nil {
