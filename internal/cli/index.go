@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os/exec"
+	"strings"
 
 	"github.com/hivectl/hive/internal/index"
 	"github.com/spf13/cobra"
@@ -14,8 +16,10 @@ func newIndexCmd(g *globalOptions) *cobra.Command {
 		Short: "Print what hive reads of the repository without a model",
 		Long: `Print the codebase index hive gives its agents and its workflow conditions:
 the languages, the top folders, the build and test commands hive runs, the
-frameworks the manifests name, the entry points, and whether the project has
-a frontend (has_frontend) and tests (has_tests). It is built from git's file
+frameworks the manifests name, the entry points, whether the project has
+a frontend (has_frontend) and tests (has_tests), and the command-line tools
+found on this machine (docker, psql, kubectl, aws, …), which hive run's
+roles are told they may use. It is built from git's file
 list and the project's files, with no model, and cached under the repository's
 git directory for a clean work tree's commit.`,
 		Example: `  hive index
@@ -30,10 +34,21 @@ git directory for a clean work tree's commit.`,
 			if err != nil {
 				return exitf(ExitInternal, "%v", err)
 			}
+			// The machine's tools are no part of the cached index: they
+			// change without a commit.
+			tools := index.Tools(exec.LookPath)
 			if asJSON {
-				return printJSON(g.stdout, ix)
+				return printJSON(g.stdout, struct {
+					index.Index
+					Tools []string `json:"tools"`
+				}{ix, tools})
 			}
-			_, err = fmt.Fprint(g.stdout, index.Render(ix))
+			if _, err = fmt.Fprint(g.stdout, index.Render(ix)); err != nil {
+				return err
+			}
+			if len(tools) > 0 {
+				_, err = fmt.Fprintf(g.stdout, "Tools on this machine: %s\n", strings.Join(tools, ", "))
+			}
 			return err
 		},
 	}

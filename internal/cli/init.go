@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/index"
+	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -50,6 +52,7 @@ type initResult struct {
 	Repo   string   `json:"repo"`
 	Files  []string `json:"files"`
 	Commit string   `json:"commit,omitempty"` // "" with --no-commit
+	Tools  []string `json:"tools"`            // found on the machine
 }
 
 func initRun(cmd *cobra.Command, o *initOptions) error {
@@ -76,7 +79,15 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 	} else if err != nil {
 		return fmt.Errorf("hive init: %w", err)
 	}
-	res := initResult{Repo: repo.Root}
+	res := initResult{Repo: repo.Root, Tools: index.Tools(exec.LookPath)}
+	// The tools go to the project's memory (hive's own folder, which git
+	// is told to ignore), for hive run's roles.
+	if err := repo.Exclude(cmd.Context(), "/.hive/"); err == nil {
+		if st, err := memory.Open(filepath.Join(repo.Root, memory.Path)); err == nil {
+			st.SetTools(res.Tools)
+			st.Close()
+		}
+	}
 	for _, f := range files {
 		res.Files = append(res.Files, f.Path)
 	}
@@ -99,6 +110,9 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 		fmt.Fprintf(tw, "  %s\t%s\n", f.Path, f.About)
 	}
 	tw.Flush()
+	if len(res.Tools) > 0 {
+		fmt.Fprintf(o.stdout, "Tools on this machine (hive run's roles are told): %s\n", strings.Join(res.Tools, ", "))
+	}
 	writeInitNextSteps(o, res)
 	return nil
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -483,5 +484,18 @@ func TestCut(t *testing.T) {
 	}
 	if cut("short\n", MaxRendered) != "short\n" {
 		t.Error("cut changed a short text")
+	}
+}
+
+func TestTools(t *testing.T) {
+	has := map[string]bool{"psql": true, "go": true, "docker": true, "nonsense": true}
+	got := Tools(func(name string) (string, error) {
+		if has[name] {
+			return "/usr/bin/" + name, nil
+		}
+		return "", errors.New("not found")
+	})
+	if strings.Join(got, ",") != "docker,psql,go" {
+		t.Errorf("Tools = %v", got)
 	}
 }

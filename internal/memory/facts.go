@@ -71,6 +71,7 @@ type Facts struct {
 	Lessons   []Lesson    `json:"lessons"`
 	Decisions []Decision  `json:"decisions"`
 	Roles     []RoleStats `json:"roles"`
+	Tools     []string    `json:"tools,omitempty"` // on the machine as the run began
 }
 
 // fileRE is a path with a file extension, maybe with a line after it.
@@ -145,7 +146,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		return f, err
 	}
 	s := m.Snapshot()
-	f.Objective, f.Workflow = s.Spec.Objective, s.Spec.Workflow.Name
+	f.Objective, f.Workflow, f.Tools = s.Spec.Objective, s.Spec.Workflow.Name, s.Spec.Tools
 	roleOf := map[string]string{}
 	for _, jb := range s.Jobs {
 		roleOf[jb.ID] = jb.Role

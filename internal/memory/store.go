@@ -60,6 +60,8 @@ var migrations = []string{
 		key TEXT PRIMARY KEY,
 		at  TEXT NOT NULL
 	);`,
+	// The tools on the machine, as the newest run (or hive init) found them.
+	`CREATE TABLE tools(name TEXT PRIMARY KEY);`,
 }
 
 // Store is an open memory.
@@ -141,6 +143,11 @@ func (s *Store) Record(f Facts) error {
 			return err
 		}
 	}
+	if f.Tools != nil {
+		if err := setTools(tx, f.Tools); err != nil {
+			return err
+		}
+	}
 	for _, r := range f.Roles {
 		if _, err := tx.Exec("INSERT INTO role_stats(run, role, attempts, challenged, fix_loops, tokens, cost_usd) VALUES(?, ?, ?, ?, ?, ?, ?)",
 			f.Run, r.Role, r.Attempts, r.Challenged, r.FixLoops, r.Tokens, r.CostUSD); err != nil {
@@ -148,6 +155,49 @@ func (s *Store) Record(f Facts) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// SetTools records the tools found on the machine (hive init's scan).
+func (s *Store) SetTools(tools []string) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := setTools(tx, tools); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func setTools(tx *sql.Tx, tools []string) error {
+	if _, err := tx.Exec("DELETE FROM tools"); err != nil {
+		return err
+	}
+	for _, t := range tools {
+		if _, err := tx.Exec("INSERT OR IGNORE INTO tools(name) VALUES(?)", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tools are the tools last found on the machine.
+func (s *Store) Tools() ([]string, error) {
+	rows, err := s.db.Query("SELECT name FROM tools ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
 }
 
 // Reset empties the memory (forgotten lessons stay forgotten), for a
@@ -178,6 +228,7 @@ func (s *Store) Forget(id int64, now time.Time) (Lesson, error) {
 type Export struct {
 	Runs    []RunRow `json:"runs"`
 	Entries []Entry  `json:"lessons"`
+	Tools   []string `json:"tools"`
 }
 
 // RunRow is one run the memory holds, with its decisions and figures.
@@ -235,6 +286,9 @@ func (s *Store) Export() (Export, error) {
 			r.Roles = append(r.Roles, st)
 		}
 		srows.Close()
+	}
+	if x.Tools, err = s.Tools(); err != nil {
+		return x, err
 	}
 	x.Entries, err = s.Entries("")
 	return x, err

@@ -35,6 +35,9 @@ type Spec struct {
 	// conditions (CondHasFrontend, CondHasTests); a condition without a
 	// fact holds.
 	Facts map[string]bool `json:"facts,omitempty"`
+	// Tools are the command-line tools found on the machine as the run
+	// began (hive index's list), which the roles are told they have.
+	Tools []string `json:"tools,omitempty"`
 	// NoInterview skips the interviewer (--no-interview, --yes).
 	NoInterview bool `json:"no_interview,omitempty"`
 	// Context is what the user gave every role (hive run -c FILE).

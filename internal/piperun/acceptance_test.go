@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -189,7 +190,8 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 }
 
 // The files a run is given for context (-c, the shell Hive's memory) reach
-// the prompt of every role that works in it, under their names.
+// the prompt of every role that works in it, under their names, and so do
+// the tools found on the machine.
 func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -219,6 +221,10 @@ func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 		started++
 		if !strings.Contains(p, name) || !strings.Contains(p, gotcha) {
 			t.Errorf("the %s's prompt lacks the context file %q:\n%s", st.Role, name, p)
+		}
+		// The machine's tools (go runs these tests, so go is one).
+		if !regexp.MustCompile(`## Tools on this machine\n\nYou may use: [a-z0-9, -]*\bgo\b`).MatchString(p) {
+			t.Errorf("the %s's prompt does not say which tools it has:\n%s", st.Role, p)
 		}
 	}
 	if started < 2 {

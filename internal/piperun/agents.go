@@ -132,7 +132,7 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 	}
 	snap := s.m.Snapshot()
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
-		Warnings: s.warnings(c)}
+		Warnings: s.warnings(c), Tools: snap.Spec.Tools}
 	base := filepath.Base(snap.Spec.PhaseDir)
 	d.PhaseSlug = base
 	d.PhaseNumber, _, _ = strings.Cut(base, "-")

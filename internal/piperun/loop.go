@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/runner"
@@ -139,7 +141,7 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
-		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Context: s.o.Context,
+		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Tools(exec.LookPath), Context: s.o.Context,
 		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Budget: s.o.Budget, Guard: s.o.Guard}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil

@@ -156,6 +156,8 @@ type Data struct {
 	// Warnings are what went wrong for this role in earlier runs, again
 	// and again (the project's memory).
 	Warnings []string
+	// Tools are the command-line tools on the machine.
+	Tools []string
 }
 
 // ReportFields is what the role's contract adds to the complete
@@ -206,6 +208,7 @@ func Render(name, text string, d Data) (string, error) {
 			return struct{ Questions, Previous string }{questions, strings.Join(d.Previous, ", ")}
 		},
 		"contract": contract,
+		"join":     strings.Join,
 	})
 	if _, err := t.Parse(string(shared)); err != nil {
 		return "", fmt.Errorf("shared prompt templates: %w", err)
