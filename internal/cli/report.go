@@ -82,6 +82,7 @@ func printReport(g *globalOptions, r piperun.Report) {
 		}
 	}
 	fmt.Fprintf(w, "run %d: %s\n  workflow %s, started %s, %s\n", r.Run, r.Objective, r.Workflow, r.Started.Local().Format("2006-01-02 15:04"), outcome)
+	fmt.Fprintf(w, "\n%s\n", tui.Wrap(r.Postmortem, 80))
 	var plans []tui.PlanState
 	for _, p := range r.Implementers {
 		plans = append(plans, tui.PlanState{ID: p.ID, State: p.State})

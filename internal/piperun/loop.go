@@ -115,6 +115,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err := s.remember(run); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("could not record run %d in the project's memory (hive memory rebuild retries): %v", s.run.ID, err))
 		}
+		if rep, err := BuildReport(ctx, o.Journal, o.Repo, run); err == nil {
+			if err := writePostmortem(o.Repo.Root, rep); err != nil {
+				res.Notes = append(res.Notes, "could not write the run's postmortem: "+err.Error())
+			}
+		}
 	}
 	return res, nil
 }

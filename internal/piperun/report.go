@@ -40,6 +40,8 @@ type Report struct {
 	// Screenshots are the browser validator's, as hive kept them
 	// (relative to the repository).
 	Screenshots []string `json:"screenshots,omitempty"`
+	// Postmortem is the run told in one paragraph (Postmortem).
+	Postmortem string `json:"postmortem"`
 	// Snapshot is the run's state, for the pipeline view.
 	Snapshot pipeline.Snapshot `json:"-"`
 }
@@ -131,6 +133,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			r.Screenshots = append(r.Screenshots, filepath.ToSlash(filepath.Join(ScreenshotsDir(run.ID), e.Name())))
 		}
 	}
+	r.Postmortem = Postmortem(r)
 	if s.Spec.Base != "" && tip != "" {
 		if out, err := repo.Git(ctx, "log", "--reverse", "--format=%h %s", s.Spec.Base+".."+tip, "--"); err == nil {
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

@@ -120,6 +120,9 @@ func countLines(rows []planRow) int {
 	return n
 }
 
+// Wrap is wrapText's lines joined: text for a terminal w cells wide.
+func Wrap(s string, w int) string { return strings.Join(wrapText(s, w), "\n") }
+
 // wrapText wraps styled text to w cells, at spaces where it can.
 func wrapText(s string, w int) []string {
 	var out []string

@@ -1,0 +1,97 @@
+package piperun
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// PostmortemPath is where run id's postmortem is kept, relative to the
+// repository.
+func PostmortemPath(id int64) string {
+	return filepath.Join(".hive", "runs", fmt.Sprint(id), "postmortem.md")
+}
+
+// Postmortem is the paragraph a developer wants before the next task on
+// the codebase (seed 003 §6.2), told from the run's report: what it set
+// out to do and how it ended, which roles needed more than one attempt,
+// the challenges, the fix loops, the decisions, the findings and what
+// became of them. It is built from the journal alone, the same every time.
+func Postmortem(r Report) string {
+	var s []string
+	end := "did not finish"
+	switch r.Outcome {
+	case pipeline.OutcomeComplete:
+		end = "completed"
+	case "":
+		end = "is still under way"
+	default:
+		end = "ended " + r.Outcome
+		if reason := r.Snapshot.Reason; reason != "" {
+			end += " (" + oneLine(reason) + ")"
+		}
+	}
+	took := ""
+	if !r.Finished.IsZero() {
+		took = " in " + r.Finished.Sub(r.Started).Round(time.Second).String()
+	}
+	s = append(s, fmt.Sprintf("Run %d (workflow %s) set out to %s and %s%s, spending $%.2f.", r.Run, r.Workflow, strings.TrimSuffix(r.Objective, "."), end, took, r.Spend.CostUSD))
+	var again []string
+	for _, role := range r.Roles {
+		if role.Attempts > 1 {
+			again = append(again, fmt.Sprintf("the %s %d", role.Job, role.Attempts))
+		}
+	}
+	if len(again) > 0 {
+		s = append(s, "Attempts beyond the first: "+strings.Join(again, ", ")+".")
+	}
+	for _, c := range r.Challenges {
+		s = append(s, fmt.Sprintf("The %s challenged the %s (round %d): %s.", c.From, c.To, c.Round, strings.TrimSuffix(oneLine(c.Issue), ".")))
+	}
+	if r.FixLoops > 0 {
+		s = append(s, fmt.Sprintf("%d fix loop(s) sent failing tests or a failing build back to be fixed.", r.FixLoops))
+	}
+	for _, d := range r.Snapshot.Decisions {
+		s = append(s, fmt.Sprintf("Asked %q, the run went with %q (%s).", oneLine(d.Question), d.Choice, d.By))
+	}
+	counts := map[string]int{}
+	var accepted []string
+	for _, f := range r.Snapshot.Findings {
+		counts[f.Status]++
+		if f.Status == pipeline.FindingAccepted {
+			accepted = append(accepted, fmt.Sprintf("%s (%s)", oneLine(f.Title), f.Reason))
+		}
+	}
+	if n := len(r.Snapshot.Findings); n > 0 {
+		s = append(s, fmt.Sprintf("Reviewers reported %d finding(s): %d fixed, %d accepted, %d deferred, %d open.", n,
+			counts[pipeline.FindingFixed], counts[pipeline.FindingAccepted], counts[pipeline.FindingDeferred], counts[pipeline.FindingOpen]))
+	}
+	if len(accepted) > 0 {
+		s = append(s, "Accepted as they are: "+strings.Join(accepted, "; ")+".")
+	}
+	if t := r.Tests; t != nil && t.Command != "" {
+		s = append(s, fmt.Sprintf("The last test run (%s) passed %d and failed %d.", t.Command, t.Passed, t.Failed))
+	}
+	if len(again) == 0 && len(r.Challenges) == 0 && r.FixLoops == 0 && len(r.Snapshot.Findings) == 0 && r.Outcome == pipeline.OutcomeComplete {
+		s = append(s, "Nothing went back for rework.")
+	}
+	return strings.Join(s, " ")
+}
+
+// writePostmortem keeps the run's postmortem in the repository's .hive.
+func writePostmortem(root string, r Report) error {
+	path := filepath.Join(root, PostmortemPath(r.Run))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	text := fmt.Sprintf("# Run %d: %s\n\n%s\n", r.Run, r.Objective, Postmortem(r))
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
