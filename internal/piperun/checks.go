@@ -22,7 +22,9 @@ import (
 // runner: implementers in parallel worktrees, merged by hive into the
 // run's branch. The phase keeps its own journal in the worktree, so a
 // resumed pipeline resumes the phase where it was.
-func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pipeline.Event {
+//
+// warnings are what the project's memory tells every implementer.
+func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, warnings []string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
 	repo := s.o.Repo.At(s.dir)
 	ph, err := plan.LoadPhase(s.dir, dir)
@@ -58,7 +60,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string) pi
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
 		// A new phase run may spend the phase's allotment of the budget.
-		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb},
+		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb}, Warnings: warnings,
 			Prices: s.o.Prices, Ladder: s.o.Ladders[pipeline.RoleImplementer],
 			Budget: engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD},
 			Guard:  s.o.Guard},

@@ -446,7 +446,8 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 		})
 	case pipeline.CmdRunPhase:
 		dir := s.m.Snapshot().Spec.PhaseDir
-		s.background(func() { s.send(s.runPhase(ctx, c, dir)) })
+		warnings := s.warnings(c) // the machine is the loop's to read: before the goroutine
+		s.background(func() { s.send(s.runPhase(ctx, c, dir, warnings)) })
 	case pipeline.CmdRunTests:
 		s.background(func() { s.send(s.runTests(ctx, c)) })
 	case pipeline.CmdBuild:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -139,4 +140,55 @@ func stripIDs(es []memory.Entry) []memory.Entry {
 		out[i] = e
 	}
 	return out
+}
+
+// In the full workflow the implementers are the phase's executors: every
+// one of them is told the memory's warnings for the implementer, and the
+// run journals them.
+func TestPhaseExecutorsAreWarned(t *testing.T) {
+	repo := service(t)
+	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := int64(1); run <= 2; run++ {
+		l := memory.Lesson{Kind: memory.KindTests, Role: pipeline.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
+		if err := st.Record(memory.Facts{Run: run, Finished: time.Unix(run, 0), Lessons: []memory.Lesson{l}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := options(t, repo, classic)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("%v %s: %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
+	}
+	executors := 0
+	rec.mu.Lock()
+	for key, p := range rec.seen {
+		if strings.HasPrefix(p, "<objective>\nExecute plan") {
+			executors++
+			if !strings.Contains(p, "<warnings_from_earlier_runs>") || !strings.Contains(p, "TestRoutes (files: main.go)") {
+				t.Errorf("executor %s was not warned:\n%s", key, p)
+			}
+		}
+	}
+	rec.mu.Unlock()
+	if executors < 2 {
+		t.Errorf("%d executor prompt(s) seen", executors)
+	}
+	warned := 0
+	o.Journal.Each(res.Run.ID, func(r journal.Record) error {
+		if r.Type == WarnedEvent {
+			warned++
+		}
+		return nil
+	})
+	if warned == 0 {
+		t.Error("no warning journaled")
+	}
 }

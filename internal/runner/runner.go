@@ -57,6 +57,9 @@ type Schedule struct {
 // Agents are the agent programs of a run and how they are watched.
 type Agents struct {
 	Launcher agent.Launcher
+	// Warnings are told to every executor: what went wrong in the
+	// implementer's work in earlier runs (hive run's project memory).
+	Warnings []string
 	// Roles are the agents of the other roles: "comb" resolves merge
 	// conflicts, "verifier" verifies the phase. A missing role is skipped
 	// (a conflict goes straight to a human; verification is mechanical only).
@@ -273,7 +276,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	}
 	r.work = &workspace{repo: o.Repo, phase: o.Phase, plans: plans, git: o.Git, since: o.Schedule.Since,
 		now: o.Now, inbox: r, say: say}
-	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work}
+	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, warnings: o.Agents.Warnings}
 	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
 	r.human = &humanWaits{inbox: r, now: o.Now}
 	files := &planningFiles{root: o.Repo.Root, phase: o.Phase, plans: plans, now: o.Now, say: say,
