@@ -3,6 +3,7 @@ package memory
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -19,6 +20,9 @@ const (
 	KindBuild     = "build"     // the project's build failed after it
 	KindChallenge = "challenge" // a later role challenged it
 	KindFinding   = "finding"   // a reviewing role found a problem in it
+	// KindLearning: the documenter's advice about a lesson of the run,
+	// kept because it names what the run proved.
+	KindLearning = "learning"
 )
 
 // Lesson is one thing that went wrong in a run, and whom it concerned.
@@ -169,6 +173,27 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		}
 		f.Lessons = append(f.Lessons, l)
 	}
+	// The documenter proposes learnings; hive keeps those that name a
+	// file or test of a lesson the run proved.
+	var proved []Lesson
+	for _, l := range f.Lessons {
+		if l.Confirmed {
+			proved = append(proved, l)
+		}
+	}
+	for _, jb := range s.Jobs {
+		if jb.Role != pipeline.RoleDocumenter || jb.Report == nil {
+			continue
+		}
+		var proposed []string
+		_ = json.Unmarshal(jb.Report.Extra["learnings"], &proposed)
+		for _, p := range proposed {
+			if l, ok := provedBy(p, proved); ok {
+				f.Lessons = append(f.Lessons, Lesson{Run: run.ID, Kind: KindLearning, Role: l.Role, Source: jb.Role,
+					Text: strings.Join(strings.Fields(p), " "), Files: l.Files, Confirmed: true})
+			}
+		}
+	}
 	for _, d := range s.Decisions {
 		f.Decisions = append(f.Decisions, Decision{Role: roleOf[d.Job], Question: d.Question, Choice: d.Choice, By: d.By})
 	}
@@ -192,6 +217,46 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 	}
 	sort.Slice(f.Roles, func(a, b int) bool { return f.Roles[a].Role < f.Roles[b].Role })
 	return f, nil
+}
+
+var testNameRE = regexp.MustCompile(`\bTest\w+`)
+
+// provedBy finds the proved lesson a proposed learning is about: one whose
+// file (or its base name) or failing test the proposal names.
+func provedBy(proposal string, proved []Lesson) (Lesson, bool) {
+	p := strings.ToLower(proposal)
+	for _, l := range proved {
+		names := testNameRE.FindAllString(l.Text, -1)
+		for _, f := range l.Files {
+			names = append(names, f, path.Base(f))
+		}
+		for _, n := range names {
+			if len(n) > 3 && strings.Contains(p, strings.ToLower(n)) {
+				return l, true
+			}
+		}
+	}
+	return Lesson{}, false
+}
+
+// Proved are the lessons of a run (finished or not) that it proved and
+// fixed so far, told for the documenter.
+func Proved(j journal.Journal, run journal.Run) []string {
+	f, err := FromJournal(j, run)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range f.Lessons {
+		if l.Confirmed && l.Kind != KindLearning {
+			text := fmt.Sprintf("%s (the %s's work; found by the %s)", l.Text, l.Role, l.Source)
+			if len(l.Files) > 0 {
+				text += "; files: " + strings.Join(l.Files, ", ")
+			}
+			out = append(out, text)
+		}
+	}
+	return out
 }
 
 // fixerOf is the role that fixes what job's check found failing: its

@@ -144,7 +144,7 @@ func (s *Store) Warnings(role string, scope []string) ([]Entry, error) {
 	}
 	var cand []Entry
 	for _, e := range all {
-		if !e.Forgotten && len(e.Runs) >= MinRecurrence {
+		if !e.Forgotten && len(e.Runs) >= MinRecurrence && e.Kind != KindLearning {
 			cand = append(cand, e)
 		}
 	}
@@ -198,6 +198,9 @@ func (e Entry) Learning() string {
 		what = fmt.Sprintf("The %s challenged the %s's work, and it was changed: %s", e.Source, e.Role, e.Text)
 	case KindFinding:
 		what = fmt.Sprintf("The %s found, and the %s fixed: %s", e.Source, e.Role, e.Text)
+	case KindLearning:
+		what = strings.TrimSuffix(e.Text, ".")
+		e.Files = nil // the advice names them
 	default:
 		what = e.Text
 	}

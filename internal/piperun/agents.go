@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/contract"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
@@ -133,6 +134,9 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 	snap := s.m.Snapshot()
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
 		Warnings: s.warnings(c), Tools: snap.Spec.Tools}
+	if c.Role == pipeline.RoleDocumenter {
+		d.Lessons = memory.Proved(s.o.Journal, s.run)
+	}
 	base := filepath.Base(snap.Spec.PhaseDir)
 	d.PhaseSlug = base
 	d.PhaseNumber, _, _ = strings.Cut(base, "-")

@@ -192,3 +192,35 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 		t.Error("no warning journaled")
 	}
 }
+
+// The documenter proposes learnings from what the run got wrong; hive
+// keeps in CLAUDE.md only those that name a file or test the run proved,
+// never general advice.
+func TestDocumenterLearningsVerified(t *testing.T) {
+	repo := conventionRepo(t)
+	wf := pipeline.Workflow{Name: "documented", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Type: pipeline.StepBuild},
+		{Role: pipeline.RoleTester}, {Role: pipeline.RoleDocumenter}}}
+	o := options(t, repo, wf)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Snapshot.FixLoops != 1 {
+		t.Fatalf("%v %s (%d fix loops): %s", err, res.Snapshot.Outcome, res.Snapshot.FixLoops, res.Snapshot.Reason)
+	}
+	p, _ := rec.get("documenter/1")
+	if !strings.Contains(p, "## What this run got wrong, then fixed\n\n- the tests failed: TestChangesListed (the implementer's work; found by the tester); files: changes_test.go, CHANGES.txt") {
+		t.Errorf("the documenter was not told what the run proved:\n%s", p)
+	}
+	md, err := os.ReadFile(filepath.Join(repo.Root, "CLAUDE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "- Keep changes_test.go, CHANGES.txt in step with every change here: the tests failed: TestChangesListed") {
+		t.Errorf("the documenter's proved learning is missing:\n%s", md)
+	}
+	if strings.Contains(string(md), "small, focused commits") {
+		t.Errorf("an unproved learning reached CLAUDE.md:\n%s", md)
+	}
+}

@@ -158,6 +158,9 @@ type Data struct {
 	Warnings []string
 	// Tools are the command-line tools on the machine.
 	Tools []string
+	// Lessons are what the run got wrong and then fixed so far, for the
+	// documenter to turn into learnings.
+	Lessons []string
 }
 
 // ReportFields is what the role's contract adds to the complete

@@ -120,6 +120,9 @@ func (a *agent) playRole(prompt string) error {
 		}
 	case "documenter":
 		files, err = a.appendLine("README.md", "- "+objective+" (documented by the hive sim)")
+		if l := proposeLearnings(prompt); l != nil {
+			fields["learnings"] = l
+		}
 	}
 	if err != nil {
 		return err
@@ -310,6 +313,34 @@ func (a *agent) implement(prompt, objective string) ([]string, error) {
 		files = append(files, more...)
 	}
 	return files, nil
+}
+
+// proposeLearnings is the sim documenter's advice: for each lesson hive
+// lists under "What this run got wrong, then fixed", one learning that
+// names its files, and one piece of general advice, which hive should
+// not keep.
+func proposeLearnings(prompt string) []string {
+	_, section, ok := strings.Cut(prompt, "## What this run got wrong, then fixed")
+	if !ok {
+		return nil
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var out []string
+	for _, line := range strings.Split(section, "\n") {
+		text, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+		if !ok {
+			continue
+		}
+		what, files, ok := strings.Cut(text, "; files: ")
+		if !ok {
+			continue
+		}
+		out = append(out, "Keep "+files+" in step with every change here: "+what)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return append(out, "Prefer small, focused commits.")
 }
 
 var (
