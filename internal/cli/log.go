@@ -163,7 +163,18 @@ func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
 		var ev pipeline.Event
 		var d piperun.Delivery
 		var w piperun.Warned
-		if rec.Type == piperun.WarnedEvent && json.Unmarshal(rec.Payload, &w) == nil {
+		var given piperun.Given
+		if rec.Type == piperun.ContextEvent && json.Unmarshal(rec.Payload, &given) == nil {
+			var parts []string
+			for _, p := range given.Parts {
+				cut := ""
+				if p.Cut {
+					cut = ", cut"
+				}
+				parts = append(parts, fmt.Sprintf("%s (%d bytes%s)", p.Title, p.Bytes, cut))
+			}
+			fmt.Fprintf(&line, "%s  %-17s given (attempt %d): %s\n", p.stamp(), given.Job, given.Attempt, strings.Join(parts, "; "))
+		} else if rec.Type == piperun.WarnedEvent && json.Unmarshal(rec.Payload, &w) == nil {
 			fmt.Fprintf(&line, "%s  %-17s warned (attempt %d): %s\n", p.stamp(), w.Job, w.Attempt, strings.Join(w.Warnings, "\n"))
 		} else if rec.Type == piperun.DeliveredEvent && json.Unmarshal(rec.Payload, &d) == nil {
 			fmt.Fprintf(&line, "%s  %-17s branch %s at %.12s: %s\n", p.stamp(), "delivered", d.Branch, d.Tip, strings.Join(d.Notes, "; "))

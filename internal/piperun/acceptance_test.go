@@ -2,6 +2,7 @@ package piperun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/sim"
 )
@@ -229,5 +231,51 @@ func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 	}
 	if started < 2 {
 		t.Errorf("%d role(s) of %s started; want at least 2", started, quick.Name)
+	}
+}
+
+// Each role gets the context curated for it (seed 003 §2.3): the architect
+// the codebase index, the tester the diff and the implementers' summaries, the
+// reviewer the diff and the architect's plans; what was given is journaled.
+func TestAcceptanceCuratedContext(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := options(t, repo, classic)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("%v %s: %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
+	}
+	for job, want := range map[string][]string{
+		"architect/1": {"## The codebase (hive's index)\n", "Entry points:"},
+		"tester/1":    {"## The change so far (git diff)\n", "```diff\n", "## The implementers' summaries\n", "-SUMMARY.md\n"},
+		"reviewer/1":  {"## The change (git diff)\n", "## The architect's plans\n", "-PLAN.md\n"},
+	} {
+		p, ok := rec.get(job)
+		if !ok {
+			t.Errorf("no %s started", job)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s's prompt lacks %q", job, w)
+			}
+		}
+	}
+	if p, _ := rec.get("documenter/1"); strings.Contains(p, "git diff)") {
+		t.Error("the documenter got the tester's context")
+	}
+	given := map[string]bool{}
+	o.Journal.Each(res.Run.ID, func(r journal.Record) error {
+		var g Given
+		if r.Type == ContextEvent && json.Unmarshal(r.Payload, &g) == nil {
+			given[g.Job] = len(g.Parts) > 0
+		}
+		return nil
+	})
+	if !given["architect"] || !given["tester"] || !given["reviewer"] {
+		t.Errorf("journaled context: %v", given)
 	}
 }

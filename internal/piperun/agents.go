@@ -27,7 +27,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 	failed := func(err error) {
 		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 	}
-	prompt, err := s.prompt(c)
+	prompt, err := s.prompt(ctx, c)
 	if err != nil {
 		failed(err)
 		return
@@ -120,7 +120,7 @@ func (s *shell) launcher(role string) agent.Launcher {
 }
 
 // prompt renders the prompt of c's role (or its variant).
-func (s *shell) prompt(c pipeline.Command) (string, error) {
+func (s *shell) prompt(ctx context.Context, c pipeline.Command) (string, error) {
 	name := c.Prompt
 	if name == "" {
 		// A framework's variant of the role, where the repository's
@@ -137,6 +137,7 @@ func (s *shell) prompt(c pipeline.Command) (string, error) {
 	if c.Role == pipeline.RoleDocumenter {
 		d.Lessons = memory.Proved(s.o.Journal, s.run)
 	}
+	d.Parts = s.curate(ctx, c, snap)
 	base := filepath.Base(snap.Spec.PhaseDir)
 	d.PhaseSlug = base
 	d.PhaseNumber, _, _ = strings.Cut(base, "-")

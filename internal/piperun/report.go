@@ -69,7 +69,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			delivered = &Delivery{}
 			return json.Unmarshal(rec.Payload, delivered)
 		}
-		if rec.Type == WarnedEvent {
+		if rec.Type == WarnedEvent || rec.Type == ContextEvent {
 			return nil
 		}
 		var ev pipeline.Event

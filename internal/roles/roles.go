@@ -161,6 +161,13 @@ type Data struct {
 	// Lessons are what the run got wrong and then fixed so far, for the
 	// documenter to turn into learnings.
 	Lessons []string
+	// Parts are the context hive curated for the role (seed 003 §2.3).
+	Parts []Part
+}
+
+// Part is one titled piece of a role's curated context.
+type Part struct {
+	Title, Text string
 }
 
 // ReportFields is what the role's contract adds to the complete

@@ -1,0 +1,171 @@
+package piperun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hivectl/hive/internal/index"
+	"github.com/hivectl/hive/internal/memory"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roles"
+)
+
+// ContextEvent is the journal type of the context a role was given (the
+// machine never steps it): which parts, and how big.
+const ContextEvent = "role-context"
+
+// Bounds of a role's curated context.
+const (
+	maxPart    = 6 << 10  // one part
+	maxContext = 16 << 10 // all of a role's parts
+)
+
+// Given is a ContextEvent's payload.
+type Given struct {
+	Job     string      `json:"job"`
+	Attempt int         `json:"attempt"`
+	Parts   []GivenPart `json:"parts"`
+}
+
+// GivenPart is one part of a role's context as journaled: its title, its
+// size, and whether it was cut to the bounds.
+type GivenPart struct {
+	Title string `json:"title"`
+	Bytes int    `json:"bytes"`
+	Cut   bool   `json:"cut,omitempty"`
+}
+
+// curate picks what c's role is given besides its prompt (seed 003 §2.3):
+// the architect the codebase index, the decisions of earlier runs and the
+// project's CLAUDE.md; the implementer the files the objective names;
+// the tester the diff so far and the implementer's notes; the reviewing
+// roles the diff and the architect's plans. Each part and the whole are
+// bounded; what was given is journaled.
+func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) []roles.Part {
+	var parts []roles.Part
+	add := func(title, text string) {
+		if text = strings.TrimSpace(text); text != "" {
+			parts = append(parts, roles.Part{Title: title, Text: text})
+		}
+	}
+	switch c.Role {
+	case pipeline.RoleArchitect:
+		if ix, err := index.Build(s.dir); err == nil {
+			add("The codebase (hive's index)", index.Render(ix))
+		}
+		add("Decisions of earlier runs", s.earlierDecisions())
+		if md, err := os.ReadFile(filepath.Join(s.dir, "CLAUDE.md")); err == nil {
+			add("The project's CLAUDE.md", string(md))
+		}
+	case pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleMigrator, pipeline.RoleUIDesigner:
+		for _, f := range memory.FilesIn(snap.Spec.Objective) {
+			if data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(f))); err == nil && filepath.IsLocal(f) {
+				add("The file "+f+" (the objective names it)", "```\n"+string(data)+"\n```")
+			}
+		}
+	case pipeline.RoleTester, pipeline.RoleE2ETester, pipeline.RoleComponentTester:
+		add("The change so far (git diff)", s.diff(ctx, snap))
+		for _, j := range snap.Jobs {
+			if j.Role == pipeline.RoleImplementer && j.Report != nil {
+				add("The implementer's notes", handoffNotes(j.Report.Summary, j.Report.Concerns))
+			}
+		}
+		add("The implementers' summaries", s.phaseFiles(snap, "*-SUMMARY.md"))
+	case pipeline.RoleReviewer, pipeline.RoleSecurity:
+		add("The change (git diff)", s.diff(ctx, snap))
+		add("The architect's plans", s.phaseFiles(snap, "*-PLAN.md"))
+	}
+	// Bound each part, then the whole, and journal what was given.
+	g := Given{Job: c.Job, Attempt: c.Attempt}
+	total := 0
+	var kept []roles.Part
+	for _, p := range parts {
+		cut := false
+		if len(p.Text) > maxPart {
+			p.Text, cut = p.Text[:maxPart]+"\n… (cut: hive gives at most 6 KiB of one part)", true
+		}
+		if total+len(p.Text) > maxContext {
+			break
+		}
+		total += len(p.Text)
+		kept = append(kept, p)
+		g.Parts = append(g.Parts, GivenPart{Title: p.Title, Bytes: len(p.Text), Cut: cut})
+	}
+	if len(kept) > 0 {
+		payload, _ := json.Marshal(g)
+		if _, err := s.o.Journal.Append(s.run.ID, ContextEvent, s.o.Now().UTC(), payload); err != nil {
+			s.note(c.Job, "journal the role's context: "+err.Error())
+			return nil
+		}
+	}
+	return kept
+}
+
+// phaseFiles are the files of the architect's phase that match pattern,
+// each under its name.
+func (s *shell) phaseFiles(snap pipeline.Snapshot, pattern string) string {
+	if snap.Spec.PhaseDir == "" {
+		return ""
+	}
+	files, _ := filepath.Glob(filepath.Join(s.dir, snap.Spec.PhaseDir, pattern))
+	sort.Strings(files)
+	var b strings.Builder
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil {
+			fmt.Fprintf(&b, "### %s\n\n%s\n", filepath.Base(f), data)
+		}
+	}
+	return b.String()
+}
+
+// diff is the run's change so far: its stat, then the patch.
+func (s *shell) diff(ctx context.Context, snap pipeline.Snapshot) string {
+	if snap.Spec.Base == "" {
+		return ""
+	}
+	wt := s.o.Repo.At(s.dir)
+	stat, err := wt.Git(ctx, "diff", "--stat", snap.Spec.Base, "--")
+	if err != nil || strings.TrimSpace(stat) == "" {
+		return ""
+	}
+	patch, _ := wt.Git(ctx, "diff", snap.Spec.Base, "--")
+	return stat + "\n```diff\n" + patch + "\n```"
+}
+
+// earlierDecisions are the decisions of the project's earlier runs, from
+// its memory: the newest ten.
+func (s *shell) earlierDecisions() string {
+	path := filepath.Join(s.o.Repo.Root, memory.Path)
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	st, err := memory.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer st.Close()
+	x, err := st.Export()
+	if err != nil {
+		return ""
+	}
+	var lines []string
+	for i := len(x.Runs) - 1; i >= 0 && len(lines) < 10; i-- {
+		for _, d := range x.Runs[i].Decisions {
+			lines = append(lines, fmt.Sprintf("- run %d (%s): %s → %s", x.Runs[i].Run, x.Runs[i].Objective, d.Question, d.Choice))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func handoffNotes(summary string, concerns []string) string {
+	out := summary
+	for _, c := range concerns {
+		out += "\n- concern: " + c
+	}
+	return out
+}
