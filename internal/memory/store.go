@@ -184,18 +184,23 @@ func setTools(tx *sql.Tx, tools []string) error {
 
 // Tools are the tools last found on the machine.
 func (s *Store) Tools() ([]string, error) {
-	rows, err := s.db.Query("SELECT name FROM tools ORDER BY name")
+	return queryAll(s.db, "SELECT name FROM tools ORDER BY name", func(r *sql.Rows, t *string) error { return r.Scan(t) })
+}
+
+// queryAll runs q and scans each row into a T.
+func queryAll[T any](db *sql.DB, q string, scan func(*sql.Rows, *T) error, args ...any) ([]T, error) {
+	rows, err := db.Query(q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var v T
+		if err := scan(rows, &v); err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -245,47 +250,25 @@ type RunRow struct {
 // Export reads the whole memory.
 func (s *Store) Export() (Export, error) {
 	var x Export
-	rows, err := s.db.Query("SELECT run, objective, workflow, outcome, finished FROM runs ORDER BY run")
+	var err error
+	x.Runs, err = queryAll(s.db, "SELECT run, objective, workflow, outcome, finished FROM runs ORDER BY run", func(r *sql.Rows, v *RunRow) error {
+		return r.Scan(&v.Run, &v.Objective, &v.Workflow, &v.Outcome, &v.Finished)
+	})
 	if err != nil {
 		return x, err
 	}
-	for rows.Next() {
-		var r RunRow
-		if err := rows.Scan(&r.Run, &r.Objective, &r.Workflow, &r.Outcome, &r.Finished); err != nil {
-			rows.Close()
-			return x, err
-		}
-		x.Runs = append(x.Runs, r)
-	}
-	rows.Close()
 	for i := range x.Runs {
 		r := &x.Runs[i]
-		drows, err := s.db.Query("SELECT role, question, choice, by FROM decisions WHERE run = ? ORDER BY id", r.Run)
-		if err != nil {
+		if r.Decisions, err = queryAll(s.db, "SELECT role, question, choice, by FROM decisions WHERE run = ? ORDER BY id", func(rows *sql.Rows, d *Decision) error {
+			return rows.Scan(&d.Role, &d.Question, &d.Choice, &d.By)
+		}, r.Run); err != nil {
 			return x, err
 		}
-		for drows.Next() {
-			var d Decision
-			if err := drows.Scan(&d.Role, &d.Question, &d.Choice, &d.By); err != nil {
-				drows.Close()
-				return x, err
-			}
-			r.Decisions = append(r.Decisions, d)
-		}
-		drows.Close()
-		srows, err := s.db.Query("SELECT role, attempts, challenged, fix_loops, tokens, cost_usd FROM role_stats WHERE run = ? ORDER BY role", r.Run)
-		if err != nil {
+		if r.Roles, err = queryAll(s.db, "SELECT role, attempts, challenged, fix_loops, tokens, cost_usd FROM role_stats WHERE run = ? ORDER BY role", func(rows *sql.Rows, st *RoleStats) error {
+			return rows.Scan(&st.Role, &st.Attempts, &st.Challenged, &st.FixLoops, &st.Tokens, &st.CostUSD)
+		}, r.Run); err != nil {
 			return x, err
 		}
-		for srows.Next() {
-			var st RoleStats
-			if err := srows.Scan(&st.Role, &st.Attempts, &st.Challenged, &st.FixLoops, &st.Tokens, &st.CostUSD); err != nil {
-				srows.Close()
-				return x, err
-			}
-			r.Roles = append(r.Roles, st)
-		}
-		srows.Close()
 	}
 	if x.Tools, err = s.Tools(); err != nil {
 		return x, err

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"database/sql"
 	"fmt"
 	"path"
 	"slices"
@@ -53,24 +54,17 @@ func (e Entry) Warning() string {
 }
 
 func (s *Store) lessons(where string, args ...any) ([]Lesson, error) {
-	rows, err := s.db.Query(`SELECT l.id, l.run, l.kind, l.role, l.source, l.text, l.files, l.confirmed FROM lessons l `+where+` ORDER BY l.run, l.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Lesson
-	for rows.Next() {
-		var l Lesson
-		var files string
-		if err := rows.Scan(&l.ID, &l.Run, &l.Kind, &l.Role, &l.Source, &l.Text, &files, &l.Confirmed); err != nil {
-			return nil, err
-		}
-		if files != "" {
-			l.Files = strings.Split(files, "\n")
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return queryAll(s.db, `SELECT l.id, l.run, l.kind, l.role, l.source, l.text, l.files, l.confirmed FROM lessons l `+where+` ORDER BY l.run, l.id`,
+		func(r *sql.Rows, l *Lesson) error {
+			var files string
+			if err := r.Scan(&l.ID, &l.Run, &l.Kind, &l.Role, &l.Source, &l.Text, &files, &l.Confirmed); err != nil {
+				return err
+			}
+			if files != "" {
+				l.Files = strings.Split(files, "\n")
+			}
+			return nil
+		}, args...)
 }
 
 // Entries are the memory's lessons by key, most recurrent first; a role
@@ -84,20 +78,14 @@ func (s *Store) Entries(role string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	forgotten := map[string]bool{}
-	rows, err := s.db.Query("SELECT key FROM forgotten")
+	keys, err := queryAll(s.db, "SELECT key FROM forgotten", func(r *sql.Rows, k *string) error { return r.Scan(k) })
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			rows.Close()
-			return nil, err
-		}
+	forgotten := map[string]bool{}
+	for _, k := range keys {
 		forgotten[k] = true
 	}
-	rows.Close()
 	byKey := map[string]*Entry{}
 	var order []string
 	for _, l := range ls { // oldest first: the latest text and id win

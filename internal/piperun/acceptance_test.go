@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/sim"
@@ -33,6 +34,37 @@ func (p *prompts) Start(ctx context.Context, spec agent.Spec, sink func(agent.Ou
 	p.seen[fmt.Sprintf("%s/%d", spec.Plan, spec.Attempt)] = spec.Prompt
 	p.mu.Unlock()
 	return p.Launcher.Start(ctx, spec, sink)
+}
+
+// recorded runs wf to completion on repo, with its agents' prompts kept;
+// change adjusts the options first.
+func recorded(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, change ...func(*Options)) (Result, *prompts, Options) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := options(t, repo, wf)
+	rec := &prompts{Launcher: o.Launcher}
+	o.Launcher = rec
+	for _, c := range change {
+		c(&o)
+	}
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("%v %s: %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
+	}
+	return res, rec, o
+}
+
+// journaled are the payloads of run's journal records of type typ.
+func journaled(j journal.Journal, run int64, typ string) [][]byte {
+	var out [][]byte
+	j.Each(run, func(r journal.Record) error {
+		if r.Type == typ {
+			out = append(out, r.Payload)
+		}
+		return nil
+	})
+	return out
 }
 
 func (p *prompts) get(key string) (string, bool) {
@@ -238,16 +270,7 @@ func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 // the codebase index, the tester the diff and the implementers' summaries, the
 // reviewer the diff and the architect's plans; what was given is journaled.
 func TestAcceptanceCuratedContext(t *testing.T) {
-	repo := service(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	o := options(t, repo, classic)
-	rec := &prompts{Launcher: o.Launcher}
-	o.Launcher = rec
-	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
-		t.Fatalf("%v %s: %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
-	}
+	res, rec, o := recorded(t, service(t), classic)
 	for job, want := range map[string][]string{
 		"architect/1": {"## The codebase (hive's index)\n", "Entry points:"},
 		"tester/1":    {"## The change so far (git diff)\n", "```diff\n", "## The implementers' summaries\n", "-SUMMARY.md\n"},
@@ -268,13 +291,12 @@ func TestAcceptanceCuratedContext(t *testing.T) {
 		t.Error("the documenter got the tester's context")
 	}
 	given := map[string]bool{}
-	o.Journal.Each(res.Run.ID, func(r journal.Record) error {
+	for _, payload := range journaled(o.Journal, res.Run.ID, ContextEvent) {
 		var g Given
-		if r.Type == ContextEvent && json.Unmarshal(r.Payload, &g) == nil {
+		if json.Unmarshal(payload, &g) == nil {
 			given[g.Job] = len(g.Parts) > 0
 		}
-		return nil
-	})
+	}
 	if !given["architect"] || !given["tester"] || !given["reviewer"] {
 		t.Errorf("journaled context: %v", given)
 	}

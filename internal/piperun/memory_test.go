@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -158,15 +157,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 		}
 	}
 	st.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	o := options(t, repo, classic)
-	rec := &prompts{Launcher: o.Launcher}
-	o.Launcher = rec
-	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
-		t.Fatalf("%v %s: %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
-	}
+	res, rec, o := recorded(t, repo, classic)
 	executors := 0
 	rec.mu.Lock()
 	for key, p := range rec.seen {
@@ -181,14 +172,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 	if executors < 2 {
 		t.Errorf("%d executor prompt(s) seen", executors)
 	}
-	warned := 0
-	o.Journal.Each(res.Run.ID, func(r journal.Record) error {
-		if r.Type == WarnedEvent {
-			warned++
-		}
-		return nil
-	})
-	if warned == 0 {
+	if len(journaled(o.Journal, res.Run.ID, WarnedEvent)) == 0 {
 		t.Error("no warning journaled")
 	}
 }
@@ -200,14 +184,9 @@ func TestDocumenterLearningsVerified(t *testing.T) {
 	repo := conventionRepo(t)
 	wf := pipeline.Workflow{Name: "documented", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Type: pipeline.StepBuild},
 		{Role: pipeline.RoleTester}, {Role: pipeline.RoleDocumenter}}}
-	o := options(t, repo, wf)
-	rec := &prompts{Launcher: o.Launcher}
-	o.Launcher = rec
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Snapshot.FixLoops != 1 {
-		t.Fatalf("%v %s (%d fix loops): %s", err, res.Snapshot.Outcome, res.Snapshot.FixLoops, res.Snapshot.Reason)
+	res, rec, _ := recorded(t, repo, wf)
+	if res.Snapshot.FixLoops != 1 {
+		t.Fatalf("%d fix loops; want 1", res.Snapshot.FixLoops)
 	}
 	p, _ := rec.get("documenter/1")
 	if !strings.Contains(p, "## What this run got wrong, then fixed\n\n- the tests failed: TestChangesListed (the implementer's work; found by the tester); files: changes_test.go, CHANGES.txt") {
