@@ -94,7 +94,9 @@ func options(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, env ...string)
 	t.Cleanup(func() { j.Close() })
 	return Options{Repo: repo, Journal: j, Observer: &notes{}, Objective: "add a health check endpoint", Workflow: wf,
 		Launcher: agent.Sim{Bin: self, Env: env}, AutoAnswer: true, MaxConcurrent: 2,
-		WorktreeRoot: filepath.Join(t.TempDir(), "wt"), Stall: time.Minute}
+		// The sim tester is silent while go test runs, which on a loaded
+		// machine can take a minute: a short stall would judge it hung.
+		WorktreeRoot: filepath.Join(t.TempDir(), "wt"), Stall: 5 * time.Minute}
 }
 
 // classic is the full workflow as it was before the shell Hive's roles,
