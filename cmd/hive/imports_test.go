@@ -40,12 +40,14 @@ var allowed = map[string][]string{
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "gitx", "index", "claudemd", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "gitx", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
 	"claudemd": {},
-	"agent":    {"redact"},
+	// Computed confidence judges plans and runs as plain data.
+	"confidence": {"plan"},
+	"agent":      {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"engine"},
 	"sim":      {"plan"},
@@ -75,15 +77,16 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
-	"engine":    {},
-	"protocol":  {},
-	"plan":      {"gopkg.in/yaml.v3"},
-	"pipeline":  {module + "engine"},
-	"contract":  {module + "engine"},
-	"pricing":   {},
-	"handoff":   {},
-	"shellhive": {module + "pipeline", module + "engine"},
-	"claudemd":  {},
+	"engine":     {},
+	"protocol":   {},
+	"plan":       {"gopkg.in/yaml.v3"},
+	"pipeline":   {module + "engine"},
+	"contract":   {module + "engine"},
+	"pricing":    {},
+	"handoff":    {},
+	"shellhive":  {module + "pipeline", module + "engine"},
+	"claudemd":   {},
+	"confidence": {module + "plan", "gopkg.in/yaml.v3"},
 }
 
 func goList(t *testing.T, args ...string) []string {

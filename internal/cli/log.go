@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -164,7 +165,12 @@ func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
 		var d piperun.Delivery
 		var w piperun.Warned
 		var given piperun.Given
-		if rec.Type == piperun.ContextEvent && json.Unmarshal(rec.Payload, &given) == nil {
+		var scores []confidence.Score
+		if rec.Type == piperun.ConfidenceEvent && json.Unmarshal(rec.Payload, &scores) == nil {
+			for _, c := range scores {
+				fmt.Fprintf(&line, "%s  %-17s confidence %d/%d\n", p.stamp(), c.Role, c.Points, c.Max)
+			}
+		} else if rec.Type == piperun.ContextEvent && json.Unmarshal(rec.Payload, &given) == nil {
 			var parts []string
 			for _, p := range given.Parts {
 				cut := ""

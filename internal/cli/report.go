@@ -127,6 +127,12 @@ func printReport(g *globalOptions, r piperun.Report) {
 	for _, c := range r.Commits {
 		fmt.Fprintf(w, "  %s\n", c)
 	}
+	if len(r.Confidence) > 0 {
+		fmt.Fprintln(w, "confidence, from hive's own checks:")
+		for _, c := range r.Confidence {
+			fmt.Fprintf(w, "  %-12s %s\n", c.Role, c.String())
+		}
+	}
 	if len(r.Screenshots) > 0 {
 		fmt.Fprintf(w, "screenshots (%d):\n", len(r.Screenshots))
 		for _, p := range r.Screenshots {

@@ -147,6 +147,7 @@ func sameDir(a, b string) bool {
 
 // deliver hands the finished run's work to the user and journals how.
 func (s *shell) deliver(ctx context.Context, res *Result) {
+	s.score(ctx, res.Snapshot)
 	learned := s.learn(ctx, res.Snapshot)
 	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
 	d := s.handOver(ctx, res.Snapshot)

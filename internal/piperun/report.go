@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
@@ -42,6 +44,9 @@ type Report struct {
 	Screenshots []string `json:"screenshots,omitempty"`
 	// Postmortem is the run told in one paragraph (Postmortem).
 	Postmortem string `json:"postmortem"`
+	// Confidence is each role's computed confidence, from hive's own
+	// checks as the run ended.
+	Confidence []confidence.Score `json:"confidence,omitempty"`
 	// Snapshot is the run's state, for the pipeline view.
 	Snapshot pipeline.Snapshot `json:"-"`
 }
@@ -69,7 +74,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			delivered = &Delivery{}
 			return json.Unmarshal(rec.Payload, delivered)
 		}
-		if rec.Type == WarnedEvent || rec.Type == ContextEvent {
+		if slices.Contains(ShellRecords, rec.Type) {
 			return nil
 		}
 		var ev pipeline.Event
@@ -134,6 +139,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 		}
 	}
 	r.Postmortem = Postmortem(r)
+	r.Confidence = Confidence(j, run.ID)
 	if s.Spec.Base != "" && tip != "" {
 		if out, err := repo.Git(ctx, "log", "--reverse", "--format=%h %s", s.Spec.Base+".."+tip, "--"); err == nil {
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

@@ -171,7 +171,7 @@ func Latest(j journal.Journal) (journal.Run, bool, error) { return j.LatestRun(K
 func Replay(j journal.Journal, run journal.Run) (*pipeline.Machine, error) {
 	m := pipeline.New()
 	err := j.Each(run.ID, func(rec journal.Record) error {
-		if rec.Type == DeliveredEvent || rec.Type == WarnedEvent || rec.Type == ContextEvent {
+		if slices.Contains(ShellRecords, rec.Type) {
 			return nil
 		}
 		var ev pipeline.Event

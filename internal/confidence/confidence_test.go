@@ -1,0 +1,126 @@
+package confidence
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hivectl/hive/internal/plan"
+)
+
+const goodPlan = `---
+phase: 05-health
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [health.go]
+autonomous: true
+---
+
+<objective>
+Add the health endpoint.
+</objective>
+
+<context>
+@main.go
+</context>
+
+<tasks>
+
+<task type="auto">
+  <name>Task 1: Health handler</name>
+  <files>health.go</files>
+  <action>Write func health(w http.ResponseWriter, r *http.Request) that writes 200 and "ok".</action>
+  <verify>go test ./... passes</verify>
+  <done>GET /health answers 200 ok</done>
+</task>
+
+</tasks>
+`
+
+func parse(t *testing.T, text string) *plan.Plan {
+	t.Helper()
+	p, diags := plan.ParsePlan(".planning/phases/05-health/05-01-PLAN.md", []byte(text))
+	if p == nil {
+		t.Fatalf("plan: %v", diags)
+	}
+	return p
+}
+
+func check(t *testing.T, s Score, name string, ok bool) {
+	t.Helper()
+	for _, c := range s.Checks {
+		if c.Name == name {
+			if c.OK != ok || (ok && c.Points != c.Max) || (!ok && c.Points == c.Max) {
+				t.Errorf("%s: %q ok=%v %d/%d (%s); want ok=%v", s.Role, name, c.OK, c.Points, c.Max, c.Detail, ok)
+			}
+			return
+		}
+	}
+	t.Errorf("%s has no check %q: %v", s.Role, name, s)
+}
+
+func TestArchitect(t *testing.T) {
+	exists := func(p string) bool { return p == "main.go" }
+	good := Architect(nil, []*plan.Plan{parse(t, goodPlan)}, exists)
+	if good.Points != MaxPoints {
+		t.Errorf("good plans: %s", good)
+	}
+	bad := strings.NewReplacer("@main.go", "@server/routes.go",
+		`<action>Write func health(w http.ResponseWriter, r *http.Request) that writes 200 and "ok".</action>`,
+		`<action>Handle errors properly, add logging as needed, validate inputs appropriately etc.</action>`,
+		"  <done>GET /health answers 200 ok</done>\n", "").Replace(goodPlan)
+	s := Architect([]string{"05-01-PLAN.md:3: wave: missing"}, []*plan.Plan{parse(t, bad)}, exists)
+	for _, name := range []string{"plans lint clean", "referenced paths exist", "tasks have verify and done", "few vague words"} {
+		check(t, s, name, false)
+	}
+	if !strings.Contains(s.String(), "missing: server/routes.go") && !strings.Contains(s.Checks[1].Detail, "server/routes.go") {
+		t.Errorf("the missing path is not named: %s", s.Checks[1].Detail)
+	}
+}
+
+func TestImplementer(t *testing.T) {
+	ok := Implementer(Run{Ran: true, OK: true, Command: "go build ./..."}, Run{Ran: true, OK: true, Passed: 3, Command: "go test ./..."},
+		[]string{"health.go"}, []string{"health.go", "health_test.go"}, []string{"func health() {}"})
+	if ok.Points != MaxPoints {
+		t.Errorf("good work: %s", ok)
+	}
+	bad := Implementer(Run{Ran: true, Command: "go build ./..."}, Run{Ran: true, Failed: 1, Command: "go test ./..."},
+		[]string{"health.go", "routes.go"}, []string{"health.go"}, []string{"// TODO: check the database", "x := 1 // FIXME"})
+	for _, name := range []string{"build passes", "tests pass", "changes cover the plans' files", "no new TODO/FIXME"} {
+		check(t, bad, name, false)
+	}
+	// No build step is no failure; no test run is.
+	none := Implementer(Run{}, Run{}, nil, []string{"a.go"}, nil)
+	check(t, none, "build passes", true)
+	check(t, none, "tests pass", false)
+}
+
+func TestTester(t *testing.T) {
+	ok := Tester(Run{Ran: true, OK: true, Passed: 4, Output: "ok  example.com/svc/api 0.1s"}, []string{"api/health.go"})
+	if ok.Points != MaxPoints {
+		t.Errorf("good tests: %s", ok)
+	}
+	withTest := Tester(Run{Ran: true, OK: true, Passed: 1}, []string{"health.go", "health_test.go"})
+	check(t, withTest, "tests touch the change", true)
+	bad := Tester(Run{Ran: true, Passed: 1, Failed: 3, Output: "FAIL example.com/svc/db"}, []string{"api/health.go"})
+	check(t, bad, "pass rate", false)
+	check(t, bad, "tests touch the change", false)
+	unread := Tester(Run{Ran: true, OK: true, Output: "no tests to run"}, []string{"a.go"})
+	check(t, unread, "tests ran and were read", false)
+}
+
+func TestReviewer(t *testing.T) {
+	lines := func(p string) (int, bool) {
+		n, ok := map[string]int{"api.go": 40}[p]
+		return n, ok
+	}
+	if s := Reviewer("reviewer", []Finding{{"api.go", 12}}, lines); s.Points != MaxPoints {
+		t.Errorf("a real finding: %s", s)
+	}
+	s := Reviewer("reviewer", []Finding{{"api.go", 12}, {"api.go", 400}, {"ghost.go", 1}}, lines)
+	check(t, s, "findings cite real files and lines", false)
+	if s.Points != MaxPoints/3 {
+		t.Errorf("one of three real: %s", s)
+	}
+}

@@ -1,0 +1,40 @@
+package piperun
+
+import (
+	"strings"
+	"testing"
+)
+
+// As a run ends, hive scores each role that worked from its own checks in
+// the run's worktree (the real diff, build and test runs, the plans as
+// linted) and journals the scores; hive report shows them.
+func TestComputedConfidence(t *testing.T) {
+	repo := service(t)
+	res, _, o := recorded(t, repo, classic)
+	scores := Confidence(o.Journal, res.Run.ID)
+	got := map[string]string{}
+	for _, s := range scores {
+		got[s.Role] = s.String()
+	}
+	for role, want := range map[string][]string{
+		"architect":   {"70/70", "plans lint clean ✓", "tasks have verify and done ✓"},
+		"implementer": {"70/70", "build passes ✓", "tests pass ✓", "changes cover the plans' files ✓"},
+		"tester":      {"tests ran and were read ✓", "tests touch the change ✓"},
+		"reviewer":    {"70/70"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[role], w) {
+				t.Errorf("%s: %q lacks %q", role, got[role], w)
+			}
+		}
+	}
+	for _, s := range scores {
+		if s.Role == "implementer" && !strings.Contains(s.Checks[2].Detail, "3 of 3 planned file(s) changed") {
+			t.Errorf("the implementer's coverage: %s", s.Checks[2].Detail)
+		}
+	}
+	rep, err := BuildReport(t.Context(), o.Journal, repo, res.Run)
+	if err != nil || len(rep.Confidence) != len(scores) {
+		t.Errorf("report confidence %v, %v", rep.Confidence, err)
+	}
+}
