@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
 	"piperun": {"agent", "contract", "engine", "gitx", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
-	"memory": {"journal", "pipeline"},
+	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
 	"claudemd": {},
 	// Computed confidence judges plans and runs as plain data.

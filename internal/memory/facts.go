@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -63,6 +64,9 @@ type RoleStats struct {
 	FixLoops   int     `json:"fix_loops"`  // failing tests or builds it was sent to fix
 	Tokens     int64   `json:"tokens"`
 	CostUSD    float64 `json:"cost_usd"`
+	// Confidence is hive's computed confidence in its work, of 70 (-1:
+	// not scored).
+	Confidence int `json:"confidence"`
 }
 
 // Facts are what the memory keeps of one run.
@@ -95,6 +99,10 @@ func FilesIn(text string) []string {
 	return out
 }
 
+// ConfidenceRecord is the journal type of hive run's computed confidence
+// (piperun.ConfidenceEvent), which the memory keeps per role.
+const ConfidenceRecord = "role-confidence"
+
 // FromJournal reads the facts of a finished run from hive run's journal.
 func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 	m := pipeline.New()
@@ -102,7 +110,17 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 	// Failures waiting for the check that shows them fixed, by job.
 	open := map[string]int{}
 	fixLoops := map[string]int{}
+	scored := map[string]int{}
 	err := j.Each(run.ID, func(rec journal.Record) error {
+		if rec.Type == ConfidenceRecord {
+			var scores []confidence.Score
+			if json.Unmarshal(rec.Payload, &scores) == nil {
+				for _, s := range scores {
+					scored[s.Role] = s.Points
+				}
+			}
+			return nil
+		}
 		var ev pipeline.Event
 		if json.Unmarshal(rec.Payload, &ev) != nil || string(ev.Type) != rec.Type {
 			return nil // hive's own records (the delivery), not the machine's
@@ -204,7 +222,10 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		}
 		r := stats[jb.Role]
 		if r == nil {
-			r = &RoleStats{Role: jb.Role}
+			r = &RoleStats{Role: jb.Role, Confidence: -1}
+			if c, ok := scored[jb.Role]; ok {
+				r.Confidence = c
+			}
 			stats[jb.Role] = r
 		}
 		r.Attempts += jb.Attempts

@@ -62,6 +62,8 @@ var migrations = []string{
 	);`,
 	// The tools on the machine, as the newest run (or hive init) found them.
 	`CREATE TABLE tools(name TEXT PRIMARY KEY);`,
+	// A role's computed confidence in the run, of 70 (-1: not scored).
+	`ALTER TABLE role_stats ADD COLUMN confidence INTEGER NOT NULL DEFAULT -1;`,
 }
 
 // Store is an open memory.
@@ -149,8 +151,8 @@ func (s *Store) Record(f Facts) error {
 		}
 	}
 	for _, r := range f.Roles {
-		if _, err := tx.Exec("INSERT INTO role_stats(run, role, attempts, challenged, fix_loops, tokens, cost_usd) VALUES(?, ?, ?, ?, ?, ?, ?)",
-			f.Run, r.Role, r.Attempts, r.Challenged, r.FixLoops, r.Tokens, r.CostUSD); err != nil {
+		if _, err := tx.Exec("INSERT INTO role_stats(run, role, attempts, challenged, fix_loops, tokens, cost_usd, confidence) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+			f.Run, r.Role, r.Attempts, r.Challenged, r.FixLoops, r.Tokens, r.CostUSD, r.Confidence); err != nil {
 			return err
 		}
 	}
@@ -264,8 +266,8 @@ func (s *Store) Export() (Export, error) {
 		}, r.Run); err != nil {
 			return x, err
 		}
-		if r.Roles, err = queryAll(s.db, "SELECT role, attempts, challenged, fix_loops, tokens, cost_usd FROM role_stats WHERE run = ? ORDER BY role", func(rows *sql.Rows, st *RoleStats) error {
-			return rows.Scan(&st.Role, &st.Attempts, &st.Challenged, &st.FixLoops, &st.Tokens, &st.CostUSD)
+		if r.Roles, err = queryAll(s.db, "SELECT role, attempts, challenged, fix_loops, tokens, cost_usd, confidence FROM role_stats WHERE run = ? ORDER BY role", func(rows *sql.Rows, st *RoleStats) error {
+			return rows.Scan(&st.Role, &st.Attempts, &st.Challenged, &st.FixLoops, &st.Tokens, &st.CostUSD, &st.Confidence)
 		}, r.Run); err != nil {
 			return x, err
 		}

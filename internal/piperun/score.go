@@ -12,13 +12,14 @@ import (
 
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
 )
 
 // ConfidenceEvent is the journal type of the run's computed confidence,
 // one score per role that worked (the machine never steps it).
-const ConfidenceEvent = "role-confidence"
+const ConfidenceEvent = memory.ConfidenceRecord
 
 // ShellRecords are the journal types the shell writes beside the
 // machine's events: a replay skips them.

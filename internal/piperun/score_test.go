@@ -1,8 +1,11 @@
 package piperun
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hivectl/hive/internal/memory"
 )
 
 // As a run ends, hive scores each role that worked from its own checks in
@@ -36,5 +39,20 @@ func TestComputedConfidence(t *testing.T) {
 	rep, err := BuildReport(t.Context(), o.Journal, repo, res.Run)
 	if err != nil || len(rep.Confidence) != len(scores) {
 		t.Errorf("report confidence %v, %v", rep.Confidence, err)
+	}
+	// The memory keeps each role's score with its figures.
+	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	x, err := st.Export()
+	if err != nil || len(x.Runs) != 1 {
+		t.Fatalf("memory: %+v, %v", x, err)
+	}
+	for _, r := range x.Runs[0].Roles {
+		if want := map[string]int{"architect": 70, "implementer": 70, "comb": -1}[r.Role]; want != 0 && r.Confidence != want {
+			t.Errorf("memory: the %s's confidence %d; want %d", r.Role, r.Confidence, want)
+		}
 	}
 }
