@@ -106,7 +106,7 @@ Role prompts: see hive agents.`,
 			return runPipeline(cmd.Context(), o, objective)
 		},
 	}
-	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "", "full (or feature), bugfix, refactor, test, review, quick, docs, migration, or NAME for .hive/workflows/NAME.json or ~/.hive/workflows/NAME.json (default: picked from the objective, and said)")
+	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "", "full (or feature), bugfix, refactor, test, review, quick, docs, migration, minimal, or NAME for .hive/workflows/NAME.json or ~/.hive/workflows/NAME.json (default: picked from the objective, and said)")
 	cmd.Flags().StringVar(&o.only, "only", "", "run one role on the objective (e.g. --only reviewer)")
 	cmd.Flags().StringArrayVarP(&o.context, "context", "c", nil, "a file given to every role (repeatable)")
 	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")

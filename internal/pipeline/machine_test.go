@@ -420,12 +420,14 @@ func TestPick(t *testing.T) {
 		"fix the crash when the config is empty": "bugfix",
 		"refactor the store into two packages":   "refactor",
 		"add a health check endpoint":            "full",
-		"fix the typo in README":                 "quick",
+		"fix the typo in README":                 "minimal",
+		"fix this typo":                          "minimal",
+		"tweak the log format":                   "quick",
 		"document the API in the README":         "docs",
 		"add tests for the parser":               "test",
 		"review the auth module":                 "review",
 		"migrate users to the new schema":        "migration",
-		"bump the version to 1.2":                "quick",
+		"bump the version to 1.2":                "minimal",
 		"redesign the authentication system":     "full",
 	} {
 		if w, why := Pick(objective); w.Name != want {

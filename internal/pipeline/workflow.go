@@ -175,6 +175,11 @@ var (
 	Review = Workflow{Name: "review", Description: "review the code; blocker findings stop for a human", Steps: []Step{step(RoleReviewer)}}
 	Quick  = Workflow{Name: "quick", Description: "one implementer, then build and tests",
 		Steps: []Step{step(RoleImplementer), mechanical(StepBuild, onFailure(RoleDebugger)), step(RoleTester)}}
+	// Minimal is hive's own: the smallest change needs one role (seed 003:
+	// "fix this typo" runs only the implementer); hive's build, which is no
+	// role, still checks it.
+	Minimal = Workflow{Name: "minimal", Description: "one implementer, then hive's build: for a typo or a one-line change",
+		Steps: []Step{step(RoleImplementer), mechanical(StepBuild, onFailure(RoleImplementer))}}
 	Docs = Workflow{Name: "docs", Description: "document, then review",
 		Steps: []Step{step(RoleDocumenter), step(RoleReviewer, optional)}}
 	Migration = Workflow{Name: "migration", Description: "a migration planned and written (reviewed by a human), built, tested beside review",
@@ -187,7 +192,7 @@ var (
 )
 
 // Builtins lists the built-in workflows.
-var Builtins = []Workflow{Full, Bugfix, Refactor, Test, Review, Quick, Docs, Migration}
+var Builtins = []Workflow{Full, Bugfix, Refactor, Test, Review, Quick, Docs, Migration, Minimal}
 
 // Builtin returns the built-in workflow of that name.
 func Builtin(name string) (Workflow, bool) {
@@ -393,7 +398,8 @@ var pickRules = []struct {
 	words    *regexp.Regexp
 	why      string
 }{
-	{Quick.Name, regexp.MustCompile(`(?i)\b(typos?|tweak|bump|one-line)\b`), "it is a small change"},
+	{Minimal.Name, regexp.MustCompile(`(?i)\b(typos?|spelling|misspell\w*|one-line|bump)\b`), "it is a change of a line or a word: the implementer alone"},
+	{Quick.Name, regexp.MustCompile(`(?i)\b(tweak|small change|quick fix)\b`), "it is a small change"},
 	{Migration.Name, regexp.MustCompile(`(?i)\b(migrat\w*|schema change|alter table|add (a )?column)\b`), "it speaks of a migration"},
 	{Bugfix.Name, regexp.MustCompile(`(?i)\b(fix(es|ed)?|bugs?|broken|crash(es|ing)?|regression|fails?|failing|error|panics?)\b`), "it speaks of a bug to fix"},
 	{Refactor.Name, regexp.MustCompile(`(?i)\b(refactor\w*|restructure|clean ?up|rename|extract|simplify|reorgani[sz]e)\b`), "it speaks of reshaping code"},
