@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -103,34 +102,5 @@ NAME>debugger sends what fails there to the debugger.`,
 }
 
 func entry(w pipeline.Workflow, source string) workflowEntry {
-	return workflowEntry{Name: w.Name, Description: w.Description, Steps: steps(w), Definition: w.Steps, Source: source}
-}
-
-// steps names a workflow's steps with their marks (see the command's
-// help); a step that works beside the one before it starts with "+ ".
-func steps(w pipeline.Workflow) []string {
-	var out []string
-	for i, s := range w.Steps {
-		name := s.ID()
-		if s.Prompt != "" {
-			name += " (" + s.Prompt + ")"
-		}
-		if s.Condition != "" {
-			name += "[" + s.Condition + "]"
-		}
-		if s.Optional() {
-			name += "?"
-		}
-		if s.Checkpoint {
-			name += "!"
-		}
-		if s.OnFailure != "" {
-			name += ">" + s.OnFailure
-		}
-		if i > 0 && slices.Equal(w.After(i), w.After(i-1)) {
-			name = "+ " + name
-		}
-		out = append(out, name)
-	}
-	return out
+	return workflowEntry{Name: w.Name, Description: w.Description, Steps: w.StepNames(), Definition: w.Steps, Source: source}
 }

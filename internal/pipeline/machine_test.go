@@ -435,3 +435,32 @@ func TestPick(t *testing.T) {
 		}
 	}
 }
+
+// The planner's answer becomes a workflow: its roles in order, its groups
+// side by side, hive's build after the implementer; a bad answer is an
+// error that says what to fix.
+func TestPlanned(t *testing.T) {
+	w, err := Planned(PlannerAnswer{Roles: []string{"architect", "implementer", "tester", "reviewer", "documenter"},
+		Parallel: [][]string{{"tester", "reviewer"}}, Reasoning: "a new feature"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.String(); got != "architect → implementer → build>implementer → tester + reviewer → documenter" {
+		t.Errorf("workflow %s", got)
+	}
+	if w, err := Planned(PlannerAnswer{Roles: []string{"implementer"}, Reasoning: "a typo"}); err != nil || w.String() != "implementer → build>implementer" {
+		t.Errorf("typo: %v %v", w.String(), err)
+	}
+	for _, bad := range []PlannerAnswer{
+		{},
+		{Roles: []string{"implementer"}},
+		{Roles: []string{"poet"}, Reasoning: "x"},
+		{Roles: []string{"implementer", "implementer"}, Reasoning: "x"},
+		{Roles: []string{"architect"}, Reasoning: "x"},
+		{Roles: []string{"implementer", "tester", "reviewer"}, Parallel: [][]string{{"implementer", "reviewer"}}, Reasoning: "x"},
+	} {
+		if _, err := Planned(bad); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+}

@@ -419,3 +419,39 @@ func Pick(objective string) (Workflow, string) {
 	}
 	return Full, "no rule matched: the whole pipeline"
 }
+
+// StepNames names the workflow's steps with their marks (hive workflows'
+// help says them); a step that works beside the one before it starts
+// with "+ ".
+func (w Workflow) StepNames() []string {
+	var out []string
+	for i, s := range w.Steps {
+		name := s.ID()
+		if s.Prompt != "" {
+			name += " (" + s.Prompt + ")"
+		}
+		if s.Condition != "" {
+			name += "[" + s.Condition + "]"
+		}
+		if s.Optional() {
+			name += "?"
+		}
+		if s.Checkpoint {
+			name += "!"
+		}
+		if s.OnFailure != "" {
+			name += ">" + s.OnFailure
+		}
+		if i > 0 && slices.Equal(w.After(i), w.After(i-1)) {
+			name = "+ " + name
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// String is the workflow's steps on a line: "implementer → build>debugger
+// → tester + reviewer".
+func (w Workflow) String() string {
+	return strings.ReplaceAll(strings.Join(w.StepNames(), " → "), " → + ", " + ")
+}
