@@ -166,7 +166,10 @@ func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
 		var w piperun.Warned
 		var given piperun.Given
 		var scores []confidence.Score
-		if rec.Type == piperun.ConfidenceEvent && json.Unmarshal(rec.Payload, &scores) == nil {
+		var planned piperun.Planning
+		if rec.Type == piperun.PlannedEvent && json.Unmarshal(rec.Payload, &planned) == nil {
+			fmt.Fprintf(&line, "%s  %-17s %s (by the %s): %s\n", p.stamp(), "planned", planned.Workflow, planned.By, planned.Reasoning)
+		} else if rec.Type == piperun.ConfidenceEvent && json.Unmarshal(rec.Payload, &scores) == nil {
 			for _, c := range scores {
 				fmt.Fprintf(&line, "%s  %-17s confidence %d/%d\n", p.stamp(), c.Role, c.Points, c.Max)
 			}

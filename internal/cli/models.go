@@ -11,8 +11,9 @@ import (
 )
 
 // modelRoles are the roles `hive models` lists: execute-phase's, then
-// every role of hive run (the comb resolves execute-phase's merges too).
-var modelRoles = append([]string{"executor", "verifier"}, pipeline.Roles...)
+// every role of hive run (the comb resolves execute-phase's merges too),
+// then hive run's planner.
+var modelRoles = append(append([]string{"executor", "verifier"}, pipeline.Roles...), pipeline.RolePlanner)
 
 // ModelChoice is what a role will run with, and why.
 type ModelChoice struct {

@@ -53,6 +53,9 @@ type runOptions struct {
 	noInterview  bool
 	only         string
 	context      []string
+	// plan asks the planner (models.planner) which roles to run, when no
+	// workflow or roles are named.
+	plan bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -108,6 +111,7 @@ Role prompts: see hive agents.`,
 	}
 	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "", "full (or feature), bugfix, refactor, test, review, quick, docs, migration, minimal, or NAME for .hive/workflows/NAME.json or ~/.hive/workflows/NAME.json (default: picked from the objective, and said)")
 	cmd.Flags().StringVar(&o.only, "only", "", "run one role on the objective (e.g. --only reviewer)")
+	cmd.Flags().BoolVar(&o.plan, "plan", false, "ask the planner (a cheap model: models.planner, on its ladder's last rung) which roles the objective needs; -w and --roles win over it; an answer that will not do falls back to the rules")
 	cmd.Flags().StringArrayVarP(&o.context, "context", "c", nil, "a file given to every role (repeatable)")
 	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent that plays every role: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
@@ -182,10 +186,29 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	}
 	var wf pipeline.Workflow
 	var files []pipeline.ContextFile
-	if !o.resume {
+	var planning *piperun.Planning
+	if !o.resume && o.plan && o.workflow == "" && len(o.roles) == 0 && o.only == "" {
+		l, err := pickLauncher(o.agent, cfg, pipeline.RolePlanner)
+		if err != nil {
+			return err
+		}
+		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RolePlanner: l}); err != nil {
+			return err
+		}
+		home, _ := os.UserHomeDir()
+		model := ""
+		if rungs := ladder(cfg, pipeline.RolePlanner, l.Name()); len(rungs) > 0 {
+			model = rungs[len(rungs)-1] // the cheapest
+		}
+		w, p := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: l, Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
+		fmt.Fprintf(o.stderr, "workflow %s (by the %s): %s\n", p.Workflow, p.By, p.Reasoning)
+		wf, planning = w, &p
+	} else if !o.resume {
 		if wf, err = workflowFor(repo.Root, o, objective); err != nil {
 			return &exitError{code: ExitUsage, err: err}
 		}
+	}
+	if !o.resume {
 		if files, err = contextFiles(repo.Root, o.context); err != nil {
 			return &exitError{code: ExitUsage, err: err}
 		}
@@ -236,7 +259,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	wait := checkpointWait(cfg, o.waitSet, o.wait)
 	opts := piperun.Options{
 		Repo: repo, Journal: j, Observer: obs,
-		Objective: objective, Workflow: wf, Resume: o.resume, Answer: o.answer,
+		Objective: objective, Workflow: wf, Planning: planning, Resume: o.resume, Answer: o.answer,
 		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: files, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Wait: wait,

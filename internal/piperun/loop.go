@@ -137,6 +137,12 @@ func (s *shell) begin(ctx context.Context) error {
 		return err
 	}
 	s.run = run
+	if p := s.o.Planning; p != nil { // how the workflow was chosen, before anything runs
+		payload, _ := json.Marshal(p)
+		if _, err := s.o.Journal.Append(run.ID, PlannedEvent, s.o.Now().UTC(), payload); err != nil {
+			return err
+		}
+	}
 	if err := s.openWorktree(ctx); err != nil {
 		s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned")
 		return err

@@ -33,7 +33,10 @@ type Options struct {
 	// newest unfinished one instead.
 	Objective string
 	Workflow  pipeline.Workflow
-	Resume    bool
+	// Planning, for a new run, is how the planner (or the rules) chose
+	// Workflow; it is journaled first.
+	Planning *Planning
+	Resume   bool
 	// Answer answers the open checkpoint of the run being resumed.
 	Answer string
 

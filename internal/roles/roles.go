@@ -46,7 +46,7 @@ type Source struct {
 func Resolve(root, home, name string) (Source, string, error) {
 	role := roleOf(name)
 	if role == "" {
-		return Source{}, "", fmt.Errorf("prompt %q plays no role hive knows: name it ROLE or VARIANT-ROLE, with ROLE one of %s", name, strings.Join(pipeline.Roles, ", "))
+		return Source{}, "", fmt.Errorf("prompt %q plays no role hive knows: name it ROLE or VARIANT-ROLE, with ROLE one of %s", name, strings.Join(known, ", "))
 	}
 	for _, place := range places(root, home) {
 		p := filepath.Join(place.dir, name+".md")
@@ -80,12 +80,16 @@ func places(root, home string) []place {
 // role it begins with before a dash (implementer-vue, as the shell Hive's
 // users may spell it). Roles have dashes too, so the longest role that fits
 // wins: vue-e2e-tester plays e2e-tester, not tester.
+// known are the roles a prompt may play: hive run's, and the planner,
+// which plans a run before it starts.
+var known = append(slices.Clone(pipeline.Roles), pipeline.RolePlanner)
+
 func roleOf(name string) string {
-	if slices.Contains(pipeline.Roles, name) {
+	if slices.Contains(known, name) {
 		return name
 	}
 	best := ""
-	for _, r := range pipeline.Roles {
+	for _, r := range known {
 		if len(r) > len(best) && len(name) > len(r)+1 && strings.HasSuffix(name, "-"+r) {
 			best = r
 		}
@@ -93,7 +97,7 @@ func roleOf(name string) string {
 	if best != "" {
 		return best
 	}
-	for _, r := range pipeline.Roles {
+	for _, r := range known {
 		if len(r) > len(best) && len(name) > len(r)+1 && strings.HasPrefix(name, r+"-") {
 			best = r
 		}
@@ -104,7 +108,7 @@ func roleOf(name string) string {
 // List resolves every role, and every variant built into hive or found in
 // the project's and the user's prompt folders, sorted by name.
 func List(root, home string) ([]Source, error) {
-	names := slices.Clone(pipeline.Roles)
+	names := slices.Clone(known)
 	builtin, err := fs.ReadDir(bundled, "prompts")
 	if err != nil {
 		return nil, err

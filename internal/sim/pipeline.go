@@ -25,6 +25,8 @@ const (
 	// FaultBadReport makes the role do its work, then write a report that
 	// breaks its contract (see badReport).
 	FaultBadReport = "badreport"
+	// FaultEmpty: the planner answers with no plan at all.
+	FaultEmpty = "empty"
 	// crash (exit 3 without a report) and fail also apply: a failing tester
 	// commits a test that fails, which the implementer's fix removes.
 )
@@ -100,6 +102,10 @@ func (a *agent) playRole(prompt string) error {
 		files, fields, err = a.debug(prompt, objective)
 	case "interviewer":
 		fields["questions"] = interview(objective)
+	case "planner":
+		if !faults.has(FaultEmpty) {
+			fields = plannerAnswer(objective)
+		}
 	case "reviewer", "security":
 		fields, err = a.review(faults)
 	case "browser-validator":
@@ -313,6 +319,16 @@ func (a *agent) implement(prompt, objective string) ([]string, error) {
 		files = append(files, more...)
 	}
 	return files, nil
+}
+
+// plannerAnswer is the sim planner's answer: the implementer alone for a typo or
+// a one-line change, a fuller team for anything else.
+func plannerAnswer(objective string) map[string]any {
+	if regexp.MustCompile(`(?i)\b(typos?|spelling|one-line)\b`).MatchString(objective) {
+		return map[string]any{"roles": []string{"implementer"}, "reasoning": "simulated: a change of a word needs the implementer alone"}
+	}
+	return map[string]any{"roles": []string{"architect", "implementer", "tester", "reviewer"}, "parallel": [][]string{{"tester", "reviewer"}},
+		"reasoning": "simulated: new behaviour across files: plan, build, then test and review side by side"}
 }
 
 // proposeLearnings is the sim documenter's advice: for each lesson hive

@@ -1,0 +1,171 @@
+package piperun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/index"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/runner"
+)
+
+// PlannedEvent is the journal type of how the run's workflow was chosen
+// (the machine never steps it).
+const PlannedEvent = "run-planned"
+
+// PlanOptions are what Plan needs: the planner's agent (a cheap model,
+// Model its rung) and the objective.
+type PlanOptions struct {
+	Repo      *gitx.Repo
+	Launcher  agent.Launcher
+	Model     string
+	Home      string
+	Objective string
+	// Timeout bounds each call (default 2 minutes): a slow planner is no
+	// reason to wait.
+	Timeout time.Duration
+	// AllowEnv names the secrets the agent may see (secrets.env).
+	AllowEnv []string
+}
+
+// Planning is how a run's workflow was chosen, as journaled.
+type Planning struct {
+	By        string          `json:"by"` // "planner", or "rules" when the planner's answers would not do
+	Workflow  string          `json:"workflow"`
+	Reasoning string          `json:"reasoning"`
+	Attempts  []PlanAttempt   `json:"attempts"`
+	Steps     []pipeline.Step `json:"steps"`
+}
+
+// PlanAttempt is one call of the planner.
+type PlanAttempt struct {
+	Error  string `json:"error,omitempty"`
+	Tokens int64  `json:"tokens"`
+}
+
+// Plan asks the planner which roles the objective needs (seed 003 §3.1):
+// one call, validated; an answer that will not do gets one retry with what
+// is wrong; then the rules of pipeline.Pick decide, and say so.
+func Plan(ctx context.Context, po PlanOptions) (pipeline.Workflow, Planning) {
+	if po.Timeout == 0 {
+		po.Timeout = 2 * time.Minute
+	}
+	var p Planning
+	var errs []string
+	for attempt := 1; attempt <= 2; attempt++ {
+		a, tokens, err := askPlanner(ctx, po, attempt, errs)
+		var w pipeline.Workflow
+		if err == nil {
+			w, err = pipeline.Planned(a)
+		}
+		pa := PlanAttempt{Tokens: tokens}
+		if err == nil {
+			p.Attempts = append(p.Attempts, pa)
+			p.By, p.Reasoning, p.Workflow, p.Steps = "planner", a.Reasoning, w.String(), w.Steps
+			return w, p
+		}
+		pa.Error = err.Error()
+		p.Attempts = append(p.Attempts, pa)
+		errs = []string{err.Error()}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	w, why := pipeline.Pick(po.Objective)
+	p.By, p.Workflow, p.Steps = "rules", w.Name, w.Steps
+	p.Reasoning = why + "; the planner's answers would not do (" + p.Attempts[len(p.Attempts)-1].Error + ")"
+	return w, p
+}
+
+// askPlanner runs one planner session and reads its answer.
+func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string) (pipeline.PlannerAnswer, int64, error) {
+	var a pipeline.PlannerAnswer
+	_, text, err := roles.Resolve(po.Repo.Root, po.Home, pipeline.RolePlanner)
+	if err != nil {
+		return a, 0, err
+	}
+	d := roles.Data{Role: pipeline.RolePlanner, Objective: po.Objective, Context: &pipeline.Context{ContractErrors: errs}}
+	if ix, err := index.Build(po.Repo.Root); err == nil {
+		d.Parts = append(d.Parts, roles.Part{Title: "The codebase (hive's index)", Text: index.Render(ix)})
+	}
+	prompt, err := roles.Render(pipeline.RolePlanner, text, d)
+	if err != nil {
+		return a, 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, po.Timeout)
+	defer cancel()
+	var mu sync.Mutex
+	var out strings.Builder
+	var tokens int64
+	var sess agent.Session
+	ended := make(chan struct{}, 1)
+	sess, err = po.Launcher.Start(ctx, agent.Spec{Plan: pipeline.RolePlanner, Attempt: attempt, Dir: po.Repo.Root, Prompt: prompt, Model: po.Model,
+		Env:     []string{"HIVE_AGENT_ROLE=" + pipeline.RolePlanner},
+		LogPath: filepath.Join(po.Repo.Root, ".hive", "logs", fmt.Sprintf("planner.attempt-%d.log", attempt)), AllowEnv: po.AllowEnv},
+		func(o agent.Output) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch o.Kind {
+			case agent.OutText:
+				out.WriteString(o.Text + "\n")
+			case agent.OutSpend, agent.OutResult:
+				tokens += o.Usage.InputTokens + o.Usage.OutputTokens
+				if o.Kind == agent.OutResult {
+					select {
+					case ended <- struct{}{}:
+					default:
+					}
+				}
+			}
+		})
+	if err != nil {
+		return a, 0, err
+	}
+	select {
+	case <-ended: // one turn is the whole answer
+		sess.Stop(5 * time.Second)
+	case <-sess.Done():
+	case <-ctx.Done():
+		sess.Kill()
+		<-sess.Done()
+		return a, tokens, fmt.Errorf("no answer within %s", po.Timeout)
+	}
+	<-sess.Done()
+	mu.Lock()
+	defer mu.Unlock()
+	var report *protocol.Report
+	for _, m := range protocol.Parse(out.String()) {
+		if m.Kind == protocol.HiveReport {
+			report = m.Report
+		}
+	}
+	if report == nil {
+		return a, tokens, errors.New("no HIVE_REPORT in the answer")
+	}
+	if report.Err != "" {
+		return a, tokens, errors.New("the report: " + report.Err)
+	}
+	r := runner.ReportOf(report)
+	if r.Status != "complete" {
+		why := r.Blocker
+		if why == "" {
+			why = r.Summary
+		}
+		return a, tokens, fmt.Errorf("the planner answered %s: %s", r.Status, why)
+	}
+	raw, _ := json.Marshal(r.Extra)
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, tokens, fmt.Errorf("the answer's fields: %v", err)
+	}
+	return a, tokens, nil
+}
