@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -104,12 +105,19 @@ func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string)
 	}
 	ctx, cancel := context.WithTimeout(ctx, po.Timeout)
 	defer cancel()
+	// The planner reads hive's index, not the repository: it works in an
+	// empty folder, where it can change nothing of the user's.
+	dir, err := os.MkdirTemp("", "hive-planner-")
+	if err != nil {
+		return a, 0, err
+	}
+	defer os.RemoveAll(dir)
 	var mu sync.Mutex
 	var out strings.Builder
 	var tokens int64
 	var sess agent.Session
 	ended := make(chan struct{}, 1)
-	sess, err = po.Launcher.Start(ctx, agent.Spec{Plan: pipeline.RolePlanner, Attempt: attempt, Dir: po.Repo.Root, Prompt: prompt, Model: po.Model,
+	sess, err = po.Launcher.Start(ctx, agent.Spec{Plan: pipeline.RolePlanner, Attempt: attempt, Dir: dir, Prompt: prompt, Model: po.Model,
 		Env:     []string{"HIVE_AGENT_ROLE=" + pipeline.RolePlanner},
 		LogPath: filepath.Join(po.Repo.Root, ".hive", "logs", fmt.Sprintf("planner.attempt-%d.log", attempt)), AllowEnv: po.AllowEnv},
 		func(o agent.Output) {
