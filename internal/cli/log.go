@@ -167,7 +167,14 @@ func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
 		var given piperun.Given
 		var scores []confidence.Score
 		var planned piperun.Planning
-		if rec.Type == piperun.PlannedEvent && json.Unmarshal(rec.Payload, &planned) == nil {
+		var told piperun.Told
+		if rec.Type == piperun.PostmortemEvent && json.Unmarshal(rec.Payload, &told) == nil {
+			text := told.Narrative
+			if text == "" {
+				text = "none from the model: " + told.Error
+			}
+			fmt.Fprintf(&line, "%s  %-17s %s\n", p.stamp(), "postmortem", oneLineClip(text, 160))
+		} else if rec.Type == piperun.PlannedEvent && json.Unmarshal(rec.Payload, &planned) == nil {
 			fmt.Fprintf(&line, "%s  %-17s %s (by the %s): %s\n", p.stamp(), "planned", planned.Workflow, planned.By, planned.Reasoning)
 		} else if rec.Type == piperun.ConfidenceEvent && json.Unmarshal(rec.Payload, &scores) == nil {
 			for _, c := range scores {

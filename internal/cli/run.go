@@ -265,6 +265,16 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		Wait: wait,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
+	// A postmortem model tells the finished run when the config names one;
+	// otherwise hive's own paragraph does.
+	if _, ok := cfg.Models[pipeline.RolePostmortem]; ok {
+		if l, err := pickLauncher(o.agent, cfg, pipeline.RolePostmortem); err == nil {
+			opts.Postmortem = l
+			if rungs := ladder(cfg, pipeline.RolePostmortem, l.Name()); len(rungs) > 0 {
+				opts.PostmortemModel = rungs[len(rungs)-1] // the cheapest
+			}
+		}
+	}
 	if o.resume && o.yes {
 		fmt.Fprintln(o.stderr, "--yes is for a new run: a resumed run keeps the setting it started with; answer its question with --answer or hive answer")
 	}

@@ -48,7 +48,7 @@ func mustBundled(t *testing.T, role string) Contract {
 
 func TestBundledRoles(t *testing.T) {
 	want := []string{"architect", "browser-validator", "comb", "component-tester", "debugger", "documenter", "e2e-tester",
-		"implementer", "interviewer", "migrator", "planner", "reviewer", "security", "tester", "ui-designer"}
+		"implementer", "interviewer", "migrator", "planner", "postmortem", "reviewer", "security", "tester", "ui-designer"}
 	if got := Roles(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Roles() = %v\nwant %v", got, want)
 	}

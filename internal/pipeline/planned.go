@@ -10,6 +10,10 @@ import (
 // starts (seed 003 §3.1); it is no step of a workflow.
 const RolePlanner = "planner"
 
+// RolePostmortem is the cheap model's role that tells a finished run in a
+// paragraph (seed 003 §6.2); it is no step of a workflow either.
+const RolePostmortem = "postmortem"
+
 // PlannerAnswer is the planner's answer: the roles in order, the groups of
 // them that may work side by side, and why.
 type PlannerAnswer struct {

@@ -107,6 +107,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	s.deliver(ctx, &res)
 	finished := o.Now()
+	told := s.run
+	told.Finished, told.Outcome = finished, res.Snapshot.Outcome
+	s.tell(ctx, told)
 	if ferr := o.Journal.FinishRun(s.run.ID, finished, res.Snapshot.Outcome); ferr != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
 	} else {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -103,23 +104,57 @@ func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string)
 	if err != nil {
 		return a, 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, po.Timeout)
-	defer cancel()
-	// The planner reads hive's index, not the repository: it works in an
-	// empty folder, where it can change nothing of the user's.
-	dir, err := os.MkdirTemp("", "hive-planner-")
+	report, tokens, err := oneShot(ctx, oneShotCall{Root: po.Repo.Root, Launcher: po.Launcher, Role: pipeline.RolePlanner, Attempt: attempt,
+		Prompt: prompt, Model: po.Model, Timeout: po.Timeout, AllowEnv: po.AllowEnv})
 	if err != nil {
-		return a, 0, err
+		return a, tokens, err
+	}
+	r := report
+	if r.Status != "complete" {
+		why := r.Blocker
+		if why == "" {
+			why = r.Summary
+		}
+		return a, tokens, fmt.Errorf("the planner answered %s: %s", r.Status, why)
+	}
+	raw, _ := json.Marshal(r.Extra)
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, tokens, fmt.Errorf("the answer's fields: %v", err)
+	}
+	return a, tokens, nil
+}
+
+// oneShotCall is one agent call outside the run's machine: the planner's
+// before the run, the postmortem's after it.
+type oneShotCall struct {
+	Root     string // the repository: its .hive/logs keeps the session's log
+	Launcher agent.Launcher
+	Role     string
+	Attempt  int
+	Prompt   string
+	Model    string
+	Timeout  time.Duration
+	AllowEnv []string
+}
+
+// oneShot runs the call's agent for one turn in an empty folder, where it
+// can change nothing of the user's, and returns the HIVE_REPORT it wrote
+// and the tokens it used.
+func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "hive-"+c.Role+"-")
+	if err != nil {
+		return nil, 0, err
 	}
 	defer os.RemoveAll(dir)
 	var mu sync.Mutex
 	var out strings.Builder
 	var tokens int64
-	var sess agent.Session
 	ended := make(chan struct{}, 1)
-	sess, err = po.Launcher.Start(ctx, agent.Spec{Plan: pipeline.RolePlanner, Attempt: attempt, Dir: dir, Prompt: prompt, Model: po.Model,
-		Env:     []string{"HIVE_AGENT_ROLE=" + pipeline.RolePlanner},
-		LogPath: filepath.Join(po.Repo.Root, ".hive", "logs", fmt.Sprintf("planner.attempt-%d.log", attempt)), AllowEnv: po.AllowEnv},
+	sess, err := c.Launcher.Start(ctx, agent.Spec{Plan: c.Role, Attempt: c.Attempt, Dir: dir, Prompt: c.Prompt, Model: c.Model,
+		Env:     []string{"HIVE_AGENT_ROLE=" + c.Role},
+		LogPath: filepath.Join(c.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Role, c.Attempt)), AllowEnv: c.AllowEnv},
 		func(o agent.Output) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -137,7 +172,7 @@ func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string)
 			}
 		})
 	if err != nil {
-		return a, 0, err
+		return nil, 0, err
 	}
 	select {
 	case <-ended: // one turn is the whole answer
@@ -146,7 +181,7 @@ func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string)
 	case <-ctx.Done():
 		sess.Kill()
 		<-sess.Done()
-		return a, tokens, fmt.Errorf("no answer within %s", po.Timeout)
+		return nil, tokens, fmt.Errorf("no answer within %s", c.Timeout)
 	}
 	<-sess.Done()
 	mu.Lock()
@@ -157,23 +192,11 @@ func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string)
 			report = m.Report
 		}
 	}
-	if report == nil {
-		return a, tokens, errors.New("no HIVE_REPORT in the answer")
+	switch {
+	case report == nil:
+		return nil, tokens, errors.New("no HIVE_REPORT in the answer")
+	case report.Err != "":
+		return nil, tokens, errors.New("the report: " + report.Err)
 	}
-	if report.Err != "" {
-		return a, tokens, errors.New("the report: " + report.Err)
-	}
-	r := runner.ReportOf(report)
-	if r.Status != "complete" {
-		why := r.Blocker
-		if why == "" {
-			why = r.Summary
-		}
-		return a, tokens, fmt.Errorf("the planner answered %s: %s", r.Status, why)
-	}
-	raw, _ := json.Marshal(r.Extra)
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return a, tokens, fmt.Errorf("the answer's fields: %v", err)
-	}
-	return a, tokens, nil
+	return runner.ReportOf(report), tokens, nil
 }

@@ -1,13 +1,18 @@
 package piperun
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roles"
 )
 
 // PostmortemPath is where run id's postmortem is kept, relative to the
@@ -88,10 +93,75 @@ func writePostmortem(root string, r Report) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	text := fmt.Sprintf("# Run %d: %s\n\n%s\n", r.Run, r.Objective, Postmortem(r))
+	text := fmt.Sprintf("# Run %d: %s\n\n%s\n", r.Run, r.Objective, r.Postmortem)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// PostmortemEvent is the journal type of the narrative a model wrote of
+// the run (the machine never steps it).
+const PostmortemEvent = "run-postmortem"
+
+// Told is a PostmortemEvent's payload: the model's paragraph, or why there
+// is none (the template's then tells the run).
+type Told struct {
+	Narrative string `json:"narrative,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Tokens    int64  `json:"tokens"`
+}
+
+// tell asks the postmortem model (Options.Postmortem) for the run's
+// paragraph, from the facts the template tells, and journals what came of
+// it before the run is marked finished.
+func (s *shell) tell(ctx context.Context, run journal.Run) {
+	if s.o.Postmortem == nil {
+		return
+	}
+	rep, err := BuildReport(ctx, s.o.Journal, s.o.Repo, run)
+	if err != nil {
+		return
+	}
+	facts := Postmortem(rep)
+	var t Told
+	_, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, pipeline.RolePostmortem)
+	if err == nil {
+		var prompt string
+		prompt, err = roles.Render(pipeline.RolePostmortem, text, roles.Data{Role: pipeline.RolePostmortem, Objective: rep.Objective,
+			Parts: []roles.Part{{Title: "What the run's journal says", Text: facts}}})
+		if err == nil {
+			var r *engine.Report
+			r, t.Tokens, err = oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: s.o.Postmortem, Role: pipeline.RolePostmortem, Attempt: 1,
+				Prompt: prompt, Model: s.o.PostmortemModel, Timeout: 2 * time.Minute})
+			if err == nil {
+				_ = json.Unmarshal(r.Extra["narrative"], &t.Narrative)
+				if t.Narrative = strings.TrimSpace(t.Narrative); t.Narrative == "" {
+					err = fmt.Errorf("the answer has no narrative (status %s)", r.Status)
+				}
+			}
+		}
+	}
+	if err != nil {
+		t.Error = err.Error()
+		s.o.Observer.Note("", "the postmortem model: "+t.Error+"; hive's own paragraph tells the run")
+	}
+	payload, _ := json.Marshal(t)
+	if _, err := s.o.Journal.Append(s.run.ID, PostmortemEvent, s.o.Now().UTC(), payload); err != nil {
+		s.o.Observer.Note("", "journal the postmortem: "+err.Error())
+	}
+}
+
+// told is the model's paragraph of run, if one was journaled.
+func told(j journal.Journal, run int64) string {
+	var t Told
+	_ = j.Each(run, func(rec journal.Record) error {
+		if rec.Type == PostmortemEvent {
+			t = Told{}
+			_ = json.Unmarshal(rec.Payload, &t)
+		}
+		return nil
+	})
+	return t.Narrative
 }

@@ -1,9 +1,13 @@
 package piperun
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -31,5 +35,38 @@ func TestPostmortem(t *testing.T) {
 	quiet := Report{Run: 1, Objective: "fix the typo", Workflow: "quick", Started: t0, Finished: t0.Add(time.Second), Outcome: pipeline.OutcomeComplete}
 	if got := Postmortem(quiet); got != "Run 1 (workflow quick) set out to fix the typo and completed in 1s, spending $0.00. Nothing went back for rework." {
 		t.Errorf("quiet run: %s", got)
+	}
+}
+
+// With a postmortem model the run is told by it, journaled before the run
+// is finished and kept in postmortem.md; a model that fails leaves hive's
+// own paragraph, and says why.
+func TestPostmortemModel(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick, _ := pipeline.Builtin("quick")
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "Simulated postmortem of add a health check endpoint: the run did what it set out to do."},
+		{[]string{"HIVE_SIM_FAULTS=postmortem=badreport"}, "Run 1 (workflow quick) set out to add a health check endpoint and completed"},
+	} {
+		repo := service(t)
+		res, _, o := recorded(t, repo, quick, func(o *Options) { o.Postmortem = agent.Sim{Bin: self, Env: tc.env} })
+		run, _, _ := Latest(o.Journal) // finished
+		rep, err := BuildReport(t.Context(), o.Journal, repo, run)
+		if err != nil || !strings.HasPrefix(rep.Postmortem, tc.want) {
+			t.Errorf("postmortem %q (%v); want %q", rep.Postmortem, err, tc.want)
+		}
+		md, _ := os.ReadFile(filepath.Join(repo.Root, PostmortemPath(res.Run.ID)))
+		if !strings.Contains(string(md), tc.want) {
+			t.Errorf("postmortem.md:\n%s", md)
+		}
+		if n := len(journaled(o.Journal, res.Run.ID, PostmortemEvent)); n != 1 {
+			t.Errorf("%d postmortem record(s)", n)
+		}
 	}
 }

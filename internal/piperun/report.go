@@ -139,6 +139,9 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 		}
 	}
 	r.Postmortem = Postmortem(r)
+	if n := told(j, run.ID); n != "" {
+		r.Postmortem = n
+	}
 	r.Confidence = Confidence(j, run.ID)
 	if s.Spec.Base != "" && tip != "" {
 		if out, err := repo.Git(ctx, "log", "--reverse", "--format=%h %s", s.Spec.Base+".."+tip, "--"); err == nil {

@@ -36,7 +36,12 @@ type Options struct {
 	// Planning, for a new run, is how the planner (or the rules) chose
 	// Workflow; it is journaled first.
 	Planning *Planning
-	Resume   bool
+	// Postmortem, when set, is the cheap model that tells the finished
+	// run in a paragraph (PostmortemModel its model); nil: hive's own
+	// paragraph, from a template.
+	Postmortem      agent.Launcher
+	PostmortemModel string
+	Resume          bool
 	// Answer answers the open checkpoint of the run being resumed.
 	Answer string
 

@@ -23,7 +23,7 @@ const ConfidenceEvent = memory.ConfidenceRecord
 
 // ShellRecords are the journal types the shell writes beside the
 // machine's events: a replay skips them.
-var ShellRecords = []string{DeliveredEvent, WarnedEvent, ContextEvent, ConfidenceEvent, PlannedEvent}
+var ShellRecords = []string{DeliveredEvent, WarnedEvent, ContextEvent, ConfidenceEvent, PlannedEvent, PostmortemEvent}
 
 // score computes each role's confidence from the checks hive runs itself
 // in the run's worktree, before it goes, and journals it.

@@ -80,9 +80,9 @@ func places(root, home string) []place {
 // role it begins with before a dash (implementer-vue, as the shell Hive's
 // users may spell it). Roles have dashes too, so the longest role that fits
 // wins: vue-e2e-tester plays e2e-tester, not tester.
-// known are the roles a prompt may play: hive run's, and the planner,
-// which plans a run before it starts.
-var known = append(slices.Clone(pipeline.Roles), pipeline.RolePlanner)
+// known are the roles a prompt may play: hive run's, the planner, which
+// plans a run before it starts, and the postmortem, which tells it after.
+var known = append(slices.Clone(pipeline.Roles), pipeline.RolePlanner, pipeline.RolePostmortem)
 
 func roleOf(name string) string {
 	if slices.Contains(known, name) {

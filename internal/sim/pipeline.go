@@ -106,6 +106,8 @@ func (a *agent) playRole(prompt string) error {
 		if !faults.has(FaultEmpty) {
 			fields = plannerAnswer(objective)
 		}
+	case "postmortem":
+		fields["narrative"] = "Simulated postmortem of " + objective + ": the run did what it set out to do."
 	case "reviewer", "security":
 		fields, err = a.review(faults)
 	case "browser-validator":
