@@ -67,3 +67,14 @@ func TestSpliceKeepsEveryByteOutside(t *testing.T) {
 		}
 	}
 }
+
+// The section holds at most MaxLines learnings, however many it is given.
+func TestSectionCapped(t *testing.T) {
+	var many []string
+	for i := range 30 {
+		many = append(many, strings.Repeat("x", i+1))
+	}
+	if n := strings.Count(Section(many), "\n- "); n != MaxLines {
+		t.Errorf("%d lines; want %d", n, MaxLines)
+	}
+}

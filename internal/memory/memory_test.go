@@ -1,9 +1,11 @@
 package memory
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +113,36 @@ func TestLearningsAreVerified(t *testing.T) {
 	want := []string{"The implementer's work broke the tests until it was fixed (TestA); mind a.go (run 2)."}
 	if !slices.Equal(got, want) {
 		t.Errorf("learnings %q; want %q", got, want)
+	}
+}
+
+// CLAUDE.md's learnings grow as runs prove new lessons, a lesson seen again
+// stays one line (its count rises), and the list keeps to its cap.
+func TestLearningsGrowDeduplicated(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "memory.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var counts []int
+	for run := int64(1); run <= 6; run++ {
+		ls := []Lesson{lesson(run, "implementer", "the tests failed: TestSame", "same.go")}
+		if run%2 == 0 { // every other run proves a new lesson too
+			ls = append(ls, lesson(run, "implementer", "the tests failed: TestNew"+string(rune('A'+run)), "new.go"))
+		}
+		if err := st.Record(Facts{Run: run, Finished: time.Unix(run, 0), Lessons: ls}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Learnings(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, len(got))
+		if !strings.Contains(got[0], "TestSame") || !strings.Contains(got[0], fmt.Sprintf("(%d runs, last %d)", run, run)) && run > 1 {
+			t.Errorf("run %d: the recurring lesson is not first, counted: %q", run, got[0])
+		}
+	}
+	if fmt.Sprint(counts) != "[1 2 2 3 3 3]" {
+		t.Errorf("learnings per run %v; want [1 2 2 3 3 3] (growing, capped at 3)", counts)
 	}
 }

@@ -60,7 +60,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
 		// A new phase run may spend the phase's allotment of the budget.
-		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb}, Warnings: warnings,
+		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb}, Brief: s.planBrief(ctx, warnings),
 			Prices: s.o.Prices, Ladder: s.o.Ladders[pipeline.RoleImplementer],
 			Budget: engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD},
 			Guard:  s.o.Guard},

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/runner"
 )
 
 // ContextEvent is the journal type of the context a role was given (the
@@ -63,10 +66,12 @@ func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Sn
 			add("The project's CLAUDE.md", string(md))
 		}
 	case pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleMigrator, pipeline.RoleUIDesigner:
-		for _, f := range memory.FilesIn(snap.Spec.Objective) {
-			if data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(f))); err == nil && filepath.IsLocal(f) {
-				add("The file "+f+" (the objective names it)", "```\n"+string(data)+"\n```")
-			}
+		files := memory.FilesIn(snap.Spec.Objective)
+		for _, f := range files {
+			add("The file "+f+" (the objective names it)", s.fileText(f))
+		}
+		if t := s.testExample(ctx, files); t != "" {
+			add("A test of this project ("+t+"), whose patterns to follow", s.fileText(t))
 		}
 	case pipeline.RoleTester, pipeline.RoleE2ETester, pipeline.RoleComponentTester:
 		add("The change so far (git diff)", s.diff(ctx, snap))
@@ -80,8 +85,13 @@ func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Sn
 		add("The change (git diff)", s.diff(ctx, snap))
 		add("The architect's plans", s.phaseFiles(snap, "*-PLAN.md"))
 	}
-	// Bound each part, then the whole, and journal what was given.
-	g := Given{Job: c.Job, Attempt: c.Attempt}
+	return s.bound(c.Job, c.Attempt, parts)
+}
+
+// bound keeps parts within the bounds (each, then all) and journals what
+// job was given.
+func (s *shell) bound(job string, attempt int, parts []roles.Part) []roles.Part {
+	g := Given{Job: job, Attempt: attempt}
 	total := 0
 	var kept []roles.Part
 	for _, p := range parts {
@@ -99,7 +109,7 @@ func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Sn
 	if len(kept) > 0 {
 		payload, _ := json.Marshal(g)
 		if _, err := s.o.Journal.Append(s.run.ID, ContextEvent, s.o.Now().UTC(), payload); err != nil {
-			s.note(c.Job, "journal the role's context: "+err.Error())
+			s.note(job, "journal the role's context: "+err.Error())
 			return nil
 		}
 	}
@@ -121,6 +131,72 @@ func (s *shell) phaseFiles(snap pipeline.Snapshot, pattern string) string {
 		}
 	}
 	return b.String()
+}
+
+// fileText is a worktree file's content, fenced, or "" when it is none.
+func (s *shell) fileText(rel string) string {
+	if !filepath.IsLocal(rel) {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	return "```\n" + string(data) + "\n```"
+}
+
+// testExample is a test file of the project to follow: one beside the
+// files near, else the first the repository tracks.
+func (s *shell) testExample(ctx context.Context, near []string) string {
+	out, err := s.o.Repo.At(s.dir).Git(ctx, "ls-files")
+	if err != nil {
+		return ""
+	}
+	var tests []string
+	for _, f := range strings.Fields(out) {
+		if isTest(filepath.Base(f)) {
+			tests = append(tests, f)
+		}
+	}
+	for _, n := range near {
+		for _, t := range tests {
+			if filepath.Dir(t) == filepath.Dir(n) {
+				return t
+			}
+		}
+	}
+	if len(tests) > 0 {
+		return tests[0]
+	}
+	return ""
+}
+
+func isTest(base string) bool {
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
+}
+
+// planBrief is what each executor of the phase is told besides its plan:
+// the warnings, the files its plan changes as they are, a test to follow;
+// bounded, and journaled per plan.
+func (s *shell) planBrief(ctx context.Context, warnings []string) func(*plan.Plan) runner.Briefing {
+	return func(p *plan.Plan) runner.Briefing {
+		var parts []roles.Part
+		for _, f := range p.FilesModified {
+			if text := s.fileText(f); text != "" {
+				parts = append(parts, roles.Part{Title: f + " (your plan changes it)", Text: text})
+			}
+		}
+		if t := s.testExample(ctx, p.FilesModified); t != "" && !slices.Contains(p.FilesModified, t) {
+			parts = append(parts, roles.Part{Title: "A test of this project (" + t + "), whose patterns to follow", Text: s.fileText(t)})
+		}
+		kept := s.bound(p.ID, 0, parts)
+		var b strings.Builder
+		for _, part := range kept {
+			fmt.Fprintf(&b, "### %s\n\n%s\n\n", part.Title, part.Text)
+		}
+		return runner.Briefing{Warnings: warnings, Context: strings.TrimSpace(b.String())}
+	}
 }
 
 // diff is the run's change so far: its stat, then the patch.

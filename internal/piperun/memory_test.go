@@ -142,8 +142,8 @@ func stripIDs(es []memory.Entry) []memory.Entry {
 }
 
 // In the full workflow the implementers are the phase's executors: every
-// one of them is told the memory's warnings for the implementer, and the
-// run journals them.
+// one of them is told the memory's warnings for the implementer and the
+// context curated for its plan, and the run journals them.
 func TestPhaseExecutorsAreWarned(t *testing.T) {
 	repo := service(t)
 	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
@@ -165,6 +165,10 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 			executors++
 			if !strings.Contains(p, "<warnings_from_earlier_runs>") || !strings.Contains(p, "TestRoutes (files: main.go)") {
 				t.Errorf("executor %s was not warned:\n%s", key, p)
+			}
+			// Its curated context: a test of the project to follow.
+			if !strings.Contains(p, "<context_from_hive>\n### A test of this project (main_test.go), whose patterns to follow") {
+				t.Errorf("executor %s got no curated context:\n%s", key, p)
 			}
 		}
 	}

@@ -150,13 +150,15 @@ func TestContinuationPromptCarriesAnswers(t *testing.T) {
 	out, err := ExecutorPrompt(executorPrompt, ph, ph.Plans[0], true, "0123456789abcdef", &continuationData{
 		Reason:  "the agent crashed",
 		Answers: []priorAnswer{{Task: 1, Type: "decision", Answer: "sqlite"}, {Task: 2, Type: "human-verify", Answer: "approved"}},
-	}, []string{"In 2 earlier runs (last: run 4) after the implementer's work the tests failed: TestLedger (files: ledger.go)"})
+	}, Briefing{Warnings: []string{"In 2 earlier runs (last: run 4) after the implementer's work the tests failed: TestLedger (files: ledger.go)"},
+		Context: "### ledger.go\n\npackage ledger"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
 		"<previous_answers>", "- Task 1 (decision): sqlite\n", "- Task 2 (human-verify): approved\n",
 		"This run started at commit 0123456789ab.", "git log 0123456789ab..HEAD",
+		"<context_from_hive>\n### ledger.go\n\npackage ledger\n</context_from_hive>",
 		"<warnings_from_earlier_runs>\nWhat went wrong in this project's implementations more than once. Check each before you report PLAN COMPLETE.\n- In 2 earlier runs (last: run 4) after the implementer's work the tests failed: TestLedger (files: ledger.go)\n</warnings_from_earlier_runs>",
 	} {
 		if !strings.Contains(out, want) {

@@ -89,7 +89,7 @@ type completedTask struct {
 // since is the commit the run's work on the plan starts after: the agent
 // counts only later commits as its plan's, since real histories hold
 // commits of earlier plans with the same id.
-func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team bool, since string, cont *continuationData, warnings []string) (string, error) {
+func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team bool, since string, cont *continuationData, brief Briefing) (string, error) {
 	short := since[:min(12, len(since))]
 	var b strings.Builder
 	err := t.Execute(&b, map[string]any{
@@ -104,7 +104,8 @@ func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team boo
 		"Summary":      p.SummaryPath(),
 		"Team":         team,
 		"Since":        short,
-		"Warnings":     warnings,
+		"Warnings":     brief.Warnings,
+		"Curated":      brief.Context,
 	})
 	if err != nil {
 		return "", fmt.Errorf("executor prompt template: %w", err)
@@ -119,14 +120,29 @@ type prompts struct {
 	tmpl     *template.Template // the executor prompt
 	team     bool               // agents run as live team members
 	work     *workspace         // where plans work, their scope and commits
-	warnings []string           // from earlier runs, for every executor
+	brief    func(*plan.Plan) Briefing
+}
+
+// Briefing is what an executor is told besides its plan: what went wrong
+// in earlier runs, and the context hive curated for it (the content of the
+// files it will change, a test to follow).
+type Briefing struct {
+	Warnings []string
+	Context  string
+}
+
+func (pr *prompts) briefing(p *plan.Plan) Briefing {
+	if pr.brief == nil {
+		return Briefing{}
+	}
+	return pr.brief(p)
 }
 
 // executor builds the prompt of the executor about to start on p.
 func (pr *prompts) executor(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
 	since := pr.work.scope[p.ID]
 	if c == nil {
-		return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, nil, pr.warnings)
+		return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, nil, pr.briefing(p))
 	}
 	cd := &continuationData{Reason: c.Reason, Completed: pr.completedTasks(ctx, p), Fix: c.Fix, Rollover: c.Rollover, Notes: c.Notes}
 	if c.Rollover || c.Notes != nil {
@@ -142,7 +158,7 @@ func (pr *prompts) executor(ctx context.Context, p *plan.Plan, c *engine.Continu
 		}
 		cd.Instructions = resumeInstructions(cp)
 	}
-	return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, cd, pr.warnings)
+	return ExecutorPrompt(pr.tmpl, pr.work.phase, p, pr.team, since, cd, pr.briefing(p))
 }
 
 // completedTasks reads the plan's task commits of this run from git: the

@@ -57,9 +57,10 @@ type Schedule struct {
 // Agents are the agent programs of a run and how they are watched.
 type Agents struct {
 	Launcher agent.Launcher
-	// Warnings are told to every executor: what went wrong in the
-	// implementer's work in earlier runs (hive run's project memory).
-	Warnings []string
+	// Brief is what hive run tells the executor of a plan besides its
+	// prompt: warnings from earlier runs and the context curated for it
+	// (nil: nothing).
+	Brief func(*plan.Plan) Briefing
 	// Roles are the agents of the other roles: "comb" resolves merge
 	// conflicts, "verifier" verifies the phase. A missing role is skipped
 	// (a conflict goes straight to a human; verification is mechanical only).
@@ -276,7 +277,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	}
 	r.work = &workspace{repo: o.Repo, phase: o.Phase, plans: plans, git: o.Git, since: o.Schedule.Since,
 		now: o.Now, inbox: r, say: say}
-	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, warnings: o.Agents.Warnings}
+	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, brief: o.Agents.Brief}
 	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
 	r.human = &humanWaits{inbox: r, now: o.Now}
 	files := &planningFiles{root: o.Repo.Root, phase: o.Phase, plans: plans, now: o.Now, say: say,
