@@ -117,10 +117,10 @@ func ExecutorPrompt(t *template.Template, ph *plan.Phase, p *plan.Plan, team boo
 // executor (or its continuation), a conflict's resolver, the phase's
 // verifier. What hive says to live agents later is messageText's.
 type prompts struct {
-	tmpl     *template.Template // the executor prompt
-	team     bool               // agents run as live team members
-	work     *workspace         // where plans work, their scope and commits
-	brief    func(*plan.Plan) Briefing
+	tmpl  *template.Template // the executor prompt
+	team  bool               // agents run as live team members
+	work  *workspace         // where plans work, their scope and commits
+	brief func(*plan.Plan) Briefing
 }
 
 // Briefing is what an executor is told besides its plan: what went wrong
