@@ -227,7 +227,8 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	// journal: every role's) must be able to start.
 	used := map[string]agent.Launcher{}
 	for role, l := range launchers {
-		if o.resume || wf.Needs(role) {
+		// A reviewer's high finding may add a security audit (routing).
+		if o.resume || wf.Needs(role) || role == pipeline.RoleSecurity && wf.Needs(pipeline.RoleReviewer) {
 			used[role] = l
 		}
 	}

@@ -434,11 +434,39 @@ func (m *Machine) worked(j *job) []Command {
 	}
 	if slices.Contains(reviewing, j.Role) {
 		m.record(j, j.report)
+		routed := m.routeSecurity(j)
 		if !m.gated(j) {
-			return m.gate(j, []string{j.ID})
+			return append(routed, m.gate(j, []string{j.ID})...)
 		}
+		return append(routed, m.done(j, Done)...)
 	}
 	return m.done(j, Done)
+}
+
+// routeSecurity is adaptive routing (seed 003 §3): a reviewer's open high
+// or blocker finding, in a run with no security audit, adds one after the
+// reviewer; a fix_blocking step still to come waits for it too. The note
+// says why, and a replay of the journal decides the same.
+func (m *Machine) routeSecurity(j *job) []Command {
+	if j.Role != RoleReviewer || m.byID[RoleSecurity] != nil {
+		return nil
+	}
+	i := slices.IndexFunc(m.findings, func(f Finding) bool {
+		return f.Job == j.ID && f.Status == FindingOpen && (f.Severity == SevBlocker || f.Severity == SevHigh)
+	})
+	if i < 0 {
+		return nil
+	}
+	f := m.findings[i]
+	sec := &job{Job: Job{ID: RoleSecurity, Role: RoleSecurity, State: Pending}, deps: []string{j.ID}}
+	m.add(sec)
+	m.agenda = append([]string{sec.ID}, m.agenda...)
+	for _, g := range m.jobs {
+		if g.Type == StepFixBlocking && !g.settled() {
+			g.deps = append(g.deps, sec.ID)
+		}
+	}
+	return []Command{{Type: CmdNote, Job: sec.ID, Text: fmt.Sprintf("routing: the reviewer's %s finding %s (%s) adds a security audit", f.Severity, f.ID, oneLine(f.Title))}}
 }
 
 // done settles a job and goes on. A step with a checkpoint first asks a
