@@ -443,6 +443,29 @@ func (m *Machine) worked(j *job) []Command {
 	return m.done(j, Done)
 }
 
+// SecondReviewFiles: a change of more files gets a second review.
+const SecondReviewFiles = 10
+
+// routeSecondReview is adaptive routing (seed 003 §3): a change of more
+// than SecondReviewFiles files gets a second reviewer beside the first;
+// a fix_blocking step still to come waits for it too.
+func (m *Machine) routeSecondReview(changed int) []Command {
+	const id = RoleReviewer + "-2"
+	first := m.byID[RoleReviewer]
+	if changed <= SecondReviewFiles || first == nil || first.Type != "" || first.State == Skipped || m.byID[id] != nil {
+		return nil
+	}
+	second := &job{Job: Job{ID: id, Role: RoleReviewer, State: Pending}, deps: slices.Clone(first.deps)}
+	m.add(second)
+	m.agenda = append(m.agenda, id)
+	for _, g := range m.jobs {
+		if g.Type == StepFixBlocking && !g.settled() {
+			g.deps = append(g.deps, id)
+		}
+	}
+	return []Command{{Type: CmdNote, Job: id, Text: fmt.Sprintf("routing: %d files changed (more than %d) add a second review", changed, SecondReviewFiles)}}
+}
+
 // routeSecurity is adaptive routing (seed 003 §3): a reviewer's open high
 // or blocker finding, in a run with no security audit, adds one after the
 // reviewer; a fix_blocking step still to come waits for it too. The note
@@ -790,7 +813,7 @@ func (m *Machine) built(ev Event) ([]Command, error) {
 	options := []string{AnswerRetry, AnswerContinue, AnswerAbort}
 	switch {
 	case t.ExitCode == 0:
-		return m.done(j, Done), nil
+		return append(m.routeSecondReview(ev.Changed), m.done(j, Done)...), nil
 	case t.Unrunnable:
 		return m.ask(j, KindBuild, "the build could not run: "+t.Command, t.Output, options), nil
 	case j.fixes >= m.spec.Workflow.fixLoops():

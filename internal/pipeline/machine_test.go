@@ -174,7 +174,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			ev.Tests.ExitCode, ev.Tests.Failed, ev.Tests.Failing = 1, max(num("failed"), 1), []string{"TestHealth"}
 		}
 	case "built":
-		ev = Event{Type: EvBuilt, Job: job, Attempt: attempt, Tests: &Tests{Command: "go build ./..."}}
+		ev = Event{Type: EvBuilt, Job: job, Attempt: attempt, Tests: &Tests{Command: "go build ./..."}, Changed: num("changed")}
 		if d.HasArg("unrunnable") {
 			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "exec: go: not found"
 		}

@@ -111,6 +111,9 @@ type Event struct {
 	OverBudget bool `json:"over_budget,omitempty"`
 	// PhaseRun (EvPhaseDone) is the phase's run in its own journal.
 	PhaseRun int64 `json:"phase_run,omitempty"`
+	// Changed (EvBuilt) is how many files the run has changed since its
+	// base, as hive counted them.
+	Changed int `json:"changed,omitempty"`
 	// MaxAttempts (EvReport with Errors) is how many reports that break
 	// the contract the role may write before a human is asked.
 	MaxAttempts int `json:"max_attempts,omitempty"`

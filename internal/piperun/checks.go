@@ -212,8 +212,11 @@ func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event
 
 // build runs the project's build in the run's worktree, for a build step.
 // A project with nothing to build passes, with a note.
-func (s *shell) build(ctx context.Context, c pipeline.Command) pipeline.Event {
+func (s *shell) build(ctx context.Context, c pipeline.Command, base string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvBuilt, Job: c.Job, Attempt: c.Attempt}
+	// How much the run changed, as hive counts it (routing's input).
+	changed, _ := s.changes(ctx, base)
+	ev.Changed = len(changed)
 	cmd, ok := testrun.DetectBuild(s.dir)
 	if !ok {
 		s.note(c.Job, "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build")

@@ -460,7 +460,8 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 	case pipeline.CmdRunTests:
 		s.background(func() { s.send(s.runTests(ctx, c)) })
 	case pipeline.CmdBuild:
-		s.background(func() { s.send(s.build(ctx, c)) })
+		base := s.m.Snapshot().Spec.Base // read here: the machine is the loop's alone
+		s.background(func() { s.send(s.build(ctx, c, base)) })
 	case pipeline.CmdFinished:
 		s.ended = true
 	}
