@@ -62,13 +62,21 @@ func pipelineTree(t *testing.T, dir string) string {
 // until it ends: every run must end complete, with main holding the same
 // tree as an uninterrupted run, and no run branch left. The run has a fix
 // loop (the sim tester's failing test). HIVE_PIPELINE_KILLS sets the count
-// (default 20; "all" kills at every step in turn).
+// (default 20; "all" kills at every step in turn; "N-M" at steps N to M).
 func TestPipelineKills(t *testing.T) {
-	iterations := 20
+	iterations, from := 20, 0
 	if s := os.Getenv("HIVE_PIPELINE_KILLS"); s != "" && s != "all" {
+		lo, hi, isRange := strings.Cut(s, "-")
 		var err error
-		if iterations, err = strconv.Atoi(s); err != nil {
+		if iterations, err = strconv.Atoi(lo); err != nil {
 			t.Fatal(err)
+		}
+		if isRange {
+			n, err := strconv.Atoi(hi)
+			if err != nil || n < iterations {
+				t.Fatalf("HIVE_PIPELINE_KILLS=%s: want N-M with N ≤ M", s)
+			}
+			from, iterations = iterations, n-iterations+1
 		}
 	}
 	hive, err := exec.LookPath("hive")
@@ -114,8 +122,11 @@ func TestPipelineKills(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 1124))
 	for i := range iterations {
 		k := 1 + rng.IntN(steps)
-		if os.Getenv("HIVE_PIPELINE_KILLS") == "all" {
+		switch {
+		case os.Getenv("HIVE_PIPELINE_KILLS") == "all":
 			k = i + 1
+		case from > 0:
+			k = from + i
 		}
 		t.Run(fmt.Sprintf("kill-at-%d", k), func(t *testing.T) {
 			dir := pipelineFixture(t)

@@ -116,19 +116,25 @@ func (s *shell) learn(ctx context.Context, snap pipeline.Snapshot) []string {
 	if err != nil {
 		return []string{err.Error() + "; its Hive Learnings were not updated"}
 	}
-	if bytes.Equal(old, next) {
-		return nil
+	if !bytes.Equal(old, next) {
+		tmp := path + ".hive-tmp"
+		if err := os.WriteFile(tmp, next, 0o644); err != nil {
+			return []string{"CLAUDE.md: " + err.Error()}
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+			return []string{"CLAUDE.md: " + err.Error()}
+		}
 	}
-	tmp := path + ".hive-tmp"
-	if err := os.WriteFile(tmp, next, 0o644); err != nil {
-		return []string{"CLAUDE.md: " + err.Error()}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return []string{"CLAUDE.md: " + err.Error()}
-	}
-	if err := s.o.Repo.At(s.dir).CommitOnly(ctx, fmt.Sprintf("docs(hive): learnings of run %d in CLAUDE.md", s.run.ID), "CLAUDE.md"); err != nil {
+	// Committed even when the file already reads right: a hive killed
+	// between its write and its commit left it so (a no-op otherwise).
+	wt := s.o.Repo.At(s.dir)
+	before, _ := wt.Head(ctx)
+	if err := wt.CommitOnly(ctx, fmt.Sprintf("docs(hive): learnings of run %d in CLAUDE.md", s.run.ID), "CLAUDE.md"); err != nil {
 		return []string{"commit CLAUDE.md's Hive Learnings: " + err.Error()}
+	}
+	if after, _ := wt.Head(ctx); after == before {
+		return nil // nothing new
 	}
 	if len(lines) == 0 {
 		return []string{"CLAUDE.md: Hive Learnings emptied (every lesson in it was forgotten)"}
