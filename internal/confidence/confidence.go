@@ -191,7 +191,7 @@ func Tester(tests Run, changed []string) Score {
 	for _, f := range changed {
 		base := path.Base(f)
 		switch {
-		case isTestFile(base):
+		case IsTestFile(base):
 			touch, why = true, "the change has the test "+f
 		case strings.Contains(tests.Output, base) || (path.Dir(f) != "." && strings.Contains(tests.Output, path.Dir(f))):
 			touch, why = true, "the test output names "+f
@@ -206,7 +206,9 @@ func Tester(tests Run, changed []string) Score {
 	return score("tester", ran, rate, pass("tests touch the change", 20, touch, why))
 }
 
-func isTestFile(base string) bool {
+// IsTestFile says whether a file's base name is a test's, by the common
+// conventions (Go, Python, JavaScript and TypeScript).
+func IsTestFile(base string) bool {
 	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
 }

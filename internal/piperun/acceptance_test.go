@@ -149,21 +149,10 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 // NoInterview skips the interviewer: no interviewer is started and nothing
 // is asked.
 func TestAcceptanceNoInterview(t *testing.T) {
-	repo := service(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	o := options(t, repo, pipeline.Full)
-	rec := &prompts{Launcher: o.Launcher}
-	o.Launcher = rec
-	o.AutoAnswer, o.NoInterview = false, true
-	o.Wait = 0 // any question stops the run with NeedsHumanError
-	res, err := Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
-		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
-	}
+	_, rec, _ := recorded(t, service(t), pipeline.Full, func(o *Options) {
+		o.AutoAnswer, o.NoInterview = false, true
+		o.Wait = 0 // any question stops the run with NeedsHumanError
+	})
 	if _, ok := rec.get("interviewer/1"); ok {
 		t.Error("an interviewer was started with NoInterview")
 	}
@@ -227,22 +216,11 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 // the prompt of every role that works in it, under their names, and so do
 // the tools found on the machine.
 func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
-	repo := service(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	quick, _ := pipeline.Builtin("quick")
-	o := options(t, repo, quick)
-	rec := &prompts{Launcher: o.Launcher}
-	o.Launcher = rec
 	const name, gotcha = ".hive/memory.json (the shell Hive's memory)", "The tests need PORT unset"
-	o.Context = []pipeline.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}
-	res, err := Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
-		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
-	}
+	_, rec, _ := recorded(t, service(t), quick, func(o *Options) {
+		o.Context = []pipeline.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}
+	})
 	started := 0
 	for _, st := range quick.Steps {
 		if st.Role == "" {

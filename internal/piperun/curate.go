@@ -9,7 +9,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -70,7 +72,7 @@ func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Sn
 		for _, f := range files {
 			add("The file "+f+" (the objective names it)", s.fileText(f))
 		}
-		if t := s.testExample(ctx, files); t != "" {
+		if t := testExample(s.trackedTests(ctx), files); t != "" {
 			add("A test of this project ("+t+"), whose patterns to follow", s.fileText(t))
 		}
 	case pipeline.RoleTester, pipeline.RoleE2ETester, pipeline.RoleComponentTester:
@@ -145,19 +147,24 @@ func (s *shell) fileText(rel string) string {
 	return "```\n" + string(data) + "\n```"
 }
 
-// testExample is a test file of the project to follow: one beside the
-// files near, else the first the repository tracks.
-func (s *shell) testExample(ctx context.Context, near []string) string {
+// trackedTests are the test files the run's worktree tracks.
+func (s *shell) trackedTests(ctx context.Context) []string {
 	out, err := s.o.Repo.At(s.dir).Git(ctx, "ls-files")
 	if err != nil {
-		return ""
+		return nil
 	}
 	var tests []string
 	for _, f := range strings.Fields(out) {
-		if isTest(filepath.Base(f)) {
+		if confidence.IsTestFile(filepath.Base(f)) {
 			tests = append(tests, f)
 		}
 	}
+	return tests
+}
+
+// testExample is the test file to follow among tests: one beside the
+// files near, else the first.
+func testExample(tests, near []string) string {
 	for _, n := range near {
 		for _, t := range tests {
 			if filepath.Dir(t) == filepath.Dir(n) {
@@ -171,15 +178,11 @@ func (s *shell) testExample(ctx context.Context, near []string) string {
 	return ""
 }
 
-func isTest(base string) bool {
-	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.")
-}
-
 // planBrief is what each executor of the phase is told besides its plan:
 // the warnings, the files its plan changes as they are, a test to follow;
 // bounded, and journaled per plan.
 func (s *shell) planBrief(ctx context.Context, warnings []string) func(*plan.Plan) runner.Briefing {
+	tests := sync.OnceValue(func() []string { return s.trackedTests(ctx) }) // once for the phase's executors
 	return func(p *plan.Plan) runner.Briefing {
 		var parts []roles.Part
 		for _, f := range p.FilesModified {
@@ -187,7 +190,7 @@ func (s *shell) planBrief(ctx context.Context, warnings []string) func(*plan.Pla
 				parts = append(parts, roles.Part{Title: f + " (your plan changes it)", Text: text})
 			}
 		}
-		if t := s.testExample(ctx, p.FilesModified); t != "" && !slices.Contains(p.FilesModified, t) {
+		if t := testExample(tests(), p.FilesModified); t != "" && !slices.Contains(p.FilesModified, t) {
 			parts = append(parts, roles.Part{Title: "A test of this project (" + t + "), whose patterns to follow", Text: s.fileText(t)})
 		}
 		kept := s.bound(p.ID, 0, parts)

@@ -2,12 +2,10 @@ package piperun
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -16,19 +14,9 @@ import (
 // goes when the run ends), are kept in the repository's .hive/runs/N/.
 func TestScreenshotsKept(t *testing.T) {
 	repo := service(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	wf := pipeline.Workflow{Name: "look", Steps: []pipeline.Step{{Role: pipeline.RoleBrowserValidator}}}
-	o := options(t, repo, wf)
 	n := &notes{}
-	o.Observer = n
-	res, err := Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
-		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
-	}
+	res, _, _ := recorded(t, repo, wf, func(o *Options) { o.Observer = n })
 	dir := filepath.Join(repo.Root, ScreenshotsDir(res.Run.ID))
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) != 1 {
