@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	"confidence": {"plan"},
 	"agent":      {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
-	"pipeline": {"engine"},
+	"pipeline": {"confidence", "engine"},
 	"sim":      {"plan"},
 	"scaffold": {"config"},
 	// The TUI shows the engine's state and hands answers over as engine

@@ -41,6 +41,8 @@ type Job struct {
 	Spend    engine.Spend `json:"spend,omitzero"`
 	// Report is the last HIVE_REPORT of its agents.
 	Report *engine.Report `json:"report,omitempty"`
+	// Evaluation is its last attempt judged (Spec.Routing.Evaluate).
+	Evaluation *Evaluation `json:"evaluation,omitempty"`
 }
 
 type job struct {
@@ -72,6 +74,11 @@ type job struct {
 	// again with this context after the jobs rerunAfter.
 	rerun      *Context
 	rerunAfter []string
+	// evaluating: its attempt is being judged; evaluated is the attempt
+	// last judged; evalBlocks counts the evaluations that blocked.
+	evaluating bool
+	evaluated  int
+	evalBlocks int
 }
 
 // settled says whether the job's work is over, for now.
@@ -110,6 +117,9 @@ type Machine struct {
 	findings   []Finding
 	nextCP     int
 	budget     budgetState
+	// serial: a computed confidence under the floor; the rest of the
+	// run works one job at a time.
+	serial bool
 }
 
 // New returns a machine waiting for EvStarted.
@@ -150,6 +160,8 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		return m.checked(ev)
 	case EvBuilt:
 		return m.built(ev)
+	case EvEvaluated:
+		return m.evaluated(ev)
 	}
 	j := m.byID[ev.Job]
 	if j == nil {
@@ -264,6 +276,9 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 		case s.Condition != "" && !m.holds(s.Condition):
 			j.State = Skipped
 			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("left out: the repository has no %s (condition %s)", strings.TrimPrefix(s.Condition, "has_"), s.Condition)})
+		case m.provenOut(s):
+			j.State = Skipped
+			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("routing: left out of a quick objective: the %s's recent runs in this project all passed with high confidence", s.Role)})
 		case s.Role == RoleInterviewer && m.spec.NoInterview:
 			j.State = Skipped
 			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
@@ -306,7 +321,7 @@ func (m *Machine) advance() []Command {
 	var out []Command
 	for _, id := range slices.Clone(m.agenda) { // a job may settle as it starts
 		j := m.byID[id]
-		if j.State != Pending || !m.ready(j) || (j.writes() && writing) {
+		if j.State != Pending || !m.ready(j) || (j.writes() && writing) || (m.serial && busy) {
 			continue
 		}
 		writing = writing || j.writes()
@@ -343,6 +358,7 @@ func (m *Machine) run(j *job) []Command {
 	}
 	j.Attempts++
 	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, engine.CallGuard{}, nil, nil
+	j.evaluating = false
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()
@@ -495,13 +511,20 @@ func (m *Machine) routeSecurity(j *job) []Command {
 // done settles a job and goes on. A step with a checkpoint first asks a
 // human to look at its work, unless --yes.
 func (m *Machine) done(j *job, s JobState) []Command {
+	if s == Done && m.evaluates(j) && j.evaluated != j.Attempts {
+		return m.evaluate(j)
+	}
 	if s == Done && j.step.Checkpoint && !j.reviewed && !m.spec.AutoAnswer {
 		what := j.Role + " finished"
 		if r := j.report; r != nil && r.Summary != "" {
 			what += ": " + oneLine(r.Summary)
 		}
-		return m.ask(j, KindReview, what+". Look at its work before the run goes on", m.reviewDetails(j),
-			[]string{AnswerContinue, AnswerRetry, AnswerAbort})
+		details := m.reviewDetails(j)
+		if j.Evaluation != nil {
+			details = strings.TrimSpace(j.Evaluation.Text(false) + "\n\n" + details)
+		}
+		return m.ask(j, KindReview, what+". Look at its work before the run goes on", details,
+			[]string{AnswerContinue, AnswerDetails, AnswerReject, AnswerAbort}, func(cp *Checkpoint) { cp.Evaluation = j.Evaluation })
 	}
 	if s == Done && j.rerun != nil {
 		j.State, j.next, j.wait, j.rerun = Pending, j.rerun, j.rerunAfter, nil
@@ -952,6 +975,11 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	if cp.Kind == KindNeedsInput {
 		return m.decide(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
+	if cp.Kind == KindReview || cp.Kind == KindEvaluation {
+		if out, ok := m.reviewAnswer(j, cp, text); ok {
+			return out, nil
+		}
+	}
 	choice := strings.ToLower(text)
 	switch choice {
 	case AnswerAbort:
@@ -1022,6 +1050,8 @@ func (m *Machine) resume() []Command {
 // redo does again what was under way of j when hive stopped.
 func (m *Machine) redo(j *job) []Command {
 	switch {
+	case j.State == Checking && j.evaluating:
+		return []Command{{Type: CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
 	case j.State == Checking && j.Role == RoleArchitect:
 		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == Checking && j.Type == StepBuild:

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hivectl/hive/internal/confidence"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,7 +116,8 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		}
 		wf.FixLoops = num("fix")
 		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d),
-			NoInterview: d.HasArg("nointerview")}}
+			NoInterview: d.HasArg("nointerview"),
+			Routing:     Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {
 			k, v, _ := strings.Cut(f, ":")
 			if ev.Spec.Facts == nil {
@@ -181,6 +183,19 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		if d.HasArg("fail") {
 			ev.Tests.ExitCode, ev.Tests.Output = 1, "main.go:3: undefined: x"
 		}
+	case "evaluated":
+		// evaluated JOB checks=N verdicts=ok,warn,block: the verdicts of
+		// completeness, coherence and risk, in that order.
+		e := &Evaluation{Role: job, Produced: strings.Join(list("produced"), ", ")}
+		if d.HasArg("checks") {
+			n := num("checks")
+			e.Checks = &confidence.Score{Role: job, Points: n, Max: confidence.MaxPoints,
+				Checks: []confidence.Check{{Name: "hive's checks", OK: n == confidence.MaxPoints, Points: n, Max: confidence.MaxPoints, Detail: "as the script says"}}}
+		}
+		for i, v := range strings.Split(str("verdicts"), ",") {
+			e.Verdicts = append(e.Verdicts, Verdict{Aspect: Aspects[i], Verdict: v, Notes: []string{Aspects[i] + " says " + v}})
+		}
+		ev.Type, ev.Evaluation = EvEvaluated, e
 	case "answer":
 		ev = Event{Type: EvAnswer, Text: str("text")}
 		if s := m.Snapshot(); s.Open != nil {
@@ -307,6 +322,12 @@ func render(c Command) string {
 		for _, dc := range x.Interview {
 			fmt.Fprintf(&b, " interview=%s(%s)", dc.Choice, dc.By)
 		}
+		for _, v := range x.Evaluation {
+			fmt.Fprintf(&b, " evaluation=%s:%s", v.Aspect, v.Verdict)
+		}
+		if x.Feedback != "" {
+			fmt.Fprintf(&b, " feedback=%q", x.Feedback)
+		}
 	}
 	if cp := c.Checkpoint; cp != nil {
 		fmt.Fprintf(&b, " #%d %s %q options=%s", cp.ID, cp.Kind, cp.Question, strings.Join(cp.Options, "|"))
@@ -316,7 +337,7 @@ func render(c Command) string {
 		if cp.Previous != nil {
 			fmt.Fprintf(&b, " previous=%q", cp.Previous.Issue)
 		}
-		if cp.Kind == KindBudget || cp.Kind == KindFindings {
+		if cp.Kind == KindBudget || cp.Kind == KindFindings || cp.Evaluation != nil {
 			fmt.Fprintf(&b, " (%s)", cp.Details)
 		}
 	}
@@ -329,6 +350,9 @@ func state(s Snapshot) string {
 		fmt.Fprintf(&b, "%s: %s attempts=%d", j.ID, j.State, j.Attempts)
 		if j.Spend != (engine.Spend{}) {
 			fmt.Fprintf(&b, " in=%d out=%d cost=%.2f", j.Spend.InputTokens, j.Spend.OutputTokens, j.Spend.CostUSD)
+		}
+		if j.Evaluation != nil {
+			fmt.Fprintf(&b, " confidence=%d", j.Evaluation.Confidence())
 		}
 		b.WriteByte('\n')
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestRandomWalks(t *testing.T) {
 	statuses := []string{engine.ReportComplete, engine.ReportComplete, engine.ReportPartial, engine.ReportBlocked,
 		engine.ReportChallenge, engine.ReportNeedsInput, ""}
-	budgetStops, raised := 0, 0
+	budgetStops, raised, evaluations, serialised := 0, 0, 0, 0
 	for seed := range uint64(2000) {
 		rng := rand.New(rand.NewPCG(seed, 0xB1E))
 		m := New()
@@ -39,6 +40,10 @@ func TestRandomWalks(t *testing.T) {
 			}
 		}
 		spec := &Spec{Objective: "o", Workflow: wf, AutoAnswer: rng.IntN(2) == 0, Budget: budget, Facts: facts, NoInterview: rng.IntN(2) == 0}
+		if rng.IntN(2) == 0 {
+			spec.Routing = Routing{Evaluate: true, Floor: 40 * rng.IntN(2), Quick: rng.IntN(2) == 0, Proven: []string{RoleReviewer, RoleDocumenter, RoleTester}}
+		}
+		judging := map[string]bool{} // jobs whose evaluation was ordered
 		if _, err := m.Step(Event{Type: EvStarted, Spec: spec}); err != nil {
 			t.Fatal(err)
 		}
@@ -88,6 +93,9 @@ func TestRandomWalks(t *testing.T) {
 				if s.Open.Kind == KindFindings && text == AnswerAccept {
 					text = "accept a reason"
 				}
+				if text == AnswerReject {
+					text = "reject more care"
+				}
 				if s.Open.Kind == KindBudget && text == AnswerRaise {
 					raised++
 					text = fmt.Sprintf("raise %.4f", s.Open.Spent+0.5+rng.Float64())
@@ -96,6 +104,15 @@ func TestRandomWalks(t *testing.T) {
 				if s.Open.Check(text) != nil {
 					ev.Text = AnswerQuit // continue refused while a blocker is open
 				}
+			case busy.State == Checking && judging[busy.ID]:
+				e := &Evaluation{Role: busy.Role}
+				if rng.IntN(2) == 0 {
+					e.Checks = &confidence.Score{Points: rng.IntN(71), Max: confidence.MaxPoints}
+				}
+				for _, a := range Aspects {
+					e.Verdicts = append(e.Verdicts, Verdict{Aspect: a, Verdict: []string{VerdictOK, VerdictOK, VerdictWarn, VerdictBlock, ""}[rng.IntN(5)], Notes: []string{"n"}})
+				}
+				ev = Event{Type: EvEvaluated, Job: busy.ID, Attempt: busy.Attempts, Evaluation: e}
 			case busy.State == Checking && busy.Role == RoleArchitect:
 				ev = Event{Type: EvLinted}
 				if rng.IntN(3) == 0 {
@@ -150,7 +167,14 @@ func TestRandomWalks(t *testing.T) {
 				t.Fatalf("seed %d step %d: %s refused: %v", seed, step, ev.Type, err)
 			}
 			after := m.Snapshot()
+			if ev.Type == EvEvaluated {
+				delete(judging, ev.Job)
+				evaluations++
+			}
 			for _, c := range cmds {
+				if c.Type == CmdEvaluate {
+					judging[c.Job] = true
+				}
 				if c.Type == CmdCheckpoint && c.Checkpoint.Kind == KindBudget {
 					budgetStops++
 				}
@@ -174,6 +198,16 @@ func TestRandomWalks(t *testing.T) {
 					}
 				}
 			}
+			if m.serial {
+				serialised++
+				if len(working) > 1 && !after.Finished {
+					for _, c := range cmds {
+						if c.Type == CmdStartAgent || c.Type == CmdRunPhase {
+							t.Fatalf("seed %d step %d: %s started beside %d others under the confidence floor", seed, step, c.Job, len(working))
+						}
+					}
+				}
+			}
 			if sinceHuman > 150 {
 				t.Fatalf("seed %d: 150 events without a human and no end: a loop? %+v", seed, m.Snapshot())
 			}
@@ -182,5 +216,8 @@ func TestRandomWalks(t *testing.T) {
 	if budgetStops < 100 || raised < 50 {
 		t.Errorf("%d budget stops, %d raises: the walks hardly tried the budget", budgetStops, raised)
 	}
-	t.Logf("%d budget stops, %d raises", budgetStops, raised)
+	if evaluations < 500 || serialised < 100 {
+		t.Errorf("%d evaluations, %d steps under the floor: the walks hardly tried the routing", evaluations, serialised)
+	}
+	t.Logf("%d budget stops, %d raises, %d evaluations, %d steps under the floor", budgetStops, raised, evaluations, serialised)
 }

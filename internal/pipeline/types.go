@@ -44,6 +44,8 @@ type Spec struct {
 	Context []ContextFile `json:"context,omitempty"`
 	// Guard tunes the loop guard of the role agents.
 	Guard engine.LoopGuard `json:"loop_guard,omitzero"`
+	// Routing tunes the rules that route on evidence.
+	Routing Routing `json:"routing,omitzero"`
 }
 
 // ContextFile is a file the user gave every role of a run.
@@ -77,6 +79,9 @@ const (
 	EvTestsRan  EventType = "tests-ran" // Tests: the project's test command in the run's worktree
 	EvBuilt     EventType = "built"     // Tests: the project's build command (a build step), Job
 	EvAnswer    EventType = "answer"    // Checkpoint (its id), Text
+	// EvEvaluated: Job's Attempt judged: hive's checks and the
+	// evaluators' verdicts (Evaluation).
+	EvEvaluated EventType = "role-evaluated"
 )
 
 // Event is one input of the machine: plain data.
@@ -117,6 +122,8 @@ type Event struct {
 	// MaxAttempts (EvReport with Errors) is how many reports that break
 	// the contract the role may write before a human is asked.
 	MaxAttempts int `json:"max_attempts,omitempty"`
+	// Evaluation (EvEvaluated) is the role's work judged.
+	Evaluation *Evaluation `json:"evaluation,omitempty"`
 }
 
 // PlanRun is one of the architect's plans as its implementer ran it.
@@ -163,6 +170,9 @@ const (
 	// CmdBuild: run the project's build for the build step Job; answer
 	// with EvBuilt.
 	CmdBuild CommandType = "build"
+	// CmdEvaluate: run Role's mechanical checks on Job's Attempt and have
+	// the three evaluators judge it; answer with EvEvaluated.
+	CmdEvaluate CommandType = "evaluate"
 	// CmdCheckpoint: Checkpoint waits for a human's answer (EvAnswer).
 	CmdCheckpoint CommandType = "checkpoint"
 	// CmdNote: something worth telling the human: a challenge routed, a
@@ -235,6 +245,11 @@ type Context struct {
 	// Task: what the workflow's step asks of the role beside the
 	// objective.
 	Task string `json:"task,omitempty"`
+	// Evaluation: the evaluators' blocking verdicts on the role's last
+	// attempt, to address.
+	Evaluation []Verdict `json:"evaluation,omitempty"`
+	// Feedback: why the human rejected the role's last attempt.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Challenge is a role's report that an earlier role's work has a blocking
@@ -273,6 +288,7 @@ const (
 	KindBuild      CheckpointKind = "build"       // the build still fails after the fix loops, or cannot run
 	KindReview     CheckpointKind = "review"      // a step asks a human to look at its work (checkpoint)
 	KindFindings   CheckpointKind = "findings"    // reviewers found open blockers
+	KindEvaluation CheckpointKind = "evaluation"  // the evaluators block a second time, or confidence is under the floor
 )
 
 // Answers a checkpoint offers (needs-input takes any text).
@@ -284,6 +300,8 @@ const (
 	AnswerAbort    = "abort"    // end the run; the work stays on its branch
 	AnswerRaise    = "raise"    // budget: raise the ceiling (or raise AMOUNT) and go on
 	AnswerStop     = "stop"     // budget: end the run; the work stays on its branch
+	AnswerDetails  = "details"  // a role's work: show every check and note, and ask again
+	AnswerReject   = "reject"   // a role's work: reject FEEDBACK runs the role again with it
 )
 
 // Checkpoint is a question for the human.
@@ -312,6 +330,9 @@ type Checkpoint struct {
 	View     bool      `json:"view,omitempty"`
 	// Interview (KindNeedsInput): one of the interviewer's questions.
 	Interview bool `json:"interview,omitempty"`
+	// Evaluation (KindReview, KindEvaluation) is the role's work judged:
+	// the three verdicts, the computed confidence and its parts.
+	Evaluation *Evaluation `json:"evaluation,omitempty"`
 }
 
 // Outcomes of a run.
@@ -332,6 +353,9 @@ func (cp *Checkpoint) Check(text string) error {
 	}
 	if cp.Kind == KindFindings {
 		return cp.checkFindings(text)
+	}
+	if cp.Kind == KindReview || cp.Kind == KindEvaluation {
+		return cp.checkReview(text)
 	}
 	if cp.Kind == KindNeedsInput {
 		if text == "" {
