@@ -45,8 +45,9 @@ var allowed = map[string][]string{
 	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
 	"claudemd": {},
-	// Computed confidence judges plans and runs as plain data.
-	"confidence": {"plan"},
+	// Computed confidence judges plans and runs as plain data (the
+	// pipeline routes on it).
+	"confidence": {},
 	"agent":      {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"confidence", "engine"},
@@ -80,13 +81,13 @@ var pure = map[string][]string{
 	"engine":     {},
 	"protocol":   {},
 	"plan":       {"gopkg.in/yaml.v3"},
-	"pipeline":   {module + "engine"},
+	"pipeline":   {module + "engine", module + "confidence"},
 	"contract":   {module + "engine"},
 	"pricing":    {},
 	"handoff":    {},
-	"shellhive":  {module + "pipeline", module + "engine"},
+	"shellhive":  {module + "pipeline", module + "engine", module + "confidence"},
 	"claudemd":   {},
-	"confidence": {module + "plan", "gopkg.in/yaml.v3"},
+	"confidence": {},
 }
 
 func goList(t *testing.T, args ...string) []string {

@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/hivectl/hive/internal/plan"
 )
 
 // MaxPoints are what the mechanical checks of one role are worth.
@@ -74,18 +72,32 @@ var vagueRE = regexp.MustCompile(`(?i)\b(as needed|as appropriate|appropriate(ly
 // refRE are the paths a plan says to read: @path references.
 var refRE = regexp.MustCompile(`(?:^|\s)@([\w./-]+\.[\w]+)`)
 
+// Plan is what the architect's checks read of one of its plans: the text
+// that may reference paths (its context and objective), and its tasks.
+type Plan struct {
+	Text  string
+	Tasks []Task
+}
+
+// Task is one task of a plan, as the checks read it.
+type Task struct {
+	Action, ReadFirst, Verify string
+	// Done is its done criteria, or its acceptance criteria.
+	Done string
+}
+
 // Architect scores a phase's plans: the lint's errors, whether the paths
 // the plans reference (@path, read_first) exist, whether every task has a
 // verify and a done, and how many vague words the actions use.
-func Architect(lintErrors []string, plans []*plan.Plan, exists func(string) bool) Score {
+func Architect(lintErrors []string, plans []Plan, exists func(string) bool) Score {
 	var refs, missing []string
 	tasks, complete, vague := 0, 0, 0
 	for _, p := range plans {
-		text := p.Context + "\n" + p.Objective
+		text := p.Text
 		for _, t := range p.Tasks {
 			text += "\n" + t.ReadFirst
 			tasks++
-			if strings.TrimSpace(t.Verify) != "" && strings.TrimSpace(t.Done+t.AcceptanceCriteria) != "" {
+			if strings.TrimSpace(t.Verify) != "" && strings.TrimSpace(t.Done) != "" {
 				complete++
 			}
 			vague += len(vagueRE.FindAllString(t.Action, -1))

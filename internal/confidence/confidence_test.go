@@ -38,13 +38,18 @@ Add the health endpoint.
 </tasks>
 `
 
-func parse(t *testing.T, text string) *plan.Plan {
+// parse reads a plan as hive run does (piperun's confidencePlan).
+func parse(t *testing.T, text string) Plan {
 	t.Helper()
 	p, diags := plan.ParsePlan(".planning/phases/05-health/05-01-PLAN.md", []byte(text))
 	if p == nil {
 		t.Fatalf("plan: %v", diags)
 	}
-	return p
+	out := Plan{Text: p.Context + "\n" + p.Objective}
+	for _, task := range p.Tasks {
+		out.Tasks = append(out.Tasks, Task{Action: task.Action, ReadFirst: task.ReadFirst, Verify: task.Verify, Done: task.Done + task.AcceptanceCriteria})
+	}
+	return out
 }
 
 func check(t *testing.T, s Score, name string, ok bool) {
@@ -62,7 +67,7 @@ func check(t *testing.T, s Score, name string, ok bool) {
 
 func TestArchitect(t *testing.T) {
 	exists := func(p string) bool { return p == "main.go" }
-	good := Architect(nil, []*plan.Plan{parse(t, goodPlan)}, exists)
+	good := Architect(nil, []Plan{parse(t, goodPlan)}, exists)
 	if good.Points != MaxPoints {
 		t.Errorf("good plans: %s", good)
 	}
@@ -70,7 +75,7 @@ func TestArchitect(t *testing.T) {
 		`<action>Write func health(w http.ResponseWriter, r *http.Request) that writes 200 and "ok".</action>`,
 		`<action>Handle errors properly, add logging as needed, validate inputs appropriately etc.</action>`,
 		"  <done>GET /health answers 200 ok</done>\n", "").Replace(goodPlan)
-	s := Architect([]string{"05-01-PLAN.md:3: wave: missing"}, []*plan.Plan{parse(t, bad)}, exists)
+	s := Architect([]string{"05-01-PLAN.md:3: wave: missing"}, []Plan{parse(t, bad)}, exists)
 	for _, name := range []string{"plans lint clean", "referenced paths exist", "tasks have verify and done", "few vague words"} {
 		check(t, s, name, false)
 	}

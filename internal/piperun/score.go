@@ -55,12 +55,12 @@ func (s *shell) score(ctx context.Context, snap pipeline.Snapshot) {
 		return nil
 	})
 	changed, added := s.changes(ctx, snap.Spec.Base)
-	var plans []*plan.Plan
+	var plans []confidence.Plan
 	var planned []string
 	if snap.Spec.PhaseDir != "" {
 		if ph, err := plan.LoadPhase(s.dir, snap.Spec.PhaseDir); err == nil {
-			plans = ph.Plans
-			for _, p := range plans {
+			for _, p := range ph.Plans {
+				plans = append(plans, confidencePlan(p))
 				planned = append(planned, p.FilesModified...)
 			}
 		}
@@ -104,6 +104,15 @@ func (s *shell) score(ctx context.Context, snap pipeline.Snapshot) {
 	if _, err := s.o.Journal.Append(s.run.ID, ConfidenceEvent, s.o.Now().UTC(), payload); err != nil {
 		s.o.Observer.Note("", "journal the computed confidence: "+err.Error())
 	}
+}
+
+// confidencePlan is what the architect's checks read of a plan.
+func confidencePlan(p *plan.Plan) confidence.Plan {
+	out := confidence.Plan{Text: p.Context + "\n" + p.Objective}
+	for _, t := range p.Tasks {
+		out.Tasks = append(out.Tasks, confidence.Task{Action: t.Action, ReadFirst: t.ReadFirst, Verify: t.Verify, Done: t.Done + t.AcceptanceCriteria})
+	}
+	return out
 }
 
 func (s *shell) roleOf(snap pipeline.Snapshot, job string) string {
