@@ -13,7 +13,7 @@ import (
 // modelRoles are the roles `hive models` lists: execute-phase's, then
 // every role of hive run (the comb resolves execute-phase's merges too),
 // then hive run's planner and postmortem.
-var modelRoles = append(append([]string{"executor", "verifier"}, pipeline.Roles...), pipeline.RolePlanner, pipeline.RolePostmortem)
+var modelRoles = append(append([]string{"executor", "verifier"}, pipeline.Roles...), pipeline.RolePlanner, pipeline.RolePostmortem, pipeline.RoleEvaluator)
 
 // ModelChoice is what a role will run with, and why.
 type ModelChoice struct {

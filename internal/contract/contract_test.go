@@ -47,7 +47,7 @@ func mustBundled(t *testing.T, role string) Contract {
 }
 
 func TestBundledRoles(t *testing.T) {
-	want := []string{"architect", "browser-validator", "comb", "component-tester", "debugger", "documenter", "e2e-tester",
+	want := []string{"architect", "browser-validator", "comb", "component-tester", "debugger", "documenter", "e2e-tester", "evaluator",
 		"implementer", "interviewer", "migrator", "planner", "postmortem", "reviewer", "security", "tester", "ui-designer"}
 	if got := Roles(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Roles() = %v\nwant %v", got, want)

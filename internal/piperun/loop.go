@@ -156,7 +156,8 @@ func (s *shell) begin(ctx context.Context) error {
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Tools(exec.LookPath), Context: s.o.Context,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Budget: s.o.Budget, Guard: s.o.Guard}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Budget: s.o.Budget, Guard: s.o.Guard,
+		Routing: s.o.Routing}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
@@ -462,6 +463,9 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 	case pipeline.CmdBuild:
 		base := s.m.Snapshot().Spec.Base // read here: the machine is the loop's alone
 		s.background(func() { s.send(s.build(ctx, c, base)) })
+	case pipeline.CmdEvaluate:
+		snap := s.m.Snapshot() // read here: the machine is the loop's alone
+		s.background(func() { s.send(s.evaluate(ctx, c, snap)) })
 	case pipeline.CmdFinished:
 		s.ended = true
 	}

@@ -130,6 +130,8 @@ type oneShotCall struct {
 	Root     string // the repository: its .hive/logs keeps the session's log
 	Launcher agent.Launcher
 	Role     string
+	// Job names the session (its log, the sim's faults); "" for Role.
+	Job      string
 	Attempt  int
 	Prompt   string
 	Model    string
@@ -143,6 +145,9 @@ type oneShotCall struct {
 func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
+	if c.Job == "" {
+		c.Job = c.Role
+	}
 	dir, err := os.MkdirTemp("", "hive-"+c.Role+"-")
 	if err != nil {
 		return nil, 0, err
@@ -152,9 +157,9 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) 
 	var out strings.Builder
 	var tokens int64
 	ended := make(chan struct{}, 1)
-	sess, err := c.Launcher.Start(ctx, agent.Spec{Plan: c.Role, Attempt: c.Attempt, Dir: dir, Prompt: c.Prompt, Model: c.Model,
+	sess, err := c.Launcher.Start(ctx, agent.Spec{Plan: c.Job, Attempt: c.Attempt, Dir: dir, Prompt: c.Prompt, Model: c.Model,
 		Env:     []string{"HIVE_AGENT_ROLE=" + c.Role},
-		LogPath: filepath.Join(c.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Role, c.Attempt)), AllowEnv: c.AllowEnv},
+		LogPath: filepath.Join(c.Root, ".hive", "logs", fmt.Sprintf("%s.attempt-%d.log", c.Job, c.Attempt)), AllowEnv: c.AllowEnv},
 		func(o agent.Output) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -41,7 +41,15 @@ type Options struct {
 	// paragraph, from a template.
 	Postmortem      agent.Launcher
 	PostmortemModel string
-	Resume          bool
+	// Evaluator, when set, judges each role's work from three aspects
+	// (EvaluatorModel its model, EvaluatorTimeout each call's bound,
+	// 2 minutes by default), and Routing tunes what follows from it; a
+	// new run evaluates when Routing.Evaluate is set.
+	Evaluator        agent.Launcher
+	EvaluatorModel   string
+	EvaluatorTimeout time.Duration
+	Routing          pipeline.Routing
+	Resume           bool
 	// Answer answers the open checkpoint of the run being resumed.
 	Answer string
 

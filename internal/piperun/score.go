@@ -31,71 +31,17 @@ func (s *shell) score(ctx context.Context, snap pipeline.Snapshot) {
 	if s.dir == "" {
 		return
 	}
-	var build, tests confidence.Run
-	var lint []string // the architect's plans as the run last linted them
-	_ = s.o.Journal.Each(s.run.ID, func(rec journal.Record) error {
-		var ev pipeline.Event
-		if json.Unmarshal(rec.Payload, &ev) != nil || string(ev.Type) != rec.Type {
-			return nil
-		}
-		if ev.Type == pipeline.EvLinted {
-			lint = ev.Errors
-		}
-		if ev.Tests == nil {
-			return nil
-		}
-		r := confidence.Run{Ran: ev.Tests.Command != "(none)" && !ev.Tests.Unrunnable, OK: ev.Tests.ExitCode == 0,
-			Passed: ev.Tests.Passed, Failed: ev.Tests.Failed, Command: ev.Tests.Command, Output: ev.Tests.Output}
-		switch ev.Type {
-		case pipeline.EvBuilt:
-			build = r
-		case pipeline.EvTestsRan:
-			tests = r
-		}
-		return nil
-	})
-	changed, added := s.changes(ctx, snap.Spec.Base)
-	var plans []confidence.Plan
-	var planned []string
-	if snap.Spec.PhaseDir != "" {
-		if ph, err := plan.LoadPhase(s.dir, snap.Spec.PhaseDir); err == nil {
-			for _, p := range ph.Plans {
-				plans = append(plans, confidencePlan(p))
-				planned = append(planned, p.FilesModified...)
-			}
-		}
-	}
-	worked := map[string]bool{}
-	for _, j := range snap.Jobs {
-		if j.Attempts > 0 {
-			worked[j.Role] = true
-		}
-	}
+	ev := s.evidence(snap.Spec.Base)
 	var scores []confidence.Score
-	if worked[pipeline.RoleArchitect] {
-		exists := func(p string) bool {
-			_, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(p)))
-			return err == nil && filepath.IsLocal(p)
-		}
-		scores = append(scores, confidence.Architect(lint, plans, exists))
-	}
-	if worked[pipeline.RoleImplementer] {
-		scores = append(scores, confidence.Implementer(build, tests, planned, changed, added))
-	}
-	if worked[pipeline.RoleTester] {
-		scores = append(scores, confidence.Tester(tests, changed))
-	}
-	for _, role := range []string{pipeline.RoleReviewer, pipeline.RoleSecurity} {
-		if !worked[role] {
+	seen := map[string]bool{}
+	for _, j := range snap.Jobs {
+		if j.Attempts == 0 || seen[j.Role] {
 			continue
 		}
-		var fs []confidence.Finding
-		for _, f := range snap.Findings {
-			if s.roleOf(snap, f.Job) == role {
-				fs = append(fs, confidence.Finding{File: f.File, Line: f.Line})
-			}
+		seen[j.Role] = true
+		if sc, _ := s.checkRole(j.Role, snap, ev); sc != nil {
+			scores = append(scores, *sc)
 		}
-		scores = append(scores, confidence.Reviewer(role, fs, s.lineCount))
 	}
 	if len(scores) == 0 {
 		return

@@ -51,7 +51,7 @@ func TestComputedConfidence(t *testing.T) {
 		t.Fatalf("memory: %+v, %v", x, err)
 	}
 	for _, r := range x.Runs[0].Roles {
-		if want := map[string]int{"architect": 70, "implementer": 70, "comb": -1}[r.Role]; want != 0 && r.Confidence != want {
+		if want := map[string]int{"architect": 70, "implementer": 70, "comb": 70, "documenter": 70}[r.Role]; want != 0 && r.Confidence != want {
 			t.Errorf("memory: the %s's confidence %d; want %d", r.Role, r.Confidence, want)
 		}
 	}

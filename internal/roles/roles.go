@@ -82,7 +82,7 @@ func places(root, home string) []place {
 // wins: vue-e2e-tester plays e2e-tester, not tester.
 // known are the roles a prompt may play: hive run's, the planner, which
 // plans a run before it starts, and the postmortem, which tells it after.
-var known = append(slices.Clone(pipeline.Roles), pipeline.RolePlanner, pipeline.RolePostmortem)
+var known = append(slices.Clone(pipeline.Roles), pipeline.RolePlanner, pipeline.RolePostmortem, pipeline.RoleEvaluator)
 
 func roleOf(name string) string {
 	if slices.Contains(known, name) {

@@ -32,7 +32,9 @@ func TestBundledPrompts(t *testing.T) {
 		Fix:        &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Passed: 2, Failed: 1, Failing: []string{"TestHealth"}, Output: "--- FAIL: TestHealth"},
 		LintErrors: []string{"01-01-PLAN.md:3: no files_modified"},
 		Decisions:  []pipeline.Decision{{Question: "REST or GraphQL?", Choice: "REST", By: "default"}},
-		Warnings:   []string{"comb: two handlers"}, Retry: "hive was restarted"}
+		Warnings:   []string{"comb: two handlers"}, Retry: "hive was restarted",
+		Evaluation: []pipeline.Verdict{{Aspect: pipeline.AspectRisk, Verdict: pipeline.VerdictBlock, Notes: []string{"no size limit on uploads"}}},
+		Feedback:   "cover the error path"}
 	for _, name := range bundledNames(t) {
 		src, text, err := Resolve(t.TempDir(), "", name)
 		if err != nil || src.Origin != FromBundled {
@@ -50,13 +52,14 @@ func TestBundledPrompts(t *testing.T) {
 		}
 		checkContract(t, name, out)
 		for _, want := range []string{"add a health check endpoint", "<!--HIVE_REPORT", `"status": "needs_input"`, "Challenge from tester",
-			"HEAD is ignored", "TestHealth", "REST or GraphQL?", "comb: two handlers", "hive was restarted", "Your challenge was overruled"} {
+			"HEAD is ignored", "TestHealth", "REST or GraphQL?", "comb: two handlers", "hive was restarted", "Your challenge was overruled",
+			"risk: no size limit on uploads", "cover the error path"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s's prompt lacks %q", name, want)
 			}
 		}
 		phase0 := strings.Contains(out, "## Phase 0: Challenge the Handoff")
-		if phase0 != (role != pipeline.RoleArchitect && role != pipeline.RolePlanner && role != pipeline.RolePostmortem) { // the planner and the postmortem are no role of the pipeline
+		if phase0 != (role != pipeline.RoleArchitect && role != pipeline.RolePlanner && role != pipeline.RolePostmortem && role != pipeline.RoleEvaluator) { // the planner, the postmortem and the evaluators are no role of the pipeline
 			t.Errorf("%s's prompt has Phase 0: %v", name, phase0)
 		}
 		if phase0 && !strings.Contains(out, `"challenged_agent": "[one of: architect, implementer]"`) {
@@ -166,7 +169,7 @@ func checkContract(t *testing.T, name, out string) {
 		t.Errorf("%s's approval_status is %v", name, s)
 	}
 	// Roles that only look are told to commit nothing.
-	readOnly := map[string]bool{pipeline.RoleInterviewer: true, pipeline.RoleSecurity: true, pipeline.RoleBrowserValidator: true, pipeline.RolePlanner: true, pipeline.RolePostmortem: true}[roleOf(name)]
+	readOnly := map[string]bool{pipeline.RoleInterviewer: true, pipeline.RoleSecurity: true, pipeline.RoleBrowserValidator: true, pipeline.RolePlanner: true, pipeline.RolePostmortem: true, pipeline.RoleEvaluator: true}[roleOf(name)]
 	if commits := strings.Contains(out, "Commit your work before you report"); commits == readOnly {
 		t.Errorf("%s's prompt tells it to commit: %v", name, commits)
 	}

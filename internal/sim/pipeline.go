@@ -27,6 +27,10 @@ const (
 	FaultBadReport = "badreport"
 	// FaultEmpty: the planner answers with no plan at all.
 	FaultEmpty = "empty"
+	// FaultWarn and FaultBlock: an evaluator (its job
+	// evaluate-JOB-ASPECT, e.g. evaluate-tester-risk) warns or blocks.
+	FaultWarn  = "warn"
+	FaultBlock = "block"
 	// crash (exit 3 without a report) and fail also apply: a failing tester
 	// commits a test that fails, which the implementer's fix removes.
 )
@@ -106,6 +110,8 @@ func (a *agent) playRole(prompt string) error {
 		if !faults.has(FaultEmpty) {
 			fields = plannerAnswer(objective)
 		}
+	case "evaluator":
+		fields = evaluatorVerdict(job, faults)
 	case "postmortem":
 		fields["narrative"] = "Simulated postmortem of " + objective + ": the run did what it set out to do."
 	case "reviewer", "security":
@@ -321,6 +327,18 @@ func (a *agent) implement(prompt, objective string) ([]string, error) {
 		files = append(files, more...)
 	}
 	return files, nil
+}
+
+// evaluatorVerdict is the sim evaluator's verdict on job
+// (evaluate-JOB-ASPECT): ok, unless a fault says warn or block.
+func evaluatorVerdict(job string, faults planFaults) map[string]any {
+	switch {
+	case faults.has(FaultBlock):
+		return map[string]any{"verdict": "block", "notes": []string{"simulated: a blocking gap found by " + job}}
+	case faults.has(FaultWarn):
+		return map[string]any{"verdict": "warn", "notes": []string{"simulated: a concern found by " + job}}
+	}
+	return map[string]any{"verdict": "ok", "notes": []string{}}
 }
 
 // plannerAnswer is the sim planner's answer: the implementer alone for a typo or

@@ -1,0 +1,295 @@
+package piperun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/confidence"
+	"github.com/hivectl/hive/internal/contract"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/testrun"
+)
+
+// workLimit bounds what the evaluators read of a role's work.
+const workLimit = 12 << 10
+
+// evaluate judges a role's attempt (seed 003 §3.2, §3.3): hive's own
+// checks for its role, run in the run's worktree, and the three
+// evaluators side by side, each reading the same account of the work.
+func (s *shell) evaluate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
+	e := pipeline.Evaluation{Role: c.Role}
+	var report string
+	for _, j := range snap.Jobs {
+		if j.ID == c.Job && j.Report != nil {
+			e.SelfReported = j.Report.Confidence
+			report = reportText(j.Report.Summary, j.Report.Files, j.Report.Concerns)
+		}
+	}
+	ev := s.evidence(snap.Spec.Base)
+	if isWriter(c.Role) {
+		// The role just changed the code: its build and tests are run now,
+		// not taken from an earlier check.
+		ev.build, ev.tests = s.runCheck(ctx, buildCommand), s.runCheck(ctx, testCommand)
+	}
+	e.Checks, e.Produced = s.checkRole(c.Role, snap, ev)
+	work := "### Its report\n\n" + report + "\n\n" + s.workText(ctx, c.Role, snap, ev)
+	if len(work) > workLimit {
+		work = work[:workLimit] + "\n[… cut at " + fmt.Sprint(workLimit) + " bytes]"
+	}
+	e.Verdicts = make([]pipeline.Verdict, len(pipeline.Aspects))
+	var wg sync.WaitGroup
+	for i, aspect := range pipeline.Aspects {
+		wg.Go(func() { e.Verdicts[i] = s.judge(ctx, c, snap.Spec.Objective, aspect, work) })
+	}
+	wg.Wait()
+	return pipeline.Event{Type: pipeline.EvEvaluated, Job: c.Job, Attempt: c.Attempt, Evaluation: &e}
+}
+
+// isWriter says whether a role's work is code, judged by the build and
+// the tests.
+func isWriter(role string) bool {
+	return slices.Contains([]string{pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleMigrator, pipeline.RoleUIDesigner,
+		pipeline.RoleComb, pipeline.RoleDocumenter}, role)
+}
+
+// evidence is what hive's checks of a run have found so far: the last
+// lint of the architect's plans, build and test run, read from the journal.
+type evidence struct {
+	lint           []string
+	build, tests   confidence.Run
+	changed, added []string
+}
+
+func (s *shell) evidence(base string) evidence {
+	var ev evidence
+	_ = s.o.Journal.Each(s.run.ID, func(rec journal.Record) error {
+		var e pipeline.Event
+		if json.Unmarshal(rec.Payload, &e) != nil || string(e.Type) != rec.Type {
+			return nil
+		}
+		switch e.Type {
+		case pipeline.EvLinted:
+			ev.lint = e.Errors
+		case pipeline.EvBuilt:
+			ev.build = runOf(e.Tests)
+		case pipeline.EvTestsRan:
+			ev.tests = runOf(e.Tests)
+		}
+		return nil
+	})
+	ev.changed, ev.added = s.changes(context.Background(), base)
+	return ev
+}
+
+func runOf(t *pipeline.Tests) confidence.Run {
+	if t == nil {
+		return confidence.Run{}
+	}
+	return confidence.Run{Ran: t.Command != "(none)" && !t.Unrunnable, OK: t.ExitCode == 0,
+		Passed: t.Passed, Failed: t.Failed, Command: t.Command, Output: t.Output}
+}
+
+const (
+	buildCommand = "build"
+	testCommand  = "test"
+)
+
+// runCheck runs the project's build or tests in the run's worktree now.
+func (s *shell) runCheck(ctx context.Context, which string) confidence.Run {
+	var cmd testrun.Command
+	if which == buildCommand {
+		c, ok := testrun.DetectBuild(s.dir)
+		if !ok {
+			return confidence.Run{}
+		}
+		cmd = c
+	} else {
+		c, err := testrun.Detect(s.dir)
+		if err != nil {
+			return confidence.Run{}
+		}
+		cmd = c
+	}
+	res, err := testrun.Run(ctx, s.dir, cmd)
+	if err != nil {
+		return confidence.Run{Ran: true, Command: cmd.String(), Output: err.Error()}
+	}
+	return confidence.Run{Ran: res.ExitCode != 127, OK: res.ExitCode == 0, Passed: res.Passed, Failed: res.Failed, Command: cmd.String(), Output: res.Output}
+}
+
+// checkRole runs hive's mechanical checks of a role (nil for a role it
+// has none for) and says what the role produced.
+func (s *shell) checkRole(role string, snap pipeline.Snapshot, ev evidence) (*confidence.Score, string) {
+	switch {
+	case role == pipeline.RoleArchitect:
+		var plans []confidence.Plan
+		tasks := 0
+		if ph, err := plan.LoadPhase(s.dir, snap.Spec.PhaseDir); err == nil {
+			for _, p := range ph.Plans {
+				plans = append(plans, confidencePlan(p))
+				tasks += len(p.Tasks)
+			}
+		}
+		sc := confidence.Architect(ev.lint, plans, s.exists)
+		return &sc, fmt.Sprintf("%d plan(s), %d task(s)", len(plans), tasks)
+	case isWriter(role):
+		var planned []string
+		if ph, err := plan.LoadPhase(s.dir, snap.Spec.PhaseDir); err == nil && role == pipeline.RoleImplementer {
+			for _, p := range ph.Plans {
+				planned = append(planned, p.FilesModified...)
+			}
+		}
+		sc := confidence.Implementer(ev.build, ev.tests, planned, ev.changed, ev.added)
+		sc.Role = role
+		return &sc, fmt.Sprintf("%d file(s) changed", len(ev.changed))
+	case isTesting(role):
+		sc := confidence.Tester(ev.tests, ev.changed)
+		sc.Role = role
+		return &sc, fmt.Sprintf("a test run of %d passed, %d failed", ev.tests.Passed, ev.tests.Failed)
+	case isReviewing(role):
+		var fs []confidence.Finding
+		for _, f := range s.findingsOf(role, snap) {
+			fs = append(fs, confidence.Finding{File: f.File, Line: f.Line})
+		}
+		sc := confidence.Reviewer(role, fs, s.lineCount)
+		return &sc, fmt.Sprintf("%d finding(s)", len(fs))
+	}
+	return nil, fmt.Sprintf("%d file(s) changed", len(ev.changed))
+}
+
+func isTesting(role string) bool {
+	return slices.Contains([]string{pipeline.RoleTester, pipeline.RoleE2ETester, pipeline.RoleComponentTester}, role)
+}
+
+func isReviewing(role string) bool {
+	return slices.Contains([]string{pipeline.RoleReviewer, pipeline.RoleSecurity, pipeline.RoleBrowserValidator}, role)
+}
+
+// findingsOf are the findings of a role's jobs.
+func (s *shell) findingsOf(role string, snap pipeline.Snapshot) []pipeline.Finding {
+	var out []pipeline.Finding
+	for _, f := range snap.Findings {
+		if s.roleOf(snap, f.Job) == role {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// workText is a role's work as the evaluators read it: the architect's
+// plans; the tests hive ran; a reviewer's findings; and the change.
+func (s *shell) workText(ctx context.Context, role string, snap pipeline.Snapshot, ev evidence) string {
+	if role == pipeline.RoleArchitect {
+		var texts []string
+		if ph, err := plan.LoadPhase(s.dir, snap.Spec.PhaseDir); err == nil {
+			for _, p := range ph.Plans {
+				if data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(p.Path))); err == nil {
+					texts = append(texts, "### "+p.Path+"\n\n"+string(data))
+				}
+			}
+		}
+		return strings.Join(texts, "\n\n")
+	}
+	var parts []string
+	switch {
+	case isTesting(role):
+		parts = append(parts, "### The tests hive ran\n\n`"+ev.tests.Command+"`\n\n```\n"+ev.tests.Output+"\n```")
+	case isReviewing(role):
+		parts = append(parts, "### Its findings\n\n"+pipeline.FindingsText(s.findingsOf(role, snap)))
+	}
+	wt := s.o.Repo.At(s.dir)
+	stat, _ := wt.Git(ctx, "diff", "--stat", snap.Spec.Base, "--")
+	patch, _ := wt.Git(ctx, "diff", snap.Spec.Base, "--")
+	return strings.Join(append(parts, "### The change on the run's branch\n\n```\n"+stat+"\n"+patch+"\n```"), "\n\n")
+}
+
+// exists says whether a path of the run's worktree exists.
+func (s *shell) exists(p string) bool {
+	_, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(p)))
+	return err == nil && filepath.IsLocal(p)
+}
+
+// aspectTasks say what each evaluator looks for (seed 003 §3.2).
+var aspectTasks = map[string]string{
+	pipeline.AspectCompleteness: "Completeness: list every noun and verb of the objective. Which does the %s's work address, and which are missing? Block only when a part of the objective is missing.",
+	pipeline.AspectCoherence:    "Coherence: read the %s's work as the next role would. What would it need to ask before starting? Block only when it could not start without an answer.",
+	pipeline.AspectRisk:         "Risk: what is the likeliest way the %s's work fails in production? Block only for a failure that is likely and serious.",
+}
+
+// judge asks one evaluator for its verdict; an evaluator that gives none
+// (it fails, is slow, or answers out of its contract) says why.
+func (s *shell) judge(ctx context.Context, c pipeline.Command, objective, aspect, work string) pipeline.Verdict {
+	v := pipeline.Verdict{Aspect: aspect}
+	_, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, pipeline.RoleEvaluator)
+	if err != nil {
+		v.Error = err.Error()
+		return v
+	}
+	prompt, err := roles.Render(pipeline.RoleEvaluator, text, roles.Data{Role: pipeline.RoleEvaluator, Objective: objective,
+		Context: &pipeline.Context{Task: fmt.Sprintf(aspectTasks[aspect], c.Role)},
+		Parts:   []roles.Part{{Title: "The " + c.Role + "'s work", Text: work}}})
+	if err != nil {
+		v.Error = err.Error()
+		return v
+	}
+	timeout := s.o.EvaluatorTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	l := s.o.Evaluator
+	if l == nil {
+		l = s.launcher(pipeline.RoleEvaluator)
+	}
+	r, tokens, err := oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: l, Role: pipeline.RoleEvaluator,
+		Job: fmt.Sprintf("evaluate-%s-%s", c.Job, aspect), Attempt: c.Attempt, Prompt: prompt, Model: s.o.EvaluatorModel, Timeout: timeout})
+	v.Tokens = tokens
+	if err != nil {
+		v.Error = err.Error()
+		return v
+	}
+	terms, _ := contract.Bundled(pipeline.RoleEvaluator)
+	if errs := contract.Validate(terms, *r); len(errs) > 0 || r.Status != "complete" {
+		v.Error = firstOf(strings.Join(errs, "; "), "it answered "+r.Status)
+		return v
+	}
+	var a struct {
+		Verdict string   `json:"verdict"`
+		Notes   []string `json:"notes"`
+	}
+	raw, _ := json.Marshal(r.Extra)
+	_ = json.Unmarshal(raw, &a)
+	v.Verdict, v.Notes = a.Verdict, a.Notes
+	return v
+}
+
+// reportText is a role's report as the evaluators read it.
+func reportText(summary string, files, concerns []string) string {
+	var b strings.Builder
+	b.WriteString(firstOf(summary, "(no summary)"))
+	if len(files) > 0 {
+		b.WriteString("\n\nFiles: " + strings.Join(files, ", "))
+	}
+	for _, c := range concerns {
+		b.WriteString("\n- concern: " + c)
+	}
+	return b.String()
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
