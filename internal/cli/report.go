@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -132,6 +133,20 @@ func printReport(g *globalOptions, r piperun.Report) {
 		for _, c := range r.Confidence {
 			fmt.Fprintf(w, "  %-12s %s\n", c.Role, c.String())
 		}
+	}
+	var evaluated []string
+	for _, j := range r.Snapshot.Jobs {
+		if e := j.Evaluation; e != nil {
+			var verdicts []string
+			for _, v := range e.Verdicts {
+				verdicts = append(verdicts, v.Aspect+" "+cmp.Or(v.Verdict, "none"))
+			}
+			evaluated = append(evaluated, fmt.Sprintf("  %-12s %s: %s", j.ID, e.Summary(), strings.Join(verdicts, ", ")))
+		}
+	}
+	if len(evaluated) > 0 {
+		fmt.Fprintln(w, "evaluated, as each role finished (its last attempt):")
+		fmt.Fprintln(w, strings.Join(evaluated, "\n"))
 	}
 	if len(r.Screenshots) > 0 {
 		fmt.Fprintf(w, "screenshots (%d):\n", len(r.Screenshots))

@@ -56,6 +56,8 @@ type runOptions struct {
 	// plan asks the planner (models.planner) which roles to run, when no
 	// workflow or roles are named.
 	plan bool
+	// evaluate judges each role's work (routing.evaluate in config too).
+	evaluate bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -112,6 +114,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().StringVarP(&o.workflow, "workflow", "w", "", "full (or feature), bugfix, refactor, test, review, quick, docs, migration, minimal, or NAME for .hive/workflows/NAME.json or ~/.hive/workflows/NAME.json (default: picked from the objective, and said)")
 	cmd.Flags().StringVar(&o.only, "only", "", "run one role on the objective (e.g. --only reviewer)")
 	cmd.Flags().BoolVar(&o.plan, "plan", false, "ask the planner (a cheap model: models.planner, on its ladder's last rung) which roles the objective needs; -w and --roles win over it; an answer that will not do falls back to the rules")
+	cmd.Flags().BoolVar(&o.evaluate, "evaluate", false, "after each role, hive's own checks and three evaluators (completeness, coherence, risk; a cheap model: models.evaluator) judge its work; warnings go to the next role, a block runs the role again, then asks you (routing.evaluate in config)")
 	cmd.Flags().StringArrayVarP(&o.context, "context", "c", nil, "a file given to every role (repeatable)")
 	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent that plays every role: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
@@ -275,6 +278,26 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 				opts.PostmortemModel = rungs[len(rungs)-1] // the cheapest
 			}
 		}
+	}
+	if !o.resume {
+		if opts.Routing, err = routing(o, cfg, repo.Root, objective); err != nil {
+			return err
+		}
+		if opts.Routing.Evaluate {
+			l, err := pickLauncher(o.agent, cfg, pipeline.RoleEvaluator)
+			if err != nil {
+				return err
+			}
+			if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RoleEvaluator: l}); err != nil {
+				return err
+			}
+			opts.Evaluator = l
+			if rungs := ladder(cfg, pipeline.RoleEvaluator, l.Name()); len(rungs) > 0 {
+				opts.EvaluatorModel = rungs[len(rungs)-1] // the cheapest
+			}
+		}
+	} else if o.evaluate {
+		fmt.Fprintln(o.stderr, "--evaluate is for a new run: a resumed run keeps the routing it started with")
 	}
 	if o.resume && o.yes {
 		fmt.Fprintln(o.stderr, "--yes is for a new run: a resumed run keeps the setting it started with; answer its question with --answer or hive answer")

@@ -385,8 +385,12 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 	for _, jb := range v.Jobs {
 		detail := ""
 		if r := jb.Report; r != nil {
-			detail = oneLineClip(r.Status+": "+r.Summary, 60)
+			detail = r.Status + ": " + r.Summary
 		}
+		if e := jb.Evaluation; e != nil {
+			detail = fmt.Sprintf("confidence %d · %s", e.Confidence(), detail)
+		}
+		detail = oneLineClip(detail, 60)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t$%.2f\t%s\n", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.Spend.InputTokens+jb.Spend.OutputTokens, jb.Spend.CostUSD, detail)
 	}
 	tw.Flush()

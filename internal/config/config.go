@@ -54,6 +54,7 @@ type Config struct {
 	Budget        Budget
 	Pricing       map[string]Price // per model name, over the built-in price table
 	LoopGuard     LoopGuard
+	Routing       Routing
 	Context       Context
 	Notifications Notifications
 	Secrets       Secrets
@@ -212,6 +213,37 @@ type Context struct {
 	NotesWait time.Duration
 
 	extra map[string]json.RawMessage
+}
+
+// Routing tunes how hive run routes on evidence (seed 003 §3).
+type Routing struct {
+	// Evaluate: after each role, hive's checks and three evaluators (a
+	// cheap model: models.evaluator) judge its work (hive run --evaluate).
+	Evaluate bool
+	// ConfidenceFloor is the computed confidence (of 100) under which the
+	// rest of a run works one job at a time and a human looks first (60;
+	// 0 in the file takes the default, -1 turns the rule off).
+	ConfidenceFloor int
+	// SkipProven: a quick objective leaves out a reviewing role whose
+	// last ProvenRuns runs here all scored ProvenConfidence or more (of
+	// hive's 70 points of checks) at the first attempt (3 runs, 63).
+	SkipProven       bool
+	ProvenRuns       int
+	ProvenConfidence int
+
+	extra map[string]json.RawMessage
+}
+
+// Floor is the confidence floor that holds: the default for 0, none for
+// a negative value.
+func (r Routing) Floor() int {
+	switch {
+	case r.ConfidenceFloor == 0:
+		return 60
+	case r.ConfidenceFloor < 0:
+		return 0
+	}
+	return r.ConfidenceFloor
 }
 
 // LoopGuard tunes the loop guard; 0 takes the default.

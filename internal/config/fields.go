@@ -77,6 +77,7 @@ func (c *Config) fields() []field {
 		{key: "budget", ptr: &c.Budget, omitUnset: true},
 		{key: "pricing", ptr: &c.Pricing, omitUnset: true, accept: `an object of models, such as {"my-model": {"input": 3, "output": 15}}`},
 		{key: "loop_guard", ptr: &c.LoopGuard, omitUnset: true},
+		{key: "routing", ptr: &c.Routing, omitUnset: true},
 		{key: "context", ptr: &c.Context, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
@@ -214,6 +215,16 @@ func (g *LoopGuard) fields() []field {
 	}
 }
 
+func (r *Routing) fields() []field {
+	return []field{
+		{key: "evaluate", ptr: &r.Evaluate},
+		intField("confidence_floor", &r.ConfidenceFloor, -1, 100),
+		{key: "skip_proven", ptr: &r.SkipProven},
+		intField("proven_runs", &r.ProvenRuns, 0, 100),
+		intField("proven_confidence", &r.ProvenConfidence, 0, 70),
+	}
+}
+
 func (x *Context) fields() []field {
 	return []field{
 		{key: "handoff_percent", ptr: &x.HandoffPercent, accept: "a percentage of the context window, from 1 to 100 (0: the default, 50)",
@@ -267,6 +278,7 @@ func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extr
 func (b *Budget) unknown() *map[string]json.RawMessage          { return &b.extra }
 func (p *Price) unknown() *map[string]json.RawMessage           { return &p.extra }
 func (g *LoopGuard) unknown() *map[string]json.RawMessage       { return &g.extra }
+func (r *Routing) unknown() *map[string]json.RawMessage         { return &r.extra }
 func (x *Context) unknown() *map[string]json.RawMessage         { return &x.extra }
 
 // accepts says what a field accepts, for error messages.
@@ -305,6 +317,8 @@ func unset(ptr any) bool {
 		return p.USD == 0 && p.Tokens == 0 && p.PlanUSD == 0 && p.Roles == nil && len(p.extra) == 0
 	case *LoopGuard:
 		return p.WarnRepeat == 0 && p.StopRepeat == 0 && p.MaxCalls == 0 && len(p.extra) == 0
+	case *Routing:
+		return !p.Evaluate && p.ConfidenceFloor == 0 && !p.SkipProven && p.ProvenRuns == 0 && p.ProvenConfidence == 0 && len(p.extra) == 0
 	case *Context:
 		return p.HandoffPercent == 0 && p.HandoffTokens == 0 && p.Window == 0 && p.NotesWait == 0 && len(p.extra) == 0
 	}

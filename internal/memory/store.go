@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -277,4 +278,43 @@ func (s *Store) Export() (Export, error) {
 	}
 	x.Entries, err = s.Entries("")
 	return x, err
+}
+
+// Proven are the roles whose last n runs in this project (runs they
+// worked in) each completed, the role scoring min or more of hive's
+// checks at the first attempt, unchallenged and without fix loops: the roles a quick
+// objective may leave out (seed 003 §3).
+func (s *Store) Proven(n, min int) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	type row struct {
+		role string
+		ok   bool
+	}
+	rows, err := queryAll(s.db, `SELECT role, confidence >= ? AND attempts <= 1 AND challenged = 0 AND fix_loops = 0 AND outcome = 'complete'
+		FROM role_stats JOIN runs USING(run) ORDER BY role, run DESC`, func(rows *sql.Rows, r *row) error {
+		return rows.Scan(&r.role, &r.ok)
+	}, min)
+	if err != nil {
+		return nil, err
+	}
+	seen, good := map[string]int{}, map[string]int{}
+	for _, r := range rows {
+		if seen[r.role] >= n {
+			continue
+		}
+		seen[r.role]++
+		if r.ok {
+			good[r.role]++
+		}
+	}
+	var out []string
+	for role, k := range seen {
+		if k == n && good[role] == n {
+			out = append(out, role)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -178,7 +178,7 @@ func (m *Machine) evaluates(j *job) bool {
 
 // evaluate has j's attempt judged; EvEvaluated comes back.
 func (m *Machine) evaluate(j *job) []Command {
-	j.State, j.evaluating = Checking, true
+	j.State, j.Evaluating = Checking, true
 	return []Command{{Type: CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
 }
 
@@ -189,14 +189,14 @@ func (m *Machine) evaluate(j *job) []Command {
 // one job at a time.
 func (m *Machine) evaluated(ev Event) ([]Command, error) {
 	j := m.byID[ev.Job]
-	if j == nil || !j.evaluating || j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
+	if j == nil || !j.Evaluating || j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
 		return nil, fmt.Errorf("%s while %q is not being evaluated", ev.Type, ev.Job)
 	}
 	if ev.Evaluation == nil {
 		return nil, fmt.Errorf("%s without its evaluation", ev.Type)
 	}
 	e := *ev.Evaluation
-	j.evaluating, j.evaluated, j.Evaluation = false, j.Attempts, &e
+	j.Evaluating, j.evaluated, j.Evaluation = false, j.Attempts, &e
 	var verdicts []string
 	for _, v := range e.Verdicts {
 		verdicts = append(verdicts, v.Aspect+" "+firstOf(v.Verdict, "none"))
@@ -275,6 +275,9 @@ func (m *Machine) reviewAnswer(j *job, cp *Checkpoint, text string) ([]Command, 
 // checkReview says whether text answers a checkpoint that offers reject:
 // reject needs the feedback the role is given.
 func (cp *Checkpoint) checkReview(text string) error {
+	if cp.Kind == KindReview && strings.EqualFold(text, AnswerRetry) {
+		return nil // what a step checkpoint offered before reject: journals of then replay
+	}
 	word, rest, _ := strings.Cut(text, " ")
 	if strings.EqualFold(word, AnswerReject) && strings.TrimSpace(rest) == "" {
 		return fmt.Errorf("reject needs the feedback the %s works again with: reject FEEDBACK, e.g. \"reject the upload has no size limit\"", cp.Job)

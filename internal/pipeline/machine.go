@@ -41,8 +41,10 @@ type Job struct {
 	Spend    engine.Spend `json:"spend,omitzero"`
 	// Report is the last HIVE_REPORT of its agents.
 	Report *engine.Report `json:"report,omitempty"`
-	// Evaluation is its last attempt judged (Spec.Routing.Evaluate).
+	// Evaluation is its last attempt judged (Spec.Routing.Evaluate);
+	// Evaluating: hive judges the current one now.
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
+	Evaluating bool        `json:"evaluating,omitempty"`
 }
 
 type job struct {
@@ -74,9 +76,8 @@ type job struct {
 	// again with this context after the jobs rerunAfter.
 	rerun      *Context
 	rerunAfter []string
-	// evaluating: its attempt is being judged; evaluated is the attempt
-	// last judged; evalBlocks counts the evaluations that blocked.
-	evaluating bool
+	// evaluated is the attempt last judged; evalBlocks counts the
+	// evaluations that blocked.
 	evaluated  int
 	evalBlocks int
 }
@@ -358,7 +359,7 @@ func (m *Machine) run(j *job) []Command {
 	}
 	j.Attempts++
 	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, engine.CallGuard{}, nil, nil
-	j.evaluating = false
+	j.Evaluating = false
 	ctx := j.next
 	j.next = nil
 	defer func() { j.ctx = ctx }()
@@ -1050,7 +1051,7 @@ func (m *Machine) resume() []Command {
 // redo does again what was under way of j when hive stopped.
 func (m *Machine) redo(j *job) []Command {
 	switch {
-	case j.State == Checking && j.evaluating:
+	case j.State == Checking && j.Evaluating:
 		return []Command{{Type: CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
 	case j.State == Checking && j.Role == RoleArchitect:
 		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}

@@ -420,6 +420,13 @@ func Pick(objective string) (Workflow, string) {
 	return Full, "no rule matched: the whole pipeline"
 }
 
+// IsQuick says whether the objective is quick-class (a typo, a small
+// change): the rules of Pick choose quick or minimal for it.
+func IsQuick(objective string) bool {
+	w, _ := Pick(objective)
+	return w.Name == Quick.Name || w.Name == Minimal.Name
+}
+
 // StepNames names the workflow's steps with their marks (hive workflows'
 // help says them); a step that works beside the one before it starts
 // with "+ ".

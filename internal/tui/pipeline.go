@@ -72,6 +72,9 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 		if j.Spend.CostUSD > 0 {
 			line += stFaint.Render(fmt.Sprintf("  $%.2f", j.Spend.CostUSD))
 		}
+		if e := j.Evaluation; e != nil && !j.Evaluating {
+			line += stFaint.Render(fmt.Sprintf("  confidence %d", e.Confidence()))
+		}
 		if j.State == pipeline.Checking {
 			what := "hive runs the tests"
 			switch {
@@ -79,6 +82,9 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 				what = "hive lints the plans"
 			case j.Type == pipeline.StepBuild:
 				what = "hive builds the project"
+			}
+			if j.Evaluating {
+				what = "hive and three evaluators judge its work"
 			}
 			line += stFaint.Render("  " + what)
 		}
@@ -106,8 +112,18 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 		lines = append(lines, spend)
 	}
 	if cp := s.Open; cp != nil {
-		lines = append(lines, "", stAction.Render("  ⏸ "+cp.Job+" asks: ")+oneLine(cp.Question),
-			stFaint.Render("    answer: "+strings.Join(cp.Options, " / ")+"   (hive answer "+cp.Job+" \"...\")"))
+		lines = append(lines, "", stAction.Render("  ⏸ "+cp.Job+" asks: ")+oneLine(cp.Question))
+		if cp.Evaluation != nil {
+			// A rich checkpoint (seed 003 §6.4): the three verdicts, what
+			// the role produced, the computed confidence; every check
+			// once the human asks for details.
+			for _, l := range strings.Split(cp.Evaluation.Text(cp.View), "\n") {
+				if strings.TrimSpace(l) != "" {
+					lines = append(lines, "    "+l)
+				}
+			}
+		}
+		lines = append(lines, stFaint.Render("    answer: "+strings.Join(cp.Options, " / ")+"   (hive answer "+cp.Job+" \"...\")"))
 	}
 	if s.Finished {
 		lines = append(lines, "", stBold.Render("  run "+s.Outcome))

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -106,4 +107,39 @@ func TestPipelineScreen(t *testing.T) {
 			t.Fatalf("sent %q, want the completed option override", a)
 		}
 	}
+}
+
+// A rich checkpoint (seed 003 §6.4) after the architect of refactor, with
+// evaluation on: the three verdicts, what the architect produced, the
+// computed confidence; details adds every check. At 120 and 80 columns.
+func TestRichCheckpointView(t *testing.T) {
+	m := pipeline.New()
+	step := func(ev pipeline.Event) {
+		t.Helper()
+		if _, err := m.Step(ev); err != nil {
+			t.Fatalf("%s: %v", ev.Type, err)
+		}
+	}
+	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add file uploads", Workflow: pipeline.Refactor,
+		Routing: pipeline.Routing{Evaluate: true}}})
+	step(pipeline.Event{Type: pipeline.EvReport, Job: "architect", Attempt: 1, Report: &engine.Report{Status: engine.ReportComplete, Summary: "4 plans for uploads"}})
+	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "architect", Attempt: 1})
+	step(pipeline.Event{Type: pipeline.EvLinted})
+	step(pipeline.Event{Type: pipeline.EvEvaluated, Job: "architect", Attempt: 1, Evaluation: &pipeline.Evaluation{Role: "architect",
+		Checks: &confidence.Score{Role: "architect", Points: 55, Max: 70, Checks: []confidence.Check{
+			{Name: "plans lint clean", OK: true, Points: 20, Max: 20, Detail: "0 lint error(s)"},
+			{Name: "referenced paths exist", OK: false, Points: 0, Max: 15, Detail: "0 of 1 referenced path(s) exist; missing: api/upload.go"},
+			{Name: "tasks have verify and done", OK: true, Points: 20, Max: 20, Detail: "11 of 11 task(s)"},
+			{Name: "few vague words", OK: true, Points: 15, Max: 15, Detail: "2 vague word(s) in 11 task(s)"}}},
+		Verdicts: []pipeline.Verdict{{Aspect: "completeness", Verdict: "ok"},
+			{Aspect: "coherence", Verdict: "warn", Notes: []string{"unclear how auth tokens refresh after upload"}},
+			{Aspect: "risk", Verdict: "warn", Notes: []string{"no file size limit specified"}}},
+		Produced: "4 plans, 11 tasks"}})
+	for _, w := range []int{120, 80} {
+		got := ansi.Strip(PipelineView(m.Snapshot(), nil, w))
+		golden(t, fmt.Sprintf("pipeline_rich_checkpoint_%d", w), got)
+		checkFits(t, got, w, 100)
+	}
+	step(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: m.Snapshot().Open.ID, Text: "details"})
+	golden(t, "pipeline_rich_checkpoint_details", ansi.Strip(PipelineView(m.Snapshot(), nil, 120)))
 }
