@@ -50,11 +50,11 @@ const phaseDir = ".planning/phases/01-health"
 
 // goService is a small Go service with a passing test and the phase's plan.
 var goService = map[string]string{
-	"go.mod":       "module example.com/svc\n\ngo 1.22\n",
-	"main.go":      "package main\n\nfunc main() {}\n",
-	"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestMain(t *testing.T) {}\n",
-	"README.md":    "# svc\n",
-	".planning/ROADMAP.md": "# Roadmap\n\n## Phases\n\n- [ ] **Phase 1: Health** - a health endpoint\n\n### Phase 1: Health\n**Goal**: a health endpoint\n",
+	"go.mod":                    "module example.com/svc\n\ngo 1.22\n",
+	"main.go":                   "package main\n\nfunc main() {}\n",
+	"main_test.go":              "package main\n\nimport \"testing\"\n\nfunc TestMain(t *testing.T) {}\n",
+	"README.md":                 "# svc\n",
+	".planning/ROADMAP.md":      "# Roadmap\n\n## Phases\n\n- [ ] **Phase 1: Health** - a health endpoint\n\n### Phase 1: Health\n**Goal**: a health endpoint\n",
 	phaseDir + "/01-01-PLAN.md": realPlan,
 }
 
