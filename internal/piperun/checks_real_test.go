@@ -82,12 +82,7 @@ func fixture(t *testing.T, files, change map[string]string) (*shell, pipeline.Sn
 		}
 	}
 	write(files)
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "hive@example.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "base")
+	initRepo(t, dir, "base")
 	base := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
 	write(change)
 	git(t, dir, "add", ".")

@@ -55,17 +55,24 @@ func service(t *testing.T) *gitx.Repo {
 			t.Fatal(err)
 		}
 	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "hive@example.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "initial")
+	initRepo(t, dir, "initial")
 	repo, err := gitx.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return repo
+}
+
+// initRepo makes dir a repository on main whose first commit, subject,
+// holds the files in it.
+func initRepo(t *testing.T, dir, subject string) {
+	t.Helper()
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "config", "user.name", "Hive Test")
+	git(t, dir, "config", "user.email", "hive@example.invalid")
+	git(t, dir, "config", "commit.gpgsign", "false")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", subject)
 }
 
 type notes struct{ lines []string }
