@@ -90,7 +90,7 @@ func (v Verdict) Line() string {
 	default:
 		mark, text = "?", "no verdict ("+v.Error+")"
 	}
-	name := strings.ToUpper(v.Aspect[:1]) + v.Aspect[1:] + ":"
+	name := upperFirst(v.Aspect) + ":"
 	return fmt.Sprintf("%-13s %s %s", name, mark, oneLine(text))
 }
 
@@ -152,7 +152,7 @@ func (e Evaluation) Text(details bool) string {
 		lines = append(lines, v.Line())
 	}
 	if e.Produced != "" {
-		lines = append(lines, "", strings.ToUpper(e.Role[:1])+e.Role[1:]+" produced "+e.Produced+".")
+		lines = append(lines, "", upperFirst(e.Role)+" produced "+e.Produced+".")
 	}
 	lines = append(lines, "Computed "+e.Summary()+".")
 	if details && e.Checks != nil {
@@ -298,4 +298,11 @@ var skippable = []string{RoleReviewer, RoleSecurity, RoleDocumenter, RoleBrowser
 func (m *Machine) provenOut(s Step) bool {
 	r := m.spec.Routing
 	return r.Quick && s.Type == "" && (s.Required == nil || !*s.Required) && slices.Contains(skippable, s.Role) && slices.Contains(r.Proven, s.Role)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -186,28 +186,33 @@ func (o phaseObserver) Note(plan, text string) { o.s.note(pipeline.PhaseJob, pla
 
 // runTests runs the project's tests in the run's worktree.
 func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event {
-	ev := pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt}
+	t, note := s.testsIn(ctx)
+	if note != "" {
+		s.note(c.Job, note)
+	}
+	return pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt, Tests: t}
+}
+
+// testsIn runs the project's tests in the run's worktree; note says why
+// there were none to run.
+func (s *shell) testsIn(ctx context.Context) (*pipeline.Tests, string) {
 	cmd, err := testrun.Detect(s.dir)
 	switch {
 	case errors.Is(err, testrun.ErrNoTests):
-		ev.Tests = &pipeline.Tests{Command: "(none)", Output: err.Error()}
-		s.note(c.Job, err.Error()+": the tester's word is taken")
-		return ev
+		return &pipeline.Tests{Command: "(none)", Output: err.Error()}, err.Error() + ": the tester's word is taken"
 	case err != nil:
 		// A project file the agents broke is a failure, never a pass.
-		ev.Tests = &pipeline.Tests{Command: "(none)", ExitCode: -1, Output: err.Error()}
-		return ev
+		return &pipeline.Tests{Command: "(none)", ExitCode: -1, Output: err.Error()}, ""
 	}
 	res, err := testrun.Run(ctx, s.dir, cmd)
 	if err != nil {
 		res.ExitCode = -1
 		res.Output = err.Error()
 	}
-	ev.Tests = &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
+	return &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
 		Failing: res.Failing, Output: res.Output,
 		// A shell's "command not found", or a program that could not start.
-		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
-	return ev
+		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}, ""
 }
 
 // build runs the project's build in the run's worktree, for a build step.
@@ -217,19 +222,27 @@ func (s *shell) build(ctx context.Context, c pipeline.Command, base string) pipe
 	// How much the run changed, as hive counts it (routing's input).
 	changed, _ := s.changes(ctx, base)
 	ev.Changed = len(changed)
+	t, note := s.buildIn(ctx)
+	if note != "" {
+		s.note(c.Job, note)
+	}
+	ev.Tests = t
+	return ev
+}
+
+// buildIn runs the project's build in the run's worktree; note says why
+// there was nothing to build.
+func (s *shell) buildIn(ctx context.Context) (*pipeline.Tests, string) {
 	cmd, ok := testrun.DetectBuild(s.dir)
 	if !ok {
-		s.note(c.Job, "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build")
-		ev.Tests = &pipeline.Tests{Command: "(none)"}
-		return ev
+		return &pipeline.Tests{Command: "(none)"}, "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build"
 	}
 	res, err := testrun.Run(ctx, s.dir, cmd)
 	if err != nil {
 		res.ExitCode, res.Output = -1, err.Error()
 	}
-	ev.Tests = &pipeline.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output,
-		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}
-	return ev
+	return &pipeline.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output,
+		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}, ""
 }
 
 // facts are what the workflow's conditions ask of the repository, from

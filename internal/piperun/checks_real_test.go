@@ -98,7 +98,8 @@ func fixture(t *testing.T, files, change map[string]string) (*shell, pipeline.Sn
 // realEvidence runs the fixture's build and tests for real, as an
 // evaluation does, and reads the change and the plans' lint.
 func realEvidence(t *testing.T, s *shell, snap pipeline.Snapshot) evidence {
-	ev := evidence{build: s.runCheck(t.Context(), buildCommand), tests: s.runCheck(t.Context(), testCommand), lint: s.lint(phaseDir)}
+	ev := evidence{lint: s.lint(phaseDir)}
+	ev.build, ev.tests = s.freshRuns(t.Context())
 	ev.changed, ev.added = s.changes(t.Context(), snap.Spec.Base)
 	return ev
 }

@@ -1,6 +1,7 @@
 package piperun
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +18,6 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/roles"
-	"github.com/hivectl/hive/internal/testrun"
 )
 
 // workLimit bounds what the evaluators read of a role's work.
@@ -39,7 +39,7 @@ func (s *shell) evaluate(ctx context.Context, c pipeline.Command, snap pipeline.
 	if isWriter(c.Role) {
 		// The role just changed the code: its build and tests are run now,
 		// not taken from an earlier check.
-		ev.build, ev.tests = s.runCheck(ctx, buildCommand), s.runCheck(ctx, testCommand)
+		ev.build, ev.tests = s.freshRuns(ctx)
 	}
 	e.Checks, e.Produced = s.checkRole(c.Role, snap, ev)
 	work := "### Its report\n\n" + report + "\n\n" + s.workText(ctx, c.Role, snap, ev)
@@ -99,32 +99,12 @@ func runOf(t *pipeline.Tests) confidence.Run {
 		Passed: t.Passed, Failed: t.Failed, Command: t.Command, Output: t.Output}
 }
 
-const (
-	buildCommand = "build"
-	testCommand  = "test"
-)
-
-// runCheck runs the project's build or tests in the run's worktree now.
-func (s *shell) runCheck(ctx context.Context, which string) confidence.Run {
-	var cmd testrun.Command
-	if which == buildCommand {
-		c, ok := testrun.DetectBuild(s.dir)
-		if !ok {
-			return confidence.Run{}
-		}
-		cmd = c
-	} else {
-		c, err := testrun.Detect(s.dir)
-		if err != nil {
-			return confidence.Run{}
-		}
-		cmd = c
-	}
-	res, err := testrun.Run(ctx, s.dir, cmd)
-	if err != nil {
-		return confidence.Run{Ran: true, Command: cmd.String(), Output: err.Error()}
-	}
-	return confidence.Run{Ran: res.ExitCode != 127, OK: res.ExitCode == 0, Passed: res.Passed, Failed: res.Failed, Command: cmd.String(), Output: res.Output}
+// freshRuns runs the project's build and tests in the run's worktree
+// now, as the build step and the tester's check run them.
+func (s *shell) freshRuns(ctx context.Context) (build, tests confidence.Run) {
+	b, _ := s.buildIn(ctx)
+	t, _ := s.testsIn(ctx)
+	return runOf(b), runOf(t)
 }
 
 // checkRole runs hive's mechanical checks of a role (nil for a role it
@@ -259,7 +239,7 @@ func (s *shell) judge(ctx context.Context, c pipeline.Command, objective, aspect
 	}
 	terms, _ := contract.Bundled(pipeline.RoleEvaluator)
 	if errs := contract.Validate(terms, *r); len(errs) > 0 || r.Status != "complete" {
-		v.Error = firstOf(strings.Join(errs, "; "), "it answered "+r.Status)
+		v.Error = cmp.Or(strings.Join(errs, "; "), "it answered "+r.Status)
 		return v
 	}
 	var a struct {
@@ -275,7 +255,7 @@ func (s *shell) judge(ctx context.Context, c pipeline.Command, objective, aspect
 // reportText is a role's report as the evaluators read it.
 func reportText(summary string, files, concerns []string) string {
 	var b strings.Builder
-	b.WriteString(firstOf(summary, "(no summary)"))
+	b.WriteString(cmp.Or(strings.TrimSpace(summary), "(no summary)"))
 	if len(files) > 0 {
 		b.WriteString("\n\nFiles: " + strings.Join(files, ", "))
 	}
@@ -283,13 +263,4 @@ func reportText(summary string, files, concerns []string) string {
 		b.WriteString("\n- concern: " + c)
 	}
 	return b.String()
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }
