@@ -10,7 +10,7 @@ import (
 )
 
 // Groups, in the order they run and print.
-var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory"}
+var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory", "pipeline"}
 
 // Options says what to measure and how big.
 type Options struct {
@@ -54,6 +54,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		"context":    contextRows,
 		"resume":     resumeRows,
 		"memory":     memoryRows,
+		"pipeline":   pipelineRows,
 	}
 	for _, g := range Groups {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, g) {

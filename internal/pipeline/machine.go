@@ -853,10 +853,15 @@ func (m *Machine) built(ev Event) ([]Command, error) {
 }
 
 // sendBack has fixer fix what the check j found (with ctx), then j check
-// again.
+// again. A fixer at work (on another fix, or being evaluated) finishes
+// first and then fixes this too: never two attempts of one job at once.
 func (m *Machine) sendBack(j, fixer *job, ctx *Context, text string) []Command {
-	fixer.next = ctx
-	fixer.State, j.State = Pending, Pending
+	if fixer.active() {
+		fixer.rerun = fixer.rerun.with(ctx)
+	} else {
+		fixer.next, fixer.State = ctx, Pending
+	}
+	j.State = Pending
 	builds := m.rebuild(j, fixer)
 	j.wait = append([]string{fixer.ID}, builds...)
 	order := slices.Concat([]string{fixer.ID}, builds, []string{j.ID})
@@ -896,7 +901,17 @@ func (m *Machine) dependsOn(j *job, id string) bool {
 func (m *Machine) fixer(j *job) *job {
 	role := j.step.OnFailure
 	if role == "" || role == RoleImplementer {
-		return m.implementer()
+		if impl := m.implementer(); impl != nil || role != "" {
+			return impl
+		}
+		// No implementer in the run: the role that wrote the code fixes
+		// it (a planned "debugger, tester" names no on_failure).
+		for _, f := range m.jobs {
+			if (f.Role == RoleDebugger || f.Role == RoleMigrator) && f.Type == "" && !f.Phase {
+				return f
+			}
+		}
+		return nil
 	}
 	for _, f := range m.jobs {
 		if f.Role == role && f.Type == "" && !f.Phase {

@@ -114,6 +114,16 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 				t.Fatalf("%s: no workflow %s", d.Pos, name)
 			}
 		}
+		if roles := list("planned"); len(roles) > 0 {
+			var err error
+			var parallel [][]string
+			if p := list("parallel"); len(p) > 0 {
+				parallel = [][]string{p}
+			}
+			if wf, err = Planned(PlannerAnswer{Roles: roles, Parallel: parallel, Reasoning: "the script's"}); err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+		}
 		wf.FixLoops = num("fix")
 		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d),
 			NoInterview: d.HasArg("nointerview"),

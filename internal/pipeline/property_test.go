@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -195,6 +196,20 @@ func TestRandomWalks(t *testing.T) {
 					}
 					if spent >= lim || c.BudgetUSD <= 0 || c.BudgetUSD > lim-spent+1e-9 {
 						t.Fatalf("seed %d step %d: %s started with $%.2f of its role's $%.2f spent, allotment $%.2f", seed, step, c.Job, spent, lim, c.BudgetUSD)
+					}
+				}
+			}
+			for _, c := range cmds {
+				// Only an event of the job itself (its exit, its evaluation, the
+				// answer to its checkpoint) or a resume may start an attempt of
+				// a job at work: never two attempts at once.
+				subject := cmp.Or(ev.Job, map[EventType]string{EvLinted: RoleArchitect, EvTestsRan: RoleTester, EvPhaseDone: PhaseJob}[ev.Type])
+				if c.Type != CmdStartAgent || c.Job == subject || ev.Type == EvResumed || (ev.Type == EvAnswer && s.Open.Job == c.Job) {
+					continue
+				}
+				for _, j := range s.Jobs {
+					if j.ID == c.Job && (j.State == Running || j.State == Checking) {
+						t.Fatalf("seed %d step %d: %s (%s) starts attempt %d after %s of %s", seed, step, c.Job, j.State, c.Attempt, ev.Type, ev.Job)
 					}
 				}
 			}

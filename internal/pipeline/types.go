@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -250,6 +251,22 @@ type Context struct {
 	Evaluation []Verdict `json:"evaluation,omitempty"`
 	// Feedback: why the human rejected the role's last attempt.
 	Feedback string `json:"feedback,omitempty"`
+}
+
+// with is c and what o adds of what sends a fixer back (failing tests, a
+// failing build, findings, verdicts, feedback): a fix ordered while an
+// earlier one waits to run joins it.
+func (c *Context) with(o *Context) *Context {
+	if c == nil {
+		return o
+	}
+	out := *c
+	out.Fix = cmp.Or(o.Fix, c.Fix)
+	out.BuildFailed = cmp.Or(o.BuildFailed, c.BuildFailed)
+	out.Findings = append(slices.Clip(c.Findings), o.Findings...)
+	out.Evaluation = append(slices.Clip(c.Evaluation), o.Evaluation...)
+	out.Feedback = strings.TrimSpace(c.Feedback + "\n" + o.Feedback)
+	return &out
 }
 
 // Challenge is a role's report that an earlier role's work has a blocking
