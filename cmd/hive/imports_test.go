@@ -64,8 +64,9 @@ var allowed = map[string][]string{
 	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui"},
 	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
-	// fake model server for the token row.
-	"bench":                     {"agent", "engine", "gitx", "journal", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
+	// fake model server for the token row; its pipeline group drives the
+	// pipeline machine and scores the roles with confidence.
+	"bench":                     {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
 	"cli":                       {"*"},
 	"e2e/claude":                {}, // tests only
 	"e2e/codex":                 {}, // tests only

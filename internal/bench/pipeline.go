@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -49,23 +50,6 @@ type reliabilityBin struct {
 }
 
 var binEdges = []float64{0, 0.5, 0.7, 0.85, 0.95, 1.0001}
-
-// pipelineBench creates the fixture repositories, measures their test
-// outcomes, and runs every objective trials times under every
-// configuration.
-func pipelineBench(ctx context.Context, seed uint64, trials int, pol benchPolicy) ([]pipelineSummary, outcomes, error) {
-	dir, err := os.MkdirTemp("", "hive-bench-pipeline-")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(dir)
-	out, err := measureOutcomes(ctx, dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	sums, err := pipelineRuns(out, seed, trials, pol)
-	return sums, out, err
-}
 
 // pipelineRuns runs the simulations on measured outcomes. Run k of an
 // objective draws from its own stream, seeded by the objective, the
@@ -148,11 +132,39 @@ func (s pipelineSummary) tokensPerRun() int64 { return s.Tokens / int64(max(1, s
 // pipelineRows measures the group and reports it.
 func pipelineRows(ctx context.Context, o Options) []Row {
 	trials := pipelineTrials(o.Quick)
-	sums, _, err := pipelineBench(ctx, o.Seed, trials, defaultPolicy)
+	dir, err := os.MkdirTemp("", "hive-bench-pipeline-")
 	if err != nil {
 		return []Row{errorRow("pipeline", "hidden-test pass rate", err)}
 	}
-	return pipelineReport(sums, trials)
+	defer os.RemoveAll(dir)
+	out, err := measureOutcomes(ctx, dir)
+	if err != nil {
+		return []Row{errorRow("pipeline", "hidden-test pass rate", err)}
+	}
+	sums, err := pipelineRuns(out, o.Seed, trials, defaultPolicy)
+	if err != nil {
+		return []Row{errorRow("pipeline", "hidden-test pass rate", err)}
+	}
+	harsh, err := pipelineRuns(out, o.Seed, trials, harshPolicy)
+	if err != nil {
+		return []Row{errorRow("pipeline", "under a harsher policy", err)}
+	}
+	return append(pipelineReport(sums, trials), harshRow(harsh))
+}
+
+// harshRow is the goals' figures under harshPolicy, on one row.
+func harshRow(sums []pipelineSummary) Row {
+	by := map[string]pipelineSummary{}
+	var pass []string
+	for _, s := range sums {
+		by[s.Config] = s
+		pass = append(pass, fmt.Sprintf("%.1f%%", 100*s.passRate()))
+	}
+	fixed, planned := by["fixed full"], by["planned"]
+	return Row{Group: "pipeline", Name: "under a harsher policy: pass rates, planned tokens / fixed, Brier", Value: 100 * planned.passRate(), Unit: "%",
+		Figure: fmt.Sprintf("%s; %.0f%%; %.3f computed, %.3f self-reported", strings.Join(pass, " / "),
+			100*float64(planned.Tokens)/float64(max(1, fixed.Tokens)), planned.BrierComputed, planned.BrierSelf),
+		Status: Info, Note: harshPolicy.String()}
 }
 
 // pipelineReport turns the summaries into rows: the three configurations
@@ -173,30 +185,34 @@ func pipelineReport(sums []pipelineSummary, trials int) []Row {
 	runs := fmt.Sprintf("%d objectives × %d runs each, per configuration (%d runs)", len(benchObjectives)*len(benchLanguages), trials, planned.Runs)
 	g := "pipeline"
 	rows := []Row{
-		{Group: g, Name: "hidden tests pass: " + cols, Value: 100 * planned.passRate(), Unit: "%", Figure: strings.Join(pass, " / "), Status: Info, Note: runs},
+		{Group: g, Name: "hidden tests pass: " + cols, Value: 100 * planned.passRate(), Unit: "%", Figure: strings.Join(pass, " / "), Status: Info,
+			Note: runs + "; roles played with " + defaultPolicy.String()},
 		{Group: g, Name: "tokens per run: " + cols, Value: float64(planned.tokensPerRun()), Unit: "tokens", Figure: strings.Join(tokens, " / "), Status: Info,
 			Note: "agent sessions from the size model, the planner's and evaluators' calls"},
 		{Group: g, Name: "human checkpoints per run: " + cols, Value: float64(planned.Checkpoints) / float64(max(1, planned.Runs)), Unit: "per run", Figure: strings.Join(cps, " / "), Status: Info,
 			Note: "unattended (--yes): only what hive cannot decide"},
-		{Group: g, Name: "Brier computed/self-reported: " + cols, Value: planned.BrierComputed, Figure: strings.Join(briers, " / "), Status: Info,
+		{Group: g, Name: "Brier computed/self-reported: " + cols, Value: planned.BrierComputed, Unit: "Brier", Figure: strings.Join(briers, " / "), Status: Info,
 			Note: "without evaluators computed confidence is hive's checks alone"},
-		{Group: g, Name: "planned pass rate vs fixed", Value: 100 * (planned.passRate() - fixed.passRate()), Unit: "points",
+		{Group: g, Name: "planned pass rate vs fixed", Value: 100 * planned.passRate(), Unit: "%",
 			Figure: fmt.Sprintf("%.1f%% vs %.1f%%", 100*planned.passRate(), 100*fixed.passRate()), Target: "≥ fixed",
-			Status: judge(planned.Passed*fixed.Runs >= fixed.Passed*planned.Runs), Note: classRates(planned, fixed)},
+			Status: judge(planned.Passed*fixed.Runs >= fixed.Passed*planned.Runs), Note: difference(planned, fixed) + "; " + classRates(planned, fixed)},
 		{Group: g, Name: "planned tokens / fixed", Value: 100 * float64(planned.Tokens) / float64(max(1, fixed.Tokens)), Unit: "%",
 			Figure: fmt.Sprintf("%.0f%%", 100*float64(planned.Tokens)/float64(max(1, fixed.Tokens))), Target: "≤ 60%",
 			Status: judge(float64(planned.Tokens) <= 0.6*float64(fixed.Tokens))},
 		{Group: g, Name: "Brier score of computed confidence (planned)", Value: planned.BrierComputed,
-			Figure: fmt.Sprintf("%.3f", planned.BrierComputed), Target: "≤ 0.15", Status: judge(planned.BrierComputed <= 0.15)},
-		{Group: g, Name: "Brier score of self-reported confidence (planned)", Value: planned.BrierSelf,
+			Unit: "Brier", Figure: fmt.Sprintf("%.3f", planned.BrierComputed), Target: "≤ 0.15", Status: judge(planned.BrierComputed <= 0.15)},
+		{Group: g, Name: "Brier score of self-reported confidence (planned)", Value: planned.BrierSelf, Unit: "Brier",
 			Figure: fmt.Sprintf("%.3f", planned.BrierSelf), Target: "worse than computed", Status: judge(planned.BrierSelf > planned.BrierComputed)},
 	}
 	for i, b := range planned.ComputedBins {
 		sb := planned.SelfBin[i]
+		if b.Runs+sb.Runs == 0 {
+			continue
+		}
 		rows = append(rows, Row{Group: g, Name: fmt.Sprintf("reliability, confidence %.2f–%.2f (planned)", b.Lo, b.Hi), Value: float64(b.Runs), Unit: "runs",
-			Figure: fmt.Sprintf("computed %s · self %s", binText(b), binText(sb)), Status: Info})
+			Figure: fmt.Sprintf("computed %s · self-reported %s", binText(b), binText(sb)), Status: Info})
 	}
-	return append(rows, Row{Group: g, Name: "role policy", Figure: "seeded", Status: Info, Note: defaultPolicy.String()})
+	return rows
 }
 
 // binText is "n 120, says 0.91, passes 0.93".
@@ -205,6 +221,14 @@ func binText(b reliabilityBin) string {
 		return "n 0"
 	}
 	return fmt.Sprintf("n %d, says %.2f, passes %.2f", b.Runs, b.Said, float64(b.Passed)/float64(b.Runs))
+}
+
+// difference is "+0.3 ± 0.5 points (1 s.e.)": how far the pass rates
+// differ, beside the sampling error of that difference.
+func difference(a, b pipelineSummary) string {
+	pa, pb := a.passRate(), b.passRate()
+	se := math.Sqrt(pa*(1-pa)/float64(max(1, a.Runs)) + pb*(1-pb)/float64(max(1, b.Runs)))
+	return fmt.Sprintf("%+.1f ± %.1f points (1 s.e.)", 100*(pa-pb), 100*se)
 }
 
 // classRates is each class's pass rate, planned vs fixed.

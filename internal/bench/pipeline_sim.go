@@ -52,6 +52,18 @@ var defaultPolicy = benchPolicy{
 	LintFail: 0.1, HumanCatch: 0.6, PlannerRight: 0.9,
 }
 
+// harshPolicy is worse at everything: implementers right less often,
+// testers and reviewers catching less, evaluators and humans noisier. The
+// bench reports the goals under it too, to show how much they rest on the
+// defaults.
+var harshPolicy = func() benchPolicy {
+	p := defaultPolicy
+	p.Right = map[string]float64{classTypo: 0.75, classSmall: 0.6, classBug: 0.5, classFeature: 0.35}
+	p.Catch, p.Flag, p.FalseAlarm, p.CombCatch, p.HumanCatch, p.PlannerRight = 0.4, 0.35, 0.2, 0.1, 0.4, 0.7
+	p.EvalSubtle, p.EvalGood = [3]float64{0.45, 0.35, 0.2}, [3]float64{0.75, 0.18, 0.07}
+	return p
+}()
+
 // String says the policy in a line, for the report.
 func (p benchPolicy) String() string {
 	return fmt.Sprintf("p %.2f/%.2f/%.2f/%.2f (typo/small/bug/feature), q %.2f, r %.2f, f %.2f, evaluators block %.2f of subtle bugs, %.2f of correct work",
@@ -78,9 +90,9 @@ const (
 // plannedRoles is the planner's answer for each class of objective when it
 // answers as its prompt (roles/prompts/planner.md) asks.
 var plannedRoles = map[string]pipeline.PlannerAnswer{
-	classTypo:    {Roles: []string{pipeline.RoleImplementer}, Reasoning: "a change of a word: the implementer alone"},
-	classSmall:   {Roles: []string{pipeline.RoleImplementer, pipeline.RoleTester}, Reasoning: "a small change: implement, then test the edge"},
-	classBug:     {Roles: []string{pipeline.RoleDebugger, pipeline.RoleTester}, Reasoning: "a bug: reproduce and fix it, then test"},
+	classTypo:  {Roles: []string{pipeline.RoleImplementer}, Reasoning: "a change of a word: the implementer alone"},
+	classSmall: {Roles: []string{pipeline.RoleImplementer, pipeline.RoleTester}, Reasoning: "a small change: implement, then test the edge"},
+	classBug:   {Roles: []string{pipeline.RoleDebugger, pipeline.RoleTester}, Reasoning: "a bug: reproduce and fix it, then test"},
 	// The planner's prompt keeps the architect for work across files; each
 	// feature here is one function in one file.
 	classFeature: {Roles: []string{pipeline.RoleImplementer, pipeline.RoleTester, pipeline.RoleReviewer}, Parallel: [][]string{{pipeline.RoleTester, pipeline.RoleReviewer}}, Reasoning: "a new function in one file: implement it, then test beside review"},
@@ -122,7 +134,9 @@ func plannedWorkflow(o benchObjective, pol benchPolicy, rng *rand.Rand) (pipelin
 type simResult struct {
 	Config, Fn, Lang, Class string
 	Workflow                string
-	Pass                    bool // the hidden tests pass on the code the run ended with
+	Pass                    bool   // the hidden tests pass on the code the run ended with
+	Variant                 string // the code the run ended with
+	Evaluated               bool   // hive's evaluation judged the code that was delivered
 	Outcome                 string
 	Tokens                  int64
 	Checkpoints             int
@@ -180,7 +194,8 @@ func simulate(cfg benchConfig, obj benchObjective, lang string, out outcomes, po
 	}
 	snap := r.m.Snapshot()
 	res := simResult{Config: cfg.Name, Fn: obj.Fn, Lang: lang, Class: obj.Class, Workflow: w.String(), Outcome: snap.Outcome,
-		Pass: r.suite(suiteHidden).Failed == 0, Tokens: r.tokens, Checkpoints: r.checkpoints, SelfReported: r.self}
+		Pass: r.suite(suiteHidden).Failed == 0, Variant: cmp.Or(r.variant, variantStub), Evaluated: r.writerEval != nil,
+		Tokens: r.tokens, Checkpoints: r.checkpoints, SelfReported: r.self}
 	e := r.writerEval
 	if e == nil {
 		checks := r.writerChecks()

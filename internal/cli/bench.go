@@ -20,7 +20,7 @@ type benchOptions struct {
 func newBenchCmd(g *globalOptions) *cobra.Command {
 	o := &benchOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use:   "bench [GROUP...]",
 		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, budget adherence, resume, memory",
 		Long: `bench measures, side by side in one run on this machine, what hive is for:
 finishing a phase sooner and cheaper than prompt-driven orchestration. Every
@@ -29,12 +29,22 @@ row gives its figure, its target and whether it was met.
 Groups: ` + strings.Join(bench.Groups, ", ") + `. The tokens group runs the real
 claude CLI against a local fake model server; it is skipped when the CLI is
 not installed (make tools). The budget group drives the engine through 200
-simulated runs with random budgets and per-turn costs.`,
+simulated runs with random budgets and per-turn costs. The pipeline group
+measures hive run's routing: thirty objectives in Go, Python and JavaScript
+repositories it creates, each run by the implementer alone, the fixed full
+pipeline and the planned pipeline with evaluators, the roles played by a
+seeded stochastic policy; it reports hidden-test pass rates, tokens,
+checkpoints and how well computed confidence foretells the hidden tests.
+Groups named as arguments are measured alone, as with --only.`,
 		Example: `  hive bench
+  hive bench pipeline
   hive bench --quick --only makespan,overhead
   hive bench --json > bench.json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return benchRun(cmd, o) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.only = append(o.only, args...)
+			return benchRun(cmd, o)
+		},
 	}
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "smaller sizes: a first look in seconds")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
