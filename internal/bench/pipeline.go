@@ -33,7 +33,7 @@ func pipelineTrials(quick bool) int {
 type pipelineSummary struct {
 	Config                string
 	Runs, Passed          int
-	Tokens                int64
+	Tokens, EvalTokens    int64
 	Checkpoints           int
 	BrierComputed         float64
 	BrierSelf             float64
@@ -95,6 +95,7 @@ func summarise(config string, results []simResult) pipelineSummary {
 		}
 		s.ByClass[r.Class] = c
 		s.Tokens += r.Tokens
+		s.EvalTokens += r.EvalTokens
 		s.Checkpoints += r.Checkpoints
 		s.BrierComputed += (r.Computed - outcome) * (r.Computed - outcome)
 		s.BrierSelf += (r.SelfReported - outcome) * (r.SelfReported - outcome)
@@ -188,7 +189,7 @@ func pipelineReport(sums []pipelineSummary, trials int) []Row {
 		{Group: g, Name: "hidden tests pass: " + cols, Value: 100 * planned.passRate(), Unit: "%", Figure: strings.Join(pass, " / "), Status: Info,
 			Note: runs + "; roles played with " + defaultPolicy.String()},
 		{Group: g, Name: "tokens per run: " + cols, Value: float64(planned.tokensPerRun()), Unit: "tokens", Figure: strings.Join(tokens, " / "), Status: Info,
-			Note: "agent sessions from the size model, the planner's and evaluators' calls"},
+			Note: fmt.Sprintf("agent sessions from the size model, the planner's and evaluators' calls (the evaluators: %.1f%% of the planned tokens)", 100*float64(planned.EvalTokens)/float64(max(1, planned.Tokens)))},
 		{Group: g, Name: "human checkpoints per run: " + cols, Value: float64(planned.Checkpoints) / float64(max(1, planned.Runs)), Unit: "per run", Figure: strings.Join(cps, " / "), Status: Info,
 			Note: "unattended (--yes): only what hive cannot decide"},
 		{Group: g, Name: "Brier computed/self-reported: " + cols, Value: planned.BrierComputed, Unit: "Brier", Figure: strings.Join(briers, " / "), Status: Info,

@@ -137,6 +137,7 @@ type simResult struct {
 	Pass                    bool   // the hidden tests pass on the code the run ended with
 	Variant                 string // the code the run ended with
 	Evaluated               bool   // hive's evaluation judged the code that was delivered
+	EvalTokens              int64  // what the evaluators' calls billed
 	Outcome                 string
 	Tokens                  int64
 	Checkpoints             int
@@ -162,6 +163,7 @@ type simRun struct {
 	findings    map[string][]confidence.Finding // reviewing job → its last findings
 
 	tokens      int64
+	evaluations int
 	checkpoints int
 	phaseRuns   int64
 	writerEval  *pipeline.Evaluation // the evaluation of the last job that wrote code
@@ -195,7 +197,8 @@ func simulate(cfg benchConfig, obj benchObjective, lang string, out outcomes, po
 	snap := r.m.Snapshot()
 	res := simResult{Config: cfg.Name, Fn: obj.Fn, Lang: lang, Class: obj.Class, Workflow: w.String(), Outcome: snap.Outcome,
 		Pass: r.suite(suiteHidden).Failed == 0, Variant: cmp.Or(r.variant, variantStub), Evaluated: r.writerEval != nil,
-		Tokens: r.tokens, Checkpoints: r.checkpoints, SelfReported: r.self}
+		Tokens: r.tokens, Checkpoints: r.checkpoints, SelfReported: r.self,
+		EvalTokens: int64(r.evaluations*len(pipeline.Aspects)) * evalTokens}
 	e := r.writerEval
 	if e == nil {
 		checks := r.writerChecks()
@@ -455,6 +458,7 @@ func (r *simRun) evaluate(job, role string) *pipeline.Evaluation {
 		e.Verdicts = append(e.Verdicts, v)
 		r.tokens += evalTokens
 	}
+	r.evaluations++
 	return e
 }
 
