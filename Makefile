@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools browser
+.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools browser python
 
 all: build
 
@@ -44,12 +44,25 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium; }
 	@$(CHROMIUM) --version 2>/dev/null
 
+# The Python fixtures (the confidence checks' pytest runs, the routing
+# bench's Python repository) need python3 and pytest: python3 is installed
+# from Debian when missing (as root, or with sudo); pytest, when python3
+# cannot import it, is Debian's python3-pytest and the packages it imports,
+# downloaded and unpacked into .tools/python (no root needed) and found
+# through PYTHONPATH, whichever python3 the machine runs.
+PYTEST_DEBS  := python3-pytest python3-pluggy python3-iniconfig python3-packaging python3-attr python3-py
+PYTHON_TOOLS := $(TOOLS)/python/usr/lib/python3/dist-packages
+python:
+	@command -v python3 >/dev/null || { 		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; 		$$sudo apt-get update -qq && 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3; }
+	@python3 -c 'import pytest' 2>/dev/null || test -d $(PYTHON_TOOLS)/pytest || { 		rm -rf $(TOOLS)/python $(TOOLS)/debs && mkdir -p $(TOOLS)/debs && cd $(TOOLS)/debs && 		{ apt-get download $(PYTEST_DEBS) 2>/dev/null || { 			sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; 			$$sudo apt-get update -qq && apt-get download $(PYTEST_DEBS); }; } && 		for deb in *.deb; do dpkg -x $$deb ../python; done; }
+	@PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS) python3 -m pytest --version
+
 # The tests run with a temporary home (internal/testsupport): the check
 # around them fails the run if they changed the developer's ~/.cache/hive.
 HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
-test: vet tools browser
+test: vet tools browser python
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
-	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) $(GO) test -count=1 ./...
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH} $(GO) test -count=1 ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
 		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
 

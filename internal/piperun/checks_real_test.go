@@ -65,6 +65,15 @@ var npmService = map[string]string{
 	"add.test.js":  "const test = require('node:test');\nconst assert = require('node:assert');\nconst add = require('./add');\ntest('adds', () => assert.strictEqual(add(1, 2), 3));\n",
 }
 
+// pyService is a Python project whose tests run with pytest (make test
+// provides it: make python).
+var pyService = map[string]string{
+	"pyproject.toml":     "[project]\nname = \"svc\"\nversion = \"1.0.0\"\n\n[project.optional-dependencies]\ndev = [\"pytest>=7\"]\n",
+	"calc.py":            "def add(a, b):\n    return a + b\n",
+	"tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_add_zero():\n    assert add(0, 5) == 5\n",
+	"tests/conftest.py":  "import os, sys\n\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n",
+}
+
 // fixture commits files as the run's base, then writes change on top
 // (committed too, as a role's work is) and returns a shell on it.
 func fixture(t *testing.T, files, change map[string]string) (*shell, pipeline.Snapshot) {
@@ -106,7 +115,7 @@ func realEvidence(t *testing.T, s *shell, snap pipeline.Snapshot) evidence {
 
 // Each mechanical check of computed confidence passes on one real fixture
 // repository and fails on another: real git diffs, real go build, go test
-// and npm test (node's test runner) runs, real plans linted by hive.
+// npm test (node's test runner) and pytest runs, real plans linted by hive.
 func TestMechanicalChecksOnRealRepos(t *testing.T) {
 	good := map[string]string{"health.go": "package main\n\nimport \"net/http\"\n\nfunc health(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(\"ok\")) }\n"}
 	cases := []struct {
@@ -125,6 +134,10 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 		{"a TODO added", pipeline.RoleImplementer, "no new TODO/FIXME", goService, map[string]string{"health.go": "package main\n\n// TODO: write the handler\n"}, nil, false},
 		{"npm tests pass", pipeline.RoleImplementer, "tests pass", npmService, map[string]string{"add.js": "module.exports = (a, b) => b + a;\n"}, nil, true},
 		{"an npm test fails", pipeline.RoleImplementer, "tests pass", npmService, map[string]string{"add.js": "module.exports = (a, b) => a - b;\n"}, nil, false},
+		{"pytest tests pass", pipeline.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
+		{"a pytest test fails", pipeline.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a - b\n"}, nil, false},
+		{"pytest counted", pipeline.RoleTester, "tests ran and were read", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
+		{"one pytest test of two fails", pipeline.RoleTester, "pass rate", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a + b + (a == 0)\n"}, nil, false},
 		{"go test -v counted", pipeline.RoleTester, "tests ran and were read", goService, good, nil, true},
 		{"no test at all", pipeline.RoleTester, "tests ran and were read", map[string]string{"go.mod": goService["go.mod"], "main.go": goService["main.go"]}, good, nil, false},
 		{"every test passes", pipeline.RoleTester, "pass rate", goService, good, nil, true},
@@ -143,6 +156,7 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 		{"a finding in a file that is not there", pipeline.RoleReviewer, "findings cite real files and lines", goService, good, []pipeline.Finding{{Job: pipeline.RoleReviewer, File: "handlers/health.go", Line: 5}}, false},
 	}
 	npm := exec.Command("npm", "--version").Run() == nil
+	pytest := exec.Command("python3", "-m", "pytest", "--version").Run() == nil
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.files["package.json"] != "" && !npm {
@@ -150,6 +164,12 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 					t.Fatal("no npm: make test installs the agent CLIs with it, so CI has it")
 				}
 				t.Skip("no npm on this machine (make test uses it to install the agent CLIs); skipped outside CI")
+			}
+			if c.files["pyproject.toml"] != "" && !pytest {
+				if os.Getenv("CI") != "" {
+					t.Fatal("python3 -m pytest does not run: make test provides it (make python), so CI has it")
+				}
+				t.Skip("no pytest for python3 here (make python provides it); skipped outside CI")
 			}
 			s, snap := fixture(t, c.files, c.change)
 			snap.Findings = c.findings
