@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/confidence"
+	"github.com/hivectl/hive/internal/engine"
 )
 
 // Routing tunes the rules that route a run on evidence (seed 003 §3.2,
@@ -61,6 +62,9 @@ type Verdict struct {
 	// or answered out of its contract): no evidence either way.
 	Error  string `json:"error,omitempty"`
 	Tokens int64  `json:"tokens,omitempty"`
+	// Spend is what the evaluator's call cost; the evaluation's Spend sums
+	// the three.
+	Spend engine.Spend `json:"spend,omitzero"`
 }
 
 // Points is what the verdict adds to the computed confidence: all for ok,
@@ -107,6 +111,9 @@ type Evaluation struct {
 	Produced string `json:"produced,omitempty"`
 	// SelfReported is the agent's own confidence, recorded: it never routes.
 	SelfReported float64 `json:"self_reported,omitempty"`
+	// Spend is what the evaluators' calls cost: the job's spend, which
+	// the budget counts.
+	Spend engine.Spend `json:"spend,omitzero"`
 }
 
 // Confidence is the computed confidence, of 100: the checks' points and
@@ -197,6 +204,7 @@ func (m *Machine) evaluated(ev Event) ([]Command, error) {
 	}
 	e := *ev.Evaluation
 	j.Evaluating, j.evaluated, j.Evaluation = false, j.Attempts, &e
+	j.Spend = j.Spend.Plus(e.Spend)
 	var verdicts []string
 	for _, v := range e.Verdicts {
 		verdicts = append(verdicts, v.Aspect+" "+firstOf(v.Verdict, "none"))

@@ -113,6 +113,9 @@ func TestRandomWalks(t *testing.T) {
 				for _, a := range Aspects {
 					e.Verdicts = append(e.Verdicts, Verdict{Aspect: a, Verdict: []string{VerdictOK, VerdictOK, VerdictWarn, VerdictBlock, ""}[rng.IntN(5)], Notes: []string{"n"}})
 				}
+				if rng.IntN(2) == 0 {
+					e.Spend = engine.Spend{InputTokens: 3000, CostUSD: 0.02 * rng.Float64()}
+				}
 				ev = Event{Type: EvEvaluated, Job: busy.ID, Attempt: busy.Attempts, Evaluation: e}
 			case busy.State == Checking && busy.Role == RoleArchitect:
 				ev = Event{Type: EvLinted}

@@ -46,11 +46,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 		spec.Model = ladder[min(c.Rung, len(ladder)-1)]
 	}
 	job, attempt := c.Job, c.Attempt
-	prices := s.o.Prices
-	if prices == nil {
-		prices = pricing.Defaults()
-	}
-	session := 0.0 // the session's cost so far, as hive prices it
+	m := newMeter(s.o.Prices)
 	// Every report is held to the role's contract: one that breaks it
 	// is never the work done.
 	terms, err := contract.Load(s.o.Repo.Root, s.o.Home, c.Role)
@@ -84,16 +80,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			}
 		case agent.OutSpend, agent.OutResult:
 			// A request's spend as it happens, then the rest of the turn's.
-			u := out.Usage
-			turn := engine.Spend{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-				CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
-			if usd, ok := prices.Cost(out.Model, pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens,
-				CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens}); ok {
-				session += usd // hive's price; the session's cost so far
-			} else {
-				session = max(session, out.CostUSD) // a model without a price: the CLI's figure
-			}
-			turn.CostUSD = session
+			turn := m.turn(out)
 			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend, Model: out.Model})
 			if out.Kind == agent.OutResult {
 				s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
@@ -224,4 +211,33 @@ func (s *shell) watch(now time.Time) {
 			go sess.KillStalled(fmt.Sprintf("silent for %s", d.Round(time.Second)))
 		}
 	}
+}
+
+// meter prices an agent session's usage as it comes: hive's price for a
+// model it knows, else the CLI's own figure.
+type meter struct {
+	prices  pricing.Table
+	session float64 // the session's cost so far
+}
+
+func newMeter(prices pricing.Table) *meter {
+	if prices == nil {
+		prices = pricing.Defaults()
+	}
+	return &meter{prices: prices}
+}
+
+// turn is one usage report's tokens, with the session's cost so far.
+func (m *meter) turn(out agent.Output) engine.Spend {
+	u := out.Usage
+	turn := engine.Spend{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
+	if usd, ok := m.prices.Cost(out.Model, pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens,
+		CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens}); ok {
+		m.session += usd
+	} else {
+		m.session = max(m.session, out.CostUSD) // a model without a price: the CLI's figure
+	}
+	turn.CostUSD = m.session
+	return turn
 }

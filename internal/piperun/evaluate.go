@@ -52,6 +52,9 @@ func (s *shell) evaluate(ctx context.Context, c pipeline.Command, snap pipeline.
 		wg.Go(func() { e.Verdicts[i] = s.judge(ctx, c, snap.Spec.Objective, aspect, work) })
 	}
 	wg.Wait()
+	for _, v := range e.Verdicts {
+		e.Spend = e.Spend.Plus(v.Spend)
+	}
 	return pipeline.Event{Type: pipeline.EvEvaluated, Job: c.Job, Attempt: c.Attempt, Evaluation: &e}
 }
 
@@ -230,9 +233,9 @@ func (s *shell) judge(ctx context.Context, c pipeline.Command, objective, aspect
 	if l == nil {
 		l = s.launcher(pipeline.RoleEvaluator)
 	}
-	r, tokens, err := oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: l, Role: pipeline.RoleEvaluator,
-		Job: fmt.Sprintf("evaluate-%s-%s", c.Job, aspect), Attempt: c.Attempt, Prompt: prompt, Model: s.o.EvaluatorModel, Timeout: timeout})
-	v.Tokens = tokens
+	r, spent, err := oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: l, Role: pipeline.RoleEvaluator,
+		Job: fmt.Sprintf("evaluate-%s-%s", c.Job, aspect), Attempt: c.Attempt, Prompt: prompt, Model: s.o.EvaluatorModel, Timeout: timeout, Prices: s.o.Prices})
+	v.Tokens, v.Spend = spent.InputTokens+spent.OutputTokens, spent
 	if err != nil {
 		v.Error = err.Error()
 		return v

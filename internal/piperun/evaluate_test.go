@@ -78,6 +78,9 @@ func TestEvaluationRoutes(t *testing.T) {
 	if impl.Checks == nil || !strings.Contains(impl.Checks.String(), "build passes ✓") || !strings.Contains(impl.Checks.String(), "tests pass ✓") {
 		t.Errorf("the implementer's checks: %v", impl.Checks)
 	}
+	if impl.Spend.Tokens() == 0 || impl.Verdicts[0].Spend.Tokens() == 0 {
+		t.Errorf("the evaluators' calls cost nothing: %+v", impl.Spend)
+	}
 	// The human rejects the tester's work with feedback: it works again
 	// with it; the risk evaluator still blocks, so after one more attempt
 	// the human is asked again, and continue goes on.
@@ -95,5 +98,11 @@ func TestEvaluationRoutes(t *testing.T) {
 	res, err := Run(ctx, o)
 	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
 		t.Fatalf("after continue: %v %s", err, res.Snapshot.Outcome)
+	}
+	// What the evaluators cost is the job's spend, which the budget counts.
+	for _, j := range res.Snapshot.Jobs {
+		if j.ID == pipeline.RoleImplementer && j.Spend.Tokens() <= impl.Spend.Tokens() {
+			t.Errorf("the implementer's spend %+v leaves out its evaluation's %+v", j.Spend, impl.Spend)
+		}
 	}
 }

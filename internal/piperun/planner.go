@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/runner"
@@ -104,8 +105,9 @@ func askPlanner(ctx context.Context, po PlanOptions, attempt int, errs []string)
 	if err != nil {
 		return a, 0, err
 	}
-	report, tokens, err := oneShot(ctx, oneShotCall{Root: po.Repo.Root, Launcher: po.Launcher, Role: pipeline.RolePlanner, Attempt: attempt,
+	report, spent, err := oneShot(ctx, oneShotCall{Root: po.Repo.Root, Launcher: po.Launcher, Role: pipeline.RolePlanner, Attempt: attempt,
 		Prompt: prompt, Model: po.Model, Timeout: po.Timeout, AllowEnv: po.AllowEnv})
+	tokens := spent.InputTokens + spent.OutputTokens
 	if err != nil {
 		return a, tokens, err
 	}
@@ -137,12 +139,13 @@ type oneShotCall struct {
 	Model    string
 	Timeout  time.Duration
 	AllowEnv []string
+	Prices   pricing.Table // nil: the built-in table
 }
 
 // oneShot runs the call's agent for one turn in an empty folder, where it
 // can change nothing of the user's, and returns the HIVE_REPORT it wrote
-// and the tokens it used.
-func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) {
+// and what it spent.
+func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, engine.Spend, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	if c.Job == "" {
@@ -150,12 +153,13 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) 
 	}
 	dir, err := os.MkdirTemp("", "hive-"+c.Role+"-")
 	if err != nil {
-		return nil, 0, err
+		return nil, engine.Spend{}, err
 	}
 	defer os.RemoveAll(dir)
 	var mu sync.Mutex
 	var out strings.Builder
-	var tokens int64
+	var spent engine.Spend
+	price := newMeter(c.Prices)
 	ended := make(chan struct{}, 1)
 	sess, err := c.Launcher.Start(ctx, agent.Spec{Plan: c.Job, Attempt: c.Attempt, Dir: dir, Prompt: c.Prompt, Model: c.Model,
 		Env:     []string{"HIVE_AGENT_ROLE=" + c.Role},
@@ -167,7 +171,10 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) 
 			case agent.OutText:
 				out.WriteString(o.Text + "\n")
 			case agent.OutSpend, agent.OutResult:
-				tokens += o.Usage.InputTokens + o.Usage.OutputTokens
+				turn := price.turn(o)
+				spent = spent.Plus(engine.Spend{InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
+					CacheReadTokens: turn.CacheReadTokens, CacheWriteTokens: turn.CacheWriteTokens})
+				spent.CostUSD = turn.CostUSD
 				if o.Kind == agent.OutResult {
 					select {
 					case ended <- struct{}{}:
@@ -177,7 +184,7 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) 
 			}
 		})
 	if err != nil {
-		return nil, 0, err
+		return nil, spent, err
 	}
 	select {
 	case <-ended: // one turn is the whole answer
@@ -186,7 +193,7 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) 
 	case <-ctx.Done():
 		sess.Kill()
 		<-sess.Done()
-		return nil, tokens, fmt.Errorf("no answer within %s", c.Timeout)
+		return nil, spent, fmt.Errorf("no answer within %s", c.Timeout)
 	}
 	<-sess.Done()
 	mu.Lock()
@@ -199,9 +206,9 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, int64, error) 
 	}
 	switch {
 	case report == nil:
-		return nil, tokens, errors.New("no HIVE_REPORT in the answer")
+		return nil, spent, errors.New("no HIVE_REPORT in the answer")
 	case report.Err != "":
-		return nil, tokens, errors.New("the report: " + report.Err)
+		return nil, spent, errors.New("the report: " + report.Err)
 	}
-	return runner.ReportOf(report), tokens, nil
+	return runner.ReportOf(report), spent, nil
 }

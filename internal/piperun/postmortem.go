@@ -133,8 +133,10 @@ func (s *shell) tell(ctx context.Context, run journal.Run) {
 			Parts: []roles.Part{{Title: "What the run's journal says", Text: facts}}})
 		if err == nil {
 			var r *engine.Report
-			r, t.Tokens, err = oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: s.o.Postmortem, Role: pipeline.RolePostmortem, Attempt: 1,
-				Prompt: prompt, Model: s.o.PostmortemModel, Timeout: 2 * time.Minute})
+			var spent engine.Spend
+			r, spent, err = oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: s.o.Postmortem, Role: pipeline.RolePostmortem, Attempt: 1,
+				Prompt: prompt, Model: s.o.PostmortemModel, Timeout: 2 * time.Minute, Prices: s.o.Prices})
+			t.Tokens = spent.InputTokens + spent.OutputTokens
 			if err == nil {
 				_ = json.Unmarshal(r.Extra["narrative"], &t.Narrative)
 				if t.Narrative = strings.TrimSpace(t.Narrative); t.Narrative == "" {
