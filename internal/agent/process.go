@@ -177,10 +177,6 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 	if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
 		return nil, fmt.Errorf("start agent %s: log folder: %w", spec.Plan, err)
 	}
-	logFile, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
-	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = spec.Dir
 	// Only allowed variables of hive's environment reach the agent.
@@ -192,19 +188,17 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 	if limit == 0 {
 		limit = DefaultLogLimit
 	}
-	log := &agentLog{f: logFile, red: spec.Redactor.With(secretValues(cmd.Env)...), limit: max(limit, 0)}
+	log := &agentLog{red: spec.Redactor.With(secretValues(cmd.Env)...), limit: max(limit, 0)}
 	s := &Process{plan: spec.Plan, attempt: spec.Attempt, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 4096}, log: log, dialect: d}
 	// Plain pipes rather than cmd.StdoutPipe: the process is reaped on its
 	// own, so a child that keeps the pipes open (a daemonised dev server)
 	// cannot hide the agent's exit.
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		logFile.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		logFile.Close()
 		outR.Close()
 		outW.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)
@@ -215,8 +209,16 @@ func Start(ctx context.Context, argv []string, spec Spec, d Dialect, sink func(O
 	}
 	outW.Close()
 	errW.Close()
+	if err == nil {
+		// The log is made while the agent boots: creating a file can cost
+		// as much as starting the process (half a millisecond on some
+		// virtual disks), and nothing reads the pipes before it is open.
+		if log.f, err = os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}
 	if err != nil {
-		logFile.Close()
 		outR.Close()
 		errR.Close()
 		return nil, fmt.Errorf("start agent %s: %w", spec.Plan, err)

@@ -51,37 +51,35 @@ func runOverhead(ctx context.Context, o Options, n int) []Row {
 	if err != nil {
 		return fail(err)
 	}
-	self0, kids0 := cpuTimes()
-	wall, _, err := runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: overheadConcurrency,
-		env: []string{sim.EnvMode + "=" + sim.ModeInstant}}.run(ctx)
+	hive, err := measureCPU(func() error {
+		_, _, err := runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: overheadConcurrency,
+			env: []string{sim.EnvMode + "=" + sim.ModeInstant}}.run(ctx)
+		return err
+	})
 	if err != nil {
 		return fail(err)
 	}
-	self1, kids1 := cpuTimes()
-	per := wall / time.Duration(n)
-	// Where the time goes: hive's own CPU, and its children's (the agent
-	// processes and the spot-checks' git commands).
-	selfPer, kidsPer := (self1-self0)/time.Duration(n), (kids1-kids0)/time.Duration(n)
-	split := fmt.Sprintf("agents and git %.1f ms", ms(kidsPer))
-	if a, err := agentCPU(ctx, o.HiveBin, proj.Phase.Plans[0].Path, 20); err == nil {
-		split = fmt.Sprintf("agent processes ≈ %.1f ms, git (spot-checks) ≈ %.1f ms", ms(a), ms(max(kidsPer-a, 0)))
-	}
+	per := hive.wall / time.Duration(n)
 	rows := []Row{{Group: "overhead", Name: name, Value: ms(per), Unit: "ms",
-		Figure: fmt.Sprintf("%.2f ms/plan (%.2f s in all)", ms(per), wall.Seconds()),
+		Figure: fmt.Sprintf("%.2f ms/plan (%.2f s in all)", ms(per), hive.wall.Seconds()),
 		Target: fmt.Sprintf("≤ %.0f ms/plan", ms(overheadTarget)), Status: judge(per <= overheadTarget),
-		Note: fmt.Sprintf("%d agents at once, SQLite journal, spot-checks; CPU per plan: hive %.1f ms, %s",
-			overheadConcurrency, ms(selfPer), split)}}
+		Note: fmt.Sprintf("%d agents at once, SQLite journal, spot-checks; CPU per plan: hive %.1f ms, its children (agents, git) %.1f ms",
+			overheadConcurrency, ms(hive.self/time.Duration(n)), ms(hive.children/time.Duration(n)))}}
 	// The same agents, spawned and waited for by a bare loop at the same
-	// concurrency, right after: what hive adds beyond the processes.
+	// concurrency, right after: what hive adds beyond the processes, in
+	// wall time and in CPU (its own, and its children's beyond the agents').
 	beyond := fmt.Sprintf("hive beyond bare spawning, per plan, %d plans", n)
-	if bare, err := bareSpawn(ctx, o.HiveBin, proj, overheadConcurrency); err != nil {
+	bare, err := measureCPU(func() error { return bareSpawn(ctx, o.HiveBin, proj, overheadConcurrency) })
+	if err != nil {
 		rows = append(rows, errorRow("overhead", beyond, err))
 	} else {
-		extra := (wall - bare) / time.Duration(n)
+		extra := (hive.wall - bare.wall) / time.Duration(n)
+		perPlan := func(d time.Duration) float64 { return ms(d / time.Duration(n)) }
 		rows = append(rows, Row{Group: "overhead", Name: beyond, Value: ms(extra), Unit: "ms",
-			Figure: fmt.Sprintf("%.2f ms/plan (hive %.2f s, bare loop %.2f s: ratio %.2f)", ms(extra), wall.Seconds(), bare.Seconds(), ratio(wall, bare)),
+			Figure: fmt.Sprintf("%.2f ms/plan (hive %.2f s, bare loop %.2f s: ratio %.2f)", ms(extra), hive.wall.Seconds(), bare.wall.Seconds(), ratio(hive.wall, bare.wall)),
 			Target: fmt.Sprintf("≤ %.0f ms/plan", ms(beyondSpawnTarget)), Status: judge(extra <= beyondSpawnTarget),
-			Note: "the same instant agents, same concurrency; hive adds the journal, the spot-checks' git and the scheduling"})
+			Note: fmt.Sprintf("the same instant agents, same concurrency; CPU per plan: hive %.2f ms vs the loop's %.2f ms, children %.2f ms vs %.2f ms (the agents alone)",
+				perPlan(hive.self), perPlan(bare.self), perPlan(hive.children), perPlan(bare.children))})
 	}
 	if events, bytes, err := journalSize(proj); err != nil {
 		rows = append(rows, errorRow("overhead", "journal per plan", err))
@@ -93,19 +91,31 @@ func runOverhead(ctx context.Context, o Options, n int) []Row {
 	return rows
 }
 
+// cpuUse is what a piece of work cost: wall time, this process's CPU and
+// its waited-for children's.
+type cpuUse struct{ wall, self, children time.Duration }
+
+func measureCPU(work func() error) (cpuUse, error) {
+	self0, kids0 := cpuTimes()
+	start := time.Now()
+	err := work()
+	wall := time.Since(start)
+	self1, kids1 := cpuTimes()
+	return cpuUse{wall: wall, self: self1 - self0, children: kids1 - kids0}, err
+}
+
 // bareSpawn starts one instant sim agent per plan of proj, concurrent at
-// once, each given its prompt and waited for, and returns the wall time.
-func bareSpawn(ctx context.Context, hiveBin string, proj *project, concurrent int) (time.Duration, error) {
+// once, each given its prompt and waited for.
+func bareSpawn(ctx context.Context, hiveBin string, proj *project, concurrent int) error {
 	bin := hiveBin
 	if bin == "" {
 		var err error
 		if bin, err = agent.SelfPath(); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	plans := make(chan string)
 	errs := make(chan error, concurrent)
-	start := time.Now()
 	var wg sync.WaitGroup
 	for range concurrent {
 		wg.Add(1)
@@ -129,7 +139,7 @@ func bareSpawn(ctx context.Context, hiveBin string, proj *project, concurrent in
 	close(plans)
 	wg.Wait()
 	close(errs)
-	return time.Since(start), <-errs
+	return <-errs
 }
 
 // journalSize counts the events of the project's newest run and their bytes.

@@ -316,6 +316,14 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	case EvPlanComplete:
 		if p.check == CheckNone {
 			p.Commits = append([]string(nil), ev.Commits...)
+			// The turn that said it has ended, and nothing more goes to
+			// this session (a failed spot-check starts a new attempt):
+			// end it now rather than once the disk is checked (and, with
+			// worktrees, merged), so it holds no process meanwhile.
+			if p.agentLive {
+				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+				p.agentLive = false
+			}
 			out = e.spotCheck(out, p, CheckComplete)
 		}
 	case EvPlanFailed:

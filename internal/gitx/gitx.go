@@ -65,6 +65,7 @@ type Commit struct {
 	Subject string
 	Body    string
 	Time    time.Time // committer date
+	Parents []string  // none for a root commit, two or more for a merge
 }
 
 // PlanCommits returns plan id's commits, newest first: those reachable
@@ -118,8 +119,9 @@ func (r *Repo) log(ctx context.Context, since, ref string, filters ...string) ([
 	return parseLog(out), nil
 }
 
-// logFormat is what parseLog reads: fields split by 0x1f, records by 0x1e.
-const logFormat = "--format=%H%x1f%ct%x1f%s%x1f%b%x1e"
+// logFormat is what parseLog reads: fields split by 0x1f, records by 0x1e;
+// the message last, where a stray 0x1f can only be part of it.
+const logFormat = "--format=%H%x1f%ct%x1f%P%x1f%s%x1f%b%x1e"
 
 func parseLog(out string) []Commit {
 	var cs []Commit
@@ -128,12 +130,12 @@ func parseLog(out string) []Commit {
 		if rec == "" {
 			continue
 		}
-		f := strings.SplitN(rec, "\x1f", 4)
-		if len(f) < 4 {
+		f := strings.SplitN(rec, "\x1f", 5)
+		if len(f) < 5 {
 			continue
 		}
 		secs, _ := strconv.ParseInt(f[1], 10, 64)
-		cs = append(cs, Commit{Hash: f[0], Time: time.Unix(secs, 0), Subject: f[2], Body: strings.TrimSpace(f[3])})
+		cs = append(cs, Commit{Hash: f[0], Time: time.Unix(secs, 0), Parents: strings.Fields(f[2]), Subject: f[3], Body: strings.TrimSpace(f[4])})
 	}
 	return cs
 }
@@ -152,7 +154,7 @@ func (c Commit) ForPlan(id string) bool {
 	if strings.Contains(c.Subject, "("+id+")") || strings.Contains(c.Body, "("+id+")") {
 		return true
 	}
-	for _, line := range strings.Split(c.Body, "\n") {
+	for _, line := range append([]string{c.Subject}, strings.Split(c.Body, "\n")...) {
 		rest, ok := strings.CutPrefix(line, "Hive-Plan: "+id)
 		if !ok {
 			rest, ok = strings.CutPrefix(line, "Hive-Task: "+id)
@@ -231,10 +233,15 @@ func (r *Repo) CommittedSince(ctx context.Context, id, since string, t time.Time
 	if err != nil {
 		return false, err
 	}
+	return anyAfter(cs, t), nil
+}
+
+// anyAfter says whether one of cs was committed after t.
+func anyAfter(cs []Commit, t time.Time) bool {
 	for _, c := range cs {
 		if c.Time.After(t) {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }

@@ -166,7 +166,7 @@ func (pr *prompts) executor(ctx context.Context, p *plan.Plan, c *engine.Continu
 // task (a TDD task's RED, GREEN and REFACTOR) are one completed task, shown
 // with its latest commit.
 func (pr *prompts) completedTasks(ctx context.Context, p *plan.Plan) []completedTask {
-	commits, err := pr.work.planRepo(p.ID).PlanCommits(ctx, p.ID, pr.work.scope[p.ID], "")
+	commits, err := pr.work.planCommits(p.ID).PlanCommits(ctx, p.ID, pr.work.scope[p.ID])
 	if err != nil {
 		return nil
 	}
@@ -206,7 +206,7 @@ func (pr *prompts) inProgress(ctx context.Context, p *plan.Plan, done []complete
 		}
 	}
 	repo := pr.work.planRepo(p.ID)
-	commits, err := repo.PlanCommits(ctx, p.ID, pr.work.scope[p.ID], "")
+	commits, err := pr.work.planCommits(p.ID).PlanCommits(ctx, p.ID, pr.work.scope[p.ID])
 	if err != nil {
 		return next, nil
 	}

@@ -227,6 +227,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	r := newRunner(o, tmpl)
 	defer r.stopProducers()
+	defer r.work.heads.Close()
 	release, err := lockPhase(o.Repo.Root, o.Phase.Dir)
 	if err != nil {
 		return Result{}, err
@@ -276,7 +277,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 		plans[p.ID] = p
 	}
 	r.work = &workspace{repo: o.Repo, phase: o.Phase, plans: plans, git: o.Git, since: o.Schedule.Since,
-		now: o.Now, inbox: r, say: say}
+		now: o.Now, inbox: r, say: say, heads: o.Repo.NewHeadLog()}
 	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, brief: o.Agents.Brief}
 	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
 	r.human = &humanWaits{inbox: r, now: o.Now}

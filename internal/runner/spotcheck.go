@@ -23,12 +23,12 @@ func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string
 // out instead of the folder, as a plan worktree's merge will see them: a
 // SUMMARY an agent wrote but never committed (it was killed) does not count.
 // With a run's scope (the commit the plan's work started after, see
-// engine.PlanSpec.Since) it checks an agent's claim to have finished (seed
+// engine.PlanSpec.Since, and where to look its commits up) it checks an agent's claim to have finished (seed
 // 000 §2.2 step 4): the first two key files the SUMMARY says it created
 // exist, and a commit of the plan made in that run exists: a commit an
 // earlier milestone made for the same plan id never vouches for this
 // plan's work.
-func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool, scope *string) (bool, string) {
+func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool, scope *claimScope) (bool, string) {
 	read := func(rel string) ([]byte, error) {
 		if committed {
 			out, err := repo.Git(ctx, "show", "HEAD:"+rel)
@@ -69,7 +69,7 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
 		}
 	}
-	found, err := repo.HasPlanCommit(ctx, p.ID, *scope, "HEAD")
+	found, err := scope.commits.HasPlanCommit(ctx, p.ID, scope.since)
 	if err != nil {
 		return false, "look for commits: " + err.Error()
 	}
@@ -77,4 +77,11 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 		return false, "no commit of this run names plan " + p.ID
 	}
 	return true, ""
+}
+
+// claimScope is where an agent's claim to have finished a plan is checked:
+// its commits since the commit the plan's work started after.
+type claimScope struct {
+	since   string
+	commits planLog
 }

@@ -33,6 +33,38 @@ type workspace struct {
 	// scope maps each plan to the commit its work in this run starts after
 	// (engine.PlanSpec.Since): only later commits are the plan's.
 	scope map[string]string
+	// heads answers the shared tree's commit look-ups from one log kept up
+	// to date, not a git log each (see gitx.HeadLog).
+	heads *gitx.HeadLog
+}
+
+// planLog is where the commit look-ups of a plan's tree go: its HEAD, since
+// the commit the plan's work started after.
+type planLog interface {
+	PlanCommits(ctx context.Context, id, since string) ([]gitx.Commit, error)
+	HasPlanCommit(ctx context.Context, id, since string) (bool, error)
+	CommittedSince(ctx context.Context, id, since string, t time.Time) (bool, error)
+}
+
+// headOf is a planLog that asks git each time: a plan's own worktree,
+// looked at a few times in its life.
+type headOf struct{ *gitx.Repo }
+
+func (h headOf) PlanCommits(ctx context.Context, id, since string) ([]gitx.Commit, error) {
+	return h.Repo.PlanCommits(ctx, id, since, "HEAD")
+}
+
+func (h headOf) HasPlanCommit(ctx context.Context, id, since string) (bool, error) {
+	return h.Repo.HasPlanCommit(ctx, id, since, "HEAD")
+}
+
+// planCommits is plan id's planLog: the run's HeadLog in the shared tree,
+// its worktree's git otherwise.
+func (w *workspace) planCommits(id string) planLog {
+	if w.integ == nil && w.heads != nil {
+		return w.heads
+	}
+	return headOf{w.planRepo(id)}
 }
 
 // workCommands are the command types workspace carries out.
@@ -42,18 +74,19 @@ func (w *workspace) Execute(ctx context.Context, c engine.Command, snap engine.S
 	switch c.Type {
 	case engine.CmdSpotCheck:
 		p := w.plans[c.Plan]
-		repo, committed, since := w.planRepo(c.Plan), w.integ != nil, w.scope[c.Plan]
+		repo, committed := w.planRepo(c.Plan), w.integ != nil
+		claim := &claimScope{since: w.scope[c.Plan], commits: w.planCommits(c.Plan)}
 		go func() {
 			ok, reason := false, "the plan file is no longer in the phase folder"
 			if p != nil {
-				ok, reason = spotCheck(ctx, repo, p, committed, &since)
+				ok, reason = spotCheck(ctx, repo, p, committed, claim)
 			}
 			w.inbox.Send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
 	case engine.CmdCheckCommits:
-		repo, since := w.planRepo(c.Plan), w.scope[c.Plan]
+		commits, since := w.planCommits(c.Plan), w.scope[c.Plan]
 		go func() {
-			recent, err := repo.CommittedSince(ctx, c.Plan, since, c.Since)
+			recent, err := commits.CommittedSince(ctx, c.Plan, since, c.Since)
 			if err != nil {
 				w.inbox.Note(c.Plan, "look for recent commits: "+err.Error())
 			}
@@ -92,7 +125,7 @@ func (w *workspace) finish(ctx context.Context, snap engine.Snapshot, finished b
 // in the tree's history without worktrees.
 func (w *workspace) commitCounts(ctx context.Context, snap engine.Snapshot) map[string]int {
 	out := map[string]int{}
-	logs := map[[2]string][]gitx.Commit{} // one log per scope and branch, however many plans share it
+	logs := map[[2]string]*gitx.PlanIndex{} // one log per scope and branch, however many plans share it
 	for _, p := range snap.Plans {
 		if p.Spec.Done || w.scope == nil {
 			continue
@@ -105,21 +138,16 @@ func (w *workspace) commitCounts(ctx context.Context, snap engine.Snapshot) map[
 			}
 		}
 		key := [2]string{w.scope[p.Spec.ID], ref}
-		cs, ok := logs[key]
+		ix, ok := logs[key]
 		if !ok {
-			var err error
-			if cs, err = w.repo.RangeCommits(ctx, key[0], ref); err != nil {
+			cs, err := w.repo.RangeCommits(ctx, key[0], ref)
+			if err != nil {
 				continue
 			}
-			logs[key] = cs
+			ix = gitx.IndexPlans(cs)
+			logs[key] = ix
 		}
-		n := 0
-		for _, c := range cs {
-			if c.ForPlan(p.Spec.ID) {
-				n++
-			}
-		}
-		out[p.Spec.ID] = n
+		out[p.Spec.ID] = len(ix.For(p.Spec.ID))
 	}
 	return out
 }
