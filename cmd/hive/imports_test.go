@@ -66,8 +66,12 @@ var allowed = map[string][]string{
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row; its pipeline group drives the
 	// pipeline machine and scores the roles with confidence.
-	"bench":                     {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
-	"cli":                       {"*"},
+	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
+	"cli":   {"*"},
+	// The Temporal backend's workflow is the engine; its scripts are the
+	// engine's, read by one test helper for both.
+	"temporal":                  {"engine"},
+	"engine/enginescript":       {"engine"},
 	"e2e/claude":                {}, // tests only
 	"e2e/codex":                 {}, // tests only
 	"e2e/e2etest":               {"engine", "gitx", "journal", "plan", "runner"},

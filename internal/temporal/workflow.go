@@ -1,0 +1,143 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// The names a run's workflow is known by in Temporal.
+const (
+	// RunWorkflowName is the workflow type of one hive run.
+	RunWorkflowName = "hive-run"
+	// EventSignal carries one engine.Event to step.
+	EventSignal = "hive-event"
+	// CloseSignal ends the workflow once its run is delivered: the engine
+	// itself never ends a run's history (a finished run still hears from
+	// agents that are stopping).
+	CloseSignal = "hive-close"
+	// StateQuery answers the engine's Snapshot.
+	StateQuery = "hive-state"
+	// AnswersQuery answers the Answers after a sequence number (an int).
+	AnswersQuery = "hive-answers"
+	// engineChange is the GetVersion change id that records the engine
+	// version a history was written by.
+	engineChange = "hive-engine"
+)
+
+// maxEventsPerRun is how many events one workflow run steps before it
+// continues as new with the engine's exported state: Temporal warns about
+// histories past a few thousand events, and a run of hundreds of plans has
+// more than that. A variable for tests.
+var maxEventsPerRun = 2000
+
+// RunInput starts a run's workflow: empty for a new run; the engine's
+// exported state and the events stepped so far when it continues as new.
+type RunInput struct {
+	State *engine.State `json:"state,omitempty"`
+	Seq   int           `json:"seq,omitempty"`
+}
+
+// Answer is what the engine answered to one event: its commands, or the
+// error it refused the event with.
+type Answer struct {
+	Seq      int              `json:"seq"`
+	Event    engine.EventType `json:"event"`
+	Commands []engine.Command `json:"commands,omitempty"`
+	Err      string           `json:"error,omitempty"`
+}
+
+// RunResult is what a closed workflow run returns: the answers of this
+// workflow run (since the last continue-as-new) and the final state.
+type RunResult struct {
+	Answers []Answer      `json:"answers"`
+	State   *engine.State `json:"state"`
+}
+
+// ErrEngineVersion refuses a history written by another engine version.
+var ErrEngineVersion = errors.New("the run's history was written by another engine version")
+
+// RunWorkflow is one hive run: the engine, stepped with each signalled
+// event in history order. It ends on CloseSignal, and continues as new
+// after maxEventsPerRun events.
+func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
+	v := workflow.GetVersion(ctx, engineChange, workflow.Version(engine.Version), workflow.Version(engine.Version))
+	if v != workflow.Version(engine.Version) {
+		return RunResult{}, fmt.Errorf("%w (%d; this hive runs %d): finish it with the hive that started it", ErrEngineVersion, v, engine.Version)
+	}
+	e := engine.New()
+	if in.State != nil {
+		var err error
+		if e, err = engine.Restore(*in.State); err != nil {
+			return RunResult{}, fmt.Errorf("restore the engine: %w", err)
+		}
+	}
+	seq := in.Seq
+	var answers []Answer
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (engine.Snapshot, error) {
+		return e.Snapshot(), nil
+	}); err != nil {
+		return RunResult{}, err
+	}
+	if err := workflow.SetQueryHandler(ctx, AnswersQuery, func(after int) ([]Answer, error) {
+		for i, a := range answers {
+			if a.Seq > after {
+				return answers[i:], nil
+			}
+		}
+		return nil, nil
+	}); err != nil {
+		return RunResult{}, err
+	}
+	events := workflow.GetSignalChannel(ctx, EventSignal)
+	closing := workflow.GetSignalChannel(ctx, CloseSignal)
+	closed := false
+	step := func(ev engine.Event) {
+		seq++
+		cmds, err := e.Step(ev)
+		a := Answer{Seq: seq, Event: ev.Type, Commands: cmds}
+		if err != nil {
+			a.Err = err.Error()
+		}
+		answers = append(answers, a)
+	}
+	for !closed {
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
+			var ev engine.Event
+			c.Receive(ctx, &ev)
+			step(ev)
+		})
+		sel.AddReceive(closing, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			closed = true
+		})
+		sel.Select(ctx)
+		if !closed && seq-in.Seq >= maxEventsPerRun {
+			// Events already signalled must not be lost with this run:
+			// step them first, then carry the state over.
+			for {
+				var ev engine.Event
+				if !events.ReceiveAsync(&ev) {
+					break
+				}
+				step(ev)
+			}
+			state := e.Export()
+			return RunResult{}, workflow.NewContinueAsNewError(ctx, RunWorkflowName, RunInput{State: &state, Seq: seq})
+		}
+	}
+	// Events signalled before the close are stepped, in order.
+	for {
+		var ev engine.Event
+		if !events.ReceiveAsync(&ev) {
+			break
+		}
+		step(ev)
+	}
+	state := e.Export()
+	return RunResult{Answers: answers, State: &state}, nil
+}

@@ -1,0 +1,204 @@
+package temporal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/engine/enginescript"
+)
+
+// scripted is one script directive as a runner gives it: an event, or a
+// look at the state.
+type scripted struct {
+	event *engine.Event
+	view  string
+}
+
+// TestScriptsThroughTemporal runs every engine script through the workflow
+// in Temporal's test environment: each event is a signal, each look at the
+// state a query, and what the workflow answered must be what the scripts
+// expect of the engine run locally: the same commands and the same states.
+func TestScriptsThroughTemporal(t *testing.T) {
+	scripts := filepath.Join("..", "engine", "testdata", "scripts")
+	datadriven.Walk(t, scripts, func(t *testing.T, path string) {
+		// The events come from reading the script beside a local engine
+		// (an event names its plan's current attempt, so reading needs the
+		// state); the workflow then gets exactly those events.
+		var steps []scripted
+		local := engine.New()
+		reader := enginescript.New()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			st := reader.Read(t, d, local.Snapshot())
+			if st.Event == nil {
+				steps = append(steps, scripted{view: st.View})
+				return enginescript.View(st.View, local.Snapshot())
+			}
+			if st.Event.Type == engine.EvRunStarted {
+				local = engine.New()
+			}
+			steps = append(steps, scripted{event: st.Event})
+			return enginescript.Render(local.Step(*st.Event))
+		})
+
+		// Each run directive starts a run: a workflow of its own.
+		var outputs []string
+		from := 0
+		for i := 1; i <= len(steps); i++ {
+			if i == len(steps) || (steps[i].event != nil && steps[i].event.Type == engine.EvRunStarted) {
+				outputs = append(outputs, runThroughWorkflow(t, steps[from:i])...)
+				from = i
+			}
+		}
+		i := 0
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			out := outputs[i]
+			i++
+			return out
+		})
+	})
+}
+
+// runThroughWorkflow signals each step's event to a fresh workflow (a
+// second apart) and queries its state at each look, and returns what each
+// step printed.
+func runThroughWorkflow(t *testing.T, steps []scripted) []string {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	outputs := make([]string, len(steps))
+	signalled := 0
+	for i, st := range steps {
+		at := time.Duration(i+1) * time.Second
+		if st.event == nil {
+			env.RegisterDelayedCallback(func() {
+				v, err := env.QueryWorkflow(StateQuery)
+				if err != nil {
+					t.Errorf("step %d: query: %v", i, err)
+					return
+				}
+				var snap engine.Snapshot
+				if err := v.Get(&snap); err != nil {
+					t.Errorf("step %d: decode the state: %v", i, err)
+					return
+				}
+				outputs[i] = enginescript.View(st.view, snap)
+			}, at)
+			continue
+		}
+		signalled++
+		ev := *st.event
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(EventSignal, ev) }, at)
+	}
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(CloseSignal, nil) }, time.Duration(len(steps)+1)*time.Second)
+	env.ExecuteWorkflow(RunWorkflowName, RunInput{})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow: %v", err)
+	}
+	var res RunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Answers) != signalled {
+		t.Fatalf("the workflow answered %d events, %d were signalled", len(res.Answers), signalled)
+	}
+	a := 0
+	for i, st := range steps {
+		if st.event == nil {
+			continue
+		}
+		ans := res.Answers[a]
+		a++
+		if ans.Event != st.event.Type {
+			t.Fatalf("answer %d is to %s, step %d signalled %s", ans.Seq, ans.Event, i, st.event.Type)
+		}
+		var err error
+		if ans.Err != "" {
+			err = errors.New(ans.Err)
+		}
+		outputs[i] = enginescript.Render(ans.Commands, err)
+	}
+	return outputs
+}
+
+// TestContinueAsNewCarriesTheEngine: a run longer than one workflow run's
+// share of events continues as new with the exported engine state, and the
+// next workflow run goes on exactly where the engine was, its answers
+// numbered on.
+func TestContinueAsNewCarriesTheEngine(t *testing.T) {
+	defer func(n int) { maxEventsPerRun = n }(maxEventsPerRun)
+	maxEventsPerRun = 5
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
+	events := []engine.Event{{Type: engine.EvRunStarted, Time: start, Spec: &spec, Attended: true}}
+	for i := range 6 {
+		events = append(events, engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10, OutputTokens: 1})
+	}
+	events = append(events, engine.Event{Type: engine.EvPlanComplete, Plan: "01-01", Attempt: 1, Time: start.Add(time.Minute)})
+
+	var suite testsuite.WorkflowTestSuite
+	run := func(in RunInput, evs []engine.Event) (*testsuite.TestWorkflowEnvironment, error) {
+		env := suite.NewTestWorkflowEnvironment()
+		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+		for i, ev := range evs {
+			env.RegisterDelayedCallback(func() { env.SignalWorkflow(EventSignal, ev) }, time.Duration(i+1)*time.Second)
+		}
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(CloseSignal, nil) }, time.Duration(len(evs)+1)*time.Second)
+		env.ExecuteWorkflow(RunWorkflowName, in)
+		return env, env.GetWorkflowError()
+	}
+	_, err := run(RunInput{}, events)
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("want a continue-as-new after %d events, got %v", maxEventsPerRun, err)
+	}
+	var next RunInput
+	if err := decodeInput(can, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.State == nil || next.Seq != maxEventsPerRun {
+		t.Fatalf("carried seq %d, state %v; want seq %d and a state", next.Seq, next.State != nil, maxEventsPerRun)
+	}
+	// The next workflow run gets the events the first did not step.
+	env, err := run(next, events[maxEventsPerRun:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Answers); n != len(events)-maxEventsPerRun || res.Answers[0].Seq != maxEventsPerRun+1 {
+		t.Fatalf("answers after continue-as-new: %+v", res.Answers)
+	}
+	last := res.Answers[len(res.Answers)-1]
+	if got, want := enginescript.Render(last.Commands, nil), "stop-agent 01-01 attempt=1\nspot-check 01-01 attempt=1 after=complete\n"; got != want {
+		t.Fatalf("PLAN COMPLETE after continue-as-new:\n%s\nwant:\n%s", got, want)
+	}
+	restored, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := restored.Snapshot().Plans[0]; p.InputTokens != 60 {
+		t.Fatalf("01-01 counts %d input tokens across the two workflow runs, want 60", p.InputTokens)
+	}
+}
+
+// decodeInput reads the input a continue-as-new carries.
+func decodeInput(can *workflow.ContinueAsNewError, into *RunInput) error {
+	if can.Input == nil || len(can.Input.Payloads) != 1 {
+		return fmt.Errorf("continue-as-new carries %v", can.Input)
+	}
+	return json.Unmarshal(can.Input.Payloads[0].Data, into)
+}
