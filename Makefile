@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools browser python
+.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools browser python temporal
 
 all: build
 
@@ -57,12 +57,28 @@ python:
 	@python3 -c 'import pytest' 2>/dev/null || test -d $(PYTHON_TOOLS)/pytest || { 		rm -rf $(TOOLS)/python $(TOOLS)/debs && mkdir -p $(TOOLS)/debs && cd $(TOOLS)/debs && 		{ apt-get download $(PYTEST_DEBS) 2>/dev/null || { 			sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; 			$$sudo apt-get update -qq && apt-get download $(PYTEST_DEBS); }; } && 		for deb in *.deb; do dpkg -x $$deb ../python; done; }
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS) python3 -m pytest --version
 
+# The Temporal backend's tests start a dev server: the temporal CLI, built
+# from the Go module proxy into .tools/temporal (after `tools`, which wipes
+# .tools when the agent CLIs change) and handed to the SDK by path, so that
+# nothing is downloaded at test time. v1.9.1 cannot be built this way: its
+# go.mod replaces a nested module (cliext) that the proxy does not serve.
+TEMPORAL_CLI_VERSION ?= v1.5.1
+TEMPORAL             := $(TOOLS)/temporal/temporal
+TEMPORAL_STAMP       := $(TOOLS)/temporal/.built-$(TEMPORAL_CLI_VERSION)
+temporal: $(TEMPORAL_STAMP)
+
+$(TEMPORAL_STAMP):
+	rm -rf $(TOOLS)/temporal && mkdir -p $(TOOLS)/temporal
+	GOBIN=$(CURDIR)/$(TOOLS)/temporal $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+	$(TEMPORAL) --version
+	touch $@
+
 # The tests run with a temporary home (internal/testsupport): the check
 # around them fails the run if they changed the developer's ~/.cache/hive.
 HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
-test: vet tools browser python
+test: vet tools browser python temporal
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
-	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH} $(GO) test -count=1 ./...
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH} $(GO) test -count=1 ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
 		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
 

@@ -9,9 +9,11 @@
 // (no I/O, no clock, no randomness: time comes in the events).
 //
 // The engine version is recorded in the history with GetVersion, so a
-// history written by another engine version is refused by name rather than
-// replayed into a different state; a long run continues as new with the
-// engine's exported state, so its history stays short.
+// history written by a newer engine is refused by name rather than
+// replayed into a different state, and histories recorded by earlier
+// versions (testdata/histories) must replay on today's; a long run
+// continues as new with the engine's exported state, so its history stays
+// short.
 //
 // This package holds the workflow and its contract (names, inputs and
 // outputs). Carrying the commands out as activities on `hive worker`

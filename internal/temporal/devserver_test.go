@@ -1,0 +1,213 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/engine/enginescript"
+)
+
+// temporalCLI finds the Temporal CLI whose dev server the tests start:
+// $HIVE_TEMPORAL, or the one `make test` builds from the Go module proxy
+// into .tools. Nothing is downloaded at test time. Under CI a missing CLI
+// fails the test: a skipped server test proves nothing.
+func temporalCLI(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("HIVE_TEMPORAL"), filepath.Join("..", "..", ".tools", "temporal", "temporal")} {
+		if p == "" {
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil {
+			if abs, err := filepath.Abs(path); err == nil {
+				return abs
+			}
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("the Temporal CLI is not built: run `make test`, which builds it from the Go module proxy into .tools/temporal")
+	}
+	t.Skip("the Temporal CLI is not built: `make temporal` builds it into .tools/temporal; skipped outside CI")
+	return ""
+}
+
+// devServer starts a Temporal dev server on loopback (in memory) and a
+// worker of the run workflow on a task queue of the test's.
+func devServer(t *testing.T) (client.Client, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath:  temporalCLI(t),
+		ClientOptions: &client.Options{HostPort: "127.0.0.1:" + freePort(t), Namespace: "default"},
+		LogLevel:      "error",
+		ExtraArgs:     []string{"--http-port", freePort(t), "--metrics-port", freePort(t)},
+		Stdout:        testWriter{t}, Stderr: testWriter{t},
+	})
+	if err != nil {
+		t.Fatalf("start the Temporal dev server: %v", err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	queue := "hive-test-" + t.Name()
+	w := worker.New(srv.Client(), queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return srv.Client(), queue
+}
+
+// TestRunWorkflowOnADevServer runs an engine script's run through a real
+// Temporal server and worker: events as signals, the state as a query, the
+// close; the answers are what the engine gives locally. With
+// HIVE_RECORD_HISTORY=1 it keeps the history in testdata/histories for the
+// replay test (record one whenever the engine version changes).
+func TestRunWorkflowOnADevServer(t *testing.T) {
+	c, queue := devServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	events := scriptEvents(t, filepath.Join("..", "engine", "testdata", "scripts", "checkpoints_standalone"))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test", TaskQueue: queue}, RunWorkflowName, RunInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := engine.New()
+	var want []string
+	for _, ev := range events {
+		if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, ev); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, enginescript.Render(local.Step(ev)))
+	}
+	// The state as a query, once every event is in.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap engine.Snapshot
+		if err := v.Get(&snap); err != nil {
+			t.Fatal(err)
+		}
+		if got := enginescript.RenderState(snap); got == enginescript.RenderState(local.Snapshot()) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the workflow's state:\n%s\nthe local engine's:\n%s", got, enginescript.RenderState(local.Snapshot()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), CloseSignal, nil); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Answers) != len(events) {
+		t.Fatalf("%d answers to %d events", len(res.Answers), len(events))
+	}
+	for i, a := range res.Answers {
+		var err error
+		if a.Err != "" {
+			err = errors.New(a.Err)
+		}
+		if got := enginescript.Render(a.Commands, err); got != want[i] {
+			t.Fatalf("event %d (%s): the workflow answered\n%s\nthe local engine\n%s", i+1, events[i].Type, got, want[i])
+		}
+	}
+	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
+		recordHistory(t, c, run)
+	}
+}
+
+// recordHistory writes the run's history as Temporal's JSON, named by the
+// engine version that wrote it.
+func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun) {
+	ctx := context.Background()
+	it := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var hist historypb.History
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(&hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "histories", historyFile(engine.Version))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", path, len(hist.Events))
+}
+
+// historyFile names the recorded history of an engine version.
+func historyFile(version int) string { return fmt.Sprintf("engine-%d.json", version) }
+
+// scriptEvents reads the events of a script's first run, as the local
+// engine beside it makes them (an event names its plan's current attempt).
+func scriptEvents(t *testing.T, path string) []engine.Event {
+	var events []engine.Event
+	local := engine.New()
+	reader := enginescript.New()
+	runs := 0
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		st := reader.Read(t, d, local.Snapshot())
+		if st.Event == nil {
+			return enginescript.View(st.View, local.Snapshot())
+		}
+		if st.Event.Type == engine.EvRunStarted {
+			local = engine.New()
+			runs++
+		}
+		if runs == 1 {
+			events = append(events, *st.Event)
+		}
+		return enginescript.Render(local.Step(*st.Event))
+	})
+	return events
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// testWriter sends a process's output to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
