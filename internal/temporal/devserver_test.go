@@ -50,8 +50,9 @@ func temporalCLI(t *testing.T) string {
 }
 
 // devServer starts a Temporal dev server on loopback (in memory) and a
-// worker of the run workflow on a task queue of the test's.
-func devServer(t *testing.T) (client.Client, string) {
+// worker of the run workflow on a task queue of the test's; more registers
+// what else the worker runs.
+func devServer(t *testing.T, more ...func(client.Client, worker.Worker)) (client.Client, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -69,6 +70,9 @@ func devServer(t *testing.T) (client.Client, string) {
 	queue := "hive-test-" + t.Name()
 	w := worker.New(srv.Client(), queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	for _, m := range more {
+		m(srv.Client(), w)
+	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -39,9 +39,14 @@ var maxEventsPerRun = 2000
 
 // RunInput starts a run's workflow: empty for a new run; the engine's
 // exported state and the events stepped so far when it continues as new.
+// With Dispatch the workflow carries the engine's commands out itself (as
+// activities on the workers of TaskQueue, timers for its wakes) and ends
+// once the run is finished; without it it only keeps them in its answers,
+// for a runner that executes them, and ends on CloseSignal.
 type RunInput struct {
-	State *engine.State `json:"state,omitempty"`
-	Seq   int           `json:"seq,omitempty"`
+	State    *engine.State `json:"state,omitempty"`
+	Seq      int           `json:"seq,omitempty"`
+	Dispatch *Dispatch     `json:"dispatch,omitempty"`
 }
 
 // Answer is what the engine answered to one event: its commands, or the
@@ -98,28 +103,43 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	events := workflow.GetSignalChannel(ctx, EventSignal)
 	closing := workflow.GetSignalChannel(ctx, CloseSignal)
 	closed := false
+	sel := workflow.NewSelector(ctx)
+	var disp *dispatcher
 	step := func(ev engine.Event) {
 		seq++
+		if ev.Time.IsZero() {
+			ev.Time = workflow.Now(ctx) // a worker's event: the workflow's clock, replayed alike
+		}
 		cmds, err := e.Step(ev)
 		a := Answer{Seq: seq, Event: ev.Type, Commands: cmds}
 		if err != nil {
 			a.Err = err.Error()
 		}
 		answers = append(answers, a)
+		if disp != nil {
+			disp.carry(cmds)
+		}
 	}
-	for !closed {
-		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
-			var ev engine.Event
-			c.Receive(ctx, &ev)
-			step(ev)
-		})
-		sel.AddReceive(closing, func(c workflow.ReceiveChannel, _ bool) {
-			c.Receive(ctx, nil)
-			closed = true
-		})
+	if in.Dispatch != nil {
+		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, sessions: map[sessionKey]workflow.CancelFunc{}}
+	}
+	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
+		var ev engine.Event
+		c.Receive(ctx, &ev)
+		step(ev)
+	})
+	sel.AddReceive(closing, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		closed = true
+	})
+	// A dispatching workflow ends once its run is finished and nothing it
+	// started is still out; any other ends on CloseSignal.
+	done := func() bool {
+		return closed || (disp != nil && disp.pending == 0 && e.Snapshot().Finished)
+	}
+	for !done() {
 		sel.Select(ctx)
-		if !closed && seq-in.Seq >= maxEventsPerRun {
+		if !done() && seq-in.Seq >= maxEventsPerRun && (disp == nil || disp.pending == 0) {
 			// Events already signalled must not be lost with this run:
 			// step them first, then carry the state over.
 			for {
@@ -129,8 +149,10 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 				}
 				step(ev)
 			}
-			state := e.Export()
-			return RunResult{}, workflow.NewContinueAsNewError(ctx, RunWorkflowName, RunInput{State: &state, Seq: seq})
+			if disp == nil || disp.pending == 0 {
+				state := e.Export()
+				return RunResult{}, workflow.NewContinueAsNewError(ctx, RunWorkflowName, RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch})
+			}
 		}
 	}
 	// Events signalled before the close are stepped, in order.

@@ -1,0 +1,71 @@
+package temporal
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// CommandActivity is the activity that carries out one engine command on a
+// worker.
+const CommandActivity = "hive-command"
+
+// Executor carries out engine commands on a worker: an agent session, a
+// spot-check, a merge. It returns the events the command ends with; a
+// long command (an agent session) hands the events it meets on the way to
+// emit as they happen. It must end when ctx does: the workflow cancels a
+// session's context to stop its agent.
+type Executor interface {
+	Execute(ctx context.Context, c engine.Command, emit func(engine.Event)) ([]engine.Event, error)
+}
+
+// Activities are what a `hive worker` registers: Command runs Exec and
+// heartbeats while it works, so that a worker that dies is noticed within
+// the heartbeat timeout (the watchdog of distributed mode). Events met on
+// the way are signalled to the run's workflow through Client at once (a
+// checkpoint must not wait for its session to end); without a Client they
+// come back with the result.
+type Activities struct {
+	Exec   Executor
+	Client client.Client
+	// Beat is how often a working command heartbeats; 0 means a second.
+	Beat time.Duration
+}
+
+// Command carries out c and returns the events it ended with.
+func (a *Activities) Command(ctx context.Context, c engine.Command) ([]engine.Event, error) {
+	beat := a.Beat
+	if beat <= 0 {
+		beat = time.Second
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(beat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	var later []engine.Event
+	emit := func(ev engine.Event) { later = append(later, ev) }
+	if a.Client != nil {
+		info := activity.GetInfo(ctx)
+		emit = func(ev engine.Event) {
+			if err := a.Client.SignalWorkflow(ctx, info.WorkflowExecution.ID, "", EventSignal, ev); err != nil {
+				activity.GetLogger(ctx).Warn("signal an agent's event to the run", "event", ev.Type, "error", err)
+			}
+		}
+	}
+	out, err := a.Exec.Execute(ctx, c, emit)
+	return append(later, out...), err
+}

@@ -1,0 +1,140 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// Dispatch is how a workflow carries the engine's commands out itself.
+type Dispatch struct {
+	// TaskQueue is the queue the run's workers poll.
+	TaskQueue string `json:"task_queue"`
+	// Heartbeat is how long a working command's worker may go silent
+	// before it is taken for dead: its agent session then counts as
+	// exited (the engine retries or asks a human, as for a crash), its
+	// other commands as failed.
+	Heartbeat time.Duration `json:"heartbeat"`
+	// Session bounds one agent session from start to end; Command any
+	// other command.
+	Session time.Duration `json:"session"`
+	Command time.Duration `json:"command"`
+}
+
+// workerCommands are what a worker carries out. A wake is the workflow's
+// own timer; a stop cancels the session's activity; the rest (states,
+// notes, checkpoints shown) are for whoever watches the run, through its
+// answers and its state.
+var workerCommands = map[engine.CommandType]bool{
+	engine.CmdStartAgent: true, engine.CmdSpotCheck: true, engine.CmdCheckCommits: true,
+	engine.CmdMerge: true, engine.CmdGate: true, engine.CmdVerify: true,
+	engine.CmdSend: true, engine.CmdPermission: true,
+}
+
+type sessionKey struct {
+	plan    string
+	attempt int
+}
+
+// dispatcher carries commands out inside the workflow. Everything it
+// starts resolves through sel, which the workflow's loop selects on, so
+// results are stepped in the order the history records them.
+type dispatcher struct {
+	d        *Dispatch
+	ctx      workflow.Context
+	sel      workflow.Selector
+	step     func(engine.Event)
+	sessions map[sessionKey]workflow.CancelFunc
+	pending  int // activities and timers not yet resolved
+}
+
+func (p *dispatcher) carry(cmds []engine.Command) {
+	for _, c := range cmds {
+		switch {
+		case c.Type == engine.CmdWake:
+			p.pending++
+			wait := max(c.At.Sub(workflow.Now(p.ctx)), 0)
+			p.sel.AddFuture(workflow.NewTimer(p.ctx, wait), func(workflow.Future) {
+				p.pending--
+				p.step(engine.Event{Type: engine.EvWake})
+			})
+		case c.Type == engine.CmdStopAgent:
+			if cancel, ok := p.sessions[sessionKey{c.Plan, c.Attempt}]; ok {
+				cancel()
+			}
+		case workerCommands[c.Type]:
+			p.execute(c)
+		}
+	}
+}
+
+func (p *dispatcher) execute(c engine.Command) {
+	opts := workflow.ActivityOptions{
+		TaskQueue:           p.d.TaskQueue,
+		StartToCloseTimeout: p.d.Command,
+		HeartbeatTimeout:    p.d.Heartbeat,
+		// The engine decides what follows a failure (a retry is a new
+		// attempt it journals); Temporal retries only a command that
+		// never reached a worker's code.
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1},
+	}
+	ctx := p.ctx
+	key := sessionKey{c.Plan, c.Attempt}
+	if c.Type == engine.CmdStartAgent {
+		opts.StartToCloseTimeout = p.d.Session
+		opts.WaitForCancellation = true // a stopped session still reports how it ended
+		var cancel workflow.CancelFunc
+		ctx, cancel = workflow.WithCancel(ctx)
+		p.sessions[key] = cancel
+	}
+	p.pending++
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, c)
+	p.sel.AddFuture(f, func(f workflow.Future) {
+		p.pending--
+		if c.Type == engine.CmdStartAgent {
+			delete(p.sessions, key)
+		}
+		var evs []engine.Event
+		if err := f.Get(p.ctx, &evs); err != nil {
+			evs = failed(c, err)
+		}
+		for _, ev := range evs {
+			p.step(ev)
+		}
+	})
+}
+
+// failed is what a command whose activity failed (its worker died, it
+// timed out, its code returned an error) means to the engine.
+func failed(c engine.Command, err error) []engine.Event {
+	why := err.Error()
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		why = fmt.Sprintf("its worker was lost (%s timeout)", timeout.TimeoutType())
+	} else if temporal.IsCanceledError(err) {
+		why = "stopped"
+	}
+	ev := engine.Event{Plan: c.Plan, Attempt: c.Attempt, Reason: why}
+	switch c.Type {
+	case engine.CmdStartAgent:
+		ev.Type, ev.ExitCode = engine.EvAgentExited, -1
+	case engine.CmdSpotCheck:
+		ev.Type = engine.EvSpotChecked
+	case engine.CmdCheckCommits:
+		ev.Type = engine.EvCommitsChecked
+	case engine.CmdMerge:
+		ev.Type = engine.EvMerged
+	case engine.CmdGate:
+		ev.Type, ev.Text = engine.EvGateChecked, why
+	case engine.CmdVerify:
+		ev.Type, ev.Text = engine.EvVerified, "human_needed" // a human decides what an unverified phase means
+	default:
+		return nil // a message to a session that is gone: nothing follows
+	}
+	return []engine.Event{ev}
+}

@@ -1,0 +1,162 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// fakeWorker plays a worker's executors: each agent finishes its plan at
+// once (or, in its first attempt at a plan in hang, works until it is
+// stopped), and a spot-check passes when the plan's agent finished. It
+// records the commands it carried out.
+type fakeWorker struct {
+	mu      sync.Mutex
+	hang    map[string]bool
+	release chan struct{} // ends a hung session
+	ran     []string
+	done    map[string]bool // the plans whose agent finished: the disk says so
+}
+
+func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, emit func(engine.Event)) ([]engine.Event, error) {
+	f.mu.Lock()
+	f.ran = append(f.ran, string(c.Type)+" "+c.Plan)
+	hang := f.hang[c.Plan] && c.Type == engine.CmdStartAgent && c.Attempt == 1
+	f.mu.Unlock()
+	ev := func(t engine.EventType) engine.Event { return engine.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
+	switch c.Type {
+	case engine.CmdStartAgent:
+		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100 + c.Attempt})
+		if hang {
+			select { // a session that works until its worker dies or it is stopped
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-f.release:
+				return nil, errors.New("released at the test's end")
+			}
+		}
+		f.mu.Lock()
+		f.done[c.Plan] = true
+		f.mu.Unlock()
+		return []engine.Event{ev(engine.EvPlanComplete), ev(engine.EvAgentExited)}, nil
+	case engine.CmdSpotCheck:
+		check := ev(engine.EvSpotChecked)
+		f.mu.Lock()
+		check.OK = f.done[c.Plan]
+		f.mu.Unlock()
+		if !check.OK {
+			check.Reason = "no SUMMARY"
+		}
+		return []engine.Event{check}, nil
+	}
+	return nil, nil
+}
+
+func dispatchSpec(plans ...string) *engine.RunSpec {
+	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
+	for i, id := range plans {
+		ps := engine.PlanSpec{ID: id, Tasks: 1}
+		if i > 0 {
+			ps.DependsOn = []string{plans[0]}
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	return spec
+}
+
+// TestDispatchRunsAPhaseOnWorkers: a dispatching workflow carries the
+// engine's commands out as activities (agent sessions, spot-checks) and
+// ends by itself once its run is finished, every plan complete.
+func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	w := &fakeWorker{done: map[string]bool{}}
+	env.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01", "01-02", "01-03"), Attended: true})
+	}, time.Second)
+	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := final.Snapshot()
+	if !snap.Finished || snap.Outcome != "complete" {
+		t.Fatalf("the run ended %v %q; answers %+v", snap.Finished, snap.Outcome, res.Answers)
+	}
+	for _, p := range snap.Plans {
+		if p.State != engine.Complete || p.Attempt != 1 {
+			t.Errorf("%s: %s after %d attempts", p.Spec.ID, p.State, p.Attempt)
+		}
+	}
+	if len(w.ran) != 6 {
+		t.Errorf("the worker carried out %v; want a session and a spot-check per plan", w.ran)
+	}
+}
+
+// TestDispatchTakesALostWorkerForACrash, on a real Temporal server: a
+// session whose worker stops heartbeating counts as an agent that exited;
+// the engine checks the disk and starts a new attempt, which finishes the
+// plan. The session's first event reached the run while it worked.
+func TestDispatchTakesALostWorkerForACrash(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	w := &fakeWorker{hang: map[string]bool{"01-01": true}, release: release, done: map[string]bool{}}
+	c, queue := devServer(t, func(c client.Client, wk worker.Worker) {
+		// Beats of an hour: the hung session is silent, as on a dead worker.
+		wk.RegisterActivityWithOptions((&Activities{Exec: w, Client: c, Beat: time.Hour}).Command, activity.RegisterOptions{Name: CommandActivity})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 2 * time.Second, Session: time.Hour, Command: time.Minute}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-lost-worker", TaskQueue: queue}, RunWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true}); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := final.Snapshot().Plans[0]
+	if p.State != engine.Complete || p.Attempt != 2 {
+		t.Fatalf("01-01: %s after %d attempts; want complete on the second; answers %+v", p.State, p.Attempt, res.Answers)
+	}
+	var seen []string
+	for _, a := range res.Answers {
+		seen = append(seen, string(a.Event))
+	}
+	// The hung session's start was signalled while it worked; its loss
+	// came as an exit (pid 101: attempt 1's).
+	want := []string{"run-started", "agent-started", "agent-exited", "spot-checked", "agent-started", "plan-complete", "agent-exited", "spot-checked"}
+	if strings.Join(seen, " ") != strings.Join(want, " ") {
+		t.Fatalf("events %v, want %v", seen, want)
+	}
+}
