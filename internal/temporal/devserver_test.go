@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/datadriven"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
@@ -174,27 +173,18 @@ func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun) {
 // historyFile names the recorded history of an engine version.
 func historyFile(version int) string { return fmt.Sprintf("engine-%d.json", version) }
 
-// scriptEvents reads the events of a script's first run, as the local
-// engine beside it makes them (an event names its plan's current attempt).
+// scriptEvents are the events of a script's first run.
 func scriptEvents(t *testing.T, path string) []engine.Event {
 	var events []engine.Event
-	local := engine.New()
-	reader := enginescript.New()
 	runs := 0
-	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-		st := reader.Read(t, d, local.Snapshot())
-		if st.Event == nil {
-			return enginescript.View(st.View, local.Snapshot())
-		}
-		if st.Event.Type == engine.EvRunStarted {
-			local = engine.New()
+	for _, st := range readScript(t, path) {
+		if st.event != nil && st.event.Type == engine.EvRunStarted {
 			runs++
 		}
-		if runs == 1 {
-			events = append(events, *st.Event)
+		if st.event != nil && runs == 1 {
+			events = append(events, *st.event)
 		}
-		return enginescript.Render(local.Step(*st.Event))
-	})
+	}
 	return events
 }
 

@@ -30,25 +30,7 @@ type scripted struct {
 func TestScriptsThroughTemporal(t *testing.T) {
 	scripts := filepath.Join("..", "engine", "testdata", "scripts")
 	datadriven.Walk(t, scripts, func(t *testing.T, path string) {
-		// The events come from reading the script beside a local engine
-		// (an event names its plan's current attempt, so reading needs the
-		// state); the workflow then gets exactly those events.
-		var steps []scripted
-		local := engine.New()
-		reader := enginescript.New()
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			st := reader.Read(t, d, local.Snapshot())
-			if st.Event == nil {
-				steps = append(steps, scripted{view: st.View})
-				return enginescript.View(st.View, local.Snapshot())
-			}
-			if st.Event.Type == engine.EvRunStarted {
-				local = engine.New()
-			}
-			steps = append(steps, scripted{event: st.Event})
-			return enginescript.Render(local.Step(*st.Event))
-		})
-
+		steps := readScript(t, path)
 		// Each run directive starts a run: a workflow of its own.
 		var outputs []string
 		from := 0
@@ -65,6 +47,28 @@ func TestScriptsThroughTemporal(t *testing.T) {
 			return out
 		})
 	})
+}
+
+// readScript reads a script's directives as a runner gives them: an event
+// names its plan's current attempt, so the script is read beside a local
+// engine, which must answer as the script expects.
+func readScript(t *testing.T, path string) []scripted {
+	var steps []scripted
+	local := engine.New()
+	reader := enginescript.New()
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		st := reader.Read(t, d, local.Snapshot())
+		if st.Event == nil {
+			steps = append(steps, scripted{view: st.View})
+			return enginescript.View(st.View, local.Snapshot())
+		}
+		if st.Event.Type == engine.EvRunStarted {
+			local = engine.New()
+		}
+		steps = append(steps, scripted{event: st.Event})
+		return enginescript.Render(local.Step(*st.Event))
+	})
+	return steps
 }
 
 // runThroughWorkflow signals each step's event to a fresh workflow (a
