@@ -1,0 +1,217 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+)
+
+// Worker carries out a run's engine commands for a distributed backend:
+// the executors of Run's loop (agent sessions, spot-checks), without the
+// loop, the engine or the journal, which live elsewhere (a Temporal
+// workflow sends the commands and steps the events). It works in the
+// shared tree of its repository; worktrees, merges and planning-file
+// writes are not a worker's yet.
+//
+// Execute is safe for concurrent use: the executors it drives were made
+// for one loop goroutine, so it hands them one command at a time, and
+// routes the events they send back to the command they answer.
+type Worker struct {
+	r    *runner
+	spec engine.RunSpec
+	ctx  context.Context // the sessions' own: a command's context ending stops its agent gracefully
+	stop context.CancelFunc
+
+	mu      sync.Mutex // one command in the executors at a time, as in the loop
+	waiting map[waitKey]*waiter
+}
+
+// waitKey names a command waiting for its end: a session and a spot-check
+// of the same attempt wait at once.
+type waitKey struct {
+	plan    string
+	attempt int
+	end     engine.EventType
+}
+
+// waiter is a command waiting for the event that ends it; a session's
+// other events met on the way go to emit.
+type waiter struct {
+	emit func(engine.Event)
+	done chan engine.Event
+}
+
+// ends are the events that end a command a worker waits for.
+var ends = map[engine.CommandType]engine.EventType{
+	engine.CmdStartAgent:   engine.EvAgentExited,
+	engine.CmdSpotCheck:    engine.EvSpotChecked,
+	engine.CmdCheckCommits: engine.EvCommitsChecked,
+}
+
+// NewWorker readies a worker of the phase in o: in the shared tree (o.Git
+// asks for no worktrees), scoped to the commits after the tree's tip now.
+// Spec is the run it serves, for whoever starts the run.
+func NewWorker(ctx context.Context, o Options) (*Worker, error) {
+	if o.Git.Worktrees {
+		return nil, fmt.Errorf("a worker runs plans in the shared tree only (worktrees across workers are not built yet)")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Observer == nil {
+		o.Observer = quietObserver{}
+	}
+	if o.Agents.StopGrace == 0 {
+		o.Agents.StopGrace = 5 * time.Second
+	}
+	if o.Agents.Stall == 0 {
+		o.Agents.Stall = 5 * time.Minute
+	}
+	tmpl, err := loadPromptTemplate(o.Repo.Root)
+	if err != nil {
+		return nil, err
+	}
+	r := newRunner(o, tmpl)
+	spec, err := r.spec(ctx, nil)
+	if err != nil {
+		r.work.heads.Close()
+		return nil, err
+	}
+	wctx, stop := context.WithCancel(context.Background())
+	w := &Worker{r: r, spec: spec, ctx: wctx, stop: stop, waiting: map[waitKey]*waiter{}}
+	go w.route()
+	return w, nil
+}
+
+// Spec is the engine's view of the phase the worker serves.
+func (w *Worker) Spec() engine.RunSpec { return w.spec }
+
+// Close kills what still runs and ends the worker.
+func (w *Worker) Close() {
+	w.mu.Lock()
+	w.r.agents.killAll()
+	w.mu.Unlock()
+	w.stop()
+	w.r.stopProducers()
+	w.r.work.heads.Close()
+}
+
+// Execute carries out c: it returns the event that ends it (the agent's
+// exit, the spot-check's result), handing the events met on the way to
+// emit. When ctx ends before, an agent is stopped as the engine stops one
+// (its input closed, then its process group killed after the grace) and
+// its exit still returned.
+func (w *Worker) Execute(ctx context.Context, c engine.Command, emit func(engine.Event)) ([]engine.Event, error) {
+	end, waits := ends[c.Type]
+	if !waits && c.Type != engine.CmdSend && c.Type != engine.CmdPermission {
+		return nil, fmt.Errorf("a worker does not carry out %s commands yet", c.Type)
+	}
+	key := waitKey{c.Plan, c.Attempt, end}
+	var wt *waiter
+	if waits {
+		wt = &waiter{emit: emit, done: make(chan engine.Event, 1)}
+		w.mu.Lock()
+		w.waiting[key] = wt
+		w.mu.Unlock()
+		defer func() {
+			w.mu.Lock()
+			if w.waiting[key] == wt {
+				delete(w.waiting, key)
+			}
+			w.mu.Unlock()
+		}()
+	}
+	w.execute(c)
+	if !waits {
+		return nil, nil
+	}
+	select {
+	case ev := <-wt.done:
+		return []engine.Event{ev}, nil
+	case <-ctx.Done():
+	}
+	if c.Type != engine.CmdStartAgent {
+		return nil, ctx.Err()
+	}
+	w.execute(engine.Command{Type: engine.CmdStopAgent, Plan: c.Plan, Attempt: c.Attempt})
+	select {
+	case ev := <-wt.done:
+		return []engine.Event{ev}, nil
+	case <-time.After(w.r.o.Agents.StopGrace + 5*time.Second):
+		return nil, fmt.Errorf("the agent of %s did not end after it was stopped", c.Plan)
+	}
+}
+
+// execute hands c to its executors, then routes what they posted.
+func (w *Worker) execute(c engine.Command) {
+	w.mu.Lock()
+	w.r.execute(w.ctx, c, engine.Snapshot{})
+	posted := w.r.queue
+	w.r.queue = nil
+	w.mu.Unlock()
+	for _, ev := range posted {
+		w.deliver(ev)
+	}
+}
+
+// route delivers the events the executors send from their goroutines, and
+// reports silent agents as the loop's watchdog does.
+func (w *Worker) route() {
+	tick := time.NewTicker(max(min(w.r.o.Agents.Stall/4, time.Second), 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case ev := <-w.r.inputs:
+			w.deliver(ev)
+		case <-tick.C:
+			w.mu.Lock()
+			silent := w.r.agents.watch(w.r.o.Now())
+			w.mu.Unlock()
+			for _, ev := range silent {
+				w.deliver(ev)
+			}
+		case <-w.r.done:
+			return
+		}
+	}
+}
+
+// deliver gives ev to the command of its plan and attempt: its end, or an
+// event met on the way. Notes, and events of commands no longer waited
+// for, have nowhere to go.
+func (w *Worker) deliver(ev engine.Event) {
+	if ev.Type == noteEvent {
+		return
+	}
+	if ev.Type == engine.EvAgentExited {
+		w.mu.Lock()
+		w.r.agents.exited(ev)
+		w.mu.Unlock()
+	}
+	w.mu.Lock()
+	ending := w.waiting[waitKey{ev.Plan, ev.Attempt, ev.Type}]
+	session := w.waiting[waitKey{ev.Plan, ev.Attempt, engine.EvAgentExited}]
+	w.mu.Unlock()
+	switch {
+	case ending != nil:
+		select {
+		case ending.done <- ev:
+		default:
+		}
+	case session != nil:
+		session.emit(ev)
+	}
+}
+
+// quietObserver is a worker's observer: what it would say reaches the run
+// as events, and notes have no one to read them.
+type quietObserver struct{}
+
+func (quietObserver) Resumed(journal.Run, engine.Snapshot)    {}
+func (quietObserver) Event(engine.Event, engine.Snapshot)     {}
+func (quietObserver) Command(engine.Command, engine.Snapshot) {}
+func (quietObserver) Note(string, string)                     {}
