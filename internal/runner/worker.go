@@ -22,7 +22,6 @@ import (
 // routes the events they send back to the command they answer.
 type Worker struct {
 	r    *runner
-	spec engine.RunSpec
 	ctx  context.Context // the sessions' own: a command's context ending stops its agent gracefully
 	stop context.CancelFunc
 
@@ -52,10 +51,34 @@ var ends = map[engine.CommandType]engine.EventType{
 	engine.CmdCheckCommits: engine.EvCommitsChecked,
 }
 
-// NewWorker readies a worker of the phase in o: in the shared tree (o.Git
-// asks for no worktrees), scoped to the commits after the tree's tip now.
-// Spec is the run it serves, for whoever starts the run.
-func NewWorker(ctx context.Context, o Options) (*Worker, error) {
+// NewWorker readies a worker of the phase in o, in the shared tree (o.Git
+// asks for no worktrees).
+func NewWorker(o Options) (*Worker, error) {
+	r, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	r.work.scope = map[string]string{}
+	ctx, stop := context.WithCancel(context.Background())
+	w := &Worker{r: r, ctx: ctx, stop: stop, waiting: map[waitKey]*waiter{}}
+	go w.route()
+	return w, nil
+}
+
+// PhaseSpec is the engine's view of the phase in o for a new run whose
+// commands workers carry out: its plans, scoped to the commits after the
+// tree's tip now.
+func PhaseSpec(ctx context.Context, o Options) (engine.RunSpec, error) {
+	r, err := prepare(o)
+	if err != nil {
+		return engine.RunSpec{}, err
+	}
+	defer r.work.heads.Close()
+	return r.spec(ctx, nil)
+}
+
+// prepare makes a runner of o for a worker's use: Run's defaults, no loop.
+func prepare(o Options) (*runner, error) {
 	if o.Git.Worktrees {
 		return nil, fmt.Errorf("a worker runs plans in the shared tree only (worktrees across workers are not built yet)")
 	}
@@ -75,20 +98,8 @@ func NewWorker(ctx context.Context, o Options) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := newRunner(o, tmpl)
-	spec, err := r.spec(ctx, nil)
-	if err != nil {
-		r.work.heads.Close()
-		return nil, err
-	}
-	wctx, stop := context.WithCancel(context.Background())
-	w := &Worker{r: r, spec: spec, ctx: wctx, stop: stop, waiting: map[waitKey]*waiter{}}
-	go w.route()
-	return w, nil
+	return newRunner(o, tmpl), nil
 }
-
-// Spec is the engine's view of the phase the worker serves.
-func (w *Worker) Spec() engine.RunSpec { return w.spec }
 
 // Close kills what still runs and ends the worker.
 func (w *Worker) Close() {
@@ -100,12 +111,14 @@ func (w *Worker) Close() {
 	w.r.work.heads.Close()
 }
 
-// Execute carries out c: it returns the event that ends it (the agent's
-// exit, the spot-check's result), handing the events met on the way to
-// emit. When ctx ends before, an agent is stopped as the engine stops one
-// (its input closed, then its process group killed after the grace) and
-// its exit still returned.
-func (w *Worker) Execute(ctx context.Context, c engine.Command, emit func(engine.Event)) ([]engine.Event, error) {
+// Execute carries out c for a plan whose run's work started after commit
+// since (engine.PlanSpec.Since: only later commits are the plan's): it
+// returns the event that ends it (the agent's exit, the spot-check's
+// result), handing the events met on the way to emit. When ctx ends
+// before, an agent is stopped as the engine stops one (its input closed,
+// then its process group killed after the grace) and its exit still
+// returned.
+func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, emit func(engine.Event)) ([]engine.Event, error) {
 	end, waits := ends[c.Type]
 	if !waits && c.Type != engine.CmdSend && c.Type != engine.CmdPermission {
 		return nil, fmt.Errorf("a worker does not carry out %s commands yet", c.Type)
@@ -125,6 +138,9 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, emit func(engine
 			w.mu.Unlock()
 		}()
 	}
+	w.mu.Lock()
+	w.r.work.scope[c.Plan] = since
+	w.mu.Unlock()
 	w.execute(c)
 	if !waits {
 		return nil, nil

@@ -15,12 +15,21 @@ import (
 const CommandActivity = "hive-command"
 
 // Executor carries out engine commands on a worker: an agent session, a
-// spot-check, a merge. It returns the events the command ends with; a
-// long command (an agent session) hands the events it meets on the way to
-// emit as they happen. It must end when ctx does: the workflow cancels a
-// session's context to stop its agent.
+// spot-check, a merge (runner.Worker is hive's). since is the commit the
+// plan's work in the run started after (engine.PlanSpec.Since): a worker
+// that joins a run late must not take it from its own tree. It returns the
+// events the command ends with; a long command (an agent session) hands
+// the events it meets on the way to emit as they happen. It must end when
+// ctx does: the workflow cancels a session's context to stop its agent.
+// Events leave Time zero: the workflow stamps them with its own clock.
 type Executor interface {
-	Execute(ctx context.Context, c engine.Command, emit func(engine.Event)) ([]engine.Event, error)
+	Execute(ctx context.Context, c engine.Command, since string, emit func(engine.Event)) ([]engine.Event, error)
+}
+
+// Work is one command for a worker, with what the worker cannot know.
+type Work struct {
+	Command engine.Command `json:"command"`
+	Since   string         `json:"since,omitempty"`
 }
 
 // Activities are what a `hive worker` registers: Command runs Exec and
@@ -36,8 +45,8 @@ type Activities struct {
 	Beat time.Duration
 }
 
-// Command carries out c and returns the events it ended with.
-func (a *Activities) Command(ctx context.Context, c engine.Command) ([]engine.Event, error) {
+// Command carries out w's command and returns the events it ended with.
+func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error) {
 	beat := a.Beat
 	if beat <= 0 {
 		beat = time.Second
@@ -66,6 +75,6 @@ func (a *Activities) Command(ctx context.Context, c engine.Command) ([]engine.Ev
 			}
 		}
 	}
-	out, err := a.Exec.Execute(ctx, c, emit)
+	out, err := a.Exec.Execute(ctx, w.Command, w.Since, emit)
 	return append(later, out...), err
 }

@@ -49,6 +49,7 @@ type dispatcher struct {
 	ctx      workflow.Context
 	sel      workflow.Selector
 	step     func(engine.Event)
+	since    func(plan string) string // the plan's engine.PlanSpec.Since
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities and timers not yet resolved
 }
@@ -93,7 +94,7 @@ func (p *dispatcher) execute(c engine.Command) {
 		p.sessions[key] = cancel
 	}
 	p.pending++
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, c)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, Work{Command: c, Since: p.since(c.Plan)})
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
 		if c.Type == engine.CmdStartAgent {

@@ -45,9 +45,14 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := runner.NewWorker(ctx, runner.Options{Repo: repo, Phase: phase,
+	o := runner.Options{Repo: repo, Phase: phase,
 		Schedule: runner.Schedule{MaxConcurrent: 2, Dynamic: true},
-		Agents:   runner.Agents{Launcher: agent.Sim{Bin: self, Env: []string{asSim + "=1"}}, Stall: time.Minute}})
+		Agents:   runner.Agents{Launcher: agent.Sim{Bin: self, Env: []string{asSim + "=1"}}, Stall: time.Minute}}
+	spec, err := runner.PhaseSpec(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := runner.NewWorker(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +65,6 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := runs.Spec()
 	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true}); err != nil {
 		t.Fatal(err)
 	}
