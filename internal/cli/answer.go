@@ -16,6 +16,7 @@ import (
 
 type answerOptions struct {
 	*globalOptions
+	temporalFlags
 	plan string
 	text string
 	json bool
@@ -45,6 +46,7 @@ options it lists, or any text for a role's own question.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the recorded answer as JSON")
+	o.temporalFlags.add(cmd, "where the run is kept: local (the default: .hive/journal.db) or temporal (the phase's Temporal workflow)")
 	return cmd
 }
 
@@ -61,6 +63,13 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	repo, err := openRepo(cmd.Context(), o.globalOptions)
 	if err != nil {
 		return err
+	}
+	switch o.backend {
+	case "", "local":
+	case "temporal":
+		return answerTemporal(cmd.Context(), o, repo.Root)
+	default:
+		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
 	}
 	js, closeAll, err := openAnswerJournals(repo.Root)
 	if err != nil {

@@ -206,6 +206,17 @@ type runner struct {
 	prompts *prompts
 }
 
+// excludeOwnFiles keeps hive's own files (its folder, pending checkpoints,
+// the phase's handoff) out of git, without touching the user's .gitignore.
+func excludeOwnFiles(ctx context.Context, o Options) error {
+	for _, pattern := range []string{"/.hive/", ".pending-checkpoint-*.json", "/" + filepath.ToSlash(handoff.Path(o.Phase.Dir))} {
+		if err := o.Repo.Exclude(ctx, pattern); err != nil {
+			return fmt.Errorf("keep hive's files out of git: %w", err)
+		}
+	}
+	return nil
+}
+
 // Run executes a phase, or resumes its unfinished run, until every plan is
 // final or ctx ends.
 func Run(ctx context.Context, o Options) (Result, error) {
@@ -234,10 +245,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	defer release()
 	removeLeftovers(o.Repo.Root, o.Phase.Dir, func(text string) { o.Observer.Note("", text) })
-	for _, pattern := range []string{"/.hive/", ".pending-checkpoint-*.json", "/" + filepath.ToSlash(handoff.Path(o.Phase.Dir))} {
-		if err := o.Repo.Exclude(ctx, pattern); err != nil {
-			return Result{}, fmt.Errorf("keep hive's files out of git: %w", err)
-		}
+	if err := excludeOwnFiles(ctx, o); err != nil {
+		return Result{}, err
 	}
 	res, err := r.begin(ctx)
 	if err == nil && res.NothingToDo {

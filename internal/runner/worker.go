@@ -98,6 +98,9 @@ func prepare(o Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := excludeOwnFiles(context.Background(), o); err != nil {
+		return nil, err
+	}
 	return newRunner(o, tmpl), nil
 }
 

@@ -1,0 +1,387 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/temporal"
+)
+
+// temporalFlags say where a run's Temporal server is.
+type temporalFlags struct {
+	backend   string
+	address   string
+	namespace string
+	queue     string
+}
+
+func (f *temporalFlags) add(cmd *cobra.Command, backendHelp string) {
+	cmd.Flags().StringVar(&f.backend, "backend", "", backendHelp)
+	cmd.Flags().StringVar(&f.address, "temporal-address", "127.0.0.1:7233", "the Temporal server's host:port (backend temporal)")
+	cmd.Flags().StringVar(&f.namespace, "temporal-namespace", "default", "the Temporal namespace (backend temporal)")
+	cmd.Flags().StringVar(&f.queue, "task-queue", "hive", "the Temporal task queue the run's workers poll (backend temporal)")
+}
+
+// dial connects to the Temporal server, its SDK's logging kept to errors
+// (a session stopped after PLAN COMPLETE, say, is a warning to it).
+func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
+	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace,
+		Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))})
+	if err != nil {
+		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`) or pass --temporal-address", f.address, f.namespace, err)
+	}
+	return c, nil
+}
+
+type workerOptions struct {
+	*globalOptions
+	temporalFlags
+	phase string
+	agent string
+}
+
+func newWorkerCmd(g *globalOptions) *cobra.Command {
+	o := &workerOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "worker PHASE --backend temporal",
+		Short: "Carry out the agent sessions and spot-checks of a phase's runs on a Temporal server, beside other workers",
+		Long: `worker polls a Temporal task queue for the work of a phase's runs (started
+with hive execute-phase --backend temporal) and carries it out here: agent
+sessions in this repository's working tree, and their spot-checks. Start
+as many as the machine holds; a worker that dies is noticed within its
+heartbeat timeout and its plan goes on elsewhere. Stop it with ctrl-c.`,
+		Example: `  hive worker 1 --backend temporal --agent sim
+  hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.phase = args[0]
+			return workerRun(cmd.Context(), o)
+		},
+	}
+	o.temporalFlags.add(cmd, "where runs are kept: temporal (the only backend a worker serves)")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
+	return cmd
+}
+
+func workerRun(ctx context.Context, o *workerOptions) error {
+	if o.backend != "temporal" {
+		return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	ph, err := onePhase(repo.Root, o.phase)
+	if err != nil {
+		return err
+	}
+	opts, err := workerRunnerOptions(ctx, o.stderr, repo, cfg, ph, o.agent)
+	if err != nil {
+		return err
+	}
+	runs, err := runner.NewWorker(opts)
+	if err != nil {
+		return exitf(ExitUsage, "%v", err)
+	}
+	defer runs.Close()
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := worker.New(c, o.queue, worker.Options{})
+	registerTemporal(w, c, runs)
+	fmt.Fprintf(o.stdout, "hive worker: phase %s, task queue %s at %s (%s); ctrl-c stops\n", ph.Number, o.queue, o.address, opts.Agents.Launcher.Name())
+	stopped := make(chan any)
+	go func() { <-ctx.Done(); close(stopped) }()
+	if err := w.Run(stopped); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	return nil
+}
+
+// registerTemporal makes w serve run workflows and carry out their
+// commands with runs.
+func registerTemporal(w worker.Worker, c client.Client, runs *runner.Worker) {
+	w.RegisterWorkflowWithOptions(temporal.RunWorkflow, workflow.RegisterOptions{Name: temporal.RunWorkflowName})
+	w.RegisterActivityWithOptions((&temporal.Activities{Exec: runs, Client: c}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
+}
+
+// onePhase loads the phase arg names and refuses one with invalid plans.
+func onePhase(root, arg string) (*plan.Phase, error) {
+	phases, err := loadPhases(root, arg)
+	if err != nil {
+		return nil, err
+	}
+	ph := phases[0]
+	if plan.HasErrors(ph.Diagnostics) {
+		return nil, exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
+	}
+	if len(ph.Plans) == 0 {
+		return nil, exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
+	}
+	return ph, nil
+}
+
+// workerRunnerOptions are the runner's options for the work of a Temporal
+// run: the configured executor agent (its secrets kept out of its logs),
+// the shared tree.
+func workerRunnerOptions(ctx context.Context, stderr interface{ Write([]byte) (int, error) }, repo *gitx.Repo, cfg *config.Config, ph *plan.Phase, agentName string) (runner.Options, error) {
+	launcher, err := pickLauncher(agentName, cfg, "executor")
+	if err != nil {
+		return runner.Options{}, err
+	}
+	if err := preflightAgents(ctx, stderr, cfg.Secrets.Env, launcher, nil); err != nil {
+		return runner.Options{}, err
+	}
+	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	tab := prices(cfg)
+	return runner.Options{
+		Repo:     repo,
+		Phase:    ph,
+		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic()},
+		Agents: runner.Agents{
+			Launcher: agent.WithSecrets(launcher, cfg.Secrets.Env, red),
+			Team:     cfg.TeamMode(),
+			Stall:    cfg.Timeouts.Stall,
+			Retries:  cfg.Retries.Agent,
+			Prices:   tab,
+			Ladder:   ladder(cfg, "executor", launcher.Name()),
+		},
+	}, nil
+}
+
+// temporalDispatch is how a run's workflow hands out its work: heartbeats
+// a tenth of the stall timeout (at least ten seconds), sessions of a day
+// at most.
+func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
+	if stall <= 0 {
+		stall = 5 * time.Minute
+	}
+	return &temporal.Dispatch{TaskQueue: queue, Heartbeat: max(stall/10, 10*time.Second), Session: 24 * time.Hour, Command: 10 * time.Minute}
+}
+
+// executeTemporal runs (or resumes) the phase's run on the Temporal server:
+// the workflow is the engine, workers carry out its work; one worker runs
+// in this process unless --no-local-worker. It prints what the run does
+// and ends when the run does. The workflow id names the repository and the
+// phase, so the same command from anywhere attaches to a run under way.
+func executeTemporal(ctx context.Context, o *executeOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	ph, err := onePhase(repo.Root, o.phase)
+	if err != nil {
+		return err
+	}
+	opts, err := workerRunnerOptions(ctx, o.stderr, repo, cfg, ph, o.agent)
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := temporalRunID(repo.Root, ph)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: o.queue},
+		temporal.RunWorkflowName, temporal.RunInput{Dispatch: temporalDispatch(o.queue, cfg.Timeouts.Stall)})
+	if err != nil {
+		return fmt.Errorf("start the run's workflow %s: %w", id, err)
+	}
+	if o.localWorker {
+		runs, err := runner.NewWorker(opts)
+		if err != nil {
+			return exitf(ExitUsage, "%v", err)
+		}
+		defer runs.Close()
+		w := worker.New(c, o.queue, worker.Options{})
+		registerTemporal(w, c, runs)
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		defer w.Stop()
+	}
+	snap, err := temporalState(ctx, c, run)
+	if err != nil {
+		return err
+	}
+	if !snap.Started {
+		spec, err := runner.PhaseSpec(ctx, opts)
+		if err != nil {
+			return err
+		}
+		spec.AutoAnswer = o.yes
+		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Attended: true}
+		if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
+			return fmt.Errorf("start the run: %w", err)
+		}
+		fmt.Fprintf(o.stdout, "hive: phase %s runs as Temporal workflow %s (task queue %s)\n", ph.Number, id, o.queue)
+	} else {
+		fmt.Fprintf(o.stdout, "hive: attached to the run of phase %s under way (Temporal workflow %s)\n", ph.Number, id)
+	}
+	done := make(chan error, 1)
+	var res temporal.RunResult
+	go func() { done <- run.Get(ctx, &res) }()
+	seen := 0
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("the run's workflow: %w", err)
+			}
+			seen = printAnswers(o, ph, res.Answers, seen)
+			final, err := engine.Restore(*res.State)
+			if err != nil {
+				return err
+			}
+			s := final.Snapshot()
+			fmt.Fprintf(o.stdout, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(engine.Complete), len(s.Plans))
+			if s.Outcome != engine.OutcomeComplete {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("the run ended %s", s.Outcome)}
+			}
+			return nil
+		case <-ctx.Done():
+			return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the run goes on on the server and its workers; the same command attaches to it")}
+		case <-tick.C:
+			v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.AnswersQuery, seen)
+			if err != nil {
+				continue // the workflow may be between runs (continue-as-new) or ending
+			}
+			var answers []temporal.Answer
+			if v.Get(&answers) == nil {
+				seen = printAnswers(o, ph, answers, seen)
+			}
+		}
+	}
+}
+
+// printAnswers prints the commands of the answers after seq worth a line,
+// and returns the last seq printed.
+func printAnswers(o *executeOptions, ph *plan.Phase, answers []temporal.Answer, seq int) int {
+	for _, a := range answers {
+		if a.Seq <= seq {
+			continue
+		}
+		seq = a.Seq
+		for _, c := range a.Commands {
+			switch c.Type {
+			case engine.CmdPlanState:
+				line := fmt.Sprintf("%s %s", c.Plan, c.State)
+				if c.Reason != "" {
+					line += ": " + c.Reason
+				}
+				fmt.Fprintln(o.stdout, line)
+			case engine.CmdCheckpointOpened:
+				fmt.Fprintf(o.stdout, "%s waits for a human (%s): %s\n  answer with: hive answer %s <response> --backend temporal\n", c.Plan, c.Checkpoint.Type, clipped(oneLine(c.Checkpoint.Details), 200), c.Plan)
+			case engine.CmdNote:
+				fmt.Fprintf(o.stdout, "%s %s\n", c.Plan, c.Text)
+			}
+		}
+	}
+	return seq
+}
+
+// temporalState queries the run's engine state.
+func temporalState(ctx context.Context, c client.Client, run client.WorkflowRun) (engine.Snapshot, error) {
+	var snap engine.Snapshot
+	v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
+	if err == nil {
+		err = v.Get(&snap)
+	}
+	if err != nil {
+		return snap, fmt.Errorf("ask the run's workflow for its state: %w", err)
+	}
+	return snap, nil
+}
+
+// temporalRunID names the Temporal workflow of a phase of a repository.
+func temporalRunID(root string, ph *plan.Phase) string {
+	sum := sha256.Sum256([]byte(root))
+	return fmt.Sprintf("hive-%s-%x", filepath.Base(ph.Dir), sum[:4])
+}
+
+// answerTemporal answers a plan's open checkpoint in the phase's Temporal
+// run: a signal the workflow steps like any answer.
+func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
+	number, _, _ := strings.Cut(o.plan, "-")
+	ph, err := onePhase(root, number)
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := temporalRunID(root, ph)
+	run := c.GetWorkflow(ctx, id, "")
+	snap, err := temporalState(ctx, c, run)
+	if err != nil {
+		return exitf(ExitUsage, "no run of phase %s on the Temporal server (%v)", ph.Number, err)
+	}
+	var open *engine.Checkpoint
+	for i := range snap.Queue {
+		if snap.Queue[i].Plan == o.plan {
+			open = &snap.Queue[i]
+			break
+		}
+	}
+	if open == nil {
+		return exitf(ExitUsage, "plan %s has no open checkpoint in the run of phase %s", o.plan, ph.Number)
+	}
+	ev := engine.Event{Type: engine.EvAnswer, Plan: o.plan, Text: o.text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
+	if err := c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
+		return fmt.Errorf("send the answer: %w", err)
+	}
+	if o.json {
+		return printJSON(o.stdout, answerResult{Plan: o.plan, Checkpoint: open.ID, Title: titleOf(*open), Answer: o.text})
+	}
+	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) sent to the run's workflow: %q.\n", open.ID, o.plan, titleOf(*open), o.text)
+	return nil
+}
+
+// clipped is s cut to n bytes at most, on a rune boundary, with an ellipsis.
+func clipped(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
