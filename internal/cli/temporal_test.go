@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/hivectl/hive/internal/demo"
+)
+
+// temporalCLI finds the Temporal CLI whose dev server the tests start:
+// $HIVE_TEMPORAL, or the one `make test` builds into .tools/temporal.
+// Under CI a missing CLI fails the test: a skipped test proves nothing.
+func temporalCLI(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("HIVE_TEMPORAL"), filepath.Join("..", "..", ".tools", "temporal", "temporal")} {
+		if p == "" {
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil {
+			if abs, err := filepath.Abs(path); err == nil {
+				return abs
+			}
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("the Temporal CLI is not built: run `make test`, which builds it from the Go module proxy into .tools/temporal")
+	}
+	t.Skip("the Temporal CLI is not built: `make temporal` builds it into .tools/temporal; skipped outside CI")
+	return ""
+}
+
+// TestTemporalWorkersSurviveAKilledOne runs the demo phase (six plans, a
+// decision and a human-verify checkpoint) on a real Temporal dev server
+// with two `hive worker` processes: `hive execute-phase --backend
+// temporal` starts the run, `hive answer --backend temporal` answers its
+// checkpoints, and the worker that holds an agent is killed with SIGKILL,
+// its agents with it, as when its machine dies. The run still completes on
+// the other worker with one commit per task, and the code it leaves is the
+// code a local run leaves.
+func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
+	exe := temporalCLI(t)
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	addr := "127.0.0.1:" + loopbackPort(t)
+	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{ExistingPath: exe, LogLevel: "error",
+		ClientOptions: &client.Options{HostPort: addr},
+		ExtraArgs:     []string{"--http-port", loopbackPort(t), "--metrics-port", loopbackPort(t)}})
+	if err != nil {
+		t.Fatalf("start the Temporal dev server: %v", err)
+	}
+	defer srv.Stop()
+
+	dir := t.TempDir()
+	if err := demo.CreateWithCheckpoints(dir); err != nil {
+		t.Fatal(err)
+	}
+	backend := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e", "--repo", dir}
+	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms")
+	workers := map[string]*exec.Cmd{}
+	var logs sync.Map
+	for _, name := range []string{"a", "b"} {
+		cmd := exec.Command(hive, append([]string{"worker", "1", "--agent", "sim"}, backend...)...)
+		cmd.Env = env
+		out := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		logs.Store(name, out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { killTree(cmd.Process.Pid) })
+		workers[name] = cmd
+	}
+	run := exec.CommandContext(ctx, hive, append([]string{"execute-phase", "1", "--agent", "sim", "--local-worker=false"}, backend...)...)
+	run.Env = env
+	stdout, err := run.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	run.Stderr = &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var transcript strings.Builder
+	killed := ""
+	answered := map[string]bool{}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		if killed == "" && strings.Contains(line, " running") {
+			killed = killBusyWorker(t, workers)
+		}
+		for plan, response := range map[string]string{"01-03": "json-file", "01-04": "approved"} {
+			if strings.HasPrefix(line, plan+" waits for a human") && !answered[plan] {
+				answered[plan] = true
+				out, err := exec.Command(hive, append([]string{"answer", plan, response}, backend...)...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("hive answer %s: %v\n%s", plan, err, out)
+				}
+			}
+		}
+	}
+	if err := run.Wait(); err != nil {
+		b, _ := logs.Load("b")
+		t.Fatalf("execute-phase --backend temporal: %v\n%s%s\nworker b:\n%s", err, transcript.String(), stderr.String(), b.(*lockedBuffer).String())
+	}
+	if killed == "" || !answered["01-03"] || !answered["01-04"] {
+		t.Fatalf("killed a worker: %q; answered %v\n%s", killed, answered, transcript.String())
+	}
+	if !strings.Contains(transcript.String(), "its worker was lost (Heartbeat timeout)") {
+		t.Fatalf("no plan was retried after the killed worker's heartbeat stopped:\n%s", transcript.String())
+	}
+	if !strings.Contains(transcript.String(), "run complete: 6 of 6 plans complete") {
+		t.Fatalf("the run did not complete:\n%s", transcript.String())
+	}
+	checkOneCommitPerTask(t, dir)
+	t.Logf("worker %s killed; the run:\n%s", killed, transcript.String())
+
+	// The same phase run locally, the same answers (--yes takes the
+	// decision's first option and approves): the same code.
+	local := t.TempDir()
+	if err := demo.CreateWithCheckpoints(local); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, hive, "execute-phase", "1", "--agent", "sim", "--yes", "--repo", local)
+	cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	if got, want := codeTree(t, dir), codeTree(t, local); got != want {
+		t.Fatalf("the code the Temporal run left:\n%s\nthe local run's:\n%s", got, want)
+	}
+}
+
+// killBusyWorker SIGKILLs the first worker that has an agent running, with
+// its agents, and returns its name; it waits for one to have an agent.
+func killBusyWorker(t *testing.T, workers map[string]*exec.Cmd) string {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for name, cmd := range workers {
+			if len(children(cmd.Process.Pid)) > 0 {
+				killTree(cmd.Process.Pid)
+				return name
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no worker started an agent in 10 s")
+	return ""
+}
+
+// killTree SIGKILLs pid and its children's process groups (an agent leads
+// its own group).
+func killTree(pid int) {
+	for _, c := range children(pid) {
+		syscall.Kill(-c, syscall.SIGKILL)
+		syscall.Kill(c, syscall.SIGKILL)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// children are the processes whose parent is pid.
+func children(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, s := range stats {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		rest := string(data)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(s))); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// codeTree lists the committed files outside .planning with their blobs.
+func codeTree(t *testing.T, dir string) string {
+	out, err := exec.Command("git", "-C", dir, "ls-tree", "-r", "HEAD").CombinedOutput()
+	if err != nil {
+		t.Fatalf("git ls-tree: %v\n%s", err, out)
+	}
+	var code []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if _, path, _ := strings.Cut(line, "\t"); !strings.HasPrefix(path, ".planning/") {
+			code = append(code, line)
+		}
+	}
+	return strings.Join(code, "\n")
+}
+
+// loopbackPort is a loopback port nothing listens on now.
+func loopbackPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// lockedBuffer is a buffer two goroutines of exec may write at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
