@@ -78,6 +78,7 @@ var allowed = map[string][]string{
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {},
+	"testsupport/temporaltest":  {},
 }
 
 // pure packages may depend, transitively, on nothing outside the standard

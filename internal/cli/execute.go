@@ -94,21 +94,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if err != nil {
 		return err
 	}
-	phases, err := loadPhases(repo.Root, o.phase)
+	ph, err := onePhase(o.stderr, repo.Root, o.phase)
 	if err != nil {
 		return err
-	}
-	ph := phases[0]
-	if plan.HasErrors(ph.Diagnostics) {
-		for _, d := range ph.Diagnostics {
-			if d.Severity == plan.SeverityError {
-				fmt.Fprintln(o.stderr, d.String())
-			}
-		}
-		return exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
-	}
-	if len(ph.Plans) == 0 {
-		return exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
 	}
 	j, err := openJournal(repo.Root)
 	if err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,33 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/testsuite"
-
 	"github.com/hivectl/hive/internal/demo"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
-
-// temporalCLI finds the Temporal CLI whose dev server the tests start:
-// $HIVE_TEMPORAL, or the one `make test` builds into .tools/temporal.
-// Under CI a missing CLI fails the test: a skipped test proves nothing.
-func temporalCLI(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("HIVE_TEMPORAL"), filepath.Join("..", "..", ".tools", "temporal", "temporal")} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			if abs, err := filepath.Abs(path); err == nil {
-				return abs
-			}
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("the Temporal CLI is not built: run `make test`, which builds it from the Go module proxy into .tools/temporal")
-	}
-	t.Skip("the Temporal CLI is not built: `make temporal` builds it into .tools/temporal; skipped outside CI")
-	return ""
-}
 
 // TestTemporalWorkersSurviveAKilledOne runs the demo phase (six plans, a
 // decision and a human-verify checkpoint) on a real Temporal dev server
@@ -51,21 +26,13 @@ func temporalCLI(t *testing.T) string {
 // the other worker with one commit per task, and the code it leaves is the
 // code a local run leaves.
 func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
-	exe := temporalCLI(t)
 	hive, err := exec.LookPath("hive")
 	if err != nil {
 		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	addr := "127.0.0.1:" + loopbackPort(t)
-	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{ExistingPath: exe, LogLevel: "error",
-		ClientOptions: &client.Options{HostPort: addr},
-		ExtraArgs:     []string{"--http-port", loopbackPort(t), "--metrics-port", loopbackPort(t)}})
-	if err != nil {
-		t.Fatalf("start the Temporal dev server: %v", err)
-	}
-	defer srv.Stop()
+	addr, _ := temporaltest.Start(t)
 
 	dir := t.TempDir()
 	if err := demo.CreateWithCheckpoints(dir); err != nil {
@@ -216,16 +183,6 @@ func codeTree(t *testing.T, dir string) string {
 	return strings.Join(code, "\n")
 }
 
-// loopbackPort is a loopback port nothing listens on now.
-func loopbackPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // lockedBuffer is a buffer two goroutines of exec may write at once.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -243,4 +200,3 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
-

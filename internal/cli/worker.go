@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -24,7 +25,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
@@ -96,18 +97,12 @@ func workerRun(ctx context.Context, o *workerOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
+	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent)
 	if err != nil {
 		return err
 	}
-	ph, err := onePhase(repo.Root, o.phase)
-	if err != nil {
-		return err
-	}
-	opts, err := workerRunnerOptions(ctx, o.stderr, repo, cfg, ph, o.agent)
-	if err != nil {
-		return err
-	}
+	ph, opts := tw.phase, tw.opts
+	opts.Observer = workerNotes{o.stdout}
 	runs, err := runner.NewWorker(opts)
 	if err != nil {
 		return exitf(ExitUsage, "%v", err)
@@ -136,14 +131,20 @@ func registerTemporal(w worker.Worker, c client.Client, runs *runner.Worker) {
 	w.RegisterActivityWithOptions((&temporal.Activities{Exec: runs, Client: c}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
 }
 
-// onePhase loads the phase arg names and refuses one with invalid plans.
-func onePhase(root, arg string) (*plan.Phase, error) {
+// onePhase loads the phase arg names and refuses one with invalid plans,
+// their errors written to w.
+func onePhase(w io.Writer, root, arg string) (*plan.Phase, error) {
 	phases, err := loadPhases(root, arg)
 	if err != nil {
 		return nil, err
 	}
 	ph := phases[0]
 	if plan.HasErrors(ph.Diagnostics) {
+		for _, d := range ph.Diagnostics {
+			if d.Severity == plan.SeverityError {
+				fmt.Fprintln(w, d.String())
+			}
+		}
 		return nil, exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
 	}
 	if len(ph.Plans) == 0 {
@@ -152,20 +153,36 @@ func onePhase(root, arg string) (*plan.Phase, error) {
 	return ph, nil
 }
 
-// workerRunnerOptions are the runner's options for the work of a Temporal
-// run: the configured executor agent (its secrets kept out of its logs),
-// the shared tree.
-func workerRunnerOptions(ctx context.Context, stderr interface{ Write([]byte) (int, error) }, repo *gitx.Repo, cfg *config.Config, ph *plan.Phase, agentName string) (runner.Options, error) {
+// temporalRun is the work of a Temporal run of a phase here: the
+// project's configuration, the phase and the runner's options.
+type temporalRun struct {
+	cfg   *config.Config
+	phase *plan.Phase
+	opts  runner.Options
+}
+
+// temporalWork readies the work of a Temporal run of phase in the
+// repository: the configured executor agent (checked, its secrets kept out
+// of its logs), the shared tree.
+func temporalWork(ctx context.Context, g *globalOptions, phase, agentName string) (temporalRun, error) {
+	repo, cfg, err := openRepoConfig(ctx, g)
+	if err != nil {
+		return temporalRun{}, err
+	}
+	ph, err := onePhase(g.stderr, repo.Root, phase)
+	if err != nil {
+		return temporalRun{}, err
+	}
 	launcher, err := pickLauncher(agentName, cfg, "executor")
 	if err != nil {
-		return runner.Options{}, err
+		return temporalRun{}, err
 	}
-	if err := preflightAgents(ctx, stderr, cfg.Secrets.Env, launcher, nil); err != nil {
-		return runner.Options{}, err
+	if err := preflightAgents(ctx, g.stderr, cfg.Secrets.Env, launcher, nil); err != nil {
+		return temporalRun{}, err
 	}
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
 	tab := prices(cfg)
-	return runner.Options{
+	return temporalRun{cfg: cfg, phase: ph, opts: runner.Options{
 		Repo:     repo,
 		Phase:    ph,
 		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic()},
@@ -177,7 +194,7 @@ func workerRunnerOptions(ctx context.Context, stderr interface{ Write([]byte) (i
 			Prices:   tab,
 			Ladder:   ladder(cfg, "executor", launcher.Name()),
 		},
-	}, nil
+	}}, nil
 }
 
 // temporalDispatch is how a run's workflow hands out its work: heartbeats
@@ -198,18 +215,11 @@ func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
 func executeTemporal(ctx context.Context, o *executeOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
+	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent)
 	if err != nil {
 		return err
 	}
-	ph, err := onePhase(repo.Root, o.phase)
-	if err != nil {
-		return err
-	}
-	opts, err := workerRunnerOptions(ctx, o.stderr, repo, cfg, ph, o.agent)
-	if err != nil {
-		return err
-	}
+	repo, cfg, ph, opts := tw.opts.Repo, tw.cfg, tw.phase, tw.opts
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err
@@ -339,7 +349,7 @@ func temporalRunID(root string, ph *plan.Phase) string {
 // run: a signal the workflow steps like any answer.
 func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
 	number, _, _ := strings.Cut(o.plan, "-")
-	ph, err := onePhase(root, number)
+	ph, err := onePhase(o.stderr, root, number)
 	if err != nil {
 		return err
 	}
@@ -384,4 +394,15 @@ func clipped(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// workerNotes prints what a worker has to say; the run's events are the
+// workflow's, shown by execute-phase.
+type workerNotes struct{ w io.Writer }
+
+func (workerNotes) Resumed(journal.Run, engine.Snapshot)    {}
+func (workerNotes) Event(engine.Event, engine.Snapshot)     {}
+func (workerNotes) Command(engine.Command, engine.Snapshot) {}
+func (n workerNotes) Note(plan, text string) {
+	fmt.Fprintf(n.w, "hive worker: %s %s\n", plan, text)
 }

@@ -42,6 +42,31 @@ func (r *Repo) ClearStaleLocks(ctx context.Context, root string, branches ...str
 	return notes, nil
 }
 
+// ClearStaleTreeLocks removes the index and HEAD locks of the repository's
+// main worktree that no process holds: what a git of an agent killed
+// mid-write, with the worker that ran it, leaves in a shared tree. Only a
+// worker that retries such an agent calls it; otherwise hive leaves the
+// user's own locks to the user (StaleLocks, hive doctor). It returns one
+// note per removed lock.
+func (r *Repo) ClearStaleTreeLocks(ctx context.Context) ([]string, error) {
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, name := range []string{"index.lock", "HEAD.lock"} {
+		p := filepath.Join(common, name)
+		if !exists(p) || !stale(p) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return notes, fmt.Errorf("remove the stale git lock %s: %w", p, err)
+		}
+		notes = append(notes, fmt.Sprintf("removed %s: a git lock left by a killed git (no process holds it)", p))
+	}
+	return notes, nil
+}
+
 // StaleLocks lists, removing nothing, the stale git locks in what hive owns
 // (those ClearStaleLocks would remove) and in the user's own repository
 // (the index and HEAD locks of its main worktree, which hive never removes:

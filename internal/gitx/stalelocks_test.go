@@ -80,3 +80,32 @@ func TestClearStaleLocks(t *testing.T) {
 		t.Errorf("notes = %q, want one per removed lock", notes)
 	}
 }
+
+// TestClearStaleTreeLocks: the main worktree's lock nobody holds goes, the
+// one a process holds open stays.
+func TestClearStaleTreeLocks(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, head := filepath.Join(common, "index.lock"), filepath.Join(common, "HEAD.lock")
+	for _, p := range []string{index, head} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := os.Open(head) // a git still writing HEAD
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	notes, err := r.ClearStaleTreeLocks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(index) || !exists(head) || len(notes) != 1 {
+		t.Fatalf("index.lock there: %v, HEAD.lock there: %v, notes %q; want only the unheld index.lock removed", exists(index), exists(head), notes)
+	}
+}

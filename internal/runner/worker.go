@@ -144,6 +144,17 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, em
 	w.mu.Lock()
 	w.r.work.scope[c.Plan] = since
 	w.mu.Unlock()
+	if c.Type == engine.CmdStartAgent && c.Continuation != nil {
+		// A retry may follow an agent lost with its worker, killed in
+		// the middle of a git command: its lock would stop every git here.
+		notes, err := w.r.o.Repo.ClearStaleTreeLocks(ctx)
+		if err != nil {
+			notes = append(notes, err.Error())
+		}
+		for _, n := range notes {
+			w.r.o.Observer.Note(c.Plan, n)
+		}
+	}
 	w.execute(c)
 	if !waits {
 		return nil, nil

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,66 +13,31 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/engine/enginescript"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
-
-// temporalCLI finds the Temporal CLI whose dev server the tests start:
-// $HIVE_TEMPORAL, or the one `make test` builds from the Go module proxy
-// into .tools. Nothing is downloaded at test time. Under CI a missing CLI
-// fails the test: a skipped server test proves nothing.
-func temporalCLI(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("HIVE_TEMPORAL"), filepath.Join("..", "..", ".tools", "temporal", "temporal")} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			if abs, err := filepath.Abs(path); err == nil {
-				return abs
-			}
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("the Temporal CLI is not built: run `make test`, which builds it from the Go module proxy into .tools/temporal")
-	}
-	t.Skip("the Temporal CLI is not built: `make temporal` builds it into .tools/temporal; skipped outside CI")
-	return ""
-}
 
 // devServer starts a Temporal dev server on loopback (in memory) and a
 // worker of the run workflow on a task queue of the test's; more registers
 // what else the worker runs.
 func devServer(t *testing.T, more ...func(client.Client, worker.Worker)) (client.Client, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath:  temporalCLI(t),
-		ClientOptions: &client.Options{HostPort: "127.0.0.1:" + freePort(t), Namespace: "default"},
-		LogLevel:      "error",
-		ExtraArgs:     []string{"--http-port", freePort(t), "--metrics-port", freePort(t)},
-		Stdout:        testWriter{t}, Stderr: testWriter{t},
-	})
-	if err != nil {
-		t.Fatalf("start the Temporal dev server: %v", err)
-	}
-	t.Cleanup(func() { srv.Stop() })
+	_, c := temporaltest.Start(t)
 	queue := "hive-test-" + t.Name()
-	w := worker.New(srv.Client(), queue, worker.Options{})
+	w := worker.New(c, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	for _, m := range more {
-		m(srv.Client(), w)
+		m(c, w)
 	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	return srv.Client(), queue
+	return c, queue
 }
 
 // TestRunWorkflowOnADevServer runs an engine script's run through a real
@@ -186,22 +147,4 @@ func scriptEvents(t *testing.T, path string) []engine.Event {
 		}
 	}
 	return events
-}
-
-// freePort is a loopback port nothing listens on now.
-func freePort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
-// testWriter sends a process's output to the test's log.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }

@@ -1,0 +1,80 @@
+// Package temporaltest starts the Temporal dev server that the tests of
+// hive's Temporal backend run against: the temporal CLI `make test` builds
+// from the Go module proxy into .tools/temporal (or $HIVE_TEMPORAL), on
+// loopback ports of its own, in memory. Nothing is downloaded at test time.
+package temporaltest
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// CLI finds the temporal CLI: $HIVE_TEMPORAL, or .tools/temporal/temporal
+// above the test's package folder. Under CI a missing CLI fails the test:
+// a skipped server test proves nothing.
+func CLI(t testing.TB) string {
+	t.Helper()
+	candidates := []string{os.Getenv("HIVE_TEMPORAL")}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			candidates = append(candidates, filepath.Join(dir, ".tools", "temporal", "temporal"))
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	for _, p := range candidates {
+		if p == "" {
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil {
+			if abs, err := filepath.Abs(path); err == nil {
+				return abs
+			}
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("the Temporal CLI is not built: run `make test`, which builds it from the Go module proxy into .tools/temporal")
+	}
+	t.Skip("the Temporal CLI is not built: `make temporal` builds it into .tools/temporal; skipped outside CI")
+	return ""
+}
+
+// Start starts a dev server for the test, stopped when it ends, and
+// returns its address and a client of its default namespace.
+func Start(t testing.TB) (string, client.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	addr := "127.0.0.1:" + freePort(t)
+	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath:  CLI(t),
+		ClientOptions: &client.Options{HostPort: addr, Namespace: "default"},
+		LogLevel:      "error",
+		ExtraArgs:     []string{"--http-port", freePort(t), "--metrics-port", freePort(t)},
+	})
+	if err != nil {
+		t.Fatalf("start the Temporal dev server: %v", err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	return addr, srv.Client()
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
