@@ -20,6 +20,7 @@ import (
 
 type statusOptions struct {
 	*globalOptions
+	temporalFlags
 	json  bool
 	watch bool
 	root  string // the repository's root, once opened
@@ -38,6 +39,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&o.watch, "watch", false, "follow the newest run live: the dashboard in a terminal, else the overview again on each change until the run ends")
+	o.temporalFlags.add(cmd, "where the runs are kept: local (the default: .hive/journal.db) or temporal (each phase's Temporal workflow)")
 	return cmd
 }
 
@@ -60,8 +62,11 @@ type statusPlan struct {
 }
 
 type statusRunView struct {
-	Kind     string       `json:"kind"` // "phase": a run of execute-phase
-	Run      int64        `json:"run"`
+	Kind string `json:"kind"` // "phase": a run of execute-phase
+	Run  int64  `json:"run"`
+	// Workflow is the Temporal workflow of a run kept there (--backend
+	// temporal); Run is 0.
+	Workflow string       `json:"workflow,omitempty"`
 	Phase    string       `json:"phase"`
 	Dir      string       `json:"dir"`
 	Started  time.Time    `json:"started"`
@@ -112,6 +117,16 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 		return err
 	}
 	o.root = repo.Root
+	switch o.backend {
+	case "", "local":
+	case "temporal":
+		if o.watch {
+			return exitf(ExitUsage, "--watch reads the local journal: with --backend temporal, run hive status again")
+		}
+		return statusTemporal(cmd.Context(), o)
+	default:
+		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
+	}
 	pipe, err := pipelineStatus(o)
 	if err != nil {
 		return err
@@ -174,31 +189,38 @@ func phaseViews(o *statusOptions, j journal.Journal) ([]statusRunView, error) {
 			return nil, err
 		}
 		snap := eng.Snapshot()
-		v := statusRunView{Kind: "phase", Run: run.ID, Phase: snap.Phase, Dir: run.Phase, Started: run.Started, Outcome: run.Outcome, Events: run.Events,
-			Queue: snap.Queue, snap: snap,
-			Spend: snap.Spent, SpentUSD: snap.Spent.CostUSD, SpentTokens: snap.Spent.Tokens(),
-			BudgetUSD: snap.Budget.USD, BudgetTokens: snap.Budget.Tokens, BudgetPlanUSD: snap.Budget.PlanUSD, Rung: snap.Rung,
-			BudgetWaiting: tui.BudgetOpen(snap) != nil}
+		v := phaseView(snap, run.ID, run.Phase, run.Started, run.Outcome)
+		v.Events = run.Events
 		if !run.Finished.IsZero() {
 			f := run.Finished
 			v.Finished = &f
 		} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
 			v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
 		}
-		if snap.Paused {
-			at := snap.PausedAt
-			v.Paused, v.PausedAt, v.Handoff = true, &at, filepath.ToSlash(handoff.Path(run.Phase))
-		}
 		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
-		for _, p := range snap.Plans {
-			v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
-				Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
-				Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Rung: p.Rung, Context: p.Context})
-		}
-		v.Jobs = snap.Jobs()
 		views = append(views, v)
 	}
 	return views, nil
+}
+
+// phaseView is what status shows of a phase's run in state snap.
+func phaseView(snap engine.Snapshot, run int64, dir string, started time.Time, outcome string) statusRunView {
+	v := statusRunView{Kind: "phase", Run: run, Phase: snap.Phase, Dir: dir, Started: started, Outcome: outcome,
+		Queue: snap.Queue, snap: snap,
+		Spend: snap.Spent, SpentUSD: snap.Spent.CostUSD, SpentTokens: snap.Spent.Tokens(),
+		BudgetUSD: snap.Budget.USD, BudgetTokens: snap.Budget.Tokens, BudgetPlanUSD: snap.Budget.PlanUSD, Rung: snap.Rung,
+		BudgetWaiting: tui.BudgetOpen(snap) != nil}
+	if snap.Paused {
+		at := snap.PausedAt
+		v.Paused, v.PausedAt, v.Handoff = true, &at, filepath.ToSlash(handoff.Path(dir))
+	}
+	for _, p := range snap.Plans {
+		v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
+			Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
+			Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Rung: p.Rung, Context: p.Context})
+	}
+	v.Jobs = snap.Jobs()
+	return v
 }
 
 func printPhaseViews(o *statusOptions, views []statusRunView) {
@@ -211,7 +233,11 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 			stopped = fmt.Sprintf("paused at %s (handoff: %s) — resume with: %s", v.PausedAt.Local().Format("2006-01-02 15:04:05"), v.Handoff, v.Resume)
 		}
 		state := runState(v.Finished, v.Outcome, v.Live, v.PID, stopped)
-		fmt.Fprintf(o.stdout, "Phase %s (%s), run %d, started %s, %s\n", v.Phase, v.Dir, v.Run, v.Started.Local().Format("2006-01-02 15:04:05"), state)
+		which := fmt.Sprintf("run %d", v.Run)
+		if v.Workflow != "" {
+			which = "Temporal workflow " + v.Workflow
+		}
+		fmt.Fprintf(o.stdout, "Phase %s (%s), %s, started %s, %s\n", v.Phase, v.Dir, which, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 		tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
 		fmt.Fprintln(tw, "  WAVE\tPLAN\tSTATE\tATTEMPT\tTASKS\tTOKENS\tCOST\tCONTEXT\tDETAIL")
 		for _, p := range v.Plans {
@@ -298,6 +324,8 @@ func runState(finished *time.Time, outcome string, live bool, pid int, stopped s
 	switch {
 	case finished != nil:
 		return "finished " + finished.Local().Format("2006-01-02 15:04:05") + ": " + outcome
+	case live && pid == 0:
+		return "running now (a Temporal workflow; its workers carry it out)"
 	case live:
 		return fmt.Sprintf("running now (hive pid %d)", pid)
 	}

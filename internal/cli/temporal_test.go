@@ -99,6 +99,10 @@ func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
 		t.Fatalf("the run did not complete:\n%s", transcript.String())
 	}
 	checkOneCommitPerTask(t, dir)
+	status, err := exec.Command(hive, append([]string{"status"}, backend...)...).CombinedOutput()
+	if err != nil || !strings.Contains(string(status), "Temporal workflow hive-01-core-library-") || strings.Count(string(status), "Complete") != 6 {
+		t.Fatalf("hive status --backend temporal: %v\n%s", err, status)
+	}
 	t.Logf("worker %s killed; the run:\n%s", killed, transcript.String())
 
 	// The same phase run locally, the same answers (--yes takes the

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -405,4 +406,72 @@ func (workerNotes) Event(engine.Event, engine.Snapshot)     {}
 func (workerNotes) Command(engine.Command, engine.Snapshot) {}
 func (n workerNotes) Note(plan, text string) {
 	fmt.Fprintf(n.w, "hive worker: %s %s\n", plan, text)
+}
+
+// statusTemporal prints the Temporal run of each phase of the repository
+// that has one, as status prints local runs.
+func statusTemporal(ctx context.Context, o *statusOptions) error {
+	phases, err := loadPhases(o.root, "")
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var views []statusRunView
+	for _, ph := range phases {
+		id := temporalRunID(o.root, ph)
+		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			continue // no run of this phase on the server
+		}
+		info := desc.GetWorkflowExecutionInfo()
+		snap, err := temporalSnapshot(ctx, c, id, info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING)
+		if err != nil {
+			return fmt.Errorf("phase %s: %w", ph.Number, err)
+		}
+		v := phaseView(snap, 0, ph.Dir, info.GetStartTime().AsTime(), snap.Outcome)
+		v.Workflow = id
+		if info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			v.Live = true
+		} else {
+			closed := info.GetCloseTime().AsTime()
+			v.Finished = &closed
+		}
+		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
+		views = append(views, v)
+	}
+	if len(views) == 0 {
+		return noRuns(o)
+	}
+	if o.json {
+		return printJSON(o.stdout, views)
+	}
+	printPhaseViews(o, views)
+	return nil
+}
+
+// temporalSnapshot is the state of workflow id: a running one answers a
+// query (a worker replays it), a closed one's result holds it, with no
+// worker needed.
+func temporalSnapshot(ctx context.Context, c client.Client, id string, running bool) (engine.Snapshot, error) {
+	run := c.GetWorkflow(ctx, id, "")
+	if running {
+		snap, err := temporalState(ctx, c, run)
+		if err != nil {
+			return snap, fmt.Errorf("%w (is a hive worker of the run up?)", err)
+		}
+		return snap, nil
+	}
+	var res temporal.RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		return engine.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	return final.Snapshot(), nil
 }
