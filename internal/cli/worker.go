@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
@@ -210,7 +211,7 @@ func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
 
 // executeTemporal runs (or resumes) the phase's run on the Temporal server:
 // the workflow is the engine, workers carry out its work; one worker runs
-// in this process unless --no-local-worker. It prints what the run does
+// in this process unless --local-worker=false. It prints what the run does
 // and ends when the run does. The workflow id names the repository and the
 // phase, so the same command from anywhere attaches to a run under way.
 func executeTemporal(ctx context.Context, o *executeOptions) error {
@@ -227,9 +228,13 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 	}
 	defer c.Close()
 	id := temporalRunID(repo.Root, ph)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: o.queue},
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: o.queue, WorkflowExecutionErrorWhenAlreadyStarted: true},
 		temporal.RunWorkflowName, temporal.RunInput{Dispatch: temporalDispatch(o.queue, cfg.Timeouts.Stall)})
-	if err != nil {
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	attached := errors.As(err, &started)
+	if attached {
+		run = c.GetWorkflow(ctx, id, "")
+	} else if err != nil {
 		return fmt.Errorf("start the run's workflow %s: %w", id, err)
 	}
 	if o.localWorker {
@@ -245,14 +250,18 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 		}
 		defer w.Stop()
 	}
-	snap, err := temporalState(ctx, c, run)
-	if err != nil {
-		return err
-	}
-	if !snap.Started {
+	if attached {
+		fmt.Fprintf(o.stdout, "hive: attached to the run of phase %s under way (Temporal workflow %s)\n", ph.Number, id)
+	} else {
 		spec, err := runner.PhaseSpec(ctx, opts)
 		if err != nil {
+			c.TerminateWorkflow(ctx, id, run.GetRunID(), "hive could not read the phase: "+err.Error())
 			return err
+		}
+		if done := donePlans(spec); done == len(spec.Plans) && !o.rerun {
+			c.TerminateWorkflow(ctx, id, run.GetRunID(), "nothing to do")
+			fmt.Fprintf(o.stdout, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; add --rerun to run it again\n", ph.Number, done, len(spec.Plans))
+			return nil
 		}
 		spec.AutoAnswer = o.yes
 		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Attended: true}
@@ -260,8 +269,6 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 			return fmt.Errorf("start the run: %w", err)
 		}
 		fmt.Fprintf(o.stdout, "hive: phase %s runs as Temporal workflow %s (task queue %s)\n", ph.Number, id, o.queue)
-	} else {
-		fmt.Fprintf(o.stdout, "hive: attached to the run of phase %s under way (Temporal workflow %s)\n", ph.Number, id)
 	}
 	done := make(chan error, 1)
 	var res temporal.RunResult
@@ -272,6 +279,9 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 	for {
 		select {
 		case err := <-done:
+			if err != nil && ctx.Err() != nil {
+				return &exitError{code: ExitInterrupted, err: errInterruptedTemporal}
+			}
 			if err != nil {
 				return fmt.Errorf("the run's workflow: %w", err)
 			}
@@ -287,7 +297,7 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 			}
 			return nil
 		case <-ctx.Done():
-			return &exitError{code: ExitInterrupted, err: errors.New("interrupted: the run goes on on the server and its workers; the same command attaches to it")}
+			return &exitError{code: ExitInterrupted, err: errInterruptedTemporal}
 		case <-tick.C:
 			v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.AnswersQuery, seen)
 			if err != nil {
@@ -475,3 +485,16 @@ func temporalSnapshot(ctx context.Context, c client.Client, id string, running b
 	}
 	return final.Snapshot(), nil
 }
+
+// donePlans counts the plans of spec already complete on disk.
+func donePlans(spec engine.RunSpec) int {
+	n := 0
+	for _, p := range spec.Plans {
+		if p.Done {
+			n++
+		}
+	}
+	return n
+}
+
+var errInterruptedTemporal = errors.New("interrupted: the run goes on on the server and its workers; the same command attaches to it")
