@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -84,4 +85,26 @@ func openRepoConfig(ctx context.Context, g *globalOptions) (*gitx.Repo, *config.
 		return nil, nil, &exitError{code: ExitUsage, err: err}
 	}
 	return repo, cfg, nil
+}
+
+// onePhase loads the phase arg names and refuses one with invalid plans,
+// their errors written to w.
+func onePhase(w io.Writer, root, arg string) (*plan.Phase, error) {
+	phases, err := loadPhases(root, arg)
+	if err != nil {
+		return nil, err
+	}
+	ph := phases[0]
+	if plan.HasErrors(ph.Diagnostics) {
+		for _, d := range ph.Diagnostics {
+			if d.Severity == plan.SeverityError {
+				fmt.Fprintln(w, d.String())
+			}
+		}
+		return nil, exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
+	}
+	if len(ph.Plans) == 0 {
+		return nil, exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
+	}
+	return ph, nil
 }

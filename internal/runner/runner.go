@@ -206,6 +206,24 @@ type runner struct {
 	prompts *prompts
 }
 
+// withDefaults fills in what o leaves unset: the clock, the stop grace, the
+// stall timeout and the journal's poll interval.
+func withDefaults(o Options) Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Agents.StopGrace == 0 {
+		o.Agents.StopGrace = 5 * time.Second
+	}
+	if o.Agents.Stall == 0 {
+		o.Agents.Stall = 5 * time.Minute
+	}
+	if o.Human.PollInterval == 0 {
+		o.Human.PollInterval = 100 * time.Millisecond
+	}
+	return o
+}
+
 // excludeOwnFiles keeps hive's own files (its folder, pending checkpoints,
 // the phase's handoff) out of git, without touching the user's .gitignore.
 func excludeOwnFiles(ctx context.Context, o Options) error {
@@ -220,18 +238,7 @@ func excludeOwnFiles(ctx context.Context, o Options) error {
 // Run executes a phase, or resumes its unfinished run, until every plan is
 // final or ctx ends.
 func Run(ctx context.Context, o Options) (Result, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Agents.StopGrace == 0 {
-		o.Agents.StopGrace = 5 * time.Second
-	}
-	if o.Agents.Stall == 0 {
-		o.Agents.Stall = 5 * time.Minute
-	}
-	if o.Human.PollInterval == 0 {
-		o.Human.PollInterval = 100 * time.Millisecond
-	}
+	o = withDefaults(o)
 	tmpl, err := loadPromptTemplate(o.Repo.Root)
 	if err != nil {
 		return Result{}, err

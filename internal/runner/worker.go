@@ -82,17 +82,9 @@ func prepare(o Options) (*runner, error) {
 	if o.Git.Worktrees {
 		return nil, fmt.Errorf("a worker runs plans in the shared tree only (worktrees across workers are not built yet)")
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o = withDefaults(o)
 	if o.Observer == nil {
 		o.Observer = quietObserver{}
-	}
-	if o.Agents.StopGrace == 0 {
-		o.Agents.StopGrace = 5 * time.Second
-	}
-	if o.Agents.Stall == 0 {
-		o.Agents.Stall = 5 * time.Minute
 	}
 	tmpl, err := loadPromptTemplate(o.Repo.Root)
 	if err != nil {

@@ -140,6 +140,17 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		c.Receive(ctx, nil)
 		closed = true
 	})
+	// drain steps the events already signalled, in order: none may be
+	// lost when this workflow run ends or continues as new.
+	drain := func() {
+		for {
+			var ev engine.Event
+			if !events.ReceiveAsync(&ev) {
+				return
+			}
+			step(ev)
+		}
+	}
 	// A dispatching workflow ends once its run is finished and nothing it
 	// started is still out; any other ends on CloseSignal.
 	done := func() bool {
@@ -148,29 +159,14 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	for !done() {
 		sel.Select(ctx)
 		if !done() && seq-in.Seq >= maxEventsPerRun && (disp == nil || disp.pending == 0) {
-			// Events already signalled must not be lost with this run:
-			// step them first, then carry the state over.
-			for {
-				var ev engine.Event
-				if !events.ReceiveAsync(&ev) {
-					break
-				}
-				step(ev)
-			}
+			drain() // what it starts keeps this run going
 			if disp == nil || disp.pending == 0 {
 				state := e.Export()
 				return RunResult{}, workflow.NewContinueAsNewError(ctx, RunWorkflowName, RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch})
 			}
 		}
 	}
-	// Events signalled before the close are stepped, in order.
-	for {
-		var ev engine.Event
-		if !events.ReceiveAsync(&ev) {
-			break
-		}
-		step(ev)
-	}
+	drain()
 	state := e.Export()
 	return RunResult{Answers: answers, State: &state}, nil
 }

@@ -1,0 +1,347 @@
+package cli
+
+// The Temporal backend of execute-phase, answer and status, and the
+// flags they and hive worker share: a phase's run kept as a Temporal
+// workflow (internal/temporal) whose work hive worker processes carry out.
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/temporal"
+)
+
+// temporalFlags say where a run's Temporal server is.
+type temporalFlags struct {
+	backend   string
+	address   string
+	namespace string
+	queue     string
+}
+
+func (f *temporalFlags) add(cmd *cobra.Command, backendHelp string) {
+	cmd.Flags().StringVar(&f.backend, "backend", "", backendHelp)
+	cmd.Flags().StringVar(&f.address, "temporal-address", "127.0.0.1:7233", "the Temporal server's host:port (backend temporal)")
+	cmd.Flags().StringVar(&f.namespace, "temporal-namespace", "default", "the Temporal namespace (backend temporal)")
+	cmd.Flags().StringVar(&f.queue, "task-queue", "hive", "the Temporal task queue the run's workers poll (backend temporal)")
+}
+
+// dial connects to the Temporal server, its SDK's logging kept to errors
+// (a session stopped after PLAN COMPLETE, say, is a warning to it).
+func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
+	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace,
+		Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))})
+	if err != nil {
+		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`) or pass --temporal-address", f.address, f.namespace, err)
+	}
+	return c, nil
+}
+
+// temporalDispatch is how a run's workflow hands out its work: heartbeats
+// a tenth of the stall timeout (at least ten seconds), sessions of a day
+// at most.
+func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
+	if stall <= 0 {
+		stall = 5 * time.Minute
+	}
+	return &temporal.Dispatch{TaskQueue: queue, Heartbeat: max(stall/10, 10*time.Second), Session: 24 * time.Hour, Command: 10 * time.Minute}
+}
+
+// executeTemporal runs (or resumes) the phase's run on the Temporal server:
+// the workflow is the engine, workers carry out its work; one worker runs
+// in this process unless --local-worker=false. It prints what the run does
+// and ends when the run does. The workflow id names the repository and the
+// phase, so the same command from anywhere attaches to a run under way.
+func executeTemporal(ctx context.Context, o *executeOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent)
+	if err != nil {
+		return err
+	}
+	repo, cfg, ph, opts := tw.opts.Repo, tw.cfg, tw.phase, tw.opts
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := temporalRunID(repo.Root, ph)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: o.queue, WorkflowExecutionErrorWhenAlreadyStarted: true},
+		temporal.RunWorkflowName, temporal.RunInput{Dispatch: temporalDispatch(o.queue, cfg.Timeouts.Stall)})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	attached := errors.As(err, &started)
+	if attached {
+		run = c.GetWorkflow(ctx, id, "")
+	} else if err != nil {
+		return fmt.Errorf("start the run's workflow %s: %w", id, err)
+	}
+	if o.localWorker {
+		runs, err := runner.NewWorker(opts)
+		if err != nil {
+			return exitf(ExitUsage, "%v", err)
+		}
+		defer runs.Close()
+		w := worker.New(c, o.queue, worker.Options{})
+		registerTemporal(w, c, runs)
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		defer w.Stop()
+	}
+	if attached {
+		fmt.Fprintf(o.stdout, "hive: attached to the run of phase %s under way (Temporal workflow %s)\n", ph.Number, id)
+	} else {
+		spec, err := runner.PhaseSpec(ctx, opts)
+		if err != nil {
+			c.TerminateWorkflow(ctx, id, run.GetRunID(), "hive could not read the phase: "+err.Error())
+			return err
+		}
+		if done := donePlans(spec); done == len(spec.Plans) && !o.rerun {
+			c.TerminateWorkflow(ctx, id, run.GetRunID(), "nothing to do")
+			fmt.Fprintf(o.stdout, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; add --rerun to run it again\n", ph.Number, done, len(spec.Plans))
+			return nil
+		}
+		spec.AutoAnswer = o.yes
+		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Attended: true}
+		if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
+			return fmt.Errorf("start the run: %w", err)
+		}
+		fmt.Fprintf(o.stdout, "hive: phase %s runs as Temporal workflow %s (task queue %s)\n", ph.Number, id, o.queue)
+	}
+	done := make(chan error, 1)
+	var res temporal.RunResult
+	go func() { done <- run.Get(ctx, &res) }()
+	seen := 0
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil && ctx.Err() != nil {
+				return &exitError{code: ExitInterrupted, err: errInterruptedTemporal}
+			}
+			if err != nil {
+				return fmt.Errorf("the run's workflow: %w", err)
+			}
+			seen = printAnswers(o, ph, res.Answers, seen)
+			final, err := engine.Restore(*res.State)
+			if err != nil {
+				return err
+			}
+			s := final.Snapshot()
+			fmt.Fprintf(o.stdout, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(engine.Complete), len(s.Plans))
+			if s.Outcome != engine.OutcomeComplete {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("the run ended %s", s.Outcome)}
+			}
+			return nil
+		case <-ctx.Done():
+			return &exitError{code: ExitInterrupted, err: errInterruptedTemporal}
+		case <-tick.C:
+			v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.AnswersQuery, seen)
+			if err != nil {
+				continue // the workflow may be between runs (continue-as-new) or ending
+			}
+			var answers []temporal.Answer
+			if v.Get(&answers) == nil {
+				seen = printAnswers(o, ph, answers, seen)
+			}
+		}
+	}
+}
+
+// printAnswers prints the commands of the answers after seq worth a line,
+// and returns the last seq printed.
+func printAnswers(o *executeOptions, ph *plan.Phase, answers []temporal.Answer, seq int) int {
+	for _, a := range answers {
+		if a.Seq <= seq {
+			continue
+		}
+		seq = a.Seq
+		for _, c := range a.Commands {
+			switch c.Type {
+			case engine.CmdPlanState:
+				line := fmt.Sprintf("%s %s", c.Plan, c.State)
+				if c.Reason != "" {
+					line += ": " + c.Reason
+				}
+				fmt.Fprintln(o.stdout, line)
+			case engine.CmdCheckpointOpened:
+				fmt.Fprintf(o.stdout, "%s waits for a human (%s): %s\n  answer with: hive answer %s <response> --backend temporal\n", c.Plan, c.Checkpoint.Type, clipped(oneLine(c.Checkpoint.Details), 200), c.Plan)
+			case engine.CmdNote:
+				fmt.Fprintf(o.stdout, "%s %s\n", c.Plan, c.Text)
+			}
+		}
+	}
+	return seq
+}
+
+// temporalState queries the run's engine state.
+func temporalState(ctx context.Context, c client.Client, run client.WorkflowRun) (engine.Snapshot, error) {
+	var snap engine.Snapshot
+	v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
+	if err == nil {
+		err = v.Get(&snap)
+	}
+	if err != nil {
+		return snap, fmt.Errorf("ask the run's workflow for its state: %w", err)
+	}
+	return snap, nil
+}
+
+// temporalRunID names the Temporal workflow of a phase of a repository.
+func temporalRunID(root string, ph *plan.Phase) string {
+	sum := sha256.Sum256([]byte(root))
+	return fmt.Sprintf("hive-%s-%x", filepath.Base(ph.Dir), sum[:4])
+}
+
+// answerTemporal answers a plan's open checkpoint in the phase's Temporal
+// run: a signal the workflow steps like any answer.
+func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
+	number, _, _ := strings.Cut(o.plan, "-")
+	ph, err := onePhase(o.stderr, root, number)
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id := temporalRunID(root, ph)
+	run := c.GetWorkflow(ctx, id, "")
+	snap, err := temporalState(ctx, c, run)
+	if err != nil {
+		return exitf(ExitUsage, "no run of phase %s on the Temporal server (%v)", ph.Number, err)
+	}
+	var open *engine.Checkpoint
+	for i := range snap.Queue {
+		if snap.Queue[i].Plan == o.plan {
+			open = &snap.Queue[i]
+			break
+		}
+	}
+	if open == nil {
+		return exitf(ExitUsage, "plan %s has no open checkpoint in the run of phase %s", o.plan, ph.Number)
+	}
+	ev := engine.Event{Type: engine.EvAnswer, Plan: o.plan, Text: o.text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
+	if err := c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
+		return fmt.Errorf("send the answer: %w", err)
+	}
+	if o.json {
+		return printJSON(o.stdout, answerResult{Plan: o.plan, Checkpoint: open.ID, Title: titleOf(*open), Answer: o.text})
+	}
+	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) sent to the run's workflow: %q.\n", open.ID, o.plan, titleOf(*open), o.text)
+	return nil
+}
+
+// clipped is s cut to n bytes at most, on a rune boundary, with an ellipsis.
+func clipped(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// statusTemporal prints the Temporal run of each phase of the repository
+// that has one, as status prints local runs.
+func statusTemporal(ctx context.Context, o *statusOptions) error {
+	phases, err := loadPhases(o.root, "")
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var views []statusRunView
+	for _, ph := range phases {
+		id := temporalRunID(o.root, ph)
+		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			continue // no run of this phase on the server
+		}
+		info := desc.GetWorkflowExecutionInfo()
+		snap, err := temporalSnapshot(ctx, c, id, info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING)
+		if err != nil {
+			return fmt.Errorf("phase %s: %w", ph.Number, err)
+		}
+		v := phaseView(snap, 0, ph.Dir, info.GetStartTime().AsTime(), snap.Outcome)
+		v.Workflow = id
+		if info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			v.Live = true
+		} else {
+			closed := info.GetCloseTime().AsTime()
+			v.Finished = &closed
+		}
+		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
+		views = append(views, v)
+	}
+	if len(views) == 0 {
+		return noRuns(o)
+	}
+	if o.json {
+		return printJSON(o.stdout, views)
+	}
+	printPhaseViews(o, views)
+	return nil
+}
+
+// temporalSnapshot is the state of workflow id: a running one answers a
+// query (a worker replays it), a closed one's result holds it, with no
+// worker needed.
+func temporalSnapshot(ctx context.Context, c client.Client, id string, running bool) (engine.Snapshot, error) {
+	run := c.GetWorkflow(ctx, id, "")
+	if running {
+		snap, err := temporalState(ctx, c, run)
+		if err != nil {
+			return snap, fmt.Errorf("%w (is a hive worker of the run up?)", err)
+		}
+		return snap, nil
+	}
+	var res temporal.RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		return engine.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	return final.Snapshot(), nil
+}
+
+// donePlans counts the plans of spec already complete on disk.
+func donePlans(spec engine.RunSpec) int {
+	n := 0
+	for _, p := range spec.Plans {
+		if p.Done {
+			n++
+		}
+	}
+	return n
+}
+
+var errInterruptedTemporal = errors.New("interrupted: the run goes on on the server and its workers; the same command attaches to it")
