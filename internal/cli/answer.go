@@ -46,7 +46,7 @@ options it lists, or any text for a role's own question.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the recorded answer as JSON")
-	o.temporalFlags.add(cmd, "where the run is kept: local (the default: .hive/journal.db) or temporal (the phase's Temporal workflow)")
+	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept: local (the default: .hive/journal.db) or temporal (the phase's Temporal workflow)")
 	return cmd
 }
 

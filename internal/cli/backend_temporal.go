@@ -25,25 +25,61 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
-// temporalFlags say where a run's Temporal server is.
+// temporalFlags say where a run is kept and, for the Temporal backend,
+// where its server is. A flag left out takes the project's config
+// (backend.kind, backend.temporal.*), then the default.
 type temporalFlags struct {
 	backend   string
 	address   string
 	namespace string
 	queue     string
+	remote    string // --git-remote (execute-phase and worker)
 }
 
-func (f *temporalFlags) add(cmd *cobra.Command, backendHelp string) {
-	cmd.Flags().StringVar(&f.backend, "backend", "", backendHelp)
-	cmd.Flags().StringVar(&f.address, "temporal-address", "127.0.0.1:7233", "the Temporal server's host:port (backend temporal)")
-	cmd.Flags().StringVar(&f.namespace, "temporal-namespace", "default", "the Temporal namespace (backend temporal)")
-	cmd.Flags().StringVar(&f.queue, "task-queue", "hive", "the Temporal task queue the run's workers poll (backend temporal)")
+func (f *temporalFlags) add(cmd *cobra.Command, g *globalOptions, backendHelp string) {
+	cmd.Flags().StringVar(&f.backend, "backend", "", backendHelp+" (default: backend.kind in config, else local)")
+	cmd.Flags().StringVar(&f.address, "temporal-address", "", "the Temporal server's host:port (default: backend.temporal.address in config, else 127.0.0.1:7233)")
+	cmd.Flags().StringVar(&f.namespace, "temporal-namespace", "", "the Temporal namespace (default: backend.temporal.namespace in config, else default)")
+	cmd.Flags().StringVar(&f.queue, "task-queue", "", "the Temporal task queue the run's workers poll (default: backend.temporal.task_queue in config, else hive)")
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return f.settle(cmd.Context(), g) }
+}
+
+// addRemote adds --git-remote, for the commands that carry out a run's work.
+func (f *temporalFlags) addRemote(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.remote, "git-remote", "", "backend temporal: the git remote (a name such as origin, or a URL) through which workers in clones of their own share work, a worktree per plan; without it every worker works in this repository's folder (default: backend.temporal.remote in config)")
+}
+
+// settle fills what the flags left out from the project's config. Outside a
+// repository the defaults hold (the command says what is wrong there).
+func (f *temporalFlags) settle(ctx context.Context, g *globalOptions) error {
+	b := config.Backend{}
+	if repo, err := gitx.Open(ctx, g.repo); err == nil {
+		cfg, err := config.Load(repo.Root)
+		if err != nil {
+			return exitf(ExitUsage, "%v", err)
+		}
+		b = cfg.Backend
+	}
+	b = b.WithDefaults()
+	for _, v := range []struct {
+		flag *string
+		cfg  string
+	}{
+		{&f.backend, b.Kind}, {&f.address, b.Temporal.Address}, {&f.namespace, b.Temporal.Namespace}, {&f.queue, b.Temporal.TaskQueue}, {&f.remote, b.Temporal.Remote},
+	} {
+		if *v.flag == "" {
+			*v.flag = v.cfg
+		}
+	}
+	return nil
 }
 
 // dial connects to the Temporal server, its SDK's logging kept to errors
@@ -52,7 +88,7 @@ func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace,
 		Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))})
 	if err != nil {
-		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`) or pass --temporal-address", f.address, f.namespace, err)
+		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`), or name yours with --temporal-address or backend.temporal.address in .hive/config.json", f.address, f.namespace, err)
 	}
 	return c, nil
 }
@@ -75,11 +111,12 @@ func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
 func executeTemporal(ctx context.Context, o *executeOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent)
+	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent, o.remote)
 	if err != nil {
 		return err
 	}
 	repo, cfg, ph, opts := tw.opts.Repo, tw.cfg, tw.phase, tw.opts
+	opts.Git.AllowDirty = o.allowDirty
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err
@@ -149,6 +186,11 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 				return err
 			}
 			s := final.Snapshot()
+			if o.remote != "" {
+				for _, n := range runner.DeliverRemote(ctx, opts, s) {
+					fmt.Fprintf(o.stdout, "hive: %s\n", n)
+				}
+			}
 			fmt.Fprintf(o.stdout, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(engine.Complete), len(s.Plans))
 			if s.Outcome != engine.OutcomeComplete {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("the run ended %s", s.Outcome)}

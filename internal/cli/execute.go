@@ -78,7 +78,8 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
-	o.temporalFlags.add(cmd, "where the run is kept and who carries it out: local (this process, .hive/journal.db) or temporal (a Temporal workflow; hive worker processes anywhere carry out its work)")
+	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept and who carries it out: local (this process, .hive/journal.db) or temporal (a Temporal workflow; hive worker processes anywhere carry out its work)")
+	o.temporalFlags.addRemote(cmd)
 	cmd.Flags().BoolVar(&o.localWorker, "local-worker", true, "backend temporal: also carry out the run's work in this process")
 	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most a new run may spend, in dollars (default: budget.usd in config; 0: no limit); a run that reaches it stops at a checkpoint: hive answer budget raise|stop")
 	return cmd

@@ -39,7 +39,7 @@ func newStatusCmd(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&o.watch, "watch", false, "follow the newest run live: the dashboard in a terminal, else the overview again on each change until the run ends")
-	o.temporalFlags.add(cmd, "where the runs are kept: local (the default: .hive/journal.db) or temporal (each phase's Temporal workflow)")
+	o.temporalFlags.add(cmd, o.globalOptions, "where the runs are kept: local (the default: .hive/journal.db) or temporal (each phase's Temporal workflow)")
 	return cmd
 }
 

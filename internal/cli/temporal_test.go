@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,8 +25,15 @@ import (
 // checkpoints, and the worker that holds an agent is killed with SIGKILL,
 // its agents with it, as when its machine dies. The run still completes on
 // the other worker with one commit per task, and the code it leaves is the
-// code a local run leaves.
+// code a local run leaves. The workers share the repository's folder, or,
+// with a git remote (a bare repository), each works in a clone of its own,
+// a worktree per plan, and the merges happen there.
 func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
+	t.Run("shared-folder", func(t *testing.T) { temporalKilledWorker(t, false) })
+	t.Run("git-remote", func(t *testing.T) { temporalKilledWorker(t, true) })
+}
+
+func temporalKilledWorker(t *testing.T, remote bool) {
 	hive, err := exec.LookPath("hive")
 	if err != nil {
 		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
@@ -38,12 +46,31 @@ func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
 	if err := demo.CreateWithCheckpoints(dir); err != nil {
 		t.Fatal(err)
 	}
-	backend := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e", "--repo", dir}
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e"}
+	backend := append(flags, "--repo", dir)
+	workDirs := map[string]string{"a": dir, "b": dir}
+	bare := ""
+	if remote {
+		bare = filepath.Join(t.TempDir(), "shared.git")
+		git(t, "", "init", "-q", "--bare", bare)
+		git(t, dir, "remote", "add", "origin", bare)
+		git(t, dir, "push", "-q", "origin", "HEAD:refs/heads/main")
+		for name := range workDirs {
+			clone := filepath.Join(t.TempDir(), "worker-"+name)
+			git(t, "", "clone", "-q", "--branch", "main", bare, clone)
+			workDirs[name] = clone
+		}
+		backend = append(backend, "--git-remote", "origin")
+	}
 	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms")
 	workers := map[string]*exec.Cmd{}
 	var logs sync.Map
 	for _, name := range []string{"a", "b"} {
-		cmd := exec.Command(hive, append([]string{"worker", "1", "--agent", "sim"}, backend...)...)
+		args := append([]string{"worker", "1", "--agent", "sim", "--repo", workDirs[name]}, flags...)
+		if remote {
+			args = append(args, "--git-remote", "origin")
+		}
+		cmd := exec.Command(hive, args...)
 		cmd.Env = env
 		out := &lockedBuffer{}
 		cmd.Stdout, cmd.Stderr = out, out
@@ -78,7 +105,7 @@ func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
 		for plan, response := range map[string]string{"01-03": "json-file", "01-04": "approved"} {
 			if strings.HasPrefix(line, plan+" waits for a human") && !answered[plan] {
 				answered[plan] = true
-				out, err := exec.Command(hive, append([]string{"answer", plan, response}, backend...)...).CombinedOutput()
+				out, err := exec.Command(hive, append([]string{"answer", plan, response, "--repo", dir}, flags...)...).CombinedOutput()
 				if err != nil {
 					t.Fatalf("hive answer %s: %v\n%s", plan, err, out)
 				}
@@ -99,7 +126,20 @@ func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
 		t.Fatalf("the run did not complete:\n%s", transcript.String())
 	}
 	checkOneCommitPerTask(t, dir)
-	status, err := exec.Command(hive, append([]string{"status"}, backend...)...).CombinedOutput()
+	if remote {
+		if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
+			t.Errorf("the run left its branches on the remote:\n%s", left)
+		}
+	}
+	// hive status finds the server and the queue in the project's config.
+	cfg := fmt.Sprintf(`{"backend": {"kind": "temporal", "temporal": {"address": %q, "task_queue": "e2e"}}}`, addr)
+	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, err := exec.Command(hive, "status", "--repo", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(status), "Temporal workflow hive-01-core-library-") || strings.Count(string(status), "Complete") != 6 {
 		t.Fatalf("hive status --backend temporal: %v\n%s", err, status)
 	}
@@ -119,6 +159,19 @@ func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
 	if got, want := codeTree(t, dir), codeTree(t, local); got != want {
 		t.Fatalf("the code the Temporal run left:\n%s\nthe local run's:\n%s", got, want)
 	}
+}
+
+// git runs git in dir ("" for here) and returns its output.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	out, err := exec.Command("git", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // killBusyWorker SIGKILLs the first worker that has an agent running, with

@@ -49,7 +49,8 @@ heartbeat timeout and its plan goes on elsewhere. Stop it with ctrl-c.`,
 			return workerRun(cmd.Context(), o)
 		},
 	}
-	o.temporalFlags.add(cmd, "where runs are kept: temporal (the only backend a worker serves)")
+	o.temporalFlags.add(cmd, o.globalOptions, "where runs are kept: temporal (the only backend a worker serves)")
+	o.temporalFlags.addRemote(cmd)
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	return cmd
 }
@@ -63,7 +64,7 @@ func workerRun(ctx context.Context, o *workerOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent)
+	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent, o.remote)
 	if err != nil {
 		return err
 	}
@@ -107,8 +108,9 @@ type temporalRun struct {
 
 // temporalWork readies the work of a Temporal run of phase in the
 // repository: the configured executor agent (checked, its secrets kept out
-// of its logs), the shared tree.
-func temporalWork(ctx context.Context, g *globalOptions, phase, agentName string) (temporalRun, error) {
+// of its logs); the shared tree, or with remote a worktree per plan, shared
+// through that git remote.
+func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remote string) (temporalRun, error) {
 	repo, cfg, err := openRepoConfig(ctx, g)
 	if err != nil {
 		return temporalRun{}, err
@@ -126,7 +128,19 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName string
 	}
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
 	tab := prices(cfg)
+	var git runner.Git
+	if remote != "" {
+		git = runner.Git{
+			Remote:       remote,
+			Worktrees:    true,
+			WorktreeRoot: worktreeRoot(cfg, repo.Root),
+			Branching:    cfg.Git.BranchingStrategy,
+			Setup:        runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
+			GateCommand:  cfg.Gates.PostMergeCommand,
+		}
+	}
 	return temporalRun{cfg: cfg, phase: ph, opts: runner.Options{
+		Git:      git,
 		Repo:     repo,
 		Phase:    ph,
 		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic()},

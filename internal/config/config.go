@@ -58,6 +58,7 @@ type Config struct {
 	Context       Context
 	Notifications Notifications
 	Secrets       Secrets
+	Backend       Backend
 
 	extra map[string]json.RawMessage // unknown keys, compacted, by name
 	notes []string
@@ -264,6 +265,55 @@ type Notifications struct {
 	// own tunnel or proxy): notifications then carry a signed link to the
 	// checkpoint's page there. "" for none.
 	PublicURL string
+
+	extra map[string]json.RawMessage
+}
+
+// Backends (backend.kind).
+const (
+	BackendLocal    = "local"    // this process, its SQLite journal
+	BackendTemporal = "temporal" // a Temporal workflow; hive worker processes carry out its work
+)
+
+// Backend says where a run is kept and who carries it out. Unset fields
+// take their defaults through WithDefaults, so that a project's file says
+// no more than it did.
+type Backend struct {
+	Kind     string // BackendLocal (the default) or BackendTemporal
+	Temporal TemporalBackend
+
+	extra map[string]json.RawMessage
+}
+
+// WithDefaults is b with every unset field at its default.
+func (b Backend) WithDefaults() Backend {
+	if b.Kind == "" {
+		b.Kind = BackendLocal
+	}
+	t := &b.Temporal
+	if t.Address == "" {
+		t.Address = "127.0.0.1:7233"
+	}
+	if t.Namespace == "" {
+		t.Namespace = "default"
+	}
+	if t.TaskQueue == "" {
+		t.TaskQueue = "hive"
+	}
+	return b
+}
+
+// TemporalBackend is where the Temporal backend's server is, and how its
+// workers share work.
+type TemporalBackend struct {
+	Address   string // the server's host:port (127.0.0.1:7233)
+	Namespace string // ("default")
+	TaskQueue string // the queue a run's workers poll ("hive")
+	// Remote is the git remote (a name or a URL) through which workers on
+	// other machines share work: plan branches are pushed there and merged
+	// into the run's integration branch there. "" for none: every worker
+	// works in one repository folder.
+	Remote string
 
 	extra map[string]json.RawMessage
 }

@@ -630,3 +630,33 @@ func TestModelWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendKeys: backend.kind and backend.temporal.* are read, written
+// back only when set, defaulted by WithDefaults, and a wrong kind names
+// what is allowed.
+func TestBackendKeys(t *testing.T) {
+	c := mustParse(t, `{"backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "task_queue": "team", "remote": "origin"}}}`)
+	b := c.Backend.WithDefaults()
+	want := TemporalBackend{Address: "10.0.0.5:7233", Namespace: "default", TaskQueue: "team", Remote: "origin"}
+	if b.Kind != BackendTemporal || b.Temporal.Address != want.Address || b.Temporal.Namespace != want.Namespace ||
+		b.Temporal.TaskQueue != want.TaskQueue || b.Temporal.Remote != want.Remote {
+		t.Errorf("backend = %+v, want kind temporal and %+v", b, want)
+	}
+	out, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := mustParse(t, string(out)); again.Backend.Temporal.Remote != "origin" || again.Backend.Temporal.Namespace != "" {
+		t.Errorf("round trip changed the backend:\n%s", out)
+	}
+	if out, _ := mustParse(t, `{}`).Marshal(); strings.Contains(string(out), "backend") {
+		t.Errorf("an unset backend was written:\n%s", out)
+	}
+	if d := mustParse(t, `{}`).Backend.WithDefaults(); d.Kind != BackendLocal || d.Temporal.Address != "127.0.0.1:7233" || d.Temporal.TaskQueue != "hive" {
+		t.Errorf("default backend = %+v", d)
+	}
+	_, err = Parse([]byte(`{"backend": {"kind": "cluster"}}`))
+	if want := `backend.kind: "cluster" is not allowed; use "local" or "temporal"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a wrong kind: %v; want an error containing %q", err, want)
+	}
+}

@@ -81,6 +81,7 @@ func (c *Config) fields() []field {
 		{key: "context", ptr: &c.Context, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
+		{key: "backend", ptr: &c.Backend, omitUnset: true},
 	}
 }
 
@@ -257,6 +258,23 @@ func (n *Notifications) fields() []field {
 	}
 }
 
+func (b *Backend) fields() []field {
+	return []field{
+		{key: "kind", ptr: &b.Kind, accept: `"local" or "temporal"`,
+			valid: func() bool { return b.Kind == "" || b.Kind == BackendLocal || b.Kind == BackendTemporal }},
+		{key: "temporal", ptr: &b.Temporal},
+	}
+}
+
+func (t *TemporalBackend) fields() []field {
+	return []field{
+		{key: "address", ptr: &t.Address, omitUnset: true},
+		{key: "namespace", ptr: &t.Namespace, omitUnset: true},
+		{key: "task_queue", ptr: &t.TaskQueue, omitUnset: true},
+		{key: "remote", ptr: &t.Remote, omitUnset: true},
+	}
+}
+
 func (s *Secrets) fields() []field {
 	return []field{{key: "env", ptr: &s.Env}}
 }
@@ -275,6 +293,8 @@ func (r *Retries) unknown() *map[string]json.RawMessage         { return &r.extr
 func (m *ModelSpec) unknown() *map[string]json.RawMessage       { return &m.extra }
 func (n *Notifications) unknown() *map[string]json.RawMessage   { return &n.extra }
 func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extra }
+func (b *Backend) unknown() *map[string]json.RawMessage         { return &b.extra }
+func (t *TemporalBackend) unknown() *map[string]json.RawMessage { return &t.extra }
 func (b *Budget) unknown() *map[string]json.RawMessage          { return &b.extra }
 func (p *Price) unknown() *map[string]json.RawMessage           { return &p.extra }
 func (g *LoopGuard) unknown() *map[string]json.RawMessage       { return &g.extra }
@@ -319,6 +339,10 @@ func unset(ptr any) bool {
 		return p.WarnRepeat == 0 && p.StopRepeat == 0 && p.MaxCalls == 0 && len(p.extra) == 0
 	case *Routing:
 		return !p.Evaluate && p.ConfidenceFloor == 0 && !p.SkipProven && p.ProvenRuns == 0 && p.ProvenConfidence == 0 && len(p.extra) == 0
+	case *Backend:
+		return p.Kind == "" && unset(&p.Temporal) && len(p.extra) == 0
+	case *TemporalBackend:
+		return p.Address == "" && p.Namespace == "" && p.TaskQueue == "" && p.Remote == "" && len(p.extra) == 0
 	case *Context:
 		return p.HandoffPercent == 0 && p.HandoffTokens == 0 && p.Window == 0 && p.NotesWait == 0 && len(p.extra) == 0
 	}

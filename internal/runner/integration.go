@@ -54,6 +54,15 @@ func integrationBranch(strategy, phase string) string {
 	return "hive/" + phase + "/integration"
 }
 
+// branching is the strategy git.branching_strategy names: BranchingPhase,
+// or BranchingNone for anything else.
+func branching(strategy string) string {
+	if strategy == BranchingPhase {
+		return BranchingPhase
+	}
+	return BranchingNone
+}
+
 // openIntegration creates (or, on resume, finds) the integration branch and
 // its worktree, and drops what a killed merge left half done.
 func openIntegration(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g Git, now func() time.Time, say func(plan, text string)) (*integration, error) {
@@ -64,10 +73,7 @@ func openIntegration(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g 
 			return nil, err
 		}
 	}
-	strategy := g.Branching
-	if strategy != BranchingPhase {
-		strategy = BranchingNone
-	}
+	strategy := branching(g.Branching)
 	in := &integration{
 		repo:     repo,
 		phase:    phase,

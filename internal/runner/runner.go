@@ -131,6 +131,10 @@ type Git struct {
 	Setup Setup
 	// GateCommand runs after each merge (gates.post_merge_command); "" for none.
 	GateCommand string
+	// Remote is the git remote (a name or a URL) through which the workers
+	// of a distributed run share work, each in a clone of its own; "" when
+	// they share this repository's folder. It implies Worktrees.
+	Remote string
 }
 
 // Observer is told everything that happens, for display. It is called from

@@ -231,7 +231,7 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 // the phase's previous run, lends its scope to the plans it left unfinished
 // whose files are unchanged, so their committed tasks are not done again.
 func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, error) {
-	if r.o.Git.Worktrees {
+	if r.o.Git.Worktrees && r.o.Git.Remote == "" { // a remote's workers open their own
 		if err := r.work.openWorktrees(ctx); err != nil {
 			return engine.RunSpec{}, err
 		}
@@ -250,18 +250,21 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Dynamic:       r.o.Schedule.Dynamic,
 		SharedTree:    !r.o.Git.Worktrees, // plans that share one tree must not share files
 		Worktrees:     r.o.Git.Worktrees,
-		Resolver:      r.o.Git.Worktrees && r.o.Agents.Roles["comb"] != nil,
-		Gate:          r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
-		Verify:        r.o.Schedule.Verify,
-		Verifier:      r.o.Schedule.Verify && r.o.Agents.Roles["verifier"] != nil,
-		Team:          r.prompts.team,
-		AutoAnswer:    r.o.Human.AutoAnswer,
-		Retries:       r.o.Agents.Retries,
-		Stall:         r.o.Agents.Stall,
-		Agent:         r.o.Agents.Launcher.Name(),
-		Budget:        r.o.Agents.Budget,
-		Guard:         r.o.Agents.Guard,
-		Context:       r.o.Agents.Context,
+		// Agents that work in the integration worktree (the resolver, the
+		// verifier) are not a remote's workers' yet: their conflicts and
+		// reports stay where they ran.
+		Resolver:   r.o.Git.Worktrees && r.o.Git.Remote == "" && r.o.Agents.Roles["comb"] != nil,
+		Gate:       r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
+		Verify:     r.o.Schedule.Verify,
+		Verifier:   r.o.Schedule.Verify && r.o.Git.Remote == "" && r.o.Agents.Roles["verifier"] != nil,
+		Team:       r.prompts.team,
+		AutoAnswer: r.o.Human.AutoAnswer,
+		Retries:    r.o.Agents.Retries,
+		Stall:      r.o.Agents.Stall,
+		Agent:      r.o.Agents.Launcher.Name(),
+		Budget:     r.o.Agents.Budget,
+		Guard:      r.o.Agents.Guard,
+		Context:    r.o.Agents.Context,
 	}
 	r.work.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {

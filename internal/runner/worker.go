@@ -13,9 +13,11 @@ import (
 // Worker carries out a run's engine commands for a distributed backend:
 // the executors of Run's loop (agent sessions, spot-checks), without the
 // loop, the engine or the journal, which live elsewhere (a Temporal
-// workflow sends the commands and steps the events). It works in the
-// shared tree of its repository; worktrees, merges and planning-file
-// writes are not a worker's yet.
+// workflow sends the commands and steps the events). Workers share either
+// one repository's tree (several processes on one machine, or a shared
+// file system), or, with Git.Remote, a git remote: each then works in a
+// clone of its own, a worktree per plan, and also carries out merges,
+// post-merge gates and the phase's verification (see remoteWork).
 //
 // Execute is safe for concurrent use: the executors it drives were made
 // for one loop goroutine, so it hands them one command at a time, and
@@ -27,6 +29,8 @@ type Worker struct {
 
 	mu      sync.Mutex // one command in the executors at a time, as in the loop
 	waiting map[waitKey]*waiter
+
+	remote *remoteWork // Git.Remote's; nil in a shared tree
 }
 
 // waitKey names a command waiting for its end: a session and a spot-check
@@ -49,10 +53,13 @@ var ends = map[engine.CommandType]engine.EventType{
 	engine.CmdStartAgent:   engine.EvAgentExited,
 	engine.CmdSpotCheck:    engine.EvSpotChecked,
 	engine.CmdCheckCommits: engine.EvCommitsChecked,
+	engine.CmdMerge:        engine.EvMerged,
+	engine.CmdGate:         engine.EvGateChecked,
+	engine.CmdVerify:       engine.EvVerified,
 }
 
-// NewWorker readies a worker of the phase in o, in the shared tree (o.Git
-// asks for no worktrees).
+// NewWorker readies a worker of the phase in o: in the shared tree, or,
+// with o.Git.Remote, in worktrees of its own.
 func NewWorker(o Options) (*Worker, error) {
 	r, err := prepare(o)
 	if err != nil {
@@ -61,27 +68,37 @@ func NewWorker(o Options) (*Worker, error) {
 	r.work.scope = map[string]string{}
 	ctx, stop := context.WithCancel(context.Background())
 	w := &Worker{r: r, ctx: ctx, stop: stop, waiting: map[waitKey]*waiter{}}
+	if o.Git.Remote != "" {
+		w.remote = &remoteWork{name: o.Git.Remote, w: w, leases: map[string]string{}}
+	}
 	go w.route()
 	return w, nil
 }
 
 // PhaseSpec is the engine's view of the phase in o for a new run whose
 // commands workers carry out: its plans, scoped to the commits after the
-// tree's tip now.
+// tree's tip now, or, with o.Git.Remote, after the remote's integration
+// branch (pushed there from HEAD for a new run).
 func PhaseSpec(ctx context.Context, o Options) (engine.RunSpec, error) {
 	r, err := prepare(o)
 	if err != nil {
 		return engine.RunSpec{}, err
 	}
 	defer r.work.heads.Close()
+	if o.Git.Remote != "" {
+		if r.work.since, err = publishRun(ctx, r.o); err != nil {
+			return engine.RunSpec{}, err
+		}
+	}
 	return r.spec(ctx, nil)
 }
 
 // prepare makes a runner of o for a worker's use: Run's defaults, no loop.
 func prepare(o Options) (*runner, error) {
-	if o.Git.Worktrees {
-		return nil, fmt.Errorf("a worker runs plans in the shared tree only (worktrees across workers are not built yet)")
+	if o.Git.Worktrees && o.Git.Remote == "" {
+		return nil, fmt.Errorf("workers that share one repository folder run plans in its tree: worktrees need a git remote to share work through (backend.temporal.remote, --git-remote)")
 	}
+	o.Git.Worktrees = o.Git.Remote != ""
 	o = withDefaults(o)
 	if o.Observer == nil {
 		o.Observer = quietObserver{}
@@ -109,34 +126,44 @@ func (w *Worker) Close() {
 // Execute carries out c for a plan whose run's work started after commit
 // since (engine.PlanSpec.Since: only later commits are the plan's): it
 // returns the event that ends it (the agent's exit, the spot-check's
-// result), handing the events met on the way to emit. When ctx ends
+// result), handing the events met on the way to emit. snap is the run's
+// state a merge records in STATE.md and ROADMAP.md. When ctx ends
 // before, an agent is stopped as the engine stops one (its input closed,
 // then its process group killed after the grace) and its exit still
 // returned.
-func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, emit func(engine.Event)) ([]engine.Event, error) {
+func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
 	end, waits := ends[c.Type]
 	if !waits && c.Type != engine.CmdSend && c.Type != engine.CmdPermission {
 		return nil, fmt.Errorf("a worker does not carry out %s commands yet", c.Type)
 	}
-	key := waitKey{c.Plan, c.Attempt, end}
-	var wt *waiter
-	if waits {
-		wt = &waiter{emit: emit, done: make(chan engine.Event, 1)}
-		w.mu.Lock()
-		w.waiting[key] = wt
-		w.mu.Unlock()
-		defer func() {
-			w.mu.Lock()
-			if w.waiting[key] == wt {
-				delete(w.waiting, key)
-			}
-			w.mu.Unlock()
-		}()
+	if !waits {
+		w.execute(c, snap)
+		return nil, nil
 	}
+	if (c.Type == engine.CmdMerge || c.Type == engine.CmdGate) && w.remote == nil {
+		return []engine.Event{{Type: end, Plan: c.Plan, Attempt: c.Attempt, Reason: "workers that share one folder have no worktrees to merge"}}, nil
+	}
+	key := waitKey{c.Plan, c.Attempt, end}
+	wt := &waiter{emit: emit, done: make(chan engine.Event, 1)}
 	w.mu.Lock()
+	w.waiting[key] = wt
 	w.r.work.scope[c.Plan] = since
 	w.mu.Unlock()
-	if c.Type == engine.CmdStartAgent && c.Continuation != nil {
+	defer func() {
+		w.mu.Lock()
+		if w.waiting[key] == wt {
+			delete(w.waiting, key)
+		}
+		w.mu.Unlock()
+	}()
+	release := func() {}
+	if w.remote != nil {
+		var err error
+		if release, err = w.remote.before(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	if c.Type == engine.CmdStartAgent && c.Continuation != nil && w.remote == nil {
 		// A retry may follow an agent lost with its worker, killed in
 		// the middle of a git command: its lock would stop every git here.
 		notes, err := w.r.o.Repo.ClearStaleTreeLocks(ctx)
@@ -147,31 +174,53 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, em
 			w.r.o.Observer.Note(c.Plan, n)
 		}
 	}
-	w.execute(c)
-	if !waits {
-		return nil, nil
+	w.execute(c, snap)
+	if c.Type != engine.CmdMerge && c.Type != engine.CmdGate && c.Type != engine.CmdVerify {
+		// Only a merge, a gate and a verification keep the trees to
+		// themselves until they end.
+		release()
+		release = func() {}
 	}
+	defer release()
+	if w.remote != nil && c.Type == engine.CmdStartAgent {
+		working := make(chan struct{})
+		defer close(working)
+		go w.remote.pushWhileWorking(ctx, c.Plan, working)
+	}
+	ev, err := w.wait(ctx, c, wt)
+	if err != nil {
+		return nil, err
+	}
+	if w.remote != nil {
+		ev = w.remote.after(ctx, c, ev)
+	}
+	return []engine.Event{ev}, nil
+}
+
+// wait waits for the event that ends c; a session whose ctx ends first is
+// stopped, and its exit still waited for.
+func (w *Worker) wait(ctx context.Context, c engine.Command, wt *waiter) (engine.Event, error) {
 	select {
 	case ev := <-wt.done:
-		return []engine.Event{ev}, nil
+		return ev, nil
 	case <-ctx.Done():
 	}
 	if c.Type != engine.CmdStartAgent {
-		return nil, ctx.Err()
+		return engine.Event{}, ctx.Err()
 	}
-	w.execute(engine.Command{Type: engine.CmdStopAgent, Plan: c.Plan, Attempt: c.Attempt})
+	w.execute(engine.Command{Type: engine.CmdStopAgent, Plan: c.Plan, Attempt: c.Attempt}, engine.Snapshot{})
 	select {
 	case ev := <-wt.done:
-		return []engine.Event{ev}, nil
+		return ev, nil
 	case <-time.After(w.r.o.Agents.StopGrace + 5*time.Second):
-		return nil, fmt.Errorf("the agent of %s did not end after it was stopped", c.Plan)
+		return engine.Event{}, fmt.Errorf("the agent of %s did not end after it was stopped", c.Plan)
 	}
 }
 
 // execute hands c to its executors, then routes what they posted.
-func (w *Worker) execute(c engine.Command) {
+func (w *Worker) execute(c engine.Command, snap engine.Snapshot) {
 	w.mu.Lock()
-	w.r.execute(w.ctx, c, engine.Snapshot{})
+	w.r.execute(w.ctx, c, snap)
 	posted := w.r.queue
 	w.r.queue = nil
 	w.mu.Unlock()

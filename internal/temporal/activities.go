@@ -17,19 +17,23 @@ const CommandActivity = "hive-command"
 // Executor carries out engine commands on a worker: an agent session, a
 // spot-check, a merge (runner.Worker is hive's). since is the commit the
 // plan's work in the run started after (engine.PlanSpec.Since): a worker
-// that joins a run late must not take it from its own tree. It returns the
+// that joins a run late must not take it from its own tree; snap is the
+// run's state, for a merge to record in the planning files. It returns the
 // events the command ends with; a long command (an agent session) hands
 // the events it meets on the way to emit as they happen. It must end when
 // ctx does: the workflow cancels a session's context to stop its agent.
 // Events leave Time zero: the workflow stamps them with its own clock.
 type Executor interface {
-	Execute(ctx context.Context, c engine.Command, since string, emit func(engine.Event)) ([]engine.Event, error)
+	Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error)
 }
 
 // Work is one command for a worker, with what the worker cannot know.
 type Work struct {
 	Command engine.Command `json:"command"`
 	Since   string         `json:"since,omitempty"`
+	// State is the run's state when the command was sent: a merge's
+	// (STATE.md and ROADMAP.md say what it says); nil for the others.
+	State *engine.Snapshot `json:"state,omitempty"`
 }
 
 // Activities are what a `hive worker` registers: Command runs Exec and
@@ -75,6 +79,10 @@ func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error
 			}
 		}
 	}
-	out, err := a.Exec.Execute(ctx, w.Command, w.Since, emit)
+	var snap engine.Snapshot
+	if w.State != nil {
+		snap = *w.State
+	}
+	out, err := a.Exec.Execute(ctx, w.Command, w.Since, snap, emit)
 	return append(later, out...), err
 }

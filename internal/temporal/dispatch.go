@@ -49,10 +49,20 @@ type dispatcher struct {
 	ctx      workflow.Context
 	sel      workflow.Selector
 	step     func(engine.Event)
-	since    func(plan string) string // the plan's engine.PlanSpec.Since
+	snapshot func() engine.Snapshot
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities and timers not yet resolved
+
+	// Merges, post-merge gates and verifications go one at a time, in the
+	// order the engine asked for them: each works on the integration
+	// branch the one before left (on a remote, a second merge at once
+	// would find its push refused).
+	serial []engine.Command
+	busy   bool
 }
+
+// serialCommands are the commands that take turns on the integration branch.
+var serialCommands = map[engine.CommandType]bool{engine.CmdMerge: true, engine.CmdGate: true, engine.CmdVerify: true}
 
 func (p *dispatcher) carry(cmds []engine.Command) {
 	for _, c := range cmds {
@@ -68,10 +78,24 @@ func (p *dispatcher) carry(cmds []engine.Command) {
 			if cancel, ok := p.sessions[sessionKey{c.Plan, c.Attempt}]; ok {
 				cancel()
 			}
+		case serialCommands[c.Type]:
+			p.serial = append(p.serial, c)
+			p.next()
 		case workerCommands[c.Type]:
 			p.execute(c)
 		}
 	}
+}
+
+// next starts the first serial command waiting, unless one is out.
+func (p *dispatcher) next() {
+	if p.busy || len(p.serial) == 0 {
+		return
+	}
+	c := p.serial[0]
+	p.serial = p.serial[1:]
+	p.busy = true
+	p.execute(c)
 }
 
 func (p *dispatcher) execute(c engine.Command) {
@@ -93,12 +117,21 @@ func (p *dispatcher) execute(c engine.Command) {
 		ctx, cancel = workflow.WithCancel(ctx)
 		p.sessions[key] = cancel
 	}
+	snap := p.snapshot()
+	w := Work{Command: c, Since: since(snap, c.Plan)}
+	if c.Type == engine.CmdMerge {
+		w.State = &snap
+	}
 	p.pending++
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, Work{Command: c, Since: p.since(c.Plan)})
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, w)
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
 		if c.Type == engine.CmdStartAgent {
 			delete(p.sessions, key)
+		}
+		if serialCommands[c.Type] {
+			p.busy = false
+			defer p.next() // after its result is stepped: the engine may ask for more
 		}
 		var evs []engine.Event
 		if err := f.Get(p.ctx, &evs); err != nil {
@@ -108,6 +141,16 @@ func (p *dispatcher) execute(c engine.Command) {
 			p.step(ev)
 		}
 	})
+}
+
+// since is plan's engine.PlanSpec.Since in snap.
+func since(snap engine.Snapshot, plan string) string {
+	for _, p := range snap.Plans {
+		if p.Spec.ID == plan {
+			return p.Spec.Since
+		}
+	}
+	return ""
 }
 
 // failed is what a command whose activity failed (its worker died, it

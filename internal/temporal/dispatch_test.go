@@ -29,7 +29,7 @@ type fakeWorker struct {
 	done    map[string]bool // the plans whose agent finished: the disk says so
 }
 
-func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, _ string, emit func(engine.Event)) ([]engine.Event, error) {
+func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
 	f.mu.Lock()
 	f.ran = append(f.ran, string(c.Type)+" "+c.Plan)
 	hang := f.hang[c.Plan] && c.Type == engine.CmdStartAgent && c.Attempt == 1

@@ -121,15 +121,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		}
 	}
 	if in.Dispatch != nil {
-		since := func(plan string) string {
-			for _, p := range e.Snapshot().Plans {
-				if p.Spec.ID == plan {
-					return p.Spec.Since
-				}
-			}
-			return ""
-		}
-		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, since: since, sessions: map[sessionKey]workflow.CancelFunc{}}
+		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, sessions: map[sessionKey]workflow.CancelFunc{}}
 	}
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
 		var ev engine.Event

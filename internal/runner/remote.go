@@ -1,0 +1,272 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
+)
+
+// remoteWork is a worker's side of a run whose workers share work through
+// a git remote (Git.Remote), each in a clone of its own: the remote holds
+// the run's integration branch and a branch per plan. Before a command the
+// worker brings the trees it needs to what the remote has (the integration
+// worktree, the plan's branch and worktree); after it, it pushes what it
+// wrote: a session's commits (also every few seconds while it works, so
+// that a machine that dies takes little with it), a merge. Merges are
+// serialized by the run's workflow, so the integration branch only ever
+// moves forward; a plan's branch is pushed with a lease on the commit the
+// worker last saw there, so that a worker that lost its plan (taken for
+// dead, then back) never overwrites the work of the one that took it over.
+type remoteWork struct {
+	name string // the remote: a name such as origin, or a URL
+	w    *Worker
+
+	// mu serializes the worker's git work on shared trees: a sync of the
+	// integration worktree never runs under a merge or a gate there.
+	mu     sync.Mutex
+	leases map[string]string // plan → the commit its remote branch was last seen at ("" for none)
+}
+
+// remotePushEvery is how often a session's new commits are pushed.
+const remotePushEvery = 2 * time.Second
+
+// hiveBranches is the refspec pattern of hive's branches on a remote: the
+// integration branches and the plans' (one glob, since a missing branch
+// named alone would fail the fetch).
+const hiveBranches = "hive/*"
+
+// before readies the trees c needs, holding mu; the caller calls the
+// returned release when the trees may be touched again.
+func (x *remoteWork) before(ctx context.Context, c engine.Command) (release func(), err error) {
+	x.mu.Lock()
+	defer func() {
+		if err != nil {
+			x.mu.Unlock()
+		}
+	}()
+	ws := x.w.r.work
+	if err := ws.repo.FetchBranches(ctx, x.name, hiveBranches); err != nil {
+		return nil, err
+	}
+	if err := x.open(ctx); err != nil {
+		return nil, err
+	}
+	switch c.Type {
+	case engine.CmdStartAgent:
+		if err := x.syncIntegration(ctx); err != nil {
+			return nil, err
+		}
+		err = x.syncPlan(ctx, c.Plan, false)
+	case engine.CmdSpotCheck, engine.CmdCheckCommits:
+		err = x.syncPlan(ctx, c.Plan, true)
+	case engine.CmdMerge:
+		if err = x.syncIntegration(ctx); err == nil {
+			err = x.syncPlan(ctx, c.Plan, true)
+		}
+	case engine.CmdGate, engine.CmdVerify:
+		err = x.syncIntegration(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return x.mu.Unlock, nil
+}
+
+// open makes the worker's integration worktree the first time a command
+// comes, from the remote's integration branch (which the run's start
+// pushed there).
+func (x *remoteWork) open(ctx context.Context) error {
+	ws := x.w.r.work
+	if ws.integ != nil {
+		return nil
+	}
+	branch := integrationBranch(branching(ws.git.Branching), ws.phase.Number)
+	tip := ws.repo.RefHash(ctx, gitx.RemoteRef(branch))
+	if tip == "" {
+		return fmt.Errorf("the remote %s has no branch %s: a run's start pushes it there (hive execute-phase %s --backend temporal --git-remote %s)", x.name, branch, ws.phase.Number, x.name)
+	}
+	if !ws.repo.BranchExists(ctx, branch) {
+		if _, err := ws.repo.Git(ctx, "branch", branch, tip); err != nil {
+			return err
+		}
+	}
+	in, err := openIntegration(ctx, ws.repo, ws.phase, ws.git, ws.now, ws.say)
+	if err != nil {
+		return err
+	}
+	ws.integ = in
+	return nil
+}
+
+// syncIntegration brings the integration worktree to the remote's branch.
+func (x *remoteWork) syncIntegration(ctx context.Context) error {
+	in := x.w.r.work.integ
+	ig := in.repo.At(in.dir)
+	if err := ig.AbortMerge(ctx); err != nil {
+		return err
+	}
+	_, err := ig.Git(ctx, "reset", "-q", "--hard", gitx.RemoteRef(in.branch))
+	return err
+}
+
+// syncPlan brings plan id's branch (and, with tree, its worktree) to the
+// remote's: a branch behind it, or gone another way, is set to it; one
+// ahead of it holds this worker's commits not pushed yet, and stays.
+func (x *remoteWork) syncPlan(ctx context.Context, id string, tree bool) error {
+	in := x.w.r.work.integ
+	branch := in.planBranch(id)
+	remote := in.repo.RefHash(ctx, gitx.RemoteRef(branch))
+	x.leases[id] = remote
+	dir := in.planDir(id)
+	_, statErr := os.Stat(dir)
+	hasTree := statErr == nil
+	if remote != "" {
+		local := in.repo.RefHash(ctx, "refs/heads/"+branch)
+		switch {
+		case local == "":
+			if _, err := in.repo.Git(ctx, "branch", branch, remote); err != nil {
+				return err
+			}
+		case local == remote, in.repo.IsAncestor(ctx, remote, local):
+		case hasTree:
+			pw := in.repo.At(dir)
+			if err := pw.AbortMerge(ctx); err != nil {
+				return err
+			}
+			if _, err := pw.Git(ctx, "reset", "-q", "--hard", remote); err != nil {
+				return err
+			}
+		default:
+			if _, err := in.repo.Git(ctx, "branch", "-f", branch, remote); err != nil {
+				return err
+			}
+		}
+	}
+	if tree && !hasTree {
+		return in.repo.AddWorktree(ctx, dir, branch, in.branch)
+	}
+	return nil
+}
+
+// pushPlan pushes plan id's branch when it moved since the remote's was
+// last seen.
+func (x *remoteWork) pushPlan(ctx context.Context, id string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	in := x.w.r.work.integ
+	branch := in.planBranch(id)
+	tip := in.repo.RefHash(ctx, "refs/heads/"+branch)
+	lease := x.leases[id]
+	if tip == "" || tip == lease {
+		return nil
+	}
+	if err := in.repo.PushBranch(ctx, x.name, tip, branch, &lease); err != nil {
+		return err
+	}
+	x.leases[id] = tip
+	return nil
+}
+
+// after publishes what c wrote: a session's commits, a merge.
+func (x *remoteWork) after(ctx context.Context, c engine.Command, ev engine.Event) engine.Event {
+	switch {
+	case c.Type == engine.CmdStartAgent:
+		if err := x.pushPlan(ctx, c.Plan); err != nil {
+			x.w.r.o.Observer.Note(c.Plan, "the session's commits stay on this worker: "+err.Error())
+		}
+	case c.Type == engine.CmdMerge && ev.OK:
+		// mu is still held: the merge and its push are one step.
+		in := x.w.r.work.integ
+		if err := in.repo.PushBranch(ctx, x.name, in.branch, in.branch, nil); err != nil {
+			ev.OK, ev.Reason = false, err.Error()
+		}
+	}
+	return ev
+}
+
+// pushWhileWorking pushes plan id's commits every period until stop
+// closes, so that a worker lost mid-plan loses little.
+func (x *remoteWork) pushWhileWorking(ctx context.Context, id string, stop <-chan struct{}) {
+	t := time.NewTicker(remotePushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			x.pushPlan(ctx, id) // a failure is said when the session ends
+		}
+	}
+}
+
+// publishRun readies the remote for a run of o's phase and returns the
+// commit the run's work starts after: the tip of the remote's integration
+// branch, which is pushed there from HEAD when the remote lacks it (a
+// branch already there is a run under way, or a phase branch kept).
+func publishRun(ctx context.Context, o Options) (string, error) {
+	repo, remote := o.Repo, o.Git.Remote
+	branch := integrationBranch(branching(o.Git.Branching), o.Phase.Number)
+	if err := repo.FetchBranches(ctx, remote, hiveBranches); err != nil {
+		return "", err
+	}
+	if tip := repo.RefHash(ctx, gitx.RemoteRef(branch)); tip != "" {
+		return tip, nil
+	}
+	head, err := repo.Head(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s has no commit yet: the workers start from your commits, so commit the project (with .planning/) first", ErrDirty, repo.Root)
+	}
+	if err := checkClean(ctx, repo); err != nil && !o.Git.AllowDirty {
+		return "", err
+	}
+	none := ""
+	if err := repo.PushBranch(ctx, remote, head, branch, &none); err != nil {
+		return "", err
+	}
+	return head, nil
+}
+
+// DeliverRemote brings a finished distributed run's work from the remote
+// to the user's branch (strategy none: a fast-forward, refused by git if
+// it would touch the user's changes), and removes the run's branches there
+// that are done with: the merged plans', and the integration branch once
+// delivered. It returns what the user should know.
+func DeliverRemote(ctx context.Context, o Options, snap engine.Snapshot) []string {
+	repo, remote := o.Repo, o.Git.Remote
+	branch := integrationBranch(branching(o.Git.Branching), o.Phase.Number)
+	if err := repo.FetchBranches(ctx, remote, hiveBranches); err != nil {
+		return []string{err.Error()}
+	}
+	var notes, gone []string
+	for _, p := range snap.Plans {
+		if p.State == engine.Complete && !p.Spec.Done {
+			gone = append(gone, gitx.PlanBranch(o.Phase.Number, p.Spec.ID))
+		}
+	}
+	tip := repo.RefHash(ctx, gitx.RemoteRef(branch))
+	switch {
+	case tip == "":
+		notes = append(notes, fmt.Sprintf("the remote %s has no branch %s: nothing to bring here", remote, branch))
+	case branching(o.Git.Branching) == BranchingPhase:
+		notes = append(notes, fmt.Sprintf("the phase's work is on branch %s of %s: merge it when you are ready", branch, remote))
+	default:
+		err := repo.Locked(ctx, func() error {
+			_, err := repo.Git(ctx, "merge", "--ff-only", "-q", "--end-of-options", tip)
+			return err
+		})
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("could not fast-forward your branch to the phase's work (%v); merge it yourself: git fetch %s %s && git merge FETCH_HEAD", err, remote, branch))
+		} else {
+			gone = append(gone, branch)
+		}
+	}
+	if err := repo.DeleteRemoteBranches(ctx, remote, gone...); err != nil {
+		notes = append(notes, err.Error())
+	}
+	return notes
+}
