@@ -65,8 +65,9 @@ var allowed = map[string][]string{
 	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row; its pipeline group drives the
-	// pipeline machine and scores the roles with confidence.
-	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "testsupport/fakeanthropic"},
+	// pipeline machine and scores the roles with confidence; its temporal
+	// group runs a phase through the Temporal backend's workflow.
+	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic"},
 	"cli":   {"*"},
 	// The Temporal backend's workflow is the engine; its scripts are the
 	// engine's, read by one test helper for both.

@@ -10,7 +10,7 @@ import (
 )
 
 // Groups, in the order they run and print.
-var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory", "pipeline"}
+var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory", "pipeline", "temporal"}
 
 // Options says what to measure and how big.
 type Options struct {
@@ -23,6 +23,10 @@ type Options struct {
 	// Tools is the folder holding the claude CLI (HIVE_TOOLS); empty means
 	// look it up in PATH.
 	Tools string
+	// Temporal is the temporal CLI whose dev server the temporal group
+	// runs on; empty means $HIVE_TEMPORAL, else .tools/temporal/temporal
+	// here or in a folder above, else temporal in PATH.
+	Temporal string
 	// Log gets a line as each group starts; nil means quiet.
 	Log io.Writer
 }
@@ -55,6 +59,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		"resume":     resumeRows,
 		"memory":     memoryRows,
 		"pipeline":   pipelineRows,
+		"temporal":   temporalRows,
 	}
 	for _, g := range Groups {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, g) {

@@ -15,13 +15,15 @@ type benchOptions struct {
 	json  bool
 	only  []string
 	seed  uint64
+	// temporal is the temporal CLI of the temporal group's dev server.
+	temporal string
 }
 
 func newBenchCmd(g *globalOptions) *cobra.Command {
 	o := &benchOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "bench [GROUP...]",
-		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, budget adherence, resume, memory",
+		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, budget adherence, resume, memory, the Temporal backend",
 		Long: `bench measures, side by side in one run on this machine, what hive is for:
 finishing a phase sooner and cheaper than prompt-driven orchestration. Every
 row gives its figure, its target and whether it was met.
@@ -35,6 +37,10 @@ repositories it creates, each run by the implementer alone, the fixed full
 pipeline and the planned pipeline with evaluators, the roles played by a
 seeded stochastic policy; it reports hidden-test pass rates, tokens,
 checkpoints and how well computed confidence foretells the hidden tests.
+The temporal group runs a 200-plan phase of instant sim agents with the
+local runner and through the Temporal backend (a dev server of the temporal
+CLI, four workers), and reports both makespans and the overhead per plan;
+it is skipped when the CLI is not built (make temporal).
 Groups named as arguments are measured alone, as with --only.`,
 		Example: `  hive bench
   hive bench pipeline
@@ -50,6 +56,7 @@ Groups named as arguments are measured alone, as with --only.`,
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&o.only, "only", nil, "measure only these groups ("+strings.Join(bench.Groups, ",")+")")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the random DAGs")
+	cmd.Flags().StringVar(&o.temporal, "temporal-cli", "", "the temporal CLI of the temporal group's dev server (default $HIVE_TEMPORAL, .tools/temporal/temporal here or above, temporal in PATH)")
 	return cmd
 }
 
@@ -57,7 +64,7 @@ func benchRun(cmd *cobra.Command, o *benchOptions) error {
 	if err := bench.CheckGroups(o.only); err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS")}
+	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS"), Temporal: o.temporal}
 	if !o.json {
 		opts.Log = o.stderr
 	}
@@ -72,6 +79,12 @@ func benchRun(cmd *cobra.Command, o *benchOptions) error {
 		for _, row := range rep.Rows {
 			if row.Status == bench.Skipped && row.Group == "tokens" {
 				fmt.Fprintln(o.stdout, "\nTo measure tokens, install the agent CLIs: make tools (then HIVE_TOOLS=$PWD/.tools/node_modules/.bin hive bench)")
+				break
+			}
+		}
+		for _, row := range rep.Rows {
+			if row.Status == bench.Skipped && row.Group == "temporal" {
+				fmt.Fprintln(o.stdout, "\nTo measure the Temporal backend, build the temporal CLI: make temporal (then hive bench temporal in the repository, or --temporal-cli PATH)")
 				break
 			}
 		}

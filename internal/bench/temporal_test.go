@@ -1,0 +1,55 @@
+package bench_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/bench"
+)
+
+// TestTemporalGroup runs the temporal group in quick mode (40 plans) on a
+// dev server of the temporal CLI that `make temporal` builds: both
+// makespans, their ratio and the overhead per plan are measured. Without
+// the CLI it skips, except under CI, where a skipped server test proves
+// nothing. It never judges the timings.
+func TestTemporalGroup(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asHive, "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := bench.Run(ctx, bench.Options{Quick: true, Seed: 1, HiveBin: self, Only: []string{"temporal"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) == 1 && rep.Rows[0].Status == bench.Skipped {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s: %s (make test builds the temporal CLI)", rep.Rows[0].Name, rep.Rows[0].Note)
+		}
+		t.Skipf("%s: %s; skipped outside CI", rep.Rows[0].Name, rep.Rows[0].Note)
+	}
+	want := []string{"local runner makespan, 40 plans", "Temporal makespan, 40 plans, 4 workers", "Temporal makespan / local", "Temporal orchestration overhead per plan"}
+	if len(rep.Rows) != len(want) {
+		for _, r := range rep.Rows {
+			t.Logf("%s: %s %s %s", r.Name, r.Figure, r.Status, r.Note)
+		}
+		t.Fatalf("%d rows, want %d", len(rep.Rows), len(want))
+	}
+	for i, r := range rep.Rows {
+		t.Logf("%-42s %-12s %s %s", r.Name, r.Figure, r.Status, r.Note)
+		if r.Group != "temporal" || r.Name != want[i] {
+			t.Errorf("row %d is %s: %q, want temporal: %q", i, r.Group, r.Name, want[i])
+		}
+		if r.Status != bench.Info {
+			t.Errorf("%s: status %s: %s", r.Name, r.Status, r.Note)
+		}
+		if r.Value <= 0 || r.Unit == "" || r.Figure == "" || strings.Contains(r.Figure, "NaN") {
+			t.Errorf("%s: value %v %q, figure %q", r.Name, r.Value, r.Unit, r.Figure)
+		}
+	}
+}
