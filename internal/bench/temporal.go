@@ -16,11 +16,9 @@ import (
 	"sync"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
@@ -136,9 +134,7 @@ func temporalRemote(ctx context.Context, o Options, d DAG, cli string) (time.Dur
 			return 0, err
 		}
 		defer runs.Close()
-		w := worker.New(c, temporalQueue, worker.Options{Identity: fmt.Sprintf("hive-bench-worker-%d", i+1)})
-		w.RegisterWorkflowWithOptions(temporal.RunWorkflow, workflow.RegisterOptions{Name: temporal.RunWorkflowName})
-		w.RegisterActivityWithOptions((&temporal.Activities{Exec: runs, Client: c}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
+		w := temporal.NewWorkers(c, temporalQueue, runs, worker.Options{Identity: fmt.Sprintf("hive-bench-worker-%d", i+1)})
 		if err := w.Start(); err != nil {
 			return 0, fmt.Errorf("worker %d: %w", i+1, err)
 		}

@@ -138,8 +138,7 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 			return exitf(ExitUsage, "%v", err)
 		}
 		defer runs.Close()
-		w := worker.New(c, o.queue, worker.Options{})
-		registerTemporal(w, c, runs)
+		w := temporal.NewWorkers(c, o.queue, runs, worker.Options{})
 		if err := w.Start(); err != nil {
 			return fmt.Errorf("worker: %w", err)
 		}

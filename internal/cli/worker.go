@@ -9,10 +9,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
@@ -80,22 +77,14 @@ func workerRun(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer c.Close()
-	w := worker.New(c, o.queue, worker.Options{})
-	registerTemporal(w, c, runs)
-	fmt.Fprintf(o.stdout, "hive worker: phase %s, task queue %s at %s (%s); ctrl-c stops\n", ph.Number, o.queue, o.address, opts.Agents.Launcher.Name())
-	stopped := make(chan any)
-	go func() { <-ctx.Done(); close(stopped) }()
-	if err := w.Run(stopped); err != nil {
+	w := temporal.NewWorkers(c, o.queue, runs, worker.Options{})
+	if err := w.Start(); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
+	defer w.Stop()
+	fmt.Fprintf(o.stdout, "hive worker: phase %s, task queue %s at %s (%s); ctrl-c stops\n", ph.Number, o.queue, o.address, opts.Agents.Launcher.Name())
+	<-ctx.Done()
 	return nil
-}
-
-// registerTemporal makes w serve run workflows and carry out their
-// commands with runs.
-func registerTemporal(w worker.Worker, c client.Client, runs *runner.Worker) {
-	w.RegisterWorkflowWithOptions(temporal.RunWorkflow, workflow.RegisterOptions{Name: temporal.RunWorkflowName})
-	w.RegisterActivityWithOptions((&temporal.Activities{Exec: runs, Client: c}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
 }
 
 // temporalRun is the work of a Temporal run of a phase here: the

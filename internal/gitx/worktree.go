@@ -398,6 +398,14 @@ func (e *InTheWayError) Error() string {
 
 func (e *InTheWayError) Is(target error) bool { return target == ErrInTheWay }
 
+// HasWorktree reports whether path is a worktree this repository knows (a
+// folder there may also be one an earlier repository at the same place
+// left, which git no longer knows).
+func (r *Repo) HasWorktree(ctx context.Context, path string) bool {
+	wts, err := r.Worktrees(ctx)
+	return err == nil && findWorktree(wts, path) != nil
+}
+
 // RemoveStaleFolder removes the folder at path if it is empty or a stale
 // worktree: a folder whose .git file points at a worktree registration that
 // no longer exists or no longer points back at it, as the worktrees of an

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -123,8 +122,9 @@ func (x *remoteWork) syncPlan(ctx context.Context, id string, tree bool) error {
 	remote := in.repo.RefHash(ctx, gitx.RemoteRef(branch))
 	x.leases[id] = remote
 	dir := in.planDir(id)
-	_, statErr := os.Stat(dir)
-	hasTree := statErr == nil
+	// A folder there that git does not know (a clone made again at the same
+	// place left it) is cleared away by AddWorktree.
+	hasTree := in.repo.HasWorktree(ctx, dir)
 	if remote != "" {
 		local := in.repo.RefHash(ctx, "refs/heads/"+branch)
 		switch {
@@ -269,4 +269,67 @@ func DeliverRemote(ctx context.Context, o Options, snap engine.Snapshot) []strin
 		notes = append(notes, err.Error())
 	}
 	return notes
+}
+
+// publishedFirst are a session's events whose answer reads the plan's
+// commits, maybe on another worker: its branch is pushed before they go.
+var publishedFirst = map[engine.EventType]bool{
+	engine.EvPlanComplete: true, engine.EvPlanFailed: true, engine.EvSilent: true,
+	engine.EvCheckpoint: true, engine.EvDeviation: true,
+}
+
+// forward hands a session's events to emit in order, from a goroutine of
+// its own, pushing the plan's branch before each event in publishedFirst
+// (never on the goroutine that routes events: a push waits for mu, which a
+// merge holds until its own event is routed). flush waits for the events
+// handed so far.
+func (x *remoteWork) forward(ctx context.Context, id string, emit func(engine.Event)) (send func(engine.Event), flush func()) {
+	var mu sync.Mutex
+	var queue []engine.Event
+	wake := make(chan struct{}, 1)
+	done := make(chan struct{})
+	closing := false
+	go func() {
+		defer close(done)
+		for {
+			mu.Lock()
+			batch, last := queue, closing
+			queue = nil
+			mu.Unlock()
+			for _, ev := range batch {
+				if publishedFirst[ev.Type] {
+					if err := x.pushPlan(ctx, id); err != nil {
+						x.w.r.o.Observer.Note(id, "push the plan's commits: "+err.Error())
+					}
+				}
+				emit(ev)
+			}
+			if last && len(batch) == 0 {
+				return
+			}
+			if !last {
+				<-wake
+			}
+		}
+	}()
+	send = func(ev engine.Event) {
+		mu.Lock()
+		queue = append(queue, ev)
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	flush = func() {
+		mu.Lock()
+		closing = true
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+		<-done
+	}
+	return send, flush
 }

@@ -143,6 +143,11 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	if (c.Type == engine.CmdMerge || c.Type == engine.CmdGate) && w.remote == nil {
 		return []engine.Event{{Type: end, Plan: c.Plan, Attempt: c.Attempt, Reason: "workers that share one folder have no worktrees to merge"}}, nil
 	}
+	if w.remote != nil && c.Type == engine.CmdStartAgent {
+		var flush func()
+		emit, flush = w.remote.forward(ctx, c.Plan, emit)
+		defer flush() // before the exit is returned: the session's events come first
+	}
 	key := waitKey{c.Plan, c.Attempt, end}
 	wt := &waiter{emit: emit, done: make(chan engine.Event, 1)}
 	w.mu.Lock()

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -45,6 +46,11 @@ type Work struct {
 type Activities struct {
 	Exec   Executor
 	Client client.Client
+	// Host is a task queue only this worker polls ("" for none): a
+	// session started here says so to its workflow (SessionSignal), which
+	// then sends the messages to its agent there. Without a Client no
+	// session can say where it is, and messages to agents wait forever.
+	Host string
 	// Beat is how often a working command heartbeats; 0 means a second.
 	Beat time.Duration
 }
@@ -73,6 +79,12 @@ func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error
 	emit := func(ev engine.Event) { later = append(later, ev) }
 	if a.Client != nil {
 		info := activity.GetInfo(ctx)
+		if c := w.Command; c.Type == engine.CmdStartAgent {
+			host := SessionHost{Plan: c.Plan, Attempt: c.Attempt, Queue: a.Host}
+			if err := a.Client.SignalWorkflow(ctx, info.WorkflowExecution.ID, "", SessionSignal, host); err != nil {
+				return nil, fmt.Errorf("tell the run where the session of %s runs: %w", c.Plan, err)
+			}
+		}
 		emit = func(ev engine.Event) {
 			if err := a.Client.SignalWorkflow(ctx, info.WorkflowExecution.ID, "", EventSignal, ev); err != nil {
 				activity.GetLogger(ctx).Warn("signal an agent's event to the run", "event", ev.Type, "error", err)

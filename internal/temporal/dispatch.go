@@ -53,6 +53,12 @@ type dispatcher struct {
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities and timers not yet resolved
 
+	// hosts are the task queues of the workers that hold the sessions
+	// (SessionSignal); held are the messages to a session whose host is
+	// not known yet.
+	hosts map[sessionKey]string
+	held  map[sessionKey][]engine.Command
+
 	// Merges, post-merge gates and verifications go one at a time, in the
 	// order the engine asked for them: each works on the integration
 	// branch the one before left (on a remote, a second merge at once
@@ -78,12 +84,51 @@ func (p *dispatcher) carry(cmds []engine.Command) {
 			if cancel, ok := p.sessions[sessionKey{c.Plan, c.Attempt}]; ok {
 				cancel()
 			}
+		case c.Type == engine.CmdSend || c.Type == engine.CmdPermission:
+			p.message(c)
 		case serialCommands[c.Type]:
 			p.serial = append(p.serial, c)
 			p.next()
 		case workerCommands[c.Type]:
 			p.execute(c)
 		}
+	}
+}
+
+// SessionHost says which task queue reaches the worker that holds a
+// session: its own, or "" for the run's (a worker polling no queue of its
+// own, alone or not caring).
+type SessionHost struct {
+	Plan    string `json:"plan"`
+	Attempt int    `json:"attempt"`
+	Queue   string `json:"queue,omitempty"`
+}
+
+// message sends c to the worker that holds its session, once known; a
+// message to a session that is over has no one to read it.
+func (p *dispatcher) message(c engine.Command) {
+	key := sessionKey{c.Plan, c.Attempt}
+	if _, live := p.sessions[key]; !live {
+		return
+	}
+	if q, ok := p.hosts[key]; ok {
+		p.executeOn(c, q)
+		return
+	}
+	p.held[key] = append(p.held[key], c)
+}
+
+// hosted learns where a session lives and sends what waited for it.
+func (p *dispatcher) hosted(h SessionHost) {
+	key := sessionKey{h.Plan, h.Attempt}
+	if _, live := p.sessions[key]; !live {
+		return
+	}
+	p.hosts[key] = h.Queue
+	held := p.held[key]
+	delete(p.held, key)
+	for _, c := range held {
+		p.executeOn(c, h.Queue)
 	}
 }
 
@@ -98,9 +143,15 @@ func (p *dispatcher) next() {
 	p.execute(c)
 }
 
-func (p *dispatcher) execute(c engine.Command) {
+func (p *dispatcher) execute(c engine.Command) { p.executeOn(c, "") }
+
+// executeOn runs c as an activity on queue ("": the run's).
+func (p *dispatcher) executeOn(c engine.Command, queue string) {
+	if queue == "" {
+		queue = p.d.TaskQueue
+	}
 	opts := workflow.ActivityOptions{
-		TaskQueue:           p.d.TaskQueue,
+		TaskQueue:           queue,
 		StartToCloseTimeout: p.d.Command,
 		HeartbeatTimeout:    p.d.Heartbeat,
 		// The engine decides what follows a failure (a retry is a new
@@ -128,6 +179,8 @@ func (p *dispatcher) execute(c engine.Command) {
 		p.pending--
 		if c.Type == engine.CmdStartAgent {
 			delete(p.sessions, key)
+			delete(p.hosts, key)
+			delete(p.held, key)
 		}
 		if serialCommands[c.Type] {
 			p.busy = false

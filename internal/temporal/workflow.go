@@ -18,6 +18,10 @@ const (
 	// itself never ends a run's history (a finished run still hears from
 	// agents that are stopping).
 	CloseSignal = "hive-close"
+	// SessionSignal tells a dispatching workflow which task queue reaches
+	// the worker that holds an agent session (a SessionHost): messages to
+	// the agent (answers, permissions) must go to that worker.
+	SessionSignal = "hive-session"
 	// StateQuery answers the engine's Snapshot.
 	StateQuery = "hive-state"
 	// AnswersQuery answers the Answers after a sequence number (an int).
@@ -101,6 +105,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		return RunResult{}, err
 	}
 	events := workflow.GetSignalChannel(ctx, EventSignal)
+	hosts := workflow.GetSignalChannel(ctx, SessionSignal)
 	closing := workflow.GetSignalChannel(ctx, CloseSignal)
 	closed := false
 	sel := workflow.NewSelector(ctx)
@@ -121,7 +126,13 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		}
 	}
 	if in.Dispatch != nil {
-		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, sessions: map[sessionKey]workflow.CancelFunc{}}
+		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot,
+			sessions: map[sessionKey]workflow.CancelFunc{}, hosts: map[sessionKey]string{}, held: map[sessionKey][]engine.Command{}}
+		sel.AddReceive(hosts, func(c workflow.ReceiveChannel, _ bool) {
+			var h SessionHost
+			c.Receive(ctx, &h)
+			disp.hosted(h)
+		})
 	}
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
 		var ev engine.Event

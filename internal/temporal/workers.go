@@ -1,0 +1,59 @@
+package temporal
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Workers are what one `hive worker` process runs: a worker of the run's
+// task queue (the workflow, and every command), and one of a queue only it
+// polls, where the messages to the agents it holds come (see SessionHost).
+type Workers struct {
+	shared, own worker.Worker
+}
+
+// NewWorkers readies the workers of a process that carries out exec's
+// commands for the runs of queue.
+func NewWorkers(c client.Client, queue string, exec Executor, opts worker.Options) *Workers {
+	host := hostQueue(queue)
+	acts := &Activities{Exec: exec, Client: c, Host: host}
+	shared := worker.New(c, queue, opts)
+	shared.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	shared.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
+	own := worker.New(c, host, opts)
+	own.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
+	return &Workers{shared: shared, own: own}
+}
+
+// Start starts polling both queues.
+func (w *Workers) Start() error {
+	if err := w.own.Start(); err != nil {
+		return err
+	}
+	if err := w.shared.Start(); err != nil {
+		w.own.Stop()
+		return err
+	}
+	return nil
+}
+
+// Stop stops both.
+func (w *Workers) Stop() {
+	w.shared.Stop()
+	w.own.Stop()
+}
+
+// hostQueue names a task queue of this process alone.
+func hostQueue(queue string) string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s@%s-%d-%s", queue, host, os.Getpid(), hex.EncodeToString(b))
+}
