@@ -1,0 +1,138 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
+)
+
+// liveWorker plays the executors of one worker process whose agents stop
+// at a decision and wait, alive, for its answer (team mode): an answer
+// that reaches another process is lost to the agent.
+type liveWorker struct {
+	name      string
+	mu        sync.Mutex
+	sessions  map[string]chan string // plan → where its answer goes
+	misrouted *[]string
+}
+
+func (l *liveWorker) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+	ev := func(t engine.EventType) engine.Event { return engine.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
+	switch c.Type {
+	case engine.CmdStartAgent:
+		answer := make(chan string, 1)
+		l.mu.Lock()
+		l.sessions[c.Plan] = answer
+		l.mu.Unlock()
+		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100})
+		cp := ev(engine.EvCheckpoint)
+		cp.Checkpoint = &engine.Checkpoint{Type: "decision", Done: 0, Total: 1, Options: []string{"json", "sqlite"}}
+		emit(cp)
+		select {
+		case <-answer:
+			return []engine.Event{ev(engine.EvPlanComplete), ev(engine.EvAgentExited)}, nil
+		case <-time.After(20 * time.Second):
+			exit := ev(engine.EvAgentExited)
+			exit.ExitCode, exit.Reason = 1, "no answer reached the agent on "+l.name
+			return []engine.Event{exit}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case engine.CmdSend:
+		l.mu.Lock()
+		answer, ok := l.sessions[c.Plan]
+		if !ok {
+			*l.misrouted = append(*l.misrouted, fmt.Sprintf("%s's answer reached %s", c.Plan, l.name))
+		}
+		l.mu.Unlock()
+		if ok {
+			answer <- c.Text
+		}
+	case engine.CmdSpotCheck:
+		check := ev(engine.EvSpotChecked)
+		check.OK = true
+		return []engine.Event{check}, nil
+	}
+	return nil, nil
+}
+
+// TestDispatchSendsAnswersToTheSessionsWorker, on a real Temporal server
+// with two worker processes' workers (NewWorkers): four agents stop at a
+// decision, alive; --yes answers each at once, and every answer reaches the
+// worker that holds its agent, whichever worker took the session.
+func TestDispatchSendsAnswersToTheSessionsWorker(t *testing.T) {
+	_, c := temporaltest.Start(t)
+	queue := "hive-test-route"
+	var mu sync.Mutex
+	var misrouted []string
+	workers := []*liveWorker{}
+	for _, name := range []string{"a", "b"} {
+		lw := &liveWorker{name: name, sessions: map[string]chan string{}, misrouted: &misrouted}
+		workers = append(workers, lw)
+		ws := NewWorkers(c, queue, lockedExec{&mu, lw}, worker.Options{})
+		if err := ws.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(ws.Stop)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 4, Team: true, AutoAnswer: true}
+	for _, id := range []string{"01-01", "01-02", "01-03", "01-04"} {
+		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Tasks: 1, Stops: []engine.Stop{{Task: 1, Type: "decision", Options: []string{"json", "sqlite"}}}})
+	}
+	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 10 * time.Second, Session: time.Hour, Command: time.Minute}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-route", TaskQueue: queue}, RunWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range final.Snapshot().Plans {
+		if p.State != engine.Complete || p.Attempt != 1 {
+			t.Errorf("%s: %s after %d attempts; want complete at once", p.Spec.ID, p.State, p.Attempt)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(misrouted) > 0 {
+		t.Errorf("answers went to a worker without the session: %v", misrouted)
+	}
+	for _, w := range workers {
+		if len(w.sessions) == 0 {
+			t.Logf("worker %s held no session (the other took all four)", w.name)
+		}
+	}
+}
+
+// lockedExec guards the misrouted list the two workers share.
+type lockedExec struct {
+	mu *sync.Mutex
+	lw *liveWorker
+}
+
+func (l lockedExec) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+	if c.Type == engine.CmdSend {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+	}
+	return l.lw.Execute(ctx, c, since, snap, emit)
+}
