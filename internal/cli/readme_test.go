@@ -99,7 +99,8 @@ func TestReadmeConfigKeys(t *testing.T) {
  "loop_guard": {"warn_repeat": 3, "stop_repeat": 5, "max_calls": 9},
  "routing": {"evaluate": true, "confidence_floor": 60, "skip_proven": true, "proven_runs": 3, "proven_confidence": 63},
  "context": {"handoff_percent": 50, "handoff_tokens": 1, "window": 1, "notes_wait": "2m"},
- "notifications": {"public_url": "https://hive.example.com"}}`))
+ "notifications": {"public_url": "https://hive.example.com"},
+ "backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "namespace": "team", "task_queue": "q", "remote": "origin"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
