@@ -154,6 +154,9 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 		}
 		if done := donePlans(spec); done == len(spec.Plans) && !o.rerun {
 			c.TerminateWorkflow(ctx, id, run.GetRunID(), "nothing to do")
+			if o.remote != "" {
+				runner.DeliverRemote(ctx, opts, engine.Snapshot{}) // takes back the integration branch just pushed
+			}
 			fmt.Fprintf(o.stdout, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; add --rerun to run it again\n", ph.Number, done, len(spec.Plans))
 			return nil
 		}
