@@ -120,8 +120,8 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 	switch o.backend {
 	case "", "local":
 	case "temporal":
-		if o.watch {
-			return exitf(ExitUsage, "--watch reads the local journal: with --backend temporal, run hive status again")
+		if o.watch && !o.json {
+			return watchTemporal(cmd.Context(), o)
 		}
 		return statusTemporal(cmd.Context(), o)
 	default:

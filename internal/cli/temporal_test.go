@@ -93,6 +93,8 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		t.Fatal(err)
 	}
 	var transcript strings.Builder
+	var watch *exec.Cmd
+	var watched lockedBuffer
 	killed := ""
 	answered := map[string]bool{}
 	sc := bufio.NewScanner(stdout)
@@ -101,6 +103,12 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		transcript.WriteString(line + "\n")
 		if killed == "" && strings.Contains(line, " running") {
 			killed = killBusyWorker(t, workers)
+			// Someone follows the run from another terminal meanwhile.
+			watch = exec.CommandContext(ctx, hive, append([]string{"status", "--watch"}, backend...)...)
+			watch.Stdout, watch.Stderr = &watched, &watched
+			if err := watch.Start(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for plan, response := range map[string]string{"01-03": "json-file", "01-04": "approved"} {
 			if strings.HasPrefix(line, plan+" waits for a human") && !answered[plan] {
@@ -126,6 +134,15 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		t.Fatalf("the run did not complete:\n%s", transcript.String())
 	}
 	checkOneCommitPerTask(t, dir)
+	// status --watch (no terminal: the overview again on each change) ends
+	// with the run, its last overview the run's end.
+	if err := watch.Wait(); err != nil {
+		t.Fatalf("hive status --watch --backend temporal: %v\n%s", err, watched.String())
+	}
+	overviews := strings.Split(strings.TrimSpace(watched.String()), "\n\n")
+	if len(overviews) < 2 || strings.Count(overviews[len(overviews)-1], "Complete") != 6 {
+		t.Fatalf("hive status --watch --backend temporal printed %d overviews; the last:\n%s", len(overviews), overviews[len(overviews)-1])
+	}
 	if remote {
 		if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 			t.Errorf("the run left its branches on the remote:\n%s", left)

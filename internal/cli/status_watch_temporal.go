@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/tui"
+)
+
+// watchTemporal follows the Temporal run of a phase under way, from its
+// workflow's state query: the read-only dashboard in a terminal, else the
+// overview printed again on each change until the run ends. With no run
+// under way it prints the overview once.
+func watchTemporal(ctx context.Context, o *statusOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	phases, err := loadPhases(o.root, "")
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id, started := "", time.Time{}
+	for _, ph := range phases {
+		desc, err := c.DescribeWorkflowExecution(ctx, temporalRunID(o.root, ph), "")
+		if err == nil && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			id, started = temporalRunID(o.root, ph), desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
+			break
+		}
+	}
+	if id == "" {
+		return statusTemporal(ctx, o)
+	}
+	if !isTerminal(o.stdout) || !isTerminal(o.stdin) {
+		var last engine.Snapshot
+		for first := true; ; first = false {
+			snap, running, err := pollTemporal(ctx, c, id)
+			if err != nil {
+				return err
+			}
+			if first || !reflect.DeepEqual(snap, last) || !running {
+				last = snap
+				if err := statusTemporal(ctx, o); err != nil {
+					return err
+				}
+				fmt.Fprintln(o.stdout)
+			}
+			if !running {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := tui.New(tui.Options{Now: time.Now(), Tick: true, Title: "status --watch (Temporal " + id + ")"})
+	p := tea.NewProgram(m, tea.WithInput(o.stdin), tea.WithOutput(o.stdout), tea.WithContext(ctx))
+	go func() {
+		p.Send(tui.StartedMsg{Time: started})
+		for {
+			if snap, running, err := pollTemporal(ctx, c, id); err == nil {
+				p.Send(tui.SnapshotMsg{Snap: snap})
+				if !running {
+					p.Send(tui.FinishedMsg{})
+					return
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
+}
+
+// pollTemporal is workflow id's state now, and whether it still runs.
+func pollTemporal(ctx context.Context, c client.Client, id string) (engine.Snapshot, bool, error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return engine.Snapshot{}, false, fmt.Errorf("the run's workflow %s: %w", id, err)
+	}
+	running := desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	snap, err := temporalSnapshot(ctx, c, id, running)
+	return snap, running, err
+}
