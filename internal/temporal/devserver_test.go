@@ -40,6 +40,30 @@ func devServer(t *testing.T, more ...func(client.Client, worker.Worker)) (client
 	return c, queue
 }
 
+// dispatchRun runs a dispatching workflow id on the server's queue from
+// the run's start (the heartbeat timeout given) to its end, and returns its
+// result and final state.
+func dispatchRun(ctx context.Context, t *testing.T, c client.Client, queue, id string, heartbeat time.Duration, start engine.Event) (RunResult, engine.Snapshot) {
+	t.Helper()
+	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: heartbeat, Session: time.Hour, Command: time.Minute}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, RunWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, start); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, final.Snapshot()
+}
+
 // TestRunWorkflowOnADevServer runs an engine script's run through a real
 // Temporal server and worker: events as signals, the state as a query, the
 // close; the answers are what the engine gives locally. With

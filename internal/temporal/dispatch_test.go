@@ -128,24 +128,9 @@ func TestDispatchTakesALostWorkerForACrash(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 2 * time.Second, Session: time.Hour, Command: time.Minute}}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-lost-worker", TaskQueue: queue}, RunWorkflowName, in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true}); err != nil {
-		t.Fatal(err)
-	}
-	var res RunResult
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatal(err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := final.Snapshot().Plans[0]
+	res, snap := dispatchRun(ctx, t, c, queue, "hive-run-lost-worker", 2*time.Second, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
+	p := snap.Plans[0]
 	if p.State != engine.Complete || p.Attempt != 2 {
 		t.Fatalf("01-01: %s after %d attempts; want complete on the second; answers %+v", p.State, p.Attempt, res.Answers)
 	}

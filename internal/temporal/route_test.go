@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -89,24 +88,9 @@ func TestDispatchSendsAnswersToTheSessionsWorker(t *testing.T) {
 	for _, id := range []string{"01-01", "01-02", "01-03", "01-04"} {
 		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Tasks: 1, Stops: []engine.Stop{{Task: 1, Type: "decision", Options: []string{"json", "sqlite"}}}})
 	}
-	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 10 * time.Second, Session: time.Hour, Command: time.Minute}}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-route", TaskQueue: queue}, RunWorkflowName, in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: spec}); err != nil {
-		t.Fatal(err)
-	}
-	var res RunResult
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatal(err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range final.Snapshot().Plans {
+	_, snap := dispatchRun(ctx, t, c, queue, "hive-run-route", 10*time.Second, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: spec})
+	for _, p := range snap.Plans {
 		if p.State != engine.Complete || p.Attempt != 1 {
 			t.Errorf("%s: %s after %d attempts; want complete at once", p.Spec.ID, p.State, p.Attempt)
 		}

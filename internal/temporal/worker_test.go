@@ -60,23 +60,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	c, queue := devServer(t, func(c client.Client, w worker.Worker) {
 		w.RegisterActivityWithOptions((&Activities{Exec: runs, Client: c}).Command, activity.RegisterOptions{Name: CommandActivity})
 	})
-	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 10 * time.Second, Session: time.Hour, Command: time.Minute}}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-demo", TaskQueue: queue}, RunWorkflowName, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true}); err != nil {
-		t.Fatal(err)
-	}
-	var res RunResult
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatal(err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := final.Snapshot()
+	_, snap := dispatchRun(ctx, t, c, queue, "hive-demo", 10*time.Second, engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true})
 	if snap.Outcome != "complete" {
 		t.Fatalf("the run ended %q", snap.Outcome)
 	}
