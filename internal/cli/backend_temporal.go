@@ -312,11 +312,7 @@ func clipped(s string, n int) string {
 // statusTemporal prints the Temporal run of each phase of the repository
 // that has one, as status prints local runs.
 func statusTemporal(ctx context.Context, o *statusOptions) error {
-	phases, err := loadPhases(o.root, "")
-	if err != nil {
-		return err
-	}
-	c, err := o.dial(ctx)
+	phases, c, err := temporalPhases(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -352,6 +348,17 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	printPhaseViews(o, views)
 	return nil
+}
+
+// temporalPhases are the project's phases, and a client of the server
+// their runs are kept on.
+func temporalPhases(ctx context.Context, o *statusOptions) ([]*plan.Phase, client.Client, error) {
+	phases, err := loadPhases(o.root, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := o.dial(ctx)
+	return phases, c, err
 }
 
 // temporalSnapshot is the state of workflow id: a running one answers a

@@ -22,11 +22,7 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	phases, err := loadPhases(o.root, "")
-	if err != nil {
-		return err
-	}
-	c, err := o.dial(ctx)
+	phases, c, err := temporalPhases(ctx, o)
 	if err != nil {
 		return err
 	}
