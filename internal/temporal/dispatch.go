@@ -56,8 +56,9 @@ type dispatcher struct {
 	// hosts are the task queues of the workers that hold the sessions
 	// (SessionSignal); held are the messages to a session whose host is
 	// not known yet.
-	hosts map[sessionKey]string
-	held  map[sessionKey][]engine.Command
+	hosts  map[sessionKey]string
+	held   map[sessionKey][]engine.Command
+	routed bool // false: a run started before SessionSignal, whose messages go to the run's queue
 
 	// Merges, post-merge gates and verifications go one at a time, in the
 	// order the engine asked for them: each works on the integration
@@ -107,6 +108,10 @@ type SessionHost struct {
 // message sends c to the worker that holds its session, once known; a
 // message to a session that is over has no one to read it.
 func (p *dispatcher) message(c engine.Command) {
+	if !p.routed {
+		p.execute(c)
+		return
+	}
 	key := sessionKey{c.Plan, c.Attempt}
 	if _, live := p.sessions[key]; !live {
 		return

@@ -29,6 +29,9 @@ const (
 	// engineChange is the GetVersion change id that records the engine
 	// version a history was written by.
 	engineChange = "hive-engine"
+	// sessionRoutingChange is the GetVersion change id of sending messages
+	// to the worker that holds the session (SessionSignal).
+	sessionRoutingChange = "hive-session-routing"
 	// firstEngine is the first engine version that ran as a workflow: a
 	// history it wrote must replay on every later hive (the recorded
 	// histories in testdata/histories hold them to it).
@@ -80,6 +83,10 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// its commands are not Temporal commands, so they cannot make a replay
 	// diverge.
 	workflow.GetVersion(ctx, engineChange, firstEngine, engine.Version)
+	// Runs started before messages went to the session's worker send them
+	// to the run's queue, as they did: their sessions never said where
+	// they were.
+	routed := workflow.GetVersion(ctx, sessionRoutingChange, workflow.DefaultVersion, 1) == 1
 	e := engine.New()
 	if in.State != nil {
 		var err error
@@ -126,7 +133,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		}
 	}
 	if in.Dispatch != nil {
-		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot,
+		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, routed: routed,
 			sessions: map[sessionKey]workflow.CancelFunc{}, hosts: map[sessionKey]string{}, held: map[sessionKey][]engine.Command{}}
 		sel.AddReceive(hosts, func(c workflow.ReceiveChannel, _ bool) {
 			var h SessionHost
