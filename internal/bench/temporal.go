@@ -155,7 +155,7 @@ func temporalRemote(ctx context.Context, o Options, d DAG, cli string) (time.Dur
 		return 0, fmt.Errorf("start the run: %w", err)
 	}
 	var res temporal.RunResult
-	if err := run.Get(ctx, &res); err != nil {
+	if err := temporal.Result(ctx, run, &res); err != nil {
 		return 0, fmt.Errorf("the run's workflow: %w", err)
 	}
 	wall := time.Since(start)

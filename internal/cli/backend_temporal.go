@@ -169,7 +169,7 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 	}
 	done := make(chan error, 1)
 	var res temporal.RunResult
-	go func() { done <- run.Get(ctx, &res) }()
+	go func() { done <- temporal.Result(ctx, run, &res) }()
 	seen := 0
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
@@ -374,7 +374,7 @@ func temporalSnapshot(ctx context.Context, c client.Client, id string, running b
 		return snap, nil
 	}
 	var res temporal.RunResult
-	if err := run.Get(ctx, &res); err != nil {
+	if err := temporal.Result(ctx, run, &res); err != nil {
 		return engine.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
 	}
 	final, err := engine.Restore(*res.State)

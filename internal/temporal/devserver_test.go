@@ -54,7 +54,7 @@ func dispatchRun(ctx context.Context, t *testing.T, c client.Client, queue, id s
 		t.Fatal(err)
 	}
 	var res RunResult
-	if err := run.Get(ctx, &res); err != nil {
+	if err := Result(ctx, run, &res); err != nil {
 		t.Fatal(err)
 	}
 	final, err := engine.Restore(*res.State)

@@ -1,13 +1,17 @@
 package temporal
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -56,4 +60,23 @@ func hostQueue(queue string) string {
 	b := make([]byte, 4)
 	rand.Read(b)
 	return fmt.Sprintf("%s@%s-%d-%s", queue, host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// Result waits for a run's workflow to end and reads its result. The wait
+// is a long poll of the server: a poll that fails on its own (a server too
+// busy to answer in time) is made again; the workflow's own failure, and
+// ctx's end, are returned.
+func Result(ctx context.Context, run client.WorkflowRun, res *RunResult) error {
+	for {
+		err := run.Get(ctx, res)
+		var failed *temporal.WorkflowExecutionError
+		if err == nil || ctx.Err() != nil || errors.As(err, &failed) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
