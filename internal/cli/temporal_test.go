@@ -104,7 +104,7 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		if killed == "" && strings.Contains(line, " running") {
 			killed = killBusyWorker(t, workers)
 			// Someone follows the run from another terminal meanwhile.
-			watch = exec.CommandContext(ctx, hive, append([]string{"status", "--watch"}, backend...)...)
+			watch = exec.CommandContext(ctx, hive, append([]string{"status", "--watch", "--repo", dir}, flags...)...)
 			watch.Stdout, watch.Stderr = &watched, &watched
 			if err := watch.Start(); err != nil {
 				t.Fatal(err)
