@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,11 @@ func TestQuickRun(t *testing.T) {
 		// The pipeline group's counts (checkpoints, a bin of the
 		// reliability table) may be zero too.
 		zeroOK := r.Target == "0" || (r.Group == "pipeline" && r.Status == bench.Info)
-		if r.Value < 0 || (r.Value == 0 && !zeroOK) || r.Figure == "" || r.Unit == "" {
+		// A difference of two wall times (hive beyond the bare loop,
+		// Temporal beyond local) may come out at or below zero on a
+		// noisy machine, more so with the few plans of --quick.
+		difference := strings.Contains(r.Name, "beyond bare spawning") || strings.Contains(r.Name, "overhead per plan")
+		if !difference && (r.Value < 0 || (r.Value == 0 && !zeroOK)) || r.Figure == "" || r.Unit == "" {
 			t.Errorf("%s: %s: value %v %q, figure %q", r.Group, r.Name, r.Value, r.Unit, r.Figure)
 		}
 		if r.Unit == "ratio" && r.Group == "makespan" && r.Value < 0.999 {
