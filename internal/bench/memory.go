@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -58,19 +57,15 @@ func measureMemory(ctx context.Context, o Options) Row {
 		agents = 16
 	}
 	name := fmt.Sprintf("peak RSS of hive with %d agents", agents)
-	dir, err := os.MkdirTemp("", "hive-bench-memory-")
-	if err != nil {
-		return errorRow("memory", name, err)
-	}
-	defer os.RemoveAll(dir)
 	d := RandomDAG(2*agents, o.Seed)
 	for i := range d.Plans {
 		d.Plans[i].DependsOn = nil
 	}
-	proj, err := newProject(ctx, dir, d, false)
+	proj, remove, err := tempProject(ctx, "hive-bench-memory-", d)
 	if err != nil {
 		return errorRow("memory", name, err)
 	}
+	defer remove()
 	obs := &peakRunning{}
 	hold := 500 * time.Millisecond
 	_, _, err = runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: agents, team: true, observer: obs,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -20,6 +19,9 @@ const (
 	overheadTarget    = 5 * time.Millisecond // wall time per plan
 	engineEventTarget = 200_000              // engine events per second
 )
+
+// instantEnv makes the sim agents report PLAN COMPLETE at once.
+var instantEnv = []string{sim.EnvMode + "=" + sim.ModeInstant}
 
 // overheadConcurrency is the agents at once in the overhead run.
 const overheadConcurrency = 8
@@ -42,18 +44,14 @@ const beyondSpawnTarget = time.Millisecond
 func runOverhead(ctx context.Context, o Options, n int) []Row {
 	name := fmt.Sprintf("runner wall time per plan, %d plans", n)
 	fail := func(err error) []Row { return []Row{errorRow("overhead", name, err)} }
-	dir, err := os.MkdirTemp("", "hive-bench-overhead-")
+	proj, remove, err := tempProject(ctx, "hive-bench-overhead-", RandomDAG(n, o.Seed))
 	if err != nil {
 		return fail(err)
 	}
-	defer os.RemoveAll(dir)
-	proj, err := newProject(ctx, dir, RandomDAG(n, o.Seed), false)
-	if err != nil {
-		return fail(err)
-	}
+	defer remove()
 	hive, err := measureCPU(func() error {
 		_, _, err := runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: overheadConcurrency,
-			env: []string{sim.EnvMode + "=" + sim.ModeInstant}}.run(ctx)
+			env: instantEnv}.run(ctx)
 		return err
 	})
 	if err != nil {

@@ -39,6 +39,22 @@ type project struct {
 // started yet would see it, so no plan counts as done; the runner's
 // spot-checks then find the SUMMARY and the commit on disk as usual, the
 // run starting from the commit before them (project.Base).
+// tempProject is newProject in a new temporary folder (named after
+// prefix), and what removes it.
+func tempProject(ctx context.Context, prefix string, d DAG) (*project, func(), error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	remove := func() { os.RemoveAll(dir) }
+	proj, err := newProject(ctx, dir, d, false)
+	if err != nil {
+		remove()
+		return nil, nil, err
+	}
+	return proj, remove, nil
+}
+
 func newProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*project, error) {
 	deps := make(map[string]engine.PlanSpec, len(d.Plans))
 	for _, p := range d.Plans {

@@ -23,7 +23,6 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/runner"
-	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -77,21 +76,14 @@ func temporalRows(ctx context.Context, o Options) []Row {
 			Note: fmt.Sprintf("(Temporal − local) / %d plans: signals, activities, history, polling", n)})
 }
 
-// instantEnv makes the sim agents report PLAN COMPLETE at once.
-var instantEnv = []string{sim.EnvMode + "=" + sim.ModeInstant}
-
 // temporalLocal runs d's phase with the local runner, as the overhead
 // group does, and returns its wall time.
 func temporalLocal(ctx context.Context, o Options, d DAG) (time.Duration, error) {
-	dir, err := os.MkdirTemp("", "hive-bench-local-")
+	proj, remove, err := tempProject(ctx, "hive-bench-local-", d)
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
-	proj, err := newProject(ctx, dir, d, false)
-	if err != nil {
-		return 0, err
-	}
+	defer remove()
 	wall, _, err := runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: temporalAgents, env: instantEnv}.run(ctx)
 	return wall, err
 }
@@ -101,15 +93,11 @@ func temporalLocal(ctx context.Context, o Options, d DAG) (time.Duration, error)
 // returns the time from reading the phase (as execute-phase does) to the
 // workflow's result. The server and the workers are ready before.
 func temporalRemote(ctx context.Context, o Options, d DAG, cli string) (time.Duration, error) {
-	dir, err := os.MkdirTemp("", "hive-bench-temporal-")
+	proj, remove, err := tempProject(ctx, "hive-bench-temporal-", d)
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
-	proj, err := newProject(ctx, dir, d, false)
-	if err != nil {
-		return 0, err
-	}
+	defer remove()
 	logs := io.Discard
 	if o.Log != nil {
 		logs = o.Log

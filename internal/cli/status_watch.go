@@ -23,27 +23,20 @@ func watchStatus(ctx context.Context, o *statusOptions, j journal.Journal) error
 	}
 	if !isTerminal(o.stdout) || !isTerminal(o.stdin) {
 		var last int64 = -1
-		for {
+		return followPlain(ctx, func() (bool, error) {
 			runs, err := j.Runs()
-			if err != nil {
-				return err
+			if err != nil || len(runs) == 0 {
+				return false, err
 			}
-			if len(runs) > 0 && runs[0].Events != last {
+			if runs[0].Events != last {
 				last = runs[0].Events
 				if err := printStatus(o, j); err != nil {
-					return err
+					return false, err
 				}
 				fmt.Fprintln(o.stdout)
 			}
-			if len(runs) > 0 && !runs[0].Finished.IsZero() {
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
+			return !runs[0].Finished.IsZero(), nil
+		})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -55,6 +48,22 @@ func watchStatus(ctx context.Context, o *statusOptions, j journal.Journal) error
 		return fmt.Errorf("dashboard: %w", err)
 	}
 	return nil
+}
+
+// followPlain calls poll twice a second until it says the run is over,
+// fails, or ctx ends: status --watch without a terminal.
+func followPlain(ctx context.Context, poll func() (over bool, err error)) error {
+	for {
+		over, err := poll()
+		if over || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // pollJournal sends the newest run's snapshot and its new events to the

@@ -39,28 +39,21 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 		return statusTemporal(ctx, o)
 	}
 	if !isTerminal(o.stdout) || !isTerminal(o.stdin) {
-		var last engine.Snapshot
-		for first := true; ; first = false {
+		var last *engine.Snapshot
+		return followPlain(ctx, func() (bool, error) {
 			snap, running, err := pollTemporal(ctx, c, id)
 			if err != nil {
-				return err
+				return false, err
 			}
-			if first || !reflect.DeepEqual(snap, last) || !running {
-				last = snap
+			if last == nil || !reflect.DeepEqual(snap, *last) || !running {
+				last = &snap
 				if err := statusTemporal(ctx, o); err != nil {
-					return err
+					return false, err
 				}
 				fmt.Fprintln(o.stdout)
 			}
-			if !running {
-				return nil
-			}
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
+			return !running, nil
+		})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
