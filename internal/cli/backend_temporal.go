@@ -29,6 +29,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 )
@@ -277,24 +278,25 @@ func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
 	if err != nil {
 		return exitf(ExitUsage, "no run of phase %s on the Temporal server (%v)", ph.Number, err)
 	}
-	var open *engine.Checkpoint
-	for i := range snap.Queue {
-		if snap.Queue[i].Plan == o.plan {
-			open = &snap.Queue[i]
-			break
-		}
-	}
+	open := openCheckpoint(snap, o.plan)
 	if open == nil {
 		return exitf(ExitUsage, "plan %s has no open checkpoint in the run of phase %s", o.plan, ph.Number)
 	}
-	ev := engine.Event{Type: engine.EvAnswer, Plan: o.plan, Text: o.text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
+	// The workflow's history is a journal: a secret typed into the answer
+	// is masked there as in .hive/journal.db.
+	cfg, err := config.Load(root)
+	if err != nil {
+		return exitf(ExitUsage, "%v", err)
+	}
+	text := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv).String(o.text)
+	ev := engine.Event{Type: engine.EvAnswer, Plan: o.plan, Text: text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
 	if err := c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
 		return fmt.Errorf("send the answer: %w", err)
 	}
 	if o.json {
-		return printJSON(o.stdout, answerResult{Plan: o.plan, Checkpoint: open.ID, Title: titleOf(*open), Answer: o.text})
+		return printJSON(o.stdout, answerResult{Plan: o.plan, Checkpoint: open.ID, Title: titleOf(*open), Answer: text})
 	}
-	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) sent to the run's workflow: %q.\n", open.ID, o.plan, titleOf(*open), o.text)
+	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) sent to the run's workflow: %q.\n", open.ID, o.plan, titleOf(*open), text)
 	return nil
 }
 

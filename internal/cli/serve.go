@@ -27,6 +27,7 @@ const tokenEnv = "HIVE_SERVE_TOKEN"
 
 type serveOptions struct {
 	*globalOptions
+	temporalFlags
 	addr  string
 	token string
 	log   bool
@@ -65,6 +66,7 @@ signed link that opens their checkpoint, once, within a day.`,
 	cmd.Flags().StringVar(&o.token, "token", "", "the token every request needs (default: $"+tokenEnv+", else a random one, printed)")
 	cmd.Flags().BoolVar(&o.log, "log", false, "log every request (method, path without secrets, status) on stderr")
 	cmd.Flags().Float64Var(&o.rate, "rate", 300, "requests per second each client address may make (twice that in a burst)")
+	o.temporalFlags.add(cmd, g, "where the phase runs are kept: local (.hive/journal.db) or temporal (each phase's Temporal workflow, shown beside the journals' runs)")
 	return cmd
 }
 
@@ -97,11 +99,22 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 	}
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv).With(token)
 	logf := func(format string, args ...any) { fmt.Fprintf(o.stderr, "hive serve: "+format+"\n", args...) }
-	srv, err := serve.New(serve.Options{
+	remote, err := o.remote(cmd.Context(), repo.Root, logf)
+	if err != nil {
+		return err
+	}
+	if remote != nil {
+		defer remote.c.Close()
+	}
+	opts := serve.Options{
 		Root: repo.Root, Token: token, Key: key, PublicURL: cfg.Notifications.PublicURL, Redactor: red, Rate: o.rate,
 		RenderLog: func(w io.Writer, log io.Reader) { renderLog(w, log) },
 		Logf:      logf, LogRequests: o.log,
-	})
+	}
+	if remote != nil {
+		opts.Remote = remote
+	}
+	srv, err := serve.New(opts)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
@@ -122,6 +135,9 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 	}
 	if cfg.Notifications.PublicURL != "" {
 		fmt.Fprintf(o.stdout, "Notifications link to %s\n", cfg.Notifications.PublicURL)
+	}
+	if remote != nil {
+		fmt.Fprintf(o.stdout, "Runs on the Temporal server at %s (namespace %s) are shown beside the journals'.\n", o.address, o.namespace)
 	}
 	hs := &http.Server{
 		Handler:           srv,
@@ -152,6 +168,27 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	return nil
+}
+
+// remote is the Temporal backend's runs when --backend (or backend.kind)
+// says temporal, else nil.
+func (o *serveOptions) remote(ctx context.Context, root string, logf func(string, ...any)) (*temporalRemote, error) {
+	switch o.backend {
+	case "", "local":
+		return nil, nil
+	case "temporal":
+	default:
+		return nil, exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
+	}
+	phases, err := loadPhases(root, "")
+	if err != nil {
+		return nil, err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &temporalRemote{c: c, root: root, phases: phases, ended: map[string]serve.RemoteRun{}, logf: logf}, nil
 }
 
 // renderLog renders an agent log as hive attach does.

@@ -232,6 +232,10 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request, id who) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	f, err := os.Open(filepath.Join(s.o.Root, ".hive", "logs", name))
 	if err != nil {
+		if kind == KindTemporal {
+			fmt.Fprintf(w, "(no output from %s here: its agent runs on a hive worker, and its log is in that worker's .hive/logs)\n", item)
+			return
+		}
 		fmt.Fprintf(w, "(no output from %s yet)\n", item)
 		return
 	}

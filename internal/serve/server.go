@@ -58,6 +58,9 @@ type Options struct {
 	LogRequests bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Remote, when set, adds the runs of another backend (the Temporal
+	// workflows of the repository's phases) to the journals' runs.
+	Remote Remote
 }
 
 // Server is hive serve's handler. Start its journal follower with Run.
@@ -96,18 +99,22 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, store: newStore(o.Root), sessions: newSessions(), links: used, limit: newLimiter(o.Rate), ready: make(chan struct{})}
+	s := &Server{o: o, store: newStore(o.Root, o.Remote), sessions: newSessions(), links: used, limit: newLimiter(o.Rate), ready: make(chan struct{})}
 	s.routes()
 	return s, nil
 }
 
 // Run follows the journals until ctx ends. The first read's error is
-// returned at once (a damaged journal); later ones are logged and retried.
+// returned at once (a damaged journal); later ones, and the remote
+// backend's, are logged and retried.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.store.close()
 	err := s.store.refresh()
 	close(s.ready)
-	if err != nil {
+	var remote *remoteError
+	if errors.As(err, &remote) {
+		s.logf("%v", err)
+	} else if err != nil {
 		return err
 	}
 	t := time.NewTicker(s.o.Poll)
@@ -340,6 +347,19 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 		default:
 			return answer.Result{}, &answerError{http.StatusNotFound, fmt.Sprintf("%s has no checkpoint #%d of %s (GET /api/checkpoints lists the open ones)", t.run, t.cp, t.plan)}
 		}
+	}
+	if t.kind == KindTemporal {
+		masked := s.o.Redactor.String(text)
+		if aerr := s.answerRemote(t, masked); aerr != nil {
+			return answer.Result{}, aerr
+		}
+		s.store.mu.Lock()
+		s.store.remoteRead = time.Time{} // show it at once
+		s.store.mu.Unlock()
+		if err := s.store.refresh(); err != nil {
+			s.logf("%v", err)
+		}
+		return answer.Result{Answer: masked}, nil
 	}
 	s.store.mu.Lock()
 	js := answer.Journals{Root: s.o.Root, Phase: s.store.phaseJ, Pipeline: s.store.pipeJ, Redactor: s.o.Redactor}

@@ -23,14 +23,17 @@ import (
 const (
 	KindPhase    = "phase"    // hive execute-phase: .hive/journal.db
 	KindPipeline = "pipeline" // hive run: .hive/runs.db
+	// KindTemporal (remote.go): a Temporal workflow's phase run.
 )
 
 // RunView is one run as the dashboard and the API show it.
 type RunView struct {
-	Key      string     `json:"key"` // KIND-ID: the two journals number their runs apart
-	Kind     string     `json:"kind"`
-	ID       int64      `json:"id"`
-	Title    string     `json:"title"` // the phase, or hive run's objective
+	Key   string `json:"key"` // KIND-ID: the two journals number their runs apart
+	Kind  string `json:"kind"`
+	ID    int64  `json:"id"`
+	Title string `json:"title"` // the phase, or hive run's objective
+	// Workflow is the Temporal workflow of a temporal run.
+	Workflow string     `json:"workflow,omitempty"`
 	Phase    string     `json:"phase,omitempty"`
 	Started  time.Time  `json:"started"`
 	Finished *time.Time `json:"finished,omitempty"`
@@ -119,6 +122,15 @@ type store struct {
 	nextID  int64
 	history []Event // the last historySize events, oldest first
 	subs    map[chan struct{}]struct{}
+
+	// remote holds the runs of another backend (nil: none); they are read
+	// every remotePoll, at remoteRead last.
+	remote     Remote
+	remotes    map[string]RemoteRun // by view key
+	remoteKeys []string
+	remoteRead time.Time
+	// remoteFailed is the last read's error, told once.
+	remoteFailed string
 }
 
 type phaseRun struct {
@@ -134,9 +146,10 @@ type pipeRun struct {
 	run     journal.Run
 }
 
-func newStore(root string) *store {
+func newStore(root string, remote Remote) *store {
 	return &store{root: root, phases: map[int64]*phaseRun{}, pipes: map[int64]*pipeRun{},
-		views: map[string]RunView{}, maxCP: map[string]int{}, subs: map[chan struct{}]struct{}{}}
+		views: map[string]RunView{}, maxCP: map[string]int{}, subs: map[chan struct{}]struct{}{},
+		remote: remote, remotes: map[string]RemoteRun{}}
 }
 
 func (s *store) close() {
@@ -170,17 +183,17 @@ func (s *store) journals() error {
 	return errors.Join(open("journal.db", &s.phaseJ), open("runs.db", &s.pipeJ))
 }
 
-// refresh reads what the journals gained since the last call, updates the
-// views and tells the subscribers.
+// refresh reads what the journals and the remote backend gained since the
+// last call, updates the views and tells the subscribers. An error of the
+// remote backend is a *remoteError, returned once the journals are read.
 func (s *store) refresh() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.journals(); err != nil {
 		return err
 	}
-	changed := false
-	var keys []string
-	var starts = map[string]time.Time{}
+	changed, remoteErr := s.remoteRuns(time.Now())
+	keys := slices.Clone(s.remoteKeys)
 	if s.phaseJ != nil {
 		runs, err := s.phaseJ.Runs()
 		if err != nil {
@@ -192,8 +205,7 @@ func (s *store) refresh() error {
 				return err
 			}
 			changed = changed || c
-			key := runKey(KindPhase, run.ID)
-			keys, starts[key] = append(keys, key), run.Started
+			keys = append(keys, runKey(KindPhase, run.ID))
 		}
 	}
 	if s.pipeJ != nil {
@@ -207,11 +219,10 @@ func (s *store) refresh() error {
 				return err
 			}
 			changed = changed || c
-			key := runKey(KindPipeline, run.ID)
-			keys, starts[key] = append(keys, key), run.Started
+			keys = append(keys, runKey(KindPipeline, run.ID))
 		}
 	}
-	slices.SortStableFunc(keys, func(a, b string) int { return starts[b].Compare(starts[a]) })
+	slices.SortStableFunc(keys, func(a, b string) int { return s.views[b].Started.Compare(s.views[a].Started) })
 	s.order = keys
 	if changed {
 		for ch := range s.subs {
@@ -221,7 +232,7 @@ func (s *store) refresh() error {
 			}
 		}
 	}
-	return nil
+	return remoteErr
 }
 
 // phaseRun steps run's new events and renews its view; true when it
@@ -262,7 +273,7 @@ func (s *store) phaseRun(run journal.Run) (bool, error) {
 		}
 		s.emit("answered", key, Answered{Run: key, Plan: ev.Plan, Checkpoint: open.ID, Answer: ev.Text, By: ev.By, Seq: rec.Seq})
 	}
-	v := phaseView(run, pr.eng.Snapshot(), live)
+	v := phaseView(KindPhase, run, pr.eng.Snapshot(), live)
 	s.setView(v)
 	return true, nil
 }
@@ -433,7 +444,7 @@ func runKey(kind string, id int64) string { return kind + "-" + strconv.FormatIn
 // no parameter reaches a journal or a path unchecked.
 func parseRunKey(key string) (kind string, id int64, ok bool) {
 	kind, num, found := strings.Cut(key, "-")
-	if !found || (kind != KindPhase && kind != KindPipeline) || num == "" || len(num) > 18 {
+	if !found || (kind != KindPhase && kind != KindPipeline && kind != KindTemporal) || num == "" || len(num) > 18 {
 		return "", 0, false
 	}
 	for _, c := range num {
@@ -445,9 +456,11 @@ func parseRunKey(key string) (kind string, id int64, ok bool) {
 	return kind, id, err == nil && id > 0
 }
 
-func phaseView(run journal.Run, snap engine.Snapshot, live bool) RunView {
-	key := runKey(KindPhase, run.ID)
-	v := RunView{Key: key, Kind: KindPhase, ID: run.ID, Title: "Phase " + snap.Phase, Phase: snap.Phase, Started: run.Started, Events: run.Events, Outcome: run.Outcome}
+// phaseView is a phase run's view; kind says where the run is kept
+// (KindPhase, KindTemporal).
+func phaseView(kind string, run journal.Run, snap engine.Snapshot, live bool) RunView {
+	key := runKey(kind, run.ID)
+	v := RunView{Key: key, Kind: kind, ID: run.ID, Title: "Phase " + snap.Phase, Phase: snap.Phase, Started: run.Started, Events: run.Events, Outcome: run.Outcome}
 	switch {
 	case !run.Finished.IsZero():
 		f := run.Finished
