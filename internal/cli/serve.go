@@ -54,10 +54,15 @@ HIVE_SERVE_TOKEN) a random token is made and printed. It listens on loopback
 unless --addr says otherwise; another address is reachable by anyone who can
 reach the machine, so put https in front of it (a tunnel or proxy of your own)
 and set notifications.public_url to that address: notifications then carry a
-signed link that opens their checkpoint, once, within a day.`,
+signed link that opens their checkpoint, once, within a day.
+
+With --backend temporal (or backend.kind in config) the runs of the phases'
+Temporal workflows are shown too, as runs temporal-N, read from each
+workflow's state; their answers are signalled to the workflow.`,
 		Example: `  hive serve
   hive serve --addr 0.0.0.0:7433     # on the network: prints a generated token
   HIVE_SERVE_TOKEN=... hive serve --addr 100.64.0.2:7433
+  hive serve --backend temporal --temporal-address 10.0.0.5:7233
   curl -H "Authorization: Bearer $HIVE_SERVE_TOKEN" http://127.0.0.1:7433/api/checkpoints`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(cmd, o) },

@@ -471,12 +471,12 @@ func TestServeSecurity(t *testing.T) {
 // loginLine finds the login link hive serve prints.
 var loginLine = regexp.MustCompile(`Log in \(works once, for 15 minutes\): (http://\S+)`)
 
-// startServeCmd starts the real hive serve on a free loopback port and
-// returns its login link.
-func startServeCmd(t *testing.T, dir string, env []string) string {
+// startServeCmd starts the real hive serve on a free loopback port, with
+// the flags given, and returns its login link.
+func startServeCmd(t *testing.T, dir string, env []string, flags ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := hiveCmd(t, ctx, env, "serve", "--addr", "127.0.0.1:0", "--repo", dir)
+	cmd := hiveCmd(t, ctx, env, append([]string{"serve", "--addr", "127.0.0.1:0", "--repo", dir}, flags...)...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

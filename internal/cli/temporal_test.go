@@ -2,8 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/demo"
+	"github.com/hivectl/hive/internal/serve"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
@@ -92,6 +97,15 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The decision is answered from hive serve's API (a phone's browser
+	// would use the same), the human-verify with hive answer; with a git
+	// remote both with hive answer.
+	serveToken := strings.Repeat("s", 32)
+	serveURL := ""
+	if !remote {
+		login := startServeCmd(t, dir, append(os.Environ(), tokenEnv+"="+serveToken), flags...)
+		serveURL, _, _ = strings.Cut(login, "/login/")
+	}
 	var transcript strings.Builder
 	var watch *exec.Cmd
 	var watched lockedBuffer
@@ -113,6 +127,10 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		for plan, response := range map[string]string{"01-03": "json-file", "01-04": "approved"} {
 			if strings.HasPrefix(line, plan+" waits for a human") && !answered[plan] {
 				answered[plan] = true
+				if serveURL != "" && plan == "01-03" {
+					answerThroughServe(t, serveURL, serveToken, plan, response)
+					continue
+				}
 				out, err := exec.Command(hive, append([]string{"answer", plan, response, "--repo", dir}, flags...)...).CombinedOutput()
 				if err != nil {
 					t.Fatalf("hive answer %s: %v\n%s", plan, err, out)
@@ -134,6 +152,23 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		t.Fatalf("the run did not complete:\n%s", transcript.String())
 	}
 	checkOneCommitPerTask(t, dir)
+	if serveURL != "" {
+		// hive serve shows the run's end from the workflow's result.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			runs := serveGet[[]serve.RunView](t, serveURL, serveToken, "/api/runs")
+			if len(runs) == 1 && runs[0].Kind == serve.KindTemporal && runs[0].State == "finished" && strings.HasPrefix(runs[0].Workflow, "hive-01-core-library-") {
+				if n := countComplete(runs[0].Items); n != 6 {
+					t.Fatalf("hive serve shows %d plans complete at the end, want 6: %+v", n, runs[0].Items)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hive serve does not show the run finished: %+v", runs)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 	// status --watch (no terminal: the overview again on each change) ends
 	// with the run, its last overview the run's end.
 	if err := watch.Wait(); err != nil {
@@ -176,6 +211,68 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 	if got, want := codeTree(t, dir), codeTree(t, local); got != want {
 		t.Fatalf("the code the Temporal run left:\n%s\nthe local run's:\n%s", got, want)
 	}
+}
+
+// answerThroughServe answers plan's open checkpoint through hive serve's
+// JSON API, once it shows it (serve reads the workflows every second).
+func answerThroughServe(t *testing.T, base, token, plan, text string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, cp := range serveGet[[]serve.CheckpointView](t, base, token, "/api/checkpoints") {
+			if cp.Plan != plan {
+				continue
+			}
+			if !strings.HasPrefix(cp.Run, serve.KindTemporal+"-") {
+				t.Fatalf("hive serve shows %s's checkpoint in run %s, not in the workflow's", plan, cp.Run)
+			}
+			body, _ := json.Marshal(map[string]string{"answer": text})
+			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/runs/%s/checkpoints/%s/%d/answer", base, cp.Run, plan, cp.ID), bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("answer %s through hive serve: %d %s", plan, resp.StatusCode, reply)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hive serve shows no open checkpoint of %s", plan)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// serveGet reads one of hive serve's JSON resources.
+func serveGet[T any](t *testing.T, base, token, path string) T {
+	t.Helper()
+	var v T
+	req, _ := http.NewRequest("GET", base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return v
+}
+
+func countComplete(items []serve.ItemView) int {
+	n := 0
+	for _, it := range items {
+		if it.State == "complete" {
+			n++
+		}
+	}
+	return n
 }
 
 // git runs git in dir ("" for here) and returns its output.
