@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -107,8 +109,9 @@ func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
 // executeTemporal runs (or resumes) the phase's run on the Temporal server:
 // the workflow is the engine, workers carry out its work; one worker runs
 // in this process unless --local-worker=false. It prints what the run does
-// and ends when the run does. The workflow id names the repository and the
-// phase, so the same command from anywhere attaches to a run under way.
+// and ends when the run does. The workflow id names the phase and the
+// repository (its folder, or with a git remote the repository itself), so
+// the same command attaches to a run under way.
 func executeTemporal(ctx context.Context, o *executeOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -123,7 +126,20 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 		return err
 	}
 	defer c.Close()
-	id := temporalRunID(repo.Root, ph)
+	// A run under way is attached to, whichever id it has; a new one is
+	// named by the repository when clones share its work.
+	id, desc, found, err := findTemporalRun(ctx, c, repo.Root, ph)
+	if err != nil {
+		return err
+	}
+	if !found || desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		id = temporalRunID(repo.Root, ph)
+		if o.remote != "" {
+			if id, err = temporalRepoRunID(ctx, repo.Root, ph); err != nil {
+				return err
+			}
+		}
+	}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: o.queue, WorkflowExecutionErrorWhenAlreadyStarted: true},
 		temporal.RunWorkflowName, temporal.RunInput{Dispatch: temporalDispatch(o.queue, cfg.Timeouts.Stall)})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -253,10 +269,59 @@ func temporalState(ctx context.Context, c client.Client, run client.WorkflowRun)
 	return snap, nil
 }
 
-// temporalRunID names the Temporal workflow of a phase of a repository.
+// temporalRunID names the Temporal workflow of a phase of the repository
+// in folder root: the id of a run whose workers share that folder.
 func temporalRunID(root string, ph *plan.Phase) string {
 	sum := sha256.Sum256([]byte(root))
 	return fmt.Sprintf("hive-%s-%x", filepath.Base(ph.Dir), sum[:4])
+}
+
+// temporalRepoRunID names the workflow of a phase by the repository
+// itself, its root commits, which every clone shares: the id of a run whose
+// workers share work through a git remote, so that hive answer, status and
+// serve find it from any clone, not only from the folder that started it.
+func temporalRepoRunID(ctx context.Context, root string, ph *plan.Phase) (string, error) {
+	repo, err := gitx.Open(ctx, root)
+	if err != nil {
+		return "", err
+	}
+	roots, err := repo.Git(ctx, "rev-list", "--max-parents=0", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("the repository's first commit: %w", err)
+	}
+	sorted := strings.Fields(roots)
+	slices.Sort(sorted)
+	sum := sha256.Sum256([]byte("repo:" + strings.Join(sorted, " ")))
+	return fmt.Sprintf("hive-%s-%x", filepath.Base(ph.Dir), sum[:4]), nil
+}
+
+// findTemporalRun is the workflow of the phase's run on the server, by
+// either id (this folder's, the repository's): the one that runs, else the
+// one started last. found is false when the server has neither; err is
+// set when it could not be asked.
+func findTemporalRun(ctx context.Context, c client.Client, root string, ph *plan.Phase) (id string, desc *workflowservice.DescribeWorkflowExecutionResponse, found bool, err error) {
+	ids := []string{temporalRunID(root, ph)}
+	if byRepo, err := temporalRepoRunID(ctx, root, ph); err == nil {
+		ids = append(ids, byRepo)
+	}
+	running := func(d *workflowservice.DescribeWorkflowExecutionResponse) bool {
+		return d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	}
+	for _, candidate := range ids {
+		d, err := c.DescribeWorkflowExecution(ctx, candidate, "")
+		var missing *serviceerror.NotFound
+		switch {
+		case errors.As(err, &missing):
+			continue
+		case err != nil:
+			return "", nil, false, fmt.Errorf("the workflow %s: %w", candidate, err)
+		}
+		later := d.GetWorkflowExecutionInfo().GetStartTime().AsTime().After(desc.GetWorkflowExecutionInfo().GetStartTime().AsTime())
+		if !found || running(d) || (!running(desc) && later) {
+			id, desc, found = candidate, d, true
+		}
+	}
+	return id, desc, found, nil
 }
 
 // answerTemporal answers a plan's open checkpoint in the phase's Temporal
@@ -272,7 +337,13 @@ func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
 		return err
 	}
 	defer c.Close()
-	id := temporalRunID(root, ph)
+	id, _, found, err := findTemporalRun(ctx, c, root, ph)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return exitf(ExitUsage, "no run of phase %s on the Temporal server at %s", ph.Number, o.address)
+	}
 	run := c.GetWorkflow(ctx, id, "")
 	snap, err := temporalState(ctx, c, run)
 	if err != nil {
@@ -321,9 +392,11 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 	defer c.Close()
 	var views []statusRunView
 	for _, ph := range phases {
-		id := temporalRunID(o.root, ph)
-		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+		id, desc, found, err := findTemporalRun(ctx, c, o.root, ph)
 		if err != nil {
+			return err
+		}
+		if !found {
 			continue // no run of this phase on the server
 		}
 		info := desc.GetWorkflowExecutionInfo()

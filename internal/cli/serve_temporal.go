@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -32,15 +30,12 @@ type temporalRemote struct {
 func (t *temporalRemote) Runs(ctx context.Context) ([]serve.RemoteRun, error) {
 	var runs []serve.RemoteRun
 	for _, ph := range t.phases {
-		id := temporalRunID(t.root, ph)
-		desc, err := t.c.DescribeWorkflowExecution(ctx, id, "")
-		var missing *serviceerror.NotFound
-		switch {
-		case errors.As(err, &missing):
-			delete(t.ended, id)
-			continue // no run of this phase on the server
-		case err != nil:
+		id, desc, found, err := findTemporalRun(ctx, t.c, t.root, ph)
+		if err != nil {
 			return nil, err
+		}
+		if !found {
+			continue // no run of this phase on the server
 		}
 		info := desc.GetWorkflowExecutionInfo()
 		started := info.GetStartTime().AsTime()

@@ -29,9 +29,12 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	defer c.Close()
 	id, started := "", time.Time{}
 	for _, ph := range phases {
-		desc, err := c.DescribeWorkflowExecution(ctx, temporalRunID(o.root, ph), "")
-		if err == nil && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
-			id, started = temporalRunID(o.root, ph), desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
+		wid, desc, found, err := findTemporalRun(ctx, c, o.root, ph)
+		if err != nil {
+			return err
+		}
+		if found && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			id, started = wid, desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
 			break
 		}
 	}

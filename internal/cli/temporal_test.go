@@ -131,7 +131,14 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 					answerThroughServe(t, serveURL, serveToken, plan, response)
 					continue
 				}
-				out, err := exec.Command(hive, append([]string{"answer", plan, response, "--repo", dir}, flags...)...).CombinedOutput()
+				// With a git remote, the human-verify is answered from a
+				// worker's clone: the workflow is named by the repository,
+				// not by the folder that started the run.
+				from := dir
+				if remote && plan == "01-04" {
+					from = workDirs["b"]
+				}
+				out, err := exec.Command(hive, append([]string{"answer", plan, response, "--repo", from}, flags...)...).CombinedOutput()
 				if err != nil {
 					t.Fatalf("hive answer %s: %v\n%s", plan, err, out)
 				}
