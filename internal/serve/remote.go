@@ -59,26 +59,45 @@ type remoteError struct{ err error }
 func (e *remoteError) Error() string { return "read the Temporal runs: " + e.err.Error() }
 func (e *remoteError) Unwrap() error { return e.err }
 
-// remoteRuns reads the remote runs when remotePoll has passed since the
-// last read, and renews their views; true when one changed. The caller
-// holds s.mu.
-func (s *store) remoteRuns(now time.Time) (bool, error) {
-	if s.remote == nil || now.Sub(s.remoteRead) < remotePoll {
-		return false, nil
+// fetchRemote reads the remote runs when remotePoll has passed since the
+// last read (ok true), without holding s.mu: a slow server must not stall
+// the pages. An error is returned once, not every second while the server
+// is away.
+func (s *store) fetchRemote(now time.Time) (runs []RemoteRun, ok bool, err error) {
+	if s.remote == nil {
+		return nil, false, nil
+	}
+	s.remoteMu.Lock()
+	defer s.remoteMu.Unlock()
+	if now.Sub(s.remoteRead) < remotePoll {
+		return nil, false, nil
 	}
 	s.remoteRead = now
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	runs, err := s.remote.Runs(ctx)
-	if err != nil {
-		// Told once, not every second while the server is away.
-		if err.Error() == s.remoteFailed {
-			return false, nil
-		}
+	runs, err = s.remote.Runs(ctx)
+	switch {
+	case err == nil:
+		s.remoteFailed = ""
+		return runs, true, nil
+	case err.Error() == s.remoteFailed:
+		return nil, false, nil
+	default:
 		s.remoteFailed = err.Error()
-		return false, &remoteError{err}
+		return nil, false, &remoteError{err}
 	}
-	s.remoteFailed = ""
+}
+
+// remoteNow makes the next refresh read the remote runs.
+func (s *store) remoteNow() {
+	s.remoteMu.Lock()
+	s.remoteRead = time.Time{}
+	s.remoteMu.Unlock()
+}
+
+// applyRemote renews the remote runs' views; true when one changed. The
+// caller holds s.mu.
+func (s *store) applyRemote(runs []RemoteRun) bool {
 	before := s.nextID
 	s.remoteKeys = s.remoteKeys[:0]
 	for _, r := range runs {
@@ -90,7 +109,7 @@ func (s *store) remoteRuns(now time.Time) (bool, error) {
 		s.setView(v)
 		s.remoteKeys = append(s.remoteKeys, v.Key)
 	}
-	return s.nextID != before, nil
+	return s.nextID != before
 }
 
 // answerRemote sends an answer to a remote run's workflow.

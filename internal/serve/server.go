@@ -353,9 +353,7 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 		if aerr := s.answerRemote(t, masked); aerr != nil {
 			return answer.Result{}, aerr
 		}
-		s.store.mu.Lock()
-		s.store.remoteRead = time.Time{} // show it at once
-		s.store.mu.Unlock()
+		s.store.remoteNow() // show it at once
 		if err := s.store.refresh(); err != nil {
 			s.logf("%v", err)
 		}

@@ -123,13 +123,15 @@ type store struct {
 	history []Event // the last historySize events, oldest first
 	subs    map[chan struct{}]struct{}
 
-	// remote holds the runs of another backend (nil: none); they are read
-	// every remotePoll, at remoteRead last.
+	// remote holds the runs of another backend (nil: none): remotes and
+	// remoteKeys are their latest read (under mu).
 	remote     Remote
 	remotes    map[string]RemoteRun // by view key
 	remoteKeys []string
-	remoteRead time.Time
-	// remoteFailed is the last read's error, told once.
+	// remoteMu serializes the reads of the remote, every remotePoll, at
+	// remoteRead last; remoteFailed is the last read's error, told once.
+	remoteMu     sync.Mutex
+	remoteRead   time.Time
 	remoteFailed string
 }
 
@@ -187,12 +189,13 @@ func (s *store) journals() error {
 // last call, updates the views and tells the subscribers. An error of the
 // remote backend is a *remoteError, returned once the journals are read.
 func (s *store) refresh() error {
+	runs, fetched, remoteErr := s.fetchRemote(time.Now())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.journals(); err != nil {
 		return err
 	}
-	changed, remoteErr := s.remoteRuns(time.Now())
+	changed := fetched && s.applyRemote(runs)
 	keys := slices.Clone(s.remoteKeys)
 	if s.phaseJ != nil {
 		runs, err := s.phaseJ.Runs()
