@@ -128,14 +128,15 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 	defer c.Close()
 	// A run under way is attached to, whichever id it has; a new one is
 	// named by the repository when clones share its work.
-	id, desc, found, err := findTemporalRun(ctx, c, repo.Root, ph)
+	names := newRunNames(ctx, repo.Root)
+	id, desc, found, err := names.find(ctx, c, ph)
 	if err != nil {
 		return err
 	}
-	if !found || desc.GetWorkflowExecutionInfo().GetStatus() != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if !found || !workflowRunning(desc) {
 		id = temporalRunID(repo.Root, ph)
 		if o.remote != "" {
-			if id, err = temporalRepoRunID(ctx, repo.Root, ph); err != nil {
+			if id, err = names.byRepo(ph); err != nil {
 				return err
 			}
 		}
@@ -276,36 +277,51 @@ func temporalRunID(root string, ph *plan.Phase) string {
 	return fmt.Sprintf("hive-%s-%x", filepath.Base(ph.Dir), sum[:4])
 }
 
-// temporalRepoRunID names the workflow of a phase by the repository
-// itself, its root commits, which every clone shares: the id of a run whose
-// workers share work through a git remote, so that hive answer, status and
-// serve find it from any clone, not only from the folder that started it.
-func temporalRepoRunID(ctx context.Context, root string, ph *plan.Phase) (string, error) {
+// runNames names the workflows of a repository's phase runs: by its
+// folder (temporalRunID), or, for a run whose workers share work through a
+// git remote, by the repository itself, its root commits, which every
+// clone shares, so that hive answer, status and serve find that run from
+// any clone, not only from the folder that started it.
+type runNames struct {
+	root  string
+	roots string // the root commits, sorted; "" when git could not tell
+	err   error
+}
+
+// newRunNames reads the repository's root commits once.
+func newRunNames(ctx context.Context, root string) runNames {
+	n := runNames{root: root}
 	repo, err := gitx.Open(ctx, root)
-	if err != nil {
-		return "", err
+	if err == nil {
+		var out string
+		if out, err = repo.Git(ctx, "rev-list", "--max-parents=0", "HEAD"); err == nil {
+			roots := strings.Fields(out)
+			slices.Sort(roots)
+			n.roots = strings.Join(roots, " ")
+		}
 	}
-	roots, err := repo.Git(ctx, "rev-list", "--max-parents=0", "HEAD")
 	if err != nil {
-		return "", fmt.Errorf("the repository's first commit: %w", err)
+		n.err = fmt.Errorf("the repository's first commit: %w", err)
 	}
-	sorted := strings.Fields(roots)
-	slices.Sort(sorted)
-	sum := sha256.Sum256([]byte("repo:" + strings.Join(sorted, " ")))
+	return n
+}
+
+// byRepo is the id of the phase's run named by the repository.
+func (n runNames) byRepo(ph *plan.Phase) (string, error) {
+	if n.err != nil {
+		return "", n.err
+	}
+	sum := sha256.Sum256([]byte("repo:" + n.roots))
 	return fmt.Sprintf("hive-%s-%x", filepath.Base(ph.Dir), sum[:4]), nil
 }
 
-// findTemporalRun is the workflow of the phase's run on the server, by
-// either id (this folder's, the repository's): the one that runs, else the
-// one started last. found is false when the server has neither; err is
-// set when it could not be asked.
-func findTemporalRun(ctx context.Context, c client.Client, root string, ph *plan.Phase) (id string, desc *workflowservice.DescribeWorkflowExecutionResponse, found bool, err error) {
-	ids := []string{temporalRunID(root, ph)}
-	if byRepo, err := temporalRepoRunID(ctx, root, ph); err == nil {
+// find is the workflow of the phase's run on the server, by either id:
+// the one that runs, else the one started last. found is false when the
+// server has neither; err is set when it could not be asked.
+func (n runNames) find(ctx context.Context, c client.Client, ph *plan.Phase) (id string, desc *workflowservice.DescribeWorkflowExecutionResponse, found bool, err error) {
+	ids := []string{temporalRunID(n.root, ph)}
+	if byRepo, err := n.byRepo(ph); err == nil {
 		ids = append(ids, byRepo)
-	}
-	running := func(d *workflowservice.DescribeWorkflowExecutionResponse) bool {
-		return d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 	}
 	for _, candidate := range ids {
 		d, err := c.DescribeWorkflowExecution(ctx, candidate, "")
@@ -317,11 +333,16 @@ func findTemporalRun(ctx context.Context, c client.Client, root string, ph *plan
 			return "", nil, false, fmt.Errorf("the workflow %s: %w", candidate, err)
 		}
 		later := d.GetWorkflowExecutionInfo().GetStartTime().AsTime().After(desc.GetWorkflowExecutionInfo().GetStartTime().AsTime())
-		if !found || running(d) || (!running(desc) && later) {
+		if !found || workflowRunning(d) || (!workflowRunning(desc) && later) {
 			id, desc, found = candidate, d, true
 		}
 	}
 	return id, desc, found, nil
+}
+
+// workflowRunning says whether the described workflow still runs.
+func workflowRunning(d *workflowservice.DescribeWorkflowExecutionResponse) bool {
+	return d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
 // answerTemporal answers a plan's open checkpoint in the phase's Temporal
@@ -337,7 +358,7 @@ func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
 		return err
 	}
 	defer c.Close()
-	id, _, found, err := findTemporalRun(ctx, c, root, ph)
+	id, _, found, err := newRunNames(ctx, root).find(ctx, c, ph)
 	if err != nil {
 		return err
 	}
@@ -391,8 +412,9 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	defer c.Close()
 	var views []statusRunView
+	names := newRunNames(ctx, o.root)
 	for _, ph := range phases {
-		id, desc, found, err := findTemporalRun(ctx, c, o.root, ph)
+		id, desc, found, err := names.find(ctx, c, ph)
 		if err != nil {
 			return err
 		}
@@ -400,13 +422,13 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 			continue // no run of this phase on the server
 		}
 		info := desc.GetWorkflowExecutionInfo()
-		snap, err := temporalSnapshot(ctx, c, id, info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING)
+		snap, err := temporalSnapshot(ctx, c, id, workflowRunning(desc))
 		if err != nil {
 			return fmt.Errorf("phase %s: %w", ph.Number, err)
 		}
 		v := phaseView(snap, 0, ph.Dir, info.GetStartTime().AsTime(), snap.Outcome)
 		v.Workflow = id
-		if info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if workflowRunning(desc) {
 			v.Live = true
 		} else {
 			closed := info.GetCloseTime().AsTime()

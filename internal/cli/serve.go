@@ -193,7 +193,7 @@ func (o *serveOptions) remote(ctx context.Context, root string, logf func(string
 	if err != nil {
 		return nil, err
 	}
-	return &temporalRemote{c: c, root: root, phases: phases, ended: map[string]serve.RemoteRun{}, logf: logf}, nil
+	return &temporalRemote{c: c, names: newRunNames(ctx, root), phases: phases, ended: map[string]serve.RemoteRun{}, logf: logf}, nil
 }
 
 // renderLog renders an agent log as hive attach does.

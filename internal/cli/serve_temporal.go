@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -15,12 +14,12 @@ import (
 )
 
 // temporalRemote is serve.Remote for the Temporal backend: the workflow of
-// each phase of the repository (temporalRunID), its state from its query
+// each phase of the repository (runNames), its state from its query
 // while it runs and from its result once it has ended; answers are
 // signals, as hive answer sends them.
 type temporalRemote struct {
 	c      client.Client
-	root   string
+	names  runNames
 	phases []*plan.Phase
 	// ended keeps the runs that have finished: their state cannot change.
 	ended map[string]serve.RemoteRun
@@ -30,7 +29,7 @@ type temporalRemote struct {
 func (t *temporalRemote) Runs(ctx context.Context) ([]serve.RemoteRun, error) {
 	var runs []serve.RemoteRun
 	for _, ph := range t.phases {
-		id, desc, found, err := findTemporalRun(ctx, t.c, t.root, ph)
+		id, desc, found, err := t.names.find(ctx, t.c, ph)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +42,7 @@ func (t *temporalRemote) Runs(ctx context.Context) ([]serve.RemoteRun, error) {
 			runs = append(runs, r)
 			continue
 		}
-		running := info.GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+		running := workflowRunning(desc)
 		snap, err := temporalSnapshot(ctx, t.c, id, running)
 		if err != nil {
 			// No worker to answer the query yet, or a run that failed

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -28,12 +27,13 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	defer c.Close()
 	id, started := "", time.Time{}
+	names := newRunNames(ctx, o.root)
 	for _, ph := range phases {
-		wid, desc, found, err := findTemporalRun(ctx, c, o.root, ph)
+		wid, desc, found, err := names.find(ctx, c, ph)
 		if err != nil {
 			return err
 		}
-		if found && desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if found && workflowRunning(desc) {
 			id, started = wid, desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
 			break
 		}
@@ -91,7 +91,7 @@ func pollTemporal(ctx context.Context, c client.Client, id string) (engine.Snaps
 	if err != nil {
 		return engine.Snapshot{}, false, fmt.Errorf("the run's workflow %s: %w", id, err)
 	}
-	running := desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	running := workflowRunning(desc)
 	snap, err := temporalSnapshot(ctx, c, id, running)
 	return snap, running, err
 }
