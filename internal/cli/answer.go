@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/answer"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +68,11 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	switch o.backend {
 	case "", "local":
 	case "temporal":
-		return answerTemporal(cmd.Context(), o, repo.Root)
+		// A role's question of hive run is in the project's journal
+		// with either backend: the run's driver reads its answers there.
+		if !piperun.IsRunJob(o.plan) {
+			return answerTemporal(cmd.Context(), o, repo.Root)
+		}
 	default:
 		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
 	}

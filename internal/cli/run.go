@@ -19,6 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -58,6 +59,8 @@ type runOptions struct {
 	plan bool
 	// evaluate judges each role's work (routing.evaluate in config too).
 	evaluate bool
+	temporalFlags
+	localWorker bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -130,6 +133,8 @@ Role prompts: see hive agents.`,
 	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
 	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (default: budget.usd in config; 0: no limit)")
+	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept: local (the journal in .hive) or temporal (a workflow on a Temporal server, driven by hive worker processes that share this folder)")
+	cmd.Flags().BoolVar(&o.localWorker, "local-worker", true, "backend temporal: also drive the run in this process")
 	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) a question waits for hive answer ROLE ..., then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd
 }
@@ -187,65 +192,20 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	if err != nil {
 		return err
 	}
-	var wf pipeline.Workflow
-	var files []pipeline.ContextFile
-	var planning *piperun.Planning
-	if !o.resume && o.plan && o.workflow == "" && len(o.roles) == 0 && o.only == "" {
-		l, err := pickLauncher(o.agent, cfg, pipeline.RolePlanner)
-		if err != nil {
-			return err
-		}
-		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RolePlanner: l}); err != nil {
-			return err
-		}
-		home, _ := os.UserHomeDir()
-		model := ""
-		if rungs := ladder(cfg, pipeline.RolePlanner, l.Name()); len(rungs) > 0 {
-			model = rungs[len(rungs)-1] // the cheapest
-		}
-		w, p := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: l, Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
-		fmt.Fprintf(o.stderr, "workflow %s (by the %s): %s\n", p.Workflow, p.By, p.Reasoning)
-		wf, planning = w, &p
-	} else if !o.resume {
-		if wf, err = workflowFor(repo.Root, o, objective); err != nil {
-			return &exitError{code: ExitUsage, err: err}
-		}
+	if o.backend == "temporal" {
+		return runTemporal(ctx, o, repo, cfg, objective)
 	}
+	var choice runChoice
 	if !o.resume {
-		if files, err = contextFiles(repo.Root, o.context); err != nil {
-			return &exitError{code: ExitUsage, err: err}
-		}
-		// A repository the shell Hive worked in keeps what it learned;
-		// every role gets its conventions and gotchas.
-		if mem, ok := shellhive.Memory(repo.Root); ok {
-			files = append(files, pipeline.ContextFile{Name: ".hive/memory.json (the shell Hive's memory)", Text: mem})
-			fmt.Fprintln(o.stderr, "context: the shell Hive's memory (.hive/memory.json): its project facts, conventions and gotchas go to every role")
+		if choice, err = chooseRun(ctx, o, repo, cfg, objective); err != nil {
+			return err
 		}
 	}
-	launchers, ladders, err := roleAgents(o.agent, cfg)
+	j, closeJournal, err := pipelineJournal(repo, cfg)
 	if err != nil {
 		return err
 	}
-	// The agents of the workflow's roles (a resume's workflow is in its
-	// journal: every role's) must be able to start.
-	used := map[string]agent.Launcher{}
-	for role, l := range launchers {
-		// A reviewer's high finding may add a security audit (routing).
-		if o.resume || wf.Needs(role) || role == pipeline.RoleSecurity && wf.Needs(pipeline.RoleReviewer) {
-			used[role] = l
-		}
-	}
-	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, used); err != nil {
-		return err
-	}
-	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
-	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
-	}
-	defer db.Close()
-	// Reports, answers and test output are masked like execute-phase's:
-	// a secret never reaches the journal.
-	j := journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)))
+	defer closeJournal()
 	if o.fresh {
 		if pid, live := runner.PipelineHolder(repo.Root); live {
 			return exitf(ExitBusy, "hive pid %d is driving the unfinished run now: stop it first (Ctrl-C there, or kill %d), then hive run --fresh", pid, pid)
@@ -256,17 +216,142 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.RunBranch(j, run))
 		}
 	}
-	home, _ := os.UserHomeDir()
+	opts, err := pipelineOptions(ctx, o, repo, cfg, objective, choice, j)
+	if err != nil {
+		return err
+	}
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
+	opts.Observer = obs
 	// At a terminal a question waits for the answer typed there (or given
 	// with hive answer); without one, for hive answer, checkpoint_wait long.
-	wait := checkpointWait(cfg, o.waitSet, o.wait)
+	opts.Wait = checkpointWait(cfg, o.waitSet, o.wait)
+	var res piperun.Result
+	switch interactive := !o.json && isTerminal(o.stdin); {
+	case interactive && !o.noTUI && isTerminal(o.stdout):
+		res, err = runWithPipelineScreen(ctx, o.stdin, o.stdout, obs, opts)
+	case interactive:
+		answers := make(chan string)
+		opts.Wait, opts.Answers, obs.prompt = -1, answers, true
+		go readAnswers(o.stdin, answers)
+		res, err = piperun.Run(ctx, opts)
+	default:
+		res, err = piperun.Run(ctx, opts)
+	}
+	if err := runExit(ctx, err); err != nil {
+		return err
+	}
+	obs.result(res)
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		return silentExit(ExitFailed)
+	}
+	return nil
+}
+
+// runExit is the exit of a run that ended with err.
+func runExit(ctx context.Context, err error) error {
+	var needs *piperun.NeedsHumanError
+	var unfinished *piperun.UnfinishedError
+	var answer *piperun.AnswerError
+	switch {
+	case errors.As(err, &needs):
+		return &exitError{code: ExitNeedsHuman, err: err}
+	case errors.Is(err, runner.ErrLocked):
+		return &exitError{code: ExitBusy, err: err}
+	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
+		return &exitError{code: ExitUsage, err: err}
+	case errors.Is(err, piperun.ErrInterrupted), err != nil && ctx.Err() != nil:
+		return &exitError{code: ExitInterrupted, err: err}
+	case err != nil:
+		return &exitError{code: ExitInternal, err: err}
+	}
+	return nil
+}
+
+// runChoice is what a new run is to do, settled where it is asked for:
+// its workflow of roles (and how it was chosen) and the files every role
+// is given.
+type runChoice struct {
+	Workflow pipeline.Workflow      `json:"workflow"`
+	Planning *piperun.Planning      `json:"planning,omitempty"`
+	Context  []pipeline.ContextFile `json:"context,omitempty"`
+}
+
+// chooseRun settles a new run's workflow (the flags', the planner's or
+// the rules') and reads its context files.
+func chooseRun(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, objective string) (runChoice, error) {
+	var ch runChoice
+	if o.plan && o.workflow == "" && len(o.roles) == 0 && o.only == "" {
+		l, err := pickLauncher(o.agent, cfg, pipeline.RolePlanner)
+		if err != nil {
+			return ch, err
+		}
+		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RolePlanner: l}); err != nil {
+			return ch, err
+		}
+		home, _ := os.UserHomeDir()
+		model := ""
+		if rungs := ladder(cfg, pipeline.RolePlanner, l.Name()); len(rungs) > 0 {
+			model = rungs[len(rungs)-1] // the cheapest
+		}
+		w, p := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: l, Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
+		fmt.Fprintf(o.stderr, "workflow %s (by the %s): %s\n", p.Workflow, p.By, p.Reasoning)
+		ch.Workflow, ch.Planning = w, &p
+	} else {
+		var err error
+		if ch.Workflow, err = workflowFor(repo.Root, o, objective); err != nil {
+			return ch, &exitError{code: ExitUsage, err: err}
+		}
+	}
+	var err error
+	if ch.Context, err = contextFiles(repo.Root, o.context); err != nil {
+		return ch, &exitError{code: ExitUsage, err: err}
+	}
+	// A repository the shell Hive worked in keeps what it learned;
+	// every role gets its conventions and gotchas.
+	if mem, ok := shellhive.Memory(repo.Root); ok {
+		ch.Context = append(ch.Context, pipeline.ContextFile{Name: ".hive/memory.json (the shell Hive's memory)", Text: mem})
+		fmt.Fprintln(o.stderr, "context: the shell Hive's memory (.hive/memory.json): its project facts, conventions and gotchas go to every role")
+	}
+	return ch, nil
+}
+
+// pipelineJournal opens the project's journal of hive run's runs.
+// Reports, answers and test output are masked like execute-phase's: a
+// secret never reaches the journal.
+func pipelineJournal(repo *gitx.Repo, cfg *config.Config) (journal.Journal, func(), error) {
+	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs.db"))
+	if err != nil {
+		return nil, nil, &exitError{code: ExitInternal, err: err}
+	}
+	return journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv))), func() { db.Close() }, nil
+}
+
+// pipelineOptions readies a run of the pipeline here (its observer and
+// its wait for answers are the caller's): the roles' agents, checked; the
+// budget; for a new run its routing and evaluator.
+func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, objective string, ch runChoice, j journal.Journal) (piperun.Options, error) {
+	launchers, ladders, err := roleAgents(o.agent, cfg)
+	if err != nil {
+		return piperun.Options{}, err
+	}
+	// The agents of the workflow's roles (a resume's workflow is in its
+	// journal: every role's) must be able to start.
+	used := map[string]agent.Launcher{}
+	for role, l := range launchers {
+		// A reviewer's high finding may add a security audit (routing).
+		if o.resume || ch.Workflow.Needs(role) || role == pipeline.RoleSecurity && ch.Workflow.Needs(pipeline.RoleReviewer) {
+			used[role] = l
+		}
+	}
+	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, used); err != nil {
+		return piperun.Options{}, err
+	}
+	home, _ := os.UserHomeDir()
 	opts := piperun.Options{
-		Repo: repo, Journal: j, Observer: obs,
-		Objective: objective, Workflow: wf, Planning: planning, Resume: o.resume, Answer: o.answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: files, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
+		Repo: repo, Journal: j,
+		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
-		Wait: wait,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
 	// A postmortem model tells the finished run when the config names one;
@@ -281,15 +366,15 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	}
 	if !o.resume {
 		if opts.Routing, err = routing(o, cfg, repo.Root, objective); err != nil {
-			return err
+			return opts, err
 		}
 		if opts.Routing.Evaluate {
 			l, err := pickLauncher(o.agent, cfg, pipeline.RoleEvaluator)
 			if err != nil {
-				return err
+				return opts, err
 			}
 			if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RoleEvaluator: l}); err != nil {
-				return err
+				return opts, err
 			}
 			opts.Evaluator = l
 			if rungs := ladder(cfg, pipeline.RoleEvaluator, l.Name()); len(rungs) > 0 {
@@ -311,41 +396,10 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD
 	if !o.resume {
 		if opts.Budget, err = roleBudget(cfg, b, opts.Prices, ladders, func() map[string]pricing.Usage { return roleHistory(j) }); err != nil {
-			return &exitError{code: ExitUsage, err: err}
+			return opts, &exitError{code: ExitUsage, err: err}
 		}
 	}
-	var res piperun.Result
-	switch interactive := !o.json && isTerminal(o.stdin); {
-	case interactive && !o.noTUI && isTerminal(o.stdout):
-		res, err = runWithPipelineScreen(ctx, o.stdin, o.stdout, obs, opts)
-	case interactive:
-		answers := make(chan string)
-		opts.Wait, opts.Answers, obs.prompt = -1, answers, true
-		go readAnswers(o.stdin, answers)
-		res, err = piperun.Run(ctx, opts)
-	default:
-		res, err = piperun.Run(ctx, opts)
-	}
-	var needs *piperun.NeedsHumanError
-	var unfinished *piperun.UnfinishedError
-	var answer *piperun.AnswerError
-	switch {
-	case errors.As(err, &needs):
-		return &exitError{code: ExitNeedsHuman, err: err}
-	case errors.Is(err, runner.ErrLocked):
-		return &exitError{code: ExitBusy, err: err}
-	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
-		return &exitError{code: ExitUsage, err: err}
-	case errors.Is(err, piperun.ErrInterrupted), err != nil && ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: err}
-	case err != nil:
-		return &exitError{code: ExitInternal, err: err}
-	}
-	obs.result(res)
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
-		return silentExit(ExitFailed)
-	}
-	return nil
+	return opts, nil
 }
 
 // runPrinter prints a run's progress: a line per role start and end, per

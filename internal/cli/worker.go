@@ -31,17 +31,32 @@ type workerOptions struct {
 func newWorkerCmd(g *globalOptions) *cobra.Command {
 	o := &workerOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "worker PHASE --backend temporal",
-		Short: "Carry out the agent sessions and spot-checks of a phase's runs on a Temporal server, beside other workers",
-		Long: `worker polls a Temporal task queue for the work of a phase's runs (started
-with hive execute-phase --backend temporal) and carries it out here: agent
-sessions in this repository's working tree, and their spot-checks. Start
-as many as the machine holds; a worker that dies is noticed within its
-heartbeat timeout and its plan goes on elsewhere. Stop it with ctrl-c.`,
+		Use:   "worker [PHASE] --backend temporal",
+		Short: "Carry out the work of Temporal runs here, beside other workers: a phase's agent sessions, or hive run's runs",
+		Long: `worker polls a Temporal task queue and carries out the work there.
+
+With PHASE it serves that phase's runs (started with hive execute-phase
+--backend temporal): agent sessions in this repository's working tree, or
+with --git-remote in worktrees of its own clone, and their spot-checks.
+Start as many as the machines hold; a worker that dies is noticed within
+its heartbeat timeout and its plan goes on elsewhere.
+
+Without PHASE it serves hive run's runs (started with hive run --backend
+temporal, on the task queue QUEUE-run): one worker drives a run at a time,
+in this folder, journal first; when it dies another worker of the folder
+takes the run over from the journal, without losing or repeating a role's
+finished work. Stop it with ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
-  hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233`,
-		Args: cobra.ExactArgs(1),
+  hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
+  hive worker --backend temporal --agent claude`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				if o.backend != "temporal" {
+					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
+				}
+				return pipelineWorkerRun(cmd.Context(), o)
+			}
 			o.phase = args[0]
 			return workerRun(cmd.Context(), o)
 		},

@@ -100,6 +100,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if o.Started != nil {
+		o.Started(s.run)
+	}
 	err = s.loop(ctx)
 	res := Result{Run: s.run, Snapshot: s.m.Snapshot(), Branch: s.branch}
 	if err != nil {

@@ -50,6 +50,9 @@ type Options struct {
 	EvaluatorTimeout time.Duration
 	Routing          pipeline.Routing
 	Resume           bool
+	// Started, when set, is told the run once it is created or taken
+	// over, before any of its work (a Temporal driver tells its workflow).
+	Started func(journal.Run)
 	// Answer answers the open checkpoint of the run being resumed.
 	Answer string
 

@@ -62,11 +62,12 @@ func hostQueue(queue string) string {
 	return fmt.Sprintf("%s@%s-%d-%s", queue, host, os.Getpid(), hex.EncodeToString(b))
 }
 
-// Result waits for a run's workflow to end and reads its result. The wait
+// Result waits for a workflow to end and reads its result into res (a
+// *RunResult for a phase's run, a *json.RawMessage for a pipeline's). The wait
 // is a long poll of the server: a poll that fails on its own (a server too
 // busy to answer in time) is made again; the workflow's own failure, and
 // ctx's end, are returned.
-func Result(ctx context.Context, run client.WorkflowRun, res *RunResult) error {
+func Result(ctx context.Context, run client.WorkflowRun, res any) error {
 	for {
 		err := run.Get(ctx, res)
 		var failed *temporal.WorkflowExecutionError

@@ -1,0 +1,426 @@
+package cli
+
+// The Temporal backend of hive run: the run is a workflow
+// (temporal.PipelineWorkflow) that hands it to one hive worker at a time,
+// which drives it as a local run does, journal first; when that worker
+// dies, another takes the run over from the journal. The workers share the
+// project's folder.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/temporal"
+)
+
+// runRequest is what a Temporal run of hive run asks of its drivers: what
+// the command line that started it asked for, settled there (the
+// workflow of roles, the context files), so that any worker drives the
+// same run.
+type runRequest struct {
+	Objective   string    `json:"objective,omitempty"`
+	Choice      runChoice `json:"choice"`
+	Agent       string    `json:"agent,omitempty"`
+	Yes         bool      `json:"yes,omitempty"`
+	NoInterview bool      `json:"no_interview,omitempty"`
+	NoMerge     bool      `json:"no_merge,omitempty"`
+	Push        bool      `json:"push,omitempty"`
+	PR          bool      `json:"pr,omitempty"`
+	Evaluate    bool      `json:"evaluate,omitempty"`
+	BudgetUSD   *float64  `json:"budget_usd,omitempty"`
+	// Resume takes over the unfinished run in the journal, not a new one.
+	Resume bool `json:"resume,omitempty"`
+}
+
+// pipelineWorkflowID names the workflow of hive run's runs in the
+// repository in folder root: one at a time, as the journal holds one
+// unfinished run at a time.
+func pipelineWorkflowID(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return fmt.Sprintf("hive-run-%x", sum[:4])
+}
+
+// pipelineQueue is the task queue of hive run's runs: its own, since the
+// workers of a phase's runs carry out other work.
+func pipelineQueue(queue string) string { return queue + "-run" }
+
+// pipelineDrivers is how many workers may take a run over in turn (each
+// one's death, or a ctrl-c of the process that drove it, hands it on).
+const pipelineDrivers = 10
+
+// runTemporal starts (or, with --resume, takes up) the project's run as a
+// Temporal workflow and follows it here; a driver runs in this process
+// unless --local-worker=false.
+func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, objective string) error {
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	id, queue := pipelineWorkflowID(repo.Root), pipelineQueue(o.queue)
+	running := false
+	if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil {
+		running = workflowRunning(d)
+	} else if missing := (*serviceerror.NotFound)(nil); !errors.As(err, &missing) {
+		return fmt.Errorf("the workflow %s: %w", id, err)
+	}
+	j, closeJournal, err := pipelineJournal(repo, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeJournal()
+	switch {
+	case running && !o.resume:
+		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with hive run --resume --backend temporal; answer its questions with hive answer ROLE \"...\"", id)
+	case running && o.fresh:
+		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): end it first (temporal workflow terminate --workflow-id %s), then hive run --fresh", id, id)
+	case !running:
+		if err := takeUp(o, repo, j); err != nil {
+			return err
+		}
+	}
+	if o.answer != "" {
+		if err := answerRunQuestion(o, j); err != nil {
+			return err
+		}
+	}
+	req := runRequest{Resume: o.resume}
+	if !o.resume {
+		ch, err := chooseRun(ctx, o, repo, cfg, objective)
+		if err != nil {
+			return err
+		}
+		req = runRequest{Objective: objective, Choice: ch, Agent: o.agent, Yes: o.yes, NoInterview: o.noInterview,
+			NoMerge: o.noMerge, Push: o.push, PR: o.pr, Evaluate: o.evaluate}
+		if o.budgetUSDSet {
+			req.BudgetUSD = &o.budgetUSD
+		}
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	if o.localWorker {
+		w := temporal.PipelineWorker(c, queue, &runDriver{g: o.globalOptions, agent: o.agent}, worker.Options{})
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+		defer w.Stop()
+	}
+	run := c.GetWorkflow(ctx, id, "")
+	if running {
+		fmt.Fprintf(o.stderr, "hive: following the run under way (Temporal workflow %s)\n", id)
+	} else {
+		in := temporal.PipelineInput{Request: raw, Heartbeat: temporalDispatch(queue, cfg.Timeouts.Stall).Heartbeat, Timeout: 7 * 24 * time.Hour, Drivers: pipelineDrivers}
+		started, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, WorkflowExecutionErrorWhenAlreadyStarted: true},
+			temporal.PipelineWorkflowName, in)
+		var already *serviceerror.WorkflowExecutionAlreadyStarted
+		switch {
+		case errors.As(err, &already):
+			running = true // another hive started it a moment ago
+			fmt.Fprintf(o.stderr, "hive: following the run under way (Temporal workflow %s)\n", id)
+		case err != nil:
+			return fmt.Errorf("start the run's workflow %s: %w", id, err)
+		default:
+			run = started
+			fmt.Fprintf(o.stderr, "hive: the run is Temporal workflow %s (task queue %s)\n", id, queue)
+		}
+	}
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
+	return followRun(ctx, o, c, run, j, obs, running)
+}
+
+// takeUp checks the journal before a workflow starts: a new run needs no
+// unfinished one there (--fresh abandons it), a resumed one needs one, and
+// no local hive run may be driving it.
+func takeUp(o *runOptions, repo *gitx.Repo, j journal.Journal) error {
+	if pid, live := runner.PipelineHolder(repo.Root); live {
+		return exitf(ExitBusy, "hive pid %d is driving this project's run here, without Temporal: let it end (or stop it, then hive run --resume --backend temporal takes it up)", pid)
+	}
+	if o.fresh {
+		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		} else if ok {
+			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.RunBranch(j, run))
+		}
+	}
+	last, ok, err := piperun.Latest(j)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	unfinished := ok && last.Finished.IsZero()
+	switch {
+	case o.resume && !unfinished:
+		return &exitError{code: ExitUsage, err: piperun.ErrNoRun}
+	case !o.resume && unfinished:
+		return &exitError{code: ExitUsage, err: &piperun.UnfinishedError{Run: last}}
+	}
+	return nil
+}
+
+// answerRunQuestion journals --answer for the open question of the
+// unfinished run, as hive answer does: its driver reads it there.
+func answerRunQuestion(o *runOptions, j journal.Journal) error {
+	last, ok, err := piperun.Latest(j)
+	if err != nil || !ok {
+		return &exitError{code: ExitUsage, err: piperun.ErrNoRun}
+	}
+	m, err := piperun.Replay(j, last)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	open := m.Snapshot().Open
+	if open == nil {
+		return exitf(ExitUsage, "run %d has no open question to answer", last.ID)
+	}
+	if _, _, err := piperun.Answer(j, open.Job, o.answer, time.Now()); err != nil {
+		return exitf(ExitUsage, "%v", err)
+	}
+	return nil
+}
+
+// followRun shows the run as its driver journals it, hands the answers
+// typed here to the journal, and ends with the run: its result, or, on
+// ctrl-c, at once, the run going on on its workers. attached: the run was
+// under way, and what it did before is not shown again.
+func followRun(ctx context.Context, o *runOptions, c client.Client, run client.WorkflowRun, j journal.Journal, obs *runPrinter, attached bool) error {
+	type ended struct {
+		raw json.RawMessage
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		var raw json.RawMessage
+		err := temporal.Result(ctx, run, &raw)
+		done <- ended{raw, err}
+	}()
+	answers := make(chan string)
+	if !o.json && isTerminal(o.stdin) {
+		obs.prompt = true
+		go readAnswers(o.stdin, answers)
+	}
+	var f *piperun.Follower
+	var drivers []temporal.Driver
+	since := time.Now()
+	hinted := false
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case e := <-done:
+			if f != nil {
+				f.Next(false) // what the driver journaled last
+			}
+			if e.err != nil {
+				if ctx.Err() != nil {
+					return &exitError{code: ExitInterrupted, err: errRunGoesOn}
+				}
+				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's workflow %s ended without a result: %w", run.GetID(), e.err)}
+			}
+			var res piperun.Result
+			if err := json.Unmarshal(e.raw, &res); err != nil {
+				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's result: %w", err)}
+			}
+			obs.result(res)
+			if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+				return silentExit(ExitFailed)
+			}
+			return nil
+		case <-ctx.Done():
+			return &exitError{code: ExitInterrupted, err: errRunGoesOn}
+		case text := <-answers:
+			var open *pipeline.Checkpoint
+			if f != nil {
+				open = f.Snapshot().Open
+			}
+			if open == nil {
+				obs.Note("", "nothing is asked now: "+text+" ignored")
+			} else if _, _, err := piperun.Answer(j, open.Job, text, time.Now()); err != nil {
+				obs.Note(open.Job, err.Error())
+			}
+		case <-tick.C:
+			if now, err := runDrivers(ctx, c, run); err == nil && len(now) > len(drivers) {
+				d := now[len(now)-1]
+				if len(drivers) > 0 {
+					obs.Note("", fmt.Sprintf("the worker that drove the run is gone: %s takes it over from the journal (driver %d)", d.Host, d.Attempt))
+				} else if !o.json {
+					fmt.Fprintf(o.stderr, "hive: run %d is driven by %s\n", d.Run, d.Host)
+				}
+				drivers = now
+				if f == nil {
+					f = piperun.NewFollower(j, d.Run, obs)
+					if attached {
+						f.Next(true)
+					}
+				}
+			}
+			if f == nil && !hinted && time.Since(since) > 10*time.Second {
+				hinted = true
+				fmt.Fprintf(o.stderr, "hive: no worker has taken the run yet: start one in this folder with hive worker --backend temporal\n")
+			}
+			if f != nil {
+				if err := f.Next(false); err != nil {
+					return &exitError{code: ExitInternal, err: err}
+				}
+			}
+		}
+	}
+}
+
+// runDrivers asks the run's workflow which workers drove it.
+func runDrivers(ctx context.Context, c client.Client, run client.WorkflowRun) ([]temporal.Driver, error) {
+	v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.DriversQuery)
+	if err != nil {
+		return nil, err
+	}
+	var ds []temporal.Driver
+	return ds, v.Get(&ds)
+}
+
+var errRunGoesOn = errors.New("interrupted: the run goes on on its workers (hive worker --backend temporal); hive run --resume --backend temporal follows it again")
+
+// runDriver drives Temporal runs of hive run in the repository g names,
+// as a local run: journal first, in the project's folder. out, when set,
+// shows each run's progress (a hive worker's); otherwise only its notes
+// go to g's stderr (the process that follows the run shows the rest).
+type runDriver struct {
+	g     *globalOptions
+	agent string // the worker's --agent, for a request that names none
+	out   io.Writer
+}
+
+// Drive implements temporal.PipelineDriver.
+func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.Takeover, started func(int64)) (json.RawMessage, error) {
+	var req runRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, temporal.Refused(fmt.Errorf("the run's request: %w", err))
+	}
+	repo, cfg, err := openRepoConfig(ctx, d.g)
+	if err != nil {
+		return nil, temporal.Refused(err)
+	}
+	o := &runOptions{globalOptions: d.g, agent: req.Agent, yes: req.Yes, noInterview: req.NoInterview, noMerge: req.NoMerge,
+		push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume}
+	if o.agent == "" {
+		o.agent = d.agent
+	}
+	if req.BudgetUSD != nil {
+		o.budgetUSD, o.budgetUSDSet = *req.BudgetUSD, true
+	}
+	j, closeJournal, err := pipelineJournal(repo, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer closeJournal()
+	if t.Attempt > 1 {
+		// Taking over: the run the driver before started, if it got that
+		// far; one it finished needs no driver, only its result.
+		last, ok, err := piperun.Latest(j)
+		if err != nil {
+			return nil, err
+		}
+		mine := ok && (last.ID == t.Run || t.Run == 0 && !last.Started.Before(t.Since))
+		switch {
+		case mine && !last.Finished.IsZero():
+			return endedResult(j, last)
+		case mine:
+			o.resume = true
+		}
+	}
+	opts, err := pipelineOptions(ctx, o, repo, cfg, req.Objective, req.Choice, j)
+	if err != nil {
+		return nil, temporal.Refused(err)
+	}
+	w := d.out
+	if w == nil {
+		w = d.g.stderr
+	}
+	opts.Observer = &driverPrinter{runPrinter: &runPrinter{w: w, start: time.Now(), repo: repo}, events: d.out != nil}
+	opts.Wait = -1 // answers come through the journal (hive answer, or the terminal that follows the run)
+	opts.Started = func(r journal.Run) { started(r.ID) }
+	res, err := piperun.Run(ctx, opts)
+	var unfinished *piperun.UnfinishedError
+	var answer *piperun.AnswerError
+	switch {
+	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
+		return nil, temporal.Refused(err)
+	case err != nil:
+		return nil, err
+	}
+	if d.out != nil {
+		fmt.Fprintf(d.out, "hive worker: run %d %s\n", res.Run.ID, res.Snapshot.Outcome)
+	}
+	return json.Marshal(res)
+}
+
+// endedResult is the result of a run that ended under a driver that died
+// before it could say so.
+func endedResult(j journal.Journal, run journal.Run) (json.RawMessage, error) {
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(piperun.Result{Run: run, Snapshot: m.Snapshot(), Branch: piperun.RunBranch(j, run),
+		Notes: []string{fmt.Sprintf("run %d had ended when this worker took it over: hive report %d tells how it was delivered", run.ID, run.ID)}})
+}
+
+// driverPrinter shows what a driver does: everything, or its notes only.
+type driverPrinter struct {
+	*runPrinter
+	events bool
+}
+
+func (p *driverPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
+	if p.events {
+		p.runPrinter.Event(ev, s)
+	}
+}
+
+func (p *driverPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
+	if p.events {
+		p.runPrinter.Command(c, s)
+	}
+}
+
+// pipelineWorkerRun is hive worker without a phase: it drives hive run's
+// runs of this repository.
+func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, err := openRepo(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	c, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	queue := pipelineQueue(o.queue)
+	w := temporal.PipelineWorker(c, queue, &runDriver{g: o.globalOptions, agent: o.agent, out: o.stdout}, worker.Options{})
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	defer w.Stop()
+	fmt.Fprintf(o.stdout, "hive worker: hive run's runs in %s, task queue %s at %s; ctrl-c stops\n", repo.Root, queue, o.address)
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,206 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// The names a `hive run` pipeline's workflow is known by in Temporal.
+const (
+	// PipelineWorkflowName is the workflow type of one `hive run`.
+	PipelineWorkflowName = "hive-pipeline"
+	// PipelineActivity drives the run on a worker, from its start or
+	// from its journal, until it ends.
+	PipelineActivity = "hive-pipeline-drive"
+	// DriverSignal says which worker drives the run now, and the run's
+	// number in the project's journal.
+	DriverSignal = "hive-pipeline-driver"
+	// DriversQuery answers the Drivers so far.
+	DriversQuery = "hive-pipeline-drivers"
+)
+
+// PipelineInput starts a pipeline's workflow.
+type PipelineInput struct {
+	// Request is what the run is to do, opaque here: the CLI's (the
+	// objective, the workflow of roles, the flags), handed to the driver.
+	Request json.RawMessage `json:"request"`
+	// Heartbeat is how long a driver may go silent before its worker is
+	// taken for dead and another takes the run over from its journal;
+	// Timeout bounds one driver (a run that waits days for an answer
+	// needs days); Drivers is how many may take the run in turn.
+	Heartbeat time.Duration `json:"heartbeat"`
+	Timeout   time.Duration `json:"timeout"`
+	Drivers   int           `json:"drivers"`
+}
+
+// Driver is a worker that drove (or drives) the run.
+type Driver struct {
+	// Attempt counts the drivers: 1 started the run, each later one
+	// resumed it from the journal.
+	Attempt int32  `json:"attempt"`
+	Host    string `json:"host"`
+	// Run is the run's number in the project's pipeline journal.
+	Run int64 `json:"run"`
+}
+
+// Takeover is what a driver knows of the run before it.
+type Takeover struct {
+	// Attempt counts the drivers: 1 starts the run, a later one takes it
+	// over because the one before died or failed.
+	Attempt int32 `json:"attempt"`
+	// Run is the run the driver before said it drove (0: it never said;
+	// it may have died right after creating it).
+	Run int64 `json:"run,omitempty"`
+	// Since is when the workflow started: a run in the journal created
+	// after it is this workflow's.
+	Since time.Time `json:"since"`
+}
+
+// PipelineDriver carries a `hive run` out on a worker: the run request
+// asks for, or, taking over (t.Attempt > 1), the one the driver before
+// left in the project's journal. It tells started the run's number as
+// soon as it has one, returns the run's result (opaque here: the CLI's),
+// and must end when ctx does. An error that another driver would meet too
+// (a bad request, a run that is not there) should be Refused, so that
+// none is tried.
+type PipelineDriver interface {
+	Drive(ctx context.Context, request json.RawMessage, t Takeover, started func(run int64)) (json.RawMessage, error)
+}
+
+// Refused marks err as one that no other driver would get past: the
+// pipeline's workflow fails with it at once, instead of handing the run to
+// the next worker.
+func Refused(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), "hive-refused", err)
+}
+
+// PipelineWorkflow is one `hive run`: its pipeline machine runs on one
+// worker at a time, an activity that heartbeats (PipelineActivity), and
+// journals every event there, in the project's journal, before it acts
+// on it, as a local run does. When that worker dies its heartbeat stops,
+// and the run goes to another worker, which resumes it from the journal:
+// no finished role or answered question is lost or done again. The
+// workflow ends with the run's result.
+//
+// The pipeline's events are not in Temporal's history: the drivers share
+// the project's folder (its journal, its worktrees), and `hive answer`
+// answers a run's question there, as for a local run.
+func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, error) {
+	var drivers []Driver
+	if err := workflow.SetQueryHandler(ctx, DriversQuery, func() ([]Driver, error) { return drivers, nil }); err != nil {
+		return nil, err
+	}
+	signals := workflow.GetSignalChannel(ctx, DriverSignal)
+	attempts := in.Drivers
+	if attempts <= 0 {
+		attempts = 10
+	}
+	opts := workflow.ActivityOptions{
+		StartToCloseTimeout: in.Timeout,
+		HeartbeatTimeout:    in.Heartbeat,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			MaximumAttempts: int32(attempts)},
+	}
+	var out json.RawMessage
+	work := driveWork{Request: in.Request, Since: workflow.GetInfo(ctx).WorkflowStartTime}
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), PipelineActivity, work)
+	sel := workflow.NewSelector(ctx)
+	done := false
+	var err error
+	sel.AddFuture(f, func(f workflow.Future) {
+		done = true
+		err = f.Get(ctx, &out)
+	})
+	sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+		var d Driver
+		c.Receive(ctx, &d)
+		drivers = append(drivers, d)
+	})
+	for !done {
+		sel.Select(ctx)
+	}
+	for { // a driver's word that came with its end
+		var d Driver
+		if !signals.ReceiveAsync(&d) {
+			break
+		}
+		drivers = append(drivers, d)
+	}
+	return out, err
+}
+
+// driveWork is what each driver of a run is given.
+type driveWork struct {
+	Request json.RawMessage `json:"request"`
+	Since   time.Time       `json:"since"`
+}
+
+// pipelineActivities drive the runs on a worker.
+type pipelineActivities struct {
+	drive  PipelineDriver
+	client client.Client
+	host   string
+	beat   time.Duration
+}
+
+// Drive runs the driver while it heartbeats with the run's number, which
+// a driver that takes over reads.
+func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMessage, error) {
+	info := activity.GetInfo(ctx)
+	t := Takeover{Attempt: info.Attempt, Since: w.Since}
+	if info.Attempt > 1 && activity.HasHeartbeatDetails(ctx) {
+		activity.GetHeartbeatDetails(ctx, &t.Run)
+	}
+	var run atomic.Int64
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(a.beat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, run.Load())
+			}
+		}
+	}()
+	started := func(id int64) {
+		run.Store(id)
+		activity.RecordHeartbeat(ctx, id)
+		if a.client == nil {
+			return
+		}
+		d := Driver{Attempt: info.Attempt, Host: a.host, Run: id}
+		if err := a.client.SignalWorkflow(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, DriverSignal, d); err != nil {
+			activity.GetLogger(ctx).Warn("tell the run which worker drives it", "error", err)
+		}
+	}
+	out, err := a.drive.Drive(ctx, w.Request, t, started)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return out, err
+}
+
+// PipelineWorker is what one `hive worker` runs for `hive run`: a worker of
+// queue that drives pipelines with drive.
+func PipelineWorker(c client.Client, queue string, drive PipelineDriver, opts worker.Options) worker.Worker {
+	host, _ := os.Hostname()
+	acts := &pipelineActivities{drive: drive, client: c, host: fmt.Sprintf("%s (pid %d)", host, os.Getpid()), beat: time.Second}
+	w := worker.New(c, queue, opts)
+	w.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
+	w.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
+	return w
+}
