@@ -12,7 +12,7 @@ import (
 // Environment variables that configure the sim. The runner passes its own
 // environment through, so tests set these on the hive process.
 const (
-	EnvDelay   = "HIVE_SIM_DELAY"     // Go duration slept before each task; default 0
+	EnvDelay   = "HIVE_SIM_DELAY"     // Go duration slept before each task (a role of hive run: once); default 0
 	EnvFaults  = "HIVE_SIM_FAULTS"    // e.g. "01-02=crash@2,01-03=hang@1#1,01-04=garbage"
 	EnvFile    = "HIVE_SIM_FILE"      // JSON: {"delay":"20ms","faults":{"01-02":[{"kind":"crash","task":2,"attempt":1}]},"context":{"base":12000,"request":3000}}
 	EnvAttempt = "HIVE_AGENT_ATTEMPT" // attempt number of this agent for its plan; default 1

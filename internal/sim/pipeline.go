@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Faults of the roles of hive run, keyed by the role's job
@@ -71,6 +72,9 @@ func (a *agent) playRole(prompt string) error {
 		a.out.endTurn()
 		return nil
 	}
+	// A role is one task: it takes HIVE_SIM_DELAY, as a real agent's turn
+	// takes its time.
+	time.Sleep(a.set.Delay)
 	switch {
 	case faults.has(FaultHang):
 		a.hang()

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
+)
+
+// TestTemporalPipelineSurvivesAKilledWorker runs `hive run --backend
+// temporal` (implementer, tester) on a real Temporal dev server with two
+// `hive worker --backend temporal` processes and no driver in the process
+// that started it. The worker that drives the run is killed with SIGKILL,
+// its agent with it, while the implementer works; the other worker takes
+// the run over from the journal. The tester's question is answered with
+// `hive answer tester`, and the run ends complete, merged into main, with
+// the tree a local run leaves.
+func TestTemporalPipelineSurvivesAKilledWorker(t *testing.T) {
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	addr, _ := temporaltest.Start(t)
+	dir := pipelineFixture(t)
+	// A stall timeout of 100 s makes the heartbeat timeout its least, 10 s:
+	// the time the killed driver's run waits for the next.
+	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(`{"timeouts": {"stall": "100s"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e", "--repo", dir}
+	env := append(os.Environ(), "HIVE_SIM_DELAY=1s", "HIVE_SIM_FAULTS=tester=needs-input#1")
+	workers := map[string]*exec.Cmd{}
+	var logs sync.Map
+	for _, name := range []string{"a", "b"} {
+		cmd := exec.Command(hive, append([]string{"worker", "--agent", "sim"}, flags...)...)
+		cmd.Env = env
+		out := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		logs.Store(name, out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { killTree(cmd.Process.Pid) })
+		workers[name] = cmd
+	}
+	workerLogs := func() string {
+		var b strings.Builder
+		logs.Range(func(k, v any) bool {
+			b.WriteString("worker " + k.(string) + ":\n" + v.(*lockedBuffer).String())
+			return true
+		})
+		return b.String()
+	}
+	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "-w", "quick", "--no-interview", "--agent", "sim", "--local-worker=false"}, flags...)...)
+	run.Env = env
+	stdout, err := run.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Stderr = run.Stdout
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var transcript strings.Builder
+	killed, answered := "", false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		if killed == "" && strings.Contains(line, "implementer") && strings.Contains(line, "started (attempt 1)") {
+			killed = killBusyWorker(t, workers)
+		}
+		if !answered && strings.Contains(line, "tester") && strings.Contains(line, "asks: ") {
+			answered = true
+			out, err := exec.Command(hive, append([]string{"answer", "tester", "the simple way"}, flags...)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("hive answer tester: %v\n%s", err, out)
+			}
+		}
+	}
+	if err := run.Wait(); err != nil {
+		t.Fatalf("hive run --backend temporal: %v\n%s\n%s", err, transcript.String(), workerLogs())
+	}
+	got := transcript.String()
+	if killed == "" || !answered {
+		t.Fatalf("killed a worker: %q; answered: %v\n%s", killed, answered, got)
+	}
+	for _, want := range []string{"takes it over from the journal (driver 2)", "run 1 complete", "the run's work is merged into main"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the run's output lacks %q:\n%s\n%s", want, got, workerLogs())
+		}
+	}
+	// The killed implementer's turn is done again by the next driver; the
+	// tester, who finished nothing before, starts once per question.
+	if n := strings.Count(got, "implementer       reported complete"); n != 1 {
+		t.Errorf("the implementer reported its work %d times, want once:\n%s", n, got)
+	}
+	t.Logf("worker %s killed; the run:\n%s", killed, got)
+
+	// The same run locally, the question's default taken with --yes: the
+	// same tree on main.
+	local := pipelineFixture(t)
+	cmd := exec.CommandContext(ctx, hive, "run", "add a health check endpoint", "-w", "quick", "--yes", "--agent", "sim", "--repo", local)
+	cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms", "HIVE_SIM_FAULTS=tester=needs-input#1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	// The sim's change names the attempt that made it: here the second,
+	// the killed one's turn done again; the rest is the same.
+	if got, want := withoutChange(pipelineTree(t, dir)), withoutChange(pipelineTree(t, local)); got != want {
+		t.Fatalf("the tree the Temporal run left:\n%s\nthe local run's:\n%s", got, want)
+	}
+	if change := git(t, dir, "show", "main:hive_sim_change.go"); !strings.Contains(change, "implementer/2") || strings.Contains(change, "implementer/1") {
+		t.Fatalf("the change on main is not the second implementer's alone:\n%s", change)
+	}
+}
+
+// withoutChange is a pipelineTree without the blob of the sim's change.
+func withoutChange(tree string) string {
+	var out []string
+	for _, line := range strings.Split(tree, "\n") {
+		if strings.HasSuffix(line, " hive_sim_change.go") {
+			line = "hive_sim_change.go"
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
