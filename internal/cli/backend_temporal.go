@@ -406,7 +406,17 @@ func clipped(s string, n int) string {
 // statusTemporal prints the Temporal run of each phase of the repository
 // that has one, as status prints local runs.
 func statusTemporal(ctx context.Context, o *statusOptions) error {
-	phases, c, err := temporalPhases(ctx, o)
+	// hive run's newest run is in the journal with either backend; its
+	// workflow, while one drives it, is on the server.
+	pipe, err := pipelineStatus(o)
+	if err != nil {
+		return err
+	}
+	phases, err := loadPhases(o.root, "")
+	if err != nil && pipe == nil {
+		return err // a project of hive run alone may have no .planning
+	}
+	c, err := o.dial(ctx)
 	if err != nil {
 		return err
 	}
@@ -436,6 +446,13 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 		}
 		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
 		views = append(views, v)
+	}
+	if pipe != nil {
+		id := pipelineWorkflowID(o.root)
+		if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil && workflowRunning(d) && pipe.Finished == nil {
+			pipe.Temporal, pipe.Live, pipe.Resume = id, true, ""
+		}
+		return printPipelineStatus(o, views, pipe)
 	}
 	if len(views) == 0 {
 		return noRuns(o)

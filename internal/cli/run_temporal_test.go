@@ -84,6 +84,12 @@ func TestTemporalPipelineSurvivesAKilledWorker(t *testing.T) {
 		}
 		if !answered && strings.Contains(line, "tester") && strings.Contains(line, "asks: ") {
 			answered = true
+			// hive status shows the question, and the workflow that drives
+			// the run.
+			status, err := exec.Command(hive, append([]string{"status"}, flags...)...).CombinedOutput()
+			if err != nil || !strings.Contains(string(status), "Temporal workflow hive-run-") || !strings.Contains(string(status), "tester asks: ") {
+				t.Fatalf("hive status --backend temporal at the tester's question: %v\n%s", err, status)
+			}
 			out, err := exec.Command(hive, append([]string{"answer", "tester", "the simple way"}, flags...)...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("hive answer tester: %v\n%s", err, out)

@@ -352,6 +352,9 @@ type statusPipelineView struct {
 	Open   *pipeline.Checkpoint `json:"open,omitempty"`
 	Answer string               `json:"answer,omitempty"` // the command that answers Open
 	Spend  engine.Spend         `json:"spend"`
+	// Temporal names the run's Temporal workflow while one drives it
+	// (hive run --backend temporal).
+	Temporal string `json:"temporal_workflow,omitempty"`
 }
 
 // pipelineStatus reads the newest run of hive run; nil when hive run has
@@ -408,6 +411,9 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 	state := runState(v.Finished, v.Outcome, v.Live, v.PID, "stopped — resume with: "+v.Resume)
 	fmt.Fprintf(o.stdout, "hive run %d (workflow %s, branch %s), started %s, %s\n", v.Run, v.Workflow, v.Branch, v.Started.Local().Format("2006-01-02 15:04:05"), state)
 	fmt.Fprintf(o.stdout, "  objective: %s\n", oneLineClip(v.Objective, 100))
+	if v.Temporal != "" {
+		fmt.Fprintf(o.stdout, "  Temporal workflow %s\n", v.Temporal)
+	}
 	tw := tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "  JOB\tSTATE\tATTEMPTS\tTOKENS\tCOST\tDETAIL")
 	for _, jb := range v.Jobs {
