@@ -15,7 +15,12 @@
 // continues as new with the engine's exported state, so its history stays
 // short.
 //
-// This package holds the workflow and its contract (names, inputs and
-// outputs). Carrying the commands out as activities on `hive worker`
-// processes, and the CLI's --backend temporal, build on it.
+// A `hive run` is a workflow of its own (PipelineWorkflow): its pipeline
+// machine runs on one worker at a time, as a heartbeating activity that
+// journals in the project's folder as a local run does; when that worker
+// dies, the next one takes the run over from the journal.
+//
+// This package holds the workflows and their contracts (names, inputs and
+// outputs), and the activities that hand the work to hive's executors on
+// `hive worker` processes; the CLI's --backend temporal builds on it.
 package temporal
