@@ -3,6 +3,7 @@ package temporal
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -66,6 +67,11 @@ type dispatcher struct {
 	// would find its push refused).
 	serial []engine.Command
 	busy   bool
+
+	// draining: the history is long; no work starts, what is out ends,
+	// and held is carried into the next workflow run (heldOver).
+	draining bool
+	deferred []engine.Command
 }
 
 // serialCommands are the commands that take turns on the integration branch.
@@ -73,6 +79,10 @@ var serialCommands = map[engine.CommandType]bool{engine.CmdMerge: true, engine.C
 
 func (p *dispatcher) carry(cmds []engine.Command) {
 	for _, c := range cmds {
+		if p.draining && startsWork(c) {
+			p.deferred = append(p.deferred, c)
+			continue
+		}
 		switch {
 		case c.Type == engine.CmdWake:
 			p.pending++
@@ -137,9 +147,23 @@ func (p *dispatcher) hosted(h SessionHost) {
 	}
 }
 
-// next starts the first serial command waiting, unless one is out.
+// startsWork says whether c starts something the workflow run must wait
+// for; messages to the sessions out and their stops still go while it
+// drains (an answer a session waits for is what lets it end).
+func startsWork(c engine.Command) bool {
+	return c.Type == engine.CmdWake || serialCommands[c.Type] || workerCommands[c.Type] && c.Type != engine.CmdSend && c.Type != engine.CmdPermission
+}
+
+// heldOver is the work a draining dispatcher did not start, in the order
+// it was asked for: the serial commands that waited their turn first.
+func (p *dispatcher) heldOver() []engine.Command {
+	return append(slices.Clone(p.serial), p.deferred...)
+}
+
+// next starts the first serial command waiting, unless one is out or the
+// run drains.
 func (p *dispatcher) next() {
-	if p.busy || len(p.serial) == 0 {
+	if p.busy || p.draining || len(p.serial) == 0 {
 		return
 	}
 	c := p.serial[0]

@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,5 +144,90 @@ func TestDispatchTakesALostWorkerForACrash(t *testing.T) {
 	want := []string{"run-started", "agent-started", "agent-exited", "spot-checked", "agent-started", "plan-complete", "agent-exited", "spot-checked"}
 	if strings.Join(seen, " ") != strings.Join(want, " ") {
 		t.Fatalf("events %v, want %v", seen, want)
+	}
+}
+
+// slowSession is a worker whose session of 01-01 works for a while (real
+// time) before it finishes its plan; every other command is fakeWorker's.
+type slowSession struct {
+	*fakeWorker
+	work time.Duration
+}
+
+func (s slowSession) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+	if c.Type == engine.CmdStartAgent && c.Plan == "01-01" {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(s.work):
+		}
+	}
+	return s.fakeWorker.Execute(ctx, c, since, snap, emit)
+}
+
+// TestDispatchDrainsALongHistory: a dispatching workflow whose history
+// has grown past drainHistory while a session works starts no more work;
+// once the session ends it continues as new, and the next workflow run
+// carries out the work held back first, to the run's end.
+func TestDispatchDrainsALongHistory(t *testing.T) {
+	defer func(n, h int) { maxEventsPerRun, drainHistory = n, h }(maxEventsPerRun, drainHistory)
+	maxEventsPerRun, drainHistory = 3, 100
+	w := &fakeWorker{done: map[string]bool{}}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 1, Retries: 1, Plans: []engine.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
+	var suite testsuite.WorkflowTestSuite
+	run := func(in RunInput, signals []engine.Event) (*testsuite.TestWorkflowEnvironment, error) {
+		env := suite.NewTestWorkflowEnvironment()
+		env.SetCurrentHistoryLength(200)
+		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+		env.RegisterActivityWithOptions((&Activities{Exec: slowSession{w, 3 * time.Second}}).Command, activity.RegisterOptions{Name: CommandActivity})
+		for i, ev := range signals {
+			env.RegisterDelayedCallback(func() { env.SignalWorkflow(EventSignal, ev) }, time.Duration(i+1)*time.Millisecond)
+		}
+		env.ExecuteWorkflow(RunWorkflowName, in)
+		return env, env.GetWorkflowError()
+	}
+	signals := []engine.Event{{Type: engine.EvRunStarted, Time: start, Spec: spec, Attended: true}}
+	for i := range 4 {
+		signals = append(signals, engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10})
+	}
+	dispatch := &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
+	_, err := run(RunInput{Dispatch: dispatch}, signals)
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("want a continue-as-new once the session ended, got %v", err)
+	}
+	var next RunInput
+	if err := decodeInput(can, &next); err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for _, c := range next.Held {
+		held = append(held, string(c.Type)+" "+c.Plan)
+	}
+	w.mu.Lock()
+	ran := slices.Clone(w.ran)
+	w.mu.Unlock()
+	if !slices.Equal(ran, []string{"start-agent 01-01"}) || !slices.Contains(held, "spot-check 01-01") {
+		t.Fatalf("the first workflow run carried out %v and held %v; want the session alone out, its spot-check held", ran, held)
+	}
+	env, err := run(next, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := final.Snapshot()
+	if snap.Outcome != "complete" || snap.Count(engine.Complete) != 2 {
+		t.Fatalf("after the drain the run ended %q with %d plans complete; answers %+v", snap.Outcome, snap.Count(engine.Complete), res.Answers)
+	}
+	if p := snap.Plans[0]; p.InputTokens != 40 || p.Attempt != 1 {
+		t.Fatalf("01-01: %d input tokens in %d attempts; want the 40 signalled while it worked, in one", p.InputTokens, p.Attempt)
 	}
 }

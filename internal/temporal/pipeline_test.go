@@ -16,8 +16,8 @@ import (
 
 // fakeDriver drives runs as a test says: each attempt's error, in turn.
 type fakeDriver struct {
-	mu      sync.Mutex
-	errs    []error
+	mu        sync.Mutex
+	errs      []error
 	takeovers []Takeover
 	request   string
 }

@@ -32,6 +32,9 @@ const (
 	// sessionRoutingChange is the GetVersion change id of sending messages
 	// to the worker that holds the session (SessionSignal).
 	sessionRoutingChange = "hive-session-routing"
+	// drainChange is the GetVersion change id of holding new work back
+	// once the history is long, to continue as new (drainHistory).
+	drainChange = "hive-drain"
 	// firstEngine is the first engine version that ran as a workflow: a
 	// history it wrote must replay on every later hive (the recorded
 	// histories in testdata/histories hold them to it).
@@ -39,10 +42,19 @@ const (
 )
 
 // maxEventsPerRun is how many events one workflow run steps before it
-// continues as new with the engine's exported state: Temporal warns about
-// histories past a few thousand events, and a run of hundreds of plans has
-// more than that. A variable for tests.
+// continues as new with the engine's exported state, at the first moment
+// nothing it started is out: Temporal warns about histories past a few
+// thousand events, and a run of hundreds of plans has more than that. A
+// variable for tests.
 var maxEventsPerRun = 2000
+
+// drainHistory is the history length (Temporal's events, not the
+// engine's) past which a dispatching workflow whose work never paused
+// (agents always at work, a session waiting days for its human) starts
+// no more work: what is out ends, then it continues as new with the work
+// it held back, far below the server's limit (51,200 events), where a
+// workflow is terminated. A variable for tests.
+var drainHistory = 20000
 
 // RunInput starts a run's workflow: empty for a new run; the engine's
 // exported state and the events stepped so far when it continues as new.
@@ -54,6 +66,9 @@ type RunInput struct {
 	State    *engine.State `json:"state,omitempty"`
 	Seq      int           `json:"seq,omitempty"`
 	Dispatch *Dispatch     `json:"dispatch,omitempty"`
+	// Held are the commands a dispatching workflow run held back to
+	// continue as new: the next one carries them out first.
+	Held []engine.Command `json:"held,omitempty"`
 }
 
 // Answer is what the engine answered to one event: its commands, or the
@@ -87,6 +102,8 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// to the run's queue, as they did: their sessions never said where
 	// they were.
 	routed := workflow.GetVersion(ctx, sessionRoutingChange, workflow.DefaultVersion, 1) == 1
+	// Runs started before the drain kept working past any length.
+	drains := workflow.GetVersion(ctx, drainChange, workflow.DefaultVersion, 1) == 1
 	e := engine.New()
 	if in.State != nil {
 		var err error
@@ -140,6 +157,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 			c.Receive(ctx, &h)
 			disp.hosted(h)
 		})
+		disp.carry(in.Held)
 	}
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
 		var ev engine.Event
@@ -168,11 +186,21 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	}
 	for !done() {
 		sel.Select(ctx)
-		if !done() && seq-in.Seq >= maxEventsPerRun && (disp == nil || disp.pending == 0) {
-			drain() // what it starts keeps this run going
+		if done() || seq-in.Seq < maxEventsPerRun {
+			continue
+		}
+		if disp != nil && drains && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= drainHistory {
+			disp.draining = true
+		}
+		if disp == nil || disp.pending == 0 {
+			drain() // what it starts keeps this run going; a draining one holds it
 			if disp == nil || disp.pending == 0 {
 				state := e.Export()
-				return RunResult{}, workflow.NewContinueAsNewError(ctx, RunWorkflowName, RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch})
+				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch}
+				if disp != nil {
+					next.Held = disp.heldOver()
+				}
+				return RunResult{}, workflow.NewContinueAsNewError(ctx, RunWorkflowName, next)
 			}
 		}
 	}
