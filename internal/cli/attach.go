@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
@@ -24,6 +25,7 @@ import (
 
 type attachOptions struct {
 	*globalOptions
+	temporalFlags
 	plan string
 	raw  bool
 	poll time.Duration
@@ -52,6 +54,7 @@ how to start or resume it); 2 when no phase holds the plan.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.raw, "raw", false, "print the log lines as written, without rendering them")
+	o.temporalFlags.add(cmd, o.globalOptions, "where the plan's run is kept: local (.hive/journal.db) or temporal (the phase's Temporal workflow, its workers sharing this folder)")
 	return cmd
 }
 
@@ -63,33 +66,32 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 	if err != nil {
 		return err
 	}
-	var j journal.Journal // nil until a run has made the journal
-	var opened *journal.SQLite
-	openIfMade := func() error {
-		if opened != nil || !hasJournal(repo.Root) {
-			return nil
-		}
-		var err error
-		if opened, err = openJournal(repo.Root); err != nil {
+	var loc attachLocator
+	switch o.backend {
+	case "", "local":
+		l := &localLocator{root: repo.Root}
+		defer l.close()
+		loc = l
+	case "temporal":
+		c, err := o.dial(ctx)
+		if err != nil {
 			return err
 		}
-		j = opened
-		return nil
+		defer c.Close()
+		loc = &temporalLocator{root: repo.Root, c: c, names: newRunNames(ctx, repo.Root), plan: o.plan}
+	default:
+		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
 	}
-	if err := openIfMade(); err != nil {
-		return err
-	}
-	defer func() {
-		if opened != nil {
-			opened.Close()
-		}
-	}()
-	where, err := findAttachPlan(j, repo.Root, o.plan)
+	where, _, err := loc.locate(ctx, o.plan)
 	if err != nil {
 		return err
 	}
 	if where.phaseDir == "" {
 		return exitf(ExitUsage, "no phase holds plan %s (`hive plans` lists the plans)", o.plan)
+	}
+	if where.elsewhere != "" {
+		fmt.Fprintf(o.stdout, "%s\n", where.elsewhere)
+		return silentExit(ExitFailed)
 	}
 	logs := filepath.Join(repo.Root, ".hive", "logs")
 	r := &logRenderer{w: o.stdout, raw: o.raw}
@@ -121,17 +123,16 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		}
 		if time.Since(lastCheck) >= 500*time.Millisecond {
 			lastCheck = time.Now()
-			if err := openIfMade(); err != nil { // a run may have begun since
-				return err
-			}
-			// The lock first, then the state: a run that ends in between
-			// shows as live with its final state, never as stopped short.
-			pid, live := runner.PhaseHolder(repo.Root, where.phaseDir)
-			if where, err = findAttachPlan(j, repo.Root, o.plan); err != nil {
+			var runs string
+			if where, runs, err = loc.locate(ctx, o.plan); err != nil {
 				return err
 			}
 			st := where.state
 			started := st != "" && st != engine.Pending
+			resume, nothing := o.pasteable(repo.Root, "execute-phase", where.phase), "no hive process"
+			if o.backend == "temporal" {
+				resume, nothing = resume+" --backend temporal", "no Temporal workflow"
+			}
 			switch {
 			case st.Final():
 				if latestAttempt(logs, o.plan) == attempt { // nothing newer to show
@@ -142,21 +143,21 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 					return nil
 				}
 				continue
-			case !live && !started:
-				fmt.Fprintf(o.stdout, "Plan %s has not started: no agent has run it yet, and no hive process runs phase %s. Start it with: %s\n",
-					o.plan, where.phase, o.pasteable(repo.Root, "execute-phase", where.phase))
+			case runs == "" && !started:
+				fmt.Fprintf(o.stdout, "Plan %s has not started: no agent has run it yet, and %s runs phase %s. Start it with: %s\n",
+					o.plan, nothing, where.phase, resume)
 				return silentExit(ExitFailed)
-			case !live:
+			case runs == "":
 				if rd != nil {
 					r.drain(rd)
 				}
-				fmt.Fprintf(o.stdout, "── %s is %s, but its run has stopped: no hive process runs phase %s. Resume it with: %s\n",
-					o.plan, st, where.phase, o.pasteable(repo.Root, "execute-phase", where.phase))
+				fmt.Fprintf(o.stdout, "── %s is %s, but its run has stopped: %s runs phase %s. Resume it with: %s\n",
+					o.plan, st, nothing, where.phase, resume)
 				return silentExit(ExitFailed)
 			case !started && !toldWaiting:
 				toldWaiting = true
-				fmt.Fprintf(o.stdout, "── %s has not started yet: hive (pid %d) runs phase %s and starts it when its dependencies are done; following it then (Ctrl+C to detach)\n",
-					o.plan, pid, where.phase)
+				fmt.Fprintf(o.stdout, "── %s has not started yet: %s runs phase %s and starts it when its dependencies are done; following it then (Ctrl+C to detach)\n",
+					o.plan, runs, where.phase)
 			}
 		}
 		select {
@@ -165,6 +166,114 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		case <-time.After(o.poll):
 		}
 	}
+}
+
+// attachLocator says where a plan stands, and what runs its phase now
+// ("" when nothing does: the run has stopped or never started).
+type attachLocator interface {
+	locate(ctx context.Context, plan string) (where attachPlan, runs string, err error)
+}
+
+// localLocator reads the local journal, made once a run has begun, and
+// the phase's lock.
+type localLocator struct {
+	root    string
+	opened  *journal.SQLite
+	phaseOf string // the phase folder of the plan, once known
+}
+
+func (l *localLocator) locate(_ context.Context, plan string) (attachPlan, string, error) {
+	if l.opened == nil && hasJournal(l.root) { // a run may have begun since
+		var err error
+		if l.opened, err = openJournal(l.root); err != nil {
+			return attachPlan{}, "", err
+		}
+	}
+	var j journal.Journal
+	if l.opened != nil {
+		j = l.opened
+	}
+	if l.phaseOf == "" {
+		where, err := findAttachPlan(j, l.root, plan)
+		if err != nil || where.phaseDir == "" {
+			return where, "", err
+		}
+		l.phaseOf = where.phaseDir
+	}
+	// The lock first, then the state: a run that ends in between shows as
+	// live with its final state, never as stopped short.
+	runs := ""
+	if pid, live := runner.PhaseHolder(l.root, l.phaseOf); live {
+		runs = fmt.Sprintf("hive (pid %d)", pid)
+	}
+	where, err := findAttachPlan(j, l.root, plan)
+	return where, runs, err
+}
+
+func (l *localLocator) close() {
+	if l.opened != nil {
+		l.opened.Close()
+	}
+}
+
+// temporalLocator reads the state of the phase's Temporal workflow. The
+// agent's log is this folder's when the workers share it; a run whose
+// workers share work through a git remote keeps it in the worker's clone.
+type temporalLocator struct {
+	root  string
+	c     client.Client
+	names runNames
+	plan  string
+	phase *plan.Phase
+}
+
+func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan, string, error) {
+	if l.phase == nil {
+		proj, err := plan.LoadProject(l.root)
+		if err != nil {
+			return attachPlan{}, "", nil // no plans at all: no such plan
+		}
+		for _, ph := range proj.Phases {
+			for _, p := range ph.Plans {
+				if p.ID == planID {
+					l.phase = ph
+				}
+			}
+		}
+		if l.phase == nil {
+			return attachPlan{}, "", nil
+		}
+	}
+	where := attachPlan{phase: l.phase.Number, phaseDir: l.phase.Dir}
+	id, desc, found, err := l.names.find(ctx, l.c, l.phase)
+	if err != nil || !found {
+		return where, "", err
+	}
+	running := workflowRunning(desc)
+	snap, err := temporalSnapshot(ctx, l.c, id, running)
+	if err != nil {
+		return where, "", err
+	}
+	for _, p := range snap.Plans {
+		if p.Spec.ID == planID {
+			where.state = p.State
+		}
+	}
+	if byRepo, err := l.names.byRepo(l.phase); err == nil && id == byRepo && id != temporalRunID(l.root, l.phase) && latestAttempt(filepath.Join(l.root, ".hive", "logs"), planID) == 0 {
+		where.elsewhere = fmt.Sprintf("Plan %s is %s in Temporal workflow %s, whose workers share work through a git remote: its agent's log is in the clone of the worker that runs it; hive attach %s --backend temporal there, or follow the run with hive status --watch --backend temporal", planID, orPending(where.state), id, planID)
+	}
+	if !running {
+		return where, "", nil
+	}
+	return where, "Temporal workflow " + id, nil
+}
+
+// orPending names a plan state, "pending" for none.
+func orPending(s engine.PlanState) string {
+	if s == "" {
+		return string(engine.Pending)
+	}
+	return string(s)
 }
 
 var attemptRE = regexp.MustCompile(`\.attempt-(\d+)\.log$`)
@@ -193,6 +302,9 @@ type attachPlan struct {
 	phase    string           // the phase number, "01"
 	phaseDir string           // the phase folder, the key of its runs and its lock; "" for no such plan
 	state    engine.PlanState // "" when no run holds the plan
+	// elsewhere says where the agent's log is when it is not in this
+	// folder (a worker's clone).
+	elsewhere string
 }
 
 // findAttachPlan looks the plan up in the newest run that holds it (j may

@@ -107,8 +107,8 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		serveURL, _, _ = strings.Cut(login, "/login/")
 	}
 	var transcript strings.Builder
-	var watch *exec.Cmd
-	var watched lockedBuffer
+	var watch, attach *exec.Cmd
+	var watched, attached lockedBuffer
 	killed := ""
 	answered := map[string]bool{}
 	sc := bufio.NewScanner(stdout)
@@ -121,6 +121,12 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 			watch = exec.CommandContext(ctx, hive, append([]string{"status", "--watch", "--repo", dir}, flags...)...)
 			watch.Stdout, watch.Stderr = &watched, &watched
 			if err := watch.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// And follows the last plan's agent, which waits for the others.
+			attach = exec.CommandContext(ctx, hive, append([]string{"attach", "01-06", "--repo", dir}, flags...)...)
+			attach.Stdout, attach.Stderr = &attached, &attached
+			if err := attach.Start(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -180,6 +186,16 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 	// with the run, its last overview the run's end.
 	if err := watch.Wait(); err != nil {
 		t.Fatalf("hive status --watch --backend temporal: %v\n%s", err, watched.String())
+	}
+	// attach followed 01-06 from its wait to its end: in this folder when
+	// the workers share it; with a git remote its log is in a worker's
+	// clone, and attach says so.
+	err = attach.Wait()
+	switch out := attached.String(); {
+	case !remote && (err != nil || !strings.Contains(out, "── 01-06 attempt 1") || !strings.HasSuffix(out, "── 01-06 is complete\n")):
+		t.Fatalf("hive attach 01-06 --backend temporal: %v\n%s", err, out)
+	case remote && (err == nil || !strings.Contains(out, "its agent's log is in the clone of the worker that runs it")):
+		t.Fatalf("hive attach 01-06 --backend temporal, git remote: %v\n%s", err, out)
 	}
 	overviews := strings.Split(strings.TrimSpace(watched.String()), "\n\n")
 	if len(overviews) < 2 || strings.Count(overviews[len(overviews)-1], "Complete") != 6 {
