@@ -27,6 +27,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 )
@@ -108,7 +109,14 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		if err != nil {
 			return err
 		}
-		req = runRequest{Objective: objective, Choice: ch, Agent: o.agent, Yes: o.yes, NoInterview: o.noInterview,
+		// The request is in the workflow's history, a journal: a secret
+		// in the objective or a context file is masked there, as in
+		// .hive/runs.db.
+		red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+		for i := range ch.Context {
+			ch.Context[i].Text = red.String(ch.Context[i].Text)
+		}
+		req = runRequest{Objective: red.String(objective), Choice: ch, Agent: o.agent, Yes: o.yes, NoInterview: o.noInterview,
 			NoMerge: o.noMerge, Push: o.push, PR: o.pr, Evaluate: o.evaluate}
 		if o.budgetUSDSet {
 			req.BudgetUSD = &o.budgetUSD

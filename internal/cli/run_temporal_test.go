@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
@@ -29,18 +32,25 @@ func TestTemporalPipelineSurvivesAKilledWorker(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	addr, _ := temporaltest.Start(t)
+	addr, tc := temporaltest.Start(t)
 	dir := pipelineFixture(t)
 	// A stall timeout of 100 s makes the heartbeat timeout its least, 10 s:
 	// the time the killed driver's run waits for the next.
 	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(`{"timeouts": {"stall": "100s"}}`), 0o644); err != nil {
+	// A secret (secrets.env) in a context file stays out of the history.
+	const secret = "hunter2-e2e-0123456789"
+	cfg := `{"timeouts": {"stall": "100s"}, "secrets": {"env": ["HIVE_E2E_TOKEN"]}}`
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(t.TempDir(), "notes.md")
+	if err := os.WriteFile(notes, []byte("the staging token is "+secret+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e", "--repo", dir}
-	env := append(os.Environ(), "HIVE_SIM_DELAY=1s", "HIVE_SIM_FAULTS=tester=needs-input#1")
+	env := append(os.Environ(), "HIVE_SIM_DELAY=1s", "HIVE_SIM_FAULTS=tester=needs-input#1", "HIVE_E2E_TOKEN="+secret)
 	workers := map[string]*exec.Cmd{}
 	var logs sync.Map
 	for _, name := range []string{"a", "b"} {
@@ -63,7 +73,7 @@ func TestTemporalPipelineSurvivesAKilledWorker(t *testing.T) {
 		})
 		return b.String()
 	}
-	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "-w", "quick", "--no-interview", "--agent", "sim", "--local-worker=false"}, flags...)...)
+	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "-w", "quick", "--no-interview", "--agent", "sim", "--local-worker=false", "-c", notes}, flags...)...)
 	run.Env = env
 	stdout, err := run.StdoutPipe()
 	if err != nil {
@@ -114,6 +124,10 @@ func TestTemporalPipelineSurvivesAKilledWorker(t *testing.T) {
 		t.Errorf("the implementer reported its work %d times, want once:\n%s", n, got)
 	}
 	t.Logf("worker %s killed; the run:\n%s", killed, got)
+	history := workflowHistory(t, tc, got)
+	if strings.Contains(history, secret) || !strings.Contains(history, "the staging token is") {
+		t.Fatalf("the secret of the context file reached the workflow's history, or the file did not:\n%s", history)
+	}
 
 	// The same run locally, the question's default taken with --yes: the
 	// same tree on main.
@@ -143,4 +157,29 @@ func withoutChange(tree string) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// workflowHistory is what the workflow the run's output names holds in
+// its history: the payloads of its input and of its activities' inputs.
+func workflowHistory(t *testing.T, c client.Client, output string) string {
+	t.Helper()
+	m := regexp.MustCompile(`Temporal workflow (hive-run-[0-9a-f]+)`).FindStringSubmatch(output)
+	if m == nil {
+		t.Fatalf("the output names no workflow:\n%s", output)
+	}
+	var b strings.Builder
+	it := c.GetWorkflowHistory(context.Background(), m[1], "", false, 0)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
+		payloads = append(payloads, ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads()...)
+		for _, p := range payloads {
+			b.Write(p.GetData())
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
