@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,25 +51,15 @@ func TestTemporalPipelineSurvivesAKilledWorker(t *testing.T) {
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e", "--repo", dir}
 	env := append(os.Environ(), "HIVE_SIM_DELAY=1s", "HIVE_SIM_FAULTS=tester=needs-input#1", "HIVE_E2E_TOKEN="+secret)
 	workers := map[string]*exec.Cmd{}
-	var logs sync.Map
+	logs := map[string]*lockedBuffer{}
 	for _, name := range []string{"a", "b"} {
-		cmd := exec.Command(hive, append([]string{"worker", "--agent", "sim"}, flags...)...)
-		cmd.Env = env
-		out := &lockedBuffer{}
-		cmd.Stdout, cmd.Stderr = out, out
-		logs.Store(name, out)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { killTree(cmd.Process.Pid) })
-		workers[name] = cmd
+		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--agent", "sim"}, flags...))
 	}
 	workerLogs := func() string {
 		var b strings.Builder
-		logs.Range(func(k, v any) bool {
-			b.WriteString("worker " + k.(string) + ":\n" + v.(*lockedBuffer).String())
-			return true
-		})
+		for name, out := range logs {
+			b.WriteString("worker " + name + ":\n" + out.String())
+		}
 		return b.String()
 	}
 	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "-w", "quick", "--no-interview", "--agent", "sim", "--local-worker=false", "-c", notes}, flags...)...)

@@ -69,22 +69,13 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 	}
 	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms")
 	workers := map[string]*exec.Cmd{}
-	var logs sync.Map
+	logs := map[string]*lockedBuffer{}
 	for _, name := range []string{"a", "b"} {
 		args := append([]string{"worker", "1", "--agent", "sim", "--repo", workDirs[name]}, flags...)
 		if remote {
 			args = append(args, "--git-remote", "origin")
 		}
-		cmd := exec.Command(hive, args...)
-		cmd.Env = env
-		out := &lockedBuffer{}
-		cmd.Stdout, cmd.Stderr = out, out
-		logs.Store(name, out)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { killTree(cmd.Process.Pid) })
-		workers[name] = cmd
+		workers[name], logs[name] = startWorker(t, hive, env, args)
 	}
 	run := exec.CommandContext(ctx, hive, append([]string{"execute-phase", "1", "--agent", "sim", "--local-worker=false"}, backend...)...)
 	run.Env = env
@@ -152,8 +143,7 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		}
 	}
 	if err := run.Wait(); err != nil {
-		b, _ := logs.Load("b")
-		t.Fatalf("execute-phase --backend temporal: %v\n%s%s\nworker b:\n%s", err, transcript.String(), stderr.String(), b.(*lockedBuffer).String())
+		t.Fatalf("execute-phase --backend temporal: %v\n%s%s\nworker b:\n%s", err, transcript.String(), stderr.String(), logs["b"].String())
 	}
 	if killed == "" || !answered["01-03"] || !answered["01-04"] {
 		t.Fatalf("killed a worker: %q; answered %v\n%s", killed, answered, transcript.String())
@@ -309,6 +299,21 @@ func git(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// startWorker starts `hive ARGS` (a hive worker), killed with its agents
+// when the test ends, and returns its output.
+func startWorker(t *testing.T, hive string, env, args []string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(hive, args...)
+	cmd.Env = env
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killTree(cmd.Process.Pid) })
+	return cmd, out
 }
 
 // killBusyWorker SIGKILLs the first worker that has an agent running, with

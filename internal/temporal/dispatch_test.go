@@ -90,18 +90,7 @@ func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 		env.SignalWorkflow(EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01", "01-02", "01-03"), Attended: true})
 	}, time.Second)
 	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
-	var res RunResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := final.Snapshot()
+	res, snap := finalState(t, env)
 	if !snap.Finished || snap.Outcome != "complete" {
 		t.Fatalf("the run ended %v %q; answers %+v", snap.Finished, snap.Outcome, res.Answers)
 	}
@@ -113,6 +102,24 @@ func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 	if len(w.ran) != 6 {
 		t.Errorf("the worker carried out %v; want a session and a spot-check per plan", w.ran)
 	}
+}
+
+// finalState is the result of the workflow that ran in env, and the
+// engine's state in it.
+func finalState(t *testing.T, env *testsuite.TestWorkflowEnvironment) (RunResult, engine.Snapshot) {
+	t.Helper()
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, final.Snapshot()
 }
 
 // TestDispatchTakesALostWorkerForACrash, on a real Temporal server: a
@@ -211,19 +218,8 @@ func TestDispatchDrainsALongHistory(t *testing.T) {
 	if !slices.Equal(ran, []string{"start-agent 01-01"}) || !slices.Contains(held, "spot-check 01-01") {
 		t.Fatalf("the first workflow run carried out %v and held %v; want the session alone out, its spot-check held", ran, held)
 	}
-	env, err := run(next, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res RunResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := final.Snapshot()
+	env, _ := run(next, nil)
+	res, snap := finalState(t, env)
 	if snap.Outcome != "complete" || snap.Count(engine.Complete) != 2 {
 		t.Fatalf("after the drain the run ended %q with %d plans complete; answers %+v", snap.Outcome, snap.Count(engine.Complete), res.Answers)
 	}
