@@ -89,10 +89,10 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	}
 	defer closeJournal()
 	switch {
-	case running && !o.resume:
-		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with hive run --resume --backend temporal; answer its questions with hive answer ROLE \"...\"", id)
 	case running && o.fresh:
 		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): end it first (temporal workflow terminate --workflow-id %s), then hive run --fresh", id, id)
+	case running && !o.resume:
+		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with hive run --resume --backend temporal; answer its questions with hive answer ROLE \"...\"", id)
 	case !running:
 		if err := takeUp(o, repo, j); err != nil {
 			return err
