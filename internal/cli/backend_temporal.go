@@ -89,12 +89,36 @@ func (f *temporalFlags) settle(ctx context.Context, g *globalOptions) error {
 // (a session stopped after PLAN COMPLETE, say, is a warning to it).
 func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace,
-		Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))})
+		Logger: log.NewStructuredLogger(slog.New(quietStops{slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})}))})
 	if err != nil {
 		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`), or name yours with --temporal-address or backend.temporal.address in .hive/config.json", f.address, f.namespace, err)
 	}
 	return c, nil
 }
+
+// quietStops drops the SDK's report of an activity that ended because its
+// worker was stopped (ctrl-c): hive says so itself, and the run goes on.
+type quietStops struct{ slog.Handler }
+
+func (q quietStops) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "Activity error." {
+		canceled := false
+		r.Attrs(func(a slog.Attr) bool {
+			canceled = a.Key == "Error" && a.Value.String() == context.Canceled.Error()
+			return !canceled
+		})
+		if canceled {
+			return nil
+		}
+	}
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quietStops) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quietStops{q.Handler.WithAttrs(attrs)}
+}
+
+func (q quietStops) WithGroup(name string) slog.Handler { return quietStops{q.Handler.WithGroup(name)} }
 
 // temporalDispatch is how a run's workflow hands out its work: heartbeats
 // a tenth of the stall timeout (at least ten seconds), sessions of a day

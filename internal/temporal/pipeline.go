@@ -164,6 +164,11 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 	var run atomic.Int64
 	done := make(chan struct{})
 	defer close(done)
+	// A worker that is stopped (ctrl-c) stops its driver at once, which
+	// then says so: the next worker need not wait out the heartbeat.
+	stopped := activity.GetWorkerStopChannel(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	go func() {
 		t := time.NewTicker(a.beat)
 		defer t.Stop()
@@ -171,6 +176,9 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 			select {
 			case <-done:
 				return
+			case <-stopped:
+				cancel()
+				stopped = nil
 			case <-t.C:
 				activity.RecordHeartbeat(ctx, run.Load())
 			}
@@ -199,6 +207,9 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 func PipelineWorker(c client.Client, queue string, drive PipelineDriver, opts worker.Options) worker.Worker {
 	host, _ := os.Hostname()
 	acts := &pipelineActivities{drive: drive, client: c, host: fmt.Sprintf("%s (pid %d)", host, os.Getpid()), beat: time.Second}
+	if opts.WorkerStopTimeout == 0 {
+		opts.WorkerStopTimeout = 10 * time.Second // for a stopped driver to say it stopped
+	}
 	w := worker.New(c, queue, opts)
 	w.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
 	w.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
