@@ -89,10 +89,6 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 	if where.phaseDir == "" {
 		return exitf(ExitUsage, "no phase holds plan %s (`hive plans` lists the plans)", o.plan)
 	}
-	if where.elsewhere != "" {
-		fmt.Fprintf(o.stdout, "%s\n", where.elsewhere)
-		return silentExit(ExitFailed)
-	}
 	logs := filepath.Join(repo.Root, ".hive", "logs")
 	r := &logRenderer{w: o.stdout, raw: o.raw}
 	var f *os.File
@@ -106,6 +102,10 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 	lastCheck := time.Time{}
 	toldWaiting := false
 	for {
+		if where.elsewhere != "" {
+			fmt.Fprintf(o.stdout, "%s\n", where.elsewhere)
+			return silentExit(ExitFailed)
+		}
 		// Follow the newest attempt: a continuation writes a new file.
 		if n := latestAttempt(logs, o.plan); n > attempt && where.state != "" && where.state != engine.Pending {
 			if rd != nil {
@@ -154,7 +154,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 				fmt.Fprintf(o.stdout, "── %s is %s, but its run has stopped: %s runs phase %s. Resume it with: %s\n",
 					o.plan, st, nothing, where.phase, resume)
 				return silentExit(ExitFailed)
-			case !started && !toldWaiting:
+			case !started && !toldWaiting && !where.unknown:
 				toldWaiting = true
 				fmt.Fprintf(o.stdout, "── %s has not started yet: %s runs phase %s and starts it when its dependencies are done; following it then (Ctrl+C to detach)\n",
 					o.plan, runs, where.phase)
@@ -225,6 +225,7 @@ type temporalLocator struct {
 	names runNames
 	plan  string
 	phase *plan.Phase
+	last  *attachPlan // the state read last
 }
 
 func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan, string, error) {
@@ -251,7 +252,16 @@ func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan
 	}
 	running := workflowRunning(desc)
 	snap, err := temporalSnapshot(ctx, l.c, id, running)
-	if err != nil {
+	switch {
+	case err != nil && running:
+		// A query meets a worker that just died until the server routes
+		// it elsewhere: the state read last stands meanwhile.
+		if l.last != nil {
+			return *l.last, "Temporal workflow " + id, nil
+		}
+		where.unknown = true
+		return where, "Temporal workflow " + id, nil
+	case err != nil:
 		return where, "", err
 	}
 	for _, p := range snap.Plans {
@@ -262,6 +272,7 @@ func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan
 	if byRepo, err := l.names.byRepo(l.phase); err == nil && id == byRepo && id != temporalRunID(l.root, l.phase) && latestAttempt(filepath.Join(l.root, ".hive", "logs"), planID) == 0 {
 		where.elsewhere = fmt.Sprintf("Plan %s is %s in Temporal workflow %s, whose workers share work through a git remote: its agent's log is in the clone of the worker that runs it; hive attach %s --backend temporal there, or follow the run with hive status --watch --backend temporal", planID, orPending(where.state), id, planID)
 	}
+	l.last = &where
 	if !running {
 		return where, "", nil
 	}
@@ -305,6 +316,8 @@ type attachPlan struct {
 	// elsewhere says where the agent's log is when it is not in this
 	// folder (a worker's clone).
 	elsewhere string
+	// unknown: the run's state could not be read just now.
+	unknown bool
 }
 
 // findAttachPlan looks the plan up in the newest run that holds it (j may
