@@ -78,7 +78,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 			return err
 		}
 		defer c.Close()
-		loc = &temporalLocator{root: repo.Root, c: c, names: newRunNames(ctx, repo.Root), plan: o.plan}
+		loc = &temporalLocator{root: repo.Root, c: c, names: newRunNames(ctx, repo.Root)}
 	default:
 		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
 	}
@@ -223,7 +223,6 @@ type temporalLocator struct {
 	root  string
 	c     client.Client
 	names runNames
-	plan  string
 	phase *plan.Phase
 	last  *attachPlan // the state read last
 }

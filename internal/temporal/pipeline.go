@@ -170,8 +170,8 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		t := time.NewTicker(a.beat)
-		defer t.Stop()
+		beat := time.NewTicker(a.beat)
+		defer beat.Stop()
 		for {
 			select {
 			case <-done:
@@ -179,7 +179,7 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 			case <-stopped:
 				cancel()
 				stopped = nil
-			case <-t.C:
+			case <-beat.C:
 				activity.RecordHeartbeat(ctx, run.Load())
 			}
 		}
