@@ -127,11 +127,11 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		return err
 	}
 	if o.localWorker {
-		w := temporal.PipelineWorker(c, queue, &runDriver{g: o.globalOptions, agent: o.agent}, worker.Options{})
-		if err := w.Start(); err != nil {
-			return fmt.Errorf("worker: %w", err)
+		stop, err := startRunWorkers(c, o.globalOptions, o.agent, o.queue, nil)
+		if err != nil {
+			return err
 		}
-		defer w.Stop()
+		defer stop()
 	}
 	run := c.GetWorkflow(ctx, id, "")
 	if running {
@@ -313,6 +313,8 @@ type runDriver struct {
 	g     *globalOptions
 	agent string // the worker's --agent, for a request that names none
 	out   io.Writer
+	c     client.Client
+	queue string // the workers' task queue: the phases' plans go to phasesQueue of it
 }
 
 // Drive implements temporal.PipelineDriver.
@@ -363,6 +365,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	}
 	opts.Observer = &driverPrinter{runPrinter: &runPrinter{w: w, start: time.Now(), repo: repo}, events: d.out != nil}
 	opts.Wait = -1 // answers come through the journal (hive answer, or the terminal that follows the run)
+	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall}
 	opts.Started = func(r journal.Run) { started(r.ID) }
 	res, err := piperun.Run(ctx, opts)
 	var unfinished *piperun.UnfinishedError
@@ -422,13 +425,38 @@ func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer c.Close()
-	queue := pipelineQueue(o.queue)
-	w := temporal.PipelineWorker(c, queue, &runDriver{g: o.globalOptions, agent: o.agent, out: o.stdout}, worker.Options{})
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("worker: %w", err)
+	stopWorkers, err := startRunWorkers(c, o.globalOptions, o.agent, o.queue, o.stdout)
+	if err != nil {
+		return err
 	}
-	defer w.Stop()
-	fmt.Fprintf(o.stdout, "hive worker: hive run's runs in %s, task queue %s at %s; ctrl-c stops\n", repo.Root, queue, o.address)
+	defer stopWorkers()
+	fmt.Fprintf(o.stdout, "hive worker: hive run's runs in %s, task queues %s and %s at %s; ctrl-c stops\n", repo.Root, pipelineQueue(o.queue), phasesQueue(o.queue), o.address)
 	<-ctx.Done()
 	return nil
+}
+
+// startRunWorkers starts what serves hive run's runs of the repository g
+// names in this process: a driver of runs (pipelineQueue), and a worker
+// of their phases' plans (phasesQueue). out, when set, shows the runs'
+// progress (a hive worker's). stop stops both.
+func startRunWorkers(c client.Client, g *globalOptions, agentName, queue string, out io.Writer) (stop func(), err error) {
+	drivers := temporal.PipelineWorker(c, pipelineQueue(queue), &runDriver{g: g, agent: agentName, out: out, c: c, queue: queue}, worker.Options{})
+	if err := drivers.Start(); err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	notes := out
+	if notes == nil {
+		notes = io.Discard
+	}
+	execs := &phaseExecutors{g: g, agent: agentName, out: notes}
+	plans := temporal.NewPhasesWorkers(c, phasesQueue(queue), execs.For, worker.Options{})
+	if err := plans.Start(); err != nil {
+		drivers.Stop()
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	return func() {
+		drivers.Stop()
+		plans.Stop()
+		execs.Close()
+	}, nil
 }

@@ -18,55 +18,111 @@ import (
 	"github.com/hivectl/hive/internal/testrun"
 )
 
-// runPhase executes the architect's plans in the run's worktree with the
-// runner: implementers in parallel worktrees, merged by hive into the
-// run's branch. The phase keeps its own journal in the worktree, so a
-// resumed pipeline resumes the phase where it was.
+// PhaseRunner runs the implementers' phase of a pipeline run: here, with
+// the runner (LocalPhases), or on the workers of a distributed backend.
+// It resumes the phase's unfinished run unless w.Fresh, and returns what
+// runner.Run does: a NeedsHumanError when the phase stops for a human.
+type PhaseRunner interface {
+	RunPhase(ctx context.Context, w PhaseWork) (runner.Result, error)
+}
+
+// PhaseWork is one run of the implementers' phase.
+type PhaseWork struct {
+	// Options are the runner's, with no journal: the PhaseRunner keeps
+	// the phase's. Options.Repo is the pipeline run's worktree.
+	Options runner.Options
+	Run     int64 // the pipeline run's
+	Job     string
+	Attempt int
+	// Fresh: the architect changed the plans after a challenge, so the
+	// phase runs anew (the plans already merged are done and do not run
+	// again); otherwise an unfinished run of it resumes, its budget
+	// checkpoint answered with the raise in Options.Agents.Budget.
+	Fresh bool
+	// Env is what the phase's agents get besides their own environment.
+	Env []string
+}
+
+// LocalPhases runs phases here, each with the journal in its worktree,
+// so that a resumed pipeline resumes the phase where it was.
+type LocalPhases struct{}
+
+// RunPhase implements PhaseRunner.
+func (LocalPhases) RunPhase(ctx context.Context, w PhaseWork) (runner.Result, error) {
+	o := w.Options
+	j, err := journal.Open(filepath.Join(o.Repo.Root, ".hive", "journal.db"))
+	if err != nil {
+		return runner.Result{}, err
+	}
+	defer j.Close()
+	if !w.Fresh {
+		if err := raisePhase(j, o.Phase.Dir, o.Agents.Budget, o.Now()); err != nil {
+			return runner.Result{}, err
+		}
+	}
+	o.Journal = j
+	return runner.Run(ctx, o)
+}
+
+// PhaseOptions are the runner's options for the implementers' phase in
+// the folder phase of the tree dir, with o's agents and env: the base of
+// a run's own (runPhase), and what a distributed backend's workers carry
+// the phase's commands out with.
+func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, error) {
+	ph, err := plan.LoadPhase(dir, phase)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	launcherOf := func(role string) agent.Launcher {
+		if l := o.Roles[role]; l != nil {
+			return l
+		}
+		return o.Launcher
+	}
+	return runner.Options{
+		Repo: o.Repo.At(dir), Phase: ph, Now: o.Now,
+		Schedule: runner.Schedule{MaxConcurrent: max(o.MaxConcurrent, 1), Dynamic: true},
+		// A merge conflict between implementers goes to the comb, as in
+		// execute-phase; the comb role later checks the merged result.
+		Agents: runner.Agents{Launcher: withEnv{launcherOf(pipeline.RoleImplementer), env}, Stall: o.Stall,
+			Roles:  map[string]agent.Launcher{"comb": withEnv{launcherOf(pipeline.RoleComb), env}},
+			Prices: o.Prices, Ladder: o.Ladders[pipeline.RoleImplementer], Guard: o.Guard},
+		Human: runner.Human{AutoAnswer: true},
+	}, nil
+}
+
+// runPhase executes the architect's plans in the run's worktree:
+// implementers in parallel worktrees, merged by hive into the run's
+// branch, here or on a distributed backend's workers (Options.Phases).
 //
 // warnings are what the project's memory tells every implementer.
 func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, warnings []string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
-	repo := s.o.Repo.At(s.dir)
-	ph, err := plan.LoadPhase(s.dir, dir)
+	env := []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}
+	opts, err := PhaseOptions(s.o, s.dir, dir, env)
 	if err != nil {
 		ev.Reason = err.Error()
 		return ev
 	}
-	j, err := journal.Open(filepath.Join(s.dir, ".hive", "journal.db"))
-	if err != nil {
-		ev.Reason = err.Error()
-		return ev
-	}
-	defer j.Close()
 	root := s.o.WorktreeRoot
 	if root != "" {
 		root = filepath.Join(root, fmt.Sprintf("run-%d-plans", s.run.ID))
 	}
-	// After a challenge the architect changed the plans: a new phase run
-	// (the plans already merged are done and do not run again).
+	opts.Observer, opts.Git = phaseObserver{s}, runner.Git{Worktrees: true, WorktreeRoot: root}
+	// After a challenge the architect changed the plans: a new phase run.
 	fresh := c.Context != nil && c.Context.Rechecking != nil
-	if !fresh {
-		if err := raisePhase(j, ph.Dir, c, s.o.Now()); err != nil {
-			ev.Reason = err.Error()
-			return ev
-		}
+	opts.Schedule.Fresh = fresh
+	opts.Agents.Brief = s.planBrief(ctx, warnings)
+	// A new phase run may spend the phase's allotment of the budget.
+	opts.Agents.Budget = engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}
+	phases := s.o.Phases
+	if phases == nil {
+		phases = LocalPhases{}
 	}
-	env := []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}
-	launcher := withEnv{s.launcher(pipeline.RoleImplementer), env}
-	comb := withEnv{s.launcher(pipeline.RoleComb), env}
-	res, err := runner.Run(ctx, runner.Options{
-		Repo: repo, Phase: ph, Journal: j, Observer: phaseObserver{s}, Now: s.o.Now,
-		Schedule: runner.Schedule{MaxConcurrent: max(s.o.MaxConcurrent, 1), Dynamic: true, Fresh: fresh},
-		// A merge conflict between implementers goes to the comb, as in
-		// execute-phase; the comb role later checks the merged result.
-		// A new phase run may spend the phase's allotment of the budget.
-		Agents: runner.Agents{Launcher: launcher, Stall: s.o.Stall, Roles: map[string]agent.Launcher{"comb": comb}, Brief: s.planBrief(ctx, warnings),
-			Prices: s.o.Prices, Ladder: s.o.Ladders[pipeline.RoleImplementer],
-			Budget: engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD},
-			Guard:  s.o.Guard},
-		Human: runner.Human{AutoAnswer: true},
-		Git:   runner.Git{Worktrees: true, WorktreeRoot: root},
-	})
+	res, err := phases.RunPhase(ctx, PhaseWork{Options: opts, Run: s.run.ID, Job: c.Job, Attempt: c.Attempt, Fresh: fresh, Env: env})
 	if res.Snapshot.Started {
 		// What the phase run has spent in all: the machine counts what
 		// is new since its last report of this run.
@@ -74,8 +130,8 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 	}
 	var needs *runner.NeedsHumanError
 	switch {
-	case errors.As(err, &needs) && budgetOpen(res.Snapshot) != nil:
-		ev.OverBudget, ev.Reason = true, budgetOpen(res.Snapshot).Details
+	case errors.As(err, &needs) && BudgetCheckpoint(res.Snapshot) != nil:
+		ev.OverBudget, ev.Reason = true, BudgetCheckpoint(res.Snapshot).Details
 		return ev
 	case errors.As(err, &needs):
 		// An implementer's challenge of its plan is the architect's to
@@ -105,8 +161,8 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 	return ev
 }
 
-// budgetOpen is the phase run's open budget checkpoint, if it has one.
-func budgetOpen(snap engine.Snapshot) *engine.Checkpoint {
+// BudgetCheckpoint is the phase run's open budget checkpoint, if it has one.
+func BudgetCheckpoint(snap engine.Snapshot) *engine.Checkpoint {
 	for i := range snap.Queue {
 		if snap.Queue[i].Plan == engine.BudgetID {
 			return &snap.Queue[i]
@@ -119,8 +175,8 @@ func budgetOpen(snap engine.Snapshot) *engine.Checkpoint {
 // if it waits at one, with the raise the human gave the pipeline: the
 // phase run may then spend what it has spent plus the phase's new
 // allotment.
-func raisePhase(j journal.Journal, phase string, c pipeline.Command, now time.Time) error {
-	if c.BudgetUSD <= 0 && c.BudgetTokens <= 0 {
+func raisePhase(j journal.Journal, phase string, allot engine.Budget, now time.Time) error {
+	if allot.USD <= 0 && allot.Tokens <= 0 {
 		return nil
 	}
 	last, ok, err := j.LatestRun(phase)
@@ -132,13 +188,13 @@ func raisePhase(j journal.Journal, phase string, c pipeline.Command, now time.Ti
 		return err
 	}
 	snap := eng.Snapshot()
-	cp := budgetOpen(snap)
+	cp := BudgetCheckpoint(snap)
 	if cp == nil {
 		return nil
 	}
-	text := fmt.Sprintf("raise %.4f", snap.Spent.CostUSD+c.BudgetUSD)
-	if snap.Budget.USD <= 0 {
-		text = fmt.Sprintf("raise %d", snap.Spent.Tokens()+c.BudgetTokens)
+	text := RaiseText(snap, allot)
+	if text == "" {
+		return nil
 	}
 	ev := engine.Event{Type: engine.EvAnswer, Time: now.UTC(), Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
 	if _, err := eng.Step(ev); err != nil {
@@ -150,6 +206,18 @@ func raisePhase(j journal.Journal, phase string, c pipeline.Command, now time.Ti
 	}
 	_, err = j.Append(last.ID, string(ev.Type), ev.Time, payload)
 	return err
+}
+
+// RaiseText is the answer to a phase run's budget checkpoint that lets it
+// spend what it has spent in snap plus allot; "" when allot is nothing.
+func RaiseText(snap engine.Snapshot, allot engine.Budget) string {
+	switch {
+	case allot.USD <= 0 && allot.Tokens <= 0:
+		return ""
+	case snap.Budget.USD <= 0:
+		return fmt.Sprintf("raise %d", snap.Spent.Tokens()+allot.Tokens)
+	}
+	return fmt.Sprintf("raise %.4f", snap.Spent.CostUSD+allot.USD)
 }
 
 // withEnv gives the agents of a launcher more environment.

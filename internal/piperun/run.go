@@ -96,6 +96,9 @@ type Options struct {
 	TaskUSD []float64
 	// Guard tunes the loop guard of a new run's role agents and phase.
 	Guard engine.LoopGuard
+	// Phases runs the implementers' phase; nil runs it here, with the
+	// runner, its journal in the run's worktree.
+	Phases PhaseRunner
 
 	// Wait is how long a run at a question waits for its answer: typed
 	// here (Answers) or given with `hive answer` (read from the journal
@@ -220,14 +223,20 @@ func Branch(run int64) string { return fmt.Sprintf("hive/run/%d", run) }
 
 // worktreeDir is where a run's worktree lives.
 func worktreeDir(o Options, run int64) (string, error) {
-	root := o.WorktreeRoot
-	if root == "" {
-		var err error
-		if root, err = gitx.DefaultWorktreeRoot(o.Repo.Root); err != nil {
-			return "", err
-		}
+	root, err := WorktreeRoot(o)
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(root, fmt.Sprintf("run-%d", run)), nil
+}
+
+// WorktreeRoot is the folder of the runs' worktrees (run-N): o's, or the
+// user's cache folder.
+func WorktreeRoot(o Options) (string, error) {
+	if o.WorktreeRoot != "" {
+		return o.WorktreeRoot, nil
+	}
+	return gitx.DefaultWorktreeRoot(o.Repo.Root)
 }
 
 // nextPhase is the phase the architect writes: one past the highest

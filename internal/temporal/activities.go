@@ -35,6 +35,8 @@ type Work struct {
 	// State is the run's state when the command was sent: a merge's
 	// (STATE.md and ROADMAP.md say what it says); nil for the others.
 	State *engine.Snapshot `json:"state,omitempty"`
+	// Where is the workflow's Dispatch.Where.
+	Where *Where `json:"where,omitempty"`
 }
 
 // Activities are what a `hive worker` registers: Command runs Exec and
@@ -44,7 +46,10 @@ type Work struct {
 // checkpoint must not wait for its session to end); without a Client they
 // come back with the result.
 type Activities struct {
-	Exec   Executor
+	Exec Executor
+	// For is the executor of a command that names its phase (Work.Where),
+	// for workers that serve many; nil where every command is Exec's.
+	For    func(Where) (Executor, error)
 	Client client.Client
 	// Host is a task queue only this worker polls ("" for none): a
 	// session started here says so to its workflow (SessionSignal), which
@@ -95,6 +100,16 @@ func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error
 	if w.State != nil {
 		snap = *w.State
 	}
-	out, err := a.Exec.Execute(ctx, w.Command, w.Since, snap, emit)
+	exec := a.Exec
+	if w.Where != nil {
+		if a.For == nil {
+			return nil, fmt.Errorf("this worker serves one phase; the command of %s is for %s in %s", w.Command.Plan, w.Where.Phase, w.Where.Dir)
+		}
+		var err error
+		if exec, err = a.For(*w.Where); err != nil {
+			return nil, err
+		}
+	}
+	out, err := exec.Execute(ctx, w.Command, w.Since, snap, emit)
 	return append(later, out...), err
 }

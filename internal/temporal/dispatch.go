@@ -25,6 +25,18 @@ type Dispatch struct {
 	// other command.
 	Session time.Duration `json:"session"`
 	Command time.Duration `json:"command"`
+	// Where goes with every command, for workers that serve the phases of
+	// more than one tree (hive run's implementers); nil for a phase's own
+	// workers, which know theirs.
+	Where *Where `json:"where,omitempty"`
+}
+
+// Where names the phase a command is for and the tree its plans run in.
+type Where struct {
+	Dir   string `json:"dir"`   // the tree, an absolute path on the workers' shared file system
+	Phase string `json:"phase"` // the phase's folder, relative to Dir
+	// Env is more environment for the phase's agents.
+	Env []string `json:"env,omitempty"`
 }
 
 // workerCommands are what a worker carries out. A wake is the workflow's
@@ -198,7 +210,7 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 		p.sessions[key] = cancel
 	}
 	snap := p.snapshot()
-	w := Work{Command: c, Since: since(snap, c.Plan)}
+	w := Work{Command: c, Since: since(snap, c.Plan), Where: p.d.Where}
 	if c.Type == engine.CmdMerge {
 		w.State = &snap
 	}

@@ -26,8 +26,26 @@ type Workers struct {
 // NewWorkers readies the workers of a process that carries out exec's
 // commands for the runs of queue.
 func NewWorkers(c client.Client, queue string, exec Executor, opts worker.Options) *Workers {
+	return newWorkers(c, queue, &Activities{Exec: exec}, opts)
+}
+
+// NewPhasesWorkers readies the workers of a process that carries out the
+// commands of runs of many phases (Dispatch.Where), each with the
+// executor that exec gives for it.
+func NewPhasesWorkers(c client.Client, queue string, exec func(Where) (Executor, error), opts worker.Options) *Workers {
+	return newWorkers(c, queue, &Activities{For: exec}, opts)
+}
+
+func newWorkers(c client.Client, queue string, acts *Activities, opts worker.Options) *Workers {
+	// A stopped session hears of its stop (the activity's cancellation)
+	// only with the answer to a heartbeat, which the SDK sends at most
+	// every 80% of the heartbeat timeout (24 s for 30 s) unless told
+	// otherwise: a plan whose agent is done would hold its run that long.
+	if opts.MaxHeartbeatThrottleInterval == 0 {
+		opts.MaxHeartbeatThrottleInterval = time.Second
+	}
 	host := hostQueue(queue)
-	acts := &Activities{Exec: exec, Client: c, Host: host}
+	acts.Client, acts.Host = c, host
 	shared := worker.New(c, queue, opts)
 	shared.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	shared.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})

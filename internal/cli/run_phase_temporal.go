@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/temporal"
+)
+
+// phaseWorkflows runs the implementers' phase of a Temporal run of hive
+// run as a phase workflow of its own: the engine, dispatching the plans'
+// agent sessions to every `hive worker --backend temporal` without a
+// PHASE (the plans' task queue, phasesQueue), in the run's worktree,
+// which those workers share. The phase's state lives in that workflow's
+// history, not in this worker: a driver that dies leaves it working, and
+// the next driver attaches to it instead of running its plans again.
+type phaseWorkflows struct {
+	c     client.Client
+	queue string // the plans' task queue
+	run   string // the pipeline's workflow id, which names the phases'
+	stall time.Duration
+}
+
+// phasesQueue is the task queue of the plans of hive run's phases.
+func phasesQueue(queue string) string { return queue + "-plans" }
+
+// phaseWorkflowID names the workflow of one phase run of a pipeline run.
+func phaseWorkflowID(pipelineID string, w piperun.PhaseWork) string {
+	return fmt.Sprintf("%s-%d-%s-%d", pipelineID, w.Run, w.Job, w.Attempt)
+}
+
+// RunPhase implements piperun.PhaseRunner.
+func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (runner.Result, error) {
+	o := w.Options
+	o.Git = runner.Git{} // the workers share the run's worktree, where plans run side by side on files of their own
+	id := phaseWorkflowID(t.run, w)
+	// A phase run of an earlier attempt that stopped for a human (its
+	// budget) goes on, raised; after a challenge the plans changed and
+	// it ends, for a fresh run.
+	earlier, err := t.earlierRunning(ctx, w)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	if earlier != "" && w.Fresh {
+		if err := t.c.TerminateWorkflow(ctx, earlier, "", "the architect changed the plans: a fresh phase run replaces this one"); err != nil {
+			return runner.Result{}, fmt.Errorf("end the phase's earlier run %s: %w", earlier, err)
+		}
+		earlier = ""
+	}
+	if earlier != "" {
+		return t.raise(ctx, earlier, o)
+	}
+	desc, err := t.c.DescribeWorkflowExecution(ctx, id, "")
+	var missing *serviceerror.NotFound
+	switch {
+	case errors.As(err, &missing):
+	case err != nil:
+		return runner.Result{}, fmt.Errorf("look for the phase's workflow %s: %w", id, err)
+	default:
+		// A driver before this one started it: it goes on (or it ended,
+		// and its result is the phase's).
+		if s := desc.GetWorkflowExecutionInfo().GetStatus(); s == enums.WORKFLOW_EXECUTION_STATUS_RUNNING || s == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			o.Observer.Note("temporal", "the phase's plans go on in Temporal workflow "+id)
+			return t.follow(ctx, t.c.GetWorkflow(ctx, id, ""), o)
+		}
+	}
+	o.Observer.Note("temporal", "the phase's plans run on the workers of task queue "+t.queue+" (Temporal workflow "+id+")")
+	spec, err := runner.PhaseSpec(ctx, o)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	if donePlans(spec) == len(spec.Plans) {
+		return runner.Result{NothingToDo: true}, nil
+	}
+	if err := piperun.SaveBriefs(o); err != nil {
+		return runner.Result{}, err
+	}
+	d := temporalDispatch(t.queue, t.stall)
+	d.Where = &temporal.Where{Dir: o.Repo.Root, Phase: o.Phase.Dir, Env: w.Env}
+	run, err := t.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: t.queue}, temporal.RunWorkflowName, temporal.RunInput{Dispatch: d})
+	if err != nil {
+		return runner.Result{}, fmt.Errorf("start the phase's workflow %s: %w", id, err)
+	}
+	// Unattended: the engine stops for a human (CmdStopForHuman) at what
+	// only one may answer, and the pipeline asks.
+	ev := engine.Event{Type: engine.EvRunStarted, Time: o.Now().UTC(), Spec: &spec}
+	if err := t.c.SignalWorkflow(ctx, id, run.GetRunID(), temporal.EventSignal, ev); err != nil {
+		return runner.Result{}, fmt.Errorf("start the phase's run: %w", err)
+	}
+	return t.follow(ctx, run, o)
+}
+
+// earlierRunning is the workflow of an earlier attempt of w's phase that
+// still runs (one stopped for a human), or "".
+func (t *phaseWorkflows) earlierRunning(ctx context.Context, w piperun.PhaseWork) (string, error) {
+	for a := w.Attempt - 1; a >= 1; a-- {
+		e := w
+		e.Attempt = a
+		id := phaseWorkflowID(t.run, e)
+		desc, err := t.c.DescribeWorkflowExecution(ctx, id, "")
+		var missing *serviceerror.NotFound
+		switch {
+		case errors.As(err, &missing):
+		case err != nil:
+			return "", fmt.Errorf("look for the phase's workflow %s: %w", id, err)
+		case desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+			return id, nil
+		}
+	}
+	return "", nil
+}
+
+// raise takes up the phase run of workflow id, stopped at its budget
+// checkpoint, with the raise of o's budget, and follows it.
+func (t *phaseWorkflows) raise(ctx context.Context, id string, o runner.Options) (runner.Result, error) {
+	run := t.c.GetWorkflow(ctx, id, "")
+	snap, err := temporalState(ctx, t.c, run)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	now := o.Now().UTC()
+	evs := []engine.Event{{Type: engine.EvResumed, Time: now}}
+	if cp := piperun.BudgetCheckpoint(snap); cp != nil {
+		if text := piperun.RaiseText(snap, o.Agents.Budget); text != "" {
+			evs = append(evs, engine.Event{Type: engine.EvAnswer, Time: now, Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"})
+		}
+	}
+	for _, ev := range evs {
+		if err := t.c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
+			return runner.Result{}, fmt.Errorf("take up the phase's run %s: %w", id, err)
+		}
+	}
+	o.Observer.Note("temporal", "the phase's plans go on in Temporal workflow "+id)
+	return t.follow(ctx, run, o)
+}
+
+// follow tells o's observer what the phase's workflow does until its run
+// ends, or stops for a human (its workflow then waits, for a raise or a
+// fresh run to end it), or ctx ends.
+func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o runner.Options) (runner.Result, error) {
+	res := runner.Result{Run: journal.Run{ID: phaseRunNumber(run.GetID()), Phase: o.Phase.Dir}}
+	done := make(chan error, 1)
+	var out temporal.RunResult
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { done <- temporal.Result(rctx, run, &out) }()
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	seen := 0
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return res, fmt.Errorf("the phase's workflow %s: %w", run.GetID(), err)
+			}
+			final, err := engine.Restore(*out.State)
+			if err != nil {
+				return res, err
+			}
+			res.Snapshot = final.Snapshot()
+			t.tell(o, out.Answers, &seen, res.Snapshot)
+			return res, nil
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-tick.C:
+			v, err := t.c.QueryWorkflow(ctx, run.GetID(), "", temporal.AnswersQuery, seen)
+			if err != nil {
+				continue // between runs (continue-as-new), or ending
+			}
+			var answers []temporal.Answer
+			if v.Get(&answers) != nil || len(answers) == 0 {
+				continue
+			}
+			snap, err := temporalState(ctx, t.c, run)
+			if err != nil {
+				continue
+			}
+			res.Snapshot = snap
+			if t.tell(o, answers, &seen, snap) {
+				return res, &runner.NeedsHumanError{Checkpoints: snap.Queue}
+			}
+		}
+	}
+}
+
+// tell passes the answers after *seen to o's observer, and says whether
+// the run stopped for a human.
+func (t *phaseWorkflows) tell(o runner.Options, answers []temporal.Answer, seen *int, snap engine.Snapshot) (stopped bool) {
+	for _, a := range answers {
+		if a.Seq <= *seen {
+			continue
+		}
+		*seen = a.Seq
+		o.Observer.Event(engine.Event{Type: a.Event}, snap)
+		for _, c := range a.Commands {
+			o.Observer.Command(c, snap)
+			stopped = stopped || c.Type == engine.CmdStopForHuman
+		}
+	}
+	return stopped
+}
+
+// phaseRunNumber stands for a phase's workflow where the pipeline counts a
+// phase run's spending by its journal run (pipeline.Event.PhaseRun):
+// negative, so that it meets no journal's.
+func phaseRunNumber(id string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return -int64(h.Sum64() >> 2)
+}
+
+// phaseExecutors carry out the commands of hive run's phases on a worker:
+// a runner.Worker per phase and tree, made at its first command with the
+// project's agents (the implementer's, the comb's) and kept until the
+// worker stops.
+type phaseExecutors struct {
+	g     *globalOptions
+	agent string // the worker's --agent
+	out   io.Writer
+
+	mu      sync.Mutex
+	workers map[string]*runner.Worker
+}
+
+// For implements temporal.NewPhasesWorkers's executor of w's commands.
+func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
+	key := strings.Join(append([]string{w.Dir, w.Phase}, w.Env...), "\x00")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if rw := p.workers[key]; rw != nil {
+		return rw, nil
+	}
+	ctx := context.Background()
+	repo, cfg, err := openRepoConfig(ctx, p.g)
+	if err != nil {
+		return nil, err
+	}
+	launchers, ladders, err := roleAgents(p.agent, cfg)
+	if err != nil {
+		return nil, err
+	}
+	o := piperun.Options{Repo: repo, Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, WorktreeRoot: worktreeRoot(cfg, repo.Root),
+		MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall, Prices: prices(cfg), Ladders: ladders, Guard: loopGuard(cfg)}
+	// The workflow's history names the tree: it must be a run's worktree
+	// of this project, and the phase a folder inside it.
+	root, err := piperun.WorktreeRoot(o)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Dir(filepath.Clean(w.Dir)) != filepath.Clean(root) || !runWorktree.MatchString(filepath.Base(w.Dir)) || !filepath.IsLocal(w.Phase) {
+		return nil, fmt.Errorf("the phase %s in %s is not a phase of a run of %s (its runs' worktrees are in %s)", w.Phase, w.Dir, repo.Root, root)
+	}
+	opts, err := piperun.PhaseOptions(o, w.Dir, w.Phase, w.Env)
+	if err != nil {
+		return nil, err
+	}
+	opts.Agents.Brief = piperun.SavedBriefs(w.Dir)
+	opts.Observer = workerNotes{p.out}
+	rw, err := runner.NewWorker(opts)
+	if err != nil {
+		return nil, err
+	}
+	if p.workers == nil {
+		p.workers = map[string]*runner.Worker{}
+	}
+	p.workers[key] = rw
+	return rw, nil
+}
+
+// runWorktree is the name of a run's worktree (piperun's run-N).
+var runWorktree = regexp.MustCompile(`^run-[0-9]+$`)
+
+// Close ends the workers made.
+func (p *phaseExecutors) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, rw := range p.workers {
+		rw.Close()
+	}
+	p.workers = nil
+}
