@@ -230,10 +230,12 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 				return err
 			}
 			s := final.Snapshot()
+			deliver := runner.DeliverShared
 			if o.remote != "" {
-				for _, n := range runner.DeliverRemote(ctx, opts, s) {
-					fmt.Fprintf(o.stdout, "hive: %s\n", n)
-				}
+				deliver = runner.DeliverRemote
+			}
+			for _, n := range deliver(ctx, opts, s) {
+				fmt.Fprintf(o.stdout, "hive: %s\n", n)
 			}
 			fmt.Fprintf(o.stdout, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(engine.Complete), len(s.Plans))
 			if s.Outcome != engine.OutcomeComplete {

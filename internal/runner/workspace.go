@@ -343,20 +343,32 @@ func (w *workspace) planSettled(ctx context.Context, c engine.Command, snap engi
 // commitTracking commits STATE.md and ROADMAP.md at the end of a
 // shared-tree run, and nothing else the tree holds.
 func (w *workspace) commitTracking(ctx context.Context, snap engine.Snapshot) {
-	repo := w.repo
-	err := repo.Locked(ctx, func() error {
-		if err := writeTracking(repo.Root, w.phase, snap, nil, "Phase "+w.phase.Number+" run finished: "+snap.Outcome, w.now()); err != nil {
+	if err := commitTracking(ctx, w.repo, w.phase, snap, w.now()); err != nil {
+		w.say("", "commit STATE.md and ROADMAP.md: "+err.Error())
+	}
+}
+
+func commitTracking(ctx context.Context, repo *gitx.Repo, ph *plan.Phase, snap engine.Snapshot, now time.Time) error {
+	return repo.Locked(ctx, func() error {
+		if err := writeTracking(repo.Root, ph, snap, nil, "Phase "+ph.Number+" run finished: "+snap.Outcome, now); err != nil {
 			return err
 		}
 		files := existing(repo.Root, trackingFiles)
 		if len(files) == 0 {
 			return nil
 		}
-		return repo.CommitOnly(ctx, fmt.Sprintf("docs(%s): phase run %s", w.phase.Number, snap.Outcome), files...)
+		return repo.CommitOnly(ctx, fmt.Sprintf("docs(%s): phase run %s", ph.Number, snap.Outcome), files...)
 	})
-	if err != nil {
-		w.say("", "commit STATE.md and ROADMAP.md: "+err.Error())
+}
+
+// DeliverShared ends a finished run whose workers shared o's tree (a
+// distributed backend's, without a git remote): STATE.md and ROADMAP.md
+// written as snap says, and committed.
+func DeliverShared(ctx context.Context, o Options, snap engine.Snapshot) []string {
+	if err := commitTracking(ctx, o.Repo, o.Phase, snap, time.Now()); err != nil {
+		return []string{"commit STATE.md and ROADMAP.md: " + err.Error()}
 	}
+	return nil
 }
 
 func baseName(path string) string { return path[strings.LastIndex(path, "/")+1:] }
