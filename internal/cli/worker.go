@@ -45,7 +45,9 @@ Without PHASE it serves hive run's runs (started with hive run --backend
 temporal, on the task queue QUEUE-run): one worker drives a run at a time,
 in this folder, journal first; when it dies another worker of the folder
 takes the run over from the journal, without losing or repeating a role's
-finished work. Stop it with ctrl-c.`,
+finished work. The runs' implementers' phases are workflows of their own,
+whose plans every such worker runs (task queue QUEUE-plans), in the run's
+worktree. Stop it with ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
   hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
   hive worker --backend temporal --agent claude`,

@@ -18,7 +18,10 @@
 // A `hive run` is a workflow of its own (PipelineWorkflow): its pipeline
 // machine runs on one worker at a time, as a heartbeating activity that
 // journals in the project's folder as a local run does; when that worker
-// dies, the next one takes the run over from the journal.
+// dies, the next one takes the run over from the journal. Its
+// implementers' phase is a dispatching run workflow whose Dispatch names
+// the tree and phase (Where), so that one pool of workers serves the
+// phases of every run (NewPhasesWorkers).
 //
 // This package holds the workflows and their contracts (names, inputs and
 // outputs), and the activities that hand the work to hive's executors on
