@@ -42,54 +42,51 @@ type phaseWorkflows struct {
 // phasesQueue is the task queue of the plans of hive run's phases.
 func phasesQueue(queue string) string { return queue + "-plans" }
 
-// phaseWorkflowID names the workflow of one phase run of a pipeline run.
+// phaseWorkflowID names the workflow of one phase run of a pipeline run:
+// by the run's number and the moment it was created, since numbers start
+// again in a new journal (a new clone in the same folder) while the
+// server keeps the workflows of the old one.
 func phaseWorkflowID(pipelineID string, w piperun.PhaseWork) string {
-	return fmt.Sprintf("%s-%d-%s-%d", pipelineID, w.Run, w.Job, w.Attempt)
+	h := fnv.New32a()
+	h.Write([]byte(w.Run.Started.UTC().Format(time.RFC3339Nano)))
+	return fmt.Sprintf("%s-%d-%08x-%s-%d", pipelineID, w.Run.ID, h.Sum32(), w.Job, w.Attempt)
 }
 
 // RunPhase implements piperun.PhaseRunner.
 func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (runner.Result, error) {
 	o := w.Options
 	o.Git = runner.Git{} // the workers share the run's worktree, where plans run side by side on files of their own
+	// The phase's workflow of this command, started by a driver before
+	// this one, goes on (or it ended, and its result is the phase's); so
+	// does one of an earlier attempt that still runs, stopped for a human
+	// (its budget), unless the architect changed the plans since: that
+	// one ends, for a fresh run.
+	for a := w.Attempt; a >= 1; a-- {
+		e := w
+		e.Attempt = a
+		id := phaseWorkflowID(t.run, e)
+		desc, err := t.c.DescribeWorkflowExecution(ctx, id, "")
+		var missing *serviceerror.NotFound
+		if errors.As(err, &missing) {
+			continue
+		}
+		if err != nil {
+			return runner.Result{}, fmt.Errorf("look for the phase's workflow %s: %w", id, err)
+		}
+		switch status := desc.GetWorkflowExecutionInfo().GetStatus(); {
+		case status == enums.WORKFLOW_EXECUTION_STATUS_RUNNING && a < w.Attempt && w.Fresh:
+			if err := t.c.TerminateWorkflow(ctx, id, "", "the architect changed the plans: a fresh phase run replaces this one"); err != nil {
+				return runner.Result{}, fmt.Errorf("end the phase's earlier run %s: %w", id, err)
+			}
+		case status == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+			return t.goOn(ctx, id, o)
+		case status == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED && a == w.Attempt:
+			o.Observer.Note("temporal", "the phase's plans ran in Temporal workflow "+id)
+			return t.follow(ctx, t.c.GetWorkflow(ctx, id, ""), o, 0)
+		}
+	}
 	id := phaseWorkflowID(t.run, w)
-	// A phase run of an earlier attempt that stopped for a human (its
-	// budget) goes on, raised; after a challenge the plans changed and
-	// it ends, for a fresh run.
-	earlier, err := t.earlierRunning(ctx, w)
-	if err != nil {
-		return runner.Result{}, err
-	}
-	if earlier != "" && w.Fresh {
-		if err := t.c.TerminateWorkflow(ctx, earlier, "", "the architect changed the plans: a fresh phase run replaces this one"); err != nil {
-			return runner.Result{}, fmt.Errorf("end the phase's earlier run %s: %w", earlier, err)
-		}
-		earlier = ""
-	}
-	if earlier != "" {
-		return t.raise(ctx, earlier, o)
-	}
-	desc, err := t.c.DescribeWorkflowExecution(ctx, id, "")
-	var missing *serviceerror.NotFound
-	switch {
-	case errors.As(err, &missing):
-	case err != nil:
-		return runner.Result{}, fmt.Errorf("look for the phase's workflow %s: %w", id, err)
-	default:
-		// A driver before this one started it: it goes on (or it ended,
-		// and its result is the phase's).
-		if s := desc.GetWorkflowExecutionInfo().GetStatus(); s == enums.WORKFLOW_EXECUTION_STATUS_RUNNING || s == enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-			o.Observer.Note("temporal", "the phase's plans go on in Temporal workflow "+id)
-			return t.follow(ctx, t.c.GetWorkflow(ctx, id, ""), o)
-		}
-	}
 	o.Observer.Note("temporal", "the phase's plans run on the workers of task queue "+t.queue+" (Temporal workflow "+id+")")
-	spec, err := runner.PhaseSpec(ctx, o)
-	if err != nil {
-		return runner.Result{}, err
-	}
-	if donePlans(spec) == len(spec.Plans) {
-		return runner.Result{NothingToDo: true}, nil
-	}
 	if err := piperun.SaveBriefs(o); err != nil {
 		return runner.Result{}, err
 	}
@@ -99,63 +96,109 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 	if err != nil {
 		return runner.Result{}, fmt.Errorf("start the phase's workflow %s: %w", id, err)
 	}
+	return t.begin(ctx, run, o)
+}
+
+// begin starts the phase's run in its workflow, just started (or left
+// unstarted by a driver that died), and follows it.
+func (t *phaseWorkflows) begin(ctx context.Context, run client.WorkflowRun, o runner.Options) (runner.Result, error) {
+	spec, err := runner.PhaseSpec(ctx, o)
+	if err != nil {
+		t.c.TerminateWorkflow(ctx, run.GetID(), "", "hive could not read the phase: "+err.Error())
+		return runner.Result{}, err
+	}
+	if donePlans(spec) == len(spec.Plans) {
+		t.c.TerminateWorkflow(ctx, run.GetID(), "", "nothing to do")
+		return runner.Result{NothingToDo: true}, nil
+	}
 	// Unattended: the engine stops for a human (CmdStopForHuman) at what
 	// only one may answer, and the pipeline asks.
 	ev := engine.Event{Type: engine.EvRunStarted, Time: o.Now().UTC(), Spec: &spec}
-	if err := t.c.SignalWorkflow(ctx, id, run.GetRunID(), temporal.EventSignal, ev); err != nil {
+	if err := t.c.SignalWorkflow(ctx, run.GetID(), "", temporal.EventSignal, ev); err != nil {
 		return runner.Result{}, fmt.Errorf("start the phase's run: %w", err)
 	}
-	return t.follow(ctx, run, o)
+	return t.follow(ctx, run, o, 0)
 }
 
-// earlierRunning is the workflow of an earlier attempt of w's phase that
-// still runs (one stopped for a human), or "".
-func (t *phaseWorkflows) earlierRunning(ctx context.Context, w piperun.PhaseWork) (string, error) {
-	for a := w.Attempt - 1; a >= 1; a-- {
-		e := w
-		e.Attempt = a
-		id := phaseWorkflowID(t.run, e)
-		desc, err := t.c.DescribeWorkflowExecution(ctx, id, "")
-		var missing *serviceerror.NotFound
-		switch {
-		case errors.As(err, &missing):
-		case err != nil:
-			return "", fmt.Errorf("look for the phase's workflow %s: %w", id, err)
-		case desc.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-			return id, nil
-		}
-	}
-	return "", nil
-}
-
-// raise takes up the phase run of workflow id, stopped at its budget
-// checkpoint, with the raise of o's budget, and follows it.
-func (t *phaseWorkflows) raise(ctx context.Context, id string, o runner.Options) (runner.Result, error) {
+// goOn follows the running phase workflow id. One that stopped for a
+// human (CmdStopForHuman) at its budget goes on with the raise in o's
+// budget; at anything else (a challenge) it still waits, and says so. One
+// whose run a driver did not get to start is started.
+func (t *phaseWorkflows) goOn(ctx context.Context, id string, o runner.Options) (runner.Result, error) {
 	run := t.c.GetWorkflow(ctx, id, "")
 	snap, err := temporalState(ctx, t.c, run)
 	if err != nil {
 		return runner.Result{}, err
 	}
-	now := o.Now().UTC()
-	evs := []engine.Event{{Type: engine.EvResumed, Time: now}}
-	if cp := piperun.BudgetCheckpoint(snap); cp != nil {
-		if text := piperun.RaiseText(snap, o.Agents.Budget); text != "" {
-			evs = append(evs, engine.Event{Type: engine.EvAnswer, Time: now, Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"})
-		}
+	if !snap.Started {
+		return t.begin(ctx, run, o)
 	}
-	for _, ev := range evs {
+	// What it did before is told already: the answers after last are new.
+	stopped, last, err := t.stopped(ctx, id)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	if stopped {
+		// The raise lets it go on (the engine starts the held plans);
+		// with nothing to raise, it still waits for what stopped it.
+		cp := piperun.BudgetCheckpoint(snap)
+		text := ""
+		if cp != nil {
+			text = piperun.RaiseText(snap, o.Agents.Budget)
+		}
+		if text == "" {
+			return runner.Result{Run: journal.Run{ID: phaseRunNumber(id), Phase: o.Phase.Dir}, Snapshot: snap}, &runner.NeedsHumanError{Checkpoints: snap.Queue}
+		}
+		ev := engine.Event{Type: engine.EvAnswer, Time: o.Now().UTC(), Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
 		if err := t.c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
-			return runner.Result{}, fmt.Errorf("take up the phase's run %s: %w", id, err)
+			return runner.Result{}, fmt.Errorf("raise the phase's budget in %s: %w", id, err)
 		}
 	}
 	o.Observer.Note("temporal", "the phase's plans go on in Temporal workflow "+id)
-	return t.follow(ctx, run, o)
+	return t.follow(ctx, run, o, last)
 }
 
-// follow tells o's observer what the phase's workflow does until its run
-// ends, or stops for a human (its workflow then waits, for a raise or a
-// fresh run to end it), or ctx ends.
-func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o runner.Options) (runner.Result, error) {
+// stopped says whether the phase workflow id stopped for a human and was
+// not taken up since (its last CmdStopForHuman is after its last resume),
+// and the sequence number of its last answer.
+func (t *phaseWorkflows) stopped(ctx context.Context, id string) (stopped bool, last int, err error) {
+	v, err := t.c.QueryWorkflow(ctx, id, "", temporal.AnswersQuery, 0)
+	if err != nil {
+		return false, 0, fmt.Errorf("ask the phase's workflow %s what it did: %w", id, err)
+	}
+	var answers []temporal.Answer
+	if err := v.Get(&answers); err != nil {
+		return false, 0, err
+	}
+	for _, a := range answers {
+		stopped = stopsFor(a, stopped)
+		last = a.Seq
+	}
+	return stopped, last, nil
+}
+
+// stopsFor says whether a run is stopped for a human after answer a, given
+// whether it was before: a CmdStopForHuman stops it; a resume, or an agent
+// started (an answer let work go on), ends the stop.
+func stopsFor(a temporal.Answer, stopped bool) bool {
+	if a.Event == engine.EvResumed {
+		stopped = false
+	}
+	for _, c := range a.Commands {
+		switch c.Type {
+		case engine.CmdStopForHuman:
+			stopped = true
+		case engine.CmdStartAgent:
+			stopped = false
+		}
+	}
+	return stopped
+}
+
+// follow tells o's observer what the phase's workflow does after its
+// answer seen until its run ends, or stops for a human (its workflow then
+// waits, for a raise or a fresh run to end it), or ctx ends.
+func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o runner.Options, seen int) (runner.Result, error) {
 	res := runner.Result{Run: journal.Run{ID: phaseRunNumber(run.GetID()), Phase: o.Phase.Dir}}
 	done := make(chan error, 1)
 	var out temporal.RunResult
@@ -164,7 +207,6 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 	go func() { done <- temporal.Result(rctx, run, &out) }()
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
-	seen := 0
 	for {
 		select {
 		case err := <-done:
@@ -220,8 +262,8 @@ func (t *phaseWorkflows) tell(o runner.Options, answers []temporal.Answer, seen 
 		o.Observer.Event(engine.Event{Type: a.Event}, snap)
 		for _, c := range a.Commands {
 			o.Observer.Command(c, snap)
-			stopped = stopped || c.Type == engine.CmdStopForHuman
 		}
+		stopped = stopsFor(a, stopped)
 	}
 	return stopped
 }

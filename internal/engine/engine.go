@@ -760,6 +760,12 @@ func (e *Engine) schedule(out []Command) []Command {
 // unattended run met such a checkpoint) or nobody answered with `hive
 // answer` within the process's wait.
 func (e *Engine) idle(out []Command) []Command {
+	if e.stopping && e.anyRunning() {
+		// Work goes on after a stop for a human without a resume: a
+		// workflow that outlived its stop was answered. Its next stop is
+		// a new one.
+		e.stopping = false
+	}
 	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() {
 		e.idleSince = time.Time{}
 		return out

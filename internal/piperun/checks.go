@@ -31,7 +31,7 @@ type PhaseWork struct {
 	// Options are the runner's, with no journal: the PhaseRunner keeps
 	// the phase's. Options.Repo is the pipeline run's worktree.
 	Options runner.Options
-	Run     int64 // the pipeline run's
+	Run     journal.Run // the pipeline run
 	Job     string
 	Attempt int
 	// Fresh: the architect changed the plans after a challenge, so the
@@ -122,7 +122,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 	if phases == nil {
 		phases = LocalPhases{}
 	}
-	res, err := phases.RunPhase(ctx, PhaseWork{Options: opts, Run: s.run.ID, Job: c.Job, Attempt: c.Attempt, Fresh: fresh, Env: env})
+	res, err := phases.RunPhase(ctx, PhaseWork{Options: opts, Run: s.run, Job: c.Job, Attempt: c.Attempt, Fresh: fresh, Env: env})
 	if res.Snapshot.Started {
 		// What the phase run has spent in all: the machine counts what
 		// is new since its last report of this run.
