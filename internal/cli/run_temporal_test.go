@@ -194,3 +194,68 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 	}
 	return b.String()
 }
+
+// TestTemporalPipelinePhaseStopsAtItsBudget: the implementers' phase of
+// a `hive run --backend temporal` reaches its share of a token budget and
+// stops for a human; `hive answer implementers "raise …"` lets the same
+// phase workflow go on (not a new one), and the run completes with one
+// commit per task.
+func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	addr, _ := temporaltest.Start(t)
+	dir := pipelineFixture(t)
+	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The sim's three plans spend about 11,500 tokens: more than the
+	// phase's share of 12,000.
+	cfg := `{"timeouts": {"stall": "100s"}, "budget": {"tokens": 12000}}`
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "budget", "--repo", dir}
+	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}, flags...)...)
+	run.Env = append(os.Environ(), "HIVE_SIM_DELAY=100ms")
+	stdout, err := run.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Stderr = run.Stdout
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var transcript strings.Builder
+	raised := false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		if !raised && strings.Contains(line, "implementers") && strings.Contains(line, "asks: budget reached") {
+			raised = true
+			if out, err := exec.Command(hive, append([]string{"answer", "implementers", "raise 60000"}, flags...)...).CombinedOutput(); err != nil {
+				t.Fatalf("hive answer implementers: %v\n%s", err, out)
+			}
+		}
+	}
+	got := transcript.String()
+	if err := run.Wait(); err != nil || !raised || !strings.Contains(got, "run 1 complete") {
+		t.Fatalf("hive run --backend temporal (raised: %v): %v\n%s", raised, err, got)
+	}
+	started := regexp.MustCompile(`the phase's plans run on the workers of task queue budget-plans \(Temporal workflow (\S+)\)`).FindAllStringSubmatch(got, -1)
+	goesOn := regexp.MustCompile(`the phase's plans go on in Temporal workflow (\S+)`).FindAllStringSubmatch(got, -1)
+	if len(started) != 1 || len(goesOn) != 1 || goesOn[0][1] != started[0][1] {
+		t.Fatalf("the raised phase did not go on in the workflow that stopped: started %v, went on in %v\n%s", started, goesOn, got)
+	}
+	subjects := git(t, dir, "log", "--format=%s", "main")
+	for _, plan := range []string{"01-01", "01-02", "01-03"} {
+		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
+			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
+		}
+	}
+	t.Logf("the run:\n%s", got)
+}
