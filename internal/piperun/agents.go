@@ -99,11 +99,14 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 }
 
 // launcher starts the agents of a role.
-func (s *shell) launcher(role string) agent.Launcher {
-	if l := s.o.Roles[role]; l != nil {
+func (s *shell) launcher(role string) agent.Launcher { return s.o.launcher(role) }
+
+// launcher starts the agents of a role: Roles' own, else Launcher.
+func (o Options) launcher(role string) agent.Launcher {
+	if l := o.Roles[role]; l != nil {
 		return l
 	}
-	return s.o.Launcher
+	return o.Launcher
 }
 
 // prompt renders the prompt of c's role (or its variant).

@@ -76,19 +76,13 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	launcherOf := func(role string) agent.Launcher {
-		if l := o.Roles[role]; l != nil {
-			return l
-		}
-		return o.Launcher
-	}
 	return runner.Options{
 		Repo: o.Repo.At(dir), Phase: ph, Now: o.Now,
 		Schedule: runner.Schedule{MaxConcurrent: max(o.MaxConcurrent, 1), Dynamic: true},
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
-		Agents: runner.Agents{Launcher: withEnv{launcherOf(pipeline.RoleImplementer), env}, Stall: o.Stall,
-			Roles:  map[string]agent.Launcher{"comb": withEnv{launcherOf(pipeline.RoleComb), env}},
+		Agents: runner.Agents{Launcher: withEnv{o.launcher(pipeline.RoleImplementer), env}, Stall: o.Stall,
+			Roles:  map[string]agent.Launcher{"comb": withEnv{o.launcher(pipeline.RoleComb), env}},
 			Prices: o.Prices, Ladder: o.Ladders[pipeline.RoleImplementer], Guard: o.Guard},
 		Human: runner.Human{AutoAnswer: true},
 	}, nil

@@ -111,36 +111,31 @@ func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 func TestDispatchNamesItsPhase(t *testing.T) {
 	where := Where{Dir: "/work/runs/run-3", Phase: ".planning/phases/04-health", Env: []string{"HIVE_PIPELINE_ATTEMPT=1"}}
 	d := &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute, Where: &where}
-	var suite testsuite.WorkflowTestSuite
-	run := func(acts *Activities) engine.Snapshot {
-		env := suite.NewTestWorkflowEnvironment()
-		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
-		env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
-		start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		spec := dispatchSpec("01-01")
-		spec.Retries = 0
-		env.RegisterDelayedCallback(func() {
-			env.SignalWorkflow(EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: spec, Attended: true})
-		}, time.Second)
-		env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: d})
-		_, snap := finalState(t, env)
-		return snap
-	}
 	w := &fakeWorker{done: map[string]bool{}}
 	var asked []Where
-	snap := run(&Activities{For: func(got Where) (Executor, error) {
+	acts := &Activities{For: func(got Where) (Executor, error) {
 		asked = append(asked, got)
 		return w, nil
-	}})
+	}}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
+	}, time.Second)
+	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: d})
+	_, snap := finalState(t, env)
 	if snap.Outcome != "complete" || len(asked) != 2 || !slices.EqualFunc(asked, []Where{where, where}, func(a, b Where) bool {
 		return a.Dir == b.Dir && a.Phase == b.Phase && slices.Equal(a.Env, b.Env)
 	}) {
 		t.Fatalf("the run ended %q; For was asked for %+v, want the session's and the spot-check's %+v", snap.Outcome, asked, where)
 	}
 	// A worker of one phase refuses the command, and says why.
-	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
-	_, err := env.ExecuteActivity(CommandActivity, Work{Command: engine.Command{Type: engine.CmdSpotCheck, Plan: "01-01"}, Where: &where})
+	one := suite.NewTestActivityEnvironment()
+	one.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
+	_, err := one.ExecuteActivity(CommandActivity, Work{Command: engine.Command{Type: engine.CmdSpotCheck, Plan: "01-01"}, Where: &where})
 	if err == nil || !strings.Contains(err.Error(), "this worker serves one phase") || !strings.Contains(err.Error(), where.Phase) {
 		t.Fatalf("a worker of one phase given another's command: %v", err)
 	}
