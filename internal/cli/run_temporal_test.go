@@ -30,25 +30,11 @@ import (
 // and the run ends complete, merged into main, one commit per task, with
 // the tree a local run leaves.
 func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
-	hive, err := exec.LookPath("hive")
-	if err != nil {
-		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	addr, tc := temporaltest.Start(t)
-	dir := pipelineFixture(t)
-	// A stall timeout of 100 s makes the heartbeat timeout its least, 10 s:
-	// the time a killed worker's work waits for the next.
-	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	// A secret (secrets.env) in a context file stays out of the history.
 	const secret = "hunter2-e2e-0123456789"
-	cfg := `{"timeouts": {"stall": "100s"}, "secrets": {"env": ["HIVE_E2E_TOKEN"]}}`
-	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hive, dir, addr, tc := temporalPipelineFixture(t, `"secrets": {"env": ["HIVE_E2E_TOKEN"]}`)
 	notes := filepath.Join(t.TempDir(), "notes.md")
 	if err := os.WriteFile(notes, []byte("the staging token is "+secret+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -201,23 +187,11 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 // phase workflow go on (not a new one), and the run completes with one
 // commit per task.
 func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
-	hive, err := exec.LookPath("hive")
-	if err != nil {
-		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	addr, _ := temporaltest.Start(t)
-	dir := pipelineFixture(t)
-	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	// The sim's three plans spend about 11,500 tokens: more than the
 	// phase's share of 12,000.
-	cfg := `{"timeouts": {"stall": "100s"}, "budget": {"tokens": 12000}}`
-	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hive, dir, addr, _ := temporalPipelineFixture(t, `"budget": {"tokens": 12000}`)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "budget", "--repo", dir}
 	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}, flags...)...)
 	run.Env = append(os.Environ(), "HIVE_SIM_DELAY=100ms")
@@ -258,4 +232,26 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 		}
 	}
 	t.Logf("the run:\n%s", got)
+}
+
+// temporalPipelineFixture is the hive binary, a project for hive run with
+// the configuration cfg (JSON members) and a stall timeout of 100 s, whose
+// heartbeat timeout is then the least, 10 s (the time a killed worker's
+// work waits for the next), and a Temporal dev server for it.
+func temporalPipelineFixture(t *testing.T, cfg string) (hive, dir, addr string, c client.Client) {
+	t.Helper()
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	addr, c = temporaltest.Start(t)
+	dir = pipelineFixture(t)
+	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := `{"timeouts": {"stall": "100s"}, ` + cfg + `}`
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return hive, dir, addr, c
 }

@@ -43,18 +43,32 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	if !isTerminal(o.stdout) || !isTerminal(o.stdin) {
 		var last *engine.Snapshot
+		var failing time.Time // since when the workflow does not answer
+		// A query that meets a worker just killed fails until the server
+		// sends it to another: the overview waits for the next poll, and
+		// gives up only when the workflow stays silent.
+		tolerate := func(err error) (bool, error) {
+			if failing.IsZero() {
+				failing = time.Now()
+			}
+			if time.Since(failing) > watchSilence {
+				return false, err
+			}
+			return false, nil
+		}
 		return followPlain(ctx, func() (bool, error) {
 			snap, running, err := pollTemporal(ctx, c, id)
 			if err != nil {
-				return false, err
+				return tolerate(err)
 			}
 			if last == nil || !reflect.DeepEqual(snap, *last) || !running {
-				last = &snap
 				if err := statusTemporal(ctx, o); err != nil {
-					return false, err
+					return tolerate(err)
 				}
+				last = &snap
 				fmt.Fprintln(o.stdout)
 			}
+			failing = time.Time{}
 			return !running, nil
 		})
 	}
@@ -84,6 +98,10 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	return nil
 }
+
+// watchSilence is how long status --watch waits for a workflow that does
+// not answer before it gives up.
+const watchSilence = 30 * time.Second
 
 // pollTemporal is workflow id's state now, and whether it still runs.
 func pollTemporal(ctx context.Context, c client.Client, id string) (engine.Snapshot, bool, error) {
