@@ -101,6 +101,11 @@ func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 type quietStops struct{ slog.Handler }
 
 func (q quietStops) Handle(ctx context.Context, r slog.Record) error {
+	// Its answer to the server about that activity, which the stop also
+	// cancelled, is the same news.
+	if r.Message == "Activity task postprocess error: "+context.Canceled.Error() {
+		return nil
+	}
 	if r.Message == "Activity error." {
 		canceled := false
 		r.Attrs(func(a slog.Attr) bool {

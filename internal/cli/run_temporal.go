@@ -153,7 +153,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		}
 	}
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
-	return followRun(ctx, o, c, run, j, obs, running)
+	return followRun(ctx, o, c, run, j, obs, running, checkpointWait(cfg, o.waitSet, o.wait))
 }
 
 // takeUp checks the journal before a workflow starts: a new run needs no
@@ -208,8 +208,11 @@ func answerRunQuestion(o *runOptions, j journal.Journal) error {
 // followRun shows the run as its driver journals it, hands the answers
 // typed here to the journal, and ends with the run: its result, or, on
 // ctrl-c, at once, the run going on on its workers. attached: the run was
-// under way, and what it did before is not shown again.
-func followRun(ctx context.Context, o *runOptions, c client.Client, run client.WorkflowRun, j journal.Journal, obs *runPrinter, attached bool) error {
+// under way, and what it did before is not shown again. Without a
+// terminal, a question open for wait (negative: never) ends the following
+// with ExitNeedsHuman, as a local run stops: the run waits on its workers
+// for hive answer.
+func followRun(ctx context.Context, o *runOptions, c client.Client, run client.WorkflowRun, j journal.Journal, obs *runPrinter, attached bool, wait time.Duration) error {
 	type ended struct {
 		raw json.RawMessage
 		err error
@@ -227,6 +230,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 	}
 	var f *piperun.Follower
 	var drivers []temporal.Driver
+	var asked time.Time // since when the open question is open
 	since := time.Now()
 	hinted := false
 	tick := time.NewTicker(300 * time.Millisecond)
@@ -284,10 +288,22 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				hinted = true
 				fmt.Fprintf(o.stderr, "hive: no worker has taken the run yet: start one in this folder with hive worker --backend temporal\n")
 			}
-			if f != nil {
-				if err := f.Next(false); err != nil {
-					return &exitError{code: ExitInternal, err: err}
-				}
+			if f == nil {
+				continue
+			}
+			if err := f.Next(false); err != nil {
+				return &exitError{code: ExitInternal, err: err}
+			}
+			open := f.Snapshot().Open
+			switch {
+			case open == nil:
+				asked = time.Time{}
+			case asked.IsZero():
+				asked = time.Now()
+			}
+			if open != nil && !obs.prompt && wait >= 0 && time.Since(asked) >= wait {
+				return &exitError{code: ExitNeedsHuman, err: fmt.Errorf("%s asks: %s. The run waits for the answer on its workers: hive answer %s \"...\", then hive run --resume --backend temporal follows it again",
+					open.Job, clipped(oneLine(open.Question), 200), open.Job)}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,7 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 		return b.String()
 	}
 	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
-	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "-c", notes), flags...)...)
+	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--checkpoint-wait=10m", "-c", notes), flags...)...)
 	run.Env = env
 	stdout, err := run.StdoutPipe()
 	if err != nil {
@@ -183,9 +184,11 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 
 // TestTemporalPipelinePhaseStopsAtItsBudget: the implementers' phase of
 // a `hive run --backend temporal` reaches its share of a token budget and
-// stops for a human; `hive answer implementers "raise …"` lets the same
-// phase workflow go on (not a new one), and the run completes with one
-// commit per task.
+// stops for a human. Without a terminal the command ends with exit 5 and
+// says how to answer, the run waiting on the workers; `hive answer
+// implementers "raise …"`, then `hive run --resume --backend temporal`,
+// whose driver takes the run over, lets the same phase workflow go on
+// (not a new one), and the run completes with one commit per task.
 func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -193,33 +196,25 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 	// phase's share of 12,000.
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"budget": {"tokens": 12000}`)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "budget", "--repo", dir}
-	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}, flags...)...)
-	run.Env = append(os.Environ(), "HIVE_SIM_DELAY=100ms")
-	stdout, err := run.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	hiveRun := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, hive, append(args, flags...)...)
+		cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=100ms")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
 	}
-	run.Stderr = run.Stdout
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
+	first, err := hiveRun("run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--checkpoint-wait=0")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitNeedsHuman || !strings.Contains(first, `hive answer implementers "..."`) {
+		t.Fatalf("hive run at the phase's budget without a terminal: %v, want exit %d saying how to answer\n%s", err, ExitNeedsHuman, first)
 	}
-	var transcript strings.Builder
-	raised := false
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		line := sc.Text()
-		transcript.WriteString(line + "\n")
-		if !raised && strings.Contains(line, "implementers") && strings.Contains(line, "asks: budget reached") {
-			raised = true
-			if out, err := exec.Command(hive, append([]string{"answer", "implementers", "raise 60000"}, flags...)...).CombinedOutput(); err != nil {
-				t.Fatalf("hive answer implementers: %v\n%s", err, out)
-			}
-		}
+	if out, err := hiveRun("answer", "implementers", "raise 60000"); err != nil {
+		t.Fatalf("hive answer implementers: %v\n%s", err, out)
 	}
-	got := transcript.String()
-	if err := run.Wait(); err != nil || !raised || !strings.Contains(got, "run 1 complete") {
-		t.Fatalf("hive run --backend temporal (raised: %v): %v\n%s", raised, err, got)
+	second, err := hiveRun("run", "--resume", "--agent", "sim")
+	if err != nil || !strings.Contains(second, "run 1 complete") {
+		t.Fatalf("hive run --resume --backend temporal after the raise: %v\n%s\nbefore:\n%s", err, second, first)
 	}
+	got := first + second
 	started := regexp.MustCompile(`the phase's plans run on the workers of task queue budget-plans \(Temporal workflow (\S+)\)`).FindAllStringSubmatch(got, -1)
 	goesOn := regexp.MustCompile(`the phase's plans go on in Temporal workflow (\S+)`).FindAllStringSubmatch(got, -1)
 	if len(started) != 1 || len(goesOn) != 1 || goesOn[0][1] != started[0][1] {
@@ -231,7 +226,7 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
 		}
 	}
-	t.Logf("the run:\n%s", got)
+	t.Logf("the run:\n%s\nresumed:\n%s", first, second)
 }
 
 // temporalPipelineFixture is the hive binary, a project for hive run with
