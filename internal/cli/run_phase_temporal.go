@@ -37,6 +37,7 @@ type phaseWorkflows struct {
 	queue string // the plans' task queue
 	run   string // the pipeline's workflow id, which names the phases'
 	stall time.Duration
+	agent string // the run's --agent, for its implementers on every worker
 }
 
 // phasesQueue is the task queue of the plans of hive run's phases.
@@ -91,7 +92,7 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 		return runner.Result{}, err
 	}
 	d := temporalDispatch(t.queue, t.stall)
-	d.Where = &temporal.Where{Dir: o.Repo.Root, Phase: o.Phase.Dir, Env: w.Env}
+	d.Where = &temporal.Where{Dir: o.Repo.Root, Phase: o.Phase.Dir, Env: w.Env, Agent: t.agent}
 	run, err := t.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: t.queue}, temporal.RunWorkflowName, temporal.RunInput{Dispatch: d})
 	if err != nil {
 		return runner.Result{}, fmt.Errorf("start the phase's workflow %s: %w", id, err)
@@ -279,8 +280,8 @@ func phaseRunNumber(id string) int64 {
 
 // phaseExecutors carry out the commands of hive run's phases on a worker:
 // a runner.Worker per phase and tree, made at its first command with the
-// project's agents (the implementer's, the comb's) and kept until the
-// worker stops.
+// project's agents (the implementer's, the comb's) of the run's agent
+// program, and kept until the worker stops or the tree is gone.
 type phaseExecutors struct {
 	g     *globalOptions
 	agent string // the worker's --agent
@@ -292,7 +293,7 @@ type phaseExecutors struct {
 
 // For implements temporal.NewPhasesWorkers's executor of w's commands.
 func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
-	key := strings.Join(append([]string{w.Dir, w.Phase}, w.Env...), "\x00")
+	key := strings.Join(append([]string{w.Dir, w.Phase, w.Agent}, w.Env...), "\x00")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if rw := p.workers[key]; rw != nil {
@@ -310,7 +311,11 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	launchers, ladders, err := roleAgents(p.agent, cfg)
+	name := w.Agent
+	if name == "" {
+		name = p.agent
+	}
+	launchers, ladders, err := roleAgents(name, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -381,7 +381,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	}
 	opts.Observer = &driverPrinter{runPrinter: &runPrinter{w: w, start: time.Now(), repo: repo}, events: d.out != nil}
 	opts.Wait = -1 // answers come through the journal (hive answer, or the terminal that follows the run)
-	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall}
+	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall, agent: o.agent}
 	opts.Started = func(r journal.Run) { started(r.ID) }
 	res, err := piperun.Run(ctx, opts)
 	var unfinished *piperun.UnfinishedError

@@ -45,7 +45,8 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	workers := map[string]*exec.Cmd{}
 	logs := map[string]*lockedBuffer{}
 	for _, name := range []string{"a", "b", "c"} {
-		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--agent", "sim"}, flags...))
+		// No --agent: the run's own (sim) plays every role and plan.
+		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker"}, flags...))
 	}
 	workerLogs := func() string {
 		var b strings.Builder

@@ -37,6 +37,9 @@ type Where struct {
 	Phase string `json:"phase"` // the phase's folder, relative to Dir
 	// Env is more environment for the phase's agents.
 	Env []string `json:"env,omitempty"`
+	// Agent names the agent program of the run (claude, codex, sim…);
+	// "" for the worker's own.
+	Agent string `json:"agent,omitempty"`
 }
 
 // workerCommands are what a worker carries out. A wake is the workflow's
