@@ -135,7 +135,7 @@ func (t *phaseWorkflows) goOn(ctx context.Context, id string, o runner.Options) 
 		return t.begin(ctx, run, o)
 	}
 	// What it did before is told already: the answers after last are new.
-	stopped, last, err := t.stopped(ctx, id)
+	stopped, last, err := t.stopped(ctx, id, snap)
 	if err != nil {
 		return runner.Result{}, err
 	}
@@ -159,10 +159,11 @@ func (t *phaseWorkflows) goOn(ctx context.Context, id string, o runner.Options) 
 	return t.follow(ctx, run, o, last)
 }
 
-// stopped says whether the phase workflow id stopped for a human and was
-// not taken up since (its last CmdStopForHuman is after its last resume),
-// and the sequence number of its last answer.
-func (t *phaseWorkflows) stopped(ctx context.Context, id string) (stopped bool, last int, err error) {
+// stopped says whether the phase workflow id, whose state is snap,
+// stopped for a human and did not go on since (stopsFor), and the
+// sequence number of its last answer. A workflow run that continued as
+// new while it waited has no answers yet: an open checkpoint says it.
+func (t *phaseWorkflows) stopped(ctx context.Context, id string, snap engine.Snapshot) (stopped bool, last int, err error) {
 	v, err := t.c.QueryWorkflow(ctx, id, "", temporal.AnswersQuery, 0)
 	if err != nil {
 		return false, 0, fmt.Errorf("ask the phase's workflow %s what it did: %w", id, err)
@@ -170,6 +171,9 @@ func (t *phaseWorkflows) stopped(ctx context.Context, id string) (stopped bool, 
 	var answers []temporal.Answer
 	if err := v.Get(&answers); err != nil {
 		return false, 0, err
+	}
+	if len(answers) == 0 {
+		return len(snap.Queue) > 0, 0, nil
 	}
 	for _, a := range answers {
 		stopped = stopsFor(a, stopped)
