@@ -301,7 +301,7 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if rw := p.workers[key]; rw != nil {
-		return rw, nil
+		return announced{rw, p.out}, nil
 	}
 	// The phases of runs whose worktree is gone (delivered) are over.
 	for k, rw := range p.workers {
@@ -348,7 +348,7 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 		p.workers = map[string]*runner.Worker{}
 	}
 	p.workers[key] = rw
-	return rw, nil
+	return announced{rw, p.out}, nil
 }
 
 // runWorktree is the name of a run's worktree (piperun's run-N).

@@ -132,11 +132,14 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 		t.Errorf("the third driver did not follow the phase's workflow:\n%s", workerLogs())
 	}
 	// One commit per task: the plans that ran on the killed worker were
-	// done again, never twice.
+	// done again, never twice. The workers say where each plan ran.
 	subjects := git(t, dir, "log", "--format=%s", "main")
 	for _, plan := range []string{"01-01", "01-02", "01-03"} {
 		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
 			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
+		}
+		if !regexp.MustCompile(`hive worker: ` + plan + ` attempt [0-9]+ runs here`).MatchString(workerLogs()) {
+			t.Errorf("no worker says it ran %s:\n%s", plan, workerLogs())
 		}
 	}
 	t.Logf("workers %v killed; the run:\n%s", killed, got)

@@ -94,7 +94,7 @@ func workerRun(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer c.Close()
-	w := temporal.NewWorkers(c, o.queue, runs, worker.Options{})
+	w := temporal.NewWorkers(c, o.queue, announced{runs, o.stdout}, worker.Options{})
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
@@ -170,4 +170,30 @@ func (workerNotes) Event(engine.Event, engine.Snapshot)     {}
 func (workerNotes) Command(engine.Command, engine.Snapshot) {}
 func (n workerNotes) Note(plan, text string) {
 	fmt.Fprintf(n.w, "hive worker: %s %s\n", plan, text)
+}
+
+// announced says on a worker's output when an agent session of a plan
+// starts and ends here: which worker runs what is the worker's to tell.
+type announced struct {
+	temporal.Executor
+	w io.Writer
+}
+
+func (a announced) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+	if c.Type != engine.CmdStartAgent {
+		return a.Executor.Execute(ctx, c, since, snap, emit)
+	}
+	fmt.Fprintf(a.w, "hive worker: %s attempt %d runs here\n", c.Plan, c.Attempt)
+	evs, err := a.Executor.Execute(ctx, c, since, snap, emit)
+	how := "ended"
+	for _, ev := range evs {
+		if ev.Type == engine.EvAgentExited && ev.Reason != "" {
+			how = "ended: " + ev.Reason
+		}
+	}
+	if err != nil {
+		how = "ended: " + err.Error()
+	}
+	fmt.Fprintf(a.w, "hive worker: %s attempt %d %s\n", c.Plan, c.Attempt, how)
+	return evs, err
 }
