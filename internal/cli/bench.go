@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/hivectl/hive/internal/bench"
@@ -17,6 +18,8 @@ type benchOptions struct {
 	seed  uint64
 	// temporal is the temporal CLI of the temporal group's dev server.
 	temporal string
+	// cpuProfile is where to write a CPU profile of hive's own process.
+	cpuProfile string
 }
 
 func newBenchCmd(g *globalOptions) *cobra.Command {
@@ -56,6 +59,7 @@ Groups named as arguments are measured alone, as with --only.`,
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
 	cmd.Flags().StringSliceVar(&o.only, "only", nil, "measure only these groups ("+strings.Join(bench.Groups, ",")+")")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the random DAGs")
+	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hive's own process (not its agents') to this file, for go tool pprof")
 	cmd.Flags().StringVar(&o.temporal, "temporal-cli", "", "the temporal CLI of the temporal group's dev server (default $HIVE_TEMPORAL, .tools/temporal/temporal here or above, temporal in PATH)")
 	return cmd
 }
@@ -67,6 +71,17 @@ func benchRun(cmd *cobra.Command, o *benchOptions) error {
 	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS"), Temporal: o.temporal}
 	if !o.json {
 		opts.Log = o.stderr
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return exitf(ExitUsage, "--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return exitf(ExitUsage, "--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := bench.Run(cmd.Context(), opts)
 	if err != nil {

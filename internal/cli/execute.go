@@ -115,17 +115,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			return err
 		}
 	}
-	roles := map[string]agent.Launcher{}
-	for _, role := range []string{"comb", "verifier"} {
-		switch {
-		case role == "comb" && !cfg.Workflow.Resolver, role == "verifier" && !cfg.Workflow.Verifier:
-		case o.launcher != nil:
-			roles[role] = o.launcher
-		default:
-			if roles[role], err = pickLauncher(agentName, cfg, role); err != nil {
-				return err
-			}
-		}
+	roles, err := phaseRoles(agentName, cfg, o.launcher)
+	if err != nil {
+		return err
 	}
 	if o.launcher == nil { // the demo checks its own agent before it makes its repository
 		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, roles); err != nil {
@@ -341,6 +333,27 @@ func (o *executeOptions) resumeAgent(j journal.Journal, ph *plan.Phase) (string,
 	}
 	return "", exitf(ExitUsage, "run %d of phase %s started with --agent %s; resume it with --agent %s, or start a new run with --agent %s --fresh",
 		run.ID, ph.Number, started, started, o.agent)
+}
+
+// phaseRoles picks the agents of a phase run's other roles that the config
+// asks for: the resolver of merge conflicts (comb) and the verifier. fixed,
+// when set, plays both (the demo's own agent).
+func phaseRoles(agentName string, cfg *config.Config, fixed agent.Launcher) (map[string]agent.Launcher, error) {
+	roles := map[string]agent.Launcher{}
+	for _, role := range []string{"comb", "verifier"} {
+		switch {
+		case role == "comb" && !cfg.Workflow.Resolver, role == "verifier" && !cfg.Workflow.Verifier:
+		case fixed != nil:
+			roles[role] = fixed
+		default:
+			l, err := pickLauncher(agentName, cfg, role)
+			if err != nil {
+				return nil, err
+			}
+			roles[role] = l
+		}
+	}
+	return roles, nil
 }
 
 // pickLauncher chooses the agent: --agent, else the executor role in config

@@ -129,10 +129,17 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 	if err != nil {
 		return temporalRun{}, err
 	}
-	if err := preflightAgents(ctx, g.stderr, cfg.Secrets.Env, launcher, nil); err != nil {
+	roles, err := phaseRoles(agentName, cfg, nil)
+	if err != nil {
+		return temporalRun{}, err
+	}
+	if err := preflightAgents(ctx, g.stderr, cfg.Secrets.Env, launcher, roles); err != nil {
 		return temporalRun{}, err
 	}
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	for role, l := range roles {
+		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
+	}
 	tab := prices(cfg)
 	var git runner.Git
 	if remote != "" {
@@ -149,9 +156,10 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 		Git:      git,
 		Repo:     repo,
 		Phase:    ph,
-		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic()},
+		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic(), Verify: cfg.Workflow.Verifier},
 		Agents: runner.Agents{
 			Launcher: agent.WithSecrets(launcher, cfg.Secrets.Env, red),
+			Roles:    roles,
 			Team:     cfg.TeamMode(),
 			Stall:    cfg.Timeouts.Stall,
 			Retries:  cfg.Retries.Agent,

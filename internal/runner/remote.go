@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -29,6 +32,7 @@ type remoteWork struct {
 	// integration worktree never runs under a merge or a gate there.
 	mu     sync.Mutex
 	leases map[string]string // plan → the commit its remote branch was last seen at ("" for none)
+	swept  string            // the remote's integration branch at the last sweep
 }
 
 // remotePushEvery is how often a session's new commits are pushed.
@@ -55,12 +59,19 @@ func (x *remoteWork) before(ctx context.Context, c engine.Command) (release func
 	if err := x.open(ctx); err != nil {
 		return nil, err
 	}
+	x.sweep(ctx)
 	switch c.Type {
 	case engine.CmdStartAgent:
 		if err := x.syncIntegration(ctx); err != nil {
 			return nil, err
 		}
-		err = x.syncPlan(ctx, c.Plan, false)
+		switch {
+		case c.Plan == engine.VerifyID: // the verifier reads the integration worktree
+		case c.Role == "comb":
+			err = x.replayConflict(ctx, c.Plan)
+		default:
+			err = x.syncPlan(ctx, c.Plan, false)
+		}
 	case engine.CmdSpotCheck, engine.CmdCheckCommits:
 		err = x.syncPlan(ctx, c.Plan, true)
 	case engine.CmdMerge:
@@ -100,6 +111,55 @@ func (x *remoteWork) open(ctx context.Context) error {
 	}
 	ws.integ = in
 	return nil
+}
+
+// sweep removes the worktrees (and branches) of this worker's plans whose
+// work the remote's integration branch holds, as a local run removes a
+// merged plan's: whichever worker merged it, a plan's tree is gone from
+// every worker by its next command, or as a session of its ends here. A
+// plan whose session runs here keeps its tree (until that session ends),
+// and so does one with no commit of its own yet (a retry may find what its
+// last attempt left). It looks again only when the integration branch has
+// moved or a session it spared has ended. The caller holds mu.
+func (x *remoteWork) sweep(ctx context.Context) {
+	ws := x.w.r.work
+	in := ws.integ
+	tip := in.repo.RefHash(ctx, gitx.RemoteRef(in.branch))
+	if tip == "" || tip == x.swept {
+		return
+	}
+	x.swept = tip
+	live := x.w.sessions()
+	for _, p := range x.w.r.o.Phase.Plans {
+		if _, err := os.Stat(in.planDir(p.ID)); err != nil {
+			continue
+		}
+		if live[p.ID] {
+			x.swept = "" // look again once it ends
+			continue
+		}
+		own := in.repo.RefHash(ctx, "refs/heads/"+in.planBranch(p.ID))
+		if own == "" || own == ws.scope[p.ID] || !in.repo.IsAncestor(ctx, own, tip) {
+			continue
+		}
+		if err := in.removePlan(ctx, p.ID); err != nil {
+			x.w.r.o.Observer.Note(p.ID, "remove the merged plan's worktree: "+err.Error())
+		}
+	}
+}
+
+// sweepAfter sweeps as a session ends here, when a sweep spared a tree
+// for a session (this one's, maybe, whose plan was merged meanwhile).
+func (x *remoteWork) sweepAfter(ctx context.Context) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.swept != "" || x.w.r.work.integ == nil {
+		return
+	}
+	if err := x.w.r.work.repo.FetchBranches(ctx, x.name, hiveBranches); err != nil {
+		return // the next command sweeps
+	}
+	x.sweep(ctx)
 }
 
 // syncIntegration brings the integration worktree to the remote's branch.
@@ -153,6 +213,86 @@ func (x *remoteWork) syncPlan(ctx context.Context, id string, tree bool) error {
 	return nil
 }
 
+// replayConflict readies plan id's worktree for its resolver, on whichever
+// worker the merge that conflicted ran: the plan's branch as the remote has
+// it, with the integration branch as the remote has it merged into it and
+// stopped on the conflicts, as a merge leaves them for a local resolver. A
+// merge in progress there (this worker's own, against an older integration
+// branch) is done again.
+func (x *remoteWork) replayConflict(ctx context.Context, id string) error {
+	if err := x.syncPlan(ctx, id, true); err != nil {
+		return err
+	}
+	in := x.w.r.work.integ
+	pw := in.repo.At(in.planDir(id))
+	if err := pw.AbortMerge(ctx); err != nil {
+		return err
+	}
+	branch := in.planBranch(id)
+	if in.repo.IsAncestor(ctx, in.branch, "refs/heads/"+branch) {
+		return nil // resolved already: the resolver finds nothing to do
+	}
+	_, err := pw.Merge(ctx, in.branch, fmt.Sprintf("hive: merge %s into %s to resolve conflicts", in.branch, branch))
+	if errors.Is(err, gitx.ErrConflict) {
+		err = nil
+	}
+	return err
+}
+
+// publish makes what a session left in its tree reachable from every
+// worker before the run hears of it: a resolver's merge, concluded if it
+// resolved every file and did not commit; the verifier's report, committed
+// on the integration branch and pushed; an executor's commits.
+func (x *remoteWork) publish(ctx context.Context, c engine.Command) error {
+	switch {
+	case c.Plan == engine.VerifyID:
+		return x.publishReport(ctx)
+	case c.Role == "comb":
+		if err := x.concludeMerge(ctx, c.Plan); err != nil {
+			return err
+		}
+	}
+	return x.pushPlan(ctx, c.Plan)
+}
+
+// concludeMerge commits the merge in plan id's worktree once no file is
+// left unmerged (the resolver was told to commit, and may not have).
+func (x *remoteWork) concludeMerge(ctx context.Context, id string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	in := x.w.r.work.integ
+	pw := in.repo.At(in.planDir(id))
+	if !pw.MergeInProgress(ctx) {
+		return nil
+	}
+	if files, err := pw.Unmerged(ctx); err != nil || len(files) > 0 {
+		return err
+	}
+	return pw.CommitAll(ctx, fmt.Sprintf("hive: resolve conflicts between %s and %s", in.planBranch(id), in.branch))
+}
+
+// publishReport commits the verifier's report on the integration branch and
+// pushes it, for the worker that reads it (a local run's report is
+// committed as it is read).
+func (x *remoteWork) publishReport(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	in := x.w.r.work.integ
+	ig := in.repo.At(in.dir)
+	report := verificationPath(x.w.r.o.Phase)
+	if _, err := os.Stat(filepath.Join(in.dir, filepath.FromSlash(report))); err != nil {
+		return nil // no report: the run is told so when it is read
+	}
+	tip := in.repo.RefHash(ctx, "refs/heads/"+in.branch)
+	if err := ig.CommitAll(ctx, "hive: verification report of phase "+x.w.r.o.Phase.Number, report); err != nil {
+		return err
+	}
+	if in.repo.RefHash(ctx, "refs/heads/"+in.branch) == tip {
+		return nil
+	}
+	return in.repo.PushBranch(ctx, x.name, in.branch, in.branch, &tip)
+}
+
 // pushPlan pushes plan id's branch when it moved since the remote's was
 // last seen.
 func (x *remoteWork) pushPlan(ctx context.Context, id string) error {
@@ -176,8 +316,8 @@ func (x *remoteWork) pushPlan(ctx context.Context, id string) error {
 func (x *remoteWork) after(ctx context.Context, c engine.Command, ev engine.Event) engine.Event {
 	switch {
 	case c.Type == engine.CmdStartAgent:
-		if err := x.pushPlan(ctx, c.Plan); err != nil {
-			x.w.r.o.Observer.Note(c.Plan, "the session's commits stay on this worker: "+err.Error())
+		if err := x.publish(ctx, c); err != nil {
+			x.w.r.o.Observer.Note(c.Plan, "the session's work stays on this worker: "+err.Error())
 		}
 	case c.Type == engine.CmdMerge && ev.OK:
 		// mu is still held: the merge and its push are one step.
@@ -283,7 +423,8 @@ var publishedFirst = map[engine.EventType]bool{
 // (never on the goroutine that routes events: a push waits for mu, which a
 // merge holds until its own event is routed). flush waits for the events
 // handed so far.
-func (x *remoteWork) forward(ctx context.Context, id string, emit func(engine.Event)) (send func(engine.Event), flush func()) {
+func (x *remoteWork) forward(ctx context.Context, c engine.Command, emit func(engine.Event)) (send func(engine.Event), flush func()) {
+	id := c.Plan
 	var mu sync.Mutex
 	var queue []engine.Event
 	wake := make(chan struct{}, 1)
@@ -297,9 +438,10 @@ func (x *remoteWork) forward(ctx context.Context, id string, emit func(engine.Ev
 			queue = nil
 			mu.Unlock()
 			for _, ev := range batch {
-				if publishedFirst[ev.Type] {
-					if err := x.pushPlan(ctx, id); err != nil {
-						x.w.r.o.Observer.Note(id, "push the plan's commits: "+err.Error())
+				// The verifier's turn ending is when its report is read.
+				if publishedFirst[ev.Type] || c.Plan == engine.VerifyID && ev.Type == engine.EvUsage {
+					if err := x.publish(ctx, c); err != nil {
+						x.w.r.o.Observer.Note(id, "publish the session's work: "+err.Error())
 					}
 				}
 				emit(ev)

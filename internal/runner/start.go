@@ -250,21 +250,18 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Dynamic:       r.o.Schedule.Dynamic,
 		SharedTree:    !r.o.Git.Worktrees, // plans that share one tree must not share files
 		Worktrees:     r.o.Git.Worktrees,
-		// Agents that work in the integration worktree (the resolver, the
-		// verifier) are not a remote's workers' yet: their conflicts and
-		// reports stay where they ran.
-		Resolver:   r.o.Git.Worktrees && r.o.Git.Remote == "" && r.o.Agents.Roles["comb"] != nil,
-		Gate:       r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
-		Verify:     r.o.Schedule.Verify,
-		Verifier:   r.o.Schedule.Verify && r.o.Git.Remote == "" && r.o.Agents.Roles["verifier"] != nil,
-		Team:       r.prompts.team,
-		AutoAnswer: r.o.Human.AutoAnswer,
-		Retries:    r.o.Agents.Retries,
-		Stall:      r.o.Agents.Stall,
-		Agent:      r.o.Agents.Launcher.Name(),
-		Budget:     r.o.Agents.Budget,
-		Guard:      r.o.Agents.Guard,
-		Context:    r.o.Agents.Context,
+		Resolver:      r.o.Git.Worktrees && r.o.Agents.Roles["comb"] != nil,
+		Gate:          r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
+		Verify:        r.o.Schedule.Verify,
+		Verifier:      r.o.Schedule.Verify && r.o.Agents.Roles["verifier"] != nil,
+		Team:          r.prompts.team,
+		AutoAnswer:    r.o.Human.AutoAnswer,
+		Retries:       r.o.Agents.Retries,
+		Stall:         r.o.Agents.Stall,
+		Agent:         r.o.Agents.Launcher.Name(),
+		Budget:        r.o.Agents.Budget,
+		Guard:         r.o.Agents.Guard,
+		Context:       r.o.Agents.Context,
 	}
 	r.work.scope = map[string]string{}
 	for _, p := range r.o.Phase.Plans {

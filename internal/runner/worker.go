@@ -144,11 +144,17 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 		return []engine.Event{{Type: end, Plan: c.Plan, Attempt: c.Attempt, Reason: "workers that share one folder have no worktrees to merge"}}, nil
 	}
 	if w.remote != nil && c.Type == engine.CmdStartAgent {
+		// Last, once the session is no longer among this worker's: its
+		// plan's tree may be one a sweep spared for it.
+		defer w.remote.sweepAfter(context.WithoutCancel(ctx))
 		var flush func()
-		emit, flush = w.remote.forward(ctx, c.Plan, emit)
+		emit, flush = w.remote.forward(ctx, c, emit)
 		defer flush() // before the exit is returned: the session's events come first
 	}
 	key := waitKey{c.Plan, c.Attempt, end}
+	if c.Type == engine.CmdVerify {
+		key.attempt = 0 // the verification's result names no attempt (only one is ever asked for at a time)
+	}
 	wt := &waiter{emit: emit, done: make(chan engine.Event, 1)}
 	w.mu.Lock()
 	w.waiting[key] = wt
@@ -197,9 +203,24 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 		return nil, err
 	}
 	if w.remote != nil {
-		ev = w.remote.after(ctx, c, ev)
+		// A stopped session's context has ended; what it left is
+		// published all the same.
+		ev = w.remote.after(context.WithoutCancel(ctx), c, ev)
 	}
 	return []engine.Event{ev}, nil
+}
+
+// sessions are the plans whose agent sessions run here.
+func (w *Worker) sessions() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	live := map[string]bool{}
+	for k := range w.waiting {
+		if k.end == engine.EvAgentExited {
+			live[k.plan] = true
+		}
+	}
+	return live
 }
 
 // wait waits for the event that ends c; a session whose ctx ends first is
