@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,8 +162,9 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		for {
 			runs := serveGet[[]serve.RunView](t, serveURL, serveToken, "/api/runs")
 			if len(runs) == 1 && runs[0].Kind == serve.KindTemporal && runs[0].State == "finished" && strings.HasPrefix(runs[0].Workflow, "hive-01-core-library-") {
-				if n := countComplete(runs[0].Items); n != 6 {
-					t.Fatalf("hive serve shows %d plans complete at the end, want 6: %+v", n, runs[0].Items)
+				// The six plans, and the phase's verification (a job of its own).
+				if n := countComplete(runs[0].Items); n != 7 {
+					t.Fatalf("hive serve shows %d plans and jobs complete at the end, want 7: %+v", n, runs[0].Items)
 				}
 				break
 			}
@@ -188,12 +190,21 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		t.Fatalf("hive attach 01-06 --backend temporal, git remote: %v\n%s", err, out)
 	}
 	overviews := strings.Split(strings.TrimSpace(watched.String()), "\n\n")
-	if len(overviews) < 2 || strings.Count(overviews[len(overviews)-1], "Complete") != 6 {
+	// The six plans, then the phase's verification, as a local run verifies.
+	verified := regexp.MustCompile(`(?m)^\s*job\s+verify\s+Complete\b`)
+	if last := overviews[len(overviews)-1]; len(overviews) < 2 || strings.Count(last, "Complete") != 7 || !verified.MatchString(last) {
 		t.Fatalf("hive status --watch --backend temporal printed %d overviews; the last:\n%s", len(overviews), overviews[len(overviews)-1])
 	}
 	if remote {
 		if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 			t.Errorf("the run left its branches on the remote:\n%s", left)
+		}
+	}
+	// The verifier's report came with the work, from whichever worker
+	// wrote it.
+	if remote {
+		if report := git(t, dir, "show", "HEAD:.planning/phases/01-core-library/01-VERIFICATION.md"); !strings.Contains(report, "status: passed") {
+			t.Errorf("the verifier's report on the user's branch:\n%s", report)
 		}
 	}
 	// hive status finds the server and the queue in the project's config.
@@ -205,7 +216,7 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		t.Fatal(err)
 	}
 	status, err := exec.Command(hive, "status", "--repo", dir).CombinedOutput()
-	if err != nil || !strings.Contains(string(status), "Temporal workflow hive-01-core-library-") || strings.Count(string(status), "Complete") != 6 {
+	if err != nil || !strings.Contains(string(status), "Temporal workflow hive-01-core-library-") || strings.Count(string(status), "Complete") != 7 {
 		t.Fatalf("hive status --backend temporal: %v\n%s", err, status)
 	}
 	t.Logf("worker %s killed; the run:\n%s", killed, transcript.String())
