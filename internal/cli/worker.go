@@ -36,8 +36,11 @@ func newWorkerCmd(g *globalOptions) *cobra.Command {
 		Long: `worker polls a Temporal task queue and carries out the work there.
 
 With PHASE it serves that phase's runs (started with hive execute-phase
---backend temporal): agent sessions in this repository's working tree, or
-with --git-remote in worktrees of its own clone, and their spot-checks.
+--backend temporal): agent sessions (the plans' executors, the resolvers
+of merge conflicts, the phase's verifier) in this repository's working
+tree, or with --git-remote in worktrees of its own clone, their
+spot-checks, and with --git-remote the merges into the run's integration
+branch; a worker removes merged plans' worktrees from its clone.
 Start as many as the machines hold; a worker that dies is noticed within
 its heartbeat timeout and its plan goes on elsewhere.
 
