@@ -122,14 +122,13 @@ func (x *remoteWork) open(ctx context.Context) error {
 // last attempt left). It looks again only when the integration branch has
 // moved or a session it spared has ended. The caller holds mu.
 func (x *remoteWork) sweep(ctx context.Context) {
-	ws := x.w.r.work
-	in := ws.integ
+	in := x.w.r.work.integ
 	tip := in.repo.RefHash(ctx, gitx.RemoteRef(in.branch))
 	if tip == "" || tip == x.swept {
 		return
 	}
 	x.swept = tip
-	live := x.w.sessions()
+	live, since := x.w.plansHere()
 	for _, p := range x.w.r.o.Phase.Plans {
 		if _, err := os.Stat(in.planDir(p.ID)); err != nil {
 			continue
@@ -139,7 +138,7 @@ func (x *remoteWork) sweep(ctx context.Context) {
 			continue
 		}
 		own := in.repo.RefHash(ctx, "refs/heads/"+in.planBranch(p.ID))
-		if own == "" || own == ws.scope[p.ID] || !in.repo.IsAncestor(ctx, own, tip) {
+		if own == "" || own == since[p.ID] || !in.repo.IsAncestor(ctx, own, tip) {
 			continue
 		}
 		if err := in.removePlan(ctx, p.ID); err != nil {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -210,17 +211,18 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	return []engine.Event{ev}, nil
 }
 
-// sessions are the plans whose agent sessions run here.
-func (w *Worker) sessions() map[string]bool {
+// plansHere are the plans whose agent sessions run here, and the commit
+// each plan's work in its run started after, as far as this worker knows.
+func (w *Worker) plansHere() (live map[string]bool, since map[string]string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	live := map[string]bool{}
+	live = map[string]bool{}
 	for k := range w.waiting {
 		if k.end == engine.EvAgentExited {
 			live[k.plan] = true
 		}
 	}
-	return live
+	return live, maps.Clone(w.r.work.scope)
 }
 
 // wait waits for the event that ends c; a session whose ctx ends first is
