@@ -60,6 +60,12 @@ worktree. Stop it with ctrl-c.`,
 				if o.backend != "temporal" {
 					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
 				}
+				if cmd.Flags().Changed("git-remote") {
+					return exitf(ExitUsage, "hive run's runs on Temporal are worked on in this folder, which their workers share: --git-remote is for the workers of a phase (hive worker PHASE --backend temporal --git-remote %s)", o.remote)
+				}
+				if o.remote != "" {
+					fmt.Fprintf(o.stderr, "hive worker: backend.temporal.remote (%s) is for the workers of a phase; hive run's runs are worked on in this folder\n", o.remote)
+				}
 				return pipelineWorkerRun(cmd.Context(), o)
 			}
 			o.phase = args[0]
