@@ -24,6 +24,9 @@ import (
 // moves forward; a plan's branch is pushed with a lease on the commit the
 // worker last saw there, so that a worker that lost its plan (taken for
 // dead, then back) never overwrites the work of the one that took it over.
+// The agents that work on shared trees run on any worker too: a resolver
+// finds its conflict replayed in its plan's worktree, and the verifier's
+// report is published as its turn ends. Merged plans' trees are swept.
 type remoteWork struct {
 	name string // the remote: a name such as origin, or a URL
 	w    *Worker
