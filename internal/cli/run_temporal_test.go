@@ -105,6 +105,12 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 			if err != nil || !strings.Contains(string(status), "Temporal workflow hive-run-") || !strings.Contains(string(status), "tester asks: ") {
 				t.Fatalf("hive status --backend temporal at the tester's question: %v\n%s", err, status)
 			}
+			// So does status --watch, in a project with no .planning of
+			// its own to follow.
+			watched, err := exec.Command(hive, append([]string{"status", "--watch"}, flags...)...).CombinedOutput()
+			if err != nil || !strings.Contains(string(watched), "Temporal workflow hive-run-") {
+				t.Fatalf("hive status --watch --backend temporal at the tester's question: %v\n%s", err, watched)
+			}
 			out, err := exec.Command(hive, append([]string{"answer", "tester", "the simple way"}, flags...)...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("hive answer tester: %v\n%s", err, out)

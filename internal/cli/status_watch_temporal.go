@@ -23,6 +23,11 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	phases, c, err := temporalPhases(ctx, o)
 	if err != nil {
+		if pipe, perr := pipelineStatus(o); perr == nil && pipe != nil {
+			// A project of hive run alone: no phase of its own to follow;
+			// its run's status, once, as a local status --watch prints it.
+			return statusTemporal(ctx, o)
+		}
 		return err
 	}
 	defer c.Close()

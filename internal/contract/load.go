@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed bundled
@@ -25,9 +26,11 @@ const ProjectDir = ".hive/contracts"
 
 var GlobalDirs = []string{".hive/global/contracts", ".hive/contracts"}
 
-// base holds the routing fields every contract starts with; bundled the
-// roles' own contracts, each with base's fields first.
-var base, bundled = loadBundled()
+// bundledContracts are the routing fields every contract starts with
+// (base), and the roles' own contracts, each with base's fields first. They
+// are parsed when first asked for, not when hive starts: every hive
+// process (a sim agent, hive answer) would pay for them otherwise.
+var bundledContracts = sync.OnceValues(loadBundled)
 
 func loadBundled() (Contract, map[string]Contract) {
 	read := func(name string) Contract {
@@ -76,6 +79,7 @@ func merge(routing, own []Field) []Field {
 
 // Roles lists the roles hive bundles a contract for, sorted.
 func Roles() []string {
+	_, bundled := bundledContracts()
 	out := make([]string, 0, len(bundled))
 	for r := range bundled {
 		out = append(out, r)
@@ -87,6 +91,7 @@ func Roles() []string {
 // Bundled is the contract built into hive for role. A role hive bundles no
 // contract for gets the routing fields alone, and false.
 func Bundled(role string) (Contract, bool) {
+	base, bundled := bundledContracts()
 	if c, ok := bundled[role]; ok {
 		return clone(c), true
 	}
@@ -194,6 +199,7 @@ func Parse(file, role string, data []byte) (Contract, error) {
 	if err != nil {
 		return Contract{}, err
 	}
+	base, _ := bundledContracts()
 	c.Fields = merge(base.Fields, c.Fields)
 	c.File = file
 	return c, nil
