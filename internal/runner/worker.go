@@ -134,10 +134,15 @@ func (w *Worker) Close() {
 // returned.
 func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
 	end, waits := ends[c.Type]
-	if !waits && c.Type != engine.CmdSend && c.Type != engine.CmdPermission {
+	if !waits && c.Type != engine.CmdSend && c.Type != engine.CmdPermission && c.Type != engine.CmdStopAgent {
 		return nil, fmt.Errorf("a worker does not carry out %s commands yet", c.Type)
 	}
 	if !waits {
+		if c.Type == engine.CmdStopAgent {
+			// Only a session of this worker's: a pid names a process of
+			// whichever machine the session ran on.
+			c.PID = 0
+		}
 		w.execute(c, snap)
 		return nil, nil
 	}

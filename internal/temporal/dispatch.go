@@ -75,6 +75,9 @@ type dispatcher struct {
 	hosts  map[sessionKey]string
 	held   map[sessionKey][]engine.Command
 	routed bool // false: a run started before SessionSignal, whose messages go to the run's queue
+	// stopsHost: a stop also goes to the worker that holds the session
+	// (false in runs started before it did).
+	stopsHost bool
 
 	// Merges, post-merge gates and verifications go one at a time, in the
 	// order the engine asked for them: each works on the integration
@@ -107,8 +110,16 @@ func (p *dispatcher) carry(cmds []engine.Command) {
 				p.step(engine.Event{Type: engine.EvWake})
 			})
 		case c.Type == engine.CmdStopAgent:
-			if cancel, ok := p.sessions[sessionKey{c.Plan, c.Attempt}]; ok {
+			key := sessionKey{c.Plan, c.Attempt}
+			if cancel, ok := p.sessions[key]; ok {
 				cancel()
+				// The cancellation reaches the session with its next
+				// heartbeat, which the SDK sends at most every 80% of the
+				// heartbeat timeout: the agent would linger for seconds.
+				// Its worker hears of the stop at once, as of a message.
+				if q := p.hosts[key]; q != "" && p.stopsHost {
+					p.executeOn(c, q)
+				}
 			}
 		case c.Type == engine.CmdSend || c.Type == engine.CmdPermission:
 			p.message(c)

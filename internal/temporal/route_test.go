@@ -120,3 +120,76 @@ func (l lockedExec) Execute(ctx context.Context, c engine.Command, since string,
 	}
 	return l.lw.Execute(ctx, c, since, snap, emit)
 }
+
+// heldSessions plays a worker whose agents report PLAN COMPLETE and then
+// live on until they are stopped, as a CLI waits for its input to close.
+// It notes whether each session's stop reached it: a cancelled activity
+// context reaches a session only with its next heartbeat, seconds later.
+type heldSessions struct {
+	mu    sync.Mutex
+	stops map[string]chan struct{} // plan/attempt → closed by the session's stop
+	got   map[string]bool          // plan/attempt → its stop reached this worker
+}
+
+func (h *heldSessions) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+	key := fmt.Sprintf("%s/%d", c.Plan, c.Attempt)
+	ev := func(t engine.EventType) engine.Event { return engine.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
+	switch c.Type {
+	case engine.CmdStartAgent:
+		stop := make(chan struct{})
+		h.mu.Lock()
+		h.stops[key] = stop
+		h.mu.Unlock()
+		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100})
+		emit(ev(engine.EvPlanComplete))
+		select {
+		case <-stop:
+		case <-time.After(30 * time.Second): // the run's end does not wait for a stop that never comes
+		}
+		return []engine.Event{ev(engine.EvAgentExited)}, nil
+	case engine.CmdStopAgent:
+		h.mu.Lock()
+		if stop, ok := h.stops[key]; ok && !h.got[key] {
+			h.got[key] = true
+			close(stop)
+		}
+		h.mu.Unlock()
+	case engine.CmdSpotCheck:
+		check := ev(engine.EvSpotChecked)
+		check.OK = true
+		return []engine.Event{check}, nil
+	}
+	return nil, nil
+}
+
+// TestDispatchStopsASessionOnItsWorker, on a real Temporal server: the
+// engine stops each agent once its plan is complete, and the stop reaches
+// the worker that holds the session (its own task queue), not only the
+// session's activity context.
+func TestDispatchStopsASessionOnItsWorker(t *testing.T) {
+	_, c := temporaltest.Start(t)
+	queue := "hive-test-stop"
+	h := &heldSessions{stops: map[string]chan struct{}{}, got: map[string]bool{}}
+	ws := NewWorkers(c, queue, h, worker.Options{})
+	if err := ws.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ws.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 2}
+	for _, id := range []string{"01-01", "01-02"} {
+		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Tasks: 1})
+	}
+	_, snap := dispatchRun(ctx, t, c, queue, "hive-run-stop", 10*time.Second, engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: spec})
+	if snap.Outcome != engine.OutcomeComplete {
+		t.Fatalf("the run ended %q", snap.Outcome)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, key := range []string{"01-01/1", "01-02/1"} {
+		if !h.got[key] {
+			t.Errorf("the stop of %s's session did not reach its worker (stops seen: %v)", key, h.got)
+		}
+	}
+}

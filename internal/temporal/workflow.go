@@ -35,6 +35,9 @@ const (
 	// drainChange is the GetVersion change id of holding new work back
 	// once the history is long, to continue as new (drainHistory).
 	drainChange = "hive-drain"
+	// stopHostChange is the GetVersion change id of telling the worker
+	// that holds a session to stop it, beside cancelling its activity.
+	stopHostChange = "hive-stop-host"
 	// firstEngine is the first engine version that ran as a workflow: a
 	// history it wrote must replay on every later hive (the recorded
 	// histories in testdata/histories hold them to it).
@@ -104,6 +107,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	routed := workflow.GetVersion(ctx, sessionRoutingChange, workflow.DefaultVersion, 1) == 1
 	// Runs started before the drain kept working past any length.
 	drains := workflow.GetVersion(ctx, drainChange, workflow.DefaultVersion, 1) == 1
+	// Runs started before stops went to the session's worker only cancel
+	// its activity.
+	stopsHost := workflow.GetVersion(ctx, stopHostChange, workflow.DefaultVersion, 1) == 1
 	e := engine.New()
 	if in.State != nil {
 		var err error
@@ -150,7 +156,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		}
 	}
 	if in.Dispatch != nil {
-		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, routed: routed,
+		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, routed: routed, stopsHost: stopsHost,
 			sessions: map[sessionKey]workflow.CancelFunc{}, hosts: map[sessionKey]string{}, held: map[sessionKey][]engine.Command{}}
 		sel.AddReceive(hosts, func(c workflow.ReceiveChannel, _ bool) {
 			var h SessionHost
