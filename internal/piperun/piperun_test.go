@@ -409,7 +409,9 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=hang#1")
-	o.Stall = time.Second
+	// Long enough that the retry's first output comes within it on a
+	// loaded 2-core machine (at 1 s a full make test saw it time out too).
+	o.Stall = 3 * time.Second
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)

@@ -116,9 +116,10 @@ func (p *dispatcher) carry(cmds []engine.Command) {
 				// The cancellation reaches the session with its next
 				// heartbeat, which the SDK sends at most every 80% of the
 				// heartbeat timeout: the agent would linger for seconds.
-				// Its worker hears of the stop at once, as of a message.
-				if q := p.hosts[key]; q != "" && p.stopsHost {
-					p.executeOn(c, q)
+				// Its worker hears of the stop at once, as of a message
+				// (held, like one, until the session says where it is).
+				if p.stopsHost && p.routed {
+					p.message(c)
 				}
 			}
 		case c.Type == engine.CmdSend || c.Type == engine.CmdPermission:
@@ -153,10 +154,20 @@ func (p *dispatcher) message(c engine.Command) {
 		return
 	}
 	if q, ok := p.hosts[key]; ok {
-		p.executeOn(c, q)
+		p.sendTo(c, q)
 		return
 	}
 	p.held[key] = append(p.held[key], c)
+}
+
+// sendTo sends a message to the worker of queue; a stop goes only to a
+// worker that polls a queue of its own (another worker holds no session
+// of it to stop).
+func (p *dispatcher) sendTo(c engine.Command, queue string) {
+	if c.Type == engine.CmdStopAgent && queue == "" {
+		return
+	}
+	p.executeOn(c, queue)
 }
 
 // hosted learns where a session lives and sends what waited for it.
@@ -169,7 +180,7 @@ func (p *dispatcher) hosted(h SessionHost) {
 	held := p.held[key]
 	delete(p.held, key)
 	for _, c := range held {
-		p.executeOn(c, h.Queue)
+		p.sendTo(c, h.Queue)
 	}
 }
 
