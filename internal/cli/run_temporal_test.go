@@ -41,7 +41,11 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "e2e", "--repo", dir}
-	env := append(os.Environ(), "HIVE_SIM_DELAY=2s", "HIVE_SIM_FAULTS=tester=needs-input#1", "HIVE_E2E_TOKEN="+secret)
+	// Plan 01-01's first task is slow (10× the delay): the phase's
+	// workflow still runs when the third driver takes the run over, and
+	// that driver follows it (its agents, stopped at once now, would
+	// otherwise all be done by then).
+	env := append(os.Environ(), "HIVE_SIM_DELAY=2s", "HIVE_SIM_FAULTS=tester=needs-input#1,01-01=slow@1", "HIVE_E2E_TOKEN="+secret)
 	workers := map[string]*exec.Cmd{}
 	logs := map[string]*lockedBuffer{}
 	for _, name := range []string{"a", "b", "c"} {
