@@ -242,6 +242,14 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 			for _, n := range deliver(ctx, opts, s) {
 				fmt.Fprintf(o.stdout, "hive: %s\n", n)
 			}
+			if v := s.Verification; v != nil {
+				// As a local run's log ends: the verification's status,
+				// and what it found when it did not pass.
+				fmt.Fprintf(o.stdout, "hive: phase verification: %s\n", v.Status)
+				if v.Details != "" && v.Status != engine.VerifyPassed {
+					fmt.Fprintln(o.stdout, indent(v.Details))
+				}
+			}
 			fmt.Fprintf(o.stdout, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(engine.Complete), len(s.Plans))
 			if s.Outcome != engine.OutcomeComplete {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("the run ended %s", s.Outcome)}

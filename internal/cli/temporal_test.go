@@ -155,6 +155,9 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 	if !strings.Contains(transcript.String(), "run complete: 6 of 6 plans complete") {
 		t.Fatalf("the run did not complete:\n%s", transcript.String())
 	}
+	if !strings.Contains(transcript.String(), "hive: phase verification: passed") {
+		t.Fatalf("the run's end does not say how the phase's verification went:\n%s", transcript.String())
+	}
 	checkOneCommitPerTask(t, dir)
 	if serveURL != "" {
 		// hive serve shows the run's end from the workflow's result.

@@ -164,6 +164,45 @@ func (x *remoteWork) sweepAfter(ctx context.Context) {
 	x.sweep(ctx)
 }
 
+// tidy clears this worker's trees of a run that is over, as the worker
+// ends: once the run's work was delivered (DeliverRemote deleted the
+// remote's integration branch), the integration worktree goes, and so does
+// the tree of every plan that holds nothing the remote did not have (the
+// delivery deleted the branch of each plan that completed). While the run
+// goes on, or when its work stays on a branch (branching phase), nothing
+// is touched: the next run of the phase here starts from these trees.
+func (x *remoteWork) tidy(ctx context.Context) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	in := x.w.r.work.integ
+	if in == nil || in.repo.FetchBranches(ctx, x.name, hiveBranches) != nil || in.repo.RefHash(ctx, gitx.RemoteRef(in.branch)) != "" {
+		return
+	}
+	for _, p := range x.w.r.o.Phase.Plans {
+		if _, err := os.Stat(in.planDir(p.ID)); err != nil {
+			continue
+		}
+		branch := in.planBranch(p.ID)
+		if in.repo.RefHash(ctx, gitx.RemoteRef(branch)) != "" {
+			continue // it did not complete: a later run goes on from it
+		}
+		// Commits never pushed (its last push failed) are kept.
+		own := in.repo.RefHash(ctx, "refs/heads/"+branch)
+		if own != "" && own != x.leases[p.ID] && !in.repo.IsAncestor(ctx, own, in.branch) {
+			continue
+		}
+		if err := in.removePlan(ctx, p.ID); err != nil {
+			x.w.r.o.Observer.Note(p.ID, "remove the plan's worktree: "+err.Error())
+		}
+	}
+	if err := in.repo.RemoveWorktree(ctx, in.dir, in.branch); err != nil {
+		x.w.r.o.Observer.Note("", "remove the integration worktree: "+err.Error())
+		return
+	}
+	in.removeEmptyFolders()
+	x.w.r.work.integ = nil
+}
+
 // syncIntegration brings the integration worktree to the remote's branch.
 func (x *remoteWork) syncIntegration(ctx context.Context) error {
 	in := x.w.r.work.integ

@@ -114,7 +114,8 @@ func prepare(o Options) (*runner, error) {
 	return newRunner(o, tmpl), nil
 }
 
-// Close kills what still runs and ends the worker.
+// Close kills what still runs and ends the worker. A worker of a git
+// remote leaves no tree behind of a run whose work was delivered.
 func (w *Worker) Close() {
 	w.mu.Lock()
 	w.r.agents.killAll()
@@ -122,6 +123,11 @@ func (w *Worker) Close() {
 	w.stop()
 	w.r.stopProducers()
 	w.r.work.heads.Close()
+	if w.remote != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		w.remote.tidy(ctx)
+	}
 }
 
 // Execute carries out c for a plan whose run's work started after commit

@@ -158,12 +158,17 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 			t.Logf("the commands and their workers:\n%s", route)
 		}
 	})
+	closed := false
 	for i, o := range []runner.Options{a, b} {
 		w, err := runner.NewWorker(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer w.Close()
+		defer func() {
+			if !closed {
+				w.Close()
+			}
+		}()
 		route.ws[i] = w
 	}
 	c, queue := devServer(t, func(c client.Client, w worker.Worker) {
@@ -194,6 +199,28 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 	for _, o := range []runner.Options{a, b} {
 		if left, _ := filepath.Glob(filepath.Join(o.Git.WorktreeRoot, "*", "01-0*")); len(left) > 0 {
 			t.Errorf("merged plans' worktrees are left on the worker of %s: %v\n%s", o.Repo.Root, left, gitIn(o.Repo.Root, "worktree", "list"))
+		}
+	}
+
+	// The run's work is delivered from a third clone; the workers, as they
+	// end, leave no tree of it behind.
+	starter := options("starter")
+	for _, n := range runner.DeliverRemote(ctx, starter, snap) {
+		t.Logf("delivery: %s", n)
+	}
+	if got := gitIn(starter.Repo.Root, "show", "HEAD:.planning/phases/01-lib/01-VERIFICATION.md"); !strings.Contains(got, "status: passed") {
+		t.Errorf("the delivered branch has no verification report:\n%s", got)
+	}
+	closed = true
+	for _, w := range route.ws {
+		w.Close()
+	}
+	for _, o := range []runner.Options{a, b} {
+		if left, _ := filepath.Glob(filepath.Join(o.Git.WorktreeRoot, "*")); len(left) > 0 {
+			t.Errorf("a delivered run's trees are left on the worker of %s: %v\n%s", o.Repo.Root, left, gitIn(o.Repo.Root, "worktree", "list"))
+		}
+		if branches := gitIn(o.Repo.Root, "branch", "--list", "hive/*"); strings.TrimSpace(branches) != "" {
+			t.Errorf("a delivered run's branches are left on the worker of %s:\n%s", o.Repo.Root, branches)
 		}
 	}
 }
