@@ -81,7 +81,7 @@ func TestParsePlanDiagnostics(t *testing.T) {
 		{
 			name: "wave not a number",
 			in:   plan("phase: 01-x\nplan: 01\nwave: \"x\"", autoTask),
-			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 4, `wave must be a whole number ≥ 1, got "x"; hive computes the wave from depends_on`, "set wave: N"}},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 4, `wave must be a whole number ≥ 0, got "x"; hive computes the wave from depends_on`, "set wave: N"}},
 		},
 		{
 			name: "wave is a list",

@@ -263,7 +263,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 }
 
 func readWave(p *Plan, k fmKey, ds *diags) {
-	const fix = "set wave: N with N ≥ 1, or remove the line and let hive compute it from depends_on"
+	const fix = "set wave: N with N ≥ 1 (or 0, for waves numbered from 0), or remove the line and let hive compute it from depends_on"
 	s, ok := scalar(k.value)
 	if !ok {
 		ds.warnf(k.line, fix, "wave must be a whole number, got %s; hive computes the wave from depends_on", describe(k.value))
@@ -273,8 +273,12 @@ func readWave(p *Plan, k fmKey, ds *diags) {
 		return
 	}
 	n, err := strconv.Atoi(s)
+	if err == nil && n == 0 {
+		p.waveZero = true // the phase numbers its waves from 0: see fromZero
+		return
+	}
 	if err != nil || n < 1 {
-		ds.warnf(k.line, fix, "wave must be a whole number ≥ 1, got %q; hive computes the wave from depends_on", truncate(s, 40))
+		ds.warnf(k.line, fix, "wave must be a whole number ≥ 0, got %q; hive computes the wave from depends_on", truncate(s, 40))
 		return
 	}
 	p.Wave = n

@@ -182,6 +182,7 @@ func LoadPhase(root, dir string) (*Phase, error) {
 	}
 	sortPlans(ph.Plans)
 	resolveDeps(ph)
+	ph.Diagnostics = append(ph.Diagnostics, fromZero(ph.Plans)...)
 	ph.Diagnostics = append(ph.Diagnostics, matchSummaries(ph, summaries)...)
 	ph.Diagnostics = append(ph.Diagnostics, CheckRepoPaths(root, ph)...)
 	sortDiagnostics(ph.Diagnostics)
@@ -297,4 +298,31 @@ func (p *Plan) SummaryPath() string {
 		return p.summary
 	}
 	return path.Join(path.Dir(p.Path), p.ID+"-SUMMARY.md")
+}
+
+// fromZero reads the waves of a phase that numbers them from 0 (a plan
+// says wave: 0, as phases with GSD's "Wave 0" of test scaffolding do) one
+// higher, since hive numbers waves from 1: wave 0 runs first, wave 1
+// after it, and so on, and their depends_on agree with them. It notes
+// this once, on the first such plan.
+func fromZero(plans []*Plan) []Diagnostic {
+	var first *Plan
+	for _, p := range plans {
+		if p.waveZero && first == nil {
+			first = p
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	for _, p := range plans {
+		switch {
+		case p.waveZero:
+			p.Wave = 1
+		case p.Wave > 0:
+			p.Wave++
+		}
+	}
+	return []Diagnostic{{Severity: SeverityNote, File: first.Path, Line: firstLine(first.Lines["wave"], 1),
+		Message: "wave: 0: this phase numbers its waves from 0; hive numbers them from 1, so each wave here is read one higher (wave 0 is hive's wave 1)"}}
 }

@@ -37,7 +37,7 @@ type Plan struct {
 	Phase         string   // as written ("03-authentication", "3", ...)
 	PlanNumber    string   // as written ("02", "2")
 	Type          string   // "execute" (default) or "tdd"
-	Wave          int      // declared wave; 0 when absent (see ComputedWave)
+	Wave          int      // declared wave, from 1; 0 when absent (see ComputedWave)
 	DependsOn     []string // plan ids, normalised: unquoted, trimmed
 	FilesModified []string // also read from "files-modified"
 	Autonomous    bool     // default true
@@ -50,6 +50,11 @@ type Plan struct {
 	// ComputedWave is the wave hive schedules with: Wave when declared and
 	// consistent, else 1 + max(ComputedWave of DependsOn).
 	ComputedWave int
+
+	// waveZero: the frontmatter says wave: 0, as phases do that number
+	// their waves from 0 (GSD's "Wave 0" of test scaffolding); LoadPhase
+	// reads every wave of such a phase one higher (fromZero).
+	waveZero bool
 
 	// Body.
 	Objective string

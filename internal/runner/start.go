@@ -280,15 +280,6 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 			ps.Since = u.Since
 		}
 		r.work.scope[p.ID] = ps.Since
-		for _, d := range p.DependsOn {
-			if r.work.plans[d] != nil {
-				ps.DependsOn = append(ps.DependsOn, d)
-				continue
-			}
-			if err := r.foreignDependencyDone(ctx, p, d); err != nil {
-				return engine.RunSpec{}, err
-			}
-		}
 		switch _, summarised := r.o.Phase.Summaries[p.ID]; {
 		case r.work.integ != nil:
 			// The integration branch holds every plan merged so far, also
@@ -296,6 +287,19 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.work.integ.dir), p, true, nil)
 		case summarised:
 			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
+		}
+		for _, d := range p.DependsOn {
+			switch {
+			case r.work.plans[d] != nil:
+				ps.DependsOn = append(ps.DependsOn, d)
+			case ps.Done:
+				// A plan that is done never runs: a dependency of it that
+				// is gone (its files cleaned away) keeps nothing waiting.
+			default:
+				if err := r.foreignDependencyDone(ctx, p, d); err != nil {
+					return engine.RunSpec{}, err
+				}
+			}
 		}
 		spec.Plans = append(spec.Plans, ps)
 	}
