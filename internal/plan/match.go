@@ -17,6 +17,7 @@ import (
 //	03-02-login-PLAN.md  03-02-login-SUMMARY.md  plan slug after the numbers
 //	03-02-login-PLAN.md  03-02-SUMMARY.md
 //	3-2-PLAN.md          03-02-SUMMARY.md        padding differs
+//	02-content-PLAN.md   03-content-02-SUMMARY.md  the plan numbered alone (plan: 02 in phase 03)
 //
 // GSD itself reduces a name to its first two adjacent numbers
 // (extractCanonicalPlanId in get-shit-done/bin/lib/core.cjs); hive does the
@@ -63,6 +64,21 @@ func planKeyRaw(name string) (phase, num string, slugInMiddle, ok bool) {
 	return "", "", false, false
 }
 
+// keyOf is plan p's phase and plan numbers: its name's, or, for a name
+// that holds no such pair (02-content-bank-PLAN.md, numbered by plan
+// alone), its phase's number and its frontmatter's plan: number, which is
+// how its SUMMARY (01-content-bank-02-SUMMARY.md) and its siblings'
+// depends_on name it.
+func keyOf(ph *Phase, p *Plan) (phase, num string, ok bool) {
+	if phase, num, ok = planKey(p.ID); ok {
+		return phase, num, true
+	}
+	if ph.Number == "" || !numberTokenRE.MatchString(p.PlanNumber) {
+		return "", "", false
+	}
+	return canonNum(ph.Number), canonNum(p.PlanNumber), true
+}
+
 // planByKey returns the one plan of ph whose numbers are those of id, or nil
 // when none or several are.
 func planByKey(ph *Phase, id string) *Plan {
@@ -72,7 +88,7 @@ func planByKey(ph *Phase, id string) *Plan {
 	}
 	var found *Plan
 	for _, p := range ph.Plans {
-		if pp, pn, ok := planKey(p.ID); ok && pp == kp && pn == kn {
+		if pp, pn, ok := keyOf(ph, p); ok && pp == kp && pn == kn {
 			if found != nil {
 				return nil
 			}
@@ -96,6 +112,10 @@ func resolveDeps(ph *Phase) {
 			if byID[d] {
 				continue
 			}
+			if q := planByNumber(ph, d); q != nil {
+				p.DependsOn[i] = q.ID
+				continue
+			}
 			if dp, _, ok := planKey(d); !ok || ph.Number == "" || dp != canonNum(ph.Number) {
 				continue
 			}
@@ -104,6 +124,25 @@ func resolveDeps(ph *Phase) {
 			}
 		}
 	}
+}
+
+// planByNumber returns the one plan of ph that dependency d names by its
+// plan number alone, when that number is not a plain one (a plain "3" is
+// 03-03 already, see normalizeDep): "P01" for 08-P01-PLAN.md (plan: P01).
+func planByNumber(ph *Phase, d string) *Plan {
+	if strings.Contains(d, "-") || isDigits(d) {
+		return nil
+	}
+	var found *Plan
+	for _, p := range ph.Plans {
+		if _, num := splitID(p.ID); num == d || p.PlanNumber == d {
+			if found != nil && found != p {
+				return nil
+			}
+			found = p
+		}
+	}
+	return found
 }
 
 // summaryName is a SUMMARY's file name without -SUMMARY.md.
@@ -149,7 +188,7 @@ func matchSummaries(ph *Phase, sums []*Summary) []Diagnostic {
 		var cands []*Plan
 		if sp, sn, ok := planKey(name); ok {
 			for _, p := range ph.Plans {
-				if pp, pn, ok := planKey(p.ID); ok && pp == sp && pn == sn {
+				if pp, pn, ok := keyOf(ph, p); ok && pp == sp && pn == sn {
 					cands = append(cands, p)
 				}
 			}

@@ -290,7 +290,12 @@ func checkPlanNumber(p *Plan, ds *diags) {
 	if p.PlanNumber == "" {
 		return
 	}
-	_, num := splitID(p.ID)
+	_, num, _, ok := planKeyRaw(p.ID)
+	if !ok {
+		// A name without a phase and plan number pair (02-content-bank):
+		// the frontmatter's number is the plan's, as its SUMMARY names it.
+		return
+	}
 	got := p.PlanNumber
 	same := canonNum(got) == canonNum(num)
 	if strings.Contains(got, "-") {
