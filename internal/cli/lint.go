@@ -103,9 +103,12 @@ func lintRun(cmd *cobra.Command, o *lintOptions) error {
 			ds = append(ds, configNote(n))
 		}
 	}
-	phases, err := loadPhases(repo.Root, o.phase)
+	proj, phases, err := loadProjectPhases(repo.Root, o.phase)
 	if err != nil {
 		return err
+	}
+	if o.phase == "" {
+		ds = append(ds, proj.Diagnostics...)
 	}
 	rep := lintReport{Phases: len(phases), Diagnostics: []diagnosticJSON{}}
 	for _, ph := range phases {

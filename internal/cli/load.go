@@ -26,22 +26,29 @@ func openRepo(ctx context.Context, g *globalOptions) (*gitx.Repo, error) {
 // them when arg is empty), each validated: Diagnostics then hold both the
 // per-file and the cross-plan findings.
 func loadPhases(root, arg string) ([]*plan.Phase, error) {
+	_, phases, err := loadProjectPhases(root, arg)
+	return phases, err
+}
+
+// loadProjectPhases is loadPhases with the project, whose own diagnostics
+// (folders of .planning/phases that are not phases) lint prints.
+func loadProjectPhases(root, arg string) (*plan.Project, []*plan.Phase, error) {
 	proj, err := plan.LoadProject(root)
 	if err != nil {
-		return nil, &exitError{code: ExitUsage, err: err}
+		return nil, nil, &exitError{code: ExitUsage, err: err}
 	}
 	phases := proj.Phases
 	if arg != "" {
 		ph, err := proj.FindPhase(arg)
 		if err != nil {
-			return nil, &exitError{code: ExitUsage, err: err}
+			return nil, nil, &exitError{code: ExitUsage, err: err}
 		}
 		phases = []*plan.Phase{ph}
 	}
 	for _, ph := range phases {
 		ph.Diagnostics = append(ph.Diagnostics, proj.Validate(ph)...)
 	}
-	return phases, nil
+	return proj, phases, nil
 }
 
 // journalPath is where the repository's journal lives.

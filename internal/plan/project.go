@@ -18,6 +18,17 @@ const PhasesDir = ".planning/phases"
 
 var phaseDirRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)(?:-(.*))?$`)
 
+// digitsRE finds the number in a folder named like a phase another way.
+var digitsRE = regexp.MustCompile(`\d+`)
+
+// pad2 writes a phase number with two digits at least, as GSD does.
+func pad2(n string) string {
+	if len(n) < 2 {
+		return "0" + n
+	}
+	return n
+}
+
 // gsdArtifacts are the per-phase files GSD writes besides plans and summaries.
 var gsdArtifacts = []string{"CONTEXT", "RESEARCH", "VERIFICATION", "UAT", "DISCOVERY", "VALIDATION", "PATTERNS", "REVIEW"}
 
@@ -49,8 +60,16 @@ func LoadProject(root string) (*Project, error) {
 			continue
 		}
 		if !phaseDirRE.MatchString(e.Name()) {
-			p.Diagnostics = append(p.Diagnostics, Diagnostic{Severity: SeverityNote, File: rel,
-				Message: "not a phase folder (expected NN-name, e.g. 03-auth); ignored"})
+			d := Diagnostic{Severity: SeverityNote, File: rel, Message: "not a phase folder (expected NN-name, e.g. 03-auth); ignored"}
+			if m := digitsRE.FindString(e.Name()); m != "" {
+				// phase-01, "Phase 2": meant as a phase, whose plans
+				// would silently never run.
+				d.Severity = SeverityWarning
+				d.Message = "named like a phase, but hive reads phase folders named NN-name (03-auth) with NN-MM-PLAN.md files directly inside; this one is ignored"
+				d.Fix = fmt.Sprintf("rename it %s-<name> and name its plans %s-01-PLAN.md, %s-02-PLAN.md, ...", pad2(m), pad2(m), pad2(m))
+				p.ignored = append(p.ignored, e.Name())
+			}
+			p.Diagnostics = append(p.Diagnostics, d)
 			continue
 		}
 		ph, err := LoadPhase(abs, rel)
@@ -260,6 +279,8 @@ func (p *Project) FindPhase(arg string) (*Phase, error) {
 		return matches[0], nil
 	case len(matches) > 1:
 		return nil, fmt.Errorf("phase %q is ambiguous: it matches %s; name the folder", arg, phaseNames(matches))
+	case len(p.Phases) == 0 && len(p.ignored) > 0:
+		return nil, fmt.Errorf("phase %q not found: %s has no folder named NN-name (03-auth), only %s, which hive does not read; rename them (see `hive lint`)", arg, PhasesDir, strings.Join(p.ignored, ", "))
 	case len(p.Phases) == 0:
 		return nil, fmt.Errorf("phase %q not found: %s has no phase folders; create %s/01-<name>/ with NN-MM-PLAN.md files", arg, PhasesDir, PhasesDir)
 	}

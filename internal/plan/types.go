@@ -9,6 +9,7 @@ type Project struct {
 	// Diagnostics are notes about entries of .planning/phases that are not
 	// phase folders; each phase keeps its own findings.
 	Diagnostics []Diagnostic
+	ignored     []string // folders of .planning/phases named like phases another way (phase-01)
 }
 
 // Phase is one folder under .planning/phases/, e.g. "03-authentication" or "02.1-hotfix".
