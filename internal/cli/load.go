@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/tracking"
 )
 
 // openRepo finds the git repository named by --repo.
@@ -47,8 +48,31 @@ func loadProjectPhases(root, arg string) (*plan.Project, []*plan.Phase, error) {
 	}
 	for _, ph := range phases {
 		ph.Diagnostics = append(ph.Diagnostics, proj.Validate(ph)...)
+		ph.Diagnostics = append(ph.Diagnostics, roadmapTicks(root, ph)...)
 	}
 	return proj, phases, nil
+}
+
+// roadmapTicks warns of each plan of ph that ROADMAP.md ticks as done but
+// that has no passing SUMMARY: hive, as GSD, would run it again, though
+// its work is likely in (the SUMMARY was lost or never committed).
+func roadmapTicks(root string, ph *plan.Phase) []plan.Diagnostic {
+	data, err := os.ReadFile(filepath.Join(root, ".planning", "ROADMAP.md"))
+	if err != nil {
+		return nil
+	}
+	ticked := tracking.TickedPlans(string(data))
+	var out []plan.Diagnostic
+	for _, p := range ph.Plans {
+		line := ticked[tracking.PlanKey(p.ID)]
+		if s := ph.Summaries[p.ID]; line == 0 || s != nil && s.SelfCheck != "FAILED" {
+			continue
+		}
+		out = append(out, plan.Diagnostic{Severity: plan.SeverityWarning, File: ".planning/ROADMAP.md", Line: line,
+			Message: fmt.Sprintf("ticks plan %s as done, but it has no passing SUMMARY, so execute-phase %s runs it again", p.ID, ph.Number),
+			Fix:     fmt.Sprintf("if its work is in, write %s (ending with ## Self-Check: PASSED) and commit it; else untick the box", p.SummaryPath())})
+	}
+	return out
 }
 
 // journalPath is where the repository's journal lives.
@@ -102,6 +126,11 @@ func onePhase(w io.Writer, root, arg string) (*plan.Phase, error) {
 		return nil, err
 	}
 	ph := phases[0]
+	for _, d := range ph.Diagnostics {
+		if d.File == ".planning/ROADMAP.md" && d.Severity == plan.SeverityWarning {
+			fmt.Fprintln(w, d.String()) // a finished plan about to run again
+		}
+	}
 	if plan.HasErrors(ph.Diagnostics) {
 		for _, d := range ph.Diagnostics {
 			if d.Severity == plan.SeverityError {

@@ -344,3 +344,37 @@ func noDate(s string) bool {
 	}
 	return false
 }
+
+// TickedPlans reads which plans ROADMAP.md ticks as done in its current
+// milestone (see layoutOf): each plan's key (PlanKey) with the 1-based
+// line of its ticked box. A plan hive would run although the
+// roadmap calls it done (its SUMMARY was lost) is worth a word first.
+func TickedPlans(roadmap string) map[string]int {
+	ls := splitLines(roadmap)
+	lay := layoutOf(ls)
+	boxes := map[string][]int{}
+	for i, l := range ls {
+		if lay.skip[i] {
+			continue
+		}
+		m := checkboxRE.FindStringSubmatch(l.text)
+		if m == nil || m[2] == " " {
+			continue
+		}
+		if id, ok := planRef(m[3]); ok {
+			k := planKey(id)
+			boxes[k] = append(boxes[k], i)
+		}
+	}
+	out := map[string]int{}
+	for k, lines := range boxes {
+		if cur := lay.current(lines); len(cur) > 0 {
+			out[k] = cur[0] + 1
+		}
+	}
+	return out
+}
+
+// PlanKey is a plan id without the zeros GSD pads its numbers with, as
+// TickedPlans compares them: "01-02" and "1-2" are one plan.
+func PlanKey(id string) string { return planKey(id) }

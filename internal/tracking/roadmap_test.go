@@ -1,6 +1,7 @@
 package tracking
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -193,5 +194,18 @@ func TestRoadmapDetailsBlocks(t *testing.T) {
 				t.Errorf("ticked = %v, want %v:\n%s", ticked, tc.ticked, got)
 			}
 		})
+	}
+}
+
+// TickedPlans reads the current milestone's ticked plans only: a shipped
+// milestone's boxes name plans of the same ids that are other work.
+func TestTickedPlans(t *testing.T) {
+	old := read(t, "ROADMAP.milestones.md")
+	if got := TickedPlans(old); len(got) != 0 {
+		t.Errorf("ticked in a roadmap whose current milestone ticks nothing: %v", got)
+	}
+	ticked := Roadmap(old, phaseOf("02", "Layer Exchange", 2, 1, false))
+	if got, want := TickedPlans(ticked), map[string]int{"2-1": 59}; !maps.Equal(got, want) {
+		t.Errorf("TickedPlans = %v, want %v", got, want)
 	}
 }
