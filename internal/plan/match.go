@@ -136,7 +136,7 @@ func planByNumber(ph *Phase, d string) *Plan {
 	var found *Plan
 	for _, p := range ph.Plans {
 		if _, num := splitID(p.ID); num == d || p.PlanNumber == d {
-			if found != nil && found != p {
+			if found != nil {
 				return nil
 			}
 			found = p
