@@ -183,7 +183,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			WorktreeRoot: worktreeRoot(cfg, repo.Root),
 			Branching:    cfg.Git.BranchingStrategy,
 			AllowDirty:   o.allowDirty,
-			Setup:        runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
+			Setup:        worktreeSetup(cfg),
 			GateCommand:  cfg.Gates.PostMergeCommand,
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tracking"
 )
 
@@ -102,6 +103,11 @@ func worktreeRoot(cfg *config.Config, repoRoot string) string {
 		root = filepath.Join(repoRoot, root)
 	}
 	return root
+}
+
+// worktreeSetup is the configured set-up of each new worktree.
+func worktreeSetup(cfg *config.Config) runner.Setup {
+	return runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command}
 }
 
 // openRepoConfig opens the repository and reads its configuration; a bad

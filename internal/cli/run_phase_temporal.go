@@ -323,7 +323,7 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := piperun.Options{Repo: repo, Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, WorktreeRoot: worktreeRoot(cfg, repo.Root),
+	o := piperun.Options{Repo: repo, Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, WorktreeRoot: worktreeRoot(cfg, repo.Root), Setup: worktreeSetup(cfg),
 		MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall, Prices: prices(cfg), Ladders: ladders, Guard: loopGuard(cfg)}
 	// The workflow's history names the tree: it must be a run's worktree
 	// of this project, and the phase a folder inside it.

@@ -157,7 +157,7 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 			Worktrees:    true,
 			WorktreeRoot: worktreeRoot(cfg, repo.Root),
 			Branching:    cfg.Git.BranchingStrategy,
-			Setup:        runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command},
+			Setup:        worktreeSetup(cfg),
 			GateCommand:  cfg.Gates.PostMergeCommand,
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
@@ -105,7 +107,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 	if root != "" {
 		root = filepath.Join(root, fmt.Sprintf("run-%d-plans", s.run.ID))
 	}
-	opts.Observer, opts.Git = phaseObserver{s}, runner.Git{Worktrees: true, WorktreeRoot: root}
+	opts.Observer, opts.Git = phaseObserver{s}, runner.Git{Worktrees: true, WorktreeRoot: root, Setup: s.o.Setup}
 	// After a challenge the architect changed the plans: a new phase run.
 	fresh := c.Context != nil && c.Context.Rechecking != nil
 	opts.Schedule.Fresh = fresh
@@ -271,10 +273,28 @@ func (s *shell) testsIn(ctx context.Context) (*pipeline.Tests, string) {
 		res.ExitCode = -1
 		res.Output = err.Error()
 	}
-	return &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
-		Failing: res.Failing, Output: res.Output,
-		// A shell's "command not found", or a program that could not start.
-		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}, ""
+	t := &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
+		Failing: res.Failing, Output: res.Output}
+	s.unrunnable(t)
+	return t, ""
+}
+
+// unrunnable marks a result whose command could not run at all (a shell's
+// "command not found", a program that could not start) and says what is
+// likely missing: the run's worktree is a fresh checkout, without what git
+// does not carry, such as the project's installed dependencies.
+func (s *shell) unrunnable(t *pipeline.Tests) {
+	t.Unrunnable = t.ExitCode == 127 || t.ExitCode == -1
+	if !t.Unrunnable || strings.TrimSpace(s.o.Setup.Command) != "" {
+		return
+	}
+	install := "install what it needs"
+	if _, err := os.Stat(filepath.Join(s.dir, "package.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(s.dir, "node_modules")); err != nil {
+			install = "run npm ci"
+		}
+	}
+	t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is a fresh checkout of your commits, without what git does not carry (installed dependencies): %s there, then answer retry; to have every run do it, set workflow.worktree_setup.command in .planning/config.json (\"npm ci\", say)", s.dir, install)
 }
 
 // build runs the project's build in the run's worktree, for a build step.
@@ -303,8 +323,9 @@ func (s *shell) buildIn(ctx context.Context) (*pipeline.Tests, string) {
 	if err != nil {
 		res.ExitCode, res.Output = -1, err.Error()
 	}
-	return &pipeline.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output,
-		Unrunnable: res.ExitCode == 127 || res.ExitCode == -1}, ""
+	t := &pipeline.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output}
+	s.unrunnable(t)
+	return t, ""
 }
 
 // facts are what the workflow's conditions ask of the repository, from

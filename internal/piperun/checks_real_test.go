@@ -190,3 +190,32 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 		})
 	}
 }
+
+// A build or test command that could not run at all (exit 127) in the
+// run's fresh worktree says what is likely missing and how to go on; a
+// configured set-up command is not second-guessed.
+func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts": {"build": "next build"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &shell{dir: dir}
+	got := &pipeline.Tests{Command: "npm run build", ExitCode: 127, Output: "sh: 1: next: not found\n"}
+	s.unrunnable(got)
+	if !got.Unrunnable || !strings.Contains(got.Output, "sh: 1: next: not found\n\nhive: "+dir+" is a fresh checkout") ||
+		!strings.Contains(got.Output, "run npm ci there, then answer retry") || !strings.Contains(got.Output, "workflow.worktree_setup.command") {
+		t.Errorf("unrunnable build: %+v", got)
+	}
+
+	s.o.Setup.Command = "npm ci"
+	got = &pipeline.Tests{Command: "npm run build", ExitCode: 127, Output: "sh: 1: next: not found"}
+	s.unrunnable(got)
+	if !got.Unrunnable || got.Output != "sh: 1: next: not found" {
+		t.Errorf("with a set-up command: %+v", got)
+	}
+	failing := &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Output: "FAIL"}
+	s.unrunnable(failing)
+	if failing.Unrunnable || failing.Output != "FAIL" {
+		t.Errorf("a failing run is not unrunnable: %+v", failing)
+	}
+}

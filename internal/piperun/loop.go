@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -206,8 +207,17 @@ func (s *shell) openWorktree(ctx context.Context) error {
 		return err
 	}
 	s.dir, s.branch = dir, s.runBranch(ctx)
+	_, statErr := os.Stat(dir)
 	if err := s.o.Repo.AddWorktree(ctx, dir, s.branch, "HEAD"); err != nil {
 		return fmt.Errorf("the run's worktree: %w", err)
+	}
+	if os.IsNotExist(statErr) {
+		if err := s.o.Setup.Run(ctx, s.o.Repo.Root, dir); err != nil {
+			// Gone again, so that the next try (--resume) sets it up anew:
+			// nothing has worked in it yet.
+			s.o.Repo.RemoveWorktree(ctx, dir, "")
+			return fmt.Errorf("the run's worktree %s: %w (fix workflow.worktree_setup in .planning/config.json, then hive run --resume)", dir, err)
+		}
 	}
 	for _, pattern := range []string{"/.hive/"} {
 		if err := s.o.Repo.Exclude(ctx, pattern); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/runner"
 )
 
 // Key is the journal key of pipeline runs.
@@ -80,6 +81,10 @@ type Options struct {
 	WorktreeRoot string
 	// MaxConcurrent bounds the implementers that run at once.
 	MaxConcurrent int
+	// Setup readies each new worktree, the run's and its plans'
+	// (workflow.worktree_setup): a fresh checkout lacks what git does not
+	// carry, such as the project's installed dependencies.
+	Setup runner.Setup
 	// Stall is how long an agent may print nothing (0: 5 minutes).
 	Stall time.Duration
 

@@ -167,7 +167,7 @@ func (in *integration) preparePlan(ctx context.Context, p *plan.Plan, setup Setu
 		return "", fmt.Errorf("worktree for %s: %w", p.ID, err)
 	}
 	if os.IsNotExist(statErr) {
-		if err := setup.run(ctx, in.repo.Root, dir); err != nil {
+		if err := setup.Run(ctx, in.repo.Root, dir); err != nil {
 			return "", fmt.Errorf("worktree setup for %s: %w", p.ID, err)
 		}
 	}

@@ -12,15 +12,18 @@ import (
 	"github.com/hivectl/hive/internal/plan"
 )
 
-// Setup prepares a new plan worktree before its agent starts
-// (workflow.worktree_setup): files git does not carry, such as .env, are
-// copied from the user's working tree, then a command runs inside it.
+// Setup prepares a new worktree (a plan's, or hive run's) before an agent
+// works in it (workflow.worktree_setup): files git does not carry, such as
+// .env, are copied from the user's working tree, then a command (npm ci)
+// runs inside it.
 type Setup struct {
 	Copy    []string // paths relative to the repository root
 	Command string   // run with sh -c in the new worktree; "" for none
 }
 
-func (s Setup) run(ctx context.Context, from, dir string) error {
+// Run copies s.Copy from the tree from into the new worktree dir, then
+// runs s.Command there.
+func (s Setup) Run(ctx context.Context, from, dir string) error {
 	for _, rel := range s.Copy {
 		clean, err := plan.SafeRelPath(rel)
 		if err != nil {

@@ -503,7 +503,7 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 		t.Errorf("the hook ran with %q, want .env once per worktree", data)
 	}
 	bad := Setup{Copy: []string{"../outside"}}
-	if err := bad.run(context.Background(), root, t.TempDir()); err == nil || !strings.Contains(err.Error(), "worktree_setup.copy") {
+	if err := bad.Run(context.Background(), root, t.TempDir()); err == nil || !strings.Contains(err.Error(), "worktree_setup.copy") {
 		t.Errorf("a copy path outside the repository: %v", err)
 	}
 }
