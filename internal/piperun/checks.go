@@ -250,16 +250,22 @@ func (o phaseObserver) Note(plan, text string) { o.s.note(pipeline.PhaseJob, pla
 
 // runTests runs the project's tests in the run's worktree.
 func (s *shell) runTests(ctx context.Context, c pipeline.Command) pipeline.Event {
-	t, note := s.testsIn(ctx)
+	t, note := s.testsIn(ctx, s.running("tests")) // as the result is shown
 	if note != "" {
 		s.note(c.Job, note)
 	}
 	return pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt, Tests: t}
 }
 
-// testsIn runs the project's tests in the run's worktree; note says why
-// there were none to run.
-func (s *shell) testsIn(ctx context.Context) (*pipeline.Tests, string) {
+// running says on the run's output that job's command starts, which
+// may take minutes (a project's whole build) before its result.
+func (s *shell) running(job string) func(cmd string) {
+	return func(cmd string) { s.note(job, "running "+cmd) }
+}
+
+// testsIn runs the project's tests in the run's worktree, telling started
+// (when not nil) the command first; note says why there were none to run.
+func (s *shell) testsIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
 	cmd, err := testrun.Detect(s.dir)
 	switch {
 	case errors.Is(err, testrun.ErrNoTests):
@@ -267,6 +273,9 @@ func (s *shell) testsIn(ctx context.Context) (*pipeline.Tests, string) {
 	case err != nil:
 		// A project file the agents broke is a failure, never a pass.
 		return &pipeline.Tests{Command: "(none)", ExitCode: -1, Output: err.Error()}, ""
+	}
+	if started != nil {
+		started(cmd.String())
 	}
 	res, err := testrun.Run(ctx, s.dir, cmd)
 	if err != nil {
@@ -304,7 +313,7 @@ func (s *shell) build(ctx context.Context, c pipeline.Command, base string) pipe
 	// How much the run changed, as hive counts it (routing's input).
 	changed, _ := s.changes(ctx, base)
 	ev.Changed = len(changed)
-	t, note := s.buildIn(ctx)
+	t, note := s.buildIn(ctx, s.running(c.Job))
 	if note != "" {
 		s.note(c.Job, note)
 	}
@@ -312,12 +321,16 @@ func (s *shell) build(ctx context.Context, c pipeline.Command, base string) pipe
 	return ev
 }
 
-// buildIn runs the project's build in the run's worktree; note says why
-// there was nothing to build.
-func (s *shell) buildIn(ctx context.Context) (*pipeline.Tests, string) {
+// buildIn runs the project's build in the run's worktree, telling started
+// (when not nil) the command first; note says why there was nothing to
+// build.
+func (s *shell) buildIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
 	cmd, ok := testrun.DetectBuild(s.dir)
 	if !ok {
 		return &pipeline.Tests{Command: "(none)"}, "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build"
+	}
+	if started != nil {
+		started(cmd.String())
 	}
 	res, err := testrun.Run(ctx, s.dir, cmd)
 	if err != nil {

@@ -105,8 +105,8 @@ func runOf(t *pipeline.Tests) confidence.Run {
 // freshRuns runs the project's build and tests in the run's worktree
 // now, as the build step and the tester's check run them.
 func (s *shell) freshRuns(ctx context.Context) (build, tests confidence.Run) {
-	b, _ := s.buildIn(ctx)
-	t, _ := s.testsIn(ctx)
+	b, _ := s.buildIn(ctx, nil)
+	t, _ := s.testsIn(ctx, nil)
 	return runOf(b), runOf(t)
 }
 

@@ -212,11 +212,14 @@ func (s *shell) openWorktree(ctx context.Context) error {
 		return fmt.Errorf("the run's worktree: %w", err)
 	}
 	if os.IsNotExist(statErr) {
+		if c := strings.TrimSpace(s.o.Setup.Command); c != "" {
+			s.o.Observer.Note("run", "readying the run's worktree (workflow.worktree_setup): "+c)
+		}
 		if err := s.o.Setup.Run(ctx, s.o.Repo.Root, dir); err != nil {
-			// Gone again, so that the next try (--resume) sets it up anew:
-			// nothing has worked in it yet.
+			// Gone again, so that the next try sets it up anew: nothing
+			// has worked in it yet.
 			s.o.Repo.RemoveWorktree(ctx, dir, "")
-			return fmt.Errorf("the run's worktree %s: %w (fix workflow.worktree_setup in .planning/config.json, then hive run --resume)", dir, err)
+			return fmt.Errorf("the run's worktree %s: %w (fix workflow.worktree_setup in .planning/config.json and run again)", dir, err)
 		}
 	}
 	for _, pattern := range []string{"/.hive/"} {
