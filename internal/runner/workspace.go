@@ -242,6 +242,11 @@ func (w *workspace) agentDir(ctx context.Context, p *plan.Plan, c engine.Command
 	if w.integ == nil {
 		return w.repo.Root, nil
 	}
+	if c := strings.TrimSpace(w.git.Setup.Command); c != "" {
+		if _, err := os.Stat(w.integ.planDir(p.ID)); os.IsNotExist(err) {
+			w.say(p.ID, "readying its worktree (workflow.worktree_setup): "+c) // npm ci may take a minute
+		}
+	}
 	dir, err := w.integ.preparePlan(w.gitNotes(ctx, p.ID), p, w.git.Setup, w.scope[p.ID])
 	if err != nil {
 		return "", err

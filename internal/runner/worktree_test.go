@@ -483,7 +483,8 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	})
 	os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=local\n"), 0o600)
 	marker := filepath.Join(t.TempDir(), "setup-ran")
-	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
+	rec := &recorder{}
+	o := worktreeOptions(t, root, simLauncher(t), rec)
 	o.Git.Branching = BranchingPhase
 	// The command sees the copied .env in the new worktree.
 	o.Git.Setup = Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
@@ -498,6 +499,12 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	log := git(t, root, "log", "--format=%s", "hive/phase-01")
 	if !strings.Contains(log, "hive: merge plan 01-01") || !strings.Contains(log, "hive: merge plan 01-02") {
 		t.Errorf("hive/phase-01 lacks the merges:\n%s", log)
+	}
+	for _, id := range []string{"01-01", "01-02"} {
+		// A set-up may take a minute (npm ci): the run says it is under way.
+		if want := "note " + id + " readying its worktree (workflow.worktree_setup): cat .env >> " + marker; !strings.Contains(rec.String(), want) {
+			t.Errorf("no %q among:\n%s", want, rec)
+		}
 	}
 	if data, _ := os.ReadFile(marker); string(data) != "TOKEN=local\nTOKEN=local\n" {
 		t.Errorf("the hook ran with %q, want .env once per worktree", data)
