@@ -47,22 +47,28 @@ func loadProjectPhases(root, arg string) (*plan.Project, []*plan.Phase, error) {
 		}
 		phases = []*plan.Phase{ph}
 	}
+	ticked := roadmapTicked(root)
 	for _, ph := range phases {
 		ph.Diagnostics = append(ph.Diagnostics, proj.Validate(ph)...)
-		ph.Diagnostics = append(ph.Diagnostics, roadmapTicks(root, ph)...)
+		ph.Diagnostics = append(ph.Diagnostics, roadmapTicks(ticked, ph)...)
 	}
 	return proj, phases, nil
+}
+
+// roadmapTicked reads which plans ROADMAP.md ticks as done (none without
+// a roadmap), once for every phase loaded.
+func roadmapTicked(root string) map[string]int {
+	data, err := os.ReadFile(filepath.Join(root, ".planning", "ROADMAP.md"))
+	if err != nil {
+		return nil
+	}
+	return tracking.TickedPlans(string(data))
 }
 
 // roadmapTicks warns of each plan of ph that ROADMAP.md ticks as done but
 // that has no passing SUMMARY: hive, as GSD, would run it again, though
 // its work is likely in (the SUMMARY was lost or never committed).
-func roadmapTicks(root string, ph *plan.Phase) []plan.Diagnostic {
-	data, err := os.ReadFile(filepath.Join(root, ".planning", "ROADMAP.md"))
-	if err != nil {
-		return nil
-	}
-	ticked := tracking.TickedPlans(string(data))
+func roadmapTicks(ticked map[string]int, ph *plan.Phase) []plan.Diagnostic {
 	var out []plan.Diagnostic
 	for _, p := range ph.Plans {
 		line := ticked[tracking.PlanKey(p.ID)]
