@@ -133,7 +133,8 @@ Role prompts: see hive agents.`,
 	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
 	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (default: budget.usd in config; 0: no limit)")
-	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept: local (the journal in .hive) or temporal (a workflow on a Temporal server, driven by hive worker processes that share this folder)")
+	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept: local (the journal in .hive) or temporal (a workflow on a Temporal server, driven by hive worker processes in this folder)")
+	o.temporalFlags.addRemote(cmd)
 	cmd.Flags().BoolVar(&o.localWorker, "local-worker", true, "backend temporal: also drive the run in this process")
 	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) a question waits for hive answer ROLE ..., then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
@@ -32,12 +33,20 @@ import (
 // which those workers share. The phase's state lives in that workflow's
 // history, not in this worker: a driver that dies leaves it working, and
 // the next driver attaches to it instead of running its plans again.
+//
+// With a git remote the workers need not share the worktree: the phase
+// goes to the remote as a run's integration branch of its own (the run's
+// worktree's tip, the architect's plans committed), each worker runs its
+// plans in worktrees of its own clone, wherever it is, and merges them
+// there, as execute-phase's workers of a remote do; when the phase ends,
+// the run's worktree is fast-forwarded to the merged work.
 type phaseWorkflows struct {
-	c     client.Client
-	queue string // the plans' task queue
-	run   string // the pipeline's workflow id, which names the phases'
-	stall time.Duration
-	agent string // the run's --agent, for its implementers on every worker
+	c      client.Client
+	queue  string // the plans' task queue
+	run    string // the pipeline's workflow id, which names the phases'
+	stall  time.Duration
+	agent  string // the run's --agent, for its implementers on every worker
+	remote string // the run's --git-remote; "" when the workers share the worktree
 }
 
 // phasesQueue is the task queue of the plans of hive run's phases.
@@ -48,15 +57,36 @@ func phasesQueue(queue string) string { return queue + "-plans" }
 // again in a new journal (a new clone in the same folder) while the
 // server keeps the workflows of the old one.
 func phaseWorkflowID(pipelineID string, w piperun.PhaseWork) string {
+	return pipelineID + "-" + phaseRunName(w)
+}
+
+// phaseRunName tells one phase run of a pipeline run from any other: by the
+// run's number, the moment it was created, the job and its attempt.
+func phaseRunName(w piperun.PhaseWork) string {
 	h := fnv.New32a()
 	h.Write([]byte(w.Run.Started.UTC().Format(time.RFC3339Nano)))
-	return fmt.Sprintf("%s-%d-%08x-%s-%d", pipelineID, w.Run.ID, h.Sum32(), w.Job, w.Attempt)
+	return fmt.Sprintf("%d-%08x-%s-%d", w.Run.ID, h.Sum32(), w.Job, w.Attempt)
 }
+
+// phaseNamespace names the branches of a phase run on the git remote
+// (hive/run-…/integration, hive/run-…/PLAN): a run's own, whatever other
+// runs and phases share the remote.
+func phaseNamespace(w piperun.PhaseWork) string {
+	return "run-" + unsafeBranchChars.ReplaceAllString(phaseRunName(w), "-")
+}
+
+// unsafeBranchChars are what a job's name might hold that a branch name
+// should not.
+var unsafeBranchChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // RunPhase implements piperun.PhaseRunner.
 func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (runner.Result, error) {
 	o := w.Options
-	o.Git = runner.Git{} // the workers share the run's worktree, where plans run side by side on files of their own
+	if t.remote == "" {
+		o.Git = runner.Git{} // the workers share the run's worktree, where plans run side by side on files of their own
+	} else {
+		o.Git = runner.Git{Remote: t.remote, Worktrees: true, Namespace: phaseNamespace(w)}
+	}
 	// The phase's workflow of this command, started by a driver before
 	// this one, goes on (or it ended, and its result is the phase's); so
 	// does one of an earlier attempt that still runs, stopped for a human
@@ -88,11 +118,16 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 	}
 	id := phaseWorkflowID(t.run, w)
 	o.Observer.Note("temporal", "the phase's plans run on the workers of task queue "+t.queue+" (Temporal workflow "+id+")")
-	if err := piperun.SaveBriefs(o); err != nil {
-		return runner.Result{}, err
-	}
 	d := temporalDispatch(t.queue, t.stall)
 	d.Where = &temporal.Where{Dir: o.Repo.Root, Phase: o.Phase.Dir, Env: w.Env, Agent: t.agent}
+	if t.remote != "" {
+		if err := piperun.PublishBriefs(ctx, o); err != nil {
+			return runner.Result{}, err
+		}
+		d.Where.Dir, d.Where.Remote, d.Where.Namespace = "", t.remote, o.Git.Namespace
+	} else if err := piperun.SaveBriefs(o); err != nil {
+		return runner.Result{}, err
+	}
 	run, err := t.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: t.queue}, temporal.RunWorkflowName, temporal.RunInput{Dispatch: d})
 	if err != nil {
 		return runner.Result{}, fmt.Errorf("start the phase's workflow %s: %w", id, err)
@@ -224,6 +259,16 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 			}
 			res.Snapshot = final.Snapshot()
 			t.tell(o, out.Answers, &seen, res.Snapshot)
+			if t.remote != "" {
+				// The merged work comes to the run's worktree, and the
+				// run's branches leave the remote.
+				for _, n := range runner.DeliverRemote(ctx, o, res.Snapshot) {
+					o.Observer.Note("temporal", n)
+				}
+				if err := o.Repo.DeleteRemoteBranches(ctx, t.remote, piperun.BriefsBranch(o.Git.Namespace)); err != nil {
+					o.Observer.Note("temporal", err.Error())
+				}
+			}
 			// STATE.md and ROADMAP.md as a local phase run leaves them,
 			// once: a driver that died after committing them did its part.
 			subject := fmt.Sprintf("docs(%s): phase run %s", o.Phase.Number, res.Snapshot.Outcome)
@@ -287,28 +332,29 @@ func phaseRunNumber(id string) int64 {
 // project's agents (the implementer's, the comb's) of the run's agent
 // program, and kept until the worker stops or the tree is gone.
 type phaseExecutors struct {
-	g     *globalOptions
-	agent string // the worker's --agent
-	out   io.Writer
+	g      *globalOptions
+	agent  string // the worker's --agent
+	remote string // the worker's --git-remote: the runs' remote as this clone names it ("" for the run's name)
+	out    io.Writer
 
 	mu      sync.Mutex
-	workers map[string]*runner.Worker
+	workers map[string]*phaseExecutor
+}
+
+// phaseExecutor is the worker of one phase run, and how to tell that the
+// run is over here.
+type phaseExecutor struct {
+	*runner.Worker
+	over func() bool
 }
 
 // For implements temporal.NewPhasesWorkers's executor of w's commands.
 func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
-	key := strings.Join(append([]string{w.Dir, w.Phase, w.Agent}, w.Env...), "\x00")
+	key := strings.Join(append([]string{w.Dir, w.Phase, w.Agent, w.Remote, w.Namespace}, w.Env...), "\x00")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if rw := p.workers[key]; rw != nil {
 		return announced{rw, p.out}, nil
-	}
-	// The phases of runs whose worktree is gone (delivered) are over.
-	for k, rw := range p.workers {
-		if _, err := os.Stat(strings.SplitN(k, "\x00", 2)[0]); errors.Is(err, os.ErrNotExist) {
-			rw.Close()
-			delete(p.workers, k)
-		}
 	}
 	ctx := context.Background()
 	repo, cfg, err := openRepoConfig(ctx, p.g)
@@ -325,30 +371,109 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 	}
 	o := piperun.Options{Repo: repo, Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, WorktreeRoot: worktreeRoot(cfg, repo.Root), Setup: worktreeSetup(cfg),
 		MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall, Prices: prices(cfg), Ladders: ladders, Guard: loopGuard(cfg)}
-	// The workflow's history names the tree: it must be a run's worktree
-	// of this project, and the phase a folder inside it.
+	var exec *phaseExecutor
+	if w.Remote != "" {
+		exec, err = p.remotePhase(ctx, o, w)
+	} else {
+		exec, err = p.sharedPhase(o, w)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The phases of runs that are over here (delivered) are done with.
+	for k, rw := range p.workers {
+		if rw.over() {
+			rw.Close()
+			delete(p.workers, k)
+		}
+	}
+	if p.workers == nil {
+		p.workers = map[string]*phaseExecutor{}
+	}
+	p.workers[key] = exec
+	return announced{exec, p.out}, nil
+}
+
+// sharedPhase is the worker of a phase in a run's worktree that the workers
+// share (Where.Dir), which must be a run's worktree of this project.
+func (p *phaseExecutors) sharedPhase(o piperun.Options, w temporal.Where) (*phaseExecutor, error) {
 	root, err := piperun.WorktreeRoot(o)
 	if err != nil {
 		return nil, err
 	}
 	if filepath.Dir(filepath.Clean(w.Dir)) != filepath.Clean(root) || !runWorktree.MatchString(filepath.Base(w.Dir)) || !filepath.IsLocal(w.Phase) {
-		return nil, fmt.Errorf("the phase %s in %s is not a phase of a run of %s (its runs' worktrees are in %s)", w.Phase, w.Dir, repo.Root, root)
+		return nil, fmt.Errorf("the phase %s in %s is not a phase of a run of %s (its runs' worktrees are in %s)", w.Phase, w.Dir, o.Repo.Root, root)
 	}
 	opts, err := piperun.PhaseOptions(o, w.Dir, w.Phase, w.Env)
 	if err != nil {
 		return nil, err
 	}
-	opts.Agents.Brief = piperun.SavedBriefs(w.Dir)
-	opts.Observer = workerNotes{p.out}
+	opts.Agents.Brief, opts.Observer = piperun.SavedBriefs(w.Dir), workerNotes{p.out}
 	rw, err := runner.NewWorker(opts)
 	if err != nil {
 		return nil, err
 	}
-	if p.workers == nil {
-		p.workers = map[string]*runner.Worker{}
+	dir := w.Dir
+	return &phaseExecutor{rw, func() bool {
+		_, err := os.Stat(dir)
+		return errors.Is(err, os.ErrNotExist)
+	}}, nil
+}
+
+// remotePhase is the worker of a phase that reaches this clone through the
+// run's git remote (Where.Remote): its plans run in worktrees of this
+// clone, made from the run's integration branch there, and the run is over
+// here once that branch is gone from the remote (delivered).
+func (p *phaseExecutors) remotePhase(ctx context.Context, o piperun.Options, w temporal.Where) (*phaseExecutor, error) {
+	remote, err := p.remoteName(ctx, o.Repo, w.Remote)
+	if err != nil {
+		return nil, err
 	}
-	p.workers[key] = rw
-	return announced{rw, p.out}, nil
+	if !runNamespace.MatchString(w.Namespace) || !filepath.IsLocal(w.Phase) {
+		return nil, fmt.Errorf("the run's phase %q of %q is not one hive run would send", w.Phase, w.Namespace)
+	}
+	g := runner.Git{Remote: remote, Worktrees: true, Namespace: w.Namespace, WorktreeRoot: o.WorktreeRoot, Setup: o.Setup}
+	tree, err := runner.RemoteTree(ctx, o.Repo, g)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := piperun.PhaseOptions(o, tree, w.Phase, w.Env)
+	if err != nil {
+		return nil, err
+	}
+	opts.Repo, opts.Git, opts.Observer = o.Repo, g, workerNotes{p.out}
+	if opts.Agents.Brief, err = piperun.RemoteBriefs(ctx, o.Repo, w.Namespace); err != nil {
+		return nil, err
+	}
+	rw, err := runner.NewWorker(opts)
+	if err != nil {
+		return nil, err
+	}
+	repo, branch := o.Repo, g.IntegrationBranch(opts.Phase)
+	return &phaseExecutor{rw, func() bool { return repo.RefHash(ctx, gitx.RemoteRef(branch)) == "" }}, nil
+}
+
+// runNamespace is what phaseNamespace makes.
+var runNamespace = regexp.MustCompile(`^run-[A-Za-z0-9._-]+$`)
+
+// remoteName is the name in this clone of the remote a run names: the
+// worker's --git-remote, else the run's own when this clone has a remote
+// of that name (a name from the workflow's history is never taken as a
+// URL to reach).
+func (p *phaseExecutors) remoteName(ctx context.Context, repo *gitx.Repo, run string) (string, error) {
+	if p.remote != "" {
+		return p.remote, nil
+	}
+	out, err := repo.Git(ctx, "remote")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range strings.Fields(out) {
+		if name == run {
+			return run, nil
+		}
+	}
+	return "", fmt.Errorf("the run shares its plans through the git remote %q, and this clone (%s) has no remote of that name: add it (git remote add %s URL), or start this worker with --git-remote naming it here", run, repo.Root, run)
 }
 
 // runWorktree is the name of a run's worktree (piperun's run-N).

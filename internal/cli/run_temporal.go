@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +50,10 @@ type runRequest struct {
 	BudgetUSD   *float64  `json:"budget_usd,omitempty"`
 	// Resume takes over the unfinished run in the journal, not a new one.
 	Resume bool `json:"resume,omitempty"`
+	// Remote is the git remote through which the implementers' plans go to
+	// workers in clones of their own ("": the workers share the run's
+	// worktree).
+	Remote string `json:"remote,omitempty"`
 }
 
 // pipelineWorkflowID names the workflow of hive run's runs in the
@@ -59,9 +64,14 @@ func pipelineWorkflowID(root string) string {
 	return fmt.Sprintf("hive-run-%x", sum[:4])
 }
 
-// pipelineQueue is the task queue of hive run's runs: its own, since the
-// workers of a phase's runs carry out other work.
-func pipelineQueue(queue string) string { return queue + "-run" }
+// pipelineQueue is the task queue of hive run's runs in the repository in
+// folder root: its own, since the workers of a phase's runs carry out
+// other work, and the folder's, since only a worker there has the run's
+// journal to drive it from (workers in clones elsewhere serve the plans).
+func pipelineQueue(queue, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return fmt.Sprintf("%s-run-%x", queue, sum[:4])
+}
 
 // pipelineDrivers is how many workers may take a run over in turn (each
 // one's death, or a ctrl-c of the process that drove it, hands it on).
@@ -76,7 +86,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		return err
 	}
 	defer c.Close()
-	id, queue := pipelineWorkflowID(repo.Root), pipelineQueue(o.queue)
+	id, queue := pipelineWorkflowID(repo.Root), pipelineQueue(o.queue, repo.Root)
 	running := false
 	if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil {
 		running = workflowRunning(d)
@@ -122,12 +132,14 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			req.BudgetUSD = &o.budgetUSD
 		}
 	}
+	req.Remote = o.remote
 	raw, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
 	if o.localWorker {
-		stop, err := startRunWorkers(c, o.globalOptions, o.agent, o.queue, nil)
+		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, drive: true, plans: true}
+		stop, err := s.start(c)
 		if err != nil {
 			return err
 		}
@@ -381,7 +393,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	}
 	opts.Observer = &driverPrinter{runPrinter: &runPrinter{w: w, start: time.Now(), repo: repo}, events: d.out != nil}
 	opts.Wait = -1 // answers come through the journal (hive answer, or the terminal that follows the run)
-	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall, agent: o.agent}
+	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall, agent: o.agent, remote: req.Remote}
 	opts.Started = func(r journal.Run) { started(r.ID) }
 	res, err := piperun.Run(ctx, opts)
 	var unfinished *piperun.UnfinishedError
@@ -428,7 +440,8 @@ func (p *driverPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
 }
 
 // pipelineWorkerRun is hive worker without a phase: it drives hive run's
-// runs of this repository.
+// runs of this repository and runs their phases' plans (--only one of the
+// two).
 func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -441,38 +454,77 @@ func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer c.Close()
-	stopWorkers, err := startRunWorkers(c, o.globalOptions, o.agent, o.queue, o.stdout)
+	s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, out: o.stdout,
+		drive: o.only != "plans", plans: o.only != "drive"}
+	stopWorkers, err := s.start(c)
 	if err != nil {
 		return err
 	}
 	defer stopWorkers()
-	fmt.Fprintf(o.stdout, "hive worker: hive run's runs in %s, task queues %s and %s at %s; ctrl-c stops\n", repo.Root, pipelineQueue(o.queue), phasesQueue(o.queue), o.address)
+	var queues []string
+	if s.drive {
+		queues = append(queues, pipelineQueue(o.queue, repo.Root))
+	}
+	if s.plans {
+		queues = append(queues, phasesQueue(o.queue))
+	}
+	fmt.Fprintf(o.stdout, "hive worker: hive run's %s in %s, task queue %s at %s; ctrl-c stops\n", s.what(), repo.Root, strings.Join(queues, " and "), o.address)
 	<-ctx.Done()
 	return nil
 }
 
-// startRunWorkers starts what serves hive run's runs of the repository g
-// names in this process: a driver of runs (pipelineQueue), and a worker
-// of their phases' plans (phasesQueue). out, when set, shows the runs'
-// progress (a hive worker's). stop stops both.
-func startRunWorkers(c client.Client, g *globalOptions, agentName, queue string, out io.Writer) (stop func(), err error) {
-	drivers := temporal.PipelineWorker(c, pipelineQueue(queue), &runDriver{g: g, agent: agentName, out: out, c: c, queue: queue}, worker.Options{})
-	if err := drivers.Start(); err != nil {
-		return nil, fmt.Errorf("worker: %w", err)
+// runService is what serves hive run's runs of the repository in folder
+// root in this process: a driver of its runs (pipelineQueue), and a worker
+// of the plans of any run's phases (phasesQueue), which reach this clone
+// through the run's git remote, or remote when set (its name here), or
+// are in a folder this machine shares. out, when set, shows the runs'
+// progress (a hive worker's).
+type runService struct {
+	g            *globalOptions
+	agent, queue string
+	remote, root string
+	out          io.Writer
+	drive, plans bool
+}
+
+// what says what s serves.
+func (s runService) what() string {
+	switch {
+	case !s.plans:
+		return "runs (driven here; their plans run on other workers)"
+	case !s.drive:
+		return "plans (of runs driven elsewhere)"
 	}
-	notes := out
-	if notes == nil {
-		notes = io.Discard
+	return "runs and their plans"
+}
+
+// start starts s's workers; stop stops them.
+func (s runService) start(c client.Client) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, f := range stops {
+			f()
+		}
 	}
-	execs := &phaseExecutors{g: g, agent: agentName, out: notes}
-	plans := temporal.NewPhasesWorkers(c, phasesQueue(queue), execs.For, worker.Options{})
-	if err := plans.Start(); err != nil {
-		drivers.Stop()
-		return nil, fmt.Errorf("worker: %w", err)
+	if s.drive {
+		drivers := temporal.PipelineWorker(c, pipelineQueue(s.queue, s.root), &runDriver{g: s.g, agent: s.agent, out: s.out, c: c, queue: s.queue}, worker.Options{})
+		if err := drivers.Start(); err != nil {
+			return nil, fmt.Errorf("worker: %w", err)
+		}
+		stops = append(stops, drivers.Stop)
 	}
-	return func() {
-		drivers.Stop()
-		plans.Stop()
-		execs.Close()
-	}, nil
+	if s.plans {
+		notes := s.out
+		if notes == nil {
+			notes = io.Discard
+		}
+		execs := &phaseExecutors{g: s.g, agent: s.agent, remote: s.remote, out: notes}
+		plans := temporal.NewPhasesWorkers(c, phasesQueue(s.queue), execs.For, worker.Options{})
+		if err := plans.Start(); err != nil {
+			stop()
+			return nil, fmt.Errorf("worker: %w", err)
+		}
+		stops = append(stops, plans.Stop, execs.Close)
+	}
+	return stop, nil
 }

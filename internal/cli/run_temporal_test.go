@@ -243,6 +243,65 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 	t.Logf("the run:\n%s\nresumed:\n%s", first, second)
 }
 
+// TestTemporalPipelinePlansOverAGitRemote runs `hive run --backend
+// temporal --git-remote origin` with its roles driven by a worker in the
+// project's folder that runs no plan (--only drive), and the implementers'
+// plans on a worker in a clone of its own, which shares nothing with the
+// project but the remote (a bare repository) and the Temporal server. The
+// plans run in that clone and reach the run through the remote; the run
+// ends complete, merged into main, one commit per task, with the tree a
+// local run leaves, and no branch of the run left on the remote.
+func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
+	git(t, dir, "remote", "add", "origin", bare)
+	git(t, dir, "push", "-q", "origin", "main")
+	clone := filepath.Join(t.TempDir(), "elsewhere")
+	git(t, "", "clone", "-q", bare, clone)
+	git(t, clone, "config", "user.name", "Hive Elsewhere")
+	git(t, clone, "config", "user.email", "elsewhere@example.invalid")
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "remote"}
+	env := append(os.Environ(), "HIVE_SIM_DELAY=100ms")
+	_, here := startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
+	_, there := startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester",
+		"--no-interview", "--agent", "sim", "--local-worker=false", "--git-remote", "origin", "--repo", dir}, flags...)...)
+	run.Env = env
+	out, err := run.CombinedOutput()
+	logs := "worker here:\n" + here.String() + "worker elsewhere:\n" + there.String()
+	if err != nil || !strings.Contains(string(out), "run 1 complete") || !strings.Contains(string(out), "the run's work is merged into main") {
+		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, out, logs)
+	}
+	if strings.Contains(here.String(), "runs here") {
+		t.Errorf("the driving worker (--only drive) ran a plan:\n%s", logs)
+	}
+	subjects := git(t, dir, "log", "--format=%s", "main")
+	for _, plan := range []string{"01-01", "01-02", "01-03"} {
+		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
+			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
+		}
+		if !strings.Contains(there.String(), "hive worker: "+plan+" attempt 1 runs here") {
+			t.Errorf("the worker in the clone did not run %s:\n%s", plan, logs)
+		}
+	}
+	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
+		t.Errorf("the run's branches are left on the remote:\n%s", left)
+	}
+	local := pipelineFixture(t)
+	cmd := exec.CommandContext(ctx, hive, "run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--yes", "--repo", local)
+	cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	if got, want := pipelineTree(t, dir), pipelineTree(t, local); got != want {
+		t.Fatalf("the tree the run over a remote left:\n%s\nthe local run's:\n%s", got, want)
+	}
+	t.Logf("the run:\n%s\n%s", out, logs)
+}
+
 // temporalPipelineFixture is the hive binary, a project for hive run with
 // the configuration cfg (JSON members) and a stall timeout of 100 s, whose
 // heartbeat timeout is then the least, 10 s (the time a killed worker's

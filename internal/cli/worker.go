@@ -26,6 +26,7 @@ type workerOptions struct {
 	temporalFlags
 	phase string
 	agent string
+	only  string // hive run's workers: "drive" or "plans"; "" for both
 }
 
 func newWorkerCmd(g *globalOptions) *cobra.Command {
@@ -45,28 +46,33 @@ Start as many as the machines hold; a worker that dies is noticed within
 its heartbeat timeout and its plan goes on elsewhere.
 
 Without PHASE it serves hive run's runs (started with hive run --backend
-temporal, on the task queue QUEUE-run): one worker drives a run at a time,
+temporal in this folder, on its task queue QUEUE-run-…): one worker drives a run at a time,
 in this folder, journal first; when it dies another worker of the folder
 takes the run over from the journal, without losing or repeating a role's
 finished work. The runs' implementers' phases are workflows of their own,
-whose plans every such worker runs (task queue QUEUE-plans), in the run's
-worktree. Stop it with ctrl-c.`,
+whose plans every such worker runs (task queue QUEUE-plans): in the run's
+worktree, which the workers then share, or, for a run started with
+--git-remote, in worktrees of this clone, wherever it is (--git-remote
+here names the remote in this clone when it is not called as in the
+run's). --only drive or --only plans serves one of the two. Stop it with
+ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
   hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
-  hive worker --backend temporal --agent claude`,
+  hive worker --backend temporal --agent claude
+  hive worker --backend temporal --only plans    # in a clone on another machine, for runs with --git-remote`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				if o.backend != "temporal" {
 					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
 				}
-				if cmd.Flags().Changed("git-remote") {
-					return exitf(ExitUsage, "hive run's runs on Temporal are worked on in this folder, which their workers share: --git-remote is for the workers of a phase (hive worker PHASE --backend temporal --git-remote %s)", o.remote)
-				}
-				if o.remote != "" {
-					fmt.Fprintf(o.stderr, "hive worker: backend.temporal.remote (%s) is for the workers of a phase; hive run's runs are worked on in this folder\n", o.remote)
+				if o.only != "" && o.only != "drive" && o.only != "plans" {
+					return exitf(ExitUsage, "--only %q: want drive (drive hive run's runs of this folder, their plans running elsewhere) or plans (run the plans of runs driven elsewhere)", o.only)
 				}
 				return pipelineWorkerRun(cmd.Context(), o)
+			}
+			if o.only != "" {
+				return exitf(ExitUsage, "--only is for hive run's workers (hive worker --backend temporal --only %s): a phase's worker runs its plans", o.only)
 			}
 			o.phase = args[0]
 			return workerRun(cmd.Context(), o)
@@ -74,6 +80,7 @@ worktree. Stop it with ctrl-c.`,
 	}
 	o.temporalFlags.add(cmd, o.globalOptions, "where runs are kept: temporal (the only backend a worker serves)")
 	o.temporalFlags.addRemote(cmd)
+	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's drive (its roles, here) or plans (its implementers' sessions)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	return cmd
 }

@@ -41,12 +41,20 @@ func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
 var AfterCommand func()
 
 func run(ctx context.Context, dir string, args ...string) (string, error) {
+	return runInput(ctx, dir, nil, args...)
+}
+
+// runInput is run with stdin read from input (nil: none).
+func runInput(ctx context.Context, dir string, input []byte, args ...string) (string, error) {
 	if AfterCommand != nil {
 		defer AfterCommand()
 	}
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	if input != nil {
+		cmd.Stdin = bytes.NewReader(input)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

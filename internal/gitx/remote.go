@@ -92,3 +92,32 @@ func (r *Repo) DeleteRemoteBranches(ctx context.Context, remote string, branches
 	}
 	return nil
 }
+
+// FileCommit makes a commit of no parent, on no branch, whose tree holds
+// one file, name, with data, and returns its hash: a way to hand clones a
+// file through a remote (pushed to a branch of its own) without touching
+// any branch or tree of the repository.
+func (r *Repo) FileCommit(ctx context.Context, name string, data []byte, message string) (string, error) {
+	if name == "" || strings.ContainsAny(name, "/\x00\n\t") {
+		return "", fmt.Errorf("file commit: invalid file name %q", name)
+	}
+	blob, err := runInput(ctx, r.Root, data, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	tree, err := runInput(ctx, r.Root, []byte("100644 blob "+strings.TrimSpace(blob)+"\t"+name+"\n"), "mktree")
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Git(ctx, append(r.identity(ctx), "commit-tree", "-m", message, "--end-of-options", strings.TrimSpace(tree))...)
+	return strings.TrimSpace(out), err
+}
+
+// FileAt is the content of file name in commit rev.
+func (r *Repo) FileAt(ctx context.Context, rev, name string) ([]byte, error) {
+	if strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("invalid revision %q", rev)
+	}
+	out, err := r.Git(ctx, "cat-file", "blob", rev+":"+name)
+	return []byte(out), err
+}

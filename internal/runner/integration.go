@@ -29,6 +29,7 @@ const (
 type integration struct {
 	repo     *gitx.Repo
 	phase    *plan.Phase
+	space    string // what names its branches and worktrees (Git.Namespace)
 	root     string // the phase's worktrees: <worktree root>/<phase number>
 	branch   string // the integration branch
 	dir      string // its worktree
@@ -54,6 +55,15 @@ func integrationBranch(strategy, phase string) string {
 	return "hive/" + phase + "/integration"
 }
 
+// worktreeRoot is where the worktrees of repo's runs go: WorktreeRoot, or
+// hive's folder in the user's cache.
+func (g Git) worktreeRoot(repo *gitx.Repo) (string, error) {
+	if g.WorktreeRoot != "" {
+		return g.WorktreeRoot, nil
+	}
+	return gitx.DefaultWorktreeRoot(repo.Root)
+}
+
 // branching is the strategy git.branching_strategy names: BranchingPhase,
 // or BranchingNone for anything else.
 func branching(strategy string) string {
@@ -66,19 +76,17 @@ func branching(strategy string) string {
 // openIntegration creates (or, on resume, finds) the integration branch and
 // its worktree, and drops what a killed merge left half done.
 func openIntegration(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g Git, now func() time.Time, say func(plan, text string)) (*integration, error) {
-	root := g.WorktreeRoot
-	if root == "" {
-		var err error
-		if root, err = gitx.DefaultWorktreeRoot(repo.Root); err != nil {
-			return nil, err
-		}
+	root, err := g.worktreeRoot(repo)
+	if err != nil {
+		return nil, err
 	}
-	strategy := branching(g.Branching)
+	strategy, space := branching(g.Branching), g.space(phase)
 	in := &integration{
 		repo:     repo,
 		phase:    phase,
-		root:     filepath.Join(root, phase.Number),
-		branch:   integrationBranch(strategy, phase.Number),
+		space:    space,
+		root:     filepath.Join(root, space),
+		branch:   integrationBranch(strategy, space),
 		strategy: strategy,
 		jobs:     make(chan func(), 1024),
 		merged:   map[string]bool{},
@@ -103,7 +111,7 @@ func openIntegration(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g 
 	}
 	// A git killed mid-write leaves its lock, and git refuses to work
 	// until it goes: clear those of what this phase's run owns.
-	notes, err := repo.ClearStaleLocks(ctx, in.root, "hive/"+phase.Number, in.branch)
+	notes, err := repo.ClearStaleLocks(ctx, in.root, "hive/"+space, in.branch)
 	for _, n := range notes {
 		say("", n)
 	}
@@ -133,7 +141,7 @@ func openIntegration(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g 
 // planDir is where plan id's worktree lives.
 func (in *integration) planDir(id string) string { return filepath.Join(in.root, id) }
 
-func (in *integration) planBranch(id string) string { return gitx.PlanBranch(in.phase.Number, id) }
+func (in *integration) planBranch(id string) string { return gitx.PlanBranch(in.space, id) }
 
 // do runs job on the integration goroutine, after the jobs asked before it.
 func (in *integration) do(job func()) { in.jobs <- job }
@@ -156,7 +164,7 @@ func (in *integration) preparePlan(ctx context.Context, p *plan.Plan, setup Setu
 	branch := in.planBranch(p.ID)
 	if since != "" && in.repo.BranchExists(ctx, branch) && !in.repo.IsAncestor(ctx, since, branch) {
 		tip, _ := in.repo.Git(ctx, "rev-parse", "--short", branch)
-		aside := "hive/stale/" + in.phase.Number + "/" + p.ID + "-" + strings.TrimSpace(tip)
+		aside := "hive/stale/" + in.space + "/" + p.ID + "-" + strings.TrimSpace(tip)
 		if err := in.repo.SetAside(ctx, branch, aside); err != nil {
 			return "", fmt.Errorf("branch %s holds work from before this run: %w", branch, err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/plan"
 )
 
 // remoteWork is a worker's side of a run whose workers share work through
@@ -98,7 +99,7 @@ func (x *remoteWork) open(ctx context.Context) error {
 	if ws.integ != nil {
 		return nil
 	}
-	branch := integrationBranch(branching(ws.git.Branching), ws.phase.Number)
+	branch := ws.git.IntegrationBranch(ws.phase)
 	tip := ws.repo.RefHash(ctx, gitx.RemoteRef(branch))
 	if tip == "" {
 		return fmt.Errorf("the remote %s has no branch %s: a run's start pushes it there (hive execute-phase %s --backend temporal --git-remote %s)", x.name, branch, ws.phase.Number, x.name)
@@ -391,7 +392,7 @@ func (x *remoteWork) pushWhileWorking(ctx context.Context, id string, stop <-cha
 // branch already there is a run under way, or a phase branch kept).
 func publishRun(ctx context.Context, o Options) (string, error) {
 	repo, remote := o.Repo, o.Git.Remote
-	branch := integrationBranch(branching(o.Git.Branching), o.Phase.Number)
+	branch := o.Git.IntegrationBranch(o.Phase)
 	if err := repo.FetchBranches(ctx, remote, hiveBranches); err != nil {
 		return "", err
 	}
@@ -419,14 +420,14 @@ func publishRun(ctx context.Context, o Options) (string, error) {
 // delivered. It returns what the user should know.
 func DeliverRemote(ctx context.Context, o Options, snap engine.Snapshot) []string {
 	repo, remote := o.Repo, o.Git.Remote
-	branch := integrationBranch(branching(o.Git.Branching), o.Phase.Number)
+	branch := o.Git.IntegrationBranch(o.Phase)
 	if err := repo.FetchBranches(ctx, remote, hiveBranches); err != nil {
 		return []string{err.Error()}
 	}
 	var notes, gone []string
 	for _, p := range snap.Plans {
 		if p.State == engine.Complete && !p.Spec.Done {
-			gone = append(gone, gitx.PlanBranch(o.Phase.Number, p.Spec.ID))
+			gone = append(gone, gitx.PlanBranch(o.Git.space(o.Phase), p.Spec.ID))
 		}
 	}
 	tip := repo.RefHash(ctx, gitx.RemoteRef(branch))
@@ -515,4 +516,46 @@ func (x *remoteWork) forward(ctx context.Context, c engine.Command, emit func(en
 		<-done
 	}
 	return send, flush
+}
+
+// RemoteTree readies repo, a worker's clone, for a run whose phase is
+// only on the remote (a hive run's phase, which its architect wrote on the
+// run's branch): it fetches the run's branches and makes the worker's
+// integration worktree of g.Namespace from the remote's integration
+// branch, as the run's first command here would; the phase can be read
+// there. It returns the worktree's folder.
+func RemoteTree(ctx context.Context, repo *gitx.Repo, g Git) (string, error) {
+	if g.Remote == "" || g.Namespace == "" {
+		return "", fmt.Errorf("a phase on a remote needs the remote and the run's namespace")
+	}
+	if err := repo.FetchBranches(ctx, g.Remote, hiveBranches); err != nil {
+		return "", err
+	}
+	branch := integrationBranch(branching(g.Branching), g.Namespace)
+	tip := repo.RefHash(ctx, gitx.RemoteRef(branch))
+	if tip == "" {
+		return "", fmt.Errorf("the remote %s has no branch %s: the run's phase is over, or it was never pushed there", g.Remote, branch)
+	}
+	root, err := g.worktreeRoot(repo)
+	if err != nil {
+		return "", err
+	}
+	tree := filepath.Join(root, g.Namespace, "integration")
+	if err := repo.AddWorktree(ctx, tree, branch, tip); err != nil {
+		return "", fmt.Errorf("the run's integration worktree: %w", err)
+	}
+	ig := repo.At(tree)
+	if err := ig.AbortMerge(ctx); err != nil {
+		return "", err
+	}
+	if _, err := ig.Git(ctx, "reset", "-q", "--hard", gitx.RemoteRef(branch)); err != nil {
+		return "", err
+	}
+	return tree, nil
+}
+
+// IntegrationBranch is the branch the plans of a run of phase are merged
+// into.
+func (g Git) IntegrationBranch(phase *plan.Phase) string {
+	return integrationBranch(branching(g.Branching), g.space(phase))
 }

@@ -135,6 +135,19 @@ type Git struct {
 	// of a distributed run share work, each in a clone of its own; "" when
 	// they share this repository's folder. It implies Worktrees.
 	Remote string
+	// Namespace names the run's branches and worktrees (hive/NS/integration,
+	// hive/NS/PLAN) when the phase's number would not tell its runs apart:
+	// a hive run's phase, whose branches on a shared remote must meet no
+	// other run's. "" names them by the phase's number.
+	Namespace string
+}
+
+// space is what names the branches and worktrees of a run of phase.
+func (g Git) space(phase *plan.Phase) string {
+	if g.Namespace != "" {
+		return g.Namespace
+	}
+	return phase.Number
 }
 
 // Observer is told everything that happens, for display. It is called from

@@ -33,8 +33,14 @@ type Dispatch struct {
 
 // Where names the phase a command is for and the tree its plans run in.
 type Where struct {
-	Dir   string `json:"dir"`   // the tree, an absolute path on the workers' shared file system
-	Phase string `json:"phase"` // the phase's folder, relative to Dir
+	Dir   string `json:"dir"`   // the tree, an absolute path on the workers' shared file system; "" with Remote
+	Phase string `json:"phase"` // the phase's folder, relative to the tree
+	// Remote, when set, is the git remote through which the workers share
+	// the phase's work instead of Dir, each in a clone of its own: the
+	// phase is on the remote's integration branch of Namespace, which also
+	// names the run's branches there (hive/NAMESPACE/...).
+	Remote    string `json:"remote,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
 	// Env is more environment for the phase's agents.
 	Env []string `json:"env,omitempty"`
 	// Agent names the agent program of the run (claude, codex, sim…);
