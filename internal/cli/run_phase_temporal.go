@@ -261,9 +261,13 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 			t.tell(o, out.Answers, &seen, res.Snapshot)
 			if t.remote != "" {
 				// The merged work comes to the run's worktree, and the
-				// run's branches leave the remote.
-				for _, n := range runner.DeliverRemote(ctx, o, res.Snapshot) {
-					o.Observer.Note("temporal", n)
+				// run's branches leave the remote, unless a driver before
+				// this one did it before it died.
+				done := o.Repo.FetchBranches(ctx, t.remote, "hive/*") == nil && o.Repo.RefHash(ctx, gitx.RemoteRef(o.Git.IntegrationBranch(o.Phase))) == ""
+				if !done {
+					for _, n := range runner.DeliverRemote(ctx, o, res.Snapshot) {
+						o.Observer.Note("temporal", n)
+					}
 				}
 				if err := o.Repo.DeleteRemoteBranches(ctx, t.remote, piperun.BriefsBranch(o.Git.Namespace)); err != nil {
 					o.Observer.Note("temporal", err.Error())

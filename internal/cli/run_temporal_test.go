@@ -244,13 +244,15 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 }
 
 // TestTemporalPipelinePlansOverAGitRemote runs `hive run --backend
-// temporal --git-remote origin` with its roles driven by a worker in the
-// project's folder that runs no plan (--only drive), and the implementers'
-// plans on a worker in a clone of its own, which shares nothing with the
-// project but the remote (a bare repository) and the Temporal server. The
-// plans run in that clone and reach the run through the remote; the run
-// ends complete, merged into main, one commit per task, with the tree a
-// local run leaves, and no branch of the run left on the remote.
+// temporal --git-remote origin` with its roles driven by two workers in the
+// project's folder that run no plan (--only drive), and the implementers'
+// plans on two workers in clones of their own, which share nothing with
+// the project but the remote (a bare repository) and the Temporal server.
+// While the plans run, the driver is killed with SIGKILL (the other takes
+// the run over and follows the phase), and so is a clone's worker with an
+// agent at work (its plan starts again in the other clone). The run ends
+// complete, merged into main, one commit per task, with the tree a local
+// run leaves, and no branch of the run left on the remote.
 func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -259,32 +261,83 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
 	git(t, dir, "remote", "add", "origin", bare)
 	git(t, dir, "push", "-q", "origin", "main")
-	clone := filepath.Join(t.TempDir(), "elsewhere")
-	git(t, "", "clone", "-q", bare, clone)
-	git(t, clone, "config", "user.name", "Hive Elsewhere")
-	git(t, clone, "config", "user.email", "elsewhere@example.invalid")
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "remote"}
-	env := append(os.Environ(), "HIVE_SIM_DELAY=100ms")
-	_, here := startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
-	_, there := startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+	// Plan 01-01's first task is slow (3 s): its session is at work when
+	// its worker dies.
+	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1")
+	drivers, clones := map[string]*exec.Cmd{}, map[string]*exec.Cmd{}
+	logs := map[string]*lockedBuffer{}
+	for _, name := range []string{"here-1", "here-2"} {
+		drivers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
+	}
+	for _, name := range []string{"there-1", "there-2"} {
+		clone := filepath.Join(t.TempDir(), name)
+		git(t, "", "clone", "-q", bare, clone)
+		git(t, clone, "config", "user.name", "Hive "+name)
+		git(t, clone, "config", "user.email", name+"@example.invalid")
+		clones[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+	}
+	workerLogs := func() string {
+		var b strings.Builder
+		for _, name := range []string{"here-1", "here-2", "there-1", "there-2"} {
+			b.WriteString("worker " + name + ":\n" + logs[name].String())
+		}
+		return b.String()
+	}
 	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester",
 		"--no-interview", "--agent", "sim", "--local-worker=false", "--git-remote", "origin", "--repo", dir}, flags...)...)
 	run.Env = env
-	out, err := run.CombinedOutput()
-	logs := "worker here:\n" + here.String() + "worker elsewhere:\n" + there.String()
-	if err != nil || !strings.Contains(string(out), "run 1 complete") || !strings.Contains(string(out), "the run's work is merged into main") {
-		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, out, logs)
+	stdout, err := run.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(here.String(), "runs here") {
-		t.Errorf("the driving worker (--only drive) ran a plan:\n%s", logs)
+	run.Stderr = run.Stdout
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	driverPid := regexp.MustCompile(`\(pid ([0-9]+)\)`)
+	var transcript strings.Builder
+	killedDriver, killedClone := "", ""
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		m := driverPid.FindStringSubmatch(line)
+		if m == nil || killedDriver != "" {
+			continue
+		}
+		for name, w := range drivers {
+			if strconv.Itoa(w.Process.Pid) == m[1] {
+				// It drives the run: kill it, and the clone's worker that
+				// runs 01-01, once its session is at work (the run's output
+				// waits in its pipe meanwhile).
+				killedClone = killWorkerOf(t, "01-01", clones, logs)
+				killTree(w.Process.Pid)
+				killedDriver = name
+			}
+		}
+	}
+	err = run.Wait()
+	got := transcript.String()
+	if err != nil || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
+		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, got, workerLogs())
+	}
+	if killedDriver == "" || killedClone == "" || !strings.Contains(got, "takes it over from the journal (driver 2)") {
+		t.Fatalf("killed driver %q and clone worker %q; no takeover seen:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
+	}
+	for name := range drivers {
+		if strings.Contains(logs[name].String(), "runs here") {
+			t.Errorf("a driving worker (--only drive) ran a plan:\n%s", workerLogs())
+		}
 	}
 	subjects := git(t, dir, "log", "--format=%s", "main")
+	ran := logs["there-1"].String() + logs["there-2"].String()
 	for _, plan := range []string{"01-01", "01-02", "01-03"} {
 		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
 			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
 		}
-		if !strings.Contains(there.String(), "hive worker: "+plan+" attempt 1 runs here") {
-			t.Errorf("the worker in the clone did not run %s:\n%s", plan, logs)
+		if !regexp.MustCompile(`hive worker: ` + plan + ` attempt [0-9]+ runs here`).MatchString(ran) {
+			t.Errorf("no worker in a clone ran %s:\n%s", plan, workerLogs())
 		}
 	}
 	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
@@ -299,7 +352,25 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	if got, want := pipelineTree(t, dir), pipelineTree(t, local); got != want {
 		t.Fatalf("the tree the run over a remote left:\n%s\nthe local run's:\n%s", got, want)
 	}
-	t.Logf("the run:\n%s\n%s", out, logs)
+	t.Logf("killed %s and %s; the run:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
+}
+
+// killWorkerOf SIGKILLs, with its agents, the worker that says it runs
+// plan's first attempt, half a second after it says so, and returns its
+// name; it waits 30 s at most for one to say it.
+func killWorkerOf(t *testing.T, plan string, workers map[string]*exec.Cmd, logs map[string]*lockedBuffer) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for name, w := range workers {
+			if strings.Contains(logs[name].String(), "hive worker: "+plan+" attempt 1 runs here") {
+				time.Sleep(500 * time.Millisecond)
+				killTree(w.Process.Pid)
+				return name
+			}
+		}
+	}
+	t.Fatalf("no worker ran %s in 30 s", plan)
+	return ""
 }
 
 // temporalPipelineFixture is the hive binary, a project for hive run with
