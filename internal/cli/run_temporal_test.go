@@ -204,19 +204,34 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 // whose driver takes the run over, lets the same phase workflow go on
 // (not a new one), and the run completes with one commit per task.
 func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
+	t.Run("shared folder", func(t *testing.T) { testPhaseStopsAtItsBudget(t, false) })
+	// Over a git remote, the plans merged before the stop come to the
+	// run's worktree, and the rest when the raised phase ends.
+	t.Run("git remote", func(t *testing.T) { testPhaseStopsAtItsBudget(t, true) })
+}
+
+func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// The sim's three plans spend about 11,500 tokens: more than the
 	// phase's share of 12,000.
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"budget": {"tokens": 12000}`)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "budget", "--repo", dir}
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	var runFlags []string
+	if remote {
+		git(t, "", "init", "-q", "--bare", "-b", "main", bare)
+		git(t, dir, "remote", "add", "origin", bare)
+		git(t, dir, "push", "-q", "origin", "main")
+		runFlags = []string{"--git-remote", "origin"}
+	}
 	hiveRun := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, hive, append(args, flags...)...)
 		cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=100ms")
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	first, err := hiveRun("run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--checkpoint-wait=0")
+	first, err := hiveRun(append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--checkpoint-wait=0"}, runFlags...)...)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != ExitNeedsHuman || !strings.Contains(first, `hive answer implementers "..."`) {
 		t.Fatalf("hive run at the phase's budget without a terminal: %v, want exit %d saying how to answer\n%s", err, ExitNeedsHuman, first)
@@ -224,7 +239,7 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 	if out, err := hiveRun("answer", "implementers", "raise 60000"); err != nil {
 		t.Fatalf("hive answer implementers: %v\n%s", err, out)
 	}
-	second, err := hiveRun("run", "--resume", "--agent", "sim")
+	second, err := hiveRun(append([]string{"run", "--resume", "--agent", "sim"}, runFlags...)...)
 	if err != nil || !strings.Contains(second, "run 1 complete") {
 		t.Fatalf("hive run --resume --backend temporal after the raise: %v\n%s\nbefore:\n%s", err, second, first)
 	}
@@ -238,6 +253,11 @@ func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 	for _, plan := range []string{"01-01", "01-02", "01-03"} {
 		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
 			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
+		}
+	}
+	if remote {
+		if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
+			t.Errorf("the run's branches are left on the remote:\n%s", left)
 		}
 	}
 	t.Logf("the run:\n%s\nresumed:\n%s", first, second)

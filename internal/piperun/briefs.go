@@ -26,9 +26,9 @@ func briefsFile(dir string) string { return filepath.Join(dir, ".hive", "briefs.
 // briefsName is the briefings' file on their branch.
 const briefsName = "briefs.json"
 
-// BriefsBranch is the branch of the briefings of the run whose branches
+// briefsBranch is the branch of the briefings of the run whose branches
 // are named by namespace (runner.Git.Namespace).
-func BriefsBranch(namespace string) string { return "hive/" + namespace + "/briefs" }
+func briefsBranch(namespace string) string { return "hive/" + namespace + "/briefs" }
 
 // briefs is o's briefing of each plan of its phase, as JSON.
 func briefs(o runner.Options) ([]byte, error) {
@@ -59,7 +59,7 @@ func SaveBriefs(o runner.Options) error {
 }
 
 // PublishBriefs pushes o's briefing of each plan of its phase to the
-// run's remote (o.Git.Remote), on BriefsBranch of o.Git.Namespace.
+// run's remote (o.Git.Remote), on briefsBranch of o.Git.Namespace.
 func PublishBriefs(ctx context.Context, o runner.Options) error {
 	data, err := briefs(o)
 	if err != nil {
@@ -67,7 +67,7 @@ func PublishBriefs(ctx context.Context, o runner.Options) error {
 	}
 	commit, err := o.Repo.FileCommit(ctx, briefsName, data, "hive: the briefings of the plans of "+o.Git.Namespace)
 	if err == nil {
-		err = o.Repo.PushBranch(ctx, o.Git.Remote, commit, BriefsBranch(o.Git.Namespace), nil)
+		err = o.Repo.PushBranch(ctx, o.Git.Remote, commit, briefsBranch(o.Git.Namespace), nil)
 	}
 	if err != nil {
 		return fmt.Errorf("hand the plans' briefings to the workers: %w", err)
@@ -91,7 +91,7 @@ func SavedBriefs(dir string) func(*plan.Plan) runner.Briefing {
 // RemoteBriefs is the briefing PublishBriefs pushed for each plan of the
 // run of namespace, as repo last fetched it.
 func RemoteBriefs(ctx context.Context, repo *gitx.Repo, namespace string) (func(*plan.Plan) runner.Briefing, error) {
-	data, err := repo.FileAt(ctx, gitx.RemoteRef(BriefsBranch(namespace)), briefsName)
+	data, err := repo.FileAt(ctx, gitx.RemoteRef(briefsBranch(namespace)), briefsName)
 	if err != nil {
 		return nil, fmt.Errorf("the plans' briefings: %w", err)
 	}
