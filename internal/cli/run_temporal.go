@@ -81,6 +81,13 @@ const pipelineDrivers = 10
 // Temporal workflow and follows it here; a driver runs in this process
 // unless --local-worker=false.
 func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, objective string) error {
+	if o.remote != "" {
+		// The plans go to the workers through it once the architect is
+		// done: a remote that does not answer stops the run now.
+		if err := repo.ReachRemote(ctx, o.remote); err != nil {
+			return exitf(ExitUsage, "the implementers' plans go to the workers through the git remote %s, which does not answer: %v\nname a remote of this repository (git remote -v) or a URL with --git-remote or backend.temporal.remote", o.remote, err)
+		}
+	}
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err

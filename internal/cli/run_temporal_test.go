@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,14 +63,7 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
 	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--checkpoint-wait=10m", "-c", notes), flags...)...)
 	run.Env = env
-	stdout, err := run.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run.Stderr = run.Stdout
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout := startPiped(t, run)
 	// kill SIGKILLs the worker that drives the run now, and its agents.
 	driver := regexp.MustCompile(`\(pid ([0-9]+)\)`)
 	pid := ""
@@ -160,15 +154,38 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 
 	// The same run locally, the question's default taken with --yes: the
 	// same tree on main.
+	sameTreeAsLocalRun(t, ctx, hive, dir, roles, "HIVE_SIM_FAULTS=tester=needs-input#1")
+}
+
+// sameTreeAsLocalRun runs `hive ROLES` (a hive run) locally in a new
+// project, its questions' defaults taken with --yes, with the sim's
+// environment env, and fails unless dir's main holds the same tree.
+func sameTreeAsLocalRun(t *testing.T, ctx context.Context, hive, dir string, roles []string, env ...string) {
+	t.Helper()
 	local := pipelineFixture(t)
 	cmd := exec.CommandContext(ctx, hive, append(roles, "--yes", "--repo", local)...)
-	cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms", "HIVE_SIM_FAULTS=tester=needs-input#1")
+	cmd.Env = append(append(os.Environ(), "HIVE_SIM_DELAY=1ms"), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("local run: %v\n%s", err, out)
 	}
 	if got, want := pipelineTree(t, dir), pipelineTree(t, local); got != want {
 		t.Fatalf("the tree the Temporal run left:\n%s\nthe local run's:\n%s", got, want)
 	}
+}
+
+// startPiped starts cmd, its output (stdout and stderr) to be read from
+// the reader returned.
+func startPiped(t *testing.T, cmd *exec.Cmd) io.Reader {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdout
 }
 
 // workflowHistory is what the workflow the run's output names holds in
@@ -304,17 +321,10 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 		}
 		return b.String()
 	}
-	run := exec.CommandContext(ctx, hive, append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester",
-		"--no-interview", "--agent", "sim", "--local-worker=false", "--git-remote", "origin", "--repo", dir}, flags...)...)
+	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
+	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
 	run.Env = env
-	stdout, err := run.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run.Stderr = run.Stdout
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout := startPiped(t, run)
 	driverPid := regexp.MustCompile(`\(pid ([0-9]+)\)`)
 	var transcript strings.Builder
 	killedDriver, killedClone := "", ""
@@ -337,7 +347,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 			}
 		}
 	}
-	err = run.Wait()
+	err := run.Wait()
 	got := transcript.String()
 	if err != nil || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
 		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, got, workerLogs())
@@ -363,15 +373,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 		t.Errorf("the run's branches are left on the remote:\n%s", left)
 	}
-	local := pipelineFixture(t)
-	cmd := exec.CommandContext(ctx, hive, "run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--yes", "--repo", local)
-	cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("local run: %v\n%s", err, out)
-	}
-	if got, want := pipelineTree(t, dir), pipelineTree(t, local); got != want {
-		t.Fatalf("the tree the run over a remote left:\n%s\nthe local run's:\n%s", got, want)
-	}
+	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
 	t.Logf("killed %s and %s; the run:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
 }
 

@@ -45,11 +45,11 @@ branch; a worker removes merged plans' worktrees from its clone.
 Start as many as the machines hold; a worker that dies is noticed within
 its heartbeat timeout and its plan goes on elsewhere.
 
-Without PHASE it serves hive run's runs (started with hive run --backend
-temporal in this folder, on its task queue QUEUE-run-…): one worker drives a run at a time,
-in this folder, journal first; when it dies another worker of the folder
-takes the run over from the journal, without losing or repeating a role's
-finished work. The runs' implementers' phases are workflows of their own,
+Without PHASE it serves hive run's runs started in this folder (hive run
+--backend temporal, on the folder's task queue QUEUE-run-…): one worker
+drives a run at a time, here, journal first; when it dies another worker
+of the folder takes the run over from the journal, without losing or
+repeating a role's finished work. The runs' implementers' phases are workflows of their own,
 whose plans every such worker runs (task queue QUEUE-plans): in the run's
 worktree, which the workers then share, or, for a run started with
 --git-remote, in worktrees of this clone, wherever it is (--git-remote

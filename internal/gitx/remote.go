@@ -121,3 +121,15 @@ func (r *Repo) FileAt(ctx context.Context, rev, name string) ([]byte, error) {
 	out, err := r.Git(ctx, "cat-file", "blob", rev+":"+name)
 	return []byte(out), err
 }
+
+// ReachRemote says whether remote (a name or a URL) answers: it lists the
+// remote's branches and forgets them.
+func (r *Repo) ReachRemote(ctx context.Context, remote string) error {
+	if err := checkRemote(remote); err != nil {
+		return err
+	}
+	if _, err := r.Git(ctx, "ls-remote", "-q", "--heads", "--end-of-options", remote); err != nil {
+		return fmt.Errorf("reach %s: %w", remote, err)
+	}
+	return nil
+}
