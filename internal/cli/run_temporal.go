@@ -73,6 +73,12 @@ func pipelineQueue(queue, root string) string {
 	return fmt.Sprintf("%s-run-%x", queue, sum[:4])
 }
 
+// legacyPipelineQueue is the task queue of hive run's runs before each
+// folder had its own: a folder's drivers serve it too, so that a run an
+// older hive started goes on after an upgrade (its workflow's tasks stay
+// on the queue it started on).
+func legacyPipelineQueue(queue string) string { return queue + "-run" }
+
 // pipelineDrivers is how many workers may take a run over in turn (each
 // one's death, or a ctrl-c of the process that drove it, hands it on).
 const pipelineDrivers = 10
@@ -514,11 +520,14 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 		}
 	}
 	if s.drive {
-		drivers := temporal.PipelineWorker(c, pipelineQueue(s.queue, s.root), &runDriver{g: s.g, agent: s.agent, out: s.out, c: c, queue: s.queue}, worker.Options{})
-		if err := drivers.Start(); err != nil {
-			return nil, fmt.Errorf("worker: %w", err)
+		for _, queue := range []string{pipelineQueue(s.queue, s.root), legacyPipelineQueue(s.queue)} {
+			drivers := temporal.PipelineWorker(c, queue, &runDriver{g: s.g, agent: s.agent, out: s.out, c: c, queue: s.queue}, worker.Options{})
+			if err := drivers.Start(); err != nil {
+				stop()
+				return nil, fmt.Errorf("worker: %w", err)
+			}
+			stops = append(stops, drivers.Stop)
 		}
-		stops = append(stops, drivers.Stop)
 	}
 	if s.plans {
 		notes := s.out

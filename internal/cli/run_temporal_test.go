@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -16,6 +17,9 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
@@ -375,6 +379,37 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	}
 	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
 	t.Logf("killed %s and %s; the run:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
+}
+
+// TestTemporalPipelineOnTheOldQueueGoesOn starts a run's workflow as a
+// hive from before each folder had its own queue of hive run's runs did
+// (on QUEUE-run): a worker of today in the project's folder drives it to
+// its end, so that a run under way survives an upgrade of hive.
+func TestTemporalPipelineOnTheOldQueueGoesOn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	hive, dir, addr, c := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	w := pipeline.Workflow{Name: "custom"}
+	for _, role := range []string{"architect", "implementer", "tester"} {
+		w.Steps = append(w.Steps, pipeline.Step{Role: role})
+	}
+	raw, err := json.Marshal(runRequest{Objective: "add a health check endpoint", Choice: runChoice{Workflow: w}, Agent: "sim", NoInterview: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := temporal.PipelineInput{Request: raw, Heartbeat: 10 * time.Second, Timeout: time.Hour, Drivers: pipelineDrivers}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: pipelineWorkflowID(dir), TaskQueue: "old-run"}, temporal.PipelineWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out := startWorker(t, hive, append(os.Environ(), "HIVE_SIM_DELAY=10ms"), []string{"worker", "--backend", "temporal", "--temporal-address", addr, "--task-queue", "old", "--repo", dir})
+	var res piperun.Result
+	if err := temporal.Result(ctx, run, &res); err != nil {
+		t.Fatalf("the run's workflow: %v\n%s", err, out.String())
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !strings.Contains(git(t, dir, "log", "--format=%s", "main"), "feat(01-01)") {
+		t.Fatalf("the run ended %s; main:\n%s\nthe worker:\n%s", res.Snapshot.Outcome, git(t, dir, "log", "--format=%s", "main"), out.String())
+	}
 }
 
 // killWorkerOf SIGKILLs, with its agents, the worker that says it runs
