@@ -127,7 +127,11 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 		}
 	}
 	id := phaseWorkflowID(t.run, w)
-	o.Observer.Note("temporal", "the phase's plans run on the workers of task queue "+t.queue+" (Temporal workflow "+id+")")
+	where := ""
+	if t.remote != "" {
+		where = ", their work shared through the git remote " + t.remote + " on branches hive/" + o.Git.Namespace + "/…"
+	}
+	o.Observer.Note("temporal", "the phase's plans run on the workers of task queue "+t.queue+" (Temporal workflow "+id+")"+where)
 	d := temporalDispatch(t.queue, t.stall)
 	d.Where = &temporal.Where{Dir: o.Repo.Root, Phase: o.Phase.Dir, Env: w.Env, Agent: t.agent}
 	if t.remote != "" {

@@ -280,6 +280,9 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 		if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 			t.Errorf("the run's branches are left on the remote:\n%s", left)
 		}
+		if !strings.Contains(got, "their work shared through the git remote origin on branches hive/run-1-") {
+			t.Errorf("the run does not say where its plans' work goes:\n%s", got)
+		}
 	}
 	t.Logf("the run:\n%s\nresumed:\n%s", first, second)
 }
