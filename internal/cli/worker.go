@@ -49,13 +49,13 @@ Without PHASE it serves hive run's runs started in this folder (hive run
 --backend temporal, on the folder's task queue QUEUE-run-…): one worker
 drives a run at a time, here, journal first; when it dies another worker
 of the folder takes the run over from the journal, without losing or
-repeating a role's finished work. The runs' implementers' phases are workflows of their own,
-whose plans every such worker runs (task queue QUEUE-plans): in the run's
-worktree, which the workers then share, or, for a run started with
---git-remote, in worktrees of this clone, wherever it is (--git-remote
-here names the remote in this clone when it is not called as in the
-run's). --only drive or --only plans serves one of the two. Stop it with
-ctrl-c.`,
+repeating a role's finished work. The runs' implementers' phases are
+workflows of their own, whose plans every such worker runs (task queue
+QUEUE-plans): in the run's worktree, which the workers then share, or,
+for a run started with --git-remote, in worktrees of this clone,
+wherever it is (--git-remote here names the remote in this clone when it
+is not called as in the run's). --only drive or --only plans serves one
+of the two. Stop it with ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
   hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
   hive worker --backend temporal --agent claude

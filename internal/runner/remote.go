@@ -442,7 +442,7 @@ func DeliverRemote(ctx context.Context, o Options, snap engine.Snapshot) []strin
 			return err
 		})
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("could not fast-forward your branch to the phase's work (%v); merge it yourself: git fetch %s %s && git merge FETCH_HEAD", err, remote, branch))
+			notes = append(notes, fmt.Sprintf("could not fast-forward %s to the phase's work (%v); merge it yourself there: git fetch %s %s && git merge FETCH_HEAD", repo.Root, err, remote, branch))
 		} else {
 			gone = append(gone, branch)
 		}
