@@ -426,6 +426,7 @@ func (r *runner) stopAgents(ctx context.Context) error {
 	}()
 	deadline := time.NewTimer(r.o.Agents.StopGrace + time.Second)
 	defer deadline.Stop()
+	killed := false
 	for {
 		select {
 		case ev := <-r.inputs:
@@ -433,14 +434,27 @@ func (r *runner) stopAgents(ctx context.Context) error {
 		case <-gone:
 			r.takeInputs()
 			return r.handleQueue(ctx)
-		case <-deadline.C: // Stop has killed them by now
-			return r.handleQueue(ctx)
+		case <-deadline.C:
+			if killed {
+				return r.handleQueue(ctx)
+			}
+			// Stop has killed them by now, and what they said last is on
+			// its way (a loaded machine may take a moment to drain their
+			// output, a leftover child's pipe at most its grace): a turn's
+			// usage must not be lost for want of waiting.
+			killed = true
+			deadline.Reset(killedDrain)
+			continue
 		}
 		if err := r.handleQueue(ctx); err != nil {
 			return err
 		}
 	}
 }
+
+// killedDrain is how long stopAgents waits, after the agents were killed,
+// for their last output: longer than the agent package's drain grace.
+const killedDrain = 5 * time.Second
 
 // handleQueue handles the queued events and those the agents have sent
 // meanwhile, until none is left.
