@@ -112,7 +112,7 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 			if t.remote != "" {
 				// What it merged came to the run's worktree when it
 				// stopped; nothing goes on from its branches.
-				if err := t.clearRemote(ctx, o, phaseNamespace(e), ""); err != nil {
+				if err := runner.ClearRemote(ctx, o.Repo, t.remote, phaseNamespace(e)); err != nil {
 					o.Observer.Note("temporal", "remove the earlier phase run's branches from "+t.remote+": "+err.Error())
 				}
 			}
@@ -274,17 +274,11 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 			res.Snapshot = final.Snapshot()
 			t.tell(o, out.Answers, &seen, res.Snapshot)
 			if t.remote != "" {
-				// The merged work comes to the run's worktree, and the
-				// run's branches leave the remote, unless a driver before
-				// this one did it before it died.
-				done := o.Repo.FetchBranches(ctx, t.remote, "hive/*") == nil && o.Repo.RefHash(ctx, gitx.RemoteRef(o.Git.IntegrationBranch(o.Phase))) == ""
-				if !done {
-					for _, n := range runner.DeliverRemote(ctx, o, res.Snapshot) {
-						o.Observer.Note("temporal", n)
-					}
-				}
-				if err := t.clearRemote(ctx, o, o.Git.Namespace, o.Git.IntegrationBranch(o.Phase)); err != nil {
-					o.Observer.Note("temporal", "remove the run's branches from "+t.remote+": "+err.Error())
+				// The merged work comes to the run's worktree (unless a
+				// driver before this one brought it before it died), and
+				// the run's branches leave the remote.
+				for _, n := range runner.EndRemote(ctx, o, res.Snapshot) {
+					o.Observer.Note("temporal", n)
 				}
 			}
 			// STATE.md and ROADMAP.md as a local phase run leaves them,
@@ -316,7 +310,7 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 				if t.remote != "" {
 					// Whoever answers (the architect, after a challenge)
 					// works on the plans merged so far.
-					if err := t.bringMerged(ctx, o); err != nil {
+					if err := runner.BringMerged(ctx, o); err != nil {
 						o.Observer.Note("temporal", err.Error())
 					}
 				}
@@ -324,48 +318,6 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 			}
 		}
 	}
-}
-
-// clearRemote deletes the branches of the phase run of namespace from the
-// remote once it is over: the briefings, and the branches of plans that
-// did not complete (a later attempt of the phase starts from the run's
-// worktree, in a namespace of its own, so nothing goes on from them); all
-// but keep, an integration branch that could not be delivered, which
-// stays for the user to merge, as DeliverRemote said.
-func (t *phaseWorkflows) clearRemote(ctx context.Context, o runner.Options, namespace, keep string) error {
-	if err := o.Repo.FetchBranches(ctx, t.remote, "hive/*"); err != nil {
-		return err
-	}
-	out, err := o.Repo.Git(ctx, "for-each-ref", "--format=%(refname)", gitx.RemoteRef("hive/"+namespace+"/"))
-	if err != nil {
-		return err
-	}
-	var left []string
-	for _, ref := range strings.Fields(out) {
-		if branch := strings.TrimPrefix(ref, gitx.RemoteRef("")); branch != keep {
-			left = append(left, branch)
-		}
-	}
-	return o.Repo.DeleteRemoteBranches(ctx, t.remote, left...)
-}
-
-// bringMerged fast-forwards the run's worktree to what the phase run merged
-// on the remote so far.
-func (t *phaseWorkflows) bringMerged(ctx context.Context, o runner.Options) error {
-	branch := o.Git.IntegrationBranch(o.Phase)
-	if err := o.Repo.FetchBranches(ctx, t.remote, branch); err != nil {
-		return err
-	}
-	tip := o.Repo.RefHash(ctx, gitx.RemoteRef(branch))
-	if tip == "" {
-		return nil
-	}
-	return o.Repo.Locked(ctx, func() error {
-		if _, err := o.Repo.Git(ctx, "merge", "--ff-only", "-q", "--end-of-options", tip); err != nil {
-			return fmt.Errorf("bring the plans merged so far to the run's worktree: %w", err)
-		}
-		return nil
-	})
 }
 
 // tell passes the answers after *seen to o's observer, and says whether

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -419,11 +420,17 @@ func publishRun(ctx context.Context, o Options) (string, error) {
 // that are done with: the merged plans', and the integration branch once
 // delivered. It returns what the user should know.
 func DeliverRemote(ctx context.Context, o Options, snap engine.Snapshot) []string {
-	repo, remote := o.Repo, o.Git.Remote
-	branch := o.Git.IntegrationBranch(o.Phase)
-	if err := repo.FetchBranches(ctx, remote, hiveBranches); err != nil {
+	if err := o.Repo.FetchBranches(ctx, o.Git.Remote, hiveBranches); err != nil {
 		return []string{err.Error()}
 	}
+	return deliverFetched(ctx, o, snap)
+}
+
+// deliverFetched is DeliverRemote once the remote's hive branches are
+// fetched.
+func deliverFetched(ctx context.Context, o Options, snap engine.Snapshot) []string {
+	repo, remote := o.Repo, o.Git.Remote
+	branch := o.Git.IntegrationBranch(o.Phase)
 	var notes, gone []string
 	for _, p := range snap.Plans {
 		if p.State == engine.Complete && !p.Spec.Done {
@@ -451,6 +458,77 @@ func DeliverRemote(ctx context.Context, o Options, snap engine.Snapshot) []strin
 		notes = append(notes, err.Error())
 	}
 	return notes
+}
+
+// EndRemote ends a phase run of a hive run over a remote, from the tree
+// that runs the phase for the run (o.Repo): the merged work comes there
+// (DeliverRemote), unless a driver before this one did it before it died
+// (the integration branch is gone then), and the run's branches leave the
+// remote, all but an integration branch that could not be delivered,
+// which stays for the user to merge, as the notes say. One fetch serves
+// all three.
+func EndRemote(ctx context.Context, o Options, snap engine.Snapshot) []string {
+	repo, branch := o.Repo, o.Git.IntegrationBranch(o.Phase)
+	if err := repo.FetchBranches(ctx, o.Git.Remote, hiveBranches); err != nil {
+		return []string{err.Error()}
+	}
+	var notes []string
+	if repo.RefHash(ctx, gitx.RemoteRef(branch)) != "" {
+		notes = deliverFetched(ctx, o, snap)
+	}
+	if err := clearFetched(ctx, repo, o.Git.Remote, o.Git.Namespace, branch); err != nil {
+		notes = append(notes, "remove the run's branches from "+o.Git.Remote+": "+err.Error())
+	}
+	return notes
+}
+
+// ClearRemote deletes the branches of the phase run of namespace from the
+// remote once it is over: the briefings, and the branches of plans that
+// did not complete (a later attempt of the phase starts from the run's
+// worktree, in a namespace of its own, so nothing goes on from them).
+func ClearRemote(ctx context.Context, repo *gitx.Repo, remote, namespace string) error {
+	if err := repo.FetchBranches(ctx, remote, hiveBranches); err != nil {
+		return err
+	}
+	return clearFetched(ctx, repo, remote, namespace, "")
+}
+
+// clearFetched is ClearRemote once the remote's hive branches are fetched,
+// keeping keep.
+func clearFetched(ctx context.Context, repo *gitx.Repo, remote, namespace, keep string) error {
+	out, err := repo.Git(ctx, "for-each-ref", "--format=%(refname)", gitx.RemoteRef("hive/"+namespace+"/"))
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, ref := range strings.Fields(out) {
+		if branch := strings.TrimPrefix(ref, gitx.RemoteRef("")); branch != keep {
+			left = append(left, branch)
+		}
+	}
+	// One deleted since the fetch (delivered just now) is refused as
+	// gone, which DeleteRemoteBranches lets be.
+	return repo.DeleteRemoteBranches(ctx, remote, left...)
+}
+
+// BringMerged fast-forwards o's tree to what the phase run merged on the
+// remote so far: whoever answers a stop for a human (the architect, after
+// a challenge) works on the plans merged so far.
+func BringMerged(ctx context.Context, o Options) error {
+	branch := o.Git.IntegrationBranch(o.Phase)
+	if err := o.Repo.FetchBranches(ctx, o.Git.Remote, branch); err != nil {
+		return err
+	}
+	tip := o.Repo.RefHash(ctx, gitx.RemoteRef(branch))
+	if tip == "" {
+		return nil
+	}
+	return o.Repo.Locked(ctx, func() error {
+		if _, err := o.Repo.Git(ctx, "merge", "--ff-only", "-q", "--end-of-options", tip); err != nil {
+			return fmt.Errorf("bring the plans merged so far to the run's worktree: %w", err)
+		}
+		return nil
+	})
 }
 
 // publishedFirst are a session's events whose answer reads the plan's
