@@ -71,7 +71,7 @@ var allowed = map[string][]string{
 	"cli":   {"*"},
 	// The Temporal backend's workflow is the engine; its scripts are the
 	// engine's, read by one test helper for both.
-	"temporal":                  {"engine"},
+	"temporal":                  {"engine", "journal"},
 	"engine/enginescript":       {"engine"},
 	"e2e/claude":                {}, // tests only
 	"e2e/codex":                 {}, // tests only

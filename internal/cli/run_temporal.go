@@ -230,7 +230,8 @@ func answerRunQuestion(o *runOptions, j journal.Journal) error {
 	return nil
 }
 
-// followRun shows the run as its driver journals it, hands the answers
+// followRun shows the run as its driver journals it (the records it hands
+// the workflow), hands the answers
 // typed here to the journal, and ends with the run: its result, or, on
 // ctrl-c, at once, the run going on on its workers. attached: the run was
 // under way, and what it did before is not shown again. Without a
@@ -257,7 +258,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 	var drivers []temporal.Driver
 	var asked time.Time // since when the open question is open
 	since := time.Now()
-	hinted := false
+	hinted, queryFailed := false, false
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -303,7 +304,9 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				}
 				drivers = now
 				if f == nil {
-					f = piperun.NewFollower(j, d.Run, obs)
+					// The run as its drivers handed it to the workflow,
+					// wherever they journal it.
+					f = piperun.NewFollower(temporal.WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}, d.Run, obs)
 					if attached {
 						f.Next(true)
 					}
@@ -317,8 +320,15 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				continue
 			}
 			if err := f.Next(false); err != nil {
-				return &exitError{code: ExitInternal, err: err}
+				// A workflow between workers answers no query for a
+				// moment: the next tick asks again.
+				if !queryFailed {
+					obs.Note("", err.Error()+" (asking again)")
+				}
+				queryFailed = true
+				continue
 			}
+			queryFailed = false
 			open := f.Snapshot().Open
 			switch {
 			case open == nil:
@@ -381,6 +391,9 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		return nil, err
 	}
 	defer closeJournal()
+	if t.Journal != nil {
+		j = t.Journal(j) // each record to the workflow's history too
+	}
 	if t.Attempt > 1 {
 		// Taking over: the run the driver before started, if it got that
 		// far; one it finished needs no driver, only its result.
@@ -391,6 +404,9 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		mine := ok && (last.ID == t.Run || t.Run == 0 && !last.Started.Before(t.Since))
 		switch {
 		case mine && !last.Finished.IsZero():
+			if err := temporal.CatchUp(j, last.ID); err != nil {
+				return nil, err // the driver before died before its last records reached the workflow
+			}
 			return endedResult(j, last)
 		case mine:
 			o.resume = true

@@ -17,6 +17,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/temporal"
@@ -155,6 +156,9 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	if strings.Contains(history, secret) || !strings.Contains(history, "the staging token is") {
 		t.Fatalf("the secret of the context file reached the workflow's history, or the file did not:\n%s", history)
 	}
+	// The three drivers handed the workflow the run's every record, the
+	// answer hive answer journaled among them.
+	sameJournalInWorkflow(t, tc, dir, history)
 
 	// The same run locally, the question's default taken with --yes: the
 	// same tree on main.
@@ -192,8 +196,40 @@ func startPiped(t *testing.T, cmd *exec.Cmd) io.Reader {
 	return stdout
 }
 
+// sameJournalInWorkflow fails unless the workflow of the project in dir
+// holds the records of run 1 its journal holds (and history, the
+// workflow's history, them).
+func sameJournalInWorkflow(t *testing.T, c client.Client, dir, history string) {
+	t.Helper()
+	db, err := journal.Open(filepath.Join(dir, ".hive", "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want, err := db.Events(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := temporal.WorkflowJournal{C: c, ID: pipelineWorkflowID(dir), Ctx: context.Background()}.Events(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the workflow has %d records of the run, its journal %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Seq != want[i].Seq || got[i].Type != want[i].Type || string(got[i].Payload) != string(want[i].Payload) {
+			t.Fatalf("record %d: the workflow has %s %s, the journal %s %s", i+1, got[i].Type, got[i].Payload, want[i].Type, want[i].Payload)
+		}
+	}
+	if !strings.Contains(history, `"type":"answer"`) {
+		t.Errorf("no answer among the records in the workflow's history")
+	}
+}
+
 // workflowHistory is what the workflow the run's output names holds in
-// its history: the payloads of its input and of its activities' inputs.
+// its history: the payloads of its input, of its activities' inputs and
+// of its signals.
 func workflowHistory(t *testing.T, c client.Client, output string) string {
 	t.Helper()
 	m := regexp.MustCompile(`Temporal workflow (hive-run-[0-9a-f]+)`).FindStringSubmatch(output)
@@ -209,6 +245,7 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 		}
 		payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
 		payloads = append(payloads, ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads()...)
+		payloads = append(payloads, ev.GetWorkflowExecutionSignaledEventAttributes().GetInput().GetPayloads()...)
 		for _, p := range payloads {
 			b.Write(p.GetData())
 			b.WriteByte('\n')

@@ -15,15 +15,21 @@ import (
 // a run shows what one that drives it shows. Notes are not journaled and
 // do not reach it.
 type Follower struct {
-	j   journal.Journal
+	j   Records
 	run int64
 	m   *pipeline.Machine
 	seq int64
 	obs Observer
 }
 
+// Records are where a Follower reads the run's records: its journal, or
+// a copy of it (the run's workflow's).
+type Records interface {
+	Events(run int64, fromSeq int64) ([]journal.Record, error)
+}
+
 // NewFollower follows run in j, telling obs.
-func NewFollower(j journal.Journal, run int64, obs Observer) *Follower {
+func NewFollower(j Records, run int64, obs Observer) *Follower {
 	return &Follower{j: j, run: run, m: pipeline.New(), obs: obs}
 }
 

@@ -18,7 +18,10 @@
 // A `hive run` is a workflow of its own (PipelineWorkflow): its pipeline
 // machine runs on one worker at a time, as a heartbeating activity that
 // journals in the project's folder as a local run does; when that worker
-// dies, the next one takes the run over from the journal. Its
+// dies, the next one takes the run over from the journal. Each record
+// it journals is handed to the workflow before the driver acts on it
+// (runjournal.go), so the history holds the run and a follower reads it
+// there (WorkflowJournal). Its
 // implementers' phase is a dispatching run workflow whose Dispatch names
 // the tree and phase (Where), so that one pool of workers serves the
 // phases of every run (NewPhasesWorkers).

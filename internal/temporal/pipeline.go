@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/journal"
 )
 
 // The names a `hive run` pipeline's workflow is known by in Temporal.
@@ -64,6 +66,10 @@ type Takeover struct {
 	// Since is when the workflow started: a run in the journal created
 	// after it is this workflow's.
 	Since time.Time `json:"since"`
+	// Journal wraps the driver's journal so that each record, once
+	// durable there, goes to the workflow's history too (JournalSignal)
+	// before the append returns (nil: the records stay in the journal).
+	Journal func(journal.Journal) journal.Journal `json:"-"`
 }
 
 // PipelineDriver carries a `hive run` out on a worker: the run request
@@ -92,15 +98,33 @@ func Refused(err error) error {
 // no finished role or answered question is lost or done again. The
 // workflow ends with the run's result.
 //
-// The pipeline's events are not in Temporal's history: the drivers share
-// the project's folder (its journal, its worktrees), and `hive answer`
-// answers a run's question there, as for a local run.
+// Each journaled event also comes to the workflow (JournalSignal), which
+// keeps the run's records and answers them (JournalQuery): a terminal
+// that follows the run reads it there. The drivers share the project's
+// folder (its worktrees), and `hive answer` answers a run's question
+// there, as for a local run.
 func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, error) {
 	var drivers []Driver
 	if err := workflow.SetQueryHandler(ctx, DriversQuery, func() ([]Driver, error) { return drivers, nil }); err != nil {
 		return nil, err
 	}
+	var kept RunJournal
+	if err := workflow.SetQueryHandler(ctx, JournalQuery, func(from int64) (RunJournal, error) { return kept.from(from), nil }); err != nil {
+		return nil, err
+	}
+	latest := int32(0) // the newest driver: the only one whose entries count
+	driver := func(d Driver) {
+		drivers = append(drivers, d)
+		latest = max(latest, d.Attempt)
+	}
+	entry := func(e JournalEntry) {
+		if e.Driver >= latest {
+			latest = e.Driver
+			kept.add(e)
+		}
+	}
 	signals := workflow.GetSignalChannel(ctx, DriverSignal)
+	entries := workflow.GetSignalChannel(ctx, JournalSignal)
 	attempts := in.Drivers
 	if attempts <= 0 {
 		attempts = 10
@@ -124,17 +148,29 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
 		var d Driver
 		c.Receive(ctx, &d)
-		drivers = append(drivers, d)
+		driver(d)
+	})
+	sel.AddReceive(entries, func(c workflow.ReceiveChannel, _ bool) {
+		var e JournalEntry
+		c.Receive(ctx, &e)
+		entry(e)
 	})
 	for !done {
 		sel.Select(ctx)
 	}
-	for { // a driver's word that came with its end
+	for { // a driver's words that came with its end
 		var d Driver
 		if !signals.ReceiveAsync(&d) {
 			break
 		}
-		drivers = append(drivers, d)
+		driver(d)
+	}
+	for {
+		var e JournalEntry
+		if !entries.ReceiveAsync(&e) {
+			break
+		}
+		entry(e)
 	}
 	return out, err
 }
@@ -158,6 +194,11 @@ type pipelineActivities struct {
 func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMessage, error) {
 	info := activity.GetInfo(ctx)
 	t := Takeover{Attempt: info.Attempt, Since: w.Since}
+	if a.client != nil {
+		t.Journal = func(j journal.Journal) journal.Journal {
+			return mirrorTo(a.client, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.Attempt, j)
+		}
+	}
 	if info.Attempt > 1 && activity.HasHeartbeatDetails(ctx) {
 		activity.GetHeartbeatDetails(ctx, &t.Run)
 	}

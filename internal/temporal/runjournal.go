@@ -1,0 +1,276 @@
+package temporal
+
+// A hive run's journal in its workflow's history. The driver journals
+// each of the pipeline's events in the project's journal, durably, and
+// then hands it to the workflow (JournalSignal) before it acts on it; the
+// workflow keeps the run's records and answers them (JournalQuery). So a
+// terminal that follows the run reads it from the workflow, not from the
+// project's folder, and the history holds every event of the run.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/hivectl/hive/internal/journal"
+)
+
+const (
+	// JournalSignal carries a JournalEntry from the run's driver.
+	JournalSignal = "hive-pipeline-journal"
+	// JournalQuery answers the run's RunJournal from a seq on.
+	JournalQuery = "hive-pipeline-journal"
+)
+
+// JournalEntry is what a driver tells the workflow after it journaled:
+// the run (its number, start and end) and its records that follow the
+// ones sent before, in order.
+type JournalEntry struct {
+	// Driver is the sender's attempt (Takeover.Attempt): an entry from a
+	// driver that a later one replaced is dropped, since that one goes
+	// on from the journal as it found it.
+	Driver  int32            `json:"driver"`
+	Run     journal.Run      `json:"run"`
+	Records []journal.Record `json:"records,omitempty"`
+}
+
+// RunJournal is a run's journal as its workflow keeps it: Run.Events
+// counts its records, which are Records[i].Seq == i+1 when complete
+// (a query from a later seq answers the records from it on).
+type RunJournal struct {
+	Run     journal.Run      `json:"run"`
+	Records []journal.Record `json:"records,omitempty"`
+}
+
+// add keeps what e brings that follows what r has: a record is kept only
+// in its place (seq one past the last), so a driver's resend is harmless
+// and a gap never hides.
+func (r *RunJournal) add(e JournalEntry) {
+	if e.Run.ID != r.Run.ID {
+		*r = RunJournal{} // a run the workflow had not heard of
+	}
+	r.Run = e.Run
+	for _, rec := range e.Records {
+		if rec.Run == e.Run.ID && rec.Seq == int64(len(r.Records))+1 {
+			r.Records = append(r.Records, rec)
+		}
+	}
+	r.Run.Events = int64(len(r.Records))
+}
+
+// queryLimit bounds the payloads of one query's answer; the reader asks
+// again for the rest.
+const queryLimit = 1 << 20
+
+// from is r with the records from seq on, up to queryLimit of payloads
+// (at least one).
+func (r *RunJournal) from(seq int64) RunJournal {
+	out := RunJournal{Run: r.Run}
+	size := 0
+	for i := max(seq-1, 0); i < int64(len(r.Records)); i++ {
+		rec := r.Records[i]
+		if size += len(rec.Payload); size > queryLimit && len(out.Records) > 0 {
+			break
+		}
+		out.Records = append(out.Records, rec)
+	}
+	return out
+}
+
+// sendLimit bounds the payloads of one signal (Temporal refuses a payload
+// over 2 MB): a driver that takes a run over sends what the workflow
+// lacks in several.
+const sendLimit = 256 << 10
+
+// mirror is a driver's journal that hands each record of the run, once it
+// is durable in the project's journal, to the run's workflow, and returns
+// only then: the driver never acts on an event the history lacks. Records
+// others appended (hive answer's) go with the driver's next.
+type mirror struct {
+	journal.Journal
+	send   func(JournalEntry) error
+	known  func() (RunJournal, error)
+	driver int32
+
+	mu   sync.Mutex
+	runs map[int64]journal.Run
+	sent map[int64]int64 // the last seq the workflow has of each run
+}
+
+func newMirror(j journal.Journal, driver int32, send func(JournalEntry) error, known func() (RunJournal, error)) *mirror {
+	return &mirror{Journal: j, send: send, known: known, driver: driver, runs: map[int64]journal.Run{}, sent: map[int64]int64{}}
+}
+
+func (m *mirror) CreateRun(phase string, at time.Time) (journal.Run, error) {
+	run, err := m.Journal.CreateRun(phase, at)
+	if err != nil {
+		return run, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs[run.ID] = run
+	m.sent[run.ID] = 0
+	return run, m.sync(run.ID)
+}
+
+func (m *mirror) Append(run int64, typ string, at time.Time, payload []byte) (int64, error) {
+	seq, err := m.Journal.Append(run, typ, at, payload)
+	if err != nil {
+		return seq, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return seq, m.sync(run)
+}
+
+// AppendAll implements journal.BatchAppender: the batch is one durable
+// write, as the journal under m makes it, and one signal.
+func (m *mirror) AppendAll(run int64, entries []journal.Entry) ([]int64, error) {
+	seqs, err := journal.AppendAll(m.Journal, run, entries)
+	if err != nil || len(seqs) == 0 {
+		return seqs, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return seqs, m.sync(run)
+}
+
+func (m *mirror) FinishRun(run int64, at time.Time, outcome string) error {
+	if err := m.Journal.FinishRun(run, at, outcome); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.runs[run]; ok {
+		r.Finished, r.Outcome = at, outcome
+		m.runs[run] = r
+	}
+	return m.sync(run)
+}
+
+// sync sends the workflow run's records it lacks, with the run's own
+// record.
+func (m *mirror) sync(run int64) error {
+	r, ok := m.runs[run]
+	if !ok {
+		// A run this driver took over: its record, and how far the
+		// workflow has it.
+		found, err := m.lookup(run)
+		if err != nil {
+			return err
+		}
+		r = found
+		m.runs[run] = r
+		if kept, err := m.known(); err == nil && kept.Run.ID == run {
+			m.sent[run] = kept.Run.Events
+		}
+	}
+	recs, err := m.Journal.Events(run, m.sent[run]+1)
+	if err != nil {
+		return err
+	}
+	for first := true; first || len(recs) > 0; first = false {
+		n, size := 0, 0
+		for n < len(recs) && (n == 0 || size+len(recs[n].Payload) <= sendLimit) {
+			size += len(recs[n].Payload)
+			n++
+		}
+		if err := m.send(JournalEntry{Driver: m.driver, Run: r, Records: recs[:n]}); err != nil {
+			return fmt.Errorf("hand run %d's journal to its workflow: %w", run, err)
+		}
+		if n > 0 {
+			m.sent[run] = recs[n-1].Seq
+		}
+		recs = recs[n:]
+	}
+	return nil
+}
+
+// lookup is run's record in the journal.
+func (m *mirror) lookup(run int64) (journal.Run, error) {
+	runs, err := m.Journal.Runs()
+	if err != nil {
+		return journal.Run{}, err
+	}
+	for _, r := range runs {
+		if r.ID == run {
+			r.Events = 0
+			return r, nil
+		}
+	}
+	return journal.Run{}, fmt.Errorf("run %d: %w", run, journal.ErrRunNotFound)
+}
+
+// CatchUp hands the workflow the records of run that j, a driver's
+// journal (Takeover.Journal's), has and the workflow lacks: those of a run
+// whose driver died between journaling them and handing them on. Another
+// journal is left as it is.
+func CatchUp(j journal.Journal, run int64) error {
+	m, ok := j.(*mirror)
+	if !ok {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sync(run)
+}
+
+// signalTimeout bounds handing one entry to the workflow.
+const signalTimeout = 30 * time.Second
+
+// mirrorTo makes j a mirror that sends entries to the workflow execution
+// id/runID through c.
+func mirrorTo(c client.Client, id, runID string, driver int32, j journal.Journal) journal.Journal {
+	send := func(e JournalEntry) error {
+		// Not the driver's context: a driver that is stopped journals its
+		// last events on its way out, and they belong in the history too.
+		ctx, cancel := context.WithTimeout(context.Background(), signalTimeout)
+		defer cancel()
+		return c.SignalWorkflow(ctx, id, runID, JournalSignal, e)
+	}
+	known := func() (RunJournal, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), signalTimeout)
+		defer cancel()
+		return queryJournal(ctx, c, id, runID, math.MaxInt64)
+	}
+	return newMirror(j, driver, send, known)
+}
+
+func queryJournal(ctx context.Context, c client.Client, id, runID string, from int64) (RunJournal, error) {
+	var r RunJournal
+	v, err := c.QueryWorkflow(ctx, id, runID, JournalQuery, from)
+	if err != nil {
+		return r, err
+	}
+	return r, v.Get(&r)
+}
+
+// WorkflowJournal reads a run's journal from its workflow (JournalQuery):
+// the records a driver anywhere handed it. Its Events is what a
+// piperun.Follower reads.
+type WorkflowJournal struct {
+	C         client.Client
+	ID, RunID string
+	Ctx       context.Context
+}
+
+// Events returns the records of run from seq from on that the workflow
+// has (none while it has not heard of run).
+func (w WorkflowJournal) Events(run, from int64) ([]journal.Record, error) {
+	var out []journal.Record
+	for {
+		r, err := queryJournal(w.Ctx, w.C, w.ID, w.RunID, from)
+		if err != nil {
+			return out, fmt.Errorf("the run's journal in workflow %s: %w", w.ID, err)
+		}
+		if r.Run.ID != run || len(r.Records) == 0 {
+			return out, nil
+		}
+		out = append(out, r.Records...)
+		from = r.Records[len(r.Records)-1].Seq + 1
+	}
+}

@@ -1,0 +1,271 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hivectl/hive/internal/journal"
+)
+
+var t0 = time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+
+func rec(run, seq int64, payload string) journal.Record {
+	return journal.Record{Run: run, Seq: seq, Time: t0, Type: "ev", Payload: json.RawMessage(payload)}
+}
+
+// TestRunJournalKeepsRecordsInPlace: the workflow keeps a record only in
+// its place: a resend changes nothing, a record after a gap waits for the
+// gap's, and a run it had not heard of replaces the one it kept.
+func TestRunJournalKeepsRecordsInPlace(t *testing.T) {
+	var r RunJournal
+	run := journal.Run{ID: 3, Phase: "run", Started: t0}
+	r.add(JournalEntry{Driver: 1, Run: run, Records: []journal.Record{rec(3, 1, `1`), rec(3, 2, `2`)}})
+	r.add(JournalEntry{Driver: 1, Run: run, Records: []journal.Record{rec(3, 2, `"again"`), rec(3, 4, `4`)}})
+	if r.Run.Events != 2 || string(r.Records[1].Payload) != `2` {
+		t.Fatalf("after a resend and a gap: %+v", r)
+	}
+	r.add(JournalEntry{Driver: 2, Run: run, Records: []journal.Record{rec(3, 3, `3`), rec(3, 4, `4`), rec(7, 5, `5`)}})
+	if r.Run.Events != 4 {
+		t.Fatalf("the gap filled, another run's record offered: %+v", r)
+	}
+	if got := r.from(3); len(got.Records) != 2 || got.Records[0].Seq != 3 || got.Run.Events != 4 {
+		t.Errorf("from seq 3: %+v", got)
+	}
+	if got := r.from(5); len(got.Records) != 0 || got.Run.ID != 3 {
+		t.Errorf("from past the end: %+v", got)
+	}
+	r.add(JournalEntry{Driver: 2, Run: journal.Run{ID: 4, Phase: "run", Started: t0}})
+	if r.Run.ID != 4 || r.Run.Events != 0 || len(r.Records) != 0 {
+		t.Errorf("a new run: %+v", r)
+	}
+	// An answer is bounded; the first record always goes.
+	big := strings.Repeat("x", queryLimit)
+	r = RunJournal{}
+	r.add(JournalEntry{Run: run, Records: []journal.Record{rec(3, 1, `"`+big+`"`), rec(3, 2, `2`)}})
+	if got := r.from(1); len(got.Records) != 1 {
+		t.Errorf("a query's answer over the limit has %d records, want 1", len(got.Records))
+	}
+}
+
+// copyOf is a workflow's copy of the journal, as the signals built it.
+type copyOf struct {
+	mu      sync.Mutex
+	kept    RunJournal
+	entries []JournalEntry
+	fail    error
+}
+
+func (c *copyOf) send(e JournalEntry) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fail != nil {
+		return c.fail
+	}
+	c.entries = append(c.entries, e)
+	c.kept.add(e)
+	return nil
+}
+
+func (c *copyOf) known() (RunJournal, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.kept.from(1 << 62), nil
+}
+
+// sameRecords fails unless the workflow's copy holds exactly run's records.
+func sameRecords(t *testing.T, j journal.Journal, run int64, kept RunJournal) {
+	t.Helper()
+	want, err := j.Events(run, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.Run.ID != run || len(kept.Records) != len(want) {
+		t.Fatalf("the workflow has run %d with %d records, the journal run %d with %d", kept.Run.ID, len(kept.Records), run, len(want))
+	}
+	for i := range want {
+		g, w := kept.Records[i], want[i]
+		if g.Seq != w.Seq || g.Type != w.Type || string(g.Payload) != string(w.Payload) || !g.Time.Equal(w.Time) {
+			t.Fatalf("record %d: the workflow has %+v, the journal %+v", i+1, g, w)
+		}
+	}
+}
+
+// TestMirrorHandsEachRecordOn: each record the driver journals is in the
+// workflow's copy when Append returns, with the records another process
+// appended before it (an answer); a record that could not be handed on is
+// durable in the journal, Append says so, and it goes with the next; a
+// driver that takes the run over sends only what the workflow lacks, in
+// signals of bounded size; the run's end reaches the workflow.
+func TestMirrorHandsEachRecordOn(t *testing.T) {
+	j := journal.NewMemory()
+	wf := &copyOf{}
+	m := newMirror(j, 1, wf.send, wf.known)
+	run, err := m.CreateRun("run", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.kept.Run.ID != run.ID {
+		t.Fatalf("the workflow was not told of the run: %+v", wf.kept)
+	}
+	for i := range 3 {
+		if _, err := m.Append(run.ID, "ev", t0, []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := j.Append(run.ID, "answer", t0, []byte(`"the simple way"`)); err != nil { // hive answer, in another process
+		t.Fatal(err)
+	}
+	if _, err := m.Append(run.ID, "ev", t0, []byte(`3`)); err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, j, run.ID, wf.kept)
+	// A batch is one signal.
+	wf.entries = nil
+	if _, err := journal.AppendAll(m, run.ID, []journal.Entry{{Type: "ev", At: t0, Payload: []byte(`"a"`)}, {Type: "ev", At: t0, Payload: []byte(`"b"`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(wf.entries) != 1 || len(wf.entries[0].Records) != 2 {
+		t.Errorf("a batch of two went in %d signals", len(wf.entries))
+	}
+	sameRecords(t, j, run.ID, wf.kept)
+
+	wf.fail = errors.New("server unavailable")
+	if _, err := m.Append(run.ID, "ev", t0, []byte(`4`)); err == nil || !strings.Contains(err.Error(), "server unavailable") {
+		t.Fatalf("an append whose record did not reach the workflow: %v", err)
+	}
+	wf.fail = nil
+	if recs, _ := j.Events(run.ID, 8); len(recs) != 1 {
+		t.Fatal("the record that could not be handed on is not in the journal")
+	}
+
+	// The next driver takes over: it finds out how far the workflow has
+	// the run, and sends the rest, the big records in several signals.
+	m2 := newMirror(j, 2, wf.send, wf.known)
+	big := `"` + strings.Repeat("y", sendLimit/2) + `"`
+	for range 3 {
+		if _, err := j.Append(run.ID, "ev", t0, []byte(big)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wf.entries = nil
+	if _, err := m2.Append(run.ID, "ev", t0, []byte(`5`)); err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, j, run.ID, wf.kept)
+	sent := 0
+	for _, e := range wf.entries {
+		size := 0
+		for _, r := range e.Records {
+			size += len(r.Payload)
+		}
+		if size > sendLimit && len(e.Records) > 1 {
+			t.Errorf("one signal carries %d bytes of records", size)
+		}
+		if e.Driver != 2 || e.Run.Phase != "run" {
+			t.Errorf("entry %+v", e.Run)
+		}
+		sent += len(e.Records)
+	}
+	if sent != 5 || len(wf.entries) < 2 {
+		t.Errorf("the takeover sent %d records in %d signals, want the 5 the workflow lacked in 2 or more", sent, len(wf.entries))
+	}
+
+	if err := m2.FinishRun(run.ID, t0.Add(time.Minute), "complete"); err != nil {
+		t.Fatal(err)
+	}
+	if wf.kept.Run.Outcome != "complete" || !wf.kept.Run.Finished.Equal(t0.Add(time.Minute)) {
+		t.Errorf("the run's end: %+v", wf.kept.Run)
+	}
+}
+
+// recordingDriver journals through the journal Takeover.Journal gives it:
+// the first driver dies after its records; the second goes on, while the
+// first, not yet gone, still sends (a worker the server took for dead).
+type recordingDriver struct {
+	j       journal.Journal
+	mu      sync.Mutex
+	journal []func(journal.Journal) journal.Journal
+}
+
+func (d *recordingDriver) Drive(ctx context.Context, _ json.RawMessage, t Takeover, started func(int64)) (json.RawMessage, error) {
+	d.mu.Lock()
+	d.journal = append(d.journal, t.Journal)
+	d.mu.Unlock()
+	j := t.Journal(d.j)
+	if t.Attempt == 1 {
+		run, err := j.CreateRun("run", t0)
+		if err != nil {
+			return nil, err
+		}
+		started(run.ID)
+		for i := range 3 {
+			if _, err := j.Append(run.ID, "ev", t0, []byte(fmt.Sprint(i))); err != nil {
+				return nil, err
+			}
+		}
+		return nil, errors.New("worker lost")
+	}
+	const run = 1 // the first driver's
+	started(run)
+	if _, err := j.Append(run, "ev", t0, []byte(`3`)); err != nil {
+		return nil, err
+	}
+	if err := j.FinishRun(run, t0, "complete"); err != nil {
+		return nil, err
+	}
+	// The first driver's late word: the workflow drops it.
+	zombie := d.journal[0](journal.NewMemory())
+	if late, err := zombie.CreateRun("zombie", t0); err != nil || late.ID != run {
+		return nil, fmt.Errorf("zombie: %v %v", late, err)
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+// TestPipelineWorkflowKeepsTheRunsJournal: on a dev server, what the
+// drivers journal is in the workflow's copy (and its history), from the
+// first driver and the one that took the run over, not from a driver
+// replaced; a WorkflowJournal reads it back, as a follower does.
+func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d := &recordingDriver{j: journal.NewMemory()}
+	c, queue := devServer(t, func(c client.Client, _ worker.Worker) {})
+	w := PipelineWorker(c, queue+"-run", d, worker.Options{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-journal", TaskQueue: queue + "-run"}, PipelineWorkflowName,
+		PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: 5 * time.Second, Timeout: time.Minute, Drivers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out json.RawMessage
+	if err := Result(ctx, run, &out); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := queryJournal(ctx, c, run.GetID(), run.GetRunID(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, d.j, 1, kept)
+	if kept.Run.Outcome != "complete" || kept.Run.Phase != "run" {
+		t.Errorf("the run's end did not reach the workflow: %+v", kept.Run)
+	}
+	recs, err := WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}.Events(1, 2)
+	if err != nil || len(recs) != 3 || recs[0].Seq != 2 {
+		t.Errorf("a follower reading from seq 2: %v %+v", err, recs)
+	}
+	if recs, err := (WorkflowJournal{C: c, ID: run.GetID(), Ctx: ctx}).Events(2, 1); err != nil || len(recs) != 0 {
+		t.Errorf("a run the workflow does not have: %v %+v", err, recs)
+	}
+}
