@@ -124,13 +124,13 @@ func TestRunWorkflowOnADevServer(t *testing.T) {
 		}
 	}
 	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
-		recordHistory(t, c, run)
+		recordHistory(t, c, run, historyFile(engine.Version))
 	}
 }
 
-// recordHistory writes the run's history as Temporal's JSON, named by the
-// engine version that wrote it.
-func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun) {
+// recordHistory writes the run's history as Temporal's JSON, in
+// testdata/histories/name.
+func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun, name string) {
 	ctx := context.Background()
 	it := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var hist historypb.History
@@ -145,7 +145,7 @@ func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "histories", historyFile(engine.Version))
+	path := filepath.Join("testdata", "histories", name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}

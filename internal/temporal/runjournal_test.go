@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -233,7 +234,9 @@ func (d *recordingDriver) Drive(ctx context.Context, _ json.RawMessage, t Takeov
 // TestPipelineWorkflowKeepsTheRunsJournal: on a dev server, what the
 // drivers journal is in the workflow's copy (and its history), from the
 // first driver and the one that took the run over, not from a driver
-// replaced; a WorkflowJournal reads it back, as a follower does.
+// replaced; a WorkflowJournal reads it back, as a follower does. With
+// HIVE_RECORD_HISTORY=1 it keeps the history for the replay test (record
+// another, pipeline-N.json, whenever PipelineWorkflow changes).
 func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -267,5 +270,8 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 	}
 	if recs, err := (WorkflowJournal{C: c, ID: run.GetID(), Ctx: ctx}).Events(2, 1); err != nil || len(recs) != 0 {
 		t.Errorf("a run the workflow does not have: %v %+v", err, recs)
+	}
+	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
+		recordHistory(t, c, run, "pipeline-1.json") // the pipeline workflow's first with a journal
 	}
 }
