@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
 )
 
 type answerOptions struct {
@@ -68,10 +70,15 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	switch o.backend {
 	case "", "local":
 	case "temporal":
-		// A role's question of hive run is in the project's journal
-		// with either backend: the run's driver reads its answers there.
 		if !piperun.IsRunJob(o.plan) {
 			return answerTemporal(cmd.Context(), o, repo.Root)
+		}
+		// A role's question of a hive run under way on Temporal: a
+		// signal to its workflow, which its driver journals wherever it
+		// runs; a run that is not (or no longer) there is answered in
+		// the project's journal, as a local run's.
+		if sent, err := answerRunTemporal(cmd.Context(), o, repo.Root); sent || err != nil {
+			return err
 		}
 	default:
 		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
@@ -104,6 +111,48 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) recorded: %q.\nA running hive applies it now; otherwise resume with: %s\n",
 		id, o.plan, title, res.Answer, o.pasteable(repo.Root, "execute-phase", res.Phase))
 	return nil
+}
+
+// answerRunTemporal answers the question of the role o names in the
+// project's hive run under way on Temporal; sent is false when there is
+// none.
+func answerRunTemporal(ctx context.Context, o *answerOptions, root string) (sent bool, err error) {
+	c, err := o.dial(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	id := pipelineWorkflowID(root)
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if missing := (*serviceerror.NotFound)(nil); errors.As(err, &missing) || err == nil && !beingDriven(d) {
+		return false, nil // whoever drives it next reads the journal
+	} else if err != nil {
+		return false, fmt.Errorf("the workflow %s: %w", id, err)
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return false, &exitError{code: ExitUsage, err: err}
+	}
+	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	run, open, err := sendRunAnswer(ctx, c, id, red, o.plan, o.text)
+	var refused *piperun.AnswerError
+	var unsent *unsentError
+	switch {
+	case errors.As(err, &refused), errors.Is(err, piperun.ErrNoRun):
+		return true, exitf(ExitUsage, "%v", err)
+	case errors.As(err, &unsent):
+		// Its driver went with its worker a moment ago: the next one
+		// reads the journal.
+		return false, nil
+	case err != nil:
+		return true, &exitError{code: ExitInternal, err: err}
+	}
+	if o.json {
+		return true, printJSON(o.stdout, answerResult{Run: run.ID, Plan: o.plan, Checkpoint: open.ID, Title: open.Question, Answer: red.String(strings.TrimSpace(o.text))})
+	}
+	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) sent to the run's workflow %s: %q.\nIts driver applies it now; follow the run with: %s\n",
+		o.plan, open.Question, id, red.String(strings.TrimSpace(o.text)), o.pasteable(root, "run", "--resume", "--backend", "temporal"))
+	return true, nil
 }
 
 // openAnswerJournals opens the repository's journals that exist (a

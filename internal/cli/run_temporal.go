@@ -19,7 +19,9 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
@@ -122,7 +124,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		}
 	}
 	if o.answer != "" {
-		if err := answerRunQuestion(o, j); err != nil {
+		if err := answerRunQuestion(ctx, o, c, id, running, cfg, j); err != nil {
 			return err
 		}
 	}
@@ -178,7 +180,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		}
 	}
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
-	return followRun(ctx, o, c, run, j, obs, running, checkpointWait(cfg, o.waitSet, o.wait))
+	return followRun(ctx, o, c, run, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), obs, running, checkpointWait(cfg, o.waitSet, o.wait))
 }
 
 // takeUp checks the journal before a workflow starts: a new run needs no
@@ -209,9 +211,25 @@ func takeUp(o *runOptions, repo *gitx.Repo, j journal.Journal) error {
 	return nil
 }
 
-// answerRunQuestion journals --answer for the open question of the
-// unfinished run, as hive answer does: its driver reads it there.
-func answerRunQuestion(o *runOptions, j journal.Journal) error {
+// answerRunQuestion answers the open question of the unfinished run with
+// --answer, as hive answer does: a signal to the workflow id when a driver
+// drives it (which journals it), else in the journal, where the driver
+// that takes the run up reads it.
+func answerRunQuestion(ctx context.Context, o *runOptions, c client.Client, id string, running bool, cfg *config.Config, j journal.Journal) error {
+	if d, err := c.DescribeWorkflowExecution(ctx, id, ""); running && err == nil && beingDriven(d) {
+		var refused *piperun.AnswerError
+		var unsent *unsentError
+		_, _, err := sendRunAnswer(ctx, c, id, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), "", o.answer)
+		switch {
+		case errors.As(err, &refused), errors.Is(err, piperun.ErrNoRun):
+			return exitf(ExitUsage, "%v", err)
+		case errors.As(err, &unsent): // in the journal, then
+		case err != nil:
+			return err
+		default:
+			return nil
+		}
+	}
 	last, ok, err := piperun.Latest(j)
 	if err != nil || !ok {
 		return &exitError{code: ExitUsage, err: piperun.ErrNoRun}
@@ -231,14 +249,14 @@ func answerRunQuestion(o *runOptions, j journal.Journal) error {
 }
 
 // followRun shows the run as its driver journals it (the records it hands
-// the workflow), hands the answers
-// typed here to the journal, and ends with the run: its result, or, on
+// the workflow), sends the answers typed here to it (answerFollowed), and
+// ends with the run: its result, or, on
 // ctrl-c, at once, the run going on on its workers. attached: the run was
 // under way, and what it did before is not shown again. Without a
 // terminal, a question open for wait (negative: never) ends the following
 // with ExitNeedsHuman, as a local run stops: the run waits on its workers
 // for hive answer.
-func followRun(ctx context.Context, o *runOptions, c client.Client, run client.WorkflowRun, j journal.Journal, obs *runPrinter, attached bool, wait time.Duration) error {
+func followRun(ctx context.Context, o *runOptions, c client.Client, run client.WorkflowRun, j journal.Journal, red *redact.Redactor, obs *runPrinter, attached bool, wait time.Duration) error {
 	type ended struct {
 		raw json.RawMessage
 		err error
@@ -291,7 +309,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 			}
 			if open == nil {
 				obs.Note("", "nothing is asked now: "+text+" ignored")
-			} else if _, _, err := piperun.Answer(j, open.Job, text, time.Now()); err != nil {
+			} else if err := answerFollowed(ctx, c, run.GetID(), j, red, open.Job, text); err != nil {
 				obs.Note(open.Job, err.Error())
 			}
 		case <-tick.C:
@@ -343,6 +361,85 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 		}
 	}
 }
+
+// sendRunAnswer answers job's open question (job "": the open one) in the
+// run of workflow id, as its records there show it, checked as hive answer checks it: a signal
+// that the run's driver journals, wherever it runs. A secret in the
+// answer is masked before it leaves (red).
+func sendRunAnswer(ctx context.Context, c client.Client, id string, red *redact.Redactor, job, text string) (journal.Run, pipeline.Checkpoint, error) {
+	wj := temporal.WorkflowJournal{C: c, ID: id, Ctx: ctx}
+	run, err := wj.Latest()
+	if err != nil {
+		return run, pipeline.Checkpoint{}, &unsentError{err}
+	}
+	if run.ID == 0 || !run.Finished.IsZero() {
+		return run, pipeline.Checkpoint{}, piperun.ErrNoRun
+	}
+	f := piperun.NewFollower(wj, run.ID, silent{})
+	if err := f.Next(true); err != nil {
+		return run, pipeline.Checkpoint{}, &unsentError{err}
+	}
+	snap := f.Snapshot()
+	if job == "" && snap.Open != nil {
+		job = snap.Open.Job // whoever asks now
+	}
+	ev, open, err := piperun.AnswerEvent(snap, run.ID, job, text, time.Now())
+	if err != nil {
+		return run, open, err
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return run, open, err
+	}
+	in := temporal.Inbound{Checkpoint: open.ID, Type: string(ev.Type), Time: ev.Time, Payload: red.JSON(payload)}
+	if err := temporal.SendAnswer(ctx, c, id, in); err != nil {
+		return run, open, fmt.Errorf("send the answer to the run's workflow %s: %w", id, err)
+	}
+	return run, open, nil
+}
+
+// answerFollowed answers job's question of the run of workflow id, typed
+// at the terminal that follows it: a signal to the workflow (masked by
+// red), or, when no worker answers the workflow's query now (its driver
+// died a moment ago), in the project's journal j, where the next driver
+// here reads it.
+func answerFollowed(ctx context.Context, c client.Client, id string, j journal.Journal, red *redact.Redactor, job, text string) error {
+	_, _, err := sendRunAnswer(ctx, c, id, red, job, text)
+	if unsent := (*unsentError)(nil); errors.As(err, &unsent) {
+		_, _, err = piperun.Answer(j, job, text, time.Now())
+	}
+	return err
+}
+
+// unsentError says an answer could not be checked against the run's
+// workflow (no worker answered its query), so it was not sent.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return e.err.Error() }
+func (e *unsentError) Unwrap() error { return e.err }
+
+// beingDriven says whether the described workflow of hive run has a driver
+// now (its drive activity started on a worker): an answer sent to it is
+// taken at once; otherwise the driver that takes the run up next reads
+// the project's journal.
+func beingDriven(d *workflowservice.DescribeWorkflowExecutionResponse) bool {
+	if !workflowRunning(d) {
+		return false
+	}
+	for _, a := range d.GetPendingActivities() {
+		if a.GetActivityType().GetName() == temporal.PipelineActivity && a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED {
+			return true
+		}
+	}
+	return false
+}
+
+// silent is an observer that shows nothing.
+type silent struct{}
+
+func (silent) Event(pipeline.Event, pipeline.Snapshot)     {}
+func (silent) Command(pipeline.Command, pipeline.Snapshot) {}
+func (silent) Note(string, string)                         {}
 
 // runDrivers asks the run's workflow which workers drove it.
 func runDrivers(ctx context.Context, c client.Client, run client.WorkflowRun) ([]temporal.Driver, error) {

@@ -291,23 +291,33 @@ func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, pi
 	if err != nil {
 		return run, pipeline.Checkpoint{}, err
 	}
-	open := m.Snapshot().Open
-	switch {
-	case open == nil:
-		return run, pipeline.Checkpoint{}, &AnswerError{fmt.Errorf("run %d asks nothing now", run.ID)}
-	case open.Job != job:
-		return run, *open, &AnswerError{fmt.Errorf("run %d asks %s, not %s: hive answer %s \"...\"", run.ID, open.Job, job, open.Job)}
+	ev, open, err := AnswerEvent(m.Snapshot(), run.ID, job, text, now)
+	if err != nil {
+		return run, open, err
 	}
-	if err := open.Check(text); err != nil {
-		return run, *open, &AnswerError{err}
-	}
-	ev := pipeline.Event{Type: pipeline.EvAnswer, Time: now.UTC(), Job: job, Checkpoint: open.ID, Text: strings.TrimSpace(text)}
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return run, *open, err
+		return run, open, err
 	}
 	_, err = j.Append(run.ID, string(ev.Type), ev.Time, payload)
-	return run, *open, err
+	return run, open, err
+}
+
+// AnswerEvent is the answer to the question of job that snap, run's
+// state, has open, checked as hive answer checks it (an *AnswerError when
+// it would be refused).
+func AnswerEvent(snap pipeline.Snapshot, run int64, job, text string, now time.Time) (pipeline.Event, pipeline.Checkpoint, error) {
+	open := snap.Open
+	switch {
+	case open == nil:
+		return pipeline.Event{}, pipeline.Checkpoint{}, &AnswerError{fmt.Errorf("run %d asks nothing now", run)}
+	case open.Job != job:
+		return pipeline.Event{}, *open, &AnswerError{fmt.Errorf("run %d asks %s, not %s: hive answer %s \"...\"", run, open.Job, job, open.Job)}
+	}
+	if err := open.Check(text); err != nil {
+		return pipeline.Event{}, *open, &AnswerError{err}
+	}
+	return pipeline.Event{Type: pipeline.EvAnswer, Time: now.UTC(), Job: job, Checkpoint: open.ID, Text: strings.TrimSpace(text)}, *open, nil
 }
 
 // IsRunJob reports whether id names a job of hive run (a role, or the

@@ -100,16 +100,21 @@ func Refused(err error) error {
 //
 // Each journaled event also comes to the workflow (JournalSignal), which
 // keeps the run's records and answers them (JournalQuery): a terminal
-// that follows the run reads it there. The drivers share the project's
-// folder (its worktrees), and `hive answer` answers a run's question
-// there, as for a local run.
+// that follows the run reads it there. Answers to the run's questions
+// come as signals (AnswerSignal), which the driver journals. The drivers
+// share the project's folder (its worktrees).
 func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, error) {
 	var drivers []Driver
 	if err := workflow.SetQueryHandler(ctx, DriversQuery, func() ([]Driver, error) { return drivers, nil }); err != nil {
 		return nil, err
 	}
 	var kept RunJournal
-	if err := workflow.SetQueryHandler(ctx, JournalQuery, func(from int64) (RunJournal, error) { return kept.from(from), nil }); err != nil {
+	var inbox []Inbound
+	if err := workflow.SetQueryHandler(ctx, JournalQuery, func(from int64) (RunJournal, error) {
+		r := kept.from(from)
+		r.Inbox = inbox
+		return r, nil
+	}); err != nil {
 		return nil, err
 	}
 	latest := int32(0) // the newest driver: the only one whose entries count
@@ -125,6 +130,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	}
 	signals := workflow.GetSignalChannel(ctx, DriverSignal)
 	entries := workflow.GetSignalChannel(ctx, JournalSignal)
+	answers := workflow.GetSignalChannel(ctx, AnswerSignal)
 	attempts := in.Drivers
 	if attempts <= 0 {
 		attempts = 10
@@ -154,6 +160,11 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 		var e JournalEntry
 		c.Receive(ctx, &e)
 		entry(e)
+	})
+	sel.AddReceive(answers, func(c workflow.ReceiveChannel, _ bool) {
+		var in Inbound
+		c.Receive(ctx, &in)
+		inbox = append(inbox, in)
 	})
 	for !done {
 		sel.Select(ctx)

@@ -9,6 +9,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sync"
@@ -24,7 +25,20 @@ const (
 	JournalSignal = "hive-pipeline-journal"
 	// JournalQuery answers the run's RunJournal from a seq on.
 	JournalQuery = "hive-pipeline-journal"
+	// AnswerSignal carries an Inbound answer to the run's open question,
+	// from any machine: the driver journals it as its own record.
+	AnswerSignal = "hive-pipeline-answer"
 )
+
+// Inbound is an answer sent to the run (hive answer, a terminal that
+// follows the run): the record the driver is to journal, unless the
+// journal has an answer to its checkpoint already.
+type Inbound struct {
+	Checkpoint int             `json:"checkpoint"`
+	Type       string          `json:"type"`
+	Time       time.Time       `json:"time"`
+	Payload    json.RawMessage `json:"payload"`
+}
 
 // JournalEntry is what a driver tells the workflow after it journaled:
 // the run (its number, start and end) and its records that follow the
@@ -44,6 +58,9 @@ type JournalEntry struct {
 type RunJournal struct {
 	Run     journal.Run      `json:"run"`
 	Records []journal.Record `json:"records,omitempty"`
+	// Inbox are the answers sent to the run, every one (the driver
+	// knows which it journaled).
+	Inbox []Inbound `json:"inbox,omitempty"`
 }
 
 // add keeps what e brings that follows what r has: a record is kept only
@@ -90,19 +107,106 @@ const sendLimit = 256 << 10
 // is durable in the project's journal, to the run's workflow, and returns
 // only then: the driver never acts on an event the history lacks. Records
 // others appended (hive answer's) go with the driver's next.
+//
+// The answers sent to the workflow (its inbox) come the other way: when
+// the driver reads the journal for others' records (Events), the mirror
+// first journals each answer of the inbox whose checkpoint the journal
+// has no answer to, at most once every inboxEvery.
 type mirror struct {
 	journal.Journal
 	send   func(JournalEntry) error
 	known  func() (RunJournal, error)
 	driver int32
+	now    func() time.Time
 
-	mu   sync.Mutex
-	runs map[int64]journal.Run
-	sent map[int64]int64 // the last seq the workflow has of each run
+	mu       sync.Mutex
+	runs     map[int64]journal.Run
+	sent     map[int64]int64        // the last seq the workflow has of each run
+	answered map[int64]map[int]bool // the checkpoints each run's journal has answers to, once read
+	asked    time.Time              // when the inbox was last read
 }
 
+// inboxEvery is how often a driver reads its workflow's inbox.
+const inboxEvery = time.Second
+
 func newMirror(j journal.Journal, driver int32, send func(JournalEntry) error, known func() (RunJournal, error)) *mirror {
-	return &mirror{Journal: j, send: send, known: known, driver: driver, runs: map[int64]journal.Run{}, sent: map[int64]int64{}}
+	return &mirror{Journal: j, send: send, known: known, driver: driver, now: time.Now,
+		runs: map[int64]journal.Run{}, sent: map[int64]int64{}, answered: map[int64]map[int]bool{}}
+}
+
+// Events journals the inbox's new answers to run, then reads the journal.
+func (m *mirror) Events(run int64, from int64) ([]journal.Record, error) {
+	m.mu.Lock()
+	err := m.takeInbox(run)
+	m.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return m.Journal.Events(run, from)
+}
+
+// takeInbox journals the answers sent to the workflow that run's journal
+// lacks, in the order they came.
+func (m *mirror) takeInbox(run int64) error {
+	if now := m.now(); now.Sub(m.asked) >= inboxEvery {
+		m.asked = now
+	} else {
+		return nil
+	}
+	kept, err := m.known()
+	if err != nil || len(kept.Inbox) == 0 {
+		return nil // asked again in a moment
+	}
+	answered, err := m.answersOf(run)
+	if err != nil {
+		return err
+	}
+	for _, in := range kept.Inbox {
+		if answered[in.Checkpoint] {
+			continue
+		}
+		if _, err := m.Journal.Append(run, in.Type, in.Time, in.Payload); err != nil {
+			return err
+		}
+		answered[in.Checkpoint] = true
+		if err := m.sync(run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answersOf is the set of checkpoints run's journal has answers to.
+func (m *mirror) answersOf(run int64) (map[int]bool, error) {
+	if a, ok := m.answered[run]; ok {
+		return a, nil
+	}
+	a := map[int]bool{}
+	err := m.Journal.Each(run, func(r journal.Record) error {
+		noteAnswer(a, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.answered[run] = a
+	return a, nil
+}
+
+// answerType is the type of an answer's record (pipeline.EvAnswer).
+const answerType = "answer"
+
+// noteAnswer adds r's checkpoint to a when r is an answer.
+func noteAnswer(a map[int]bool, r journal.Record) {
+	if r.Type != answerType {
+		return
+	}
+	var ev struct {
+		Checkpoint int `json:"checkpoint"`
+	}
+	if json.Unmarshal(r.Payload, &ev) == nil {
+		a[ev.Checkpoint] = true
+	}
 }
 
 func (m *mirror) CreateRun(phase string, at time.Time) (journal.Run, error) {
@@ -172,6 +276,11 @@ func (m *mirror) sync(run int64) error {
 	recs, err := m.Journal.Events(run, m.sent[run]+1)
 	if err != nil {
 		return err
+	}
+	if a, ok := m.answered[run]; ok {
+		for _, r := range recs {
+			noteAnswer(a, r) // hive answer's, journaled here
+		}
 	}
 	for first := true; first || len(recs) > 0; first = false {
 		n, size := 0, 0
@@ -249,6 +358,12 @@ func queryJournal(ctx context.Context, c client.Client, id, runID string, from i
 	return r, v.Get(&r)
 }
 
+// SendAnswer sends an answer to the run of workflow id: its driver
+// journals it (RunJournal.Inbox).
+func SendAnswer(ctx context.Context, c client.Client, id string, in Inbound) error {
+	return c.SignalWorkflow(ctx, id, "", AnswerSignal, in)
+}
+
 // WorkflowJournal reads a run's journal from its workflow (JournalQuery):
 // the records a driver anywhere handed it. Its Events is what a
 // piperun.Follower reads.
@@ -256,6 +371,12 @@ type WorkflowJournal struct {
 	C         client.Client
 	ID, RunID string
 	Ctx       context.Context
+}
+
+// Latest is the run the workflow keeps (ID 0: none yet).
+func (w WorkflowJournal) Latest() (journal.Run, error) {
+	r, err := queryJournal(w.Ctx, w.C, w.ID, w.RunID, math.MaxInt64)
+	return r.Run, err
 }
 
 // Events returns the records of run from seq from on that the workflow

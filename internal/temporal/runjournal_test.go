@@ -63,6 +63,8 @@ type copyOf struct {
 	kept    RunJournal
 	entries []JournalEntry
 	fail    error
+	inbox   []Inbound
+	queries int
 }
 
 func (c *copyOf) send(e JournalEntry) error {
@@ -79,7 +81,62 @@ func (c *copyOf) send(e JournalEntry) error {
 func (c *copyOf) known() (RunJournal, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.kept.from(1 << 62), nil
+	c.queries++
+	r := c.kept.from(1 << 62)
+	r.Inbox = c.inbox
+	return r, nil
+}
+
+// answer is an inbound answer to checkpoint cp.
+func answer(cp int, text string) Inbound {
+	return Inbound{Checkpoint: cp, Type: answerType, Time: t0, Payload: json.RawMessage(fmt.Sprintf(`{"type":"answer","checkpoint":%d,"text":%q}`, cp, text))}
+}
+
+// TestMirrorJournalsTheInbox: the answers sent to the workflow are
+// journaled by the driver when it reads the journal, in the order they
+// came, each once (not one whose checkpoint the journal has an answer to:
+// hive answer's in the folder, or one a driver before journaled), and go
+// to the workflow's copy; the inbox is read at most once a second.
+func TestMirrorJournalsTheInbox(t *testing.T) {
+	j := journal.NewMemory()
+	wf := &copyOf{}
+	m := newMirror(j, 1, wf.send, wf.known)
+	now := t0
+	m.now = func() time.Time { return now }
+	run, err := m.CreateRun("run", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append(run.ID, answerType, t0, []byte(`{"type":"answer","checkpoint":1,"text":"in the folder"}`)); err != nil {
+		t.Fatal(err)
+	}
+	wf.inbox = []Inbound{answer(1, "too late"), answer(2, "yes"), answer(3, "no")}
+	recs, err := m.Events(run.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, r := range recs {
+		var ev struct{ Text string }
+		json.Unmarshal(r.Payload, &ev)
+		texts = append(texts, ev.Text)
+	}
+	if got := strings.Join(texts, ","); got != "in the folder,yes,no" {
+		t.Fatalf("the journal's answers: %s", got)
+	}
+	sameRecords(t, j, run.ID, wf.kept)
+	queries := wf.queries
+	if _, err := m.Events(run.ID, 1); err != nil || wf.queries != queries {
+		t.Fatalf("the inbox was read again within a second (%d queries, %v)", wf.queries-queries, err)
+	}
+	now = now.Add(inboxEvery)
+	m2 := newMirror(j, 2, wf.send, wf.known) // a driver that takes over
+	for _, mm := range []*mirror{m, m2} {
+		mm.now = func() time.Time { return now }
+		if recs, err := mm.Events(run.ID, 1); err != nil || len(recs) != 3 {
+			t.Fatalf("the inbox read again: %d records, %v", len(recs), err)
+		}
+	}
 }
 
 // sameRecords fails unless the workflow's copy holds exactly run's records.
@@ -220,6 +277,20 @@ func (d *recordingDriver) Drive(ctx context.Context, _ json.RawMessage, t Takeov
 	if _, err := j.Append(run, "ev", t0, []byte(`3`)); err != nil {
 		return nil, err
 	}
+	// The answer sent to the workflow comes in as a record of the
+	// journal, as a waiting driver polls it.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		recs, err := j.Events(run, 5)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, errors.New("the answer sent to the workflow never reached the journal")
+		}
+	}
 	if err := j.FinishRun(run, t0, "complete"); err != nil {
 		return nil, err
 	}
@@ -234,7 +305,8 @@ func (d *recordingDriver) Drive(ctx context.Context, _ json.RawMessage, t Takeov
 // TestPipelineWorkflowKeepsTheRunsJournal: on a dev server, what the
 // drivers journal is in the workflow's copy (and its history), from the
 // first driver and the one that took the run over, not from a driver
-// replaced; a WorkflowJournal reads it back, as a follower does. With
+// replaced; an answer sent to the workflow is journaled by the driver;
+// a WorkflowJournal reads the records back, as a follower does. With
 // HIVE_RECORD_HISTORY=1 it keeps the history for the replay test (record
 // another, pipeline-N.json, whenever PipelineWorkflow changes).
 func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
@@ -252,6 +324,9 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := SendAnswer(ctx, c, run.GetID(), answer(1, "the simple way")); err != nil {
+		t.Fatal(err)
+	}
 	var out json.RawMessage
 	if err := Result(ctx, run, &out); err != nil {
 		t.Fatal(err)
@@ -264,8 +339,11 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 	if kept.Run.Outcome != "complete" || kept.Run.Phase != "run" {
 		t.Errorf("the run's end did not reach the workflow: %+v", kept.Run)
 	}
+	if last := kept.Records[len(kept.Records)-1]; last.Type != answerType || len(kept.Inbox) != 1 {
+		t.Errorf("the answer sent: the last record is %s %s; the inbox %+v", last.Type, last.Payload, kept.Inbox)
+	}
 	recs, err := WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}.Events(1, 2)
-	if err != nil || len(recs) != 3 || recs[0].Seq != 2 {
+	if err != nil || len(recs) != 4 || recs[0].Seq != 2 {
 		t.Errorf("a follower reading from seq 2: %v %+v", err, recs)
 	}
 	if recs, err := (WorkflowJournal{C: c, ID: run.GetID(), Ctx: ctx}).Events(2, 1); err != nil || len(recs) != 0 {
