@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -382,6 +383,11 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time, Payload: payload})
 		events = append(events, ev)
 	}
+	if s.o.Share != nil && slices.ContainsFunc(events, followsWork) {
+		if err := s.o.Share(ctx, s.dir, s.run); err != nil {
+			return fmt.Errorf("share the run's work: %w (run hive run --resume once it can be shared)", err)
+		}
+	}
 	seqs, err := journal.AppendAll(s.o.Journal, s.run.ID, entries)
 	if err != nil {
 		return fmt.Errorf("journal: %w (run hive run --resume once it can be written)", err)
@@ -419,6 +425,18 @@ func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
 		s.carryOut(ctx, ev, cmds)
 	}
 	return nil
+}
+
+// followsWork says whether ev follows work in the run's worktree that a
+// driver taking the run over must find there (Options.Share): a role's
+// report among them, since a run resumed after it goes on from the report
+// (its agent, gone with the driver, need not exit).
+func followsWork(ev pipeline.Event) bool {
+	switch ev.Type {
+	case pipeline.EvStarted, pipeline.EvResumed, pipeline.EvReport, pipeline.EvAgentExited, pipeline.EvPhaseDone:
+		return true
+	}
+	return false
 }
 
 // carryOut tells the observer of a stepped event and carries out the

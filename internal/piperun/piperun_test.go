@@ -524,3 +524,85 @@ func TestPhaseBudgetStopThenRaise(t *testing.T) {
 		}
 	}
 }
+
+// TestShareBeforeWorkIsJournaled: with Options.Share, the run's worktree
+// is handed on before each event that follows work there is journaled:
+// the architect's plans are in what was shared before its report reached
+// the journal; a share that fails stops the run before that event is
+// journaled, and the run resumes once it can share.
+func TestShareBeforeWorkIsJournaled(t *testing.T) {
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	wf := pipeline.Workflow{Name: "three", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer}, {Role: pipeline.RoleTester}}}
+	o := options(t, repo, wf)
+	type shared struct {
+		records int64
+		plans   bool
+	}
+	var shares []shared
+	failAt := 2 // the architect's report: the run's start is shared first
+	o.Share = func(ctx context.Context, dir string, run journal.Run) error {
+		if len(shares)+1 == failAt {
+			failAt = 0
+			return errors.New("the remote does not answer")
+		}
+		recs, err := o.Journal.Events(run.ID, 1)
+		if err != nil {
+			return err
+		}
+		plans, _ := filepath.Glob(filepath.Join(dir, ".planning", "phases", "*", "*-PLAN.md"))
+		shares = append(shares, shared{int64(len(recs)), len(plans) > 0 && git(t, dir, "status", "--porcelain", ".planning") == ""})
+		return nil
+	}
+	_, err := Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "share the run's work: the remote does not answer") {
+		t.Fatalf("a share that failed: %v", err)
+	}
+	last, _, _ := Latest(o.Journal)
+	exits := 0
+	o.Journal.Each(last.ID, func(rec journal.Record) error {
+		if rec.Type == string(pipeline.EvReport) {
+			exits++
+		}
+		return nil
+	})
+	if exits != 0 {
+		t.Fatalf("the architect's report was journaled though its work was not shared")
+	}
+	o.Resume = true
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("resumed: %v %+v", err, res.Snapshot.Outcome)
+	}
+	// Each role's report and exit and the phase's end were shared before
+	// they were journaled: the architect's report (the resumed run's
+	// first) with its plans committed.
+	var exitSeqs []int64
+	o.Journal.Each(res.Run.ID, func(rec journal.Record) error {
+		if rec.Type == string(pipeline.EvReport) || rec.Type == string(pipeline.EvAgentExited) || rec.Type == string(pipeline.EvPhaseDone) {
+			exitSeqs = append(exitSeqs, rec.Seq)
+		}
+		return nil
+	})
+	if len(exitSeqs) < 3 {
+		var types []string
+		o.Journal.Each(res.Run.ID, func(rec journal.Record) error { types = append(types, rec.Type); return nil })
+		t.Fatalf("the resumed run journaled %d exits and phase ends: %v", len(exitSeqs), types)
+	}
+	prev := int64(0)
+	for i, seq := range exitSeqs {
+		if i > 0 && seq == exitSeqs[i-1]+1 {
+			continue // journaled in one batch with the one before
+		}
+		if !slices.ContainsFunc(shares, func(s shared) bool { return s.records >= prev && s.records < seq }) {
+			t.Errorf("nothing was shared after record %d and before record %d was journaled: %+v", prev, seq, shares)
+		}
+		prev = seq
+	}
+	for _, s := range shares {
+		if s.records < exitSeqs[0] && s.records > 0 && !s.plans {
+			t.Errorf("the share before the architect's report lacks its committed plans")
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package piperun
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,6 +105,13 @@ type Options struct {
 	// Phases runs the implementers' phase; nil runs it here, with the
 	// runner, its journal in the run's worktree.
 	Phases PhaseRunner
+	// Share, when set, is handed the run's worktree before each event
+	// that follows work there is journaled (the run's start or resumption,
+	// a role's report or its agent's exit, the phase's end), so that a driver elsewhere
+	// that takes the run over goes on from what it journaled. An error
+	// stops the run as a journal error does: nothing that follows the work
+	// is journaled before the work is shared.
+	Share func(ctx context.Context, dir string, run journal.Run) error
 
 	// Wait is how long a run at a question waits for its answer: typed
 	// here (Answers) or given with `hive answer` (read from the journal
