@@ -61,11 +61,19 @@ func phaseWorkflowID(pipelineID string, w piperun.PhaseWork) string {
 }
 
 // phaseRunName tells one phase run of a pipeline run from any other: by the
-// run's number, the moment it was created, the job and its attempt.
+// run (runName), the job and its attempt.
 func phaseRunName(w piperun.PhaseWork) string {
+	return fmt.Sprintf("%s-%s-%d", runName(w.Run), w.Job, w.Attempt)
+}
+
+// runName tells a pipeline run from any other: by its number and the
+// moment it was created, since numbers start again in a new journal (a
+// new clone in the same folder) while the server and the remote keep
+// what the old one left.
+func runName(run journal.Run) string {
 	h := fnv.New32a()
-	h.Write([]byte(w.Run.Started.UTC().Format(time.RFC3339Nano)))
-	return fmt.Sprintf("%d-%08x-%s-%d", w.Run.ID, h.Sum32(), w.Job, w.Attempt)
+	h.Write([]byte(run.Started.UTC().Format(time.RFC3339Nano)))
+	return fmt.Sprintf("%d-%08x", run.ID, h.Sum32())
 }
 
 // phaseNamespace names the branches of a phase run on the git remote

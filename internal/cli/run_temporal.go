@@ -504,6 +504,9 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 			if err := temporal.CatchUp(j, last.ID); err != nil {
 				return nil, err // the driver before died before its last records reached the workflow
 			}
+			if req.Remote != "" {
+				(&runShare{remote: req.Remote}).clear(ctx, repo, last) // as the driver before would have
+			}
 			return endedResult(j, last)
 		case mine:
 			o.resume = true
@@ -521,6 +524,12 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	opts.Wait = -1 // answers come through the journal (hive answer, or the terminal that follows the run)
 	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall, agent: o.agent, remote: req.Remote}
 	opts.Started = func(r journal.Run) { started(r.ID) }
+	var share *runShare
+	if req.Remote != "" {
+		// The run's work goes to the remote as it is done.
+		share = &runShare{remote: req.Remote}
+		opts.Share = share.share
+	}
 	res, err := piperun.Run(ctx, opts)
 	var unfinished *piperun.UnfinishedError
 	var answer *piperun.AnswerError
@@ -529,6 +538,12 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		return nil, temporal.Refused(err)
 	case err != nil:
 		return nil, err
+	}
+	if share != nil {
+		// The run has ended and delivered: its branch there is done with.
+		if err := share.clear(ctx, repo, res.Run); err != nil {
+			res.Notes = append(res.Notes, "remove the run's branch "+sharedRunBranch(res.Run)+" from "+req.Remote+": "+err.Error())
+		}
 	}
 	if d.out != nil {
 		fmt.Fprintf(d.out, "hive worker: run %d %s\n", res.Run.ID, res.Snapshot.Outcome)

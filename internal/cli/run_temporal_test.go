@@ -390,6 +390,12 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 				// runs 01-01, once its session is at work (the run's output
 				// waits in its pipe meanwhile).
 				killedClone = killWorkerOf(t, "01-01", clones, logs)
+				// The architect's plans reached the remote, on the run's
+				// branch, before its report was journaled.
+				shared := sharedRunOn(t, bare)
+				if plans := git(t, bare, "ls-tree", "-r", "--name-only", shared, ".planning"); !strings.Contains(plans, "01-01-PLAN.md") {
+					t.Errorf("the run's branch %s on the remote lacks the architect's plans:\n%s", shared, plans)
+				}
 				killTree(w.Process.Pid)
 				killedDriver = name
 			}
@@ -423,6 +429,19 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	}
 	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
 	t.Logf("killed %s and %s; the run:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
+}
+
+// sharedRunOn is the branch of the bare remote that holds the run's
+// worktree (hive/run-…/run).
+func sharedRunOn(t *testing.T, bare string) string {
+	t.Helper()
+	for _, ref := range strings.Fields(git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/")) {
+		if strings.HasSuffix(ref, "/run") && strings.HasPrefix(ref, "refs/heads/hive/run-1-") {
+			return ref
+		}
+	}
+	t.Fatalf("the remote has no branch of the run's worktree:\n%s", git(t, bare, "for-each-ref", "refs/heads/"))
+	return ""
 }
 
 // TestTemporalPipelineOnTheOldQueueGoesOn starts a run's workflow as a

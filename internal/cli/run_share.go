@@ -1,0 +1,65 @@
+package cli
+
+// The run's worktree on the git remote: a hive run on Temporal with
+// --git-remote pushes its worktree's commits, before it journals what
+// follows them (piperun.Options.Share), to a branch of its own there, so
+// that its work outlives the machine that drives it.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+)
+
+// sharedRunBranch is the branch of the remote that holds run's worktree:
+// in the run's own namespace (that of its phases' branches is
+// run-…-JOB-ATTEMPT), so that no other run or clone meets it.
+func sharedRunBranch(run journal.Run) string {
+	return "hive/run-" + runName(run) + "/run"
+}
+
+// runShare pushes a run's worktree to remote.
+type runShare struct {
+	remote string
+	// at is the commit the remote's branch is at as far as this driver
+	// knows: the lease of its next push, so that a driver that was taken
+	// for dead never overwrites the work of the one that took over.
+	at    string
+	known bool
+}
+
+// share implements piperun.Options.Share.
+func (r *runShare) share(ctx context.Context, dir string, run journal.Run) error {
+	tree, err := gitx.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	head, err := tree.Head(ctx)
+	if err != nil {
+		return err
+	}
+	branch := sharedRunBranch(run)
+	if !r.known {
+		// Where a driver before this one left it (none: it is new).
+		if err := tree.FetchBranches(ctx, r.remote, "hive/run-"+runName(run)+"/*"); err != nil {
+			return err
+		}
+		r.at, r.known = tree.RefHash(ctx, gitx.RemoteRef(branch)), true
+	}
+	if head == r.at {
+		return nil
+	}
+	lease := r.at
+	if err := tree.PushBranch(ctx, r.remote, head, branch, &lease); err != nil {
+		return fmt.Errorf("%w (another driver may have taken the run over)", err)
+	}
+	r.at = head
+	return nil
+}
+
+// clear deletes run's branch from the remote once the run has ended.
+func (r *runShare) clear(ctx context.Context, repo *gitx.Repo, run journal.Run) error {
+	return repo.DeleteRemoteBranches(ctx, r.remote, sharedRunBranch(run))
+}
