@@ -186,6 +186,21 @@ func (s *SQLite) CreateRun(phase string, at time.Time) (Run, error) {
 	return Run{ID: id, Phase: phase, Started: at.UTC()}, nil
 }
 
+// AdoptRun creates a run with run's number, phase and start, for a
+// journal that takes up a run another kept (a hive run driven on another
+// machine, whose records are in its Temporal workflow): its records are
+// then appended in order, their seqs as they were. A journal that has a
+// run of that number refuses.
+func (s *SQLite) AdoptRun(run Run) error {
+	if run.ID < 1 {
+		return fmt.Errorf("journal adopt run %d: not a run number", run.ID)
+	}
+	if _, err := s.db.Exec(`INSERT INTO runs(id, phase, started) VALUES(?, ?, ?)`, run.ID, run.Phase, formatTime(run.Started)); err != nil {
+		return fmt.Errorf("journal adopt run %d: %w", run.ID, err)
+	}
+	return nil
+}
+
 // runCols reads Events as the highest seq: seqs have no gaps, and MAX is a
 // single index lookup where COUNT would scan the run.
 const runCols = `SELECT id, phase, started, finished, outcome,

@@ -291,3 +291,30 @@ func TestOpenNewJournalConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestAdoptRun: a run taken up from elsewhere keeps its number and its
+// records' seqs; a number the journal has is refused.
+func TestAdoptRun(t *testing.T) {
+	j, err := Open(filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	at := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	if err := j.AdoptRun(Run{ID: 7, Phase: "run", Started: at}); err != nil {
+		t.Fatal(err)
+	}
+	if seq, err := j.Append(7, "ev", at, []byte(`1`)); err != nil || seq != 1 {
+		t.Fatalf("append to the adopted run: seq %d, %v", seq, err)
+	}
+	r, ok, err := j.LatestRun("run")
+	if err != nil || !ok || r.ID != 7 || !r.Started.Equal(at) || r.Events != 1 {
+		t.Fatalf("the adopted run: %+v %v %v", r, ok, err)
+	}
+	if err := j.AdoptRun(Run{ID: 7, Phase: "run", Started: at}); err == nil {
+		t.Error("a run adopted twice")
+	}
+	if next, err := j.CreateRun("run", at); err != nil || next.ID != 8 {
+		t.Errorf("a run created after: %+v %v", next, err)
+	}
+}

@@ -3,11 +3,13 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -43,6 +45,14 @@ type PipelineInput struct {
 	Heartbeat time.Duration `json:"heartbeat"`
 	Timeout   time.Duration `json:"timeout"`
 	Drivers   int           `json:"drivers"`
+	// Anywhere, when set, is the task queue of the workers of any clone
+	// of the project (a run whose work is on a git remote), where the
+	// workflow itself runs; its drivers are those of Folder, the queue of
+	// the run's folder, as long as one takes the run up within Handover,
+	// else those of Anywhere.
+	Anywhere string        `json:"anywhere,omitempty"`
+	Folder   string        `json:"folder,omitempty"`
+	Handover time.Duration `json:"handover,omitempty"`
 }
 
 // Driver is a worker that drove (or drives) the run.
@@ -66,6 +76,9 @@ type Takeover struct {
 	// Since is when the workflow started: a run in the journal created
 	// after it is this workflow's.
 	Since time.Time `json:"since"`
+	// Workflow is the run's workflow: a driver that is not in the run's
+	// folder takes the run up from its copy of the journal.
+	Workflow string `json:"workflow,omitempty"`
 	// Journal wraps the driver's journal so that each record, once
 	// durable there, goes to the workflow's history too (JournalSignal)
 	// before the append returns (nil: the records stay in the journal).
@@ -135,61 +148,123 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	if attempts <= 0 {
 		attempts = 10
 	}
-	opts := workflow.ActivityOptions{
-		StartToCloseTimeout: in.Timeout,
-		HeartbeatTimeout:    in.Heartbeat,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-			MaximumAttempts: int32(attempts)},
-	}
-	var out json.RawMessage
-	work := driveWork{Request: in.Request, Since: workflow.GetInfo(ctx).WorkflowStartTime}
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), PipelineActivity, work)
-	sel := workflow.NewSelector(ctx)
-	done := false
-	var err error
-	sel.AddFuture(f, func(f workflow.Future) {
-		done = true
-		err = f.Get(ctx, &out)
-	})
-	sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
-		var d Driver
-		c.Receive(ctx, &d)
-		driver(d)
-	})
-	sel.AddReceive(entries, func(c workflow.ReceiveChannel, _ bool) {
-		var e JournalEntry
-		c.Receive(ctx, &e)
-		entry(e)
-	})
-	sel.AddReceive(answers, func(c workflow.ReceiveChannel, _ bool) {
-		var in Inbound
-		c.Receive(ctx, &in)
-		inbox = append(inbox, in)
-	})
-	for !done {
-		sel.Select(ctx)
-	}
-	for { // a driver's words that came with its end
-		var d Driver
-		if !signals.ReceiveAsync(&d) {
-			break
+	// drive runs one drive activity to its end, taking the signals that
+	// come meanwhile.
+	drive := func(opts workflow.ActivityOptions, work driveWork) (out json.RawMessage, err error) {
+		f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), PipelineActivity, work)
+		sel := workflow.NewSelector(ctx)
+		done := false
+		sel.AddFuture(f, func(f workflow.Future) {
+			done = true
+			err = f.Get(ctx, &out)
+		})
+		sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+			var d Driver
+			c.Receive(ctx, &d)
+			driver(d)
+		})
+		sel.AddReceive(entries, func(c workflow.ReceiveChannel, _ bool) {
+			var e JournalEntry
+			c.Receive(ctx, &e)
+			entry(e)
+		})
+		sel.AddReceive(answers, func(c workflow.ReceiveChannel, _ bool) {
+			var in Inbound
+			c.Receive(ctx, &in)
+			inbox = append(inbox, in)
+		})
+		for !done {
+			sel.Select(ctx)
 		}
-		driver(d)
+		return out, err
 	}
-	for {
-		var e JournalEntry
-		if !entries.ReceiveAsync(&e) {
-			break
+	// ended takes a driver's words that came with its end.
+	ended := func(out json.RawMessage, err error) (json.RawMessage, error) {
+		for {
+			var d Driver
+			if !signals.ReceiveAsync(&d) {
+				break
+			}
+			driver(d)
 		}
-		entry(e)
+		for {
+			var e JournalEntry
+			if !entries.ReceiveAsync(&e) {
+				break
+			}
+			entry(e)
+		}
+		return out, err
 	}
-	return out, err
+	since := workflow.GetInfo(ctx).WorkflowStartTime
+	if in.Anywhere == "" || workflow.GetVersion(ctx, anywhereChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// The drivers of the workflow's own queue, one after another as
+		// Temporal retries the activity.
+		opts := workflow.ActivityOptions{
+			StartToCloseTimeout: in.Timeout,
+			HeartbeatTimeout:    in.Heartbeat,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+				MaximumAttempts: int32(attempts)},
+		}
+		return ended(drive(opts, driveWork{Request: in.Request, Since: since}))
+	}
+	// A driver of the run's folder (Folder), as long as one takes the run
+	// up within Handover; else one of any clone (Anywhere), which takes
+	// the run up from the workflow's copy of its journal and the remote.
+	// Each driver is an activity of its own, so that the next may be on
+	// another queue.
+	anywhere := false
+	backoff := time.Second
+	for n := int32(0); ; {
+		opts := workflow.ActivityOptions{StartToCloseTimeout: in.Timeout, HeartbeatTimeout: in.Heartbeat,
+			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}}
+		run := kept.Run.ID
+		if run == 0 && len(drivers) > 0 {
+			run = drivers[len(drivers)-1].Run
+		}
+		switch {
+		case anywhere:
+			opts.TaskQueue = in.Anywhere
+		case run != 0:
+			// Before the run exists only the folder can start it.
+			opts.ScheduleToStartTimeout = in.Handover
+			fallthrough
+		default:
+			opts.TaskQueue = in.Folder
+		}
+		out, err := drive(opts, driveWork{Request: in.Request, Since: since, Run: run, After: n})
+		n++
+		var timeout *temporal.TimeoutError
+		var refused *temporal.ApplicationError
+		switch {
+		case err == nil, errors.As(err, &refused) && refused.NonRetryable():
+			return ended(out, err)
+		case errors.As(err, &timeout) && timeout.TimeoutType() == enums.TIMEOUT_TYPE_SCHEDULE_TO_START:
+			anywhere = true // no driver of the folder came
+			continue
+		case n >= int32(attempts):
+			return ended(out, err)
+		}
+		anywhere = false // the folder's drivers first again
+		if err := workflow.Sleep(ctx, backoff); err != nil {
+			return ended(nil, err)
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
 }
+
+// anywhereChange marks, in a run's history, that its drivers are handed
+// over between queues (PipelineInput.Anywhere).
+const anywhereChange = "hive-drivers-anywhere"
 
 // driveWork is what each driver of a run is given.
 type driveWork struct {
 	Request json.RawMessage `json:"request"`
 	Since   time.Time       `json:"since"`
+	// Run is the run the drivers before drove, as far as the workflow
+	// knows; After counts them (the drive activities before this one).
+	Run   int64 `json:"run,omitempty"`
+	After int32 `json:"after,omitempty"`
 }
 
 // pipelineActivities drive the runs on a worker.
@@ -204,10 +279,10 @@ type pipelineActivities struct {
 // a driver that takes over reads.
 func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMessage, error) {
 	info := activity.GetInfo(ctx)
-	t := Takeover{Attempt: info.Attempt, Since: w.Since}
+	t := Takeover{Attempt: w.After + info.Attempt, Since: w.Since, Run: w.Run, Workflow: info.WorkflowExecution.ID}
 	if a.client != nil {
 		t.Journal = func(j journal.Journal) journal.Journal {
-			return mirrorTo(a.client, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.Attempt, j)
+			return mirrorTo(a.client, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, t.Attempt, j)
 		}
 	}
 	if info.Attempt > 1 && activity.HasHeartbeatDetails(ctx) {
@@ -242,7 +317,7 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 		if a.client == nil {
 			return
 		}
-		d := Driver{Attempt: info.Attempt, Host: a.host, Run: id}
+		d := Driver{Attempt: t.Attempt, Host: a.host, Run: id}
 		if err := a.client.SignalWorkflow(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, DriverSignal, d); err != nil {
 			activity.GetLogger(ctx).Warn("tell the run which worker drives it", "error", err)
 		}

@@ -353,3 +353,97 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 		recordHistory(t, c, run, "pipeline-1.json") // the pipeline workflow's first with a journal
 	}
 }
+
+// handoverDriver is the run's folder driver (it creates the run, then
+// works until its worker is stopped) or a clone's (it takes the run over
+// and ends it).
+type handoverDriver struct {
+	j       journal.Journal
+	working chan struct{}
+	mu      sync.Mutex
+	got     []Takeover
+}
+
+func (d *handoverDriver) Drive(ctx context.Context, _ json.RawMessage, t Takeover, started func(int64)) (json.RawMessage, error) {
+	d.mu.Lock()
+	d.got = append(d.got, t)
+	d.mu.Unlock()
+	j := t.Journal(d.j)
+	if d.working != nil {
+		run, err := j.CreateRun("run", t0)
+		if err != nil {
+			return nil, err
+		}
+		started(run.ID)
+		close(d.working)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	started(t.Run)
+	if err := j.FinishRun(t.Run, t0, "complete"); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(`{"by":"a clone"}`), nil
+}
+
+// TestPipelineWorkflowHandsOverToAnyClone: a run whose drivers may be
+// anywhere goes first to its folder's; when the folder's last driver is
+// gone and none of the folder takes the run up within the handover, a
+// driver of any clone does, told which run and workflow it takes over and
+// that drivers went before it.
+func TestPipelineWorkflowHandsOverToAnyClone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, queue := devServer(t, func(client.Client, worker.Worker) {})
+	folderQ, anyQ := queue+"-folder", queue+"-any"
+	folder := &handoverDriver{j: journal.NewMemory(), working: make(chan struct{})}
+	clone := &handoverDriver{j: journal.NewMemory()}
+	// The clone's journal has the run too: the test's drivers share
+	// nothing else.
+	if _, err := clone.j.CreateRun("run", t0); err != nil {
+		t.Fatal(err)
+	}
+	fw := PipelineWorker(c, folderQ, folder, worker.Options{WorkerStopTimeout: 5 * time.Second})
+	cw := PipelineWorker(c, anyQ, clone, worker.Options{})
+	for _, w := range []worker.Worker{fw, cw} {
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer cw.Stop()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-handover", TaskQueue: anyQ}, PipelineWorkflowName,
+		PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: 5 * time.Second, Timeout: time.Minute, Drivers: 5,
+			Anywhere: anyQ, Folder: folderQ, Handover: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-folder.working:
+	case <-ctx.Done():
+		t.Fatal("no driver of the folder took the run up")
+	}
+	fw.Stop() // the folder's machine goes
+	var out json.RawMessage
+	if err := Result(ctx, run, &out); err != nil || string(out) != `{"by":"a clone"}` {
+		t.Fatalf("the run's result: %s %v", out, err)
+	}
+	if len(folder.got) != 1 || len(clone.got) != 1 {
+		t.Fatalf("the folder drove %d times, a clone %d, want once each", len(folder.got), len(clone.got))
+	}
+	// The folder's second chance timed out before it started: the
+	// clone's is the third.
+	if tk := clone.got[0]; tk.Attempt != 3 || tk.Run != 1 || tk.Workflow != "hive-run-handover" {
+		t.Errorf("the clone's driver was told %+v", tk)
+	}
+	v, err := c.QueryWorkflow(ctx, run.GetID(), "", DriversQuery)
+	var ds []Driver
+	if err != nil || v.Get(&ds) != nil || len(ds) != 2 || ds[1].Attempt != 3 {
+		t.Errorf("the drivers: %+v %v", ds, err)
+	}
+	if kept, err := queryJournal(ctx, c, run.GetID(), "", 1); err != nil || kept.Run.Outcome != "complete" {
+		t.Errorf("the clone's end of the run did not reach the workflow: %+v %v", kept.Run, err)
+	}
+	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
+		recordHistory(t, c, run, "pipeline-2.json") // the first that hands its drivers over
+	}
+}
