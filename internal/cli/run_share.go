@@ -40,22 +40,28 @@ func (r *runShare) share(ctx context.Context, dir string, run journal.Run) error
 	if err != nil {
 		return err
 	}
+	return r.push(ctx, tree, head, run)
+}
+
+// push sets run's branch on the remote to rev, from where this driver
+// last knew it to be.
+func (r *runShare) push(ctx context.Context, repo *gitx.Repo, rev string, run journal.Run) error {
 	branch := sharedRunBranch(run)
 	if !r.known {
 		// Where a driver before this one left it (none: it is new).
-		if err := tree.FetchBranches(ctx, r.remote, "hive/run-"+runName(run)+"/*"); err != nil {
+		if err := repo.FetchBranches(ctx, r.remote, "hive/run-"+runName(run)+"/*"); err != nil {
 			return err
 		}
-		r.at, r.known = tree.RefHash(ctx, gitx.RemoteRef(branch)), true
+		r.at, r.known = repo.RefHash(ctx, gitx.RemoteRef(branch)), true
 	}
-	if head == r.at {
+	if rev == r.at {
 		return nil
 	}
 	lease := r.at
-	if err := tree.PushBranch(ctx, r.remote, head, branch, &lease); err != nil {
+	if err := repo.PushBranch(ctx, r.remote, rev, branch, &lease); err != nil {
 		return fmt.Errorf("%w (another driver may have taken the run over)", err)
 	}
-	r.at = head
+	r.at = rev
 	return nil
 }
 

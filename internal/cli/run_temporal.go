@@ -102,9 +102,9 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	}
 	defer c.Close()
 	id, queue := pipelineWorkflowID(repo.Root), pipelineQueue(o.queue, repo.Root)
-	running := false
+	running, exists := false, false
 	if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil {
-		running = workflowRunning(d)
+		running, exists = workflowRunning(d), true
 	} else if missing := (*serviceerror.NotFound)(nil); !errors.As(err, &missing) {
 		return fmt.Errorf("the workflow %s: %w", id, err)
 	}
@@ -119,6 +119,15 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	case running && !o.resume:
 		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with hive run --resume --backend temporal; answer its questions with hive answer ROLE \"...\"", id)
 	case !running:
+		if last, ok, err := piperun.Latest(j); exists && err == nil && ok && last.Finished.IsZero() {
+			// The run may have ended under a driver elsewhere (a clone):
+			// this folder's journal learns how first.
+			qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			if err := catchUpFolder(qctx, c, id, j); err != nil {
+				fmt.Fprintf(o.stderr, "hive: bring run %d's journal here up to its workflow's (%s): %v\n", last.ID, id, err)
+			}
+			cancel()
+		}
 		if err := takeUp(o, repo, j); err != nil {
 			return err
 		}
@@ -152,8 +161,9 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	if err != nil {
 		return err
 	}
+	roots := newRunNames(ctx, repo.Root).roots
 	if o.localWorker {
-		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, drive: true, plans: true}
+		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, roots: roots, drive: true, plans: true}
 		stop, err := s.start(c)
 		if err != nil {
 			return err
@@ -165,7 +175,14 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		fmt.Fprintf(o.stderr, "hive: following the run under way (Temporal workflow %s)\n", id)
 	} else {
 		in := temporal.PipelineInput{Request: raw, Heartbeat: temporalDispatch(queue, cfg.Timeouts.Stall).Heartbeat, Timeout: 7 * 24 * time.Hour, Drivers: pipelineDrivers}
-		started, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, WorkflowExecutionErrorWhenAlreadyStarted: true},
+		where, queues := queue, queue
+		if o.remote != "" && roots != "" {
+			// The run's work is on the remote: when this folder's
+			// workers are gone, a worker of any clone goes on with it.
+			in.Anywhere, in.Folder, in.Handover = anywhereQueue(o.queue, roots), queue, in.Heartbeat
+			where, queues = in.Anywhere, queue+", then any clone's "+in.Anywhere
+		}
+		started, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: where, WorkflowExecutionErrorWhenAlreadyStarted: true},
 			temporal.PipelineWorkflowName, in)
 		var already *serviceerror.WorkflowExecutionAlreadyStarted
 		switch {
@@ -176,7 +193,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			return fmt.Errorf("start the run's workflow %s: %w", id, err)
 		default:
 			run = started
-			fmt.Fprintf(o.stderr, "hive: the run is Temporal workflow %s (task queue %s)\n", id, queue)
+			fmt.Fprintf(o.stderr, "hive: the run is Temporal workflow %s (task queue %s)\n", id, queues)
 		}
 	}
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
@@ -284,6 +301,9 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 		case e := <-done:
 			if f != nil {
 				f.Next(false) // what the driver journaled last
+			}
+			if err := catchUpFolder(ctx, c, run.GetID(), j); err != nil {
+				obs.Note("", "bring the run's journal here up to its workflow's: "+err.Error())
 			}
 			if e.err != nil {
 				if ctx.Err() != nil {
@@ -458,11 +478,12 @@ var errRunGoesOn = errors.New("interrupted: the run goes on on its workers (hive
 // shows each run's progress (a hive worker's); otherwise only its notes
 // go to g's stderr (the process that follows the run shows the rest).
 type runDriver struct {
-	g     *globalOptions
-	agent string // the worker's --agent, for a request that names none
-	out   io.Writer
-	c     client.Client
-	queue string // the workers' task queue: the phases' plans go to phasesQueue of it
+	g      *globalOptions
+	agent  string // the worker's --agent, for a request that names none
+	remote string // the worker's --git-remote, for a run whose remote this clone calls otherwise
+	out    io.Writer
+	c      client.Client
+	queue  string // the workers' task queue: the phases' plans go to phasesQueue of it
 }
 
 // Drive implements temporal.PipelineDriver.
@@ -488,8 +509,23 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		return nil, err
 	}
 	defer closeJournal()
+	var clone *cloneRun // set when this worker is not in the run's folder
+	if t.Attempt > 1 && t.Workflow != "" {
+		adopted, c, done, err := d.takeUpRun(ctx, repo, cfg, j, t, req)
+		if err != nil {
+			return nil, err // another driver may go on
+		}
+		if done != nil {
+			defer done()
+		}
+		j, clone = adopted, c
+	}
 	if t.Journal != nil {
 		j = t.Journal(j) // each record to the workflow's history too
+	}
+	remote := req.Remote // its name here
+	if clone != nil {
+		remote = clone.remote
 	}
 	if t.Attempt > 1 {
 		// Taking over: the run the driver before started, if it got that
@@ -504,8 +540,8 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 			if err := temporal.CatchUp(j, last.ID); err != nil {
 				return nil, err // the driver before died before its last records reached the workflow
 			}
-			if req.Remote != "" {
-				(&runShare{remote: req.Remote}).clear(ctx, repo, last) // as the driver before would have
+			if req.Remote != "" && clone == nil {
+				(&runShare{remote: remote}).clear(ctx, repo, last) // as the driver before would have
 			}
 			return endedResult(j, last)
 		case mine:
@@ -522,13 +558,21 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	}
 	opts.Observer = &driverPrinter{runPrinter: &runPrinter{w: w, start: time.Now(), repo: repo}, events: d.out != nil}
 	opts.Wait = -1 // answers come through the journal (hive answer, or the terminal that follows the run)
-	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: pipelineWorkflowID(repo.Root), stall: cfg.Timeouts.Stall, agent: o.agent, remote: req.Remote}
+	workflowID := t.Workflow
+	if workflowID == "" {
+		workflowID = pipelineWorkflowID(repo.Root)
+	}
+	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: workflowID, stall: cfg.Timeouts.Stall, agent: o.agent, remote: remote}
 	opts.Started = func(r journal.Run) { started(r.ID) }
 	var share *runShare
 	if req.Remote != "" {
 		// The run's work goes to the remote as it is done.
-		share = &runShare{remote: req.Remote}
+		share = &runShare{remote: remote}
 		opts.Share = share.share
+	}
+	if clone != nil {
+		last, _, _ := piperun.Latest(j)
+		opts.Elsewhere = clone.note(last, req.Remote)
 	}
 	res, err := piperun.Run(ctx, opts)
 	var unfinished *piperun.UnfinishedError
@@ -539,7 +583,17 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	case err != nil:
 		return nil, err
 	}
-	if share != nil {
+	switch {
+	case clone != nil:
+		// The work stays on the run's branch of the remote, for the user
+		// to bring home; the clone keeps nothing of it.
+		tip := repo.RefHash(ctx, "refs/heads/"+res.Branch)
+		if err := share.push(ctx, repo, tip, res.Run); err != nil {
+			res.Notes = append(res.Notes, "push the run's work to "+sharedRunBranch(res.Run)+": "+err.Error())
+		} else if err := repo.DeleteBranch(ctx, res.Branch); err != nil {
+			res.Notes = append(res.Notes, err.Error())
+		}
+	case share != nil:
 		// The run has ended and delivered: its branch there is done with.
 		if err := share.clear(ctx, repo, res.Run); err != nil {
 			res.Notes = append(res.Notes, "remove the run's branch "+sharedRunBranch(res.Run)+" from "+req.Remote+": "+err.Error())
@@ -595,7 +649,7 @@ func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer c.Close()
-	s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, out: o.stdout,
+	s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, roots: newRunNames(ctx, repo.Root).roots, out: o.stdout,
 		drive: o.only != "plans", plans: o.only != "drive"}
 	stopWorkers, err := s.start(c)
 	if err != nil {
@@ -605,6 +659,9 @@ func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 	var queues []string
 	if s.drive {
 		queues = append(queues, pipelineQueue(o.queue, repo.Root))
+		if s.roots != "" {
+			queues = append(queues, anywhereQueue(o.queue, s.roots))
+		}
 	}
 	if s.plans {
 		queues = append(queues, phasesQueue(o.queue))
@@ -624,6 +681,9 @@ type runService struct {
 	g            *globalOptions
 	agent, queue string
 	remote, root string
+	// roots are the repository's root commits: its drivers serve the
+	// runs of any clone that lost its folder's (anywhereQueue).
+	roots        string
 	out          io.Writer
 	drive, plans bool
 }
@@ -648,8 +708,12 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 		}
 	}
 	if s.drive {
-		for _, queue := range []string{pipelineQueue(s.queue, s.root), legacyPipelineQueue(s.queue)} {
-			drivers := temporal.PipelineWorker(c, queue, &runDriver{g: s.g, agent: s.agent, out: s.out, c: c, queue: s.queue}, worker.Options{})
+		queues := []string{pipelineQueue(s.queue, s.root), legacyPipelineQueue(s.queue)}
+		if s.roots != "" {
+			queues = append(queues, anywhereQueue(s.queue, s.roots))
+		}
+		for _, queue := range queues {
+			drivers := temporal.PipelineWorker(c, queue, &runDriver{g: s.g, agent: s.agent, remote: s.remote, out: s.out, c: c, queue: s.queue}, worker.Options{})
 			if err := drivers.Start(); err != nil {
 				stop()
 				return nil, fmt.Errorf("worker: %w", err)

@@ -431,6 +431,105 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	t.Logf("killed %s and %s; the run:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
 }
 
+// TestTemporalPipelineGoesOnInAClone: the run's folder has one worker,
+// which drives the run; the implementers' plans run on two workers in
+// clones of their own. While the plans run, the folder's worker is
+// killed with SIGKILL, and no other of the folder comes: after the
+// handover a worker of a clone takes the run up, from the workflow's copy
+// of its journal and the run's worktree on the remote, follows the
+// phase's workflow (under way, or ended meanwhile: its plans are not run
+// again) and drives the run to its end. Its work is then on the run's branch of the remote, which the
+// run's result names; merged into main, the tree is a local run's. The
+// folder's journal learns how the run ended.
+func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
+	git(t, dir, "remote", "add", "origin", bare)
+	git(t, dir, "push", "-q", "origin", "main")
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "clone"}
+	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1")
+	here, hereLog := startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
+	logs := map[string]*lockedBuffer{"here": hereLog}
+	for _, name := range []string{"there-1", "there-2"} {
+		clone := filepath.Join(t.TempDir(), name)
+		git(t, "", "clone", "-q", bare, clone)
+		git(t, clone, "config", "user.name", "Hive "+name)
+		git(t, clone, "config", "user.email", name+"@example.invalid")
+		_, logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+	}
+	workerLogs := func() string {
+		var b strings.Builder
+		for _, name := range []string{"here", "there-1", "there-2"} {
+			b.WriteString("worker " + name + ":\n" + logs[name].String())
+		}
+		return b.String()
+	}
+	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
+	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
+	run.Env = env
+	stdout := startPiped(t, run)
+	var transcript strings.Builder
+	killed := false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		if !killed && strings.Contains(line, "running the architect's plans") {
+			// Once a plan is at work in a clone, the folder's machine
+			// goes: the phase goes on without it.
+			for deadline := time.Now().Add(time.Minute); !strings.Contains(logs["there-1"].String()+logs["there-2"].String(), "runs here"); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("no plan runs in a clone:\n%s", workerLogs())
+				}
+			}
+			killTree(here.Process.Pid)
+			killed = true
+		}
+	}
+	err := run.Wait()
+	got := transcript.String()
+	if err != nil || !killed || !strings.Contains(got, "run 1 complete") {
+		t.Fatalf("hive run with its folder's worker killed: %v\n%s\n%s", err, got, workerLogs())
+	}
+	if !regexp.MustCompile(`the worker that drove the run is gone: \S+ \(pid [0-9]+\) takes it over from the journal \(driver 3\)`).MatchString(got) {
+		t.Errorf("no clone's worker took the run over:\n%s\n%s", got, workerLogs())
+	}
+	clones := logs["there-1"].String() + logs["there-2"].String()
+	if !strings.Contains(clones, "hive worker: run 1 complete") || !regexp.MustCompile(`the phase's plans (go on|ran) in Temporal workflow`).MatchString(clones) {
+		t.Errorf("no clone's worker followed the phase under way and drove the run to its end:\n%s", workerLogs())
+	}
+	m := regexp.MustCompile(`bring it to your branch with: git fetch origin (hive/run-1-[0-9a-f]+/run) && git merge FETCH_HEAD`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("the run's result does not say where its work is:\n%s", got)
+	}
+	git(t, dir, "fetch", "-q", "origin", m[1])
+	git(t, dir, "merge", "-q", "--ff-only", "FETCH_HEAD")
+	subjects := git(t, dir, "log", "--format=%s", "main")
+	for _, plan := range []string{"01-01", "01-02", "01-03"} {
+		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
+			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
+		}
+	}
+	// The folder's journal has the run as it ended.
+	db, err := journal.Open(filepath.Join(dir, ".hive", "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, ok, err := db.LatestRun(piperun.Key)
+	db.Close()
+	if err != nil || !ok || last.Outcome != "complete" {
+		t.Errorf("the folder's journal has run %+v (%v)", last, err)
+	}
+	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); strings.TrimSpace(left) != "refs/heads/"+m[1] {
+		t.Errorf("the remote keeps, of the run's branches:\n%s\nwant only %s", left, m[1])
+	}
+	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
+	t.Logf("the run:\n%s\n%s", got, workerLogs())
+}
+
 // sharedRunOn is the branch of the bare remote that holds the run's
 // worktree (hive/run-…/run).
 func sharedRunOn(t *testing.T, bare string) string {

@@ -175,6 +175,10 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 		return d
 	}
 	switch {
+	case s.o.Elsewhere != "":
+		s.removeWorktree(ctx, "", &d)
+		d.Notes = append(d.Notes, s.o.Elsewhere)
+		return d
 	case snap.Outcome != pipeline.OutcomeComplete:
 		s.removeWorktree(ctx, "", &d)
 		note := fmt.Sprintf("the run did not complete (%s): the work is on branch %s; look at it with git log %s, take it with git merge %s",

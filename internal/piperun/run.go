@@ -73,6 +73,11 @@ type Options struct {
 	Context []pipeline.ContextFile
 	// NoMerge leaves the finished run's work on its branch.
 	NoMerge bool
+	// Elsewhere, when set, says where the finished run's work is for a
+	// run driven away from the user's folder (a clone of it): the work is
+	// left on its branch, which the driver hands on, and this is the
+	// user's note.
+	Elsewhere string
 	// Push pushes a completed run's branch to origin instead of merging
 	// it; PR also opens a pull request for it with gh. A resumed run
 	// publishes as it was started to, or as these ask.

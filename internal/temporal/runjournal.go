@@ -10,6 +10,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -356,6 +357,40 @@ func queryJournal(ctx context.Context, c client.Client, id, runID string, from i
 		return r, err
 	}
 	return r, v.Get(&r)
+}
+
+// Reconcile brings run's records in j up to those the workflow keeps
+// (kept, from seq 1): the records j lacks are appended in order, under
+// their own seqs, and the run's end when the workflow has it. Records j
+// has beyond the workflow's are left (a driver that died before it
+// handed them on journaled them: the mirror hands them on). A record the
+// two hold differently is an error: another driver journaled otherwise.
+func Reconcile(j journal.Journal, run journal.Run, kept []journal.Record) error {
+	have, err := j.Events(run.ID, 1)
+	if err != nil {
+		return err
+	}
+	for i := range min(len(have), len(kept)) {
+		a, b := have[i], kept[i]
+		if a.Seq != b.Seq || a.Type != b.Type || string(a.Payload) != string(b.Payload) {
+			return fmt.Errorf("run %d's record %d here (%s) differs from its workflow's (%s): another driver journaled otherwise; start it again with hive run --fresh", run.ID, a.Seq, a.Type, b.Type)
+		}
+	}
+	for _, r := range kept[min(len(have), len(kept)):] {
+		seq, err := j.Append(run.ID, r.Type, r.Time, r.Payload)
+		if err != nil {
+			return err
+		}
+		if seq != r.Seq {
+			return fmt.Errorf("run %d's record %d took seq %d here", run.ID, r.Seq, seq)
+		}
+	}
+	if !run.Finished.IsZero() {
+		if err := j.FinishRun(run.ID, run.Finished, run.Outcome); err != nil && !errors.Is(err, journal.ErrRunFinished) {
+			return err
+		}
+	}
+	return nil
 }
 
 // SendAnswer sends an answer to the run of workflow id: its driver

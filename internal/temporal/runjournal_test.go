@@ -447,3 +447,42 @@ func TestPipelineWorkflowHandsOverToAnyClone(t *testing.T) {
 		recordHistory(t, c, run, "pipeline-2.json") // the first that hands its drivers over
 	}
 }
+
+// TestReconcile: a journal behind the workflow's copy gets the records it
+// lacks under their seqs, and the run's end; one ahead keeps its own; one
+// that differs is refused.
+func TestReconcile(t *testing.T) {
+	kept := []journal.Record{rec(1, 1, `1`), rec(1, 2, `2`), rec(1, 3, `3`)}
+	j := journal.NewMemory()
+	run, _ := j.CreateRun("run", t0)
+	j.Append(run.ID, "ev", t0, []byte(`1`))
+	run.Finished, run.Outcome = t0.Add(time.Hour), "complete"
+	if err := Reconcile(j, run, kept); err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, j, run.ID, RunJournal{Run: run, Records: kept})
+	if r, _, _ := j.LatestRun("run"); r.Outcome != "complete" {
+		t.Errorf("the run's end: %+v", r)
+	}
+	if err := Reconcile(j, run, kept); err != nil {
+		t.Errorf("reconciled twice: %v", err)
+	}
+	ahead := journal.NewMemory()
+	r2, _ := ahead.CreateRun("run", t0)
+	for _, p := range []string{`1`, `2`, `3`, `4`} {
+		ahead.Append(r2.ID, "ev", t0, []byte(p))
+	}
+	if err := Reconcile(ahead, r2, kept); err != nil {
+		t.Errorf("a journal ahead: %v", err)
+	}
+	if recs, _ := ahead.Events(r2.ID, 1); len(recs) != 4 {
+		t.Errorf("a journal ahead has %d records", len(recs))
+	}
+	other := journal.NewMemory()
+	r3, _ := other.CreateRun("run", t0)
+	other.Append(r3.ID, "ev", t0, []byte(`1`))
+	other.Append(r3.ID, "ev", t0, []byte(`"else"`))
+	if err := Reconcile(other, r3, kept); err == nil || !strings.Contains(err.Error(), "differs") {
+		t.Errorf("a journal that differs: %v", err)
+	}
+}

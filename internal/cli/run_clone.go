@@ -1,0 +1,177 @@
+package cli
+
+// A hive run taken over by a worker in a clone of the project: when no
+// worker of the run's folder takes the run up (its machine is gone), a
+// worker of any clone does (temporal.PipelineInput.Anywhere). It takes
+// the run's journal from the workflow's copy into a journal of its own,
+// and the run's worktree from the remote (runShare pushed it before each
+// event that follows work), and goes on as --resume does. It cannot merge
+// into the user's branch: the finished work stays on the run's branch of
+// the remote, and the run's result says how to bring it home.
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/temporal"
+)
+
+// anywhereQueue is the task queue of hive run's workers of any clone of
+// the repository (named by its root commits, which every clone shares):
+// the workflow of a run with a git remote runs there, and its drivers go
+// there once none of the run's folder takes the run up.
+func anywhereQueue(queue, roots string) string {
+	sum := sha256.Sum256([]byte("repo:" + roots))
+	return fmt.Sprintf("%s-run-repo-%x", queue, sum[:4])
+}
+
+// cloneRun is a run this driver took up in a clone: its remote's name
+// here.
+type cloneRun struct {
+	remote string
+}
+
+// takeUpRun readies the journal for a driver taking the run of workflow
+// t.Workflow over: this folder's journal j, caught up with the workflow's
+// copy of the run's records when it has the run (the run's folder, or a
+// clone that drove it before); else, for a run that shares a git remote,
+// a journal of this clone's own, adopted from the workflow, and the run's
+// worktree from the remote (clone is set then, done closes that journal).
+// A run the workflow has no copy of (an older hive's) is j's.
+func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.Config, j journal.Journal, t temporal.Takeover, req runRequest) (_ journal.Journal, clone *cloneRun, done func(), err error) {
+	wj := temporal.WorkflowJournal{C: d.c, ID: t.Workflow, Ctx: ctx}
+	kept, err := wj.Latest()
+	if err != nil || kept.ID == 0 {
+		return j, nil, nil, err
+	}
+	recs, err := wj.Events(kept.ID, 1)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if local, ok, err := runOf(j, kept.ID); err != nil {
+		return nil, nil, nil, err
+	} else if ok && local.Started.Equal(kept.Started) {
+		return j, nil, nil, temporal.Reconcile(j, kept, recs)
+	}
+	if req.Remote == "" {
+		return nil, nil, nil, fmt.Errorf("run %d is not in the journal of %s, and shares no git remote: a worker of the run's folder must drive it", kept.ID, repo.Root)
+	}
+	remote, err := (&phaseExecutors{remote: d.remote}).remoteName(ctx, repo, req.Remote)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(repo.Root, ".hive"), 0o755); err != nil {
+		return nil, nil, nil, err
+	}
+	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs-"+t.Workflow+".db"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (journal.Journal, *cloneRun, func(), error) {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	if _, ok, err := runOf(db, kept.ID); err != nil {
+		return fail(err)
+	} else if !ok {
+		if err := db.AdoptRun(kept); err != nil {
+			return fail(err)
+		}
+	}
+	adopted := journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)))
+	if err := temporal.Reconcile(adopted, kept, recs); err != nil {
+		return fail(err)
+	}
+	clone = &cloneRun{remote: remote}
+	if err := clone.worktree(ctx, repo, adopted, kept); err != nil {
+		return fail(err)
+	}
+	return adopted, clone, func() { db.Close() }, nil
+}
+
+// runOf is run id of j, if j has it.
+func runOf(j journal.Journal, id int64) (journal.Run, bool, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return journal.Run{}, false, err
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r, true, nil
+		}
+	}
+	return journal.Run{}, false, nil
+}
+
+// worktree readies run's branch in this clone at the remote's copy of the
+// run's worktree (sharedRunBranch), where the run goes on: its worktree
+// here, if it has one from an earlier turn, is brought to it; commits it
+// has beyond it were never journaled, and go.
+func (c *cloneRun) worktree(ctx context.Context, repo *gitx.Repo, j journal.Journal, run journal.Run) error {
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		return err
+	}
+	branch := m.Snapshot().Spec.Branch
+	if branch == "" {
+		branch = piperun.Branch(run.ID)
+	}
+	shared := sharedRunBranch(run)
+	if err := repo.FetchBranches(ctx, c.remote, "hive/run-"+runName(run)+"/*"); err != nil {
+		return err
+	}
+	tip := repo.RefHash(ctx, gitx.RemoteRef(shared))
+	if tip == "" {
+		return fmt.Errorf("the remote %s has no branch %s: run %d's work never reached it, so only a worker of its folder can go on with it", c.remote, shared, run.ID)
+	}
+	trees, err := repo.Worktrees(ctx)
+	if err != nil {
+		return err
+	}
+	for _, wt := range trees {
+		if wt.Branch == branch && !wt.Prunable {
+			_, err := repo.At(wt.Path).Git(ctx, "reset", "-q", "--hard", tip)
+			return err
+		}
+	}
+	_, err = repo.Git(ctx, "branch", "-f", "--end-of-options", branch, tip)
+	return err
+}
+
+// note is what the user reads when the run ends in this clone.
+func (c *cloneRun) note(run journal.Run, folderRemote string) string {
+	shared := sharedRunBranch(run)
+	return fmt.Sprintf("a worker in a clone of the project drove run %d to its end: its work is on branch %s of %s; bring it to your branch with: git fetch %s %s && git merge FETCH_HEAD",
+		run.ID, shared, folderRemote, folderRemote, shared)
+}
+
+// catchUpFolder brings this folder's journal j up to the workflow id's
+// copy of its run, when a driver elsewhere (a clone) journaled what j
+// lacks: hive report, status and the next hive run here then know how the
+// run went.
+func catchUpFolder(ctx context.Context, c client.Client, id string, j journal.Journal) error {
+	wj := temporal.WorkflowJournal{C: c, ID: id, Ctx: ctx}
+	kept, err := wj.Latest()
+	if err != nil || kept.ID == 0 {
+		return err
+	}
+	local, ok, err := runOf(j, kept.ID)
+	if err != nil || !ok || !local.Started.Equal(kept.Started) || local.Events >= kept.Events && !local.Finished.IsZero() {
+		return err
+	}
+	recs, err := wj.Events(kept.ID, 1)
+	if err != nil {
+		return err
+	}
+	return temporal.Reconcile(j, kept, recs)
+}
