@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 
@@ -73,7 +74,7 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 	if err := os.MkdirAll(filepath.Join(repo.Root, ".hive"), 0o755); err != nil {
 		return nil, nil, nil, err
 	}
-	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs-"+t.Workflow+".db"))
+	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs-"+unsafeBranchChars.ReplaceAllString(t.Workflow, "-")+".db"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -125,6 +126,10 @@ func (c *cloneRun) worktree(ctx context.Context, repo *gitx.Repo, j journal.Jour
 	branch := m.Snapshot().Spec.Branch
 	if branch == "" {
 		branch = piperun.Branch(run.ID)
+	}
+	if !strings.HasPrefix(branch, "hive/") {
+		// hive names its runs' branches so: any other is not its to move.
+		return fmt.Errorf("run %d's branch %q is not one of hive's (hive/…): a worker of the run's folder must drive it", run.ID, branch)
 	}
 	shared := sharedRunBranch(run)
 	if err := repo.FetchBranches(ctx, c.remote, "hive/run-"+runName(run)+"/*"); err != nil {

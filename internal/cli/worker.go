@@ -54,8 +54,11 @@ workflows of their own, whose plans every such worker runs (task queue
 QUEUE-plans): in the run's worktree, which the workers then share, or,
 for a run started with --git-remote, in worktrees of this clone,
 wherever it is (--git-remote here names the remote in this clone when it
-is not called as in the run's). --only drive or --only plans serves one
-of the two. Stop it with ctrl-c.`,
+is not called as in the run's). A run with --git-remote whose folder has
+no worker left is taken over by a worker of any clone (the repository's
+queue QUEUE-run-repo-…), which leaves the finished work on the run's
+branch of the remote. --only drive or --only plans serves one of the
+two. Stop it with ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
   hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
   hive worker --backend temporal --agent claude
