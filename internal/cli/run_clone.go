@@ -62,7 +62,12 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 	if local, ok, err := runOf(j, kept.ID); err != nil {
 		return nil, nil, nil, err
 	} else if ok && local.Started.Equal(kept.Started) {
-		return j, nil, nil, temporal.Reconcile(j, kept, recs)
+		// The run's folder: a driver in a clone may have gone on with
+		// the run meanwhile.
+		if err := temporal.Reconcile(j, kept, recs); err != nil || req.Remote == "" {
+			return j, nil, nil, err
+		}
+		return j, nil, nil, runBranchAt(ctx, repo, req.Remote, j, kept, false)
 	}
 	if req.Remote == "" {
 		return nil, nil, nil, fmt.Errorf("run %d is not in the journal of %s, and shares no git remote: a worker of the run's folder must drive it", kept.ID, repo.Root)
@@ -94,7 +99,7 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 		return fail(err)
 	}
 	clone = &cloneRun{remote: remote}
-	if err := clone.worktree(ctx, repo, adopted, kept); err != nil {
+	if err := runBranchAt(ctx, repo, remote, adopted, kept, true); err != nil {
 		return fail(err)
 	}
 	return adopted, clone, func() { db.Close() }, nil
@@ -114,11 +119,14 @@ func runOf(j journal.Journal, id int64) (journal.Run, bool, error) {
 	return journal.Run{}, false, nil
 }
 
-// worktree readies run's branch in this clone at the remote's copy of the
-// run's worktree (sharedRunBranch), where the run goes on: its worktree
-// here, if it has one from an earlier turn, is brought to it; commits it
-// has beyond it were never journaled, and go.
-func (c *cloneRun) worktree(ctx context.Context, repo *gitx.Repo, j journal.Journal, run journal.Run) error {
+// runBranchAt readies run's branch here for a driver that takes the run
+// over from one elsewhere: at the remote's copy of the run's worktree
+// (sharedRunBranch), which holds all the work the journal says is done,
+// unless the branch has it already (this tree drove the run last; commits
+// beyond it were never journaled, and are the next role's to judge, as
+// after any takeover). Its worktree here, if it has one, moves with it.
+// A run the remote has no copy of is an error when needed, else left.
+func runBranchAt(ctx context.Context, repo *gitx.Repo, remote string, j journal.Journal, run journal.Run, needed bool) error {
 	m, err := piperun.Replay(j, run)
 	if err != nil {
 		return err
@@ -132,12 +140,18 @@ func (c *cloneRun) worktree(ctx context.Context, repo *gitx.Repo, j journal.Jour
 		return fmt.Errorf("run %d's branch %q is not one of hive's (hive/…): a worker of the run's folder must drive it", run.ID, branch)
 	}
 	shared := sharedRunBranch(run)
-	if err := repo.FetchBranches(ctx, c.remote, "hive/run-"+runName(run)+"/*"); err != nil {
+	if err := repo.FetchBranches(ctx, remote, "hive/run-"+runName(run)+"/*"); err != nil {
 		return err
 	}
 	tip := repo.RefHash(ctx, gitx.RemoteRef(shared))
-	if tip == "" {
-		return fmt.Errorf("the remote %s has no branch %s: run %d's work never reached it, so only a worker of its folder can go on with it", c.remote, shared, run.ID)
+	switch {
+	case tip == "" && needed:
+		return fmt.Errorf("the remote %s has no branch %s: run %d's work never reached it, so only a worker of its folder can go on with it", remote, shared, run.ID)
+	case tip == "":
+		return nil
+	}
+	if head := repo.RefHash(ctx, "refs/heads/"+branch); head != "" && repo.IsAncestor(ctx, tip, head) {
+		return nil
 	}
 	trees, err := repo.Worktrees(ctx)
 	if err != nil {

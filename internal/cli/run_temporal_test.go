@@ -436,12 +436,25 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 // clones of their own. While the plans run, the folder's worker is
 // killed with SIGKILL, and no other of the folder comes: after the
 // handover a worker of a clone takes the run up, from the workflow's copy
-// of its journal and the run's worktree on the remote, follows the
+// of its journal and the run's worktree on the remote, and follows the
 // phase's workflow (under way, or ended meanwhile: its plans are not run
-// again) and drives the run to its end. Its work is then on the run's branch of the remote, which the
-// run's result names; merged into main, the tree is a local run's. The
-// folder's journal learns how the run ended.
+// again). Then either
+//   - it drives the run to its end: the work is on the run's branch of
+//     the remote, which the result names, and the folder's journal learns
+//     how the run ended; or
+//   - the folder comes back (a new worker there) and the clone's worker
+//     dies once the phase has ended: the folder's worker takes the run
+//     back, its worktree brought to the merged work on the remote, and
+//     merges the run into main.
+//
+// Either way main, once it has the work, holds a local run's tree, one
+// commit per task.
 func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
+	t.Run("to its end", func(t *testing.T) { testGoesOnInAClone(t, false) })
+	t.Run("and back to its folder", func(t *testing.T) { testGoesOnInAClone(t, true) })
+}
+
+func testGoesOnInAClone(t *testing.T, comeBack bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
@@ -451,19 +464,24 @@ func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
 	git(t, dir, "push", "-q", "origin", "main")
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "clone"}
 	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1")
-	here, hereLog := startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
-	logs := map[string]*lockedBuffer{"here": hereLog}
+	workers, logs := map[string]*exec.Cmd{}, map[string]*lockedBuffer{}
+	folderWorker := func(name string) {
+		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
+	}
+	folderWorker("here")
 	for _, name := range []string{"there-1", "there-2"} {
 		clone := filepath.Join(t.TempDir(), name)
 		git(t, "", "clone", "-q", bare, clone)
 		git(t, clone, "config", "user.name", "Hive "+name)
 		git(t, clone, "config", "user.email", name+"@example.invalid")
-		_, logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
 	}
 	workerLogs := func() string {
 		var b strings.Builder
-		for _, name := range []string{"here", "there-1", "there-2"} {
-			b.WriteString("worker " + name + ":\n" + logs[name].String())
+		for _, name := range []string{"here", "there-1", "there-2", "here-again"} {
+			if logs[name] != nil {
+				b.WriteString("worker " + name + ":\n" + logs[name].String())
+			}
 		}
 		return b.String()
 	}
@@ -472,12 +490,14 @@ func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
 	run.Env = env
 	stdout := startPiped(t, run)
 	var transcript strings.Builder
-	killed := false
+	killed, cloneDriver := false, ""
+	takeover := regexp.MustCompile(`the worker that drove the run is gone: \S+ \(pid ([0-9]+)\) takes it over from the journal \(driver 3\)`)
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		line := sc.Text()
 		transcript.WriteString(line + "\n")
-		if !killed && strings.Contains(line, "running the architect's plans") {
+		switch m := takeover.FindStringSubmatch(line); {
+		case !killed && strings.Contains(line, "running the architect's plans"):
 			// Once a plan is at work in a clone, the folder's machine
 			// goes: the phase goes on without it.
 			for deadline := time.Now().Add(time.Minute); !strings.Contains(logs["there-1"].String()+logs["there-2"].String(), "runs here"); time.Sleep(50 * time.Millisecond) {
@@ -485,8 +505,18 @@ func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
 					t.Fatalf("no plan runs in a clone:\n%s", workerLogs())
 				}
 			}
-			killTree(here.Process.Pid)
+			killTree(workers["here"].Process.Pid)
 			killed = true
+		case m != nil && comeBack:
+			cloneDriver = m[1]
+			folderWorker("here-again")
+		case cloneDriver != "" && strings.Contains(line, "every plan complete and merged"):
+			for _, name := range []string{"there-1", "there-2"} {
+				if strconv.Itoa(workers[name].Process.Pid) == cloneDriver {
+					killTree(workers[name].Process.Pid)
+				}
+			}
+			cloneDriver = ""
 		}
 	}
 	err := run.Wait()
@@ -494,19 +524,32 @@ func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
 	if err != nil || !killed || !strings.Contains(got, "run 1 complete") {
 		t.Fatalf("hive run with its folder's worker killed: %v\n%s\n%s", err, got, workerLogs())
 	}
-	if !regexp.MustCompile(`the worker that drove the run is gone: \S+ \(pid [0-9]+\) takes it over from the journal \(driver 3\)`).MatchString(got) {
+	if !takeover.MatchString(got) {
 		t.Errorf("no clone's worker took the run over:\n%s\n%s", got, workerLogs())
 	}
 	clones := logs["there-1"].String() + logs["there-2"].String()
-	if !strings.Contains(clones, "hive worker: run 1 complete") || !regexp.MustCompile(`the phase's plans (go on|ran) in Temporal workflow`).MatchString(clones) {
-		t.Errorf("no clone's worker followed the phase under way and drove the run to its end:\n%s", workerLogs())
+	if !regexp.MustCompile(`the phase's plans (go on|ran) in Temporal workflow`).MatchString(clones) {
+		t.Errorf("no clone's worker followed the phase's workflow:\n%s", workerLogs())
 	}
-	m := regexp.MustCompile(`bring it to your branch with: git fetch origin (hive/run-1-[0-9a-f]+/run) && git merge FETCH_HEAD`).FindStringSubmatch(got)
-	if m == nil {
-		t.Fatalf("the run's result does not say where its work is:\n%s", got)
+	var work string // the run's branch on the remote, when the work is there
+	if comeBack {
+		if !strings.Contains(got, "takes it over from the journal (driver 4)") || !strings.Contains(logs["here-again"].String(), "hive worker: run 1 complete") ||
+			!strings.Contains(got, "the run's work is merged into main") {
+			t.Fatalf("the folder did not take the run back and merge it:\n%s\n%s", got, workerLogs())
+		}
+	} else {
+		if !strings.Contains(clones, "hive worker: run 1 complete") {
+			t.Errorf("no clone's worker drove the run to its end:\n%s", workerLogs())
+		}
+		m := regexp.MustCompile(`bring it to your branch with: git fetch origin (hive/run-1-[0-9a-f]+/run) && git merge FETCH_HEAD`).FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("the run's result does not say where its work is:\n%s", got)
+		}
+		work = m[1]
+		git(t, dir, "fetch", "-q", "origin", work)
+		git(t, dir, "merge", "-q", "--ff-only", "FETCH_HEAD")
+		work = "refs/heads/" + work
 	}
-	git(t, dir, "fetch", "-q", "origin", m[1])
-	git(t, dir, "merge", "-q", "--ff-only", "FETCH_HEAD")
 	subjects := git(t, dir, "log", "--format=%s", "main")
 	for _, plan := range []string{"01-01", "01-02", "01-03"} {
 		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
@@ -523,8 +566,8 @@ func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
 	if err != nil || !ok || last.Outcome != "complete" {
 		t.Errorf("the folder's journal has run %+v (%v)", last, err)
 	}
-	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); strings.TrimSpace(left) != "refs/heads/"+m[1] {
-		t.Errorf("the remote keeps, of the run's branches:\n%s\nwant only %s", left, m[1])
+	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); strings.TrimSpace(left) != work {
+		t.Errorf("the remote keeps, of the run's branches:\n%s\nwant only %q", left, work)
 	}
 	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
 	t.Logf("the run:\n%s\n%s", got, workerLogs())
