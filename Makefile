@@ -78,7 +78,7 @@ $(TEMPORAL_STAMP):
 HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
 test: vet tools browser python temporal
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
-	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH} $(GO) test -count=1 -timeout 30m ./...
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH} $(GO) test -count=1 -timeout 50m ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
 		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/answer"
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
@@ -77,7 +78,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 		// signal to its workflow, which its driver journals wherever it
 		// runs; a run that is not (or no longer) there is answered in
 		// the project's journal, as a local run's.
-		if sent, err := answerRunTemporal(cmd.Context(), o, repo.Root); sent || err != nil {
+		if sent, err := answerRunTemporal(cmd.Context(), o, repo); sent || err != nil {
 			return err
 		}
 	default:
@@ -114,44 +115,45 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 }
 
 // answerRunTemporal answers the question of the role o names in the
-// project's hive run under way on Temporal; sent is false when there is
-// none.
-func answerRunTemporal(ctx context.Context, o *answerOptions, root string) (sent bool, err error) {
+// project's hive run under way on Temporal: a signal to its workflow,
+// which its driver journals wherever it runs (sendRunAnswer); sent is
+// false when no run is under way there.
+func answerRunTemporal(ctx context.Context, o *answerOptions, repo *gitx.Repo) (sent bool, err error) {
 	c, err := o.dial(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer c.Close()
-	id := pipelineWorkflowID(root)
+	id := pipelineWorkflowID(repo.Root)
 	d, err := c.DescribeWorkflowExecution(ctx, id, "")
-	if missing := (*serviceerror.NotFound)(nil); errors.As(err, &missing) || err == nil && !beingDriven(d) {
-		return false, nil // whoever drives it next reads the journal
+	if missing := (*serviceerror.NotFound)(nil); errors.As(err, &missing) || err == nil && !workflowRunning(d) {
+		return false, nil
 	} else if err != nil {
 		return false, fmt.Errorf("the workflow %s: %w", id, err)
 	}
-	cfg, err := config.Load(root)
+	cfg, err := config.Load(repo.Root)
 	if err != nil {
 		return false, &exitError{code: ExitUsage, err: err}
 	}
+	j, closeJournal, err := pipelineJournal(repo, cfg)
+	if err != nil {
+		return false, err
+	}
+	defer closeJournal()
 	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
-	run, open, err := sendRunAnswer(ctx, c, id, red, o.plan, o.text)
+	run, open, err := sendRunAnswer(ctx, c, id, d, j, red, o.plan, o.text)
 	var refused *piperun.AnswerError
-	var unsent *unsentError
 	switch {
 	case errors.As(err, &refused), errors.Is(err, piperun.ErrNoRun):
 		return true, exitf(ExitUsage, "%v", err)
-	case errors.As(err, &unsent):
-		// Its driver went with its worker a moment ago: the next one
-		// reads the journal.
-		return false, nil
 	case err != nil:
 		return true, &exitError{code: ExitInternal, err: err}
 	}
 	if o.json {
 		return true, printJSON(o.stdout, answerResult{Run: run.ID, Plan: o.plan, Checkpoint: open.ID, Title: open.Question, Answer: red.String(strings.TrimSpace(o.text))})
 	}
-	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) sent to the run's workflow %s: %q.\nIts driver applies it now; follow the run with: %s\n",
-		o.plan, open.Question, id, red.String(strings.TrimSpace(o.text)), o.pasteable(root, "run", "--resume", "--backend", "temporal"))
+	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) sent to the run's workflow %s: %q.\nIts driver applies it now, or the next once one takes the run up; follow the run with: %s\n",
+		o.plan, open.Question, id, red.String(strings.TrimSpace(o.text)), o.pasteable(repo.Root, "run", "--resume", "--backend", "temporal"))
 	return true, nil
 }
 

@@ -12,6 +12,7 @@ package cli
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,11 +64,10 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 		return nil, nil, nil, err
 	} else if ok && local.Started.Equal(kept.Started) {
 		// The run's folder: a driver in a clone may have gone on with
-		// the run meanwhile.
-		if err := temporal.Reconcile(j, kept, recs); err != nil || req.Remote == "" {
-			return j, nil, nil, err
-		}
-		return j, nil, nil, runBranchAt(ctx, repo, req.Remote, j, kept, false)
+		// the run meanwhile (its worktree follows in Drive). A journal
+		// that says otherwise than the workflow's copy is no driver's to
+		// go on from.
+		return j, nil, nil, reconcile(j, kept, recs)
 	}
 	if req.Remote == "" {
 		return nil, nil, nil, fmt.Errorf("run %d is not in the journal of %s, and shares no git remote: a worker of the run's folder must drive it", kept.ID, repo.Root)
@@ -79,7 +79,9 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 	if err := os.MkdirAll(filepath.Join(repo.Root, ".hive"), 0o755); err != nil {
 		return nil, nil, nil, err
 	}
-	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs-"+unsafeBranchChars.ReplaceAllString(t.Workflow, "-")+".db"))
+	// A journal of the run's own: the workflow's id is the folder's,
+	// whose next run takes the same number.
+	db, err := journal.Open(filepath.Join(repo.Root, ".hive", "runs-"+unsafeBranchChars.ReplaceAllString(t.Workflow, "-")+"-"+runName(kept)+".db"))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -95,14 +97,24 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 		}
 	}
 	adopted := journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)))
-	if err := temporal.Reconcile(adopted, kept, recs); err != nil {
+	if err := reconcile(adopted, kept, recs); err != nil {
 		return fail(err)
 	}
 	clone = &cloneRun{remote: remote}
-	if err := runBranchAt(ctx, repo, remote, adopted, kept, true); err != nil {
+	if err := runBranchAt(ctx, repo, cfg, remote, adopted, kept, true); err != nil {
 		return fail(err)
 	}
 	return adopted, clone, func() { db.Close() }, nil
+}
+
+// reconcile is temporal.Reconcile for a driver: a journal that says
+// otherwise than the workflow's copy is no driver's to go on from.
+func reconcile(j journal.Journal, run journal.Run, recs []journal.Record) error {
+	err := temporal.Reconcile(j, run, recs)
+	if errors.Is(err, temporal.ErrDiverged) {
+		return temporal.Refused(err)
+	}
+	return err
 }
 
 // runOf is run id of j, if j has it.
@@ -122,11 +134,15 @@ func runOf(j journal.Journal, id int64) (journal.Run, bool, error) {
 // runBranchAt readies run's branch here for a driver that takes the run
 // over from one elsewhere: at the remote's copy of the run's worktree
 // (sharedRunBranch), which holds all the work the journal says is done,
-// unless the branch has it already (this tree drove the run last; commits
-// beyond it were never journaled, and are the next role's to judge, as
-// after any takeover). Its worktree here, if it has one, moves with it.
-// A run the remote has no copy of is an error when needed, else left.
-func runBranchAt(ctx context.Context, repo *gitx.Repo, remote string, j journal.Journal, run journal.Run, needed bool) error {
+// unless the branch has it already (this tree drove the run last). It
+// only ever creates the branch or moves it forward, and moves a checkout
+// of it only in the run's own worktree (run-N under hive's worktrees).
+// There, in the run's folder (adopting false), commits beyond the
+// remote's copy were never journaled, and go; in a clone (adopting) a
+// branch of that name that is not the run's work is left, and the clone
+// does not take the run. A run the remote has no copy of is an error
+// when adopting, else left as it is.
+func runBranchAt(ctx context.Context, repo *gitx.Repo, cfg *config.Config, remote string, j journal.Journal, run journal.Run, adopting bool) error {
 	m, err := piperun.Replay(j, run)
 	if err != nil {
 		return err
@@ -145,26 +161,50 @@ func runBranchAt(ctx context.Context, repo *gitx.Repo, remote string, j journal.
 	}
 	tip := repo.RefHash(ctx, gitx.RemoteRef(shared))
 	switch {
-	case tip == "" && needed:
+	case tip == "" && adopting:
 		return fmt.Errorf("the remote %s has no branch %s: run %d's work never reached it, so only a worker of its folder can go on with it", remote, shared, run.ID)
 	case tip == "":
 		return nil
 	}
-	if head := repo.RefHash(ctx, "refs/heads/"+branch); head != "" && repo.IsAncestor(ctx, tip, head) {
-		return nil
+	head := repo.RefHash(ctx, "refs/heads/"+branch)
+	if head != "" && repo.IsAncestor(ctx, tip, head) {
+		return nil // it has the work already
 	}
+	forward := head == "" || repo.IsAncestor(ctx, head, tip)
+	if !forward && adopting {
+		return fmt.Errorf("this clone has a branch %s that is not run %d's work: rename it, or let another worker take the run", branch, run.ID)
+	}
+	root, err := piperun.WorktreeRoot(piperun.Options{Repo: repo, WorktreeRoot: worktreeRoot(cfg, repo.Root)})
+	if err != nil {
+		return err
+	}
+	own := filepath.Join(root, fmt.Sprintf("run-%d", run.ID))
 	trees, err := repo.Worktrees(ctx)
 	if err != nil {
 		return err
 	}
 	for _, wt := range trees {
-		if wt.Branch == branch && !wt.Prunable {
-			_, err := repo.At(wt.Path).Git(ctx, "reset", "-q", "--hard", tip)
-			return err
+		if wt.Branch != branch || wt.Prunable {
+			continue
 		}
+		if !sameFolder(wt.Path, own) {
+			return fmt.Errorf("run %d's branch %s is checked out in %s: hive moves it only in the run's own worktree; switch %s to another branch", run.ID, branch, wt.Path, wt.Path)
+		}
+		_, err := repo.At(wt.Path).Git(ctx, "reset", "-q", "--hard", tip)
+		return err
+	}
+	if !forward {
+		return fmt.Errorf("run %d's branch %s has commits its remote copy lacks, outside the run's worktree: hive leaves it", run.ID, branch)
 	}
 	_, err = repo.Git(ctx, "branch", "-f", "--end-of-options", branch, tip)
 	return err
+}
+
+// sameFolder says whether a and b are the same folder.
+func sameFolder(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // note is what the user reads when the run ends in this clone.

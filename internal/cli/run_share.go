@@ -48,11 +48,16 @@ func (r *runShare) share(ctx context.Context, dir string, run journal.Run) error
 func (r *runShare) push(ctx context.Context, repo *gitx.Repo, rev string, run journal.Run) error {
 	branch := sharedRunBranch(run)
 	if !r.known {
-		// Where a driver before this one left it (none: it is new).
+		// Where a driver before this one left it (none: it is new),
+		// which this one goes on from: never back.
 		if err := repo.FetchBranches(ctx, r.remote, "hive/run-"+runName(run)+"/*"); err != nil {
 			return err
 		}
-		r.at, r.known = repo.RefHash(ctx, gitx.RemoteRef(branch)), true
+		at := repo.RefHash(ctx, gitx.RemoteRef(branch))
+		if at != "" && !repo.IsAncestor(ctx, at, rev) {
+			return fmt.Errorf("the remote's %s has work this tree lacks (%s): another driver went on with the run", branch, at)
+		}
+		r.at, r.known = at, true
 	}
 	if rev == r.at {
 		return nil
@@ -63,6 +68,18 @@ func (r *runShare) push(ctx context.Context, repo *gitx.Repo, rev string, run jo
 	}
 	r.at = rev
 	return nil
+}
+
+// clearMerged deletes run's branch from the remote when its work is in
+// this repository's checked-out branch (merged home).
+func (r *runShare) clearMerged(ctx context.Context, repo *gitx.Repo, run journal.Run) {
+	branch := sharedRunBranch(run)
+	if repo.FetchBranches(ctx, r.remote, "hive/run-"+runName(run)+"/*") != nil {
+		return
+	}
+	if tip := repo.RefHash(ctx, gitx.RemoteRef(branch)); tip != "" && repo.IsAncestor(ctx, tip, "HEAD") {
+		r.clear(ctx, repo, run)
+	}
 }
 
 // clear deletes run's branch from the remote once the run has ended.

@@ -163,7 +163,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	}
 	roots := newRunNames(ctx, repo.Root).roots
 	if o.localWorker {
-		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, roots: roots, drive: true, plans: true}
+		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, roots: roots, drive: true, plans: true, follows: true}
 		stop, err := s.start(c)
 		if err != nil {
 			return err
@@ -229,23 +229,21 @@ func takeUp(o *runOptions, repo *gitx.Repo, j journal.Journal) error {
 }
 
 // answerRunQuestion answers the open question of the unfinished run with
-// --answer, as hive answer does: a signal to the workflow id when a driver
-// drives it (which journals it), else in the journal, where the driver
-// that takes the run up reads it.
+// --answer, as hive answer does: a signal to the workflow id while it runs
+// (its driver journals it), else in the journal, where the driver that
+// takes the run up reads it.
 func answerRunQuestion(ctx context.Context, o *runOptions, c client.Client, id string, running bool, cfg *config.Config, j journal.Journal) error {
-	if d, err := c.DescribeWorkflowExecution(ctx, id, ""); running && err == nil && beingDriven(d) {
-		var refused *piperun.AnswerError
-		var unsent *unsentError
-		_, _, err := sendRunAnswer(ctx, c, id, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), "", o.answer)
-		switch {
-		case errors.As(err, &refused), errors.Is(err, piperun.ErrNoRun):
-			return exitf(ExitUsage, "%v", err)
-		case errors.As(err, &unsent): // in the journal, then
-		case err != nil:
+	if running {
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
 			return err
-		default:
-			return nil
 		}
+		var refused *piperun.AnswerError
+		_, _, err = sendRunAnswer(ctx, c, id, d, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), "", o.answer)
+		if errors.As(err, &refused) || errors.Is(err, piperun.ErrNoRun) {
+			return exitf(ExitUsage, "%v", err)
+		}
+		return err
 	}
 	last, ok, err := piperun.Latest(j)
 	if err != nil || !ok {
@@ -329,7 +327,9 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 			}
 			if open == nil {
 				obs.Note("", "nothing is asked now: "+text+" ignored")
-			} else if err := answerFollowed(ctx, c, run.GetID(), j, red, open.Job, text); err != nil {
+			} else if d, err := c.DescribeWorkflowExecution(ctx, run.GetID(), ""); err != nil {
+				obs.Note(open.Job, err.Error())
+			} else if _, _, err := sendRunAnswer(ctx, c, run.GetID(), d, j, red, open.Job, text); err != nil {
 				obs.Note(open.Job, err.Error())
 			}
 		case <-tick.C:
@@ -344,7 +344,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				if f == nil {
 					// The run as its drivers handed it to the workflow,
 					// wherever they journal it.
-					f = piperun.NewFollower(temporal.WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}, d.Run, obs)
+					f = piperun.NewFollower(&followed{wj: temporal.WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}, j: j}, d.Run, obs)
 					if attached {
 						f.Next(true)
 					}
@@ -383,23 +383,22 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 }
 
 // sendRunAnswer answers job's open question (job "": the open one) in the
-// run of workflow id, as its records there show it, checked as hive answer checks it: a signal
-// that the run's driver journals, wherever it runs. A secret in the
-// answer is masked before it leaves (red).
-func sendRunAnswer(ctx context.Context, c client.Client, id string, red *redact.Redactor, job, text string) (journal.Run, pipeline.Checkpoint, error) {
-	wj := temporal.WorkflowJournal{C: c, ID: id, Ctx: ctx}
-	run, err := wj.Latest()
+// run of the running workflow id, checked as hive answer checks it, and
+// sends it as a signal (masked by red), which the run's driver journals,
+// wherever it runs, now or once one takes the run up. The question is
+// the one the run's records in the workflow show, or, while no worker
+// answers the workflow's query (none drives it: d, its description),
+// this folder's journal j.
+func sendRunAnswer(ctx context.Context, c client.Client, id string, d *workflowservice.DescribeWorkflowExecutionResponse, j journal.Journal, red *redact.Redactor, job, text string) (journal.Run, pipeline.Checkpoint, error) {
+	run, snap, err := journalState(j)
+	if beingDriven(d) {
+		if r, s, werr := workflowState(ctx, c, id); werr == nil {
+			run, snap, err = r, s, nil
+		}
+	}
 	if err != nil {
-		return run, pipeline.Checkpoint{}, &unsentError{err}
+		return run, pipeline.Checkpoint{}, err
 	}
-	if run.ID == 0 || !run.Finished.IsZero() {
-		return run, pipeline.Checkpoint{}, piperun.ErrNoRun
-	}
-	f := piperun.NewFollower(wj, run.ID, silent{})
-	if err := f.Next(true); err != nil {
-		return run, pipeline.Checkpoint{}, &unsentError{err}
-	}
-	snap := f.Snapshot()
 	if job == "" && snap.Open != nil {
 		job = snap.Open.Job // whoever asks now
 	}
@@ -411,37 +410,51 @@ func sendRunAnswer(ctx context.Context, c client.Client, id string, red *redact.
 	if err != nil {
 		return run, open, err
 	}
-	in := temporal.Inbound{Checkpoint: open.ID, Type: string(ev.Type), Time: ev.Time, Payload: red.JSON(payload)}
+	in := temporal.Inbound{Run: run.ID, Checkpoint: open.ID, Type: string(ev.Type), Time: ev.Time, Payload: red.JSON(payload)}
 	if err := temporal.SendAnswer(ctx, c, id, in); err != nil {
 		return run, open, fmt.Errorf("send the answer to the run's workflow %s: %w", id, err)
 	}
 	return run, open, nil
 }
 
-// answerFollowed answers job's question of the run of workflow id, typed
-// at the terminal that follows it: a signal to the workflow (masked by
-// red), or, when no worker answers the workflow's query now (its driver
-// died a moment ago), in the project's journal j, where the next driver
-// here reads it.
-func answerFollowed(ctx context.Context, c client.Client, id string, j journal.Journal, red *redact.Redactor, job, text string) error {
-	_, _, err := sendRunAnswer(ctx, c, id, red, job, text)
-	if unsent := (*unsentError)(nil); errors.As(err, &unsent) {
-		_, _, err = piperun.Answer(j, job, text, time.Now())
+// workflowState is the run the workflow id keeps a copy of, and its state.
+func workflowState(ctx context.Context, c client.Client, id string) (journal.Run, pipeline.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	wj := temporal.WorkflowJournal{C: c, ID: id, Ctx: ctx}
+	run, err := wj.Latest()
+	if err != nil || run.ID == 0 {
+		return run, pipeline.Snapshot{}, fmt.Errorf("the workflow %s has no copy of its run's journal (%v)", id, err)
 	}
-	return err
+	if !run.Finished.IsZero() {
+		return run, pipeline.Snapshot{}, piperun.ErrNoRun
+	}
+	f := piperun.NewFollower(wj, run.ID, silent{})
+	if err := f.Next(true); err != nil {
+		return run, pipeline.Snapshot{}, err
+	}
+	return run, f.Snapshot(), nil
 }
 
-// unsentError says an answer could not be checked against the run's
-// workflow (no worker answered its query), so it was not sent.
-type unsentError struct{ err error }
-
-func (e *unsentError) Error() string { return e.err.Error() }
-func (e *unsentError) Unwrap() error { return e.err }
+// journalState is the unfinished run of journal j, and its state.
+func journalState(j journal.Journal) (journal.Run, pipeline.Snapshot, error) {
+	last, ok, err := piperun.Latest(j)
+	switch {
+	case err != nil:
+		return last, pipeline.Snapshot{}, err
+	case !ok || !last.Finished.IsZero():
+		return last, pipeline.Snapshot{}, piperun.ErrNoRun
+	}
+	m, err := piperun.Replay(j, last)
+	if err != nil {
+		return last, pipeline.Snapshot{}, err
+	}
+	return last, m.Snapshot(), nil
+}
 
 // beingDriven says whether the described workflow of hive run has a driver
-// now (its drive activity started on a worker): an answer sent to it is
-// taken at once; otherwise the driver that takes the run up next reads
-// the project's journal.
+// now (its drive activity started on a worker), whose worker answers the
+// workflow's queries.
 func beingDriven(d *workflowservice.DescribeWorkflowExecutionResponse) bool {
 	if !workflowRunning(d) {
 		return false
@@ -460,6 +473,26 @@ type silent struct{}
 func (silent) Event(pipeline.Event, pipeline.Snapshot)     {}
 func (silent) Command(pipeline.Command, pipeline.Snapshot) {}
 func (silent) Note(string, string)                         {}
+
+// followed is what a terminal that follows a run reads: the run's records
+// in its workflow, or, when the workers are an older hive's whose
+// workflow keeps none (it does not know the query), the folder's journal.
+type followed struct {
+	wj    temporal.WorkflowJournal
+	j     journal.Journal
+	older bool
+}
+
+func (f *followed) Events(run, from int64) ([]journal.Record, error) {
+	if !f.older {
+		recs, err := f.wj.Events(run, from)
+		if err == nil || !strings.Contains(err.Error(), "unknown queryType") {
+			return recs, err
+		}
+		f.older = true
+	}
+	return f.j.Events(run, from)
+}
 
 // runDrivers asks the run's workflow which workers drove it.
 func runDrivers(ctx context.Context, c client.Client, run client.WorkflowRun) ([]temporal.Driver, error) {
@@ -541,11 +574,24 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 				return nil, err // the driver before died before its last records reached the workflow
 			}
 			if req.Remote != "" && clone == nil {
-				(&runShare{remote: remote}).clear(ctx, repo, last) // as the driver before would have
+				// As the driver before would have, once the work is home
+				// (a run a clone ended keeps it there for the user).
+				(&runShare{remote: remote}).clearMerged(ctx, repo, last)
 			}
 			return endedResult(j, last)
 		case mine:
 			o.resume = true
+		}
+	}
+	if o.resume && clone == nil && req.Remote != "" {
+		// A driver in a clone may have gone on with the run: its work
+		// comes to the run's worktree here first.
+		if last, ok, err := piperun.Latest(j); err != nil {
+			return nil, err
+		} else if ok {
+			if err := runBranchAt(ctx, repo, cfg, req.Remote, j, last, false); err != nil {
+				return nil, err
+			}
 		}
 	}
 	opts, err := pipelineOptions(ctx, o, repo, cfg, req.Objective, req.Choice, j)
@@ -598,6 +644,11 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		if err := share.clear(ctx, repo, res.Run); err != nil {
 			res.Notes = append(res.Notes, "remove the run's branch "+sharedRunBranch(res.Run)+" from "+req.Remote+": "+err.Error())
 		}
+	}
+	// The run's end reaches the workflow before its result does (its
+	// mirror may have failed to say so).
+	if err := temporal.CatchUp(j, res.Run.ID); err != nil {
+		return nil, err
 	}
 	if d.out != nil {
 		fmt.Fprintf(d.out, "hive worker: run %d %s\n", res.Run.ID, res.Snapshot.Outcome)
@@ -686,6 +737,14 @@ type runService struct {
 	roots        string
 	out          io.Writer
 	drive, plans bool
+	// follows: the process is hive run's, which follows one run.
+	follows bool
+}
+
+// workflowsOnly says whether s runs only the workflows of queue, not its
+// drivers: the repository's queue, in hive run's own process (follows).
+func (s runService) workflowsOnly(queue string) bool {
+	return s.follows && s.roots != "" && queue == anywhereQueue(s.queue, s.roots)
 }
 
 // what says what s serves.
@@ -713,7 +772,13 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 			queues = append(queues, anywhereQueue(s.queue, s.roots))
 		}
 		for _, queue := range queues {
-			drivers := temporal.PipelineWorker(c, queue, &runDriver{g: s.g, agent: s.agent, remote: s.remote, out: s.out, c: c, queue: s.queue}, worker.Options{})
+			var opts worker.Options
+			if s.workflowsOnly(queue) {
+				// hive run's own process: it ends with the run it
+				// follows, so it drives no other clone's runs.
+				opts.LocalActivityWorkerOnly = true
+			}
+			drivers := temporal.PipelineWorker(c, queue, &runDriver{g: s.g, agent: s.agent, remote: s.remote, out: s.out, c: c, queue: s.queue}, opts)
 			if err := drivers.Start(); err != nil {
 				stop()
 				return nil, fmt.Errorf("worker: %w", err)

@@ -37,6 +37,7 @@ import (
 // and the run ends complete, merged into main, one commit per task, with
 // the tree a local run leaves.
 func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
+	t.Parallel() // mostly waits: on heartbeats, the sim
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	// A secret (secrets.env) in a context file stays out of the history.
@@ -264,6 +265,7 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 // whose driver takes the run over, lets the same phase workflow go on
 // (not a new one), and the run completes with one commit per task.
 func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
+	t.Parallel() // mostly waits: on heartbeats, the sim
 	t.Run("shared folder", func(t *testing.T) { testPhaseStopsAtItsBudget(t, false) })
 	// Over a git remote, the plans merged before the stop come to the
 	// run's worktree, and the rest when the raised phase ends.
@@ -277,12 +279,10 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 	// phase's share of 12,000.
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"budget": {"tokens": 12000}`)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "budget", "--repo", dir}
-	bare := filepath.Join(t.TempDir(), "remote.git")
+	var bare string
 	var runFlags []string
 	if remote {
-		git(t, "", "init", "-q", "--bare", "-b", "main", bare)
-		git(t, dir, "remote", "add", "origin", bare)
-		git(t, dir, "push", "-q", "origin", "main")
+		bare = bareOrigin(t, dir)
 		runFlags = []string{"--git-remote", "origin"}
 	}
 	hiveRun := func(args ...string) (string, error) {
@@ -297,8 +297,9 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 		t.Fatalf("hive run at the phase's budget without a terminal: %v, want exit %d saying how to answer\n%s", err, ExitNeedsHuman, first)
 	}
 	// No driver drives the run now (the one in hive run's process went
-	// with it): the answer goes to the journal, where the next reads it.
-	if out, err := hiveRun("answer", "implementers", "raise 60000"); err != nil || !strings.Contains(out, "recorded") {
+	// with it): the answer, checked against the folder's journal, waits
+	// in the workflow for the next.
+	if out, err := hiveRun("answer", "implementers", "raise 60000"); err != nil || !strings.Contains(out, "sent to the run's workflow") {
 		t.Fatalf("hive answer implementers: %v\n%s", err, out)
 	}
 	second, err := hiveRun(append([]string{"run", "--resume", "--agent", "sim"}, runFlags...)...)
@@ -339,13 +340,11 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 // complete, merged into main, one commit per task, with the tree a local
 // run leaves, and no branch of the run left on the remote.
 func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
+	t.Parallel() // mostly waits: on heartbeats, the sim
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
-	git(t, dir, "remote", "add", "origin", bare)
-	git(t, dir, "push", "-q", "origin", "main")
+	bare := bareOrigin(t, dir)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "remote"}
 	// Plan 01-01's first task is slow (3 s): its session is at work when
 	// its worker dies.
@@ -356,19 +355,9 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 		drivers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
 	}
 	for _, name := range []string{"there-1", "there-2"} {
-		clone := filepath.Join(t.TempDir(), name)
-		git(t, "", "clone", "-q", bare, clone)
-		git(t, clone, "config", "user.name", "Hive "+name)
-		git(t, clone, "config", "user.email", name+"@example.invalid")
-		clones[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+		clones[name], logs[name] = cloneWorker(t, hive, bare, name, env, flags)
 	}
-	workerLogs := func() string {
-		var b strings.Builder
-		for _, name := range []string{"here-1", "here-2", "there-1", "there-2"} {
-			b.WriteString("worker " + name + ":\n" + logs[name].String())
-		}
-		return b.String()
-	}
+	workerLogs := func() string { return logsOf(logs, "here-1", "here-2", "there-1", "there-2") }
 	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
 	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
 	run.Env = env
@@ -450,6 +439,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 // Either way main, once it has the work, holds a local run's tree, one
 // commit per task.
 func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
+	t.Parallel() // mostly waits: on heartbeats, the sim
 	t.Run("to its end", func(t *testing.T) { testGoesOnInAClone(t, false) })
 	t.Run("and back to its folder", func(t *testing.T) { testGoesOnInAClone(t, true) })
 }
@@ -458,10 +448,7 @@ func testGoesOnInAClone(t *testing.T, comeBack bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
-	git(t, dir, "remote", "add", "origin", bare)
-	git(t, dir, "push", "-q", "origin", "main")
+	bare := bareOrigin(t, dir)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "clone"}
 	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1")
 	workers, logs := map[string]*exec.Cmd{}, map[string]*lockedBuffer{}
@@ -470,21 +457,9 @@ func testGoesOnInAClone(t *testing.T, comeBack bool) {
 	}
 	folderWorker("here")
 	for _, name := range []string{"there-1", "there-2"} {
-		clone := filepath.Join(t.TempDir(), name)
-		git(t, "", "clone", "-q", bare, clone)
-		git(t, clone, "config", "user.name", "Hive "+name)
-		git(t, clone, "config", "user.email", name+"@example.invalid")
-		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+		workers[name], logs[name] = cloneWorker(t, hive, bare, name, env, flags)
 	}
-	workerLogs := func() string {
-		var b strings.Builder
-		for _, name := range []string{"here", "there-1", "there-2", "here-again"} {
-			if logs[name] != nil {
-				b.WriteString("worker " + name + ":\n" + logs[name].String())
-			}
-		}
-		return b.String()
-	}
+	workerLogs := func() string { return logsOf(logs, "here", "there-1", "there-2", "here-again") }
 	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
 	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
 	run.Env = env
@@ -571,6 +546,40 @@ func testGoesOnInAClone(t *testing.T, comeBack bool) {
 	}
 	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
 	t.Logf("the run:\n%s\n%s", got, workerLogs())
+}
+
+// bareOrigin makes a bare repository the project in dir pushes its main
+// to, as its remote origin.
+func bareOrigin(t *testing.T, dir string) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
+	git(t, dir, "remote", "add", "origin", bare)
+	git(t, dir, "push", "-q", "origin", "main")
+	return bare
+}
+
+// cloneWorker starts `hive worker` (flags) in a new clone of bare, the
+// commits there by name.
+func cloneWorker(t *testing.T, hive, bare, name string, env, flags []string) (*exec.Cmd, *lockedBuffer) {
+	t.Helper()
+	clone := filepath.Join(t.TempDir(), name)
+	git(t, "", "clone", "-q", bare, clone)
+	git(t, clone, "config", "user.name", "Hive "+name)
+	git(t, clone, "config", "user.email", name+"@example.invalid")
+	return startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
+}
+
+// logsOf is the output of the named workers that started, one after
+// another.
+func logsOf(logs map[string]*lockedBuffer, names ...string) string {
+	var b strings.Builder
+	for _, name := range names {
+		if logs[name] != nil {
+			b.WriteString("worker " + name + ":\n" + logs[name].String())
+		}
+	}
+	return b.String()
 }
 
 // sharedRunOn is the branch of the bare remote that holds the run's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ErrConflict is returned by Merge when the merge stopped on conflicts; the
@@ -171,8 +172,15 @@ func (r *Repo) CommitOnly(ctx context.Context, message string, paths ...string) 
 		return nil // unchanged
 	}
 	args := append(r.identity(ctx), "commit", "--no-verify", "-q", "--only", "-m", message, "--")
-	_, err := r.Git(ctx, append(args, paths...)...)
-	return err
+	if _, err := r.Git(ctx, append(args, paths...)...); err != nil {
+		// Nothing of hive's stays staged in the user's index (the commit
+		// may have failed because ctx ended: the unstaging has its own).
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		r.Git(uctx, append([]string{"reset", "-q", "--"}, paths...)...)
+		return err
+	}
+	return nil
 }
 
 // DeleteBranch deletes branch name (merged or not), holding the repository lock.

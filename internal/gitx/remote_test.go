@@ -2,7 +2,9 @@ package gitx
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +44,35 @@ func TestFileCommitReachesAClone(t *testing.T) {
 	}
 	if _, err := r.FileCommit(ctx, "a/b.json", data, "x"); err == nil {
 		t.Fatal("a file name with a folder was taken")
+	}
+}
+
+// TestCommitOnlyLeavesNothingStaged: a commit of hive's files that fails
+// leaves them unstaged, as the user's index was.
+func TestCommitOnlyLeavesNothingStaged(t *testing.T) {
+	isolated(t)
+	ctx := context.Background()
+	r := initRepo(t, t.TempDir())
+	if err := os.WriteFile(filepath.Join(r.Root, "STATE.md"), []byte("# State\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --no-verify does not skip prepare-commit-msg: it stands for any
+	// failure of the commit itself.
+	hook := filepath.Join(r.Root, ".git", "hooks", "prepare-commit-msg")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CommitOnly(ctx, "docs: state", "STATE.md"); err == nil {
+		t.Fatal("the commit did not fail")
+	}
+	if st, _ := r.Git(ctx, "status", "--porcelain"); strings.TrimSpace(st) != "?? STATE.md" {
+		t.Fatalf("after a failed commit the tree is:\n%s", st)
+	}
+	os.Remove(hook)
+	if err := r.CommitOnly(ctx, "docs: state", "STATE.md"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := r.Git(ctx, "status", "--porcelain"); st != "" {
+		t.Fatalf("after the commit the tree is:\n%s", st)
 	}
 }

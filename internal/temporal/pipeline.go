@@ -232,6 +232,9 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 		default:
 			opts.TaskQueue = in.Folder
 		}
+		// From now on only this driver's entries count, before it has
+		// sent any: a driver it replaces may still be sending.
+		latest = max(latest, n+1)
 		out, err := drive(opts, driveWork{Request: in.Request, Since: since, Run: run, After: n})
 		n++
 		var timeout *temporal.TimeoutError

@@ -35,6 +35,7 @@ const (
 // follows the run): the record the driver is to journal, unless the
 // journal has an answer to its checkpoint already.
 type Inbound struct {
+	Run        int64           `json:"run"`
 	Checkpoint int             `json:"checkpoint"`
 	Type       string          `json:"type"`
 	Time       time.Time       `json:"time"`
@@ -117,6 +118,7 @@ type mirror struct {
 	journal.Journal
 	send   func(JournalEntry) error
 	known  func() (RunJournal, error)
+	inbox  func() (RunJournal, error) // known, quick: the shell's loop waits for it
 	driver int32
 	now    func() time.Time
 
@@ -131,19 +133,29 @@ type mirror struct {
 const inboxEvery = time.Second
 
 func newMirror(j journal.Journal, driver int32, send func(JournalEntry) error, known func() (RunJournal, error)) *mirror {
-	return &mirror{Journal: j, send: send, known: known, driver: driver, now: time.Now,
+	return &mirror{Journal: j, send: send, known: known, inbox: known, driver: driver, now: time.Now,
 		runs: map[int64]journal.Run{}, sent: map[int64]int64{}, answered: map[int64]map[int]bool{}}
 }
 
-// Events journals the inbox's new answers to run, then reads the journal.
+// Events journals the inbox's new answers to run, then reads the journal;
+// records others appended there (hive answer's) go to the workflow
+// before the driver, which reads them to act on them, has them.
 func (m *mirror) Events(run int64, from int64) ([]journal.Record, error) {
 	m.mu.Lock()
-	err := m.takeInbox(run)
-	m.mu.Unlock()
-	if err != nil {
+	defer m.mu.Unlock()
+	if err := m.takeInbox(run); err != nil {
 		return nil, err
 	}
-	return m.Journal.Events(run, from)
+	recs, err := m.Journal.Events(run, from)
+	if err != nil || len(recs) == 0 {
+		return recs, err
+	}
+	if sent, ok := m.sent[run]; !ok || recs[len(recs)-1].Seq > sent {
+		if err := m.sync(run); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
 }
 
 // takeInbox journals the answers sent to the workflow that run's journal
@@ -154,7 +166,7 @@ func (m *mirror) takeInbox(run int64) error {
 	} else {
 		return nil
 	}
-	kept, err := m.known()
+	kept, err := m.inbox()
 	if err != nil || len(kept.Inbox) == 0 {
 		return nil // asked again in a moment
 	}
@@ -163,10 +175,12 @@ func (m *mirror) takeInbox(run int64) error {
 		return err
 	}
 	for _, in := range kept.Inbox {
-		if answered[in.Checkpoint] {
+		if in.Run != run || answered[in.Checkpoint] || !in.valid() {
 			continue
 		}
-		if _, err := m.Journal.Append(run, in.Type, in.Time, in.Payload); err != nil {
+		if _, err := m.Journal.Append(run, answerType, in.Time, in.Payload); errors.Is(err, journal.ErrRunFinished) {
+			return nil // too late: the run has ended
+		} else if err != nil {
 			return err
 		}
 		answered[in.Checkpoint] = true
@@ -194,8 +208,19 @@ func (m *mirror) answersOf(run int64) (map[int]bool, error) {
 	return a, nil
 }
 
-// answerType is the type of an answer's record (pipeline.EvAnswer).
+// answerType is the type of an answer's record (pipeline.EvAnswer, which
+// this package does not import).
 const answerType = "answer"
+
+// valid says whether in is an answer to its checkpoint: only such a
+// record comes into the journal from outside.
+func (in Inbound) valid() bool {
+	var ev struct {
+		Type       string `json:"type"`
+		Checkpoint int    `json:"checkpoint"`
+	}
+	return in.Type == answerType && json.Unmarshal(in.Payload, &ev) == nil && ev.Type == answerType && ev.Checkpoint == in.Checkpoint
+}
 
 // noteAnswer adds r's checkpoint to a when r is an answer.
 func noteAnswer(a map[int]bool, r journal.Record) {
@@ -244,6 +269,9 @@ func (m *mirror) AppendAll(run int64, entries []journal.Entry) ([]int64, error) 
 	return seqs, m.sync(run)
 }
 
+// FinishRun finishes the run here; the workflow is told with it, or, if
+// that fails, by CatchUp, which the driver calls before it returns: the
+// run has ended here either way.
 func (m *mirror) FinishRun(run int64, at time.Time, outcome string) error {
 	if err := m.Journal.FinishRun(run, at, outcome); err != nil {
 		return err
@@ -254,7 +282,8 @@ func (m *mirror) FinishRun(run int64, at time.Time, outcome string) error {
 		r.Finished, r.Outcome = at, outcome
 		m.runs[run] = r
 	}
-	return m.sync(run)
+	m.sync(run)
+	return nil
 }
 
 // sync sends the workflow run's records it lacks, with the run's own
@@ -329,8 +358,12 @@ func CatchUp(j journal.Journal, run int64) error {
 	return m.sync(run)
 }
 
-// signalTimeout bounds handing one entry to the workflow.
-const signalTimeout = 30 * time.Second
+// signalTimeout bounds handing one entry to the workflow; inboxTimeout
+// reading its inbox (asked again a second later).
+const (
+	signalTimeout = 30 * time.Second
+	inboxTimeout  = 3 * time.Second
+)
 
 // mirrorTo makes j a mirror that sends entries to the workflow execution
 // id/runID through c.
@@ -342,12 +375,16 @@ func mirrorTo(c client.Client, id, runID string, driver int32, j journal.Journal
 		defer cancel()
 		return c.SignalWorkflow(ctx, id, runID, JournalSignal, e)
 	}
-	known := func() (RunJournal, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), signalTimeout)
-		defer cancel()
-		return queryJournal(ctx, c, id, runID, math.MaxInt64)
+	query := func(timeout time.Duration) func() (RunJournal, error) {
+		return func() (RunJournal, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			return queryJournal(ctx, c, id, runID, math.MaxInt64)
+		}
 	}
-	return newMirror(j, driver, send, known)
+	m := newMirror(j, driver, send, query(signalTimeout))
+	m.inbox = query(inboxTimeout)
+	return m
 }
 
 func queryJournal(ctx context.Context, c client.Client, id, runID string, from int64) (RunJournal, error) {
@@ -359,12 +396,17 @@ func queryJournal(ctx context.Context, c client.Client, id, runID string, from i
 	return r, v.Get(&r)
 }
 
+// ErrDiverged says a journal holds a run's records otherwise than the
+// run's workflow: no driver can go on from both.
+var ErrDiverged = errors.New("the run's journal here differs from its workflow's copy")
+
 // Reconcile brings run's records in j up to those the workflow keeps
 // (kept, from seq 1): the records j lacks are appended in order, under
 // their own seqs, and the run's end when the workflow has it. Records j
 // has beyond the workflow's are left (a driver that died before it
 // handed them on journaled them: the mirror hands them on). A record the
-// two hold differently is an error: another driver journaled otherwise.
+// two hold differently is ErrDiverged: another driver journaled
+// otherwise.
 func Reconcile(j journal.Journal, run journal.Run, kept []journal.Record) error {
 	have, err := j.Events(run.ID, 1)
 	if err != nil {
@@ -373,7 +415,7 @@ func Reconcile(j journal.Journal, run journal.Run, kept []journal.Record) error 
 	for i := range min(len(have), len(kept)) {
 		a, b := have[i], kept[i]
 		if a.Seq != b.Seq || a.Type != b.Type || string(a.Payload) != string(b.Payload) {
-			return fmt.Errorf("run %d's record %d here (%s) differs from its workflow's (%s): another driver journaled otherwise; start it again with hive run --fresh", run.ID, a.Seq, a.Type, b.Type)
+			return fmt.Errorf("%w: run %d's record %d is %s here, %s there; another driver journaled otherwise: start the run again with hive run --fresh", ErrDiverged, run.ID, a.Seq, a.Type, b.Type)
 		}
 	}
 	for _, r := range kept[min(len(have), len(kept)):] {
