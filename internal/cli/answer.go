@@ -70,6 +70,19 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	}
 	switch o.backend {
 	case "", "local":
+		if at, ok := runOnTemporal(repo.Root); ok && piperun.IsRunJob(o.plan) {
+			// The project's run is on Temporal, where hive run said: the
+			// answer goes there, so that a driver in a clone gets it too
+			// (one in the folder would read the journal).
+			o.address, o.namespace = at.Address, at.Namespace
+			sent, err := answerRunTemporal(cmd.Context(), o, repo)
+			if sent {
+				return err
+			}
+			if err != nil {
+				fmt.Fprintf(o.stderr, "hive: the run's Temporal server at %s could not be asked (%v): the answer goes to the journal here\n", at.Address, oneLine(err.Error()))
+			}
+		}
 	case "temporal":
 		if !piperun.IsRunJob(o.plan) {
 			return answerTemporal(cmd.Context(), o, repo.Root)

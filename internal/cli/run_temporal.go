@@ -196,6 +196,9 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			fmt.Fprintf(o.stderr, "hive: the run is Temporal workflow %s (task queue %s)\n", id, queues)
 		}
 	}
+	if err := markRunOnTemporal(repo.Root, id, o.temporalFlags); err != nil {
+		fmt.Fprintf(o.stderr, "hive: %v (hive answer in this folder then needs --backend temporal)\n", err)
+	}
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
 	return followRun(ctx, o, c, run, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), obs, running, checkpointWait(cfg, o.waitSet, o.wait))
 }
@@ -288,6 +291,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 		go readAnswers(o.stdin, answers)
 	}
 	var f *piperun.Follower
+	var src *followed
 	var drivers []temporal.Driver
 	var asked time.Time // since when the open question is open
 	since := time.Now()
@@ -308,6 +312,9 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 					return &exitError{code: ExitInterrupted, err: errRunGoesOn}
 				}
 				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's workflow %s ended without a result: %w", run.GetID(), e.err)}
+			}
+			if obs.repo != nil {
+				os.Remove(runMarkerPath(obs.repo.Root)) // nothing more to answer there
 			}
 			var res piperun.Result
 			if err := json.Unmarshal(e.raw, &res); err != nil {
@@ -344,7 +351,8 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				if f == nil {
 					// The run as its drivers handed it to the workflow,
 					// wherever they journal it.
-					f = piperun.NewFollower(&followed{wj: temporal.WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}, j: j}, d.Run, obs)
+					src = &followed{wj: temporal.WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}, j: j}
+					f = piperun.NewFollower(src, d.Run, obs)
 					if attached {
 						f.Next(true)
 					}
@@ -374,7 +382,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 			case asked.IsZero():
 				asked = time.Now()
 			}
-			if open != nil && !obs.prompt && wait >= 0 && time.Since(asked) >= wait {
+			if open != nil && !obs.prompt && wait >= 0 && time.Since(asked) >= wait && !src.answered(drivers[len(drivers)-1].Run, open.ID) {
 				return &exitError{code: ExitNeedsHuman, err: fmt.Errorf("%s asks: %s. The run waits for the answer on its workers: hive answer %s \"...\", then hive run --resume --backend temporal follows it again",
 					open.Job, clipped(oneLine(open.Question), 200), open.Job)}
 			}
@@ -481,6 +489,26 @@ type followed struct {
 	wj    temporal.WorkflowJournal
 	j     journal.Journal
 	older bool
+}
+
+// answered says whether an answer to checkpoint of run waits to be
+// journaled by the run's driver: sent to the workflow, or in the folder's
+// journal (where the workflow's copy may not have it yet).
+func (f *followed) answered(run int64, checkpoint int) bool {
+	if ok, err := f.wj.Answered(run, checkpoint); err == nil && ok {
+		return true
+	}
+	recs, err := f.j.Events(run, 1)
+	if err != nil {
+		return false
+	}
+	for _, r := range recs {
+		var ev pipeline.Event
+		if r.Type == string(pipeline.EvAnswer) && json.Unmarshal(r.Payload, &ev) == nil && ev.Checkpoint == checkpoint {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *followed) Events(run, from int64) ([]journal.Record, error) {

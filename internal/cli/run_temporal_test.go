@@ -115,8 +115,9 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 			if err != nil || !strings.Contains(string(watched), "Temporal workflow hive-run-") {
 				t.Fatalf("hive status --watch --backend temporal at the tester's question: %v\n%s", err, watched)
 			}
-			// The answer goes to the workflow, and the driver journals it.
-			out, err := exec.Command(hive, append([]string{"answer", "tester", "the simple way"}, flags...)...).CombinedOutput()
+			// The answer goes to the workflow, where hive run said the run
+			// is (no --backend needed), and the driver journals it.
+			out, err := exec.Command(hive, "answer", "tester", "the simple way", "--repo", dir).CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "sent to the run's workflow hive-run-") {
 				t.Fatalf("hive answer tester: %v\n%s", err, out)
 			}

@@ -21,7 +21,11 @@
 // dies, the next one takes the run over from the journal. Each record
 // it journals is handed to the workflow before the driver acts on it
 // (runjournal.go), so the history holds the run and a follower reads it
-// there (WorkflowJournal). Its
+// there (WorkflowJournal); answers come in as signals (the inbox), which
+// the driver journals. A run whose work is on a git remote runs on the
+// repository's queue (PipelineInput.Anywhere): when no worker of its
+// folder takes it up, one of any clone does, from the workflow's copy of
+// the journal (Reconcile). Its
 // implementers' phase is a dispatching run workflow whose Dispatch names
 // the tree and phase (Where), so that one pool of workers serves the
 // phases of every run (NewPhasesWorkers).

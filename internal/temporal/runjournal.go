@@ -456,6 +456,21 @@ func (w WorkflowJournal) Latest() (journal.Run, error) {
 	return r.Run, err
 }
 
+// Answered says whether an answer to checkpoint of run is in the
+// workflow's inbox (its driver journals it next).
+func (w WorkflowJournal) Answered(run int64, checkpoint int) (bool, error) {
+	r, err := queryJournal(w.Ctx, w.C, w.ID, w.RunID, math.MaxInt64)
+	if err != nil {
+		return false, err
+	}
+	for _, in := range r.Inbox {
+		if in.Run == run && in.Checkpoint == checkpoint {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Events returns the records of run from seq from on that the workflow
 // has (none while it has not heard of run).
 func (w WorkflowJournal) Events(run, from int64) ([]journal.Record, error) {
