@@ -267,7 +267,7 @@ func answerRunQuestion(ctx context.Context, o *runOptions, c client.Client, id s
 }
 
 // followRun shows the run as its driver journals it (the records it hands
-// the workflow), sends the answers typed here to it (answerFollowed), and
+// the workflow), sends the answers typed here to it (sendRunAnswer), and
 // ends with the run: its result, or, on
 // ctrl-c, at once, the run going on on its workers. attached: the run was
 // under way, and what it did before is not shown again. Without a
@@ -437,7 +437,7 @@ func workflowState(ctx context.Context, c client.Client, id string) (journal.Run
 	if !run.Finished.IsZero() {
 		return run, pipeline.Snapshot{}, piperun.ErrNoRun
 	}
-	f := piperun.NewFollower(wj, run.ID, silent{})
+	f := piperun.NewFollower(wj, run.ID, piperun.Silent{})
 	if err := f.Next(true); err != nil {
 		return run, pipeline.Snapshot{}, err
 	}
@@ -474,13 +474,6 @@ func beingDriven(d *workflowservice.DescribeWorkflowExecutionResponse) bool {
 	}
 	return false
 }
-
-// silent is an observer that shows nothing.
-type silent struct{}
-
-func (silent) Event(pipeline.Event, pipeline.Snapshot)     {}
-func (silent) Command(pipeline.Command, pipeline.Snapshot) {}
-func (silent) Note(string, string)                         {}
 
 // followed is what a terminal that follows a run reads: the run's records
 // in its workflow, or, when the workers are an older hive's whose

@@ -61,7 +61,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.Now = time.Now
 	}
 	if o.Observer == nil {
-		o.Observer = nobody{}
+		o.Observer = Silent{}
 	}
 	if o.Stall == 0 {
 		o.Stall = 5 * time.Minute
@@ -517,11 +517,12 @@ func (s *shell) killAll() {
 	}
 }
 
-type nobody struct{}
+// Silent is an Observer that shows nothing.
+type Silent struct{}
 
-func (nobody) Event(pipeline.Event, pipeline.Snapshot)     {}
-func (nobody) Command(pipeline.Command, pipeline.Snapshot) {}
-func (nobody) Note(string, string)                         {}
+func (Silent) Event(pipeline.Event, pipeline.Snapshot)     {}
+func (Silent) Command(pipeline.Command, pipeline.Snapshot) {}
+func (Silent) Note(string, string)                         {}
 
 // pollJournal steps the answers `hive answer` journaled since the last
 // record this process saw.
