@@ -488,8 +488,15 @@ var runNamespace = regexp.MustCompile(`^run-[A-Za-z0-9._-]+$`)
 // of that name (a name from the workflow's history is never taken as a
 // URL to reach).
 func (p *phaseExecutors) remoteName(ctx context.Context, repo *gitx.Repo, run string) (string, error) {
-	if p.remote != "" {
-		return p.remote, nil
+	return cloneRemote(ctx, repo, p.remote, run)
+}
+
+// cloneRemote is the name in this clone (repo) of the remote a run names
+// run: own (a worker's --git-remote) when set, else run when this clone
+// has a remote of that name.
+func cloneRemote(ctx context.Context, repo *gitx.Repo, own, run string) (string, error) {
+	if own != "" {
+		return own, nil
 	}
 	out, err := repo.Git(ctx, "remote")
 	if err != nil {
@@ -500,7 +507,7 @@ func (p *phaseExecutors) remoteName(ctx context.Context, repo *gitx.Repo, run st
 			return run, nil
 		}
 	}
-	return "", fmt.Errorf("the run shares its plans through the git remote %q, and this clone (%s) has no remote of that name: add it (git remote add %s URL), or start this worker with --git-remote naming it here", run, repo.Root, run)
+	return "", fmt.Errorf("the run shares its work through the git remote %q, and this clone (%s) has no remote of that name: add it (git remote add %s URL), or start this worker with --git-remote naming it here", run, repo.Root, run)
 }
 
 // runWorktree is the name of a run's worktree (piperun's run-N).

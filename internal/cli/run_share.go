@@ -28,6 +28,10 @@ type runShare struct {
 	// for dead never overwrites the work of the one that took over.
 	at    string
 	known bool
+	// brings: the run's roles work on other machines (roleWorkers),
+	// which push to the branch; their work comes to the worktree before
+	// anything follows it.
+	brings bool
 }
 
 // share implements piperun.Options.Share.
@@ -36,11 +40,42 @@ func (r *runShare) share(ctx context.Context, dir string, run journal.Run) error
 	if err != nil {
 		return err
 	}
+	if r.brings {
+		if err := r.bring(ctx, tree, run); err != nil {
+			return err
+		}
+	}
 	head, err := tree.Head(ctx)
 	if err != nil {
 		return err
 	}
 	return r.push(ctx, tree, head, run)
+}
+
+// bring fast-forwards the run's worktree (tree) to the remote's branch of
+// the run, where a role's session on another machine pushed its work.
+func (r *runShare) bring(ctx context.Context, tree *gitx.Repo, run journal.Run) error {
+	branch := sharedRunBranch(run)
+	if err := tree.FetchBranches(ctx, r.remote, "hive/run-"+runName(run)+"/*"); err != nil {
+		return err
+	}
+	tip := tree.RefHash(ctx, gitx.RemoteRef(branch))
+	if tip == "" {
+		return nil // not shared yet: the push makes it
+	}
+	head, err := tree.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if tip != head && tree.IsAncestor(ctx, head, tip) {
+		if _, err := tree.Git(ctx, "merge", "-q", "--ff-only", tip); err != nil {
+			return fmt.Errorf("bring the role's work from %s: %w", branch, err)
+		}
+	} else if !tree.IsAncestor(ctx, tip, head) {
+		return fmt.Errorf("the remote's %s has work this tree lacks (%s): another driver went on with the run", branch, tip)
+	}
+	r.at, r.known = tip, true
+	return nil
 }
 
 // push sets run's branch on the remote to rev, from where this driver

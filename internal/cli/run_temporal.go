@@ -633,9 +633,13 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	opts.Started = func(r journal.Run) { started(r.ID) }
 	var share *runShare
 	if req.Remote != "" {
-		// The run's work goes to the remote as it is done.
-		share = &runShare{remote: remote}
+		// The run's work goes to the remote as it is done, and its roles'
+		// sessions to the workers of its plans, wherever they are.
+		share = &runShare{remote: remote, brings: true}
 		opts.Share = share.share
+		roles := &roleWorkers{c: d.c, queue: phasesQueue(d.queue), workflow: workflowID, driver: t.Attempt, remote: remote, agent: o.agent,
+			share: share, d: temporalDispatch(phasesQueue(d.queue), cfg.Timeouts.Stall)}
+		roles.serve(&opts)
 	}
 	if clone != nil {
 		last, _, _ := piperun.Latest(j)
@@ -814,6 +818,7 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 		}
 		execs := &phaseExecutors{g: s.g, agent: s.agent, remote: s.remote, out: notes}
 		plans := temporal.NewPhasesWorkers(c, phasesQueue(s.queue), execs.For, worker.Options{})
+		plans.ServeRoles(c, &roleRunner{g: s.g, agent: s.agent, remote: s.remote, out: notes})
 		if err := plans.Start(); err != nil {
 			stop()
 			return nil, fmt.Errorf("worker: %w", err)

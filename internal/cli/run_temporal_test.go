@@ -414,6 +414,13 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 			t.Errorf("no worker in a clone ran %s:\n%s", plan, workerLogs())
 		}
 	}
+	// The roles' sessions too ran on the clones' workers, not where the
+	// run was driven.
+	for _, role := range []string{"architect", "tester"} {
+		if !strings.Contains(ran, "(the "+role+") runs here") {
+			t.Errorf("no worker in a clone ran the %s's session:\n%s", role, workerLogs())
+		}
+	}
 	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 		t.Errorf("the run's branches are left on the remote:\n%s", left)
 	}
@@ -476,7 +483,8 @@ func testGoesOnInAClone(t *testing.T, comeBack bool) {
 		case !killed && strings.Contains(line, "running the architect's plans"):
 			// Once a plan is at work in a clone, the folder's machine
 			// goes: the phase goes on without it.
-			for deadline := time.Now().Add(time.Minute); !strings.Contains(logs["there-1"].String()+logs["there-2"].String(), "runs here"); time.Sleep(50 * time.Millisecond) {
+			planRuns := regexp.MustCompile(`[0-9]{2}-[0-9]{2} attempt [0-9]+ runs here`)
+			for deadline := time.Now().Add(time.Minute); !planRuns.MatchString(logs["there-1"].String() + logs["there-2"].String()); time.Sleep(50 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("no plan runs in a clone:\n%s", workerLogs())
 				}

@@ -197,11 +197,16 @@ func (s *shell) refuse(p permission) {
 	if sess == nil {
 		return
 	}
-	msg := "hive run's roles work unattended and may not ask for permissions; do without " + p.out.Tool
-	if err := sess.AnswerPermission(p.out.RequestID, false, p.out.Input, msg); err != nil {
+	if err := sess.AnswerPermission(p.out.RequestID, false, p.out.Input, Unattended(p.out.Tool)); err != nil {
 		s.o.Observer.Note(p.job, "refuse the permission request: "+err.Error())
 	}
 	s.o.Observer.Note(p.job, fmt.Sprintf("refused %s's request to use %s: allow the tool in models.executor args (e.g. --allowedTools)", p.job, p.out.Tool))
+}
+
+// Unattended is what a role agent is told when hive refuses its request
+// to use tool.
+func Unattended(tool string) string {
+	return "hive run's roles work unattended and may not ask for permissions; do without " + tool
 }
 
 // watch ends role agents silent for longer than the stall timeout: their

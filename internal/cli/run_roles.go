@@ -1,0 +1,357 @@
+package cli
+
+// The roles' sessions of a hive run on Temporal with --git-remote run on
+// the workers of its plans, wherever they are, not on the machine that
+// drives the run: each session is a workflow of one activity
+// (temporal.RoleWorkflow). The driver shares the run's worktree on the
+// remote first; the worker makes a worktree of its own clone from it, runs
+// the role's agent there, and pushes what the agent committed before it
+// hands on the agent's report and its exit, which the driver brings into
+// the run's worktree before it journals them (runShare.brings).
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/temporal"
+)
+
+// roleRequest is one role session, as a worker is given it.
+type roleRequest struct {
+	Role string `json:"role"`
+	// Agent is the run's agent program ("" for the worker's own).
+	Agent string `json:"agent,omitempty"`
+	// Remote names the run's git remote (as the run calls it), Branch the
+	// run's branch there and Rev the commit the session starts from: the
+	// branch's tip when the driver started it.
+	Remote string `json:"remote"`
+	Branch string `json:"branch"`
+	Rev    string `json:"rev"`
+	// The agent's session: agent.Spec's fields that travel.
+	Job          string   `json:"job"`
+	Attempt      int      `json:"attempt"`
+	Prompt       string   `json:"prompt"`
+	Env          []string `json:"env,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	MaxBudgetUSD float64  `json:"max_budget_usd,omitempty"`
+}
+
+// sharedRunBranchName is what sharedRunBranch makes.
+var sharedRunBranchName = regexp.MustCompile(`^hive/run-[A-Za-z0-9._-]+/run$`)
+
+// commitHash is a full commit hash.
+var commitHash = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// check refuses a request hive run would not send.
+func (r roleRequest) check() error {
+	switch {
+	case !slices.Contains(pipeline.Roles, r.Role):
+		return fmt.Errorf("the role session names no role of hive run (%q)", r.Role)
+	case !sharedRunBranchName.MatchString(r.Branch):
+		return fmt.Errorf("the role session's branch %q is not a run's", r.Branch)
+	case !commitHash.MatchString(r.Rev):
+		return fmt.Errorf("the role session's start %q is not a commit", r.Rev)
+	case unsafeBranchChars.MatchString(r.Job) || r.Job == "" || r.Attempt < 1:
+		return fmt.Errorf("the role session's job %q (attempt %d) is not one hive run would send", r.Job, r.Attempt)
+	}
+	return nil
+}
+
+// roleWorkers start the sessions of a run's roles on the workers of its
+// plans, for a run whose work is on a git remote.
+type roleWorkers struct {
+	c        client.Client
+	queue    string // the workers': the phases' queue
+	workflow string // the run's
+	driver   int32  // this driver's attempt: its sessions are its own
+	remote   string // the run's remote, as the run names it
+	agent    string // the run's agent program
+	share    *runShare
+	d        *temporal.Dispatch // the sessions' heartbeat and bound
+
+	mu  sync.Mutex
+	run journal.Run
+}
+
+// serve makes the sessions of opts' roles go to the workers: all but the
+// evaluator's, a short call of the driver's own.
+func (w *roleWorkers) serve(opts *piperun.Options) {
+	roles := map[string]agent.Launcher{}
+	for role, l := range opts.Roles {
+		if role != pipeline.RoleEvaluator {
+			l = roleLauncher{w, l, role}
+		}
+		roles[role] = l
+	}
+	opts.Roles = roles
+	opts.Launcher = roleLauncher{w, opts.Launcher, pipeline.RoleImplementer}
+	started := opts.Started
+	opts.Started = func(r journal.Run) {
+		w.mu.Lock()
+		w.run = r
+		w.mu.Unlock()
+		if started != nil {
+			started(r)
+		}
+	}
+}
+
+// roleLauncher starts a role's sessions on the workers, in place of the
+// launcher local, whose name it keeps.
+type roleLauncher struct {
+	w     *roleWorkers
+	local agent.Launcher
+	role  string
+}
+
+func (l roleLauncher) Name() string       { return l.local.Name() }
+func (l roleLauncher) LiveSessions() bool { return false } // role agents are one-shot
+
+// Start shares the run's worktree (spec.Dir), then starts the session on
+// a worker from its commit and follows it.
+func (l roleLauncher) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
+	l.w.mu.Lock()
+	run := l.w.run
+	l.w.mu.Unlock()
+	if err := l.w.share.share(ctx, spec.Dir, run); err != nil {
+		return nil, fmt.Errorf("share the run's worktree for the %s's session: %w", l.role, err)
+	}
+	rev, err := (&gitx.Repo{Root: spec.Dir}).Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(roleRequest{Role: l.role, Agent: l.w.agent, Remote: l.w.remote, Branch: sharedRunBranch(run), Rev: rev,
+		Job: spec.Plan, Attempt: spec.Attempt, Prompt: spec.Prompt, Env: spec.Env, Model: spec.Model, MaxBudgetUSD: spec.MaxBudgetUSD})
+	if err != nil {
+		return nil, err
+	}
+	id := fmt.Sprintf("%s-%s-%s-%d-d%d", l.w.workflow, runName(run), spec.Plan, spec.Attempt, l.w.driver)
+	call, err := temporal.StartRole(ctx, l.w.c, id, temporal.RoleInput{Session: raw, Queue: l.w.queue, Heartbeat: l.w.d.Heartbeat, Timeout: l.w.d.Session})
+	if err != nil {
+		return nil, err
+	}
+	s := &roleSession{call: call, done: make(chan struct{})}
+	s.Touch()
+	go s.follow(ctx, spec, sink)
+	return s, nil
+}
+
+// roleSession is a role's session on a worker, as the driver sees it.
+type roleSession struct {
+	call     *temporal.RoleCall
+	last     atomic.Int64 // unix nanoseconds of its last output
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// follow hands the session's outputs to sink until it ends; a session
+// that ends without its agent's exit (its worker lost) ends with one.
+func (s *roleSession) follow(ctx context.Context, spec agent.Spec, sink func(agent.Output)) {
+	defer close(s.done)
+	exited := false
+	why := s.call.Follow(ctx, 300*time.Millisecond, func(raw json.RawMessage) {
+		var out agent.Output
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return
+		}
+		s.Touch()
+		out.Plan, out.Attempt = spec.Plan, spec.Attempt
+		exited = exited || out.Kind == agent.OutExit
+		sink(out)
+	})
+	if ctx.Err() != nil {
+		s.stop() // the driver stops: so does its session
+	}
+	if !exited {
+		sink(agent.Output{Plan: spec.Plan, Attempt: spec.Attempt, Kind: agent.OutExit, ExitCode: -1,
+			Err: "its session on a worker ended: " + cmp.Or(why, "without its agent's exit")})
+	}
+}
+
+// stop asks the session's worker to stop the agent, once.
+func (s *roleSession) stop() {
+	s.stopOnce.Do(func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s.call.Stop(ctx) // a session that has ended needs no stop
+		}()
+	})
+}
+
+func (s *roleSession) PID() int { return 0 }
+func (s *roleSession) Send(string) error {
+	return errors.New("a role's session on a worker takes no messages: role agents are one-shot")
+}
+
+// AnswerPermission: the worker refused the request already (role agents
+// work unattended).
+func (s *roleSession) AnswerPermission(string, bool, string, string) error { return nil }
+func (s *roleSession) Stop(time.Duration)                                   { s.stop() }
+func (s *roleSession) StopTurn(time.Duration)                               { s.stop() }
+func (s *roleSession) KillStalled(string)                                   { s.stop() }
+func (s *roleSession) Kill()                                                { s.stop() }
+func (s *roleSession) Silent(now time.Time) time.Duration {
+	return now.Sub(time.Unix(0, s.last.Load()))
+}
+func (s *roleSession) Touch()                { s.last.Store(time.Now().UnixNano()) }
+func (s *roleSession) Done() <-chan struct{} { return s.done }
+
+// roleRunner runs role sessions on a worker (temporal.RoleRunner), in
+// worktrees of this clone made from the run's branch on its remote.
+type roleRunner struct {
+	g      *globalOptions
+	agent  string // the worker's --agent
+	remote string // the worker's --git-remote
+	out    io.Writer
+}
+
+// Run implements temporal.RoleRunner.
+func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(json.RawMessage)) error {
+	var req roleRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return fmt.Errorf("the role session's request: %w", err)
+	}
+	if err := req.check(); err != nil {
+		return err
+	}
+	repo, cfg, err := openRepoConfig(ctx, r.g)
+	if err != nil {
+		return err
+	}
+	remote, err := cloneRemote(ctx, repo, r.remote, req.Remote)
+	if err != nil {
+		return err
+	}
+	if err := repo.FetchBranches(ctx, remote, req.Branch); err != nil {
+		return err
+	}
+	if tip := repo.RefHash(ctx, gitx.RemoteRef(req.Branch)); tip != req.Rev {
+		return fmt.Errorf("the run's branch %s of %s is at %q, not at %s where its driver started the %s: another driver went on with the run", req.Branch, remote, tip, req.Rev, req.Role)
+	}
+	root := worktreeRoot(cfg, repo.Root)
+	if root == "" {
+		if root, err = gitx.DefaultWorktreeRoot(repo.Root); err != nil {
+			return err
+		}
+	}
+	name := strings.TrimPrefix(strings.TrimSuffix(req.Branch, "/run"), "hive/")
+	tree := filepath.Join(root, "roles", fmt.Sprintf("%s-%s-%d", name, req.Job, req.Attempt))
+	repo.RemoveWorktree(ctx, tree, "") // one a worker that died left
+	if _, err := repo.Git(ctx, "worktree", "add", "-q", "-f", "--detach", tree, req.Rev); err != nil {
+		return fmt.Errorf("the %s's worktree: %w", req.Role, err)
+	}
+	defer repo.RemoveWorktree(context.Background(), tree, "")
+	if err := worktreeSetup(cfg).Run(ctx, repo.Root, tree); err != nil {
+		return err
+	}
+	program := cmp.Or(req.Agent, r.agent)
+	launchers, _, err := roleAgents(program, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.out, "hive worker: %s attempt %d (the %s) runs here\n", req.Job, req.Attempt, req.Role)
+	pushed := req.Rev
+	// push pushes what the agent committed, from where the run's branch
+	// was: the driver brings it before it journals what follows.
+	push := func() error {
+		head, err := repo.At(tree).Head(ctx)
+		if err != nil || head == pushed {
+			return err
+		}
+		lease := pushed
+		if err := repo.PushBranch(ctx, remote, head, req.Branch, &lease); err != nil {
+			return err
+		}
+		pushed = head
+		return nil
+	}
+	var sess agent.Session
+	ready := make(chan struct{})
+	sink := func(out agent.Output) {
+		switch out.Kind {
+		case agent.OutText:
+			if !strings.Contains(out.Text, "HIVE_REPORT") {
+				out.Text = "" // only the report is the driver's; the rest says the agent lives
+			} else if err := push(); err != nil {
+				fmt.Fprintf(r.out, "hive worker: %s: push its work before its report: %v\n", req.Job, err)
+			}
+		case agent.OutGarbage, agent.OutResult:
+			out.Text = ""
+		case agent.OutToolCall:
+			out.Input = compactInput(out.Input)
+		case agent.OutPermission:
+			<-ready
+			if sess != nil {
+				sess.AnswerPermission(out.RequestID, false, out.Input, piperun.Unattended(out.Tool))
+			}
+			out.Input = compactInput(out.Input)
+		case agent.OutExit:
+			if err := push(); err != nil {
+				out.Err = strings.TrimSpace(out.Err + "; its work could not be pushed to " + req.Branch + ": " + err.Error())
+				if out.ExitCode == 0 {
+					out.ExitCode = 1
+				}
+			}
+		}
+		b, err := json.Marshal(out)
+		if err == nil {
+			emit(b)
+		}
+	}
+	spec := agent.Spec{Plan: req.Job, Attempt: req.Attempt, Dir: tree, Prompt: req.Prompt, Env: req.Env, Model: req.Model, MaxBudgetUSD: req.MaxBudgetUSD,
+		LogPath: filepath.Join(repo.Root, ".hive", "logs", fmt.Sprintf("%s-%s.attempt-%d.log", name, req.Job, req.Attempt))}
+	sess, err = launchers[req.Role].Start(ctx, spec, sink)
+	close(ready)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-sess.Done():
+	case <-ctx.Done():
+		sess.Stop(5 * time.Second)
+		<-sess.Done()
+	}
+	fmt.Fprintf(r.out, "hive worker: %s attempt %d (the %s) ended\n", req.Job, req.Attempt, req.Role)
+	return ctx.Err()
+}
+
+// compactInput keeps a tool call's input small enough to travel (a Write
+// carries a whole file): past 2 KB, what says what the call does and a
+// hash of the whole, so that calls still tell apart.
+func compactInput(input string) string {
+	const limit = 2 << 10
+	if len(input) <= limit {
+		return input
+	}
+	var in map[string]any
+	short := map[string]any{"hive_sha256": fmt.Sprintf("%x", sha256.Sum256([]byte(input)))}
+	if json.Unmarshal([]byte(input), &in) == nil {
+		for _, k := range []string{"command", "file_path", "path", "notebook_path", "url", "pattern"} {
+			if v, ok := in[k].(string); ok && len(v) <= 512 {
+				short[k] = v
+			}
+		}
+	}
+	b, _ := json.Marshal(short)
+	return string(b)
+}
