@@ -206,10 +206,21 @@ func (s *roleSession) Send(string) error {
 // AnswerPermission: the worker refused the request already (role agents
 // work unattended).
 func (s *roleSession) AnswerPermission(string, bool, string, string) error { return nil }
-func (s *roleSession) Stop(time.Duration)                                   { s.stop() }
-func (s *roleSession) StopTurn(time.Duration)                               { s.stop() }
-func (s *roleSession) KillStalled(string)                                   { s.stop() }
-func (s *roleSession) Kill()                                                { s.stop() }
+func (s *roleSession) StopTurn(time.Duration)                              { s.stop() }
+func (s *roleSession) KillStalled(string)                                  { s.stop() }
+func (s *roleSession) Kill()                                               { s.stop() }
+
+// Stop: a role's turn has ended, and its worker ends the agent itself
+// (its input closed), then pushes its last work: it is stopped from here
+// only when it has not ended within grace and a few seconds.
+func (s *roleSession) Stop(grace time.Duration) {
+	select {
+	case <-s.done:
+	case <-time.After(grace + 10*time.Second):
+		s.stop()
+	}
+}
+
 func (s *roleSession) Silent(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, s.last.Load()))
 }
@@ -269,11 +280,15 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(r.out, "hive worker: %s attempt %d (the %s) runs here\n", req.Job, req.Attempt, req.Role)
+	fmt.Fprintf(r.out, "hive worker: %s attempt %d runs here (the %s)\n", req.Job, req.Attempt, req.Role)
 	pushed := req.Rev
 	// push pushes what the agent committed, from where the run's branch
 	// was: the driver brings it before it journals what follows.
 	push := func() error {
+		// Even for a stopped session: what its agent committed is the
+		// run's.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
 		head, err := repo.At(tree).Head(ctx)
 		if err != nil || head == pushed {
 			return err
@@ -286,6 +301,7 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 		return nil
 	}
 	var sess agent.Session
+	lost := "" // why the session's work did not reach the run's branch
 	ready := make(chan struct{})
 	sink := func(out agent.Output) {
 		switch out.Kind {
@@ -293,10 +309,29 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 			if !strings.Contains(out.Text, "HIVE_REPORT") {
 				out.Text = "" // only the report is the driver's; the rest says the agent lives
 			} else if err := push(); err != nil {
-				fmt.Fprintf(r.out, "hive worker: %s: push its work before its report: %v\n", req.Job, err)
+				// A report of work the run's branch does not hold is no
+				// report: the session ends without one (another session,
+				// of a driver taken for dead, went on with the run).
+				lost = "its work could not be pushed to " + req.Branch + " before its report: " + err.Error()
+				fmt.Fprintf(r.out, "hive worker: %s: %s\n", req.Job, lost)
+				<-ready
+				if sess != nil {
+					go sess.Stop(5 * time.Second)
+				}
+				return
 			}
-		case agent.OutGarbage, agent.OutResult:
+		case agent.OutGarbage:
 			out.Text = ""
+		case agent.OutResult:
+			// One turn per role (as piperun has it): its input closes
+			// and it exits.
+			out.Text = ""
+			go func() {
+				<-ready
+				if sess != nil {
+					sess.Stop(roleStopGrace)
+				}
+			}()
 		case agent.OutToolCall:
 			out.Input = compactInput(out.Input)
 		case agent.OutPermission:
@@ -306,8 +341,13 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 			}
 			out.Input = compactInput(out.Input)
 		case agent.OutExit:
-			if err := push(); err != nil {
-				out.Err = strings.TrimSpace(out.Err + "; its work could not be pushed to " + req.Branch + ": " + err.Error())
+			if lost == "" {
+				if err := push(); err != nil {
+					lost = "its work could not be pushed to " + req.Branch + ": " + err.Error()
+				}
+			}
+			if lost != "" {
+				out.Err = strings.TrimPrefix(out.Err+"; "+lost, "; ")
 				if out.ExitCode == 0 {
 					out.ExitCode = 1
 				}
@@ -331,9 +371,13 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 		sess.Stop(5 * time.Second)
 		<-sess.Done()
 	}
-	fmt.Fprintf(r.out, "hive worker: %s attempt %d (the %s) ended\n", req.Job, req.Attempt, req.Role)
+	fmt.Fprintf(r.out, "hive worker: %s attempt %d ended (the %s)\n", req.Job, req.Attempt, req.Role)
 	return ctx.Err()
 }
+
+// roleStopGrace is how long a role's agent has to exit once its turn has
+// ended and its input is closed.
+const roleStopGrace = 5 * time.Second
 
 // compactInput keeps a tool call's input small enough to travel (a Write
 // carries a whole file): past 2 KB, what says what the call does and a

@@ -347,35 +347,43 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
 	bare := bareOrigin(t, dir)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "remote"}
-	// Plan 01-01's first task is slow (3 s): its session is at work when
-	// its worker dies.
-	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1")
+	// The architect's first session hangs, on a worker that dies; plan
+	// 01-01's first task is slow (3 s): its session is at work when its
+	// worker dies.
+	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1,architect=hang#1")
 	drivers, clones := map[string]*exec.Cmd{}, map[string]*exec.Cmd{}
 	logs := map[string]*lockedBuffer{}
 	for _, name := range []string{"here-1", "here-2"} {
 		drivers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
 	}
-	for _, name := range []string{"there-1", "there-2"} {
+	for _, name := range []string{"there-1", "there-2", "there-3"} {
 		clones[name], logs[name] = cloneWorker(t, hive, bare, name, env, flags)
 	}
-	workerLogs := func() string { return logsOf(logs, "here-1", "here-2", "there-1", "there-2") }
+	workerLogs := func() string { return logsOf(logs, "here-1", "here-2", "there-1", "there-2", "there-3") }
 	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
 	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
 	run.Env = env
 	stdout := startPiped(t, run)
 	driverPid := regexp.MustCompile(`\(pid ([0-9]+)\)`)
 	var transcript strings.Builder
-	killedDriver, killedClone := "", ""
+	driver, killedDriver, killedClone, killedRole := "", "", "", ""
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		line := sc.Text()
 		transcript.WriteString(line + "\n")
-		m := driverPid.FindStringSubmatch(line)
-		if m == nil || killedDriver != "" {
+		if killedRole == "" && strings.Contains(line, "architect") && strings.Contains(line, "started (attempt 1)") {
+			// The architect's session runs on a clone's worker, which
+			// dies: its lost heartbeat ends the session as a crash.
+			killedRole = killWorkerOf(t, "architect", clones, logs)
+		}
+		if m := driverPid.FindStringSubmatch(line); m != nil && driver == "" {
+			driver = m[1]
+		}
+		if killedDriver != "" || driver == "" || !strings.Contains(line, "running the architect's plans") {
 			continue
 		}
 		for name, w := range drivers {
-			if strconv.Itoa(w.Process.Pid) == m[1] {
+			if strconv.Itoa(w.Process.Pid) == driver {
 				// It drives the run: kill it, and the clone's worker that
 				// runs 01-01, once its session is at work (the run's output
 				// waits in its pipe meanwhile).
@@ -396,7 +404,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	if err != nil || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
 		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, got, workerLogs())
 	}
-	if killedDriver == "" || killedClone == "" || !strings.Contains(got, "takes it over from the journal (driver 2)") {
+	if killedRole == "" || killedDriver == "" || killedClone == "" || !strings.Contains(got, "takes it over from the journal (driver 2)") {
 		t.Fatalf("killed driver %q and clone worker %q; no takeover seen:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
 	}
 	for name := range drivers {
@@ -405,7 +413,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 		}
 	}
 	subjects := git(t, dir, "log", "--format=%s", "main")
-	ran := logs["there-1"].String() + logs["there-2"].String()
+	ran := logs["there-1"].String() + logs["there-2"].String() + logs["there-3"].String()
 	for _, plan := range []string{"01-01", "01-02", "01-03"} {
 		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
 			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
@@ -415,11 +423,15 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 		}
 	}
 	// The roles' sessions too ran on the clones' workers, not where the
-	// run was driven.
-	for _, role := range []string{"architect", "tester"} {
-		if !strings.Contains(ran, "(the "+role+") runs here") {
-			t.Errorf("no worker in a clone ran the %s's session:\n%s", role, workerLogs())
+	// run was driven: the architect's second, after its first one's
+	// worker died.
+	for _, session := range []string{"architect attempt 2", "tester attempt 1"} {
+		if !strings.Contains(ran, session+" runs here") {
+			t.Errorf("no worker in a clone ran the %s:\n%s", session, workerLogs())
 		}
+	}
+	if !strings.Contains(got, "started (attempt 2)") || !strings.Contains(got, "its session on a worker ended: its worker was lost (") {
+		t.Errorf("the architect's lost session was not taken for a crash and run again:\n%s", got)
 	}
 	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 		t.Errorf("the run's branches are left on the remote:\n%s", left)

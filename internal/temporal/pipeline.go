@@ -144,6 +144,16 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	signals := workflow.GetSignalChannel(ctx, DriverSignal)
 	entries := workflow.GetSignalChannel(ctx, JournalSignal)
 	answers := workflow.GetSignalChannel(ctx, AnswerSignal)
+	// Answers go to the inbox whenever they come, between drivers too (a
+	// driver that ended, a backoff): a terminal that asks whether an
+	// answer waits must find it there.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var in Inbound
+			answers.Receive(ctx, &in)
+			inbox = append(inbox, in)
+		}
+	})
 	attempts := in.Drivers
 	if attempts <= 0 {
 		attempts = 10
@@ -167,11 +177,6 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 			var e JournalEntry
 			c.Receive(ctx, &e)
 			entry(e)
-		})
-		sel.AddReceive(answers, func(c workflow.ReceiveChannel, _ bool) {
-			var in Inbound
-			c.Receive(ctx, &in)
-			inbox = append(inbox, in)
 		})
 		for !done {
 			sel.Select(ctx)

@@ -106,3 +106,43 @@ func TestPipelineWorkflowStops(t *testing.T) {
 		t.Errorf("%d drivers tried, want the 2 allowed", len(d.takeovers))
 	}
 }
+
+// TestPipelineWorkflowTakesAnswersBetweenDrivers: an answer that comes
+// while no driver works (the workflow waits before the next) is in the
+// inbox at once, where a terminal that follows the run looks for it
+// before it stops at the question.
+func TestPipelineWorkflowTakesAnswersBetweenDrivers(t *testing.T) {
+	d := &fakeDriver{errs: []error{errors.New("worker lost")}}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
+	acts := &pipelineActivities{drive: d, beat: time.Millisecond}
+	env.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
+	answer := Inbound{Run: 8, Checkpoint: 2, Type: "answer", Payload: json.RawMessage(`{"text":"raise"}`)}
+	var inbox []Inbound
+	// The first driver has failed; the next starts after a second.
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(AnswerSignal, answer) }, 300*time.Millisecond)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(JournalQuery, int64(1))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var r RunJournal
+		if err := v.Get(&r); err != nil {
+			t.Error(err)
+		}
+		inbox = r.Inbox
+	}, 600*time.Millisecond)
+	env.ExecuteWorkflow(PipelineWorkflowName, PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: time.Minute, Timeout: time.Hour, Drivers: 3,
+		Anywhere: "anywhere", Folder: "folder", Handover: time.Minute})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.takeovers) != 2 {
+		t.Fatalf("%d drivers, want 2", len(d.takeovers))
+	}
+	if len(inbox) != 1 || inbox[0].Run != 8 || inbox[0].Checkpoint != 2 {
+		t.Fatalf("the inbox between drivers: %+v, want the answer", inbox)
+	}
+}
