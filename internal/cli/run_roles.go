@@ -115,6 +115,39 @@ func (w *roleWorkers) serve(opts *piperun.Options) {
 	}
 }
 
+// sessionID names the workflow of the session of job's attempt in run
+// that driver (its attempt) started.
+func (w *roleWorkers) sessionID(run journal.Run, job string, attempt int, driver int32) string {
+	return fmt.Sprintf("%s-%s-%s-%d-d%d", w.workflow, runName(run), job, attempt, driver)
+}
+
+// stopEarlier ends the role sessions of run that the drivers before this
+// one started and may have left running (a driver taken for dead leaves
+// its session on its worker): each is stopped and waited for, a while,
+// so that what its agent committed is on the run's branch before this
+// driver brings it, and no two sessions of a job go on side by side.
+func (w *roleWorkers) stopEarlier(ctx context.Context, j journal.Journal, run journal.Run) {
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		return // the run's resume says why
+	}
+	for _, job := range m.Snapshot().Jobs {
+		if job.State != pipeline.Running || job.Phase {
+			continue
+		}
+		for d := int32(1); d < w.driver; d++ {
+			id := w.sessionID(run, job.ID, job.Attempts, d)
+			if w.c.CancelWorkflow(ctx, id, "") != nil {
+				continue // none, or it has ended
+			}
+			wait, cancel := context.WithTimeout(ctx, 2*w.d.Heartbeat+roleStopGrace)
+			var res temporal.RoleResult
+			temporal.Result(wait, w.c.GetWorkflow(wait, id, ""), &res)
+			cancel()
+		}
+	}
+}
+
 // roleLauncher starts a role's sessions on the workers, in place of the
 // launcher local, whose name it keeps.
 type roleLauncher struct {
@@ -144,7 +177,7 @@ func (l roleLauncher) Start(ctx context.Context, spec agent.Spec, sink func(agen
 	if err != nil {
 		return nil, err
 	}
-	id := fmt.Sprintf("%s-%s-%s-%d-d%d", l.w.workflow, runName(run), spec.Plan, spec.Attempt, l.w.driver)
+	id := l.w.sessionID(run, spec.Plan, spec.Attempt, l.w.driver)
 	call, err := temporal.StartRole(ctx, l.w.c, id, temporal.RoleInput{Session: raw, Queue: l.w.queue, Heartbeat: l.w.d.Heartbeat, Timeout: l.w.d.Session})
 	if err != nil {
 		return nil, err

@@ -640,6 +640,11 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		roles := &roleWorkers{c: d.c, queue: phasesQueue(d.queue), workflow: workflowID, driver: t.Attempt, remote: remote, agent: o.agent,
 			share: share, d: temporalDispatch(phasesQueue(d.queue), cfg.Timeouts.Stall)}
 		roles.serve(&opts)
+		if o.resume {
+			if last, ok, err := piperun.Latest(j); err == nil && ok {
+				roles.stopEarlier(ctx, j, last)
+			}
+		}
 	}
 	if clone != nil {
 		last, _, _ := piperun.Latest(j)

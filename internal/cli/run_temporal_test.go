@@ -440,6 +440,78 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	t.Logf("killed %s and %s; the run:\n%s\n%s", killedDriver, killedClone, got, workerLogs())
 }
 
+// TestTemporalPipelineRoleOutlivesItsDriver: the architect's session
+// works on a clone's worker when the worker that drives the run is
+// killed with SIGKILL. The driver that takes the run over stops that
+// session first (its agent would otherwise work on beside the new one),
+// then starts the architect again, and the run completes.
+func TestTemporalPipelineRoleOutlivesItsDriver(t *testing.T) {
+	t.Parallel() // mostly waits: on heartbeats, the sim
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	bare := bareOrigin(t, dir)
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "orphan"}
+	// The architect's first session works until it is stopped.
+	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=architect=hang#1")
+	workers, logs := map[string]*exec.Cmd{}, map[string]*lockedBuffer{}
+	for _, name := range []string{"here-1", "here-2"} {
+		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
+	}
+	workers["there"], logs["there"] = cloneWorker(t, hive, bare, "there", env, flags)
+	workerLogs := func() string { return logsOf(logs, "here-1", "here-2", "there") }
+	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
+	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
+	run.Env = env
+	stdout := startPiped(t, run)
+	driverPid := regexp.MustCompile(`run 1 is driven by \S+ \(pid ([0-9]+)\)`)
+	var transcript strings.Builder
+	driver, killed := "", false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		if m := driverPid.FindStringSubmatch(line); m != nil && driver == "" {
+			driver = m[1]
+		}
+		if killed || driver == "" || !strings.Contains(line, "started (attempt 1)") || !strings.Contains(line, "architect") {
+			continue
+		}
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs["there"].String(), "architect attempt 1 runs here"); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the architect's session did not start in the clone:\n%s", workerLogs())
+			}
+		}
+		for _, w := range workers {
+			if strconv.Itoa(w.Process.Pid) == driver {
+				killTree(w.Process.Pid)
+				killed = true
+			}
+		}
+	}
+	err := run.Wait()
+	got := transcript.String()
+	if err != nil || !killed || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
+		t.Fatalf("hive run with its driver killed during the architect's session (killed: %v): %v\n%s\n%s", killed, err, got, workerLogs())
+	}
+	if !strings.Contains(got, "takes it over from the journal (driver 2)") || !strings.Contains(got, "architect         started (attempt 2)") {
+		t.Fatalf("no driver took the run over and started the architect again:\n%s", got)
+	}
+	// The first session ended before the second began.
+	there := logs["there"].String()
+	ended, second := strings.Index(there, "architect attempt 1 ended"), strings.Index(there, "architect attempt 2 runs here")
+	if ended < 0 || second < 0 || ended > second {
+		t.Fatalf("the first architect's session was not stopped before the second started:\n%s", workerLogs())
+	}
+	subjects := git(t, dir, "log", "--format=%s", "main")
+	for _, plan := range []string{"01-01", "01-02", "01-03"} {
+		if n := strings.Count(subjects, "feat("+plan+")"); n != 1 {
+			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", plan, n, subjects)
+		}
+	}
+	t.Logf("the run:\n%s\n%s", got, workerLogs())
+}
+
 // TestTemporalPipelineGoesOnInAClone: the run's folder has one worker,
 // which drives the run; the implementers' plans run on two workers in
 // clones of their own. While the plans run, the folder's worker is
