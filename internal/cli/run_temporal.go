@@ -350,8 +350,8 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				drivers = now
 				if f == nil {
 					// The run as its drivers handed it to the workflow,
-					// wherever they journal it.
-					src = &followed{wj: temporal.WorkflowJournal{C: c, ID: run.GetID(), RunID: run.GetRunID(), Ctx: ctx}, j: j}
+					// wherever they journal it (in its latest run).
+					src = &followed{wj: temporal.WorkflowJournal{C: c, ID: run.GetID(), Ctx: ctx}, j: j}
 					f = piperun.NewFollower(src, d.Run, obs)
 					if attached {
 						f.Next(true)
@@ -517,7 +517,9 @@ func (f *followed) Events(run, from int64) ([]journal.Record, error) {
 
 // runDrivers asks the run's workflow which workers drove it.
 func runDrivers(ctx context.Context, c client.Client, run client.WorkflowRun) ([]temporal.Driver, error) {
-	v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.DriversQuery)
+	// The latest workflow run: one whose history grew long continues as
+	// new.
+	v, err := c.QueryWorkflow(ctx, run.GetID(), "", temporal.DriversQuery)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,7 +55,34 @@ type PipelineInput struct {
 	Anywhere string        `json:"anywhere,omitempty"`
 	Folder   string        `json:"folder,omitempty"`
 	Handover time.Duration `json:"handover,omitempty"`
+	// Carried is what a workflow run whose history grew long hands the
+	// next one (it continues as new between two drivers): gzipped JSON
+	// of a carried; nil for a new run.
+	Carried []byte `json:"carried,omitempty"`
 }
+
+// carried is what goes on from one workflow run of a pipeline to the
+// next: the run's records and answers, its drivers so far, and when the
+// first workflow run started (the drivers' Since).
+type carried struct {
+	Kept    RunJournal `json:"kept"`
+	Drivers []Driver   `json:"drivers,omitempty"`
+	Latest  int32      `json:"latest"`
+	N       int32      `json:"n"` // the drive activities so far
+	Since   time.Time  `json:"since"`
+}
+
+// pipelineHistory is the history length (Temporal's events) past which a
+// pipeline's workflow continues as new, between two drivers, far below
+// the server's limit (51,200 events), where a workflow is terminated;
+// a driver that drives on past it hands the run over (Drive ends, and
+// the next driver resumes it from the journal). A variable for tests.
+var pipelineHistory = 20000
+
+// continueChange marks, in a run's history, that its workflow runs its
+// drivers one activity each (as over a remote) and continues as new once
+// its history is long.
+const continueChange = "hive-pipeline-continue"
 
 // Driver is a worker that drove (or drives) the run.
 type Driver struct {
@@ -118,11 +147,22 @@ func Refused(err error) error {
 // share the project's folder (its worktrees).
 func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, error) {
 	var drivers []Driver
+	var kept RunJournal
+	latest := int32(0) // the newest driver: the only one whose entries count
+	n := int32(0)      // the drive activities so far
+	since := workflow.GetInfo(ctx).WorkflowStartTime
+	if in.Carried != nil {
+		var c carried
+		if err := gunzipJSON(in.Carried, &c); err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("the run's workflow before this one: "+err.Error(), "hive-refused", err)
+		}
+		kept, drivers, latest, n, since = c.Kept, c.Drivers, c.Latest, c.N, c.Since
+		in.Carried = nil
+	}
 	if err := workflow.SetQueryHandler(ctx, DriversQuery, func() ([]Driver, error) { return drivers, nil }); err != nil {
 		return nil, err
 	}
-	var kept RunJournal
-	var inbox []Inbound
+	inbox := kept.Inbox
 	if err := workflow.SetQueryHandler(ctx, JournalQuery, func(from int64) (RunJournal, error) {
 		r := kept.from(from)
 		r.Inbox = inbox
@@ -130,7 +170,6 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	}); err != nil {
 		return nil, err
 	}
-	latest := int32(0) // the newest driver: the only one whose entries count
 	driver := func(d Driver) {
 		drivers = append(drivers, d)
 		latest = max(latest, d.Attempt)
@@ -201,8 +240,12 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 		}
 		return out, err
 	}
-	since := workflow.GetInfo(ctx).WorkflowStartTime
-	if in.Anywhere == "" || workflow.GetVersion(ctx, anywhereChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	// The drivers one activity each: over a remote (anywhere), and in runs
+	// that continue as new once their history is long (continues).
+	anywhere := in.Anywhere != "" && workflow.GetVersion(ctx, anywhereChange, workflow.DefaultVersion, 1) == 1
+	continues := in.Anywhere == "" && workflow.GetVersion(ctx, continueChange, workflow.DefaultVersion, 1) == 1 ||
+		anywhere && workflow.GetVersion(ctx, continueChange, workflow.DefaultVersion, 1) == 1
+	if !anywhere && !continues {
 		// The drivers of the workflow's own queue, one after another as
 		// Temporal retries the activity.
 		opts := workflow.ActivityOptions{
@@ -218,9 +261,26 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	// the run up from the workflow's copy of its journal and the remote.
 	// Each driver is an activity of its own, so that the next may be on
 	// another queue.
-	anywhere := false
+	away := false // the folder's drivers did not come: any clone's
 	backoff := time.Second
-	for n := int32(0); ; {
+	for {
+		if continues && n > 0 && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= pipelineHistory {
+			ended(nil, nil) // what came with the last driver's end
+			for {
+				var a Inbound
+				if !answers.ReceiveAsync(&a) {
+					break
+				}
+				inbox = append(inbox, a)
+			}
+			kept.Inbox = inbox
+			next, err := gzipJSON(carried{Kept: kept, Drivers: drivers, Latest: latest, N: n, Since: since})
+			if err != nil {
+				return nil, err
+			}
+			in.Carried = next
+			return nil, workflow.NewContinueAsNewError(ctx, PipelineWorkflowName, in)
+		}
 		opts := workflow.ActivityOptions{StartToCloseTimeout: in.Timeout, HeartbeatTimeout: in.Heartbeat,
 			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}}
 		run := kept.Run.ID
@@ -228,9 +288,9 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 			run = drivers[len(drivers)-1].Run
 		}
 		switch {
-		case anywhere:
+		case away:
 			opts.TaskQueue = in.Anywhere
-		case run != 0:
+		case run != 0 && anywhere:
 			// Before the run exists only the folder can start it.
 			opts.ScheduleToStartTimeout = in.Handover
 			fallthrough
@@ -240,7 +300,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 		// From now on only this driver's entries count, before it has
 		// sent any: a driver it replaces may still be sending.
 		latest = max(latest, n+1)
-		out, err := drive(opts, driveWork{Request: in.Request, Since: since, Run: run, After: n})
+		out, err := drive(opts, driveWork{Request: in.Request, Since: since, Run: run, After: n, Continues: continues})
 		n++
 		var timeout *temporal.TimeoutError
 		var refused *temporal.ApplicationError
@@ -248,12 +308,14 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 		case err == nil, errors.As(err, &refused) && refused.NonRetryable():
 			return ended(out, err)
 		case errors.As(err, &timeout) && timeout.TimeoutType() == enums.TIMEOUT_TYPE_SCHEDULE_TO_START:
-			anywhere = true // no driver of the folder came
+			away = true // no driver of the folder came
 			continue
+		case errors.As(err, &refused) && refused.Type() == handoverType:
+			continue // the driver handed the run on: the history is long
 		case n >= int32(attempts):
 			return ended(out, err)
 		}
-		anywhere = false // the folder's drivers first again
+		away = false // the folder's drivers first again
 		if err := workflow.Sleep(ctx, backoff); err != nil {
 			return ended(nil, err)
 		}
@@ -265,6 +327,37 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 // over between queues (PipelineInput.Anywhere).
 const anywhereChange = "hive-drivers-anywhere"
 
+// handoverType is the error type of a driver that hands the run on
+// because the workflow's history is long (pipelineHistory): the workflow
+// continues as new, and the next driver resumes the run.
+const handoverType = "hive-handover"
+
+// errHandover is how such a driver ends.
+var errHandover = temporal.NewApplicationError("the run's workflow history is long: the run goes on in a new workflow run, from its journal", handoverType)
+
+// gzipJSON is v as gzipped JSON.
+func gzipJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	if err := json.NewEncoder(z).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// gunzipJSON reads what gzipJSON made into v.
+func gunzipJSON(data []byte, v any) error {
+	z, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	return json.NewDecoder(z).Decode(v)
+}
+
 // driveWork is what each driver of a run is given.
 type driveWork struct {
 	Request json.RawMessage `json:"request"`
@@ -273,6 +366,9 @@ type driveWork struct {
 	// knows; After counts them (the drive activities before this one).
 	Run   int64 `json:"run,omitempty"`
 	After int32 `json:"after,omitempty"`
+	// Continues: the workflow continues as new once its history is long,
+	// and the driver hands the run on then.
+	Continues bool `json:"continues,omitempty"`
 }
 
 // pipelineActivities drive the runs on a worker.
@@ -330,12 +426,41 @@ func (a *pipelineActivities) Drive(ctx context.Context, w driveWork) (json.RawMe
 			activity.GetLogger(ctx).Warn("tell the run which worker drives it", "error", err)
 		}
 	}
+	var handing atomic.Bool // the history is long: this driver hands the run on
+	if a.client != nil && w.Continues {
+		go func() {
+			tick := time.NewTicker(historyCheck)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+				d, err := a.client.DescribeWorkflowExecution(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
+				if err == nil && d.GetWorkflowExecutionInfo().GetHistoryLength() >= int64(pipelineHistory) {
+					handing.Store(true)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
 	out, err := a.drive.Drive(ctx, w.Request, t, started)
 	if err != nil && ctx.Err() != nil {
+		if handing.Load() {
+			return nil, errHandover
+		}
 		return nil, ctx.Err()
 	}
 	return out, err
 }
+
+// historyCheck is how often a driver asks how long its workflow's
+// history is. A variable for tests.
+var historyCheck = 30 * time.Second
 
 // PipelineWorker is what one `hive worker` runs for `hive run`: a worker of
 // queue that drives pipelines with drive.

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/journal"
 )
 
 // fakeDriver drives runs as a test says: each attempt's error, in turn.
@@ -40,6 +43,9 @@ func runPipeline(t *testing.T, d *fakeDriver, drivers int) (json.RawMessage, err
 	env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
 	acts := &pipelineActivities{drive: d, beat: time.Millisecond}
 	env.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
+	// A run started before its drivers were one activity each (its
+	// history has no continueChange): Temporal retries its one activity.
+	env.OnGetVersion(continueChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.ExecuteWorkflow(PipelineWorkflowName, PipelineInput{Request: json.RawMessage(`{"objective":"add a health check"}`),
 		Heartbeat: time.Minute, Timeout: time.Hour, Drivers: drivers})
 	if !env.IsWorkflowCompleted() {
@@ -144,5 +150,67 @@ func TestPipelineWorkflowTakesAnswersBetweenDrivers(t *testing.T) {
 	}
 	if len(inbox) != 1 || inbox[0].Run != 8 || inbox[0].Checkpoint != 2 {
 		t.Fatalf("the inbox between drivers: %+v, want the answer", inbox)
+	}
+}
+
+// TestPipelineWorkflowContinuesAsNew: once its history is long, the
+// workflow continues as new between two drivers, and hands the next
+// workflow run the run's records, the answers, its drivers and when it
+// started; there the next driver takes the run over, third in turn.
+func TestPipelineWorkflowContinuesAsNew(t *testing.T) {
+	d := &fakeDriver{errs: []error{errors.New("worker lost"), errors.New("worker lost again")}}
+	var suite testsuite.WorkflowTestSuite
+	start := func(in PipelineInput, history int, signals func(env *testsuite.TestWorkflowEnvironment)) (*testsuite.TestWorkflowEnvironment, error) {
+		env := suite.NewTestWorkflowEnvironment()
+		env.SetCurrentHistoryLength(history)
+		env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
+		acts := &pipelineActivities{drive: d, beat: time.Millisecond}
+		env.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
+		if signals != nil {
+			signals(env)
+		}
+		env.ExecuteWorkflow(PipelineWorkflowName, in)
+		return env, env.GetWorkflowError()
+	}
+	run := journal.Run{ID: 8, Events: 1}
+	in := PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: time.Minute, Timeout: time.Hour, Drivers: 5}
+	// The first driver journals a record and is lost; an answer comes.
+	_, err := start(in, pipelineHistory, func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() {
+			env.SignalWorkflow(JournalSignal, JournalEntry{Driver: 1, Run: run, Records: []journal.Record{{Run: 8, Seq: 1, Type: "started", Payload: json.RawMessage(`{}`)}}})
+			env.SignalWorkflow(DriverSignal, Driver{Attempt: 1, Host: "here", Run: 8})
+			env.SignalWorkflow(AnswerSignal, Inbound{Run: 8, Checkpoint: 1, Type: "answer"})
+		}, 0)
+	})
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("want a continue-as-new after the first driver, got %v", err)
+	}
+	var next PipelineInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	var c carried
+	if err := gunzipJSON(next.Carried, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.N != 1 || len(c.Kept.Records) != 1 || len(c.Kept.Inbox) != 1 || len(c.Drivers) != 1 || c.Since.IsZero() {
+		t.Fatalf("carried %+v; want one driver, its record and the answer, and the start", c)
+	}
+	// The next workflow run goes on: its first driver is the second.
+	env, err := start(next, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.takeovers) != 3 || d.takeovers[1].Attempt != 2 || d.takeovers[1].Run != 8 || !d.takeovers[1].Since.Equal(c.Since) {
+		t.Fatalf("drivers %+v; want the second told run 8 and the first workflow run's start", d.takeovers)
+	}
+	v, err := env.QueryWorkflow(JournalQuery, int64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept RunJournal
+	if err := v.Get(&kept); err != nil || len(kept.Records) != 1 || len(kept.Inbox) != 1 {
+		t.Fatalf("the next workflow run keeps %+v (%v)", kept, err)
 	}
 }

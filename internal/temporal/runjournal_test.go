@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -362,7 +363,10 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 		t.Errorf("a run the workflow does not have: %v %+v", err, recs)
 	}
 	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
-		recordHistory(t, c, run, "pipeline-1.json") // the pipeline workflow's first with a journal
+		// pipeline-1.json is the pipeline workflow's first with a journal;
+		// pipeline-3.json its first whose drivers are one activity each
+		// (continueChange).
+		recordHistory(t, c, run, "pipeline-3.json")
 	}
 }
 
@@ -496,5 +500,90 @@ func TestReconcile(t *testing.T) {
 	other.Append(r3.ID, "ev", t0, []byte(`"else"`))
 	if err := Reconcile(other, r3, kept); !errors.Is(err, ErrDiverged) {
 		t.Errorf("a journal that differs: %v", err)
+	}
+}
+
+// longDriver journals a record every few milliseconds until it is
+// stopped (the first driver), or takes the run over and ends it.
+type longDriver struct {
+	j   journal.Journal
+	mu  sync.Mutex
+	got []Takeover
+}
+
+func (d *longDriver) Drive(ctx context.Context, _ json.RawMessage, t Takeover, started func(int64)) (json.RawMessage, error) {
+	d.mu.Lock()
+	d.got = append(d.got, t)
+	d.mu.Unlock()
+	j := t.Journal(d.j)
+	if t.Attempt > 1 {
+		started(t.Run)
+		if err := j.FinishRun(t.Run, t0, "complete"); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(`{}`), nil
+	}
+	run, err := j.CreateRun("run", t0)
+	if err != nil {
+		return nil, err
+	}
+	started(run.ID)
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if _, err := j.Append(run.ID, "ev", t0, []byte(fmt.Sprint(i))); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// TestPipelineDriverHandsOnALongHistory: on a dev server, a driver whose
+// workflow's history has grown long ends, and the workflow continues as
+// new: the next driver, second in turn, takes the run over in the next
+// workflow run, which keeps every record the first journaled.
+func TestPipelineDriverHandsOnALongHistory(t *testing.T) {
+	defer func(h int, every time.Duration) { pipelineHistory, historyCheck = h, every }(pipelineHistory, historyCheck)
+	pipelineHistory, historyCheck = 60, 100*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d := &longDriver{j: journal.NewMemory()}
+	c, queue := devServer(t, func(c client.Client, _ worker.Worker) {})
+	w := PipelineWorker(c, queue+"-run", d, worker.Options{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-long", TaskQueue: queue + "-run"}, PipelineWorkflowName,
+		PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: 5 * time.Second, Timeout: time.Minute, Drivers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out json.RawMessage
+	if err := Result(ctx, c.GetWorkflow(ctx, run.GetID(), ""), &out); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	got := slices.Clone(d.got)
+	d.mu.Unlock()
+	if len(got) != 2 || got[1].Attempt != 2 || got[1].Run != 1 {
+		t.Fatalf("drivers %+v; want the second to take run 1 over", got)
+	}
+	desc, err := c.DescribeWorkflowExecution(ctx, run.GetID(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId(); latest == run.GetRunID() {
+		t.Fatalf("the workflow did not continue as new")
+	}
+	kept, err := queryJournal(ctx, c, run.GetID(), "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, d.j, 1, kept)
+	if kept.Run.Outcome != "complete" || len(kept.Records) < 10 {
+		t.Errorf("the next workflow run keeps %d records, run %+v", len(kept.Records), kept.Run)
 	}
 }
