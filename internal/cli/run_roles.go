@@ -40,12 +40,15 @@ type roleRequest struct {
 	Role string `json:"role"`
 	// Agent is the run's agent program ("" for the worker's own).
 	Agent string `json:"agent,omitempty"`
-	// Remote names the run's git remote (as the run calls it), Branch the
-	// run's branch there and Rev the commit the session starts from: the
-	// branch's tip when the driver started it.
-	Remote string `json:"remote"`
-	Branch string `json:"branch"`
-	Rev    string `json:"rev"`
+	// Dir is the run's worktree, which the workers of the project's folder
+	// share; or, for a run whose work is on a git remote, Remote names
+	// the remote (as the run calls it), Branch the run's branch there and
+	// Rev the commit the session starts from: the branch's tip when the
+	// driver started it.
+	Dir    string `json:"dir,omitempty"`
+	Remote string `json:"remote,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	Rev    string `json:"rev,omitempty"`
 	// The agent's session: agent.Spec's fields that travel.
 	Job          string   `json:"job"`
 	Attempt      int      `json:"attempt"`
@@ -66,9 +69,11 @@ func (r roleRequest) check() error {
 	switch {
 	case !slices.Contains(pipeline.Roles, r.Role):
 		return fmt.Errorf("the role session names no role of hive run (%q)", r.Role)
-	case !sharedRunBranchName.MatchString(r.Branch):
+	case r.Remote == "" && !filepath.IsAbs(r.Dir):
+		return fmt.Errorf("the role session names no run's worktree (%q) and no remote", r.Dir)
+	case r.Remote != "" && !sharedRunBranchName.MatchString(r.Branch):
 		return fmt.Errorf("the role session's branch %q is not a run's", r.Branch)
-	case !commitHash.MatchString(r.Rev):
+	case r.Remote != "" && !commitHash.MatchString(r.Rev):
 		return fmt.Errorf("the role session's start %q is not a commit", r.Rev)
 	case unsafeBranchChars.MatchString(r.Job) || r.Job == "" || r.Attempt < 1:
 		return fmt.Errorf("the role session's job %q (attempt %d) is not one hive run would send", r.Job, r.Attempt)
@@ -77,15 +82,17 @@ func (r roleRequest) check() error {
 }
 
 // roleWorkers start the sessions of a run's roles on the workers of its
-// plans, for a run whose work is on a git remote.
+// plans: in the run's worktree, which the workers of the project's folder
+// share, or, for a run whose work is on a git remote (share), in
+// worktrees of the workers' clones.
 type roleWorkers struct {
 	c        client.Client
-	queue    string // the workers': the phases' queue
-	workflow string // the run's
-	driver   int32  // this driver's attempt: its sessions are its own
-	remote   string // the run's remote, as the run names it
-	agent    string // the run's agent program
-	share    *runShare
+	queue    string             // the workers': the phases' queue
+	workflow string             // the run's
+	driver   int32              // this driver's attempt: its sessions are its own
+	remote   string             // the run's remote, as the run names it ("": none)
+	agent    string             // the run's agent program
+	share    *runShare          // nil: no remote
 	d        *temporal.Dispatch // the sessions' heartbeat and bound
 
 	mu  sync.Mutex
@@ -165,15 +172,19 @@ func (l roleLauncher) Start(ctx context.Context, spec agent.Spec, sink func(agen
 	l.w.mu.Lock()
 	run := l.w.run
 	l.w.mu.Unlock()
-	if err := l.w.share.share(ctx, spec.Dir, run); err != nil {
-		return nil, fmt.Errorf("share the run's worktree for the %s's session: %w", l.role, err)
+	req := roleRequest{Role: l.role, Agent: l.w.agent, Dir: spec.Dir,
+		Job: spec.Plan, Attempt: spec.Attempt, Prompt: spec.Prompt, Env: spec.Env, Model: spec.Model, MaxBudgetUSD: spec.MaxBudgetUSD}
+	if l.w.share != nil {
+		if err := l.w.share.share(ctx, spec.Dir, run); err != nil {
+			return nil, fmt.Errorf("share the run's worktree for the %s's session: %w", l.role, err)
+		}
+		rev, err := (&gitx.Repo{Root: spec.Dir}).Head(ctx)
+		if err != nil {
+			return nil, err
+		}
+		req.Dir, req.Remote, req.Branch, req.Rev = "", l.w.remote, sharedRunBranch(run), rev
 	}
-	rev, err := (&gitx.Repo{Root: spec.Dir}).Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(roleRequest{Role: l.role, Agent: l.w.agent, Remote: l.w.remote, Branch: sharedRunBranch(run), Rev: rev,
-		Job: spec.Plan, Attempt: spec.Attempt, Prompt: spec.Prompt, Env: spec.Env, Model: spec.Model, MaxBudgetUSD: spec.MaxBudgetUSD})
+	raw, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
@@ -282,57 +293,34 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 	if err != nil {
 		return err
 	}
-	remote, err := cloneRemote(ctx, repo, r.remote, req.Remote)
-	if err != nil {
-		return err
-	}
-	if err := repo.FetchBranches(ctx, remote, req.Branch); err != nil {
-		return err
-	}
-	if tip := repo.RefHash(ctx, gitx.RemoteRef(req.Branch)); tip != req.Rev {
-		return fmt.Errorf("the run's branch %s of %s is at %q, not at %s where its driver started the %s: another driver went on with the run", req.Branch, remote, tip, req.Rev, req.Role)
-	}
 	root := worktreeRoot(cfg, repo.Root)
 	if root == "" {
 		if root, err = gitx.DefaultWorktreeRoot(repo.Root); err != nil {
 			return err
 		}
 	}
-	name := strings.TrimPrefix(strings.TrimSuffix(req.Branch, "/run"), "hive/")
-	tree := filepath.Join(root, "roles", fmt.Sprintf("%s-%s-%d", name, req.Job, req.Attempt))
-	repo.RemoveWorktree(ctx, tree, "") // one a worker that died left
-	if _, err := repo.Git(ctx, "worktree", "add", "-q", "-f", "--detach", tree, req.Rev); err != nil {
-		return fmt.Errorf("the %s's worktree: %w", req.Role, err)
+	var t roleTree
+	if req.Remote == "" {
+		t, err = sharedRoleTree(repo, root, req)
+	} else {
+		t, err = r.remoteRoleTree(ctx, repo, root, req)
 	}
-	defer repo.RemoveWorktree(context.Background(), tree, "")
-	if err := worktreeSetup(cfg).Run(ctx, repo.Root, tree); err != nil {
+	if err != nil {
 		return err
 	}
+	defer t.close()
+	if req.Remote != "" { // a shared worktree was set up when the run made it
+		if err := worktreeSetup(cfg).Run(ctx, repo.Root, t.dir); err != nil {
+			return err
+		}
+	}
+	tree, name, push := t.dir, t.name, t.push
 	program := cmp.Or(req.Agent, r.agent)
 	launchers, _, err := roleAgents(program, cfg)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(r.out, "hive worker: %s attempt %d runs here (the %s)\n", req.Job, req.Attempt, req.Role)
-	pushed := req.Rev
-	// push pushes what the agent committed, from where the run's branch
-	// was: the driver brings it before it journals what follows.
-	push := func() error {
-		// Even for a stopped session: what its agent committed is the
-		// run's.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		head, err := repo.At(tree).Head(ctx)
-		if err != nil || head == pushed {
-			return err
-		}
-		lease := pushed
-		if err := repo.PushBranch(ctx, remote, head, req.Branch, &lease); err != nil {
-			return err
-		}
-		pushed = head
-		return nil
-	}
 	var sess agent.Session
 	lost := "" // why the session's work did not reach the run's branch
 	ready := make(chan struct{})
@@ -406,6 +394,67 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 	}
 	fmt.Fprintf(r.out, "hive worker: %s attempt %d ended (the %s)\n", req.Job, req.Attempt, req.Role)
 	return ctx.Err()
+}
+
+// roleTree is where a role's session works on a worker: dir, named name
+// in its log's name; push shares what its agent committed, close ends
+// it.
+type roleTree struct {
+	dir, name string
+	push      func() error
+	close     func()
+}
+
+// sharedRoleTree is the run's own worktree, which the workers of the
+// project's folder share: it must be one of this project's runs'.
+func sharedRoleTree(repo *gitx.Repo, root string, req roleRequest) (roleTree, error) {
+	dir := filepath.Clean(req.Dir)
+	if filepath.Dir(dir) != filepath.Clean(root) || !runWorktree.MatchString(filepath.Base(dir)) {
+		return roleTree{}, fmt.Errorf("the %s's session is for %s, which is not a run's worktree of %s (its runs' worktrees are in %s)", req.Role, req.Dir, repo.Root, root)
+	}
+	return roleTree{dir: dir, name: filepath.Base(dir), push: func() error { return nil }, close: func() {}}, nil
+}
+
+// remoteRoleTree is a worktree of this clone made from the run's branch
+// on its remote (as the run names it: the worker's --git-remote, else
+// the run's own name here), at the commit the driver started the session
+// from; push pushes what the agent committed there, from where the branch
+// was, and the driver brings it before it journals what follows.
+func (r *roleRunner) remoteRoleTree(ctx context.Context, repo *gitx.Repo, root string, req roleRequest) (roleTree, error) {
+	remote, err := cloneRemote(ctx, repo, r.remote, req.Remote)
+	if err != nil {
+		return roleTree{}, err
+	}
+	if err := repo.FetchBranches(ctx, remote, req.Branch); err != nil {
+		return roleTree{}, err
+	}
+	if tip := repo.RefHash(ctx, gitx.RemoteRef(req.Branch)); tip != req.Rev {
+		return roleTree{}, fmt.Errorf("the run's branch %s of %s is at %q, not at %s where its driver started the %s: another driver went on with the run", req.Branch, remote, tip, req.Rev, req.Role)
+	}
+	name := strings.TrimPrefix(strings.TrimSuffix(req.Branch, "/run"), "hive/")
+	tree := filepath.Join(root, "roles", fmt.Sprintf("%s-%s-%d", name, req.Job, req.Attempt))
+	repo.RemoveWorktree(ctx, tree, "") // one a worker that died left
+	if _, err := repo.Git(ctx, "worktree", "add", "-q", "-f", "--detach", tree, req.Rev); err != nil {
+		return roleTree{}, fmt.Errorf("the %s's worktree: %w", req.Role, err)
+	}
+	pushed := req.Rev
+	push := func() error {
+		// Even for a stopped session: what its agent committed is the
+		// run's.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		head, err := repo.At(tree).Head(ctx)
+		if err != nil || head == pushed {
+			return err
+		}
+		lease := pushed
+		if err := repo.PushBranch(ctx, remote, head, req.Branch, &lease); err != nil {
+			return err
+		}
+		pushed = head
+		return nil
+	}
+	return roleTree{dir: tree, name: name, push: push, close: func() { repo.RemoveWorktree(context.Background(), tree, "") }}, nil
 }
 
 // roleStopGrace is how long a role's agent has to exit once its turn has

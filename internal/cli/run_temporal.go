@@ -634,18 +634,20 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	opts.Phases = &phaseWorkflows{c: d.c, queue: phasesQueue(d.queue), run: workflowID, stall: cfg.Timeouts.Stall, agent: o.agent, remote: remote}
 	opts.Started = func(r journal.Run) { started(r.ID) }
 	var share *runShare
+	// The roles' sessions go to the workers of the run's plans: with a
+	// remote wherever they are, as the run's work goes to the remote as
+	// it is done.
+	roles := &roleWorkers{c: d.c, queue: phasesQueue(d.queue), workflow: workflowID, driver: t.Attempt, agent: o.agent,
+		d: temporalDispatch(phasesQueue(d.queue), cfg.Timeouts.Stall)}
 	if req.Remote != "" {
-		// The run's work goes to the remote as it is done, and its roles'
-		// sessions to the workers of its plans, wherever they are.
 		share = &runShare{remote: remote, brings: true}
 		opts.Share = share.share
-		roles := &roleWorkers{c: d.c, queue: phasesQueue(d.queue), workflow: workflowID, driver: t.Attempt, remote: remote, agent: o.agent,
-			share: share, d: temporalDispatch(phasesQueue(d.queue), cfg.Timeouts.Stall)}
-		roles.serve(&opts)
-		if o.resume {
-			if last, ok, err := piperun.Latest(j); err == nil && ok {
-				roles.stopEarlier(ctx, j, last)
-			}
+		roles.remote, roles.share = remote, share
+	}
+	roles.serve(&opts)
+	if o.resume {
+		if last, ok, err := piperun.Latest(j); err == nil && ok {
+			roles.stopEarlier(ctx, j, last)
 		}
 	}
 	if clone != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
+	"go.temporal.io/api/workflowservice/v1"
 )
 
 // TestTemporalPipelineSurvivesKilledWorkers runs `hive run --backend
@@ -160,6 +161,14 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	if strings.Contains(history, secret) || !strings.Contains(history, "the staging token is") {
 		t.Fatalf("the secret of the context file reached the workflow's history, or the file did not:\n%s", history)
 	}
+	// The roles' sessions ran on the workers, as workflows of their own,
+	// whose histories hold the context file, masked, too.
+	if !strings.Contains(workerLogs(), "runs here (the architect)") || !strings.Contains(workerLogs(), "runs here (the tester)") {
+		t.Errorf("no worker says it ran the architect's session:\n%s", workerLogs())
+	}
+	if roles := roleHistories(t, tc); !strings.Contains(roles, "the staging token is") || strings.Contains(roles, secret) {
+		t.Fatalf("the roles' sessions' histories lack the context file, or hold its secret:\n%s", roles)
+	}
 	// The three drivers handed the workflow the run's every record, the
 	// answer hive answer journaled among them.
 	sameJournalInWorkflow(t, tc, dir, history)
@@ -256,6 +265,39 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 		}
 	}
 	return b.String()
+}
+
+// roleHistories is what the role sessions' workflows on the server hold
+// in their histories: their inputs, their activities' and their signals'.
+func roleHistories(t *testing.T, c client.Client) string {
+	t.Helper()
+	var b strings.Builder
+	var next []byte
+	for {
+		list, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowType = '" + temporal.RoleWorkflowName + "'", NextPageToken: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, wf := range list.GetExecutions() {
+			it := c.GetWorkflowHistory(context.Background(), wf.GetExecution().GetWorkflowId(), wf.GetExecution().GetRunId(), false, 0)
+			for it.HasNext() {
+				ev, err := it.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
+				payloads = append(payloads, ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads()...)
+				payloads = append(payloads, ev.GetWorkflowExecutionSignaledEventAttributes().GetInput().GetPayloads()...)
+				for _, p := range payloads {
+					b.Write(p.GetData())
+					b.WriteByte('\n')
+				}
+			}
+		}
+		if next = list.GetNextPageToken(); len(next) == 0 {
+			return b.String()
+		}
+	}
 }
 
 // TestTemporalPipelinePhaseStopsAtItsBudget: the implementers' phase of
