@@ -785,11 +785,11 @@ func (s runService) workflowsOnly(queue string) bool {
 func (s runService) what() string {
 	switch {
 	case !s.plans:
-		return "runs (driven here; their plans run on other workers)"
+		return "runs (driven here; their plans' and roles' sessions run on other workers)"
 	case !s.drive:
-		return "plans (of runs driven elsewhere)"
+		return "plans and roles' sessions (of runs driven elsewhere)"
 	}
-	return "runs and their plans"
+	return "runs, their plans and their roles' sessions"
 }
 
 // start starts s's workers; stop stops them.

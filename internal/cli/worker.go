@@ -51,7 +51,9 @@ drives a run at a time, here, journal first; when it dies another worker
 of the folder takes the run over from the journal, without losing or
 repeating a role's finished work. The runs' implementers' phases are
 workflows of their own, whose plans every such worker runs (task queue
-QUEUE-plans): in the run's worktree, which the workers then share, or,
+QUEUE-plans), and so are the sessions of the runs' roles (the
+architect's, the tester's, …): in the run's worktree, which the workers
+then share, or,
 for a run started with --git-remote, in worktrees of this clone,
 wherever it is (--git-remote here names the remote in this clone when it
 is not called as in the run's). A run with --git-remote whose folder has
@@ -70,7 +72,7 @@ two. Stop it with ctrl-c.`,
 					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
 				}
 				if o.only != "" && o.only != "drive" && o.only != "plans" {
-					return exitf(ExitUsage, "--only %q: want drive (drive hive run's runs of this folder, their plans running elsewhere) or plans (run the plans of runs driven elsewhere)", o.only)
+					return exitf(ExitUsage, "--only %q: want drive (drive hive run's runs of this folder, their sessions running elsewhere) or plans (run the plans' and roles' sessions of runs driven elsewhere)", o.only)
 				}
 				return pipelineWorkerRun(cmd.Context(), o)
 			}
@@ -83,7 +85,7 @@ two. Stop it with ctrl-c.`,
 	}
 	o.temporalFlags.add(cmd, o.globalOptions, "where runs are kept: temporal (the only backend a worker serves)")
 	o.temporalFlags.addRemote(cmd)
-	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's drive (its roles, here) or plans (its implementers' sessions)")
+	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's drivers (here) or plans (its plans' and its roles' sessions)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	return cmd
 }
