@@ -250,7 +250,16 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 		t.Fatalf("the output names no workflow:\n%s", output)
 	}
 	var b strings.Builder
-	it := c.GetWorkflowHistory(context.Background(), m[1], "", false, 0)
+	historyPayloads(t, c, m[1], "", &b)
+	return b.String()
+}
+
+// historyPayloads writes what workflow id (its run runID, "" for the
+// latest) holds in its history to b: the payloads of its input, of its
+// activities' inputs and of its signals, a line each.
+func historyPayloads(t *testing.T, c client.Client, id, runID string, b *strings.Builder) {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.Background(), id, runID, false, 0)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
@@ -264,7 +273,6 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 			b.WriteByte('\n')
 		}
 	}
-	return b.String()
 }
 
 // roleHistories is what the role sessions' workflows on the server hold
@@ -279,20 +287,7 @@ func roleHistories(t *testing.T, c client.Client) string {
 			t.Fatal(err)
 		}
 		for _, wf := range list.GetExecutions() {
-			it := c.GetWorkflowHistory(context.Background(), wf.GetExecution().GetWorkflowId(), wf.GetExecution().GetRunId(), false, 0)
-			for it.HasNext() {
-				ev, err := it.Next()
-				if err != nil {
-					t.Fatal(err)
-				}
-				payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
-				payloads = append(payloads, ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads()...)
-				payloads = append(payloads, ev.GetWorkflowExecutionSignaledEventAttributes().GetInput().GetPayloads()...)
-				for _, p := range payloads {
-					b.Write(p.GetData())
-					b.WriteByte('\n')
-				}
-			}
+			historyPayloads(t, c, wf.GetExecution().GetWorkflowId(), wf.GetExecution().GetRunId(), &b)
 		}
 		if next = list.GetNextPageToken(); len(next) == 0 {
 			return b.String()
