@@ -1,13 +1,15 @@
 package cli
 
-// The roles' sessions of a hive run on Temporal with --git-remote run on
-// the workers of its plans, wherever they are, not on the machine that
-// drives the run: each session is a workflow of one activity
-// (temporal.RoleWorkflow). The driver shares the run's worktree on the
-// remote first; the worker makes a worktree of its own clone from it, runs
-// the role's agent there, and pushes what the agent committed before it
-// hands on the agent's report and its exit, which the driver brings into
-// the run's worktree before it journals them (runShare.brings).
+// The roles' sessions of a hive run on Temporal run on the workers of its
+// plans, not on the machine that drives the run: each session is a
+// workflow of one activity (temporal.RoleWorkflow). Without a git remote
+// the workers share the project's folder, and the session works in the
+// run's worktree. With one they are anywhere: the driver shares the run's
+// worktree on the remote first; the worker makes a worktree of its own
+// clone from it, runs the role's agent there, and pushes what the agent
+// committed before it hands on the agent's report and its exit, which the
+// driver brings into the run's worktree before it journals them
+// (runShare.brings).
 
 import (
 	"cmp"
@@ -75,7 +77,7 @@ func (r roleRequest) check() error {
 		return fmt.Errorf("the role session's branch %q is not a run's", r.Branch)
 	case r.Remote != "" && !commitHash.MatchString(r.Rev):
 		return fmt.Errorf("the role session's start %q is not a commit", r.Rev)
-	case unsafeBranchChars.MatchString(r.Job) || r.Job == "" || r.Attempt < 1:
+	case r.Job == "" || r.Attempt < 1:
 		return fmt.Errorf("the role session's job %q (attempt %d) is not one hive run would send", r.Job, r.Attempt)
 	}
 	return nil
@@ -380,7 +382,7 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 		}
 	}
 	spec := agent.Spec{Plan: req.Job, Attempt: req.Attempt, Dir: tree, Prompt: req.Prompt, Env: req.Env, Model: req.Model, MaxBudgetUSD: req.MaxBudgetUSD,
-		LogPath: filepath.Join(repo.Root, ".hive", "logs", fmt.Sprintf("%s-%s.attempt-%d.log", name, req.Job, req.Attempt))}
+		LogPath: filepath.Join(repo.Root, ".hive", "logs", fmt.Sprintf("%s-%s.attempt-%d.log", name, unsafeBranchChars.ReplaceAllString(req.Job, "-"), req.Attempt))}
 	sess, err = launchers[req.Role].Start(ctx, spec, sink)
 	close(ready)
 	if err != nil {
@@ -432,7 +434,7 @@ func (r *roleRunner) remoteRoleTree(ctx context.Context, repo *gitx.Repo, root s
 		return roleTree{}, fmt.Errorf("the run's branch %s of %s is at %q, not at %s where its driver started the %s: another driver went on with the run", req.Branch, remote, tip, req.Rev, req.Role)
 	}
 	name := strings.TrimPrefix(strings.TrimSuffix(req.Branch, "/run"), "hive/")
-	tree := filepath.Join(root, "roles", fmt.Sprintf("%s-%s-%d", name, req.Job, req.Attempt))
+	tree := filepath.Join(root, "roles", fmt.Sprintf("%s-%s-%d", name, unsafeBranchChars.ReplaceAllString(req.Job, "-"), req.Attempt))
 	repo.RemoveWorktree(ctx, tree, "") // one a worker that died left
 	if _, err := repo.Git(ctx, "worktree", "add", "-q", "-f", "--detach", tree, req.Rev); err != nil {
 		return roleTree{}, fmt.Errorf("the %s's worktree: %w", req.Role, err)
