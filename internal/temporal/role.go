@@ -212,7 +212,9 @@ func (w *Workers) ServeRoles(c client.Client, run RoleRunner) { RegisterRoles(w.
 // RegisterRoles registers the role sessions' workflow, and their activity
 // run with run, with r.
 func RegisterRoles(r worker.Registry, c client.Client, run RoleRunner) {
-	acts := &roleActivities{run: run, client: c, beat: 250 * time.Millisecond}
+	// A second: a report or an exit waits that long at most, and a long,
+	// busy session's history grows by a signal a second at most.
+	acts := &roleActivities{run: run, client: c, beat: time.Second}
 	r.RegisterWorkflowWithOptions(RoleWorkflow, workflow.RegisterOptions{Name: RoleWorkflowName})
 	r.RegisterActivityWithOptions(acts.Agent, activity.RegisterOptions{Name: RoleActivity})
 }
