@@ -658,7 +658,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	var unfinished *piperun.UnfinishedError
 	var answer *piperun.AnswerError
 	switch {
-	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
+	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun), errors.Is(err, temporal.ErrRecordTooLarge):
 		return nil, temporal.Refused(err)
 	case err != nil:
 		return nil, err

@@ -105,6 +105,15 @@ func (r *RunJournal) from(seq int64) RunJournal {
 // lacks in several.
 const sendLimit = 256 << 10
 
+// recordLimit is the largest record a signal carries, with room to
+// spare under Temporal's 2 MB.
+const recordLimit = 1536 << 10
+
+// ErrRecordTooLarge is a record of the run that no signal carries (an
+// agent's report of megabytes): no driver would get past it, so the run
+// ends at once, saying which.
+var ErrRecordTooLarge = errors.New("a record too large for the run's workflow")
+
 // mirror is a driver's journal that hands each record of the run, once it
 // is durable in the project's journal, to the run's workflow, and returns
 // only then: the driver never acts on an event the history lacks. Records
@@ -310,6 +319,11 @@ func (m *mirror) sync(run int64) error {
 	if a, ok := m.answered[run]; ok {
 		for _, r := range recs {
 			noteAnswer(a, r) // hive answer's, journaled here
+		}
+	}
+	for _, rec := range recs {
+		if len(rec.Payload) > recordLimit {
+			return fmt.Errorf("%w: record %d of run %d (%s) is %d bytes, more than a Temporal signal carries (%d); run it with --backend local", ErrRecordTooLarge, rec.Seq, run, rec.Type, len(rec.Payload), recordLimit)
 		}
 	}
 	for first := true; first || len(recs) > 0; first = false {

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -585,5 +586,23 @@ func TestPipelineDriverHandsOnALongHistory(t *testing.T) {
 	sameRecords(t, d.j, 1, kept)
 	if kept.Run.Outcome != "complete" || len(kept.Records) < 10 {
 		t.Errorf("the next workflow run keeps %d records, run %+v", len(kept.Records), kept.Run)
+	}
+}
+
+// TestMirrorRefusesARecordTooLarge: a record no signal carries (an
+// agent's report of megabytes) is not sent, and the driver is told why,
+// so that the run ends at once instead of failing for every driver.
+func TestMirrorRefusesARecordTooLarge(t *testing.T) {
+	j := journal.NewMemory()
+	wf := &copyOf{}
+	m := newMirror(j, 1, wf.send, wf.known)
+	run, err := m.CreateRun("run", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := append(append([]byte(`"`), bytes.Repeat([]byte("x"), recordLimit)...), '"')
+	_, err = m.Append(run.ID, "report", t0, big)
+	if !errors.Is(err, ErrRecordTooLarge) || !strings.Contains(err.Error(), "record 1 of run 1 (report)") || len(wf.kept.Records) != 0 {
+		t.Fatalf("a record of %d bytes: %v; the workflow has %d records", len(big), err, len(wf.kept.Records))
 	}
 }
