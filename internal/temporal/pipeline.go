@@ -68,7 +68,8 @@ type carried struct {
 	Kept    RunJournal `json:"kept"`
 	Drivers []Driver   `json:"drivers,omitempty"`
 	Latest  int32      `json:"latest"`
-	N       int32      `json:"n"` // the drive activities so far
+	N       int32      `json:"n"`                // the drive activities so far
+	Failed  int32      `json:"failed,omitempty"` // those that failed
 	Since   time.Time  `json:"since"`
 }
 
@@ -150,13 +151,14 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	var kept RunJournal
 	latest := int32(0) // the newest driver: the only one whose entries count
 	n := int32(0)      // the drive activities so far
+	failed := int32(0) // those that failed
 	since := workflow.GetInfo(ctx).WorkflowStartTime
 	if in.Carried != nil {
 		var c carried
 		if err := gunzipJSON(in.Carried, &c); err != nil {
 			return nil, temporal.NewNonRetryableApplicationError("the run's workflow before this one: "+err.Error(), "hive-refused", err)
 		}
-		kept, drivers, latest, n, since = c.Kept, c.Drivers, c.Latest, c.N, c.Since
+		kept, drivers, latest, n, failed, since = c.Kept, c.Drivers, c.Latest, c.N, c.Failed, c.Since
 		in.Carried = nil
 	}
 	if err := workflow.SetQueryHandler(ctx, DriversQuery, func() ([]Driver, error) { return drivers, nil }); err != nil {
@@ -274,7 +276,7 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 				inbox = append(inbox, a)
 			}
 			kept.Inbox = inbox
-			next, err := gzipJSON(carried{Kept: kept, Drivers: drivers, Latest: latest, N: n, Since: since})
+			next, err := gzipJSON(carried{Kept: kept, Drivers: drivers, Latest: latest, N: n, Failed: failed, Since: since})
 			if err != nil {
 				return nil, err
 			}
@@ -312,7 +314,11 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 			continue
 		case errors.As(err, &refused) && refused.Type() == handoverType:
 			continue // the driver handed the run on: the history is long
-		case n >= int32(attempts):
+		}
+		// A run that continues as new counts its drivers' failures, not
+		// its drivers (a long run hands over many times).
+		failed++
+		if continues && failed >= int32(attempts) || !continues && n >= int32(attempts) {
 			return ended(out, err)
 		}
 		away = false // the folder's drivers first again

@@ -194,7 +194,7 @@ func TestPipelineWorkflowContinuesAsNew(t *testing.T) {
 	if err := gunzipJSON(next.Carried, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.N != 1 || len(c.Kept.Records) != 1 || len(c.Kept.Inbox) != 1 || len(c.Drivers) != 1 || c.Since.IsZero() {
+	if c.N != 1 || c.Failed != 1 || len(c.Kept.Records) != 1 || len(c.Kept.Inbox) != 1 || len(c.Drivers) != 1 || c.Since.IsZero() {
 		t.Fatalf("carried %+v; want one driver, its record and the answer, and the start", c)
 	}
 	// The next workflow run goes on: its first driver is the second.
