@@ -34,6 +34,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -489,7 +490,7 @@ func compactInput(input string) string {
 	var in map[string]any
 	short := map[string]any{"hive_sha256": fmt.Sprintf("%x", sha256.Sum256([]byte(input)))}
 	if json.Unmarshal([]byte(input), &in) == nil {
-		for _, k := range []string{"command", "file_path", "path", "notebook_path", "url", "pattern"} {
+		for _, k := range runner.SummaryKeys() {
 			if v, ok := in[k].(string); ok && len(v) <= 512 {
 				short[k] = v
 			}

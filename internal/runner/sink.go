@@ -145,13 +145,19 @@ func permissionCheckpoint(o agent.Output) *engine.Checkpoint {
 func inputSummary(tool, input string) string {
 	var in map[string]any
 	if json.Unmarshal([]byte(input), &in) == nil {
-		for _, k := range []string{"command", "file_path", "path", "notebook_path", "url", "pattern"} {
+		for _, k := range SummaryKeys() {
 			if v, ok := in[k].(string); ok && v != "" {
 				return clip(oneLine(v), 300)
 			}
 		}
 	}
 	return clip(oneLine(input), 300)
+}
+
+// SummaryKeys are the fields of a tool call's input that say what the call
+// does (its command, its file), in the order a summary prefers them.
+func SummaryKeys() []string {
+	return []string{"command", "file_path", "path", "notebook_path", "url", "pattern"}
 }
 
 // releaseHeld sends the PLAN COMPLETE held back for o's session, if any.
