@@ -224,8 +224,16 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 		}
 		return out, err
 	}
-	// ended takes a driver's words that came with its end.
+	// ended takes a driver's words that came with its end, and the
+	// answers not yet in the inbox.
 	ended := func(out json.RawMessage, err error) (json.RawMessage, error) {
+		for {
+			var a Inbound
+			if !answers.ReceiveAsync(&a) {
+				break
+			}
+			inbox = append(inbox, a)
+		}
 		for {
 			var d Driver
 			if !signals.ReceiveAsync(&d) {
@@ -268,13 +276,6 @@ func PipelineWorkflow(ctx workflow.Context, in PipelineInput) (json.RawMessage, 
 	for {
 		if continues && n > 0 && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= pipelineHistory {
 			ended(nil, nil) // what came with the last driver's end
-			for {
-				var a Inbound
-				if !answers.ReceiveAsync(&a) {
-					break
-				}
-				inbox = append(inbox, a)
-			}
 			kept.Inbox = inbox
 			next, err := gzipJSON(carried{Kept: kept, Drivers: drivers, Latest: latest, N: n, Failed: failed, Since: since})
 			if err != nil {

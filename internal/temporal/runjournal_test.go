@@ -327,17 +327,7 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	d := &recordingDriver{j: journal.NewMemory()}
-	c, queue := devServer(t, func(c client.Client, _ worker.Worker) {})
-	w := PipelineWorker(c, queue+"-run", d, worker.Options{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-journal", TaskQueue: queue + "-run"}, PipelineWorkflowName,
-		PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: 5 * time.Second, Timeout: time.Minute, Drivers: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, run := startPipeline(ctx, t, d, "hive-run-journal")
 	if err := SendAnswer(ctx, c, run.GetID(), answer(1, "the simple way")); err != nil {
 		t.Fatal(err)
 	}
@@ -369,6 +359,24 @@ func TestPipelineWorkflowKeepsTheRunsJournal(t *testing.T) {
 		// (continueChange).
 		recordHistory(t, c, run, "pipeline-3.json")
 	}
+}
+
+// startPipeline starts a pipeline workflow named id on a dev server, its
+// drivers served by d (three at most, a minute each).
+func startPipeline(ctx context.Context, t *testing.T, d PipelineDriver, id string) (client.Client, client.WorkflowRun) {
+	t.Helper()
+	c, queue := devServer(t, func(c client.Client, _ worker.Worker) {})
+	w := PipelineWorker(c, queue+"-run", d, worker.Options{})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue + "-run"}, PipelineWorkflowName,
+		PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: 5 * time.Second, Timeout: time.Minute, Drivers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, run
 }
 
 // handoverDriver is the run's folder driver (it creates the run, then
@@ -551,17 +559,7 @@ func TestPipelineDriverHandsOnALongHistory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	d := &longDriver{j: journal.NewMemory()}
-	c, queue := devServer(t, func(c client.Client, _ worker.Worker) {})
-	w := PipelineWorker(c, queue+"-run", d, worker.Options{})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-long", TaskQueue: queue + "-run"}, PipelineWorkflowName,
-		PipelineInput{Request: json.RawMessage(`{}`), Heartbeat: 5 * time.Second, Timeout: time.Minute, Drivers: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, run := startPipeline(ctx, t, d, "hive-run-long")
 	var out json.RawMessage
 	if err := Result(ctx, c.GetWorkflow(ctx, run.GetID(), ""), &out); err != nil {
 		t.Fatal(err)
