@@ -61,6 +61,10 @@ type runOptions struct {
 	evaluate bool
 	temporalFlags
 	localWorker bool
+	// rolesElsewhere: the roles' agents start on the workers that serve
+	// the run's sessions (hive run's Temporal driver), so their CLIs are
+	// not checked here, where none of them runs.
+	rolesElsewhere bool
 }
 
 func newRunCmd(g *globalOptions) *cobra.Command {
@@ -343,6 +347,9 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 		if o.resume || ch.Workflow.Needs(role) || role == pipeline.RoleSecurity && ch.Workflow.Needs(pipeline.RoleReviewer) {
 			used[role] = l
 		}
+	}
+	if o.rolesElsewhere {
+		used = nil
 	}
 	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, used); err != nil {
 		return piperun.Options{}, err

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -281,6 +282,34 @@ type roleRunner struct {
 	agent  string // the worker's --agent
 	remote string // the worker's --git-remote
 	out    io.Writer
+
+	mu    sync.Mutex
+	ready map[string]bool // the agents checked here (preflightAgents' key)
+}
+
+// check makes sure, once per agent program and settings, that the role's
+// agent can start on this worker. The driver does not check the roles'
+// agents (none of them runs where it drives): a missing or logged-out CLI
+// is said here, with how to fix it, before any session is started.
+func (r *roleRunner) check(ctx context.Context, root, role string, l agent.Launcher, allow []string) error {
+	key := fmt.Sprintf("%#v", l)
+	r.mu.Lock()
+	ok := r.ready[key]
+	r.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := preflightAgents(ctx, r.out, allow, nil, map[string]agent.Launcher{role: l}); err != nil {
+		host, _ := os.Hostname()
+		return fmt.Errorf("on the worker at %s (%s): %w", host, root, err)
+	}
+	r.mu.Lock()
+	if r.ready == nil {
+		r.ready = map[string]bool{}
+	}
+	r.ready[key] = true
+	r.mu.Unlock()
+	return nil
 }
 
 // Run implements temporal.RoleRunner.
@@ -294,6 +323,13 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 	}
 	repo, cfg, err := openRepoConfig(ctx, r.g)
 	if err != nil {
+		return err
+	}
+	launchers, _, err := roleAgents(cmp.Or(req.Agent, r.agent), cfg)
+	if err != nil {
+		return err
+	}
+	if err := r.check(ctx, repo.Root, req.Role, launchers[req.Role], cfg.Secrets.Env); err != nil {
 		return err
 	}
 	root := worktreeRoot(cfg, repo.Root)
@@ -318,11 +354,6 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 		}
 	}
 	tree, name, push := t.dir, t.name, t.push
-	program := cmp.Or(req.Agent, r.agent)
-	launchers, _, err := roleAgents(program, cfg)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(r.out, "hive worker: %s attempt %d runs here (the %s)\n", req.Job, req.Attempt, req.Role)
 	var sess agent.Session
 	lost := ""         // why the session's work did not reach the run's branch

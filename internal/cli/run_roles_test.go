@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
 )
 
 // TestRoleRunnerPushesBeforeItReports runs role sessions as a worker does
@@ -114,5 +118,52 @@ func TestRoleRunnerPushesBeforeItReports(t *testing.T) {
 	last = outs[len(outs)-1]
 	if reports(outs) != 0 || last.Kind != agent.OutExit || last.ExitCode == 0 || !strings.Contains(last.Err, "could not be pushed to "+branch+" before its report") {
 		t.Fatalf("a session whose push is refused: %d reports, last output %+v; want none, an exit that says why", reports(outs), last)
+	}
+}
+
+// TestRolesAreCheckedWhereTheyRun: a Temporal run's driver starts none of
+// the roles' agents, so it does not check their CLIs (a driver on a
+// machine without claude drives runs whose roles run on workers that have
+// it); the worker that is to run a role checks its agent first and, when
+// the CLI is missing, says how to install it and starts nothing.
+func TestRolesAreCheckedWhereTheyRun(t *testing.T) {
+	dir := pipelineFixture(t)
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir() // git, and no claude
+	if err := os.Symlink(gitPath, filepath.Join(bin, "git")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv("HIVE_TOOLS", "") // where make test installs the CLIs
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	g := &globalOptions{repo: dir, stdout: io.Discard, stderr: io.Discard}
+	repo, cfg, err := openRepoConfig(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := pipeline.Builtin("full")
+	choice := runChoice{Workflow: full}
+	driver := &runOptions{globalOptions: g, agent: "claude", noInterview: true, rolesElsewhere: true}
+	if _, err := pipelineOptions(ctx, driver, repo, cfg, "add a health check", choice, journal.NewMemory()); err != nil {
+		t.Errorf("the driver checked the roles' agents: %v", err)
+	}
+	here := &runOptions{globalOptions: g, agent: "claude", noInterview: true}
+	if _, err := pipelineOptions(ctx, here, repo, cfg, "add a health check", choice, journal.NewMemory()); err == nil || !strings.Contains(err.Error(), "claude is not installed") {
+		t.Errorf("a local run whose roles' CLI is missing: %v", err)
+	}
+	notes := &lockedBuffer{}
+	r := &roleRunner{g: g, agent: "claude", out: notes}
+	raw, _ := json.Marshal(roleRequest{Role: "architect", Dir: filepath.Join(t.TempDir(), "run-1"), Job: "architect", Attempt: 1, Prompt: "plan it"})
+	err = r.Run(ctx, raw, func(json.RawMessage) { t.Error("a session started without its agent") })
+	if err == nil || !strings.Contains(err.Error(), "the architect agent cannot start") || !strings.Contains(err.Error(), "claude is not installed") ||
+		!strings.Contains(err.Error(), "npm install -g @anthropic-ai/claude-code") || !strings.Contains(err.Error(), dir) {
+		t.Errorf("a worker without the architect's CLI: %v", err)
+	}
+	if strings.Contains(notes.String(), "runs here") {
+		t.Errorf("the worker said it runs the session: %s", notes)
 	}
 }

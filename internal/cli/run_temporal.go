@@ -553,7 +553,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		return nil, temporal.Refused(err)
 	}
 	o := &runOptions{globalOptions: d.g, agent: req.Agent, yes: req.Yes, noInterview: req.NoInterview, noMerge: req.NoMerge,
-		push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume}
+		push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume, rolesElsewhere: true}
 	if o.agent == "" {
 		o.agent = d.agent
 	}
