@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,6 +58,14 @@ func LoadProject(root string) (*Project, error) {
 	for _, e := range entries {
 		rel := PhasesDir + "/" + e.Name()
 		if !isDir(abs, rel, e) {
+			if strings.HasSuffix(strings.ToUpper(e.Name()), "-PLAN.MD") {
+				// A plan beside the phase folders, not in one: GSD does not
+				// run it either, but its author may think it will.
+				n := pad2(cmp.Or(digitsRE.FindString(e.Name()), "NN"))
+				p.Diagnostics = append(p.Diagnostics, Diagnostic{Severity: SeverityNote, File: rel,
+					Message: "a plan outside any phase folder; ignored (plans run from inside .planning/phases/NN-name/)",
+					Fix:     fmt.Sprintf("move it into its phase's folder as %s/%s-<name>/%s-MM-PLAN.md, or delete it if it is an old draft", PhasesDir, n, n)})
+			}
 			continue
 		}
 		if !phaseDirRE.MatchString(e.Name()) {
