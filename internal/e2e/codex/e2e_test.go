@@ -1,8 +1,8 @@
-// Package codex_test runs hive's runner end to end with the real codex CLI
-// against the fake OpenAI Responses server: a three-plan phase (two plans in
-// wave 1, a third depending on both) is executed by codex agents whose model
-// turns are scripted, and the commits, SUMMARYs, ordering and token usage
-// that reach the engine are checked.
+// Package codex_test runs hive end to end with the real codex CLI against
+// the fake OpenAI Responses server, the model's turns scripted: a three-plan
+// phase (two plans in wave 1, a third depending on both) executed by codex
+// agents, whose commits, SUMMARYs, ordering and token usage that reach the
+// engine are checked; and hive run's full workflow with codex in every role.
 package codex_test
 
 import (
