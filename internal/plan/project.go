@@ -70,7 +70,14 @@ func LoadProject(root string) (*Project, error) {
 		}
 		if !phaseDirRE.MatchString(e.Name()) {
 			d := Diagnostic{Severity: SeverityNote, File: rel, Message: "not a phase folder (expected NN-name, e.g. 03-auth); ignored"}
-			if m := digitsRE.FindString(e.Name()); m != "" {
+			if plans := undone(filepath.Join(abs, filepath.FromSlash(rel))); len(plans) > 0 && digitsRE.FindString(e.Name()) == "" {
+				// ENH-D-moves/ENH-D-01-PLAN.md without its SUMMARY: a
+				// plan whose folder has no phase number, which never runs.
+				d.Severity = SeverityWarning
+				d.Message = fmt.Sprintf("holds %d plan(s) not done (%s), but hive reads phase folders named NN-name (03-auth) only; this one is ignored and those plans never run", len(plans), strings.Join(plans, ", "))
+				d.Fix = "rename it NN-<name>, with a phase number not in use, and its plans NN-01-PLAN.md, NN-02-PLAN.md, ..."
+				p.ignored = append(p.ignored, e.Name())
+			} else if m := digitsRE.FindString(e.Name()); m != "" {
 				// phase-01, "Phase 2": meant as a phase, whose plans
 				// would silently never run.
 				d.Severity = SeverityWarning
@@ -93,7 +100,52 @@ func LoadProject(root string) (*Project, error) {
 		}
 		return p.Phases[i].Dir < p.Phases[j].Dir
 	})
+	p.Diagnostics = append(p.Diagnostics, sharedNumbers(p.Phases)...)
 	return p, nil
+}
+
+// sharedNumbers warns of phase numbers that more than one folder has
+// (13-damage-only-moves beside 13-make-all-moves-the-same): `hive
+// execute-phase 13` cannot choose, and both folders' plans are 13-01,
+// 13-02, so a ROADMAP box or a depends_on may mean either.
+func sharedNumbers(phases []*Phase) []Diagnostic {
+	var out []Diagnostic
+	for i := 0; i < len(phases); {
+		j := i + 1
+		for j < len(phases) && compareNum(phases[i].Number, phases[j].Number) == 0 {
+			j++
+		}
+		if j-i > 1 {
+			names := make([]string, j-i)
+			for k := range names {
+				names[k] = path.Base(phases[i+k].Dir)
+			}
+			n := phases[i].Number
+			out = append(out, Diagnostic{Severity: SeverityWarning, File: phases[i+1].Dir,
+				Message: fmt.Sprintf("phase %s has %d folders (%s): `hive execute-phase %s` refuses to choose (name the folder instead), and their plans share the ids %s-01, %s-02, ...", n, j-i, strings.Join(names, ", "), n, n, n),
+				Fix:     fmt.Sprintf("give all but one a number not in use (%s.1 for a phase inserted after %s), or move a finished one to .planning/milestones/", n, n)})
+		}
+		i = j
+	}
+	return out
+}
+
+// undone lists the PLAN.md files directly in dir that have no SUMMARY.md
+// of the same name beside them.
+func undone(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	files := map[string]bool{}
+	for _, e := range entries {
+		files[strings.ToUpper(e.Name())] = !e.IsDir()
+	}
+	var plans []string
+	for _, e := range entries {
+		name := strings.ToUpper(e.Name())
+		if id, ok := strings.CutSuffix(name, "-PLAN.MD"); ok && !e.IsDir() && !files[id+"-SUMMARY.MD"] {
+			plans = append(plans, e.Name())
+		}
+	}
+	return plans
 }
 
 // isDir follows symlinks, which people use to share phases between checkouts.
