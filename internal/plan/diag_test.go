@@ -193,10 +193,11 @@ func TestParsePlanDiagnostics(t *testing.T) {
 		},
 		{
 			name: "annotated files_modified entries are read as their path",
-			in:   plan("files_modified:\n  - apps/web/src/api/ (generated client)\n  - \"`src/a.ts` — the store\"", autoTask),
-			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, `files_modified entry "apps/web/src/api/ (generated client)": hive reads it as apps/web/src/api/`, "write apps/web/src/api/ alone"}},
+			in:   plan("files_modified:\n  - apps/web/src/api/ (generated client)\n  - \"`src/a.ts` — the store\"\n  - .planning/backups/ directory", autoTask),
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 3, `files_modified entry "apps/web/src/api/ (generated client)": hive reads it as apps/web/src/api/`, "write apps/web/src/api/ alone"},
+				{SeverityNote, "01-01-PLAN.md", 5, `files_modified entry ".planning/backups/ directory": hive reads it as .planning/backups/`, "write .planning/backups/ alone"}},
 			verify: func(t *testing.T, p *Plan) {
-				if !reflect.DeepEqual(p.FilesModified, []string{"apps/web/src/api/", "src/a.ts"}) {
+				if !reflect.DeepEqual(p.FilesModified, []string{"apps/web/src/api/", "src/a.ts", ".planning/backups/"}) {
 					t.Errorf("FilesModified = %q", p.FilesModified)
 				}
 				if ds := Validate(&Phase{Plans: []*Plan{p}}); HasErrors(ds) {

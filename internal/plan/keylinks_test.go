@@ -48,7 +48,8 @@ func TestSplitKeyLinkRef(t *testing.T) {
 
 // Paths in task <files>, artifacts and key links are checked like
 // files_modified, with their lines; a key link's symbol or prose is never
-// taken for a path.
+// taken for a path, and a target outside the repository (which hive never
+// reads) is a warning.
 func TestValidatePlanPaths(t *testing.T) {
 	front := `wave: 1
 must_haves:
@@ -61,13 +62,16 @@ must_haves:
     - from: trackEvent mutation
       to: POST /api/events
     - from: "../shared/util.ts (debounce)"
-      to: src/form.ts`
+      to: src/form.ts
+    - from: src/settings.ts
+      to: ~/.config/app/settings.json`
 	body := "<tasks>\n<task type=\"auto\"><name>a</name><files>src/form.ts, ~/.ssh/config</files></task>\n</tasks>\n"
 	ph := phaseOf(t, map[string]string{"01-01-PLAN.md": plan(front, body)})
 	matchDiags(t, Validate(ph), []wantDiag{
 		{SeverityError, "01-01-PLAN.md", 6, `must_haves.artifacts: path "/etc/app.conf" is absolute`, "inside the repository"},
 		{SeverityError, "01-01-PLAN.md", 12, `must_haves.key_links from: path "../shared/util.ts" leaves the repository`, "inside the repository"},
-		{SeverityError, "01-01-PLAN.md", 16, `task 1 <files>: path "~/.ssh/config" is in a home directory`, "inside the repository"},
+		{SeverityWarning, "01-01-PLAN.md", 14, `must_haves.key_links to: path "~/.config/app/settings.json" is in a home directory, outside the repository; hive never reads it, so this link's target goes unchecked`, "leave it if the code really reaches outside"},
+		{SeverityError, "01-01-PLAN.md", 18, `task 1 <files>: path "~/.ssh/config" is in a home directory`, "inside the repository"},
 	})
 }
 

@@ -133,6 +133,11 @@ func cleanFile(f string) string {
 		}
 		f = f[1:]
 	}
+	// "src/backups/ directory": words after a folder's slash describe it (a
+	// name that starts with a space is no file's).
+	if i := strings.Index(f, "/ "); i > 0 {
+		f = f[:i+1]
+	}
 	for _, sep := range []string{" (", " — ", " – ", " - ", ": ", " #", "\t"} {
 		if i := strings.Index(f, sep); i > 0 {
 			f = f[:i]

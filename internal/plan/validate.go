@@ -236,7 +236,16 @@ func checkPlanPaths(p *Plan, add addFunc) {
 				continue
 			}
 			if _, err := SafeRelPath(file); err != nil {
-				add(SeverityError, p, mhLine(fmt.Sprintf("must_haves.key_links[%d]", i)), pathFix, "must_haves.key_links %s: %v", side.name, err)
+				line := mhLine(fmt.Sprintf("must_haves.key_links[%d]", i))
+				if side.name == "to" {
+					// A link's target is where the code reaches, which may
+					// well be outside the repository (the user's settings
+					// file a CLI writes); hive never reads it.
+					add(SeverityWarning, p, line, "leave it if the code really reaches outside the repository; else name the file relative to the repository root",
+						"must_haves.key_links to: %v; hive never reads it, so this link's target goes unchecked", err)
+					continue
+				}
+				add(SeverityError, p, line, pathFix, "must_haves.key_links %s: %v", side.name, err)
 			}
 		}
 	}
