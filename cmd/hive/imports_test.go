@@ -71,11 +71,13 @@ var allowed = map[string][]string{
 	"cli":   {"*"},
 	// The Temporal backend's workflow is the engine; its scripts are the
 	// engine's, read by one test helper for both.
-	"temporal":                  {"engine", "journal"},
-	"engine/enginescript":       {"engine"},
-	"e2e/claude":                {}, // tests only
-	"e2e/codex":                 {}, // tests only
-	"e2e/e2etest":               {"engine", "gitx", "journal", "plan", "runner"},
+	"temporal":            {"engine", "journal"},
+	"engine/enginescript": {"engine"},
+	"e2e/claude":          {}, // tests only
+	"e2e/codex":           {}, // tests only
+	// The e2e fixtures: phases for the runner, and hive run's objective
+	// with the checks of a pipeline run, shared by each CLI's tests.
+	"e2e/e2etest":               {"engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {},

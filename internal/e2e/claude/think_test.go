@@ -37,11 +37,11 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	}
 	rule := fa.Rule{
 		Name:  "planner, implementer, evaluators",
-		Match: func(c *fa.Conversation) bool { return roleRe.MatchString(firstUserText(c)) },
+		Match: func(c *fa.Conversation) bool { return e2etest.RoleHeading.MatchString(firstUserText(c)) },
 		Reply: func(c *fa.Conversation) fa.Reply {
 			first := firstUserText(c)
 			_, k := lastPrompt(c)
-			switch role := roleRe.FindStringSubmatch(first)[1]; role {
+			switch role := e2etest.RoleHeading.FindStringSubmatch(first)[1]; role {
 			case pipeline.RolePlanner:
 				return report(`, "roles": ["implementer"], "reasoning": "a typo is one word in one file"`)
 			case pipeline.RoleEvaluator:
@@ -102,7 +102,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	}
 	models := map[string]bool{}
 	for _, r := range srv.MainRequests() {
-		if m := roleRe.FindStringSubmatch(firstUserText(r.Conv)); m != nil && (m[1] == pipeline.RoleEvaluator || m[1] == pipeline.RolePlanner) {
+		if m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(r.Conv)); m != nil && (m[1] == pipeline.RoleEvaluator || m[1] == pipeline.RolePlanner) {
 			models[r.Conv.Model] = true
 		}
 	}

@@ -73,6 +73,7 @@ autonomous: true
 type Task struct {
 	Name       string
 	File       string // auto tasks
+	Body       string // what an auto task writes in File, where a test needs it
 	Checkpoint string // "decision", "human-verify", ...; "" for auto tasks
 }
 
