@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test vet fuzz chaos crashpoints bench demo clean tools browser python temporal
+.PHONY: all build test test-times vet fuzz chaos crashpoints bench demo clean tools browser python temporal
 
 all: build
 
@@ -76,11 +76,19 @@ $(TEMPORAL_STAMP):
 # The tests run with a temporary home (internal/testsupport): the check
 # around them fails the run if they changed the developer's ~/.cache/hive.
 HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
+TEST_ENV := HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH}
 test: vet tools browser python temporal
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
-	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH} $(GO) test -count=1 -timeout 50m ./...
+	$(TEST_ENV) $(GO) test -count=1 -timeout 50m ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
 		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
+
+# The suite as `make test` runs it, timed: each package's wall time and the
+# slowest 30 tests (TEST_TIMES_N), from go test -json kept in .tools/test.json.
+TEST_TIMES_N ?= 30
+test-times: tools browser python temporal
+	$(TEST_ENV) $(GO) test -count=1 -timeout 50m -json ./... > $(TOOLS)/test.json; \
+		status=$$?; $(GO) run ./internal/testtimes -n $(TEST_TIMES_N) < $(TOOLS)/test.json; exit $$status
 
 # Every fuzz target for FUZZTIME (default 60 s each).
 fuzz:
