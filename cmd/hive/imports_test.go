@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"testrun":  {},
 	"pricing":  {},
 	"handoff":  {},
+	// A developer's tool (make test-times): reads go test -json, no hive package.
+	"testtimes": {},
 	// Role contracts check an engine.Report; they read their own files.
 	"contract": {"engine"},
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them

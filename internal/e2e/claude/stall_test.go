@@ -262,9 +262,6 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 		t.Fatalf("runner.Run after %v: %v\nobserver:\n%s", spent, err, obs)
 	}
 	t.Logf("run took %v (stall %v, hang %v)", spent.Round(time.Millisecond), stall, stallHang)
-	if spent >= 30*time.Second {
-		t.Errorf("run took %v, want well under the %v hang", spent, stallHang)
-	}
 
 	// The held requests end when the agent's connection closes.
 	front.mu.Lock()
@@ -282,6 +279,14 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	t.Logf("sessions seen: %d; held requests: %d; released: %v", len(front.sessions), front.held, front.released)
 	if front.held < 1 {
 		t.Errorf("no request of the first session was held")
+	}
+	// The watchdog, not the hang's end, released the held request: its
+	// session was killed, so net/http saw the client go away. (Measured
+	// as an outcome, not a wall-clock time, which load would move.)
+	for _, r := range front.released {
+		if strings.HasPrefix(r, "delay over") {
+			t.Errorf("a held request ran to the end of the %v hang (%s): the watchdog did not end its session", stallHang, r)
+		}
 	}
 	if len(front.sessions) != 2 {
 		t.Errorf("%d Claude Code sessions, want 2 (the hung one and its continuation)", len(front.sessions))
