@@ -71,6 +71,8 @@ var allowed = map[string][]string{
 	// group runs a phase through the Temporal backend's workflow.
 	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic"},
 	"cli":   {"*"},
+	// The command reference is written from cli's command tree.
+	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflow is the engine; its scripts are the
 	// engine's, read by one test helper for both.
 	"temporal":            {"engine", "journal"},
