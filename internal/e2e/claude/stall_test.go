@@ -334,9 +334,20 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	if silent[1] < 2 {
 		t.Errorf("%d silent events for attempt 1, want at least 2 (ping, then the commit check)", silent[1])
 	}
-	if silent[2] != 0 {
-		t.Errorf("%d silent events for attempt 2, want 0", silent[2])
+	// The continuation works from its start. On a loaded machine its CLI
+	// may take longer than the test's short stall to print its first line,
+	// and be pinged once: that is the watchdog working, not a hang. It must
+	// never be judged by its commits and stopped.
+	if silent[2] > 1 {
+		t.Errorf("%d silent events for attempt 2, want at most 1 (a ping while its CLI starts)", silent[2])
 	}
+	obs.kmu.Lock()
+	for _, c := range obs.stops {
+		if c.Plan == stallPlanID && c.Attempt == 2 && strings.Contains(c.Reason, "stall") {
+			t.Errorf("the continuation was stopped as stalled: %+v", c)
+		}
+	}
+	obs.kmu.Unlock()
 	t.Logf("exits: %v", exits)
 
 	obs.kmu.Lock()
