@@ -330,22 +330,35 @@ func (in *integration) takeOursForTracking(ctx context.Context, ig *gitx.Repo, f
 }
 
 // keepSummaries undoes whatever the merge did to the SUMMARY files of other
-// plans already on the integration branch: a plan owns only its own.
+// plans already on the integration branch: a plan owns only its own. Two
+// git commands read the blobs at HEAD and in the index, whatever the
+// phase's size (a look-up per file made a 50-plan phase's merges run
+// some 2,500 git processes).
 func (in *integration) keepSummaries(ctx context.Context, ig *gitx.Repo, p *plan.Plan) ([]string, error) {
-	dir := filepath.ToSlash(filepath.Dir(p.Path))
-	out, err := ig.Git(ctx, "ls-tree", "-r", "--name-only", "-z", "HEAD", "--", dir+"/")
+	dir := filepath.ToSlash(filepath.Dir(p.Path)) + "/"
+	head, err := ig.Git(ctx, "ls-tree", "-r", "-z", "HEAD", "--", dir)
 	if err != nil {
 		return nil, err
 	}
+	index, err := ig.Git(ctx, "ls-files", "-s", "-z", "--", dir)
+	if err != nil {
+		return nil, err
+	}
+	// What the index holds at stage 0; a conflicted file (stages 1-3) has
+	// no such entry, and so differs from HEAD, as a deleted one does.
+	staged := map[string]string{}
+	for _, e := range strings.Split(index, "\x00") {
+		meta, path, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 && f[2] == "0" {
+			staged[path] = f[1]
+		}
+	}
 	own := p.SummaryPath()
 	var restored []string
-	for _, f := range strings.Split(out, "\x00") {
-		if !strings.HasSuffix(f, "-SUMMARY.md") || f == own {
-			continue
-		}
-		head, _ := ig.Git(ctx, "rev-parse", "-q", "--verify", "HEAD:"+f)
-		index, _ := ig.Git(ctx, "rev-parse", "-q", "--verify", ":"+f)
-		if head == index {
+	for _, e := range strings.Split(head, "\x00") {
+		meta, f, ok := strings.Cut(e, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 || !strings.HasSuffix(f, "-SUMMARY.md") || f == own || staged[f] == fields[2] {
 			continue
 		}
 		if _, err := ig.Git(ctx, "checkout", "HEAD", "--", f); err != nil {
