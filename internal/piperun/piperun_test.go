@@ -410,8 +410,10 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	defer cancel()
 	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=hang#1")
 	// Long enough that the retry's first output comes within it on a
-	// loaded 2-core machine (at 1 s a full make test saw it time out too).
-	o.Stall = 3 * time.Second
+	// loaded 2-core machine, after the sim tester's own go test (at 1 s a
+	// full make test saw it time out; at 3 s, a make test beside other
+	// builds at load 18).
+	o.Stall = 8 * time.Second
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,11 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/cli"
+	"github.com/hivectl/hive/internal/testsupport"
 )
+
+// TestMain runs the tests with a temporary home, as every package's do.
+func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
 
 // docsDir is the repository's docs/ folder, which holds the committed
 // reference.
