@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 // binary in temporary git repositories.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/script",
+		Dir:       "testdata/script",
 		Setup:     setupGitEnv,
 		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -36,9 +36,9 @@ func TestPostmortem(t *testing.T) {
 	// Prose, not Go syntax: a question's own quotes are not escaped; no
 	// test run is said, never "(none)"; a check that failed is named.
 	untested := Report{Run: 2, Objective: "add a version endpoint", Workflow: "full", Started: t0, Finished: t0.Add(time.Second), Outcome: pipeline.OutcomeComplete,
-		Tests: &pipeline.Tests{None: true, Output: "no tests found"},
+		Tests:      &pipeline.Tests{None: true, Output: "no tests found"},
 		Confidence: []confidence.Score{{Role: "implementer", Checks: []confidence.Check{{Name: "build passes", Skipped: true}, {Name: "tests pass"}, {Name: "no new TODO/FIXME", OK: true}}}},
-		Snapshot: pipeline.Snapshot{Decisions: []pipeline.Decision{{Job: "interviewer", Question: `How much of "add a version endpoint" is in scope?`, Choice: `just "GET /version"`, By: "human"}}}}
+		Snapshot:   pipeline.Snapshot{Decisions: []pipeline.Decision{{Job: "interviewer", Question: `How much of "add a version endpoint" is in scope?`, Choice: `just "GET /version"`, By: "human"}}}}
 	want = "Run 2 (workflow full) set out to add a version endpoint and completed in 1s, spending $0.00. " +
 		`Asked "How much of "add a version endpoint" is in scope?", the run went with "just "GET /version"" (human). ` +
 		"No test ran (hive found no tests): the work is not verified by tests. Hive's own checks failed: tests pass (implementer). Nothing went back for rework."
