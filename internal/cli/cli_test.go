@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -38,8 +39,9 @@ func TestMain(m *testing.M) {
 // binary in temporary git repositories.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/script",
-		Setup: setupGitEnv,
+		Dir:       "testdata/script",
+		Setup:     setupGitEnv,
+		Condition: condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  exitCode,
 			"waitfor":   waitFor,
@@ -85,7 +87,18 @@ func setupGitEnv(env *testscript.Env) error {
 	env.Setenv("GIT_COMMITTER_EMAIL", "test@hive.invalid")
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("GOCACHE", os.Getenv("GOCACHE")) // a project's go test keeps the build cache (testsupport)
+	// Where make python puts pytest, for a Python project's tests.
+	env.Setenv("PYTHONPATH", os.Getenv("PYTHONPATH"))
 	return nil
+}
+
+// condition adds the scripts' own conditions: [pytest] holds where
+// python3 -m pytest runs (make test provides it: make python).
+func condition(cond string) (bool, error) {
+	if cond != "pytest" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	return exec.Command("python3", "-m", "pytest", "--version").Run() == nil, nil
 }
 
 // waitState waits until the newest run in the journal has plan PLAN in

@@ -360,7 +360,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
 		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
-		Setup: worktreeSetup(cfg),
+		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
 	// A postmortem model tells the finished run when the config names one;
@@ -471,11 +471,19 @@ func (p *runPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 			fmt.Fprintf(p.w, "%s  %-17s the phase did not complete: %s\n", p.stamp(), "implementers", oneLineClip(ev.Reason, 100))
 		}
 	case pipeline.EvTestsRan:
-		if t := ev.Tests; t != nil {
+		switch t := ev.Tests; {
+		case t == nil:
+		case t.None:
+			fmt.Fprintf(p.w, "%s  %-17s skipped: %s (not a pass)\n", p.stamp(), "tests", noTestsText(t))
+		default:
 			fmt.Fprintf(p.w, "%s  %-17s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
 		}
 	case pipeline.EvBuilt:
-		if t := ev.Tests; t != nil && t.Command != "(none)" {
+		switch t := ev.Tests; {
+		case t == nil:
+		case t.None:
+			fmt.Fprintf(p.w, "%s  %-17s skipped: nothing to build (not a pass)\n", p.stamp(), ev.Job)
+		default:
 			fmt.Fprintf(p.w, "%s  %-17s %s: exit %d\n", p.stamp(), ev.Job, t.Command, t.ExitCode)
 		}
 	}
@@ -529,9 +537,21 @@ func (p *runPrinter) result(res piperun.Result) {
 	if len(s.Challenges) > 0 || len(s.Decisions) > 0 || s.FixLoops > 0 {
 		fmt.Fprintf(p.w, "  %d challenge(s), %d decision(s), %d fix loop(s)\n", len(s.Challenges), len(s.Decisions), s.FixLoops)
 	}
+	if t := s.Tests; t != nil && t.None {
+		fmt.Fprintf(p.w, "  no test ran: %s; the work is not verified by tests (set commands.test in .hive/config.json)\n", noTestsText(t))
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(p.w, "%s\n", n)
 	}
+}
+
+// noTestsText says why no test ran: the runner found none, or hive
+// found no test command.
+func noTestsText(t *pipeline.Tests) string {
+	if t.Command != "" {
+		return t.Command + " found no test"
+	}
+	return "no tests found"
 }
 
 // readAnswers sends each line typed at the terminal.

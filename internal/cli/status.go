@@ -184,23 +184,33 @@ func phaseViews(o *statusOptions, j journal.Journal) ([]statusRunView, error) {
 			continue
 		}
 		seen[run.Phase] = true
-		eng, err := runner.Replay(j, run)
+		v, err := journaledPhaseView(o, j, run)
 		if err != nil {
 			return nil, err
 		}
-		snap := eng.Snapshot()
-		v := phaseView(snap, run.ID, run.Phase, run.Started, run.Outcome)
-		v.Events = run.Events
-		if !run.Finished.IsZero() {
-			f := run.Finished
-			v.Finished = &f
-		} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
-			v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
-		}
-		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
 		views = append(views, v)
 	}
 	return views, nil
+}
+
+// journaledPhaseView is what status shows of a phase's run in the journal:
+// its state replayed, whether a hive drives it now, how to resume it.
+func journaledPhaseView(o *statusOptions, j journal.Journal, run journal.Run) (statusRunView, error) {
+	eng, err := runner.Replay(j, run)
+	if err != nil {
+		return statusRunView{}, err
+	}
+	snap := eng.Snapshot()
+	v := phaseView(snap, run.ID, run.Phase, run.Started, run.Outcome)
+	v.Events = run.Events
+	if !run.Finished.IsZero() {
+		f := run.Finished
+		v.Finished = &f
+	} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
+		v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
+	}
+	v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
+	return v, nil
 }
 
 // phaseView is what status shows of a phase's run in state snap.

@@ -18,6 +18,42 @@ type Check struct {
 	Points int    `json:"points"`
 	Max    int    `json:"max"`
 	Detail string `json:"detail"`
+	// Skipped: there was nothing to check (a project with nothing to
+	// build). It neither passes nor fails: no points, and its Max is
+	// left out of the score's.
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// Mark is ✓ for a check that passed, ✗ for one that failed, – for one
+// skipped.
+func (c Check) Mark() string {
+	switch {
+	case c.Skipped:
+		return "–"
+	case c.OK:
+		return "✓"
+	}
+	return "✗"
+}
+
+// OfMax is the score scaled to MaxPoints, for comparing scores whose
+// skipped checks left different Max.
+func (s Score) OfMax() int {
+	if s.Max <= 0 {
+		return 0
+	}
+	return (s.Points*MaxPoints + s.Max/2) / s.Max
+}
+
+// Failed are the names of the checks that failed (skipped ones aside).
+func (s Score) Failed() []string {
+	var out []string
+	for _, c := range s.Checks {
+		if !c.OK && !c.Skipped {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 // Score is a role's computed confidence: its checks' points out of
@@ -33,19 +69,24 @@ type Score struct {
 func (s Score) String() string {
 	var parts []string
 	for _, c := range s.Checks {
-		mark := "✓"
-		if !c.OK {
-			mark = "✗"
+		if c.Skipped {
+			parts = append(parts, fmt.Sprintf("%s – (%s)", c.Name, c.Detail))
+			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %d/%d", c.Name, mark, c.Points, c.Max))
+		parts = append(parts, fmt.Sprintf("%s %s %d/%d", c.Name, c.Mark(), c.Points, c.Max))
 	}
 	return fmt.Sprintf("%d/%d (%s)", s.Points, s.Max, strings.Join(parts, ", "))
 }
 
+// score sums checks; a skipped check's points are out of the score's Max,
+// so that what was checked is judged on its own.
 func score(role string, checks ...Check) Score {
 	s := Score{Role: role, Max: MaxPoints, Checks: checks}
 	for _, c := range checks {
 		s.Points += c.Points
+		if c.Skipped {
+			s.Max -= c.Max
+		}
 	}
 	return s
 }
@@ -126,7 +167,10 @@ func Architect(lintErrors []string, plans []Plan, exists func(string) bool) Scor
 
 // Run is one run of the project's build or tests, as hive ran it.
 type Run struct {
-	Ran            bool // false: the project has no such command, or it did not run
+	// Ran is false when nothing ran to check: the project has no such
+	// command, its runner found no test, or the workflow has no such
+	// step. A command that could not start ran, and is not OK.
+	Ran            bool
 	OK             bool
 	Passed, Failed int
 	Command        string
@@ -137,8 +181,13 @@ type Run struct {
 // the run's worktree, the share of the plans' files_modified the change
 // touched, and the TODO/FIXME lines the change added.
 func Implementer(build, tests Run, planned, changed, added []string) Score {
-	b := pass("build passes", 20, !build.Ran || build.OK, runDetail(build, "no build step"))
-	t := pass("tests pass", 20, tests.Ran && tests.OK, runDetail(tests, "no test run"))
+	// Nothing to build is no evidence either way; no test run is a gap:
+	// nothing shows that the change works.
+	b := pass("build passes", 20, build.OK, runDetail(build, ""))
+	if !build.Ran {
+		b = Check{Name: "build passes", Max: 20, Skipped: true, Detail: "no build ran"}
+	}
+	t := pass("tests pass", 20, tests.Ran && tests.OK, runDetail(tests, "no test ran"))
 	touched := 0
 	var untouched []string
 	for _, f := range planned {
@@ -193,7 +242,7 @@ func runDetail(r Run, none string) string {
 // changed test file, or output that names a changed file or folder).
 func Tester(tests Run, changed []string) Score {
 	counted := tests.Passed + tests.Failed
-	ran := pass("tests ran and were read", 25, tests.Ran && counted > 0, runDetail(tests, "no test run"))
+	ran := pass("tests ran and were read", 25, tests.Ran && counted > 0, runDetail(tests, "no test ran"))
 	rate := share("pass rate", 25, tests.Passed, counted, fmt.Sprintf("%d of %d passed", tests.Passed, counted))
 	if counted == 0 {
 		rate = pass("pass rate", 25, false, "no test counted")

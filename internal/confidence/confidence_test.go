@@ -53,10 +53,29 @@ func TestImplementer(t *testing.T) {
 	for _, name := range []string{"build passes", "tests pass", "changes cover the plans' files", "no new TODO/FIXME"} {
 		check(t, bad, name, false)
 	}
-	// No build step is no failure; no test run is.
+	// Nothing to build neither passes nor fails: the check is skipped,
+	// gives no points and leaves the score's Max; no test run fails.
 	none := Implementer(Run{}, Run{}, nil, []string{"a.go"}, nil)
-	check(t, none, "build passes", true)
 	check(t, none, "tests pass", false)
+	for _, c := range none.Checks {
+		if c.Name == "build passes" && (!c.Skipped || c.OK || c.Points != 0 || c.Mark() != "–") {
+			t.Errorf("nothing to build: %+v; want a skipped check, no points", c)
+		}
+	}
+	if none.Max != MaxPoints-20 || none.Points != 30 {
+		t.Errorf("nothing to build, no tests: %d/%d; want 30/%d (the cover and TODO checks only)", none.Points, none.Max, MaxPoints-20)
+	}
+	if got, want := none.String(), "30/50 (build passes – (no build ran), tests pass ✗ 0/20"; !strings.HasPrefix(got, want) {
+		t.Errorf("String = %q; want it to start %q", got, want)
+	}
+	if got := none.Failed(); len(got) != 1 || got[0] != "tests pass" {
+		t.Errorf("Failed = %q; want only tests pass", got)
+	}
+	if none.OfMax() != 42 {
+		t.Errorf("OfMax = %d; want 30 of 50 as 42 of %d", none.OfMax(), MaxPoints)
+	}
+	// A build that could not start ran, and failed.
+	check(t, Implementer(Run{Ran: true, Command: "npm run build"}, Run{}, nil, nil, nil), "build passes", false)
 }
 
 func TestTester(t *testing.T) {

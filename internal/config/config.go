@@ -48,6 +48,7 @@ type Config struct {
 
 	// Keys hive adds to the GSD schema.
 	Git           Git
+	Commands      Commands
 	Timeouts      Timeouts
 	Retries       Retries
 	Models        map[string]ModelSpec // by role; DefaultRole is inherited by the others
@@ -140,6 +141,17 @@ type Safety struct {
 type Git struct {
 	BranchingStrategy string // BranchingNone, BranchingPhase or BranchingMilestone
 	WorktreeDir       string // where worktrees go; "" lets hive choose
+
+	extra map[string]json.RawMessage
+}
+
+// Commands say how hive builds and tests the project, for hive run's
+// build step, its tester's check and computed confidence: a line each,
+// run by sh -c in the run's worktree. "" lets hive find the command from
+// the project's files (hive index shows what it found).
+type Commands struct {
+	Build string
+	Test  string
 
 	extra map[string]json.RawMessage
 }

@@ -660,3 +660,48 @@ func TestBackendKeys(t *testing.T) {
 		t.Errorf("a wrong kind: %v; want an error containing %q", err, want)
 	}
 }
+
+// commands.build and commands.test are read and written back, unset by
+// default and left out of a file that does not set them; a wrong type is
+// an error naming the key. tests.command (an older hint's name) is read
+// as commands.test with a note, and moved by a rewrite; commands.test
+// wins over it.
+func TestCommands(t *testing.T) {
+	if c := Default(); c.Commands.Test != "" || c.Commands.Build != "" {
+		t.Errorf("default commands = %+v; want unset (found from the project's files)", c.Commands)
+	}
+	out, err := Default().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte(`"commands"`)) {
+		t.Errorf("a file that sets no command gets commands:\n%s", out)
+	}
+
+	c := mustParse(t, `{"commands": {"build": "make dist", "test": "python3 -m pytest -q"}}`)
+	if c.Commands.Build != "make dist" || c.Commands.Test != "python3 -m pytest -q" || len(c.Notes()) != 0 {
+		t.Errorf("commands = %+v, notes %q", c.Commands, c.Notes())
+	}
+	if out, err = c.Marshal(); err != nil || !bytes.Contains(out, []byte(`"test": "python3 -m pytest -q"`)) {
+		t.Errorf("rewrite loses commands.test: %v\n%s", err, out)
+	}
+
+	if _, err := Parse([]byte(`{"commands": {"test": ["pytest"]}}`)); err == nil || !strings.Contains(err.Error(), `commands.test: ["pytest"] is not allowed; use a shell command`) {
+		t.Errorf("a list as commands.test: %v", err)
+	}
+
+	c = mustParse(t, "{\n  \"tests\": {\"command\": \"pytest -q\"}\n}")
+	if c.Commands.Test != "pytest -q" || !contains(c.Notes(), "line 2: tests.command: read as commands.test, where a rewrite moves it") {
+		t.Errorf("tests.command: commands %+v, notes %q", c.Commands, c.Notes())
+	}
+	out, err = c.Marshal()
+	if err != nil || bytes.Contains(out, []byte(`"tests"`)) || !bytes.Contains(out, []byte(`"test": "pytest -q"`)) {
+		t.Errorf("rewrite does not move tests.command to commands.test: %v\n%s", err, out)
+	}
+
+	c = mustParse(t, `{"tests": {"command": "pytest", "timeout": 5}, "commands": {"test": "make check"}}`)
+	if c.Commands.Test != "make check" || !contains(c.Notes(), "line 1: tests.command: ignored, since commands.test is set too; a rewrite drops it") ||
+		!contains(c.Notes(), "line 1: tests: not used by hive; kept as is") {
+		t.Errorf("both: commands %+v, notes %q", c.Commands, c.Notes())
+	}
+}

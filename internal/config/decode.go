@@ -144,10 +144,40 @@ func (c *Config) overlay(file string, data []byte) error {
 		}
 		d.note(l.key, msg)
 	}
+	d.renamedTestCommand(top, c)
 	d.members("", top, c)
 
 	c.notes = append(c.notes, d.sortedNotes()...)
 	return errors.Join(d.errs...)
+}
+
+// renamedTestCommand reads tests.command, the key hive's own hint named
+// before the test command had a key (commands.test), as commands.test,
+// and says so; commands.test wins when the file has both. The key leaves
+// top, so that a rewrite moves it.
+func (d *decoder) renamedTestCommand(top map[string]json.RawMessage, c *Config) {
+	var tests map[string]json.RawMessage
+	if json.Unmarshal(top["tests"], &tests) != nil || tests["command"] == nil {
+		return
+	}
+	raw := tests["command"]
+	delete(tests, "command")
+	if len(tests) == 0 {
+		delete(top, "tests")
+	} else {
+		top["tests"], _ = json.Marshal(tests)
+	}
+	var commands map[string]json.RawMessage
+	if json.Unmarshal(top["commands"], &commands) == nil && commands["test"] != nil && string(commands["test"]) != "null" {
+		d.note("tests.command", "ignored, since commands.test is set too; a rewrite drops it")
+		return
+	}
+	for _, f := range c.Commands.fields() {
+		if f.key == "test" {
+			d.value("tests.command", f, raw)
+		}
+	}
+	d.note("tests.command", "read as commands.test, where a rewrite moves it")
 }
 
 // overlayModels decodes the "models" of data over c; the file's other

@@ -70,6 +70,7 @@ func (c *Config) fields() []field {
 		{key: "gates", ptr: &c.Gates},
 		{key: "safety", ptr: &c.Safety},
 		{key: "git", ptr: &c.Git},
+		{key: "commands", ptr: &c.Commands, omitUnset: true},
 		{key: "timeouts", ptr: &c.Timeouts},
 		{key: "retries", ptr: &c.Retries},
 		{key: "models", ptr: &c.Models, accept: `an object of roles, such as {"default": {"cli": "claude", "model": "sonnet"}}`},
@@ -152,6 +153,13 @@ func (g *Git) fields() []field {
 	return []field{
 		oneOf("branching_strategy", &g.BranchingStrategy, BranchingNone, BranchingPhase, BranchingMilestone),
 		{key: "worktree_dir", ptr: &g.WorktreeDir},
+	}
+}
+
+func (x *Commands) fields() []field {
+	return []field{
+		{key: "build", ptr: &x.Build, omitUnset: true, accept: `a shell command, such as "make build" ("": found from the project's files)`},
+		{key: "test", ptr: &x.Test, omitUnset: true, accept: `a shell command, such as "python3 -m pytest -q" ("": found from the project's files)`},
 	}
 }
 
@@ -289,6 +297,7 @@ func (g *Gates) unknown() *map[string]json.RawMessage           { return &g.extr
 func (s *Safety) unknown() *map[string]json.RawMessage          { return &s.extra }
 func (g *Git) unknown() *map[string]json.RawMessage             { return &g.extra }
 func (t *Timeouts) unknown() *map[string]json.RawMessage        { return &t.extra }
+func (x *Commands) unknown() *map[string]json.RawMessage        { return &x.extra }
 func (r *Retries) unknown() *map[string]json.RawMessage         { return &r.extra }
 func (m *ModelSpec) unknown() *map[string]json.RawMessage       { return &m.extra }
 func (n *Notifications) unknown() *map[string]json.RawMessage   { return &n.extra }
@@ -343,6 +352,8 @@ func unset(ptr any) bool {
 		return p.Kind == "" && unset(&p.Temporal) && len(p.extra) == 0
 	case *TemporalBackend:
 		return p.Address == "" && p.Namespace == "" && p.TaskQueue == "" && p.Remote == "" && len(p.extra) == 0
+	case *Commands:
+		return p.Build == "" && p.Test == "" && len(p.extra) == 0
 	case *Context:
 		return p.HandoffPercent == 0 && p.HandoffTokens == 0 && p.Window == 0 && p.NotesWait == 0 && len(p.extra) == 0
 	}

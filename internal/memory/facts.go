@@ -65,7 +65,8 @@ type RoleStats struct {
 	Tokens     int64   `json:"tokens"`
 	CostUSD    float64 `json:"cost_usd"`
 	// Confidence is hive's computed confidence in its work, of 70 (-1:
-	// not scored).
+	// not scored); a score whose skipped checks left a smaller Max is
+	// scaled to 70.
 	Confidence int `json:"confidence"`
 }
 
@@ -116,7 +117,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 			var scores []confidence.Score
 			if json.Unmarshal(rec.Payload, &scores) == nil {
 				for _, s := range scores {
-					scored[s.Role] = s.Points
+					scored[s.Role] = s.OfMax()
 				}
 			}
 			return nil
@@ -126,7 +127,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 			return nil // hive's own records (the delivery), not the machine's
 		}
 		m.Step(ev) // an event refused live changed nothing then either
-		if (ev.Type != pipeline.EvTestsRan && ev.Type != pipeline.EvBuilt) || ev.Tests == nil || ev.Tests.Command == "(none)" {
+		if (ev.Type != pipeline.EvTestsRan && ev.Type != pipeline.EvBuilt) || !ev.Tests.Ran() {
 			return nil
 		}
 		t := ev.Tests

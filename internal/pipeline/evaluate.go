@@ -164,11 +164,7 @@ func (e Evaluation) Text(details bool) string {
 	lines = append(lines, "Computed "+e.Summary()+".")
 	if details && e.Checks != nil {
 		for _, c := range e.Checks.Checks {
-			mark := "✓"
-			if !c.OK {
-				mark = "✗"
-			}
-			lines = append(lines, fmt.Sprintf("  %s %s %d/%d: %s", mark, c.Name, c.Points, c.Max, c.Detail))
+			lines = append(lines, fmt.Sprintf("  %s %s %d/%d: %s", c.Mark(), c.Name, c.Points, c.Max, c.Detail))
 		}
 	}
 	if details && e.SelfReported > 0 {

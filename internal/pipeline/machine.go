@@ -17,7 +17,7 @@ const (
 	Checking JobState = "checking" // hive lints its plans, runs the tests or the build
 	Waiting  JobState = "waiting"  // at a checkpoint
 	Done     JobState = "done"
-	Skipped  JobState = "skipped" // the human chose to go on without it
+	Skipped  JobState = "skipped" // the run went on without it: left out, the human's choice, or nothing to check
 )
 
 // PhaseJob is the id of the job that runs the architect's plans; FixJob
@@ -808,6 +808,11 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		return nil, fmt.Errorf("%s without its result", ev.Type)
 	}
 	m.tests = t
+	if t.None {
+		// No test ran: the tester's work is not verified, so the step is
+		// skipped (never passed) and the run goes on without it.
+		return m.done(j, Skipped), nil
+	}
 	if t.ExitCode == 0 {
 		return m.done(j, Done), nil
 	}
@@ -836,6 +841,9 @@ func (m *Machine) built(ev Event) ([]Command, error) {
 	}
 	options := []string{AnswerRetry, AnswerContinue, AnswerAbort}
 	switch {
+	case t.None:
+		// Nothing to build: nothing passed either.
+		return append(m.routeSecondReview(ev.Changed), m.done(j, Skipped)...), nil
 	case t.ExitCode == 0:
 		return append(m.routeSecondReview(ev.Changed), m.done(j, Done)...), nil
 	case t.Unrunnable:

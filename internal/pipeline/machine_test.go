@@ -35,8 +35,8 @@ import (
 //	phase ok|fail [reason=(...)] [to=ROLE issue=(...)] [overbudget] [cost=F]
 //	                                             the implementers' phase ended (to: a challenge;
 //	                                             overbudget: at its allotment, having spent cost)
-//	tests pass|fail|unrunnable [failed=N] [job=J] the test command's result
-//	built JOB pass|fail|unrunnable               the build step's result
+//	tests pass|fail|unrunnable|none [failed=N] [job=J] the test command's result (none: no test ran)
+//	built JOB pass|fail|unrunnable|none          the build step's result (none: nothing to build)
 //	answer text=(...)                            the human answers the open checkpoint
 //	resume                                       a new hive process took over
 //	state                                        the jobs, the agenda and the checkpoint
@@ -185,6 +185,11 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		if d.HasArg("fail") {
 			ev.Tests.ExitCode, ev.Tests.Failed, ev.Tests.Failing = 1, max(num("failed"), 1), []string{"TestHealth"}
 		}
+		if d.HasArg("none") {
+			// What hive journals for a project without tests: exit 0,
+			// nothing counted.
+			ev.Tests = &Tests{None: true, Output: "no tests found"}
+		}
 	case "built":
 		ev = Event{Type: EvBuilt, Job: job, Attempt: attempt, Tests: &Tests{Command: "go build ./..."}, Changed: num("changed")}
 		if d.HasArg("unrunnable") {
@@ -192,6 +197,9 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		}
 		if d.HasArg("fail") {
 			ev.Tests.ExitCode, ev.Tests.Output = 1, "main.go:3: undefined: x"
+		}
+		if d.HasArg("none") {
+			ev.Tests = &Tests{None: true, Output: "no build command found"}
 		}
 	case "evaluated":
 		// evaluated JOB checks=N verdicts=ok,warn,block: the verdicts of

@@ -13,7 +13,8 @@ import (
 )
 
 // A random walk through many runs: agents report every status, crash,
-// resume mid-way; hive's checks pass or fail; the human answers at random.
+// resume mid-way; hive's checks pass, fail or have nothing to check; the
+// human answers at random.
 // Half the runs have a budget (the run's, a role's) and costly turns. No
 // plausible event is refused, two jobs that write never work at once, a
 // checkpoint is open exactly when a job waits at one, no agent or phase
@@ -26,6 +27,10 @@ func TestRandomWalks(t *testing.T) {
 	budgetStops, raised, evaluations, serialised := 0, 0, 0, 0
 	for seed := range uint64(2000) {
 		rng := rand.New(rand.NewPCG(seed, 0xB1E))
+		// Whether a check had nothing to check (no tests, nothing to
+		// build) is drawn apart, so that the walks' other draws stay
+		// those they have always been.
+		nothing := rand.New(rand.NewPCG(seed, 0x40E))
 		m := New()
 		workflows := append([]Workflow{classic, pair}, Builtins...)
 		wf := workflows[rng.IntN(len(workflows))]
@@ -123,9 +128,9 @@ func TestRandomWalks(t *testing.T) {
 					ev.Errors = []string{"01-01-PLAN.md:1: bad"}
 				}
 			case busy.State == Checking && busy.Type == StepBuild:
-				ev = Event{Type: EvBuilt, Job: busy.ID, Attempt: busy.Attempts, Tests: &Tests{Command: "go build", ExitCode: rng.IntN(2)}}
+				ev = Event{Type: EvBuilt, Job: busy.ID, Attempt: busy.Attempts, Tests: &Tests{Command: "go build", ExitCode: rng.IntN(2), None: nothing.IntN(6) == 0}}
 			case busy.State == Checking:
-				ev = Event{Type: EvTestsRan, Job: busy.ID, Tests: &Tests{Command: "go test", ExitCode: rng.IntN(2)}}
+				ev = Event{Type: EvTestsRan, Job: busy.ID, Tests: &Tests{Command: "go test", ExitCode: rng.IntN(2), None: nothing.IntN(6) == 0}}
 			case busy.Phase:
 				ev = Event{Type: EvPhaseDone, OK: rng.IntN(4) != 0, Spend: engine.Spend{CostUSD: rng.Float64()}}
 				if budget.USD > 0 && rng.IntN(4) == 0 {

@@ -149,7 +149,15 @@ type Tests struct {
 	// Unrunnable: the command itself could not run (a tool is missing):
 	// no implementer can fix that, a human must.
 	Unrunnable bool `json:"unrunnable,omitempty"`
+	// None: nothing was checked. The project has no such command (no
+	// tests found, nothing to build), or its test runner found no test;
+	// Output says which. The step is skipped, never passed.
+	None bool `json:"none,omitempty"`
 }
+
+// Ran says whether a command ran and checked something: not None, and not
+// the command "(none)" that older versions journaled for none found.
+func (t *Tests) Ran() bool { return t != nil && !t.None && t.Command != "" && t.Command != "(none)" }
 
 // CommandType names an output of the machine.
 type CommandType string

@@ -139,7 +139,7 @@ func (s *shell) prompt(ctx context.Context, c pipeline.Command) (string, error) 
 			d.Previous = append(d.Previous, j.Role)
 		}
 	}
-	if cmd, err := testrun.Detect(s.dir); err == nil {
+	if cmd, err := testrun.Find(s.dir, s.o.TestCommand); err == nil {
 		d.TestCommand = cmd.String()
 	}
 	out, err := roles.Render(name, text, d)

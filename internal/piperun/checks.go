@@ -265,14 +265,15 @@ func (s *shell) running(job string) func(cmd string) {
 
 // testsIn runs the project's tests in the run's worktree, telling started
 // (when not nil) the command first; note says why there were none to run.
+// No test run is None, never a pass.
 func (s *shell) testsIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
-	cmd, err := testrun.Detect(s.dir)
+	cmd, err := testrun.Find(s.dir, s.o.TestCommand)
 	switch {
 	case errors.Is(err, testrun.ErrNoTests):
-		return &pipeline.Tests{Command: "(none)", Output: err.Error()}, err.Error() + ": the tester's word is taken"
+		return &pipeline.Tests{None: true, Output: err.Error()}, err.Error()
 	case err != nil:
 		// A project file the agents broke is a failure, never a pass.
-		return &pipeline.Tests{Command: "(none)", ExitCode: -1, Output: err.Error()}, ""
+		return &pipeline.Tests{ExitCode: -1, Output: err.Error()}, ""
 	}
 	if started != nil {
 		started(cmd.String())
@@ -283,7 +284,10 @@ func (s *shell) testsIn(ctx context.Context, started func(cmd string)) (*pipelin
 		res.Output = err.Error()
 	}
 	t := &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
-		Failing: res.Failing, Output: res.Output}
+		Failing: res.Failing, Output: res.Output, None: res.NoTests}
+	if t.None {
+		return t, cmd.String() + " found no test to run; to run others, set commands.test in .hive/config.json"
+	}
 	s.unrunnable(t)
 	return t, ""
 }
@@ -307,7 +311,7 @@ func (s *shell) unrunnable(t *pipeline.Tests) {
 }
 
 // build runs the project's build in the run's worktree, for a build step.
-// A project with nothing to build passes, with a note.
+// A project with nothing to build skips the step, with a note.
 func (s *shell) build(ctx context.Context, c pipeline.Command, base string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvBuilt, Job: c.Job, Attempt: c.Attempt}
 	// How much the run changed, as hive counts it (routing's input).
@@ -323,11 +327,12 @@ func (s *shell) build(ctx context.Context, c pipeline.Command, base string) pipe
 
 // buildIn runs the project's build in the run's worktree, telling started
 // (when not nil) the command first; note says why there was nothing to
-// build.
+// build. Nothing to build is None, never a pass.
 func (s *shell) buildIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
-	cmd, ok := testrun.DetectBuild(s.dir)
+	cmd, ok := testrun.FindBuild(s.dir, s.o.BuildCommand)
 	if !ok {
-		return &pipeline.Tests{Command: "(none)"}, "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build"
+		why := "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build; to build, set commands.build in .hive/config.json"
+		return &pipeline.Tests{None: true, Output: why}, why
 	}
 	if started != nil {
 		started(cmd.String())

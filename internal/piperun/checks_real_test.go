@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/gitx"
@@ -74,6 +75,13 @@ var pyService = map[string]string{
 	"tests/conftest.py":  "import os, sys\n\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n",
 }
 
+// pyRootService is the layout pytest documents first: the module and its
+// test at the root, no configuration file.
+var pyRootService = map[string]string{
+	"app.py":      "def version():\n    return \"1.0\"\n",
+	"test_app.py": "from app import version\n\n\ndef test_version():\n    assert version() == \"1.0\"\n",
+}
+
 // fixture commits files as the run's base, then writes change on top
 // (committed too, as a role's work is) and returns a shell on it.
 func fixture(t *testing.T, files, change map[string]string) (*shell, pipeline.Snapshot) {
@@ -138,6 +146,8 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 		{"a pytest test fails", pipeline.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a - b\n"}, nil, false},
 		{"pytest counted", pipeline.RoleTester, "tests ran and were read", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
 		{"one pytest test of two fails", pipeline.RoleTester, "pass rate", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a + b + (a == 0)\n"}, nil, false},
+		{"pytest's root layout counted", pipeline.RoleTester, "tests ran and were read", pyRootService, map[string]string{"app.py": "def version():\n    return \"1\" + \".0\"\n"}, nil, true},
+		{"a pytest project without a test", pipeline.RoleImplementer, "tests pass", map[string]string{"pyproject.toml": pyService["pyproject.toml"], "calc.py": pyService["calc.py"]}, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, false},
 		{"go test -v counted", pipeline.RoleTester, "tests ran and were read", goService, good, nil, true},
 		{"no test at all", pipeline.RoleTester, "tests ran and were read", map[string]string{"go.mod": goService["go.mod"], "main.go": goService["main.go"]}, good, nil, false},
 		{"every test passes", pipeline.RoleTester, "pass rate", goService, good, nil, true},
@@ -165,7 +175,7 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 				}
 				t.Skip("no npm on this machine (make test uses it to install the agent CLIs); skipped outside CI")
 			}
-			if c.files["pyproject.toml"] != "" && !pytest {
+			if (c.files["pyproject.toml"] != "" || c.files["test_app.py"] != "") && !pytest {
 				if os.Getenv("CI") != "" {
 					t.Fatal("python3 -m pytest does not run: make test provides it (make python), so CI has it")
 				}
@@ -217,5 +227,62 @@ func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
 	s.unrunnable(failing)
 	if failing.Unrunnable || failing.Output != "FAIL" {
 		t.Errorf("a failing run is not unrunnable: %+v", failing)
+	}
+}
+
+// A project with no test and nothing to build: the run completes, but the
+// build step and the tester are skipped, never done, the notes say how to
+// configure the commands, and the computed confidence counts no pass.
+// With commands.test and commands.build set, hive runs them instead.
+func TestNoTestsIsNoPass(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	initRepo(t, dir, "initial")
+	repo, err := gitx.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick)
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Snapshot
+	states := jobs(s)
+	if s.Outcome != pipeline.OutcomeComplete || !strings.Contains(states, "build=skipped") || !strings.Contains(states, "tester=skipped") {
+		t.Errorf("outcome %s, jobs %s; want build and tester skipped", s.Outcome, states)
+	}
+	if s.Tests == nil || !s.Tests.None || s.Tests.Ran() {
+		t.Errorf("the last test run %+v; want None", s.Tests)
+	}
+	lines := strings.Join(o.Observer.(*notes).lines, "\n")
+	for _, want := range []string{"note tester no tests found: ", "set commands.test in .hive/config.json", "note build no build command found", "set commands.build"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("the notes lack %q:\n%s", want, lines)
+		}
+	}
+	for _, sc := range Confidence(o.Journal, res.Run.ID) {
+		for _, c := range sc.Checks {
+			passed := c.OK && !c.Skipped
+			if (c.Name == "build passes" || c.Name == "tests pass" || c.Name == "tests ran and were read" || c.Name == "pass rate") && passed {
+				t.Errorf("%s: %q passed with nothing run: %s", sc.Role, c.Name, sc)
+			}
+		}
+	}
+
+	// The configured commands run, by sh -c, in the run's worktree.
+	o = options(t, repo, pipeline.Quick)
+	o.TestCommand, o.BuildCommand = "grep -q notes README.md && echo '1 passed in 0.01s'", "test -f README.md"
+	res, err = Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = res.Snapshot
+	if states := jobs(s); !strings.Contains(states, "build=done") || !strings.Contains(states, "tester=done") || s.Tests == nil || s.Tests.Command != o.TestCommand || s.Tests.None {
+		t.Errorf("with commands: jobs %s, tests %+v", states, s.Tests)
 	}
 }

@@ -98,7 +98,7 @@ func runOf(t *pipeline.Tests) confidence.Run {
 	if t == nil {
 		return confidence.Run{}
 	}
-	return confidence.Run{Ran: t.Command != "(none)" && !t.Unrunnable, OK: t.ExitCode == 0,
+	return confidence.Run{Ran: t.Ran(), OK: t.ExitCode == 0,
 		Passed: t.Passed, Failed: t.Failed, Command: t.Command, Output: t.Output}
 }
 

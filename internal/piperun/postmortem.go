@@ -61,7 +61,8 @@ func Postmortem(r Report) string {
 		s = append(s, fmt.Sprintf("%d fix loop(s) sent failing tests or a failing build back to be fixed.", r.FixLoops))
 	}
 	for _, d := range r.Snapshot.Decisions {
-		s = append(s, fmt.Sprintf("Asked %q, the run went with %q (%s).", oneLine(d.Question), d.Choice, d.By))
+		// Quoted as written: %q would escape the question's own quotes.
+		s = append(s, fmt.Sprintf(`Asked "%s", the run went with "%s" (%s).`, oneLine(d.Question), oneLine(d.Choice), d.By))
 	}
 	counts := map[string]int{}
 	var accepted []string
@@ -78,8 +79,17 @@ func Postmortem(r Report) string {
 	if len(accepted) > 0 {
 		s = append(s, "Accepted as they are: "+strings.Join(accepted, "; ")+".")
 	}
-	if t := r.Tests; t != nil && t.Command != "" {
+	switch t := r.Tests; {
+	case t == nil:
+	case t.None && t.Command != "":
+		s = append(s, fmt.Sprintf("No test ran (%s found none): the work is not verified by tests.", t.Command))
+	case t.None:
+		s = append(s, "No test ran (hive found no tests): the work is not verified by tests.")
+	case t.Ran():
 		s = append(s, fmt.Sprintf("The last test run (%s) passed %d and failed %d.", t.Command, t.Passed, t.Failed))
+	}
+	if failed := r.FailedChecks(); len(failed) > 0 {
+		s = append(s, "Hive's own checks failed: "+strings.Join(failed, ", ")+".")
 	}
 	if len(again) == 0 && len(r.Challenges) == 0 && r.FixLoops == 0 && len(r.Snapshot.Findings) == 0 && r.Outcome == pipeline.OutcomeComplete {
 		s = append(s, "Nothing went back for rework.")

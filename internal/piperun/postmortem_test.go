@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -31,6 +32,22 @@ func TestPostmortem(t *testing.T) {
 		"The last test run (go test ./...) passed 12 and failed 0."
 	if got := Postmortem(r); got != want {
 		t.Errorf("Postmortem =\n%s\nwant\n%s", got, want)
+	}
+	// Prose, not Go syntax: a question's own quotes are not escaped; no
+	// test run is said, never "(none)"; a check that failed is named.
+	untested := Report{Run: 2, Objective: "add a version endpoint", Workflow: "full", Started: t0, Finished: t0.Add(time.Second), Outcome: pipeline.OutcomeComplete,
+		Tests:      &pipeline.Tests{None: true, Output: "no tests found"},
+		Confidence: []confidence.Score{{Role: "implementer", Checks: []confidence.Check{{Name: "build passes", Skipped: true}, {Name: "tests pass"}, {Name: "no new TODO/FIXME", OK: true}}}},
+		Snapshot:   pipeline.Snapshot{Decisions: []pipeline.Decision{{Job: "interviewer", Question: `How much of "add a version endpoint" is in scope?`, Choice: `just "GET /version"`, By: "human"}}}}
+	want = "Run 2 (workflow full) set out to add a version endpoint and completed in 1s, spending $0.00. " +
+		`Asked "How much of "add a version endpoint" is in scope?", the run went with "just "GET /version"" (human). ` +
+		"No test ran (hive found no tests): the work is not verified by tests. Hive's own checks failed: tests pass (implementer). Nothing went back for rework."
+	if got := Postmortem(untested); got != want {
+		t.Errorf("Postmortem =\n%s\nwant\n%s", got, want)
+	}
+	untested.Tests = &pipeline.Tests{None: true, Command: "python3 -m pytest"}
+	if got := Postmortem(untested); !strings.Contains(got, "No test ran (python3 -m pytest found none)") {
+		t.Errorf("pytest found no test: %s", got)
 	}
 	quiet := Report{Run: 1, Objective: "fix the typo", Workflow: "quick", Started: t0, Finished: t0.Add(time.Second), Outcome: pipeline.OutcomeComplete}
 	if got := Postmortem(quiet); got != "Run 1 (workflow quick) set out to fix the typo and completed in 1s, spending $0.00. Nothing went back for rework." {

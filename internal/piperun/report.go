@@ -138,11 +138,11 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			r.Screenshots = append(r.Screenshots, filepath.ToSlash(filepath.Join(ScreenshotsDir(run.ID), e.Name())))
 		}
 	}
+	r.Confidence = Confidence(j, run.ID)
 	r.Postmortem = Postmortem(r)
 	if n := told(j, run.ID); n != "" {
 		r.Postmortem = n
 	}
-	r.Confidence = Confidence(j, run.ID)
 	if s.Spec.Base != "" && tip != "" {
 		if out, err := repo.Git(ctx, "log", "--reverse", "--format=%h %s", s.Spec.Base+".."+tip, "--"); err == nil {
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -153,6 +153,18 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 		}
 	}
 	return r, nil
+}
+
+// FailedChecks are hive's own checks that failed, each with its role
+// ("tests pass (implementer)"), skipped ones aside.
+func (r Report) FailedChecks() []string {
+	var out []string
+	for _, sc := range r.Confidence {
+		for _, name := range sc.Failed() {
+			out = append(out, name+" ("+sc.Role+")")
+		}
+	}
+	return out
 }
 
 func states(s pipeline.Snapshot) map[string]pipeline.Job {

@@ -91,6 +91,10 @@ type Options struct {
 	// (workflow.worktree_setup): a fresh checkout lacks what git does not
 	// carry, such as the project's installed dependencies.
 	Setup runner.Setup
+	// TestCommand and BuildCommand are the project's configured commands
+	// (commands.test, commands.build), a line each for sh -c; "" finds
+	// them from the project's files.
+	TestCommand, BuildCommand string
 	// Stall is how long an agent may print nothing (0: 5 minutes).
 	Stall time.Duration
 

@@ -11,6 +11,11 @@ type Counts struct {
 	Passed, Failed int
 	Failing        []string // names of failing tests, in order, once each
 	Known          bool     // a known runner's summary was found
+	// NoTests: the runner said it found no test to run (pytest's "no
+	// tests ran", jest's and vitest's "No tests found", go test's "[no
+	// test files]" in every package) and none was counted: a run that
+	// proves nothing, whatever its exit code.
+	NoTests bool
 }
 
 var (
@@ -28,6 +33,8 @@ var (
 	cargoSummary = regexp.MustCompile(`(?m)^test result: \w+\. (\d+) passed; (\d+) failed`)
 	cargoFailed  = regexp.MustCompile(`(?m)^test (\S+) \.\.\. FAILED`)
 	countWord    = regexp.MustCompile(`(\d+) (passed|failed|errors?)`)
+	// What the runners say when they found no test.
+	noTestsSaid = regexp.MustCompile(`(?m)^=+ no tests ran in [\d.]+m?s =+$|No tests found, exiting with code \d|No test files found, exiting with code \d|\[no test files\]$`)
 )
 
 // Parse reads the counts of the known runners' output; several runners'
@@ -90,6 +97,8 @@ func Parse(out string) Counts {
 	for _, m := range cargoFailed.FindAllStringSubmatch(out, -1) {
 		add(m[1])
 	}
+	// A go package line ("ok pkg") is tests that ran, counted or not.
+	c.NoTests = c.Passed+c.Failed == 0 && noTestsSaid.MatchString(out) && !goPackage.MatchString(out)
 	return c
 }
 

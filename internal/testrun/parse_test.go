@@ -75,3 +75,24 @@ test result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; 
 		})
 	}
 }
+
+// A runner that found no test says so, and Parse reads it as no tests,
+// never as a pass; a run that ran a test is never "no tests".
+func TestParseNoTests(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		none      bool
+	}{
+		{"pytest", "============================= test session starts ==============================\ncollected 0 items\n\n============================ no tests ran in 0.01s =============================\n", true},
+		{"jest", "No tests found, exiting with code 1\nRun with `--passWithNoTests` to exit with code 0\n", true},
+		{"vitest", "No test files found, exiting with code 1\n", true},
+		{"go test, no package with tests", "?   \texample.com/svc\t[no test files]\n?   \texample.com/svc/store\t[no test files]\n", true},
+		{"go test quiet, one package with tests", "?   \texample.com/svc\t[no test files]\nok  \texample.com/svc/store\t0.004s\n", false},
+		{"pytest that ran", "========================= 1 failed, 11 passed in 0.31s =========================\n", false},
+		{"a script's own output", "all good\n", false},
+	} {
+		if got := Parse(tc.out).NoTests; got != tc.none {
+			t.Errorf("%s: NoTests = %v, want %v", tc.name, got, tc.none)
+		}
+	}
+}

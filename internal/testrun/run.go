@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,15 +30,37 @@ func (c Command) String() string {
 }
 
 // ErrNoTests says hive found no way to run the project's tests.
-var ErrNoTests = errors.New("no test command: hive looks for go.mod, Cargo.toml, package.json with a test script, pytest's files (pyproject.toml, pytest.ini, setup.cfg, conftest.py, tests/ with setup.py), or a Makefile with a test target; set tests.command in .hive/config.json")
+var ErrNoTests = errors.New("no tests found: hive looks for go.mod with *_test.go files, Cargo.toml, package.json with a test script, " +
+	"pytest's layouts (test_*.py or *_test.py at the root or under tests/, pytest.ini, pyproject.toml, setup.cfg, tox.ini, conftest.py), " +
+	"or a Makefile with a test target; to run yours, set commands.test in .hive/config.json")
+
+// Find is the project's test command: the configured one (the config's
+// commands.test, a line for sh -c) when set, else the one Detect finds.
+func Find(root, configured string) (Command, error) {
+	if line := strings.TrimSpace(configured); line != "" {
+		return Command{Shell: line}, nil
+	}
+	return Detect(root)
+}
+
+// FindBuild is the project's build command: the configured one (the
+// config's commands.build) when set, else the one DetectBuild finds.
+func FindBuild(root, configured string) (Command, bool) {
+	if line := strings.TrimSpace(configured); line != "" {
+		return Command{Shell: line}, true
+	}
+	return DetectBuild(root)
+}
 
 // Detect finds the test command of the project at root from its files.
 // A language's own runner comes before a Makefile's test target: hive reads
 // the runner's output (counts, failing tests), and make's is anything.
+// A go.mod without a test file is no test suite: go test would pass it
+// with nothing run.
 func Detect(root string) (Command, error) {
 	has := func(name string) bool { return exists(root, name) }
 	switch {
-	case has("go.mod"):
+	case has("go.mod") && holds(root, isGoTest):
 		return Command{Argv: []string{"go", "test", "-v", "./..."}}, nil
 	case has("Cargo.toml"):
 		return Command{Argv: []string{"cargo", "test"}}, nil
@@ -57,13 +80,68 @@ func Detect(root string) (Command, error) {
 			return Command{Argv: []string{"npm", "test", "--silent"}}, nil
 		}
 	}
-	if has("pytest.ini") || has("pyproject.toml") || has("setup.cfg") || has("conftest.py") || has("tests") && has("setup.py") {
+	if pytestProject(root) {
 		return Command{Argv: []string{"python3", "-m", "pytest"}}, nil
 	}
 	if mk := makefile(root); mk != "" && makeTarget(mk, "test") {
 		return Command{Argv: []string{"make", "test"}}, nil
 	}
 	return Command{}, ErrNoTests
+}
+
+// pytestProject says whether the project at root has tests pytest finds:
+// its configuration files, or test files where its default discovery
+// looks (test_*.py or *_test.py at the root, or under tests/).
+func pytestProject(root string) bool {
+	for _, name := range []string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py"} {
+		if exists(root, name) {
+			return true
+		}
+	}
+	if exists(root, "tests") && exists(root, "setup.py") {
+		return true
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if !e.IsDir() && isPythonTest(e.Name()) {
+			return true
+		}
+	}
+	return holds(filepath.Join(root, "tests"), isPythonTest)
+}
+
+func isGoTest(name string) bool { return strings.HasSuffix(name, "_test.go") }
+
+func isPythonTest(name string) bool {
+	return strings.HasSuffix(name, ".py") && (strings.HasPrefix(name, "test_") || strings.HasSuffix(name, "_test.py"))
+}
+
+// maxWalk bounds how many entries holds looks at: a huge tree is not
+// read whole for a yes or no.
+const maxWalk = 20000
+
+// holds says whether the tree at dir holds a file whose name is a test's
+// by match, leaving out what the Go tool and the package managers leave
+// out: hidden folders, _ folders, testdata, vendor and node_modules.
+func holds(dir string, match func(name string) bool) bool {
+	found, seen := false, 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		seen++
+		switch {
+		case err != nil || seen > maxWalk:
+			return filepath.SkipAll
+		case d.IsDir() && p != dir:
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" {
+				return filepath.SkipDir
+			}
+		case !d.IsDir() && match(d.Name()):
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // DetectBuild finds the build command of the project at root from its
@@ -137,7 +215,7 @@ func packageScripts(root string) (map[string]string, error) {
 		Scripts map[string]string `json:"scripts"`
 	}
 	if err := json.Unmarshal(data, &pkg); err != nil {
-		return nil, fmt.Errorf("package.json: %v (fix its JSON, or set tests.command in .hive/config.json)", err)
+		return nil, fmt.Errorf("package.json: %v (fix its JSON, or set commands.test in .hive/config.json)", err)
 	}
 	return pkg.Scripts, nil
 }

@@ -75,6 +75,9 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 		if e := j.Evaluation; e != nil && !j.Evaluating {
 			line += stFaint.Render(fmt.Sprintf("  confidence %d", e.Confidence()))
 		}
+		if j.State == pipeline.Skipped && j.Role == pipeline.RoleTester && s.Tests != nil && s.Tests.None {
+			line += stFaint.Render("  no test to run: not verified")
+		}
 		if j.State == pipeline.Checking {
 			what := "hive runs the tests"
 			switch {

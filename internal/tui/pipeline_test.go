@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -142,4 +143,19 @@ func TestRichCheckpointView(t *testing.T) {
 	}
 	step(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: m.Snapshot().Open.ID, Text: "details"})
 	golden(t, "pipeline_rich_checkpoint_details", ansi.Strip(PipelineView(m.Snapshot(), nil, 120)))
+}
+
+// A tester with no test to run is shown skipped, with why, never ✓; a
+// tester a human let go on past failing tests is skipped without it.
+func TestPipelineViewNoTests(t *testing.T) {
+	s := pipeline.Snapshot{Jobs: []pipeline.Job{{ID: "implementer", Role: "implementer", State: pipeline.Done, Attempts: 1},
+		{ID: "tester", Role: "tester", State: pipeline.Skipped, Attempts: 1}}, Tests: &pipeline.Tests{None: true}}
+	got := ansi.Strip(PipelineView(s, nil, 80))
+	if !strings.Contains(got, "– tester  no test to run: not verified") || strings.Contains(got, "✓ tester") {
+		t.Errorf("no tests:\n%s", got)
+	}
+	s.Tests = &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Failed: 1}
+	if got := ansi.Strip(PipelineView(s, nil, 80)); strings.Contains(got, "no test to run") || !strings.Contains(got, "– tester") {
+		t.Errorf("failing tests the human went on past:\n%s", got)
+	}
 }
