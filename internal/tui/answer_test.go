@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +116,35 @@ func TestReadOnly(t *testing.T) {
 	}
 	if _, cmd := tm.Update(press("q")); cmd == nil {
 		t.Error("q does not quit a read-only dashboard")
+	}
+}
+
+// TestTabOnBothKinds: on execute-phase's screen too, tab moves through a
+// decision's options (round), and tab again cycles the completions of a
+// typed answer.
+func TestTabOnBothKinds(t *testing.T) {
+	answers := make(chan engine.Answer, 1)
+	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
+	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
+	for _, k := range []string{"tab", "tab", "tab", "tab"} {
+		tm, _ = tm.Update(press(k))
+	}
+	_, cmd := tm.Update(press("enter"))
+	if cmd == nil {
+		t.Fatal("enter sent nothing")
+	}
+	cmd()
+	if a := receive(t, answers); a.Text != "bleve" {
+		t.Errorf("four tabs on three options sent %q, want bleve", a.Text)
+	}
+	f := field{focused: true, suggestions: []string{"allow", "deny", "always"}}
+	var got []string
+	f.update(press("a"))
+	for range 3 {
+		f.update(press("tab"))
+		got = append(got, f.text())
+	}
+	if want := "allow always allow"; strings.Join(got, " ") != want {
+		t.Errorf("a then tab, tab, tab gave %v, want %s", got, want)
 	}
 }

@@ -173,8 +173,8 @@ func TestPipelineScreen(t *testing.T) {
 	}
 }
 
-// send presses keys on hive run's screen at 80×24 and returns what enter
-// sent.
+// send presses keys on hive run's screen at 80×24 and returns what the
+// last one sent ("(nothing)" when it sent nothing).
 func send(t *testing.T, snap pipeline.Snapshot, keys ...string) string {
 	t.Helper()
 	answers := make(chan string, 1)
@@ -185,17 +185,15 @@ func send(t *testing.T, snap pipeline.Snapshot, keys ...string) string {
 	for _, k := range keys {
 		tm, cmd = tm.Update(press(k))
 	}
-	if cmd == nil {
-		t.Fatalf("%v sent nothing", keys)
+	if cmd != nil {
+		cmd()
 	}
-	cmd()
 	select {
 	case a := <-answers:
 		return a
 	default:
-		t.Fatalf("%v sent nothing", keys)
+		return "(nothing)"
 	}
-	return ""
 }
 
 // The keys of hive run's screen are execute-phase's: a digit picks that
