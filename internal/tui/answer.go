@@ -224,6 +224,10 @@ func (b answerBox) View(w, room int) ([]string, int) {
 		return append(append(top, wrapped...), bottom...), 0
 	}
 	space = max(2, space)
+	if len(wrapped) <= space {
+		// A scroll marker would take the line the body needs.
+		return append(append(top, wrapped...), bottom...), 0
+	}
 	last := max(0, len(wrapped)-space+1)
 	first := min(b.scroll, last)
 	shown := wrapped[first:min(len(wrapped), first+space-1)]

@@ -111,8 +111,16 @@ func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool
 	if len(leftOut) > 0 {
 		lines = append(lines, stFaint.Render("  – left out: "+strings.Join(leftOut, ", ")))
 	}
-	for _, d := range s.Decisions {
-		lines = append(lines, wrapWords("  "+stFaint.Render(fmt.Sprintf("decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice, width, 2)...)
+	switch {
+	case tight && len(s.Decisions) > 1:
+		// The decisions are history (hive report tells each): their
+		// count and the last.
+		last := s.Decisions[len(s.Decisions)-1]
+		lines = append(lines, wrapWords("  "+stFaint.Render(fmt.Sprintf("%d decisions, the last for %s: ", len(s.Decisions), last.Job))+last.Choice, width, 2)...)
+	default:
+		for _, d := range s.Decisions {
+			lines = append(lines, wrapWords("  "+stFaint.Render(fmt.Sprintf("decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice, width, 2)...)
+		}
 	}
 	if spend := spendLine(s); spend != "" {
 		lines = append(lines, spend)

@@ -83,10 +83,10 @@ func TestPipelineView(t *testing.T) {
 	golden(t, "pipeline_parallel", running)
 }
 
-// interviewing starts a full run of "add a version endpoint" whose
+// interview starts a full run of "add a version endpoint" whose
 // interviewer asks the sim's three questions (long options, a default, a
 // why): the first one waits.
-func interviewing(t *testing.T) pipeline.Snapshot {
+func interview(t *testing.T) *pipeline.Machine {
 	t.Helper()
 	m := pipeline.New()
 	step := func(ev pipeline.Event) {
@@ -102,18 +102,33 @@ func interviewing(t *testing.T) pipeline.Snapshot {
 			Default: interviewOptions[0], Why: "decides how many plans the architect writes"},
 		{Question: "What should happen when it fails at run time?", Options: []string{"return an error to the caller", "log it and go on"},
 			Default: "return an error to the caller", Why: "decides the error handling and its tests"},
+		{Question: "Where should the change be documented?", Options: []string{"in the README", "on a page under docs/"},
+			Default: "in the README", Why: "decides what the documenter writes"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	step(pipeline.Event{Type: pipeline.EvReport, Job: "interviewer", Attempt: 1, Report: &engine.Report{Status: engine.ReportComplete,
-		Summary: "two questions", Extra: map[string]json.RawMessage{"questions": qs}}})
+		Summary: "three questions", Extra: map[string]json.RawMessage{"questions": qs}}})
 	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "interviewer", Attempt: 1})
-	s := m.Snapshot()
-	if s.Open == nil || s.Open.Job != "interviewer" {
-		t.Fatalf("the interviewer does not ask: %+v", s.Open)
+	if open := m.Snapshot().Open; open == nil || open.Job != "interviewer" {
+		t.Fatalf("the interviewer does not ask: %+v", open)
 	}
-	return s
+	return m
+}
+
+func interviewing(t *testing.T) pipeline.Snapshot { return interview(t).Snapshot() }
+
+// lastQuestion is the interview with two questions answered by the human:
+// the third waits.
+func lastQuestion(t *testing.T) pipeline.Snapshot {
+	m := interview(t)
+	for _, a := range []string{interviewOptions[1], "log it and go on"} {
+		if _, err := m.Step(pipeline.Event{Type: pipeline.EvAnswer, Job: "interviewer", Checkpoint: m.Snapshot().Open.ID, Text: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m.Snapshot()
 }
 
 var interviewOptions = []string{"the smallest version that works", "the complete feature, edge cases included"}
@@ -132,16 +147,18 @@ func pipelineScreen(t *testing.T, m PipelineModel, w, h int, msgs ...tea.Msg) (P
 }
 
 // The live screen of hive run at 80×24 and 120×40, while the interviewer
-// asks (long options) and while the tester's second challenge waits (a
-// long run, whose finished roles fold at 80×24): the question, every
-// option and the line that says how to answer are all there, wrapped, not
-// cut; the log takes the room left.
+// asks (long options), while the tester's second challenge waits (a long
+// run, whose finished roles fold at 80×24), and while the interviewer's
+// last question is answered in words (the decisions before it fold at
+// 80×24): the question, every option and the line that says how to answer
+// are all there, wrapped, not cut; the log takes the room left.
 func TestPipelineScreen(t *testing.T) {
 	answers := make(chan string, 1)
 	for _, sc := range []struct {
 		name string
 		snap pipeline.Snapshot
-	}{{"question", interviewing(t)}, {"challenge", midRun(t)}} {
+		keys string
+	}{{"question", interviewing(t), ""}, {"challenge", midRun(t), ""}, {"typed", lastQuestion(t), "in CHANGELOG.md"}} {
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {
 			name := fmt.Sprintf("pipeline_screen_%s_%dx%d", sc.name, size[0], size[1])
 			t.Run(name, func(t *testing.T) {
@@ -151,6 +168,9 @@ func TestPipelineScreen(t *testing.T) {
 				}
 				for i := range 40 {
 					msgs = append(msgs, PipelineLogMsg(fmt.Sprintf("    %ds  %-15s log line %d", i, sc.snap.Open.Job, i)))
+				}
+				for _, r := range sc.keys {
+					msgs = append(msgs, press(string(r)))
 				}
 				_, got := pipelineScreen(t, NewPipeline(answers, nil), size[0], size[1], msgs...)
 				checkFits(t, got, size[0], size[1])
@@ -162,7 +182,7 @@ func TestPipelineScreen(t *testing.T) {
 				cp := sc.snap.Open
 				words := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(got)) // the chosen option's brackets
 				for _, want := range append([]string{cp.Question, "→ YOUR ACTION:", "hive answer " + cp.Job + ` "…" works from any terminal too`,
-					"enter send", "? help"}, cp.Options...) {
+					"enter send", "help"}, cp.Options...) {
 					if !inOrder(words, strings.Fields(want)) {
 						t.Errorf("%q is not all on the screen", want)
 					}
