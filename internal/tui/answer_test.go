@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -146,5 +147,17 @@ func TestTabOnBothKinds(t *testing.T) {
 	}
 	if want := "allow always allow"; strings.Join(got, " ") != want {
 		t.Errorf("a then tab, tab, tab gave %v, want %s", got, want)
+	}
+}
+
+// TestShortBodyNeverScrolls: a question whose body is one line, short of
+// room, shows that line, not a scroll marker that takes as much room.
+func TestShortBodyNeverScrolls(t *testing.T) {
+	b := newAnswerBox("the role that asks", true).ask(&question{ID: 1, Rule: "interviewer asks", Title: "Where should the change be documented?",
+		Body: []string{"decides what the documenter writes"}, Action: "→ YOUR ACTION: Select an option", Options: []string{"in the README", "on a page under docs/"}})
+	lines, _ := b.View(80, 4)
+	got := ansi.Strip(strings.Join(lines, "\n"))
+	if strings.Contains(got, "↕") || !strings.Contains(got, "decides what the documenter writes") {
+		t.Errorf("a one-line body short of room:\n%s", got)
 	}
 }
