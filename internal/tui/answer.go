@@ -34,8 +34,9 @@ type question struct {
 	Suggestions []string
 	// Who answers it from a terminal: hive answer WHO "…".
 	Who string
-	// Sent says the answer was sent and not yet applied ("" when not).
-	Sent string
+	// Sent says the answer was sent and not yet applied ("" when not);
+	// Problem, why the answer was not sent.
+	Sent, Problem string
 	// Others are the questions waiting their turn, one line each.
 	Others []string
 }
@@ -264,6 +265,9 @@ func (b answerBox) answerLines(w int) []string {
 	var out []string
 	if q.Sent != "" {
 		out = append(out, wrapText(stSent.Render(q.Sent), w)...)
+	}
+	if q.Problem != "" {
+		out = append(out, wrapText(stError.Render(q.Problem), w)...)
 	}
 	if len(q.Options) > 0 {
 		var opts []string

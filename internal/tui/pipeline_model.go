@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -35,6 +36,8 @@ type PipelineModel struct {
 	interrupt     func()
 	box           answerBox
 	keys          keyMap
+	sent          map[int]string // question id → the answer sent for it
+	problem       string         // why the last answer to the open question was not sent
 	// Interrupted says the human left with Ctrl+C.
 	Interrupted bool
 }
@@ -43,7 +46,7 @@ type PipelineModel struct {
 // only shows the run), and Ctrl+C calls interrupt.
 func NewPipeline(answers chan<- string, interrupt func()) PipelineModel {
 	return PipelineModel{answers: answers, interrupt: interrupt, width: 80, height: 24,
-		box: newAnswerBox("the role that asks", answers != nil), keys: newKeyMap()}
+		box: newAnswerBox("the role that asks", answers != nil), keys: newKeyMap(), sent: map[int]string{}}
 }
 
 func (m PipelineModel) Init() tea.Cmd { return nil }
@@ -53,8 +56,11 @@ func (m PipelineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case PipelineMsg:
+		if open := msg.Snapshot.Open; open == nil || m.snap.Open == nil || open.ID != m.snap.Open.ID {
+			m.problem = ""
+		}
 		m.snap = msg.Snapshot
-		m.box = m.box.ask(pipelineQuestion(m.snap.Open))
+		m.box = m.box.ask(m.question())
 	case PlansMsg:
 		m.plans = append(m.plans[:0], msg...)
 	case PipelineLogMsg:
@@ -90,16 +96,42 @@ func (m PipelineModel) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case key.Matches(k, ks.Send):
-		text := m.box.Value()
-		if text == "" {
+		text, cp := m.box.Value(), m.snap.Open
+		if text == "" || cp == nil {
 			return m, nil
 		}
-		answers, id := m.answers, m.box.q.ID
+		if _, sent := m.sent[cp.ID]; sent {
+			// The run takes an answer for whatever it asks when the
+			// answer arrives: a second enter would answer the next
+			// question.
+			return m, nil
+		}
+		if err := cp.Check(text); err != nil {
+			m.problem = err.Error()
+			m.box = m.box.ask(m.question())
+			return m, nil
+		}
+		m.sent[cp.ID], m.problem = text, ""
+		m.box = m.box.ask(m.question())
+		answers, id := m.answers, cp.ID
 		return m, func() tea.Msg { answers <- text; return answerSentMsg{id: id, text: text} }
 	}
 	var cmd tea.Cmd
 	m.box, cmd = m.box.Update(k)
 	return m, cmd
+}
+
+// question is the open question with what became of its answer.
+func (m PipelineModel) question() *question {
+	q := pipelineQuestion(m.snap.Open)
+	if q == nil {
+		return nil
+	}
+	if sent, ok := m.sent[q.ID]; ok {
+		q.Sent = fmt.Sprintf("→ %q sent to the %s; waiting for hive to apply it", sent, q.Who)
+	}
+	q.Problem = m.problem
+	return q
 }
 
 func (m PipelineModel) View() tea.View {

@@ -341,3 +341,37 @@ func TestRichCheckpointView(t *testing.T) {
 	step(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: m.Snapshot().Open.ID, Text: "details"})
 	golden(t, "pipeline_rich_checkpoint_details", ansi.Strip(PipelineView(m.Snapshot(), nil, 120)))
 }
+
+// TestPipelineSendsOnce: the run applies an answer to whatever it asks
+// when the answer arrives, so a second enter before the next question
+// shows sends nothing (it would answer that question); an answer the
+// question does not take is not sent, and the screen says why.
+func TestPipelineSendsOnce(t *testing.T) {
+	answers := make(chan string, 2)
+	var tm tea.Model = NewPipeline(answers, nil)
+	tm, _ = tm.Update(PipelineMsg{Snapshot: interviewing(t)})
+	tm, first := tm.Update(press("enter"))
+	tm, second := tm.Update(press("enter"))
+	if first == nil || second != nil {
+		t.Fatalf("enter, enter: commands %v, %v; want one answer sent", first != nil, second != nil)
+	}
+	if _, s := pipelineScreen(t, tm.(PipelineModel), 80, 24); !strings.Contains(s, `"the smallest version that works" sent to the interviewer`) {
+		t.Errorf("the screen does not say the answer was sent:\n%s", s)
+	}
+
+	review := pipeline.Snapshot{Spec: pipeline.Spec{Objective: "add file uploads"}, Open: &pipeline.Checkpoint{ID: 4, Job: "architect",
+		Kind: pipeline.KindReview, Question: "architect finished: 4 plans. Look at its work before the run goes on",
+		Options: []string{pipeline.AnswerContinue, pipeline.AnswerDetails, pipeline.AnswerReject, pipeline.AnswerAbort}}}
+	msgs := []tea.Msg{PipelineMsg{Snapshot: review}}
+	for _, r := range "reject" {
+		msgs = append(msgs, press(string(r)))
+	}
+	m, _ := pipelineScreen(t, NewPipeline(answers, nil), 80, 24, msgs...)
+	tm, cmd := m.Update(press("enter"))
+	if cmd != nil {
+		t.Error("reject without its feedback was sent")
+	}
+	if s := ansi.Strip(tm.(PipelineModel).Screen()); !strings.Contains(strings.Join(strings.Fields(s), " "), "reject needs the feedback the architect works again with") {
+		t.Errorf("the screen does not say why the answer was not sent:\n%s", s)
+	}
+}
