@@ -2,10 +2,12 @@ package tui
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/engine"
@@ -115,5 +117,47 @@ func TestReadOnly(t *testing.T) {
 	}
 	if _, cmd := tm.Update(press("q")); cmd == nil {
 		t.Error("q does not quit a read-only dashboard")
+	}
+}
+
+// TestTabOnBothKinds: on execute-phase's screen too, tab moves through a
+// decision's options (round), and tab again cycles the completions of a
+// typed answer.
+func TestTabOnBothKinds(t *testing.T) {
+	answers := make(chan engine.Answer, 1)
+	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
+	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
+	for _, k := range []string{"tab", "tab", "tab", "tab"} {
+		tm, _ = tm.Update(press(k))
+	}
+	_, cmd := tm.Update(press("enter"))
+	if cmd == nil {
+		t.Fatal("enter sent nothing")
+	}
+	cmd()
+	if a := receive(t, answers); a.Text != "bleve" {
+		t.Errorf("four tabs on three options sent %q, want bleve", a.Text)
+	}
+	f := field{focused: true, suggestions: []string{"allow", "deny", "always"}}
+	var got []string
+	f.update(press("a"))
+	for range 3 {
+		f.update(press("tab"))
+		got = append(got, f.text())
+	}
+	if want := "allow always allow"; strings.Join(got, " ") != want {
+		t.Errorf("a then tab, tab, tab gave %v, want %s", got, want)
+	}
+}
+
+// TestShortBodyNeverScrolls: a question whose body is one line, short of
+// room, shows that line, not a scroll marker that takes as much room.
+func TestShortBodyNeverScrolls(t *testing.T) {
+	b := newAnswerBox("the role that asks", true).ask(&question{ID: 1, Rule: "interviewer asks", Title: "Where should the change be documented?",
+		Body: []string{"decides what the documenter writes"}, Action: "→ YOUR ACTION: Select an option", Options: []string{"in the README", "on a page under docs/"}})
+	lines, _ := b.View(80, 4)
+	got := ansi.Strip(strings.Join(lines, "\n"))
+	if strings.Contains(got, "↕") || !strings.Contains(got, "decides what the documenter writes") {
+		t.Errorf("a one-line body short of room:\n%s", got)
 	}
 }

@@ -8,7 +8,6 @@ type keyMap struct {
 	Prev, Next     key.Binding
 	Pick           key.Binding
 	Send           key.Binding
-	Complete       key.Binding
 	Clear          key.Binding
 	ScrollUp       key.Binding
 	ScrollDown     key.Binding
@@ -19,11 +18,10 @@ type keyMap struct {
 
 func newKeyMap() keyMap {
 	return keyMap{
-		Prev:       key.NewBinding(key.WithKeys("left", "up", "h", "k"), key.WithHelp("←/→", "choose option")),
-		Next:       key.NewBinding(key.WithKeys("right", "down", "l", "j"), key.WithHelp("←/→", "choose option")),
+		Prev:       key.NewBinding(key.WithKeys("left", "up", "h", "k", "shift+tab"), key.WithHelp("←/→", "choose option")),
+		Next:       key.NewBinding(key.WithKeys("right", "down", "l", "j", "tab"), key.WithHelp("←/→", "choose option")),
 		Pick:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "option by number")),
 		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send answer")),
-		Complete:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
 		Clear:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
 		ScrollUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll checkpoint")),
 		ScrollDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgup/pgdn", "scroll checkpoint")),

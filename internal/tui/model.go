@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -48,13 +49,9 @@ type Model struct {
 	height  int
 	logs    []LogLine
 
-	headID   int // the checkpoint the input belongs to; 0 for none
-	choice   int // the selected option of a decision
-	scroll   int // first line of the checkpoint's body shown
-	input    field
-	sent     map[int]string // checkpoint id → the answer the runner took
-	showHelp bool
-	keys     keyMap
+	box  answerBox
+	sent map[int]string // checkpoint id → the answer the runner took
+	keys keyMap
 
 	// Interrupted: the human stopped the run from the dashboard.
 	Interrupted bool
@@ -70,6 +67,7 @@ func New(o Options) Model {
 		now:  o.Now,
 		sent: map[int]string{},
 		keys: newKeyMap(),
+		box:  newAnswerBox("the plan at the head of the queue", o.Answers != nil),
 	}
 }
 
@@ -120,9 +118,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Raw("\a")
 	case answerSentMsg:
 		m.sent[msg.id] = msg.text
-		if msg.id == m.headID {
-			m.input.reset()
-		}
+		m.box = m.box.ask(m.question()).taken(msg.id)
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
 	}
@@ -130,26 +126,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // setSnapshot shows a new state; a new head of the checkpoint queue gets a
-// fresh input.
+// fresh answer.
 func (m Model) setSnapshot(s engine.Snapshot) (tea.Model, tea.Cmd) {
 	m.snap, m.hasSnap = s, true
 	if m.now.IsZero() {
 		m.now = time.Now()
 	}
-	head := m.head()
-	id := 0
-	if head != nil {
-		id = head.ID
-	}
-	if id == m.headID {
-		return m, nil
-	}
-	m.headID, m.choice, m.scroll = id, 0, 0
-	m.input = field{}
-	if head == nil || m.opts.Answers == nil || selectOnly(*head) {
-		return m, nil
-	}
-	m.input = field{focused: true, placeholder: placeholder(*head), suggestions: suggestions(*head)}
+	m.box = m.box.ask(m.question())
 	return m, nil
 }
 
@@ -161,9 +144,6 @@ func (m Model) head() *engine.Checkpoint {
 	cp := m.snap.Queue[0]
 	return &cp
 }
-
-// typing says keys go to the text input.
-func (m Model) typing() bool { return m.input.focused }
 
 func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	ks := m.keys
@@ -189,57 +169,25 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			return nil
 		}
-	case k.String() == "f1",
-		key.Matches(k, ks.Help) && (!m.typing() || m.input.text() == "" || m.showHelp),
-		m.showHelp && k.String() == "esc":
-		// ? is a character of an answer once one is being typed; before
-		// that, and for a decision, it opens the help.
-		m.showHelp = !m.showHelp
-		return m, nil
 	case key.Matches(k, ks.ScrollUp), key.Matches(k, ks.ScrollDown):
-		// Scroll within what the screen can show: past the end, pgup
-		// would seem to do nothing.
 		_, last := m.render()
 		if key.Matches(k, ks.ScrollUp) {
-			m.scroll = max(0, min(m.scroll, last)-5)
+			m.box = m.box.scrolled(-5, last)
 		} else {
-			m.scroll = min(m.scroll+5, last)
+			m.box = m.box.scrolled(5, last)
 		}
 		return m, nil
-	}
-	head := m.head()
-	if head == nil || m.opts.Answers == nil {
-		return m, nil
-	}
-	if selectOnly(*head) {
-		n := len(head.Options)
-		switch {
-		case key.Matches(k, ks.Prev):
-			m.choice = (m.choice + n - 1) % n
-		case key.Matches(k, ks.Next):
-			m.choice = (m.choice + 1) % n
-		case key.Matches(k, ks.Pick):
-			if i := int(k.String()[0] - '1'); i < n {
-				m.choice = i
-			}
-		case key.Matches(k, ks.Send):
-			return m, m.send(*head, head.Options[m.choice])
-		}
-		return m, nil
-	}
-	switch {
 	case key.Matches(k, ks.Send):
-		text := strings.TrimSpace(m.input.text())
-		if text == "" {
-			return m, nil
+		if head := m.head(); head != nil {
+			if text := m.box.Value(); text != "" {
+				return m, m.send(*head, text)
+			}
 		}
-		return m, m.send(*head, text)
-	case key.Matches(k, ks.Clear):
-		m.input.reset()
 		return m, nil
 	}
-	m.input.update(k)
-	return m, nil
+	var cmd tea.Cmd
+	m.box, cmd = m.box.Update(k)
+	return m, cmd
 }
 
 // send hands an answer to the runner. It runs as a command, off the UI
@@ -260,6 +208,38 @@ func (m Model) send(cp engine.Checkpoint, text string) tea.Cmd {
 // the keyboard; anything else is typed.
 func selectOnly(cp engine.Checkpoint) bool {
 	return len(cp.Options) > 0 && (cp.Kind == engine.KindFailure || cp.Type == "decision")
+}
+
+// question is the head of the checkpoint queue as the answer box asks it,
+// in seed 000's format; nil when nothing waits.
+func (m Model) question() *question {
+	cp := m.head()
+	if cp == nil {
+		return nil
+	}
+	queue := m.snap.Queue
+	all := strings.Split(strings.TrimRight(headText(*cp, m.snap.Plans, len(queue)), "\n"), "\n")
+	q := &question{ID: cp.ID, Rule: fmt.Sprintf("Checkpoint Queue (%d pending)", len(queue)), Title: headingText(all[0]),
+		Action: all[len(all)-1], Who: cp.Plan}
+	for _, l := range all[1 : len(all)-1] {
+		q.Body = append(q.Body, markdownLine(l))
+	}
+	if selectOnly(*cp) {
+		q.Options = cp.Options
+	} else {
+		q.Free, q.Placeholder, q.Suggestions = true, placeholder(*cp), suggestions(*cp)
+	}
+	if sent, ok := m.sent[cp.ID]; ok {
+		q.Sent = fmt.Sprintf("→ %q sent to executor-%s; waiting for hive to apply it", sent, cp.Plan)
+	}
+	for i, o := range queue[1:] {
+		if i == 2 && len(queue) > 4 {
+			q.Others = append(q.Others, fmt.Sprintf("… and %d more", len(queue)-3))
+			break
+		}
+		q.Others = append(q.Others, fmt.Sprintf("%d of %d: %s (waiting its turn)", i+2, len(queue), heading(o)))
+	}
+	return q
 }
 
 func placeholder(cp engine.Checkpoint) string {

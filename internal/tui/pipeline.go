@@ -33,9 +33,36 @@ var jobLook = map[pipeline.JobState]struct {
 // PipelineView draws a run of hive run as seed 003 §4.4 does: the roles in
 // order with their state, the implementers of the phase side by side, and
 // on the edge below a role what it sent back: its challenges and fix loops.
-// A waiting role's question closes the view. It is pure: the same
-// snapshot draws the same lines, cut to width.
+// A waiting role's question closes the view, wrapped, with how to answer
+// it. It is pure: the same snapshot draws the same lines, cut to width.
 func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
+	lines := pipelineLines(s, plans, width, false)
+	if cp := s.Open; cp != nil {
+		lines = append(lines, "")
+		lines = append(lines, wrapWords("  "+stAction.Render("⏸ "+cp.Job+" asks: ")+oneLine(cp.Question), width, 2)...)
+		if cp.Evaluation != nil {
+			// A rich checkpoint (seed 003 §6.4): the three verdicts, what
+			// the role produced, the computed confidence; every check
+			// once the human asks for details.
+			for _, l := range strings.Split(cp.Evaluation.Text(cp.View), "\n") {
+				if strings.TrimSpace(l) != "" {
+					lines = append(lines, wrapWords("    "+l, width, 2)...)
+				}
+			}
+		}
+		lines = append(lines, wrapWords("    "+stFaint.Render("answer: "+strings.Join(cp.Options, " / ")+"   (hive answer "+cp.Job+" \"...\")"), width, 2)...)
+	}
+	if s.Finished {
+		lines = append(lines, "", stBold.Render("  run "+s.Outcome))
+	}
+	return strings.Join(cut(lines, width), "\n") + "\n"
+}
+
+// pipelineLines is the view without its question: the title, the roles
+// with their edges, what was left out, the decisions and the spend. Tight
+// (a question needs the room) folds each row of finished roles with
+// nothing on their edges into one line.
+func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool) []string {
 	var lines []string
 	title := "─ Pipeline "
 	if s.Spec.Objective != "" {
@@ -44,7 +71,15 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 	lines = append(lines, stRule.Render(title+strings.Repeat("─", max(0, width-lipgloss.Width(title)))))
 	// Jobs in workflow order; the fix implementer shows where it works.
 	fixLoops := 0
-	var leftOut []string
+	var leftOut, folded []string
+	fold := func() {
+		for _, l := range joinWrapped(folded, "  ", max(1, width-2)) {
+			if l != "" {
+				lines = append(lines, "  "+l)
+			}
+		}
+		folded = nil
+	}
 	for _, j := range viewOrder(s.Jobs) {
 		if j.State == pipeline.Skipped && j.Attempts == 0 {
 			// Steps that never ran (a condition, no interview) take one
@@ -52,91 +87,102 @@ func PipelineView(s pipeline.Snapshot, plans []PlanState, width int) string {
 			leftOut = append(leftOut, j.ID)
 			continue
 		}
-		look := jobLook[j.State]
-		line := "  "
-		switch {
-		case j.Phase && len(plans) > 0:
-			// The implementers side by side, each with its plan's state.
-			var cells []string
-			for _, p := range plans {
-				pl := stateLook[p.State]
-				cells = append(cells, pl.style.Render(pl.icon)+" implementer-"+p.ID)
-			}
-			line += strings.Join(cells, "  ")
-		default:
-			line += look.style.Render(look.icon) + " " + look.style.Render(j.ID)
-		}
-		if j.Attempts > 1 {
-			line += stFaint.Render(fmt.Sprintf("  attempt %d", j.Attempts))
-		}
-		if j.Spend.CostUSD > 0 {
-			line += stFaint.Render(fmt.Sprintf("  $%.2f", j.Spend.CostUSD))
-		}
-		if e := j.Evaluation; e != nil && !j.Evaluating {
-			line += stFaint.Render(fmt.Sprintf("  confidence %d", e.Confidence()))
-		}
-		if j.State == pipeline.Skipped && j.Role == pipeline.RoleTester && s.Tests != nil && s.Tests.None {
-			line += stFaint.Render("  no test to run: not verified")
-		}
-		if j.State == pipeline.Checking {
-			what := "hive runs the tests"
-			switch {
-			case j.Role == pipeline.RoleArchitect:
-				what = "hive lints the plans"
-			case j.Type == pipeline.StepBuild:
-				what = "hive builds the project"
-			}
-			if j.Evaluating {
-				what = "hive and three evaluators judge its work"
-			}
-			line += stFaint.Render("  " + what)
-		}
-		lines = append(lines, line)
-		// The edges out of this role: its challenges, then its fix loops.
+		var edges []string
 		for _, c := range s.Challenges {
 			if c.From == j.Role && (c.From != pipeline.RoleImplementer || j.ID == pipeline.PhaseJob || j.ID == c.From) {
-				lines = append(lines, stAction.Render(fmt.Sprintf("    ⚡ challenges %s (round %d): ", c.To, c.Round))+oneLine(c.Issue))
+				edges = append(edges, wrapWords("    "+stAction.Render(fmt.Sprintf("⚡ challenges %s (round %d): ", c.To, c.Round))+oneLine(c.Issue), width, 2)...)
 			}
 		}
 		if j.Role == pipeline.RoleTester && s.FixLoops > fixLoops {
 			for n := fixLoops + 1; n <= s.FixLoops; n++ {
-				lines = append(lines, stAction.Render(fmt.Sprintf("    ↺ fix loop %d: failing tests back to the implementer", n)))
+				edges = append(edges, stAction.Render(fmt.Sprintf("    ↺ fix loop %d: failing tests back to the implementer", n)))
 			}
 			fixLoops = s.FixLoops
 		}
+		if tight && j.State == pipeline.Done && len(edges) == 0 {
+			folded = append(folded, jobCells(j, plans)...)
+			continue
+		}
+		fold()
+		lines = append(lines, jobLine(j, plans, s.Tests))
+		lines = append(lines, edges...)
 	}
+	fold()
 	if len(leftOut) > 0 {
 		lines = append(lines, stFaint.Render("  – left out: "+strings.Join(leftOut, ", ")))
 	}
-	for _, d := range s.Decisions {
-		lines = append(lines, stFaint.Render(fmt.Sprintf("  decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice)
+	switch {
+	case tight && len(s.Decisions) > 1:
+		// The decisions are history (hive report tells each): their
+		// count and the last.
+		last := s.Decisions[len(s.Decisions)-1]
+		lines = append(lines, wrapWords("  "+stFaint.Render(fmt.Sprintf("%d decisions, the last for %s: ", len(s.Decisions), last.Job))+last.Choice, width, 2)...)
+	default:
+		for _, d := range s.Decisions {
+			lines = append(lines, wrapWords("  "+stFaint.Render(fmt.Sprintf("decision (%s) for %s: ", d.By, d.Job))+oneLine(d.Question)+" → "+d.Choice, width, 2)...)
+		}
 	}
 	if spend := spendLine(s); spend != "" {
 		lines = append(lines, spend)
 	}
-	if cp := s.Open; cp != nil {
-		lines = append(lines, "", stAction.Render("  ⏸ "+cp.Job+" asks: ")+oneLine(cp.Question))
-		if cp.Evaluation != nil {
-			// A rich checkpoint (seed 003 §6.4): the three verdicts, what
-			// the role produced, the computed confidence; every check
-			// once the human asks for details.
-			for _, l := range strings.Split(cp.Evaluation.Text(cp.View), "\n") {
-				if strings.TrimSpace(l) != "" {
-					lines = append(lines, "    "+l)
-				}
-			}
+	return lines
+}
+
+// jobCells is a job's name with its state's icon; the implementers'
+// phase is each implementer with its plan's state.
+func jobCells(j pipeline.Job, plans []PlanState) []string {
+	if j.Phase && len(plans) > 0 {
+		var cells []string
+		for _, p := range plans {
+			pl := stateLook[p.State]
+			cells = append(cells, pl.style.Render(pl.icon)+" implementer-"+p.ID)
 		}
-		lines = append(lines, stFaint.Render("    answer: "+strings.Join(cp.Options, " / ")+"   (hive answer "+cp.Job+" \"...\")"))
+		return cells
 	}
-	if s.Finished {
-		lines = append(lines, "", stBold.Render("  run "+s.Outcome))
+	look := jobLook[j.State]
+	return []string{look.style.Render(look.icon) + " " + look.style.Render(j.ID)}
+}
+
+// jobLine is a job's line: its cells, then its attempts, cost and
+// confidence, and what hive does with its work.
+func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests) string {
+	line := "  " + strings.Join(jobCells(j, plans), "  ")
+	if j.Attempts > 1 {
+		line += stFaint.Render(fmt.Sprintf("  attempt %d", j.Attempts))
 	}
+	if j.Spend.CostUSD > 0 {
+		line += stFaint.Render(fmt.Sprintf("  $%.2f", j.Spend.CostUSD))
+	}
+	if e := j.Evaluation; e != nil && !j.Evaluating {
+		line += stFaint.Render(fmt.Sprintf("  confidence %d", e.Confidence()))
+	}
+	if j.State == pipeline.Skipped && j.Role == pipeline.RoleTester && tests != nil && tests.None {
+		line += stFaint.Render("  no test to run: not verified")
+	}
+	if j.State == pipeline.Checking {
+		what := "hive runs the tests"
+		switch {
+		case j.Role == pipeline.RoleArchitect:
+			what = "hive lints the plans"
+		case j.Type == pipeline.StepBuild:
+			what = "hive builds the project"
+		}
+		if j.Evaluating {
+			what = "hive and three evaluators judge its work"
+		}
+		line += stFaint.Render("  " + what)
+	}
+	return line
+}
+
+// cut cuts each line to width ("…" where it was cut); 0 leaves them whole.
+func cut(lines []string, width int) []string {
 	for i, l := range lines {
 		if width > 0 && lipgloss.Width(l) > width {
 			lines[i] = ansi.Truncate(l, width, "…")
 		}
 	}
-	return strings.Join(lines, "\n") + "\n"
+	return lines
 }
 
 // spendLine is the run's spend against its budget, styled as the phase

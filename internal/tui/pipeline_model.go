@@ -1,8 +1,11 @@
 package tui
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -20,24 +23,30 @@ type (
 )
 
 // PipelineModel is the live screen of hive run: the pipeline view, the
-// newest lines of the run's log below it, and, while a role asks, a line
-// to type the answer in. Ctrl+C stops the run (resumable) and leaves.
+// question of a role that asks, in the same answer box as execute-phase's
+// (options picked by number, ←/→ or tab, or an answer typed; the key help
+// on ?), the newest lines of the run's log, and the keys. Ctrl+C stops the
+// run (resumable) and leaves.
 type PipelineModel struct {
 	snap          pipeline.Snapshot
 	plans         []PlanState
 	logs          []string
-	input         string
 	width, height int
 	answers       chan<- string
 	interrupt     func()
+	box           answerBox
+	keys          keyMap
+	sent          map[int]string // question id → the answer sent for it
+	problem       string         // why the last answer to the open question was not sent
 	// Interrupted says the human left with Ctrl+C.
 	Interrupted bool
 }
 
-// NewPipeline makes the screen; typed answers go to answers, and Ctrl+C
-// calls interrupt.
+// NewPipeline makes the screen; answers go to answers (nil: the screen
+// only shows the run), and Ctrl+C calls interrupt.
 func NewPipeline(answers chan<- string, interrupt func()) PipelineModel {
-	return PipelineModel{answers: answers, interrupt: interrupt, width: 80, height: 24}
+	return PipelineModel{answers: answers, interrupt: interrupt, width: 80, height: 24,
+		box: newAnswerBox("the role that asks", answers != nil), keys: newKeyMap(), sent: map[int]string{}}
 }
 
 func (m PipelineModel) Init() tea.Cmd { return nil }
@@ -47,17 +56,20 @@ func (m PipelineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case PipelineMsg:
-		m.snap = msg.Snapshot
-		if m.snap.Open == nil {
-			m.input = ""
+		if open := msg.Snapshot.Open; open == nil || m.snap.Open == nil || open.ID != m.snap.Open.ID {
+			m.problem = ""
 		}
+		m.snap = msg.Snapshot
+		m.box = m.box.ask(m.question())
 	case PlansMsg:
 		m.plans = append(m.plans[:0], msg...)
 	case PipelineLogMsg:
 		m.logs = append(m.logs, string(msg))
-		if len(m.logs) > 500 {
-			m.logs = m.logs[len(m.logs)-500:]
+		if len(m.logs) > maxLog {
+			m.logs = m.logs[len(m.logs)-maxLog:]
 		}
+	case answerSentMsg:
+		m.box = m.box.taken(msg.id)
 	case FinishedMsg:
 		return m, tea.Quit
 	case tea.KeyPressMsg:
@@ -67,44 +79,59 @@ func (m PipelineModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m PipelineModel) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	switch k.String() {
-	case "ctrl+c":
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.Quit):
 		m.Interrupted = true
 		if m.interrupt != nil {
 			m.interrupt()
 		}
 		return m, tea.Quit
-	}
-	if m.snap.Open == nil || m.answers == nil {
+	case key.Matches(k, ks.ScrollUp), key.Matches(k, ks.ScrollDown):
+		_, last := m.render()
+		if key.Matches(k, ks.ScrollUp) {
+			m.box = m.box.scrolled(-5, last)
+		} else {
+			m.box = m.box.scrolled(5, last)
+		}
 		return m, nil
-	}
-	switch k.String() {
-	case "enter":
-		text := strings.TrimSpace(m.input)
-		if text == "" {
+	case key.Matches(k, ks.Send):
+		text, cp := m.box.Value(), m.snap.Open
+		if text == "" || cp == nil {
 			return m, nil
 		}
-		m.input = ""
-		answers := m.answers
-		return m, func() tea.Msg { answers <- text; return nil }
-	case "backspace":
-		if r := []rune(m.input); len(r) > 0 {
-			m.input = string(r[:len(r)-1])
+		if _, sent := m.sent[cp.ID]; sent {
+			// The run takes an answer for whatever it asks when the
+			// answer arrives: a second enter would answer the next
+			// question.
+			return m, nil
 		}
-	case "tab":
-		// Tab completes the first option the typed text begins.
-		for _, o := range m.snap.Open.Options {
-			if strings.HasPrefix(o, strings.ToLower(m.input)) {
-				m.input = o
-				break
-			}
+		if err := cp.Check(text); err != nil {
+			m.problem = err.Error()
+			m.box = m.box.ask(m.question())
+			return m, nil
 		}
-	default:
-		if t := k.Text; t != "" {
-			m.input += t
-		}
+		m.sent[cp.ID], m.problem = text, ""
+		m.box = m.box.ask(m.question())
+		answers, id := m.answers, cp.ID
+		return m, func() tea.Msg { answers <- text; return answerSentMsg{id: id, text: text} }
 	}
-	return m, nil
+	var cmd tea.Cmd
+	m.box, cmd = m.box.Update(k)
+	return m, cmd
+}
+
+// question is the open question with what became of its answer.
+func (m PipelineModel) question() *question {
+	q := pipelineQuestion(m.snap.Open)
+	if q == nil {
+		return nil
+	}
+	if sent, ok := m.sent[q.ID]; ok {
+		q.Sent = fmt.Sprintf("→ %q sent to the %s; waiting for hive to apply it", sent, q.Who)
+	}
+	q.Problem = m.problem
+	return q
 }
 
 func (m PipelineModel) View() tea.View {
@@ -113,25 +140,134 @@ func (m PipelineModel) View() tea.View {
 	return v
 }
 
-// Screen is the screen's text: the pipeline view, the log lines that fit
-// under it, and the answer line while a role asks.
+// Screen is the screen's text: the pipeline view, the question (or the
+// key help), the log lines that fit, and the keys. What gives way to a
+// small window is the log, then the rows of finished roles (folded into
+// one line), then the view; never the question's title, its action line
+// or its answer.
 func (m PipelineModel) Screen() string {
-	top := strings.TrimRight(PipelineView(m.snap, m.plans, m.width), "\n")
-	lines := strings.Split(top, "\n")
-	var bottom []string
-	if m.snap.Open != nil && m.answers != nil {
-		bottom = append(bottom, stAction.Render("answer › ")+m.input+"█", stFaint.Render("enter sends · tab completes an option · ctrl+c stops (hive run --resume goes on)"))
+	lines, _ := m.render()
+	return strings.Join(lines, "\n")
+}
+
+// render is the screen's lines, and the last first line of the question's
+// body that scrolling can reach (0 when it all shows).
+func (m PipelineModel) render() ([]string, int) {
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		w, h = 80, 24
+	}
+	footer := m.footer(w)
+	view := m.view(w, false)
+	need := 0
+	switch {
+	case m.box.help:
+		need = len(m.fullHelp(w))
+	case m.box.q != nil:
+		need = m.box.need(w)
+	}
+	if need > 0 && len(view)+need+len(footer) > h {
+		view = m.view(w, true)
+	}
+	var pane []string
+	last := 0
+	switch {
+	case m.box.help:
+		pane = m.fullHelp(w)
+	case m.box.q != nil:
+		pane, last = m.box.View(w, h-len(view)-len(footer))
+	}
+	if extra := len(view) + len(pane) + len(footer) - h; extra > 0 {
+		view = view[:max(1, len(view)-extra)] // the title stays
+	}
+	var log []string
+	if rest := h - len(view) - len(pane) - len(footer); rest >= 2 {
+		log = append([]string{rule("Log", w)}, m.logs[max(0, len(m.logs)-(rest-1)):]...)
+	}
+	lines := slices.Concat(view, pane, log, footer)
+	if len(lines) > h {
+		lines = append(lines[:max(0, h-len(footer))], footer...)
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(ansi.Truncate(l, w, "…"), " ")
+	}
+	return lines, last
+}
+
+// view is the pipeline view without its question (the box asks it), and
+// the run's outcome once it is over.
+func (m PipelineModel) view(w int, tight bool) []string {
+	lines := pipelineLines(m.snap, m.plans, w, tight)
+	if m.snap.Finished {
+		lines = append(lines, "", stBold.Render("  run "+m.snap.Outcome))
+	}
+	return lines
+}
+
+func (m PipelineModel) footer(w int) []string {
+	b := m.box.bindings()
+	if len(b) > 0 {
+		b = append(b, [2]string{"pgup/pgdn", "scroll"})
+	}
+	k, d := m.box.helpKey()
+	b = append(b, [2]string{k, d})
+	if w < narrowW {
+		b = append(b, [2]string{"ctrl+c", "stop"}) // the help says it resumes
 	} else {
-		bottom = append(bottom, stFaint.Render("ctrl+c stops the run; hive run --resume goes on"))
+		b = append(b, [2]string{"ctrl+c", "stop (resumable)"})
 	}
-	room := m.height - len(lines) - len(bottom) - 1
-	logs := m.logs
-	if room < len(logs) {
-		logs = logs[len(logs)-max(room, 0):]
+	var parts []string
+	for _, kd := range b {
+		parts = append(parts, stBold.Render(kd[0])+" "+stFaint.Render(kd[1]))
 	}
-	lines = append(lines, stRule.Render(strings.Repeat("─", max(m.width, 1))))
-	for _, l := range logs {
-		lines = append(lines, ansi.Truncate(l, m.width, "…"))
+	return joinWrapped(parts, stFaint.Render(" • "), w)
+}
+
+// fullHelp lists every key of the screen.
+func (m PipelineModel) fullHelp(w int) []string {
+	return m.box.helpView(w, [][2]string{{"ctrl+c", "stop the run: the agents stop, their work is kept; hive run --resume goes on"}},
+		"Answers go to the role that asks; `hive answer ROLE TEXT` works from any terminal.")
+}
+
+// pipelineQuestion is the question of hive run's role as the answer box
+// asks it; nil when none is asked. A question that takes only its options
+// is answered by picking one; one that takes more (any answer to a
+// role's question, raise AMOUNT, accept REASON, reject FEEDBACK) also by
+// typing it.
+func pipelineQuestion(cp *pipeline.Checkpoint) *question {
+	if cp == nil {
+		return nil
 	}
-	return strings.Join(append(lines, bottom...), "\n")
+	q := &question{ID: cp.ID, Rule: cp.Job + " asks", Title: cp.Question, Who: cp.Job, Options: cp.Options,
+		Default: max(0, slices.Index(cp.Options, cp.Default))}
+	body := cp.Details
+	if e := cp.Evaluation; e != nil {
+		// The evaluation (every check once the human asks for details),
+		// then what else the details say.
+		body = e.Text(cp.View) + "\n\n" + strings.TrimSpace(strings.TrimPrefix(cp.Details, e.Text(false)))
+	}
+	q.Body = strings.Split(strings.TrimSpace(body), "\n")
+	form := ""
+	switch cp.Kind {
+	case pipeline.KindNeedsInput:
+		q.Free, q.Placeholder = true, "your answer"
+		if len(cp.Options) > 0 {
+			form, q.Placeholder = "your own answer", "or type your own answer"
+		}
+	case pipeline.KindBudget:
+		q.Free, form, q.Placeholder = true, "raise AMOUNT", "or type raise AMOUNT"
+	case pipeline.KindFindings:
+		q.Free, form, q.Placeholder = true, "accept [ID] REASON, defer [ID], fix [ID]", "or type accept [ID] REASON, defer [ID], fix [ID]"
+	case pipeline.KindReview, pipeline.KindEvaluation:
+		q.Free, form, q.Placeholder = true, "reject FEEDBACK", "or type reject FEEDBACK"
+	}
+	action := "Select: " + strings.Join(cp.Options, ", ") + " (or its number)"
+	switch {
+	case len(cp.Options) == 0:
+		action = "Type your answer"
+	case form != "":
+		action = "Select an option (or its number), or type " + form
+	}
+	q.Action = "→ YOUR ACTION: " + action + "; hive answer " + cp.Job + " \"…\" works from any terminal too"
+	return q
 }

@@ -1,12 +1,16 @@
 package tui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
@@ -79,35 +83,228 @@ func TestPipelineView(t *testing.T) {
 	golden(t, "pipeline_parallel", running)
 }
 
-// The live screen of hive run at 120×30 and 80×24: the view, the log lines
-// that fit, and the answer being typed at the tester's question; enter
-// sends it, and the answer line goes once nothing is asked.
-func TestPipelineScreen(t *testing.T) {
-	answers := make(chan string, 1)
-	for _, size := range [][2]int{{120, 30}, {80, 24}} {
-		var tm tea.Model = NewPipeline(answers, nil)
-		tm, _ = tm.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		tm, _ = tm.Update(PipelineMsg{Snapshot: midRun(t)})
-		tm, _ = tm.Update(PlansMsg{{"05-01", engine.Complete}, {"05-02", engine.Complete}})
-		for i := range 40 {
-			tm, _ = tm.Update(PipelineLogMsg(fmt.Sprintf("    %ds  tester          log line %d", i, i)))
-		}
-		for _, r := range "ov" {
-			tm, _ = tm.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-		}
-		tm, _ = tm.Update(tea.KeyPressMsg{Code: tea.KeyTab})
-		got := ansi.Strip(tm.(PipelineModel).Screen())
-		golden(t, fmt.Sprintf("pipeline_screen_%d", size[0]), got)
-		checkFits(t, got, size[0], size[1])
-		_, cmd := tm.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-		if cmd == nil {
-			t.Fatal("enter sent nothing")
-		}
-		cmd()
-		if a := <-answers; a != "override" {
-			t.Fatalf("sent %q, want the completed option override", a)
+// interview starts a full run of "add a version endpoint" whose
+// interviewer asks the sim's three questions (long options, a default, a
+// why): the first one waits.
+func interview(t *testing.T) *pipeline.Machine {
+	t.Helper()
+	m := pipeline.New()
+	step := func(ev pipeline.Event) {
+		t.Helper()
+		if _, err := m.Step(ev); err != nil {
+			t.Fatalf("%s: %v", ev.Type, err)
 		}
 	}
+	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a version endpoint", Workflow: pipeline.Full,
+		Facts: map[string]bool{pipeline.CondHasFrontend: false}}})
+	qs, err := json.Marshal([]pipeline.Question{
+		{Question: `How much of "add a version endpoint" should this run build?`, Options: interviewOptions,
+			Default: interviewOptions[0], Why: "decides how many plans the architect writes"},
+		{Question: "What should happen when it fails at run time?", Options: []string{"return an error to the caller", "log it and go on"},
+			Default: "return an error to the caller", Why: "decides the error handling and its tests"},
+		{Question: "Where should the change be documented?", Options: []string{"in the README", "on a page under docs/"},
+			Default: "in the README", Why: "decides what the documenter writes"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(pipeline.Event{Type: pipeline.EvReport, Job: "interviewer", Attempt: 1, Report: &engine.Report{Status: engine.ReportComplete,
+		Summary: "three questions", Extra: map[string]json.RawMessage{"questions": qs}}})
+	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "interviewer", Attempt: 1})
+	if open := m.Snapshot().Open; open == nil || open.Job != "interviewer" {
+		t.Fatalf("the interviewer does not ask: %+v", open)
+	}
+	return m
+}
+
+func interviewing(t *testing.T) pipeline.Snapshot { return interview(t).Snapshot() }
+
+// lastQuestion is the interview with two questions answered by the human:
+// the third waits.
+func lastQuestion(t *testing.T) pipeline.Snapshot {
+	m := interview(t)
+	for _, a := range []string{interviewOptions[1], "log it and go on"} {
+		if _, err := m.Step(pipeline.Event{Type: pipeline.EvAnswer, Job: "interviewer", Checkpoint: m.Snapshot().Open.ID, Text: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m.Snapshot()
+}
+
+var interviewOptions = []string{"the smallest version that works", "the complete feature, edge cases included"}
+
+// pipelineScreen builds hive run's screen at w×h from msgs and returns it
+// without styles.
+func pipelineScreen(t *testing.T, m PipelineModel, w, h int, msgs ...tea.Msg) (PipelineModel, string) {
+	t.Helper()
+	var tm tea.Model = m
+	tm, _ = tm.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	for _, msg := range msgs {
+		tm, _ = tm.Update(msg)
+	}
+	m = tm.(PipelineModel)
+	return m, ansi.Strip(m.Screen())
+}
+
+// The live screen of hive run at 80×24 and 120×40, while the interviewer
+// asks (long options), while the tester's second challenge waits (a long
+// run, whose finished roles fold at 80×24), and while the interviewer's
+// last question is answered in words (the decisions before it fold at
+// 80×24): the question, every option and the line that says how to answer
+// are all there, wrapped, not cut; the log takes the room left.
+func TestPipelineScreen(t *testing.T) {
+	answers := make(chan string, 1)
+	for _, sc := range []struct {
+		name string
+		snap pipeline.Snapshot
+		keys string
+	}{{"question", interviewing(t), ""}, {"challenge", midRun(t), ""}, {"typed", lastQuestion(t), "in CHANGELOG.md"}} {
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			name := fmt.Sprintf("pipeline_screen_%s_%dx%d", sc.name, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				msgs := []tea.Msg{PipelineMsg{Snapshot: sc.snap}}
+				if sc.name == "challenge" {
+					msgs = append(msgs, PlansMsg{{"05-01", engine.Complete}, {"05-02", engine.Complete}})
+				}
+				for i := range 40 {
+					msgs = append(msgs, PipelineLogMsg(fmt.Sprintf("    %ds  %-15s log line %d", i, sc.snap.Open.Job, i)))
+				}
+				for _, r := range sc.keys {
+					msgs = append(msgs, press(string(r)))
+				}
+				_, got := pipelineScreen(t, NewPipeline(answers, nil), size[0], size[1], msgs...)
+				checkFits(t, got, size[0], size[1])
+				for i, l := range strings.Split(got, "\n") {
+					if strings.HasSuffix(l, "…") {
+						t.Errorf("line %d is cut: %q", i+1, l)
+					}
+				}
+				cp := sc.snap.Open
+				words := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(got)) // the chosen option's brackets
+				for _, want := range append([]string{cp.Question, "→ YOUR ACTION:", "hive answer " + cp.Job + ` "…" works from any terminal too`,
+					"enter send", "help"}, cp.Options...) {
+					if !inOrder(words, strings.Fields(want)) {
+						t.Errorf("%q is not all on the screen", want)
+					}
+				}
+				golden(t, name, got)
+			})
+		}
+	}
+}
+
+// send presses keys on hive run's screen at 80×24 and returns what the
+// last one sent ("(nothing)" when it sent nothing).
+func send(t *testing.T, snap pipeline.Snapshot, keys ...string) string {
+	t.Helper()
+	answers := make(chan string, 1)
+	var tm tea.Model = NewPipeline(answers, nil)
+	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	tm, _ = tm.Update(PipelineMsg{Snapshot: snap})
+	var cmd tea.Cmd
+	for _, k := range keys {
+		tm, cmd = tm.Update(press(k))
+	}
+	if cmd != nil {
+		cmd()
+	}
+	select {
+	case a := <-answers:
+		return a
+	default:
+		return "(nothing)"
+	}
+}
+
+// The keys of hive run's screen are execute-phase's: a digit picks that
+// option, tab (and ←/→) move through them, enter sends the option's text,
+// never the digit; once an answer is typed, digits are characters of it
+// and tab completes it to an option. A question of options only (the
+// tester's challenge) takes no typing.
+func TestPipelineAnswerKeys(t *testing.T) {
+	question, challenge := interviewing(t), midRun(t)
+	for _, c := range []struct {
+		snap pipeline.Snapshot
+		keys []string
+		want string
+	}{
+		{question, []string{"enter"}, interviewOptions[0]}, // the default
+		{question, []string{"2", "enter"}, interviewOptions[1]},
+		{question, []string{"tab", "enter"}, interviewOptions[1]},
+		{question, []string{"tab", "tab", "enter"}, interviewOptions[0]}, // round
+		{question, []string{"right", "left", "right", "enter"}, interviewOptions[1]},
+		{question, []string{"v", "2", "enter"}, "v2"},
+		{question, []string{"t", "h", "e", " ", "c", "tab", "enter"}, interviewOptions[1]},
+		{question, []string{"x", "esc", "2", "enter"}, interviewOptions[1]},
+		{challenge, []string{"3", "enter"}, "abort"},
+		{challenge, []string{"o", "v", "tab", "tab", "enter"}, "abort"}, // letters do not type
+	} {
+		if got := send(t, c.snap, c.keys...); got != c.want {
+			t.Errorf("%v sent %q, want %q", c.keys, got, c.want)
+		}
+	}
+}
+
+// ? opens the key help over hive run's question and ? or esc closes it;
+// once an answer is typed, ? is one of its characters and f1 opens the
+// help. The footer says which.
+func TestPipelineHelp(t *testing.T) {
+	m, s := pipelineScreen(t, NewPipeline(make(chan string), nil), 80, 24, PipelineMsg{Snapshot: interviewing(t)}, press("?"))
+	if !strings.Contains(s, "── Keys") || !strings.Contains(s, "?/esc close help") || !strings.Contains(s, "stop the run: the agents stop") {
+		t.Fatalf("? does not open the help over the question:\n%s", s)
+	}
+	for _, closeKey := range []string{"?", "esc"} {
+		if _, s := pipelineScreen(t, m, 80, 24, press(closeKey)); strings.Contains(s, "── Keys") || !strings.Contains(s, "interviewer asks") {
+			t.Errorf("%s does not close the help:\n%s", closeKey, s)
+		}
+	}
+	m, s = pipelineScreen(t, NewPipeline(make(chan string), nil), 80, 24, PipelineMsg{Snapshot: interviewing(t)},
+		press("w"), press("h"), press("y"), press("?"))
+	if strings.Contains(s, "── Keys") || !strings.Contains(s, "> why?") || !strings.Contains(s, "f1 help (? types)") {
+		t.Fatalf("? while typing is not a character, or the footer does not say so:\n%s", s)
+	}
+	if _, s = pipelineScreen(t, m, 80, 24, press("f1")); !strings.Contains(s, "── Keys") {
+		t.Errorf("f1 does not open the help while typing:\n%s", s)
+	}
+}
+
+// TestPipelineAnswerInRunningProgram answers the interviewer's questions
+// in a running program at 80×24, keys in order: 2 and enter send the
+// second option of the first question; the screen then asks the next one,
+// where tab and enter send its second option.
+func TestPipelineAnswerInRunningProgram(t *testing.T) {
+	answers := make(chan string)
+	tm := teatest.NewTestModel(t, NewPipeline(answers, nil), teatest.WithInitialTermSize(80, 24))
+	first := interviewing(t)
+	tm.Send(PipelineMsg{Snapshot: first})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("edge cases included")) },
+		teatest.WithDuration(10*time.Second))
+	tm.Send(press("2"))
+	tm.Send(press("enter"))
+	got := func() string {
+		select {
+		case a := <-answers:
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer reached the run")
+		}
+		return ""
+	}
+	if a := got(); a != interviewOptions[1] {
+		t.Fatalf("2 enter sent %q, want %q", a, interviewOptions[1])
+	}
+	next := first
+	next.Open = &pipeline.Checkpoint{ID: first.Open.ID + 1, Job: "interviewer", Kind: pipeline.KindNeedsInput, Interview: true,
+		Question: "What should happen when it fails at run time?", Options: []string{"return an error to the caller", "log it and go on"},
+		Default: "return an error to the caller"}
+	tm.Send(PipelineMsg{Snapshot: next})
+	tm.Send(press("tab"))
+	tm.Send(press("enter"))
+	if a := got(); a != "log it and go on" {
+		t.Fatalf("tab enter sent %q, want the second option", a)
+	}
+	tm.Send(FinishedMsg{})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
 
 // A rich checkpoint (seed 003 §6.4) after the architect of refactor, with
@@ -157,5 +354,39 @@ func TestPipelineViewNoTests(t *testing.T) {
 	s.Tests = &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Failed: 1}
 	if got := ansi.Strip(PipelineView(s, nil, 80)); strings.Contains(got, "no test to run") || !strings.Contains(got, "– tester") {
 		t.Errorf("failing tests the human went on past:\n%s", got)
+	}
+}
+
+// TestPipelineSendsOnce: the run applies an answer to whatever it asks
+// when the answer arrives, so a second enter before the next question
+// shows sends nothing (it would answer that question); an answer the
+// question does not take is not sent, and the screen says why.
+func TestPipelineSendsOnce(t *testing.T) {
+	answers := make(chan string, 2)
+	var tm tea.Model = NewPipeline(answers, nil)
+	tm, _ = tm.Update(PipelineMsg{Snapshot: interviewing(t)})
+	tm, first := tm.Update(press("enter"))
+	tm, second := tm.Update(press("enter"))
+	if first == nil || second != nil {
+		t.Fatalf("enter, enter: commands %v, %v; want one answer sent", first != nil, second != nil)
+	}
+	if _, s := pipelineScreen(t, tm.(PipelineModel), 80, 24); !strings.Contains(s, `"the smallest version that works" sent to the interviewer`) {
+		t.Errorf("the screen does not say the answer was sent:\n%s", s)
+	}
+
+	review := pipeline.Snapshot{Spec: pipeline.Spec{Objective: "add file uploads"}, Open: &pipeline.Checkpoint{ID: 4, Job: "architect",
+		Kind: pipeline.KindReview, Question: "architect finished: 4 plans. Look at its work before the run goes on",
+		Options: []string{pipeline.AnswerContinue, pipeline.AnswerDetails, pipeline.AnswerReject, pipeline.AnswerAbort}}}
+	msgs := []tea.Msg{PipelineMsg{Snapshot: review}}
+	for _, r := range "reject" {
+		msgs = append(msgs, press(string(r)))
+	}
+	m, _ := pipelineScreen(t, NewPipeline(answers, nil), 80, 24, msgs...)
+	tm, cmd := m.Update(press("enter"))
+	if cmd != nil {
+		t.Error("reject without its feedback was sent")
+	}
+	if s := ansi.Strip(tm.(PipelineModel).Screen()); !strings.Contains(strings.Join(strings.Fields(s), " "), "reject needs the feedback the architect works again with") {
+		t.Errorf("the screen does not say why the answer was not sent:\n%s", s)
 	}
 }

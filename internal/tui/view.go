@@ -55,16 +55,16 @@ func (m Model) render() ([]string, int) {
 	}
 	lay := m.layout(w)
 	head := m.head()
-	if m.showHelp {
+	if m.box.help {
 		head = nil // the help takes the checkpoint's place until it is closed
 	}
 	rows := m.planRows(lay, false)
 	need := 0 // the lines the checkpoint (or the help) needs below the table
 	switch {
-	case m.showHelp:
+	case m.box.help:
 		need = len(m.fullHelp(w))
 	case head != nil:
-		need = m.checkpointNeed(*head, w)
+		need = m.box.need(w)
 	}
 	if need > 0 && len(header)+1+countLines(rows)+need+len(footer) > h {
 		rows = m.planRows(lay, true)
@@ -79,7 +79,7 @@ func (m Model) render() ([]string, int) {
 	var cp []string
 	scrollMax := 0
 	if head != nil {
-		cp, scrollMax = m.checkpointPane(*head, w, rest)
+		cp, scrollMax = m.box.View(w, rest)
 		rest -= len(cp)
 	}
 	// Then each plan's last PROGRESS line, when the table had no room for
@@ -97,7 +97,7 @@ func (m Model) render() ([]string, int) {
 	}
 	var tail []string
 	switch {
-	case m.showHelp:
+	case m.box.help:
 		tail = m.fullHelp(w)
 	case rest >= 2:
 		tail = m.logPane(w, rest)
@@ -365,12 +365,6 @@ func (m Model) waveAll(wave int, st engine.PlanState) string {
 	return strings.Join(ids, " ")
 }
 
-// checkpointNeed is how many lines the open checkpoint takes unscrolled.
-func (m Model) checkpointNeed(cp engine.Checkpoint, w int) int {
-	lines, _ := m.checkpointPane(cp, w, 1000)
-	return len(lines)
-}
-
 func done(p *engine.PlanStatus) int {
 	if p.State == engine.Complete {
 		return p.Spec.Tasks
@@ -452,116 +446,12 @@ func (m Model) planClock(p *engine.PlanStatus) string {
 	return clock(m.snap.Working(p.Started, end)) // the time hive was stopped does not count
 }
 
-// checkpointPane is the queue in seed 000's format, rendered, with the
-// input to answer it, in at most room lines: the body scrolls, the title,
-// the action line and the answer are always shown. The int is the last
-// first line of the body that scrolling can reach.
-func (m Model) checkpointPane(cp engine.Checkpoint, w, room int) ([]string, int) {
-	q := m.snap.Queue
-	text := strings.TrimRight(headText(cp, m.snap.Plans, len(q)), "\n")
-	all := strings.Split(text, "\n")
-	title, action := all[0], all[len(all)-1]
-	wrapped := m.checkpointBody(cp, w)
-	top := append([]string{rule(fmt.Sprintf("Checkpoint Queue (%d pending)", len(q)), w)}, wrapText(stAction.Render(headingText(title)), w)...)
-	bottom := append(wrapText(stAction.Render(action), w), m.answerLines(cp, w)...)
-	for i, o := range q[1:] {
-		if i == 2 && len(q) > 4 {
-			bottom = append(bottom, stFaint.Render(fmt.Sprintf("… and %d more", len(q)-3)))
-			break
-		}
-		bottom = append(bottom, wrapText(stFaint.Render(fmt.Sprintf("%d of %d: %s (waiting its turn)", i+2, len(q), heading(o))), w)...)
-	}
-	// Keep a few lines for the log when there is room to spare.
-	space := room - len(top) - len(bottom) - 3
-	if len(wrapped) <= space {
-		return append(append(top, wrapped...), bottom...), 0
-	}
-	// Short of room: the blank lines between sections go first.
-	var dense []string
-	for _, l := range wrapped {
-		if strings.TrimSpace(ansi.Strip(l)) != "" {
-			dense = append(dense, l)
-		}
-	}
-	wrapped = dense
-	if len(wrapped) <= space {
-		return append(append(top, wrapped...), bottom...), 0
-	}
-	space += 3 // no room to spare: the checkpoint matters more than the log
-	if len(wrapped) <= space {
-		return append(append(top, wrapped...), bottom...), 0
-	}
-	space = max(2, space)
-	last := max(0, len(wrapped)-space+1)
-	first := min(m.scroll, last)
-	shown := wrapped[first:min(len(wrapped), first+space-1)]
-	more := stFaint.Render(fmt.Sprintf("  ↕ lines %d-%d of %d · pgup/pgdn", first+1, first+len(shown), len(wrapped)))
-	return append(append(append(top, shown...), more), bottom...), last
-}
-
-// checkpointBody is the open checkpoint's text between its title and its
-// action line, rendered and wrapped to the width: what scrolls.
-func (m Model) checkpointBody(cp engine.Checkpoint, w int) []string {
-	all := strings.Split(strings.TrimRight(headText(cp, m.snap.Plans, len(m.snap.Queue)), "\n"), "\n")
-	var wrapped []string
-	for _, l := range all[1 : len(all)-1] {
-		wrapped = append(wrapped, wrapText(markdownLine(l), max(10, w-2))...)
-	}
-	for len(wrapped) > 0 && wrapped[0] == "" {
-		wrapped = wrapped[1:]
-	}
-	return wrapped
-}
-
 // headingText is a "### …" line's text.
 func headingText(l string) string {
 	if m := mdHeading.FindStringSubmatch(l); m != nil {
 		return m[2]
 	}
 	return l
-}
-
-// answerLines is the input for the open checkpoint: a decision's options to
-// pick from, or a line to type in.
-func (m Model) answerLines(cp engine.Checkpoint, w int) []string {
-	if m.opts.Answers == nil {
-		return wrapText(stFaint.Render(fmt.Sprintf("answer from a terminal: hive answer %s \"<response>\"", cp.Plan)), w)
-	}
-	var out []string
-	if sent, ok := m.sent[cp.ID]; ok {
-		out = append(out, wrapText(stSent.Render(fmt.Sprintf("→ %q sent to executor-%s; waiting for hive to apply it", sent, cp.Plan)), w)...)
-	}
-	if selectOnly(cp) {
-		var opts []string
-		for i, o := range cp.Options {
-			label := fmt.Sprintf(" %d %s ", i+1, o)
-			if i == m.choice {
-				opts = append(opts, stChosen.Render("["+strings.TrimSpace(label)+"]"))
-			} else {
-				opts = append(opts, label)
-			}
-		}
-		line := "  " + strings.Join(opts, "  ")
-		if lipgloss.Width(line) <= w {
-			return append(out, line)
-		}
-		for _, o := range opts {
-			out = append(out, wrapText("  "+o, w)...)
-		}
-		return out
-	}
-	in := m.input.text()
-	shown := stBold.Render("> ") + in + stChosen.Render(" ")
-	if in == "" {
-		shown = stBold.Render("> ") + stChosen.Render(" ") + stFaint.Render(m.input.placeholder)
-	} else if s := m.input.suggestion(); s != "" {
-		shown += stFaint.Render(s[len(in):] + "  (tab)")
-	}
-	// Keep the end of a long answer in view, where the typing is.
-	if lipgloss.Width(shown) > w {
-		shown = ansi.TruncateLeft(shown, lipgloss.Width(shown)-w+1, "…")
-	}
-	return append(out, shown)
 }
 
 func (m Model) logPane(w, room int) []string {
@@ -578,31 +468,13 @@ func (m Model) logPane(w, room int) []string {
 	return out
 }
 
-// helpKey is how the help key reads in the footer: ? opens the help unless
-// an answer is being typed, where ? is a character and f1 opens it.
-func (m Model) helpKey() (key, desc string) {
-	switch {
-	case m.showHelp:
-		return "?/esc", "close help"
-	case m.typing() && m.input.text() != "":
-		return "f1", "help (? types)"
-	}
-	return "?", "help"
-}
-
 // bindings are the keys the footer offers now, as key and description.
 func (m Model) bindings(w int) [][2]string {
-	var b [][2]string
-	head := m.head()
-	if head != nil && m.opts.Answers != nil && !m.showHelp {
-		if selectOnly(*head) {
-			b = append(b, [2]string{"←/→", "choose"}, [2]string{"1-9", "pick"}, [2]string{"enter", "send"})
-		} else {
-			b = append(b, [2]string{"enter", "send"}, [2]string{"tab", "complete"}, [2]string{"esc", "clear"})
-		}
+	b := m.box.bindings()
+	if len(b) > 0 {
 		b = append(b, [2]string{"pgup/pgdn", "scroll"})
 	}
-	k, d := m.helpKey()
+	k, d := m.box.helpKey()
 	b = append(b, [2]string{k, d})
 	if m.opts.Answers == nil {
 		return append(b, [2]string{"q", "quit"})
@@ -624,29 +496,13 @@ func (m Model) footer(w int) []string {
 // fullHelp lists every key, wrapped to the width.
 func (m Model) fullHelp(w int) []string {
 	keys := [][2]string{
-		{"←/→, 1-9", "choose a decision's option (or a failed plan's retry, skip, abort)"},
-		{"enter", "send the answer to the plan at the head of the queue"},
-		{"tab", "complete the answer (approved, done, …)"},
-		{"esc", "clear the answer"},
-		{"pgup/pgdn", "scroll a long checkpoint"},
-		{"? or f1", "this help; while you type an answer, ? is a character and f1 opens the help; ? or esc closes it"},
 		{"ctrl+p", "pause the team: each agent commits its work in progress and writes its notes, hive writes HANDOFF.md and stops; the same command resumes it"},
 		{"ctrl+c", "stop the run: the agents stop, their work is kept, the same command resumes it"},
 	}
 	if m.opts.Answers == nil {
-		keys = [][2]string{{"? or f1", "this help; ? or esc closes it"}, {"q", "quit (the run goes on)"}}
+		keys = [][2]string{{"q", "quit (the run goes on)"}}
 	}
-	lines := []string{rule("Keys", w)}
-	for _, kd := range keys {
-		for i, l := range wrapText(kd[1], max(10, w-13)) {
-			k := ""
-			if i == 0 {
-				k = kd[0]
-			}
-			lines = append(lines, " "+pad(stBold.Render(k), 11)+" "+l)
-		}
-	}
-	return append(append(lines, ""), wrapText(inline("Answers go to the plan at the head of the queue; `hive answer PLAN TEXT` works from any terminal."), w)...)
+	return m.box.helpView(w, keys, "Answers go to the plan at the head of the queue; `hive answer PLAN TEXT` works from any terminal.")
 }
 
 func pad(s string, w int) string {
