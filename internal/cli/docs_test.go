@@ -115,6 +115,7 @@ func TestDocsConfigKeys(t *testing.T) {
  "routing": {"evaluate": true, "confidence_floor": 60, "skip_proven": true, "proven_runs": 3, "proven_confidence": 63},
  "context": {"handoff_percent": 50, "handoff_tokens": 1, "window": 1, "notes_wait": "2m"},
  "notifications": {"public_url": "https://hive.example.com"},
+ "commands": {"build": "make", "test": "make check"},
  "backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "namespace": "team", "task_queue": "q", "remote": "origin"}}}`))
 	if err != nil {
 		t.Fatal(err)
