@@ -111,9 +111,10 @@ chaos:
 	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout 120m -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
 
 # Kill hive at every durable step (journal append, file write, git command)
-# of the demo phase's run and resume each (`make test` kills at 6 of them).
+# of the demo phase's run and of a hive run pipeline, and at 40 moments of
+# the demo phase, resuming each (`make test` kills at 6, 6 and 8 of them).
 crashpoints:
-	HIVE_CRASH_SAMPLE=all $(GO) test -count=1 -timeout 120m -parallel $(CHAOS_PARALLEL) -run '^TestCrashPoints$$' -v ./internal/cli
+	HIVE_CRASH_SAMPLE=all HIVE_PIPELINE_KILLS=all HIVE_KILL_ITERATIONS=40 $(GO) test -count=1 -timeout 240m -parallel $(CHAOS_PARALLEL) -run '^(TestCrashPoints|TestPipelineKills|TestKillAndResume)$$' -v ./internal/cli
 
 # Go benchmarks in a form benchstat reads (save two runs and compare them
 # with `benchstat old.txt new.txt`), then `hive bench`: hive's figures

@@ -61,10 +61,13 @@ func pipelineTree(t *testing.T, dir string) string {
 // append, a git command, a crash point of the phase run), then resumes it
 // until it ends: every run must end complete, with main holding the same
 // tree as an uninterrupted run, and no run branch left. The run has a fix
-// loop (the sim tester's failing test). HIVE_PIPELINE_KILLS sets the count
-// (default 20; "all" kills at every step in turn; "N-M" at steps N to M).
+// loop (the sim tester's failing test). `make test` kills at 6 steps spread
+// evenly over the run; HIVE_PIPELINE_KILLS sets a count of random steps
+// instead ("all" kills at every step in turn, as `make crashpoints` does;
+// "N-M" at steps N to M). The kills run in parallel (go test -parallel).
 func TestPipelineKills(t *testing.T) {
-	iterations, from := 20, 0
+	iterations, from := 6, 0
+	spread := os.Getenv("HIVE_PIPELINE_KILLS") == ""
 	if s := os.Getenv("HIVE_PIPELINE_KILLS"); s != "" && s != "all" {
 		lo, hi, isRange := strings.Cut(s, "-")
 		var err error
@@ -123,12 +126,15 @@ func TestPipelineKills(t *testing.T) {
 	for i := range iterations {
 		k := 1 + rng.IntN(steps)
 		switch {
+		case spread:
+			k = 1 + (steps-1)*i/max(iterations-1, 1)
 		case os.Getenv("HIVE_PIPELINE_KILLS") == "all":
 			k = i + 1
 		case from > 0:
 			k = from + i
 		}
 		t.Run(fmt.Sprintf("kill-at-%d", k), func(t *testing.T) {
+			t.Parallel()
 			dir := pipelineFixture(t)
 			code, out := run(dir, []string{faults, "HIVE_CRASH_STEP=" + strconv.Itoa(k)}, "run", objective, "--agent", "sim", "--yes")
 			log := []string{fmt.Sprintf("killed run: exit %d\n%s", code, out)}
