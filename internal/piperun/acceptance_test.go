@@ -78,6 +78,7 @@ func (p *prompts) get(key string) (string, bool) {
 // (a human answers them here, through Answers); the answers reach the
 // architect's prompt.
 func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -149,6 +150,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 // NoInterview skips the interviewer: no interviewer is started and nothing
 // is asked.
 func TestAcceptanceNoInterview(t *testing.T) {
+	t.Parallel()
 	_, rec, _ := recorded(t, service(t), pipeline.Full, func(o *Options) {
 		o.AutoAnswer, o.NoInterview = false, true
 		o.Wait = 0 // any question stops the run with NeedsHumanError
@@ -165,6 +167,7 @@ func TestAcceptanceNoInterview(t *testing.T) {
 // reviewer runs again with the contract's errors in its prompt, and after
 // the contract's attempts the run stops for a human.
 func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -216,6 +219,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 // the prompt of every role that works in it, under their names, and so do
 // the tools found on the machine.
 func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
+	t.Parallel()
 	quick, _ := pipeline.Builtin("quick")
 	const name, gotcha = ".hive/memory.json (the shell Hive's memory)", "The tests need PORT unset"
 	_, rec, _ := recorded(t, service(t), quick, func(o *Options) {
@@ -248,6 +252,7 @@ func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 // the codebase index, the tester the diff and the implementers' summaries, the
 // reviewer the diff and the architect's plans; what was given is journaled.
 func TestAcceptanceCuratedContext(t *testing.T) {
+	t.Parallel()
 	res, rec, o := recorded(t, service(t), classic)
 	for job, want := range map[string][]string{
 		"architect/1": {"## The codebase (hive's index)\n", "Entry points:"},

@@ -125,6 +125,7 @@ func realEvidence(t *testing.T, s *shell, snap pipeline.Snapshot) evidence {
 // repository and fails on another: real git diffs, real go build, go test
 // npm test (node's test runner) and pytest runs, real plans linted by hive.
 func TestMechanicalChecksOnRealRepos(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{"health.go": "package main\n\nimport \"net/http\"\n\nfunc health(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(\"ok\")) }\n"}
 	cases := []struct {
 		name, role, check string
@@ -205,6 +206,7 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 // run's fresh worktree says what is likely missing and how to go on; a
 // configured set-up command is not second-guessed.
 func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts": {"build": "next build"}}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -235,6 +237,7 @@ func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
 // configure the commands, and the computed confidence counts no pass.
 // With commands.test and commands.build set, hive runs them instead.
 func TestNoTestsIsNoPass(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# notes\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestBranchSlug(t *testing.T) {
+	t.Parallel()
 	for objective, want := range map[string]string{
 		"add a health check endpoint":  "add-a-health-check-endpoint",
 		"Fix: the README's typo (#12)": "fix-the-readme-s-typo-12",
@@ -37,6 +38,7 @@ func TestBranchSlug(t *testing.T) {
 // A run's branch is hive/WORKFLOW/SLUG, made unique with -2, -3; an
 // objective with no ASCII word names it after the run.
 func TestNewBranch(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx := context.Background()
 	if b := NewBranch(ctx, repo, "quick", "add a health check endpoint", 4); b != "hive/quick/add-a-health-check-endpoint" {
@@ -64,6 +66,7 @@ func TestNewBranch(t *testing.T) {
 
 // The description names the findings with what became of them.
 func TestPRBodyFindings(t *testing.T) {
+	t.Parallel()
 	r := Report{Run: 3, Objective: "add a\nhealth check", Workflow: "full", Outcome: pipeline.OutcomeComplete}
 	r.Snapshot.Findings = []pipeline.Finding{
 		{ID: "F1", Job: "reviewer", Severity: pipeline.SevBlocker, File: "main.go", Line: 12, Title: "no timeout", Status: pipeline.FindingAccepted, Reason: "a proxy\ntimes out"},
@@ -81,6 +84,7 @@ func TestPRBodyFindings(t *testing.T) {
 }
 
 func TestPRTitle(t *testing.T) {
+	t.Parallel()
 	if got := PRTitle("  add a health\ncheck   endpoint "); got != "add a health check endpoint" {
 		t.Errorf("PRTitle = %q", got)
 	}
@@ -112,6 +116,7 @@ func snapshotFiles(t *testing.T, dir string, names ...string) map[string]string 
 // status says the same, and the work stays on the run's branch with the
 // commands to take it.
 func TestDirtyTreeUntouched(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	root := repo.Root
 	if err := os.WriteFile(filepath.Join(root, "README.md"), []byte("# svc\n\nmy local edit\n"), 0o644); err != nil {
@@ -389,6 +394,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 // A run journaled before branches were named (its spec has none) goes on
 // on hive/run/N.
 func TestOldRunKeepsItsBranch(t *testing.T) {
+	t.Parallel()
 	j := journal.NewMemory()
 	run, err := j.CreateRun(Key, time.Now())
 	if err != nil {

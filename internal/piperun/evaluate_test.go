@@ -20,6 +20,7 @@ import (
 // with the three verdicts and the computed confidence (seed 003 success
 // criterion 7).
 func TestEvaluationRoutes(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

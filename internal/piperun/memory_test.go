@@ -27,6 +27,7 @@ import (
 )
 
 func TestChangesListed(t *testing.T) {
+	t.Parallel()
 	code, err := os.ReadFile("hive_sim_change.go")
 	if err != nil {
 		return
@@ -58,6 +59,7 @@ func conventionRepo(t *testing.T) *gitx.Repo {
 // records it; from run 3 the implementer is warned, lists its change, and
 // no run needs a fix loop. A rebuild from the journal gives the same memory.
 func TestMemoryStopsARepeatedMistake(t *testing.T) {
+	t.Parallel()
 	repo := conventionRepo(t)
 	quick, _ := pipeline.Builtin("quick")
 	o := options(t, repo, quick)
@@ -145,6 +147,7 @@ func stripIDs(es []memory.Entry) []memory.Entry {
 // one of them is told the memory's warnings for the implementer and the
 // context curated for its plan, and the run journals them.
 func TestPhaseExecutorsAreWarned(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
 	if err != nil {
@@ -185,6 +188,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 // keeps in CLAUDE.md only those that name a file or test the run proved,
 // never general advice.
 func TestDocumenterLearningsVerified(t *testing.T) {
+	t.Parallel()
 	repo := conventionRepo(t)
 	wf := pipeline.Workflow{Name: "documented", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Type: pipeline.StepBuild},
 		{Role: pipeline.RoleTester}, {Role: pipeline.RoleDocumenter}}}

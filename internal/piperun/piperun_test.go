@@ -124,6 +124,7 @@ func jobs(s pipeline.Snapshot) string {
 // plans run as implementers in parallel and are merged, the tests run, and
 // the work is merged into main, the user's tree untouched until then.
 func TestFullWorkflow(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -179,6 +180,7 @@ func TestFullWorkflow(t *testing.T) {
 // The quick workflow with a failing test: the fix loop sends it back to
 // the implementer, which fixes it; a needs_input is answered by default.
 func TestQuickWorkflowFixLoop(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -199,6 +201,7 @@ func TestQuickWorkflowFixLoop(t *testing.T) {
 // A second challenge of the same handoff stops the run for a human; the
 // answer on resume goes on, and the run completes.
 func TestChallengeNeedsHumanThenResume(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -225,6 +228,7 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 // architect runs again with the challenge, then the phase runs again (a
 // new phase run), and the run completes.
 func TestImplementerChallengesArchitect(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -250,6 +254,7 @@ func TestImplementerChallengesArchitect(t *testing.T) {
 // while it runs, or from its terminal; a wrong answer typed is refused and
 // the run keeps waiting.
 func TestAnswersWhileWaiting(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"hive answer", "terminal"} {
 		t.Run(how, func(t *testing.T) {
 			repo := service(t)
@@ -315,6 +320,7 @@ func waitingFor(t *testing.T, o Options) string {
 // and the reviewer challenges the tester; the run still completes, with
 // each path journaled.
 func TestFourFaultsTogether(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -342,6 +348,7 @@ func TestFourFaultsTogether(t *testing.T) {
 // phase and the tests; a tester that keeps failing reaches a human after
 // the two fix loops.
 func TestFaultPaths(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		faults      string
 		starts      string // role-started events, in order
@@ -405,6 +412,7 @@ func TestFaultPaths(t *testing.T) {
 // A role agent that goes silent is ended by the watchdog after the stall
 // timeout; its exit without a report is retried once, and the run goes on.
 func TestSilentRoleIsEnded(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -434,6 +442,7 @@ func TestSilentRoleIsEnded(t *testing.T) {
 // ceiling is interrupted and the run stops at the budget checkpoint; a
 // resume with a raise goes on with the spend so far kept, and completes.
 func TestBudgetStopThenRaise(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -488,6 +497,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 // at its allotment with its plans where they were, and the raise reaches
 // the phase's own budget, so that its run resumes and completes.
 func TestPhaseBudgetStopThenRaise(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -533,6 +543,7 @@ func TestPhaseBudgetStopThenRaise(t *testing.T) {
 // the journal; a share that fails stops the run before that event is
 // journaled, and the run resumes once it can share.
 func TestShareBeforeWorkIsJournaled(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -25,6 +25,7 @@ func planWith(t *testing.T, objective string, timeout time.Duration, env ...stri
 // The planner's answer is the run's workflow: the implementer alone for a
 // typo (seed 003's criterion 3), a team for a feature.
 func TestPlannerPlans(t *testing.T) {
+	t.Parallel()
 	w, p := planWith(t, "fix the typo in README", time.Minute)
 	if p.By != "planner" || w.String() != "implementer → build>implementer" || len(p.Attempts) != 1 || !strings.Contains(p.Reasoning, "implementer alone") {
 		t.Errorf("typo: %s by %s (%+v)", w, p.By, p)
@@ -43,6 +44,7 @@ func TestPlannerPlans(t *testing.T) {
 // Schema-invalid, empty, refusing and slow answers all fall back to the
 // rules, after one retry, and say why.
 func TestPlannerFallsBack(t *testing.T) {
+	t.Parallel()
 	for fault, want := range map[string]string{
 		"badreport": "is not one of complete",
 		"empty":     "roles: empty",

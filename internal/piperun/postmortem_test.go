@@ -14,6 +14,7 @@ import (
 )
 
 func TestPostmortem(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	r := Report{Run: 4, Objective: "add rate limiting.", Workflow: "full", Started: t0, Finished: t0.Add(95 * time.Second), Outcome: pipeline.OutcomeComplete,
 		Roles:      []RoleReport{{Job: "architect", Attempts: 1}, {Job: "tester", Attempts: 3}},
@@ -59,6 +60,7 @@ func TestPostmortem(t *testing.T) {
 // is finished and kept in postmortem.md; a model that fails leaves hive's
 // own paragraph, and says why.
 func TestPostmortemModel(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // the run's worktree (the real diff, build and test runs, the plans as
 // linted) and journals the scores; hive report shows them.
 func TestComputedConfidence(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	res, _, o := recorded(t, repo, classic)
 	scores := Confidence(o.Journal, res.Run.ID)

@@ -13,6 +13,7 @@ import (
 // The browser validator's screenshots, saved in the run's worktree (which
 // goes when the run ends), are kept in the repository's .hive/runs/N/.
 func TestScreenshotsKept(t *testing.T) {
+	t.Parallel()
 	repo := service(t)
 	wf := pipeline.Workflow{Name: "look", Steps: []pipeline.Step{{Role: pipeline.RoleBrowserValidator}}}
 	n := &notes{}
@@ -37,6 +38,7 @@ func TestScreenshotsKept(t *testing.T) {
 // copyRegular copies regular files of the worktree only: never through a
 // link that leads out of it, never a folder.
 func TestCopyRegularStaysInTheWorktree(t *testing.T) {
+	t.Parallel()
 	wt, outside, dst := t.TempDir(), t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(wt, ".hive", "screenshots"), 0o755)
 	os.WriteFile(filepath.Join(wt, ".hive", "screenshots", "ok.png"), []byte("\x89PNG"), 0o644)
