@@ -134,6 +134,7 @@ func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) erro
 // i.e. answer events another process appends to the run's SQLite journal,
 // which the running hive finds by polling it.
 func TestAnswerThroughTheJournal(t *testing.T) {
+	t.Parallel()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, map[string]string{ansPhase + "/06-01-PLAN.md": ansPlan})
 
@@ -173,7 +174,7 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 	}
 	defer other.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &ansObserver{Recorder: e2etest.NewRecorder(nil), other: other}

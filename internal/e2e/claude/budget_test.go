@@ -143,6 +143,7 @@ func costsTotal(t *testing.T, bin, root string, env []string) (usd float64, toke
 }
 
 func TestBudgetCeilingRealClaude(t *testing.T) {
+	t.Parallel()
 	claude := claudeBin(t)
 	bin := hiveBin(t)
 	files := maps.Clone(e2etest.Phase03Auth)

@@ -340,7 +340,7 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 	home := t.TempDir()
 	launcher := agent.Claude{Path: bin, Live: live, Env: e2etest.ClaudeEnv(srv.URL(), home)}
 	ph := e2etest.LoadPhase(t, root, phaseDir)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := e2etest.NewRecorder(answers)
@@ -494,6 +494,7 @@ func (o outcome) logUsage(t *testing.T, mode string) {
 // Team mode: one live Claude Code session per plan; both checkpoints are
 // answered in the same process (no continuation agent).
 func TestTeamModeRealClaude(t *testing.T) {
+	t.Parallel()
 	o := runPhase(t, true, false)
 	started := o.check(t)
 	for _, id := range []string{"03-01", "03-02", "03-03"} {
@@ -516,6 +517,7 @@ func TestTeamModeRealClaude(t *testing.T) {
 // to a continuation agent whose prompt carries <resume_from> and
 // <user_response>.
 func TestStandaloneModeRealClaude(t *testing.T) {
+	t.Parallel()
 	o := runPhase(t, false, false)
 	started := o.check(t)
 	want := map[string][]int{"03-01": {1, 2}, "03-02": {1, 2}, "03-03": {1}}
@@ -555,6 +557,7 @@ func TestStandaloneModeRealClaude(t *testing.T) {
 // worktree (Claude Code reports it as its working directory), and hive
 // merges the three plans and fast-forwards the user's branch.
 func TestWorktreesRealClaude(t *testing.T) {
+	t.Parallel()
 	o := runPhase(t, true, true)
 	o.check(t)
 	merges := strings.Fields(git(t, o.root, "log", "--merges", "--format=%h"))

@@ -66,6 +66,7 @@ func (o *permObserver) Command(c engine.Command, s engine.Snapshot) {
 // answers allow, the command runs (perm.txt appears) and the plan completes
 // in the same session.
 func TestPermissionRealClaude(t *testing.T) {
+	t.Parallel()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, map[string]string{permPhase + "/04-01-PLAN.md": permPlan})
 
@@ -88,7 +89,7 @@ func TestPermissionRealClaude(t *testing.T) {
 		Env:          e2etest.ClaudeEnv(srv.URL(), home),
 	}
 	ph := e2etest.LoadPhase(t, root, permPhase)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &permObserver{Recorder: e2etest.NewRecorder(nil), answer: "allow"}

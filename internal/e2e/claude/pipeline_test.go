@@ -85,6 +85,7 @@ func roleRule(t *testing.T, root string) fa.Rule {
 // own model (models.ROLE): the server sees the architect's requests on
 // one, the implementers' on another, the other roles' on the default.
 func TestPipelineWithClaude(t *testing.T) {
+	t.Parallel()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, e2etest.HealthService)
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{roleRule(t, root)}})
@@ -94,7 +95,7 @@ func TestPipelineWithClaude(t *testing.T) {
 		pipeline.RoleArchitect:   agent.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
 		pipeline.RoleImplementer: agent.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	res, err := piperun.Run(ctx, piperun.Options{
@@ -133,6 +134,7 @@ func TestPipelineWithClaude(t *testing.T) {
 // the stream, interrupts it at the fifth, and the run stops for the human
 // with the loop named. The calls are journaled as fingerprints.
 func TestRoleLoopGuardWithClaude(t *testing.T) {
+	t.Parallel()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, map[string]string{"go.mod": "module example.com/svc\n\ngo 1.22\n"})
 	loop := fa.Rule{
@@ -148,7 +150,7 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 		},
 	}
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{loop, others}})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	j := journal.NewMemory()
 	_, err := piperun.Run(ctx, piperun.Options{

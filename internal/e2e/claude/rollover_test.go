@@ -79,6 +79,7 @@ func isHandover(prompt string) bool { return strings.Contains(prompt, "<handover
 // before the rollover and the notes in the fresh session's prompt, and no
 // compaction by the CLI itself.
 func TestRolloverRealClaude(t *testing.T) {
+	t.Parallel()
 	o := runPhase(t, true, false, func(root string, s *fa.Script, ro *runner.Options) {
 		s.ContextGrowth = 50_000
 		s.Rules = append([]fa.Rule{rolloverRule(t, root)}, s.Rules...)

@@ -26,6 +26,7 @@ import (
 // warning; the run completes with the fix on main, and the evaluation with
 // its three verdicts is in the journal.
 func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
+	t.Parallel()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, map[string]string{
 		"go.mod":    "module example.com/svc\n\ngo 1.22\n",
@@ -62,7 +63,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{rule}})
 	launcher := agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir()), Model: "claude-sonnet-5-5"}
 	cheap := agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	const objective = "fix the typo in README.md"

@@ -249,7 +249,7 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 		Env:  e2etest.ClaudeEnv(srv.URL(), home),
 	}
 	ph := e2etest.LoadPhase(t, root, tkPhase)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &tkObserver{Recorder: e2etest.NewRecorder(nil)}
@@ -352,6 +352,7 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 // one-shot agent and a continuation per checkpoint), each in its own
 // repository with its own fake server, and logs what each cost.
 func TestThreeCheckpointTokens(t *testing.T) {
+	t.Parallel()
 	team, ok1 := tkRun(t, true)
 	alone, ok2 := tkRun(t, false)
 	if ok1 && ok2 && team.tokens > 0 && team.requests > 0 {

@@ -197,10 +197,11 @@ func cpExecutor(t *testing.T) fakeopenai.Rule {
 }
 
 func TestCheckpointPhaseRealCodex(t *testing.T) {
+	t.Parallel()
 	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
 	root := e2etest.Repo(t, e2etest.Phase03Auth)
 	ph := e2etest.LoadPhase(t, root, cpPhaseDir)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 

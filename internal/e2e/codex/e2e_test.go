@@ -247,7 +247,7 @@ func runCodexPhase(t *testing.T, worktrees bool) {
 
 	root := e2etest.Repo(t, planFiles)
 	ph := e2etest.LoadPhase(t, root, phaseDir)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 

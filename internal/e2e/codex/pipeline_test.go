@@ -77,13 +77,14 @@ func playRoles(t *testing.T) fakeopenai.Reply {
 // its test and its documentation reach main, one commit per task; and
 // each role's tokens, as codex counts them, reach the run.
 func TestPipelineWithCodex(t *testing.T) {
+	t.Parallel()
 	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
 	root := e2etest.Repo(t, e2etest.HealthService)
 	srv := fakeopenai.New(t, fakeopenai.Script{{Name: "roles", TurnToolOutputs: fakeopenai.Any, Reply: playRoles(t)}})
 	home := t.TempDir()
 	launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: e2etest.OpenRepo(ctx, t, root), Journal: journal.NewMemory(), Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
@@ -103,6 +104,12 @@ func LoadPhase(t testing.TB, root, dir string) *plan.Phase {
 	}
 	return ph
 }
+
+// RunTimeout bounds one run of hive against a real agent CLI, so that a
+// hung run fails its test instead of holding the package until go test's
+// timeout. It is no measure of speed: the tests run in parallel on a
+// loaded 2-core machine, where a run of half a minute took over a minute.
+const RunTimeout = 5 * time.Minute
 
 var taskRe = regexp.MustCompile(`(?m)^[ \t]*Hive-Task: (\S+)[ \t]*$`)
 
