@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test test-times vet fuzz chaos crashpoints bench demo clean tools browser python temporal
+.PHONY: all build test test-times vet fuzz chaos crashpoints bench demo docs clean tools browser python temporal
 
 all: build
 
@@ -124,6 +124,12 @@ bench:
 
 demo:
 	$(GO) run ./cmd/hive demo
+
+# The command reference, generated from the cobra tree: Markdown pages in
+# docs/commands, man pages in docs/man. A test (internal/cli/gendocs)
+# fails when they are stale.
+docs:
+	$(GO) run ./internal/cli/gendocs docs
 
 clean:
 	rm -rf bin $(TOOLS)

@@ -74,7 +74,7 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 	}
 	var exists *scaffold.ExistsError
 	if err := scaffold.Write(repo.Root, files); errors.As(err, &exists) {
-		return exitf(ExitUsage, "%s is initialized already; these exist:\n  %s\nNothing was written. hive init only starts a new project: to add work to this one, write a new phase folder (see \"Write your own plans\" in hive's README)",
+		return exitf(ExitUsage, "%s is initialized already; these exist:\n  %s\nNothing was written. hive init only starts a new project: to add work to this one, write a new phase folder (see \"Write your own plans\" in hive's docs/plans.md)",
 			repo.Root, strings.Join(exists.Paths, "\n  "))
 	} else if err != nil {
 		return fmt.Errorf("hive init: %w", err)

@@ -99,6 +99,16 @@ func Main() int {
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
+// Command is hive's command tree as `hive` runs it, the completion command
+// cobra adds at run time included: what the generated command reference
+// (internal/cli/gendocs) documents.
+func Command() *cobra.Command {
+	g := &globalOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+	root := newRootCmd(g, os.Stdin)
+	root.InitDefaultCompletionCmd()
+	return root
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g := &globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCmd(g, stdin)

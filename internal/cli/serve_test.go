@@ -472,37 +472,63 @@ func TestServeSecurity(t *testing.T) {
 var loginLine = regexp.MustCompile(`Log in \(works once, for 15 minutes\): (http://\S+)`)
 
 // startServeCmd starts the real hive serve on a free loopback port, with
-// the flags given, and returns its login link.
+// the flags given, and returns its login link. Its output goes to files
+// of the test's own (a pipe it reads to the end and a locked buffer), so
+// that no goroutine of exec or of the test still touches them once the
+// cleanup has waited for the process: the race detector found one that
+// did while StdoutPipe's reader and Wait ran at once.
 func startServeCmd(t *testing.T, dir string, env []string, flags ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := hiveCmd(t, ctx, env, append([]string{"serve", "--addr", "127.0.0.1:0", "--repo", dir}, flags...)...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	stdout, err := cmd.StdoutPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	var stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = pw, &stderr
+	err = cmd.Start()
+	pw.Close() // the child holds its own copy
+	if err != nil {
+		pr.Close()
 		t.Fatal(err)
 	}
+	lines := make(chan string)
+	found := make(chan struct{}) // closed once the link is read: the rest is drained
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		defer pr.Close()
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-found:
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		cmd.Wait()
+		<-drained
 		if t.Failed() {
 			t.Logf("hive serve's stderr:\n%s", stderr.String())
 		}
 	})
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if m := loginLine.FindStringSubmatch(sc.Text()); m != nil {
-			go io.Copy(io.Discard, stdout)
-			return m[1]
+	for {
+		select {
+		case line := <-lines:
+			if m := loginLine.FindStringSubmatch(line); m != nil {
+				close(found)
+				return m[1]
+			}
+		case <-drained:
+			t.Fatalf("hive serve printed no login link; stderr:\n%s", stderr.String())
+			return ""
 		}
 	}
-	t.Fatalf("hive serve printed no login link; stderr:\n%s", stderr.String())
-	return ""
 }
 
 // TestServeNotificationLinks follows the links a webhook notification

@@ -262,9 +262,6 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 		t.Fatalf("runner.Run after %v: %v\nobserver:\n%s", spent, err, obs)
 	}
 	t.Logf("run took %v (stall %v, hang %v)", spent.Round(time.Millisecond), stall, stallHang)
-	if spent >= 30*time.Second {
-		t.Errorf("run took %v, want well under the %v hang", spent, stallHang)
-	}
 
 	// The held requests end when the agent's connection closes.
 	front.mu.Lock()
@@ -282,6 +279,14 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	t.Logf("sessions seen: %d; held requests: %d; released: %v", len(front.sessions), front.held, front.released)
 	if front.held < 1 {
 		t.Errorf("no request of the first session was held")
+	}
+	// The watchdog, not the hang's end, released the held request: its
+	// session was killed, so net/http saw the client go away. (Measured
+	// as an outcome, not a wall-clock time, which load would move.)
+	for _, r := range front.released {
+		if strings.HasPrefix(r, "delay over") {
+			t.Errorf("a held request ran to the end of the %v hang (%s): the watchdog did not end its session", stallHang, r)
+		}
 	}
 	if len(front.sessions) != 2 {
 		t.Errorf("%d Claude Code sessions, want 2 (the hung one and its continuation)", len(front.sessions))
@@ -329,9 +334,20 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	if silent[1] < 2 {
 		t.Errorf("%d silent events for attempt 1, want at least 2 (ping, then the commit check)", silent[1])
 	}
-	if silent[2] != 0 {
-		t.Errorf("%d silent events for attempt 2, want 0", silent[2])
+	// The continuation works from its start. On a loaded machine its CLI
+	// may take longer than the test's short stall to print its first line,
+	// and be pinged once: that is the watchdog working, not a hang. It must
+	// never be judged by its commits and stopped.
+	if silent[2] > 1 {
+		t.Errorf("%d silent events for attempt 2, want at most 1 (a ping while its CLI starts)", silent[2])
 	}
+	obs.kmu.Lock()
+	for _, c := range obs.stops {
+		if c.Plan == stallPlanID && c.Attempt == 2 && strings.Contains(c.Reason, "stall") {
+			t.Errorf("the continuation was stopped as stalled: %+v", c)
+		}
+	}
+	obs.kmu.Unlock()
 	t.Logf("exits: %v", exits)
 
 	obs.kmu.Lock()

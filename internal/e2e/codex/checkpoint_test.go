@@ -323,7 +323,4 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 	if len(reqs) != 2+5+2+4+3 {
 		t.Errorf("%d model requests, want 16", len(reqs))
 	}
-	if elapsed > 45*time.Second {
-		t.Errorf("run took %v; keep it well under a minute", elapsed)
-	}
 }

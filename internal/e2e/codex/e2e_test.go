@@ -359,7 +359,4 @@ func runCodexPhase(t *testing.T, worktrees bool) {
 	for _, n := range obs.Notes() {
 		t.Logf("note: %s", n)
 	}
-	if elapsed > 30*time.Second {
-		t.Errorf("run took %v; keep it under ~20 s", elapsed)
-	}
 }
