@@ -97,8 +97,9 @@ func TestPipelineWithClaude(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
+	j := journal.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{
-		Repo: repo, Journal: journal.NewMemory(), Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
+		Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 		Launcher: launcher, Roles: roles, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
 		WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
@@ -106,6 +107,10 @@ func TestPipelineWithClaude(t *testing.T) {
 		t.Fatal(err)
 	}
 	e2etest.CheckHealthRun(t, root, res)
+	runs, _ := j.Runs()
+	if rep, err := piperun.BuildReport(ctx, j, repo, runs[0]); err == nil {
+		t.Logf("where the run's time went:\n%s", rep.Timeline.Text())
+	}
 	models := map[string]map[string]bool{} // who → the models its requests named
 	for _, r := range srv.MainRequests() {
 		first := firstUserText(r.Conv)
