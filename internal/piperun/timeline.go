@@ -38,8 +38,10 @@ type Span struct {
 	Job     string `json:"job"`
 	Role    string `json:"role,omitempty"`
 	Attempt int    `json:"attempt,omitempty"`
-	// Kind: agent, plan (an implementer's, inside the phase), evaluate,
-	// lint, build, tests, or human (a question waiting for its answer).
+	// Kind: agent, phase (the implementers' phase, which holds their
+	// plans: it is hive's own but for them), plan (an implementer's),
+	// evaluate, lint, build, tests, or human (a question waiting for its
+	// answer).
 	Kind     string        `json:"kind"`
 	Start    time.Duration `json:"start_ns"` // from the run's start
 	Duration time.Duration `json:"duration_ns"`
@@ -51,6 +53,7 @@ type Span struct {
 // Kinds of span.
 const (
 	SpanAgent    = "agent"
+	SpanPhase    = "phase"
 	SpanPlan     = "plan"
 	SpanEvaluate = "evaluate"
 	SpanLint     = "lint"
@@ -99,6 +102,7 @@ func (t *timeline) step(ev pipeline.Event, at time.Time, cmds []pipeline.Command
 	case pipeline.EvAgentExited:
 		end(SpanAgent, ev.Job)
 	case pipeline.EvPhaseDone:
+		end(SpanPhase, ev.Job)
 		for _, p := range ev.Plans {
 			if !p.Started.IsZero() && !p.Finished.IsZero() {
 				t.spans = append(t.spans, Span{Job: p.ID, Role: pipeline.RoleImplementer, Kind: SpanPlan,
@@ -123,6 +127,9 @@ func (t *timeline) step(ev pipeline.Event, at time.Time, cmds []pipeline.Command
 		if kind, ok := checkKinds[c.Type]; ok {
 			begin(kind, c.Job, c.Attempt)
 		}
+		if c.Type == pipeline.CmdRunPhase {
+			begin(SpanPhase, c.Job, c.Attempt)
+		}
 		if c.Type == pipeline.CmdCheckpoint {
 			begin(SpanHuman, c.Job, 0)
 		}
@@ -137,6 +144,9 @@ func (t *timeline) done(end time.Time) Timeline {
 	var busy time.Duration // the end of what ran so far
 	for i := range spans {
 		sp := &spans[i]
+		if sp.Kind == SpanPhase {
+			continue // its plans are its busy time
+		}
 		if sp.Start > busy {
 			sp.HiveBefore = sp.Start - busy
 			tl.Hive += sp.HiveBefore
@@ -211,13 +221,11 @@ func (t Timeline) Text() string {
 }
 
 // spanTime is a time of the timeline: milliseconds under a second, where
-// hive's own waits show, tenths under ten seconds, then seconds.
+// hive's own waits show, else tenths.
 func spanTime(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()
-	case d < 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
 	}
-	return d.Round(time.Second).String()
+	return d.Round(100 * time.Millisecond).String()
 }
