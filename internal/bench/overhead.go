@@ -30,14 +30,15 @@ const overheadConcurrency = 8
 
 // overheadRows measures what hive itself costs: a run of instant sim agents
 // (real processes that report PLAN COMPLETE at once) through the real runner,
-// journal and spot-checks, per plan; and the engine alone in events per second.
+// journal and spot-checks, per plan; the engine alone in events per second;
+// and hive's own share of a hive run with the real Claude Code.
 func overheadRows(ctx context.Context, o Options) []Row {
 	n := 1000
 	if o.Quick {
 		n = 50
 	}
 	rows := runOverhead(ctx, o, n)
-	return append(rows, engineThroughput(o))
+	return append(rows, engineThroughput(o), hiveShareRow(ctx, o))
 }
 
 // Target of hive's cost per plan beyond spawning and waiting for its agent.

@@ -26,7 +26,7 @@ func tokenRows(ctx context.Context, o Options) []Row {
 	bin, err := findClaude(o.Tools)
 	if err != nil {
 		return []Row{{Group: "tokens", Name: "checkpoint token cost, team vs standalone", Figure: "-",
-			Status: Skipped, Note: "claude CLI not installed (make tools)"}}
+			Status: Skipped, Note: NoClaude}}
 	}
 	team, err := tokenRun(ctx, o, bin, true)
 	if err != nil {

@@ -32,11 +32,13 @@ type contractEntry struct {
 
 // contractCheck is what hive contracts validate --json prints.
 type contractCheck struct {
-	File     string         `json:"file"`
-	Role     string         `json:"role"`
-	Contract string         `json:"contract"` // the contract's file
-	Valid    bool           `json:"valid"`
-	Errors   []string       `json:"errors"`
+	File     string   `json:"file"`
+	Role     string   `json:"role"`
+	Contract string   `json:"contract"` // the contract's file
+	Valid    bool     `json:"valid"`
+	Errors   []string `json:"errors"`
+	// Readings say what was read as the model meant it (contract.Accept).
+	Readings []string       `json:"readings,omitempty"`
 	Report   map[string]any `json:"report,omitempty"`
 }
 
@@ -50,9 +52,13 @@ func newContractsCmd(g *globalOptions) *cobra.Command {
 fields hive's routing reads (status always; summary when complete;
 challenged_agent and issue for a challenge; blocker or summary, and options,
 for needs_input), and the role's own (the reviewer's approval_status and
-issues, the interviewer's questions, ...). A report that breaks it is sent
-back to the role with the errors, up to the contract's max_attempts (2 unless
-it says), then a human is asked.
+issues, the interviewer's questions, ...). What a model writes another way
+but with a clear meaning is read as meant: approved_with_comments or lgtm as
+approved (its comments become findings), a tester's "passed": true with the
+counts its text gives, numbers and booleans as strings. A report that breaks
+its contract is sent back to the role with the errors, up to the contract's
+max_attempts (2 unless it says), then a human is asked (with --yes, the run
+goes on without the role's work).
 
 list shows every role's contract, where it comes from and its required fields;
 with --role, that role's fields one by one. A contract is looked for in
@@ -280,7 +286,8 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 		res.Errors = []string{r.Err + "; write the report as one JSON object with a status"}
 	default:
 		er := runner.ReportOf(&r)
-		res.Errors = contract.Validate(c, *er)
+		res.Readings, res.Errors = contract.Accept(c, er, string(data))
+		res.Errors = append(res.Errors, contract.Validate(c, *er)...)
 		_ = json.Unmarshal([]byte(unfenced(r.Raw)), &res.Report)
 	}
 	res.Valid = len(res.Errors) == 0
@@ -293,6 +300,9 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 		}
 	} else if res.Valid {
 		fmt.Fprintf(g.stdout, "%s: the %s's report meets its contract (%s)\n", file, role, res.Contract)
+		for _, r := range res.Readings {
+			fmt.Fprintln(g.stdout, "  read as meant: "+r)
+		}
 	} else {
 		fmt.Fprintf(g.stdout, "%s: the %s's report does not meet its contract (%s):\n", file, role, res.Contract)
 		for _, e := range res.Errors {

@@ -216,6 +216,7 @@ func printReport(g *globalOptions, r piperun.Report) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ntotal: %d/%d tokens, $%.2f\n", r.Spend.InputTokens, r.Spend.OutputTokens, r.Spend.CostUSD)
+	fmt.Fprint(w, r.Timeline.Text())
 	if len(r.Implementers) > 0 {
 		var parts []string
 		for _, p := range r.Implementers {

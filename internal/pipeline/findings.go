@@ -63,14 +63,61 @@ type reported struct {
 	Suggestion  string      `json:"suggestion"`
 }
 
-// record keeps the findings of j's report. A finding the role reports
-// again is not a new one; one it was asked to look at again after a fix
-// and does not report again is fixed.
-func (m *Machine) record(j *job, r *engine.Report) {
+// remarkKeys are the lists beside issues in which a reviewing role gives
+// remarks that do not stop its approval: an "approved_with_comments"
+// carries its comments there. Each is a finding, low unless it says.
+var remarkKeys = []string{"comments", "findings"}
+
+// remark is an entry of a remarks list written as an object: an issue,
+// or a comment in the words models use for one.
+type remark struct {
+	reported
+	Comment string `json:"comment"`
+	Message string `json:"message"`
+	Text    string `json:"text"`
+	Body    string `json:"body"`
+}
+
+// reportedIssues are the issues of r, then its remarks.
+func reportedIssues(r *engine.Report) []reported {
+	if r == nil {
+		return nil
+	}
 	var issues []reported
-	if r != nil && r.Extra["issues"] != nil {
+	if r.Extra["issues"] != nil {
 		json.Unmarshal(r.Extra["issues"], &issues)
 	}
+	for _, k := range remarkKeys {
+		var list []json.RawMessage
+		if json.Unmarshal(r.Extra[k], &list) != nil {
+			continue
+		}
+		for _, raw := range list {
+			var text string
+			if json.Unmarshal(raw, &text) == nil {
+				issues = append(issues, reported{Severity: SevLow, Title: text})
+				continue
+			}
+			var re remark
+			if json.Unmarshal(raw, &re) != nil {
+				continue
+			}
+			is := re.reported
+			is.Title = firstOf(is.Title, re.Comment, re.Message, re.Text, re.Body)
+			if sev := strings.ToLower(strings.TrimSpace(is.Severity)); !slices.Contains([]string{SevBlocker, SevHigh, SevMedium, SevLow, "critical"}, sev) {
+				is.Severity = SevLow
+			}
+			issues = append(issues, is)
+		}
+	}
+	return issues
+}
+
+// record keeps the findings of j's report: its issues and its remarks. A
+// finding the role reports again is not a new one; one it was asked to
+// look at again after a fix and does not report again is fixed.
+func (m *Machine) record(j *job, r *engine.Report) {
+	issues := reportedIssues(r)
 	again := map[string]bool{}
 	for _, is := range issues {
 		title := firstOf(is.Title, is.Description)

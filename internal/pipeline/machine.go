@@ -569,7 +569,8 @@ func (m *Machine) crashed(j *job, why string) []Command {
 
 // invalidReport: the agent's report broke its role's contract. The role
 // runs again with the errors, up to the contract's attempts; then a human
-// decides.
+// decides, continue (the run goes on without the role's work) by default:
+// --yes takes it, so that a report never blocks a run nobody watches.
 func (m *Machine) invalidReport(j *job) []Command {
 	j.invalid++
 	most := j.maxInvalid
@@ -586,8 +587,15 @@ func (m *Machine) invalidReport(j *job) []Command {
 	if j.step.Optional() {
 		return m.leaveOut(j, fmt.Sprintf("its report broke the contract %d times", j.invalid))
 	}
-	return m.ask(j, KindBlocked, fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.invalid), strings.Join(errs, "\n"),
-		[]string{AnswerRetry, AnswerContinue, AnswerAbort})
+	q := fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.invalid)
+	options := []string{AnswerRetry, AnswerContinue, AnswerAbort}
+	if m.spec.AutoAnswer {
+		m.decisions = append(m.decisions, Decision{Job: j.ID, Question: q, Options: options, Choice: AnswerContinue, By: "default"})
+		note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s (%s): --yes takes the default, %s: the run goes on without the %s's work",
+			q, oneLine(strings.Join(errs, "; ")), AnswerContinue, j.Role)}
+		return append([]Command{note}, m.done(j, Skipped)...)
+	}
+	return m.ask(j, KindBlocked, q, strings.Join(errs, "\n"), options, func(cp *Checkpoint) { cp.Default = AnswerContinue })
 }
 
 // challenge routes a role's challenge of an earlier one (seed 003 Phase 1):

@@ -26,7 +26,7 @@ import (
 //	                                             ceilings, the roles' own, a role's estimates per rung
 //	started JOB [pid=N]                          its agent started (current attempt)
 //	report JOB status=S [to=ROLE] [issue=(...)] [options=(a,b)] [default=X] [proceed] [concerns=(a,b)]
-//	       [findings=(severity:file:line:title,...)] [questions=(q,...)]
+//	       [findings=(severity:file:line:title,...)] [comments=(text,...)] [questions=(q,...)]
 //	       [errors=(e,...) [attempts=N]]          the report breaks its contract so
 //	exited JOB [code=N]                          its agent ended
 //	usage JOB in=N out=N cost=F [attempt=N]      a turn's tokens, the session's cost so far
@@ -151,6 +151,11 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		}
 		if issues != nil {
 			ev.Report.Extra["issues"], _ = json.Marshal(issues)
+		}
+		if c := list("comments"); c != nil {
+			// An approval with comments, as models write one: remarks
+			// beside the issues, a string each.
+			ev.Report.Extra["comments"], _ = json.Marshal(c)
 		}
 		var qs []Question
 		for _, q := range list("questions") {

@@ -14,9 +14,10 @@ import (
 type Spec struct {
 	Objective string   `json:"objective"`
 	Workflow  Workflow `json:"workflow"`
-	// AutoAnswer (--yes) takes a needs_input's default; a blocked role,
-	// challenges that come back a second time and tests that still fail
-	// go to a human whatever it says.
+	// AutoAnswer (--yes) takes a needs_input's default, and continue for
+	// a report that still breaks its contract after its attempts; a
+	// blocked role, challenges that come back a second time and tests
+	// that still fail go to a human whatever it says.
 	AutoAnswer bool `json:"auto_answer,omitempty"`
 	// PhaseDir is where the architect writes its plans, relative to the
 	// repository: chosen when the run starts, so that a resume finds them.

@@ -165,7 +165,7 @@ func TestAcceptanceNoInterview(t *testing.T) {
 
 // A report that breaks the reviewer's contract is never the work done: the
 // reviewer runs again with the contract's errors in its prompt, and after
-// the contract's attempts the run stops for a human.
+// the contract's attempts the run stops for a human (without --yes).
 func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	t.Parallel()
 	repo := service(t)
@@ -174,7 +174,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	o := options(t, repo, pipeline.Review, sim.EnvFaults+"=reviewer=badreport")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher = rec
-	o.Wait = 0
+	o.AutoAnswer, o.Wait = false, 0
 	_, err := Run(ctx, o)
 	var nh *NeedsHumanError
 	if !errors.As(err, &nh) {
@@ -212,6 +212,33 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 		if j.Role == pipeline.RoleReviewer && j.State == pipeline.Done {
 			t.Errorf("the journal counts reviewer %s done", j.ID)
 		}
+	}
+}
+
+// Under --yes a report that still breaks its contract after its attempts
+// never blocks the run (issue 48: it waited for a human who was not
+// there): hive takes continue, the default its question names, says so in
+// the run's output and keeps the decision for hive report.
+func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, service(t), pipeline.Review, sim.EnvFaults+"=reviewer=badreport")
+	o.Wait = 0 // a question would stop the run with NeedsHumanError
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("Run = %v, outcome %q: want the run to go on without the reviewer", err, res.Snapshot.Outcome)
+	}
+	said := strings.Join(o.Observer.(*notes).lines, "\n")
+	if !strings.Contains(said, "reviewer's report broke its contract 2 times") || !strings.Contains(said, "--yes takes the default, continue") {
+		t.Errorf("the run's output does not say that --yes went on:\n%s", said)
+	}
+	rep, err := BuildReport(ctx, o.Journal, o.Repo, res.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rep.Decisions; len(d) != 1 || d[0].Choice != pipeline.AnswerContinue || d[0].By != "default" ||
+		d[0].Question != "reviewer's report broke its contract 2 times" {
+		t.Errorf("the report's decisions %+v, want continue taken by default", d)
 	}
 }
 

@@ -62,7 +62,14 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 					continue
 				}
 				r := runner.ReportOf(m.Report)
-				errs := contract.Validate(terms, *r)
+				// What the model wrote as it meant it, where that is clear
+				// (an approval with comments, passed: true), before
+				// the contract judges it.
+				readings, errs := contract.Accept(terms, r, out.Text)
+				errs = append(errs, contract.Validate(terms, *r)...)
+				if len(readings) > 0 {
+					s.note(job, "the report read as meant: "+strings.Join(readings, "; "))
+				}
 				if m.Report.Err != "" {
 					errs = append([]string{"the report: " + m.Report.Err}, errs...)
 				}

@@ -241,7 +241,8 @@ func (s *shell) judge(ctx context.Context, c pipeline.Command, objective, aspect
 		return v
 	}
 	terms, _ := contract.Bundled(pipeline.RoleEvaluator)
-	if errs := contract.Validate(terms, *r); len(errs) > 0 || r.Status != "complete" {
+	_, errs := contract.Accept(terms, r, "")
+	if errs = append(errs, contract.Validate(terms, *r)...); len(errs) > 0 || r.Status != "complete" {
 		v.Error = cmp.Or(strings.Join(errs, "; "), "it answered "+r.Status)
 		return v
 	}

@@ -47,6 +47,9 @@ type Report struct {
 	// Confidence is each role's computed confidence, from hive's own
 	// checks as the run ended.
 	Confidence []confidence.Score `json:"confidence,omitempty"`
+	// Timeline is where the run's wall time went, step by step, and how
+	// much of it was hive's own.
+	Timeline Timeline `json:"timeline"`
 	// Snapshot is the run's state, for the pipeline view.
 	Snapshot pipeline.Snapshot `json:"-"`
 }
@@ -69,7 +72,10 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 	started := map[string]time.Time{}
 	busy := map[string]time.Duration{}
 	var delivered *Delivery
+	tl := newTimeline(run.Started)
+	last := run.Started
 	err := j.Each(run.ID, func(rec journal.Record) error {
+		last = rec.Time
 		if rec.Type == DeliveredEvent {
 			delivered = &Delivery{}
 			return json.Unmarshal(rec.Payload, delivered)
@@ -82,12 +88,19 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 			return fmt.Errorf("event %d: %w", rec.Seq, err)
 		}
 		before := states(m.Snapshot())
-		if _, err := m.Step(ev); err != nil {
+		cmds, err := m.Step(ev)
+		if err != nil {
 			return nil
 		}
+		after := m.Snapshot()
+		roles := map[string]string{}
+		for _, jb := range after.Jobs {
+			roles[jb.ID] = jb.Role
+		}
+		tl.step(ev, rec.Time, cmds, roles)
 		// A job works from the event that started it to the one that
 		// settled it: that is its time, summed over its attempts.
-		for _, jb := range m.Snapshot().Jobs {
+		for _, jb := range after.Jobs {
 			was, now := before[jb.ID], jb
 			working := now.State == pipeline.Running || now.State == pipeline.Checking
 			if working && (now.Attempts != was.Attempts || !(was.State == pipeline.Running || was.State == pipeline.Checking)) {
@@ -111,6 +124,9 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 	}
 	if run.Finished.IsZero() {
 		r.Outcome = ""
+		r.Timeline = tl.done(last)
+	} else {
+		r.Timeline = tl.done(run.Finished)
 	}
 	for _, jb := range s.Jobs {
 		rr := RoleReport{Job: jb.ID, Role: jb.Role, State: string(jb.State), Attempts: jb.Attempts, Duration: busy[jb.ID], Spend: jb.Spend}

@@ -29,6 +29,12 @@ type task = e2etest.Task
 var (
 	plans   = e2etest.Phase03Tasks
 	answers = e2etest.Phase03Answers
+
+	firstUserText = e2etest.FirstUserText
+	lastPrompt    = e2etest.LastPrompt
+	inCwd         = e2etest.InCwd
+	commitCmd     = e2etest.CommitCmd
+	commitPaths   = e2etest.CommitPaths
 )
 
 // claudeBin finds the real Claude Code CLI (see e2etest.RequireCLI).
@@ -48,54 +54,11 @@ var (
 	commitRe   = regexp.MustCompile(`\[main ([0-9a-f]{7,})\] (.*)`)
 )
 
-// firstUserText is the text of the conversation's first user message: the
-// executor prompt hive sent.
-func firstUserText(c *fa.Conversation) string {
-	for _, m := range c.Messages {
-		if m.Role == "user" {
-			if s := m.Text(); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
 func planOf(c *fa.Conversation) string {
 	if m := planRe.FindStringSubmatch(firstUserText(c)); m != nil {
 		return m[1]
 	}
 	return ""
-}
-
-// lastPrompt returns the text of the last user prompt (a text message with
-// no tool results) and how many assistant messages follow it.
-func lastPrompt(c *fa.Conversation) (string, int) {
-	last := -1
-	for i, m := range c.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		hasResult := false
-		for _, b := range m.Content {
-			if b.Type == "tool_result" {
-				hasResult = true
-			}
-		}
-		if !hasResult && m.Text() != "" {
-			last = i
-		}
-	}
-	if last < 0 {
-		return "", 0
-	}
-	n := 0
-	for _, m := range c.Messages[last+1:] {
-		if m.Role == "assistant" {
-			n++
-		}
-	}
-	return c.Messages[last].Text(), n
 }
 
 // commitsSeen lists "hash subject" of the commits whose `git commit` output
@@ -118,16 +81,6 @@ type step func(c *fa.Conversation) fa.Reply
 
 func static(r fa.Reply) step { return func(*fa.Conversation) fa.Reply { return r } }
 
-// inCwd is the absolute path of rel in the folder Claude Code runs in (a
-// plan's worktree, in worktree mode), else under root.
-func inCwd(c *fa.Conversation, root, rel string) string {
-	dir := c.Cwd()
-	if dir == "" {
-		dir = root
-	}
-	return filepath.Join(dir, filepath.FromSlash(rel))
-}
-
 // withText puts text blocks (PROGRESS lines) before the blocks of r.
 func withText(texts []string, r fa.Reply) fa.Reply {
 	var bs []fa.Block
@@ -135,32 +88,6 @@ func withText(texts []string, r fa.Reply) fa.Reply {
 		bs = append(bs, fa.TextBlock(s))
 	}
 	return fa.Reply{Blocks: append(bs, r.Blocks...)}
-}
-
-// commitCmd is the Bash command of a task commit. Three executors share the
-// repository, so it commits only its own path (`git commit -- PATH`: a bare
-// `git commit` would sweep up what another executor has just staged, and
-// an --allow-empty commit names the plan file, which is unchanged) and
-// retries while another git process holds .git/index.lock (Claude Code
-// itself runs `git status` at start-up).
-func commitCmd(id string, n int, subject, body, path string, allowEmpty bool) string {
-	cmd := "git add " + path + " && git commit "
-	if allowEmpty {
-		cmd = "git commit --allow-empty "
-	}
-	cmd += fmt.Sprintf("-m %q", subject)
-	if body != "" {
-		cmd += fmt.Sprintf(" -m %q", body)
-	}
-	cmd += fmt.Sprintf(" -m %q", "Hive-Plan: "+id)
-	if n > 0 {
-		cmd += fmt.Sprintf(" -m %q", fmt.Sprintf("Hive-Task: %s/%d", id, n))
-	}
-	return retry(cmd + " -- " + path)
-}
-
-func retry(cmd string) string {
-	return "n=0; until " + cmd + "; do n=$((n+1)); if [ $n -ge 25 ]; then exit 1; fi; sleep 0.2; done"
 }
 
 // segment builds the replies of one turn of plan id's executor, starting at

@@ -3,7 +3,6 @@ package claude_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,59 +23,7 @@ import (
 // documentation; the implementers carry them out in their worktrees; the
 // other roles report.
 
-var (
-	reportOnly  = func(role string) fa.Reply { return fa.Text(e2etest.RoleReport(role)) }
-	commitPaths = func(msg string, paths ...string) string {
-		return retry("git add -- " + strings.Join(paths, " ") + " && git commit -q -m " + fmt.Sprintf("%q", msg) + " -- " + strings.Join(paths, " "))
-	}
-)
-
-// roleRule plays every role: the architect's and the executors' turns
-// step by step, the others with their report.
-func roleRule(t *testing.T, root string) fa.Rule {
-	return fa.Rule{
-		Name: "roles",
-		Match: func(c *fa.Conversation) bool {
-			first := firstUserText(c)
-			return e2etest.RoleHeading.MatchString(first) || e2etest.PlanToRun.MatchString(first)
-		},
-		Reply: func(c *fa.Conversation) fa.Reply {
-			first := firstUserText(c)
-			_, k := lastPrompt(c)
-			var steps []fa.Reply
-			if m := e2etest.PlanToRun.FindStringSubmatch(first); m != nil {
-				dir, id := m[1], m[2]
-				_, num, _ := strings.Cut(id, "-")
-				tasks := e2etest.HealthTasks[num]
-				for n, tk := range tasks {
-					steps = append(steps, fa.Write(inCwd(c, root, tk.File), tk.Body),
-						fa.Bash(commitCmd(id, n+1, fmt.Sprintf("feat(%s): %s", id, tk.File), "", tk.File, false)))
-				}
-				summary := e2etest.HealthSummaryPath(dir, id)
-				steps = append(steps,
-					fa.Write(inCwd(c, root, summary), e2etest.HealthSummary(dir, id)),
-					fa.Bash(commitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)),
-					fa.Text(e2etest.PlanComplete(dir, id, len(tasks))))
-			} else {
-				role := e2etest.RoleHeading.FindStringSubmatch(first)[1]
-				if role == "architect" {
-					dir := e2etest.PlanFolder.FindStringSubmatch(first)[1]
-					paths := e2etest.HealthPlanPaths(dir)
-					for i, rel := range paths {
-						steps = append(steps, fa.Write(inCwd(c, root, rel), e2etest.HealthPlan(filepath.Base(dir), fmt.Sprintf("%02d", i+1))))
-					}
-					steps = append(steps, fa.Bash(commitPaths("docs: plans for the health check", paths...)))
-				}
-				steps = append(steps, reportOnly(role))
-			}
-			if k >= len(steps) {
-				t.Errorf("no scripted reply %d for %q", k, clipS(first, 60))
-				return fa.Text("the script ran out")
-			}
-			return steps[k]
-		},
-	}
-}
+func reportOnly(role string) fa.Reply { return fa.Text(e2etest.RoleReport(role)) }
 
 // TestPipelineWithClaude runs hive run's full workflow with the real Claude
 // Code CLI playing every role against the fake model server: the plans it
@@ -88,7 +35,7 @@ func TestPipelineWithClaude(t *testing.T) {
 	t.Parallel()
 	bin := claudeBin(t)
 	root := e2etest.Repo(t, e2etest.HealthService)
-	srv := fa.New(t, fa.Script{Rules: []fa.Rule{roleRule(t, root)}})
+	srv := fa.New(t, fa.Script{Rules: []fa.Rule{e2etest.HealthRoles(root, t.Errorf)}})
 	env := e2etest.ClaudeEnv(srv.URL(), t.TempDir())
 	launcher := agent.Claude{Path: bin, Env: env, Model: "claude-sonnet-5-5"}
 	roles := map[string]agent.Launcher{
@@ -98,8 +45,9 @@ func TestPipelineWithClaude(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
+	j := journal.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{
-		Repo: repo, Journal: journal.NewMemory(), Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
+		Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 		Launcher: launcher, Roles: roles, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
 		WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
@@ -107,6 +55,10 @@ func TestPipelineWithClaude(t *testing.T) {
 		t.Fatal(err)
 	}
 	e2etest.CheckHealthRun(t, root, res)
+	runs, _ := j.Runs()
+	if rep, err := piperun.BuildReport(ctx, j, repo, runs[0]); err == nil {
+		t.Logf("where the run's time went:\n%s", rep.Timeline.Text())
+	}
 	models := map[string]map[string]bool{} // who → the models its requests named
 	for _, r := range srv.MainRequests() {
 		first := firstUserText(r.Conv)
