@@ -68,8 +68,10 @@ var allowed = map[string][]string{
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row; its pipeline group drives the
 	// pipeline machine and scores the roles with confidence; its temporal
-	// group runs a phase through the Temporal backend's workflow.
-	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic"},
+	// group runs a phase through the Temporal backend's workflow; its share
+	// row runs hive run (piperun) with the real claude against the fake
+	// model the claude e2e test plays (e2etest's health pipeline).
+	"bench": {"agent", "confidence", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic"},
 	"cli":   {"*"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
@@ -80,8 +82,9 @@ var allowed = map[string][]string{
 	"e2e/claude":          {}, // tests only
 	"e2e/codex":           {}, // tests only
 	// The e2e fixtures: phases for the runner, and hive run's objective
-	// with the checks of a pipeline run, shared by each CLI's tests.
-	"e2e/e2etest":               {"engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner"},
+	// with the checks of a pipeline run, shared by each CLI's tests, and
+	// the fake model's rules for that run (fakeanthropic).
+	"e2e/e2etest":               {"engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {},

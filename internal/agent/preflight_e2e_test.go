@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
+	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
 
@@ -24,7 +25,7 @@ func TestPreflightPassesE2ESetups(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	claude := agent.Claude{Path: e2etest.RequireCLI(t, "claude"), Live: true, Env: e2etest.ClaudeEnv("http://127.0.0.1:9", t.TempDir())}
+	claude := agent.Claude{Path: testsupport.RequireCLI(t, "claude"), Live: true, Env: e2etest.ClaudeEnv("http://127.0.0.1:9", t.TempDir())}
 	r, err := agent.Preflight(ctx, claude, agent.PreflightOptions{})
 	if err != nil {
 		t.Fatalf("claude e2e setup: %v", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/testsupport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
@@ -37,8 +38,8 @@ var (
 	commitPaths   = e2etest.CommitPaths
 )
 
-// claudeBin finds the real Claude Code CLI (see e2etest.RequireCLI).
-func claudeBin(t *testing.T) string { t.Helper(); return e2etest.RequireCLI(t, "claude") }
+// claudeBin finds the real Claude Code CLI (see testsupport.RequireCLI).
+func claudeBin(t *testing.T) string { t.Helper(); return testsupport.RequireCLI(t, "claude") }
 
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()

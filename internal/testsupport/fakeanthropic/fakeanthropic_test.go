@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/e2e/e2etest"
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // claudeBin finds the pinned claude CLI (failing in CI when it is missing).
-func claudeBin(t *testing.T) string { return e2etest.RequireCLI(t, "claude") }
+func claudeBin(t *testing.T) string { return testsupport.RequireCLI(t, "claude") }
 
 // gitRepo makes a temp git repository with a committer identity.
 func gitRepo(t *testing.T) string {
