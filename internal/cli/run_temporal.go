@@ -117,7 +117,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	case running && o.fresh:
 		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): end it first (temporal workflow terminate --workflow-id %s), then hive run --fresh", id, id)
 	case running && !o.resume:
-		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with hive run --resume --backend temporal; answer its questions with hive answer ROLE \"...\"", id)
+		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with %s", id, o.resumeCommand(repo.Root))
 	case !running:
 		if last, ok, err := piperun.Latest(j); exists && err == nil && ok && last.Finished.IsZero() {
 			// The run may have ended under a driver elsewhere (a clone):
@@ -137,7 +137,9 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			return err
 		}
 	}
-	req := runRequest{Resume: o.resume}
+	// A resume's drivers play its roles with the agent it started with
+	// (resumeSettings), not their own.
+	req := runRequest{Resume: o.resume, Agent: o.agent}
 	if !o.resume {
 		ch, err := chooseRun(ctx, o, repo, cfg, objective)
 		if err != nil {
@@ -199,7 +201,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	if err := markRunOnTemporal(repo.Root, id, o.temporalFlags); err != nil {
 		fmt.Fprintf(o.stderr, "hive: %v (hive answer in this folder then needs --backend temporal)\n", err)
 	}
-	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo, answer: o.answerCommand(repo.Root)}
 	return followRun(ctx, o, c, run, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), obs, running, checkpointWait(cfg, o.waitSet, o.wait))
 }
 
@@ -226,7 +228,9 @@ func takeUp(o *runOptions, repo *gitx.Repo, j journal.Journal) error {
 	case o.resume && !unfinished:
 		return &exitError{code: ExitUsage, err: piperun.ErrNoRun}
 	case !o.resume && unfinished:
-		return &exitError{code: ExitUsage, err: &piperun.UnfinishedError{Run: last}}
+		return o.runExit(context.Background(), repo.Root, &piperun.UnfinishedError{Run: last})
+	case o.resume:
+		return resumeSettings(o, repo.Root, j)
 	}
 	return nil
 }
@@ -289,6 +293,8 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 	if !o.json && isTerminal(o.stdin) {
 		obs.prompt = true
 		go readAnswers(o.stdin, answers)
+	} else {
+		obs.wait = wait
 	}
 	var f *piperun.Follower
 	var src *followed
@@ -309,7 +315,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 			}
 			if e.err != nil {
 				if ctx.Err() != nil {
-					return &exitError{code: ExitInterrupted, err: errRunGoesOn}
+					return o.runGoesOn(obs.repo.Root)
 				}
 				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's workflow %s ended without a result: %w", run.GetID(), e.err)}
 			}
@@ -326,7 +332,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 			}
 			return nil
 		case <-ctx.Done():
-			return &exitError{code: ExitInterrupted, err: errRunGoesOn}
+			return o.runGoesOn(obs.repo.Root)
 		case text := <-answers:
 			var open *pipeline.Checkpoint
 			if f != nil {
@@ -383,8 +389,8 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				asked = time.Now()
 			}
 			if open != nil && !obs.prompt && wait >= 0 && time.Since(asked) >= wait && !src.answered(drivers[len(drivers)-1].Run, open.ID) {
-				return &exitError{code: ExitNeedsHuman, err: fmt.Errorf("%s asks: %s. The run waits for the answer on its workers: hive answer %s \"...\", then hive run --resume --backend temporal follows it again",
-					open.Job, clipped(oneLine(open.Question), 200), open.Job)}
+				return exitf(ExitNeedsHuman, "%s asks: %s. The run waits for the answer on its workers: %s, then %s follows it again",
+					open.Job, clipped(oneLine(open.Question), 200), o.pasteable(obs.repo.Root, "answer", open.Job, open.Example()), o.resumeCommand(obs.repo.Root))
 			}
 		}
 	}
@@ -527,7 +533,11 @@ func runDrivers(ctx context.Context, c client.Client, run client.WorkflowRun) ([
 	return ds, v.Get(&ds)
 }
 
-var errRunGoesOn = errors.New("interrupted: the run goes on on its workers (hive worker --backend temporal); hive run --resume --backend temporal follows it again")
+// runGoesOn is the exit of a command that stopped following a Temporal
+// run of the repository at root, which goes on on its workers.
+func (o *runOptions) runGoesOn(root string) error {
+	return exitf(ExitInterrupted, "interrupted: the run goes on on its workers (hive worker --backend temporal); %s follows it again", o.resumeCommand(root))
+}
 
 // runDriver drives Temporal runs of hive run in the repository g names,
 // as a local run: journal first, in the project's folder. out, when set,

@@ -192,7 +192,7 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 		s.removeWorktree(ctx, "", &d)
 		s.publishWork(ctx, snap, mode, base, &d)
 		return d
-	case s.o.NoMerge:
+	case s.o.NoMerge || snap.Spec.NoMerge:
 		return leave("--no-merge")
 	}
 	if why := s.unsafeMerge(ctx); why != "" {

@@ -61,17 +61,24 @@ type Options struct {
 	// Launcher starts the agents of every role that Roles does not name;
 	// Roles the agents of single roles (models.ROLE), the implementer's
 	// also the phase's executors.
-	Launcher   agent.Launcher
-	Roles      map[string]agent.Launcher
-	Home       string // where the user's global prompts are; "" for none
-	AutoAnswer bool
+	Launcher agent.Launcher
+	Roles    map[string]agent.Launcher
+	// Agent is the agent program --agent named ("" for the config's),
+	// and CheckpointWait the --checkpoint-wait given ("" for none): a new
+	// run journals them in its spec, for its resume to start the same
+	// agents and wait as long.
+	Agent          string
+	CheckpointWait string
+	Home           string // where the user's global prompts are; "" for none
+	AutoAnswer     bool
 	// NoInterview skips the interviewer of a new run (AutoAnswer does
 	// too).
 	NoInterview bool
 	// Context is given to every role of a new run: files the user named
 	// (-c), with their text.
 	Context []pipeline.ContextFile
-	// NoMerge leaves the finished run's work on its branch.
+	// NoMerge leaves the finished run's work on its branch (as does a
+	// run started with it).
 	NoMerge bool
 	// Elsewhere, when set, says where the finished run's work is for a
 	// run driven away from the user's folder (a clone of it): the work is
@@ -162,7 +169,8 @@ type Result struct {
 	Notes []string
 }
 
-// NeedsHumanError stops a run at a checkpoint nobody here can answer.
+// NeedsHumanError stops a run at a checkpoint nobody here can answer (the
+// command line says how to answer it: Checkpoint.Example is an answer).
 type NeedsHumanError struct {
 	Run        int64
 	Checkpoint pipeline.Checkpoint
@@ -181,7 +189,6 @@ func (e *NeedsHumanError) Error() string {
 	case len(cp.Options) > 0:
 		fmt.Fprintf(&b, "\n  answer one of: %s", strings.Join(cp.Options, ", "))
 	}
-	fmt.Fprintf(&b, "\nthen: hive run --resume --answer \"...\"")
 	return b.String()
 }
 
@@ -196,12 +203,12 @@ var ErrInterrupted = errors.New("interrupted")
 // ErrNoRun says there is no unfinished run to resume.
 var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive run \"objective\"")
 
-// UnfinishedError refuses a new run while another is unfinished.
+// UnfinishedError refuses a new run while another is unfinished (the
+// command line says how to resume it or abandon it).
 type UnfinishedError struct{ Run journal.Run }
 
 func (e *UnfinishedError) Error() string {
-	return fmt.Sprintf("run %d (started %s) is unfinished: resume it with hive run --resume, or abandon it with hive run --fresh \"objective\"",
-		e.Run.ID, e.Run.Started.Local().Format("2006-01-02 15:04"))
+	return fmt.Sprintf("run %d (started %s) is unfinished", e.Run.ID, e.Run.Started.Local().Format("2006-01-02 15:04"))
 }
 
 // Latest returns the newest pipeline run and whether there is one.
