@@ -503,7 +503,7 @@ type runPrinter struct {
 	// (nil: no question is answered from elsewhere).
 	wait   time.Duration
 	answer func(job, text string) string
-	width  int  // of the terminal; 0 for none
+	width  int // of the terminal; 0 for none
 	plans  []tui.PlanState
 	repo   *gitx.Repo       // to show findings with their code
 	clock  func() time.Time // nil: the time now (hive log replays a journal's times)
