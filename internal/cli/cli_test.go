@@ -85,7 +85,16 @@ func setupGitEnv(env *testscript.Env) error {
 	env.Setenv("GIT_COMMITTER_EMAIL", "test@hive.invalid")
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("GOCACHE", os.Getenv("GOCACHE")) // a project's go test keeps the build cache (testsupport)
-	return nil
+	// HOME is the script's repository: what go keeps in a home (its
+	// telemetry counters in .config/go, its module cache in go/) and
+	// hive's cache are not the project's uncommitted changes, which a run
+	// refuses. git's own excludes file (~/.config/git/ignore) says so, as
+	// a user's HOME outside the project would.
+	ignore := filepath.Join(env.WorkDir, ".config", "git", "ignore")
+	if err := os.MkdirAll(filepath.Dir(ignore), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(ignore, []byte("/.config/\n/.cache/\n/go/\n"), 0o644)
 }
 
 // waitState waits until the newest run in the journal has plan PLAN in

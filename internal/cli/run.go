@@ -43,11 +43,13 @@ type runOptions struct {
 	answer   string
 	fresh    bool
 	noMerge  bool
-	push     bool
-	pr       bool
-	wait     time.Duration
-	waitSet  bool
-	noTUI    bool
+	// allowDirty runs next to uncommitted changes, as execute-phase's.
+	allowDirty bool
+	push       bool
+	pr         bool
+	wait       time.Duration
+	waitSet    bool
+	noTUI      bool
 	// budgetUSD overrides budget.usd when set.
 	budgetUSD    float64
 	budgetUSDSet bool
@@ -143,6 +145,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
 	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
+	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them; the work is merged only if it touches none of them, else it stays on its branch: exit 7)")
 	cmd.Flags().BoolVar(&o.push, "push", false, "push the completed run's branch to origin instead of merging it")
 	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
@@ -212,6 +215,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	}
 	var choice runChoice
 	if !o.resume {
+		if err := o.checkTree(ctx, repo); err != nil {
+			return err
+		}
 		if choice, err = chooseRun(ctx, o, repo, cfg, objective); err != nil {
 			return err
 		}
@@ -223,6 +229,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	defer closeJournal()
 	if o.resume {
 		if err := resumeSettings(o, repo.Root, j); err != nil {
+			return err
+		}
+		if err := o.checkTree(ctx, repo); err != nil {
 			return err
 		}
 	}
@@ -262,10 +271,42 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		return err
 	}
 	obs.result(res)
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	return resultExit(res)
+}
+
+// resultExit is the exit of a run that ended with res: a run that did
+// not complete failed; a complete one whose work did not reach the
+// user's branch (or origin) as meant is told apart from one whose did.
+func resultExit(res piperun.Result) error {
+	switch {
+	case res.Snapshot.Outcome != pipeline.OutcomeComplete:
 		return silentExit(ExitFailed)
+	case res.Undelivered != "":
+		return silentExit(ExitUndelivered)
 	}
 	return nil
+}
+
+// checkTree applies execute-phase's rule to the user's working tree: a
+// run starts (or resumes) next to no uncommitted change, which its agents,
+// working from commits, would not see, and which its merge must not
+// touch; unless --allow-dirty, then said. hive's own folder is kept out
+// of git first.
+func (o *runOptions) checkTree(ctx context.Context, repo *gitx.Repo) error {
+	if err := repo.Exclude(ctx, "/.hive/"); err != nil {
+		return &exitError{code: ExitInternal, err: fmt.Errorf("keep hive's files out of git: %w", err)}
+	}
+	err := runner.CheckClean(ctx, repo)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, runner.ErrDirty):
+		return &exitError{code: ExitInternal, err: err}
+	case o.allowDirty:
+		fmt.Fprintln(o.stderr, "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them; the work is merged only if it touches none of them")
+		return nil
+	}
+	return &exitError{code: ExitUsage, err: err}
 }
 
 // runExit is the exit of a run in the repository at root that ended with
@@ -337,6 +378,7 @@ func resumeSettings(o *runOptions, root string, j journal.Journal) error {
 		return exitf(ExitUsage, "run %d started with --agent %s, which plays its roles to the end: resume it with %s, or abandon it and start a new run with --fresh --agent %s",
 			run.ID, spec.Agent, o.resumeCommand(root), o.agent)
 	}
+	o.allowDirty = o.allowDirty || spec.AllowDirty
 	if !o.waitSet && spec.CheckpointWait != "" {
 		if d, err := time.ParseDuration(spec.CheckpointWait); err == nil {
 			o.wait, o.waitSet = d, true
@@ -435,7 +477,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	opts := piperun.Options{
 		Repo: repo, Journal: j,
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.agent, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.agent, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Setup: worktreeSetup(cfg),
 	}
@@ -612,7 +654,7 @@ func (p *runPrinter) result(res piperun.Result) {
 	s := res.Snapshot
 	if p.json {
 		json.NewEncoder(p.w).Encode(map[string]any{"result": map[string]any{"run": res.Run.ID, "outcome": s.Outcome, "branch": res.Branch,
-			"merged": res.Merged, "pushed": res.Pushed, "pull_request": res.PullRequest, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
+			"merged": res.Merged, "pushed": res.Pushed, "pull_request": res.PullRequest, "undelivered": res.Undelivered, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
 			"tests": s.Tests, "findings": s.Findings, "notes": res.Notes}})
 		return
 	}

@@ -46,6 +46,7 @@ type runRequest struct {
 	Yes         bool      `json:"yes,omitempty"`
 	NoInterview bool      `json:"no_interview,omitempty"`
 	NoMerge     bool      `json:"no_merge,omitempty"`
+	AllowDirty  bool      `json:"allow_dirty,omitempty"`
 	Push        bool      `json:"push,omitempty"`
 	PR          bool      `json:"pr,omitempty"`
 	Evaluate    bool      `json:"evaluate,omitempty"`
@@ -131,6 +132,9 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		if err := takeUp(o, repo, j); err != nil {
 			return err
 		}
+		if err := o.checkTree(ctx, repo); err != nil {
+			return err
+		}
 	}
 	if o.answer != "" {
 		if err := answerRunQuestion(ctx, o, c, id, running, cfg, j); err != nil {
@@ -153,7 +157,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			ch.Context[i].Text = red.String(ch.Context[i].Text)
 		}
 		req = runRequest{Objective: red.String(objective), Choice: ch, Agent: o.agent, Yes: o.yes, NoInterview: o.noInterview,
-			NoMerge: o.noMerge, Push: o.push, PR: o.pr, Evaluate: o.evaluate}
+			NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr, Evaluate: o.evaluate}
 		if o.budgetUSDSet {
 			req.BudgetUSD = &o.budgetUSD
 		}
@@ -327,10 +331,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's result: %w", err)}
 			}
 			obs.result(res)
-			if res.Snapshot.Outcome != pipeline.OutcomeComplete {
-				return silentExit(ExitFailed)
-			}
-			return nil
+			return resultExit(res)
 		case <-ctx.Done():
 			return o.runGoesOn(obs.repo.Root)
 		case text := <-answers:
@@ -563,7 +564,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		return nil, temporal.Refused(err)
 	}
 	o := &runOptions{globalOptions: d.g, agent: req.Agent, yes: req.Yes, noInterview: req.NoInterview, noMerge: req.NoMerge,
-		push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume, rolesElsewhere: true}
+		allowDirty: req.AllowDirty, push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume, rolesElsewhere: true}
 	if o.agent == "" {
 		o.agent = d.agent
 	}

@@ -33,6 +33,9 @@ type Spec struct {
 	// NoMerge (--no-merge) leaves the finished work on the run's branch,
 	// kept for a resume.
 	NoMerge bool `json:"no_merge,omitempty"`
+	// AllowDirty (--allow-dirty): the run started next to uncommitted
+	// changes, and its resume may go on next to them.
+	AllowDirty bool `json:"allow_dirty,omitempty"`
 	// Agent is the agent program --agent named for every role ("": each
 	// role's from the config), kept so that a resume starts the same
 	// agents.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,6 +79,9 @@ type Options struct {
 	// NoMerge leaves the finished run's work on its branch (as does a
 	// run started with it).
 	NoMerge bool
+	// AllowDirty is journaled in a new run's spec: it started next to
+	// uncommitted changes (--allow-dirty), which the command line checks.
+	AllowDirty bool
 	// Elsewhere, when set, says where the finished run's work is for a
 	// run driven away from the user's folder (a clone of it): the work is
 	// left on its branch, which the driver hands on, and this is the
@@ -165,6 +167,11 @@ type Result struct {
 	// pull request gh opened for it.
 	Pushed      bool
 	PullRequest string
+	// Undelivered says why the work of a completed run did not reach the
+	// user's branch (or origin) as it was meant to: it is on Branch, and
+	// Notes say how to take it. "" when it did, or when --no-merge kept
+	// it there.
+	Undelivered string
 	// Notes says what the user should know: where the work is, what to do.
 	Notes []string
 }
@@ -262,37 +269,6 @@ func WorktreeRoot(o Options) (string, error) {
 		return o.WorktreeRoot, nil
 	}
 	return gitx.DefaultWorktreeRoot(o.Repo.Root)
-}
-
-// nextPhase is the phase the architect writes: one past the highest
-// phase number under .planning/phases of dir, named after the objective.
-func nextPhase(dir, objective string) string {
-	n := 0
-	entries, _ := os.ReadDir(filepath.Join(dir, ".planning", "phases"))
-	for _, e := range entries {
-		var k int
-		if _, err := fmt.Sscanf(e.Name(), "%d-", &k); err == nil && k > n {
-			n = k
-		}
-	}
-	return fmt.Sprintf(".planning/phases/%02d-%s", n+1, slug(objective))
-}
-
-// slug is a short folder name made of the objective's first words.
-func slug(s string) string {
-	var words []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
-	}) {
-		words = append(words, w)
-		if len(words) == 5 {
-			break
-		}
-	}
-	if len(words) == 0 {
-		return "objective"
-	}
-	return strings.Join(words, "-")
 }
 
 // Answer journals an answer to the open question of the newest unfinished
