@@ -96,6 +96,21 @@ would touch your uncommitted changes (hive never stashes them). --push pushes
 the branch to origin instead; --pr also opens a pull request with gh, the
 objective its title and the run's report its description.
 
+A run starts from a clean working tree, as execute-phase does: an uncommitted
+change (an untracked file too) is refused, since the roles work from your
+commits and would not see it; --allow-dirty runs next to it. Completed work
+that could not be merged (or pushed) ends with exit 7, "undelivered" in --json.
+
+The architect's plans are the run's, not your project's: they are kept in
+.hive/runs/N/phase, and never reach your .planning.
+
+--resume goes on with the run as it started: its agent, workflow, context
+files, --yes, --no-interview, --evaluate, budget, --no-merge, --push, --pr,
+--allow-dirty and --checkpoint-wait are in its journal. A different --agent
+is refused; flags only a new run takes are ignored, with a note; --no-merge,
+--push, --pr and --checkpoint-wait given again win. Every command hive prints
+to go on works as printed.
+
 Workflows: full, quick (implementer, tester), or .hive/workflows/NAME.json
 ({"name": "...", "steps": [{"role": "implementer"}, ...], "fix_loops": 2}).
 Role prompts: see hive agents.`,
