@@ -216,7 +216,9 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindChallenge {
 		t.Fatalf("Run = %v, want a challenge for a human", err)
 	}
-	if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "--resume") {
+	// Refused, naming the run (the command line adds how to resume it).
+	var unfinished *UnfinishedError
+	if _, err := Run(ctx, o); !errors.As(err, &unfinished) || unfinished.Run.ID != needs.Run {
 		t.Fatalf("a new run over an unfinished one: %v", err)
 	}
 	o.Resume, o.Answer = true, "override"
