@@ -89,7 +89,16 @@ func setupGitEnv(env *testscript.Env) error {
 	env.Setenv("GOCACHE", os.Getenv("GOCACHE")) // a project's go test keeps the build cache (testsupport)
 	// Where make python puts pytest, for a Python project's tests.
 	env.Setenv("PYTHONPATH", os.Getenv("PYTHONPATH"))
-	return nil
+	// HOME is the script's repository: what go keeps in a home (its
+	// telemetry counters in .config/go, its module cache in go/) and
+	// hive's cache are not the project's uncommitted changes, which a run
+	// refuses. git's own excludes file (~/.config/git/ignore) says so, as
+	// a user's HOME outside the project would.
+	ignore := filepath.Join(env.WorkDir, ".config", "git", "ignore")
+	if err := os.MkdirAll(filepath.Dir(ignore), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(ignore, []byte("/.config/\n/.cache/\n/go/\n"), 0o644)
 }
 
 // condition adds the scripts' own conditions: [pytest] holds where

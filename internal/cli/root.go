@@ -13,13 +13,17 @@ import (
 
 // Exit codes. Scripts can tell a failed plan from a bad invocation.
 const (
-	ExitOK          = 0
-	ExitFailed      = 1 // a plan failed or was skipped; lint found errors
-	ExitUsage       = 2 // bad flags or arguments, invalid plans or config, no repository
-	ExitInternal    = 3 // hive itself could not go on: the journal, git, the file system
-	ExitBusy        = 4 // another hive process is running the phase
-	ExitNeedsHuman  = 5 // an unattended run stopped at a checkpoint only a human may answer
-	ExitPaused      = 6 // hive pause paused the run; the same command resumes it
+	ExitOK         = 0
+	ExitFailed     = 1 // a plan failed or was skipped; lint found errors
+	ExitUsage      = 2 // bad flags or arguments, invalid plans or config, no repository
+	ExitInternal   = 3 // hive itself could not go on: the journal, git, the file system
+	ExitBusy       = 4 // another hive process is running the phase
+	ExitNeedsHuman = 5 // an unattended run stopped at a checkpoint only a human may answer
+	ExitPaused     = 6 // hive pause paused the run; the same command resumes it
+	// ExitUndelivered: hive run completed, but its work could not be
+	// merged into your branch (or pushed) and is on the run's branch; the
+	// output says why and how to take it.
+	ExitUndelivered = 7
 	ExitInterrupted = 130
 )
 
@@ -143,7 +147,19 @@ phase plans (.planning/), schedules them as a dependency graph, runs one agent
 per plan (execute-phase), or hands an objective to a pipeline of roles that
 challenge each other and fix what fails (run). Every result is checked and
 recorded in a durable journal, and a killed run resumes without losing or
-repeating work.`,
+repeating work.
+
+Exit codes:
+  0    success
+  1    a plan, a run or a check failed (the output says why)
+  2    bad input: flags, plans, config, uncommitted changes (see --allow-dirty)
+  3    hive could not go on: the journal, git, the file system
+  4    another hive process is running this phase or run
+  5    a question only a human may answer is open, and nobody answered it here
+  6    hive pause paused the run; the same command resumes it
+  7    hive run completed, but its work could not be merged (or pushed): it is
+       on the run's branch, and the output says why and how to take it
+  130  interrupted; the run is kept: run the command hive prints to resume`,
 		Version:       hiveVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -43,11 +43,13 @@ type runOptions struct {
 	answer   string
 	fresh    bool
 	noMerge  bool
-	push     bool
-	pr       bool
-	wait     time.Duration
-	waitSet  bool
-	noTUI    bool
+	// allowDirty runs next to uncommitted changes, as execute-phase's.
+	allowDirty bool
+	push       bool
+	pr         bool
+	wait       time.Duration
+	waitSet    bool
+	noTUI      bool
 	// budgetUSD overrides budget.usd when set.
 	budgetUSD    float64
 	budgetUSDSet bool
@@ -61,6 +63,9 @@ type runOptions struct {
 	evaluate bool
 	temporalFlags
 	localWorker bool
+	// newRunFlags are the flags given with --resume that only a new run
+	// takes (its workflow, its context): the resumed run keeps its own.
+	newRunFlags []string
 	// rolesElsewhere: the roles' agents start on the workers that serve
 	// the run's sessions (hive run's Temporal driver), so their CLIs are
 	// not checked here, where none of them runs.
@@ -91,6 +96,21 @@ would touch your uncommitted changes (hive never stashes them). --push pushes
 the branch to origin instead; --pr also opens a pull request with gh, the
 objective its title and the run's report its description.
 
+A run starts from a clean working tree, as execute-phase does: an uncommitted
+change (an untracked file too) is refused, since the roles work from your
+commits and would not see it; --allow-dirty runs next to it. Completed work
+that could not be merged (or pushed) ends with exit 7, "undelivered" in --json.
+
+The architect's plans are the run's, not your project's: they are kept in
+.hive/runs/N/phase, and never reach your .planning.
+
+--resume goes on with the run as it started: its agent, workflow, context
+files, --yes, --no-interview, --evaluate, budget, --no-merge, --push, --pr,
+--allow-dirty and --checkpoint-wait are in its journal. A different --agent
+is refused; flags only a new run takes are ignored, with a note; --no-merge,
+--push, --pr and --checkpoint-wait given again win. Every command hive prints
+to go on works as printed.
+
 Workflows: full, quick (implementer, tester), or .hive/workflows/NAME.json
 ({"name": "...", "steps": [{"role": "implementer"}, ...], "fix_loops": 2}).
 Role prompts: see hive agents.`,
@@ -115,6 +135,13 @@ Role prompts: see hive agents.`,
 			}
 			o.waitSet = cmd.Flags().Changed("checkpoint-wait")
 			o.budgetUSDSet = cmd.Flags().Changed("budget-usd")
+			if o.resume {
+				for _, f := range []string{"workflow", "roles", "only", "plan", "context", "no-interview"} {
+					if cmd.Flags().Changed(f) {
+						o.newRunFlags = append(o.newRunFlags, "--"+f)
+					}
+				}
+			}
 			return runPipeline(cmd.Context(), o, objective)
 		},
 	}
@@ -133,6 +160,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().StringVar(&o.answer, "answer", "", "with --resume: the answer to the question the run stopped at")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "abandon the unfinished run (its branch stays) and start a new one")
 	cmd.Flags().BoolVar(&o.noMerge, "no-merge", false, "leave the finished run's work on its branch")
+	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them; the work is merged only if it touches none of them, else it stays on its branch: exit 7)")
 	cmd.Flags().BoolVar(&o.push, "push", false, "push the completed run's branch to origin instead of merging it")
 	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
@@ -202,6 +230,9 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	}
 	var choice runChoice
 	if !o.resume {
+		if err := o.checkTree(ctx, repo); err != nil {
+			return err
+		}
 		if choice, err = chooseRun(ctx, o, repo, cfg, objective); err != nil {
 			return err
 		}
@@ -211,6 +242,14 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		return err
 	}
 	defer closeJournal()
+	if o.resume {
+		if err := resumeSettings(o, repo.Root, j); err != nil {
+			return err
+		}
+		if err := o.checkTree(ctx, repo); err != nil {
+			return err
+		}
+	}
 	if o.fresh {
 		if pid, live := runner.PipelineHolder(repo.Root); live {
 			return exitf(ExitBusy, "hive pid %d is driving the unfinished run now: stop it first (Ctrl-C there, or kill %d), then hive run --fresh", pid, pid)
@@ -225,7 +264,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	if err != nil {
 		return err
 	}
-	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo, answer: o.answerCommand(repo.Root)}
 	opts.Observer = obs
 	// At a terminal a question waits for the answer typed there (or given
 	// with hive answer); without one, for hive answer, checkpoint_wait long.
@@ -240,34 +279,129 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		go readAnswers(o.stdin, answers)
 		res, err = piperun.Run(ctx, opts)
 	default:
+		obs.wait = opts.Wait
 		res, err = piperun.Run(ctx, opts)
 	}
-	if err := runExit(ctx, err); err != nil {
+	if err := o.runExit(ctx, repo.Root, err); err != nil {
 		return err
 	}
 	obs.result(res)
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	return resultExit(res)
+}
+
+// resultExit is the exit of a run that ended with res: a run that did
+// not complete failed; a complete one whose work did not reach the
+// user's branch (or origin) as meant is told apart from one whose did.
+func resultExit(res piperun.Result) error {
+	switch {
+	case res.Snapshot.Outcome != pipeline.OutcomeComplete:
 		return silentExit(ExitFailed)
+	case res.Undelivered != "":
+		return silentExit(ExitUndelivered)
 	}
 	return nil
 }
 
-// runExit is the exit of a run that ended with err.
-func runExit(ctx context.Context, err error) error {
+// checkTree applies execute-phase's rule to the user's working tree: a
+// run starts (or resumes) next to no uncommitted change, which its agents,
+// working from commits, would not see, and which its merge must not
+// touch; unless --allow-dirty, then said. hive's own folder is kept out
+// of git first.
+func (o *runOptions) checkTree(ctx context.Context, repo *gitx.Repo) error {
+	if err := repo.Exclude(ctx, "/.hive/"); err != nil {
+		return &exitError{code: ExitInternal, err: fmt.Errorf("keep hive's files out of git: %w", err)}
+	}
+	err := runner.CheckClean(ctx, repo)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, runner.ErrDirty):
+		return &exitError{code: ExitInternal, err: err}
+	case o.allowDirty:
+		fmt.Fprintln(o.stderr, "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them; the work is merged only if it touches none of them")
+		return nil
+	}
+	return &exitError{code: ExitUsage, err: err}
+}
+
+// runExit is the exit of a run in the repository at root that ended with
+// err, with the command that goes on, ready to paste.
+func (o *runOptions) runExit(ctx context.Context, root string, err error) error {
 	var needs *piperun.NeedsHumanError
 	var unfinished *piperun.UnfinishedError
 	var answer *piperun.AnswerError
 	switch {
 	case errors.As(err, &needs):
-		return &exitError{code: ExitNeedsHuman, err: err}
+		return exitf(ExitNeedsHuman, "%v\ngo on with your answer: %s", err, o.resumeCommand(root, "--answer", needs.Checkpoint.Example()))
 	case errors.Is(err, runner.ErrLocked):
 		return &exitError{code: ExitBusy, err: err}
-	case errors.As(err, &unfinished), errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
+	case errors.As(err, &unfinished):
+		return exitf(ExitUsage, "%v: resume it with %s, or abandon it with %s", err, o.resumeCommand(root), o.pasteable(root, "run", "--fresh", "the new objective"))
+	case errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
 		return &exitError{code: ExitUsage, err: err}
 	case errors.Is(err, piperun.ErrInterrupted), err != nil && ctx.Err() != nil:
-		return &exitError{code: ExitInterrupted, err: err}
+		return exitf(ExitInterrupted, "%v: resume it with %s", err, o.resumeCommand(root))
 	case err != nil:
 		return &exitError{code: ExitInternal, err: err}
+	}
+	return nil
+}
+
+// answerCommand spells the command that answers a question of the run in
+// the repository at root, ready to paste.
+func (o *runOptions) answerCommand(root string) func(job, text string) string {
+	return func(job, text string) string { return o.pasteable(root, "answer", job, text) }
+}
+
+// resumeCommand is the command that resumes the project's unfinished run,
+// ready to paste: the run's agent, workflow and flags are in its journal.
+// args follow --resume (--answer TEXT).
+func (o *runOptions) resumeCommand(root string, args ...string) string {
+	words := []string{"run", "--resume"}
+	if o.backend == "temporal" {
+		words = append(words, "--backend", "temporal")
+	}
+	return o.pasteable(root, append(words, args...)...)
+}
+
+// resumeSettings gives a resume the settings its run started with, from
+// the spec in its journal. The run itself keeps its workflow, context
+// files, --yes, --no-interview, --evaluate, budget, --no-merge, --push
+// and --pr; here, the agent it started with plays its roles again (a
+// different --agent is refused, as execute-phase refuses it: the roles
+// already played would not be played by the agent that plays the rest),
+// and its --checkpoint-wait holds unless this command gives one. A flag
+// given here that only a new run takes is said to be ignored.
+func resumeSettings(o *runOptions, root string, j journal.Journal) error {
+	run, ok, err := piperun.Latest(j)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if !ok || !run.Finished.IsZero() {
+		return nil // nothing to resume: the run says so
+	}
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: fmt.Errorf("replay run %d: %w", run.ID, err)}
+	}
+	spec := m.Snapshot().Spec
+	switch {
+	case spec.Agent == "" || spec.Agent == o.agent:
+	case o.agent == "":
+		o.agent = spec.Agent
+	default:
+		return exitf(ExitUsage, "run %d started with --agent %s, which plays its roles to the end: resume it with %s, or abandon it and start a new run with --fresh --agent %s",
+			run.ID, spec.Agent, o.resumeCommand(root), o.agent)
+	}
+	o.allowDirty = o.allowDirty || spec.AllowDirty
+	if !o.waitSet && spec.CheckpointWait != "" {
+		if d, err := time.ParseDuration(spec.CheckpointWait); err == nil {
+			o.wait, o.waitSet = d, true
+		}
+	}
+	if len(o.newRunFlags) > 0 {
+		fmt.Fprintf(o.stderr, "%s: for a new run; run %d goes on with the workflow and context files it started with (hive run --fresh starts a new one)\n",
+			strings.Join(o.newRunFlags, ", "), run.ID)
 	}
 	return nil
 }
@@ -358,11 +492,14 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	opts := piperun.Options{
 		Repo: repo, Journal: j,
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.agent, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
+	if o.waitSet {
+		opts.CheckpointWait = o.wait.String()
+	}
 	// A postmortem model tells the finished run when the config names one;
 	// otherwise hive's own paragraph does.
 	if _, ok := cfg.Models[pipeline.RolePostmortem]; ok {
@@ -418,7 +555,12 @@ type runPrinter struct {
 	json   bool
 	start  time.Time
 	prompt bool // a human answers at this terminal
-	width  int  // of the terminal; 0 for none
+	// wait, when a question waits for hive answer without a terminal, is
+	// how long; answer spells the hive answer command of job's question
+	// (nil: no question is answered from elsewhere).
+	wait   time.Duration
+	answer func(job, text string) string
+	width  int // of the terminal; 0 for none
 	plans  []tui.PlanState
 	repo   *gitx.Repo       // to show findings with their code
 	clock  func() time.Time // nil: the time now (hive log replays a journal's times)
@@ -510,8 +652,15 @@ func (p *runPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
 		if cp.Kind == pipeline.KindFindings && cp.View {
 			fmt.Fprint(p.w, findingsWithCode(context.Background(), p.repo, codeRef(context.Background(), p.repo, s.Spec.Branch), cp.Findings))
 		}
-		if p.prompt {
-			fmt.Fprintf(p.w, "answer (or hive answer %s \"...\" from another terminal): ", c.Job)
+		switch {
+		case p.answer == nil:
+		case p.prompt:
+			fmt.Fprintf(p.w, "answer (or %s from another terminal): ", p.answer(c.Job, cp.Example()))
+		case p.wait > 0:
+			// Without a terminal nobody can answer here: say how, and
+			// for how long the run waits.
+			fmt.Fprintf(p.w, "        answer from another terminal: %s\n        (the run waits up to %s for it, then stops with exit 5 and says how to go on)\n",
+				p.answer(c.Job, cp.Example()), p.wait)
 		}
 	}
 }
@@ -528,7 +677,7 @@ func (p *runPrinter) result(res piperun.Result) {
 	s := res.Snapshot
 	if p.json {
 		json.NewEncoder(p.w).Encode(map[string]any{"result": map[string]any{"run": res.Run.ID, "outcome": s.Outcome, "branch": res.Branch,
-			"merged": res.Merged, "pushed": res.Pushed, "pull_request": res.PullRequest, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
+			"merged": res.Merged, "pushed": res.Pushed, "pull_request": res.PullRequest, "undelivered": res.Undelivered, "jobs": s.Jobs, "challenges": s.Challenges, "decisions": s.Decisions, "fix_loops": s.FixLoops,
 			"tests": s.Tests, "findings": s.Findings, "notes": res.Notes}})
 		return
 	}

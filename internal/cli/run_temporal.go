@@ -46,6 +46,7 @@ type runRequest struct {
 	Yes         bool      `json:"yes,omitempty"`
 	NoInterview bool      `json:"no_interview,omitempty"`
 	NoMerge     bool      `json:"no_merge,omitempty"`
+	AllowDirty  bool      `json:"allow_dirty,omitempty"`
 	Push        bool      `json:"push,omitempty"`
 	PR          bool      `json:"pr,omitempty"`
 	Evaluate    bool      `json:"evaluate,omitempty"`
@@ -117,7 +118,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	case running && o.fresh:
 		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): end it first (temporal workflow terminate --workflow-id %s), then hive run --fresh", id, id)
 	case running && !o.resume:
-		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with hive run --resume --backend temporal; answer its questions with hive answer ROLE \"...\"", id)
+		return exitf(ExitBusy, "a run is under way here (Temporal workflow %s): follow it with %s", id, o.resumeCommand(repo.Root))
 	case !running:
 		if last, ok, err := piperun.Latest(j); exists && err == nil && ok && last.Finished.IsZero() {
 			// The run may have ended under a driver elsewhere (a clone):
@@ -131,13 +132,18 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		if err := takeUp(o, repo, j); err != nil {
 			return err
 		}
+		if err := o.checkTree(ctx, repo); err != nil {
+			return err
+		}
 	}
 	if o.answer != "" {
 		if err := answerRunQuestion(ctx, o, c, id, running, cfg, j); err != nil {
 			return err
 		}
 	}
-	req := runRequest{Resume: o.resume}
+	// A resume's drivers play its roles with the agent it started with
+	// (resumeSettings), not their own.
+	req := runRequest{Resume: o.resume, Agent: o.agent}
 	if !o.resume {
 		ch, err := chooseRun(ctx, o, repo, cfg, objective)
 		if err != nil {
@@ -151,7 +157,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			ch.Context[i].Text = red.String(ch.Context[i].Text)
 		}
 		req = runRequest{Objective: red.String(objective), Choice: ch, Agent: o.agent, Yes: o.yes, NoInterview: o.noInterview,
-			NoMerge: o.noMerge, Push: o.push, PR: o.pr, Evaluate: o.evaluate}
+			NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr, Evaluate: o.evaluate}
 		if o.budgetUSDSet {
 			req.BudgetUSD = &o.budgetUSD
 		}
@@ -199,7 +205,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 	if err := markRunOnTemporal(repo.Root, id, o.temporalFlags); err != nil {
 		fmt.Fprintf(o.stderr, "hive: %v (hive answer in this folder then needs --backend temporal)\n", err)
 	}
-	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo}
+	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo, answer: o.answerCommand(repo.Root)}
 	return followRun(ctx, o, c, run, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), obs, running, checkpointWait(cfg, o.waitSet, o.wait))
 }
 
@@ -226,7 +232,9 @@ func takeUp(o *runOptions, repo *gitx.Repo, j journal.Journal) error {
 	case o.resume && !unfinished:
 		return &exitError{code: ExitUsage, err: piperun.ErrNoRun}
 	case !o.resume && unfinished:
-		return &exitError{code: ExitUsage, err: &piperun.UnfinishedError{Run: last}}
+		return o.runExit(context.Background(), repo.Root, &piperun.UnfinishedError{Run: last})
+	case o.resume:
+		return resumeSettings(o, repo.Root, j)
 	}
 	return nil
 }
@@ -289,6 +297,8 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 	if !o.json && isTerminal(o.stdin) {
 		obs.prompt = true
 		go readAnswers(o.stdin, answers)
+	} else {
+		obs.wait = wait
 	}
 	var f *piperun.Follower
 	var src *followed
@@ -309,7 +319,7 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 			}
 			if e.err != nil {
 				if ctx.Err() != nil {
-					return &exitError{code: ExitInterrupted, err: errRunGoesOn}
+					return o.runGoesOn(obs.repo.Root)
 				}
 				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's workflow %s ended without a result: %w", run.GetID(), e.err)}
 			}
@@ -321,12 +331,9 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				return &exitError{code: ExitInternal, err: fmt.Errorf("the run's result: %w", err)}
 			}
 			obs.result(res)
-			if res.Snapshot.Outcome != pipeline.OutcomeComplete {
-				return silentExit(ExitFailed)
-			}
-			return nil
+			return resultExit(res)
 		case <-ctx.Done():
-			return &exitError{code: ExitInterrupted, err: errRunGoesOn}
+			return o.runGoesOn(obs.repo.Root)
 		case text := <-answers:
 			var open *pipeline.Checkpoint
 			if f != nil {
@@ -383,8 +390,8 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				asked = time.Now()
 			}
 			if open != nil && !obs.prompt && wait >= 0 && time.Since(asked) >= wait && !src.answered(drivers[len(drivers)-1].Run, open.ID) {
-				return &exitError{code: ExitNeedsHuman, err: fmt.Errorf("%s asks: %s. The run waits for the answer on its workers: hive answer %s \"...\", then hive run --resume --backend temporal follows it again",
-					open.Job, clipped(oneLine(open.Question), 200), open.Job)}
+				return exitf(ExitNeedsHuman, "%s asks: %s. The run waits for the answer on its workers: %s, then %s follows it again",
+					open.Job, clipped(oneLine(open.Question), 200), o.pasteable(obs.repo.Root, "answer", open.Job, open.Example()), o.resumeCommand(obs.repo.Root))
 			}
 		}
 	}
@@ -527,7 +534,11 @@ func runDrivers(ctx context.Context, c client.Client, run client.WorkflowRun) ([
 	return ds, v.Get(&ds)
 }
 
-var errRunGoesOn = errors.New("interrupted: the run goes on on its workers (hive worker --backend temporal); hive run --resume --backend temporal follows it again")
+// runGoesOn is the exit of a command that stopped following a Temporal
+// run of the repository at root, which goes on on its workers.
+func (o *runOptions) runGoesOn(root string) error {
+	return exitf(ExitInterrupted, "interrupted: the run goes on on its workers (hive worker --backend temporal); %s follows it again", o.resumeCommand(root))
+}
 
 // runDriver drives Temporal runs of hive run in the repository g names,
 // as a local run: journal first, in the project's folder. out, when set,
@@ -553,7 +564,7 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 		return nil, temporal.Refused(err)
 	}
 	o := &runOptions{globalOptions: d.g, agent: req.Agent, yes: req.Yes, noInterview: req.NoInterview, noMerge: req.NoMerge,
-		push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume, rolesElsewhere: true}
+		allowDirty: req.AllowDirty, push: req.Push, pr: req.PR, evaluate: req.Evaluate, resume: req.Resume, rolesElsewhere: true}
 	if o.agent == "" {
 		o.agent = d.agent
 	}

@@ -183,6 +183,37 @@ func (r *Repo) CommitOnly(ctx context.Context, message string, paths ...string) 
 	return nil
 }
 
+// Restore puts paths (files or folders) back as they are in commit base,
+// in a commit of them alone, whatever else is changed or staged: what
+// base lacks is removed. Paths that HEAD holds as base does make no
+// commit.
+func (r *Repo) Restore(ctx context.Context, message, base string, paths ...string) error {
+	var changed []string
+	for _, p := range paths {
+		if _, err := r.Git(ctx, "diff", "--quiet", base, "HEAD", "--", p); err != nil {
+			changed = append(changed, p)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	for _, p := range changed {
+		if _, err := r.Git(ctx, "rm", "-r", "-q", "-f", "--ignore-unmatch", "--", p); err != nil {
+			return err
+		}
+		if _, err := r.Git(ctx, "cat-file", "-e", base+":"+p); err == nil {
+			if _, err := r.Git(ctx, "checkout", base, "--", p); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := r.Git(ctx, append(append(r.identity(ctx), "commit", "--no-verify", "-q", "--only", "-m", message, "--"), changed...)...)
+	return err
+}
+
+// EmptyTree is git's tree of no file: a base that has nothing.
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
 // DeleteBranch deletes branch name (merged or not), holding the repository lock.
 func (r *Repo) DeleteBranch(ctx context.Context, name string) error {
 	if err := CheckBranchName(ctx, name); err != nil {

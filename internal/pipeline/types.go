@@ -31,6 +31,20 @@ type Spec struct {
 	// Publish is how the finished work is delivered instead of a merge:
 	// "push" (--push) or "pr" (--pr), kept for a resume.
 	Publish string `json:"publish,omitempty"`
+	// NoMerge (--no-merge) leaves the finished work on the run's branch,
+	// kept for a resume.
+	NoMerge bool `json:"no_merge,omitempty"`
+	// AllowDirty (--allow-dirty): the run started next to uncommitted
+	// changes, and its resume may go on next to them.
+	AllowDirty bool `json:"allow_dirty,omitempty"`
+	// Agent is the agent program --agent named for every role ("": each
+	// role's from the config), kept so that a resume starts the same
+	// agents.
+	Agent string `json:"agent,omitempty"`
+	// CheckpointWait is the --checkpoint-wait the run started with, as a
+	// duration ("10m0s"; "" when not given: the config's), kept for a
+	// resume.
+	CheckpointWait string `json:"checkpoint_wait,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
 	// Facts are what hive found in the repository, for the steps'
@@ -367,6 +381,19 @@ const (
 	OutcomeFailed   = "failed"
 	OutcomeAborted  = "aborted"
 )
+
+// Example is an answer the checkpoint takes, for a command shown to the
+// user: its default, else its first option, else (a question of free
+// text) a placeholder.
+func (cp *Checkpoint) Example() string {
+	switch {
+	case cp.Default != "":
+		return cp.Default
+	case len(cp.Options) > 0:
+		return cp.Options[0]
+	}
+	return "your answer"
+}
 
 // Check says whether text answers the checkpoint: one of its options (in
 // any case), for a question any text, for the budget a raise above what

@@ -148,11 +148,11 @@ func sameDir(a, b string) bool {
 // deliver hands the finished run's work to the user and journals how.
 func (s *shell) deliver(ctx context.Context, res *Result) {
 	s.score(ctx, res.Snapshot)
-	learned := s.learn(ctx, res.Snapshot)
+	learned := append(s.learn(ctx, res.Snapshot), s.keepPlans(ctx, res.Snapshot)...)
 	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
 	d := s.handOver(ctx, res.Snapshot)
 	d.Tip, d.Branch, d.Notes = tip, s.branch, append(learned, d.Notes...)
-	res.Merged, res.Pushed, res.PullRequest, res.Notes = d.Merged, d.Pushed, d.PullRequest, d.Notes
+	res.Merged, res.Pushed, res.PullRequest, res.Undelivered, res.Notes = d.Merged, d.Pushed, d.PullRequest, d.Undelivered, d.Notes
 	s.record(d)
 }
 
@@ -192,10 +192,11 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 		s.removeWorktree(ctx, "", &d)
 		s.publishWork(ctx, snap, mode, base, &d)
 		return d
-	case s.o.NoMerge:
+	case s.o.NoMerge || snap.Spec.NoMerge:
 		return leave("--no-merge")
 	}
 	if why := s.unsafeMerge(ctx); why != "" {
+		d.Undelivered = why
 		return leave(why + ", so hive did not merge")
 	}
 	err := s.o.Repo.Locked(ctx, func() error {
@@ -211,7 +212,8 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 		return err
 	})
 	if err != nil {
-		return leave(fmt.Sprintf("could not merge %s into your branch (%s)", s.branch, oneLine(err.Error())))
+		d.Undelivered = fmt.Sprintf("could not merge %s into your branch (%s)", s.branch, oneLine(err.Error()))
+		return leave(d.Undelivered)
 	}
 	s.removeWorktree(ctx, s.branch, &d)
 	d.Merged = true
@@ -303,6 +305,7 @@ func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, b
 	pushCtx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	if _, err := s.o.Repo.Git(pushCtx, s.pushArgs()[1:]...); err != nil {
+		d.Undelivered = fmt.Sprintf("could not push %s to origin (%s)", s.branch, oneLine(err.Error()))
 		note := fmt.Sprintf("could not push %s to origin (%s): the run is complete and its work is on branch %s; push it with:\n  %s",
 			s.branch, oneLine(err.Error()), s.branch, commandLine(s.pushArgs()))
 		if mode == "pr" {
@@ -520,11 +523,14 @@ func clipList(list []string, n int) string {
 // machine's last event: the branch and its last commit, whether it was
 // merged, pushed, and the pull request opened for it.
 type Delivery struct {
-	Tip         string   `json:"tip"`
-	Branch      string   `json:"branch,omitempty"`
-	Merged      bool     `json:"merged"`
-	Pushed      bool     `json:"pushed,omitempty"`
-	PullRequest string   `json:"pull_request,omitempty"`
+	Tip         string `json:"tip"`
+	Branch      string `json:"branch,omitempty"`
+	Merged      bool   `json:"merged"`
+	Pushed      bool   `json:"pushed,omitempty"`
+	PullRequest string `json:"pull_request,omitempty"`
+	// Undelivered: why the completed work is on its branch although it
+	// was to be merged or pushed (Result.Undelivered).
+	Undelivered string   `json:"undelivered,omitempty"`
 	Notes       []string `json:"notes,omitempty"`
 }
 

@@ -205,6 +205,10 @@ func TestIgnoredFileInTheWay(t *testing.T) {
 	if res.Merged || !strings.Contains(strings.Join(res.Notes, "\n"), "files of its own where the run's work adds them ("+name+"), so hive did not merge") {
 		t.Fatalf("merged %v notes %q", res.Merged, res.Notes)
 	}
+	// Complete, but not where it was meant to go: a script tells it apart.
+	if !strings.HasPrefix(res.Undelivered, "your working tree has files of its own where the run's work adds them") {
+		t.Errorf("undelivered %q", res.Undelivered)
+	}
 }
 
 // origin makes a bare repository the remote origin of repo.
@@ -334,6 +338,15 @@ func TestPublishFallbacks(t *testing.T) {
 			}
 			if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || res.Pushed != tc.pushed || res.PullRequest != "" {
 				t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
+			}
+			// A push that failed left the work short of where it was to go;
+			// a pull request gh could not open did not (the branch is out).
+			wantUndelivered := ""
+			if !tc.pushed {
+				wantUndelivered = "could not push " + branch + " to origin ("
+			}
+			if !strings.HasPrefix(res.Undelivered, wantUndelivered) || (wantUndelivered == "") != (res.Undelivered == "") {
+				t.Errorf("undelivered %q", res.Undelivered)
 			}
 			notes := strings.Join(res.Notes, "\n")
 			for _, w := range tc.want {

@@ -161,8 +161,8 @@ func (s *shell) begin(ctx context.Context) error {
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Tools(exec.LookPath), Context: s.o.Context,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Budget: s.o.Budget, Guard: s.o.Guard,
-		Routing: s.o.Routing}
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), NoMerge: s.o.NoMerge,
+		AllowDirty: s.o.AllowDirty, Agent: s.o.Agent, CheckpointWait: s.o.CheckpointWait, Budget: s.o.Budget, Guard: s.o.Guard, Routing: s.o.Routing}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
@@ -290,7 +290,7 @@ func (s *shell) loop(ctx context.Context) error {
 			}
 		case <-ctx.Done():
 			s.killAll()
-			return fmt.Errorf("run %d %w: resume it with hive run --resume", s.run.ID, ErrInterrupted)
+			return fmt.Errorf("run %d %w", s.run.ID, ErrInterrupted) // the command line says how to resume it
 		}
 	}
 	return nil

@@ -156,11 +156,19 @@ func TestFullWorkflow(t *testing.T) {
 	if got := strings.Join(order, " "); !strings.HasPrefix(got, "role-started role-started role-started ") {
 		t.Errorf("tester, reviewer and security did not work side by side: %s", got)
 	}
-	for _, f := range []string{".planning/phases/01-add-a-health-check-endpoint/01-01-PLAN.md", "add_a_health_check_endpoint.go",
-		"add_a_health_check_endpoint_test.go", "docs/add-a-health-check-endpoint.md", ".planning/phases/01-add-a-health-check-endpoint/01-03-SUMMARY.md"} {
+	for _, f := range []string{"add_a_health_check_endpoint.go", "add_a_health_check_endpoint_test.go", "docs/add-a-health-check-endpoint.md",
+		".hive/runs/1/phase/01-01-PLAN.md", ".hive/runs/1/phase/01-03-SUMMARY.md"} {
 		if _, err := os.Stat(filepath.Join(repo.Root, f)); err != nil {
 			t.Errorf("main lacks %s: %v", f, err)
 		}
+	}
+	// The architect's phase is the run's: kept in hive's folder, never
+	// merged into the project's phases.
+	if _, err := os.Stat(filepath.Join(repo.Root, ".planning", "phases")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run's plans reached the project's .planning/phases: %v", err)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "plans are kept in .hive/runs/1/phase") }) {
+		t.Errorf("notes do not say where the plans are: %q", res.Notes)
 	}
 	if readme, _ := os.ReadFile(filepath.Join(repo.Root, "README.md")); !strings.Contains(string(readme), "documented by the hive sim") {
 		t.Errorf("the documenter's change is not on main: %q", readme)
@@ -211,7 +219,9 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindChallenge {
 		t.Fatalf("Run = %v, want a challenge for a human", err)
 	}
-	if _, err := Run(ctx, o); err == nil || !strings.Contains(err.Error(), "--resume") {
+	// Refused, naming the run (the command line adds how to resume it).
+	var unfinished *UnfinishedError
+	if _, err := Run(ctx, o); !errors.As(err, &unfinished) || unfinished.Run.ID != needs.Run {
 		t.Fatalf("a new run over an unfinished one: %v", err)
 	}
 	o.Resume, o.Answer = true, "override"

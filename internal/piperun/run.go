@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,18 +60,28 @@ type Options struct {
 	// Launcher starts the agents of every role that Roles does not name;
 	// Roles the agents of single roles (models.ROLE), the implementer's
 	// also the phase's executors.
-	Launcher   agent.Launcher
-	Roles      map[string]agent.Launcher
-	Home       string // where the user's global prompts are; "" for none
-	AutoAnswer bool
+	Launcher agent.Launcher
+	Roles    map[string]agent.Launcher
+	// Agent is the agent program --agent named ("" for the config's),
+	// and CheckpointWait the --checkpoint-wait given ("" for none): a new
+	// run journals them in its spec, for its resume to start the same
+	// agents and wait as long.
+	Agent          string
+	CheckpointWait string
+	Home           string // where the user's global prompts are; "" for none
+	AutoAnswer     bool
 	// NoInterview skips the interviewer of a new run (AutoAnswer does
 	// too).
 	NoInterview bool
 	// Context is given to every role of a new run: files the user named
 	// (-c), with their text.
 	Context []pipeline.ContextFile
-	// NoMerge leaves the finished run's work on its branch.
+	// NoMerge leaves the finished run's work on its branch (as does a
+	// run started with it).
 	NoMerge bool
+	// AllowDirty is journaled in a new run's spec: it started next to
+	// uncommitted changes (--allow-dirty), which the command line checks.
+	AllowDirty bool
 	// Elsewhere, when set, says where the finished run's work is for a
 	// run driven away from the user's folder (a clone of it): the work is
 	// left on its branch, which the driver hands on, and this is the
@@ -162,11 +171,17 @@ type Result struct {
 	// pull request gh opened for it.
 	Pushed      bool
 	PullRequest string
+	// Undelivered says why the work of a completed run did not reach the
+	// user's branch (or origin) as it was meant to: it is on Branch, and
+	// Notes say how to take it. "" when it did, or when --no-merge kept
+	// it there.
+	Undelivered string
 	// Notes says what the user should know: where the work is, what to do.
 	Notes []string
 }
 
-// NeedsHumanError stops a run at a checkpoint nobody here can answer.
+// NeedsHumanError stops a run at a checkpoint nobody here can answer (the
+// command line says how to answer it: Checkpoint.Example is an answer).
 type NeedsHumanError struct {
 	Run        int64
 	Checkpoint pipeline.Checkpoint
@@ -185,7 +200,6 @@ func (e *NeedsHumanError) Error() string {
 	case len(cp.Options) > 0:
 		fmt.Fprintf(&b, "\n  answer one of: %s", strings.Join(cp.Options, ", "))
 	}
-	fmt.Fprintf(&b, "\nthen: hive run --resume --answer \"...\"")
 	return b.String()
 }
 
@@ -200,12 +214,12 @@ var ErrInterrupted = errors.New("interrupted")
 // ErrNoRun says there is no unfinished run to resume.
 var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive run \"objective\"")
 
-// UnfinishedError refuses a new run while another is unfinished.
+// UnfinishedError refuses a new run while another is unfinished (the
+// command line says how to resume it or abandon it).
 type UnfinishedError struct{ Run journal.Run }
 
 func (e *UnfinishedError) Error() string {
-	return fmt.Sprintf("run %d (started %s) is unfinished: resume it with hive run --resume, or abandon it with hive run --fresh \"objective\"",
-		e.Run.ID, e.Run.Started.Local().Format("2006-01-02 15:04"))
+	return fmt.Sprintf("run %d (started %s) is unfinished", e.Run.ID, e.Run.Started.Local().Format("2006-01-02 15:04"))
 }
 
 // Latest returns the newest pipeline run and whether there is one.
@@ -259,37 +273,6 @@ func WorktreeRoot(o Options) (string, error) {
 		return o.WorktreeRoot, nil
 	}
 	return gitx.DefaultWorktreeRoot(o.Repo.Root)
-}
-
-// nextPhase is the phase the architect writes: one past the highest
-// phase number under .planning/phases of dir, named after the objective.
-func nextPhase(dir, objective string) string {
-	n := 0
-	entries, _ := os.ReadDir(filepath.Join(dir, ".planning", "phases"))
-	for _, e := range entries {
-		var k int
-		if _, err := fmt.Sscanf(e.Name(), "%d-", &k); err == nil && k > n {
-			n = k
-		}
-	}
-	return fmt.Sprintf(".planning/phases/%02d-%s", n+1, slug(objective))
-}
-
-// slug is a short folder name made of the objective's first words.
-func slug(s string) string {
-	var words []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
-	}) {
-		words = append(words, w)
-		if len(words) == 5 {
-			break
-		}
-	}
-	if len(words) == 0 {
-		return "objective"
-	}
-	return strings.Join(words, "-")
 }
 
 // Answer journals an answer to the open question of the newest unfinished

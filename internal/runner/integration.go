@@ -281,7 +281,7 @@ func (in *integration) mergeLocked(ctx context.Context, p *plan.Plan, snap engin
 	if err := in.writeTracking(ctx, ig, snap, p.ID, "Completed "+filepath.Base(p.Path)); err != nil {
 		return mergeResult{}, err
 	}
-	if err := ig.CommitAll(ctx, msg, existing(ig.Root, trackingFiles)...); err != nil {
+	if err := ig.CommitAll(ctx, msg, existing(ig.Root, TrackingFiles)...); err != nil {
 		return mergeResult{}, err
 	}
 	res := mergeResult{ok: true}
@@ -297,7 +297,9 @@ func (in *integration) mergedBefore(ctx context.Context, id string) bool {
 	return err == nil && strings.TrimSpace(out) != ""
 }
 
-var trackingFiles = []string{".planning/STATE.md", ".planning/ROADMAP.md"}
+// TrackingFiles are the files in which a run of a phase records its
+// progress (GSD's), relative to the repository.
+var TrackingFiles = []string{".planning/STATE.md", ".planning/ROADMAP.md"}
 
 // existing keeps the paths (relative to root) that exist.
 func existing(root string, paths []string) []string {
@@ -315,7 +317,7 @@ func existing(root string, paths []string) []string {
 func (in *integration) takeOursForTracking(ctx context.Context, ig *gitx.Repo, files []string) ([]string, error) {
 	var rest []string
 	for _, f := range files {
-		if f != trackingFiles[0] && f != trackingFiles[1] {
+		if f != TrackingFiles[0] && f != TrackingFiles[1] {
 			rest = append(rest, f)
 			continue
 		}
@@ -397,7 +399,7 @@ func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[s
 		tp.Status = "Finished: " + snap.Outcome
 		tp.Complete = snap.Outcome == engine.OutcomeComplete
 	}
-	for i, name := range trackingFiles {
+	for i, name := range TrackingFiles {
 		path := filepath.Join(root, filepath.FromSlash(name))
 		old, err := os.ReadFile(path)
 		if err != nil && !os.IsNotExist(err) {
@@ -495,7 +497,7 @@ func (in *integration) unmerge(ctx context.Context, p *plan.Plan, since string, 
 			return err
 		}
 		msg := fmt.Sprintf("hive: take plan %s off the phase (it did not complete)\n\nHive-Unmerge: %s", p.ID, p.ID)
-		if err := ig.CommitAll(ctx, msg, existing(ig.Root, trackingFiles)...); err != nil {
+		if err := ig.CommitAll(ctx, msg, existing(ig.Root, TrackingFiles)...); err != nil {
 			return err
 		}
 		undone = true
@@ -540,7 +542,7 @@ func (in *integration) finish(ctx context.Context, snap engine.Snapshot, scope m
 		if err := in.writeTracking(ctx, ig, snap, "", "Phase "+in.phase.Number+" run finished: "+snap.Outcome); err != nil {
 			return err
 		}
-		return ig.CommitAll(ctx, fmt.Sprintf("hive: phase %s %s", in.phase.Number, snap.Outcome), existing(ig.Root, trackingFiles)...)
+		return ig.CommitAll(ctx, fmt.Sprintf("hive: phase %s %s", in.phase.Number, snap.Outcome), existing(ig.Root, TrackingFiles)...)
 	})
 	if err != nil {
 		notes = append(notes, "record the end of the run on "+in.branch+": "+err.Error())

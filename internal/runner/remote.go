@@ -404,7 +404,7 @@ func publishRun(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %s has no commit yet: the workers start from your commits, so commit the project (with .planning/) first", ErrDirty, repo.Root)
 	}
-	if err := checkClean(ctx, repo); err != nil && !o.Git.AllowDirty {
+	if err := CheckClean(ctx, repo); err != nil && !o.Git.AllowDirty {
 		return "", err
 	}
 	none := ""

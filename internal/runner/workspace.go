@@ -176,7 +176,7 @@ func (w *workspace) openWorktrees(ctx context.Context) error {
 	if w.integ != nil {
 		return nil
 	}
-	if err := checkClean(ctx, w.repo); err != nil && !w.git.AllowDirty {
+	if err := CheckClean(ctx, w.repo); err != nil && !w.git.AllowDirty {
 		return err
 	} else if err != nil {
 		w.say("", "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them")
@@ -189,9 +189,11 @@ func (w *workspace) openWorktrees(ctx context.Context) error {
 	return nil
 }
 
-// checkClean refuses a working tree with uncommitted changes: plans run in
-// worktrees made from commits, so an agent would not see them.
-func checkClean(ctx context.Context, repo *gitx.Repo) error {
+// CheckClean refuses a working tree with uncommitted changes: plans run in
+// worktrees made from commits, so an agent would not see them. It is the
+// one rule of execute-phase and hive run (an ErrDirty, with the files and
+// the fix).
+func CheckClean(ctx context.Context, repo *gitx.Repo) error {
 	all, err := repo.Dirty(ctx)
 	if err != nil {
 		return fmt.Errorf("look for uncommitted changes: %w", err)
@@ -358,7 +360,7 @@ func commitTracking(ctx context.Context, repo *gitx.Repo, ph *plan.Phase, snap e
 		if err := writeTracking(repo.Root, ph, snap, nil, "Phase "+ph.Number+" run finished: "+snap.Outcome, now); err != nil {
 			return err
 		}
-		files := existing(repo.Root, trackingFiles)
+		files := existing(repo.Root, TrackingFiles)
 		if len(files) == 0 {
 			return nil
 		}
