@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,29 +21,6 @@ const (
 	ExitPaused      = 6 // hive pause paused the run; the same command resumes it
 	ExitInterrupted = 130
 )
-
-// version is hive's version. Release builds set it:
-//
-//	go build -ldflags "-X github.com/hivectl/hive/internal/cli.version=v1.2.0" ./cmd/hive
-//
-// Left empty, hive reports the module version `go install` recorded.
-var version = ""
-
-// hiveVersion is the version `hive --version` prints.
-func hiveVersion() string { return resolveVersion(version, debug.ReadBuildInfo) }
-
-// resolveVersion prefers the version set at link time, then the main
-// module's version from the build information ("(devel)" in a build from a
-// checkout, which says nothing), else "dev".
-func resolveVersion(linked string, buildInfo func() (*debug.BuildInfo, bool)) string {
-	if linked != "" {
-		return linked
-	}
-	if bi, ok := buildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
 
 // exitError carries an exit code through cobra.
 type exitError struct {
@@ -144,11 +120,11 @@ per plan (execute-phase), or hands an objective to a pipeline of roles that
 challenge each other and fix what fails (run). Every result is checked and
 recorded in a durable journal, and a killed run resumes without losing or
 repeating work.`,
-		Version:       hiveVersion(),
+		Version:       buildVersion().line(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("hive {{.Version}}\n")
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.repo, "repo", ".", "the git repository to work in")
 	root.AddCommand(
 		newInitCmd(g),
@@ -176,6 +152,7 @@ repeating work.`,
 		newWorkerCmd(g),
 		newDemoCmd(g),
 		newBenchCmd(g),
+		newVersionCmd(g),
 		newSimCmd(stdin),
 	)
 	return root
