@@ -155,5 +155,6 @@ repeating work.`,
 		newVersionCmd(g),
 		newSimCmd(stdin),
 	)
+	usageErrors(root)
 	return root
 }
