@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hivectl/hive/internal/plan"
 )
 
 // Exit codes. Scripts can tell a failed plan from a bad invocation.
@@ -100,14 +102,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		if ee.err != nil {
 			fmt.Fprintln(stderr, "hive:", ee.err)
+			suggestInit(g, ee.err)
 		}
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "hive:", err)
+	suggestInit(g, err)
 	if strings.HasPrefix(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "arg(s)") {
 		return ExitUsage // cobra's own complaints about the command line
 	}
 	return ExitInternal
+}
+
+// suggestInit follows an error about a folder without .planning/ with the
+// command that starts a project there, ready to paste.
+func suggestInit(g *globalOptions, err error) {
+	var np *plan.NoPlanningError
+	if errors.As(err, &np) {
+		fmt.Fprintf(g.stderr, "Start a project there with `%s` (it writes .planning/: config, roadmap and an example phase).\n", g.pasteable(np.Root, "init"))
+	}
 }
 
 func newRootCmd(g *globalOptions, stdin io.Reader) *cobra.Command {
