@@ -42,6 +42,9 @@ func silentExit(code int) error { return &exitError{code: code} }
 
 // globalOptions are the flags every command has.
 type globalOptions struct {
+	// self is the command that runs this hive from the user's shell, ready
+	// to paste: "hive" when empty (selfCommand).
+	self   string
 	repo   string
 	stdin  io.Reader
 	stdout io.Writer
@@ -53,7 +56,11 @@ type globalOptions struct {
 // named a repository other than the current folder, so that it works from
 // where the user typed this one.
 func (g *globalOptions) pasteable(root string, args ...string) string {
-	words := []string{"hive"}
+	self := g.self
+	if self == "" {
+		self = "hive"
+	}
+	words := []string{self}
 	for _, a := range args {
 		words = append(words, shellQuote(a))
 	}
@@ -74,7 +81,8 @@ func shellQuote(s string) string {
 
 // Main runs hive with os.Args and returns the process exit code.
 func Main() int {
-	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	g := &globalOptions{self: thisHive(), stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+	return execute(g, os.Args[1:])
 }
 
 // Command is hive's command tree as `hive` runs it, the completion command
@@ -87,11 +95,17 @@ func Command() *cobra.Command {
 	return root
 }
 
+// run is hive in this process with its own input and output, as the tests
+// call it; its hints say "hive".
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}
-	root := newRootCmd(g, stdin)
+	return execute(&globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}, args)
+}
+
+func execute(g *globalOptions, args []string) int {
+	stdout, stderr := g.stdout, g.stderr
+	root := newRootCmd(g, g.stdin)
 	root.SetArgs(args)
-	root.SetIn(stdin)
+	root.SetIn(g.stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
