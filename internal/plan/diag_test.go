@@ -26,6 +26,9 @@ type wantDiag struct {
 
 func matchDiags(t *testing.T, got []Diagnostic, want []wantDiag) {
 	t.Helper()
+	for _, d := range got {
+		checkFixEnd(t, d)
+	}
 	for _, w := range want {
 		found := false
 		for _, d := range got {
@@ -41,6 +44,15 @@ func matchDiags(t *testing.T, got []Diagnostic, want []wantDiag) {
 	}
 	if n := countErrors(got); n != countWantErrors(want) {
 		t.Errorf("%d errors, want %d:\n%s", n, countWantErrors(want), diagList(got))
+	}
+}
+
+// checkFixEnd fails on a fix that ends in ")": String wraps the fix in
+// parentheses, and "(fix: … (e.g. src/app.ts))" reads badly.
+func checkFixEnd(t *testing.T, d Diagnostic) {
+	t.Helper()
+	if strings.HasSuffix(d.Fix, ")") {
+		t.Errorf("a fix that ends in \")\" prints \"))\": %s", d)
 	}
 }
 

@@ -162,7 +162,7 @@ func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
 
 // gsdFix tells how to make a frontmatter that only GSD's reader takes
 // readable by every YAML tool too.
-const gsdFix = `to make it YAML, put values holding ": " or " #" in single quotes ('a: b'), and write regular expressions in single quotes ('\s+') or double each backslash inside double quotes ("\\s+")`
+const gsdFix = `to make it YAML, put values holding ": " or " #" in single quotes ('a: b'), and write regular expressions in single quotes ('\s+'), or in double quotes with each backslash doubled: "\\s+"`
 
 // badByteLine returns the 1-based line of the first byte YAML refuses (control
 // characters, invalid UTF-8), or 0 when there is none.
