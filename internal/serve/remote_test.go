@@ -132,6 +132,29 @@ func TestRemoteRuns(t *testing.T) {
 	}
 
 	path := fmt.Sprintf("/api/runs/%s/checkpoints/01-02/3/answer", key1)
+	// A body without its field is told which field it lacks.
+	for _, tc := range []struct{ body, want string }{
+		{`{"response":"sqlite"}`, `the body has no field \"answer\": send {\"answer\": \"...\"} (it has \"response\")`},
+		{`{}`, `the body has no field \"answer\"`},
+		{`{"answer":3}`, `the field \"answer\" must be a string`},
+		{`["sqlite"]`, `the body must be a JSON object`},
+	} {
+		if status, body := call("POST", path, tc.body); status != http.StatusBadRequest || !strings.Contains(body, tc.want) {
+			t.Errorf("answer %s: %d %s, want 400 %s", tc.body, status, body, tc.want)
+		}
+	}
+	formReq, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader("response=sqlite"))
+	formReq.Header.Set("Authorization", "Bearer "+token)
+	formReq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err := http.DefaultClient.Do(formReq); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `the form has no field \"answer\"`) {
+			t.Errorf("form without answer: %d %s, want 400 naming the field", resp.StatusCode, b)
+		}
+	}
 	if status, body := call("POST", path, `{"answer":"sqlite, password hunter2-secret-value"}`); status != 200 {
 		t.Fatalf("answer: %d %s", status, body)
 	}
