@@ -30,7 +30,8 @@ func newInitCmd(g *globalOptions) *cobra.Command {
 		Use:   "init",
 		Short: "Start a project: write .planning/ (config, roadmap, state) with a small example phase, and commit it",
 		Long: `init writes a GSD .planning/ folder into the git repository: config.json
-with every key at its default, PROJECT.md, ROADMAP.md, STATE.md, and an
+with the keys hive reads at their defaults (desktop notifications off: a
+checkpoint rings the terminal's bell), PROJECT.md, ROADMAP.md, STATE.md, and an
 example phase of two plans (.planning/phases/01-getting-started/) that only
 writes documentation. It commits these files and nothing else, since agents
 work from commits (--no-commit leaves that to you).
