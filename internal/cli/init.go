@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -113,6 +114,8 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 	tw.Flush()
 	if len(res.Tools) > 0 {
 		fmt.Fprintf(o.stdout, "Tools on this machine (hive run's roles are told): %s\n", strings.Join(res.Tools, ", "))
+		example, _ := json.Marshal(res.Tools[:min(2, len(res.Tools))])
+		fmt.Fprintf(o.stdout, "To tell them about fewer, list those they may use in .planning/config.json, such as \"tools\": %s\n", example)
 	}
 	writeInitNextSteps(o, res)
 	return nil

@@ -360,7 +360,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
 		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
-		Setup: worktreeSetup(cfg),
+		Setup: worktreeSetup(cfg), Tools: cfg.Tools,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
 	// A postmortem model tells the finished run when the config names one;

@@ -90,6 +90,8 @@ func (c *Config) fields() []field {
 		{key: "context", ptr: &c.Context, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
+		// Written only when set: a file says no more than it did.
+		{key: "tools", ptr: &c.Tools, omitUnset: true, accept: `a list of program names, such as ["go", "make"]`},
 		{key: "backend", ptr: &c.Backend, omitUnset: true},
 	}
 }
