@@ -42,7 +42,7 @@ const DefaultVersionTimeout = 15 * time.Second
 // Ready is what the preflight found for one agent.
 type Ready struct {
 	Agent   string // claude, codex, aider, exec, sim
-	Path    string // the program that will run
+	Path    string // the program that will run; "" for the sim in this hive binary
 	Version string // as `PROGRAM --version` says it ("2.1.330"); "" when not asked
 	Auth    string // how it authenticates ("API key in ANTHROPIC_API_KEY"); "" when not checked
 	Note    string // what could not be checked, and what to do if the agents fail because of it
@@ -52,6 +52,8 @@ type Ready struct {
 func (r Ready) String() string {
 	s := r.Agent
 	switch {
+	case r.Agent == "sim" && r.Path == "":
+		s = "sim (hive's simulated agent, in this hive binary)"
 	case r.Agent == "sim":
 		s = "sim (hive's simulated agent, " + r.Path + ")"
 	case r.Version != "":
@@ -97,6 +99,11 @@ func Preflight(ctx context.Context, l Launcher, o PreflightOptions) (Ready, erro
 		}
 		if !isExecutable(bin) {
 			return Ready{}, fmt.Errorf("sim: %s is not an executable file: the sim agent runs hive itself; run hive from its installed binary", bin)
+		}
+		if l.Bin == "" {
+			// This very binary: its path says nothing, and after `go run`
+			// it is a temporary folder that is gone once hive exits.
+			return Ready{Agent: "sim"}, nil
 		}
 		return Ready{Agent: "sim", Path: bin}, nil
 	case Claude:

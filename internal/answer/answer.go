@@ -184,7 +184,8 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 		return run, cp, nil, 0, err
 	}
 	state := engine.PlanState("")
-	var open []string // "PLAN (#ID Title)" of every open checkpoint
+	var open []string       // "PLAN (#ID Title)" of every open checkpoint
+	var unfinished []string // "run N (phase P)" of every unfinished run looked in
 	for _, run := range runs {
 		if req.Run != 0 && run.ID != req.Run {
 			continue
@@ -200,6 +201,7 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 			return run, cp, nil, 0, err
 		}
 		snap := eng.Snapshot()
+		unfinished = append(unfinished, fmt.Sprintf("run %d (phase %s)", run.ID, snap.Phase))
 		var found *engine.Checkpoint
 		inRun := req.Plan == engine.VerifyID
 		for _, cp := range snap.Queue {
@@ -233,8 +235,13 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 		return run, cp, nil, 0, refused(true, "run %d has no checkpoint #%d of plan %s", req.Run, req.Checkpoint, req.Plan)
 	}
 	msg := fmt.Sprintf("plan %s has no open checkpoint", req.Plan)
-	if state != "" {
+	switch {
+	case state != "":
 		msg += fmt.Sprintf(" (it is %s)", state)
+	case len(unfinished) > 0 && req.Plan != engine.VerifyID:
+		// Not a plan of any run that could wait: a typo, or a plan of
+		// another phase.
+		msg = fmt.Sprintf("no such plan %s in %s", req.Plan, strings.Join(unfinished, ", "))
 	}
 	if len(open) == 0 {
 		return run, cp, nil, 0, refused(true, "%s, and no plan waits for an answer now (`hive status` shows where each plan stands)", msg)

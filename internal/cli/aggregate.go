@@ -38,7 +38,7 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[
 	} else {
 		fmt.Fprintf(w, "**Mode:** Standalone | **Checkpoints resolved:** %d\n", s.Resolved)
 	}
-	fmt.Fprintf(w, "**Spend:** %s\n", spendText(s.Spent))
+	fmt.Fprintf(w, "**Spend:** %s\n", runSpendText(s.Spent, s.Agent))
 	if b := tui.BudgetSpent(s); b != "" {
 		down := tui.Downgrades(s)
 		if down == "" {

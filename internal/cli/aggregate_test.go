@@ -46,6 +46,12 @@ func TestAggregateTellsHowTheRunEnded(t *testing.T) {
 			want: []string{"**Spend:** 25000 tokens (cache read 1.2M, written 30.0k: 96% of the input read from the cache), $4.20\n",
 				"**Budget:** $4.20 of $5.00 (84%) | **Models downgraded:** every agent started one rung down since 80% of the budget; 1 of 2 plans on a cheaper model (01-01)\n"},
 		},
+		// The sim's tokens are made up: the report says so.
+		{
+			snap: engine.Snapshot{Plans: plans[:1], Finished: true, Outcome: engine.OutcomeComplete, Agent: "sim",
+				Spent: engine.Spend{InputTokens: 50_000, OutputTokens: 1_147}},
+			want: []string{"**Spend:** 51147 tokens, $0.00, simulated (the sim agent calls no model)\n"},
+		},
 		{
 			snap: engine.Snapshot{Plans: plans[:1], Finished: true, Outcome: engine.OutcomeComplete, Budget: engine.Budget{Tokens: 2_000_000},
 				Spent: engine.Spend{InputTokens: 1_000_000, CacheReadTokens: 200_000, OutputTokens: 20_000, CostUSD: 3}},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,7 +42,7 @@ worktree folder is left and listed.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cleanRun(cmd.Context(), o) },
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print what was done as JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print what was done as JSON: removed_worktrees, discarded_changes, pruned_worktrees, stale_folders, live_worktrees, deleted_branches, kept_branches, left (with --orphans: orphans), each a list")
 	cmd.Flags().BoolVar(&o.orphans, "orphans", false, "instead: remove hive's worktree folders, in the cache folder, of repositories that no longer exist")
 	return cmd
 }
@@ -67,7 +66,7 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 		return err
 	}
 	if o.json {
-		return json.NewEncoder(o.stdout).Encode(rep)
+		return printJSON(o.stdout, rep.WithEmptyLists())
 	}
 	for _, p := range rep.Pruned {
 		fmt.Fprintf(o.stdout, "forgot worktree %s: its folder was gone\n", p)
@@ -118,9 +117,9 @@ func cleanOrphans(o *cleanOptions) error {
 		removed = append(removed, dir)
 	}
 	if o.json {
-		return json.NewEncoder(o.stdout).Encode(struct {
+		return printJSON(o.stdout, struct {
 			Orphans []string `json:"orphans"`
-		}{append([]string{}, removed...)})
+		}{nonNil(removed)})
 	}
 	for _, dir := range removed {
 		fmt.Fprintf(o.stdout, "removed %s: its repository no longer exists\n", dir)

@@ -62,8 +62,25 @@ func runWithDashboard(ctx context.Context, in io.Reader, out io.Writer, d dashbo
 	}
 	if errors.Is(o.err, runner.ErrInterrupted) {
 		io.WriteString(out, "\n"+tui.StoppedText(o.res.Snapshot, d.resume(o.res.Snapshot), terminalWidth(out)))
+		o.err = &resumeShownError{o.err}
 	}
 	return o.res, o.err
+}
+
+// resumeShownError is a run's ErrInterrupted once the dashboard has said
+// what was under way and the command that resumes the run.
+type resumeShownError struct{ err error }
+
+func (e *resumeShownError) Error() string { return e.err.Error() }
+func (e *resumeShownError) Unwrap() error { return e.err }
+
+// interruptedExit is the exit of a run stopped by Ctrl+C: the command that
+// resumes it, said once (after the dashboard, which said it, a pointer).
+func interruptedExit(err error, resume string) error {
+	if shown := (*resumeShownError)(nil); errors.As(err, &shown) {
+		return exitf(ExitInterrupted, "interrupted: the run is kept; the command above resumes it")
+	}
+	return exitf(ExitInterrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s", resume)
 }
 
 // renderReport renders the markdown report written by write for the

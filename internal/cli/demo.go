@@ -34,7 +34,7 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "unattended: answer what can be answered automatically")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
-	cmd.Flags().DurationVar(&o.delay, "delay", 150*time.Millisecond, "how long each simulated task takes (default: HIVE_SIM_DELAY when set, else 150ms)")
+	cmd.Flags().DurationVar(&o.delay, "delay", 150*time.Millisecond, "how long each simulated task takes (HIVE_SIM_DELAY, when set, overrides the default)")
 	return cmd
 }
 

@@ -110,7 +110,7 @@ func TestDocsPlanExample(t *testing.T) {
 func TestDocsConfigKeys(t *testing.T) {
 	section := docSection(t, "docs/configuration.md", "Configuration keys")
 	// The defaults, with the keys a file holds only when they are set.
-	cfg, err := config.Parse([]byte(`{"budget": {"usd": 1, "tokens": 1, "plan_usd": 1},
+	cfg, err := config.Parse([]byte(`{"budget": {"usd": 1, "tokens": 1, "plan_usd": 1}, "tools": ["go"],
  "loop_guard": {"warn_repeat": 3, "stop_repeat": 5, "max_calls": 9},
  "routing": {"evaluate": true, "confidence_floor": 60, "skip_proven": true, "proven_runs": 3, "proven_confidence": 63},
  "context": {"handoff_percent": 50, "handoff_tokens": 1, "window": 1, "notes_wait": "2m"},

@@ -28,11 +28,12 @@ func newDoctorCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check what hive needs: git, the agent CLIs and their logins, gh, the configuration, leftovers of killed runs",
-		Long: `Check what hive needs, each problem with its fix: git; the agent CLI the
-configuration runs (models.executor, else claude), that it is installed and
-logged in (a Claude Code login counts; an API key is not required); the other
-agent CLIs and gh, which are optional; the configuration file; and worktrees
-and branches that killed runs left. Exit 0 only when nothing is a problem.
+		Long: `Check what hive needs, each problem with its fix: git, and the identity
+commits are made with (without one, hive commits as hive <hive@localhost>);
+the agent CLI the configuration runs (models.executor, else claude), that it
+is installed and logged in (a Claude Code login counts; an API key is not
+required); the other agent CLIs and gh, which are optional; the
+configuration file; and worktrees and branches that killed runs left. Exit 0 only when nothing is a problem.
 --fix does what is safe: it removes the worktrees and merged branches of
 killed runs (as hive clean does).`,
 		Example: `  hive doctor
@@ -89,6 +90,7 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 		add(check{"repository", "problem", err.Error(), "run hive in a git repository (git init)"})
 		return out
 	}
+	add(identityCheck(ctx, repo))
 	cfg, err := config.Load(repo.Root)
 	if err != nil {
 		add(check{"config", "problem", err.Error(), "fix the file the message names (hive lint checks it too)"})
@@ -222,4 +224,19 @@ func ghAuthStatus(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return exec.CommandContext(ctx, "gh", "auth", "status").Run()
+}
+
+// identityCheck says who hive's commits will be by. Without an identity
+// git refuses to commit, and hive commits as gitx.FallbackIdentity rather
+// than fail: a warning, since the history then names nobody.
+func identityCheck(ctx context.Context, repo *gitx.Repo) check {
+	const fix = `git config --global user.name "Your Name" && git config --global user.email you@example.com`
+	switch ident, guessed := repo.Identity(ctx); {
+	case ident == "":
+		return check{"identity", "warning", "git has no identity (user.name, user.email): hive's commits are made as " + gitx.FallbackIdentity, fix}
+	case guessed:
+		return check{"identity", "warning", "git guesses an identity from this machine (user.name or user.email is not set): commits are made as " + ident, fix}
+	default:
+		return check{"identity", "ok", "commits are made as " + ident, ""}
+	}
 }

@@ -250,8 +250,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		return &exitError{code: ExitNeedsHuman, err: errors.New(b.String())}
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
-		return exitf(ExitInterrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s",
-			o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
+		return interruptedExit(err, o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
 	}
 	if errors.Is(err, runner.ErrDirty) {
 		return &exitError{code: ExitUsage, err: err}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +37,7 @@ git directory for a clean work tree's commit.`,
 			}
 			// The machine's tools are no part of the cached index: they
 			// change without a commit.
-			tools := index.Tools(exec.LookPath)
+			tools := index.Allowed(index.Tools(exec.LookPath), cfgTools(repo.Root))
 			if asJSON {
 				return printJSON(g.stdout, struct {
 					index.Index
@@ -47,11 +48,22 @@ git directory for a clean work tree's commit.`,
 				return err
 			}
 			if len(tools) > 0 {
-				_, err = fmt.Fprintf(g.stdout, "Tools on this machine: %s\n", strings.Join(tools, ", "))
+				_, err = fmt.Fprintf(g.stdout, "Tools on this machine (hive run's roles are told): %s\n", strings.Join(tools, ", "))
 			}
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the index as JSON: languages, dirs, test_command, build_command, frameworks, entry_points, has_frontend, has_tests…")
 	return cmd
+}
+
+// cfgTools is the config's "tools", the limit on the tools hive run's
+// roles are told about; none when the config cannot be read (hive lint
+// says why).
+func cfgTools(root string) []string {
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil
+	}
+	return cfg.Tools
 }

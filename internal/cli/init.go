@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,7 +31,8 @@ func newInitCmd(g *globalOptions) *cobra.Command {
 		Use:   "init",
 		Short: "Start a project: write .planning/ (config, roadmap, state) with a small example phase, and commit it",
 		Long: `init writes a GSD .planning/ folder into the git repository: config.json
-with every key at its default, PROJECT.md, ROADMAP.md, STATE.md, and an
+with the keys hive reads at their defaults (desktop notifications off: a
+checkpoint rings the terminal's bell), PROJECT.md, ROADMAP.md, STATE.md, and an
 example phase of two plans (.planning/phases/01-getting-started/) that only
 writes documentation. It commits these files and nothing else, since agents
 work from commits (--no-commit leaves that to you).
@@ -112,6 +114,8 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 	tw.Flush()
 	if len(res.Tools) > 0 {
 		fmt.Fprintf(o.stdout, "Tools on this machine (hive run's roles are told): %s\n", strings.Join(res.Tools, ", "))
+		example, _ := json.Marshal(res.Tools[:min(2, len(res.Tools))])
+		fmt.Fprintf(o.stdout, "To tell them about fewer, list those they may use in .planning/config.json, such as \"tools\": %s\n", example)
 	}
 	writeInitNextSteps(o, res)
 	return nil

@@ -20,6 +20,10 @@ func newPlansCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plans [PHASE]",
 		Short: "Show the plan index: waves, dependencies, autonomy, task counts",
+		Long: `plans shows each phase's plans: their waves, dependencies, autonomy and task
+counts, and whether a SUMMARY says they are done. A phase with lint errors is
+shown too, with a pointer to hive lint, and plans then exits 1, as hive lint
+does (execute-phase would refuse that phase).`,
 		Example: `  hive plans 1
   hive plans 1 --json | jq '.[].plans[].id'`,
 		Args: cobra.MaximumNArgs(1),
@@ -93,7 +97,10 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 		index = append(index, pi)
 	}
 	if o.json {
-		return printJSON(o.stdout, index)
+		if err := printJSON(o.stdout, index); err != nil {
+			return err
+		}
+		return lintExit(index)
 	}
 	for i, pi := range index {
 		if i > 0 {
@@ -124,6 +131,18 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 			fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Wave, e.ID, e.Tasks, auto, deps, done, e.Name)
 		}
 		tw.Flush()
+	}
+	return lintExit(index)
+}
+
+// lintExit is plans' exit status: as hive lint's, ExitFailed when a phase
+// shown has errors (execute-phase would refuse it), so that a script that
+// reads the index also learns that it is not runnable.
+func lintExit(index []phaseIndex) error {
+	for _, pi := range index {
+		if pi.Errors > 0 {
+			return silentExit(ExitFailed)
+		}
 	}
 	return nil
 }

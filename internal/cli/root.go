@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hivectl/hive/internal/plan"
 )
 
 // Exit codes. Scripts can tell a failed plan from a bad invocation.
@@ -26,29 +27,6 @@ const (
 	ExitUndelivered = 7
 	ExitInterrupted = 130
 )
-
-// version is hive's version. Release builds set it:
-//
-//	go build -ldflags "-X github.com/hivectl/hive/internal/cli.version=v1.2.0" ./cmd/hive
-//
-// Left empty, hive reports the module version `go install` recorded.
-var version = ""
-
-// hiveVersion is the version `hive --version` prints.
-func hiveVersion() string { return resolveVersion(version, debug.ReadBuildInfo) }
-
-// resolveVersion prefers the version set at link time, then the main
-// module's version from the build information ("(devel)" in a build from a
-// checkout, which says nothing), else "dev".
-func resolveVersion(linked string, buildInfo func() (*debug.BuildInfo, bool)) string {
-	if linked != "" {
-		return linked
-	}
-	if bi, ok := buildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
 
 // exitError carries an exit code through cobra.
 type exitError struct {
@@ -68,6 +46,9 @@ func silentExit(code int) error { return &exitError{code: code} }
 
 // globalOptions are the flags every command has.
 type globalOptions struct {
+	// self is the command that runs this hive from the user's shell, ready
+	// to paste: "hive" when empty (selfCommand).
+	self   string
 	repo   string
 	stdin  io.Reader
 	stdout io.Writer
@@ -79,7 +60,11 @@ type globalOptions struct {
 // named a repository other than the current folder, so that it works from
 // where the user typed this one.
 func (g *globalOptions) pasteable(root string, args ...string) string {
-	words := []string{"hive"}
+	self := g.self
+	if self == "" {
+		self = "hive"
+	}
+	words := []string{self}
 	for _, a := range args {
 		words = append(words, shellQuote(a))
 	}
@@ -100,7 +85,8 @@ func shellQuote(s string) string {
 
 // Main runs hive with os.Args and returns the process exit code.
 func Main() int {
-	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	g := &globalOptions{self: thisHive(), stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+	return execute(g, os.Args[1:])
 }
 
 // Command is hive's command tree as `hive` runs it, the completion command
@@ -113,11 +99,17 @@ func Command() *cobra.Command {
 	return root
 }
 
+// run is hive in this process with its own input and output, as the tests
+// call it; its hints say "hive".
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}
-	root := newRootCmd(g, stdin)
+	return execute(&globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}, args)
+}
+
+func execute(g *globalOptions, args []string) int {
+	stdout, stderr := g.stdout, g.stderr
+	root := newRootCmd(g, g.stdin)
 	root.SetArgs(args)
-	root.SetIn(stdin)
+	root.SetIn(g.stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
@@ -128,14 +120,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		if ee.err != nil {
 			fmt.Fprintln(stderr, "hive:", ee.err)
+			suggestInit(g, ee.err)
 		}
 		return ee.code
 	}
 	fmt.Fprintln(stderr, "hive:", err)
+	suggestInit(g, err)
 	if strings.HasPrefix(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "arg(s)") {
 		return ExitUsage // cobra's own complaints about the command line
 	}
 	return ExitInternal
+}
+
+// suggestInit follows an error about a folder without .planning/ with the
+// command that starts a project there, ready to paste.
+func suggestInit(g *globalOptions, err error) {
+	var np *plan.NoPlanningError
+	if errors.As(err, &np) {
+		fmt.Fprintf(g.stderr, "Start a project there with `%s` (it writes .planning/: config, roadmap and an example phase).\n", g.pasteable(np.Root, "init"))
+	}
 }
 
 func newRootCmd(g *globalOptions, stdin io.Reader) *cobra.Command {
@@ -160,11 +163,11 @@ Exit codes:
   7    hive run completed, but its work could not be merged (or pushed): it is
        on the run's branch, and the output says why and how to take it
   130  interrupted; the run is kept: run the command hive prints to resume`,
-		Version:       hiveVersion(),
+		Version:       buildVersion().line(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetVersionTemplate("hive {{.Version}}\n")
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.repo, "repo", ".", "the git repository to work in")
 	root.AddCommand(
 		newInitCmd(g),
@@ -192,7 +195,9 @@ Exit codes:
 		newWorkerCmd(g),
 		newDemoCmd(g),
 		newBenchCmd(g),
+		newVersionCmd(g),
 		newSimCmd(stdin),
 	)
+	usageErrors(root)
 	return root
 }

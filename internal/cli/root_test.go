@@ -23,3 +23,35 @@ func TestPasteable(t *testing.T) {
 		}
 	}
 }
+
+// The commands hive prints start with what runs this hive again from the
+// user's shell.
+func TestSelfCommand(t *testing.T) {
+	same := func(a, b string) bool { return a == b }
+	dev := versionInfo{Version: "dev"}
+	for _, tc := range []struct {
+		name, exe, inPath string
+		v                 versionInfo
+		want              string
+	}{
+		{"the hive in PATH", "/usr/local/bin/hive", "/usr/local/bin/hive", dev, "hive"},
+		{"make build's bin/hive", "/src/hive/bin/hive", "", dev, "/src/hive/bin/hive"},
+		{"another hive in PATH", "/src/hive/bin/hive", "/usr/local/bin/hive", dev, "/src/hive/bin/hive"},
+		{"a path to quote", "/home/me/my tools/hive", "", dev, "'/home/me/my tools/hive'"},
+		{"go run in a checkout", "/tmp/go-build2646370775/b001/exe/hive", "", dev, "go run ./cmd/hive"},
+		{"go run in a checkout stamped by git", "/tmp/go-build1/b001/exe/hive", "/usr/local/bin/hive",
+			versionInfo{Version: "v0.0.0-20260101120000-4491182ab3c1+dirty", Revision: "4491182ab3c1"}, "go run ./cmd/hive"},
+		{"go run of a released module", "/tmp/go-build1/b001/exe/hive", "",
+			versionInfo{Version: "v1.2.0"}, "go run github.com/hivectl/hive/cmd/hive@v1.2.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := selfCommand(tc.exe, tc.inPath, same, tc.v); got != tc.want {
+				t.Errorf("selfCommand = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	g := &globalOptions{self: "go run ./cmd/hive", repo: "/tmp/shelf"}
+	if got, want := g.pasteable("/tmp/shelf", "status"), "go run ./cmd/hive status --repo /tmp/shelf"; got != want {
+		t.Errorf("pasteable = %q, want %q", got, want)
+	}
+}

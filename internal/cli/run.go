@@ -494,7 +494,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
 		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.agent, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
-		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build,
+		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build, Tools: cfg.Tools,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
 	if o.waitSet {

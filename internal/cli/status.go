@@ -272,7 +272,7 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
-		fmt.Fprintf(o.stdout, "  total: %s, %s elapsed\n", spendText(v.Spend), activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
+		fmt.Fprintf(o.stdout, "  total: %s, %s elapsed\n", runSpendText(v.Spend, v.snap.Agent), activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
 		if b := tui.BudgetText(v.snap); b != "" {
 			fmt.Fprintf(o.stdout, "  budget: %s\n", b)
 		}
@@ -292,6 +292,16 @@ func spendText(sp engine.Spend) string {
 		text += " (" + c + ")"
 	}
 	return text + fmt.Sprintf(", $%.2f", sp.CostUSD)
+}
+
+// runSpendText is spendText for a whole run of agent: the sim's tokens
+// are made up (it calls no model), and the figure says so.
+func runSpendText(sp engine.Spend, agent string) string {
+	text := spendText(sp)
+	if agent == "sim" {
+		text += ", simulated (the sim agent calls no model)"
+	}
+	return text
 }
 
 // cacheText says what the prompt cache did for a run: the tokens read

@@ -59,7 +59,10 @@ type Config struct {
 	Context       Context
 	Notifications Notifications
 	Secrets       Secrets
-	Backend       Backend
+	// Tools are the command-line tools hive run's roles are told they may
+	// use, of those found on the machine; empty: every one hive knows.
+	Tools   []string
+	Backend Backend
 
 	extra map[string]json.RawMessage // unknown keys, compacted, by name
 	notes []string

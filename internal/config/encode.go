@@ -48,12 +48,19 @@ func validate(path string, o object, errs *[]error) {
 // indented by two spaces. Legacy top-level keys are written in their nested
 // place. It fails when a value is not allowed, so that hive never writes a
 // file it would refuse to read.
-func (c *Config) Marshal() ([]byte, error) {
+func (c *Config) Marshal() ([]byte, error) { return c.marshal(false) }
+
+// MarshalHive is Marshal without GSD's own keys, which hive keeps in a
+// file but never reads (mode, gates.confirm_plan, ...): the file hive init
+// writes for a new project holds only what changes what hive does.
+func (c *Config) MarshalHive() ([]byte, error) { return c.marshal(true) }
+
+func (c *Config) marshal(hiveOnly bool) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("marshal config: %w", err)
 	}
 	var flat bytes.Buffer
-	if err := writeObject(&flat, c); err != nil {
+	if err := writeObject(&flat, c, hiveOnly); err != nil {
 		return nil, fmt.Errorf("marshal config: %w", err)
 	}
 	var out bytes.Buffer
@@ -65,7 +72,8 @@ func (c *Config) Marshal() ([]byte, error) {
 }
 
 // writeObject writes o as compact JSON; Marshal indents the whole at the end.
-func writeObject(b *bytes.Buffer, o object) error {
+// hiveOnly leaves out GSD's own keys.
+func writeObject(b *bytes.Buffer, o object, hiveOnly bool) error {
 	b.WriteByte('{')
 	first := true
 	member := func(key string) error {
@@ -80,13 +88,13 @@ func writeObject(b *bytes.Buffer, o object) error {
 		return nil
 	}
 	for _, f := range o.fields() {
-		if f.omitUnset && unset(f.ptr) {
+		if f.omitUnset && unset(f.ptr) || hiveOnly && f.gsd {
 			continue
 		}
 		if err := member(f.key); err != nil {
 			return err
 		}
-		if err := writeValue(b, f.ptr); err != nil {
+		if err := writeValue(b, f.ptr, hiveOnly); err != nil {
 			return fmt.Errorf("%s: %w", f.key, err)
 		}
 	}
@@ -101,7 +109,7 @@ func writeObject(b *bytes.Buffer, o object) error {
 	return nil
 }
 
-func writeValue(b *bytes.Buffer, ptr any) error {
+func writeValue(b *bytes.Buffer, ptr any, hiveOnly bool) error {
 	switch p := ptr.(type) {
 	case *time.Duration:
 		return writeJSON(b, shortDuration(*p))
@@ -112,11 +120,11 @@ func writeValue(b *bytes.Buffer, ptr any) error {
 		}
 		return writeJSON(b, *p)
 	case *map[string]ModelSpec:
-		return writeObjects(b, *p)
+		return writeObjects(b, *p, hiveOnly)
 	case *map[string]Price:
-		return writeObjects(b, *p)
+		return writeObjects(b, *p, hiveOnly)
 	case object:
-		return writeObject(b, p)
+		return writeObject(b, p, hiveOnly)
 	}
 	return writeJSON(b, valueOf(ptr))
 }
@@ -126,7 +134,7 @@ func writeValue(b *bytes.Buffer, ptr any) error {
 func writeObjects[T any, PT interface {
 	*T
 	object
-}](b *bytes.Buffer, m map[string]T) error {
+}](b *bytes.Buffer, m map[string]T, hiveOnly bool) error {
 	names := slices.SortedFunc(maps.Keys(m), func(x, y string) int {
 		switch {
 		case x == y:
@@ -148,7 +156,7 @@ func writeObjects[T any, PT interface {
 		}
 		b.WriteByte(':')
 		v := m[name]
-		if err := writeObject(b, PT(&v)); err != nil {
+		if err := writeObject(b, PT(&v), hiveOnly); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}

@@ -23,6 +23,9 @@ type field struct {
 	// omitUnset leaves the key out of the file when its value is unset, for
 	// model entries, where absent means "inherit".
 	omitUnset bool
+	// gsd marks GSD's own keys: hive reads and keeps them, and never acts
+	// on them (MarshalHive leaves them out).
+	gsd bool
 }
 
 // object is a JSON object with known keys, in the order they are written,
@@ -30,6 +33,12 @@ type field struct {
 type object interface {
 	fields() []field
 	unknown() *map[string]json.RawMessage
+}
+
+// gsdField marks f as GSD's own key.
+func gsdField(f field) field {
+	f.gsd = true
+	return f
 }
 
 func intField(key string, p *int, lo, hi int) field {
@@ -61,14 +70,14 @@ var modelCLIs = []string{CLIClaude, CLICodex, CLIAider, CLIExec, CLISim}
 // The top-level keys: the seed's order, then hive's additions.
 func (c *Config) fields() []field {
 	return []field{
-		{key: "mode", ptr: &c.Mode},
-		{key: "depth", ptr: &c.Depth},
+		{key: "mode", ptr: &c.Mode, gsd: true},
+		{key: "depth", ptr: &c.Depth, gsd: true},
 		{key: "workflow", ptr: &c.Workflow},
-		{key: "planning", ptr: &c.Planning},
+		{key: "planning", ptr: &c.Planning, gsd: true},
 		{key: "parallelization", ptr: &c.Parallelization, accept: "true, false or an object"},
 		{key: "teams", ptr: &c.Teams},
 		{key: "gates", ptr: &c.Gates},
-		{key: "safety", ptr: &c.Safety},
+		{key: "safety", ptr: &c.Safety, gsd: true},
 		{key: "git", ptr: &c.Git},
 		{key: "commands", ptr: &c.Commands, omitUnset: true},
 		{key: "timeouts", ptr: &c.Timeouts},
@@ -82,14 +91,16 @@ func (c *Config) fields() []field {
 		{key: "context", ptr: &c.Context, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
+		// Written only when set: a file says no more than it did.
+		{key: "tools", ptr: &c.Tools, omitUnset: true, accept: `a list of program names, such as ["go", "make"]`},
 		{key: "backend", ptr: &c.Backend, omitUnset: true},
 	}
 }
 
 func (w *Workflow) fields() []field {
 	return []field{
-		{key: "research", ptr: &w.Research},
-		{key: "plan_check", ptr: &w.PlanCheck},
+		{key: "research", ptr: &w.Research, gsd: true},
+		{key: "plan_check", ptr: &w.PlanCheck, gsd: true},
 		{key: "verifier", ptr: &w.Verifier},
 		{key: "use_worktrees", ptr: &w.UseWorktrees},
 		{key: "resolver", ptr: &w.Resolver},
@@ -115,11 +126,11 @@ func (p *Parallelization) fields() []field {
 	return []field{
 		{key: "enabled", ptr: &p.Enabled},
 		{key: "plan_level", ptr: &p.PlanLevel},
-		{key: "task_level", ptr: &p.TaskLevel},
-		{key: "skip_checkpoints", ptr: &p.SkipCheckpoints},
+		{key: "task_level", ptr: &p.TaskLevel, gsd: true},
+		{key: "skip_checkpoints", ptr: &p.SkipCheckpoints, gsd: true},
 		intField("max_concurrent_agents", &p.MaxConcurrentAgents, 1, 64),
 		// The upper bounds below only keep numbers sane; no project comes near them.
-		intField("min_plans_for_parallel", &p.MinPlansForParallel, 1, 1000),
+		gsdField(intField("min_plans_for_parallel", &p.MinPlansForParallel, 1, 1000)),
 		{key: "dynamic_scheduling", ptr: &p.DynamicScheduling},
 	}
 }
@@ -130,14 +141,14 @@ func (t *Teams) fields() []field {
 
 func (g *Gates) fields() []field {
 	return []field{
-		{key: "confirm_project", ptr: &g.ConfirmProject},
-		{key: "confirm_phases", ptr: &g.ConfirmPhases},
-		{key: "confirm_roadmap", ptr: &g.ConfirmRoadmap},
-		{key: "confirm_breakdown", ptr: &g.ConfirmBreakdown},
-		{key: "confirm_plan", ptr: &g.ConfirmPlan},
-		{key: "execute_next_plan", ptr: &g.ExecuteNextPlan},
-		{key: "issues_review", ptr: &g.IssuesReview},
-		{key: "confirm_transition", ptr: &g.ConfirmTransition},
+		{key: "confirm_project", ptr: &g.ConfirmProject, gsd: true},
+		{key: "confirm_phases", ptr: &g.ConfirmPhases, gsd: true},
+		{key: "confirm_roadmap", ptr: &g.ConfirmRoadmap, gsd: true},
+		{key: "confirm_breakdown", ptr: &g.ConfirmBreakdown, gsd: true},
+		{key: "confirm_plan", ptr: &g.ConfirmPlan, gsd: true},
+		{key: "execute_next_plan", ptr: &g.ExecuteNextPlan, gsd: true},
+		{key: "issues_review", ptr: &g.IssuesReview, gsd: true},
+		{key: "confirm_transition", ptr: &g.ConfirmTransition, gsd: true},
 		{key: "post_merge_command", ptr: &g.PostMergeCommand},
 	}
 }

@@ -114,8 +114,11 @@ func (r *Repo) CommitAll(ctx context.Context, message string, paths ...string) e
 	return err
 }
 
+// FallbackIdentity is who hive's commits are by when git has no identity.
+const FallbackIdentity = "hive <hive@localhost>"
+
 // identity gives git an author when the user has none configured, so that
-// hive's own commits never fail on a fresh machine.
+// hive's own commits never fail on a fresh machine (hive doctor warns).
 func (r *Repo) identity(ctx context.Context) []string {
 	if _, err := r.Git(ctx, "var", "GIT_COMMITTER_IDENT"); err == nil {
 		if _, err := r.Git(ctx, "var", "GIT_AUTHOR_IDENT"); err == nil {
@@ -123,6 +126,27 @@ func (r *Repo) identity(ctx context.Context) []string {
 		}
 	}
 	return []string{"-c", "user.name=hive", "-c", "user.email=hive@localhost"}
+}
+
+// Identity says who commits made in r are by: ident is "Name <email>" as
+// git would write it, "" when git has none (hive's commits are then by
+// FallbackIdentity); guessed is true when git made it up from the machine
+// (user name, host name) because user.name or user.email is not set.
+func (r *Repo) Identity(ctx context.Context) (ident string, guessed bool) {
+	out, err := r.Git(ctx, "var", "GIT_AUTHOR_IDENT")
+	if err != nil {
+		return "", false
+	}
+	if _, err := r.Git(ctx, "var", "GIT_COMMITTER_IDENT"); err != nil {
+		return "", false
+	}
+	// "Name <email> 1700000000 +0000": the time is not the identity.
+	ident = strings.TrimSpace(out)
+	if i := strings.LastIndexByte(ident, '>'); i >= 0 {
+		ident = ident[:i+1]
+	}
+	_, err = r.Git(ctx, "-c", "user.useConfigOnly=true", "var", "GIT_AUTHOR_IDENT")
+	return ident, err != nil
 }
 
 // Dirty lists the changes `git status` reports in the worktree: modified,

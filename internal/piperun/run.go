@@ -76,6 +76,9 @@ type Options struct {
 	// Context is given to every role of a new run: files the user named
 	// (-c), with their text.
 	Context []pipeline.ContextFile
+	// Tools limits the machine's tools a new run's roles are told about
+	// (the config's "tools"); empty: every one found.
+	Tools []string
 	// NoMerge leaves the finished run's work on its branch (as does a
 	// run started with it).
 	NoMerge bool

@@ -27,6 +27,8 @@ func (d Diagnostic) String() string {
 	}
 	fmt.Fprintf(&b, ": %s: %s", d.Severity, d.Message)
 	if d.Fix != "" {
+		// A fix is written to end plainly: one ending in ")" would print
+		// "))" here (the tests check every fix they meet).
 		fmt.Fprintf(&b, " (fix: %s)", d.Fix)
 	}
 	return b.String()

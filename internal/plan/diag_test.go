@@ -26,6 +26,9 @@ type wantDiag struct {
 
 func matchDiags(t *testing.T, got []Diagnostic, want []wantDiag) {
 	t.Helper()
+	for _, d := range got {
+		checkFixEnd(t, d)
+	}
 	for _, w := range want {
 		found := false
 		for _, d := range got {
@@ -41,6 +44,15 @@ func matchDiags(t *testing.T, got []Diagnostic, want []wantDiag) {
 	}
 	if n := countErrors(got); n != countWantErrors(want) {
 		t.Errorf("%d errors, want %d:\n%s", n, countWantErrors(want), diagList(got))
+	}
+}
+
+// checkFixEnd fails on a fix that ends in ")": String wraps the fix in
+// parentheses, and "(fix: … (e.g. src/app.ts))" reads badly.
+func checkFixEnd(t *testing.T, d Diagnostic) {
+	t.Helper()
+	if strings.HasSuffix(d.Fix, ")") {
+		t.Errorf("a fix that ends in \")\" prints \"))\": %s", d)
 	}
 }
 
@@ -143,6 +155,26 @@ func TestParsePlanDiagnostics(t *testing.T) {
 			in:    plan("phase: 01\nfiles_modified: [a.ts\nwave: 1", autoTask),
 			nilOK: true,
 			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 3, "invalid YAML frontmatter: did not find expected ',' or ']'", "check the YAML"}},
+		},
+		// yaml.v3 names the line where the enclosing block began (here the
+		// artifacts' first item, line 7) for a misindented key, and no line
+		// for an unknown alias: the error points at the line that makes it.
+		{
+			name:  "invalid YAML deep in must_haves",
+			in:    plan("phase: 01\nmust_haves:\n  truths:\n    - a\n  artifacts:\n    - path: x\n      provides: y\n     bad: z\nwave: 1", autoTask),
+			nilOK: true,
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 9, "invalid YAML frontmatter: did not find expected '-' indicator", "check the YAML"}},
+		},
+		{
+			name:  "misindented key in a list",
+			in:    plan("phase: 01\nmust_haves:\n  truths:\n    - a\n    - b: c\n    d: e\n    - f", autoTask),
+			nilOK: true,
+			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 7, "invalid YAML frontmatter: did not find expected '-' indicator", "check the YAML"}},
+		},
+		{
+			name: "unknown alias",
+			in:   plan("phase: 01\nwave: 1\ndepends_on: *nope", autoTask),
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 4, "frontmatter is not valid YAML (unknown anchor 'nope' referenced)", ""}},
 		},
 		{
 			name:  "frontmatter is a list",

@@ -123,8 +123,11 @@ func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
 				}
 			}
 		}
-		line = clampLine(line, d.lastLine())
 		msg = strings.TrimSpace(msg)
+		if n := problemLine(d.fm, msg); n > 0 {
+			line = d.fmLine + n - 1
+		}
+		line = clampLine(line, d.lastLine())
 		// GSD reads frontmatter line by line and runs plans strict YAML
 		// refuses; so does hive, unless the bytes themselves are broken.
 		if bad == 0 {
@@ -159,7 +162,7 @@ func (d *document) parseFrontmatter(ds *diags) (*yaml.Node, bool) {
 
 // gsdFix tells how to make a frontmatter that only GSD's reader takes
 // readable by every YAML tool too.
-const gsdFix = `to make it YAML, put values holding ": " or " #" in single quotes ('a: b'), and write regular expressions in single quotes ('\s+') or double each backslash inside double quotes ("\\s+")`
+const gsdFix = `to make it YAML, put values holding ": " or " #" in single quotes ('a: b'), and write regular expressions in single quotes ('\s+'), or in double quotes with each backslash doubled: "\\s+"`
 
 // badByteLine returns the 1-based line of the first byte YAML refuses (control
 // characters, invalid UTF-8), or 0 when there is none.
@@ -173,6 +176,43 @@ func badByteLine(s string) int {
 			r < 0x20 && r != '\t' && r != '\r',
 			r >= 0x7f && r <= 0x9f && r != 0x85:
 			return line
+		}
+	}
+	return 0
+}
+
+// maxProblemSearch bounds problemLine's parses: a frontmatter longer than
+// this keeps the line yaml.v3 names.
+const maxProblemSearch = 400
+
+// problemLine returns the 1-based line of fm at which the YAML error msg
+// (without yaml.v3's "line N: ") arises, or 0 when it cannot tell. yaml.v3
+// names the line where the enclosing block began for a parser error (a
+// misindented key in must_haves is reported at its sequence's first item)
+// and no line at all for an unknown alias: the line that makes the error is
+// the last line of the shortest prefix of fm that fails with msg.
+func problemLine(fm, msg string) int {
+	lines := strings.SplitAfter(fm, "\n")
+	if len(lines) > maxProblemSearch {
+		return 0
+	}
+	prefix := ""
+	for i, l := range lines {
+		prefix += l
+		if strings.TrimSpace(l) == "" {
+			continue // a blank line adds nothing to fail at
+		}
+		var n yaml.Node
+		err := safeUnmarshal(prefix, &n)
+		if err == nil {
+			continue
+		}
+		got := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLineRE.FindStringIndex(got); m != nil {
+			got = got[:m[0]] + got[m[1]:]
+		}
+		if strings.TrimSpace(got) == msg {
+			return i + 1
 		}
 	}
 	return 0

@@ -52,6 +52,7 @@ func checkDiags(t *testing.T, file string, last int, ds []Diagnostic) {
 		if d.Severity == SeverityError && (d.Fix == "" || d.Line == 0) {
 			t.Fatalf("error without a line or a fix: %s", d)
 		}
+		checkFixEnd(t, d)
 	}
 }
 

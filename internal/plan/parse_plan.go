@@ -193,7 +193,7 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 		case "depends_on", "depends-on":
 			items, ok := doc.list(k, ds)
 			if !ok {
-				ds.errorf(k.line, `write depends_on: ["01-01", "01-02"] (plan ids, [] for none)`, "depends_on must be a list of plan ids, got %s", describe(k.value))
+				ds.errorf(k.line, `write depends_on: ["01-01", "01-02"], the ids of the plans it needs, or depends_on: [] for none`, "depends_on must be a list of plan ids, got %s", describe(k.value))
 				continue
 			}
 			p.DependsOn = nil

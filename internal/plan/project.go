@@ -33,6 +33,15 @@ func pad2(n string) string {
 // gsdArtifacts are the per-phase files GSD writes besides plans and summaries.
 var gsdArtifacts = []string{"CONTEXT", "RESEARCH", "VERIFICATION", "UAT", "DISCOVERY", "VALIDATION", "PATTERNS", "REVIEW"}
 
+// NoPlanningError is LoadProject's error for a folder without .planning/:
+// the commands that start projects (hive init, /gsd:new-project) are the
+// caller's to suggest, with the flags it was given.
+type NoPlanningError struct{ Root string }
+
+func (e *NoPlanningError) Error() string {
+	return fmt.Sprintf("no .planning/ folder in %s: create .planning/phases/01-<name>/ with NN-MM-PLAN.md files (or run /gsd:new-project), or run hive from the repository root", e.Root)
+}
+
 // LoadProject reads every phase under root/.planning/phases. Findings about
 // files are diagnostics in the phases; the error is for I/O failures and for a
 // repository without .planning/.
@@ -43,7 +52,7 @@ func LoadProject(root string) (*Project, error) {
 	}
 	if st, err := os.Stat(filepath.Join(abs, ".planning")); err != nil || !st.IsDir() {
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no .planning/ folder in %s: create .planning/phases/01-<name>/ with NN-MM-PLAN.md files (or run /gsd:new-project), or run hive from the repository root", abs)
+			return nil, &NoPlanningError{Root: abs}
 		}
 		return nil, fmt.Errorf("load project: %w", err)
 	}

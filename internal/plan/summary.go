@@ -105,7 +105,7 @@ func readSummaryFrontmatter(s *Summary, doc *document, m *yaml.Node, ds *diags) 
 				*files = cleanFiles(doc.texts(kf.value))
 				for _, f := range *files {
 					if _, err := SafeRelPath(f); err != nil {
-						ds.errorf(firstLine(kf.line, k.line, 1), "list only files inside the repository, relative to its root (e.g. src/app.ts)", "key-files.%s: %v", kf.name, err)
+						ds.errorf(firstLine(kf.line, k.line, 1), "list only files inside the repository, relative to its root, such as src/app.ts", "key-files.%s: %v", kf.name, err)
 					}
 				}
 			}

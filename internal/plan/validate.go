@@ -198,7 +198,7 @@ func checkFiles(p *Plan, add addFunc) {
 			continue
 		}
 		if _, err := SafeRelPath(f); err != nil {
-			add(SeverityError, p, line, "list only files inside the repository, relative to its root (e.g. src/app.ts)", "files_modified: %v", err)
+			add(SeverityError, p, line, "list only files inside the repository, relative to its root, such as src/app.ts", "files_modified: %v", err)
 		}
 	}
 }
@@ -207,7 +207,7 @@ func checkFiles(p *Plan, add addFunc) {
 // checkpoint kind: it would not know how to ask the human) from what GSD
 // runs anyway: another task type is run like auto, and a checkpoint in an
 // autonomous plan still stops the plan.
-const pathFix = "name only files inside the repository, relative to its root (e.g. src/app.ts)"
+const pathFix = "name only files inside the repository, relative to its root, such as src/app.ts"
 
 // checkPlanPaths checks every other path a plan names for what an agent
 // must never be sent to: task <files>, must_haves artifacts, and the files

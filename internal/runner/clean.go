@@ -13,16 +13,27 @@ import (
 
 // CleanReport says what Clean did.
 type CleanReport struct {
-	Removed []string // worktrees removed
+	Removed []string `json:"removed_worktrees"` // worktrees removed
 	// Discarded names the uncommitted changes that went with a removed
 	// worktree: "<worktree>: <files>".
-	Discarded []string
-	Pruned    []string // registrations forgotten: their worktree folders were gone
-	Folders   []string // stale folders removed from hive's worktree folder
-	Live      []string // worktrees left alone: a live run uses them
-	Deleted   []string // branches deleted: their work is on the current branch
-	Kept      []string // branches kept, with why: they hold work not merged yet
-	Left      []string // folders in hive's worktree folder left alone, with why
+	Discarded []string `json:"discarded_changes"`
+	Pruned    []string `json:"pruned_worktrees"` // registrations forgotten: their worktree folders were gone
+	Folders   []string `json:"stale_folders"`    // stale folders removed from hive's worktree folder
+	Live      []string `json:"live_worktrees"`   // worktrees left alone: a live run uses them
+	Deleted   []string `json:"deleted_branches"` // branches deleted: their work is on the current branch
+	Kept      []string `json:"kept_branches"`    // branches kept, with why: they hold work not merged yet
+	Left      []string `json:"left"`             // folders in hive's worktree folder left alone, with why
+}
+
+// WithEmptyLists is r with every nil list empty, so that its JSON has []
+// where there is nothing, as every other JSON of hive's, never null.
+func (r CleanReport) WithEmptyLists() CleanReport {
+	for _, l := range []*[]string{&r.Removed, &r.Discarded, &r.Pruned, &r.Folders, &r.Live, &r.Deleted, &r.Kept, &r.Left} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return r
 }
 
 // Clean removes what killed runs and earlier repositories left behind:

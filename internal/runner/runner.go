@@ -212,8 +212,11 @@ type runner struct {
 	queue    []engine.Event
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
-	finished bool  // the engine finished the run (CmdRunFinished)
-	stopping bool  // the run stops for a human: events are journaled, commands not carried out
+	finished bool // the engine finished the run (CmdRunFinished)
+	// stopping says why the run stops for a human ("" while it goes on):
+	// events are journaled, commands not carried out, and an agent's exit
+	// then is hive's doing, said as such rather than as its exit status.
+	stopping string
 	lastSeq  int64 // the last journal sequence number stepped
 
 	routes  routes
@@ -364,13 +367,13 @@ func (r *runner) loop(ctx context.Context) error {
 			break
 		}
 		if r.human.stopped {
-			if err := r.stopAgents(ctx); err != nil {
+			if err := r.stopAgents(ctx, "the run stops until a human answers its checkpoints"); err != nil {
 				return err
 			}
 			return &NeedsHumanError{Checkpoints: r.eng.Snapshot().Queue}
 		}
 		if r.human.paused {
-			if err := r.stopAgents(ctx); err != nil {
+			if err := r.stopAgents(ctx, "the run is paused"); err != nil {
 				return err
 			}
 			path, err := r.writeHandoff()
@@ -410,9 +413,9 @@ func (r *runner) loop(ctx context.Context) error {
 // engine's commands meanwhile are not carried out: the run is stopping,
 // and a resume derives what is still to do from the journal, as after a
 // crash at this point.
-func (r *runner) stopAgents(ctx context.Context) error {
-	r.stopping = true
-	defer func() { r.stopping = false }()
+func (r *runner) stopAgents(ctx context.Context, why string) error {
+	r.stopping = why
+	defer func() { r.stopping = "" }()
 	sessions := r.agents.sorted()
 	for _, s := range sessions {
 		go s.Stop(r.o.Agents.StopGrace)
@@ -520,6 +523,11 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 		}
 		if ev.Type == engine.EvAgentExited {
 			r.agents.exited(*ev)
+			if r.stopping != "" {
+				// Its exit status (1, or a signal's) says only that hive
+				// stopped it.
+				ev.Reason = "stopped by hive: " + r.stopping
+			}
 		}
 		ev.Time = r.o.Now().UTC()
 		if ev.Checkpoint != nil && ev.Checkpoint.Worktree == "" {
@@ -579,7 +587,7 @@ func (r *runner) step(ctx context.Context, ev engine.Event) error {
 	}
 	snap := r.eng.Snapshot()
 	r.o.Observer.Event(ev, snap)
-	if r.stopping {
+	if r.stopping != "" {
 		return nil
 	}
 	for _, c := range cmds {

@@ -47,7 +47,7 @@ type Project struct {
 
 // about describes each file for the listing hive init prints.
 var about = map[string]string{
-	config.PlanningFile:         "settings, every key at its default",
+	config.PlanningFile:         "the settings hive reads, at their defaults",
 	".planning/PROJECT.md":      "what the project is: fill it in",
 	".planning/ROADMAP.md":      "the phases; hive ticks plans off as they complete",
 	".planning/STATE.md":        "where the project stands; hive keeps it current",
@@ -55,10 +55,19 @@ var about = map[string]string{
 	PhaseDir + "/01-02-PLAN.md": "example plan: a guide you check (depends on 01-01)",
 }
 
+// Config is a new project's configuration: the defaults, with desktop
+// notifications off (a checkpoint still rings the terminal's bell; set
+// notifications.desktop to true for a notification on the desktop too).
+func Config() *config.Config {
+	c := config.Default()
+	c.Notifications.Desktop = false
+	return c
+}
+
 // Files returns every file of a new project, config.json first, then the
 // templates in path order.
 func Files(p Project) ([]File, error) {
-	cfg, err := config.Default().Marshal()
+	cfg, err := Config().MarshalHive()
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", config.PlanningFile, err)
 	}

@@ -38,7 +38,8 @@ func read(t *testing.T, dir, rel string) string {
 	return string(data)
 }
 
-// The config file holds the defaults exactly, and loads without a note.
+// The config file holds only the keys hive reads, at the defaults but for
+// desktop notifications (off), and loads without a note.
 func TestConfigIsTheDefaults(t *testing.T) {
 	dir := writeProject(t)
 	cfg, err := config.Load(dir)
@@ -48,9 +49,23 @@ func TestConfigIsTheDefaults(t *testing.T) {
 	if notes := cfg.Notes(); len(notes) > 0 {
 		t.Errorf("config notes: %q", notes)
 	}
-	want, _ := config.Default().Marshal()
-	if got := read(t, dir, config.PlanningFile); got != string(want) {
-		t.Errorf("config.json:\n%s\nwant the defaults:\n%s", got, want)
+	want := config.Default()
+	want.Notifications.Desktop = false
+	got, _ := cfg.Marshal()
+	if wantText, _ := want.Marshal(); string(got) != string(wantText) {
+		t.Errorf("config loads as\n%s\nwant the defaults with desktop notifications off:\n%s", got, wantText)
+	}
+	text := read(t, dir, config.PlanningFile)
+	for _, gsd := range []string{`"mode"`, `"depth"`, `"research"`, `"plan_check"`, `"planning"`, `"task_level"`, `"skip_checkpoints"`,
+		`"min_plans_for_parallel"`, `"confirm_plan"`, `"issues_review"`, `"safety"`} {
+		if strings.Contains(text, gsd) {
+			t.Errorf("config.json has GSD's key %s, which hive does not read:\n%s", gsd, text)
+		}
+	}
+	for _, key := range []string{`"max_concurrent_agents": 3`, `"execution_team": true`, `"post_merge_command": ""`, `"desktop": false`, `"bell": true`} {
+		if !strings.Contains(text, key) {
+			t.Errorf("config.json lacks %s:\n%s", key, text)
+		}
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,9 +48,9 @@ func (s *Server) apiCheckpoints(w http.ResponseWriter, r *http.Request, id who) 
 	writeJSON(w, http.StatusOK, cps)
 }
 
-// answerBody is the body of POST .../answer.
+// answerBody is the body of POST .../answer: {"answer": "..."}.
 type answerBody struct {
-	Answer string `json:"answer"`
+	Answer *string `json:"answer"` // nil when the field is missing
 }
 
 // answerReply is what an accepted answer returns.
@@ -70,8 +72,8 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request, id who) {
 	}
 	var text string
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
-		var body answerBody
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		var raw json.RawMessage
+		if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
 			status := http.StatusBadRequest
 			if _, ok := err.(*http.MaxBytesError); ok {
 				status = http.StatusRequestEntityTooLarge
@@ -79,9 +81,18 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request, id who) {
 			s.fail(w, r, status, "the body must be JSON: {\"answer\": \"...\"}")
 			return
 		}
-		text = body.Answer
+		var body answerBody
+		if err := json.Unmarshal(raw, &body); err != nil || body.Answer == nil {
+			s.fail(w, r, http.StatusBadRequest, missingAnswer(raw))
+			return
+		}
+		text = *body.Answer
 	} else {
-		text = r.PostFormValue("answer")
+		text = r.PostFormValue("answer") // parses the form, multipart too
+		if !r.PostForm.Has("answer") {
+			s.fail(w, r, http.StatusBadRequest, "the form has no field \"answer\": send answer=...")
+			return
+		}
 	}
 	res, aerr := s.record(t, text)
 	if aerr != nil {
@@ -89,6 +100,29 @@ func (s *Server) apiAnswer(w http.ResponseWriter, r *http.Request, id who) {
 		return
 	}
 	writeJSON(w, http.StatusOK, answerReply{Run: t.run, Plan: t.plan, Checkpoint: t.cp, Answer: res.Answer, Seq: res.Seq})
+}
+
+// missingAnswer says what is wrong with a JSON body that has no string
+// "answer": the field is missing (naming the fields sent instead, such as
+// "response"), or it is not a string.
+func missingAnswer(raw json.RawMessage) string {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return "the body must be a JSON object: {\"answer\": \"...\"}"
+	}
+	if _, ok := fields["answer"]; ok {
+		return "the field \"answer\" must be a string: {\"answer\": \"...\"}"
+	}
+	var names []string
+	for k := range fields {
+		names = append(names, strconv.Quote(k))
+	}
+	sort.Strings(names)
+	msg := "the body has no field \"answer\": send {\"answer\": \"...\"}"
+	if len(names) > 0 {
+		msg += " (it has " + strings.Join(names, ", ") + ")"
+	}
+	return msg
 }
 
 // apiSession tells a browser's script its CSRF token.

@@ -27,8 +27,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return fmt.Sprint(n)
 	},
-	"usd":  func(f float64) string { return fmt.Sprintf("$%.2f", f) },
-	"form": func(csrf string, cp CheckpointView) formData { return formData{CSRF: csrf, CP: cp} },
+	"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+	"markdown": markdown,
+	"form":     func(csrf string, cp CheckpointView) formData { return formData{CSRF: csrf, CP: cp} },
 }).ParseFS(webFS, "web/pages.html"))
 
 type formData struct {

@@ -35,12 +35,12 @@ func (f *fakeRemote) Runs(context.Context) ([]RemoteRun, error) {
 		return nil, errors.New("connection refused")
 	}
 	snap := engine.Snapshot{Phase: "01", Started: true, Plans: []*engine.PlanStatus{
-		{Spec: engine.PlanSpec{ID: "01-01", Tasks: 2}, State: engine.Complete, Attempt: 1, TasksDone: 2},
+		{Spec: engine.PlanSpec{ID: "01-01", Name: "Book model", Tasks: 2}, State: engine.Complete, Attempt: 1, TasksDone: 2},
 		{Spec: engine.PlanSpec{ID: "01-02", Tasks: 2}, State: engine.Running, Attempt: 1, TasksDone: 1},
 	}}
 	if f.open {
 		snap.Queue = []engine.Checkpoint{{ID: 3, Plan: "01-02", Attempt: 1, Kind: engine.KindCheckpoint, Type: "decision",
-			Details: "Pick the store", Options: []string{"sqlite", "postgres"}}}
+			Details: "Pick **the store**:\n1. `sqlite`\n2. <b>postgres</b>", Options: []string{"sqlite", "postgres"}}}
 	}
 	return []RemoteRun{{Workflow: "hive-01-demo-1a2b3c4d", Started: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), Snap: snap}}, nil
 }
@@ -126,12 +126,44 @@ func TestRemoteRuns(t *testing.T) {
 	}
 	if status, body := call("GET", "/runs/"+key1, ""); status != 200 || !strings.Contains(body, "hive-01-demo-1a2b3c4d") || !strings.Contains(body, ">Plans<") {
 		t.Fatalf("run page: %d\n%s", status, body)
+	} else {
+		// The checkpoint's details rendered from their Markdown, its HTML
+		// escaped; each plan with its name.
+		for _, want := range []string{`<div class="details"><p>Pick <strong>the store</strong>:</p><ol><li><code>sqlite</code></li><li>&lt;b&gt;postgres&lt;/b&gt;</li></ol></div>`,
+			`>01-01</a> <span class="name">Book model</span>`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("run page lacks %s:\n%s", want, body)
+			}
+		}
 	}
 	if status, body := call("GET", "/runs/"+key1+"/output/01-02", ""); status != 200 || !strings.Contains(body, "runs on a hive worker") {
 		t.Fatalf("output of a remote plan: %d %s", status, body)
 	}
 
 	path := fmt.Sprintf("/api/runs/%s/checkpoints/01-02/3/answer", key1)
+	// A body without its field is told which field it lacks.
+	for _, tc := range []struct{ body, want string }{
+		{`{"response":"sqlite"}`, `the body has no field \"answer\": send {\"answer\": \"...\"} (it has \"response\")`},
+		{`{}`, `the body has no field \"answer\"`},
+		{`{"answer":3}`, `the field \"answer\" must be a string`},
+		{`["sqlite"]`, `the body must be a JSON object`},
+	} {
+		if status, body := call("POST", path, tc.body); status != http.StatusBadRequest || !strings.Contains(body, tc.want) {
+			t.Errorf("answer %s: %d %s, want 400 %s", tc.body, status, body, tc.want)
+		}
+	}
+	formReq, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader("response=sqlite"))
+	formReq.Header.Set("Authorization", "Bearer "+token)
+	formReq.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if resp, err := http.DefaultClient.Do(formReq); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), `the form has no field \"answer\"`) {
+			t.Errorf("form without answer: %d %s, want 400 naming the field", resp.StatusCode, b)
+		}
+	}
 	if status, body := call("POST", path, `{"answer":"sqlite, password hunter2-secret-value"}`); status != 200 {
 		t.Fatalf("answer: %d %s", status, body)
 	}

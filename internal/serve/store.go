@@ -52,6 +52,7 @@ type RunView struct {
 // ItemView is a plan or a role.
 type ItemView struct {
 	ID       string  `json:"id"`
+	Name     string  `json:"name,omitempty"` // a plan's name, as hive plans shows it
 	State    string  `json:"state"`
 	Attempt  int     `json:"attempt"`
 	Tasks    string  `json:"tasks,omitempty"`
@@ -474,10 +475,15 @@ func phaseView(kind string, run journal.Run, snap engine.Snapshot, live bool) Ru
 		v.State = "stopped"
 	}
 	for _, p := range snap.Plans {
-		it := ItemView{ID: p.Spec.ID, State: string(p.State), Attempt: p.Attempt, Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks),
-			Detail: p.Progress, Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Finished: p.State.Final()}
-		if p.Reason != "" {
+		it := ItemView{ID: p.Spec.ID, Name: p.Spec.Name, State: string(p.State), Attempt: p.Attempt, Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks),
+			Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Finished: p.State.Final()}
+		switch {
+		case p.Reason != "":
 			it.Detail = p.Reason
+		case !p.State.Final():
+			// The last PROGRESS line (a task's commit subject) says what
+			// the agent does now; once the plan is done its name says it.
+			it.Detail = p.Progress
 		}
 		v.Items = append(v.Items, it)
 		v.Tokens += it.Tokens
