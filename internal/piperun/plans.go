@@ -51,21 +51,27 @@ func PlansPath(run int64) string { return filepath.Join(".hive", "runs", fmt.Spr
 // progress, back as they were when the run started, in hive's own commit,
 // once the phase is copied to PlansPath; before the delivery, so that
 // neither a merge, a push, nor a branch taken by hand brings it into the
-// project. A run without plans, or whose plans are off already (a
-// delivery that was cut short), has nothing to do. It returns notes for
-// the user.
+// project. A delivery cut short and done again finds what it did: the
+// copy only ever adds files (the worktree may hold part of the phase, or
+// none, after a removal cut short), and the branch is set right from what
+// its last commit holds. It returns notes for the user.
 func (s *shell) keepPlans(ctx context.Context, snap pipeline.Snapshot) []string {
 	phase := snap.Spec.PhaseDir
 	if phase == "" || s.dir == "" {
 		return nil
 	}
 	src := filepath.Join(s.dir, filepath.FromSlash(phase))
-	if _, err := os.Stat(src); err != nil {
-		return nil
-	}
 	dst := filepath.Join(s.o.Repo.Root, PlansPath(s.run.ID))
-	if err := copyTree(src, dst); err != nil {
-		return []string{fmt.Sprintf("could not keep the run's plans in %s (%v): they stay on its branch, in %s", PlansPath(s.run.ID), err, phase)}
+	if _, err := os.Stat(src); err == nil {
+		if err := copyTree(src, dst); err != nil {
+			return []string{fmt.Sprintf("could not keep the run's plans in %s (%v): they stay on its branch, in %s", PlansPath(s.run.ID), err, phase)}
+		}
+	}
+	if _, err := os.Stat(dst); err != nil {
+		// The run wrote no plans (a workflow without an architect): its
+		// branch holds no phase, and STATE.md and ROADMAP.md are its
+		// roles' to change.
+		return nil
 	}
 	msg := fmt.Sprintf("chore(hive): run %d's plans are the run's, kept in %s", s.run.ID, filepath.ToSlash(PlansPath(s.run.ID)))
 	base, paths := snap.Spec.Base, append([]string{phase}, runner.TrackingFiles...)
@@ -81,12 +87,9 @@ func (s *shell) keepPlans(ctx context.Context, snap pipeline.Snapshot) []string 
 	return []string{fmt.Sprintf("the architect's plans are kept in %s, not in your .planning/phases", filepath.ToSlash(PlansPath(s.run.ID)))}
 }
 
-// copyTree copies the regular files under src to dst, replacing what a
-// copy cut short left there.
+// copyTree copies the regular files under src to dst, over those of the
+// same name (a copy cut short), keeping the others.
 func copyTree(src, dst string) error {
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
