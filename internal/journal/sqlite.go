@@ -134,7 +134,15 @@ func (s *SQLite) init() error {
 	return err
 }
 
+// migrate brings the schema up to date. A journal that is up to date
+// already is only read: a reader beside a running hive (hive status, hive
+// answer) then never waits for the write lock that BEGIN IMMEDIATE takes,
+// which a busy writer holds in turns, and never delays that writer.
 func migrate(db *sql.DB) error {
+	var current string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&current); err == nil && current == strconv.Itoa(len(migrations)) {
+		return nil
+	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err

@@ -318,3 +318,36 @@ func TestAdoptRun(t *testing.T) {
 		t.Errorf("a run created after: %+v %v", next, err)
 	}
 }
+
+// A reader opens an up-to-date journal and reads its runs while a writer
+// holds the write lock (as a busy hive does in turns, for each batch of
+// events): opening takes no write lock of its own, so it neither waits
+// for the writer nor fails with "database is locked".
+func TestReaderOpensBesideAWriterHoldingTheLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.db")
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.CreateRun("pipeline", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := w.db.Begin() // BEGIN IMMEDIATE: the write lock, held
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO runs(phase, started) VALUES('pipeline', ?)`, formatTime(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatalf("a reader beside a writer holding the lock: %v", err)
+	}
+	defer r.Close()
+	run, ok, err := r.LatestRun("pipeline")
+	if err != nil || !ok || run.ID != 1 {
+		t.Fatalf("the reader sees %+v, %v, %v; want run 1 (the writer's second is not committed)", run, ok, err)
+	}
+}
