@@ -135,7 +135,7 @@ func cacheExecutor() fa.Rule {
 			steps := []fa.Reply{fa.Bash("cat " + path), fa.Bash("git log --oneline -3"), fa.Bash("git status --short"),
 				fa.Text(fmt.Sprintf("PROGRESS: Task 1/2 complete: feat(%s): write\nPROGRESS: Task 2/2 complete: feat(%s): check\n\nPLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** 2/2\n**SUMMARY:** %s\n\n**Commits:**\n- 0000000 docs(%s): complete plan",
 					id, id, id, strings.TrimSuffix(path, "-PLAN.md")+"-SUMMARY.md", id))}
-			_, k := lastPrompt(c)
+			_, k := c.LastPrompt()
 			return steps[min(k, len(steps)-1)]
 		},
 	}

@@ -175,7 +175,7 @@ func tokenExecutor(planPath string) fa.Rule {
 				from, fresh = tokenCheckpoints[min(responses, len(tokenCheckpoints))-1]+1, false
 			}
 			steps := tokenSegment(planPath, from, fresh, team)
-			_, k := lastPrompt(c)
+			_, k := c.LastPrompt()
 			return steps[min(k, len(steps)-1)]
 		},
 	}
@@ -211,30 +211,3 @@ func tokenSegment(planPath string, from int, fresh, team bool) []fa.Reply {
 	return append(steps, fa.Text(text))
 }
 
-// lastPrompt returns the last user message that is a prompt (not tool
-// results) and how many assistant messages followed it.
-func lastPrompt(c *fa.Conversation) (string, int) {
-	last := -1
-	for i, m := range c.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		result := false
-		for _, b := range m.Content {
-			result = result || b.Type == "tool_result"
-		}
-		if !result && m.Text() != "" {
-			last = i
-		}
-	}
-	if last < 0 {
-		return "", 0
-	}
-	n := 0
-	for _, m := range c.Messages[last+1:] {
-		if m.Role == "assistant" {
-			n++
-		}
-	}
-	return c.Messages[last].Text(), n
-}

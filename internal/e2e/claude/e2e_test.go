@@ -201,7 +201,7 @@ func executor(t *testing.T, root string) fa.Rule {
 			id := planOf(c)
 			first := firstUserText(c)
 			team := strings.Contains(first, "executor-"+id)
-			prompt, k := lastPrompt(c)
+			prompt, k := c.LastPrompt()
 			var steps []step
 			switch {
 			case strings.HasPrefix(strings.TrimSpace(prompt), "CHECKPOINT_RESPONSE:"):

@@ -40,7 +40,7 @@ func rolloverRule(t *testing.T, root string) fa.Rule {
 			}
 			steps := append([]step{static(fa.Bash(fmt.Sprintf("git log --oneline --grep 'Hive-Plan: %s'", id)))},
 				segment(root, id, from, "", true)...)
-			_, k := lastPrompt(c)
+			_, k := c.LastPrompt()
 			if k >= len(steps) {
 				t.Errorf("plan %s: the fresh session ran out of script at step %d", id, k)
 				return fa.Text("PLAN FAILED\n\n**Plan:** " + id + "\n**Error:** the script ran out")

@@ -68,7 +68,7 @@ func stallExecutor(t *testing.T, root string) fa.Rule {
 		Reply: func(c *fa.Conversation) fa.Reply {
 			id := stallPlanID
 			first := firstUserText(c)
-			prompt, k := lastPrompt(c)
+			prompt, k := c.LastPrompt()
 			var steps []step
 			if strings.Contains(first, "<continuation>") {
 				steps = append(steps, static(fa.Bash(fmt.Sprintf("git log --all --oneline --grep 'Hive-Plan: %s'", id))))

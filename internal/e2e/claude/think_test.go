@@ -41,7 +41,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 		Match: func(c *fa.Conversation) bool { return e2etest.RoleHeading.MatchString(firstUserText(c)) },
 		Reply: func(c *fa.Conversation) fa.Reply {
 			first := firstUserText(c)
-			_, k := lastPrompt(c)
+			_, k := c.LastPrompt()
 			switch role := e2etest.RoleHeading.FindStringSubmatch(first)[1]; role {
 			case pipeline.RolePlanner:
 				return report(`, "roles": ["implementer"], "reasoning": "a typo is one word in one file"`)

@@ -174,7 +174,7 @@ func tkExecutor(t *testing.T, root string) fa.Rule {
 		Reply: func(c *fa.Conversation) fa.Reply {
 			first := firstUserText(c)
 			team := strings.Contains(first, "executor-"+tkID)
-			prompt, k := lastPrompt(c)
+			prompt, k := c.LastPrompt()
 			var steps []step
 			switch {
 			case strings.HasPrefix(strings.TrimSpace(prompt), "CHECKPOINT_RESPONSE:"):

@@ -24,7 +24,7 @@ func HealthRoles(root string, errorf func(format string, args ...any)) fa.Rule {
 		},
 		Reply: func(c *fa.Conversation) fa.Reply {
 			first := FirstUserText(c)
-			_, k := LastPrompt(c)
+			_, k := c.LastPrompt()
 			var steps []fa.Reply
 			if m := PlanToRun.FindStringSubmatch(first); m != nil {
 				dir, id := m[1], m[2]
@@ -73,35 +73,6 @@ func FirstUserText(c *fa.Conversation) string {
 	return ""
 }
 
-// LastPrompt returns the text of the last user prompt (a text message with
-// no tool results) and how many assistant messages follow it.
-func LastPrompt(c *fa.Conversation) (string, int) {
-	last := -1
-	for i, m := range c.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		hasResult := false
-		for _, b := range m.Content {
-			if b.Type == "tool_result" {
-				hasResult = true
-			}
-		}
-		if !hasResult && m.Text() != "" {
-			last = i
-		}
-	}
-	if last < 0 {
-		return "", 0
-	}
-	n := 0
-	for _, m := range c.Messages[last+1:] {
-		if m.Role == "assistant" {
-			n++
-		}
-	}
-	return c.Messages[last].Text(), n
-}
 
 // InCwd is the absolute path of rel in the folder Claude Code runs in (a
 // plan's worktree, in worktree mode), else under root.

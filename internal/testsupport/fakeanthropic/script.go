@@ -443,3 +443,34 @@ func (c *Conversation) Cwd() string {
 	}
 	return ""
 }
+
+// LastPrompt returns the text of the conversation's last user prompt (a
+// text message with no tool results) and how many assistant messages
+// follow it: where a scripted agent is in its turn.
+func (c *Conversation) LastPrompt() (string, int) {
+	last := -1
+	for i, m := range c.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		hasResult := false
+		for _, b := range m.Content {
+			if b.Type == "tool_result" {
+				hasResult = true
+			}
+		}
+		if !hasResult && m.Text() != "" {
+			last = i
+		}
+	}
+	if last < 0 {
+		return "", 0
+	}
+	n := 0
+	for _, m := range c.Messages[last+1:] {
+		if m.Role == "assistant" {
+			n++
+		}
+	}
+	return c.Messages[last].Text(), n
+}
