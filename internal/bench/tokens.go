@@ -210,4 +210,3 @@ func tokenSegment(planPath string, from int, fresh, team bool) []fa.Reply {
 	}
 	return append(steps, fa.Text(text))
 }
-

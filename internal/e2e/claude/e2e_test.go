@@ -32,7 +32,6 @@ var (
 	answers = e2etest.Phase03Answers
 
 	firstUserText = e2etest.FirstUserText
-	lastPrompt    = e2etest.LastPrompt
 	inCwd         = e2etest.InCwd
 	commitCmd     = e2etest.CommitCmd
 	commitPaths   = e2etest.CommitPaths

@@ -73,7 +73,6 @@ func FirstUserText(c *fa.Conversation) string {
 	return ""
 }
 
-
 // InCwd is the absolute path of rel in the folder Claude Code runs in (a
 // plan's worktree, in worktree mode), else under root.
 func InCwd(c *fa.Conversation, root, rel string) string {

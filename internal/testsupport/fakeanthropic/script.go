@@ -393,29 +393,9 @@ func Steps(name, trigger string, replies ...Reply) []Rule {
 // prompt (text message without tool results) containing trigger; -1 if
 // the last prompt does not contain it.
 func assistantSincePrompt(c *Conversation, trigger string) int {
-	last := -1
-	for i, m := range c.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		hasResult := false
-		for _, b := range m.Content {
-			if b.Type == "tool_result" {
-				hasResult = true
-			}
-		}
-		if !hasResult && m.Text() != "" {
-			last = i
-		}
-	}
-	if last < 0 || !strings.Contains(c.Messages[last].Text(), trigger) {
+	prompt, n := c.LastPrompt()
+	if prompt == "" || !strings.Contains(prompt, trigger) {
 		return -1
-	}
-	n := 0
-	for _, m := range c.Messages[last+1:] {
-		if m.Role == "assistant" {
-			n++
-		}
 	}
 	return n
 }
