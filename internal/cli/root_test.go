@@ -1,6 +1,10 @@
 package cli
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // Commands printed for the user paste as they are: words with spaces or
 // quotes are quoted for the shell, and --repo is added only when the user
@@ -53,5 +57,26 @@ func TestSelfCommand(t *testing.T) {
 	g := &globalOptions{self: "go run ./cmd/hive", repo: "/tmp/shelf"}
 	if got, want := g.pasteable("/tmp/shelf", "status"), "go run ./cmd/hive status --repo /tmp/shelf"; got != want {
 		t.Errorf("pasteable = %q, want %q", got, want)
+	}
+}
+
+// The binary a hint names is the one the user started: a link they typed
+// stays that link (the e2e tests start hive through one, and the hint
+// named the test binary it points to); a bare name is PATH's, resolved.
+func TestInvokedAs(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "hive")
+	if err := os.Symlink(self, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := invokedAs(link); err != nil || got != link {
+		t.Errorf("invokedAs(%q) = %q, %v; want the link", link, got, err)
+	}
+	if got, err := invokedAs("hive"); err != nil || got != self {
+		t.Errorf("invokedAs(\"hive\") = %q, %v; want the running binary %q", got, err, self)
 	}
 }

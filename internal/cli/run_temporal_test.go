@@ -331,7 +331,7 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 	}
 	first, err := hiveRun(append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--checkpoint-wait=0"}, runFlags...)...)
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != ExitNeedsHuman || !strings.Contains(first, `hive answer implementers "..."`) {
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitNeedsHuman || !strings.Contains(first, "hive answer implementers raise --repo "+dir) {
 		t.Fatalf("hive run at the phase's budget without a terminal: %v, want exit %d saying how to answer\n%s", err, ExitNeedsHuman, first)
 	}
 	// No driver drives the run now (the one in hive run's process went

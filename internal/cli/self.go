@@ -13,12 +13,22 @@ import (
 // `go run` built it in a temporary folder that is gone once it exits; else
 // the binary's own path (./bin/hive, a copy outside PATH).
 func thisHive() string {
-	exe, err := os.Executable()
+	exe, err := invokedAs(os.Args[0])
 	if err != nil {
 		return "hive"
 	}
 	inPath, _ := exec.LookPath("hive")
 	return selfCommand(exe, inPath, sameFile, buildVersion())
+}
+
+// invokedAs is the binary as the user's shell started it: the path they
+// typed (a link stays a link: ~/bin/hive, not what it points to), or, for
+// a name PATH found, the binary itself.
+func invokedAs(arg0 string) (string, error) {
+	if strings.ContainsRune(arg0, filepath.Separator) {
+		return filepath.Abs(arg0)
+	}
+	return os.Executable()
 }
 
 // selfCommand is thisHive's choice, given the running binary exe, the hive
