@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io/fs"
@@ -226,32 +225,12 @@ var (
 // markdownLines calls f with each line of text outside fenced code blocks,
 // inline code removed (a link there is an example, not a link).
 func markdownLines(text string, f func(line string)) {
-	fence := ""
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if trimmed := strings.TrimLeft(line, " "); strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			switch {
-			case fence == "":
-				fence = trimmed[:3]
-			case strings.HasPrefix(trimmed, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence == "" {
-			f(codeSpanRE.ReplaceAllString(line, ""))
-		}
-	}
+	outsideFences(text, func(line string) { f(codeSpanRE.ReplaceAllString(line, "")) })
 }
 
-// headingAnchors returns the anchors GitHub gives a Markdown text's
-// headings: lower case, punctuation dropped, spaces as hyphens, and -1,
-// -2… on repeats.
-func headingAnchors(text string) map[string]bool {
-	anchors := map[string]bool{}
-	seen := map[string]int{}
+// outsideFences calls f with each line of text outside its fenced code
+// blocks (``` or ~~~), the fences' own lines left out.
+func outsideFences(text string, f func(line string)) {
 	fence := ""
 	for _, line := range strings.Split(text, "\n") {
 		if trimmed := strings.TrimLeft(line, " "); strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
@@ -263,9 +242,22 @@ func headingAnchors(text string) map[string]bool {
 			}
 			continue
 		}
+		if fence == "" {
+			f(line)
+		}
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives a Markdown text's
+// headings: lower case, punctuation dropped, spaces as hyphens, and -1,
+// -2… on repeats.
+func headingAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	outsideFences(text, func(line string) {
 		m := headingRE.FindStringSubmatch(line)
-		if fence != "" || m == nil {
-			continue
+		if m == nil {
+			return
 		}
 		slug := strings.Map(func(r rune) rune {
 			switch {
@@ -282,7 +274,7 @@ func headingAnchors(text string) map[string]bool {
 			anchors[slug] = true
 		}
 		seen[slug]++
-	}
+	})
 	return anchors
 }
 

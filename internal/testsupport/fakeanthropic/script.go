@@ -103,16 +103,7 @@ func (c *Conversation) LastToolResults() []ContentBlock {
 func (c *Conversation) UserPrompts() int {
 	n := 0
 	for _, m := range c.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		hasResult := false
-		for _, b := range m.Content {
-			if b.Type == "tool_result" {
-				hasResult = true
-			}
-		}
-		if !hasResult && m.Text() != "" {
+		if m.isPrompt() {
 			n++
 		}
 	}
@@ -430,16 +421,7 @@ func (c *Conversation) Cwd() string {
 func (c *Conversation) LastPrompt() (string, int) {
 	last := -1
 	for i, m := range c.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		hasResult := false
-		for _, b := range m.Content {
-			if b.Type == "tool_result" {
-				hasResult = true
-			}
-		}
-		if !hasResult && m.Text() != "" {
+		if m.isPrompt() {
 			last = i
 		}
 	}
@@ -453,4 +435,18 @@ func (c *Conversation) LastPrompt() (string, int) {
 		}
 	}
 	return c.Messages[last].Text(), n
+}
+
+// isPrompt tells a prompt the user typed: a user message with text and
+// no tool results.
+func (m Message) isPrompt() bool {
+	if m.Role != "user" || m.Text() == "" {
+		return false
+	}
+	for _, b := range m.Content {
+		if b.Type == "tool_result" {
+			return false
+		}
+	}
+	return true
 }
