@@ -45,7 +45,11 @@ func lockPhase(root, phaseDir string) (release func(), err error) {
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return func() { f.Close() }, nil
+	// Unlock before closing: a child forked by another goroutine holds a
+	// copy of every descriptor until it execs, and the lock would last as
+	// long as that copy (a test running ten runs in one busy process saw
+	// its next run refused as locked by itself).
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // PhaseHolder reports whether a live hive process runs the phase in folder
