@@ -36,6 +36,7 @@ import (
 // phase size (default 50); HIVE_CHAOS_SEED replays one seed. `make chaos`
 // runs the long form.
 func TestChaos(t *testing.T) {
+	t.Parallel() // one pool with the package's other long tests (TestMain)
 	iterations := envInt(t, "HIVE_CHAOS_ITERATIONS", 2)
 	plans := envInt(t, "HIVE_CHAOS_PLANS", 50)
 	seeds := make([]uint64, iterations)

@@ -20,6 +20,11 @@ import (
 
 // TestMain lets the test binary be hive itself: testscript puts it in PATH
 // as "hive", and the sim agent re-executes it as `hive __sim`.
+//
+// The package's long tests (the scripts, chaos, the kill sweeps, Temporal)
+// are parallel at the top level, so they share one pool of -parallel
+// slots: a test waiting on a Temporal heartbeat leaves its core to one
+// that builds, and no long test waits for the end of another's stragglers.
 func TestMain(m *testing.M) {
 	// The fault hooks live here, not in the product: hive run by the tests
 	// (this binary) can be killed at a crash point or given a full disk.
@@ -38,6 +43,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs the .txtar scripts in testdata/script against the real
 // binary in temporary git repositories.
 func TestScripts(t *testing.T) {
+	t.Parallel() // one pool with the package's other long tests (TestMain)
 	testscript.Run(t, testscript.Params{
 		Dir:       "testdata/script",
 		Setup:     setupGitEnv,

@@ -24,6 +24,7 @@ import (
 // agent process behind. HIVE_KILL_ITERATIONS sets the count (default 8;
 // `make crashpoints` runs 40). The iterations run in parallel.
 func TestKillAndResume(t *testing.T) {
+	t.Parallel() // one pool with the package's other long tests (TestMain)
 	iterations := 8
 	if s := os.Getenv("HIVE_KILL_ITERATIONS"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -66,6 +66,7 @@ func pipelineTree(t *testing.T, dir string) string {
 // instead ("all" kills at every step in turn, as `make crashpoints` does;
 // "N-M" at steps N to M). The kills run in parallel (go test -parallel).
 func TestPipelineKills(t *testing.T) {
+	t.Parallel() // one pool with the package's other long tests (TestMain)
 	iterations, from := 6, 0
 	spread := os.Getenv("HIVE_PIPELINE_KILLS") == ""
 	if s := os.Getenv("HIVE_PIPELINE_KILLS"); s != "" && s != "all" {

@@ -304,10 +304,11 @@ func roleHistories(t *testing.T, c client.Client) string {
 // (not a new one), and the run completes with one commit per task.
 func TestTemporalPipelinePhaseStopsAtItsBudget(t *testing.T) {
 	t.Parallel() // mostly waits: on heartbeats, the sim
-	t.Run("shared folder", func(t *testing.T) { testPhaseStopsAtItsBudget(t, false) })
+	// Each subtest has its own Temporal server, repository and queue.
+	t.Run("shared folder", func(t *testing.T) { t.Parallel(); testPhaseStopsAtItsBudget(t, false) })
 	// Over a git remote, the plans merged before the stop come to the
 	// run's worktree, and the rest when the raised phase ends.
-	t.Run("git remote", func(t *testing.T) { testPhaseStopsAtItsBudget(t, true) })
+	t.Run("git remote", func(t *testing.T) { t.Parallel(); testPhaseStopsAtItsBudget(t, true) })
 }
 
 func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
@@ -569,8 +570,9 @@ func TestTemporalPipelineRoleOutlivesItsDriver(t *testing.T) {
 // commit per task.
 func TestTemporalPipelineGoesOnInAClone(t *testing.T) {
 	t.Parallel() // mostly waits: on heartbeats, the sim
-	t.Run("to its end", func(t *testing.T) { testGoesOnInAClone(t, false) })
-	t.Run("and back to its folder", func(t *testing.T) { testGoesOnInAClone(t, true) })
+	// Each subtest has its own Temporal server, repository and clones.
+	t.Run("to its end", func(t *testing.T) { t.Parallel(); testGoesOnInAClone(t, false) })
+	t.Run("and back to its folder", func(t *testing.T) { t.Parallel(); testGoesOnInAClone(t, true) })
 }
 
 func testGoesOnInAClone(t *testing.T, comeBack bool) {

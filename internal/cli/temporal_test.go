@@ -35,8 +35,10 @@ import (
 // with a git remote (a bare repository), each works in a clone of its own,
 // a worktree per plan, and the merges happen there.
 func TestTemporalWorkersSurviveAKilledOne(t *testing.T) {
-	t.Run("shared-folder", func(t *testing.T) { temporalKilledWorker(t, false) })
-	t.Run("git-remote", func(t *testing.T) { temporalKilledWorker(t, true) })
+	t.Parallel() // mostly waits: on heartbeats, the sim
+	// Each subtest has its own Temporal server and repository.
+	t.Run("shared-folder", func(t *testing.T) { t.Parallel(); temporalKilledWorker(t, false) })
+	t.Run("git-remote", func(t *testing.T) { t.Parallel(); temporalKilledWorker(t, true) })
 }
 
 func temporalKilledWorker(t *testing.T, remote bool) {
