@@ -169,6 +169,10 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 		// The checkpoint opened while less than a turn was left, and the
 		// turns in flight went on: at the ceiling they stop.
 		out = e.halt(out, "budget reached: "+what)
+	case e.budget.open != nil && e.rules >= turnRules && ev.Type == EvUsage && p != nil && ev.Attempt == p.Attempt:
+		// The checkpoint holds every new turn: an agent whose turn ended
+		// starts no other of its own until the budget is raised.
+		out = e.haltPlan(out, p, e.budget.open.Details)
 	}
 	return out
 }
@@ -285,17 +289,7 @@ func (e *Engine) budgetStop(out []Command, why string) []Command {
 // verifier wait for the raise (see unhold).
 func (e *Engine) halt(out []Command, why string) []Command {
 	for _, p := range e.plans {
-		switch {
-		case p.State == Running && p.Stage == StageWork && p.check == CheckNone:
-			out = e.interrupt(out, p, why)
-			out = e.restart(out, p, why)
-		case p.State == Running && p.Stage == StageResolve:
-			// Its conflict gets a fresh resolver after the raise: this one
-			// stopped for the budget, not for failing.
-			out = e.interrupt(out, p, why)
-			p.Stage, p.resolverAt = StageHeld, 0
-			out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
-		}
+		out = e.haltPlan(out, p, why)
 	}
 	if v := &e.vj; v.Stage == VerifyAgent {
 		if v.agentLive {
@@ -303,6 +297,23 @@ func (e *Engine) halt(out []Command, why string) []Command {
 			v.agentLive = false
 		}
 		v.Stage = VerifyHeld
+	}
+	return out
+}
+
+// haltPlan interrupts p's agent if it is at work: an executor's plan goes
+// back to the queue, a resolver's waits for the raise.
+func (e *Engine) haltPlan(out []Command, p *PlanStatus, why string) []Command {
+	switch {
+	case p.State == Running && p.Stage == StageWork && p.check == CheckNone:
+		out = e.interrupt(out, p, why)
+		out = e.restart(out, p, why)
+	case p.State == Running && p.Stage == StageResolve:
+		// Its conflict gets a fresh resolver after the raise: this one
+		// stopped for the budget, not for failing.
+		out = e.interrupt(out, p, why)
+		p.Stage, p.resolverAt = StageHeld, 0
+		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
 	}
 	return out
 }
