@@ -138,7 +138,7 @@ func temporalRemote(ctx context.Context, o Options, d DAG, cli string) (time.Dur
 	if err != nil {
 		return 0, fmt.Errorf("start the run's workflow: %w", err)
 	}
-	ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec}
+	ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: engine.Version}
 	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
 		return 0, fmt.Errorf("start the run: %w", err)
 	}

@@ -208,7 +208,7 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 			return nil
 		}
 		spec.AutoAnswer = o.yes
-		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Attended: true}
+		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: engine.Version, Attended: true}
 		if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
 			return fmt.Errorf("start the run: %w", err)
 		}

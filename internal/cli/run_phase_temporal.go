@@ -171,7 +171,7 @@ func (t *phaseWorkflows) begin(ctx context.Context, run client.WorkflowRun, o ru
 	}
 	// Unattended: the engine stops for a human (CmdStopForHuman) at what
 	// only one may answer, and the pipeline asks.
-	ev := engine.Event{Type: engine.EvRunStarted, Time: o.Now().UTC(), Spec: &spec}
+	ev := engine.Event{Type: engine.EvRunStarted, Time: o.Now().UTC(), Spec: &spec, Version: engine.Version}
 	if err := t.c.SignalWorkflow(ctx, run.GetID(), "", temporal.EventSignal, ev); err != nil {
 		return runner.Result{}, fmt.Errorf("start the phase's run: %w", err)
 	}

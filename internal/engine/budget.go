@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -35,6 +38,10 @@ const KindBudget = "budget"
 // one rung down the model ladder (seed 003 §5.3).
 const WarnShare = 0.8
 
+// turnRules is the engine version from which a dollar budget holds new
+// turns to the largest turn seen (turnShort).
+const turnRules = 7
+
 // budgetState is the engine's record of the budget as it goes.
 type budgetState struct {
 	Budget
@@ -42,7 +49,65 @@ type budgetState struct {
 	rung   int         // the rung every new agent starts on at least: 1 after WarnShare
 	warned bool        // WarnShare was passed (and said)
 	open   *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
+	// A turn's cost is known only as it is reported: a few requests' worth
+	// mid-turn (EvSpend, where the CLI says), the rest at its end
+	// (EvUsage; Claude Code reports a turn's output tokens only there).
+	// What the run's turns cost bounds what the next one may.
+	turns   map[turnKey]turnLoad // the turns of each agent started and not yet ended
+	largest float64              // the largest turn so far, ended or still in flight
+	ended   bool                 // a turn has ended: largest is the run's own measure
 }
+
+// turnKey names an agent: its plan (or VerifyID) and attempt.
+type turnKey struct {
+	plan    string
+	attempt int
+}
+
+// turnLoad is an agent's turns in flight: how many were started and have
+// not ended (a live agent may be sent its next message as its turn ends),
+// and what they reported so far.
+type turnLoad struct {
+	n   int
+	usd float64
+}
+
+// started counts a turn that the engine starts: an agent, or a message
+// that sets a live agent working again.
+func (b *budgetState) started(plan string, attempt int) {
+	if b.turns == nil {
+		b.turns = map[turnKey]turnLoad{}
+	}
+	k := turnKey{plan, attempt}
+	t := b.turns[k]
+	t.n++
+	b.turns[k] = t
+}
+
+// turn adds usd, spent by ev's agent, to its turn in flight; EvUsage ends
+// the turn. An agent whose turns were not counted as started (one of an
+// earlier process, after a resume) counts towards the largest turn only.
+func (b *budgetState) turn(ev Event, usd float64) {
+	k := turnKey{ev.Plan, ev.Attempt}
+	t, ok := b.turns[k]
+	t.usd += usd
+	b.largest = max(b.largest, t.usd)
+	if ev.Type == EvUsage {
+		b.ended = true
+		t.n, t.usd = t.n-1, 0
+	}
+	switch {
+	case !ok:
+	case t.n <= 0:
+		delete(b.turns, k)
+	default:
+		b.turns[k] = t
+	}
+}
+
+// gone forgets the turns of an agent that exited: what it did not report
+// it will not.
+func (b *budgetState) gone(plan string, attempt int) { delete(b.turns, turnKey{plan, attempt}) }
 
 func (b *budgetState) limited() bool { return b.USD > 0 || b.Tokens > 0 }
 
@@ -75,6 +140,7 @@ func (b *budgetState) share() float64 {
 // budget checkpoint. The overshoot is the turn that crossed it.
 func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64) []Command {
 	e.budget.spent.count(ev, usd, cli)
+	e.budget.turn(ev, usd)
 	if e.finished || e.aborted {
 		// A turn that was in flight when the run ended: it counts, but
 		// there is no work left to hold, nor anyone to ask.
@@ -96,8 +162,61 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 		}
 		out = append(out, Command{Type: CmdNote, Text: text})
 	}
-	if reached && e.budget.open == nil {
+	switch {
+	case reached && e.budget.open == nil:
 		out = e.budgetStop(out, "budget reached: "+what)
+	case reached && e.rules >= turnRules:
+		// The checkpoint opened while less than a turn was left, and the
+		// turns in flight went on: at the ceiling they stop.
+		out = e.halt(out, "budget reached: "+what)
+	case e.budget.open != nil && e.rules >= turnRules && ev.Type == EvUsage && p != nil && ev.Attempt == p.Attempt:
+		// The checkpoint holds every new turn: an agent whose turn ended
+		// starts no other of its own until the budget is raised.
+		out = e.haltPlan(out, p, e.budget.open.Details)
+	}
+	return out
+}
+
+// turnShort reports whether the run's dollar budget is too short for
+// another turn, and says so. A turn may cost as much as the largest so far
+// (before any turn ended, a task's estimate, if there is one): the next
+// one starts only if what is left holds it and, as much again, each turn
+// in flight (less what that turn has reported). Turns that cost no more
+// than the largest before them then never pass the ceiling together.
+func (e *Engine) turnShort() (string, bool) {
+	b := &e.budget
+	if e.rules < turnRules || b.USD <= 0 {
+		return "", false
+	}
+	bound, what := b.largest, "the largest turn so far"
+	if est := b.TaskUSD; !b.ended && len(est) > 0 && est[min(b.rung, len(est)-1)] > bound {
+		bound, what = est[min(b.rung, len(est)-1)], "a task's estimate, before any turn ended"
+	}
+	if bound <= 0 {
+		return "", false
+	}
+	keys := slices.SortedFunc(maps.Keys(b.turns), func(x, y turnKey) int {
+		return cmp.Or(cmp.Compare(x.plan, y.plan), cmp.Compare(x.attempt, y.attempt))
+	})
+	left, inFlight := b.USD-b.spent.CostUSD, 0
+	for _, k := range keys { // in order: the same sum on every replay
+		t := b.turns[k]
+		left -= max(0, float64(t.n)*bound-t.usd)
+		inFlight += t.n
+	}
+	if left >= bound {
+		return "", false
+	}
+	return fmt.Sprintf("budget reached: $%.2f of $%.2f spent, %d turn(s) in flight; another turn may cost $%.2f (%s)",
+		b.spent.CostUSD, b.USD, inFlight, bound, what), true
+}
+
+// holdTurns opens the budget checkpoint when less than a turn is left
+// (turnShort): every new turn waits for the human's answer, as at the
+// ceiling, while the turns in flight go on.
+func (e *Engine) holdTurns(out []Command) []Command {
+	if why, short := e.turnShort(); short && e.budget.open == nil {
+		out = e.askBudget(out, why)
 	}
 	return out
 }
@@ -159,23 +278,18 @@ func (e *Engine) workLeft() bool {
 	return false
 }
 
-// budgetStop interrupts every agent at work (executors' plans go back to
-// the queue, to continue where their commits stand; a resolver's plan and
-// the verifier wait for the raise, see unhold) and asks the human to raise
+// budgetStop interrupts every agent at work and asks the human to raise
 // the budget or stop.
 func (e *Engine) budgetStop(out []Command, why string) []Command {
+	return e.askBudget(e.halt(out, why), why)
+}
+
+// halt interrupts every agent at work: executors' plans go back to the
+// queue, to continue where their commits stand; a resolver's plan and the
+// verifier wait for the raise (see unhold).
+func (e *Engine) halt(out []Command, why string) []Command {
 	for _, p := range e.plans {
-		switch {
-		case p.State == Running && p.Stage == StageWork && p.check == CheckNone:
-			out = e.interrupt(out, p, why)
-			out = e.restart(out, p, why)
-		case p.State == Running && p.Stage == StageResolve:
-			// Its conflict gets a fresh resolver after the raise: this one
-			// stopped for the budget, not for failing.
-			out = e.interrupt(out, p, why)
-			p.Stage, p.resolverAt = StageHeld, 0
-			out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
-		}
+		out = e.haltPlan(out, p, why)
 	}
 	if v := &e.vj; v.Stage == VerifyAgent {
 		if v.agentLive {
@@ -184,6 +298,29 @@ func (e *Engine) budgetStop(out []Command, why string) []Command {
 		}
 		v.Stage = VerifyHeld
 	}
+	return out
+}
+
+// haltPlan interrupts p's agent if it is at work: an executor's plan goes
+// back to the queue, a resolver's waits for the raise.
+func (e *Engine) haltPlan(out []Command, p *PlanStatus, why string) []Command {
+	switch {
+	case p.State == Running && p.Stage == StageWork && p.check == CheckNone:
+		out = e.interrupt(out, p, why)
+		out = e.restart(out, p, why)
+	case p.State == Running && p.Stage == StageResolve:
+		// Its conflict gets a fresh resolver after the raise: this one
+		// stopped for the budget, not for failing.
+		out = e.interrupt(out, p, why)
+		p.Stage, p.resolverAt = StageHeld, 0
+		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
+	}
+	return out
+}
+
+// askBudget opens the budget checkpoint: no agent starts until the human
+// raises the budget or stops the run.
+func (e *Engine) askBudget(out []Command, why string) []Command {
 	e.lastCP++
 	raise := e.suggestedRaise()
 	cp := &Checkpoint{ID: e.lastCP, Plan: BudgetID, Kind: KindBudget, Type: "budget", Standalone: true,
@@ -365,6 +502,9 @@ func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
 		left := e.budget.USD - e.budget.spent.CostUSD
 		return e.budgetStop(out, fmt.Sprintf("budget too small for plan %s: about $%.2f needed on the cheapest model, $%.2f left of $%.2f",
 			p.Spec.ID, float64(max(1, p.Spec.Tasks-p.TasksDone))*e.perTask()*e.budget.TaskUSD[rung]/e.budget.TaskUSD[0], left, e.budget.USD)), true
+	}
+	if out = e.holdTurns(out); e.budget.open != nil {
+		return out, true
 	}
 	if rung > e.budget.rung && rung != p.Rung {
 		out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: fmt.Sprintf("budget: $%.2f left; plan %s starts %d model step(s) down to fit", e.budget.USD-e.budget.spent.CostUSD, p.Spec.ID, rung)})

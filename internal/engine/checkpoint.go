@@ -205,6 +205,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 		if cp.Kind == KindDeviation {
 			msg = MsgDeviationResponse
 		}
+		e.budget.started(p.Spec.ID, p.Attempt) // the answer sets it working again
 		out = append(out,
 			Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
 			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: answer})
@@ -217,10 +218,12 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 
 // mayGoOn reports whether p's live agent may be told to go on: not while
 // the budget checkpoint is open (it would work past the run's ceiling),
-// nor when the plan has spent its own.
+// nor while less than a turn is left of the budget (its next turn could
+// pass it), nor when the plan has spent its own.
 func (e *Engine) mayGoOn(p *PlanStatus) bool {
 	_, over := e.planOver(p)
-	return e.budget.open == nil && !over
+	_, short := e.turnShort()
+	return e.budget.open == nil && !short && !over
 }
 
 // copyOf gives commands their own copy: commands are plain data, and the
@@ -243,6 +246,7 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 	if e.pausing && p.State != Pending {
 		return e.park(out, p, c, "paused until the run is resumed")
 	}
+	out = e.holdTurns(out)
 	if e.budget.open != nil && p.State != Pending {
 		// The budget holds every new agent: the plan waits in the queue
 		// with its continuation until the budget is raised. Its agent (at

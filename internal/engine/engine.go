@@ -91,6 +91,11 @@ type Engine struct {
 	finished bool
 	resumes  int
 	now      time.Time
+	// rules is the engine version whose decisions the run follows: the
+	// version its run-started event named, then its latest resume's. A
+	// journal replays into the decisions it recorded, whichever hive
+	// replays it; a run resumed by a newer hive follows that hive's.
+	rules int
 
 	running  int
 	curWave  int                // rigid mode: the wave being run
@@ -224,13 +229,21 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 			return nil, err
 		}
 		e.now = ev.Time // init starts from a blank engine
+		e.rules = max(1, ev.Version)
 		e.attended, e.wait = ev.Attended, ev.Wait
 		return e.schedule(nil), nil
 	}
 	if !e.started {
 		return nil, fmt.Errorf("%s before run-started", ev.Type)
 	}
+	if ev.Type == EvAgentExited {
+		e.budget.gone(ev.Plan, ev.Attempt)
+	}
 	if ev.Type == EvResumed {
+		if ev.Version > 0 {
+			e.rules = ev.Version
+		}
+		e.budget.turns = nil // the previous process's agents are ended
 		e.attended, e.wait = ev.Attended, ev.Wait
 		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
 		return e.schedule(e.unpause(e.resume())), nil
@@ -864,8 +877,10 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 }
 
 // startAgent is the command that starts p's next agent in role: on the
-// plan's rung of the model ladder, within its allotment of the budget.
+// plan's rung of the model ladder, within its allotment of the budget. Its
+// first turn is in flight from now.
 func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
+	e.budget.started(p.Spec.ID, p.Attempt)
 	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
 		Rung: p.Rung, MaxUSD: e.allotment(p)}
 }

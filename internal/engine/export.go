@@ -13,7 +13,10 @@ import (
 // (the dependency graph's links and priorities, the ready queues, the wave
 // counts) is rebuilt from the spec, not carried.
 type State struct {
-	Version  int          `json:"engine_version"`
+	Version int `json:"engine_version"`
+	// Rules is the engine version whose decisions the run follows (see
+	// Engine.rules); 0 in a state exported before it was kept: Version's.
+	Rules    int          `json:"rules,omitempty"`
 	Spec     RunSpec      `json:"spec"`
 	Finished bool         `json:"finished,omitempty"`
 	Resumes  int          `json:"resumes,omitempty"`
@@ -56,6 +59,21 @@ type BudgetRecord struct {
 	Warned bool        `json:"warned,omitempty"`
 	Open   *Checkpoint `json:"open,omitempty"`
 	Spent  Spend       `json:"spent"`
+	// LargestTurn, TurnEnded and Turns are what the run knows of its
+	// turns' costs: the largest, whether one has ended, and the cost so
+	// far of each turn in flight.
+	LargestTurn float64    `json:"largest_turn,omitempty"`
+	TurnEnded   bool       `json:"turn_ended,omitempty"`
+	Turns       []TurnCost `json:"turns,omitempty"`
+}
+
+// TurnCost is an agent's turns in flight: how many, and what they have
+// reported so far.
+type TurnCost struct {
+	Plan    string  `json:"plan"`
+	Attempt int     `json:"attempt"`
+	Turns   int     `json:"turns"`
+	USD     float64 `json:"usd,omitempty"`
 }
 
 // HumanWait is when the run stops for a human (Engine.idle).
@@ -132,7 +150,15 @@ func (e *Engine) Export() State {
 		Pause:  PauseRecord{e.pausing, e.paused, e.pausedAt}}
 	s.Verify.seen = nil
 	b := e.budget
-	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent}
+	s.Rules = e.rules
+	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent, LargestTurn: b.largest, TurnEnded: b.ended}
+	for k, t := range b.turns {
+		s.Budget.Turns = append(s.Budget.Turns, TurnCost{Plan: k.plan, Attempt: k.attempt, Turns: t.n, USD: t.usd})
+	}
+	sort.Slice(s.Budget.Turns, func(i, j int) bool {
+		a, c := s.Budget.Turns[i], s.Budget.Turns[j]
+		return a.Plan < c.Plan || a.Plan == c.Plan && a.Attempt < c.Attempt
+	})
 	if b.open != nil {
 		s.Budget.Open = copyOf(b.open)
 	}
@@ -214,7 +240,17 @@ func Restore(s State) (*Engine, error) {
 		e.always[tool] = true
 	}
 	b := s.Budget
-	e.budget = budgetState{Budget: b.Budget, rung: b.Rung, warned: b.Warned, open: b.Open, spent: b.Spent}
+	e.budget = budgetState{Budget: b.Budget, rung: b.Rung, warned: b.Warned, open: b.Open, spent: b.Spent, largest: b.LargestTurn, ended: b.TurnEnded}
+	for _, t := range b.Turns {
+		if e.budget.turns == nil {
+			e.budget.turns = map[turnKey]turnLoad{}
+		}
+		e.budget.turns[turnKey{t.Plan, t.Attempt}] = turnLoad{n: t.Turns, usd: t.USD}
+	}
+	e.rules = s.Rules
+	if e.rules == 0 {
+		e.rules = max(1, s.Version) // exported by an engine that followed its own rules
+	}
 	open := map[int]*Checkpoint{}
 	if e.verifyOpen != nil {
 		open[e.verifyOpen.ID] = e.verifyOpen

@@ -120,6 +120,9 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	if spent, over := e.planOver(p); over {
 		return e.conflict(out, p, spent)
 	}
+	if !e.pausing {
+		out = e.holdTurns(out)
+	}
 	if e.budget.open != nil || e.pausing {
 		// A resume after a pause merges it again (see resume).
 		why := "merge conflict: the resolver is held until the budget is raised"
@@ -137,6 +140,7 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 		p.resolvers = map[int]bool{}
 	}
 	p.resolvers[p.Attempt] = true
+	e.budget.started(p.Spec.ID, p.Attempt)
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
 		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p),

@@ -93,7 +93,7 @@ func TestProperties(t *testing.T) {
 			ev.Wait = rapid.SampledFrom([]time.Duration{-1, 0, time.Minute}).Draw(rt, "wait")
 			return ev
 		}
-		apply(step(humanWait(Event{Type: EvRunStarted, Spec: &spec})))
+		apply(step(humanWait(Event{Type: EvRunStarted, Spec: &spec, Version: Version})))
 		for i := 0; i < 3000 && !finished; i++ {
 			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 && !paused {
 				break
@@ -101,7 +101,7 @@ func TestProperties(t *testing.T) {
 			var ev Event
 			switch {
 			case paused:
-				ev = humanWait(Event{Type: EvResumed})
+				ev = humanWait(Event{Type: EvResumed, Version: Version})
 				agents, checks, paused = nil, nil, false
 			case len(open) > 0 && (len(agents)+len(checks) == 0 || rapid.IntRange(0, 3).Draw(rt, "answer-now") == 0):
 				cp := open[rapid.IntRange(0, len(open)-1).Draw(rt, "which")]
@@ -117,6 +117,12 @@ func TestProperties(t *testing.T) {
 				}
 				if cp.Kind == KindVerify {
 					text = rapid.SampledFrom([]string{"approved", "gaps"}).Draw(rt, "verify-choice")
+				}
+				if cp.Kind == KindBudget {
+					text = fmt.Sprintf("raise %.2f", e.budget.USD+2*e.budget.spent.CostUSD+float64(rapid.IntRange(1, 20).Draw(rt, "raise")))
+					if rapid.IntRange(0, 4).Draw(rt, "budget-stop") == 0 {
+						text = "stop"
+					}
 				}
 				ev = Event{Type: EvAnswer, Plan: cp.Plan, Text: text}
 			case len(checks) > 0 && (len(agents) == 0 || rapid.Bool().Draw(rt, "check-first")):
@@ -147,6 +153,7 @@ func TestProperties(t *testing.T) {
 				case 14:
 					// A turn ends, its context somewhere between empty and past the handoff point.
 					ev.Type, ev.ContextTokens = EvUsage, int64(rapid.IntRange(0, 120_000).Draw(rt, "context"))
+					ev.Priced, ev.TurnUSD = true, float64(rapid.IntRange(0, 4).Draw(rt, "turn-usd"))
 				case 15:
 					ev.Type, ev.Report = EvReport, &Report{Status: ReportPartial, Summary: "notes"}
 				case 16:
@@ -255,6 +262,9 @@ func genSpec(rt *rapid.T) RunSpec {
 		Retries:       rapid.IntRange(0, 2).Draw(rt, "retries"),
 		Worktrees:     rapid.Bool().Draw(rt, "worktrees"),
 		Context:       ContextLimits{HandoffTokens: int64(rapid.SampledFrom([]int{0, 50_000}).Draw(rt, "handoff"))},
+	}
+	if rapid.IntRange(0, 2).Draw(rt, "budgeted") == 0 {
+		spec.Budget.USD = float64(rapid.IntRange(2, 20).Draw(rt, "budget-usd"))
 	}
 	if spec.Worktrees {
 		spec.SharedTree = false

@@ -26,7 +26,12 @@ import (
 //	   (ContextTokens, ContextWindow); a live session past the handoff
 //	   threshold rolls over to a fresh one; EvCompacted journals the CLI's
 //	   own compaction; EvPause pauses the whole team.
-const Version = 6
+//	7: a dollar budget holds every new turn (an agent's start, an answer
+//	   sent to a live agent) while less than the largest turn seen is left:
+//	   the budget checkpoint opens, the turns in flight go on (reaching the
+//	   ceiling still interrupts them). A run follows the rules of the
+//	   engine version its run-started, or its latest resumed, event names.
+const Version = 7
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }

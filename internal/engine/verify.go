@@ -127,7 +127,7 @@ func (e *Engine) verify(out []Command) []Command {
 // while the budget checkpoint is open (a raise starts it: unhold).
 func (e *Engine) startVerifier(out []Command) []Command {
 	v := &e.vj
-	if e.budget.open != nil {
+	if out = e.holdTurns(out); e.budget.open != nil {
 		v.Stage = VerifyHeld
 		return out
 	}
@@ -135,6 +135,7 @@ func (e *Engine) startVerifier(out []Command) []Command {
 	v.Attempt++
 	v.PID, v.Started = 0, e.now
 	v.agentLive, v.turnEnded = true, false
+	e.budget.started(VerifyID, v.Attempt)
 	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil)})
 }
 

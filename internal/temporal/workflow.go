@@ -97,10 +97,11 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// The engine version goes into the history: a history from an engine
 	// outside [firstEngine, engine.Version] (a newer hive's) fails its
 	// workflow task with both versions named, instead of replaying into
-	// another state. Today's engine steps every version in the range alike:
-	// its commands are not Temporal commands, so they cannot make a replay
-	// diverge.
-	workflow.GetVersion(ctx, engineChange, firstEngine, engine.Version)
+	// another state. The engine decides as the version its run-started
+	// event names (a dispatching workflow carries its commands out as
+	// activities, so a replay must decide alike): an event that names none
+	// (sent by a hive before it did) runs on the recorded version.
+	recorded := int(workflow.GetVersion(ctx, engineChange, firstEngine, engine.Version))
 	// Runs started before messages went to the session's worker send them
 	// to the run's queue, as they did: their sessions never said where
 	// they were.
@@ -142,6 +143,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	var disp *dispatcher
 	step := func(ev engine.Event) {
 		seq++
+		if (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) && ev.Version == 0 {
+			ev.Version = recorded
+		}
 		if ev.Time.IsZero() {
 			ev.Time = workflow.Now(ctx) // a worker's event: the workflow's clock, replayed alike
 		}

@@ -84,22 +84,45 @@ func hiveCmd(t *testing.T, bin, root string, env []string, args ...string) (int,
 // when it is not nil) at hive's built-in prices for the model each named.
 func billedUSD(t *testing.T, srv *fa.Server, reported map[string]bool) (usd float64, total fa.Usage, left int) {
 	t.Helper()
-	tab := pricing.Defaults()
 	for _, r := range srv.MainRequests() {
 		if reported != nil && !reported[r.MessageID] {
 			left++
 			continue
 		}
-		u := r.Usage
-		cost, ok := tab.Cost(r.Conv.Model, pricing.Usage{Input: int64(u.InputTokens), Output: int64(u.OutputTokens),
-			CacheWrite: int64(u.CacheCreationInputTokens), CacheRead: int64(u.CacheReadInputTokens)})
-		if !ok {
-			t.Fatalf("no price for model %q", r.Conv.Model)
-		}
-		usd += cost
-		total = total.Add(u)
+		usd += requestUSD(t, r)
+		total = total.Add(r.Usage)
 	}
 	return usd, total, left
+}
+
+// requestUSD is what the server billed for r, at hive's built-in prices.
+func requestUSD(t *testing.T, r fa.Request) float64 {
+	t.Helper()
+	u := r.Usage
+	cost, ok := pricing.Defaults().Cost(r.Conv.Model, pricing.Usage{Input: int64(u.InputTokens), Output: int64(u.OutputTokens),
+		CacheWrite: int64(u.CacheCreationInputTokens), CacheRead: int64(u.CacheReadInputTokens)})
+	if !ok {
+		t.Fatalf("no price for model %q", r.Conv.Model)
+	}
+	return cost
+}
+
+// largestTurns is, for each Claude Code session the server saw, what its
+// costliest turn was billed: a turn is the requests from a user prompt
+// (its first request has no assistant message after the prompt) to the
+// next.
+func largestTurns(t *testing.T, srv *fa.Server) map[string]float64 {
+	t.Helper()
+	largest, turn := map[string]float64{}, map[string]float64{}
+	for _, r := range srv.MainRequests() {
+		session := r.Header.Get("X-Claude-Code-Session-Id")
+		if _, k := r.Conv.LastPrompt(); k == 0 {
+			turn[session] = 0
+		}
+		turn[session] += requestUSD(t, r)
+		largest[session] = max(largest[session], turn[session])
+	}
+	return largest
 }
 
 // reportedMessages lists the API messages Claude Code's output named (its
@@ -194,8 +217,19 @@ func TestBudgetCeilingRealClaude(t *testing.T) {
 		return hiveUSD
 	}
 	before := checkCosts("stopped at the budget")
-	if before < ceiling {
-		t.Errorf("stopped at $%.4f, below the ceiling $%.2f", before, ceiling)
+	// What the ceiling promises: at most the ceiling plus what the turns in
+	// flight when hive started its last turn cost beyond the largest turn
+	// seen then; at most one turn per agent, so at most the ceiling and
+	// each session's costliest turn as the server billed it.
+	all, _, _ := billedUSD(t, srv, nil)
+	limit := ceiling
+	for session, usd := range largestTurns(t, srv) {
+		t.Logf("session %s: its costliest turn was billed $%.4f", session, usd)
+		limit += usd
+	}
+	t.Logf("billed at the stop: $%.4f of the ceiling $%.2f (at most $%.4f: the ceiling and one turn per agent)", all, ceiling, limit)
+	if all > limit {
+		t.Errorf("the server billed $%.4f by the stop, more than the ceiling $%.2f and one turn per agent ($%.4f)", all, ceiling, limit)
 	}
 
 	// Raised, the run resumes, finishes, and counts what it spent before.

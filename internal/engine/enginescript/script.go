@@ -33,7 +33,8 @@
 //
 // Events name the plan's current attempt unless attempt=N is given. A run
 // and a resume are attended (a human answers in the process) unless they
-// say unattended, with wait=DURATION for `hive answer`.
+// say unattended, with wait=DURATION for `hive answer`; they name this
+// engine's version unless they say version=N (a journal of an older hive).
 package enginescript
 
 import (
@@ -86,8 +87,11 @@ func attempt(snap engine.Snapshot, id string) int {
 	return 0
 }
 
-// human sets how the process of a run or resume waits for a human.
+// human sets how the process of a run or resume waits for a human, and
+// the engine version it names (this one's, unless version=N).
 func human(t testing.TB, d *datadriven.TestData, ev *engine.Event) {
+	ev.Version = engine.Version
+	d.MaybeScanArgs(t, "version", &ev.Version)
 	ev.Attended = !d.HasArg("unattended")
 	if arg, ok := d.Arg("wait"); ok {
 		var err error
