@@ -350,8 +350,16 @@ func killBusyWorker(t *testing.T, workers map[string]*exec.Cmd) string {
 }
 
 // killTree SIGKILLs pid and its children's process groups (an agent leads
-// its own group).
+// its own group), as when their machine dies. pid is stopped first: a
+// worker that started an agent between the listing of its children and its
+// own death left that agent working on, beside the one that took its plan
+// over (both wrote the plan's worktree in a shared folder, and the run's
+// code differed from a local run's).
 func killTree(pid int) {
+	syscall.Kill(pid, syscall.SIGSTOP)
+	for deadline := time.Now().Add(2 * time.Second); !stopped(pid) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	for _, c := range children(pid) {
 		syscall.Kill(-c, syscall.SIGKILL)
 		syscall.Kill(c, syscall.SIGKILL)
@@ -359,28 +367,44 @@ func killTree(pid int) {
 	syscall.Kill(pid, syscall.SIGKILL)
 }
 
+// stopped reports whether every thread of pid is stopped (or gone): only
+// then can it start no other child.
+func stopped(pid int) bool {
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	for _, s := range stats {
+		if f := statFields(s); len(f) > 0 && !strings.ContainsAny(f[0], "tTZX") {
+			return false
+		}
+	}
+	return true
+}
+
 // children are the processes whose parent is pid.
 func children(pid int) []int {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []int
 	for _, s := range stats {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
-		rest := string(data)
-		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
-			rest = rest[i+1:]
-		}
-		f := strings.Fields(rest)
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+		if f := statFields(s); len(f) > 1 && f[1] == strconv.Itoa(pid) {
 			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(s))); err == nil {
 				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+// statFields are the fields of a /proc stat file after the command's name
+// (state, ppid, ...); the name may hold spaces, so they are read after ')'.
+func statFields(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return strings.Fields(rest)
 }
 
 // codeTree lists the committed files outside .planning with their blobs.
