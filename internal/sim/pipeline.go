@@ -464,9 +464,11 @@ func (a *agent) challengesPlan(id string) bool {
 }
 
 // goTest runs the project's Go tests (an argument list, no shell) and
-// sums up the outcome in a line.
+// sums up the outcome in a line. It runs them as hive's check does (go
+// test -v), so that the check that follows, on the same code, replays go's
+// cached result instead of building and running them again.
 func (a *agent) goTest() string {
-	cmd := exec.CommandContext(a.ctx, "go", "test", "./...")
+	cmd := exec.CommandContext(a.ctx, "go", "test", "-v", "./...")
 	cmd.Dir = a.dir
 	out, err := cmd.CombinedOutput()
 	last := strings.TrimSpace(string(out))
