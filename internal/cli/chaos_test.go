@@ -32,9 +32,11 @@ import (
 // answered checkpoint lost; the journal replays to the same state; no agent
 // process and, after `hive clean`, no worktree left.
 //
+// One seed in four runs a hive run pipeline instead (runChaosPipeline).
+//
 // HIVE_CHAOS_ITERATIONS (default 2) sets the count, HIVE_CHAOS_PLANS the
-// phase size (default 50); HIVE_CHAOS_SEED replays one seed. `make chaos`
-// runs the long form.
+// phase size (default 50); HIVE_CHAOS_SEED replays seeds ("7001,7005").
+// `make chaos` runs the long form.
 func TestChaos(t *testing.T) {
 	iterations := envInt(t, "HIVE_CHAOS_ITERATIONS", 2)
 	plans := envInt(t, "HIVE_CHAOS_PLANS", 50)
@@ -43,11 +45,14 @@ func TestChaos(t *testing.T) {
 		seeds[i] = uint64(7001 + i)
 	}
 	if s := os.Getenv("HIVE_CHAOS_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("HIVE_CHAOS_SEED=%q: %v", s, err)
+		seeds = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+			if err != nil {
+				t.Fatalf("HIVE_CHAOS_SEED=%q: want seeds separated by commas: %v", s, err)
+			}
+			seeds = append(seeds, n)
 		}
-		seeds = []uint64{n}
 	}
 	total := map[string]int{}
 	var mu sync.Mutex
@@ -58,7 +63,11 @@ func TestChaos(t *testing.T) {
 		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 				t.Parallel()
-				injected := runChaos(t, seed, plans)
+				run := runChaos
+				if isPipelineSeed(seed) {
+					run = func(t *testing.T, seed uint64, _ int) map[string]int { return runChaosPipeline(t, seed) }
+				}
+				injected := run(t, seed, plans)
 				mu.Lock()
 				for k, v := range injected {
 					total[k] += v
