@@ -103,8 +103,9 @@ fuzz:
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 
 # The long chaos suite: CHAOS_ITERATIONS seeded runs of a 50-plan phase with
-# random faults (`make test` runs two), CHAOS_PARALLEL at once (default: one
-# per core). Replay one with HIVE_CHAOS_SEED=N.
+# random faults, one in four a hive run pipeline killed and resumed instead
+# (`make test` runs one of each), CHAOS_PARALLEL at once (default: one per
+# core). Replay seeds with HIVE_CHAOS_SEED=N,M.
 CHAOS_ITERATIONS ?= 30
 CHAOS_PARALLEL   ?= $(shell nproc 2>/dev/null || echo 2)
 chaos:

@@ -17,7 +17,12 @@ import (
 // pipelineFixture is a small Go service, committed on main.
 func pipelineFixture(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	return pipelineFixtureIn(t, t.TempDir())
+}
+
+// pipelineFixtureIn writes the fixture in dir, an empty folder.
+func pipelineFixtureIn(t *testing.T, dir string) string {
+	t.Helper()
 	for name, body := range map[string]string{
 		"go.mod":       "module example.com/svc\n\ngo 1.22\n",
 		"main.go":      "package main\n\nfunc main() {}\n",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -120,13 +121,23 @@ const FallbackIdentity = "hive <hive@localhost>"
 // identity gives git an author when the user has none configured, so that
 // hive's own commits never fail on a fresh machine (hive doctor warns).
 func (r *Repo) identity(ctx context.Context) []string {
+	if _, ok := hasIdentity.Load(r.Root); ok {
+		return nil
+	}
 	if _, err := r.Git(ctx, "var", "GIT_COMMITTER_IDENT"); err == nil {
 		if _, err := r.Git(ctx, "var", "GIT_AUTHOR_IDENT"); err == nil {
+			hasIdentity.Store(r.Root, struct{}{})
 			return nil
 		}
 	}
 	return []string{"-c", "user.name=hive", "-c", "user.email=hive@localhost"}
 }
+
+// hasIdentity holds the working trees where git was found to have an
+// identity: a run commits each plan's merge in the same tree, and asking
+// git again cost two processes per commit. Only a found identity is kept,
+// so one configured during a run is used from the next commit on.
+var hasIdentity sync.Map
 
 // Identity says who commits made in r are by: ident is "Name <email>" as
 // git would write it, "" when git has none (hive's commits are then by

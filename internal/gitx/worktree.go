@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrBadBranch is returned for a name git would not accept as a branch.
@@ -40,12 +41,21 @@ func CheckBranchName(ctx context.Context, name string) error {
 	if name == "" || strings.HasPrefix(name, "-") || strings.ContainsAny(name, "\x00\n\r") {
 		return fmt.Errorf("%w: %q", ErrBadBranch, name)
 	}
+	if _, ok := goodBranchNames.Load(name); ok {
+		return nil
+	}
 	out, err := run(ctx, "", "check-ref-format", "--branch", name)
 	if err != nil || strings.TrimSpace(out) != name {
 		return fmt.Errorf("%w: %q (see `git help check-ref-format`)", ErrBadBranch, name)
 	}
+	goodBranchNames.Store(name, struct{}{})
 	return nil
 }
+
+// goodBranchNames holds the names CheckBranchName accepted: whether a name
+// is well formed never changes, and a plan's branch is checked at each of
+// its steps (worktree, merge, deletion), a git process each.
+var goodBranchNames sync.Map
 
 // cleanPath makes p absolute and refuses what is not a plain path.
 func cleanPath(p string) (string, error) {

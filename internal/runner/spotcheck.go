@@ -42,6 +42,34 @@ func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed boo
 		}
 		return os.ReadFile(filepath.Join(repo.Root, filepath.FromSlash(rel)))
 	}
+	return checkClaim(ctx, p, read, scope)
+}
+
+// mergedSummaries reads, for checkClaim, the SUMMARY of every plan of the
+// phase as the integration branch holds it (nil without one), in one git
+// process: a run's start checks them all, and each resume starts again.
+func (r *runner) mergedSummaries(ctx context.Context) func(rel string) ([]byte, error) {
+	if r.work.integ == nil {
+		return nil
+	}
+	var paths []string
+	for _, p := range r.o.Phase.Plans {
+		paths = append(paths, p.SummaryPath())
+	}
+	files, err := r.o.Repo.At(r.work.integ.dir).FilesAt(ctx, "HEAD", paths)
+	return func(rel string) ([]byte, error) {
+		if err != nil {
+			return nil, err
+		}
+		if data, ok := files[rel]; ok {
+			return data, nil
+		}
+		return nil, os.ErrNotExist
+	}
+}
+
+// checkClaim is spotCheck on files read.
+func checkClaim(ctx context.Context, p *plan.Plan, read func(rel string) ([]byte, error), scope *claimScope) (bool, string) {
 	rel := p.SummaryPath()
 	data, err := read(rel)
 	if err != nil {

@@ -264,6 +264,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Context:       r.o.Agents.Context,
 	}
 	r.work.scope = map[string]string{}
+	merged := r.mergedSummaries(ctx)
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
 			ID:       p.ID,
@@ -284,7 +285,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		case r.work.integ != nil:
 			// The integration branch holds every plan merged so far, also
 			// when it is not (yet) in the user's tree (strategy phase).
-			ps.Done, _ = spotCheck(ctx, r.o.Repo.At(r.work.integ.dir), p, true, nil)
+			ps.Done, _ = checkClaim(ctx, p, merged, nil)
 		case summarised:
 			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
 		}

@@ -122,9 +122,6 @@ func (a *agent) fixReview(t plan.Task, issue string) error {
 	if err := a.commit(files, subject, fmt.Sprintf("Hive-Fix: %s/%d", r.p.ID, t.Number)); err != nil {
 		return err
 	}
-	if err := a.refresh(); err != nil {
-		return err
-	}
 	a.out.text(fmt.Sprintf("Addressed the review of task %d in %s; asking for verification again.", t.Number, subject))
 	return nil
 }

@@ -295,13 +295,10 @@ func (a *agent) autoTask(t plan.Task) error {
 	return a.commitTask(t.Number, files, subject, fmt.Sprintf("Hive-Task: %s/%d", r.p.ID, t.Number))
 }
 
-// commitTask commits files with the plan's trailers, rereads the plan's
-// commits and prints the PROGRESS line.
+// commitTask commits files with the plan's trailers and prints the
+// PROGRESS line.
 func (a *agent) commitTask(n int, files []string, subject string, trailers ...string) error {
 	if err := a.commit(files, subject, trailers...); err != nil {
-		return err
-	}
-	if err := a.refresh(); err != nil {
 		return err
 	}
 	a.out.grow(a.set.Context.Task)
@@ -362,11 +359,12 @@ func (a *agent) writeFiles(t plan.Task, ref, note string) ([]string, error) {
 }
 
 // commit stages files and commits exactly them (or nothing: --only with
-// --allow-empty leaves what other agents staged alone). The trailers form
-// the message's last paragraph so that git interpret-trailers sees them.
+// --allow-empty leaves what other agents staged alone), and adds the commit
+// to the plan's. The trailers form the message's last paragraph so that git
+// interpret-trailers sees them.
 func (a *agent) commit(files []string, subject string, trailers ...string) error {
 	body := strings.Join(append([]string{"Hive-Plan: " + a.pr.p.ID}, trailers...), "\n")
-	args := []string{"commit", "--quiet", "--no-verify", "--allow-empty", "--only", "-m", subject, "-m", body}
+	args := []string{"commit", "--no-verify", "--allow-empty", "--only", "-m", subject, "-m", body}
 	if len(files) > 0 {
 		args = append(append(args, "--"), files...)
 	}
@@ -397,7 +395,16 @@ func (a *agent) commit(files []string, subject string, trailers ...string) error
 		a.out.toolResult(id, err.Error(), true)
 		return err
 	}
-	a.out.toolResult(id, strings.TrimSpace("committed "+subject+"\n"+out), false)
+	a.out.toolResult(id, "committed "+subject, false)
+	// The commit is known from what git printed: reading the plan's log
+	// again would cost a process, and only this agent commits this plan.
+	short, ok := committedShort(out)
+	if !ok {
+		return a.refresh()
+	}
+	c := planCommit{Hash: short, Short: short, Subject: subject}
+	c.readTrailers(a.pr.p.ID, body)
+	a.pr.commits = append(a.pr.commits, c)
 	return nil
 }
 
@@ -436,9 +443,6 @@ func (a *agent) complete() error {
 			return fmt.Errorf("write summary: %w", err)
 		}
 		if err := a.commit([]string{rel}, fmt.Sprintf("docs(%s): complete plan", r.p.ID), "Hive-Summary: "+r.p.ID); err != nil {
-			return err
-		}
-		if err := a.refresh(); err != nil {
 			return err
 		}
 	}

@@ -94,12 +94,6 @@ type planCommit struct {
 // so a worktree recreated from the base branch redoes the work an abandoned
 // branch holds.
 func (g *git) planLog(id, since string) ([]planCommit, error) {
-	if _, err := g.run("rev-parse", "--verify", "--quiet", "HEAD"); err != nil {
-		if errors.Is(err, errStopped) {
-			return nil, err
-		}
-		return nil, nil // unborn branch: no commits yet
-	}
 	rng := "HEAD"
 	if since != "" {
 		rng = since + "..HEAD"
@@ -107,6 +101,14 @@ func (g *git) planLog(id, since string) ([]planCommit, error) {
 	out, err := g.run("log", rng, "--fixed-strings", "--grep=Hive-Plan: "+id,
 		"--format=%H%x1f%h%x1f%s%x1f%B%x1e")
 	if err != nil {
+		// Only then is HEAD looked at: an unborn branch has no commits
+		// yet, and one process per look-up is what a plan's start costs.
+		if errors.Is(err, errStopped) {
+			return nil, err
+		}
+		if _, verr := g.run("rev-parse", "--verify", "--quiet", "HEAD"); verr != nil && !errors.Is(verr, errStopped) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	var list []planCommit
@@ -116,34 +118,8 @@ func (g *git) planLog(id, since string) ([]planCommit, error) {
 			continue
 		}
 		c := planCommit{Hash: f[0], Short: f[1], Subject: f[2]}
-		mine := false
-		for _, line := range strings.Split(f[3], "\n") {
-			k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-			if !ok {
-				continue
-			}
-			v = strings.TrimSpace(v)
-			switch k {
-			case "Hive-Plan":
-				mine = mine || v == id
-			case "Hive-Summary":
-				c.Summary = c.Summary || v == id
-			case "Hive-Task":
-				if n, ok := taskRef(v, id); ok {
-					c.Task = n
-				}
-			case "Hive-Fix":
-				if n, ok := taskRef(v, id); ok {
-					c.Fix = n
-				}
-			case "Hive-WIP":
-				if n, ok := taskRef(v, id); ok {
-					c.WIP = n
-				}
-			}
-		}
 		// The grep matches prefixes too ("01-0" in "01-02"): keep exact ids.
-		if mine {
+		if c.readTrailers(id, f[3]) {
 			list = append(list, c)
 		}
 	}
@@ -151,6 +127,64 @@ func (g *git) planLog(id, since string) ([]planCommit, error) {
 		list[i], list[j] = list[j], list[i]
 	}
 	return list, nil
+}
+
+// readTrailers sets c's task, fix, WIP and summary marks for plan id from
+// a commit message's trailer lines, and reports whether it names the plan
+// (Hive-Plan: id).
+func (c *planCommit) readTrailers(id, message string) (mine bool) {
+	for _, line := range strings.Split(message, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Hive-Plan":
+			mine = mine || v == id
+		case "Hive-Summary":
+			c.Summary = c.Summary || v == id
+		case "Hive-Task":
+			if n, ok := taskRef(v, id); ok {
+				c.Task = n
+			}
+		case "Hive-Fix":
+			if n, ok := taskRef(v, id); ok {
+				c.Fix = n
+			}
+		case "Hive-WIP":
+			if n, ok := taskRef(v, id); ok {
+				c.WIP = n
+			}
+		}
+	}
+	return mine
+}
+
+// committedShort is the abbreviated hash in the line `git commit` prints
+// for the commit it made ("[branch 1a2b3c4] subject", "[main (root-commit)
+// 1a2b3c4] subject"); false when out has no such line.
+func committedShort(out string) (string, bool) {
+	for _, line := range strings.Split(out, "\n") {
+		head, _, ok := strings.Cut(strings.TrimSpace(line), "]")
+		if !ok || !strings.HasPrefix(head, "[") {
+			continue
+		}
+		f := strings.Fields(head)
+		if h := f[len(f)-1]; len(f) >= 2 && isHex(h) {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return len(s) >= 4
 }
 
 // taskRef parses "<id>/<n>".

@@ -105,6 +105,9 @@ func run(dir string, set Settings, args []string, stdin io.Reader, stdout, stder
 // would fail) and turns off commit signing, which would prompt.
 func gitOptions(dir string) []string {
 	opts := []string{"-c", "commit.gpgsign=false"}
+	if os.Getenv("GIT_AUTHOR_EMAIL") != "" && os.Getenv("GIT_COMMITTER_EMAIL") != "" {
+		return opts // the environment names one: no git process to ask
+	}
 	g := &git{dir: dir, mu: new(sync.Mutex), ctx: context.Background()}
 	if email, _ := g.run("config", "user.email"); email == "" {
 		opts = append(opts, "-c", "user.name=hive sim", "-c", "user.email=sim@hive.invalid")

@@ -106,9 +106,6 @@ func (a *agent) rollover(next *plan.Task, inProgress, awaiting bool) error {
 		if err := a.commit(files, subject, "Hive-WIP: "+ref); err != nil {
 			return err
 		}
-		if err := a.refresh(); err != nil {
-			return err
-		}
 		for i := len(r.commits) - 1; i >= 0 && wip == nil; i-- {
 			if r.commits[i].WIP == next.Number {
 				wip = &r.commits[i]

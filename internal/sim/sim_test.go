@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -533,6 +534,50 @@ func TestUserText(t *testing.T) {
 	for _, bad := range []string{`not json`, `{"type":"control_request"}`, `{"type":"user","message":{"content":5}}`} {
 		if _, err := userText([]byte(bad)); err == nil {
 			t.Errorf("userText(%s) accepted", bad)
+		}
+	}
+}
+
+// TestTaskCostsTwoGitProcesses pins what a plan costs in git processes:
+// one log at the start, an add and a commit per task and for the SUMMARY
+// (the commit's own output names it: no log after it), and the show that
+// lists the SUMMARY's files. The commits PLAN COMPLETE lists are the ones
+// made. Chaos runs thousands of plans; each process is milliseconds of CPU.
+func TestTaskCostsTwoGitProcesses(t *testing.T) {
+	dir := newRepo(t)
+	rel := writePlan(t, dir, "01-01", threeTasks("pkg/store")...)
+	bin := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "calls")
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The wrapper's command line is the test's, never the plan's.
+	wrapper := "#!/bin/sh\necho \"$*\" | head -n 1 >> '" + calls + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	texts, code := runToEnd(t, dir, teamPrompt(rel), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	done := find(texts, "PLAN COMPLETE")
+	m := completeRE.FindStringSubmatch(done)
+	if code != 0 || m == nil {
+		t.Fatalf("exit %d, texts %q", code, texts)
+	}
+	data, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	// config user.email (the repository's identity), log, 3 × (add,
+	// commit), show, add, commit.
+	if len(lines) != 11 {
+		t.Errorf("%d git processes for a three-task plan, want 11:\n%s", len(lines), data)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(m[5]), "\n") {
+		hash := strings.Fields(strings.TrimPrefix(line, "- "))[0]
+		subject := strings.TrimSpace(strings.SplitN(strings.TrimPrefix(line, "- "), " ", 2)[1])
+		if got := gitT(t, dir, "log", "-1", "--format=%s", hash); got != subject {
+			t.Errorf("PLAN COMPLETE lists %s %q, which git knows as %q", hash, subject, got)
 		}
 	}
 }

@@ -1,0 +1,99 @@
+package gitx
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// FilesAt reads the committed content of many files in one process: files
+// with spaces in their names, empty ones and ones whose content ends
+// without a newline come back as they are; a missing name, a folder and a
+// file written but not committed are left out.
+func TestFilesAt(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	files := map[string]string{
+		"a.md":              "# a\n",
+		"dir/with space.md": "two\nlines",
+		"empty":             "",
+		"dir/bin":           "\x00\x01\n\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(r.Root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Git(ctx, "add", "-A"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Git(ctx, "commit", "-q", "-m", "files"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.Root, "uncommitted"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.FilesAt(ctx, "HEAD", []string{"a.md", "missing.md", "dir/with space.md", "dir", "empty", "uncommitted", "dir/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{}
+	for name, body := range files {
+		want[name] = []byte(body)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FilesAt = %q\nwant %q", got, want)
+	}
+	if _, err := r.FilesAt(ctx, "HEAD", []string{"a\nb"}); err == nil {
+		t.Error("a name with a newline was read")
+	}
+	if _, err := r.FilesAt(ctx, "--output=x", []string{"a.md"}); err == nil {
+		t.Error("a revision like an option was read")
+	}
+}
+
+// What never changes is asked of git once: a branch name's form, and that
+// a tree has an identity to commit as (each was a process per plan step).
+func TestRepeatedChecksRunGitOnce(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	commands := 0
+	AfterCommand = func() { commands++ }
+	defer func() { AfterCommand = nil }()
+	count := func(what string, fn func() error) int {
+		t.Helper()
+		commands = 0
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return commands
+	}
+	check := func() error { return CheckBranchName(ctx, "hive/01/once-only") }
+	if n := count("first check", check); n != 1 {
+		t.Errorf("the first check of a name ran %d git commands, want 1", n)
+	}
+	if n := count("second check", check); n != 0 {
+		t.Errorf("a name already accepted ran %d git commands, want 0", n)
+	}
+	if err := CheckBranchName(ctx, "hive/01/bad..name"); err == nil {
+		t.Error("a malformed name was accepted")
+	}
+	commit := func(name string) func() error {
+		return func() error {
+			if err := os.WriteFile(filepath.Join(r.Root, name), []byte(name), 0o644); err != nil {
+				return err
+			}
+			return r.CommitAll(ctx, "add "+name, name)
+		}
+	}
+	first := count("first commit", commit("one"))
+	if second := count("second commit", commit("two")); second != first-2 {
+		t.Errorf("the second commit ran %d git commands, the first %d: want two fewer (git var, twice)", second, first)
+	}
+}
