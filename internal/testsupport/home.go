@@ -15,7 +15,8 @@ type isolated struct{ m M }
 
 // WithTempHome wraps a TestMain's m so that its tests run with HOME,
 // XDG_CACHE_HOME and XDG_CONFIG_HOME pointing into a fresh temporary
-// folder, removed afterwards. Every process a test starts (hive, git, the
+// folder, removed afterwards, and their temporary files in memory where
+// the machine has room for them (memTempDir). Every process a test starts (hive, git, the
 // agent CLIs) inherits that environment, so worktrees, caches and global
 // settings never land in the real home. Use it in every package's
 // TestMain:
@@ -24,6 +25,11 @@ type isolated struct{ m M }
 func WithTempHome(m M) M { return isolated{m} }
 
 func (i isolated) Run() int {
+	if tmp, ok := memTempDir(); ok {
+		defer os.Unsetenv("TMPDIR")
+		defer os.RemoveAll(tmp)
+		os.Setenv("TMPDIR", tmp)
+	}
 	home, err := os.MkdirTemp("", "hive-test-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testsupport: a temporary home:", err)

@@ -10,7 +10,7 @@ import (
 type fakeM struct{ seen map[string]string }
 
 func (f *fakeM) Run() int {
-	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"} {
+	for _, k := range []string{"HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TMPDIR"} {
 		f.seen[k] = os.Getenv(k)
 	}
 	return 7
@@ -37,6 +37,31 @@ func TestWithTempHome(t *testing.T) {
 	}
 	if _, err := os.Stat(home); !os.IsNotExist(err) {
 		t.Fatalf("the temporary home %s is still there: %v", home, err)
+	}
+}
+
+// TestTempFilesInMemory: without a TMPDIR of the developer's, the wrapped
+// tests' temporary files go to a fresh folder in /dev/shm, where the
+// machine has room, removed afterwards; a TMPDIR the developer set stays.
+func TestTempFilesInMemory(t *testing.T) {
+	chosen := t.TempDir()
+	t.Setenv("TMPDIR", chosen)
+	f := &fakeM{seen: map[string]string{}}
+	WithTempHome(f).Run()
+	if f.seen["TMPDIR"] != chosen {
+		t.Fatalf("TMPDIR during the tests = %q, want the developer's", f.seen["TMPDIR"])
+	}
+	os.Unsetenv("TMPDIR") // t.Setenv puts it back
+	if !memRoom() {
+		t.Skip("no /dev/shm with room on this machine: the tests keep the system's temporary folder")
+	}
+	WithTempHome(f).Run()
+	tmp := f.seen["TMPDIR"]
+	if !strings.HasPrefix(tmp, "/dev/shm/hive-test-") || !strings.HasPrefix(f.seen["HOME"], tmp+"/") {
+		t.Fatalf("TMPDIR during the tests = %q, HOME %q: want a fresh folder in /dev/shm holding the home", tmp, f.seen["HOME"])
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("the temporary folder %s is still there: %v", tmp, err)
 	}
 }
 
