@@ -97,3 +97,49 @@ func TestRepeatedChecksRunGitOnce(t *testing.T) {
 		t.Errorf("the second commit ran %d git commands, the first %d: want two fewer (git var, twice)", second, first)
 	}
 }
+
+// A merge in progress is seen in the main tree and in a linked worktree
+// from the MERGE_HEAD file, without a git process (a plan's merge asks
+// three times).
+func TestMergeInProgressRunsNoGit(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	if err := r.AddWorktree(ctx, wt, "side", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tree := range []*Repo{r, r.At(wt)} {
+		if err := os.WriteFile(filepath.Join(tree.Root, "f"), []byte(tree.Root), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := tree.CommitAll(ctx, "f", "f"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commands := 0
+	AfterCommand = func() { commands++ }
+	defer func() { AfterCommand = nil }()
+	for _, tree := range []*Repo{r, r.At(wt)} {
+		if tree.MergeInProgress(ctx) {
+			t.Errorf("%s: a merge in progress before any merge", tree.Root)
+		}
+	}
+	if commands != 0 {
+		t.Errorf("looking for a merge in progress ran %d git commands, want 0", commands)
+	}
+	if _, err := r.Merge(ctx, "side", "merge side"); err == nil {
+		t.Fatal("the merge of two versions of f did not conflict")
+	}
+	if !r.MergeInProgress(ctx) || r.At(wt).MergeInProgress(ctx) {
+		t.Errorf("merge in progress: main tree %v, worktree %v; want true, false", r.MergeInProgress(ctx), r.At(wt).MergeInProgress(ctx))
+	}
+	if err := r.AbortMerge(ctx); err != nil || r.MergeInProgress(ctx) {
+		t.Errorf("AbortMerge = %v, merge in progress after it: %v", err, r.MergeInProgress(ctx))
+	}
+	if _, err := r.At(wt).Merge(ctx, "main", "merge main"); err == nil {
+		t.Fatal("the merge of two versions of f did not conflict")
+	}
+	if r.MergeInProgress(ctx) || !r.At(wt).MergeInProgress(ctx) {
+		t.Errorf("merge in progress: main tree %v, worktree %v; want false, true", r.MergeInProgress(ctx), r.At(wt).MergeInProgress(ctx))
+	}
+}

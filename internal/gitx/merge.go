@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -29,10 +31,47 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 	return strings.TrimSpace(out), err
 }
 
-// MergeInProgress reports whether a merge waits to be committed or aborted.
+// MergeInProgress reports whether a merge waits to be committed or aborted:
+// whether the worktree's git dir holds MERGE_HEAD, as git itself decides.
+// The file is looked for, not asked of git: a plan's merge asks it three
+// times, a git process each.
 func (r *Repo) MergeInProgress(ctx context.Context) bool {
+	if dir, ok := r.gitDir(); ok {
+		_, err := os.Stat(filepath.Join(dir, "MERGE_HEAD"))
+		return err == nil
+	}
 	_, err := r.Git(ctx, "rev-parse", "-q", "--verify", "MERGE_HEAD")
 	return err == nil
+}
+
+// gitDir is the worktree's own git dir, read as git finds it at the top of
+// a working tree: the .git folder of the main tree, or the folder a linked
+// worktree's .git file names. ok is false where Root holds no .git (git
+// is then asked: Root may be a folder below the top, or GIT_DIR set).
+func (r *Repo) gitDir() (dir string, ok bool) {
+	if os.Getenv("GIT_DIR") != "" {
+		return "", false
+	}
+	dotgit := filepath.Join(r.Root, ".git")
+	fi, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		return dotgit, true
+	}
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return "", false
+	}
+	d, found := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
+	if !found || d == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(r.Root, d)
+	}
+	return d, true
 }
 
 // AbortMerge drops a merge in progress and any change to tracked files, so
