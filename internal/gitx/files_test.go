@@ -143,3 +143,44 @@ func TestMergeInProgressRunsNoGit(t *testing.T) {
 		t.Errorf("merge in progress: main tree %v, worktree %v; want false, true", r.MergeInProgress(ctx), r.At(wt).MergeInProgress(ctx))
 	}
 }
+
+// Whether a branch exists is read from git's ref store, loose or packed,
+// without a git process (a plan's steps ask five times), and agrees with
+// git throughout.
+func TestBranchExistsRunsNoGit(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	if _, err := r.CommonDir(ctx); err != nil { // asked once per repository
+		t.Fatal(err)
+	}
+	commands := 0
+	AfterCommand = func() { commands++ }
+	defer func() { AfterCommand = nil }()
+	git := func(args ...string) {
+		t.Helper()
+		if _, err := r.Git(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, want map[string]bool) {
+		t.Helper()
+		commands = 0
+		for name, exists := range want {
+			if got := r.BranchExists(ctx, name); got != exists {
+				t.Errorf("%s: BranchExists(%q) = %v, want %v", when, name, got, exists)
+			}
+		}
+		if commands != 0 {
+			t.Errorf("%s: %d git commands to look for branches, want 0", when, commands)
+		}
+	}
+	git("branch", "hive/01/01-01")
+	git("branch", "hive/01/integration")
+	check("loose", map[string]bool{"main": true, "hive/01/01-01": true, "hive/01/integration": true,
+		"hive/01/01-02": false, "hive/01": false, "hive/01/01-01/x": false, "hive": false})
+	git("pack-refs", "--all")
+	check("packed", map[string]bool{"main": true, "hive/01/01-01": true, "hive/01/01-02": false, "hive/01": false})
+	git("branch", "hive/01/01-02")
+	git("branch", "-D", "hive/01/01-01")
+	check("packed, one deleted, one new", map[string]bool{"hive/01/01-01": false, "hive/01/01-02": true, "hive/01/integration": true})
+}

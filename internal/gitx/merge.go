@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -221,10 +222,62 @@ func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
 	return files, nil
 }
 
-// BranchExists reports whether refs/heads/name exists.
+// BranchExists reports whether refs/heads/name exists. A plan's steps ask
+// five times (its worktree, merge and clean-up, and the run's end), so the
+// answer is read where git keeps branches, a loose ref file or a line of
+// packed-refs, as git reads them; git is asked only where that store is
+// not files (reftable) or the ref is not a plain one.
 func (r *Repo) BranchExists(ctx context.Context, name string) bool {
+	if found, ok := r.readBranch(ctx, name); ok {
+		return found
+	}
 	_, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name)
 	return err == nil
+}
+
+// readBranch looks for refs/heads/name in the files ref store of the
+// common git dir; ok is false where git must be asked. git writes a loose
+// ref by renaming its lock file over it, and packs refs by writing
+// packed-refs before deleting the loose files, so a branch that exists
+// throughout is found in one place or the other.
+func (r *Repo) readBranch(ctx context.Context, name string) (found, ok bool) {
+	if name == "" || strings.ContainsAny(name, "\x00\n\r\\") || strings.Contains(name, "..") || os.Getenv("GIT_DIR") != "" {
+		return false, false
+	}
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return false, false
+	}
+	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
+		return false, false
+	}
+	ref := "refs/heads/" + name
+	data, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref)))
+	switch {
+	case err == nil && isHash(strings.TrimSpace(string(data))):
+		return true, true
+	case err == nil: // a symbolic ref, or one being written: git decides
+		return false, false
+	case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, syscall.EISDIR):
+		return false, false
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, true
+	} else if err != nil {
+		return false, false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if hash, rest, cut := strings.Cut(strings.TrimRight(line, "\r"), " "); cut && rest == ref && isHash(hash) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// isHash says whether s is a full object name (SHA-1 or SHA-256).
+func isHash(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // CurrentBranch returns the branch checked out, or "" when HEAD is detached.

@@ -147,9 +147,9 @@ func parseWorktrees(out string) []Worktree {
 	return wts
 }
 
-// findWorktree returns the registered worktree at path (compared after
+// FindWorktree returns the registered worktree at path among wts (compared after
 // resolving symlinks), or nil.
-func findWorktree(wts []Worktree, path string) *Worktree {
+func FindWorktree(wts []Worktree, path string) *Worktree {
 	want := canonical(path)
 	for i := range wts {
 		if canonical(wts[i].Path) == want {
@@ -188,7 +188,7 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("worktree folder: %w", err)
 		}
-		if _, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		if r.BranchExists(ctx, branch) {
 			_, err = r.Git(ctx, "worktree", "add", "--", path, branch)
 			return err
 		}
@@ -251,7 +251,7 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 	if len(wts) > 0 {
 		main = wts[0].Path
 	}
-	if wt := findWorktree(wts, path); wt != nil && wt.Locked && wt.LockReason == "initializing" {
+	if wt := FindWorktree(wts, path); wt != nil && wt.Locked && wt.LockReason == "initializing" {
 		// A `git worktree add` killed mid-way: hive holds the repository
 		// lock, so none is running. It may have checked nothing out (an
 		// agent there would see every file deleted), and no agent ever
@@ -266,7 +266,7 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 		noteTo(ctx, "removed worktree %s of %s: a git worktree add was killed before it finished (it is made again)", wt.Path, wtBranch(wt))
 		return r.clearWay(ctx, path, branch)
 	}
-	if wt := findWorktree(wts, path); wt != nil {
+	if wt := FindWorktree(wts, path); wt != nil {
 		switch {
 		case wt.Prunable && wt.Locked:
 			return false, fmt.Errorf("git keeps a locked registration of worktree %s, whose folder is gone: unlock it (git worktree unlock %s) or remove it (git worktree remove -f -f %s), then run again", wt.Path, wt.Path, wt.Path)
@@ -413,7 +413,7 @@ func (e *InTheWayError) Is(target error) bool { return target == ErrInTheWay }
 // left, which git no longer knows).
 func (r *Repo) HasWorktree(ctx context.Context, path string) bool {
 	wts, err := r.Worktrees(ctx)
-	return err == nil && findWorktree(wts, path) != nil
+	return err == nil && FindWorktree(wts, path) != nil
 }
 
 // RemoveStaleFolder removes the folder at path if it is empty or a stale
@@ -453,7 +453,7 @@ func (r *Repo) removeStaleFolder(ctx context.Context, path string, note bool) (b
 	}
 	if admin, live := worktreeAdmin(dotgit); live {
 		wts, _ := r.Worktrees(ctx)
-		if wt := findWorktree(wts, path); wt != nil {
+		if wt := FindWorktree(wts, path); wt != nil {
 			return false, &InTheWayError{path, "is a worktree of this repository (" + wtBranch(wt) + ")", "remove it (git worktree remove " + path + ")"}
 		}
 		return false, &InTheWayError{path, "is a worktree of another repository (" + admin + ")", "remove it there (git worktree remove " + path + "), or set git.worktree_dir to another folder"}
@@ -508,7 +508,7 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 		if err != nil {
 			return err
 		}
-		if wt := findWorktree(wts, path); wt != nil {
+		if wt := FindWorktree(wts, path); wt != nil {
 			if wt.Prunable {
 				_, err = r.Git(ctx, "worktree", "prune")
 			} else {
@@ -521,7 +521,7 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 		if deleteBranch == "" {
 			return nil
 		}
-		if _, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+deleteBranch); err != nil {
+		if !r.BranchExists(ctx, deleteBranch) {
 			return nil // already gone
 		}
 		_, err = r.Git(ctx, "branch", "-D", "--", deleteBranch)

@@ -526,9 +526,15 @@ func (in *integration) finish(ctx context.Context, snap engine.Snapshot, scope m
 			}
 		}
 	}
+	// One listing for every plan: a plan whose clean-up ran after its merge,
+	// as most did, has nothing left to remove and costs no git process.
+	wts, listErr := in.repo.Worktrees(ctx)
 	for _, p := range snap.Plans {
 		// A merged plan whose clean-up a killed run never did.
 		if p.State == engine.Complete && !p.Spec.Done {
+			if listErr == nil && gitx.FindWorktree(wts, in.planDir(p.Spec.ID)) == nil && !in.repo.BranchExists(ctx, in.planBranch(p.Spec.ID)) {
+				continue
+			}
 			if err := in.removePlan(ctx, p.Spec.ID); err != nil {
 				notes = append(notes, "remove the worktree of "+p.Spec.ID+": "+err.Error())
 			}
