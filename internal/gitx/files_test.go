@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -183,4 +184,34 @@ func TestBranchExistsRunsNoGit(t *testing.T) {
 	git("branch", "hive/01/01-02")
 	git("branch", "-D", "hive/01/01-01")
 	check("packed, one deleted, one new", map[string]bool{"hive/01/01-01": false, "hive/01/01-02": true, "hive/01/integration": true})
+}
+
+// A worktree's base is resolved by the worktree add itself: a base that is
+// no commit is still told as such, and a branch made from a branch never
+// tracks it, whatever branch.autoSetupMerge says.
+func TestAddWorktreeBase(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	if _, err := r.Git(ctx, "config", "branch.autoSetupMerge", "always"); err != nil {
+		t.Fatal(err)
+	}
+	err := r.AddWorktree(ctx, filepath.Join(t.TempDir(), "bad"), "hive/01/bad", "no-such-base")
+	if err == nil || !strings.Contains(err.Error(), `base "no-such-base" is not a commit`) {
+		t.Errorf("AddWorktree from a base that is no commit: %v", err)
+	}
+	if r.BranchExists(ctx, "hive/01/bad") {
+		t.Error("a branch was made from a base that is no commit")
+	}
+	commands := 0
+	AfterCommand = func() { commands++ }
+	defer func() { AfterCommand = nil }()
+	if err := r.AddWorktree(ctx, filepath.Join(t.TempDir(), "good"), "hive/01/good", "main"); err != nil {
+		t.Fatal(err)
+	}
+	if commands != 3 { // check-ref-format (a new name), worktree list, worktree add
+		t.Errorf("a new worktree ran %d git commands, want 3 (check-ref-format, worktree list, worktree add)", commands)
+	}
+	if out, err := r.Git(ctx, "config", "--get", "branch.hive/01/good.merge"); err == nil {
+		t.Errorf("the plan branch tracks %s", out)
+	}
 }

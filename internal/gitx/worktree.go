@@ -192,11 +192,16 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 			_, err = r.Git(ctx, "worktree", "add", "--", path, branch)
 			return err
 		}
-		commit, err := r.Git(ctx, "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
+		// The base as a commit, never a branch name: git would make a branch
+		// made from a branch track it (branch.autoSetupMerge=always). git
+		// resolves it; only a failure asks why, so a plan's worktree costs
+		// no process to resolve its base.
+		_, err = r.Git(ctx, "worktree", "add", "-b", branch, "--", path, base+"^{commit}")
 		if err != nil {
-			return fmt.Errorf("worktree %s: base %q is not a commit: %w", path, base, err)
+			if _, verr := r.Git(ctx, "rev-parse", "--verify", "--end-of-options", base+"^{commit}"); verr != nil {
+				return fmt.Errorf("worktree %s: base %q is not a commit: %w", path, base, verr)
+			}
 		}
-		_, err = r.Git(ctx, "worktree", "add", "-b", branch, "--", path, strings.TrimSpace(commit))
 		return err
 	})
 }

@@ -250,11 +250,14 @@ func (in *integration) mergeLocked(ctx context.Context, p *plan.Plan, snap engin
 			return mergeResult{}, err
 		}
 	}
-	if ig.IsAncestor(ctx, branch, "HEAD") {
-		return mergeResult{ok: true, reason: "already merged"}, nil
-	}
 	msg := fmt.Sprintf("hive: merge plan %s (%s)\n\nHive-Merge: %s", p.ID, p.Name, p.ID)
 	files, err := ig.Merge(ctx, branch, msg)
+	if err == nil && !ig.MergeInProgress(ctx) {
+		// git merged nothing ("Already up to date"): the branch is in HEAD's
+		// history, as a killed run's merge commit left it. Asking first
+		// (merge-base --is-ancestor) cost every merge a git process.
+		return mergeResult{ok: true, reason: "already merged"}, nil
+	}
 	if errors.Is(err, gitx.ErrConflict) {
 		files, err = in.takeOursForTracking(ctx, ig, files)
 	}
