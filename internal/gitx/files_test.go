@@ -215,3 +215,39 @@ func TestAddWorktreeBase(t *testing.T) {
 		t.Errorf("the plan branch tracks %s", out)
 	}
 }
+
+// Removing a plan's worktree and branch needs no listing of the worktrees
+// when the folder and its registration point at each other; one whose
+// folder is gone is still pruned.
+func TestRemoveWorktreeWithoutListing(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	root := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := r.AddWorktree(ctx, filepath.Join(root, name), "hive/01/"+name, "main"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commands := 0
+	AfterCommand = func() { commands++ }
+	defer func() { AfterCommand = nil }()
+	if err := r.RemoveWorktree(ctx, filepath.Join(root, "a"), "hive/01/a"); err != nil {
+		t.Fatal(err)
+	}
+	if commands != 2 {
+		t.Errorf("removing a worktree and its branch ran %d git commands, want 2 (worktree remove, branch -D)", commands)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RemoveWorktree(ctx, filepath.Join(root, "b"), "hive/01/b"); err != nil {
+		t.Fatal(err)
+	}
+	wts, err := r.Worktrees(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wts) != 1 || r.BranchExists(ctx, "hive/01/a") || r.BranchExists(ctx, "hive/01/b") {
+		t.Errorf("after removing both: worktrees %+v, branches a %v, b %v", wts, r.BranchExists(ctx, "hive/01/a"), r.BranchExists(ctx, "hive/01/b"))
+	}
+}

@@ -509,19 +509,14 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 		}
 	}
 	return r.Locked(ctx, func() error {
-		wts, err := r.Worktrees(ctx)
-		if err != nil {
-			return err
-		}
-		if wt := FindWorktree(wts, path); wt != nil {
-			if wt.Prunable {
-				_, err = r.Git(ctx, "worktree", "prune")
-			} else {
-				_, err = r.Git(ctx, "worktree", "remove", "--force", "--force", "--", wt.Path)
-			}
-			if err != nil {
+		if r.ownsLiveWorktree(ctx, path) {
+			// Its folder and this repository's registration point at each
+			// other: nothing to find in a listing (a process per plan).
+			if _, err := r.Git(ctx, "worktree", "remove", "--force", "--force", "--", path); err != nil {
 				return err
 			}
+		} else if err := r.removeListed(ctx, path); err != nil {
+			return err
 		}
 		if deleteBranch == "" {
 			return nil
@@ -532,6 +527,37 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 		_, err = r.Git(ctx, "branch", "-D", "--", deleteBranch)
 		return err
 	})
+}
+
+// removeListed removes the worktree registered at path, if any, as git
+// lists it: a registration whose folder is gone is pruned.
+func (r *Repo) removeListed(ctx context.Context, path string) error {
+	wts, err := r.Worktrees(ctx)
+	if err != nil {
+		return err
+	}
+	wt := FindWorktree(wts, path)
+	switch {
+	case wt == nil:
+		return nil
+	case wt.Prunable:
+		_, err = r.Git(ctx, "worktree", "prune")
+	default:
+		_, err = r.Git(ctx, "worktree", "remove", "--force", "--force", "--", wt.Path)
+	}
+	return err
+}
+
+// ownsLiveWorktree says whether the folder at path is a worktree of this
+// repository whose registration is intact: its .git file names an admin
+// folder under the common git dir's worktrees/, which points back at it.
+func (r *Repo) ownsLiveWorktree(ctx context.Context, path string) bool {
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return false
+	}
+	admin, live := worktreeAdmin(filepath.Join(path, ".git"))
+	return live && filepath.Dir(canonical(admin)) == filepath.Join(common, "worktrees")
 }
 
 // PruneWorktrees drops the registrations of worktrees whose folders are

@@ -17,12 +17,12 @@ import (
 // thousands of plans, and every user's run pays each process (milliseconds
 // of CPU each).
 func TestGitCommandsPerPlan(t *testing.T) {
-	// 14 measured; one more allowed for a check whose count depends on
+	// 13 measured; one more allowed for a check whose count depends on
 	// timing. Before: 24 (a process for each merge-in-progress check, branch
 	// look-up and key file read, to resolve a worktree's base, to ask
-	// whether a plan was merged before merging it, and a listing per plan at
-	// the run's end).
-	const want = 15
+	// whether a plan was merged before merging it, to list the worktrees
+	// before removing the plan's, and a listing per plan at the run's end).
+	const want = 14
 	var commands atomic.Int64
 	gitx.AfterCommand = func() { commands.Add(1) }
 	defer func() { gitx.AfterCommand = nil }()
