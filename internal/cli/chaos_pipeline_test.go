@@ -28,6 +28,16 @@ const (
 	pipelineFaults    = "HIVE_SIM_FAULTS=tester=fail#1"
 )
 
+// sharedGoBuilds is the GOFLAGS under which a pipeline's go builds and
+// tests run: -trimpath, so that the project's packages are the same to Go's
+// build cache in every iteration's folder, and a test binary is linked once
+// rather than in each iteration. What hive does with a test's result is
+// tested the same: a changed tree is a new build, and a cached result is
+// replayed as go ran it.
+func sharedGoBuilds() string {
+	return "GOFLAGS=" + strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath")
+}
+
 // pipelineReference is an uninterrupted run of the chaos pipeline, made
 // once per test process: what main holds after it, the subjects of its
 // commits, and how many durable steps and journal events it took.
@@ -48,7 +58,7 @@ func referencePipeline(t *testing.T, hive string) pipelineReference {
 	pipelineRefOnce.Do(func() {
 		dir := pipelineFixtureIn(t, memTempDir(t))
 		stepsFile := filepath.Join(memTempDir(t), "steps")
-		env := append(os.Environ(), pipelineFaults, "HIVE_CRASH_STEPS_FILE="+stepsFile, "XDG_CACHE_HOME="+memTempDir(t))
+		env := append(os.Environ(), pipelineFaults, sharedGoBuilds(), "HIVE_CRASH_STEPS_FILE="+stepsFile, "XDG_CACHE_HOME="+memTempDir(t))
 		cmd := exec.Command(hive, "run", pipelineObjective, "--agent", "sim", "--yes", "--repo", dir)
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -141,7 +151,7 @@ func runChaosPipeline(t *testing.T, seed uint64) map[string]int {
 			disruption = []string{"none", "step", "event"}[rng.IntN(3)]
 		}
 		cmd := exec.Command(hive, args...)
-		cmd.Env = append(os.Environ(), pipelineFaults, "XDG_CACHE_HOME="+cache)
+		cmd.Env = append(os.Environ(), pipelineFaults, sharedGoBuilds(), "XDG_CACHE_HOME="+cache)
 		if disruption == "step" {
 			cmd.Env = append(cmd.Env, "HIVE_CRASH_STEP="+strconv.Itoa(1+rng.IntN(ref.steps)))
 		}

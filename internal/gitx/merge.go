@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -29,10 +32,47 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 	return strings.TrimSpace(out), err
 }
 
-// MergeInProgress reports whether a merge waits to be committed or aborted.
+// MergeInProgress reports whether a merge waits to be committed or aborted:
+// whether the worktree's git dir holds MERGE_HEAD, as git itself decides.
+// The file is looked for, not asked of git: a plan's merge asks it three
+// times, a git process each.
 func (r *Repo) MergeInProgress(ctx context.Context) bool {
+	if dir, ok := r.gitDir(); ok {
+		_, err := os.Stat(filepath.Join(dir, "MERGE_HEAD"))
+		return err == nil
+	}
 	_, err := r.Git(ctx, "rev-parse", "-q", "--verify", "MERGE_HEAD")
 	return err == nil
+}
+
+// gitDir is the worktree's own git dir, read as git finds it at the top of
+// a working tree: the .git folder of the main tree, or the folder a linked
+// worktree's .git file names. ok is false where Root holds no .git (git
+// is then asked: Root may be a folder below the top, or GIT_DIR set).
+func (r *Repo) gitDir() (dir string, ok bool) {
+	if os.Getenv("GIT_DIR") != "" {
+		return "", false
+	}
+	dotgit := filepath.Join(r.Root, ".git")
+	fi, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		return dotgit, true
+	}
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return "", false
+	}
+	d, found := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
+	if !found || d == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(r.Root, d)
+	}
+	return d, true
 }
 
 // AbortMerge drops a merge in progress and any change to tracked files, so
@@ -182,10 +222,62 @@ func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
 	return files, nil
 }
 
-// BranchExists reports whether refs/heads/name exists.
+// BranchExists reports whether refs/heads/name exists. A plan's steps ask
+// five times (its worktree, merge and clean-up, and the run's end), so the
+// answer is read where git keeps branches, a loose ref file or a line of
+// packed-refs, as git reads them; git is asked only where that store is
+// not files (reftable) or the ref is not a plain one.
 func (r *Repo) BranchExists(ctx context.Context, name string) bool {
+	if found, ok := r.readBranch(ctx, name); ok {
+		return found
+	}
 	_, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name)
 	return err == nil
+}
+
+// readBranch looks for refs/heads/name in the files ref store of the
+// common git dir; ok is false where git must be asked. git writes a loose
+// ref by renaming its lock file over it, and packs refs by writing
+// packed-refs before deleting the loose files, so a branch that exists
+// throughout is found in one place or the other.
+func (r *Repo) readBranch(ctx context.Context, name string) (found, ok bool) {
+	if name == "" || strings.ContainsAny(name, "\x00\n\r\\") || strings.Contains(name, "..") || os.Getenv("GIT_DIR") != "" {
+		return false, false
+	}
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return false, false
+	}
+	if _, err := os.Stat(filepath.Join(common, "reftable")); err == nil {
+		return false, false
+	}
+	ref := "refs/heads/" + name
+	data, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref)))
+	switch {
+	case err == nil && isHash(strings.TrimSpace(string(data))):
+		return true, true
+	case err == nil: // a symbolic ref, or one being written: git decides
+		return false, false
+	case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, syscall.EISDIR):
+		return false, false
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, true
+	} else if err != nil {
+		return false, false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if hash, rest, cut := strings.Cut(strings.TrimRight(line, "\r"), " "); cut && rest == ref && isHash(hash) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// isHash says whether s is a full object name (SHA-1 or SHA-256).
+func isHash(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // CurrentBranch returns the branch checked out, or "" when HEAD is detached.

@@ -147,9 +147,9 @@ func parseWorktrees(out string) []Worktree {
 	return wts
 }
 
-// findWorktree returns the registered worktree at path (compared after
+// FindWorktree returns the registered worktree at path among wts (compared after
 // resolving symlinks), or nil.
-func findWorktree(wts []Worktree, path string) *Worktree {
+func FindWorktree(wts []Worktree, path string) *Worktree {
 	want := canonical(path)
 	for i := range wts {
 		if canonical(wts[i].Path) == want {
@@ -188,15 +188,20 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch, base string) error
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("worktree folder: %w", err)
 		}
-		if _, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		if r.BranchExists(ctx, branch) {
 			_, err = r.Git(ctx, "worktree", "add", "--", path, branch)
 			return err
 		}
-		commit, err := r.Git(ctx, "rev-parse", "--verify", "--end-of-options", base+"^{commit}")
+		// The base as a commit, never a branch name: git would make a branch
+		// made from a branch track it (branch.autoSetupMerge=always). git
+		// resolves it; only a failure asks why, so a plan's worktree costs
+		// no process to resolve its base.
+		_, err = r.Git(ctx, "worktree", "add", "-b", branch, "--", path, base+"^{commit}")
 		if err != nil {
-			return fmt.Errorf("worktree %s: base %q is not a commit: %w", path, base, err)
+			if _, verr := r.Git(ctx, "rev-parse", "--verify", "--end-of-options", base+"^{commit}"); verr != nil {
+				return fmt.Errorf("worktree %s: base %q is not a commit: %w", path, base, verr)
+			}
 		}
-		_, err = r.Git(ctx, "worktree", "add", "-b", branch, "--", path, strings.TrimSpace(commit))
 		return err
 	})
 }
@@ -251,7 +256,7 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 	if len(wts) > 0 {
 		main = wts[0].Path
 	}
-	if wt := findWorktree(wts, path); wt != nil && wt.Locked && wt.LockReason == "initializing" {
+	if wt := FindWorktree(wts, path); wt != nil && wt.Locked && wt.LockReason == "initializing" {
 		// A `git worktree add` killed mid-way: hive holds the repository
 		// lock, so none is running. It may have checked nothing out (an
 		// agent there would see every file deleted), and no agent ever
@@ -266,7 +271,7 @@ func (r *Repo) clearWay(ctx context.Context, path, branch string) (ready bool, e
 		noteTo(ctx, "removed worktree %s of %s: a git worktree add was killed before it finished (it is made again)", wt.Path, wtBranch(wt))
 		return r.clearWay(ctx, path, branch)
 	}
-	if wt := findWorktree(wts, path); wt != nil {
+	if wt := FindWorktree(wts, path); wt != nil {
 		switch {
 		case wt.Prunable && wt.Locked:
 			return false, fmt.Errorf("git keeps a locked registration of worktree %s, whose folder is gone: unlock it (git worktree unlock %s) or remove it (git worktree remove -f -f %s), then run again", wt.Path, wt.Path, wt.Path)
@@ -413,7 +418,7 @@ func (e *InTheWayError) Is(target error) bool { return target == ErrInTheWay }
 // left, which git no longer knows).
 func (r *Repo) HasWorktree(ctx context.Context, path string) bool {
 	wts, err := r.Worktrees(ctx)
-	return err == nil && findWorktree(wts, path) != nil
+	return err == nil && FindWorktree(wts, path) != nil
 }
 
 // RemoveStaleFolder removes the folder at path if it is empty or a stale
@@ -453,7 +458,7 @@ func (r *Repo) removeStaleFolder(ctx context.Context, path string, note bool) (b
 	}
 	if admin, live := worktreeAdmin(dotgit); live {
 		wts, _ := r.Worktrees(ctx)
-		if wt := findWorktree(wts, path); wt != nil {
+		if wt := FindWorktree(wts, path); wt != nil {
 			return false, &InTheWayError{path, "is a worktree of this repository (" + wtBranch(wt) + ")", "remove it (git worktree remove " + path + ")"}
 		}
 		return false, &InTheWayError{path, "is a worktree of another repository (" + admin + ")", "remove it there (git worktree remove " + path + "), or set git.worktree_dir to another folder"}
@@ -504,29 +509,55 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string, deleteBranch str
 		}
 	}
 	return r.Locked(ctx, func() error {
-		wts, err := r.Worktrees(ctx)
-		if err != nil {
-			return err
-		}
-		if wt := findWorktree(wts, path); wt != nil {
-			if wt.Prunable {
-				_, err = r.Git(ctx, "worktree", "prune")
-			} else {
-				_, err = r.Git(ctx, "worktree", "remove", "--force", "--force", "--", wt.Path)
-			}
-			if err != nil {
+		if r.ownsLiveWorktree(ctx, path) {
+			// Its folder and this repository's registration point at each
+			// other: nothing to find in a listing (a process per plan).
+			if _, err := r.Git(ctx, "worktree", "remove", "--force", "--force", "--", path); err != nil {
 				return err
 			}
+		} else if err := r.removeListed(ctx, path); err != nil {
+			return err
 		}
 		if deleteBranch == "" {
 			return nil
 		}
-		if _, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+deleteBranch); err != nil {
+		if !r.BranchExists(ctx, deleteBranch) {
 			return nil // already gone
 		}
 		_, err = r.Git(ctx, "branch", "-D", "--", deleteBranch)
 		return err
 	})
+}
+
+// removeListed removes the worktree registered at path, if any, as git
+// lists it: a registration whose folder is gone is pruned.
+func (r *Repo) removeListed(ctx context.Context, path string) error {
+	wts, err := r.Worktrees(ctx)
+	if err != nil {
+		return err
+	}
+	wt := FindWorktree(wts, path)
+	switch {
+	case wt == nil:
+		return nil
+	case wt.Prunable:
+		_, err = r.Git(ctx, "worktree", "prune")
+	default:
+		_, err = r.Git(ctx, "worktree", "remove", "--force", "--force", "--", wt.Path)
+	}
+	return err
+}
+
+// ownsLiveWorktree says whether the folder at path is a worktree of this
+// repository whose registration is intact: its .git file names an admin
+// folder under the common git dir's worktrees/, which points back at it.
+func (r *Repo) ownsLiveWorktree(ctx context.Context, path string) bool {
+	common, err := r.CommonDir(ctx)
+	if err != nil {
+		return false
+	}
+	admin, live := worktreeAdmin(filepath.Join(path, ".git"))
+	return live && filepath.Dir(canonical(admin)) == filepath.Join(common, "worktrees")
 }
 
 // PruneWorktrees drops the registrations of worktrees whose folders are

@@ -43,7 +43,7 @@ func worktreeAt(t *testing.T, r *Repo, path string) *Worktree {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return findWorktree(wts, path)
+	return FindWorktree(wts, path)
 }
 
 func TestWorktreeRoundTrip(t *testing.T) {
@@ -219,7 +219,7 @@ func checkWorktrees(t *testing.T, r *Repo, root string, n int) {
 	}
 	for i := range n {
 		id := fmt.Sprintf("01-%02d", i)
-		wt := findWorktree(wts, filepath.Join(root, id))
+		wt := FindWorktree(wts, filepath.Join(root, id))
 		if wt == nil || wt.Branch != PlanBranch("01", id) {
 			t.Errorf("worktree %s: %+v", id, wt)
 		}

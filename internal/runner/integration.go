@@ -250,11 +250,14 @@ func (in *integration) mergeLocked(ctx context.Context, p *plan.Plan, snap engin
 			return mergeResult{}, err
 		}
 	}
-	if ig.IsAncestor(ctx, branch, "HEAD") {
-		return mergeResult{ok: true, reason: "already merged"}, nil
-	}
 	msg := fmt.Sprintf("hive: merge plan %s (%s)\n\nHive-Merge: %s", p.ID, p.Name, p.ID)
 	files, err := ig.Merge(ctx, branch, msg)
+	if err == nil && !ig.MergeInProgress(ctx) {
+		// git merged nothing ("Already up to date"): the branch is in HEAD's
+		// history, as a killed run's merge commit left it. Asking first
+		// (merge-base --is-ancestor) cost every merge a git process.
+		return mergeResult{ok: true, reason: "already merged"}, nil
+	}
 	if errors.Is(err, gitx.ErrConflict) {
 		files, err = in.takeOursForTracking(ctx, ig, files)
 	}
@@ -526,9 +529,15 @@ func (in *integration) finish(ctx context.Context, snap engine.Snapshot, scope m
 			}
 		}
 	}
+	// One listing for every plan: a plan whose clean-up ran after its merge,
+	// as most did, has nothing left to remove and costs no git process.
+	wts, listErr := in.repo.Worktrees(ctx)
 	for _, p := range snap.Plans {
 		// A merged plan whose clean-up a killed run never did.
 		if p.State == engine.Complete && !p.Spec.Done {
+			if listErr == nil && gitx.FindWorktree(wts, in.planDir(p.Spec.ID)) == nil && !in.repo.BranchExists(ctx, in.planBranch(p.Spec.ID)) {
+				continue
+			}
 			if err := in.removePlan(ctx, p.Spec.ID); err != nil {
 				notes = append(notes, "remove the worktree of "+p.Spec.ID+": "+err.Error())
 			}

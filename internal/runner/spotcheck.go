@@ -29,26 +29,55 @@ func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string
 // that run exists: a commit an earlier milestone made for the same plan id
 // never vouches for this plan's work.
 func spotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan, committed bool, scope *claimScope) (bool, string) {
-	read := func(rel string) ([]byte, error) {
-		if committed {
-			out, err := repo.Git(ctx, "show", "HEAD:"+rel)
-			if err != nil {
-				if _, statErr := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(rel))); statErr == nil {
-					return nil, fmt.Errorf("%s is not committed", rel)
-				}
-				return nil, os.ErrNotExist
+	read := func(rels ...string) (map[string][]byte, error) {
+		files := map[string][]byte{}
+		for _, rel := range rels {
+			data, err := os.ReadFile(filepath.Join(repo.Root, filepath.FromSlash(rel)))
+			if err == nil {
+				files[rel] = data
+			} else if !os.IsNotExist(err) {
+				return files, err
 			}
-			return []byte(out), nil
 		}
-		return os.ReadFile(filepath.Join(repo.Root, filepath.FromSlash(rel)))
+		return files, nil
+	}
+	if committed {
+		read = func(rels ...string) (map[string][]byte, error) {
+			// One git process for all of them: the SUMMARY, then its key
+			// files, each a process of its own before.
+			files, err := repo.FilesAt(ctx, "HEAD", rels)
+			if err != nil {
+				return nil, err
+			}
+			for _, rel := range rels {
+				if _, ok := files[rel]; ok {
+					continue
+				}
+				if _, statErr := os.Stat(filepath.Join(repo.Root, filepath.FromSlash(rel))); statErr != nil {
+					continue // in neither: missing
+				}
+				// On disk and not a file of the commit: a folder the commit
+				// holds (a key file may name one), or not committed.
+				if _, err := repo.Git(ctx, "cat-file", "-e", "HEAD:"+rel); err != nil {
+					return files, fmt.Errorf("%s is not committed", rel)
+				}
+				files[rel] = nil
+			}
+			return files, nil
+		}
 	}
 	return checkClaim(ctx, p, read, scope)
 }
 
+// fileReader reads the files rels name that exist: the map holds those
+// found, a missing one is left out. The error is a failure to read one (or
+// all), or, reading a commit, a file that exists but is not committed.
+type fileReader func(rels ...string) (map[string][]byte, error)
+
 // mergedSummaries reads, for checkClaim, the SUMMARY of every plan of the
 // phase as the integration branch holds it (nil without one), in one git
 // process: a run's start checks them all, and each resume starts again.
-func (r *runner) mergedSummaries(ctx context.Context) func(rel string) ([]byte, error) {
+func (r *runner) mergedSummaries(ctx context.Context) fileReader {
 	if r.work.integ == nil {
 		return nil
 	}
@@ -57,26 +86,30 @@ func (r *runner) mergedSummaries(ctx context.Context) func(rel string) ([]byte, 
 		paths = append(paths, p.SummaryPath())
 	}
 	files, err := r.o.Repo.At(r.work.integ.dir).FilesAt(ctx, "HEAD", paths)
-	return func(rel string) ([]byte, error) {
+	return func(rels ...string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if data, ok := files[rel]; ok {
-			return data, nil
+		found := map[string][]byte{}
+		for _, rel := range rels {
+			if data, ok := files[rel]; ok {
+				found[rel] = data
+			}
 		}
-		return nil, os.ErrNotExist
+		return found, nil
 	}
 }
 
 // checkClaim is spotCheck on files read.
-func checkClaim(ctx context.Context, p *plan.Plan, read func(rel string) ([]byte, error), scope *claimScope) (bool, string) {
+func checkClaim(ctx context.Context, p *plan.Plan, read fileReader, scope *claimScope) (bool, string) {
 	rel := p.SummaryPath()
-	data, err := read(rel)
+	files, err := read(rel)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return false, "no SUMMARY at " + rel
-		}
 		return false, fmt.Sprintf("read %s: %v", rel, err)
+	}
+	data, ok := files[rel]
+	if !ok {
+		return false, "no SUMMARY at " + rel
 	}
 	s, _ := plan.ParseSummary(rel, data) // never nil; a damaged file still shows its Self-Check line
 	if s.SelfCheck == "FAILED" {
@@ -85,17 +118,31 @@ func checkClaim(ctx context.Context, p *plan.Plan, read func(rel string) ([]byte
 	if scope == nil {
 		return true, ""
 	}
+	// The first two key files the SUMMARY says it created, read at once; a
+	// name that is no safe path is told after those listed before it.
+	var keys []string
+	var badKey string
 	for i, f := range s.KeyFilesCreated {
 		if i == 2 {
 			break
 		}
 		clean, err := plan.SafeRelPath(f)
 		if err != nil {
-			return false, fmt.Sprintf("%s lists key file %q: %v", rel, f, err)
+			badKey = fmt.Sprintf("%s lists key file %q: %v", rel, f, err)
+			break
 		}
-		if _, err := read(clean); err != nil {
-			return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, clean)
+		keys = append(keys, clean)
+	}
+	if len(keys) > 0 {
+		found, _ := read(keys...) // a key file that cannot be read does not exist for the claim
+		for _, k := range keys {
+			if _, ok := found[k]; !ok {
+				return false, fmt.Sprintf("%s lists key file %s as created, but it does not exist", rel, k)
+			}
 		}
+	}
+	if badKey != "" {
+		return false, badKey
 	}
 	found, err := scope.commits.HasPlanCommit(ctx, p.ID, scope.since)
 	if err != nil {

@@ -10,27 +10,35 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
 //go:embed web
 var webFS embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"when": func(t time.Time) string { return t.Local().Format("Jan 2 15:04") },
-	"tokens": func(n int64) string {
-		switch {
-		case n >= 1_000_000:
-			return fmt.Sprintf("%.1fM", float64(n)/1e6)
-		case n >= 10_000:
-			return fmt.Sprintf("%.0fk", float64(n)/1e3)
-		}
-		return fmt.Sprint(n)
-	},
-	"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
-	"markdown": markdown,
-	"form":     func(csrf string, cp CheckpointView) formData { return formData{CSRF: csrf, CP: cp} },
-}).ParseFS(webFS, "web/pages.html"))
+// pages are parsed on first use, not when hive starts: every hive process
+// (each sim agent is one) paid the parse, a few milliseconds of CPU, and
+// only `hive serve` renders them.
+var pages = sync.OnceValue(parsePages)
+
+func parsePages() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"when": func(t time.Time) string { return t.Local().Format("Jan 2 15:04") },
+		"tokens": func(n int64) string {
+			switch {
+			case n >= 1_000_000:
+				return fmt.Sprintf("%.1fM", float64(n)/1e6)
+			case n >= 10_000:
+				return fmt.Sprintf("%.0fk", float64(n)/1e3)
+			}
+			return fmt.Sprint(n)
+		},
+		"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+		"markdown": markdown,
+		"form":     func(csrf string, cp CheckpointView) formData { return formData{CSRF: csrf, CP: cp} },
+	}).ParseFS(webFS, "web/pages.html"))
+}
 
 type formData struct {
 	CSRF string
@@ -68,7 +76,7 @@ func (s *Server) newPage(title string, id who) page {
 
 func (s *Server) render(w http.ResponseWriter, status int, name string, p page) {
 	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, p); err != nil {
+	if err := pages().ExecuteTemplate(&b, name, p); err != nil {
 		s.logf("render %s: %v", name, err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
