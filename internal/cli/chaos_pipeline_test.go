@@ -56,9 +56,9 @@ var (
 
 func referencePipeline(t *testing.T, hive string) pipelineReference {
 	pipelineRefOnce.Do(func() {
-		dir := pipelineFixtureIn(t, memTempDir(t))
-		stepsFile := filepath.Join(memTempDir(t), "steps")
-		env := append(os.Environ(), pipelineFaults, sharedGoBuilds(), "HIVE_CRASH_STEPS_FILE="+stepsFile, "XDG_CACHE_HOME="+memTempDir(t))
+		dir := pipelineFixtureIn(t, t.TempDir())
+		stepsFile := filepath.Join(t.TempDir(), "steps")
+		env := append(os.Environ(), pipelineFaults, sharedGoBuilds(), "HIVE_CRASH_STEPS_FILE="+stepsFile, "XDG_CACHE_HOME="+t.TempDir())
 		cmd := exec.Command(hive, "run", pipelineObjective, "--agent", "sim", "--yes", "--repo", dir)
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -136,8 +136,8 @@ func runChaosPipeline(t *testing.T, seed uint64) map[string]int {
 	}
 	ref := referencePipeline(t, hive)
 	injected := map[string]int{"pipeline": 1}
-	dir := pipelineFixtureIn(t, memTempDir(t))
-	cache := memTempDir(t)
+	dir := pipelineFixtureIn(t, t.TempDir())
+	cache := t.TempDir()
 	dbPath := filepath.Join(dir, ".hive", "runs.db") // hive run's journal
 	var logs strings.Builder
 	args := []string{"run", pipelineObjective, "--agent", "sim", "--yes", "--repo", dir}

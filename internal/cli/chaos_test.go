@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/sim"
 )
 
 // TestChaos runs a 50-plan phase with sim agents and random faults (agent
@@ -33,7 +34,9 @@ import (
 // answered checkpoint lost; the journal replays to the same state; no agent
 // process and, after `hive clean`, no worktree left.
 //
-// One seed in four runs a hive run pipeline instead (runChaosPipeline).
+// Half of the phase iterations have context rollovers (chaosContext), so
+// that faults and kills land in hand-overs too. One seed in four runs a
+// hive run pipeline instead (runChaosPipeline).
 //
 // HIVE_CHAOS_ITERATIONS (default 2) sets the count, HIVE_CHAOS_PLANS the
 // phase size (default 50); HIVE_CHAOS_SEED replays seeds ("7001,7005").
@@ -124,10 +127,11 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 	// from it, so that a seed's phase and disruptions stay as they were.
 	later := rand.New(rand.NewPCG(seed, 0x1A7E5))
 	injected := map[string]int{}
-	dir := memTempDir(t)
-	cache := memTempDir(t)
+	dir := t.TempDir()
+	cache := t.TempDir()
 	faults := writeChaosPhase(t, dir, rng, later, n, injected)
-	env := append(os.Environ(), "XDG_CACHE_HOME="+cache, "HIVE_SIM_DELAY=5ms", "HIVE_SIM_FAULTS="+faults,
+	env := append(os.Environ(), chaosContext(t, dir, seed)...)
+	env = append(env, "XDG_CACHE_HOME="+cache, "HIVE_SIM_DELAY=5ms", "HIVE_SIM_FAULTS="+faults,
 		"GIT_AUTHOR_NAME=chaos", "GIT_AUTHOR_EMAIL=chaos@hive.invalid", "GIT_COMMITTER_NAME=chaos", "GIT_COMMITTER_EMAIL=chaos@hive.invalid")
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
 		git := exec.Command("git", append([]string{"-C", dir}, args...)...)
@@ -194,6 +198,7 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		fmt.Fprintf(&logs, "--- run %d (%s): exit %d\n%s\n", attempt+1, disruption, code, tail(out.String(), 30))
 		injected["resolver-agent"] += strings.Count(out.String(), "comb agent started")
 		injected["verifier-agent"] += strings.Count(out.String(), "verifier agent started")
+		injected["context-rollover"] += strings.Count(out.String(), "context rollover")
 		switch {
 		case code == 0 || code == 1:
 			finished, lastCode = true, code
@@ -223,21 +228,6 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		t.Errorf("seed %d: worktrees left after hive clean:\n%s", seed, out)
 	}
 	return injected
-}
-
-// memTempDir is a temporary folder in memory (/dev/shm) where the machine
-// has one, else on disk. An iteration's repository, worktrees and journal
-// live there: chaos kills processes, never the machine, so what a killed
-// hive wrote is in the page cache either way. On disk a third of an
-// iteration's CPU went to the file system (ext4 searching for a free inode
-// among the many files git creates and deletes).
-func memTempDir(t *testing.T) string {
-	t.Helper()
-	if dir, err := os.MkdirTemp("/dev/shm", "hive-chaos-"); err == nil {
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		return dir
-	}
-	return t.TempDir()
 }
 
 func tail(s string, n int) string {
@@ -310,6 +300,29 @@ func writeChaosPhase(t *testing.T, dir string, rng, later *rand.Rand, n int, inj
 	}
 	write(".planning/ROADMAP.md", roadmap)
 	return strings.Join(faults, ",")
+}
+
+// chaosContext gives half of the iterations context rollovers: the sim's
+// sessions report a context that grows as a real one does, and hive hands
+// a plan over to a fresh session past a random threshold, so that kills
+// and faults land in rollovers too. It draws from a stream of its own, so
+// that a seed's phase and disruptions stay as they were; it returns the
+// sim's environment, and writes hive's threshold into the project's
+// config (.hive/config.json, over .planning's).
+func chaosContext(t *testing.T, dir string, seed uint64) []string {
+	t.Helper()
+	roll := rand.New(rand.NewPCG(seed, 0x2011))
+	if roll.IntN(2) == 0 {
+		return nil
+	}
+	cfg := fmt.Sprintf(`{"context": {"handoff_tokens": %d, "notes_wait": "5s"}}`, 20000+roll.IntN(15000))
+	if err := os.MkdirAll(filepath.Join(dir, ".hive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{sim.EnvContext + "=base=12000,request=3000,task=2000,window=200000"}
 }
 
 // countEvents is the newest run's event count (0 without a journal).
