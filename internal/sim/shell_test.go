@@ -49,7 +49,9 @@ func TestPlanContentNeverReachesAShell(t *testing.T) {
 			t.Errorf("%s was not written literally: %v", f, err)
 		}
 	}
-	if log := gitT(t, dir, "log", "--format=%s"); !strings.Contains(log, "$(touch "+marker+")") {
+	// A subject is cut to its length limit, which a long temporary path
+	// reaches: what a shell would have replaced is the syntax itself.
+	if log := gitT(t, dir, "log", "--format=%s"); !strings.Contains(log, "feat(01-01): $(touch ") || !strings.Contains(log, "feat(01-01): `touch ") {
 		t.Errorf("commit subjects lost the literal text:\n%s", log)
 	}
 }
