@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // isPipelineSeed says which chaos seeds run a hive run pipeline instead of
@@ -155,41 +154,18 @@ func runChaosPipeline(t *testing.T, seed uint64) map[string]int {
 		if disruption == "step" {
 			cmd.Env = append(cmd.Env, "HIVE_CRASH_STEP="+strconv.Itoa(1+rng.IntN(ref.steps)))
 		}
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		var runErr error
-		killed := false
+		killAt := 0
 		if disruption == "event" {
-			var ended bool
-			runErr, ended = killAtEvent(cmd, dbPath, countEvents(dbPath)+1+rng.IntN(ref.events), exited)
-			killed = !ended
-		} else {
-			select {
-			case runErr = <-exited:
-			case <-time.After(5 * time.Minute):
-				cmd.Process.Kill()
-				t.Fatalf("seed %d: hive ran for 5 minutes:\n%s", seed, out.String())
-			}
+			killAt = countEvents(dbPath) + 1 + rng.IntN(ref.events)
 		}
-		code := 0
-		var exitErr *exec.ExitError
-		if errors.As(runErr, &exitErr) {
-			code = exitErr.ExitCode()
-		} else if runErr != nil {
-			t.Fatal(runErr)
-		}
-		fmt.Fprintf(&logs, "--- %s (%s): exit %d\n%s\n", strings.Join(args[:2], " "), disruption, code, tail(out.String(), 30))
+		out, code, killed := runDisrupted(t, cmd, dbPath, killAt)
+		fmt.Fprintf(&logs, "--- %s (%s): exit %d\n%s\n", strings.Join(args[:2], " "), disruption, code, tail(out, 30))
 		switch {
 		case code == 0:
 			done = true
 		case killed || (disruption == "step" && code == -1):
 			injected["pipeline-sigkill-"+disruption]++
-		case args[1] == "--resume" && strings.Contains(out.String(), "no unfinished hive run"):
+		case args[1] == "--resume" && strings.Contains(out, "no unfinished hive run"):
 			// Killed before the run was recorded, or after it was
 			// recorded finished: the work is on main, or a new run
 			// starts.

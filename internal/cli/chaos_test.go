@@ -159,52 +159,28 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		}
 		killAt := 0
 		if disruption == "kill" {
-			killAt = countEvents(dbPath) + 5 + rng.IntN(200)
+			at := countEvents(dbPath) + 5 + rng.IntN(200)
 			if later.IntN(2) == 0 { // at a step, not at a moment: a git command's kill lands there
 				disruption = "step"
 				cmd.Env = append(cmd.Env, fmt.Sprintf("HIVE_CRASH_STEP=%d", 1+later.IntN(600)))
+			} else {
+				killAt = at
 			}
 		}
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		out, code, killed := runDisrupted(t, cmd, dbPath, killAt)
+		if killed {
+			injected["hive-sigkill"]++
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		var runErr error
-		ended := false
-		if disruption == "kill" {
-			runErr, ended = killAtEvent(cmd, dbPath, killAt, exited)
-			if !ended {
-				injected["hive-sigkill"]++
-			}
-		}
-		if !ended && disruption != "kill" {
-			select {
-			case runErr = <-exited:
-			case <-time.After(5 * time.Minute):
-				cmd.Process.Kill()
-				t.Fatalf("seed %d: hive ran for 5 minutes:\n%s", seed, out.String())
-			}
-		}
-		code := -1
-		var exitErr *exec.ExitError
-		if runErr == nil {
-			code = 0
-		} else if errors.As(runErr, &exitErr) {
-			code = exitErr.ExitCode()
-		}
-		fmt.Fprintf(&logs, "--- run %d (%s): exit %d\n%s\n", attempt+1, disruption, code, tail(out.String(), 30))
-		injected["resolver-agent"] += strings.Count(out.String(), "comb agent started")
-		injected["verifier-agent"] += strings.Count(out.String(), "verifier agent started")
-		injected["context-rollover"] += strings.Count(out.String(), "context rollover")
+		fmt.Fprintf(&logs, "--- run %d (%s): exit %d\n%s\n", attempt+1, disruption, code, tail(out, 30))
+		injected["resolver-agent"] += strings.Count(out, "comb agent started")
+		injected["verifier-agent"] += strings.Count(out, "verifier agent started")
+		injected["context-rollover"] += strings.Count(out, "context rollover")
 		switch {
 		case code == 0 || code == 1:
 			finished, lastCode = true, code
 		case disruption == "disk" && code == 3:
 			injected["journal-disk-full"]++
-		case disruption == "kill" && !ended && code == -1:
+		case killed && code == -1:
 		case disruption == "step" && code == -1:
 			injected["hive-sigkill-at-step"]++
 		default:
@@ -323,6 +299,43 @@ func chaosContext(t *testing.T, dir string, seed uint64) []string {
 		t.Fatal(err)
 	}
 	return []string{sim.EnvContext + "=base=12000,request=3000,task=2000,window=200000"}
+}
+
+// runDisrupted runs cmd to its end, SIGKILLed once the newest run in the
+// journal at dbPath has killAt events (0: never), and for at most 5
+// minutes. It returns what cmd printed, its exit code (-1: ended by a
+// signal) and whether that kill ended it (not its own exit before).
+func runDisrupted(t *testing.T, cmd *exec.Cmd, dbPath string, killAt int) (string, int, bool) {
+	t.Helper()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var runErr error
+	killed := false
+	if killAt > 0 {
+		var ended bool
+		runErr, ended = killAtEvent(cmd, dbPath, killAt, exited)
+		killed = !ended
+	} else {
+		select {
+		case runErr = <-exited:
+		case <-time.After(5 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("hive ran for 5 minutes:\n%s", out.String())
+		}
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(runErr, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if runErr != nil {
+		t.Fatal(runErr)
+	}
+	return out.String(), code, killed
 }
 
 // countEvents is the newest run's event count (0 without a journal).
