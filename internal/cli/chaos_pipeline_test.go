@@ -24,7 +24,7 @@ func isPipelineSeed(seed uint64) bool { return seed%4 == 2 }
 // runs: the sim tester's failing test makes a fix loop.
 const (
 	pipelineObjective = "add a health check endpoint"
-	pipelineFaults    = "HIVE_SIM_FAULTS=tester=fail#1"
+	pipelineFaults    = "HIVE_SIM_FAULTS=tester=finds-bug"
 )
 
 // sharedGoBuilds is the GOFLAGS under which a pipeline's go builds and

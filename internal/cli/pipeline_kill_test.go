@@ -93,7 +93,7 @@ func TestPipelineKills(t *testing.T) {
 		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
 	}
 	const objective = "add a health check endpoint"
-	faults := "HIVE_SIM_FAULTS=tester=fail#1"
+	faults := "HIVE_SIM_FAULTS=tester=finds-bug"
 	run := func(dir string, env []string, args ...string) (int, string) {
 		// A hung hive fails the test instead of holding it until its timeout.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -219,13 +219,13 @@ func (m *Machine) spend(j *job) []Command {
 	}
 	out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
 	j.interrupted = true
-	j.next = j.again("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+	j.next = j.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 	// The agents working beside it stop too, and start again once the
 	// budget is raised.
 	for _, o := range m.jobs {
 		if o != j && o.State == Running && o.Type == "" && !o.Phase && o.report == nil {
 			out = append(out, Command{Type: CmdStopAgent, Job: o.ID, Attempt: o.Attempts, PID: o.PID, Interrupt: true, Text: c.String()})
-			o.State, o.next = Pending, o.again("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+			o.State, o.next = Pending, o.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 		}
 	}
 	return append(out, m.askBudget(j, c.String(), c)...)

@@ -558,7 +558,7 @@ func (m *Machine) reviewDetails(j *job) string {
 func (m *Machine) crashed(j *job, why string) []Command {
 	j.crashes++
 	if j.crashes == 1 {
-		j.next = j.again(why)
+		j.next = j.cutOff(why)
 		return append([]Command{{Type: CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
 	}
 	if j.step.Optional() {
@@ -1044,10 +1044,14 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 		return m.fixLoop(j, m.tests), nil
 	case KindLint:
 		j.lints = 0
-	case KindBlocked:
-		j.crashes, j.invalid = 0, 0
 	}
 	j.next = j.again("the human asked for another attempt after: " + cp.Question)
+	if cp.Kind == KindBlocked {
+		// Two crashes in a row ask the human (an invalid report asks
+		// before its job's second crash): the last attempt was cut off.
+		j.next.Interrupted = j.writes() && j.crashes >= 2
+		j.crashes, j.invalid = 0, 0
+	}
 	if cp.Kind == KindLint {
 		j.next.LintErrors = strings.Split(cp.Details, "\n")
 	}
@@ -1105,7 +1109,7 @@ func (m *Machine) redo(j *job) []Command {
 		// Its report was journaled: the work is done, only its exit was lost.
 		return m.route(j, j.report)
 	case j.State == Running:
-		j.next = j.again("hive was restarted while this agent worked; its commits so far are kept")
+		j.next = j.cutOff("hive was restarted while this agent worked; its commits so far are kept")
 		return m.run(j)
 	}
 	return nil
@@ -1158,5 +1162,15 @@ func (j *job) again(why string) *Context {
 		ctx = &c
 	}
 	ctx.Retry = why
+	ctx.Interrupted = false
+	return ctx
+}
+
+// cutOff is what the next attempt of a job is told when the current one
+// was cut off mid-turn: again's, and, for a job that writes, that what it
+// left uncommitted is set aside first.
+func (j *job) cutOff(why string) *Context {
+	ctx := j.again(why)
+	ctx.Interrupted = j.writes()
 	return ctx
 }

@@ -336,6 +336,9 @@ func render(c Command) string {
 		if x.Retry != "" {
 			fmt.Fprintf(&b, " retry=%q", x.Retry)
 		}
+		if x.Interrupted {
+			b.WriteString(" interrupted")
+		}
 		if x.BuildFailed != nil {
 			fmt.Fprintf(&b, " build-failed=%q", x.BuildFailed.Output)
 		}

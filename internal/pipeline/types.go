@@ -257,6 +257,13 @@ type Context struct {
 	// Retry says why an earlier attempt is replaced (it crashed, it
 	// stopped without a report, hive was restarted).
 	Retry string `json:"retry,omitempty"`
+	// Interrupted: the replaced attempt of a role that writes was cut off
+	// mid-turn (hive was restarted, the agent crashed or hung, the budget
+	// stopped it). What it left uncommitted in the run's worktree is set
+	// aside before this attempt starts, kept where this one can read it:
+	// the attempt starts from the last commit, as it would had the one
+	// before it ended its turn.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// BuildFailed: the project's build failed, for the role that fixes
 	// it (the step's on_failure).
 	BuildFailed *Tests `json:"build_failed,omitempty"`

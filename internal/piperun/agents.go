@@ -27,7 +27,12 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 	failed := func(err error) {
 		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 	}
-	prompt, err := s.prompt(ctx, c)
+	left, err := s.setAsideLeftovers(ctx, c)
+	if err != nil {
+		failed(err)
+		return
+	}
+	prompt, err := s.prompt(ctx, c, left)
 	if err != nil {
 		failed(err)
 		return
@@ -105,6 +110,46 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
 }
 
+// setAsideLeftovers keeps what an attempt of c's job that was cut off
+// mid-turn left uncommitted in the run's worktree at a ref of its own,
+// off every branch, and puts the worktree back at its last commit (see
+// pipeline.Context.Interrupted). It returns the ref, "" when the attempt
+// left nothing. A hive killed after the setting aside finds the worktree
+// clean and the ref there: the same ref.
+func (s *shell) setAsideLeftovers(ctx context.Context, c pipeline.Command) (string, error) {
+	if c.Context == nil || !c.Context.Interrupted {
+		return "", nil
+	}
+	ref := fmt.Sprintf("refs/hive/left/run-%d/%s.attempt-%d", s.run.ID, refSlug(c.Job), c.Attempt-1)
+	wt := s.o.Repo.At(s.dir)
+	kept, err := wt.KeepChanges(ctx, ref, fmt.Sprintf("hive: what run %d's %s (attempt %d) left uncommitted when it was cut off", s.run.ID, c.Job, c.Attempt-1))
+	if err != nil {
+		return "", fmt.Errorf("set aside what the cut-off attempt left uncommitted in %s: %w", s.dir, err)
+	}
+	if kept {
+		s.note(c.Job, fmt.Sprintf("the cut-off attempt %d left uncommitted changes: kept at %s (git diff HEAD %s; git update-ref -d %s drops them), and attempt %d starts from the last commit",
+			c.Attempt-1, ref, ref, ref, c.Attempt))
+		return ref, nil
+	}
+	if wt.RefHash(ctx, ref) != "" {
+		return ref, nil
+	}
+	return "", nil
+}
+
+// refSlug is name as a part of a ref: what git refuses in one (a space,
+// a colon, "..") becomes "-".
+func refSlug(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || (c == '.' && i > 0 && b[i-1] != '.')
+		if !ok {
+			b[i] = '-'
+		}
+	}
+	return strings.TrimSuffix(string(b), ".")
+}
+
 // launcher starts the agents of a role.
 func (s *shell) launcher(role string) agent.Launcher { return s.o.launcher(role) }
 
@@ -116,8 +161,9 @@ func (o Options) launcher(role string) agent.Launcher {
 	return o.Launcher
 }
 
-// prompt renders the prompt of c's role (or its variant).
-func (s *shell) prompt(ctx context.Context, c pipeline.Command) (string, error) {
+// prompt renders the prompt of c's role (or its variant); left is the ref
+// that holds what the attempt before it left uncommitted, if any.
+func (s *shell) prompt(ctx context.Context, c pipeline.Command, left string) (string, error) {
 	name := c.Prompt
 	if name == "" {
 		// A framework's variant of the role, where the repository's
@@ -130,7 +176,7 @@ func (s *shell) prompt(ctx context.Context, c pipeline.Command) (string, error) 
 	}
 	snap := s.m.Snapshot()
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
-		Warnings: s.warnings(c), Tools: snap.Spec.Tools}
+		Warnings: s.warnings(c), Tools: snap.Spec.Tools, Left: left}
 	if c.Role == pipeline.RoleDocumenter {
 		d.Lessons = memory.Proved(s.o.Journal, s.run)
 	}

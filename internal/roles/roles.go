@@ -167,6 +167,9 @@ type Data struct {
 	Lessons []string
 	// Parts are the context hive curated for the role (seed 003 §2.3).
 	Parts []Part
+	// Left is the ref where hive set aside what the attempt before this
+	// one left uncommitted when it was cut off (Context.Interrupted).
+	Left string
 }
 
 // Part is one titled piece of a role's curated context.

@@ -46,7 +46,7 @@ var takesTask = map[string]bool{
 	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
 	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false, FaultIgnoreRollover: false,
 	FaultChallenge: false, FaultNeedsInput: false, FaultBlocked: false, FaultBlocker: false, FaultBadReport: false, FaultEmpty: false,
-	FaultWarn: false, FaultBlock: false,
+	FaultWarn: false, FaultBlock: false, FaultFindsBug: false,
 }
 
 // Settings is the sim's configuration, read from the environment.

@@ -32,6 +32,12 @@ const (
 	// evaluate-JOB-ASPECT, e.g. evaluate-tester-risk) warns or blocks.
 	FaultWarn  = "warn"
 	FaultBlock = "block"
+	// FaultFindsBug makes the tester find a bug in the code: it commits
+	// the failing test unless the branch's history already holds it. The
+	// bug is the code's, not the attempt's: a tester cut off before it
+	// committed finds it again in its next attempt, one that runs after
+	// the fix does not (as fail#1 would not).
+	FaultFindsBug = "finds-bug"
 	// crash (exit 3 without a report) and fail also apply: a failing tester
 	// commits a test that fails, which the implementer's fix removes.
 )
@@ -128,7 +134,7 @@ func (a *agent) playRole(prompt string) error {
 	case "migrator":
 		files, fields, err = a.migrate(objective)
 	case "tester":
-		if faults.has(FaultFail) && a.isGo() {
+		if (faults.has(FaultFail) || faults.has(FaultFindsBug) && !a.inHistory(failingTest)) && a.isGo() {
 			files, err = a.writeFile(failingTest, "package main\n\nimport \"testing\"\n\n// Added by the sim tester: fails until an implementer fixes it.\nfunc TestHiveSimFailing(t *testing.T) { t.Fatal(\"simulated failure\") }\n")
 		}
 		if err == nil && a.isGo() {
@@ -407,6 +413,12 @@ func (a *agent) writeFile(rel, body string) ([]string, error) {
 		return nil, err
 	}
 	return []string{clean}, os.WriteFile(abs, []byte(body), 0o644)
+}
+
+// inHistory says whether a commit of the branch touched rel.
+func (a *agent) inHistory(rel string) bool {
+	out, err := a.git.run("log", "-1", "--format=%H", "--", rel)
+	return err == nil && strings.TrimSpace(out) != ""
 }
 
 // appendLine adds line to rel unless it is there.
