@@ -106,10 +106,12 @@ fuzz:
 # random faults, one in four a hive run pipeline killed and resumed instead
 # (`make test` runs one of each), CHAOS_PARALLEL at once (default: one per
 # core). Replay seeds with HIVE_CHAOS_SEED=N,M.
+# CHAOS_TIMEOUT bounds the whole (go test -timeout).
 CHAOS_ITERATIONS ?= 30
 CHAOS_PARALLEL   ?= $(shell nproc 2>/dev/null || echo 2)
+CHAOS_TIMEOUT    ?= 240m
 chaos:
-	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout 120m -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
+	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout $(CHAOS_TIMEOUT) -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
 
 # Kill hive at every durable step (journal append, file write, git command)
 # of the demo phase's run and of a hive run pipeline, and at 40 moments of
