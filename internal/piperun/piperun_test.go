@@ -428,10 +428,11 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	defer cancel()
 	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=hang#1")
 	// Long enough that the retry's first output comes within it on a
-	// loaded 2-core machine, after the sim tester's own go test (at 1 s a
-	// full make test saw it time out; at 3 s, a make test beside other
-	// builds at load 18).
-	o.Stall = 8 * time.Second
+	// loaded 2-core machine, after the sim tester's own go test, which
+	// prints nothing while it builds (at 1 s a full make test saw it time
+	// out; at 3 s, a make test beside other builds at load 18; at 8 s, the
+	// package run at nice 19 beside chaos iterations at load 11).
+	o.Stall = 20 * time.Second
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
