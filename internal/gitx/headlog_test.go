@@ -20,14 +20,7 @@ func TestHeadLogAgreesWithGitLog(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			r := newTestRepo(t)
-			git := func(args ...string) string {
-				t.Helper()
-				out, err := r.Git(ctx, args...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return strings.TrimSpace(out)
-			}
+			git := func(args ...string) string { t.Helper(); return mustGit(t, r, args...) }
 			early := git("rev-parse", "HEAD")
 			git("commit", "-q", "--allow-empty", "-m", "feat(01-01): before the run")
 			base := git("rev-parse", "HEAD")

@@ -25,14 +25,7 @@ func TestKeepChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := r.Git(ctx, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(out)
-	}
+	git := func(args ...string) string { t.Helper(); return mustGit(t, r, args...) }
 	write("kept.txt", "one\n")
 	write(".gitignore", "/build/\n")
 	git("add", "-A")

@@ -37,6 +37,17 @@ func newTestRepo(t *testing.T) *Repo {
 	return r
 }
 
+// mustGit runs git in r, failing the test on an error; it returns the
+// output, trimmed.
+func mustGit(t *testing.T, r *Repo, args ...string) string {
+	t.Helper()
+	out, err := r.Git(context.Background(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out)
+}
+
 func worktreeAt(t *testing.T, r *Repo, path string) *Worktree {
 	t.Helper()
 	wts, err := r.Worktrees(context.Background())
