@@ -1047,8 +1047,9 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 	}
 	j.next = j.again("the human asked for another attempt after: " + cp.Question)
 	if cp.Kind == KindBlocked {
-		// Two crashes in a row ask the human (an invalid report asks
-		// before its job's second crash): the last attempt was cut off.
+		// The human is asked after a job's second crash in a row (its
+		// last attempt was cut off) or after reports that broke the
+		// contract too often (it ended its turn).
 		j.next.Interrupted = j.writes() && j.crashes >= 2
 		j.crashes, j.invalid = 0, 0
 	}
