@@ -73,6 +73,11 @@ func TestChaos(t *testing.T) {
 		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
 				t.Parallel()
+				defer func() { // deferred: a Fatalf ends the iteration
+					if t.Failed() {
+						t.Logf("replay this iteration with HIVE_CHAOS_SEED=%d; once fixed, add it to chaosRegressions", seed)
+					}
+				}()
 				run := runChaos
 				if isPipelineSeed(seed) {
 					run = func(t *testing.T, seed uint64, _ int) map[string]int { return runChaosPipeline(t, seed) }
@@ -83,9 +88,6 @@ func TestChaos(t *testing.T) {
 					total[k] += v
 				}
 				mu.Unlock()
-				if t.Failed() {
-					t.Logf("replay this iteration with HIVE_CHAOS_SEED=%d; once fixed, add it to chaosRegressions", seed)
-				}
 			})
 		}
 	})
