@@ -30,6 +30,12 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 		if p.Stage == StageResolve {
 			// The disk decides: a resolver that committed its resolution
 			// and ended without saying so still leaves a clean merge.
+			if e.rules >= resolverRules {
+				// It ended without PLAN COMPLETE (it would have merged
+				// then): it was cut off rather than beaten, so a conflict
+				// left gets another resolver, as after a resume.
+				p.resolverAt = 0
+			}
 			out = e.merge(out, p)
 		}
 	case EvPlanComplete:
@@ -112,6 +118,10 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 	}
 	return out, nil
 }
+
+// resolverRules is the engine version from which a resolver that ended
+// without PLAN COMPLETE is followed by another resolver (see Version).
+const resolverRules = 8
 
 // resolve starts a resolver agent (role comb) on p's conflict, unless the
 // plan has spent its ceiling (a human resolves it) or the budget checkpoint

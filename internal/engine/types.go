@@ -31,7 +31,11 @@ import (
 //	   the budget checkpoint opens, the turns in flight go on (reaching the
 //	   ceiling still interrupts them). A run follows the rules of the
 //	   engine version its run-started, or its latest resumed, event names.
-const Version = 7
+//	8: a resolver that ends without saying it resolved the conflict (it
+//	   crashed, hung, or exited without a word) and leaves it unresolved
+//	   is followed by another resolver, up to MaxResolves, as after a
+//	   resume, rather than by a human at once.
+const Version = 8
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
