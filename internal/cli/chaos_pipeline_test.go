@@ -175,7 +175,7 @@ func runChaosPipeline(t *testing.T, seed uint64) map[string]int {
 			args = []string{"run", pipelineObjective, "--agent", "sim", "--yes", "--repo", dir}
 			continue
 		default:
-			t.Fatalf("seed %d: %s exited %d:\n%s", seed, strings.Join(args[:2], " "), code, logs.String())
+			t.Fatalf("seed %d: %s exited %d:\n%s\n--- the last run whole:\n%s", seed, strings.Join(args[:2], " "), code, logs.String(), out)
 		}
 		args = []string{"run", "--resume", "--agent", "sim", "--repo", dir}
 	}

@@ -188,7 +188,9 @@ func runChaos(t *testing.T, seed uint64, n int) map[string]int {
 		case disruption == "step" && code == -1:
 			injected["hive-sigkill-at-step"]++
 		default:
-			t.Fatalf("seed %d: run %d (%s) exited %d:\n%s", seed, attempt+1, disruption, code, logs.String())
+			// The run that failed is told whole: its tail alone seldom
+			// says how it came to stop.
+			t.Fatalf("seed %d: run %d (%s) exited %d:\n%s\n--- run %d whole:\n%s", seed, attempt+1, disruption, code, logs.String(), attempt+1, out)
 		}
 	}
 	if !finished {
