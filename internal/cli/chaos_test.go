@@ -109,7 +109,8 @@ func TestChaos(t *testing.T) {
 var chaosRegressions = []uint64{
 	7038, // a pipeline killed before its run started: the next run does the work, and CLAUDE.md names run 2
 	7078, // a pipeline killed in the tester's turn, before it committed: its next attempt started on the leftovers
-	7144, // under load, a merge conflict went to a human after a resolver ended without resolving it (engine 8 starts another)
+	7144, // a merge conflict went to a human after a resolver ended without resolving it (engine 8 starts another)
+	7549, // the same, after a resolver's git commit failed (exit 1, no PLAN COMPLETE) between two full disks
 }
 
 func envInt(t *testing.T, name string, def int) int {
