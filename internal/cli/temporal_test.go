@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -338,7 +339,10 @@ func killBusyWorker(t *testing.T, workers map[string]*exec.Cmd) string {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		for name, cmd := range workers {
-			if len(children(cmd.Process.Pid)) > 0 {
+			// An agent at work, not any child: a worker's git command, or
+			// an agent whose plan has ended and that exits, leaves no plan
+			// for another worker to take over (seen at load 8).
+			if slices.ContainsFunc(children(cmd.Process.Pid), agentAtWork) {
 				killTree(cmd.Process.Pid)
 				return name
 			}
@@ -377,6 +381,17 @@ func stopped(pid int) bool {
 		}
 	}
 	return true
+}
+
+// agentAtWork says whether pid is an agent hive started (its environment
+// names its plan) that has not yet exited.
+func agentAtWork(pid int) bool {
+	f := statFields(fmt.Sprintf("/proc/%d/stat", pid))
+	if len(f) == 0 || strings.ContainsAny(f[0], "ZXx") {
+		return false
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return err == nil && bytes.Contains(env, []byte("\x00HIVE_AGENT_PLAN="))
 }
 
 // children are the processes whose parent is pid.
