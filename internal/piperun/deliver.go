@@ -149,6 +149,7 @@ func sameDir(a, b string) bool {
 func (s *shell) deliver(ctx context.Context, res *Result) {
 	s.score(ctx, res.Snapshot)
 	learned := append(s.learn(ctx, res.Snapshot), s.keepPlans(ctx, res.Snapshot)...)
+	learned = append(learned, s.keepLeftovers(ctx)...)
 	tip, _ := s.o.Repo.At(s.dir).Head(ctx)
 	d := s.handOver(ctx, res.Snapshot)
 	d.Tip, d.Branch, d.Notes = tip, s.branch, append(learned, d.Notes...)
@@ -221,8 +222,37 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 	return d
 }
 
+// keepLeftovers sets aside what the roles left uncommitted in the run's
+// worktree, which delivery removes: a role ends its turn with its work
+// committed, but a real agent may forget a file, and only commits are
+// merged or pushed. The changes go to a ref of their own, off every
+// branch (gitx.KeepChanges), and the notes say where. A hive killed
+// after the setting aside finds the ref and names it again. When they
+// cannot be kept, the worktree stays (keepWorktree) and the notes say so.
+func (s *shell) keepLeftovers(ctx context.Context) []string {
+	if _, err := os.Stat(s.dir); err != nil {
+		return nil
+	}
+	ref := fmt.Sprintf("refs/hive/left/run-%d/end", s.run.ID)
+	wt := s.o.Repo.At(s.dir)
+	kept, err := wt.KeepChanges(ctx, ref, fmt.Sprintf("hive: what run %d's roles left uncommitted at its end", s.run.ID))
+	switch {
+	case err != nil:
+		s.keepWorktree = true
+		return []string{fmt.Sprintf("the roles left uncommitted changes in the run's worktree, and hive could not set them aside (%s): the worktree %s stays, with them; take what you want from it, then remove it with git worktree remove --force %s",
+			oneLine(err.Error()), s.dir, s.dir)}
+	case kept || wt.RefHash(ctx, ref) != "":
+		return []string{fmt.Sprintf("the roles left uncommitted changes, which are not in the run's commits: kept at %s (git diff %s~ %s shows them, git cherry-pick --no-commit %s takes them, git update-ref -d %s drops them)",
+			ref, ref, ref, ref, ref)}
+	}
+	return nil
+}
+
 // removeWorktree removes the run's worktree, and branch unless "".
 func (s *shell) removeWorktree(ctx context.Context, branch string, d *Delivery) {
+	if s.keepWorktree {
+		return
+	}
 	if err := s.o.Repo.RemoveWorktree(ctx, s.dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
 		d.Notes = append(d.Notes, "remove the run's worktree "+s.dir+": "+err.Error())
 	}

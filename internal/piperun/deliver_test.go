@@ -180,6 +180,45 @@ func TestDirtyTreeUntouched(t *testing.T) {
 	}
 }
 
+// A role that ends its turn with a file it did not commit (a real agent
+// that forgets one) loses nothing: delivery merges the commits, sets the
+// file aside at a ref of its own before it removes the run's worktree,
+// and the notes say where.
+func TestLeftoversKeptAtDelivery(t *testing.T) {
+	t.Parallel()
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer="+sim.FaultUncommitted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+		t.Fatalf("outcome %s merged %v notes %q", res.Snapshot.Outcome, res.Merged, res.Notes)
+	}
+	const ref = "refs/hive/left/run-1/end"
+	const file = "hive_sim_uncommitted.txt"
+	if got := git(t, repo.Root, "show", ref+":"+file); got != "left uncommitted by the sim implementer" {
+		t.Fatalf("%s:%s = %q", ref, file, got)
+	}
+	if got := git(t, repo.Root, "diff", "--name-only", ref+"~", ref); got != file {
+		t.Errorf("the ref holds more than the leftover: %q", got)
+	}
+	// The ref's parent is the run's last commit, now merged.
+	if parent, head := git(t, repo.Root, "rev-parse", ref+"~"), git(t, repo.Root, "rev-parse", "HEAD"); parent != head {
+		t.Errorf("the ref's parent %s is not the merged tip %s", parent, head)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Root, file)); !os.IsNotExist(err) {
+		t.Errorf("the leftover reached the user's checkout: %v", err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "the roles left uncommitted changes, which are not in the run's commits: kept at "+ref) {
+		t.Errorf("the notes do not say where the leftovers are:\n%s", notes)
+	}
+	if refs := git(t, repo.Root, "for-each-ref", "--format=%(refname)", "refs/hive/left/"); refs != ref {
+		t.Errorf("refs/hive/left holds %q", refs)
+	}
+}
+
 // A file the user keeps out of git (ignored by a .gitignore of their
 // own, not committed) where the work adds one is not overwritten: git
 // would do so without a word, so hive does not merge.

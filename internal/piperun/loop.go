@@ -40,6 +40,9 @@ type shell struct {
 	// stopping: the run stops for a human and its agents are ending; the
 	// machine's commands are left to the resume.
 	stopping bool
+	// keepWorktree: delivery leaves the run's worktree, which holds
+	// changes hive could not set aside (keepLeftovers).
+	keepWorktree bool
 }
 
 // stopGrace is how long an agent that is told to stop may take.

@@ -183,6 +183,10 @@ func TestFullWorkflow(t *testing.T) {
 	if st := git(t, repo.Root, "status", "--porcelain"); st != "" {
 		t.Errorf("the user's tree is not clean: %s", st)
 	}
+	// The roles committed all they did: nothing was set aside.
+	if left := git(t, repo.Root, "for-each-ref", "refs/hive/left/"); left != "" {
+		t.Errorf("leftovers set aside: %s", left)
+	}
 }
 
 // The quick workflow with a failing test: the fix loop sends it back to

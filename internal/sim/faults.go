@@ -46,7 +46,7 @@ var takesTask = map[string]bool{
 	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
 	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false, FaultIgnoreRollover: false,
 	FaultChallenge: false, FaultNeedsInput: false, FaultBlocked: false, FaultBlocker: false, FaultBadReport: false, FaultEmpty: false,
-	FaultWarn: false, FaultBlock: false, FaultFindsBug: false,
+	FaultWarn: false, FaultBlock: false, FaultFindsBug: false, FaultUncommitted: false,
 }
 
 // Settings is the sim's configuration, read from the environment.
@@ -198,7 +198,7 @@ func (f Fault) check() error {
 	allowed, known := takesTask[f.Kind]
 	switch {
 	case !known:
-		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, ignore-rollover, or for a role of hive run challenge, needs-input, blocked, blocker, badreport, or for the planner empty, or for an evaluator warn, block)", f.Kind)
+		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, ignore-rollover, or for a role of hive run challenge, needs-input, blocked, blocker, badreport, uncommitted, or for the tester finds-bug, or for the planner empty, or for an evaluator warn, block)", f.Kind)
 	case f.Task < 0 || f.Attempt < 0:
 		return fmt.Errorf("fault %s: negative task or attempt", f.Kind)
 	case f.Task > 0 && !allowed:

@@ -38,12 +38,19 @@ const (
 	// committed finds it again in its next attempt, one that runs after
 	// the fix does not (as fail#1 would not).
 	FaultFindsBug = "finds-bug"
+	// FaultUncommitted makes the role do its work and end its turn as
+	// usual, leaving one more file (uncommittedFile) written and not
+	// committed, as a real agent that forgets to commit does.
+	FaultUncommitted = "uncommitted"
 	// crash (exit 3 without a report) and fail also apply: a failing tester
 	// commits a test that fails, which the implementer's fix removes.
 )
 
 // failingTest is the test a failing sim tester adds, for a Go project.
 const failingTest = "hive_sim_failing_test.go"
+
+// uncommittedFile is what a role with FaultUncommitted leaves uncommitted.
+const uncommittedFile = "hive_sim_uncommitted.txt"
 
 var (
 	objectiveRE = regexp.MustCompile(`(?s)## Objective\n\n(.*?)\n\n`)
@@ -161,6 +168,11 @@ func (a *agent) playRole(prompt string) error {
 		}
 		msg := fmt.Sprintf("%s(%s): %s", kind, job, oneLine(objective, 60))
 		if err := a.commitPaths(msg, files); err != nil {
+			return err
+		}
+	}
+	if faults.has(FaultUncommitted) {
+		if _, err := a.writeFile(uncommittedFile, "left uncommitted by the sim "+role+"\n"); err != nil {
 			return err
 		}
 	}
