@@ -20,8 +20,11 @@ const module = "github.com/hivectl/hive/internal/"
 // cli composes the I/O packages into commands, and the runner the I/O of a
 // run. A new edge is a design decision: make it here, with a reason.
 var allowed = map[string][]string{
-	"engine":   {},
-	"protocol": {},
+	// The vocabulary both machines share: spend, ceilings, reports, the
+	// loop guard.
+	"work":     {},
+	"engine":   {"work"},
+	"protocol": {"work"},
 	"plan":     {},
 	"redact":   {},
 	"config":   {},
@@ -35,14 +38,14 @@ var allowed = map[string][]string{
 	"handoff":  {},
 	// A developer's tool (make test-times): reads go test -json, no hive package.
 	"testtimes": {},
-	// Role contracts check an engine.Report; they read their own files.
-	"contract": {"engine"},
+	// Role contracts check a work.Report; they read their own files.
+	"contract": {"work"},
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
 	"roles":    {"pipeline"},
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "gitx", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "work", "gitx", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
@@ -52,33 +55,33 @@ var allowed = map[string][]string{
 	"confidence": {},
 	"agent":      {"redact"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
-	"pipeline": {"confidence", "engine"},
+	"pipeline": {"confidence", "engine", "work"},
 	"sim":      {"plan"},
 	"scaffold": {"config"},
 	// The TUI shows the engine's state and hands answers over as engine
 	// values: it never drives the runner.
-	"tui": {"engine", "gitx", "journal", "pipeline"},
+	"tui": {"engine", "gitx", "journal", "pipeline", "work"},
 	// The one path of a human's answer into a journal: hive answer's and
 	// hive serve's (tui names the checkpoints as the terminal does).
 	"answer": {"engine", "journal", "pipeline", "piperun", "redact", "tui"},
 	// hive serve reads the journals as hive status does (runner: which
 	// phase a hive process runs now) and answers through answer.
 	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui"},
-	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking"},
+	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking", "work"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row; its pipeline group drives the
 	// pipeline machine and scores the roles with confidence; its temporal
 	// group runs a phase through the Temporal backend's workflow; its share
 	// row runs hive run (piperun) with the real claude against the fake
 	// model the claude e2e test plays (e2etest's health pipeline).
-	"bench": {"agent", "confidence", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic"},
+	"bench": {"agent", "confidence", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic", "work"},
 	"cli":   {"*"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflow is the engine; its scripts are the
 	// engine's, read by one test helper for both.
 	"temporal":            {"engine", "journal"},
-	"engine/enginescript": {"engine"},
+	"engine/enginescript": {"engine", "work"},
 	"e2e/claude":          {}, // tests only
 	"e2e/codex":           {}, // tests only
 	// The e2e fixtures: phases for the runner, and hive run's objective
@@ -94,14 +97,15 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
-	"engine":     {},
-	"protocol":   {},
+	"work":       {},
+	"engine":     {module + "work"},
+	"protocol":   {module + "work"},
 	"plan":       {"gopkg.in/yaml.v3"},
-	"pipeline":   {module + "engine", module + "confidence"},
-	"contract":   {module + "engine"},
+	"pipeline":   {module + "engine", module + "confidence", module + "work"},
+	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
-	"shellhive":  {module + "pipeline", module + "engine", module + "confidence"},
+	"shellhive":  {module + "pipeline", module + "engine", module + "confidence", module + "work"},
 	"claudemd":   {},
 	"confidence": {},
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // One run of the pipeline bench: hive's real pipeline machine routes an
@@ -277,7 +277,7 @@ func (r *simRun) agent(c pipeline.Command) error {
 	}
 	fix := feedback(ctx)
 	tokens := r.session(c.Role, fix)
-	report := &engine.Report{Status: engine.ReportComplete, Summary: "done", Confidence: 0.8 + 0.17*r.rng.Float64()}
+	report := &work.Report{Status: work.ReportComplete, Summary: "done", Confidence: 0.8 + 0.17*r.rng.Float64()}
 	switch role := c.Role; {
 	case role == pipeline.RoleImplementer || role == pipeline.RoleDebugger || role == pipeline.RoleMigrator:
 		r.write(ctx, false)
@@ -504,8 +504,8 @@ func (r *simRun) session(role string, fix bool) int64 {
 	return tokens
 }
 
-func spendOf(tokens int64) engine.Spend {
-	return engine.Spend{InputTokens: tokens * 9 / 10, OutputTokens: tokens / 10, CostUSD: float64(tokens) * usdPerToken}
+func spendOf(tokens int64) work.Spend {
+	return work.Spend{InputTokens: tokens * 9 / 10, OutputTokens: tokens / 10, CostUSD: float64(tokens) * usdPerToken}
 }
 
 // tests are the repository's tests as they stand: the visible cases, and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // The report's heading and labels are true: a run where a plan failed is
@@ -41,20 +42,20 @@ func TestAggregateTellsHowTheRunEnded(t *testing.T) {
 		// that ran a rung down for it.
 		{
 			snap: engine.Snapshot{Plans: []*engine.PlanStatus{{Spec: engine.PlanSpec{ID: "01-01", Wave: 1}, State: engine.Complete, Rung: 1}, plans[1]},
-				Finished: true, Outcome: engine.OutcomeFailed, Budget: engine.Budget{USD: 5, TaskUSD: []float64{1, 0.2}}, Rung: 1,
-				Spent: engine.Spend{InputTokens: 20_000, OutputTokens: 5_000, CacheReadTokens: 1_200_000, CacheWriteTokens: 30_000, CostUSD: 4.2}},
+				Finished: true, Outcome: engine.OutcomeFailed, Budget: engine.Budget{Ceilings: work.Ceilings{USD: 5}, TaskUSD: []float64{1, 0.2}}, Rung: 1,
+				Spent: work.Spend{InputTokens: 20_000, OutputTokens: 5_000, CacheReadTokens: 1_200_000, CacheWriteTokens: 30_000, CostUSD: 4.2}},
 			want: []string{"**Spend:** 25000 tokens (cache read 1.2M, written 30.0k: 96% of the input read from the cache), $4.20\n",
 				"**Budget:** $4.20 of $5.00 (84%) | **Models downgraded:** every agent started one rung down since 80% of the budget; 1 of 2 plans on a cheaper model (01-01)\n"},
 		},
 		// The sim's tokens are made up: the report says so.
 		{
 			snap: engine.Snapshot{Plans: plans[:1], Finished: true, Outcome: engine.OutcomeComplete, Agent: "sim",
-				Spent: engine.Spend{InputTokens: 50_000, OutputTokens: 1_147}},
+				Spent: work.Spend{InputTokens: 50_000, OutputTokens: 1_147}},
 			want: []string{"**Spend:** 51147 tokens, $0.00, simulated (the sim agent calls no model)\n"},
 		},
 		{
-			snap: engine.Snapshot{Plans: plans[:1], Finished: true, Outcome: engine.OutcomeComplete, Budget: engine.Budget{Tokens: 2_000_000},
-				Spent: engine.Spend{InputTokens: 1_000_000, CacheReadTokens: 200_000, OutputTokens: 20_000, CostUSD: 3}},
+			snap: engine.Snapshot{Plans: plans[:1], Finished: true, Outcome: engine.OutcomeComplete, Budget: engine.Budget{Ceilings: work.Ceilings{Tokens: 2_000_000}},
+				Spent: work.Spend{InputTokens: 1_000_000, CacheReadTokens: 200_000, OutputTokens: 20_000, CostUSD: 3}},
 			want: []string{"**Budget:** 1.2M of 2M tokens (61%) | **Models downgraded:** no\n"},
 		},
 	} {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hivectl/hive/internal/contract"
 	"github.com/hivectl/hive/internal/protocol"
-	"github.com/hivectl/hive/internal/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -285,7 +284,7 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 	case r.Err != "":
 		res.Errors = []string{r.Err + "; write the report as one JSON object with a status"}
 	default:
-		er := runner.ReportOf(&r)
+		er := &r.Report
 		res.Readings, res.Errors = contract.Accept(c, er, string(data))
 		res.Errors = append(res.Errors, contract.Validate(c, *er)...)
 		_ = json.Unmarshal([]byte(unfenced(r.Raw)), &res.Report)

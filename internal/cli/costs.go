@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
 	"github.com/spf13/cobra"
 )
 
@@ -67,7 +68,7 @@ type CostRow struct {
 	Role  string `json:"role,omitempty"`
 	Model string `json:"model,omitempty"`
 	Turns int    `json:"turns"`
-	engine.Spend
+	work.Spend
 }
 
 // costRows reads both journals. Each turn counts once: the implementers of
@@ -146,7 +147,7 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 		if ev.Type == engine.EvUsage { // a request mid-turn (EvSpend) is part of its turn
 			r.Turns++
 		}
-		r.Spend = r.Spend.Plus(engine.Spend{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens,
+		r.Spend = r.Spend.Plus(work.Spend{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens,
 			CacheReadTokens: ev.CacheReadTokens, CacheWriteTokens: ev.CacheWriteTokens, CostUSD: usd, CLICostUSD: cli})
 		return nil
 	})
@@ -159,7 +160,7 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 func pipelineCosts(j journal.Journal, run journal.Run) ([]CostRow, error) {
 	seen := map[string]float64{}
 	sums := map[costKey]*CostRow{}
-	phaseRuns := map[int64]engine.Spend{}
+	phaseRuns := map[int64]work.Spend{}
 	err := j.Each(run.ID, func(rec journal.Record) error {
 		if rec.Type != string(pipeline.EvUsage) && rec.Type != string(pipeline.EvPhaseDone) {
 			return nil

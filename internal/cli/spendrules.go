@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // prices is the price table of a project: the built-in list prices with
@@ -42,7 +43,7 @@ func ladder(cfg *config.Config, role, cli string) []string {
 // earlier runs (history, read only when a budget needs it), else the size
 // heuristic, priced on each rung.
 func budget(cfg *config.Config, tab pricing.Table, rungs []string, history func() *pricing.Usage, usd float64, usdSet bool) engine.Budget {
-	b := engine.Budget{USD: cfg.Budget.USD, Tokens: int64(cfg.Budget.Tokens), PlanUSD: cfg.Budget.PlanUSD}
+	b := engine.Budget{Ceilings: work.Ceilings{USD: cfg.Budget.USD, Tokens: int64(cfg.Budget.Tokens)}, PlanUSD: cfg.Budget.PlanUSD}
 	if usdSet {
 		b.USD = usd
 	}
@@ -127,9 +128,9 @@ func executorTaskUsage(j journal.Journal) (*pricing.Usage, error) {
 }
 
 // loopGuard is the config's tuning of the loop guard.
-func loopGuard(cfg *config.Config) engine.LoopGuard {
+func loopGuard(cfg *config.Config) work.LoopGuard {
 	g := cfg.LoopGuard
-	return engine.LoopGuard{WarnRepeat: g.WarnRepeat, StopRepeat: g.StopRepeat, MaxCalls: g.MaxCalls}
+	return work.LoopGuard{WarnRepeat: g.WarnRepeat, StopRepeat: g.StopRepeat, MaxCalls: g.MaxCalls}
 }
 
 // contextLimits are context.* for the engine: when a live session hands
@@ -160,7 +161,7 @@ func roleAgents(name string, cfg *config.Config) (map[string]agent.Launcher, map
 // used per session in this project's earlier runs (history, read only
 // when a budget needs it), else the size of one task.
 func roleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (pipeline.Budget, error) {
-	b := pipeline.Budget{USD: run.USD, Tokens: run.Tokens}
+	b := pipeline.Budget{Ceilings: work.Ceilings{USD: run.USD, Tokens: run.Tokens}}
 	for role, usd := range cfg.Budget.Roles {
 		if !slices.Contains(pipeline.Roles, role) {
 			return b, fmt.Errorf("budget.roles.%s: no such role of hive run (roles: %s)", role, strings.Join(pipeline.Roles, ", "))

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/work"
 	"github.com/spf13/cobra"
 )
 
@@ -92,9 +93,9 @@ type statusRunView struct {
 	// Spend is what every agent of the run used (plans, resolvers,
 	// verifier): tokens by kind, cache included, and dollars. SpentUSD
 	// and SpentTokens (every token counted) are what the budget counts.
-	Spend       engine.Spend `json:"spend"`
-	SpentUSD    float64      `json:"spent_usd"`
-	SpentTokens int64        `json:"spent_tokens"`
+	Spend       work.Spend `json:"spend"`
+	SpentUSD    float64    `json:"spent_usd"`
+	SpentTokens int64      `json:"spent_tokens"`
 	// The budget as it stands (raised by answers; 0: no ceiling), Rung the
 	// step down the model ladder every new agent takes (1 past 80 %), and
 	// BudgetWaiting: the run waits at the budget checkpoint (`hive answer
@@ -286,7 +287,7 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 
 // spendText is a run's spend for its total line: input and output tokens,
 // what the prompt cache did, and the dollars.
-func spendText(sp engine.Spend) string {
+func spendText(sp work.Spend) string {
 	text := fmt.Sprintf("%d tokens", sp.InputTokens+sp.OutputTokens)
 	if c := cacheText(sp); c != "" {
 		text += " (" + c + ")"
@@ -296,7 +297,7 @@ func spendText(sp engine.Spend) string {
 
 // runSpendText is spendText for a whole run of agent: the sim's tokens
 // are made up (it calls no model), and the figure says so.
-func runSpendText(sp engine.Spend, agent string) string {
+func runSpendText(sp work.Spend, agent string) string {
 	text := spendText(sp)
 	if agent == "sim" {
 		text += ", simulated (the sim agent calls no model)"
@@ -308,7 +309,7 @@ func runSpendText(sp engine.Spend, agent string) string {
 // from it and written to it, and the share of the input it gave ("cache
 // read 1.2M, written 50.1k: 95% of the input read from the cache"). ""
 // when the agents' CLIs used no cache or did not say.
-func cacheText(sp engine.Spend) string {
+func cacheText(sp work.Spend) string {
 	if sp.CacheReadTokens == 0 && sp.CacheWriteTokens == 0 {
 		return ""
 	}
@@ -371,7 +372,7 @@ type statusPipelineView struct {
 	Jobs   []pipeline.Job       `json:"jobs"`
 	Open   *pipeline.Checkpoint `json:"open,omitempty"`
 	Answer string               `json:"answer,omitempty"` // the command that answers Open
-	Spend  engine.Spend         `json:"spend"`
+	Spend  work.Spend           `json:"spend"`
 	// Temporal names the run's Temporal workflow while one drives it
 	// (hive run --backend temporal).
 	Temporal string `json:"temporal_workflow,omitempty"`

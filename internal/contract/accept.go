@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Accept reads a report as its model meant it where the words differ from
@@ -24,7 +24,7 @@ import (
 // left as it was, for Validate to refuse with the field and the values it
 // takes. text is what the agent wrote around its report, where counts may
 // be found; the report's own strings are searched first.
-func Accept(c Contract, r *engine.Report, text string) (notes, errs []string) {
+func Accept(c Contract, r *work.Report, text string) (notes, errs []string) {
 	if len(r.Extra) == 0 {
 		return nil, nil
 	}

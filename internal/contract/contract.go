@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // DefaultMaxAttempts is how many times a role runs before a report that
@@ -112,7 +112,7 @@ func (c Contract) Field(name string) (Field, bool) {
 // is wrong, one short sentence a problem naming the field and its fix, in
 // the contract's order; none for a good report. Keys hive does not read
 // (the report's Extra) are checked like the others.
-func Validate(c Contract, r engine.Report) []string {
+func Validate(c Contract, r work.Report) []string {
 	return ValidateMap(c, reportMap(r))
 }
 
@@ -137,9 +137,9 @@ func Feedback(c Contract, errs []string) string {
 	return b.String()
 }
 
-// reportMap is the report as the JSON an agent wrote: engine.Report's
+// reportMap is the report as the JSON an agent wrote: work.Report's
 // fields, with Extra's keys beside them rather than under "extra".
-func reportMap(r engine.Report) map[string]any {
+func reportMap(r work.Report) map[string]any {
 	extra := r.Extra
 	r.Extra = nil
 	obj := map[string]any{}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // report reads a report as the protocol hands it over: the keys
-// engine.Report names in its fields, the rest in Extra.
-func report(t *testing.T, js string) engine.Report {
+// work.Report names in its fields, the rest in Extra.
+func report(t *testing.T, js string) work.Report {
 	t.Helper()
-	var r engine.Report
+	var r work.Report
 	if err := json.Unmarshal([]byte(js), &r); err != nil {
 		t.Fatalf("report %s: %v", js, err)
 	}
@@ -215,7 +215,7 @@ func TestIssuesAlike(t *testing.T) {
 
 func TestValidateReadsTypedFieldsAndExtra(t *testing.T) {
 	c := mustBundled(t, "reviewer")
-	r := engine.Report{Status: "complete", Summary: "ok", Extra: map[string]json.RawMessage{
+	r := work.Report{Status: "complete", Summary: "ok", Extra: map[string]json.RawMessage{
 		"approval_status": json.RawMessage(`"approved"`),
 		"summary":         json.RawMessage(`""`), // the typed field is what hive reads
 		"broken":          json.RawMessage(`{`),

@@ -5,19 +5,16 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Budget is what a run may spend (seed 003 §5), fixed when the run starts
 // and raised only by a human's answer to the budget checkpoint. The engine
 // enforces it from the usage of every turn, which the shell prices.
 type Budget struct {
-	// USD is the run's ceiling in dollars; 0: none.
-	USD float64 `json:"usd,omitempty"`
-	// Tokens is the run's ceiling in tokens (input, output and cache, all
-	// counted); 0: none.
-	Tokens int64 `json:"tokens,omitempty"`
+	// Ceilings are the run's: every agent's turns count.
+	work.Ceilings
 	// PlanUSD is each plan's ceiling in dollars; 0: none. A plan that
 	// reaches it is stopped and fails, for the human to retry or skip.
 	PlanUSD float64 `json:"plan_usd,omitempty"`
@@ -34,10 +31,6 @@ const BudgetID = "budget"
 // KindBudget is the kind of the checkpoint of a run that reached its budget.
 const KindBudget = "budget"
 
-// WarnShare is the share of the budget after which the remaining work runs
-// one rung down the model ladder (seed 003 §5.3).
-const WarnShare = 0.8
-
 // turnRules is the engine version from which a dollar budget holds new
 // turns to the largest turn seen (turnShort).
 const turnRules = 7
@@ -45,7 +38,7 @@ const turnRules = 7
 // budgetState is the engine's record of the budget as it goes.
 type budgetState struct {
 	Budget
-	spent  Spend       // every agent's spend in the run: plans, resolvers, verifier
+	spent  work.Spend  // every agent's spend in the run: plans, resolvers, verifier
 	rung   int         // the rung every new agent starts on at least: 1 after WarnShare
 	warned bool        // WarnShare was passed (and said)
 	open   *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
@@ -109,37 +102,18 @@ func (b *budgetState) turn(ev Event, usd float64) {
 // it will not.
 func (b *budgetState) gone(plan string, attempt int) { delete(b.turns, turnKey{plan, attempt}) }
 
-func (b *budgetState) limited() bool { return b.USD > 0 || b.Tokens > 0 }
-
 // reached reports whether the run's spend has reached its ceiling, and how.
-func (b *budgetState) reached() (string, bool) {
-	switch {
-	case b.USD > 0 && b.spent.CostUSD >= b.USD:
-		return fmt.Sprintf("$%.2f of $%.2f spent", b.spent.CostUSD, b.USD), true
-	case b.Tokens > 0 && b.spent.Tokens() >= b.Tokens:
-		return fmt.Sprintf("%d of %d tokens spent", b.spent.Tokens(), b.Tokens), true
-	}
-	return "", false
-}
+func (b *budgetState) reached() (string, bool) { return b.Reached(b.spent) }
 
 // share is the largest share of a ceiling spent so far.
-func (b *budgetState) share() float64 {
-	s := 0.0
-	if b.USD > 0 {
-		s = b.spent.CostUSD / b.USD
-	}
-	if b.Tokens > 0 {
-		s = max(s, float64(b.spent.Tokens())/float64(b.Tokens))
-	}
-	return s
-}
+func (b *budgetState) share() float64 { return b.Share(b.spent) }
 
 // spend counts a turn's usage (already added to its job) into the run's
 // total and applies the budget: the 80 % downgrade, a plan's ceiling, and
 // the run's ceiling, which interrupts every working agent and opens the
 // budget checkpoint. The overshoot is the turn that crossed it.
 func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64) []Command {
-	e.budget.spent.count(ev, usd, cli)
+	countTurn(&e.budget.spent, ev, usd, cli)
 	e.budget.turn(ev, usd)
 	if e.finished || e.aborted {
 		// A turn that was in flight when the run ended: it counts, but
@@ -149,11 +123,11 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 	if p != nil && ev.Attempt == p.Attempt {
 		out = e.planCeiling(out, p)
 	}
-	if !e.budget.limited() {
+	if !e.budget.Limited() {
 		return out
 	}
 	what, reached := e.budget.reached()
-	if !e.budget.warned && !reached && e.budget.share() >= WarnShare && e.workLeft() {
+	if !e.budget.warned && !reached && e.budget.share() >= work.WarnShare && e.workLeft() {
 		e.budget.warned = true
 		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*e.budget.share())
 		if len(e.budget.TaskUSD) > 1 {
@@ -353,7 +327,7 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	if old == 0 {
 		old = float64(e.budget.Tokens)
 	}
-	stop, factor, err := ReadBudgetAnswer(ev.Text, old)
+	stop, factor, err := work.ReadBudgetAnswer(ev.Text, old)
 	if err != nil {
 		return nil, err
 	}
@@ -365,12 +339,11 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	if factor <= 1 {
 		return nil, fmt.Errorf("raise the budget above what it is (%s), or answer stop", e.budgetText())
 	}
-	e.budget.USD *= factor
-	e.budget.Tokens = int64(float64(e.budget.Tokens) * factor)
+	e.budget.Ceilings = e.budget.Raised(factor)
 	if _, still := e.budget.reached(); still {
 		return nil, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", e.budgetText())
 	}
-	e.budget.warned = e.budget.share() >= WarnShare
+	e.budget.warned = e.budget.share() >= work.WarnShare
 	if !e.budget.warned {
 		e.budget.rung = 0
 	}
@@ -379,41 +352,8 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	return e.unhold(out), nil
 }
 
-// ReadBudgetAnswer reads an answer to a budget checkpoint whose ceiling is
-// now limit (dollars, or tokens for a token ceiling): stop (or abort), or
-// the factor the ceilings are raised by: raise (half as much again), or
-// raise AMOUNT, $AMOUNT or AMOUNT, the new ceiling.
-func ReadBudgetAnswer(text string, limit float64) (stop bool, factor float64, err error) {
-	text = strings.ToLower(strings.TrimSpace(text))
-	switch {
-	case text == "stop" || text == "abort":
-		return true, 0, nil
-	case text == "raise":
-		return false, 1.5, nil
-	case strings.HasPrefix(text, "raise ") || strings.HasPrefix(text, "$") || startsWithDigit(text):
-		amount := strings.TrimSpace(strings.TrimPrefix(text, "raise"))
-		n, err := strconv.ParseFloat(strings.TrimPrefix(strings.ReplaceAll(amount, ",", ""), "$"), 64)
-		if err != nil || n <= 0 || limit <= 0 {
-			return false, 0, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT (dollars, or tokens for a token budget) or stop", text)
-		}
-		return false, n / limit, nil
-	}
-	return false, 0, fmt.Errorf("the budget answer %q: give raise, raise AMOUNT or stop", text)
-}
-
-func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
-
 // budgetText says the ceilings.
-func (e *Engine) budgetText() string {
-	var parts []string
-	if e.budget.USD > 0 {
-		parts = append(parts, fmt.Sprintf("$%.2f", e.budget.USD))
-	}
-	if e.budget.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%d tokens", e.budget.Tokens))
-	}
-	return strings.Join(parts, " and ")
-}
+func (e *Engine) budgetText() string { return e.budget.Ceilings.String() }
 
 func (e *Engine) closeBudget(out []Command, cp *Checkpoint, answer, by string) []Command {
 	if by == "" {

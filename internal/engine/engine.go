@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // PlanStatus is the engine's record of one plan.
@@ -28,15 +30,15 @@ type PlanStatus struct {
 	// Open is the checkpoint the plan waits at, while Waiting.
 	Open *Checkpoint
 	// Report is the last HIVE_REPORT of the plan's agents, if any.
-	Report *Report
+	Report *work.Report
 	// Resolved counts the plan's answered checkpoints (failures aside).
 	Resolved int
 	// Spend is what all the plan's agents used so far, its resolvers' included.
-	Spend
+	work.Spend
 	// Resolves counts the resolver agents (role comb) started on the plan's
 	// merge conflicts; ResolveSpend is what they used.
 	Resolves     int
-	ResolveSpend Spend
+	ResolveSpend work.Spend
 	// Rung is the step down the model ladder its latest agent started on,
 	// for the budget (0: the configured model).
 	Rung int
@@ -65,14 +67,14 @@ type PlanStatus struct {
 	// plan's last resolver started (0: none since the resume): a conflict
 	// after it is the resolver's failure unless other plans merged since.
 	resolverAt    int
-	conflictFiles []string  // the files of the last merge conflict
-	conflictWhere string    // where to resolve them, as the merge said
-	gateLoops     int       // fix agents started after post-merge gate failures
-	guard         CallGuard // what the loop guard saw of the current agent's tool calls
-	fix           string    // the failing gate output a continuation must fix
-	rollBy        time.Time // a rolling session hands over by then, or is rolled over from what hive knows
-	rollAtAnswer  bool      // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
-	notes         *Report   // what the last session that handed over wrote, for every later continuation
+	conflictFiles []string       // the files of the last merge conflict
+	conflictWhere string         // where to resolve them, as the merge said
+	gateLoops     int            // fix agents started after post-merge gate failures
+	guard         work.CallGuard // what the loop guard saw of the current agent's tool calls
+	fix           string         // the failing gate output a continuation must fix
+	rollBy        time.Time      // a rolling session hands over by then, or is rolled over from what hive knows
+	rollAtAnswer  bool           // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
+	notes         *work.Report   // what the last session that handed over wrote, for every later continuation
 
 	unmet      int   // dependencies not yet complete
 	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
@@ -288,9 +290,9 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	}
 	if ev.Type == EvUsage || ev.Type == EvSpend {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
-		usd, cli := p.Spend.add(&p.seen, ev)
+		usd, cli := addTurn(&p.Spend, &p.seen, ev)
 		if p.resolvers[ev.Attempt] {
-			p.ResolveSpend.add(&p.resolveSeen, ev)
+			addTurn(&p.ResolveSpend, &p.resolveSeen, ev)
 		}
 		out := e.spend(nil, p, ev, usd, cli)
 		if !stops(out, p.Spec.ID, ev.Attempt) {
@@ -448,7 +450,7 @@ func (e *Engine) newAgent(p *PlanStatus) {
 	p.agentLive = true
 	p.check, p.exitNote = CheckNone, ""
 	p.silence, p.lastActive = Quiet, e.now
-	p.guard = CallGuard{}
+	p.guard = work.CallGuard{}
 	p.pastCeiling = false // the retry it allowed is this agent
 	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer = 0, false, false
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // State is the engine's whole state as plain data: Export gives it, Restore
@@ -58,7 +60,7 @@ type BudgetRecord struct {
 	Rung   int         `json:"rung,omitempty"`
 	Warned bool        `json:"warned,omitempty"`
 	Open   *Checkpoint `json:"open,omitempty"`
-	Spent  Spend       `json:"spent"`
+	Spent  work.Spend  `json:"spent"`
 	// LargestTurn, TurnEnded and Turns are what the run knows of its
 	// turns' costs: the largest, whether one has ended, and the cost so
 	// far of each turn in flight.
@@ -95,49 +97,49 @@ type VerifyState struct {
 
 // PlanRecord is one plan's state.
 type PlanRecord struct {
-	ID            string        `json:"id"`
-	State         PlanState     `json:"state"`
-	Attempt       int           `json:"attempt,omitempty"`
-	PID           int           `json:"pid,omitempty"`
-	TasksDone     int           `json:"tasks_done,omitempty"`
-	Progress      string        `json:"progress,omitempty"`
-	Reason        string        `json:"reason,omitempty"`
-	Commits       []string      `json:"commits,omitempty"`
-	Started       time.Time     `json:"started"`
-	Stage         Stage         `json:"stage,omitempty"`
-	Finished      time.Time     `json:"finished"`
-	Open          *Checkpoint   `json:"open,omitempty"`
-	Report        *Report       `json:"report,omitempty"`
-	Resolved      int           `json:"resolved,omitempty"`
-	Spend         Spend         `json:"spend"`
-	Resolves      int           `json:"resolves,omitempty"`
-	ResolveSpend  Spend         `json:"resolve_spend"`
-	Seen          sessionCosts  `json:"seen,omitempty"`
-	ResolveSeen   sessionCosts  `json:"resolve_seen,omitempty"`
-	Resolvers     []int         `json:"resolvers,omitempty"`
-	Check         SpotCheck     `json:"check,omitempty"`
-	LastAnswered  *Checkpoint   `json:"last_answered,omitempty"`
-	Answered      []Checkpoint  `json:"answered,omitempty"`
-	Continuation  *Continuation `json:"continuation,omitempty"`
-	AutoRetries   int           `json:"auto_retries,omitempty"`
-	HumanRetried  bool          `json:"human_retried,omitempty"`
-	PastCeiling   bool          `json:"past_ceiling,omitempty"`
-	Silence       Silence       `json:"silence,omitempty"`
-	LastActive    time.Time     `json:"last_active"`
-	AgentLive     bool          `json:"agent_live,omitempty"`
-	ExitNote      string        `json:"exit_note,omitempty"`
-	Permissions   []Checkpoint  `json:"permissions,omitempty"`
-	ResolverAt    int           `json:"resolver_at,omitempty"`
-	ConflictFiles []string      `json:"conflict_files,omitempty"`
-	ConflictWhere string        `json:"conflict_where,omitempty"`
-	GateLoops     int           `json:"gate_loops,omitempty"`
-	Fix           string        `json:"fix,omitempty"`
-	Rung          int           `json:"rung,omitempty"`
-	Guard         CallGuard     `json:"loop_guard,omitzero"`
-	Context       ContextUse    `json:"context,omitzero"`
-	RollBy        time.Time     `json:"roll_by,omitzero"`
-	RollAtAnswer  bool          `json:"roll_at_answer,omitempty"`
-	Notes         *Report       `json:"notes,omitempty"`
+	ID            string         `json:"id"`
+	State         PlanState      `json:"state"`
+	Attempt       int            `json:"attempt,omitempty"`
+	PID           int            `json:"pid,omitempty"`
+	TasksDone     int            `json:"tasks_done,omitempty"`
+	Progress      string         `json:"progress,omitempty"`
+	Reason        string         `json:"reason,omitempty"`
+	Commits       []string       `json:"commits,omitempty"`
+	Started       time.Time      `json:"started"`
+	Stage         Stage          `json:"stage,omitempty"`
+	Finished      time.Time      `json:"finished"`
+	Open          *Checkpoint    `json:"open,omitempty"`
+	Report        *work.Report   `json:"report,omitempty"`
+	Resolved      int            `json:"resolved,omitempty"`
+	Spend         work.Spend     `json:"spend"`
+	Resolves      int            `json:"resolves,omitempty"`
+	ResolveSpend  work.Spend     `json:"resolve_spend"`
+	Seen          sessionCosts   `json:"seen,omitempty"`
+	ResolveSeen   sessionCosts   `json:"resolve_seen,omitempty"`
+	Resolvers     []int          `json:"resolvers,omitempty"`
+	Check         SpotCheck      `json:"check,omitempty"`
+	LastAnswered  *Checkpoint    `json:"last_answered,omitempty"`
+	Answered      []Checkpoint   `json:"answered,omitempty"`
+	Continuation  *Continuation  `json:"continuation,omitempty"`
+	AutoRetries   int            `json:"auto_retries,omitempty"`
+	HumanRetried  bool           `json:"human_retried,omitempty"`
+	PastCeiling   bool           `json:"past_ceiling,omitempty"`
+	Silence       Silence        `json:"silence,omitempty"`
+	LastActive    time.Time      `json:"last_active"`
+	AgentLive     bool           `json:"agent_live,omitempty"`
+	ExitNote      string         `json:"exit_note,omitempty"`
+	Permissions   []Checkpoint   `json:"permissions,omitempty"`
+	ResolverAt    int            `json:"resolver_at,omitempty"`
+	ConflictFiles []string       `json:"conflict_files,omitempty"`
+	ConflictWhere string         `json:"conflict_where,omitempty"`
+	GateLoops     int            `json:"gate_loops,omitempty"`
+	Fix           string         `json:"fix,omitempty"`
+	Rung          int            `json:"rung,omitempty"`
+	Guard         work.CallGuard `json:"loop_guard,omitzero"`
+	Context       ContextUse     `json:"context,omitzero"`
+	RollBy        time.Time      `json:"roll_by,omitzero"`
+	RollAtAnswer  bool           `json:"roll_at_answer,omitempty"`
+	Notes         *work.Report   `json:"notes,omitempty"`
 }
 
 // Export returns the engine's state as plain data; the engine is unchanged.

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // merge asks for p's branch to be merged into the integration branch. The
@@ -49,7 +51,7 @@ func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
 	case EvReport:
 		if p.Stage == StageResolve && ev.Report != nil {
 			p.Report = ev.Report
-			if ev.Report.Status == ReportBlocked || ev.Report.Status == ReportNeedsInput {
+			if ev.Report.Status == work.ReportBlocked || ev.Report.Status == work.ReportNeedsInput {
 				out = e.conflict(out, p, "the resolver reported "+ev.Report.Status+": "+firstOf(ev.Report.Blocker, ev.Report.Summary, "no reason given"))
 			}
 		}

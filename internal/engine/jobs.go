@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/hivectl/hive/internal/work"
+
 // JobKind is what a job does.
 type JobKind string
 
@@ -20,7 +22,7 @@ type Job struct {
 	Stage    string  `json:"stage,omitempty"`
 	Attempts int     `json:"attempts"` // agents started so far
 	PID      int     `json:"pid,omitempty"`
-	Spend
+	work.Spend
 }
 
 // Jobs lists the run's jobs: each plan, then each plan's resolver once one
@@ -69,9 +71,4 @@ func (s Snapshot) Jobs() []Job {
 		out = append(out, j)
 	}
 	return out
-}
-
-// Minus is what s has beyond o.
-func (s Spend) Minus(o Spend) Spend {
-	return s.Plus(Spend{-o.InputTokens, -o.OutputTokens, -o.CacheReadTokens, -o.CacheWriteTokens, -o.CostUSD, -o.CLICostUSD})
 }

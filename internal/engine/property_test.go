@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/work"
 	"pgregory.net/rapid"
 )
 
@@ -155,7 +156,7 @@ func TestProperties(t *testing.T) {
 					ev.Type, ev.ContextTokens = EvUsage, int64(rapid.IntRange(0, 120_000).Draw(rt, "context"))
 					ev.Priced, ev.TurnUSD = true, float64(rapid.IntRange(0, 4).Draw(rt, "turn-usd"))
 				case 15:
-					ev.Type, ev.Report = EvReport, &Report{Status: ReportPartial, Summary: "notes"}
+					ev.Type, ev.Report = EvReport, &work.Report{Status: work.ReportPartial, Summary: "notes"}
 				case 16:
 					ev = Event{Type: EvPause}
 					if rapid.IntRange(0, 5).Draw(rt, "pause-now") > 0 {

@@ -1,53 +1,10 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-)
 
-// Report is an agent's HIVE_REPORT block (seed 003): how its work ended,
-// how sure it is, what it changed and decided, and, for the statuses that
-// stop it, the challenge it raises or the input it needs. Keys hive does
-// not read are kept in Extra, as written, so that a newer prompt's fields
-// reach the journal.
-type Report struct {
-	Status     string     `json:"status"` // complete, partial, blocked, challenge, needs_input
-	Summary    string     `json:"summary,omitempty"`
-	Confidence float64    `json:"confidence,omitempty"`
-	Files      []string   `json:"files,omitempty"`
-	Decisions  []Decision `json:"decisions,omitempty"`
-	Concerns   []string   `json:"concerns,omitempty"`
-
-	// challenge
-	ChallengedAgent string `json:"challenged_agent,omitempty"`
-	Issue           string `json:"issue,omitempty"`
-	Evidence        string `json:"evidence,omitempty"`
-	Suggestion      string `json:"suggestion,omitempty"`
-	Severity        string `json:"severity,omitempty"`
-
-	// needs_input
-	Blocker               string   `json:"blocker,omitempty"`
-	Options               []string `json:"options,omitempty"`
-	CanProceedWithDefault bool     `json:"can_proceed_with_default,omitempty"`
-	DefaultChoice         string   `json:"default_choice,omitempty"`
-
-	Extra map[string]json.RawMessage `json:"extra,omitempty"`
-}
-
-// Decision is one entry of a report's decisions.
-type Decision struct {
-	Decision  string `json:"decision"`
-	Rationale string `json:"rationale,omitempty"`
-}
-
-// HIVE_REPORT statuses.
-const (
-	ReportComplete   = "complete"
-	ReportPartial    = "partial"
-	ReportBlocked    = "blocked"
-	ReportChallenge  = "challenge"
-	ReportNeedsInput = "needs_input"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Checkpoint types raised by reports.
@@ -61,13 +18,13 @@ const (
 // went (the disk and PLAN COMPLETE still decide that it is done); blocked
 // fails the plan like PLAN FAILED; needs_input and challenge stop for a
 // human, needs_input with its default choice when --yes may take it.
-func (e *Engine) reported(out []Command, p *PlanStatus, r *Report) []Command {
+func (e *Engine) reported(out []Command, p *PlanStatus, r *work.Report) []Command {
 	p.Report = r
 	switch r.Status {
-	case ReportBlocked:
+	case work.ReportBlocked:
 		why := firstOf(r.Blocker, r.Summary, "no reason given")
 		return e.failing(out, p, "the agent reported blocked: "+why, false)
-	case ReportNeedsInput:
+	case work.ReportNeedsInput:
 		cp := &Checkpoint{Kind: KindCheckpoint, Type: TypeNeedsInput,
 			Details:  firstOf(r.Blocker, r.Summary, "the agent needs input"),
 			Awaiting: "answer with what the agent needs",
@@ -82,7 +39,7 @@ func (e *Engine) reported(out []Command, p *PlanStatus, r *Report) []Command {
 		}
 		p.lastAnswered = nil
 		return e.raise(out, p, cp)
-	case ReportChallenge:
+	case work.ReportChallenge:
 		details := firstOf(r.Issue, r.Summary, "the agent raises a challenge")
 		if r.ChallengedAgent != "" {
 			details = fmt.Sprintf("challenges %s: %s", r.ChallengedAgent, details)

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/hivectl/hive/internal/work"
+)
 
 // Snapshot is a copy of the engine's state for display and status: the
 // caller may keep it and read it from another goroutine.
@@ -41,7 +45,7 @@ type Snapshot struct {
 	// agent of the run spent, and Rung the model ladder's step that agents
 	// start on at least (1 once WarnShare of the budget is spent).
 	Budget Budget
-	Spent  Spend
+	Spent  work.Spend
 	Rung   int
 	// Pausing: a pause was asked for and agents are still stopping;
 	// Paused: none runs any more (CmdPaused). PausedAt is when it was asked.

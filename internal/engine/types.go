@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Version is the version of the engine's events and their meaning, journaled
@@ -97,7 +99,7 @@ type RunSpec struct {
 	// Budget is what the run may spend; the zero Budget has no limit.
 	Budget Budget `json:"budget,omitzero"`
 	// Guard tunes the loop guard; zero fields take the defaults.
-	Guard LoopGuard `json:"loop_guard,omitzero"`
+	Guard work.LoopGuard `json:"loop_guard,omitzero"`
 	// Context says when a live session hands over to a fresh one; zero
 	// fields take the defaults.
 	Context ContextLimits `json:"context,omitzero"`
@@ -241,10 +243,10 @@ type Event struct {
 	Attended bool          `json:"attended,omitempty"`
 	Wait     time.Duration `json:"wait,omitempty"`
 
-	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
-	Report       *Report     `json:"report,omitempty"`
-	CheckpointID int         `json:"checkpoint_id,omitempty"`
-	By           string      `json:"by,omitempty"` // who answered: terminal, hive answer, auto
+	Checkpoint   *Checkpoint  `json:"checkpoint,omitempty"`
+	Report       *work.Report `json:"report,omitempty"`
+	CheckpointID int          `json:"checkpoint_id,omitempty"`
+	By           string       `json:"by,omitempty"` // who answered: terminal, hive answer, auto
 
 	InputTokens      int64   `json:"input_tokens,omitempty"`
 	OutputTokens     int64   `json:"output_tokens,omitempty"`
@@ -328,8 +330,8 @@ type Continuation struct {
 	// its context filled (or was paused); Notes are what that session
 	// wrote when asked for its work in progress (its HIVE_REPORT), and
 	// every later continuation of the plan carries them too.
-	Rollover bool    `json:"rollover,omitempty"`
-	Notes    *Report `json:"notes,omitempty"`
+	Rollover bool         `json:"rollover,omitempty"`
+	Notes    *work.Report `json:"notes,omitempty"`
 }
 
 // CommandType names an output of the engine.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // The phase verification is a job of its own (seed 002): once every plan is
@@ -28,33 +30,13 @@ const (
 	VerifyDone     VerifyStage = "done"     // the result is known
 )
 
-// Spend is what a job's agents used: the tokens of every turn, and their
-// cost as hive priced them from its price table.
-type Spend struct {
-	InputTokens      int64 `json:"input_tokens,omitempty"`
-	OutputTokens     int64 `json:"output_tokens,omitempty"`
-	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
-	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-	// CostUSD is the turns' cost priced by hive (for turns journaled before
-	// hive priced them, engine version 3 and older: the CLIs' own figures).
-	CostUSD float64 `json:"cost_usd,omitempty"`
-	// CLICostUSD is what the CLIs said the sessions cost, where they say:
-	// the cross-check of CostUSD.
-	CLICostUSD float64 `json:"cli_cost_usd,omitempty"`
-}
-
-// Tokens is every token counted: input, output, and cache writes and reads.
-func (s Spend) Tokens() int64 {
-	return s.InputTokens + s.OutputTokens + s.CacheReadTokens + s.CacheWriteTokens
-}
-
 // sessionCosts remembers each attempt's session cost already counted: the
 // CLIs report a session's running total, so only what is new is added.
 type sessionCosts map[int]float64
 
 // add counts a turn's usage of attempt into s and returns the turn's cost
 // and what its CLI reported for it.
-func (s *Spend) add(seen *sessionCosts, ev Event) (usd, cli float64) {
+func addTurn(s *work.Spend, seen *sessionCosts, ev Event) (usd, cli float64) {
 	if *seen == nil {
 		*seen = sessionCosts{}
 	}
@@ -66,12 +48,12 @@ func (s *Spend) add(seen *sessionCosts, ev Event) (usd, cli float64) {
 	if ev.Priced {
 		usd = ev.TurnUSD
 	}
-	s.count(ev, usd, cli)
+	countTurn(s, ev, usd, cli)
 	return usd, cli
 }
 
 // count adds a turn's tokens and costs.
-func (s *Spend) count(ev Event, usd, cli float64) {
+func countTurn(s *work.Spend, ev Event, usd, cli float64) {
 	s.InputTokens += ev.InputTokens
 	s.OutputTokens += ev.OutputTokens
 	s.CacheReadTokens += ev.CacheReadTokens
@@ -80,21 +62,15 @@ func (s *Spend) count(ev Event, usd, cli float64) {
 	s.CLICostUSD += cli
 }
 
-// Plus is the sum of two spends.
-func (s Spend) Plus(o Spend) Spend {
-	return Spend{s.InputTokens + o.InputTokens, s.OutputTokens + o.OutputTokens, s.CacheReadTokens + o.CacheReadTokens,
-		s.CacheWriteTokens + o.CacheWriteTokens, s.CostUSD + o.CostUSD, s.CLICostUSD + o.CLICostUSD}
-}
-
 // VerifyJob is the phase verification's record.
 type VerifyJob struct {
 	Stage   VerifyStage
 	Attempt int // the verifier agent's current (or last) attempt; 0 before the first
 	PID     int
 	Started time.Time // when the current attempt started
-	Spend
+	work.Spend
 	// Report is the verifier's last HIVE_REPORT, if it wrote one.
-	Report    *Report
+	Report    *work.Report
 	seen      sessionCosts
 	agentLive bool
 	turnEnded bool // the current attempt's turn ended: its report can be read
@@ -154,7 +130,7 @@ func (e *Engine) verifierEvent(ev Event) ([]Command, error) {
 	v := &e.vj
 	var out []Command
 	if ev.Type == EvUsage || ev.Type == EvSpend {
-		usd, cli := v.add(&v.seen, ev) // tokens count whichever attempt spent them
+		usd, cli := addTurn(&v.Spend, &v.seen, ev) // tokens count whichever attempt spent them
 		out = e.spend(out, nil, ev, usd, cli)
 	}
 	if ev.Type == EvSpend {

@@ -5,17 +5,16 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Budget is what a run may spend (seed 003 §5), fixed when it starts and
 // raised only by a human's answer to a budget checkpoint. The machine
 // holds it from the usage of every turn, which the shell prices.
 type Budget struct {
-	// USD and Tokens are the run's ceilings (every role and the
-	// implementers' phase together); 0: none.
-	USD    float64 `json:"usd,omitempty"`
-	Tokens int64   `json:"tokens,omitempty"`
+	// Ceilings are the run's (every role and the implementers' phase
+	// together).
+	work.Ceilings
 	// Roles are ceilings of single roles, in dollars, for all their
 	// sessions (the implementer's covers the phase and the fixes).
 	Roles map[string]float64 `json:"roles,omitempty"`
@@ -39,12 +38,12 @@ const CeilingRun = "run"
 type budgetState struct {
 	Budget
 	rung   int  // the rung every new session starts on at least: 1 after WarnShare
-	warned bool // engine.WarnShare was passed (and said)
+	warned bool // work.WarnShare was passed (and said)
 }
 
 // spent is what every job of the run has used.
-func (m *Machine) spent() engine.Spend {
-	var s engine.Spend
+func (m *Machine) spent() work.Spend {
+	var s work.Spend
 	for _, j := range m.jobs {
 		s = s.Plus(j.Spend)
 	}
@@ -121,17 +120,7 @@ func (m *Machine) allotment(role string) (usd float64, tokens int64) {
 }
 
 // share is the largest share of the run's ceilings spent so far.
-func (m *Machine) share() float64 {
-	b := &m.budget
-	s, share := m.spent(), 0.0
-	if b.USD > 0 {
-		share = s.CostUSD / b.USD
-	}
-	if b.Tokens > 0 {
-		share = max(share, float64(s.Tokens())/float64(b.Tokens))
-	}
-	return share
-}
+func (m *Machine) share() float64 { return m.budget.Share(m.spent()) }
 
 // dispatch decides how j's next session starts within the budget: its
 // allotment, and the rung of its role's model ladder, lowered while the
@@ -189,7 +178,7 @@ func (m *Machine) ceilingOf(role string) ceiling {
 }
 
 // spend applies the budget after a turn of j's agent was counted: past
-// engine.WarnShare with work left, the sessions started from then on go
+// work.WarnShare with work left, the sessions started from then on go
 // one rung down their ladders (seed 003 §5.3); at a ceiling, the agent's
 // turn is interrupted and the human asked to raise the budget or stop.
 // The overshoot is the turn that crossed it.
@@ -203,7 +192,7 @@ func (m *Machine) spend(j *job) []Command {
 	}
 	var out []Command
 	c, over := m.reached(j.Role)
-	if b := &m.budget; !b.warned && !over && (b.USD > 0 || b.Tokens > 0) && m.share() >= engine.WarnShare && len(m.agenda) > 0 {
+	if b := &m.budget; !b.warned && !over && b.Limited() && m.share() >= work.WarnShare && len(m.agenda) > 0 {
 		b.warned = true
 		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*m.share())
 		if m.ladders() {
@@ -260,7 +249,7 @@ func (m *Machine) askBudget(j *job, why string, c ceiling) []Command {
 // raise reads the answer to a budget checkpoint: the factor its ceiling is
 // raised by, or stop.
 func (cp *Checkpoint) raise(text string) (stop bool, factor float64, err error) {
-	stop, factor, err = engine.ReadBudgetAnswer(text, cp.Limit)
+	stop, factor, err = work.ReadBudgetAnswer(text, cp.Limit)
 	switch {
 	case err != nil || stop:
 		return stop, factor, err
@@ -284,15 +273,14 @@ func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Comma
 	b := &m.budget
 	var text string
 	if cp.Ceiling == CeilingRun {
-		b.USD *= factor
-		b.Tokens = int64(float64(b.Tokens) * factor)
-		text = "the run's budget raised to " + m.budgetText()
+		b.Ceilings = b.Raised(factor)
+		text = "the run's budget raised to " + b.Ceilings.String()
 	} else {
 		b.Roles = maps.Clone(b.Roles)
 		b.Roles[cp.Ceiling] *= factor
 		text = fmt.Sprintf("the %s's budget raised to $%.2f", cp.Ceiling, b.Roles[cp.Ceiling])
 	}
-	b.warned = m.share() >= engine.WarnShare
+	b.warned = m.share() >= work.WarnShare
 	if !b.warned {
 		b.rung = 0
 	}
@@ -304,16 +292,4 @@ func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Comma
 		return append([]Command{note}, m.route(j, j.report)...)
 	}
 	return append([]Command{note}, m.run(j)...)
-}
-
-// budgetText says the run's ceilings (not the roles').
-func (m *Machine) budgetText() string {
-	var parts []string
-	if m.budget.USD > 0 {
-		parts = append(parts, fmt.Sprintf("$%.2f", m.budget.USD))
-	}
-	if m.budget.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%d tokens", m.budget.Tokens))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Routing tunes the rules that route a run on evidence (seed 003 §3.2,
@@ -64,7 +64,7 @@ type Verdict struct {
 	Tokens int64  `json:"tokens,omitempty"`
 	// Spend is what the evaluator's call cost; the evaluation's Spend sums
 	// the three.
-	Spend engine.Spend `json:"spend,omitzero"`
+	Spend work.Spend `json:"spend,omitzero"`
 }
 
 // Points is what the verdict adds to the computed confidence: all for ok,
@@ -113,7 +113,7 @@ type Evaluation struct {
 	SelfReported float64 `json:"self_reported,omitempty"`
 	// Spend is what the evaluators' calls cost: the job's spend, which
 	// the budget counts.
-	Spend engine.Spend `json:"spend,omitzero"`
+	Spend work.Spend `json:"spend,omitzero"`
 }
 
 // Confidence is the computed confidence, of 100: the checks' points and

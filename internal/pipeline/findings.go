@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Finding is one problem a reviewing role (reviewer, security, browser
@@ -79,7 +79,7 @@ type remark struct {
 }
 
 // reportedIssues are the issues of r, then its remarks.
-func reportedIssues(r *engine.Report) []reported {
+func reportedIssues(r *work.Report) []reported {
 	if r == nil {
 		return nil
 	}
@@ -116,7 +116,7 @@ func reportedIssues(r *engine.Report) []reported {
 // record keeps the findings of j's report: its issues and its remarks. A
 // finding the role reports again is not a new one; one it was asked to
 // look at again after a fix and does not report again is fixed.
-func (m *Machine) record(j *job, r *engine.Report) {
+func (m *Machine) record(j *job, r *work.Report) {
 	issues := reportedIssues(r)
 	again := map[string]bool{}
 	for _, is := range issues {

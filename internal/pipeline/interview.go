@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Question is one of the interviewer's multiple-choice questions.
@@ -22,7 +22,7 @@ type Question struct {
 const maxQuestions = 6
 
 // Questions reads the interviewer's questions from its report.
-func Questions(r *engine.Report) []Question {
+func Questions(r *work.Report) []Question {
 	var qs []Question
 	if r == nil || json.Unmarshal(r.Extra["questions"], &qs) != nil {
 		return nil
@@ -39,7 +39,7 @@ func Questions(r *engine.Report) []Question {
 // interviewed asks the human the interviewer's questions, each its own
 // checkpoint; with --yes their defaults are taken. None: the objective is
 // clear, and the interview is over.
-func (m *Machine) interviewed(j *job, r *engine.Report) []Command {
+func (m *Machine) interviewed(j *job, r *work.Report) []Command {
 	qs := Questions(r)
 	if len(qs) == 0 {
 		return m.done(j, Done)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // JobState is where a role's job stands.
@@ -30,17 +30,17 @@ const (
 
 // Job is one role's work in a run.
 type Job struct {
-	ID       string       `json:"id"`
-	Role     string       `json:"role"`
-	Prompt   string       `json:"prompt,omitempty"`
-	Type     string       `json:"type,omitempty"`  // a mechanical step's type (StepBuild, StepFixBlocking)
-	Phase    bool         `json:"phase,omitempty"` // the architect's plans, run as a phase
-	State    JobState     `json:"state"`
-	Attempts int          `json:"attempts"`
-	PID      int          `json:"pid,omitempty"`
-	Spend    engine.Spend `json:"spend,omitzero"`
+	ID       string     `json:"id"`
+	Role     string     `json:"role"`
+	Prompt   string     `json:"prompt,omitempty"`
+	Type     string     `json:"type,omitempty"`  // a mechanical step's type (StepBuild, StepFixBlocking)
+	Phase    bool       `json:"phase,omitempty"` // the architect's plans, run as a phase
+	State    JobState   `json:"state"`
+	Attempts int        `json:"attempts"`
+	PID      int        `json:"pid,omitempty"`
+	Spend    work.Spend `json:"spend,omitzero"`
 	// Report is the last HIVE_REPORT of its agents.
-	Report *engine.Report `json:"report,omitempty"`
+	Report *work.Report `json:"report,omitempty"`
 	// Evaluation is its last attempt judged (Spec.Routing.Evaluate);
 	// Evaluating: hive judges the current one now.
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
@@ -49,13 +49,13 @@ type Job struct {
 
 type job struct {
 	Job
-	report  *engine.Report   // the current attempt's report
-	next    *Context         // for its next start
-	crashes int              // attempts in a row that ended without a report
-	lints   int              // re-runs for lint errors
-	costs   map[int]float64  // each attempt's session cost counted so far
-	started bool             // the current attempt's agent was seen to start
-	guard   engine.CallGuard // the loop guard's view of the current attempt's calls
+	report  *work.Report    // the current attempt's report
+	next    *Context        // for its next start
+	crashes int             // attempts in a row that ended without a report
+	lints   int             // re-runs for lint errors
+	costs   map[int]float64 // each attempt's session cost counted so far
+	started bool            // the current attempt's agent was seen to start
+	guard   work.CallGuard  // the loop guard's view of the current attempt's calls
 	// interrupted: the budget stopped the current attempt's agent.
 	interrupted bool
 	ctx         *Context // what the current attempt was told
@@ -111,8 +111,8 @@ type Machine struct {
 	warnings   []string
 	fixLoops   int
 	tests      *Tests
-	plans      []PlanRun              // the phase's plans, as its last run ended
-	phaseRuns  map[int64]engine.Spend // what each phase run had spent when it last ended
+	plans      []PlanRun            // the phase's plans, as its last run ended
+	phaseRuns  map[int64]work.Spend // what each phase run had spent when it last ended
 	open       *Checkpoint
 	queue      []*Checkpoint // questions raised while another was open
 	findings   []Finding
@@ -358,7 +358,7 @@ func (m *Machine) run(j *job) []Command {
 		return ask
 	}
 	j.Attempts++
-	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, engine.CallGuard{}, nil, nil
+	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, work.CallGuard{}, nil, nil
 	j.Evaluating = false
 	ctx := j.next
 	j.next = nil
@@ -407,19 +407,19 @@ func (m *Machine) run(j *job) []Command {
 }
 
 // route decides what a finished agent's report means.
-func (m *Machine) route(j *job, r *engine.Report) []Command {
+func (m *Machine) route(j *job, r *work.Report) []Command {
 	switch r.Status {
-	case engine.ReportChallenge:
+	case work.ReportChallenge:
 		return m.challenge(j, r)
-	case engine.ReportNeedsInput:
+	case work.ReportNeedsInput:
 		return m.needsInput(j, r)
-	case engine.ReportBlocked:
+	case work.ReportBlocked:
 		why := firstOf(r.Blocker, r.Summary, "no reason given")
 		if j.step.Optional() {
 			return m.leaveOut(j, "it is blocked: "+why)
 		}
 		return m.ask(j, KindBlocked, j.Role+" is blocked: "+why, strings.Join(r.Concerns, "\n"), []string{AnswerRetry, AnswerContinue, AnswerAbort})
-	case engine.ReportPartial:
+	case work.ReportPartial:
 		for _, c := range r.Concerns {
 			m.warnings = append(m.warnings, j.Role+": "+c)
 		}
@@ -602,7 +602,7 @@ func (m *Machine) invalidReport(j *job) []Command {
 // the challenged role runs again with the challenge, then the challenger
 // checks again; a second challenge of the same handoff goes to a human
 // with both sides.
-func (m *Machine) challenge(j *job, r *engine.Report) []Command {
+func (m *Machine) challenge(j *job, r *work.Report) []Command {
 	to := m.challenged(j, r.ChallengedAgent)
 	if to == nil {
 		return m.ask(j, KindBlocked, fmt.Sprintf("%s challenged %q, which has not run before it: %s", j.Role, r.ChallengedAgent, r.Issue),
@@ -722,7 +722,7 @@ const maxDefaults = 3
 // needsInput takes the default of a question when it may (--yes, or the
 // role says it can proceed with it), else asks the human; either way the
 // role runs again with the decision.
-func (m *Machine) needsInput(j *job, r *engine.Report) []Command {
+func (m *Machine) needsInput(j *job, r *work.Report) []Command {
 	q := firstOf(r.Blocker, r.Summary, j.Role+" needs a decision")
 	def := r.DefaultChoice
 	if def == "" && m.spec.AutoAnswer && len(r.Options) > 0 {
@@ -787,7 +787,7 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		// A phase run resumed after a raise or a crash reports its whole
 		// spend again: only what is new counts.
 		if m.phaseRuns == nil {
-			m.phaseRuns = map[int64]engine.Spend{}
+			m.phaseRuns = map[int64]work.Spend{}
 		}
 		j.Spend = j.Spend.Plus(ev.Spend.Minus(m.phaseRuns[ev.PhaseRun]))
 		if ev.PhaseRun != 0 {
@@ -802,7 +802,7 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 			why := strings.TrimPrefix(firstOf(ev.Reason, "its allotment is spent"), "budget reached: ")
 			return m.askBudget(j, "the implementers' phase: "+why, m.ceilingOf(j.Role)), nil
 		}
-		if ev.Report != nil && ev.Report.Status == engine.ReportChallenge {
+		if ev.Report != nil && ev.Report.Status == work.ReportChallenge {
 			return m.challenge(j, ev.Report), nil
 		}
 		if ev.OK {

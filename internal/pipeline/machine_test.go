@@ -3,14 +3,14 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hivectl/hive/internal/confidence"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
+	"github.com/hivectl/hive/internal/confidence"
+	"github.com/hivectl/hive/internal/work"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/cockroachdb/datadriven"
 )
 
 // TestScripts runs the scripts in testdata/scripts/: each directive feeds
@@ -139,7 +139,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		ev.Type, ev.PID = EvAgentStarted, num("pid")
 	case "report":
 		ev.Type = EvReport
-		ev.Report = &engine.Report{Status: str("status"), ChallengedAgent: str("to"), Issue: str("issue"), Blocker: str("issue"),
+		ev.Report = &work.Report{Status: str("status"), ChallengedAgent: str("to"), Issue: str("issue"), Blocker: str("issue"),
 			Options: list("options"), DefaultChoice: str("default"), CanProceedWithDefault: d.HasArg("proceed"), Concerns: list("concerns"),
 			Extra: map[string]json.RawMessage{}}
 		ev.Errors, ev.MaxAttempts = list("errors"), num("attempts")
@@ -168,7 +168,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		ev.Type, ev.ExitCode = EvAgentExited, num("code")
 	case "usage":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
-		ev.Type, ev.Spend = EvUsage, engine.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
+		ev.Type, ev.Spend = EvUsage, work.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
 		if n := num("attempt"); n > 0 {
 			ev.Attempt = n
 		}
@@ -178,9 +178,9 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		ev = Event{Type: EvLinted, Errors: list("errors")}
 	case "phase":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
-		ev = Event{Type: EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: engine.Spend{CostUSD: cost}}
+		ev = Event{Type: EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: work.Spend{CostUSD: cost}}
 		if to := str("to"); to != "" {
-			ev.Report = &engine.Report{Status: engine.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
+			ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
 		}
 	case "tests":
 		ev = Event{Type: EvTestsRan, Job: str("job"), Tests: &Tests{Command: "go test ./...", Passed: 3}}
@@ -374,7 +374,7 @@ func state(s Snapshot) string {
 	var b strings.Builder
 	for _, j := range s.Jobs {
 		fmt.Fprintf(&b, "%s: %s attempts=%d", j.ID, j.State, j.Attempts)
-		if j.Spend != (engine.Spend{}) {
+		if j.Spend != (work.Spend{}) {
 			fmt.Fprintf(&b, " in=%d out=%d cost=%.2f", j.Spend.InputTokens, j.Spend.OutputTokens, j.Spend.CostUSD)
 		}
 		if j.Evaluation != nil {

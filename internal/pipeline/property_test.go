@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // A random walk through many runs: agents report every status, crash,
@@ -22,8 +22,8 @@ import (
 // allotment; every run ends or stays at a checkpoint within the walk (no
 // loop without a human).
 func TestRandomWalks(t *testing.T) {
-	statuses := []string{engine.ReportComplete, engine.ReportComplete, engine.ReportPartial, engine.ReportBlocked,
-		engine.ReportChallenge, engine.ReportNeedsInput, ""}
+	statuses := []string{work.ReportComplete, work.ReportComplete, work.ReportPartial, work.ReportBlocked,
+		work.ReportChallenge, work.ReportNeedsInput, ""}
 	budgetStops, raised, evaluations, serialised := 0, 0, 0, 0
 	for seed := range uint64(2000) {
 		rng := rand.New(rand.NewPCG(seed, 0xB1E))
@@ -119,7 +119,7 @@ func TestRandomWalks(t *testing.T) {
 					e.Verdicts = append(e.Verdicts, Verdict{Aspect: a, Verdict: []string{VerdictOK, VerdictOK, VerdictWarn, VerdictBlock, ""}[rng.IntN(5)], Notes: []string{"n"}})
 				}
 				if rng.IntN(2) == 0 {
-					e.Spend = engine.Spend{InputTokens: 3000, CostUSD: 0.02 * rng.Float64()}
+					e.Spend = work.Spend{InputTokens: 3000, CostUSD: 0.02 * rng.Float64()}
 				}
 				ev = Event{Type: EvEvaluated, Job: busy.ID, Attempt: busy.Attempts, Evaluation: e}
 			case busy.State == Checking && busy.Role == RoleArchitect:
@@ -132,12 +132,12 @@ func TestRandomWalks(t *testing.T) {
 			case busy.State == Checking:
 				ev = Event{Type: EvTestsRan, Job: busy.ID, Tests: &Tests{Command: "go test", ExitCode: rng.IntN(2), None: nothing.IntN(6) == 0}}
 			case busy.Phase:
-				ev = Event{Type: EvPhaseDone, OK: rng.IntN(4) != 0, Spend: engine.Spend{CostUSD: rng.Float64()}}
+				ev = Event{Type: EvPhaseDone, OK: rng.IntN(4) != 0, Spend: work.Spend{CostUSD: rng.Float64()}}
 				if budget.USD > 0 && rng.IntN(4) == 0 {
 					ev.OK, ev.OverBudget = false, true
 				}
 				if rng.IntN(4) == 0 {
-					ev.Report = &engine.Report{Status: engine.ReportChallenge, ChallengedAgent: RoleArchitect, Issue: "x"}
+					ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: RoleArchitect, Issue: "x"}
 				}
 			default:
 				ev = Event{Job: busy.ID, Attempt: busy.Attempts}
@@ -145,12 +145,12 @@ func TestRandomWalks(t *testing.T) {
 				case 3:
 					key := fmt.Sprintf("%s/%d", busy.ID, busy.Attempts)
 					sessions[key] += 0.3 * rng.Float64()
-					ev.Type, ev.Spend = EvUsage, engine.Spend{InputTokens: 100, CostUSD: sessions[key]}
+					ev.Type, ev.Spend = EvUsage, work.Spend{InputTokens: 100, CostUSD: sessions[key]}
 				case 0:
 					ev.Type, ev.PID = EvAgentStarted, 100+step
 				case 1:
 					ev.Type = EvReport
-					r := &engine.Report{Status: statuses[rng.IntN(len(statuses))], Issue: "i", Blocker: "b"}
+					r := &work.Report{Status: statuses[rng.IntN(len(statuses))], Issue: "i", Blocker: "b"}
 					if rng.IntN(2) == 0 {
 						r.ChallengedAgent = Roles[rng.IntN(len(Roles))]
 					}

@@ -3,7 +3,7 @@ package pipeline
 import (
 	"slices"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Snapshot is a copy of the machine's state, for display, the run's report
@@ -24,9 +24,9 @@ type Snapshot struct {
 	Plans      []PlanRun   `json:"plans,omitempty"` // the phase's plans, as its last run ended
 	// Budget is the budget as raised so far; Spent what every job used;
 	// Rung the step down the ladders new sessions start on.
-	Budget Budget       `json:"budget,omitzero"`
-	Spent  engine.Spend `json:"spent,omitzero"`
-	Rung   int          `json:"rung,omitempty"`
+	Budget Budget     `json:"budget,omitzero"`
+	Spent  work.Spend `json:"spent,omitzero"`
+	Rung   int        `json:"rung,omitempty"`
 	// Findings are the reviewing roles' findings, with what became of
 	// them.
 	Findings []Finding `json:"findings,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Spec is what a pipeline run is asked to do.
@@ -59,7 +60,7 @@ type Spec struct {
 	// Context is what the user gave every role (hive run -c FILE).
 	Context []ContextFile `json:"context,omitempty"`
 	// Guard tunes the loop guard of the role agents.
-	Guard engine.LoopGuard `json:"loop_guard,omitzero"`
+	Guard work.LoopGuard `json:"loop_guard,omitzero"`
 	// Routing tunes the rules that route on evidence.
 	Routing Routing `json:"routing,omitzero"`
 }
@@ -102,21 +103,21 @@ const (
 
 // Event is one input of the machine: plain data.
 type Event struct {
-	Type       EventType      `json:"type"`
-	Time       time.Time      `json:"time,omitzero"`
-	Spec       *Spec          `json:"spec,omitempty"`
-	Job        string         `json:"job,omitempty"`
-	Attempt    int            `json:"attempt,omitempty"`
-	PID        int            `json:"pid,omitempty"`
-	Report     *engine.Report `json:"report,omitempty"`
-	ExitCode   int            `json:"exit_code,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Errors     []string       `json:"errors,omitempty"`
-	OK         bool           `json:"ok,omitempty"`
-	Tests      *Tests         `json:"tests,omitempty"`
-	Checkpoint int            `json:"checkpoint,omitempty"`
-	Text       string         `json:"text,omitempty"`
-	Spend      engine.Spend   `json:"spend,omitzero"`
+	Type       EventType    `json:"type"`
+	Time       time.Time    `json:"time,omitzero"`
+	Spec       *Spec        `json:"spec,omitempty"`
+	Job        string       `json:"job,omitempty"`
+	Attempt    int          `json:"attempt,omitempty"`
+	PID        int          `json:"pid,omitempty"`
+	Report     *work.Report `json:"report,omitempty"`
+	ExitCode   int          `json:"exit_code,omitempty"`
+	Reason     string       `json:"reason,omitempty"`
+	Errors     []string     `json:"errors,omitempty"`
+	OK         bool         `json:"ok,omitempty"`
+	Tests      *Tests       `json:"tests,omitempty"`
+	Checkpoint int          `json:"checkpoint,omitempty"`
+	Text       string       `json:"text,omitempty"`
+	Spend      work.Spend   `json:"spend,omitzero"`
 	// MidTurn (EvUsage): the spend of one request in the middle of a turn;
 	// the turn's end comes with the rest.
 	MidTurn bool `json:"mid_turn,omitempty"`
@@ -148,7 +149,7 @@ type PlanRun struct {
 	State    engine.PlanState `json:"state"`
 	Started  time.Time        `json:"started,omitzero"`
 	Finished time.Time        `json:"finished,omitzero"`
-	Spend    engine.Spend     `json:"spend,omitzero"`
+	Spend    work.Spend       `json:"spend,omitzero"`
 }
 
 // Tests is one run of the project's test command.

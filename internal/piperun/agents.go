@@ -9,7 +9,6 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/contract"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
@@ -18,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testrun"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // startAgent starts a role's agent in the run's worktree with its prompt.
@@ -66,7 +66,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 				if m.Kind != protocol.HiveReport {
 					continue
 				}
-				r := runner.ReportOf(m.Report)
+				r := &m.Report.Report
 				// What the model wrote as it meant it, where that is clear
 				// (an approval with comments, passed: true), before
 				// the contract judges it.
@@ -289,9 +289,9 @@ func newMeter(prices pricing.Table) *meter {
 }
 
 // turn is one usage report's tokens, with the session's cost so far.
-func (m *meter) turn(out agent.Output) engine.Spend {
+func (m *meter) turn(out agent.Output) work.Spend {
 	u := out.Usage
-	turn := engine.Spend{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+	turn := work.Spend{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
 	if usd, ok := m.prices.Cost(out.Model, pricing.Usage{Input: u.InputTokens, Output: u.OutputTokens,
 		CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens}); ok {

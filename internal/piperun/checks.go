@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testrun"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // PhaseRunner runs the implementers' phase of a pipeline run: here, with
@@ -113,7 +114,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 	opts.Schedule.Fresh = fresh
 	opts.Agents.Brief = s.planBrief(ctx, warnings)
 	// A new phase run may spend the phase's allotment of the budget.
-	opts.Agents.Budget = engine.Budget{USD: c.BudgetUSD, Tokens: c.BudgetTokens, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}
+	opts.Agents.Budget = engine.Budget{Ceilings: work.Ceilings{USD: c.BudgetUSD, Tokens: c.BudgetTokens}, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}
 	phases := s.o.Phases
 	if phases == nil {
 		phases = LocalPhases{}
@@ -144,7 +145,7 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 		return ev
 	}
 	for _, p := range res.Snapshot.Plans {
-		if r := p.Report; r != nil && r.Status == engine.ReportChallenge {
+		if r := p.Report; r != nil && r.Status == work.ReportChallenge {
 			ev.Report = r
 		}
 		ev.Plans = append(ev.Plans, pipeline.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})

@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/work"
 )
 
 func TestMain(m *testing.M) {
@@ -465,7 +466,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	// The sim's model at a dollar per thousand input tokens: its first
 	// session passes a budget of a cent.
 	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
-	o.Budget = pipeline.Budget{USD: 0.01}
+	o.Budget = pipeline.Budget{Ceilings: work.Ceilings{USD: 0.01}}
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindBudget || needs.Checkpoint.Job != pipeline.RoleImplementer {

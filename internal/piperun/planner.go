@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
 	"github.com/hivectl/hive/internal/roles"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // PlannedEvent is the journal type of how the run's workflow was chosen
@@ -145,7 +144,7 @@ type oneShotCall struct {
 // oneShot runs the call's agent for one turn in an empty folder, where it
 // can change nothing of the user's, and returns the HIVE_REPORT it wrote
 // and what it spent.
-func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, engine.Spend, error) {
+func oneShot(ctx context.Context, c oneShotCall) (*work.Report, work.Spend, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	if c.Job == "" {
@@ -153,12 +152,12 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, engine.Spend, 
 	}
 	dir, err := os.MkdirTemp("", "hive-"+c.Role+"-")
 	if err != nil {
-		return nil, engine.Spend{}, err
+		return nil, work.Spend{}, err
 	}
 	defer os.RemoveAll(dir)
 	var mu sync.Mutex
 	var out strings.Builder
-	var spent engine.Spend
+	var spent work.Spend
 	price := newMeter(c.Prices)
 	ended := make(chan struct{}, 1)
 	sess, err := c.Launcher.Start(ctx, agent.Spec{Plan: c.Job, Attempt: c.Attempt, Dir: dir, Prompt: c.Prompt, Model: c.Model,
@@ -172,7 +171,7 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, engine.Spend, 
 				out.WriteString(o.Text + "\n")
 			case agent.OutSpend, agent.OutResult:
 				turn := price.turn(o)
-				spent = spent.Plus(engine.Spend{InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
+				spent = spent.Plus(work.Spend{InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
 					CacheReadTokens: turn.CacheReadTokens, CacheWriteTokens: turn.CacheWriteTokens})
 				spent.CostUSD = turn.CostUSD
 				if o.Kind == agent.OutResult {
@@ -210,5 +209,5 @@ func oneShot(ctx context.Context, c oneShotCall) (*engine.Report, engine.Spend, 
 	case report.Err != "":
 		return nil, spent, errors.New("the report: " + report.Err)
 	}
-	return runner.ReportOf(report), spent, nil
+	return &report.Report, spent, nil
 }

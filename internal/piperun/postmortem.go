@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // PostmortemPath is where run id's postmortem is kept, relative to the
@@ -142,8 +142,8 @@ func (s *shell) tell(ctx context.Context, run journal.Run) {
 		prompt, err = roles.Render(pipeline.RolePostmortem, text, roles.Data{Role: pipeline.RolePostmortem, Objective: rep.Objective,
 			Parts: []roles.Part{{Title: "What the run's journal says", Text: facts}}})
 		if err == nil {
-			var r *engine.Report
-			var spent engine.Spend
+			var r *work.Report
+			var spent work.Spend
 			r, spent, err = oneShot(ctx, oneShotCall{Root: s.o.Repo.Root, Launcher: s.o.Postmortem, Role: pipeline.RolePostmortem, Attempt: 1,
 				Prompt: prompt, Model: s.o.PostmortemModel, Timeout: 2 * time.Minute, Prices: s.o.Prices})
 			t.Tokens = spent.InputTokens + spent.OutputTokens

@@ -9,8 +9,8 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
 )
 
 func TestPostmortem(t *testing.T) {
@@ -19,7 +19,7 @@ func TestPostmortem(t *testing.T) {
 	r := Report{Run: 4, Objective: "add rate limiting.", Workflow: "full", Started: t0, Finished: t0.Add(95 * time.Second), Outcome: pipeline.OutcomeComplete,
 		Roles:      []RoleReport{{Job: "architect", Attempts: 1}, {Job: "tester", Attempts: 3}},
 		Challenges: []pipeline.Challenge{{From: "tester", To: "implementer", Issue: "HEAD gets 405.\nsee logs", Round: 1}},
-		FixLoops:   1, Spend: engine.Spend{CostUSD: 1.234},
+		FixLoops:   1, Spend: work.Spend{CostUSD: 1.234},
 		Tests: &pipeline.Tests{Command: "go test ./...", Passed: 12},
 		Snapshot: pipeline.Snapshot{
 			Decisions: []pipeline.Decision{{Job: "architect", Question: "REST or GraphQL?", Choice: "REST", By: "default"}},

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Report is the account of one run: what hive report prints.
@@ -34,7 +34,7 @@ type Report struct {
 	Branch     string               `json:"branch"`
 	Merged     bool                 `json:"merged"`
 	Commits    []string             `json:"commits,omitempty"` // "hash subject", oldest first
-	Spend      engine.Spend         `json:"spend"`
+	Spend      work.Spend           `json:"spend"`
 	// Implementers are the architect's plans as their implementers ran
 	// them; Parallel says two of them worked at the same time.
 	Implementers []pipeline.PlanRun `json:"implementers,omitempty"`
@@ -61,7 +61,7 @@ type RoleReport struct {
 	State    string        `json:"state"`
 	Attempts int           `json:"attempts"`
 	Duration time.Duration `json:"duration_ns"`
-	Spend    engine.Spend  `json:"spend"`
+	Spend    work.Spend    `json:"spend"`
 	Status   string        `json:"status,omitempty"` // its last HIVE_REPORT's
 	Summary  string        `json:"summary,omitempty"`
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Key is the journal key of pipeline runs.
@@ -122,7 +123,7 @@ type Options struct {
 	PlanUSD float64
 	TaskUSD []float64
 	// Guard tunes the loop guard of a new run's role agents and phase.
-	Guard engine.LoopGuard
+	Guard work.LoopGuard
 	// Phases runs the implementers' phase; nil runs it here, with the
 	// runner, its journal in the run's worktree.
 	Phases PhaseRunner

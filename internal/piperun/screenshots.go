@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // maxScreenshot bounds the size of one screenshot hive keeps.
@@ -28,7 +28,7 @@ func ScreenshotsDir(id int64) string {
 // what it kept or refused. A path outside that folder, a link or a file
 // that is no image is refused: an agent's report never makes hive read
 // or write elsewhere.
-func (s *shell) keepScreenshots(job string, attempt int, r *engine.Report) {
+func (s *shell) keepScreenshots(job string, attempt int, r *work.Report) {
 	raw, ok := r.Extra["screenshots"]
 	if !ok {
 		return

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // TestTimeline: hive report's timeline reads from the journal each step's
@@ -30,11 +30,11 @@ func TestTimeline(t *testing.T) {
 	}{
 		{1, pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "o", Workflow: wf}}},
 		{1.5, pipeline.Event{Type: pipeline.EvAgentStarted, Job: "tester", Attempt: 1, PID: 1}},
-		{5, pipeline.Event{Type: pipeline.EvReport, Job: "tester", Attempt: 1, Report: &engine.Report{Status: "blocked", Blocker: "which port?"}}},
+		{5, pipeline.Event{Type: pipeline.EvReport, Job: "tester", Attempt: 1, Report: &work.Report{Status: "blocked", Blocker: "which port?"}}},
 		{5.5, pipeline.Event{Type: pipeline.EvAgentExited, Job: "tester", Attempt: 1}},
 		{65.5, pipeline.Event{Type: pipeline.EvAnswer, Job: "tester", Checkpoint: 1, Text: "retry"}},
 		{66, pipeline.Event{Type: pipeline.EvAgentStarted, Job: "tester", Attempt: 2, PID: 2}},
-		{70, pipeline.Event{Type: pipeline.EvReport, Job: "tester", Attempt: 2, Report: &engine.Report{Status: "complete", Summary: "s"}}},
+		{70, pipeline.Event{Type: pipeline.EvReport, Job: "tester", Attempt: 2, Report: &work.Report{Status: "complete", Summary: "s"}}},
 		{71, pipeline.Event{Type: pipeline.EvAgentExited, Job: "tester", Attempt: 2}},
 		{73, pipeline.Event{Type: pipeline.EvTestsRan, Job: "tester", Attempt: 2, Tests: &pipeline.Tests{Command: "go test ./...", Passed: 1}}},
 	} {

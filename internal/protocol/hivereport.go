@@ -6,22 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // HiveReport is the kind of a v4 <!--HIVE_REPORT {json} HIVE_REPORT--> block (seed 003).
 const HiveReport Kind = "hive-report"
-
-// ReportStatus is the status a HIVE_REPORT gives.
-type ReportStatus string
-
-// The statuses of seed 003.
-const (
-	StatusComplete   ReportStatus = "complete"
-	StatusPartial    ReportStatus = "partial"
-	StatusBlocked    ReportStatus = "blocked"
-	StatusChallenge  ReportStatus = "challenge"
-	StatusNeedsInput ReportStatus = "needs_input"
-)
 
 // Report is one HIVE_REPORT block. Fields the agent left out are zero;
 // fields of an unexpected JSON type are read as well as they can be (a lone
@@ -30,38 +20,16 @@ const (
 // still returned, with Err saying why and Raw holding what was written, so
 // that the caller can log it and ask again (seed 000 §5.6).
 type Report struct {
-	Status     ReportStatus // lowercased; "" when missing or unreadable
-	Summary    string
-	Files      []string // files, files_modified, files_changed, files_created, in that order, deduplicated
-	Confidence float64  // 0 when absent; as written (0..1 or 0..100)
-	Decisions  []ReportDecision
-	Concerns   []string
-
-	// challenge
-	ChallengedAgent string
-	Issue           string
-	Evidence        string
-	Suggestion      string
-	Severity        string
-
-	// needs_input
-	Blocker               string
-	Options               []string
-	CanProceedWithDefault bool
-	DefaultChoice         string
-
-	// Extra holds the keys hive does not read, as written.
-	Extra map[string]json.RawMessage
+	// Report is what the block says: the status lowercased ("" when
+	// missing or unreadable); files from files, files_modified,
+	// files_changed and files_created, in that order, deduplicated;
+	// confidence as written (0..1 or 0..100), 0 when absent; the keys hive
+	// does not read in Extra, as written.
+	work.Report
 	// Raw is the text between the markers, trimmed.
 	Raw string
 	// Err is why the block could not be read; "" for a good report.
 	Err string
-}
-
-// ReportDecision is one entry of a report's decisions list.
-type ReportDecision struct {
-	Decision  string
-	Rationale string
 }
 
 const (
@@ -326,7 +294,7 @@ func ParseReport(body string) Report {
 	for k, v := range obj {
 		switch k {
 		case "status":
-			r.Status = ReportStatus(strings.ToLower(strings.TrimSpace(str(v))))
+			r.Status = strings.ToLower(strings.TrimSpace(str(v)))
 		case "summary":
 			r.Summary = str(v)
 		case "files", "files_modified", "files_changed", "files_created":
@@ -362,7 +330,7 @@ func ParseReport(body string) Report {
 		}
 	}
 	switch r.Status {
-	case StatusComplete, StatusPartial, StatusBlocked, StatusChallenge, StatusNeedsInput:
+	case work.ReportComplete, work.ReportPartial, work.ReportBlocked, work.ReportChallenge, work.ReportNeedsInput:
 	case "":
 		r.Err = "HIVE_REPORT has no status"
 	default:
@@ -470,26 +438,26 @@ func strList(v json.RawMessage) []string {
 	return out
 }
 
-func decisions(v json.RawMessage) []ReportDecision {
+func decisions(v json.RawMessage) []work.Decision {
 	var items []json.RawMessage
 	if json.Unmarshal(v, &items) != nil {
 		if s := str(v); s != "" {
-			return []ReportDecision{{Decision: s}}
+			return []work.Decision{{Decision: s}}
 		}
 		return nil
 	}
-	var out []ReportDecision
+	var out []work.Decision
 	for _, it := range items {
 		var o map[string]json.RawMessage
 		if json.Unmarshal(it, &o) == nil && o != nil {
-			d := ReportDecision{Decision: str(o["decision"]), Rationale: str(o["rationale"])}
-			if d != (ReportDecision{}) {
+			d := work.Decision{Decision: str(o["decision"]), Rationale: str(o["rationale"])}
+			if d != (work.Decision{}) {
 				out = append(out, d)
 			}
 			continue
 		}
 		if s := str(it); s != "" {
-			out = append(out, ReportDecision{Decision: s})
+			out = append(out, work.Decision{Decision: s})
 		}
 	}
 	return out

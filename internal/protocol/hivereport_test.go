@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 func TestParseReport(t *testing.T) {
@@ -15,23 +17,23 @@ func TestParseReport(t *testing.T) {
 		want Report // Raw and Extra are not compared
 	}{
 		{"complete", `{"status":"complete","summary":"added health check","files_modified":["api/health.go","api/health_test.go"],"confidence":0.9,"decisions":[{"decision":"REST","rationale":"matches auth"}],"concerns":["no rate limit"]}`,
-			Report{Status: StatusComplete, Summary: "added health check", Files: []string{"api/health.go", "api/health_test.go"}, Confidence: 0.9,
-				Decisions: []ReportDecision{{"REST", "matches auth"}}, Concerns: []string{"no rate limit"}}},
+			Report{Report: work.Report{Status: work.ReportComplete, Summary: "added health check", Files: []string{"api/health.go", "api/health_test.go"}, Confidence: 0.9,
+				Decisions: []work.Decision{{Decision: "REST", Rationale: "matches auth"}}, Concerns: []string{"no rate limit"}}}},
 		{"challenge (seed 003)", "\n{\n  \"status\": \"challenge\",\n  \"challenged_agent\": \"architect\",\n  \"issue\": \"src/auth.ts does not exist\",\n  \"evidence\": \"ls src\",\n  \"suggestion\": \"use server/auth.ts\",\n  \"severity\": \"blocking\"\n}\n",
-			Report{Status: StatusChallenge, ChallengedAgent: "architect", Issue: "src/auth.ts does not exist", Evidence: "ls src", Suggestion: "use server/auth.ts", Severity: "blocking"}},
+			Report{Report: work.Report{Status: work.ReportChallenge, ChallengedAgent: "architect", Issue: "src/auth.ts does not exist", Evidence: "ls src", Suggestion: "use server/auth.ts", Severity: "blocking"}}},
 		{"needs_input (seed 003)", `{"status":"needs_input","blocker":"REST or GraphQL?","options":["REST (matches auth)","GraphQL (matches data)"],"can_proceed_with_default":true,"default_choice":"REST"}`,
-			Report{Status: StatusNeedsInput, Blocker: "REST or GraphQL?", Options: []string{"REST (matches auth)", "GraphQL (matches data)"}, CanProceedWithDefault: true, DefaultChoice: "REST"}},
-		{"partial, status in capitals", `{"status":" Partial "}`, Report{Status: StatusPartial}},
-		{"blocked", `{"status":"blocked","blocker":"no DB"}`, Report{Status: StatusBlocked, Blocker: "no DB"}},
+			Report{Report: work.Report{Status: work.ReportNeedsInput, Blocker: "REST or GraphQL?", Options: []string{"REST (matches auth)", "GraphQL (matches data)"}, CanProceedWithDefault: true, DefaultChoice: "REST"}}},
+		{"partial, status in capitals", `{"status":" Partial "}`, Report{Report: work.Report{Status: work.ReportPartial}}},
+		{"blocked", `{"status":"blocked","blocker":"no DB"}`, Report{Report: work.Report{Status: work.ReportBlocked, Blocker: "no DB"}}},
 		{"loose types", `{"status":"complete","files":"a.go","files_created":["b.go","a.go"],"confidence":"85%","concerns":"one","options":[{"id":"a","name":"Alpha"},3],"can_proceed_with_default":"yes","decisions":["just do it"]}`,
-			Report{Status: StatusComplete, Files: []string{"a.go", "b.go"}, Confidence: 85, Concerns: []string{"one"}, Options: []string{"Alpha", "3"}, CanProceedWithDefault: true, Decisions: []ReportDecision{{Decision: "just do it"}}}},
-		{"trailing commas", "{\"status\":\"complete\",\"files\":[\"a\",],}", Report{Status: StatusComplete, Files: []string{"a"}}},
-		{"json fence", "```json\n{\"status\":\"blocked\"}\n```", Report{Status: StatusBlocked}},
+			Report{Report: work.Report{Status: work.ReportComplete, Files: []string{"a.go", "b.go"}, Confidence: 85, Concerns: []string{"one"}, Options: []string{"Alpha", "3"}, CanProceedWithDefault: true, Decisions: []work.Decision{{Decision: "just do it"}}}}},
+		{"trailing commas", "{\"status\":\"complete\",\"files\":[\"a\",],}", Report{Report: work.Report{Status: work.ReportComplete, Files: []string{"a"}}}},
+		{"json fence", "```json\n{\"status\":\"blocked\"}\n```", Report{Report: work.Report{Status: work.ReportBlocked}}},
 		{"not json", `{status: complete}`, Report{Err: "HIVE_REPORT is not a JSON object: invalid character 's' looking for beginning of object key string"}},
 		{"array", `["complete"]`, Report{Err: "HIVE_REPORT is not a JSON object: json: cannot unmarshal array into Go value of type map[string]json.RawMessage"}},
 		{"null", `null`, Report{Err: "HIVE_REPORT is not a JSON object: null"}},
 		{"empty", ``, Report{Err: "HIVE_REPORT is not a JSON object: unexpected end of JSON input"}},
-		{"no status", `{"summary":"x"}`, Report{Summary: "x", Err: "HIVE_REPORT has no status"}},
+		{"no status", `{"summary":"x"}`, Report{Report: work.Report{Summary: "x"}, Err: "HIVE_REPORT has no status"}},
 		{"unknown status", `{"status":"done"}`, Report{Err: `HIVE_REPORT status "done" is not one of complete, partial, blocked, challenge, needs_input`}},
 	}
 	for _, tt := range tests {
@@ -63,10 +65,10 @@ func TestParseHiveReport(t *testing.T) {
 		want  []Report // for the HiveReport messages, without Raw/Extra
 	}{
 		{"block on its own lines", "I found a problem.\n<!--HIVE_REPORT\n{\n  \"status\": \"challenge\",\n  \"issue\": \"x\"\n}\nHIVE_REPORT-->\nbye",
-			[]Kind{HiveReport}, []Report{{Status: StatusChallenge, Issue: "x"}}},
-		{"inline", `done <!--HIVE_REPORT {"status":"complete"} HIVE_REPORT--> ok`, []Kind{HiveReport}, []Report{{Status: StatusComplete}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportChallenge, Issue: "x"}}}},
+		{"inline", `done <!--HIVE_REPORT {"status":"complete"} HIVE_REPORT--> ok`, []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete}}}},
 		{"with other messages", "PROGRESS: Task 1/1 complete: x\n<!--HIVE_REPORT\n{\"status\":\"partial\"}\nHIVE_REPORT-->\nPLAN COMPLETE\n**Plan:** 01-01",
-			[]Kind{Progress, HiveReport, Complete}, []Report{{Status: StatusPartial}}},
+			[]Kind{Progress, HiveReport, Complete}, []Report{{Report: work.Report{Status: work.ReportPartial}}}},
 		{"message words inside the JSON are not messages", "<!--HIVE_REPORT\n{\"status\":\"blocked\",\n\"blocker\":\"x\"}\nPLAN FAILED\nHIVE_REPORT-->",
 			[]Kind{HiveReport}, []Report{{Err: "HIVE_REPORT is not a JSON object: invalid character 'P' after top-level value"}}},
 		{"malformed is kept as unreadable", "<!--HIVE_REPORT\n{\"status\": complete}\nHIVE_REPORT-->",
@@ -75,11 +77,11 @@ func TestParseHiveReport(t *testing.T) {
 			[]Kind{HiveReport, Progress}, []Report{{Err: "HIVE_REPORT block is not closed with HIVE_REPORT-->"}}},
 		{"quoted in a fence (the seed's own example)", "```markdown\n<!--HIVE_REPORT\n{\"status\":\"challenge\"}\nHIVE_REPORT-->\n```", nil, nil},
 		{"after PLAN COMPLETE, not swallowed by its body", "PLAN COMPLETE\n**Plan:** 01-01\n**Tasks:** 1/1\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->",
-			[]Kind{Complete, HiveReport}, []Report{{Status: StatusComplete}}},
+			[]Kind{Complete, HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete}}}},
 		{"after a checkpoint, not swallowed by it", "CHECKPOINT: decision\n**Plan:** 01-01\n### Checkpoint Details\nWhich?\n### Awaiting\nPick.\n<!--HIVE_REPORT\n{\"status\":\"needs_input\"}\nHIVE_REPORT-->",
-			[]Kind{Checkpoint, HiveReport}, []Report{{Status: StatusNeedsInput}}},
+			[]Kind{Checkpoint, HiveReport}, []Report{{Report: work.Report{Status: work.ReportNeedsInput}}}},
 		{"two reports", "<!--HIVE_REPORT {\"status\":\"partial\"} HIVE_REPORT-->\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->",
-			[]Kind{HiveReport, HiveReport}, []Report{{Status: StatusPartial}, {Status: StatusComplete}}},
+			[]Kind{HiveReport, HiveReport}, []Report{{Report: work.Report{Status: work.ReportPartial}}, {Report: work.Report{Status: work.ReportComplete}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,28 +168,28 @@ func TestParseLooseReports(t *testing.T) {
 		want  []Report // for the HiveReport messages, without Raw/Extra
 	}{
 		{"hive_report fence", "Done.\n```hive_report\n{\"status\": \"complete\", \"summary\": \"x\"}\n```\n",
-			[]Kind{HiveReport}, []Report{{Status: StatusComplete, Summary: "x"}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete, Summary: "x"}}}},
 		{"hive_report fence, broken, is still the report", "```hive_report\n{\"status\": complete}\n```\n{\"status\": \"partial\"}",
 			[]Kind{HiveReport}, []Report{{Err: "HIVE_REPORT is not a JSON object: invalid character 'c' looking for beginning of value"}}},
 		{"a fence between bare HIVE_REPORT lines (the shell Hive's prompts)", "```\nHIVE_REPORT\n{\n  \"status\": \"complete\",\n  \"summary\": \"y\"\n}\nHIVE_REPORT\n```",
-			[]Kind{HiveReport}, []Report{{Status: StatusComplete, Summary: "y"}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete, Summary: "y"}}}},
 		{"bare HIVE_REPORT lines", "HIVE_REPORT\n{\"status\": \"blocked\", \"blocker\": \"no db\"}\nHIVE_REPORT\n",
-			[]Kind{HiveReport}, []Report{{Status: StatusBlocked, Blocker: "no db"}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportBlocked, Blocker: "no db"}}}},
 		{"json fence", "Here is my report:\n```json\n{\"status\": \"needs_input\", \"blocker\": \"which?\", \"options\": [\"a\", \"b\"]}\n```",
-			[]Kind{HiveReport}, []Report{{Status: StatusNeedsInput, Blocker: "which?", Options: []string{"a", "b"}}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportNeedsInput, Blocker: "which?", Options: []string{"a", "b"}}}}},
 		{"bare object on its own lines", "All done.\n\n{\n  \"status\": \"complete\",\n  \"summary\": \"z {with braces}\",\n  \"issues\": [{\"status\": \"open\"}]\n}\n",
-			[]Kind{HiveReport}, []Report{{Status: StatusComplete, Summary: "z {with braces}"}}},
-		{"indented, trailing comma", "  {\"status\": \"partial\", \"concerns\": [\"x\",],}  ", []Kind{HiveReport}, []Report{{Status: StatusPartial, Concerns: []string{"x"}}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete, Summary: "z {with braces}"}}}},
+		{"indented, trailing comma", "  {\"status\": \"partial\", \"concerns\": [\"x\",],}  ", []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportPartial, Concerns: []string{"x"}}}}},
 		{"the last object with a status wins", "{\"status\": \"partial\"}\ntext\n{\"status\": \"complete\", \"summary\": \"last\"}\n{\"other\": 1}\n",
-			[]Kind{HiveReport}, []Report{{Status: StatusComplete, Summary: "last"}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete, Summary: "last"}}}},
 		{"an unknown status is a bad report, not no report", "{\"status\": \"done\"}",
 			[]Kind{HiveReport}, []Report{{Err: `HIVE_REPORT status "done" is not one of complete, partial, blocked, challenge, needs_input`}}},
 		{"a nested object's status is not the report's", "{\n  \"result\": {\"status\": \"complete\"}\n}", nil, nil},
 		{"placed among the other messages", "PROGRESS: Task 1/2 complete: a\n{\"status\": \"partial\"}\nPROGRESS: Task 2/2 complete: b",
-			[]Kind{Progress, HiveReport, Progress}, []Report{{Status: StatusPartial}}},
+			[]Kind{Progress, HiveReport, Progress}, []Report{{Report: work.Report{Status: work.ReportPartial}}}},
 		{"the comment form wins", "```hive_report\n{\"status\": \"blocked\"}\n```\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->\n{\"status\": \"partial\"}",
-			[]Kind{HiveReport}, []Report{{Status: StatusComplete}}},
-		{"a named form wins over a later object", "```hive_report\n{\"status\": \"blocked\"}\n```\n{\"status\": \"partial\"}", []Kind{HiveReport}, []Report{{Status: StatusBlocked}}},
+			[]Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete}}}},
+		{"a named form wins over a later object", "```hive_report\n{\"status\": \"blocked\"}\n```\n{\"status\": \"partial\"}", []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportBlocked}}}},
 
 		{"not in other fences", "```go\n{\"status\": \"complete\"}\n```\n```\n{\"status\": \"complete\"}\n```", nil, nil},
 		{"not inline", "the API answers {\"status\": \"complete\"} here", nil, nil},
@@ -197,10 +199,10 @@ func TestParseLooseReports(t *testing.T) {
 		{"not a number status", "{\"status\": 200}", nil, nil},
 		{"not broken JSON", "{status: complete}", nil, nil},
 		{"unclosed fence", "```hive_report\n{\"status\": \"complete\"}", nil, nil},
-		{"one marker line", "HIVE_REPORT\n{\"status\": \"partial\"}", []Kind{HiveReport}, []Report{{Status: StatusPartial}}},
-		{"a brace in a string does not end it", "{\n\"status\": \"complete\", \"summary\": \"}\"\n}", []Kind{HiveReport}, []Report{{Status: StatusComplete, Summary: "}"}}},
-		{"an object does not run into a fence", "{\n```json\n{\"status\": \"partial\"}\n```\n}", []Kind{HiveReport}, []Report{{Status: StatusPartial}}},
-		{"CRLF", "{\r\n\"status\": \"complete\",\r\n\"summary\": \"w\"\r\n}\r\n", []Kind{HiveReport}, []Report{{Status: StatusComplete, Summary: "w"}}},
+		{"one marker line", "HIVE_REPORT\n{\"status\": \"partial\"}", []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportPartial}}}},
+		{"a brace in a string does not end it", "{\n\"status\": \"complete\", \"summary\": \"}\"\n}", []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete, Summary: "}"}}}},
+		{"an object does not run into a fence", "{\n```json\n{\"status\": \"partial\"}\n```\n}", []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportPartial}}}},
+		{"CRLF", "{\r\n\"status\": \"complete\",\r\n\"summary\": \"w\"\r\n}\r\n", []Kind{HiveReport}, []Report{{Report: work.Report{Status: work.ReportComplete, Summary: "w"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,7 +236,7 @@ func TestFindReport(t *testing.T) {
 		t.Error("found a report in a text without one")
 	}
 	r, ok := FindReport("<!--HIVE_REPORT {\"status\":\"partial\"} HIVE_REPORT-->\nlater\n<!--HIVE_REPORT {\"status\":\"complete\"} HIVE_REPORT-->\nPLAN COMPLETE")
-	if !ok || r.Status != StatusComplete {
+	if !ok || r.Status != work.ReportComplete {
 		t.Errorf("FindReport = %+v, %v: want the last report", r, ok)
 	}
 	r, ok = FindReport("<!--HIVE_REPORT {\"status\": HIVE_REPORT-->")
@@ -242,7 +244,7 @@ func TestFindReport(t *testing.T) {
 		t.Errorf("FindReport = %+v, %v: want the unreadable report", r, ok)
 	}
 	r, ok = FindReport("work\n```json\n{\"status\": \"complete\"}\n```\n")
-	if !ok || r.Status != StatusComplete {
+	if !ok || r.Status != work.ReportComplete {
 		t.Errorf("FindReport = %+v, %v", r, ok)
 	}
 }

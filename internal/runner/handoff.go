@@ -9,6 +9,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // PausedError ends a run that `hive pause` paused: every agent committed
@@ -85,7 +86,7 @@ func handoffOf(s engine.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) h
 			}
 			it.Reviews = reviewsOf(p, s.Worktrees)
 			h.InProgress = append(h.InProgress, it)
-			if r := p.Report; r != nil && r.Status == engine.ReportPartial {
+			if r := p.Report; r != nil && r.Status == work.ReportPartial {
 				h.Notes = append(h.Notes, fmt.Sprintf("%s: %s", it.Owner, r.Summary))
 				for _, c := range r.Concerns {
 					h.Notes = append(h.Notes, fmt.Sprintf("%s: %s", it.Owner, c))

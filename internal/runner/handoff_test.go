@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/work"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -46,10 +47,10 @@ func TestHandoffOfAPause(t *testing.T) {
 	step(engine.Event{Type: engine.EvCheckpoint, Plan: "03-02", Attempt: 1, Checkpoint: &engine.Checkpoint{Type: "decision", Task: 2, Options: []string{"rest", "grpc"}}})
 	step(engine.Event{Type: engine.EvProgress, Plan: "03-03", Attempt: 1, Task: 2, Text: "Task 2 complete"})
 	step(engine.Event{Type: engine.EvPause})
-	step(engine.Event{Type: engine.EvReport, Plan: "03-01", Attempt: 1, Report: &engine.Report{Status: engine.ReportPartial,
+	step(engine.Event{Type: engine.EvReport, Plan: "03-01", Attempt: 1, Report: &work.Report{Status: work.ReportPartial,
 		Summary: "Task 2 half done: the b handler is in WIP commit 1a2b3c4", Concerns: []string{"go test ./src/p1 needs GOFLAGS=-mod=mod"}}})
 	step(engine.Event{Type: engine.EvUsage, Plan: "03-01", Attempt: 1, ContextTokens: 48_000, ContextWindow: 200_000})
-	step(engine.Event{Type: engine.EvReport, Plan: "03-03", Attempt: 1, Report: &engine.Report{Status: engine.ReportPartial, Summary: "Task 3 next; nothing half done"}})
+	step(engine.Event{Type: engine.EvReport, Plan: "03-03", Attempt: 1, Report: &work.Report{Status: work.ReportPartial, Summary: "Task 3 next; nothing half done"}})
 	step(engine.Event{Type: engine.EvUsage, Plan: "03-03", Attempt: 1})
 	s := e.Snapshot()
 	if !s.Paused {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/work"
 )
 
 //go:embed prompts/executor.md
@@ -57,7 +58,7 @@ type continuationData struct {
 	Rollover bool
 	Next     string
 	WIP      []wipCommit
-	Notes    *engine.Report
+	Notes    *work.Report
 }
 
 // wipCommit is a commit of a task's work in progress (Hive-WIP trailer).

@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Options is what a run needs. The CLI fills it from flags and config.
@@ -86,7 +87,7 @@ type Agents struct {
 	// (raised only by answers to its budget checkpoint).
 	Budget engine.Budget
 	// Guard tunes the loop guard of a new run.
-	Guard engine.LoopGuard
+	Guard work.LoopGuard
 	// Context says when a live session of a new run hands over to a fresh one.
 	Context engine.ContextLimits
 }

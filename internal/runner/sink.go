@@ -44,7 +44,7 @@ func (a *agents) sink(o agent.Output) {
 					a.inbox.Note(o.Plan, "unreadable HIVE_REPORT (kept in the log): "+m.Report.Err)
 					continue
 				}
-				ev.Type, ev.Report = engine.EvReport, ReportOf(m.Report)
+				ev.Type, ev.Report = engine.EvReport, &m.Report.Report
 			case protocol.Deviation:
 				ev.Type = engine.EvDeviation
 				ev.Checkpoint = &engine.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
@@ -170,15 +170,4 @@ func (a *agents) releaseHeld(o agent.Output) {
 	if ev != nil {
 		a.inbox.Send(*ev)
 	}
-}
-
-// ReportOf is the engine's copy of a HIVE_REPORT block.
-func ReportOf(r *protocol.Report) *engine.Report {
-	out := &engine.Report{Status: string(r.Status), Summary: r.Summary, Confidence: r.Confidence, Files: r.Files, Concerns: r.Concerns,
-		ChallengedAgent: r.ChallengedAgent, Issue: r.Issue, Evidence: r.Evidence, Suggestion: r.Suggestion, Severity: r.Severity,
-		Blocker: r.Blocker, Options: r.Options, CanProceedWithDefault: r.CanProceedWithDefault, DefaultChoice: r.DefaultChoice, Extra: r.Extra}
-	for _, d := range r.Decisions {
-		out.Decisions = append(out.Decisions, engine.Decision{Decision: d.Decision, Rationale: d.Rationale})
-	}
-	return out
 }

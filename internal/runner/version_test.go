@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // A run journaled by a newer hive is refused with what to do, never
@@ -77,7 +78,7 @@ func TestHiveReportIsJournaled(t *testing.T) {
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
 	}
-	var got *engine.Report
+	var got *work.Report
 	if err := j.Each(res.Run.ID, func(rec journal.Record) error {
 		var ev engine.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {

@@ -90,7 +90,7 @@ func TestRolloverInATaskCommitsWIP(t *testing.T) {
 	}
 	rep := report(t, texts)
 	wip := regexp.MustCompile(`^Task 2 of 3 next: step 2 of 01-01 \(in progress, its work so far in WIP commit ([0-9a-f]{7,})\); task 1 committed$`).FindStringSubmatch(rep.Summary)
-	if rep.Status != protocol.StatusPartial || wip == nil || len(rep.Decisions) == 0 || len(rep.Concerns) == 0 ||
+	if rep.Status != "partial" || wip == nil || len(rep.Decisions) == 0 || len(rep.Concerns) == 0 ||
 		!strings.Contains(rep.Concerns[0], "Hive-WIP: 01-01/2") || strings.Join(rep.Files, ",") != "r/store_test.go,r/config.json" {
 		t.Fatalf("report %+v", rep)
 	}
@@ -144,7 +144,7 @@ func TestRolloverBeforeATask(t *testing.T) {
 	texts, _ := p.turn()
 	rep := report(t, texts)
 	m := regexp.MustCompile(`^Task (\d) of 3 next: step \d of 01-02; (.*)$`).FindStringSubmatch(rep.Summary)
-	if rep.Status != protocol.StatusPartial || m == nil || find(texts, "PLAN COMPLETE") != "" {
+	if rep.Status != "partial" || m == nil || find(texts, "PLAN COMPLETE") != "" {
 		t.Fatalf("report %+v; texts %q", rep, texts)
 	}
 	next := m[1]
@@ -173,7 +173,7 @@ func TestRolloverAtACheckpoint(t *testing.T) {
 	p.send(rolloverMsg)
 	texts, _ := p.turn()
 	rep := report(t, texts)
-	if rep.Status != protocol.StatusPartial || !strings.HasPrefix(rep.Summary, "Task 2 of 3 next: ") ||
+	if rep.Status != "partial" || !strings.HasPrefix(rep.Summary, "Task 2 of 3 next: ") ||
 		!strings.HasSuffix(rep.Summary, "(checkpoint:decision, waiting for the user's answer); task 1 committed") {
 		t.Errorf("report %+v", rep)
 	}
@@ -224,7 +224,7 @@ func TestRolloverAfterCompletion(t *testing.T) {
 	}
 	p.send(rolloverMsg)
 	texts, _ := p.turn()
-	if rep := report(t, texts); rep.Status != protocol.StatusComplete || !strings.Contains(rep.Summary, "3 of 3 tasks committed") {
+	if rep := report(t, texts); rep.Status != "complete" || !strings.Contains(rep.Summary, "3 of 3 tasks committed") {
 		t.Errorf("report %+v", rep)
 	}
 }

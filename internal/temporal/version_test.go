@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // TestRecordedVersionDecides: a run-started event that names no engine
@@ -15,7 +16,7 @@ import (
 // history recorded, so a history written before the budget held new turns
 // replays the start it recorded, and a new workflow holds it.
 func TestRecordedVersionDecides(t *testing.T) {
-	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 3, Budget: engine.Budget{USD: 10}}
+	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 3, Budget: engine.Budget{Ceilings: work.Ceilings{USD: 10}}}
 	for _, id := range []string{"a", "b", "c", "d"} {
 		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Wave: 1, Tasks: 1})
 	}

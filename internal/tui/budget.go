@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Tokens reads a count of tokens as 950, 12.3k or 1.2M.
@@ -16,7 +17,7 @@ func Tokens(n int64) string { return tokens(n) }
 func BudgetText(s engine.Snapshot) string {
 	text := BudgetSpent(s)
 	if text != "" && s.Rung > 0 {
-		text += fmt.Sprintf(", models %s down since %.0f%%", rungs(s.Rung), 100*engine.WarnShare)
+		text += fmt.Sprintf(", models %s down since %.0f%%", rungs(s.Rung), 100*work.WarnShare)
 	}
 	return text
 }
@@ -26,16 +27,22 @@ func BudgetText(s engine.Snapshot) string {
 // counted as the budget counts them) and each plan's ceiling. "" for a
 // run without a budget.
 func BudgetSpent(s engine.Snapshot) string {
-	b, sp := s.Budget, s.Spent
+	text := CeilingsSpent(s.Budget.Ceilings, s.Spent)
+	if b := s.Budget; b.PlanUSD > 0 {
+		text = strings.TrimPrefix(text+fmt.Sprintf(", $%.2f a plan", b.PlanUSD), ", ")
+	}
+	return text
+}
+
+// CeilingsSpent is what was spent of each ceiling ("$3.41 of $5.00
+// (68%)", "1.2M of 2M tokens (60%)"), either machine's; "" for none.
+func CeilingsSpent(c work.Ceilings, sp work.Spend) string {
 	var parts []string
-	if b.USD > 0 {
-		parts = append(parts, fmt.Sprintf("$%.2f of $%.2f (%.0f%%)", sp.CostUSD, b.USD, 100*sp.CostUSD/b.USD))
+	if c.USD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f of $%.2f (%.0f%%)", sp.CostUSD, c.USD, 100*sp.CostUSD/c.USD))
 	}
-	if b.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%s of %s tokens (%.0f%%)", tokens(sp.Tokens()), round(b.Tokens), 100*float64(sp.Tokens())/float64(b.Tokens)))
-	}
-	if b.PlanUSD > 0 {
-		parts = append(parts, fmt.Sprintf("$%.2f a plan", b.PlanUSD))
+	if c.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%s of %s tokens (%.0f%%)", tokens(sp.Tokens()), round(c.Tokens), 100*float64(sp.Tokens())/float64(c.Tokens)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -70,25 +77,12 @@ func Downgrades(s engine.Snapshot) string {
 	}
 	var parts []string
 	if s.Rung > 0 {
-		parts = append(parts, fmt.Sprintf("every agent started %s down since %.0f%% of the budget", rungs(s.Rung), 100*engine.WarnShare))
+		parts = append(parts, fmt.Sprintf("every agent started %s down since %.0f%% of the budget", rungs(s.Rung), 100*work.WarnShare))
 	}
 	if len(down) > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d plans on a cheaper model (%s)", len(down), len(s.Plans), strings.Join(down, ", ")))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// BudgetShare is the largest share of the run's ceilings (dollars or
-// tokens) spent so far; 0 without either.
-func BudgetShare(s engine.Snapshot) float64 {
-	share := 0.0
-	if s.Budget.USD > 0 {
-		share = s.Spent.CostUSD / s.Budget.USD
-	}
-	if s.Budget.Tokens > 0 {
-		share = max(share, float64(s.Spent.Tokens())/float64(s.Budget.Tokens))
-	}
-	return share
 }
 
 // BudgetOpen is the budget checkpoint, while the run waits at it.
@@ -102,12 +96,12 @@ func BudgetOpen(s engine.Snapshot) *engine.Checkpoint {
 }
 
 // budgetStyled styles a spend against its ceiling: a warning from
-// engine.WarnShare, an error at the ceiling.
+// work.WarnShare, an error at the ceiling.
 func budgetStyled(text string, spent, ceiling float64) string {
 	switch {
 	case spent >= ceiling:
 		return stError.Render(text)
-	case spent >= engine.WarnShare*ceiling:
+	case spent >= work.WarnShare*ceiling:
 		return stAction.Render(text)
 	}
 	return text

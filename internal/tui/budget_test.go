@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // The header shows the spend against the budget, a warning from 80 % and
@@ -23,10 +24,10 @@ func TestHeaderBudget(t *testing.T) {
 		style  func(...string) string
 	}{
 		{"none", engine.Budget{}, 0, "42.8k tok · $0.28", nil},
-		{"low", engine.Budget{USD: 5}, 0, "$0.28/$5.00", func(s ...string) string { return s[0] }},
-		{"warn", engine.Budget{USD: 0.30}, 1, "$0.28/$0.30", stAction.Render},
-		{"over", engine.Budget{USD: 0.25}, 1, "$0.28/$0.25", stError.Render},
-		{"tokens", engine.Budget{Tokens: 50_000}, 0, "42.8k/50k tok", stAction.Render},
+		{"low", engine.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$0.28/$5.00", func(s ...string) string { return s[0] }},
+		{"warn", engine.Budget{Ceilings: work.Ceilings{USD: 0.30}}, 1, "$0.28/$0.30", stAction.Render},
+		{"over", engine.Budget{Ceilings: work.Ceilings{USD: 0.25}}, 1, "$0.28/$0.25", stError.Render},
+		{"tokens", engine.Budget{Ceilings: work.Ceilings{Tokens: 50_000}}, 0, "42.8k/50k tok", stAction.Render},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,7 +63,7 @@ func TestHeaderBudget(t *testing.T) {
 // The header's spend is the run's: the verifier's counts too.
 func TestHeaderSpendIsTheRuns(t *testing.T) {
 	snap := demoSnapshot()
-	snap.Spent = snap.Spent.Plus(engine.Spend{InputTokens: 7000, OutputTokens: 200, CostUSD: 0.02})
+	snap.Spent = snap.Spent.Plus(work.Spend{InputTokens: 7000, OutputTokens: 200, CostUSD: 0.02})
 	m, _ := screen(t, New(Options{Now: at(75)}), 120, 24, SnapshotMsg{Snap: snap})
 	if h := ansi.Strip(strings.Join(m.header(120), " ")); !strings.Contains(h, "50.0k tok · $0.30") {
 		t.Errorf("the header does not count the verifier's spend: %s", h)
@@ -70,17 +71,17 @@ func TestHeaderSpendIsTheRuns(t *testing.T) {
 }
 
 func TestBudgetText(t *testing.T) {
-	spent := engine.Spend{InputTokens: 1_000_000, CacheReadTokens: 150_000, OutputTokens: 50_000, CostUSD: 3.41}
+	spent := work.Spend{InputTokens: 1_000_000, CacheReadTokens: 150_000, OutputTokens: 50_000, CostUSD: 3.41}
 	cases := []struct {
 		budget engine.Budget
 		rung   int
 		want   string
 	}{
 		{engine.Budget{}, 0, ""},
-		{engine.Budget{USD: 5}, 0, "$3.41 of $5.00 (68%)"},
-		{engine.Budget{USD: 4}, 1, "$3.41 of $4.00 (85%), models one rung down since 80%"},
-		{engine.Budget{Tokens: 2_000_000}, 0, "1.2M of 2M tokens (60%)"},
-		{engine.Budget{USD: 5, Tokens: 2_000_000, PlanUSD: 1}, 0, "$3.41 of $5.00 (68%), 1.2M of 2M tokens (60%), $1.00 a plan"},
+		{engine.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$3.41 of $5.00 (68%)"},
+		{engine.Budget{Ceilings: work.Ceilings{USD: 4}}, 1, "$3.41 of $4.00 (85%), models one rung down since 80%"},
+		{engine.Budget{Ceilings: work.Ceilings{Tokens: 2_000_000}}, 0, "1.2M of 2M tokens (60%)"},
+		{engine.Budget{Ceilings: work.Ceilings{USD: 5, Tokens: 2_000_000}, PlanUSD: 1}, 0, "$3.41 of $5.00 (68%), 1.2M of 2M tokens (60%), $1.00 a plan"},
 	}
 	for _, c := range cases {
 		s := engine.Snapshot{Budget: c.budget, Spent: spent, Rung: c.rung}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // t0 is the fixtures' start: local time, so the log's clock reads the same
@@ -22,13 +23,13 @@ func demoSnapshot() engine.Snapshot {
 		Phase: "01-core-library", Started: true, MaxConcurrent: 3, CurrentWave: 2,
 		Plans: []*engine.PlanStatus{
 			{Spec: spec("01-01", "Book model", 1, 2), State: engine.Complete, Attempt: 1, TasksDone: 2, Started: at(0), Finished: at(21),
-				Spend: engine.Spend{InputTokens: 10200, OutputTokens: 2100, CostUSD: 0.08}},
+				Spend: work.Spend{InputTokens: 10200, OutputTokens: 2100, CostUSD: 0.08}},
 			{Spec: spec("01-02", "Storage layer", 1, 3), State: engine.Complete, Attempt: 1, TasksDone: 3, Started: at(0), Finished: at(34),
-				Spend: engine.Spend{InputTokens: 15400, OutputTokens: 3000, CostUSD: 0.12}},
+				Spend: work.Spend{InputTokens: 15400, OutputTokens: 3000, CostUSD: 0.12}},
 			{Spec: spec("01-03", "Search API and ranking of results, with the backend chosen by the user", 2, 3, "01-01", "01-02"), State: engine.Running, Attempt: 1, TasksDone: 1,
-				Progress: "Task 1/3 complete: index books by title and author", Started: at(35), Spend: engine.Spend{InputTokens: 4100, OutputTokens: 800, CostUSD: 0.03}},
+				Progress: "Task 1/3 complete: index books by title and author", Started: at(35), Spend: work.Spend{InputTokens: 4100, OutputTokens: 800, CostUSD: 0.03}},
 			{Spec: spec("01-04", "Command-line interface", 2, 3, "01-02"), State: engine.Running, Attempt: 1, TasksDone: 2,
-				Progress: "Task 2/3 complete: list and add commands", Started: at(35), Spend: engine.Spend{InputTokens: 6000, OutputTokens: 1200, CostUSD: 0.05}},
+				Progress: "Task 2/3 complete: list and add commands", Started: at(35), Spend: work.Spend{InputTokens: 6000, OutputTokens: 1200, CostUSD: 0.05}},
 			{Spec: spec("01-05", "Import from CSV", 3, 2, "01-03"), State: engine.Pending},
 			{Spec: spec("01-06", "Documentation", 3, 1, "01-03", "01-04"), State: engine.Pending},
 		},
@@ -38,7 +39,7 @@ func demoSnapshot() engine.Snapshot {
 // withSpent sets the run's spend to what its plans spent, as the engine
 // counts it (this run has no verifier yet).
 func withSpent(s engine.Snapshot) engine.Snapshot {
-	s.Spent = engine.Spend{}
+	s.Spent = work.Spend{}
 	for _, p := range s.Plans {
 		s.Spent = s.Spent.Plus(p.Spend)
 	}
@@ -107,7 +108,7 @@ func failedSnapshot() engine.Snapshot {
 // checkpoint.
 func budgetSnapshot() engine.Snapshot {
 	s := demoSnapshot()
-	s.Budget = engine.Budget{USD: 0.25, TaskUSD: []float64{0.05, 0.01}}
+	s.Budget = engine.Budget{Ceilings: work.Ceilings{USD: 0.25}, TaskUSD: []float64{0.05, 0.01}}
 	s.Rung = 1
 	s.Plans[2].State, s.Plans[3].State = engine.Pending, engine.Pending
 	s.Plans[3].Rung = 1

@@ -193,7 +193,7 @@ func spendLine(s pipeline.Snapshot) string {
 	if sp.CostUSD == 0 && sp.Tokens() == 0 {
 		return ""
 	}
-	text := BudgetSpent(engine.Snapshot{Budget: engine.Budget{USD: b.USD, Tokens: b.Tokens}, Spent: sp})
+	text := CeilingsSpent(b.Ceilings, sp)
 	if text == "" {
 		text = fmt.Sprintf("$%.2f", sp.CostUSD)
 	}
@@ -201,8 +201,7 @@ func spendLine(s pipeline.Snapshot) string {
 	if s.Rung > 0 {
 		text += " · cheaper models"
 	}
-	share := BudgetShare(engine.Snapshot{Budget: engine.Budget{USD: b.USD, Tokens: b.Tokens}, Spent: sp})
-	return budgetStyled(text, share, 1)
+	return budgetStyled(text, b.Share(sp), 1)
 }
 
 // viewOrder is the jobs in workflow order, the fix implementer right after

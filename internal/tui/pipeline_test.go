@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // midRun steps a full workflow under a $5 budget, each role's session
@@ -37,32 +38,32 @@ func midRun(t *testing.T) pipeline.Snapshot {
 		}
 		return 0
 	}
-	role := func(job, status string, r engine.Report) {
+	role := func(job, status string, r work.Report) {
 		r.Status = status
-		step(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt(job), Spend: engine.Spend{InputTokens: 9000, OutputTokens: 800, CostUSD: 0.35}})
+		step(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt(job), Spend: work.Spend{InputTokens: 9000, OutputTokens: 800, CostUSD: 0.35}})
 		step(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt(job), Report: &r})
 		step(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt(job)})
 	}
 	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a health check endpoint", Workflow: pipeline.Full, AutoAnswer: true,
-		NoInterview: true, Facts: map[string]bool{pipeline.CondHasFrontend: false}, Budget: pipeline.Budget{USD: 5}}})
-	role("architect", engine.ReportNeedsInput, engine.Report{Blocker: "REST or GraphQL?", Options: []string{"REST", "GraphQL"}, DefaultChoice: "REST"})
-	role("architect", engine.ReportComplete, engine.Report{})
+		NoInterview: true, Facts: map[string]bool{pipeline.CondHasFrontend: false}, Budget: pipeline.Budget{Ceilings: work.Ceilings{USD: 5}}}})
+	role("architect", work.ReportNeedsInput, work.Report{Blocker: "REST or GraphQL?", Options: []string{"REST", "GraphQL"}, DefaultChoice: "REST"})
+	role("architect", work.ReportComplete, work.Report{})
 	step(pipeline.Event{Type: pipeline.EvLinted})
 	step(pipeline.Event{Type: pipeline.EvPhaseDone, OK: true})
-	role("comb", engine.ReportComplete, engine.Report{})
+	role("comb", work.ReportComplete, work.Report{})
 	step(pipeline.Event{Type: pipeline.EvBuilt, Job: pipeline.StepBuild, Attempt: 1, Tests: &pipeline.Tests{Command: "go build ./..."}})
-	role("security", engine.ReportComplete, engine.Report{})
-	role("tester", engine.ReportComplete, engine.Report{})
+	role("security", work.ReportComplete, work.Report{})
+	role("tester", work.ReportComplete, work.Report{})
 	step(pipeline.Event{Type: pipeline.EvTestsRan, Job: "tester", Tests: &pipeline.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
 	built := func() { // what the fix changed builds again before the tester looks
 		step(pipeline.Event{Type: pipeline.EvBuilt, Job: pipeline.StepBuild, Attempt: attempt(pipeline.StepBuild), Tests: &pipeline.Tests{Command: "go build ./..."}})
 	}
-	role(pipeline.FixJob, engine.ReportComplete, engine.Report{})
+	role(pipeline.FixJob, work.ReportComplete, work.Report{})
 	built()
-	role("tester", engine.ReportChallenge, engine.Report{ChallengedAgent: "implementer", Issue: "HEAD requests get 405"})
-	role(pipeline.FixJob, engine.ReportComplete, engine.Report{})
+	role("tester", work.ReportChallenge, work.Report{ChallengedAgent: "implementer", Issue: "HEAD requests get 405"})
+	role(pipeline.FixJob, work.ReportComplete, work.Report{})
 	built()
-	role("tester", engine.ReportChallenge, engine.Report{ChallengedAgent: "implementer", Issue: "HEAD requests still get 405, now with a body"})
+	role("tester", work.ReportChallenge, work.Report{ChallengedAgent: "implementer", Issue: "HEAD requests still get 405, now with a body"})
 	return m.Snapshot()
 }
 
@@ -108,7 +109,7 @@ func interview(t *testing.T) *pipeline.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step(pipeline.Event{Type: pipeline.EvReport, Job: "interviewer", Attempt: 1, Report: &engine.Report{Status: engine.ReportComplete,
+	step(pipeline.Event{Type: pipeline.EvReport, Job: "interviewer", Attempt: 1, Report: &work.Report{Status: work.ReportComplete,
 		Summary: "three questions", Extra: map[string]json.RawMessage{"questions": qs}}})
 	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "interviewer", Attempt: 1})
 	if open := m.Snapshot().Open; open == nil || open.Job != "interviewer" {
@@ -320,7 +321,7 @@ func TestRichCheckpointView(t *testing.T) {
 	}
 	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add file uploads", Workflow: pipeline.Refactor,
 		Routing: pipeline.Routing{Evaluate: true}}})
-	step(pipeline.Event{Type: pipeline.EvReport, Job: "architect", Attempt: 1, Report: &engine.Report{Status: engine.ReportComplete, Summary: "4 plans for uploads"}})
+	step(pipeline.Event{Type: pipeline.EvReport, Job: "architect", Attempt: 1, Report: &work.Report{Status: work.ReportComplete, Summary: "4 plans for uploads"}})
 	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "architect", Attempt: 1})
 	step(pipeline.Event{Type: pipeline.EvLinted})
 	step(pipeline.Event{Type: pipeline.EvEvaluated, Job: "architect", Attempt: 1, Evaluation: &pipeline.Evaluation{Role: "architect",

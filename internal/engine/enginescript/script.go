@@ -47,6 +47,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Script is one script's reading state: its clock, a second on at every
@@ -242,7 +243,7 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		ev.Type, ev.OK = engine.EvCommitsChecked, d.HasArg("recent")
 	case "report": // report PLAN status=S [summary=(…)] [blocker=(…)] [options=(a|b)] [default=X] [issue=(…)] [challenged=ROLE]
 		ev.Type = engine.EvReport
-		r := &engine.Report{}
+		r := &work.Report{}
 		d.ScanArgs(t, "status", &r.Status)
 		for key, ptr := range map[string]*string{"summary": &r.Summary, "blocker": &r.Blocker, "default": &r.DefaultChoice,
 			"issue": &r.Issue, "challenged": &r.ChallengedAgent, "suggestion": &r.Suggestion} {

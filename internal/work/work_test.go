@@ -1,0 +1,110 @@
+package work
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestReadBudgetAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		text   string
+		limit  float64
+		stop   bool
+		factor float64
+		err    string
+	}{
+		{"stop", 5, true, 0, ""},
+		{" Abort ", 5, true, 0, ""},
+		{"raise", 5, false, 1.5, ""},
+		{"raise 8", 5, false, 1.6, ""},
+		{"$10", 5, false, 2, ""},
+		{"3,000,000", 2_000_000, false, 1.5, ""},
+		{"raise lots", 5, false, 0, "give raise, raise AMOUNT"},
+		{"raise -1", 5, false, 0, "give raise, raise AMOUNT"},
+		{"more please", 5, false, 0, "give raise, raise AMOUNT or stop"},
+	} {
+		stop, factor, err := ReadBudgetAnswer(tt.text, tt.limit)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q: err %v, want one saying %q", tt.text, err, tt.err)
+		case tt.err == "" && err != nil:
+			t.Errorf("%q: %v", tt.text, err)
+		case stop != tt.stop || math.Abs(factor-tt.factor) > 1e-9:
+			t.Errorf("%q: stop %v factor %v, want %v %v", tt.text, stop, factor, tt.stop, tt.factor)
+		}
+	}
+}
+
+func TestCeilings(t *testing.T) {
+	c := Ceilings{USD: 5, Tokens: 1000}
+	spent := Spend{InputTokens: 600, OutputTokens: 200, CostUSD: 3}
+	if what, over := c.Reached(spent); over {
+		t.Fatalf("reached at %+v: %s", spent, what)
+	}
+	if s := c.Share(spent); s != 0.8 {
+		t.Errorf("share %v, want 0.8 (tokens, the larger)", s)
+	}
+	spent = spent.Plus(Spend{CacheReadTokens: 200})
+	if what, over := c.Reached(spent); !over || what != "1000 of 1000 tokens spent" {
+		t.Errorf("reached %v %q", over, what)
+	}
+	if what, over := c.Reached(Spend{CostUSD: 5}); !over || what != "$5.00 of $5.00 spent" {
+		t.Errorf("reached %v %q", over, what)
+	}
+	if r := c.Raised(1.5); r != (Ceilings{USD: 7.5, Tokens: 1500}) || r.String() != "$7.50 and 1500 tokens" {
+		t.Errorf("raised %+v %q", r, r.String())
+	}
+	if (Ceilings{}).Limited() || (Ceilings{}).String() != "" || (Ceilings{}).Share(spent) != 0 {
+		t.Error("no ceiling is limited, said, or shared")
+	}
+	if d := spent.Minus(Spend{InputTokens: 600, CostUSD: 1}); d != (Spend{OutputTokens: 200, CacheReadTokens: 200, CostUSD: 2}) {
+		t.Errorf("minus %+v", d)
+	}
+}
+
+// The machines' journals and Temporal histories hold these types: their
+// JSON names are a format.
+func TestJSONNames(t *testing.T) {
+	b, _ := json.Marshal(struct {
+		Ceilings
+		S Spend  `json:"s"`
+		R Report `json:"r"`
+	}{Ceilings{USD: 1, Tokens: 2}, Spend{1, 2, 3, 4, 5, 6}, Report{Status: ReportComplete, Decisions: []Decision{{"d", "r"}}, CanProceedWithDefault: true}})
+	want := `{"usd":1,"tokens":2,"s":{"input_tokens":1,"output_tokens":2,"cache_read_tokens":3,"cache_write_tokens":4,"cost_usd":5,"cli_cost_usd":6},` +
+		`"r":{"status":"complete","decisions":[{"decision":"d","rationale":"r"}],"can_proceed_with_default":true}}`
+	if string(b) != want {
+		t.Errorf("JSON:\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestCallGuard(t *testing.T) {
+	var g CallGuard
+	cfg := LoopGuard{}
+	var tells, stops []string
+	for range 5 {
+		tell, stop := g.Call(cfg, "Bash", "go test ./...", "report blocked")
+		tells, stops = append(tells, tell), append(stops, stop)
+	}
+	if tells[2] == "" || !strings.Contains(tells[2], "same call 3 times in a row") || stops[3] != "" || !strings.Contains(stops[4], "same call 5 times in a row") {
+		t.Errorf("repeats: tells %q stops %q", tells, stops)
+	}
+	// A cycle of two calls: told when it has come round three times.
+	g = CallGuard{}
+	var told string
+	for i := range 6 {
+		tool := []string{"Read", "Edit"}[i%2]
+		if tell, _ := g.Call(cfg, tool, "a.go", "report blocked"); tell != "" {
+			told = tell
+		}
+	}
+	if !strings.Contains(told, "cycle of calls (Read") {
+		t.Errorf("cycle not told: %q", told)
+	}
+	c := g.Clone()
+	c.Recent[0] = "changed"
+	if g.Recent[0] == "changed" {
+		t.Error("a clone shares its calls")
+	}
+}
