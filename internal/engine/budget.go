@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/hivectl/hive/internal/work"
 )
@@ -42,65 +39,10 @@ type budgetState struct {
 	rung   int         // the rung every new agent starts on at least: 1 after WarnShare
 	warned bool        // WarnShare was passed (and said)
 	open   *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
-	// A turn's cost is known only as it is reported: a few requests' worth
-	// mid-turn (EvSpend, where the CLI says), the rest at its end
-	// (EvUsage; Claude Code reports a turn's output tokens only there).
-	// What the run's turns cost bounds what the next one may.
-	turns   map[turnKey]turnLoad // the turns of each agent started and not yet ended
-	largest float64              // the largest turn so far, ended or still in flight
-	ended   bool                 // a turn has ended: largest is the run's own measure
+	// turns are the agents' turns, for the rule that holds new turns to
+	// what is left (turnShort, engine version 7).
+	turns work.Turns
 }
-
-// turnKey names an agent: its plan (or VerifyID) and attempt.
-type turnKey struct {
-	plan    string
-	attempt int
-}
-
-// turnLoad is an agent's turns in flight: how many were started and have
-// not ended (a live agent may be sent its next message as its turn ends),
-// and what they reported so far.
-type turnLoad struct {
-	n   int
-	usd float64
-}
-
-// started counts a turn that the engine starts: an agent, or a message
-// that sets a live agent working again.
-func (b *budgetState) started(plan string, attempt int) {
-	if b.turns == nil {
-		b.turns = map[turnKey]turnLoad{}
-	}
-	k := turnKey{plan, attempt}
-	t := b.turns[k]
-	t.n++
-	b.turns[k] = t
-}
-
-// turn adds usd, spent by ev's agent, to its turn in flight; EvUsage ends
-// the turn. An agent whose turns were not counted as started (one of an
-// earlier process, after a resume) counts towards the largest turn only.
-func (b *budgetState) turn(ev Event, usd float64) {
-	k := turnKey{ev.Plan, ev.Attempt}
-	t, ok := b.turns[k]
-	t.usd += usd
-	b.largest = max(b.largest, t.usd)
-	if ev.Type == EvUsage {
-		b.ended = true
-		t.n, t.usd = t.n-1, 0
-	}
-	switch {
-	case !ok:
-	case t.n <= 0:
-		delete(b.turns, k)
-	default:
-		b.turns[k] = t
-	}
-}
-
-// gone forgets the turns of an agent that exited: what it did not report
-// it will not.
-func (b *budgetState) gone(plan string, attempt int) { delete(b.turns, turnKey{plan, attempt}) }
 
 // reached reports whether the run's spend has reached its ceiling, and how.
 func (b *budgetState) reached() (string, bool) { return b.Reached(b.spent) }
@@ -114,7 +56,7 @@ func (b *budgetState) share() float64 { return b.Share(b.spent) }
 // budget checkpoint. The overshoot is the turn that crossed it.
 func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64) []Command {
 	countTurn(&e.budget.spent, ev, usd, cli)
-	e.budget.turn(ev, usd)
+	e.budget.turns.Spent(ev.Plan, ev.Attempt, usd, ev.Type == EvUsage)
 	if e.finished || e.aborted {
 		// A turn that was in flight when the run ended: it counts, but
 		// there is no work left to hold, nor anyone to ask.
@@ -159,30 +101,18 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 // than the largest before them then never pass the ceiling together.
 func (e *Engine) turnShort() (string, bool) {
 	b := &e.budget
-	if e.rules < turnRules || b.USD <= 0 {
+	if e.rules < turnRules {
 		return "", false
 	}
-	bound, what := b.largest, "the largest turn so far"
-	if est := b.TaskUSD; !b.ended && len(est) > 0 && est[min(b.rung, len(est)-1)] > bound {
-		bound, what = est[min(b.rung, len(est)-1)], "a task's estimate, before any turn ended"
+	estimate := 0.0
+	if est := b.TaskUSD; len(est) > 0 {
+		estimate = est[min(b.rung, len(est)-1)]
 	}
-	if bound <= 0 {
+	why, short := b.turns.Short(b.USD, b.spent.CostUSD, estimate, "a task's estimate, before any turn ended")
+	if !short {
 		return "", false
 	}
-	keys := slices.SortedFunc(maps.Keys(b.turns), func(x, y turnKey) int {
-		return cmp.Or(cmp.Compare(x.plan, y.plan), cmp.Compare(x.attempt, y.attempt))
-	})
-	left, inFlight := b.USD-b.spent.CostUSD, 0
-	for _, k := range keys { // in order: the same sum on every replay
-		t := b.turns[k]
-		left -= max(0, float64(t.n)*bound-t.usd)
-		inFlight += t.n
-	}
-	if left >= bound {
-		return "", false
-	}
-	return fmt.Sprintf("budget reached: $%.2f of $%.2f spent, %d turn(s) in flight; another turn may cost $%.2f (%s)",
-		b.spent.CostUSD, b.USD, inFlight, bound, what), true
+	return "budget reached: " + why, true
 }
 
 // holdTurns opens the budget checkpoint when less than a turn is left

@@ -205,7 +205,7 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 		if cp.Kind == KindDeviation {
 			msg = MsgDeviationResponse
 		}
-		e.budget.started(p.Spec.ID, p.Attempt) // the answer sets it working again
+		e.budget.turns.Started(p.Spec.ID, p.Attempt) // the answer sets it working again
 		out = append(out,
 			Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
 			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: answer})

@@ -239,13 +239,13 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		return nil, fmt.Errorf("%s before run-started", ev.Type)
 	}
 	if ev.Type == EvAgentExited {
-		e.budget.gone(ev.Plan, ev.Attempt)
+		e.budget.turns.Gone(ev.Plan, ev.Attempt)
 	}
 	if ev.Type == EvResumed {
 		if ev.Version > 0 {
 			e.rules = ev.Version
 		}
-		e.budget.turns = nil // the previous process's agents are ended
+		e.budget.turns.Ended() // the previous process's agents are ended
 		e.attended, e.wait = ev.Attended, ev.Wait
 		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
 		return e.schedule(e.unpause(e.resume())), nil
@@ -882,7 +882,7 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 // plan's rung of the model ladder, within its allotment of the budget. Its
 // first turn is in flight from now.
 func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
-	e.budget.started(p.Spec.ID, p.Attempt)
+	e.budget.turns.Started(p.Spec.ID, p.Attempt)
 	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
 		Rung: p.Rung, MaxUSD: e.allotment(p)}
 }

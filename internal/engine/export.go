@@ -153,14 +153,12 @@ func (e *Engine) Export() State {
 	s.Verify.seen = nil
 	b := e.budget
 	s.Rules = e.rules
-	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent, LargestTurn: b.largest, TurnEnded: b.ended}
-	for k, t := range b.turns {
-		s.Budget.Turns = append(s.Budget.Turns, TurnCost{Plan: k.plan, Attempt: k.attempt, Turns: t.n, USD: t.usd})
+	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent}
+	s.Budget.LargestTurn, s.Budget.TurnEnded = b.turns.Largest()
+	for _, k := range b.turns.InFlight() {
+		l := b.turns.Load(k)
+		s.Budget.Turns = append(s.Budget.Turns, TurnCost{Plan: k.Job, Attempt: k.Attempt, Turns: l.N, USD: l.USD})
 	}
-	sort.Slice(s.Budget.Turns, func(i, j int) bool {
-		a, c := s.Budget.Turns[i], s.Budget.Turns[j]
-		return a.Plan < c.Plan || a.Plan == c.Plan && a.Attempt < c.Attempt
-	})
 	if b.open != nil {
 		s.Budget.Open = copyOf(b.open)
 	}
@@ -242,13 +240,15 @@ func Restore(s State) (*Engine, error) {
 		e.always[tool] = true
 	}
 	b := s.Budget
-	e.budget = budgetState{Budget: b.Budget, rung: b.Rung, warned: b.Warned, open: b.Open, spent: b.Spent, largest: b.LargestTurn, ended: b.TurnEnded}
+	e.budget = budgetState{Budget: b.Budget, rung: b.Rung, warned: b.Warned, open: b.Open, spent: b.Spent}
+	var inFlight map[work.TurnKey]work.TurnLoad
 	for _, t := range b.Turns {
-		if e.budget.turns == nil {
-			e.budget.turns = map[turnKey]turnLoad{}
+		if inFlight == nil {
+			inFlight = map[work.TurnKey]work.TurnLoad{}
 		}
-		e.budget.turns[turnKey{t.Plan, t.Attempt}] = turnLoad{n: t.Turns, usd: t.USD}
+		inFlight[work.TurnKey{Job: t.Plan, Attempt: t.Attempt}] = work.TurnLoad{N: t.Turns, USD: t.USD}
 	}
+	e.budget.turns = work.Restore(b.LargestTurn, b.TurnEnded, inFlight)
 	e.rules = s.Rules
 	if e.rules == 0 {
 		e.rules = max(1, s.Version) // exported by an engine that followed its own rules

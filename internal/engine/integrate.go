@@ -152,7 +152,7 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 		p.resolvers = map[int]bool{}
 	}
 	p.resolvers[p.Attempt] = true
-	e.budget.started(p.Spec.ID, p.Attempt)
+	e.budget.turns.Started(p.Spec.ID, p.Attempt)
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
 		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p),

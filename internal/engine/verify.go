@@ -111,7 +111,7 @@ func (e *Engine) startVerifier(out []Command) []Command {
 	v.Attempt++
 	v.PID, v.Started = 0, e.now
 	v.agentLive, v.turnEnded = true, false
-	e.budget.started(VerifyID, v.Attempt)
+	e.budget.turns.Started(VerifyID, v.Attempt)
 	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil)})
 }
 
