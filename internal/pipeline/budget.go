@@ -39,6 +39,8 @@ type budgetState struct {
 	Budget
 	rung   int  // the rung every new session starts on at least: 1 after WarnShare
 	warned bool // work.WarnShare was passed (and said)
+	// turns are the role sessions' turns, for the turn-fit rule (Rules 1).
+	turns work.Turns
 }
 
 // spent is what every job of the run has used.
@@ -131,6 +133,9 @@ func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bo
 	if c, over := m.reached(j.Role); over {
 		return 0, 0, 0, true, m.askBudget(j, c.String(), c)
 	}
+	if why, short := m.turnShort(j); short {
+		return 0, 0, 0, true, m.askBudget(j, why, ceiling{name: CeilingRun, limit: m.budget.USD, spent: m.spent().CostUSD})
+	}
 	usd, tokens = m.allotment(j.Role)
 	est := m.budget.Estimates[j.Role]
 	if j.Phase || len(est) == 0 {
@@ -146,6 +151,28 @@ func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bo
 		return 0, 0, 0, true, m.askBudget(j, why, c)
 	}
 	return usd, tokens, rung, false, nil
+}
+
+// turnShort reports whether the run's dollar budget is too short for a
+// session of j's role beside the sessions in flight (work.Turns.Short):
+// each may cost as much as the largest turn so far, or, before any turn
+// ended, the role's estimate. The sessions in flight go on; j waits for
+// the human's raise. A phase is bounded by its own engine, and a build
+// costs nothing.
+func (m *Machine) turnShort(j *job) (string, bool) {
+	b := &m.budget
+	if m.spec.Rules < turnRules || j.Phase || j.Type != "" {
+		return "", false
+	}
+	estimate := 0.0
+	if est := b.Estimates[j.Role]; len(est) > 0 {
+		estimate = est[min(b.rung, len(est)-1)]
+	}
+	why, short := b.turns.Short(b.USD, m.spent().CostUSD, estimate, "a "+j.Role+" session's estimate, before any turn ended")
+	if !short {
+		return "", false
+	}
+	return "the run's budget: " + why, true
 }
 
 // spentOf is what is spent now of a budget checkpoint's ceiling.

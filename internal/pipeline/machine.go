@@ -178,7 +178,11 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.costs[ev.Attempt]), 0
 		j.Spend = j.Spend.Plus(turn)
 		j.costs[ev.Attempt] = max(j.costs[ev.Attempt], ev.Spend.CostUSD)
+		m.budget.turns.Spent(j.ID, ev.Attempt, turn.CostUSD, true) // a role's session is one turn
 		return m.spend(j), nil
+	}
+	if ev.Type == EvAgentExited {
+		m.budget.turns.Gone(j.ID, ev.Attempt)
 	}
 	if ev.Attempt != j.Attempts {
 		return nil, nil // an earlier attempt's late output: its work was replaced
@@ -250,6 +254,9 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 	}
 	if err := ev.Spec.Workflow.Validate("workflow " + ev.Spec.Workflow.Name); err != nil {
 		return nil, err
+	}
+	if ev.Spec.Rules > Rules {
+		return nil, fmt.Errorf("the run was started by a newer hive, whose rules are version %d (this hive follows version %d): resume it with that hive or a newer one", ev.Spec.Rules, Rules)
 	}
 	m.spec, m.started = *ev.Spec, true
 	m.budget = budgetState{Budget: m.spec.Budget.clone()}
@@ -402,6 +409,7 @@ func (m *Machine) run(j *job) []Command {
 	if j.Phase {
 		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: usd, BudgetTokens: tokens}}
 	}
+	m.budget.turns.Started(j.ID, j.Attempts)
 	return []Command{{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx,
 		BudgetUSD: usd, BudgetTokens: tokens, Rung: rung}}
 }
@@ -1062,6 +1070,7 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 // resume takes the run over in a new process: agents of the old one are
 // ended, and what was under way is done again, never what finished.
 func (m *Machine) resume() []Command {
+	m.budget.turns.Ended() // the previous process's agents are ended
 	if m.finished {
 		return nil
 	}

@@ -125,7 +125,11 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			}
 		}
 		wf.FixLoops = num("fix")
-		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d),
+		rules := Rules // rules=N: a run of an older hive
+		if d.HasArg("rules") {
+			rules = num("rules")
+		}
+		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
 			NoInterview: d.HasArg("nointerview"),
 			Routing:     Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {

@@ -63,7 +63,19 @@ type Spec struct {
 	Guard work.LoopGuard `json:"loop_guard,omitzero"`
 	// Routing tunes the rules that route on evidence.
 	Routing Routing `json:"routing,omitzero"`
+	// Rules is the version of the machine's rules the run started under
+	// (Rules when it starts now): a journal replays under the rules it was
+	// written with. 0: a run of before the rules were numbered.
+	Rules int `json:"rules,omitempty"`
 }
+
+// Rules is the version of the machine's rules that a run started now
+// follows. 1: a role's session starts only if what is left of the run's
+// dollar budget holds it and every session in flight (work.Turns.Short).
+const Rules = 1
+
+// turnRules is the rules version from which the turn-fit rule holds.
+const turnRules = 1
 
 // ContextFile is a file the user gave every role of a run.
 type ContextFile struct {

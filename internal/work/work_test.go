@@ -108,3 +108,42 @@ func TestCallGuard(t *testing.T) {
 		t.Error("a clone shares its calls")
 	}
 }
+
+func TestTurnsShort(t *testing.T) {
+	var turns Turns
+	if why, short := turns.Short(10, 0, 0, "an estimate"); short {
+		t.Fatalf("short with nothing known: %s", why)
+	}
+	// Before any turn ended the estimate stands in.
+	turns.Started("a", 1)
+	if why, short := turns.Short(10, 0, 6, "an estimate"); !short || !strings.Contains(why, "another turn may cost $6.00 (an estimate)") {
+		t.Errorf("estimate: %v %q", short, why)
+	}
+	turns.Spent("a", 1, 3, true) // a's turn ends at $3: the largest
+	turns.Started("b", 1)
+	turns.Started("c", 1)
+	turns.Spent("c", 1, 1, false) // c's turn has reported $1 so far
+	// $10 - $3 spent = $7 left; b may take $3 more, c $2 more: $2 < $3.
+	why, short := turns.Short(10, 3, 6, "an estimate")
+	if !short || why != "$3.00 of $10.00 spent, 2 turn(s) in flight; another turn may cost $3.00 (the largest turn so far)" {
+		t.Errorf("in flight: %v %q", short, why)
+	}
+	turns.Gone("b", 1)
+	if _, short := turns.Short(10, 3, 6, "an estimate"); short {
+		t.Error("short after b's session ended")
+	}
+	// Exported and restored, the same.
+	largest, ended := turns.Largest()
+	in := map[TurnKey]TurnLoad{}
+	for _, k := range turns.InFlight() {
+		in[k] = turns.Load(k)
+	}
+	back := Restore(largest, ended, in)
+	if got := back.InFlight(); len(got) != 1 || got[0] != (TurnKey{"c", 1}) || back.Load(got[0]) != (TurnLoad{1, 1}) {
+		t.Errorf("restored %v", got)
+	}
+	back.Ended()
+	if len(back.InFlight()) != 0 {
+		t.Error("turns in flight after Ended")
+	}
+}
