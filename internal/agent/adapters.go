@@ -226,7 +226,7 @@ func codexOutputs(b []byte) ([]Output, error) {
 				msg = string(ev.Error)
 			}
 		}
-		return []Output{{Kind: OutResult, IsError: true, Text: msg}}, nil
+		return []Output{{Kind: OutResult, IsError: true, Text: msg, Limit: codexLimit(msg)}}, nil
 	}
 	return nil, nil
 }

@@ -7,6 +7,9 @@
 // is masked by a redact.Redactor and capped on disk (DefaultLogLimit), and
 // its stdout lines are bounded (DefaultMaxLine), so that many agents
 // printing as fast as they can neither leak secrets nor exhaust memory or
-// disk. The package decides nothing: what an agent's text
+// disk. A turn that ended on the provider rather than on the agent's work
+// (a usage limit and when it resets, a rate limit, an overload, a refused
+// login) carries a Limit, read from what each CLI prints (limits.go has
+// what the pinned versions print, measured). The package decides nothing: what an agent's text
 // means is the protocol package's job, what to do about it the engine's.
 package agent

@@ -57,6 +57,9 @@ type Output struct {
 	Model   string   // OutResult, OutSpend: the model that did the turn, when the CLI says
 	Denied  []string // OutResult: tools the CLI refused to run this turn (a denied tool is not an error exit)
 	Stalled bool     // hive is ending this agent as hung: its errors are hive's doing
+	// Limit (OutResult): the turn ended on the provider's error, not the
+	// agent's (a usage or rate limit, an overload, a refused login).
+	Limit *Limit
 	// Context is how full the session's context is after this output
 	// (OutSpend, OutResult: the latest request's input, cache read and
 	// cache write tokens; OutCompacted: after the compaction); Window is

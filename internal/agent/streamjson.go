@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Line is one stdout line of Claude Code's stream-json dialect (which the sim
@@ -34,6 +35,13 @@ type Line struct {
 	// manual) and the context's tokens before and after it.
 	Trigger               string
 	PreTokens, PostTokens int64
+	// result: the provider's error that ended the turn, if any (reset
+	// not yet filled in: turnMeter does from the session's earlier lines).
+	Limit *Limit
+	// rate_limit_event, assistant: a rejected usage limit's reset (epoch
+	// seconds) and window, when the line says.
+	LimitReset  int64
+	LimitWindow string
 	// control_request / can_use_tool (--permission-prompt-tool stdio):
 	RequestID string // request_id
 	Tool      string // request.tool_name
@@ -77,6 +85,16 @@ type rawLine struct {
 	Denials []struct {
 		ToolName string `json:"tool_name"`
 	} `json:"permission_denials"`
+	// An API error (Claude Code 2.1.330 on the result line and on the
+	// synthetic assistant message that says it) and a usage limit's
+	// window (rate_limit_event, and the assistant message's params).
+	APIError       string         `json:"api_error"`
+	APIErrorStatus int            `json:"api_error_status"`
+	APIErrorType   string         `json:"api_error_type"`
+	RateLimit      *rateLimitInfo `json:"rate_limit_info"`
+	APIErrorParams *struct {
+		RateLimit *rateLimitInfo `json:"rate_limit_info"`
+	} `json:"api_error_params"`
 	RequestID string `json:"request_id"`
 	Request   *struct {
 		Subtype  string          `json:"subtype"`
@@ -89,6 +107,13 @@ type rawLine struct {
 		Content json.RawMessage `json:"content"`
 		Usage   *Usage          `json:"usage"`
 	} `json:"message"`
+}
+
+// rateLimitInfo is Claude Code's account of a usage limit's window.
+type rateLimitInfo struct {
+	Status   string `json:"status"`   // allowed, allowed_warning, rejected
+	ResetsAt int64  `json:"resetsAt"` // epoch seconds; 0 when not said
+	Type     string `json:"rateLimitType"`
 }
 
 type block struct {
@@ -116,6 +141,14 @@ func ParseLine(b []byte) (Line, error) {
 	}
 	if r.Type == "system" && r.Subtype == "compact_boundary" && r.Compact != nil {
 		l.Trigger, l.PreTokens, l.PostTokens = r.Compact.Trigger, r.Compact.PreTokens, r.Compact.PostTokens
+	}
+	if r.Type == "result" && r.IsError {
+		l.Limit = claudeLimit(r, 0)
+	}
+	for _, info := range []*rateLimitInfo{r.RateLimit, paramsLimit(r)} {
+		if info != nil && info.Status == "rejected" && info.ResetsAt > 0 {
+			l.LimitReset, l.LimitWindow = info.ResetsAt, info.Type
+		}
 	}
 	for _, d := range r.Denials {
 		l.Denied = append(l.Denied, d.ToolName)
@@ -157,6 +190,13 @@ func ParseLine(b []byte) (Line, error) {
 	return l, nil
 }
 
+func paramsLimit(r rawLine) *rateLimitInfo {
+	if r.APIErrorParams == nil {
+		return nil
+	}
+	return r.APIErrorParams.RateLimit
+}
+
 // mainModel is the model a line names: an assistant message's model, or
 // of a result's modelUsage the model that produced the most output (a
 // turn may use a small model on the side), ties broken by name.
@@ -186,7 +226,7 @@ func lineOutputs(l Line) []Output {
 		out = append(out, Output{Kind: OutPermission, RequestID: l.RequestID, Tool: l.Tool, Input: l.Input})
 	}
 	if l.Type == "result" {
-		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Model: l.Model, Denied: l.Denied, Window: l.Window})
+		out = append(out, Output{Kind: OutResult, Text: l.Result, IsError: l.IsError, Usage: l.Usage, CostUSD: l.CostUSD, Model: l.Model, Denied: l.Denied, Window: l.Window, Limit: l.Limit})
 	}
 	if l.Type == "system" && l.Subtype == "compact_boundary" {
 		out = append(out, Output{Kind: OutCompacted, Text: l.Trigger, PreTokens: l.PreTokens, Context: l.PostTokens})
@@ -212,6 +252,10 @@ type turnMeter struct {
 	seen    map[string]bool // the API messages of this turn already reported
 	sofar   Usage           // what this turn's OutSpend outputs reported
 	context int64           // the session's context, as of its latest request
+	// reset and window: the usage limit this turn was told of (a
+	// rate_limit_event or the error's message come before the result).
+	reset  int64
+	window string
 }
 
 // outputs is the Dialect.Line of one session's stream-json.
@@ -221,6 +265,9 @@ func (m *turnMeter) outputs(b []byte) ([]Output, error) {
 		return nil, err
 	}
 	out := lineOutputs(l)
+	if l.LimitReset > 0 {
+		m.reset, m.window = l.LimitReset, l.LimitWindow
+	}
 	switch {
 	case l.Type == "assistant" && l.MessageID != "":
 		var u Usage
@@ -249,9 +296,12 @@ func (m *turnMeter) outputs(b []byte) ([]Output, error) {
 			if out[i].Kind == OutResult {
 				out[i].Usage = m.rest(out[i].Usage)
 				out[i].Context = m.context
+				if lim := out[i].Limit; lim != nil && lim.Kind == LimitUsage && m.reset > 0 {
+					lim.Reset, lim.Window = time.Unix(m.reset, 0).UTC(), m.window
+				}
 			}
 		}
-		m.seen, m.sofar = nil, Usage{}
+		m.seen, m.sofar, m.reset, m.window = nil, Usage{}, 0, ""
 	case l.Type == "system" && l.Subtype == "compact_boundary":
 		m.context = l.PostTokens
 	}

@@ -3,6 +3,7 @@ package fakeanthropic
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -230,6 +231,10 @@ type Reply struct {
 	Status       int
 	ErrorType    string // e.g. "overloaded_error"; default "api_error"
 	ErrorMessage string
+	// Header is sent with the reply (an error's retry-after, or the
+	// anthropic-ratelimit-unified-* headers of a subscription's usage
+	// limit).
+	Header http.Header
 	// Delay is slept before the reply is sent.
 	Delay time.Duration
 	// OutputTokens, when positive, is the output the reply reports (and

@@ -292,6 +292,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	s.reqs = append(s.reqs, rec)
 	s.mu.Unlock()
 
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
 	if reply.Status != 0 {
 		typ := reply.ErrorType
 		if typ == "" {

@@ -116,6 +116,13 @@ type Reply struct {
 	Error  string
 	Status int
 	Failed string
+	// ErrorType is the error's type (default invalid_request_error), and
+	// ErrorFields are more of its fields: a usage limit's
+	// {"type":"usage_limit_reached","resets_in_seconds":…}. Header goes
+	// with the error.
+	ErrorType   string
+	ErrorFields map[string]any
+	Header      http.Header
 
 	Delay time.Duration // before the response starts
 }
@@ -231,13 +238,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 
 	if r.Method != http.MethodPost || (r.URL.Path != "/v1/responses" && r.URL.Path != "/responses") {
 		s.t.Logf("fakeopenai: unhandled %s %s", r.Method, r.URL.Path)
-		writeError(w, http.StatusNotFound, "fakeopenai: no route "+r.Method+" "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "fakeopenai: no route "+r.Method+" "+r.URL.Path, "", nil)
 		return
 	}
 	if matched < 0 {
 		s.t.Errorf("fakeopenai: no rule matches request %d (last user text %q, %d tool outputs this turn)",
 			req.Seq, req.LastUserText, req.TurnToolOutputs)
-		writeError(w, http.StatusBadRequest, "fakeopenai: no rule matches")
+		writeError(w, http.StatusBadRequest, "fakeopenai: no rule matches", "", nil)
 		return
 	}
 	if reply.Func != nil {
@@ -255,7 +262,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		if st == 0 {
 			st = http.StatusBadRequest
 		}
-		writeError(w, st, reply.Error)
+		for k, vs := range reply.Header {
+			for _, v := range vs {
+				w.Header().Add(k, v)
+			}
+		}
+		writeError(w, st, reply.Error, reply.ErrorType, reply.ErrorFields)
 		return
 	}
 	stream(w, req, reply)
@@ -349,11 +361,17 @@ func messageText(it map[string]any) string {
 	return ""
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
+func writeError(w http.ResponseWriter, status int, msg string, typ string, fields map[string]any) {
+	if typ == "" {
+		typ = "invalid_request_error"
+	}
+	e := map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}
+	for k, v := range fields {
+		e[k] = v
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
-		"message": msg, "type": "invalid_request_error", "param": nil, "code": nil}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": e})
 }
 
 // stream writes the Server-Sent Events of one Responses API response.

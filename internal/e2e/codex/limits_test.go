@@ -1,0 +1,83 @@
+package codex_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+)
+
+// TestCodexLimits runs the real codex against API errors and checks that
+// its adapter tells the provider's errors apart: the account's usage
+// limit with the time of day it resets, a rate limit, an overload and a
+// refused key.
+func TestCodexLimits(t *testing.T) {
+	t.Parallel()
+	bin := fakeopenai.CodexBinary(t)
+	resets := time.Now().Add(7980 * time.Second).Unix() // codex reads resets_at, not resets_in_seconds
+	for _, c := range []struct {
+		name  string
+		reply fakeopenai.Reply
+		want  agent.LimitKind
+	}{
+		{"usage limit", fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
+			ErrorFields: map[string]any{"plan_type": "plus", "resets_at": resets, "resets_in_seconds": 7980}}, agent.LimitUsage},
+		{"rate limit", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}, agent.LimitRate},
+		{"overloaded", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}, agent.LimitOverload},
+		{"key refused", fakeopenai.Reply{Status: 401, Error: "Incorrect API key provided"}, agent.LimitAuth},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeopenai.New(t, fakeopenai.Script{{Name: "error", TurnToolOutputs: fakeopenai.Any, Reply: c.reply}})
+			home := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var mu sync.Mutex
+			var results []agent.Output
+			done := make(chan struct{})
+			launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
+				Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
+			start := time.Now()
+			_, err := launcher.Start(ctx, agent.Spec{Plan: "01-01", Attempt: 1, Dir: home, Prompt: "say hi", LogPath: filepath.Join(home, "agent.log")}, func(o agent.Output) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch o.Kind {
+				case agent.OutResult:
+					results = append(results, o)
+				case agent.OutExit:
+					close(done)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatal("codex did not exit")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// codex says the error twice (an error event, then turn.failed).
+			if len(results) == 0 || results[len(results)-1].Limit == nil {
+				t.Fatalf("results %+v", results)
+			}
+			l := results[len(results)-1].Limit
+			if l.Kind != c.want {
+				t.Errorf("limit %+v, want kind %s (the turn said %q)", *l, c.want, results[len(results)-1].Text)
+
+			}
+			if c.want == agent.LimitUsage {
+				// 7,980 s ahead, said as a time of day to the minute.
+				at := l.ResetAt(start)
+				if d := at.Sub(start); d < 7980*time.Second-2*time.Minute || d > 7980*time.Second+2*time.Minute {
+					t.Errorf("reset at %v, %v after the start; want about 2h13m (%+v)", at, d, *l)
+				}
+			}
+		})
+	}
+}
