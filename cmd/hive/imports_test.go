@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 	// Computed confidence judges plans and runs as plain data (the
 	// pipeline routes on it).
 	"confidence": {},
-	"agent":      {"redact"},
+	"agent":      {"redact", "work"}, // a turn's limit is the machines' vocabulary
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"confidence", "engine", "work"},
 	"sim":      {"plan"},

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 func TestClaudeArgv(t *testing.T) {
@@ -49,7 +51,7 @@ func TestCodexOutputs(t *testing.T) {
 		{`{"type":"turn.completed","usage":{"input_tokens":120,"cached_input_tokens":0,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 120, OutputTokens: 7}, Context: 120}}, false},
 		// cached tokens are inside codex's input_tokens; hive keeps them apart
 		{`{"type":"turn.completed","usage":{"input_tokens":3000,"cached_input_tokens":600,"output_tokens":7}}`, []Output{{Kind: OutResult, Usage: Usage{InputTokens: 2400, CacheReadInputTokens: 600, OutputTokens: 7}, Context: 3000}}, false},
-		{`{"type":"turn.failed","error":{"message":"model overloaded"}}`, []Output{{Kind: OutResult, IsError: true, Text: "model overloaded", Limit: &Limit{Kind: LimitOverload}}}, false},
+		{`{"type":"turn.failed","error":{"message":"model overloaded"}}`, []Output{{Kind: OutResult, IsError: true, Text: "model overloaded", Limit: &Limit{Kind: work.LimitOverload}}}, false},
 		{`{"type":"error","message":"stream disconnected"}`, []Output{{Kind: OutResult, IsError: true, Text: "stream disconnected"}}, false},
 		{`not json`, nil, true},
 	}

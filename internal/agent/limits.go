@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Limit is a turn that ended on an error of the provider's, not of the
@@ -12,7 +14,7 @@ import (
 // a login that does not work. The first three pass with time; the last
 // needs a human. An adapter sets it on the OutResult of such a turn.
 type Limit struct {
-	Kind LimitKind
+	Kind work.LimitKind
 	// Reset is when the usage limit resets, where the CLI says (zero:
 	// not said). After is the same said as a wait from the line's time
 	// (codex: "try again in 2 days 17 hours 14 minutes"), Clock as a time
@@ -27,25 +29,6 @@ type Limit struct {
 	// names it (Claude Code: five_hour, seven_day, ...).
 	Window string
 }
-
-// LimitKind tells limits apart.
-type LimitKind string
-
-// Limit kinds.
-const (
-	// LimitUsage: the account's usage limit (a subscription's five-hour or
-	// weekly window) is reached. Every session of the account stops
-	// until Reset.
-	LimitUsage LimitKind = "usage"
-	// LimitRate: the API limits the requests (HTTP 429 without a usage
-	// limit's headers). It passes within seconds to minutes.
-	LimitRate LimitKind = "rate"
-	// LimitOverload: the provider is overloaded or failing (HTTP 529, 5xx).
-	LimitOverload LimitKind = "overload"
-	// LimitAuth: the CLI's login or key is refused (HTTP 401, 403), or the
-	// account has no credit left: a human must fix it.
-	LimitAuth LimitKind = "auth"
-)
 
 // ResetAt is when the usage limit resets, for a line read at now: Reset,
 // else now plus After, else the next Clock time of day after now in now's
@@ -82,17 +65,17 @@ func claudeLimit(r rawLine, reset int64) *Limit {
 	l := &Limit{Status: r.APIErrorStatus}
 	switch {
 	case r.APIError == "usage_limit_reached":
-		l.Kind = LimitUsage
+		l.Kind = work.LimitUsage
 		if reset > 0 {
 			l.Reset = time.Unix(reset, 0).UTC()
 		}
 	case r.APIErrorStatus == 429 || r.APIErrorType == "rate_limit_error":
-		l.Kind = LimitRate
+		l.Kind = work.LimitRate
 	case r.APIErrorStatus == 401 || r.APIErrorStatus == 403 || r.APIErrorType == "authentication_error" ||
 		r.APIErrorType == "permission_error" || r.APIErrorType == "billing_error":
-		l.Kind = LimitAuth
+		l.Kind = work.LimitAuth
 	case r.APIErrorStatus == 529 || r.APIErrorStatus >= 500 || r.APIErrorType == "overloaded_error" || r.APIErrorType == "api_error":
-		l.Kind = LimitOverload
+		l.Kind = work.LimitOverload
 	default:
 		return nil // a request hive or the agent got wrong (400, 413): the agent's
 	}
@@ -124,7 +107,7 @@ var (
 func codexLimit(msg string) *Limit {
 	switch {
 	case codexUsageRE.MatchString(msg):
-		l := &Limit{Kind: LimitUsage, Status: 429}
+		l := &Limit{Kind: work.LimitUsage, Status: 429}
 		if m := codexInRE.FindStringSubmatch(msg); m != nil {
 			for _, p := range codexPartRE.FindAllStringSubmatch(m[1], -1) {
 				n, _ := strconv.Atoi(p[1])
@@ -137,11 +120,11 @@ func codexLimit(msg string) *Limit {
 		}
 		return l
 	case codexAuthRE.MatchString(msg):
-		return &Limit{Kind: LimitAuth}
+		return &Limit{Kind: work.LimitAuth}
 	case codexRateRE.MatchString(msg):
-		return &Limit{Kind: LimitRate}
+		return &Limit{Kind: work.LimitRate}
 	case codexLoadRE.MatchString(msg):
-		return &Limit{Kind: LimitOverload}
+		return &Limit{Kind: work.LimitOverload}
 	}
 	return nil
 }

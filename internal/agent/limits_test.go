@@ -3,6 +3,8 @@ package agent
 import (
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Claude Code 2.1.330's lines for each API error, as it printed them
@@ -19,25 +21,25 @@ func TestClaudeLimits(t *testing.T) {
 			`{"type":"rate_limit_event","rate_limit_info":{"isUsingOverage":false,"rateLimitType":"five_hour","resetsAt":1796214619,"status":"rejected"},"session_id":"s"}`,
 			`{"type":"assistant","api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"rateLimitType":"five_hour","resetsAt":1796214619,"status":"rejected"}},"api_error_status":429,"api_error_type":"rate_limit_error","error":"rate_limit","message":{"content":[{"text":"You've hit your 5-hour limit · resets 12:30pm (UTC)","type":"text"}],"model":"<synthetic>"}}`,
 			`{"type":"result","subtype":"success","is_error":true,"api_error":"usage_limit_reached","api_error_status":429,"api_error_type":"rate_limit_error","result":"You've hit your 5-hour limit · resets 12:30pm (UTC)","terminal_reason":"api_error"}`,
-		}, &Limit{Kind: LimitUsage, Status: 429, Reset: time.Unix(reset, 0).UTC(), Window: "five_hour"}},
+		}, &Limit{Kind: work.LimitUsage, Status: 429, Reset: time.Unix(reset, 0).UTC(), Window: "five_hour"}},
 		{"usage limit, reset only in the message", []string{
 			`{"type":"assistant","api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"rateLimitType":"seven_day","resetsAt":1796214619,"status":"rejected"}},"api_error_status":429,"message":{"content":[{"text":"You've hit your weekly limit","type":"text"}],"model":"<synthetic>"}}`,
 			`{"type":"result","subtype":"success","is_error":true,"api_error":"usage_limit_reached","api_error_status":429,"api_error_type":"rate_limit_error","result":"You've hit your weekly limit"}`,
-		}, &Limit{Kind: LimitUsage, Status: 429, Reset: time.Unix(reset, 0).UTC(), Window: "seven_day"}},
+		}, &Limit{Kind: work.LimitUsage, Status: 429, Reset: time.Unix(reset, 0).UTC(), Window: "seven_day"}},
 		{"rate limit (subscription, not the usage limit)", []string{
 			`{"type":"rate_limit_event","rate_limit_info":{"isUsingOverage":false,"status":"rejected"},"session_id":"s"}`,
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"api_error_type":"rate_limit_error","result":"API Error: Server is temporarily limiting requests (not your usage limit) · Number of request tokens has exceeded your per-minute rate limit"}`,
-		}, &Limit{Kind: LimitRate, Status: 429}},
+		}, &Limit{Kind: work.LimitRate, Status: 429}},
 		{"rate limit (API key)", []string{
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"api_error_type":"rate_limit_error","result":"API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later."}`,
-		}, &Limit{Kind: LimitRate, Status: 429}},
+		}, &Limit{Kind: work.LimitRate, Status: 429}},
 		{"overloaded", []string{
 			`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":598,"error_status":529,"error":"overloaded"}`,
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"api_error_type":"overloaded_error","result":"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."}`,
-		}, &Limit{Kind: LimitOverload, Status: 529}},
+		}, &Limit{Kind: work.LimitOverload, Status: 529}},
 		{"login refused", []string{
 			`{"type":"result","subtype":"success","is_error":true,"api_error_status":401,"api_error_type":"authentication_error","result":"Invalid API key · Fix external API key"}`,
-		}, &Limit{Kind: LimitAuth, Status: 401}},
+		}, &Limit{Kind: work.LimitAuth, Status: 401}},
 		{"the agent's own error", []string{
 			`{"type":"result","subtype":"error_max_turns","is_error":true,"result":"max turns"}`,
 		}, nil},
@@ -81,15 +83,15 @@ func TestCodexLimits(t *testing.T) {
 		want *Limit
 	}{
 		{"You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 2:31 PM.",
-			&Limit{Kind: LimitUsage, Status: 429, Clock: "2:31 PM"}},
-		{"exceeded retry limit, last status: 429 Too Many Requests", &Limit{Kind: LimitRate}},
-		{"We’re currently experiencing high demand, which may cause temporary errors.", &Limit{Kind: LimitOverload}},
-		{"unexpected status 503 Service Unavailable: Service Unavailable, url: http://127.0.0.1:40209/v1/responses", &Limit{Kind: LimitOverload}},
-		{"unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:45623/v1/responses", &Limit{Kind: LimitAuth}},
+			&Limit{Kind: work.LimitUsage, Status: 429, Clock: "2:31 PM"}},
+		{"exceeded retry limit, last status: 429 Too Many Requests", &Limit{Kind: work.LimitRate}},
+		{"We’re currently experiencing high demand, which may cause temporary errors.", &Limit{Kind: work.LimitOverload}},
+		{"unexpected status 503 Service Unavailable: Service Unavailable, url: http://127.0.0.1:40209/v1/responses", &Limit{Kind: work.LimitOverload}},
+		{"unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:45623/v1/responses", &Limit{Kind: work.LimitAuth}},
 		{"You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 days 17 hours 14 minutes.",
-			&Limit{Kind: LimitUsage, Status: 429, After: 65*time.Hour + 14*time.Minute}},
-		{"You've hit your usage limit. Try again in 4 days 20 hours 9 minutes.", &Limit{Kind: LimitUsage, Status: 429, After: 116*time.Hour + 9*time.Minute}},
-		{"usage_limit_reached: The usage limit has been reached", &Limit{Kind: LimitUsage, Status: 429}},
+			&Limit{Kind: work.LimitUsage, Status: 429, After: 65*time.Hour + 14*time.Minute}},
+		{"You've hit your usage limit. Try again in 4 days 20 hours 9 minutes.", &Limit{Kind: work.LimitUsage, Status: 429, After: 116*time.Hour + 9*time.Minute}},
+		{"usage_limit_reached: The usage limit has been reached", &Limit{Kind: work.LimitUsage, Status: 429}},
 		{"the command failed: exit 1", nil},
 	} {
 		got := codexLimit(tt.msg)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Line is one stdout line of Claude Code's stream-json dialect (which the sim
@@ -296,7 +298,7 @@ func (m *turnMeter) outputs(b []byte) ([]Output, error) {
 			if out[i].Kind == OutResult {
 				out[i].Usage = m.rest(out[i].Usage)
 				out[i].Context = m.context
-				if lim := out[i].Limit; lim != nil && lim.Kind == LimitUsage && m.reset > 0 {
+				if lim := out[i].Limit; lim != nil && lim.Kind == work.LimitUsage && m.reset > 0 {
 					lim.Reset, lim.Window = time.Unix(m.reset, 0).UTC(), m.window
 				}
 			}

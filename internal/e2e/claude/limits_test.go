@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // TestClaudeLimits runs the real Claude Code against API errors and checks
@@ -40,13 +41,13 @@ func TestClaudeLimits(t *testing.T) {
 		want  agent.Limit
 	}{
 		{"usage limit", fa.Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "This request would exceed your account's rate limit.", Header: unified}, oauth,
-			agent.Limit{Kind: agent.LimitUsage, Status: 429, Reset: reset.UTC(), Window: "five_hour"}},
+			agent.Limit{Kind: work.LimitUsage, Status: 429, Reset: reset.UTC(), Window: "five_hour"}},
 		{"rate limit", fa.Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "Number of request tokens has exceeded your per-minute rate limit", Header: http.Header{"Retry-After": {"30"}}}, oauth,
-			agent.Limit{Kind: agent.LimitRate, Status: 429}},
+			agent.Limit{Kind: work.LimitRate, Status: 429}},
 		{"overloaded", fa.Reply{Status: 529, ErrorType: "overloaded_error", ErrorMessage: "Overloaded"}, nil,
-			agent.Limit{Kind: agent.LimitOverload, Status: 529}},
+			agent.Limit{Kind: work.LimitOverload, Status: 529}},
 		{"key refused", fa.Reply{Status: 401, ErrorType: "authentication_error", ErrorMessage: "invalid x-api-key"}, nil,
-			agent.Limit{Kind: agent.LimitAuth, Status: 401}},
+			agent.Limit{Kind: work.LimitAuth, Status: 401}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // TestCodexLimits runs the real codex against API errors and checks that
@@ -22,13 +23,13 @@ func TestCodexLimits(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		reply fakeopenai.Reply
-		want  agent.LimitKind
+		want  work.LimitKind
 	}{
 		{"usage limit", fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
-			ErrorFields: map[string]any{"plan_type": "plus", "resets_at": resets, "resets_in_seconds": 7980}}, agent.LimitUsage},
-		{"rate limit", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}, agent.LimitRate},
-		{"overloaded", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}, agent.LimitOverload},
-		{"key refused", fakeopenai.Reply{Status: 401, Error: "Incorrect API key provided"}, agent.LimitAuth},
+			ErrorFields: map[string]any{"plan_type": "plus", "resets_at": resets, "resets_in_seconds": 7980}}, work.LimitUsage},
+		{"rate limit", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}, work.LimitRate},
+		{"overloaded", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}, work.LimitOverload},
+		{"key refused", fakeopenai.Reply{Status: 401, Error: "Incorrect API key provided"}, work.LimitAuth},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,7 +72,7 @@ func TestCodexLimits(t *testing.T) {
 				t.Errorf("limit %+v, want kind %s (the turn said %q)", *l, c.want, results[len(results)-1].Text)
 
 			}
-			if c.want == agent.LimitUsage {
+			if c.want == work.LimitUsage {
 				// 7,980 s ahead, said as a time of day to the minute.
 				at := l.ResetAt(start)
 				if d := at.Sub(start); d < 7980*time.Second-2*time.Minute || d > 7980*time.Second+2*time.Minute {
