@@ -86,6 +86,10 @@ type PlanStatus struct {
 // Engine is the state machine. It is not safe for concurrent use: one
 // goroutine (the runner) owns it.
 type Engine struct {
+	// limit is the run's wait for a provider's limit to pass (nil: none),
+	// backoffs the rate limits and overloads met in a row.
+	limit    *LimitWait
+	backoffs int
 	spec     RunSpec
 	plans    []*PlanStatus // in spec order
 	byID     map[string]*PlanStatus
@@ -248,10 +252,13 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		e.budget.turns.Ended() // the previous process's agents are ended
 		e.attended, e.wait = ev.Attended, ev.Wait
 		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
-		return e.schedule(e.unpause(e.resume())), nil
+		return e.schedule(e.limitResumed(e.unpause(e.resume()))), nil
 	}
 	if ev.Type == EvWake {
-		return e.schedule(e.rolloverDue(nil)), nil
+		return e.schedule(e.limitWake(e.rolloverDue(nil))), nil
+	}
+	if ev.Type == EvLimited {
+		return e.limited(ev)
 	}
 	if ev.Type == EvPause {
 		return e.schedule(e.pause()), nil
@@ -326,6 +333,7 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		p.Progress = ev.Text
 		p.lastAnswered = nil // the agent has moved past the answer
+		e.backoffs = 0       // the provider answers again
 		p.silence, p.lastActive = Quiet, e.now
 		out = e.taskDone(out, p)
 	case EvPlanComplete:
@@ -781,7 +789,7 @@ func (e *Engine) idle(out []Command) []Command {
 		// a new one.
 		e.stopping = false
 	}
-	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() {
+	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() || e.limit != nil {
 		e.idleSince = time.Time{}
 		return out
 	}

@@ -135,11 +135,15 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	if !e.pausing {
 		out = e.holdTurns(out)
 	}
-	if e.budget.open != nil || e.pausing {
-		// A resume after a pause merges it again (see resume).
+	if e.budget.open != nil || e.pausing || e.limit != nil {
+		// A resume after a pause merges it again (see resume), as the
+		// end of a wait for the provider does (limitWake).
 		why := "merge conflict: the resolver is held until the budget is raised"
-		if e.pausing {
+		switch {
+		case e.pausing:
 			why = "merge conflict: the resolver starts when the run is resumed"
+		case e.limit != nil:
+			why = "merge conflict: the resolver starts when the provider's limit has passed"
 		}
 		p.Stage = StageHeld
 		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: why})

@@ -53,6 +53,8 @@ type Snapshot struct {
 	PausedAt        time.Time
 	// Context are the run's context limits, as the run started.
 	Context ContextLimits
+	// Limit is the run's wait for a provider's limit to pass; nil: none.
+	Limit *LimitWait
 }
 
 // Verification is the result of a phase verification.
@@ -85,6 +87,10 @@ func (e *Engine) Snapshot() Snapshot {
 		Paused:        e.paused,
 		PausedAt:      e.pausedAt,
 		Context:       e.spec.Context,
+	}
+	if e.limit != nil {
+		w := *e.limit
+		s.Limit = &w
 	}
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))

@@ -37,7 +37,13 @@ import (
 //	   crashed, hung, or exited without a word) and leaves it unresolved
 //	   is followed by another resolver, up to MaxResolves, as after a
 //	   resume, rather than by a human at once.
-const Version = 8
+//	9: EvLimited: an agent's turn ended on its provider's limit. A usage
+//	   limit holds every new agent until its reset (a CmdWake), a rate
+//	   limit or an overload for a backoff; the agents at work go on; the
+//	   plan whose agent met it goes back to the queue, to go on from its
+//	   commits, without spending a retry. A refused login fails the plan
+//	   for the human, as a failed turn did.
+const Version = 9
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
@@ -155,6 +161,9 @@ const (
 	EvResumed EventType = "resumed"
 	// EvWake: the time a CmdWake asked for has come.
 	EvWake EventType = "wake"
+	// EvLimited: Plan, Attempt, Limit: the agent's turn ended on its
+	// provider's limit, not on its work (version 9).
+	EvLimited EventType = "limited"
 	// EvAgentStarted: Plan, Attempt, PID, Role ("" for an executor).
 	EvAgentStarted EventType = "agent-started"
 	// EvProgress: Plan, Attempt, Task, Total, Text.
@@ -245,6 +254,7 @@ type Event struct {
 
 	Checkpoint   *Checkpoint  `json:"checkpoint,omitempty"`
 	Report       *work.Report `json:"report,omitempty"`
+	Limit        *work.Limit  `json:"limit,omitempty"` // EvLimited
 	CheckpointID int          `json:"checkpoint_id,omitempty"`
 	By           string       `json:"by,omitempty"` // who answered: terminal, hive answer, auto
 

@@ -144,6 +144,14 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		return Step{View: d.Cmd}
 	}
 	ev := engine.Event{Time: clock}
+	if arg, ok := d.Arg("after"); ok && (d.Cmd == "resume" || d.Cmd == "wake") { // after=DURATION: the clock moves on first
+		dur, err := time.ParseDuration(arg.Vals[0])
+		if err != nil {
+			t.Fatalf("%s: after=%s: %v", d.Pos, arg.Vals[0], err)
+		}
+		s.Clock = s.Clock.Add(dur)
+		ev.Time = s.Clock
+	}
 	if d.Cmd == "resume" {
 		ev.Type = engine.EvResumed
 		human(t, d, &ev)
@@ -151,14 +159,6 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 	}
 	if d.Cmd == "wake" {
 		ev.Type = engine.EvWake
-		if arg, ok := d.Arg("after"); ok { // wake after=DURATION: the clock moves on first
-			dur, err := time.ParseDuration(arg.Vals[0])
-			if err != nil {
-				t.Fatalf("%s: after=%s: %v", d.Pos, arg.Vals[0], err)
-			}
-			s.Clock = s.Clock.Add(dur)
-			ev.Time = s.Clock
-		}
 		return Step{Event: &ev}
 	}
 	if d.Cmd == "pause" {
@@ -195,6 +195,22 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		ev.Type = engine.EvPlanComplete
 	case "failed":
 		ev.Type = engine.EvPlanFailed
+	case "limited": // limited PLAN kind=usage|rate|overload|auth [reset=DURATION from now] [text=(…)]
+		ev.Type = engine.EvLimited
+		ev.Limit = &work.Limit{}
+		var kind string
+		d.ScanArgs(t, "kind", &kind)
+		ev.Limit.Kind = work.LimitKind(kind)
+		if arg, ok := d.Arg("reset"); ok {
+			dur, err := time.ParseDuration(arg.Vals[0])
+			if err != nil {
+				t.Fatalf("%s: reset=%s: %v", d.Pos, arg.Vals[0], err)
+			}
+			ev.Limit.Reset = clock.Add(dur)
+		}
+		if arg, ok := d.Arg("text"); ok {
+			ev.Limit.Text = strings.Join(arg.Vals, ", ")
+		}
 	case "exited":
 		ev.Type = engine.EvAgentExited
 		d.MaybeScanArgs(t, "code", &ev.ExitCode)
@@ -438,6 +454,9 @@ func RenderState(s engine.Snapshot) string {
 	fmt.Fprintf(&b, "wave=%d finished=%v", s.CurrentWave, s.Finished)
 	if s.Outcome != "" {
 		b.WriteString(" outcome=" + s.Outcome)
+	}
+	if w := s.Limit; w != nil {
+		fmt.Fprintf(&b, " limit=%s until=%s since=%s plan=%s", w.Kind, w.Until.UTC().Format("15:04:05"), w.Since.UTC().Format("15:04:05"), w.Plan)
 	}
 	b.WriteString("\n")
 	for _, p := range s.Plans {
