@@ -72,6 +72,8 @@ func (o *plainObserver) Event(ev engine.Event, s engine.Snapshot) {
 		o.line(ev.Time, ev.Plan, "reported PLAN COMPLETE (%d commit(s))", len(ev.Commits))
 	case engine.EvPlanFailed:
 		o.line(ev.Time, ev.Plan, "reported PLAN FAILED: %s", ev.Reason)
+	case engine.EvLimited:
+		o.line(ev.Time, ev.Plan, "the provider's %s limit ended the turn: %s", ev.Limit.Kind, ev.Limit.Text)
 	case engine.EvAgentExited:
 		o.line(ev.Time, ev.Plan, "agent exited (attempt %d, code %d: %s)", ev.Attempt, ev.ExitCode, ev.Reason)
 	case engine.EvSpotChecked:

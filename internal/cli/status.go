@@ -110,6 +110,9 @@ type statusRunView struct {
 	Paused   bool       `json:"paused,omitempty"`
 	PausedAt *time.Time `json:"paused_at,omitempty"`
 	Handoff  string     `json:"handoff,omitempty"`
+	// Limit: the run waits for a provider's limit to pass (kind usage,
+	// rate or overload) until its until, when the plans go on.
+	Limit *engine.LimitWait `json:"limit,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
@@ -225,6 +228,7 @@ func phaseView(snap engine.Snapshot, run int64, dir string, started time.Time, o
 		at := snap.PausedAt
 		v.Paused, v.PausedAt, v.Handoff = true, &at, filepath.ToSlash(handoff.Path(dir))
 	}
+	v.Limit = snap.Limit
 	for _, p := range snap.Plans {
 		v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
 			Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
@@ -276,6 +280,9 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 		fmt.Fprintf(o.stdout, "  total: %s, %s elapsed\n", runSpendText(v.Spend, v.snap.Agent), activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
 		if b := tui.BudgetText(v.snap); b != "" {
 			fmt.Fprintf(o.stdout, "  budget: %s\n", b)
+		}
+		if w := v.Limit; w != nil {
+			fmt.Fprintf(o.stdout, "  %s\n", tui.LimitText(w, time.Now()))
 		}
 		if v.BudgetWaiting { // what it says is in the queue below
 			fmt.Fprintf(o.stdout, "  waiting at the budget checkpoint: %s\n",

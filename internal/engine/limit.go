@@ -95,7 +95,7 @@ func (e *Engine) waitFor(out []Command, plan string, l work.Limit) []Command {
 // limitNote says what the run waits for.
 func (e *Engine) limitNote() string {
 	w := e.limit
-	what := map[work.LimitKind]string{work.LimitUsage: "the usage limit's reset", work.LimitRate: "the rate limit to pass", work.LimitOverload: "the provider's overload to pass"}[w.Kind]
+	what := w.Kind.Awaited()
 	at := w.Until.UTC().Format("15:04:05 MST")
 	if w.Guessed {
 		return fmt.Sprintf("waiting for %s (it said no time: trying again at %s, in %s); no agent starts meanwhile, and no retry is spent", what, at, w.Until.Sub(e.now).Round(time.Second))

@@ -37,6 +37,9 @@ type agents struct {
 
 	prices pricing.Table
 	ladder []string // the executor's model ladder: Ladder[0] is its configured model
+	// now reads the clock: when a limit's reset is said as a time of day
+	// or a wait, it is taken from when the line was read.
+	now func() time.Time
 
 	mu     sync.Mutex                   // guards held and models
 	held   map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
@@ -49,7 +52,7 @@ func newAgents(inbox Inbox, say func(plan, text string), o Agents,
 	if prices == nil {
 		prices = pricing.Defaults()
 	}
-	return &agents{inbox: inbox, say: say, spec: spec, stall: o.Stall, grace: o.StopGrace, prices: prices, ladder: o.Ladder,
+	return &agents{inbox: inbox, say: say, spec: spec, stall: o.Stall, grace: o.StopGrace, prices: prices, ladder: o.Ladder, now: time.Now,
 		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*engine.Event{},
 		models: map[sessionKey]string{}}
 }

@@ -534,7 +534,7 @@ func BringMerged(ctx context.Context, o Options) error {
 // publishedFirst are a session's events whose answer reads the plan's
 // commits, maybe on another worker: its branch is pushed before they go.
 var publishedFirst = map[engine.EventType]bool{
-	engine.EvPlanComplete: true, engine.EvPlanFailed: true, engine.EvSilent: true,
+	engine.EvPlanComplete: true, engine.EvPlanFailed: true, engine.EvLimited: true, engine.EvSilent: true,
 	engine.EvCheckpoint: true, engine.EvDeviation: true,
 }
 

@@ -317,6 +317,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 		now: o.Now, inbox: r, say: say, heads: o.Repo.NewHeadLog()}
 	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, brief: o.Agents.Brief}
 	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
+	r.agents.now = o.Now
 	r.human = &humanWaits{inbox: r, now: o.Now}
 	files := &planningFiles{root: o.Repo.Root, phase: o.Phase, plans: plans, now: o.Now, say: say,
 		shared: func() bool { return r.work.integ == nil }}

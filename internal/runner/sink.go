@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // sink receives agent Outputs on the agents' goroutines and turns them into
@@ -69,9 +70,15 @@ func (a *agents) sink(o agent.Output) {
 			if msg == "" {
 				msg = "(the CLI gave no message)"
 			}
-			if o.Stalled {
+			switch {
+			case o.Stalled:
 				a.inbox.Note(o.Plan, "the interrupted turn ended: "+msg)
-			} else {
+			case o.Limit != nil:
+				// The provider's limit, not the agent's work: the engine
+				// waits for it to pass.
+				a.inbox.Send(engine.Event{Type: engine.EvLimited, Plan: o.Plan, Attempt: o.Attempt,
+					Limit: &work.Limit{Kind: o.Limit.Kind, Reset: o.Limit.ResetAt(a.now()), Window: o.Limit.Window, Text: msg}})
+			default:
 				// The CLI's own error text (an API error, a turn limit) fails
 				// the plan; the human, or --yes, decides whether to retry.
 				a.inbox.Send(engine.Event{Type: engine.EvPlanFailed, Plan: o.Plan, Attempt: o.Attempt, Reason: "the agent's turn ended in an error: " + msg})

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/work"
@@ -103,6 +104,24 @@ func budgetStyled(text string, spent, ceiling float64) string {
 		return stError.Render(text)
 	case spent >= work.WarnShare*ceiling:
 		return stAction.Render(text)
+	}
+	return text
+}
+
+// LimitText says what a run waits for, as of now: "waiting for the usage
+// limit's reset at 14:00 (in 2h13m)".
+func LimitText(w *engine.LimitWait, now time.Time) string {
+	what := w.Kind.Awaited()
+	in := w.Until.Sub(now).Round(time.Minute)
+	if w.Until.Sub(now) < time.Minute {
+		in = w.Until.Sub(now).Round(time.Second)
+	}
+	text := fmt.Sprintf("waiting for %s at %s (in %s)", what, w.Until.Local().Format("15:04"), strings.TrimSuffix(strings.TrimSuffix(in.String(), "0s"), "0m"))
+	if w.Guessed {
+		text = fmt.Sprintf("waiting for %s (not said when: trying again at %s)", what, w.Until.Local().Format("15:04"))
+	}
+	if !w.Until.After(now) {
+		text = fmt.Sprintf("waited for %s: going on", what)
 	}
 	return text
 }

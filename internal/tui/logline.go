@@ -42,6 +42,8 @@ func EventLine(ev engine.Event) (LogLine, bool) {
 		l.Text = fmt.Sprintf("reported PLAN COMPLETE (%d commit(s))", len(ev.Commits))
 	case engine.EvPlanFailed:
 		l.Text = "reported PLAN FAILED: " + ev.Reason
+	case engine.EvLimited:
+		l.Text = fmt.Sprintf("the provider's %s limit ended the turn: %s", ev.Limit.Kind, ev.Limit.Text)
 	case engine.EvAgentExited:
 		l.Text = fmt.Sprintf("agent exited (attempt %d, code %d: %s)", ev.Attempt, ev.ExitCode, ev.Reason)
 	case engine.EvSpotChecked:

@@ -52,6 +52,8 @@ func (m Model) render() ([]string, int) {
 		footer = append(wrapText(stAction.Render("Stopping: hive stops the agents; the work of every plan so far is kept (commits and journal). ctrl+c again leaves at once."), w), footer...)
 	} else if m.Pausing || m.snap.Pausing {
 		footer = append(wrapText(stAction.Render("Pausing: each agent commits its work in progress and writes its notes; then hive writes HANDOFF.md and stops. The same command resumes."), w), footer...)
+	} else if lw := m.snap.Limit; lw != nil {
+		footer = append(wrapText(stAction.Render(LimitText(lw, m.now)+": no agent starts meanwhile; the plans go on from their commits then."), w), footer...)
 	}
 	lay := m.layout(w)
 	head := m.head()

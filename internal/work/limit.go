@@ -37,6 +37,19 @@ const (
 	LimitAuth LimitKind = "auth"
 )
 
+// Awaited is what a run waits for at a limit of kind k, in words.
+func (k LimitKind) Awaited() string {
+	switch k {
+	case LimitUsage:
+		return "the usage limit's reset"
+	case LimitRate:
+		return "the rate limit to pass"
+	case LimitOverload:
+		return "the provider's overload to pass"
+	}
+	return "the provider's " + string(k) + " limit to pass"
+}
+
 // Passes says whether the limit passes with time (everything but a
 // refused login).
 func (k LimitKind) Passes() bool { return k == LimitUsage || k == LimitRate || k == LimitOverload }
