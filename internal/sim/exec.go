@@ -283,6 +283,12 @@ func (a *agent) autoTask(t plan.Task) error {
 		kind = "test"
 	}
 	subject := fmt.Sprintf("%s(%s): %s", kind, r.p.ID, taskName(t))
+	if r.faults.at(FaultLimit, t.Number) {
+		fmt.Fprintf(a.log, "hive sim: simulated usage limit in plan %s at task %d, reset in %s\n", r.p.ID, t.Number, a.set.LimitReset)
+		a.out.limitReached(time.Now().Add(a.set.LimitReset))
+		a.exit(1)
+		return errExited
+	}
 	files, err := a.writeFiles(t, fmt.Sprintf("%s/%d", r.p.ID, t.Number), taskName(t))
 	if err != nil {
 		return err

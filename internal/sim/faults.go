@@ -16,6 +16,9 @@ const (
 	EnvFaults  = "HIVE_SIM_FAULTS"    // e.g. "01-02=crash@2,01-03=hang@1#1,01-04=garbage"
 	EnvFile    = "HIVE_SIM_FILE"      // JSON: {"delay":"20ms","faults":{"01-02":[{"kind":"crash","task":2,"attempt":1}]},"context":{"base":12000,"request":3000}}
 	EnvAttempt = "HIVE_AGENT_ATTEMPT" // attempt number of this agent for its plan; default 1
+	// EnvLimitReset is how far ahead of its line the usage limit of the
+	// limit fault resets (a Go duration; default 3s).
+	EnvLimitReset = "HIVE_SIM_LIMIT_RESET"
 )
 
 // Fault kinds.
@@ -28,6 +31,7 @@ const (
 	FaultSelfCheckFail = "selfcheck-fail" // SUMMARY says "Self-Check: FAILED"; PLAN COMPLETE still printed
 	FaultFail          = "fail"           // at task k: print PLAN FAILED and end the turn
 	FaultCombFail      = "comb-fail"      // as the resolver (role comb): give up with PLAN FAILED
+	FaultLimit         = "limit"          // at task k, before its work: the account's usage limit ends the turn, as Claude Code says it, and the sim exits 1
 	// FaultIgnoreRollover makes the plan's agent ignore hive's
 	// CONTEXT_ROLLOVER request: it keeps working and, once idle, answers it
 	// with nothing useful.
@@ -43,7 +47,7 @@ type Fault struct {
 
 // takesTask reports which kinds may be limited to one task.
 var takesTask = map[string]bool{
-	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true,
+	FaultCrash: true, FaultHang: true, FaultFail: true, FaultSlow: true, FaultLimit: true,
 	FaultGarbage: false, FaultNoSummary: false, FaultSelfCheckFail: false, FaultCombFail: false, FaultIgnoreRollover: false,
 	FaultChallenge: false, FaultNeedsInput: false, FaultBlocked: false, FaultBlocker: false, FaultBadReport: false, FaultEmpty: false,
 	FaultWarn: false, FaultBlock: false, FaultFindsBug: false, FaultUncommitted: false,
@@ -51,9 +55,11 @@ var takesTask = map[string]bool{
 
 // Settings is the sim's configuration, read from the environment.
 type Settings struct {
-	Delay   time.Duration
-	Faults  map[string][]Fault // by plan id
-	Attempt int
+	Delay  time.Duration
+	Faults map[string][]Fault // by plan id
+	// LimitReset is how far ahead the limit fault's usage limit resets.
+	LimitReset time.Duration
+	Attempt    int
 	// Role is the agent's role (HIVE_AGENT_ROLE): "" or "executor" runs a
 	// plan, "comb" resolves a merge conflict, "verifier" verifies a phase.
 	Role string
@@ -105,6 +111,14 @@ func LoadSettings(getenv func(string) string) (Settings, error) {
 				s.Faults[id] = append(s.Faults[id], ft)
 			}
 		}
+	}
+	s.LimitReset = 3 * time.Second
+	if v := getenv(EnvLimitReset); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return s, fmt.Errorf("%s=%q: %w", EnvLimitReset, v, err)
+		}
+		s.LimitReset = d
 	}
 	if v := getenv(EnvDelay); v != "" {
 		d, err := parseDelay(v)
@@ -198,7 +212,7 @@ func (f Fault) check() error {
 	allowed, known := takesTask[f.Kind]
 	switch {
 	case !known:
-		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, ignore-rollover, or for a role of hive run challenge, needs-input, blocked, blocker, badreport, uncommitted, or for the tester finds-bug, or for the planner empty, or for an evaluator warn, block)", f.Kind)
+		return fmt.Errorf("unknown fault kind %q (want crash, hang, garbage, slow, nosummary, selfcheck-fail, fail, comb-fail, ignore-rollover, limit, or for a role of hive run challenge, needs-input, blocked, blocker, badreport, uncommitted, or for the tester finds-bug, or for the planner empty, or for an evaluator warn, block)", f.Kind)
 	case f.Task < 0 || f.Attempt < 0:
 		return fmt.Errorf("fault %s: negative task or attempt", f.Kind)
 	case f.Task > 0 && !allowed:

@@ -255,6 +255,29 @@ func (e *emitter) endTurn() {
 	})
 }
 
+// limitReached ends the turn as Claude Code 2.1.330 ends one that met the
+// account's usage limit (logged in with a subscription): a
+// rate_limit_event, the synthetic assistant message, and a result that is
+// an error naming usage_limit_reached; the reset in epoch seconds.
+func (e *emitter) limitReached(reset time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.inTurn {
+		return
+	}
+	e.inTurn = false
+	info := map[string]any{"status": "rejected", "resetsAt": reset.Unix(), "rateLimitType": "five_hour", "isUsingOverage": false}
+	text := "You've hit your 5-hour limit · resets " + reset.UTC().Format("3:04pm") + " (UTC)"
+	e.write(map[string]any{"type": "rate_limit_event", "rate_limit_info": info, "uuid": newUUID(), "session_id": e.sessionID})
+	e.write(map[string]any{"type": "assistant", "api_error": "usage_limit_reached", "api_error_params": map[string]any{"rate_limit_info": info},
+		"api_error_status": 429, "api_error_type": "rate_limit_error", "error": "rate_limit", "is_api_error_message": true,
+		"message":    map[string]any{"id": newUUID(), "model": "<synthetic>", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}},
+		"session_id": e.sessionID})
+	e.write(map[string]any{"type": "result", "subtype": "success", "is_error": true, "api_error": "usage_limit_reached",
+		"api_error_status": 429, "api_error_type": "rate_limit_error", "result": text, "terminal_reason": "api_error",
+		"num_turns": e.turns, "session_id": e.sessionID, "total_cost_usd": 0, "usage": map[string]any{"input_tokens": 0, "output_tokens": 0}})
+}
+
 func (e *emitter) setGarbage(on bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
+)
+
+// An agent whose turn ends on the account's usage limit (the sim says it as
+// Claude Code does, with a reset 2 s ahead) does not fail its plan, even
+// under --yes: the run waits for the reset, starts no agent meanwhile, and
+// then every plan goes on from its commits. No retry is spent, and every
+// task is committed once.
+func TestUsageLimitWaitsForTheReset(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+		".planning/phases/01-lib/01-03-PLAN.md": wtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
+	})
+	obs := &noteRecorder{recorder: &recorder{}}
+	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2s"), obs)
+	o.Schedule.MaxConcurrent = 2
+	o.Human.AutoAnswer = true
+	o.Agents.Retries = 0 // a limit that spent a retry would fail the plan
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != engine.OutcomeComplete || res.Snapshot.Count(engine.Complete) != 3 {
+		t.Fatalf("outcome %s, %d complete\n%s", res.Snapshot.Outcome, res.Snapshot.Count(engine.Complete), obs)
+	}
+	// The journal says what happened: the limit with its reset, the wake
+	// after it, and 01-02's next agent no sooner.
+	recs, err := o.Journal.Events(res.Run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limited, woke, restarted time.Time
+	var reset time.Time
+	for _, r := range recs {
+		var ev engine.Event
+		if err := json.Unmarshal(r.Payload, &ev); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.Type == engine.EvLimited:
+			if ev.Limit == nil || ev.Limit.Kind != work.LimitUsage || ev.Limit.Reset.IsZero() || ev.Plan != "01-02" {
+				t.Fatalf("limited event %+v", ev)
+			}
+			limited, reset = ev.Time, ev.Limit.Reset
+		case ev.Type == engine.EvWake && woke.IsZero() && !limited.IsZero():
+			woke = ev.Time
+		case ev.Type == engine.EvAgentStarted && ev.Plan == "01-02" && ev.Attempt == 2:
+			restarted = ev.Time
+		}
+	}
+	if limited.IsZero() || woke.IsZero() || restarted.IsZero() {
+		t.Fatalf("limited %v, woke %v, 01-02 restarted %v\n%s", limited, woke, restarted, obs)
+	}
+	if restarted.Before(reset.Truncate(time.Second)) {
+		t.Errorf("01-02's next agent started at %v, before the reset at %v", restarted, reset)
+	}
+	if s := obs.String(); !strings.Contains(s, "note 01-02 waiting for the usage limit's reset") || strings.Contains(s, "retry 1 of") {
+		t.Errorf("the wait was not said, or a retry was spent:\n%s", s)
+	}
+	// Each task once: one commit of 01-02's task on main.
+	if n := strings.Count(git(t, root, "log", "--format=%s", "main"), "feat(01-02):"); n != 1 {
+		t.Errorf("%d commits of 01-02's task on main, want 1:\n%s", n, git(t, root, "log", "--format=%s", "main"))
+	}
+	for _, f := range []string{"src/p01.go", "src/p02.go", "src/p03.go"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("%s is not on main: %v", f, err)
+		}
+	}
+}
+
+// noteRecorder records the engine's notes with their text too.
+type noteRecorder struct{ *recorder }
+
+func (r *noteRecorder) Command(c engine.Command, s engine.Snapshot) {
+	if c.Type == engine.CmdNote {
+		r.add("note %s %s", c.Plan, c.Text)
+		return
+	}
+	r.recorder.Command(c, s)
+}
