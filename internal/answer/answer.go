@@ -112,6 +112,9 @@ func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, 
 	if j == nil {
 		return Result{}, refused(true, "no phase has run here yet: there is nothing to answer")
 	}
+	if req.Plan == engine.LimitID {
+		return recordResumeNow(j, red, req)
+	}
 	run, cp, eng, last, err := openCheckpoint(j, req)
 	if err != nil {
 		return Result{}, err
@@ -142,6 +145,50 @@ func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, 
 		}
 	}
 	return Result{Run: run.ID, Seq: seq, Answer: red.String(req.Text), Checkpoint: cp, Phase: eng.Snapshot().Phase}, nil
+}
+
+// recordResumeNow journals `hive answer limit resume-now` in the
+// unfinished run that waits for its provider's limit: the running hive
+// (or the next resume) ends the wait at once.
+func recordResumeNow(j journal.Journal, red *redact.Redactor, req Request) (Result, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return Result{}, err
+	}
+	for _, run := range runs {
+		if !run.Finished.IsZero() || req.Run != 0 && run.ID != req.Run {
+			continue
+		}
+		eng, last, err := replay(j, run.ID, 0)
+		if err != nil {
+			return Result{}, err
+		}
+		if eng.Snapshot().Limit == nil {
+			continue
+		}
+		ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: engine.LimitID, Text: req.Text, By: By}
+		if _, err := eng.Step(ev); err != nil {
+			return Result{}, &RefusedError{Err: err}
+		}
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return Result{}, err
+		}
+		seq, err := journal.Redacting(j, red).Append(run.ID, string(ev.Type), ev.Time, payload)
+		if err != nil {
+			return Result{}, fmt.Errorf("record the answer: %w", err)
+		}
+		if seq != last+1 {
+			if eng, _, err = replay(j, run.ID, seq-1); err != nil {
+				return Result{}, err
+			}
+			if _, err := eng.Step(ev); err != nil {
+				return Result{}, fmt.Errorf("%w: the wait ended meanwhile (%v)", ErrAnswered, err)
+			}
+		}
+		return Result{Run: run.ID, Seq: seq, Answer: red.String(req.Text), Phase: eng.Snapshot().Phase}, nil
+	}
+	return Result{}, refused(true, "no run waits for its provider's limit now: there is nothing to resume (`hive status` shows where each run stands)")
 }
 
 // replay steps run's events with seq <= until (every event when until is

@@ -37,12 +37,14 @@ the checkpoint awaits: "approved" or the issues found (human-verify), an
 option id (decision), "done" (human-action), yes / different approach /
 defer (deviation), retry / skip / abort (a failed plan). The question of a
 role of hive run (ROLE: architect, implementer, tester, ...) takes one of the
-options it lists, or any text for a role's own question.`,
+options it lists, or any text for a role's own question. A run that waits for
+its provider's usage limit to reset goes on at once with "limit resume-now".`,
 		Example: `  hive answer 03-01 approved
   hive answer 03-02 clerk
   hive answer 03-04 "the header overlaps the menu at 375px"
   hive answer 03-01 clerk --json
-  hive answer tester override`,
+  hive answer tester override
+  hive answer limit resume-now`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.plan, o.text = args[0], strings.Join(args[1:], " ")

@@ -260,6 +260,9 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	if ev.Type == EvLimited {
 		return e.limited(ev)
 	}
+	if ev.Type == EvAnswer && ev.Plan == LimitID && e.byID[LimitID] == nil {
+		return e.limitAnswered(ev)
+	}
 	if ev.Type == EvPause {
 		return e.schedule(e.pause()), nil
 	}

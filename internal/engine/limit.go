@@ -3,10 +3,18 @@ package engine
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/hivectl/hive/internal/work"
 )
+
+// LimitID is the plan id that `hive answer` uses to end a wait for the
+// provider at once: `hive answer limit resume-now`.
+const LimitID = "limit"
+
+// ResumeNow is the answer that ends the wait for the provider at once.
+const ResumeNow = "resume-now"
 
 // limitRules is the engine version from which a turn that ended on the
 // provider's limit (EvLimited) makes the run wait rather than fail.
@@ -115,6 +123,25 @@ func (e *Engine) limitWake(out []Command) []Command {
 		return out // the budget still holds them
 	}
 	return e.unhold(out)
+}
+
+// limitAnswered ends the wait at once, as a human asked (`hive answer limit
+// resume-now`): the plans go on, and meet the limit again if it has not
+// passed.
+func (e *Engine) limitAnswered(ev Event) ([]Command, error) {
+	if e.limit == nil {
+		return nil, fmt.Errorf("the run is not waiting for the provider: there is nothing to resume")
+	}
+	if t := strings.ToLower(strings.TrimSpace(ev.Text)); t != ResumeNow && t != "resume" {
+		return nil, fmt.Errorf("the answer %q: answer %s to go on now, or let the run go on by itself at %s", ev.Text, ResumeNow, e.limit.Until.UTC().Format("15:04 MST"))
+	}
+	by := ev.By
+	if by == "" {
+		by = "a human"
+	}
+	out := []Command{{Type: CmdNote, Text: fmt.Sprintf("%s asked to go on now, before %s at %s", by, e.limit.Kind.Awaited(), e.limit.Until.UTC().Format("15:04:05 MST"))}}
+	e.limit.Until = e.now
+	return e.schedule(e.limitWake(out)), nil
 }
 
 // limitResumed asks again, after a resume, to be woken when the wait ends

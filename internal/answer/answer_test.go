@@ -1,0 +1,60 @@
+package answer
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/work"
+)
+
+func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
+
+// `hive answer limit resume-now` goes to the run that waits for its
+// provider, and the engine then goes on at once; with no such run it is
+// refused and nothing is journaled.
+func TestResumeNow(t *testing.T) {
+	j := journal.NewMemory()
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	run, err := j.CreateRun("01", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(ev engine.Event) {
+		t.Helper()
+		b, _ := json.Marshal(ev)
+		if _, err := j.Append(run.ID, string(ev.Type), ev.Time, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(engine.Event{Type: engine.EvRunStarted, Time: t0, Version: engine.Version, Spec: &engine.RunSpec{Phase: "01", MaxConcurrent: 1,
+		Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}}}})
+	js := Journals{Root: t.TempDir(), Phase: j}
+	_, err = Record(js, Request{Plan: engine.LimitID, Text: engine.ResumeNow, Now: t0.Add(time.Second)})
+	var refusedErr *RefusedError
+	if !errors.As(err, &refusedErr) || !refusedErr.NoCheckpoint {
+		t.Fatalf("answer with no wait: %v", err)
+	}
+	add(engine.Event{Type: engine.EvLimited, Time: t0.Add(time.Minute), Plan: "01-01", Attempt: 1,
+		Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}})
+	if _, err := Record(js, Request{Plan: engine.LimitID, Text: "later", Now: t0.Add(2 * time.Minute)}); !errors.As(err, &refusedErr) {
+		t.Fatalf("a wrong answer: %v", err)
+	}
+	res, err := Record(js, Request{Plan: engine.LimitID, Text: engine.ResumeNow, Now: t0.Add(2 * time.Minute)})
+	if err != nil || res.Run != run.ID {
+		t.Fatalf("resume-now: %+v, %v", res, err)
+	}
+	eng, _, err := replay(j, run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := eng.Snapshot()
+	if snap.Limit != nil || snap.Plans[0].State != engine.Running || snap.Plans[0].Attempt != 2 {
+		t.Errorf("after resume-now: limit %+v, 01-01 %s attempt %d", snap.Limit, snap.Plans[0].State, snap.Plans[0].Attempt)
+	}
+}
