@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +91,50 @@ func (r *noteRecorder) Command(c engine.Command, s engine.Snapshot) {
 		return
 	}
 	r.recorder.Command(c, s)
+}
+
+// hive stopped during the wait waits, when resumed, for what is left of
+// it: no longer, and no retry is spent.
+func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+	})
+	obs := &noteRecorder{recorder: &recorder{}}
+	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-01=limit@1#1", "HIVE_SIM_LIMIT_RESET=4s"), obs)
+	o.Human.AutoAnswer = true
+	o.Agents.Retries = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for !strings.Contains(obs.String(), "waiting for the usage limit's reset") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := Run(ctx, o); err == nil {
+		t.Fatal("the first run was not stopped")
+	}
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("resumed run: %v, %s\n%s", err, res.Snapshot.Outcome, obs)
+	}
+	// The resumed run waits for the same reset, not a new wait from now.
+	at := regexp.MustCompile(`(still )?waiting for the usage limit's reset at (\S+ UTC)`).FindAllStringSubmatch(obs.String(), -1)
+	if len(at) != 2 || at[0][1] != "" || at[1][1] != "still " || at[0][2] != at[1][2] {
+		t.Errorf("the waits said: %q\n%s", at, obs)
+	}
+	var reset, restarted time.Time
+	recs, _ := o.Journal.Events(res.Run.ID, 0)
+	for _, r := range recs {
+		var ev engine.Event
+		json.Unmarshal(r.Payload, &ev)
+		switch {
+		case ev.Type == engine.EvLimited:
+			reset = ev.Limit.Reset
+		case ev.Type == engine.EvAgentStarted && ev.Attempt == 2:
+			restarted = ev.Time
+		}
+	}
+	if restarted.Before(reset.Truncate(time.Second)) {
+		t.Errorf("01-01 went on at %v; the reset was at %v", restarted, reset)
+	}
 }
