@@ -87,7 +87,7 @@ var allowed = map[string][]string{
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
-	"e2e/e2etest":               {"engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic"},
+	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {},

@@ -120,31 +120,41 @@ func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, 
 		return Result{}, err
 	}
 	ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: req.Plan, CheckpointID: cp.ID, Text: req.Text, By: By}
-	// Check the answer the way the engine will, before it goes in the journal.
-	if _, err := eng.Step(ev); err != nil {
-		return Result{}, &RefusedError{Err: err}
-	}
-	payload, err := json.Marshal(ev)
+	seq, err := appendAnswer(j, red, run.ID, last, eng, ev, fmt.Sprintf("checkpoint #%d of plan %s was answered meanwhile", cp.ID, req.Plan))
 	if err != nil {
 		return Result{}, err
 	}
-	seq, err := journal.Redacting(j, red).Append(run.ID, string(ev.Type), ev.Time, payload)
+	return Result{Run: run.ID, Seq: seq, Answer: red.String(req.Text), Checkpoint: cp, Phase: eng.Snapshot().Phase}, nil
+}
+
+// appendAnswer checks answer ev the way the engine will, against eng (run
+// replayed up to the event with seq last), journals it, and returns its
+// seq. When the running hive journaled events in between (perhaps an
+// answer typed in its terminal), the engine takes the journal's order, so
+// the answer counts only if it still applies after them; meanwhile says
+// why it does not.
+func appendAnswer(j journal.Journal, red *redact.Redactor, run, last int64, eng *engine.Engine, ev engine.Event, meanwhile string) (int64, error) {
+	if _, err := eng.Step(ev); err != nil {
+		return 0, &RefusedError{Err: err}
+	}
+	payload, err := json.Marshal(ev)
 	if err != nil {
-		return Result{}, fmt.Errorf("record the answer: %w", err)
+		return 0, err
+	}
+	seq, err := journal.Redacting(j, red).Append(run, string(ev.Type), ev.Time, payload)
+	if err != nil {
+		return 0, fmt.Errorf("record the answer: %w", err)
 	}
 	if seq != last+1 {
-		// The running hive journaled events in between, perhaps an answer
-		// typed in its terminal: the engine takes the journal's order, so
-		// this answer counts only if it still applies after them.
-		eng, _, err := replay(j, run.ID, seq-1)
+		eng, _, err := replay(j, run, seq-1)
 		if err != nil {
-			return Result{}, err
+			return 0, err
 		}
 		if _, err := eng.Step(ev); err != nil {
-			return Result{}, fmt.Errorf("%w: checkpoint #%d of plan %s was answered meanwhile (%v)", ErrAnswered, cp.ID, req.Plan, err)
+			return 0, fmt.Errorf("%w: %s (%v)", ErrAnswered, meanwhile, err)
 		}
 	}
-	return Result{Run: run.ID, Seq: seq, Answer: red.String(req.Text), Checkpoint: cp, Phase: eng.Snapshot().Phase}, nil
+	return seq, nil
 }
 
 // recordResumeNow journals `hive answer limit resume-now` in the
@@ -167,24 +177,9 @@ func recordResumeNow(j journal.Journal, red *redact.Redactor, req Request) (Resu
 			continue
 		}
 		ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: engine.LimitID, Text: req.Text, By: By}
-		if _, err := eng.Step(ev); err != nil {
-			return Result{}, &RefusedError{Err: err}
-		}
-		payload, err := json.Marshal(ev)
+		seq, err := appendAnswer(j, red, run.ID, last, eng, ev, "the wait ended meanwhile")
 		if err != nil {
 			return Result{}, err
-		}
-		seq, err := journal.Redacting(j, red).Append(run.ID, string(ev.Type), ev.Time, payload)
-		if err != nil {
-			return Result{}, fmt.Errorf("record the answer: %w", err)
-		}
-		if seq != last+1 {
-			if eng, _, err = replay(j, run.ID, seq-1); err != nil {
-				return Result{}, err
-			}
-			if _, err := eng.Step(ev); err != nil {
-				return Result{}, fmt.Errorf("%w: the wait ended meanwhile (%v)", ErrAnswered, err)
-			}
 		}
 		return Result{Run: run.ID, Seq: seq, Answer: red.String(req.Text), Phase: eng.Snapshot().Phase}, nil
 	}

@@ -1,11 +1,8 @@
 package claude_test
 
 import (
-	"context"
 	"net/http"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,32 +50,8 @@ func TestClaudeLimits(t *testing.T) {
 			t.Parallel()
 			s := fa.New(t, fa.Script{Rules: []fa.Rule{{Name: "error", Match: func(*fa.Conversation) bool { return true }, Reply: fa.Static(c.reply)}}})
 			home := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			var mu sync.Mutex
-			var results []agent.Output
-			done := make(chan struct{})
 			launcher := agent.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(s.URL(), home), c.env...), PermissionMode: "dontAsk"}
-			_, err := launcher.Start(ctx, agent.Spec{Plan: "01-01", Attempt: 1, Dir: home, Prompt: "say hi", LogPath: filepath.Join(home, "agent.log")}, func(o agent.Output) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch o.Kind {
-				case agent.OutResult:
-					results = append(results, o)
-				case agent.OutExit:
-					close(done)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-done:
-			case <-ctx.Done():
-				t.Fatal("claude did not exit")
-			}
-			mu.Lock()
-			defer mu.Unlock()
+			results := e2etest.TurnResults(t, launcher, home)
 			if len(results) != 1 || !results[0].IsError || results[0].Limit == nil {
 				t.Fatalf("results %+v", results)
 			}

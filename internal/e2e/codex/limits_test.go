@@ -1,13 +1,11 @@
 package codex_test
 
 import (
-	"context"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -35,34 +33,10 @@ func TestCodexLimits(t *testing.T) {
 			t.Parallel()
 			srv := fakeopenai.New(t, fakeopenai.Script{{Name: "error", TurnToolOutputs: fakeopenai.Any, Reply: c.reply}})
 			home := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			var mu sync.Mutex
-			var results []agent.Output
-			done := make(chan struct{})
 			launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 				Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
 			start := time.Now()
-			_, err := launcher.Start(ctx, agent.Spec{Plan: "01-01", Attempt: 1, Dir: home, Prompt: "say hi", LogPath: filepath.Join(home, "agent.log")}, func(o agent.Output) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch o.Kind {
-				case agent.OutResult:
-					results = append(results, o)
-				case agent.OutExit:
-					close(done)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-done:
-			case <-ctx.Done():
-				t.Fatal("codex did not exit")
-			}
-			mu.Lock()
-			defer mu.Unlock()
+			results := e2etest.TurnResults(t, launcher, home)
 			// codex says the error twice (an error event, then turn.failed).
 			if len(results) == 0 || results[len(results)-1].Limit == nil {
 				t.Fatalf("results %+v", results)

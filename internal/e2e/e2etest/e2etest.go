@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
@@ -145,4 +147,37 @@ func OpenRepo(ctx context.Context, t testing.TB, root string) *gitx.Repo {
 		t.Fatal(err)
 	}
 	return repo
+}
+
+// TurnResults runs one session of l in dir on a short prompt and returns
+// the results of its turns, once the process has exited (within two
+// minutes).
+func TurnResults(t testing.TB, l agent.Launcher, dir string) []agent.Output {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var results []agent.Output
+	done := make(chan struct{})
+	_, err := l.Start(ctx, agent.Spec{Plan: "01-01", Attempt: 1, Dir: dir, Prompt: "say hi", LogPath: filepath.Join(dir, "agent.log")}, func(o agent.Output) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch o.Kind {
+		case agent.OutResult:
+			results = append(results, o)
+		case agent.OutExit:
+			close(done)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatalf("%s did not exit", l.Name())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return results
 }
