@@ -56,6 +56,13 @@ func (e *Engine) limited(ev Event) ([]Command, error) {
 	if ev.Limit == nil {
 		return nil, fmt.Errorf("limited %s without its limit", ev.Plan)
 	}
+	p := e.byID[ev.Plan]
+	switch {
+	case p != nil && (ev.Attempt != p.Attempt || p.State != Running && p.State != Waiting):
+		return nil, nil // an earlier attempt's, or one whose limit was met already (codex says it twice)
+	case ev.Plan == VerifyID && (ev.Attempt != e.vj.Attempt || e.vj.Stage != VerifyAgent):
+		return nil, nil
+	}
 	l := *ev.Limit
 	failed := ev
 	failed.Type, failed.Reason = EvPlanFailed, "the agent's turn ended on the provider's "+describeLimit(l)
@@ -66,7 +73,6 @@ func (e *Engine) limited(ev Event) ([]Command, error) {
 		return e.step(failed)
 	}
 	out := e.waitFor(nil, ev.Plan, l)
-	p := e.byID[ev.Plan]
 	if p == nil || ev.Attempt != p.Attempt || p.State != Running || p.Stage != StageWork || p.check != CheckNone {
 		// A resolver's, the verifier's, or a turn of before: the wait
 		// holds what starts next; the job goes the way a failed turn does.

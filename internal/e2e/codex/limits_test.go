@@ -44,7 +44,6 @@ func TestCodexLimits(t *testing.T) {
 			l := results[len(results)-1].Limit
 			if l.Kind != c.want {
 				t.Errorf("limit %+v, want kind %s (the turn said %q)", *l, c.want, results[len(results)-1].Text)
-
 			}
 			if c.want == work.LimitUsage {
 				// 7,980 s ahead, said as a time of day to the minute.
