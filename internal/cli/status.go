@@ -112,7 +112,7 @@ type statusRunView struct {
 	Handoff  string     `json:"handoff,omitempty"`
 	// Limit: the run waits for a provider's limit to pass (kind usage,
 	// rate or overload) until its until, when the plans go on.
-	Limit *engine.LimitWait `json:"limit,omitempty"`
+	Limit *work.LimitWait `json:"limit,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {

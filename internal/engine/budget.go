@@ -364,7 +364,7 @@ func (e *Engine) perTask() float64 {
 // budget checkpoint when even the cheapest model would not fit. Otherwise
 // it sets the rung p's agent starts on.
 func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
-	if e.budget.open != nil || e.limit != nil {
+	if e.budget.open != nil || e.waits.Wait != nil {
 		return out, true
 	}
 	rung, ok := e.fit(p)

@@ -247,7 +247,7 @@ func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []C
 		return e.park(out, p, c, "paused until the run is resumed")
 	}
 	out = e.holdTurns(out)
-	if e.limit != nil && p.State != Pending {
+	if e.waits.Wait != nil && p.State != Pending {
 		return e.park(out, p, c, "held until the provider's limit has passed")
 	}
 	if e.budget.open != nil && p.State != Pending {

@@ -86,10 +86,8 @@ type PlanStatus struct {
 // Engine is the state machine. It is not safe for concurrent use: one
 // goroutine (the runner) owns it.
 type Engine struct {
-	// limit is the run's wait for a provider's limit to pass (nil: none),
-	// backoffs the rate limits and overloads met in a row.
-	limit    *LimitWait
-	backoffs int
+	// waits is the run's wait for its provider's limit to pass, if any.
+	waits    work.Waits
 	spec     RunSpec
 	plans    []*PlanStatus // in spec order
 	byID     map[string]*PlanStatus
@@ -336,7 +334,7 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		p.Progress = ev.Text
 		p.lastAnswered = nil // the agent has moved past the answer
-		e.backoffs = 0       // the provider answers again
+		e.waits.Progress()   // the provider answers again
 		p.silence, p.lastActive = Quiet, e.now
 		out = e.taskDone(out, p)
 	case EvPlanComplete:
@@ -792,7 +790,7 @@ func (e *Engine) idle(out []Command) []Command {
 		// a new one.
 		e.stopping = false
 	}
-	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() || e.limit != nil {
+	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() || e.waits.Wait != nil {
 		e.idleSince = time.Time{}
 		return out
 	}

@@ -43,8 +43,7 @@ type State struct {
 	Merges       int           `json:"merges,omitempty"`
 	Budget       BudgetRecord  `json:"budget,omitzero"`
 	Pause        PauseRecord   `json:"pause,omitzero"`
-	Limit        *LimitWait    `json:"limit,omitempty"`
-	Backoffs     int           `json:"backoffs,omitempty"`
+	Waits        work.Waits    `json:"waits,omitzero"`
 }
 
 // PauseRecord is where a pause stands (Engine.pause).
@@ -151,11 +150,7 @@ func (e *Engine) Export() State {
 		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
 		Human: HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping}, Merges: e.merges,
 		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
-		Pause:  PauseRecord{e.pausing, e.paused, e.pausedAt}, Backoffs: e.backoffs}
-	if e.limit != nil {
-		w := *e.limit
-		s.Limit = &w
-	}
+		Pause:  PauseRecord{e.pausing, e.paused, e.pausedAt}, Waits: e.waits.Clone()}
 	s.Verify.seen = nil
 	b := e.budget
 	s.Rules = e.rules
@@ -233,11 +228,7 @@ func Restore(s State) (*Engine, error) {
 	h := s.Human
 	e.merges = s.Merges
 	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
-	e.backoffs = s.Backoffs
-	if s.Limit != nil {
-		w := *s.Limit
-		e.limit = &w
-	}
+	e.waits = s.Waits.Clone()
 	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
 	e.vj = s.Verify.VerifyJob
 	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded

@@ -135,14 +135,14 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	if !e.pausing {
 		out = e.holdTurns(out)
 	}
-	if e.budget.open != nil || e.pausing || e.limit != nil {
+	if e.budget.open != nil || e.pausing || e.waits.Wait != nil {
 		// A resume after a pause merges it again (see resume), as the
 		// end of a wait for the provider does (limitWake).
 		why := "merge conflict: the resolver is held until the budget is raised"
 		switch {
 		case e.pausing:
 			why = "merge conflict: the resolver starts when the run is resumed"
-		case e.limit != nil:
+		case e.waits.Wait != nil:
 			why = "merge conflict: the resolver starts when the provider's limit has passed"
 		}
 		p.Stage = StageHeld

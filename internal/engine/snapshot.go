@@ -54,7 +54,7 @@ type Snapshot struct {
 	// Context are the run's context limits, as the run started.
 	Context ContextLimits
 	// Limit is the run's wait for a provider's limit to pass; nil: none.
-	Limit *LimitWait
+	Limit *work.LimitWait
 }
 
 // Verification is the result of a phase verification.
@@ -88,10 +88,7 @@ func (e *Engine) Snapshot() Snapshot {
 		PausedAt:      e.pausedAt,
 		Context:       e.spec.Context,
 	}
-	if e.limit != nil {
-		w := *e.limit
-		s.Limit = &w
-	}
+	s.Limit = e.waits.Clone().Wait
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))
 	}

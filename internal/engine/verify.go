@@ -103,7 +103,7 @@ func (e *Engine) verify(out []Command) []Command {
 // while the budget checkpoint is open (a raise starts it: unhold).
 func (e *Engine) startVerifier(out []Command) []Command {
 	v := &e.vj
-	if out = e.holdTurns(out); e.budget.open != nil || e.limit != nil {
+	if out = e.holdTurns(out); e.budget.open != nil || e.waits.Wait != nil {
 		v.Stage = VerifyHeld
 		return out
 	}

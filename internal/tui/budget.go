@@ -110,7 +110,7 @@ func budgetStyled(text string, spent, ceiling float64) string {
 
 // LimitText says what a run waits for, as of now: "waiting for the usage
 // limit's reset at 14:00 (in 2h13m)".
-func LimitText(w *engine.LimitWait, now time.Time) string {
+func LimitText(w *work.LimitWait, now time.Time) string {
 	what := w.Kind.Awaited()
 	in := w.Until.Sub(now).Round(time.Minute)
 	if w.Until.Sub(now) < time.Minute {

@@ -123,14 +123,14 @@ func TestQueueTextBudget(t *testing.T) {
 func TestLimitText(t *testing.T) {
 	now := time.Date(2026, 12, 2, 11, 47, 0, 0, time.Local)
 	for _, tt := range []struct {
-		w    engine.LimitWait
+		w    work.LimitWait
 		want string
 	}{
-		{engine.LimitWait{Kind: work.LimitUsage, Until: now.Add(2*time.Hour + 13*time.Minute)}, "waiting for the usage limit's reset at 14:00 (in 2h13m)"},
-		{engine.LimitWait{Kind: work.LimitUsage, Until: now.Add(2 * time.Hour)}, "waiting for the usage limit's reset at 13:47 (in 2h)"},
-		{engine.LimitWait{Kind: work.LimitRate, Until: now.Add(45 * time.Second)}, "waiting for the rate limit to pass at 11:47 (in 45s)"},
-		{engine.LimitWait{Kind: work.LimitUsage, Until: now.Add(15 * time.Minute), Guessed: true}, "waiting for the usage limit's reset (not said when: trying again at 12:02)"},
-		{engine.LimitWait{Kind: work.LimitOverload, Until: now.Add(-time.Second)}, "waited for the provider's overload to pass: going on"},
+		{work.LimitWait{Kind: work.LimitUsage, Until: now.Add(2*time.Hour + 13*time.Minute)}, "waiting for the usage limit's reset at 14:00 (in 2h13m)"},
+		{work.LimitWait{Kind: work.LimitUsage, Until: now.Add(2 * time.Hour)}, "waiting for the usage limit's reset at 13:47 (in 2h)"},
+		{work.LimitWait{Kind: work.LimitRate, Until: now.Add(45 * time.Second)}, "waiting for the rate limit to pass at 11:47 (in 45s)"},
+		{work.LimitWait{Kind: work.LimitUsage, Until: now.Add(15 * time.Minute), Guessed: true}, "waiting for the usage limit's reset (not said when: trying again at 12:02)"},
+		{work.LimitWait{Kind: work.LimitOverload, Until: now.Add(-time.Second)}, "waited for the provider's overload to pass: going on"},
 	} {
 		if got := LimitText(&tt.w, now); got != tt.want {
 			t.Errorf("LimitText(%+v) = %q, want %q", tt.w, got, tt.want)

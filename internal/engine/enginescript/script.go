@@ -456,7 +456,7 @@ func RenderState(s engine.Snapshot) string {
 		b.WriteString(" outcome=" + s.Outcome)
 	}
 	if w := s.Limit; w != nil {
-		fmt.Fprintf(&b, " limit=%s until=%s since=%s plan=%s", w.Kind, w.Until.UTC().Format("15:04:05"), w.Since.UTC().Format("15:04:05"), w.Plan)
+		fmt.Fprintf(&b, " limit=%s until=%s since=%s job=%s", w.Kind, w.Until.UTC().Format("15:04:05"), w.Since.UTC().Format("15:04:05"), w.Job)
 	}
 	b.WriteString("\n")
 	for _, p := range s.Plans {
