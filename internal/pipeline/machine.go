@@ -178,7 +178,7 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.costs[ev.Attempt]), 0
 		j.Spend = j.Spend.Plus(turn)
 		j.costs[ev.Attempt] = max(j.costs[ev.Attempt], ev.Spend.CostUSD)
-		m.budget.turns.Spent(j.ID, ev.Attempt, turn.CostUSD, true) // a role's session is one turn
+		m.budget.turns.Spent(j.ID, ev.Attempt, turn.CostUSD, !ev.MidTurn) // a role's session is one turn
 		return m.spend(j), nil
 	}
 	if ev.Type == EvAgentExited {

@@ -173,6 +173,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 	case "usage":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
 		ev.Type, ev.Spend = EvUsage, work.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
+		ev.MidTurn = d.HasArg("midturn")
 		if n := num("attempt"); n > 0 {
 			ev.Attempt = n
 		}
