@@ -88,7 +88,7 @@ func (e *Engine) limitAnswered(ev Event) ([]Command, error) {
 	if by == "" {
 		by = "a human"
 	}
-	out := []Command{{Type: CmdNote, Text: fmt.Sprintf("%s asked to go on now, before %s at %s", by, w.Kind.Awaited(), w.Until.UTC().Format("15:04:05 MST"))}}
+	out := []Command{{Type: CmdNote, Text: fmt.Sprintf("%s asked to go on now, instead of waiting until %s for %s", by, w.Until.UTC().Format("15:04:05 MST"), w.Kind.Awaited())}}
 	w.Until = e.now
 	return e.schedule(e.limitWake(out)), nil
 }

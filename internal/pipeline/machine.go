@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hivectl/hive/internal/work"
 )
@@ -95,6 +96,10 @@ func (j *job) writes() bool { return j.Type != "" || j.Phase || !slices.Contains
 // Machine is the pipeline's state machine. It is not safe for concurrent
 // use: one goroutine owns it, as the engine.
 type Machine struct {
+	// now is the time of the latest event; waits the run's wait for its
+	// provider's limit, if any (rules 2).
+	now      time.Time
+	waits    work.Waits
 	spec     Spec
 	started  bool
 	finished bool
@@ -147,7 +152,10 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 	if !m.started && ev.Type != EvStarted {
 		return nil, fmt.Errorf("%s before the run started", ev.Type)
 	}
-	if m.finished && ev.Type != EvUsage && ev.Type != EvAgentExited && ev.Type != EvResumed {
+	if !ev.Time.IsZero() {
+		m.now = ev.Time
+	}
+	if m.finished && ev.Type != EvUsage && ev.Type != EvAgentExited && ev.Type != EvResumed && ev.Type != EvWake {
 		return nil, fmt.Errorf("%s after the run finished", ev.Type)
 	}
 	switch ev.Type {
@@ -155,7 +163,12 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		return m.start(ev)
 	case EvResumed:
 		return m.resume(), nil
+	case EvWake:
+		return m.wake(), nil
 	case EvAnswer:
+		if ev.Job == LimitJob && m.byID[LimitJob] == nil {
+			return m.resumeNow(ev)
+		}
 		return m.answer(ev)
 	case EvLinted, EvPhaseDone, EvTestsRan:
 		return m.checked(ev)
@@ -192,6 +205,8 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		j.PID, j.started = ev.PID, true
 	case EvToolCall:
 		return m.toolCall(j, ev), nil
+	case EvLimited:
+		return m.limited(j, ev), nil
 	case EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
@@ -204,6 +219,7 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 			break
 		}
 		j.report, j.broken = ev.Report, nil
+		m.waits.Progress() // the provider answers again
 	case EvAgentExited:
 		j.PID = 0
 		if j.State != Running || m.finished {
@@ -339,6 +355,9 @@ func (m *Machine) advance() []Command {
 			break // held by the budget
 		}
 	}
+	if !busy && m.waiting() {
+		return out // the wait's end starts them
+	}
 	if !busy {
 		// Every job left waits for another that will not run: a bug,
 		// said rather than waited on for ever.
@@ -360,6 +379,12 @@ func (m *Machine) ready(j *job) bool {
 // run starts a job's next attempt, within the budget: a job that it
 // cannot pay for waits for a raise.
 func (m *Machine) run(j *job) []Command {
+	if m.waiting() && j.Type != StepBuild {
+		// The provider's limit holds every session: the job starts when
+		// the wait is over (wake).
+		j.State = Pending
+		return nil
+	}
 	usd, tokens, rung, held, ask := m.dispatch(j)
 	if held {
 		return ask
@@ -1074,7 +1099,7 @@ func (m *Machine) resume() []Command {
 	if m.finished {
 		return nil
 	}
-	var out []Command
+	out := m.limitResumed()
 	for _, j := range m.jobs {
 		if j.State == Running && !j.Phase && j.PID > 0 {
 			out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})

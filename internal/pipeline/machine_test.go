@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/work"
@@ -38,12 +39,24 @@ import (
 //	tests pass|fail|unrunnable|none [failed=N] [job=J] the test command's result (none: no test ran)
 //	built JOB pass|fail|unrunnable|none          the build step's result (none: nothing to build)
 //	answer text=(...)                            the human answers the open checkpoint
-//	resume                                       a new hive process took over
+//	resume [after=DUR]                           a new hive process took over
+//	limited JOB kind=K [reset=DUR] [text=(...)]  its turn ended on the provider's limit (reset: from now)
+//	wake [after=DUR]                             a timer fired (after: the clock moves on first)
+//	answer limit text=resume-now                 `hive answer limit resume-now`
 //	state                                        the jobs, the agenda and the checkpoint
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
 		var m *Machine
+		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // each directive a second on
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			clock = clock.Add(time.Second)
+			if a, ok := d.Arg("after"); ok {
+				dur, err := time.ParseDuration(a.Vals[0])
+				if err != nil {
+					t.Fatalf("%s: after=%s: %v", d.Pos, a.Vals[0], err)
+				}
+				clock = clock.Add(dur)
+			}
 			if d.Cmd == "start" {
 				m = New()
 			}
@@ -54,6 +67,10 @@ func TestScripts(t *testing.T) {
 				return state(m.Snapshot())
 			}
 			ev := event(t, d, m)
+			ev.Time = clock
+			if ev.Type == EvLimited && ev.Limit != nil && !ev.Limit.Reset.IsZero() {
+				ev.Limit.Reset = clock.Add(ev.Limit.Reset.Sub(time.Time{}))
+			}
 			cmds, err := m.Step(ev)
 			if err != nil {
 				return "error: " + err.Error() + "\n"
@@ -225,12 +242,23 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		}
 		ev.Type, ev.Evaluation = EvEvaluated, e
 	case "answer":
-		ev = Event{Type: EvAnswer, Text: str("text")}
+		ev = Event{Type: EvAnswer, Text: str("text"), Job: job}
 		if s := m.Snapshot(); s.Open != nil {
 			ev.Checkpoint = s.Open.ID
 		}
 	case "resume":
 		ev = Event{Type: EvResumed}
+	case "wake":
+		ev = Event{Type: EvWake}
+	case "limited":
+		ev.Type, ev.Limit = EvLimited, &work.Limit{Kind: work.LimitKind(str("kind")), Text: str("text")}
+		if r := str("reset"); r != "" {
+			dur, err := time.ParseDuration(r)
+			if err != nil {
+				t.Fatalf("%s: reset=%s: %v", d.Pos, r, err)
+			}
+			ev.Limit.Reset = time.Time{}.Add(dur) // from the clock: TestScripts adds it
+		}
 	default:
 		t.Fatalf("%s: unknown directive %s", d.Pos, d.Cmd)
 	}
@@ -306,6 +334,9 @@ func render(c Command) string {
 	}
 	if c.BudgetUSD > 0 {
 		fmt.Fprintf(&b, " budget=$%.2f", c.BudgetUSD)
+	}
+	if !c.At.IsZero() {
+		fmt.Fprintf(&b, " at=%s", c.At.UTC().Format("15:04:05"))
 	}
 	if c.BudgetTokens > 0 {
 		fmt.Fprintf(&b, " budget-tokens=%d", c.BudgetTokens)
@@ -388,6 +419,9 @@ func state(s Snapshot) string {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "agenda: %s\n", strings.Join(s.Agenda, " "))
+	if w := s.Limit; w != nil {
+		fmt.Fprintf(&b, "waiting: %s until %s (since %s, %s)\n", w.Kind, w.Until.UTC().Format("15:04:05"), w.Since.UTC().Format("15:04:05"), w.Job)
+	}
 	if s.Open != nil {
 		fmt.Fprintf(&b, "open: #%d %s on %s\n", s.Open.ID, s.Open.Kind, s.Open.Job)
 	}

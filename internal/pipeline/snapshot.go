@@ -30,6 +30,8 @@ type Snapshot struct {
 	// Findings are the reviewing roles' findings, with what became of
 	// them.
 	Findings []Finding `json:"findings,omitempty"`
+	// Limit is the run's wait for its provider's limit to pass; nil: none.
+	Limit *work.LimitWait `json:"limit,omitempty"`
 }
 
 // Snapshot returns the state; nothing in it aliases the machine's.
@@ -37,7 +39,7 @@ func (m *Machine) Snapshot() Snapshot {
 	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
-		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings)}
+		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings), Limit: m.limitWait()}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

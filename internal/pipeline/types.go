@@ -70,9 +70,20 @@ type Spec struct {
 }
 
 // Rules is the version of the machine's rules that a run started now
-// follows. 1: a role's session starts only if what is left of the run's
-// dollar budget holds it and every session in flight (work.Turns.Short).
-const Rules = 1
+// follows.
+//
+//	1: a role's session starts only if what is left of the run's dollar
+//	   budget holds it and every session in flight (work.Turns.Short).
+//	2: a role's turn that ended on its provider's limit (EvLimited) makes
+//	   the run wait (work.Waits): no session starts until the usage
+//	   limit's reset or the backoff's end (CmdWake, EvWake); the role
+//	   runs again from its commits, and no crash is counted. A refused
+//	   login asks the human.
+const Rules = 2
+
+// limitRules is the rules version from which a provider's limit makes the
+// run wait.
+const limitRules = 2
 
 // turnRules is the rules version from which the turn-fit rule holds.
 const turnRules = 1
@@ -97,6 +108,8 @@ const (
 	EvAgentExited  EventType = "role-exited"  // Job, Attempt, ExitCode, Reason
 	EvUsage        EventType = "role-usage"   // Job, Attempt, Spend: a turn's tokens and the session's cost so far
 	EvToolCall     EventType = "role-tool"    // Job, Attempt, Tool, Text: a tool call and its fingerprint, for the loop guard
+	EvLimited      EventType = "role-limited" // Job, Attempt, Limit: the turn ended on the provider's limit (rules 2)
+	EvWake         EventType = "wake"         // the time a CmdWake asked for has come
 	// EvLinted: the architect's plans were linted; Errors are the lint's
 	// errors, one per line with file and line.
 	EvLinted EventType = "plans-linted"
@@ -122,6 +135,7 @@ type Event struct {
 	Attempt    int          `json:"attempt,omitempty"`
 	PID        int          `json:"pid,omitempty"`
 	Report     *work.Report `json:"report,omitempty"`
+	Limit      *work.Limit  `json:"limit,omitempty"` // EvLimited
 	ExitCode   int          `json:"exit_code,omitempty"`
 	Reason     string       `json:"reason,omitempty"`
 	Errors     []string     `json:"errors,omitempty"`
@@ -218,6 +232,8 @@ const (
 	// CmdFinished: the run ended with Outcome; Text says why when it
 	// did not complete.
 	CmdFinished CommandType = "finished"
+	// CmdWake: send EvWake at At (a timer, journaled when it fires).
+	CmdWake CommandType = "wake"
 )
 
 // Command is one output of the machine: plain data.
@@ -242,6 +258,8 @@ type Command struct {
 	// Interrupt (CmdStopAgent): end the agent's turn in flight first, so
 	// that its usage is reported (a budget stop).
 	Interrupt bool `json:"interrupt,omitempty"`
+	// At (CmdWake) is when to send EvWake.
+	At time.Time `json:"at,omitzero"`
 }
 
 // Context is what a role's agent is told beyond the objective and its

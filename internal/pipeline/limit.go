@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hivectl/hive/internal/work"
+)
+
+// LimitJob is the job `hive answer` names to end a wait for the provider at
+// once: `hive answer limit resume-now`.
+const LimitJob = "limit"
+
+// limited handles a role's turn that ended on its provider's limit (rules
+// 2). A limit that passes with time makes the run wait: the role's agent is
+// stopped, the role runs again from its commits once the wait is over, and
+// no crash is counted; the roles at work go on. A refused login asks the
+// human. Under older rules the agent's exit without a report goes on to
+// count as a crash, as it did.
+func (m *Machine) limited(j *job, ev Event) []Command {
+	if m.spec.Rules < limitRules || ev.Limit == nil || j.State != Running || j.Phase {
+		return nil
+	}
+	l := *ev.Limit
+	stop := Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: "the provider's " + l.Describe()}
+	if !l.Kind.Passes() {
+		j.interrupted = true
+		return append([]Command{stop}, m.ask(j, KindBlocked, fmt.Sprintf("the provider refused the %s's login (%s): fix the CLI's login or key, then answer retry", j.Role, l.Text),
+			"", []string{AnswerRetry, AnswerContinue, AnswerAbort})...)
+	}
+	var out []Command
+	if m.waits.Meet(m.now, j.ID, l) {
+		out = append(out, Command{Type: CmdNote, Job: j.ID, Text: m.waits.Wait.Note(m.now)}, Command{Type: CmdWake, At: m.waits.Wait.Until})
+	}
+	j.State, j.next = Pending, j.cutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; the wait is over: go on from the commits it made", l.Describe()))
+	return append(out, stop)
+}
+
+// waiting says whether the run waits for its provider: no session starts.
+func (m *Machine) waiting() bool { return m.waits.Wait != nil }
+
+// wake ends the wait once its time has come, and starts what it held.
+func (m *Machine) wake() []Command {
+	w, over := m.waits.Over(m.now)
+	if !over {
+		return nil
+	}
+	return append([]Command{{Type: CmdNote, Job: w.Job, Text: w.Ended(m.now)}}, m.advance()...)
+}
+
+// resumeNow ends the wait at once, as a human asked.
+func (m *Machine) resumeNow(ev Event) ([]Command, error) {
+	w := m.waits.Wait
+	if w == nil {
+		return nil, fmt.Errorf("the run is not waiting for the provider: there is nothing to resume")
+	}
+	if t := strings.ToLower(strings.TrimSpace(ev.Text)); t != "resume-now" && t != "resume" {
+		return nil, fmt.Errorf("the answer %q: answer resume-now to go on now, or let the run go on by itself at %s", ev.Text, w.Until.UTC().Format("15:04 MST"))
+	}
+	note := Command{Type: CmdNote, Text: fmt.Sprintf("asked to go on now, instead of waiting until %s for %s", w.Until.UTC().Format("15:04:05 MST"), w.Kind.Awaited())}
+	w.Until = m.now
+	return append([]Command{note}, m.wake()...), nil
+}
+
+// limitResumed asks again, after a resume, to be woken when the wait ends.
+func (m *Machine) limitResumed() []Command {
+	w := m.waits.Wait
+	if w == nil {
+		return nil
+	}
+	if !m.now.Before(w.Until) {
+		w, _ := m.waits.Over(m.now)
+		return []Command{{Type: CmdNote, Job: w.Job, Text: w.Ended(m.now)}}
+	}
+	return []Command{{Type: CmdNote, Job: w.Job, Text: "still " + w.Note(m.now)}, {Type: CmdWake, At: w.Until}}
+}
+
+// limitWait is what Snapshot shows of the wait.
+func (m *Machine) limitWait() *work.LimitWait { return m.waits.Clone().Wait }
