@@ -94,6 +94,11 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			// A request's spend as it happens, then the rest of the turn's.
 			turn := m.turn(out)
 			s.send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend, Model: out.Model})
+			if l := out.Limit; out.Kind == agent.OutResult && out.IsError && l != nil {
+				// The provider's limit, not the role's work: the run waits.
+				s.send(pipeline.Event{Type: pipeline.EvLimited, Job: job, Attempt: attempt,
+					Limit: &work.Limit{Kind: l.Kind, Reset: l.ResetAt(s.o.Now()), Window: l.Window, Text: oneLine(out.Text)}})
+			}
 			if out.Kind == agent.OutResult {
 				s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
 			}

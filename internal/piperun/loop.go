@@ -487,6 +487,10 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 		} else if c.PID > 0 && agent.IsAgentOf(c.PID, c.Job) {
 			agent.KillGroup(c.PID)
 		}
+	case pipeline.CmdWake:
+		// A timer, not background work: a run that stops meanwhile does
+		// not wait for it, and its resume asks again.
+		time.AfterFunc(max(c.At.Sub(s.o.Now()), 0), func() { s.send(pipeline.Event{Type: pipeline.EvWake}) })
 	case pipeline.CmdLint:
 		dir := s.m.Snapshot().Spec.PhaseDir // read here: the machine is the loop's alone
 		s.background(func() {

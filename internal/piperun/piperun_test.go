@@ -635,3 +635,37 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 		}
 	}
 }
+
+// A role whose turn ends on its provider's usage limit (the sim says it as
+// Claude Code does, with a reset 2 s ahead) makes the run wait for the
+// reset, then runs again from its commits: the run completes, and no crash
+// is counted.
+func TestUsageLimitWaits(t *testing.T) {
+	t.Parallel()
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer=limit#1", "HIVE_SIM_LIMIT_RESET=2s")
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		t.Fatalf("outcome %s: %s\n%s", res.Snapshot.Outcome, res.Snapshot.Reason, o.Observer)
+	}
+	var limited, woke bool
+	o.Journal.Each(res.Run.ID, func(rec journal.Record) error {
+		limited = limited || rec.Type == string(pipeline.EvLimited)
+		woke = woke || rec.Type == string(pipeline.EvWake)
+		return nil
+	})
+	said := strings.Join(o.Observer.(*notes).lines, "\n")
+	if !limited || !woke || !strings.Contains(said, "waiting for the usage limit's reset") || strings.Contains(said, "without a HIVE_REPORT") {
+		t.Errorf("limited %v, woke %v; notes:\n%s", limited, woke, said)
+	}
+	for _, j := range res.Snapshot.Jobs {
+		if j.ID == pipeline.RoleImplementer && j.Attempts != 2 {
+			t.Errorf("the implementer ran %d times, want 2", j.Attempts)
+		}
+	}
+}

@@ -95,6 +95,11 @@ func (a *agent) playRole(prompt string) error {
 		fmt.Fprintf(a.log, "hive sim: simulated crash of %s\n", role)
 		a.exit(3)
 		return errExited
+	case faults.has(FaultLimit):
+		fmt.Fprintf(a.log, "hive sim: simulated usage limit of %s, reset in %s\n", role, a.set.LimitReset)
+		a.out.limitReached(time.Now().Add(a.set.LimitReset))
+		a.exit(1)
+		return errExited
 	case faults.has(FaultChallenge):
 		to := "architect"
 		if m := previousRE.FindStringSubmatch(prompt); m != nil {
