@@ -102,6 +102,9 @@ func Record(js Journals, req Request) (Result, error) {
 	if red == nil {
 		red = redact.New()
 	}
+	if req.Plan == engine.LimitID {
+		return recordResumeNow(js, red, req)
+	}
 	if piperun.IsRunJob(req.Plan) {
 		return recordRole(js.Pipeline, red, req)
 	}
@@ -111,9 +114,6 @@ func Record(js Journals, req Request) (Result, error) {
 func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, error) {
 	if j == nil {
 		return Result{}, refused(true, "no phase has run here yet: there is nothing to answer")
-	}
-	if req.Plan == engine.LimitID {
-		return recordResumeNow(j, red, req)
 	}
 	run, cp, eng, last, err := openCheckpoint(j, req)
 	if err != nil {
@@ -158,9 +158,38 @@ func appendAnswer(j journal.Journal, red *redact.Redactor, run, last int64, eng 
 }
 
 // recordResumeNow journals `hive answer limit resume-now` in the
-// unfinished run that waits for its provider's limit: the running hive
-// (or the next resume) ends the wait at once.
-func recordResumeNow(j journal.Journal, red *redact.Redactor, req Request) (Result, error) {
+// unfinished run that waits for its provider's limit, a phase's or hive
+// run's: the running hive (or the next resume) ends the wait at once.
+func recordResumeNow(js Journals, red *redact.Redactor, req Request) (Result, error) {
+	if js.Pipeline != nil {
+		if run, ok, err := piperun.Latest(js.Pipeline); err != nil {
+			return Result{}, err
+		} else if ok && run.Finished.IsZero() && (req.Run == 0 || run.ID == req.Run) {
+			m, err := piperun.Replay(js.Pipeline, run)
+			if err != nil {
+				return Result{}, err
+			}
+			if m.Snapshot().Limit != nil {
+				ev := pipeline.Event{Type: pipeline.EvAnswer, Time: req.Now.UTC(), Job: pipeline.LimitJob, Text: req.Text}
+				if _, err := m.Step(ev); err != nil {
+					return Result{}, &RefusedError{Err: err}
+				}
+				payload, err := json.Marshal(ev)
+				if err != nil {
+					return Result{}, err
+				}
+				seq, err := journal.Redacting(js.Pipeline, red).Append(run.ID, string(ev.Type), ev.Time, payload)
+				if err != nil {
+					return Result{}, fmt.Errorf("record the answer: %w", err)
+				}
+				return Result{Run: run.ID, Pipeline: true, Seq: seq, Answer: red.String(req.Text)}, nil
+			}
+		}
+	}
+	j := js.Phase
+	if j == nil {
+		return Result{}, refused(true, "no run waits for its provider's limit now: there is nothing to resume")
+	}
 	runs, err := j.Runs()
 	if err != nil {
 		return Result{}, err

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -56,5 +58,37 @@ func TestResumeNow(t *testing.T) {
 	snap := eng.Snapshot()
 	if snap.Limit != nil || snap.Plans[0].State != engine.Running || snap.Plans[0].Attempt != 2 {
 		t.Errorf("after resume-now: limit %+v, 01-01 %s attempt %d", snap.Limit, snap.Plans[0].State, snap.Plans[0].Attempt)
+	}
+}
+
+// hive run's wait for its provider takes resume-now too.
+func TestResumeNowOfHiveRun(t *testing.T) {
+	j := journal.NewMemory()
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	run, err := j.CreateRun(piperun.Key, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []pipeline.Event{
+		{Type: pipeline.EvStarted, Time: t0, Spec: &pipeline.Spec{Objective: "add a health check", Workflow: pipeline.Quick, NoInterview: true, Rules: pipeline.Rules}},
+		{Type: pipeline.EvAgentStarted, Time: t0, Job: pipeline.RoleImplementer, Attempt: 1, PID: 7},
+		{Type: pipeline.EvLimited, Time: t0.Add(time.Minute), Job: pipeline.RoleImplementer, Attempt: 1, Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}},
+	} {
+		b, _ := json.Marshal(ev)
+		if _, err := j.Append(run.ID, string(ev.Type), ev.Time, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js := Journals{Root: t.TempDir(), Pipeline: j}
+	res, err := Record(js, Request{Plan: engine.LimitID, Text: engine.ResumeNow, Now: t0.Add(2 * time.Minute)})
+	if err != nil || !res.Pipeline || res.Run != run.ID {
+		t.Fatalf("resume-now: %+v, %v", res, err)
+	}
+	m, err := piperun.Replay(j, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Snapshot(); s.Limit != nil {
+		t.Errorf("still waiting after resume-now: %+v", s.Limit)
 	}
 }

@@ -281,8 +281,8 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 		if b := tui.BudgetText(v.snap); b != "" {
 			fmt.Fprintf(o.stdout, "  budget: %s\n", b)
 		}
-		if w := v.Limit; w != nil {
-			fmt.Fprintf(o.stdout, "  %s\n", tui.LimitText(w, time.Now()))
+		if w := v.Limit; w != nil && v.Finished == nil {
+			fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(w, time.Now()), o.pasteable(o.root, "answer", engine.LimitID, engine.ResumeNow))
 		}
 		if v.BudgetWaiting { // what it says is in the queue below
 			fmt.Fprintf(o.stdout, "  waiting at the budget checkpoint: %s\n",
@@ -383,6 +383,9 @@ type statusPipelineView struct {
 	// Temporal names the run's Temporal workflow while one drives it
 	// (hive run --backend temporal).
 	Temporal string `json:"temporal_workflow,omitempty"`
+	// Limit: the run waits for its provider's limit to pass until its
+	// until, when the roles go on.
+	Limit *work.LimitWait `json:"limit,omitempty"`
 }
 
 // pipelineStatus reads the newest run of hive run; nil when hive run has
@@ -407,7 +410,7 @@ func pipelineStatus(o *statusOptions) (*statusPipelineView, error) {
 	}
 	snap := m.Snapshot()
 	v := &statusPipelineView{Kind: "pipeline", Run: run.ID, Objective: snap.Spec.Objective, Workflow: snap.Spec.Workflow.Name,
-		Branch: piperun.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent}
+		Branch: piperun.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit}
 	if !run.Finished.IsZero() {
 		f := run.Finished
 		v.Finished = &f
@@ -457,6 +460,9 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 	}
 	tw.Flush()
 	fmt.Fprintf(o.stdout, "  total: %s\n", spendText(v.Spend))
+	if v.Limit != nil && v.Finished == nil {
+		fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(v.Limit, time.Now()), o.pasteable(o.root, "answer", engine.LimitID, engine.ResumeNow))
+	}
 	if v.Reason != "" && v.Outcome != "complete" {
 		fmt.Fprintf(o.stdout, "  %s\n", oneLineClip(v.Reason, 200))
 	}
