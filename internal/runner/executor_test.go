@@ -177,7 +177,7 @@ func TestPlanningFilesExecutor(t *testing.T) {
 func TestHumanWaitsExecutor(t *testing.T) {
 	box := newInbox()
 	now := time.Now()
-	h := &humanWaits{inbox: box, now: func() time.Time { return now }}
+	h := &humanWaits{inbox: box, now: func() time.Time { return now }, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 	h.Execute(context.Background(), engine.Command{Type: engine.CmdWake, At: now.Add(-time.Second)}, engine.Snapshot{})
 	if ev := box.next(t); ev.Type != engine.EvWake {
 		t.Fatalf("wake sent %+v", ev)

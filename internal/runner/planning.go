@@ -57,6 +57,7 @@ func (f *planningFiles) Execute(_ context.Context, c engine.Command, snap engine
 type humanWaits struct {
 	inbox   Inbox
 	now     func() time.Time
+	after   func(time.Duration, func())
 	stopped bool // the loop ends its agents and returns NeedsHumanError
 	paused  bool // the loop ends its agents, writes the handoff and returns PausedError
 }
@@ -67,7 +68,7 @@ var humanCommands = []engine.CommandType{engine.CmdWake, engine.CmdStopForHuman,
 func (h *humanWaits) Execute(_ context.Context, c engine.Command, _ engine.Snapshot) {
 	switch c.Type {
 	case engine.CmdWake:
-		time.AfterFunc(max(c.At.Sub(h.now()), 0), func() { h.inbox.Send(engine.Event{Type: engine.EvWake}) })
+		h.after(max(c.At.Sub(h.now()), 0), func() { h.inbox.Send(engine.Event{Type: engine.EvWake}) })
 	case engine.CmdStopForHuman:
 		h.stopped = true
 	case engine.CmdPaused:

@@ -29,8 +29,11 @@ type Options struct {
 	Phase    *plan.Phase
 	Journal  journal.Journal
 	Observer Observer
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Now is the clock; nil means time.Now. After calls f once d has
+	// passed on that clock (the engine's timers: CmdWake); nil means
+	// time.AfterFunc. A test that moves the clock on fires them.
+	Now   func() time.Time
+	After func(d time.Duration, f func())
 
 	Schedule Schedule
 	Agents   Agents
@@ -233,6 +236,9 @@ func withDefaults(o Options) Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.After == nil {
+		o.After = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
+	}
 	if o.Agents.StopGrace == 0 {
 		o.Agents.StopGrace = 5 * time.Second
 	}
@@ -318,7 +324,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, brief: o.Agents.Brief}
 	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
 	r.agents.now = o.Now
-	r.human = &humanWaits{inbox: r, now: o.Now}
+	r.human = &humanWaits{inbox: r, now: o.Now, after: o.After}
 	files := &planningFiles{root: o.Repo.Root, phase: o.Phase, plans: plans, now: o.Now, say: say,
 		shared: func() bool { return r.work.integ == nil }}
 	r.routes.add(r.agents, agentCommands...)
