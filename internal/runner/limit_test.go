@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -30,8 +30,9 @@ func TestUsageLimitWaitsForTheReset(t *testing.T) {
 	obs := &noteRecorder{recorder: &recorder{}}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h"), obs)
 	o.Schedule.MaxConcurrent = 2
-	clock := newTestClock(&o)
-	go clock.advanceWhen(t, obs.recorder, "waiting for the usage limit's reset", 2*time.Hour+time.Minute)
+	clock := &testsupport.Clock{}
+	o.Now, o.After = clock.Now, clock.After
+	go clock.AdvanceWhen(t, obs.recorder.String, "waiting for the usage limit's reset", 2*time.Hour+time.Minute)
 	o.Human.AutoAnswer = true
 	o.Agents.Retries = 0 // a limit that spent a retry would fail the plan
 	res, err := Run(context.Background(), o)
@@ -106,7 +107,8 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 	obs := &noteRecorder{recorder: &recorder{}}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-01=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h"), obs)
 	o.Human.AutoAnswer = true
-	clock := newTestClock(&o)
+	clock := &testsupport.Clock{}
+	o.Now, o.After = clock.Now, clock.After
 	o.Agents.Retries = 0
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -118,7 +120,7 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 	if _, err := Run(ctx, o); err == nil {
 		t.Fatal("the first run was not stopped")
 	}
-	go clock.advanceWhen(t, obs.recorder, "still waiting for the usage limit's reset", 2*time.Hour+time.Minute)
+	go clock.AdvanceWhen(t, obs.recorder.String, "still waiting for the usage limit's reset", 2*time.Hour+time.Minute)
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("resumed run: %v, %s\n%s", err, res.Snapshot.Outcome, obs)
@@ -143,71 +145,4 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 	if restarted.Before(reset.Truncate(time.Second)) {
 		t.Errorf("01-01 went on at %v; the reset was at %v", restarted, reset)
 	}
-}
-
-// testClock is a run's clock that a test moves on: Now is the wall clock
-// plus what the test added; a timer fires once the clock has passed it.
-type testClock struct {
-	mu     sync.Mutex
-	offset time.Duration
-	timers []testTimer
-}
-
-type testTimer struct {
-	at time.Time
-	f  func()
-}
-
-// newTestClock makes o's clock a testClock.
-func newTestClock(o *Options) *testClock {
-	c := &testClock{}
-	o.Now, o.After = c.Now, c.After
-	return c
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-func (c *testClock) After(d time.Duration, f func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.timers = append(c.timers, testTimer{at: time.Now().Add(c.offset + d), f: f})
-	c.fire()
-}
-
-// advance moves the clock on by d and fires the timers it passed.
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-	c.fire()
-}
-
-func (c *testClock) fire() {
-	now := time.Now().Add(c.offset)
-	kept := c.timers[:0]
-	for _, tm := range c.timers {
-		if tm.at.After(now) {
-			kept = append(kept, tm)
-			continue
-		}
-		go tm.f()
-	}
-	c.timers = kept
-}
-
-// advanceWhen moves the clock on by d once rec has said text.
-func (c *testClock) advanceWhen(t *testing.T, rec *recorder, text string, d time.Duration) {
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(rec.String(), text) {
-		if time.Now().After(deadline) {
-			t.Errorf("%q was never said", text)
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	c.advance(d)
 }
