@@ -111,6 +111,7 @@ var chaosRegressions = []uint64{
 	7078, // a pipeline killed in the tester's turn, before it committed: its next attempt started on the leftovers
 	7144, // a merge conflict went to a human after a resolver ended without resolving it (engine 8 starts another)
 	7549, // the same, after a resolver's git commit failed (exit 1, no PLAN COMPLETE) between two full disks
+	7270, // the fix implementer went on after hive was killed and committed the fix; its next attempt (the sim) then made a change of its own
 }
 
 func envInt(t *testing.T, name string, def int) int {

@@ -317,6 +317,12 @@ func (a *agent) implement(prompt, objective string) ([]string, error) {
 			}
 			return nil, nil
 		}
+		if strings.Contains(prompt, "TestHiveSimFailing") {
+			// Already fixed: an earlier attempt, cut off from hive (killed
+			// with it), went on and committed the fix. A real implementer
+			// finds the tests passing and changes nothing either.
+			return nil, nil
+		}
 	}
 	name := "hive_sim_change.go"
 	if !a.isGo() {

@@ -59,6 +59,31 @@ func (c *Clock) fire() {
 	c.timers = kept
 }
 
+// AdvanceToTimer waits (within a minute of the wall clock) for a timer
+// set at least min ahead, and moves the clock on past it: the test plays
+// the time a run waits for.
+func (c *Clock) AdvanceToTimer(t testing.TB, min time.Duration) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c.mu.Lock()
+		now := time.Now().Add(c.offset)
+		for _, tm := range c.timers {
+			if tm.at.Sub(now) >= min {
+				c.offset += tm.at.Sub(now) + time.Second
+				c.fire()
+				c.mu.Unlock()
+				return
+			}
+		}
+		c.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Errorf("no timer %s ahead was set", min)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // AdvanceWhen moves the clock on by d once said() holds text (within a
 // minute; else the test fails).
 func (c *Clock) AdvanceWhen(t testing.TB, said func() string, text string, d time.Duration) {

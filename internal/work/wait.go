@@ -48,8 +48,12 @@ func (ws *Waits) Meet(now time.Time, job string, l Limit) bool {
 	case l.Kind != LimitUsage:
 		ws.Backoffs++
 		until = now.Add(Backoff(job, ws.Backoffs))
-	case until.IsZero() || !until.After(now):
+	case until.IsZero():
 		until, guessed = now.Add(UsageProbe), true
+	case !until.After(now):
+		// The reset it said has passed by the time it is read: a short
+		// wait, as for a rate limit, and the next turn finds out.
+		until = now.Add(BackoffBase)
 	}
 	if w := ws.Wait; w != nil && !until.After(w.Until) {
 		w.Job, w.Text = job, l.Text

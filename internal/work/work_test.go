@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadBudgetAnswer(t *testing.T) {
@@ -145,5 +146,46 @@ func TestTurnsShort(t *testing.T) {
 	back.Ended()
 	if len(back.InFlight()) != 0 {
 		t.Error("turns in flight after Ended")
+	}
+}
+
+func TestWaits(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	var ws Waits
+	if !ws.Meet(now, "01-01", Limit{Kind: LimitUsage, Reset: now.Add(2 * time.Hour)}) || !ws.Wait.Until.Equal(now.Add(2*time.Hour)) {
+		t.Fatalf("usage wait %+v", ws.Wait)
+	}
+	// A later limit that resets sooner changes nothing; one that resets
+	// later lengthens the wait, which keeps its start.
+	if ws.Meet(now.Add(time.Minute), "01-02", Limit{Kind: LimitRate}) {
+		t.Error("a shorter wait moved the timer")
+	}
+	if !ws.Meet(now.Add(time.Minute), "01-03", Limit{Kind: LimitUsage, Reset: now.Add(3 * time.Hour)}) || !ws.Wait.Since.Equal(now) || ws.Wait.Job != "01-03" {
+		t.Errorf("lengthened wait %+v", ws.Wait)
+	}
+	if _, over := ws.Over(now.Add(2 * time.Hour)); over {
+		t.Error("over before its time")
+	}
+	if w, over := ws.Over(now.Add(3 * time.Hour)); !over || w == nil || ws.Wait != nil {
+		t.Error("not over at its time")
+	}
+	// No reset said: a probe; a reset already passed: a short wait.
+	ws.Meet(now, "01-01", Limit{Kind: LimitUsage})
+	if w := ws.Wait; !w.Guessed || !w.Until.Equal(now.Add(UsageProbe)) {
+		t.Errorf("no reset: %+v", w)
+	}
+	ws = Waits{}
+	ws.Meet(now, "01-01", Limit{Kind: LimitUsage, Reset: now.Add(-time.Second)})
+	if w := ws.Wait; w.Guessed || !w.Until.Equal(now.Add(BackoffBase)) {
+		t.Errorf("passed reset: %+v", w)
+	}
+	// Backoffs double up to the ceiling, a quarter either way.
+	for n, base := range map[int]time.Duration{1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute, 9: BackoffMax} {
+		if d := Backoff("01-01", n); d < base*3/4 || d > base*5/4 {
+			t.Errorf("backoff %d = %s, want %s give or take a quarter", n, d, base)
+		}
+	}
+	if Backoff("01-01", 2) != Backoff("01-01", 2) {
+		t.Error("a backoff is drawn anew")
 	}
 }

@@ -6,6 +6,7 @@
 package claude_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -266,6 +267,10 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 	srv := fa.New(t, script)
 	home := t.TempDir()
 	launcher := agent.Claude{Path: bin, Live: live, Env: e2etest.ClaudeEnv(srv.URL(), home)}
+	if c, ok := tuned.Agents.Launcher.(agent.Claude); ok {
+		// A tune gives more of the CLI's environment this way.
+		launcher.Env = append(launcher.Env, c.Env...)
+	}
 	ph := e2etest.LoadPhase(t, root, phaseDir)
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
@@ -278,8 +283,10 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 		Phase:    ph,
 		Journal:  mem,
 		Observer: obs,
+		Now:      tuned.Now,
+		After:    tuned.After,
 		Schedule: runner.Schedule{
-			MaxConcurrent: 3,
+			MaxConcurrent: cmp.Or(tuned.Schedule.MaxConcurrent, 3),
 		},
 		Agents: runner.Agents{
 			Launcher:  launcher,

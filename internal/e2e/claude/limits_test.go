@@ -3,11 +3,15 @@ package claude_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -59,5 +63,49 @@ func TestClaudeLimits(t *testing.T) {
 				t.Errorf("limit %+v, want %+v (the turn said %q)", got, c.want, results[0].Text)
 			}
 		})
+	}
+}
+
+// TestUsageLimitRealClaude: the account's usage limit ends the third
+// request of the phase's run with the real Claude Code (logged in with a
+// subscription's token, so that it reads the API's unified rate-limit
+// headers). The run waits for the reset, then completes: every task
+// committed once, both checkpoints answered once, no retry spent.
+//
+// The reset is 5 s ahead on the wall clock, which the run waits for: a
+// session of Claude Code started after a limit it met holds its requests
+// until the reset it was told, by the wall clock (after the runner's test
+// clock was moved two hours on, the next session printed nothing and the
+// watchdog ended it), so the wait cannot be played on a test clock here;
+// the runner's tests play it (TestUsageLimitWaitsForTheReset).
+func TestUsageLimitRealClaude(t *testing.T) {
+	t.Parallel()
+	var seen atomic.Int32
+	o := runPhase(t, false, false, func(root string, s *fa.Script, opts *runner.Options) {
+		limit := fa.Rule{Name: "usage-limit", Times: 1,
+			Match: func(*fa.Conversation) bool { return seen.Add(1) == 3 },
+			Reply: func(*fa.Conversation) fa.Reply {
+				epoch := strconv.FormatInt(time.Now().Add(5*time.Second).Unix()+1, 10) // 5 s from the request
+				return fa.Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "This request would exceed your account's rate limit.",
+					Header: http.Header{"Anthropic-Ratelimit-Unified-Status": {"rejected"}, "Anthropic-Ratelimit-Unified-Reset": {epoch},
+						"Anthropic-Ratelimit-Unified-Representative-Claim": {"five_hour"}, "Anthropic-Ratelimit-Unified-5h-Status": {"rejected"},
+						"Anthropic-Ratelimit-Unified-5h-Reset": {epoch}}}
+			}}
+		s.Rules = append([]fa.Rule{limit}, s.Rules...)
+		opts.Agents.Launcher = agent.Claude{Env: []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test"}}
+	})
+	o.check(t)
+	recs, err := o.mem.Events(o.res.Run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := 0
+	for _, r := range recs {
+		if r.Type == string(engine.EvLimited) {
+			limited++
+		}
+	}
+	if limited != 1 || !strings.Contains(o.obs.String(), "waiting for the usage limit's reset") || strings.Contains(o.obs.String(), "retry 1 of") {
+		t.Errorf("%d limits journaled; observer:\n%s", limited, o.obs)
 	}
 }

@@ -55,7 +55,11 @@ func (r *Recorder) Command(c engine.Command, _ engine.Snapshot) {
 	if r.Short {
 		r.Add("command %s %s %s", c.Type, c.Plan, c.State)
 	} else {
-		r.Add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, c.Reason)
+		what := c.Reason
+		if c.Type == engine.CmdNote {
+			what = c.Text
+		}
+		r.Add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, what)
 	}
 	if c.Type == engine.CmdCheckpointOpened {
 		r.Lock()
