@@ -71,7 +71,12 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		}
 		backend = append(backend, "--git-remote", "origin")
 	}
-	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms")
+	// The first wave's plans are slow (2 s a task): the worker killed
+	// while one runs must not have finished it already. A live session
+	// stays up after its PLAN COMPLETE, so a worker with an agent may hold
+	// a plan that is done, and then no plan is left to take over (seen
+	// twice under load).
+	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms", "HIVE_SIM_FAULTS=01-01=slow,01-02=slow")
 	workers := map[string]*exec.Cmd{}
 	logs := map[string]*lockedBuffer{}
 	for _, name := range []string{"a", "b"} {
