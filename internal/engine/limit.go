@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hivectl/hive/internal/work"
 )
@@ -77,20 +76,15 @@ func (e *Engine) limitWake(out []Command) []Command {
 // resume-now`): the plans go on, and meet the limit again if it has not
 // passed.
 func (e *Engine) limitAnswered(ev Event) ([]Command, error) {
-	w := e.waits.Wait
-	if w == nil {
-		return nil, fmt.Errorf("the run is not waiting for the provider: there is nothing to resume")
-	}
-	if t := strings.ToLower(strings.TrimSpace(ev.Text)); t != ResumeNow && t != "resume" {
-		return nil, fmt.Errorf("the answer %q: answer %s to go on now, or let the run go on by itself at %s", ev.Text, ResumeNow, w.Until.UTC().Format("15:04 MST"))
-	}
 	by := ev.By
 	if by == "" {
 		by = "a human"
 	}
-	out := []Command{{Type: CmdNote, Text: fmt.Sprintf("%s asked to go on now, instead of waiting until %s for %s", by, w.Until.UTC().Format("15:04:05 MST"), w.Kind.Awaited())}}
-	w.Until = e.now
-	return e.schedule(e.limitWake(out)), nil
+	note, err := e.waits.ResumeNow(e.now, ev.Text, by)
+	if err != nil {
+		return nil, err
+	}
+	return e.schedule(e.limitWake([]Command{{Type: CmdNote, Text: note}})), nil
 }
 
 // limitResumed asks again, after a resume, to be woken when the wait ends

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hivectl/hive/internal/work"
 )
@@ -50,16 +49,11 @@ func (m *Machine) wake() []Command {
 
 // resumeNow ends the wait at once, as a human asked.
 func (m *Machine) resumeNow(ev Event) ([]Command, error) {
-	w := m.waits.Wait
-	if w == nil {
-		return nil, fmt.Errorf("the run is not waiting for the provider: there is nothing to resume")
+	note, err := m.waits.ResumeNow(m.now, ev.Text, "")
+	if err != nil {
+		return nil, err
 	}
-	if t := strings.ToLower(strings.TrimSpace(ev.Text)); t != "resume-now" && t != "resume" {
-		return nil, fmt.Errorf("the answer %q: answer resume-now to go on now, or let the run go on by itself at %s", ev.Text, w.Until.UTC().Format("15:04 MST"))
-	}
-	note := Command{Type: CmdNote, Text: fmt.Sprintf("asked to go on now, instead of waiting until %s for %s", w.Until.UTC().Format("15:04:05 MST"), w.Kind.Awaited())}
-	w.Until = m.now
-	return append([]Command{note}, m.wake()...), nil
+	return append([]Command{{Type: CmdNote, Text: note}}, m.wake()...), nil
 }
 
 // limitResumed asks again, after a resume, to be woken when the wait ends.

@@ -3,6 +3,7 @@ package work
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 )
 
@@ -75,6 +76,22 @@ func (ws *Waits) Over(now time.Time) (*LimitWait, bool) {
 	}
 	ws.Wait = nil
 	return w, true
+}
+
+// ResumeNow ends the wait at once, as a human asked with text ("resume-now"
+// or "resume"), who is by; it returns what to say. The caller then ends it
+// with Over.
+func (ws *Waits) ResumeNow(now time.Time, text, by string) (string, error) {
+	w := ws.Wait
+	if w == nil {
+		return "", fmt.Errorf("the run is not waiting for the provider: there is nothing to resume")
+	}
+	if t := strings.ToLower(strings.TrimSpace(text)); t != "resume-now" && t != "resume" {
+		return "", fmt.Errorf("the answer %q: answer resume-now to go on now, or let the run go on by itself at %s", text, w.Until.UTC().Format("15:04 MST"))
+	}
+	note := fmt.Sprintf("%s asked to go on now, instead of waiting until %s for %s", by, w.Until.UTC().Format("15:04:05 MST"), w.Kind.Awaited())
+	w.Until = now
+	return strings.TrimSpace(note), nil
 }
 
 // Clone copies ws, so that the copy shares nothing with it.
