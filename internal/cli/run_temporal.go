@@ -347,6 +347,12 @@ func followRun(ctx context.Context, o *runOptions, c client.Client, run client.W
 				obs.Note(open.Job, err.Error())
 			}
 		case <-tick.C:
+			if f != nil {
+				// The records first, then who drove them: a driver that
+				// took the run over is named before what it journaled
+				// (an error here comes again from Next below).
+				_ = f.Fetch()
+			}
 			if now, err := runDrivers(ctx, c, run); err == nil && len(now) > len(drivers) {
 				d := now[len(now)-1]
 				if len(drivers) > 0 {

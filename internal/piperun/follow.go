@@ -18,8 +18,10 @@ type Follower struct {
 	j   Records
 	run int64
 	m   *pipeline.Machine
-	seq int64
+	seq int64 // the last record stepped or fetched
 	obs Observer
+	// fetched are records read by Fetch that Next has not shown yet.
+	fetched []journal.Record
 }
 
 // Records are where a Follower reads the run's records: its journal, or
@@ -37,17 +39,18 @@ func NewFollower(j Records, run int64, obs Observer) *Follower {
 // observer; with quiet it only catches up (a watcher that joins late
 // shows what happens from then on).
 func (f *Follower) Next(quiet bool) error {
-	recs, err := f.j.Events(f.run, f.seq+1)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
+	if err := f.Fetch(); err != nil {
+		return err
 	}
-	for _, rec := range recs {
-		f.seq = rec.Seq
+	recs := f.fetched
+	f.fetched = nil
+	for i, rec := range recs {
 		if slices.Contains(ShellRecords, rec.Type) {
 			continue
 		}
 		var ev pipeline.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
+			f.fetched = recs[i+1:] // the next call shows the rest
 			return fmt.Errorf("run %d, event %d: %w", f.run, rec.Seq, err)
 		}
 		cmds, err := f.m.Step(ev)
@@ -59,6 +62,21 @@ func (f *Follower) Next(quiet bool) error {
 		for _, c := range cmds {
 			f.obs.Command(c, snap)
 		}
+	}
+	return nil
+}
+
+// Fetch reads the records written since the last call, which the next
+// Next shows: a watcher that learns who writes them (a Temporal run's
+// drivers) after it fetched them can say so before it shows them.
+func (f *Follower) Fetch() error {
+	recs, err := f.j.Events(f.run, f.seq+1)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if len(recs) > 0 {
+		f.seq = recs[len(recs)-1].Seq
+		f.fetched = append(f.fetched, recs...)
 	}
 	return nil
 }
