@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"sort"
@@ -44,6 +45,7 @@ type executeOptions struct {
 	budgetUSDSet bool
 	// launcher, when set, is used instead of --agent (the demo sets it).
 	launcher agent.Launcher
+	onLimit  onLimitFlag
 	// The Temporal backend (--backend temporal).
 	temporalFlags
 	localWorker bool
@@ -77,6 +79,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().DurationVar(&o.checkpointWait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) to wait for hive answer once only a human can let the run go on, then stop with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
+	o.onLimit.add(cmd)
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
 	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept and who carries it out: local (this process, .hive/journal.db) or temporal (a Temporal workflow; hive worker processes anywhere carry out its work)")
 	o.temporalFlags.addRemote(cmd)
@@ -96,6 +99,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		return err
 	}
 	ph, err := onePhase(o.stderr, repo.Root, o.phase)
+	if err != nil {
+		return err
+	}
+	onLimit, fallback, err := o.onLimit.policy(cfg)
 	if err != nil {
 		return err
 	}
@@ -120,7 +127,14 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		return err
 	}
 	if o.launcher == nil { // the demo checks its own agent before it makes its repository
-		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, roles); err != nil {
+		checked := maps.Clone(roles)
+		if fallback != nil {
+			if checked == nil {
+				checked = map[string]agent.Launcher{}
+			}
+			checked[config.FallbackRole] = fallback // found missing now, not at the limit
+		}
+		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, checked); err != nil {
 			return err
 		}
 	}
@@ -130,6 +144,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	launcher = agent.WithSecrets(launcher, cfg.Secrets.Env, red)
 	for role, l := range roles {
 		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
+	}
+	if fallback != nil {
+		fallback = agent.WithSecrets(fallback, cfg.Secrets.Env, red)
 	}
 	interactive := !o.json && isTerminal(o.stdin)
 	dashboard := interactive && !o.noTUI && isTerminal(o.stdout)
@@ -170,8 +187,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 				u, _ := executorTaskUsage(j) // the journal this run writes holds the earlier runs too
 				return u
 			}, o.budgetUSD, o.budgetUSDSet),
-			Guard:   loopGuard(cfg),
-			Context: contextLimits(cfg),
+			Guard:    loopGuard(cfg),
+			Context:  contextLimits(cfg),
+			OnLimit:  onLimit,
+			Fallback: fallback,
 		},
 		Human: runner.Human{
 			Wait:        wait,
@@ -223,6 +242,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		}
 		opts.Observer = newNotifyObserver(obs, n, ph.Number, links)
 		res, err = runner.Run(ctx, opts)
+	}
+	if e := stoppedAtLimit(err, time.Now(), o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)); e != nil {
+		return e
 	}
 	var paused *runner.PausedError
 	if errors.As(err, &paused) {

@@ -20,7 +20,7 @@ const (
 	ExitInternal   = 3 // hive itself could not go on: the journal, git, the file system
 	ExitBusy       = 4 // another hive process is running the phase
 	ExitNeedsHuman = 5 // an unattended run stopped at a checkpoint only a human may answer
-	ExitPaused     = 6 // hive pause paused the run; the same command resumes it
+	ExitPaused     = 6 // hive pause paused the run, or --on-limit stop stopped it at a usage limit; the same command resumes it
 	// ExitUndelivered: hive run completed, but its work could not be
 	// merged into your branch (or pushed) and is on the run's branch; the
 	// output says why and how to take it.

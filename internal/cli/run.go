@@ -45,6 +45,7 @@ type runOptions struct {
 	noMerge  bool
 	// allowDirty runs next to uncommitted changes, as execute-phase's.
 	allowDirty bool
+	onLimit    onLimitFlag
 	push       bool
 	pr         bool
 	wait       time.Duration
@@ -168,6 +169,7 @@ Role prompts: see hive agents.`,
 	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept: local (the journal in .hive) or temporal (a workflow on a Temporal server, driven by hive worker processes in this folder)")
 	o.temporalFlags.addRemote(cmd)
 	cmd.Flags().BoolVar(&o.localWorker, "local-worker", true, "backend temporal: also drive the run in this process")
+	o.onLimit.add(cmd)
 	cmd.Flags().DurationVar(&o.wait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) a question waits for hive answer ROLE ..., then the run stops with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	return cmd
 }
@@ -330,6 +332,9 @@ func (o *runOptions) runExit(ctx context.Context, root string, err error) error 
 	var needs *piperun.NeedsHumanError
 	var unfinished *piperun.UnfinishedError
 	var answer *piperun.AnswerError
+	if e := stoppedAtLimit(err, time.Now(), o.resumeCommand(root)); e != nil {
+		return e
+	}
 	switch {
 	case errors.As(err, &needs):
 		return exitf(ExitNeedsHuman, "%v\ngo on with your answer: %s", err, o.resumeCommand(root, "--answer", needs.Checkpoint.Example()))
@@ -485,6 +490,13 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	if o.rolesElsewhere {
 		used = nil
 	}
+	onLimit, fallback, err := o.onLimit.policy(cfg)
+	if err != nil {
+		return piperun.Options{}, err
+	}
+	if fallback != nil && used != nil {
+		used[config.FallbackRole] = fallback // found missing now, not at the limit
+	}
 	if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, used); err != nil {
 		return piperun.Options{}, err
 	}
@@ -497,6 +509,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build, Tools: cfg.Tools,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
+	opts.OnLimit, opts.Fallback = onLimit, fallback
 	if o.waitSet {
 		opts.CheckpointWait = o.wait.String()
 	}

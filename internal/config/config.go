@@ -57,6 +57,7 @@ type Config struct {
 	LoopGuard     LoopGuard
 	Routing       Routing
 	Context       Context
+	Limits        Limits
 	Notifications Notifications
 	Secrets       Secrets
 	// Tools are the command-line tools hive run's roles are told they may
@@ -270,6 +271,28 @@ type LoopGuard struct {
 
 	extra map[string]json.RawMessage
 }
+
+// Limits say what a run does when an agent meets its account's usage
+// limit.
+type Limits struct {
+	// OnLimit: "wait" for the reset and go on (the default), "stop" the
+	// run (the same command goes on later), or "fallback": go on at once
+	// with the models.fallback agent for the rest of the run.
+	OnLimit string
+
+	extra map[string]json.RawMessage
+}
+
+// FallbackRole is the "models" entry of the agent that a run switches to
+// at a usage limit under limits.on_limit fallback.
+const FallbackRole = "fallback"
+
+// The policies of limits.on_limit (work.OnLimit's names).
+const (
+	OnLimitWait     = "wait"
+	OnLimitStop     = "stop"
+	OnLimitFallback = "fallback"
+)
 
 // Notifications say how hive calls a human when an agent needs one.
 type Notifications struct {

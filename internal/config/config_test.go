@@ -705,3 +705,30 @@ func TestCommands(t *testing.T) {
 		t.Errorf("both: commands %+v, notes %q", c.Commands, c.Notes())
 	}
 }
+
+// TestLimitsKeys: limits.on_limit is wait, stop or fallback, and the
+// fallback is the models.fallback entry; unset, nothing is written.
+func TestLimitsKeys(t *testing.T) {
+	c := mustParse(t, `{"limits": {"on_limit": "fallback"}, "models": {"fallback": {"cli": "codex", "model": "gpt-5"}}}`)
+	if c.Limits.OnLimit != OnLimitFallback || c.Model(FallbackRole).CLI != CLICodex || c.Model(FallbackRole).Model != "gpt-5" {
+		t.Errorf("limits = %+v, fallback = %+v", c.Limits, c.Model(FallbackRole))
+	}
+	out, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := mustParse(t, string(out)); again.Limits.OnLimit != OnLimitFallback {
+		t.Errorf("round trip lost limits.on_limit:\n%s", out)
+	}
+	if out, _ := mustParse(t, `{}`).Marshal(); strings.Contains(string(out), "limits") {
+		t.Errorf("unset limits were written:\n%s", out)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"limits": {"on_limit": "retry"}}`, `limits.on_limit: "retry" is not allowed; use wait, stop or fallback`},
+	} {
+		_, err := Parse([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s) = %v; want an error containing %q", tc.in, err, tc.want)
+		}
+	}
+}

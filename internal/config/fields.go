@@ -89,6 +89,8 @@ func (c *Config) fields() []field {
 		{key: "loop_guard", ptr: &c.LoopGuard, omitUnset: true},
 		{key: "routing", ptr: &c.Routing, omitUnset: true},
 		{key: "context", ptr: &c.Context, omitUnset: true},
+		// The command line checks that fallback has its models.fallback.
+		{key: "limits", ptr: &c.Limits, omitUnset: true},
 		{key: "notifications", ptr: &c.Notifications},
 		{key: "secrets", ptr: &c.Secrets},
 		// Written only when set: a file says no more than it did.
@@ -261,6 +263,13 @@ func money(key string, p *float64) field {
 	return field{key: key, ptr: p, accept: "a number of dollars, 0 or more (0: no limit)", valid: func() bool { return *p >= 0 }}
 }
 
+func (l *Limits) fields() []field {
+	policies := []string{OnLimitWait, OnLimitStop, OnLimitFallback}
+	return []field{{key: "on_limit", ptr: &l.OnLimit, omitUnset: true, accept: orList(policies),
+		// "" is unset: wait.
+		valid: func() bool { return l.OnLimit == "" || slices.Contains(policies, l.OnLimit) }}}
+}
+
 func (n *Notifications) fields() []field {
 	return []field{
 		{key: "bell", ptr: &n.Bell},
@@ -312,6 +321,7 @@ func (x *Commands) unknown() *map[string]json.RawMessage        { return &x.extr
 func (r *Retries) unknown() *map[string]json.RawMessage         { return &r.extra }
 func (m *ModelSpec) unknown() *map[string]json.RawMessage       { return &m.extra }
 func (n *Notifications) unknown() *map[string]json.RawMessage   { return &n.extra }
+func (l *Limits) unknown() *map[string]json.RawMessage          { return &l.extra }
 func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extra }
 func (b *Backend) unknown() *map[string]json.RawMessage         { return &b.extra }
 func (t *TemporalBackend) unknown() *map[string]json.RawMessage { return &t.extra }
@@ -365,6 +375,8 @@ func unset(ptr any) bool {
 		return p.Address == "" && p.Namespace == "" && p.TaskQueue == "" && p.Remote == "" && len(p.extra) == 0
 	case *Commands:
 		return p.Build == "" && p.Test == "" && len(p.extra) == 0
+	case *Limits:
+		return p.OnLimit == "" && len(p.extra) == 0
 	case *Context:
 		return p.HandoffPercent == 0 && p.HandoffTokens == 0 && p.Window == 0 && p.NotesWait == 0 && len(p.extra) == 0
 	}

@@ -893,7 +893,7 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
 	e.budget.turns.Started(p.Spec.ID, p.Attempt)
 	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
-		Rung: p.Rung, MaxUSD: e.allotment(p)}
+		Rung: p.Rung, MaxUSD: e.allotment(p), Fallback: e.waits.FellBack}
 }
 
 func (e *Engine) enqueue(p *PlanStatus) {

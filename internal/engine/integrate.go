@@ -159,7 +159,7 @@ func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command
 	e.budget.turns.Started(p.Spec.ID, p.Attempt)
 	return append(out,
 		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p),
+		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p), Fallback: e.waits.FellBack,
 			Continuation: &Continuation{Reason: "merge conflict", Conflict: append([]string(nil), files...)}})
 }
 

@@ -44,7 +44,10 @@ func (e *Engine) limited(ev Event) ([]Command, error) {
 		return e.step(failed)
 	}
 	var out []Command
-	if e.waits.Meet(e.now, ev.Plan, l) {
+	if e.waits.FallBack(e.spec.OnLimit, l) {
+		// No wait: the job starts again at once, on the fallback agent.
+		out = append(out, Command{Type: CmdNote, Plan: ev.Plan, Text: work.FallbackNote(l)})
+	} else if e.waits.Meet(e.now, ev.Plan, l) {
 		out = append(out, Command{Type: CmdNote, Plan: ev.Plan, Text: e.waits.Wait.Note(e.now)}, Command{Type: CmdWake, At: e.waits.Wait.Until})
 	}
 	if p == nil || p.State != Running || p.Stage != StageWork || p.check != CheckNone {
@@ -55,7 +58,11 @@ func (e *Engine) limited(ev Event) ([]Command, error) {
 		return append(out, cmds...), err
 	}
 	out = e.interrupt(out, p, "the provider's "+l.Describe())
-	return e.schedule(e.restart(out, p, fmt.Sprintf("the provider's %s stopped the agent: the plan goes on from its commits once the wait is over", l.Describe()))), nil
+	then := "once the wait is over"
+	if e.waits.Wait == nil {
+		then = "on the fallback agent"
+	}
+	return e.schedule(e.restart(out, p, fmt.Sprintf("the provider's %s stopped the agent: the plan goes on from its commits %s", l.Describe(), then))), nil
 }
 
 // limitWake ends the wait once its time has come, and starts again what

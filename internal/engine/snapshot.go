@@ -55,6 +55,8 @@ type Snapshot struct {
 	Context ContextLimits
 	// Limit is the run's wait for a provider's limit to pass; nil: none.
 	Limit *work.LimitWait
+	// Fallback: a usage limit switched the run to the fallback agent.
+	Fallback bool
 }
 
 // Verification is the result of a phase verification.
@@ -88,7 +90,7 @@ func (e *Engine) Snapshot() Snapshot {
 		PausedAt:      e.pausedAt,
 		Context:       e.spec.Context,
 	}
-	s.Limit = e.waits.Clone().Wait
+	s.Limit, s.Fallback = e.waits.Clone().Wait, e.waits.FellBack
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*PlanStatus, len(e.plans))
 	}

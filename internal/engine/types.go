@@ -43,7 +43,10 @@ import (
 //	   plan whose agent met it goes back to the queue, to go on from its
 //	   commits, without spending a retry. A refused login fails the plan
 //	   for the human, as a failed turn did.
-const Version = 9
+//	10: RunSpec.OnLimit: under work.OnLimitFallback the first usage limit
+//	   switches the rest of the run to the fallback agent (start commands
+//	   with Fallback) instead of waiting.
+const Version = 10
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
@@ -109,6 +112,10 @@ type RunSpec struct {
 	// Context says when a live session hands over to a fresh one; zero
 	// fields take the defaults.
 	Context ContextLimits `json:"context,omitzero"`
+	// OnLimit is what the run does at a usage limit (limits.on_limit):
+	// the engine acts on fallback; stop is the shell's (it ends the
+	// process once the wait holds every agent).
+	OnLimit work.OnLimit `json:"on_limit,omitempty"`
 }
 
 // PlanSpec is the engine's view of one plan.
@@ -437,6 +444,9 @@ type Command struct {
 	// limit), the CLI's own ceiling for a one-shot agent.
 	Rung   int     `json:"rung,omitempty"`
 	MaxUSD float64 `json:"max_usd,omitempty"`
+	// Fallback: the agent starts on the fallback agent (models.fallback),
+	// since a usage limit switched the run to it (RunSpec.OnLimit).
+	Fallback bool `json:"fallback,omitempty"`
 
 	Checkpoint   *Checkpoint   `json:"checkpoint,omitempty"`
 	Continuation *Continuation `json:"continuation,omitempty"`

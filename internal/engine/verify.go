@@ -112,7 +112,7 @@ func (e *Engine) startVerifier(out []Command) []Command {
 	v.PID, v.Started = 0, e.now
 	v.agentLive, v.turnEnded = true, false
 	e.budget.turns.Started(VerifyID, v.Attempt)
-	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil)})
+	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil), Fallback: e.waits.FellBack})
 }
 
 // stopVerifier ends the verifier's agent if it may still run.

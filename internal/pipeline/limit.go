@@ -17,15 +17,24 @@ const LimitJob = "limit"
 // human. Under older rules the agent's exit without a report goes on to
 // count as a crash, as it did.
 func (m *Machine) limited(j *job, ev Event) []Command {
-	if m.spec.Rules < limitRules || ev.Limit == nil || j.State != Running || j.Phase {
+	if m.spec.Rules < limitRules || ev.Limit == nil || j.State != Running {
 		return nil
 	}
 	l := *ev.Limit
+	if j.Phase {
+		return m.phaseLimited(j, l)
+	}
 	stop := Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: "the provider's " + l.Describe()}
 	if !l.Kind.Passes() {
 		j.interrupted = true
 		return append([]Command{stop}, m.ask(j, KindBlocked, fmt.Sprintf("the provider refused the %s's login (%s): fix the CLI's login or key, then answer retry", j.Role, l.Text),
 			"", []string{AnswerRetry, AnswerContinue, AnswerAbort})...)
+	}
+	if m.spec.Rules >= fallbackRules && m.waits.FallBack(m.spec.OnLimit, l) {
+		// No wait: the role starts again on the fallback agent once this
+		// one has exited (the run's worktree is one agent's at a time).
+		j.switching, j.next = true, j.cutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; you go on in its place: go on from the commits it made", l.Describe()))
+		return []Command{{Type: CmdNote, Job: j.ID, Text: work.FallbackNote(l)}, stop}
 	}
 	var out []Command
 	if m.waits.Meet(m.now, j.ID, l) {
@@ -33,6 +42,21 @@ func (m *Machine) limited(j *job, ev Event) []Command {
 	}
 	j.State, j.next = Pending, j.cutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; the wait is over: go on from the commits it made", l.Describe()))
 	return append(out, stop)
+}
+
+// phaseLimited takes the phase that stopped at a usage limit (rules 3; the
+// shell's limits.on_limit stop: its own engine waits otherwise): the run
+// waits for it, and the phase goes on from its journal once it is over.
+func (m *Machine) phaseLimited(j *job, l work.Limit) []Command {
+	if m.spec.Rules < fallbackRules || !l.Kind.Passes() {
+		return nil
+	}
+	var out []Command
+	if m.waits.Meet(m.now, j.ID, l) {
+		out = append(out, Command{Type: CmdNote, Job: j.ID, Text: m.waits.Wait.Note(m.now)}, Command{Type: CmdWake, At: m.waits.Wait.Until})
+	}
+	j.State = Pending
+	return out
 }
 
 // waiting says whether the run waits for its provider: no session starts.

@@ -59,6 +59,9 @@ type job struct {
 	guard   work.CallGuard  // the loop guard's view of the current attempt's calls
 	// interrupted: the budget stopped the current attempt's agent.
 	interrupted bool
+	// switching: a usage limit stopped the current attempt's agent as the
+	// run fell back; the job starts again on the fallback once it exits.
+	switching bool
 	ctx         *Context // what the current attempt was told
 
 	step     Step     // the workflow's step (none for a job made for fixes)
@@ -224,6 +227,11 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		j.PID = 0
 		if j.State != Running || m.finished {
 			return nil, nil
+		}
+		if j.switching {
+			// Cut off at a usage limit: it starts again on the fallback.
+			j.switching, j.State = false, Pending
+			return m.advance(), nil
 		}
 		if j.report == nil && j.broken != nil {
 			return m.invalidReport(j), nil
@@ -432,11 +440,12 @@ func (m *Machine) run(j *job) []Command {
 		}
 	}
 	if j.Phase {
-		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: usd, BudgetTokens: tokens}}
+		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: usd, BudgetTokens: tokens,
+			Fallback: m.waits.FellBack}}
 	}
 	m.budget.turns.Started(j.ID, j.Attempts)
 	return []Command{{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx,
-		BudgetUSD: usd, BudgetTokens: tokens, Rung: rung}}
+		BudgetUSD: usd, BudgetTokens: tokens, Rung: rung, Fallback: m.waits.FellBack}}
 }
 
 // route decides what a finished agent's report means.
@@ -814,6 +823,9 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		return m.ask(j, KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.lints-1),
 			strings.Join(ev.Errors, "\n"), []string{AnswerRetry, AnswerAbort}), nil
 	case EvPhaseDone:
+		if ev.Fallback && m.spec.Rules >= fallbackRules {
+			m.waits.FellBack = true // the roles after the phase start on the fallback too
+		}
 		if len(ev.Plans) > 0 {
 			m.plans = append([]PlanRun(nil), ev.Plans...)
 		}

@@ -147,7 +147,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			rules = num("rules")
 		}
 		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
-			NoInterview: d.HasArg("nointerview"),
+			NoInterview: d.HasArg("nointerview"), OnLimit: work.OnLimit(str("onlimit")),
 			Routing:     Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {
 			k, v, _ := strings.Cut(f, ":")
@@ -200,7 +200,8 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		ev = Event{Type: EvLinted, Errors: list("errors")}
 	case "phase":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
-		ev = Event{Type: EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: work.Spend{CostUSD: cost}}
+		ev = Event{Type: EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: work.Spend{CostUSD: cost},
+			Fallback: d.HasArg("fallback")}
 		if to := str("to"); to != "" {
 			ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
 		}
@@ -251,7 +252,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 	case "wake":
 		ev = Event{Type: EvWake}
 	case "limited":
-		ev.Type, ev.Limit = EvLimited, &work.Limit{Kind: work.LimitKind(str("kind")), Text: str("text")}
+		ev.Type, ev.Limit = EvLimited, &work.Limit{Kind: work.LimitKind(str("kind")), Text: str("text"), Fallback: d.HasArg("fallback")}
 		if r := str("reset"); r != "" {
 			dur, err := time.ParseDuration(r)
 			if err != nil {
@@ -340,6 +341,9 @@ func render(c Command) string {
 	}
 	if c.BudgetTokens > 0 {
 		fmt.Fprintf(&b, " budget-tokens=%d", c.BudgetTokens)
+	}
+	if c.Fallback {
+		b.WriteString(" fallback")
 	}
 	if c.Rung > 0 {
 		fmt.Fprintf(&b, " rung=%d", c.Rung)

@@ -32,6 +32,19 @@ type Snapshot struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Limit is the run's wait for its provider's limit to pass; nil: none.
 	Limit *work.LimitWait `json:"limit,omitempty"`
+	// Fallback: a usage limit switched the run to the fallback agent.
+	Fallback bool `json:"fallback,omitempty"`
+}
+
+// Active counts the jobs at work: role sessions, the phase, hive's checks.
+func (s Snapshot) Active() int {
+	n := 0
+	for _, j := range s.Jobs {
+		if j.State == Running || j.State == Checking {
+			n++
+		}
+	}
+	return n
 }
 
 // Snapshot returns the state; nothing in it aliases the machine's.
@@ -39,7 +52,8 @@ func (m *Machine) Snapshot() Snapshot {
 	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
-		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings), Limit: m.limitWait()}
+		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings), Limit: m.limitWait(),
+		Fallback: m.waits.FellBack}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

@@ -48,6 +48,10 @@ type Spec struct {
 	CheckpointWait string `json:"checkpoint_wait,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
+	// OnLimit is what the run does at a usage limit (limits.on_limit,
+	// --on-limit): the machine acts on fallback (rules 3); stop is the
+	// shell's. The phase's engine is given it too.
+	OnLimit work.OnLimit `json:"on_limit,omitempty"`
 	// Facts are what hive found in the repository, for the steps'
 	// conditions (CondHasFrontend, CondHasTests); a condition without a
 	// fact holds.
@@ -79,11 +83,19 @@ type Spec struct {
 //	   limit's reset or the backoff's end (CmdWake, EvWake); the role
 //	   runs again from its commits, and no crash is counted. A refused
 //	   login asks the human.
-const Rules = 2
+//	3: Spec.OnLimit: under work.OnLimitFallback the first usage limit
+//	   switches the rest of the run to the fallback agent (CmdStartAgent
+//	   and CmdRunPhase with Fallback) instead of waiting; a phase that
+//	   switched says so (EvPhaseDone Fallback).
+const Rules = 3
 
 // limitRules is the rules version from which a provider's limit makes the
 // run wait.
 const limitRules = 2
+
+// fallbackRules is the rules version from which limits.on_limit fallback
+// holds.
+const fallbackRules = 3
 
 // turnRules is the rules version from which the turn-fit rule holds.
 const turnRules = 1
@@ -159,6 +171,9 @@ type Event struct {
 	OverBudget bool `json:"over_budget,omitempty"`
 	// PhaseRun (EvPhaseDone) is the phase's run in its own journal.
 	PhaseRun int64 `json:"phase_run,omitempty"`
+	// Fallback (EvPhaseDone): a usage limit switched the phase to the
+	// fallback agent, and so the rest of the run.
+	Fallback bool `json:"fallback,omitempty"`
 	// Changed (EvBuilt) is how many files the run has changed since its
 	// base, as hive counted them.
 	Changed int `json:"changed,omitempty"`
@@ -260,6 +275,9 @@ type Command struct {
 	Interrupt bool `json:"interrupt,omitempty"`
 	// At (CmdWake) is when to send EvWake.
 	At time.Time `json:"at,omitzero"`
+	// Fallback (CmdStartAgent, CmdRunPhase): start on the fallback agent
+	// (models.fallback), since a usage limit switched the run to it.
+	Fallback bool `json:"fallback,omitempty"`
 }
 
 // Context is what a role's agent is told beyond the objective and its

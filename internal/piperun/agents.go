@@ -47,10 +47,18 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 		// A role agent is one shot: its CLI holds it to its allotment.
 		MaxBudgetUSD: c.BudgetUSD,
 	}
-	if ladder := s.o.Ladders[c.Role]; c.Rung > 0 && len(ladder) > 0 {
+	if ladder := s.o.Ladders[c.Role]; c.Rung > 0 && len(ladder) > 0 && !c.Fallback {
 		spec.Model = ladder[min(c.Rung, len(ladder)-1)]
 	}
-	job, attempt := c.Job, c.Attempt
+	launcher := s.launcher(c.Role)
+	if c.Fallback {
+		if s.o.Fallback == nil {
+			failed(fmt.Errorf("the run went on with the fallback agent at a usage limit, and none is configured now (models.fallback)"))
+			return
+		}
+		launcher = s.o.Fallback
+	}
+	job, attempt, fallback := c.Job, c.Attempt, c.Fallback
 	m := newMeter(s.o.Prices)
 	// Every report is held to the role's contract: one that breaks it
 	// is never the work done.
@@ -97,7 +105,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			if l := out.Limit; out.Kind == agent.OutResult && out.IsError && l != nil {
 				// The provider's limit, not the role's work: the run waits.
 				s.send(pipeline.Event{Type: pipeline.EvLimited, Job: job, Attempt: attempt,
-					Limit: &work.Limit{Kind: l.Kind, Reset: l.ResetAt(s.o.Now()), Window: l.Window, Text: oneLine(out.Text)}})
+					Limit: &work.Limit{Kind: l.Kind, Reset: l.ResetAt(s.o.Now()), Window: l.Window, Text: oneLine(out.Text), Fallback: fallback}})
 			}
 			if out.Kind == agent.OutResult {
 				s.send(pipeline.Event{Type: turnEnded, Job: job, Attempt: attempt})
@@ -106,7 +114,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 			s.send(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})
 		}
 	}
-	sess, err := s.launcher(c.Role).Start(ctx, spec, sink)
+	sess, err := launcher.Start(ctx, spec, sink)
 	if err != nil {
 		failed(err)
 		return

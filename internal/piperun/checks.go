@@ -79,6 +79,10 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	var fallback agent.Launcher
+	if o.Fallback != nil {
+		fallback = withEnv{o.Fallback, env}
+	}
 	return runner.Options{
 		Repo: o.Repo.At(dir), Phase: ph, Now: o.Now,
 		Schedule: runner.Schedule{MaxConcurrent: max(o.MaxConcurrent, 1), Dynamic: true},
@@ -86,9 +90,23 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 		// execute-phase; the comb role later checks the merged result.
 		Agents: runner.Agents{Launcher: withEnv{o.launcher(pipeline.RoleImplementer), env}, Stall: o.Stall,
 			Roles:  map[string]agent.Launcher{"comb": withEnv{o.launcher(pipeline.RoleComb), env}},
-			Prices: o.Prices, Ladder: o.Ladders[pipeline.RoleImplementer], Guard: o.Guard},
+			Prices: o.Prices, Ladder: o.Ladders[pipeline.RoleImplementer], Guard: o.Guard,
+			OnLimit: o.OnLimit, Fallback: fallback},
 		Human: runner.Human{AutoAnswer: true},
 	}, nil
+}
+
+// onFallback has the phase's agents start on the fallback agent, where a
+// usage limit switched the run to it before the phase began: the phase
+// then waits at a limit of its own, having nothing else to switch to.
+func onFallback(a *runner.Agents) {
+	if a.Fallback == nil {
+		return // said when an agent starts: none is configured now
+	}
+	a.Launcher, a.Roles["comb"], a.Ladder = a.Fallback, a.Fallback, nil
+	if a.OnLimit == work.OnLimitFallback {
+		a.OnLimit = work.OnLimitWait
+	}
 }
 
 // runPhase executes the architect's plans in the run's worktree:
@@ -113,6 +131,9 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 	fresh := c.Context != nil && c.Context.Rechecking != nil
 	opts.Schedule.Fresh = fresh
 	opts.Agents.Brief = s.planBrief(ctx, warnings)
+	if c.Fallback {
+		onFallback(&opts.Agents)
+	}
 	// A new phase run may spend the phase's allotment of the budget.
 	opts.Agents.Budget = engine.Budget{Ceilings: work.Ceilings{USD: c.BudgetUSD, Tokens: c.BudgetTokens}, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}
 	phases := s.o.Phases
@@ -125,8 +146,19 @@ func (s *shell) runPhase(ctx context.Context, c pipeline.Command, dir string, wa
 		// is new since its last report of this run.
 		ev.PhaseRun, ev.Spend = res.Run.ID, res.Snapshot.Spent
 	}
+	ev.Fallback = c.Fallback || res.Snapshot.Fallback
 	var needs *runner.NeedsHumanError
+	var stopped *work.StoppedAtLimit
 	switch {
+	case errors.As(err, &stopped):
+		// The phase stopped at a usage limit (limits.on_limit stop): the
+		// run waits for it too, and stops; the phase goes on from its
+		// journal once the wait is over.
+		l := work.Limit{Kind: stopped.Wait.Kind, Text: stopped.Wait.Text}
+		if !stopped.Wait.Guessed {
+			l.Reset = stopped.Wait.Until
+		}
+		return pipeline.Event{Type: pipeline.EvLimited, Job: c.Job, Attempt: c.Attempt, Limit: &l}
 	case errors.As(err, &needs) && BudgetCheckpoint(res.Snapshot) != nil:
 		ev.OverBudget, ev.Reason = true, BudgetCheckpoint(res.Snapshot).Details
 		return ev

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // shell runs one pipeline run: the loop and its executors.
@@ -166,7 +167,7 @@ func (s *shell) begin(ctx context.Context) error {
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Allowed(index.Tools(exec.LookPath), s.o.Tools), Context: s.o.Context,
 		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), NoMerge: s.o.NoMerge,
 		AllowDirty: s.o.AllowDirty, Agent: s.o.Agent, CheckpointWait: s.o.CheckpointWait, Budget: s.o.Budget, Guard: s.o.Guard, Routing: s.o.Routing,
-		Rules: pipeline.Rules}
+		OnLimit: s.o.OnLimit, Rules: pipeline.Rules}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
@@ -267,6 +268,13 @@ func (s *shell) loop(ctx context.Context) error {
 			return &NeedsHumanError{Run: s.run.ID, Checkpoint: *open}
 		case waitUntil.IsZero():
 			waitUntil = s.o.Now().Add(s.o.Wait)
+		}
+		if snap := s.m.Snapshot(); s.o.OnLimit.Stops(snap.Limit, snap.Active()) {
+			// The usage limit holds every role, and none is at work.
+			if err := s.stopAgents(ctx); err != nil {
+				return err
+			}
+			return &work.StoppedAtLimit{Wait: *snap.Limit}
 		}
 		select {
 		case ev := <-s.inputs:

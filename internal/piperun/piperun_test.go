@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -666,6 +667,88 @@ func TestUsageLimitWaits(t *testing.T) {
 	for _, j := range res.Snapshot.Jobs {
 		if j.ID == pipeline.RoleImplementer && j.Attempts != 2 {
 			t.Errorf("the implementer ran %d times, want 2", j.Attempts)
+		}
+	}
+}
+
+// roleCounter counts the sessions a launcher started, by job.
+type roleCounter struct {
+	agent.Launcher
+	mu   sync.Mutex
+	jobs []string
+}
+
+func (r *roleCounter) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
+	r.mu.Lock()
+	r.jobs = append(r.jobs, spec.Plan)
+	r.mu.Unlock()
+	return r.Launcher.Start(ctx, spec, sink)
+}
+
+func (r *roleCounter) started() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.jobs, " ")
+}
+
+// Under limits.on_limit fallback the implementer's usage limit (met at
+// each of its turns on the run's own agent: the account's limit holds)
+// switches the run to the fallback agent: the implementer goes on there
+// at once, from its commits, and the tester starts there; nothing waits.
+func TestUsageLimitFallsBackInARun(t *testing.T) {
+	t.Parallel()
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
+	own := &roleCounter{Launcher: o.Launcher}
+	fallback := &roleCounter{Launcher: agent.Sim{Bin: o.Launcher.(agent.Sim).Bin}}
+	o.Launcher, o.OnLimit, o.Fallback = own, work.OnLimitFallback, fallback
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := strings.Join(o.Observer.(*notes).lines, "\n")
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Snapshot.Fallback {
+		t.Fatalf("outcome %s (%s), fallback %v\n%s", res.Snapshot.Outcome, res.Snapshot.Reason, res.Snapshot.Fallback, said)
+	}
+	if !strings.Contains(said, "the rest of the run goes on with the fallback agent") || strings.Contains(said, "waiting for") || strings.Contains(said, "without a HIVE_REPORT") {
+		t.Errorf("the switch was not said, or the run waited, or counted a crash:\n%s", said)
+	}
+	if got := own.started(); got != pipeline.RoleImplementer {
+		t.Errorf("the run's own agent started %q, want the implementer's first session only", got)
+	}
+	if got := fallback.started(); !strings.HasPrefix(got, pipeline.RoleImplementer+" ") || !strings.Contains(got, pipeline.RoleTester) {
+		t.Errorf("the fallback started %q, want the implementer's next session and the tester's", got)
+	}
+}
+
+// Under limits.on_limit stop a plan of the implementers' phase that meets
+// the usage limit stops the phase and then the run, with the wait in the
+// journals; hive run --resume goes on once it is over, and every task of
+// the phase is committed once.
+func TestUsageLimitStopsARun(t *testing.T) {
+	t.Parallel()
+	repo := service(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	o := options(t, repo, classic, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=1s")
+	o.OnLimit = work.OnLimitStop
+	_, err := Run(ctx, o)
+	var stopped *work.StoppedAtLimit
+	if !errors.As(err, &stopped) || stopped.Wait.Job != pipeline.PhaseJob {
+		t.Fatalf("Run = %v, want it stopped at the phase's usage limit\n%s", err, strings.Join(o.Observer.(*notes).lines, "\n"))
+	}
+	time.Sleep(time.Until(stopped.Wait.Until)) // the reset
+	o.Resume, o.OnLimit = true, work.OnLimitWait
+	res, err := Run(ctx, o)
+	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+		t.Fatalf("resumed: %v, outcome %s (%s)\n%s", err, res.Snapshot.Outcome, res.Snapshot.Reason, strings.Join(o.Observer.(*notes).lines, "\n"))
+	}
+	log := git(t, repo.Root, "log", "--format=%s", "main")
+	for _, p := range []string{"01-01", "01-02", "01-03"} {
+		if n := strings.Count(log, "feat("+p+")"); n != 1 {
+			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", p, n, log)
 		}
 	}
 }

@@ -124,6 +124,12 @@ type Options struct {
 	TaskUSD []float64
 	// Guard tunes the loop guard of a new run's role agents and phase.
 	Guard work.LoopGuard
+	// OnLimit is what the run does at a usage limit: a new run journals
+	// it (the machine and the phase's engine fall back); stop is this
+	// process's to carry out, so a resume's flag holds. Fallback starts
+	// the agents of a run that fell back (models.fallback; nil: none).
+	OnLimit  work.OnLimit
+	Fallback agent.Launcher
 	// Phases runs the implementers' phase; nil runs it here, with the
 	// runner, its journal in the run's worktree.
 	Phases PhaseRunner

@@ -41,9 +41,10 @@ type agents struct {
 	// or a wait, it is taken from when the line was read.
 	now func() time.Time
 
-	mu     sync.Mutex                   // guards held and models
-	held   map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
-	models map[sessionKey]string        // the model each session was started with, when known
+	mu        sync.Mutex                   // guards held, models and fallbacks
+	held      map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
+	models    map[sessionKey]string        // the model each session was started with, when known
+	fallbacks map[sessionKey]bool          // the sessions started on the fallback agent
 }
 
 func newAgents(inbox Inbox, say func(plan, text string), o Agents,
@@ -54,7 +55,7 @@ func newAgents(inbox Inbox, say func(plan, text string), o Agents,
 	}
 	return &agents{inbox: inbox, say: say, spec: spec, stall: o.Stall, grace: o.StopGrace, prices: prices, ladder: o.Ladder, now: time.Now,
 		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*engine.Event{},
-		models: map[sessionKey]string{}}
+		models: map[sessionKey]string{}, fallbacks: map[sessionKey]bool{}}
 }
 
 // commands are the command types agents carries out.
@@ -115,11 +116,14 @@ func (a *agents) start(ctx context.Context, c engine.Command) {
 		return
 	}
 	model := spec.Model
-	if model == "" && c.Role == "" && len(a.ladder) > 0 {
+	if model == "" && c.Role == "" && !c.Fallback && len(a.ladder) > 0 {
 		model = a.ladder[0]
 	}
 	a.mu.Lock()
 	a.models[sessionKey{c.Plan, c.Attempt}] = model
+	if c.Fallback {
+		a.fallbacks[sessionKey{c.Plan, c.Attempt}] = true
+	}
 	a.mu.Unlock()
 	s, err := launcher.Start(ctx, spec, a.sink)
 	if err != nil {
@@ -158,6 +162,7 @@ func (a *agents) exited(ev engine.Event) {
 	delete(a.silentAt, sessionKey{ev.Plan, ev.Attempt})
 	a.mu.Lock()
 	delete(a.models, sessionKey{ev.Plan, ev.Attempt})
+	delete(a.fallbacks, sessionKey{ev.Plan, ev.Attempt})
 	a.mu.Unlock()
 }
 

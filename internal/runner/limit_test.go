@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -144,5 +145,91 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 	}
 	if restarted.Before(reset.Truncate(time.Second)) {
 		t.Errorf("01-01 went on at %v; the reset was at %v", restarted, reset)
+	}
+}
+
+// Under limits.on_limit fallback the first usage limit switches the run to
+// the fallback agent at once: the plan whose agent met it goes on on the
+// fallback, from its commits, and so does every plan that starts after;
+// nothing waits and no retry is spent. The run's own agent meets the limit
+// at every turn of 01-02 (the account's limit holds): only the fallback
+// can finish it.
+func TestUsageLimitFallsBack(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+		".planning/phases/01-lib/01-03-PLAN.md": wtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
+	})
+	obs := &noteRecorder{recorder: &recorder{}}
+	own := simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1", "HIVE_SIM_LIMIT_RESET=2h")
+	fallback := simLauncher(t)
+	o := worktreeOptions(t, root, own, obs)
+	o.Schedule.MaxConcurrent = 2
+	o.Agents.OnLimit, o.Agents.Fallback = work.OnLimitFallback, fallback
+	o.Human.AutoAnswer = true
+	o.Agents.Retries = 0 // a limit that spent a retry would fail the plan
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != engine.OutcomeComplete || res.Snapshot.Count(engine.Complete) != 3 || !res.Snapshot.Fallback {
+		t.Fatalf("outcome %s, %d complete, fallback %v\n%s", res.Snapshot.Outcome, res.Snapshot.Count(engine.Complete), res.Snapshot.Fallback, obs)
+	}
+	s := obs.String()
+	if !strings.Contains(s, "the rest of the run goes on with the fallback agent") || strings.Contains(s, "waiting for") || strings.Contains(s, "retry 1 of") {
+		t.Errorf("the switch was not said, or the run waited, or spent a retry:\n%s", s)
+	}
+	// 01-01 and 01-02 started on the run's own agent; 01-02 went on, and
+	// 01-03 started, on the fallback.
+	if _, ok := own.dirs["01-03"]; ok {
+		t.Errorf("01-03 started on the run's own agent after the switch")
+	}
+	for _, p := range []string{"01-02", "01-03"} {
+		if _, ok := fallback.dirs[p]; !ok {
+			t.Errorf("%s never ran on the fallback:\n%s", p, s)
+		}
+	}
+	for _, f := range []string{"01-01", "01-02", "01-03"} {
+		if n := strings.Count(git(t, root, "log", "--format=%s", "main"), "feat("+f+"):"); n != 1 {
+			t.Errorf("%d commits of %s's task on main, want 1", n, f)
+		}
+	}
+}
+
+// Under limits.on_limit stop the run stops once the agents at work have
+// ended their turns, with the wait in its journal; the same command goes
+// on later and waits only for what is left of it (here: nothing, the
+// clock is past the reset), and no task is done twice.
+func TestUsageLimitStops(t *testing.T) {
+	root := newRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+	})
+	obs := &noteRecorder{recorder: &recorder{}}
+	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h"), obs)
+	o.Schedule.MaxConcurrent = 2
+	o.Agents.OnLimit = work.OnLimitStop
+	o.Human.AutoAnswer = true
+	o.Agents.Retries = 0
+	clock := &testsupport.Clock{}
+	o.Now, o.After = clock.Now, clock.After
+	_, err := Run(context.Background(), o)
+	var stopped *work.StoppedAtLimit
+	if !errors.As(err, &stopped) || stopped.Wait.Kind != work.LimitUsage || stopped.Wait.Until.Sub(clock.Now()) < time.Hour {
+		t.Fatalf("the run ended with %v, want it stopped at the usage limit with its reset 2h ahead\n%s", err, obs)
+	}
+	clock.Advance(3 * time.Hour)
+	o.Agents.OnLimit = work.OnLimitWait // the resume's own flag holds
+	res, err := Run(context.Background(), o)
+	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		t.Fatalf("resumed run: %v, %s\n%s", err, res.Snapshot.Outcome, obs)
+	}
+	if s := obs.String(); !strings.Contains(s, "the wait for the provider's usage limit is over") || strings.Contains(s, "still waiting") {
+		t.Errorf("the resumed run did not go on at once past the reset:\n%s", s)
+	}
+	for _, f := range []string{"01-01", "01-02"} {
+		if n := strings.Count(git(t, root, "log", "--format=%s", "main"), "feat("+f+"):"); n != 1 {
+			t.Errorf("%d commits of %s's task on main, want 1", n, f)
+		}
 	}
 }

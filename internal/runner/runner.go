@@ -93,6 +93,13 @@ type Agents struct {
 	Guard work.LoopGuard
 	// Context says when a live session of a new run hands over to a fresh one.
 	Context engine.ContextLimits
+	// OnLimit is what the run does at a usage limit: a new run journals
+	// it (the engine falls back); stop is this process's to carry out,
+	// so a resume's flag holds.
+	OnLimit work.OnLimit
+	// Fallback is the agent that a run switched by a usage limit starts
+	// (models.fallback; nil: none is configured).
+	Fallback agent.Launcher
 }
 
 // Human says who answers checkpoints, and how.
@@ -380,6 +387,12 @@ func (r *runner) loop(ctx context.Context) error {
 			}
 			return &NeedsHumanError{Checkpoints: r.eng.Snapshot().Queue}
 		}
+		if snap := r.eng.Snapshot(); r.o.Agents.OnLimit.Stops(snap.Limit, running(snap)) {
+			if err := r.stopAgents(ctx, "the run stops at the provider's usage limit"); err != nil {
+				return err
+			}
+			return &work.StoppedAtLimit{Wait: *snap.Limit}
+		}
 		if r.human.paused {
 			if err := r.stopAgents(ctx, "the run is paused"); err != nil {
 				return err
@@ -613,6 +626,17 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	r.o.Observer.Command(c, snap)
 }
 
+// running counts the plans whose agents are at work.
+func running(s engine.Snapshot) int {
+	n := 0
+	for _, p := range s.Plans {
+		if p.State == engine.Running {
+			n++
+		}
+	}
+	return n
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func clip(s string, n int) string {
@@ -641,6 +665,12 @@ func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, a
 	launcher := r.o.Agents.Launcher
 	if l := r.o.Agents.Roles[c.Role]; c.Role != "" && l != nil {
 		launcher = l
+	}
+	if c.Fallback {
+		if r.o.Agents.Fallback == nil {
+			return spec, nil, fmt.Errorf("the run went on with the fallback agent at a usage limit, and none is configured now (models.fallback)")
+		}
+		launcher, spec.Model = r.o.Agents.Fallback, "" // the fallback's own model
 	}
 	var err error
 	if c.Role == "verifier" {

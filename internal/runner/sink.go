@@ -76,8 +76,11 @@ func (a *agents) sink(o agent.Output) {
 			case o.Limit != nil:
 				// The provider's limit, not the agent's work: the engine
 				// waits for it to pass.
+				a.mu.Lock()
+				fallback := a.fallbacks[sessionKey{o.Plan, o.Attempt}]
+				a.mu.Unlock()
 				a.inbox.Send(engine.Event{Type: engine.EvLimited, Plan: o.Plan, Attempt: o.Attempt,
-					Limit: &work.Limit{Kind: o.Limit.Kind, Reset: o.Limit.ResetAt(a.now()), Window: o.Limit.Window, Text: msg}})
+					Limit: &work.Limit{Kind: o.Limit.Kind, Reset: o.Limit.ResetAt(a.now()), Window: o.Limit.Window, Text: msg, Fallback: fallback}})
 			default:
 				// The CLI's own error text (an API error, a turn limit) fails
 				// the plan; the human, or --yes, decides whether to retry.

@@ -262,6 +262,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Budget:        r.o.Agents.Budget,
 		Guard:         r.o.Agents.Guard,
 		Context:       r.o.Agents.Context,
+		OnLimit:       r.o.Agents.OnLimit,
 	}
 	r.work.scope = map[string]string{}
 	merged := r.mergedSummaries(ctx)

@@ -39,6 +39,28 @@ const (
 type Waits struct {
 	Wait     *LimitWait `json:"wait,omitempty"`
 	Backoffs int        `json:"backoffs,omitempty"`
+	// FellBack: a usage limit under OnLimitFallback switched the rest of
+	// the run to the fallback agent; every agent starts on it from then.
+	FellBack bool `json:"fell_back,omitempty"`
+}
+
+// FallBack switches the run to the fallback agent at usage limit l under
+// policy p and says whether the job that met it goes on at once (on the
+// fallback) rather than wait: the first usage limit the run's own agent
+// meets, and any an agent started before the switch still meets. A limit
+// the fallback meets too is waited for.
+func (ws *Waits) FallBack(p OnLimit, l Limit) bool {
+	if p != OnLimitFallback || l.Kind != LimitUsage || l.Fallback {
+		return false
+	}
+	ws.FellBack = true
+	return true
+}
+
+// FallbackNote is what a run says when it goes on with the fallback agent
+// at usage limit l.
+func FallbackNote(l Limit) string {
+	return "the provider's " + l.Describe() + ": the rest of the run goes on with the fallback agent (models.fallback), as limits.on_limit fallback says"
 }
 
 // Meet starts, or lengthens, the wait for limit l that job's agent met at

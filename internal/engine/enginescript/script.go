@@ -124,6 +124,9 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 				spec.Budget.TaskUSD = append(spec.Budget.TaskUSD, f)
 			}
 		}
+		if arg, ok := d.Arg("onlimit"); ok {
+			spec.OnLimit = work.OnLimit(arg.Vals[0])
+		}
 		d.MaybeScanArgs(t, "maxcalls", &spec.Guard.MaxCalls)
 		d.MaybeScanArgs(t, "handoff", &spec.Context.HandoffTokens)
 		d.MaybeScanArgs(t, "window", &spec.Context.Window)
@@ -211,6 +214,7 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		if arg, ok := d.Arg("text"); ok {
 			ev.Limit.Text = strings.Join(arg.Vals, ", ")
 		}
+		ev.Limit.Fallback = d.HasArg("fallback") // met by the fallback agent
 	case "exited":
 		ev.Type = engine.EvAgentExited
 		d.MaybeScanArgs(t, "code", &ev.ExitCode)
@@ -388,6 +392,9 @@ func Render(cmds []engine.Command, err error) string {
 		if c.MaxUSD != 0 {
 			fmt.Fprintf(&b, " max=$%.2f", c.MaxUSD)
 		}
+		if c.Fallback {
+			b.WriteString(" fallback")
+		}
 		if c.Checkpoint != nil {
 			cp := c.Checkpoint
 			fmt.Fprintf(&b, " #%d %s/%s task=%d", cp.ID, cp.Kind, cp.Type, cp.Task)
@@ -454,6 +461,9 @@ func RenderState(s engine.Snapshot) string {
 	fmt.Fprintf(&b, "wave=%d finished=%v", s.CurrentWave, s.Finished)
 	if s.Outcome != "" {
 		b.WriteString(" outcome=" + s.Outcome)
+	}
+	if s.Fallback {
+		b.WriteString(" fallback")
 	}
 	if w := s.Limit; w != nil {
 		fmt.Fprintf(&b, " limit=%s until=%s since=%s job=%s", w.Kind, w.Until.UTC().Format("15:04:05"), w.Since.UTC().Format("15:04:05"), w.Job)
