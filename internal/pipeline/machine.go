@@ -62,7 +62,7 @@ type job struct {
 	// switching: a usage limit stopped the current attempt's agent as the
 	// run fell back; the job starts again on the fallback once it exits.
 	switching bool
-	ctx         *Context // what the current attempt was told
+	ctx       *Context // what the current attempt was told
 
 	step     Step     // the workflow's step (none for a job made for fixes)
 	deps     []string // the jobs it waits for, from the workflow

@@ -148,7 +148,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		}
 		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
 			NoInterview: d.HasArg("nointerview"), OnLimit: work.OnLimit(str("onlimit")),
-			Routing:     Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
+			Routing: Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {
 			k, v, _ := strings.Cut(f, ":")
 			if ev.Spec.Facts == nil {
