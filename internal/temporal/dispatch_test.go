@@ -82,6 +82,7 @@ func dispatchSpec(plans ...string) *engine.RunSpec {
 func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	w := &fakeWorker{done: map[string]bool{}}
 	env.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
@@ -119,6 +120,7 @@ func TestDispatchNamesItsPhase(t *testing.T) {
 	}}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -222,6 +224,7 @@ func TestDispatchDrainsALongHistory(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	run := func(in RunInput, signals []engine.Event) (*testsuite.TestWorkflowEnvironment, error) {
 		env := suite.NewTestWorkflowEnvironment()
+		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.SetCurrentHistoryLength(200)
 		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 		env.RegisterActivityWithOptions((&Activities{Exec: slowSession{w, 3 * time.Second}}).Command, activity.RegisterOptions{Name: CommandActivity})

@@ -40,6 +40,7 @@ func (d *fakeDriver) Drive(_ context.Context, request json.RawMessage, t Takeove
 func runPipeline(t *testing.T, d *fakeDriver, drivers int) (json.RawMessage, error) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 	env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
 	acts := &pipelineActivities{drive: d, beat: time.Millisecond}
 	env.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
@@ -121,6 +122,7 @@ func TestPipelineWorkflowTakesAnswersBetweenDrivers(t *testing.T) {
 	d := &fakeDriver{errs: []error{errors.New("worker lost")}}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 	env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
 	acts := &pipelineActivities{drive: d, beat: time.Millisecond}
 	env.RegisterActivityWithOptions(acts.Drive, activity.RegisterOptions{Name: PipelineActivity})
@@ -162,6 +164,7 @@ func TestPipelineWorkflowContinuesAsNew(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	start := func(in PipelineInput, history int, signals func(env *testsuite.TestWorkflowEnvironment)) (*testsuite.TestWorkflowEnvironment, error) {
 		env := suite.NewTestWorkflowEnvironment()
+		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.SetCurrentHistoryLength(history)
 		env.RegisterWorkflowWithOptions(PipelineWorkflow, workflow.RegisterOptions{Name: PipelineWorkflowName})
 		acts := &pipelineActivities{drive: d, beat: time.Millisecond}

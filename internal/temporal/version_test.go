@@ -33,6 +33,7 @@ func TestRecordedVersionDecides(t *testing.T) {
 		t.Helper()
 		var suite testsuite.WorkflowTestSuite
 		env := suite.NewTestWorkflowEnvironment()
+		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 		if recorded != 0 {
 			env.OnGetVersion(engineChange, firstEngine, engine.Version).Return(workflow.Version(recorded))

@@ -77,6 +77,7 @@ func readScript(t *testing.T, path string) []scripted {
 func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	outputs := make([]string, len(steps))
 	signalled := 0
@@ -154,6 +155,7 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	run := func(in RunInput, evs []engine.Event) (*testsuite.TestWorkflowEnvironment, error) {
 		env := suite.NewTestWorkflowEnvironment()
+		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 		for i, ev := range evs {
 			env.RegisterDelayedCallback(func() { env.SignalWorkflow(EventSignal, ev) }, time.Duration(i+1)*time.Second)
