@@ -115,6 +115,7 @@ func TestDocsConfigKeys(t *testing.T) {
  "context": {"handoff_percent": 50, "handoff_tokens": 1, "window": 1, "notes_wait": "2m"},
  "notifications": {"public_url": "https://hive.example.com"},
  "commands": {"build": "make", "test": "make check"},
+ "limits": {"on_limit": "stop"},
  "backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "namespace": "team", "task_queue": "q", "remote": "origin"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestDocsConfigKeys(t *testing.T) {
 		}
 		delete(documented, k)
 	}
-	for _, role := range []string{"models.executor", "models.verifier", "models.comb"} {
+	for _, role := range []string{"models.executor", "models.verifier", "models.comb", "models.fallback"} {
 		delete(documented, role) // roles without a default entry
 	}
 	for k := range documented {
