@@ -66,7 +66,7 @@ var allowed = map[string][]string{
 	"answer": {"engine", "journal", "pipeline", "piperun", "redact", "tui"},
 	// hive serve reads the journals as hive status does (runner: which
 	// phase a hive process runs now) and answers through answer.
-	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui"},
+	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui", "work"},
 	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking", "work"},
 	// hive bench measures the runner and the agents side by side, with the
 	// fake model server for the token row; its pipeline group drives the

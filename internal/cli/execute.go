@@ -217,7 +217,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 					n.Bell = func() { obs.Push(tui.BellMsg{}) }
 				}
 				n.Logf = func(format string, args ...any) { obs.Note("", "notification: "+fmt.Sprintf(format, args...)) }
-				opts.Observer = newNotifyObserver(obs, n, ph.Number, links)
+				opts.Observer = newNotifyObserver(obs, n, ph.Number, links, onLimit)
 				opts.Human.Answers = answers
 				return runner.Run(ctx, opts)
 			})
@@ -240,7 +240,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 			obs = plain
 		}
-		opts.Observer = newNotifyObserver(obs, n, ph.Number, links)
+		opts.Observer = newNotifyObserver(obs, n, ph.Number, links, onLimit)
 		res, err = runner.Run(ctx, opts)
 	}
 	if e := stoppedAtLimit(err, time.Now(), o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)); e != nil {

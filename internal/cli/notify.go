@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/serve"
 	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // notifyObserver calls the human (bell, desktop, webhook) when a checkpoint
@@ -21,10 +22,15 @@ type notifyObserver struct {
 	phase string
 	seen  map[int]bool     // checkpoints already notified
 	links *checkpointLinks // nil: no hive serve to link to
+	// waited is the start of the last usage-limit wait told, so that a
+	// wait is told once however often its end moves; onLimit is the run's
+	// policy then.
+	waited  time.Time
+	onLimit work.OnLimit
 }
 
-func newNotifyObserver(next runnerObserver, n *notify.Notifier, phase string, links *checkpointLinks) *notifyObserver {
-	return &notifyObserver{runnerObserver: next, n: n, phase: phase, seen: map[int]bool{}, links: links}
+func newNotifyObserver(next runnerObserver, n *notify.Notifier, phase string, links *checkpointLinks, onLimit work.OnLimit) *notifyObserver {
+	return &notifyObserver{runnerObserver: next, n: n, phase: phase, seen: map[int]bool{}, links: links, onLimit: onLimit}
 }
 
 // linkTTL is how long a notification's links work.
@@ -96,6 +102,21 @@ func (o *notifyObserver) Command(c engine.Command, s engine.Snapshot) {
 			o.links.add(&m, s.Phase, *cp)
 		}
 		o.n.Send(m)
+	case engine.CmdWake:
+		// A usage limit's wait lasts hours: the human may want to know, and
+		// to go on sooner. A rate limit's backoff passes within minutes.
+		if w := s.Limit; w != nil && w.Kind == work.LimitUsage && !w.Since.Equal(o.waited) {
+			o.waited = w.Since
+			then := "the run goes on by itself then (hive answer limit resume-now goes on sooner)"
+			if o.onLimit == work.OnLimitStop {
+				then = "the run stops once the agents at work end their turns; the same command goes on"
+			}
+			o.n.Send(notify.Message{
+				Kind: notify.KindLimit, Phase: s.Phase, Plan: w.Job, Until: w.Until,
+				Title: fmt.Sprintf("hive: phase %s meets the usage limit", s.Phase),
+				Text:  fmt.Sprintf("%s; %s", strings.TrimPrefix(w.Resets(), "it "), then),
+			})
+		}
 	case engine.CmdRunFinished:
 		o.n.Send(notify.Message{
 			Kind: notify.KindRunFinished, Phase: s.Phase, Outcome: c.Reason,

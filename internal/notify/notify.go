@@ -16,6 +16,7 @@ import (
 const (
 	KindCheckpoint  = "checkpoint"   // a plan waits for a human
 	KindRunFinished = "run-finished" // every plan is final
+	KindLimit       = "limit"        // the run waits for the account's usage limit to reset (Until)
 )
 
 // Message is one notification; it is also the webhook's JSON body.
@@ -27,6 +28,9 @@ type Message struct {
 	Text    string    `json:"text"`
 	Outcome string    `json:"outcome,omitempty"` // run-finished: complete, failed, aborted
 	Time    time.Time `json:"time"`
+	// Until (limit) is when the wait ends: the reset the CLI said, or
+	// when the run tries again.
+	Until time.Time `json:"until,omitzero"`
 	// URL opens the checkpoint's page in hive serve, and each of Answers
 	// (by answer: "approved", an option, "done") gives that answer: signed
 	// links, each good once, until it expires. Set only when

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/work"
 )
 
 //go:embed web
@@ -35,6 +38,7 @@ func parsePages() *template.Template {
 			return fmt.Sprint(n)
 		},
 		"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+		"limit":    func(w *work.LimitWait) string { return tui.LimitText(w, time.Now()) },
 		"markdown": markdown,
 		"form":     func(csrf string, cp CheckpointView) formData { return formData{CSRF: csrf, CP: cp} },
 	}).ParseFS(webFS, "web/pages.html"))

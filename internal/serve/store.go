@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // Kinds of run.
@@ -47,6 +48,11 @@ type RunView struct {
 	// Items are the run's plans (a phase run) or roles (hive run).
 	Items       []ItemView       `json:"items"`
 	Checkpoints []CheckpointView `json:"checkpoints"`
+	// Limit is the run's wait for its provider's limit to pass (nil:
+	// none); Fallback says a usage limit switched the run to the
+	// fallback agent.
+	Limit    *work.LimitWait `json:"limit,omitempty"`
+	Fallback bool            `json:"fallback,omitempty"`
 }
 
 // ItemView is a plan or a role.
@@ -474,6 +480,7 @@ func phaseView(kind string, run journal.Run, snap engine.Snapshot, live bool) Ru
 	default:
 		v.State = "stopped"
 	}
+	v.Limit, v.Fallback = snap.Limit, snap.Fallback
 	for _, p := range snap.Plans {
 		it := ItemView{ID: p.Spec.ID, Name: p.Spec.Name, State: string(p.State), Attempt: p.Attempt, Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks),
 			Tokens: p.InputTokens + p.OutputTokens, CostUSD: p.CostUSD, Finished: p.State.Final()}
@@ -541,6 +548,7 @@ func pipeView(run journal.Run, snap pipeline.Snapshot) RunView {
 	default:
 		v.State = "running"
 	}
+	v.Limit, v.Fallback = snap.Limit, snap.Fallback
 	for _, jb := range snap.Jobs {
 		it := ItemView{ID: jb.ID, State: string(jb.State), Attempt: jb.Attempts, Tokens: jb.Spend.InputTokens + jb.Spend.OutputTokens, CostUSD: jb.Spend.CostUSD}
 		if jb.Report != nil {
