@@ -120,7 +120,7 @@ func condition(cond string) (bool, error) {
 // state STATE (complete, waiting, ...), for up to 60 seconds.
 func waitState(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || neg {
-		ts.Fatalf("usage: waitstate PLAN STATE (a plan state, or progress: running with a task committed)")
+		ts.Fatalf("usage: waitstate PLAN STATE (a plan state, or progress: running with a task committed; limit waiting: the run waits for its provider)")
 	}
 	path := ts.MkAbs(filepath.Join(".hive", "journal.db"))
 	deadline := time.Now().Add(60 * time.Second)
@@ -198,6 +198,12 @@ func planState(path, planID string) (string, error) {
 	eng, err := runner.Replay(j, runs[0])
 	if err != nil {
 		return "", err
+	}
+	if planID == engine.LimitID { // waitstate limit waiting: the run waits for its provider
+		if eng.Snapshot().Limit != nil {
+			return "waiting", nil
+		}
+		return "none", nil
 	}
 	for _, p := range eng.Snapshot().Plans {
 		if p.Spec.ID == planID {

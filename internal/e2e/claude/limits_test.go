@@ -1,9 +1,11 @@
 package claude_test
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,4 +110,86 @@ func TestUsageLimitRealClaude(t *testing.T) {
 	if limited != 1 || !strings.Contains(o.obs.String(), "waiting for the usage limit's reset") || strings.Contains(o.obs.String(), "retry 1 of") {
 		t.Errorf("%d limits journaled; observer:\n%s", limited, o.obs)
 	}
+}
+
+// TestRateLimitStormsRealClaude: for the first minute of the phase's run,
+// half of the API's answers to the real Claude Code are 429 rate limits,
+// or 529 overloads (drawn from a fixed seed), beside the same run without
+// a storm. Claude Code retries them itself (CLAUDE_CODE_MAX_RETRIES=10,
+// its default; the other tests turn its retries off); one run more has its
+// retries off, so that hive's own backoff alone gets past the storm. Each
+// run completes with every task committed once and both checkpoints
+// answered once, and no retry of hive's is spent. The log reports what
+// the storm cost: the errors served, the turns that ended on a limit
+// (hive backed off for those) and the wall time added. It asserts no
+// time: a loaded machine runs slower.
+func TestRateLimitStormsRealClaude(t *testing.T) {
+	t.Parallel()
+	type figures struct {
+		errors, limited int
+		took            time.Duration
+	}
+	var mu sync.Mutex
+	got := map[string]figures{}
+	storm := func(name string, status int, errType, msg string, retries int) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var served atomic.Int32
+			o := runPhase(t, false, false, func(root string, s *fa.Script, opts *runner.Options) {
+				opts.Agents.Launcher = agent.Claude{Env: []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(retries)}}
+				if status == 0 {
+					return // the run without a storm
+				}
+				var mu sync.Mutex
+				var first time.Time
+				rng := rand.New(rand.NewPCG(7, uint64(status)))
+				rule := fa.Rule{Name: "storm",
+					Match: func(*fa.Conversation) bool {
+						mu.Lock()
+						defer mu.Unlock()
+						if first.IsZero() {
+							first = time.Now()
+						}
+						return time.Since(first) < time.Minute && rng.IntN(2) == 0
+					},
+					Reply: func(*fa.Conversation) fa.Reply {
+						served.Add(1)
+						return fa.Reply{Status: status, ErrorType: errType, ErrorMessage: msg}
+					}}
+				s.Rules = append([]fa.Rule{rule}, s.Rules...)
+			})
+			o.check(t)
+			recs, err := o.mem.Events(o.res.Run.ID, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			limited := 0
+			for _, r := range recs {
+				if r.Type == string(engine.EvLimited) {
+					limited++
+				}
+			}
+			if strings.Contains(o.obs.String(), "retry 1 of") {
+				t.Errorf("a retry was spent:\n%s", o.obs)
+			}
+			mu.Lock()
+			got[name] = figures{errors: int(served.Load()), limited: limited, took: o.spent}
+			mu.Unlock()
+		})
+	}
+	// The runs are parallel subtests: their figures are all in once the
+	// test's cleanup runs.
+	t.Cleanup(func() {
+		base := got["none"].took
+		for _, name := range []string{"429", "529", "429, Claude Code's retries off"} {
+			f := got[name]
+			t.Logf("%s storm (half the requests of the first minute): %d errors served, %d turns ended on the limit (hive backed off), run %s, %s more than without a storm (%s)",
+				name, f.errors, f.limited, f.took.Round(time.Second), (f.took - base).Round(time.Second), base.Round(time.Second))
+		}
+	})
+	const rate = "Number of request tokens has exceeded your per-minute rate limit"
+	storm("none", 0, "", "", 10)
+	storm("429", 429, "rate_limit_error", rate, 10)
+	storm("529", 529, "overloaded_error", "Overloaded", 10)
+	storm("429, Claude Code's retries off", 429, "rate_limit_error", rate, 0)
 }
