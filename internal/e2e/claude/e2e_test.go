@@ -292,7 +292,7 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 			Launcher:  launcher,
 			Team:      live,
 			StopGrace: 5 * time.Second,
-			Stall:     30 * time.Second,
+			Stall:     cmp.Or(tuned.Agents.Stall, 30*time.Second),
 			Context:   tuned.Agents.Context,
 		},
 		Human: runner.Human{

@@ -137,6 +137,10 @@ func TestRateLimitStormsRealClaude(t *testing.T) {
 			var served atomic.Int32
 			o := runPhase(t, false, false, func(root string, s *fa.Script, opts *runner.Options) {
 				opts.Agents.Launcher = agent.Claude{Env: []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(retries)}}
+				// As long as hive waits for a silent agent by default: Claude
+				// Code's own backoff for 529 can be silent for longer than
+				// the other tests' 30 s.
+				opts.Agents.Stall = 5 * time.Minute
 				if status == 0 {
 					return // the run without a storm
 				}

@@ -6,6 +6,7 @@
 package codex_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -241,7 +242,11 @@ func TestExecutePhaseWithCodex(t *testing.T) { runCodexPhase(t, false) }
 // commands there, and hive merges the plans into the user's branch.
 func TestExecutePhaseWithCodexInWorktrees(t *testing.T) { runCodexPhase(t, true) }
 
-func runCodexPhase(t *testing.T, worktrees bool) {
+// runCodexPhase runs the phase with the real codex against the fake
+// model; tune, when given, changes the script and the runner's options
+// (Now, After, Agents.Retries and Stall) first, and says how many requests it adds
+// to the script's. It returns what the observer saw.
+func runCodexPhase(t *testing.T, worktrees bool, tune ...func(*fakeopenai.Script, *runner.Options) int) string {
 	bin := fakeopenai.CodexBinary(t) // fails when missing and CI is set; skips otherwise
 	start := time.Now()
 
@@ -251,7 +256,13 @@ func runCodexPhase(t *testing.T, worktrees bool) {
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 
-	srv := fakeopenai.New(t, script())
+	sc := script()
+	var tuned runner.Options
+	extra := 0
+	for _, f := range tune {
+		extra += f(&sc, &tuned)
+	}
+	srv := fakeopenai.New(t, sc)
 	home := t.TempDir()
 	launcher := agent.Codex{
 		Path:  bin,
@@ -266,13 +277,16 @@ func runCodexPhase(t *testing.T, worktrees bool) {
 		Phase:    ph,
 		Journal:  journal.NewMemory(),
 		Observer: obs,
+		Now:      tuned.Now,
+		After:    tuned.After,
 		Schedule: runner.Schedule{
 			MaxConcurrent: 2,
 		},
 		Agents: runner.Agents{
 			Launcher:  launcher,
+			Retries:   tuned.Agents.Retries,
 			Team:      false,
-			Stall:     60 * time.Second,
+			Stall:     cmp.Or(tuned.Agents.Stall, 60*time.Second),
 			StopGrace: 2 * time.Second,
 		},
 		Git: runner.Git{
@@ -353,10 +367,11 @@ func runCodexPhase(t *testing.T, worktrees bool) {
 	}
 
 	// Every scripted model step was used once: 4 + 3 + 3 requests.
-	if n := len(srv.ResponsesRequests()); n != 10 {
-		t.Errorf("%d model requests, want 10", n)
+	if n := len(srv.ResponsesRequests()); n != 10+extra {
+		t.Errorf("%d model requests, want %d", n, 10+extra)
 	}
 	for _, n := range obs.Notes() {
 		t.Logf("note: %s", n)
 	}
+	return obs.String()
 }

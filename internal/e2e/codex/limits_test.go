@@ -1,11 +1,14 @@
 package codex_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -53,5 +56,44 @@ func TestCodexLimits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUsageLimitRealCodex: the account's usage limit answers plan 01-01's
+// second request (its second task) with the real codex, resetting 2.5
+// minutes ahead. The run waits for the reset (the test moves the run's
+// clock past it: codex keeps no wait of its own), then 01-01 goes on from
+// its commit with a continuation, and the run completes with every task
+// committed once and no retry spent (retries.agent is 0: a limit that
+// spent one would fail its plan).
+func TestUsageLimitRealCodex(t *testing.T) {
+	t.Parallel()
+	clock := &testsupport.Clock{}
+	// The wait: a timer of the run's clock 90 s or more ahead (codex says
+	// the reset to the minute, so a reset 150 s ahead is said as one 90 to
+	// 150 s ahead; the stall watch's timers are shorter).
+	go clock.AdvanceToTimer(t, 90*time.Second)
+	said := runCodexPhase(t, true, func(s *fakeopenai.Script, o *runner.Options) int {
+		key := "- Plan: " + phaseDir + "/01-01-PLAN.md"
+		tasks := executorTasks["01-01"]
+		cont := "You continue plan 01-01"
+		*s = append(fakeopenai.Script{
+			{Name: "usage limit", UserText: key, TurnToolOutputs: 1, Times: 1,
+				Reply: fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
+					ErrorFields: map[string]any{"plan_type": "plus", "resets_at": time.Now().Add(150 * time.Second).Unix(), "resets_in_seconds": 150}}},
+			// The continuation does task 2, the SUMMARY, then reports.
+			{Name: "01-01 continued: task 2", UserText: cont, TurnToolOutputs: 0, Times: 1, Reply: fakeopenai.Run(taskCmd("01-01", 2, tasks[1]))},
+			{Name: "01-01 continued: summary", UserText: cont, TurnToolOutputs: 1, Times: 1, Reply: fakeopenai.Run(summaryCmd("01-01", tasks))},
+			{Name: "01-01 continued: report", UserText: cont, TurnToolOutputs: 2, Times: 1, Reply: fakeopenai.Say(finalText("01-01", tasks))},
+		}, *s...)
+		o.Now, o.After = clock.Now, clock.After
+		o.Agents.Retries = 0
+		// The clock jumps past the reset: the agents at work must not
+		// seem silent for that long.
+		o.Agents.Stall = 10 * time.Minute
+		return 1 // the request the limit answered
+	})
+	if !strings.Contains(said, "waiting for the usage limit's reset at") || !strings.Contains(said, "the wait for the provider's usage limit is over") {
+		t.Errorf("the run did not wait for the reset:\n%s", said)
 	}
 }

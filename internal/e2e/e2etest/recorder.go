@@ -52,9 +52,12 @@ func (r *Recorder) Event(ev engine.Event, _ engine.Snapshot) {
 }
 
 func (r *Recorder) Command(c engine.Command, _ engine.Snapshot) {
-	if r.Short {
+	switch {
+	case r.Short && c.Type == engine.CmdNote:
+		r.Add("command note %s %s", c.Plan, c.Text)
+	case r.Short:
 		r.Add("command %s %s %s", c.Type, c.Plan, c.State)
-	} else {
+	default:
 		what := c.Reason
 		if c.Type == engine.CmdNote {
 			what = c.Text
