@@ -3,8 +3,11 @@ package claude_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // The model's side of hive run: the fake server plays each role the real
@@ -143,4 +147,99 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 func isTester(c *fa.Conversation) bool {
 	m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(c))
 	return m != nil && m[1] == "tester"
+}
+
+// TestUsageLimitInARunWithClaude: the real Claude Code, logged in with a
+// subscription, plays every role of hive run; the tester's first request
+// meets the account's usage limit. Waiting (the default), the run waits
+// for the reset (5 s ahead on the wall clock, which Claude Code keeps
+// too), the tester runs again, and the run completes with no crash
+// counted. With limits.on_limit fallback, the run goes on at once with the
+// fallback agent (Claude Code on another model and account), which the
+// tester's next session and every later role use.
+func TestUsageLimitInARunWithClaude(t *testing.T) {
+	t.Parallel()
+	bin := claudeBin(t)
+	for _, policy := range []work.OnLimit{work.OnLimitWait, work.OnLimitFallback} {
+		t.Run(string(policy), func(t *testing.T) {
+			t.Parallel()
+			root := e2etest.Repo(t, e2etest.HealthService)
+			reset := 5 * time.Second
+			if policy == work.OnLimitFallback {
+				reset = 2 * time.Hour // never waited for
+			}
+			limit := fa.Rule{Name: "usage limit", Times: 1, Match: isTester,
+				Reply: func(*fa.Conversation) fa.Reply {
+					epoch := strconv.FormatInt(time.Now().Add(reset).Unix()+1, 10)
+					return fa.Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "This request would exceed your account's rate limit.",
+						Header: http.Header{"Anthropic-Ratelimit-Unified-Status": {"rejected"}, "Anthropic-Ratelimit-Unified-Reset": {epoch},
+							"Anthropic-Ratelimit-Unified-Representative-Claim": {"five_hour"}}}
+				}}
+			srv := fa.New(t, fa.Script{Rules: []fa.Rule{limit, e2etest.HealthRoles(root, t.Errorf)}})
+			oauth := []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test"}
+			launcher := agent.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), oauth...), Model: "claude-sonnet-5-5"}
+			// Another account: a Claude Code of its own, which has not met
+			// the limit.
+			fallback := agent.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), oauth...), Model: "claude-fallback-5-5"}
+			ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
+			defer cancel()
+			repo := e2etest.OpenRepo(ctx, t, root)
+			j := journal.NewMemory()
+			res, err := piperun.Run(ctx, piperun.Options{
+				Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
+				Launcher: launcher, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
+				WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"), OnLimit: policy, Fallback: fallback,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged || res.Snapshot.Fallback != (policy == work.OnLimitFallback) {
+				t.Fatalf("outcome %s merged %v fallback %v: %s %q", res.Snapshot.Outcome, res.Merged, res.Snapshot.Fallback, res.Snapshot.Reason, res.Notes)
+			}
+			for _, jb := range res.Snapshot.Jobs {
+				if want := map[string]int{pipeline.RoleTester: 2}[jb.ID]; jb.ID == pipeline.RoleTester && jb.Attempts != want || jb.ID != pipeline.RoleTester && jb.Attempts > 1 {
+					t.Errorf("%s ran %d times", jb.ID, jb.Attempts)
+				}
+			}
+			var limited, woke int
+			j.Each(res.Run.ID, func(rec journal.Record) error {
+				switch rec.Type {
+				case string(pipeline.EvLimited):
+					limited++
+				case string(pipeline.EvWake):
+					woke++
+				}
+				return nil
+			})
+			if limited != 1 || (woke == 1) != (policy == work.OnLimitWait) {
+				t.Errorf("%d limits and %d wakes journaled", limited, woke)
+			}
+			want := map[string]int{}
+			for num, tasks := range e2etest.HealthTasks {
+				for i := range tasks {
+					want[fmt.Sprintf("01-%s/%d", num, i+1)] = 1
+				}
+			}
+			if got := e2etest.TaskCommits(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("Hive-Task trailers on main %v, want %v", got, want)
+			}
+			// Who ran on which model: on the fallback, the tester's second
+			// session and the roles after it.
+			models := map[string]map[string]bool{}
+			for _, r := range srv.MainRequests() {
+				if m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(r.Conv)); m != nil {
+					if models[m[1]] == nil {
+						models[m[1]] = map[string]bool{}
+					}
+					models[m[1]][r.Conv.Model] = true
+				}
+			}
+			if fell := models["documenter"]["claude-fallback-5-5"]; fell != (policy == work.OnLimitFallback) || models["architect"]["claude-fallback-5-5"] {
+				t.Errorf("the models the roles' requests named: %v", models)
+			}
+			if policy == work.OnLimitFallback && !models["tester"]["claude-fallback-5-5"] {
+				t.Errorf("the tester did not go on on the fallback: %v", models)
+			}
+		})
+	}
 }
