@@ -34,6 +34,7 @@ import (
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // temporalFlags say where a run is kept and, for the Temporal backend,
@@ -150,6 +151,16 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 	}
 	repo, cfg, ph, opts := tw.opts.Repo, tw.cfg, tw.phase, tw.opts
 	opts.Git.AllowDirty = o.allowDirty
+	// The workflow waits on a timer at a usage limit, or falls back; stop
+	// is this process's own to carry out, and a workflow has none.
+	onLimit, _, err := o.onLimit.policy(cfg)
+	if err != nil {
+		return err
+	}
+	if onLimit == work.OnLimitStop {
+		fmt.Fprintln(o.stderr, "hive: on-limit stop does not apply on Temporal: at a usage limit the workflow waits on a timer, holding no process")
+		onLimit = work.OnLimitWait
+	}
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err
@@ -207,7 +218,7 @@ func executeTemporal(ctx context.Context, o *executeOptions) error {
 			fmt.Fprintf(o.stdout, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; add --rerun to run it again\n", ph.Number, done, len(spec.Plans))
 			return nil
 		}
-		spec.AutoAnswer = o.yes
+		spec.AutoAnswer, spec.OnLimit = o.yes, onLimit
 		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: engine.Version, Attended: true}
 		if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
 			return fmt.Errorf("start the run: %w", err)

@@ -161,6 +161,16 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 	for role, l := range roles {
 		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
 	}
+	// The agent a run switched by a usage limit starts (limits.on_limit
+	// fallback), where this worker's config names one.
+	var fallback agent.Launcher
+	if _, ok := cfg.Models[config.FallbackRole]; ok {
+		l, err := pickLauncher("", cfg, config.FallbackRole)
+		if err != nil {
+			return temporalRun{}, err
+		}
+		fallback = agent.WithSecrets(l, cfg.Secrets.Env, red)
+	}
 	tab := prices(cfg)
 	var git runner.Git
 	if remote != "" {
@@ -186,6 +196,7 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 			Retries:  cfg.Retries.Agent,
 			Prices:   tab,
 			Ladder:   ladder(cfg, "executor", launcher.Name()),
+			Fallback: fallback,
 		},
 	}}, nil
 }
