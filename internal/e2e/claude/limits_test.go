@@ -97,17 +97,7 @@ func TestUsageLimitRealClaude(t *testing.T) {
 		opts.Agents.Launcher = agent.Claude{Env: []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test"}}
 	})
 	o.check(t)
-	recs, err := o.mem.Events(o.res.Run.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	limited := 0
-	for _, r := range recs {
-		if r.Type == string(engine.EvLimited) {
-			limited++
-		}
-	}
-	if limited != 1 || !strings.Contains(o.obs.String(), "waiting for the usage limit's reset") || strings.Contains(o.obs.String(), "retry 1 of") {
+	if limited := o.limited(t); limited != 1 || !strings.Contains(o.obs.String(), "waiting for the usage limit's reset") || strings.Contains(o.obs.String(), "retry 1 of") {
 		t.Errorf("%d limits journaled; observer:\n%s", limited, o.obs)
 	}
 }
@@ -163,16 +153,7 @@ func TestRateLimitStormsRealClaude(t *testing.T) {
 				s.Rules = append([]fa.Rule{rule}, s.Rules...)
 			})
 			o.check(t)
-			recs, err := o.mem.Events(o.res.Run.ID, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			limited := 0
-			for _, r := range recs {
-				if r.Type == string(engine.EvLimited) {
-					limited++
-				}
-			}
+			limited := o.limited(t)
 			if strings.Contains(o.obs.String(), "retry 1 of") {
 				t.Errorf("a retry was spent:\n%s", o.obs)
 			}
@@ -196,4 +177,20 @@ func TestRateLimitStormsRealClaude(t *testing.T) {
 	storm("429", 429, "rate_limit_error", rate, 10)
 	storm("529", 529, "overloaded_error", "Overloaded", 10)
 	storm("429, Claude Code's retries off", 429, "rate_limit_error", rate, 0)
+}
+
+// limited counts the turns of the run that ended on the provider's limit.
+func (o outcome) limited(t *testing.T) int {
+	t.Helper()
+	recs, err := o.mem.Events(o.res.Run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs {
+		if r.Type == string(engine.EvLimited) {
+			n++
+		}
+	}
+	return n
 }
