@@ -30,6 +30,10 @@ func TestPagesShowTheLimitWait(t *testing.T) {
 	if got := render("dashboard", page{Runs: []RunView{v}}); !strings.Contains(got, want) {
 		t.Errorf("the dashboard lacks %q:\n%s", want, got)
 	}
+	v.State = "stopped" // --on-limit stop, or hive was stopped: nothing goes on by itself
+	if got := render("run", page{View: &v}); !strings.Contains(got, "run its command again to go on") {
+		t.Errorf("a stopped run's page does not say how to go on:\n%s", got)
+	}
 	done := time.Now()
 	v.Finished, v.State, v.Fallback = &done, "finished", true
 	if got := render("run", page{View: &v}); strings.Contains(got, "waiting for") || !strings.Contains(got, "switched the run to the fallback agent") {
