@@ -84,7 +84,7 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 		fallback = withEnv{o.Fallback, env}
 	}
 	return runner.Options{
-		Repo: o.Repo.At(dir), Phase: ph, Now: o.Now,
+		Repo: o.Repo.At(dir), Phase: ph, Now: o.Now, After: o.After,
 		Schedule: runner.Schedule{MaxConcurrent: max(o.MaxConcurrent, 1), Dynamic: true},
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.

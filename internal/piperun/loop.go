@@ -61,6 +61,9 @@ func (s *shell) background(f func()) {
 // Run starts a pipeline run, or resumes the newest unfinished one, and
 // runs it until it finishes, waits for a human, or ctx ends.
 func Run(ctx context.Context, o Options) (Result, error) {
+	if o.After == nil {
+		o.After = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -498,7 +501,7 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 	case pipeline.CmdWake:
 		// A timer, not background work: a run that stops meanwhile does
 		// not wait for it, and its resume asks again.
-		time.AfterFunc(max(c.At.Sub(s.o.Now()), 0), func() { s.send(pipeline.Event{Type: pipeline.EvWake}) })
+		s.o.After(max(c.At.Sub(s.o.Now()), 0), func() { s.send(pipeline.Event{Type: pipeline.EvWake}) })
 	case pipeline.CmdLint:
 		dir := s.m.Snapshot().Spec.PhaseDir // read here: the machine is the loop's alone
 		s.background(func() {

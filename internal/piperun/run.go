@@ -30,6 +30,10 @@ type Options struct {
 	// Observer is told what happens; nil tells nobody.
 	Observer Observer
 	Now      func() time.Time
+	// After calls f once d has passed on the run's clock (nil: the wall
+	// clock's timers): the timers of a provider's limit, which a test
+	// plays on a clock of its own.
+	After func(d time.Duration, f func())
 
 	// Objective and Workflow start a new run; Resume takes over the
 	// newest unfinished one instead.

@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
 
@@ -96,4 +97,70 @@ func TestPipelineWithCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	e2etest.CheckHealthRun(t, root, res)
+}
+
+// TestUsageLimitInARunWithCodex: the real codex plays every role of hive
+// run; the tester's first request meets the account's usage limit,
+// resetting 2.5 minutes ahead. The run waits for the reset (the test moves
+// the run's clock past it), the tester runs again from its commits, and
+// the run completes: every task committed once, no crash counted.
+func TestUsageLimitInARunWithCodex(t *testing.T) {
+	t.Parallel()
+	bin := fakeopenai.CodexBinary(t)
+	root := e2etest.Repo(t, e2etest.HealthService)
+	isTester := func(r fakeopenai.Request) bool {
+		m := e2etest.RoleHeading.FindStringSubmatch(r.LastUserText)
+		return m != nil && m[1] == pipeline.RoleTester
+	}
+	srv := fakeopenai.New(t, fakeopenai.Script{
+		{Name: "usage limit", TurnToolOutputs: fakeopenai.Any, Match: isTester, Times: 1,
+			Reply: fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
+				ErrorFields: map[string]any{"plan_type": "plus", "resets_at": time.Now().Add(150 * time.Second).Unix(), "resets_in_seconds": 150}}},
+		{Name: "roles", TurnToolOutputs: fakeopenai.Any, Reply: playRoles(t)},
+	})
+	home := t.TempDir()
+	launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
+		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
+	clock := &testsupport.Clock{}
+	go clock.AdvanceToTimer(t, 90*time.Second) // codex says the reset to the minute
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
+	defer cancel()
+	j := journal.NewMemory()
+	res, err := piperun.Run(ctx, piperun.Options{
+		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
+		Launcher: launcher, AutoAnswer: true, MaxConcurrent: 2, Now: clock.Now, After: clock.After,
+		// The clock jumps past the reset: the roles at work must not seem
+		// silent for that long.
+		Stall:        10 * time.Minute,
+		WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+		t.Fatalf("outcome %s merged %v: %s %q", res.Snapshot.Outcome, res.Merged, res.Snapshot.Reason, res.Notes)
+	}
+	var limited, woke int
+	j.Each(res.Run.ID, func(rec journal.Record) error {
+		limited += map[string]int{string(pipeline.EvLimited): 1}[rec.Type]
+		woke += map[string]int{string(pipeline.EvWake): 1}[rec.Type]
+		return nil
+	})
+	if limited < 1 || woke != 1 {
+		t.Errorf("%d limits and %d wakes journaled, want the limit (codex says it twice) and one wake", limited, woke)
+	}
+	for _, jb := range res.Snapshot.Jobs {
+		if jb.ID == pipeline.RoleTester && jb.Attempts != 2 || jb.ID != pipeline.RoleTester && jb.Attempts != 1 {
+			t.Errorf("%s ran %d times", jb.ID, jb.Attempts)
+		}
+	}
+	want := map[string]int{}
+	for num, tasks := range e2etest.HealthTasks {
+		for i := range tasks {
+			want[fmt.Sprintf("01-%s/%d", num, i+1)] = 1
+		}
+	}
+	if got := e2etest.TaskCommits(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Hive-Task trailers on main %v, want %v", got, want)
+	}
 }
