@@ -64,17 +64,25 @@ func dispatchRun(ctx context.Context, t *testing.T, c client.Client, queue, id s
 	return res, final.Snapshot()
 }
 
-// TestRunWorkflowOnADevServer runs an engine script's run through a real
+// TestRunWorkflowOnADevServer runs engine scripts' runs through a real
 // Temporal server and worker: events as signals, the state as a query, the
-// close; the answers are what the engine gives locally. With
-// HIVE_RECORD_HISTORY=1 it keeps the history in testdata/histories for the
-// replay test (record one whenever the engine version changes).
+// close; the answers are what the engine gives locally. The scripts: one
+// with checkpoints, and one whose run waits for a usage limit's reset and
+// wakes. With HIVE_RECORD_HISTORY=1 it keeps the latter's history in
+// testdata/histories for the replay test (record one whenever the engine
+// version changes).
 func TestRunWorkflowOnADevServer(t *testing.T) {
 	c, queue := devServer(t)
+	for _, script := range []string{"checkpoints_standalone", "limits"} {
+		t.Run(script, func(t *testing.T) { runScriptOnADevServer(t, c, queue, script, script == "limits") })
+	}
+}
+
+func runScriptOnADevServer(t *testing.T, c client.Client, queue, script string, record bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	events := scriptEvents(t, filepath.Join("..", "engine", "testdata", "scripts", "checkpoints_standalone"))
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test", TaskQueue: queue}, RunWorkflowName, RunInput{})
+	events := scriptEvents(t, filepath.Join("..", "engine", "testdata", "scripts", script))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-" + script, TaskQueue: queue}, RunWorkflowName, RunInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +131,7 @@ func TestRunWorkflowOnADevServer(t *testing.T) {
 			t.Fatalf("event %d (%s): the workflow answered\n%s\nthe local engine\n%s", i+1, events[i].Type, got, want[i])
 		}
 	}
-	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
+	if record && os.Getenv("HIVE_RECORD_HISTORY") != "" {
 		recordHistory(t, c, run, historyFile(engine.Version))
 	}
 }
