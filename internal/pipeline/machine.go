@@ -399,6 +399,7 @@ func (m *Machine) run(j *job) []Command {
 	}
 	j.Attempts++
 	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, work.CallGuard{}, nil, nil
+	j.switching = false // a resume may start it before the cut-off agent's exit came
 	j.Evaluating = false
 	ctx := j.next
 	j.next = nil
