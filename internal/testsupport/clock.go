@@ -22,6 +22,11 @@ type clockTimer struct {
 	f  func()
 }
 
+// clockPatience is how long a test waits for the run to reach what moves
+// its clock: a run of real agent CLIs on a loaded machine takes minutes to
+// get there.
+const clockPatience = 4 * time.Minute
+
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -59,11 +64,11 @@ func (c *Clock) fire() {
 	c.timers = kept
 }
 
-// AdvanceToTimer waits (within a minute of the wall clock) for a timer
-// set at least min ahead, and moves the clock on past it: the test plays
-// the time a run waits for.
+// AdvanceToTimer waits (within clockPatience of the wall clock) for a
+// timer set at least min ahead, and moves the clock on past it: the test
+// plays the time a run waits for.
 func (c *Clock) AdvanceToTimer(t testing.TB, min time.Duration) {
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(clockPatience)
 	for {
 		c.mu.Lock()
 		now := time.Now().Add(c.offset)
@@ -84,10 +89,10 @@ func (c *Clock) AdvanceToTimer(t testing.TB, min time.Duration) {
 	}
 }
 
-// AdvanceWhen moves the clock on by d once said() holds text (within a
-// minute; else the test fails).
+// AdvanceWhen moves the clock on by d once said() holds text (within
+// clockPatience; else the test fails).
 func (c *Clock) AdvanceWhen(t testing.TB, said func() string, text string, d time.Duration) {
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(clockPatience)
 	for !strings.Contains(said(), text) {
 		if time.Now().After(deadline) {
 			t.Errorf("%q was never said", text)
