@@ -111,8 +111,10 @@ type statusRunView struct {
 	PausedAt *time.Time `json:"paused_at,omitempty"`
 	Handoff  string     `json:"handoff,omitempty"`
 	// Limit: the run waits for a provider's limit to pass (kind usage,
-	// rate or overload) until its until, when the plans go on.
-	Limit *work.LimitWait `json:"limit,omitempty"`
+	// rate or overload) until its until, when the plans go on. Fallback:
+	// a usage limit switched the run to models.fallback.
+	Limit    *work.LimitWait `json:"limit,omitempty"`
+	Fallback bool            `json:"fallback,omitempty"`
 }
 
 func statusRun(cmd *cobra.Command, o *statusOptions) error {
@@ -228,7 +230,7 @@ func phaseView(snap engine.Snapshot, run int64, dir string, started time.Time, o
 		at := snap.PausedAt
 		v.Paused, v.PausedAt, v.Handoff = true, &at, filepath.ToSlash(handoff.Path(dir))
 	}
-	v.Limit = snap.Limit
+	v.Limit, v.Fallback = snap.Limit, snap.Fallback
 	for _, p := range snap.Plans {
 		v.Plans = append(v.Plans, statusPlan{ID: p.Spec.ID, Wave: p.Spec.Wave, State: string(p.State), Attempt: p.Attempt,
 			Tasks: fmt.Sprintf("%d/%d", p.TasksDone, p.Spec.Tasks), Progress: p.Progress, Reason: p.Reason,
@@ -281,9 +283,7 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 		if b := tui.BudgetText(v.snap); b != "" {
 			fmt.Fprintf(o.stdout, "  budget: %s\n", b)
 		}
-		if w := v.Limit; w != nil && v.Finished == nil {
-			fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(w, time.Now()), o.pasteable(o.root, "answer", engine.LimitID, engine.ResumeNow))
-		}
+		o.limitLines(v.Limit, v.Fallback, v.Finished == nil)
 		if v.BudgetWaiting { // what it says is in the queue below
 			fmt.Fprintf(o.stdout, "  waiting at the budget checkpoint: %s\n",
 				strings.Replace(o.pasteable(o.root, "answer", engine.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
@@ -384,8 +384,10 @@ type statusPipelineView struct {
 	// (hive run --backend temporal).
 	Temporal string `json:"temporal_workflow,omitempty"`
 	// Limit: the run waits for its provider's limit to pass until its
-	// until, when the roles go on.
-	Limit *work.LimitWait `json:"limit,omitempty"`
+	// until, when the roles go on. Fallback: a usage limit switched the
+	// run to models.fallback.
+	Limit    *work.LimitWait `json:"limit,omitempty"`
+	Fallback bool            `json:"fallback,omitempty"`
 }
 
 // pipelineStatus reads the newest run of hive run; nil when hive run has
@@ -410,7 +412,7 @@ func pipelineStatus(o *statusOptions) (*statusPipelineView, error) {
 	}
 	snap := m.Snapshot()
 	v := &statusPipelineView{Kind: "pipeline", Run: run.ID, Objective: snap.Spec.Objective, Workflow: snap.Spec.Workflow.Name,
-		Branch: piperun.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit}
+		Branch: piperun.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit, Fallback: snap.Fallback}
 	if !run.Finished.IsZero() {
 		f := run.Finished
 		v.Finished = &f
@@ -460,9 +462,7 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 	}
 	tw.Flush()
 	fmt.Fprintf(o.stdout, "  total: %s\n", spendText(v.Spend))
-	if v.Limit != nil && v.Finished == nil {
-		fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(v.Limit, time.Now()), o.pasteable(o.root, "answer", engine.LimitID, engine.ResumeNow))
-	}
+	o.limitLines(v.Limit, v.Fallback, v.Finished == nil)
 	if v.Reason != "" && v.Outcome != "complete" {
 		fmt.Fprintf(o.stdout, "  %s\n", oneLineClip(v.Reason, 200))
 	}
@@ -470,4 +470,15 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 		fmt.Fprintf(o.stdout, "  %s asks: %s (%s)\n  answer with: %s\n", v.Open.Job, oneLineClip(v.Open.Question, 120), strings.Join(v.Open.Options, " / "), v.Answer)
 	}
 	return nil
+}
+
+// limitLines says what a run waits for at its provider's limit, while it
+// is unfinished, and that a usage limit switched it to the fallback agent.
+func (o *statusOptions) limitLines(w *work.LimitWait, fallback, unfinished bool) {
+	if w != nil && unfinished {
+		fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(w, time.Now()), o.pasteable(o.root, "answer", engine.LimitID, engine.ResumeNow))
+	}
+	if fallback {
+		fmt.Fprintln(o.stdout, "  a usage limit switched the run to the fallback agent (models.fallback)")
+	}
 }
