@@ -33,6 +33,7 @@ import (
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // runRequest is what a Temporal run of hive run asks of its drivers: what
@@ -637,6 +638,11 @@ func (d *runDriver) Drive(ctx context.Context, raw json.RawMessage, t temporal.T
 	opts, err := pipelineOptions(ctx, o, repo, cfg, req.Objective, req.Choice, j)
 	if err != nil {
 		return nil, temporal.Refused(err)
+	}
+	if opts.OnLimit == work.OnLimitStop {
+		// A driver that stopped would only be replaced by the next: the
+		// run waits at a usage limit, holding no terminal.
+		opts.OnLimit = work.OnLimitWait
 	}
 	w := d.out
 	if w == nil {
