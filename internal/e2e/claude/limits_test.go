@@ -3,6 +3,7 @@ package claude_test
 import (
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,7 +108,8 @@ func TestUsageLimitRealClaude(t *testing.T) {
 // or 529 overloads (drawn from a fixed seed), beside the same run without
 // a storm. Claude Code retries them itself (CLAUDE_CODE_MAX_RETRIES=10,
 // its default; the other tests turn its retries off); one run more has its
-// retries off, so that hive's own backoff alone gets past the storm. Each
+// retries off (with HIVE_STORMS=all: it spends two minutes in hive's
+// backoffs), so that hive's own backoff alone gets past the storm. Each
 // run completes with every task committed once and both checkpoints
 // answered once, and no retry of hive's is spent. The log reports what
 // the storm cost: the errors served, the turns that ended on a limit
@@ -167,7 +169,10 @@ func TestRateLimitStormsRealClaude(t *testing.T) {
 	t.Cleanup(func() {
 		base := got["none"].took
 		for _, name := range []string{"429", "529", "429, Claude Code's retries off"} {
-			f := got[name]
+			f, ok := got[name]
+			if !ok {
+				continue
+			}
 			t.Logf("%s storm (half the requests of the first minute): %d errors served, %d turns ended on the limit (hive backed off), run %s, %s more than without a storm (%s)",
 				name, f.errors, f.limited, f.took.Round(time.Second), (f.took - base).Round(time.Second), base.Round(time.Second))
 		}
@@ -176,7 +181,10 @@ func TestRateLimitStormsRealClaude(t *testing.T) {
 	storm("none", 0, "", "", 10)
 	storm("429", 429, "rate_limit_error", rate, 10)
 	storm("529", 529, "overloaded_error", "Overloaded", 10)
-	storm("429, Claude Code's retries off", 429, "rate_limit_error", rate, 0)
+	if os.Getenv("HIVE_STORMS") == "all" {
+		// Two minutes of hive's own backoffs: measured on demand.
+		storm("429, Claude Code's retries off", 429, "rate_limit_error", rate, 0)
+	}
 }
 
 // limited counts the turns of the run that ended on the provider's limit.
