@@ -626,11 +626,12 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 	r.o.Observer.Command(c, snap)
 }
 
-// running counts the plans whose agents are at work.
+// running counts the plans whose agents are at work (not those held for
+// the wait to end).
 func running(s engine.Snapshot) int {
 	n := 0
 	for _, p := range s.Plans {
-		if p.State == engine.Running {
+		if p.State == engine.Running && p.Stage != engine.StageHeld {
 			n++
 		}
 	}
