@@ -112,6 +112,7 @@ var chaosRegressions = []uint64{
 	7144, // a merge conflict went to a human after a resolver ended without resolving it (engine 8 starts another)
 	7549, // the same, after a resolver's git commit failed (exit 1, no PLAN COMPLETE) between two full disks
 	7270, // the fix implementer went on after hive was killed and committed the fix; its next attempt (the sim) then made a change of its own
+	7880, // hive SIGKILLed at a step while it forked a child: the next hive found the lock still held by that child (a dead holder's lock is now waited for)
 }
 
 func envInt(t *testing.T, name string, def int) int {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,8 +43,14 @@ func pipelineFixtureIn(t *testing.T, dir string) string {
 	return dir
 }
 
+// learningRun is a run's number in CLAUDE.md's Hive Learnings ("(run 2).",
+// "(3 runs, last 4)."): a run killed before it began is abandoned, and
+// the one after it has the next number.
+var learningRun = regexp.MustCompile(`(run|last) [0-9]+\)`)
+
 // pipelineTree is what a run left on main: every path, and the content
-// of every file outside .planning (whose SUMMARY files carry times).
+// of every file outside .planning (whose SUMMARY files carry times), with
+// the run numbers CLAUDE.md names left out.
 func pipelineTree(t *testing.T, dir string) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", dir, "ls-tree", "-r", "HEAD").Output()
@@ -55,6 +62,14 @@ func pipelineTree(t *testing.T, dir string) string {
 		meta, path, _ := strings.Cut(line, "\t")
 		if strings.HasPrefix(path, ".planning/") {
 			b.WriteString(path + "\n")
+			continue
+		}
+		if path == "CLAUDE.md" {
+			text, err := exec.Command("git", "-C", dir, "show", "HEAD:CLAUDE.md").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.WriteString(path + ":\n" + learningRun.ReplaceAllString(string(text), "$1 N)") + "\n")
 			continue
 		}
 		b.WriteString(meta + " " + path + "\n")

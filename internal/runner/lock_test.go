@@ -3,8 +3,13 @@
 package runner
 
 import (
+	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // PhaseHolder sees the lock Run takes, and only while it is held; it never
@@ -38,6 +43,41 @@ func TestPhaseHolder(t *testing.T) {
 	again, err := lockPhase(root, dir)
 	if err != nil {
 		t.Fatalf("lock after PhaseHolder: %v", err)
+	}
+	again()
+}
+
+// A lock that outlives its dead holder for a moment (a hive killed while it
+// forked a child, which holds the lock until it execs) does not refuse the
+// next hive: it waits for the lock to drop. A live holder is refused at
+// once.
+func TestLockOfADeadHolder(t *testing.T) {
+	root := t.TempDir()
+	release, err := lockPhase(root, "phase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The holder's pid as a dead process's: one that ran and was reaped.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(root, ".hive", "locks", lockName("phase"))
+	if err := os.WriteFile(name, []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		release()
+	}()
+	again, err := lockPhase(root, "phase")
+	if err != nil {
+		t.Fatalf("the lock of a dead holder refused the next hive: %v", err)
+	}
+	// Now held by this live process: refused at once.
+	start := time.Now()
+	if _, err := lockPhase(root, "phase"); !errors.Is(err, ErrLocked) || time.Since(start) > time.Second {
+		t.Errorf("a live holder's lock: %v after %v, want ErrLocked at once", err, time.Since(start))
 	}
 	again()
 }

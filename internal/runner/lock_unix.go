@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrLocked is returned when another hive process runs the same phase.
@@ -34,7 +35,7 @@ func lockPhase(root, phaseDir string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", phaseDir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockOrDeadHolder(f); err != nil {
 		holder, _ := os.ReadFile(f.Name())
 		f.Close()
 		pid := string(bytes.TrimSpace(holder))
@@ -50,6 +51,31 @@ func lockPhase(root, phaseDir string) (release func(), err error) {
 	// long as that copy (a test running ten runs in one busy process saw
 	// its next run refused as locked by itself).
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// deadHolderWait is how long a lock whose recorded holder is dead may stay
+// taken: a hive killed with SIGKILL while it forked a child (git, an
+// agent) leaves the lock with that child until it execs, a moment later.
+const deadHolderWait = 5 * time.Second
+
+// flockOrDeadHolder takes f's exclusive lock without waiting, except for a
+// holder that is already dead: then the lock is about to be dropped (see
+// deadHolderWait), and a hive started at once after a kill -9 must not be
+// refused for it.
+func flockOrDeadHolder(f *os.File) error {
+	deadline := time.Now().Add(deadHolderWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		data, _ := os.ReadFile(f.Name())
+		pid, perr := strconv.Atoi(string(bytes.TrimSpace(data)))
+		if perr != nil || pid <= 0 || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			return err // a live holder, or none recorded: refused at once
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // PhaseHolder reports whether a live hive process runs the phase in folder
