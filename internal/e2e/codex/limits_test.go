@@ -69,10 +69,10 @@ func TestCodexLimits(t *testing.T) {
 func TestUsageLimitRealCodex(t *testing.T) {
 	t.Parallel()
 	clock := &testsupport.Clock{}
-	// The wait: a timer of the run's clock 90 s or more ahead (codex says
-	// the reset to the minute, so a reset 150 s ahead is said as one 90 to
-	// 150 s ahead; the stall watch's timers are shorter).
-	go clock.AdvanceToTimer(t, 90*time.Second)
+	// The wait: the run's one timer (only a wake sets one), 30 s or more
+	// ahead (codex says the reset to the minute, so a reset 150 s ahead is
+	// said as one up to a minute sooner, and the run reaches it later).
+	go clock.AdvanceToTimer(t, 30*time.Second)
 	said := runCodexPhase(t, true, func(s *fakeopenai.Script, o *runner.Options) int {
 		key := "- Plan: " + phaseDir + "/01-01-PLAN.md"
 		tasks := executorTasks["01-01"]

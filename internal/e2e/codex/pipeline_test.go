@@ -122,7 +122,7 @@ func TestUsageLimitInARunWithCodex(t *testing.T) {
 	launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
 	clock := &testsupport.Clock{}
-	go clock.AdvanceToTimer(t, 90*time.Second) // codex says the reset to the minute
+	go clock.AdvanceToTimer(t, 30*time.Second) // the wake's: codex says the reset to the minute, up to one sooner
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	j := journal.NewMemory()
