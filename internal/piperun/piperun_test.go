@@ -732,14 +732,19 @@ func TestUsageLimitStopsARun(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := options(t, repo, classic, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=1s")
+	// The reset is 2 h ahead on the run's clock, which the test moves past
+	// it for the resume (a short reset on the wall clock could pass before
+	// the phase's other plans end their turns, under load).
+	o := options(t, repo, classic, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h")
+	clock := &testsupport.Clock{}
+	o.Now, o.After = clock.Now, clock.After
 	o.OnLimit = work.OnLimitStop
 	_, err := Run(ctx, o)
 	var stopped *work.StoppedAtLimit
 	if !errors.As(err, &stopped) || stopped.Wait.Job != pipeline.PhaseJob {
 		t.Fatalf("Run = %v, want it stopped at the phase's usage limit\n%s", err, strings.Join(o.Observer.(*notes).lines, "\n"))
 	}
-	time.Sleep(time.Until(stopped.Wait.Until)) // the reset
+	clock.Advance(3 * time.Hour) // past the reset
 	o.Resume, o.OnLimit = true, work.OnLimitWait
 	res, err := Run(ctx, o)
 	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
