@@ -738,6 +738,7 @@ func TestUsageLimitStopsARun(t *testing.T) {
 	o := options(t, repo, classic, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h")
 	clock := &testsupport.Clock{}
 	o.Now, o.After = clock.Now, clock.After
+	o.Stall = 24 * time.Hour // the clock jumps hours: no agent may seem silent for that
 	o.OnLimit = work.OnLimitStop
 	_, err := Run(ctx, o)
 	var stopped *work.StoppedAtLimit
