@@ -3,7 +3,6 @@ package claude_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -214,15 +213,7 @@ func TestUsageLimitInARunWithClaude(t *testing.T) {
 			if limited != 1 || (woke == 1) != (policy == work.OnLimitWait) {
 				t.Errorf("%d limits and %d wakes journaled", limited, woke)
 			}
-			want := map[string]int{}
-			for num, tasks := range e2etest.HealthTasks {
-				for i := range tasks {
-					want[fmt.Sprintf("01-%s/%d", num, i+1)] = 1
-				}
-			}
-			if got := e2etest.TaskCommits(t, root); fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("Hive-Task trailers on main %v, want %v", got, want)
-			}
+			e2etest.CheckHealthWork(t, root)
 			// Who ran on which model: on the fallback, the tester's second
 			// session and the roles after it.
 			models := map[string]map[string]bool{}
