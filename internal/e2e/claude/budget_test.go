@@ -1,17 +1,14 @@
 package claude_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hivectl/hive/internal/e2e/e2etest"
@@ -30,55 +27,6 @@ import (
 // default model (claude-opus-5-5, $20 per million output tokens) a turn
 // costs about $0.40.
 const costlyOutput = 20_000
-
-var (
-	hiveBinOnce sync.Once
-	hiveBinPath string
-	hiveBinErr  error
-)
-
-// hiveBin is a link named hive to this test binary, which TestMain turns
-// into hive when started by that name (and the sim agent, which hive
-// starts through the same link).
-func hiveBin(t *testing.T) string {
-	t.Helper()
-	hiveBinOnce.Do(func() {
-		self, err := os.Executable()
-		if err != nil {
-			hiveBinErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "hive-e2e-bin-")
-		if err != nil {
-			hiveBinErr = err
-			return
-		}
-		hiveBinPath = filepath.Join(dir, "hive")
-		hiveBinErr = os.Symlink(self, hiveBinPath)
-	})
-	if hiveBinErr != nil {
-		t.Fatal(hiveBinErr)
-	}
-	return hiveBinPath
-}
-
-// hiveCmd runs the hive binary in root and returns its exit code and output.
-func hiveCmd(t *testing.T, bin, root string, env []string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = root
-	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("hive %v: %v", args, err)
-	}
-	return code, out.String()
-}
 
 // billedUSD prices the requests the server answered (those of reported,
 // when it is not nil) at hive's built-in prices for the model each named.
@@ -149,7 +97,7 @@ var msgIDRe = regexp.MustCompile(`"id":"(msg_fake_\d+)"`)
 // costsTotal is `hive costs --json`'s total.
 func costsTotal(t *testing.T, bin, root string, env []string) (usd float64, tokens [4]int64) {
 	t.Helper()
-	code, out := hiveCmd(t, bin, root, env, "costs", "--json")
+	code, out := e2etest.HiveCmd(t, bin, root, env, "costs", "--json")
 	var v struct {
 		Total struct {
 			Input      int64   `json:"input_tokens"`
@@ -168,7 +116,7 @@ func costsTotal(t *testing.T, bin, root string, env []string) (usd float64, toke
 func TestBudgetCeilingRealClaude(t *testing.T) {
 	t.Parallel()
 	claude := claudeBin(t)
-	bin := hiveBin(t)
+	bin := e2etest.HiveBin(t)
 	files := maps.Clone(e2etest.Phase03Auth)
 	files[".planning/config.json"] = `{"workflow": {"verifier": false}}` + "\n"
 	root := e2etest.Repo(t, files)
@@ -185,7 +133,7 @@ func TestBudgetCeilingRealClaude(t *testing.T) {
 
 	// The first run stops at the ceiling.
 	const ceiling = 1.50
-	code, out := hiveCmd(t, bin, root, env, "execute-phase", "03", "--yes", "--no-tui",
+	code, out := e2etest.HiveCmd(t, bin, root, env, "execute-phase", "03", "--yes", "--no-tui",
 		"--budget-usd", fmt.Sprint(ceiling), "--checkpoint-wait", "0s")
 	if code != 5 || !strings.Contains(out, "budget reached") || !strings.Contains(out, "hive answer budget") {
 		t.Fatalf("the first run: exit %d, want 5 (stopped for a human at the budget)\n%s", code, out)
@@ -233,11 +181,11 @@ func TestBudgetCeilingRealClaude(t *testing.T) {
 	}
 
 	// Raised, the run resumes, finishes, and counts what it spent before.
-	code, out = hiveCmd(t, bin, root, env, "answer", "budget", "raise", "100")
+	code, out = e2etest.HiveCmd(t, bin, root, env, "answer", "budget", "raise", "100")
 	if code != 0 {
 		t.Fatalf("hive answer budget raise 100: exit %d\n%s", code, out)
 	}
-	code, out = hiveCmd(t, bin, root, env, "execute-phase", "03", "--yes", "--no-tui", "--checkpoint-wait", "0s")
+	code, out = e2etest.HiveCmd(t, bin, root, env, "execute-phase", "03", "--yes", "--no-tui", "--checkpoint-wait", "0s")
 	if code != 0 {
 		t.Fatalf("the resumed run: exit %d, want 0\n%s", code, out)
 	}

@@ -10,7 +10,6 @@ package codex_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,33 +36,6 @@ var (
 	cpUserRespRe = regexp.MustCompile(`(?s)<user_response>\s*(.*?)\s*</user_response>`)
 	cpCommitRe   = regexp.MustCompile(`\[main ([0-9a-f]{7,})\] (.*)`)
 )
-
-// cpRetry retries cmd while another executor holds .git/index.lock.
-func cpRetry(cmd string) string {
-	return "n=0; until " + cmd + "; do n=$((n+1)); if [ $n -ge 100 ]; then exit 1; fi; sleep 0.05; done"
-}
-
-// cpCommitCmd commits exactly path (an empty commit naming the unchanged
-// plan file when allowEmpty) with the Hive trailers; n == 0: no Hive-Task.
-func cpCommitCmd(id string, n int, subject, body, path string, allowEmpty bool) string {
-	cmd := "git add -- " + shq(path) + " && git commit "
-	if allowEmpty {
-		cmd = "git commit --allow-empty "
-	}
-	cmd += "-m " + shq(subject)
-	if body != "" {
-		cmd += " -m " + shq(body)
-	}
-	cmd += " -m " + shq("Hive-Plan: "+id)
-	if n > 0 {
-		cmd += " -m " + shq(fmt.Sprintf("Hive-Task: %s/%d", id, n))
-	}
-	return cpRetry(cmd + " -- " + shq(path))
-}
-
-func cpWriteCmd(path, body string) string {
-	return fmt.Sprintf("mkdir -p %s && printf '%%s' %s > %s", shq(filepath.Dir(path)), shq(body), shq(path))
-}
 
 // cpCommitsSeen lists "hash subject" of the commits whose `git commit`
 // output came back in the request's tool outputs.
@@ -102,7 +74,7 @@ func cpSegment(id string, from int, answer string) []cpStep {
 				if tk.Checkpoint == "decision" {
 					body = "decision " + answer
 				}
-				steps = append(steps, cpStatic(fakeopenai.Run(cpCommitCmd(id, n, subject, body, fmt.Sprintf("%s/%s-PLAN.md", cpPhaseDir, id), true))))
+				steps = append(steps, cpStatic(fakeopenai.Run(e2etest.CommitCmd(id, n, subject, body, fmt.Sprintf("%s/%s-PLAN.md", cpPhaseDir, id), true))))
 				progress = append(progress, fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject))
 				continue
 			}
@@ -112,16 +84,16 @@ func cpSegment(id string, from int, answer string) []cpStep {
 			})
 			return steps
 		}
-		steps = append(steps, cpStatic(fakeopenai.Run(cpWriteCmd(tk.File, fmt.Sprintf("// %s: %s\n", id, tk.Name))+" && "+
-			cpCommitCmd(id, n, subject, "", tk.File, false))))
+		steps = append(steps, cpStatic(fakeopenai.Run(e2etest.WriteCmd(tk.File, fmt.Sprintf("// %s: %s\n", id, tk.Name))+" && "+
+			e2etest.CommitCmd(id, n, subject, "", tk.File, false))))
 		progress = append(progress, fmt.Sprintf("PROGRESS: Task %d/%d complete: %s", n, total, subject))
 	}
 	summary := fmt.Sprintf("%s/%s-SUMMARY.md", cpPhaseDir, id)
 	body := fmt.Sprintf("---\nphase: 03-auth\nplan: %s\nsubsystem: auth\ntags: [e2e]\nkey-files:\n  created: []\n  modified: []\nkey-decisions: []\nduration: 1min\ncompleted: 2026-01-01\n---\n# Plan %s Summary\n\nAll %d tasks done.\n\n## Self-Check: PASSED\n",
 		id[3:], id, total)
 	steps = append(steps,
-		cpStatic(fakeopenai.Run(cpWriteCmd(summary, body)+" && "+
-			cpCommitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
+		cpStatic(fakeopenai.Run(e2etest.WriteCmd(summary, body)+" && "+
+			e2etest.CommitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)+
 			fmt.Sprintf(" && git log --format='- %%h %%s' --grep='Hive-Plan: %s'", id))),
 		func(r fakeopenai.Request) fakeopenai.Reply {
 			var list []string

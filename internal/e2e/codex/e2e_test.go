@@ -126,89 +126,19 @@ Store books in memory.
 `,
 }
 
-// task is what the fake executor does for one task: write File with Body
-// and commit it.
-type task struct {
-	Name, File, Body string
-}
-
-var executorTasks = map[string][]task{
+// executorTasks are what the fake executor does for each task: write
+// File with Body and commit it.
+var executorTasks = map[string][]e2etest.Task{
 	"01-01": {
-		{"Book type", "src/model.go", "package src\n\ntype Book struct{ Title, Author string }\n\nfunc (b Book) Valid() bool { return b.Title != \"\" && b.Author != \"\" }\n"},
-		{"Book tests", "src/model_test.go", "package src\n\nimport \"testing\"\n\nfunc TestValid(t *testing.T) {\n\tif (Book{}).Valid() {\n\t\tt.Fatal(\"empty book is valid\")\n\t}\n}\n"},
+		{Name: "Book type", File: "src/model.go", Body: "package src\n\ntype Book struct{ Title, Author string }\n\nfunc (b Book) Valid() bool { return b.Title != \"\" && b.Author != \"\" }\n"},
+		{Name: "Book tests", File: "src/model_test.go", Body: "package src\n\nimport \"testing\"\n\nfunc TestValid(t *testing.T) {\n\tif (Book{}).Valid() {\n\t\tt.Fatal(\"empty book is valid\")\n\t}\n}\n"},
 	},
 	"01-02": {
-		{"Usage guide", "docs/usage.md", "# Usage\n\nAdd books, then list them.\n"},
+		{Name: "Usage guide", File: "docs/usage.md", Body: "# Usage\n\nAdd books, then list them.\n"},
 	},
 	"01-03": {
-		{"Store", "src/store.go", "package src\n\nimport \"sync\"\n\ntype Store struct {\n\tmu    sync.Mutex\n\tbooks map[string]Book\n}\n"},
+		{Name: "Store", File: "src/store.go", Body: "package src\n\nimport \"sync\"\n\ntype Store struct {\n\tmu    sync.Mutex\n\tbooks map[string]Book\n}\n"},
 	},
-}
-
-// shq quotes s for a POSIX shell.
-func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// commitCmd stages and commits exactly files. Two executors share the
-// repository, so a commit may meet the other's index.lock: it is retried.
-// The pathspec after -- keeps the commit to these files even if the other
-// executor has staged something meanwhile.
-func commitCmd(files []string, msgs ...string) string {
-	var fs, ms []string
-	for _, f := range files {
-		fs = append(fs, shq(f))
-	}
-	for _, m := range msgs {
-		ms = append(ms, "-m", shq(m))
-	}
-	paths := strings.Join(fs, " ")
-	return fmt.Sprintf("for i in $(seq 1 100); do git add -- %s && git commit -q %s -- %s && exit 0; sleep 0.05; done; exit 1",
-		paths, strings.Join(ms, " "), paths)
-}
-
-func taskCmd(id string, n int, tk task) string {
-	write := fmt.Sprintf("mkdir -p %s && printf '%%s' %s > %s", shq(filepath.Dir(tk.File)), shq(tk.Body), shq(tk.File))
-	return write + " && " + commitCmd([]string{tk.File},
-		fmt.Sprintf("feat(%s): %s", id, tk.Name), "Hive-Plan: "+id, fmt.Sprintf("Hive-Task: %s/%d", id, n))
-}
-
-func summaryPath(id string) string { return phaseDir + "/" + id + "-SUMMARY.md" }
-
-func summaryCmd(id string, tasks []task) string {
-	var created []string
-	for _, tk := range tasks {
-		created = append(created, tk.File)
-	}
-	num := strings.TrimPrefix(id, "01-")
-	body := fmt.Sprintf(`---
-phase: 01-core
-plan: %s
-subsystem: core
-tags: [e2e]
-key-files:
-  created: [%s]
-  modified: []
-key-decisions: []
-duration: 1min
-completed: 2026-01-01
----
-
-# Phase 01 Plan %s: Summary
-
-All %d task(s) done.
-
-## Self-Check: PASSED
-`, num, strings.Join(created, ", "), num, len(tasks))
-	return fmt.Sprintf("printf '%%s' %s > %s && ", shq(body), shq(summaryPath(id))) +
-		commitCmd([]string{summaryPath(id)}, fmt.Sprintf("docs(%s): complete plan", id), "Hive-Plan: "+id)
-}
-
-func finalText(id string, tasks []task) string {
-	var b strings.Builder
-	for i, tk := range tasks {
-		fmt.Fprintf(&b, "PROGRESS: Task %d/%d complete: feat(%s): %s\n", i+1, len(tasks), id, tk.Name)
-	}
-	fmt.Fprintf(&b, "\nPLAN COMPLETE\n\n**Plan:** %s\n**Tasks:** %d/%d\n**SUMMARY:** %s\n", id, len(tasks), len(tasks), summaryPath(id))
-	return b.String()
 }
 
 // script makes the fake model an executor of each plan: one exec_command
@@ -220,13 +150,13 @@ func script() fakeopenai.Script {
 		key := "- Plan: " + phaseDir + "/" + id + "-PLAN.md"
 		for i, tk := range tasks {
 			s = append(s, fakeopenai.Rule{Name: fmt.Sprintf("%s task %d", id, i+1), UserText: key,
-				TurnToolOutputs: i, Times: 1, Reply: fakeopenai.Run(taskCmd(id, i+1, tk))})
+				TurnToolOutputs: i, Times: 1, Reply: fakeopenai.Run(e2etest.TaskCmd(id, i+1, tk))})
 		}
 		s = append(s,
 			fakeopenai.Rule{Name: id + " summary", UserText: key, TurnToolOutputs: len(tasks), Times: 1,
-				Reply: fakeopenai.Run(summaryCmd(id, tasks))},
+				Reply: fakeopenai.Run(e2etest.SummaryCmd(phaseDir, id, tasks))},
 			fakeopenai.Rule{Name: id + " report", UserText: key, TurnToolOutputs: len(tasks) + 1, Times: 1,
-				Reply: fakeopenai.Say(finalText(id, tasks))})
+				Reply: fakeopenai.Say(e2etest.FinalText(phaseDir, id, tasks))})
 	}
 	return s
 }

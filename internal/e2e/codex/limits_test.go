@@ -82,9 +82,9 @@ func TestUsageLimitRealCodex(t *testing.T) {
 				Reply: fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
 					ErrorFields: map[string]any{"plan_type": "plus", "resets_at": time.Now().Add(150 * time.Second).Unix(), "resets_in_seconds": 150}}},
 			// The continuation does task 2, the SUMMARY, then reports.
-			{Name: "01-01 continued: task 2", UserText: cont, TurnToolOutputs: 0, Times: 1, Reply: fakeopenai.Run(taskCmd("01-01", 2, tasks[1]))},
-			{Name: "01-01 continued: summary", UserText: cont, TurnToolOutputs: 1, Times: 1, Reply: fakeopenai.Run(summaryCmd("01-01", tasks))},
-			{Name: "01-01 continued: report", UserText: cont, TurnToolOutputs: 2, Times: 1, Reply: fakeopenai.Say(finalText("01-01", tasks))},
+			{Name: "01-01 continued: task 2", UserText: cont, TurnToolOutputs: 0, Times: 1, Reply: fakeopenai.Run(e2etest.TaskCmd("01-01", 2, tasks[1]))},
+			{Name: "01-01 continued: summary", UserText: cont, TurnToolOutputs: 1, Times: 1, Reply: fakeopenai.Run(e2etest.SummaryCmd(phaseDir, "01-01", tasks))},
+			{Name: "01-01 continued: report", UserText: cont, TurnToolOutputs: 2, Times: 1, Reply: fakeopenai.Say(e2etest.FinalText(phaseDir, "01-01", tasks))},
 		}, *s...)
 		o.Now, o.After = clock.Now, clock.After
 		o.Agents.Retries = 0

@@ -17,11 +17,6 @@ import (
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
 
-// writeCmd writes body to file (relative to codex's working directory).
-func writeCmd(file, body string) string {
-	return fmt.Sprintf("mkdir -p %s && printf '%%s' %s > %s", shq(filepath.Dir(file)), shq(body), shq(file))
-}
-
 // playRoles answers every request of the run: one step of the prompt's
 // role or plan per request, by the tool outputs of its turn so far, each
 // step one call of codex's shell tool.
@@ -35,12 +30,11 @@ func playRoles(t *testing.T) fakeopenai.Reply {
 			_, num, _ := strings.Cut(id, "-")
 			tasks := e2etest.HealthTasks[num]
 			for n, tk := range tasks {
-				steps = append(steps, fakeopenai.Run(writeCmd(tk.File, tk.Body)+" && "+commitCmd([]string{tk.File},
-					fmt.Sprintf("feat(%s): %s", id, tk.Name), "Hive-Plan: "+id, fmt.Sprintf("Hive-Task: %s/%d", id, n+1))))
+				steps = append(steps, fakeopenai.Run(e2etest.TaskCmd(id, n+1, tk)))
 			}
 			summary := e2etest.HealthSummaryPath(dir, id)
 			steps = append(steps,
-				fakeopenai.Run(writeCmd(summary, e2etest.HealthSummary(dir, id))+" && "+commitCmd([]string{summary}, fmt.Sprintf("docs(%s): complete plan", id), "Hive-Plan: "+id)),
+				fakeopenai.Run(e2etest.WriteCmd(summary, e2etest.HealthSummary(dir, id))+" && "+e2etest.CommitCmd(id, 0, fmt.Sprintf("docs(%s): complete plan", id), "", summary, false)),
 				fakeopenai.Say(e2etest.PlanComplete(dir, id, len(tasks))))
 		case e2etest.RoleHeading.MatchString(prompt):
 			role := e2etest.RoleHeading.FindStringSubmatch(prompt)[1]
@@ -53,9 +47,9 @@ func playRoles(t *testing.T) fakeopenai.Reply {
 				paths := e2etest.HealthPlanPaths(dir[1])
 				var writes []string
 				for i, rel := range paths {
-					writes = append(writes, writeCmd(rel, e2etest.HealthPlan(filepath.Base(dir[1]), fmt.Sprintf("%02d", i+1))))
+					writes = append(writes, e2etest.WriteCmd(rel, e2etest.HealthPlan(filepath.Base(dir[1]), fmt.Sprintf("%02d", i+1))))
 				}
-				steps = append(steps, fakeopenai.Run(strings.Join(writes, " && ")+" && "+commitCmd(paths, "docs: plans for the health check")))
+				steps = append(steps, fakeopenai.Run(strings.Join(writes, " && ")+" && "+e2etest.CommitPaths("docs: plans for the health check", paths...)))
 			}
 			steps = append(steps, fakeopenai.Say("Done.\n\n"+e2etest.RoleReport(role)))
 		default:

@@ -1,5 +1,10 @@
 package e2etest
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Phase03Dir is the phase of Phase03Auth.
 const Phase03Dir = ".planning/phases/03-auth"
 
@@ -95,3 +100,46 @@ var Phase03Tasks = map[string][]Task{
 
 // Phase03Answers answers the checkpoint of each plan of Phase03Auth that has one.
 var Phase03Answers = map[string]string{"03-01": "clerk", "03-02": "approved"}
+
+// Phase01Dir is the phase of SixPlans.
+const Phase01Dir = ".planning/phases/01-core"
+
+// SixPlanTasks are the tasks of SixPlans: plan 01-0N writes src/pN.go in
+// its first task and src/qN.go in its second.
+var SixPlanTasks = func() map[string][]Task {
+	tasks := map[string][]Task{}
+	for n := 1; n <= 6; n++ {
+		id := fmt.Sprintf("01-%02d", n)
+		for _, part := range []string{"p", "q"} {
+			name := fmt.Sprintf("%s%d", part, n)
+			tasks[id] = append(tasks[id], Task{Name: name, File: "src/" + name + ".go",
+				Body: fmt.Sprintf("package src\n\n// %s is part %s of plan %s.\nconst %s = %d\n", name, part, id, name, n)})
+		}
+	}
+	return tasks
+}()
+
+// SixPlans is a phase of six plans of two tasks each (those of
+// SixPlanTasks), four in wave 1 and two that depend on 01-01, run three
+// at once: the shape of internal/cli's on_limit_kill.txtar.
+func SixPlans() map[string]string {
+	files := map[string]string{
+		".planning/config.json": `{"parallelization": {"enabled": true, "plan_level": true, "max_concurrent_agents": 3}}` + "\n",
+	}
+	for n := 1; n <= 6; n++ {
+		id := fmt.Sprintf("01-%02d", n)
+		wave, deps := 1, "[]"
+		if n > 4 {
+			wave, deps = 2, `["01-01"]`
+		}
+		var names, tasks []string
+		for i, tk := range SixPlanTasks[id] {
+			names = append(names, tk.File)
+			tasks = append(tasks, fmt.Sprintf("<task type=\"auto\"><name>Task %d: %s</name><files>%s</files><action>Write %s.</action><done>%s exists</done></task>",
+				i+1, tk.Name, tk.File, tk.File, tk.File))
+		}
+		files[fmt.Sprintf("%s/%s-PLAN.md", Phase01Dir, id)] = fmt.Sprintf("---\nphase: 01-core\nplan: %02d\ntype: execute\nwave: %d\ndepends_on: %s\nfiles_modified: [%s]\nautonomous: true\n---\n<objective>Part %d</objective>\n<tasks>\n%s\n</tasks>\n",
+			n, wave, deps, strings.Join(names, ", "), n, strings.Join(tasks, "\n"))
+	}
+	return files
+}

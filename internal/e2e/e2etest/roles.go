@@ -90,19 +90,19 @@ func InCwd(c *fa.Conversation, root, rel string) string {
 // retries while another git process holds .git/index.lock (Claude Code
 // itself runs `git status` at start-up).
 func CommitCmd(id string, n int, subject, body, path string, allowEmpty bool) string {
-	cmd := "git add " + path + " && git commit "
+	cmd := "git add -- " + ShellQuote(path) + " && git commit "
 	if allowEmpty {
 		cmd = "git commit --allow-empty "
 	}
-	cmd += fmt.Sprintf("-m %q", subject)
+	cmd += "-m " + ShellQuote(subject)
 	if body != "" {
-		cmd += fmt.Sprintf(" -m %q", body)
+		cmd += " -m " + ShellQuote(body)
 	}
-	cmd += fmt.Sprintf(" -m %q", "Hive-Plan: "+id)
+	cmd += " -m " + ShellQuote("Hive-Plan: "+id)
 	if n > 0 {
-		cmd += fmt.Sprintf(" -m %q", fmt.Sprintf("Hive-Task: %s/%d", id, n))
+		cmd += " -m " + ShellQuote(fmt.Sprintf("Hive-Task: %s/%d", id, n))
 	}
-	return Retry(cmd + " -- " + path)
+	return Retry(cmd + " -- " + ShellQuote(path))
 }
 
 // CommitPaths is the Bash command that commits paths alone with msg.
