@@ -74,26 +74,7 @@ func KillDuringLimitWait(t *testing.T, bin, root string, env []string) {
 	if !waitOver.MatchString(second) {
 		t.Errorf("the second run did not end the wait:\n%s", second)
 	}
-	for _, said := range []string{firstOut, second} {
-		if strings.Contains(said, "retry 1 of") {
-			t.Errorf("a retry was spent:\n%s", said)
-		}
-	}
-	if !strings.Contains(second, "6/6 complete") {
-		t.Errorf("the phase did not complete:\n%s", second)
-	}
-	counts := TaskCommits(t, root)
-	onMain := Git(t, root, "log", "main", "--format=%s")
-	for id, tasks := range SixPlanTasks {
-		for i := range tasks {
-			if n := counts[fmt.Sprintf("%s/%d", id, i+1)]; n != 1 {
-				t.Errorf("task %s/%d committed %d times", id, i+1, n)
-			}
-		}
-		if n := strings.Count(onMain, "docs("+id+"): complete plan"); n != 1 {
-			t.Errorf("%d SUMMARY commits of %s on main", n, id)
-		}
-	}
+	CheckSixPlans(t, root, firstOut, second)
 	if _, log := HiveCmd(t, bin, root, env, "log"); strings.Count(log, "the provider's usage limit ended the turn") != 1 {
 		t.Errorf("hive log does not show one turn ended on the usage limit:\n%s", log)
 	}
@@ -119,6 +100,33 @@ func WriteHiveConfig(t testing.TB, root string, agent map[string]any) {
 	}
 	if err := os.WriteFile(filepath.Join(root, ".hive", "config.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// CheckSixPlans checks a completed run of SixPlans in root, whose hive
+// said said: the phase complete, every task and SUMMARY committed once, no
+// retry spent.
+func CheckSixPlans(t testing.TB, root string, said ...string) {
+	t.Helper()
+	for _, s := range said {
+		if strings.Contains(s, "retry 1 of") {
+			t.Errorf("a retry was spent:\n%s", s)
+		}
+	}
+	if len(said) > 0 && !strings.Contains(said[len(said)-1], "6/6 complete") {
+		t.Errorf("the phase did not complete:\n%s", said[len(said)-1])
+	}
+	counts := TaskCommits(t, root)
+	onMain := Git(t, root, "log", "main", "--format=%s")
+	for id, tasks := range SixPlanTasks {
+		for i := range tasks {
+			if n := counts[fmt.Sprintf("%s/%d", id, i+1)]; n != 1 {
+				t.Errorf("task %s/%d committed %d times", id, i+1, n)
+			}
+		}
+		if n := strings.Count(onMain, "docs("+id+"): complete plan"); n != 1 {
+			t.Errorf("%d SUMMARY commits of %s on main", n, id)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package fakeopenai
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,10 +67,16 @@ func moduleRoot() string {
 // provider "fake" (wire_api "responses", key from env FAKE_API_KEY, no retries
 // so a scripted error fails the turn at once). They are accepted both before
 // the subcommand (`codex -c … exec …`) and after it.
-func (s *Server) CodexConfig() []string {
+func (s *Server) CodexConfig() []string { return s.CodexConfigRetrying(0) }
+
+// CodexConfigRetrying is CodexConfig with codex's own retries of a failed
+// request or stream (its default is 4 and 5): what a user's codex does at
+// a rate limit or an overload.
+func (s *Server) CodexConfigRetrying(retries int) []string {
 	return []string{
 		"-c", "model_provider=fake",
-		"-c", `model_providers.fake={name="fake",base_url="` + s.URL() + `/v1",wire_api="responses",env_key="FAKE_API_KEY",request_max_retries=0,stream_max_retries=0}`,
+		"-c", fmt.Sprintf(`model_providers.fake={name="fake",base_url="%s/v1",wire_api="responses",env_key="FAKE_API_KEY",request_max_retries=%d,stream_max_retries=%d}`,
+			s.URL(), retries, retries),
 	}
 }
 
