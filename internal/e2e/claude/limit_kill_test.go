@@ -54,6 +54,6 @@ func TestUsageLimitKillRealClaude(t *testing.T) {
 	e2etest.WriteHiveConfig(t, root, map[string]any{"cli": "claude", "path": claude})
 	env := append(e2etest.ClaudeEnv(srv.URL(), home), "PATH="+filepath.Dir(claude)+":"+os.Getenv("PATH"), "CI=true",
 		"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test")
-	e2etest.KillDuringLimitWait(t, bin, root, env)
+	e2etest.KillDuringSixPlans(t, bin, root, env)
 	t.Logf("%d model requests", len(srv.MainRequests()))
 }

@@ -17,27 +17,26 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// KillDuringLimitWait runs `hive execute-phase 1` (bin, in root, with
-// env) on SixPlans, whose agents' provider answers one request with the
-// account's usage limit, resetting at most two minutes ahead. It checks
-// what a user relies on: while the run waits, `hive status --json` shows
-// the wait and its reset; hive SIGKILLed then and started again waits for
-// the same reset (what is left of the wait, not a new one), then goes on
-// and completes the phase, every task and SUMMARY committed once, one
-// turn ended on the limit, no retry spent. hive runs as a program, so
-// this waits for the reset on the wall clock, idle.
-func KillDuringLimitWait(t *testing.T, bin, root string, env []string) {
+// KillDuringLimitWait runs hive (bin, in root, with env) with args: a run
+// whose agents' provider answers one request with the account's usage
+// limit, resetting at most two minutes ahead. It checks what a user relies
+// on: while the run waits, `hive status --json` shows the wait and its
+// reset; hive SIGKILLed then and started again with resume waits for the
+// same reset (what is left of the wait, not a new one), then goes on and
+// ends with exit 0. It returns what the two runs said, for the caller to
+// check their work. hive runs as a program, so this waits for the reset on
+// the wall clock, idle.
+func KillDuringLimitWait(t *testing.T, bin, root string, env, args, resume []string) (first, second string) {
 	t.Helper()
-	args := []string{"execute-phase", "1", "--yes", "--no-tui"}
-	first := exec.Command(bin, args...)
-	first.Dir, first.Env = root, env
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = root, env
 	var out syncBuffer
-	first.Stdout, first.Stderr = &out, &out
-	if err := first.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- first.Wait() }()
+	go func() { done <- cmd.Wait() }()
 	deadline := time.After(RunTimeout)
 	for !strings.Contains(out.String(), "waiting for the usage limit's reset at") {
 		select {
@@ -58,15 +57,15 @@ func KillDuringLimitWait(t *testing.T, bin, root string, env []string) {
 		t.Errorf("the wait ends at %v, %v from now: want within the two minutes the provider said", wait.Until, d)
 	}
 	t.Logf("hive status --json: waiting for the %s limit met by %s until %s", wait.Kind, wait.Job, wait.Until.Format(time.TimeOnly))
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-done
-	firstOut := out.String()
+	first = out.String()
 
-	code, second := HiveCmd(t, bin, root, env, args...)
+	code, second = HiveCmd(t, bin, root, env, resume...)
 	if code != 0 {
-		t.Fatalf("hive execute-phase started again: exit %d\nfirst run:\n%s\nsecond run:\n%s", code, firstOut, second)
+		t.Fatalf("hive %s: exit %d\nfirst run:\n%s\nsecond run:\n%s", strings.Join(resume, " "), code, first, second)
 	}
 	if at := wait.Until.UTC().Format("15:04:05 MST"); !strings.Contains(second, "still waiting for the usage limit's reset at "+at) {
 		t.Errorf("the second run does not wait for the same reset (%s):\n%s", at, second)
@@ -74,10 +73,7 @@ func KillDuringLimitWait(t *testing.T, bin, root string, env []string) {
 	if !waitOver.MatchString(second) {
 		t.Errorf("the second run did not end the wait:\n%s", second)
 	}
-	CheckSixPlans(t, root, firstOut, second)
-	if _, log := HiveCmd(t, bin, root, env, "log"); strings.Count(log, "the provider's usage limit ended the turn") != 1 {
-		t.Errorf("hive log does not show one turn ended on the usage limit:\n%s", log)
-	}
+	return first, second
 }
 
 // WriteHiveConfig writes root's .hive/config.json: agent plays every role,
@@ -100,6 +96,19 @@ func WriteHiveConfig(t testing.TB, root string, agent map[string]any) {
 	}
 	if err := os.WriteFile(filepath.Join(root, ".hive", "config.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// KillDuringSixPlans is KillDuringLimitWait on `hive execute-phase 1` of
+// SixPlans, then checks the phase's work (CheckSixPlans) and that one turn
+// ended on the usage limit (hive log).
+func KillDuringSixPlans(t *testing.T, bin, root string, env []string) {
+	t.Helper()
+	phase := []string{"execute-phase", "1", "--yes", "--no-tui"}
+	first, second := KillDuringLimitWait(t, bin, root, env, phase, phase)
+	CheckSixPlans(t, root, first, second)
+	if _, log := HiveCmd(t, bin, root, env, "log"); strings.Count(log, "the provider's usage limit ended the turn") != 1 {
+		t.Errorf("hive log does not show one turn ended on the usage limit:\n%s", log)
 	}
 }
 
