@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,15 +31,7 @@ func TestUsageLimitKillRealClaude(t *testing.T) {
 	root := e2etest.Repo(t, e2etest.SixPlans())
 
 	var requests atomic.Int32
-	limit := fa.Rule{Name: "usage limit", Times: 1,
-		Match: func(*fa.Conversation) bool { return requests.Add(1) == 3 },
-		Reply: func(*fa.Conversation) fa.Reply {
-			epoch := strconv.FormatInt(time.Now().Add(2*time.Minute).Unix(), 10)
-			return fa.Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "This request would exceed your account's rate limit.",
-				Header: http.Header{"Anthropic-Ratelimit-Unified-Status": {"rejected"}, "Anthropic-Ratelimit-Unified-Reset": {epoch},
-					"Anthropic-Ratelimit-Unified-Representative-Claim": {"five_hour"}, "Anthropic-Ratelimit-Unified-5h-Status": {"rejected"},
-					"Anthropic-Ratelimit-Unified-5h-Reset": {epoch}}}
-		}}
+	limit := fa.Rule{Name: "usage limit", Times: 1, Match: func(*fa.Conversation) bool { return requests.Add(1) == 3 }, Reply: usageLimitIn2m}
 	executor := fa.Rule{Name: "executor",
 		Match: func(c *fa.Conversation) bool { return e2etest.PlanToRun.MatchString(e2etest.FirstUserText(c)) },
 		Reply: func(c *fa.Conversation) fa.Reply {
@@ -50,10 +43,53 @@ func TestUsageLimitKillRealClaude(t *testing.T) {
 			return fa.Bash(cmd)
 		}}
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{limit, executor}})
-	home := t.TempDir()
-	e2etest.WriteHiveConfig(t, root, map[string]any{"cli": "claude", "path": claude})
-	env := append(e2etest.ClaudeEnv(srv.URL(), home), "PATH="+filepath.Dir(claude)+":"+os.Getenv("PATH"), "CI=true",
-		"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test")
-	e2etest.KillDuringSixPlans(t, bin, root, env)
+	e2etest.KillDuringSixPlans(t, bin, root, subscriberEnv(t, root, claude, srv))
 	t.Logf("%d model requests", len(srv.MainRequests()))
+}
+
+// TestUsageLimitKillInARunWithClaude: hive, the program, runs hive run's
+// full workflow with the real Claude Code (logged in with a subscription)
+// playing every role; the tester's first request meets the account's
+// usage limit, resetting two minutes ahead. While the run waits, hive
+// status --json shows the wait; hive SIGKILLed and resumed (hive run
+// --resume) waits for the same reset, the tester runs again, and the run
+// completes with every task committed once: e2etest.KillDuringLimitWait.
+func TestUsageLimitKillInARunWithClaude(t *testing.T) {
+	t.Parallel()
+	claude := claudeBin(t)
+	bin := e2etest.HiveBin(t)
+	root := e2etest.Repo(t, e2etest.HealthService)
+	limit := fa.Rule{Name: "usage limit", Times: 1, Match: isTester, Reply: usageLimitIn2m}
+	srv := fa.New(t, fa.Script{Rules: []fa.Rule{limit, e2etest.HealthRoles(root, t.Errorf)}})
+	var roles []string
+	for _, s := range e2etest.Classic.Steps {
+		roles = append(roles, s.Role)
+	}
+	first, second := e2etest.KillDuringLimitWait(t, bin, root, subscriberEnv(t, root, claude, srv),
+		[]string{"run", e2etest.HealthObjective, "--roles", strings.Join(roles, ","), "--yes"}, []string{"run", "--resume"})
+	if !strings.Contains(second, "run 1 complete") {
+		t.Errorf("the resumed run did not complete:\nfirst run:\n%s\nresumed:\n%s", first, second)
+	}
+	e2etest.CheckHealthWork(t, root)
+	t.Logf("%d model requests", len(srv.MainRequests()))
+}
+
+// usageLimitIn2m is the API's answer at the account's usage limit (the
+// unified rate-limit headers Claude Code reads when logged in with a
+// subscription), resetting two minutes after the request.
+func usageLimitIn2m(*fa.Conversation) fa.Reply {
+	epoch := strconv.FormatInt(time.Now().Add(2*time.Minute).Unix(), 10)
+	return fa.Reply{Status: 429, ErrorType: "rate_limit_error", ErrorMessage: "This request would exceed your account's rate limit.",
+		Header: http.Header{"Anthropic-Ratelimit-Unified-Status": {"rejected"}, "Anthropic-Ratelimit-Unified-Reset": {epoch},
+			"Anthropic-Ratelimit-Unified-Representative-Claim": {"five_hour"}, "Anthropic-Ratelimit-Unified-5h-Status": {"rejected"},
+			"Anthropic-Ratelimit-Unified-5h-Reset": {epoch}}}
+}
+
+// subscriberEnv configures root's hive to run the real Claude Code, logged
+// in with a subscription's token, against srv, and returns hive's
+// environment.
+func subscriberEnv(t *testing.T, root, claude string, srv *fa.Server) []string {
+	e2etest.WriteHiveConfig(t, root, map[string]any{"cli": "claude", "path": claude})
+	return append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), "PATH="+filepath.Dir(claude)+":"+os.Getenv("PATH"), "CI=true", "GOFLAGS=",
+		"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test")
 }
