@@ -155,7 +155,7 @@ func answerRunTemporal(ctx context.Context, o *answerOptions, repo *gitx.Repo) (
 		return false, err
 	}
 	defer closeJournal()
-	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+	red := secretsOf(cfg).red
 	run, open, err := sendRunAnswer(ctx, c, id, d, j, red, o.plan, o.text)
 	var refused *piperun.AnswerError
 	switch {
@@ -180,7 +180,7 @@ func openAnswerJournals(root string) (answer.Journals, func(), error) {
 	// A secret typed into an answer is masked like any other (secrets.env
 	// and key-shaped text), so the journal never holds it.
 	if cfg, err := config.Load(root); err == nil {
-		js.Redactor = redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+		js.Redactor = secretsOf(cfg).red
 	}
 	var opened []journal.Journal
 	closeAll := func() {

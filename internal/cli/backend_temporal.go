@@ -31,7 +31,6 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/work"
@@ -430,7 +429,7 @@ func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
 	if err != nil {
 		return exitf(ExitUsage, "%v", err)
 	}
-	text := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv).String(o.text)
+	text := secretsOf(cfg).red.String(o.text)
 	ev := engine.Event{Type: engine.EvAnswer, Plan: o.plan, Text: text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
 	if err := c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
 		return fmt.Errorf("send the answer: %w", err)

@@ -20,7 +20,6 @@ import (
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
-	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
@@ -140,14 +139,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	// Secrets (secrets.env and key-like text) never reach logs or the journal,
 	// and agents get only the environment they need.
-	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
-	launcher = agent.WithSecrets(launcher, cfg.Secrets.Env, red)
-	for role, l := range roles {
-		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
-	}
-	if fallback != nil {
-		fallback = agent.WithSecrets(fallback, cfg.Secrets.Env, red)
-	}
+	sec := secretsOf(cfg)
+	launcher, fallback = sec.wrap(launcher), sec.wrap(fallback)
+	sec.wrapAll(roles)
 	interactive := !o.json && isTerminal(o.stdin)
 	dashboard := interactive && !o.noTUI && isTerminal(o.stdout)
 	n := &notify.Notifier{
@@ -167,7 +161,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	opts := runner.Options{
 		Repo:    repo,
 		Phase:   ph,
-		Journal: journalFaults(journal.Redacting(j, red)),
+		Journal: journalFaults(journal.Redacting(j, sec.red)),
 		Schedule: runner.Schedule{
 			MaxConcurrent: cfg.MaxConcurrent(),
 			Dynamic:       cfg.Dynamic(),

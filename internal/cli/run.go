@@ -25,7 +25,6 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/pricing"
-	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/shellhive"
 	"github.com/hivectl/hive/internal/tui"
@@ -437,7 +436,7 @@ func chooseRun(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.
 		if rungs := ladder(cfg, pipeline.RolePlanner, l.Name()); len(rungs) > 0 {
 			model = rungs[len(rungs)-1] // the cheapest
 		}
-		w, p := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: l, Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
+		w, p := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: secretsOf(cfg).wrap(l), Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
 		fmt.Fprintf(o.stderr, "workflow %s (by the %s): %s\n", p.Workflow, p.By, p.Reasoning)
 		ch.Workflow, ch.Planning = w, &p
 	} else {
@@ -467,7 +466,7 @@ func pipelineJournal(repo *gitx.Repo, cfg *config.Config) (journal.Journal, func
 	if err != nil {
 		return nil, nil, &exitError{code: ExitInternal, err: err}
 	}
-	return journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv))), func() { db.Close() }, nil
+	return journalFaults(journal.Redacting(db, secretsOf(cfg).red)), func() { db.Close() }, nil
 }
 
 // pipelineOptions readies a run of the pipeline here (its observer and
@@ -509,7 +508,12 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build, Tools: cfg.Tools,
 	}
 	opts.Prices, opts.Ladders, opts.Guard = prices(cfg), ladders, loopGuard(cfg)
-	opts.OnLimit, opts.Fallback = onLimit, fallback
+	// Checked, the agents get the secrets (secrets.env) and have them
+	// masked, as execute-phase's do.
+	sec := secretsOf(cfg)
+	sec.wrapAll(launchers)
+	opts.Launcher = launchers[pipeline.RoleImplementer]
+	opts.OnLimit, opts.Fallback = onLimit, sec.wrap(fallback)
 	if o.waitSet {
 		opts.CheckpointWait = o.wait.String()
 	}
@@ -517,7 +521,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	// otherwise hive's own paragraph does.
 	if _, ok := cfg.Models[pipeline.RolePostmortem]; ok {
 		if l, err := pickLauncher(o.agent, cfg, pipeline.RolePostmortem); err == nil {
-			opts.Postmortem = l
+			opts.Postmortem = sec.wrap(l)
 			if rungs := ladder(cfg, pipeline.RolePostmortem, l.Name()); len(rungs) > 0 {
 				opts.PostmortemModel = rungs[len(rungs)-1] // the cheapest
 			}
@@ -535,7 +539,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 			if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RoleEvaluator: l}); err != nil {
 				return opts, err
 			}
-			opts.Evaluator = l
+			opts.Evaluator = sec.wrap(l)
 			if rungs := ladder(cfg, pipeline.RoleEvaluator, l.Name()); len(rungs) > 0 {
 				opts.EvaluatorModel = rungs[len(rungs)-1] // the cheapest
 			}

@@ -25,7 +25,6 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -97,7 +96,7 @@ func (d *runDriver) takeUpRun(ctx context.Context, repo *gitx.Repo, cfg *config.
 			return fail(err)
 		}
 	}
-	adopted := journalFaults(journal.Redacting(db, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)))
+	adopted := journalFaults(journal.Redacting(db, secretsOf(cfg).red))
 	if err := reconcile(adopted, kept, recs); err != nil {
 		return fail(err)
 	}

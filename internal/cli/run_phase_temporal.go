@@ -396,6 +396,7 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
+	secretsOf(cfg).wrapAll(launchers)
 	o := piperun.Options{Repo: repo, Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, WorktreeRoot: worktreeRoot(cfg, repo.Root), Setup: worktreeSetup(cfg),
 		MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall, Prices: prices(cfg), Ladders: ladders, Guard: loopGuard(cfg)}
 	var exec *phaseExecutor

@@ -332,6 +332,7 @@ func (r *roleRunner) Run(ctx context.Context, raw json.RawMessage, emit func(jso
 	if err := r.check(ctx, repo.Root, req.Role, launchers[req.Role], cfg.Secrets.Env); err != nil {
 		return err
 	}
+	secretsOf(cfg).wrapAll(launchers)
 	root := worktreeRoot(cfg, repo.Root)
 	if root == "" {
 		if root, err = gitx.DefaultWorktreeRoot(repo.Root); err != nil {

@@ -153,7 +153,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		// The request is in the workflow's history, a journal: a secret
 		// in the objective or a context file is masked there, as in
 		// .hive/runs.db.
-		red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
+		red := secretsOf(cfg).red
 		for i := range ch.Context {
 			ch.Context[i].Text = red.String(ch.Context[i].Text)
 		}
@@ -207,7 +207,7 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		fmt.Fprintf(o.stderr, "hive: %v (hive answer in this folder then needs --backend temporal)\n", err)
 	}
 	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo, answer: o.answerCommand(repo.Root)}
-	return followRun(ctx, o, c, run, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), obs, running, checkpointWait(cfg, o.waitSet, o.wait))
+	return followRun(ctx, o, c, run, j, secretsOf(cfg).red, obs, running, checkpointWait(cfg, o.waitSet, o.wait))
 }
 
 // takeUp checks the journal before a workflow starts: a new run needs no
@@ -251,7 +251,7 @@ func answerRunQuestion(ctx context.Context, o *runOptions, c client.Client, id s
 			return err
 		}
 		var refused *piperun.AnswerError
-		_, _, err = sendRunAnswer(ctx, c, id, d, j, redact.FromEnv(cfg.Secrets.Env, os.LookupEnv), "", o.answer)
+		_, _, err = sendRunAnswer(ctx, c, id, d, j, secretsOf(cfg).red, "", o.answer)
 		if errors.As(err, &refused) || errors.Is(err, piperun.ErrNoRun) {
 			return exitf(ExitUsage, "%v", err)
 		}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/config"
-	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/serve"
 	"github.com/spf13/cobra"
 )
@@ -102,7 +101,7 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv).With(token)
+	red := secretsOf(cfg).red.With(token)
 	logf := func(format string, args ...any) { fmt.Fprintf(o.stderr, "hive serve: "+format+"\n", args...) }
 	remote, err := o.remote(cmd.Context(), repo.Root, logf)
 	if err != nil {

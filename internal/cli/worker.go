@@ -16,7 +16,6 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 )
@@ -157,10 +156,8 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 	if err := preflightAgents(ctx, g.stderr, cfg.Secrets.Env, launcher, roles); err != nil {
 		return temporalRun{}, err
 	}
-	red := redact.FromEnv(cfg.Secrets.Env, os.LookupEnv)
-	for role, l := range roles {
-		roles[role] = agent.WithSecrets(l, cfg.Secrets.Env, red)
-	}
+	sec := secretsOf(cfg)
+	sec.wrapAll(roles)
 	// The agent a run switched by a usage limit starts (limits.on_limit
 	// fallback), where this worker's config names one.
 	var fallback agent.Launcher
@@ -169,7 +166,7 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 		if err != nil {
 			return temporalRun{}, err
 		}
-		fallback = agent.WithSecrets(l, cfg.Secrets.Env, red)
+		fallback = sec.wrap(l)
 	}
 	tab := prices(cfg)
 	var git runner.Git
@@ -189,7 +186,7 @@ func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remot
 		Phase:    ph,
 		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic(), Verify: cfg.Workflow.Verifier},
 		Agents: runner.Agents{
-			Launcher: agent.WithSecrets(launcher, cfg.Secrets.Env, red),
+			Launcher: sec.wrap(launcher),
 			Roles:    roles,
 			Team:     cfg.TeamMode(),
 			Stall:    cfg.Timeouts.Stall,

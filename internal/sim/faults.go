@@ -19,6 +19,11 @@ const (
 	// EnvLimitReset is how far ahead of its line the usage limit of the
 	// limit fault resets (a Go duration; default 3s).
 	EnvLimitReset = "HIVE_SIM_LIMIT_RESET"
+	// EnvSayEnv names a variable whose value a role of hive run says
+	// ("env NAME=value", or "env NAME unset") before its work: how a test
+	// sees what reached an agent's environment (secrets.env) and what its
+	// log and the run keep of it (masked).
+	EnvSayEnv = "HIVE_SIM_SAY_ENV"
 )
 
 // Fault kinds.

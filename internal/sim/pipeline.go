@@ -88,6 +88,13 @@ func (a *agent) playRole(prompt string) error {
 	// A role is one task: it takes HIVE_SIM_DELAY, as a real agent's turn
 	// takes its time.
 	time.Sleep(a.set.Delay)
+	if name := os.Getenv(EnvSayEnv); name != "" {
+		if v, ok := os.LookupEnv(name); ok {
+			a.out.text(fmt.Sprintf("env %s=%s", name, v))
+		} else {
+			a.out.text(fmt.Sprintf("env %s unset", name))
+		}
+	}
 	switch {
 	case faults.has(FaultHang):
 		a.hang()
