@@ -14,7 +14,17 @@ import (
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
-// TestUsageLimitKillRealClaude: hive, the program, runs a phase of six
+// TestWaitingWithClaude runs the tests of hive, the program, with the
+// real Claude Code that wait on the wall clock for a usage limit's reset,
+// together in one of go test's parallel slots.
+func TestWaitingWithClaude(t *testing.T) {
+	t.Parallel()
+	e2etest.Together(t,
+		e2etest.Subtest{Name: "usage limit, phase killed", Run: usageLimitKillPhase},
+		e2etest.Subtest{Name: "usage limit, run killed", Run: usageLimitKillRun})
+}
+
+// usageLimitKillPhase: hive, the program, runs a phase of six
 // plans (three at once) with the real Claude Code, logged in with a
 // subscription's token so that it reads the API's unified rate-limit
 // headers. The account's usage limit answers the run's third model
@@ -24,8 +34,7 @@ import (
 // e2etest.KillDuringLimitWait. (Claude Code itself holds a session's
 // requests until a reset it was told, by the wall clock, so the wait
 // cannot be played on a test clock with it.)
-func TestUsageLimitKillRealClaude(t *testing.T) {
-	t.Parallel()
+func usageLimitKillPhase(t *testing.T) {
 	claude := claudeBin(t)
 	bin := e2etest.HiveBin(t)
 	root := e2etest.Repo(t, e2etest.SixPlans())
@@ -47,26 +56,20 @@ func TestUsageLimitKillRealClaude(t *testing.T) {
 	t.Logf("%d model requests", len(srv.MainRequests()))
 }
 
-// TestUsageLimitKillInARunWithClaude: hive, the program, runs hive run's
+// usageLimitKillRun: hive, the program, runs hive run's
 // full workflow with the real Claude Code (logged in with a subscription)
 // playing every role; the tester's first request meets the account's
 // usage limit, resetting two minutes ahead. While the run waits, hive
 // status --json shows the wait; hive SIGKILLed and resumed (hive run
 // --resume) waits for the same reset, the tester runs again, and the run
 // completes with every task committed once: e2etest.KillDuringLimitWait.
-func TestUsageLimitKillInARunWithClaude(t *testing.T) {
-	t.Parallel()
+func usageLimitKillRun(t *testing.T) {
 	claude := claudeBin(t)
 	bin := e2etest.HiveBin(t)
 	root := e2etest.Repo(t, e2etest.HealthService)
 	limit := fa.Rule{Name: "usage limit", Times: 1, Match: isTester, Reply: usageLimitIn2m}
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{limit, e2etest.HealthRoles(root, t.Errorf)}})
-	var roles []string
-	for _, s := range e2etest.Classic.Steps {
-		roles = append(roles, s.Role)
-	}
-	first, second := e2etest.KillDuringLimitWait(t, bin, root, subscriberEnv(t, root, claude, srv),
-		[]string{"run", e2etest.HealthObjective, "--roles", strings.Join(roles, ","), "--yes"}, []string{"run", "--resume"})
+	first, second := e2etest.KillDuringLimitWait(t, bin, root, subscriberEnv(t, root, claude, srv), e2etest.ClassicRun(), []string{"run", "--resume"})
 	if !strings.Contains(second, "run 1 complete") {
 		t.Errorf("the resumed run did not complete:\nfirst run:\n%s\nresumed:\n%s", first, second)
 	}

@@ -20,14 +20,14 @@ import (
 func TestCodexLimits(t *testing.T) {
 	t.Parallel()
 	bin := fakeopenai.CodexBinary(t)
-	resets := time.Now().Add(7980 * time.Second).Unix() // codex reads resets_at, not resets_in_seconds
 	for _, c := range []struct {
 		name  string
 		reply fakeopenai.Reply
 		want  work.LimitKind
 	}{
-		{"usage limit", fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
-			ErrorFields: map[string]any{"plan_type": "plus", "resets_at": resets, "resets_in_seconds": 7980}}, work.LimitUsage},
+		// codex reads resets_at, not resets_in_seconds: made when the
+		// request comes (a subtest may wait minutes for its slot).
+		{"usage limit", usageLimit(7980 * time.Second), work.LimitUsage},
 		{"rate limit", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}, work.LimitRate},
 		{"overloaded", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}, work.LimitOverload},
 		{"key refused", fakeopenai.Reply{Status: 401, Error: "Incorrect API key provided"}, work.LimitAuth},
@@ -78,9 +78,7 @@ func TestUsageLimitRealCodex(t *testing.T) {
 		tasks := executorTasks["01-01"]
 		cont := "You continue plan 01-01"
 		*s = append(fakeopenai.Script{
-			{Name: "usage limit", UserText: key, TurnToolOutputs: 1, Times: 1,
-				Reply: fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
-					ErrorFields: map[string]any{"plan_type": "plus", "resets_at": time.Now().Add(150 * time.Second).Unix(), "resets_in_seconds": 150}}},
+			{Name: "usage limit", UserText: key, TurnToolOutputs: 1, Times: 1, Reply: usageLimit(150 * time.Second)},
 			// The continuation does task 2, the SUMMARY, then reports.
 			{Name: "01-01 continued: task 2", UserText: cont, TurnToolOutputs: 0, Times: 1, Reply: fakeopenai.Run(e2etest.TaskCmd("01-01", 2, tasks[1]))},
 			{Name: "01-01 continued: summary", UserText: cont, TurnToolOutputs: 1, Times: 1, Reply: fakeopenai.Run(e2etest.SummaryCmd(phaseDir, "01-01", tasks))},

@@ -102,14 +102,8 @@ func TestUsageLimitInARunWithCodex(t *testing.T) {
 	t.Parallel()
 	bin := fakeopenai.CodexBinary(t)
 	root := e2etest.Repo(t, e2etest.HealthService)
-	isTester := func(r fakeopenai.Request) bool {
-		m := e2etest.RoleHeading.FindStringSubmatch(r.LastUserText)
-		return m != nil && m[1] == pipeline.RoleTester
-	}
 	srv := fakeopenai.New(t, fakeopenai.Script{
-		{Name: "usage limit", TurnToolOutputs: fakeopenai.Any, Match: isTester, Times: 1,
-			Reply: fakeopenai.Reply{Status: 429, Error: "The usage limit has been reached", ErrorType: "usage_limit_reached",
-				ErrorFields: map[string]any{"plan_type": "plus", "resets_at": time.Now().Add(150 * time.Second).Unix(), "resets_in_seconds": 150}}},
+		{Name: "usage limit", TurnToolOutputs: fakeopenai.Any, Match: isTester, Times: 1, Reply: usageLimit(150 * time.Second)},
 		{Name: "roles", TurnToolOutputs: fakeopenai.Any, Reply: playRoles(t)},
 	})
 	home := t.TempDir()

@@ -12,7 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
 
-// TestRateLimitStormsRealCodex: for the first minute of a run of
+// rateLimitStorms: for the first minute of a run of
 // e2etest.SixPlans by hive, the program, with the real codex, half of the
 // API's answers are 429 rate limits, or 500 overloads (drawn from a fixed
 // seed), beside the same run without a storm. codex retries them itself
@@ -21,8 +21,7 @@ import (
 // reports what the storm cost: the errors served, the turns that ended on
 // a limit (hive backed off for those) and the wall time added. It asserts
 // no time: a loaded machine runs slower.
-func TestRateLimitStormsRealCodex(t *testing.T) {
-	t.Parallel()
+func rateLimitStorms(t *testing.T) {
 	codex := fakeopenai.CodexBinary(t)
 	bin := e2etest.HiveBin(t)
 	type figures struct {
@@ -31,9 +30,8 @@ func TestRateLimitStormsRealCodex(t *testing.T) {
 	}
 	var mu sync.Mutex
 	got := map[string]figures{}
-	storm := func(name string, reply fakeopenai.Reply) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
+	storm := func(name string, reply fakeopenai.Reply) e2etest.Subtest {
+		return e2etest.Subtest{Name: name, Run: func(t *testing.T) {
 			root := e2etest.Repo(t, e2etest.SixPlans())
 			var served atomic.Int32
 			var first time.Time
@@ -51,21 +49,9 @@ func TestRateLimitStormsRealCodex(t *testing.T) {
 						served.Add(1)
 						return reply
 					}}},
-				{Name: "executor", TurnToolOutputs: fakeopenai.Any,
-					Match: func(r fakeopenai.Request) bool { return e2etest.PlanToRun.MatchString(r.LastUserText) },
-					Reply: fakeopenai.Reply{Func: func(r fakeopenai.Request) fakeopenai.Reply {
-						id := e2etest.PlanToRun.FindStringSubmatch(r.LastUserText)[2]
-						cmd, report := e2etest.NextStep(t, root, phaseDir, id, e2etest.SixPlanTasks[id])
-						if cmd == "" {
-							return fakeopenai.Say(report)
-						}
-						return fakeopenai.Run(cmd)
-					}}},
+				sixPlanExecutor(t, root),
 			})
-			home := t.TempDir()
-			e2etest.WriteHiveConfig(t, root, map[string]any{"cli": "codex", "path": codex, "model": fakeopenai.Model,
-				"args": srv.CodexConfigRetrying(4), "env": map[string]string{"CODEX_HOME": home, "FAKE_API_KEY": "test"}})
-			env := append(fakeopenai.CodexEnv(home), "HOME="+home, "CI=true")
+			env := hiveWithCodex(t, codex, root, srv, 4)
 			start := time.Now()
 			code, out := e2etest.HiveCmd(t, bin, root, env, "execute-phase", "1", "--yes", "--no-tui")
 			took := time.Since(start)
@@ -77,20 +63,17 @@ func TestRateLimitStormsRealCodex(t *testing.T) {
 			mu.Lock()
 			got[name] = figures{errors: int(served.Load()), limited: strings.Count(log, "limit ended the turn"), took: took}
 			mu.Unlock()
-		})
+		}}
 	}
-	// The runs are parallel subtests: their figures are all in once the
-	// test's cleanup runs.
-	t.Cleanup(func() {
-		base := got["none"].took
-		for _, name := range []string{"429", "500"} {
-			if f, ok := got[name]; ok {
-				t.Logf("%s storm (half the requests of the first minute): %d errors served, %d turns ended on the limit (hive backed off), run %s, %s more than without a storm (%s)",
-					name, f.errors, f.limited, f.took.Round(time.Second), (f.took - base).Round(time.Second), base.Round(time.Second))
-			}
+	e2etest.Together(t,
+		storm("none", fakeopenai.Reply{}),
+		storm("429", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}),
+		storm("500", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}))
+	base := got["none"].took
+	for _, name := range []string{"429", "500"} {
+		if f, ok := got[name]; ok {
+			t.Logf("%s storm (half the requests of the first minute): %d errors served, %d turns ended on the limit (hive backed off), run %s, %s more than without a storm (%s)",
+				name, f.errors, f.limited, f.took.Round(time.Second), (f.took - base).Round(time.Second), base.Round(time.Second))
 		}
-	})
-	storm("none", fakeopenai.Reply{})
-	storm("429", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"})
-	storm("500", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"})
+	}
 }

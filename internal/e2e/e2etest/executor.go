@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The shell commands of a fake executor that runs its steps through an
@@ -71,16 +72,27 @@ func FinalText(phaseDir, id string, tasks []Task) string {
 }
 
 // NextStep plays the executor of plan id from what the repository at root
-// holds: the command of the first of its tasks with no commit on any ref,
-// else the command of its SUMMARY, else (cmd "") its report. So a session
+// holds: the command of the first of its tasks with no commit on any
+// branch, else the command of its SUMMARY, else (cmd "") its report. So a session
 // cut off anywhere (by a limit, by a kill of hive) is taken up by the next
 // one with no script of where it was cut. It runs in a fake server's
 // handler, which may hold the server's lock: where git fails it reports
 // the plan failed rather than stop the goroutine (t.Fatal would).
 func NextStep(t testing.TB, root, phaseDir, id string, tasks []Task) (cmd, report string) {
-	cmd0 := exec.Command("git", "log", "--all", "--format=%s%n%b")
-	cmd0.Dir = root
-	out, err := cmd0.CombinedOutput()
+	// The branches, not --all: --all reads each worktree's HEAD, which a
+	// worktree hive removes meanwhile may leave naming nothing ("bad
+	// object worktrees/01-04/HEAD"). A ref deleted while git reads it fails
+	// the same way: try again.
+	var out []byte
+	var err error
+	for try := 0; try < 5; try++ {
+		git := exec.Command("git", "log", "--branches", "--format=%s%n%b")
+		git.Dir = root
+		if out, err = git.CombinedOutput(); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	if err != nil {
 		t.Errorf("plan %s: git log: %v\n%s", id, err, out)
 		return "", fmt.Sprintf("PLAN FAILED\n\n**Plan:** %s\n**Error:** git log: %v", id, err)

@@ -158,3 +158,27 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Subtest is a named subtest for Together.
+type Subtest struct {
+	Name string
+	Run  func(*testing.T)
+}
+
+// Together runs tests as subtests of t, all at once, in the one slot of go
+// test's -parallel that t holds: for tests that mostly wait on the wall
+// clock (a usage limit's reset, hive's backoffs), which as parallel tests
+// would each hold a slot that a test at work could use (the package's
+// other tests waited minutes behind them).
+func Together(t *testing.T, tests ...Subtest) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, st := range tests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(st.Name, st.Run)
+		}()
+	}
+	wg.Wait()
+}

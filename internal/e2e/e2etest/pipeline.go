@@ -93,6 +93,16 @@ func HealthSummary(dir, id string) string {
 var Classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer},
 	{Role: pipeline.RoleComb}, {Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
 
+// ClassicRun is the command line of hive run that runs Classic on
+// HealthObjective, unattended.
+func ClassicRun() []string {
+	var roles []string
+	for _, s := range Classic.Steps {
+		roles = append(roles, s.Role)
+	}
+	return []string{"run", HealthObjective, "--roles", strings.Join(roles, ","), "--yes"}
+}
+
 // CheckHealthRun checks what a run of Classic on HealthObjective left in
 // root: every job done at its first attempt with its role's report and
 // tokens, the project's tests passed, the plans' files on main with one
