@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // key is a key press as the terminal reports it.
@@ -159,5 +160,37 @@ func TestShortBodyNeverScrolls(t *testing.T) {
 	got := ansi.Strip(strings.Join(lines, "\n"))
 	if strings.Contains(got, "↕") || !strings.Contains(got, "decides what the documenter writes") {
 		t.Errorf("a one-line body short of room:\n%s", got)
+	}
+}
+
+// TestResumeNowAtALimit: while the run waits for a provider's limit, the
+// header says so, the footer offers ctrl+r, and ctrl+r sends what `hive
+// answer limit resume-now` does; with no wait, ctrl+r sends nothing.
+func TestResumeNowAtALimit(t *testing.T) {
+	answers := make(chan engine.Answer, 1)
+	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
+	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	snap := decisionSnapshot()
+	snap.Queue = nil
+	tm, _ = tm.Update(SnapshotMsg{Snap: snap})
+	ctrlR := tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
+	if _, cmd := tm.Update(ctrlR); cmd != nil {
+		t.Error("ctrl+r did something while the run waits for no limit")
+	}
+	snap.Limit = &work.LimitWait{Kind: work.LimitUsage, Since: at(70), Until: at(75).Add(2*time.Hour + 13*time.Minute), Job: "01-02"}
+	tm, _ = tm.Update(SnapshotMsg{Snap: snap})
+	screen := ansi.Strip(tm.(Model).Screen())
+	for _, want := range []string{"waiting: usage limit", "waiting for the usage limit's reset at", "(in 2h13m)", "ctrl+r go on now"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	_, cmd := tm.Update(ctrlR)
+	if cmd == nil {
+		t.Fatal("ctrl+r sent nothing")
+	}
+	cmd()
+	if a := receive(t, answers); a != (engine.Answer{Plan: engine.LimitID, Text: engine.ResumeNow}) {
+		t.Errorf("answer = %+v, want limit resume-now", a)
 	}
 }

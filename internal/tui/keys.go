@@ -13,6 +13,7 @@ type keyMap struct {
 	ScrollDown     key.Binding
 	Help           key.Binding
 	Pause          key.Binding
+	ResumeNow      key.Binding
 	Quit, QuitRead key.Binding
 }
 
@@ -27,6 +28,7 @@ func newKeyMap() keyMap {
 		ScrollDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgup/pgdn", "scroll checkpoint")),
 		Help:       key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "help")),
 		Pause:      key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "pause the team")),
+		ResumeNow:  key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "go on now")),
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop (resumable)")),
 		QuitRead:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}

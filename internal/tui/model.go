@@ -169,6 +169,17 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			return nil
 		}
+	case key.Matches(k, ks.ResumeNow) && m.opts.Answers != nil && m.snap.Limit != nil:
+		// As `hive answer limit resume-now`: the plans go on now, and meet
+		// the limit again if it has not passed.
+		ch, done := m.opts.Answers, m.opts.Done
+		return m, func() tea.Msg {
+			select {
+			case ch <- engine.Answer{Plan: engine.LimitID, Text: engine.ResumeNow}:
+			case <-done:
+			}
+			return nil
+		}
 	case key.Matches(k, ks.ScrollUp), key.Matches(k, ks.ScrollDown):
 		_, last := m.render()
 		if key.Matches(k, ks.ScrollUp) {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/work"
 )
 
 // View implements tea.Model: the whole screen, in the alternate screen so
@@ -174,6 +175,8 @@ func (m Model) header(w int) []string {
 		state = "aborting"
 	case len(s.Queue) > 0:
 		state = fmt.Sprintf("%d waiting for you", len(s.Queue))
+	case s.Limit != nil:
+		state = "waiting: " + work.Limit{Kind: s.Limit.Kind}.Describe()
 	}
 	parts := []string{stTitle.Render("hive") + " " + stBold.Render(m.opts.Title)}
 	if m.opts.Dir != "" {
@@ -481,6 +484,9 @@ func (m Model) bindings(w int) [][2]string {
 	if m.opts.Answers == nil {
 		return append(b, [2]string{"q", "quit"})
 	}
+	if m.snap.Limit != nil {
+		b = append(b, [2]string{"ctrl+r", "go on now"})
+	}
 	if w < narrowW {
 		return append(b, [2]string{"ctrl+c", "stop"}) // the help says it resumes
 	}
@@ -500,6 +506,9 @@ func (m Model) fullHelp(w int) []string {
 	keys := [][2]string{
 		{"ctrl+p", "pause the team: each agent commits its work in progress and writes its notes, hive writes HANDOFF.md and stops; the same command resumes it"},
 		{"ctrl+c", "stop the run: the agents stop, their work is kept, the same command resumes it"},
+	}
+	if m.snap.Limit != nil {
+		keys = append(keys, [2]string{"ctrl+r", "go on now rather than wait for the provider's limit, as `hive answer limit resume-now` does (an agent meets the limit again if it has not passed)"})
 	}
 	if m.opts.Answers == nil {
 		keys = [][2]string{{"q", "quit (the run goes on)"}}
