@@ -158,6 +158,15 @@ func (m PipelineModel) render() ([]string, int) {
 		w, h = 80, 24
 	}
 	footer := m.footer(w)
+	if lw := m.snap.Limit; lw != nil && !m.snap.Finished {
+		// The screen has no clock of its own: the reset's time, no countdown.
+		at := lw.Until.Local().Format("15:04")
+		text := fmt.Sprintf("waiting for %s at %s", lw.Kind.Awaited(), at)
+		if lw.Guessed {
+			text = fmt.Sprintf("waiting for %s (not said when: trying again at %s)", lw.Kind.Awaited(), at)
+		}
+		footer = append(wrapText(stAction.Render(text+": no role starts meanwhile; hive answer limit resume-now goes on now"), w), footer...)
+	}
 	view := m.view(w, false)
 	need := 0
 	switch {

@@ -391,3 +391,20 @@ func TestPipelineSendsOnce(t *testing.T) {
 		t.Errorf("the screen does not say why the answer was not sent:\n%s", s)
 	}
 }
+
+// TestPipelineLimitWait: while hive run waits for a provider's limit, its
+// screen says until when, and how to go on now, above the keys.
+func TestPipelineLimitWait(t *testing.T) {
+	snap := midRun(t)
+	snap.Open = nil
+	until := time.Date(2026, 12, 2, 22, 19, 0, 0, time.Local)
+	snap.Limit = &work.LimitWait{Kind: work.LimitUsage, Since: until.Add(-2 * time.Hour), Until: until, Job: "tester"}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		_, got := pipelineScreen(t, NewPipeline(make(chan string, 1), nil), size[0], size[1], PipelineMsg{Snapshot: snap})
+		checkFits(t, got, size[0], size[1])
+		words := strings.Fields(ansi.Strip(got))
+		if want := "waiting for the usage limit's reset at 22:19: no role starts meanwhile; hive answer limit resume-now goes on now"; !inOrder(words, strings.Fields(want)) {
+			t.Errorf("%dx%d: %q is not on the screen:\n%s", size[0], size[1], want, got)
+		}
+	}
+}
