@@ -12,7 +12,7 @@ CODEX_VERSION       ?= 0.169.0
 TOOLS               := .tools
 TOOLS_STAMP         := $(TOOLS)/.installed-claude-$(CLAUDE_CODE_VERSION)-codex-$(CODEX_VERSION)
 
-.PHONY: all build test test-times vet fuzz chaos crashpoints bench demo docs clean tools browser python temporal
+.PHONY: all build test test-times vet fuzz chaos crashpoints bench demo docs clean tools browser python temporal gh
 
 all: build
 
@@ -57,6 +57,20 @@ python:
 	@python3 -c 'import pytest' 2>/dev/null || test -d $(PYTHON_TOOLS)/pytest || { 		rm -rf $(TOOLS)/python $(TOOLS)/debs && mkdir -p $(TOOLS)/debs && cd $(TOOLS)/debs && 		{ apt-get download $(PYTEST_DEBS) 2>/dev/null || { 			sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; 			$$sudo apt-get update -qq && apt-get download $(PYTEST_DEBS); }; } && 		for deb in *.deb; do dpkg -x $$deb ../python; done; }
 	@PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS) python3 -m pytest --version
 
+# The GitHub tests run the real gh CLI against the project's fake GitHub API
+# (internal/testsupport/fakegithub): Debian's gh package, downloaded and
+# unpacked into .tools/gh (no root needed), found through HIVE_GH.
+GH_TOOLS := $(TOOLS)/gh
+GH       := $(GH_TOOLS)/usr/bin/gh
+gh:
+	@test -x $(GH) || { \
+		rm -rf $(GH_TOOLS) $(TOOLS)/gh-deb && mkdir -p $(TOOLS)/gh-deb && cd $(TOOLS)/gh-deb && \
+		{ apt-get download gh 2>/dev/null || { \
+			sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+			$$sudo apt-get update -qq && apt-get download gh; }; } && \
+		dpkg -x gh_*.deb ../gh && cd .. && rm -rf gh-deb; }
+	@$(GH) --version | head -1
+
 # The Temporal backend's tests start a dev server: the temporal CLI, built
 # from the Go module proxy into .tools/temporal (after `tools`, which wipes
 # .tools when the agent CLIs change) and handed to the SDK by path, so that
@@ -76,8 +90,8 @@ $(TEMPORAL_STAMP):
 # The tests run with a temporary home (internal/testsupport): the check
 # around them fails the run if they changed the developer's ~/.cache/hive.
 HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
-TEST_ENV := HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH}
-test: vet tools browser python temporal
+TEST_ENV := HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_GH=$(CURDIR)/$(GH) HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH}
+test: vet tools browser python temporal gh
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
 	$(TEST_ENV) $(GO) test -count=1 -timeout 50m ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
@@ -86,7 +100,7 @@ test: vet tools browser python temporal
 # The suite as `make test` runs it, timed: each package's wall time and the
 # slowest 30 tests (TEST_TIMES_N), from go test -json kept in .tools/test.json.
 TEST_TIMES_N ?= 30
-test-times: tools browser python temporal
+test-times: tools browser python temporal gh
 	$(TEST_ENV) $(GO) test -count=1 -timeout 50m -json ./... > $(TOOLS)/test.json; \
 		status=$$?; $(GO) run ./internal/testtimes -n $(TEST_TIMES_N) < $(TOOLS)/test.json; exit $$status
 

@@ -1,0 +1,326 @@
+// Package fakegithub is a GitHub API of the project's own, for tests that
+// run the real gh CLI: an HTTPS server on loopback (gh talks to it as a
+// GitHub Enterprise host, trusting the server's test CA through
+// SSL_CERT_FILE) that answers the subset of GraphQL and REST that hive's
+// gh commands use, from a repository's state the test sets up (issues,
+// their labels and comments) and reads back. It speaks GraphQL by
+// operation name, not by parsing queries: an operation it does not know
+// fails the test with its name, so a gh that asks for something new is
+// found at once.
+package fakegithub
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Issue is an issue of the repository.
+type Issue struct {
+	Number   int
+	Title    string
+	Body     string
+	Labels   []string
+	Comments []Comment
+	Closed   bool
+}
+
+// Comment is a comment on an issue.
+type Comment struct {
+	Author string
+	Body   string
+}
+
+// Request is one request the server answered: its GraphQL operation's
+// name (or "METHOD PATH" for REST) and variables.
+type Request struct {
+	Operation string
+	Variables map[string]any
+}
+
+// Server is the fake API of one repository, Owner/Name.
+type Server struct {
+	Owner, Name string
+
+	t      testing.TB
+	srv    *httptest.Server
+	caFile string
+
+	mu     sync.Mutex
+	issues map[int]*Issue
+	reqs   []Request
+}
+
+// New starts the fake API of repository owner/name; it stops when t ends.
+func New(t testing.TB, owner, name string) *Server {
+	t.Helper()
+	s := &Server{Owner: owner, Name: name, t: t, issues: map[int]*Issue{}}
+	s.srv = httptest.NewTLSServer(http.HandlerFunc(s.handle))
+	t.Cleanup(s.srv.Close)
+	s.caFile = filepath.Join(t.TempDir(), "fakegithub-ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
+	if err := os.WriteFile(s.caFile, pemBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Host is the server's host as gh names it: 127.0.0.1:PORT.
+func (s *Server) Host() string { return strings.TrimPrefix(s.srv.URL, "https://") }
+
+// Repo is the repository as gh's -R takes it: HOST/OWNER/NAME.
+func (s *Server) Repo() string { return s.Host() + "/" + s.Owner + "/" + s.Name }
+
+// URL is the repository's web address.
+func (s *Server) URL() string { return s.srv.URL + "/" + s.Owner + "/" + s.Name }
+
+// Env is the environment that points gh at the server, logged in, with
+// its configuration in configDir: the server's host as gh's default host,
+// its CA trusted, and nothing asked or announced.
+func (s *Server) Env(configDir string) []string {
+	return []string{
+		"GH_HOST=" + s.Host(),
+		"GH_ENTERPRISE_TOKEN=fakegithub-token",
+		"SSL_CERT_FILE=" + s.caFile,
+		"GH_CONFIG_DIR=" + configDir,
+		"GH_PROMPT_DISABLED=1",
+		"GH_NO_UPDATE_NOTIFIER=1",
+		"NO_COLOR=1",
+	}
+}
+
+// AddIssue adds (or replaces) an issue.
+func (s *Server) AddIssue(i Issue) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.issues[i.Number] = &i
+}
+
+// Requests is every request the server answered, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reqs)
+}
+
+func (s *Server) issueURL(n int) string { return fmt.Sprintf("%s/issues/%d", s.URL(), n) }
+
+var operationRE = regexp.MustCompile(`(?:query|mutation)\s+(\w+)`)
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodPost || r.URL.Path != "/api/graphql" {
+		s.record(Request{Operation: r.Method + " " + r.URL.Path})
+		s.t.Errorf("fakegithub: no route %s %s", r.Method, r.URL.Path)
+		http.Error(w, `{"message":"fakegithub: no route"}`, http.StatusNotFound)
+		return
+	}
+	var q struct {
+		Query     string         `json:"query"`
+		Variables map[string]any `json:"variables"`
+	}
+	if err := json.Unmarshal(body, &q); err != nil {
+		http.Error(w, `{"message":"fakegithub: not JSON"}`, http.StatusBadRequest)
+		return
+	}
+	op := ""
+	if m := operationRE.FindStringSubmatch(q.Query); m != nil {
+		op = m[1]
+	}
+	s.record(Request{Operation: op, Variables: q.Variables})
+	var data any
+	var errs []map[string]any
+	switch op {
+	case "Issue_fields":
+		// gh asks which fields the server's Issue has, to know what to
+		// ask for: github.com's that gh 2.23 looks for.
+		var fields []map[string]string
+		for _, f := range []string{"id", "number", "title", "body", "state", "stateReason", "url", "labels", "comments", "author", "createdAt", "closed"} {
+			fields = append(fields, map[string]string{"name": f})
+		}
+		data = map[string]any{"Issue": map[string]any{"fields": fields}}
+	case "IssueByNumber":
+		data, errs = s.issueByNumber(q.Variables)
+	case "IssueSearch":
+		data = s.issueSearch(q.Variables)
+	case "CommentsForIssue":
+		// gh issue view --json comments reads them again, by the issue's id.
+		s.mu.Lock()
+		var n int
+		fmt.Sscanf(fmt.Sprint(q.Variables["id"]), "I_%d", &n)
+		if i := s.issues[n]; i != nil {
+			data = map[string]any{"node": map[string]any{"comments": s.comments(i)}}
+		} else {
+			errs = []map[string]any{{"type": "NOT_FOUND", "message": fmt.Sprintf("Could not resolve to a node with the global id of '%v'", q.Variables["id"])}}
+		}
+		s.mu.Unlock()
+	default:
+		s.t.Errorf("fakegithub: unknown GraphQL operation %q:\n%s", op, q.Query)
+		errs = []map[string]any{{"message": "fakegithub: unknown operation " + op}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	out := map[string]any{"data": data}
+	if errs != nil {
+		out["errors"] = errs
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, r)
+}
+
+// issueByNumber answers gh issue view.
+func (s *Server) issueByNumber(vars map[string]any) (any, []map[string]any) {
+	n := intVar(vars["number"])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.issues[n]
+	if i == nil || vars["owner"] != s.Owner || vars["repo"] != s.Name {
+		return map[string]any{"repository": map[string]any{"hasIssuesEnabled": true, "issue": nil}},
+			[]map[string]any{{"type": "NOT_FOUND", "path": []string{"repository", "issue"},
+				"message": fmt.Sprintf("Could not resolve to an issue or pull request with the number of %d.", n)}}
+	}
+	issue := s.issueFields(i)
+	issue["__typename"] = "Issue"
+	issue["comments"] = s.comments(i)
+	return map[string]any{"repository": map[string]any{"hasIssuesEnabled": true, "issue": issue}}, nil
+}
+
+// comments is i's comments as the API pages them (in one page).
+func (s *Server) comments(i *Issue) map[string]any {
+	nodes := []map[string]any{}
+	for k, c := range i.Comments {
+		nodes = append(nodes, map[string]any{
+			"id": fmt.Sprintf("IC_%d_%d", i.Number, k+1), "author": map[string]any{"login": c.Author}, "authorAssociation": "MEMBER",
+			"body": c.Body, "createdAt": "2026-11-30T12:00:00Z", "includesCreatedEdit": false, "isMinimized": false,
+			"minimizedReason": "", "reactionGroups": []any{}, "url": fmt.Sprintf("%s#issuecomment-%d", s.issueURL(i.Number), k+1), "viewerDidAuthor": false,
+		})
+	}
+	return map[string]any{"nodes": nodes, "pageInfo": map[string]any{"hasNextPage": false, "endCursor": ""}, "totalCount": len(nodes)}
+}
+
+// issueSearch answers gh issue list: open issues with every label the
+// search names.
+func (s *Server) issueSearch(vars map[string]any) any {
+	query, _ := vars["query"].(string)
+	var labels []string
+	closed := false
+	for _, term := range strings.Fields(query) {
+		switch {
+		case strings.HasPrefix(term, "label:"):
+			labels = append(labels, strings.Trim(strings.TrimPrefix(term, "label:"), `"`))
+		case term == "state:closed":
+			closed = true
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var nodes []map[string]any
+	for _, n := range slices.Sorted(maps.Keys(s.issues)) {
+		i := s.issues[n]
+		if i.Closed != closed || !containsAll(i.Labels, labels) {
+			continue
+		}
+		nodes = append(nodes, s.issueFields(i))
+	}
+	slices.Reverse(nodes) // newest first, as GitHub lists them
+	return map[string]any{
+		"repository": map[string]any{"hasIssuesEnabled": true},
+		"search":     map[string]any{"issueCount": len(nodes), "nodes": nodes, "pageInfo": map[string]any{"hasNextPage": false, "endCursor": ""}},
+	}
+}
+
+// issueFields are the fields of i that both operations give.
+func (s *Server) issueFields(i *Issue) map[string]any {
+	var labels []map[string]any
+	for k, l := range i.Labels {
+		labels = append(labels, map[string]any{"id": fmt.Sprintf("LA_%d", k+1), "name": l, "description": "", "color": "ededed"})
+	}
+	state := "OPEN"
+	if i.Closed {
+		state = "CLOSED"
+	}
+	return map[string]any{
+		"id": fmt.Sprintf("I_%d", i.Number), "number": i.Number, "title": i.Title, "body": i.Body, "state": state,
+		"url": s.issueURL(i.Number), "labels": map[string]any{"nodes": labels, "totalCount": len(labels)},
+	}
+}
+
+func intVar(v any) int {
+	if f, ok := v.(float64); ok {
+		return int(f)
+	}
+	return 0
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// GhBinary finds the gh CLI the tests run (Debian's, which `make gh`
+// unpacks into .tools/gh): HIVE_GH, then .tools, then PATH. Not found, it
+// fails the test where CI is set and skips it elsewhere.
+func GhBinary(t testing.TB) string {
+	t.Helper()
+	var tried []string
+	if p := os.Getenv("HIVE_GH"); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		tried = append(tried, p)
+	}
+	if root := moduleRoot(); root != "" {
+		p := filepath.Join(root, ".tools", "gh", "usr", "bin", "gh")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		tried = append(tried, p)
+	}
+	if p, err := exec.LookPath("gh"); err == nil {
+		return p
+	}
+	msg := "gh not found (tried " + strings.Join(tried, ", ") + " and PATH); run `make gh`"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg + " (skipping because CI is unset)")
+	return ""
+}
+
+// moduleRoot is the folder of the go.mod above the working directory.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
