@@ -36,6 +36,8 @@ var allowed = map[string][]string{
 	"testrun":  {},
 	"pricing":  {},
 	"handoff":  {},
+	// gh's side of GitHub: issues in, how a pull request closes one.
+	"github": {},
 	// A developer's tool (make test-times): reads go test -json, no hive package.
 	"testtimes": {},
 	// Role contracts check a work.Report; they read their own files.
@@ -45,7 +47,7 @@ var allowed = map[string][]string{
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "work", "gitx", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "work", "gitx", "github", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
@@ -87,10 +89,11 @@ var allowed = map[string][]string{
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
-	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic"},
+	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic", "work"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {},
+	"testsupport/fakegithub":    {},
 	"testsupport/temporaltest":  {},
 }
 

@@ -175,6 +175,7 @@ Exit codes:
 		newPlansCmd(g),
 		newExecuteCmd(g),
 		newRunCmd(g),
+		newIssuesCmd(g),
 		newWorkflowsCmd(g),
 		newContractsCmd(g),
 		newIndexCmd(g),

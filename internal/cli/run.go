@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/github"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -56,6 +57,10 @@ type runOptions struct {
 	noInterview  bool
 	only         string
 	context      []string
+	// issue is --issue: the GitHub issue a new run takes its objective and
+	// context from; taken is the issue once read.
+	issue string
+	taken *github.Issue
 	// plan asks the planner (models.planner) which roles to run, when no
 	// workflow or roles are named.
 	plan bool
@@ -128,8 +133,10 @@ Role prompts: see hive agents.`,
 			switch {
 			case o.resume && objective != "":
 				return exitf(ExitUsage, "--resume takes no objective: it goes on with the unfinished run's")
-			case !o.resume && objective == "":
-				return exitf(ExitUsage, "what should the run do? give the objective: hive run \"add a health check endpoint\"")
+			case o.resume && o.issue != "":
+				return exitf(ExitUsage, "--resume goes on with the unfinished run's objective: --issue is for a new run")
+			case !o.resume && objective == "" && o.issue == "":
+				return exitf(ExitUsage, "what should the run do? give the objective: hive run \"add a health check endpoint\", or an issue: hive run --issue 7")
 			case o.answer != "" && !o.resume:
 				return exitf(ExitUsage, "--answer answers the question of an unfinished run: use it with --resume")
 			}
@@ -150,6 +157,7 @@ Role prompts: see hive agents.`,
 	cmd.Flags().BoolVar(&o.plan, "plan", false, "ask the planner (a cheap model: models.planner, on its ladder's last rung) which roles the objective needs; -w and --roles win over it; an answer that will not do falls back to the rules")
 	cmd.Flags().BoolVar(&o.evaluate, "evaluate", false, "after each role, hive's own checks and three evaluators (completeness, coherence, risk; a cheap model: models.evaluator) judge its work; warnings go to the next role, a block runs the role again, then asks you (routing.evaluate in config)")
 	cmd.Flags().StringArrayVarP(&o.context, "context", "c", nil, "a file given to every role (repeatable)")
+	cmd.Flags().StringVar(&o.issue, "issue", "", "take the objective (the issue's title, unless one is given) and context (its body, labels and comments) from a GitHub issue, read with gh: its number or address; the pull request (--pr) closes it")
 	cmd.Flags().StringSliceVar(&o.roles, "roles", nil, "the roles to run, in order, instead of a workflow (e.g. implementer,tester)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent that plays every role: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "take the default of a role's question; second challenges and tests that still fail still stop for you")
@@ -225,6 +233,11 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	repo, cfg, err := openRepoConfig(ctx, o.globalOptions)
 	if err != nil {
 		return err
+	}
+	if o.issue != "" {
+		if objective, err = o.takeIssue(ctx, repo.Root, objective); err != nil {
+			return err
+		}
 	}
 	if o.backend == "temporal" {
 		return runTemporal(ctx, o, repo, cfg, objective)
@@ -410,6 +423,26 @@ func resumeSettings(o *runOptions, root string, j journal.Journal) error {
 	return nil
 }
 
+// takeIssue reads --issue with gh: the run's objective is the issue's
+// title unless the command line gave one, and chooseRun gives every role
+// the issue's text.
+func (o *runOptions) takeIssue(ctx context.Context, root, objective string) (string, error) {
+	gh, err := github.Gh()
+	if err != nil {
+		return "", exitf(ExitUsage, "--issue: %v", err)
+	}
+	i, err := github.View(ctx, gh, root, o.issue)
+	if err != nil {
+		return "", exitf(ExitUsage, "--issue: %v", err)
+	}
+	o.taken = &i
+	fmt.Fprintf(o.stderr, "issue #%d: %s (%s)\n", i.Number, i.Title, i.URL)
+	if objective == "" {
+		objective = i.Title
+	}
+	return objective, nil
+}
+
 // runChoice is what a new run is to do, settled where it is asked for:
 // its workflow of roles (and how it was chosen) and the files every role
 // is given.
@@ -417,6 +450,8 @@ type runChoice struct {
 	Workflow pipeline.Workflow      `json:"workflow"`
 	Planning *piperun.Planning      `json:"planning,omitempty"`
 	Context  []pipeline.ContextFile `json:"context,omitempty"`
+	// Closes is what the run's pull request says of its issue (--issue).
+	Closes string `json:"closes,omitempty"`
 }
 
 // chooseRun settles a new run's workflow (the flags', the planner's or
@@ -448,6 +483,10 @@ func chooseRun(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.
 	var err error
 	if ch.Context, err = contextFiles(repo.Root, o.context); err != nil {
 		return ch, &exitError{code: ExitUsage, err: err}
+	}
+	if i := o.taken; i != nil {
+		ch.Context = append(ch.Context, pipeline.ContextFile{Name: fmt.Sprintf("GitHub issue #%d (%s)", i.Number, i.URL), Text: i.Text()})
+		ch.Closes = i.Closes()
 	}
 	// A repository the shell Hive worked in keeps what it learned;
 	// every role gets its conventions and gotchas.
@@ -514,6 +553,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	sec.wrapAll(launchers)
 	opts.Launcher = launchers[pipeline.RoleImplementer]
 	opts.OnLimit, opts.Fallback = onLimit, sec.wrap(fallback)
+	opts.Closes = ch.Closes
 	if o.waitSet {
 		opts.CheckpointWait = o.wait.String()
 	}

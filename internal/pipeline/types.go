@@ -32,6 +32,9 @@ type Spec struct {
 	// Publish is how the finished work is delivered instead of a merge:
 	// "push" (--push) or "pr" (--pr), kept for a resume.
 	Publish string `json:"publish,omitempty"`
+	// Closes is what the run's pull request says of the issue the run
+	// started from (hive run --issue): "Closes OWNER/REPO#N".
+	Closes string `json:"closes,omitempty"`
 	// NoMerge (--no-merge) leaves the finished work on the run's branch,
 	// kept for a resume.
 	NoMerge bool `json:"no_merge,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/github"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -350,14 +351,14 @@ func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, b
 		d.Notes = append(d.Notes, "open a pull request with:\n  "+pr)
 		return
 	}
-	gh, err := exec.LookPath("gh")
+	gh, err := github.Gh()
 	if err != nil {
 		d.Notes = append(d.Notes, "gh is not installed, so hive opened no pull request: install it (https://cli.github.com), log in with gh auth login, then run:\n  "+pr)
 		return
 	}
 	ghCtx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	if _, err := runGH(ghCtx, gh, s.o.Repo.Root, "auth", "status"); err != nil {
+	if _, err := github.Run(ghCtx, gh, s.o.Repo.Root, "auth", "status"); err != nil {
 		d.Notes = append(d.Notes, "gh is not logged in (gh auth status failed), so hive opened no pull request: log in with gh auth login, then run:\n  "+pr)
 		return
 	}
@@ -365,7 +366,7 @@ func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, b
 		d.Notes = append(d.Notes, "could not write the pull request's description, so hive opened no pull request: write it to a file, then run:\n  "+pr)
 		return
 	}
-	out, err := runGH(ghCtx, gh, s.o.Repo.Root, s.prArgs(base, snap.Spec.Objective, body)[1:]...)
+	out, err := github.Run(ghCtx, gh, s.o.Repo.Root, s.prArgs(base, snap.Spec.Objective, body)[1:]...)
 	if err != nil {
 		d.Notes = append(d.Notes, fmt.Sprintf("gh pr create failed (%s): open the pull request with:\n  %s", oneLine(err.Error()), pr))
 		return
@@ -390,24 +391,6 @@ func (s *shell) prArgs(base, objective, body string) []string {
 		body = "FILE"
 	}
 	return append(args, "--head", s.branch, "--title", PRTitle(objective), "--body-file", body)
-}
-
-// runGH runs gh with args, never asking anything: its output, or an error
-// with what it said.
-func runGH(ctx context.Context, gh, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, gh, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "NO_COLOR=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return stdout.String(), errors.New(msg)
-	}
-	return stdout.String(), nil
 }
 
 // PRTitle is a pull request's title made from the objective: one line of
@@ -440,6 +423,9 @@ func (s *shell) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
 func PRBody(r Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nhive run %d, workflow %s: %s.\n", mdLine(r.Objective), r.Run, r.Workflow, r.Outcome)
+	if c := r.Snapshot.Spec.Closes; c != "" {
+		fmt.Fprintf(&b, "\n%s\n", mdLine(c))
+	}
 	if len(r.Roles) > 0 {
 		b.WriteString("\n| Role | State | Attempts | Time | Cost | Reported |\n|---|---|---|---|---|---|\n")
 		for _, role := range r.Roles {

@@ -84,6 +84,9 @@ type Options struct {
 	// Tools limits the machine's tools a new run's roles are told about
 	// (the config's "tools"); empty: every one found.
 	Tools []string
+	// Closes is journaled in a new run's spec: what its pull request says
+	// of the issue it started from ("Closes OWNER/REPO#N").
+	Closes string
 	// NoMerge leaves the finished run's work on its branch (as does a
 	// run started with it).
 	NoMerge bool

@@ -88,10 +88,13 @@ func (s *Server) URL() string { return s.srv.URL + "/" + s.Owner + "/" + s.Name 
 
 // Env is the environment that points gh at the server, logged in, with
 // its configuration in configDir: the server's host as gh's default host,
-// its CA trusted, and nothing asked or announced.
+// the repository as the one gh works on (GH_REPO: gh matches a git
+// remote to its host by name alone, and the server's has a port), its CA
+// trusted, and nothing asked or announced.
 func (s *Server) Env(configDir string) []string {
 	return []string{
 		"GH_HOST=" + s.Host(),
+		"GH_REPO=" + s.Repo(),
 		"GH_ENTERPRISE_TOKEN=fakegithub-token",
 		"SSL_CERT_FILE=" + s.caFile,
 		"GH_CONFIG_DIR=" + configDir,
@@ -155,6 +158,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		data, errs = s.issueByNumber(q.Variables)
 	case "IssueSearch":
 		data = s.issueSearch(q.Variables)
+	case "IssueList":
+		// gh issue list with no filter but the state.
+		nodes := s.matching(nil, fmt.Sprint(q.Variables["states"]) == "[CLOSED]")
+		data = map[string]any{"repository": map[string]any{"hasIssuesEnabled": true,
+			"issues": map[string]any{"totalCount": len(nodes), "nodes": nodes, "pageInfo": map[string]any{"hasNextPage": false, "endCursor": ""}}}}
 	case "CommentsForIssue":
 		// gh issue view --json comments reads them again, by the issue's id.
 		s.mu.Lock()
@@ -228,21 +236,27 @@ func (s *Server) issueSearch(vars map[string]any) any {
 			closed = true
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var nodes []map[string]any
-	for _, n := range slices.Sorted(maps.Keys(s.issues)) {
-		i := s.issues[n]
-		if i.Closed != closed || !containsAll(i.Labels, labels) {
-			continue
-		}
-		nodes = append(nodes, s.issueFields(i))
-	}
-	slices.Reverse(nodes) // newest first, as GitHub lists them
+	nodes := s.matching(labels, closed)
 	return map[string]any{
 		"repository": map[string]any{"hasIssuesEnabled": true},
 		"search":     map[string]any{"issueCount": len(nodes), "nodes": nodes, "pageInfo": map[string]any{"hasNextPage": false, "endCursor": ""}},
 	}
+}
+
+// matching is the issues, open or closed, that carry every one of labels,
+// newest first, as GitHub lists them.
+func (s *Server) matching(labels []string, closed bool) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	nodes := []map[string]any{}
+	for _, n := range slices.Sorted(maps.Keys(s.issues)) {
+		i := s.issues[n]
+		if i.Closed == closed && containsAll(i.Labels, labels) {
+			nodes = append(nodes, s.issueFields(i))
+		}
+	}
+	slices.Reverse(nodes)
+	return nodes
 }
 
 // issueFields are the fields of i that both operations give.

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hivectl/hive/internal/testsupport/fakegithub"
+)
+
+// TestRunFromAnIssue: with the real gh against the fake GitHub API, hive
+// issues lists the issues labelled hive and says how to run one; hive run
+// --issue 7 takes the issue's title as its objective, and the pull
+// request's description it writes says that it closes the issue. An issue
+// that is not there, and --issue with --resume, are refused with a way on.
+func TestRunFromAnIssue(t *testing.T) {
+	t.Parallel()
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	gh := fakegithub.GhBinary(t)
+	s := fakegithub.New(t, "acme", "svc")
+	s.AddIssue(fakegithub.Issue{Number: 7, Title: "Add a health check endpoint", Body: "GET /healthz should answer 200 while the service runs.",
+		Labels: []string{"hive", "enhancement"}, Comments: []fakegithub.Comment{{Author: "ana", Body: "Keep it unauthenticated."}}})
+	s.AddIssue(fakegithub.Issue{Number: 8, Title: "Fix the docs typo", Labels: []string{"docs"}})
+	dir := pipelineFixture(t)
+	if out, err := exec.Command("git", "-C", dir, "remote", "add", "origin", s.URL()+".git").CombinedOutput(); err != nil {
+		t.Fatalf("git remote add: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), s.Env(t.TempDir())...)
+	env = append(env, "PATH="+filepath.Dir(gh)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true")
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(hive, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	out, err := run("issues")
+	if err != nil || !strings.Contains(out, "#7  Add a health check endpoint  hive, enhancement") || strings.Contains(out, "#8") ||
+		!strings.Contains(out, "run one with: hive run --issue 7") {
+		t.Errorf("hive issues (%v):\n%s", err, out)
+	}
+	out, err = run("issues", "--label", "", "--json")
+	var listed []struct{ Number int }
+	if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed) != 2 {
+		t.Errorf("hive issues --label '' --json (%v):\n%s", err, out)
+	}
+
+	out, err = run("run", "--issue", "7", "-w", "quick", "--agent", "sim", "--yes", "--no-merge")
+	if err != nil || !strings.Contains(out, "issue #7: Add a health check endpoint ("+s.URL()+"/issues/7)") ||
+		!strings.Contains(out, "run: Add a health check endpoint (workflow quick)") || !strings.Contains(out, "run 1 complete") {
+		t.Fatalf("hive run --issue 7 (%v):\n%s", err, out)
+	}
+	body, err := os.ReadFile(filepath.Join(dir, ".hive", "pr", "run-1.md"))
+	if err != nil || !strings.Contains(string(body), "\nCloses acme/svc#7\n") {
+		t.Errorf("the pull request's description (%v) does not close the issue:\n%s", err, body)
+	}
+
+	if out, err := run("run", "--issue", "99", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, "--issue: gh issue view 99:") {
+		t.Errorf("an issue that is not there (%v):\n%s", err, out)
+	}
+	if out, err := run("run", "--issue", "7", "--resume"); err == nil || !strings.Contains(out, "--issue is for a new run") {
+		t.Errorf("--issue with --resume (%v):\n%s", err, out)
+	}
+	if out, err := run("run", "--issue", "seven", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, `"seven" is not an issue: give its number (7) or its address`) {
+		t.Errorf("--issue seven (%v):\n%s", err, out)
+	}
+}
