@@ -28,8 +28,13 @@ func TestRunFromAnIssue(t *testing.T) {
 		Labels: []string{"hive", "enhancement"}, Comments: []fakegithub.Comment{{Author: "ana", Body: "Keep it unauthenticated."}}})
 	s.AddIssue(fakegithub.Issue{Number: 8, Title: "Fix the docs typo", Labels: []string{"docs"}})
 	dir := pipelineFixture(t)
-	if out, err := exec.Command("git", "-C", dir, "remote", "add", "origin", s.URL()+".git").CombinedOutput(); err != nil {
-		t.Fatalf("git remote add: %v\n%s", err, out)
+	// Pushes go to a bare repository (origin); the remote github names the
+	// repository on the server, which is how gh knows which it is.
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	for _, args := range [][]string{{"init", "-q", "--bare", origin}, {"-C", dir, "remote", "add", "origin", origin}, {"-C", dir, "remote", "add", "github", s.URL() + ".git"}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 	env := append(os.Environ(), s.Env(t.TempDir())...)
 	env = append(env, "PATH="+filepath.Dir(gh)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true")
@@ -51,14 +56,19 @@ func TestRunFromAnIssue(t *testing.T) {
 		t.Errorf("hive issues --label '' --json (%v):\n%s", err, out)
 	}
 
-	out, err = run("run", "--issue", "7", "-w", "quick", "--agent", "sim", "--yes", "--no-merge")
+	out, err = run("run", "--issue", "7", "-w", "quick", "--agent", "sim", "--yes", "--pr")
 	if err != nil || !strings.Contains(out, "issue #7: Add a health check endpoint ("+s.URL()+"/issues/7)") ||
-		!strings.Contains(out, "run: Add a health check endpoint (workflow quick)") || !strings.Contains(out, "run 1 complete") {
-		t.Fatalf("hive run --issue 7 (%v):\n%s", err, out)
+		!strings.Contains(out, "run: Add a health check endpoint (workflow quick)") || !strings.Contains(out, "run 1 complete") ||
+		!strings.Contains(out, "opened pull request "+s.URL()+"/pull/9") {
+		t.Fatalf("hive run --issue 7 --pr (%v):\n%s", err, out)
 	}
-	body, err := os.ReadFile(filepath.Join(dir, ".hive", "pr", "run-1.md"))
-	if err != nil || !strings.Contains(string(body), "\nCloses acme/svc#7\n") {
-		t.Errorf("the pull request's description (%v) does not close the issue:\n%s", err, body)
+	prs := s.PullRequests()
+	if len(prs) != 1 || prs[0].Title != "Add a health check endpoint" || prs[0].Base != "main" || !strings.HasPrefix(prs[0].Head, "hive/quick/") ||
+		!strings.Contains(prs[0].Body, "\nCloses acme/svc#7\n") || !strings.Contains(prs[0].Body, "hive run 1, workflow quick: complete.") {
+		t.Errorf("the pull request: %+v", prs)
+	}
+	if out, err := exec.Command("git", "-C", origin, "rev-parse", "--verify", prs[0].Head).CombinedOutput(); err != nil {
+		t.Errorf("the run's branch was not pushed to origin: %v\n%s", err, out)
 	}
 
 	if out, err := run("run", "--issue", "99", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, "--issue: gh issue view 99:") {

@@ -10,11 +10,19 @@
 package fakegithub
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
 	"maps"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,6 +33,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Issue is an issue of the repository.
@@ -43,6 +52,15 @@ type Comment struct {
 	Body   string
 }
 
+// PullRequest is a pull request of the repository.
+type PullRequest struct {
+	Number     int
+	Title      string
+	Body       string
+	Head, Base string // branch names
+	State      string // OPEN, MERGED or CLOSED
+}
+
 // Request is one request the server answered: its GraphQL operation's
 // name (or "METHOD PATH" for REST) and variables.
 type Request struct {
@@ -56,45 +74,135 @@ type Server struct {
 
 	t      testing.TB
 	srv    *httptest.Server
+	proxy  *httptest.Server // CONNECT to srv, whatever the host
 	caFile string
 
 	mu     sync.Mutex
 	issues map[int]*Issue
+	prs    []*PullRequest
 	reqs   []Request
 }
+
+// Hostname is the server's name, as gh and git see it. gh matches a git
+// remote to its host by name alone (a port is dropped), so the server
+// cannot be 127.0.0.1:PORT: gh reaches it by this name through the
+// server's CONNECT proxy (HTTPS_PROXY), on a certificate for this name
+// that the server's own CA signs. The name resolves nowhere: a gh the
+// proxy is not given to reaches nothing.
+const Hostname = "github.hive.test"
 
 // New starts the fake API of repository owner/name; it stops when t ends.
 func New(t testing.TB, owner, name string) *Server {
 	t.Helper()
 	s := &Server{Owner: owner, Name: name, t: t, issues: map[int]*Issue{}}
-	s.srv = httptest.NewTLSServer(http.HandlerFunc(s.handle))
+	caPEM, cert, err := certificates(Hostname)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	s.srv.StartTLS()
 	t.Cleanup(s.srv.Close)
+	s.proxy = httptest.NewServer(http.HandlerFunc(s.connect))
+	t.Cleanup(s.proxy.Close)
 	s.caFile = filepath.Join(t.TempDir(), "fakegithub-ca.pem")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
-	if err := os.WriteFile(s.caFile, pemBytes, 0o644); err != nil {
+	if err := os.WriteFile(s.caFile, caPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-// Host is the server's host as gh names it: 127.0.0.1:PORT.
-func (s *Server) Host() string { return strings.TrimPrefix(s.srv.URL, "https://") }
+// connect is the proxy: every CONNECT reaches the API server, whatever
+// host it names.
+func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodConnect {
+		http.Error(w, "fakegithub: the proxy takes CONNECT only", http.StatusMethodNotAllowed)
+		return
+	}
+	up, err := net.Dial("tcp", s.srv.Listener.Addr().String())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "fakegithub: no hijacking", http.StatusInternalServerError)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	down, buf, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	go func() {
+		defer up.Close()
+		defer down.Close()
+		go func() {
+			io.Copy(up, buf)
+			up.(*net.TCPConn).CloseWrite()
+		}()
+		io.Copy(down, up)
+	}()
+}
+
+// certificates makes a CA and a certificate for host that it signs: the
+// CA's PEM, for SSL_CERT_FILE, and the server's certificate.
+func certificates(host string) ([]byte, tls.Certificate, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	now := time.Now()
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "fakegithub test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, tls.Certificate{}, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// Host is the server's host as gh names it.
+func (s *Server) Host() string { return Hostname }
 
 // Repo is the repository as gh's -R takes it: HOST/OWNER/NAME.
-func (s *Server) Repo() string { return s.Host() + "/" + s.Owner + "/" + s.Name }
+func (s *Server) Repo() string { return Hostname + "/" + s.Owner + "/" + s.Name }
 
-// URL is the repository's web address.
-func (s *Server) URL() string { return s.srv.URL + "/" + s.Owner + "/" + s.Name }
+// URL is the repository's web address; URL()+".git" is the git remote
+// that tells gh which repository a checkout is of.
+func (s *Server) URL() string { return "https://" + Hostname + "/" + s.Owner + "/" + s.Name }
 
 // Env is the environment that points gh at the server, logged in, with
-// its configuration in configDir: the server's host as gh's default host,
-// the repository as the one gh works on (GH_REPO: gh matches a git
-// remote to its host by name alone, and the server's has a port), its CA
-// trusted, and nothing asked or announced.
+// its configuration in configDir: the server's host as gh's default host
+// (a GitHub Enterprise host), reached through the server's proxy on a
+// certificate its CA signs, the repository as the one gh works on where
+// no git remote says, and nothing asked or announced.
 func (s *Server) Env(configDir string) []string {
 	return []string{
-		"GH_HOST=" + s.Host(),
+		"GH_HOST=" + Hostname,
 		"GH_REPO=" + s.Repo(),
+		"HTTPS_PROXY=" + s.proxy.URL,
+		"https_proxy=" + s.proxy.URL,
+		"NO_PROXY=",
+		"no_proxy=",
 		"GH_ENTERPRISE_TOKEN=fakegithub-token",
 		"SSL_CERT_FILE=" + s.caFile,
 		"GH_CONFIG_DIR=" + configDir,
@@ -124,6 +232,14 @@ var operationRE = regexp.MustCompile(`(?:query|mutation)\s+(\w+)`)
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	if r.Method == http.MethodGet && (r.URL.Path == "/api/v3/" || r.URL.Path == "/api/v3/user") {
+		// gh auth status: the token's scopes, and who it is.
+		s.record(Request{Operation: r.Method + " " + r.URL.Path})
+		w.Header().Set("X-Oauth-Scopes", "repo, read:org, workflow")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"login": %q, "current_user_url": "https://%s/api/v3/user"}`, s.Owner, Hostname)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/api/graphql" {
 		s.record(Request{Operation: r.Method + " " + r.URL.Path})
 		s.t.Errorf("fakegithub: no route %s %s", r.Method, r.URL.Path)
@@ -154,6 +270,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			fields = append(fields, map[string]string{"name": f})
 		}
 		data = map[string]any{"Issue": map[string]any{"fields": fields}}
+	case "PullRequestCreate":
+		input, _ := q.Variables["input"].(map[string]any)
+		pr := s.createPullRequest(input)
+		data = map[string]any{"createPullRequest": map[string]any{"pullRequest": s.prFields(pr)}}
+	case "PullRequestForBranch":
+		data = s.pullRequestsFor(q.Variables)
+	case "UserCurrent":
+		data = map[string]any{"viewer": map[string]any{"login": s.Owner}}
+	case "RepositoryInfo":
+		data = map[string]any{"repository": s.repository()}
 	case "IssueByNumber":
 		data, errs = s.issueByNumber(q.Variables)
 	case "IssueSearch":
@@ -207,6 +333,66 @@ func (s *Server) issueByNumber(vars map[string]any) (any, []map[string]any) {
 	issue["__typename"] = "Issue"
 	issue["comments"] = s.comments(i)
 	return map[string]any{"repository": map[string]any{"hasIssuesEnabled": true, "issue": issue}}, nil
+}
+
+// PullRequests is the repository's pull requests, oldest first.
+func (s *Server) PullRequests() []PullRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []PullRequest
+	for _, pr := range s.prs {
+		out = append(out, *pr)
+	}
+	return out
+}
+
+// pullRequestsFor answers gh's look for a branch's pull requests in the
+// states asked (gh pr create: is one open already?).
+func (s *Server) pullRequestsFor(vars map[string]any) any {
+	head, _ := vars["headRefName"].(string)
+	states := fmt.Sprint(vars["states"])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	nodes := []map[string]any{}
+	for i := len(s.prs) - 1; i >= 0; i-- {
+		pr := s.prs[i]
+		if pr.Head == head && strings.Contains(states, pr.State) {
+			nodes = append(nodes, s.prFields(pr))
+		}
+	}
+	return map[string]any{"repository": map[string]any{"pullRequests": map[string]any{"nodes": nodes}, "defaultBranchRef": map[string]any{"name": "main"}}}
+}
+
+// createPullRequest opens a pull request, numbered after every issue and
+// pull request, as GitHub numbers them.
+func (s *Server) createPullRequest(input map[string]any) *PullRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k := range s.issues {
+		n = max(n, k)
+	}
+	for _, pr := range s.prs {
+		n = max(n, pr.Number)
+	}
+	str := func(k string) string { v, _ := input[k].(string); return v }
+	pr := &PullRequest{Number: n + 1, Title: str("title"), Body: str("body"), Head: str("headRefName"), Base: str("baseRefName"), State: "OPEN"}
+	s.prs = append(s.prs, pr)
+	return pr
+}
+
+func (s *Server) prFields(pr *PullRequest) map[string]any {
+	return map[string]any{"url": fmt.Sprintf("%s/pull/%d", s.URL(), pr.Number), "id": fmt.Sprintf("PR_%d", pr.Number), "number": pr.Number,
+		"state": pr.State, "title": pr.Title, "body": pr.Body, "baseRefName": pr.Base, "headRefName": pr.Head, "isCrossRepository": false,
+		"headRepositoryOwner": map[string]any{"id": "U_1", "login": s.Owner}}
+}
+
+// repository is the repository's fields that gh reads.
+func (s *Server) repository() map[string]any {
+	return map[string]any{"id": "R_1", "name": s.Name, "owner": map[string]any{"login": s.Owner}, "hasIssuesEnabled": true,
+		"description": "", "hasWikiEnabled": false, "viewerPermission": "ADMIN", "defaultBranchRef": map[string]any{"name": "main"},
+		"parent": nil, "mergeCommitAllowed": true, "rebaseMergeAllowed": true, "squashMergeAllowed": true, "isPrivate": false,
+		"url": s.URL(), "nameWithOwner": s.Owner + "/" + s.Name}
 }
 
 // comments is i's comments as the API pages them (in one page).

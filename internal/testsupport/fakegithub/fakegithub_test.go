@@ -2,7 +2,9 @@ package fakegithub_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
@@ -60,5 +62,41 @@ func TestIssuesWithTheRealGh(t *testing.T) {
 	cmd.Env = append(s.Env(t.TempDir()), "HOME="+t.TempDir())
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Errorf("gh issue view 99 found an issue that does not exist:\n%s", out)
+	}
+}
+
+// TestPullRequestWithTheRealGh: gh pr create, as hive runs it in a checkout
+// whose remote names the server, opens a pull request there; a second for
+// the same branch is refused, as GitHub refuses it.
+func TestPullRequestWithTheRealGh(t *testing.T) {
+	t.Parallel()
+	s := fakegithub.New(t, "acme", "svc")
+	s.AddIssue(fakegithub.Issue{Number: 7, Title: "Add a health check endpoint"})
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "initial"},
+		{"remote", "add", "origin", s.URL() + ".git"}, {"checkout", "-q", "-b", "hive/quick/health"}, {"commit", "-q", "--allow-empty", "-m", "work"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.invalid"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	create := func() (string, error) {
+		cmd := exec.Command(fakegithub.GhBinary(t), "pr", "create", "--base", "main", "--head", "hive/quick/health", "--title", "Add a health check endpoint", "--body", "Closes acme/svc#7")
+		cmd.Dir = dir
+		cmd.Env = append(s.Env(t.TempDir()), "HOME="+t.TempDir(), "PATH="+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := create()
+	if err != nil || !strings.Contains(out, s.URL()+"/pull/8") {
+		t.Fatalf("gh pr create (%v):\n%s", err, out)
+	}
+	prs := s.PullRequests()
+	if len(prs) != 1 || prs[0] != (fakegithub.PullRequest{Number: 8, Title: "Add a health check endpoint", Body: "Closes acme/svc#7", Head: "hive/quick/health", Base: "main", State: "OPEN"}) {
+		t.Errorf("pull requests: %+v", prs)
+	}
+	if out, err := create(); err == nil || !strings.Contains(out, "already exists") {
+		t.Errorf("a second gh pr create for the branch (%v):\n%s", err, out)
 	}
 }
