@@ -92,8 +92,8 @@ var allowed = map[string][]string{
 	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic", "work"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
-	"testsupport/fakeopenai":    {},
-	"testsupport/fakegithub":    {},
+	"testsupport/fakeopenai":    {"testsupport"},
+	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
 }
 

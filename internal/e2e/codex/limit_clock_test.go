@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,12 +32,7 @@ func TestUsageLimitSixPlansOnTheRunsClock(t *testing.T) {
 	codex := fakeopenai.CodexBinary(t)
 	bin := e2etest.HiveBin(t)
 	root := e2etest.Repo(t, e2etest.SixPlans())
-	var requests atomic.Int32
-	srv := fakeopenai.New(t, fakeopenai.Script{
-		{Name: "usage limit", TurnToolOutputs: fakeopenai.Any, Times: 1,
-			Match: func(fakeopenai.Request) bool { return requests.Add(1) == 3 }, Reply: usageLimit(2 * time.Minute)},
-		sixPlanExecutor(t, root),
-	})
+	srv := fakeopenai.New(t, limitAtTheThirdRequest(t, root))
 	home := t.TempDir()
 	launcher := agent.Codex{Path: codex, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}

@@ -37,12 +37,7 @@ func usageLimitKillPhase(t *testing.T) {
 	bin := e2etest.HiveBin(t)
 	root := e2etest.Repo(t, e2etest.SixPlans())
 
-	var requests atomic.Int32
-	srv := fakeopenai.New(t, fakeopenai.Script{
-		{Name: "usage limit", TurnToolOutputs: fakeopenai.Any, Times: 1,
-			Match: func(fakeopenai.Request) bool { return requests.Add(1) == 3 }, Reply: usageLimit(2 * time.Minute)},
-		sixPlanExecutor(t, root),
-	})
+	srv := fakeopenai.New(t, limitAtTheThirdRequest(t, root))
 	e2etest.KillDuringSixPlans(t, bin, root, hiveWithCodex(t, codex, root, srv, 0))
 
 	var seen []string
@@ -77,6 +72,18 @@ func usageLimitKillRun(t *testing.T) {
 	}
 	e2etest.CheckHealthWork(t, root)
 	t.Logf("%d model requests", len(srv.ResponsesRequests()))
+}
+
+// limitAtTheThirdRequest is the script of the six plans in root whose
+// third request (of any plan) meets the account's usage limit, resetting
+// two minutes ahead.
+func limitAtTheThirdRequest(t *testing.T, root string) fakeopenai.Script {
+	var requests atomic.Int32
+	return fakeopenai.Script{
+		{Name: "usage limit", TurnToolOutputs: fakeopenai.Any, Times: 1,
+			Match: func(fakeopenai.Request) bool { return requests.Add(1) == 3 }, Reply: usageLimit(2 * time.Minute)},
+		sixPlanExecutor(t, root),
+	}
 }
 
 // usageLimit is the API's answer at the account's usage limit, resetting

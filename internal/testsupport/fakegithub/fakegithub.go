@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -34,6 +33,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // Issue is an issue of the repository.
@@ -482,45 +483,5 @@ func containsAll(have, want []string) bool {
 // fails the test where CI is set and skips it elsewhere.
 func GhBinary(t testing.TB) string {
 	t.Helper()
-	var tried []string
-	if p := os.Getenv("HIVE_GH"); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		tried = append(tried, p)
-	}
-	if root := moduleRoot(); root != "" {
-		p := filepath.Join(root, ".tools", "gh", "usr", "bin", "gh")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		tried = append(tried, p)
-	}
-	if p, err := exec.LookPath("gh"); err == nil {
-		return p
-	}
-	msg := "gh not found (tried " + strings.Join(tried, ", ") + " and PATH); run `make gh`"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg + " (skipping because CI is unset)")
-	return ""
-}
-
-// moduleRoot is the folder of the go.mod above the working directory.
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return testsupport.FindTool(t, "gh", os.Getenv("HIVE_GH"), filepath.Join(".tools", "gh", "usr", "bin", "gh"), "gh")
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hivectl/hive/internal/testsupport"
 )
 
 // Model is a model name codex 0.169.0 has metadata for. Unknown names work
@@ -19,48 +21,11 @@ const Model = "gpt-5.5"
 // missing the test fails if CI is set and is skipped otherwise.
 func CodexBinary(t testing.TB) string {
 	t.Helper()
-	var tried []string
-	try := func(p string) bool {
-		tried = append(tried, p)
-		fi, err := os.Stat(p)
-		return err == nil && !fi.IsDir()
-	}
+	var path string
 	if dir := os.Getenv("HIVE_TOOLS"); dir != "" {
-		if p := filepath.Join(dir, "codex"); try(p) {
-			return p
-		}
+		path = filepath.Join(dir, "codex")
 	}
-	if root := moduleRoot(); root != "" {
-		if p := filepath.Join(root, ".tools", "node_modules", ".bin", "codex"); try(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("codex"); err == nil {
-		return p
-	}
-	msg := "codex CLI not found (tried " + strings.Join(tried, ", ") + " and PATH); run `make tools`"
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg + " (skipping because CI is unset)")
-	return ""
-}
-
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return testsupport.FindTool(t, "codex", path, filepath.Join(".tools", "node_modules", ".bin", "codex"), "tools")
 }
 
 // CodexConfig returns the -c flags that point codex at the server as model
