@@ -595,7 +595,10 @@ func testGoesOnInAClone(t *testing.T, comeBack bool) {
 	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
 	bare := bareOrigin(t, dir)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "clone"}
-	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1")
+	// The tester is slow (3 s): the clone's driver is killed while it
+	// works, which the run's transcript, fetched in batches, may tell too
+	// late; the driver's own log tells it at once.
+	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1,tester=slow")
 	workers, logs := map[string]*exec.Cmd{}, map[string]*lockedBuffer{}
 	folderWorker := func(name string) {
 		workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "drive", "--repo", dir}, flags...))
@@ -628,16 +631,23 @@ func testGoesOnInAClone(t *testing.T, comeBack bool) {
 			}
 			killTree(workers["here"].Process.Pid)
 			killed = true
-		case m != nil && comeBack:
+		case m != nil && comeBack && cloneDriver == "":
 			cloneDriver = m[1]
 			folderWorker("here-again")
-		case cloneDriver != "" && strings.Contains(line, "every plan complete and merged"):
+			// Once the clone's driver has merged the plans (its own log
+			// says so), it goes: the folder's worker takes the run back.
 			for _, name := range []string{"there-1", "there-2"} {
-				if strconv.Itoa(workers[name].Process.Pid) == cloneDriver {
-					killTree(workers[name].Process.Pid)
+				if w, log := workers[name], logs[name]; strconv.Itoa(w.Process.Pid) == cloneDriver {
+					go func() {
+						for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+							if strings.Contains(log.String(), "every plan complete and merged") {
+								break
+							}
+						}
+						killTree(w.Process.Pid)
+					}()
 				}
 			}
-			cloneDriver = ""
 		}
 	}
 	err := run.Wait()

@@ -86,8 +86,12 @@ func (a *agent) playRole(prompt string) error {
 		return nil
 	}
 	// A role is one task: it takes HIVE_SIM_DELAY, as a real agent's turn
-	// takes its time.
-	time.Sleep(a.set.Delay)
+	// takes its time (ten times as long, slowBase at least, when slow).
+	delay := a.set.Delay
+	if faults.has(FaultSlow) {
+		delay = 10 * max(delay, slowBase)
+	}
+	time.Sleep(delay)
 	if name := os.Getenv(EnvSayEnv); name != "" {
 		if v, ok := os.LookupEnv(name); ok {
 			a.out.text(fmt.Sprintf("env %s=%s", name, v))
