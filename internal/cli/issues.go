@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -47,7 +48,7 @@ the candidates for hive run --issue N. gh must be installed and logged in
 				if label != "" {
 					what = "open issue labelled " + label
 				}
-				fmt.Fprintf(g.stdout, "no %s: label one (gh issue edit N --add-label %s), or list others with --label\n", what, orDefault(label, "hive"))
+				fmt.Fprintf(g.stdout, "no %s: label one (gh issue edit N --add-label %s), or list others with --label\n", what, cmp.Or(label, "hive"))
 				return nil
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
@@ -63,11 +64,4 @@ the candidates for hive run --issue N. gh must be installed and logged in
 	cmd.Flags().IntVar(&limit, "limit", 30, "list at most this many")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the issues as JSON")
 	return cmd
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
