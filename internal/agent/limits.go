@@ -18,7 +18,8 @@ type Limit struct {
 	// Reset is when the usage limit resets, where the CLI says (zero:
 	// not said). After is the same said as a wait from the line's time
 	// (codex: "try again in 2 days 17 hours 14 minutes"), Clock as a time
-	// of day in the machine's zone (codex: "try again at 2:31 PM"): see
+	// of day in the machine's zone, dated when it is not today (codex:
+	// "try again at 2:31 PM", "try again at Dec 3rd, 2026 1:56 AM"): see
 	// ResetAt.
 	Reset time.Time
 	After time.Duration
@@ -31,8 +32,9 @@ type Limit struct {
 }
 
 // ResetAt is when the usage limit resets, for a line read at now: Reset,
-// else now plus After, else the next Clock time of day after now in now's
-// zone; zero when the CLI did not say.
+// else now plus After, else Clock in now's zone (the machine's, where
+// codex said it): its date where it has one, else the next such time of
+// day after now; zero when the CLI did not say.
 func (l *Limit) ResetAt(now time.Time) time.Time {
 	switch {
 	case !l.Reset.IsZero():
@@ -40,17 +42,33 @@ func (l *Limit) ResetAt(now time.Time) time.Time {
 	case l.After > 0:
 		return now.Add(l.After)
 	case l.Clock != "":
-		c, err := time.ParseInLocation("3:04 PM", strings.ToUpper(strings.Join(strings.Fields(l.Clock), " ")), now.Location())
+		return clockAt(l.Clock, now)
+	}
+	return time.Time{}
+}
+
+// clockAt reads a time codex said: "2:31 PM", or dated, "Dec 3rd, 2026
+// 1:56 AM" (codex 0.169.0 dates a reset that is not today, the day with
+// its English suffix).
+func clockAt(said string, now time.Time) time.Time {
+	said = strings.ToUpper(strings.Join(strings.Fields(said), " "))
+	if codexDayRE.MatchString(said) {
+		said = codexDayRE.ReplaceAllString(said, "$1,") // "DEC 3RD," -> "DEC 3,"
+		at, err := time.ParseInLocation("Jan 2, 2006 3:04 PM", said, now.Location())
 		if err != nil {
 			return time.Time{}
 		}
-		at := time.Date(now.Year(), now.Month(), now.Day(), c.Hour(), c.Minute(), 0, 0, now.Location())
-		if !at.After(now) {
-			at = at.AddDate(0, 0, 1)
-		}
 		return at
 	}
-	return time.Time{}
+	c, err := time.ParseInLocation("3:04 PM", said, now.Location())
+	if err != nil {
+		return time.Time{}
+	}
+	at := time.Date(now.Year(), now.Month(), now.Day(), c.Hour(), c.Minute(), 0, 0, now.Location())
+	if !at.After(now) {
+		at = at.AddDate(0, 0, 1)
+	}
+	return at
 }
 
 // claudeLimit classifies a Claude Code result line that ended on an API
@@ -86,7 +104,8 @@ func claudeLimit(r rawLine, reset int64) *Limit {
 // Measured with codex 0.169.0 against the fake OpenAI server: a 429
 // usage_limit_reached whose reset is two hours ahead is "You’ve hit your
 // usage limit. Upgrade to Pro (…), visit … to purchase more credits or try
-// again at 2:31 PM." (the machine's zone); a plain 429 after its retries
+// again at 2:31 PM." (the machine's zone), and where the reset is not
+// today "… or try again at Dec 3rd, 2026 1:56 AM."; a plain 429 after its retries
 // "exceeded retry limit, last status: 429 Too Many Requests"; a 500 "We’re
 // currently experiencing high demand, which may cause temporary errors.";
 // a 503 "unexpected status 503 Service Unavailable: …"; a 401 "unexpected
@@ -97,7 +116,8 @@ var (
 	codexUsageRE = regexp.MustCompile(`(?i)\b(hit your usage limit|usage limit (has been )?reached|usage_limit_reached)\b`)
 	codexInRE    = regexp.MustCompile(`(?i)try again in ((?:\d+\s*(?:days?|hours?|minutes?|seconds?)[\s,]*(?:and\s+)?)+)`)
 	codexPartRE  = regexp.MustCompile(`(?i)(\d+)\s*(day|hour|minute|second)`)
-	codexAtRE    = regexp.MustCompile(`(?i)try again at (\d{1,2}:\d{2}\s*[AP]M)\b`)
+	codexAtRE    = regexp.MustCompile(`(?i)try again at ((?:[a-z]{3}\s+\d{1,2}(?:st|nd|rd|th)?,\s*\d{4}\s+)?\d{1,2}:\d{2}\s*[AP]M)\b`)
+	codexDayRE   = regexp.MustCompile(`^([A-Z]{3} \d{1,2})(?:ST|ND|RD|TH)?,`)
 	codexRateRE  = regexp.MustCompile(`(?i)\b(429|rate limit|too many requests)\b`)
 	codexLoadRE  = regexp.MustCompile(`(?i)\b(529|overloaded|high demand|503|502|500 internal|server error)\b`)
 	codexAuthRE  = regexp.MustCompile(`(?i)\b(401|403|unauthori[sz]ed|invalid api key|incorrect api key|authentication|not logged in|insufficient_quota)\b`)

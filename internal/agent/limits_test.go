@@ -84,6 +84,9 @@ func TestCodexLimits(t *testing.T) {
 	}{
 		{"You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 2:31 PM.",
 			&Limit{Kind: work.LimitUsage, Status: 429, Clock: "2:31 PM"}},
+		// A reset that is not today (codex 0.169.0, measured at 23:45 UTC).
+		{"You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Dec 3rd, 2026 1:56 AM.",
+			&Limit{Kind: work.LimitUsage, Status: 429, Clock: "Dec 3rd, 2026 1:56 AM"}},
 		{"exceeded retry limit, last status: 429 Too Many Requests", &Limit{Kind: work.LimitRate}},
 		{"We’re currently experiencing high demand, which may cause temporary errors.", &Limit{Kind: work.LimitOverload}},
 		{"unexpected status 503 Service Unavailable: Service Unavailable, url: http://127.0.0.1:40209/v1/responses", &Limit{Kind: work.LimitOverload}},
@@ -111,6 +114,11 @@ func TestResetAt(t *testing.T) {
 		{Limit{After: 2*time.Hour + 13*time.Minute}, utc.Add(2*time.Hour + 13*time.Minute)},
 		{Limit{Clock: "2:31 PM"}, time.Date(2026, 12, 2, 14, 31, 0, 0, time.UTC)},
 		{Limit{Clock: "11:05 am"}, time.Date(2026, 12, 3, 11, 5, 0, 0, time.UTC)}, // passed today: tomorrow
+		{Limit{Clock: "Dec 3rd, 2026 1:56 AM"}, time.Date(2026, 12, 3, 1, 56, 0, 0, time.UTC)},
+		{Limit{Clock: "Jan 1st, 2027 12:05 PM"}, time.Date(2027, 1, 1, 12, 5, 0, 0, time.UTC)},
+		{Limit{Clock: "Dec 22nd, 2026 9:00 am"}, time.Date(2026, 12, 22, 9, 0, 0, 0, time.UTC)},
+		{Limit{Clock: "Dec 11th, 2026 11:00 PM"}, time.Date(2026, 12, 11, 23, 0, 0, 0, time.UTC)},
+		{Limit{Clock: "Dec 33rd, 2026 1:56 AM"}, time.Time{}},
 		{Limit{Clock: "25:99 PM"}, time.Time{}},
 		{Limit{}, time.Time{}},
 	} {

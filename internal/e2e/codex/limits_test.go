@@ -16,7 +16,8 @@ import (
 // TestCodexLimits runs the real codex against API errors and checks that
 // its adapter tells the provider's errors apart: the account's usage
 // limit with the time of day it resets, a rate limit, an overload and a
-// refused key.
+// refused key. The usage limit resets 2h13m ahead (said as a time of
+// day, dated when that is past midnight) and 26 hours ahead (dated).
 func TestCodexLimits(t *testing.T) {
 	t.Parallel()
 	bin := fakeopenai.CodexBinary(t)
@@ -24,13 +25,15 @@ func TestCodexLimits(t *testing.T) {
 		name  string
 		reply fakeopenai.Reply
 		want  work.LimitKind
+		reset time.Duration
 	}{
 		// codex reads resets_at, not resets_in_seconds: made when the
 		// request comes (a subtest may wait minutes for its slot).
-		{"usage limit", usageLimit(7980 * time.Second), work.LimitUsage},
-		{"rate limit", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}, work.LimitRate},
-		{"overloaded", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}, work.LimitOverload},
-		{"key refused", fakeopenai.Reply{Status: 401, Error: "Incorrect API key provided"}, work.LimitAuth},
+		{"usage limit", usageLimit(7980 * time.Second), work.LimitUsage, 7980 * time.Second},
+		{"usage limit tomorrow", usageLimit(26 * time.Hour), work.LimitUsage, 26 * time.Hour},
+		{"rate limit", fakeopenai.Reply{Status: 429, Error: "Rate limit reached for tokens per min (TPM)", ErrorType: "tokens"}, work.LimitRate, 0},
+		{"overloaded", fakeopenai.Reply{Status: 500, Error: "overloaded", ErrorType: "server_error"}, work.LimitOverload, 0},
+		{"key refused", fakeopenai.Reply{Status: 401, Error: "Incorrect API key provided"}, work.LimitAuth, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -48,11 +51,11 @@ func TestCodexLimits(t *testing.T) {
 			if l.Kind != c.want {
 				t.Errorf("limit %+v, want kind %s (the turn said %q)", *l, c.want, results[len(results)-1].Text)
 			}
-			if c.want == work.LimitUsage {
-				// 7,980 s ahead, said as a time of day to the minute.
+			if c.reset > 0 {
+				// Said to the minute.
 				at := l.ResetAt(start)
-				if d := at.Sub(start); d < 7980*time.Second-2*time.Minute || d > 7980*time.Second+2*time.Minute {
-					t.Errorf("reset at %v, %v after the start; want about 2h13m (%+v)", at, d, *l)
+				if d := at.Sub(start); d < c.reset-2*time.Minute || d > c.reset+2*time.Minute {
+					t.Errorf("reset at %v, %v after the start; want about %v (%+v; the turn said %q)", at, d, c.reset, *l, results[len(results)-1].Text)
 				}
 			}
 		})
