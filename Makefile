@@ -135,10 +135,12 @@ crashpoints:
 
 # Go benchmarks in a form benchstat reads (save two runs and compare them
 # with `benchstat old.txt new.txt`), then `hive bench`: hive's figures
-# side by side against their targets. The tokens row needs `make tools`.
+# side by side against their targets. It runs as hive-dev, hive with the
+# tokens group (the real claude against the fake model server, test code
+# that the hive binary does not link), which needs `make tools`.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin $(GO) run ./cmd/hive bench
+	HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin $(GO) run ./cmd/hive-dev bench
 
 demo:
 	$(GO) run ./cmd/hive demo

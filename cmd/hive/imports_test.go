@@ -70,14 +70,16 @@ var allowed = map[string][]string{
 	// phase a hive process runs now) and answers through answer.
 	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui", "work"},
 	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking", "work"},
-	// hive bench measures the runner and the agents side by side, with the
-	// fake model server for the token row; its pipeline group drives the
-	// pipeline machine and scores the roles with confidence; its temporal
-	// group runs a phase through the Temporal backend's workflow; its share
-	// row runs hive run (piperun) with the real claude against the fake
-	// model the claude e2e test plays (e2etest's health pipeline).
-	"bench": {"agent", "confidence", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "pricing", "runner", "sim", "temporal", "testsupport/fakeanthropic", "work"},
-	"cli":   {"*"},
+	// hive bench measures the runner and the agents side by side; its
+	// pipeline group drives the pipeline machine and scores the roles with
+	// confidence; its temporal group runs a phase through the Temporal
+	// backend's workflow. No fake model server: that is devbench's.
+	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "runner", "sim", "temporal", "work"},
+	// bench's tokens group, with the real claude against the fake model
+	// server (a test program): hive-dev's, not the hive binary's. Its share
+	// row runs hive run (piperun) on the claude e2e test's health service.
+	"devbench": {"agent", "bench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "pricing", "testsupport/fakeanthropic"},
+	"cli":      {"*"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflow is the engine; its scripts are the
@@ -153,6 +155,22 @@ func TestImportRules(t *testing.T) {
 			if dep != module+name && !contains(extra, dep) {
 				t.Errorf("%s depends on %s: it may use only the standard library%s", name, dep, also(extra))
 			}
+		}
+	}
+}
+
+// TestNoTestCodeInHive: the hive binary links no test program (the fake
+// model and GitHub servers, the e2e fixtures, devbench's groups, which
+// need them). cmd/hive-dev is hive with those.
+func TestNoTestCodeInHive(t *testing.T) {
+	deps := goList(t, "-deps", "./cmd/hive")
+	if !contains(deps, module+"cli") {
+		t.Fatalf("go list -deps ./cmd/hive: %v: is the test running in cmd/hive?", deps)
+	}
+	for _, dep := range deps {
+		name, ours := strings.CutPrefix(dep, module)
+		if ours && (strings.HasPrefix(name, "testsupport") || strings.HasPrefix(name, "e2e/") || name == "devbench") {
+			t.Errorf("the hive binary links %s, test code: import it from a _test file or cmd/hive-dev", dep)
 		}
 	}
 }

@@ -9,8 +9,63 @@ import (
 	"strings"
 )
 
-// Groups, in the order they run and print.
-var Groups = []string{"makespan", "overhead", "checkpoint", "tokens", "budget", "context", "resume", "memory", "pipeline", "temporal"}
+// Group is one part of the report: its name (as `hive bench NAME` takes
+// it) and what measures it.
+type Group struct {
+	Name    string
+	Measure func(context.Context, Options) []Row
+}
+
+// groups are hive's own, in the order they run and print. The tokens group
+// drives the real Claude Code against hive's fake model server, a test
+// program that the hive binary does not link: here it only says where it
+// is measured (cmd/hive-dev's groups replace it, see With).
+var groups = []Group{
+	{"makespan", makespanRows}, {"overhead", overheadRows}, {"checkpoint", checkpointRows},
+	{"tokens", measuredByHiveDev("tokens", "checkpoint token cost, prompt cache, hive's own share of a hive run")},
+	{"budget", budgetRows}, {"context", contextRows}, {"resume", resumeRows}, {"memory", memoryRows},
+	{"pipeline", pipelineRows}, {"temporal", temporalRows},
+}
+
+// HiveDev is how to measure a group that only cmd/hive-dev carries.
+const HiveDev = "measured by hive-dev, which links hive's fake model server: make bench, or go run ./cmd/hive-dev bench tokens in a checkout of hive"
+
+func measuredByHiveDev(group, name string) func(context.Context, Options) []Row {
+	return func(context.Context, Options) []Row {
+		return []Row{{Group: group, Name: name, Figure: "-", Status: Skipped, Note: HiveDev}}
+	}
+}
+
+// With is hive's groups with extra ones in place of those of the same
+// name (or after them, where hive has none of that name).
+func With(extra ...Group) []Group {
+	out := slices.Clone(groups)
+	for _, g := range extra {
+		if i := slices.IndexFunc(out, func(h Group) bool { return h.Name == g.Name }); i >= 0 {
+			out[i] = g
+		} else {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// orOwn is gs, or hive's own groups where gs is nil.
+func orOwn(gs []Group) []Group {
+	if gs == nil {
+		return groups
+	}
+	return gs
+}
+
+// Names is the groups' names, in order.
+func Names(gs []Group) []string {
+	names := make([]string, len(gs))
+	for i, g := range gs {
+		names[i] = g.Name
+	}
+	return names
+}
 
 // Options says what to measure and how big.
 type Options struct {
@@ -29,13 +84,17 @@ type Options struct {
 	Temporal string
 	// Log gets a line as each group starts; nil means quiet.
 	Log io.Writer
+	// Groups are the groups to choose from; nil means hive's own.
+	Groups []Group
 }
 
-// CheckGroups reports an unknown group name.
-func CheckGroups(only []string) error {
+// CheckGroups reports a name in only that is not one of groups (nil:
+// hive's own).
+func CheckGroups(only []string, gs []Group) error {
+	names := Names(orOwn(gs))
 	for _, g := range only {
-		if !slices.Contains(Groups, g) {
-			return fmt.Errorf("unknown bench group %q: choose from %s", g, strings.Join(Groups, ","))
+		if !slices.Contains(names, g) {
+			return fmt.Errorf("unknown bench group %q: choose from %s", g, strings.Join(names, ","))
 		}
 	}
 	return nil
@@ -45,38 +104,26 @@ func CheckGroups(only []string) error {
 // each other's timings side by side), and returns every row. A group that
 // cannot be measured reports an error row; Run fails only on ctx.
 func Run(ctx context.Context, o Options) (Report, error) {
-	if err := CheckGroups(o.Only); err != nil {
+	if err := CheckGroups(o.Only, o.Groups); err != nil {
 		return Report{}, err
 	}
 	rep := Report{Seed: o.Seed, Quick: o.Quick, CPUs: runtime.NumCPU()}
-	measure := map[string]func(context.Context, Options) []Row{
-		"makespan":   makespanRows,
-		"overhead":   overheadRows,
-		"checkpoint": checkpointRows,
-		"tokens":     tokenRows,
-		"budget":     budgetRows,
-		"context":    contextRows,
-		"resume":     resumeRows,
-		"memory":     memoryRows,
-		"pipeline":   pipelineRows,
-		"temporal":   temporalRows,
-	}
-	for _, g := range Groups {
-		if len(o.Only) > 0 && !slices.Contains(o.Only, g) {
+	for _, g := range orOwn(o.Groups) {
+		if len(o.Only) > 0 && !slices.Contains(o.Only, g.Name) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "bench: measuring %s…\n", g)
+			fmt.Fprintf(o.Log, "bench: measuring %s…\n", g.Name)
 		}
-		rep.Rows = append(rep.Rows, measure[g](ctx, o)...)
+		rep.Rows = append(rep.Rows, g.Measure(ctx, o)...)
 	}
 	return rep, nil
 }
 
-// errorRow reports a group that could not be measured.
-func errorRow(group, name string, err error) Row {
+// ErrorRow reports a group that could not be measured.
+func ErrorRow(group, name string, err error) Row {
 	return Row{Group: group, Name: name, Figure: "-", Status: Failed, Note: err.Error()}
 }

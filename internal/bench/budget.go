@@ -27,11 +27,11 @@ const usdPerToken = 4e-6
 func budgetRows(_ context.Context, o Options) []Row {
 	s, err := budgetAdherence(budgetRuns, o.Seed, fullMix)
 	if err != nil {
-		return []Row{errorRow("budget", "runs overspent by more than one turn", err)}
+		return []Row{ErrorRow("budget", "runs overspent by more than one turn", err)}
 	}
 	what := fmt.Sprintf("%d of %d runs hit a ceiling (%d raised once), largest turn $%.2f", s.Stopped, s.Runs, s.Raised, s.LargestTurn)
 	over := Row{Group: "budget", Name: "runs overspent by more than one turn", Value: float64(s.Overspent), Unit: "runs",
-		Figure: fmt.Sprintf("%d of %d", s.Overspent, s.Runs), Target: "0", Status: judge(s.Overspent == 0), Note: what}
+		Figure: fmt.Sprintf("%d of %d", s.Overspent, s.Runs), Target: "0", Status: Judge(s.Overspent == 0), Note: what}
 	if s.Overspent > 0 {
 		over.Note = fmt.Sprintf("%d by the run's ceiling, %d by a plan's; first: %s", s.OverRun, s.OverPlan, s.FirstOver)
 	}

@@ -51,7 +51,7 @@ func TestBudgetAdherence(t *testing.T) {
 	}
 	checkResults(t, a)
 	rows := budgetRows(t.Context(), Options{Seed: 1})
-	if len(rows) != 3 || rows[0].Target != "0" || rows[0].Status != judge(rows[0].Value == 0) {
+	if len(rows) != 3 || rows[0].Target != "0" || rows[0].Status != Judge(rows[0].Value == 0) {
 		t.Errorf("rows %+v", rows)
 	}
 }

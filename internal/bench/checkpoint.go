@@ -34,11 +34,11 @@ func checkpointRows(ctx context.Context, o Options) []Row {
 	for _, concurrent := range []int{1, 4} {
 		team, err := roundTrips(ctx, o, n, concurrent, true)
 		if err != nil {
-			return append(rows, errorRow("checkpoint", "team round trip", err))
+			return append(rows, ErrorRow("checkpoint", "team round trip", err))
 		}
 		alone, err := roundTrips(ctx, o, n, concurrent, false)
 		if err != nil {
-			return append(rows, errorRow("checkpoint", "standalone round trip", err))
+			return append(rows, ErrorRow("checkpoint", "standalone round trip", err))
 		}
 		tp50, tp99 := percentile(team, 50), percentile(team, 99)
 		sp50, sp99 := percentile(alone, 50), percentile(alone, 99)
@@ -51,7 +51,7 @@ func checkpointRows(ctx context.Context, o Options) []Row {
 			Figure: fmt.Sprintf("p50 %.1f ms, p99 %.1f ms", ms(tp50), ms(tp99)), Status: Info, Note: note}
 		if concurrent == 1 {
 			team99.Target = fmt.Sprintf("p99 ≤ %.0f ms", ms(checkpointTarget))
-			team99.Status = judge(tp99 <= checkpointTarget)
+			team99.Status = Judge(tp99 <= checkpointTarget)
 		}
 		rows = append(rows, team99,
 			Row{Group: "checkpoint", Name: "standalone round trip, " + at, Value: ms(sp99), Unit: "ms p99",
@@ -74,7 +74,7 @@ func roundTrips(ctx context.Context, o Options, n, concurrent int, team bool) ([
 	for i := range d.Plans {
 		d.Plans[i].DependsOn = nil // the round trip, not the graph, is measured
 	}
-	proj, err := newProject(ctx, filepath.Join(dir, "repo"), d, true)
+	proj, err := NewProject(ctx, filepath.Join(dir, "repo"), d, true)
 	if err != nil {
 		return nil, err
 	}

@@ -44,11 +44,11 @@ type contextResult struct {
 func contextRows(ctx context.Context, o Options) []Row {
 	with, err := contextRun(ctx, o, engine.ContextLimits{})
 	if err != nil {
-		return []Row{errorRow("context", "rollover on", err)}
+		return []Row{ErrorRow("context", "rollover on", err)}
 	}
 	without, err := contextRun(ctx, o, engine.ContextLimits{Off: true})
 	if err != nil {
-		return []Row{errorRow("context", "rollover off", err)}
+		return []Row{ErrorRow("context", "rollover off", err)}
 	}
 	r := float64(without.input) / float64(max(with.input, 1))
 	note := fmt.Sprintf("%d-task plan, %d checkpoints, one live sim session, context %s", contextTasks, len(contextCheckpoints), contextCurve)
@@ -59,11 +59,11 @@ func contextRows(ctx context.Context, o Options) []Row {
 			Figure: fmt.Sprintf("%d tokens, %d compaction(s) by the CLI", without.input, without.compactions), Status: Info},
 		{Group: "context", Name: "input tokens, off / on", Value: r, Unit: "ratio", Figure: fmt.Sprintf("%.2f×", r), Status: Info},
 		{Group: "context", Name: "peak occupancy, rollover on", Value: float64(with.peak) / 2000, Unit: "% of window",
-			Figure: fmt.Sprintf("%d tokens (%.0f%%)", with.peak, float64(with.peak)/2000), Target: "< 92% (no compaction)", Status: judge(with.compactions == 0 && with.rollovers > 0)},
+			Figure: fmt.Sprintf("%d tokens (%.0f%%)", with.peak, float64(with.peak)/2000), Target: "< 92% (no compaction)", Status: Judge(with.compactions == 0 && with.rollovers > 0)},
 		{Group: "context", Name: "peak occupancy, rollover off", Value: float64(without.peak) / 2000, Unit: "% of window",
 			Figure: fmt.Sprintf("%d tokens (%.0f%%)", without.peak, float64(without.peak)/2000), Status: Info},
 		{Group: "context", Name: "every task done exactly once, on and off", Value: b2f(with.once && without.once), Unit: "bool",
-			Figure: fmt.Sprintf("on: %v, off: %v", with.once, without.once), Target: "both", Status: judge(with.once && without.once)},
+			Figure: fmt.Sprintf("on: %v, off: %v", with.once, without.once), Target: "both", Status: Judge(with.once && without.once)},
 	}
 	if len(with.fresh) > 0 {
 		rows = append(rows,
@@ -83,7 +83,7 @@ func contextRun(ctx context.Context, o Options, limits engine.ContextLimits) (co
 	}
 	defer os.RemoveAll(dir)
 	d := DAG{Plans: []engine.PlanSpec{{ID: "01-0001", Tasks: contextTasks}}}
-	proj, err := newProjectWith(ctx, filepath.Join(dir, "repo"), d, contextPlan)
+	proj, err := NewProjectWith(ctx, filepath.Join(dir, "repo"), d, contextPlan)
 	if err != nil {
 		return contextResult{}, err
 	}
@@ -128,7 +128,7 @@ func contextPlan(id string) []byte {
 }
 
 // taskCommits counts the commits of each task of plan id (Hive-Task trailers).
-func taskCommits(ctx context.Context, proj *project, id string) (map[string]int, error) {
+func taskCommits(ctx context.Context, proj *Project, id string) (map[string]int, error) {
 	out, err := proj.Repo.Git(ctx, "log", "--format=%B")
 	if err != nil {
 		return nil, err

@@ -39,15 +39,15 @@ func makespanRows(_ context.Context, o Options) []Row {
 			bound, _, _ := d.LowerBound(makespanConcurrency)
 			dm, _, err := Makespan(d, makespanConcurrency, true)
 			if err != nil {
-				return append(rows, errorRow("makespan", fmt.Sprintf("%d plans", n), err))
+				return append(rows, ErrorRow("makespan", fmt.Sprintf("%d plans", n), err))
 			}
 			em, _, err := Makespan(withEstimates(d, o.Seed+uint64(k)), makespanConcurrency, true)
 			if err != nil {
-				return append(rows, errorRow("makespan", fmt.Sprintf("%d plans", n), err))
+				return append(rows, ErrorRow("makespan", fmt.Sprintf("%d plans", n), err))
 			}
 			rm, _, err := Makespan(d, makespanConcurrency, false)
 			if err != nil {
-				return append(rows, errorRow("makespan", fmt.Sprintf("%d plans", n), err))
+				return append(rows, ErrorRow("makespan", fmt.Sprintf("%d plans", n), err))
 			}
 			dyn = append(dyn, ratio(dm, bound))
 			est = append(est, ratio(em, bound))
@@ -75,7 +75,7 @@ func ratioRow(name string, rs []float64, what string, judged bool) Row {
 		Figure: fmt.Sprintf("%.3f× (worst %.3f×)", mean, worst), Status: Info, Note: what}
 	if judged {
 		row.Target = fmt.Sprintf("≤ %.2f×", makespanTarget)
-		row.Status = judge(mean <= makespanTarget)
+		row.Status = Judge(mean <= makespanTarget)
 	}
 	return row
 }

@@ -30,7 +30,7 @@ func memoryRows(ctx context.Context, o Options) []Row {
 	if bin == "" {
 		var err error
 		if bin, err = agent.SelfPath(); err != nil {
-			return []Row{errorRow("memory", "peak RSS", err)}
+			return []Row{ErrorRow("memory", "peak RSS", err)}
 		}
 	}
 	args := []string{"bench", "--only", "memory", "--json", "--seed", strconv.FormatUint(o.Seed, 10)}
@@ -43,7 +43,7 @@ func memoryRows(ctx context.Context, o Options) []Row {
 	runErr := cmd.Run()
 	var rep Report
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || len(rep.Rows) == 0 {
-		return []Row{errorRow("memory", "peak RSS", fmt.Errorf("hive bench --only memory: %v %v: %s", runErr, err, bytes.TrimSpace(stderr.Bytes())))}
+		return []Row{ErrorRow("memory", "peak RSS", fmt.Errorf("hive bench --only memory: %v %v: %s", runErr, err, bytes.TrimSpace(stderr.Bytes())))}
 	}
 	return rep.Rows
 }
@@ -63,7 +63,7 @@ func measureMemory(ctx context.Context, o Options) Row {
 	}
 	proj, remove, err := tempProject(ctx, "hive-bench-memory-", d)
 	if err != nil {
-		return errorRow("memory", name, err)
+		return ErrorRow("memory", name, err)
 	}
 	defer remove()
 	obs := &peakRunning{}
@@ -71,12 +71,12 @@ func measureMemory(ctx context.Context, o Options) Row {
 	_, _, err = runSetup{proj: proj, hiveBin: o.HiveBin, concurrent: agents, team: true, observer: obs,
 		env: []string{sim.EnvMode + "=" + sim.ModeInstant, sim.EnvHold + "=" + hold.String()}}.run(ctx)
 	if err != nil {
-		return errorRow("memory", name, err)
+		return ErrorRow("memory", name, err)
 	}
 	peak := peakRSS()
 	return Row{Group: "memory", Name: name, Value: float64(peak) / (1 << 20), Unit: "MiB",
 		Figure: fmt.Sprintf("%.1f MiB", float64(peak)/(1<<20)), Target: fmt.Sprintf("≤ %d MiB", memoryTarget>>20),
-		Status: judge(peak > 0 && peak <= memoryTarget),
+		Status: Judge(peak > 0 && peak <= memoryTarget),
 		Note:   fmt.Sprintf("%d plans, at most %d agents live at once (getrusage maxrss)", len(d.Plans), obs.max)}
 }
 

@@ -38,7 +38,7 @@ func overheadRows(ctx context.Context, o Options) []Row {
 		n = 50
 	}
 	rows := runOverhead(ctx, o, n)
-	return append(rows, engineThroughput(o), hiveShareRow(ctx, o))
+	return append(rows, engineThroughput(o))
 }
 
 // Target of hive's cost per plan beyond spawning and waiting for its agent.
@@ -46,7 +46,7 @@ const beyondSpawnTarget = time.Millisecond
 
 func runOverhead(ctx context.Context, o Options, n int) []Row {
 	name := fmt.Sprintf("runner wall time per plan, %d plans", n)
-	fail := func(err error) []Row { return []Row{errorRow("overhead", name, err)} }
+	fail := func(err error) []Row { return []Row{ErrorRow("overhead", name, err)} }
 	proj, remove, err := tempProject(ctx, "hive-bench-overhead-", RandomDAG(n, o.Seed))
 	if err != nil {
 		return fail(err)
@@ -74,7 +74,7 @@ func runOverhead(ctx context.Context, o Options, n int) []Row {
 	per := hive.wall / time.Duration(n)
 	rows := []Row{{Group: "overhead", Name: name, Value: ms(per), Unit: "ms",
 		Figure: fmt.Sprintf("%.2f ms/plan (%.2f s in all)", ms(per), hive.wall.Seconds()),
-		Target: fmt.Sprintf("≤ %.0f ms/plan", ms(overheadTarget)), Status: judge(per <= overheadTarget),
+		Target: fmt.Sprintf("≤ %.0f ms/plan", ms(overheadTarget)), Status: Judge(per <= overheadTarget),
 		Note: fmt.Sprintf("%d agents at once, SQLite journal, spot-checks; CPU per plan: hive %.1f ms, its children (agents, git) %.1f ms",
 			overheadConcurrency, ms(hive.self/time.Duration(n)), ms(hive.children/time.Duration(n)))}}
 	// The same agents, spawned and waited for by a bare loop at the same
@@ -83,7 +83,7 @@ func runOverhead(ctx context.Context, o Options, n int) []Row {
 	beyond := fmt.Sprintf("hive beyond bare spawning, per plan, %d plans", n)
 	bare2, err := bare()
 	if err = errors.Join(bareErr, err); err != nil {
-		rows = append(rows, errorRow("overhead", beyond, err))
+		rows = append(rows, ErrorRow("overhead", beyond, err))
 	} else {
 		bare := cpuUse{wall: (bare1.wall + bare2.wall) / 2, self: (bare1.self + bare2.self) / 2, children: (bare1.children + bare2.children) / 2}
 		extra := (hive.wall - bare.wall) / time.Duration(n)
@@ -95,11 +95,11 @@ func runOverhead(ctx context.Context, o Options, n int) []Row {
 		}
 		rows = append(rows, Row{Group: "overhead", Name: beyond, Value: ms(extra), Unit: "ms",
 			Figure: fmt.Sprintf("%.2f ms/plan (hive %.2f s, bare loop %.2f s: ratio %.2f)", ms(extra), hive.wall.Seconds(), bare.wall.Seconds(), ratio(hive.wall, bare.wall)),
-			Target: fmt.Sprintf("≤ %.0f ms/plan", ms(beyondSpawnTarget)), Status: judge(extra <= beyondSpawnTarget),
+			Target: fmt.Sprintf("≤ %.0f ms/plan", ms(beyondSpawnTarget)), Status: Judge(extra <= beyondSpawnTarget),
 			Note: note})
 	}
 	if events, bytes, err := journalSize(proj); err != nil {
-		rows = append(rows, errorRow("overhead", "journal per plan", err))
+		rows = append(rows, ErrorRow("overhead", "journal per plan", err))
 	} else {
 		rows = append(rows, Row{Group: "overhead", Name: "journal per plan", Value: float64(events) / float64(n), Unit: "events",
 			Figure: fmt.Sprintf("%.1f events, %.0f bytes per plan", float64(events)/float64(n), float64(bytes)/float64(n)),
@@ -123,7 +123,7 @@ func measureCPU(work func() error) (cpuUse, error) {
 
 // bareSpawn starts one instant sim agent per plan of proj, concurrent at
 // once, each given its prompt and waited for.
-func bareSpawn(ctx context.Context, hiveBin string, proj *project, concurrent int) error {
+func bareSpawn(ctx context.Context, hiveBin string, proj *Project, concurrent int) error {
 	bin := hiveBin
 	if bin == "" {
 		var err error
@@ -183,7 +183,7 @@ func createCost(dir string) (time.Duration, error) {
 }
 
 // journalSize counts the events of the project's newest run and their bytes.
-func journalSize(proj *project) (events, size int64, err error) {
+func journalSize(proj *Project) (events, size int64, err error) {
 	j, err := journal.Open(filepath.Join(proj.Root, ".hive", "journal.db"))
 	if err != nil {
 		return 0, 0, err
@@ -215,14 +215,14 @@ func engineThroughput(o Options) Row {
 	for time.Since(start) < budget {
 		_, n, err := Makespan(d, makespanConcurrency, true)
 		if err != nil {
-			return errorRow("overhead", name, err)
+			return ErrorRow("overhead", name, err)
 		}
 		events += n
 	}
 	rate := float64(events) / time.Since(start).Seconds()
 	return Row{Group: "overhead", Name: name, Value: rate, Unit: "events/s",
 		Figure: fmt.Sprintf("%.0f events/s", rate), Target: fmt.Sprintf("≥ %d", engineEventTarget),
-		Status: judge(rate >= engineEventTarget), Note: "1,000-plan DAGs, dynamic"}
+		Status: Judge(rate >= engineEventTarget), Note: "1,000-plan DAGs, dynamic"}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

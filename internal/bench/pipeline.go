@@ -135,20 +135,20 @@ func pipelineRows(ctx context.Context, o Options) []Row {
 	trials := pipelineTrials(o.Quick)
 	dir, err := os.MkdirTemp("", "hive-bench-pipeline-")
 	if err != nil {
-		return []Row{errorRow("pipeline", "hidden-test pass rate", err)}
+		return []Row{ErrorRow("pipeline", "hidden-test pass rate", err)}
 	}
 	defer os.RemoveAll(dir)
 	out, err := measureOutcomes(ctx, dir)
 	if err != nil {
-		return []Row{errorRow("pipeline", "hidden-test pass rate", err)}
+		return []Row{ErrorRow("pipeline", "hidden-test pass rate", err)}
 	}
 	sums, err := pipelineRuns(out, o.Seed, trials, defaultPolicy)
 	if err != nil {
-		return []Row{errorRow("pipeline", "hidden-test pass rate", err)}
+		return []Row{ErrorRow("pipeline", "hidden-test pass rate", err)}
 	}
 	harsh, err := pipelineRuns(out, o.Seed, trials, harshPolicy)
 	if err != nil {
-		return []Row{errorRow("pipeline", "under a harsher policy", err)}
+		return []Row{ErrorRow("pipeline", "under a harsher policy", err)}
 	}
 	return append(pipelineReport(sums, trials), harshRow(harsh))
 }
@@ -196,14 +196,14 @@ func pipelineReport(sums []pipelineSummary, trials int) []Row {
 			Note: "without evaluators computed confidence is hive's checks alone"},
 		{Group: g, Name: "planned pass rate vs fixed", Value: 100 * planned.passRate(), Unit: "%",
 			Figure: fmt.Sprintf("%.1f%% vs %.1f%%", 100*planned.passRate(), 100*fixed.passRate()), Target: "≥ fixed",
-			Status: judge(planned.Passed*fixed.Runs >= fixed.Passed*planned.Runs), Note: difference(planned, fixed) + "; " + classRates(planned, fixed)},
+			Status: Judge(planned.Passed*fixed.Runs >= fixed.Passed*planned.Runs), Note: difference(planned, fixed) + "; " + classRates(planned, fixed)},
 		{Group: g, Name: "planned tokens / fixed", Value: 100 * float64(planned.Tokens) / float64(max(1, fixed.Tokens)), Unit: "%",
 			Figure: fmt.Sprintf("%.0f%%", 100*float64(planned.Tokens)/float64(max(1, fixed.Tokens))), Target: "≤ 60%",
-			Status: judge(float64(planned.Tokens) <= 0.6*float64(fixed.Tokens))},
+			Status: Judge(float64(planned.Tokens) <= 0.6*float64(fixed.Tokens))},
 		{Group: g, Name: "Brier score of computed confidence (planned)", Value: planned.BrierComputed,
-			Unit: "Brier", Figure: fmt.Sprintf("%.3f", planned.BrierComputed), Target: "≤ 0.15", Status: judge(planned.BrierComputed <= 0.15)},
+			Unit: "Brier", Figure: fmt.Sprintf("%.3f", planned.BrierComputed), Target: "≤ 0.15", Status: Judge(planned.BrierComputed <= 0.15)},
 		{Group: g, Name: "Brier score of self-reported confidence (planned)", Value: planned.BrierSelf, Unit: "Brier",
-			Figure: fmt.Sprintf("%.3f", planned.BrierSelf), Target: "worse than computed", Status: judge(planned.BrierSelf > planned.BrierComputed)},
+			Figure: fmt.Sprintf("%.3f", planned.BrierSelf), Target: "worse than computed", Status: Judge(planned.BrierSelf > planned.BrierComputed)},
 	}
 	for i, b := range planned.ComputedBins {
 		sb := planned.SelfBin[i]

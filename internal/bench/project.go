@@ -18,8 +18,8 @@ import (
 // benchPhaseDir is the phase folder of a generated project.
 const benchPhaseDir = ".planning/phases/01-bench"
 
-// project is a generated repository whose phase holds the plans of a DAG.
-type project struct {
+// Project is a generated repository whose phase holds the plans of a DAG.
+type Project struct {
 	Root  string
 	Repo  *gitx.Repo
 	Phase *plan.Phase
@@ -28,7 +28,7 @@ type project struct {
 	Base string
 }
 
-// newProject writes d's plans into a new git repository under dir, each
+// NewProject writes d's plans into a new git repository under dir, each
 // plan owning one file so that plans can run side by side in the shared
 // tree. With checkpoint, every plan's second task is a human-verify
 // checkpoint.
@@ -38,16 +38,26 @@ type project struct {
 // when the run starts. The phase is read before that, as a run that has not
 // started yet would see it, so no plan counts as done; the runner's
 // spot-checks then find the SUMMARY and the commit on disk as usual, the
-// run starting from the commit before them (project.Base).
-// tempProject is newProject in a new temporary folder (named after
+// run starting from the commit before them (Project.Base).
+func NewProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*Project, error) {
+	deps := make(map[string]engine.PlanSpec, len(d.Plans))
+	for _, p := range d.Plans {
+		deps[p.ID] = p
+	}
+	return NewProjectWith(ctx, dir, d, func(id string) []byte {
+		return planFile(id, deps[id].DependsOn, deps[id].Tasks, checkpoint)
+	})
+}
+
+// tempProject is NewProject in a new temporary folder (named after
 // prefix), and what removes it.
-func tempProject(ctx context.Context, prefix string, d DAG) (*project, func(), error) {
+func tempProject(ctx context.Context, prefix string, d DAG) (*Project, func(), error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, nil, err
 	}
 	remove := func() { os.RemoveAll(dir) }
-	proj, err := newProject(ctx, dir, d, false)
+	proj, err := NewProject(ctx, dir, d, false)
 	if err != nil {
 		remove()
 		return nil, nil, err
@@ -55,18 +65,8 @@ func tempProject(ctx context.Context, prefix string, d DAG) (*project, func(), e
 	return proj, remove, nil
 }
 
-func newProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*project, error) {
-	deps := make(map[string]engine.PlanSpec, len(d.Plans))
-	for _, p := range d.Plans {
-		deps[p.ID] = p
-	}
-	return newProjectWith(ctx, dir, d, func(id string) []byte {
-		return planFile(id, deps[id].DependsOn, deps[id].Tasks, checkpoint)
-	})
-}
-
-// newProjectWith is newProject with the plan files written by planText.
-func newProjectWith(ctx context.Context, dir string, d DAG, planText func(id string) []byte) (*project, error) {
+// NewProjectWith is NewProject with the plan files written by planText.
+func NewProjectWith(ctx context.Context, dir string, d DAG, planText func(id string) []byte) (*Project, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func newProjectWith(ctx context.Context, dir string, d DAG, planText func(id str
 	if err := prepareResults(ctx, root, d); err != nil {
 		return nil, err
 	}
-	return &project{Root: root, Repo: repo, Phase: ph, Base: base}, nil
+	return &Project{Root: root, Repo: repo, Phase: ph, Base: base}, nil
 }
 
 // planFile is a small GSD plan: an auto task on the plan's own file, then

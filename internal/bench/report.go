@@ -84,8 +84,8 @@ func orDash(s string) string {
 	return s
 }
 
-// judge is Pass when ok, else Miss.
-func judge(ok bool) string {
+// Judge is Pass when ok, else Miss.
+func Judge(ok bool) string {
 	if ok {
 		return Pass
 	}

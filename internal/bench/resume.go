@@ -31,38 +31,38 @@ func resumeRows(ctx context.Context, o Options) []Row {
 	name := fmt.Sprintf("rebuild state from %d events", n)
 	dir, err := os.MkdirTemp("", "hive-bench-resume-")
 	if err != nil {
-		return []Row{errorRow("resume", name, err)}
+		return []Row{ErrorRow("resume", name, err)}
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "journal.db")
 	want, err := writeJournal(path, n)
 	if err != nil {
-		return []Row{errorRow("resume", name, err)}
+		return []Row{ErrorRow("resume", name, err)}
 	}
 	start := time.Now()
 	cpu0, _ := cpuTimes()
 	j, err := journal.Open(path)
 	if err != nil {
-		return []Row{errorRow("resume", name, err)}
+		return []Row{ErrorRow("resume", name, err)}
 	}
 	defer j.Close()
 	run, ok, err := j.LatestRun("01-bench")
 	if err != nil || !ok {
-		return []Row{errorRow("resume", name, fmt.Errorf("find the run: ok=%t %v", ok, err))}
+		return []Row{ErrorRow("resume", name, fmt.Errorf("find the run: ok=%t %v", ok, err))}
 	}
 	eng, err := runner.Replay(j, run)
 	if err != nil {
-		return []Row{errorRow("resume", name, err)}
+		return []Row{ErrorRow("resume", name, err)}
 	}
 	snap := eng.Snapshot()
 	took := time.Since(start)
 	cpu1, _ := cpuTimes()
 	if got := snap.Count(engine.Complete); got != want || run.Events != int64(n) {
-		return []Row{errorRow("resume", name, fmt.Errorf("replayed %d events to %d complete plans, want %d events and %d plans", run.Events, got, n, want))}
+		return []Row{ErrorRow("resume", name, fmt.Errorf("replayed %d events to %d complete plans, want %d events and %d plans", run.Events, got, n, want))}
 	}
 	return []Row{{Group: "resume", Name: name, Value: took.Seconds(), Unit: "s",
 		Figure: fmt.Sprintf("%.2f s (%.0f events/s)", took.Seconds(), float64(n)/took.Seconds()),
-		Target: fmt.Sprintf("≤ %.0f s", resumeTarget.Seconds()), Status: judge(took <= resumeTarget),
+		Target: fmt.Sprintf("≤ %.0f s", resumeTarget.Seconds()), Status: Judge(took <= resumeTarget),
 		Note: fmt.Sprintf("SQLite journal, %d plans, replayed through the engine; %.2f s of CPU", len(snap.Plans), (cpu1 - cpu0).Seconds())}}
 }
 

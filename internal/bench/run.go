@@ -14,7 +14,7 @@ import (
 
 // runSetup is one bench run of a generated project through the real runner.
 type runSetup struct {
-	proj       *project
+	proj       *Project
 	env        []string // the sim agents' environment: HIVE_SIM_MODE, ...
 	hiveBin    string
 	concurrent int
@@ -88,3 +88,12 @@ func (quiet) Resumed(journal.Run, engine.Snapshot)    {}
 func (quiet) Event(engine.Event, engine.Snapshot)     {}
 func (quiet) Command(engine.Command, engine.Snapshot) {}
 func (quiet) Note(string, string)                     {}
+
+// RunPhase runs proj's phase through the real runner with launcher's
+// agents, concurrent at once (live sessions when team), unattended, and
+// fails unless every plan completed: what a group measured with the real
+// agent CLIs (cmd/hive-dev's) runs.
+func RunPhase(ctx context.Context, proj *Project, launcher agent.Launcher, concurrent int, team bool) error {
+	_, _, err := runSetup{proj: proj, launcher: launcher, concurrent: concurrent, team: team}.run(ctx)
+	return err
+}

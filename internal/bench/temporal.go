@@ -54,14 +54,14 @@ func temporalRows(ctx context.Context, o Options) []Row {
 	d := RandomDAG(n, o.Seed)
 	local, err := temporalLocal(ctx, o, d)
 	if err != nil {
-		return []Row{errorRow("temporal", localName, err)}
+		return []Row{ErrorRow("temporal", localName, err)}
 	}
 	rows := []Row{{Group: "temporal", Name: localName, Value: local.Seconds(), Unit: "s",
 		Figure: fmt.Sprintf("%.2f s", local.Seconds()), Target: "-", Status: Info,
 		Note: fmt.Sprintf("instant sim agents, %d at once, SQLite journal, spot-checks", temporalAgents)}}
 	remote, err := temporalRemote(ctx, o, d, cli)
 	if err != nil {
-		return append(rows, errorRow("temporal", remoteName, err))
+		return append(rows, ErrorRow("temporal", remoteName, err))
 	}
 	per := (remote - local) / time.Duration(n)
 	return append(rows,

@@ -24,6 +24,7 @@ type benchOptions struct {
 
 func newBenchCmd(g *globalOptions) *cobra.Command {
 	o := &benchOptions{globalOptions: g}
+	groups := strings.Join(bench.Names(bench.With(g.benchGroups...)), ", ")
 	cmd := &cobra.Command{
 		Use:   "bench [GROUP...]",
 		Short: "Measure hive on this machine: makespan, overhead, checkpoint round trip and tokens, budget adherence, resume, memory, the Temporal backend",
@@ -31,9 +32,11 @@ func newBenchCmd(g *globalOptions) *cobra.Command {
 finishing a phase sooner and cheaper than prompt-driven orchestration. Every
 row gives its figure, its target and whether it was met.
 
-Groups: ` + strings.Join(bench.Groups, ", ") + `. The tokens group runs the real
-claude CLI against a local fake model server; it is skipped when the CLI is
-not installed (make tools). The budget group drives the engine through 200
+Groups: ` + groups + `. The tokens group runs the real
+Claude Code against hive's fake model server, a test program that the hive
+binary does not link: hive-dev measures it (make bench, or go run
+./cmd/hive-dev bench tokens in a checkout of hive, with the CLI installed by
+make tools). The budget group drives the engine through 200
 simulated runs with random budgets and per-turn costs. The pipeline group
 measures hive run's routing: thirty objectives in Go, Python and JavaScript
 repositories it creates, each run by the implementer alone, the fixed full
@@ -57,7 +60,7 @@ Groups named as arguments are measured alone, as with --only.`,
 	}
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "smaller sizes: a first look in seconds")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
-	cmd.Flags().StringSliceVar(&o.only, "only", nil, "measure only these groups ("+strings.Join(bench.Groups, ",")+")")
+	cmd.Flags().StringSliceVar(&o.only, "only", nil, "measure only these groups ("+groups+")")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed of the random DAGs")
 	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of hive's own process (not its agents') to this file, for go tool pprof")
 	cmd.Flags().StringVar(&o.temporal, "temporal-cli", "", "the temporal CLI of the temporal group's dev server (default $HIVE_TEMPORAL, .tools/temporal/temporal here or above, temporal in PATH)")
@@ -65,10 +68,10 @@ Groups named as arguments are measured alone, as with --only.`,
 }
 
 func benchRun(cmd *cobra.Command, o *benchOptions) error {
-	if err := bench.CheckGroups(o.only); err != nil {
+	if err := bench.CheckGroups(o.only, o.benchGroups); err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS"), Temporal: o.temporal}
+	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS"), Temporal: o.temporal, Groups: o.benchGroups}
 	if !o.json {
 		opts.Log = o.stderr
 	}
@@ -91,12 +94,6 @@ func benchRun(cmd *cobra.Command, o *benchOptions) error {
 		err = rep.WriteJSON(o.stdout)
 	} else {
 		err = rep.WriteTable(o.stdout)
-		for _, row := range rep.Rows {
-			if row.Status == bench.Skipped && row.Group == "tokens" {
-				fmt.Fprintln(o.stdout, "\nTo measure tokens, install the agent CLIs: make tools (then HIVE_TOOLS=$PWD/.tools/node_modules/.bin hive bench)")
-				break
-			}
-		}
 		for _, row := range rep.Rows {
 			if row.Status == bench.Skipped && row.Group == "temporal" {
 				fmt.Fprintln(o.stdout, "\nTo measure the Temporal backend, build the temporal CLI: make temporal (then hive bench temporal in the repository, or --temporal-cli PATH)")

@@ -109,14 +109,21 @@ func TestDocsPlanExample(t *testing.T) {
 func TestDocsConfigKeys(t *testing.T) {
 	section := docSection(t, "docs/configuration.md", "Configuration keys")
 	// The defaults, with the keys a file holds only when they are set.
-	cfg, err := config.Parse([]byte(`{"budget": {"usd": 1, "tokens": 1, "plan_usd": 1}, "tools": ["go"],
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".planning"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".planning", "config.json"), []byte(`{"budget": {"usd": 1, "tokens": 1, "plan_usd": 1}, "tools": ["go"],
  "loop_guard": {"warn_repeat": 3, "stop_repeat": 5, "max_calls": 9},
  "routing": {"evaluate": true, "confidence_floor": 60, "skip_proven": true, "proven_runs": 3, "proven_confidence": 63},
  "context": {"handoff_percent": 50, "handoff_tokens": 1, "window": 1, "notes_wait": "2m"},
  "notifications": {"public_url": "https://hive.example.com"},
  "commands": {"build": "make", "test": "make check"},
  "limits": {"on_limit": "stop"},
- "backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "namespace": "team", "task_queue": "q", "remote": "origin"}}}`))
+ "backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "namespace": "team", "task_queue": "q", "remote": "origin"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(root)
 	if err != nil {
 		t.Fatal(err)
 	}

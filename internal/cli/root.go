@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hivectl/hive/internal/bench"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -53,6 +54,9 @@ type globalOptions struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// benchGroups are hive bench's groups: hive's own (nil), or with
+	// cmd/hive-dev's in place of some (bench.With).
+	benchGroups []bench.Group
 }
 
 // pasteable is a hive command line for the user to copy: args quoted for a
@@ -83,9 +87,15 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Main runs hive with os.Args and returns the process exit code.
-func Main() int {
+// Main runs hive with os.Args and returns the process exit code. Groups
+// replace hive bench's groups of the same names: cmd/hive-dev's, which
+// drive the real agent CLIs against the fake model servers that the hive
+// binary does not link.
+func Main(groups ...bench.Group) int {
 	g := &globalOptions{self: thisHive(), stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+	if len(groups) > 0 {
+		g.benchGroups = bench.With(groups...)
+	}
 	return execute(g, os.Args[1:])
 }
 
@@ -97,12 +107,6 @@ func Command() *cobra.Command {
 	root := newRootCmd(g, os.Stdin)
 	root.InitDefaultCompletionCmd()
 	return root
-}
-
-// run is hive in this process with its own input and output, as the tests
-// call it; its hints say "hive".
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return execute(&globalOptions{stdout: stdout, stderr: stderr, stdin: stdin}, args)
 }
 
 func execute(g *globalOptions, args []string) int {

@@ -76,16 +76,6 @@ func Load(repoRoot string) (*Config, error) {
 	return c, nil
 }
 
-// Parse reads one config file's content over the defaults. Errors are
-// *Error values (several joined when there are several bad values).
-func Parse(data []byte) (*Config, error) {
-	c := Default()
-	if err := c.overlay("", data); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // legacyKeys are top-level keys of older GSD versions and the object that now
 // holds them. The nested key wins when a file has both: it is the newer form.
 var legacyKeys = []struct{ key, object string }{

@@ -125,18 +125,6 @@ func ValidateMap(c Contract, obj map[string]any) []string {
 	return errs
 }
 
-// Feedback words the errors of a report for the agent that wrote it, for
-// its next attempt.
-func Feedback(c Contract, errs []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Your last HIVE_REPORT did not meet the %s's contract, so hive could not take your work as done:\n", c.Role)
-	for _, e := range errs {
-		b.WriteString("- " + e + "\n")
-	}
-	b.WriteString("Fix what the work needs, then end with one corrected <!--HIVE_REPORT {json} HIVE_REPORT--> block.\n")
-	return b.String()
-}
-
 // reportMap is the report as the JSON an agent wrote: work.Report's
 // fields, with Extra's keys beside them rather than under "extra".
 func reportMap(r work.Report) map[string]any {

@@ -225,16 +225,6 @@ func TestValidateReadsTypedFieldsAndExtra(t *testing.T) {
 	}
 }
 
-func TestFeedback(t *testing.T) {
-	c := mustBundled(t, "reviewer")
-	got := Feedback(c, []string{"a: missing; give x", "b: missing; give y"})
-	for _, want := range []string{"reviewer's contract", "- a: missing; give x\n- b: missing; give y\n", "<!--HIVE_REPORT"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("Feedback lacks %q:\n%s", want, got)
-		}
-	}
-}
-
 // baseContract is the routing fields every contract starts with.
 func baseContract() Contract {
 	base, _ := bundledContracts()

@@ -448,3 +448,17 @@ func TestLargeInputs(t *testing.T) {
 		Parse(strings.Repeat(line+"\nsome prose\n", 10000))
 	}
 }
+
+// ParseResponse reads a reply of hive to an executor, as the sim and
+// the agents do (the tests' check that a reply keeps that shape): kind is
+// ReplyCheckpoint or ReplyDeviation, body the answer with surrounding space
+// removed.
+func ParseResponse(text string) (kind, body string, ok bool) {
+	t := strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+	for _, k := range []string{ReplyCheckpoint, ReplyDeviation} {
+		if b, found := strings.CutPrefix(t, k+":"); found {
+			return k, strings.TrimSpace(b), true
+		}
+	}
+	return "", "", false
+}

@@ -29,19 +29,6 @@ func reply(kind, body string) string {
 	return strings.TrimSpace(kind + ": " + strings.TrimSpace(body))
 }
 
-// ParseResponse reads a reply of hive to an executor: kind is
-// ReplyCheckpoint or ReplyDeviation, body the answer with surrounding space
-// removed.
-func ParseResponse(text string) (kind, body string, ok bool) {
-	t := strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
-	for _, k := range []string{ReplyCheckpoint, ReplyDeviation} {
-		if b, found := strings.CutPrefix(t, k+":"); found {
-			return k, strings.TrimSpace(b), true
-		}
-	}
-	return "", "", false
-}
-
 // RolloverPrefix begins the message that asks a live executor to hand over
 // to a fresh session.
 const RolloverPrefix = "CONTEXT_ROLLOVER:"

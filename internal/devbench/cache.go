@@ -1,4 +1,4 @@
-package bench
+package devbench
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hivectl/hive/internal/bench"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pricing"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
@@ -26,21 +27,21 @@ const CacheShareGoal = 0.70
 // reports how much of the input the cache served: over the sessions after
 // the first, which find the stable prefix (tools, system prompt) already
 // written, and over the whole phase, with what caching saved in dollars.
-func cacheRows(ctx context.Context, bin string) []Row {
+func cacheRows(ctx context.Context, bin string) []bench.Row {
 	s, err := cacheRun(ctx, bin)
 	if err != nil {
-		return []Row{errorRow("tokens", "cache: read share of input tokens", err)}
+		return []bench.Row{bench.ErrorRow("tokens", "cache: read share of input tokens", err)}
 	}
 	later := s.later.share()
-	return []Row{
+	return []bench.Row{
 		{Group: "tokens", Name: fmt.Sprintf("cache: read share of input, %d-plan phase, sessions after the first", cachePlans),
 			Value: 100 * later, Unit: "%", Figure: fmt.Sprintf("%.1f%% (%d sessions, %d requests)", 100*later, s.sessions-1, s.later.requests),
-			Target: fmt.Sprintf("≥ %.0f%%", 100*CacheShareGoal), Status: judge(later >= CacheShareGoal),
+			Target: fmt.Sprintf("≥ %.0f%%", 100*CacheShareGoal), Status: bench.Judge(later >= CacheShareGoal),
 			Note: "real claude CLI; the fake server caches prefixes at cache_control breakpoints as the API does"},
 		{Group: "tokens", Name: fmt.Sprintf("cache: read share of input, whole %d-plan phase", cachePlans),
 			Value: 100 * s.all.share(), Unit: "%", Figure: fmt.Sprintf("%.1f%%, $%.4f instead of $%.4f uncached (%.0f%% saved)",
 				100*s.all.share(), s.all.usd, s.all.uncachedUSD, 100*(1-s.all.usd/max(s.all.uncachedUSD, 1e-9))),
-			Status: Info},
+			Status: bench.Info},
 	}
 }
 
@@ -78,11 +79,11 @@ func cacheRun(ctx context.Context, bin string) (cacheStats, error) {
 		return cacheStats{}, err
 	}
 	defer os.RemoveAll(dir)
-	var d DAG
+	var d bench.DAG
 	for i := 1; i <= cachePlans; i++ {
 		d.Plans = append(d.Plans, engine.PlanSpec{ID: fmt.Sprintf("01-%04d", i), Tasks: 2})
 	}
-	proj, err := newProject(ctx, filepath.Join(dir, "repo"), d, false)
+	proj, err := bench.NewProject(ctx, filepath.Join(dir, "repo"), d, false)
 	if err != nil {
 		return cacheStats{}, err
 	}

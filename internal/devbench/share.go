@@ -1,15 +1,17 @@
-package bench
+package devbench
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/bench"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
@@ -18,9 +20,9 @@ import (
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
-// NoClaude is the note of a row that needs the real claude CLI (the
-// tokens group, hive's own share of a run), where it is not installed.
-const NoClaude = "claude CLI not installed (make tools)"
+// NoClaude is the note of the tokens group where the real claude CLI is
+// not installed.
+const NoClaude = "claude CLI not installed (make tools, then HIVE_TOOLS=$PWD/.tools/node_modules/.bin)"
 
 // hiveShareTarget is the most of a hive run's wall time hive's own work
 // may take (issue 48): the rest is the model's and the tools'.
@@ -37,19 +39,15 @@ const hiveShareName = "hive's own share of a hive run's wall time"
 // timeline reads it from the run's journal. The fake model answers at
 // once, so the share is hive's against the CLI's and the tools' time
 // alone: a real model's minutes only shrink it.
-func hiveShareRow(ctx context.Context, o Options) Row {
-	bin, err := findClaude(o.Tools)
-	if err != nil {
-		return Row{Group: "overhead", Name: hiveShareName, Figure: "-", Status: Skipped, Note: NoClaude}
-	}
+func hiveShareRow(ctx context.Context, bin string) bench.Row {
 	tl, err := hiveShareRun(ctx, bin)
 	if err != nil {
-		return errorRow("overhead", hiveShareName, err)
+		return bench.ErrorRow("tokens", hiveShareName, err)
 	}
-	return Row{Group: "overhead", Name: hiveShareName, Value: 100 * tl.HiveShare, Unit: "%",
+	return bench.Row{Group: "tokens", Name: hiveShareName, Value: 100 * tl.HiveShare, Unit: "%",
 		Figure: fmt.Sprintf("%.1f %% (%s of %s; agents %s, checks %s)", 100*tl.HiveShare, tl.Hive.Round(time.Millisecond),
 			tl.Wall.Round(100*time.Millisecond), tl.Agents.Round(100*time.Millisecond), tl.Checks.Round(100*time.Millisecond)),
-		Target: fmt.Sprintf("≤ %g %%", 100*hiveShareTarget), Status: judge(tl.HiveShare <= hiveShareTarget),
+		Target: fmt.Sprintf("≤ %g %%", 100*hiveShareTarget), Status: bench.Judge(tl.HiveShare <= hiveShareTarget),
 		Note: "real claude CLI, fake model server; hive run's classic workflow on a Go service"}
 }
 
@@ -72,8 +70,8 @@ func hiveShareRun(ctx context.Context, bin string) (piperun.Timeline, error) {
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Hive Bench"}, {"config", "user.email", "bench@hive.invalid"},
 		{"config", "commit.gpgsign", "false"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
-		if err := git(ctx, root, nil, args...); err != nil {
-			return piperun.Timeline{}, err
+		if out, err := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			return piperun.Timeline{}, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
 		}
 	}
 	var mu sync.Mutex
