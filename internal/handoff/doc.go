@@ -1,14 +1,12 @@
-// Package handoff writes HANDOFF.md, the note a paused phase leaves
+// Package handoff writes and reads HANDOFF.md, the note a paused phase leaves
 // for the run that resumes it, in the shape of seed 001's checkpoint and
 // rehydrate skills: which plans are done, which were in progress (with the
 // executor that owned each and where hive's checks of it stood) and which
 // were not started, so that a resumed phase neither redoes a plan nor runs a
 // check that already passed.
 //
-// Render is a pure text transform: no I/O and no clock (the time
+// Render and Parse are pure text transforms: no I/O and no clock (the time
 // arrives in Handoff.Time). The file is a view: the journal is the truth, and
-// the engine warns when a resumed pause is stale; the tests read it back
-// (parse_test.go) so that it keeps the shape the rehydrate skill reads. The
-// package imports only the
+// the engine warns when a resumed pause is stale. The package imports only the
 // standard library.
 package handoff
