@@ -60,6 +60,52 @@ type PullRequest struct {
 	Body       string
 	Head, Base string // branch names
 	State      string // OPEN, MERGED or CLOSED
+	// HeadSHA is the commit its branch is at; ReviewDecision APPROVED,
+	// CHANGES_REQUESTED, REVIEW_REQUIRED or "".
+	HeadSHA        string
+	ReviewDecision string
+	Threads        []Thread
+}
+
+// Thread is a review thread of a pull request; ID is set when it is
+// added.
+type Thread struct {
+	ID                 string
+	Path               string
+	Line               int
+	Resolved, Outdated bool
+	Comments           []ThreadComment
+}
+
+// ThreadComment is one comment of a review thread.
+type ThreadComment struct {
+	Author, Body string
+}
+
+// Run is a workflow run (GitHub Actions) of a branch: completed, with
+// Conclusion, unless Status says otherwise (queued, in_progress).
+type Run struct {
+	ID         int64
+	Workflow   string
+	Branch     string
+	HeadSHA    string
+	Status     string // default completed
+	Conclusion string // success, failure, ...
+	Jobs       []Job
+}
+
+// Job is a job of a run; its steps' logs make the run's log archive.
+type Job struct {
+	Name       string
+	Conclusion string
+	Steps      []Step
+}
+
+// Step is a step of a job, numbered from 1 in order.
+type Step struct {
+	Name       string
+	Conclusion string
+	Log        string // lines; each gets GitHub's timestamp in the archive
 }
 
 // Request is one request the server answered: its GraphQL operation's
@@ -81,7 +127,11 @@ type Server struct {
 	mu     sync.Mutex
 	issues map[int]*Issue
 	prs    []*PullRequest
+	runs   []*Run // oldest first
 	reqs   []Request
+	// created stamps the runs: gh caches a run's log archive by its id
+	// and creation time.
+	created time.Time
 }
 
 // Hostname is the server's name, as gh and git see it. gh matches a git
@@ -95,7 +145,7 @@ const Hostname = "github.hive.test"
 // New starts the fake API of repository owner/name; it stops when t ends.
 func New(t testing.TB, owner, name string) *Server {
 	t.Helper()
-	s := &Server{Owner: owner, Name: name, t: t, issues: map[int]*Issue{}}
+	s := &Server{Owner: owner, Name: name, t: t, issues: map[int]*Issue{}, created: time.Now().UTC().Truncate(time.Second)}
 	caPEM, cert, err := certificates(Hostname)
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +291,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"login": %q, "current_user_url": "https://%s/api/v3/user"}`, s.Owner, Hostname)
 		return
 	}
+	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v3/repos/") {
+		s.record(Request{Operation: r.Method + " " + r.URL.Path})
+		s.actions(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/api/graphql" {
 		s.record(Request{Operation: r.Method + " " + r.URL.Path})
 		s.t.Errorf("fakegithub: no route %s %s", r.Method, r.URL.Path)
@@ -277,6 +332,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		data = map[string]any{"createPullRequest": map[string]any{"pullRequest": s.prFields(pr)}}
 	case "PullRequestForBranch":
 		data = s.pullRequestsFor(q.Variables)
+	case "PullRequestByNumber":
+		data, errs = s.pullRequestByNumber(q.Variables)
+	case "HiveReviewThreads":
+		data, errs = s.reviewThreads(q.Variables)
+	case "HiveReply":
+		data, errs = s.reply(q.Variables)
 	case "UserCurrent":
 		data = map[string]any{"viewer": map[string]any{"login": s.Owner}}
 	case "RepositoryInfo":
@@ -369,15 +430,8 @@ func (s *Server) pullRequestsFor(vars map[string]any) any {
 func (s *Server) createPullRequest(input map[string]any) *PullRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for k := range s.issues {
-		n = max(n, k)
-	}
-	for _, pr := range s.prs {
-		n = max(n, pr.Number)
-	}
 	str := func(k string) string { v, _ := input[k].(string); return v }
-	pr := &PullRequest{Number: n + 1, Title: str("title"), Body: str("body"), Head: str("headRefName"), Base: str("baseRefName"), State: "OPEN"}
+	pr := &PullRequest{Number: s.nextNumber(), Title: str("title"), Body: str("body"), Head: str("headRefName"), Base: str("baseRefName"), State: "OPEN"}
 	s.prs = append(s.prs, pr)
 	return pr
 }
@@ -385,6 +439,7 @@ func (s *Server) createPullRequest(input map[string]any) *PullRequest {
 func (s *Server) prFields(pr *PullRequest) map[string]any {
 	return map[string]any{"url": fmt.Sprintf("%s/pull/%d", s.URL(), pr.Number), "id": fmt.Sprintf("PR_%d", pr.Number), "number": pr.Number,
 		"state": pr.State, "title": pr.Title, "body": pr.Body, "baseRefName": pr.Base, "headRefName": pr.Head, "isCrossRepository": false,
+		"headRefOid": pr.HeadSHA, "reviewDecision": pr.ReviewDecision,
 		"headRepositoryOwner": map[string]any{"id": "U_1", "login": s.Owner}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestPullRequestWithTheRealGh(t *testing.T) {
 		t.Fatalf("gh pr create (%v):\n%s", err, out)
 	}
 	prs := s.PullRequests()
-	if len(prs) != 1 || prs[0] != (fakegithub.PullRequest{Number: 8, Title: "Add a health check endpoint", Body: "Closes acme/svc#7", Head: "hive/quick/health", Base: "main", State: "OPEN"}) {
+	if len(prs) != 1 || !reflect.DeepEqual(prs[0], fakegithub.PullRequest{Number: 8, Title: "Add a health check endpoint", Body: "Closes acme/svc#7", Head: "hive/quick/health", Base: "main", State: "OPEN"}) {
 		t.Errorf("pull requests: %+v", prs)
 	}
 	if out, err := create(); err == nil || !strings.Contains(out, "already exists") {
