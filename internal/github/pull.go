@@ -247,7 +247,7 @@ func FailingPart(log string, max int) string {
 	for i, l := range lines {
 		if failingLineRE.MatchString(l) {
 			found = true
-			for k := max0(i-3); k <= min(i+3, len(lines)-1); k++ {
+			for k := max0(i - 3); k <= min(i+3, len(lines)-1); k++ {
 				keep[k] = true
 			}
 		}
