@@ -228,9 +228,9 @@ func ChecksDone(pr PullRequest, runs []CIRun) (done, any bool) {
 
 // FailingPart cuts a failed log to what says why it failed, for an
 // agent's prompt: the lines that name a failure (FAIL, Error, panic,
-// assertion, exit code) with a few lines around each, at most max lines,
-// else the log's last max lines. gh's job and step columns are dropped.
-func FailingPart(log string, max int) string {
+// assertion, exit code) with a few lines around each, at most most
+// lines, else the log's last most lines. gh's job and step columns are dropped.
+func FailingPart(log string, most int) string {
 	var lines []string
 	for _, l := range strings.Split(strings.TrimRight(log, "\n"), "\n") {
 		// "JOB\tSTEP\tTIMESTAMP LINE": keep the line.
@@ -247,7 +247,7 @@ func FailingPart(log string, max int) string {
 	for i, l := range lines {
 		if failingLineRE.MatchString(l) {
 			found = true
-			for k := max0(i - 3); k <= min(i+3, len(lines)-1); k++ {
+			for k := max(i-3, 0); k <= min(i+3, len(lines)-1); k++ {
 				keep[k] = true
 			}
 		}
@@ -268,8 +268,8 @@ func FailingPart(log string, max int) string {
 	} else {
 		out = lines
 	}
-	if len(out) > max {
-		out = append([]string{"…"}, out[len(out)-max:]...)
+	if len(out) > most {
+		out = append([]string{"…"}, out[len(out)-most:]...)
 	}
 	return strings.Join(out, "\n")
 }
@@ -279,5 +279,3 @@ var failingLineRE = regexp.MustCompile(`(?i)(^|\s|-)(FAIL|FAILED|ERROR|Error:|pa
 func looksLikeTime(s string) bool {
 	return len(s) >= 20 && s[4] == '-' && strings.Contains(s, "T") && slices.Contains([]byte{'Z', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'}, s[len(s)-1])
 }
-
-func max0(i int) int { return max(i, 0) }
