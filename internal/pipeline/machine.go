@@ -129,6 +129,8 @@ type Machine struct {
 	// serial: a computed confidence under the floor; the rest of the
 	// run works one job at a time.
 	serial bool
+	// follow: the run's pull request, once FollowJob delivered it.
+	follow *following
 }
 
 // New returns a machine waiting for EvStarted.
@@ -179,6 +181,8 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		return m.built(ev)
 	case EvEvaluated:
 		return m.evaluated(ev)
+	case EvDelivered, EvPullRequest, EvPushed:
+		return m.followed(ev)
 	}
 	j := m.byID[ev.Job]
 	if j == nil {
@@ -342,7 +346,11 @@ func (m *Machine) advance() []Command {
 		return nil
 	}
 	if len(m.agenda) == 0 {
-		return m.finish(OutcomeComplete, "")
+		j := m.followJob()
+		if j == nil {
+			return m.finish(OutcomeComplete, "")
+		}
+		m.agenda = []string{j.ID}
 	}
 	writing, busy := false, false
 	for _, id := range m.agenda {
@@ -387,7 +395,7 @@ func (m *Machine) ready(j *job) bool {
 // run starts a job's next attempt, within the budget: a job that it
 // cannot pay for waits for a raise.
 func (m *Machine) run(j *job) []Command {
-	if m.waiting() && j.Type != StepBuild {
+	if m.waiting() && j.Type != StepBuild && j.Type != StepFollow {
 		// The provider's limit holds every session: the job starts when
 		// the wait is over (wake).
 		j.State = Pending
@@ -410,6 +418,8 @@ func (m *Machine) run(j *job) []Command {
 		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}
 	case StepFixBlocking:
 		return m.fixBlocking(j)
+	case StepFollow:
+		return []Command{m.followCommand(j)}
 	}
 	if interview := m.interview(); len(interview) > 0 && j.Role != RoleInterviewer {
 		if ctx == nil {
@@ -1059,6 +1069,9 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 		}
 	}
 	choice := strings.ToLower(text)
+	if cp.Kind == KindFollow && choice == AnswerRetry {
+		return m.followRetry(j), nil
+	}
 	switch choice {
 	case AnswerAbort:
 		j.State = Skipped
@@ -1138,6 +1151,8 @@ func (m *Machine) redo(j *job) []Command {
 		return []Command{{Type: CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
 	case j.State == Checking && j.Role == RoleArchitect:
 		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}
+	case j.State == Checking && j.Type == StepFollow:
+		return []Command{m.followCommand(j)}
 	case j.State == Checking && j.Type == StepBuild:
 		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == Checking:

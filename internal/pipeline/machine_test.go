@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +46,10 @@ import (
 //	limited JOB kind=K [reset=DUR] [text=(...)]  its turn ended on the provider's limit (reset: from now)
 //	wake [after=DUR]                             a timer fired (after: the clock moves on first)
 //	answer limit text=resume-now                 `hive answer limit resume-now`
+//	delivered ok|fail [reason=(...)]             the run's pull request was opened (#9, head h1)
+//	pr open|merged|closed head=H [ci=(WORKFLOW@HEAD,...)] [threads=(ID:FILE:LINE:COMMENTS[:resolved|:outdated],...)]
+//	                                             a watch found the pull request so
+//	pushed ok|fail head=H [reason=(...)]         the fix was pushed as H
 //	state                                        the jobs, the agenda and the checkpoint
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/scripts", func(t *testing.T, path string) {
@@ -147,6 +154,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			rules = num("rules")
 		}
 		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
+			Follow: d.HasArg("follow"),
 			NoInterview: d.HasArg("nointerview"), OnLimit: work.OnLimit(str("onlimit")),
 			Routing: Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {
@@ -247,6 +255,33 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 		if s := m.Snapshot(); s.Open != nil {
 			ev.Checkpoint = s.Open.ID
 		}
+	case "delivered":
+		ev = Event{Type: EvDelivered, OK: d.HasArg("ok"), Reason: str("reason"), Notes: []string{"pushed"}}
+		if ev.OK {
+			ev.PR = &PullRequest{Number: 9, URL: "https://github.test/acme/svc/pull/9", Branch: "hive/quick/x", State: PROpen, Head: "h1"}
+		}
+	case "pr":
+		state := map[bool]string{true: PRMerged}[d.HasArg("merged")]
+		if d.HasArg("closed") {
+			state = PRClosed
+		}
+		ev = Event{Type: EvPullRequest, PR: &PullRequest{Number: 9, State: cmp.Or(state, PROpen), Head: str("head")}}
+		for _, c := range list("ci") {
+			wf, head, _ := strings.Cut(c, "@")
+			ev.CI = append(ev.CI, CIFailure{Workflow: wf, Head: head, Log: "--- FAIL: TestHealth (0.00s)"})
+		}
+		for _, th := range list("threads") {
+			p := strings.Split(th, ":")
+			line, _ := strconv.Atoi(p[2])
+			n, _ := strconv.Atoi(p[3])
+			x := Thread{ID: p[0], Path: p[1], Line: line, Resolved: len(p) > 4 && p[4] == "resolved", Outdated: len(p) > 4 && p[4] == "outdated"}
+			for i := range n {
+				x.Comments = append(x.Comments, ThreadComment{Author: "ana", Body: fmt.Sprintf("comment %d", i+1)})
+			}
+			ev.Threads = append(ev.Threads, x)
+		}
+	case "pushed":
+		ev = Event{Type: EvPushed, OK: d.HasArg("ok"), Reason: str("reason"), PR: &PullRequest{Number: 9, Head: str("head")}}
 	case "resume":
 		ev = Event{Type: EvResumed}
 	case "wake":
@@ -394,6 +429,21 @@ func render(c Command) string {
 		if x.Feedback != "" {
 			fmt.Fprintf(&b, " feedback=%q", x.Feedback)
 		}
+		for _, f := range x.CI {
+			fmt.Fprintf(&b, " ci=%s@%s", f.Workflow, f.Head)
+		}
+		for _, th := range x.Review {
+			fmt.Fprintf(&b, " review=%s(%s)", th.ID, th.Where())
+		}
+	}
+	if c.PR != nil {
+		fmt.Fprintf(&b, " pr=#%d@%s", c.PR.Number, c.PR.Head)
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Handled)) {
+		fmt.Fprintf(&b, " handled=%s:%d", id, c.Handled[id])
+	}
+	for _, r := range c.Replies {
+		fmt.Fprintf(&b, " reply=%s:%q", r.Thread, r.Text)
 	}
 	if cp := c.Checkpoint; cp != nil {
 		fmt.Fprintf(&b, " #%d %s %q options=%s", cp.ID, cp.Kind, cp.Question, strings.Join(cp.Options, "|"))
@@ -403,7 +453,7 @@ func render(c Command) string {
 		if cp.Previous != nil {
 			fmt.Fprintf(&b, " previous=%q", cp.Previous.Issue)
 		}
-		if cp.Kind == KindBudget || cp.Kind == KindFindings || cp.Evaluation != nil {
+		if cp.Kind == KindBudget || cp.Kind == KindFindings || cp.Kind == KindFollow || cp.Evaluation != nil {
 			fmt.Fprintf(&b, " (%s)", cp.Details)
 		}
 	}
@@ -447,6 +497,16 @@ func state(s Snapshot) string {
 			fmt.Fprintf(&b, " rung=%d", s.Rung)
 		}
 		b.WriteByte('\n')
+	}
+	if f := s.Follow; f != nil {
+		fmt.Fprintf(&b, "follow: %s", f.Stage)
+		if f.PR != nil {
+			fmt.Fprintf(&b, " #%d %s head=%s", f.PR.Number, f.PR.State, f.PR.Head)
+		}
+		b.WriteByte('\n')
+		for _, r := range f.Rounds {
+			fmt.Fprintf(&b, "round %d on %s: ci=%q comments=%q pushed=%s\n", r.N, r.Head, r.CI, r.Threads, r.Pushed)
+		}
 	}
 	if s.Finished {
 		fmt.Fprintf(&b, "finished: %s %s\n", s.Outcome, s.Reason)

@@ -34,6 +34,8 @@ type Snapshot struct {
 	Limit *work.LimitWait `json:"limit,omitempty"`
 	// Fallback: a usage limit switched the run to the fallback agent.
 	Fallback bool `json:"fallback,omitempty"`
+	// Follow is the run's pull request as it is followed (Spec.Follow).
+	Follow *Following `json:"follow,omitempty"`
 }
 
 // Active counts the jobs at work: role sessions, the phase, hive's checks.
@@ -53,7 +55,7 @@ func (m *Machine) Snapshot() Snapshot {
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
 		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings), Limit: m.limitWait(),
-		Fallback: m.waits.FellBack}
+		Fallback: m.waits.FellBack, Follow: m.followSnapshot()}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

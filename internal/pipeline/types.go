@@ -35,6 +35,12 @@ type Spec struct {
 	// Closes is what the run's pull request says of the issue the run
 	// started from (hive run --issue): "Closes OWNER/REPO#N".
 	Closes string `json:"closes,omitempty"`
+	// Follow (--follow, rules 4): after the roles, the machine delivers the
+	// work as a pull request itself (CmdDeliver) and follows it until it
+	// is merged or closed: CI failures and review comments on its head go
+	// to the implementer, whose fix is pushed (CmdPush), within the
+	// workflow's fix loops and the budget.
+	Follow bool `json:"follow,omitempty"`
 	// NoMerge (--no-merge) leaves the finished work on the run's branch,
 	// kept for a resume.
 	NoMerge bool `json:"no_merge,omitempty"`
@@ -90,7 +96,8 @@ type Spec struct {
 //	   switches the rest of the run to the fallback agent (CmdStartAgent
 //	   and CmdRunPhase with Fallback) instead of waiting; a phase that
 //	   switched says so (EvPhaseDone Fallback).
-const Rules = 3
+//	4: Spec.Follow: the run's pull request is followed (FollowJob).
+const Rules = 4
 
 // limitRules is the rules version from which a provider's limit makes the
 // run wait.
@@ -99,6 +106,9 @@ const limitRules = 2
 // fallbackRules is the rules version from which limits.on_limit fallback
 // holds.
 const fallbackRules = 3
+
+// followRules is the rules version from which Spec.Follow holds.
+const followRules = 4
 
 // turnRules is the rules version from which the turn-fit rule holds.
 const turnRules = 1
@@ -139,6 +149,17 @@ const (
 	// EvEvaluated: Job's Attempt judged: hive's checks and the
 	// evaluators' verdicts (Evaluation).
 	EvEvaluated EventType = "role-evaluated"
+	// EvDelivered (FollowJob): the run's branch was pushed and its pull
+	// request opened (or found, on a resume): PR; or not, OK false and
+	// Reason why. Notes say what was done, for the run's delivery.
+	EvDelivered EventType = "pr-delivered"
+	// EvPullRequest (FollowJob): the pull request as a watch found it:
+	// merged or closed, or with CI failures or review threads to route.
+	EvPullRequest EventType = "pr-state"
+	// EvPushed (FollowJob): the fix was pushed (PR.Head is the new head)
+	// and the review threads it answers were replied to; or not (OK false,
+	// Reason).
+	EvPushed EventType = "pr-pushed"
 )
 
 // Event is one input of the machine: plain data.
@@ -185,6 +206,13 @@ type Event struct {
 	MaxAttempts int `json:"max_attempts,omitempty"`
 	// Evaluation (EvEvaluated) is the role's work judged.
 	Evaluation *Evaluation `json:"evaluation,omitempty"`
+	// PR (EvDelivered, EvPullRequest, EvPushed) is the run's pull request
+	// as the event found it; CI its failed checks and Threads its review
+	// threads (EvPullRequest); Notes (EvDelivered) what delivery did.
+	PR      *PullRequest `json:"pr,omitempty"`
+	CI      []CIFailure  `json:"ci,omitempty"`
+	Threads []Thread     `json:"threads,omitempty"`
+	Notes   []string     `json:"notes,omitempty"`
 }
 
 // PlanRun is one of the architect's plans as its implementer ran it.
@@ -252,6 +280,17 @@ const (
 	CmdFinished CommandType = "finished"
 	// CmdWake: send EvWake at At (a timer, journaled when it fires).
 	CmdWake CommandType = "wake"
+	// CmdDeliver (FollowJob): push the run's branch and open its pull
+	// request, or find the one already open for it; answer with
+	// EvDelivered.
+	CmdDeliver CommandType = "deliver"
+	// CmdWatch (FollowJob): watch pull request PR until it is merged or
+	// closed, or has what the machine routes (Routable) on its head;
+	// answer with EvPullRequest.
+	CmdWatch CommandType = "watch-pr"
+	// CmdPush (FollowJob): push the fix, reply Replies on their threads
+	// (each once), then answer with EvPushed.
+	CmdPush CommandType = "push-fix"
 )
 
 // Command is one output of the machine: plain data.
@@ -281,6 +320,12 @@ type Command struct {
 	// Fallback (CmdStartAgent, CmdRunPhase): start on the fallback agent
 	// (models.fallback), since a usage limit switched the run to it.
 	Fallback bool `json:"fallback,omitempty"`
+	// PR (CmdWatch, CmdPush) is the run's pull request; Handled (CmdWatch)
+	// the review threads already answered, with how many comments each
+	// had then; Replies (CmdPush) the answers to post.
+	PR      *PullRequest   `json:"pr,omitempty"`
+	Handled map[string]int `json:"handled,omitempty"`
+	Replies []Reply        `json:"replies,omitempty"`
 }
 
 // Context is what a role's agent is told beyond the objective and its
@@ -333,6 +378,11 @@ type Context struct {
 	Evaluation []Verdict `json:"evaluation,omitempty"`
 	// Feedback: why the human rejected the role's last attempt.
 	Feedback string `json:"feedback,omitempty"`
+	// CI: the run's pull request's failed checks on its head, with the
+	// failing part of their logs, to fix (FollowJob).
+	CI []CIFailure `json:"ci,omitempty"`
+	// Review: the pull request's open review threads, to address.
+	Review []Thread `json:"review,omitempty"`
 }
 
 // with is c and what o adds of what sends a fixer back (failing tests, a
@@ -348,6 +398,8 @@ func (c *Context) with(o *Context) *Context {
 	out.Findings = append(slices.Clip(c.Findings), o.Findings...)
 	out.Evaluation = append(slices.Clip(c.Evaluation), o.Evaluation...)
 	out.Feedback = strings.TrimSpace(c.Feedback + "\n" + o.Feedback)
+	out.CI = append(slices.Clip(c.CI), o.CI...)
+	out.Review = append(slices.Clip(c.Review), o.Review...)
 	return &out
 }
 
@@ -388,6 +440,7 @@ const (
 	KindReview     CheckpointKind = "review"      // a step asks a human to look at its work (checkpoint)
 	KindFindings   CheckpointKind = "findings"    // reviewers found open blockers
 	KindEvaluation CheckpointKind = "evaluation"  // the evaluators block a second time, or confidence is under the floor
+	KindFollow     CheckpointKind = "pull-request" // the pull request still fails after the fix loops, or a push failed
 )
 
 // Answers a checkpoint offers (needs-input takes any text).
