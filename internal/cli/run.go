@@ -48,6 +48,8 @@ type runOptions struct {
 	onLimit    onLimitFlag
 	push       bool
 	pr         bool
+	follow     bool
+	followPoll time.Duration
 	wait       time.Duration
 	waitSet    bool
 	noTUI      bool
@@ -101,6 +103,15 @@ would touch your uncommitted changes (hive never stashes them). --push pushes
 the branch to origin instead; --pr also opens a pull request with gh, the
 objective its title and the run's report its description.
 
+--follow opens the pull request and follows it until it is merged or closed:
+a CI check that fails on its head commit (with the failing part of its log)
+and each open review comment go to the implementer, whose fix hive pushes; hive
+answers each comment on its thread. A failure of an older commit, a resolved or
+outdated comment, or a thread hive answered with nothing new is never routed.
+After the workflow's fix loops (fix_loops, 2) you decide, with the last
+failure; the budget bounds the fixes as it does every role. A merged pull
+request completes the run; a closed one ends it aborted.
+
 A run starts from a clean working tree, as execute-phase does: an uncommitted
 change (an untracked file too) is refused, since the roles work from your
 commits and would not see it; --allow-dirty runs next to it. Completed work
@@ -122,6 +133,7 @@ Role prompts: see hive agents.`,
 		Example: `  hive run "add a health check endpoint" --agent sim --yes
   hive run "fix the typo in the README" --workflow quick
   hive run "add rate limiting" --pr
+  hive run --issue 7 --follow
   hive run "add OAuth login" --roles architect,implementer,tester,reviewer
   hive run --resume --answer override`,
 		Args: cobra.MaximumNArgs(1),
@@ -139,6 +151,10 @@ Role prompts: see hive agents.`,
 				return exitf(ExitUsage, "what should the run do? give the objective: hive run \"add a health check endpoint\", or an issue: hive run --issue 7")
 			case o.answer != "" && !o.resume:
 				return exitf(ExitUsage, "--answer answers the question of an unfinished run: use it with --resume")
+			case o.follow && (o.push || o.noMerge):
+				return exitf(ExitUsage, "--follow opens a pull request and follows it: leave out --push and --no-merge")
+			case o.follow && o.backend == "temporal":
+				return exitf(ExitUsage, "--follow runs with --backend local only, for now: leave out --backend temporal, or use --pr and follow the pull request yourself")
 			}
 			o.waitSet = cmd.Flags().Changed("checkpoint-wait")
 			o.budgetUSDSet = cmd.Flags().Changed("budget-usd")
@@ -171,6 +187,8 @@ Role prompts: see hive agents.`,
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them; the work is merged only if it touches none of them, else it stays on its branch: exit 7)")
 	cmd.Flags().BoolVar(&o.push, "push", false, "push the completed run's branch to origin instead of merging it")
 	cmd.Flags().BoolVar(&o.pr, "pr", false, "push the completed run's branch and open a pull request with gh (installed and logged in), instead of merging it")
+	cmd.Flags().BoolVar(&o.follow, "follow", false, "--pr, then follow the pull request until it is merged or closed: failed CI checks and review comments go to the implementer, whose fixes hive pushes")
+	cmd.Flags().DurationVar(&o.followPoll, "follow-every", 30*time.Second, "with --follow: how often the pull request's checks and comments are read (a `duration`)")
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the live pipeline screen, even in a terminal")
 	cmd.Flags().Float64Var(&o.budgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (default: budget.usd in config; 0: no limit)")
 	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept: local (the journal in .hive) or temporal (a workflow on a Temporal server, driven by hive worker processes in this folder)")
@@ -542,7 +560,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	opts := piperun.Options{
 		Repo: repo, Journal: j,
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.resume, Answer: o.answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.agent, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr,
+		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.agent, Home: home, AutoAnswer: o.yes, NoInterview: o.noInterview, Context: ch.Context, NoMerge: o.noMerge, AllowDirty: o.allowDirty, Push: o.push, PR: o.pr, Follow: o.follow, PRPoll: o.followPoll,
 		WorktreeRoot: worktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Setup: worktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build, Tools: cfg.Tools,
 	}
@@ -589,6 +607,9 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	}
 	if o.resume && o.yes {
 		fmt.Fprintln(o.stderr, "--yes is for a new run: a resumed run keeps the setting it started with; answer its question with --answer or hive answer")
+	}
+	if o.resume && o.follow {
+		fmt.Fprintln(o.stderr, "--follow is for a new run: a resumed run follows its pull request if it started with --follow")
 	}
 	if o.resume && o.budgetUSDSet {
 		fmt.Fprintln(o.stderr, "--budget-usd is for a new run: a resumed run keeps its own budget, raised by answering its budget checkpoint (raise AMOUNT)")

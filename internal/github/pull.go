@@ -187,43 +187,20 @@ func Reply(ctx context.Context, gh, dir, id, body string) error {
 	return nil
 }
 
-// Pending is what of a pull request's signals still applies to it now,
-// and so may be handed to an agent: the failed runs of its head commit
-// (each workflow's newest run there: a run that a later one of the same
-// workflow replaced says nothing), and the review threads that are
-// neither resolved nor outdated. A failure of an older commit, a thread
-// already resolved or on a line since changed is never routed: an agent
-// sent after it would fix what is not broken.
-func Pending(pr PullRequest, runs []CIRun, threads []Thread) (failed []CIRun, open []Thread) {
-	newest := map[string]bool{}
+// Latest is each workflow's newest run, newest first: a run that a later
+// one of the same workflow replaced (a re-run, a new commit) says nothing
+// now. Whether a failure still applies, it being of the pull request's
+// head, the machine decides (pipeline.Routable).
+func Latest(runs []CIRun) []CIRun {
+	var out []CIRun
+	seen := map[string]bool{}
 	for _, r := range runs { // newest first
-		if r.HeadSHA != pr.Head || newest[r.Workflow] {
-			continue
-		}
-		newest[r.Workflow] = true
-		if r.Failed() {
-			failed = append(failed, r)
+		if !seen[r.Workflow] {
+			seen[r.Workflow] = true
+			out = append(out, r)
 		}
 	}
-	for _, t := range threads {
-		if !t.Resolved && !t.Outdated {
-			open = append(open, t)
-		}
-	}
-	return failed, open
-}
-
-// ChecksDone says whether every workflow that ran on the head commit has
-// finished, and whether any did (no run yet: CI has not started).
-func ChecksDone(pr PullRequest, runs []CIRun) (done, any bool) {
-	done = true
-	for _, r := range runs {
-		if r.HeadSHA == pr.Head {
-			any = true
-			done = done && r.Status == "completed"
-		}
-	}
-	return done && any, any
+	return out
 }
 
 // FailingPart cuts a failed log to what says why it failed, for an

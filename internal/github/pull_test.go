@@ -73,12 +73,8 @@ func TestFollowingAPullRequest(t *testing.T) {
 		t.Errorf("threads %+v", threads)
 	}
 
-	failed, open := Pending(got, runs, threads)
-	if len(failed) != 1 || failed[0].ID != 102 {
-		t.Errorf("failed runs to route: %+v (run 101 is of an older commit)", failed)
-	}
-	if len(open) != 1 || open[0].Line != 12 {
-		t.Errorf("threads to route: %+v (one is resolved, one outdated)", open)
+	if latest := Latest(runs); len(latest) != 1 || latest[0].ID != 102 || latest[0].HeadSHA != got.Head {
+		t.Errorf("the newest run of each workflow: %+v (run 101 is of an older commit, and older)", latest)
 	}
 
 	log, err := FailedLog(ctx, gh, dir, 102)
@@ -94,7 +90,7 @@ func TestFollowingAPullRequest(t *testing.T) {
 		t.Errorf("the failing part:\n%s", part)
 	}
 
-	if err := Reply(ctx, gh, dir, open[0].ID, "Done in 1a2b3c4: the error from Encode is logged and answered with 500."); err != nil {
+	if err := Reply(ctx, gh, dir, threads[0].ID, "Done in 1a2b3c4: the error from Encode is logged and answered with 500."); err != nil {
 		t.Fatal(err)
 	}
 	after := s.Threads(pr)
@@ -103,29 +99,20 @@ func TestFollowingAPullRequest(t *testing.T) {
 	}
 }
 
-func TestPending(t *testing.T) {
-	pr := PullRequest{Head: head}
+func TestLatest(t *testing.T) {
 	runs := []CIRun{ // newest first
 		{ID: 5, Workflow: "CI", HeadSHA: head, Status: "completed", Conclusion: "success"},
 		{ID: 4, Workflow: "CI", HeadSHA: head, Status: "completed", Conclusion: "failure"}, // re-run since, green
 		{ID: 3, Workflow: "lint", HeadSHA: head, Status: "completed", Conclusion: "timed_out"},
-		{ID: 2, Workflow: "deploy", HeadSHA: head, Status: "completed", Conclusion: "cancelled"},
-		{ID: 1, Workflow: "e2e", HeadSHA: older, Status: "completed", Conclusion: "failure"},
+		{ID: 2, Workflow: "e2e", HeadSHA: older, Status: "completed", Conclusion: "failure"},
+		{ID: 1, Workflow: "lint", HeadSHA: older, Status: "completed", Conclusion: "success"},
 	}
-	failed, _ := Pending(pr, runs, nil)
-	if ids := func() (ids []int64) {
-		for _, r := range failed {
-			ids = append(ids, r.ID)
-		}
-		return
-	}(); !slices.Equal(ids, []int64{3}) {
-		t.Errorf("failed %v, want [3]", ids)
+	var ids []int64
+	for _, r := range Latest(runs) {
+		ids = append(ids, r.ID)
 	}
-	if done, any := ChecksDone(pr, append([]CIRun{{Workflow: "CI", HeadSHA: head, Status: "in_progress"}}, runs...)); done || !any {
-		t.Errorf("checks done %v, any %v with one in progress", done, any)
-	}
-	if done, any := ChecksDone(PullRequest{Head: "new"}, runs); done || any {
-		t.Errorf("checks done %v, any %v before CI started on the head", done, any)
+	if !slices.Equal(ids, []int64{5, 3, 2}) {
+		t.Errorf("latest %v, want [5 3 2]", ids)
 	}
 }
 

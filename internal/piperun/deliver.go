@@ -181,6 +181,17 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 		s.removeWorktree(ctx, "", &d)
 		d.Notes = append(d.Notes, s.o.Elsewhere)
 		return d
+	case snap.Follow != nil && (snap.Follow.PR != nil || len(snap.Follow.Notes) > 0):
+		// The machine delivered it, and followed the pull request
+		// (FollowJob); its notes say how.
+		s.removeWorktree(ctx, "", &d)
+		f := snap.Follow
+		d.Notes = append(d.Notes, f.Notes...)
+		if f.PR != nil {
+			d.Pushed, d.PullRequest = true, f.PR.URL
+			d.Notes = append(d.Notes, followed(f))
+		}
+		return d
 	case snap.Outcome != pipeline.OutcomeComplete:
 		s.removeWorktree(ctx, "", &d)
 		note := fmt.Sprintf("the run did not complete (%s): the work is on branch %s; look at it with git log %s, take it with git merge %s",
@@ -564,7 +575,7 @@ func (s *shell) record(d Delivery) {
 // publish is how a new run is to publish its work: "pr", "push" or "".
 func (o Options) publish() string {
 	switch {
-	case o.PR:
+	case o.PR || o.Follow:
 		return "pr"
 	case o.Push:
 		return "push"

@@ -168,7 +168,7 @@ func (s *shell) begin(ctx context.Context) error {
 	}
 	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Allowed(index.Tools(exec.LookPath), s.o.Tools), Context: s.o.Context,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), NoMerge: s.o.NoMerge, Closes: s.o.Closes,
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Follow: s.o.Follow, NoMerge: s.o.NoMerge, Closes: s.o.Closes,
 		AllowDirty: s.o.AllowDirty, Agent: s.o.Agent, CheckpointWait: s.o.CheckpointWait, Budget: s.o.Budget, Guard: s.o.Guard, Routing: s.o.Routing,
 		OnLimit: s.o.OnLimit, Rules: pipeline.Rules}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
@@ -519,6 +519,17 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 	case pipeline.CmdEvaluate:
 		snap := s.m.Snapshot() // read here: the machine is the loop's alone
 		s.background(func() { s.send(s.evaluate(ctx, c, snap)) })
+	case pipeline.CmdDeliver:
+		snap := s.m.Snapshot() // read here: the machine is the loop's alone
+		s.background(func() { s.send(s.openPullRequest(ctx, c, snap)) })
+	case pipeline.CmdWatch:
+		s.background(func() {
+			if ev, ok := s.watchPullRequest(ctx, c); ok {
+				s.send(ev)
+			}
+		})
+	case pipeline.CmdPush:
+		s.background(func() { s.send(s.pushFix(ctx, c)) })
 	case pipeline.CmdFinished:
 		s.ended = true
 	}

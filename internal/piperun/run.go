@@ -102,6 +102,12 @@ type Options struct {
 	// it; PR also opens a pull request for it with gh. A resumed run
 	// publishes as it was started to, or as these ask.
 	Push, PR bool
+	// Follow (hive run --follow, a new run) opens the pull request and
+	// follows it until it is merged or closed: failed checks and review
+	// comments go to the implementer (pipeline.FollowJob). PRPoll is how
+	// often it is looked at (0: every 30 s).
+	Follow bool
+	PRPoll time.Duration
 	// WorktreeRoot is where the run's worktrees go; "" means the user's
 	// cache folder.
 	WorktreeRoot string

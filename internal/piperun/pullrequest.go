@@ -1,0 +1,216 @@
+package piperun
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hivectl/hive/internal/github"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// The executors of a followed pull request (hive run --follow): the
+// machine's FollowJob decides, these only read and write GitHub through gh
+// and push with git.
+
+// prPoll is how often a followed pull request is looked at, unless
+// Options.PRPoll says otherwise.
+const prPoll = 30 * time.Second
+
+// failingLines bounds the part of a failed log that an implementer is
+// given.
+const failingLines = 60
+
+// openPullRequest pushes the run's branch and opens its pull request, or,
+// on a resume after it was opened, finds it and pushes again.
+func (s *shell) openPullRequest(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
+	ev := pipeline.Event{Type: pipeline.EvDelivered, Job: c.Job, Attempt: c.Attempt}
+	gh, err := github.Gh()
+	if err != nil {
+		ev.Reason = "gh is not installed: install it (https://cli.github.com) and log in with gh auth login, then run hive run --resume"
+		return ev
+	}
+	ghCtx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	if pr, err := github.ViewPullRequest(ghCtx, gh, s.o.Repo.Root, s.branch); err == nil && pr.State == pipeline.PROpen {
+		// Opened before hive was stopped: never a second one.
+		if _, err := s.o.Repo.Git(ghCtx, s.pushArgs()[1:]...); err != nil {
+			ev.Reason = fmt.Sprintf("could not push %s to origin (%s)", s.branch, oneLine(err.Error()))
+			return ev
+		}
+		ev.OK, ev.PR = true, prOf(pr)
+		ev.Notes = []string{"pushed " + s.branch + " to origin", "pull request " + pr.URL + " was open already"}
+		return ev
+	}
+	var d Delivery
+	s.publishWork(ctx, snap, "pr", s.o.Repo.CurrentBranch(ctx), &d)
+	ev.Notes = d.Notes
+	if d.PullRequest == "" {
+		ev.Reason = cmp.Or(d.Undelivered, lastOf(d.Notes), "no pull request was opened")
+		return ev
+	}
+	pr, err := github.ViewPullRequest(ghCtx, gh, s.o.Repo.Root, d.PullRequest)
+	if err != nil {
+		ev.Reason = "opened " + d.PullRequest + ", but could not read it back: " + oneLine(err.Error())
+		return ev
+	}
+	ev.OK, ev.PR = true, prOf(pr)
+	return ev
+}
+
+// watchPullRequest looks at the pull request every poll until it is
+// merged or closed, or has what the machine routes; false when ctx ended
+// first (the resume watches again). A failed look is noted and tried
+// again at the next poll: the network may come back.
+func (s *shell) watchPullRequest(ctx context.Context, c pipeline.Command) (pipeline.Event, bool) {
+	poll := s.o.PRPoll
+	if poll <= 0 {
+		poll = prPoll
+	}
+	for {
+		ev, found, err := s.lookAt(ctx, c)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.note(c.Job, fmt.Sprintf("could not read pull request #%d (tried again in %s): %s", c.PR.Number, poll, oneLine(err.Error())))
+		case found:
+			return ev, true
+		}
+		select {
+		case <-ctx.Done():
+			return pipeline.Event{}, false
+		case <-time.After(poll):
+		}
+	}
+}
+
+// lookAt reads the pull request, its branch's latest CI runs and its
+// review threads once; found says whether it is merged or closed, or holds
+// something to route (pipeline.Routable, with the threads c.Handled).
+// Only then are the failed runs' logs fetched, cut to their failing part.
+func (s *shell) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event, bool, error) {
+	gh, err := github.Gh()
+	if err != nil {
+		return pipeline.Event{}, false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	root := s.o.Repo.Root
+	got, err := github.ViewPullRequest(ctx, gh, root, strconv.Itoa(c.PR.Number))
+	if err != nil {
+		return pipeline.Event{}, false, err
+	}
+	ev := pipeline.Event{Type: pipeline.EvPullRequest, Job: c.Job, Attempt: c.Attempt, PR: prOf(got)}
+	if got.State != pipeline.PROpen {
+		return ev, true, nil
+	}
+	runs, err := github.Runs(ctx, gh, root, got.Branch)
+	if err != nil {
+		return pipeline.Event{}, false, err
+	}
+	threads, err := github.Threads(ctx, gh, root, got.Number)
+	if err != nil {
+		return pipeline.Event{}, false, err
+	}
+	for _, r := range github.Latest(runs) {
+		if r.Failed() {
+			ev.CI = append(ev.CI, pipeline.CIFailure{Workflow: r.Workflow, Run: r.ID, URL: r.URL, Head: r.HeadSHA})
+		}
+	}
+	for _, t := range threads {
+		th := pipeline.Thread{ID: t.ID, Path: t.Path, Line: t.Line, Resolved: t.Resolved, Outdated: t.Outdated}
+		for _, cm := range t.Comments {
+			th.Comments = append(th.Comments, pipeline.ThreadComment{Author: cm.Author, Body: cm.Body})
+		}
+		ev.Threads = append(ev.Threads, th)
+	}
+	fix, open, _ := pipeline.Routable(*ev.PR, ev.CI, ev.Threads, c.Handled)
+	if len(fix) == 0 && len(open) == 0 {
+		return ev, false, nil
+	}
+	for i, f := range ev.CI {
+		if f.Head != got.Head {
+			continue
+		}
+		log, err := github.FailedLog(ctx, gh, root, f.Run)
+		if err != nil {
+			log = "(could not fetch the failed log: " + oneLine(err.Error()) + "; gh run view " + strconv.FormatInt(f.Run, 10) + " --log-failed shows it)"
+		}
+		ev.CI[i].Log = github.FailingPart(log, failingLines)
+	}
+	return ev, true, nil
+}
+
+// pushFix pushes the implementer's fix and answers the review threads it
+// addresses, each once: a thread whose last comment is the answer already
+// (hive was stopped after it) gets no second.
+func (s *shell) pushFix(ctx context.Context, c pipeline.Command) pipeline.Event {
+	ev := pipeline.Event{Type: pipeline.EvPushed, Job: c.Job, Attempt: c.Attempt}
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	if _, err := s.o.Repo.Git(ctx, s.pushArgs()[1:]...); err != nil {
+		ev.Reason = fmt.Sprintf("git push: %s", oneLine(err.Error()))
+		return ev
+	}
+	head, err := s.o.Repo.At(s.dir).Head(ctx)
+	if err != nil {
+		ev.Reason = "read the run's head: " + oneLine(err.Error())
+		return ev
+	}
+	if len(c.Replies) > 0 {
+		gh, err := github.Gh()
+		if err != nil {
+			ev.Reason = "gh: " + err.Error()
+			return ev
+		}
+		threads, err := github.Threads(ctx, gh, s.o.Repo.Root, c.PR.Number)
+		if err != nil {
+			ev.Reason = oneLine(err.Error())
+			return ev
+		}
+		last := map[string]string{}
+		for _, t := range threads {
+			if n := len(t.Comments); n > 0 {
+				last[t.ID] = t.Comments[n-1].Body
+			}
+		}
+		for _, r := range c.Replies {
+			if last[r.Thread] == r.Text {
+				continue
+			}
+			if err := github.Reply(ctx, gh, s.o.Repo.Root, r.Thread, r.Text); err != nil {
+				ev.Reason = oneLine(err.Error())
+				return ev
+			}
+		}
+	}
+	ev.OK, ev.PR = true, &pipeline.PullRequest{Number: c.PR.Number, URL: c.PR.URL, Branch: c.PR.Branch, State: pipeline.PROpen, Head: head}
+	return ev
+}
+
+func prOf(pr github.PullRequest) *pipeline.PullRequest {
+	return &pipeline.PullRequest{Number: pr.Number, URL: pr.URL, Branch: pr.Branch, State: pr.State, Head: pr.Head}
+}
+
+func lastOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[len(s)-1]
+}
+
+// followed says how the following of the run's pull request ended.
+func followed(f *pipeline.Following) string {
+	rounds := fmt.Sprintf("after %d round(s) of fixes", len(f.Rounds))
+	if len(f.Rounds) == 0 {
+		rounds = "with no fix asked for"
+	}
+	switch f.PR.State {
+	case pipeline.PRMerged:
+		return fmt.Sprintf("pull request %s is merged, %s", f.PR.URL, rounds)
+	case pipeline.PRClosed:
+		return fmt.Sprintf("pull request %s was closed without a merge, %s; the work is on branch %s", f.PR.URL, rounds, f.PR.Branch)
+	}
+	return fmt.Sprintf("pull request %s is open, %s; hive no longer follows it", f.PR.URL, rounds)
+}
