@@ -244,6 +244,7 @@ func printReport(g *globalOptions, r piperun.Report) {
 	default:
 		fmt.Fprintf(w, "tests: %s: exit %d, %d passed, %d failed\n", t.Command, t.ExitCode, t.Passed, t.Failed)
 	}
+	fmt.Fprint(w, r.PullRequest.Text())
 	where := "on branch " + r.Branch
 	if r.Merged {
 		where = "merged"

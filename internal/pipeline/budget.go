@@ -266,9 +266,11 @@ func (m *Machine) askBudget(j *job, why string, c ceiling) []Command {
 		}
 		return fmt.Sprintf("$%.2f", v)
 	}
-	cmds := m.ask(j, KindBudget, "budget reached: "+why,
-		fmt.Sprintf("raise (to %s), raise AMOUNT (e.g. raise %s), or stop", unit(raise), strings.TrimPrefix(unit(raise), "$")),
-		[]string{AnswerRaise, AnswerStop})
+	details := fmt.Sprintf("raise (to %s), raise AMOUNT (e.g. raise %s), or stop", unit(raise), strings.TrimPrefix(unit(raise), "$"))
+	if fixing := m.followFixing(j); fixing != "" {
+		details += "\n\n" + fixing
+	}
+	cmds := m.ask(j, KindBudget, "budget reached: "+why, details, []string{AnswerRaise, AnswerStop})
 	m.open.Ceiling, m.open.Limit, m.open.Spent, m.open.TokenCeiling = c.name, c.limit, c.spent, c.tokens
 	return cmds
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -92,8 +93,10 @@ type Round struct {
 	N       int      `json:"n"`
 	Head    string   `json:"head"`
 	CI      []string `json:"ci,omitempty"`       // "WORKFLOW (URL)"
-	Threads []string `json:"comments,omitempty"` // "FILE:LINE: first comment"
+	Threads []string `json:"comments,omitempty"` // "FILE:LINE: last comment"
 	Pushed  string   `json:"pushed,omitempty"`
+	// Fix is what the implementer said it did (its report's summary).
+	Fix string `json:"fix,omitempty"`
 }
 
 // Following is where the following of the run's pull request stands.
@@ -121,6 +124,8 @@ type following struct {
 	threads []Thread
 	// more is how many rounds the human allowed beyond the fix loops.
 	more int
+	// said: the signals left alone that were noted, each once.
+	said map[string]bool
 }
 
 // Routable splits what a watch found into what is handed to the
@@ -159,7 +164,7 @@ func (m *Machine) followJob() *job {
 	}
 	j := &job{Job: Job{ID: FollowJob, Type: StepFollow, State: Pending}}
 	m.add(j)
-	m.follow = &following{Following: Following{Stage: stageDeliver}, handled: map[string]int{}}
+	m.follow = &following{Following: Following{Stage: stageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
 	return j
 }
 
@@ -172,8 +177,8 @@ func (m *Machine) followCommand(j *job) Command {
 		return Command{Type: CmdDeliver, Job: j.ID, Attempt: j.Attempts}
 	case stagePush:
 		text := "hive's implementer addressed this in the commit pushed after it"
-		if fixer := m.implementer(); fixer != nil && fixer.Report != nil && fixer.Report.Summary != "" {
-			text = "Addressed by hive's implementer: " + oneLine(fixer.Report.Summary)
+		if fix := m.fixSummary(); fix != "" {
+			text = "Addressed by hive's implementer: " + fix
 		}
 		replies := slices.Clone(f.replies)
 		for i := range replies {
@@ -220,7 +225,7 @@ func (m *Machine) followed(ev Event) ([]Command, error) {
 		f.replies, f.Stage = nil, stageWatch
 		f.PR.Head = ev.PR.Head
 		if n := len(f.Rounds); n > 0 {
-			f.Rounds[n-1].Pushed = ev.PR.Head
+			f.Rounds[n-1].Pushed, f.Rounds[n-1].Fix = ev.PR.Head, m.fixSummary()
 		}
 		note := fmt.Sprintf("round %d: the fix is pushed (%s)", len(f.Rounds), short(ev.PR.Head))
 		if replied > 0 {
@@ -242,7 +247,10 @@ func (m *Machine) followed(ev Event) ([]Command, error) {
 	ci, threads, stale := Routable(pr, ev.CI, ev.Threads, f.handled)
 	var out []Command
 	for _, s := range stale {
-		out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "not routed: " + s})
+		if !f.said[s] {
+			f.said[s] = true
+			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "not routed: " + s})
+		}
 	}
 	if len(ci) == 0 && len(threads) == 0 {
 		return append(out, m.followCommand(j)), nil
@@ -298,6 +306,25 @@ func (m *Machine) followRetry(j *job) []Command {
 	return m.routeFollow(j)
 }
 
+// followFixing is, when j is to fix a round of the followed pull request,
+// what that round is to fix: the evidence a human asked to raise the
+// budget for it needs. "" otherwise.
+func (m *Machine) followFixing(j *job) string {
+	f := m.follow
+	if f == nil || f.Stage != stagePush || j != m.implementer() {
+		return ""
+	}
+	return fmt.Sprintf("pull request #%d, round %d:\n%s", f.PR.Number, len(f.Rounds), describe(f.ci, f.threads))
+}
+
+// fixSummary is what the implementer's last report says it did.
+func (m *Machine) fixSummary() string {
+	if fixer := m.implementer(); fixer != nil && fixer.Report != nil {
+		return oneLine(fixer.Report.Summary)
+	}
+	return ""
+}
+
 func pending(ci []CIFailure, threads []Thread) string {
 	var parts []string
 	if len(ci) > 0 {
@@ -329,6 +356,34 @@ func paren(s string) string {
 		return ""
 	}
 	return "(" + s + ")"
+}
+
+// Text is the following told for hive report and the run's page: the
+// pull request, then a line per round.
+func (f *Following) Text() string {
+	if f == nil || f.PR == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pull request #%d (%s): %s, %d round(s) of fixes\n", f.PR.Number, f.PR.URL, strings.ToLower(cmp.Or(f.PR.State, PROpen)), len(f.Rounds))
+	for _, r := range f.Rounds {
+		var what []string
+		for _, c := range r.CI {
+			what = append(what, "CI "+c+" failed")
+		}
+		for _, t := range r.Threads {
+			what = append(what, "comment "+t)
+		}
+		fmt.Fprintf(&b, "  round %d on %s: %s", r.N, short(r.Head), strings.Join(what, "; "))
+		if r.Pushed != "" {
+			fmt.Fprintf(&b, " → fix pushed as %s", short(r.Pushed))
+			if r.Fix != "" {
+				fmt.Fprintf(&b, " (%s)", r.Fix)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // followSnapshot is the following as it stands, nil when none.

@@ -50,6 +50,9 @@ type Report struct {
 	// Timeline is where the run's wall time went, step by step, and how
 	// much of it was hive's own.
 	Timeline Timeline `json:"timeline"`
+	// PullRequest is the run's pull request as hive followed it (hive run
+	// --follow): each round's failures and comments, and the fix pushed.
+	PullRequest *pipeline.Following `json:"pull_request,omitempty"`
 	// Snapshot is the run's state, for the pipeline view.
 	Snapshot pipeline.Snapshot `json:"-"`
 }
@@ -118,7 +121,7 @@ func BuildReport(ctx context.Context, j journal.Journal, repo *gitx.Repo, run jo
 	s := m.Snapshot()
 	r := Report{Run: run.ID, Objective: s.Spec.Objective, Workflow: s.Spec.Workflow.Name, Started: run.Started, Finished: run.Finished,
 		Outcome: run.Outcome, Open: s.Open, Challenges: s.Challenges, Decisions: s.Decisions, FixLoops: s.FixLoops, Tests: s.Tests,
-		Branch: s.Spec.Branch}
+		Branch: s.Spec.Branch, PullRequest: s.Follow}
 	if r.Branch == "" {
 		r.Branch = Branch(run.ID) // a run from before branches were named
 	}

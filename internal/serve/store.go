@@ -554,6 +554,9 @@ func pipeView(run journal.Run, snap pipeline.Snapshot) RunView {
 		if jb.Report != nil {
 			it.Detail = jb.Report.Summary
 		}
+		if jb.ID == pipeline.FollowJob {
+			it.Detail = snap.Follow.Text() // each round of the followed pull request
+		}
 		it.Finished = jb.State == pipeline.Done || jb.State == pipeline.Skipped
 		v.Items = append(v.Items, it)
 		v.Tokens += it.Tokens

@@ -135,6 +135,7 @@ func (a *agent) playRole(prompt string) error {
 		files, err = a.writePlans(prompt, objective)
 	case "implementer", "ui-designer":
 		files, err = a.implement(prompt, objective)
+		saw = pullRequestSignals(prompt)
 	case "debugger":
 		files, fields, err = a.debug(prompt, objective)
 	case "interviewer":
@@ -525,4 +526,35 @@ func (a *agent) goTest() string {
 		return "FAIL (" + oneLine(last, 100) + ")"
 	}
 	return "ok (" + oneLine(last, 100) + ")"
+}
+
+// The sections of a prompt that hand an implementer a pull request's
+// failed CI checks and review comments (hive run --follow), and what in
+// them the sim names in its summary.
+var (
+	ciFailRE  = regexp.MustCompile(`--- FAIL: (\S+)`)
+	commentRE = regexp.MustCompile("(?m)^- `([^`]+)`:")
+)
+
+// pullRequestSignals says, for the implementer's summary, which failing
+// tests of the pull request's CI and which review comments the prompt gave
+// it: "" when none. hive posts the summary on the threads it answers.
+func pullRequestSignals(prompt string) string {
+	var parts []string
+	if _, ci, ok := strings.Cut(prompt, "## CI fails on the pull request"); ok {
+		ci, _, _ = strings.Cut(ci, "\n## ")
+		for _, m := range ciFailRE.FindAllStringSubmatch(ci, -1) {
+			parts = append(parts, "the failing "+m[1])
+		}
+	}
+	if _, review, ok := strings.Cut(prompt, "## Review comments on the pull request"); ok {
+		review, _, _ = strings.Cut(review, "\n## ")
+		for _, m := range commentRE.FindAllStringSubmatch(review, -1) {
+			parts = append(parts, "the comment on "+m[1])
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; fixed " + strings.Join(parts, ", ")
 }

@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -118,6 +119,10 @@ type Request struct {
 // Server is the fake API of one repository, Owner/Name.
 type Server struct {
 	Owner, Name string
+	// Origin, when set, is the bare repository that pushes of the
+	// repository go to: a pull request's head commit is its branch's
+	// there, as on GitHub, unless the pull request's HeadSHA says.
+	Origin string
 
 	t      testing.TB
 	srv    *httptest.Server
@@ -436,10 +441,22 @@ func (s *Server) createPullRequest(input map[string]any) *PullRequest {
 	return pr
 }
 
+// headOf is the commit pull request pr's branch is at.
+func (s *Server) headOf(pr *PullRequest) string {
+	if pr.HeadSHA != "" || s.Origin == "" {
+		return pr.HeadSHA
+	}
+	out, err := exec.Command("git", "-C", s.Origin, "rev-parse", "--verify", "-q", "refs/heads/"+pr.Head).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func (s *Server) prFields(pr *PullRequest) map[string]any {
 	return map[string]any{"url": fmt.Sprintf("%s/pull/%d", s.URL(), pr.Number), "id": fmt.Sprintf("PR_%d", pr.Number), "number": pr.Number,
 		"state": pr.State, "title": pr.Title, "body": pr.Body, "baseRefName": pr.Base, "headRefName": pr.Head, "isCrossRepository": false,
-		"headRefOid": pr.HeadSHA, "reviewDecision": pr.ReviewDecision,
+		"headRefOid": s.headOf(pr), "reviewDecision": pr.ReviewDecision,
 		"headRepositoryOwner": map[string]any{"id": "U_1", "login": s.Owner}}
 }
 
