@@ -162,11 +162,18 @@ func TestFollowingAPullRequest(t *testing.T) {
 				CI, Comments      []string
 			}
 		} `json:"pull_request"`
+		Timeline struct {
+			GitHub int64 `json:"github_ns"`
+			Spans  []struct{ Kind string }
+		}
 	}
 	if err := json.Unmarshal([]byte(report("--json")), &rep); err != nil {
 		t.Fatal(err)
 	}
 	r := rep.PullRequest.Rounds
+	if rep.Timeline.GitHub <= 0 || !slices.ContainsFunc(rep.Timeline.Spans, func(sp struct{ Kind string }) bool { return sp.Kind == "pull-request" }) {
+		t.Errorf("the timeline does not count the waits on the pull request apart: %+v", rep.Timeline)
+	}
 	if rep.Outcome != "complete" || rep.PullRequest.PR.Number != pr.Number || len(r) != 2 {
 		t.Fatalf("the report: %+v", rep)
 	}
@@ -178,7 +185,9 @@ func TestFollowingAPullRequest(t *testing.T) {
 		!strings.Contains(r[1].Fix, "the comment on health.go:12") {
 		t.Errorf("round 2 (the comment on %s, fixed as %s): %+v", h2, h3, r[1])
 	}
-	if text := report(); !strings.Contains(text, fmt.Sprintf("pull request #%d (%s/pull/%d): merged, 2 round(s) of fixes", pr.Number, s.URL(), pr.Number)) ||
+	text := report()
+	t.Logf("hive report 1:\n%s", text)
+	if !strings.Contains(text, fmt.Sprintf("pull request #%d (%s/pull/%d): merged, 2 round(s) of fixes", pr.Number, s.URL(), pr.Number)) ||
 		!strings.Contains(text, "round 2 on "+h2[:7]+": comment health.go:12: handle the error from Encode → fix pushed as "+h3[:7]) {
 		t.Errorf("hive report:\n%s", text)
 	}

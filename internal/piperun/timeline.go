@@ -23,6 +23,10 @@ type Timeline struct {
 	Agents time.Duration `json:"agents_ns"`
 	Checks time.Duration `json:"checks_ns"`
 	Human  time.Duration `json:"human_ns"`
+	// GitHub is the time the run's pull request was pushed, opened or
+	// waited on (hive run --follow: its CI, its reviewers) and nothing
+	// else ran.
+	GitHub time.Duration `json:"github_ns,omitempty"`
 	// Hive is the rest: hive's own time. HiveShare is it over the wall
 	// time, the human's answers left out.
 	Hive      time.Duration `json:"hive_ns"`
@@ -40,8 +44,9 @@ type Span struct {
 	Attempt int    `json:"attempt,omitempty"`
 	// Kind: agent, phase (the implementers' phase, which holds their
 	// plans: it is hive's own but for them), plan (an implementer's),
-	// evaluate, lint, build, tests, or human (a question waiting for its
-	// answer).
+	// evaluate, lint, build, tests, human (a question waiting for its
+	// answer), or pull-request (delivering, watching or pushing to the
+	// followed pull request).
 	Kind     string        `json:"kind"`
 	Start    time.Duration `json:"start_ns"` // from the run's start
 	Duration time.Duration `json:"duration_ns"`
@@ -60,6 +65,7 @@ const (
 	SpanBuild    = "build"
 	SpanTests    = "tests"
 	SpanHuman    = "human"
+	SpanGitHub   = "pull-request"
 )
 
 // timeline gathers the spans of a run from its journal as BuildReport
@@ -78,9 +84,11 @@ func newTimeline(start time.Time) *timeline {
 // the events that end them.
 var (
 	checkKinds = map[pipeline.CommandType]string{pipeline.CmdLint: SpanLint, pipeline.CmdBuild: SpanBuild,
-		pipeline.CmdRunTests: SpanTests, pipeline.CmdEvaluate: SpanEvaluate}
+		pipeline.CmdRunTests: SpanTests, pipeline.CmdEvaluate: SpanEvaluate,
+		pipeline.CmdDeliver: SpanGitHub, pipeline.CmdWatch: SpanGitHub, pipeline.CmdPush: SpanGitHub}
 	checkEnds = map[pipeline.EventType]string{pipeline.EvLinted: SpanLint, pipeline.EvBuilt: SpanBuild,
-		pipeline.EvTestsRan: SpanTests, pipeline.EvEvaluated: SpanEvaluate}
+		pipeline.EvTestsRan: SpanTests, pipeline.EvEvaluated: SpanEvaluate,
+		pipeline.EvDelivered: SpanGitHub, pipeline.EvPullRequest: SpanGitHub, pipeline.EvPushed: SpanGitHub}
 )
 
 // step takes an event stepped at, the commands it gave, and the jobs'
@@ -160,8 +168,10 @@ func (t *timeline) done(end time.Time) Timeline {
 	tl.Agents = union(spans, SpanAgent, SpanPlan, SpanEvaluate)
 	withChecks := union(spans, SpanAgent, SpanPlan, SpanEvaluate, SpanLint, SpanBuild, SpanTests)
 	tl.Checks = withChecks - tl.Agents
-	tl.Human = union(spans, SpanAgent, SpanPlan, SpanEvaluate, SpanLint, SpanBuild, SpanTests, SpanHuman) - withChecks
-	if worked := tl.Wall - tl.Human; worked > 0 {
+	withHuman := union(spans, SpanAgent, SpanPlan, SpanEvaluate, SpanLint, SpanBuild, SpanTests, SpanHuman)
+	tl.Human = withHuman - withChecks
+	tl.GitHub = union(spans, SpanAgent, SpanPlan, SpanEvaluate, SpanLint, SpanBuild, SpanTests, SpanHuman, SpanGitHub) - withHuman
+	if worked := tl.Wall - tl.Human - tl.GitHub; worked > 0 {
 		tl.HiveShare = float64(tl.Hive) / float64(worked)
 	}
 	tl.Spans = spans
@@ -200,6 +210,9 @@ func (t Timeline) Text() string {
 		100*t.HiveShare, spanTime(t.Agents), spanTime(t.Checks))
 	if t.Human > 0 {
 		fmt.Fprintf(&b, ", waiting for you %s (not counted)", spanTime(t.Human))
+	}
+	if t.GitHub > 0 {
+		fmt.Fprintf(&b, ", the pull request %s (pushes, CI, reviews: not counted)", spanTime(t.GitHub))
 	}
 	b.WriteByte('\n')
 	tw := tabwriter.NewWriter(&b, 0, 2, 2, ' ', 0)
