@@ -154,7 +154,7 @@ func event(t *testing.T, d *datadriven.TestData, m *Machine) Event {
 			rules = num("rules")
 		}
 		ev = Event{Type: EvStarted, Spec: &Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
-			Follow: d.HasArg("follow"),
+			Follow:      d.HasArg("follow"),
 			NoInterview: d.HasArg("nointerview"), OnLimit: work.OnLimit(str("onlimit")),
 			Routing: Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {

@@ -429,17 +429,17 @@ type Decision struct {
 type CheckpointKind string
 
 const (
-	KindChallenge  CheckpointKind = "challenge"   // a handoff challenged a second time
-	KindTests      CheckpointKind = "tests"       // tests still fail after the fix loops
-	KindNeedsInput CheckpointKind = "needs-input" // a role asks for a decision
-	KindBlocked    CheckpointKind = "blocked"     // a role is blocked, or keeps crashing
-	KindLint       CheckpointKind = "lint"        // the architect's plans still do not lint
-	KindPhase      CheckpointKind = "phase"       // the implementers' phase did not complete
-	KindBudget     CheckpointKind = "budget"      // a ceiling of the budget is reached
-	KindBuild      CheckpointKind = "build"       // the build still fails after the fix loops, or cannot run
-	KindReview     CheckpointKind = "review"      // a step asks a human to look at its work (checkpoint)
-	KindFindings   CheckpointKind = "findings"    // reviewers found open blockers
-	KindEvaluation CheckpointKind = "evaluation"  // the evaluators block a second time, or confidence is under the floor
+	KindChallenge  CheckpointKind = "challenge"    // a handoff challenged a second time
+	KindTests      CheckpointKind = "tests"        // tests still fail after the fix loops
+	KindNeedsInput CheckpointKind = "needs-input"  // a role asks for a decision
+	KindBlocked    CheckpointKind = "blocked"      // a role is blocked, or keeps crashing
+	KindLint       CheckpointKind = "lint"         // the architect's plans still do not lint
+	KindPhase      CheckpointKind = "phase"        // the implementers' phase did not complete
+	KindBudget     CheckpointKind = "budget"       // a ceiling of the budget is reached
+	KindBuild      CheckpointKind = "build"        // the build still fails after the fix loops, or cannot run
+	KindReview     CheckpointKind = "review"       // a step asks a human to look at its work (checkpoint)
+	KindFindings   CheckpointKind = "findings"     // reviewers found open blockers
+	KindEvaluation CheckpointKind = "evaluation"   // the evaluators block a second time, or confidence is under the floor
 	KindFollow     CheckpointKind = "pull-request" // the pull request still fails after the fix loops, or a push failed
 )
 
