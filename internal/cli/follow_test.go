@@ -82,19 +82,7 @@ func TestFollowingAPullRequest(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	headOf := func(branch string) string {
-		out, _ := exec.Command("git", "-C", origin, "rev-parse", "--verify", "-q", "refs/heads/"+branch).Output()
-		return strings.TrimSpace(string(out))
-	}
-	failing := func(id int64, workflow, branch, head, log string) fakegithub.Run {
-		return fakegithub.Run{ID: id, Workflow: workflow, Branch: branch, HeadSHA: head, Conclusion: "failure",
-			Jobs: []fakegithub.Job{{Name: workflow, Conclusion: "failure", Steps: []fakegithub.Step{
-				{Name: "checkout", Conclusion: "success", Log: "checked out"},
-				{Name: "go test", Conclusion: "failure", Log: log}}}}}
-	}
-	passing := func(id int64, workflow, branch, head string) fakegithub.Run {
-		return fakegithub.Run{ID: id, Workflow: workflow, Branch: branch, HeadSHA: head, Conclusion: "success"}
-	}
+	headOf, failing, passing := s.HeadOf, fakegithub.FailingRun, fakegithub.PassingRun
 
 	run := start("run", "--issue", "7", "-w", "quick", "--agent", "sim", "--yes", "--follow", "--follow-every", "200ms")
 	waitFor("the pull request", func() bool { return len(s.PullRequests()) == 1 })

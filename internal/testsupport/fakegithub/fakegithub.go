@@ -557,3 +557,25 @@ func GhBinary(t testing.TB) string {
 	t.Helper()
 	return testsupport.FindTool(t, "gh", os.Getenv("HIVE_GH"), filepath.Join(".tools", "gh", "usr", "bin", "gh"), "gh")
 }
+
+// GhOnPath writes a program gh into a new folder that runs the real gh
+// (GhBinary) with the server's environment (Env), and returns the folder,
+// for PATH. Where other programs run beside gh, as agents do beside hive,
+// they then do not see that environment: its HTTPS proxy and certificate
+// authority are for gh alone.
+func (s *Server) GhOnPath(t testing.TB) string {
+	t.Helper()
+	gh := GhBinary(t)
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n")
+	for _, kv := range s.Env(t.TempDir()) {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	fmt.Fprintf(&b, "exec '%s' \"$@\"\n", strings.ReplaceAll(gh, "'", `'\''`))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gh"), []byte(b.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -280,3 +280,22 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
 }
+
+// HeadOf is the commit branch is at in Origin, "" when it is not there.
+func (s *Server) HeadOf(branch string) string {
+	return s.headOf(&PullRequest{Head: branch})
+}
+
+// FailingRun is a run of workflow on head that failed in its "go test"
+// step, whose log is log.
+func FailingRun(id int64, workflow, branch, head, log string) Run {
+	return Run{ID: id, Workflow: workflow, Branch: branch, HeadSHA: head, Conclusion: "failure",
+		Jobs: []Job{{Name: workflow, Conclusion: "failure", Steps: []Step{
+			{Name: "checkout", Conclusion: "success", Log: "checked out"},
+			{Name: "go test", Conclusion: "failure", Log: log}}}}}
+}
+
+// PassingRun is a run of workflow on head that passed.
+func PassingRun(id int64, workflow, branch, head string) Run {
+	return Run{ID: id, Workflow: workflow, Branch: branch, HeadSHA: head, Conclusion: "success"}
+}
