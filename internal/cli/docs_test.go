@@ -120,6 +120,7 @@ func TestDocsConfigKeys(t *testing.T) {
  "notifications": {"public_url": "https://hive.example.com"},
  "commands": {"build": "make", "test": "make check"},
  "limits": {"on_limit": "stop"},
+ "github": {"labels": {"bug": "bugfix"}},
  "backend": {"kind": "temporal", "temporal": {"address": "10.0.0.5:7233", "namespace": "team", "task_queue": "q", "remote": "origin"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +144,8 @@ func TestDocsConfigKeys(t *testing.T) {
 			if prefix != "" {
 				p = prefix + "." + k
 			}
-			// A role's entry under models is documented as a whole.
-			if child, ok := v.(map[string]any); ok && prefix != "models" {
+			// A role's entry under models, and the labels, are documented as a whole.
+			if child, ok := v.(map[string]any); ok && prefix != "models" && p != "github.labels" {
 				walk(p, child)
 				continue
 			}

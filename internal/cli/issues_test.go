@@ -71,6 +71,16 @@ func TestRunFromAnIssue(t *testing.T) {
 		t.Errorf("the run's branch was not pushed to origin: %v\n%s", err, out)
 	}
 
+	// github.labels picks the workflow from the issue's labels.
+	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(`{"github": {"labels": {"bug": "bugfix", "enhancement": "quick"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run("run", "--issue", "7", "--agent", "sim", "--yes")
+	if err != nil || !strings.Contains(out, "workflow quick, for the issue's label enhancement (github.labels in .hive/config.json)") ||
+		!strings.Contains(out, "(workflow quick)") || !strings.Contains(out, "run 2 complete") {
+		t.Errorf("hive run --issue 7 with github.labels (%v):\n%s", err, out)
+	}
+
 	if out, err := run("run", "--issue", "99", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, "--issue: gh issue view 99:") {
 		t.Errorf("an issue that is not there (%v):\n%s", err, out)
 	}

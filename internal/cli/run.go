@@ -253,7 +253,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		return err
 	}
 	if o.issue != "" {
-		if objective, err = o.takeIssue(ctx, repo.Root, objective); err != nil {
+		if objective, err = o.takeIssue(ctx, repo.Root, cfg, objective); err != nil {
 			return err
 		}
 	}
@@ -444,7 +444,7 @@ func resumeSettings(o *runOptions, root string, j journal.Journal) error {
 // takeIssue reads --issue with gh: the run's objective is the issue's
 // title unless the command line gave one, and chooseRun gives every role
 // the issue's text.
-func (o *runOptions) takeIssue(ctx context.Context, root, objective string) (string, error) {
+func (o *runOptions) takeIssue(ctx context.Context, root string, cfg *config.Config, objective string) (string, error) {
 	gh, err := github.Gh()
 	if err != nil {
 		return "", exitf(ExitUsage, "--issue: %v", err)
@@ -455,6 +455,15 @@ func (o *runOptions) takeIssue(ctx context.Context, root, objective string) (str
 	}
 	o.taken = &i
 	fmt.Fprintf(o.stderr, "issue #%d: %s (%s)\n", i.Number, i.Title, i.URL)
+	if o.workflow == "" && len(o.roles) == 0 && o.only == "" && !o.plan {
+		for _, l := range i.Labels {
+			if wf := cfg.GitHub.Labels[l]; wf != "" {
+				o.workflow = wf
+				fmt.Fprintf(o.stderr, "workflow %s, for the issue's label %s (github.labels in .hive/config.json)\n", wf, l)
+				break
+			}
+		}
+	}
 	if objective == "" {
 		objective = i.Title
 	}

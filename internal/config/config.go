@@ -64,6 +64,7 @@ type Config struct {
 	// use, of those found on the machine; empty: every one hive knows.
 	Tools   []string
 	Backend Backend
+	GitHub  GitHub
 
 	extra map[string]json.RawMessage // unknown keys, compacted, by name
 	notes []string
@@ -279,6 +280,16 @@ type Limits struct {
 	// run (the same command goes on later), or "fallback": go on at once
 	// with the models.fallback agent for the rest of the run.
 	OnLimit string
+
+	extra map[string]json.RawMessage
+}
+
+// GitHub says how hive run takes its work from GitHub.
+type GitHub struct {
+	// Labels pick the workflow of hive run --issue from the issue's
+	// labels, the first label named here winning: {"bug": "bugfix"}. -w,
+	// --roles, --only and --plan win over them.
+	Labels map[string]string
 
 	extra map[string]json.RawMessage
 }

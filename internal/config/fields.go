@@ -96,7 +96,12 @@ func (c *Config) fields() []field {
 		// Written only when set: a file says no more than it did.
 		{key: "tools", ptr: &c.Tools, omitUnset: true, accept: `a list of program names, such as ["go", "make"]`},
 		{key: "backend", ptr: &c.Backend, omitUnset: true},
+		{key: "github", ptr: &c.GitHub, omitUnset: true},
 	}
+}
+
+func (g *GitHub) fields() []field {
+	return []field{{key: "labels", ptr: &g.Labels, omitUnset: true, accept: `an object of issue labels and workflows, such as {"bug": "bugfix"}`}}
 }
 
 func (w *Workflow) fields() []field {
@@ -325,6 +330,7 @@ func (l *Limits) unknown() *map[string]json.RawMessage          { return &l.extr
 func (s *Secrets) unknown() *map[string]json.RawMessage         { return &s.extra }
 func (b *Backend) unknown() *map[string]json.RawMessage         { return &b.extra }
 func (t *TemporalBackend) unknown() *map[string]json.RawMessage { return &t.extra }
+func (g *GitHub) unknown() *map[string]json.RawMessage          { return &g.extra }
 func (b *Budget) unknown() *map[string]json.RawMessage          { return &b.extra }
 func (p *Price) unknown() *map[string]json.RawMessage           { return &p.extra }
 func (g *LoopGuard) unknown() *map[string]json.RawMessage       { return &g.extra }
@@ -377,6 +383,8 @@ func unset(ptr any) bool {
 		return p.Build == "" && p.Test == "" && len(p.extra) == 0
 	case *Limits:
 		return p.OnLimit == "" && len(p.extra) == 0
+	case *GitHub:
+		return p.Labels == nil && len(p.extra) == 0
 	case *Context:
 		return p.HandoffPercent == 0 && p.HandoffTokens == 0 && p.Window == 0 && p.NotesWait == 0 && len(p.extra) == 0
 	}
