@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,10 +76,18 @@ func TestRunFromAnIssue(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(`{"github": {"labels": {"bug": "bugfix", "enhancement": "quick"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = run("run", "--issue", "7", "--agent", "sim", "--yes")
+	// A pull request open for the run's branch already (as when a run is
+	// resumed after it opened one) is updated, never doubled.
+	open := s.AddPullRequest(fakegithub.PullRequest{Title: "Add a health check endpoint", Body: "an earlier description",
+		Head: "hive/quick/add-a-health-check-endpoint-2", Base: "main", State: "OPEN"})
+	out, err = run("run", "--issue", "7", "--agent", "sim", "--yes", "--pr")
 	if err != nil || !strings.Contains(out, "workflow quick, for the issue's label enhancement (github.labels in .hive/config.json)") ||
-		!strings.Contains(out, "(workflow quick)") || !strings.Contains(out, "run 2 complete") {
-		t.Errorf("hive run --issue 7 with github.labels (%v):\n%s", err, out)
+		!strings.Contains(out, "(workflow quick)") || !strings.Contains(out, "run 2 complete") ||
+		!strings.Contains(out, fmt.Sprintf("updated pull request %s/pull/%d (it was open already)", s.URL(), open)) {
+		t.Errorf("hive run --issue 7 with github.labels, its branch's pull request open (%v):\n%s", err, out)
+	}
+	if prs := s.PullRequests(); len(prs) != 2 || !strings.Contains(prs[1].Body, "hive run 2, workflow quick: complete.") {
+		t.Errorf("the pull requests: %+v", prs)
 	}
 
 	if out, err := run("run", "--issue", "99", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, "--issue: gh issue view 99:") {

@@ -44,6 +44,35 @@ func ViewPullRequest(ctx context.Context, gh, dir, ref string) (PullRequest, err
 	return pr, nil
 }
 
+// OpenPullRequestFor is the open pull request of branch, if there is one
+// (a run resumed after it opened its own finds it).
+func OpenPullRequestFor(ctx context.Context, gh, dir, branch string) (PullRequest, bool, error) {
+	if branch == "" || strings.HasPrefix(branch, "-") {
+		return PullRequest{}, false, fmt.Errorf("%q is not a branch", branch)
+	}
+	out, err := Run(ctx, gh, dir, "pr", "view", branch, "--json", "number,url,state,headRefName,headRefOid,reviewDecision")
+	if err != nil {
+		if strings.Contains(err.Error(), "no pull requests found") {
+			return PullRequest{}, false, nil
+		}
+		return PullRequest{}, false, fmt.Errorf("gh pr view %s: %v", branch, err)
+	}
+	var pr PullRequest
+	if err := json.Unmarshal([]byte(out), &pr); err != nil {
+		return PullRequest{}, false, fmt.Errorf("gh pr view %s: %v", branch, err)
+	}
+	return pr, pr.State == "OPEN", nil
+}
+
+// EditBody sets pull request number's description to the file body's
+// text.
+func EditBody(ctx context.Context, gh, dir string, number int, body string) error {
+	if _, err := Run(ctx, gh, dir, "pr", "edit", strconv.Itoa(number), "--body-file", body); err != nil {
+		return fmt.Errorf("gh pr edit %d: %v", number, err)
+	}
+	return nil
+}
+
 // CIRun is a workflow run (GitHub Actions) of a branch.
 type CIRun struct {
 	ID       int64  `json:"databaseId"`

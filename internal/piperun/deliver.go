@@ -377,6 +377,17 @@ func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, b
 		d.Notes = append(d.Notes, "could not write the pull request's description, so hive opened no pull request: write it to a file, then run:\n  "+pr)
 		return
 	}
+	if open, ok, err := github.OpenPullRequestFor(ghCtx, gh, s.o.Repo.Root, s.branch); err == nil && ok {
+		// Opened by this run before (it was resumed): never a second one;
+		// its description is the run's report as it stands now.
+		d.PullRequest = open.URL
+		if err := github.EditBody(ghCtx, gh, s.o.Repo.Root, open.Number, body); err != nil {
+			d.Notes = append(d.Notes, fmt.Sprintf("pull request %s is open already; its description was not updated (%s)", open.URL, oneLine(err.Error())))
+			return
+		}
+		d.Notes = append(d.Notes, "updated pull request "+open.URL+" (it was open already)")
+		return
+	}
 	out, err := github.Run(ghCtx, gh, s.o.Repo.Root, s.prArgs(base, snap.Spec.Objective, body)[1:]...)
 	if err != nil {
 		d.Notes = append(d.Notes, fmt.Sprintf("gh pr create failed (%s): open the pull request with:\n  %s", oneLine(err.Error()), pr))

@@ -24,26 +24,10 @@ const prPoll = 30 * time.Second
 const failingLines = 60
 
 // openPullRequest pushes the run's branch and opens its pull request, or,
-// on a resume after it was opened, finds it and pushes again.
+// on a resume after it was opened, updates the one open for the branch
+// (publishWork), then reads it back: its number and head.
 func (s *shell) openPullRequest(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvDelivered, Job: c.Job, Attempt: c.Attempt}
-	gh, err := github.Gh()
-	if err != nil {
-		ev.Reason = "gh is not installed: install it (https://cli.github.com) and log in with gh auth login, then run hive run --resume"
-		return ev
-	}
-	ghCtx, cancel := context.WithTimeout(ctx, publishTimeout)
-	defer cancel()
-	if pr, err := github.ViewPullRequest(ghCtx, gh, s.o.Repo.Root, s.branch); err == nil && pr.State == pipeline.PROpen {
-		// Opened before hive was stopped: never a second one.
-		if _, err := s.o.Repo.Git(ghCtx, s.pushArgs()[1:]...); err != nil {
-			ev.Reason = fmt.Sprintf("could not push %s to origin (%s)", s.branch, oneLine(err.Error()))
-			return ev
-		}
-		ev.OK, ev.PR = true, prOf(pr)
-		ev.Notes = []string{"pushed " + s.branch + " to origin", "pull request " + pr.URL + " was open already"}
-		return ev
-	}
 	var d Delivery
 	s.publishWork(ctx, snap, "pr", s.o.Repo.CurrentBranch(ctx), &d)
 	ev.Notes = d.Notes
@@ -51,12 +35,17 @@ func (s *shell) openPullRequest(ctx context.Context, c pipeline.Command, snap pi
 		ev.Reason = cmp.Or(d.Undelivered, lastOf(d.Notes), "no pull request was opened")
 		return ev
 	}
-	pr, err := github.ViewPullRequest(ghCtx, gh, s.o.Repo.Root, d.PullRequest)
-	if err != nil {
-		ev.Reason = "opened " + d.PullRequest + ", but could not read it back: " + oneLine(err.Error())
-		return ev
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	gh, err := github.Gh()
+	if err == nil {
+		var pr github.PullRequest
+		if pr, err = github.ViewPullRequest(ctx, gh, s.o.Repo.Root, d.PullRequest); err == nil {
+			ev.OK, ev.PR = true, prOf(pr)
+			return ev
+		}
 	}
-	ev.OK, ev.PR = true, prOf(pr)
+	ev.Reason = "opened " + d.PullRequest + ", but could not read it back: " + oneLine(err.Error())
 	return ev
 }
 

@@ -335,6 +335,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		input, _ := q.Variables["input"].(map[string]any)
 		pr := s.createPullRequest(input)
 		data = map[string]any{"createPullRequest": map[string]any{"pullRequest": s.prFields(pr)}}
+	case "PullRequestProjectItems":
+		// gh pr edit asks which projects the pull request is in: none.
+		data = map[string]any{"repository": map[string]any{"pullRequest": map[string]any{"projectItems": map[string]any{
+			"nodes": []any{}, "pageInfo": map[string]any{"hasNextPage": false, "endCursor": ""}}}}}
+	case "PullRequestUpdate":
+		input, _ := q.Variables["input"].(map[string]any)
+		data, errs = s.updatePullRequest(input)
 	case "PullRequestForBranch":
 		data = s.pullRequestsFor(q.Variables)
 	case "PullRequestByNumber":
@@ -414,7 +421,8 @@ func (s *Server) PullRequests() []PullRequest {
 }
 
 // pullRequestsFor answers gh's look for a branch's pull requests in the
-// states asked (gh pr create: is one open already?).
+// states asked (gh pr create: is one open already?), or in any (gh pr view
+// BRANCH).
 func (s *Server) pullRequestsFor(vars map[string]any) any {
 	head, _ := vars["headRefName"].(string)
 	states := fmt.Sprint(vars["states"])
@@ -423,11 +431,32 @@ func (s *Server) pullRequestsFor(vars map[string]any) any {
 	nodes := []map[string]any{}
 	for i := len(s.prs) - 1; i >= 0; i-- {
 		pr := s.prs[i]
-		if pr.Head == head && strings.Contains(states, pr.State) {
+		// No states asked (gh pr view BRANCH): any.
+		if pr.Head == head && (vars["states"] == nil || strings.Contains(states, pr.State)) {
 			nodes = append(nodes, s.prFields(pr))
 		}
 	}
 	return map[string]any{"repository": map[string]any{"pullRequests": map[string]any{"nodes": nodes}, "defaultBranchRef": map[string]any{"name": "main"}}}
+}
+
+// updatePullRequest applies gh pr edit's title and body to the pull
+// request the input's id names.
+func (s *Server) updatePullRequest(input map[string]any) (any, []map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int
+	fmt.Sscanf(fmt.Sprint(input["pullRequestId"]), "PR_%d", &n)
+	pr := s.pr(n)
+	if pr == nil {
+		return nil, []map[string]any{{"type": "NOT_FOUND", "message": fmt.Sprintf("Could not resolve to a node with the global id of '%v'", input["pullRequestId"])}}
+	}
+	if v, ok := input["title"].(string); ok {
+		pr.Title = v
+	}
+	if v, ok := input["body"].(string); ok {
+		pr.Body = v
+	}
+	return map[string]any{"updatePullRequest": map[string]any{"__typename": "UpdatePullRequestPayload"}}, nil
 }
 
 // createPullRequest opens a pull request, numbered after every issue and
