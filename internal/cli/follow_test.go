@@ -104,8 +104,19 @@ func TestFollowingAPullRequest(t *testing.T) {
 	s.AddRun(failing(101, "test", branch, h1, "=== RUN   TestHealth\n--- FAIL: TestHealth (0.00s)\n    health_test.go:21: status 500, want 200\nFAIL\nexit status 1"))
 
 	waitFor("the first fix", func() bool { return headOf(branch) != h1 })
+	fixed := headOf(branch)
+	s.AddRun(passing(102, "test", branch, fixed))
+	// The reviewer applies a suggestion on GitHub (a commit on the branch),
+	// then comments: the second fix is made on top of the suggestion.
+	clone := filepath.Join(t.TempDir(), "reviewer")
+	git("clone", "-q", "-b", branch, origin, clone)
+	if err := os.WriteFile(filepath.Join(clone, "SUGGESTION.md"), []byte("a reviewer's suggestion\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("-C", clone, "add", "SUGGESTION.md")
+	git("-C", clone, "-c", "user.name=Ana", "-c", "user.email=ana@example.invalid", "commit", "-q", "-m", "Apply suggestion from review")
+	git("-C", clone, "push", "-q", "origin", branch)
 	h2 := headOf(branch)
-	s.AddRun(passing(102, "test", branch, h2))
 	s.AddThread(pr.Number, fakegithub.Thread{Path: "health.go", Line: 12,
 		Comments: []fakegithub.ThreadComment{{Author: "ana", Body: "handle the error from Encode"}}})
 
@@ -122,6 +133,9 @@ func TestFollowingAPullRequest(t *testing.T) {
 	}
 
 	t.Logf("hive run, then hive run --resume:\n%s", output())
+	if out, err := exec.Command("git", "-C", origin, "merge-base", "--is-ancestor", h2, h3).CombinedOutput(); err != nil {
+		t.Errorf("the second fix (%s) is not on top of the reviewer's suggestion (%s): %v %s", h3, h2, err, out)
+	}
 	if prs := s.PullRequests(); len(prs) != 1 {
 		t.Errorf("%d pull requests, want the one: %+v", len(prs), prs)
 	}
@@ -165,9 +179,9 @@ func TestFollowingAPullRequest(t *testing.T) {
 	if rep.Outcome != "complete" || rep.PullRequest.PR.Number != pr.Number || len(r) != 2 {
 		t.Fatalf("the report: %+v", rep)
 	}
-	if r[0].Head != h1 || r[0].Pushed != h2 || len(r[0].CI) != 1 || !strings.HasPrefix(r[0].CI[0], "test ") || len(r[0].Comments) != 0 ||
+	if r[0].Head != h1 || r[0].Pushed != fixed || len(r[0].CI) != 1 || !strings.HasPrefix(r[0].CI[0], "test ") || len(r[0].Comments) != 0 ||
 		!strings.Contains(r[0].Fix, "the failing TestHealth") || strings.Contains(r[0].Fix, "TestOldE2E") || strings.Contains(r[0].Fix, "health.go:3") {
-		t.Errorf("round 1 (CI on %s, fixed as %s): %+v", h1, h2, r[0])
+		t.Errorf("round 1 (CI on %s, fixed as %s): %+v", h1, fixed, r[0])
 	}
 	if r[1].Head != h2 || r[1].Pushed != h3 || len(r[1].CI) != 0 || !slices.Equal(r[1].Comments, []string{"health.go:12: handle the error from Encode"}) ||
 		!strings.Contains(r[1].Fix, "the comment on health.go:12") {

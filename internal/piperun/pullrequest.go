@@ -118,6 +118,9 @@ func (s *shell) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event,
 	if len(fix) == 0 && len(open) == 0 {
 		return ev, false, nil
 	}
+	if err := s.catchUp(ctx, got.Branch, got.Head); err != nil {
+		s.note(c.Job, "the fix starts from the run's own head: "+err.Error())
+	}
 	for i, f := range ev.CI {
 		if f.Head != got.Head {
 			continue
@@ -129,6 +132,28 @@ func (s *shell) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event,
 		ev.CI[i].Log = github.FailingPart(log, failingLines)
 	}
 	return ev, true, nil
+}
+
+// catchUp brings the run's worktree to the pull request's head when
+// someone else pushed to its branch (a reviewer's suggestion applied on
+// GitHub): the fix is made on top of it, and its push goes through. A
+// branch that went another way is left alone: the push then fails, and a
+// human decides.
+func (s *shell) catchUp(ctx context.Context, branch, head string) error {
+	wt := s.o.Repo.At(s.dir)
+	if local, err := wt.Head(ctx); err != nil || head == "" || local == head || wt.IsAncestor(ctx, head, "HEAD") {
+		return err
+	}
+	if _, err := wt.Git(ctx, "fetch", "-q", "origin", "refs/heads/"+branch); err != nil {
+		return fmt.Errorf("git fetch origin %s: %s", branch, oneLine(err.Error()))
+	}
+	if !wt.IsAncestor(ctx, "HEAD", head) {
+		return fmt.Errorf("the pull request's branch is at %s, which does not hold the run's last commit", head[:min(len(head), 7)])
+	}
+	if _, err := wt.Git(ctx, "merge", "--ff-only", "-q", head); err != nil {
+		return fmt.Errorf("git merge --ff-only %s: %s", head[:min(len(head), 7)], oneLine(err.Error()))
+	}
+	return nil
 }
 
 // pushFix pushes the implementer's fix and answers the review threads it
