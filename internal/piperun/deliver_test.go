@@ -274,6 +274,7 @@ func fakeGH(t *testing.T, loggedIn bool) (args string) {
 printf '%s\n' "$@" >> "` + args + `"
 echo -- >> "` + args + `"
 if [ "$1" = auth ]; then exit ` + status + `; fi
+if [ "$1 $2" = "pr view" ]; then echo "no pull requests found for branch \"$3\"" >&2; exit 1; fi
 if [ "$1 $2" = "pr create" ]; then
 	while [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "` + dir + `/body"; shift; done
 	echo "Creating pull request"
@@ -319,6 +320,7 @@ func TestPullRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{"auth", "status", "--",
+		"pr", "view", branch, "--json", "number,url,state,headRefName,headRefOid,reviewDecision", "--",
 		"pr", "create", "--base", "main", "--head", branch, "--title", "add a health check endpoint", "--body-file", body, "--", ""}, "\n")
 	if string(b) != want {
 		t.Fatalf("gh got:\n%s\nwant:\n%s", b, want)
