@@ -90,6 +90,19 @@ func TestRunFromAnIssue(t *testing.T) {
 		t.Errorf("the pull requests: %+v", prs)
 	}
 
+	// gh logged out: --pr pushes and prints the command that opens the
+	// pull request; --json says what was done.
+	s.SetLoggedOut(true)
+	out, err = run("run", "Add a metrics endpoint", "-w", "quick", "--agent", "sim", "--yes", "--pr", "--json")
+	if err != nil || !strings.Contains(out, `"pushed":true`) || !strings.Contains(out, `"pull_request":""`) ||
+		!strings.Contains(out, `gh is not logged in (gh auth status failed), so hive opened no pull request: log in with gh auth login, then run:\n  gh pr create --base main --head hive/quick/add-a-metrics-endpoint --title 'Add a metrics endpoint' --body-file `) {
+		t.Errorf("hive run --pr --json, gh logged out (%v):\n%s", err, out)
+	}
+	if prs := s.PullRequests(); len(prs) != 2 {
+		t.Errorf("a pull request was opened with gh logged out: %+v", prs)
+	}
+	s.SetLoggedOut(false)
+
 	if out, err := run("run", "--issue", "99", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, "--issue: gh issue view 99:") {
 		t.Errorf("an issue that is not there (%v):\n%s", err, out)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 )
 
 func TestBranchSlug(t *testing.T) {
@@ -259,33 +260,18 @@ func origin(t *testing.T, root string) string {
 	return bare
 }
 
-// fakeGH puts a gh on PATH that records its arguments, one a line, to
-// args (appending), says it is logged in unless loggedIn is false, and
-// prints a pull request's address.
-func fakeGH(t *testing.T, loggedIn bool) (args string) {
+// fakeGitHub puts the real gh on PATH, answering as GitHub for the
+// repository in root (the fake's acme/svc, its git remote github, its
+// pushes going to bare, the repository's origin): logged in unless
+// loggedIn is false.
+func fakeGitHub(t *testing.T, root, bare string, loggedIn bool) *fakegithub.Server {
 	t.Helper()
-	dir := t.TempDir()
-	args = filepath.Join(dir, "args")
-	status := "0"
-	if !loggedIn {
-		status = "1"
-	}
-	script := `#!/bin/sh
-printf '%s\n' "$@" >> "` + args + `"
-echo -- >> "` + args + `"
-if [ "$1" = auth ]; then exit ` + status + `; fi
-if [ "$1 $2" = "pr view" ]; then echo "no pull requests found for branch \"$3\"" >&2; exit 1; fi
-if [ "$1 $2" = "pr create" ]; then
-	while [ $# -gt 0 ]; do [ "$1" = --body-file ] && cp "$2" "` + dir + `/body"; shift; done
-	echo "Creating pull request"
-	echo "https://github.com/example/svc/pull/7"
-fi
-`
-	if err := os.WriteFile(filepath.Join(dir, "gh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return args
+	s := fakegithub.New(t, "acme", "svc")
+	s.Origin = bare
+	s.SetLoggedOut(!loggedIn)
+	git(t, root, "remote", "add", "github", s.URL()+".git")
+	t.Setenv("PATH", s.GhOnPath(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return s
 }
 
 // --pr pushes the branch to origin and opens a pull request with gh: the
@@ -294,7 +280,7 @@ fi
 func TestPullRequest(t *testing.T) {
 	repo := service(t)
 	bare := origin(t, repo.Root)
-	args := fakeGH(t, true)
+	gh := fakeGitHub(t, repo.Root, bare, true)
 	head := git(t, repo.Root, "rev-parse", "HEAD")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -305,7 +291,7 @@ func TestPullRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	const branch = "hive/quick/add-a-health-check-endpoint"
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || !res.Pushed || res.PullRequest != "https://github.com/example/svc/pull/7" {
+	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || !res.Pushed || res.PullRequest != gh.URL()+"/pull/1" {
 		t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
 	}
 	if git(t, repo.Root, "rev-parse", "HEAD") != head {
@@ -314,27 +300,17 @@ func TestPullRequest(t *testing.T) {
 	if got, want := git(t, bare, "rev-parse", branch), git(t, repo.Root, "rev-parse", branch); got != want {
 		t.Errorf("origin's %s is %s, want %s", branch, got, want)
 	}
-	body := filepath.Join(repo.Root, ".hive", "pr", "run-1.md")
-	b, err := os.ReadFile(args)
-	if err != nil {
-		t.Fatal(err)
+	prs := gh.PullRequests()
+	if len(prs) != 1 || prs[0].Title != "add a health check endpoint" || prs[0].Base != "main" || prs[0].Head != branch || prs[0].State != "OPEN" {
+		t.Fatalf("the pull requests: %+v", prs)
 	}
-	want := strings.Join([]string{"auth", "status", "--",
-		"pr", "view", branch, "--json", "number,url,state,headRefName,headRefOid,reviewDecision", "--",
-		"pr", "create", "--base", "main", "--head", branch, "--title", "add a health check endpoint", "--body-file", body, "--", ""}, "\n")
-	if string(b) != want {
-		t.Fatalf("gh got:\n%s\nwant:\n%s", b, want)
-	}
-	text, err := os.ReadFile(filepath.Join(filepath.Dir(args), "body"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := prs[0].Body
 	for _, w := range []string{"add a health check endpoint", "hive run 1, workflow quick: complete.", "| implementer | done | 1 |", "### Commits", "hive report 1"} {
 		if !strings.Contains(string(text), w) {
 			t.Errorf("the description lacks %q:\n%s", w, text)
 		}
 	}
-	if got := strings.Join(res.Notes, "\n"); !strings.Contains(got, "pushed "+branch+" to origin") || !strings.Contains(got, "opened pull request https://github.com/example/svc/pull/7") {
+	if got := strings.Join(res.Notes, "\n"); !strings.Contains(got, "pushed "+branch+" to origin") || !strings.Contains(got, "opened pull request "+gh.URL()+"/pull/1") {
 		t.Errorf("notes %q", res.Notes)
 	}
 	if git(t, repo.Root, "status", "--porcelain") != "" {
@@ -362,12 +338,13 @@ func TestPublishFallbacks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := service(t)
+			bare := ""
 			if tc.origin {
-				origin(t, repo.Root)
+				bare = origin(t, repo.Root)
 			}
-			var args string
+			var gh *fakegithub.Server
 			if tc.gh {
-				args = fakeGH(t, false)
+				gh = fakeGitHub(t, repo.Root, bare, false)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -395,11 +372,8 @@ func TestPublishFallbacks(t *testing.T) {
 					t.Errorf("notes lack %q:\n%s", w, notes)
 				}
 			}
-			if args != "" {
-				b, _ := os.ReadFile(args)
-				if strings.Contains(string(b), "create") {
-					t.Errorf("gh pr create ran: %s", b)
-				}
+			if gh != nil && len(gh.PullRequests()) > 0 {
+				t.Errorf("a pull request was opened: %+v", gh.PullRequests())
 			}
 			if !repo.BranchExists(ctx, branch) {
 				t.Errorf("branch %s is gone", branch)
@@ -413,8 +387,7 @@ func TestPublishFallbacks(t *testing.T) {
 // request. A second run of the same objective gets a branch of its own.
 func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	repo := service(t)
-	origin(t, repo.Root)
-	args := fakeGH(t, true)
+	gh := fakeGitHub(t, repo.Root, origin(t, repo.Root), true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
@@ -433,8 +406,8 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	if res.Branch != branch || !res.Pushed || res.PullRequest == "" || res.Merged {
 		t.Fatalf("branch %s pushed %v pr %q merged %v notes %q", res.Branch, res.Pushed, res.PullRequest, res.Merged, res.Notes)
 	}
-	if b, _ := os.ReadFile(args); !strings.Contains(string(b), "--head\n"+branch+"\n") {
-		t.Errorf("gh got %s", b)
+	if prs := gh.PullRequests(); len(prs) != 1 || prs[0].Head != branch {
+		t.Errorf("the pull requests: %+v", prs)
 	}
 	res, err = Run(ctx, options(t, repo, pipeline.Quick))
 	if err != nil {

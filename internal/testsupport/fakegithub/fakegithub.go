@@ -130,6 +130,8 @@ type Server struct {
 	caFile string
 
 	mu     sync.Mutex
+	// loggedOut: the token is refused (SetLoggedOut).
+	loggedOut bool
 	issues map[int]*Issue
 	prs    []*PullRequest
 	runs   []*Run // oldest first
@@ -291,6 +293,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && (r.URL.Path == "/api/v3/" || r.URL.Path == "/api/v3/user") {
 		// gh auth status: the token's scopes, and who it is.
 		s.record(Request{Operation: r.Method + " " + r.URL.Path})
+		s.mu.Lock()
+		out := s.loggedOut
+		s.mu.Unlock()
+		if out {
+			http.Error(w, `{"message": "Bad credentials"}`, http.StatusUnauthorized)
+			return
+		}
 		w.Header().Set("X-Oauth-Scopes", "repo, read:org, workflow")
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"login": %q, "current_user_url": "https://%s/api/v3/user"}`, s.Owner, Hostname)
@@ -585,6 +594,14 @@ func containsAll(have, want []string) bool {
 func GhBinary(t testing.TB) string {
 	t.Helper()
 	return testsupport.FindTool(t, "gh", os.Getenv("HIVE_GH"), filepath.Join(".tools", "gh", "usr", "bin", "gh"), "gh")
+}
+
+// SetLoggedOut makes the server refuse gh's token, as GitHub refuses one
+// revoked (gh auth status fails), or take it again.
+func (s *Server) SetLoggedOut(out bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loggedOut = out
 }
 
 // GhOnPath writes a program gh into a new folder that runs the real gh
