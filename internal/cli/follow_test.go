@@ -50,9 +50,19 @@ func TestFollowingAPullRequest(t *testing.T) {
 	git("-C", dir, "remote", "add", "github", s.URL()+".git")
 	base := git("-C", dir, "rev-parse", "HEAD")
 	env := append(os.Environ(), s.Env(t.TempDir())...)
-	env = append(env, "PATH="+filepath.Dir(gh)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true")
+	env = append(env, "PATH="+filepath.Dir(gh)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true",
+		// The second fix takes a while (4 s): the reviewer pushes meanwhile.
+		"HIVE_SIM_DELAY=400ms", "HIVE_SIM_FAULTS=implementer=slow#3")
 	logPath := filepath.Join(t.TempDir(), "hive.log")
-	start := func(args ...string) *exec.Cmd {
+	// A hive started, and its end: ended is closed once it has exited,
+	// with its error in err.
+	type started struct {
+		pid   int
+		ended chan struct{}
+		err   error
+	}
+	var run *started
+	start := func(args ...string) {
 		t.Helper()
 		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -65,8 +75,16 @@ func TestFollowingAPullRequest(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-		return cmd
+		r := &started{pid: cmd.Process.Pid, ended: make(chan struct{})}
+		go func() {
+			r.err = cmd.Wait()
+			close(r.ended)
+		}()
+		t.Cleanup(func() {
+			syscall.Kill(-r.pid, syscall.SIGKILL) // hive and what it started
+			<-r.ended
+		})
+		run = r
 	}
 	output := func() string {
 		b, _ := os.ReadFile(logPath)
@@ -74,17 +92,20 @@ func TestFollowingAPullRequest(t *testing.T) {
 	}
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(4 * time.Minute)
+		deadline := time.After(4 * time.Minute)
 		for !ok() {
-			if time.Now().After(deadline) {
+			select {
+			case <-run.ended:
+				t.Fatalf("hive ended (%v) while the test waited for %s; hive said:\n%s", run.err, what, output())
+			case <-deadline:
 				t.Fatalf("timed out waiting for %s; hive said:\n%s", what, output())
+			case <-time.After(50 * time.Millisecond):
 			}
-			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	headOf, failing, passing := s.HeadOf, fakegithub.FailingRun, fakegithub.PassingRun
 
-	run := start("run", "--issue", "7", "-w", "quick", "--agent", "sim", "--yes", "--follow", "--follow-every", "200ms")
+	start("run", "--issue", "7", "-w", "quick", "--agent", "sim", "--yes", "--follow", "--follow-every", "200ms")
 	waitFor("the pull request", func() bool { return len(s.PullRequests()) == 1 })
 	waitFor("hive to follow it", func() bool { return strings.Contains(output(), "following pull request #") })
 	pr := s.PullRequests()[0]
@@ -93,14 +114,14 @@ func TestFollowingAPullRequest(t *testing.T) {
 		t.Fatalf("the pull request %+v, head %q", pr, h1)
 	}
 	// Killed while it waits for CI, and started again.
-	syscall.Kill(-run.Process.Pid, syscall.SIGKILL)
-	run.Wait()
+	syscall.Kill(-run.pid, syscall.SIGKILL)
+	<-run.ended
 	// On the pull request all along: a failure of an older commit, and a
 	// comment already resolved. Neither may reach an agent.
 	s.AddRun(failing(100, "e2e", branch, base, "--- FAIL: TestOldE2E (0.01s)\n    e2e_test.go:9: stale"))
 	s.AddThread(pr.Number, fakegithub.Thread{Path: "health.go", Line: 3, Resolved: true,
 		Comments: []fakegithub.ThreadComment{{Author: "ana", Body: "rename the old handler"}}})
-	run = start("run", "--resume", "--agent", "sim", "--follow-every", "200ms")
+	start("run", "--resume", "--agent", "sim", "--follow-every", "200ms")
 	s.AddRun(failing(101, "test", branch, h1, "=== RUN   TestHealth\n--- FAIL: TestHealth (0.00s)\n    health_test.go:21: status 500, want 200\nFAIL\nexit status 1"))
 
 	waitFor("the first fix", func() bool { return headOf(branch) != h1 })
@@ -120,21 +141,38 @@ func TestFollowingAPullRequest(t *testing.T) {
 	s.AddThread(pr.Number, fakegithub.Thread{Path: "health.go", Line: 12,
 		Comments: []fakegithub.ThreadComment{{Author: "ana", Body: "handle the error from Encode"}}})
 
+	// While the implementer makes the second fix, the reviewer pushes
+	// another suggestion: hive's fix goes on top of it.
+	waitFor("the second fix to start", func() bool { return strings.Contains(output(), "started (attempt 3)") })
+	if err := os.WriteFile(filepath.Join(clone, "SUGGESTION.md"), []byte("a reviewer's suggestion, and another\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("-C", clone, "-c", "user.name=Ana", "-c", "user.email=ana@example.invalid", "commit", "-q", "-am", "Apply another suggestion")
+	git("-C", clone, "push", "-q", "origin", branch)
+	suggested := headOf(branch)
 	waitFor("the second fix and the answer on the thread", func() bool {
 		th := s.Threads(pr.Number)
-		return headOf(branch) != h2 && len(th) == 2 && len(th[1].Comments) == 2
+		return headOf(branch) != suggested && len(th) == 2 && len(th[1].Comments) == 2
 	})
 	h3 := headOf(branch)
 	s.AddRun(passing(103, "test", branch, h3))
 	s.AddRun(passing(104, "e2e", branch, h3))
 	s.UpdatePullRequest(pr.Number, func(p *fakegithub.PullRequest) { p.State = "MERGED" })
-	if err := run.Wait(); err != nil || !strings.Contains(output(), "run 1 complete") {
-		t.Fatalf("hive run --resume (%v):\n%s", err, output())
+	select {
+	case <-run.ended:
+	case <-time.After(4 * time.Minute):
+		t.Fatalf("hive run --resume did not end after the merge:\n%s", output())
+	}
+	if run.err != nil || !strings.Contains(output(), "run 1 complete") {
+		t.Fatalf("hive run --resume (%v):\n%s", run.err, output())
 	}
 
 	t.Logf("hive run, then hive run --resume:\n%s", output())
-	if out, err := exec.Command("git", "-C", origin, "merge-base", "--is-ancestor", h2, h3).CombinedOutput(); err != nil {
-		t.Errorf("the second fix (%s) is not on top of the reviewer's suggestion (%s): %v %s", h3, h2, err, out)
+	if out, err := exec.Command("git", "-C", origin, "merge-base", "--is-ancestor", suggested, h3).CombinedOutput(); err != nil {
+		t.Errorf("the second fix (%s) is not on top of the reviewer's suggestions (%s): %v %s", h3, suggested, err, out)
+	}
+	if !strings.Contains(output(), "the pull request's branch moved while the fix was made: the fix is pushed on top of it (rebased)") {
+		t.Errorf("hive did not say it put the fix on top of the reviewer's push:\n%s", output())
 	}
 	if prs := s.PullRequests(); len(prs) != 1 {
 		t.Errorf("%d pull requests, want the one: %+v", len(prs), prs)

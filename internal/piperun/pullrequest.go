@@ -102,6 +102,11 @@ func (s *shell) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event,
 	if err != nil {
 		return pipeline.Event{}, false, err
 	}
+	// What was read holds of one head only if the head did not move
+	// meanwhile (a push between the reads): else look again.
+	if again, err := github.ViewPullRequest(ctx, gh, root, strconv.Itoa(c.PR.Number)); err != nil || again.Head != got.Head || again.State != got.State {
+		return pipeline.Event{}, false, err
+	}
 	for _, r := range github.Latest(runs) {
 		if r.Failed() {
 			ev.CI = append(ev.CI, pipeline.CIFailure{Workflow: r.Workflow, Run: r.ID, URL: r.URL, Head: r.HeadSHA})
@@ -156,6 +161,21 @@ func (s *shell) catchUp(ctx context.Context, branch, head string) error {
 	return nil
 }
 
+// rebaseOnto puts the run's commits that origin's branch lacks on top of
+// it. Only hive's own, unpushed commits move; a conflict, or a worktree
+// that is not clean, leaves everything as it was.
+func (s *shell) rebaseOnto(ctx context.Context, branch string) error {
+	wt := s.o.Repo.At(s.dir)
+	if _, err := wt.Git(ctx, "fetch", "-q", "origin", "refs/heads/"+branch); err != nil {
+		return fmt.Errorf("git fetch origin %s: %s", branch, oneLine(err.Error()))
+	}
+	if _, err := wt.Git(ctx, "rebase", "-q", "FETCH_HEAD"); err != nil {
+		wt.Git(ctx, "rebase", "--abort")
+		return fmt.Errorf("the fix does not go on top of the branch as it is now: %s", oneLine(err.Error()))
+	}
+	return nil
+}
+
 // pushFix pushes the implementer's fix and answers the review threads it
 // addresses, each once: a thread whose last comment is the answer already
 // (hive was stopped after it) gets no second.
@@ -164,8 +184,17 @@ func (s *shell) pushFix(ctx context.Context, c pipeline.Command) pipeline.Event 
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	if _, err := s.o.Repo.Git(ctx, s.pushArgs()[1:]...); err != nil {
-		ev.Reason = fmt.Sprintf("git push: %s", oneLine(err.Error()))
-		return ev
+		// Someone pushed to the branch while the fix was made: the fix's
+		// commits go on top of theirs, then the push again.
+		if rerr := s.rebaseOnto(ctx, c.PR.Branch); rerr != nil {
+			ev.Reason = fmt.Sprintf("git push: %s (%s)", oneLine(err.Error()), rerr)
+			return ev
+		}
+		if _, err := s.o.Repo.Git(ctx, s.pushArgs()[1:]...); err != nil {
+			ev.Reason = fmt.Sprintf("git push: %s", oneLine(err.Error()))
+			return ev
+		}
+		s.note(c.Job, "the pull request's branch moved while the fix was made: the fix is pushed on top of it (rebased)")
 	}
 	head, err := s.o.Repo.At(s.dir).Head(ctx)
 	if err != nil {
