@@ -129,13 +129,13 @@ type Server struct {
 	proxy  *httptest.Server // CONNECT to srv, whatever the host
 	caFile string
 
-	mu     sync.Mutex
+	mu sync.Mutex
 	// loggedOut: the token is refused (SetLoggedOut).
 	loggedOut bool
-	issues map[int]*Issue
-	prs    []*PullRequest
-	runs   []*Run // oldest first
-	reqs   []Request
+	issues    map[int]*Issue
+	prs       []*PullRequest
+	runs      []*Run // oldest first
+	reqs      []Request
 	// created stamps the runs: gh caches a run's log archive by its id
 	// and creation time.
 	created time.Time
