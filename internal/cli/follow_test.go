@@ -27,16 +27,10 @@ import (
 // hive report (text and --json) shows each round.
 func TestFollowingAPullRequest(t *testing.T) {
 	t.Parallel()
-	hive, err := exec.LookPath("hive")
-	if err != nil {
-		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
-	}
-	gh := fakegithub.GhBinary(t)
-	s := fakegithub.New(t, "acme", "svc")
+	// The second fix takes a while (4 s): the reviewer pushes meanwhile.
+	p := newGitHubProject(t, "HIVE_SIM_DELAY=400ms", "HIVE_SIM_FAULTS=implementer=slow#3")
+	hive, s, dir, origin, env := p.hive, p.s, p.dir, p.origin, p.env
 	s.AddIssue(fakegithub.Issue{Number: 7, Title: "Add a health check endpoint", Body: "GET /healthz answers 200.", Labels: []string{"hive"}})
-	dir := pipelineFixture(t)
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	s.Origin = origin
 	git := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command("git", args...).CombinedOutput()
@@ -45,14 +39,7 @@ func TestFollowingAPullRequest(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	git("init", "-q", "--bare", origin)
-	git("-C", dir, "remote", "add", "origin", origin)
-	git("-C", dir, "remote", "add", "github", s.URL()+".git")
 	base := git("-C", dir, "rev-parse", "HEAD")
-	env := append(os.Environ(), s.Env(t.TempDir())...)
-	env = append(env, "PATH="+filepath.Dir(gh)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true",
-		// The second fix takes a while (4 s): the reviewer pushes meanwhile.
-		"HIVE_SIM_DELAY=400ms", "HIVE_SIM_FAULTS=implementer=slow#3")
 	logPath := filepath.Join(t.TempDir(), "hive.log")
 	// A hive started, and its end: ended is closed once it has exited,
 	// with its error in err.

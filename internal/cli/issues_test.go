@@ -12,6 +12,37 @@ import (
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 )
 
+// gitHubProject is pipelineFixture's repository (dir) beside the fake
+// GitHub API of acme/svc: its pushes go to a bare repository (origin) that
+// the server knows as its pull requests' remote, and its remote github
+// names the repository on the server, which is how gh knows which it is.
+// env runs hive, found on PATH, with the real gh on PATH (the fake's
+// environment gh's alone), under CI, with extra added.
+type gitHubProject struct {
+	hive, dir, origin string
+	s                 *fakegithub.Server
+	env               []string
+}
+
+func newGitHubProject(t *testing.T, extra ...string) gitHubProject {
+	t.Helper()
+	hive, err := exec.LookPath("hive")
+	if err != nil {
+		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
+	}
+	p := gitHubProject{hive: hive, dir: pipelineFixture(t), origin: filepath.Join(t.TempDir(), "origin.git"), s: fakegithub.New(t, "acme", "svc")}
+	p.s.Origin = p.origin
+	for _, args := range [][]string{{"init", "-q", "--bare", p.origin}, {"-C", p.dir, "remote", "add", "origin", p.origin},
+		{"-C", p.dir, "remote", "add", "github", p.s.URL() + ".git"}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	p.env = append(os.Environ(), "PATH="+p.s.GhOnPath(t)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true")
+	p.env = append(p.env, extra...)
+	return p
+}
+
 // TestRunFromAnIssue: with the real gh against the fake GitHub API, hive
 // issues lists the issues labelled hive and says how to run one; hive run
 // --issue 7 takes the issue's title as its objective, and the pull
@@ -19,29 +50,14 @@ import (
 // that is not there, and --issue with --resume, are refused with a way on.
 func TestRunFromAnIssue(t *testing.T) {
 	t.Parallel()
-	hive, err := exec.LookPath("hive")
-	if err != nil {
-		t.Fatalf("hive is not in PATH (TestMain puts the test binary there): %v", err)
-	}
-	gh := fakegithub.GhBinary(t)
-	s := fakegithub.New(t, "acme", "svc")
+	p := newGitHubProject(t)
+	s, dir, origin := p.s, p.dir, p.origin
 	s.AddIssue(fakegithub.Issue{Number: 7, Title: "Add a health check endpoint", Body: "GET /healthz should answer 200 while the service runs.",
 		Labels: []string{"hive", "enhancement"}, Comments: []fakegithub.Comment{{Author: "ana", Body: "Keep it unauthenticated."}}})
 	s.AddIssue(fakegithub.Issue{Number: 8, Title: "Fix the docs typo", Labels: []string{"docs"}})
-	dir := pipelineFixture(t)
-	// Pushes go to a bare repository (origin); the remote github names the
-	// repository on the server, which is how gh knows which it is.
-	origin := filepath.Join(t.TempDir(), "origin.git")
-	for _, args := range [][]string{{"init", "-q", "--bare", origin}, {"-C", dir, "remote", "add", "origin", origin}, {"-C", dir, "remote", "add", "github", s.URL() + ".git"}} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	env := append(os.Environ(), s.Env(t.TempDir())...)
-	env = append(env, "PATH="+filepath.Dir(gh)+string(os.PathListSeparator)+os.Getenv("PATH"), "CI=true")
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(hive, args...)
-		cmd.Dir, cmd.Env = dir, env
+		cmd := exec.Command(p.hive, args...)
+		cmd.Dir, cmd.Env = dir, p.env
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
