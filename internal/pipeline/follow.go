@@ -194,10 +194,16 @@ func (m *Machine) followCommand(j *job) Command {
 // followed steps what FollowJob's commands found.
 func (m *Machine) followed(ev Event) ([]Command, error) {
 	j, f := m.byID[FollowJob], m.follow
-	if j == nil || f == nil || j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
+	switch {
+	case j == nil || f == nil:
 		return nil, fmt.Errorf("%s while no pull request is followed", ev.Type)
+	case j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts):
+		return nil, fmt.Errorf("%s of attempt %d while %s is %s at attempt %d", ev.Type, ev.Attempt, FollowJob, j.State, j.Attempts)
 	}
-	if ev.PR == nil && ev.OK {
+	if want := map[EventType]string{EvDelivered: stageDeliver, EvPullRequest: stageWatch, EvPushed: stagePush}[ev.Type]; f.Stage != want {
+		return nil, fmt.Errorf("%s while the pull request is at its %s stage", ev.Type, f.Stage)
+	}
+	if ev.PR == nil && (ev.OK || ev.Type == EvPullRequest) {
 		return nil, fmt.Errorf("%s without its pull request", ev.Type)
 	}
 	switch ev.Type {
