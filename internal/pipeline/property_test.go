@@ -24,7 +24,7 @@ import (
 func TestRandomWalks(t *testing.T) {
 	statuses := []string{work.ReportComplete, work.ReportComplete, work.ReportPartial, work.ReportBlocked,
 		work.ReportChallenge, work.ReportNeedsInput, ""}
-	budgetStops, raised, evaluations, serialised := 0, 0, 0, 0
+	budgetStops, raised, evaluations, serialised, rounds, merged := 0, 0, 0, 0, 0, 0
 	for seed := range uint64(2000) {
 		rng := rand.New(rand.NewPCG(seed, 0xB1E))
 		// Whether a check had nothing to check (no tests, nothing to
@@ -45,7 +45,11 @@ func TestRandomWalks(t *testing.T) {
 				budget.Estimates = map[string][]float64{RoleTester: {0.5, 0.1}, RoleReviewer: {0.3, 0.05}}
 			}
 		}
-		spec := &Spec{Objective: "o", Workflow: wf, AutoAnswer: rng.IntN(2) == 0, Budget: budget, Facts: facts, NoInterview: rng.IntN(2) == 0}
+		// Half the runs follow their pull request (rules 4), drawn apart
+		// as well.
+		following := rand.New(rand.NewPCG(seed, 0xF011))
+		spec := &Spec{Objective: "o", Workflow: wf, AutoAnswer: rng.IntN(2) == 0, Budget: budget, Facts: facts, NoInterview: rng.IntN(2) == 0,
+			Follow: following.IntN(2) == 0, Rules: Rules}
 		if rng.IntN(2) == 0 {
 			spec.Routing = Routing{Evaluate: true, Floor: 40 * rng.IntN(2), Quick: rng.IntN(2) == 0, Proven: []string{RoleReviewer, RoleDocumenter, RoleTester}}
 		}
@@ -110,6 +114,8 @@ func TestRandomWalks(t *testing.T) {
 				if s.Open.Check(text) != nil {
 					ev.Text = AnswerQuit // continue refused while a blocker is open
 				}
+			case busy.Type == StepFollow:
+				ev = followEvent(following, s.Follow, step)
 			case busy.State == Checking && judging[busy.ID]:
 				e := &Evaluation{Role: busy.Role}
 				if rng.IntN(2) == 0 {
@@ -180,6 +186,12 @@ func TestRandomWalks(t *testing.T) {
 				delete(judging, ev.Job)
 				evaluations++
 			}
+			if f := after.Follow; f != nil && s.Follow != nil {
+				rounds += len(f.Rounds) - len(s.Follow.Rounds)
+				if f.PR != nil && f.PR.State == PRMerged && s.Follow.PR.State != PRMerged {
+					merged++
+				}
+			}
 			for _, c := range cmds {
 				if c.Type == CmdEvaluate {
 					judging[c.Job] = true
@@ -242,5 +254,51 @@ func TestRandomWalks(t *testing.T) {
 	if evaluations < 500 || serialised < 100 {
 		t.Errorf("%d evaluations, %d steps under the floor: the walks hardly tried the routing", evaluations, serialised)
 	}
-	t.Logf("%d budget stops, %d raises, %d evaluations, %d steps under the floor", budgetStops, raised, evaluations, serialised)
+	if rounds < 100 || merged < 100 {
+		t.Errorf("%d rounds of pull request fixes, %d merges: the walks hardly followed a pull request", rounds, merged)
+	}
+	t.Logf("%d budget stops, %d raises, %d evaluations, %d steps under the floor, %d pull request rounds, %d merges", budgetStops, raised, evaluations, serialised, rounds, merged)
+}
+
+// followEvent is what a followed pull request's command found, at random:
+// delivered or not; merged, closed, or open with failures and comments on
+// its head or stale; a fix pushed or refused.
+func followEvent(rng *rand.Rand, f *Following, step int) Event {
+	ev := Event{Job: FollowJob}
+	switch f.Stage {
+	case stageDeliver:
+		ev.Type, ev.OK = EvDelivered, rng.IntN(8) != 0
+		if ev.OK {
+			ev.PR = &PullRequest{Number: 1, URL: "u", Branch: "b", State: PROpen, Head: "h0"}
+		}
+	case stagePush:
+		ev.Type, ev.OK = EvPushed, rng.IntN(6) != 0
+		if ev.OK {
+			ev.PR = &PullRequest{Number: 1, State: PROpen, Head: fmt.Sprintf("h%d", step)}
+		}
+	default:
+		head := f.PR.Head
+		ev.Type, ev.PR = EvPullRequest, &PullRequest{Number: 1, State: PROpen, Head: head}
+		switch rng.IntN(8) {
+		case 0, 1:
+			ev.PR.State = PRMerged
+		case 2:
+			ev.PR.State = PRClosed
+		}
+		for range rng.IntN(3) {
+			on := head
+			if rng.IntN(3) == 0 {
+				on = "older"
+			}
+			ev.CI = append(ev.CI, CIFailure{Workflow: fmt.Sprintf("w%d", rng.IntN(3)), Head: on, Log: "FAIL"})
+		}
+		for i := range rng.IntN(3) {
+			th := Thread{ID: fmt.Sprintf("t%d", i), Path: "a.go", Line: 3, Resolved: rng.IntN(4) == 0, Outdated: rng.IntN(4) == 0}
+			for range 1 + rng.IntN(4) {
+				th.Comments = append(th.Comments, ThreadComment{Body: "c"})
+			}
+			ev.Threads = append(ev.Threads, th)
+		}
+	}
+	return ev
 }
