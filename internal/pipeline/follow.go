@@ -111,9 +111,9 @@ type Following struct {
 
 // Stages of following.
 const (
-	stageDeliver = "deliver" // push the branch, open the pull request
-	stageWatch   = "watch"   // wait for its checks, reviews, merge
-	stagePush    = "push"    // push the implementer's fix, answer the threads
+	StageDeliver = "deliver" // push the branch, open the pull request
+	StageWatch   = "watch"   // wait for its checks, reviews, merge
+	StagePush    = "push"    // push the implementer's fix, answer the threads
 )
 
 type following struct {
@@ -164,7 +164,7 @@ func (m *Machine) followJob() *job {
 	}
 	j := &job{Job: Job{ID: FollowJob, Type: StepFollow, State: Pending}}
 	m.add(j)
-	m.follow = &following{Following: Following{Stage: stageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
+	m.follow = &following{Following: Following{Stage: StageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
 	return j
 }
 
@@ -173,9 +173,9 @@ func (m *Machine) followCommand(j *job) Command {
 	f := m.follow
 	j.State = Checking
 	switch f.Stage {
-	case stageDeliver:
+	case StageDeliver:
 		return Command{Type: CmdDeliver, Job: j.ID, Attempt: j.Attempts}
-	case stagePush:
+	case StagePush:
 		text := "hive's implementer addressed this in the commit pushed after it"
 		if fix := m.fixSummary(); fix != "" {
 			text = "Addressed by hive's implementer: " + fix
@@ -200,7 +200,7 @@ func (m *Machine) followed(ev Event) ([]Command, error) {
 	case j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts):
 		return nil, fmt.Errorf("%s of attempt %d while %s is %s at attempt %d", ev.Type, ev.Attempt, FollowJob, j.State, j.Attempts)
 	}
-	if want := map[EventType]string{EvDelivered: stageDeliver, EvPullRequest: stageWatch, EvPushed: stagePush}[ev.Type]; f.Stage != want {
+	if want := map[EventType]string{EvDelivered: StageDeliver, EvPullRequest: StageWatch, EvPushed: StagePush}[ev.Type]; f.Stage != want {
 		return nil, fmt.Errorf("%s while the pull request is at its %s stage", ev.Type, f.Stage)
 	}
 	if ev.PR == nil && (ev.OK || ev.Type == EvPullRequest) {
@@ -216,7 +216,7 @@ func (m *Machine) followed(ev Event) ([]Command, error) {
 			return append(out, m.done(j, Skipped)...), nil
 		}
 		pr := *ev.PR
-		f.PR, f.Stage = &pr, stageWatch
+		f.PR, f.Stage = &pr, StageWatch
 		note := fmt.Sprintf("following pull request #%d (%s): failed checks and review comments on its head go to the implementer, until it is merged or closed", pr.Number, pr.URL)
 		return []Command{{Type: CmdNote, Job: j.ID, Text: note}, m.followCommand(j)}, nil
 	case EvPushed:
@@ -228,7 +228,7 @@ func (m *Machine) followed(ev Event) ([]Command, error) {
 			f.handled[r.Thread] = r.Comments + 1 // hive's reply is one more
 		}
 		replied := len(f.replies)
-		f.replies, f.Stage = nil, stageWatch
+		f.replies, f.Stage = nil, StageWatch
 		f.PR.Head = ev.PR.Head
 		if n := len(f.Rounds); n > 0 {
 			f.Rounds[n-1].Pushed, f.Rounds[n-1].Fix = ev.PR.Head, m.fixSummary()
@@ -293,7 +293,7 @@ func (m *Machine) routeFollow(j *job) []Command {
 		f.replies = append(f.replies, Reply{Thread: t.ID, Comments: len(t.Comments)})
 	}
 	f.Rounds = append(f.Rounds, round)
-	f.Stage = stagePush
+	f.Stage = StagePush
 	of := fmt.Sprintf("%d of %d", j.fixes, m.spec.Workflow.fixLoops())
 	if f.more > 0 {
 		of = fmt.Sprintf("%d (one more, as the human asked)", j.fixes)
@@ -305,7 +305,7 @@ func (m *Machine) routeFollow(j *job) []Command {
 // followRetry is the human's retry at a KindFollow checkpoint: push again,
 // or one more round of fixes.
 func (m *Machine) followRetry(j *job) []Command {
-	if m.follow.Stage == stagePush {
+	if m.follow.Stage == StagePush {
 		return []Command{m.followCommand(j)}
 	}
 	m.follow.more = j.fixes + 1 - m.spec.Workflow.fixLoops()
@@ -317,7 +317,7 @@ func (m *Machine) followRetry(j *job) []Command {
 // budget for it needs. "" otherwise.
 func (m *Machine) followFixing(j *job) string {
 	f := m.follow
-	if f == nil || f.Stage != stagePush || j != m.implementer() {
+	if f == nil || f.Stage != StagePush || j != m.implementer() {
 		return ""
 	}
 	return fmt.Sprintf("pull request #%d, round %d:\n%s", f.PR.Number, len(f.Rounds), describe(f.ci, f.threads))

@@ -266,12 +266,12 @@ func TestRandomWalks(t *testing.T) {
 func followEvent(rng *rand.Rand, f *Following, step int) Event {
 	ev := Event{Job: FollowJob}
 	switch f.Stage {
-	case stageDeliver:
+	case StageDeliver:
 		ev.Type, ev.OK = EvDelivered, rng.IntN(8) != 0
 		if ev.OK {
 			ev.PR = &PullRequest{Number: 1, URL: "u", Branch: "b", State: PROpen, Head: "h0"}
 		}
-	case stagePush:
+	case StagePush:
 		ev.Type, ev.OK = EvPushed, rng.IntN(6) != 0
 		if ev.OK {
 			ev.PR = &PullRequest{Number: 1, State: PROpen, Head: fmt.Sprintf("h%d", step)}

@@ -104,7 +104,7 @@ func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool
 			continue
 		}
 		fold()
-		lines = append(lines, jobLine(j, plans, s.Tests))
+		lines = append(lines, jobLine(j, plans, s.Tests, s.Follow))
 		lines = append(lines, edges...)
 	}
 	fold()
@@ -145,7 +145,7 @@ func jobCells(j pipeline.Job, plans []PlanState) []string {
 
 // jobLine is a job's line: its cells, then its attempts, cost and
 // confidence, and what hive does with its work.
-func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests) string {
+func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests, follow *pipeline.Following) string {
 	line := "  " + strings.Join(jobCells(j, plans), "  ")
 	if j.Attempts > 1 {
 		line += stFaint.Render(fmt.Sprintf("  attempt %d", j.Attempts))
@@ -166,6 +166,8 @@ func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests) string {
 			what = "hive lints the plans"
 		case j.Type == pipeline.StepBuild:
 			what = "hive builds the project"
+		case j.Type == pipeline.StepFollow:
+			what = following(follow)
 		}
 		if j.Evaluating {
 			what = "hive and three evaluators judge its work"
@@ -173,6 +175,17 @@ func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests) string {
 		line += stFaint.Render("  " + what)
 	}
 	return line
+}
+
+// following says what hive does with the run's pull request now.
+func following(f *pipeline.Following) string {
+	switch {
+	case f == nil || f.PR == nil:
+		return "hive pushes the branch and opens the pull request"
+	case f.Stage == pipeline.StagePush:
+		return fmt.Sprintf("hive pushes the fix to pull request #%d", f.PR.Number)
+	}
+	return fmt.Sprintf("waiting for pull request #%d: its checks, reviews, merge", f.PR.Number)
 }
 
 // cut cuts each line to width ("…" where it was cut); 0 leaves them whole.

@@ -358,6 +358,27 @@ func TestPipelineViewNoTests(t *testing.T) {
 	}
 }
 
+// A followed pull request's step says what hive does with it: opens it,
+// waits for its checks and reviews, pushes a fix.
+func TestPipelineViewFollowing(t *testing.T) {
+	s := pipeline.Snapshot{Jobs: []pipeline.Job{{ID: "implementer", Role: "implementer", State: pipeline.Done, Attempts: 1},
+		{ID: pipeline.FollowJob, Type: pipeline.StepFollow, State: pipeline.Checking, Attempts: 1}},
+		Follow: &pipeline.Following{Stage: pipeline.StageDeliver}}
+	for _, tc := range []struct{ stage, want string }{
+		{pipeline.StageDeliver, "pull-request  hive pushes the branch and opens the pull request"},
+		{pipeline.StageWatch, "pull-request  waiting for pull request #8: its checks, reviews, merge"},
+		{pipeline.StagePush, "pull-request  hive pushes the fix to pull request #8"},
+	} {
+		s.Follow.Stage = tc.stage
+		if tc.stage != pipeline.StageDeliver {
+			s.Follow.PR = &pipeline.PullRequest{Number: 8}
+		}
+		if got := ansi.Strip(PipelineView(s, nil, 80)); !strings.Contains(got, tc.want) || strings.Contains(got, "runs the tests") {
+			t.Errorf("%s:\n%s", tc.stage, got)
+		}
+	}
+}
+
 // TestPipelineSendsOnce: the run applies an answer to whatever it asks
 // when the answer arrives, so a second enter before the next question
 // shows sends nothing (it would answer that question); an answer the
