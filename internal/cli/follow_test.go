@@ -218,6 +218,15 @@ func TestFollowingAPullRequest(t *testing.T) {
 		!strings.Contains(text, "round 2 on "+h2[:7]+": comment health.go:12: handle the error from Encode → fix pushed as "+h3[:7]) {
 		t.Errorf("hive report:\n%s", text)
 	}
+	logCmd := exec.Command(hive, "log", "--pipeline", "--run", "1")
+	logCmd.Dir, logCmd.Env = dir, env
+	log, err := logCmd.CombinedOutput()
+	for _, want := range []string{"pull request opened: #" + fmt.Sprint(pr.Number), "pull request #" + fmt.Sprint(pr.Number) + ": open, head " + h1[:7] + ", 2 failed check(s), 1 review thread(s)",
+		"fix pushed: #" + fmt.Sprint(pr.Number), "pull request #" + fmt.Sprint(pr.Number) + ": merged"} {
+		if err != nil || !strings.Contains(string(log), want) {
+			t.Errorf("hive log --pipeline (%v) lacks %q:\n%s", err, want, log)
+		}
+	}
 	for _, stale := range []string{"not routed: CI e2e failed on " + base[:7], "not routed: the comment on health.go:3 is resolved"} {
 		if !strings.Contains(output(), stale) {
 			t.Errorf("hive did not say %q:\n%s", stale, output())

@@ -235,6 +235,17 @@ func quietPipelineEvent(ev pipeline.Event) string {
 		return "reported: " + strings.Join(ev.Errors, "; ")
 	case pipeline.EvLinted:
 		return fmt.Sprintf("the plans' lint: %d error(s): %s", len(ev.Errors), oneLineClip(strings.Join(ev.Errors, "; "), 100))
+	case pipeline.EvDelivered, pipeline.EvPushed:
+		what := map[pipeline.EventType]string{pipeline.EvDelivered: "pull request opened", pipeline.EvPushed: "fix pushed"}[ev.Type]
+		if !ev.OK || ev.PR == nil {
+			return fmt.Sprintf("%s: no: %s", what, oneLineClip(ev.Reason, 100))
+		}
+		return fmt.Sprintf("%s: #%d %s, head %.7s", what, ev.PR.Number, ev.PR.URL, ev.PR.Head)
+	case pipeline.EvPullRequest:
+		if ev.PR == nil {
+			break
+		}
+		return fmt.Sprintf("pull request #%d: %s, head %.7s, %d failed check(s), %d review thread(s)", ev.PR.Number, strings.ToLower(ev.PR.State), ev.PR.Head, len(ev.CI), len(ev.Threads))
 	}
 	return string(ev.Type)
 }
