@@ -51,18 +51,20 @@ func (s *shell) openPullRequest(ctx context.Context, c pipeline.Command, snap pi
 
 // watchPullRequest looks at the pull request every poll until it is
 // merged or closed, or has what the machine routes; false when ctx ended
-// first (the resume watches again). A failed look is noted and tried
-// again at the next poll: the network may come back.
+// first (the resume watches again). A failed look is noted, once while it
+// fails alike, and tried again at the next poll: the network may come back.
 func (s *shell) watchPullRequest(ctx context.Context, c pipeline.Command) (pipeline.Event, bool) {
 	poll := s.o.PRPoll
 	if poll <= 0 {
 		poll = prPoll
 	}
+	said := "" // a failure that lasts is noted once
 	for {
 		ev, found, err := s.lookAt(ctx, c)
 		switch {
-		case err != nil && ctx.Err() == nil:
-			s.note(c.Job, fmt.Sprintf("could not read pull request #%d (tried again in %s): %s", c.PR.Number, poll, oneLine(err.Error())))
+		case err != nil && ctx.Err() == nil && oneLine(err.Error()) != said:
+			said = oneLine(err.Error())
+			s.note(c.Job, fmt.Sprintf("could not read pull request #%d (trying again every %s): %s", c.PR.Number, poll, said))
 		case found:
 			return ev, true
 		}
