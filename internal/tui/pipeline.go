@@ -99,6 +99,11 @@ func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool
 			}
 			fixLoops = s.FixLoops
 		}
+		if j.Type == pipeline.StepFollow && s.Follow != nil {
+			for _, r := range s.Follow.Rounds {
+				edges = append(edges, wrapWords("    "+stAction.Render(fmt.Sprintf("↺ round %d: ", r.N))+roundText(r), width, 2)...)
+			}
+		}
 		if tight && j.State == pipeline.Done && len(edges) == 0 {
 			folded = append(folded, jobCells(j, plans)...)
 			continue
@@ -177,6 +182,23 @@ func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests, follow *p
 	return line
 }
 
+// roundText is a round of the followed pull request: what was routed on
+// which head, and the fix pushed.
+func roundText(r pipeline.Round) string {
+	var what []string
+	if n := len(r.CI); n > 0 {
+		what = append(what, fmt.Sprintf("%d failed check(s)", n))
+	}
+	for _, t := range r.Threads {
+		what = append(what, "comment "+oneLine(t))
+	}
+	text := strings.Join(what, ", ") + " on " + r.Head[:min(len(r.Head), 7)]
+	if r.Pushed != "" {
+		return text + " → fix pushed as " + r.Pushed[:min(len(r.Pushed), 7)]
+	}
+	return text + " → the implementer fixes it"
+}
+
 // following says what hive does with the run's pull request now.
 func following(f *pipeline.Following) string {
 	switch {
@@ -185,7 +207,7 @@ func following(f *pipeline.Following) string {
 	case f.Stage == pipeline.StagePush:
 		return fmt.Sprintf("hive pushes the fix to pull request #%d", f.PR.Number)
 	}
-	return fmt.Sprintf("waiting for pull request #%d: its checks, reviews, merge", f.PR.Number)
+	return fmt.Sprintf("waits for #%d: its checks, reviews, merge", f.PR.Number)
 }
 
 // cut cuts each line to width ("…" where it was cut); 0 leaves them whole.

@@ -366,7 +366,7 @@ func TestPipelineViewFollowing(t *testing.T) {
 		Follow: &pipeline.Following{Stage: pipeline.StageDeliver}}
 	for _, tc := range []struct{ stage, want string }{
 		{pipeline.StageDeliver, "pull-request  hive pushes the branch and opens the pull request"},
-		{pipeline.StageWatch, "pull-request  waiting for pull request #8: its checks, reviews, merge"},
+		{pipeline.StageWatch, "pull-request  waits for #8: its checks, reviews, merge"},
 		{pipeline.StagePush, "pull-request  hive pushes the fix to pull request #8"},
 	} {
 		s.Follow.Stage = tc.stage
@@ -375,6 +375,15 @@ func TestPipelineViewFollowing(t *testing.T) {
 		}
 		if got := ansi.Strip(PipelineView(s, nil, 80)); !strings.Contains(got, tc.want) || strings.Contains(got, "runs the tests") {
 			t.Errorf("%s:\n%s", tc.stage, got)
+		}
+	}
+	s.Follow.Rounds = []pipeline.Round{{N: 1, Head: "e02bc74aa", CI: []string{"test (u)"}, Pushed: "a368812bb"},
+		{N: 2, Head: "a368812bb", Threads: []string{"health.go:12: handle the error from Encode"}}}
+	got := ansi.Strip(PipelineView(s, nil, 80))
+	for _, want := range []string{"    ↺ round 1: 1 failed check(s) on e02bc74 → fix pushed as a368812",
+		"    ↺ round 2: comment health.go:12: handle the error from Encode on a368812 →"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the rounds: want %q in\n%s", want, got)
 		}
 	}
 }
