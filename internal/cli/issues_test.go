@@ -125,6 +125,12 @@ func TestRunFromAnIssue(t *testing.T) {
 	if out, err := run("run", "--issue", "7", "--resume"); err == nil || !strings.Contains(out, "--issue is for a new run") {
 		t.Errorf("--issue with --resume (%v):\n%s", err, out)
 	}
+	for _, args := range [][]string{{"--follow", "--push"}, {"--follow", "--no-merge"}, {"--follow", "--backend", "temporal"}} {
+		out, err := run(append([]string{"run", "x", "--agent", "sim"}, args...)...)
+		if err == nil || !strings.Contains(out, "--follow") || !strings.Contains(out, "leave out") {
+			t.Errorf("hive run %v (%v):\n%s", args, err, out)
+		}
+	}
 	if out, err := run("run", "--issue", "seven", "--agent", "sim", "--yes"); err == nil || !strings.Contains(out, `"seven" is not an issue: give its number (7) or its address`) {
 		t.Errorf("--issue seven (%v):\n%s", err, out)
 	}
