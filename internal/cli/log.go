@@ -164,10 +164,10 @@ func logPipeline(o *logOptions, j journal.Journal, run journal.Run) error {
 		var ev pipeline.Event
 		var d piperun.Delivery
 		var w piperun.Warned
-		var given piperun.Given
+		var given piperun.ContextRecord
 		var scores []confidence.Score
 		var planned piperun.Planning
-		var told piperun.Told
+		var told piperun.PostmortemRecord
 		if rec.Type == piperun.PostmortemEvent && json.Unmarshal(rec.Payload, &told) == nil {
 			text := told.Narrative
 			if text == "" {

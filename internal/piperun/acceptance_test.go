@@ -302,7 +302,7 @@ func TestAcceptanceCuratedContext(t *testing.T) {
 	}
 	given := map[string]bool{}
 	for _, payload := range journaled(o.Journal, res.Run.ID, ContextEvent) {
-		var g Given
+		var g ContextRecord
 		if json.Unmarshal(payload, &g) == nil {
 			given[g.Job] = len(g.Parts) > 0
 		}

@@ -23,7 +23,7 @@ import (
 // startAgent starts a role's agent in the run's worktree with its prompt.
 // Role agents are one-shot: once their turn ends, their input is closed
 // and their exit, with the report they wrote, is the machine's to judge.
-func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
+func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
 	failed := func(err error) {
 		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 	}
@@ -129,7 +129,7 @@ func (s *shell) startAgent(ctx context.Context, c pipeline.Command) {
 // pipeline.Context.Interrupted). It returns the ref, "" when the attempt
 // left nothing. A hive killed after the setting aside finds the worktree
 // clean and the ref there: the same ref.
-func (s *shell) setAsideLeftovers(ctx context.Context, c pipeline.Command) (string, error) {
+func (s *driver) setAsideLeftovers(ctx context.Context, c pipeline.Command) (string, error) {
 	if c.Context == nil || !c.Context.Interrupted {
 		return "", nil
 	}
@@ -164,7 +164,7 @@ func refSlug(name string) string {
 }
 
 // launcher starts the agents of a role.
-func (s *shell) launcher(role string) agent.Launcher { return s.o.launcher(role) }
+func (s *driver) launcher(role string) agent.Launcher { return s.o.launcher(role) }
 
 // launcher starts the agents of a role: Roles' own, else Launcher.
 func (o Options) launcher(role string) agent.Launcher {
@@ -176,7 +176,7 @@ func (o Options) launcher(role string) agent.Launcher {
 
 // prompt renders the prompt of c's role (or its variant); left is the ref
 // that holds what the attempt before it left uncommitted, if any.
-func (s *shell) prompt(ctx context.Context, c pipeline.Command, left string) (string, error) {
+func (s *driver) prompt(ctx context.Context, c pipeline.Command, left string) (string, error) {
 	name := c.Prompt
 	if name == "" {
 		// A framework's variant of the role, where the repository's
@@ -228,7 +228,7 @@ func (s *shell) prompt(ctx context.Context, c pipeline.Command, left string) (st
 
 // lint lints the architect's phase in the run's worktree: its errors, one
 // per line with file and line.
-func (s *shell) lint(dir string) []string {
+func (s *driver) lint(dir string) []string {
 	proj, err := plan.LoadProject(s.dir)
 	if err != nil {
 		return []string{err.Error()}
@@ -258,7 +258,7 @@ type permission struct {
 
 // refuse denies a role agent's permission request and says how to allow
 // the tool.
-func (s *shell) refuse(p permission) {
+func (s *driver) refuse(p permission) {
 	sess := s.agents[p.job]
 	if sess == nil {
 		return
@@ -277,7 +277,7 @@ func Unattended(tool string) string {
 
 // watch ends role agents silent for longer than the stall timeout: their
 // exit without a report is the machine's to judge (a retry, then a human).
-func (s *shell) watch(now time.Time) {
+func (s *driver) watch(now time.Time) {
 	for job, sess := range s.agents {
 		if d := sess.Silent(now); d > s.o.Stall && !s.stalled[job] {
 			s.stalled[job] = true

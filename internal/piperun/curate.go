@@ -30,16 +30,17 @@ const (
 	maxContext = 16 << 10 // all of a role's parts
 )
 
-// Given is a ContextEvent's payload.
-type Given struct {
-	Job     string      `json:"job"`
-	Attempt int         `json:"attempt"`
-	Parts   []GivenPart `json:"parts"`
+// ContextRecord is a ContextEvent's payload: what a role was given beside
+// its prompt.
+type ContextRecord struct {
+	Job     string        `json:"job"`
+	Attempt int           `json:"attempt"`
+	Parts   []ContextPart `json:"parts"`
 }
 
-// GivenPart is one part of a role's context as journaled: its title, its
+// ContextPart is one part of a role's context as journaled: its title, its
 // size, and whether it was cut to the bounds.
-type GivenPart struct {
+type ContextPart struct {
 	Title string `json:"title"`
 	Bytes int    `json:"bytes"`
 	Cut   bool   `json:"cut,omitempty"`
@@ -51,7 +52,7 @@ type GivenPart struct {
 // the tester the diff so far and the implementer's notes; the reviewing
 // roles the diff and the architect's plans. Each part and the whole are
 // bounded; what was given is journaled.
-func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) []roles.Part {
+func (s *driver) curate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) []roles.Part {
 	var parts []roles.Part
 	add := func(title, text string) {
 		if text = strings.TrimSpace(text); text != "" {
@@ -92,8 +93,8 @@ func (s *shell) curate(ctx context.Context, c pipeline.Command, snap pipeline.Sn
 
 // bound keeps parts within the bounds (each, then all) and journals what
 // job was given.
-func (s *shell) bound(job string, attempt int, parts []roles.Part) []roles.Part {
-	g := Given{Job: job, Attempt: attempt}
+func (s *driver) bound(job string, attempt int, parts []roles.Part) []roles.Part {
+	g := ContextRecord{Job: job, Attempt: attempt}
 	total := 0
 	var kept []roles.Part
 	for _, p := range parts {
@@ -106,7 +107,7 @@ func (s *shell) bound(job string, attempt int, parts []roles.Part) []roles.Part 
 		}
 		total += len(p.Text)
 		kept = append(kept, p)
-		g.Parts = append(g.Parts, GivenPart{Title: p.Title, Bytes: len(p.Text), Cut: cut})
+		g.Parts = append(g.Parts, ContextPart{Title: p.Title, Bytes: len(p.Text), Cut: cut})
 	}
 	if len(kept) > 0 {
 		payload, _ := json.Marshal(g)
@@ -120,7 +121,7 @@ func (s *shell) bound(job string, attempt int, parts []roles.Part) []roles.Part 
 
 // phaseFiles are the files of the architect's phase that match pattern,
 // each under its name.
-func (s *shell) phaseFiles(snap pipeline.Snapshot, pattern string) string {
+func (s *driver) phaseFiles(snap pipeline.Snapshot, pattern string) string {
 	if snap.Spec.PhaseDir == "" {
 		return ""
 	}
@@ -136,7 +137,7 @@ func (s *shell) phaseFiles(snap pipeline.Snapshot, pattern string) string {
 }
 
 // fileText is a worktree file's content, fenced, or "" when it is none.
-func (s *shell) fileText(rel string) string {
+func (s *driver) fileText(rel string) string {
 	if !filepath.IsLocal(rel) {
 		return ""
 	}
@@ -148,7 +149,7 @@ func (s *shell) fileText(rel string) string {
 }
 
 // trackedTests are the test files the run's worktree tracks.
-func (s *shell) trackedTests(ctx context.Context) []string {
+func (s *driver) trackedTests(ctx context.Context) []string {
 	out, err := s.o.Repo.At(s.dir).Git(ctx, "ls-files")
 	if err != nil {
 		return nil
@@ -181,7 +182,7 @@ func testExample(tests, near []string) string {
 // planBrief is what each executor of the phase is told besides its plan:
 // the warnings, the files its plan changes as they are, a test to follow;
 // bounded, and journaled per plan.
-func (s *shell) planBrief(ctx context.Context, warnings []string) func(*plan.Plan) runner.Briefing {
+func (s *driver) planBrief(ctx context.Context, warnings []string) func(*plan.Plan) runner.Briefing {
 	tests := sync.OnceValue(func() []string { return s.trackedTests(ctx) }) // once for the phase's executors
 	return func(p *plan.Plan) runner.Briefing {
 		var parts []roles.Part
@@ -203,7 +204,7 @@ func (s *shell) planBrief(ctx context.Context, warnings []string) func(*plan.Pla
 }
 
 // diff is the run's change so far: its stat, then the patch.
-func (s *shell) diff(ctx context.Context, snap pipeline.Snapshot) string {
+func (s *driver) diff(ctx context.Context, snap pipeline.Snapshot) string {
 	if snap.Spec.Base == "" {
 		return ""
 	}
@@ -218,7 +219,7 @@ func (s *shell) diff(ctx context.Context, snap pipeline.Snapshot) string {
 
 // earlierDecisions are the decisions of the project's earlier runs, from
 // its memory: the newest ten.
-func (s *shell) earlierDecisions() string {
+func (s *driver) earlierDecisions() string {
 	path := filepath.Join(s.o.Repo.Root, memory.Path)
 	if _, err := os.Stat(path); err != nil {
 		return ""

@@ -20,7 +20,7 @@ import (
 // runBranch is the branch the run works on: the one its spec recorded,
 // hive/run/N for a run from before branches were named, or a new
 // hive/WORKFLOW/SLUG for a run starting now.
-func (s *shell) runBranch(ctx context.Context) string {
+func (s *driver) runBranch(ctx context.Context) string {
 	if s.m.Started() {
 		if b := s.m.Snapshot().Spec.Branch; b != "" {
 			return b
@@ -147,7 +147,7 @@ func sameDir(a, b string) bool {
 }
 
 // deliver hands the finished run's work to the user and journals how.
-func (s *shell) deliver(ctx context.Context, res *Result) {
+func (s *driver) deliver(ctx context.Context, res *Result) {
 	s.score(ctx, res.Snapshot)
 	learned := append(s.learn(ctx, res.Snapshot), s.keepPlans(ctx, res.Snapshot)...)
 	learned = append(learned, s.keepLeftovers(ctx)...)
@@ -162,7 +162,7 @@ func (s *shell) deliver(ctx context.Context, res *Result) {
 // forward when it can) when that touches nothing of the user's, or
 // publishes it (--push, --pr); otherwise the work stays on the branch and
 // the notes say how to take it. The run's worktree goes in every case.
-func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
+func (s *driver) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 	var d Delivery
 	mode := s.o.publish()
 	if mode == "" {
@@ -241,7 +241,7 @@ func (s *shell) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 // branch (gitx.KeepChanges), and the notes say where. A hive killed
 // after the setting aside finds the ref and names it again. When they
 // cannot be kept, the worktree stays (keepWorktree) and the notes say so.
-func (s *shell) keepLeftovers(ctx context.Context) []string {
+func (s *driver) keepLeftovers(ctx context.Context) []string {
 	if _, err := os.Stat(s.dir); err != nil {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (s *shell) keepLeftovers(ctx context.Context) []string {
 }
 
 // removeWorktree removes the run's worktree, and branch unless "".
-func (s *shell) removeWorktree(ctx context.Context, branch string, d *Delivery) {
+func (s *driver) removeWorktree(ctx context.Context, branch string, d *Delivery) {
 	if s.keepWorktree {
 		return
 	}
@@ -285,7 +285,7 @@ func (s *shell) removeWorktree(ctx context.Context, branch string, d *Delivery) 
 // unsafeMerge says why merging the run's branch into the user's could
 // touch what the user has not committed, or stop half done; "" when it
 // cannot. hive never stashes: it leaves the work on its branch instead.
-func (s *shell) unsafeMerge(ctx context.Context) string {
+func (s *driver) unsafeMerge(ctx context.Context) string {
 	r := s.o.Repo
 	changed, err := r.Git(ctx, "status", "--porcelain", "--untracked-files=no")
 	if err != nil {
@@ -326,7 +326,7 @@ func (s *shell) unsafeMerge(ctx context.Context) string {
 
 // takeIt says how to take work left on the run's branch: merge it, or
 // publish it.
-func (s *shell) takeIt(ctx context.Context, snap pipeline.Snapshot, base string) string {
+func (s *driver) takeIt(ctx context.Context, snap pipeline.Snapshot, base string) string {
 	into := "your branch"
 	if base != "" {
 		into = base
@@ -341,7 +341,7 @@ const publishTimeout = 3 * time.Minute
 // publishWork pushes the branch to origin and, for "pr", opens a pull
 // request for it with gh. A failure leaves the run complete, its work on
 // its branch, and a note with the commands to finish by hand.
-func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, base string, d *Delivery) {
+func (s *driver) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, base string, d *Delivery) {
 	body := s.bodyFile(ctx, snap)
 	pr := commandLine(s.prArgs(base, snap.Spec.Objective, body))
 	pushCtx, cancel := context.WithTimeout(ctx, publishTimeout)
@@ -400,11 +400,11 @@ func (s *shell) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, b
 }
 
 // pushArgs is the command that publishes the branch.
-func (s *shell) pushArgs() []string { return []string{"git", "push", "-u", "origin", s.branch} }
+func (s *driver) pushArgs() []string { return []string{"git", "push", "-u", "origin", s.branch} }
 
 // prArgs is the command that opens the pull request; base "" (a detached
 // HEAD) leaves gh to pick the repository's default branch.
-func (s *shell) prArgs(base, objective, body string) []string {
+func (s *driver) prArgs(base, objective, body string) []string {
 	args := []string{"gh", "pr", "create"}
 	if base != "" {
 		args = append(args, "--base", base)
@@ -428,7 +428,7 @@ func PRTitle(objective string) string {
 // bodyFile writes the pull request's description, the run's report, to
 // .hive/pr/run-N.md (hive's folder, which git ignores), and returns its
 // path; "" when it could not.
-func (s *shell) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
+func (s *driver) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
 	rep, err := BuildReport(ctx, s.o.Journal, s.o.Repo, s.run)
 	if err != nil {
 		return ""
@@ -576,7 +576,7 @@ type Delivery struct {
 // steps it.
 const DeliveredEvent = "pipeline-delivered"
 
-func (s *shell) record(d Delivery) {
+func (s *driver) record(d Delivery) {
 	payload, _ := json.Marshal(d)
 	if _, err := s.o.Journal.Append(s.run.ID, DeliveredEvent, s.o.Now().UTC(), payload); err != nil {
 		s.o.Observer.Note("", "journal the delivery: "+err.Error())

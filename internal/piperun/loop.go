@@ -19,8 +19,9 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// shell runs one pipeline run: the loop and its executors.
-type shell struct {
+// driver drives one pipeline run: the journal-first loop around
+// pipeline.Machine and its executors (the I/O shell DESIGN.md describes).
+type driver struct {
 	o      Options
 	run    journal.Run
 	m      *pipeline.Machine
@@ -50,7 +51,7 @@ type shell struct {
 const stopGrace = 5 * time.Second
 
 // background runs f on a goroutine of its own that Run waits for.
-func (s *shell) background(f func()) {
+func (s *driver) background(f func()) {
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
@@ -80,7 +81,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer release()
-	s := &shell{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
+	s := &driver{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
 		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan permission), stalled: map[string]bool{}}
 	// Whatever ends the run ends the work under way too (the phase's
 	// implementers), and Run returns only once it has.
@@ -140,7 +141,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 }
 
 // begin creates the run, its branch and its worktree.
-func (s *shell) begin(ctx context.Context) error {
+func (s *driver) begin(ctx context.Context) error {
 	if err := s.o.Workflow.Validate("workflow " + s.o.Workflow.Name); err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func (s *shell) begin(ctx context.Context) error {
 }
 
 // resume replays the run and takes it over.
-func (s *shell) resume(ctx context.Context, run journal.Run) error {
+func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	m, err := Replay(s.o.Journal, run)
 	if err != nil {
 		return fmt.Errorf("replay run %d: %w", run.ID, err)
@@ -210,7 +211,7 @@ func (s *shell) resume(ctx context.Context, run journal.Run) error {
 	return nil
 }
 
-func (s *shell) openWorktree(ctx context.Context) error {
+func (s *driver) openWorktree(ctx context.Context) error {
 	dir, err := worktreeDir(s.o, s.run.ID)
 	if err != nil {
 		return err
@@ -239,7 +240,7 @@ func (s *shell) openWorktree(ctx context.Context) error {
 	return nil
 }
 
-func (s *shell) loop(ctx context.Context) error {
+func (s *driver) loop(ctx context.Context) error {
 	interval := s.o.PollInterval
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
@@ -313,7 +314,7 @@ func (s *shell) loop(ctx context.Context) error {
 
 // handleQueue handles the queued events and those sent meanwhile, until
 // none is left.
-func (s *shell) handleQueue(ctx context.Context) error {
+func (s *driver) handleQueue(ctx context.Context) error {
 	for len(s.queue) > 0 {
 		s.take()
 		batch := s.queue
@@ -328,7 +329,7 @@ func (s *shell) handleQueue(ctx context.Context) error {
 // stopAgents ends the role agents as the run stops for a human, and
 // journals what they say as they go: above all the usage of a turn that
 // the budget interrupted, which the CLI reports as the turn ends.
-func (s *shell) stopAgents(ctx context.Context) error {
+func (s *driver) stopAgents(ctx context.Context) error {
 	if len(s.agents) == 0 {
 		return nil
 	}
@@ -366,7 +367,7 @@ func (s *shell) stopAgents(ctx context.Context) error {
 	}
 }
 
-func (s *shell) take() {
+func (s *driver) take() {
 	for {
 		select {
 		case ev := <-s.inputs:
@@ -379,7 +380,7 @@ func (s *shell) take() {
 
 // handle journals a batch of events, then steps the machine with each and
 // carries out its commands: persist first, then act.
-func (s *shell) handle(ctx context.Context, batch []pipeline.Event) error {
+func (s *driver) handle(ctx context.Context, batch []pipeline.Event) error {
 	entries := make([]journal.Entry, 0, len(batch))
 	var events []pipeline.Event
 	for _, ev := range batch {
@@ -456,7 +457,7 @@ func followsWork(ev pipeline.Event) bool {
 
 // carryOut tells the observer of a stepped event and carries out the
 // commands the machine returned for it.
-func (s *shell) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipeline.Command) {
+func (s *driver) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipeline.Command) {
 	snap := s.m.Snapshot()
 	s.o.Observer.Event(ev, snap)
 	for _, c := range cmds {
@@ -472,16 +473,18 @@ const (
 	turnEnded pipeline.EventType = "turn-ended"
 )
 
-func (s *shell) send(ev pipeline.Event) {
+func (s *driver) send(ev pipeline.Event) {
 	select {
 	case s.inputs <- ev:
 	case <-s.done:
 	}
 }
 
-func (s *shell) note(job, text string) { s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text}) }
+func (s *driver) note(job, text string) {
+	s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text})
+}
 
-func (s *shell) execute(ctx context.Context, c pipeline.Command) {
+func (s *driver) execute(ctx context.Context, c pipeline.Command) {
 	if s.stopping {
 		// A resume derives what is left to do from the journal.
 		return
@@ -535,7 +538,7 @@ func (s *shell) execute(ctx context.Context, c pipeline.Command) {
 	}
 }
 
-func (s *shell) killAll() {
+func (s *driver) killAll() {
 	for _, sess := range s.agents {
 		sess.Kill()
 	}
@@ -556,12 +559,12 @@ func (Silent) Note(string, string)                         {}
 
 // pollJournal steps the answers `hive answer` journaled since the last
 // record this process saw.
-func (s *shell) pollJournal(ctx context.Context) error { return s.stepForeign(ctx, -1) }
+func (s *driver) pollJournal(ctx context.Context) error { return s.stepForeign(ctx, -1) }
 
 // stepForeign steps the records another process appended after lastSeq (up
 // to and including upTo, or all when upTo < 0): only answers may come from
 // outside.
-func (s *shell) stepForeign(ctx context.Context, upTo int64) error {
+func (s *driver) stepForeign(ctx context.Context, upTo int64) error {
 	recs, err := s.o.Journal.Events(s.run.ID, s.lastSeq+1)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)

@@ -115,9 +115,9 @@ func writePostmortem(root string, r Report) error {
 // the run (the machine never steps it).
 const PostmortemEvent = "run-postmortem"
 
-// Told is a PostmortemEvent's payload: the model's paragraph, or why there
-// is none (the template's then tells the run).
-type Told struct {
+// PostmortemRecord is a PostmortemEvent's payload: the model's paragraph,
+// or why there is none (the template's then tells the run).
+type PostmortemRecord struct {
 	Narrative string `json:"narrative,omitempty"`
 	Error     string `json:"error,omitempty"`
 	Tokens    int64  `json:"tokens"`
@@ -126,7 +126,7 @@ type Told struct {
 // tell asks the postmortem model (Options.Postmortem) for the run's
 // paragraph, from the facts the template tells, and journals what came of
 // it before the run is marked finished.
-func (s *shell) tell(ctx context.Context, run journal.Run) {
+func (s *driver) tell(ctx context.Context, run journal.Run) {
 	if s.o.Postmortem == nil {
 		return
 	}
@@ -135,7 +135,7 @@ func (s *shell) tell(ctx context.Context, run journal.Run) {
 		return
 	}
 	facts := Postmortem(rep)
-	var t Told
+	var t PostmortemRecord
 	_, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, pipeline.RolePostmortem)
 	if err == nil {
 		var prompt string
@@ -167,10 +167,10 @@ func (s *shell) tell(ctx context.Context, run journal.Run) {
 
 // told is the model's paragraph of run, if one was journaled.
 func told(j journal.Journal, run int64) string {
-	var t Told
+	var t PostmortemRecord
 	_ = j.Each(run, func(rec journal.Record) error {
 		if rec.Type == PostmortemEvent {
-			t = Told{}
+			t = PostmortemRecord{}
 			_ = json.Unmarshal(rec.Payload, &t)
 		}
 		return nil
