@@ -543,12 +543,22 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	if err != nil {
 		return piperun.Options{}, err
 	}
-	// The agents of the workflow's roles (a resume's workflow is in its
-	// journal: every role's) must be able to start.
+	// The agents of the workflow's roles must be able to start: a resumed
+	// run's workflow is the one in its journal (every role's when it
+	// cannot be read there).
+	wf, every := ch.Workflow, false
+	if o.resume {
+		every = true
+		if last, ok, err := piperun.Latest(j); err == nil && ok {
+			if m, err := piperun.Replay(j, last); err == nil && m.Started() {
+				wf, every = m.Snapshot().Spec.Workflow, false
+			}
+		}
+	}
 	used := map[string]agent.Launcher{}
 	for role, l := range launchers {
 		// A reviewer's high finding may add a security audit (routing).
-		if o.resume || ch.Workflow.Needs(role) || role == pipeline.RoleSecurity && ch.Workflow.Needs(pipeline.RoleReviewer) {
+		if every || wf.Needs(role) || role == pipeline.RoleSecurity && wf.Needs(pipeline.RoleReviewer) {
 			used[role] = l
 		}
 	}
