@@ -33,6 +33,12 @@ func ViewPullRequest(ctx context.Context, gh, dir, ref string) (PullRequest, err
 	if !prRefRE.MatchString(ref) {
 		return PullRequest{}, fmt.Errorf("%q is not a pull request: give its number or its address", ref)
 	}
+	return viewPullRequest(ctx, gh, dir, ref)
+}
+
+// viewPullRequest is gh pr view REF (a number, an address or a branch)
+// read into a PullRequest.
+func viewPullRequest(ctx context.Context, gh, dir, ref string) (PullRequest, error) {
 	out, err := Run(ctx, gh, dir, "pr", "view", ref, "--json", "number,url,state,headRefName,headRefOid,reviewDecision")
 	if err != nil {
 		return PullRequest{}, fmt.Errorf("gh pr view %s: %v", ref, err)
@@ -50,18 +56,11 @@ func OpenPullRequestFor(ctx context.Context, gh, dir, branch string) (PullReques
 	if branch == "" || strings.HasPrefix(branch, "-") {
 		return PullRequest{}, false, fmt.Errorf("%q is not a branch", branch)
 	}
-	out, err := Run(ctx, gh, dir, "pr", "view", branch, "--json", "number,url,state,headRefName,headRefOid,reviewDecision")
-	if err != nil {
-		if strings.Contains(err.Error(), "no pull requests found") {
-			return PullRequest{}, false, nil
-		}
-		return PullRequest{}, false, fmt.Errorf("gh pr view %s: %v", branch, err)
+	pr, err := viewPullRequest(ctx, gh, dir, branch)
+	if err != nil && strings.Contains(err.Error(), "no pull requests found") {
+		return PullRequest{}, false, nil
 	}
-	var pr PullRequest
-	if err := json.Unmarshal([]byte(out), &pr); err != nil {
-		return PullRequest{}, false, fmt.Errorf("gh pr view %s: %v", branch, err)
-	}
-	return pr, pr.State == "OPEN", nil
+	return pr, err == nil && pr.State == "OPEN", err
 }
 
 // EditBody sets pull request number's description to the file body's

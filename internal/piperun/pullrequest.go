@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/github"
+	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
 )
 
@@ -151,14 +152,22 @@ func (s *driver) catchUp(ctx context.Context, branch, head string) error {
 	if local, err := wt.Head(ctx); err != nil || head == "" || local == head || wt.IsAncestor(ctx, head, "HEAD") {
 		return err
 	}
-	if _, err := wt.Git(ctx, "fetch", "-q", "origin", "refs/heads/"+branch); err != nil {
-		return fmt.Errorf("git fetch origin %s: %s", branch, oneLine(err.Error()))
+	if err := fetchBranch(ctx, wt, branch); err != nil {
+		return err
 	}
 	if !wt.IsAncestor(ctx, "HEAD", head) {
-		return fmt.Errorf("the pull request's branch is at %s, which does not hold the run's last commit", head[:min(len(head), 7)])
+		return fmt.Errorf("the pull request's branch is at %.7s, which does not hold the run's last commit", head)
 	}
 	if _, err := wt.Git(ctx, "merge", "--ff-only", "-q", head); err != nil {
-		return fmt.Errorf("git merge --ff-only %s: %s", head[:min(len(head), 7)], oneLine(err.Error()))
+		return fmt.Errorf("git merge --ff-only %.7s: %s", head, oneLine(err.Error()))
+	}
+	return nil
+}
+
+// fetchBranch fetches origin's branch into the worktree wt (FETCH_HEAD).
+func fetchBranch(ctx context.Context, wt *gitx.Repo, branch string) error {
+	if _, err := wt.Git(ctx, "fetch", "-q", "origin", "refs/heads/"+branch); err != nil {
+		return fmt.Errorf("git fetch origin %s: %s", branch, oneLine(err.Error()))
 	}
 	return nil
 }
@@ -168,8 +177,8 @@ func (s *driver) catchUp(ctx context.Context, branch, head string) error {
 // that is not clean, leaves everything as it was.
 func (s *driver) rebaseOnto(ctx context.Context, branch string) error {
 	wt := s.o.Repo.At(s.dir)
-	if _, err := wt.Git(ctx, "fetch", "-q", "origin", "refs/heads/"+branch); err != nil {
-		return fmt.Errorf("git fetch origin %s: %s", branch, oneLine(err.Error()))
+	if err := fetchBranch(ctx, wt, branch); err != nil {
+		return err
 	}
 	if _, err := wt.Git(ctx, "rebase", "-q", "FETCH_HEAD"); err != nil {
 		wt.Git(ctx, "rebase", "--abort")
