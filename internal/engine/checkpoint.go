@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hivectl/hive/internal/work"
 )
 
 // raise makes p wait at cp: it joins the queue and is answered automatically
@@ -201,19 +203,59 @@ func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []
 	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {
 		p.State = Running
 		p.silence, p.lastActive = Quiet, e.now
-		msg := MsgCheckpointResponse
-		if cp.Kind == KindDeviation {
-			msg = MsgDeviationResponse
+		if e.turnInFlight(p) {
+			// It asked before its turn's result came: the answer waits for
+			// that, so that the next turn is weighed against what this one
+			// cost, and the agent has one turn in flight, not two.
+			p.answerAtTurnEnd = copyOf(cp)
+			return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer + " (sent when its turn ends)"})
 		}
-		e.budget.turns.Started(p.Spec.ID, p.Attempt) // the answer sets it working again
-		out = append(out,
-			Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
-			Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: answer})
-		return e.heldPermissions(out, p)
+		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer})
+		return e.sendAnswer(out, p, cp)
 	}
 	// The agent is gone, or may not go on with the answer now: the
 	// continuation carries it, and continueWith holds it for the budget.
 	return e.continueWith(out, p, &Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
+}
+
+// sendAnswer sends cp's answer to p's live agent, which sets it working
+// again.
+func (e *Engine) sendAnswer(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
+	msg := MsgCheckpointResponse
+	if cp.Kind == KindDeviation {
+		msg = MsgDeviationResponse
+	}
+	e.budget.turns.Started(p.Spec.ID, p.Attempt)
+	out = append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: cp.Answer})
+	return e.heldPermissions(out, p)
+}
+
+// answerRules is the engine version from which an answer waits for the
+// answered agent's turn to end (answerAtTurnEnd).
+const answerRules = 11
+
+// turnInFlight reports whether p's answer must wait for its agent's turn
+// to end: under a dollar budget, while the turn that asked has not ended.
+func (e *Engine) turnInFlight(p *PlanStatus) bool {
+	return e.rules >= answerRules && e.budget.USD > 0 && e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0
+}
+
+// turnEnded sends the answer that waited for p's agent's turn to end, if
+// the budget still lets it go on; else a fresh session takes it when the
+// budget allows (continueWith holds it).
+func (e *Engine) turnEnded(out []Command, p *PlanStatus) []Command {
+	cp := p.answerAtTurnEnd
+	if cp == nil || e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0 {
+		return out
+	}
+	p.answerAtTurnEnd = nil
+	if p.State != Running || !p.agentLive {
+		return out
+	}
+	if e.mayGoOn(p) {
+		return e.sendAnswer(out, p, cp)
+	}
+	return e.continueWith(out, p, &Continuation{Checkpoint: cp, Reason: "continue after the answer"})
 }
 
 // mayGoOn reports whether p's live agent may be told to go on: not while

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"sort"
@@ -74,7 +75,10 @@ type PlanStatus struct {
 	fix           string         // the failing gate output a continuation must fix
 	rollBy        time.Time      // a rolling session hands over by then, or is rolled over from what hive knows
 	rollAtAnswer  bool           // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
-	notes         *work.Report   // what the last session that handed over wrote, for every later continuation
+	// answerAtTurnEnd is an answered checkpoint whose answer goes to the
+	// live agent when its turn ends (answerRules).
+	answerAtTurnEnd *Checkpoint
+	notes           *work.Report // what the last session that handed over wrote, for every later continuation
 
 	unmet      int   // dependencies not yet complete
 	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
@@ -306,6 +310,9 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		if !stops(out, p.Spec.ID, ev.Attempt) {
 			out = e.occupancy(out, p, ev)
 		}
+		if ev.Type == EvUsage && ev.Attempt == p.Attempt {
+			out = e.turnEnded(out, p)
+		}
 		return e.schedule(out), nil
 	}
 	if ev.Type == EvCompacted {
@@ -409,7 +416,11 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 	case EvAgentExited:
 		p.agentLive = false
-		if p.check == CheckNone && p.Context.Rolling {
+		if cp := p.answerAtTurnEnd; cp != nil {
+			// It ended before its turn did: a fresh session takes the answer.
+			p.answerAtTurnEnd = nil
+			out = e.continueWith(out, p, &Continuation{Checkpoint: cp, Reason: "continue after the answer"})
+		} else if p.check == CheckNone && p.Context.Rolling {
 			// It ended its session as asked: the fresh one goes on.
 			out = e.rollover(out, p, &Continuation{})
 		} else if p.check == CheckNone {
@@ -461,7 +472,7 @@ func (e *Engine) newAgent(p *PlanStatus) {
 	p.silence, p.lastActive = Quiet, e.now
 	p.guard = work.CallGuard{}
 	p.pastCeiling = false // the retry it allowed is this agent
-	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer = 0, false, false
+	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer, p.answerAtTurnEnd = 0, false, false, nil
 }
 
 func exitNote(ev Event) string {
@@ -642,11 +653,11 @@ func (e *Engine) resume() []Command {
 // restart puts a running plan back in the queue for a new attempt.
 func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command {
 	p.continuation = &Continuation{Reason: reason}
-	if p.lastAnswered != nil {
-		p.continuation.Checkpoint = copyOf(p.lastAnswered)
+	if cp := cmp.Or(p.answerAtTurnEnd, p.lastAnswered); cp != nil {
+		p.continuation.Checkpoint = copyOf(cp)
 	}
 	p.State = Pending
-	p.check, p.agentLive = CheckNone, false
+	p.check, p.agentLive, p.answerAtTurnEnd = CheckNone, false, nil
 	e.running--
 	e.enqueue(p)
 	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: reason})

@@ -140,7 +140,10 @@ type PlanRecord struct {
 	Context       ContextUse     `json:"context,omitzero"`
 	RollBy        time.Time      `json:"roll_by,omitzero"`
 	RollAtAnswer  bool           `json:"roll_at_answer,omitempty"`
-	Notes         *work.Report   `json:"notes,omitempty"`
+	// AnswerAtTurnEnd is the answer that waits for the live agent's turn
+	// to end.
+	AnswerAtTurnEnd *Checkpoint  `json:"answer_at_turn_end,omitempty"`
+	Notes           *work.Report `json:"notes,omitempty"`
 }
 
 // Export returns the engine's state as plain data; the engine is unchanged.
@@ -185,7 +188,7 @@ func (e *Engine) Export() State {
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
 			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone(),
-			Context: p.Context, RollBy: p.rollBy, RollAtAnswer: p.rollAtAnswer, Notes: p.notes}
+			Context: p.Context, RollBy: p.rollBy, RollAtAnswer: p.rollAtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
 		if p.Open != nil {
 			r.Open = copyOf(p.Open)
 		}
@@ -275,6 +278,7 @@ func Restore(s State) (*Engine, error) {
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
 		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.Clone()
 		p.Context, p.rollBy, p.rollAtAnswer, p.notes = r.Context, r.RollBy, r.RollAtAnswer, r.Notes
+		p.answerAtTurnEnd = r.AnswerAtTurnEnd
 		p.permissions = nil
 		for _, cp := range r.Permissions {
 			p.permissions = append(p.permissions, copyOf(&cp))

@@ -42,6 +42,9 @@ func TestProperties(t *testing.T) {
 		}
 		var agents []key
 		var checks []key
+		// ending are agents that said their last word (PLAN COMPLETE or
+		// FAILED): their turn's end is still to come.
+		var ending []key
 		var open []*Checkpoint  // checkpoints waiting for an answer
 		closed := map[int]int{} // checkpoint id -> times closed
 		finished, paused := false, false
@@ -96,14 +99,14 @@ func TestProperties(t *testing.T) {
 		}
 		apply(step(humanWait(Event{Type: EvRunStarted, Spec: &spec, Version: Version})))
 		for i := 0; i < 3000 && !finished; i++ {
-			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 && !paused {
+			if len(agents) == 0 && len(checks) == 0 && len(open) == 0 && len(ending) == 0 && !paused {
 				break
 			}
 			var ev Event
 			switch {
 			case paused:
 				ev = humanWait(Event{Type: EvResumed, Version: Version})
-				agents, checks, paused = nil, nil, false
+				agents, checks, ending, paused = nil, nil, nil, false
 			case len(open) > 0 && (len(agents)+len(checks) == 0 || rapid.IntRange(0, 3).Draw(rt, "answer-now") == 0):
 				cp := open[rapid.IntRange(0, len(open)-1).Draw(rt, "which")]
 				text := rapid.SampledFrom([]string{"approved", "option-a", "fix the header"}).Draw(rt, "text")
@@ -126,6 +129,10 @@ func TestProperties(t *testing.T) {
 					}
 				}
 				ev = Event{Type: EvAnswer, Plan: cp.Plan, Text: text}
+			case len(ending) > 0 && (len(agents)+len(checks) == 0 || rapid.IntRange(0, 3).Draw(rt, "end-now") == 0):
+				k := ending[0]
+				ending = ending[1:]
+				ev = Event{Type: EvUsage, Plan: k.plan, Attempt: k.attempt, Priced: true, TurnUSD: float64(rapid.IntRange(0, 2).Draw(rt, "last-turn-usd"))}
 			case len(checks) > 0 && (len(agents) == 0 || rapid.Bool().Draw(rt, "check-first")):
 				j := rapid.IntRange(0, len(checks)-1).Draw(rt, "check")
 				k := checks[j]
@@ -177,18 +184,20 @@ func TestProperties(t *testing.T) {
 				case 0:
 					ev.Type = EvPlanFailed
 					agents = append(agents[:j], agents[j+1:]...)
+					ending = append(ending, k)
 				case 1:
 					ev.Type, ev.ExitCode = EvAgentExited, 3
 					agents = append(agents[:j], agents[j+1:]...)
 				case 2:
 					ev = humanWait(Event{Type: EvResumed})
-					agents = nil // the old agents are gone; restarts come as new start-agent commands
+					agents, ending = nil, nil // the old agents are gone; restarts come as new start-agent commands
 					checks = nil
 				case 3, 4:
 					ev.Type, ev.Task = EvProgress, 1
 				default:
 					ev.Type = EvPlanComplete
 					agents = append(agents[:j], agents[j+1:]...)
+					ending = append(ending, k)
 				}
 			}
 			apply(step(ev))

@@ -46,7 +46,11 @@ import (
 //	10: RunSpec.OnLimit: under work.OnLimitFallback the first usage limit
 //	   switches the rest of the run to the fallback agent (start commands
 //	   with Fallback) instead of waiting.
-const Version = 10
+//	11: under a dollar budget, an answer to a live agent whose turn has
+//	   not ended yet (it asked, and its result is still to come) is sent
+//	   at that turn's end, when the turn's cost is known (answerAtTurnEnd):
+//	   an agent never has two turns in flight.
+const Version = 11
 
 // NewerError refuses a run that a newer hive journaled.
 type NewerError struct{ Version int }
