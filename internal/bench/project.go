@@ -80,17 +80,8 @@ func NewProjectWith(ctx context.Context, dir string, d DAG, planText func(id str
 			return nil, fmt.Errorf("bench project: %w", err)
 		}
 	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "hive bench"},
-		{"config", "user.email", "bench@hive.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"add", "-A"},
-		{"commit", "-q", "--no-verify", "-m", "bench: plans"},
-	} {
-		if err := git(ctx, root, nil, args...); err != nil {
-			return nil, fmt.Errorf("bench project: %w", err)
-		}
+	if err := commitAll(ctx, root, "bench: plans"); err != nil {
+		return nil, err
 	}
 	ph, err := plan.LoadPhase(root, benchPhaseDir)
 	if err != nil {
@@ -180,6 +171,24 @@ func prepareResults(ctx context.Context, root string, d DAG) error {
 	// fast-import moved the branch, not the index: make the index agree.
 	if err := git(ctx, root, nil, "reset", "-q"); err != nil {
 		return fmt.Errorf("bench project: %w", err)
+	}
+	return nil
+}
+
+// commitAll makes root a git repository on main whose one commit, message,
+// holds every file in it.
+func commitAll(ctx context.Context, root, message string) error {
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"config", "user.name", "hive bench"},
+		{"config", "user.email", "bench@hive.invalid"},
+		{"config", "commit.gpgsign", "false"},
+		{"add", "-A"},
+		{"commit", "-q", "--no-verify", "-m", message},
+	} {
+		if err := git(ctx, root, nil, args...); err != nil {
+			return fmt.Errorf("bench project: %w", err)
+		}
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func temporalRows(ctx context.Context, o Options) []Row {
 		return append(rows, ErrorRow("temporal", remoteName, err))
 	}
 	per := (remote - local) / time.Duration(n)
-	return append(rows,
+	rows = append(rows,
 		Row{Group: "temporal", Name: remoteName, Value: remote.Seconds(), Unit: "s",
 			Figure: fmt.Sprintf("%.2f s", remote.Seconds()), Target: "-", Status: Info,
 			Note: fmt.Sprintf("the same phase as a workflow on a dev server (in memory, loopback), %d agents at once, %d in-process workers on one task queue; from reading the phase to the workflow's result",
@@ -74,6 +74,7 @@ func temporalRows(ctx context.Context, o Options) []Row {
 		Row{Group: "temporal", Name: "Temporal orchestration overhead per plan", Value: ms(per), Unit: "ms",
 			Figure: fmt.Sprintf("%+.1f ms/plan", ms(per)), Target: "-", Status: Info,
 			Note: fmt.Sprintf("(Temporal − local) / %d plans: signals, activities, history, polling", n)})
+	return append(rows, temporalRunRows(ctx, o, cli)...)
 }
 
 // temporalLocal runs d's phase with the local runner, as the overhead
@@ -196,6 +197,7 @@ func findTemporalCLI(path string) (string, error) {
 // devServer is a Temporal dev server this process started, in memory on
 // loopback ports of its own, and a client of its default namespace.
 type devServer struct {
+	addr   string // host:port of its frontend
 	cmd    *exec.Cmd
 	exited chan struct{}
 	client client.Client
@@ -218,7 +220,7 @@ func startDevServer(ctx context.Context, cli string, logger log.Logger) (*devSer
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the Temporal dev server: %w", err)
 	}
-	s := &devServer{cmd: cmd, exited: make(chan struct{})}
+	s := &devServer{addr: addr, cmd: cmd, exited: make(chan struct{})}
 	go func() { cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(time.Minute)
 	for {

@@ -10,9 +10,10 @@ import (
 	"github.com/hivectl/hive/internal/bench"
 )
 
-// TestTemporalGroup runs the temporal group in quick mode (40 plans) on a
-// dev server of the temporal CLI that `make temporal` builds: both
-// makespans, their ratio and the overhead per plan are measured. Without
+// TestTemporalGroup runs the temporal group in quick mode (a 40-plan phase,
+// then 3 quick `hive run`s) on dev servers of the temporal CLI that `make
+// temporal` builds: for the phase and for hive run, both makespans, their
+// ratio and the overhead per plan or run are measured. Without
 // the CLI it skips, except under CI, where a skipped server test proves
 // nothing. It never judges the timings.
 func TestTemporalGroup(t *testing.T) {
@@ -33,7 +34,8 @@ func TestTemporalGroup(t *testing.T) {
 		}
 		t.Skipf("%s: %s; skipped outside CI", rep.Rows[0].Name, rep.Rows[0].Note)
 	}
-	want := []string{"local runner makespan, 40 plans", "Temporal makespan, 40 plans, 4 workers", "Temporal makespan / local", "Temporal orchestration overhead per plan"}
+	want := []string{"local runner makespan, 40 plans", "Temporal makespan, 40 plans, 4 workers", "Temporal makespan / local", "Temporal orchestration overhead per plan",
+		"hive run makespan, 3 quick runs, local", "hive run makespan, 3 quick runs, Temporal, 4 workers", "hive run Temporal makespan / local", "hive run Temporal overhead per run"}
 	if len(rep.Rows) != len(want) {
 		for _, r := range rep.Rows {
 			t.Logf("%s: %s %s %s", r.Name, r.Figure, r.Status, r.Note)
@@ -48,7 +50,9 @@ func TestTemporalGroup(t *testing.T) {
 		if r.Status != bench.Info {
 			t.Errorf("%s: status %s: %s", r.Name, r.Status, r.Note)
 		}
-		if r.Value <= 0 || r.Unit == "" || r.Figure == "" || strings.Contains(r.Figure, "NaN") {
+		// An overhead is a difference of two timings: on a loaded machine
+		// it may come out below zero, and that is a measurement too.
+		if (r.Value <= 0 && r.Unit != "ms") || r.Unit == "" || r.Figure == "" || strings.Contains(r.Figure, "NaN") {
 			t.Errorf("%s: value %v %q, figure %q", r.Name, r.Value, r.Unit, r.Figure)
 		}
 	}

@@ -45,8 +45,10 @@ seeded stochastic policy; it reports hidden-test pass rates, tokens,
 checkpoints and how well computed confidence foretells the hidden tests.
 The temporal group runs a 200-plan phase of instant sim agents with the
 local runner and through the Temporal backend (a dev server of the temporal
-CLI, four workers), and reports both makespans and the overhead per plan;
-it is skipped when the CLI is not built (make temporal).
+CLI, four workers), then 20 quick hive runs of sim agents with the local
+host and through four hive worker processes, and reports the makespans and
+the overhead per plan and per run; it is skipped when the CLI is not built
+(make temporal).
 Groups named as arguments are measured alone, as with --only.`,
 		Example: `  hive bench
   hive bench pipeline
