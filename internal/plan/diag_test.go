@@ -332,6 +332,27 @@ func TestBodyScanner(t *testing.T) {
 			},
 		},
 		{
+			// Tasks with ids of their own, their fields in tags: the
+			// numbers are their places in the plan.
+			name: "### Task X-N headings with tagged fields",
+			body: "## Tasks\n\n---\n\n### Task A-1: Add the field\n\n<read_first>\n- `cfg.py`\n</read_first>\n\n<action>\nAdd it.\n</action>\n\n" +
+				"### Task A-1b — Test the field\n\nWrite the test.\n\n### Task 2.1. Document it\n\n**Action:** a line in the README\n\n## Verification\n\n### Task list check\n",
+			tasks: []string{"Add the field", "Test the field", "Document it"},
+			check: func(t *testing.T, p *Plan) {
+				for i, tk := range p.Tasks {
+					if tk.Number != i+1 {
+						t.Errorf("task %q is number %d, want %d", tk.Name, tk.Number, i+1)
+					}
+				}
+				if !strings.Contains(p.Tasks[0].Action, "Add it.") || !strings.Contains(p.Tasks[0].Action, "cfg.py") {
+					t.Errorf("task 1's action = %q", p.Tasks[0].Action)
+				}
+				if p.Tasks[2].Action != "a line in the README" {
+					t.Errorf("task 3's action = %q", p.Tasks[2].Action)
+				}
+			},
+		},
+		{
 			name:  "CRLF line endings",
 			body:  "<tasks>\r\n<task type=\"auto\">\r\n<name>Windows</name>\r\n</task>\r\n</tasks>\r\n",
 			tasks: []string{"Windows"},

@@ -116,6 +116,10 @@ func resolveDeps(ph *Phase) {
 				p.DependsOn[i] = q.ID
 				continue
 			}
+			if q := planByFile(ph, d); q != nil {
+				p.DependsOn[i] = q.ID
+				continue
+			}
 			if dp, _, ok := planKey(d); !ok || ph.Number == "" || dp != canonNum(ph.Number) {
 				continue
 			}
@@ -124,6 +128,17 @@ func resolveDeps(ph *Phase) {
 			}
 		}
 	}
+}
+
+// planByFile returns the plan whose file dependency d names, with or
+// without ".md": "01-PLAN-A-scaffold" is plan 01-A.
+func planByFile(ph *Phase, d string) *Plan {
+	for _, p := range ph.Plans {
+		if base := path.Base(p.Path); d == base || d+".md" == base {
+			return p
+		}
+	}
+	return nil
 }
 
 // planByNumber returns the one plan of ph that dependency d names by its

@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -150,6 +151,34 @@ func TestPlanDashNaming(t *testing.T) {
 		t.Errorf("summaries %v, wave of 12.2-02 %d", ph.Summaries, ph.Plans[1].ComputedWave)
 	}
 	if ds := append(ph.Diagnostics, Validate(ph)...); HasErrors(ds) || strings.Contains(diagList(ds), "not a plan") {
+		t.Errorf("diagnostics:\n%s", diagList(ds))
+	}
+}
+
+// Plans lettered in that naming, with a slug after the letter
+// (01-PLAN-B-store.md is plan 01-B), whose SUMMARYs are NN-X-SUMMARY.md
+// and whose depends_on names the other plan's file.
+func TestPlanDashLettered(t *testing.T) {
+	ph := writePhase(t, t.TempDir(), "01-setup", map[string]string{
+		"01-PLAN-A-skeleton.md": plan("wave: 1", autoTask),
+		"01-PLAN-B-store.md":    plan("wave: 1", autoTask),
+		"01-PLAN-C-wiring.md":   plan("wave: 2\ndepends_on: [01-PLAN-A-skeleton, 01-PLAN-B-store.md]", autoTask),
+		"01-A-SUMMARY.md":       passed,
+	})
+	var ids []string
+	for _, p := range ph.Plans {
+		ids = append(ids, p.ID)
+	}
+	if want := []string{"01-A", "01-B", "01-C"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("plans = %q, want %q", ids, want)
+	}
+	if c := ph.Plans[2]; !reflect.DeepEqual(c.DependsOn, []string{"01-A", "01-B"}) || c.ComputedWave != 2 {
+		t.Errorf("01-C depends on %q (wave %d), want 01-A and 01-B (wave 2)", c.DependsOn, c.ComputedWave)
+	}
+	if ph.Summaries["01-A"] == nil || ph.Summaries["01-B"] != nil {
+		t.Errorf("summaries %v, want 01-A's only", ph.Summaries)
+	}
+	if ds := append(ph.Diagnostics, Validate(ph)...); HasErrors(ds) || strings.Contains(diagList(ds), "not a plan") || strings.Contains(diagList(ds), "unknown plan") {
 		t.Errorf("diagnostics:\n%s", diagList(ds))
 	}
 }

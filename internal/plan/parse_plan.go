@@ -42,8 +42,10 @@ func ParsePlan(path string, data []byte) (*Plan, []Diagnostic) {
 }
 
 // planDashRE is the NN-PLAN-MM.md naming some GSD projects use
-// (12.2-PLAN-01.md is plan 12.2-01).
-var planDashRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)-PLAN-(\d+[A-Za-z]?)\.md$`)
+// (12.2-PLAN-01.md is plan 12.2-01), with plans lettered too and a slug
+// after the plan (01-PLAN-A-scaffold.md is plan 01-A, whose SUMMARY is
+// 01-A-SUMMARY.md).
+var planDashRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)-PLAN-(\d+[A-Za-z]?|[A-Z]\d*)(?:-[A-Za-z0-9][A-Za-z0-9_.-]*)?\.md$`)
 
 // planID is the file name minus "-PLAN.md": the id other plans depend on.
 func planID(p string) string {
@@ -575,7 +577,10 @@ func readDecision(sc *scanner, decision, ctx, options *element) *Decision {
 }
 
 var (
-	taskHeadingRE  = regexp.MustCompile(`(?i)^task\s+(\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
+	// taskHeadingRE: "Task 3: name", and the ids plans give their tasks
+	// ("Task A-1: name", "Task A-1b — name", "Task 2.1. name"); a task's
+	// number is its place in the plan, whatever its id.
+	taskHeadingRE  = regexp.MustCompile(`(?i)^task\s+((?:[a-z]+[-.]?)?\d+(?:[-.]\d+)*[a-z]?)\b\s*[:.)\-–—]?\s*(.*)$`)
 	numberedRE     = regexp.MustCompile(`^(\d+)\s*(?:[.):]|\s[-–—])\s*(.+)$`)
 	tasksSectionRE = regexp.MustCompile(`(?i)^tasks\b`)
 	checkpointRE   = regexp.MustCompile(`[(\[]?\s*(checkpoint:[a-z-]+)\s*[)\]]?`)

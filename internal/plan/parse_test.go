@@ -271,6 +271,22 @@ func TestParsePlanMustHavesAndLines(t *testing.T) {
 	}
 }
 
+// A summary whose title is followed by bold-labelled metadata, not by a
+// line that says what was built: the metadata is no one-liner.
+func TestSummaryOneLinerSkipsMetadata(t *testing.T) {
+	for body, want := range map[string]string{
+		"# Plan 02-A Summary\n\n**Status:** Complete\n**Wave:** 1\n\n## What was built\n\n- a thing\n": "",
+		"# Plan 02-A Summary\n\n**Status:** Complete\n\nA store that keeps every row.\n\n## Details\n": "A store that keeps every row.",
+		"# Plan 02-A Summary\n\n**Wave:** 1\n**One-liner:** a store that keeps every row\n":            "a store that keeps every row",
+		"# Summary\n\n**Completed:** 2026-06-14\n**Built a store whose rows survive a crash**\n":       "Built a store whose rows survive a crash",
+	} {
+		s, _ := ParseSummary("02-A-SUMMARY.md", []byte(body))
+		if s.OneLiner != want {
+			t.Errorf("one-liner of %q = %q, want %q", body, s.OneLiner, want)
+		}
+	}
+}
+
 func TestParseSummary(t *testing.T) {
 	tests := []struct {
 		file, selfCheck, oneLiner string

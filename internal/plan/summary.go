@@ -170,12 +170,20 @@ func readSummaryBody(s *Summary, body string) {
 	}
 }
 
-// oneLiner returns the first line written wholly in bold, else the first paragraph.
+// metaLineRE is a line of bold-labelled metadata ("**Status:** Complete",
+// "**Wave:** 1"): what a summary records, not what was built.
+var metaLineRE = regexp.MustCompile(`^\*\*(?:[\w-]+ ?){1,3}:\*\*\s*[^*]{0,40}$`)
+
+// oneLiner returns the first line written wholly in bold, else the first
+// paragraph, leaving out lines of metadata.
 func oneLiner(text string) string {
 	var para []string
 	first := ""
 	for _, l := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(l)
+		if metaLineRE.MatchString(t) && !strings.HasPrefix(strings.ToLower(t), "**one-liner") {
+			continue
+		}
 		if len(t) > 4 && strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") && !strings.Contains(t[2:len(t)-2], "**") {
 			return strings.TrimSpace(t[2 : len(t)-2])
 		}
