@@ -353,6 +353,25 @@ func TestBodyScanner(t *testing.T) {
 			},
 		},
 		{
+			// A **File:** label followed by the task's instructions and
+			// code: only the label's line and the list under it are files.
+			name: "**File:** label then instructions and code",
+			body: "## Tasks\n\n### Task 1: Add the type\n\n**File:** `src/types.ts`\n\nAdd the interface:\n\n```ts\n/**\n * Entity\n */\nexport interface Entity { type: 'a' | 'b' }\n```\n\n" +
+				"### Task 2: Wire it\n\n**Files:**\n- `src/a.ts`\n- `src/b.ts` (new)\n\nThen call it from both.\n",
+			tasks: []string{"Add the type", "Wire it"},
+			check: func(t *testing.T, p *Plan) {
+				if !reflect.DeepEqual(p.Tasks[0].Files, []string{"src/types.ts"}) || !reflect.DeepEqual(p.Tasks[1].Files, []string{"src/a.ts", "src/b.ts"}) {
+					t.Errorf("files = %q, %q", p.Tasks[0].Files, p.Tasks[1].Files)
+				}
+				if !strings.Contains(p.Tasks[0].Action, "Add the interface:") || !strings.Contains(p.Tasks[0].Action, "export interface Entity") {
+					t.Errorf("task 1's action = %q", p.Tasks[0].Action)
+				}
+				if p.Tasks[1].Action != "Then call it from both." {
+					t.Errorf("task 2's action = %q", p.Tasks[1].Action)
+				}
+			},
+		},
+		{
 			name:  "CRLF line endings",
 			body:  "<tasks>\r\n<task type=\"auto\">\r\n<name>Windows</name>\r\n</task>\r\n</tasks>\r\n",
 			tasks: []string{"Windows"},

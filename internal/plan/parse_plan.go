@@ -620,7 +620,9 @@ func headingTasks(body string, hs []heading, line func(int) int) []Task {
 			v := strings.TrimSpace(lp.text.String())
 			switch lp.label {
 			case "files", "file", "files modified":
-				t.Files = append(t.Files, splitFiles(v)...)
+				files, rest := filesBlock(v)
+				t.Files = append(t.Files, splitFiles(files)...)
+				t.Action = joinText(t.Action, rest)
 			case "action", "actions", "what to do", "steps":
 				t.Action = joinText(t.Action, v)
 			case "verify", "verification":
@@ -653,6 +655,24 @@ func headingTasks(body string, hs []heading, line func(int) int) []Task {
 		tasks = append(tasks, t)
 	}
 	return tasks
+}
+
+// filesBlock splits a **Files:** label's text into the files it names,
+// on its line and in the list right under it, and what follows them: the
+// task's instructions and code, which are no files.
+func filesBlock(v string) (files, rest string) {
+	lines := strings.Split(v, "\n")
+	i := 1
+	for strings.TrimSpace(lines[0]) == "" && i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++ // the list may start a blank line under the label
+	}
+	for ; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "+ ") && !(strings.HasPrefix(t, "`") && !strings.HasPrefix(t, "```")) {
+			break
+		}
+	}
+	return strings.Join(lines[:i], "\n"), strings.TrimSpace(strings.Join(lines[i:], "\n"))
 }
 
 func joinText(a, b string) string {

@@ -160,33 +160,44 @@ func mustRel(root, p string) string {
 // finished plans that point at nothing.
 func CheckRepoPaths(root string, ph *Phase) []Diagnostic {
 	var out []Diagnostic
-	check := func(file string, line int, what, f string) {
+	// check says of a path through a symbolic link out of the repository
+	// what Validate says of one that leaves it by its name: an error for a
+	// plan still to run, else a warning (see doneAdd).
+	check := func(file string, line int, what, f, done string) {
 		if _, err := SafeRelPath(f); err != nil {
 			return
 		}
 		if _, err := ResolveInRepo(root, f); err != nil {
-			out = append(out, Diagnostic{Severity: SeverityError, File: file, Line: max(line, 1), Message: what + ": " + err.Error(),
-				Fix: "list only files inside the repository; replace the symbolic link with a real file or folder, or remove the entry"})
+			d := Diagnostic{Severity: SeverityError, File: file, Line: max(line, 1), Message: what + ": " + err.Error(),
+				Fix: "list only files inside the repository; replace the symbolic link with a real file or folder, or remove the entry"}
+			if done != "" {
+				d.Severity, d.Message = SeverityWarning, d.Message+done
+			}
+			out = append(out, d)
 		}
 	}
 	for _, p := range ph.Plans {
+		done := ""
+		if s := ph.Summaries[p.ID]; s != nil && s.SelfCheck != "FAILED" {
+			done = fmt.Sprintf("; this plan is done (%s), so hive never runs it", path.Base(s.Path))
+		}
 		for i, f := range p.FilesModified {
-			check(p.Path, firstLine(p.Lines[fmt.Sprintf("files_modified[%d]", i)], p.Lines["files_modified"], 1), "files_modified", f)
+			check(p.Path, firstLine(p.Lines[fmt.Sprintf("files_modified[%d]", i)], p.Lines["files_modified"], 1), "files_modified", f, done)
 		}
 		for _, t := range p.Tasks {
 			for _, f := range t.Files {
-				check(p.Path, t.Line, fmt.Sprintf("task %d <files>", t.Number), f)
+				check(p.Path, t.Line, fmt.Sprintf("task %d <files>", t.Number), f, done)
 			}
 		}
 		for i, a := range p.MustHaves.Artifacts {
 			if strings.TrimSpace(a.Path) != "" {
-				check(p.Path, firstLine(p.Lines[fmt.Sprintf("must_haves.artifacts[%d]", i)], p.Lines["must_haves"]), "must_haves.artifacts", a.Path)
+				check(p.Path, firstLine(p.Lines[fmt.Sprintf("must_haves.artifacts[%d]", i)], p.Lines["must_haves"]), "must_haves.artifacts", a.Path, done)
 			}
 		}
 		for i, k := range p.MustHaves.KeyLinks {
 			for _, ref := range []string{k.From, k.To} {
 				if file, _ := SplitKeyLinkRef(ref); file != "" {
-					check(p.Path, firstLine(p.Lines[fmt.Sprintf("must_haves.key_links[%d]", i)], p.Lines["must_haves"]), "must_haves.key_links", file)
+					check(p.Path, firstLine(p.Lines[fmt.Sprintf("must_haves.key_links[%d]", i)], p.Lines["must_haves"]), "must_haves.key_links", file, done)
 				}
 			}
 		}
@@ -200,10 +211,10 @@ func CheckRepoPaths(root string, ph *Phase) []Diagnostic {
 	for _, id := range ids {
 		s := ph.Summaries[id]
 		for _, f := range s.KeyFilesCreated {
-			check(s.Path, s.Lines["key-files"], "key-files.created", f)
+			check(s.Path, s.Lines["key-files"], "key-files.created", f, "; hive never reads it")
 		}
 		for _, f := range s.KeyFilesModified {
-			check(s.Path, s.Lines["key-files"], "key-files.modified", f)
+			check(s.Path, s.Lines["key-files"], "key-files.modified", f, "; hive never reads it")
 		}
 	}
 	return out

@@ -105,7 +105,10 @@ func readSummaryFrontmatter(s *Summary, doc *document, m *yaml.Node, ds *diags) 
 				*files = cleanFiles(doc.texts(kf.value))
 				for _, f := range *files {
 					if _, err := SafeRelPath(f); err != nil {
-						ds.errorf(firstLine(kf.line, k.line, 1), "list only files inside the repository, relative to its root, such as src/app.ts", "key-files.%s: %v", kf.name, err)
+						// What a finished plan says it touched: hive never
+						// reads or writes it from here (a new SUMMARY's
+						// spot-check refuses such a key file).
+						ds.warnf(firstLine(kf.line, k.line, 1), "list only files inside the repository, relative to its root, such as src/app.ts", "key-files.%s: %v; hive never reads it", kf.name, err)
 					}
 				}
 			}

@@ -41,8 +41,12 @@ func validate(ph *Phase, proj *Project) []Diagnostic {
 	}
 	for _, p := range ph.Plans {
 		checkDeps(p, ph, byID, proj, add)
-		checkFiles(p, add)
-		checkPlanPaths(p, add)
+		paths := add
+		if s := ph.Summaries[p.ID]; s != nil && s.SelfCheck != "FAILED" {
+			paths = doneAdd(add, s)
+		}
+		checkFiles(p, paths)
+		checkPlanPaths(p, paths)
 		checkTasks(p, add)
 	}
 	for _, cyc := range findCycles(ph.Plans) {
@@ -55,6 +59,20 @@ func validate(ph *Phase, proj *Project) []Diagnostic {
 	checkOverlaps(ph.Plans, add)
 	sortDiagnostics(out)
 	return out
+}
+
+// doneAdd is add for the paths of a plan its SUMMARY marks done: no agent
+// is ever sent to them, so what would stop the phase is a warning (a
+// finished plan that changed the user's ~/.claude files, say).
+func doneAdd(add addFunc, s *Summary) addFunc {
+	return func(sev Severity, p *Plan, line int, fix, format string, args ...any) {
+		if sev == SeverityError {
+			sev = SeverityWarning
+			format += "; this plan is done (%s), so hive never runs it"
+			args = append(args, path.Base(s.Path))
+		}
+		add(sev, p, line, fix, format, args...)
+	}
 }
 
 func canonID(id string) string {
