@@ -36,18 +36,8 @@ func (p *Project) LookupPlan(id string) (PlanRef, bool) {
 			found = append(found, PlanRef{ID: pl.ID, Dir: ph.Dir, Path: pl.Path, Summary: ph.Summaries[pl.ID]})
 			continue
 		}
-		kp, kn, _ := planKey(id)
-		ids := make([]string, 0, len(ph.Summaries))
-		for sid := range ph.Summaries {
-			ids = append(ids, sid)
-		}
-		sort.Strings(ids)
-		for _, sid := range ids {
-			s := ph.Summaries[sid]
-			if sp, sn, ok := planKey(summaryName(s)); ok && sp == kp && sn == kn {
-				found = append(found, PlanRef{ID: summaryName(s), Dir: ph.Dir, Summary: s})
-				break
-			}
+		if s := orphanSummary(ph, id); s != nil {
+			found = append(found, PlanRef{ID: summaryName(s), Dir: ph.Dir, Summary: s})
 		}
 	}
 	for _, r := range found {
@@ -104,4 +94,26 @@ func (p *Project) closeIDs(id string) []string {
 		}
 	}
 	return ids
+}
+
+// orphanSummary is the SUMMARY in ph of the plan id names, when that plan's
+// PLAN.md is gone (cleaned away once the plan was done); nil when there is
+// none.
+func orphanSummary(ph *Phase, id string) *Summary {
+	kp, kn, ok := planKey(id)
+	if !ok {
+		return nil
+	}
+	ids := make([]string, 0, len(ph.Summaries))
+	for sid := range ph.Summaries {
+		ids = append(ids, sid)
+	}
+	sort.Strings(ids)
+	for _, sid := range ids {
+		s := ph.Summaries[sid]
+		if sp, sn, ok := planKey(summaryName(s)); ok && sp == kp && sn == kn {
+			return s
+		}
+	}
+	return nil
 }

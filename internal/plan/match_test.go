@@ -182,3 +182,38 @@ func TestPlanDashLettered(t *testing.T) {
 		t.Errorf("diagnostics:\n%s", diagList(ds))
 	}
 }
+
+// A plan whose PLAN.md was cleaned away once it was done leaves its
+// SUMMARY: a plan that depends on it waits for nothing, and lint says so
+// in a note (it refused the phase with an error); a SUMMARY that failed its
+// Self-Check, or no trace of the plan at all, is still an error.
+func TestDependencyOnASummaryOnlyPlan(t *testing.T) {
+	failed := strings.Replace(passed, "PASSED", "FAILED", 1)
+	for _, tt := range []struct {
+		name    string
+		summary string // of 02-03; "" for none
+		want    string // the diagnostic of 02-05's dependency
+		sev     Severity
+	}{
+		{"done", passed, "depends_on names 02-03, whose PLAN.md is gone; its SUMMARY (02-03-SUMMARY.md) says it is done", SeverityNote},
+		{"failed", failed, "depends_on names unknown plan 02-03", SeverityError},
+		{"gone", "", "depends_on names unknown plan 02-03", SeverityError},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"02-05-PLAN.md": plan("wave: 2\ndepends_on: [02-03]", autoTask)}
+			if tt.summary != "" {
+				files["02-03-SUMMARY.md"] = tt.summary
+			}
+			ph := writePhase(t, t.TempDir(), "02-claims", files)
+			var got *Diagnostic
+			for _, d := range append(ph.Diagnostics, Validate(ph)...) {
+				if strings.Contains(d.Message, "depends_on names") {
+					got = &d
+				}
+			}
+			if got == nil || got.Severity != tt.sev || !strings.HasPrefix(got.Message, tt.want) {
+				t.Errorf("got %v, want %s %q", got, tt.sev, tt.want)
+			}
+		})
+	}
+}

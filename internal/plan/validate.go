@@ -119,6 +119,12 @@ func checkDeps(p *Plan, ph *Phase, byID map[string]*Plan, proj *Project, add add
 			checkForeignDep(p, d, depPhase, line, proj, add)
 			continue
 		}
+		if s := orphanSummary(ph, d); s != nil && s.SelfCheck != "FAILED" {
+			// Its PLAN.md was cleaned away once it was done: what
+			// depends on it waits for nothing.
+			add(SeverityNote, p, line, "", "depends_on names %s, whose PLAN.md is gone; its SUMMARY (%s) says it is done", d, path.Base(s.Path))
+			continue
+		}
 		fix := fmt.Sprintf("remove %s from depends_on", d)
 		var ids []string
 		for _, q := range ph.Plans {
