@@ -151,6 +151,9 @@ func onePhase(w io.Writer, root, arg string) (*plan.Phase, error) {
 		}
 		return nil, exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
 	}
+	if len(ph.Plans) == 0 && len(ph.Summaries) > 0 {
+		return nil, exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files, only the SUMMARYs of %d plan(s) whose PLAN.md files are gone: nothing to run (write a new NN-MM-PLAN.md there to run more)", ph.Number, ph.Dir, len(ph.Summaries))
+	}
 	if len(ph.Plans) == 0 {
 		return nil, exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
 	}
