@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -203,5 +205,48 @@ func TestCompareNum(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// GSD's project_code prefixes phase folders with the project's code
+// (XR-02-api is phase 02 when .planning/config.json says "project_code":
+// "XR"); the plans inside keep their NN-MM names. A folder with another
+// code is not read, and lint says how to have it read.
+func TestProjectCodePhaseFolders(t *testing.T) {
+	root := t.TempDir()
+	writePhase(t, root, "XR-01-setup", map[string]string{"01-01-PLAN.md": plan("wave: 1", autoTask), "01-01-SUMMARY.md": passed})
+	writePhase(t, root, "XR-02.1-api", map[string]string{"02.1-01-PLAN.md": plan("depends_on: ['01-01']", autoTask)})
+	writePhase(t, root, "ZZ-03-other", map[string]string{"03-01-PLAN.md": plan("wave: 1", autoTask)})
+	if err := os.WriteFile(filepath.Join(root, ".planning", "config.json"), []byte(`{"project_code": "XR"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ph := range p.Phases {
+		got = append(got, ph.Number+" "+ph.Slug+" "+fmt.Sprint(len(ph.Plans)))
+	}
+	if want := []string{"01 setup 1", "02.1 api 1"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("phases %q, want %q", got, want)
+	}
+	if ph, err := p.FindPhase("2.1"); err != nil || path.Base(ph.Dir) != "XR-02.1-api" {
+		t.Errorf("FindPhase(2.1) = %v, %v", ph, err)
+	}
+	if ref, ok := p.LookupPlan("01-01"); !ok || !ref.Done() {
+		t.Errorf("LookupPlan(01-01) = %+v, %v; want done", ref, ok)
+	}
+	if ds := p.Validate(p.Phases[1]); HasErrors(ds) {
+		t.Errorf("02.1's dependency on 01-01 of a coded folder: %v", ds)
+	}
+	found := false
+	for _, d := range p.Diagnostics {
+		if d.File == PhasesDir+"/ZZ-03-other" {
+			found = d.Severity == SeverityWarning && strings.Contains(d.Fix, `set "project_code": "ZZ"`) && strings.Contains(d.Fix, "rename it 03-other")
+		}
+	}
+	if !found {
+		t.Errorf("no warning that ZZ-03-other is not read, with its fix: %v", p.Diagnostics)
 	}
 }

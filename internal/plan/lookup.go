@@ -72,8 +72,8 @@ func (p *Project) phasesNumbered(id string) []*Phase {
 		}
 		entries, _ := os.ReadDir(filepath.Join(p.Root, filepath.FromSlash(rel)))
 		for _, e := range entries {
-			m := phaseDirRE.FindStringSubmatch(e.Name())
-			if m == nil || canonNum(m[1]) != kp || !isDir(p.Root, rel+"/"+e.Name(), e) {
+			n, _, _, ok := phaseFolder(e.Name())
+			if !ok || canonNum(n) != kp || !isDir(p.Root, rel+"/"+e.Name(), e) {
 				continue
 			}
 			if ph, err := LoadPhase(p.Root, rel+"/"+e.Name()); err == nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,43 @@ import (
 const PhasesDir = ".planning/phases"
 
 var phaseDirRE = regexp.MustCompile(`^(\d+(?:\.\d+)*)(?:-(.*))?$`)
+
+// codedDirRE is a phase folder named with GSD's project code before its
+// number ("project_code": "CTRX" in .planning/config.json makes
+// CTRX-15-api the folder of phase 15).
+var codedDirRE = regexp.MustCompile(`^([A-Z]{1,6})-(\d.*)$`)
+
+// phaseFolder reads a phase folder's name: its number and slug, with or
+// without a project code before them (any code: a folder that was given
+// is read as GSD reads it); ok is false for a name that holds no phase
+// number.
+func phaseFolder(name string) (number, slug, code string, ok bool) {
+	if m := phaseDirRE.FindStringSubmatch(name); m != nil {
+		return m[1], m[2], "", true
+	}
+	if c := codedDirRE.FindStringSubmatch(name); c != nil {
+		if m := phaseDirRE.FindStringSubmatch(c[2]); m != nil {
+			return m[1], m[2], c[1], true
+		}
+	}
+	return "", "", "", false
+}
+
+// projectCode is the project_code of the project's .planning/config.json,
+// "" when it sets none (or cannot be read: the config's own checks say so).
+func projectCode(abs string) string {
+	data, err := os.ReadFile(filepath.Join(abs, ".planning", "config.json"))
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		Code string `json:"project_code"`
+	}
+	if json.Unmarshal(data, &c) != nil {
+		return ""
+	}
+	return strings.TrimSpace(c.Code)
+}
 
 // digitsRE finds the number in a folder named like a phase another way.
 var digitsRE = regexp.MustCompile(`\d+`)
@@ -64,6 +102,7 @@ func LoadProject(root string) (*Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load project: read %s: %w", PhasesDir, err)
 	}
+	code := projectCode(abs)
 	for _, e := range entries {
 		rel := PhasesDir + "/" + e.Name()
 		if !isDir(abs, rel, e) {
@@ -77,7 +116,8 @@ func LoadProject(root string) (*Project, error) {
 			}
 			continue
 		}
-		if !phaseDirRE.MatchString(e.Name()) {
+		_, _, dirCode, isPhase := phaseFolder(e.Name())
+		if !isPhase || (dirCode != "" && !strings.EqualFold(dirCode, code)) {
 			d := Diagnostic{Severity: SeverityNote, File: rel, Message: "not a phase folder (expected NN-name, e.g. 03-auth); ignored"}
 			if plans := undone(filepath.Join(abs, filepath.FromSlash(rel))); len(plans) > 0 && digitsRE.FindString(e.Name()) == "" {
 				// ENH-D-moves/ENH-D-01-PLAN.md without its SUMMARY: a
@@ -92,6 +132,9 @@ func LoadProject(root string) (*Project, error) {
 				d.Severity = SeverityWarning
 				d.Message = "named like a phase, but hive reads phase folders named NN-name (03-auth) with NN-MM-PLAN.md files directly inside; this one is ignored"
 				d.Fix = fmt.Sprintf("rename it %s-<name> and name its plans %s-01-PLAN.md, %s-02-PLAN.md, ...", pad2(m), pad2(m), pad2(m))
+				if dirCode != "" {
+					d.Fix = fmt.Sprintf("set \"project_code\": %q in .planning/config.json (GSD's prefix of phase folders), or rename it %s", dirCode, strings.TrimPrefix(e.Name(), dirCode+"-"))
+				}
 				p.ignored = append(p.ignored, e.Name())
 			}
 			p.Diagnostics = append(p.Diagnostics, d)
@@ -226,8 +269,8 @@ func LoadPhase(root, dir string) (*Phase, error) {
 	dir = path.Clean(filepath.ToSlash(dir))
 	name := path.Base(dir)
 	ph := &Phase{Dir: dir, Summaries: map[string]*Summary{}}
-	if m := phaseDirRE.FindStringSubmatch(name); m != nil {
-		ph.Number, ph.Slug = m[1], m[2]
+	if n, slug, _, ok := phaseFolder(name); ok {
+		ph.Number, ph.Slug = n, slug
 	} else {
 		ph.Slug = name
 	}

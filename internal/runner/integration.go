@@ -402,6 +402,7 @@ func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[s
 		tp.Status = "Finished: " + snap.Outcome
 		tp.Complete = snap.Outcome == engine.OutcomeComplete
 	}
+	tp.Project = projectProgress(root, ph, tp.Plans)
 	for i, name := range TrackingFiles {
 		path := filepath.Join(root, filepath.FromSlash(name))
 		old, err := os.ReadFile(path)
@@ -428,6 +429,51 @@ func writeTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[s
 		}
 	}
 	return nil
+}
+
+// projectProgress counts the plans and phases of the project under root,
+// this phase's plans as they stand in the run (plans); zero when the
+// project cannot be read (the phase's own counts are written then).
+func projectProgress(root string, ph *plan.Phase, plans []tracking.Plan) tracking.Progress {
+	proj, err := plan.LoadProject(root)
+	if err != nil {
+		return tracking.Progress{}
+	}
+	var pr tracking.Progress
+	count := func(total, done int) {
+		pr.Plans += total
+		pr.DonePlans += done
+		pr.Phases++
+		if total > 0 && done == total {
+			pr.DonePhases++
+		}
+	}
+	for _, other := range proj.Phases {
+		if other.Dir == ph.Dir {
+			continue
+		}
+		total, done := 0, 0
+		for _, p := range other.Plans {
+			total++
+			if s := other.Summaries[p.ID]; s != nil && s.SelfCheck != "FAILED" {
+				done++
+			}
+		}
+		for id, s := range other.Summaries {
+			if other.Plan(id) == nil && s.SelfCheck != "FAILED" {
+				total, done = total+1, done+1 // its PLAN.md is gone, its SUMMARY stays
+			}
+		}
+		count(total, done)
+	}
+	done := 0
+	for _, p := range plans {
+		if p.Done {
+			done++
+		}
+	}
+	count(len(plans), done)
+	return pr
 }
 
 // phaseName turns the folder's slug into a title: "core-library" → "Core Library".

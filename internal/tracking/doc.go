@@ -7,7 +7,8 @@
 //
 //   - STATE.md: the frontmatter keys it sets (status, current_phase,
 //     stopped_at, last_updated, progress.total_plans, progress.completed_plans,
-//     progress.percent), the "Current Position" fields (Phase, Plan, Status,
+//     progress.percent: the whole project's, counted as GSD counts them),
+//     the "Current Position" fields (Phase, Plan, Status,
 //     Last activity, Progress) and the "Session Continuity" fields Stopped at
 //     and Last session.
 //   - ROADMAP.md: the checkboxes of the phase's plans and of the phase itself

@@ -83,9 +83,10 @@ func (p Phase) ownedKeys() []frontmatterKey {
 
 // progressKeys are the keys hive sets under "progress:".
 func (p Phase) progressKeys() []frontmatterKey {
+	total, done := p.plans()
 	return []frontmatterKey{
-		{name: "total_plans", value: strconv.Itoa(len(p.Plans))},
-		{name: "completed_plans", value: strconv.Itoa(p.done())},
+		{name: "total_plans", value: strconv.Itoa(total)},
+		{name: "completed_plans", value: strconv.Itoa(done)},
 		{name: "percent", value: strconv.Itoa(p.percent())},
 	}
 }

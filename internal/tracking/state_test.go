@@ -73,3 +73,25 @@ func TestStateUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// GSD's progress keys count the whole milestone: with the project's
+// progress known, total_plans and completed_plans are the project's, the
+// percent is the lesser of its plans' and phases' shares (phases not yet
+// done keep it down), and the Progress bar says the same; "Plan: N of M in
+// current phase" stays the phase's.
+func TestStateCountsTheProject(t *testing.T) {
+	old := read(t, "STATE.milestone.md")
+	p := phaseOf("01", "Peer Discovery", 3, 1, false)
+	p.Project = Progress{Plans: 10, DonePlans: 8, Phases: 4, DonePhases: 2}
+	got := State(old, p)
+	for _, want := range []string{"  total_plans: 10\n", "  completed_plans: 8\n", "  percent: 50\n",
+		"Plan: 1 of 3 in current phase", "Progress: [█████░░░░░] 50%"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("STATE.md lacks %q:\n%s", want, got)
+		}
+	}
+	p.Project = Progress{Plans: 10, DonePlans: 3, Phases: 4, DonePhases: 3}
+	if got := State(old, p); !strings.Contains(got, "  percent: 30\n") {
+		t.Errorf("percent of 3 of 10 plans in 3 of 4 phases, want 30:\n%s", got)
+	}
+}
