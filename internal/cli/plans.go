@@ -52,10 +52,13 @@ type planIndexEntry struct {
 }
 
 type phaseIndex struct {
-	Phase       string           `json:"phase"`
-	Dir         string           `json:"dir"`
-	Waves       map[int][]string `json:"waves"`
-	Plans       []planIndexEntry `json:"plans"`
+	Phase string           `json:"phase"`
+	Dir   string           `json:"dir"`
+	Waves map[int][]string `json:"waves"`
+	Plans []planIndexEntry `json:"plans"`
+	// Gone counts the plans done whose PLAN.md files were removed: only
+	// their SUMMARYs are left.
+	Gone        int              `json:"summaries_without_plan,omitempty"`
 	Errors      int              `json:"errors"`
 	Warnings    int              `json:"warnings"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
@@ -94,6 +97,11 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 			pi.Waves[e.Wave] = append(pi.Waves[e.Wave], p.ID)
 			pi.Plans = append(pi.Plans, e)
 		}
+		for id, sum := range ph.Summaries {
+			if ph.Plan(id) == nil && sum.SelfCheck != "FAILED" {
+				pi.Gone++
+			}
+		}
 		index = append(index, pi)
 	}
 	if o.json {
@@ -106,7 +114,11 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 		if i > 0 {
 			fmt.Fprintln(o.stdout)
 		}
-		fmt.Fprintf(o.stdout, "Phase %s (%s): %d plan(s), %d wave(s)\n", pi.Phase, pi.Dir, len(pi.Plans), len(pi.Waves))
+		fmt.Fprintf(o.stdout, "Phase %s (%s): %d plan(s), %d wave(s)", pi.Phase, pi.Dir, len(pi.Plans), len(pi.Waves))
+		if pi.Gone > 0 {
+			fmt.Fprintf(o.stdout, "; %d more done, whose PLAN.md files are gone (their SUMMARYs remain)", pi.Gone)
+		}
+		fmt.Fprintln(o.stdout)
 		switch {
 		case pi.Errors > 0:
 			fmt.Fprintf(o.stdout, "  %d error(s), %d warning(s): run `hive lint %s`\n", pi.Errors, pi.Warnings, pi.Phase)
