@@ -250,3 +250,26 @@ func TestProjectCodePhaseFolders(t *testing.T) {
 		t.Errorf("no warning that ZZ-03-other is not read, with its fix: %v", p.Diagnostics)
 	}
 }
+
+// A folder named like a phase another way (a fork's v0.40-03-hooks) is
+// not read: a warning while it holds plans to run, with the number before
+// its name to rename it to; a note when every plan in it is done.
+func TestFoldersNamedAnotherWay(t *testing.T) {
+	root := t.TempDir()
+	writePhase(t, root, "v0.30-01-models", map[string]string{"v0.30-01-01-PLAN.md": plan("wave: 1", autoTask), "v0.30-01-01-SUMMARY.md": passed})
+	writePhase(t, root, "v0.40-03-hooks", map[string]string{"v0.40-03-01-PLAN.md": plan("wave: 1", autoTask)})
+	p, err := LoadProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Diagnostic{}
+	for _, d := range p.Diagnostics {
+		got[path.Base(d.File)] = d
+	}
+	if d := got["v0.30-01-models"]; d.Severity != SeverityNote || !strings.Contains(d.Message, "its 1 plan(s) are done: nothing to run") {
+		t.Errorf("v0.30-01-models: %v", d)
+	}
+	if d := got["v0.40-03-hooks"]; d.Severity != SeverityWarning || !strings.HasPrefix(d.Fix, "rename it 03-<name>") {
+		t.Errorf("v0.40-03-hooks: %v", d)
+	}
+}

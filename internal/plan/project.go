@@ -57,8 +57,12 @@ func projectCode(abs string) string {
 	return strings.TrimSpace(c.Code)
 }
 
-// digitsRE finds the number in a folder named like a phase another way.
-var digitsRE = regexp.MustCompile(`\d+`)
+// digitsRE finds the number in a folder named like a phase another way;
+// numberBeforeSlugRE the one right before its name (v0.40-03-hooks: 03).
+var (
+	digitsRE           = regexp.MustCompile(`\d+`)
+	numberBeforeSlugRE = regexp.MustCompile(`(\d+)(?:[-_ ][A-Za-z]|$)`)
+)
 
 // pad2 writes a phase number with two digits at least, as GSD does.
 func pad2(n string) string {
@@ -119,16 +123,24 @@ func LoadProject(root string) (*Project, error) {
 		_, _, dirCode, isPhase := phaseFolder(e.Name())
 		if !isPhase || (dirCode != "" && !strings.EqualFold(dirCode, code)) {
 			d := Diagnostic{Severity: SeverityNote, File: rel, Message: "not a phase folder (expected NN-name, e.g. 03-auth); ignored"}
-			if plans := undone(filepath.Join(abs, filepath.FromSlash(rel))); len(plans) > 0 && digitsRE.FindString(e.Name()) == "" {
+			plans, finished := undone(filepath.Join(abs, filepath.FromSlash(rel)))
+			if len(plans) > 0 && digitsRE.FindString(e.Name()) == "" {
 				// ENH-D-moves/ENH-D-01-PLAN.md without its SUMMARY: a
 				// plan whose folder has no phase number, which never runs.
 				d.Severity = SeverityWarning
 				d.Message = fmt.Sprintf("holds %d plan(s) not done (%s), but hive reads phase folders named NN-name (03-auth) only; this one is ignored and those plans never run", len(plans), strings.Join(plans, ", "))
 				d.Fix = "rename it NN-<name>, with a phase number not in use, and its plans NN-01-PLAN.md, NN-02-PLAN.md, ..."
 				p.ignored = append(p.ignored, e.Name())
-			} else if m := digitsRE.FindString(e.Name()); m != "" {
+			} else if m := digitsRE.FindString(e.Name()); m != "" && len(plans) == 0 && finished > 0 {
+				// v0.30-01-model-selection, whose plans are all done: read
+				// or not, there is nothing in it to run.
+				d.Message = fmt.Sprintf("named like a phase, but hive reads phase folders named NN-name (03-auth) only; ignored (its %d plan(s) are done: nothing to run)", finished)
+			} else if m != "" {
 				// phase-01, "Phase 2": meant as a phase, whose plans
 				// would silently never run.
+				if n := numberBeforeSlugRE.FindStringSubmatch(e.Name()); n != nil {
+					m = n[1] // v0.40-03-hooks: 03, not 0
+				}
 				d.Severity = SeverityWarning
 				d.Message = "named like a phase, but hive reads phase folders named NN-name (03-auth) with NN-MM-PLAN.md files directly inside; this one is ignored"
 				d.Fix = fmt.Sprintf("rename it %s-<name> and name its plans %s-01-PLAN.md, %s-02-PLAN.md, ...", pad2(m), pad2(m), pad2(m))
@@ -184,20 +196,23 @@ func sharedNumbers(phases []*Phase) []Diagnostic {
 
 // undone lists the PLAN.md files directly in dir that have no SUMMARY.md
 // of the same name beside them.
-func undone(dir string) []string {
+func undone(dir string) (plans []string, done int) {
 	entries, _ := os.ReadDir(dir)
 	files := map[string]bool{}
 	for _, e := range entries {
 		files[strings.ToUpper(e.Name())] = !e.IsDir()
 	}
-	var plans []string
 	for _, e := range entries {
 		name := strings.ToUpper(e.Name())
-		if id, ok := strings.CutSuffix(name, "-PLAN.MD"); ok && !e.IsDir() && !files[id+"-SUMMARY.MD"] {
-			plans = append(plans, e.Name())
+		if id, ok := strings.CutSuffix(name, "-PLAN.MD"); ok && !e.IsDir() {
+			if files[id+"-SUMMARY.MD"] {
+				done++
+			} else {
+				plans = append(plans, e.Name())
+			}
 		}
 	}
-	return plans
+	return plans, done
 }
 
 // isDir follows symlinks, which people use to share phases between checkouts.
