@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"reflect"
 	"strings"
 	"testing"
@@ -641,5 +642,33 @@ func TestDiagnosticString(t *testing.T) {
 	}
 	if HasErrors([]Diagnostic{tests[1].d, tests[2].d}) || !HasErrors([]Diagnostic{tests[2].d, tests[0].d}) {
 		t.Error("HasErrors")
+	}
+}
+
+// Plans of one wave that modify one file: one warning for them all (six
+// such plans gave fifteen, one per pair), and none for plans that are done,
+// which never run again.
+func TestOverlapsGrouped(t *testing.T) {
+	files := map[string]string{}
+	for _, id := range []string{"01-01", "01-02", "01-03", "01-04"} {
+		files[id+"-PLAN.md"] = plan("wave: 1\nfiles_modified: [src/q.js]", autoTask)
+	}
+	files["01-05-PLAN.md"] = plan("wave: 1\nfiles_modified: [src/done.js]", autoTask)
+	files["01-06-PLAN.md"] = plan("wave: 1\nfiles_modified: [src/done.js]", autoTask)
+	files["01-05-SUMMARY.md"] = passed
+	files["01-06-SUMMARY.md"] = passed
+	var overlaps []Diagnostic
+	for _, d := range Validate(writePhase(t, t.TempDir(), path.Base(dir), files)) {
+		if strings.Contains(d.Message, "modify") {
+			overlaps = append(overlaps, d)
+		}
+	}
+	if len(overlaps) != 1 {
+		t.Fatalf("%d overlap warnings, want 1:\n%s", len(overlaps), diagList(overlaps))
+	}
+	d := overlaps[0]
+	if d.File != dir+"/01-04-PLAN.md" || d.Message != "01-01, 01-02, 01-03, 01-04 all modify src/q.js in wave 1; in worktrees they run in parallel and may conflict at merge" ||
+		!strings.HasPrefix(d.Fix, "chain them with depends_on (01-02 on 01-01") {
+		t.Errorf("got %s", d)
 	}
 }

@@ -56,7 +56,10 @@ func validate(ph *Phase, proj *Project) []Diagnostic {
 	}
 	_ = ComputeWaves(ph.Plans) // the cycles were reported above
 	checkWaves(ph.Plans, byID, add)
-	checkOverlaps(ph.Plans, add)
+	checkOverlaps(ph.Plans, func(p *Plan) bool {
+		s := ph.Summaries[p.ID]
+		return s != nil && s.SelfCheck != "FAILED"
+	}, add)
 	sortDiagnostics(out)
 	return out
 }
@@ -336,36 +339,79 @@ func checkWaves(plans []*Plan, byID map[string]*Plan, add addFunc) {
 // checkOverlaps flags plans of one wave that modify the same file. GSD runs
 // them side by side; hive runs them one after the other in a shared tree,
 // but in worktrees they run at once and may collide at merge.
-func checkOverlaps(plans []*Plan, add addFunc) {
-	files := make(map[*Plan]map[string]bool, len(plans))
+func checkOverlaps(plans []*Plan, done func(*Plan) bool, add addFunc) {
+	// For each wave and file, the plans still to run that modify it: plans
+	// that are done never run again, so they conflict with nothing.
+	type waveFile struct {
+		wave int
+		file string
+	}
+	by := map[waveFile][]*Plan{}
+	var keys []waveFile
 	for _, p := range plans {
-		files[p] = map[string]bool{}
+		if p.ComputedWave == 0 || done(p) {
+			continue
+		}
+		seen := map[string]bool{}
 		for _, f := range p.FilesModified {
-			if c, err := SafeRelPath(f); err == nil {
-				files[p][c] = true
+			c, err := SafeRelPath(f)
+			if err != nil || seen[c] {
+				continue
 			}
+			seen[c] = true
+			k := waveFile{p.ComputedWave, c}
+			if by[k] == nil {
+				keys = append(keys, k)
+			}
+			by[k] = append(by[k], p)
 		}
 	}
-	for j, b := range plans {
-		for _, a := range plans[:j] {
-			if a.ComputedWave == 0 || a.ComputedWave != b.ComputedWave {
-				continue
-			}
-			var shared []string
-			for f := range files[b] {
-				if files[a][f] {
-					shared = append(shared, f)
-				}
-			}
-			if len(shared) == 0 {
-				continue
-			}
-			sort.Strings(shared)
+	// One warning for each set of plans, with every file they share.
+	type group struct {
+		plans []*Plan
+		files []string
+		wave  int
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, k := range keys {
+		ps := by[k]
+		if len(ps) < 2 {
+			continue
+		}
+		ids := make([]string, len(ps))
+		for i, p := range ps {
+			ids[i] = p.ID
+		}
+		key := fmt.Sprint(k.wave, ids)
+		g := groups[key]
+		if g == nil {
+			g = &group{plans: ps, wave: k.wave}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.files = append(g.files, k.file)
+	}
+	for _, key := range order {
+		g := groups[key]
+		sort.Strings(g.files)
+		files := strings.Join(g.files, ", ")
+		a, b := g.plans[0], g.plans[len(g.plans)-1]
+		if len(g.plans) == 2 {
 			add(SeverityWarning, b, firstLine(b.Lines["files_modified"], 1),
 				fmt.Sprintf("make %s depend on %s (add %q to its depends_on), or split the file's changes", b.ID, a.ID, a.ID),
 				"%s and %s both modify %s in wave %d; in worktrees they run in parallel and may conflict at merge",
-				a.ID, b.ID, strings.Join(shared, ", "), b.ComputedWave)
+				a.ID, b.ID, files, g.wave)
+			continue
 		}
+		ids := make([]string, len(g.plans))
+		for i, p := range g.plans {
+			ids[i] = p.ID
+		}
+		add(SeverityWarning, b, firstLine(b.Lines["files_modified"], 1),
+			fmt.Sprintf("chain them with depends_on (%s on %s, and so on), or split the file's changes", g.plans[1].ID, a.ID),
+			"%s all modify %s in wave %d; in worktrees they run in parallel and may conflict at merge",
+			strings.Join(ids, ", "), files, g.wave)
 	}
 }
 
