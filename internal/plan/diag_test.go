@@ -672,3 +672,28 @@ func TestOverlapsGrouped(t *testing.T) {
 		t.Errorf("got %s", d)
 	}
 }
+
+// depends_on that names files to read (".planning/STATE.md") instead of
+// plans: each is a warning saying where such a file belongs, and only the
+// plans are waited for; a plan's own file still names that plan.
+func TestDependsOnFiles(t *testing.T) {
+	p, ds := ParsePlan(dir+"/01-03-PLAN.md", []byte(plan("depends_on:\n  - .planning/STATE.md\n  - .planning/phases/01-x/01-CONTEXT.md\n  - src/app.ts\n  - 01-01\n  - .planning/phases/01-x/01-02-PLAN.md", autoTask)))
+	if p == nil || HasErrors(ds) {
+		t.Fatalf("ParsePlan: %v", ds)
+	}
+	if want := []string{"01-01", "01-02"}; !reflect.DeepEqual(p.DependsOn, want) {
+		t.Errorf("depends_on = %q, want %q", p.DependsOn, want)
+	}
+	var files []string
+	for _, d := range ds {
+		if d.Severity == SeverityWarning && strings.HasPrefix(d.Message, "depends_on names the file ") {
+			files = append(files, strings.TrimSuffix(strings.TrimPrefix(d.Message, "depends_on names the file "), ", not a plan; hive ignores it"))
+			if !strings.Contains(d.Fix, "belongs in <context>, as @") {
+				t.Errorf("fix %q", d.Fix)
+			}
+		}
+	}
+	if want := []string{".planning/STATE.md", ".planning/phases/01-x/01-CONTEXT.md", "src/app.ts"}; !reflect.DeepEqual(files, want) {
+		t.Errorf("warned of %q, want %q", files, want)
+	}
+}

@@ -97,6 +97,22 @@ func isDigits(s string) bool {
 	return true
 }
 
+// documentDep reports whether a depends_on entry names a file that is no
+// plan (".planning/STATE.md", "src/app.ts"): what an agent should read,
+// written where the plans it waits for go.
+func documentDep(s string) (string, bool) {
+	s = strings.Trim(strings.TrimSpace(s), `"'`+"`")
+	base := path.Base(strings.ReplaceAll(s, `\`, "/"))
+	ext := strings.ToLower(path.Ext(base))
+	switch {
+	case strings.HasSuffix(strings.ToUpper(base), "-PLAN.MD") || planDashRE.MatchString(base):
+		return "", false
+	case ext == ".md" || (strings.ContainsAny(s, `/\`) && ext != "" && !isNumLike(strings.TrimPrefix(ext, "."))):
+		return s, true
+	}
+	return "", false
+}
+
 // normalizeDep turns what people write in depends_on into a plan id: quotes,
 // file names and bare numbers ("1" in plan 03-02 means 03-01) are all accepted,
 // and a dependency in this plan's phase is re-spelled like this plan's id so that
@@ -202,6 +218,11 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 			for _, it := range items {
 				// A hand-written scalar may hold several ids: "01-01, 01-02".
 				for _, part := range strings.Split(it.text, ",") {
+					if f, ok := documentDep(part); ok {
+						ds.warnf(it.line, fmt.Sprintf("list plan ids in depends_on; a file for the agent to read belongs in <context>, as @%s", f),
+							"depends_on names the file %s, not a plan; hive ignores it", f)
+						continue
+					}
 					if id := normalizeDep(part, p.ID); id != "" {
 						p.Lines[fmt.Sprintf("depends_on[%d]", len(p.DependsOn))] = it.line
 						p.DependsOn = append(p.DependsOn, id)
