@@ -697,3 +697,46 @@ func TestDependsOnFiles(t *testing.T) {
 		t.Errorf("warned of %q, want %q", files, want)
 	}
 }
+
+// Hand-written plans: depends_on in words ("none"), tasks fenced as
+// ```xml (read from the fence when nothing outside it is a task), and a
+// whole earlier phase named by its folder in depends_on (nothing to wait
+// for: phases run in order).
+func TestHandWrittenPlans(t *testing.T) {
+	fenced := "## Tasks\n\n```xml\n<task>\n  <action>\n    Create the schema.\n  </action>\n</task>\n<task type=\"auto\">\n  <name>Seed it</name>\n</task>\n```\n"
+	p, ds := ParsePlan(dir+"/01-02-PLAN.md", []byte(plan("depends_on: none", fenced)))
+	if p == nil || HasErrors(ds) {
+		t.Fatalf("ParsePlan: %v", ds)
+	}
+	if len(p.DependsOn) != 0 {
+		t.Errorf("depends_on: none read as %q", p.DependsOn)
+	}
+	if len(p.Tasks) != 2 || p.Tasks[1].Name != "Seed it" || !strings.Contains(p.Tasks[0].Action, "Create the schema.") {
+		t.Errorf("fenced tasks = %+v", p.Tasks)
+	}
+	for _, d := range ds {
+		if strings.Contains(d.Message, "no tasks found") {
+			t.Errorf("%s", d)
+		}
+	}
+	// A plan of phase 02 that names phase 01 by its folder, and one that
+	// names its own phase.
+	ph := writePhase(t, t.TempDir(), "02-search", map[string]string{
+		"02-01-PLAN.md": plan("depends_on: [01-foundation-and-data]", autoTask),
+		"02-02-PLAN.md": plan("depends_on: [02-search]", autoTask),
+	})
+	var got []string
+	for _, d := range Validate(ph) {
+		if strings.Contains(d.Message, "depends_on") {
+			got = append(got, d.Severity.String()+": "+d.Message)
+		}
+	}
+	want := []string{"note: depends_on names phase 01 (01-foundation-and-data), which runs before this one: nothing to wait for",
+		"warning: depends_on names this plan's own phase (02-search); hive ignores it"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics %q, want %q", got, want)
+	}
+	if !NamesPhaseUpTo("01-foundation-and-data", "02") || NamesPhaseUpTo("03-later", "02") || NamesPhaseUpTo("02-03", "02") {
+		t.Error("NamesPhaseUpTo")
+	}
+}

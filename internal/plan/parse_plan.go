@@ -97,6 +97,16 @@ func isDigits(s string) bool {
 	return true
 }
 
+// noneWord reports whether a depends_on value says there is no dependency
+// in words ("none", "n/a", "-"), as hand-written plans do.
+func noneWord(s string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(s), `"'`+"`")) {
+	case "none", "n/a", "na", "-", "nothing", "null", "~":
+		return true
+	}
+	return false
+}
+
 // documentDep reports whether a depends_on entry names a file that is no
 // plan (".planning/STATE.md", "src/app.ts"): what an agent should read,
 // written where the plans it waits for go.
@@ -215,6 +225,10 @@ func readPlanFrontmatter(p *Plan, doc *document, m *yaml.Node, ds *diags) {
 				continue
 			}
 			p.DependsOn = nil
+			if len(items) == 1 && noneWord(items[0].text) {
+				p.Lines["depends_on"] = k.line // depends_on: none
+				continue
+			}
 			for _, it := range items {
 				// A hand-written scalar may hold several ids: "01-01, 01-02".
 				for _, part := range strings.Split(it.text, ",") {
@@ -447,6 +461,22 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 		}
 	} else {
 		p.Tasks = headingTasks(body, hs, line)
+	}
+	if len(p.Tasks) == 0 {
+		// Nothing outside code blocks: a plan whose author fenced its
+		// tasks as ```xml is read from inside the fence.
+		for _, el := range sc.children(0, len(body), false, map[string]bool{"task": true, "tasks": true}) {
+			switch el.name {
+			case "task":
+				p.Tasks = append(p.Tasks, xmlTask(sc, el, len(p.Tasks)+1, line, ds))
+			case "tasks":
+				for _, t := range sc.children(el.inner, el.innerEnd, false, map[string]bool{"task": true}) {
+					if t.name == "task" {
+						p.Tasks = append(p.Tasks, xmlTask(sc, t, len(p.Tasks)+1, line, ds))
+					}
+				}
+			}
+		}
 	}
 	if p.Objective == "" {
 		p.Objective = sectionText(body, hs, "objective")

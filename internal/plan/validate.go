@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // validTaskTypes lists the task types an executor knows how to run.
@@ -64,6 +65,28 @@ func validate(ph *Phase, proj *Project) []Diagnostic {
 	return out
 }
 
+// phaseDependency reports whether a depends_on entry names a whole phase
+// by its folder ("01-foundation"), not a plan, and which: a phase before
+// the plan's own is done before it starts, since phases run in order.
+func phaseDependency(d string) (number string, ok bool) {
+	m := phaseDirRE.FindStringSubmatch(d)
+	if m == nil || m[2] == "" || strings.IndexFunc(m[2], unicode.IsLetter) < 0 {
+		return "", false
+	}
+	if _, _, isPlan := planKey(d); isPlan {
+		return "", false
+	}
+	return m[1], true
+}
+
+// NamesPhaseUpTo reports whether depends_on entry d names a whole phase
+// (phaseDependency) that is phase or one before it: nothing a plan of
+// phase waits for (lint says which).
+func NamesPhaseUpTo(d, phase string) bool {
+	n, ok := phaseDependency(d)
+	return ok && compareNum(n, phase) <= 0
+}
+
 // doneAdd is add for the paths of a plan its SUMMARY marks done: no agent
 // is ever sent to them, so what would stop the phase is a warning (a
 // finished plan that changed the user's ~/.claude files, say).
@@ -120,6 +143,15 @@ func checkDeps(p *Plan, ph *Phase, byID map[string]*Plan, proj *Project, add add
 		depPhase, _, ok := planKey(d)
 		if ok && isNumLike(depPhase) && isNumLike(ownPhase) && compareNum(depPhase, ownPhase) != 0 {
 			checkForeignDep(p, d, depPhase, line, proj, add)
+			continue
+		}
+		if n, ok := phaseDependency(d); ok && isNumLike(ownPhase) && compareNum(n, ownPhase) <= 0 {
+			if compareNum(n, ownPhase) < 0 {
+				add(SeverityNote, p, line, "", "depends_on names phase %s (%s), which runs before this one: nothing to wait for", n, d)
+			} else {
+				add(SeverityWarning, p, line, fmt.Sprintf("remove %s from depends_on, or name the plans of this phase it needs", d),
+					"depends_on names this plan's own phase (%s); hive ignores it", d)
+			}
 			continue
 		}
 		if s := orphanSummary(ph, d); s != nil && s.SelfCheck != "FAILED" {

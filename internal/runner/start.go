@@ -297,6 +297,9 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 			case ps.Done:
 				// A plan that is done never runs: a dependency of it that
 				// is gone (its files cleaned away) keeps nothing waiting.
+			case plan.NamesPhaseUpTo(d, r.o.Phase.Number):
+				// The whole of a phase before this one ("01-foundation"):
+				// phases run in order, so it is done.
 			default:
 				if err := r.foreignDependencyDone(ctx, p, d); err != nil {
 					return engine.RunSpec{}, err
