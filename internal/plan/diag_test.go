@@ -740,3 +740,14 @@ func TestHandWrittenPlans(t *testing.T) {
 		t.Error("NamesPhaseUpTo")
 	}
 }
+
+// must_haves written as a plain list of statements is read as its truths.
+func TestMustHavesAsAList(t *testing.T) {
+	p, ds := ParsePlan(dir+"/01-01-PLAN.md", []byte(plan("must_haves:\n  - \"the tables exist\"\n  - \"D-03: users have a pseudonym\"", autoTask)))
+	if p == nil || len(ds) != 0 {
+		t.Fatalf("ParsePlan: %v", ds)
+	}
+	if want := []string{"the tables exist", "D-03: users have a pseudonym"}; !reflect.DeepEqual(p.MustHaves.Truths, want) {
+		t.Errorf("truths = %q, want %q", p.MustHaves.Truths, want)
+	}
+}

@@ -352,6 +352,11 @@ func readMustHaves(doc *document, k fmKey, lines map[string]int, ds *diags) Must
 	if isNull(n) {
 		return mh
 	}
+	if n.Kind == yaml.SequenceNode && allScalars(n) {
+		// A list of statements: what must be true, the truths alone.
+		mh.Truths = doc.texts(n)
+		return mh
+	}
 	if n.Kind != yaml.MappingNode {
 		ds.warnf(k.line, "write must_haves as a mapping with truths, artifacts and key_links", "must_haves is %s, not a mapping; ignored", describe(n))
 		return mh
@@ -383,6 +388,16 @@ func readMustHaves(doc *document, k fmKey, lines map[string]int, ds *diags) Must
 		}
 	}
 	return mh
+}
+
+// allScalars reports whether every item of sequence n is a scalar.
+func allScalars(n *yaml.Node) bool {
+	for _, c := range n.Content {
+		if c = resolve(c); c == nil || c.Kind != yaml.ScalarNode {
+			return false
+		}
+	}
+	return true
 }
 
 // seq returns the items of a sequence, or the value itself as a one-item list.
