@@ -147,9 +147,22 @@ func TestParsePlanDiagnostics(t *testing.T) {
 		},
 		{
 			name:  "frontmatter not closed",
-			in:    "---\nphase: 01\nwave: 1\n\n<tasks></tasks>\n",
+			in:    "---\nphase: 01\nwave: 1\n\n## Task 1: a\n",
 			nilOK: true,
 			want:  []wantDiag{{SeverityError, "01-01-PLAN.md", 1, "never closed", "add a line containing only ---"}},
+		},
+		{
+			// A generator that closed the frontmatter with a tag: it ends
+			// at the first line that is one, and the stray closing tag is
+			// dropped.
+			name: "frontmatter ended by a tag",
+			in:   "---\nphase: 01\nwave: 2\nmust_haves:\n  truths: [\"it works\"]\n</must_haves>\n\n<tasks><task type=\"auto\"><name>a</name></task></tasks>\n",
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 6, "frontmatter is never closed with ---; hive reads it up to line 6 (</must_haves>)", "put a line containing only --- at line 6"}},
+			verify: func(t *testing.T, p *Plan) {
+				if p.Wave != 2 || len(p.Tasks) != 1 || p.Tasks[0].Name != "a" || len(p.MustHaves.Truths) != 1 {
+					t.Errorf("wave %d, tasks %+v, must_haves %+v", p.Wave, p.Tasks, p.MustHaves)
+				}
+			},
 		},
 		{
 			name:  "invalid YAML",
@@ -750,4 +763,18 @@ func TestMustHavesAsAList(t *testing.T) {
 	if want := []string{"the tables exist", "D-03: users have a pseudonym"}; !reflect.DeepEqual(p.MustHaves.Truths, want) {
 		t.Errorf("truths = %q, want %q", p.MustHaves.Truths, want)
 	}
+}
+
+// A task field left unclosed ends where the task's next field opens: an
+// unclosed <action> no longer swallows the <verify> and <done> after it.
+func TestUnclosedTaskField(t *testing.T) {
+	body := "<tasks>\n<task type=\"auto\">\n  <name>A</name>\n  <action>\nDo it.\n  <verify>\n  run it\n  </verify>\n  <done>\n  works\n  </done>\n</task>\n</tasks>\n"
+	p, ds := ParsePlan(dir+"/01-01-PLAN.md", []byte(plan("wave: 1", body)))
+	if p == nil || len(p.Tasks) != 1 {
+		t.Fatalf("ParsePlan: %v", ds)
+	}
+	if tk := p.Tasks[0]; tk.Action != "Do it." || tk.Verify != "run it" || tk.Done != "works" {
+		t.Errorf("action %q, verify %q, done %q", tk.Action, tk.Verify, tk.Done)
+	}
+	matchDiags(t, ds, []wantDiag{{SeverityWarning, "01-01-PLAN.md", 7, "task 1: <action> is never closed; it is read up to the next field of the task", "add </action>"}})
 }

@@ -63,6 +63,24 @@ func splitDocument(data []byte, ds *diags) (*document, bool) {
 		}
 		off = next
 	}
+	// Never closed: a frontmatter that ends at the plan's first tag, as
+	// when a generator closed it with "</must_haves>", is read up to there.
+	for off := open; off < len(text); {
+		line, next := lineAt(text, off)
+		if strings.HasPrefix(line, "<") {
+			body := off
+			if strings.HasPrefix(line, "</") {
+				body = next // the stray closing tag is no part of the body
+			}
+			ds.warnf(d.line(off), fmt.Sprintf("put a line containing only --- at line %d, where the frontmatter ends", d.line(off)),
+				"frontmatter is never closed with ---; hive reads it up to line %d (%s), the first line that is no YAML", d.line(off), truncate(strings.TrimSpace(line), 40))
+			d.hasFM = true
+			d.fm = text[open:off]
+			d.body, d.bodyOff, d.bodyLine = text[body:], body, d.line(body)
+			return d, true
+		}
+		off = next
+	}
 	ds.errorf(d.line(fence), "add a line containing only --- after the last frontmatter key",
 		"frontmatter opened here is never closed")
 	return d, false

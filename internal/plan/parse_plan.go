@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -505,6 +506,31 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 	}
 }
 
+// leafFields are the task fields that hold text: one left unclosed ends
+// where the next field of the task opens, not at the task's end (an
+// unclosed <action> swallowed the <verify> and <done> after it).
+var leafFields = []string{"name", "files", "read_first", "action", "verify", "acceptance_criteria", "done", "resume-signal"}
+
+// taskFields are the fields of task el, in order.
+func taskFields(sc *scanner, el element) []element {
+	kids := sc.children(el.inner, el.innerEnd, false, taskChildren)
+	for i := 0; i < len(kids); i++ {
+		c := &kids[i]
+		if c.closed || !slices.Contains(leafFields, c.name) {
+			continue
+		}
+		cut := c.innerEnd
+		for _, f := range leafFields {
+			cut = min(cut, sc.nextOpen(f, c.inner, c.innerEnd))
+		}
+		if cut < c.innerEnd {
+			c.innerEnd, c.end = cut, cut
+			kids = append(kids[:i+1], sc.children(cut, el.innerEnd, false, taskChildren)...)
+		}
+	}
+	return kids
+}
+
 func xmlTask(sc *scanner, el element, number int, line func(int) int, ds *diags) Task {
 	body := sc.text
 	t := Task{Number: number, Line: line(el.start), Attrs: el.attrs}
@@ -523,9 +549,9 @@ func xmlTask(sc *scanner, el element, number int, line func(int) int, ds *diags)
 		ds.warnf(t.Line, fmt.Sprintf("add </%s> at the end of the task", el.name), "task %d: <%s> is never closed; it is read up to the next <%s>", number, el.name, el.name)
 	}
 	var decision, ctx, options *element
-	for _, c := range sc.children(el.inner, el.innerEnd, false, taskChildren) {
+	for _, c := range taskFields(sc, el) {
 		if !c.closed && taskChildren[c.name] {
-			ds.warnf(line(c.start), fmt.Sprintf("add </%s>", c.name), "task %d: <%s> is never closed; it is read to the end of the task", number, c.name)
+			ds.warnf(line(c.start), fmt.Sprintf("add </%s>", c.name), "task %d: <%s> is never closed; it is read up to the next field of the task", number, c.name)
 		}
 		v := c.text(body)
 		switch c.name {
