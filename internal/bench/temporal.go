@@ -252,14 +252,20 @@ func (s *devServer) stop() {
 	if s.client != nil {
 		s.client.Close()
 	}
-	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
-		s.cmd.Process.Kill()
+	stopProcess(s.cmd, s.exited)
+}
+
+// stopProcess interrupts cmd and kills it if it has not exited (closed
+// exited) within five seconds.
+func stopProcess(cmd *exec.Cmd, exited <-chan struct{}) {
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		cmd.Process.Kill()
 	}
 	select {
-	case <-s.exited:
+	case <-exited:
 	case <-time.After(5 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.exited
+		cmd.Process.Kill()
+		<-exited
 	}
 }
 

@@ -167,17 +167,7 @@ func startHiveWorker(ctx context.Context, bin, dir string, env, flags []string) 
 
 // stop interrupts the worker, and kills it if it has not gone in five
 // seconds.
-func (w *hiveWorker) stop() {
-	if err := w.cmd.Process.Signal(os.Interrupt); err != nil {
-		w.cmd.Process.Kill()
-	}
-	select {
-	case <-w.exited:
-	case <-time.After(5 * time.Second):
-		w.cmd.Process.Kill()
-		<-w.exited
-	}
-}
+func (w *hiveWorker) stop() { stopProcess(w.cmd, w.exited) }
 
 // lastLines is the last n lines of out.
 func lastLines(out []byte, n int) string {

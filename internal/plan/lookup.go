@@ -1,9 +1,10 @@
 package plan
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 )
 
 // MilestonesDir holds the phase folders of finished milestones, which GSD
@@ -104,12 +105,7 @@ func orphanSummary(ph *Phase, id string) *Summary {
 	if !ok {
 		return nil
 	}
-	ids := make([]string, 0, len(ph.Summaries))
-	for sid := range ph.Summaries {
-		ids = append(ids, sid)
-	}
-	sort.Strings(ids)
-	for _, sid := range ids {
+	for _, sid := range slices.Sorted(maps.Keys(ph.Summaries)) {
 		s := ph.Summaries[sid]
 		if sp, sn, ok := planKey(summaryName(s)); ok && sp == kp && sn == kn {
 			return s

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -203,12 +204,7 @@ func CheckRepoPaths(root string, ph *Phase) []Diagnostic {
 		}
 	}
 	out = append(out, checkDoneKeyLinks(root, ph)...)
-	ids := make([]string, 0, len(ph.Summaries))
-	for id := range ph.Summaries {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(ph.Summaries)) {
 		s := ph.Summaries[id]
 		for _, f := range s.KeyFilesCreated {
 			check(s.Path, s.Lines["key-files"], "key-files.created", f, "; hive never reads it")
