@@ -135,6 +135,7 @@ func LoadProject(root string) (*Project, error) {
 				// v0.30-01-model-selection, whose plans are all done: read
 				// or not, there is nothing in it to run.
 				d.Message = fmt.Sprintf("named like a phase, but hive reads phase folders named NN-name (03-auth) only; ignored (its %d plan(s) are done: nothing to run)", finished)
+				p.ignored = append(p.ignored, e.Name())
 			} else if m != "" {
 				// phase-01, "Phase 2": meant as a phase, whose plans
 				// would silently never run.
