@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -331,16 +332,63 @@ func (s *driver) testsIn(ctx context.Context, started func(cmd string)) (*pipeli
 // does not carry, such as the project's installed dependencies.
 func (s *driver) unrunnable(t *pipeline.Tests) {
 	t.Unrunnable = t.ExitCode == 127 || t.ExitCode == -1
-	if !t.Unrunnable || strings.TrimSpace(s.o.Setup.Command) != "" {
+	if !t.Unrunnable {
 		return
 	}
-	install := "install what it needs"
+	if prog := missingProgram(t.Output); prog != "" && prog == firstWord(t.Command) {
+		// Not the worktree's fault: the command's program itself is not
+		// here (a program its scripts call is a missing dependency).
+		how := "install it"
+		if prog == "pnpm" || prog == "yarn" {
+			how = "install it (`corepack enable` does, with Node)"
+		}
+		t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is not installed here (not on PATH): %s, then answer retry; or set commands.build and commands.test in .planning/config.json to commands this machine has", prog, how)
+		return
+	}
+	if strings.TrimSpace(s.o.Setup.Command) != "" {
+		return
+	}
+	install, example := "install what it needs", "npm ci"
 	if _, err := os.Stat(filepath.Join(s.dir, "package.json")); err == nil {
+		example = installCommand(testrun.PackageManager(s.dir))
 		if _, err := os.Stat(filepath.Join(s.dir, "node_modules")); err != nil {
-			install = "run npm ci"
+			install = "run " + example
 		}
 	}
-	t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is a fresh checkout of your commits, without what git does not carry (installed dependencies): %s there, then answer retry; to have every run do it, set workflow.worktree_setup.command in .planning/config.json (\"npm ci\", say)", s.dir, install)
+	t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is a fresh checkout of your commits, without what git does not carry (installed dependencies): %s there, then answer retry; to have every run do it, set workflow.worktree_setup.command in .planning/config.json (%q, say)", s.dir, install, example)
+}
+
+// firstWord is the program a command line starts.
+func firstWord(cmd string) string {
+	if f := strings.Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// installCommand installs a JavaScript project's dependencies as its
+// lockfile has them, with its package manager.
+func installCommand(manager string) string {
+	switch manager {
+	case "pnpm":
+		return "pnpm install --frozen-lockfile"
+	case "yarn":
+		return "yarn install --frozen-lockfile"
+	}
+	return "npm ci"
+}
+
+// missingProgramRE finds the program that could not start: exec's "not
+// found in $PATH", or a shell's "command not found".
+var missingProgramRE = regexp.MustCompile(`exec: "([^"]+)": executable file not found|(?:^|\s)([\w.+-]+): (?:command )?not found`)
+
+// missingProgram is the program a check's output says is not installed,
+// "" when it says none.
+func missingProgram(output string) string {
+	if m := missingProgramRE.FindStringSubmatch(output); m != nil {
+		return m[1] + m[2]
+	}
+	return ""
 }
 
 // build runs the project's build in the run's worktree, for a build step.

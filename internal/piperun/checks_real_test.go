@@ -225,6 +225,23 @@ func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
 	if !got.Unrunnable || got.Output != "sh: 1: next: not found" {
 		t.Errorf("with a set-up command: %+v", got)
 	}
+	// A pnpm project: its install command is pnpm's; and pnpm itself
+	// missing is said as that, whatever the set-up command.
+	if err := os.WriteFile(filepath.Join(dir, "pnpm-lock.yaml"), []byte("lockfileVersion: '9.0'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.o.Setup.Command = ""
+	got = &pipeline.Tests{Command: "pnpm run build", ExitCode: 127, Output: "sh: 1: next: not found"}
+	s.unrunnable(got)
+	if !strings.Contains(got.Output, "run pnpm install --frozen-lockfile there") || !strings.Contains(got.Output, `("pnpm install --frozen-lockfile", say)`) {
+		t.Errorf("a pnpm project's missing dependencies: %+v", got)
+	}
+	s.o.Setup.Command = "pnpm install"
+	got = &pipeline.Tests{Command: "pnpm run build", ExitCode: -1, Output: `run pnpm run build: exec: "pnpm": executable file not found in $PATH`}
+	s.unrunnable(got)
+	if !got.Unrunnable || !strings.Contains(got.Output, "hive: pnpm is not installed here (not on PATH)") || strings.Contains(got.Output, "fresh checkout") {
+		t.Errorf("pnpm itself missing: %+v", got)
+	}
 	failing := &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Output: "FAIL"}
 	s.unrunnable(failing)
 	if failing.Unrunnable || failing.Output != "FAIL" {
