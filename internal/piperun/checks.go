@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -332,6 +333,13 @@ func (s *driver) testsIn(ctx context.Context, started func(cmd string)) (*pipeli
 // does not carry, such as the project's installed dependencies.
 func (s *driver) unrunnable(t *pipeline.Tests) {
 	t.Unrunnable = t.ExitCode == 127 || t.ExitCode == -1
+	if mod := missingModule(t); mod != "" {
+		// python3 -m pytest without pytest: no test ran, none failed;
+		// an implementer sent to fix that would fix nothing.
+		t.Unrunnable = true
+		t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is not installed for %s: install the project's test dependencies (pip install %s, or the project's own: uv sync, poetry install, pip install -e '.[dev]'), then answer retry; or set commands.test in .planning/config.json", mod, firstWord(t.Command), mod)
+		return
+	}
 	if !t.Unrunnable {
 		return
 	}
@@ -356,6 +364,21 @@ func (s *driver) unrunnable(t *pipeline.Tests) {
 		}
 	}
 	t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is a fresh checkout of your commits, without what git does not carry (installed dependencies): %s there, then answer retry; to have every run do it, set workflow.worktree_setup.command in .planning/config.json (%q, say)", s.dir, install, example)
+}
+
+// missingModule is the module of a `python -m MODULE` command that the
+// interpreter says it does not have, "" otherwise.
+func missingModule(t *pipeline.Tests) string {
+	f := strings.Fields(t.Command)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "-m" && strings.HasPrefix(path.Base(f[0]), "python") {
+			if strings.Contains(t.Output, "No module named "+f[i+1]) {
+				return f[i+1]
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // firstWord is the program a command line starts.

@@ -242,6 +242,13 @@ func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
 	if !got.Unrunnable || !strings.Contains(got.Output, "hive: pnpm is not installed here (not on PATH)") || strings.Contains(got.Output, "fresh checkout") {
 		t.Errorf("pnpm itself missing: %+v", got)
 	}
+	// python3 -m pytest without pytest exits 1: no test failed, and no
+	// implementer is sent to fix it.
+	got = &pipeline.Tests{Command: "python3 -m pytest", ExitCode: 1, Output: "/usr/bin/python3: No module named pytest\n"}
+	s.unrunnable(got)
+	if !got.Unrunnable || !strings.Contains(got.Output, "hive: pytest is not installed for python3: install the project's test dependencies (pip install pytest") {
+		t.Errorf("pytest missing: %+v", got)
+	}
 	failing := &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Output: "FAIL"}
 	s.unrunnable(failing)
 	if failing.Unrunnable || failing.Output != "FAIL" {
