@@ -340,20 +340,23 @@ func (s *driver) unrunnable(t *pipeline.Tests) {
 		t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is not installed for %s: install the project's test dependencies (pip install %s, or the project's own: uv sync, poetry install, pip install -e '.[dev]'), then answer retry; or set commands.test in .planning/config.json", mod, firstWord(t.Command), mod)
 		return
 	}
-	if !t.Unrunnable {
-		return
-	}
-	if prog := missingProgram(t.Output); prog != "" && prog == firstWord(t.Command) {
+	runner, _, _ := strings.Cut(strings.TrimSpace(t.Command), " ")
+	if prog := missingProgram(t.Output); prog != "" && (prog == firstWord(t.Command) || prog == runner) {
 		// Not the worktree's fault: the command's program itself is not
-		// here (a program its scripts call is a missing dependency).
-		how := "install it"
-		if prog == "pnpm" || prog == "yarn" {
+		// here (a program its scripts call is a missing dependency),
+		// whatever the exit code its runner gave (uv's is 2).
+		t.Unrunnable = true
+		where, how := "here (not on PATH)", "install it"
+		switch {
+		case runner != prog:
+			where, how = "in the project's "+runner+" environment", "add it to the project's dev dependencies"
+		case prog == "pnpm" || prog == "yarn":
 			how = "install it (`corepack enable` does, with Node)"
 		}
-		t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is not installed here (not on PATH): %s, then answer retry; or set commands.build and commands.test in .planning/config.json to commands this machine has", prog, how)
+		t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is not installed %s: %s, then answer retry; or set commands.build and commands.test in .planning/config.json to commands this machine has", prog, where, how)
 		return
 	}
-	if strings.TrimSpace(s.o.Setup.Command) != "" {
+	if !t.Unrunnable || strings.TrimSpace(s.o.Setup.Command) != "" {
 		return
 	}
 	install, example := "install what it needs", "npm ci"
@@ -381,9 +384,14 @@ func missingModule(t *pipeline.Tests) string {
 	return ""
 }
 
-// firstWord is the program a command line starts.
+// firstWord is the program a command line starts: the first word, or
+// the program an environment runner runs ("uv run pytest": pytest).
 func firstWord(cmd string) string {
-	if f := strings.Fields(cmd); len(f) > 0 {
+	f := strings.Fields(cmd)
+	switch {
+	case len(f) > 2 && f[1] == "run" && (f[0] == "uv" || f[0] == "poetry" || f[0] == "pipenv"):
+		return f[2]
+	case len(f) > 0:
 		return f[0]
 	}
 	return ""
@@ -403,13 +411,13 @@ func installCommand(manager string) string {
 
 // missingProgramRE finds the program that could not start: exec's "not
 // found in $PATH", or a shell's "command not found".
-var missingProgramRE = regexp.MustCompile(`exec: "([^"]+)": executable file not found|(?:^|\s)([\w.+-]+): (?:command )?not found`)
+var missingProgramRE = regexp.MustCompile(`exec: "([^"]+)": executable file not found|(?:^|\s)([\w.+-]+): (?:command )?not found|Failed to spawn: ` + "`" + `([\w.+-]+)` + "`" + `|Command not found: ([\w.+-]+)`)
 
 // missingProgram is the program a check's output says is not installed,
 // "" when it says none.
 func missingProgram(output string) string {
 	if m := missingProgramRE.FindStringSubmatch(output); m != nil {
-		return m[1] + m[2]
+		return m[1] + m[2] + m[3] + m[4]
 	}
 	return ""
 }

@@ -249,6 +249,16 @@ func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
 	if !got.Unrunnable || !strings.Contains(got.Output, "hive: pytest is not installed for python3: install the project's test dependencies (pip install pytest") {
 		t.Errorf("pytest missing: %+v", got)
 	}
+	got = &pipeline.Tests{Command: "uv run pytest", ExitCode: 2, Output: "error: Failed to spawn: `pytest`\n  Caused by: No such file or directory (os error 2)\n"}
+	s.unrunnable(got)
+	if !got.Unrunnable || !strings.Contains(got.Output, "hive: pytest is not installed in the project's uv environment: add it to the project's dev dependencies") {
+		t.Errorf("uv without pytest (its exit code is 2): %+v", got)
+	}
+	got = &pipeline.Tests{Command: "uv run pytest", ExitCode: -1, Output: `run uv run pytest: exec: "uv": executable file not found in $PATH`}
+	s.unrunnable(got)
+	if !strings.Contains(got.Output, "hive: uv is not installed here (not on PATH): install it") {
+		t.Errorf("uv missing: %+v", got)
+	}
 	failing := &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Output: "FAIL"}
 	s.unrunnable(failing)
 	if failing.Unrunnable || failing.Output != "FAIL" {

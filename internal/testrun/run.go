@@ -81,6 +81,14 @@ func Detect(root string) (Command, error) {
 		}
 	}
 	if pytestProject(root) {
+		// A project whose lockfile says how its environment is made runs
+		// pytest in it: the system python3 lacks the project's packages.
+		switch {
+		case has("uv.lock"):
+			return Command{Argv: []string{"uv", "run", "pytest"}}, nil
+		case has("poetry.lock"):
+			return Command{Argv: []string{"poetry", "run", "pytest"}}, nil
+		}
 		return Command{Argv: []string{"python3", "-m", "pytest"}}, nil
 	}
 	if mk := makefile(root); mk != "" && makeTarget(mk, "test") {

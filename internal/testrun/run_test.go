@@ -50,6 +50,9 @@ func TestDetect(t *testing.T) {
 		{map[string]string{"package.json": `{"scripts": {"test": "jest"}}`, "yarn.lock": ""}, []string{"yarn", "test"}},
 		{map[string]string{"package.json": `{"packageManager": "pnpm@9.1.0", "scripts": {"test": "jest"}}`}, []string{"pnpm", "test"}},
 		{map[string]string{"conftest.py": ""}, []string{"python3", "-m", "pytest"}},
+		// A uv or Poetry project runs pytest in its own environment.
+		{map[string]string{"pyproject.toml": "[project]\n", "uv.lock": ""}, []string{"uv", "run", "pytest"}},
+		{map[string]string{"pyproject.toml": "[tool.poetry]\n", "poetry.lock": "", "tests/test_a.py": ""}, []string{"poetry", "run", "pytest"}},
 		// A package.json without tests does not hide the Python tests beside it.
 		{map[string]string{"package.json": `{"scripts": {"lint": "eslint ."}}`, "pytest.ini": ""}, []string{"python3", "-m", "pytest"}},
 		{map[string]string{"Makefile": ".PHONY: test\ntest: build\n\t./run-tests.sh\n"}, []string{"make", "test"}},
