@@ -159,8 +159,14 @@ func goPackageFor(root, rel string) string {
 			return strings.TrimSuffix(name, "_test")
 		}
 	}
-	if dir == "." || path.Base(rel) == "main.go" || path.Base(dir) == "cmd" {
+	if path.Base(rel) == "main.go" || path.Base(dir) == "cmd" {
 		return "main"
+	}
+	base := path.Base(dir)
+	if dir == "." {
+		// A root without Go files: a library package named after the
+		// module ("package main" without a main func breaks go build).
+		base = moduleName(root)
 	}
 	name := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' {
@@ -170,11 +176,23 @@ func goPackageFor(root, rel string) string {
 			return r + 'a' - 'A'
 		}
 		return -1
-	}, path.Base(dir))
+	}, base)
 	if name == "" || name[0] >= '0' && name[0] <= '9' {
 		name = "pkg" + name
 	}
 	return name
+}
+
+// moduleName is the last element of the module path in root's go.mod,
+// "hivesim" when there is none.
+func moduleName(root string) string {
+	data, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+	for _, line := range strings.Split(string(data), "\n") {
+		if mod, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return path.Base(strings.Trim(strings.TrimSpace(mod), `"`))
+		}
+	}
+	return "hivesim"
 }
 
 func packageClause(file string) string {
