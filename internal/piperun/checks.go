@@ -352,6 +352,8 @@ func (s *driver) unrunnable(t *pipeline.Tests) {
 			where, how = "in the project's "+runner+" environment", "add it to the project's dev dependencies"
 		case prog == "pnpm" || prog == "yarn":
 			how = "install it (`corepack enable` does, with Node)"
+		case prog == "bun":
+			how = "install it (bun.sh)"
 		}
 		t.Output = strings.TrimRight(t.Output, "\n") + fmt.Sprintf("\n\nhive: %s is not installed %s: %s, then answer retry; or set commands.build and commands.test in .planning/config.json to commands this machine has", prog, where, how)
 		return
@@ -405,6 +407,8 @@ func installCommand(manager string) string {
 		return "pnpm install --frozen-lockfile"
 	case "yarn":
 		return "yarn install --frozen-lockfile"
+	case "bun":
+		return "bun install --frozen-lockfile"
 	}
 	return "npm ci"
 }

@@ -74,7 +74,11 @@ func Detect(root string) (Command, error) {
 			// npm's own lines (> pkg@1.0.0 test) would only add noise to
 			// the output the implementer reads; pnpm and yarn take their
 			// flags before the script name, so they run it plainly.
-			if pm := PackageManager(root); pm != "npm" {
+			switch pm := PackageManager(root); pm {
+			case "bun":
+				// `bun test` is bun's own runner, not the script.
+				return Command{Argv: []string{"bun", "run", "test"}}, nil
+			case "pnpm", "yarn":
 				return Command{Argv: []string{pm, "test"}}, nil
 			}
 			return Command{Argv: []string{"npm", "test", "--silent"}}, nil
@@ -182,9 +186,9 @@ func DetectBuild(root string) (Command, bool) {
 }
 
 // PackageManager names the JavaScript package manager of the project at
-// root: the one whose lockfile is there (pnpm-lock.yaml, yarn.lock), else
-// the one package.json's packageManager field names (corepack's), else
-// npm. Running a pnpm project's scripts with npm would install or resolve
+// root: the one whose lockfile is there (pnpm-lock.yaml, yarn.lock,
+// bun.lock), else the one package.json's packageManager field names
+// (corepack's), else npm. Running a pnpm project's scripts with npm would install or resolve
 // differently from what its authors run.
 func PackageManager(root string) string {
 	switch {
@@ -192,6 +196,8 @@ func PackageManager(root string) string {
 		return "pnpm"
 	case exists(root, "yarn.lock"):
 		return "yarn"
+	case exists(root, "bun.lock"), exists(root, "bun.lockb"):
+		return "bun"
 	}
 	data, err := os.ReadFile(filepath.Join(root, "package.json"))
 	if err == nil {
@@ -200,7 +206,7 @@ func PackageManager(root string) string {
 		}
 		if json.Unmarshal(data, &pkg) == nil {
 			name, _, _ := strings.Cut(pkg.PackageManager, "@")
-			if name == "pnpm" || name == "yarn" {
+			if name == "pnpm" || name == "yarn" || name == "bun" {
 				return name
 			}
 		}

@@ -48,6 +48,7 @@ func TestDetect(t *testing.T) {
 		{map[string]string{"pyproject.toml": "[project]\n"}, []string{"python3", "-m", "pytest"}},
 		{map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "pnpm-lock.yaml": ""}, []string{"pnpm", "test"}},
 		{map[string]string{"package.json": `{"scripts": {"test": "jest"}}`, "yarn.lock": ""}, []string{"yarn", "test"}},
+		{map[string]string{"package.json": `{"scripts": {"test": "vitest run"}}`, "bun.lock": ""}, []string{"bun", "run", "test"}},
 		{map[string]string{"package.json": `{"packageManager": "pnpm@9.1.0", "scripts": {"test": "jest"}}`}, []string{"pnpm", "test"}},
 		{map[string]string{"conftest.py": ""}, []string{"python3", "-m", "pytest"}},
 		// A uv or Poetry project runs pytest in its own environment.
