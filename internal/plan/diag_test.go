@@ -527,7 +527,23 @@ func TestValidate(t *testing.T) {
 			files: map[string]string{
 				"01-01-PLAN.md": plan("wave: 1", "<tasks>\n<task type=\"tracer\"><name>a</name></task>\n</tasks>\n"),
 			},
-			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 5, `task 1 has type "tracer", which hive does not know; it runs it like auto`, "use one of: auto"}},
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 5, `task 1 has type "tracer", which hive does not know; it runs it like auto`, "use one of: auto"}},
+		},
+		{
+			// A checkpoint's kind without its prefix would not stop: that
+			// one is a warning.
+			name: "checkpoint kind without its prefix",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("wave: 1\nautonomous: false", "<tasks>\n<task type=\"human-verify\"><name>a</name></task>\n</tasks>\n"),
+			},
+			want: []wantDiag{{SeverityWarning, "01-01-PLAN.md", 6, `task 1 has type "human-verify", which hive does not know; it runs it like auto`, "use one of: auto"}},
+		},
+		{
+			name: "a phase named in words in depends_on",
+			files: map[string]string{
+				"01-01-PLAN.md": plan("depends_on: [Phase 0]", autoTask),
+			},
+			want: []wantDiag{{SeverityNote, "01-01-PLAN.md", 2, "depends_on names phase 0 (Phase 0), which runs before this one", ""}},
 		},
 		{
 			name: "checkpoint in an explicitly autonomous plan",
@@ -777,4 +793,24 @@ func TestUnclosedTaskField(t *testing.T) {
 		t.Errorf("action %q, verify %q, done %q", tk.Action, tk.Verify, tk.Done)
 	}
 	matchDiags(t, ds, []wantDiag{{SeverityWarning, "01-01-PLAN.md", 7, "task 1: <action> is never closed; it is read up to the next field of the task", "add </action>"}})
+}
+
+// A plan whose frontmatter was fenced as ```yaml under a heading, not put
+// between --- lines: read, with a warning, so that its dependencies hold
+// (read as no frontmatter, every plan of the phase ran at once).
+func TestFencedFrontmatter(t *testing.T) {
+	in := "# Plan: graph\n\n## Frontmatter\n\n```yaml\nphase: 05\nplan: 02\nwave: 2\ndepends_on: [05-01]\nautonomous: false\n```\n\n## Tasks\n\n<task><name>a</name></task>\n"
+	p, ds := ParsePlan(dir+"/01-02-PLAN.md", []byte(in))
+	if p == nil || HasErrors(ds) {
+		t.Fatalf("ParsePlan: %v", ds)
+	}
+	if p.Wave != 2 || !reflect.DeepEqual(p.DependsOn, []string{"05-01"}) || p.Autonomous || len(p.Tasks) != 1 {
+		t.Errorf("wave %d, depends_on %q, autonomous %v, %d task(s)", p.Wave, p.DependsOn, p.Autonomous, len(p.Tasks))
+	}
+	matchDiags(t, ds, []wantDiag{{SeverityWarning, "01-02-PLAN.md", 5, "frontmatter written as a ```yaml block", "move it to the top of the file, between --- lines"}})
+	// A yaml block of something else is no frontmatter.
+	p, ds = ParsePlan(dir+"/01-03-PLAN.md", []byte("# Plan\n\n```yaml\nservices:\n  db: {image: postgres}\n```\n\n<task><name>a</name></task>\n"))
+	if p == nil || p.Wave != 0 || !strings.Contains(diagList(ds), "no YAML frontmatter") {
+		t.Errorf("a compose file read as frontmatter: %v", ds)
+	}
 }

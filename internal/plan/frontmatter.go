@@ -86,6 +86,38 @@ func splitDocument(data []byte, ds *diags) (*document, bool) {
 	return d, false
 }
 
+// fencedFrontmatter takes as the frontmatter a ```yaml block that holds a
+// plan's keys (wave, depends_on, ...) at its top level, for a plan whose
+// author fenced it under a "Frontmatter" heading instead of starting the
+// file with ---; it reports whether there was one. Plans without one stay
+// without frontmatter: read as none, their dependencies would be lost and
+// their plans run at once.
+func (d *document) fencedFrontmatter() bool {
+	text := d.text
+	for off := 0; off < len(text); {
+		line, next := lineAt(text, off)
+		if t := strings.TrimSpace(line); t == "```yaml" || t == "```yml" {
+			for end := next; end < len(text); {
+				l, n := lineAt(text, end)
+				if strings.TrimSpace(l) == "```" {
+					block := text[next:end]
+					if planKeysRE.MatchString(block) {
+						d.hasFM, d.fm, d.fmLine = true, block, d.line(next)
+						return true
+					}
+					break
+				}
+				end = n
+			}
+		}
+		off = next
+	}
+	return false
+}
+
+// planKeysRE finds a plan's frontmatter keys at the top level of YAML.
+var planKeysRE = regexp.MustCompile(`(?m)^(?:wave|depends_on|files_modified|autonomous):`)
+
 // lineAt returns the line starting at off (without its newline) and the offset of
 // the next line.
 func lineAt(text string, off int) (string, int) {

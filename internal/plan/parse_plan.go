@@ -27,6 +27,10 @@ func ParsePlan(path string, data []byte) (*Plan, []Diagnostic) {
 		return nil, ds.list
 	}
 	p.BodyLine = doc.bodyLine
+	if !doc.hasFM && doc.fencedFrontmatter() {
+		ds.warnf(doc.fmLine-1, "move it to the top of the file, between --- lines, where GSD's tools read it too",
+			"frontmatter written as a ```yaml block, not between --- lines at the top; hive reads it")
+	}
 	if doc.hasFM {
 		m, ok := doc.parseFrontmatter(ds)
 		if !ok {

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -69,6 +70,9 @@ func validate(ph *Phase, proj *Project) []Diagnostic {
 // by its folder ("01-foundation"), not a plan, and which: a phase before
 // the plan's own is done before it starts, since phases run in order.
 func phaseDependency(d string) (number string, ok bool) {
+	if m := phaseWordRE.FindStringSubmatch(d); m != nil {
+		return m[1], true // "Phase 63"
+	}
 	m := phaseDirRE.FindStringSubmatch(d)
 	if m == nil || m[2] == "" || strings.IndexFunc(m[2], unicode.IsLetter) < 0 {
 		return "", false
@@ -78,6 +82,9 @@ func phaseDependency(d string) (number string, ok bool) {
 	}
 	return m[1], true
 }
+
+// phaseWordRE is a phase named in words: "Phase 63", "phase-2.1".
+var phaseWordRE = regexp.MustCompile(`(?i)^phase[ _-]?(\d+(?:\.\d+)*)$`)
 
 // NamesPhaseUpTo reports whether depends_on entry d names a whole phase
 // (phaseDependency) that is phase or one before it: nothing a plan of
@@ -319,7 +326,14 @@ func checkTasks(p *Plan, add addFunc) {
 				"task %d has unknown checkpoint kind %q; hive would not know what to ask the human", t.Number, t.Type)
 			continue
 		case !isValidTaskType(t.Type):
-			add(SeverityWarning, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
+			// A kind of work ("implementation", "test") is run as auto,
+			// which is what it means; a checkpoint's kind without its
+			// prefix ("human-verify") would not stop, so that is a warning.
+			sev := SeverityNote
+			if isValidTaskType(checkpointTypePrefix+t.Type) || strings.Contains(strings.ToLower(t.Type), "checkpoint") || strings.Contains(strings.ToLower(t.Type), "tdd") {
+				sev = SeverityWarning
+			}
+			add(sev, p, t.Line, "use one of: "+strings.Join(validTaskTypes, ", "),
 				"task %d has type %q, which hive does not know; it runs it like auto", t.Number, t.Type)
 			continue
 		}
