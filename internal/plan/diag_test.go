@@ -706,11 +706,11 @@ func TestOverlapsGrouped(t *testing.T) {
 // plans: each is a warning saying where such a file belongs, and only the
 // plans are waited for; a plan's own file still names that plan.
 func TestDependsOnFiles(t *testing.T) {
-	p, ds := ParsePlan(dir+"/01-03-PLAN.md", []byte(plan("depends_on:\n  - .planning/STATE.md\n  - .planning/phases/01-x/01-CONTEXT.md\n  - src/app.ts\n  - 01-01\n  - .planning/phases/01-x/01-02-PLAN.md", autoTask)))
+	p, ds := ParsePlan(dir+"/01-03-PLAN.md", []byte(plan("depends_on:\n  - .planning/STATE.md\n  - .planning/phases/01-x/01-CONTEXT.md\n  - src/app.ts\n  - 01-01\n  - .planning/phases/01-x/01-02-PLAN.md\n  - 01-04.md", autoTask)))
 	if p == nil || HasErrors(ds) {
 		t.Fatalf("ParsePlan: %v", ds)
 	}
-	if want := []string{"01-01", "01-02"}; !reflect.DeepEqual(p.DependsOn, want) {
+	if want := []string{"01-01", "01-02", "01-04"}; !reflect.DeepEqual(p.DependsOn, want) {
 		t.Errorf("depends_on = %q, want %q", p.DependsOn, want)
 	}
 	var files []string

@@ -119,9 +119,10 @@ func documentDep(s string) (string, bool) {
 	s = strings.Trim(strings.TrimSpace(s), `"'`+"`")
 	base := path.Base(strings.ReplaceAll(s, `\`, "/"))
 	ext := strings.ToLower(path.Ext(base))
+	_, _, planLike := planKey(strings.TrimSuffix(base, path.Ext(base)))
 	switch {
-	case strings.HasSuffix(strings.ToUpper(base), "-PLAN.MD") || planDashRE.MatchString(base):
-		return "", false
+	case planLike || strings.HasSuffix(strings.ToUpper(base), "-PLAN.MD") || planDashRE.MatchString(base):
+		return "", false // "01-02.md" still names plan 01-02
 	case ext == ".md" || (strings.ContainsAny(s, `/\`) && ext != "" && !isNumLike(strings.TrimPrefix(ext, "."))):
 		return s, true
 	}
