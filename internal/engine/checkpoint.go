@@ -237,7 +237,13 @@ const answerRules = 11
 // turnInFlight reports whether p's answer must wait for its agent's turn
 // to end: under a dollar budget, while the turn that asked has not ended.
 func (e *Engine) turnInFlight(p *PlanStatus) bool {
-	return e.rules >= answerRules && e.budget.USD > 0 && e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0
+	return e.rules >= answerRules && e.budget.USD > 0 && e.agentTurning(p)
+}
+
+// agentTurning reports whether p's current agent has a turn that has not
+// ended.
+func (e *Engine) agentTurning(p *PlanStatus) bool {
+	return e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0
 }
 
 // turnEnded sends the answer that waited for p's agent's turn to end, if
@@ -245,7 +251,7 @@ func (e *Engine) turnInFlight(p *PlanStatus) bool {
 // budget allows (continueWith holds it).
 func (e *Engine) turnEnded(out []Command, p *PlanStatus) []Command {
 	cp := p.answerAtTurnEnd
-	if cp == nil || e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0 {
+	if cp == nil || e.agentTurning(p) {
 		return out
 	}
 	p.answerAtTurnEnd = nil

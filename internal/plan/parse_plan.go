@@ -449,7 +449,6 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 	body := doc.body
 	sc := newScanner(body)
 	line := func(off int) int { return doc.line(doc.bodyOff + off) }
-	var tasks []element
 	for _, el := range sc.children(0, len(body), true, topKnown) {
 		switch el.name {
 		case "objective":
@@ -460,44 +459,24 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 			if p.Context == "" {
 				p.Context = el.text(body)
 			}
-		case "task", "feature":
-			// A TDD plan may hold <feature> blocks instead of tasks
-			// (get-shit-done/references/tdd.md): each is one tdd task.
-			tasks = append(tasks, el)
 		case "tasks":
 			if !el.closed {
 				ds.warnf(line(el.start), "add </tasks> after the last task", "<tasks> is never closed")
 			}
-			for _, t := range sc.children(el.inner, el.innerEnd, true, map[string]bool{"task": true, "feature": true}) {
-				if t.name == "task" || t.name == "feature" {
-					tasks = append(tasks, t)
-				}
-			}
 		}
 	}
+	tasks := taskElements(sc, 0, len(body), true)
 	hs := headings(body)
-	if len(tasks) > 0 {
-		for _, el := range tasks {
-			p.Tasks = append(p.Tasks, xmlTask(sc, el, len(p.Tasks)+1, line, ds))
-		}
-	} else {
+	if len(tasks) == 0 {
 		p.Tasks = headingTasks(body, hs, line)
 	}
-	if len(p.Tasks) == 0 {
+	if len(tasks) == 0 && len(p.Tasks) == 0 {
 		// Nothing outside code blocks: a plan whose author fenced its
 		// tasks as ```xml is read from inside the fence.
-		for _, el := range sc.children(0, len(body), false, map[string]bool{"task": true, "tasks": true}) {
-			switch el.name {
-			case "task":
-				p.Tasks = append(p.Tasks, xmlTask(sc, el, len(p.Tasks)+1, line, ds))
-			case "tasks":
-				for _, t := range sc.children(el.inner, el.innerEnd, false, map[string]bool{"task": true}) {
-					if t.name == "task" {
-						p.Tasks = append(p.Tasks, xmlTask(sc, t, len(p.Tasks)+1, line, ds))
-					}
-				}
-			}
-		}
+		tasks = taskElements(sc, 0, len(body), false)
+	}
+	for _, el := range tasks {
+		p.Tasks = append(p.Tasks, xmlTask(sc, el, len(p.Tasks)+1, line, ds))
 	}
 	if p.Objective == "" {
 		p.Objective = sectionText(body, hs, "objective")
@@ -509,6 +488,27 @@ func parsePlanBody(p *Plan, doc *document, ds *diags) {
 	if len(p.Tasks) == 0 {
 		ds.warnf(p.BodyLine, `add <task type="auto"> elements inside <tasks>, or "## Task 1: name" sections`, "no tasks found")
 	}
+}
+
+// taskElements are the <task> elements in [from, to), those inside
+// <tasks> included; a TDD plan's <feature> blocks
+// (get-shit-done/references/tdd.md) are tasks too. With fences, code
+// blocks are skipped.
+func taskElements(sc *scanner, from, to int, fences bool) []element {
+	var tasks []element
+	for _, el := range sc.children(from, to, fences, topKnown) {
+		switch el.name {
+		case "task", "feature":
+			tasks = append(tasks, el)
+		case "tasks":
+			for _, t := range sc.children(el.inner, el.innerEnd, fences, map[string]bool{"task": true, "feature": true}) {
+				if t.name == "task" || t.name == "feature" {
+					tasks = append(tasks, t)
+				}
+			}
+		}
+	}
+	return tasks
 }
 
 // leafFields are the task fields that hold text: one left unclosed ends
