@@ -82,12 +82,14 @@ var allowed = map[string][]string{
 	"cli":      {"*"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
-	// The Temporal backend's workflow is the engine; its scripts are the
-	// engine's, read by one test helper for both.
-	"temporal":            {"engine", "journal"},
-	"engine/enginescript": {"engine", "work"},
-	"e2e/claude":          {}, // tests only
-	"e2e/codex":           {}, // tests only
+	// The Temporal backend's workflows are the machines, the engine's and
+	// the pipeline's; their scripts are the machines', read by one test
+	// helper each for the machine's own test and Temporal's.
+	"temporal":                {"engine", "journal", "pipeline"},
+	"engine/enginescript":     {"engine", "work"},
+	"pipeline/pipelinescript": {"confidence", "pipeline", "work"},
+	"e2e/claude":              {}, // tests only
+	"e2e/codex":               {}, // tests only
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
@@ -161,7 +163,7 @@ func TestImportRules(t *testing.T) {
 
 // TestNoTestCodeInHive: the hive binary links no test program (the fake
 // model and GitHub servers, the e2e fixtures, devbench's groups, which
-// need them). cmd/hive-dev is hive with those.
+// need them, the machines' script readers). cmd/hive-dev is hive with those.
 func TestNoTestCodeInHive(t *testing.T) {
 	deps := goList(t, "-deps", "./cmd/hive")
 	if !contains(deps, module+"cli") {
@@ -169,7 +171,7 @@ func TestNoTestCodeInHive(t *testing.T) {
 	}
 	for _, dep := range deps {
 		name, ours := strings.CutPrefix(dep, module)
-		if ours && (strings.HasPrefix(name, "testsupport") || strings.HasPrefix(name, "e2e/") || name == "devbench") {
+		if ours && (strings.HasPrefix(name, "testsupport") || strings.HasPrefix(name, "e2e/") || name == "devbench" || strings.HasSuffix(name, "script")) {
 			t.Errorf("the hive binary links %s, test code: import it from a _test file or cmd/hive-dev", dep)
 		}
 	}

@@ -302,3 +302,12 @@ func followEvent(rng *rand.Rand, f *Following, step int) Event {
 	}
 	return ev
 }
+
+// classic and pair are pipelinescript's Classic and Pair (which this
+// package's own tests cannot import): the workflows the scripts of
+// challenges and fix loops run on.
+var (
+	classic = Workflow{Name: "classic", Steps: []Step{{Role: RoleArchitect}, {Role: RoleImplementer}, {Role: RoleComb},
+		{Role: RoleTester}, {Role: RoleReviewer}, {Role: RoleDocumenter}}}
+	pair = Workflow{Name: "pair", Steps: []Step{{Role: RoleImplementer}, {Role: RoleTester}}}
+)

@@ -1,0 +1,530 @@
+// Package pipelinescript reads the pipeline machine's event scripts
+// (internal/pipeline/testdata/scripts) for tests: each directive becomes
+// the event hive's shell would give the machine, and what the machine
+// answers is printed as the scripts expect. The machine's own test and the
+// Temporal backend's run the same scripts through it, so both must give
+// the same commands and the same states.
+//
+// The directives:
+//
+//	start [workflow=NAME] [yes] [fix=N] [usd=F] [tokens=N] [roles=(role:F,...)] [est=(role:F/F/F,...)]
+//	      [facts=(fact:true|false,...)] [nointerview]
+//	                                             a run of "the objective" (classic: architect,
+//	                                             implementer, comb, tester, reviewer, documenter; pair:
+//	                                             implementer, tester; else a built-in workflow), with a
+//	                                             budget: the run's
+//	                                             ceilings, the roles' own, a role's estimates per rung
+//	started JOB [pid=N]                          its agent started (current attempt)
+//	report JOB status=S [to=ROLE] [issue=(...)] [options=(a,b)] [default=X] [proceed] [concerns=(a,b)]
+//	       [findings=(severity:file:line:title,...)] [comments=(text,...)] [questions=(q,...)]
+//	       [errors=(e,...) [attempts=N]]          the report breaks its contract so
+//	exited JOB [code=N]                          its agent ended
+//	usage JOB in=N out=N cost=F [attempt=N]      a turn's tokens, the session's cost so far
+//	tool JOB name=T input=I                      its agent called tool T (I stands for the fingerprint)
+//	linted [errors=(a,b)]                        the architect's plans linted
+//	phase ok|fail [reason=(...)] [to=ROLE issue=(...)] [overbudget] [cost=F]
+//	                                             the implementers' phase ended (to: a challenge;
+//	                                             overbudget: at its allotment, having spent cost)
+//	tests pass|fail|unrunnable|none [failed=N] [job=J] the test command's result (none: no test ran)
+//	built JOB pass|fail|unrunnable|none          the build step's result (none: nothing to build)
+//	answer text=(...)                            the human answers the open checkpoint
+//	resume [after=DUR]                           a new hive process took over
+//	limited JOB kind=K [reset=DUR] [text=(...)]  its turn ended on the provider's limit (reset: from now)
+//	wake [after=DUR]                             a timer fired (after: the clock moves on first)
+//	answer limit text=resume-now                 `hive answer limit resume-now`
+//	delivered ok|fail [reason=(...)]             the run's pull request was opened (#9, head h1)
+//	pr open|merged|closed head=H [ci=(WORKFLOW@HEAD,...)] [threads=(ID:FILE:LINE:COMMENTS[:resolved|:outdated],...)]
+//	                                             a watch found the pull request so
+//	pushed ok|fail head=H [reason=(...)]         the fix was pushed as H
+//	state                                        the jobs, the agenda and the checkpoint
+package pipelinescript
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/hivectl/hive/internal/confidence"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
+)
+
+// Script is one script's reading state: its clock, a second on at every
+// directive (and more with after=DUR), from 2026-01-01 00:00 UTC.
+type Script struct {
+	Clock time.Time
+}
+
+// New starts reading a script.
+func New() *Script { return &Script{Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+// Read reads directive d, with snap the machine's state before it: the
+// event it gives the machine, stamped with the script's clock, or nil for
+// a look at the state (State prints it).
+func (s *Script) Read(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) *pipeline.Event {
+	t.Helper()
+	s.Clock = s.Clock.Add(time.Second)
+	if a, ok := d.Arg("after"); ok {
+		dur, err := time.ParseDuration(a.Vals[0])
+		if err != nil {
+			t.Fatalf("%s: after=%s: %v", d.Pos, a.Vals[0], err)
+		}
+		s.Clock = s.Clock.Add(dur)
+	}
+	if d.Cmd == "state" {
+		return nil
+	}
+	if d.Cmd != "start" && !snap.Started {
+		t.Fatalf("%s: start first", d.Pos)
+	}
+	ev := event(t, d, snap)
+	ev.Time = s.Clock
+	if ev.Type == pipeline.EvLimited && ev.Limit != nil && !ev.Limit.Reset.IsZero() {
+		ev.Limit.Reset = s.Clock.Add(ev.Limit.Reset.Sub(time.Time{}))
+	}
+	return &ev
+}
+
+// Render prints the machine's answer to one event as the scripts expect it.
+func Render(cmds []pipeline.Command, err error) string {
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	for _, c := range cmds {
+		b.WriteString(render(c))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipeline.Event {
+	str := func(key string) string {
+		if a, ok := d.Arg(key); ok {
+			return strings.Join(a.Vals, ",")
+		}
+		return ""
+	}
+	list := func(key string) []string {
+		if a, ok := d.Arg(key); ok {
+			return a.Vals
+		}
+		return nil
+	}
+	num := func(key string) int {
+		if s := str(key); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				t.Fatalf("%s: %s=%s: %v", d.Pos, key, s, err)
+			}
+			return n
+		}
+		return 0
+	}
+	job := ""
+	if len(d.CmdArgs) > 0 && d.CmdArgs[0].Vals == nil {
+		job = d.CmdArgs[0].Key
+	}
+	attempt := 0
+	for _, j := range snap.Jobs {
+		if j.ID == job {
+			attempt = j.Attempts
+		}
+	}
+	ev := pipeline.Event{Job: job, Attempt: attempt}
+	switch d.Cmd {
+	case "start":
+		wf := Classic
+		if name := str("workflow"); name != "" {
+			var ok bool
+			if wf, ok = pipeline.Builtin(name); name == Pair.Name {
+				wf, ok = Pair, true
+			}
+			if !ok {
+				t.Fatalf("%s: no workflow %s", d.Pos, name)
+			}
+		}
+		if roles := list("planned"); len(roles) > 0 {
+			var err error
+			var parallel [][]string
+			if p := list("parallel"); len(p) > 0 {
+				parallel = [][]string{p}
+			}
+			if wf, err = pipeline.Planned(pipeline.PlannerAnswer{Roles: roles, Parallel: parallel, Reasoning: "the script's"}); err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+		}
+		wf.FixLoops = num("fix")
+		rules := pipeline.Rules // rules=N: a run of an older hive
+		if d.HasArg("rules") {
+			rules = num("rules")
+		}
+		ev = pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
+			Follow:      d.HasArg("follow"),
+			NoInterview: d.HasArg("nointerview"), OnLimit: work.OnLimit(str("onlimit")),
+			Routing: pipeline.Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
+		for _, f := range list("facts") {
+			k, v, _ := strings.Cut(f, ":")
+			if ev.Spec.Facts == nil {
+				ev.Spec.Facts = map[string]bool{}
+			}
+			ev.Spec.Facts[k] = v == "true"
+		}
+	case "started":
+		ev.Type, ev.PID = pipeline.EvAgentStarted, num("pid")
+	case "report":
+		ev.Type = pipeline.EvReport
+		ev.Report = &work.Report{Status: str("status"), ChallengedAgent: str("to"), Issue: str("issue"), Blocker: str("issue"),
+			Options: list("options"), DefaultChoice: str("default"), CanProceedWithDefault: d.HasArg("proceed"), Concerns: list("concerns"),
+			Extra: map[string]json.RawMessage{}}
+		ev.Errors, ev.MaxAttempts = list("errors"), num("attempts")
+		var issues []map[string]any
+		for _, f := range list("findings") {
+			p := strings.SplitN(f, ":", 4)
+			line, _ := strconv.Atoi(p[2])
+			issues = append(issues, map[string]any{"severity": p[0], "file": p[1], "line": line, "title": p[3]})
+		}
+		if issues != nil {
+			ev.Report.Extra["issues"], _ = json.Marshal(issues)
+		}
+		if c := list("comments"); c != nil {
+			// An approval with comments, as models write one: remarks
+			// beside the issues, a string each.
+			ev.Report.Extra["comments"], _ = json.Marshal(c)
+		}
+		var qs []pipeline.Question
+		for _, q := range list("questions") {
+			qs = append(qs, pipeline.Question{Question: q, Options: []string{"yes", "no"}, Default: "yes"})
+		}
+		if qs != nil {
+			ev.Report.Extra["questions"], _ = json.Marshal(qs)
+		}
+	case "exited":
+		ev.Type, ev.ExitCode = pipeline.EvAgentExited, num("code")
+	case "usage":
+		cost, _ := strconv.ParseFloat(str("cost"), 64)
+		ev.Type, ev.Spend = pipeline.EvUsage, work.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
+		ev.MidTurn = d.HasArg("midturn")
+		if n := num("attempt"); n > 0 {
+			ev.Attempt = n
+		}
+	case "tool":
+		ev.Type, ev.Tool, ev.Text = pipeline.EvToolCall, str("name"), "h "+str("input")
+	case "linted":
+		ev = pipeline.Event{Type: pipeline.EvLinted, Errors: list("errors")}
+	case "phase":
+		cost, _ := strconv.ParseFloat(str("cost"), 64)
+		ev = pipeline.Event{Type: pipeline.EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: work.Spend{CostUSD: cost},
+			Fallback: d.HasArg("fallback")}
+		if to := str("to"); to != "" {
+			ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
+		}
+	case "tests":
+		ev = pipeline.Event{Type: pipeline.EvTestsRan, Job: str("job"), Tests: &pipeline.Tests{Command: "go test ./...", Passed: 3}}
+		if d.HasArg("unrunnable") {
+			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "sh: 1: pnpm: not found"
+		}
+		if d.HasArg("fail") {
+			ev.Tests.ExitCode, ev.Tests.Failed, ev.Tests.Failing = 1, max(num("failed"), 1), []string{"TestHealth"}
+		}
+		if d.HasArg("none") {
+			// What hive journals for a project without tests: exit 0,
+			// nothing counted.
+			ev.Tests = &pipeline.Tests{None: true, Output: "no tests found"}
+		}
+	case "built":
+		ev = pipeline.Event{Type: pipeline.EvBuilt, Job: job, Attempt: attempt, Tests: &pipeline.Tests{Command: "go build ./..."}, Changed: num("changed")}
+		if d.HasArg("unrunnable") {
+			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "exec: go: not found"
+		}
+		if d.HasArg("fail") {
+			ev.Tests.ExitCode, ev.Tests.Output = 1, "main.go:3: undefined: x"
+		}
+		if d.HasArg("none") {
+			ev.Tests = &pipeline.Tests{None: true, Output: "no build command found"}
+		}
+	case "evaluated":
+		// evaluated JOB checks=N verdicts=ok,warn,block: the verdicts of
+		// completeness, coherence and risk, in that order.
+		e := &pipeline.Evaluation{Role: job, Produced: strings.Join(list("produced"), ", ")}
+		if d.HasArg("checks") {
+			n := num("checks")
+			e.Checks = &confidence.Score{Role: job, Points: n, Max: confidence.MaxPoints,
+				Checks: []confidence.Check{{Name: "hive's checks", OK: n == confidence.MaxPoints, Points: n, Max: confidence.MaxPoints, Detail: "as the script says"}}}
+		}
+		for i, v := range strings.Split(str("verdicts"), ",") {
+			e.Verdicts = append(e.Verdicts, pipeline.Verdict{Aspect: pipeline.Aspects[i], Verdict: v, Notes: []string{pipeline.Aspects[i] + " says " + v}})
+		}
+		ev.Type, ev.Evaluation = pipeline.EvEvaluated, e
+	case "answer":
+		ev = pipeline.Event{Type: pipeline.EvAnswer, Text: str("text"), Job: job}
+		if snap.Open != nil {
+			ev.Checkpoint = snap.Open.ID
+		}
+	case "delivered":
+		ev = pipeline.Event{Type: pipeline.EvDelivered, OK: d.HasArg("ok"), Reason: str("reason"), Notes: []string{"pushed"}}
+		if ev.OK {
+			ev.PR = &pipeline.PullRequest{Number: 9, URL: "https://github.test/acme/svc/pull/9", Branch: "hive/quick/x", State: pipeline.PROpen, Head: "h1"}
+		}
+	case "pr":
+		state := map[bool]string{true: pipeline.PRMerged}[d.HasArg("merged")]
+		if d.HasArg("closed") {
+			state = pipeline.PRClosed
+		}
+		ev = pipeline.Event{Type: pipeline.EvPullRequest, PR: &pipeline.PullRequest{Number: 9, State: cmp.Or(state, pipeline.PROpen), Head: str("head")}}
+		for _, c := range list("ci") {
+			wf, head, _ := strings.Cut(c, "@")
+			ev.CI = append(ev.CI, pipeline.CIFailure{Workflow: wf, Head: head, Log: "--- FAIL: TestHealth (0.00s)"})
+		}
+		for _, th := range list("threads") {
+			p := strings.Split(th, ":")
+			line, _ := strconv.Atoi(p[2])
+			n, _ := strconv.Atoi(p[3])
+			x := pipeline.Thread{ID: p[0], Path: p[1], Line: line, Resolved: len(p) > 4 && p[4] == "resolved", Outdated: len(p) > 4 && p[4] == "outdated"}
+			for i := range n {
+				x.Comments = append(x.Comments, pipeline.ThreadComment{Author: "ana", Body: fmt.Sprintf("comment %d", i+1)})
+			}
+			ev.Threads = append(ev.Threads, x)
+		}
+	case "pushed":
+		ev = pipeline.Event{Type: pipeline.EvPushed, OK: d.HasArg("ok"), Reason: str("reason"), PR: &pipeline.PullRequest{Number: 9, Head: str("head")}}
+	case "resume":
+		ev = pipeline.Event{Type: pipeline.EvResumed}
+	case "wake":
+		ev = pipeline.Event{Type: pipeline.EvWake}
+	case "limited":
+		ev.Type, ev.Limit = pipeline.EvLimited, &work.Limit{Kind: work.LimitKind(str("kind")), Text: str("text"), Fallback: d.HasArg("fallback")}
+		if r := str("reset"); r != "" {
+			dur, err := time.ParseDuration(r)
+			if err != nil {
+				t.Fatalf("%s: reset=%s: %v", d.Pos, r, err)
+			}
+			ev.Limit.Reset = time.Time{}.Add(dur) // from the clock: TestScripts adds it
+		}
+	default:
+		t.Fatalf("%s: unknown directive %s", d.Pos, d.Cmd)
+	}
+	return ev
+}
+
+// Classic is the full workflow as it was before the shell Hive's roles:
+// the scripts of challenges and fix loops run on it.
+var Classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer}, {Role: pipeline.RoleComb},
+	{Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
+
+// Pair is the quick workflow as it was before its build step.
+var Pair = pipeline.Workflow{Name: "pair", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Role: pipeline.RoleTester}}}
+
+// budgetArgs reads a start's budget.
+func budgetArgs(t *testing.T, d *datadriven.TestData) pipeline.Budget {
+	var b pipeline.Budget
+	float := func(s string) float64 {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", d.Pos, s, err)
+		}
+		return f
+	}
+	if a, ok := d.Arg("usd"); ok {
+		b.USD = float(a.Vals[0])
+	}
+	if a, ok := d.Arg("tokens"); ok {
+		b.Tokens = int64(float(a.Vals[0]))
+	}
+	if a, ok := d.Arg("roles"); ok {
+		b.Roles = map[string]float64{}
+		for _, v := range a.Vals {
+			role, usd, _ := strings.Cut(v, ":")
+			b.Roles[role] = float(usd)
+		}
+	}
+	if a, ok := d.Arg("est"); ok {
+		b.Estimates = map[string][]float64{}
+		for _, v := range a.Vals {
+			role, rungs, _ := strings.Cut(v, ":")
+			for _, r := range strings.Split(rungs, "/") {
+				b.Estimates[role] = append(b.Estimates[role], float(r))
+			}
+		}
+	}
+	return b
+}
+
+func render(c pipeline.Command) string {
+	var b strings.Builder
+	b.WriteString(string(c.Type))
+	if c.Job != "" {
+		fmt.Fprintf(&b, " %s", c.Job)
+	}
+	if c.Role != "" && c.Role != c.Job {
+		fmt.Fprintf(&b, " role=%s", c.Role)
+	}
+	if c.Attempt > 0 {
+		fmt.Fprintf(&b, " attempt=%d", c.Attempt)
+	}
+	if c.PID > 0 {
+		fmt.Fprintf(&b, " pid=%d", c.PID)
+	}
+	if c.Outcome != "" {
+		fmt.Fprintf(&b, " outcome=%s", c.Outcome)
+	}
+	if c.Interrupt {
+		b.WriteString(" interrupt")
+	}
+	if c.Text != "" {
+		fmt.Fprintf(&b, " %q", c.Text)
+	}
+	if c.BudgetUSD > 0 {
+		fmt.Fprintf(&b, " budget=$%.2f", c.BudgetUSD)
+	}
+	if !c.At.IsZero() {
+		fmt.Fprintf(&b, " at=%s", c.At.UTC().Format("15:04:05"))
+	}
+	if c.BudgetTokens > 0 {
+		fmt.Fprintf(&b, " budget-tokens=%d", c.BudgetTokens)
+	}
+	if c.Fallback {
+		b.WriteString(" fallback")
+	}
+	if c.Rung > 0 {
+		fmt.Fprintf(&b, " rung=%d", c.Rung)
+	}
+	if x := c.Context; x != nil {
+		if x.Challenge != nil {
+			fmt.Fprintf(&b, " challenge-from=%s", x.Challenge.From)
+		}
+		if x.Rechecking != nil {
+			fmt.Fprintf(&b, " rechecking=%s", x.Rechecking.To)
+		}
+		if x.Overruled != nil {
+			b.WriteString(" overruled")
+		}
+		if x.Fix != nil {
+			fmt.Fprintf(&b, " fix=%s", strings.Join(x.Fix.Failing, ","))
+		}
+		if len(x.ContractErrors) > 0 {
+			fmt.Fprintf(&b, " contract-errors=%q", x.ContractErrors)
+		}
+		if len(x.LintErrors) > 0 {
+			fmt.Fprintf(&b, " lint-errors=%d", len(x.LintErrors))
+		}
+		for _, dc := range x.Decisions {
+			fmt.Fprintf(&b, " decision=%s(%s)", dc.Choice, dc.By)
+		}
+		if len(x.Warnings) > 0 {
+			fmt.Fprintf(&b, " warnings=%q", x.Warnings)
+		}
+		if x.Retry != "" {
+			fmt.Fprintf(&b, " retry=%q", x.Retry)
+		}
+		if x.Interrupted {
+			b.WriteString(" interrupted")
+		}
+		if x.BuildFailed != nil {
+			fmt.Fprintf(&b, " build-failed=%q", x.BuildFailed.Output)
+		}
+		for _, f := range x.Findings {
+			fmt.Fprintf(&b, " finding=%s", f.ID)
+		}
+		for _, dc := range x.Interview {
+			fmt.Fprintf(&b, " interview=%s(%s)", dc.Choice, dc.By)
+		}
+		for _, v := range x.Evaluation {
+			fmt.Fprintf(&b, " evaluation=%s:%s", v.Aspect, v.Verdict)
+		}
+		if x.Feedback != "" {
+			fmt.Fprintf(&b, " feedback=%q", x.Feedback)
+		}
+		for _, f := range x.CI {
+			fmt.Fprintf(&b, " ci=%s@%s", f.Workflow, f.Head)
+		}
+		for _, th := range x.Review {
+			fmt.Fprintf(&b, " review=%s(%s)", th.ID, th.Where())
+		}
+	}
+	if c.PR != nil {
+		fmt.Fprintf(&b, " pr=#%d@%s", c.PR.Number, c.PR.Head)
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Handled)) {
+		fmt.Fprintf(&b, " handled=%s:%d", id, c.Handled[id])
+	}
+	for _, r := range c.Replies {
+		fmt.Fprintf(&b, " reply=%s:%q", r.Thread, r.Text)
+	}
+	if cp := c.Checkpoint; cp != nil {
+		fmt.Fprintf(&b, " #%d %s %q options=%s", cp.ID, cp.Kind, cp.Question, strings.Join(cp.Options, "|"))
+		if cp.Default != "" {
+			fmt.Fprintf(&b, " default=%s", cp.Default)
+		}
+		if cp.Previous != nil {
+			fmt.Fprintf(&b, " previous=%q", cp.Previous.Issue)
+		}
+		if cp.Kind == pipeline.KindBudget || cp.Kind == pipeline.KindFindings || cp.Kind == pipeline.KindFollow || cp.Evaluation != nil {
+			fmt.Fprintf(&b, " (%s)", cp.Details)
+		}
+	}
+	return b.String()
+}
+
+// State prints the machine's state as the scripts' state directive shows it.
+func State(s pipeline.Snapshot) string {
+	var b strings.Builder
+	for _, j := range s.Jobs {
+		fmt.Fprintf(&b, "%s: %s attempts=%d", j.ID, j.State, j.Attempts)
+		if j.Spend != (work.Spend{}) {
+			fmt.Fprintf(&b, " in=%d out=%d cost=%.2f", j.Spend.InputTokens, j.Spend.OutputTokens, j.Spend.CostUSD)
+		}
+		if j.Evaluation != nil {
+			fmt.Fprintf(&b, " confidence=%d", j.Evaluation.Confidence())
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "agenda: %s\n", strings.Join(s.Agenda, " "))
+	if w := s.Limit; w != nil {
+		fmt.Fprintf(&b, "waiting: %s until %s (since %s, %s)\n", w.Kind, w.Until.UTC().Format("15:04:05"), w.Since.UTC().Format("15:04:05"), w.Job)
+	}
+	if s.Open != nil {
+		fmt.Fprintf(&b, "open: #%d %s on %s\n", s.Open.ID, s.Open.Kind, s.Open.Job)
+	}
+	for _, f := range s.Findings {
+		fmt.Fprintf(&b, "finding: %s\n", pipeline.FindingsText([]pipeline.Finding{f}))
+	}
+	for _, c := range s.Challenges {
+		fmt.Fprintf(&b, "challenge: %s -> %s round %d: %s\n", c.From, c.To, c.Round, c.Issue)
+	}
+	for _, d := range s.Decisions {
+		fmt.Fprintf(&b, "decision: %s %q -> %s (%s)\n", d.Job, d.Question, d.Choice, d.By)
+	}
+	if s.FixLoops > 0 {
+		fmt.Fprintf(&b, "fix loops: %d\n", s.FixLoops)
+	}
+	if bu := s.Budget; bu.USD > 0 || bu.Tokens > 0 || len(bu.Roles) > 0 {
+		fmt.Fprintf(&b, "budget: $%.2f tokens=%d roles=%v spent $%.2f, %d tokens", bu.USD, bu.Tokens, bu.Roles, s.Spent.CostUSD, s.Spent.Tokens())
+		if s.Rung > 0 {
+			fmt.Fprintf(&b, " rung=%d", s.Rung)
+		}
+		b.WriteByte('\n')
+	}
+	if f := s.Follow; f != nil {
+		fmt.Fprintf(&b, "follow: %s", f.Stage)
+		if f.PR != nil {
+			fmt.Fprintf(&b, " #%d %s head=%s", f.PR.Number, f.PR.State, f.PR.Head)
+		}
+		b.WriteByte('\n')
+		for _, r := range f.Rounds {
+			fmt.Fprintf(&b, "round %d on %s: ci=%q comments=%q pushed=%s\n", r.N, r.Head, r.CI, r.Threads, r.Pushed)
+		}
+	}
+	if s.Finished {
+		fmt.Fprintf(&b, "finished: %s %s\n", s.Outcome, s.Reason)
+	}
+	return b.String()
+}

@@ -1,0 +1,351 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// The names a `hive run "objective"` is known by in Temporal when its
+// pipeline machine runs as workflow code (ObjectiveWorkflow).
+const (
+	// ObjectiveWorkflowName is the workflow type of one `hive run`.
+	ObjectiveWorkflowName = "hive-objective"
+	// ObjectiveEventSignal carries one pipeline.Event to step: a role
+	// agent's output on the way (signalled by its activity), a human's
+	// answer.
+	ObjectiveEventSignal = "hive-objective-event"
+	// ObjectiveCommandActivity carries out one pipeline command on a
+	// worker (ObjectiveExecutor).
+	ObjectiveCommandActivity = "hive-objective-command"
+	// objectiveChange is the GetVersion change id of the workflow's own
+	// code: a later change of how it carries commands out is a version
+	// of it, so that a history recorded before replays as it ran.
+	objectiveChange = "hive-objective"
+)
+
+// ObjectiveInput starts an objective's workflow. A new run names its Spec
+// (the workflow steps pipeline.EvStarted with it first); a workflow run
+// that continues as new carries Stepped, the events stepped so far, and
+// Held, the timers it had set. Without Dispatch the workflow only keeps
+// the machine's commands in its answers, for whoever carries them out,
+// and ends on CloseSignal; with it the workflow carries them out itself,
+// as activities on the workers of Dispatch.TaskQueue, and ends once the
+// run is finished and nothing it started is out.
+type ObjectiveInput struct {
+	Spec     *pipeline.Spec     `json:"spec,omitempty"`
+	Dispatch *ObjectiveDispatch `json:"dispatch,omitempty"`
+	Stepped  []byte             `json:"stepped,omitempty"` // gzipped JSON of []pipeline.Event
+	Seq      int                `json:"seq,omitempty"`
+	Held     []pipeline.Command `json:"held,omitempty"`
+}
+
+// ObjectiveDispatch is how an objective's workflow carries its commands
+// out.
+type ObjectiveDispatch struct {
+	// TaskQueue is the queue of the workers that hold the run's tree.
+	TaskQueue string `json:"task_queue"`
+	// Heartbeat is how long a command's worker may go silent before it is
+	// taken for dead: a role session then counts as an agent that crashed
+	// (the machine starts it again, on whichever worker takes it); a
+	// check is tried again elsewhere.
+	Heartbeat time.Duration `json:"heartbeat"`
+	// Session bounds a role session, the phase and a pull request's
+	// watch; Command any other command.
+	Session time.Duration `json:"session"`
+	Command time.Duration `json:"command"`
+	// Where is the run's tree (Dir, or Remote and Namespace), its
+	// agents' environment and agent program, for the executors.
+	Where *Where `json:"where,omitempty"`
+}
+
+// ObjectiveWork is one pipeline command for a worker, with what the worker
+// cannot know: the run (its workflow's id, which names its branch and
+// worktree), the machine's state when the command was given (the
+// objective, the roles' reports, the decisions) and the run's tree.
+type ObjectiveWork struct {
+	Run     string            `json:"run"`
+	Command pipeline.Command  `json:"command"`
+	State   pipeline.Snapshot `json:"state"`
+	Where   *Where            `json:"where,omitempty"`
+}
+
+// ObjectiveAnswer is what the machine answered to one event.
+type ObjectiveAnswer struct {
+	Seq      int                `json:"seq"`
+	Event    pipeline.EventType `json:"event"`
+	Commands []pipeline.Command `json:"commands,omitempty"`
+	Err      string             `json:"error,omitempty"`
+}
+
+// ObjectiveResult is what an objective's workflow returns: the answers of
+// its last workflow run and the machine's final state.
+type ObjectiveResult struct {
+	Answers []ObjectiveAnswer `json:"answers"`
+	State   pipeline.Snapshot `json:"state"`
+}
+
+// ObjectiveWorkflow is one `hive run "objective"`: the pipeline machine
+// stepped in workflow code, as RunWorkflow steps the engine. Events come
+// as signals (ObjectiveEventSignal) and from the activities it started,
+// each stepped in the order the history records them, so that a replay
+// on any worker rebuilds the same machine; the state is a query
+// (StateQuery), the answers too (AnswersQuery). The machine decides by
+// the rules its run's Spec names, so a history keeps its meaning under a
+// later hive. After maxEventsPerRun events it continues as new at the
+// first moment no activity is out, carrying the events stepped (the
+// machine is rebuilt by stepping them again) and its timers.
+func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult, error) {
+	workflow.GetVersion(ctx, objectiveChange, 1, 1)
+	m := pipeline.New()
+	var stepped []pipeline.Event
+	if in.Stepped != nil {
+		if err := gunzipJSON(in.Stepped, &stepped); err != nil {
+			return ObjectiveResult{}, temporal.NewNonRetryableApplicationError("the run's workflow before this one: "+err.Error(), "hive-refused", err)
+		}
+		for _, ev := range stepped {
+			m.Step(ev) // an event refused then changes nothing now either
+		}
+	}
+	seq := in.Seq
+	var answers []ObjectiveAnswer
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (pipeline.Snapshot, error) {
+		return m.Snapshot(), nil
+	}); err != nil {
+		return ObjectiveResult{}, err
+	}
+	if err := workflow.SetQueryHandler(ctx, AnswersQuery, func(after int) ([]ObjectiveAnswer, error) {
+		for i, a := range answers {
+			if a.Seq > after {
+				return answers[i:], nil
+			}
+		}
+		return nil, nil
+	}); err != nil {
+		return ObjectiveResult{}, err
+	}
+	sel := workflow.NewSelector(ctx)
+	var out *objectiveDispatcher
+	step := func(ev pipeline.Event) {
+		seq++
+		if ev.Time.IsZero() {
+			ev.Time = workflow.Now(ctx) // a worker's event: the workflow's clock, replayed alike
+		}
+		cmds, err := m.Step(ev)
+		a := ObjectiveAnswer{Seq: seq, Event: ev.Type, Commands: cmds}
+		if err != nil {
+			a.Err = err.Error()
+		}
+		answers = append(answers, a)
+		stepped = append(stepped, ev)
+		if out != nil {
+			out.carry(cmds)
+		}
+	}
+	events := workflow.GetSignalChannel(ctx, ObjectiveEventSignal)
+	closing := workflow.GetSignalChannel(ctx, CloseSignal)
+	closed := false
+	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
+		var ev pipeline.Event
+		c.Receive(ctx, &ev)
+		step(ev)
+	})
+	sel.AddReceive(closing, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		closed = true
+	})
+	if in.Dispatch != nil {
+		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot,
+			run: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{}}
+		out.carry(in.Held)
+	}
+	if in.Spec != nil && in.Stepped == nil {
+		spec := *in.Spec
+		step(pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+	}
+	done := func() bool {
+		return closed || (out != nil && out.pending == 0 && m.Finished())
+	}
+	for !done() {
+		sel.Select(ctx)
+		if done() || seq-in.Seq < maxEventsPerRun || (out != nil && out.pending > 0) {
+			continue
+		}
+		for { // the events already signalled: none may be lost
+			var ev pipeline.Event
+			if !events.ReceiveAsync(&ev) {
+				break
+			}
+			step(ev)
+		}
+		if out != nil && out.pending > 0 {
+			continue // what they started keeps this workflow run going
+		}
+		carried, err := gzipJSON(stepped)
+		if err != nil {
+			return ObjectiveResult{}, err
+		}
+		next := ObjectiveInput{Dispatch: in.Dispatch, Stepped: carried, Seq: seq}
+		if out != nil {
+			next.Held = out.timers()
+		}
+		return ObjectiveResult{}, workflow.NewContinueAsNewError(ctx, ObjectiveWorkflowName, next)
+	}
+	for {
+		var ev pipeline.Event
+		if !events.ReceiveAsync(&ev) {
+			break
+		}
+		step(ev)
+	}
+	return ObjectiveResult{Answers: answers, State: m.Snapshot()}, nil
+}
+
+// objectiveDispatcher carries the machine's commands out inside the
+// workflow. Everything it starts resolves through sel, which the
+// workflow's loop selects on, so results are stepped in history order.
+type objectiveDispatcher struct {
+	d        *ObjectiveDispatch
+	ctx      workflow.Context
+	sel      workflow.Selector
+	step     func(pipeline.Event)
+	snapshot func() pipeline.Snapshot
+	run      string
+	// sessions are the role sessions out, to cancel on a stop.
+	sessions map[sessionKey]workflow.CancelFunc
+	pending  int // activities out; timers are not counted (timers carries them over)
+	wakes    []pipeline.Command
+}
+
+// carry carries cmds out: a wake is a timer, a stop cancels its session's
+// activity, the work is an activity; checkpoints, notes and the end are
+// for whoever follows the run (its answers, its state).
+func (p *objectiveDispatcher) carry(cmds []pipeline.Command) {
+	for _, c := range cmds {
+		switch c.Type {
+		case pipeline.CmdWake:
+			p.wake(c)
+		case pipeline.CmdStopAgent:
+			if cancel, ok := p.sessions[sessionKey{c.Job, c.Attempt}]; ok {
+				cancel() // the session stops its agent and still says how it ended
+			}
+		case pipeline.CmdCheckpoint, pipeline.CmdNote, pipeline.CmdFinished:
+		default:
+			p.execute(c)
+		}
+	}
+}
+
+// wake sets a timer for c.At; it is carried into the next workflow run
+// when this one continues as new before it fires.
+func (p *objectiveDispatcher) wake(c pipeline.Command) {
+	p.wakes = append(p.wakes, c)
+	wait := max(c.At.Sub(workflow.Now(p.ctx)), 0)
+	p.sel.AddFuture(workflow.NewTimer(p.ctx, wait), func(workflow.Future) {
+		for i, w := range p.wakes {
+			if w.At.Equal(c.At) {
+				p.wakes = append(p.wakes[:i], p.wakes[i+1:]...)
+				break
+			}
+		}
+		p.step(pipeline.Event{Type: pipeline.EvWake})
+	})
+}
+
+// timers are the wakes not yet fired.
+func (p *objectiveDispatcher) timers() []pipeline.Command { return p.wakes }
+
+// execute runs c as an activity on the run's queue.
+func (p *objectiveDispatcher) execute(c pipeline.Command) {
+	opts := workflow.ActivityOptions{
+		TaskQueue:           p.d.TaskQueue,
+		StartToCloseTimeout: p.d.Command,
+		HeartbeatTimeout:    p.d.Heartbeat,
+		// A check that lost its worker is run again on another: it
+		// changes nothing but its own result.
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+	}
+	ctx := p.ctx
+	key := sessionKey{c.Job, c.Attempt}
+	switch c.Type {
+	case pipeline.CmdStartAgent:
+		// The machine decides what follows a session that ended without
+		// its report (once again, then a human): a retry is a new attempt
+		// it journals, never Temporal's.
+		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 1
+		opts.WaitForCancellation = true // a stopped session still reports how it ended
+		var cancel workflow.CancelFunc
+		ctx, cancel = workflow.WithCancel(ctx)
+		p.sessions[key] = cancel
+	case pipeline.CmdRunPhase:
+		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 1
+	case pipeline.CmdDeliver, pipeline.CmdPush:
+		opts.RetryPolicy.MaximumAttempts = 1 // what failed is said, and a human decides
+	case pipeline.CmdWatch:
+		// A watch only reads the pull request: it is tried until it finds
+		// what the machine waits for.
+		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 0
+		opts.RetryPolicy.MaximumInterval = time.Minute
+	}
+	w := ObjectiveWork{Run: p.run, Command: c, State: p.snapshot(), Where: p.d.Where}
+	p.pending++
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ObjectiveCommandActivity, w)
+	p.sel.AddFuture(f, func(f workflow.Future) {
+		p.pending--
+		if c.Type == pipeline.CmdStartAgent {
+			delete(p.sessions, key)
+		}
+		var evs []pipeline.Event
+		if err := f.Get(p.ctx, &evs); err != nil {
+			evs = objectiveFailed(c, err)
+		}
+		for _, ev := range evs {
+			p.step(ev)
+		}
+	})
+}
+
+// objectiveFailed is what a command whose activity failed (its worker
+// died, it timed out, its code returned an error) means to the machine.
+func objectiveFailed(c pipeline.Command, err error) []pipeline.Event {
+	why := err.Error()
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		why = fmt.Sprintf("its worker was lost (%s timeout)", timeout.TimeoutType())
+	} else if temporal.IsCanceledError(err) {
+		why = "stopped"
+	}
+	ev := pipeline.Event{Job: c.Job, Attempt: c.Attempt, Reason: why}
+	switch c.Type {
+	case pipeline.CmdStartAgent:
+		ev.Type, ev.ExitCode = pipeline.EvAgentExited, -1
+	case pipeline.CmdLint:
+		ev.Type, ev.Errors = pipeline.EvLinted, []string{"hive could not lint the plans: " + why}
+	case pipeline.CmdRunPhase:
+		ev.Type = pipeline.EvPhaseDone
+	case pipeline.CmdRunTests, pipeline.CmdBuild:
+		// Nobody can fix what did not run: a human decides.
+		ev.Type, ev.Tests = pipeline.EvTestsRan, &pipeline.Tests{ExitCode: -1, Unrunnable: true, Output: why}
+		if c.Type == pipeline.CmdBuild {
+			ev.Type = pipeline.EvBuilt
+		}
+	case pipeline.CmdEvaluate:
+		e := &pipeline.Evaluation{Role: c.Role}
+		for _, a := range pipeline.Aspects {
+			e.Verdicts = append(e.Verdicts, pipeline.Verdict{Aspect: a, Notes: []string{"not judged: " + why}})
+		}
+		ev.Type, ev.Evaluation = pipeline.EvEvaluated, e
+	case pipeline.CmdDeliver:
+		ev.Type = pipeline.EvDelivered
+	case pipeline.CmdPush:
+		ev.Type, ev.PR = pipeline.EvPushed, c.PR
+	default:
+		return nil // a watch is tried until its bound: the run waits for a human's resume
+	}
+	return []pipeline.Event{ev}
+}
