@@ -202,7 +202,7 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 }
 
 // decodeInput reads the input a continue-as-new carries.
-func decodeInput(can *workflow.ContinueAsNewError, into *RunInput) error {
+func decodeInput(can *workflow.ContinueAsNewError, into any) error {
 	if can.Input == nil || len(can.Input.Payloads) != 1 {
 		return fmt.Errorf("continue-as-new carries %v", can.Input)
 	}

@@ -1,0 +1,232 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/work"
+)
+
+// roleWorkers are a fake ObjectiveExecutor: each role's agent reports its
+// work complete and exits, hive's checks pass, unless fault says
+// otherwise for a command (by its job and attempt); it notes what it
+// carried out.
+type roleWorkers struct {
+	mu    sync.Mutex
+	done  []string
+	fault func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool)
+	count map[string]int
+}
+
+func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+	c := w.Command
+	f.mu.Lock()
+	if f.count == nil {
+		f.count = map[string]int{}
+	}
+	key := string(c.Type) + " " + c.Job
+	f.count[key]++
+	n := f.count[key]
+	f.done = append(f.done, fmt.Sprintf("%s %s %d", c.Type, c.Job, c.Attempt))
+	f.mu.Unlock()
+	if w.Run == "" || w.State.Spec.Objective == "" {
+		return nil, fmt.Errorf("the work of %s came without its run (%q) or objective", key, w.Run)
+	}
+	if f.fault != nil {
+		if evs, err, ok := f.fault(w, n); ok {
+			return evs, err
+		}
+	}
+	ev := pipeline.Event{Job: c.Job, Attempt: c.Attempt}
+	switch c.Type {
+	case pipeline.CmdStartAgent:
+		started := ev
+		started.Type = pipeline.EvAgentStarted
+		emit(started)
+		report := ev
+		report.Type, report.Report = pipeline.EvReport, &work.Report{Status: work.ReportComplete, Summary: "done"}
+		emit(report)
+		ev.Type = pipeline.EvAgentExited
+	case pipeline.CmdBuild:
+		ev.Type, ev.Tests = pipeline.EvBuilt, &pipeline.Tests{Command: "go build ./..."}
+	case pipeline.CmdRunTests:
+		ev.Type, ev.Tests = pipeline.EvTestsRan, &pipeline.Tests{Command: "go test ./...", Passed: 3}
+	default:
+		return nil, fmt.Errorf("the fake workers do not carry out %s", c.Type)
+	}
+	return []pipeline.Event{ev}, nil
+}
+
+func (f *roleWorkers) log() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.done, "\n")
+}
+
+// objectiveEnv is a test environment with the objective's workflow and
+// its activity carried out by exec.
+func objectiveEnv(exec ObjectiveExecutor) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute)
+	acts := &objectiveActivities{exec: exec, beat: time.Second}
+	env.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
+	env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: ObjectiveCommandActivity})
+	return env
+}
+
+func quickSpec(t *testing.T) *pipeline.Spec {
+	wf, ok := pipeline.Builtin("quick")
+	if !ok {
+		t.Fatal("no quick workflow")
+	}
+	return &pipeline.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: pipeline.Rules}
+}
+
+var objectiveDispatch = &ObjectiveDispatch{TaskQueue: "hive-test", Heartbeat: 30 * time.Second, Session: time.Hour, Command: 10 * time.Minute}
+
+// finished runs the workflow of in to its end and returns its result.
+func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment, in ObjectiveInput) ObjectiveResult {
+	t.Helper()
+	env.ExecuteWorkflow(ObjectiveWorkflowName, in)
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow: %v", err)
+	}
+	var res ObjectiveResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// The quick workflow carried out by the workflow itself: each role's
+// session, the build and the tests an activity, in the machine's order,
+// and the workflow ends with the run.
+func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
+	workers := &roleWorkers{}
+	res := finished(t, objectiveEnv(workers), ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	if res.State.Outcome != "complete" {
+		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
+	}
+	want := "start-agent implementer 1\nbuild build 1\nstart-agent tester 1\nrun-tests tester 1"
+	if got := workers.log(); got != want {
+		t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A worker lost in the middle of a role (its heartbeat stops): the
+// session counts as an agent that crashed, and the machine starts the
+// role again, told that the attempt before was cut off; the run
+// completes.
+func TestObjectiveRunsALostRoleAgain(t *testing.T) {
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
+		if w.Command.Type == pipeline.CmdStartAgent && w.Command.Job == "implementer" && n == 1 {
+			return nil, temporal.NewHeartbeatTimeoutError(), true
+		}
+		return nil, nil, false
+	}}
+	res := finished(t, objectiveEnv(workers), ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	if res.State.Outcome != "complete" {
+		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
+	}
+	if !strings.HasPrefix(workers.log(), "start-agent implementer 1\nstart-agent implementer 2\n") {
+		t.Errorf("carried out:\n%s\nwant the implementer twice", workers.log())
+	}
+	var again *pipeline.Command
+	for _, a := range res.Answers {
+		for _, c := range a.Commands {
+			if c.Type == pipeline.CmdStartAgent && c.Job == "implementer" && c.Attempt == 2 {
+				again = &c
+			}
+		}
+	}
+	if again == nil || again.Context == nil || !strings.Contains(again.Context.Retry, "its worker was lost") || !again.Context.Interrupted {
+		t.Errorf("the second attempt's context: %+v, want a retry that says its worker was lost, cut off", again)
+	}
+}
+
+// A question is answered by a signal: the tests could not run, a human
+// says retry, the tests run again.
+func TestObjectiveTakesAnAnswer(t *testing.T) {
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
+		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
+			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
+				Tests: &pipeline.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
+		}
+		return nil, nil, false
+	}}
+	env := objectiveEnv(workers)
+	asked := false
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(StateQuery)
+		if err != nil {
+			t.Errorf("query: %v", err)
+			return
+		}
+		var snap pipeline.Snapshot
+		if err := v.Get(&snap); err != nil || snap.Open == nil {
+			t.Errorf("nothing asked an hour in (%v)", err)
+			return
+		}
+		asked = true
+		env.SignalWorkflow(ObjectiveEventSignal, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
+	}, time.Hour)
+	res := finished(t, env, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	if !asked || res.State.Outcome != "complete" {
+		t.Fatalf("asked %v, outcome %q (%s)", asked, res.State.Outcome, res.State.Reason)
+	}
+	if !strings.HasSuffix(workers.log(), "run-tests tester 1\nrun-tests tester 1") {
+		t.Errorf("carried out:\n%s\nwant the tests twice", workers.log())
+	}
+}
+
+// A run that waits for its provider's limit continues as new once its
+// history is long: the next workflow run rebuilds the machine from the
+// events stepped, sets the timer again, and goes on when it fires.
+func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
+	defer func(n int) { maxEventsPerRun = n }(maxEventsPerRun)
+	maxEventsPerRun = 3
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
+		if w.Command.Type == pipeline.CmdStartAgent && w.Command.Job == "tester" && n == 1 {
+			return []pipeline.Event{
+				{Type: pipeline.EvLimited, Job: "tester", Attempt: w.Command.Attempt, Limit: &work.Limit{Kind: work.LimitUsage, Reset: time.Now().Add(time.Hour)}},
+				{Type: pipeline.EvAgentExited, Job: "tester", Attempt: w.Command.Attempt, ExitCode: 1},
+			}, nil, true
+		}
+		return nil, nil, false
+	}}
+	env := objectiveEnv(workers)
+	env.ExecuteWorkflow(ObjectiveWorkflowName, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	var next *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); err == nil || !errors.As(err, &next) {
+		t.Fatalf("workflow: %v, want it to continue as new while it waits", err)
+	}
+	var in ObjectiveInput
+	if err := decodeInput(next, &in); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Held) != 1 || in.Held[0].Type != pipeline.CmdWake || in.Stepped == nil || in.Spec != nil {
+		t.Fatalf("carried %+v, want the events stepped and the wake", in)
+	}
+	res := finished(t, objectiveEnv(workers), in)
+	if res.State.Outcome != "complete" || res.Answers[0].Seq != in.Seq+1 {
+		t.Fatalf("outcome %q (%s), first answer %d after %d", res.State.Outcome, res.State.Reason, res.Answers[0].Seq, in.Seq)
+	}
+	if !strings.HasSuffix(workers.log(), "start-agent tester 1\nstart-agent tester 2\nrun-tests tester 2") {
+		t.Errorf("carried out:\n%s\nwant the tester again after the wait", workers.log())
+	}
+}
