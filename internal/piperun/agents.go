@@ -20,22 +20,18 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// startAgent starts a role's agent in the run's worktree with its prompt.
-// Role agents are one-shot: once their turn ends, their input is closed
+// launch starts a role's agent in the run's worktree with its prompt;
+// snap is the machine's state when the command was given. Role agents
+// are one-shot: once their turn ends (turnEnded), their input is closed
 // and their exit, with the report they wrote, is the machine's to judge.
-func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
-	failed := func(err error) {
-		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
-	}
+func (s *executor) launch(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) (agent.Session, error) {
 	left, err := s.setAsideLeftovers(ctx, c)
 	if err != nil {
-		failed(err)
-		return
+		return nil, err
 	}
-	prompt, err := s.prompt(ctx, c, left)
+	prompt, err := s.prompt(ctx, c, left, snap)
 	if err != nil {
-		failed(err)
-		return
+		return nil, err
 	}
 	spec := agent.Spec{
 		Plan:    c.Job,
@@ -53,13 +49,15 @@ func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
 	launcher := s.launcher(c.Role)
 	if c.Fallback {
 		if s.o.Fallback == nil {
-			failed(fmt.Errorf("the run went on with the fallback agent at a usage limit, and none is configured now (models.fallback)"))
-			return
+			return nil, fmt.Errorf("the run went on with the fallback agent at a usage limit, and none is configured now (models.fallback)")
 		}
 		launcher = s.o.Fallback
 	}
 	job, attempt, fallback := c.Job, c.Attempt, c.Fallback
 	m := newMeter(s.o.Prices)
+	var sess agent.Session
+	ready := make(chan struct{}) // sess is set
+
 	// Every report is held to the role's contract: one that breaks it
 	// is never the work done.
 	terms, err := contract.Load(s.o.Repo.Root, s.o.Home, c.Role)
@@ -94,10 +92,17 @@ func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
 		case agent.OutPermission:
 			// A role agent runs unattended: a tool it may not use is
 			// refused, and the human is told how to allow it.
-			select {
-			case s.perms <- permission{job: job, attempt: attempt, out: out}:
-			case <-s.done:
+			p := permission{job: job, attempt: attempt, out: out}
+			if s.asks != nil {
+				s.asks(p)
+				break
 			}
+			go func() {
+				<-ready
+				if sess != nil {
+					refuse(sess, p, s.note)
+				}
+			}()
 		case agent.OutSpend, agent.OutResult:
 			// A request's spend as it happens, then the rest of the turn's.
 			turn := m.turn(out)
@@ -114,9 +119,17 @@ func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
 			s.send(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})
 		}
 	}
-	sess, err := launcher.Start(ctx, spec, sink)
+	sess, err = launcher.Start(ctx, spec, sink)
+	close(ready)
+	return sess, err
+}
+
+// startAgent starts c's role agent (launch), and queues its start, or its
+// exit when it could not start.
+func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
+	sess, err := s.launch(ctx, c, s.m.Snapshot())
 	if err != nil {
-		failed(err)
+		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 		return
 	}
 	s.agents[c.Job] = sess
@@ -129,7 +142,7 @@ func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
 // pipeline.Context.Interrupted). It returns the ref, "" when the attempt
 // left nothing. A hive killed after the setting aside finds the worktree
 // clean and the ref there: the same ref.
-func (s *driver) setAsideLeftovers(ctx context.Context, c pipeline.Command) (string, error) {
+func (s *executor) setAsideLeftovers(ctx context.Context, c pipeline.Command) (string, error) {
 	if c.Context == nil || !c.Context.Interrupted {
 		return "", nil
 	}
@@ -164,7 +177,7 @@ func refSlug(name string) string {
 }
 
 // launcher starts the agents of a role.
-func (s *driver) launcher(role string) agent.Launcher { return s.o.launcher(role) }
+func (s *executor) launcher(role string) agent.Launcher { return s.o.launcher(role) }
 
 // launcher starts the agents of a role: Roles' own, else Launcher.
 func (o Options) launcher(role string) agent.Launcher {
@@ -176,7 +189,7 @@ func (o Options) launcher(role string) agent.Launcher {
 
 // prompt renders the prompt of c's role (or its variant); left is the ref
 // that holds what the attempt before it left uncommitted, if any.
-func (s *driver) prompt(ctx context.Context, c pipeline.Command, left string) (string, error) {
+func (s *executor) prompt(ctx context.Context, c pipeline.Command, left string, snap pipeline.Snapshot) (string, error) {
 	name := c.Prompt
 	if name == "" {
 		// A framework's variant of the role, where the repository's
@@ -187,9 +200,8 @@ func (s *driver) prompt(ctx context.Context, c pipeline.Command, left string) (s
 	if err != nil {
 		return "", err
 	}
-	snap := s.m.Snapshot()
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
-		Warnings: s.warnings(c), Tools: snap.Spec.Tools, Left: left}
+		Warnings: s.warnings(c, snap), Tools: snap.Spec.Tools, Left: left}
 	if c.Role == pipeline.RoleDocumenter {
 		d.Lessons = memory.Proved(s.o.Journal, s.run)
 	}
@@ -228,7 +240,7 @@ func (s *driver) prompt(ctx context.Context, c pipeline.Command, left string) (s
 
 // lint lints the architect's phase in the run's worktree: its errors, one
 // per line with file and line.
-func (s *driver) lint(dir string) []string {
+func (s *executor) lint(dir string) []string {
 	proj, err := plan.LoadProject(s.dir)
 	if err != nil {
 		return []string{err.Error()}
@@ -259,14 +271,17 @@ type permission struct {
 // refuse denies a role agent's permission request and says how to allow
 // the tool.
 func (s *driver) refuse(p permission) {
-	sess := s.agents[p.job]
-	if sess == nil {
-		return
+	if sess := s.agents[p.job]; sess != nil {
+		refuse(sess, p, s.o.Observer.Note)
 	}
+}
+
+// refuse denies p on sess, and notes how to allow the tool.
+func refuse(sess agent.Session, p permission, note func(job, text string)) {
 	if err := sess.AnswerPermission(p.out.RequestID, false, p.out.Input, Unattended(p.out.Tool)); err != nil {
-		s.o.Observer.Note(p.job, "refuse the permission request: "+err.Error())
+		note(p.job, "refuse the permission request: "+err.Error())
 	}
-	s.o.Observer.Note(p.job, fmt.Sprintf("refused %s's request to use %s: allow the tool in models.executor args (e.g. --allowedTools)", p.job, p.out.Tool))
+	note(p.job, fmt.Sprintf("refused %s's request to use %s: allow the tool in models.executor args (e.g. --allowedTools)", p.job, p.out.Tool))
 }
 
 // Unattended is what a role agent is told when hive refuses its request

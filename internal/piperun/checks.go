@@ -116,7 +116,7 @@ func onFallback(a *runner.Agents) {
 // branch, here or on a distributed backend's workers (Options.Phases).
 //
 // warnings are what the project's memory tells every implementer.
-func (s *driver) runPhase(ctx context.Context, c pipeline.Command, dir string, warnings []string) pipeline.Event {
+func (s *executor) runPhase(ctx context.Context, c pipeline.Command, dir string, warnings []string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
 	env := []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}
 	opts, err := PhaseOptions(s.o, s.dir, dir, env)
@@ -263,7 +263,7 @@ func (l withEnv) Start(ctx context.Context, spec agent.Spec, sink func(agent.Out
 }
 
 // phaseObserver passes the phase run's notes on as the implementers'.
-type phaseObserver struct{ s *driver }
+type phaseObserver struct{ s *executor }
 
 func (o phaseObserver) Resumed(journal.Run, engine.Snapshot) {}
 func (o phaseObserver) Event(_ engine.Event, snap engine.Snapshot) {
@@ -271,9 +271,8 @@ func (o phaseObserver) Event(_ engine.Event, snap engine.Snapshot) {
 	for i, p := range snap.Plans {
 		states[i] = PlanState{ID: p.Spec.ID, State: p.State}
 	}
-	select {
-	case o.s.plansc <- states:
-	case <-o.s.done:
+	if o.s.plans != nil {
+		o.s.plans(states)
 	}
 }
 func (o phaseObserver) Command(c engine.Command, _ engine.Snapshot) {
@@ -284,7 +283,7 @@ func (o phaseObserver) Command(c engine.Command, _ engine.Snapshot) {
 func (o phaseObserver) Note(plan, text string) { o.s.note(pipeline.PhaseJob, plan+": "+text) }
 
 // runTests runs the project's tests in the run's worktree.
-func (s *driver) runTests(ctx context.Context, c pipeline.Command) pipeline.Event {
+func (s *executor) runTests(ctx context.Context, c pipeline.Command) pipeline.Event {
 	t, note := s.testsIn(ctx, s.running("tests")) // as the result is shown
 	if note != "" {
 		s.note(c.Job, note)
@@ -294,14 +293,14 @@ func (s *driver) runTests(ctx context.Context, c pipeline.Command) pipeline.Even
 
 // running says on the run's output that job's command starts, which
 // may take minutes (a project's whole build) before its result.
-func (s *driver) running(job string) func(cmd string) {
+func (s *executor) running(job string) func(cmd string) {
 	return func(cmd string) { s.note(job, "running "+cmd) }
 }
 
 // testsIn runs the project's tests in the run's worktree, telling started
 // (when not nil) the command first; note says why there were none to run.
 // No test run is None, never a pass.
-func (s *driver) testsIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
+func (s *executor) testsIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
 	cmd, err := testrun.Find(s.dir, s.o.TestCommand)
 	switch {
 	case errors.Is(err, testrun.ErrNoTests):
@@ -331,7 +330,7 @@ func (s *driver) testsIn(ctx context.Context, started func(cmd string)) (*pipeli
 // "command not found", a program that could not start) and says what is
 // likely missing: the run's worktree is a fresh checkout, without what git
 // does not carry, such as the project's installed dependencies.
-func (s *driver) unrunnable(t *pipeline.Tests) {
+func (s *executor) unrunnable(t *pipeline.Tests) {
 	t.Unrunnable = t.ExitCode == 127 || t.ExitCode == -1
 	if mod := missingModule(t); mod != "" {
 		// python3 -m pytest without pytest: no test ran, none failed;
@@ -428,7 +427,7 @@ func missingProgram(output string) string {
 
 // build runs the project's build in the run's worktree, for a build step.
 // A project with nothing to build skips the step, with a note.
-func (s *driver) build(ctx context.Context, c pipeline.Command, base string) pipeline.Event {
+func (s *executor) build(ctx context.Context, c pipeline.Command, base string) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvBuilt, Job: c.Job, Attempt: c.Attempt}
 	// How much the run changed, as hive counts it (routing's input).
 	changed, _ := s.changes(ctx, base)
@@ -444,7 +443,7 @@ func (s *driver) build(ctx context.Context, c pipeline.Command, base string) pip
 // buildIn runs the project's build in the run's worktree, telling started
 // (when not nil) the command first; note says why there was nothing to
 // build. Nothing to build is None, never a pass.
-func (s *driver) buildIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
+func (s *executor) buildIn(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
 	cmd, ok := testrun.FindBuild(s.dir, s.o.BuildCommand)
 	if !ok {
 		why := "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build; to build, set commands.build in .hive/config.json"
@@ -464,7 +463,7 @@ func (s *driver) buildIn(ctx context.Context, started func(cmd string)) (*pipeli
 
 // facts are what the workflow's conditions ask of the repository, from
 // its index; without one every condition holds, and the run says why.
-func (s *driver) facts() map[string]bool {
+func (s *executor) facts() map[string]bool {
 	ix, err := index.Build(s.dir)
 	if err != nil {
 		s.o.Observer.Note("", "the repository's index: "+err.Error()+": every step's condition is taken to hold")

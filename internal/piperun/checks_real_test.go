@@ -84,7 +84,7 @@ var pyRootService = map[string]string{
 
 // fixture commits files as the run's base, then writes change on top
 // (committed too, as a role's work is) and returns a shell on it.
-func fixture(t *testing.T, files, change map[string]string) (*driver, pipeline.Snapshot) {
+func fixture(t *testing.T, files, change map[string]string) (*executor, pipeline.Snapshot) {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(m map[string]string) {
@@ -108,13 +108,13 @@ func fixture(t *testing.T, files, change map[string]string) (*driver, pipeline.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &driver{o: Options{Repo: repo}, dir: dir}
+	s := &executor{o: Options{Repo: repo}, dir: dir}
 	return s, pipeline.Snapshot{Spec: pipeline.Spec{Base: base, PhaseDir: phaseDir}}
 }
 
 // realEvidence runs the fixture's build and tests for real, as an
 // evaluation does, and reads the change and the plans' lint.
-func realEvidence(t *testing.T, s *driver, snap pipeline.Snapshot) evidence {
+func realEvidence(t *testing.T, s *executor, snap pipeline.Snapshot) evidence {
 	ev := evidence{lint: s.lint(phaseDir)}
 	ev.build, ev.tests = s.freshRuns(t.Context())
 	ev.changed, ev.added = s.changes(t.Context(), snap.Spec.Base)
@@ -211,7 +211,7 @@ func TestUnrunnableSaysWhatTheCheckoutLacks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"scripts": {"build": "next build"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &driver{dir: dir}
+	s := &executor{dir: dir}
 	got := &pipeline.Tests{Command: "npm run build", ExitCode: 127, Output: "sh: 1: next: not found\n"}
 	s.unrunnable(got)
 	if !got.Unrunnable || !strings.Contains(got.Output, "sh: 1: next: not found\n\nhive: "+dir+" is a fresh checkout") ||

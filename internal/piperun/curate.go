@@ -52,7 +52,7 @@ type ContextPart struct {
 // the tester the diff so far and the implementer's notes; the reviewing
 // roles the diff and the architect's plans. Each part and the whole are
 // bounded; what was given is journaled.
-func (s *driver) curate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) []roles.Part {
+func (s *executor) curate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) []roles.Part {
 	var parts []roles.Part
 	add := func(title, text string) {
 		if text = strings.TrimSpace(text); text != "" {
@@ -93,7 +93,7 @@ func (s *driver) curate(ctx context.Context, c pipeline.Command, snap pipeline.S
 
 // bound keeps parts within the bounds (each, then all) and journals what
 // job was given.
-func (s *driver) bound(job string, attempt int, parts []roles.Part) []roles.Part {
+func (s *executor) bound(job string, attempt int, parts []roles.Part) []roles.Part {
 	g := ContextRecord{Job: job, Attempt: attempt}
 	total := 0
 	var kept []roles.Part
@@ -121,7 +121,7 @@ func (s *driver) bound(job string, attempt int, parts []roles.Part) []roles.Part
 
 // phaseFiles are the files of the architect's phase that match pattern,
 // each under its name.
-func (s *driver) phaseFiles(snap pipeline.Snapshot, pattern string) string {
+func (s *executor) phaseFiles(snap pipeline.Snapshot, pattern string) string {
 	if snap.Spec.PhaseDir == "" {
 		return ""
 	}
@@ -137,7 +137,7 @@ func (s *driver) phaseFiles(snap pipeline.Snapshot, pattern string) string {
 }
 
 // fileText is a worktree file's content, fenced, or "" when it is none.
-func (s *driver) fileText(rel string) string {
+func (s *executor) fileText(rel string) string {
 	if !filepath.IsLocal(rel) {
 		return ""
 	}
@@ -149,7 +149,7 @@ func (s *driver) fileText(rel string) string {
 }
 
 // trackedTests are the test files the run's worktree tracks.
-func (s *driver) trackedTests(ctx context.Context) []string {
+func (s *executor) trackedTests(ctx context.Context) []string {
 	out, err := s.o.Repo.At(s.dir).Git(ctx, "ls-files")
 	if err != nil {
 		return nil
@@ -182,7 +182,7 @@ func testExample(tests, near []string) string {
 // planBrief is what each executor of the phase is told besides its plan:
 // the warnings, the files its plan changes as they are, a test to follow;
 // bounded, and journaled per plan.
-func (s *driver) planBrief(ctx context.Context, warnings []string) func(*plan.Plan) runner.Briefing {
+func (s *executor) planBrief(ctx context.Context, warnings []string) func(*plan.Plan) runner.Briefing {
 	tests := sync.OnceValue(func() []string { return s.trackedTests(ctx) }) // once for the phase's executors
 	return func(p *plan.Plan) runner.Briefing {
 		var parts []roles.Part
@@ -204,7 +204,7 @@ func (s *driver) planBrief(ctx context.Context, warnings []string) func(*plan.Pl
 }
 
 // diff is the run's change so far: its stat, then the patch.
-func (s *driver) diff(ctx context.Context, snap pipeline.Snapshot) string {
+func (s *executor) diff(ctx context.Context, snap pipeline.Snapshot) string {
 	if snap.Spec.Base == "" {
 		return ""
 	}
@@ -219,7 +219,7 @@ func (s *driver) diff(ctx context.Context, snap pipeline.Snapshot) string {
 
 // earlierDecisions are the decisions of the project's earlier runs, from
 // its memory: the newest ten.
-func (s *driver) earlierDecisions() string {
+func (s *executor) earlierDecisions() string {
 	path := filepath.Join(s.o.Repo.Root, memory.Path)
 	if _, err := os.Stat(path); err != nil {
 		return ""

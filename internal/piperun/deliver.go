@@ -285,7 +285,7 @@ func (s *driver) removeWorktree(ctx context.Context, branch string, d *Delivery)
 // unsafeMerge says why merging the run's branch into the user's could
 // touch what the user has not committed, or stop half done; "" when it
 // cannot. hive never stashes: it leaves the work on its branch instead.
-func (s *driver) unsafeMerge(ctx context.Context) string {
+func (s *executor) unsafeMerge(ctx context.Context) string {
 	r := s.o.Repo
 	changed, err := r.Git(ctx, "status", "--porcelain", "--untracked-files=no")
 	if err != nil {
@@ -326,7 +326,7 @@ func (s *driver) unsafeMerge(ctx context.Context) string {
 
 // takeIt says how to take work left on the run's branch: merge it, or
 // publish it.
-func (s *driver) takeIt(ctx context.Context, snap pipeline.Snapshot, base string) string {
+func (s *executor) takeIt(ctx context.Context, snap pipeline.Snapshot, base string) string {
 	into := "your branch"
 	if base != "" {
 		into = base
@@ -341,7 +341,7 @@ const publishTimeout = 3 * time.Minute
 // publishWork pushes the branch to origin and, for "pr", opens a pull
 // request for it with gh. A failure leaves the run complete, its work on
 // its branch, and a note with the commands to finish by hand.
-func (s *driver) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, base string, d *Delivery) {
+func (s *executor) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, base string, d *Delivery) {
 	body := s.bodyFile(ctx, snap)
 	pr := commandLine(s.prArgs(base, snap.Spec.Objective, body))
 	pushCtx, cancel := context.WithTimeout(ctx, publishTimeout)
@@ -400,11 +400,11 @@ func (s *driver) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, 
 }
 
 // pushArgs is the command that publishes the branch.
-func (s *driver) pushArgs() []string { return []string{"git", "push", "-u", "origin", s.branch} }
+func (s *executor) pushArgs() []string { return []string{"git", "push", "-u", "origin", s.branch} }
 
 // prArgs is the command that opens the pull request; base "" (a detached
 // HEAD) leaves gh to pick the repository's default branch.
-func (s *driver) prArgs(base, objective, body string) []string {
+func (s *executor) prArgs(base, objective, body string) []string {
 	args := []string{"gh", "pr", "create"}
 	if base != "" {
 		args = append(args, "--base", base)
@@ -428,7 +428,7 @@ func PRTitle(objective string) string {
 // bodyFile writes the pull request's description, the run's report, to
 // .hive/pr/run-N.md (hive's folder, which git ignores), and returns its
 // path; "" when it could not.
-func (s *driver) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
+func (s *executor) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
 	rep, err := BuildReport(ctx, s.o.Journal, s.o.Repo, s.run)
 	if err != nil {
 		return ""
@@ -576,7 +576,7 @@ type Delivery struct {
 // steps it.
 const DeliveredEvent = "pipeline-delivered"
 
-func (s *driver) record(d Delivery) {
+func (s *executor) record(d Delivery) {
 	payload, _ := json.Marshal(d)
 	if _, err := s.o.Journal.Append(s.run.ID, DeliveredEvent, s.o.Now().UTC(), payload); err != nil {
 		s.o.Observer.Note("", "journal the delivery: "+err.Error())

@@ -431,7 +431,7 @@ func TestOldRunKeepsItsBranch(t *testing.T) {
 	if _, err := m.Step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "x", Workflow: pipeline.Quick}}); err != nil {
 		t.Fatal(err)
 	}
-	s := &driver{m: m, run: run}
+	s := &driver{executor: &executor{run: run}, m: m}
 	if b := s.runBranch(context.Background()); b != "hive/run/1" {
 		t.Fatalf("runBranch = %q", b)
 	}

@@ -26,7 +26,7 @@ const workLimit = 12 << 10
 // evaluate judges a role's attempt (seed 003 §3.2, §3.3): hive's own
 // checks for its role, run in the run's worktree, and the three
 // evaluators side by side, each reading the same account of the work.
-func (s *driver) evaluate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
+func (s *executor) evaluate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
 	e := pipeline.Evaluation{Role: c.Role}
 	var report string
 	for _, j := range snap.Jobs {
@@ -73,7 +73,7 @@ type evidence struct {
 	changed, added []string
 }
 
-func (s *driver) evidence(base string) evidence {
+func (s *executor) evidence(base string) evidence {
 	var ev evidence
 	_ = s.o.Journal.Each(s.run.ID, func(rec journal.Record) error {
 		var e pipeline.Event
@@ -104,7 +104,7 @@ func runOf(t *pipeline.Tests) confidence.Run {
 
 // freshRuns runs the project's build and tests in the run's worktree
 // now, as the build step and the tester's check run them.
-func (s *driver) freshRuns(ctx context.Context) (build, tests confidence.Run) {
+func (s *executor) freshRuns(ctx context.Context) (build, tests confidence.Run) {
 	b, _ := s.buildIn(ctx, nil)
 	t, _ := s.testsIn(ctx, nil)
 	return runOf(b), runOf(t)
@@ -112,7 +112,7 @@ func (s *driver) freshRuns(ctx context.Context) (build, tests confidence.Run) {
 
 // checkRole runs hive's mechanical checks of a role (nil for a role it
 // has none for) and says what the role produced.
-func (s *driver) checkRole(role string, snap pipeline.Snapshot, ev evidence) (*confidence.Score, string) {
+func (s *executor) checkRole(role string, snap pipeline.Snapshot, ev evidence) (*confidence.Score, string) {
 	switch {
 	case role == pipeline.RoleArchitect:
 		var plans []confidence.Plan
@@ -159,7 +159,7 @@ func isReviewing(role string) bool {
 }
 
 // findingsOf are the findings of a role's jobs.
-func (s *driver) findingsOf(role string, snap pipeline.Snapshot) []pipeline.Finding {
+func (s *executor) findingsOf(role string, snap pipeline.Snapshot) []pipeline.Finding {
 	var out []pipeline.Finding
 	for _, f := range snap.Findings {
 		if s.roleOf(snap, f.Job) == role {
@@ -171,7 +171,7 @@ func (s *driver) findingsOf(role string, snap pipeline.Snapshot) []pipeline.Find
 
 // workText is a role's work as the evaluators read it: the architect's
 // plans; the tests hive ran; a reviewer's findings; and the change.
-func (s *driver) workText(ctx context.Context, role string, snap pipeline.Snapshot, ev evidence) string {
+func (s *executor) workText(ctx context.Context, role string, snap pipeline.Snapshot, ev evidence) string {
 	if role == pipeline.RoleArchitect {
 		var texts []string
 		if ph, err := plan.LoadPhase(s.dir, snap.Spec.PhaseDir); err == nil {
@@ -197,7 +197,7 @@ func (s *driver) workText(ctx context.Context, role string, snap pipeline.Snapsh
 }
 
 // exists says whether a path of the run's worktree exists.
-func (s *driver) exists(p string) bool {
+func (s *executor) exists(p string) bool {
 	_, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(p)))
 	return err == nil && filepath.IsLocal(p)
 }
@@ -211,7 +211,7 @@ var aspectTasks = map[string]string{
 
 // judge asks one evaluator for its verdict; an evaluator that gives none
 // (it fails, is slow, or answers out of its contract) says why.
-func (s *driver) judge(ctx context.Context, c pipeline.Command, objective, aspect, work string) pipeline.Verdict {
+func (s *executor) judge(ctx context.Context, c pipeline.Command, objective, aspect, work string) pipeline.Verdict {
 	v := pipeline.Verdict{Aspect: aspect}
 	_, text, err := roles.Resolve(s.o.Repo.Root, s.o.Home, pipeline.RoleEvaluator)
 	if err != nil {

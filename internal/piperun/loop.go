@@ -19,14 +19,35 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// driver drives one pipeline run: the journal-first loop around
-// pipeline.Machine and its executors (the I/O shell DESIGN.md describes).
-type driver struct {
+// executor carries the pipeline machine's commands out in a run's
+// worktree: a role's agent, the lint, the phase, the tests and the build,
+// an evaluation, a pull request's delivery, watch and fixes. What they
+// meet on the way goes to send: the events for the machine, and notes and
+// a turn's end (noteEvent, turnEnded) for whoever holds the run. The
+// local loop (driver) has one; a worker of a distributed backend makes
+// one for each command it is given (Worker).
+type executor struct {
 	o      Options
 	run    journal.Run
-	m      *pipeline.Machine
 	dir    string // the run's worktree
 	branch string
+	send   func(pipeline.Event)
+	// plans, when set, is told the phase's plans' states as they change;
+	// asks a role agent's request to use a tool (nil: refused at once).
+	plans func([]PlanState)
+	asks  func(permission)
+}
+
+// note tells whoever holds the run something worth knowing of job.
+func (s *executor) note(job, text string) {
+	s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text})
+}
+
+// driver drives one pipeline run: the journal-first loop around
+// pipeline.Machine and its executor (the I/O shell DESIGN.md describes).
+type driver struct {
+	*executor
+	m      *pipeline.Machine
 	inputs chan pipeline.Event
 	queue  []pipeline.Event
 	done   chan struct{}
@@ -81,8 +102,21 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer release()
-	s := &driver{o: o, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
+	s := &driver{executor: &executor{o: o}, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
 		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan permission), stalled: map[string]bool{}}
+	s.executor.send = s.send
+	s.executor.plans = func(states []PlanState) {
+		select {
+		case s.plansc <- states:
+		case <-s.done:
+		}
+	}
+	s.executor.asks = func(p permission) {
+		select {
+		case s.perms <- p:
+		case <-s.done:
+		}
+	}
 	// Whatever ends the run ends the work under way too (the phase's
 	// implementers), and Run returns only once it has.
 	ctx, cancel := context.WithCancel(ctx)
@@ -480,10 +514,6 @@ func (s *driver) send(ev pipeline.Event) {
 	}
 }
 
-func (s *driver) note(job, text string) {
-	s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text})
-}
-
 func (s *driver) execute(ctx context.Context, c pipeline.Command) {
 	if s.stopping {
 		// A resume derives what is left to do from the journal.
@@ -512,7 +542,7 @@ func (s *driver) execute(ctx context.Context, c pipeline.Command) {
 		})
 	case pipeline.CmdRunPhase:
 		dir := s.m.Snapshot().Spec.PhaseDir
-		warnings := s.warnings(c) // the machine is the loop's to read: before the goroutine
+		warnings := s.warnings(c, s.m.Snapshot()) // the machine is the loop's to read: before the goroutine
 		s.background(func() { s.send(s.runPhase(ctx, c, dir, warnings)) })
 	case pipeline.CmdRunTests:
 		s.background(func() { s.send(s.runTests(ctx, c)) })

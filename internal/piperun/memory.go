@@ -30,7 +30,7 @@ type Warned struct {
 // warnings are what the project's memory warns c's role of, journaled
 // before the role is told. No memory yet, or one hive cannot read, is no
 // warning (and a note).
-func (s *driver) warnings(c pipeline.Command) []string {
+func (s *executor) warnings(c pipeline.Command, snap pipeline.Snapshot) []string {
 	path := filepath.Join(s.o.Repo.Root, memory.Path)
 	if _, err := os.Stat(path); err != nil {
 		return nil
@@ -41,7 +41,6 @@ func (s *driver) warnings(c pipeline.Command) []string {
 		return nil
 	}
 	defer st.Close()
-	snap := s.m.Snapshot()
 	text := snap.Spec.Objective
 	if ctx := c.Context; ctx != nil {
 		for _, f := range ctx.Findings {
@@ -71,7 +70,7 @@ func (s *driver) warnings(c pipeline.Command) []string {
 }
 
 // remember records the finished run in the project's memory.
-func (s *driver) remember(run journal.Run) error {
+func (s *executor) remember(run journal.Run) error {
 	f, err := memory.FromJournal(s.o.Journal, run)
 	if err != nil {
 		return err
@@ -86,7 +85,7 @@ func (s *driver) remember(run journal.Run) error {
 // learn records a completed run in the project's memory and brings
 // CLAUDE.md's Hive Learnings up to date on the run's branch, as hive's own
 // commit, before the work is delivered. It returns notes for the user.
-func (s *driver) learn(ctx context.Context, snap pipeline.Snapshot) []string {
+func (s *executor) learn(ctx context.Context, snap pipeline.Snapshot) []string {
 	if snap.Outcome != pipeline.OutcomeComplete || s.dir == "" {
 		return nil
 	}

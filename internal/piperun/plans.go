@@ -55,7 +55,7 @@ func PlansPath(run int64) string { return filepath.Join(".hive", "runs", fmt.Spr
 // copy only ever adds files (the worktree may hold part of the phase, or
 // none, after a removal cut short), and the branch is set right from what
 // its last commit holds. It returns notes for the user.
-func (s *driver) keepPlans(ctx context.Context, snap pipeline.Snapshot) []string {
+func (s *executor) keepPlans(ctx context.Context, snap pipeline.Snapshot) []string {
 	phase := snap.Spec.PhaseDir
 	if phase == "" || s.dir == "" {
 		return nil

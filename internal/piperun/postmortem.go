@@ -126,7 +126,7 @@ type PostmortemRecord struct {
 // tell asks the postmortem model (Options.Postmortem) for the run's
 // paragraph, from the facts the template tells, and journals what came of
 // it before the run is marked finished.
-func (s *driver) tell(ctx context.Context, run journal.Run) {
+func (s *executor) tell(ctx context.Context, run journal.Run) {
 	if s.o.Postmortem == nil {
 		return
 	}

@@ -27,7 +27,7 @@ const failingLines = 60
 // openPullRequest pushes the run's branch and opens its pull request, or,
 // on a resume after it was opened, updates the one open for the branch
 // (publishWork), then reads it back: its number and head.
-func (s *driver) openPullRequest(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
+func (s *executor) openPullRequest(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvDelivered, Job: c.Job, Attempt: c.Attempt}
 	var d Delivery
 	s.publishWork(ctx, snap, "pr", s.o.Repo.CurrentBranch(ctx), &d)
@@ -54,7 +54,7 @@ func (s *driver) openPullRequest(ctx context.Context, c pipeline.Command, snap p
 // merged or closed, or has what the machine routes; false when ctx ended
 // first (the resume watches again). A failed look is noted, once while it
 // fails alike, and tried again at the next poll: the network may come back.
-func (s *driver) watchPullRequest(ctx context.Context, c pipeline.Command) (pipeline.Event, bool) {
+func (s *executor) watchPullRequest(ctx context.Context, c pipeline.Command) (pipeline.Event, bool) {
 	poll := s.o.PRPoll
 	if poll <= 0 {
 		poll = prPoll
@@ -81,7 +81,7 @@ func (s *driver) watchPullRequest(ctx context.Context, c pipeline.Command) (pipe
 // review threads once; found says whether it is merged or closed, or holds
 // something to route (pipeline.Routable, with the threads c.Handled).
 // Only then are the failed runs' logs fetched, cut to their failing part.
-func (s *driver) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event, bool, error) {
+func (s *executor) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event, bool, error) {
 	gh, err := github.Gh()
 	if err != nil {
 		return pipeline.Event{}, false, err
@@ -147,7 +147,7 @@ func (s *driver) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event
 // GitHub): the fix is made on top of it, and its push goes through. A
 // branch that went another way is left alone: the push then fails, and a
 // human decides.
-func (s *driver) catchUp(ctx context.Context, branch, head string) error {
+func (s *executor) catchUp(ctx context.Context, branch, head string) error {
 	wt := s.o.Repo.At(s.dir)
 	if local, err := wt.Head(ctx); err != nil || head == "" || local == head || wt.IsAncestor(ctx, head, "HEAD") {
 		return err
@@ -175,7 +175,7 @@ func fetchBranch(ctx context.Context, wt *gitx.Repo, branch string) error {
 // rebaseOnto puts the run's commits that origin's branch lacks on top of
 // it. Only hive's own, unpushed commits move; a conflict, or a worktree
 // that is not clean, leaves everything as it was.
-func (s *driver) rebaseOnto(ctx context.Context, branch string) error {
+func (s *executor) rebaseOnto(ctx context.Context, branch string) error {
 	wt := s.o.Repo.At(s.dir)
 	if err := fetchBranch(ctx, wt, branch); err != nil {
 		return err
@@ -190,7 +190,7 @@ func (s *driver) rebaseOnto(ctx context.Context, branch string) error {
 // pushFix pushes the implementer's fix and answers the review threads it
 // addresses, each once: a thread whose last comment is the answer already
 // (hive was stopped after it) gets no second.
-func (s *driver) pushFix(ctx context.Context, c pipeline.Command) pipeline.Event {
+func (s *executor) pushFix(ctx context.Context, c pipeline.Command) pipeline.Event {
 	ev := pipeline.Event{Type: pipeline.EvPushed, Job: c.Job, Attempt: c.Attempt}
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()

@@ -27,7 +27,7 @@ var ShellRecords = []string{DeliveredEvent, WarnedEvent, ContextEvent, Confidenc
 
 // score computes each role's confidence from the checks hive runs itself
 // in the run's worktree, before it goes, and journals it.
-func (s *driver) score(ctx context.Context, snap pipeline.Snapshot) {
+func (s *executor) score(ctx context.Context, snap pipeline.Snapshot) {
 	if s.dir == "" {
 		return
 	}
@@ -61,7 +61,7 @@ func confidencePlan(p *plan.Plan) confidence.Plan {
 	return out
 }
 
-func (s *driver) roleOf(snap pipeline.Snapshot, job string) string {
+func (s *executor) roleOf(snap pipeline.Snapshot, job string) string {
 	for _, j := range snap.Jobs {
 		if j.ID == job {
 			return j.Role
@@ -71,7 +71,7 @@ func (s *driver) roleOf(snap pipeline.Snapshot, job string) string {
 }
 
 // lineCount is a worktree file's number of lines, and whether it is one.
-func (s *driver) lineCount(rel string) (int, bool) {
+func (s *executor) lineCount(rel string) (int, bool) {
 	if !filepath.IsLocal(rel) {
 		return 0, false
 	}
@@ -83,7 +83,7 @@ func (s *driver) lineCount(rel string) (int, bool) {
 }
 
 // changes are the files the run changed since base and the lines it added.
-func (s *driver) changes(ctx context.Context, base string) (files, added []string) {
+func (s *executor) changes(ctx context.Context, base string) (files, added []string) {
 	if base == "" {
 		return nil, nil
 	}

@@ -28,7 +28,7 @@ func ScreenshotsDir(id int64) string {
 // what it kept or refused. A path outside that folder, a link or a file
 // that is no image is refused: an agent's report never makes hive read
 // or write elsewhere.
-func (s *driver) keepScreenshots(job string, attempt int, r *work.Report) {
+func (s *executor) keepScreenshots(job string, attempt int, r *work.Report) {
 	raw, ok := r.Extra["screenshots"]
 	if !ok {
 		return
