@@ -17,9 +17,9 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 )
 
-// runBranch is the branch the run works on: the one its spec recorded,
-// hive/run/N for a run from before branches were named, or a new
-// hive/WORKFLOW/SLUG for a run starting now.
+// runBranch is the branch the run being resumed works on: the one its
+// spec recorded, hive/run/N for a run from before branches were named,
+// or a new hive/WORKFLOW/SLUG for a run killed before its start.
 func (s *driver) runBranch(ctx context.Context) string {
 	if s.m.Started() {
 		if b := s.m.Snapshot().Spec.Branch; b != "" {
@@ -147,7 +147,7 @@ func sameDir(a, b string) bool {
 }
 
 // deliver hands the finished run's work to the user and journals how.
-func (s *driver) deliver(ctx context.Context, res *Result) {
+func (s *executor) deliver(ctx context.Context, res *Result) {
 	s.score(ctx, res.Snapshot)
 	learned := append(s.learn(ctx, res.Snapshot), s.keepPlans(ctx, res.Snapshot)...)
 	learned = append(learned, s.keepLeftovers(ctx)...)
@@ -162,7 +162,7 @@ func (s *driver) deliver(ctx context.Context, res *Result) {
 // forward when it can) when that touches nothing of the user's, or
 // publishes it (--push, --pr); otherwise the work stays on the branch and
 // the notes say how to take it. The run's worktree goes in every case.
-func (s *driver) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
+func (s *executor) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery {
 	var d Delivery
 	mode := s.o.publish()
 	if mode == "" {
@@ -241,7 +241,7 @@ func (s *driver) handOver(ctx context.Context, snap pipeline.Snapshot) Delivery 
 // branch (gitx.KeepChanges), and the notes say where. A hive killed
 // after the setting aside finds the ref and names it again. When they
 // cannot be kept, the worktree stays (keepWorktree) and the notes say so.
-func (s *driver) keepLeftovers(ctx context.Context) []string {
+func (s *executor) keepLeftovers(ctx context.Context) []string {
 	if _, err := os.Stat(s.dir); err != nil {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (s *driver) keepLeftovers(ctx context.Context) []string {
 }
 
 // removeWorktree removes the run's worktree, and branch unless "".
-func (s *driver) removeWorktree(ctx context.Context, branch string, d *Delivery) {
+func (s *executor) removeWorktree(ctx context.Context, branch string, d *Delivery) {
 	if s.keepWorktree {
 		return
 	}

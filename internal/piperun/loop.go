@@ -36,6 +36,9 @@ type executor struct {
 	// asks a role agent's request to use a tool (nil: refused at once).
 	plans func([]PlanState)
 	asks  func(permission)
+	// keepWorktree: delivery leaves the run's worktree, which holds
+	// changes hive could not set aside (keepLeftovers).
+	keepWorktree bool
 }
 
 // note tells whoever holds the run something worth knowing of job.
@@ -63,9 +66,6 @@ type driver struct {
 	// stopping: the run stops for a human and its agents are ending; the
 	// machine's commands are left to the resume.
 	stopping bool
-	// keepWorktree: delivery leaves the run's worktree, which holds
-	// changes hive could not set aside (keepLeftovers).
-	keepWorktree bool
 }
 
 // stopGrace is how long an agent that is told to stop may take.
@@ -148,16 +148,23 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.Started(s.run)
 	}
 	err = s.loop(ctx)
-	res := Result{Run: s.run, Snapshot: s.m.Snapshot(), Branch: s.branch}
 	if err != nil {
-		return res, err
+		return Result{Run: s.run, Snapshot: s.m.Snapshot(), Branch: s.branch}, err
 	}
+	return s.finish(ctx, s.m.Snapshot()), nil
+}
+
+// finish delivers the ended run (snap is its machine's last state) and
+// records its end: in the journal, in the project's memory, and in its
+// postmortem.
+func (s *executor) finish(ctx context.Context, snap pipeline.Snapshot) Result {
+	res := Result{Run: s.run, Snapshot: snap, Branch: s.branch}
 	s.deliver(ctx, &res)
-	finished := o.Now()
+	finished := s.o.Now()
 	told := s.run
 	told.Finished, told.Outcome = finished, res.Snapshot.Outcome
 	s.tell(ctx, told)
-	if ferr := o.Journal.FinishRun(s.run.ID, finished, res.Snapshot.Outcome); ferr != nil {
+	if ferr := s.o.Journal.FinishRun(s.run.ID, finished, res.Snapshot.Outcome); ferr != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
 	} else {
 		run := s.run
@@ -165,49 +172,58 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err := s.remember(run); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("could not record run %d in the project's memory (hive memory rebuild retries): %v", s.run.ID, err))
 		}
-		if rep, err := BuildReport(ctx, o.Journal, o.Repo, run); err == nil {
-			if err := writePostmortem(o.Repo.Root, rep); err != nil {
+		if rep, err := BuildReport(ctx, s.o.Journal, s.o.Repo, run); err == nil {
+			if err := writePostmortem(s.o.Repo.Root, rep); err != nil {
 				res.Notes = append(res.Notes, "could not write the run's postmortem: "+err.Error())
 			}
 		}
 	}
-	return res, nil
+	return res
 }
 
 // begin creates the run, its branch and its worktree.
 func (s *driver) begin(ctx context.Context) error {
-	if err := s.o.Workflow.Validate("workflow " + s.o.Workflow.Name); err != nil {
+	spec, err := s.create(ctx)
+	if err != nil {
 		return err
 	}
+	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+	return nil
+}
+
+// create creates a new run in the journal, its branch and its worktree,
+// and returns the spec its machine starts with.
+func (s *executor) create(ctx context.Context) (pipeline.Spec, error) {
+	if err := s.o.Workflow.Validate("workflow " + s.o.Workflow.Name); err != nil {
+		return pipeline.Spec{}, err
+	}
 	if _, err := s.o.Repo.Head(ctx); err != nil {
-		return fmt.Errorf("%s has no commit yet: hive run works on a branch made from your last commit, so commit first", s.o.Repo.Root)
+		return pipeline.Spec{}, fmt.Errorf("%s has no commit yet: hive run works on a branch made from your last commit, so commit first", s.o.Repo.Root)
 	}
 	run, err := s.o.Journal.CreateRun(Key, s.o.Now())
 	if err != nil {
-		return err
+		return pipeline.Spec{}, err
 	}
 	s.run = run
 	if p := s.o.Planning; p != nil { // how the workflow was chosen, before anything runs
 		payload, _ := json.Marshal(p)
 		if _, err := s.o.Journal.Append(run.ID, PlannedEvent, s.o.Now().UTC(), payload); err != nil {
-			return err
+			return pipeline.Spec{}, err
 		}
 	}
-	if err := s.openWorktree(ctx); err != nil {
+	if err := s.openWorktree(ctx, NewBranch(ctx, s.o.Repo, s.o.Workflow.Name, s.o.Objective, run.ID)); err != nil {
 		s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned")
-		return err
+		return pipeline.Spec{}, err
 	}
 	base, err := s.o.Repo.Head(ctx)
 	if err != nil {
-		return err
+		return pipeline.Spec{}, err
 	}
-	spec := pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
+	return pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Allowed(index.Tools(exec.LookPath), s.o.Tools), Context: s.o.Context,
 		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Follow: s.o.Follow, NoMerge: s.o.NoMerge, Closes: s.o.Closes,
 		AllowDirty: s.o.AllowDirty, Agent: s.o.Agent, CheckpointWait: s.o.CheckpointWait, Budget: s.o.Budget, Guard: s.o.Guard, Routing: s.o.Routing,
-		OnLimit: s.o.OnLimit, Rules: pipeline.Rules}
-	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
-	return nil
+		OnLimit: s.o.OnLimit, Rules: pipeline.Rules}, nil
 }
 
 // resume replays the run and takes it over.
@@ -228,7 +244,7 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 		}
 		return fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", ErrNoRun, run.ID)
 	}
-	if err := s.openWorktree(ctx); err != nil {
+	if err := s.openWorktree(ctx, s.runBranch(ctx)); err != nil {
 		return err
 	}
 	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvResumed})
@@ -245,12 +261,13 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	return nil
 }
 
-func (s *driver) openWorktree(ctx context.Context) error {
+// openWorktree makes the run's worktree on branch, or opens the one there.
+func (s *executor) openWorktree(ctx context.Context, branch string) error {
 	dir, err := worktreeDir(s.o, s.run.ID)
 	if err != nil {
 		return err
 	}
-	s.dir, s.branch = dir, s.runBranch(ctx)
+	s.dir, s.branch = dir, branch
 	_, statErr := os.Stat(dir)
 	if err := s.o.Repo.AddWorktree(ctx, dir, s.branch, "HEAD"); err != nil {
 		return fmt.Errorf("the run's worktree: %w", err)

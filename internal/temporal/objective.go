@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -23,6 +24,9 @@ const (
 	// ObjectiveCommandActivity carries out one pipeline command on a
 	// worker (ObjectiveExecutor).
 	ObjectiveCommandActivity = "hive-objective-command"
+	// ObjectiveFinishActivity delivers the ended run on a worker of its
+	// folder (ObjectiveExecutor.Finish).
+	ObjectiveFinishActivity = "hive-objective-finish"
 	// objectiveChange is the GetVersion change id of the workflow's own
 	// code: a later change of how it carries commands out is a version
 	// of it, so that a history recorded before replays as it ran.
@@ -60,19 +64,22 @@ type ObjectiveDispatch struct {
 	Session time.Duration `json:"session"`
 	Command time.Duration `json:"command"`
 	// Where is the run's tree (Dir, or Remote and Namespace), its
-	// agents' environment and agent program, for the executors.
+	// agents' environment and agent program, for the executors; Run the
+	// run's number in its folder's journal, which names its worktree.
 	Where *Where `json:"where,omitempty"`
+	Run   int64  `json:"run,omitempty"`
 }
 
 // ObjectiveWork is one pipeline command for a worker, with what the worker
-// cannot know: the run (its workflow's id, which names its branch and
-// worktree), the machine's state when the command was given (the
+// cannot know: the run (its workflow's id, and its number in its folder's
+// journal), the machine's state when the command was given (the
 // objective, the roles' reports, the decisions) and the run's tree.
 type ObjectiveWork struct {
-	Run     string            `json:"run"`
-	Command pipeline.Command  `json:"command"`
-	State   pipeline.Snapshot `json:"state"`
-	Where   *Where            `json:"where,omitempty"`
+	Workflow string            `json:"workflow"`
+	Run      int64             `json:"run,omitempty"`
+	Command  pipeline.Command  `json:"command"`
+	State    pipeline.Snapshot `json:"state"`
+	Where    *Where            `json:"where,omitempty"`
 }
 
 // ObjectiveAnswer is what the machine answered to one event.
@@ -84,10 +91,30 @@ type ObjectiveAnswer struct {
 }
 
 // ObjectiveResult is what an objective's workflow returns: the answers of
-// its last workflow run and the machine's final state.
+// its last workflow run and the machine's final state; for a dispatching
+// workflow, how the run was delivered (Delivery, the executor's, opaque
+// here), or why it could not be (DeliveryError).
 type ObjectiveResult struct {
-	Answers []ObjectiveAnswer `json:"answers"`
-	State   pipeline.Snapshot `json:"state"`
+	Answers       []ObjectiveAnswer `json:"answers"`
+	State         pipeline.Snapshot `json:"state"`
+	Delivery      json.RawMessage   `json:"delivery,omitempty"`
+	DeliveryError string            `json:"delivery_error,omitempty"`
+}
+
+// ObjectiveEnd is an ended run for a worker of its folder to deliver:
+// Stepped is every event its machine stepped, in order (gzipped JSON of
+// []pipeline.Event), for the folder's journal.
+type ObjectiveEnd struct {
+	Workflow string `json:"workflow"`
+	Run      int64  `json:"run,omitempty"`
+	Stepped  []byte `json:"stepped"`
+	Where    *Where `json:"where,omitempty"`
+}
+
+// Events are the events e's machine stepped.
+func (e ObjectiveEnd) Events() ([]pipeline.Event, error) {
+	var evs []pipeline.Event
+	return evs, gunzipJSON(e.Stepped, &evs)
 }
 
 // ObjectiveWorkflow is one `hive run "objective"`: the pipeline machine
@@ -161,7 +188,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	})
 	if in.Dispatch != nil {
 		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot,
-			run: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{}}
+			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{}}
 		out.carry(in.Held)
 	}
 	if in.Spec != nil && in.Stepped == nil {
@@ -203,7 +230,11 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		}
 		step(ev)
 	}
-	return ObjectiveResult{Answers: answers, State: m.Snapshot()}, nil
+	res := ObjectiveResult{Answers: answers, State: m.Snapshot()}
+	if out != nil {
+		res.Delivery, res.DeliveryError = out.finish(stepped)
+	}
+	return res, nil
 }
 
 // objectiveDispatcher carries the machine's commands out inside the
@@ -215,7 +246,7 @@ type objectiveDispatcher struct {
 	sel      workflow.Selector
 	step     func(pipeline.Event)
 	snapshot func() pipeline.Snapshot
-	run      string
+	workflow string
 	// sessions are the role sessions out, to cancel on a stop.
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities out; timers are not counted (timers carries them over)
@@ -292,7 +323,7 @@ func (p *objectiveDispatcher) execute(c pipeline.Command) {
 		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 0
 		opts.RetryPolicy.MaximumInterval = time.Minute
 	}
-	w := ObjectiveWork{Run: p.run, Command: c, State: p.snapshot(), Where: p.d.Where}
+	w := ObjectiveWork{Workflow: p.workflow, Run: p.d.Run, Command: c, State: p.snapshot(), Where: p.d.Where}
 	p.pending++
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ObjectiveCommandActivity, w)
 	p.sel.AddFuture(f, func(f workflow.Future) {
@@ -308,6 +339,23 @@ func (p *objectiveDispatcher) execute(c pipeline.Command) {
 			p.step(ev)
 		}
 	})
+}
+
+// finish has a worker of the run's folder deliver the ended run, whose
+// machine stepped stepped.
+func (p *objectiveDispatcher) finish(stepped []pipeline.Event) (json.RawMessage, string) {
+	carried, err := gzipJSON(stepped)
+	if err != nil {
+		return nil, err.Error()
+	}
+	opts := workflow.ActivityOptions{TaskQueue: p.d.TaskQueue, StartToCloseTimeout: p.d.Command, HeartbeatTimeout: p.d.Heartbeat,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
+	var out json.RawMessage
+	end := ObjectiveEnd{Workflow: p.workflow, Run: p.d.Run, Stepped: carried, Where: p.d.Where}
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), ObjectiveFinishActivity, end).Get(p.ctx, &out); err != nil {
+		return nil, err.Error()
+	}
+	return out, ""
 }
 
 // objectiveFailed is what a command whose activity failed (its worker

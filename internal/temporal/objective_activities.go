@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -21,8 +22,12 @@ import (
 // must end when ctx does: the workflow cancels a session's context to
 // stop its agent, which still says how it ended. Events leave Time zero:
 // the workflow stamps them with its own clock.
+//
+// Finish delivers an ended run, in its folder, and returns how (opaque
+// here: the executor's).
 type ObjectiveExecutor interface {
 	Execute(ctx context.Context, w ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error)
+	Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error)
 }
 
 // objectiveActivities carry out an objective's commands on a worker.
@@ -38,18 +43,7 @@ type objectiveActivities struct {
 func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]pipeline.Event, error) {
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		t := time.NewTicker(a.beat)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
+	go a.heartbeat(ctx, done)
 	var mu sync.Mutex // an executor may emit from more than one goroutine
 	var later []pipeline.Event
 	keep := func(ev pipeline.Event) {
@@ -77,6 +71,28 @@ func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]p
 	return append(later, out...), err
 }
 
+// Finish delivers the ended run while it heartbeats.
+func (a *objectiveActivities) Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error) {
+	done := make(chan struct{})
+	defer close(done)
+	go a.heartbeat(ctx, done)
+	return a.exec.Finish(ctx, end)
+}
+
+// heartbeat heartbeats every beat until done is closed.
+func (a *objectiveActivities) heartbeat(ctx context.Context, done <-chan struct{}) {
+	t := time.NewTicker(a.beat)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			activity.RecordHeartbeat(ctx)
+		}
+	}
+}
+
 // RegisterObjective registers the objectives' workflow, and their
 // commands' activity carried out by exec, with r; c signals the events
 // met on the way (nil: they come with each command's result).
@@ -84,4 +100,5 @@ func RegisterObjective(r worker.Registry, c client.Client, exec ObjectiveExecuto
 	acts := &objectiveActivities{exec: exec, client: c, beat: time.Second}
 	r.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
 	r.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: ObjectiveCommandActivity})
+	r.RegisterActivityWithOptions(acts.Finish, activity.RegisterOptions{Name: ObjectiveFinishActivity})
 }

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -40,8 +40,8 @@ func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(pi
 	n := f.count[key]
 	f.done = append(f.done, fmt.Sprintf("%s %s %d", c.Type, c.Job, c.Attempt))
 	f.mu.Unlock()
-	if w.Run == "" || w.State.Spec.Objective == "" {
-		return nil, fmt.Errorf("the work of %s came without its run (%q) or objective", key, w.Run)
+	if w.Workflow == "" || w.Run != 7 || w.State.Spec.Objective == "" {
+		return nil, fmt.Errorf("the work of %s came without its workflow (%q), its run (%d) or its objective", key, w.Workflow, w.Run)
 	}
 	if f.fault != nil {
 		if evs, err, ok := f.fault(w, n); ok {
@@ -68,6 +68,18 @@ func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(pi
 	return []pipeline.Event{ev}, nil
 }
 
+// Finish notes the end, with how many events the run's machine stepped.
+func (f *roleWorkers) Finish(_ context.Context, end ObjectiveEnd) (json.RawMessage, error) {
+	evs, err := end.Events()
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.done = append(f.done, fmt.Sprintf("finish %d", end.Run))
+	f.mu.Unlock()
+	return json.Marshal(map[string]int{"events": len(evs)})
+}
+
 func (f *roleWorkers) log() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -80,9 +92,7 @@ func objectiveEnv(exec ObjectiveExecutor) *testsuite.TestWorkflowEnvironment {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute)
-	acts := &objectiveActivities{exec: exec, beat: time.Second}
-	env.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
-	env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: ObjectiveCommandActivity})
+	RegisterObjective(env, nil, exec)
 	return env
 }
 
@@ -94,7 +104,7 @@ func quickSpec(t *testing.T) *pipeline.Spec {
 	return &pipeline.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: pipeline.Rules}
 }
 
-var objectiveDispatch = &ObjectiveDispatch{TaskQueue: "hive-test", Heartbeat: 30 * time.Second, Session: time.Hour, Command: 10 * time.Minute}
+var objectiveDispatch = &ObjectiveDispatch{TaskQueue: "hive-test", Heartbeat: 30 * time.Second, Session: time.Hour, Command: 10 * time.Minute, Run: 7}
 
 // finished runs the workflow of in to its end and returns its result.
 func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment, in ObjectiveInput) ObjectiveResult {
@@ -122,9 +132,14 @@ func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 	if res.State.Outcome != "complete" {
 		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
 	}
-	want := "start-agent implementer 1\nbuild build 1\nstart-agent tester 1\nrun-tests tester 1"
+	want := "start-agent implementer 1\nbuild build 1\nstart-agent tester 1\nrun-tests tester 1\nfinish 7"
 	if got := workers.log(); got != want {
 		t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
+	}
+	// Every event stepped goes to the finish: the run's start, and each
+	// role's start, report and exit, the build and the tests.
+	if got := string(res.Delivery); got != `{"events":9}` || res.DeliveryError != "" {
+		t.Errorf("delivery %s (%s)", got, res.DeliveryError)
 	}
 }
 
@@ -189,7 +204,7 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 	if !asked || res.State.Outcome != "complete" {
 		t.Fatalf("asked %v, outcome %q (%s)", asked, res.State.Outcome, res.State.Reason)
 	}
-	if !strings.HasSuffix(workers.log(), "run-tests tester 1\nrun-tests tester 1") {
+	if !strings.HasSuffix(workers.log(), "run-tests tester 1\nrun-tests tester 1\nfinish 7") {
 		t.Errorf("carried out:\n%s\nwant the tests twice", workers.log())
 	}
 }
@@ -226,7 +241,7 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 	if res.State.Outcome != "complete" || res.Answers[0].Seq != in.Seq+1 {
 		t.Fatalf("outcome %q (%s), first answer %d after %d", res.State.Outcome, res.State.Reason, res.Answers[0].Seq, in.Seq)
 	}
-	if !strings.HasSuffix(workers.log(), "start-agent tester 1\nstart-agent tester 2\nrun-tests tester 2") {
+	if !strings.HasSuffix(workers.log(), "start-agent tester 1\nstart-agent tester 2\nrun-tests tester 2\nfinish 7") {
 		t.Errorf("carried out:\n%s\nwant the tester again after the wait", workers.log())
 	}
 }

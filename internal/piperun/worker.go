@@ -1,0 +1,245 @@
+package piperun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// Begin starts a run whose machine runs elsewhere (a distributed
+// backend's workflow steps it): as Run does, it creates the run in
+// o.Journal, its branch and its worktree, and returns the run and the
+// spec its machine starts with. The run's commands are then a Worker's.
+func Begin(ctx context.Context, o Options) (journal.Run, pipeline.Spec, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Observer == nil {
+		o.Observer = Silent{}
+	}
+	e := &executor{o: o}
+	spec, err := e.create(ctx)
+	return e.run, spec, err
+}
+
+// Worker carries out the commands of runs whose machine runs elsewhere
+// (Begin), one command at a time, each in its run's worktree, which the
+// workers of the project's folder share. It keeps nothing between
+// commands: what one needs comes with it (Work).
+type Worker struct {
+	// Options are the folder's: its repository and journal (where the
+	// run's shell records go: the memory's warnings, the context given,
+	// a computed confidence), its agents, its commands and the phase's
+	// runner. Objective, Workflow and Resume are not used.
+	Options Options
+	// Notes is told what the commands met worth telling (nil: nobody).
+	Notes func(job, text string)
+}
+
+// Work is one command of a run for a Worker.
+type Work struct {
+	// Run is the run's number in its folder's journal: it names the run's
+	// worktree, its logs and its refs.
+	Run     int64
+	Command pipeline.Command
+	// State is the machine's state when the command was given.
+	State pipeline.Snapshot
+}
+
+// Execute carries w's command out and returns the events it ends with; a
+// role's session hands those it meets on the way to emit as they happen
+// (its start, its tool calls, its usage, its report, its exit), and ends
+// its agent when ctx ends. Events leave Time zero, for the machine's host
+// to stamp.
+func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+	o := w.Options
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Observer == nil {
+		o.Observer = Silent{}
+	}
+	if o.Stall == 0 {
+		o.Stall = 5 * time.Minute
+	}
+	c, snap := wk.Command, wk.State
+	dir, err := worktreeDir(o, wk.Run)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("run %d's worktree %s is not on this worker (hive run's workers share the project's folder): %w", wk.Run, dir, err)
+	}
+	e := &executor{o: o, run: journal.Run{ID: wk.Run}, dir: dir, branch: snap.Spec.Branch}
+	turns := make(chan struct{}, 1) // a role's turn has ended
+	e.send = func(ev pipeline.Event) {
+		switch ev.Type {
+		case noteEvent:
+			if w.Notes != nil {
+				w.Notes(ev.Job, ev.Text)
+			}
+		case turnEnded:
+			select {
+			case turns <- struct{}{}:
+			default:
+			}
+		default:
+			ev.Time = time.Time{}
+			emit(ev)
+		}
+	}
+	one := func(ev pipeline.Event) []pipeline.Event { return []pipeline.Event{ev} }
+	switch c.Type {
+	case pipeline.CmdStartAgent:
+		return nil, w.session(ctx, e, c, snap, turns, emit)
+	case pipeline.CmdLint:
+		return one(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: e.lint(snap.Spec.PhaseDir)}), nil
+	case pipeline.CmdRunPhase:
+		return one(e.runPhase(ctx, c, snap.Spec.PhaseDir, e.warnings(c, snap))), nil
+	case pipeline.CmdRunTests:
+		return one(e.runTests(ctx, c)), nil
+	case pipeline.CmdBuild:
+		return one(e.build(ctx, c, snap.Spec.Base)), nil
+	case pipeline.CmdEvaluate:
+		return one(e.evaluate(ctx, c, snap)), nil
+	case pipeline.CmdDeliver:
+		return one(e.openPullRequest(ctx, c, snap)), nil
+	case pipeline.CmdWatch:
+		ev, ok := e.watchPullRequest(ctx, c)
+		if !ok {
+			return nil, errors.Join(errors.New("the pull request's watch ended before it found anything"), ctx.Err())
+		}
+		return one(ev), nil
+	case pipeline.CmdPush:
+		return one(e.pushFix(ctx, c)), nil
+	}
+	return nil, fmt.Errorf("a worker carries out no %s command", c.Type)
+}
+
+// session runs c's role agent until it exits: its turn ended (the agent
+// then exits, its input closed), it fell silent past the stall timeout
+// (ended), or ctx ended (its turn is stopped, so that its usage is still
+// reported). Its events go to emit, its exit among them.
+func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, snap pipeline.Snapshot, turns <-chan struct{}, emit func(pipeline.Event)) error {
+	sess, err := e.launch(ctx, c, snap)
+	if err != nil {
+		emit(pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		return nil
+	}
+	emit(pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
+	watchdog := time.NewTicker(max(min(e.o.Stall/4, time.Second), 10*time.Millisecond))
+	defer watchdog.Stop()
+	stalled := false
+	for {
+		select {
+		case <-sess.Done(): // its exit has been emitted by then
+			return nil
+		case <-turns:
+			go sess.Stop(stopGrace)
+		case <-watchdog.C:
+			if d := sess.Silent(e.o.Now()); d > e.o.Stall && !stalled {
+				stalled = true
+				e.note(c.Job, fmt.Sprintf("silent for %s: ended", d.Round(time.Second)))
+				go sess.KillStalled(fmt.Sprintf("silent for %s", d.Round(time.Second)))
+			}
+		case <-ctx.Done():
+			sess.StopTurn(stopGrace)
+			select {
+			case <-sess.Done():
+			case <-time.After(stopGrace + time.Second):
+				sess.Kill()
+				<-sess.Done()
+			}
+			return nil
+		}
+	}
+}
+
+// Finish ends a run whose machine ran elsewhere, in the project's folder
+// (o's repository is the user's): events are what its machine stepped, in
+// order; those the folder's journal does not hold yet are journaled
+// there, so that the run's report, its memory and hive status read it as
+// a local run's. Then the run is delivered as a local run is (merged into
+// the user's branch, left on its branch, pushed) and its end recorded. A
+// run the journal holds finished (Finish tried again) is only read back.
+func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event) (Result, error) {
+	o := w.Options
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Observer == nil {
+		o.Observer = Silent{}
+	}
+	r, err := journalRun(o.Journal, run)
+	if err != nil {
+		return Result{}, err
+	}
+	held := 0
+	if err := o.Journal.Each(run, func(rec journal.Record) error {
+		if !slices.Contains(ShellRecords, rec.Type) {
+			held++
+		}
+		return nil
+	}); err != nil {
+		return Result{}, err
+	}
+	if !r.Finished.IsZero() || held > len(events) {
+		m, err := Replay(o.Journal, r)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Run: r, Snapshot: m.Snapshot(), Branch: RunBranch(o.Journal, r),
+			Notes: []string{fmt.Sprintf("run %d had ended: hive report %d tells how it was delivered", r.ID, r.ID)}}, nil
+	}
+	var entries []journal.Entry
+	for _, ev := range events[held:] {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return Result{}, err
+		}
+		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time.UTC(), Payload: payload})
+	}
+	if _, err := journal.AppendAll(o.Journal, run, entries); err != nil {
+		return Result{}, fmt.Errorf("journal run %d's events: %w", run, err)
+	}
+	if r, err = journalRun(o.Journal, run); err != nil {
+		return Result{}, err
+	}
+	m, err := Replay(o.Journal, r)
+	if err != nil {
+		return Result{}, err
+	}
+	snap := m.Snapshot()
+	dir, err := worktreeDir(o, run)
+	if err != nil {
+		return Result{}, err
+	}
+	e := &executor{o: o, run: r, dir: dir, branch: snap.Spec.Branch}
+	e.send = func(ev pipeline.Event) {
+		if ev.Type == noteEvent && w.Notes != nil {
+			w.Notes(ev.Job, ev.Text)
+		}
+	}
+	return e.finish(ctx, snap), nil
+}
+
+// journalRun is run number id of j.
+func journalRun(j journal.Journal, id int64) (journal.Run, error) {
+	runs, err := j.Runs()
+	if err != nil {
+		return journal.Run{}, err
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return journal.Run{}, fmt.Errorf("run %d: %w", id, journal.ErrRunNotFound)
+}
