@@ -181,16 +181,7 @@ func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event)
 	if err != nil {
 		return Result{}, err
 	}
-	held := 0
-	if err := o.Journal.Each(run, func(rec journal.Record) error {
-		if !slices.Contains(ShellRecords, rec.Type) {
-			held++
-		}
-		return nil
-	}); err != nil {
-		return Result{}, err
-	}
-	if !r.Finished.IsZero() || held > len(events) {
+	if !r.Finished.IsZero() {
 		m, err := Replay(o.Journal, r)
 		if err != nil {
 			return Result{}, err
@@ -198,16 +189,8 @@ func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event)
 		return Result{Run: r, Snapshot: m.Snapshot(), Branch: RunBranch(o.Journal, r),
 			Notes: []string{fmt.Sprintf("run %d had ended: hive report %d tells how it was delivered", r.ID, r.ID)}}, nil
 	}
-	var entries []journal.Entry
-	for _, ev := range events[held:] {
-		payload, err := json.Marshal(ev)
-		if err != nil {
-			return Result{}, err
-		}
-		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time.UTC(), Payload: payload})
-	}
-	if _, err := journal.AppendAll(o.Journal, run, entries); err != nil {
-		return Result{}, fmt.Errorf("journal run %d's events: %w", run, err)
+	if err := w.Record(run, 0, events); err != nil {
+		return Result{}, err
 	}
 	if r, err = journalRun(o.Journal, run); err != nil {
 		return Result{}, err
@@ -228,6 +211,38 @@ func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event)
 		}
 	}
 	return e.finish(ctx, snap), nil
+}
+
+// Record journals events, the events a run's machine stepped from the
+// from-th on (counted from 0), in its folder's journal where it does not
+// hold them yet: the journal is a view of the run, which hive status,
+// hive serve and hive report read as a local run's.
+func (w *Worker) Record(run int64, from int, events []pipeline.Event) error {
+	j := w.Options.Journal
+	held := 0
+	if err := j.Each(run, func(rec journal.Record) error {
+		if !slices.Contains(ShellRecords, rec.Type) {
+			held++
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if held < from {
+		return fmt.Errorf("run %d's journal holds %d events; these start at the %d-th", run, held, from+1)
+	}
+	var entries []journal.Entry
+	for _, ev := range events[min(held-from, len(events)):] {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time.UTC(), Payload: payload})
+	}
+	if _, err := journal.AppendAll(j, run, entries); err != nil {
+		return fmt.Errorf("journal run %d's events: %w", run, err)
+	}
+	return nil
 }
 
 // journalRun is run number id of j.

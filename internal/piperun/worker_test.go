@@ -20,6 +20,14 @@ func (a onTemporal) Execute(ctx context.Context, ow temporal.ObjectiveWork, emit
 	return a.w.Execute(ctx, Work{Run: ow.Run, Command: ow.Command, State: ow.State}, emit)
 }
 
+func (a onTemporal) Record(_ context.Context, r temporal.ObjectiveRecords) error {
+	evs, err := r.Events()
+	if err != nil {
+		return err
+	}
+	return a.w.Record(r.Run, r.From, evs)
+}
+
 func (a onTemporal) Finish(ctx context.Context, end temporal.ObjectiveEnd) (json.RawMessage, error) {
 	evs, err := end.Events()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -27,6 +28,9 @@ const (
 	// ObjectiveFinishActivity delivers the ended run on a worker of its
 	// folder (ObjectiveExecutor.Finish).
 	ObjectiveFinishActivity = "hive-objective-finish"
+	// ObjectiveRecordActivity keeps the run's folder's journal up to the
+	// events stepped (ObjectiveExecutor.Record).
+	ObjectiveRecordActivity = "hive-objective-record"
 	// objectiveChange is the GetVersion change id of the workflow's own
 	// code: a later change of how it carries commands out is a version
 	// of it, so that a history recorded before replays as it ran.
@@ -34,17 +38,22 @@ const (
 )
 
 // ObjectiveInput starts an objective's workflow. A new run names its Spec
-// (the workflow steps pipeline.EvStarted with it first); a workflow run
-// that continues as new carries Stepped, the events stepped so far, and
-// Held, the timers it had set. Without Dispatch the workflow only keeps
+// (the workflow steps pipeline.EvStarted with it first); a run resumed
+// from its folder's journal names the events journaled (Resume), which
+// the workflow steps again before pipeline.EvResumed; a workflow run that
+// continues as new carries Stepped, the events stepped so far, Synced,
+// how many of them the folder's journal holds, and Held, the timers it
+// had set. Without Dispatch the workflow only keeps
 // the machine's commands in its answers, for whoever carries them out,
 // and ends on CloseSignal; with it the workflow carries them out itself,
 // as activities on the workers of Dispatch.TaskQueue, and ends once the
 // run is finished and nothing it started is out.
 type ObjectiveInput struct {
 	Spec     *pipeline.Spec     `json:"spec,omitempty"`
+	Resume   []pipeline.Event   `json:"resume,omitempty"`
 	Dispatch *ObjectiveDispatch `json:"dispatch,omitempty"`
 	Stepped  []byte             `json:"stepped,omitempty"` // gzipped JSON of []pipeline.Event
+	Synced   int                `json:"synced,omitempty"`
 	Seq      int                `json:"seq,omitempty"`
 	Held     []pipeline.Command `json:"held,omitempty"`
 }
@@ -82,10 +91,13 @@ type ObjectiveWork struct {
 	Where    *Where            `json:"where,omitempty"`
 }
 
-// ObjectiveAnswer is what the machine answered to one event.
+// ObjectiveAnswer is what the machine answered to one event (Stepped,
+// stamped with the time it was stepped): its commands, or the error it
+// refused the event with.
 type ObjectiveAnswer struct {
 	Seq      int                `json:"seq"`
 	Event    pipeline.EventType `json:"event"`
+	Stepped  pipeline.Event     `json:"stepped"`
 	Commands []pipeline.Command `json:"commands,omitempty"`
 	Err      string             `json:"error,omitempty"`
 }
@@ -112,9 +124,23 @@ type ObjectiveEnd struct {
 }
 
 // Events are the events e's machine stepped.
-func (e ObjectiveEnd) Events() ([]pipeline.Event, error) {
+func (e ObjectiveEnd) Events() ([]pipeline.Event, error) { return unzipEvents(e.Stepped) }
+
+// ObjectiveRecords are events a run's machine stepped, for its folder's
+// journal: Stepped (gzipped JSON of []pipeline.Event) from the From-th
+// (counted from 0) on.
+type ObjectiveRecords struct {
+	Run     int64  `json:"run"`
+	From    int    `json:"from"`
+	Stepped []byte `json:"stepped"`
+}
+
+// Events are the events r carries.
+func (r ObjectiveRecords) Events() ([]pipeline.Event, error) { return unzipEvents(r.Stepped) }
+
+func unzipEvents(data []byte) ([]pipeline.Event, error) {
 	var evs []pipeline.Event
-	return evs, gunzipJSON(e.Stepped, &evs)
+	return evs, gunzipJSON(data, &evs)
 }
 
 // ObjectiveWorkflow is one `hive run "objective"`: the pipeline machine
@@ -138,6 +164,13 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		for _, ev := range stepped {
 			m.Step(ev) // an event refused then changes nothing now either
 		}
+	}
+	synced := in.Synced
+	if in.Stepped == nil && in.Resume != nil {
+		for _, ev := range in.Resume {
+			m.Step(ev) // as the journal's replay does
+		}
+		stepped, synced = slices.Clone(in.Resume), len(in.Resume)
 	}
 	seq := in.Seq
 	var answers []ObjectiveAnswer
@@ -164,7 +197,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 			ev.Time = workflow.Now(ctx) // a worker's event: the workflow's clock, replayed alike
 		}
 		cmds, err := m.Step(ev)
-		a := ObjectiveAnswer{Seq: seq, Event: ev.Type, Commands: cmds}
+		a := ObjectiveAnswer{Seq: seq, Event: ev.Type, Stepped: ev, Commands: cmds}
 		if err != nil {
 			a.Err = err.Error()
 		}
@@ -172,6 +205,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		stepped = append(stepped, ev)
 		if out != nil {
 			out.carry(cmds)
+			out.record()
 		}
 	}
 	events := workflow.GetSignalChannel(ctx, ObjectiveEventSignal)
@@ -188,12 +222,17 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	})
 	if in.Dispatch != nil {
 		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot,
-			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{}}
+			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{},
+			stepped: func() []pipeline.Event { return stepped }, synced: synced}
 		out.carry(in.Held)
 	}
-	if in.Spec != nil && in.Stepped == nil {
+	switch {
+	case in.Stepped != nil:
+	case in.Spec != nil:
 		spec := *in.Spec
 		step(pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+	case in.Resume != nil:
+		step(pipeline.Event{Type: pipeline.EvResumed})
 	}
 	done := func() bool {
 		return closed || (out != nil && out.pending == 0 && m.Finished())
@@ -219,7 +258,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		}
 		next := ObjectiveInput{Dispatch: in.Dispatch, Stepped: carried, Seq: seq}
 		if out != nil {
-			next.Held = out.timers()
+			next.Held, next.Synced = out.timers(), out.synced
 		}
 		return ObjectiveResult{}, workflow.NewContinueAsNewError(ctx, ObjectiveWorkflowName, next)
 	}
@@ -251,6 +290,43 @@ type objectiveDispatcher struct {
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities out; timers are not counted (timers carries them over)
 	wakes    []pipeline.Command
+	// stepped are the events stepped so far, of which the folder's
+	// journal holds synced; recording: a record activity is out.
+	stepped   func() []pipeline.Event
+	synced    int
+	recording bool
+}
+
+// record has a worker of the run's folder journal the events stepped that
+// its journal does not hold yet: one batch at a time, the events stepped
+// meanwhile going with the next. A batch that failed goes again with the
+// next event.
+func (p *objectiveDispatcher) record() {
+	all := p.stepped()
+	if p.recording || p.synced >= len(all) {
+		return
+	}
+	batch, err := gzipJSON(all[p.synced:])
+	if err != nil {
+		return
+	}
+	to := len(all)
+	opts := workflow.ActivityOptions{TaskQueue: p.d.TaskQueue, StartToCloseTimeout: p.d.Command,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
+	p.recording = true
+	p.pending++
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), ObjectiveRecordActivity, ObjectiveRecords{Run: p.d.Run, From: p.synced, Stepped: batch})
+	p.sel.AddFuture(f, func(f workflow.Future) {
+		p.pending--
+		p.recording = false
+		if f.Get(p.ctx, nil) == nil {
+			p.synced = max(p.synced, to)
+		}
+		if p.synced < to {
+			return // tried again with the next event
+		}
+		p.record()
+	})
 }
 
 // carry carries cmds out: a wake is a timer, a stop cancels its session's

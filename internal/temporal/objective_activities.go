@@ -23,10 +23,14 @@ import (
 // stop its agent, which still says how it ended. Events leave Time zero:
 // the workflow stamps them with its own clock.
 //
-// Finish delivers an ended run, in its folder, and returns how (opaque
-// here: the executor's).
+// Record journals the events of r in the run's folder's journal where it
+// does not hold them yet (the journal is a view of the workflow's history,
+// which hive status, hive serve and hive report read); Finish delivers an
+// ended run, in its folder, and returns how (opaque here: the
+// executor's).
 type ObjectiveExecutor interface {
 	Execute(ctx context.Context, w ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error)
+	Record(ctx context.Context, r ObjectiveRecords) error
 	Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error)
 }
 
@@ -101,4 +105,5 @@ func RegisterObjective(r worker.Registry, c client.Client, exec ObjectiveExecuto
 	r.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
 	r.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: ObjectiveCommandActivity})
 	r.RegisterActivityWithOptions(acts.Finish, activity.RegisterOptions{Name: ObjectiveFinishActivity})
+	r.RegisterActivityWithOptions(exec.Record, activity.RegisterOptions{Name: ObjectiveRecordActivity})
 }

@@ -25,6 +25,7 @@ import (
 type roleWorkers struct {
 	mu    sync.Mutex
 	done  []string
+	kept  []pipeline.EventType // the folder's journal
 	fault func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool)
 	count map[string]int
 }
@@ -66,6 +67,23 @@ func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(pi
 		return nil, fmt.Errorf("the fake workers do not carry out %s", c.Type)
 	}
 	return []pipeline.Event{ev}, nil
+}
+
+// Record keeps the events the journal does not hold yet.
+func (f *roleWorkers) Record(_ context.Context, r ObjectiveRecords) error {
+	evs, err := r.Events()
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.From > len(f.kept) {
+		return fmt.Errorf("events from %d, the journal holds %d", r.From, len(f.kept))
+	}
+	for _, ev := range evs[len(f.kept)-r.From:] {
+		f.kept = append(f.kept, ev.Type)
+	}
+	return nil
 }
 
 // Finish notes the end, with how many events the run's machine stepped.
@@ -140,6 +158,14 @@ func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 	// role's start, report and exit, the build and the tests.
 	if got := string(res.Delivery); got != `{"events":9}` || res.DeliveryError != "" {
 		t.Errorf("delivery %s (%s)", got, res.DeliveryError)
+	}
+	// The folder's journal kept up with the run: every event, in order.
+	var stepped []pipeline.EventType
+	for _, a := range res.Answers {
+		stepped = append(stepped, a.Stepped.Type)
+	}
+	if fmt.Sprint(workers.kept) != fmt.Sprint(stepped) {
+		t.Errorf("the journal holds %v, the workflow stepped %v", workers.kept, stepped)
 	}
 }
 
@@ -243,5 +269,25 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 	}
 	if !strings.HasSuffix(workers.log(), "start-agent tester 1\nstart-agent tester 2\nrun-tests tester 2\nfinish 7") {
 		t.Errorf("carried out:\n%s\nwant the tester again after the wait", workers.log())
+	}
+}
+
+// A run resumed from its folder's journal: the workflow steps the events
+// journaled again, then the resumption; the role that was at work when
+// its host went starts again, and the journal is given only what is new.
+func TestObjectiveResumesAJournaledRun(t *testing.T) {
+	workers := &roleWorkers{kept: []pipeline.EventType{pipeline.EvStarted, pipeline.EvAgentStarted}}
+	started := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	journaled := []pipeline.Event{{Type: pipeline.EvStarted, Spec: quickSpec(t), Time: started},
+		{Type: pipeline.EvAgentStarted, Job: "implementer", Attempt: 1, PID: 4242, Time: started.Add(time.Second)}}
+	res := finished(t, objectiveEnv(workers), ObjectiveInput{Resume: journaled, Dispatch: objectiveDispatch})
+	if res.State.Outcome != "complete" {
+		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
+	}
+	if res.Answers[0].Event != pipeline.EvResumed || !strings.HasPrefix(workers.log(), "start-agent implementer 2\n") {
+		t.Errorf("first answer to %s; carried out:\n%s\nwant the implementer again after the resumption", res.Answers[0].Event, workers.log())
+	}
+	if len(workers.kept) != len(journaled)+len(res.Answers) || workers.kept[2] != pipeline.EvResumed {
+		t.Errorf("the journal holds %v", workers.kept)
 	}
 }
