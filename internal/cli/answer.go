@@ -74,15 +74,16 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	case "", "local":
 		if at, ok := runOnTemporal(repo.Root); ok && piperun.IsRunJob(o.plan) {
 			// The project's run is on Temporal, where hive run said: the
-			// answer goes there, so that a driver in a clone gets it too
-			// (one in the folder would read the journal).
+			// answer goes to its workflow, which alone steps it while it
+			// runs; the journal takes it only for a run that is not there
+			// (it ended, or waits for hive run --resume).
 			o.address, o.namespace = at.Address, at.Namespace
 			sent, err := answerRunTemporal(cmd.Context(), o, repo)
 			if sent {
 				return err
 			}
 			if err != nil {
-				fmt.Fprintf(o.stderr, "hive: the run's Temporal server at %s could not be asked (%v): the answer goes to the journal here\n", at.Address, oneLine(err.Error()))
+				return exitf(ExitUsage, "the run's Temporal server at %s could not be asked (%v): answer once it can be, or name it with --temporal-address", at.Address, oneLine(err.Error()))
 			}
 		}
 	case "temporal":
@@ -90,9 +91,9 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 			return answerTemporal(cmd.Context(), o, repo.Root)
 		}
 		// A role's question of a hive run under way on Temporal: a
-		// signal to its workflow, which its driver journals wherever it
-		// runs; a run that is not (or no longer) there is answered in
-		// the project's journal, as a local run's.
+		// signal to its workflow; a run that is not (or no longer) there
+		// is answered in the project's journal, as a local run's, which
+		// its resume steps.
 		if sent, err := answerRunTemporal(cmd.Context(), o, repo); sent || err != nil {
 			return err
 		}
@@ -130,9 +131,8 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 }
 
 // answerRunTemporal answers the question of the role o names in the
-// project's hive run under way on Temporal: a signal to its workflow,
-// which its driver journals wherever it runs (sendRunAnswer); sent is
-// false when no run is under way there.
+// project's hive run under way on Temporal: a signal to its workflow
+// (sendRunAnswer); sent is false when no run is under way there.
 func answerRunTemporal(ctx context.Context, o *answerOptions, repo *gitx.Repo) (sent bool, err error) {
 	c, err := o.dial(ctx)
 	if err != nil {
@@ -146,28 +146,35 @@ func answerRunTemporal(ctx context.Context, o *answerOptions, repo *gitx.Repo) (
 	} else if err != nil {
 		return false, fmt.Errorf("the workflow %s: %w", id, err)
 	}
+	if d.GetWorkflowExecutionInfo().GetType().GetName() == legacyPipelineWorkflow {
+		return true, exitf(ExitUsage, "the run under way (Temporal workflow %s) was started by an earlier hive: answer it with that hive", id)
+	}
 	cfg, err := config.Load(repo.Root)
 	if err != nil {
 		return false, &exitError{code: ExitUsage, err: err}
 	}
+	red := secretsOf(cfg).red
 	j, closeJournal, err := pipelineJournal(repo, cfg)
 	if err != nil {
 		return false, err
 	}
 	defer closeJournal()
-	red := secretsOf(cfg).red
-	run, open, err := sendRunAnswer(ctx, c, id, d, j, red, o.plan, o.text)
+	open, err := sendRunAnswer(ctx, c, id, j, red, o.plan, o.text)
 	var refused *piperun.AnswerError
 	switch {
-	case errors.As(err, &refused), errors.Is(err, piperun.ErrNoRun):
+	case errors.As(err, &refused):
 		return true, exitf(ExitUsage, "%v", err)
 	case err != nil:
 		return true, &exitError{code: ExitInternal, err: err}
 	}
 	if o.json {
-		return true, printJSON(o.stdout, answerResult{Run: run.ID, Plan: o.plan, Checkpoint: open.ID, Title: open.Question, Answer: red.String(strings.TrimSpace(o.text))})
+		var run int64
+		if last, ok, _ := piperun.Latest(j); ok {
+			run = last.ID
+		}
+		return true, printJSON(o.stdout, answerResult{Run: run, Plan: o.plan, Checkpoint: open.ID, Title: open.Question, Answer: red.String(strings.TrimSpace(o.text))})
 	}
-	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) sent to the run's workflow %s: %q.\nIts driver applies it now, or the next once one takes the run up; follow the run with: %s\n",
+	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) sent to the run's workflow %s: %q.\nThe run applies it now; follow it with: %s\n",
 		o.plan, open.Question, id, red.String(strings.TrimSpace(o.text)), o.pasteable(repo.Root, "run", "--resume", "--backend", "temporal"))
 	return true, nil
 }

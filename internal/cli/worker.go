@@ -25,7 +25,7 @@ type workerOptions struct {
 	temporalFlags
 	phase string
 	agent string
-	only  string // hive run's workers: "drive" or "plans"; "" for both
+	only  string // hive run's workers: "runs" ("drive", its earlier name) or "plans"; "" for both
 }
 
 func newWorkerCmd(g *globalOptions) *cobra.Command {
@@ -45,21 +45,20 @@ Start as many as the machines hold; a worker that dies is noticed within
 its heartbeat timeout and its plan goes on elsewhere.
 
 Without PHASE it serves hive run's runs started in this folder (hive run
---backend temporal, on the folder's task queue QUEUE-run-…): one worker
-drives a run at a time, here, journal first; when it dies another worker
-of the folder takes the run over from the journal, without losing or
-repeating a role's finished work. The runs' implementers' phases are
-workflows of their own, whose plans every such worker runs (task queue
-QUEUE-plans), and so are the sessions of the runs' roles (the
-architect's, the tester's, …): in the run's worktree, which the workers
-then share, or,
-for a run started with --git-remote, in worktrees of this clone,
-wherever it is (--git-remote here names the remote in this clone when it
-is not called as in the run's). A run with --git-remote whose folder has
-no worker left is taken over by a worker of any clone (the repository's
-queue QUEUE-run-repo-…), which leaves the finished work on the run's
-branch of the remote. --only drive or --only plans serves one of the
-two. Stop it with ctrl-c.`,
+--backend temporal, on the folder's task queue QUEUE-run-…): each run's
+pipeline machine is the code of its Temporal workflow, and the worker
+carries out its commands here, in the run's worktree: the roles' sessions
+(the architect's, the tester's, …), the lint, the tests and the build, the
+evaluations, and the delivery into your branch. A worker that dies is
+noticed within its heartbeat timeout: its role starts again on another
+worker (told it was cut off), its checks run again, and its phase goes on
+where it was. The runs' implementers' phases are workflows of their own,
+whose plans every such worker runs (task queue QUEUE-plans): in the run's
+worktree, which the workers then share, or, for a run started with
+--git-remote, in worktrees of this clone, wherever it is (--git-remote
+here names the remote in this clone when it is not called as in the
+run's). --only runs or --only plans serves one of the two: a worker in a
+clone elsewhere serves plans. Stop it with ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
   hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
   hive worker --backend temporal --agent claude
@@ -70,8 +69,8 @@ two. Stop it with ctrl-c.`,
 				if o.backend != "temporal" {
 					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
 				}
-				if o.only != "" && o.only != "drive" && o.only != "plans" {
-					return exitf(ExitUsage, "--only %q: want drive (drive hive run's runs of this folder, their sessions running elsewhere) or plans (run the plans' and roles' sessions of runs driven elsewhere)", o.only)
+				if o.only != "" && o.only != "runs" && o.only != "drive" && o.only != "plans" {
+					return exitf(ExitUsage, "--only %q: want runs (the runs of this folder: their roles, checks and delivery, their plans elsewhere) or plans (the plans of the runs of any clone)", o.only)
 				}
 				return pipelineWorkerRun(cmd.Context(), o)
 			}
@@ -84,7 +83,7 @@ two. Stop it with ctrl-c.`,
 	}
 	o.temporalFlags.add(cmd, o.globalOptions, "where runs are kept: temporal (the only backend a worker serves)")
 	o.temporalFlags.addRemote(cmd)
-	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's drivers (here) or plans (its plans' and its roles' sessions)")
+	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's runs of this folder (runs: their roles, checks and delivery) or the plans of any clone's runs (plans)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	return cmd
 }

@@ -251,6 +251,17 @@ func Latest(j journal.Journal) (journal.Run, bool, error) { return j.LatestRun(K
 // Replay rebuilds a run's machine from its journal.
 func Replay(j journal.Journal, run journal.Run) (*pipeline.Machine, error) {
 	m := pipeline.New()
+	evs, err := Events(j, run)
+	for _, ev := range evs {
+		m.Step(ev) // an event refused live changed nothing then either
+	}
+	return m, err
+}
+
+// Events are the events run's machine stepped, as its journal holds them
+// (without the shell's own records).
+func Events(j journal.Journal, run journal.Run) ([]pipeline.Event, error) {
+	var evs []pipeline.Event
 	err := j.Each(run.ID, func(rec journal.Record) error {
 		if slices.Contains(ShellRecords, rec.Type) {
 			return nil
@@ -259,10 +270,10 @@ func Replay(j journal.Journal, run journal.Run) (*pipeline.Machine, error) {
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("event %d: %w", rec.Seq, err)
 		}
-		m.Step(ev) // an event refused live changed nothing then either
+		evs = append(evs, ev)
 		return nil
 	})
-	return m, err
+	return evs, err
 }
 
 // Abandon finishes the newest unfinished run as abandoned, leaving its

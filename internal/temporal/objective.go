@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -390,7 +392,10 @@ func (p *objectiveDispatcher) execute(c pipeline.Command) {
 		ctx, cancel = workflow.WithCancel(ctx)
 		p.sessions[key] = cancel
 	case pipeline.CmdRunPhase:
-		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 1
+		// A worker lost while it ran the phase hands it to another, which
+		// goes on with the phase where it is (its own workflow, or its
+		// journal in the run's worktree), never again from its start.
+		opts.StartToCloseTimeout = p.d.Session
 	case pipeline.CmdDeliver, pipeline.CmdPush:
 		opts.RetryPolicy.MaximumAttempts = 1 // what failed is said, and a human decides
 	case pipeline.CmdWatch:
@@ -472,4 +477,28 @@ func objectiveFailed(c pipeline.Command, err error) []pipeline.Event {
 		return nil // a watch is tried until its bound: the run waits for a human's resume
 	}
 	return []pipeline.Event{ev}
+}
+
+// gzipJSON is v as gzipped JSON: the events a run's workflow carries into
+// its next workflow run, or hands a worker, take a tenth of the room.
+func gzipJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	if err := json.NewEncoder(z).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// gunzipJSON reads what gzipJSON made into v.
+func gunzipJSON(data []byte, v any) error {
+	z, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	return json.NewDecoder(z).Decode(v)
 }

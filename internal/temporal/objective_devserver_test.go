@@ -1,0 +1,74 @@
+package temporal
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hivectl/hive/internal/pipeline"
+)
+
+// TestObjectiveWorkflowOnADevServer runs the quick workflow through
+// ObjectiveWorkflow on a real Temporal server and worker, the roles'
+// events signalled by their activities as they come: the tests cannot run
+// at first, the human (a signal) says retry, and the run completes and is
+// delivered. With HIVE_RECORD_HISTORY=1 it keeps the history in
+// testdata/histories (objective-N.json) for the replay test: record one
+// whenever the workflow's code changes how it runs.
+func TestObjectiveWorkflowOnADevServer(t *testing.T) {
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
+		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
+			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
+				Tests: &pipeline.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
+		}
+		return nil, nil, false
+	}}
+	c, queue := devServer(t, func(c client.Client, w worker.Worker) { RegisterObjective(w, c, workers) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d := *objectiveDispatch
+	d.TaskQueue = queue
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, ObjectiveWorkflowName,
+		ObjectiveInput{Spec: quickSpec(t), Dispatch: &d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap pipeline.Snapshot
+		if err := v.Get(&snap); err != nil {
+			t.Fatal(err)
+		}
+		if snap.Open != nil {
+			answer := pipeline.Event{Type: pipeline.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "retry"}
+			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), ObjectiveEventSignal, answer); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing asked: %+v", snap)
+		}
+	}
+	var res ObjectiveResult
+	if err := Result(ctx, run, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.State.Outcome != pipeline.OutcomeComplete || string(res.Delivery) != `{"events":11}` {
+		t.Fatalf("outcome %s (%s), delivery %s %s", res.State.Outcome, res.State.Reason, res.Delivery, res.DeliveryError)
+	}
+	if want := "run-tests tester 1\nrun-tests tester 1\nfinish 7"; !strings.HasSuffix(workers.log(), want) {
+		t.Errorf("carried out:\n%s\nwant the tests twice, then the delivery", workers.log())
+	}
+	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
+		recordHistory(t, c, run, "objective-1.json")
+	}
+}
