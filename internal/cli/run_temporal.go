@@ -312,7 +312,7 @@ func objectiveAnswers(ctx context.Context, c client.Client, id string, seq int) 
 // followObjective shows the run as its workflow steps it, sends the
 // answers typed here to it, and ends with the run: its delivery, or, on
 // ctrl-c, at once, the run going on on its workers. attached: the run was
-// under way, and what it did before is not shown again. Without a
+// under way, and what it did before now is not shown again. Without a
 // terminal, a question open for wait (negative: never) ends the following
 // with ExitNeedsHuman, as a local run stops: the run waits on its workers
 // for hive answer.
@@ -334,7 +334,8 @@ func followObjective(ctx context.Context, o *runOptions, c client.Client, id str
 	} else {
 		obs.wait = wait
 	}
-	seen, first := 0, true
+	seen := 0
+	since := time.Now()
 	var snap pipeline.Snapshot
 	show := func(as []temporal.ObjectiveAnswer) {
 		for _, a := range as {
@@ -342,10 +343,14 @@ func followObjective(ctx context.Context, o *runOptions, c client.Client, id str
 				continue
 			}
 			seen = a.Seq
-			if attached && first {
-				continue
+			if attached && a.Stepped.Time.Before(since) {
+				continue // shown when it happened, to whoever followed then
 			}
-			if a.Err != "" {
+			switch {
+			case a.Event == pipeline.EvNote:
+				obs.Note(a.Stepped.Job, a.Stepped.Text)
+				continue
+			case a.Err != "":
 				obs.Note(a.Stepped.Job, fmt.Sprintf("event %s refused: %s", a.Event, a.Err))
 				continue
 			}
@@ -354,10 +359,8 @@ func followObjective(ctx context.Context, o *runOptions, c client.Client, id str
 				obs.Command(cmd, snap)
 			}
 		}
-		first = false
 	}
 	var asked time.Time // since when the open question is open
-	since := time.Now()
 	hinted, queryFailed := false, false
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()

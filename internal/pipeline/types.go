@@ -160,6 +160,11 @@ const (
 	// and the review threads it answers were replied to; or not (OK false,
 	// Reason).
 	EvPushed EventType = "pr-pushed"
+	// EvNote (Job, Text) is no input of the machine, which refuses it: it
+	// is what the shell that carries a command out says to whoever
+	// follows the run (a role cut off, a tool refused, the phase's
+	// workflow); a host shows it and never steps or journals it.
+	EvNote EventType = "note"
 )
 
 // Event is one input of the machine: plain data.

@@ -56,7 +56,8 @@ type Work struct {
 // Execute carries w's command out and returns the events it ends with; a
 // role's session hands those it meets on the way to emit as they happen
 // (its start, its tool calls, its usage, its report, its exit), and ends
-// its agent when ctx ends. Events leave Time zero, for the machine's host
+// its agent when ctx ends. What the command notes goes to emit too, as
+// pipeline.EvNote, for whoever follows the run. Events leave Time zero, for the machine's host
 // to stamp.
 func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)) ([]pipeline.Event, error) {
 	o := w.Options
@@ -85,6 +86,7 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 			if w.Notes != nil {
 				w.Notes(ev.Job, ev.Text)
 			}
+			emit(ev) // for whoever follows the run
 		case turnEnded:
 			select {
 			case turns <- struct{}{}:

@@ -95,7 +95,8 @@ type ObjectiveWork struct {
 
 // ObjectiveAnswer is what the machine answered to one event (Stepped,
 // stamped with the time it was stepped): its commands, or the error it
-// refused the event with.
+// refused the event with; or a worker's note (Event pipeline.EvNote),
+// which the machine never sees. Seq numbers both.
 type ObjectiveAnswer struct {
 	Seq      int                `json:"seq"`
 	Event    pipeline.EventType `json:"event"`
@@ -197,6 +198,11 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		seq++
 		if ev.Time.IsZero() {
 			ev.Time = workflow.Now(ctx) // a worker's event: the workflow's clock, replayed alike
+		}
+		if ev.Type == pipeline.EvNote {
+			// A worker's note, for the run's followers: told, not stepped.
+			answers = append(answers, ObjectiveAnswer{Seq: seq, Event: ev.Type, Stepped: ev})
+			return
 		}
 		cmds, err := m.Step(ev)
 		a := ObjectiveAnswer{Seq: seq, Event: ev.Type, Stepped: ev, Commands: cmds}
