@@ -520,7 +520,7 @@ func (s *driver) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipelin
 // Pseudo-events of the loop, never journaled: a note for the observer,
 // and the end of a role agent's turn.
 const (
-	noteEvent = pipeline.EvNote
+	noteEvent                    = pipeline.EvNote
 	turnEnded pipeline.EventType = "turn-ended"
 )
 
