@@ -106,8 +106,14 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 			return err
 		}
 	}
+	roots := newRunNames(ctx, repo.Root).roots
+	if o.remote != "" && roots != "" {
+		// The run's workflow and commands go to the workers of every
+		// clone; this folder keeps its journal and takes its delivery.
+		queue = anywhereQueue(o.queue, roots)
+	}
 	if o.localWorker {
-		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, runs: true, plans: true}
+		s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, roots: roots, runs: true, plans: true}
 		stop, err := s.start(c)
 		if err != nil {
 			return err
@@ -147,8 +153,20 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 // is one of the run's workers.
 func objectiveInput(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, j journal.Journal, objective, queue string) (temporal.ObjectiveInput, error) {
 	d := temporalDispatch(queue, cfg.Timeouts.Stall)
-	in := temporal.ObjectiveInput{Dispatch: &temporal.ObjectiveDispatch{TaskQueue: queue, Heartbeat: d.Heartbeat, Session: d.Session, Command: d.Command,
-		Where: &temporal.Where{Dir: repo.Root, Remote: o.remote, Agent: o.agent}}}
+	in := temporal.ObjectiveInput{Dispatch: &temporal.ObjectiveDispatch{TaskQueue: queue, FolderQueue: pipelineQueue(o.queue, repo.Root),
+		Heartbeat: d.Heartbeat, Session: d.Session, Command: d.Command, Where: &temporal.Where{Dir: repo.Root, Remote: o.remote, Agent: o.agent}}}
+	// share puts the run's worktree on the remote, where the workers of
+	// every clone take it from.
+	share := func(run journal.Run, dir string) error {
+		if o.remote == "" {
+			return nil
+		}
+		in.Dispatch.Where.Namespace = runSpace(run)
+		if err := shareRun(ctx, repo, o.remote, in.Dispatch.Where.Namespace, dir); err != nil {
+			return exitf(ExitUsage, "share run %d's worktree on the git remote %s: %v", run.ID, o.remote, err)
+		}
+		return nil
+	}
 	if o.resume {
 		last, _, err := piperun.Latest(j) // takeUp found it unfinished
 		if err != nil {
@@ -164,7 +182,11 @@ func objectiveInput(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *co
 			return in, &exitError{code: ExitUsage, err: fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", piperun.ErrNoRun, last.ID)}
 		}
 		in.Dispatch.Run = last.ID
-		return in, nil
+		dir, err := piperun.RunWorktree(piperun.Options{Repo: repo, WorktreeRoot: worktreeRoot(cfg, repo.Root)}, last.ID)
+		if err != nil {
+			return in, err
+		}
+		return in, share(last, dir)
 	}
 	ch, err := chooseRun(ctx, o, repo, cfg, objective)
 	if err != nil {
@@ -186,7 +208,11 @@ func objectiveInput(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *co
 		return in, o.runExit(ctx, repo.Root, err)
 	}
 	in.Spec, in.Dispatch.Run = &spec, run.ID
-	return in, nil
+	dir, err := piperun.RunWorktree(opts, run.ID)
+	if err != nil {
+		return in, err
+	}
+	return in, share(run, dir)
 }
 
 // takeUp checks the journal before a workflow starts: a new run needs no

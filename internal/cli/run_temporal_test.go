@@ -284,15 +284,17 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 }
 
 // TestTemporalPipelinePlansOverAGitRemote runs `hive run --backend
-// temporal --git-remote origin` with its roles on two workers in the
-// project's folder that run no plan (--only runs), and the implementers'
-// plans on three workers in clones of their own, which share nothing with
-// the project but the remote (a bare repository) and the Temporal server.
-// The folder's worker that runs the architect's session is killed with
-// SIGKILL (the architect starts again on the other), and, while the plans
-// run, so is a clone's worker with an agent at work (its plan starts
-// again in another clone). The run ends complete, merged into main, one
-// commit per task, with the tree a local run leaves, and no branch of
+// temporal --git-remote origin` with one worker in the project's folder
+// that keeps only its journal and takes its delivery (--only folder), and
+// three workers in clones of their own, which share nothing with the
+// project but the remote (a bare repository) and the Temporal server: the
+// roles' sessions, the checks and the implementers' plans all run there,
+// the run's worktree going from one to the next on its branch of the
+// remote. The clone's worker that runs the architect's session is killed
+// with SIGKILL (the architect starts again on another), and, while the
+// plans run, so is a clone's worker with an agent at work (its plan
+// starts again in another clone). The run ends complete, merged into main,
+// one commit per task, with the tree a local run leaves, and no branch of
 // the run left on the remote.
 func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	t.Parallel() // mostly waits: on heartbeats, the sim
@@ -305,15 +307,13 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	// 01-01's first task is slow (3 s): its session is at work when its
 	// worker dies.
 	env := append(os.Environ(), "HIVE_SIM_DELAY=300ms", "HIVE_SIM_FAULTS=01-01=slow@1,architect=hang#1")
-	here, clones := map[string]*exec.Cmd{}, map[string]*exec.Cmd{}
+	clones := map[string]*exec.Cmd{}
 	logs := map[string]*lockedBuffer{}
-	for _, name := range []string{"here-1", "here-2"} {
-		here[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--only", "runs", "--repo", dir}, flags...))
-	}
+	_, logs["here"] = startWorker(t, hive, env, append([]string{"worker", "--only", "folder", "--repo", dir}, flags...))
 	for _, name := range []string{"there-1", "there-2", "there-3"} {
 		clones[name], logs[name] = cloneWorker(t, hive, bare, name, env, flags)
 	}
-	workerLogs := func() string { return logsOf(logs, "here-1", "here-2", "there-1", "there-2", "there-3") }
+	workerLogs := func() string { return logsOf(logs, "here", "there-1", "there-2", "there-3") }
 	roles := []string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim"}
 	run := exec.CommandContext(ctx, hive, append(append(roles, "--local-worker=false", "--git-remote", "origin", "--repo", dir), flags...)...)
 	run.Env = env
@@ -326,7 +326,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 		transcript.WriteString(line + "\n")
 		switch {
 		case killedRole == "" && strings.Contains(line, "architect") && strings.Contains(line, "started (attempt 1)"):
-			killedRole = killWorkerOf(t, "architect", here, logs)
+			killedRole = killWorkerOf(t, "architect", clones, logs)
 		case killedClone == "" && strings.Contains(line, "running the architect's plans"):
 			killedClone = killWorkerOf(t, "01-01", clones, logs)
 		}
@@ -337,7 +337,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, got, workerLogs())
 	}
 	if killedRole == "" || killedClone == "" || !strings.Contains(got, "architect         started (attempt 2)") {
-		t.Fatalf("killed the folder's worker %q and the clone's worker %q; the architect did not start again:\n%s\n%s", killedRole, killedClone, got, workerLogs())
+		t.Fatalf("killed the clones' workers %q and %q; the architect did not start again:\n%s\n%s", killedRole, killedClone, got, workerLogs())
 	}
 	ran := logs["there-1"].String() + logs["there-2"].String() + logs["there-3"].String()
 	subjects := git(t, dir, "log", "--format=%s", "main")
@@ -349,18 +349,110 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 			t.Errorf("no worker in a clone ran %s:\n%s", plan, workerLogs())
 		}
 	}
-	// The roles' sessions ran in the folder, none in a clone.
-	folder := logs["here-1"].String() + logs["here-2"].String()
+	// The roles' sessions ran in the clones, none in the folder, which
+	// delivered the run.
 	for _, session := range []string{"architect attempt 2", "tester attempt 1"} {
-		if !strings.Contains(folder, session+" runs here") || strings.Contains(ran, session+" runs here") {
-			t.Errorf("the %s did not run in the folder:\n%s", session, workerLogs())
+		if !strings.Contains(ran, session+" runs here") || strings.Contains(logs["here"].String(), "runs here") {
+			t.Errorf("the %s did not run in a clone:\n%s", session, workerLogs())
 		}
+	}
+	if !strings.Contains(logs["here"].String(), "hive worker: run 1 complete") {
+		t.Errorf("the folder's worker did not deliver the run:\n%s", workerLogs())
 	}
 	if left := git(t, bare, "for-each-ref", "--format=%(refname)", "refs/heads/hive/"); left != "" {
 		t.Errorf("the run's branches are left on the remote:\n%s", left)
 	}
 	sameTreeAsLocalRun(t, ctx, hive, dir, roles)
 	t.Logf("killed %s and %s; the run:\n%s\n%s", killedRole, killedClone, got, workerLogs())
+}
+
+// TestTemporalRunSurvivesAKilledImplementer is issue 49's acceptance: `hive
+// run "add a health check endpoint"` (the quick workflow: the implementer,
+// hive's build, the tester) on a real Temporal dev server, its machine the
+// workflow's code, with two `hive worker` processes and sim agents. The
+// worker that runs the implementer is killed with SIGKILL in the middle
+// of the role: after the heartbeat timeout the implementer runs again on
+// the other worker, told it was cut off, and finishes there. The tester's
+// question is answered with `hive answer`. The run ends complete, with the
+// commits and the tree a local run leaves. The same with --git-remote and
+// the two workers in clones of their own (the folder keeping only the
+// journal and the delivery).
+func TestTemporalRunSurvivesAKilledImplementer(t *testing.T) {
+	t.Parallel() // mostly waits: on heartbeats, the sim
+	t.Run("shared folder", func(t *testing.T) { t.Parallel(); testKilledImplementer(t, false) })
+	t.Run("git remote", func(t *testing.T) { t.Parallel(); testKilledImplementer(t, true) })
+}
+
+func testKilledImplementer(t *testing.T, remote bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "acceptance"}
+	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms", "HIVE_SIM_FAULTS=implementer=hang#1,tester=needs-input#1")
+	workers, logs := map[string]*exec.Cmd{}, map[string]*lockedBuffer{}
+	runFlags := []string{"--local-worker=false", "--checkpoint-wait=10m", "--repo", dir}
+	if remote {
+		bare := bareOrigin(t, dir)
+		_, logs["folder"] = startWorker(t, hive, env, append([]string{"worker", "--only", "folder", "--repo", dir}, flags...))
+		for _, name := range []string{"one", "two"} {
+			workers[name], logs[name] = cloneWorker(t, hive, bare, name, env, flags)
+		}
+		runFlags = append(runFlags, "--git-remote", "origin")
+	} else {
+		for _, name := range []string{"one", "two"} {
+			workers[name], logs[name] = startWorker(t, hive, env, append([]string{"worker", "--repo", dir}, flags...))
+		}
+	}
+	workerLogs := func() string { return logsOf(logs, "folder", "one", "two") }
+	objective := []string{"run", "add a health check endpoint", "-w", "quick", "--no-interview", "--agent", "sim"}
+	run := exec.CommandContext(ctx, hive, append(append(objective, runFlags...), flags...)...)
+	run.Env = env
+	stdout := startPiped(t, run)
+	var transcript strings.Builder
+	killed, answered := "", false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		switch {
+		case killed == "" && strings.Contains(line, "implementer") && strings.Contains(line, "started (attempt 1)"):
+			killed = killWorkerOf(t, "implementer", workers, logs)
+		case !answered && strings.Contains(line, "tester") && strings.Contains(line, "asks: "):
+			answered = true
+			out, err := exec.Command(hive, "answer", "tester", "the simple way", "--repo", dir).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "sent to the run's workflow hive-run-") {
+				t.Fatalf("hive answer tester: %v\n%s", err, out)
+			}
+		}
+	}
+	err := run.Wait()
+	got := transcript.String()
+	if err != nil || killed == "" || !answered || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
+		t.Fatalf("hive run with the implementer's worker killed (%q; answered %v): %v\n%s\n%s", killed, answered, err, got, workerLogs())
+	}
+	other := "one"
+	if killed == "one" {
+		other = "two"
+	}
+	if !strings.Contains(got, "its worker was lost (") || !strings.Contains(logs[other].String(), "implementer attempt 2 runs here") {
+		t.Fatalf("the implementer did not run again on the other worker (%s) after its worker was lost:\n%s\n%s", other, got, workerLogs())
+	}
+	// The commits and the tree of a local run whose implementer's first
+	// attempt crashed (the sim's change names the attempt that made it),
+	// its question's default taken with --yes.
+	local := pipelineFixture(t)
+	cmd := exec.CommandContext(ctx, hive, append(objective, "--yes", "--repo", local)...)
+	cmd.Env = append(os.Environ(), "HIVE_SIM_DELAY=1ms", "HIVE_SIM_FAULTS=implementer=crash#1,tester=needs-input#1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("local run: %v\n%s", err, out)
+	}
+	if got, want := git(t, dir, "log", "--format=%s", "main"), git(t, local, "log", "--format=%s", "main"); got != want {
+		t.Errorf("main's commits:\n%s\na local run's:\n%s", got, want)
+	}
+	if got, want := pipelineTree(t, dir), pipelineTree(t, local); got != want {
+		t.Errorf("the tree the Temporal run left:\n%s\nthe local run's:\n%s", got, want)
+	}
+	t.Logf("killed %s; the run:\n%s\n%s", killed, got, workerLogs())
 }
 
 // TestTemporalPipelineRefusesAnEarlierHivesRun: a run an earlier hive
@@ -401,7 +493,7 @@ func cloneWorker(t *testing.T, hive, bare, name string, env, flags []string) (*e
 	git(t, "", "clone", "-q", bare, clone)
 	git(t, clone, "config", "user.name", "Hive "+name)
 	git(t, clone, "config", "user.email", name+"@example.invalid")
-	return startWorker(t, hive, env, append([]string{"worker", "--only", "plans", "--repo", clone}, flags...))
+	return startWorker(t, hive, env, append([]string{"worker", "--repo", clone}, flags...))
 }
 
 // logsOf is the output of the named workers that started, one after

@@ -38,8 +38,8 @@ func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	defer c.Close()
-	s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, out: o.stdout,
-		runs: o.only != "plans", plans: o.only != "runs" && o.only != "drive"}
+	s := runService{g: o.globalOptions, agent: o.agent, queue: o.queue, remote: o.remote, root: repo.Root, roots: newRunNames(ctx, repo.Root).roots, out: o.stdout,
+		runs: o.only != "plans", plans: o.only == "", folderOnly: o.only == "folder"}
 	stopWorkers, err := s.start(c)
 	if err != nil {
 		return err
@@ -48,6 +48,9 @@ func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
 	var queues []string
 	if s.runs {
 		queues = append(queues, pipelineQueue(o.queue, repo.Root))
+		if s.roots != "" && !s.folderOnly {
+			queues = append(queues, anywhereQueue(o.queue, s.roots))
+		}
 	}
 	if s.plans {
 		queues = append(queues, phasesQueue(o.queue))
@@ -68,13 +71,21 @@ type runService struct {
 	g            *globalOptions
 	agent, queue string
 	remote, root string
-	out          io.Writer
-	runs, plans  bool
+	// roots are the repository's root commits, which name the queue of
+	// the runs with a git remote of every clone (anywhereQueue); with
+	// folderOnly only the folder's part of those runs is served here
+	// (their journal and delivery), not their commands.
+	roots       string
+	folderOnly  bool
+	out         io.Writer
+	runs, plans bool
 }
 
 // what says what s serves.
 func (s runService) what() string {
 	switch {
+	case s.folderOnly:
+		return "runs' journals and deliveries (their work on other workers)"
 	case !s.plans:
 		return "runs (their roles and checks here; their plans on other workers)"
 	case !s.runs:
@@ -99,12 +110,23 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 		// A stopped session hears of its stop with the answer to a
 		// heartbeat: at once, not at 80% of the heartbeat timeout.
 		w := worker.New(c, pipelineQueue(s.queue, s.root), worker.Options{MaxHeartbeatThrottleInterval: time.Second})
-		x := &objectiveExecutor{g: s.g, agent: s.agent, c: c, queue: s.queue, out: notes, workers: map[string]*piperun.Worker{}}
+		x := &objectiveExecutor{g: s.g, agent: s.agent, remote: s.remote, c: c, queue: s.queue, out: notes, workers: map[string]*piperun.Worker{}}
 		temporal.RegisterObjective(w, c, x)
 		if err := w.Start(); err != nil {
 			return nil, fmt.Errorf("worker: %w", err)
 		}
 		stops = append(stops, w.Stop, x.close)
+		if s.roots != "" && !s.folderOnly {
+			// The runs with a git remote of every clone: their workflows
+			// and commands.
+			any := worker.New(c, anywhereQueue(s.queue, s.roots), worker.Options{MaxHeartbeatThrottleInterval: time.Second})
+			temporal.RegisterObjective(any, c, x)
+			if err := any.Start(); err != nil {
+				stop()
+				return nil, fmt.Errorf("worker: %w", err)
+			}
+			stops = append([]func(){any.Stop}, stops...)
+		}
 	}
 	if s.plans {
 		execs := &phaseExecutors{g: s.g, agent: s.agent, remote: s.remote, out: notes}
@@ -122,8 +144,9 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 // (temporal.ObjectiveExecutor) with piperun's Worker: one for each run's
 // agent program and workflow, made once, its agents checked then.
 type objectiveExecutor struct {
-	g     *globalOptions
-	agent string // the worker's --agent, for a run that names none
+	g      *globalOptions
+	agent  string // the worker's --agent, for a run that names none
+	remote string // the worker's --git-remote, for a run whose remote this clone calls otherwise
 	c     client.Client
 	queue string // the workers' task queue: the phases' plans go to phasesQueue of it
 	out   io.Writer
@@ -221,12 +244,21 @@ func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWor
 		return nil, err
 	}
 	c := w.Command
+	remote := ""
+	if w.Where != nil && w.Where.Remote != "" {
+		if remote, err = cloneRemote(ctx, pw.Options.Repo, x.remote, w.Where.Remote); err != nil {
+			return nil, err
+		}
+	}
 	switch c.Type {
 	case pipeline.CmdStartAgent:
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
 		defer fmt.Fprintf(x.out, "hive worker: %s attempt %d ended (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
 	case pipeline.CmdRunPhase:
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (run %d's phase)\n", c.Job, c.Attempt, w.Run)
+	}
+	if remote != "" {
+		return executeRemote(ctx, pw, pw.Options.Repo, remote, w, emit)
 	}
 	return pw.Execute(ctx, piperun.Work{Run: w.Run, Command: c, State: w.State}, emit)
 }
@@ -257,9 +289,27 @@ func (x *objectiveExecutor) Finish(ctx context.Context, end temporal.ObjectiveEn
 	if err != nil {
 		return nil, err
 	}
+	remote := ""
+	if w := end.Where; w != nil && w.Remote != "" {
+		// The workers did the run's work in their clones: it comes home
+		// first, and its branch on the remote goes once delivered.
+		remote = w.Remote
+		dir, err := piperun.RunWorktree(pw.Options, end.Run)
+		if err != nil {
+			return nil, err
+		}
+		if err := bringHome(ctx, pw.Options.Repo, remote, w.Namespace, dir); err != nil {
+			return nil, err
+		}
+	}
 	res, err := pw.Finish(ctx, end.Run, evs)
 	if err != nil {
 		return nil, err
+	}
+	if remote != "" {
+		if err := pw.Options.Repo.DeleteRemoteBranches(ctx, remote, remoteRunBranch(end.Where.Namespace)); err != nil {
+			res.Notes = append(res.Notes, "remove the run's branch "+remoteRunBranch(end.Where.Namespace)+" from "+remote+": "+err.Error())
+		}
 	}
 	fmt.Fprintf(x.out, "hive worker: run %d %s\n", res.Run.ID, res.Snapshot.Outcome)
 	return json.Marshal(res)

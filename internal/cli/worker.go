@@ -25,7 +25,7 @@ type workerOptions struct {
 	temporalFlags
 	phase string
 	agent string
-	only  string // hive run's workers: "runs" ("drive", its earlier name) or "plans"; "" for both
+	only  string // hive run's workers: "runs", "plans" or "folder"; "" for all
 }
 
 func newWorkerCmd(g *globalOptions) *cobra.Command {
@@ -57,8 +57,13 @@ whose plans every such worker runs (task queue QUEUE-plans): in the run's
 worktree, which the workers then share, or, for a run started with
 --git-remote, in worktrees of this clone, wherever it is (--git-remote
 here names the remote in this clone when it is not called as in the
-run's). --only runs or --only plans serves one of the two: a worker in a
-clone elsewhere serves plans. Stop it with ctrl-c.`,
+run's). A run with --git-remote is the work of the workers of every clone
+(the repository's queue QUEUE-run-…-repo): each command in a worktree of
+the worker's clone, made from the run's branch on the remote
+(hive/run-N-…/run), its commits pushed there; only its journal and its
+delivery stay with the workers of its folder. --only runs, --only plans
+or --only folder (the journal and delivery alone) serves one part.
+Stop it with ctrl-c.`,
 		Example: `  hive worker 1 --backend temporal --agent sim
   hive worker 01-core-library --backend temporal --temporal-address 10.0.0.5:7233
   hive worker --backend temporal --agent claude
@@ -69,8 +74,12 @@ clone elsewhere serves plans. Stop it with ctrl-c.`,
 				if o.backend != "temporal" {
 					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
 				}
-				if o.only != "" && o.only != "runs" && o.only != "drive" && o.only != "plans" {
-					return exitf(ExitUsage, "--only %q: want runs (the runs of this folder: their roles, checks and delivery, their plans elsewhere) or plans (the plans of the runs of any clone)", o.only)
+				switch o.only {
+				case "drive":
+					o.only = "runs" // its earlier name
+				case "", "runs", "plans", "folder":
+				default:
+					return exitf(ExitUsage, "--only %q: want runs (the runs: their roles, checks and delivery, their plans elsewhere), plans (the plans of the runs of any clone) or folder (the journal and delivery of this folder's runs with a git remote, their work elsewhere)", o.only)
 				}
 				return pipelineWorkerRun(cmd.Context(), o)
 			}
@@ -83,7 +92,7 @@ clone elsewhere serves plans. Stop it with ctrl-c.`,
 	}
 	o.temporalFlags.add(cmd, o.globalOptions, "where runs are kept: temporal (the only backend a worker serves)")
 	o.temporalFlags.addRemote(cmd)
-	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's runs of this folder (runs: their roles, checks and delivery) or the plans of any clone's runs (plans)")
+	cmd.Flags().StringVar(&o.only, "only", "", "without PHASE: serve only hive run's runs (runs: their roles, checks and delivery), the plans of any clone's runs (plans), or this folder's journals and deliveries (folder)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
 	return cmd
 }

@@ -624,3 +624,14 @@ func (r *Repo) SetAside(ctx context.Context, branch, aside string) error {
 		return err
 	})
 }
+
+// SameDir says whether a and b are one folder, their symbolic links
+// resolved (a worktree's path as git lists it, and as hive made it).
+func SameDir(a, b string) bool {
+	ca, err1 := filepath.EvalSymlinks(a)
+	cb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ca == cb
+}

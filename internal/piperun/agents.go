@@ -202,7 +202,7 @@ func (s *executor) prompt(ctx context.Context, c pipeline.Command, left string, 
 	}
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
 		Warnings: s.warnings(c, snap), Tools: snap.Spec.Tools, Left: left}
-	if c.Role == pipeline.RoleDocumenter {
+	if c.Role == pipeline.RoleDocumenter && s.o.Journal != nil {
 		d.Lessons = memory.Proved(s.o.Journal, s.run)
 	}
 	d.Parts = s.curate(ctx, c, snap)

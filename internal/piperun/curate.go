@@ -109,7 +109,7 @@ func (s *executor) bound(job string, attempt int, parts []roles.Part) []roles.Pa
 		kept = append(kept, p)
 		g.Parts = append(g.Parts, ContextPart{Title: p.Title, Bytes: len(p.Text), Cut: cut})
 	}
-	if len(kept) > 0 {
+	if len(kept) > 0 && s.o.Journal != nil {
 		payload, _ := json.Marshal(g)
 		if _, err := s.o.Journal.Append(s.run.ID, ContextEvent, s.o.Now().UTC(), payload); err != nil {
 			s.note(job, "journal the role's context: "+err.Error())

@@ -129,21 +129,12 @@ var unaccent = func() map[rune]string {
 func leftBranch(ctx context.Context, repo *gitx.Repo, dir string, run int64) string {
 	if wts, err := repo.Worktrees(ctx); err == nil {
 		for _, wt := range wts {
-			if sameDir(wt.Path, dir) && wt.Branch != "" {
+			if gitx.SameDir(wt.Path, dir) && wt.Branch != "" {
 				return wt.Branch
 			}
 		}
 	}
 	return Branch(run)
-}
-
-func sameDir(a, b string) bool {
-	ca, err1 := filepath.EvalSymlinks(a)
-	cb, err2 := filepath.EvalSymlinks(b)
-	if err1 != nil || err2 != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	return ca == cb
 }
 
 // deliver hands the finished run's work to the user and journals how.

@@ -75,6 +75,9 @@ type evidence struct {
 
 func (s *executor) evidence(base string) evidence {
 	var ev evidence
+	if s.o.Journal == nil {
+		return ev // a worker away from the run's folder: what hive runs now is the evidence
+	}
 	_ = s.o.Journal.Each(s.run.ID, func(rec journal.Record) error {
 		var e pipeline.Event
 		if json.Unmarshal(rec.Payload, &e) != nil || string(e.Type) != rec.Type {

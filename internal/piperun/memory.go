@@ -61,6 +61,9 @@ func (s *executor) warnings(c pipeline.Command, snap pipeline.Snapshot) []string
 		w.Keys, w.Warnings = append(w.Keys, e.Key), append(w.Warnings, e.Warning())
 	}
 	payload, _ := json.Marshal(w)
+	if s.o.Journal == nil {
+		return w.Warnings // a worker away from the run's folder: told, not journaled
+	}
 	if _, err := s.o.Journal.Append(s.run.ID, WarnedEvent, s.o.Now().UTC(), payload); err != nil {
 		s.note(c.Job, "journal the memory's warnings: "+err.Error())
 		return nil

@@ -1,6 +1,7 @@
 package piperun
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,8 +37,9 @@ func Begin(ctx context.Context, o Options) (journal.Run, pipeline.Spec, error) {
 type Worker struct {
 	// Options are the folder's: its repository and journal (where the
 	// run's shell records go: the memory's warnings, the context given,
-	// a computed confidence), its agents, its commands and the phase's
-	// runner. Objective, Workflow and Resume are not used.
+	// a computed confidence; nil for a worker away from the run's folder,
+	// whose records are dropped), its agents, its commands and the
+	// phase's runner. Objective, Workflow and Resume are not used.
 	Options Options
 	// Notes is told what the commands met worth telling (nil: nobody).
 	Notes func(job, text string)
@@ -51,7 +53,14 @@ type Work struct {
 	Command pipeline.Command
 	// State is the machine's state when the command was given.
 	State pipeline.Snapshot
+	// Branch is the branch the run's worktree is on, when not the one its
+	// spec names (a worktree of a clone, made from the run's branch on a
+	// git remote).
+	Branch string
 }
+
+// RunWorktree is where run's worktree is, for o.
+func RunWorktree(o Options, run int64) (string, error) { return worktreeDir(o, run) }
 
 // Execute carries w's command out and returns the events it ends with; a
 // role's session hands those it meets on the way to emit as they happen
@@ -78,7 +87,13 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("run %d's worktree %s is not on this worker (hive run's workers share the project's folder): %w", wk.Run, dir, err)
 	}
-	e := &executor{o: o, run: journal.Run{ID: wk.Run}, dir: dir, branch: snap.Spec.Branch}
+	run := journal.Run{ID: wk.Run}
+	if o.Journal != nil {
+		if r, err := journalRun(o.Journal, wk.Run); err == nil {
+			run = r // with when it started, which names its phases' workflows
+		}
+	}
+	e := &executor{o: o, run: run, dir: dir, branch: cmp.Or(wk.Branch, snap.Spec.Branch)}
 	turns := make(chan struct{}, 1) // a role's turn has ended
 	e.send = func(ev pipeline.Event) {
 		switch ev.Type {

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -63,8 +64,11 @@ type ObjectiveInput struct {
 // ObjectiveDispatch is how an objective's workflow carries its commands
 // out.
 type ObjectiveDispatch struct {
-	// TaskQueue is the queue of the workers that hold the run's tree.
-	TaskQueue string `json:"task_queue"`
+	// TaskQueue is the queue of the workers that carry out the run's
+	// commands; FolderQueue that of the workers of the run's folder,
+	// which keep its journal and deliver it ("": TaskQueue's).
+	TaskQueue   string `json:"task_queue"`
+	FolderQueue string `json:"folder_queue,omitempty"`
 	// Heartbeat is how long a command's worker may go silent before it is
 	// taken for dead: a role session then counts as an agent that crashed
 	// (the machine starts it again, on whichever worker takes it); a
@@ -80,6 +84,9 @@ type ObjectiveDispatch struct {
 	Where *Where `json:"where,omitempty"`
 	Run   int64  `json:"run,omitempty"`
 }
+
+// folder is the queue of the workers of the run's folder.
+func (d *ObjectiveDispatch) folder() string { return cmp.Or(d.FolderQueue, d.TaskQueue) }
 
 // ObjectiveWork is one pipeline command for a worker, with what the worker
 // cannot know: the run (its workflow's id, and its number in its folder's
@@ -319,7 +326,7 @@ func (p *objectiveDispatcher) record() {
 		return
 	}
 	to := len(all)
-	opts := workflow.ActivityOptions{TaskQueue: p.d.TaskQueue, StartToCloseTimeout: p.d.Command,
+	opts := workflow.ActivityOptions{TaskQueue: p.d.folder(), StartToCloseTimeout: p.d.Command,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
 	p.recording = true
 	p.pending++
@@ -435,7 +442,7 @@ func (p *objectiveDispatcher) finish(stepped []pipeline.Event) (json.RawMessage,
 	if err != nil {
 		return nil, err.Error()
 	}
-	opts := workflow.ActivityOptions{TaskQueue: p.d.TaskQueue, StartToCloseTimeout: p.d.Command, HeartbeatTimeout: p.d.Heartbeat,
+	opts := workflow.ActivityOptions{TaskQueue: p.d.folder(), StartToCloseTimeout: p.d.Command, HeartbeatTimeout: p.d.Heartbeat,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
 	var out json.RawMessage
 	end := ObjectiveEnd{Workflow: p.workflow, Run: p.d.Run, Stepped: carried, Where: p.d.Where}
