@@ -147,9 +147,9 @@ type objectiveExecutor struct {
 	g      *globalOptions
 	agent  string // the worker's --agent, for a run that names none
 	remote string // the worker's --git-remote, for a run whose remote this clone calls otherwise
-	c     client.Client
-	queue string // the workers' task queue: the phases' plans go to phasesQueue of it
-	out   io.Writer
+	c      client.Client
+	queue  string // the workers' task queue: the phases' plans go to phasesQueue of it
+	out    io.Writer
 
 	mu      sync.Mutex
 	journal journal.Journal // the folder's, opened once
