@@ -547,7 +547,7 @@ func pipelineOptions(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *c
 	// run's workflow is the one in its journal (every role's when it
 	// cannot be read there).
 	wf, every := ch.Workflow, false
-	if o.resume {
+	if o.resume && len(wf.Steps) == 0 {
 		every = true
 		if last, ok, err := piperun.Latest(j); err == nil && ok {
 			if m, err := piperun.Replay(j, last); err == nil && m.Started() {

@@ -141,8 +141,9 @@ func (s runService) start(c client.Client) (stop func(), err error) {
 }
 
 // objectiveExecutor carries out the commands of the runs of this folder
-// (temporal.ObjectiveExecutor) with piperun's Worker: one for each run's
-// agent program and workflow, made once, its agents checked then.
+// (temporal.ObjectiveExecutor) with piperun's Worker: one for each agent
+// program, made once, its agents checked then, and given each run's
+// phase runner.
 type objectiveExecutor struct {
 	g      *globalOptions
 	agent  string // the worker's --agent, for a run that names none
@@ -192,12 +193,14 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec pipeline.Spec, work
 	if where != nil {
 		name, remote = cmp.Or(spec.Agent, where.Agent, x.agent), where.Remote
 	}
-	key := workflow + "\x00" + name + "\x00" + remote
+	// The agents, checked once, serve every run that names them; each
+	// run's phases are workflows named by its own.
+	key := fmt.Sprintf("%s\x00%s\x00%v", name, remote, spec.Routing.Evaluate)
 	x.mu.Lock()
 	w := x.workers[key]
 	x.mu.Unlock()
 	if w != nil {
-		return w, nil
+		return w.ForRun(&phaseWorkflows{c: x.c, queue: phasesQueue(x.queue), run: workflow, stall: w.Options.Stall, agent: name, remote: remote}), nil
 	}
 	j, err := x.folderJournal(ctx)
 	if err != nil {
@@ -229,12 +232,11 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec pipeline.Spec, work
 	}
 	printer := &runPrinter{w: x.out, start: time.Now(), repo: repo}
 	opts.Observer = &driverPrinter{runPrinter: printer}
-	opts.Phases = &phaseWorkflows{c: x.c, queue: phasesQueue(x.queue), run: workflow, stall: cfg.Timeouts.Stall, agent: name, remote: remote}
 	w = &piperun.Worker{Options: opts, Notes: func(job, text string) { printer.Note(job, text) }}
 	x.mu.Lock()
 	x.workers[key] = w
 	x.mu.Unlock()
-	return w, nil
+	return w.ForRun(&phaseWorkflows{c: x.c, queue: phasesQueue(x.queue), run: workflow, stall: cfg.Timeouts.Stall, agent: name, remote: remote}), nil
 }
 
 // Execute implements temporal.ObjectiveExecutor.

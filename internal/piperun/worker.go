@@ -45,6 +45,13 @@ type Worker struct {
 	Notes func(job, text string)
 }
 
+// ForRun is w with the phase runner of one run.
+func (w *Worker) ForRun(phases PhaseRunner) *Worker {
+	run := *w
+	run.Options.Phases = phases
+	return &run
+}
+
 // Work is one command of a run for a Worker.
 type Work struct {
 	// Run is the run's number in its folder's journal: it names the run's

@@ -220,7 +220,9 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		stepped = append(stepped, ev)
 		if out != nil {
 			out.carry(cmds)
-			out.record()
+			// A question goes to the folder's journal at once (hive
+			// status shows it); the rest in batches.
+			out.record(slices.ContainsFunc(cmds, func(c pipeline.Command) bool { return c.Type == pipeline.CmdCheckpoint }))
 		}
 	}
 	events := workflow.GetSignalChannel(ctx, ObjectiveEventSignal)
@@ -306,19 +308,38 @@ type objectiveDispatcher struct {
 	pending  int // activities out; timers are not counted (timers carries them over)
 	wakes    []pipeline.Command
 	// stepped are the events stepped so far, of which the folder's
-	// journal holds synced; recording: a record activity is out.
+	// journal holds synced; recording: a record activity is out; waiting:
+	// a batch waits for recordEvery to pass.
 	stepped   func() []pipeline.Event
 	synced    int
 	recording bool
+	waiting   bool
 }
 
+// recordEvery is how long the events stepped wait, at most, to reach the
+// run's folder's journal while the run works: they go in batches, an
+// activity each, so that a run of quick steps is not slowed by one for
+// each step. A variable for tests.
+var recordEvery = 2 * time.Second
+
 // record has a worker of the run's folder journal the events stepped that
-// its journal does not hold yet: one batch at a time, the events stepped
-// meanwhile going with the next. A batch that failed goes again with the
-// next event.
-func (p *objectiveDispatcher) record() {
+// its journal does not hold yet: now, or once recordEvery has passed; one
+// batch at a time, the events stepped meanwhile going with the next. A
+// batch that failed goes again with the next event. What is left when
+// the run ends goes with its delivery (finish).
+func (p *objectiveDispatcher) record(now bool) {
 	all := p.stepped()
 	if p.recording || p.synced >= len(all) {
+		return
+	}
+	if !now {
+		if !p.waiting {
+			p.waiting = true
+			p.sel.AddFuture(workflow.NewTimer(p.ctx, recordEvery), func(workflow.Future) {
+				p.waiting = false
+				p.record(true)
+			})
+		}
 		return
 	}
 	batch, err := gzipJSON(all[p.synced:])
@@ -340,7 +361,7 @@ func (p *objectiveDispatcher) record() {
 		if p.synced < to {
 			return // tried again with the next event
 		}
-		p.record()
+		p.record(false)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -86,16 +87,27 @@ func (f *roleWorkers) Record(_ context.Context, r ObjectiveRecords) error {
 	return nil
 }
 
-// Finish notes the end, with how many events the run's machine stepped.
-func (f *roleWorkers) Finish(_ context.Context, end ObjectiveEnd) (json.RawMessage, error) {
+// Finish journals what the journal lacks and notes the end, with how
+// many events the run's machine stepped.
+func (f *roleWorkers) Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error) {
 	evs, err := end.Events()
 	if err != nil {
+		return nil, err
+	}
+	if err := f.Record(ctx, ObjectiveRecords{Run: end.Run, From: 0, Stepped: end.Stepped}); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	f.done = append(f.done, fmt.Sprintf("finish %d", end.Run))
 	f.mu.Unlock()
 	return json.Marshal(map[string]int{"events": len(evs)})
+}
+
+// journaled is how many events the journal holds.
+func (f *roleWorkers) journaled() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.kept)
 }
 
 func (f *roleWorkers) log() string {
@@ -159,7 +171,7 @@ func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 	if got := string(res.Delivery); got != `{"events":9}` || res.DeliveryError != "" {
 		t.Errorf("delivery %s (%s)", got, res.DeliveryError)
 	}
-	// The folder's journal kept up with the run: every event, in order.
+	// The folder's journal has the run: every event, in order.
 	var stepped []pipeline.EventType
 	for _, a := range res.Answers {
 		stepped = append(stepped, a.Stepped.Type)
@@ -203,6 +215,8 @@ func TestObjectiveRunsALostRoleAgain(t *testing.T) {
 // A question is answered by a signal: the tests could not run, a human
 // says retry, the tests run again.
 func TestObjectiveTakesAnAnswer(t *testing.T) {
+	defer func(d time.Duration) { recordEvery = d }(recordEvery)
+	recordEvery = 10 * time.Hour // no batch goes but the question's
 	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
 		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
 			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
@@ -224,6 +238,14 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 			return
 		}
 		asked = true
+		// The question reached the folder's journal at once, with every
+		// event before it.
+		workers.mu.Lock()
+		kept := slices.Clone(workers.kept)
+		workers.mu.Unlock()
+		if len(kept) != 9 || kept[8] != pipeline.EvTestsRan {
+			t.Errorf("the journal holds %v at the question", kept)
+		}
 		env.SignalWorkflow(ObjectiveEventSignal, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
 	}, time.Hour)
 	res := finished(t, env, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
