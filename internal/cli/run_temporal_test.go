@@ -2,7 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -40,9 +43,10 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	t.Parallel() // mostly waits: on heartbeats, the sim
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	// A secret (secrets.env) in a context file stays out of the history.
+	// A secret (secrets.env) in a context file, and in what the tests
+	// print, stays out of the history.
 	const secret = "hunter2-e2e-0123456789"
-	hive, dir, addr, tc := temporalPipelineFixture(t, `"secrets": {"env": ["HIVE_E2E_TOKEN"]}`)
+	hive, dir, addr, tc := temporalPipelineFixture(t, `"secrets": {"env": ["HIVE_E2E_TOKEN"]}, "commands": {"test": "echo the token is $HIVE_E2E_TOKEN; go test -v ./..."}`)
 	notes := filepath.Join(t.TempDir(), "notes.md")
 	if err := os.WriteFile(notes, []byte("the staging token is "+secret+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -123,8 +127,8 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 		}
 	}
 	history := workflowHistory(t, tc, got)
-	if strings.Contains(history, secret) || !strings.Contains(history, "the staging token is") {
-		t.Fatalf("the secret of the context file reached the workflow's history, or the file did not:\n%s", history)
+	if strings.Contains(history, secret) || !strings.Contains(history, "the staging token is") || !strings.Contains(history, "the token is [REDACTED") {
+		t.Fatalf("a secret (of the context file, of the tests' output) reached the workflow's history, or they did not:\n%s", history)
 	}
 	// The folder's journal is the run as the workflow stepped it.
 	db, err := journal.Open(filepath.Join(dir, ".hive", "runs.db"))
@@ -137,7 +141,7 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	}
 	evs, err := piperun.Events(db, last)
 	db.Close()
-	if err != nil || strings.Count(history, `"type":"answer"`) != 1 || !hasAnswer(evs) {
+	if err != nil || !strings.Contains(history, `"type":"answer"`) || !hasAnswer(evs) {
 		t.Errorf("the journal's events (%v) lack the answer the history holds:\n%s", err, history)
 	}
 	sameTreeAsLocalRun(t, ctx, hive, dir, roles, "HIVE_SIM_FAULTS=tester=needs-input#1")
@@ -186,7 +190,8 @@ func startPiped(t *testing.T, cmd *exec.Cmd) io.Reader {
 
 // workflowHistory is what the workflow the run's output names holds in
 // its history: the payloads of its input, of its activities' inputs and
-// of its signals.
+// results and of its signals, with the events they carry gzipped
+// (a record batch's, the delivery's) unpacked.
 func workflowHistory(t *testing.T, c client.Client, output string) string {
 	t.Helper()
 	m := regexp.MustCompile(`Temporal workflow (hive-run-[0-9a-f]+)`).FindStringSubmatch(output)
@@ -203,9 +208,21 @@ func workflowHistory(t *testing.T, c client.Client, output string) string {
 		payloads := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
 		payloads = append(payloads, ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads()...)
 		payloads = append(payloads, ev.GetWorkflowExecutionSignaledEventAttributes().GetInput().GetPayloads()...)
+		payloads = append(payloads, ev.GetActivityTaskCompletedEventAttributes().GetResult().GetPayloads()...)
 		for _, p := range payloads {
 			b.Write(p.GetData())
 			b.WriteByte('\n')
+			var zipped struct {
+				Stepped []byte `json:"stepped"`
+			}
+			if json.Unmarshal(p.GetData(), &zipped) == nil && zipped.Stepped != nil {
+				z, err := gzip.NewReader(bytes.NewReader(zipped.Stepped))
+				if err != nil {
+					t.Fatalf("a payload's events are not gzipped: %v", err)
+				}
+				io.Copy(&b, z)
+				b.WriteByte('\n')
+			}
 		}
 	}
 	return b.String()

@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -153,7 +154,8 @@ type objectiveExecutor struct {
 	out    io.Writer
 
 	mu      sync.Mutex
-	journal journal.Journal // the folder's, opened once
+	red     *redact.Redactor // the folder's secrets, read once
+	journal journal.Journal  // the folder's, opened once
 	closeJ  func()
 	workers map[string]*piperun.Worker
 }
@@ -239,12 +241,22 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec pipeline.Spec, work
 	return w.ForRun(&phaseWorkflows{c: x.c, queue: phasesQueue(x.queue), run: workflow, stall: cfg.Timeouts.Stall, agent: name, remote: remote}), nil
 }
 
-// Execute implements temporal.ObjectiveExecutor.
-func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+// Execute implements temporal.ObjectiveExecutor. What it hands the
+// workflow goes into its history, a journal: the project's secrets
+// (secrets.env, and what looks like a key) are masked there, as in
+// .hive/runs.db.
+func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(pipeline.Event)) (evs []pipeline.Event, err error) {
 	pw, err := x.worker(ctx, w.State.Spec, w.Workflow, w.Where)
 	if err != nil {
 		return nil, err
 	}
+	red, unmasked := x.redactor(), emit
+	emit = func(ev pipeline.Event) { unmasked(masked(red, ev)) }
+	defer func() {
+		for i := range evs {
+			evs[i] = masked(red, evs[i])
+		}
+	}()
 	c := w.Command
 	remote := ""
 	if w.Where != nil && w.Where.Remote != "" {
@@ -264,6 +276,33 @@ func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWor
 	}
 	return pw.Execute(ctx, piperun.Work{Run: w.Run, Command: c, State: w.State}, emit)
 }
+
+// redactor masks the folder's secrets.
+func (x *objectiveExecutor) redactor() *redact.Redactor {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.red == nil {
+		x.red = redact.New()
+		if repo, cfg, err := openRepoConfig(context.Background(), x.g); err == nil && repo != nil {
+			x.red = secretsOf(cfg).red
+		}
+	}
+	return x.red
+}
+
+// masked is ev with red's secrets masked.
+func masked(red *redact.Redactor, ev pipeline.Event) pipeline.Event {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return ev
+	}
+	var out pipeline.Event
+	if json.Unmarshal(red.JSON(raw), &out) != nil {
+		return ev
+	}
+	return out
+}
+
 
 // Record implements temporal.ObjectiveExecutor.
 func (x *objectiveExecutor) Record(ctx context.Context, r temporal.ObjectiveRecords) error {
