@@ -303,7 +303,6 @@ func masked(red *redact.Redactor, ev pipeline.Event) pipeline.Event {
 	return out
 }
 
-
 // Record implements temporal.ObjectiveExecutor.
 func (x *objectiveExecutor) Record(ctx context.Context, r temporal.ObjectiveRecords) error {
 	j, err := x.folderJournal(ctx)
