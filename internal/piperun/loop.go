@@ -80,9 +80,9 @@ func (s *driver) background(f func()) {
 	}()
 }
 
-// Run starts a pipeline run, or resumes the newest unfinished one, and
-// runs it until it finishes, waits for a human, or ctx ends.
-func Run(ctx context.Context, o Options) (Result, error) {
+// withDefaults is o with what it leaves out: the wall clock and its
+// timers, an observer that shows nothing, a stall timeout of 5 minutes.
+func (o Options) withDefaults() Options {
 	if o.After == nil {
 		o.After = func(d time.Duration, f func()) { time.AfterFunc(d, f) }
 	}
@@ -95,6 +95,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Stall == 0 {
 		o.Stall = 5 * time.Minute
 	}
+	return o
+}
+
+// Run starts a pipeline run, or resumes the newest unfinished one, and
+// runs it until it finishes, waits for a human, or ctx ends.
+func Run(ctx context.Context, o Options) (Result, error) {
+	o = o.withDefaults()
 	// Two hive processes never drive one run: the second would start
 	// every agent again beside the first's.
 	release, err := runner.LockPipeline(o.Repo.Root)

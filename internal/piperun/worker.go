@@ -19,13 +19,7 @@ import (
 // o.Journal, its branch and its worktree, and returns the run and the
 // spec its machine starts with. The run's commands are then a Worker's.
 func Begin(ctx context.Context, o Options) (journal.Run, pipeline.Spec, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Observer == nil {
-		o.Observer = Silent{}
-	}
-	e := &executor{o: o}
+	e := &executor{o: o.withDefaults()}
 	spec, err := e.create(ctx)
 	return e.run, spec, err
 }
@@ -76,16 +70,7 @@ func RunWorktree(o Options, run int64) (string, error) { return worktreeDir(o, r
 // pipeline.EvNote, for whoever follows the run. Events leave Time zero, for the machine's host
 // to stamp.
 func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)) ([]pipeline.Event, error) {
-	o := w.Options
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Observer == nil {
-		o.Observer = Silent{}
-	}
-	if o.Stall == 0 {
-		o.Stall = 5 * time.Minute
-	}
+	o := w.Options.withDefaults()
 	c, snap := wk.Command, wk.State
 	dir, err := worktreeDir(o, wk.Run)
 	if err != nil {
@@ -194,13 +179,7 @@ func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, s
 // the user's branch, left on its branch, pushed) and its end recorded. A
 // run the journal holds finished (Finish tried again) is only read back.
 func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event) (Result, error) {
-	o := w.Options
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Observer == nil {
-		o.Observer = Silent{}
-	}
+	o := w.Options.withDefaults()
 	r, err := journalRun(o.Journal, run)
 	if err != nil {
 		return Result{}, err

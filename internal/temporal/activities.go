@@ -60,6 +60,22 @@ type Activities struct {
 	Beat time.Duration
 }
 
+// heartbeat tells the server every beat that the activity of ctx is at
+// work, until done is closed: a worker that dies is noticed within the
+// heartbeat timeout.
+func heartbeat(ctx context.Context, beat time.Duration, done <-chan struct{}) {
+	t := time.NewTicker(beat)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			activity.RecordHeartbeat(ctx)
+		}
+	}
+}
+
 // Command carries out w's command and returns the events it ended with.
 func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error) {
 	beat := a.Beat
@@ -68,18 +84,7 @@ func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error
 	}
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		t := time.NewTicker(beat)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
+	go heartbeat(ctx, beat, done)
 	var later []engine.Event
 	emit := func(ev engine.Event) { later = append(later, ev) }
 	if a.Client != nil {

@@ -278,16 +278,23 @@ func since(snap engine.Snapshot, plan string) string {
 	return ""
 }
 
+// failure says why an activity failed, for the machine that decides what
+// follows: its worker was lost (a timeout), it was stopped, or its error.
+func failure(err error) string {
+	var timeout *temporal.TimeoutError
+	switch {
+	case errors.As(err, &timeout):
+		return fmt.Sprintf("its worker was lost (%s timeout)", timeout.TimeoutType())
+	case temporal.IsCanceledError(err):
+		return "stopped"
+	}
+	return err.Error()
+}
+
 // failed is what a command whose activity failed (its worker died, it
 // timed out, its code returned an error) means to the engine.
 func failed(c engine.Command, err error) []engine.Event {
-	why := err.Error()
-	var timeout *temporal.TimeoutError
-	if errors.As(err, &timeout) {
-		why = fmt.Sprintf("its worker was lost (%s timeout)", timeout.TimeoutType())
-	} else if temporal.IsCanceledError(err) {
-		why = "stopped"
-	}
+	why := failure(err)
 	ev := engine.Event{Plan: c.Plan, Attempt: c.Attempt, Reason: why}
 	switch c.Type {
 	case engine.CmdStartAgent:

@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -476,13 +474,7 @@ func (p *objectiveDispatcher) finish(stepped []pipeline.Event) (json.RawMessage,
 // objectiveFailed is what a command whose activity failed (its worker
 // died, it timed out, its code returned an error) means to the machine.
 func objectiveFailed(c pipeline.Command, err error) []pipeline.Event {
-	why := err.Error()
-	var timeout *temporal.TimeoutError
-	if errors.As(err, &timeout) {
-		why = fmt.Sprintf("its worker was lost (%s timeout)", timeout.TimeoutType())
-	} else if temporal.IsCanceledError(err) {
-		why = "stopped"
-	}
+	why := failure(err)
 	ev := pipeline.Event{Job: c.Job, Attempt: c.Attempt, Reason: why}
 	switch c.Type {
 	case pipeline.CmdStartAgent:

@@ -47,7 +47,7 @@ type objectiveActivities struct {
 func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]pipeline.Event, error) {
 	done := make(chan struct{})
 	defer close(done)
-	go a.heartbeat(ctx, done)
+	go heartbeat(ctx, a.beat, done)
 	var mu sync.Mutex // an executor may emit from more than one goroutine
 	var later []pipeline.Event
 	keep := func(ev pipeline.Event) {
@@ -79,22 +79,8 @@ func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]p
 func (a *objectiveActivities) Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error) {
 	done := make(chan struct{})
 	defer close(done)
-	go a.heartbeat(ctx, done)
+	go heartbeat(ctx, a.beat, done)
 	return a.exec.Finish(ctx, end)
-}
-
-// heartbeat heartbeats every beat until done is closed.
-func (a *objectiveActivities) heartbeat(ctx context.Context, done <-chan struct{}) {
-	t := time.NewTicker(a.beat)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			return
-		case <-t.C:
-			activity.RecordHeartbeat(ctx)
-		}
-	}
 }
 
 // RegisterObjective registers the objectives' workflow, and their
