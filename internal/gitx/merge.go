@@ -351,3 +351,37 @@ func (r *Repo) DeleteBranch(ctx context.Context, name string) error {
 		return err
 	})
 }
+
+// DropUntrackedOf removes the worktree's untracked files that branch
+// holds byte for byte, and returns how many went: what a git killed in
+// the middle of merging branch left (the files written, not yet its
+// index), which git then refuses to merge over. An untracked file that
+// differs from branch's, or that branch lacks, stays.
+func (r *Repo) DropUntrackedOf(ctx context.Context, branch string) (int, error) {
+	if err := CheckBranchName(ctx, branch); err != nil {
+		return 0, err
+	}
+	out, err := r.Git(ctx, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range strings.Split(out, "\x00") {
+		if p == "" || !filepath.IsLocal(p) {
+			continue
+		}
+		want, err := r.Git(ctx, "rev-parse", "-q", "--verify", "--end-of-options", branch+":"+p)
+		if err != nil {
+			continue // not the branch's
+		}
+		got, err := r.Git(ctx, "hash-object", "--", p)
+		if err != nil || strings.TrimSpace(got) != strings.TrimSpace(want) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(r.Root, p)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

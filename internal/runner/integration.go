@@ -252,6 +252,17 @@ func (in *integration) mergeLocked(ctx context.Context, p *plan.Plan, snap engin
 	}
 	msg := fmt.Sprintf("hive: merge plan %s (%s)\n\nHive-Merge: %s", p.ID, p.Name, p.ID)
 	files, err := ig.Merge(ctx, branch, msg)
+	if err != nil && strings.Contains(err.Error(), "untracked working tree files would be overwritten") {
+		// A hive killed in the middle of this merge left what git had
+		// written of the plan's files: they are the branch's own, so
+		// they go, and the merge is made again.
+		if n, derr := ig.DropUntrackedOf(ctx, branch); derr == nil && n > 0 {
+			if err := ig.AbortMerge(ctx); err != nil {
+				return mergeResult{}, err
+			}
+			files, err = ig.Merge(ctx, branch, msg)
+		}
+	}
 	if err == nil && !ig.MergeInProgress(ctx) {
 		// git merged nothing ("Already up to date"): the branch is in HEAD's
 		// history, as a killed run's merge commit left it. Asking first
