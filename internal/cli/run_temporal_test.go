@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/journal"
@@ -98,7 +100,7 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 		}
 	}
 	if err := run.Wait(); err != nil {
-		t.Fatalf("hive run --backend temporal: %v\n%s\n%s", err, transcript.String(), workerLogs())
+		t.Fatalf("hive run --backend temporal: %v\n%s\n%s\n%s", err, transcript.String(), workerLogs(), openWorkflows(tc))
 	}
 	got := transcript.String()
 	if len(killed) != 2 || killed[0] == killed[1] || !answered {
@@ -315,9 +317,9 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 // the run left on the remote.
 func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	t.Parallel() // mostly waits: on heartbeats, the sim
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	hive, dir, addr, tc := temporalPipelineFixture(t, `"secrets": {"env": []}`)
 	bare := bareOrigin(t, dir)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "remote"}
 	// The architect's first session hangs, on a worker that dies; plan
@@ -351,7 +353,7 @@ func TestTemporalPipelinePlansOverAGitRemote(t *testing.T) {
 	err := run.Wait()
 	got := transcript.String()
 	if err != nil || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
-		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s", err, got, workerLogs())
+		t.Fatalf("hive run --backend temporal --git-remote origin: %v\n%s\n%s\n%s", err, got, workerLogs(), openWorkflows(tc))
 	}
 	if killedRole == "" || killedClone == "" || !strings.Contains(got, "architect         started (attempt 2)") {
 		t.Fatalf("killed the clones' workers %q and %q; the architect did not start again:\n%s\n%s", killedRole, killedClone, got, workerLogs())
@@ -403,7 +405,7 @@ func TestTemporalRunSurvivesAKilledImplementer(t *testing.T) {
 func testKilledImplementer(t *testing.T, remote bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	hive, dir, addr, _ := temporalPipelineFixture(t, `"secrets": {"env": []}`)
+	hive, dir, addr, tc := temporalPipelineFixture(t, `"secrets": {"env": []}`)
 	flags := []string{"--backend", "temporal", "--temporal-address", addr, "--task-queue", "acceptance"}
 	env := append(os.Environ(), "HIVE_SIM_DELAY=200ms", "HIVE_SIM_FAULTS=implementer=hang#1,tester=needs-input#1")
 	workers, logs := map[string]*exec.Cmd{}, map[string]*lockedBuffer{}
@@ -445,7 +447,7 @@ func testKilledImplementer(t *testing.T, remote bool) {
 	err := run.Wait()
 	got := transcript.String()
 	if err != nil || killed == "" || !answered || !strings.Contains(got, "run 1 complete") || !strings.Contains(got, "the run's work is merged into main") {
-		t.Fatalf("hive run with the implementer's worker killed (%q; answered %v): %v\n%s\n%s", killed, answered, err, got, workerLogs())
+		t.Fatalf("hive run with the implementer's worker killed (%q; answered %v): %v\n%s\n%s\n%s", killed, answered, err, got, workerLogs(), openWorkflows(tc))
 	}
 	other := "one"
 	if killed == "one" {
@@ -489,6 +491,36 @@ func TestTemporalPipelineRefusesAnEarlierHivesRun(t *testing.T) {
 		!strings.Contains(string(out), "temporal workflow terminate --workflow-id "+pipelineWorkflowID(dir)) {
 		t.Fatalf("hive run --resume beside an earlier hive's run: %v, want exit %d saying how to go on\n%s", err, ExitBusy, out)
 	}
+}
+
+// openWorkflows says what the server's open workflows wait for: their
+// pending activities, where they run and how often they were tried (for
+// a test's failure).
+func openWorkflows(c client.Client) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	list, err := c.ListOpenWorkflow(ctx, &workflowservice.ListOpenWorkflowExecutionsRequest{MaximumPageSize: 50})
+	if err != nil {
+		return "open workflows: " + err.Error()
+	}
+	var b strings.Builder
+	for _, wf := range list.GetExecutions() {
+		id := wf.GetExecution().GetWorkflowId()
+		fmt.Fprintf(&b, "open workflow %s (%s)\n", id, wf.GetType().GetName())
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			fmt.Fprintf(&b, "  %v\n", err)
+			continue
+		}
+		for _, a := range d.GetPendingActivities() {
+			fmt.Fprintf(&b, "  activity %s %s on %q, attempt %d, last failure %q\n", a.GetActivityType().GetName(), a.GetState(),
+				a.GetLastWorkerIdentity(), a.GetAttempt(), a.GetLastFailure().GetMessage())
+		}
+		if wt := d.GetPendingWorkflowTask(); wt != nil {
+			fmt.Fprintf(&b, "  workflow task %s, attempt %d\n", wt.GetState(), wt.GetAttempt())
+		}
+	}
+	return b.String()
 }
 
 // bareOrigin makes a bare repository the project in dir pushes its main
