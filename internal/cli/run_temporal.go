@@ -59,13 +59,6 @@ func pipelineQueue(queue, root string) string {
 // Temporal workflow and follows it here; this process is one of its
 // workers unless --local-worker=false.
 func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, objective string) error {
-	if o.remote != "" {
-		// The plans go to the workers through it once the architect is
-		// done: a remote that does not answer stops the run now.
-		if err := repo.ReachRemote(ctx, o.remote); err != nil {
-			return exitf(ExitUsage, "the implementers' plans go to the workers through the git remote %s, which does not answer: %v\nname a remote of this repository (git remote -v) or a URL with --git-remote or backend.temporal.remote", o.remote, err)
-		}
-	}
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err
@@ -98,6 +91,16 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		}
 		if err := o.checkTree(ctx, repo); err != nil {
 			return err
+		}
+		if err := resumeRemote(o, j); err != nil {
+			return err
+		}
+		if o.remote != "" {
+			// The work goes to the workers through it: a remote that
+			// does not answer stops the run now.
+			if err := repo.ReachRemote(ctx, o.remote); err != nil {
+				return exitf(ExitUsage, "the run's work goes to the workers through the git remote %s, which does not answer: %v\nname a remote of this repository (git remote -v) or a URL with --git-remote or backend.temporal.remote", o.remote, err)
+			}
 		}
 	}
 	red := secretsOf(cfg).red
@@ -207,12 +210,40 @@ func objectiveInput(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *co
 	if err != nil {
 		return in, o.runExit(ctx, repo.Root, err)
 	}
+	spec.Remote = o.remote
 	in.Spec, in.Dispatch.Run = &spec, run.ID
 	dir, err := piperun.RunWorktree(opts, run.ID)
 	if err != nil {
 		return in, err
 	}
 	return in, share(run, dir)
+}
+
+// resumeRemote has a resumed run go on through the git remote it started
+// with, which holds its work: without --git-remote it is taken from the
+// run's spec; another one is refused.
+func resumeRemote(o *runOptions, j journal.Journal) error {
+	if !o.resume {
+		return nil
+	}
+	last, ok, err := piperun.Latest(j)
+	if err != nil || !ok {
+		return err
+	}
+	m, err := piperun.Replay(j, last)
+	if err != nil {
+		return err
+	}
+	started := m.Snapshot().Spec.Remote
+	switch {
+	case started == "" || started == o.remote:
+	case o.remote == "":
+		o.remote = started
+		fmt.Fprintf(o.stderr, "hive: run %d goes on through the git remote %s, as it started (its work is there)\n", last.ID, started)
+	default:
+		return exitf(ExitUsage, "run %d started with --git-remote %s, which holds its work: resume it with that remote, not %s", last.ID, started, o.remote)
+	}
+	return nil
 }
 
 // takeUp checks the journal before a workflow starts: a new run needs no

@@ -596,3 +596,45 @@ func temporalPipelineFixture(t *testing.T, cfg string) (hive, dir, addr string, 
 	}
 	return hive, dir, addr, c
 }
+
+// A run begun with --git-remote and resumed on Temporal without it goes
+// on through the remote it started with, which holds its work; another
+// remote is refused, and a run without one keeps none.
+func TestResumeGoesOnThroughTheRunsRemote(t *testing.T) {
+	j, err := journal.Open(filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	started := func(remote string) {
+		run, err := j.CreateRun(piperun.Key, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, _ := json.Marshal(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "x", Workflow: pipeline.Quick, Remote: remote}})
+		if _, err := j.Append(run.ID, string(pipeline.EvStarted), time.Now(), payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var said strings.Builder
+	resume := func(flag string) (*runOptions, error) {
+		o := &runOptions{globalOptions: &globalOptions{stderr: &said}, resume: true}
+		o.remote = flag
+		return o, resumeRemote(o, j)
+	}
+	started("origin")
+	if o, err := resume(""); err != nil || o.remote != "origin" || !strings.Contains(said.String(), "goes on through the git remote origin, as it started") {
+		t.Errorf("resumed without --git-remote: remote %q, %v, said %q", o.remote, err, said.String())
+	}
+	if o, err := resume("origin"); err != nil || o.remote != "origin" {
+		t.Errorf("resumed with its own remote: %q, %v", o.remote, err)
+	}
+	if _, err := resume("backup"); err == nil || !strings.Contains(err.Error(), "started with --git-remote origin, which holds its work") {
+		t.Errorf("resumed with another remote: %v", err)
+	}
+	j.FinishRun(1, time.Now(), "abandoned")
+	started("")
+	if o, err := resume(""); err != nil || o.remote != "" {
+		t.Errorf("a run without a remote resumed: %q, %v", o.remote, err)
+	}
+}

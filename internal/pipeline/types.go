@@ -55,6 +55,10 @@ type Spec struct {
 	// duration ("10m0s"; "" when not given: the config's), kept for a
 	// resume.
 	CheckpointWait string `json:"checkpoint_wait,omitempty"`
+	// Remote is the git remote a run on Temporal started with
+	// (--git-remote): its work is on a branch there, so its resume goes
+	// on through it. The machine does not read it.
+	Remote string `json:"remote,omitempty"`
 	// Budget is what the run may spend, as it started.
 	Budget Budget `json:"budget,omitzero"`
 	// OnLimit is what the run does at a usage limit (limits.on_limit,
