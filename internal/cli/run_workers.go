@@ -259,7 +259,7 @@ func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWor
 	}()
 	c := w.Command
 	remote := ""
-	if w.Where != nil && w.Where.Remote != "" {
+	if w.Where != nil && w.Where.Remote != "" && c.Type != pipeline.CmdStopAgent {
 		if remote, err = cloneRemote(ctx, pw.Options.Repo, x.remote, w.Where.Remote); err != nil {
 			return nil, err
 		}

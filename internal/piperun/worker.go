@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 )
@@ -128,6 +129,14 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 		return one(ev), nil
 	case pipeline.CmdPush:
 		return one(e.pushFix(ctx, c)), nil
+	case pipeline.CmdStopAgent:
+		// An agent of the process that ran the run before, on this
+		// machine: ended if it is still there (its exit is the machine's
+		// to know already).
+		if c.PID > 0 && agent.IsAgentOf(c.PID, c.Job) {
+			agent.KillGroup(c.PID)
+		}
+		return nil, nil
 	}
 	return nil, fmt.Errorf("a worker carries out no %s command", c.Type)
 }

@@ -374,6 +374,11 @@ func (p *objectiveDispatcher) carry(cmds []pipeline.Command) {
 		case pipeline.CmdStopAgent:
 			if cancel, ok := p.sessions[sessionKey{c.Job, c.Attempt}]; ok {
 				cancel() // the session stops its agent and still says how it ended
+			} else if c.PID > 0 {
+				// An agent of the process that ran the run before it was
+				// resumed here: a worker of the run's folder, on its
+				// machine, ends it if it is still there.
+				p.executeOn(c, p.d.folder())
 			}
 		case pipeline.CmdCheckpoint, pipeline.CmdNote, pipeline.CmdFinished:
 		default:
@@ -402,9 +407,12 @@ func (p *objectiveDispatcher) wake(c pipeline.Command) {
 func (p *objectiveDispatcher) timers() []pipeline.Command { return p.wakes }
 
 // execute runs c as an activity on the run's queue.
-func (p *objectiveDispatcher) execute(c pipeline.Command) {
+func (p *objectiveDispatcher) execute(c pipeline.Command) { p.executeOn(c, p.d.TaskQueue) }
+
+// executeOn runs c as an activity on queue.
+func (p *objectiveDispatcher) executeOn(c pipeline.Command, queue string) {
 	opts := workflow.ActivityOptions{
-		TaskQueue:           p.d.TaskQueue,
+		TaskQueue:           queue,
 		StartToCloseTimeout: p.d.Command,
 		HeartbeatTimeout:    p.d.Heartbeat,
 		// A check that lost its worker is run again on another: it
