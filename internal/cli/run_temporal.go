@@ -59,6 +59,9 @@ func pipelineQueue(queue, root string) string {
 // Temporal workflow and follows it here; this process is one of its
 // workers unless --local-worker=false.
 func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *config.Config, objective string) error {
+	if err := reachRemote(ctx, repo, o.remote); err != nil {
+		return err
+	}
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err
@@ -92,14 +95,13 @@ func runTemporal(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *confi
 		if err := o.checkTree(ctx, repo); err != nil {
 			return err
 		}
+		given := o.remote // reached above
 		if err := resumeRemote(o, j); err != nil {
 			return err
 		}
-		if o.remote != "" {
-			// The work goes to the workers through it: a remote that
-			// does not answer stops the run now.
-			if err := repo.ReachRemote(ctx, o.remote); err != nil {
-				return exitf(ExitUsage, "the run's work goes to the workers through the git remote %s, which does not answer: %v\nname a remote of this repository (git remote -v) or a URL with --git-remote or backend.temporal.remote", o.remote, err)
+		if given == "" {
+			if err := reachRemote(ctx, repo, o.remote); err != nil {
+				return err
 			}
 		}
 	}
@@ -217,6 +219,18 @@ func objectiveInput(ctx context.Context, o *runOptions, repo *gitx.Repo, cfg *co
 		return in, err
 	}
 	return in, share(run, dir)
+}
+
+// reachRemote stops a run whose work would go to the workers through a git
+// remote that does not answer ("": none), before anything starts.
+func reachRemote(ctx context.Context, repo *gitx.Repo, remote string) error {
+	if remote == "" {
+		return nil
+	}
+	if err := repo.ReachRemote(ctx, remote); err != nil {
+		return exitf(ExitUsage, "the run's work goes to the workers through the git remote %s, which does not answer: %v\nname a remote of this repository (git remote -v) or a URL with --git-remote or backend.temporal.remote", remote, err)
+	}
+	return nil
 }
 
 // resumeRemote has a resumed run go on through the git remote it started
