@@ -1,15 +1,16 @@
 package cli
 
-// The Temporal backend of execute-phase, answer and status, and the
-// flags they and hive worker share: a phase's run kept as a Temporal
-// workflow (internal/temporal) whose work hive worker processes carry out.
+// The Temporal backend of execute-phase and of answering its checkpoints:
+// a phase's run kept as a Temporal workflow (internal/temporal) whose work
+// hive worker processes carry out. hive status's view of it is
+// status_temporal.go; the flags every Temporal command shares are
+// temporal_flags.go.
 
 import (
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -19,12 +20,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hivectl/hive/internal/config"
@@ -35,105 +34,6 @@ import (
 	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/work"
 )
-
-// temporalFlags say where a run is kept and, for the Temporal backend,
-// where its server is. A flag left out takes the project's config
-// (backend.kind, backend.temporal.*), then the default.
-type temporalFlags struct {
-	backend   string
-	address   string
-	namespace string
-	queue     string
-	remote    string // --git-remote (execute-phase and worker)
-}
-
-func (f *temporalFlags) add(cmd *cobra.Command, g *globalOptions, backendHelp string) {
-	cmd.Flags().StringVar(&f.backend, "backend", "", backendHelp+" (default: backend.kind in config, else local)")
-	cmd.Flags().StringVar(&f.address, "temporal-address", "", "the Temporal server's host:port (default: backend.temporal.address in config, else 127.0.0.1:7233)")
-	cmd.Flags().StringVar(&f.namespace, "temporal-namespace", "", "the Temporal namespace (default: backend.temporal.namespace in config, else default)")
-	cmd.Flags().StringVar(&f.queue, "task-queue", "", "the Temporal task queue the run's workers poll (default: backend.temporal.task_queue in config, else hive)")
-	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return f.settle(cmd.Context(), g) }
-}
-
-// addRemote adds --git-remote, for the commands that carry out a run's work.
-func (f *temporalFlags) addRemote(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.remote, "git-remote", "", "backend temporal: the git remote (a name such as origin, or a URL) through which workers in clones of their own share work, a worktree per plan; without it every worker works in this repository's folder (default: backend.temporal.remote in config)")
-}
-
-// settle fills what the flags left out from the project's config. Outside a
-// repository the defaults hold (the command says what is wrong there).
-func (f *temporalFlags) settle(ctx context.Context, g *globalOptions) error {
-	b := config.Backend{}
-	if repo, err := gitx.Open(ctx, g.repo); err == nil {
-		cfg, err := config.Load(repo.Root)
-		if err != nil {
-			return exitf(ExitUsage, "%v", err)
-		}
-		b = cfg.Backend
-	}
-	b = b.WithDefaults()
-	for _, v := range []struct {
-		flag *string
-		cfg  string
-	}{
-		{&f.backend, b.Kind}, {&f.address, b.Temporal.Address}, {&f.namespace, b.Temporal.Namespace}, {&f.queue, b.Temporal.TaskQueue}, {&f.remote, b.Temporal.Remote},
-	} {
-		if *v.flag == "" {
-			*v.flag = v.cfg
-		}
-	}
-	return nil
-}
-
-// dial connects to the Temporal server, its SDK's logging kept to errors
-// (a session stopped after PLAN COMPLETE, say, is a warning to it).
-func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
-	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace,
-		Logger: log.NewStructuredLogger(slog.New(quietStops{slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})}))})
-	if err != nil {
-		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`), or name yours with --temporal-address or backend.temporal.address in .hive/config.json", f.address, f.namespace, err)
-	}
-	return c, nil
-}
-
-// quietStops drops the SDK's report of an activity that ended because its
-// worker was stopped (ctrl-c): hive says so itself, and the run goes on.
-type quietStops struct{ slog.Handler }
-
-func (q quietStops) Handle(ctx context.Context, r slog.Record) error {
-	// Its answer to the server about that activity, which the stop also
-	// cancelled, is the same news.
-	if r.Message == "Activity task postprocess error: "+context.Canceled.Error() {
-		return nil
-	}
-	if r.Message == "Activity error." {
-		canceled := false
-		r.Attrs(func(a slog.Attr) bool {
-			canceled = a.Key == "Error" && a.Value.String() == context.Canceled.Error()
-			return !canceled
-		})
-		if canceled {
-			return nil
-		}
-	}
-	return q.Handler.Handle(ctx, r)
-}
-
-func (q quietStops) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return quietStops{q.Handler.WithAttrs(attrs)}
-}
-
-func (q quietStops) WithGroup(name string) slog.Handler { return quietStops{q.Handler.WithGroup(name)} }
-
-// temporalDispatch is how a run's workflow hands out its work: heartbeats
-// a tenth of the stall timeout (at least ten seconds), sessions of a day
-// at most.
-func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
-	if stall <= 0 {
-		stall = 5 * time.Minute
-	}
-	return &temporal.Dispatch{TaskQueue: queue, Heartbeat: max(stall/10, 10*time.Second), Session: 24 * time.Hour, Command: 10 * time.Minute}
-}
 
 // executeTemporal runs (or resumes) the phase's run on the Temporal server:
 // the workflow is the engine, workers carry out its work; one worker runs
@@ -394,6 +294,8 @@ func workflowRunning(d *workflowservice.DescribeWorkflowExecutionResponse) bool 
 	return d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
+var errInterruptedTemporal = errors.New("interrupted: the run goes on on the server and its workers; the same command attaches to it")
+
 // answerTemporal answers a plan's open checkpoint in the phase's Temporal
 // run: a signal the workflow steps like any answer.
 func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
@@ -451,111 +353,3 @@ func clipped(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-// statusTemporal prints the Temporal run of each phase of the repository
-// that has one, as status prints local runs.
-func statusTemporal(ctx context.Context, o *statusOptions) error {
-	// hive run's newest run is in the journal with either backend; its
-	// workflow, while one drives it, is on the server.
-	pipe, err := pipelineStatus(o)
-	if err != nil {
-		return err
-	}
-	phases, err := loadPhases(o.root, "")
-	if err != nil && pipe == nil {
-		return err // a project of hive run alone may have no .planning
-	}
-	c, err := o.dial(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	var views []statusRunView
-	names := newRunNames(ctx, o.root)
-	for _, ph := range phases {
-		id, desc, found, err := names.find(ctx, c, ph)
-		if err != nil {
-			return err
-		}
-		if !found {
-			continue // no run of this phase on the server
-		}
-		info := desc.GetWorkflowExecutionInfo()
-		snap, err := temporalSnapshot(ctx, c, id, workflowRunning(desc))
-		if err != nil {
-			return fmt.Errorf("phase %s: %w", ph.Number, err)
-		}
-		v := phaseView(snap, 0, ph.Dir, info.GetStartTime().AsTime(), snap.Outcome)
-		v.Workflow = id
-		if workflowRunning(desc) {
-			v.Live = true
-		} else {
-			closed := info.GetCloseTime().AsTime()
-			v.Finished = &closed
-		}
-		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
-		views = append(views, v)
-	}
-	if pipe != nil {
-		id := pipelineWorkflowID(o.root)
-		if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil && workflowRunning(d) && pipe.Finished == nil {
-			pipe.Temporal, pipe.Live, pipe.Resume = id, true, ""
-		}
-		return printPipelineStatus(o, views, pipe)
-	}
-	if len(views) == 0 {
-		return noRuns(o)
-	}
-	if o.json {
-		return printJSON(o.stdout, views)
-	}
-	printPhaseViews(o, views)
-	return nil
-}
-
-// temporalPhases are the project's phases, and a client of the server
-// their runs are kept on.
-func temporalPhases(ctx context.Context, o *statusOptions) ([]*plan.Phase, client.Client, error) {
-	phases, err := loadPhases(o.root, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := o.dial(ctx)
-	return phases, c, err
-}
-
-// temporalSnapshot is the state of workflow id: a running one answers a
-// query (a worker replays it), a closed one's result holds it, with no
-// worker needed.
-func temporalSnapshot(ctx context.Context, c client.Client, id string, running bool) (engine.Snapshot, error) {
-	run := c.GetWorkflow(ctx, id, "")
-	if running {
-		snap, err := temporalState(ctx, c, run)
-		if err != nil {
-			return snap, fmt.Errorf("%w (is a hive worker of the run up?)", err)
-		}
-		return snap, nil
-	}
-	var res temporal.RunResult
-	if err := temporal.Result(ctx, run, &res); err != nil {
-		return engine.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		return engine.Snapshot{}, err
-	}
-	return final.Snapshot(), nil
-}
-
-// donePlans counts the plans of spec already complete on disk.
-func donePlans(spec engine.RunSpec) int {
-	n := 0
-	for _, p := range spec.Plans {
-		if p.Done {
-			n++
-		}
-	}
-	return n
-}
-
-var errInterruptedTemporal = errors.New("interrupted: the run goes on on the server and its workers; the same command attaches to it")
