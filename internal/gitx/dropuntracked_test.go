@@ -8,6 +8,19 @@ import (
 	"testing"
 )
 
+// writeFile writes body to name (slash-separated) in r's worktree, its
+// folders made.
+func writeFile(t *testing.T, r *Repo, name, body string) {
+	t.Helper()
+	p := filepath.Join(r.Root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A git killed in the middle of a merge leaves the branch's files written
 // but untracked, and git then refuses the merge: DropUntrackedOf removes
 // exactly those (the branch's, byte for byte), and the merge goes through.
@@ -15,16 +28,7 @@ import (
 func TestDropUntrackedOf(t *testing.T) {
 	ctx := context.Background()
 	r := newTestRepo(t)
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(r.Root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { t.Helper(); writeFile(t, r, name, body) }
 	git := func(args ...string) string { t.Helper(); return mustGit(t, r, args...) }
 	base := git("rev-parse", "--abbrev-ref", "HEAD")
 	git("checkout", "-q", "-b", "hive/01/01-06")

@@ -15,16 +15,7 @@ import (
 func TestKeepChanges(t *testing.T) {
 	ctx := context.Background()
 	r := newTestRepo(t)
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(r.Root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { t.Helper(); writeFile(t, r, name, body) }
 	git := func(args ...string) string { t.Helper(); return mustGit(t, r, args...) }
 	write("kept.txt", "one\n")
 	write(".gitignore", "/build/\n")

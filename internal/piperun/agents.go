@@ -294,12 +294,22 @@ func Unattended(tool string) string {
 // exit without a report is the machine's to judge (a retry, then a human).
 func (s *driver) watch(now time.Time) {
 	for job, sess := range s.agents {
-		if d := sess.Silent(now); d > s.o.Stall && !s.stalled[job] {
-			s.stalled[job] = true
-			s.o.Observer.Note(job, fmt.Sprintf("silent for %s: ended", d.Round(time.Second)))
-			go sess.KillStalled(fmt.Sprintf("silent for %s", d.Round(time.Second)))
+		if !s.stalled[job] {
+			s.stalled[job] = endSilent(sess, now, s.o.Stall, func(text string) { s.o.Observer.Note(job, text) })
 		}
 	}
+}
+
+// endSilent ends sess when it has printed nothing for longer than stall,
+// notes why, and says whether it did.
+func endSilent(sess agent.Session, now time.Time, stall time.Duration, note func(string)) bool {
+	d := sess.Silent(now)
+	if d <= stall {
+		return false
+	}
+	note(fmt.Sprintf("silent for %s: ended", d.Round(time.Second)))
+	go sess.KillStalled(fmt.Sprintf("silent for %s", d.Round(time.Second)))
+	return true
 }
 
 // meter prices an agent session's usage as it comes: hive's price for a

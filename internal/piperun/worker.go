@@ -162,10 +162,8 @@ func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, s
 		case <-turns:
 			go sess.Stop(stopGrace)
 		case <-watchdog.C:
-			if d := sess.Silent(e.o.Now()); d > e.o.Stall && !stalled {
-				stalled = true
-				e.note(c.Job, fmt.Sprintf("silent for %s: ended", d.Round(time.Second)))
-				go sess.KillStalled(fmt.Sprintf("silent for %s", d.Round(time.Second)))
+			if !stalled {
+				stalled = endSilent(sess, e.o.Now(), e.o.Stall, func(text string) { e.note(c.Job, text) })
 			}
 		case <-ctx.Done():
 			sess.StopTurn(stopGrace)

@@ -229,13 +229,8 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 	env := objectiveEnv(workers)
 	asked := false
 	env.RegisterDelayedCallback(func() {
-		v, err := env.QueryWorkflow(StateQuery)
-		if err != nil {
-			t.Errorf("query: %v", err)
-			return
-		}
-		var snap pipeline.Snapshot
-		if err := v.Get(&snap); err != nil || snap.Open == nil {
+		snap, err := queryState[pipeline.Snapshot](env)
+		if err != nil || snap.Open == nil {
 			t.Errorf("nothing asked an hour in (%v)", err)
 			return
 		}

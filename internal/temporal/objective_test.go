@@ -81,14 +81,9 @@ func objectiveThroughWorkflow(t *testing.T, steps []objectiveStep) []string {
 		at := time.Duration(i+1) * time.Second
 		if st.event == nil {
 			env.RegisterDelayedCallback(func() {
-				v, err := env.QueryWorkflow(StateQuery)
+				snap, err := queryState[pipeline.Snapshot](env)
 				if err != nil {
-					t.Errorf("step %d: query: %v", i, err)
-					return
-				}
-				var snap pipeline.Snapshot
-				if err := v.Get(&snap); err != nil {
-					t.Errorf("step %d: decode the state: %v", i, err)
+					t.Errorf("step %d: %v", i, err)
 					return
 				}
 				outputs[i] = pipelinescript.State(snap)

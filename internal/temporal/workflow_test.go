@@ -49,6 +49,20 @@ func TestScriptsThroughTemporal(t *testing.T) {
 	})
 }
 
+// queryState is the state a test environment's workflow answers
+// StateQuery with: the engine's, or the pipeline machine's.
+func queryState[S any](env *testsuite.TestWorkflowEnvironment) (S, error) {
+	var snap S
+	v, err := env.QueryWorkflow(StateQuery)
+	if err != nil {
+		return snap, fmt.Errorf("query: %w", err)
+	}
+	if err := v.Get(&snap); err != nil {
+		return snap, fmt.Errorf("decode the state: %w", err)
+	}
+	return snap, nil
+}
+
 // readScript reads a script's directives as a runner gives them: an event
 // names its plan's current attempt, so the script is read beside a local
 // engine, which must answer as the script expects.
@@ -85,14 +99,9 @@ func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 		at := time.Duration(i+1) * time.Second
 		if st.event == nil {
 			env.RegisterDelayedCallback(func() {
-				v, err := env.QueryWorkflow(StateQuery)
+				snap, err := queryState[engine.Snapshot](env)
 				if err != nil {
-					t.Errorf("step %d: query: %v", i, err)
-					return
-				}
-				var snap engine.Snapshot
-				if err := v.Get(&snap); err != nil {
-					t.Errorf("step %d: decode the state: %v", i, err)
+					t.Errorf("step %d: %v", i, err)
 					return
 				}
 				outputs[i] = enginescript.View(st.view, snap)
