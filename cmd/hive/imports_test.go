@@ -22,7 +22,9 @@ const module = "github.com/hivectl/hive/internal/"
 var allowed = map[string][]string{
 	// The vocabulary both machines share: spend, ceilings, reports, the
 	// loop guard.
-	"work":     {},
+	"work": {},
+	// The exit codes of hive's commands, with the error that carries one.
+	"exit":     {},
 	"engine":   {"work"},
 	"protocol": {"work"},
 	"plan":     {},
@@ -58,8 +60,20 @@ var allowed = map[string][]string{
 	"agent":      {"redact", "work"}, // a turn's limit is the machines' vocabulary
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"confidence", "engine", "work"},
-	"sim":      {"plan"},
-	"scaffold": {"config"},
+	// The sim agent behind hive __sim: the entry point picks the bench
+	// agent or a session, and hands the session's first prompt to a role
+	// (roleplay) or to the plan's executor. Under it: the stream-json
+	// dialect, the settings and faults, what may touch the repository, and
+	// the session's process.
+	"sim":            {"sim/benchagent", "sim/executor", "sim/faults", "sim/repo", "sim/roleplay", "sim/session"},
+	"sim/stream":     {},
+	"sim/faults":     {"sim/stream"}, // a setting is the context curve the stream reports
+	"sim/repo":       {"plan"},       // a plan's paths and must_haves
+	"sim/session":    {"sim/faults", "sim/repo", "sim/stream"},
+	"sim/executor":   {"plan", "sim/faults", "sim/repo", "sim/session"},
+	"sim/roleplay":   {"sim/faults", "sim/repo", "sim/session"},
+	"sim/benchagent": {"sim/faults", "sim/stream"},
+	"scaffold":       {"config"},
 	// The TUI shows the engine's state and hands answers over as engine
 	// values: it never drives the runner.
 	"tui": {"engine", "gitx", "journal", "pipeline", "work"},
@@ -70,16 +84,47 @@ var allowed = map[string][]string{
 	// phase a hive process runs now) and answers through answer.
 	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui", "work"},
 	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking", "work"},
-	// hive bench measures the runner and the agents side by side; its
-	// pipeline group drives the pipeline machine and scores the roles with
-	// confidence; its temporal group runs a phase through the Temporal
-	// backend's workflow. No fake model server: that is devbench's.
-	"bench": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "plan", "runner", "sim", "temporal", "work"},
+	// hive bench runs its groups one after another, each a package of its
+	// own, all speaking report's rows and options (report imports no hive
+	// package). The groups are clients of the engine's and the runner's
+	// public APIs. No fake model server: that is devbench's.
+	"bench":        {"bench/budgetbench", "bench/makespanbench", "bench/pipelinebench", "bench/report", "bench/runnerbench", "bench/temporalbench"},
+	"bench/report": {},
+	// Random DAGs' plans in generated repositories, the agents' work
+	// prepared as the bench agent (sim/benchagent) expects it.
+	"bench/project": {"engine", "gitx", "plan", "sim/benchagent"},
+	// The makespan and budget groups drive the engine alone on a virtual
+	// clock.
+	"bench/makespanbench": {"bench/project", "bench/report", "engine"},
+	"bench/budgetbench":   {"bench/report", "engine"},
+	// The runner's groups run generated projects through the real runner
+	// and journal with sim agents (their modes and context curve); the
+	// overhead group counts the engine's events with the makespan
+	// group's simulation.
+	"bench/runnerbench": {"agent", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "sim/benchagent", "sim/stream"},
+	// The pipeline group drives the pipeline machine on its fixture
+	// objectives and scores the roles with confidence.
+	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "work"},
+	"bench/pipelinebench/objectives": {},
+	// The temporal group runs a phase through the Temporal backend's
+	// workflow, and locally as the runner's groups do.
+	"bench/temporalbench": {"agent", "bench/project", "bench/report", "bench/runnerbench", "engine", "runner", "temporal"},
 	// bench's tokens group, with the real claude against the fake model
-	// server (a test program): hive-dev's, not the hive binary's. Its share
-	// row runs hive run (piperun) on the claude e2e test's health service.
-	"devbench": {"agent", "bench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "pricing", "testsupport/fakeanthropic"},
+	// server (a test program): hive-dev's, not the hive binary's. It runs
+	// its phases as the runner's groups do (runnerbench, project); its
+	// share row runs hive run (piperun) on the claude e2e test's health
+	// service.
+	"devbench": {"agent", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "pricing", "testsupport/fakeanthropic"},
 	"cli":      {"*"},
+	// What the config and a command's flags make of a run, for the local
+	// host and Temporal's: its agents, prices, budget, journal, workflow.
+	"runconfig": {"agent", "config", "engine", "exit", "github", "gitx", "journal", "memory", "pipeline", "piperun", "plan", "pricing", "redact", "runner", "shellhive", "work"},
+	// What a hive worker serves for hive run on Temporal: its workflow's
+	// commands, carried out by piperun, and its phases, run by the runner.
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "redact", "runconfig", "runner", "temporal"},
+	// hive's client of the Temporal server: it starts, follows and answers
+	// the runs of both machines, begun in the folder as local runs are.
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "plan", "redact", "runconfig", "runner", "runworker", "serve", "temporal", "work"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflows are the machines, the engine's and
@@ -99,6 +144,8 @@ var allowed = map[string][]string{
 	"testsupport/fakeopenai":    {"testsupport"},
 	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
+	// Runs the sim as a child process for the tests of its packages.
+	"testsupport/simtest": {"protocol", "sim"},
 }
 
 // pure packages may depend, transitively, on nothing outside the standard

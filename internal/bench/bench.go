@@ -3,17 +3,23 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/hivectl/hive/internal/bench/budgetbench"
+	"github.com/hivectl/hive/internal/bench/makespanbench"
+	"github.com/hivectl/hive/internal/bench/pipelinebench"
+	"github.com/hivectl/hive/internal/bench/report"
+	"github.com/hivectl/hive/internal/bench/runnerbench"
+	"github.com/hivectl/hive/internal/bench/temporalbench"
 )
 
 // Group is one part of the report: its name (as `hive bench NAME` takes
 // it) and what measures it.
 type Group struct {
 	Name    string
-	Measure func(context.Context, Options) []Row
+	Measure func(context.Context, report.Options) []report.Row
 }
 
 // groups are hive's own, in the order they run and print. The tokens group
@@ -21,18 +27,18 @@ type Group struct {
 // program that the hive binary does not link: here it only says where it
 // is measured (cmd/hive-dev's groups replace it, see With).
 var groups = []Group{
-	{"makespan", makespanRows}, {"overhead", overheadRows}, {"checkpoint", checkpointRows},
+	{"makespan", makespanbench.Rows}, {"overhead", runnerbench.OverheadRows}, {"checkpoint", runnerbench.CheckpointRows},
 	{"tokens", measuredByHiveDev("tokens", "checkpoint token cost, prompt cache, hive's own share of a hive run")},
-	{"budget", budgetRows}, {"context", contextRows}, {"resume", resumeRows}, {"memory", memoryRows},
-	{"pipeline", pipelineRows}, {"temporal", temporalRows},
+	{"budget", budgetbench.Rows}, {"context", runnerbench.ContextRows}, {"resume", runnerbench.ResumeRows}, {"memory", runnerbench.MemoryRows},
+	{"pipeline", pipelinebench.Rows}, {"temporal", temporalbench.Rows},
 }
 
 // HiveDev is how to measure a group that only cmd/hive-dev carries.
 const HiveDev = "measured by hive-dev, which links hive's fake model server: make bench, or go run ./cmd/hive-dev bench tokens in a checkout of hive"
 
-func measuredByHiveDev(group, name string) func(context.Context, Options) []Row {
-	return func(context.Context, Options) []Row {
-		return []Row{{Group: group, Name: name, Figure: "-", Status: Skipped, Note: HiveDev}}
+func measuredByHiveDev(group, name string) func(context.Context, report.Options) []report.Row {
+	return func(context.Context, report.Options) []report.Row {
+		return []report.Row{{Group: group, Name: name, Figure: "-", Status: report.Skipped, Note: HiveDev}}
 	}
 }
 
@@ -67,27 +73,6 @@ func Names(gs []Group) []string {
 	return names
 }
 
-// Options says what to measure and how big.
-type Options struct {
-	Quick bool     // smaller sizes, for tests and a first look
-	Seed  uint64   // of the random DAGs
-	Only  []string // groups to run; empty means all
-	// HiveBin is the hive binary that plays the sim agents (hive __sim);
-	// empty means this process's own binary.
-	HiveBin string
-	// Tools is the folder holding the claude CLI (HIVE_TOOLS); empty means
-	// look it up in PATH.
-	Tools string
-	// Temporal is the temporal CLI whose dev server the temporal group
-	// runs on; empty means $HIVE_TEMPORAL, else .tools/temporal/temporal
-	// here or in a folder above, else temporal in PATH.
-	Temporal string
-	// Log gets a line as each group starts; nil means quiet.
-	Log io.Writer
-	// Groups are the groups to choose from; nil means hive's own.
-	Groups []Group
-}
-
 // CheckGroups reports a name in only that is not one of groups (nil:
 // hive's own).
 func CheckGroups(only []string, gs []Group) error {
@@ -100,15 +85,16 @@ func CheckGroups(only []string, gs []Group) error {
 	return nil
 }
 
-// Run measures the chosen groups, one after another (they would disturb
-// each other's timings side by side), and returns every row. A group that
-// cannot be measured reports an error row; Run fails only on ctx.
-func Run(ctx context.Context, o Options) (Report, error) {
-	if err := CheckGroups(o.Only, o.Groups); err != nil {
-		return Report{}, err
+// Run measures the chosen groups of gs (nil: hive's own), one after
+// another (they would disturb each other's timings side by side), and
+// returns every row. A group that cannot be measured reports an error row;
+// Run fails only on ctx.
+func Run(ctx context.Context, o report.Options, gs []Group) (report.Report, error) {
+	if err := CheckGroups(o.Only, gs); err != nil {
+		return report.Report{}, err
 	}
-	rep := Report{Seed: o.Seed, Quick: o.Quick, CPUs: runtime.NumCPU()}
-	for _, g := range orOwn(o.Groups) {
+	rep := report.Report{Seed: o.Seed, Quick: o.Quick, CPUs: runtime.NumCPU()}
+	for _, g := range orOwn(gs) {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, g.Name) {
 			continue
 		}
@@ -121,9 +107,4 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		rep.Rows = append(rep.Rows, g.Measure(ctx, o)...)
 	}
 	return rep, nil
-}
-
-// ErrorRow reports a group that could not be measured.
-func ErrorRow(group, name string, err error) Row {
-	return Row{Group: group, Name: name, Figure: "-", Status: Failed, Note: err.Error()}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/cli"
 	"github.com/hivectl/hive/internal/testsupport"
 )
@@ -38,7 +39,7 @@ func TestQuickRun(t *testing.T) {
 	t.Setenv(asHive, "1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := bench.Run(ctx, bench.Options{Quick: true, Seed: 1, HiveBin: self, Tools: os.Getenv("HIVE_TOOLS")})
+	rep, err := bench.Run(ctx, report.Options{Quick: true, Seed: 1, HiveBin: self, Tools: os.Getenv("HIVE_TOOLS")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +48,10 @@ func TestQuickRun(t *testing.T) {
 		groups[r.Group]++
 		t.Logf("%-10s %-55s %-40s %s %s", r.Group, r.Name, r.Figure, r.Status, r.Note)
 		switch r.Status {
-		case bench.Failed:
+		case report.Failed:
 			t.Errorf("%s: %s could not be measured: %s", r.Group, r.Name, r.Note)
 			continue
-		case bench.Skipped:
+		case report.Skipped:
 			// The temporal group needs the temporal CLI (make temporal),
 			// which CI builds; the tokens group is hive-dev's
 			// (internal/devbench has its test).
@@ -58,18 +59,18 @@ func TestQuickRun(t *testing.T) {
 				t.Errorf("%s: %s skipped: %s", r.Group, r.Name, r.Note)
 			}
 			continue
-		case bench.Pass, bench.Miss:
+		case report.Pass, report.Miss:
 			if r.Target == "" {
 				t.Errorf("%s: %s is judged without a target", r.Group, r.Name)
 			}
-		case bench.Info:
+		case report.Info:
 		default:
 			t.Errorf("%s: %s has status %q", r.Group, r.Name, r.Status)
 		}
 		// A count whose goal is zero may be zero; every other figure is positive.
 		// The pipeline group's counts (checkpoints, a bin of the
 		// reliability table) may be zero too.
-		zeroOK := r.Target == "0" || (r.Group == "pipeline" && r.Status == bench.Info)
+		zeroOK := r.Target == "0" || (r.Group == "pipeline" && r.Status == report.Info)
 		// A difference of two wall times (hive beyond the bare loop,
 		// Temporal beyond local) may come out at or below zero on a
 		// noisy machine, more so with the few plans of --quick.

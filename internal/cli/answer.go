@@ -10,12 +10,14 @@ import (
 
 	"github.com/hivectl/hive/internal/answer"
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/runconfig"
+	"github.com/hivectl/hive/internal/temporalhost"
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/serviceerror"
 )
 
 type answerOptions struct {
@@ -72,7 +74,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	}
 	switch o.backend {
 	case "", "local":
-		if at, ok := runOnTemporal(repo.Root); ok && piperun.IsRunJob(o.plan) {
+		if at, ok := temporalhost.MarkedRun(repo.Root); ok && piperun.IsRunJob(o.plan) {
 			// The project's run is on Temporal, where hive run said: the
 			// answer goes to its workflow, which alone steps it while it
 			// runs; the journal takes it only for a run that is not there
@@ -83,7 +85,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 				return err
 			}
 			if err != nil {
-				return exitf(ExitUsage, "the run's Temporal server at %s could not be asked (%v): answer once it can be, or name it with --temporal-address", at.Address, oneLine(err.Error()))
+				return exit.Errorf(exit.Usage, "the run's Temporal server at %s could not be asked (%v): answer once it can be, or name it with --temporal-address", at.Address, oneLine(err.Error()))
 			}
 		}
 	case "temporal":
@@ -98,7 +100,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 			return err
 		}
 	default:
-		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
+		return exit.Errorf(exit.Usage, "--backend %q: want local or temporal", o.backend)
 	}
 	js, closeAll, err := openAnswerJournals(repo.Root)
 	if err != nil {
@@ -109,9 +111,9 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	var bad *answer.RefusedError
 	switch {
 	case errors.As(err, &bad), errors.Is(err, answer.ErrAnswered):
-		return exitf(ExitUsage, "%v", err)
+		return exit.Errorf(exit.Usage, "%v", err)
 	case err != nil:
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	id, title := res.Checkpoint.ID, titleOf(res.Checkpoint)
 	if res.Pipeline {
@@ -131,51 +133,23 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 }
 
 // answerRunTemporal answers the question of the role o names in the
-// project's hive run under way on Temporal: a signal to its workflow
-// (sendRunAnswer); sent is false when no run is under way there.
+// project's hive run under way on Temporal: a signal to its workflow;
+// sent is false when no run is under way there.
 func answerRunTemporal(ctx context.Context, o *answerOptions, repo *gitx.Repo) (sent bool, err error) {
 	c, err := o.dial(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer c.Close()
-	id := pipelineWorkflowID(repo.Root)
-	d, err := c.DescribeWorkflowExecution(ctx, id, "")
-	if missing := (*serviceerror.NotFound)(nil); errors.As(err, &missing) || err == nil && !workflowRunning(d) {
-		return false, nil
-	} else if err != nil {
-		return false, fmt.Errorf("the workflow %s: %w", id, err)
-	}
-	if d.GetWorkflowExecutionInfo().GetType().GetName() == legacyPipelineWorkflow {
-		return true, exitf(ExitUsage, "the run under way (Temporal workflow %s) was started by an earlier hive: answer it with that hive", id)
-	}
-	cfg, err := config.Load(repo.Root)
-	if err != nil {
-		return false, &exitError{code: ExitUsage, err: err}
-	}
-	red := secretsOf(cfg).red
-	j, closeJournal, err := pipelineJournal(repo, cfg)
-	if err != nil {
-		return false, err
-	}
-	defer closeJournal()
-	open, err := sendRunAnswer(ctx, c, id, j, red, o.plan, o.text)
-	var refused *piperun.AnswerError
-	switch {
-	case errors.As(err, &refused):
-		return true, exitf(ExitUsage, "%v", err)
-	case err != nil:
-		return true, &exitError{code: ExitInternal, err: err}
+	a, err := temporalhost.AnswerRun(ctx, c, repo, o.plan, o.text)
+	if !a.Running || err != nil {
+		return a.Running, err
 	}
 	if o.json {
-		var run int64
-		if last, ok, _ := piperun.Latest(j); ok {
-			run = last.ID
-		}
-		return true, printJSON(o.stdout, answerResult{Run: run, Plan: o.plan, Checkpoint: open.ID, Title: open.Question, Answer: red.String(strings.TrimSpace(o.text))})
+		return true, printJSON(o.stdout, answerResult{Run: a.Run, Plan: o.plan, Checkpoint: a.Question.ID, Title: a.Question.Question, Answer: a.Text})
 	}
 	fmt.Fprintf(o.stdout, "Answer to %s's question (%s) sent to the run's workflow %s: %q.\nThe run applies it now; follow it with: %s\n",
-		o.plan, open.Question, id, red.String(strings.TrimSpace(o.text)), o.pasteable(repo.Root, "run", "--resume", "--backend", "temporal"))
+		o.plan, a.Question.Question, a.Workflow, a.Text, o.pasteable(repo.Root, "run", "--resume", "--backend", "temporal"))
 	return true, nil
 }
 
@@ -187,7 +161,7 @@ func openAnswerJournals(root string) (answer.Journals, func(), error) {
 	// A secret typed into an answer is masked like any other (secrets.env
 	// and key-shaped text), so the journal never holds it.
 	if cfg, err := config.Load(root); err == nil {
-		js.Redactor = secretsOf(cfg).red
+		js.Redactor = runconfig.SecretsOf(cfg).Red
 	}
 	var opened []journal.Journal
 	closeAll := func() {
@@ -198,14 +172,14 @@ func openAnswerJournals(root string) (answer.Journals, func(), error) {
 	for _, p := range []struct {
 		path string
 		to   *journal.Journal
-	}{{journalPath(root), &js.Phase}, {filepath.Join(root, ".hive", "runs.db"), &js.Pipeline}} {
+	}{{runconfig.JournalPath(root), &js.Phase}, {filepath.Join(root, ".hive", "runs.db"), &js.Pipeline}} {
 		if _, err := os.Stat(p.path); err != nil {
 			continue
 		}
 		j, err := journal.Open(p.path)
 		if err != nil {
 			closeAll()
-			return js, nil, &exitError{code: ExitInternal, err: fmt.Errorf("open journal %s: %w", p.path, err)}
+			return js, nil, exit.With(exit.Internal, fmt.Errorf("open journal %s: %w", p.path, err))
 		}
 		opened = append(opened, j)
 		*p.to = j

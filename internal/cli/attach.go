@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/temporalhost"
 )
 
 type attachOptions struct {
@@ -74,16 +75,16 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 			return err
 		}
 		defer c.Close()
-		loc = &temporalLocator{root: repo.Root, c: c, names: newRunNames(ctx, repo.Root)}
+		loc = &temporalLocator{root: repo.Root, c: c, names: temporalhost.NewNames(ctx, repo.Root)}
 	default:
-		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
+		return exit.Errorf(exit.Usage, "--backend %q: want local or temporal", o.backend)
 	}
 	where, _, err := loc.locate(ctx, o.plan)
 	if err != nil {
 		return err
 	}
 	if where.phaseDir == "" {
-		return exitf(ExitUsage, "no phase holds plan %s (`hive plans` lists the plans)", o.plan)
+		return exit.Errorf(exit.Usage, "no phase holds plan %s (`hive plans` lists the plans)", o.plan)
 	}
 	logs := filepath.Join(repo.Root, ".hive", "logs")
 	r := &logRenderer{w: o.stdout, raw: o.raw}
@@ -100,7 +101,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 	for {
 		if where.elsewhere != "" {
 			fmt.Fprintf(o.stdout, "%s\n", where.elsewhere)
-			return silentExit(ExitFailed)
+			return exit.Silent(exit.Failed)
 		}
 		// Follow the newest attempt: a continuation writes a new file.
 		if n := latestAttempt(logs, o.plan); n > attempt && where.state != "" && where.state != engine.Pending {
@@ -142,14 +143,14 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 			case runs == "" && !started:
 				fmt.Fprintf(o.stdout, "Plan %s has not started: no agent has run it yet, and %s runs phase %s. Start it with: %s\n",
 					o.plan, nothing, where.phase, resume)
-				return silentExit(ExitFailed)
+				return exit.Silent(exit.Failed)
 			case runs == "":
 				if rd != nil {
 					r.drain(rd)
 				}
 				fmt.Fprintf(o.stdout, "── %s is %s, but its run has stopped: %s runs phase %s. Resume it with: %s\n",
 					o.plan, st, nothing, where.phase, resume)
-				return silentExit(ExitFailed)
+				return exit.Silent(exit.Failed)
 			case !started && !toldWaiting && !where.unknown:
 				toldWaiting = true
 				fmt.Fprintf(o.stdout, "── %s has not started yet: %s runs phase %s and starts it when its dependencies are done; following it then (Ctrl+C to detach)\n",
@@ -217,8 +218,8 @@ func (l *localLocator) close() {
 // workers share work through a git remote keeps it in the worker's clone.
 type temporalLocator struct {
 	root  string
-	c     client.Client
-	names runNames
+	c     temporalhost.Client
+	names temporalhost.Names
 	phase *plan.Phase
 	last  *attachPlan // the state read last
 }
@@ -241,12 +242,12 @@ func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan
 		}
 	}
 	where := attachPlan{phase: l.phase.Number, phaseDir: l.phase.Dir}
-	id, desc, found, err := l.names.find(ctx, l.c, l.phase)
+	r, found, err := l.names.Run(ctx, l.c, l.phase)
 	if err != nil || !found {
 		return where, "", err
 	}
-	running := workflowRunning(desc)
-	snap, err := temporalSnapshot(ctx, l.c, id, running)
+	id, running := r.Workflow, r.Running
+	snap, err := temporalhost.PhaseState(ctx, l.c, id, running)
 	switch {
 	case err != nil && running:
 		// A query meets a worker that just died until the server routes
@@ -264,7 +265,7 @@ func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan
 			where.state = p.State
 		}
 	}
-	if byRepo, err := l.names.byRepo(l.phase); err == nil && id == byRepo && id != temporalRunID(l.root, l.phase) && latestAttempt(filepath.Join(l.root, ".hive", "logs"), planID) == 0 {
+	if byRepo, err := l.names.ByRepo(l.phase); err == nil && id == byRepo && id != temporalhost.PhaseRunID(l.root, l.phase) && latestAttempt(filepath.Join(l.root, ".hive", "logs"), planID) == 0 {
 		where.elsewhere = fmt.Sprintf("Plan %s is %s in Temporal workflow %s, whose workers share work through a git remote: its agent's log is in the clone of the worker that runs it; hive attach %s --backend temporal there, or follow the run with hive status --watch --backend temporal", planID, orPending(where.state), id, planID)
 	}
 	l.last = &where

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/bench/report"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/spf13/cobra"
 )
 
@@ -71,24 +73,24 @@ Groups named as arguments are measured alone, as with --only.`,
 
 func benchRun(cmd *cobra.Command, o *benchOptions) error {
 	if err := bench.CheckGroups(o.only, o.benchGroups); err != nil {
-		return &exitError{code: ExitUsage, err: err}
+		return exit.With(exit.Usage, err)
 	}
-	opts := bench.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS"), Temporal: o.temporal, Groups: o.benchGroups}
+	opts := report.Options{Quick: o.quick, Seed: o.seed, Only: o.only, Tools: os.Getenv("HIVE_TOOLS"), Temporal: o.temporal}
 	if !o.json {
 		opts.Log = o.stderr
 	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err != nil {
-			return exitf(ExitUsage, "--cpuprofile: %v", err)
+			return exit.Errorf(exit.Usage, "--cpuprofile: %v", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return exitf(ExitUsage, "--cpuprofile: %v", err)
+			return exit.Errorf(exit.Usage, "--cpuprofile: %v", err)
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := bench.Run(cmd.Context(), opts)
+	rep, err := bench.Run(cmd.Context(), opts, o.benchGroups)
 	if err != nil {
 		return err
 	}
@@ -97,7 +99,7 @@ func benchRun(cmd *cobra.Command, o *benchOptions) error {
 	} else {
 		err = rep.WriteTable(o.stdout)
 		for _, row := range rep.Rows {
-			if row.Status == bench.Skipped && row.Group == "temporal" {
+			if row.Status == report.Skipped && row.Group == "temporal" {
 				fmt.Fprintln(o.stdout, "\nTo measure the Temporal backend, build the temporal CLI: make temporal (then hive bench temporal in the repository, or --temporal-cli PATH)")
 				break
 			}
@@ -107,8 +109,8 @@ func benchRun(cmd *cobra.Command, o *benchOptions) error {
 		return err
 	}
 	for _, row := range rep.Rows {
-		if row.Status == bench.Failed {
-			return exitf(ExitFailed, "%s: %s could not be measured: %s", row.Group, row.Name, row.Note)
+		if row.Status == report.Failed {
+			return exit.Errorf(exit.Failed, "%s: %s could not be measured: %s", row.Group, row.Name, row.Note)
 		}
 	}
 	return nil

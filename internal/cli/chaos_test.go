@@ -20,7 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
-	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/sim/stream"
 )
 
 // TestChaos runs a 50-plan phase with sim agents and random faults (agent
@@ -307,7 +307,7 @@ func chaosContext(t *testing.T, dir string, seed uint64) []string {
 	if err := os.WriteFile(filepath.Join(dir, ".hive", "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []string{sim.EnvContext + "=base=12000,request=3000,task=2000,window=200000"}
+	return []string{stream.EnvContext + "=base=12000,request=3000,task=2000,window=200000"}
 }
 
 // runDisrupted runs cmd to its end, SIGKILLed once the newest run in the

@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -61,7 +63,7 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	if err := unfinishedPipeline(repo.Root); err != nil {
 		return err
 	}
-	rep, err := runner.Clean(ctx, repo, worktreeRoot(cfg, repo.Root))
+	rep, err := runner.Clean(ctx, repo, runconfig.WorktreeRoot(cfg, repo.Root))
 	if err != nil {
 		return err
 	}
@@ -147,5 +149,5 @@ func unfinishedPipeline(root string) error {
 	if err != nil || !ok || !run.Finished.IsZero() {
 		return err
 	}
-	return exitf(ExitBusy, "hive run %d is unfinished and its worktrees are its work: resume it (hive run --resume) or abandon it (hive run --fresh \"…\") first", run.ID)
+	return exit.Errorf(exit.Busy, "hive run %d is unfinished and its worktrees are its work: resume it (hive run --resume) or abandon it (hive run --fresh \"…\") first", run.ID)
 }

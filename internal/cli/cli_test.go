@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport"
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 	// (this binary) can be killed at a crash point or given a full disk.
 	runner.CrashAt = crashAt
 	gitx.AfterCommand = crashStep
-	journalFaults = withJournalFaults
+	runconfig.JournalFaults = withJournalFaults
 	testscript.Main(testsupport.WithTempHome(m), map[string]func(){
 		"hive": func() {
 			code := Main()

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hivectl/hive/internal/contract"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/protocol"
 	"github.com/spf13/cobra"
 )
@@ -81,9 +82,9 @@ breaks its contract.`,
 			case len(args) == 2 && args[0] == "validate":
 				return nil
 			case len(args) >= 1 && args[0] == "validate":
-				return &exitError{code: ExitUsage, err: errors.New("validate takes one FILE (an agent's output or a JSON report; - for standard input)")}
+				return exit.With(exit.Usage, errors.New("validate takes one FILE (an agent's output or a JSON report; - for standard input)"))
 			}
-			return &exitError{code: ExitUsage, err: fmt.Errorf("unknown arguments %q: use hive contracts list, or hive contracts validate FILE", strings.Join(args, " "))}
+			return exit.With(exit.Usage, fmt.Errorf("unknown arguments %q: use hive contracts list, or hive contracts validate FILE", strings.Join(args, " ")))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := g.repo
@@ -107,7 +108,7 @@ func listContracts(g *globalOptions, root, home, role string, asJSON bool) error
 	if role != "" {
 		i := slices.IndexFunc(entries, func(e contract.Entry) bool { return e.Role == role })
 		if i < 0 {
-			return &exitError{code: ExitUsage, err: fmt.Errorf("no contract for role %q: the roles are %s", role, strings.Join(contract.Roles(), ", "))}
+			return exit.With(exit.Usage, fmt.Errorf("no contract for role %q: the roles are %s", role, strings.Join(contract.Roles(), ", ")))
 		}
 		entries = entries[i : i+1]
 	}
@@ -151,7 +152,7 @@ func listContracts(g *globalOptions, root, home, role string, asJSON bool) error
 		}
 	}
 	if bad > 0 {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%d contract file(s) cannot be read: fix them, or remove them to use hive's own", bad)}
+		return exit.With(exit.Usage, fmt.Errorf("%d contract file(s) cannot be read: fix them, or remove them to use hive's own", bad))
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 		data, err = os.ReadFile(file)
 	}
 	if err != nil {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("read the report: %w", err)}
+		return exit.With(exit.Usage, fmt.Errorf("read the report: %w", err))
 	}
 	r, found := readReport(string(data))
 	if role == "" && found {
@@ -268,14 +269,14 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 		}
 	}
 	if role == "" {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%s: which role wrote it? Name it with --role (one of %s), or give the report a \"role\" key", file, strings.Join(contract.Roles(), ", "))}
+		return exit.With(exit.Usage, fmt.Errorf("%s: which role wrote it? Name it with --role (one of %s), or give the report a \"role\" key", file, strings.Join(contract.Roles(), ", ")))
 	}
 	c, err := contract.Load(root, home, role)
 	if err != nil {
-		return &exitError{code: ExitUsage, err: errors.New(shortPath(root, home, err.Error()))}
+		return exit.With(exit.Usage, errors.New(shortPath(root, home, err.Error())))
 	}
 	if _, known := contract.Bundled(role); !known && c.Origin == contract.FromBundled {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("no contract for role %q: the roles are %s (or write .hive/contracts/%s.json)", role, strings.Join(contract.Roles(), ", "), role)}
+		return exit.With(exit.Usage, fmt.Errorf("no contract for role %q: the roles are %s (or write .hive/contracts/%s.json)", role, strings.Join(contract.Roles(), ", "), role))
 	}
 	res := contractCheck{File: file, Role: role, Contract: from(contractEntry{Origin: c.Origin, File: shortPath(root, home, c.File)})}
 	switch {
@@ -309,7 +310,7 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 		}
 	}
 	if !res.Valid {
-		return &exitError{code: ExitFailed}
+		return exit.Silent(exit.Failed)
 	}
 	return nil
 }

@@ -10,8 +10,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +39,7 @@ one: a large difference means a price in the table is out of date.`,
 			}
 			rows, err := costRows(repo.Root)
 			if err != nil {
-				return &exitError{code: ExitInternal, err: err}
+				return exit.With(exit.Internal, err)
 			}
 			total := CostRow{Run: "total"}
 			for _, r := range rows {
@@ -78,7 +80,7 @@ func costRows(root string) ([]CostRow, error) {
 	for _, src := range []struct {
 		path string
 		read func(journal.Journal, journal.Run) ([]CostRow, error)
-	}{{journalPath(root), phaseCosts}, {filepath.Join(root, ".hive", "runs.db"), pipelineCosts}} {
+	}{{runconfig.JournalPath(root), phaseCosts}, {filepath.Join(root, ".hive", "runs.db"), pipelineCosts}} {
 		if _, err := os.Stat(src.path); err != nil {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 )
@@ -78,9 +79,9 @@ func (e *resumeShownError) Unwrap() error { return e.err }
 // resumes it, said once (after the dashboard, which said it, a pointer).
 func interruptedExit(err error, resume string) error {
 	if shown := (*resumeShownError)(nil); errors.As(err, &shown) {
-		return exitf(ExitInterrupted, "interrupted: the run is kept; the command above resumes it")
+		return exit.Errorf(exit.Interrupted, "interrupted: the run is kept; the command above resumes it")
 	}
-	return exitf(ExitInterrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s", resume)
+	return exit.Errorf(exit.Interrupted, "interrupted: the run is kept (work committed so far stays); resume it with:\n  %s", resume)
 }
 
 // renderReport renders the markdown report written by write for the

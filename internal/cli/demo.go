@@ -8,6 +8,8 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/demo"
+	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +46,7 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 		delay = env // the sim's own variable, as for execute-phase --agent sim
 	}
 	sim := agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + delay}}
-	if err := preflightAgents(cmd.Context(), o.stderr, nil, sim, nil); err != nil {
+	if err := runconfig.Preflight(cmd.Context(), o.stderr, nil, sim, nil); err != nil {
 		return err
 	}
 	dir := o.dir
@@ -54,7 +56,7 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 			return fmt.Errorf("create a folder for the demo: %w", err)
 		}
 	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return exitf(ExitUsage, "%s is not empty; give --dir a new or empty folder", dir)
+		return exit.Errorf(exit.Usage, "%s is not empty; give --dir a new or empty folder", dir)
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {

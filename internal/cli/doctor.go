@@ -9,7 +9,9 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/shellhive"
 	"github.com/spf13/cobra"
@@ -67,7 +69,7 @@ killed runs (as hive clean does).`,
 				}
 			}
 			if problems > 0 {
-				return silentExit(ExitFailed)
+				return exit.Silent(exit.Failed)
 			}
 			return nil
 		},
@@ -101,7 +103,7 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 	// The CLI the configuration runs must work; the others are optional.
 	main := cfg.Model("executor").CLI
 	for _, name := range []string{"claude", "codex"} {
-		l, _ := pickLauncher(name, cfg, "executor")
+		l, _ := runconfig.Launcher(name, cfg, "executor")
 		r, err := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: cfg.Secrets.Env})
 		status := "warning"
 		if name == main {
@@ -119,7 +121,7 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 		add(check{name, "ok", r.String(), ""})
 	}
 	if main != "claude" && main != "codex" {
-		l, err := pickLauncher(main, cfg, "executor")
+		l, err := runconfig.Launcher(main, cfg, "executor")
 		if err == nil {
 			if r, perr := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: cfg.Secrets.Env}); perr != nil {
 				add(check{main, "problem", perr.Error(), "set models.executor in .planning/config.json"})
@@ -135,8 +137,8 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 	} else {
 		add(check{"gh", "ok", "installed and logged in", ""})
 	}
-	add(leftovers(ctx, repo, worktreeRoot(cfg, repo.Root), fix))
-	out = append(out, staleLocks(ctx, repo, worktreeRoot(cfg, repo.Root), fix)...)
+	add(leftovers(ctx, repo, runconfig.WorktreeRoot(cfg, repo.Root), fix))
+	out = append(out, staleLocks(ctx, repo, runconfig.WorktreeRoot(cfg, repo.Root), fix)...)
 	out = append(out, shellHiveChecks(repo.Root)...)
 	return out
 }

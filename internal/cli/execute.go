@@ -15,10 +15,12 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
@@ -43,7 +45,7 @@ type executeOptions struct {
 	budgetUSDSet bool
 	// launcher, when set, is used instead of --agent (the demo sets it).
 	launcher agent.Launcher
-	onLimit  onLimitFlag
+	onLimit  string
 	// The Temporal backend (--backend temporal).
 	temporalFlags
 	localWorker bool
@@ -67,7 +69,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 			case "temporal":
 				return executeTemporal(cmd.Context(), o)
 			}
-			return exitf(ExitUsage, "--backend %q: want local (the default: this process and its SQLite journal) or temporal", o.backend)
+			return exit.Errorf(exit.Usage, "--backend %q: want local (the default: this process and its SQLite journal) or temporal", o.backend)
 		},
 	}
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the agent to run plans with: claude, codex, aider, exec or sim (default: models.executor.cli in config, else claude)")
@@ -77,7 +79,7 @@ func newExecuteCmd(g *globalOptions) *cobra.Command {
 	cmd.Flags().DurationVar(&o.checkpointWait, "checkpoint-wait", 0, "without a terminal: how long (a `duration` such as 10m) to wait for hive answer once only a human can let the run go on, then stop with exit 5 (default: timeouts.checkpoint_wait, 30m; 0 when CI=true)")
 	cmd.Flags().BoolVar(&o.rerun, "rerun", false, "start a run even when every plan is complete, to verify the phase again")
 	cmd.Flags().BoolVar(&o.allowDirty, "allow-dirty", false, "run although the working tree has uncommitted changes (the agents work from commits and do not see them)")
-	o.onLimit.add(cmd)
+	addOnLimit(cmd, &o.onLimit)
 	cmd.Flags().BoolVar(&o.noTUI, "no-tui", false, "print plain lines instead of the dashboard, even in a terminal")
 	o.temporalFlags.add(cmd, o.globalOptions, "where the run is kept and who carries it out: local (this process, .hive/journal.db) or temporal (a Temporal workflow; hive worker processes anywhere carry out its work)")
 	o.temporalFlags.addRemote(cmd)
@@ -100,7 +102,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if err != nil {
 		return err
 	}
-	onLimit, fallback, err := o.onLimit.policy(cfg)
+	onLimit, fallback, err := runconfig.OnLimit(cfg, o.onLimit)
 	if err != nil {
 		return err
 	}
@@ -116,11 +118,11 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	launcher := o.launcher
 	if launcher == nil {
-		if launcher, err = pickLauncher(agentName, cfg, "executor"); err != nil {
+		if launcher, err = runconfig.Launcher(agentName, cfg, "executor"); err != nil {
 			return err
 		}
 	}
-	roles, err := phaseRoles(agentName, cfg, o.launcher)
+	roles, err := runconfig.PhaseRoles(agentName, cfg, o.launcher)
 	if err != nil {
 		return err
 	}
@@ -132,15 +134,15 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 			checked[config.FallbackRole] = fallback // found missing now, not at the limit
 		}
-		if err := preflightAgents(ctx, o.stderr, cfg.Secrets.Env, launcher, checked); err != nil {
+		if err := runconfig.Preflight(ctx, o.stderr, cfg.Secrets.Env, launcher, checked); err != nil {
 			return err
 		}
 	}
 	// Secrets (secrets.env and key-like text) never reach logs or the journal,
 	// and agents get only the environment they need.
-	sec := secretsOf(cfg)
-	launcher, fallback = sec.wrap(launcher), sec.wrap(fallback)
-	sec.wrapAll(roles)
+	sec := runconfig.SecretsOf(cfg)
+	launcher, fallback = sec.Wrap(launcher), sec.Wrap(fallback)
+	sec.WrapAll(roles)
 	interactive := !o.json && isTerminal(o.stdin)
 	dashboard := interactive && !o.noTUI && isTerminal(o.stdout)
 	n := &notify.Notifier{
@@ -155,12 +157,12 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	links := newCheckpointLinks(cfg, repo.Root, func(format string, args ...any) {
 		fmt.Fprintf(o.stderr, "hive: "+format+"\n", args...)
 	})
-	wait := checkpointWait(cfg, o.checkpointWaitSet, o.checkpointWait)
-	tab, rungs := prices(cfg), ladder(cfg, "executor", launcher.Name())
+	wait := runconfig.CheckpointWait(cfg, o.checkpointWaitSet, o.checkpointWait)
+	tab, rungs := runconfig.Prices(cfg), runconfig.Ladder(cfg, "executor", launcher.Name())
 	opts := runner.Options{
 		Repo:    repo,
 		Phase:   ph,
-		Journal: journalFaults(journal.Redacting(j, sec.red)),
+		Journal: runconfig.JournalFaults(journal.Redacting(j, sec.Red)),
 		Schedule: runner.Schedule{
 			MaxConcurrent: cfg.MaxConcurrent(),
 			Dynamic:       cfg.Dynamic(),
@@ -176,12 +178,12 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			Roles:    roles,
 			Prices:   tab,
 			Ladder:   rungs,
-			Budget: budget(cfg, tab, rungs, func() *pricing.Usage {
-				u, _ := executorTaskUsage(j) // the journal this run writes holds the earlier runs too
+			Budget: runconfig.Budget(cfg, tab, rungs, func() *pricing.Usage {
+				u, _ := runconfig.ExecutorTaskUsage(j) // the journal this run writes holds the earlier runs too
 				return u
 			}, o.budgetUSD, o.budgetUSDSet),
-			Guard:    loopGuard(cfg),
-			Context:  contextLimits(cfg),
+			Guard:    runconfig.LoopGuard(cfg),
+			Context:  runconfig.ContextLimits(cfg),
 			OnLimit:  onLimit,
 			Fallback: fallback,
 		},
@@ -192,10 +194,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		},
 		Git: runner.Git{
 			Worktrees:    cfg.Workflow.UseWorktrees,
-			WorktreeRoot: worktreeRoot(cfg, repo.Root),
+			WorktreeRoot: runconfig.WorktreeRoot(cfg, repo.Root),
 			Branching:    cfg.Git.BranchingStrategy,
 			AllowDirty:   o.allowDirty,
-			Setup:        worktreeSetup(cfg),
+			Setup:        runconfig.WorktreeSetup(cfg),
 			GateCommand:  cfg.Gates.PostMergeCommand,
 		},
 	}
@@ -236,7 +238,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		opts.Observer = newNotifyObserver(obs, n, ph.Number, links, onLimit)
 		res, err = runner.Run(ctx, opts)
 	}
-	if e := stoppedAtLimit(err, time.Now(), o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)); e != nil {
+	if e := runconfig.StoppedAtLimit(err, time.Now(), o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)); e != nil {
 		return e
 	}
 	var paused *runner.PausedError
@@ -246,7 +248,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			msg += "\n  the team's handoff: " + paused.Handoff
 		}
 		msg += "\nresume the run: " + o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)
-		return &exitError{code: ExitPaused, err: errors.New(msg)}
+		return exit.With(exit.Paused, errors.New(msg))
 	}
 	var needs *runner.NeedsHumanError
 	if errors.As(err, &needs) {
@@ -262,16 +264,16 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 				o.pasteable(repo.Root, "answer", cp.Plan, "<response>"))
 		}
 		fmt.Fprintf(&b, "\nthen resume the run: %s", o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
-		return &exitError{code: ExitNeedsHuman, err: errors.New(b.String())}
+		return exit.With(exit.NeedsHuman, errors.New(b.String()))
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return interruptedExit(err, o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
 	}
 	if errors.Is(err, runner.ErrDirty) {
-		return &exitError{code: ExitUsage, err: err}
+		return exit.With(exit.Usage, err)
 	}
 	if errors.Is(err, runner.ErrLocked) {
-		return &exitError{code: ExitBusy, err: err}
+		return exit.With(exit.Busy, err)
 	}
 	if err != nil {
 		return err
@@ -297,10 +299,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		}
 	}
 	if res.Snapshot.Outcome == engine.OutcomeAborted {
-		return exitf(ExitFailed, "the run was aborted")
+		return exit.Errorf(exit.Failed, "the run was aborted")
 	}
 	if res.Snapshot.Outcome != engine.OutcomeComplete {
-		return silentExit(ExitFailed)
+		return exit.Silent(exit.Failed)
 	}
 	return nil
 }
@@ -345,20 +347,6 @@ func (o *executeOptions) resumeAgent(j journal.Journal, ph *plan.Phase) (string,
 	case o.agent == "":
 		return started, nil
 	}
-	return "", exitf(ExitUsage, "run %d of phase %s started with --agent %s; resume it with --agent %s, or start a new run with --agent %s --fresh",
+	return "", exit.Errorf(exit.Usage, "run %d of phase %s started with --agent %s; resume it with --agent %s, or start a new run with --agent %s --fresh",
 		run.ID, ph.Number, started, started, o.agent)
-}
-
-// checkpointWait is how long a run without a terminal waits for `hive
-// answer`: the flag when set, else timeouts.checkpoint_wait, whose default
-// is 0 under CI (nobody answers a CI job).
-func checkpointWait(cfg *config.Config, set bool, flag time.Duration) time.Duration {
-	if set {
-		return flag
-	}
-	wait := cfg.Timeouts.CheckpointWait
-	if os.Getenv("CI") == "true" && wait == config.Default().Timeouts.CheckpointWait {
-		wait = 0
-	}
-	return wait
 }

@@ -15,7 +15,7 @@ import (
 // withJournalFaults makes the journal behave like one on a full disk after
 // HIVE_JOURNAL_FULL_AFTER appends, when that variable is set: the chaos
 // tests use it, since a real full disk cannot be arranged in CI. Unset, the
-// journal is returned as it is. TestMain installs it as journalFaults.
+// journal is returned as it is. TestMain installs it as runconfig.JournalFaults.
 func withJournalFaults(j journal.Journal) journal.Journal {
 	n, err := strconv.Atoi(os.Getenv("HIVE_JOURNAL_FULL_AFTER"))
 	if err != nil || n < 0 {

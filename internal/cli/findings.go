@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
@@ -48,7 +49,7 @@ open) or quit, at the run's screen or with hive answer.`,
 			defer j.Close()
 			m, err := piperun.Replay(j, run)
 			if err != nil {
-				return &exitError{code: ExitInternal, err: err}
+				return exit.With(exit.Internal, err)
 			}
 			s := m.Snapshot()
 			list := findingsList{Run: run.ID, Branch: s.Spec.Branch, Findings: s.Findings}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ git directory for a clean work tree's commit.`,
 			}
 			ix, err := index.Build(repo.Root)
 			if err != nil {
-				return exitf(ExitInternal, "%v", err)
+				return exit.Errorf(exit.Internal, "%v", err)
 			}
 			// The machine's tools are no part of the cached index: they
 			// change without a commit.

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/memory"
@@ -59,16 +60,16 @@ type initResult struct {
 
 func initRun(cmd *cobra.Command, o *initOptions) error {
 	if st, err := os.Stat(o.repo); err != nil || !st.IsDir() {
-		return exitf(ExitUsage, "%s is not a folder; create it and run `git init` there first", o.repo)
+		return exit.Errorf(exit.Usage, "%s is not a folder; create it and run `git init` there first", o.repo)
 	}
 	if _, err := exec.LookPath("git"); err != nil {
-		return exitf(ExitUsage, "git is not installed (not in PATH); hive works on git repositories: install git, then run `git init` and `hive init`")
+		return exit.Errorf(exit.Usage, "git is not installed (not in PATH); hive works on git repositories: install git, then run `git init` and `hive init`")
 	}
 	repo, err := gitx.Open(cmd.Context(), o.repo)
 	if err != nil {
 		// The first command a newcomer types: say what to do, without git's own words.
 		abs, _ := filepath.Abs(o.repo)
-		return exitf(ExitUsage, "%s is not inside a git repository (run `git init` there first): hive runs agents on git commits, so a project starts as a git repository", abs)
+		return exit.Errorf(exit.Usage, "%s is not inside a git repository (run `git init` there first): hive runs agents on git commits, so a project starts as a git repository", abs)
 	}
 	files, err := scaffold.Files(scaffold.Project{Name: filepath.Base(repo.Root), Date: o.now()})
 	if err != nil {
@@ -76,7 +77,7 @@ func initRun(cmd *cobra.Command, o *initOptions) error {
 	}
 	var exists *scaffold.ExistsError
 	if err := scaffold.Write(repo.Root, files); errors.As(err, &exists) {
-		return exitf(ExitUsage, "%s is initialized already; these exist:\n  %s\nNothing was written. hive init only starts a new project: to add work to this one, write a new phase folder (see \"Write your own plans\" in hive's docs/plans.md)",
+		return exit.Errorf(exit.Usage, "%s is initialized already; these exist:\n  %s\nNothing was written. hive init only starts a new project: to add work to this one, write a new phase folder (see \"Write your own plans\" in hive's docs/plans.md)",
 			repo.Root, strings.Join(exists.Paths, "\n  "))
 	} else if err != nil {
 		return fmt.Errorf("hive init: %w", err)

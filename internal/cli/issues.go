@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/github"
 	"github.com/spf13/cobra"
 )
@@ -34,11 +35,11 @@ the candidates for hive run --issue N. gh must be installed and logged in
 			}
 			gh, err := github.Gh()
 			if err != nil {
-				return exitf(ExitUsage, "%v", err)
+				return exit.Errorf(exit.Usage, "%v", err)
 			}
 			issues, err := github.List(cmd.Context(), gh, repo.Root, label, limit)
 			if err != nil {
-				return exitf(ExitUsage, "%v", err)
+				return exit.Errorf(exit.Usage, "%v", err)
 			}
 			if asJSON {
 				return printJSON(g.stdout, issues)

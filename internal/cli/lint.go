@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/spf13/cobra"
 )
@@ -147,7 +148,7 @@ func lintRun(cmd *cobra.Command, o *lintOptions) error {
 		}
 	}
 	if rep.Errors > 0 {
-		return silentExit(ExitFailed)
+		return exit.Silent(exit.Failed)
 	}
 	return nil
 }

@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/tracking"
 )
 
@@ -19,7 +20,7 @@ import (
 func openRepo(ctx context.Context, g *globalOptions) (*gitx.Repo, error) {
 	repo, err := gitx.Open(ctx, g.repo)
 	if err != nil {
-		return nil, &exitError{code: ExitUsage, err: err}
+		return nil, exit.With(exit.Usage, err)
 	}
 	return repo, nil
 }
@@ -37,13 +38,13 @@ func loadPhases(root, arg string) ([]*plan.Phase, error) {
 func loadProjectPhases(root, arg string) (*plan.Project, []*plan.Phase, error) {
 	proj, err := plan.LoadProject(root)
 	if err != nil {
-		return nil, nil, &exitError{code: ExitUsage, err: err}
+		return nil, nil, exit.With(exit.Usage, err)
 	}
 	phases := proj.Phases
 	if arg != "" {
 		ph, err := proj.FindPhase(arg)
 		if err != nil {
-			return nil, nil, &exitError{code: ExitUsage, err: err}
+			return nil, nil, exit.With(exit.Usage, err)
 		}
 		phases = []*plan.Phase{ph}
 	}
@@ -82,38 +83,20 @@ func roadmapTicks(ticked map[string]int, ph *plan.Phase) []plan.Diagnostic {
 	return out
 }
 
-// journalPath is where the repository's journal lives.
-func journalPath(root string) string { return filepath.Join(root, ".hive", "journal.db") }
-
 // hasJournal reports whether a run has made the repository's journal.
 func hasJournal(root string) bool {
-	_, err := os.Stat(journalPath(root))
+	_, err := os.Stat(runconfig.JournalPath(root))
 	return err == nil
 }
 
 // openJournal opens the repository's journal, creating it on first use.
 func openJournal(root string) (*journal.SQLite, error) {
-	path := journalPath(root)
+	path := runconfig.JournalPath(root)
 	j, err := journal.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open journal %s: %w", path, err)
 	}
 	return j, nil
-}
-
-// worktreeRoot is git.worktree_dir made absolute (relative to the
-// repository); "" lets the runner choose the user's cache folder.
-func worktreeRoot(cfg *config.Config, repoRoot string) string {
-	root := cfg.Git.WorktreeDir
-	if root != "" && !filepath.IsAbs(root) {
-		root = filepath.Join(repoRoot, root)
-	}
-	return root
-}
-
-// worktreeSetup is the configured set-up of each new worktree.
-func worktreeSetup(cfg *config.Config) runner.Setup {
-	return runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command}
 }
 
 // openRepoConfig opens the repository and reads its configuration; a bad
@@ -125,7 +108,7 @@ func openRepoConfig(ctx context.Context, g *globalOptions) (*gitx.Repo, *config.
 	}
 	cfg, err := config.Load(repo.Root)
 	if err != nil {
-		return nil, nil, &exitError{code: ExitUsage, err: err}
+		return nil, nil, exit.With(exit.Usage, err)
 	}
 	return repo, cfg, nil
 }
@@ -149,13 +132,13 @@ func onePhase(w io.Writer, root, arg string) (*plan.Phase, error) {
 				fmt.Fprintln(w, d.String())
 			}
 		}
-		return nil, exitf(ExitUsage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
+		return nil, exit.Errorf(exit.Usage, "phase %s has invalid plans; fix them (see `hive lint %s`) and run again", ph.Number, ph.Number)
 	}
 	if len(ph.Plans) == 0 && len(ph.Summaries) > 0 {
-		return nil, exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files, only the SUMMARYs of %d plan(s) whose PLAN.md files are gone: nothing to run (write a new NN-MM-PLAN.md there to run more)", ph.Number, ph.Dir, len(ph.Summaries))
+		return nil, exit.Errorf(exit.Usage, "phase %s (%s) has no NN-MM-PLAN.md files, only the SUMMARYs of %d plan(s) whose PLAN.md files are gone: nothing to run (write a new NN-MM-PLAN.md there to run more)", ph.Number, ph.Dir, len(ph.Summaries))
 	}
 	if len(ph.Plans) == 0 {
-		return nil, exitf(ExitUsage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
+		return nil, exit.Errorf(exit.Usage, "phase %s (%s) has no NN-MM-PLAN.md files", ph.Number, ph.Dir)
 	}
 	return ph, nil
 }

@@ -11,9 +11,11 @@ import (
 
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/spf13/cobra"
 )
 
@@ -53,10 +55,10 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	_, perr := os.Stat(pipePath)
 	hasPhase, hasPipe := hasJournal(repo.Root), perr == nil
 	if !hasPhase && !hasPipe {
-		return exitf(ExitFailed, "no journal in %s yet: nothing has run (start with hive execute-phase N or hive run \"objective\")", repo.Root)
+		return exit.Errorf(exit.Failed, "no journal in %s yet: nothing has run (start with hive execute-phase N or hive run \"objective\")", repo.Root)
 	}
 	if o.pipeline && !hasPipe {
-		return exitf(ExitFailed, "hive run has not run in %s yet: start with hive run \"objective\"", repo.Root)
+		return exit.Errorf(exit.Failed, "hive run has not run in %s yet: start with hive run \"objective\"", repo.Root)
 	}
 	// Each journal's run as asked; the newest of the two when no --run
 	// or --pipeline says which.
@@ -75,7 +77,7 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 	}
 	var phase, pipe found
 	if hasPhase && !o.pipeline {
-		if phase = pick(journalPath(repo.Root), "execute-phase's"); phase.j != nil {
+		if phase = pick(runconfig.JournalPath(repo.Root), "execute-phase's"); phase.j != nil {
 			defer phase.j.Close()
 		}
 	}
@@ -95,7 +97,7 @@ func logRun(cmd *cobra.Command, o *logOptions) error {
 		return use.err
 	}
 	if use.j == nil {
-		return exitf(ExitFailed, "nothing has run yet in %s", repo.Root)
+		return exit.Errorf(exit.Failed, "nothing has run yet in %s", repo.Root)
 	}
 	j, run := use.j, use.run
 	if o.json {
@@ -144,9 +146,9 @@ func pickRun(j journal.Journal, id int64, whose string) (journal.Run, error) {
 		}
 	}
 	if id == 0 {
-		return journal.Run{}, exitf(ExitFailed, "nothing has run yet: %s journal holds no run", whose)
+		return journal.Run{}, exit.Errorf(exit.Failed, "nothing has run yet: %s journal holds no run", whose)
 	}
-	return journal.Run{}, exitf(ExitFailed, "no run %d in %s journal (hive status lists runs; --pipeline picks hive run's)", id, whose)
+	return journal.Run{}, exit.Errorf(exit.Failed, "no run %d in %s journal (hive status lists runs; --pipeline picks hive run's)", id, whose)
 }
 
 // logPipeline prints a run of hive run: the lines hive run printed as it

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/spf13/cobra"
@@ -46,11 +47,11 @@ func openMemory(g *globalOptions, cmd *cobra.Command, create bool) (*memory.Stor
 	}
 	path := filepath.Join(repo.Root, memory.Path)
 	if _, err := os.Stat(path); err != nil && !create {
-		return nil, "", exitf(ExitFailed, "no memory in %s yet: hive run fills it as runs end (hive memory rebuild reads the runs already journaled)", repo.Root)
+		return nil, "", exit.Errorf(exit.Failed, "no memory in %s yet: hive run fills it as runs end (hive memory rebuild reads the runs already journaled)", repo.Root)
 	}
 	st, err := memory.Open(path)
 	if err != nil {
-		return nil, "", exitf(ExitFailed, "%v", err)
+		return nil, "", exit.Errorf(exit.Failed, "%v", err)
 	}
 	return st, repo.Root, nil
 }
@@ -122,7 +123,7 @@ func newMemoryForgetCmd(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil {
-				return exitf(ExitUsage, "lesson id %q: use the number hive memory show gives", args[0])
+				return exit.Errorf(exit.Usage, "lesson id %q: use the number hive memory show gives", args[0])
 			}
 			st, _, err := openMemory(g, cmd, false)
 			if err != nil {
@@ -131,7 +132,7 @@ func newMemoryForgetCmd(g *globalOptions) *cobra.Command {
 			defer st.Close()
 			l, err := st.Forget(id, time.Now())
 			if errors.Is(err, memory.ErrNoLesson) {
-				return exitf(ExitUsage, "no lesson %d (hive memory show lists them)", id)
+				return exit.Errorf(exit.Usage, "no lesson %d (hive memory show lists them)", id)
 			}
 			if err != nil {
 				return err
@@ -150,7 +151,7 @@ func newMemoryExportCmd(g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !asJSON {
-				return exitf(ExitUsage, "hive memory export writes JSON: add --json")
+				return exit.Errorf(exit.Usage, "hive memory export writes JSON: add --json")
 			}
 			st, _, err := openMemory(g, cmd, false)
 			if err != nil {
@@ -181,7 +182,7 @@ func newMemoryRebuildCmd(g *globalOptions) *cobra.Command {
 			defer st.Close()
 			path := filepath.Join(root, ".hive", "runs.db")
 			if _, err := os.Stat(path); err != nil {
-				return exitf(ExitFailed, "no journal of hive run in %s: nothing to rebuild from", root)
+				return exit.Errorf(exit.Failed, "no journal of hive run in %s: nothing to rebuild from", root)
 			}
 			j, err := journal.Open(path)
 			if err != nil {

@@ -6,7 +6,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/spf13/cobra"
 )
 
@@ -40,13 +42,13 @@ func newModelsCmd(g *globalOptions) *cobra.Command {
 			}
 			cfg, err := config.Load(repo.Root)
 			if err != nil {
-				return exitf(ExitUsage, "%v", err)
+				return exit.Errorf(exit.Usage, "%v", err)
 			}
-			tab := prices(cfg)
+			tab := runconfig.Prices(cfg)
 			var out []ModelChoice
 			for _, role := range modelRoles {
 				m, why := cfg.ModelWhy(role)
-				c := ModelChoice{Role: role, CLI: m.CLI, Model: m.Model, Why: why, Ladder: ladder(cfg, role, "")}
+				c := ModelChoice{Role: role, CLI: m.CLI, Model: m.Model, Why: why, Ladder: runconfig.Ladder(cfg, role, "")}
 				name := m.Model
 				if name == "" && len(c.Ladder) > 0 {
 					name = c.Ladder[0]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
@@ -64,7 +65,7 @@ func pauseRun(cmd *cobra.Command, o *pauseOptions, phase string) error {
 		return err
 	}
 	if !hasJournal(repo.Root) {
-		return exitf(ExitUsage, "no run to pause: nothing has run in %s yet (start one with: hive execute-phase N)", repo.Root)
+		return exit.Errorf(exit.Usage, "no run to pause: nothing has run in %s yet (start one with: hive execute-phase N)", repo.Root)
 	}
 	j, err := openJournal(repo.Root)
 	if err != nil {
@@ -77,7 +78,7 @@ func pauseRun(cmd *cobra.Command, o *pauseOptions, phase string) error {
 	}
 	payload, _ := json.Marshal(engine.Event{Type: engine.EvPause, Time: time.Now().UTC()})
 	if _, err := j.Append(run.ID, string(engine.EvPause), time.Now().UTC(), payload); err != nil {
-		return &exitError{code: ExitInternal, err: fmt.Errorf("journal the pause: %w", err)}
+		return exit.With(exit.Internal, fmt.Errorf("journal the pause: %w", err))
 	}
 	rel := filepath.ToSlash(handoff.Path(run.Phase))
 	if o.json {
@@ -101,7 +102,7 @@ func runningRun(j journal.Journal, root, phase string) (journal.Run, int, error)
 	}
 	runs, err := j.Runs()
 	if err != nil {
-		return journal.Run{}, 0, &exitError{code: ExitInternal, err: err}
+		return journal.Run{}, 0, exit.With(exit.Internal, err)
 	}
 	var live []journal.Run
 	var pids []int
@@ -117,13 +118,13 @@ func runningRun(j journal.Journal, root, phase string) (journal.Run, int, error)
 	case len(live) == 1:
 		return live[0], pids[0], nil
 	case len(live) == 0 && phase != "":
-		return journal.Run{}, 0, exitf(ExitUsage, "no hive is running phase %s: nothing to pause (hive status shows what runs)", phase)
+		return journal.Run{}, 0, exit.Errorf(exit.Usage, "no hive is running phase %s: nothing to pause (hive status shows what runs)", phase)
 	case len(live) == 0:
-		return journal.Run{}, 0, exitf(ExitUsage, "no hive is running a phase here: nothing to pause (hive status shows what runs)")
+		return journal.Run{}, 0, exit.Errorf(exit.Usage, "no hive is running a phase here: nothing to pause (hive status shows what runs)")
 	}
 	var names []string
 	for _, r := range live {
 		names = append(names, r.Phase)
 	}
-	return journal.Run{}, 0, exitf(ExitUsage, "several phases are running (%v): name one, e.g. hive pause %s", names, filepath.Base(live[0].Phase))
+	return journal.Run{}, 0, exit.Errorf(exit.Usage, "several phases are running (%v): name one, e.g. hive pause %s", names, filepath.Base(live[0].Phase))
 }

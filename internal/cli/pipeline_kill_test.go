@@ -119,9 +119,9 @@ func TestPipelineKills(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatalf("hive %s hung:\n%s", strings.Join(args, " "), out)
 		}
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return exit.ExitCode(), string(out)
+		var exited *exec.ExitError
+		if errors.As(err, &exited) {
+			return exited.ExitCode(), string(out)
 		}
 		if err != nil {
 			t.Fatal(err)

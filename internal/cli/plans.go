@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/spf13/cobra"
 )
@@ -147,13 +148,13 @@ func plansRun(cmd *cobra.Command, o *plansOptions) error {
 	return lintExit(index)
 }
 
-// lintExit is plans' exit status: as hive lint's, ExitFailed when a phase
+// lintExit is plans' exit status: as hive lint's, exit.Failed when a phase
 // shown has errors (execute-phase would refuse it), so that a script that
 // reads the index also learns that it is not runnable.
 func lintExit(index []phaseIndex) error {
 	for _, pi := range index {
 		if pi.Errors > 0 {
-			return silentExit(ExitFailed)
+			return exit.Silent(exit.Failed)
 		}
 	}
 	return nil

@@ -13,8 +13,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +51,7 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 			defer j.Close()
 			rep, err := piperun.BuildReport(cmd.Context(), j, repo, run)
 			if err != nil {
-				return &exitError{code: ExitInternal, err: err}
+				return exit.With(exit.Internal, err)
 			}
 			if asJSON {
 				return printJSON(g.stdout, rep)
@@ -73,7 +75,7 @@ func phaseRunIsNewest(root string) (bool, error) {
 		}
 		j, err := journal.Open(path)
 		if err != nil {
-			return journal.Run{}, false, &exitError{code: ExitInternal, err: err}
+			return journal.Run{}, false, exit.With(exit.Internal, err)
 		}
 		defer j.Close()
 		runs, err := j.Runs()
@@ -82,7 +84,7 @@ func phaseRunIsNewest(root string) (bool, error) {
 		}
 		return runs[0], true, nil
 	}
-	phase, okPhase, err := newest(journalPath(root))
+	phase, okPhase, err := newest(runconfig.JournalPath(root))
 	if err != nil {
 		return false, err
 	}
@@ -98,12 +100,12 @@ func phaseRunIsNewest(root string) (bool, error) {
 func pipelineRun(root string, args []string, cmd string) (journal.Journal, journal.Run, error) {
 	j, err := journal.Open(filepath.Join(root, ".hive", "runs.db"))
 	if err != nil {
-		return nil, journal.Run{}, &exitError{code: ExitInternal, err: err}
+		return nil, journal.Run{}, exit.With(exit.Internal, err)
 	}
 	runs, err := j.Runs()
 	if err != nil {
 		j.Close()
-		return nil, journal.Run{}, &exitError{code: ExitInternal, err: err}
+		return nil, journal.Run{}, exit.With(exit.Internal, err)
 	}
 	for _, r := range runs {
 		if len(args) == 0 || strconv.FormatInt(r.ID, 10) == args[0] {
@@ -112,16 +114,16 @@ func pipelineRun(root string, args []string, cmd string) (journal.Journal, journ
 	}
 	j.Close()
 	if len(args) == 0 && cmd == "hive report" {
-		return nil, journal.Run{}, exitf(ExitUsage, "no run yet: start one with hive run \"objective\" or hive execute-phase PHASE")
+		return nil, journal.Run{}, exit.Errorf(exit.Usage, "no run yet: start one with hive run \"objective\" or hive execute-phase PHASE")
 	}
 	if len(args) == 0 {
-		return nil, journal.Run{}, exitf(ExitUsage, "no hive run yet: start one with hive run \"objective\"")
+		return nil, journal.Run{}, exit.Errorf(exit.Usage, "no hive run yet: start one with hive run \"objective\"")
 	}
 	more := ""
 	if cmd == "hive report" {
 		more = "; a run of execute-phase is hive report --phase " + args[0]
 	}
-	return nil, journal.Run{}, exitf(ExitUsage, "no run %s: %s with no argument shows the newest%s", args[0], cmd, more)
+	return nil, journal.Run{}, exit.Errorf(exit.Usage, "no run %s: %s with no argument shows the newest%s", args[0], cmd, more)
 }
 
 // phaseReport is the account of a run of execute-phase: what hive status
@@ -137,28 +139,28 @@ type phaseReport struct {
 // when none).
 func reportPhaseRun(g *globalOptions, root string, args []string, asJSON bool) error {
 	if !hasJournal(root) {
-		return exitf(ExitUsage, "no run of execute-phase yet: start one with hive execute-phase PHASE")
+		return exit.Errorf(exit.Usage, "no run of execute-phase yet: start one with hive execute-phase PHASE")
 	}
 	j, err := openJournal(root)
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	defer j.Close()
 	runs, err := j.Runs()
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	i := slices.IndexFunc(runs, func(r journal.Run) bool { return len(args) == 0 || strconv.FormatInt(r.ID, 10) == args[0] })
 	switch {
 	case i < 0 && len(args) == 0:
-		return exitf(ExitUsage, "no run of execute-phase yet: start one with hive execute-phase PHASE")
+		return exit.Errorf(exit.Usage, "no run of execute-phase yet: start one with hive execute-phase PHASE")
 	case i < 0:
-		return exitf(ExitUsage, "no run %s of execute-phase: hive status numbers them; hive report --phase with no argument shows the newest", args[0])
+		return exit.Errorf(exit.Usage, "no run %s of execute-phase: hive status numbers them; hive report --phase with no argument shows the newest", args[0])
 	}
 	o := &statusOptions{globalOptions: g, root: root}
 	v, err := journaledPhaseView(o, j, runs[i])
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	snap := v.snap
 	r := phaseReport{statusRunView: v, Verification: snap.Verification}

@@ -10,40 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/plan"
 )
-
-// Exit codes. Scripts can tell a failed plan from a bad invocation.
-const (
-	ExitOK         = 0
-	ExitFailed     = 1 // a plan failed or was skipped; lint found errors
-	ExitUsage      = 2 // bad flags or arguments, invalid plans or config, no repository
-	ExitInternal   = 3 // hive itself could not go on: the journal, git, the file system
-	ExitBusy       = 4 // another hive process is running the phase
-	ExitNeedsHuman = 5 // an unattended run stopped at a checkpoint only a human may answer
-	ExitPaused     = 6 // hive pause paused the run, or --on-limit stop stopped it at a usage limit; the same command resumes it
-	// ExitUndelivered: hive run completed, but its work could not be
-	// merged into your branch (or pushed) and is on the run's branch; the
-	// output says why and how to take it.
-	ExitUndelivered = 7
-	ExitInterrupted = 130
-)
-
-// exitError carries an exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func exitf(code int, format string, args ...any) error {
-	return &exitError{code: code, err: fmt.Errorf(format, args...)}
-}
-
-// silentExit ends the command with code after the command already said why.
-func silentExit(code int) error { return &exitError{code: code} }
 
 // globalOptions are the flags every command has.
 type globalOptions struct {
@@ -118,22 +87,22 @@ func execute(g *globalOptions, args []string) int {
 	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
-		return ExitOK
+		return exit.OK
 	}
-	var ee *exitError
+	var ee *exit.Error
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(stderr, "hive:", ee.err)
-			suggestInit(g, ee.err)
+		if ee.Err != nil {
+			fmt.Fprintln(stderr, "hive:", ee.Err)
+			suggestInit(g, ee.Err)
 		}
-		return ee.code
+		return ee.Code
 	}
 	fmt.Fprintln(stderr, "hive:", err)
 	suggestInit(g, err)
 	if strings.HasPrefix(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "arg(s)") {
-		return ExitUsage // cobra's own complaints about the command line
+		return exit.Usage // cobra's own complaints about the command line
 	}
-	return ExitInternal
+	return exit.Internal
 }
 
 // suggestInit follows an error about a folder without .planning/ with the

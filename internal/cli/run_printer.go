@@ -144,7 +144,7 @@ func (p *runPrinter) Note(job, text string) {
 	fmt.Fprintf(p.w, "%s  %-17s %s\n", p.stamp(), job, text)
 }
 
-func (p *runPrinter) result(res piperun.Result) {
+func (p *runPrinter) Result(res piperun.Result) {
 	s := res.Snapshot
 	if p.json {
 		json.NewEncoder(p.w).Encode(map[string]any{"result": map[string]any{"run": res.Run.ID, "outcome": s.Outcome, "branch": res.Branch,

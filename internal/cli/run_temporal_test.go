@@ -20,9 +20,11 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/runworker"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
@@ -268,9 +270,9 @@ func testPhaseStopsAtItsBudget(t *testing.T, remote bool) {
 		return string(out), err
 	}
 	first, err := hiveRun(append([]string{"run", "add a health check endpoint", "--roles", "architect,implementer,tester", "--no-interview", "--agent", "sim", "--checkpoint-wait=0"}, runFlags...)...)
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != ExitNeedsHuman || !strings.Contains(first, "hive answer implementers raise --repo "+dir) {
-		t.Fatalf("hive run at the phase's budget without a terminal: %v, want exit %d saying how to answer\n%s", err, ExitNeedsHuman, first)
+	var exited *exec.ExitError
+	if !errors.As(err, &exited) || exited.ExitCode() != exit.NeedsHuman || !strings.Contains(first, "hive answer implementers raise --repo "+dir) {
+		t.Fatalf("hive run at the phase's budget without a terminal: %v, want exit %d saying how to answer\n%s", err, exit.NeedsHuman, first)
 	}
 	if out, err := hiveRun("answer", "implementers", "raise 60000"); err != nil || !strings.Contains(out, "sent to the run's workflow") {
 		t.Fatalf("hive answer implementers: %v\n%s", err, out)
@@ -482,14 +484,14 @@ func TestTemporalPipelineRefusesAnEarlierHivesRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	hive, dir, addr, c := temporalPipelineFixture(t, `"secrets": {"env": []}`)
-	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: pipelineWorkflowID(dir), TaskQueue: "old-run"}, legacyPipelineWorkflow, map[string]any{}); err != nil {
+	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runworker.WorkflowID(dir), TaskQueue: "old-run"}, "hive-pipeline", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.CommandContext(ctx, hive, "run", "--resume", "--backend", "temporal", "--temporal-address", addr, "--repo", dir).CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != ExitBusy || !strings.Contains(string(out), "was started by an earlier hive") ||
-		!strings.Contains(string(out), "temporal workflow terminate --workflow-id "+pipelineWorkflowID(dir)) {
-		t.Fatalf("hive run --resume beside an earlier hive's run: %v, want exit %d saying how to go on\n%s", err, ExitBusy, out)
+	var exited *exec.ExitError
+	if !errors.As(err, &exited) || exited.ExitCode() != exit.Busy || !strings.Contains(string(out), "was started by an earlier hive") ||
+		!strings.Contains(string(out), "temporal workflow terminate --workflow-id "+runworker.WorkflowID(dir)) {
+		t.Fatalf("hive run --resume beside an earlier hive's run: %v, want exit %d saying how to go on\n%s", err, exit.Busy, out)
 	}
 }
 
@@ -595,46 +597,4 @@ func temporalPipelineFixture(t *testing.T, cfg string) (hive, dir, addr string, 
 		t.Fatal(err)
 	}
 	return hive, dir, addr, c
-}
-
-// A run begun with --git-remote and resumed on Temporal without it goes
-// on through the remote it started with, which holds its work; another
-// remote is refused, and a run without one keeps none.
-func TestResumeGoesOnThroughTheRunsRemote(t *testing.T) {
-	j, err := journal.Open(filepath.Join(t.TempDir(), "runs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	started := func(remote string) {
-		run, err := j.CreateRun(piperun.Key, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		payload, _ := json.Marshal(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "x", Workflow: pipeline.Quick, Remote: remote}})
-		if _, err := j.Append(run.ID, string(pipeline.EvStarted), time.Now(), payload); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var said strings.Builder
-	resume := func(flag string) (*runOptions, error) {
-		o := &runOptions{globalOptions: &globalOptions{stderr: &said}, resume: true}
-		o.remote = flag
-		return o, resumeRemote(o, j)
-	}
-	started("origin")
-	if o, err := resume(""); err != nil || o.remote != "origin" || !strings.Contains(said.String(), "goes on through the git remote origin, as it started") {
-		t.Errorf("resumed without --git-remote: remote %q, %v, said %q", o.remote, err, said.String())
-	}
-	if o, err := resume("origin"); err != nil || o.remote != "origin" {
-		t.Errorf("resumed with its own remote: %q, %v", o.remote, err)
-	}
-	if _, err := resume("backup"); err == nil || !strings.Contains(err.Error(), "started with --git-remote origin, which holds its work") {
-		t.Errorf("resumed with another remote: %v", err)
-	}
-	j.FinishRun(1, time.Now(), "abandoned")
-	started("")
-	if o, err := resume(""); err != nil || o.remote != "" {
-		t.Errorf("a run without a remote resumed: %q, %v", o.remote, err)
-	}
 }

@@ -16,7 +16,10 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/serve"
+	"github.com/hivectl/hive/internal/temporalhost"
 	"github.com/spf13/cobra"
 )
 
@@ -81,7 +84,7 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 	}
 	host, _, err := net.SplitHostPort(o.addr)
 	if err != nil {
-		return exitf(ExitUsage, "--addr %q: %v (write HOST:PORT, such as 127.0.0.1:7433)", o.addr, err)
+		return exit.Errorf(exit.Usage, "--addr %q: %v (write HOST:PORT, such as 127.0.0.1:7433)", o.addr, err)
 	}
 	token, generated := o.token, false
 	if token == "" {
@@ -91,24 +94,24 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 		token, generated = newToken(), true
 	}
 	if len(token) < 16 {
-		return exitf(ExitUsage, "the token is too short to be safe: use 16 characters or more (or none, and hive serve makes one)")
+		return exit.Errorf(exit.Usage, "the token is too short to be safe: use 16 characters or more (or none, and hive serve makes one)")
 	}
 	cfg, err := config.Load(repo.Root)
 	if err != nil {
-		return &exitError{code: ExitUsage, err: err}
+		return exit.With(exit.Usage, err)
 	}
 	key, err := serve.LoadKey(repo.Root)
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
-	red := secretsOf(cfg).red.With(token)
+	red := runconfig.SecretsOf(cfg).Red.With(token)
 	logf := func(format string, args ...any) { fmt.Fprintf(o.stderr, "hive serve: "+format+"\n", args...) }
 	remote, err := o.remote(cmd.Context(), repo.Root, logf)
 	if err != nil {
 		return err
 	}
 	if remote != nil {
-		defer remote.c.Close()
+		defer remote.Close()
 	}
 	opts := serve.Options{
 		Root: repo.Root, Token: token, Key: key, PublicURL: cfg.Notifications.PublicURL, Redactor: red, Rate: o.rate,
@@ -120,11 +123,11 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 	}
 	srv, err := serve.New(opts)
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return exitf(ExitUsage, "listen on %s: %v (another hive serve? pick another port with --addr)", o.addr, err)
+		return exit.Errorf(exit.Usage, "listen on %s: %v (another hive serve? pick another port with --addr)", o.addr, err)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -161,7 +164,7 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 	case err = <-served:
 		stop()
 		<-follow
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -169,20 +172,20 @@ func serveRun(cmd *cobra.Command, o *serveOptions) error {
 		err = serr
 	}
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return exit.With(exit.Internal, err)
 	}
 	return nil
 }
 
 // remote is the Temporal backend's runs when --backend (or backend.kind)
 // says temporal, else nil.
-func (o *serveOptions) remote(ctx context.Context, root string, logf func(string, ...any)) (*temporalRemote, error) {
+func (o *serveOptions) remote(ctx context.Context, root string, logf func(string, ...any)) (*temporalhost.Remote, error) {
 	switch o.backend {
 	case "", "local":
 		return nil, nil
 	case "temporal":
 	default:
-		return nil, exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
+		return nil, exit.Errorf(exit.Usage, "--backend %q: want local or temporal", o.backend)
 	}
 	phases, err := loadPhases(root, "")
 	if err != nil {
@@ -192,7 +195,7 @@ func (o *serveOptions) remote(ctx context.Context, root string, logf func(string
 	if err != nil {
 		return nil, err
 	}
-	return &temporalRemote{c: c, names: newRunNames(ctx, root), phases: phases, ended: map[string]serve.RemoteRun{}, logf: logf}, nil
+	return temporalhost.NewRemote(ctx, c, root, phases, logf), nil
 }
 
 // renderLog renders an agent log as hive attach does.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/serve"
 )
@@ -107,8 +108,8 @@ func stoppedRun(t *testing.T, dir string, env []string) {
 	t.Helper()
 	cmd := hiveCmd(t, context.Background(), append(env, "CI=true"), "execute-phase", "1", "--agent", "sim", "--repo", dir)
 	out, err := cmd.CombinedOutput()
-	if code := cmd.ProcessState.ExitCode(); code != ExitNeedsHuman {
-		t.Fatalf("execute-phase: exit %d (%v), want %d\n%s", code, err, ExitNeedsHuman, out)
+	if code := cmd.ProcessState.ExitCode(); code != exit.NeedsHuman {
+		t.Fatalf("execute-phase: exit %d (%v), want %d\n%s", code, err, exit.NeedsHuman, out)
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/spf13/cobra"
 )
@@ -16,7 +17,7 @@ func newSimCmd(stdin io.Reader) *cobra.Command {
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if code := sim.Main(args, stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
-				return silentExit(code)
+				return exit.Silent(code)
 			}
 			return nil
 		},

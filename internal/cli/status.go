@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
@@ -128,7 +129,7 @@ func statusRun(cmd *cobra.Command, o *statusOptions) error {
 		}
 		return statusTemporal(cmd.Context(), o)
 	default:
-		return exitf(ExitUsage, "--backend %q: want local or temporal", o.backend)
+		return exit.Errorf(exit.Usage, "--backend %q: want local or temporal", o.backend)
 	}
 	pipe, err := pipelineStatus(o)
 	if err != nil {

@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporalhost"
 )
 
 // statusTemporal prints the Temporal run of each phase of the repository
@@ -33,34 +30,31 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	defer c.Close()
 	var views []statusRunView
-	names := newRunNames(ctx, o.root)
+	names := temporalhost.NewNames(ctx, o.root)
 	for _, ph := range phases {
-		id, desc, found, err := names.find(ctx, c, ph)
+		r, found, err := names.Run(ctx, c, ph)
 		if err != nil {
 			return err
 		}
 		if !found {
 			continue // no run of this phase on the server
 		}
-		info := desc.GetWorkflowExecutionInfo()
-		snap, err := temporalSnapshot(ctx, c, id, workflowRunning(desc))
+		snap, err := temporalhost.PhaseState(ctx, c, r.Workflow, r.Running)
 		if err != nil {
 			return fmt.Errorf("phase %s: %w", ph.Number, err)
 		}
-		v := phaseView(snap, 0, ph.Dir, info.GetStartTime().AsTime(), snap.Outcome)
-		v.Workflow = id
-		if workflowRunning(desc) {
+		v := phaseView(snap, 0, ph.Dir, r.Started, snap.Outcome)
+		v.Workflow = r.Workflow
+		if r.Running {
 			v.Live = true
 		} else {
-			closed := info.GetCloseTime().AsTime()
-			v.Finished = &closed
+			v.Finished = &r.Closed
 		}
 		v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()
 		views = append(views, v)
 	}
 	if pipe != nil {
-		id := pipelineWorkflowID(o.root)
-		if d, err := c.DescribeWorkflowExecution(ctx, id, ""); err == nil && workflowRunning(d) && pipe.Finished == nil {
+		if id, running := temporalhost.RunUnderWay(ctx, c, o.root); running && pipe.Finished == nil {
 			pipe.Temporal, pipe.Live, pipe.Resume = id, true, ""
 		}
 		return printPipelineStatus(o, views, pipe)
@@ -77,45 +71,11 @@ func statusTemporal(ctx context.Context, o *statusOptions) error {
 
 // temporalPhases are the project's phases, and a client of the server
 // their runs are kept on.
-func temporalPhases(ctx context.Context, o *statusOptions) ([]*plan.Phase, client.Client, error) {
+func temporalPhases(ctx context.Context, o *statusOptions) ([]*plan.Phase, temporalhost.Client, error) {
 	phases, err := loadPhases(o.root, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	c, err := o.dial(ctx)
 	return phases, c, err
-}
-
-// temporalSnapshot is the state of workflow id: a running one answers a
-// query (a worker replays it), a closed one's result holds it, with no
-// worker needed.
-func temporalSnapshot(ctx context.Context, c client.Client, id string, running bool) (engine.Snapshot, error) {
-	run := c.GetWorkflow(ctx, id, "")
-	if running {
-		snap, err := temporalState(ctx, c, run)
-		if err != nil {
-			return snap, fmt.Errorf("%w (is a hive worker of the run up?)", err)
-		}
-		return snap, nil
-	}
-	var res temporal.RunResult
-	if err := temporal.Result(ctx, run, &res); err != nil {
-		return engine.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
-	}
-	final, err := engine.Restore(*res.State)
-	if err != nil {
-		return engine.Snapshot{}, err
-	}
-	return final.Snapshot(), nil
-}
-
-// donePlans counts the plans of spec already complete on disk.
-func donePlans(spec engine.RunSpec) int {
-	n := 0
-	for _, p := range spec.Plans {
-		if p.Done {
-			n++
-		}
-	}
-	return n
 }

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/temporalhost"
 	"github.com/hivectl/hive/internal/tui"
 )
 
@@ -32,14 +32,14 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	}
 	defer c.Close()
 	id, started := "", time.Time{}
-	names := newRunNames(ctx, o.root)
+	names := temporalhost.NewNames(ctx, o.root)
 	for _, ph := range phases {
-		wid, desc, found, err := names.find(ctx, c, ph)
+		r, found, err := names.Run(ctx, c, ph)
 		if err != nil {
 			return err
 		}
-		if found && workflowRunning(desc) {
-			id, started = wid, desc.GetWorkflowExecutionInfo().GetStartTime().AsTime()
+		if found && r.Running {
+			id, started = r.Workflow, r.Started
 			break
 		}
 	}
@@ -62,7 +62,7 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 			return false, nil
 		}
 		return followPlain(ctx, func() (bool, error) {
-			snap, running, err := pollTemporal(ctx, c, id)
+			snap, running, err := temporalhost.Poll(ctx, c, id)
 			if err != nil {
 				return tolerate(err)
 			}
@@ -84,7 +84,7 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 	go func() {
 		p.Send(tui.StartedMsg{Time: started})
 		for {
-			if snap, running, err := pollTemporal(ctx, c, id); err == nil {
+			if snap, running, err := temporalhost.Poll(ctx, c, id); err == nil {
 				p.Send(tui.SnapshotMsg{Snap: snap})
 				if !running {
 					p.Send(tui.FinishedMsg{})
@@ -107,14 +107,3 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 // watchSilence is how long status --watch waits for a workflow that does
 // not answer before it gives up.
 const watchSilence = 30 * time.Second
-
-// pollTemporal is workflow id's state now, and whether it still runs.
-func pollTemporal(ctx context.Context, c client.Client, id string) (engine.Snapshot, bool, error) {
-	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
-	if err != nil {
-		return engine.Snapshot{}, false, fmt.Errorf("the run's workflow %s: %w", id, err)
-	}
-	running := workflowRunning(desc)
-	snap, err := temporalSnapshot(ctx, c, id, running)
-	return snap, running, err
-}

@@ -2,17 +2,13 @@ package cli
 
 import (
 	"context"
-	"log/slog"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/log"
 
 	"github.com/hivectl/hive/internal/config"
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporalhost"
 )
 
 // temporalFlags say where a run is kept and, for the Temporal backend,
@@ -46,7 +42,7 @@ func (f *temporalFlags) settle(ctx context.Context, g *globalOptions) error {
 	if repo, err := gitx.Open(ctx, g.repo); err == nil {
 		cfg, err := config.Load(repo.Root)
 		if err != nil {
-			return exitf(ExitUsage, "%v", err)
+			return exit.Errorf(exit.Usage, "%v", err)
 		}
 		b = cfg.Backend
 	}
@@ -64,52 +60,7 @@ func (f *temporalFlags) settle(ctx context.Context, g *globalOptions) error {
 	return nil
 }
 
-// dial connects to the Temporal server, its SDK's logging kept to errors
-// (a session stopped after PLAN COMPLETE, say, is a warning to it).
-func (f *temporalFlags) dial(ctx context.Context) (client.Client, error) {
-	c, err := client.DialContext(ctx, client.Options{HostPort: f.address, Namespace: f.namespace,
-		Logger: log.NewStructuredLogger(slog.New(quietStops{slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})}))})
-	if err != nil {
-		return nil, exitf(ExitUsage, "cannot reach the Temporal server at %s (namespace %s): %v\nstart one (`temporal server start-dev`), or name yours with --temporal-address or backend.temporal.address in .hive/config.json", f.address, f.namespace, err)
-	}
-	return c, nil
-}
-
-// quietStops drops the SDK's report of an activity that ended because its
-// worker was stopped (ctrl-c): hive says so itself, and the run goes on.
-type quietStops struct{ slog.Handler }
-
-func (q quietStops) Handle(ctx context.Context, r slog.Record) error {
-	// Its answer to the server about that activity, which the stop also
-	// cancelled, is the same news.
-	if r.Message == "Activity task postprocess error: "+context.Canceled.Error() {
-		return nil
-	}
-	if r.Message == "Activity error." {
-		canceled := false
-		r.Attrs(func(a slog.Attr) bool {
-			canceled = a.Key == "Error" && a.Value.String() == context.Canceled.Error()
-			return !canceled
-		})
-		if canceled {
-			return nil
-		}
-	}
-	return q.Handler.Handle(ctx, r)
-}
-
-func (q quietStops) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return quietStops{q.Handler.WithAttrs(attrs)}
-}
-
-func (q quietStops) WithGroup(name string) slog.Handler { return quietStops{q.Handler.WithGroup(name)} }
-
-// temporalDispatch is how a run's workflow hands out its work: heartbeats
-// a tenth of the stall timeout (at least ten seconds), sessions of a day
-// at most.
-func temporalDispatch(queue string, stall time.Duration) *temporal.Dispatch {
-	if stall <= 0 {
-		stall = 5 * time.Minute
-	}
-	return &temporal.Dispatch{TaskQueue: queue, Heartbeat: max(stall/10, 10*time.Second), Session: 24 * time.Hour, Command: 10 * time.Minute}
+// dial connects to the Temporal server the flags name.
+func (f *temporalFlags) dial(ctx context.Context) (temporalhost.Client, error) {
+	return temporalhost.Dial(ctx, f.address, f.namespace)
 }

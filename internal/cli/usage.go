@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hivectl/hive/internal/exit"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -12,7 +13,7 @@ import (
 // usageErrors makes every command's complaints about its command line say
 // how to write it: a wrong number of arguments prints the command's usage
 // line, and an unknown flag the flag that was probably meant (cobra
-// suggests commands, not flags). Both exit with ExitUsage.
+// suggests commands, not flags). Both exit with exit.Usage.
 func usageErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(flagError)
 	var walk func(*cobra.Command)
@@ -23,7 +24,7 @@ func usageErrors(root *cobra.Command) {
 				if err == nil || isExitError(err) {
 					return err // nil, or an error that already says what to type
 				}
-				return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nusage: %s", err, cmd.UseLine())}
+				return exit.With(exit.Usage, fmt.Errorf("%w\nusage: %s", err, cmd.UseLine()))
 			}
 		}
 		for _, sub := range c.Commands() {
@@ -34,7 +35,7 @@ func usageErrors(root *cobra.Command) {
 }
 
 func isExitError(err error) bool {
-	_, ok := err.(*exitError)
+	_, ok := err.(*exit.Error)
 	return ok
 }
 
@@ -57,7 +58,7 @@ func flagError(cmd *cobra.Command, err error) error {
 			msg = fmt.Sprintf("unknown flag %s%s: did you mean %s?", dashes, name, strings.Join(close, " or "))
 		}
 	}
-	return &exitError{code: ExitUsage, err: fmt.Errorf("%s\nusage: %s (%s --help lists its flags)", msg, cmd.UseLine(), cmd.CommandPath())}
+	return exit.With(exit.Usage, fmt.Errorf("%s\nusage: %s (%s --help lists its flags)", msg, cmd.UseLine(), cmd.CommandPath()))
 }
 
 // closeFlags are the visible flags of fs nearest to typed, as "--name":

@@ -3,21 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/worker"
 
-	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/config"
-	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/runner"
-	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/runworker"
+	"github.com/hivectl/hive/internal/temporalhost"
 )
 
 type workerOptions struct {
@@ -72,19 +67,19 @@ Stop it with ctrl-c.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				if o.backend != "temporal" {
-					return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
+					return exit.Errorf(exit.Usage, "hive worker serves Temporal runs: pass --backend temporal")
 				}
 				switch o.only {
 				case "drive":
 					o.only = "runs" // its earlier name
 				case "", "runs", "plans", "folder":
 				default:
-					return exitf(ExitUsage, "--only %q: want runs (the runs: their roles, checks and delivery, their plans elsewhere), plans (the plans of the runs of any clone) or folder (the journal and delivery of this folder's runs with a git remote, their work elsewhere)", o.only)
+					return exit.Errorf(exit.Usage, "--only %q: want runs (the runs: their roles, checks and delivery, their plans elsewhere), plans (the plans of the runs of any clone) or folder (the journal and delivery of this folder's runs with a git remote, their work elsewhere)", o.only)
 				}
 				return pipelineWorkerRun(cmd.Context(), o)
 			}
 			if o.only != "" {
-				return exitf(ExitUsage, "--only is for hive run's workers (hive worker --backend temporal --only %s): a phase's worker runs its plans", o.only)
+				return exit.Errorf(exit.Usage, "--only is for hive run's workers (hive worker --backend temporal --only %s): a phase's worker runs its plans", o.only)
 			}
 			o.phase = args[0]
 			return workerRun(cmd.Context(), o)
@@ -99,146 +94,55 @@ Stop it with ctrl-c.`,
 
 func workerRun(ctx context.Context, o *workerOptions) error {
 	if o.backend != "temporal" {
-		return exitf(ExitUsage, "hive worker serves Temporal runs: pass --backend temporal")
+		return exit.Errorf(exit.Usage, "hive worker serves Temporal runs: pass --backend temporal")
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tw, err := temporalWork(ctx, o.globalOptions, o.phase, o.agent, o.remote)
+	opts, _, err := temporalPhase(ctx, o.globalOptions, o.phase, o.agent, o.remote)
 	if err != nil {
 		return err
 	}
-	ph, opts := tw.phase, tw.opts
-	opts.Observer = workerNotes{o.stdout}
-	runs, err := runner.NewWorker(opts)
-	if err != nil {
-		return exitf(ExitUsage, "%v", err)
-	}
-	defer runs.Close()
 	c, err := o.dial(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	w := temporal.NewWorkers(c, o.queue, announced{runs, o.stdout}, worker.Options{})
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("worker: %w", err)
+	stopWorker, err := runworker.ServePhase(c, o.queue, opts, o.stdout)
+	if err != nil {
+		return err
 	}
-	defer w.Stop()
-	fmt.Fprintf(o.stdout, "hive worker: phase %s, task queue %s at %s (%s); ctrl-c stops\n", ph.Number, o.queue, o.address, opts.Agents.Launcher.Name())
+	defer stopWorker()
+	fmt.Fprintf(o.stdout, "hive worker: phase %s, task queue %s at %s (%s); ctrl-c stops\n", opts.Phase.Number, o.queue, o.address, opts.Agents.Launcher.Name())
 	<-ctx.Done()
 	return nil
 }
 
-// temporalRun is the work of a Temporal run of a phase here: the
-// project's configuration, the phase and the runner's options.
-type temporalRun struct {
-	cfg   *config.Config
-	phase *plan.Phase
-	opts  runner.Options
-}
-
-// temporalWork readies the work of a Temporal run of phase in the
-// repository: the configured executor agent (checked, its secrets kept out
-// of its logs); the shared tree, or with remote a worktree per plan, shared
-// through that git remote.
-func temporalWork(ctx context.Context, g *globalOptions, phase, agentName, remote string) (temporalRun, error) {
-	repo, cfg, err := openRepoConfig(ctx, g)
+// pipelineWorkerRun is hive worker without a phase: it carries out hive
+// run's runs of this folder and runs their phases' plans (--only one of
+// the two).
+func pipelineWorkerRun(ctx context.Context, o *workerOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	repo, err := openRepo(ctx, o.globalOptions)
 	if err != nil {
-		return temporalRun{}, err
+		return err
 	}
-	ph, err := onePhase(g.stderr, repo.Root, phase)
+	c, err := o.dial(ctx)
 	if err != nil {
-		return temporalRun{}, err
+		return err
 	}
-	launcher, err := pickLauncher(agentName, cfg, "executor")
+	defer c.Close()
+	s := runworker.Service{Root: repo.Root, Stderr: o.stderr, Agent: o.agent, Queue: o.queue, Remote: o.remote, Roots: temporalhost.NewNames(ctx, repo.Root).Roots, Out: o.stdout,
+		Runs: o.only != "plans", Plans: o.only == "", FolderOnly: o.only == "folder"}
+	stopWorkers, err := s.Start(c)
 	if err != nil {
-		return temporalRun{}, err
+		return err
 	}
-	roles, err := phaseRoles(agentName, cfg, nil)
-	if err != nil {
-		return temporalRun{}, err
-	}
-	if err := preflightAgents(ctx, g.stderr, cfg.Secrets.Env, launcher, roles); err != nil {
-		return temporalRun{}, err
-	}
-	sec := secretsOf(cfg)
-	sec.wrapAll(roles)
-	// The agent a run switched by a usage limit starts (limits.on_limit
-	// fallback), where this worker's config names one.
-	var fallback agent.Launcher
-	if _, ok := cfg.Models[config.FallbackRole]; ok {
-		l, err := pickLauncher("", cfg, config.FallbackRole)
-		if err != nil {
-			return temporalRun{}, err
-		}
-		fallback = sec.wrap(l)
-	}
-	tab := prices(cfg)
-	var git runner.Git
-	if remote != "" {
-		git = runner.Git{
-			Remote:       remote,
-			Worktrees:    true,
-			WorktreeRoot: worktreeRoot(cfg, repo.Root),
-			Branching:    cfg.Git.BranchingStrategy,
-			Setup:        worktreeSetup(cfg),
-			GateCommand:  cfg.Gates.PostMergeCommand,
-		}
-	}
-	return temporalRun{cfg: cfg, phase: ph, opts: runner.Options{
-		Git:      git,
-		Repo:     repo,
-		Phase:    ph,
-		Schedule: runner.Schedule{MaxConcurrent: cfg.MaxConcurrent(), Dynamic: cfg.Dynamic(), Verify: cfg.Workflow.Verifier},
-		Agents: runner.Agents{
-			Launcher: sec.wrap(launcher),
-			Roles:    roles,
-			Team:     cfg.TeamMode(),
-			Stall:    cfg.Timeouts.Stall,
-			Retries:  cfg.Retries.Agent,
-			Prices:   tab,
-			Ladder:   ladder(cfg, "executor", launcher.Name()),
-			Fallback: fallback,
-		},
-	}}, nil
-}
-
-// workerNotes prints what a worker has to say; the run's events are the
-// workflow's, shown by execute-phase.
-type workerNotes struct{ w io.Writer }
-
-func (workerNotes) Resumed(journal.Run, engine.Snapshot)    {}
-func (workerNotes) Event(engine.Event, engine.Snapshot)     {}
-func (workerNotes) Command(engine.Command, engine.Snapshot) {}
-func (n workerNotes) Note(plan, text string) {
-	fmt.Fprintf(n.w, "hive worker: %s %s\n", plan, text)
-}
-
-// announced says on a worker's output when an agent session of a plan
-// starts and ends here: which worker runs what is the worker's to tell.
-type announced struct {
-	temporal.Executor
-	w io.Writer
-}
-
-func (a announced) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
-	if c.Type != engine.CmdStartAgent {
-		return a.Executor.Execute(ctx, c, since, snap, emit)
-	}
-	fmt.Fprintf(a.w, "hive worker: %s attempt %d runs here\n", c.Plan, c.Attempt)
-	evs, err := a.Executor.Execute(ctx, c, since, snap, emit)
-	how := "ended"
-	for _, ev := range evs {
-		if ev.Type == engine.EvAgentExited && ev.Reason != "" {
-			how = "ended: " + ev.Reason
-		}
-	}
-	if err != nil {
-		how = "ended: " + err.Error()
-	}
-	fmt.Fprintf(a.w, "hive worker: %s attempt %d %s\n", c.Plan, c.Attempt, how)
-	return evs, err
+	defer stopWorkers()
+	fmt.Fprintf(o.stdout, "hive worker: hive run's %s in %s, task queue %s at %s; ctrl-c stops\n", s.What(), repo.Root, strings.Join(s.Queues(), " and "), o.address)
+	<-ctx.Done()
+	return nil
 }

@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/bench/project"
+	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pricing"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
@@ -27,21 +28,21 @@ const CacheShareGoal = 0.70
 // reports how much of the input the cache served: over the sessions after
 // the first, which find the stable prefix (tools, system prompt) already
 // written, and over the whole phase, with what caching saved in dollars.
-func cacheRows(ctx context.Context, bin string) []bench.Row {
+func cacheRows(ctx context.Context, bin string) []report.Row {
 	s, err := cacheRun(ctx, bin)
 	if err != nil {
-		return []bench.Row{bench.ErrorRow("tokens", "cache: read share of input tokens", err)}
+		return []report.Row{report.ErrorRow("tokens", "cache: read share of input tokens", err)}
 	}
 	later := s.later.share()
-	return []bench.Row{
+	return []report.Row{
 		{Group: "tokens", Name: fmt.Sprintf("cache: read share of input, %d-plan phase, sessions after the first", cachePlans),
 			Value: 100 * later, Unit: "%", Figure: fmt.Sprintf("%.1f%% (%d sessions, %d requests)", 100*later, s.sessions-1, s.later.requests),
-			Target: fmt.Sprintf("≥ %.0f%%", 100*CacheShareGoal), Status: bench.Judge(later >= CacheShareGoal),
+			Target: fmt.Sprintf("≥ %.0f%%", 100*CacheShareGoal), Status: report.Judge(later >= CacheShareGoal),
 			Note: "real claude CLI; the fake server caches prefixes at cache_control breakpoints as the API does"},
 		{Group: "tokens", Name: fmt.Sprintf("cache: read share of input, whole %d-plan phase", cachePlans),
 			Value: 100 * s.all.share(), Unit: "%", Figure: fmt.Sprintf("%.1f%%, $%.4f instead of $%.4f uncached (%.0f%% saved)",
 				100*s.all.share(), s.all.usd, s.all.uncachedUSD, 100*(1-s.all.usd/max(s.all.uncachedUSD, 1e-9))),
-			Status: bench.Info},
+			Status: report.Info},
 	}
 }
 
@@ -79,11 +80,11 @@ func cacheRun(ctx context.Context, bin string) (cacheStats, error) {
 		return cacheStats{}, err
 	}
 	defer os.RemoveAll(dir)
-	var d bench.DAG
+	var d project.DAG
 	for i := 1; i <= cachePlans; i++ {
 		d.Plans = append(d.Plans, engine.PlanSpec{ID: fmt.Sprintf("01-%04d", i), Tasks: 2})
 	}
-	proj, err := bench.NewProject(ctx, filepath.Join(dir, "repo"), d, false)
+	proj, err := project.NewProject(ctx, filepath.Join(dir, "repo"), d, false)
 	if err != nil {
 		return cacheStats{}, err
 	}

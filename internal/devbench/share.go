@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
@@ -39,15 +39,15 @@ const hiveShareName = "hive's own share of a hive run's wall time"
 // timeline reads it from the run's journal. The fake model answers at
 // once, so the share is hive's against the CLI's and the tools' time
 // alone: a real model's minutes only shrink it.
-func hiveShareRow(ctx context.Context, bin string) bench.Row {
+func hiveShareRow(ctx context.Context, bin string) report.Row {
 	tl, err := hiveShareRun(ctx, bin)
 	if err != nil {
-		return bench.ErrorRow("tokens", hiveShareName, err)
+		return report.ErrorRow("tokens", hiveShareName, err)
 	}
-	return bench.Row{Group: "tokens", Name: hiveShareName, Value: 100 * tl.HiveShare, Unit: "%",
+	return report.Row{Group: "tokens", Name: hiveShareName, Value: 100 * tl.HiveShare, Unit: "%",
 		Figure: fmt.Sprintf("%.1f %% (%s of %s; agents %s, checks %s)", 100*tl.HiveShare, tl.Hive.Round(time.Millisecond),
 			tl.Wall.Round(100*time.Millisecond), tl.Agents.Round(100*time.Millisecond), tl.Checks.Round(100*time.Millisecond)),
-		Target: fmt.Sprintf("≤ %g %%", 100*hiveShareTarget), Status: bench.Judge(tl.HiveShare <= hiveShareTarget),
+		Target: fmt.Sprintf("≤ %g %%", 100*hiveShareTarget), Status: report.Judge(tl.HiveShare <= hiveShareTarget),
 		Note: "real claude CLI, fake model server; hive run's classic workflow on a Go service"}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/testsupport"
 )
 
@@ -28,7 +29,7 @@ func TestTokensGroup(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	rep, err := bench.Run(ctx, bench.Options{Quick: true, Only: []string{"tokens"}, Groups: bench.With(Groups()...), Tools: os.Getenv("HIVE_TOOLS")})
+	rep, err := bench.Run(ctx, report.Options{Quick: true, Only: []string{"tokens"}, Tools: os.Getenv("HIVE_TOOLS")}, bench.With(Groups()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +41,11 @@ func TestTokensGroup(t *testing.T) {
 			t.Errorf("row %+v", r)
 		}
 		switch r.Status {
-		case bench.Pass, bench.Miss:
+		case report.Pass, report.Miss:
 			if r.Target == "" {
 				t.Errorf("%s is judged without a target", r.Name)
 			}
-		case bench.Info:
+		case report.Info:
 		default:
 			t.Errorf("%s was not measured: %s: %s", r.Name, r.Status, r.Note)
 		}

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/bench"
+	"github.com/hivectl/hive/internal/bench/project"
+	"github.com/hivectl/hive/internal/bench/report"
+	"github.com/hivectl/hive/internal/bench/runnerbench"
 	"github.com/hivectl/hive/internal/engine"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -26,29 +28,29 @@ import (
 //
 // Then the prompt cache's share of a phase (cacheRows) and hive's own
 // share of a hive run's wall time (hiveShareRow).
-func tokenRows(ctx context.Context, o bench.Options) []bench.Row {
+func tokenRows(ctx context.Context, o report.Options) []report.Row {
 	bin, err := findClaude(o.Tools)
 	if err != nil {
-		return []bench.Row{{Group: "tokens", Name: "checkpoint token cost, team vs standalone", Figure: "-",
-			Status: bench.Skipped, Note: NoClaude}}
+		return []report.Row{{Group: "tokens", Name: "checkpoint token cost, team vs standalone", Figure: "-",
+			Status: report.Skipped, Note: NoClaude}}
 	}
 	team, err := tokenRun(ctx, o, bin, true)
 	if err != nil {
-		return []bench.Row{bench.ErrorRow("tokens", "team mode input tokens", err)}
+		return []report.Row{report.ErrorRow("tokens", "team mode input tokens", err)}
 	}
 	alone, err := tokenRun(ctx, o, bin, false)
 	if err != nil {
-		return []bench.Row{bench.ErrorRow("tokens", "standalone input tokens", err)}
+		return []report.Row{report.ErrorRow("tokens", "standalone input tokens", err)}
 	}
 	r := float64(alone.tokens) / float64(max(team.tokens, 1))
-	return append([]bench.Row{
+	return append([]report.Row{
 		{Group: "tokens", Name: "team: input tokens, 3-checkpoint plan", Value: float64(team.tokens), Unit: "tokens",
-			Figure: fmt.Sprintf("%d tokens, %d requests, %d session", team.tokens, team.requests, team.sessions), Status: bench.Info,
+			Figure: fmt.Sprintf("%d tokens, %d requests, %d session", team.tokens, team.requests, team.sessions), Status: report.Info,
 			Note: "real claude CLI, fake model server's estimate"},
 		{Group: "tokens", Name: "standalone: input tokens, 3-checkpoint plan", Value: float64(alone.tokens), Unit: "tokens",
-			Figure: fmt.Sprintf("%d tokens, %d requests, %d sessions", alone.tokens, alone.requests, alone.sessions), Status: bench.Info},
+			Figure: fmt.Sprintf("%d tokens, %d requests, %d sessions", alone.tokens, alone.requests, alone.sessions), Status: report.Info},
 		{Group: "tokens", Name: "standalone / team input tokens", Value: r, Unit: "ratio",
-			Figure: fmt.Sprintf("%.2f×", r), Target: "> 1× (team cheaper)", Status: bench.Judge(r > 1)},
+			Figure: fmt.Sprintf("%.2f×", r), Target: "> 1× (team cheaper)", Status: report.Judge(r > 1)},
 	}, append(cacheRows(ctx, bin), hiveShareRow(ctx, bin))...)
 }
 
@@ -70,13 +72,13 @@ const tokenTasks = 5
 
 var tokenCheckpoints = []int{2, 3, 4}
 
-func tokenRun(ctx context.Context, o bench.Options, bin string, team bool) (tokenUsage, error) {
+func tokenRun(ctx context.Context, o report.Options, bin string, team bool) (tokenUsage, error) {
 	dir, err := os.MkdirTemp("", "hive-bench-tokens-")
 	if err != nil {
 		return tokenUsage{}, err
 	}
 	defer os.RemoveAll(dir)
-	d := bench.DAG{Plans: []engine.PlanSpec{{ID: "01-0001", Tasks: tokenTasks}}}
+	d := project.DAG{Plans: []engine.PlanSpec{{ID: "01-0001", Tasks: tokenTasks}}}
 	proj, err := newTokenProject(ctx, filepath.Join(dir, "repo"), d)
 	if err != nil {
 		return tokenUsage{}, err
@@ -99,7 +101,7 @@ func tokenRun(ctx context.Context, o bench.Options, bin string, team bool) (toke
 // runRealClaude runs proj's phase with the real claude CLI (live sessions
 // when team) against a fake model server whose one rule plays the
 // executors, and returns the server (closed, its request log kept).
-func runRealClaude(ctx context.Context, bin, dir string, proj *bench.Project, rule fa.Rule, concurrent int, team bool) (*fa.Server, error) {
+func runRealClaude(ctx context.Context, bin, dir string, proj *project.Project, rule fa.Rule, concurrent int, team bool) (*fa.Server, error) {
 	var surprises []string
 	srv := fa.Start(fa.Script{Rules: []fa.Rule{rule}}, func(format string, args ...any) {
 		surprises = append(surprises, fmt.Sprintf(format, args...))
@@ -108,7 +110,7 @@ func runRealClaude(ctx context.Context, bin, dir string, proj *bench.Project, ru
 	home := filepath.Join(dir, "home")
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	err := bench.RunPhase(ctx, proj, agent.Claude{Path: bin, Live: team, Env: []string{
+	_, err := runnerbench.RunPhase(ctx, proj, agent.Claude{Path: bin, Live: team, Env: []string{
 		"ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=bench", "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
 		"HOME=" + home, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=0",
 	}}, concurrent, team)
@@ -119,8 +121,8 @@ func runRealClaude(ctx context.Context, bin, dir string, proj *bench.Project, ru
 }
 
 // newTokenProject is newProject with the plan's checkpoints at tasks 2–4.
-func newTokenProject(ctx context.Context, dir string, d bench.DAG) (*bench.Project, error) {
-	return bench.NewProjectWith(ctx, dir, d, func(id string) []byte {
+func newTokenProject(ctx context.Context, dir string, d project.DAG) (*project.Project, error) {
+	return project.NewProjectWith(ctx, dir, d, func(id string) []byte {
 		var b strings.Builder
 		fmt.Fprintf(&b, "---\nphase: 01-bench\nplan: 0001\ntype: execute\nwave: 1\ndepends_on: []\nfiles_modified: [src/%s.txt]\nautonomous: false\n---\n\n", id)
 		b.WriteString("<objective>\nAuthentication with three human checks.\n</objective>\n\n<tasks>\n")

@@ -561,3 +561,14 @@ const (
 	// Text says why (how full its context is, or a pause).
 	MsgRollover Message = "rollover"
 )
+
+// DonePlans counts the plans of the spec already complete on disk.
+func (spec RunSpec) DonePlans() int {
+	n := 0
+	for _, p := range spec.Plans {
+		if p.Done {
+			n++
+		}
+	}
+	return n
+}

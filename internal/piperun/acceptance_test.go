@@ -15,7 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/sim/faults"
 )
 
 // prompts wraps a launcher and keeps each agent's prompt, by job and
@@ -171,7 +171,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Review, sim.EnvFaults+"=reviewer=badreport")
+	o := options(t, repo, pipeline.Review, faults.EnvFaults+"=reviewer=badreport")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher = rec
 	o.AutoAnswer, o.Wait = false, 0
@@ -222,7 +222,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, service(t), pipeline.Review, sim.EnvFaults+"=reviewer=badreport")
+	o := options(t, service(t), pipeline.Review, faults.EnvFaults+"=reviewer=badreport")
 	o.Wait = 0 // a question would stop the run with NeedsHumanError
 	res, err := Run(ctx, o)
 	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {

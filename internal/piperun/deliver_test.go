@@ -11,7 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 )
 
@@ -190,7 +190,7 @@ func TestLeftoversKeptAtDelivery(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer="+sim.FaultUncommitted))
+	res, err := Run(ctx, options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer="+faults.FaultUncommitted))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	gh := fakeGitHub(t, repo.Root, origin(t, repo.Root), true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 	o.PR = true
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError

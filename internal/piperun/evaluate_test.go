@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/sim/faults"
 )
 
 // With evaluation on, every role's work is judged before the next role
@@ -24,7 +24,7 @@ func TestEvaluationRoutes(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")
+	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher, o.Wait = rec, 0
 	o.Routing = pipeline.Routing{Evaluate: true}

@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/sim"
+	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -198,7 +199,7 @@ func TestQuickWorkflowFixLoop(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
+	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +220,7 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindChallenge {
@@ -248,7 +249,7 @@ func TestImplementerChallengesArchitect(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Full, sim.EnvFaults+"=implementer=challenge#1")
+	o := options(t, repo, pipeline.Full, faults.EnvFaults+"=implementer=challenge#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
@@ -276,7 +277,7 @@ func TestAnswersWhileWaiting(t *testing.T) {
 			repo := service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+			o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 			o.Wait, o.PollInterval = -1, 10*time.Millisecond
 			answers := make(chan string, 2)
 			o.Answers = answers
@@ -340,7 +341,7 @@ func TestFourFaultsTogether(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, classic, sim.EnvFaults+"=implementer=challenge#1,tester=fail#1,architect=needs-input#1,reviewer=challenge#1")
+	o := options(t, repo, classic, faults.EnvFaults+"=implementer=challenge#1,tester=fail#1,architect=needs-input#1,reviewer=challenge#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
@@ -383,7 +384,7 @@ func TestFaultPaths(t *testing.T) {
 			repo := service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, classic, sim.EnvFaults+"="+tc.faults)
+			o := options(t, repo, classic, faults.EnvFaults+"="+tc.faults)
 			res, err := Run(ctx, o)
 			var needs *NeedsHumanError
 			switch {
@@ -432,7 +433,7 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, sim.EnvFaults+"=tester=hang#1")
+	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=hang#1")
 	// Long enough that the retry's first output comes within it on a
 	// loaded 2-core machine, after the sim tester's own go test, which
 	// prints nothing while it builds (at 1 s a full make test saw it time

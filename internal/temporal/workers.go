@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -98,4 +99,27 @@ func Result(ctx context.Context, run client.WorkflowRun, res any) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// DispatchFor is how a run's workflow hands out its work: heartbeats
+// a tenth of the stall timeout (at least ten seconds), sessions of a day
+// at most.
+func DispatchFor(queue string, stall time.Duration) *Dispatch {
+	if stall <= 0 {
+		stall = 5 * time.Minute
+	}
+	return &Dispatch{TaskQueue: queue, Heartbeat: max(stall/10, 10*time.Second), Session: 24 * time.Hour, Command: 10 * time.Minute}
+}
+
+// State queries the engine's state in a phase run's workflow.
+func State(ctx context.Context, c client.Client, run client.WorkflowRun) (engine.Snapshot, error) {
+	var snap engine.Snapshot
+	v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
+	if err == nil {
+		err = v.Get(&snap)
+	}
+	if err != nil {
+		return snap, fmt.Errorf("ask the run's workflow for its state: %w", err)
+	}
+	return snap, nil
 }

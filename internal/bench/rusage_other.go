@@ -1,9 +1,0 @@
-//go:build !unix
-
-package bench
-
-import "time"
-
-func cpuTimes() (self, children time.Duration) { return 0, 0 }
-
-func peakRSS() int64 { return 0 }

@@ -1,0 +1,49 @@
+package runconfig
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pricing"
+)
+
+// The estimate of a task comes from the project's history: the executors'
+// usage (turn ends and mid-turn requests, every attempt) over the tasks
+// they reported done; the verifier and resolvers do not count.
+func TestExecutorTaskUsage(t *testing.T) {
+	j := journal.NewMemory()
+	if u, err := ExecutorTaskUsage(j); err != nil || u != nil {
+		t.Fatalf("no history: %v, %v", u, err)
+	}
+	run, err := j.CreateRun(".planning/phases/01-core", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []engine.Event{
+		{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 1},
+		{Type: engine.EvSpend, Plan: "01-01", Attempt: 1, InputTokens: 1000, CacheReadTokens: 30000, OutputTokens: 100},
+		{Type: engine.EvProgress, Plan: "01-01", Attempt: 1, Task: 1},
+		{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, InputTokens: 1000, CacheWriteTokens: 2000, OutputTokens: 3900},
+		{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 2},
+		{Type: engine.EvProgress, Plan: "01-01", Attempt: 2, Task: 1}, // the same task again: once
+		{Type: engine.EvProgress, Plan: "01-01", Attempt: 2, Task: 2},
+		{Type: engine.EvUsage, Plan: "01-01", Attempt: 2, InputTokens: 2000, CacheReadTokens: 10000, OutputTokens: 4000},
+		{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 3, Role: "comb"},
+		{Type: engine.EvUsage, Plan: "01-01", Attempt: 3, InputTokens: 99999},
+		{Type: engine.EvAgentStarted, Plan: engine.VerifyID, Attempt: 1, Role: "verifier"},
+		{Type: engine.EvUsage, Plan: engine.VerifyID, Attempt: 1, InputTokens: 99999},
+	} {
+		raw, _ := json.Marshal(ev)
+		if _, err := j.Append(run.ID, string(ev.Type), time.Now(), raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := ExecutorTaskUsage(j)
+	want := pricing.Usage{Input: 2000, Output: 4000, CacheRead: 20000, CacheWrite: 1000}
+	if err != nil || u == nil || *u != want {
+		t.Fatalf("per task %+v, %v; want %+v", u, err, want)
+	}
+}
