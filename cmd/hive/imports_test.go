@@ -125,6 +125,11 @@ var allowed = map[string][]string{
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are.
 	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "plan", "redact", "runconfig", "runner", "runworker", "serve", "temporal", "work"},
+	// A run as plain lines: execute-phase's and hive run's, live or
+	// replayed from a journal, and agents' logs.
+	"lines": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "tui", "work"},
+	// What every run spent, by role and model, read from the journals.
+	"costs": {"engine", "journal", "pipeline", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflows are the machines, the engine's and

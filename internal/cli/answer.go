@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runconfig"
@@ -115,7 +116,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	case err != nil:
 		return exit.With(exit.Internal, err)
 	}
-	id, title := res.Checkpoint.ID, titleOf(res.Checkpoint)
+	id, title := res.Checkpoint.ID, lines.Title(res.Checkpoint)
 	if res.Pipeline {
 		id, title = res.Question.ID, res.Question.Question
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporalhost"
@@ -87,7 +88,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		return exit.Errorf(exit.Usage, "no phase holds plan %s (`hive plans` lists the plans)", o.plan)
 	}
 	logs := filepath.Join(repo.Root, ".hive", "logs")
-	r := &logRenderer{w: o.stdout, raw: o.raw}
+	r := &lines.LogRenderer{W: o.stdout, Raw: o.raw}
 	var f *os.File
 	var rd *bufio.Reader
 	attempt := 0
@@ -106,7 +107,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 		// Follow the newest attempt: a continuation writes a new file.
 		if n := latestAttempt(logs, o.plan); n > attempt && where.state != "" && where.state != engine.Pending {
 			if rd != nil {
-				r.drain(rd)
+				r.Drain(rd)
 				f.Close()
 			}
 			if f, err = os.Open(attemptLog(logs, o.plan, n)); err != nil {
@@ -116,7 +117,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 			fmt.Fprintf(o.stdout, "── %s attempt %d (%s)\n", o.plan, n, f.Name())
 		}
 		if rd != nil {
-			r.follow(rd)
+			r.Follow(rd)
 		}
 		if time.Since(lastCheck) >= 500*time.Millisecond {
 			lastCheck = time.Now()
@@ -134,7 +135,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 			case st.Final():
 				if latestAttempt(logs, o.plan) == attempt { // nothing newer to show
 					if rd != nil {
-						r.drain(rd)
+						r.Drain(rd)
 					}
 					fmt.Fprintf(o.stdout, "── %s is %s\n", o.plan, st)
 					return nil
@@ -146,7 +147,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 				return exit.Silent(exit.Failed)
 			case runs == "":
 				if rd != nil {
-					r.drain(rd)
+					r.Drain(rd)
 				}
 				fmt.Fprintf(o.stdout, "── %s is %s, but its run has stopped: %s runs phase %s. Resume it with: %s\n",
 					o.plan, st, nothing, where.phase, resume)

@@ -93,7 +93,7 @@ func referencePipeline(t *testing.T, hive string) pipelineReference {
 // not part of what must match an uninterrupted run.
 var runNumber = regexp.MustCompile(`\b(runs? |runs/|run-)\d+`)
 
-// pipelineState is pipelineTree with CLAUDE.md's content in place of its
+// pipelineState is pipelineTree with CLAUDE.md's content in lines.Place of its
 // blob, run numbers left out.
 func pipelineState(t *testing.T, dir string) string {
 	t.Helper()

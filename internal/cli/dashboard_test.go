@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -23,7 +24,7 @@ func TestRenderedReport(t *testing.T) {
 		{Spec: engine.PlanSpec{ID: "01-03", Name: "Search", Wave: 2}, State: engine.Failed, Reason: "spot-check failed"},
 	}}
 	var b strings.Builder
-	renderReport(&b, func(w io.Writer) { writeAggregate(w, ph, snap, map[string]int{"01-01": 3, "01-02": 4}) })
+	renderReport(&b, func(w io.Writer) { lines.Aggregate(w, ph, snap, map[string]int{"01-01": 3, "01-02": 4}) })
 	screen := ansi.Strip(b.String())
 	for _, marker := range []string{"##", "**", "|---", "| Wave |"} {
 		if strings.Contains(screen, marker) {

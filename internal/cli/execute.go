@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,13 +12,11 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
@@ -102,47 +99,18 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if err != nil {
 		return err
 	}
-	onLimit, fallback, err := runconfig.OnLimit(cfg, o.onLimit)
-	if err != nil {
-		return err
-	}
 	j, err := openJournal(repo.Root)
 	if err != nil {
 		return err
 	}
 	defer j.Close()
-	// A resumed run keeps the agent it started with.
-	agentName, err := o.resumeAgent(j, ph)
+	req := runconfig.Phase{Stderr: o.stderr, Agent: o.agent, Fixed: o.launcher, Yes: o.yes, Fresh: o.fresh, Rerun: o.rerun, AllowDirty: o.allowDirty,
+		OnLimit: o.onLimit, Wait: o.checkpointWait, WaitSet: o.checkpointWaitSet, BudgetUSD: o.budgetUSD, BudgetUSDSet: o.budgetUSDSet}
+	opts, err := req.Options(ctx, repo, cfg, ph, j)
 	if err != nil {
 		return err
 	}
-	launcher := o.launcher
-	if launcher == nil {
-		if launcher, err = runconfig.Launcher(agentName, cfg, "executor"); err != nil {
-			return err
-		}
-	}
-	roles, err := runconfig.PhaseRoles(agentName, cfg, o.launcher)
-	if err != nil {
-		return err
-	}
-	if o.launcher == nil { // the demo checks its own agent before it makes its repository
-		checked := maps.Clone(roles)
-		if fallback != nil {
-			if checked == nil {
-				checked = map[string]agent.Launcher{}
-			}
-			checked[config.FallbackRole] = fallback // found missing now, not at the limit
-		}
-		if err := runconfig.Preflight(ctx, o.stderr, cfg.Secrets.Env, launcher, checked); err != nil {
-			return err
-		}
-	}
-	// Secrets (secrets.env and key-like text) never reach logs or the journal,
-	// and agents get only the environment they need.
-	sec := runconfig.SecretsOf(cfg)
-	launcher, fallback = sec.Wrap(launcher), sec.Wrap(fallback)
-	sec.WrapAll(roles)
+	launcher, onLimit := opts.Agents.Launcher, opts.Agents.OnLimit
 	interactive := !o.json && isTerminal(o.stdin)
 	dashboard := interactive && !o.noTUI && isTerminal(o.stdout)
 	n := &notify.Notifier{
@@ -157,50 +125,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	links := newCheckpointLinks(cfg, repo.Root, func(format string, args ...any) {
 		fmt.Fprintf(o.stderr, "hive: "+format+"\n", args...)
 	})
-	wait := runconfig.CheckpointWait(cfg, o.checkpointWaitSet, o.checkpointWait)
-	tab, rungs := runconfig.Prices(cfg), runconfig.Ladder(cfg, "executor", launcher.Name())
-	opts := runner.Options{
-		Repo:    repo,
-		Phase:   ph,
-		Journal: runconfig.JournalFaults(journal.Redacting(j, sec.Red)),
-		Schedule: runner.Schedule{
-			MaxConcurrent: cfg.MaxConcurrent(),
-			Dynamic:       cfg.Dynamic(),
-			Fresh:         o.fresh,
-			Rerun:         o.rerun,
-			Verify:        cfg.Workflow.Verifier,
-		},
-		Agents: runner.Agents{
-			Launcher: launcher,
-			Team:     cfg.TeamMode(),
-			Stall:    cfg.Timeouts.Stall,
-			Retries:  cfg.Retries.Agent,
-			Roles:    roles,
-			Prices:   tab,
-			Ladder:   rungs,
-			Budget: runconfig.Budget(cfg, tab, rungs, func() *pricing.Usage {
-				u, _ := runconfig.ExecutorTaskUsage(j) // the journal this run writes holds the earlier runs too
-				return u
-			}, o.budgetUSD, o.budgetUSDSet),
-			Guard:    runconfig.LoopGuard(cfg),
-			Context:  runconfig.ContextLimits(cfg),
-			OnLimit:  onLimit,
-			Fallback: fallback,
-		},
-		Human: runner.Human{
-			Wait:        wait,
-			AutoAnswer:  o.yes,
-			Interactive: interactive,
-		},
-		Git: runner.Git{
-			Worktrees:    cfg.Workflow.UseWorktrees,
-			WorktreeRoot: runconfig.WorktreeRoot(cfg, repo.Root),
-			Branching:    cfg.Git.BranchingStrategy,
-			AllowDirty:   o.allowDirty,
-			Setup:        runconfig.WorktreeSetup(cfg),
-			GateCommand:  cfg.Gates.PostMergeCommand,
-		},
-	}
+	opts.Human.Interactive = interactive
 	var res runner.Result
 	if dashboard {
 		resume := func(s engine.Snapshot) string {
@@ -219,15 +144,15 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	} else {
 		var obs runnerObserver
 		if o.json {
-			obs = newJSONObserver(o.stdout)
+			obs = lines.NewPhaseJSON(o.stdout)
 		} else {
-			plain := newPlainObserver(o.stdout)
-			plain.answerCmd = func(plan string) string { return o.pasteable(repo.Root, "answer", plan, "<response>") }
+			plain := lines.NewPhasePrinter(o.stdout)
+			plain.AnswerCmd = func(plan string) string { return o.pasteable(repo.Root, "answer", plan, "<response>") }
 			if interactive {
 				done := make(chan struct{})
 				defer close(done)
-				plain.prompter = newPrompter(o.stdin, done)
-				opts.Human.Answers = plain.prompter.out
+				plain.Prompter = lines.NewPrompter(o.stdin, done)
+				opts.Human.Answers = plain.Prompter.Out
 				if cfg.Notifications.Bell && isTerminal(o.stdout) {
 					// The runner's goroutine writes both the lines and the bell.
 					n.Bell = func() { io.WriteString(o.stdout, "\a") }
@@ -293,9 +218,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			ph = fresh
 		}
 		if dashboard { // after the dashboard, the report reads as text, not markdown
-			renderReport(o.stdout, func(w io.Writer) { writeAggregate(w, ph, res.Snapshot, res.Commits) })
+			renderReport(o.stdout, func(w io.Writer) { lines.Aggregate(w, ph, res.Snapshot, res.Commits) })
 		} else {
-			writeAggregate(o.stdout, ph, res.Snapshot, res.Commits)
+			lines.Aggregate(o.stdout, ph, res.Snapshot, res.Commits)
 		}
 	}
 	if res.Snapshot.Outcome == engine.OutcomeAborted {
@@ -315,38 +240,4 @@ func resumeArgs(phase, agentName string, yes bool) []string {
 		args = append(args, "--yes")
 	}
 	return args
-}
-
-// resumeAgent is the agent to run: the one the phase's unfinished run
-// started with (a resume never switches agents under a run's feet), else
-// --agent. A different --agent for a run to resume is refused.
-func (o *executeOptions) resumeAgent(j journal.Journal, ph *plan.Phase) (string, error) {
-	if o.fresh || o.launcher != nil {
-		return o.agent, nil
-	}
-	run, ok, err := j.LatestRun(ph.Dir)
-	if err != nil || !ok || !run.Finished.IsZero() {
-		return o.agent, err
-	}
-	eng, err := runner.Replay(j, run)
-	if err != nil {
-		return "", err
-	}
-	snap := eng.Snapshot()
-	if snap.AutoAnswer != o.yes {
-		was := "without --yes"
-		if snap.AutoAnswer {
-			was = "with --yes"
-		}
-		fmt.Fprintf(o.stderr, "hive: run %d started %s and goes on so (start a new run with --fresh to change it)\n", run.ID, was)
-	}
-	started := snap.Agent
-	switch {
-	case started == "" || started == o.agent:
-		return o.agent, nil
-	case o.agent == "":
-		return started, nil
-	}
-	return "", exit.Errorf(exit.Usage, "run %d of phase %s started with --agent %s; resume it with --agent %s, or start a new run with --agent %s --fresh",
-		run.ID, ph.Number, started, started, o.agent)
 }

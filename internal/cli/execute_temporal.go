@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporalhost"
@@ -82,8 +83,8 @@ func answerTemporal(ctx context.Context, o *answerOptions, root string) error {
 		return err
 	}
 	if o.json {
-		return printJSON(o.stdout, answerResult{Plan: o.plan, Checkpoint: open.ID, Title: titleOf(open), Answer: text})
+		return printJSON(o.stdout, answerResult{Plan: o.plan, Checkpoint: open.ID, Title: lines.Title(open), Answer: text})
 	}
-	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) sent to the run's workflow: %q.\n", open.ID, o.plan, titleOf(open), text)
+	fmt.Fprintf(o.stdout, "Answer to checkpoint #%d of plan %s (%s) sent to the run's workflow: %q.\n", open.ID, o.plan, lines.Title(open), text)
 	return nil
 }

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/spf13/cobra"
@@ -68,13 +66,13 @@ open) or quit, at the run's screen or with hive answer.`,
 			for _, f := range s.Findings {
 				status := f.Status
 				if f.Reason != "" {
-					status += " (" + oneLineClip(f.Reason, 40) + ")"
+					status += " (" + lines.OneLineClip(f.Reason, 40) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.ID, f.Severity, place(f), status, f.Job, oneLineClip(f.Title, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.ID, f.Severity, lines.Place(f), status, f.Job, lines.OneLineClip(f.Title, 60))
 			}
 			tw.Flush()
 			if code {
-				fmt.Fprint(g.stdout, findingsWithCode(cmd.Context(), repo, codeRef(cmd.Context(), repo, s.Spec.Branch), s.Findings))
+				fmt.Fprint(g.stdout, lines.FindingsWithCode(cmd.Context(), repo, lines.CodeRef(cmd.Context(), repo, s.Spec.Branch), s.Findings))
 			}
 			return nil
 		},
@@ -82,63 +80,6 @@ open) or quit, at the run's screen or with hive answer.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as one JSON object")
 	cmd.Flags().BoolVar(&code, "code", false, "show each finding with its description, suggestion and the lines of code it names")
 	return cmd
-}
-
-func place(f pipeline.Finding) string {
-	switch {
-	case f.File == "":
-		return "-"
-	case f.Line > 0:
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
-	}
-	return f.File
-}
-
-// codeRef is where a run's code is read: its branch while it is there,
-// else (merged and deleted) HEAD.
-func codeRef(ctx context.Context, repo *gitx.Repo, branch string) string {
-	if branch != "" && repo.BranchExists(ctx, branch) {
-		return branch
-	}
-	return "HEAD"
-}
-
-// findingsWithCode shows each finding with its description, suggestion
-// and the lines around the line it names, read from git at ref (never a
-// path outside the repository: git refuses one).
-func findingsWithCode(ctx context.Context, repo *gitx.Repo, ref string, fs []pipeline.Finding) string {
-	var b strings.Builder
-	for _, f := range fs {
-		fmt.Fprintf(&b, "\n%s %s %s: %s (%s)\n", f.ID, f.Severity, place(f), oneLine(f.Title), f.Status)
-		if f.Description != "" {
-			fmt.Fprintf(&b, "  %s\n", oneLine(f.Description))
-		}
-		if f.Suggestion != "" {
-			fmt.Fprintf(&b, "  suggestion: %s\n", oneLine(f.Suggestion))
-		}
-		if f.File == "" || f.Line <= 0 || strings.HasPrefix(f.File, "-") {
-			continue
-		}
-		text, err := repo.Git(ctx, "show", ref+":"+strings.TrimPrefix(f.File, "./"))
-		if err != nil {
-			fmt.Fprintf(&b, "  (%s is not in %s)\n", f.File, ref)
-			continue
-		}
-		writeLines(&b, strings.Split(text, "\n"), f.Line, 3)
-	}
-	return b.String()
-}
-
-// writeLines writes the lines around line (1-based), numbered, the line
-// itself marked.
-func writeLines(w io.Writer, lines []string, line, around int) {
-	for n := max(1, line-around); n <= min(len(lines), line+around); n++ {
-		mark := " "
-		if n == line {
-			mark = ">"
-		}
-		fmt.Fprintf(w, "  %s %4d | %s\n", mark, n, lines[n-1])
-	}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

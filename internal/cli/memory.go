@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/spf13/cobra"
 )
@@ -97,7 +98,7 @@ func newMemoryShowCmd(g *globalOptions) *cobra.Command {
 				if len(e.Files) > 0 {
 					text += " (files: " + strings.Join(e.Files, ", ") + ")"
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.ID, runList(e.Runs), e.Role, e.Kind, warns, oneLineClip(text, 100))
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.ID, runList(e.Runs), e.Role, e.Kind, warns, lines.OneLineClip(text, 100))
 			}
 			return tw.Flush()
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/notify"
+	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/serve"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
@@ -16,6 +17,9 @@ import (
 // notifyObserver calls the human (bell, desktop, webhook) when a checkpoint
 // waits for one and when the run ends, then passes everything on to the
 // observer that displays the run.
+// runnerObserver is what sees a phase run as it goes.
+type runnerObserver = runner.Observer
+
 type notifyObserver struct {
 	runnerObserver
 	n     *notify.Notifier

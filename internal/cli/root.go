@@ -24,7 +24,7 @@ type globalOptions struct {
 	stdout io.Writer
 	stderr io.Writer
 	// benchGroups are hive bench's groups: hive's own (nil), or with
-	// cmd/hive-dev's in place of some (bench.With).
+	// cmd/hive-dev's in lines.Place of some (bench.With).
 	benchGroups []bench.Group
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
@@ -205,7 +206,7 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 	if err != nil {
 		return err
 	}
-	obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo, answer: o.commands(repo.Root).Answer}
+	obs := &lines.RunPrinter{W: o.stdout, JSON: o.json, Start: time.Now(), Width: terminalWidth(o.stdout), Repo: repo, Answer: o.commands(repo.Root).Answer}
 	opts.Observer = obs
 	// At a terminal a question waits for the answer typed there (or given
 	// with hive answer); without one, for hive answer, checkpoint_wait long.
@@ -216,11 +217,11 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		res, err = runWithPipelineScreen(ctx, o.stdin, o.stdout, obs, opts)
 	case interactive:
 		answers := make(chan string)
-		opts.Wait, opts.Answers, obs.prompt = -1, answers, true
-		go readAnswers(o.stdin, answers)
+		opts.Wait, opts.Answers, obs.Prompt = -1, answers, true
+		go lines.ReadAnswers(o.stdin, answers)
 		res, err = piperun.Run(ctx, opts)
 	default:
-		obs.wait = opts.Wait
+		obs.Wait = opts.Wait
 		res, err = piperun.Run(ctx, opts)
 	}
 	if err := runconfig.Exit(ctx, err, o.commands(repo.Root)); err != nil {
@@ -236,14 +237,14 @@ func (o *runOptions) onTemporal(repo *gitx.Repo) *temporalhost.Run {
 	return &temporalhost.Run{Run: &o.Run, Dial: o.dial, Address: o.address, Namespace: o.namespace, Queue: o.queue, Remote: o.remote,
 		LocalWorker: o.localWorker, Commands: o.commands(repo.Root),
 		Follow: func(wait time.Duration) (temporalhost.Follower, <-chan string) {
-			obs := &runPrinter{w: o.stdout, json: o.json, start: time.Now(), width: terminalWidth(o.stdout), repo: repo, answer: o.commands(repo.Root).Answer}
+			obs := &lines.RunPrinter{W: o.stdout, JSON: o.json, Start: time.Now(), Width: terminalWidth(o.stdout), Repo: repo, Answer: o.commands(repo.Root).Answer}
 			if !o.json && isTerminal(o.stdin) {
 				answers := make(chan string)
-				obs.prompt = true
-				go readAnswers(o.stdin, answers)
+				obs.Prompt = true
+				go lines.ReadAnswers(o.stdin, answers)
 				return obs, answers
 			}
-			obs.wait = wait
+			obs.Wait = wait
 			return obs, nil
 		}}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/serve"
 	"github.com/hivectl/hive/internal/temporalhost"
@@ -200,8 +201,8 @@ func (o *serveOptions) remote(ctx context.Context, root string, logf func(string
 
 // renderLog renders an agent log as hive attach does.
 func renderLog(w io.Writer, log io.Reader) {
-	r := &logRenderer{w: w}
-	r.drain(bufio.NewReader(log))
+	r := &lines.LogRenderer{W: w}
+	r.Drain(bufio.NewReader(log))
 }
 
 // newToken is 32 random bytes, base64url: nothing to guess.

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
@@ -260,7 +261,7 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 			if p.Reason != "" {
 				detail = p.Reason
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\t%s\n", p.Wave, p.ID, stateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, tui.ContextText(p.Context), detail)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\t%s\n", p.Wave, p.ID, lines.StateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, tui.ContextText(p.Context), detail)
 		}
 		tw.Flush()
 		// The other jobs, beside the plans: resolvers and the verifier.
@@ -270,14 +271,14 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 			if jb.Kind == engine.JobPlan {
 				continue
 			}
-			line := fmt.Sprintf("  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD)
+			line := fmt.Sprintf("  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f", jb.ID, lines.StateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD)
 			if jb.State == string(engine.Running) && jb.Stage != "" {
 				line += "\t" + jb.Stage // where the verification stands
 			}
 			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
-		fmt.Fprintf(o.stdout, "  total: %s, %s elapsed\n", runSpendText(v.Spend, v.snap.Agent), activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
+		fmt.Fprintf(o.stdout, "  total: %s, %s elapsed\n", lines.RunSpendText(v.Spend, v.snap.Agent), activeTime(v.snap, v.Live, time.Now()).Round(time.Second))
 		if b := tui.BudgetText(v.snap); b != "" {
 			fmt.Fprintf(o.stdout, "  budget: %s\n", b)
 		}
@@ -286,41 +287,8 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 			fmt.Fprintf(o.stdout, "  waiting at the budget checkpoint: %s\n",
 				strings.Replace(o.pasteable(o.root, "answer", engine.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
 		}
-		writeQueue(o.stdout, v.Queue, v.snap.Plans)
+		lines.WriteQueue(o.stdout, v.Queue, v.snap.Plans)
 	}
-}
-
-// spendText is a run's spend for its total line: input and output tokens,
-// what the prompt cache did, and the dollars.
-func spendText(sp work.Spend) string {
-	text := fmt.Sprintf("%d tokens", sp.InputTokens+sp.OutputTokens)
-	if c := cacheText(sp); c != "" {
-		text += " (" + c + ")"
-	}
-	return text + fmt.Sprintf(", $%.2f", sp.CostUSD)
-}
-
-// runSpendText is spendText for a whole run of agent: the sim's tokens
-// are made up (it calls no model), and the figure says so.
-func runSpendText(sp work.Spend, agent string) string {
-	text := spendText(sp)
-	if agent == "sim" {
-		text += ", simulated (the sim agent calls no model)"
-	}
-	return text
-}
-
-// cacheText says what the prompt cache did for a run: the tokens read
-// from it and written to it, and the share of the input it gave ("cache
-// read 1.2M, written 50.1k: 95% of the input read from the cache"). ""
-// when the agents' CLIs used no cache or did not say.
-func cacheText(sp work.Spend) string {
-	if sp.CacheReadTokens == 0 && sp.CacheWriteTokens == 0 {
-		return ""
-	}
-	input := sp.InputTokens + sp.CacheReadTokens + sp.CacheWriteTokens
-	return fmt.Sprintf("cache read %s, written %s: %.0f%% of the input read from the cache",
-		tui.Tokens(sp.CacheReadTokens), tui.Tokens(sp.CacheWriteTokens), 100*float64(sp.CacheReadTokens)/float64(input))
 }
 
 // activeTime is how long hive has run a run: the journal's active time,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/runner"
@@ -100,7 +101,7 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 	}
 	state := runState(v.Finished, v.Outcome, v.Live, v.PID, "stopped — resume with: "+v.Resume)
 	fmt.Fprintf(o.stdout, "hive run %d (workflow %s, branch %s), started %s, %s\n", v.Run, v.Workflow, v.Branch, v.Started.Local().Format("2006-01-02 15:04:05"), state)
-	fmt.Fprintf(o.stdout, "  objective: %s\n", oneLineClip(v.Objective, 100))
+	fmt.Fprintf(o.stdout, "  objective: %s\n", lines.OneLineClip(v.Objective, 100))
 	if v.Temporal != "" {
 		fmt.Fprintf(o.stdout, "  Temporal workflow %s\n", v.Temporal)
 	}
@@ -114,17 +115,17 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 		if e := jb.Evaluation; e != nil {
 			detail = fmt.Sprintf("confidence %d · %s", e.Confidence(), detail)
 		}
-		detail = oneLineClip(detail, 60)
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t$%.2f\t%s\n", jb.ID, stateWord(engine.PlanState(jb.State)), jb.Attempts, jb.Spend.InputTokens+jb.Spend.OutputTokens, jb.Spend.CostUSD, detail)
+		detail = lines.OneLineClip(detail, 60)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t$%.2f\t%s\n", jb.ID, lines.StateWord(engine.PlanState(jb.State)), jb.Attempts, jb.Spend.InputTokens+jb.Spend.OutputTokens, jb.Spend.CostUSD, detail)
 	}
 	tw.Flush()
-	fmt.Fprintf(o.stdout, "  total: %s\n", spendText(v.Spend))
+	fmt.Fprintf(o.stdout, "  total: %s\n", lines.SpendText(v.Spend))
 	o.limitLines(v.Limit, v.Fallback, v.Finished == nil)
 	if v.Reason != "" && v.Outcome != "complete" {
-		fmt.Fprintf(o.stdout, "  %s\n", oneLineClip(v.Reason, 200))
+		fmt.Fprintf(o.stdout, "  %s\n", lines.OneLineClip(v.Reason, 200))
 	}
 	if v.Open != nil {
-		fmt.Fprintf(o.stdout, "  %s asks: %s (%s)\n  answer with: %s\n", v.Open.Job, oneLineClip(v.Open.Question, 120), strings.Join(v.Open.Options, " / "), v.Answer)
+		fmt.Fprintf(o.stdout, "  %s asks: %s (%s)\n  answer with: %s\n", v.Open.Job, lines.OneLineClip(v.Open.Question, 120), strings.Join(v.Open.Options, " / "), v.Answer)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package cli
+package lines
 
 import (
 	"bufio"
@@ -10,18 +10,18 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 )
 
-// logRenderer turns an agent log into text for a human: stream-json lines
+// LogRenderer turns an agent log into text for a human: stream-json lines
 // as what the agent said, hive's own lines as headings.
-type logRenderer struct {
-	w       io.Writer
-	raw     bool
+type LogRenderer struct {
+	W       io.Writer
+	Raw     bool     // the log's lines as written
 	partial string   // a line not yet ended
 	block   []string // a "== hive → agent:" message being read
 	inBlock bool
 }
 
-// follow renders every complete line available now.
-func (r *logRenderer) follow(rd *bufio.Reader) {
+// Follow renders every complete line available now.
+func (r *LogRenderer) Follow(rd *bufio.Reader) {
 	for {
 		s, err := rd.ReadString('\n')
 		r.partial += s
@@ -34,18 +34,18 @@ func (r *logRenderer) follow(rd *bufio.Reader) {
 	}
 }
 
-// drain renders what is left, the last line even without its newline.
-func (r *logRenderer) drain(rd *bufio.Reader) {
-	r.follow(rd)
+// Drain renders what is left, the last line even without its newline.
+func (r *LogRenderer) Drain(rd *bufio.Reader) {
+	r.Follow(rd)
 	if r.partial != "" {
 		r.line(r.partial)
 		r.partial = ""
 	}
 }
 
-func (r *logRenderer) line(l string) {
-	if r.raw {
-		fmt.Fprintln(r.w, l)
+func (r *LogRenderer) line(l string) {
+	if r.Raw {
+		fmt.Fprintln(r.W, l)
 		return
 	}
 	if r.inBlock {
@@ -64,19 +64,19 @@ func (r *logRenderer) line(l string) {
 	case l == "== hive → agent:":
 		r.inBlock, r.block = true, nil
 	case strings.HasPrefix(l, "== "):
-		fmt.Fprintf(r.w, "── %s\n", strings.TrimPrefix(l, "== "))
+		fmt.Fprintf(r.W, "── %s\n", strings.TrimPrefix(l, "== "))
 	case strings.HasPrefix(l, "stderr: "):
-		fmt.Fprintf(r.w, "! %s\n", strings.TrimPrefix(l, "stderr: "))
+		fmt.Fprintf(r.W, "! %s\n", strings.TrimPrefix(l, "stderr: "))
 	case strings.HasPrefix(l, "{"):
 		r.streamJSON(l)
 	default:
-		fmt.Fprintln(r.w, l)
+		fmt.Fprintln(r.W, l)
 	}
 }
 
 // endBlock shows a message hive sent: in full when short, else its first
 // line (the first prompt runs to hundreds of lines).
-func (r *logRenderer) endBlock() {
+func (r *LogRenderer) endBlock() {
 	r.inBlock = false
 	lines := r.block
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -92,10 +92,10 @@ func (r *logRenderer) endBlock() {
 	case len(lines) == 0:
 	case len(lines) <= 4:
 		for _, l := range lines {
-			fmt.Fprintf(r.w, "» hive: %s\n", l)
+			fmt.Fprintf(r.W, "» hive: %s\n", l)
 		}
 	default:
-		fmt.Fprintf(r.w, "» hive: %s … (%d more lines)\n", firstText(lines), len(lines)-1)
+		fmt.Fprintf(r.W, "» hive: %s … (%d more lines)\n", firstText(lines), len(lines)-1)
 	}
 }
 
@@ -108,32 +108,32 @@ func firstText(lines []string) string {
 	return ""
 }
 
-func (r *logRenderer) streamJSON(l string) {
+func (r *LogRenderer) streamJSON(l string) {
 	pl, err := agent.ParseLine([]byte(l))
 	if err != nil {
-		fmt.Fprintln(r.w, l)
+		fmt.Fprintln(r.W, l)
 		return
 	}
 	switch pl.Type {
 	case "assistant":
 		for _, t := range pl.Texts {
-			fmt.Fprintln(r.w, strings.TrimRight(t, "\n"))
+			fmt.Fprintln(r.W, strings.TrimRight(t, "\n"))
 		}
 	case "result":
 		state := "turn ended"
 		if pl.IsError {
 			state = "turn FAILED (" + pl.Subtype + ")"
 		}
-		fmt.Fprintf(r.w, "── %s: %d in / %d out tokens, $%.4f so far\n", state, pl.Usage.InputTokens, pl.Usage.OutputTokens, pl.CostUSD)
+		fmt.Fprintf(r.W, "── %s: %d in / %d out tokens, $%.4f so far\n", state, pl.Usage.InputTokens, pl.Usage.OutputTokens, pl.CostUSD)
 	case "system":
 		if pl.Subtype == "init" {
-			fmt.Fprintf(r.w, "── session %s\n", pl.SessionID)
+			fmt.Fprintf(r.W, "── session %s\n", pl.SessionID)
 		}
 	case "control_request":
-		fmt.Fprintf(r.w, "? asks to use %s: %s\n", pl.Tool, pl.Input)
+		fmt.Fprintf(r.W, "? asks to use %s: %s\n", pl.Tool, pl.Input)
 	case "user":
 		if text := userText(l); text != "" {
-			fmt.Fprintf(r.w, "» %s\n", oneLineText(text))
+			fmt.Fprintf(r.W, "» %s\n", OneLineText(text))
 		}
 	}
 }

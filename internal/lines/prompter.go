@@ -1,4 +1,4 @@
-package cli
+package lines
 
 import (
 	"bufio"
@@ -12,26 +12,26 @@ import (
 	"github.com/hivectl/hive/internal/tui"
 )
 
-// titleOf and yourAction name a checkpoint as seed 000 does; the dashboard
+// Title and yourAction name a checkpoint as seed 000 does; the dashboard
 // shares them (internal/tui), so both views read the same.
-func titleOf(cp engine.Checkpoint) string { return tui.Title(cp) }
+func Title(cp engine.Checkpoint) string { return tui.Title(cp) }
 
-// writeQueue prints the checkpoint queue in seed 000's format: the open
+// WriteQueue prints the checkpoint queue in seed 000's format: the open
 // checkpoint in full, the others by title.
-func writeQueue(w io.Writer, queue []engine.Checkpoint, plans []*engine.PlanStatus) {
+func WriteQueue(w io.Writer, queue []engine.Checkpoint, plans []*engine.PlanStatus) {
 	io.WriteString(w, tui.QueueText(queue, plans))
 }
 
-// prompter reads answers typed in the terminal that runs hive and sends each
+// Prompter reads answers typed in the terminal that runs hive and sends each
 // to the checkpoint shown last: the head of the queue.
-type prompter struct {
+type Prompter struct {
 	mu   sync.Mutex
 	head *engine.Checkpoint
-	out  chan runner.Answer
+	Out  chan runner.Answer // the answers, to the run
 }
 
-func newPrompter(in io.Reader, done <-chan struct{}) *prompter {
-	p := &prompter{out: make(chan runner.Answer)}
+func NewPrompter(in io.Reader, done <-chan struct{}) *Prompter {
+	p := &Prompter{Out: make(chan runner.Answer)}
 	go func() {
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {
@@ -43,7 +43,7 @@ func newPrompter(in io.Reader, done <-chan struct{}) *prompter {
 				continue
 			}
 			select {
-			case p.out <- runner.Answer{Plan: head.Plan, Text: optionByNumber(*head, text)}:
+			case p.Out <- runner.Answer{Plan: head.Plan, Text: OptionByNumber(*head, text)}:
 			case <-done:
 				return
 			}
@@ -52,7 +52,7 @@ func newPrompter(in io.Reader, done <-chan struct{}) *prompter {
 	return p
 }
 
-func (p *prompter) show(queue []engine.Checkpoint) {
+func (p *Prompter) show(queue []engine.Checkpoint) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.head = nil
@@ -62,8 +62,8 @@ func (p *prompter) show(queue []engine.Checkpoint) {
 	}
 }
 
-// optionByNumber lets a human pick a decision's option by its number.
-func optionByNumber(cp engine.Checkpoint, text string) string {
+// OptionByNumber lets a human pick a decision's option by its number.
+func OptionByNumber(cp engine.Checkpoint, text string) string {
 	if n, err := strconv.Atoi(text); err == nil && n >= 1 && n <= len(cp.Options) {
 		return cp.Options[n-1]
 	}

@@ -1,4 +1,4 @@
-package cli
+package lines
 
 import (
 	"strings"
@@ -60,7 +60,7 @@ func TestAggregateTellsHowTheRunEnded(t *testing.T) {
 		},
 	} {
 		var b strings.Builder
-		writeAggregate(&b, ph, tc.snap, map[string]int{"01-01": 4})
+		Aggregate(&b, ph, tc.snap, map[string]int{"01-01": 4})
 		for _, w := range tc.want {
 			if !strings.Contains(b.String(), w) {
 				t.Errorf("report lacks %q:\n%s", w, b.String())

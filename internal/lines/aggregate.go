@@ -1,4 +1,4 @@
-package cli
+package lines
 
 import (
 	"fmt"
@@ -11,13 +11,13 @@ import (
 	"github.com/hivectl/hive/internal/tui"
 )
 
-// writeAggregate prints seed 000 §2.4's report after a run: waves, plans,
+// Aggregate prints seed 000 §2.4's report after a run: waves, plans,
 // status and commits, each plan's one-liner, and the issues met.
 //
 // commits counts each plan's commits made by the run; plans that were
 // complete before it have none. The heading says how the run ended, and
 // the mode is the one the run had (one-shot agents are not a team).
-func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[string]int) {
+func Aggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[string]int) {
 	byWave := map[int][]*engine.PlanStatus{}
 	var waves []int
 	for _, p := range s.Plans {
@@ -38,7 +38,7 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[
 	} else {
 		fmt.Fprintf(w, "**Mode:** Standalone | **Checkpoints resolved:** %d\n", s.Resolved)
 	}
-	fmt.Fprintf(w, "**Spend:** %s\n", runSpendText(s.Spent, s.Agent))
+	fmt.Fprintf(w, "**Spend:** %s\n", RunSpendText(s.Spent, s.Agent))
 	if b := tui.BudgetSpent(s); b != "" {
 		down := tui.Downgrades(s)
 		if down == "" {
@@ -59,7 +59,7 @@ func writeAggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[
 				id += fmt.Sprintf(" (%d checkpoint(s) resolved)", p.Resolved)
 			}
 			ids = append(ids, id)
-			status[stateWord(p.State)]++
+			status[StateWord(p.State)]++
 			n += commits[p.Spec.ID]
 		}
 		fmt.Fprintf(w, "| %d | %s | %s | %d |\n", wv, strings.Join(ids, ", "), summarizeStates(status), n)
