@@ -35,10 +35,10 @@ const turnRules = 7
 // budgetState is the engine's record of the budget as it goes.
 type budgetState struct {
 	Budget
-	spent  work.Spend  // every agent's spend in the run: plans, resolvers, verifier
-	rung   int         // the rung every new agent starts on at least: 1 after WarnShare
-	warned bool        // WarnShare was passed (and said)
-	open   *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
+	spent work.Spend  // every agent's spend in the run: plans, resolvers, verifier
+	open  *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
+	// ladder is where new agents start on the executor's model ladder.
+	ladder work.Ladder
 	// turns are the agents' turns, for the rule that holds new turns to
 	// what is left (turnShort, engine version 7).
 	turns work.Turns
@@ -69,13 +69,7 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 		return out
 	}
 	what, reached := e.budget.reached()
-	if !e.budget.warned && !reached && e.budget.share() >= work.WarnShare && e.workLeft() {
-		e.budget.warned = true
-		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*e.budget.share())
-		if len(e.budget.TaskUSD) > 1 {
-			e.budget.rung = 1
-			text += ": the agents started from now on use a cheaper model"
-		}
+	if text, ok := e.budget.ladder.Warn(e.budget.share(), !reached && e.workLeft(), len(e.budget.TaskUSD) > 1, "agents"); ok {
 		out = append(out, Command{Type: CmdNote, Text: text})
 	}
 	switch {
@@ -106,7 +100,7 @@ func (e *Engine) turnShort() (string, bool) {
 	}
 	estimate := 0.0
 	if est := b.TaskUSD; len(est) > 0 {
-		estimate = est[min(b.rung, len(est)-1)]
+		estimate = est[min(b.ladder.Rung, len(est)-1)]
 	}
 	why, short := b.turns.Short(b.USD, b.spent.CostUSD, estimate, "a task's estimate, before any turn ended")
 	if !short {
@@ -273,10 +267,7 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	if _, still := e.budget.reached(); still {
 		return nil, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", e.budgetText())
 	}
-	e.budget.warned = e.budget.share() >= work.WarnShare
-	if !e.budget.warned {
-		e.budget.rung = 0
-	}
+	e.budget.ladder.Raised(e.budget.share())
 	out = e.closeBudget(out, cp, "raise to "+e.budgetText(), ev.By)
 	out = append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()})
 	return e.unhold(out), nil
@@ -322,7 +313,7 @@ func (e *Engine) unhold(out []Command) []Command {
 // left. ok is false when even the cheapest rung does not fit.
 func (e *Engine) fit(p *PlanStatus) (rung int, ok bool) {
 	b := &e.budget
-	rung = b.rung
+	rung = b.ladder.Rung
 	if len(b.TaskUSD) == 0 || b.USD <= 0 {
 		return rung, true
 	}
@@ -376,7 +367,7 @@ func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
 	if out = e.holdTurns(out); e.budget.open != nil {
 		return out, true
 	}
-	if rung > e.budget.rung && rung != p.Rung {
+	if rung > e.budget.ladder.Rung && rung != p.Rung {
 		out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: fmt.Sprintf("budget: $%.2f left; plan %s starts %d model step(s) down to fit", e.budget.USD-e.budget.spent.CostUSD, p.Spec.ID, rung)})
 	}
 	p.Rung = rung

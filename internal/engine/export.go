@@ -157,7 +157,7 @@ func (e *Engine) Export() State {
 	s.Verify.seen = nil
 	b := e.budget
 	s.Rules = e.rules
-	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.rung, Warned: b.warned, Spent: b.spent}
+	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.ladder.Rung, Warned: b.ladder.Warned, Spent: b.spent}
 	s.Budget.LargestTurn, s.Budget.TurnEnded = b.turns.Largest()
 	for _, k := range b.turns.InFlight() {
 		l := b.turns.Load(k)
@@ -245,7 +245,7 @@ func Restore(s State) (*Engine, error) {
 		e.always[tool] = true
 	}
 	b := s.Budget
-	e.budget = budgetState{Budget: b.Budget, rung: b.Rung, warned: b.Warned, open: b.Open, spent: b.Spent}
+	e.budget = budgetState{Budget: b.Budget, ladder: work.Ladder{Rung: b.Rung, Warned: b.Warned}, open: b.Open, spent: b.Spent}
 	var inFlight map[work.TurnKey]work.TurnLoad
 	for _, t := range b.Turns {
 		if inFlight == nil {

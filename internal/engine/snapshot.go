@@ -84,7 +84,7 @@ func (e *Engine) Snapshot() Snapshot {
 		Down:          append([]Downtime(nil), e.down...),
 		Budget:        e.budget.Budget,
 		Spent:         e.budget.spent,
-		Rung:          e.budget.rung,
+		Rung:          e.budget.ladder.Rung,
 		Pausing:       e.pausing,
 		Paused:        e.paused,
 		PausedAt:      e.pausedAt,

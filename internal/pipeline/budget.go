@@ -37,8 +37,8 @@ const CeilingRun = "run"
 // budgetState is the budget as the run goes.
 type budgetState struct {
 	Budget
-	rung   int  // the rung every new session starts on at least: 1 after WarnShare
-	warned bool // work.WarnShare was passed (and said)
+	// ladder is where new sessions start on their roles' model ladders.
+	ladder work.Ladder
 	// turns are the role sessions' turns, for the turn-fit rule (Rules 1).
 	turns work.Turns
 }
@@ -141,7 +141,7 @@ func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bo
 	if j.Phase || len(est) == 0 {
 		return usd, tokens, 0, false, nil
 	}
-	rung = min(m.budget.rung, len(est)-1)
+	rung = min(m.budget.ladder.Rung, len(est)-1)
 	for usd > 0 && rung < len(est) && est[rung] > usd {
 		rung++
 	}
@@ -166,7 +166,7 @@ func (m *Machine) turnShort(j *job) (string, bool) {
 	}
 	estimate := 0.0
 	if est := b.Estimates[j.Role]; len(est) > 0 {
-		estimate = est[min(b.rung, len(est)-1)]
+		estimate = est[min(b.ladder.Rung, len(est)-1)]
 	}
 	why, short := b.turns.Short(b.USD, m.spent().CostUSD, estimate, "a "+j.Role+" session's estimate, before any turn ended")
 	if !short {
@@ -219,14 +219,10 @@ func (m *Machine) spend(j *job) []Command {
 	}
 	var out []Command
 	c, over := m.reached(j.Role)
-	if b := &m.budget; !b.warned && !over && b.Limited() && m.share() >= work.WarnShare && len(m.agenda) > 0 {
-		b.warned = true
-		text := fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*m.share())
-		if m.ladders() {
-			b.rung = 1
-			text += ": the roles started from now on use a cheaper model"
+	if b := &m.budget; b.Limited() {
+		if text, ok := b.ladder.Warn(m.share(), !over && len(m.agenda) > 0, m.ladders(), "roles"); ok {
+			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: text})
 		}
-		out = append(out, Command{Type: CmdNote, Job: j.ID, Text: text})
 	}
 	if !over || j.State != Running || j.Phase || j.report != nil {
 		// A turn that ended with the role's report: its work is done, and
@@ -309,10 +305,7 @@ func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Comma
 		b.Roles[cp.Ceiling] *= factor
 		text = fmt.Sprintf("the %s's budget raised to $%.2f", cp.Ceiling, b.Roles[cp.Ceiling])
 	}
-	b.warned = m.share() >= work.WarnShare
-	if !b.warned {
-		b.rung = 0
-	}
+	b.ladder.Raised(m.share())
 	note := Command{Type: CmdNote, Job: j.ID, Text: text}
 	interrupted := j.interrupted
 	j.interrupted = false

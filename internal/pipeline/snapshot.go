@@ -54,7 +54,7 @@ func (m *Machine) Snapshot() Snapshot {
 	s := Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
-		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.rung, Findings: slices.Clone(m.findings), Limit: m.limitWait(),
+		Budget: m.budget.clone(), Spent: m.spent(), Rung: m.budget.ladder.Rung, Findings: slices.Clone(m.findings), Limit: m.limitWait(),
 		Fallback: m.waits.FellBack, Follow: m.followSnapshot()}
 	for _, j := range m.jobs {
 		s.Jobs = append(s.Jobs, j.Job)

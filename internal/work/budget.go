@@ -19,6 +19,41 @@ type Ceilings struct {
 // one rung down the model ladder (seed 003 §5.3).
 const WarnShare = 0.8
 
+// Ladder is where a run stands on its agents' model ladders (seed 003
+// §5.3), the same for both machines: once WarnShare of a ceiling is spent
+// with work left, the agents started from then on go one rung down, when
+// there is a cheaper rung; a raise that leaves less than WarnShare spent
+// starts them on the top rung again.
+type Ladder struct {
+	Rung   int  // the rung every new agent starts on at least: 1 after the warning
+	Warned bool // WarnShare was passed (and said)
+}
+
+// Warn is the note said once share of a ceiling is spent with work left
+// (ok false: nothing to say now). cheaper: a ladder has a cheaper rung, to
+// which the agents (who) started from now on go.
+func (l *Ladder) Warn(share float64, workLeft, cheaper bool, who string) (note string, ok bool) {
+	if l.Warned || share < WarnShare || !workLeft {
+		return "", false
+	}
+	l.Warned = true
+	note = fmt.Sprintf("budget: %.0f%% spent with work remaining", 100*share)
+	if cheaper {
+		l.Rung = 1
+		note += ": the " + who + " started from now on use a cheaper model"
+	}
+	return note, true
+}
+
+// Raised sets the ladder after a raise that leaves share of a ceiling
+// spent.
+func (l *Ladder) Raised(share float64) {
+	l.Warned = share >= WarnShare
+	if !l.Warned {
+		l.Rung = 0
+	}
+}
+
 // Limited says whether there is a ceiling at all.
 func (c Ceilings) Limited() bool { return c.USD > 0 || c.Tokens > 0 }
 

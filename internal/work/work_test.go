@@ -189,3 +189,35 @@ func TestWaits(t *testing.T) {
 		t.Error("a backoff is drawn anew")
 	}
 }
+
+// The ladder warns once, past WarnShare with work left, and goes a rung
+// down only when there is a cheaper rung; a raise below WarnShare starts
+// the agents on the top rung again, one above it keeps them down.
+func TestLadder(t *testing.T) {
+	var l Ladder
+	if _, ok := l.Warn(0.79, true, true, "roles"); ok {
+		t.Error("warned below WarnShare")
+	}
+	if _, ok := l.Warn(0.9, false, true, "roles"); ok || l.Warned {
+		t.Error("warned with no work left")
+	}
+	note, ok := l.Warn(0.85, true, true, "roles")
+	if !ok || l.Rung != 1 || note != "budget: 85% spent with work remaining: the roles started from now on use a cheaper model" {
+		t.Errorf("warning %q, %v, rung %d", note, ok, l.Rung)
+	}
+	if _, ok := l.Warn(0.95, true, true, "roles"); ok {
+		t.Error("warned twice")
+	}
+	l.Raised(0.9)
+	if !l.Warned || l.Rung != 1 {
+		t.Errorf("raised to 90%% spent: %+v", l)
+	}
+	l.Raised(0.5)
+	if l.Warned || l.Rung != 0 {
+		t.Errorf("raised to 50%% spent: %+v", l)
+	}
+	var flat Ladder
+	if note, ok := flat.Warn(0.8, true, false, "agents"); !ok || flat.Rung != 0 || note != "budget: 80% spent with work remaining" {
+		t.Errorf("no cheaper rung: %q, rung %d", note, flat.Rung)
+	}
+}
