@@ -19,8 +19,14 @@ all: build
 build:
 	$(GO) build -o bin/hive ./cmd/hive
 
+# The crash and full-disk tests need hive's fault hooks, which only a build
+# with the faults tag has (never the product): the tests are built with it,
+# and vet checks both builds.
+TAGS := -tags faults
+
 vet:
 	$(GO) vet ./...
+	$(GO) vet $(TAGS) ./...
 
 tools: $(TOOLS_STAMP)
 
@@ -93,7 +99,7 @@ HIVE_CACHE := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hive
 TEST_ENV := HIVE_TOOLS=$(CURDIR)/$(TOOLS)/node_modules/.bin HIVE_GH=$(CURDIR)/$(GH) HIVE_CHROMIUM=$(CHROMIUM) HIVE_TEMPORAL=$(CURDIR)/$(TEMPORAL) PYTHONPATH=$(CURDIR)/$(PYTHON_TOOLS)$${PYTHONPATH:+:$$PYTHONPATH}
 test: vet tools browser python temporal gh
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort > $(TOOLS)/cache-before
-	$(TEST_ENV) $(GO) test -count=1 -timeout 50m ./...
+	$(TEST_ENV) $(GO) test $(TAGS) -count=1 -timeout 50m ./...
 	@find '$(HIVE_CACHE)' 2>/dev/null | sort | diff $(TOOLS)/cache-before - \
 		|| { echo "make test changed $(HIVE_CACHE) (lines above): a test ran without testsupport.WithTempHome"; exit 1; }
 
@@ -101,7 +107,7 @@ test: vet tools browser python temporal gh
 # slowest 30 tests (TEST_TIMES_N), from go test -json kept in .tools/test.json.
 TEST_TIMES_N ?= 30
 test-times: tools browser python temporal gh
-	$(TEST_ENV) $(GO) test -count=1 -timeout 50m -json ./... > $(TOOLS)/test.json; \
+	$(TEST_ENV) $(GO) test $(TAGS) -count=1 -timeout 50m -json ./... > $(TOOLS)/test.json; \
 		status=$$?; $(GO) run ./internal/testtimes -n $(TEST_TIMES_N) < $(TOOLS)/test.json; exit $$status
 
 # Every fuzz target for FUZZTIME (default 60 s each).
@@ -111,8 +117,8 @@ fuzz:
 	$(GO) test ./internal/config -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParseReport$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzStreamJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzCodexJSONL$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/adapter -run '^$$' -fuzz '^FuzzStreamJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/adapter -run '^$$' -fuzz '^FuzzCodexJSONL$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/plan -run '^$$' -fuzz '^FuzzSafeRelPath$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 
@@ -125,13 +131,13 @@ CHAOS_ITERATIONS ?= 30
 CHAOS_PARALLEL   ?= $(shell nproc 2>/dev/null || echo 2)
 CHAOS_TIMEOUT    ?= 240m
 chaos:
-	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test -count=1 -timeout $(CHAOS_TIMEOUT) -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
+	HIVE_CHAOS_ITERATIONS=$(CHAOS_ITERATIONS) $(GO) test $(TAGS) -count=1 -timeout $(CHAOS_TIMEOUT) -parallel $(CHAOS_PARALLEL) -run '^TestChaos$$' -v ./internal/cli
 
 # Kill hive at every durable step (journal append, file write, git command)
 # of the demo phase's run and of a hive run pipeline, and at 40 moments of
 # the demo phase, resuming each (`make test` kills at 6, 6 and 8 of them).
 crashpoints:
-	HIVE_CRASH_SAMPLE=all HIVE_PIPELINE_KILLS=all HIVE_KILL_ITERATIONS=40 $(GO) test -count=1 -timeout 240m -parallel $(CHAOS_PARALLEL) -run '^(TestCrashPoints|TestPipelineKills|TestKillAndResume)$$' -v ./internal/cli
+	HIVE_CRASH_SAMPLE=all HIVE_PIPELINE_KILLS=all HIVE_KILL_ITERATIONS=40 $(GO) test $(TAGS) -count=1 -timeout 240m -parallel $(CHAOS_PARALLEL) -run '^(TestCrashPoints|TestPipelineKills|TestKillAndResume)$$' -v ./internal/cli
 
 # Go benchmarks in a form benchstat reads (save two runs and compare them
 # with `benchstat old.txt new.txt`), then `hive bench`: hive's figures

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -26,7 +28,7 @@ var allowed = map[string][]string{
 	// The exit codes of hive's commands, with the error that carries one.
 	"exit":     {},
 	"engine":   {"work"},
-	"protocol": {"work"},
+	"protocol": {"protocol/hivereport"},
 	"plan":     {},
 	"redact":   {},
 	"config":   {},
@@ -38,6 +40,9 @@ var allowed = map[string][]string{
 	"testrun":  {},
 	"pricing":  {},
 	"handoff":  {},
+	// A HIVE_REPORT's JSON, and the looser forms of one, read into a
+	// work.Report; protocol finds where it stands among an agent's messages.
+	"protocol/hivereport": {"work"},
 	// gh's side of GitHub: issues in, how a pull request closes one.
 	"github": {},
 	// A developer's tool (make test-times): reads go test -json, no hive package.
@@ -49,7 +54,7 @@ var allowed = map[string][]string{
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
 	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "work", "gitx", "github", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "roles", "runner", "testrun"},
+	"piperun": {"agent", "contract", "engine", "work", "gitx", "github", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "protocol/hivereport", "roles", "runner", "testrun"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
@@ -58,6 +63,9 @@ var allowed = map[string][]string{
 	// pipeline routes on it).
 	"confidence": {},
 	"agent":      {"redact", "work"}, // a turn's limit is the machines' vocabulary
+	// The CLIs hive runs as agents (Claude Code, codex, aider, exec, the
+	// sim), each a Launcher of agent's, its processes agent's to run.
+	"agent/adapter": {"agent", "work"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT.
 	"pipeline": {"confidence", "engine", "work"},
 	// The sim agent behind hive __sim: the entry point picks the bench
@@ -74,15 +82,30 @@ var allowed = map[string][]string{
 	"sim/roleplay":   {"sim/faults", "sim/repo", "sim/session"},
 	"sim/benchagent": {"sim/faults", "sim/stream"},
 	"scaffold":       {"config"},
-	// The TUI shows the engine's state and hands answers over as engine
-	// values: it never drives the runner.
-	"tui": {"engine", "gitx", "journal", "pipeline", "work"},
+	// The terminal screens show the machines' state and hand answers over
+	// as values: they never drive the runner. Both ask in tuikit's answer
+	// box and draw with its styles and text layout (a plan's state looks
+	// the same on both; a spend is work's).
+	"tui/tuikit": {"engine", "work"},
+	// execute-phase's dashboard shows the engine's state (gitx: a plan's
+	// branch; journal: the run it resumes) and hands answers over as
+	// engine values.
+	"tui": {"engine", "gitx", "journal", "tui/tuikit", "work"},
+	// hive run's screen shows the pipeline's state, and the implementers'
+	// plans in the engine's states.
+	"tui/pipelinescreen": {"engine", "pipeline", "tui/tuikit"},
 	// The one path of a human's answer into a journal: hive answer's and
 	// hive serve's (tui names the checkpoints as the terminal does).
 	"answer": {"engine", "journal", "pipeline", "piperun", "redact", "tui"},
-	// hive serve reads the journals as hive status does (runner: which
-	// phase a hive process runs now) and answers through answer.
-	"serve":  {"answer", "engine", "journal", "pipeline", "redact", "runner", "tui", "work"},
+	// What hive serve shows is read from the journals as hive status
+	// reads them (runner: which phase a hive process runs now; tui names
+	// the checkpoints as the terminal does).
+	"serve/views": {"engine", "journal", "pipeline", "runner", "tui", "work"},
+	// hive serve's pages render the views (tui: a limit's wait as the
+	// terminal says it).
+	"serve/pages": {"serve/views", "tui", "work"},
+	// hive serve answers through answer and shows the views as its pages.
+	"serve":  {"answer", "redact", "serve/pages", "serve/views"},
 	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking", "work"},
 	// hive bench runs its groups one after another, each a package of its
 	// own, all speaking report's rows and options (report imports no hive
@@ -101,33 +124,35 @@ var allowed = map[string][]string{
 	// and journal with sim agents (their modes and context curve); the
 	// overhead group counts the engine's events with the makespan
 	// group's simulation.
-	"bench/runnerbench": {"agent", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "sim/benchagent", "sim/stream"},
+	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "sim/benchagent", "sim/stream"},
 	// The pipeline group drives the pipeline machine on its fixture
 	// objectives and scores the roles with confidence.
 	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "work"},
 	"bench/pipelinebench/objectives": {},
 	// The temporal group runs a phase through the Temporal backend's
 	// workflow, and locally as the runner's groups do.
-	"bench/temporalbench": {"agent", "bench/project", "bench/report", "bench/runnerbench", "engine", "runner", "temporal"},
+	"bench/temporalbench": {"agent/adapter", "bench/project", "bench/report", "bench/runnerbench", "engine", "runner", "temporal"},
 	// bench's tokens group, with the real claude against the fake model
 	// server (a test program): hive-dev's, not the hive binary's. It runs
 	// its phases as the runner's groups do (runnerbench, project); its
 	// share row runs hive run (piperun) on the claude e2e test's health
 	// service.
-	"devbench": {"agent", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "pricing", "testsupport/fakeanthropic"},
+	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "pricing", "testsupport/fakeanthropic"},
 	"cli":      {"*"},
 	// What the config and a command's flags make of a run, for the local
 	// host and Temporal's: its agents, prices, budget, journal, workflow.
-	"runconfig": {"agent", "config", "engine", "exit", "github", "gitx", "journal", "memory", "pipeline", "piperun", "plan", "pricing", "redact", "runner", "shellhive", "work"},
+	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "pipeline", "piperun", "plan", "pricing", "redact", "runner", "shellhive", "work"},
 	// What a hive worker serves for hive run on Temporal: its workflow's
 	// commands, carried out by piperun, and its phases, run by the runner.
 	"runworker": {"agent", "config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "redact", "runconfig", "runner", "temporal"},
 	// hive's client of the Temporal server: it starts, follows and answers
-	// the runs of both machines, begun in the folder as local runs are.
-	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "plan", "redact", "runconfig", "runner", "runworker", "serve", "temporal", "work"},
+	// the runs of both machines, begun in the folder as local runs are
+	// (and hive serve's views of the phases' workflows: serve/views).
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "plan", "redact", "runconfig", "runner", "runworker", "serve/views", "temporal", "work"},
 	// A run as plain lines: execute-phase's and hive run's, live or
-	// replayed from a journal, and agents' logs.
-	"lines": {"agent", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "tui", "work"},
+	// replayed from a journal, and agents' logs (hive run's with its
+	// pipeline view: pipelinescreen; text as the screens wrap it: tuikit).
+	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work"},
 	// What every run spent, by role and model, read from the journals.
 	"costs": {"engine", "journal", "pipeline", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
@@ -150,7 +175,7 @@ var allowed = map[string][]string{
 	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
 	// Runs the sim as a child process for the tests of its packages.
-	"testsupport/simtest": {"protocol", "sim"},
+	"testsupport/simtest": {"protocol", "protocol/hivereport", "sim"},
 }
 
 // pure packages may depend, transitively, on nothing outside the standard
@@ -158,7 +183,7 @@ var allowed = map[string][]string{
 var pure = map[string][]string{
 	"work":       {},
 	"engine":     {module + "work"},
-	"protocol":   {module + "work"},
+	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {"gopkg.in/yaml.v3"},
 	"pipeline":   {module + "engine", module + "confidence", module + "work"},
 	"contract":   {module + "work"},
@@ -167,6 +192,8 @@ var pure = map[string][]string{
 	"shellhive":  {module + "pipeline", module + "engine", module + "confidence", module + "work"},
 	"claudemd":   {},
 	"confidence": {},
+	// Split from protocol, and as pure.
+	"protocol/hivereport": {module + "work"},
 }
 
 func goList(t *testing.T, args ...string) []string {
@@ -226,6 +253,34 @@ func TestNoTestCodeInHive(t *testing.T) {
 		if ours && (strings.HasPrefix(name, "testsupport") || strings.HasPrefix(name, "e2e/") || name == "devbench" || strings.HasSuffix(name, "script")) {
 			t.Errorf("the hive binary links %s, test code: import it from a _test file or cmd/hive-dev", dep)
 		}
+	}
+}
+
+// TestNoFaultHooksInHive: the hooks by which the tests kill hive at a
+// crash point or fill its disk (runner.CrashAt, gitx.AfterCommand,
+// runconfig.JournalFaults) are built only with the faults tag, which make
+// test gives the tests: the hive binary has none.
+func TestNoFaultHooksInHive(t *testing.T) {
+	hooks := regexp.MustCompile(`(?m)^var (CrashAt|AfterCommand|JournalFaults)\b`)
+	checked := 0
+	for _, line := range goList(t, "-deps", "-f", "{{if not .Standard}}{{.Dir}}|{{join .GoFiles \",\"}}{{end}}", "./cmd/hive") {
+		dir, files, _ := strings.Cut(line, "|")
+		if !strings.Contains(dir, "internal") {
+			continue
+		}
+		for _, f := range strings.Split(files, ",") {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			if m := hooks.Find(data); m != nil {
+				t.Errorf("%s declares %s in the hive binary: put it behind the faults build tag", filepath.Join(dir, f), m)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d files of the hive binary: is go list -deps ./cmd/hive right?", checked)
 	}
 }
 

@@ -9,7 +9,12 @@
 // printing as fast as they can neither leak secrets nor exhaust memory or
 // disk. A turn that ended on the provider rather than on the agent's work
 // (a usage limit and when it resets, a rate limit, an overload, a refused
-// login) carries a Limit, read from what each CLI prints (limits.go has
-// what the pinned versions print, measured). The package decides nothing: what an agent's text
-// means is the protocol package's job, what to do about it the engine's.
+// login) carries a Limit. Which CLI runs, with what command line, and what
+// the lines it prints say (a Dialect) is the CLI's adapter's, in package
+// adapter (whose limits.go has what the pinned versions print, measured);
+// this package runs any Launcher, speaks the stream-json input of a live
+// session (UserMessage, PermissionResponse), and wraps a launcher with the
+// config's secrets (WithSecrets). The package decides nothing: what an
+// agent's text means is the protocol package's job, what to do about it the
+// engine's.
 package agent

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,36 @@ func TestMain(m *testing.M) {
 func textLine(s string) string {
 	b, _ := json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}})
 	return string(b) + "\n"
+}
+
+// textOutputs is the dialect the child agent speaks: the text blocks of
+// its assistant lines, as textLine writes them; a line that is not a JSON
+// object with a type is garbage.
+func textOutputs(b []byte) ([]Output, error) {
+	var l struct {
+		Type    string `json:"type"`
+		Message *struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, err
+	}
+	if l.Type == "" {
+		return nil, errors.New("no type")
+	}
+	var out []Output
+	if l.Type == "assistant" && l.Message != nil {
+		for _, c := range l.Message.Content {
+			if c.Type == "text" && c.Text != "" {
+				out = append(out, Output{Kind: OutText, Text: c.Text})
+			}
+		}
+	}
+	return out, nil
 }
 
 func child(mode string) int {
@@ -91,7 +122,7 @@ func startChild(t *testing.T, mode string, spec *Spec) []Output {
 	if spec.LogPath == "" {
 		spec.LogPath = filepath.Join(t.TempDir(), "logs", spec.Plan+".attempt-1.log")
 	}
-	s, err := Start(context.Background(), []string{os.Args[0]}, *spec, Dialect{Line: (&turnMeter{}).outputs, Input: "none"}, func(o Output) {
+	s, err := Start(context.Background(), []string{os.Args[0]}, *spec, Dialect{Line: textOutputs, Input: "none"}, func(o Output) {
 		mu.Lock()
 		outs = append(outs, o)
 		mu.Unlock()
@@ -315,7 +346,7 @@ func TestFlood64(t *testing.T) {
 			plan := fmt.Sprintf("01-%02d", i+1)
 			spec := Spec{Plan: plan, Attempt: 1, Dir: dir, LogPath: filepath.Join(dir, plan+".log"), LogLimit: limit, Env: []string{"HIVE_TEST_CHILD=flood", "HIVE_TEST_BYTES=" + strconv.Itoa(each)}}
 			var finished atomic.Bool
-			s, err := Start(context.Background(), []string{os.Args[0]}, spec, Dialect{Line: (&turnMeter{}).outputs, Input: "none"}, func(o Output) {
+			s, err := Start(context.Background(), []string{os.Args[0]}, spec, Dialect{Line: textOutputs, Input: "none"}, func(o Output) {
 				if o.Kind == OutText && o.Text == "flood done" {
 					finished.Store(true)
 				}

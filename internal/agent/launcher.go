@@ -2,10 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/hivectl/hive/internal/redact"
 )
@@ -22,51 +18,6 @@ type Launcher interface {
 	Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error)
 }
 
-// Sim launches hive's own simulated agent: the hive binary itself, run as
-// `hive __sim`, speaking Claude Code's stream-json dialect.
-type Sim struct {
-	// Bin is the hive binary; empty means this process's own binary.
-	Bin string
-	// Env is added to every sim's environment (HIVE_SIM_DELAY, HIVE_SIM_FAULTS, ...).
-	Env []string
-}
-
-// Name implements Launcher.
-func (Sim) Name() string { return "sim" }
-
-// LiveSessions implements Launcher: the sim keeps its session like Claude Code.
-func (Sim) LiveSessions() bool { return true }
-
-// Start implements Launcher.
-func (s Sim) Start(ctx context.Context, spec Spec, sink func(Output)) (Session, error) {
-	bin := s.Bin
-	if bin == "" {
-		var err error
-		if bin, err = SelfPath(); err != nil {
-			return nil, err
-		}
-	}
-	spec.Env = append(spec.Env, s.Env...)
-	return StartStreamJSON(ctx, []string{bin, "__sim"}, spec, sink)
-}
-
-// SelfPath returns an absolute path that runs this program again. It prefers
-// the name the program was started by (so a test harness that runs hive
-// through a link named "hive" gets hive, not the test binary) and falls back
-// to os.Executable.
-func SelfPath() (string, error) {
-	if p, err := exec.LookPath(os.Args[0]); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs, nil
-		}
-	}
-	p, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the hive binary to run the sim agent: %w", err)
-	}
-	return p, nil
-}
-
 // WithSecrets returns a Launcher that starts l's agents with the config's
 // secret variables passed through from hive's environment (allow, the
 // names of secrets.env) and their logs masked by red. It is how the command
@@ -79,6 +30,17 @@ type secured struct {
 	Launcher
 	allow []string
 	red   *redact.Redactor
+}
+
+// Secrets undoes WithSecrets: it returns the launcher l wraps and the
+// secret variables its agents are given, for a check that must see both
+// (the adapter package's preflight). Any other launcher is returned as it
+// is, with none.
+func Secrets(l Launcher) (Launcher, []string) {
+	if s, ok := l.(secured); ok {
+		return s.Launcher, s.allow
+	}
+	return l, nil
 }
 
 // Start implements Launcher.

@@ -94,6 +94,16 @@ const (
 	OutCompacted                    // the CLI compacted the conversation on its own: Text is the trigger
 )
 
+// Usage is a token count. The Anthropic API counts input, cache writes
+// and cache reads apart (disjoint); the other dialects are converted to
+// that shape.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
 // Session is a live agent as the runner drives it. Process is the one kind
 // today; a Temporal worker's agent, driven from another machine, is the
 // next. Start reports the end of the session to the sink (OutExit).
@@ -156,20 +166,6 @@ type Dialect struct {
 	// live session); "none" closes stdin at once (the prompt is an argument);
 	// "stdin" writes it as plain text and closes stdin.
 	Input string
-}
-
-// StreamJSON is Claude Code's stream-json dialect, which the sim speaks too,
-// for one session: it meters the session's spend request by request.
-func StreamJSON() Dialect {
-	m := &turnMeter{}
-	return Dialect{Line: m.outputs, Input: "stream"}
-}
-
-// StartStreamJSON starts argv as a stream-json agent: it writes spec.Prompt as
-// the first user message, keeps stdin open for later messages, and calls sink
-// for every Output from its own goroutine, ending with OutExit.
-func StartStreamJSON(ctx context.Context, argv []string, spec Spec, sink func(Output)) (Session, error) {
-	return Start(ctx, argv, spec, StreamJSON(), sink)
 }
 
 // Start starts argv as an agent speaking dialect d.

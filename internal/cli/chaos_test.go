@@ -42,6 +42,7 @@ import (
 // phase size (default 50); HIVE_CHAOS_SEED replays seeds ("7001,7005").
 // `make chaos` runs the long form.
 func TestChaos(t *testing.T) {
+	needFaults(t)
 	t.Parallel() // one pool with the package's other long tests (TestMain)
 	iterations := envInt(t, "HIVE_CHAOS_ITERATIONS", 2)
 	plans := envInt(t, "HIVE_CHAOS_PLANS", 50)

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport"
 
@@ -27,11 +25,10 @@ import (
 // slots: a test waiting on a Temporal heartbeat leaves its core to one
 // that builds, and no long test waits for the end of another's stragglers.
 func TestMain(m *testing.M) {
-	// The fault hooks live here, not in the product: hive run by the tests
+	// The fault hooks live in the tests, built with the faults tag
+	// (hooks_faults_test.go), not in the product: hive run by the tests
 	// (this binary) can be killed at a crash point or given a full disk.
-	runner.CrashAt = crashAt
-	gitx.AfterCommand = crashStep
-	runconfig.JournalFaults = withJournalFaults
+	installFaults()
 	testscript.Main(testsupport.WithTempHome(m), map[string]func(){
 		"hive": func() {
 			code := Main()
@@ -111,10 +108,13 @@ func setupGitEnv(env *testscript.Env) error {
 // condition adds the scripts' own conditions: [pytest] holds where
 // python3 -m pytest runs (make test provides it: make python).
 func condition(cond string) (bool, error) {
-	if cond != "pytest" {
-		return false, fmt.Errorf("unknown condition %q", cond)
+	switch cond {
+	case "pytest":
+		return exec.Command("python3", "-m", "pytest", "--version").Run() == nil, nil
+	case "faults": // the crash and full-disk hooks are built (-tags faults, as make test builds)
+		return faultsBuilt, nil
 	}
-	return exec.Command("python3", "-m", "pytest", "--version").Run() == nil, nil
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // waitState waits until the newest run in the journal has plan PLAN in

@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/contract"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/protocol/hivereport"
 	"github.com/spf13/cobra"
 )
 
@@ -317,9 +318,9 @@ func validateContract(g *globalOptions, stdin io.Reader, root, home, file, role 
 
 // readReport finds the report of a file: the whole file when it is a JSON
 // object, else what hive run would read from an agent's output.
-func readReport(text string) (protocol.Report, bool) {
+func readReport(text string) (hivereport.Report, bool) {
 	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
-		return protocol.ParseReport(t), true
+		return hivereport.Parse(t), true
 	}
 	return protocol.FindReport(text)
 }

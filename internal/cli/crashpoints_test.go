@@ -30,6 +30,7 @@ import (
 // sample of them (HIVE_CRASH_SAMPLE, default 6); HIVE_CRASH_SAMPLE=all
 // (`make crashpoints`) kills at every one.
 func TestCrashPoints(t *testing.T) {
+	needFaults(t)
 	t.Parallel() // one pool with the package's other long tests (TestMain)
 	hive, err := exec.LookPath("hive")
 	if err != nil {

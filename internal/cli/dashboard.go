@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // dashboardRun says what the dashboard shows: the command, the repository
@@ -90,5 +91,5 @@ func interruptedExit(err error, resume string) error {
 func renderReport(w io.Writer, write func(io.Writer)) {
 	var md strings.Builder
 	write(&md)
-	io.WriteString(w, "\n"+tui.RenderMarkdown(strings.TrimLeft(md.String(), "\n"), terminalWidth(w)))
+	io.WriteString(w, "\n"+tuikit.RenderMarkdown(strings.TrimLeft(md.String(), "\n"), terminalWidth(w)))
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/demo"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/runconfig"
@@ -45,7 +45,7 @@ func demoRun(cmd *cobra.Command, o *demoOptions) error {
 	if env := os.Getenv("HIVE_SIM_DELAY"); env != "" && !cmd.Flags().Changed("delay") {
 		delay = env // the sim's own variable, as for execute-phase --agent sim
 	}
-	sim := agent.Sim{Env: []string{"HIVE_SIM_DELAY=" + delay}}
+	sim := adapter.Sim{Env: []string{"HIVE_SIM_DELAY=" + delay}}
 	if err := runconfig.Preflight(cmd.Context(), o.stderr, nil, sim, nil); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
@@ -104,7 +104,7 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 	main := cfg.Model("executor").CLI
 	for _, name := range []string{"claude", "codex"} {
 		l, _ := runconfig.Launcher(name, cfg, "executor")
-		r, err := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: cfg.Secrets.Env})
+		r, err := adapter.Preflight(ctx, l, adapter.PreflightOptions{Allow: cfg.Secrets.Env})
 		status := "warning"
 		if name == main {
 			status = "problem"
@@ -123,7 +123,7 @@ func doctor(ctx context.Context, g *globalOptions, fix bool) []check {
 	if main != "claude" && main != "codex" {
 		l, err := runconfig.Launcher(main, cfg, "executor")
 		if err == nil {
-			if r, perr := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: cfg.Secrets.Env}); perr != nil {
+			if r, perr := adapter.Preflight(ctx, l, adapter.PreflightOptions{Allow: cfg.Secrets.Env}); perr != nil {
 				add(check{main, "problem", perr.Error(), "set models.executor in .planning/config.json"})
 			} else {
 				add(check{main, "ok", r.String(), ""})

@@ -99,6 +99,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if err != nil {
 		return err
 	}
+	// A policy hive does not know is refused before anything is written.
+	if _, _, err := runconfig.OnLimit(cfg, o.onLimit); err != nil {
+		return err
+	}
 	j, err := openJournal(repo.Root)
 	if err != nil {
 		return err

@@ -86,6 +86,7 @@ func pipelineTree(t *testing.T, dir string) string {
 // instead ("all" kills at every step in turn, as `make crashpoints` does;
 // "N-M" at steps N to M). The kills run in parallel (go test -parallel).
 func TestPipelineKills(t *testing.T) {
+	needFaults(t)
 	t.Parallel() // one pool with the package's other long tests (TestMain)
 	iterations, from := 6, 0
 	spread := os.Getenv("HIVE_PIPELINE_KILLS") == ""

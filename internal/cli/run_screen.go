@@ -11,7 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/tui/pipelinescreen"
 )
 
 // runWithPipelineScreen runs the pipeline under its live screen: the
@@ -22,7 +22,7 @@ func runWithPipelineScreen(ctx context.Context, in io.Reader, out io.Writer, obs
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan string)
-	m := tui.NewPipeline(answers, cancel)
+	m := pipelinescreen.New(answers, cancel)
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
 	screen := &screenObserver{RunPrinter: obs, send: p.Send}
 	obs.W = lineSender{send: p.Send}
@@ -34,7 +34,7 @@ func runWithPipelineScreen(ctx context.Context, in io.Reader, out io.Writer, obs
 	ended := make(chan outcome, 1)
 	go func() {
 		res, err := piperun.Run(ctx, opts)
-		p.Send(tui.FinishedMsg{})
+		p.Send(pipelinescreen.FinishedMsg{})
 		ended <- outcome{res, err}
 	}()
 	if _, err := p.Run(); err != nil {
@@ -53,17 +53,17 @@ type screenObserver struct {
 
 func (o *screenObserver) Event(ev pipeline.Event, s pipeline.Snapshot) {
 	o.RunPrinter.Event(ev, s)
-	o.send(tui.PipelineMsg{Snapshot: s})
+	o.send(pipelinescreen.SnapshotMsg{Snapshot: s})
 }
 
 func (o *screenObserver) Command(c pipeline.Command, s pipeline.Snapshot) {
 	o.RunPrinter.Command(c, s)
-	o.send(tui.PipelineMsg{Snapshot: s})
+	o.send(pipelinescreen.SnapshotMsg{Snapshot: s})
 }
 
 func (o *screenObserver) Plans(states []piperun.PlanState) {
 	o.RunPrinter.Plans(states)
-	o.send(tui.PlansMsg(slices.Clone(o.RunPrinter.PlanStates())))
+	o.send(pipelinescreen.PlansMsg(slices.Clone(o.RunPrinter.PlanStates())))
 }
 
 // lineSender turns the printer's lines into the screen's log lines.
@@ -72,7 +72,7 @@ type lineSender struct{ send func(tea.Msg) }
 func (l lineSender) Write(b []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 		if strings.TrimSpace(line) != "" {
-			l.send(tui.PipelineLogMsg(line))
+			l.send(pipelinescreen.LogMsg(line))
 		}
 	}
 	return len(b), nil

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/serve"
+	"github.com/hivectl/hive/internal/serve/views"
 )
 
 // TestServeLoad puts hive serve under load on loopback beside a running
@@ -90,7 +90,7 @@ func TestServeLoad(t *testing.T) {
 				case strings.HasPrefix(line, "event: "):
 					typ = strings.TrimPrefix(line, "event: ")
 				case strings.HasPrefix(line, "data: ") && typ == "answered":
-					var a serve.Answered
+					var a views.Answered
 					if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &a) == nil {
 						st.answered[fmt.Sprintf("%s/%s/%d", a.Run, a.Plan, a.Checkpoint)]++
 					}
@@ -103,7 +103,7 @@ func TestServeLoad(t *testing.T) {
 
 	// What is open now, as the API says.
 	var mu sync.Mutex
-	var open []serve.CheckpointView
+	var open []views.CheckpointView
 	finished := make(chan struct{})
 	go func() {
 		for {
@@ -118,7 +118,7 @@ func TestServeLoad(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			var cps []serve.CheckpointView
+			var cps []views.CheckpointView
 			json.NewDecoder(resp.Body).Decode(&cps)
 			resp.Body.Close()
 			mu.Lock()

@@ -24,6 +24,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/serve"
+	"github.com/hivectl/hive/internal/serve/views"
 )
 
 // servePlan is a plan of a test phase: its checkpoint tasks in order
@@ -202,20 +203,20 @@ func (ts *testServer) answerJSON(t *testing.T, run, plan string, cp int, text st
 
 // checkpoints lists the open checkpoints through the API, once the server
 // has read the journal.
-func (ts *testServer) checkpoints(t *testing.T) []serve.CheckpointView {
+func (ts *testServer) checkpoints(t *testing.T) []views.CheckpointView {
 	t.Helper()
 	code, body := ts.do(t, nil, "GET", "/api/checkpoints", nil, ts.bearer()...)
 	if code != http.StatusOK {
 		t.Fatalf("GET /api/checkpoints: %d %s", code, body)
 	}
-	var cps []serve.CheckpointView
+	var cps []views.CheckpointView
 	if err := json.Unmarshal([]byte(body), &cps); err != nil {
 		t.Fatal(err)
 	}
 	return cps
 }
 
-func findCP(t *testing.T, cps []serve.CheckpointView, plan string) serve.CheckpointView {
+func findCP(t *testing.T, cps []views.CheckpointView, plan string) views.CheckpointView {
 	t.Helper()
 	for _, cp := range cps {
 		if cp.Plan == plan {
@@ -223,7 +224,7 @@ func findCP(t *testing.T, cps []serve.CheckpointView, plan string) serve.Checkpo
 		}
 	}
 	t.Fatalf("no open checkpoint of %s in %+v", plan, cps)
-	return serve.CheckpointView{}
+	return views.CheckpointView{}
 }
 
 // browser logs a cookie-jar client in through the one-time login link and

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/demo"
-	"github.com/hivectl/hive/internal/serve"
+	"github.com/hivectl/hive/internal/serve/views"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
@@ -171,8 +171,8 @@ func temporalKilledWorker(t *testing.T, remote bool) {
 		// hive serve shows the run's end from the workflow's result.
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			runs := serveGet[[]serve.RunView](t, serveURL, serveToken, "/api/runs")
-			if len(runs) == 1 && runs[0].Kind == serve.KindTemporal && runs[0].State == "finished" && strings.HasPrefix(runs[0].Workflow, "hive-01-core-library-") {
+			runs := serveGet[[]views.RunView](t, serveURL, serveToken, "/api/runs")
+			if len(runs) == 1 && runs[0].Kind == views.KindTemporal && runs[0].State == "finished" && strings.HasPrefix(runs[0].Workflow, "hive-01-core-library-") {
 				// The six plans, and the phase's verification (a job of its own).
 				if n := countComplete(runs[0].Items); n != 7 {
 					t.Fatalf("hive serve shows %d plans and jobs complete at the end, want 7: %+v", n, runs[0].Items)
@@ -254,11 +254,11 @@ func answerThroughServe(t *testing.T, base, token, plan, text string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		for _, cp := range serveGet[[]serve.CheckpointView](t, base, token, "/api/checkpoints") {
+		for _, cp := range serveGet[[]views.CheckpointView](t, base, token, "/api/checkpoints") {
 			if cp.Plan != plan {
 				continue
 			}
-			if !strings.HasPrefix(cp.Run, serve.KindTemporal+"-") {
+			if !strings.HasPrefix(cp.Run, views.KindTemporal+"-") {
 				t.Fatalf("hive serve shows %s's checkpoint in run %s, not in the workflow's", plan, cp.Run)
 			}
 			body, _ := json.Marshal(map[string]string{"answer": text})
@@ -300,7 +300,7 @@ func serveGet[T any](t *testing.T, base, token, path string) T {
 	return v
 }
 
-func countComplete(items []serve.ItemView) int {
+func countComplete(items []views.ItemView) int {
 	n := 0
 	for _, it := range items {
 		if it.State == "complete" {

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/gitx"
@@ -99,7 +99,7 @@ func hiveShareRun(ctx context.Context, bin string) (piperun.Timeline, error) {
 	}
 	j := journal.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
-		Launcher: agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), filepath.Join(dir, "home"))}, AutoAnswer: true,
+		Launcher: adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), filepath.Join(dir, "home"))}, AutoAnswer: true,
 		MaxConcurrent: 2, Stall: time.Minute, WorktreeRoot: filepath.Join(dir, "worktrees")})
 	if err != nil {
 		return failed(err)

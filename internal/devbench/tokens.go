@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/bench/runnerbench"
@@ -110,7 +110,7 @@ func runRealClaude(ctx context.Context, bin, dir string, proj *project.Project, 
 	home := filepath.Join(dir, "home")
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	_, err := runnerbench.RunPhase(ctx, proj, agent.Claude{Path: bin, Live: team, Env: []string{
+	_, err := runnerbench.RunPhase(ctx, proj, adapter.Claude{Path: bin, Live: team, Env: []string{
 		"ANTHROPIC_BASE_URL=" + srv.URL(), "ANTHROPIC_API_KEY=bench", "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
 		"HOME=" + home, "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=0",
 	}}, concurrent, team)

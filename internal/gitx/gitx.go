@@ -36,19 +36,13 @@ func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
 	return run(ctx, r.Root, args...)
 }
 
-// AfterCommand is a test's hook, nil in the product: it is called after each
-// git command hive runs, so that a crash test can kill hive there.
-var AfterCommand func()
-
 func run(ctx context.Context, dir string, args ...string) (string, error) {
 	return runInput(ctx, dir, nil, args...)
 }
 
 // runInput is run with stdin read from input (nil: none).
 func runInput(ctx context.Context, dir string, input []byte, args ...string) (string, error) {
-	if AfterCommand != nil {
-		defer AfterCommand()
-	}
+	defer afterCommand()
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")

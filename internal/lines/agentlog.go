@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 )
 
 // LogRenderer turns an agent log into text for a human: stream-json lines
@@ -109,7 +109,7 @@ func firstText(lines []string) string {
 }
 
 func (r *LogRenderer) streamJSON(l string) {
-	pl, err := agent.ParseLine([]byte(l))
+	pl, err := adapter.ParseLine([]byte(l))
 	if err != nil {
 		fmt.Fprintln(r.W, l)
 		return

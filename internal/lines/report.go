@@ -10,7 +10,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/tui/pipelinescreen"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // Report prints the report of a run of hive run (hive report).
@@ -26,12 +27,12 @@ func Report(w io.Writer, r piperun.Report) {
 		outcome += ", but hive's own checks failed: " + strings.Join(failed, ", ")
 	}
 	fmt.Fprintf(w, "run %d: %s\n  workflow %s, started %s, %s\n", r.Run, r.Objective, r.Workflow, r.Started.Local().Format("2006-01-02 15:04"), outcome)
-	fmt.Fprintf(w, "\n%s\n", tui.Wrap(r.Postmortem, 80))
-	var plans []tui.PlanState
+	fmt.Fprintf(w, "\n%s\n", tuikit.Wrap(r.Postmortem, 80))
+	var plans []pipelinescreen.PlanState
 	for _, p := range r.Implementers {
-		plans = append(plans, tui.PlanState{ID: p.ID, State: p.State})
+		plans = append(plans, pipelinescreen.PlanState{ID: p.ID, State: p.State})
 	}
-	fmt.Fprintf(w, "\n%s", ansi.Strip(tui.PipelineView(r.Snapshot, plans, 80)))
+	fmt.Fprintf(w, "\n%s", ansi.Strip(pipelinescreen.View(r.Snapshot, plans, 80)))
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nROLE\tSTATE\tATTEMPTS\tTIME\tTOKENS IN/OUT\tCOST\tREPORTED")
 	for _, role := range r.Roles {

@@ -13,7 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/tui/pipelinescreen"
 )
 
 // RunPrinter prints a run's progress: a line per role start and end, per
@@ -29,20 +29,20 @@ type RunPrinter struct {
 	Wait   time.Duration
 	Answer func(job, text string) string
 	Width  int // of the terminal; 0 for none
-	plans  []tui.PlanState
+	plans  []pipelinescreen.PlanState
 	Repo   *gitx.Repo       // to show findings with their code
 	Clock  func() time.Time // nil: the time now (hive log replays a journal's times)
 }
 
 // PlanStates are the implementers' plans as last told (Plans).
-func (p *RunPrinter) PlanStates() []tui.PlanState { return p.plans }
+func (p *RunPrinter) PlanStates() []pipelinescreen.PlanState { return p.plans }
 
 // Plans implements piperun.PlansObserver: the implementers' plans, for
 // the pipeline view.
 func (p *RunPrinter) Plans(states []piperun.PlanState) {
 	p.plans = p.plans[:0]
 	for _, s := range states {
-		p.plans = append(p.plans, tui.PlanState{ID: s.ID, State: s.State})
+		p.plans = append(p.plans, pipelinescreen.PlanState{ID: s.ID, State: s.State})
 	}
 }
 
@@ -190,10 +190,10 @@ func (p *RunPrinter) view(s pipeline.Snapshot) string {
 	if len(s.Plans) > 0 {
 		plans = plans[:0:0]
 		for _, pr := range s.Plans {
-			plans = append(plans, tui.PlanState{ID: pr.ID, State: pr.State})
+			plans = append(plans, pipelinescreen.PlanState{ID: pr.ID, State: pr.State})
 		}
 	}
-	v := tui.PipelineView(s, plans, max(p.Width, 80))
+	v := pipelinescreen.View(s, plans, max(p.Width, 80))
 	if p.Width == 0 {
 		v = ansi.Strip(v)
 	}

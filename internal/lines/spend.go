@@ -3,7 +3,7 @@ package lines
 import (
 	"fmt"
 
-	"github.com/hivectl/hive/internal/tui"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -27,7 +27,7 @@ func CacheText(sp work.Spend) string {
 	}
 	input := sp.InputTokens + sp.CacheReadTokens + sp.CacheWriteTokens
 	return fmt.Sprintf("cache read %s, written %s: %.0f%% of the input read from the cache",
-		tui.Tokens(sp.CacheReadTokens), tui.Tokens(sp.CacheWriteTokens), 100*float64(sp.CacheReadTokens)/float64(input))
+		tuikit.Tokens(sp.CacheReadTokens), tuikit.Tokens(sp.CacheWriteTokens), 100*float64(sp.CacheReadTokens)/float64(input))
 }
 
 // RunSpendText is spendText for a whole run of agent: the sim's tokens

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -103,7 +104,7 @@ func options(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, env ...string)
 	}
 	t.Cleanup(func() { j.Close() })
 	return Options{Repo: repo, Journal: j, Observer: &notes{}, Objective: "add a health check endpoint", Workflow: wf,
-		Launcher: agent.Sim{Bin: self, Env: env}, AutoAnswer: true, MaxConcurrent: 2,
+		Launcher: adapter.Sim{Bin: self, Env: env}, AutoAnswer: true, MaxConcurrent: 2,
 		// The sim tester is silent while go test runs, which on a loaded
 		// machine can take a minute: a short stall would judge it hung.
 		WorktreeRoot: filepath.Join(t.TempDir(), "wt"), Stall: 5 * time.Minute}
@@ -703,7 +704,7 @@ func TestUsageLimitFallsBackInARun(t *testing.T) {
 	defer cancel()
 	o := options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
 	own := &roleCounter{Launcher: o.Launcher}
-	fallback := &roleCounter{Launcher: agent.Sim{Bin: o.Launcher.(agent.Sim).Bin}}
+	fallback := &roleCounter{Launcher: adapter.Sim{Bin: o.Launcher.(adapter.Sim).Bin}}
 	o.Launcher, o.OnLimit, o.Fallback = own, work.OnLimitFallback, fallback
 	res, err := Run(ctx, o)
 	if err != nil {

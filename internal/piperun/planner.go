@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/protocol/hivereport"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -197,7 +198,7 @@ func oneShot(ctx context.Context, c oneShotCall) (*work.Report, work.Spend, erro
 	<-sess.Done()
 	mu.Lock()
 	defer mu.Unlock()
-	var report *protocol.Report
+	var report *hivereport.Report
 	for _, m := range protocol.Parse(out.String()) {
 		if m.Kind == protocol.HiveReport {
 			report = m.Report

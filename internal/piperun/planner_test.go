@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/pipeline"
 )
 
@@ -19,7 +19,7 @@ func planWith(t *testing.T, objective string, timeout time.Duration, env ...stri
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return Plan(ctx, PlanOptions{Repo: service(t), Launcher: agent.Sim{Bin: self, Env: env}, Objective: objective, Timeout: timeout})
+	return Plan(ctx, PlanOptions{Repo: service(t), Launcher: adapter.Sim{Bin: self, Env: env}, Objective: objective, Timeout: timeout})
 }
 
 // The planner's answer is the run's workflow: the implementer alone for a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/work"
@@ -74,7 +74,7 @@ func TestPostmortemModel(t *testing.T) {
 		{[]string{"HIVE_SIM_FAULTS=postmortem=badreport"}, "Run 1 (workflow quick) set out to add a health check endpoint and completed"},
 	} {
 		repo := service(t)
-		res, _, o := recorded(t, repo, quick, func(o *Options) { o.Postmortem = agent.Sim{Bin: self, Env: tc.env} })
+		res, _, o := recorded(t, repo, quick, func(o *Options) { o.Postmortem = adapter.Sim{Bin: self, Env: tc.env} })
 		run, _, _ := Latest(o.Journal) // finished
 		rep, err := BuildReport(t.Context(), o.Journal, repo, run)
 		if err != nil || !strings.HasPrefix(rep.Postmortem, tc.want) {

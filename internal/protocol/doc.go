@@ -6,11 +6,12 @@
 // the variants real GSD-style executors write, and, per seed 000 §5.6, a
 // checkpoint whose header was forgotten but whose Checkpoint Details and
 // Awaiting sections are there. It reads the v4 <!--HIVE_REPORT {json}
-// HIVE_REPORT--> blocks of seed 003 as HiveReport messages; a block that is
-// not readable JSON is still a message, with Report.Err set. A text with no
-// such block may give its report as the shell Hive's agents do: in a
-// ```hive_report fence, between two HIVE_REPORT lines, or as a JSON object
-// with a "status" on its own lines (bare or in a ```json fence); FindReport
+// HIVE_REPORT--> blocks of seed 003 as HiveReport messages, their JSON read
+// by package hivereport; a block that is not readable JSON is still a
+// message, with Report.Err set. A text with no such block may give its
+// report as the shell Hive's agents do: in a ```hive_report fence, between
+// two HIVE_REPORT lines, or as a JSON object with a "status" on its own
+// lines (bare or in a ```json fence; hivereport.Loose finds it); FindReport
 // is the report a whole output ends with. Hive answers with
 // CheckpointResponse and DeviationResponse.
 //

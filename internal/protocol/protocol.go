@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hivectl/hive/internal/protocol/hivereport"
 )
 
 // Kind names an executor message.
@@ -28,9 +30,9 @@ type Message struct {
 	Summary string   // PLAN COMPLETE: the **SUMMARY:** path
 	Commits []string // PLAN COMPLETE: "hash subject" lines of the **Commits:** list
 
-	Checkpoint *CheckpointData // set for Kind Checkpoint only
-	Deviation  *DeviationData  // set for Kind Deviation only
-	Report     *Report         // set for Kind HiveReport only
+	Checkpoint *CheckpointData    // set for Kind Checkpoint only
+	Deviation  *DeviationData     // set for Kind Deviation only
+	Report     *hivereport.Report // set for Kind HiveReport only
 }
 
 var (

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -29,15 +30,15 @@ func Launcher(name string, cfg *config.Config, role string) (agent.Launcher, err
 	env := envList(m.Env)
 	switch name {
 	case "sim":
-		return agent.Sim{Env: env}, nil
+		return adapter.Sim{Env: env}, nil
 	case "claude":
-		return agent.Claude{Path: m.Path, Model: m.Model, Args: m.Args, Env: env, Live: cfg.TeamMode()}, nil
+		return adapter.Claude{Path: m.Path, Model: m.Model, Args: m.Args, Env: env, Live: cfg.TeamMode()}, nil
 	case "codex":
-		return agent.Codex{Path: m.Path, Model: m.Model, Args: m.Args, Env: env}, nil
+		return adapter.Codex{Path: m.Path, Model: m.Model, Args: m.Args, Env: env}, nil
 	case "aider":
-		return agent.Aider(m.Path, m.Model, m.Args, env), nil
+		return adapter.Aider(m.Path, m.Model, m.Args, env), nil
 	case "exec":
-		return agent.Command{CLI: "exec", Path: m.Path, Args: m.Args, Env: env}, nil
+		return adapter.Command{CLI: "exec", Path: m.Path, Args: m.Args, Env: env}, nil
 	}
 	return nil, exit.Errorf(exit.Usage, "unknown agent %q; available: claude, codex, aider, exec, sim", name)
 }
@@ -101,7 +102,7 @@ func RoleAgents(name string, cfg *config.Config) (map[string]agent.Launcher, map
 // (exit 2) that says how to fix it.
 func Preflight(ctx context.Context, w io.Writer, allow []string, executor agent.Launcher, roles map[string]agent.Launcher) error {
 	type checked struct {
-		ready agent.Ready
+		ready adapter.Ready
 		roles []string
 	}
 	var found []*checked
@@ -112,7 +113,7 @@ func Preflight(ctx context.Context, w io.Writer, allow []string, executor agent.
 			c.roles = append(c.roles, role)
 			return nil
 		}
-		r, err := agent.Preflight(ctx, l, agent.PreflightOptions{Allow: allow})
+		r, err := adapter.Preflight(ctx, l, adapter.PreflightOptions{Allow: allow})
 		if err != nil {
 			return exit.With(exit.Usage, fmt.Errorf("the %s agent cannot start, so nothing was started: %w", role, err))
 		}

@@ -68,7 +68,7 @@ func (p *Phase) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config
 	return runner.Options{
 		Repo:    repo,
 		Phase:   ph,
-		Journal: JournalFaults(journal.Redacting(j, SecretsOf(cfg).Red)),
+		Journal: journalFaults(journal.Redacting(j, SecretsOf(cfg).Red)),
 		Schedule: runner.Schedule{
 			MaxConcurrent: cfg.MaxConcurrent(),
 			Dynamic:       cfg.Dynamic(),

@@ -214,7 +214,7 @@ func Journal(repo *gitx.Repo, cfg *config.Config) (journal.Journal, func(), erro
 	if err != nil {
 		return nil, nil, exit.With(exit.Internal, err)
 	}
-	return JournalFaults(journal.Redacting(db, SecretsOf(cfg).Red)), func() { db.Close() }, nil
+	return journalFaults(journal.Redacting(db, SecretsOf(cfg).Red)), func() { db.Close() }, nil
 }
 
 // Options readies a run of the pipeline here (its observer and
@@ -417,10 +417,6 @@ func WorktreeRoot(cfg *config.Config, repoRoot string) string {
 func WorktreeSetup(cfg *config.Config) runner.Setup {
 	return runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command}
 }
-
-// JournalFaults wraps the run's journal: a test's hook (a full disk), the
-// journal itself in the product.
-var JournalFaults = func(j journal.Journal) journal.Journal { return j }
 
 // TakeIssue reads --issue with gh: the run's objective is the issue's
 // title unless the command line gave one, and Choose gives every role

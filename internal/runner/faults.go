@@ -1,6 +1,9 @@
+//go:build faults
+
 package runner
 
-// CrashAt is a test's hook at hive's crash points, nil in the product:
+// CrashAt is a test's hook at hive's crash points, built only with the
+// faults tag (make test):
 // "merge" halfway through a merge (ids: the plan), "write" at a view's or
 // a tracking file's write (ids: the file's name), "agent" once an agent's
 // start is journaled (ids: PLAN/ATTEMPT and the role), "journal" after each

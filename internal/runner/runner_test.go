@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
@@ -30,7 +31,7 @@ func (shellAgent) LiveSessions() bool { return false }
 
 func (a shellAgent) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
 	spec.Env = append(spec.Env, "PLAN="+spec.Plan)
-	return agent.StartStreamJSON(ctx, []string{"sh", "-c", a.script}, spec, sink)
+	return adapter.StartStreamJSON(ctx, []string{"sh", "-c", a.script}, spec, sink)
 }
 
 // completeScript makes the plan's SUMMARY and a commit, then reports PLAN COMPLETE.

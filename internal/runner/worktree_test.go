@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/sim"
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 // dirRecorder is a sim Launcher that remembers where each agent ran and
 // how many ran at once.
 type dirRecorder struct {
-	agent.Sim
+	adapter.Sim
 	mu      sync.Mutex
 	dirs    map[string]string // plan → folder of its first agent
 	running int
@@ -67,7 +68,7 @@ func simLauncher(t *testing.T, env ...string) *dirRecorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &dirRecorder{Sim: agent.Sim{Bin: self, Env: append([]string{"HIVE_SIM_DELAY=20ms"}, env...)}}
+	return &dirRecorder{Sim: adapter.Sim{Bin: self, Env: append([]string{"HIVE_SIM_DELAY=20ms"}, env...)}}
 }
 
 // wtPlan is a plan of phase 01-lib with one auto task writing files.

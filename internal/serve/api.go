@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hivectl/hive/internal/serve/views"
 )
 
 // keepAlive is how often an idle event stream gets a comment line, so that
@@ -26,7 +28,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // apiRuns lists every run, newest first.
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request, id who) {
 	<-s.ready
-	writeJSON(w, http.StatusOK, s.store.runs())
+	writeJSON(w, http.StatusOK, s.store.Runs())
 }
 
 // apiRun shows one run.
@@ -41,9 +43,9 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request, id who) {
 // apiCheckpoints lists the open checkpoints of every run.
 func (s *Server) apiCheckpoints(w http.ResponseWriter, r *http.Request, id who) {
 	<-s.ready
-	cps := s.store.checkpoints()
+	cps := s.store.Checkpoints()
 	if cps == nil {
-		cps = []CheckpointView{}
+		cps = []views.CheckpointView{}
 	}
 	writeJSON(w, http.StatusOK, cps)
 }
@@ -156,9 +158,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, id who) {
 		return
 	}
 	defer s.streams.Add(-1)
-	wake, unsubscribe := s.store.subscribe()
+	wake, unsubscribe := s.store.Subscribe()
 	defer unsubscribe()
-	last := s.store.last()
+	last := s.store.Last()
 	if h := r.Header.Get("Last-Event-ID"); h != "" {
 		if n, err := strconv.ParseInt(h, 10, 64); err == nil && n >= 0 {
 			last = n
@@ -172,7 +174,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, id who) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {
-		evs, complete := s.store.since(last)
+		evs, complete := s.store.Since(last)
 		if !complete {
 			fmt.Fprintf(w, "event: reset\ndata: {}\n\n")
 		}

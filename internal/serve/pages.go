@@ -2,85 +2,29 @@ package serve
 
 import (
 	"bytes"
-	"embed"
 	"fmt"
-	"html/template"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/hivectl/hive/internal/tui"
-	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/serve/pages"
+	"github.com/hivectl/hive/internal/serve/views"
 )
 
-//go:embed web
-var webFS embed.FS
-
-// pages are parsed on first use, not when hive starts: every hive process
-// (each sim agent is one) paid the parse, a few milliseconds of CPU, and
-// only `hive serve` renders them.
-var pages = sync.OnceValue(parsePages)
-
-func parsePages() *template.Template {
-	return template.Must(template.New("").Funcs(template.FuncMap{
-		"when": func(t time.Time) string { return t.Local().Format("Jan 2 15:04") },
-		"tokens": func(n int64) string {
-			switch {
-			case n >= 1_000_000:
-				return fmt.Sprintf("%.1fM", float64(n)/1e6)
-			case n >= 10_000:
-				return fmt.Sprintf("%.0fk", float64(n)/1e3)
-			}
-			return fmt.Sprint(n)
-		},
-		"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
-		"limit":    func(w *work.LimitWait) string { return tui.LimitText(w, time.Now()) },
-		"markdown": markdown,
-		"form":     func(csrf string, cp CheckpointView) formData { return formData{CSRF: csrf, CP: cp} },
-	}).ParseFS(webFS, "web/pages.html"))
-}
-
-type formData struct {
-	CSRF string
-	CP   CheckpointView
-}
-
-// page is what every template is given.
-type page struct {
-	Title  string
-	Repo   string
-	Run    string // the run shown, for live updates ("" on the dashboard)
-	Scoped bool   // a signed link's session: no way to the rest
-	CSRF   string
-
-	Runs        []RunView
-	Checkpoints []CheckpointView
-	View        *RunView
-	Checkpoint  *CheckpointView
-	Plan        string
-	CP          int
-
-	Heading, Message string
-	OK               bool
-	Action, Button   string
-	Expires          time.Time
-}
-
-func (s *Server) newPage(title string, id who) page {
-	p := page{Title: title, Repo: filepath.Base(s.o.Root)}
+func (s *Server) newPage(title string, id who) pages.Page {
+	p := pages.Page{Title: title, Repo: filepath.Base(s.o.Root)}
 	if id.session != nil {
 		p.CSRF, p.Scoped = id.session.csrf, id.session.scope != nil
 	}
 	return p
 }
 
-func (s *Server) render(w http.ResponseWriter, status int, name string, p page) {
+func (s *Server) render(w http.ResponseWriter, status int, name string, p pages.Page) {
 	var b bytes.Buffer
-	if err := pages().ExecuteTemplate(&b, name, p); err != nil {
+	if err := pages.Render(&b, name, p); err != nil {
 		s.logf("render %s: %v", name, err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
@@ -104,7 +48,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg st
 func (s *Server) dashboardPage(w http.ResponseWriter, r *http.Request, id who) {
 	<-s.ready
 	p := s.newPage("Runs", id)
-	p.Runs, p.Checkpoints = s.store.runs(), s.store.checkpoints()
+	p.Runs, p.Checkpoints = s.store.Runs(), s.store.Checkpoints()
 	s.render(w, http.StatusOK, "dashboard", p)
 }
 
@@ -150,17 +94,17 @@ func (s *Server) target(w http.ResponseWriter, r *http.Request, id who) (target,
 }
 
 // findCheckpoint returns the open checkpoint t names.
-func (s *Server) findCheckpoint(t target) (CheckpointView, bool) {
-	v, ok := s.store.run(t.run)
+func (s *Server) findCheckpoint(t target) (views.CheckpointView, bool) {
+	v, ok := s.store.Run(t.run)
 	if !ok {
-		return CheckpointView{}, false
+		return views.CheckpointView{}, false
 	}
 	for _, cp := range v.Checkpoints {
 		if cp.Plan == t.plan && cp.ID == t.cp {
 			return cp, true
 		}
 	}
-	return CheckpointView{}, false
+	return views.CheckpointView{}, false
 }
 
 // answerForm takes the answer of a checkpoint's form: the button pressed
@@ -198,17 +142,17 @@ func (s *Server) answered(w http.ResponseWriter, r *http.Request, id who, t targ
 // runOf is the run the request's "run" parameter names, if it is well
 // formed, the caller may see it, and it exists; else the failure is
 // written (listed says where the runs are listed).
-func (s *Server) runOf(w http.ResponseWriter, r *http.Request, id who, listed string) (RunView, bool) {
+func (s *Server) runOf(w http.ResponseWriter, r *http.Request, id who, listed string) (views.RunView, bool) {
 	key := r.PathValue("run")
-	if _, _, ok := parseRunKey(key); !ok {
+	if _, _, ok := views.ParseRunKey(key); !ok {
 		s.fail(w, r, http.StatusBadRequest, fmt.Sprintf("bad parameter: run %q is not KIND-ID (phase-3, pipeline-1)", key))
-		return RunView{}, false
+		return views.RunView{}, false
 	}
 	if !id.allows(key, "", 0) {
 		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
-		return RunView{}, false
+		return views.RunView{}, false
 	}
-	v, ok := s.store.run(key)
+	v, ok := s.store.Run(key)
 	if !ok {
 		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("no run %s here (%s)", key, listed))
 	}
@@ -218,7 +162,7 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request, id who, listed st
 // output shows the end of an item's latest agent log, as text.
 func (s *Server) output(w http.ResponseWriter, r *http.Request, id who) {
 	key, item := r.PathValue("run"), r.PathValue("item")
-	kind, runID, ok := parseRunKey(key)
+	kind, runID, ok := views.ParseRunKey(key)
 	if !ok || !validItem(item) {
 		s.fail(w, r, http.StatusBadRequest, "bad parameter: a run (KIND-ID) and a plan or role id")
 		return
@@ -227,8 +171,8 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request, id who) {
 		s.fail(w, r, http.StatusForbidden, "this link opens one checkpoint only")
 		return
 	}
-	v, ok := s.store.run(key)
-	var it *ItemView
+	v, ok := s.store.Run(key)
+	var it *views.ItemView
 	for i := range v.Items {
 		if v.Items[i].ID == item {
 			it = &v.Items[i]
@@ -239,13 +183,13 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request, id who) {
 		return
 	}
 	name := fmt.Sprintf("%s.attempt-%d.log", item, it.Attempt)
-	if kind == KindPipeline {
+	if kind == views.KindPipeline {
 		name = fmt.Sprintf("run-%d-%s", runID, name)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	f, err := os.Open(filepath.Join(s.o.Root, ".hive", "logs", name))
 	if err != nil {
-		if kind == KindTemporal {
+		if kind == views.KindTemporal {
 			fmt.Fprintf(w, "(no output from %s here: its agent runs on a hive worker, and its log is in that worker's .hive/logs)\n", item)
 			return
 		}
@@ -275,14 +219,11 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request, id who) {
 
 // static serves the embedded style sheet and script, nothing else.
 func (s *Server) static(w http.ResponseWriter, r *http.Request) {
-	types := map[string]string{"style.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8"}
-	name := r.PathValue("file")
-	ct, ok := types[name]
+	b, ct, ok := pages.Static(r.PathValue("file"))
 	if !ok {
 		s.fail(w, r, http.StatusNotFound, "no such file")
 		return
 	}
-	b, _ := webFS.ReadFile("web/" + name)
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Cache-Control", "max-age=300")
 	w.Write(b)
@@ -412,7 +353,7 @@ func (s *Server) checkLink(r *http.Request) (Link, target, int, error) {
 		t.run = s.runOfPhase(l.Phase, l.Plan, l.Checkpoint)
 	}
 	var ok bool
-	if t.kind, t.id, ok = parseRunKey(t.run); !ok || !validItem(t.plan) {
+	if t.kind, t.id, ok = views.ParseRunKey(t.run); !ok || !validItem(t.plan) {
 		return l, t, http.StatusGone, fmt.Errorf("checkpoint #%d of %s is not open any more: it was answered, or its run is finished", l.Checkpoint, l.Plan)
 	}
 	return l, t, 0, nil
@@ -421,8 +362,8 @@ func (s *Server) checkLink(r *http.Request) (Link, target, int, error) {
 // runOfPhase finds the unfinished phase run of phase in which plan waits
 // at checkpoint cp; "" if none.
 func (s *Server) runOfPhase(phase, plan string, cp int) string {
-	for _, v := range s.store.runs() {
-		if v.Kind != KindPhase || v.Finished != nil || v.Phase != phase {
+	for _, v := range s.store.Runs() {
+		if v.Kind != views.KindPhase || v.Finished != nil || v.Phase != phase {
 			continue
 		}
 		for _, c := range v.Checkpoints {

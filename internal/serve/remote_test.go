@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/serve/views"
 )
 
 // fakeRemote is one running workflow whose plan 01-02 waits at a decision,
@@ -27,7 +29,7 @@ type fakeRemote struct {
 	answers []string
 }
 
-func (f *fakeRemote) Runs(context.Context) ([]RemoteRun, error) {
+func (f *fakeRemote) Runs(context.Context) ([]views.RemoteRun, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
@@ -42,14 +44,14 @@ func (f *fakeRemote) Runs(context.Context) ([]RemoteRun, error) {
 		snap.Queue = []engine.Checkpoint{{ID: 3, Plan: "01-02", Attempt: 1, Kind: engine.KindCheckpoint, Type: "decision",
 			Details: "Pick **the store**:\n1. `sqlite`\n2. <b>postgres</b>", Options: []string{"sqlite", "postgres"}}}
 	}
-	return []RemoteRun{{Workflow: "hive-01-demo-1a2b3c4d", Started: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), Snap: snap}}, nil
+	return []views.RemoteRun{{Workflow: "hive-01-demo-1a2b3c4d", Started: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), Snap: snap}}, nil
 }
 
-func (f *fakeRemote) Answer(_ context.Context, r RemoteRun, plan string, cp int, text string) error {
+func (f *fakeRemote) Answer(_ context.Context, r views.RemoteRun, plan string, cp int, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.open || plan != "01-02" || cp != 3 {
-		return fmt.Errorf("%w: checkpoint #%d of %s", ErrNotOpen, cp, plan)
+		return fmt.Errorf("%w: checkpoint #%d of %s", views.ErrNotOpen, cp, plan)
 	}
 	f.open = false
 	f.answers = append(f.answers, r.Workflow+" "+plan+" "+text)
@@ -104,8 +106,8 @@ func TestRemoteRuns(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 
-	key1 := runKey(KindTemporal, remoteID("hive-01-demo-1a2b3c4d"))
-	var runs []RunView
+	key1 := temporalKey("hive-01-demo-1a2b3c4d")
+	var runs []views.RunView
 	deadline := time.Now().Add(10 * time.Second)
 	for len(runs) == 0 && time.Now().Before(deadline) {
 		_, body := call("GET", "/api/runs", "")
@@ -118,7 +120,7 @@ func TestRemoteRuns(t *testing.T) {
 		t.Fatalf("runs = %+v, want the workflow's", runs)
 	}
 	r := runs[0]
-	if r.Key != key1 || r.Kind != KindTemporal || r.Workflow != "hive-01-demo-1a2b3c4d" || r.State != "running" || len(r.Items) != 2 || len(r.Checkpoints) != 1 {
+	if r.Key != key1 || r.Kind != views.KindTemporal || r.Workflow != "hive-01-demo-1a2b3c4d" || r.State != "running" || len(r.Items) != 2 || len(r.Checkpoints) != 1 {
 		t.Fatalf("run view = %+v", r)
 	}
 	if cp := r.Checkpoints[0]; cp.Run != key1 || cp.Plan != "01-02" || cp.ID != 3 || cp.Form != "choice" {
@@ -207,4 +209,12 @@ func TestRemoteRuns(t *testing.T) {
 	if _, body := call("GET", "/api/runs", ""); !strings.Contains(body, key1) {
 		t.Fatalf("runs while the server is away: %s", body)
 	}
+}
+
+// temporalKey is the key of a workflow's run as views gives it: a number
+// drawn from the workflow's name, the same across restarts of hive serve.
+func temporalKey(workflow string) string {
+	h := fnv.New32a()
+	h.Write([]byte(workflow))
+	return fmt.Sprintf("%s-%d", views.KindTemporal, int64(h.Sum32())+1)
 }

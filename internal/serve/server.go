@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivectl/hive/internal/answer"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/serve/views"
 )
 
 // Limits.
@@ -60,13 +61,13 @@ type Options struct {
 	Now func() time.Time
 	// Remote, when set, adds the runs of another backend (the Temporal
 	// workflows of the repository's phases) to the journals' runs.
-	Remote Remote
+	Remote views.Remote
 }
 
 // Server is hive serve's handler. Start its journal follower with Run.
 type Server struct {
 	o        Options
-	store    *store
+	store    *views.Store
 	sessions *sessions
 	links    *usedLinks
 	limit    *limiter
@@ -99,7 +100,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, store: newStore(o.Root, o.Remote), sessions: newSessions(), links: used, limit: newLimiter(o.Rate), ready: make(chan struct{})}
+	s := &Server{o: o, store: views.New(o.Root, o.Remote), sessions: newSessions(), links: used, limit: newLimiter(o.Rate), ready: make(chan struct{})}
 	s.routes()
 	return s, nil
 }
@@ -108,10 +109,10 @@ func New(o Options) (*Server, error) {
 // returned at once (a damaged journal); later ones, and the remote
 // backend's, are logged and retried.
 func (s *Server) Run(ctx context.Context) error {
-	defer s.store.close()
-	err := s.store.refresh()
+	defer s.store.Close()
+	err := s.store.Refresh()
 	close(s.ready)
-	var remote *remoteError
+	var remote *views.RemoteError
 	if errors.As(err, &remote) {
 		s.logf("%v", err)
 	} else if err != nil {
@@ -124,7 +125,7 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			if err := s.store.refresh(); err != nil {
+			if err := s.store.Refresh(); err != nil {
 				s.logf("read the journals: %v", err)
 			}
 		}
@@ -299,7 +300,7 @@ var errBadParam = errors.New("bad parameter")
 func parseTarget(r *http.Request) (target, error) {
 	t := target{run: r.PathValue("run"), plan: r.PathValue("plan")}
 	var ok bool
-	if t.kind, t.id, ok = parseRunKey(t.run); !ok {
+	if t.kind, t.id, ok = views.ParseRunKey(t.run); !ok {
 		return t, fmt.Errorf("%w: run %q is not KIND-ID (phase-3, pipeline-1)", errBadParam, t.run)
 	}
 	if !validItem(t.plan) {
@@ -334,13 +335,13 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 	// again when the checkpoint may be newer than they are): only an answer
 	// to an open checkpoint takes the answer path's lock and replay, which
 	// decide.
-	if open, _, answered := s.store.lookup(t.run, t.plan, t.cp); !open && !answered {
+	if open, _, answered := s.store.Lookup(t.run, t.plan, t.cp); !open && !answered {
 		// Perhaps too new for the views.
-		if err := s.store.refresh(); err != nil {
+		if err := s.store.Refresh(); err != nil {
 			s.logf("read the journals: %v", err)
 		}
 	}
-	if open, known, _ := s.store.lookup(t.run, t.plan, t.cp); !open {
+	if open, known, _ := s.store.Lookup(t.run, t.plan, t.cp); !open {
 		switch {
 		case known:
 			return answer.Result{}, &answerError{http.StatusConflict, fmt.Sprintf("%v: checkpoint #%d of %s in %s is no longer open", answer.ErrAnswered, t.cp, t.plan, t.run)}
@@ -348,21 +349,20 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 			return answer.Result{}, &answerError{http.StatusNotFound, fmt.Sprintf("%s has no checkpoint #%d of %s (GET /api/checkpoints lists the open ones)", t.run, t.cp, t.plan)}
 		}
 	}
-	if t.kind == KindTemporal {
+	if t.kind == views.KindTemporal {
 		masked := s.o.Redactor.String(text)
 		if aerr := s.answerRemote(t, masked); aerr != nil {
 			return answer.Result{}, aerr
 		}
-		s.store.remoteNow() // show it at once
-		if err := s.store.refresh(); err != nil {
+		s.store.RemoteNow() // show it at once
+		if err := s.store.Refresh(); err != nil {
 			s.logf("%v", err)
 		}
 		return answer.Result{Answer: masked}, nil
 	}
-	s.store.mu.Lock()
-	js := answer.Journals{Root: s.o.Root, Phase: s.store.phaseJ, Pipeline: s.store.pipeJ, Redactor: s.o.Redactor}
-	s.store.mu.Unlock()
-	if t.kind == KindPhase {
+	phase, pipe := s.store.Journals()
+	js := answer.Journals{Root: s.o.Root, Phase: phase, Pipeline: pipe, Redactor: s.o.Redactor}
+	if t.kind == views.KindPhase {
 		js.Pipeline = nil
 	} else {
 		js.Phase = nil
@@ -381,7 +381,7 @@ func (s *Server) record(t target, text string) (answer.Result, *answerError) {
 		return res, &answerError{http.StatusInternalServerError, "the answer could not be recorded (hive serve's log says why)"}
 	}
 	// Show it at once rather than at the next poll.
-	if err := s.store.refresh(); err != nil {
+	if err := s.store.Refresh(); err != nil {
 		s.logf("read the journals: %v", err)
 	}
 	return res, nil

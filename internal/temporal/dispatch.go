@@ -84,6 +84,13 @@ type dispatcher struct {
 	// stopsHost: a stop also goes to the worker that holds the session
 	// (false in runs started before it did).
 	stopsHost bool
+	// messages are the scopes of the messages sent to each live session's
+	// own worker: once the session has ended, what its worker has not
+	// taken is cancelled, since a worker that died never takes it and the
+	// run would wait for it forever (cancelMessages false: a run started
+	// before, whose messages wait).
+	messages       map[sessionKey]messageScope
+	cancelMessages bool
 
 	// Merges, post-merge gates and verifications go one at a time, in the
 	// order the engine asked for them: each works on the integration
@@ -166,6 +173,12 @@ func (p *dispatcher) message(c engine.Command) {
 	p.held[key] = append(p.held[key], c)
 }
 
+// messageScope is where the messages to one session's worker run.
+type messageScope struct {
+	ctx    workflow.Context
+	cancel workflow.CancelFunc
+}
+
 // sendTo sends a message to the worker of queue; a stop goes only to a
 // worker that polls a queue of its own (another worker holds no session
 // of it to stop).
@@ -233,12 +246,19 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 	}
 	ctx := p.ctx
 	key := sessionKey{c.Plan, c.Attempt}
+	if scope, ok := p.messages[key]; ok && queue != p.d.TaskQueue {
+		ctx = scope.ctx // a message to the session's own worker ends with the session
+	}
 	if c.Type == engine.CmdStartAgent {
 		opts.StartToCloseTimeout = p.d.Session
 		opts.WaitForCancellation = true // a stopped session still reports how it ended
 		var cancel workflow.CancelFunc
 		ctx, cancel = workflow.WithCancel(ctx)
 		p.sessions[key] = cancel
+		if p.cancelMessages {
+			mctx, mcancel := workflow.WithCancel(p.ctx)
+			p.messages[key] = messageScope{mctx, mcancel}
+		}
 	}
 	snap := p.snapshot()
 	w := Work{Command: c, Since: since(snap, c.Plan), Where: p.d.Where}
@@ -253,6 +273,10 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 			delete(p.sessions, key)
 			delete(p.hosts, key)
 			delete(p.held, key)
+			if scope, ok := p.messages[key]; ok {
+				scope.cancel()
+				delete(p.messages, key)
+			}
 		}
 		if serialCommands[c.Type] {
 			p.busy = false

@@ -28,6 +28,8 @@ type fakeWorker struct {
 	release chan struct{} // ends a hung session
 	ran     []string
 	done    map[string]bool // the plans whose agent finished: the disk says so
+	// asks: a hung session of the plan first stops at a checkpoint
+	asks map[string]bool
 }
 
 func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
@@ -39,6 +41,9 @@ func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, _ string, _ 
 	switch c.Type {
 	case engine.CmdStartAgent:
 		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100 + c.Attempt})
+		if hang && f.asks[c.Plan] {
+			emit(engine.Event{Type: engine.EvCheckpoint, Plan: c.Plan, Attempt: c.Attempt, Checkpoint: &engine.Checkpoint{Type: "human-verify", Done: 0, Total: 1}})
+		}
 		if hang {
 			select { // a session that works until its worker dies or it is stopped
 			case <-ctx.Done():
@@ -193,6 +198,61 @@ func TestDispatchTakesALostWorkerForACrash(t *testing.T) {
 	}
 }
 
+// TestDispatchCancelsMessagesToALostSession, on a real Temporal server:
+// the answer to a live session's checkpoint goes to the worker that holds
+// the session, on a queue of its own, and that worker dies before it takes
+// it. Once the session counts as lost the message is cancelled, and the
+// run finishes on a new attempt; before, it waited for the message forever.
+func TestDispatchCancelsMessagesToALostSession(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	w := &fakeWorker{hang: map[string]bool{"01-01": true}, asks: map[string]bool{"01-01": true}, release: release, done: map[string]bool{}}
+	c, queue := devServer(t, func(c client.Client, wk worker.Worker) {
+		// Beats of an hour: the hung session is silent, as on a dead
+		// worker, whose own queue (Host) nobody polls.
+		wk.RegisterActivityWithOptions((&Activities{Exec: w, Client: c, Host: "a-worker-that-died", Beat: time.Hour}).Command, activity.RegisterOptions{Name: CommandActivity})
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	spec := dispatchSpec("01-01")
+	spec.Team = true
+	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 3 * time.Second, Session: time.Hour, Command: time.Minute}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-lost-message", TaskQueue: queue}, RunWorkflowName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := engine.Event{Type: engine.EvRunStarted, Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Spec: spec, Attended: true}
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, start); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		snap, err := State(ctx, c, run)
+		if err == nil && len(snap.Queue) > 0 {
+			answer := engine.Event{Type: engine.EvAnswer, Plan: "01-01", Text: "approved", By: "hive answer", CheckpointID: snap.Queue[0].ID}
+			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no checkpoint to answer: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	var res RunResult
+	if err := Result(ctx, run, &res); err != nil {
+		t.Fatalf("the run did not end once its session was lost (a message to the dead worker held it?): %v", err)
+	}
+	final, err := engine.Restore(*res.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := final.Snapshot().Plans[0]; p.State != engine.Complete || p.Attempt != 2 {
+		t.Fatalf("01-01: %s after %d attempts; want complete on the second", p.State, p.Attempt)
+	}
+}
+
 // slowSession is a worker whose session of 01-01 works for a while (real
 // time) before it finishes its plan; every other command is fakeWorker's.
 type slowSession struct {
@@ -216,8 +276,6 @@ func (s slowSession) Execute(ctx context.Context, c engine.Command, since string
 // once the session ends it continues as new, and the next workflow run
 // carries out the work held back first, to the run's end.
 func TestDispatchDrainsALongHistory(t *testing.T) {
-	defer func(n, h int) { maxEventsPerRun, drainHistory = n, h }(maxEventsPerRun, drainHistory)
-	maxEventsPerRun, drainHistory = 3, 100
 	w := &fakeWorker{done: map[string]bool{}}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 1, Retries: 1, Plans: []engine.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
@@ -239,7 +297,7 @@ func TestDispatchDrainsALongHistory(t *testing.T) {
 		signals = append(signals, engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10})
 	}
 	dispatch := &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
-	_, err := run(RunInput{Dispatch: dispatch}, signals)
+	_, err := run(RunInput{Dispatch: dispatch, Limits: Limits{MaxEvents: 3, DrainHistory: 100}}, signals)
 	var can *workflow.ContinueAsNewError
 	if !errors.As(err, &can) {
 		t.Fatalf("want a continue-as-new once the session ended, got %v", err)

@@ -57,6 +57,7 @@ type ObjectiveInput struct {
 	Synced   int                `json:"synced,omitempty"`
 	Seq      int                `json:"seq,omitempty"`
 	Held     []pipeline.Command `json:"held,omitempty"`
+	Limits   Limits             `json:"limits,omitempty"`
 }
 
 // ObjectiveDispatch is how an objective's workflow carries its commands
@@ -158,7 +159,7 @@ func unzipEvents(data []byte) ([]pipeline.Event, error) {
 // on any worker rebuilds the same machine; the state is a query
 // (StateQuery), the answers too (AnswersQuery). The machine decides by
 // the rules its run's Spec names, so a history keeps its meaning under a
-// later hive. After maxEventsPerRun events it continues as new at the
+// later hive. After Limits.MaxEvents events it continues as new at the
 // first moment no activity is out, carrying the events stepped (the
 // machine is rebuilt by stepping them again) and its timers.
 func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult, error) {
@@ -236,7 +237,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		closed = true
 	})
 	if in.Dispatch != nil {
-		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot,
+		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot, every: in.Limits.recordEvery(),
 			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{},
 			stepped: func() []pipeline.Event { return stepped }, synced: synced}
 		out.carry(in.Held)
@@ -254,7 +255,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	}
 	for !done() {
 		sel.Select(ctx)
-		if done() || seq-in.Seq < maxEventsPerRun || (out != nil && out.pending > 0) {
+		if done() || seq-in.Seq < in.Limits.maxEvents() || (out != nil && out.pending > 0) {
 			continue
 		}
 		for { // the events already signalled: none may be lost
@@ -271,7 +272,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		if err != nil {
 			return ObjectiveResult{}, err
 		}
-		next := ObjectiveInput{Dispatch: in.Dispatch, Stepped: carried, Seq: seq}
+		next := ObjectiveInput{Dispatch: in.Dispatch, Stepped: carried, Seq: seq, Limits: in.Limits}
 		if out != nil {
 			next.Held, next.Synced = out.timers(), out.synced
 		}
@@ -307,21 +308,16 @@ type objectiveDispatcher struct {
 	wakes    []pipeline.Command
 	// stepped are the events stepped so far, of which the folder's
 	// journal holds synced; recording: a record activity is out; waiting:
-	// a batch waits for recordEvery to pass.
+	// a batch waits for every to pass.
 	stepped   func() []pipeline.Event
 	synced    int
 	recording bool
 	waiting   bool
+	every     time.Duration // Limits.RecordEvery
 }
 
-// recordEvery is how long the events stepped wait, at most, to reach the
-// run's folder's journal while the run works: they go in batches, an
-// activity each, so that a run of quick steps is not slowed by one for
-// each step. A variable for tests.
-var recordEvery = 2 * time.Second
-
 // record has a worker of the run's folder journal the events stepped that
-// its journal does not hold yet: now, or once recordEvery has passed; one
+// its journal does not hold yet: now, or once Limits.RecordEvery has passed; one
 // batch at a time, the events stepped meanwhile going with the next. A
 // batch that failed goes again with the next event. What is left when
 // the run ends goes with its delivery (finish).
@@ -333,7 +329,7 @@ func (p *objectiveDispatcher) record(now bool) {
 	if !now {
 		if !p.waiting {
 			p.waiting = true
-			p.sel.AddFuture(workflow.NewTimer(p.ctx, recordEvery), func(workflow.Future) {
+			p.sel.AddFuture(workflow.NewTimer(p.ctx, p.every), func(workflow.Future) {
 				p.waiting = false
 				p.record(true)
 			})

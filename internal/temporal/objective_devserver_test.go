@@ -21,8 +21,6 @@ import (
 // testdata/histories (objective-N.json) for the replay test: record one
 // whenever the workflow's code changes how it runs.
 func TestObjectiveWorkflowOnADevServer(t *testing.T) {
-	defer func(d time.Duration) { recordEvery = d }(recordEvery)
-	recordEvery = time.Hour // only the question's batch goes before the end
 	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
 		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
 			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
@@ -36,7 +34,7 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 	d := *objectiveDispatch
 	d.TaskQueue = queue
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, ObjectiveWorkflowName,
-		ObjectiveInput{Spec: quickSpec(t), Dispatch: &d})
+		ObjectiveInput{Spec: quickSpec(t), Dispatch: &d, Limits: Limits{RecordEvery: time.Hour}}) // only the question's batch goes before the end
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,8 +217,6 @@ func TestObjectiveRunsALostRoleAgain(t *testing.T) {
 // A question is answered by a signal: the tests could not run, a human
 // says retry, the tests run again.
 func TestObjectiveTakesAnAnswer(t *testing.T) {
-	defer func(d time.Duration) { recordEvery = d }(recordEvery)
-	recordEvery = 10 * time.Hour // no batch goes but the question's
 	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
 		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
 			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
@@ -245,7 +243,7 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 		}
 		env.SignalWorkflow(ObjectiveEventSignal, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
 	}, time.Hour)
-	res := finished(t, env, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	res := finished(t, env, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: Limits{RecordEvery: 10 * time.Hour}}) // no batch goes but the question's
 	if !asked || res.State.Outcome != "complete" {
 		t.Fatalf("asked %v, outcome %q (%s)", asked, res.State.Outcome, res.State.Reason)
 	}
@@ -258,8 +256,6 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 // history is long: the next workflow run rebuilds the machine from the
 // events stepped, sets the timer again, and goes on when it fires.
 func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
-	defer func(n int) { maxEventsPerRun = n }(maxEventsPerRun)
-	maxEventsPerRun = 3
 	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
 		if w.Command.Type == pipeline.CmdStartAgent && w.Command.Job == "tester" && n == 1 {
 			return []pipeline.Event{
@@ -270,7 +266,7 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 		return nil, nil, false
 	}}
 	env := objectiveEnv(workers)
-	env.ExecuteWorkflow(ObjectiveWorkflowName, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	env.ExecuteWorkflow(ObjectiveWorkflowName, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: Limits{MaxEvents: 3}})
 	var next *workflow.ContinueAsNewError
 	if err := env.GetWorkflowError(); err == nil || !errors.As(err, &next) {
 		t.Fatalf("workflow: %v, want it to continue as new while it waits", err)

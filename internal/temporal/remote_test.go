@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
@@ -125,7 +126,7 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := agent.Sim{Bin: self, Env: []string{asSim + "=1"}}
+	sim := adapter.Sim{Bin: self, Env: []string{asSim + "=1"}}
 	options := func(name string) runner.Options {
 		t.Helper()
 		dir := filepath.Join(tmp, name)

@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/demo"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
@@ -47,7 +47,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	}
 	o := runner.Options{Repo: repo, Phase: phase,
 		Schedule: runner.Schedule{MaxConcurrent: 2, Dynamic: true},
-		Agents:   runner.Agents{Launcher: agent.Sim{Bin: self, Env: []string{asSim + "=1"}}, Stall: time.Minute}}
+		Agents:   runner.Agents{Launcher: adapter.Sim{Bin: self, Env: []string{asSim + "=1"}}, Stall: time.Minute}}
 	spec, err := runner.PhaseSpec(ctx, o)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -33,31 +34,63 @@ const (
 	// to the worker that holds the session (SessionSignal).
 	sessionRoutingChange = "hive-session-routing"
 	// drainChange is the GetVersion change id of holding new work back
-	// once the history is long, to continue as new (drainHistory).
+	// once the history is long, to continue as new (Limits.DrainHistory).
 	drainChange = "hive-drain"
 	// stopHostChange is the GetVersion change id of telling the worker
 	// that holds a session to stop it, beside cancelling its activity.
 	stopHostChange = "hive-stop-host"
+	// messageCancelChange is the GetVersion change id of cancelling, once
+	// a session has ended, the messages to its worker not yet taken.
+	messageCancelChange = "hive-message-cancel"
 	// firstEngine is the first engine version that ran as a workflow: a
 	// history it wrote must replay on every later hive (the recorded
 	// histories in testdata/histories hold them to it).
 	firstEngine = 6
 )
 
-// maxEventsPerRun is how many events one workflow run steps before it
-// continues as new with the engine's exported state, at the first moment
-// nothing it started is out: Temporal warns about histories past a few
-// thousand events, and a run of hundreds of plans has more than that. A
-// variable for tests.
-var maxEventsPerRun = 2000
+// Limits bound a workflow run's history, as inputs of the workflow (zero:
+// the defaults, which hive never changes; tests make them small). They are
+// carried across continue-as-new.
+type Limits struct {
+	// MaxEvents is how many events one workflow run steps before it
+	// continues as new, at the first moment nothing it started is out:
+	// Temporal warns about histories past a few thousand events, and a
+	// run of hundreds of plans has more than that (2,000).
+	MaxEvents int `json:"max_events,omitempty"`
+	// DrainHistory is the history length (Temporal's events, not the
+	// machine's) past which a dispatching workflow whose work never
+	// paused (agents always at work, a session waiting days for its
+	// human) starts no more work: what is out ends, then it continues as
+	// new with the work it held back, far below the server's limit
+	// (51,200 events), where a workflow is terminated (20,000).
+	DrainHistory int `json:"drain_history,omitempty"`
+	// RecordEvery is how long the events an objective's workflow stepped
+	// wait, at most, to reach the run's folder's journal while the run
+	// works: they go in batches, an activity each, so that a run of quick
+	// steps is not slowed by one for each step (2 s).
+	RecordEvery time.Duration `json:"record_every,omitempty"`
+}
 
-// drainHistory is the history length (Temporal's events, not the
-// engine's) past which a dispatching workflow whose work never paused
-// (agents always at work, a session waiting days for its human) starts
-// no more work: what is out ends, then it continues as new with the work
-// it held back, far below the server's limit (51,200 events), where a
-// workflow is terminated. A variable for tests.
-var drainHistory = 20000
+func (l Limits) maxEvents() int {
+	if l.MaxEvents > 0 {
+		return l.MaxEvents
+	}
+	return 2000
+}
+
+func (l Limits) drainHistory() int {
+	if l.DrainHistory > 0 {
+		return l.DrainHistory
+	}
+	return 20000
+}
+
+func (l Limits) recordEvery() time.Duration {
+	if l.RecordEvery > 0 {
+		return l.RecordEvery
+	}
+	return 2 * time.Second
+}
 
 // RunInput starts a run's workflow: empty for a new run; the engine's
 // exported state and the events stepped so far when it continues as new.
@@ -71,7 +104,8 @@ type RunInput struct {
 	Dispatch *Dispatch     `json:"dispatch,omitempty"`
 	// Held are the commands a dispatching workflow run held back to
 	// continue as new: the next one carries them out first.
-	Held []engine.Command `json:"held,omitempty"`
+	Held   []engine.Command `json:"held,omitempty"`
+	Limits Limits           `json:"limits,omitempty"`
 }
 
 // Answer is what the engine answered to one event: its commands, or the
@@ -92,7 +126,7 @@ type RunResult struct {
 
 // RunWorkflow is one hive run: the engine, stepped with each signalled
 // event in history order. It ends on CloseSignal, and continues as new
-// after maxEventsPerRun events.
+// after Limits.MaxEvents events.
 func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// The engine version goes into the history: a history from an engine
 	// outside [firstEngine, engine.Version] (a newer hive's) fails its
@@ -111,6 +145,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// Runs started before stops went to the session's worker only cancel
 	// its activity.
 	stopsHost := workflow.GetVersion(ctx, stopHostChange, workflow.DefaultVersion, 1) == 1
+	// Runs started before a session's end cancelled the messages its dead
+	// worker never took waited for them.
+	cancelMessages := workflow.GetVersion(ctx, messageCancelChange, workflow.DefaultVersion, 1) == 1
 	e := engine.New()
 	if in.State != nil {
 		var err error
@@ -161,6 +198,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	}
 	if in.Dispatch != nil {
 		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, routed: routed, stopsHost: stopsHost,
+			cancelMessages: cancelMessages, messages: map[sessionKey]messageScope{},
 			sessions: map[sessionKey]workflow.CancelFunc{}, hosts: map[sessionKey]string{}, held: map[sessionKey][]engine.Command{}}
 		sel.AddReceive(hosts, func(c workflow.ReceiveChannel, _ bool) {
 			var h SessionHost
@@ -196,17 +234,17 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	}
 	for !done() {
 		sel.Select(ctx)
-		if done() || seq-in.Seq < maxEventsPerRun {
+		if done() || seq-in.Seq < in.Limits.maxEvents() {
 			continue
 		}
-		if disp != nil && drains && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= drainHistory {
+		if disp != nil && drains && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= in.Limits.drainHistory() {
 			disp.draining = true
 		}
 		if disp == nil || disp.pending == 0 {
 			drain() // what it starts keeps this run going; a draining one holds it
 			if disp == nil || disp.pending == 0 {
 				state := e.Export()
-				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch}
+				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch, Limits: in.Limits}
 				if disp != nil {
 					next.Held = disp.heldOver()
 				}

@@ -151,8 +151,7 @@ func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 // next workflow run goes on exactly where the engine was, its answers
 // numbered on.
 func TestContinueAsNewCarriesTheEngine(t *testing.T) {
-	defer func(n int) { maxEventsPerRun = n }(maxEventsPerRun)
-	maxEventsPerRun = 5
+	const maxEventsPerRun = 5
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
 	events := []engine.Event{{Type: engine.EvRunStarted, Time: start, Spec: &spec, Attended: true}}
@@ -173,7 +172,7 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 		env.ExecuteWorkflow(RunWorkflowName, in)
 		return env, env.GetWorkflowError()
 	}
-	_, err := run(RunInput{}, events)
+	_, err := run(RunInput{Limits: Limits{MaxEvents: maxEventsPerRun}}, events)
 	var can *workflow.ContinueAsNewError
 	if !errors.As(err, &can) {
 		t.Fatalf("want a continue-as-new after %d events, got %v", maxEventsPerRun, err)
@@ -182,7 +181,7 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 	if err := decodeInput(can, &next); err != nil {
 		t.Fatal(err)
 	}
-	if next.State == nil || next.Seq != maxEventsPerRun {
+	if next.State == nil || next.Seq != maxEventsPerRun || next.Limits.MaxEvents != maxEventsPerRun {
 		t.Fatalf("carried seq %d, state %v; want seq %d and a state", next.Seq, next.State != nil, maxEventsPerRun)
 	}
 	// The next workflow run gets the events the first did not step.

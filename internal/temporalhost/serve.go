@@ -9,11 +9,11 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/serve"
+	"github.com/hivectl/hive/internal/serve/views"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
-// Remote is serve.Remote for the Temporal backend: the workflow of
+// Remote is views.Remote for the Temporal backend: the workflow of
 // each phase of the repository (Names), its state from its query
 // while it runs and from its result once it has ended; answers are
 // signals, as hive answer sends them.
@@ -22,18 +22,18 @@ type Remote struct {
 	names  Names
 	phases []*plan.Phase
 	// ended keeps the runs that have finished: their state cannot change.
-	ended map[string]serve.RemoteRun
+	ended map[string]views.RemoteRun
 	logf  func(format string, args ...any)
 }
 
 // NewRemote is the Remote of the phases of the repository in folder root,
 // on the server of c; logf tells what a run that cannot be shown lacks.
 func NewRemote(ctx context.Context, c client.Client, root string, phases []*plan.Phase, logf func(format string, args ...any)) *Remote {
-	return &Remote{c: c, names: NewNames(ctx, root), phases: phases, ended: map[string]serve.RemoteRun{}, logf: logf}
+	return &Remote{c: c, names: NewNames(ctx, root), phases: phases, ended: map[string]views.RemoteRun{}, logf: logf}
 }
 
-func (t *Remote) Runs(ctx context.Context) ([]serve.RemoteRun, error) {
-	var runs []serve.RemoteRun
+func (t *Remote) Runs(ctx context.Context) ([]views.RemoteRun, error) {
+	var runs []views.RemoteRun
 	for _, ph := range t.phases {
 		id, desc, found, err := t.names.Find(ctx, t.c, ph)
 		if err != nil {
@@ -56,7 +56,7 @@ func (t *Remote) Runs(ctx context.Context) ([]serve.RemoteRun, error) {
 			t.logf("phase %s: %v", ph.Number, err)
 			continue
 		}
-		r := serve.RemoteRun{Workflow: id, Started: started, Snap: snap}
+		r := views.RemoteRun{Workflow: id, Started: started, Snap: snap}
 		if !running {
 			r.Finished = info.GetCloseTime().AsTime()
 			t.ended[id] = r
@@ -69,13 +69,13 @@ func (t *Remote) Runs(ctx context.Context) ([]serve.RemoteRun, error) {
 // Answer signals the answer to the workflow, after checking in its state
 // that checkpoint cp of plan is still the one open: the engine ignores an
 // answer to another checkpoint, and the person answering must hear so.
-func (t *Remote) Answer(ctx context.Context, r serve.RemoteRun, planID string, cp int, text string) error {
+func (t *Remote) Answer(ctx context.Context, r views.RemoteRun, planID string, cp int, text string) error {
 	snap, err := temporal.State(ctx, t.c, t.c.GetWorkflow(ctx, r.Workflow, ""))
 	if err != nil {
 		return err
 	}
 	if open := OpenCheckpoint(snap, planID); open == nil || open.ID != cp {
-		return fmt.Errorf("%w: checkpoint #%d of %s", serve.ErrNotOpen, cp, planID)
+		return fmt.Errorf("%w: checkpoint #%d of %s", views.ErrNotOpen, cp, planID)
 	}
 	ev := engine.Event{Type: engine.EvAnswer, Plan: planID, Text: text, By: "hive serve", CheckpointID: cp, Time: time.Now().UTC()}
 	if err := t.c.SignalWorkflow(ctx, r.Workflow, "", temporal.EventSignal, ev); err != nil {

@@ -122,8 +122,8 @@ func TestReadOnly(t *testing.T) {
 }
 
 // TestTabOnBothKinds: on execute-phase's screen too, tab moves through a
-// decision's options (round), and tab again cycles the completions of a
-// typed answer.
+// decision's options (round); tab again cycles the completions of a typed
+// answer (the answer box's TestTabCyclesCompletions, in tuikit).
 func TestTabOnBothKinds(t *testing.T) {
 	answers := make(chan engine.Answer, 1)
 	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
@@ -138,28 +138,6 @@ func TestTabOnBothKinds(t *testing.T) {
 	cmd()
 	if a := receive(t, answers); a.Text != "bleve" {
 		t.Errorf("four tabs on three options sent %q, want bleve", a.Text)
-	}
-	f := field{focused: true, suggestions: []string{"allow", "deny", "always"}}
-	var got []string
-	f.update(press("a"))
-	for range 3 {
-		f.update(press("tab"))
-		got = append(got, f.text())
-	}
-	if want := "allow always allow"; strings.Join(got, " ") != want {
-		t.Errorf("a then tab, tab, tab gave %v, want %s", got, want)
-	}
-}
-
-// TestShortBodyNeverScrolls: a question whose body is one line, short of
-// room, shows that line, not a scroll marker that takes as much room.
-func TestShortBodyNeverScrolls(t *testing.T) {
-	b := newAnswerBox("the role that asks", true).ask(&question{ID: 1, Rule: "interviewer asks", Title: "Where should the change be documented?",
-		Body: []string{"decides what the documenter writes"}, Action: "→ YOUR ACTION: Select an option", Options: []string{"in the README", "on a page under docs/"}})
-	lines, _ := b.View(80, 4)
-	got := ansi.Strip(strings.Join(lines, "\n"))
-	if strings.Contains(got, "↕") || !strings.Contains(got, "decides what the documenter writes") {
-		t.Errorf("a one-line body short of room:\n%s", got)
 	}
 }
 

@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
-
-// Tokens reads a count of tokens as 950, 12.3k or 1.2M.
-func Tokens(n int64) string { return tokens(n) }
 
 // BudgetText is the run's budget as it stands, on one line: BudgetSpent,
 // and the step down the model ladder the run took at 80 %. "" for a run
@@ -28,30 +26,11 @@ func BudgetText(s engine.Snapshot) string {
 // counted as the budget counts them) and each plan's ceiling. "" for a
 // run without a budget.
 func BudgetSpent(s engine.Snapshot) string {
-	text := CeilingsSpent(s.Budget.Ceilings, s.Spent)
+	text := tuikit.CeilingsSpent(s.Budget.Ceilings, s.Spent)
 	if b := s.Budget; b.PlanUSD > 0 {
 		text = strings.TrimPrefix(text+fmt.Sprintf(", $%.2f a plan", b.PlanUSD), ", ")
 	}
 	return text
-}
-
-// CeilingsSpent is what was spent of each ceiling ("$3.41 of $5.00
-// (68%)", "1.2M of 2M tokens (60%)"), either machine's; "" for none.
-func CeilingsSpent(c work.Ceilings, sp work.Spend) string {
-	var parts []string
-	if c.USD > 0 {
-		parts = append(parts, fmt.Sprintf("$%.2f of $%.2f (%.0f%%)", sp.CostUSD, c.USD, 100*sp.CostUSD/c.USD))
-	}
-	if c.Tokens > 0 {
-		parts = append(parts, fmt.Sprintf("%s of %s tokens (%.0f%%)", tokens(sp.Tokens()), round(c.Tokens), 100*float64(sp.Tokens())/float64(c.Tokens)))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// round reads a ceiling of tokens as 500, 50k or 2M, or as tokens does
-// when it is not round.
-func round(n int64) string {
-	return strings.Replace(strings.Replace(tokens(n), ".0k", "k", 1), ".0M", "M", 1)
 }
 
 // rungs says a number of steps down the model ladder.
@@ -94,18 +73,6 @@ func BudgetOpen(s engine.Snapshot) *engine.Checkpoint {
 		}
 	}
 	return nil
-}
-
-// budgetStyled styles a spend against its ceiling: a warning from
-// work.WarnShare, an error at the ceiling.
-func budgetStyled(text string, spent, ceiling float64) string {
-	switch {
-	case spent >= ceiling:
-		return stError.Render(text)
-	case spent >= work.WarnShare*ceiling:
-		return stAction.Render(text)
-	}
-	return text
 }
 
 // LimitText says what a run waits for, as of now: "waiting for the usage

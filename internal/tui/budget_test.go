@@ -8,13 +8,14 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
 
 // The header shows the spend against the budget, a warning from 80 % and
 // an error at the ceiling, and fits 80 columns.
 func TestHeaderBudget(t *testing.T) {
-	if stError.Render("x") == stAction.Render("x") || stAction.Render("x") == "x" {
+	if tuikit.StError.Render("x") == tuikit.StAction.Render("x") || tuikit.StAction.Render("x") == "x" {
 		t.Fatal("the warning and error styles do not differ: the test could not tell them apart")
 	}
 	cases := []struct {
@@ -26,9 +27,9 @@ func TestHeaderBudget(t *testing.T) {
 	}{
 		{"none", engine.Budget{}, 0, "42.8k tok · $0.28", nil},
 		{"low", engine.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$0.28/$5.00", func(s ...string) string { return s[0] }},
-		{"warn", engine.Budget{Ceilings: work.Ceilings{USD: 0.30}}, 1, "$0.28/$0.30", stAction.Render},
-		{"over", engine.Budget{Ceilings: work.Ceilings{USD: 0.25}}, 1, "$0.28/$0.25", stError.Render},
-		{"tokens", engine.Budget{Ceilings: work.Ceilings{Tokens: 50_000}}, 0, "42.8k/50k tok", stAction.Render},
+		{"warn", engine.Budget{Ceilings: work.Ceilings{USD: 0.30}}, 1, "$0.28/$0.30", tuikit.StAction.Render},
+		{"over", engine.Budget{Ceilings: work.Ceilings{USD: 0.25}}, 1, "$0.28/$0.25", tuikit.StError.Render},
+		{"tokens", engine.Budget{Ceilings: work.Ceilings{Tokens: 50_000}}, 0, "42.8k/50k tok", tuikit.StAction.Render},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestHeaderBudget(t *testing.T) {
 				if c.style != nil && !strings.Contains(raw, c.style(c.want)) {
 					t.Errorf("at %d columns %q is not styled as it should be: %q", w, c.want, raw)
 				}
-				if c.name == "low" && (strings.Contains(raw, stAction.Render(c.want)) || strings.Contains(raw, stError.Render(c.want))) {
+				if c.name == "low" && (strings.Contains(raw, tuikit.StAction.Render(c.want)) || strings.Contains(raw, tuikit.StError.Render(c.want))) {
 					t.Errorf("at %d columns a spend well under the budget is styled as a warning: %q", w, raw)
 				}
 				if got := strings.Contains(plain, "cheaper models"); got != (c.rung > 0) {

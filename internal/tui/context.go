@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // ContextText is how full a plan's agent session is, for `hive status`:
@@ -14,9 +15,9 @@ func ContextText(c engine.ContextUse) string {
 	if c.Tokens == 0 && c.Rollovers == 0 && c.Compactions == 0 {
 		return "-"
 	}
-	s := tokens(c.Tokens)
+	s := tuikit.Tokens(c.Tokens)
 	if c.Window > 0 {
-		s += fmt.Sprintf("/%s %.0f%%", tokens(c.Window), 100*c.Share())
+		s += fmt.Sprintf("/%s %.0f%%", tuikit.Tokens(c.Window), 100*c.Share())
 	}
 	if c.Rolling {
 		s += " handing over"
@@ -43,11 +44,11 @@ func contextGauge(c engine.ContextUse) string {
 	text := fmt.Sprintf("ctx %s%s %.0f%%", strings.Repeat("▮", full), strings.Repeat("▯", width-full), 100*c.Share())
 	switch {
 	case c.Rolling:
-		return stError.Render(text + " handing over")
+		return tuikit.StError.Render(text + " handing over")
 	case c.Compactions > 0:
-		return stError.Render(text + " compacted")
+		return tuikit.StError.Render(text + " compacted")
 	case c.Warn():
-		return stAction.Render(text)
+		return tuikit.StAction.Render(text)
 	}
-	return stFaint.Render(text)
+	return tuikit.StFaint.Render(text)
 }

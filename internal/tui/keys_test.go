@@ -63,8 +63,8 @@ func TestHelpInRunningProgram(t *testing.T) {
 	tm.Send(press("q")) // not a key of an answering dashboard
 	tm.Send(press("ctrl+c"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
-	if fm := tm.FinalModel(t).(Model); !fm.box.help || !fm.Interrupted {
-		t.Errorf("final model: help %v, interrupted %v", fm.box.help, fm.Interrupted)
+	if fm := tm.FinalModel(t).(Model); !fm.box.HelpShown() || !fm.Interrupted {
+		t.Errorf("final model: help %v, interrupted %v", fm.box.HelpShown(), fm.Interrupted)
 	}
 }
 

@@ -9,10 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 )
-
-// maxLog is how many log lines the dashboard keeps.
-const maxLog = 500
 
 // Options configure a dashboard.
 type Options struct {
@@ -49,9 +47,9 @@ type Model struct {
 	height  int
 	logs    []LogLine
 
-	box  answerBox
+	box  tuikit.AnswerBox
 	sent map[int]string // checkpoint id → the answer the runner took
-	keys keyMap
+	keys tuikit.KeyMap
 
 	// Interrupted: the human stopped the run from the dashboard.
 	Interrupted bool
@@ -66,8 +64,8 @@ func New(o Options) Model {
 		opts: o,
 		now:  o.Now,
 		sent: map[int]string{},
-		keys: newKeyMap(),
-		box:  newAnswerBox("the plan at the head of the queue", o.Answers != nil),
+		keys: tuikit.NewKeyMap(),
+		box:  tuikit.NewAnswerBox("the plan at the head of the queue", o.Answers != nil),
 	}
 }
 
@@ -103,8 +101,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.started = msg.Time
 	case LogMsg:
 		m.logs = append(m.logs, LogLine(msg))
-		if len(m.logs) > maxLog {
-			m.logs = m.logs[len(m.logs)-maxLog:]
+		if len(m.logs) > tuikit.MaxLog {
+			m.logs = m.logs[len(m.logs)-tuikit.MaxLog:]
 		}
 	case TickMsg:
 		m.now = time.Time(msg)
@@ -118,7 +116,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Raw("\a")
 	case answerSentMsg:
 		m.sent[msg.id] = msg.text
-		m.box = m.box.ask(m.question()).taken(msg.id)
+		m.box = m.box.Ask(m.question()).Taken(msg.id)
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
 	}
@@ -132,7 +130,7 @@ func (m Model) setSnapshot(s engine.Snapshot) (tea.Model, tea.Cmd) {
 	if m.now.IsZero() {
 		m.now = time.Now()
 	}
-	m.box = m.box.ask(m.question())
+	m.box = m.box.Ask(m.question())
 	return m, nil
 }
 
@@ -183,9 +181,9 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, ks.ScrollUp), key.Matches(k, ks.ScrollDown):
 		_, last := m.render()
 		if key.Matches(k, ks.ScrollUp) {
-			m.box = m.box.scrolled(-5, last)
+			m.box = m.box.Scrolled(-5, last)
 		} else {
-			m.box = m.box.scrolled(5, last)
+			m.box = m.box.Scrolled(5, last)
 		}
 		return m, nil
 	case key.Matches(k, ks.Send):
@@ -223,17 +221,17 @@ func selectOnly(cp engine.Checkpoint) bool {
 
 // question is the head of the checkpoint queue as the answer box asks it,
 // in seed 000's format; nil when nothing waits.
-func (m Model) question() *question {
+func (m Model) question() *tuikit.Question {
 	cp := m.head()
 	if cp == nil {
 		return nil
 	}
 	queue := m.snap.Queue
 	all := strings.Split(strings.TrimRight(headText(*cp, m.snap.Plans, len(queue)), "\n"), "\n")
-	q := &question{ID: cp.ID, Rule: fmt.Sprintf("Checkpoint Queue (%d pending)", len(queue)), Title: headingText(all[0]),
+	q := &tuikit.Question{ID: cp.ID, Rule: fmt.Sprintf("Checkpoint Queue (%d pending)", len(queue)), Title: tuikit.HeadingText(all[0]),
 		Action: all[len(all)-1], Who: cp.Plan}
 	for _, l := range all[1 : len(all)-1] {
-		q.Body = append(q.Body, markdownLine(l))
+		q.Body = append(q.Body, tuikit.MarkdownLine(l))
 	}
 	if selectOnly(*cp) {
 		q.Options = cp.Options

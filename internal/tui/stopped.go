@@ -6,6 +6,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // StoppedText is what the terminal says once the dashboard is gone after a
@@ -16,18 +17,18 @@ import (
 // newline.
 func StoppedText(s engine.Snapshot, resume string, width int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s the run of phase %s was interrupted before its plans were done.\n", stAction.Render("Stopped:"), s.Phase)
+	fmt.Fprintf(&b, "%s the run of phase %s was interrupted before its plans were done.\n", tuikit.StAction.Render("Stopped:"), s.Phase)
 	var under, waiting []string
 	for _, p := range s.Plans {
 		switch p.State {
 		case engine.Running:
-			under = append(under, fmt.Sprintf("  • %s %s — running, %d/%d tasks done", stBold.Render(p.Spec.ID), p.Spec.Name, p.TasksDone, p.Spec.Tasks))
+			under = append(under, fmt.Sprintf("  • %s %s — running, %d/%d tasks done", tuikit.StBold.Render(p.Spec.ID), p.Spec.Name, p.TasksDone, p.Spec.Tasks))
 		case engine.Waiting:
 			what := "a checkpoint"
 			if p.Open != nil {
 				what = Title(*p.Open)
 			}
-			under = append(under, fmt.Sprintf("  • %s %s — waiting for you (%s), %d/%d tasks done", stBold.Render(p.Spec.ID), p.Spec.Name, what, p.TasksDone, p.Spec.Tasks))
+			under = append(under, fmt.Sprintf("  • %s %s — waiting for you (%s), %d/%d tasks done", tuikit.StBold.Render(p.Spec.ID), p.Spec.Name, what, p.TasksDone, p.Spec.Tasks))
 		case engine.Pending:
 			waiting = append(waiting, p.Spec.ID)
 		}
@@ -51,10 +52,10 @@ func StoppedText(s engine.Snapshot, resume string, width int) string {
 		fmt.Fprintf(&b, " Not started yet: %s.", strings.Join(waiting, ", "))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Resume with:\n  %s\n", stBold.Render(resume))
+	fmt.Fprintf(&b, "Resume with:\n  %s\n", tuikit.StBold.Render(resume))
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-		out = append(out, wrapHanging(l, width)...)
+		out = append(out, tuikit.WrapHanging(l, width)...)
 	}
 	return strings.Join(out, "\n") + "\n"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -50,29 +51,29 @@ func (m Model) render() ([]string, int) {
 	header := m.header(w)
 	footer := m.footer(w)
 	if m.Interrupted {
-		footer = append(wrapText(stAction.Render("Stopping: hive stops the agents; the work of every plan so far is kept (commits and journal). ctrl+c again leaves at once."), w), footer...)
+		footer = append(tuikit.WrapText(tuikit.StAction.Render("Stopping: hive stops the agents; the work of every plan so far is kept (commits and journal). ctrl+c again leaves at once."), w), footer...)
 	} else if m.Pausing || m.snap.Pausing {
-		footer = append(wrapText(stAction.Render("Pausing: each agent commits its work in progress and writes its notes; then hive writes HANDOFF.md and stops. The same command resumes."), w), footer...)
+		footer = append(tuikit.WrapText(tuikit.StAction.Render("Pausing: each agent commits its work in progress and writes its notes; then hive writes HANDOFF.md and stops. The same command resumes."), w), footer...)
 	} else if lw := m.snap.Limit; lw != nil {
-		footer = append(wrapText(stAction.Render(LimitText(lw, m.now)+": no agent starts meanwhile; the plans go on from their commits then."), w), footer...)
+		footer = append(tuikit.WrapText(tuikit.StAction.Render(LimitText(lw, m.now)+": no agent starts meanwhile; the plans go on from their commits then."), w), footer...)
 	}
 	lay := m.layout(w)
 	head := m.head()
-	if m.box.help {
+	if m.box.HelpShown() {
 		head = nil // the help takes the checkpoint's place until it is closed
 	}
 	rows := m.planRows(lay, false)
 	need := 0 // the lines the checkpoint (or the help) needs below the table
 	switch {
-	case m.box.help:
+	case m.box.HelpShown():
 		need = len(m.fullHelp(w))
 	case head != nil:
-		need = m.box.need(w)
+		need = m.box.Need(w)
 	}
 	if need > 0 && len(header)+1+countLines(rows)+need+len(footer) > h {
 		rows = m.planRows(lay, true)
 	}
-	plans := []string{rule("Phase "+m.snap.Phase, w)}
+	plans := []string{tuikit.Rule("Phase "+m.snap.Phase, w)}
 	for _, r := range rows {
 		plans = append(plans, r.lines...)
 	}
@@ -100,7 +101,7 @@ func (m Model) render() ([]string, int) {
 	}
 	var tail []string
 	switch {
-	case m.box.help:
+	case m.box.HelpShown():
 		tail = m.fullHelp(w)
 	case rest >= 2:
 		tail = m.logPane(w, rest)
@@ -123,42 +124,6 @@ func countLines(rows []planRow) int {
 	return n
 }
 
-// Wrap is wrapText's lines joined: text for a terminal w cells wide.
-func Wrap(s string, w int) string { return strings.Join(wrapText(s, w), "\n") }
-
-// wrapText wraps styled text to w cells, at spaces where it can.
-func wrapText(s string, w int) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		out = append(out, wrapWords(l, max(1, w), 0)...)
-	}
-	return out
-}
-
-// joinWrapped joins parts with sep into lines of at most w cells, breaking
-// only between parts (a part wider than w is wrapped on its own).
-func joinWrapped(parts []string, sep string, w int) []string {
-	var lines []string
-	cur := ""
-	for _, p := range parts {
-		switch {
-		case cur == "":
-			cur = p
-		case lipgloss.Width(cur+sep+p) <= w:
-			cur += sep + p
-		default:
-			lines = append(lines, cur)
-			cur = p
-		}
-		if lipgloss.Width(cur) > w {
-			wrapped := wrapText(cur, w)
-			lines = append(lines, wrapped[:len(wrapped)-1]...)
-			cur = wrapped[len(wrapped)-1]
-		}
-	}
-	return append(lines, cur)
-}
-
 // header is the run at a glance: what runs where, its state, wave, clock,
 // plans done, tokens and cost (every agent's: plans, resolvers, verifier),
 // each against its ceiling when the run has a budget, on as many lines as
@@ -178,11 +143,11 @@ func (m Model) header(w int) []string {
 	case s.Limit != nil:
 		state = "waiting: " + work.Limit{Kind: s.Limit.Kind}.Describe()
 	}
-	parts := []string{stTitle.Render("hive") + " " + stBold.Render(m.opts.Title)}
+	parts := []string{tuikit.StTitle.Render("hive") + " " + tuikit.StBold.Render(m.opts.Title)}
 	if m.opts.Dir != "" {
 		parts = append(parts, m.opts.Dir)
 	}
-	parts = append(parts, stBold.Render(state))
+	parts = append(parts, tuikit.StBold.Render(state))
 	if s.CurrentWave > 0 && !s.Finished {
 		parts = append(parts, fmt.Sprintf("wave %d", s.CurrentWave))
 	}
@@ -199,7 +164,7 @@ func (m Model) header(w int) []string {
 		parts = append(parts, clock(end.Sub(m.started)))
 	}
 	parts = append(parts, fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)))
-	return joinWrapped(append(parts, spendParts(s)...), stFaint.Render(" · "), w)
+	return tuikit.JoinWrapped(append(parts, spendParts(s)...), tuikit.StFaint.Render(" · "), w)
 }
 
 // spendParts are the header's tokens and cost: input and output tokens, or
@@ -209,17 +174,17 @@ func (m Model) header(w int) []string {
 // says so.
 func spendParts(s engine.Snapshot) []string {
 	sp, b := s.Spent, s.Budget
-	tok := fmt.Sprintf("%s tok", tokens(sp.InputTokens+sp.OutputTokens))
+	tok := fmt.Sprintf("%s tok", tuikit.Tokens(sp.InputTokens+sp.OutputTokens))
 	if b.Tokens > 0 {
-		tok = budgetStyled(fmt.Sprintf("%s/%s tok", tokens(sp.Tokens()), round(b.Tokens)), float64(sp.Tokens()), float64(b.Tokens))
+		tok = tuikit.BudgetStyled(fmt.Sprintf("%s/%s tok", tuikit.Tokens(sp.Tokens()), tuikit.RoundTokens(b.Tokens)), float64(sp.Tokens()), float64(b.Tokens))
 	}
 	usd := cost(sp.CostUSD)
 	if b.USD > 0 {
-		usd = budgetStyled(cost(sp.CostUSD)+"/"+cost(b.USD), sp.CostUSD, b.USD)
+		usd = tuikit.BudgetStyled(cost(sp.CostUSD)+"/"+cost(b.USD), sp.CostUSD, b.USD)
 	}
 	parts := []string{tok, usd}
 	if s.Rung > 0 && (b.USD > 0 || b.Tokens > 0) {
-		parts = append(parts, stAction.Render("cheaper models"))
+		parts = append(parts, tuikit.StAction.Render("cheaper models"))
 	}
 	return parts
 }
@@ -237,13 +202,12 @@ type tableLayout struct {
 const (
 	depsW      = 22 // the dependencies column
 	minDetailW = 30 // less than this, the PROGRESS line goes on a line of its own
-	narrowW    = 100
 )
 
 // layout gives the plan names the room they need first (a name that does
 // not fit wraps), then the optional columns, widest screens first.
 func (m Model) layout(w int) tableLayout {
-	l := tableLayout{idW: 5, barW: 10, tokens: w >= narrowW}
+	l := tableLayout{idW: 5, barW: 10, tokens: w >= tuikit.NarrowW}
 	longest := 8
 	for _, p := range m.snap.Plans {
 		l.idW = max(l.idW, len(p.Spec.ID))
@@ -294,11 +258,11 @@ func (m Model) planRows(l tableLayout, tight bool) []planRow {
 			heading := m.waveHeading(wave)
 			if tight {
 				if ids := m.waveAll(wave, engine.Complete); ids != "" {
-					rows = append(rows, planRow{lines: []string{heading + " " + stateLook[engine.Complete].style.Render("✓ "+ids)}})
+					rows = append(rows, planRow{lines: []string{heading + " " + tuikit.StateLook[engine.Complete].Style.Render("✓ "+ids)}})
 					continue
 				}
 				if ids := m.waveAll(wave, engine.Pending); ids != "" {
-					rows = append(rows, planRow{lines: []string{heading + " " + stateLook[engine.Pending].style.Render("· "+ids+" pending")}})
+					rows = append(rows, planRow{lines: []string{heading + " " + tuikit.StateLook[engine.Pending].Style.Render("· "+ids+" pending")}})
 					continue
 				}
 			}
@@ -313,21 +277,21 @@ func (m Model) planRows(l tableLayout, tight bool) []planRow {
 }
 
 func (m Model) planRow(p *engine.PlanStatus, l tableLayout) planRow {
-	look := stateLook[p.State]
-	name := wrapText(p.Spec.Name, l.nameW)
+	look := tuikit.StateLook[p.State]
+	name := tuikit.WrapText(p.Spec.Name, l.nameW)
 	var b strings.Builder
-	b.WriteString("  " + look.style.Render(look.icon) + " ")
-	b.WriteString(pad(stBold.Render(p.Spec.ID), l.idW) + " ")
-	b.WriteString(pad(name[0], l.nameW) + " ")
-	b.WriteString(pad(look.style.Render(stateLabel(p.State)), 9))
+	b.WriteString("  " + look.Style.Render(look.Icon) + " ")
+	b.WriteString(tuikit.Pad(tuikit.StBold.Render(p.Spec.ID), l.idW) + " ")
+	b.WriteString(tuikit.Pad(name[0], l.nameW) + " ")
+	b.WriteString(tuikit.Pad(look.Style.Render(stateLabel(p.State)), 9))
 	b.WriteString(bar(p.TasksDone, p.Spec.Tasks, l.barW, p.State) + " ")
-	b.WriteString(padLeft(fmt.Sprintf("%d/%d", done(p), p.Spec.Tasks), 5) + " ")
-	b.WriteString(padLeft(m.planClock(p), 6) + " ")
+	b.WriteString(tuikit.PadLeft(fmt.Sprintf("%d/%d", done(p), p.Spec.Tasks), 5) + " ")
+	b.WriteString(tuikit.PadLeft(m.planClock(p), 6) + " ")
 	if p.Attempt > 0 || p.CostUSD > 0 {
 		if l.tokens {
-			b.WriteString(padLeft(tokens(p.InputTokens+p.OutputTokens), 7) + " ")
+			b.WriteString(tuikit.PadLeft(tuikit.Tokens(p.InputTokens+p.OutputTokens), 7) + " ")
 		}
-		b.WriteString(padLeft(cost(p.CostUSD), 7))
+		b.WriteString(tuikit.PadLeft(cost(p.CostUSD), 7))
 	} else if l.tokens {
 		b.WriteString(strings.Repeat(" ", 15))
 	} else {
@@ -339,7 +303,7 @@ func (m Model) planRow(p *engine.PlanStatus, l tableLayout) planRow {
 		if len(p.Spec.DependsOn) > 0 {
 			deps = "← " + strings.Join(p.Spec.DependsOn, " ")
 		}
-		b.WriteString("  " + pad(stFaint.Render(ansi.Truncate(deps, depsW-2, "…")), depsW-2))
+		b.WriteString("  " + tuikit.Pad(tuikit.StFaint.Render(ansi.Truncate(deps, depsW-2, "…")), depsW-2))
 	}
 	if l.inlineDetail && detail != "" && lipgloss.Width(detail) <= l.detailW {
 		b.WriteString(" " + detail)
@@ -351,7 +315,7 @@ func (m Model) planRow(p *engine.PlanStatus, l tableLayout) planRow {
 		r.lines = append(r.lines, indent+more)
 	}
 	if detail != "" {
-		r.detail = "      " + stFaint.Render("└ ") + detail
+		r.detail = "      " + tuikit.StFaint.Render("└ ") + detail
 	}
 	return r
 }
@@ -381,10 +345,10 @@ func done(p *engine.PlanStatus) int {
 func planDetail(p *engine.PlanStatus) string {
 	switch p.State {
 	case engine.Failed, engine.Skipped:
-		return stateLook[p.State].style.Render(oneLine(p.Reason))
+		return tuikit.StateLook[p.State].Style.Render(tuikit.OneLine(p.Reason))
 	case engine.Waiting:
 		if p.Open != nil {
-			return stAction.Render("checkpoint: " + Title(*p.Open))
+			return tuikit.StAction.Render("checkpoint: " + Title(*p.Open))
 		}
 	case engine.Running:
 		switch p.Stage {
@@ -397,7 +361,7 @@ func planDetail(p *engine.PlanStatus) string {
 		}
 		detail := ""
 		if p.Progress != "" {
-			detail = fmt.Sprintf("PROGRESS %d/%d: %s", p.TasksDone, p.Spec.Tasks, oneLine(p.Progress))
+			detail = fmt.Sprintf("PROGRESS %d/%d: %s", p.TasksDone, p.Spec.Tasks, tuikit.OneLine(p.Progress))
 		} else if p.Attempt > 1 {
 			detail = fmt.Sprintf("attempt %d", p.Attempt)
 		}
@@ -430,12 +394,12 @@ func (m Model) waveHeading(wave int) string {
 			}
 		}
 	}
-	h := stBold.Render(fmt.Sprintf("Wave %d", wave))
+	h := tuikit.StBold.Render(fmt.Sprintf("Wave %d", wave))
 	if wave == m.snap.CurrentWave && !m.snap.Finished {
-		h += stAction.Render(" ◀ now")
+		h += tuikit.StAction.Render(" ◀ now")
 	}
 	if len(needs) > 0 {
-		h += stFaint.Render(" · after " + strings.Join(needs, ", "))
+		h += tuikit.StFaint.Render(" · after " + strings.Join(needs, ", "))
 	}
 	return " " + h
 }
@@ -451,16 +415,8 @@ func (m Model) planClock(p *engine.PlanStatus) string {
 	return clock(m.snap.Working(p.Started, end)) // the time hive was stopped does not count
 }
 
-// headingText is a "### …" line's text.
-func headingText(l string) string {
-	if m := mdHeading.FindStringSubmatch(l); m != nil {
-		return m[2]
-	}
-	return l
-}
-
 func (m Model) logPane(w, room int) []string {
-	out := []string{rule("Log", w)}
+	out := []string{tuikit.Rule("Log", w)}
 	n := room - 1
 	start := max(0, len(m.logs)-n)
 	for _, l := range m.logs[start:] {
@@ -468,18 +424,18 @@ func (m Model) logPane(w, room int) []string {
 		if who == "" {
 			who = "hive"
 		}
-		out = append(out, stFaint.Render(l.Time.Local().Format("15:04:05"))+" "+pad(stBold.Render(who), 6)+" "+oneLine(l.Text))
+		out = append(out, tuikit.StFaint.Render(l.Time.Local().Format("15:04:05"))+" "+tuikit.Pad(tuikit.StBold.Render(who), 6)+" "+tuikit.OneLine(l.Text))
 	}
 	return out
 }
 
 // bindings are the keys the footer offers now, as key and description.
 func (m Model) bindings(w int) [][2]string {
-	b := m.box.bindings()
+	b := m.box.Bindings()
 	if len(b) > 0 {
 		b = append(b, [2]string{"pgup/pgdn", "scroll"})
 	}
-	k, d := m.box.helpKey()
+	k, d := m.box.HelpKey()
 	b = append(b, [2]string{k, d})
 	if m.opts.Answers == nil {
 		return append(b, [2]string{"q", "quit"})
@@ -487,7 +443,7 @@ func (m Model) bindings(w int) [][2]string {
 	if m.snap.Limit != nil {
 		b = append(b, [2]string{"ctrl+r", "go on now"})
 	}
-	if w < narrowW {
+	if w < tuikit.NarrowW {
 		return append(b, [2]string{"ctrl+c", "stop"}) // the help says it resumes
 	}
 	return append(b, [2]string{"ctrl+c", "stop (resumable)"})
@@ -496,9 +452,9 @@ func (m Model) bindings(w int) [][2]string {
 func (m Model) footer(w int) []string {
 	var parts []string
 	for _, kd := range m.bindings(w) {
-		parts = append(parts, stBold.Render(kd[0])+" "+stFaint.Render(kd[1]))
+		parts = append(parts, tuikit.StBold.Render(kd[0])+" "+tuikit.StFaint.Render(kd[1]))
 	}
-	return joinWrapped(parts, stFaint.Render(" • "), w)
+	return tuikit.JoinWrapped(parts, tuikit.StFaint.Render(" • "), w)
 }
 
 // fullHelp lists every key, wrapped to the width.
@@ -513,15 +469,5 @@ func (m Model) fullHelp(w int) []string {
 	if m.opts.Answers == nil {
 		keys = [][2]string{{"q", "quit (the run goes on)"}}
 	}
-	return m.box.helpView(w, keys, "Answers go to the plan at the head of the queue; `hive answer PLAN TEXT` works from any terminal.")
+	return m.box.HelpView(w, keys, "Answers go to the plan at the head of the queue; `hive answer PLAN TEXT` works from any terminal.")
 }
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(0, w-lipgloss.Width(s)))
-}
-
-func padLeft(s string, w int) string {
-	return strings.Repeat(" ", max(0, w-lipgloss.Width(s))) + s
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/engine"
@@ -31,7 +31,7 @@ func MemoryRows(ctx context.Context, o report.Options) []report.Row {
 	bin := o.HiveBin
 	if bin == "" {
 		var err error
-		if bin, err = agent.SelfPath(); err != nil {
+		if bin, err = adapter.SelfPath(); err != nil {
 			return []report.Row{report.ErrorRow("memory", "peak RSS", err)}
 		}
 	}

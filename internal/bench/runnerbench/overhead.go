@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/makespanbench"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
@@ -130,7 +131,7 @@ func bareSpawn(ctx context.Context, hiveBin string, proj *project.Project, concu
 	bin := hiveBin
 	if bin == "" {
 		var err error
-		if bin, err = agent.SelfPath(); err != nil {
+		if bin, err = adapter.SelfPath(); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -40,7 +41,7 @@ func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, erro
 	}
 	launcher := s.launcher
 	if launcher == nil {
-		launcher = agent.Sim{Bin: s.hiveBin, Env: s.env}
+		launcher = adapter.Sim{Bin: s.hiveBin, Env: s.env}
 	}
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{

@@ -20,7 +20,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/bench/runnerbench"
@@ -88,7 +88,7 @@ func temporalLocal(ctx context.Context, o report.Options, d project.DAG) (time.D
 		return 0, err
 	}
 	defer remove()
-	return runnerbench.RunPhase(ctx, proj, agent.Sim{Bin: o.HiveBin, Env: runnerbench.InstantEnv}, temporalAgents, false)
+	return runnerbench.RunPhase(ctx, proj, adapter.Sim{Bin: o.HiveBin, Env: runnerbench.InstantEnv}, temporalAgents, false)
 }
 
 // temporalRemote runs d's phase through a Temporal dev server with
@@ -116,7 +116,7 @@ func temporalRemote(ctx context.Context, o report.Options, d project.DAG, cli st
 		Repo:     proj.Repo,
 		Phase:    proj.Phase,
 		Schedule: runner.Schedule{MaxConcurrent: temporalAgents, Dynamic: true, Since: proj.Base},
-		Agents:   runner.Agents{Launcher: agent.Sim{Bin: o.HiveBin, Env: runnerbench.InstantEnv}},
+		Agents:   runner.Agents{Launcher: adapter.Sim{Bin: o.HiveBin, Env: runnerbench.InstantEnv}},
 		Human:    runner.Human{AutoAnswer: true},
 	}
 	for i := range temporalWorkers {

@@ -14,7 +14,7 @@ import (
 
 	"go.temporal.io/sdk/log"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
 )
@@ -85,7 +85,7 @@ func quickRuns(ctx context.Context, o report.Options, n int, flags []string) (ti
 	bin := o.HiveBin
 	if bin == "" {
 		var err error
-		if bin, err = agent.SelfPath(); err != nil {
+		if bin, err = adapter.SelfPath(); err != nil {
 			return 0, err
 		}
 	}

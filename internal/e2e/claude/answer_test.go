@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -155,7 +155,7 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 	)...)
 	srv := fa.New(t, fa.Script{Rules: rules})
 	home := t.TempDir()
-	launcher := agent.Claude{
+	launcher := adapter.Claude{
 		Path:         bin,
 		Live:         true,
 		AllowedTools: []string{"Read", "Write", "Edit", "Bash(git add:*)", "Bash(git commit:*)"},

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -266,8 +266,8 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 	}
 	srv := fa.New(t, script)
 	home := t.TempDir()
-	launcher := agent.Claude{Path: bin, Live: live, Env: e2etest.ClaudeEnv(srv.URL(), home)}
-	if c, ok := tuned.Agents.Launcher.(agent.Claude); ok {
+	launcher := adapter.Claude{Path: bin, Live: live, Env: e2etest.ClaudeEnv(srv.URL(), home)}
+	if c, ok := tuned.Agents.Launcher.(adapter.Claude); ok {
 		// A tune gives more of the CLI's environment this way.
 		launcher.Env = append(launcher.Env, c.Env...)
 	}

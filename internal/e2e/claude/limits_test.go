@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/runner"
@@ -57,7 +58,7 @@ func TestClaudeLimits(t *testing.T) {
 			t.Parallel()
 			s := fa.New(t, fa.Script{Rules: []fa.Rule{{Name: "error", Match: func(*fa.Conversation) bool { return true }, Reply: fa.Static(c.reply)}}})
 			home := t.TempDir()
-			launcher := agent.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(s.URL(), home), c.env...), PermissionMode: "dontAsk"}
+			launcher := adapter.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(s.URL(), home), c.env...), PermissionMode: "dontAsk"}
 			results := e2etest.TurnResults(t, launcher, home)
 			if len(results) != 1 || !results[0].IsError || results[0].Limit == nil {
 				t.Fatalf("results %+v", results)
@@ -95,7 +96,7 @@ func TestUsageLimitRealClaude(t *testing.T) {
 						"Anthropic-Ratelimit-Unified-5h-Reset": {epoch}}}
 			}}
 		s.Rules = append([]fa.Rule{limit}, s.Rules...)
-		opts.Agents.Launcher = agent.Claude{Env: []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test"}}
+		opts.Agents.Launcher = adapter.Claude{Env: []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test"}}
 	})
 	o.check(t)
 	if limited := o.limited(t); limited != 1 || !strings.Contains(o.obs.String(), "waiting for the usage limit's reset") || strings.Contains(o.obs.String(), "retry 1 of") {
@@ -128,7 +129,7 @@ func TestRateLimitStormsRealClaude(t *testing.T) {
 			t.Parallel()
 			var served atomic.Int32
 			o := runPhase(t, false, false, func(root string, s *fa.Script, opts *runner.Options) {
-				opts.Agents.Launcher = agent.Claude{Env: []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(retries)}}
+				opts.Agents.Launcher = adapter.Claude{Env: []string{"CLAUDE_CODE_MAX_RETRIES=" + strconv.Itoa(retries)}}
 				// As long as hive waits for a silent agent by default: Claude
 				// Code's own backoff for 529 can be silent for longer than
 				// the other tests' 30 s.

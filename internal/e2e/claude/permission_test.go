@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -81,7 +81,7 @@ func TestPermissionRealClaude(t *testing.T) {
 		fa.Text("PLAN COMPLETE\n\n**Plan:** 04-01\n**Tasks:** 1/1\n**SUMMARY:** "+summary),
 	)})
 	home := t.TempDir()
-	launcher := agent.Claude{
+	launcher := adapter.Claude{
 		Path: bin,
 		Live: true,
 		// Bash only for git add and git commit: anything else is asked for.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -40,10 +41,10 @@ func TestPipelineWithClaude(t *testing.T) {
 	root := e2etest.Repo(t, e2etest.HealthService)
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{e2etest.HealthRoles(root, t.Errorf)}})
 	env := e2etest.ClaudeEnv(srv.URL(), t.TempDir())
-	launcher := agent.Claude{Path: bin, Env: env, Model: "claude-sonnet-5-5"}
+	launcher := adapter.Claude{Path: bin, Env: env, Model: "claude-sonnet-5-5"}
 	roles := map[string]agent.Launcher{
-		pipeline.RoleArchitect:   agent.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
-		pipeline.RoleImplementer: agent.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
+		pipeline.RoleArchitect:   adapter.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
+		pipeline.RoleImplementer: adapter.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
@@ -110,7 +111,7 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 	j := journal.NewMemory()
 	_, err := piperun.Run(ctx, piperun.Options{
 		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: pipeline.Quick,
-		Launcher: agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}, AutoAnswer: true,
+		Launcher: adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}, AutoAnswer: true,
 		Stall: 30 * time.Second, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
 	var needs *piperun.NeedsHumanError
@@ -176,10 +177,10 @@ func TestUsageLimitInARunWithClaude(t *testing.T) {
 				}}
 			srv := fa.New(t, fa.Script{Rules: []fa.Rule{limit, e2etest.HealthRoles(root, t.Errorf)}})
 			oauth := []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-hive-test"}
-			launcher := agent.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), oauth...), Model: "claude-sonnet-5-5"}
+			launcher := adapter.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), oauth...), Model: "claude-sonnet-5-5"}
 			// Another account: a Claude Code of its own, which has not met
 			// the limit.
-			fallback := agent.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), oauth...), Model: "claude-fallback-5-5"}
+			fallback := adapter.Claude{Path: bin, Env: append(e2etest.ClaudeEnv(srv.URL(), t.TempDir()), oauth...), Model: "claude-fallback-5-5"}
 			ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 			defer cancel()
 			repo := e2etest.OpenRepo(ctx, t, root)

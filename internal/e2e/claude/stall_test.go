@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -222,7 +222,7 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{stallExecutor(t, root)}})
 	front := newStallFront(t, srv.URL())
 	home := t.TempDir()
-	launcher := agent.Claude{
+	launcher := adapter.Claude{
 		Path: bin,
 		Live: true,
 		Env:  e2etest.ClaudeEnv(front.srv.URL, home),

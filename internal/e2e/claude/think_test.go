@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -61,8 +61,8 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 		},
 	}
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{rule}})
-	launcher := agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir()), Model: "claude-sonnet-5-5"}
-	cheap := agent.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}
+	launcher := adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir()), Model: "claude-sonnet-5-5"}
+	cheap := adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)

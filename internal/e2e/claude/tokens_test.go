@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -243,7 +243,7 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 	root := e2etest.Repo(t, map[string]string{tkPhase + "/" + tkID + "-PLAN.md": tkPlan})
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{tkExecutor(t, root)}})
 	home := t.TempDir()
-	launcher := agent.Claude{
+	launcher := adapter.Claude{
 		Path: bin,
 		Live: live,
 		Env:  e2etest.ClaudeEnv(srv.URL(), home),

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -179,7 +179,7 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 
 	srv := fakeopenai.New(t, fakeopenai.Script{cpExecutor(t)})
 	home := t.TempDir()
-	launcher := agent.Codex{
+	launcher := adapter.Codex{
 		Path:  bin,
 		Model: fakeopenai.Model,
 		Args:  srv.CodexConfig(),

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -194,7 +194,7 @@ func runCodexPhase(t *testing.T, worktrees bool, tune ...func(*fakeopenai.Script
 	}
 	srv := fakeopenai.New(t, sc)
 	home := t.TempDir()
-	launcher := agent.Codex{
+	launcher := adapter.Codex{
 		Path:  bin,
 		Model: fakeopenai.Model,
 		Args:  srv.CodexConfig(),

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
@@ -34,7 +34,7 @@ func TestUsageLimitSixPlansOnTheRunsClock(t *testing.T) {
 	root := e2etest.Repo(t, e2etest.SixPlans())
 	srv := fakeopenai.New(t, limitAtTheThirdRequest(t, root))
 	home := t.TempDir()
-	launcher := agent.Codex{Path: codex, Model: fakeopenai.Model, Args: srv.CodexConfig(),
+	launcher := adapter.Codex{Path: codex, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
 	j, err := journal.Open(filepath.Join(root, ".hive", "journal.db"))
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -39,7 +39,7 @@ func TestCodexLimits(t *testing.T) {
 			t.Parallel()
 			srv := fakeopenai.New(t, fakeopenai.Script{{Name: "error", TurnToolOutputs: fakeopenai.Any, Reply: c.reply}})
 			home := t.TempDir()
-			launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
+			launcher := adapter.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 				Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
 			start := time.Now()
 			results := e2etest.TurnResults(t, launcher, home)

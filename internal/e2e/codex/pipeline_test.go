@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -77,7 +77,7 @@ func TestPipelineWithCodex(t *testing.T) {
 	root := e2etest.Repo(t, e2etest.HealthService)
 	srv := fakeopenai.New(t, fakeopenai.Script{{Name: "roles", TurnToolOutputs: fakeopenai.Any, Reply: playRoles(t)}})
 	home := t.TempDir()
-	launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
+	launcher := adapter.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
@@ -107,7 +107,7 @@ func TestUsageLimitInARunWithCodex(t *testing.T) {
 		{Name: "roles", TurnToolOutputs: fakeopenai.Any, Reply: playRoles(t)},
 	})
 	home := t.TempDir()
-	launcher := agent.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
+	launcher := adapter.Codex{Path: bin, Model: fakeopenai.Model, Args: srv.CodexConfig(),
 		Env: []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home}}
 	clock := &testsupport.Clock{}
 	go clock.AdvanceToTimer(t, 30*time.Second) // the wake's: codex says the reset to the minute, up to one sooner

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/protocol/hivereport"
 	"github.com/hivectl/hive/internal/sim"
 )
 
@@ -504,7 +505,7 @@ func (p *Proc) TurnLines() []map[string]any {
 }
 
 // Report is the HIVE_REPORT among texts, as hive reads it.
-func Report(t *testing.T, texts []string) *protocol.Report {
+func Report(t *testing.T, texts []string) *hivereport.Report {
 	t.Helper()
 	for _, s := range texts {
 		for _, m := range protocol.Parse(s) {

@@ -1,0 +1,50 @@
+package tuikit
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/hivectl/hive/internal/engine"
+)
+
+// Colours are the 16 ANSI ones, so the terminal's theme decides how they look.
+var (
+	StBold    = lipgloss.NewStyle().Bold(true)
+	StFaint   = lipgloss.NewStyle().Faint(true)
+	StRule    = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
+	StTitle   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("6"))
+	StAction  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("3"))
+	StChosen  = lipgloss.NewStyle().Bold(true).Reverse(true)
+	StSent    = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
+	StError   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("1"))
+	StateLook = map[engine.PlanState]struct {
+		Icon  string
+		Style lipgloss.Style
+	}{
+		engine.Pending:  {"·", lipgloss.NewStyle().Faint(true)},
+		engine.Running:  {"▶", lipgloss.NewStyle().Foreground(lipgloss.Color("4")).Bold(true)},
+		engine.Waiting:  {"!", lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)},
+		engine.Complete: {"✓", lipgloss.NewStyle().Foreground(lipgloss.Color("2"))},
+		engine.Failed:   {"✗", lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)},
+		engine.Skipped:  {"-", lipgloss.NewStyle().Foreground(lipgloss.Color("8"))},
+	}
+)
+
+// Tokens reads a count of tokens as 950, 12.3k or 1.2M.
+func Tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+// Rule is a section heading drawn across the width.
+func Rule(title string, width int) string {
+	head := "── " + title + " "
+	return StRule.Render("── ") + StBold.Render(title) + " " + StRule.Render(strings.Repeat("─", max(0, width-lipgloss.Width(head))))
+}
