@@ -174,6 +174,7 @@ var allowed = map[string][]string{
 	"testsupport/fakeopenai":    {"testsupport"},
 	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
+	"testsupport/tuitest":       {},
 	// Runs the sim as a child process for the tests of its packages.
 	"testsupport/simtest": {"protocol", "protocol/hivereport", "sim"},
 }

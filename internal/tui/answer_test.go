@@ -11,36 +11,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/testsupport/tuitest"
 	"github.com/hivectl/hive/internal/work"
 )
-
-// key is a key press as the terminal reports it.
-func press(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "f1":
-		return tea.KeyPressMsg{Code: tea.KeyF1}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case " ":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
 
 func receive(t *testing.T, ch <-chan engine.Answer) engine.Answer {
 	t.Helper()
@@ -64,7 +37,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("sqlite-fts")) },
 		teatest.WithDuration(10*time.Second))
 	for _, k := range []string{"right", "right", "left", "enter"} {
-		tm.Send(press(k))
+		tm.Send(tuitest.Press(k))
 	}
 	if a := receive(t, answers); a != (engine.Answer{Plan: "01-03", Text: "bleve"}) {
 		t.Errorf("answer = %+v, want bleve for 01-03", a)
@@ -75,12 +48,12 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 	next.Queue = next.Queue[1:]
 	tm.Send(SnapshotMsg{Snap: next}) // the program takes messages in order: the keys below come after it
 	for _, k := range []string{"a", "p", "tab", "enter"} {
-		tm.Send(press(k))
+		tm.Send(tuitest.Press(k))
 	}
 	if a := receive(t, answers); a != (engine.Answer{Plan: "01-04", Text: "approved"}) {
 		t.Errorf("answer = %+v, want approved for 01-04", a)
 	}
-	tm.Send(press("ctrl+c"))
+	tm.Send(tuitest.Press("ctrl+c"))
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +68,8 @@ func TestAnswerByNumber(t *testing.T) {
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
-	tm, _ = tm.Update(press("3"))
-	tm, cmd := tm.Update(press("enter"))
+	tm, _ = tm.Update(tuitest.Press("3"))
+	tm, cmd := tm.Update(tuitest.Press("enter"))
 	if cmd == nil {
 		t.Fatal("enter sent nothing")
 	}
@@ -113,10 +86,10 @@ func TestAnswerByNumber(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	var tm tea.Model = New(Options{Now: at(75)})
 	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
-	if _, cmd := tm.Update(press("enter")); cmd != nil {
+	if _, cmd := tm.Update(tuitest.Press("enter")); cmd != nil {
 		t.Error("a read-only dashboard answered")
 	}
-	if _, cmd := tm.Update(press("q")); cmd == nil {
+	if _, cmd := tm.Update(tuitest.Press("q")); cmd == nil {
 		t.Error("q does not quit a read-only dashboard")
 	}
 }
@@ -129,9 +102,9 @@ func TestTabOnBothKinds(t *testing.T) {
 	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
 	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
 	for _, k := range []string{"tab", "tab", "tab", "tab"} {
-		tm, _ = tm.Update(press(k))
+		tm, _ = tm.Update(tuitest.Press(k))
 	}
-	_, cmd := tm.Update(press("enter"))
+	_, cmd := tm.Update(tuitest.Press("enter"))
 	if cmd == nil {
 		t.Fatal("enter sent nothing")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/testsupport/tuitest"
 )
 
 // TestHelpWhileCheckpointOpen: ? opens the help over an open checkpoint
@@ -25,12 +26,12 @@ func TestHelpWhileCheckpointOpen(t *testing.T) {
 		snap engine.Snapshot
 	}{{"decision", decisionSnapshot()}, {"human-verify", verifySnapshot()}} {
 		t.Run(sc.name, func(t *testing.T) {
-			m, s := screen(t, New(Options{Answers: answers, Now: at(75)}), 80, 24, SnapshotMsg{Snap: sc.snap}, press("?"))
+			m, s := screen(t, New(Options{Answers: answers, Now: at(75)}), 80, 24, SnapshotMsg{Snap: sc.snap}, tuitest.Press("?"))
 			if !strings.Contains(s, "── Keys") || !strings.Contains(s, "?/esc close help") {
 				t.Fatalf("? does not open the help over the checkpoint:\n%s", s)
 			}
 			for _, closeKey := range []string{"?", "esc"} {
-				_, s = screen(t, m, 80, 24, press(closeKey))
+				_, s = screen(t, m, 80, 24, tuitest.Press(closeKey))
 				if strings.Contains(s, "── Keys") || !strings.Contains(s, "Checkpoint Queue") {
 					t.Errorf("%s does not close the help:\n%s", closeKey, s)
 				}
@@ -40,14 +41,14 @@ func TestHelpWhileCheckpointOpen(t *testing.T) {
 	// Typing: ? goes into the answer, f1 opens the help, and the footer
 	// says so.
 	m, s := screen(t, New(Options{Answers: answers, Now: at(75)}), 80, 24, SnapshotMsg{Snap: verifySnapshot()},
-		press("w"), press("h"), press("y"), press("?"))
+		tuitest.Press("w"), tuitest.Press("h"), tuitest.Press("y"), tuitest.Press("?"))
 	if strings.Contains(s, "── Keys") || !strings.Contains(s, "> why?") {
 		t.Fatalf("? while typing is not a character:\n%s", s)
 	}
 	if !strings.Contains(s, "f1 help (? types)") {
 		t.Errorf("the footer does not say how to get help while typing:\n%s", s)
 	}
-	if _, s = screen(t, m, 80, 24, press("f1")); !strings.Contains(s, "── Keys") {
+	if _, s = screen(t, m, 80, 24, tuitest.Press("f1")); !strings.Contains(s, "── Keys") {
 		t.Errorf("f1 does not open the help while typing:\n%s", s)
 	}
 }
@@ -58,10 +59,10 @@ func TestHelpInRunningProgram(t *testing.T) {
 	answers := make(chan engine.Answer, 1)
 	tm := teatest.NewTestModel(t, New(Options{Answers: answers, Now: at(75), Title: "execute-phase"}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
-	tm.Send(press("?"))
+	tm.Send(tuitest.Press("?"))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("close help")) }, teatest.WithDuration(10*time.Second))
-	tm.Send(press("q")) // not a key of an answering dashboard
-	tm.Send(press("ctrl+c"))
+	tm.Send(tuitest.Press("q")) // not a key of an answering dashboard
+	tm.Send(tuitest.Press("ctrl+c"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	if fm := tm.FinalModel(t).(Model); !fm.box.HelpShown() || !fm.Interrupted {
 		t.Errorf("final model: help %v, interrupted %v", fm.box.HelpShown(), fm.Interrupted)
@@ -76,7 +77,7 @@ func TestCtrlCStopsAndSaysSo(t *testing.T) {
 	tm := teatest.NewTestModel(t, New(Options{Answers: make(chan engine.Answer), Now: at(75), Title: "execute-phase",
 		Interrupt: func() { stops.Add(1) }}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
-	tm.Send(press("ctrl+c"))
+	tm.Send(tuitest.Press("ctrl+c"))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("Stopping: hive stops the agents")) },
 		teatest.WithDuration(10*time.Second))
 	tm.Send(FinishedMsg{})
@@ -91,14 +92,14 @@ func TestCtrlCStopsAndSaysSo(t *testing.T) {
 	// A second ctrl+c does not wait for the runner.
 	var m tea.Model = New(Options{Answers: make(chan engine.Answer), Now: at(75), Interrupt: func() {}})
 	m, _ = m.Update(SnapshotMsg{Snap: decisionSnapshot()})
-	m, first := m.Update(press("ctrl+c"))
+	m, first := m.Update(tuitest.Press("ctrl+c"))
 	if first == nil {
 		t.Fatal("the first ctrl+c does nothing")
 	}
 	if _, ok := first().(tea.QuitMsg); ok {
 		t.Error("the first ctrl+c quits before the run stopped")
 	}
-	_, second := m.Update(press("ctrl+c"))
+	_, second := m.Update(tuitest.Press("ctrl+c"))
 	if second == nil {
 		t.Fatal("the second ctrl+c does nothing")
 	}
@@ -115,8 +116,8 @@ func TestStoppedText(t *testing.T) {
 	s.Plans[3].State, s.Plans[3].Open = engine.Running, nil
 	resume := "hive execute-phase 01 --agent sim --repo /tmp/hive-demo-1"
 	narrow := stripped(StoppedText(s, resume, 80))
-	golden(t, "stopped-text-80", narrow)
-	checkFits(t, strings.TrimRight(narrow, "\n"), 80, 100)
+	tuitest.Golden(t, "./internal/tui", "stopped-text-80", narrow)
+	tuitest.CheckFits(t, strings.TrimRight(narrow, "\n"), 80, 100)
 	got := StoppedText(s, resume, 0)
 	for _, want := range []string{"Stopped:", "01-03 Search API and ranking of results, with the backend chosen by the user — waiting for you (Decision Required)",
 		"01-04 Command-line interface — running, 2/3 tasks done", "hive/01/01-03, hive/01/01-04", "work is kept", "Not started yet: 01-05, 01-06",
@@ -133,7 +134,7 @@ func TestScrollStopsAtTheEnd(t *testing.T) {
 	marker := regexp.MustCompile(`↕ lines (\d+)-(\d+) of (\d+)`)
 	msgs := []tea.Msg{SnapshotMsg{Snap: decisionSnapshot()}}
 	for range 10 {
-		msgs = append(msgs, press("pgdown"))
+		msgs = append(msgs, tuitest.Press("pgdown"))
 	}
 	m, s := screen(t, New(Options{Answers: make(chan engine.Answer), Now: at(75)}), 80, 24, msgs...)
 	end := marker.FindStringSubmatch(s)
@@ -152,8 +153,8 @@ func TestCtrlPPausesOnce(t *testing.T) {
 	answers := make(chan engine.Answer, 2)
 	var m tea.Model = New(Options{Answers: answers, Now: at(75)})
 	m, _ = m.Update(SnapshotMsg{Snap: verifySnapshot()})
-	m, _ = m.Update(press("o"))
-	m, cmd := m.Update(press("ctrl+p"))
+	m, _ = m.Update(tuitest.Press("o"))
+	m, cmd := m.Update(tuitest.Press("ctrl+p"))
 	if cmd == nil {
 		t.Fatal("ctrl+p does nothing")
 	}
@@ -161,7 +162,7 @@ func TestCtrlPPausesOnce(t *testing.T) {
 	if a := <-answers; !a.Pause {
 		t.Fatalf("ctrl+p sent %+v, want a pause", a)
 	}
-	if _, again := m.Update(press("ctrl+p")); again != nil {
+	if _, again := m.Update(tuitest.Press("ctrl+p")); again != nil {
 		t.Error("a second ctrl+p asks again")
 	}
 	if _, s := screen(t, m.(Model), 80, 24); !strings.Contains(s, "Pausing: each agent commits its work in progress") || !strings.Contains(s, "> o") {

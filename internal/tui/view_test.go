@@ -1,10 +1,7 @@
 package tui
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,14 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/testsupport/tuitest"
 )
-
-// updating: -update (the flag teatest's golden package defines) rewrites
-// the golden screens.
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // screen builds a dashboard at w×h from msgs and returns its screen without
 // styles.
@@ -41,41 +32,6 @@ func logMsgs() []tea.Msg {
 		out = append(out, LogMsg(l))
 	}
 	return out
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/tui -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("screen %s differs from %s (go test ./internal/tui -update rewrites it):\n%s", name, path, got)
-	}
-}
-
-// checkFits fails when a screen is wider or taller than its window.
-func checkFits(t *testing.T, s string, w, h int) {
-	t.Helper()
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		t.Errorf("%d lines in a %d-line window", len(lines), h)
-	}
-	for i, l := range lines {
-		if n := ansi.StringWidth(l); n > w {
-			t.Errorf("line %d is %d cells wide in a %d-cell window: %q", i+1, n, w, l)
-		}
-	}
 }
 
 // sizes are the screens the goldens keep: a small terminal, a common
@@ -109,12 +65,12 @@ func TestGoldenScreens(t *testing.T) {
 				msgs := append([]tea.Msg{StartedMsg{Time: t0}}, logMsgs()...)
 				msgs = append(msgs, SnapshotMsg{Snap: sc.snap})
 				for _, k := range sc.keys {
-					msgs = append(msgs, press(k))
+					msgs = append(msgs, tuitest.Press(k))
 				}
 				_, s := screen(t, New(o), sz[0], sz[1], msgs...)
-				checkFits(t, s, sz[0], sz[1])
+				tuitest.CheckFits(t, s, sz[0], sz[1])
 				checkNothingCut(t, s, sc.snap)
-				golden(t, name, s)
+				tuitest.Golden(t, "./internal/tui", name, s)
 			})
 		}
 	}
@@ -136,21 +92,10 @@ func checkNothingCut(t *testing.T, s string, snap engine.Snapshot) {
 		if !row.MatchString(s) {
 			continue // in a collapsed wave, by id only
 		}
-		if !inOrder(words, strings.Fields(p.Spec.Name)) {
+		if !tuitest.InOrder(words, strings.Fields(p.Spec.Name)) {
 			t.Errorf("plan %s's name %q is not all on the screen", p.Spec.ID, p.Spec.Name)
 		}
 	}
-}
-
-// inOrder reports whether want appears in words as a subsequence.
-func inOrder(words, want []string) bool {
-	i := 0
-	for _, w := range words {
-		if i < len(want) && w == want[i] {
-			i++
-		}
-	}
-	return i == len(want)
 }
 
 // TestResizeRedraws: every size from tiny to wide gives a screen that fits.
@@ -159,7 +104,7 @@ func TestResizeRedraws(t *testing.T) {
 	for _, snap := range []engine.Snapshot{demoSnapshot(), decisionSnapshot(), failedSnapshot()} {
 		for _, sz := range [][2]int{{40, 10}, {80, 24}, {100, 30}, {119, 24}, {120, 40}, {200, 50}, {80, 12}} {
 			_, s := screen(t, m, sz[0], sz[1], append(logMsgs(), SnapshotMsg{Snap: snap})...)
-			checkFits(t, s, sz[0], sz[1])
+			tuitest.CheckFits(t, s, sz[0], sz[1])
 		}
 	}
 }
@@ -168,7 +113,7 @@ func TestResizeRedraws(t *testing.T) {
 // which one enter would send.
 func TestDecisionOptionsShown(t *testing.T) {
 	m := New(Options{Answers: make(chan engine.Answer), Now: at(75)})
-	_, s := screen(t, m, 80, 24, SnapshotMsg{Snap: decisionSnapshot()}, press("right"))
+	_, s := screen(t, m, 80, 24, SnapshotMsg{Snap: decisionSnapshot()}, tuitest.Press("right"))
 	for _, want := range []string{"Checkpoint Queue (2 pending)", "1 of 2: Plan 01-03 — Decision Required", "→ YOUR ACTION: Select: sqlite-fts, bleve, meilisearch", "[2 bleve]", "2 of 2: Plan 01-04 — Verification Required (waiting its turn)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/testsupport/tuitest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -75,13 +76,13 @@ func TestPipelineView(t *testing.T) {
 	plans := []PlanState{{"05-01", engine.Complete}, {"05-02", engine.Complete}, {"05-03", engine.Complete}}
 	for _, w := range []int{120, 80} {
 		got := ansi.Strip(View(s, plans, w))
-		golden(t, "pipeline_"+map[int]string{120: "120", 80: "80"}[w], got)
-		checkFits(t, got, w, 100)
+		tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_"+map[int]string{120: "120", 80: "80"}[w], got)
+		tuitest.CheckFits(t, got, w, 100)
 	}
 	running := ansi.Strip(View(pipeline.Snapshot{Jobs: []pipeline.Job{{ID: "architect", Role: "architect", State: pipeline.Done, Attempts: 1},
 		{ID: pipeline.PhaseJob, Role: "implementer", Phase: true, State: pipeline.Running, Attempts: 1}}},
 		[]PlanState{{"05-01", engine.Complete}, {"05-02", engine.Running}, {"05-03", engine.Pending}}, 80))
-	golden(t, "pipeline_parallel", running)
+	tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_parallel", running)
 }
 
 // interview starts a full run of "add a version endpoint" whose
@@ -171,10 +172,10 @@ func TestPipelineScreen(t *testing.T) {
 					msgs = append(msgs, LogMsg(fmt.Sprintf("    %ds  %-15s log line %d", i, sc.snap.Open.Job, i)))
 				}
 				for _, r := range sc.keys {
-					msgs = append(msgs, press(string(r)))
+					msgs = append(msgs, tuitest.Press(string(r)))
 				}
 				_, got := pipelineScreen(t, New(answers, nil), size[0], size[1], msgs...)
-				checkFits(t, got, size[0], size[1])
+				tuitest.CheckFits(t, got, size[0], size[1])
 				for i, l := range strings.Split(got, "\n") {
 					if strings.HasSuffix(l, "…") {
 						t.Errorf("line %d is cut: %q", i+1, l)
@@ -184,11 +185,11 @@ func TestPipelineScreen(t *testing.T) {
 				words := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(got)) // the chosen option's brackets
 				for _, want := range append([]string{cp.Question, "→ YOUR ACTION:", "hive answer " + cp.Job + ` "…" works from any terminal too`,
 					"enter send", "help"}, cp.Options...) {
-					if !inOrder(words, strings.Fields(want)) {
+					if !tuitest.InOrder(words, strings.Fields(want)) {
 						t.Errorf("%q is not all on the screen", want)
 					}
 				}
-				golden(t, name, got)
+				tuitest.Golden(t, "./internal/tui/pipelinescreen", name, got)
 			})
 		}
 	}
@@ -204,7 +205,7 @@ func send(t *testing.T, snap pipeline.Snapshot, keys ...string) string {
 	tm, _ = tm.Update(SnapshotMsg{Snapshot: snap})
 	var cmd tea.Cmd
 	for _, k := range keys {
-		tm, cmd = tm.Update(press(k))
+		tm, cmd = tm.Update(tuitest.Press(k))
 	}
 	if cmd != nil {
 		cmd()
@@ -250,21 +251,21 @@ func TestPipelineAnswerKeys(t *testing.T) {
 // once an answer is typed, ? is one of its characters and f1 opens the
 // help. The footer says which.
 func TestPipelineHelp(t *testing.T) {
-	m, s := pipelineScreen(t, New(make(chan string), nil), 80, 24, SnapshotMsg{Snapshot: interviewing(t)}, press("?"))
+	m, s := pipelineScreen(t, New(make(chan string), nil), 80, 24, SnapshotMsg{Snapshot: interviewing(t)}, tuitest.Press("?"))
 	if !strings.Contains(s, "── Keys") || !strings.Contains(s, "?/esc close help") || !strings.Contains(s, "stop the run: the agents stop") {
 		t.Fatalf("? does not open the help over the question:\n%s", s)
 	}
 	for _, closeKey := range []string{"?", "esc"} {
-		if _, s := pipelineScreen(t, m, 80, 24, press(closeKey)); strings.Contains(s, "── Keys") || !strings.Contains(s, "interviewer asks") {
+		if _, s := pipelineScreen(t, m, 80, 24, tuitest.Press(closeKey)); strings.Contains(s, "── Keys") || !strings.Contains(s, "interviewer asks") {
 			t.Errorf("%s does not close the help:\n%s", closeKey, s)
 		}
 	}
 	m, s = pipelineScreen(t, New(make(chan string), nil), 80, 24, SnapshotMsg{Snapshot: interviewing(t)},
-		press("w"), press("h"), press("y"), press("?"))
+		tuitest.Press("w"), tuitest.Press("h"), tuitest.Press("y"), tuitest.Press("?"))
 	if strings.Contains(s, "── Keys") || !strings.Contains(s, "> why?") || !strings.Contains(s, "f1 help (? types)") {
 		t.Fatalf("? while typing is not a character, or the footer does not say so:\n%s", s)
 	}
-	if _, s = pipelineScreen(t, m, 80, 24, press("f1")); !strings.Contains(s, "── Keys") {
+	if _, s = pipelineScreen(t, m, 80, 24, tuitest.Press("f1")); !strings.Contains(s, "── Keys") {
 		t.Errorf("f1 does not open the help while typing:\n%s", s)
 	}
 }
@@ -280,8 +281,8 @@ func TestPipelineAnswerInRunningProgram(t *testing.T) {
 	tm.Send(SnapshotMsg{Snapshot: first})
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("edge cases included")) },
 		teatest.WithDuration(10*time.Second))
-	tm.Send(press("2"))
-	tm.Send(press("enter"))
+	tm.Send(tuitest.Press("2"))
+	tm.Send(tuitest.Press("enter"))
 	got := func() string {
 		select {
 		case a := <-answers:
@@ -299,8 +300,8 @@ func TestPipelineAnswerInRunningProgram(t *testing.T) {
 		Question: "What should happen when it fails at run time?", Options: []string{"return an error to the caller", "log it and go on"},
 		Default: "return an error to the caller"}
 	tm.Send(SnapshotMsg{Snapshot: next})
-	tm.Send(press("tab"))
-	tm.Send(press("enter"))
+	tm.Send(tuitest.Press("tab"))
+	tm.Send(tuitest.Press("enter"))
 	if a := got(); a != "log it and go on" {
 		t.Fatalf("tab enter sent %q, want the second option", a)
 	}
@@ -336,11 +337,11 @@ func TestRichCheckpointView(t *testing.T) {
 		Produced: "4 plans, 11 tasks"}})
 	for _, w := range []int{120, 80} {
 		got := ansi.Strip(View(m.Snapshot(), nil, w))
-		golden(t, fmt.Sprintf("pipeline_rich_checkpoint_%d", w), got)
-		checkFits(t, got, w, 100)
+		tuitest.Golden(t, "./internal/tui/pipelinescreen", fmt.Sprintf("pipeline_rich_checkpoint_%d", w), got)
+		tuitest.CheckFits(t, got, w, 100)
 	}
 	step(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: m.Snapshot().Open.ID, Text: "details"})
-	golden(t, "pipeline_rich_checkpoint_details", ansi.Strip(View(m.Snapshot(), nil, 120)))
+	tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_rich_checkpoint_details", ansi.Strip(View(m.Snapshot(), nil, 120)))
 }
 
 // A tester with no test to run is shown skipped, with why, never ✓; a
@@ -396,8 +397,8 @@ func TestPipelineSendsOnce(t *testing.T) {
 	answers := make(chan string, 2)
 	var tm tea.Model = New(answers, nil)
 	tm, _ = tm.Update(SnapshotMsg{Snapshot: interviewing(t)})
-	tm, first := tm.Update(press("enter"))
-	tm, second := tm.Update(press("enter"))
+	tm, first := tm.Update(tuitest.Press("enter"))
+	tm, second := tm.Update(tuitest.Press("enter"))
 	if first == nil || second != nil {
 		t.Fatalf("enter, enter: commands %v, %v; want one answer sent", first != nil, second != nil)
 	}
@@ -410,10 +411,10 @@ func TestPipelineSendsOnce(t *testing.T) {
 		Options: []string{pipeline.AnswerContinue, pipeline.AnswerDetails, pipeline.AnswerReject, pipeline.AnswerAbort}}}
 	msgs := []tea.Msg{SnapshotMsg{Snapshot: review}}
 	for _, r := range "reject" {
-		msgs = append(msgs, press(string(r)))
+		msgs = append(msgs, tuitest.Press(string(r)))
 	}
 	m, _ := pipelineScreen(t, New(answers, nil), 80, 24, msgs...)
-	tm, cmd := m.Update(press("enter"))
+	tm, cmd := m.Update(tuitest.Press("enter"))
 	if cmd != nil {
 		t.Error("reject without its feedback was sent")
 	}
@@ -431,9 +432,9 @@ func TestPipelineLimitWait(t *testing.T) {
 	snap.Limit = &work.LimitWait{Kind: work.LimitUsage, Since: until.Add(-2 * time.Hour), Until: until, Job: "tester"}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		_, got := pipelineScreen(t, New(make(chan string, 1), nil), size[0], size[1], SnapshotMsg{Snapshot: snap})
-		checkFits(t, got, size[0], size[1])
+		tuitest.CheckFits(t, got, size[0], size[1])
 		words := strings.Fields(ansi.Strip(got))
-		if want := "waiting for the usage limit's reset at 22:19: no role starts meanwhile; hive answer limit resume-now goes on now"; !inOrder(words, strings.Fields(want)) {
+		if want := "waiting for the usage limit's reset at 22:19: no role starts meanwhile; hive answer limit resume-now goes on now"; !tuitest.InOrder(words, strings.Fields(want)) {
 			t.Errorf("%dx%d: %q is not on the screen:\n%s", size[0], size[1], want, got)
 		}
 	}

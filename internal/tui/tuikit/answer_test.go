@@ -4,27 +4,18 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/hivectl/hive/internal/testsupport/tuitest"
 )
-
-// press is a key press as the terminal reports it.
-func press(k string) tea.KeyPressMsg {
-	if k == "tab" {
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
 
 // TestTabCyclesCompletions: tab completes a typed answer to its first
 // suggestion, and tab again cycles the completions (round).
 func TestTabCyclesCompletions(t *testing.T) {
 	f := field{focused: true, suggestions: []string{"allow", "deny", "always"}}
 	var got []string
-	f.update(press("a"))
+	f.update(tuitest.Press("a"))
 	for range 3 {
-		f.update(press("tab"))
+		f.update(tuitest.Press("tab"))
 		got = append(got, f.text())
 	}
 	if want := "allow always allow"; strings.Join(got, " ") != want {

@@ -1,4 +1,8 @@
-package pipelinescreen
+// Package tuitest holds what the tests of hive's terminal screens share
+// (internal/tui and its packages): golden screens, a screen's fit in its
+// window, words in order, and key presses as the terminal reports them.
+// Test support: the hive binary never imports it.
+package tuitest
 
 import (
 	"flag"
@@ -18,7 +22,10 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-func golden(t *testing.T, name, got string) {
+// Golden compares a screen with testdata/NAME.golden of the package pkg
+// (its path, for the command that rewrites it), or rewrites it with
+// -update.
+func Golden(t *testing.T, pkg, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
 	if updating() {
@@ -32,15 +39,15 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/tui/pipelinescreen -update to create it)", err)
+		t.Fatalf("%v (run go test %s -update to create it)", err, pkg)
 	}
 	if got != string(want) {
-		t.Errorf("screen %s differs from %s (go test ./internal/tui/pipelinescreen -update rewrites it):\n%s", name, path, got)
+		t.Errorf("screen %s differs from %s (go test %s -update rewrites it):\n%s", name, path, pkg, got)
 	}
 }
 
-// checkFits fails when a screen is wider or taller than its window.
-func checkFits(t *testing.T, s string, w, h int) {
+// CheckFits fails when a screen is wider or taller than its window.
+func CheckFits(t *testing.T, s string, w, h int) {
 	t.Helper()
 	lines := strings.Split(s, "\n")
 	if len(lines) > h {
@@ -53,8 +60,8 @@ func checkFits(t *testing.T, s string, w, h int) {
 	}
 }
 
-// inOrder reports whether want appears in words as a subsequence.
-func inOrder(words, want []string) bool {
+// InOrder reports whether want appears in words as a subsequence.
+func InOrder(words, want []string) bool {
 	i := 0
 	for _, w := range words {
 		if i < len(want) && w == want[i] {
@@ -64,8 +71,8 @@ func inOrder(words, want []string) bool {
 	return i == len(want)
 }
 
-// press is a key press as the terminal reports it.
-func press(k string) tea.KeyPressMsg {
+// Press is a key press as the terminal reports it.
+func Press(k string) tea.KeyPressMsg {
 	switch k {
 	case "enter":
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
