@@ -53,8 +53,51 @@ var allowed = map[string][]string{
 	"roles":    {"pipeline"},
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
-	// hive run's shell: the pipeline's I/O, with phases run by the runner.
-	"piperun": {"agent", "contract", "engine", "work", "gitx", "github", "index", "claudemd", "confidence", "journal", "memory", "pipeline", "plan", "pricing", "protocol", "protocol/hivereport", "roles", "runner", "testrun"},
+	// hive run's shell: the journal-first loop around the pipeline machine
+	// and the executor of its commands, each a package of its own under
+	// piperun, with phases run by the runner (in worktrees as
+	// integration's Git says; one run at a time: lock).
+	"piperun": {"agent", "engine", "work", "gitx", "index", "journal", "pipeline", "plan", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
+	// What hive run keeps in its journal beside the machine's events, and
+	// a run read back from it (memory names the confidence record it keeps).
+	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline"},
+	// The account of a run, from its journal alone (its commits from git;
+	// the screenshots kept where screenshots keeps them).
+	"piperun/runreport": {"confidence", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/screenshots", "work"},
+	// The browser validator's screenshots its report lists, kept out of
+	// the run's worktree: no hive package but the report's.
+	"piperun/screenshots": {"work"},
+	// One agent call outside the run's machine: its HIVE_REPORT read by
+	// the protocol, its usage priced.
+	"piperun/oneshot": {"agent", "pricing", "protocol", "protocol/hivereport", "work"},
+	// The planner picks a new run's workflow in one call (oneshot), given
+	// hive's index; what it chose is runjournal's record.
+	"piperun/planner": {"agent", "gitx", "index", "pipeline", "piperun/oneshot", "piperun/runjournal", "roles"},
+	// hive's own lint, tests and build in a run's worktree (testrun finds
+	// and runs the project's commands).
+	"piperun/checks": {"gitx", "pipeline", "plan", "testrun"},
+	// The evaluators' verdicts (oneshot calls held to their contract) and
+	// the computed confidence, from checks' runs and the run's journal.
+	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "pipeline", "piperun/checks", "piperun/oneshot", "plan", "pricing", "roles"},
+	// What a role is told: its prompt (roles), the memory's warnings and
+	// the context curated for it, journaled as runjournal's records; a
+	// plan executor's briefing is the runner's prompt's.
+	"piperun/rolecontext": {"confidence", "gitx", "index", "journal", "memory", "pipeline", "piperun/runjournal", "plan", "roles", "runner/prompt", "testrun"},
+	// A role's agent: its HIVE_REPORT read by the protocol and held to its
+	// contract, its usage priced by oneshot's meter, its tool calls
+	// fingerprinted as the runner's sessions do, its screenshots kept.
+	"piperun/roleagent": {"agent", "contract", "gitx", "pipeline", "piperun/oneshot", "piperun/screenshots", "pricing", "protocol", "runner/sessions", "work"},
+	// The implementers' phase, run by the runner (replay: the budget
+	// checkpoint of its unfinished run; prompt: its plans' briefings).
+	"piperun/phaserun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "runner", "runner/prompt", "runner/replay", "work"},
+	// What a finished run leaves: its record in the memory, CLAUDE.md's
+	// learnings (claudemd), the postmortem model's paragraph (oneshot,
+	// told runreport's facts).
+	"piperun/postmortem": {"agent", "claudemd", "gitx", "journal", "memory", "pipeline", "piperun/oneshot", "piperun/runjournal", "piperun/runreport", "pricing", "roles", "work"},
+	// The run's branch and what becomes of it: merged, pushed, or a pull
+	// request opened and followed through gh (github), described by
+	// runreport; the tracking files it restores are planning's.
+	"piperun/delivery": {"github", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/runreport", "runner/planning"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
@@ -96,17 +139,45 @@ var allowed = map[string][]string{
 	"tui/pipelinescreen": {"engine", "pipeline", "tui/tuikit"},
 	// The one path of a human's answer into a journal: hive answer's and
 	// hive serve's (tui names the checkpoints as the terminal does).
-	"answer": {"engine", "journal", "pipeline", "piperun", "redact", "tui"},
+	"answer": {"engine", "journal", "pipeline", "piperun/runjournal", "redact", "tui"},
 	// What hive serve shows is read from the journals as hive status
-	// reads them (runner: which phase a hive process runs now; tui names
-	// the checkpoints as the terminal does).
-	"serve/views": {"engine", "journal", "pipeline", "runner", "tui", "work"},
+	// reads them (runner/lock: which phase a hive process runs now; tui
+	// names the checkpoints as the terminal does).
+	"serve/views": {"engine", "journal", "pipeline", "runner/lock", "tui", "work"},
 	// hive serve's pages render the views (tui: a limit's wait as the
 	// terminal says it).
 	"serve/pages": {"serve/views", "tui", "work"},
 	// hive serve answers through answer and shows the views as its pages.
-	"serve":  {"answer", "redact", "serve/pages", "serve/views"},
-	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "protocol", "tracking", "work"},
+	"serve": {"answer", "redact", "serve/pages", "serve/views"},
+	// execute-phase's loop: the engine, its journal, and the executors of
+	// its commands, each a package of its own under runner (handoff: the
+	// file a pause leaves, kept out of git).
+	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work"},
+	// A run's engine rebuilt from its journal.
+	"runner/replay": {"engine", "journal"},
+	// The phase locks and their holders: no hive package.
+	"runner/lock": {},
+	// The planning files a run writes, views of the engine's state (the
+	// handoff's and the tracking files' formats are their packages').
+	"runner/planning": {"engine", "handoff", "plan", "tracking", "work"},
+	// Spot-checks, must_haves, the verifier's report and the gate, read
+	// from a plan's tree.
+	"runner/check": {"gitx", "plan"},
+	// The integration branch and the plans' worktrees; a merge commit
+	// carries the tracking files (planning).
+	"runner/integration": {"engine", "gitx", "plan", "runner/planning"},
+	// What agents are told: the words of a live message are the
+	// protocol's; the verifier is told where its report goes (check).
+	"runner/prompt": {"engine", "gitx", "plan", "protocol", "runner/check", "work"},
+	// Agent sessions: their output read by the protocol, priced, and
+	// told what prompt says.
+	"runner/sessions": {"agent", "engine", "pricing", "protocol", "runner/prompt", "work"},
+	// A run's git work, and a worker's over a git remote, on the
+	// integration branch, checked by check, writing planning's files.
+	"runner/workspace": {"engine", "gitx", "plan", "runner/check", "runner/integration", "runner/planning"},
+	// hive clean: hive's worktrees (integration's names) of phases no
+	// live run locks.
+	"runner/cleanup": {"gitx", "runner/integration", "runner/lock"},
 	// hive bench runs its groups one after another, each a package of its
 	// own, all speaking report's rows and options (report imports no hive
 	// package). The groups are clients of the engine's and the runner's
@@ -124,7 +195,7 @@ var allowed = map[string][]string{
 	// and journal with sim agents (their modes and context curve); the
 	// overhead group counts the engine's events with the makespan
 	// group's simulation.
-	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "sim/benchagent", "sim/stream"},
+	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "runner/replay", "sim/benchagent", "sim/stream"},
 	// The pipeline group drives the pipeline machine on its fixture
 	// objectives and scores the roles with confidence.
 	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "work"},
@@ -137,22 +208,25 @@ var allowed = map[string][]string{
 	// its phases as the runner's groups do (runnerbench, project); its
 	// share row runs hive run (piperun) on the claude e2e test's health
 	// service.
-	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "pricing", "testsupport/fakeanthropic"},
+	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runreport", "pricing", "testsupport/fakeanthropic"},
 	"cli":      {"*"},
 	// What the config and a command's flags make of a run, for the local
 	// host and Temporal's: its agents, prices, budget, journal, workflow.
-	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "pipeline", "piperun", "plan", "pricing", "redact", "runner", "shellhive", "work"},
+	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "pipeline", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work"},
 	// What a hive worker serves for hive run on Temporal: its workflow's
-	// commands, carried out by piperun, and its phases, run by the runner.
-	"runworker": {"agent", "config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "redact", "runconfig", "runner", "temporal"},
+	// commands, carried out by piperun, and its phases, run by the runner
+	// as phaserun runs them (the plans' briefings, the budget's raise);
+	// the run's journal view is runjournal's.
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal"},
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
-	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "plan", "redact", "runconfig", "runner", "runworker", "serve/views", "temporal", "work"},
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "plan", "redact", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work"},
 	// A run as plain lines: execute-phase's and hive run's, live or
-	// replayed from a journal, and agents' logs (hive run's with its
-	// pipeline view: pipelinescreen; text as the screens wrap it: tuikit).
-	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work"},
+	// replayed from a journal (hive run's records: runjournal), hive
+	// report (runreport), and agents' logs (hive run's with its pipeline
+	// view: pipelinescreen; text as the screens wrap it: tuikit).
+	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work"},
 	// What every run spent, by role and model, read from the journals.
 	"costs": {"engine", "journal", "pipeline", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
@@ -258,9 +332,10 @@ func TestNoTestCodeInHive(t *testing.T) {
 }
 
 // TestNoFaultHooksInHive: the hooks by which the tests kill hive at a
-// crash point or fill its disk (runner.CrashAt, gitx.AfterCommand,
-// runconfig.JournalFaults) are built only with the faults tag, which make
-// test gives the tests: the hive binary has none.
+// crash point or fill its disk (runner.CrashAt, integration.CrashAt,
+// planning.CrashAt, gitx.AfterCommand, runconfig.JournalFaults) are built
+// only with the faults tag, which make test gives the tests: the hive
+// binary has none.
 func TestNoFaultHooksInHive(t *testing.T) {
 	hooks := regexp.MustCompile(`(?m)^var (CrashAt|AfterCommand|JournalFaults)\b`)
 	checked := 0

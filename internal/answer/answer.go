@@ -11,7 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/tui"
 )
@@ -55,7 +55,7 @@ type Journals struct {
 // Request is one answer.
 type Request struct {
 	// Plan is a plan id, engine.VerifyID, or a role of hive run
-	// (piperun.IsRunJob).
+	// (runjournal.IsRunJob).
 	Plan string
 	// Run and Checkpoint name the checkpoint meant; zero means the one open
 	// now. A page shows one checkpoint, and its answer must never land on
@@ -105,7 +105,7 @@ func Record(js Journals, req Request) (Result, error) {
 	if req.Plan == engine.LimitID {
 		return recordResumeNow(js, red, req)
 	}
-	if piperun.IsRunJob(req.Plan) {
+	if runjournal.IsRunJob(req.Plan) {
 		return recordRole(js.Pipeline, red, req)
 	}
 	return recordPhase(js.Phase, red, req)
@@ -162,10 +162,10 @@ func appendAnswer(j journal.Journal, red *redact.Redactor, run, last int64, eng 
 // run's: the running hive (or the next resume) ends the wait at once.
 func recordResumeNow(js Journals, red *redact.Redactor, req Request) (Result, error) {
 	if js.Pipeline != nil {
-		if run, ok, err := piperun.Latest(js.Pipeline); err != nil {
+		if run, ok, err := runjournal.Latest(js.Pipeline); err != nil {
 			return Result{}, err
 		} else if ok && run.Finished.IsZero() && (req.Run == 0 || run.ID == req.Run) {
-			m, err := piperun.Replay(js.Pipeline, run)
+			m, err := runjournal.Replay(js.Pipeline, run)
 			if err != nil {
 				return Result{}, err
 			}
@@ -323,19 +323,19 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 // recordRole journals the answer to the question hive run asks of a role.
 func recordRole(j journal.Journal, red *redact.Redactor, req Request) (Result, error) {
 	if j == nil {
-		return Result{}, refused(true, "%v", piperun.ErrNoRun)
+		return Result{}, refused(true, "%v", runjournal.ErrNoRun)
 	}
 	if req.Checkpoint != 0 {
 		// The question meant must be the one asked now; a later question
 		// of the same role is not answered by a page showing the former.
-		run, ok, err := piperun.Latest(j)
+		run, ok, err := runjournal.Latest(j)
 		if err != nil {
 			return Result{}, err
 		}
 		if !ok || (req.Run != 0 && run.ID != req.Run) || !run.Finished.IsZero() {
 			return Result{}, fmt.Errorf("%w: run %d is no longer waiting", ErrAnswered, req.Run)
 		}
-		m, err := piperun.Replay(j, run)
+		m, err := runjournal.Replay(j, run)
 		if err != nil {
 			return Result{}, err
 		}
@@ -343,12 +343,12 @@ func recordRole(j journal.Journal, red *redact.Redactor, req Request) (Result, e
 			return Result{}, fmt.Errorf("%w: the question #%d of %s in run %d is no longer open", ErrAnswered, req.Checkpoint, req.Plan, run.ID)
 		}
 	}
-	run, cp, err := piperun.Answer(journal.Redacting(j, red), req.Plan, req.Text, req.Now)
-	var bad *piperun.AnswerError
+	run, cp, err := runjournal.Answer(journal.Redacting(j, red), req.Plan, req.Text, req.Now)
+	var bad *runjournal.AnswerError
 	switch {
 	case errors.As(err, &bad):
 		return Result{}, &RefusedError{Err: err}
-	case errors.Is(err, piperun.ErrNoRun):
+	case errors.Is(err, runjournal.ErrNoRun):
 		return Result{}, &RefusedError{Err: err, NoCheckpoint: true}
 	case err != nil:
 		return Result{}, err

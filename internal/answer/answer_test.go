@@ -10,7 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -65,7 +65,7 @@ func TestResumeNow(t *testing.T) {
 func TestResumeNowOfHiveRun(t *testing.T) {
 	j := journal.NewMemory()
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	run, err := j.CreateRun(piperun.Key, t0)
+	run, err := j.CreateRun(runjournal.Key, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestResumeNowOfHiveRun(t *testing.T) {
 	if err != nil || !res.Pipeline || res.Run != run.ID {
 		t.Fatalf("resume-now: %+v, %v", res, err)
 	}
-	m, err := piperun.Replay(j, run)
+	m, err := runjournal.Replay(j, run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporalhost"
@@ -75,7 +75,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 	}
 	switch o.backend {
 	case "", "local":
-		if at, ok := temporalhost.MarkedRun(repo.Root); ok && piperun.IsRunJob(o.plan) {
+		if at, ok := temporalhost.MarkedRun(repo.Root); ok && runjournal.IsRunJob(o.plan) {
 			// The project's run is on Temporal, where hive run said: the
 			// answer goes to its workflow, which alone steps it while it
 			// runs; the journal takes it only for a run that is not there
@@ -90,7 +90,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 			}
 		}
 	case "temporal":
-		if !piperun.IsRunJob(o.plan) {
+		if !runjournal.IsRunJob(o.plan) {
 			return answerTemporal(cmd.Context(), o, repo.Root)
 		}
 		// A role's question of a hive run under way on Temporal: a

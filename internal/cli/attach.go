@@ -17,7 +17,8 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/lock"
+	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/temporalhost"
 )
 
@@ -201,7 +202,7 @@ func (l *localLocator) locate(_ context.Context, plan string) (attachPlan, strin
 	// The lock first, then the state: a run that ends in between shows as
 	// live with its final state, never as stopped short.
 	runs := ""
-	if pid, live := runner.PhaseHolder(l.root, l.phaseOf); live {
+	if pid, live := lock.PhaseHolder(l.root, l.phaseOf); live {
 		runs = fmt.Sprintf("hive (pid %d)", pid)
 	}
 	where, err := findAttachPlan(j, l.root, plan)
@@ -326,7 +327,7 @@ func findAttachPlan(j journal.Journal, root, planID string) (attachPlan, error) 
 			return attachPlan{}, err
 		}
 		for _, run := range runs {
-			eng, err := runner.Replay(j, run)
+			eng, err := replay.Run(j, run)
 			if err != nil {
 				return attachPlan{}, err
 			}

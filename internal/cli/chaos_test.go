@@ -19,7 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/sim/stream"
 )
 
@@ -427,11 +427,11 @@ func checkChaosInvariants(t *testing.T, dir, dbPath string, code int, logs strin
 		t.Fatalf("journal: %v", err)
 	}
 	run := runs[0]
-	first, err := runner.Replay(j, run)
+	first, err := replay.Run(j, run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _ := runner.Replay(j, run)
+	second, _ := replay.Run(j, run)
 	snap := first.Snapshot()
 	if !reflect.DeepEqual(snap, second.Snapshot()) {
 		t.Errorf("the journal does not replay to the same state twice")

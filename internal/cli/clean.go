@@ -11,9 +11,9 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/runconfig"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/cleanup"
 )
 
 type cleanOptions struct {
@@ -63,7 +63,7 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 	if err := unfinishedPipeline(repo.Root); err != nil {
 		return err
 	}
-	rep, err := runner.Clean(ctx, repo, runconfig.WorktreeRoot(cfg, repo.Root))
+	rep, err := cleanup.Clean(ctx, repo, runconfig.WorktreeRoot(cfg, repo.Root))
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func unfinishedPipeline(root string) error {
 		return err
 	}
 	defer j.Close()
-	run, ok, err := piperun.Latest(j)
+	run, ok, err := runjournal.Latest(j)
 	if err != nil || !ok || !run.Finished.IsZero() {
 		return err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/testsupport"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -167,11 +167,11 @@ func jobState(path, job string) (string, error) {
 		return "", err
 	}
 	defer j.Close()
-	run, ok, err := piperun.Latest(j)
+	run, ok, err := runjournal.Latest(j)
 	if err != nil || !ok {
 		return "", fmt.Errorf("no run")
 	}
-	m, err := piperun.Replay(j, run)
+	m, err := runjournal.Replay(j, run)
 	if err != nil {
 		return "", err
 	}
@@ -196,7 +196,7 @@ func planState(path, planID string) (string, error) {
 	if err != nil || len(runs) == 0 {
 		return "", fmt.Errorf("no run")
 	}
-	eng, err := runner.Replay(j, runs[0])
+	eng, err := replay.Run(j, runs[0])
 	if err != nil {
 		return "", err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/runconfig"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/cleanup"
 	"github.com/hivectl/hive/internal/shellhive"
 	"github.com/spf13/cobra"
 )
@@ -181,7 +181,7 @@ func leftovers(ctx context.Context, repo *gitx.Repo, root string, fix bool) chec
 	if err := unfinishedPipeline(repo.Root); err != nil {
 		return check{"leftovers", "warning", detail + "; " + err.Error(), ""}
 	}
-	rep, err := runner.Clean(ctx, repo, root)
+	rep, err := cleanup.Clean(ctx, repo, root)
 	if err != nil {
 		return check{"leftovers", "problem", detail + "; hive clean failed: " + err.Error(), "hive clean"}
 	}

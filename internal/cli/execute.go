@@ -19,6 +19,8 @@ import (
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/spf13/cobra"
 )
@@ -198,10 +200,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	if errors.Is(err, runner.ErrInterrupted) {
 		return interruptedExit(err, o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...))
 	}
-	if errors.Is(err, runner.ErrDirty) {
+	if errors.Is(err, integration.ErrDirty) {
 		return exit.With(exit.Usage, err)
 	}
-	if errors.Is(err, runner.ErrLocked) {
+	if errors.Is(err, lock.ErrLocked) {
 		return exit.With(exit.Busy, err)
 	}
 	if err != nil {

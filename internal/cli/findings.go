@@ -8,7 +8,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +45,7 @@ open) or quit, at the run's screen or with hive answer.`,
 				return err
 			}
 			defer j.Close()
-			m, err := piperun.Replay(j, run)
+			m, err := runjournal.Replay(j, run)
 			if err != nil {
 				return exit.With(exit.Internal, err)
 			}

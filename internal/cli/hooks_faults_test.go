@@ -8,6 +8,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/planning"
 )
 
 // faultsBuilt: this test binary has hive's fault hooks (the faults tag).
@@ -20,6 +22,8 @@ func needFaults(*testing.T) {}
 // crash point or after any git command, or given a full disk.
 func installFaults() {
 	runner.CrashAt = crashAt
+	integration.CrashAt = crashAt
+	planning.CrashAt = crashAt
 	gitx.AfterCommand = crashStep
 	runconfig.JournalFaults = withJournalFaults
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/spf13/cobra"
 )
 
@@ -110,7 +110,7 @@ func runningRun(j journal.Journal, root, phase string) (journal.Run, int, error)
 		if !r.Finished.IsZero() || (dir != "" && r.Phase != dir) {
 			continue
 		}
-		if pid, held := runner.PhaseHolder(root, r.Phase); held {
+		if pid, held := lock.PhaseHolder(root, r.Phase); held {
 			live, pids = append(live, r), append(pids, pid)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +45,7 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			defer j.Close()
-			rep, err := piperun.BuildReport(cmd.Context(), j, repo, run)
+			rep, err := runreport.Build(cmd.Context(), j, repo, run)
 			if err != nil {
 				return exit.With(exit.Internal, err)
 			}

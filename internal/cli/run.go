@@ -13,8 +13,9 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/runconfig"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/temporalhost"
 	"github.com/spf13/cobra"
 )
@@ -193,13 +194,13 @@ func runPipeline(ctx context.Context, o *runOptions, objective string) error {
 		}
 	}
 	if o.Fresh {
-		if pid, live := runner.PipelineHolder(repo.Root); live {
+		if pid, live := lock.PipelineHolder(repo.Root); live {
 			return exit.Errorf(exit.Busy, "hive pid %d is driving the unfinished run now: stop it first (Ctrl-C there, or kill %d), then hive run --fresh", pid, pid)
 		}
-		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
+		if run, ok, err := runjournal.Abandon(j, time.Now()); err != nil {
 			return exit.With(exit.Internal, err)
 		} else if ok {
-			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.RunBranch(j, run))
+			fmt.Fprintf(o.stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, runjournal.RunBranch(j, run))
 		}
 	}
 	opts, err := o.Options(ctx, repo, cfg, objective, choice, j)

@@ -23,7 +23,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/runworker"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
@@ -139,11 +139,11 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last, ok, err := db.LatestRun(piperun.Key)
+	last, ok, err := db.LatestRun(runjournal.Key)
 	if err != nil || !ok || last.Outcome != "complete" {
 		t.Errorf("the folder's journal has run %+v (%v)", last, err)
 	}
-	evs, err := piperun.Events(db, last)
+	evs, err := runjournal.Events(db, last)
 	db.Close()
 	if err != nil || !strings.Contains(history, `"type":"answer"`) || !hasAnswer(evs) {
 		t.Errorf("the journal's events (%v) lack the answer the history holds:\n%s", err, history)

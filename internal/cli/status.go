@@ -12,7 +12,8 @@ import (
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/lock"
+	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/spf13/cobra"
@@ -201,7 +202,7 @@ func phaseViews(o *statusOptions, j journal.Journal) ([]statusRunView, error) {
 // journaledPhaseView is what status shows of a phase's run in the journal:
 // its state replayed, whether a hive drives it now, how to resume it.
 func journaledPhaseView(o *statusOptions, j journal.Journal, run journal.Run) (statusRunView, error) {
-	eng, err := runner.Replay(j, run)
+	eng, err := replay.Run(j, run)
 	if err != nil {
 		return statusRunView{}, err
 	}
@@ -211,7 +212,7 @@ func journaledPhaseView(o *statusOptions, j journal.Journal, run journal.Run) (s
 	if !run.Finished.IsZero() {
 		f := run.Finished
 		v.Finished = &f
-	} else if v.PID, v.Live = runner.PhaseHolder(o.root, run.Phase); !v.Live {
+	} else if v.PID, v.Live = lock.PhaseHolder(o.root, run.Phase); !v.Live {
 		v.Resume = o.pasteable(o.root, "execute-phase", snap.Phase)
 	}
 	v.Elapsed = activeTime(snap, v.Live, time.Now()).Round(time.Second).String()

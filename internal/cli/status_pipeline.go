@@ -12,8 +12,8 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -60,17 +60,17 @@ func pipelineStatus(o *statusOptions) (*statusPipelineView, error) {
 		return nil, err
 	}
 	defer j.Close()
-	run, ok, err := piperun.Latest(j)
+	run, ok, err := runjournal.Latest(j)
 	if err != nil || !ok {
 		return nil, err
 	}
-	m, err := piperun.Replay(j, run)
+	m, err := runjournal.Replay(j, run)
 	if err != nil {
 		return nil, err
 	}
 	snap := m.Snapshot()
 	v := &statusPipelineView{Kind: "pipeline", Run: run.ID, Objective: snap.Spec.Objective, Workflow: snap.Spec.Workflow.Name,
-		Branch: piperun.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit, Fallback: snap.Fallback}
+		Branch: runjournal.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit, Fallback: snap.Fallback}
 	if !run.Finished.IsZero() {
 		f := run.Finished
 		v.Finished = &f
@@ -80,7 +80,7 @@ func pipelineStatus(o *statusOptions) (*statusPipelineView, error) {
 	if v.Open != nil {
 		v.Answer = o.pasteable(o.root, "answer", v.Open.Job, "RESPONSE")
 	}
-	if v.PID, v.Live = runner.PipelineHolder(o.root); !v.Live {
+	if v.PID, v.Live = lock.PipelineHolder(o.root); !v.Live {
 		v.Resume = o.pasteable(o.root, "run", "--resume")
 	}
 	return v, nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/tui"
 )
 
@@ -78,7 +78,7 @@ func pollJournal(ctx context.Context, j journal.Journal, send func(tea.Msg)) {
 				run, seq = r.ID, 0
 				send(tui.StartedMsg{Time: r.Started})
 			}
-			if eng, err := runner.Replay(j, r); err == nil {
+			if eng, err := replay.Run(j, r); err == nil {
 				send(tui.SnapshotMsg{Snap: eng.Snapshot()})
 			}
 			j.Each(r.ID, func(rec journal.Record) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
@@ -52,26 +53,26 @@ func hiveShareRow(ctx context.Context, bin string) report.Row {
 }
 
 // hiveShareRun runs the workflow and returns its timeline.
-func hiveShareRun(ctx context.Context, bin string) (piperun.Timeline, error) {
+func hiveShareRun(ctx context.Context, bin string) (runreport.Timeline, error) {
 	dir, err := os.MkdirTemp("", "hive-bench-share-")
 	if err != nil {
-		return piperun.Timeline{}, err
+		return runreport.Timeline{}, err
 	}
 	defer os.RemoveAll(dir)
 	root := filepath.Join(dir, "repo")
 	for name, body := range e2etest.HealthService {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return piperun.Timeline{}, err
+			return runreport.Timeline{}, err
 		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			return piperun.Timeline{}, err
+			return runreport.Timeline{}, err
 		}
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Hive Bench"}, {"config", "user.email", "bench@hive.invalid"},
 		{"config", "commit.gpgsign", "false"}, {"add", "-A"}, {"commit", "-q", "-m", "initial"}} {
 		if out, err := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			return piperun.Timeline{}, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+			return runreport.Timeline{}, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
 		}
 	}
 	var mu sync.Mutex
@@ -83,13 +84,13 @@ func hiveShareRun(ctx context.Context, bin string) (piperun.Timeline, error) {
 	}
 	srv := fa.Start(fa.Script{Rules: []fa.Rule{e2etest.HealthRoles(root, surprise)}}, surprise)
 	defer srv.Close()
-	failed := func(err error) (piperun.Timeline, error) {
+	failed := func(err error) (runreport.Timeline, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(surprises) > 0 {
 			err = fmt.Errorf("%w (the fake model: %s)", err, strings.Join(surprises, "; "))
 		}
-		return piperun.Timeline{}, err
+		return runreport.Timeline{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
@@ -111,7 +112,7 @@ func hiveShareRun(ctx context.Context, bin string) (piperun.Timeline, error) {
 	if err != nil || len(runs) == 0 {
 		return failed(fmt.Errorf("the run is not in its journal: %v", err))
 	}
-	rep, err := piperun.BuildReport(ctx, j, repo, runs[0])
+	rep, err := runreport.Build(ctx, j, repo, runs[0])
 	if err != nil {
 		return failed(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 )
 
 // PhaseLog prints on w a phase run of the journal j as execute-phase
@@ -57,25 +57,25 @@ func RunLog(w io.Writer, j journal.Journal, run journal.Run) error {
 		line.Reset()
 		at = rec.Time
 		var ev pipeline.Event
-		var d piperun.Delivery
-		var warned piperun.Warned
-		var given piperun.ContextRecord
+		var d runjournal.Delivery
+		var warned runjournal.Warned
+		var given runjournal.ContextRecord
 		var scores []confidence.Score
-		var planned piperun.Planning
-		var told piperun.PostmortemRecord
-		if rec.Type == piperun.PostmortemEvent && json.Unmarshal(rec.Payload, &told) == nil {
+		var planned runjournal.Planning
+		var told runjournal.PostmortemRecord
+		if rec.Type == runjournal.PostmortemEvent && json.Unmarshal(rec.Payload, &told) == nil {
 			text := told.Narrative
 			if text == "" {
 				text = "none from the model: " + told.Error
 			}
 			fmt.Fprintf(&line, "%s  %-17s %s\n", p.stamp(), "postmortem", OneLineClip(text, 160))
-		} else if rec.Type == piperun.PlannedEvent && json.Unmarshal(rec.Payload, &planned) == nil {
+		} else if rec.Type == runjournal.PlannedEvent && json.Unmarshal(rec.Payload, &planned) == nil {
 			fmt.Fprintf(&line, "%s  %-17s %s (by the %s): %s\n", p.stamp(), "planned", planned.Workflow, planned.By, planned.Reasoning)
-		} else if rec.Type == piperun.ConfidenceEvent && json.Unmarshal(rec.Payload, &scores) == nil {
+		} else if rec.Type == runjournal.ConfidenceEvent && json.Unmarshal(rec.Payload, &scores) == nil {
 			for _, c := range scores {
 				fmt.Fprintf(&line, "%s  %-17s confidence %d/%d\n", p.stamp(), c.Role, c.Points, c.Max)
 			}
-		} else if rec.Type == piperun.ContextEvent && json.Unmarshal(rec.Payload, &given) == nil {
+		} else if rec.Type == runjournal.ContextEvent && json.Unmarshal(rec.Payload, &given) == nil {
 			var parts []string
 			for _, p := range given.Parts {
 				cut := ""
@@ -85,9 +85,9 @@ func RunLog(w io.Writer, j journal.Journal, run journal.Run) error {
 				parts = append(parts, fmt.Sprintf("%s (%d bytes%s)", p.Title, p.Bytes, cut))
 			}
 			fmt.Fprintf(&line, "%s  %-17s given (attempt %d): %s\n", p.stamp(), given.Job, given.Attempt, strings.Join(parts, "; "))
-		} else if rec.Type == piperun.WarnedEvent && json.Unmarshal(rec.Payload, &warned) == nil {
+		} else if rec.Type == runjournal.WarnedEvent && json.Unmarshal(rec.Payload, &warned) == nil {
 			fmt.Fprintf(&line, "%s  %-17s warned (attempt %d): %s\n", p.stamp(), warned.Job, warned.Attempt, strings.Join(warned.Warnings, "\n"))
-		} else if rec.Type == piperun.DeliveredEvent && json.Unmarshal(rec.Payload, &d) == nil {
+		} else if rec.Type == runjournal.DeliveredEvent && json.Unmarshal(rec.Payload, &d) == nil {
 			fmt.Fprintf(&line, "%s  %-17s branch %s at %.12s: %s\n", p.stamp(), "delivered", d.Branch, d.Tip, strings.Join(d.Notes, "; "))
 		} else if err := json.Unmarshal(rec.Payload, &ev); err != nil || rec.Type != string(ev.Type) {
 			fmt.Fprintf(&line, "%s  %-17s %s (unreadable) %s\n", p.stamp(), "", rec.Type, OneLineClip(string(rec.Payload), 100))

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/tui/pipelinescreen"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // Report prints the report of a run of hive run (hive report).
-func Report(w io.Writer, r piperun.Report) {
+func Report(w io.Writer, r runreport.Report) {
 	outcome := r.Outcome
 	if outcome == "" {
 		outcome = "unfinished"

@@ -101,7 +101,7 @@ func FilesIn(text string) []string {
 }
 
 // ConfidenceRecord is the journal type of hive run's computed confidence
-// (piperun.ConfidenceEvent), which the memory keeps per role.
+// (runjournal.ConfidenceEvent), which the memory keeps per role.
 const ConfidenceRecord = "role-confidence"
 
 // FromJournal reads the facts of a finished run from hive run's journal.

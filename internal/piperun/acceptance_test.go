@@ -15,6 +15,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/sim/faults"
 )
 
@@ -95,11 +97,11 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 		last := ""
 		for ctx.Err() == nil {
 			time.Sleep(20 * time.Millisecond)
-			run, ok, err := Latest(o.Journal)
+			run, ok, err := runjournal.Latest(o.Journal)
 			if err != nil || !ok {
 				continue
 			}
-			m, err := Replay(o.Journal, run)
+			m, err := runjournal.Replay(o.Journal, run)
 			if err != nil {
 				continue
 			}
@@ -196,11 +198,11 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	if first, _ := rec.get("reviewer/1"); strings.Contains(first, "broke your role's contract") {
 		t.Error("attempt 1's prompt already speaks of contract errors")
 	}
-	run, ok, err := Latest(o.Journal)
+	run, ok, err := runjournal.Latest(o.Journal)
 	if err != nil || !ok {
 		t.Fatalf("no run in the journal: %v", err)
 	}
-	m, err := Replay(o.Journal, run)
+	m, err := runjournal.Replay(o.Journal, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 	if !strings.Contains(said, "reviewer's report broke its contract 2 times") || !strings.Contains(said, "--yes takes the default, continue") {
 		t.Errorf("the run's output does not say that --yes went on:\n%s", said)
 	}
-	rep, err := BuildReport(ctx, o.Journal, o.Repo, res.Run)
+	rep, err := runreport.Build(ctx, o.Journal, o.Repo, res.Run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,8 +303,8 @@ func TestAcceptanceCuratedContext(t *testing.T) {
 		t.Error("the documenter got the tester's context")
 	}
 	given := map[string]bool{}
-	for _, payload := range journaled(o.Journal, res.Run.ID, ContextEvent) {
-		var g ContextRecord
+	for _, payload := range journaled(o.Journal, res.Run.ID, runjournal.ContextEvent) {
+		var g runjournal.ContextRecord
 		if json.Unmarshal(payload, &g) == nil {
 			given[g.Job] = len(g.Parts) > 0
 		}

@@ -11,92 +11,11 @@ import (
 
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 )
-
-func TestBranchSlug(t *testing.T) {
-	t.Parallel()
-	for objective, want := range map[string]string{
-		"add a health check endpoint":  "add-a-health-check-endpoint",
-		"Fix: the README's typo (#12)": "fix-the-readme-s-typo-12",
-		"vérifier l'état du service":   "verifier-l-etat-du-service",
-		"  ---  ":                      "",
-		"修复登录":                         "",
-		"add OAuth login with Google, GitHub and GitLab providers and tests": "add-oauth-login-with-google-github-and",
-		strings.Repeat("x", 60): strings.Repeat("x", 40),
-	} {
-		got := BranchSlug(objective)
-		if got != want {
-			t.Errorf("BranchSlug(%q) = %q, want %q", objective, got, want)
-		}
-		if len(got) > 40 {
-			t.Errorf("BranchSlug(%q) is %d long", objective, len(got))
-		}
-	}
-}
-
-// A run's branch is hive/WORKFLOW/SLUG, made unique with -2, -3; an
-// objective with no ASCII word names it after the run.
-func TestNewBranch(t *testing.T) {
-	t.Parallel()
-	repo := service(t)
-	ctx := context.Background()
-	if b := NewBranch(ctx, repo, "quick", "add a health check endpoint", 4); b != "hive/quick/add-a-health-check-endpoint" {
-		t.Fatalf("NewBranch = %q", b)
-	}
-	git(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint")
-	git(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint-2")
-	if b := NewBranch(ctx, repo, "quick", "Add a health-check endpoint!", 4); b != "hive/quick/add-a-health-check-endpoint-3" {
-		t.Fatalf("NewBranch beside two = %q", b)
-	}
-	if b := NewBranch(ctx, repo, "full", "修复登录", 7); b != "hive/full/run-7" {
-		t.Fatalf("NewBranch of no ASCII word = %q", b)
-	}
-	// git cannot keep hive/full/x beside hive/full/x/y, nor under a
-	// branch hive/docs.
-	git(t, repo.Root, "branch", "hive/full/fix/it")
-	if b := NewBranch(ctx, repo, "full", "fix", 8); b != "hive/full/fix-2" {
-		t.Fatalf("NewBranch beside a longer one = %q", b)
-	}
-	git(t, repo.Root, "branch", "hive/docs")
-	if b := NewBranch(ctx, repo, "docs", "write the docs", 9); b != Branch(9) {
-		t.Fatalf("NewBranch under a branch = %q", b)
-	}
-}
-
-// The description names the findings with what became of them.
-func TestPRBodyFindings(t *testing.T) {
-	t.Parallel()
-	r := Report{Run: 3, Objective: "add a\nhealth check", Workflow: "full", Outcome: pipeline.OutcomeComplete}
-	r.Snapshot.Findings = []pipeline.Finding{
-		{ID: "F1", Job: "reviewer", Severity: pipeline.SevBlocker, File: "main.go", Line: 12, Title: "no timeout", Status: pipeline.FindingAccepted, Reason: "a proxy\ntimes out"},
-		{ID: "F2", Job: "security", Severity: pipeline.SevLow, Title: "log level", Status: pipeline.FindingDeferred},
-	}
-	body := PRBody(r)
-	for _, want := range []string{
-		"add a health check\n\nhive run 3, workflow full: complete.\n",
-		"### Findings\n\n- **blocker** F1 `main.go:12` no timeout (reviewer, accepted: a proxy times out)\n- **low** F2 log level (security, deferred)\n",
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("PRBody lacks %q:\n%s", want, body)
-		}
-	}
-}
-
-func TestPRTitle(t *testing.T) {
-	t.Parallel()
-	if got := PRTitle("  add a health\ncheck   endpoint "); got != "add a health check endpoint" {
-		t.Errorf("PRTitle = %q", got)
-	}
-	long := PRTitle(strings.Repeat("word ", 30))
-	if n := len([]rune(long)); n != 72 || !strings.HasSuffix(long, "…") {
-		t.Errorf("PRTitle of a long objective = %q (%d)", long, n)
-	}
-	if got := commandLine([]string{"gh", "--title", "it's $HOME", "--base", "main"}); got != `gh --title 'it'\''s $HOME' --base main` {
-		t.Errorf("commandLine = %s", got)
-	}
-}
 
 // snapshotFiles reads every named file of dir, and git status.
 func snapshotFiles(t *testing.T, dir string, names ...string) map[string]string {
@@ -175,7 +94,7 @@ func TestDirtyTreeUntouched(t *testing.T) {
 		t.Errorf("branch %s is gone", branch)
 	}
 	// The journal says where the work is: hive report and a resume read it.
-	rep, err := BuildReport(ctx, o.Journal, repo, res.Run)
+	rep, err := runreport.Build(ctx, o.Journal, repo, res.Run)
 	if err != nil || rep.Branch != branch || len(rep.Commits) == 0 {
 		t.Fatalf("report: branch %q commits %q, %v", rep.Branch, rep.Commits, err)
 	}
@@ -423,7 +342,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 func TestOldRunKeepsItsBranch(t *testing.T) {
 	t.Parallel()
 	j := journal.NewMemory()
-	run, err := j.CreateRun(Key, time.Now())
+	run, err := j.CreateRun(runjournal.Key, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/sim/faults"
 )
 
@@ -63,7 +64,7 @@ func TestEvaluationRoutes(t *testing.T) {
 	}
 	// Every evaluation is journaled; the implementer's computed
 	// confidence counts a real build and test run.
-	run, _, _ := Latest(o.Journal)
+	run, _, _ := runjournal.Latest(o.Journal)
 	var evals []pipeline.Event
 	for _, p := range journaled(o.Journal, run.ID, string(pipeline.EvEvaluated)) {
 		var ev pipeline.Event

@@ -15,7 +15,12 @@ import (
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/piperun/delivery"
+	"github.com/hivectl/hive/internal/piperun/postmortem"
+	"github.com/hivectl/hive/internal/piperun/roleagent"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -23,9 +28,9 @@ import (
 // worktree: a role's agent, the lint, the phase, the tests and the build,
 // an evaluation, a pull request's delivery, watch and fixes. What they
 // meet on the way goes to send: the events for the machine, and notes and
-// a turn's end (noteEvent, turnEnded) for whoever holds the run. The
-// local loop (driver) has one; a worker of a distributed backend makes
-// one for each command it is given (Worker).
+// a turn's end (noteEvent, roleagent.TurnEnded) for whoever holds the
+// run. The local loop (driver) has one; a worker of a distributed backend
+// makes one for each command it is given (Worker).
 type executor struct {
 	o      Options
 	run    journal.Run
@@ -35,10 +40,7 @@ type executor struct {
 	// plans, when set, is told the phase's plans' states as they change;
 	// asks a role agent's request to use a tool (nil: refused at once).
 	plans func([]PlanState)
-	asks  func(permission)
-	// keepWorktree: delivery leaves the run's worktree, which holds
-	// changes hive could not set aside (keepLeftovers).
-	keepWorktree bool
+	asks  func(roleagent.Permission)
 }
 
 // note tells whoever holds the run something worth knowing of job.
@@ -59,10 +61,10 @@ type driver struct {
 	// lastSeq is the last journal record stepped: records after it that
 	// another process appended are `hive answer`'s.
 	lastSeq int64
-	plansc  chan []PlanState // the phase's plan states, for a PlansObserver
-	perms   chan permission  // role agents' permission requests
-	stalled map[string]bool  // role agents the watchdog ended
-	work    sync.WaitGroup   // the checks and the phase under way
+	plansc  chan []PlanState          // the phase's plan states, for a PlansObserver
+	perms   chan roleagent.Permission // role agents' permission requests
+	stalled map[string]bool           // role agents the watchdog ended
+	work    sync.WaitGroup            // the checks and the phase under way
 	// stopping: the run stops for a human and its agents are ending; the
 	// machine's commands are left to the resume.
 	stopping bool
@@ -104,13 +106,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	o = o.withDefaults()
 	// Two hive processes never drive one run: the second would start
 	// every agent again beside the first's.
-	release, err := runner.LockPipeline(o.Repo.Root)
+	release, err := lock.Pipeline(o.Repo.Root)
 	if err != nil {
 		return Result{}, err
 	}
 	defer release()
 	s := &driver{executor: &executor{o: o}, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
-		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan permission), stalled: map[string]bool{}}
+		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan roleagent.Permission), stalled: map[string]bool{}}
 	s.executor.send = s.send
 	s.executor.plans = func(states []PlanState) {
 		select {
@@ -118,7 +120,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		case <-s.done:
 		}
 	}
-	s.executor.asks = func(p permission) {
+	s.executor.asks = func(p roleagent.Permission) {
 		select {
 		case s.perms <- p:
 		case <-s.done:
@@ -132,14 +134,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		close(s.done)
 		s.work.Wait()
 	}()
-	last, ok, err := Latest(o.Journal)
+	last, ok, err := runjournal.Latest(o.Journal)
 	if err != nil {
 		return Result{}, err
 	}
 	unfinished := ok && last.Finished.IsZero()
 	switch {
 	case o.Resume && !unfinished:
-		return Result{}, ErrNoRun
+		return Result{}, runjournal.ErrNoRun
 	case !o.Resume && unfinished:
 		return Result{}, &UnfinishedError{Run: last}
 	case o.Resume:
@@ -168,19 +170,19 @@ func (s *executor) finish(ctx context.Context, snap pipeline.Snapshot) Result {
 	res := Result{Run: s.run, Snapshot: snap, Branch: s.branch}
 	s.deliver(ctx, &res)
 	finished := s.o.Now()
-	told := s.run
-	told.Finished, told.Outcome = finished, res.Snapshot.Outcome
-	s.tell(ctx, told)
+	ended := s.run
+	ended.Finished, ended.Outcome = finished, res.Snapshot.Outcome
+	s.project().Tell(ctx, postmortem.Model{Launcher: s.o.Postmortem, Model: s.o.PostmortemModel, Prices: s.o.Prices, Home: s.o.Home}, ended)
 	if ferr := s.o.Journal.FinishRun(s.run.ID, finished, res.Snapshot.Outcome); ferr != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("could not mark run %d finished: %v", s.run.ID, ferr))
 	} else {
 		run := s.run
 		run.Finished, run.Outcome = finished, res.Snapshot.Outcome
-		if err := s.remember(run); err != nil {
+		if err := s.project().Remember(run); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("could not record run %d in the project's memory (hive memory rebuild retries): %v", s.run.ID, err))
 		}
-		if rep, err := BuildReport(ctx, s.o.Journal, s.o.Repo, run); err == nil {
-			if err := writePostmortem(s.o.Repo.Root, rep); err != nil {
+		if rep, err := runreport.Build(ctx, s.o.Journal, s.o.Repo, run); err == nil {
+			if err := postmortem.Write(s.o.Repo.Root, rep); err != nil {
 				res.Notes = append(res.Notes, "could not write the run's postmortem: "+err.Error())
 			}
 		}
@@ -207,18 +209,18 @@ func (s *executor) create(ctx context.Context) (pipeline.Spec, error) {
 	if _, err := s.o.Repo.Head(ctx); err != nil {
 		return pipeline.Spec{}, fmt.Errorf("%s has no commit yet: hive run works on a branch made from your last commit, so commit first", s.o.Repo.Root)
 	}
-	run, err := s.o.Journal.CreateRun(Key, s.o.Now())
+	run, err := s.o.Journal.CreateRun(runjournal.Key, s.o.Now())
 	if err != nil {
 		return pipeline.Spec{}, err
 	}
 	s.run = run
 	if p := s.o.Planning; p != nil { // how the workflow was chosen, before anything runs
 		payload, _ := json.Marshal(p)
-		if _, err := s.o.Journal.Append(run.ID, PlannedEvent, s.o.Now().UTC(), payload); err != nil {
+		if _, err := s.o.Journal.Append(run.ID, runjournal.PlannedEvent, s.o.Now().UTC(), payload); err != nil {
 			return pipeline.Spec{}, err
 		}
 	}
-	if err := s.openWorktree(ctx, NewBranch(ctx, s.o.Repo, s.o.Workflow.Name, s.o.Objective, run.ID)); err != nil {
+	if err := s.openWorktree(ctx, delivery.NewBranch(ctx, s.o.Repo, s.o.Workflow.Name, s.o.Objective, run.ID)); err != nil {
 		s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned")
 		return pipeline.Spec{}, err
 	}
@@ -235,7 +237,7 @@ func (s *executor) create(ctx context.Context) (pipeline.Spec, error) {
 
 // resume replays the run and takes it over.
 func (s *driver) resume(ctx context.Context, run journal.Run) error {
-	m, err := Replay(s.o.Journal, run)
+	m, err := runjournal.Replay(s.o.Journal, run)
 	if err != nil {
 		return fmt.Errorf("replay run %d: %w", run.ID, err)
 	}
@@ -244,12 +246,12 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 		// Killed between the run's creation and its first event: nothing
 		// was done, and its objective is not known.
 		if dir, err := worktreeDir(s.o, run.ID); err == nil {
-			s.o.Repo.RemoveWorktree(ctx, dir, leftBranch(ctx, s.o.Repo, dir, run.ID))
+			s.o.Repo.RemoveWorktree(ctx, dir, delivery.LeftBranch(ctx, s.o.Repo, dir, run.ID))
 		}
 		if err := s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned"); err != nil {
 			return err
 		}
-		return fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", ErrNoRun, run.ID)
+		return fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", runjournal.ErrNoRun, run.ID)
 	}
 	if err := s.openWorktree(ctx, s.runBranch(ctx)); err != nil {
 		return err
@@ -258,10 +260,10 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	if s.o.Answer != "" {
 		open := m.Snapshot().Open
 		if open == nil {
-			return &AnswerError{fmt.Errorf("run %d has no open question to answer", run.ID)}
+			return &runjournal.AnswerError{Err: fmt.Errorf("run %d has no open question to answer", run.ID)}
 		}
 		if err := open.Check(s.o.Answer); err != nil {
-			return &AnswerError{err}
+			return &runjournal.AnswerError{Err: err}
 		}
 		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
 	}
@@ -442,7 +444,7 @@ func (s *driver) handle(ctx context.Context, batch []pipeline.Event) error {
 	entries := make([]journal.Entry, 0, len(batch))
 	var events []pipeline.Event
 	for _, ev := range batch {
-		if ev.Type == noteEvent || ev.Type == turnEnded {
+		if ev.Type == noteEvent || ev.Type == roleagent.TurnEnded {
 			continue
 		}
 		if ev.Type == pipeline.EvAgentExited {
@@ -480,7 +482,7 @@ func (s *driver) handle(ctx context.Context, batch []pipeline.Event) error {
 		switch ev.Type {
 		case noteEvent:
 			s.o.Observer.Note(ev.Job, ev.Text)
-		case turnEnded:
+		case roleagent.TurnEnded:
 			// One turn per role: its input closes and it exits.
 			if sess := s.agents[ev.Job]; sess != nil {
 				go sess.Stop(stopGrace)
@@ -524,12 +526,9 @@ func (s *driver) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipelin
 	}
 }
 
-// Pseudo-events of the loop, never journaled: a note for the observer,
-// and the end of a role agent's turn.
-const (
-	noteEvent                    = pipeline.EvNote
-	turnEnded pipeline.EventType = "turn-ended"
-)
+// noteEvent is the loop's pseudo-event of a note for the observer, never
+// journaled (a role agent's turn's end is the other: roleagent.TurnEnded).
+const noteEvent = pipeline.EvNote
 
 func (s *driver) send(ev pipeline.Event) {
 	select {
@@ -562,31 +561,31 @@ func (s *driver) execute(ctx context.Context, c pipeline.Command) {
 	case pipeline.CmdLint:
 		dir := s.m.Snapshot().Spec.PhaseDir // read here: the machine is the loop's alone
 		s.background(func() {
-			s.send(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: s.lint(dir)})
+			s.send(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: s.checks().Lint(dir)})
 		})
 	case pipeline.CmdRunPhase:
 		dir := s.m.Snapshot().Spec.PhaseDir
-		warnings := s.warnings(c, s.m.Snapshot()) // the machine is the loop's to read: before the goroutine
+		warnings := s.curator().Warnings(c, s.m.Snapshot()) // the machine is the loop's to read: before the goroutine
 		s.background(func() { s.send(s.runPhase(ctx, c, dir, warnings)) })
 	case pipeline.CmdRunTests:
-		s.background(func() { s.send(s.runTests(ctx, c)) })
+		s.background(func() { s.send(s.checks().RunTests(ctx, c)) })
 	case pipeline.CmdBuild:
 		base := s.m.Snapshot().Spec.Base // read here: the machine is the loop's alone
-		s.background(func() { s.send(s.build(ctx, c, base)) })
+		s.background(func() { s.send(s.checks().RunBuild(ctx, c, base)) })
 	case pipeline.CmdEvaluate:
 		snap := s.m.Snapshot() // read here: the machine is the loop's alone
-		s.background(func() { s.send(s.evaluate(ctx, c, snap)) })
+		s.background(func() { s.send(s.evaluator().Evaluate(ctx, c, snap)) })
 	case pipeline.CmdDeliver:
 		snap := s.m.Snapshot() // read here: the machine is the loop's alone
-		s.background(func() { s.send(s.openPullRequest(ctx, c, snap)) })
+		s.background(func() { s.send(s.deliverer().OpenPullRequest(ctx, c, snap)) })
 	case pipeline.CmdWatch:
 		s.background(func() {
-			if ev, ok := s.watchPullRequest(ctx, c); ok {
+			if ev, ok := s.deliverer().WatchPullRequest(ctx, c); ok {
 				s.send(ev)
 			}
 		})
 	case pipeline.CmdPush:
-		s.background(func() { s.send(s.pushFix(ctx, c)) })
+		s.background(func() { s.send(s.deliverer().PushFix(ctx, c)) })
 	case pipeline.CmdFinished:
 		s.ended = true
 	}

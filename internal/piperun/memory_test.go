@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 )
 
 // changesTest is a project convention the sim implementer does not know:
@@ -179,7 +180,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 	if executors < 2 {
 		t.Errorf("%d executor prompt(s) seen", executors)
 	}
-	if len(journaled(o.Journal, res.Run.ID, WarnedEvent)) == 0 {
+	if len(journaled(o.Journal, res.Run.ID, runjournal.WarnedEvent)) == 0 {
 		t.Error("no warning journaled")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/sim/faults"
@@ -296,7 +297,7 @@ func TestAnswersWhileWaiting(t *testing.T) {
 						}
 						continue
 					}
-					if _, _, err := Answer(o.Journal, "tester", "override", time.Now()); err == nil {
+					if _, _, err := runjournal.Answer(o.Journal, "tester", "override", time.Now()); err == nil {
 						return
 					}
 				}
@@ -317,11 +318,11 @@ func TestAnswersWhileWaiting(t *testing.T) {
 
 // waitingFor is the job the newest run asks, "" when none.
 func waitingFor(t *testing.T, o Options) string {
-	run, ok, err := Latest(o.Journal)
+	run, ok, err := runjournal.Latest(o.Journal)
 	if err != nil || !ok {
 		return ""
 	}
-	m, err := Replay(o.Journal, run)
+	m, err := runjournal.Replay(o.Journal, run)
 	if err != nil {
 		t.Error(err)
 		return ""
@@ -398,7 +399,7 @@ func TestFaultPaths(t *testing.T) {
 			case res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged:
 				t.Fatalf("outcome %s merged %v", res.Snapshot.Outcome, res.Merged)
 			}
-			run, _, err := Latest(o.Journal)
+			run, _, err := runjournal.Latest(o.Journal)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -475,11 +476,11 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindBudget || needs.Checkpoint.Job != pipeline.RoleImplementer {
 		t.Fatalf("Run = %v, want the budget checkpoint at the implementer", err)
 	}
-	run, _, err := Latest(o.Journal)
+	run, _, err := runjournal.Latest(o.Journal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Replay(o.Journal, run)
+	m, err := runjournal.Replay(o.Journal, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +489,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 		t.Fatalf("spent at the stop = %+v, want the ceiling passed", spent)
 	}
 	o.Resume, o.Answer = true, "raise 0.005"
-	if _, err := Run(ctx, o); !errors.As(err, new(*AnswerError)) {
+	if _, err := Run(ctx, o); !errors.As(err, new(*runjournal.AnswerError)) {
 		t.Fatalf("a raise below what is spent: %v", err)
 	}
 	o.Answer = "raise 1000"
@@ -591,7 +592,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "share the run's work: the remote does not answer") {
 		t.Fatalf("a share that failed: %v", err)
 	}
-	last, _, _ := Latest(o.Journal)
+	last, _, _ := runjournal.Latest(o.Journal)
 	exits := 0
 	o.Journal.Each(last.ID, func(rec journal.Record) error {
 		if rec.Type == string(pipeline.EvReport) {

@@ -2,11 +2,9 @@ package piperun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,13 +13,12 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/phaserun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/work"
 )
-
-// Key is the journal key of pipeline runs.
-const Key = "pipeline"
 
 // Options is what a pipeline run needs.
 type Options struct {
@@ -41,7 +38,7 @@ type Options struct {
 	Workflow  pipeline.Workflow
 	// Planning, for a new run, is how the planner (or the rules) chose
 	// Workflow; it is journaled first.
-	Planning *Planning
+	Planning *runjournal.Planning
 	// Postmortem, when set, is the cheap model that tells the finished
 	// run in a paragraph (PostmortemModel its model); nil: hive's own
 	// paragraph, from a template.
@@ -116,7 +113,7 @@ type Options struct {
 	// Setup readies each new worktree, the run's and its plans'
 	// (workflow.worktree_setup): a fresh checkout lacks what git does not
 	// carry, such as the project's installed dependencies.
-	Setup runner.Setup
+	Setup integration.Setup
 	// TestCommand and BuildCommand are the project's configured commands
 	// (commands.test, commands.build), a line each for sh -c; "" finds
 	// them from the project's files.
@@ -145,7 +142,7 @@ type Options struct {
 	Fallback agent.Launcher
 	// Phases runs the implementers' phase; nil runs it here, with the
 	// runner, its journal in the run's worktree.
-	Phases PhaseRunner
+	Phases phaserun.Runner
 	// Share, when set, is handed the run's worktree before each event
 	// that follows work there is journaled (the run's start or resumption,
 	// a role's report or its agent's exit, the phase's end), so that a driver elsewhere
@@ -226,16 +223,8 @@ func (e *NeedsHumanError) Error() string {
 	return b.String()
 }
 
-// AnswerError refuses an answer that does not fit the open question.
-type AnswerError struct{ Err error }
-
-func (e *AnswerError) Error() string { return e.Err.Error() }
-
 // ErrInterrupted says the run was stopped before it ended; it resumes.
 var ErrInterrupted = errors.New("interrupted")
-
-// ErrNoRun says there is no unfinished run to resume.
-var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive run \"objective\"")
 
 // UnfinishedError refuses a new run while another is unfinished (the
 // command line says how to resume it or abandon it).
@@ -244,52 +233,6 @@ type UnfinishedError struct{ Run journal.Run }
 func (e *UnfinishedError) Error() string {
 	return fmt.Sprintf("run %d (started %s) is unfinished", e.Run.ID, e.Run.Started.Local().Format("2006-01-02 15:04"))
 }
-
-// Latest returns the newest pipeline run and whether there is one.
-func Latest(j journal.Journal) (journal.Run, bool, error) { return j.LatestRun(Key) }
-
-// Replay rebuilds a run's machine from its journal.
-func Replay(j journal.Journal, run journal.Run) (*pipeline.Machine, error) {
-	m := pipeline.New()
-	evs, err := Events(j, run)
-	for _, ev := range evs {
-		m.Step(ev) // an event refused live changed nothing then either
-	}
-	return m, err
-}
-
-// Events are the events run's machine stepped, as its journal holds them
-// (without the shell's own records).
-func Events(j journal.Journal, run journal.Run) ([]pipeline.Event, error) {
-	var evs []pipeline.Event
-	err := j.Each(run.ID, func(rec journal.Record) error {
-		if slices.Contains(ShellRecords, rec.Type) {
-			return nil
-		}
-		var ev pipeline.Event
-		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
-			return fmt.Errorf("event %d: %w", rec.Seq, err)
-		}
-		evs = append(evs, ev)
-		return nil
-	})
-	return evs, err
-}
-
-// Abandon finishes the newest unfinished run as abandoned, leaving its
-// branch for the user.
-func Abandon(j journal.Journal, now time.Time) (journal.Run, bool, error) {
-	last, ok, err := Latest(j)
-	if err != nil || !ok || !last.Finished.IsZero() {
-		return last, false, err
-	}
-	return last, true, j.FinishRun(last.ID, now, "abandoned")
-}
-
-// Branch names the branch of run N as hive named it before branches
-// were named after the workflow and objective: hive/run/N. Runs whose
-// spec records no branch use it.
-func Branch(run int64) string { return fmt.Sprintf("hive/run/%d", run) }
 
 // worktreeDir is where a run's worktree lives.
 func worktreeDir(o Options, run int64) (string, error) {
@@ -307,55 +250,4 @@ func WorktreeRoot(o Options) (string, error) {
 		return o.WorktreeRoot, nil
 	}
 	return gitx.DefaultWorktreeRoot(o.Repo.Root)
-}
-
-// Answer journals an answer to the open question of the newest unfinished
-// run, asked of job, as `hive answer` gives it: checked first, so that the
-// journal never holds one the run would refuse. A waiting hive run applies
-// it at once; a stopped one when it is resumed.
-func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, pipeline.Checkpoint, error) {
-	run, ok, err := Latest(j)
-	if err != nil {
-		return run, pipeline.Checkpoint{}, err
-	}
-	if !ok || !run.Finished.IsZero() {
-		return run, pipeline.Checkpoint{}, ErrNoRun
-	}
-	m, err := Replay(j, run)
-	if err != nil {
-		return run, pipeline.Checkpoint{}, err
-	}
-	ev, open, err := AnswerEvent(m.Snapshot(), run.ID, job, text, now)
-	if err != nil {
-		return run, open, err
-	}
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		return run, open, err
-	}
-	_, err = j.Append(run.ID, string(ev.Type), ev.Time, payload)
-	return run, open, err
-}
-
-// AnswerEvent is the answer to the question of job that snap, run's
-// state, has open, checked as hive answer checks it (an *AnswerError when
-// it would be refused).
-func AnswerEvent(snap pipeline.Snapshot, run int64, job, text string, now time.Time) (pipeline.Event, pipeline.Checkpoint, error) {
-	open := snap.Open
-	switch {
-	case open == nil:
-		return pipeline.Event{}, pipeline.Checkpoint{}, &AnswerError{fmt.Errorf("run %d asks nothing now", run)}
-	case open.Job != job:
-		return pipeline.Event{}, *open, &AnswerError{fmt.Errorf("run %d asks %s, not %s: hive answer %s \"...\"", run, open.Job, job, open.Job)}
-	}
-	if err := open.Check(text); err != nil {
-		return pipeline.Event{}, *open, &AnswerError{err}
-	}
-	return pipeline.Event{Type: pipeline.EvAnswer, Time: now.UTC(), Job: job, Checkpoint: open.ID, Text: strings.TrimSpace(text)}, *open, nil
-}
-
-// IsRunJob reports whether id names a job of hive run (a role, or the
-// implementers' phase), not a plan.
-func IsRunJob(id string) bool {
-	return id == pipeline.PhaseJob || id == pipeline.FixJob || slices.Contains(pipeline.Roles, id)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/memory"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 )
 
 // As a run ends, hive scores each role that worked from its own checks in
@@ -15,7 +17,7 @@ func TestComputedConfidence(t *testing.T) {
 	t.Parallel()
 	repo := service(t)
 	res, _, o := recorded(t, repo, classic)
-	scores := Confidence(o.Journal, res.Run.ID)
+	scores := runjournal.Confidence(o.Journal, res.Run.ID)
 	got := map[string]string{}
 	for _, s := range scores {
 		got[s.Role] = s.String()
@@ -39,7 +41,7 @@ func TestComputedConfidence(t *testing.T) {
 			t.Errorf("the implementer's coverage: %s", s.Checks[2].Detail)
 		}
 	}
-	rep, err := BuildReport(t.Context(), o.Journal, repo, res.Run)
+	rep, err := runreport.Build(t.Context(), o.Journal, repo, res.Run)
 	if err != nil || len(rep.Confidence) != len(scores) {
 		t.Errorf("report confidence %v, %v", rep.Confidence, err)
 	}

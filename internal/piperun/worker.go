@@ -3,16 +3,17 @@ package piperun
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/phaserun"
+	"github.com/hivectl/hive/internal/piperun/roleagent"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 )
 
 // Begin starts a run whose machine runs elsewhere (a distributed
@@ -41,7 +42,7 @@ type Worker struct {
 }
 
 // ForRun is w with the phase runner of one run.
-func (w *Worker) ForRun(phases PhaseRunner) *Worker {
+func (w *Worker) ForRun(phases phaserun.Runner) *Worker {
 	run := *w
 	run.Options.Phases = phases
 	return &run
@@ -82,7 +83,7 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 	}
 	run := journal.Run{ID: wk.Run}
 	if o.Journal != nil {
-		if r, err := journalRun(o.Journal, wk.Run); err == nil {
+		if r, err := runjournal.Find(o.Journal, wk.Run); err == nil {
 			run = r // with when it started, which names its phases' workflows
 		}
 	}
@@ -95,7 +96,7 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 				w.Notes(ev.Job, ev.Text)
 			}
 			emit(ev) // for whoever follows the run
-		case turnEnded:
+		case roleagent.TurnEnded:
 			select {
 			case turns <- struct{}{}:
 			default:
@@ -110,25 +111,25 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 	case pipeline.CmdStartAgent:
 		return nil, w.session(ctx, e, c, snap, turns, emit)
 	case pipeline.CmdLint:
-		return one(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: e.lint(snap.Spec.PhaseDir)}), nil
+		return one(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: e.checks().Lint(snap.Spec.PhaseDir)}), nil
 	case pipeline.CmdRunPhase:
-		return one(e.runPhase(ctx, c, snap.Spec.PhaseDir, e.warnings(c, snap))), nil
+		return one(e.runPhase(ctx, c, snap.Spec.PhaseDir, e.curator().Warnings(c, snap))), nil
 	case pipeline.CmdRunTests:
-		return one(e.runTests(ctx, c)), nil
+		return one(e.checks().RunTests(ctx, c)), nil
 	case pipeline.CmdBuild:
-		return one(e.build(ctx, c, snap.Spec.Base)), nil
+		return one(e.checks().RunBuild(ctx, c, snap.Spec.Base)), nil
 	case pipeline.CmdEvaluate:
-		return one(e.evaluate(ctx, c, snap)), nil
+		return one(e.evaluator().Evaluate(ctx, c, snap)), nil
 	case pipeline.CmdDeliver:
-		return one(e.openPullRequest(ctx, c, snap)), nil
+		return one(e.deliverer().OpenPullRequest(ctx, c, snap)), nil
 	case pipeline.CmdWatch:
-		ev, ok := e.watchPullRequest(ctx, c)
+		ev, ok := e.deliverer().WatchPullRequest(ctx, c)
 		if !ok {
 			return nil, errors.Join(errors.New("the pull request's watch ended before it found anything"), ctx.Err())
 		}
 		return one(ev), nil
 	case pipeline.CmdPush:
-		return one(e.pushFix(ctx, c)), nil
+		return one(e.deliverer().PushFix(ctx, c)), nil
 	case pipeline.CmdStopAgent:
 		// An agent of the process that ran the run before, on this
 		// machine: ended if it is still there (its exit is the machine's
@@ -146,7 +147,7 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 // (ended), or ctx ended (its turn is stopped, so that its usage is still
 // reported). Its events go to emit, its exit among them.
 func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, snap pipeline.Snapshot, turns <-chan struct{}, emit func(pipeline.Event)) error {
-	sess, err := e.launch(ctx, c, snap)
+	sess, err := e.starter().Start(ctx, c, snap)
 	if err != nil {
 		emit(pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 		return nil
@@ -163,7 +164,7 @@ func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, s
 			go sess.Stop(stopGrace)
 		case <-watchdog.C:
 			if !stalled {
-				stalled = endSilent(sess, e.o.Now(), e.o.Stall, func(text string) { e.note(c.Job, text) })
+				stalled = roleagent.EndSilent(sess, e.o.Now(), e.o.Stall, func(text string) { e.note(c.Job, text) })
 			}
 		case <-ctx.Done():
 			sess.StopTurn(stopGrace)
@@ -187,25 +188,25 @@ func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, s
 // run the journal holds finished (Finish tried again) is only read back.
 func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event) (Result, error) {
 	o := w.Options.withDefaults()
-	r, err := journalRun(o.Journal, run)
+	r, err := runjournal.Find(o.Journal, run)
 	if err != nil {
 		return Result{}, err
 	}
 	if !r.Finished.IsZero() {
-		m, err := Replay(o.Journal, r)
+		m, err := runjournal.Replay(o.Journal, r)
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{Run: r, Snapshot: m.Snapshot(), Branch: RunBranch(o.Journal, r),
+		return Result{Run: r, Snapshot: m.Snapshot(), Branch: runjournal.RunBranch(o.Journal, r),
 			Notes: []string{fmt.Sprintf("run %d had ended: hive report %d tells how it was delivered", r.ID, r.ID)}}, nil
 	}
-	if err := w.Record(run, 0, events); err != nil {
+	if err := runjournal.Record(o.Journal, run, 0, events); err != nil {
 		return Result{}, err
 	}
-	if r, err = journalRun(o.Journal, run); err != nil {
+	if r, err = runjournal.Find(o.Journal, run); err != nil {
 		return Result{}, err
 	}
-	m, err := Replay(o.Journal, r)
+	m, err := runjournal.Replay(o.Journal, r)
 	if err != nil {
 		return Result{}, err
 	}
@@ -221,50 +222,4 @@ func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event)
 		}
 	}
 	return e.finish(ctx, snap), nil
-}
-
-// Record journals events, the events a run's machine stepped from the
-// from-th on (counted from 0), in its folder's journal where it does not
-// hold them yet: the journal is a view of the run, which hive status,
-// hive serve and hive report read as a local run's.
-func (w *Worker) Record(run int64, from int, events []pipeline.Event) error {
-	j := w.Options.Journal
-	held := 0
-	if err := j.Each(run, func(rec journal.Record) error {
-		if !slices.Contains(ShellRecords, rec.Type) {
-			held++
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if held < from {
-		return fmt.Errorf("run %d's journal holds %d events; these start at the %d-th", run, held, from+1)
-	}
-	var entries []journal.Entry
-	for _, ev := range events[min(held-from, len(events)):] {
-		payload, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time.UTC(), Payload: payload})
-	}
-	if _, err := journal.AppendAll(j, run, entries); err != nil {
-		return fmt.Errorf("journal run %d's events: %w", run, err)
-	}
-	return nil
-}
-
-// journalRun is run number id of j.
-func journalRun(j journal.Journal, id int64) (journal.Run, error) {
-	runs, err := j.Runs()
-	if err != nil {
-		return journal.Run{}, err
-	}
-	for _, r := range runs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return journal.Run{}, fmt.Errorf("run %d: %w", id, journal.ErrRunNotFound)
 }

@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -25,7 +27,7 @@ func (a onTemporal) Record(_ context.Context, r temporal.ObjectiveRecords) error
 	if err != nil {
 		return err
 	}
-	return a.w.Record(r.Run, r.From, evs)
+	return runjournal.Record(a.w.Options.Journal, r.Run, r.From, evs)
 }
 
 func (a onTemporal) Finish(ctx context.Context, end temporal.ObjectiveEnd) (json.RawMessage, error) {
@@ -93,15 +95,15 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 		t.Errorf("branches left: %s", b)
 	}
 	// The journal: the run finished complete, its report built from it.
-	last, ok, err := Latest(o.Journal)
+	last, ok, err := runjournal.Latest(o.Journal)
 	if err != nil || !ok || last.ID != run.ID || last.Outcome != pipeline.OutcomeComplete {
 		t.Fatalf("the journal's latest run: %+v %v %v", last, ok, err)
 	}
-	m, err := Replay(o.Journal, last)
+	m, err := runjournal.Replay(o.Journal, last)
 	if err != nil || jobs(m.Snapshot()) != jobs(res.State) {
 		t.Errorf("the journal replays to %s (%v), the workflow ended at %s", jobs(m.Snapshot()), err, jobs(res.State))
 	}
-	if rep, err := BuildReport(ctx, o.Journal, repo, last); err != nil || len(rep.Roles) == 0 {
+	if rep, err := runreport.Build(ctx, o.Journal, repo, last); err != nil || len(rep.Roles) == 0 {
 		t.Errorf("the run's report: %+v %v", rep, err)
 	}
 }

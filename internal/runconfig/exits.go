@@ -10,7 +10,9 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -47,11 +49,11 @@ func (o *Run) CheckTree(ctx context.Context, repo *gitx.Repo) error {
 	if err := repo.Exclude(ctx, "/.hive/"); err != nil {
 		return exit.With(exit.Internal, fmt.Errorf("keep hive's files out of git: %w", err))
 	}
-	err := runner.CheckClean(ctx, repo)
+	err := integration.CheckClean(ctx, repo)
 	switch {
 	case err == nil:
 		return nil
-	case !errors.Is(err, runner.ErrDirty):
+	case !errors.Is(err, integration.ErrDirty):
 		return exit.With(exit.Internal, err)
 	case o.AllowDirty:
 		fmt.Fprintln(o.Stderr, "running with uncommitted changes (--allow-dirty): the agents work from your last commit and do not see them; the work is merged only if it touches none of them")
@@ -65,18 +67,18 @@ func (o *Run) CheckTree(ctx context.Context, repo *gitx.Repo) error {
 func Exit(ctx context.Context, err error, cmds Commands) error {
 	var needs *piperun.NeedsHumanError
 	var unfinished *piperun.UnfinishedError
-	var answer *piperun.AnswerError
+	var answer *runjournal.AnswerError
 	if e := StoppedAtLimit(err, time.Now(), cmds.Resume()); e != nil {
 		return e
 	}
 	switch {
 	case errors.As(err, &needs):
 		return exit.Errorf(exit.NeedsHuman, "%v\ngo on with your answer: %s", err, cmds.Resume("--answer", needs.Checkpoint.Example()))
-	case errors.Is(err, runner.ErrLocked):
+	case errors.Is(err, lock.ErrLocked):
 		return exit.With(exit.Busy, err)
 	case errors.As(err, &unfinished):
 		return exit.Errorf(exit.Usage, "%v: resume it with %s, or abandon it with %s", err, cmds.Resume(), cmds.Fresh)
-	case errors.As(err, &answer), errors.Is(err, piperun.ErrNoRun):
+	case errors.As(err, &answer), errors.Is(err, runjournal.ErrNoRun):
 		return exit.With(exit.Usage, err)
 	case errors.Is(err, piperun.ErrInterrupted), err != nil && ctx.Err() != nil:
 		return exit.Errorf(exit.Interrupted, "%v: resume it with %s", err, cmds.Resume())

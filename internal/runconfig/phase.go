@@ -15,6 +15,8 @@ import (
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/replay"
 )
 
 // Phase is what execute-phase asks of a phase run here: its flags, the
@@ -78,7 +80,7 @@ func (p *Phase) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config
 		},
 		Agents: agents,
 		Human:  runner.Human{Wait: CheckpointWait(cfg, p.WaitSet, p.Wait), AutoAnswer: p.Yes},
-		Git: runner.Git{
+		Git: integration.Git{
 			Worktrees:    cfg.Workflow.UseWorktrees,
 			WorktreeRoot: WorktreeRoot(cfg, repo.Root),
 			Branching:    cfg.Git.BranchingStrategy,
@@ -100,7 +102,7 @@ func (p *Phase) resumeAgent(j journal.Journal, ph *plan.Phase) (string, error) {
 	if err != nil || !ok || !run.Finished.IsZero() {
 		return p.Agent, err
 	}
-	eng, err := runner.Replay(j, run)
+	eng, err := replay.Run(j, run)
 	if err != nil {
 		return "", err
 	}
@@ -142,9 +144,9 @@ func TemporalPhase(ctx context.Context, w io.Writer, repo *gitx.Repo, cfg *confi
 	if err != nil {
 		return runner.Options{}, err
 	}
-	var git runner.Git
+	var git integration.Git
 	if remote != "" {
-		git = runner.Git{
+		git = integration.Git{
 			Remote:       remote,
 			Worktrees:    true,
 			WorktreeRoot: WorktreeRoot(cfg, repo.Root),

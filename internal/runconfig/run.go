@@ -20,8 +20,10 @@ import (
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/planner"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/shellhive"
 )
 
@@ -79,7 +81,7 @@ type Run struct {
 // is given.
 type Choice struct {
 	Workflow pipeline.Workflow      `json:"workflow"`
-	Planning *piperun.Planning      `json:"planning,omitempty"`
+	Planning *runjournal.Planning   `json:"planning,omitempty"`
 	Context  []pipeline.ContextFile `json:"context,omitempty"`
 	// Closes is what the run's pull request says of its issue (--issue).
 	Closes string `json:"closes,omitempty"`
@@ -102,7 +104,7 @@ func (o *Run) Choose(ctx context.Context, repo *gitx.Repo, cfg *config.Config, o
 		if rungs := Ladder(cfg, pipeline.RolePlanner, l.Name()); len(rungs) > 0 {
 			model = rungs[len(rungs)-1] // the cheapest
 		}
-		w, p := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: SecretsOf(cfg).Wrap(l), Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
+		w, p := planner.Plan(ctx, planner.Options{Repo: repo, Launcher: SecretsOf(cfg).Wrap(l), Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
 		fmt.Fprintf(o.Stderr, "workflow %s (by the %s): %s\n", p.Workflow, p.By, p.Reasoning)
 		ch.Workflow, ch.Planning = w, &p
 	} else {
@@ -173,14 +175,14 @@ func builtinNames() string {
 // and its --checkpoint-wait holds unless this command gives one. A flag
 // given here that only a new run takes is said to be ignored.
 func (o *Run) ResumeSettings(root string, j journal.Journal, resume string) error {
-	run, ok, err := piperun.Latest(j)
+	run, ok, err := runjournal.Latest(j)
 	if err != nil {
 		return exit.With(exit.Internal, err)
 	}
 	if !ok || !run.Finished.IsZero() {
 		return nil // nothing to resume: the run says so
 	}
-	m, err := piperun.Replay(j, run)
+	m, err := runjournal.Replay(j, run)
 	if err != nil {
 		return exit.With(exit.Internal, fmt.Errorf("replay run %d: %w", run.ID, err))
 	}
@@ -231,8 +233,8 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 	wf, every := ch.Workflow, false
 	if o.Resume && len(wf.Steps) == 0 {
 		every = true
-		if last, ok, err := piperun.Latest(j); err == nil && ok {
-			if m, err := piperun.Replay(j, last); err == nil && m.Started() {
+		if last, ok, err := runjournal.Latest(j); err == nil && ok {
+			if m, err := runjournal.Replay(j, last); err == nil && m.Started() {
 				wf, every = m.Snapshot().Spec.Workflow, false
 			}
 		}
@@ -414,8 +416,8 @@ func WorktreeRoot(cfg *config.Config, repoRoot string) string {
 }
 
 // WorktreeSetup is the configured set-up of each new worktree.
-func WorktreeSetup(cfg *config.Config) runner.Setup {
-	return runner.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command}
+func WorktreeSetup(cfg *config.Config) integration.Setup {
+	return integration.Setup{Copy: cfg.Workflow.WorktreeSetup.Copy, Command: cfg.Workflow.WorktreeSetup.Command}
 }
 
 // TakeIssue reads --issue with gh: the run's objective is the issue's

@@ -14,7 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -187,7 +187,7 @@ func RoleHistory(j journal.Journal) map[string]pricing.Usage {
 	}
 	sum, sessions := map[string]pricing.Usage{}, map[string]int64{}
 	for _, run := range runs {
-		m, err := piperun.Replay(j, run)
+		m, err := runjournal.Replay(j, run)
 		if err != nil {
 			continue
 		}

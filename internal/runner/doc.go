@@ -1,9 +1,13 @@
 // Package runner is hive's imperative shell for a phase run: one loop that
 // owns the engine, journals every event before the engine steps it, and
-// hands each command the engine gives back to an Executor: agents (agent
-// sessions and their watchdog), workspace (git: worktrees, spot-checks,
-// merges, gates, verification, delivery), planningFiles (pending
-// checkpoints, STATE.md and ROADMAP.md) and humanWaits (timers and the stop
-// for a human). Executors report back through an Inbox as events. The loop
+// hands each command the engine gives back to an Executor: the agents'
+// sessions and their watchdog (package sessions), the workspace's git
+// work (package workspace: worktrees, spot-checks, merges, gates,
+// verification, delivery), the planning files (package planning: pending
+// checkpoints, STATE.md and ROADMAP.md) and humanWaits (timers and the
+// stop for a human). Executors report back through an Inbox as events.
+// It composes a run (the agents' prompts, package prompt; where they
+// work), resumes one from its journal (package replay), and, as a Worker,
+// carries out a distributed backend's commands without the loop. The loop
 // decides nothing; decisions belong to the engine.
 package runner

@@ -18,6 +18,12 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/lock"
+	"github.com/hivectl/hive/internal/runner/planning"
+	"github.com/hivectl/hive/internal/runner/prompt"
+	"github.com/hivectl/hive/internal/runner/sessions"
+	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -38,7 +44,7 @@ type Options struct {
 	Schedule Schedule
 	Agents   Agents
 	Human    Human
-	Git      Git
+	Git      integration.Git
 }
 
 // Schedule says which run to make and how many plans run at once.
@@ -64,7 +70,7 @@ type Agents struct {
 	// Brief is what hive run tells the executor of a plan besides its
 	// prompt: warnings from earlier runs and the context curated for it
 	// (nil: nothing).
-	Brief func(*plan.Plan) Briefing
+	Brief func(*plan.Plan) prompt.Briefing
 	// Roles are the agents of the other roles: "comb" resolves merge
 	// conflicts, "verifier" verifies the phase. A missing role is skipped
 	// (a conflict goes straight to a human; verification is mechanical only).
@@ -122,43 +128,6 @@ type Human struct {
 	// PollInterval is how often the journal is read for answers given with
 	// `hive answer` from another process. Zero means 100 ms.
 	PollInterval time.Duration
-}
-
-// Git says where plans work and how their work is merged.
-type Git struct {
-	// Worktrees gives each plan a git worktree and branch of its own, merged
-	// into the integration branch when the plan completes
-	// (workflow.use_worktrees).
-	Worktrees bool
-	// WorktreeRoot is where worktrees go (git.worktree_dir); "" means the
-	// user's cache folder, keyed by repository.
-	WorktreeRoot string
-	// Branching is git.branching_strategy: BranchingNone or BranchingPhase.
-	Branching string
-	// AllowDirty runs even though the user's working tree has uncommitted
-	// changes (which the agents, working from commits, do not see).
-	AllowDirty bool
-	// Setup prepares each new plan worktree (workflow.worktree_setup).
-	Setup Setup
-	// GateCommand runs after each merge (gates.post_merge_command); "" for none.
-	GateCommand string
-	// Remote is the git remote (a name or a URL) through which the workers
-	// of a distributed run share work, each in a clone of its own; "" when
-	// they share this repository's folder. It implies Worktrees.
-	Remote string
-	// Namespace names the run's branches and worktrees (hive/NS/integration,
-	// hive/NS/PLAN) when the phase's number would not tell its runs apart:
-	// a hive run's phase, whose branches on a shared remote must meet no
-	// other run's. "" names them by the phase's number.
-	Namespace string
-}
-
-// space is what names the branches and worktrees of a run of phase.
-func (g Git) space(phase *plan.Phase) string {
-	if g.Namespace != "" {
-		return g.Namespace
-	}
-	return phase.Number
 }
 
 // Observer is told everything that happens, for display. It is called from
@@ -230,11 +199,12 @@ type runner struct {
 	stopping string
 	lastSeq  int64 // the last journal sequence number stepped
 
+	plans   map[string]*plan.Plan // the phase's plans by id
 	routes  routes
-	agents  *agents
-	work    *workspace
+	agents  *sessions.Agents
+	work    *workspace.Workspace
 	human   *humanWaits
-	prompts *prompts
+	prompts *prompt.Builder
 }
 
 // withDefaults fills in what o leaves unset: the clock, the stop grace, the
@@ -273,19 +243,19 @@ func excludeOwnFiles(ctx context.Context, o Options) error {
 // final or ctx ends.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o = withDefaults(o)
-	tmpl, err := loadPromptTemplate(o.Repo.Root)
+	tmpl, err := prompt.Load(o.Repo.Root)
 	if err != nil {
 		return Result{}, err
 	}
 	r := newRunner(o, tmpl)
 	defer r.stopProducers()
-	defer r.work.heads.Close()
-	release, err := lockPhase(o.Repo.Root, o.Phase.Dir)
+	defer r.work.Close()
+	release, err := lock.Phase(o.Repo.Root, o.Phase.Dir)
 	if err != nil {
 		return Result{}, err
 	}
 	defer release()
-	removeLeftovers(o.Repo.Root, o.Phase.Dir, func(text string) { o.Observer.Note("", text) })
+	planning.RemoveLeftovers(o.Repo.Root, o.Phase.Dir, func(text string) { o.Observer.Note("", text) })
 	if err := excludeOwnFiles(ctx, o); err != nil {
 		return Result{}, err
 	}
@@ -294,7 +264,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, nil
 	}
 	if err == nil && res.Resumed {
-		err = r.work.keepMode(ctx, r.eng.Snapshot().Worktrees)
+		err = r.work.KeepMode(ctx, r.eng.Snapshot().Worktrees)
 		r.dropHandoff()
 	}
 	if err == nil {
@@ -302,7 +272,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.Snapshot = r.eng.Snapshot()
 	r.stopProducers()
-	res.Commits = r.work.finish(ctx, res.Snapshot, r.finished)
+	res.Commits = r.work.Finish(ctx, res.Snapshot, r.finished)
 	if r.finished {
 		crashPoint("finished") // delivered, the end not yet recorded
 		if ferr := r.o.Journal.FinishRun(r.run.ID, r.o.Now(), res.Snapshot.Outcome); ferr != nil {
@@ -326,17 +296,18 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	for _, p := range o.Phase.Plans {
 		plans[p.ID] = p
 	}
-	r.work = &workspace{repo: o.Repo, phase: o.Phase, plans: plans, git: o.Git, since: o.Schedule.Since,
-		now: o.Now, inbox: r, say: say, heads: o.Repo.NewHeadLog()}
-	r.prompts = &prompts{tmpl: tmpl, team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), work: r.work, brief: o.Agents.Brief}
-	r.agents = newAgents(r, say, o.Agents, r.agentSpec)
-	r.agents.now = o.Now
+	r.plans = plans
+	r.work = workspace.New(workspace.Config{Repo: o.Repo, Phase: o.Phase, Plans: plans, Git: o.Git, Since: o.Schedule.Since,
+		Now: o.Now, Inbox: r, Say: say})
+	r.prompts = &prompt.Builder{Template: tmpl, Team: o.Agents.Team && o.Agents.Launcher.LiveSessions(), Repo: o.Repo, Phase: o.Phase,
+		Plans: plans, Work: r.work, Brief: o.Agents.Brief}
+	r.agents = sessions.New(r, say, r.agentSpec, sessions.Config{Stall: o.Agents.Stall, Grace: o.Agents.StopGrace,
+		Prices: o.Agents.Prices, Ladder: o.Agents.Ladder, Now: o.Now})
 	r.human = &humanWaits{inbox: r, now: o.Now, after: o.After}
-	files := &planningFiles{root: o.Repo.Root, phase: o.Phase, plans: plans, now: o.Now, say: say,
-		shared: func() bool { return r.work.integ == nil }}
-	r.routes.add(r.agents, agentCommands...)
-	r.routes.add(r.work, workCommands...)
-	r.routes.add(files, planningCommands...)
+	files := planning.New(o.Repo.Root, o.Phase, plans, o.Now, say, func() bool { return !r.work.InWorktrees() })
+	r.routes.add(r.agents, sessions.Commands...)
+	r.routes.add(r.work, workspace.Commands...)
+	r.routes.add(files, planning.Commands...)
 	r.routes.add(r.human, humanCommands...)
 	r.routes.add(ExecutorFunc(func(context.Context, engine.Command, engine.Snapshot) {
 		// The run's end is recorded once its work is delivered (Run's
@@ -375,7 +346,7 @@ func (r *runner) loop(ctx context.Context) error {
 	defer poll.Stop()
 	for !r.finished {
 		if err := r.handleQueue(ctx); err != nil {
-			r.agents.killAll()
+			r.agents.KillAll()
 			return err
 		}
 		if r.finished {
@@ -397,7 +368,7 @@ func (r *runner) loop(ctx context.Context) error {
 			if err := r.stopAgents(ctx, "the run is paused"); err != nil {
 				return err
 			}
-			path, err := r.writeHandoff()
+			path, err := planning.WriteHandoff(r.o.Repo.Root, r.eng.Snapshot(), r.o.Phase, r.plans)
 			if err != nil {
 				r.o.Observer.Note("", err.Error()+" (the journal keeps the state: resume goes on regardless)")
 			}
@@ -414,17 +385,17 @@ func (r *runner) loop(ctx context.Context) error {
 			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
 			if err := r.pollJournal(ctx); err != nil {
-				r.agents.killAll()
+				r.agents.KillAll()
 				return err
 			}
 		case <-watchdog.C:
-			r.queue = append(r.queue, r.agents.watch(r.o.Now())...)
+			r.queue = append(r.queue, r.agents.Watch(r.o.Now())...)
 		case <-ctx.Done():
-			r.agents.killAll()
+			r.agents.KillAll()
 			return ErrInterrupted
 		}
 	}
-	r.agents.wait(r.o.Agents.StopGrace + time.Second)
+	r.agents.Wait(r.o.Agents.StopGrace + time.Second)
 	return nil
 }
 
@@ -437,13 +408,13 @@ func (r *runner) loop(ctx context.Context) error {
 func (r *runner) stopAgents(ctx context.Context, why string) error {
 	r.stopping = why
 	defer func() { r.stopping = "" }()
-	sessions := r.agents.sorted()
-	for _, s := range sessions {
+	live := r.agents.Sorted()
+	for _, s := range live {
 		go s.Stop(r.o.Agents.StopGrace)
 	}
 	gone := make(chan struct{})
 	go func() {
-		for _, s := range sessions {
+		for _, s := range live {
 			<-s.Done() // each session's last output has been taken in by then
 		}
 		close(gone)
@@ -543,7 +514,7 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 			continue
 		}
 		if ev.Type == engine.EvAgentExited {
-			r.agents.exited(*ev)
+			r.agents.Exited(*ev)
 			if r.stopping != "" {
 				// Its exit status (1, or a signal's) says only that hive
 				// stopped it.
@@ -552,7 +523,7 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 		}
 		ev.Time = r.o.Now().UTC()
 		if ev.Checkpoint != nil && ev.Checkpoint.Worktree == "" {
-			ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.work.planPlace(ctx, ev.Plan)
+			ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.work.PlanPlace(ctx, ev.Plan)
 		}
 		payload, err := json.Marshal(ev)
 		if err != nil {
@@ -640,13 +611,6 @@ func running(s engine.Snapshot) int {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // agentSpec is how to start the agent of c, and with which launcher.
 func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, agent.Launcher, error) {
 	role := c.Role
@@ -678,23 +642,23 @@ func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, a
 		if r.o.Agents.Roles["verifier"] == nil {
 			return spec, nil, fmt.Errorf("no verifier role is configured now (models.verifier)")
 		}
-		spec.Dir = r.work.workDir()
+		spec.Dir = r.work.WorkDir()
 		spec.Env = append(spec.Env, "HIVE_PHASE_DIR="+r.o.Phase.Dir, "HIVE_PHASE="+r.o.Phase.Number)
-		spec.Prompt, err = r.prompts.verifier()
+		spec.Prompt, err = r.prompts.Verifier()
 		return spec, launcher, err
 	}
-	p := r.work.plans[c.Plan]
+	p := r.plans[c.Plan]
 	if p == nil {
 		// The journal's plan is gone from disk.
 		return spec, nil, fmt.Errorf("the plan file is no longer in the phase folder")
 	}
-	if spec.Dir, err = r.work.agentDir(ctx, p, c); err != nil {
+	if spec.Dir, err = r.work.AgentDir(ctx, p, c); err != nil {
 		return spec, nil, err
 	}
 	if c.Role != "" {
-		spec.Prompt, err = r.prompts.comb(ctx, p, c.Continuation)
+		spec.Prompt, err = r.prompts.Comb(ctx, p, c.Continuation)
 	} else {
-		spec.Prompt, err = r.prompts.executor(ctx, p, c.Continuation)
+		spec.Prompt, err = r.prompts.Executor(ctx, p, c.Continuation)
 	}
 	return spec, launcher, err
 }

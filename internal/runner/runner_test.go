@@ -19,6 +19,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner/lock"
+	"github.com/hivectl/hive/internal/runner/prompt"
 )
 
 // shellAgent is a test Launcher: each agent is `sh -c script`, with the
@@ -219,12 +221,12 @@ func TestPhaseLock(t *testing.T) {
 		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
 	})
 	ph := loadPhase(t, root, ".planning/phases/01-core")
-	release, err := lockPhase(root, ph.Dir)
+	release, err := lock.Phase(root, ph.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, &recorder{}))
-	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+	if !errors.Is(err, lock.ErrLocked) || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
 		t.Fatalf("Run = %v, want ErrLocked naming pid %d", err, os.Getpid())
 	}
 	release()
@@ -289,22 +291,22 @@ func mustJSON(t *testing.T, v any) string {
 func TestPromptOverride(t *testing.T) {
 	root := newRepo(t, map[string]string{
 		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
-		OverridePath:                             "CUSTOM PROMPT for {{.ID}} at {{.Path}}\n",
+		prompt.OverridePath:                      "CUSTOM PROMPT for {{.ID}} at {{.Path}}\n",
 	})
 	ph := loadPhase(t, root, ".planning/phases/01-core")
 	script := completeScript
-	var prompt string
-	launcher := recordingAgent{shellAgent{script}, &prompt}
+	var said string
+	launcher := recordingAgent{shellAgent{script}, &said}
 	if _, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), launcher, &recorder{})); err != nil {
 		t.Fatal(err)
 	}
-	if prompt != "CUSTOM PROMPT for 01-01 at .planning/phases/01-core/01-01-PLAN.md\n" {
-		t.Fatalf("prompt = %q", prompt)
+	if said != "CUSTOM PROMPT for 01-01 at .planning/phases/01-core/01-01-PLAN.md\n" {
+		t.Fatalf("prompt = %q", said)
 	}
-	os.WriteFile(filepath.Join(root, OverridePath), []byte("{{.Broken"), 0o644)
+	os.WriteFile(filepath.Join(root, prompt.OverridePath), []byte("{{.Broken"), 0o644)
 	_, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), launcher, &recorder{}))
-	if err == nil || !strings.Contains(err.Error(), OverridePath) {
-		t.Fatalf("Run = %v, want an error naming %s", err, OverridePath)
+	if err == nil || !strings.Contains(err.Error(), prompt.OverridePath) {
+		t.Fatalf("Run = %v, want an error naming %s", err, prompt.OverridePath)
 	}
 }
 
@@ -357,5 +359,15 @@ func TestEstimateFromFrontmatter(t *testing.T) {
 		if got := estimateOf(p); got != want {
 			t.Errorf("%q: %v, want %v (extra %#v)", text, got, want, p.Extra)
 		}
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,19 +4,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/runner/check"
+	"github.com/hivectl/hive/internal/runner/planning"
+	"github.com/hivectl/hive/internal/runner/replay"
 )
 
 // begin resumes the phase's unfinished run or starts a new one.
@@ -43,7 +43,7 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	if allDone(spec) && !r.o.Schedule.Rerun {
 		// A finished phase is nothing to do: no run, no commit, no change
 		// to the planning files.
-		return Result{NothingToDo: true}, r.work.dropIntegration(ctx)
+		return Result{NothingToDo: true}, r.work.DropIntegration(ctx)
 	}
 	run, err := r.o.Journal.CreateRun(key, r.o.Now())
 	if err != nil {
@@ -69,7 +69,7 @@ func allDone(spec engine.RunSpec) bool {
 // abandon. A run that had in fact finished is taken over only to be closed.
 // resumed reports whether the run was taken over.
 func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
-	eng, err := Replay(r.o.Journal, last)
+	eng, err := replay.Run(r.o.Journal, last)
 	if errors.As(err, new(*engine.NewerError)) && r.o.Schedule.Fresh {
 		r.o.Observer.Note("", fmt.Sprintf("run %d abandoned: --fresh (a newer hive journaled it); starting a new run", last.ID))
 		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
@@ -92,16 +92,16 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		// last event but before it recorded the end: record the end and do
 		// what ends a run (merge the work into the user's branch, clean up).
 		r.eng, r.run, r.lastSeq, r.finished = eng, last, last.Events, true
-		r.work.scope = map[string]string{}
+		r.work.Scope = map[string]string{}
 		for _, p := range snap.Plans {
-			r.work.scope[p.Spec.ID] = p.Spec.Since
+			r.work.Scope[p.Spec.ID] = p.Spec.Since
 		}
 		r.o.Observer.Resumed(last, snap)
 		return Result{Run: last, Resumed: true}, true, nil // Run delivers the work, then records the end
 	}
 	var gone, added []string
 	for _, p := range snap.Plans {
-		if r.work.plans[p.Spec.ID] == nil && !p.State.Final() {
+		if r.plans[p.Spec.ID] == nil && !p.State.Final() {
 			gone = append(gone, p.Spec.ID)
 		}
 	}
@@ -126,101 +126,18 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 	// state (an answer given while hive was down closed its checkpoint).
 	for _, p := range snap.Plans {
 		if p.State != engine.Waiting {
-			removePending(r.o.Repo.Root, r.o.Phase, p.Spec.ID)
+			planning.RemovePending(r.o.Repo.Root, r.o.Phase, p.Spec.ID)
 		}
 	}
 	r.eng, r.run = eng, last
 	r.lastSeq = last.Events
-	r.work.scope = map[string]string{}
+	r.work.Scope = map[string]string{}
 	for _, p := range snap.Plans {
-		r.work.scope[p.Spec.ID] = p.Spec.Since
+		r.work.Scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
 	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: last, Resumed: true}, true, nil
-}
-
-// Replay rebuilds the engine of a run from the journal, the way a resume
-// does; `hive status` uses it too. Decoding the events' JSON is most of the
-// work, so batches of them are decoded on every core while one goroutine
-// steps the engine through them in journal order.
-func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
-	const batchSize = 512
-	type batch struct {
-		recs []journal.Record
-		evs  []engine.Event
-		err  error
-		done chan struct{}
-	}
-	workers := max(1, runtime.GOMAXPROCS(0))
-	work := make(chan *batch, workers*2)
-	ordered := make(chan *batch, workers*4)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range work {
-				b.evs = make([]engine.Event, len(b.recs))
-				for i, rec := range b.recs {
-					if err := json.Unmarshal(rec.Payload, &b.evs[i]); err != nil {
-						b.err = fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
-						break
-					}
-				}
-				close(b.done)
-			}
-		}()
-	}
-	eng := engine.New()
-	stepped := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range ordered {
-			<-b.done
-			if err == nil {
-				err = b.err
-			}
-			if err == nil {
-				for _, ev := range b.evs {
-					// A refused event changed nothing when it was first
-					// stepped either; a newer hive's events are refused whole.
-					if _, serr := eng.Step(ev); errors.As(serr, new(*engine.NewerError)) {
-						err = serr
-						break
-					}
-				}
-			}
-		}
-		stepped <- err
-	}()
-	cur := &batch{done: make(chan struct{})}
-	flush := func() {
-		work <- cur
-		ordered <- cur
-		cur = &batch{done: make(chan struct{})}
-	}
-	err := j.Each(run.ID, func(rec journal.Record) error {
-		cur.recs = append(cur.recs, rec)
-		if len(cur.recs) == batchSize {
-			flush()
-		}
-		return nil
-	})
-	if len(cur.recs) > 0 {
-		flush()
-	}
-	close(work)
-	close(ordered)
-	stepErr := <-stepped
-	wg.Wait()
-	if err == nil {
-		err = stepErr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("replay run %d: %w", run.ID, err)
-	}
-	return eng, nil
 }
 
 // spec builds the engine's view of the phase. A plan whose SUMMARY already
@@ -232,11 +149,11 @@ func Replay(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 // whose files are unchanged, so their committed tasks are not done again.
 func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, error) {
 	if r.o.Git.Worktrees && r.o.Git.Remote == "" { // a remote's workers open their own
-		if err := r.work.openWorktrees(ctx); err != nil {
+		if err := r.work.OpenWorktrees(ctx); err != nil {
 			return engine.RunSpec{}, err
 		}
 	}
-	base, err := r.work.base(ctx)
+	base, err := r.work.Base(ctx)
 	if err != nil {
 		return engine.RunSpec{}, err
 	}
@@ -254,7 +171,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Gate:          r.o.Git.Worktrees && strings.TrimSpace(r.o.Git.GateCommand) != "",
 		Verify:        r.o.Schedule.Verify,
 		Verifier:      r.o.Schedule.Verify && r.o.Agents.Roles["verifier"] != nil,
-		Team:          r.prompts.team,
+		Team:          r.prompts.Team,
 		AutoAnswer:    r.o.Human.AutoAnswer,
 		Retries:       r.o.Agents.Retries,
 		Stall:         r.o.Agents.Stall,
@@ -264,8 +181,8 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		Context:       r.o.Agents.Context,
 		OnLimit:       r.o.Agents.OnLimit,
 	}
-	r.work.scope = map[string]string{}
-	merged := r.mergedSummaries(ctx)
+	r.work.Scope = map[string]string{}
+	merged := r.work.MergedSummaries(ctx)
 	for _, p := range r.o.Phase.Plans {
 		ps := engine.PlanSpec{
 			ID:       p.ID,
@@ -281,18 +198,18 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 		if u, ok := unfinished[p.ID]; ok && u.Hash == ps.Hash {
 			ps.Since = u.Since
 		}
-		r.work.scope[p.ID] = ps.Since
+		r.work.Scope[p.ID] = ps.Since
 		switch _, summarised := r.o.Phase.Summaries[p.ID]; {
-		case r.work.integ != nil:
+		case r.work.InWorktrees():
 			// The integration branch holds every plan merged so far, also
 			// when it is not (yet) in the user's tree (strategy phase).
-			ps.Done, _ = checkClaim(ctx, p, merged, nil)
+			ps.Done, _ = check.ClaimFrom(ctx, p, merged, nil)
 		case summarised:
-			ps.Done, _ = SpotCheck(ctx, r.o.Repo, p)
+			ps.Done, _ = check.SpotCheck(ctx, r.o.Repo, p)
 		}
 		for _, d := range p.DependsOn {
 			switch {
-			case r.work.plans[d] != nil:
+			case r.plans[d] != nil:
 				ps.DependsOn = append(ps.DependsOn, d)
 			case ps.Done:
 				// A plan that is done never runs: a dependency of it that
@@ -317,7 +234,7 @@ func (r *runner) unfinishedScopes(prev *journal.Run) (map[string]engine.PlanSpec
 	if prev == nil {
 		return nil, nil
 	}
-	eng, err := Replay(r.o.Journal, *prev)
+	eng, err := replay.Run(r.o.Journal, *prev)
 	if errors.As(err, new(*engine.NewerError)) {
 		return nil, nil // unreadable here: the new run starts from the tip
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -37,8 +38,8 @@ func TestNewerJournalIsRefused(t *testing.T) {
 	if !errors.As(err, &newer) || !strings.Contains(err.Error(), "--fresh") {
 		t.Fatalf("Run = %v, want a refusal of the newer journal that names --fresh", err)
 	}
-	if _, err := Replay(j, run); !errors.As(err, &newer) {
-		t.Fatalf("Replay = %v, want the same refusal", err)
+	if _, err := replay.Run(j, run); !errors.As(err, &newer) {
+		t.Fatalf("replay.Run = %v, want the same refusal", err)
 	}
 
 	o := options(t, root, ph, j, shellAgent{completeScript}, &recorder{})

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner/prompt"
+	"github.com/hivectl/hive/internal/runner/workspace"
 )
 
 // Worker carries out a run's engine commands for a distributed backend:
@@ -18,7 +20,7 @@ import (
 // one repository's tree (several processes on one machine, or a shared
 // file system), or, with Git.Remote, a git remote: each then works in a
 // clone of its own, a worktree per plan, and also carries out merges,
-// post-merge gates and the phase's verification (see remoteWork).
+// post-merge gates and the phase's verification (see workspace.Remote).
 //
 // Execute is safe for concurrent use: the executors it drives were made
 // for one loop goroutine, so it hands them one command at a time, and
@@ -31,7 +33,7 @@ type Worker struct {
 	mu      sync.Mutex // one command in the executors at a time, as in the loop
 	waiting map[waitKey]*waiter
 
-	remote *remoteWork // Git.Remote's; nil in a shared tree
+	remote *workspace.Remote // Git.Remote's; nil in a shared tree
 }
 
 // waitKey names a command waiting for its end: a session and a spot-check
@@ -66,11 +68,11 @@ func NewWorker(o Options) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.work.scope = map[string]string{}
+	r.work.Scope = map[string]string{}
 	ctx, stop := context.WithCancel(context.Background())
 	w := &Worker{r: r, ctx: ctx, stop: stop, waiting: map[waitKey]*waiter{}}
 	if o.Git.Remote != "" {
-		w.remote = &remoteWork{name: o.Git.Remote, w: w, leases: map[string]string{}}
+		w.remote = workspace.NewRemote(r.work, o.Git.Remote, w.plansHere)
 	}
 	go w.route()
 	return w, nil
@@ -85,11 +87,13 @@ func PhaseSpec(ctx context.Context, o Options) (engine.RunSpec, error) {
 	if err != nil {
 		return engine.RunSpec{}, err
 	}
-	defer r.work.heads.Close()
+	defer r.work.Close()
 	if o.Git.Remote != "" {
-		if r.work.since, err = publishRun(ctx, r.o); err != nil {
+		base, err := workspace.PublishRun(ctx, r.o.Repo, r.o.Phase, r.o.Git)
+		if err != nil {
 			return engine.RunSpec{}, err
 		}
+		r.work.SetBase(base)
 	}
 	return r.spec(ctx, nil)
 }
@@ -104,7 +108,7 @@ func prepare(o Options) (*runner, error) {
 	if o.Observer == nil {
 		o.Observer = quietObserver{}
 	}
-	tmpl, err := loadPromptTemplate(o.Repo.Root)
+	tmpl, err := prompt.Load(o.Repo.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -118,15 +122,15 @@ func prepare(o Options) (*runner, error) {
 // remote leaves no tree behind of a run whose work was delivered.
 func (w *Worker) Close() {
 	w.mu.Lock()
-	w.r.agents.killAll()
+	w.r.agents.KillAll()
 	w.mu.Unlock()
 	w.stop()
 	w.r.stopProducers()
-	w.r.work.heads.Close()
+	w.r.work.Close()
 	if w.remote != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		w.remote.tidy(ctx)
+		w.remote.Tidy(ctx)
 	}
 }
 
@@ -158,9 +162,9 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	if w.remote != nil && c.Type == engine.CmdStartAgent {
 		// Last, once the session is no longer among this worker's: its
 		// plan's tree may be one a sweep spared for it.
-		defer w.remote.sweepAfter(context.WithoutCancel(ctx))
+		defer w.remote.SweepAfter(context.WithoutCancel(ctx))
 		var flush func()
-		emit, flush = w.remote.forward(ctx, c, emit)
+		emit, flush = w.remote.Forward(ctx, c, emit)
 		defer flush() // before the exit is returned: the session's events come first
 	}
 	key := waitKey{c.Plan, c.Attempt, end}
@@ -170,7 +174,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	wt := &waiter{emit: emit, done: make(chan engine.Event, 1)}
 	w.mu.Lock()
 	w.waiting[key] = wt
-	w.r.work.scope[c.Plan] = since
+	w.r.work.Scope[c.Plan] = since
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
@@ -182,7 +186,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	release := func() {}
 	if w.remote != nil {
 		var err error
-		if release, err = w.remote.before(ctx, c); err != nil {
+		if release, err = w.remote.Before(ctx, c); err != nil {
 			return nil, err
 		}
 	}
@@ -208,7 +212,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	if w.remote != nil && c.Type == engine.CmdStartAgent {
 		working := make(chan struct{})
 		defer close(working)
-		go w.remote.pushWhileWorking(ctx, c.Plan, working)
+		go w.remote.PushWhileWorking(ctx, c.Plan, working)
 	}
 	ev, err := w.wait(ctx, c, wt)
 	if err != nil {
@@ -217,7 +221,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	if w.remote != nil {
 		// A stopped session's context has ended; what it left is
 		// published all the same.
-		ev = w.remote.after(context.WithoutCancel(ctx), c, ev)
+		ev = w.remote.After(context.WithoutCancel(ctx), c, ev)
 	}
 	return []engine.Event{ev}, nil
 }
@@ -233,7 +237,7 @@ func (w *Worker) plansHere() (live map[string]bool, since map[string]string) {
 			live[k.plan] = true
 		}
 	}
-	return live, maps.Clone(w.r.work.scope)
+	return live, maps.Clone(w.r.work.Scope)
 }
 
 // wait waits for the event that ends c; a session whose ctx ends first is
@@ -279,7 +283,7 @@ func (w *Worker) route() {
 			w.deliver(ev)
 		case <-tick.C:
 			w.mu.Lock()
-			silent := w.r.agents.watch(w.r.o.Now())
+			silent := w.r.agents.Watch(w.r.o.Now())
 			w.mu.Unlock()
 			for _, ev := range silent {
 				w.deliver(ev)
@@ -299,7 +303,7 @@ func (w *Worker) deliver(ev engine.Event) {
 	}
 	if ev.Type == engine.EvAgentExited {
 		w.mu.Lock()
-		w.r.agents.exited(ev)
+		w.r.agents.Exited(ev)
 		w.mu.Unlock()
 	}
 	w.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
 )
@@ -421,58 +422,6 @@ func TestDirtyTreeRefused(t *testing.T) {
 	}
 }
 
-// A merge never deletes or overwrites another plan's SUMMARY: a plan branch
-// that removes 01-01's SUMMARY and rewrites 01-02's is merged with both
-// kept as they were, and with its own SUMMARY added.
-func TestMergeKeepsOtherSummaries(t *testing.T) {
-	dir := ".planning/phases/01-lib/"
-	root := newRepo(t, map[string]string{
-		dir + "01-01-PLAN.md":    wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		dir + "01-02-PLAN.md":    wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
-		dir + "01-03-PLAN.md":    wtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
-		dir + "01-01-SUMMARY.md": "---\nphase: 01-lib\nplan: 01\n---\n# one\n\n## Self-Check: PASSED\n",
-		dir + "01-02-SUMMARY.md": "---\nphase: 01-lib\nplan: 02\n---\n# two\n\n## Self-Check: PASSED\n",
-	})
-	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	ctx := context.Background()
-	in, err := openIntegration(ctx, o.Repo, o.Phase, o.Git, time.Now, o.Observer.Note)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.close()
-	p3 := o.Phase.Plans[2]
-	pd, err := in.preparePlan(ctx, p3, Setup{}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	git(t, pd, "rm", "-q", dir+"01-01-SUMMARY.md")
-	os.WriteFile(filepath.Join(pd, dir+"01-02-SUMMARY.md"), []byte("clobbered\n"), 0o644)
-	os.WriteFile(filepath.Join(pd, dir+"01-03-SUMMARY.md"), []byte("---\nphase: 01-lib\nplan: 03\n---\n# three\n\n## Self-Check: PASSED\n"), 0o644)
-	git(t, pd, "add", "-A")
-	git(t, pd, "commit", "-q", "-m", "docs(01-03): complete plan")
-
-	res := in.merge(ctx, p3, engine.Snapshot{})
-	if !res.ok {
-		t.Fatalf("merge: %+v", res)
-	}
-	if !strings.Contains(res.reason, "01-01-SUMMARY.md") || !strings.Contains(res.reason, "01-02-SUMMARY.md") {
-		t.Errorf("the merge does not say it kept the SUMMARY files: %q", res.reason)
-	}
-	for file, want := range map[string]string{"01-01-SUMMARY.md": "# one", "01-02-SUMMARY.md": "# two", "01-03-SUMMARY.md": "# three"} {
-		got := git(t, in.dir, "show", "HEAD:"+dir+file)
-		if !strings.Contains(got, want) {
-			t.Errorf("%s after the merge:\n%s", file, got)
-		}
-	}
-	if n := strings.Count(git(t, in.dir, "log", "--merges", "--format=%s"), "merge plan 01-03"); n != 1 {
-		t.Errorf("%d merge commits of 01-03", n)
-	}
-	// Merging again is a no-op, not a second merge.
-	if res := in.merge(ctx, p3, engine.Snapshot{}); !res.ok || res.reason != "already merged" {
-		t.Errorf("second merge: %+v", res)
-	}
-}
-
 // With branching_strategy "phase" the work stays on hive/phase-01 and the
 // user's branch does not move; each new worktree gets the set-up hook's
 // copied files and command before its agent starts.
@@ -486,9 +435,9 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "setup-ran")
 	rec := &recorder{}
 	o := worktreeOptions(t, root, simLauncher(t), rec)
-	o.Git.Branching = BranchingPhase
+	o.Git.Branching = integration.BranchingPhase
 	// The command sees the copied .env in the new worktree.
-	o.Git.Setup = Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
+	o.Git.Setup = integration.Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
 	before := git(t, root, "rev-parse", "HEAD")
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
@@ -510,7 +459,7 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	if data, _ := os.ReadFile(marker); string(data) != "TOKEN=local\nTOKEN=local\n" {
 		t.Errorf("the hook ran with %q, want .env once per worktree", data)
 	}
-	bad := Setup{Copy: []string{"../outside"}}
+	bad := integration.Setup{Copy: []string{"../outside"}}
 	if err := bad.Run(context.Background(), root, t.TempDir()); err == nil || !strings.Contains(err.Error(), "worktree_setup.copy") {
 		t.Errorf("a copy path outside the repository: %v", err)
 	}
@@ -525,7 +474,7 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
-	o.Git.Branching = BranchingPhase
+	o.Git.Branching = integration.BranchingPhase
 	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("first run: %v", err)
 	}

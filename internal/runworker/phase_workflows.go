@@ -15,8 +15,10 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -50,13 +52,13 @@ func PlansQueue(queue string) string { return queue + "-plans" }
 // by the run's number and the moment it was created, since numbers start
 // again in a new journal (a new clone in the same folder) while the
 // server keeps the workflows of the old one.
-func phaseWorkflowID(pipelineID string, w piperun.PhaseWork) string {
+func phaseWorkflowID(pipelineID string, w phaserun.Work) string {
 	return pipelineID + "-" + phaseRunName(w)
 }
 
 // phaseRunName tells one phase run of a pipeline run from any other: by the
 // run (RunName), the job and its attempt.
-func phaseRunName(w piperun.PhaseWork) string {
+func phaseRunName(w phaserun.Work) string {
 	return fmt.Sprintf("%s-%s-%d", RunName(w.Run), w.Job, w.Attempt)
 }
 
@@ -73,7 +75,7 @@ func RunName(run journal.Run) string {
 // phaseNamespace names the branches of a phase run on the git remote
 // (hive/run-…/integration, hive/run-…/PLAN): a run's own, whatever other
 // runs and phases share the remote.
-func phaseNamespace(w piperun.PhaseWork) string {
+func phaseNamespace(w phaserun.Work) string {
 	return "run-" + unsafeBranchChars.ReplaceAllString(phaseRunName(w), "-")
 }
 
@@ -81,13 +83,13 @@ func phaseNamespace(w piperun.PhaseWork) string {
 // should not.
 var unsafeBranchChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// RunPhase implements piperun.PhaseRunner.
-func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (runner.Result, error) {
+// RunPhase implements phaserun.Runner.
+func (t *phaseWorkflows) RunPhase(ctx context.Context, w phaserun.Work) (runner.Result, error) {
 	o := w.Options
 	if t.remote == "" {
-		o.Git = runner.Git{} // the workers share the run's worktree, where plans run side by side on files of their own
+		o.Git = integration.Git{} // the workers share the run's worktree, where plans run side by side on files of their own
 	} else {
-		o.Git = runner.Git{Remote: t.remote, Worktrees: true, Namespace: phaseNamespace(w)}
+		o.Git = integration.Git{Remote: t.remote, Worktrees: true, Namespace: phaseNamespace(w)}
 	}
 	// The phase's workflow of this command, started by a driver before
 	// this one, goes on (or it ended, and its result is the phase's); so
@@ -114,7 +116,7 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 			if t.remote != "" {
 				// What it merged came to the run's worktree when it
 				// stopped; nothing goes on from its branches.
-				if err := runner.ClearRemote(ctx, o.Repo, t.remote, phaseNamespace(e)); err != nil {
+				if err := workspace.ClearRemote(ctx, o.Repo, t.remote, phaseNamespace(e)); err != nil {
 					o.Observer.Note("temporal", "remove the earlier phase run's branches from "+t.remote+": "+err.Error())
 				}
 			}
@@ -137,11 +139,11 @@ func (t *phaseWorkflows) RunPhase(ctx context.Context, w piperun.PhaseWork) (run
 	d := temporal.DispatchFor(t.queue, t.stall)
 	d.Where = &temporal.Where{Dir: o.Repo.Root, Phase: o.Phase.Dir, Env: w.Env, Agent: t.agent}
 	if t.remote != "" {
-		if err := piperun.PublishBriefs(ctx, o); err != nil {
+		if err := phaserun.PublishBriefs(ctx, o); err != nil {
 			return runner.Result{}, err
 		}
 		d.Where.Dir, d.Where.Remote, d.Where.Namespace = "", t.remote, o.Git.Namespace
-	} else if err := piperun.SaveBriefs(o); err != nil {
+	} else if err := phaserun.SaveBriefs(o); err != nil {
 		return runner.Result{}, err
 	}
 	run, err := t.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: t.queue}, temporal.RunWorkflowName, temporal.RunInput{Dispatch: d})
@@ -193,10 +195,10 @@ func (t *phaseWorkflows) goOn(ctx context.Context, id string, o runner.Options) 
 	if stopped {
 		// The raise lets it go on (the engine starts the held plans);
 		// with nothing to raise, it still waits for what stopped it.
-		cp := piperun.BudgetCheckpoint(snap)
+		cp := phaserun.BudgetCheckpoint(snap)
 		text := ""
 		if cp != nil {
-			text = piperun.RaiseText(snap, o.Agents.Budget)
+			text = phaserun.RaiseText(snap, o.Agents.Budget)
 		}
 		if text == "" {
 			return runner.Result{Run: journal.Run{ID: phaseRunNumber(id), Phase: o.Phase.Dir}, Snapshot: snap}, &runner.NeedsHumanError{Checkpoints: snap.Queue}
@@ -279,7 +281,7 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 				// The merged work comes to the run's worktree (unless a
 				// driver before this one brought it before it died), and
 				// the run's branches leave the remote.
-				for _, n := range runner.EndRemote(ctx, o, res.Snapshot) {
+				for _, n := range workspace.EndRemote(ctx, o.Repo, o.Phase, o.Git, res.Snapshot) {
 					o.Observer.Note("temporal", n)
 				}
 			}
@@ -287,7 +289,7 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 			// once: a driver that died after committing them did its part.
 			subject := fmt.Sprintf("docs(%s): phase run %s", o.Phase.Number, res.Snapshot.Outcome)
 			if last, err := o.Repo.Git(ctx, "log", "-1", "--format=%s"); err != nil || strings.TrimSpace(last) != subject {
-				for _, n := range runner.DeliverShared(ctx, o, res.Snapshot) {
+				for _, n := range workspace.DeliverShared(ctx, o.Repo, o.Phase, res.Snapshot) {
 					o.Observer.Note("temporal", n)
 				}
 			}
@@ -312,7 +314,7 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 				if t.remote != "" {
 					// Whoever answers (the architect, after a challenge)
 					// works on the plans merged so far.
-					if err := runner.BringMerged(ctx, o); err != nil {
+					if err := workspace.BringMerged(ctx, o.Repo, o.Phase, o.Git); err != nil {
 						o.Observer.Note("temporal", err.Error())
 					}
 				}

@@ -14,8 +14,11 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -101,7 +104,7 @@ func (p *phaseExecutors) sharedPhase(o piperun.Options, w temporal.Where) (*phas
 	if err != nil {
 		return nil, err
 	}
-	opts.Agents.Brief, opts.Observer = piperun.SavedBriefs(w.Dir), Notes{p.out}
+	opts.Agents.Brief, opts.Observer = phaserun.SavedBriefs(w.Dir), Notes{p.out}
 	rw, err := runner.NewWorker(opts)
 	if err != nil {
 		return nil, err
@@ -125,8 +128,8 @@ func (p *phaseExecutors) remotePhase(ctx context.Context, o piperun.Options, w t
 	if !runNamespace.MatchString(w.Namespace) || !filepath.IsLocal(w.Phase) {
 		return nil, fmt.Errorf("the run's phase %q of %q is not one hive run would send", w.Phase, w.Namespace)
 	}
-	g := runner.Git{Remote: remote, Worktrees: true, Namespace: w.Namespace, WorktreeRoot: o.WorktreeRoot, Setup: o.Setup}
-	tree, err := runner.RemoteTree(ctx, o.Repo, g)
+	g := integration.Git{Remote: remote, Worktrees: true, Namespace: w.Namespace, WorktreeRoot: o.WorktreeRoot, Setup: o.Setup}
+	tree, err := workspace.RemoteTree(ctx, o.Repo, g)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +138,7 @@ func (p *phaseExecutors) remotePhase(ctx context.Context, o piperun.Options, w t
 		return nil, err
 	}
 	opts.Repo, opts.Git, opts.Observer = o.Repo, g, Notes{p.out}
-	if opts.Agents.Brief, err = piperun.RemoteBriefs(ctx, o.Repo, w.Namespace); err != nil {
+	if opts.Agents.Brief, err = phaserun.RemoteBriefs(ctx, o.Repo, w.Namespace); err != nil {
 		return nil, err
 	}
 	rw, err := runner.NewWorker(opts)

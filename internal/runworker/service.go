@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
@@ -290,7 +291,7 @@ func (x *objectiveExecutor) Record(ctx context.Context, r temporal.ObjectiveReco
 	if err != nil {
 		return err
 	}
-	return (&piperun.Worker{Options: piperun.Options{Journal: j}}).Record(r.Run, r.From, evs)
+	return runjournal.Record(j, r.Run, r.From, evs)
 }
 
 // Finish implements temporal.ObjectiveExecutor.

@@ -22,6 +22,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
+	"github.com/hivectl/hive/internal/runner/workspace"
 )
 
 // twoClones routes a run's commands between two workers in clones of their
@@ -143,7 +145,7 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 			Schedule: runner.Schedule{MaxConcurrent: 2, Dynamic: true, Verify: true},
 			Agents: runner.Agents{Launcher: sim, Stall: time.Minute,
 				Roles: map[string]agent.Launcher{"comb": sim, "verifier": sim}},
-			Git: runner.Git{Remote: "origin", Worktrees: true, WorktreeRoot: filepath.Join(tmp, name+"-worktrees")}}
+			Git: integration.Git{Remote: "origin", Worktrees: true, WorktreeRoot: filepath.Join(tmp, name+"-worktrees")}}
 	}
 	a, b := options("a"), options("b")
 	spec, err := runner.PhaseSpec(ctx, a)
@@ -206,7 +208,7 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 	// The run's work is delivered from a third clone; the workers, as they
 	// end, leave no tree of it behind.
 	starter := options("starter")
-	for _, n := range runner.DeliverRemote(ctx, starter, snap) {
+	for _, n := range workspace.DeliverRemote(ctx, starter.Repo, starter.Phase, starter.Git, snap) {
 		t.Logf("delivery: %s", n)
 	}
 	if got := gitIn(starter.Repo.Root, "show", "HEAD:.planning/phases/01-lib/01-VERIFICATION.md"); !strings.Contains(got, "status: passed") {

@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/work"
 	"go.temporal.io/api/serviceerror"
@@ -98,7 +99,7 @@ func ExecutePhase(ctx context.Context, p Phase) error {
 		if done := spec.DonePlans(); done == len(spec.Plans) && !p.Rerun {
 			c.TerminateWorkflow(ctx, id, run.GetRunID(), "nothing to do")
 			if p.Remote != "" {
-				runner.DeliverRemote(ctx, opts, engine.Snapshot{}) // takes back the integration branch just pushed
+				workspace.DeliverRemote(ctx, opts.Repo, opts.Phase, opts.Git, engine.Snapshot{}) // takes back the integration branch just pushed
 			}
 			fmt.Fprintf(p.Out, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; add --rerun to run it again\n", ph.Number, done, len(spec.Plans))
 			return nil
@@ -131,11 +132,13 @@ func ExecutePhase(ctx context.Context, p Phase) error {
 				return err
 			}
 			s := final.Snapshot()
-			deliver := runner.DeliverShared
+			var notes []string
 			if p.Remote != "" {
-				deliver = runner.DeliverRemote
+				notes = workspace.DeliverRemote(ctx, opts.Repo, opts.Phase, opts.Git, s)
+			} else {
+				notes = workspace.DeliverShared(ctx, opts.Repo, opts.Phase, s)
 			}
-			for _, n := range deliver(ctx, opts, s) {
+			for _, n := range notes {
 				fmt.Fprintf(p.Out, "hive: %s\n", n)
 			}
 			if v := s.Verification; v != nil {

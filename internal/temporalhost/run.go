@@ -26,9 +26,10 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runconfig"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runworker"
 	"github.com/hivectl/hive/internal/temporal"
 )
@@ -186,18 +187,18 @@ func objectiveInput(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Co
 		return nil
 	}
 	if o.Resume {
-		last, _, err := piperun.Latest(j) // takeUp found it unfinished
+		last, _, err := runjournal.Latest(j) // takeUp found it unfinished
 		if err != nil {
 			return in, exit.With(exit.Internal, err)
 		}
-		if in.Resume, err = piperun.Events(j, last); err != nil {
+		if in.Resume, err = runjournal.Events(j, last); err != nil {
 			return in, exit.With(exit.Internal, fmt.Errorf("run %d's journal: %w", last.ID, err))
 		}
 		if len(in.Resume) == 0 || in.Resume[0].Type != pipeline.EvStarted {
 			// Killed between the run's creation and its start: nothing
 			// was done, and its objective is not known.
-			piperun.Abandon(j, time.Now())
-			return in, exit.With(exit.Usage, fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", piperun.ErrNoRun, last.ID))
+			runjournal.Abandon(j, time.Now())
+			return in, exit.With(exit.Usage, fmt.Errorf("%w (run %d was stopped before it started, and is abandoned)", runjournal.ErrNoRun, last.ID))
 		}
 		in.Dispatch.Run = last.ID
 		dir, err := piperun.RunWorktree(piperun.Options{Repo: repo, WorktreeRoot: runconfig.WorktreeRoot(cfg, repo.Root)}, last.ID)
@@ -253,11 +254,11 @@ func resumeRemote(o *Run, j journal.Journal) error {
 	if !o.Resume {
 		return nil
 	}
-	last, ok, err := piperun.Latest(j)
+	last, ok, err := runjournal.Latest(j)
 	if err != nil || !ok {
 		return err
 	}
-	m, err := piperun.Replay(j, last)
+	m, err := runjournal.Replay(j, last)
 	if err != nil {
 		return err
 	}
@@ -277,24 +278,24 @@ func resumeRemote(o *Run, j journal.Journal) error {
 // unfinished one there (--fresh abandons it), a resumed one needs one, and
 // no local hive run may be driving it.
 func takeUp(o *Run, repo *gitx.Repo, j journal.Journal) error {
-	if pid, live := runner.PipelineHolder(repo.Root); live {
+	if pid, live := lock.PipelineHolder(repo.Root); live {
 		return exit.Errorf(exit.Busy, "hive pid %d is driving this project's run here, without Temporal: let it end (or stop it, then hive run --resume --backend temporal takes it up)", pid)
 	}
 	if o.Fresh {
-		if run, ok, err := piperun.Abandon(j, time.Now()); err != nil {
+		if run, ok, err := runjournal.Abandon(j, time.Now()); err != nil {
 			return exit.With(exit.Internal, err)
 		} else if ok {
-			fmt.Fprintf(o.Stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, piperun.RunBranch(j, run))
+			fmt.Fprintf(o.Stderr, "run %d abandoned; its work stays on branch %s\n", run.ID, runjournal.RunBranch(j, run))
 		}
 	}
-	last, ok, err := piperun.Latest(j)
+	last, ok, err := runjournal.Latest(j)
 	if err != nil {
 		return exit.With(exit.Internal, err)
 	}
 	unfinished := ok && last.Finished.IsZero()
 	switch {
 	case o.Resume && !unfinished:
-		return exit.With(exit.Usage, piperun.ErrNoRun)
+		return exit.With(exit.Usage, runjournal.ErrNoRun)
 	case !o.Resume && unfinished:
 		return runconfig.Exit(context.Background(), &piperun.UnfinishedError{Run: last}, o.Commands)
 	case o.Resume:
@@ -308,18 +309,18 @@ func takeUp(o *Run, repo *gitx.Repo, j journal.Journal) error {
 // runs, else in the journal, whose events the resumed workflow steps.
 func answerRunQuestion(ctx context.Context, o *Run, c client.Client, id string, running bool, red *redact.Redactor, j journal.Journal) error {
 	if running {
-		var refused *piperun.AnswerError
+		var refused *runjournal.AnswerError
 		_, err := sendRunAnswer(ctx, c, id, j, red, "", o.Answer)
 		if errors.As(err, &refused) {
 			return exit.Errorf(exit.Usage, "%v", err)
 		}
 		return err
 	}
-	last, ok, err := piperun.Latest(j)
+	last, ok, err := runjournal.Latest(j)
 	if err != nil || !ok {
-		return exit.With(exit.Usage, piperun.ErrNoRun)
+		return exit.With(exit.Usage, runjournal.ErrNoRun)
 	}
-	m, err := piperun.Replay(j, last)
+	m, err := runjournal.Replay(j, last)
 	if err != nil {
 		return exit.With(exit.Internal, err)
 	}
@@ -327,7 +328,7 @@ func answerRunQuestion(ctx context.Context, o *Run, c client.Client, id string, 
 	if open == nil {
 		return exit.Errorf(exit.Usage, "run %d has no open question to answer", last.ID)
 	}
-	if _, _, err := piperun.Answer(j, open.Job, o.Answer, time.Now()); err != nil {
+	if _, _, err := runjournal.Answer(j, open.Job, o.Answer, time.Now()); err != nil {
 		return exit.Errorf(exit.Usage, "%v", err)
 	}
 	return nil
@@ -342,8 +343,8 @@ func answerRunQuestion(ctx context.Context, o *Run, c client.Client, id string, 
 func sendRunAnswer(ctx context.Context, c client.Client, id string, j journal.Journal, red *redact.Redactor, job, text string) (pipeline.Checkpoint, error) {
 	snap, err := ObjectiveState(ctx, c, id)
 	if err != nil && j != nil {
-		if last, ok, jerr := piperun.Latest(j); jerr == nil && ok && last.Finished.IsZero() {
-			if m, rerr := piperun.Replay(j, last); rerr == nil {
+		if last, ok, jerr := runjournal.Latest(j); jerr == nil && ok && last.Finished.IsZero() {
+			if m, rerr := runjournal.Replay(j, last); rerr == nil {
 				snap, err = m.Snapshot(), nil
 			}
 		}
@@ -354,7 +355,7 @@ func sendRunAnswer(ctx context.Context, c client.Client, id string, j journal.Jo
 	if job == "" && snap.Open != nil {
 		job = snap.Open.Job // whoever asks now
 	}
-	ev, open, err := piperun.AnswerEvent(snap, 0, job, text, time.Now())
+	ev, open, err := runjournal.AnswerEvent(snap, 0, job, text, time.Now())
 	if err != nil {
 		return open, err
 	}
@@ -402,14 +403,14 @@ func AnswerRun(ctx context.Context, c client.Client, repo *gitx.Repo, job, text 
 	}
 	defer closeJournal()
 	a.Question, err = sendRunAnswer(ctx, c, a.Workflow, j, red, job, text)
-	var refused *piperun.AnswerError
+	var refused *runjournal.AnswerError
 	switch {
 	case errors.As(err, &refused):
 		return a, exit.Errorf(exit.Usage, "%v", err)
 	case err != nil:
 		return a, exit.With(exit.Internal, err)
 	}
-	if last, ok, _ := piperun.Latest(j); ok {
+	if last, ok, _ := runjournal.Latest(j); ok {
 		a.Run = last.ID
 	}
 	a.Text = red.String(strings.TrimSpace(text))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/runconfig"
 )
 
@@ -23,7 +23,7 @@ func TestResumeGoesOnThroughTheRunsRemote(t *testing.T) {
 	}
 	defer j.Close()
 	started := func(remote string) {
-		run, err := j.CreateRun(piperun.Key, time.Now())
+		run, err := j.CreateRun(runjournal.Key, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/replay"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
@@ -95,7 +96,7 @@ func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) erro
 			if !r.Finished.IsZero() {
 				continue
 			}
-			eng, err := runner.Replay(j, r)
+			eng, err := replay.Run(j, r)
 			if err != nil {
 				return err
 			}
@@ -113,7 +114,7 @@ func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) erro
 		return fmt.Errorf("plan %s: open checkpoint #%d in the journal, #%d announced", planID, open.ID, cpID)
 	}
 	ev := engine.Event{Type: engine.EvAnswer, Time: time.Now().UTC(), Plan: planID, CheckpointID: cpID, Text: text, By: "hive answer"}
-	eng, err := runner.Replay(j, run)
+	eng, err := replay.Run(j, run)
 	if err != nil {
 		return err
 	}

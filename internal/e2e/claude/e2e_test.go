@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -300,7 +301,7 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 			Answers:      obs.Answers,
 			PollInterval: 20 * time.Millisecond,
 		},
-		Git: runner.Git{
+		Git: integration.Git{
 			Worktrees:    worktrees,
 			WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 		},

@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runreport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -60,7 +61,7 @@ func TestPipelineWithClaude(t *testing.T) {
 	}
 	e2etest.CheckHealthRun(t, root, res)
 	runs, _ := j.Runs()
-	if rep, err := piperun.BuildReport(ctx, j, repo, runs[0]); err == nil {
+	if rep, err := runreport.Build(ctx, j, repo, runs[0]); err == nil {
 		t.Logf("where the run's time went:\n%s", rep.Timeline.Text())
 	}
 	models := map[string]map[string]bool{} // who → the models its requests named

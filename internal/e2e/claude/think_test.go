@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/planner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
@@ -67,7 +68,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	const objective = "fix the typo in README.md"
-	wf, planning := piperun.Plan(ctx, piperun.PlanOptions{Repo: repo, Launcher: cheap, Model: "claude-haiku-5-5", Objective: objective})
+	wf, planning := planner.Plan(ctx, planner.Options{Repo: repo, Launcher: cheap, Model: "claude-haiku-5-5", Objective: objective})
 	if planning.By != "planner" || strings.Join(wf.StepNames(), ",") != "implementer,build>implementer" {
 		t.Fatalf("planned by %s: %v (%s)", planning.By, wf.StepNames(), planning.Reasoning)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 )
 
@@ -219,7 +220,7 @@ func runCodexPhase(t *testing.T, worktrees bool, tune ...func(*fakeopenai.Script
 			Stall:     cmp.Or(tuned.Agents.Stall, 60*time.Second),
 			StopGrace: 2 * time.Second,
 		},
-		Git: runner.Git{
+		Git: integration.Git{
 			Worktrees:    worktrees,
 			WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 		},

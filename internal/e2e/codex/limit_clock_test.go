@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 	"github.com/hivectl/hive/internal/work"
@@ -57,7 +58,7 @@ func TestUsageLimitSixPlansOnTheRunsClock(t *testing.T) {
 			// The clock jumps past the reset: the agents at work must not
 			// seem silent for that long.
 			Agents: runner.Agents{Launcher: launcher, Retries: 0, Stall: 10 * time.Minute, StopGrace: 2 * time.Second},
-			Git:    runner.Git{Worktrees: true, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees")},
+			Git:    integration.Git{Worktrees: true, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees")},
 		})
 		done <- result{res, err}
 	}()

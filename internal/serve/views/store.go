@@ -15,7 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
-	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -257,7 +257,7 @@ func (s *Store) phaseRun(run journal.Run) (bool, error) {
 	}
 	live := false
 	if run.Finished.IsZero() {
-		_, live = runner.PhaseHolder(s.root, run.Phase)
+		_, live = lock.PhaseHolder(s.root, run.Phase)
 	}
 	if pr.run == run && pr.live == live && pr.lastSeq > 0 {
 		return false, nil

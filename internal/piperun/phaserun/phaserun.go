@@ -1,0 +1,203 @@
+package phaserun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/runner"
+	"github.com/hivectl/hive/internal/runner/replay"
+	"github.com/hivectl/hive/internal/work"
+)
+
+// Runner runs the implementers' phase of a pipeline run: here, with
+// the runner (Local), or on the workers of a distributed backend.
+// It resumes the phase's unfinished run unless w.Fresh, and returns what
+// runner.Run does: a NeedsHumanError when the phase stops for a human.
+type Runner interface {
+	RunPhase(ctx context.Context, w Work) (runner.Result, error)
+}
+
+// Work is one run of the implementers' phase.
+type Work struct {
+	// Options are the runner's, with no journal: the Runner keeps
+	// the phase's. Options.Repo is the pipeline run's worktree.
+	Options runner.Options
+	Run     journal.Run // the pipeline run
+	Job     string
+	Attempt int
+	// Fresh: the architect changed the plans after a challenge, so the
+	// phase runs anew (the plans already merged are done and do not run
+	// again); otherwise an unfinished run of it resumes, its budget
+	// checkpoint answered with the raise in Options.Agents.Budget.
+	Fresh bool
+	// Env is what the phase's agents get besides their own environment.
+	Env []string
+}
+
+// Local runs phases here, each with the journal in its worktree,
+// so that a resumed pipeline resumes the phase where it was.
+type Local struct{}
+
+// RunPhase implements Runner.
+func (Local) RunPhase(ctx context.Context, w Work) (runner.Result, error) {
+	o := w.Options
+	j, err := journal.Open(filepath.Join(o.Repo.Root, ".hive", "journal.db"))
+	if err != nil {
+		return runner.Result{}, err
+	}
+	defer j.Close()
+	if !w.Fresh {
+		if err := raise(j, o.Phase.Dir, o.Agents.Budget, o.Now()); err != nil {
+			return runner.Result{}, err
+		}
+	}
+	o.Journal = j
+	return runner.Run(ctx, o)
+}
+
+// OnFallback has the phase's agents start on the fallback agent, where a
+// usage limit switched the run to it before the phase began: the phase
+// then waits at a limit of its own, having nothing else to switch to.
+func OnFallback(a *runner.Agents) {
+	if a.Fallback == nil {
+		return // said when an agent starts: none is configured now
+	}
+	a.Launcher, a.Roles["comb"], a.Ladder = a.Fallback, a.Fallback, nil
+	if a.OnLimit == work.OnLimitFallback {
+		a.OnLimit = work.OnLimitWait
+	}
+}
+
+// Ended is the event that ends c, the run of the implementers' phase, for
+// the machine, from what the Runner returned: the phase done (its plans,
+// their spend, a challenge of an implementer's for the architect), over
+// its budget, waiting at a usage limit, or stopped for a human.
+func Ended(c pipeline.Command, res runner.Result, err error) pipeline.Event {
+	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
+	if res.Snapshot.Started {
+		// What the phase run has spent in all: the machine counts what
+		// is new since its last report of this run.
+		ev.PhaseRun, ev.Spend = res.Run.ID, res.Snapshot.Spent
+	}
+	ev.Fallback = c.Fallback || res.Snapshot.Fallback
+	var needs *runner.NeedsHumanError
+	var stopped *work.StoppedAtLimit
+	switch {
+	case errors.As(err, &stopped):
+		// The phase stopped at a usage limit (limits.on_limit stop): the
+		// run waits for it too, and stops; the phase goes on from its
+		// journal once the wait is over.
+		l := work.Limit{Kind: stopped.Wait.Kind, Text: stopped.Wait.Text}
+		if !stopped.Wait.Guessed {
+			l.Reset = stopped.Wait.Until
+		}
+		return pipeline.Event{Type: pipeline.EvLimited, Job: c.Job, Attempt: c.Attempt, Limit: &l}
+	case errors.As(err, &needs) && BudgetCheckpoint(res.Snapshot) != nil:
+		ev.OverBudget, ev.Reason = true, BudgetCheckpoint(res.Snapshot).Details
+		return ev
+	case errors.As(err, &needs):
+		// An implementer's challenge of its plan is the architect's to
+		// answer; any other question stops the phase for the human.
+		for _, p := range res.Snapshot.Plans {
+			if p.Open != nil && p.Open.Type == engine.TypeChallenge && p.Report != nil {
+				ev.Report = p.Report
+			}
+		}
+		ev.Reason = needs.Error()
+		return ev
+	case err != nil:
+		ev.Reason = err.Error()
+		return ev
+	}
+	for _, p := range res.Snapshot.Plans {
+		if r := p.Report; r != nil && r.Status == work.ReportChallenge {
+			ev.Report = r
+		}
+		ev.Plans = append(ev.Plans, pipeline.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
+	}
+	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
+	if !ev.OK {
+		ev.Reason = fmt.Sprintf("the phase ended %s: %d of %d plans complete", res.Snapshot.Outcome,
+			res.Snapshot.Count(engine.Complete), len(res.Snapshot.Plans))
+	}
+	return ev
+}
+
+// BudgetCheckpoint is the phase run's open budget checkpoint, if it has one.
+func BudgetCheckpoint(snap engine.Snapshot) *engine.Checkpoint {
+	for i := range snap.Queue {
+		if snap.Queue[i].Plan == engine.BudgetID {
+			return &snap.Queue[i]
+		}
+	}
+	return nil
+}
+
+// raise answers the budget checkpoint of the phase's unfinished run,
+// if it waits at one, with the raise the human gave the pipeline: the
+// phase run may then spend what it has spent plus the phase's new
+// allotment.
+func raise(j journal.Journal, phase string, allot engine.Budget, now time.Time) error {
+	if allot.USD <= 0 && allot.Tokens <= 0 {
+		return nil
+	}
+	last, ok, err := j.LatestRun(phase)
+	if err != nil || !ok || !last.Finished.IsZero() {
+		return err
+	}
+	eng, err := replay.Run(j, last)
+	if err != nil {
+		return err
+	}
+	snap := eng.Snapshot()
+	cp := BudgetCheckpoint(snap)
+	if cp == nil {
+		return nil
+	}
+	text := RaiseText(snap, allot)
+	if text == "" {
+		return nil
+	}
+	ev := engine.Event{Type: engine.EvAnswer, Time: now.UTC(), Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
+	if _, err := eng.Step(ev); err != nil {
+		return nil // the raise does not lift this run's ceiling: it stops there again, for the human
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	_, err = j.Append(last.ID, string(ev.Type), ev.Time, payload)
+	return err
+}
+
+// RaiseText is the answer to a phase run's budget checkpoint that lets it
+// spend what it has spent in snap plus allot; "" when allot is nothing.
+func RaiseText(snap engine.Snapshot, allot engine.Budget) string {
+	switch {
+	case allot.USD <= 0 && allot.Tokens <= 0:
+		return ""
+	case snap.Budget.USD <= 0:
+		return fmt.Sprintf("raise %d", snap.Spent.Tokens()+allot.Tokens)
+	}
+	return fmt.Sprintf("raise %.4f", snap.Spent.CostUSD+allot.USD)
+}
+
+// WithEnv gives the agents of a launcher more environment: Env.
+type WithEnv struct {
+	agent.Launcher
+	Env []string
+}
+
+// Start implements agent.Launcher.
+func (l WithEnv) Start(ctx context.Context, spec agent.Spec, sink func(agent.Output)) (agent.Session, error) {
+	spec.Env = append(append([]string(nil), spec.Env...), l.Env...)
+	return l.Launcher.Start(ctx, spec, sink)
+}
