@@ -35,11 +35,14 @@ var allowed = map[string][]string{
 	"journal":  {},
 	"gitx":     {},
 	"notify":   {},
-	"tracking": {},
-	"demo":     {},
-	"testrun":  {},
-	"pricing":  {},
-	"handoff":  {},
+	// What a phase run tells a human away from its terminal, with links
+	// to answer on hive serve.
+	"notify/phasenotify": {"config", "engine", "notify", "runner", "serve", "tui", "work"},
+	"tracking":           {},
+	"demo":               {},
+	"testrun":            {},
+	"pricing":            {},
+	"handoff":            {},
 	// A HIVE_REPORT's JSON, and the looser forms of one, read into a
 	// work.Report; protocol finds where it stands among an agent's messages.
 	"protocol/hivereport": {"work"},

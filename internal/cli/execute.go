@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/notify"
+	"github.com/hivectl/hive/internal/notify/phasenotify"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
@@ -128,7 +129,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		},
 	}
 	defer n.Wait() // the run-finished webhook goes out before hive exits
-	links := newCheckpointLinks(cfg, repo.Root, func(format string, args ...any) {
+	links := phasenotify.NewLinks(cfg, repo.Root, func(format string, args ...any) {
 		fmt.Fprintf(o.stderr, "hive: "+format+"\n", args...)
 	})
 	opts.Human.Interactive = interactive
@@ -143,12 +144,12 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 					n.Bell = func() { obs.Push(tui.BellMsg{}) }
 				}
 				n.Logf = func(format string, args ...any) { obs.Note("", "notification: "+fmt.Sprintf(format, args...)) }
-				opts.Observer = newNotifyObserver(obs, n, ph.Number, links, onLimit)
+				opts.Observer = phasenotify.New(obs, n, ph.Number, links, onLimit)
 				opts.Human.Answers = answers
 				return runner.Run(ctx, opts)
 			})
 	} else {
-		var obs runnerObserver
+		var obs runner.Observer
 		if o.json {
 			obs = lines.NewPhaseJSON(o.stdout)
 		} else {
@@ -166,7 +167,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			}
 			obs = plain
 		}
-		opts.Observer = newNotifyObserver(obs, n, ph.Number, links, onLimit)
+		opts.Observer = phasenotify.New(obs, n, ph.Number, links, onLimit)
 		res, err = runner.Run(ctx, opts)
 	}
 	if e := runconfig.StoppedAtLimit(err, time.Now(), o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), res.Snapshot.AutoAnswer)...)); e != nil {

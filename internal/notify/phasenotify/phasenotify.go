@@ -1,4 +1,4 @@
-package cli
+package phasenotify
 
 import (
 	"fmt"
@@ -14,18 +14,16 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// notifyObserver calls the human (bell, desktop, webhook) when a checkpoint
-// waits for one and when the run ends, then passes everything on to the
-// observer that displays the run.
-// runnerObserver is what sees a phase run as it goes.
-type runnerObserver = runner.Observer
-
-type notifyObserver struct {
-	runnerObserver
+// Observer calls the human (bell, desktop, webhook) when a checkpoint
+// waits for one, when a usage limit holds the run for hours, and when the
+// run ends, then passes everything on to the observer that displays the
+// run.
+type Observer struct {
+	runner.Observer
 	n     *notify.Notifier
 	phase string
-	seen  map[int]bool     // checkpoints already notified
-	links *checkpointLinks // nil: no hive serve to link to
+	seen  map[int]bool // checkpoints already notified
+	links *Links       // nil: no hive serve to link to
 	// waited is the start of the last usage-limit wait told, so that a
 	// wait is told once however often its end moves; onLimit is the run's
 	// policy then.
@@ -33,23 +31,26 @@ type notifyObserver struct {
 	onLimit work.OnLimit
 }
 
-func newNotifyObserver(next runnerObserver, n *notify.Notifier, phase string, links *checkpointLinks, onLimit work.OnLimit) *notifyObserver {
-	return &notifyObserver{runnerObserver: next, n: n, phase: phase, seen: map[int]bool{}, links: links, onLimit: onLimit}
+// New is the Observer of a run of phase with the usage-limit policy
+// onLimit, which tells n and then next; links (nil: none) link its
+// checkpoints to hive serve.
+func New(next runner.Observer, n *notify.Notifier, phase string, links *Links, onLimit work.OnLimit) *Observer {
+	return &Observer{Observer: next, n: n, phase: phase, seen: map[int]bool{}, links: links, onLimit: onLimit}
 }
 
 // linkTTL is how long a notification's links work.
 const linkTTL = 24 * time.Hour
 
-// checkpointLinks signs the links of notifications to hive serve's pages,
+// Links signs the links of notifications to hive serve's pages,
 // with the repository's key (serve.LoadKey), for notifications.public_url.
-type checkpointLinks struct {
+type Links struct {
 	base string
 	key  []byte
 }
 
-// newCheckpointLinks is nil when notifications.public_url is unset; a key
+// NewLinks is nil when notifications.public_url is unset; a key
 // that cannot be read only costs the links, with a warning.
-func newCheckpointLinks(cfg *config.Config, root string, warn func(string, ...any)) *checkpointLinks {
+func NewLinks(cfg *config.Config, root string, warn func(string, ...any)) *Links {
 	if cfg.Notifications.PublicURL == "" {
 		return nil
 	}
@@ -58,12 +59,12 @@ func newCheckpointLinks(cfg *config.Config, root string, warn func(string, ...an
 		warn("no links to hive serve in notifications: %v", err)
 		return nil
 	}
-	return &checkpointLinks{base: strings.TrimRight(cfg.Notifications.PublicURL, "/"), key: key}
+	return &Links{base: strings.TrimRight(cfg.Notifications.PublicURL, "/"), key: key}
 }
 
 // add puts the links of checkpoint cp of phase into m: one that opens its
 // page, and one per answer a button would give.
-func (l *checkpointLinks) add(m *notify.Message, phase string, cp engine.Checkpoint) {
+func (l *Links) add(m *notify.Message, phase string, cp engine.Checkpoint) {
 	exp := time.Now().Add(linkTTL).Unix()
 	link := serve.Link{Phase: phase, Plan: cp.Plan, Checkpoint: cp.ID, Expires: exp}
 	open := link
@@ -88,8 +89,8 @@ func (l *checkpointLinks) add(m *notify.Message, phase string, cp engine.Checkpo
 	}
 }
 
-func (o *notifyObserver) Command(c engine.Command, s engine.Snapshot) {
-	o.runnerObserver.Command(c, s)
+func (o *Observer) Command(c engine.Command, s engine.Snapshot) {
+	o.Observer.Command(c, s)
 	switch c.Type {
 	case engine.CmdCheckpointOpened, engine.CmdNeedHuman:
 		cp := c.Checkpoint
