@@ -112,14 +112,14 @@ test-times: tools browser python temporal gh
 
 # Every fuzz target for FUZZTIME (default 60 s each).
 fuzz:
-	$(GO) test ./internal/plan -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/plan -run '^$$' -fuzz '^FuzzParseSummary$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/plan/parse -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/plan/parse -run '^$$' -fuzz '^FuzzParseSummary$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/protocol -run '^$$' -fuzz '^FuzzParseReport$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/adapter -run '^$$' -fuzz '^FuzzStreamJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/adapter -run '^$$' -fuzz '^FuzzCodexJSONL$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/plan -run '^$$' -fuzz '^FuzzSafeRelPath$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/plan/planpath -run '^$$' -fuzz '^FuzzSafeRelPath$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME)
 
 # The long chaos suite: CHAOS_ITERATIONS seeded runs of a 50-plan phase with

@@ -18,7 +18,8 @@ const module = "github.com/hivectl/hive/internal/"
 
 // allowed lists, for each package, the hive packages it may import. The
 // pure core (engine, protocol, plan) imports none, and, with every package
-// it depends on, only the standard library (plan also reads YAML); only
+// it depends on, only the standard library (plan's readers, under it, also
+// read YAML); only
 // cli composes the I/O packages into commands, and the runner the I/O of a
 // run. A new edge is a design decision: make it here, with a reason.
 var allowed = map[string][]string{
@@ -31,10 +32,29 @@ var allowed = map[string][]string{
 	"protocol": {"protocol/hivereport"},
 	"plan":     {},
 	"redact":   {},
-	"config":   {},
-	"journal":  {},
-	"gitx":     {},
-	"notify":   {},
+	// Split from plan, on its model: the paths a plan names (planpath), a
+	// file's frontmatter and the markup of its body, one file read
+	// (parse), the .planning/ folder read (load), a phase checked as a
+	// graph (validate).
+	"plan/planpath":    {},
+	"plan/markup":      {},
+	"plan/frontmatter": {"plan", "plan/markup"},
+	"plan/parse":       {"plan", "plan/frontmatter", "plan/markup", "plan/planpath"},
+	"plan/load":        {"plan", "plan/parse", "plan/planpath"},
+	"plan/validate":    {"plan", "plan/load", "plan/planpath"},
+	// The config files' keys, their field tables and hive's types;
+	// jsonfile: the JSON text beneath the keys (lines, errors, values).
+	"config":          {"config/jsonfile"},
+	"config/jsonfile": {},
+	"journal":         {},
+	"gitx":            {},
+	// hive's worktrees, made, listed and cleared by git commands run
+	// through gitx (its Repo, its lock).
+	"gitx/worktrees": {"gitx"},
+	// The lock files a killed git left in hive's worktrees and branches
+	// (the common git dir is gitx's to find).
+	"gitx/stalelocks": {"gitx"},
+	"notify":          {},
 	// What a phase run tells a human away from its terminal, with links
 	// to answer on hive serve.
 	"notify/phasenotify": {"config", "engine", "notify", "runner", "serve", "tui", "work"},
@@ -59,8 +79,8 @@ var allowed = map[string][]string{
 	// hive run's shell: the journal-first loop around the pipeline machine
 	// and the executor of its commands, each a package of its own under
 	// piperun, with phases run by the runner (in worktrees as
-	// integration's Git says; one run at a time: lock).
-	"piperun": {"agent", "engine", "work", "gitx", "index", "journal", "pipeline", "plan", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
+	// integration's Git says, made by worktrees; one run at a time: lock).
+	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "pipeline", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
 	// What hive run keeps in its journal beside the machine's events, and
 	// a run read back from it (memory names the confidence record it keeps).
 	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline"},
@@ -76,12 +96,13 @@ var allowed = map[string][]string{
 	// The planner picks a new run's workflow in one call (oneshot), given
 	// hive's index; what it chose is runjournal's record.
 	"piperun/planner": {"agent", "gitx", "index", "pipeline", "piperun/oneshot", "piperun/runjournal", "roles"},
-	// hive's own lint, tests and build in a run's worktree (testrun finds
-	// and runs the project's commands).
-	"piperun/checks": {"gitx", "pipeline", "plan", "testrun"},
+	// hive's own lint (the plans read by load, checked by validate), tests
+	// and build in a run's worktree (testrun finds and runs the project's
+	// commands).
+	"piperun/checks": {"gitx", "pipeline", "plan", "plan/load", "plan/validate", "testrun"},
 	// The evaluators' verdicts (oneshot calls held to their contract) and
 	// the computed confidence, from checks' runs and the run's journal.
-	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "pipeline", "piperun/checks", "piperun/oneshot", "plan", "pricing", "roles"},
+	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "pipeline", "piperun/checks", "piperun/oneshot", "plan", "plan/load", "pricing", "roles"},
 	// What a role is told: its prompt (roles), the memory's warnings and
 	// the context curated for it, journaled as runjournal's records; a
 	// plan executor's briefing is the runner's prompt's.
@@ -99,8 +120,9 @@ var allowed = map[string][]string{
 	"piperun/postmortem": {"agent", "claudemd", "gitx", "journal", "memory", "pipeline", "piperun/oneshot", "piperun/runjournal", "piperun/runreport", "pricing", "roles", "work"},
 	// The run's branch and what becomes of it: merged, pushed, or a pull
 	// request opened and followed through gh (github), described by
-	// runreport; the tracking files it restores are planning's.
-	"piperun/delivery": {"github", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/runreport", "runner/planning"},
+	// runreport; the tracking files it restores are planning's, the
+	// worktree it leaves worktrees'.
+	"piperun/delivery": {"github", "gitx", "gitx/worktrees", "journal", "pipeline", "piperun/runjournal", "piperun/runreport", "runner/planning"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"confidence", "journal", "pipeline"},
 	// hive's section of CLAUDE.md, and nothing else of it.
@@ -121,10 +143,10 @@ var allowed = map[string][]string{
 	// the session's process.
 	"sim":            {"sim/benchagent", "sim/executor", "sim/faults", "sim/repo", "sim/roleplay", "sim/session"},
 	"sim/stream":     {},
-	"sim/faults":     {"sim/stream"}, // a setting is the context curve the stream reports
-	"sim/repo":       {"plan"},       // a plan's paths and must_haves
+	"sim/faults":     {"sim/stream"},            // a setting is the context curve the stream reports
+	"sim/repo":       {"plan", "plan/planpath"}, // a plan's paths and must_haves
 	"sim/session":    {"sim/faults", "sim/repo", "sim/stream"},
-	"sim/executor":   {"plan", "sim/faults", "sim/repo", "sim/session"},
+	"sim/executor":   {"plan", "plan/parse", "plan/planpath", "sim/faults", "sim/repo", "sim/session"},
 	"sim/roleplay":   {"sim/faults", "sim/repo", "sim/session"},
 	"sim/benchagent": {"sim/faults", "sim/stream"},
 	"scaffold":       {"config"},
@@ -154,21 +176,23 @@ var allowed = map[string][]string{
 	"serve": {"answer", "redact", "serve/pages", "serve/views"},
 	// execute-phase's loop: the engine, its journal, and the executors of
 	// its commands, each a package of its own under runner (handoff: the
-	// file a pause leaves, kept out of git).
-	"runner": {"agent", "engine", "gitx", "handoff", "journal", "plan", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work"},
+	// file a pause leaves, kept out of git; stalelocks: what a killed
+	// agent's git left in a tree workers share).
+	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work"},
 	// A run's engine rebuilt from its journal.
 	"runner/replay": {"engine", "journal"},
 	// The phase locks and their holders: no hive package.
 	"runner/lock": {},
 	// The planning files a run writes, views of the engine's state (the
 	// handoff's and the tracking files' formats are their packages').
-	"runner/planning": {"engine", "handoff", "plan", "tracking", "work"},
+	"runner/planning": {"engine", "handoff", "plan", "plan/load", "tracking", "work"},
 	// Spot-checks, must_haves, the verifier's report and the gate, read
 	// from a plan's tree.
-	"runner/check": {"gitx", "plan"},
-	// The integration branch and the plans' worktrees; a merge commit
-	// carries the tracking files (planning).
-	"runner/integration": {"engine", "gitx", "plan", "runner/planning"},
+	"runner/check": {"gitx", "plan", "plan/parse", "plan/planpath"},
+	// The integration branch and the plans' worktrees (made by worktrees,
+	// cleared of stale git locks by stalelocks); a merge commit carries
+	// the tracking files (planning).
+	"runner/integration": {"engine", "gitx", "gitx/stalelocks", "gitx/worktrees", "plan", "plan/planpath", "runner/planning"},
 	// What agents are told: the words of a live message are the
 	// protocol's; the verifier is told where its report goes (check).
 	"runner/prompt": {"engine", "gitx", "plan", "protocol", "runner/check", "work"},
@@ -176,11 +200,12 @@ var allowed = map[string][]string{
 	// told what prompt says.
 	"runner/sessions": {"agent", "engine", "pricing", "protocol", "runner/prompt", "work"},
 	// A run's git work, and a worker's over a git remote, on the
-	// integration branch, checked by check, writing planning's files.
-	"runner/workspace": {"engine", "gitx", "plan", "runner/check", "runner/integration", "runner/planning"},
-	// hive clean: hive's worktrees (integration's names) of phases no
-	// live run locks.
-	"runner/cleanup": {"gitx", "runner/integration", "runner/lock"},
+	// integration branch, checked by check, writing planning's files (a
+	// plan's worktree is worktrees' to make).
+	"runner/workspace": {"engine", "gitx", "gitx/worktrees", "plan", "runner/check", "runner/integration", "runner/planning"},
+	// hive clean: hive's worktrees (integration's names, listed and
+	// removed by worktrees) of phases no live run locks.
+	"runner/cleanup": {"gitx", "gitx/worktrees", "runner/integration", "runner/lock"},
 	// hive bench runs its groups one after another, each a package of its
 	// own, all speaking report's rows and options (report imports no hive
 	// package). The groups are clients of the engine's and the runner's
@@ -189,7 +214,7 @@ var allowed = map[string][]string{
 	"bench/report": {},
 	// Random DAGs' plans in generated repositories, the agents' work
 	// prepared as the bench agent (sim/benchagent) expects it.
-	"bench/project": {"engine", "gitx", "plan", "sim/benchagent"},
+	"bench/project": {"engine", "gitx", "plan", "plan/load", "sim/benchagent"},
 	// The makespan and budget groups drive the engine alone on a virtual
 	// clock.
 	"bench/makespanbench": {"bench/project", "bench/report", "engine"},
@@ -219,8 +244,9 @@ var allowed = map[string][]string{
 	// What a hive worker serves for hive run on Temporal: its workflow's
 	// commands, carried out by piperun, and its phases, run by the runner
 	// as phaserun runs them (the plans' briefings, the budget's raise);
-	// the run's journal view is runjournal's.
-	"runworker": {"agent", "config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal"},
+	// the run's journal view is runjournal's; the worktree a worker
+	// leaves is worktrees' to remove.
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "pipeline", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal"},
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
@@ -245,13 +271,14 @@ var allowed = map[string][]string{
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
-	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "runner", "testsupport/fakeanthropic", "work"},
+	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "plan/load", "plan/validate", "runner", "testsupport/fakeanthropic", "work"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {"testsupport"},
 	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
 	"testsupport/tuitest":       {},
+	"testsupport/plantest":      {"plan"},
 	// Runs the sim as a child process for the tests of its packages.
 	"testsupport/simtest": {"protocol", "protocol/hivereport", "sim"},
 }
@@ -262,7 +289,7 @@ var pure = map[string][]string{
 	"work":       {},
 	"engine":     {module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
-	"plan":       {"gopkg.in/yaml.v3"},
+	"plan":       {},
 	"pipeline":   {module + "engine", module + "confidence", module + "work"},
 	"contract":   {module + "work"},
 	"pricing":    {},
@@ -272,6 +299,13 @@ var pure = map[string][]string{
 	"confidence": {},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
+	// Split from plan, and as pure; its readers read YAML.
+	"plan/planpath":    {},
+	"plan/markup":      {},
+	"plan/frontmatter": {module + "plan", module + "plan/markup", "gopkg.in/yaml.v3"},
+	"plan/parse":       {module + "plan", module + "plan/frontmatter", module + "plan/markup", module + "plan/planpath", "gopkg.in/yaml.v3"},
+	"plan/load":        {module + "plan", module + "plan/frontmatter", module + "plan/markup", module + "plan/parse", module + "plan/planpath", "gopkg.in/yaml.v3"},
+	"plan/validate":    {module + "plan", module + "plan/frontmatter", module + "plan/load", module + "plan/markup", module + "plan/parse", module + "plan/planpath", "gopkg.in/yaml.v3"},
 }
 
 func goList(t *testing.T, args ...string) []string {

@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/temporalhost"
@@ -228,7 +229,7 @@ type temporalLocator struct {
 
 func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan, string, error) {
 	if l.phase == nil {
-		proj, err := plan.LoadProject(l.root)
+		proj, err := load.Project(l.root)
 		if err != nil {
 			return attachPlan{}, "", nil // no plans at all: no such plan
 		}
@@ -339,7 +340,7 @@ func findAttachPlan(j journal.Journal, root, planID string) (attachPlan, error) 
 			}
 		}
 	}
-	proj, err := plan.LoadProject(root)
+	proj, err := load.Project(root)
 	if err != nil {
 		return attachPlan{}, nil // no plans at all: no such plan
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/sim/stream"
 )
@@ -459,7 +459,7 @@ func checkChaosInvariants(t *testing.T, dir, dbPath string, code int, logs strin
 	// Every task of a complete plan has exactly one commit (an answered
 	// checkpoint task included: its answer was not lost); no task of any
 	// plan has two.
-	ph, err := plan.LoadPhase(dir, ".planning/phases/01-chaos")
+	ph, err := load.Phase(dir, ".planning/phases/01-chaos")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/runconfig"
@@ -103,11 +103,11 @@ func cleanRun(ctx context.Context, o *cleanOptions) error {
 // cleanOrphans removes the folders of hive's cache whose repository is
 // gone, and says which.
 func cleanOrphans(o *cleanOptions) error {
-	root, err := gitx.HiveCacheRoot()
+	root, err := worktrees.CacheRoot()
 	if err != nil {
 		return fmt.Errorf("find the cache folder: %w", err)
 	}
-	orphans, err := gitx.Orphans(root)
+	orphans, err := worktrees.Orphans(root)
 	if err != nil {
 		return err
 	}

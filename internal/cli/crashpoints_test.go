@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/demo"
-	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 )
 
 // TestCrashPoints kills hive at its Nth durable step (a journal append, a
@@ -103,7 +103,7 @@ func TestCrashPoints(t *testing.T) {
 				checkOneCommitPerTask(t, dir)
 				checkAnswersKept(t, dir)
 				checkConflictResolved(t, dir)
-				root, _ := gitx.DefaultWorktreeRoot(dir)
+				root, _ := worktrees.DefaultRoot(dir)
 				checkNoAgentsLeft(t, dir, root)
 				if t.Failed() {
 					t.Logf("first run:\n%s\nsecond run:\n%s\nreplay with HIVE_CRASH_STEPS=%d", out1, out2, n)

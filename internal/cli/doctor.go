@@ -11,6 +11,8 @@ import (
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/stalelocks"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner/cleanup"
 	"github.com/hivectl/hive/internal/shellhive"
@@ -159,7 +161,7 @@ func shellHiveChecks(root string) []check {
 // leftovers reports the worktrees and hive branches killed runs left,
 // and with fix removes what hive clean would.
 func leftovers(ctx context.Context, repo *gitx.Repo, root string, fix bool) check {
-	wts, err := repo.Worktrees(ctx)
+	wts, err := worktrees.List(ctx, repo)
 	if err != nil {
 		return check{"leftovers", "warning", "could not list worktrees: " + err.Error(), ""}
 	}
@@ -193,9 +195,9 @@ func leftovers(ctx context.Context, repo *gitx.Repo, root string, fix bool) chec
 // removed; the user's own are only reported, with the command.
 func staleLocks(ctx context.Context, repo *gitx.Repo, root string, fix bool) []check {
 	if root == "" {
-		root, _ = gitx.DefaultWorktreeRoot(repo.Root)
+		root, _ = worktrees.DefaultRoot(repo.Root)
 	}
-	hive, user, err := repo.StaleLocks(ctx, root, "hive")
+	hive, user, err := stalelocks.List(ctx, repo, root, "hive")
 	if err != nil {
 		return []check{{"locks", "warning", "could not look for stale git locks: " + err.Error(), ""}}
 	}
@@ -205,7 +207,7 @@ func staleLocks(ctx context.Context, repo *gitx.Repo, root string, fix bool) []c
 	}
 	switch {
 	case len(hive) > 0 && fix:
-		notes, err := repo.ClearStaleLocks(ctx, root, "hive")
+		notes, err := stalelocks.Clear(ctx, repo, root, "hive")
 		if err != nil {
 			out = append(out, check{"locks", "problem", err.Error(), "remove the file the message names"})
 		} else {

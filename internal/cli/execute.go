@@ -17,7 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/notify/phasenotify"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -221,7 +221,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	}
 	if !o.json {
 		// Re-read the folder: the SUMMARYs written during the run give the one-liners.
-		if fresh, err := plan.LoadPhase(repo.Root, ph.Dir); err == nil {
+		if fresh, err := load.Phase(repo.Root, ph.Dir); err == nil {
 			ph = fresh
 		}
 		if dashboard { // after the dashboard, the report reads as text, not markdown

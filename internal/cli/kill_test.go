@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/demo"
-	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 )
 
 // TestKillAndResume SIGKILLs hive in the middle of execute-phase, at a
@@ -84,7 +84,7 @@ func TestKillAndResume(t *testing.T) {
 					exec.Command("cp", "-a", dir, filepath.Join(keep, t.Name()[strings.LastIndex(t.Name(), "/")+1:])).Run()
 				}
 			}
-			root, _ := gitx.DefaultWorktreeRoot(dir)
+			root, _ := worktrees.DefaultRoot(dir)
 			checkNoAgentsLeft(t, dir, root)
 		})
 	}
@@ -150,7 +150,7 @@ func taskCommits(t *testing.T, dir string) map[string]int {
 
 func checkOneCommitPerTask(t *testing.T, dir string) {
 	t.Helper()
-	ph, err := plan.LoadPhase(dir, ".planning/phases/01-core-library")
+	ph, err := load.Phase(dir, ".planning/phases/01-core-library")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/tracking"
 )
@@ -36,7 +38,7 @@ func loadPhases(root, arg string) ([]*plan.Phase, error) {
 // loadProjectPhases is loadPhases with the project, whose own diagnostics
 // (folders of .planning/phases that are not phases) lint prints.
 func loadProjectPhases(root, arg string) (*plan.Project, []*plan.Phase, error) {
-	proj, err := plan.LoadProject(root)
+	proj, err := load.Project(root)
 	if err != nil {
 		return nil, nil, exit.With(exit.Usage, err)
 	}
@@ -50,7 +52,7 @@ func loadProjectPhases(root, arg string) (*plan.Project, []*plan.Phase, error) {
 	}
 	ticked := roadmapTicked(root)
 	for _, ph := range phases {
-		ph.Diagnostics = append(ph.Diagnostics, proj.Validate(ph)...)
+		ph.Diagnostics = append(ph.Diagnostics, validate.InProject(proj, ph)...)
 		ph.Diagnostics = append(ph.Diagnostics, roadmapTicks(ticked, ph)...)
 	}
 	return proj, phases, nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench"
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 )
 
 // globalOptions are the flags every command has.
@@ -108,7 +108,7 @@ func execute(g *globalOptions, args []string) int {
 // suggestInit follows an error about a folder without .planning/ with the
 // command that starts a project there, ready to paste.
 func suggestInit(g *globalOptions, err error) {
-	var np *plan.NoPlanningError
+	var np *load.NoPlanningError
 	if errors.As(err, &np) {
 		fmt.Fprintf(g.stderr, "Start a project there with `%s` (it writes .planning/: config, roadmap and an example phase).\n", g.pasteable(np.Root, "init"))
 	}

@@ -26,8 +26,8 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // Parse reads one config file's content over the defaults (the tests'
-// way in; hive reads files with Load). Errors are
-// *Error values (several joined when there are several bad values).
+// way in; hive reads files with Load). Errors are *jsonfile.Error values
+// (several joined when there are several bad values).
 func Parse(data []byte) (*Config, error) {
 	c := Default()
 	if err := c.overlay("", data); err != nil {

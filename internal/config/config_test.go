@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/config/jsonfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -332,7 +334,7 @@ func TestValidationErrors(t *testing.T) {
 			if err.Error() != tt.want {
 				t.Errorf("error:\n%s\nwant:\n%s", err, tt.want)
 			}
-			var ce *Error
+			var ce *jsonfile.Error
 			if !errors.As(err, &ce) || ce.File != file || ce.Line == 0 {
 				t.Errorf("error %#v does not name the file and line", ce)
 			}

@@ -7,47 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/hivectl/hive/internal/config/jsonfile"
 )
-
-// Error is a bad value or bad syntax in a config file.
-type Error struct {
-	File string // as named to the user, e.g. ".planning/config.json"; "" when parsed from bytes
-	Line int    // 1-based; 0 when unknown
-	Key  string // dotted key path, e.g. "parallelization.max_concurrent_agents"; "" for syntax errors
-	Msg  string // what is wrong and what is accepted
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	if loc := location(e.File, e.Line); loc != "" {
-		b.WriteString(loc + ": ")
-	}
-	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// location renders "file:line", "file" or "line N".
-func location(file string, line int) string {
-	switch {
-	case file != "" && line > 0:
-		return fmt.Sprintf("%s:%d", file, line)
-	case line > 0:
-		return fmt.Sprintf("line %d", line)
-	}
-	return file
-}
 
 // Load reads the configuration of the repository at repoRoot:
 // .planning/config.json, then .hive/config.json over it. A key set in the
@@ -97,20 +64,20 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 func (c *Config) overlay(file string, data []byte) error {
 	// Editors on Windows add a byte-order mark; it is no reason to refuse a file.
 	data = bytes.TrimPrefix(data, utf8BOM)
-	d := &decoder{file: file}
+	d := &decoder{jsonfile.Report{File: file}}
 	if len(bytes.TrimSpace(data)) == 0 {
-		d.note("", "the file is empty; hive uses the defaults")
-		c.notes = append(c.notes, d.sortedNotes()...)
+		d.Note("", "the file is empty; hive uses the defaults")
+		c.notes = append(c.notes, d.Notes()...)
 		return nil
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return d.syntaxError(data, err)
+		return d.SyntaxError(data, err)
 	}
 	if top == nil { // the file is "null"
-		return &Error{File: file, Line: 1, Msg: "null is not allowed; use a JSON object"}
+		return &jsonfile.Error{File: file, Line: 1, Msg: "null is not allowed; use a JSON object"}
 	}
-	d.lines = keyLines(data)
+	d.Lines = jsonfile.KeyLines(data)
 
 	objects := map[string]field{}
 	for _, f := range c.fields() {
@@ -132,13 +99,13 @@ func (c *Config) overlay(file string, data []byte) error {
 		if json.Unmarshal(top[l.object], &nested) == nil && nested[l.key] != nil && string(nested[l.key]) != "null" {
 			msg = fmt.Sprintf("ignored, since %s.%s is set too; a rewrite drops it", l.object, l.key)
 		}
-		d.note(l.key, msg)
+		d.Note(l.key, msg)
 	}
 	d.renamedTestCommand(top, c)
 	d.members("", top, c)
 
-	c.notes = append(c.notes, d.sortedNotes()...)
-	return errors.Join(d.errs...)
+	c.notes = append(c.notes, d.Notes()...)
+	return d.Err()
 }
 
 // renamedTestCommand reads tests.command, the key hive's own hint named
@@ -159,7 +126,7 @@ func (d *decoder) renamedTestCommand(top map[string]json.RawMessage, c *Config) 
 	}
 	var commands map[string]json.RawMessage
 	if json.Unmarshal(top["commands"], &commands) == nil && commands["test"] != nil && string(commands["test"]) != "null" {
-		d.note("tests.command", "ignored, since commands.test is set too; a rewrite drops it")
+		d.Note("tests.command", "ignored, since commands.test is set too; a rewrite drops it")
 		return
 	}
 	for _, f := range c.Commands.fields() {
@@ -167,84 +134,29 @@ func (d *decoder) renamedTestCommand(top map[string]json.RawMessage, c *Config) 
 			d.value("tests.command", f, raw)
 		}
 	}
-	d.note("tests.command", "read as commands.test, where a rewrite moves it")
+	d.Note("tests.command", "read as commands.test, where a rewrite moves it")
 }
 
 // overlayModels decodes the "models" of data over c; the file's other
 // keys are another tool's, and neither read nor kept.
 func (c *Config) overlayModels(file string, data []byte) error {
 	data = bytes.TrimPrefix(data, utf8BOM)
-	d := &decoder{file: file}
+	d := &decoder{jsonfile.Report{File: file}}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return d.syntaxError(data, err)
+		return d.SyntaxError(data, err)
 	}
 	if raw, ok := top["models"]; ok && string(raw) != "null" {
-		d.lines = keyLines(data)
-		d.models("models", raw, &c.Models, func() { d.fail("models", raw, `an object such as {"default": "sonnet", "architect": "opus"}`) })
+		d.Lines = jsonfile.KeyLines(data)
+		d.models("models", raw, &c.Models, func() { d.Fail("models", raw, `an object such as {"default": "sonnet", "architect": "opus"}`) })
 	}
-	return errors.Join(d.errs...)
+	return d.Err()
 }
 
-// decoder holds what one file's decoding has found.
+// decoder decodes one file into a Config, recording what it finds in its
+// Report.
 type decoder struct {
-	file  string
-	lines map[string]int // key path → line of the key
-	errs  []error
-	notes []note
-}
-
-type note struct {
-	line int
-	text string
-}
-
-func (d *decoder) fail(path string, raw json.RawMessage, accept string) {
-	d.errs = append(d.errs, &Error{
-		File: d.file, Line: d.lines[path], Key: path,
-		Msg: fmt.Sprintf("%s is not allowed; use %s", show(raw), accept),
-	})
-}
-
-func (d *decoder) note(path, msg string) {
-	line := d.lines[path]
-	text := msg
-	if path != "" {
-		text = path + ": " + msg
-	}
-	if loc := location(d.file, line); loc != "" {
-		text = loc + ": " + text
-	}
-	d.notes = append(d.notes, note{line, text})
-}
-
-func (d *decoder) sortedNotes() []string {
-	sort.SliceStable(d.notes, func(i, j int) bool { return d.notes[i].line < d.notes[j].line })
-	out := make([]string, len(d.notes))
-	for i, n := range d.notes {
-		out[i] = n.text
-	}
-	return out
-}
-
-func (d *decoder) syntaxError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		msg := "invalid JSON: " + syn.Error()
-		switch {
-		case strings.Contains(msg, "invalid character '/'"):
-			msg += " (JSON allows no comments)"
-		case strings.Contains(msg, "looking for beginning of object key string"),
-			strings.Contains(msg, "invalid character ']' looking for beginning of value"):
-			msg += " (is there a comma before it? JSON allows no trailing commas)"
-		}
-		return &Error{File: d.file, Line: lineAt(data, syn.Offset-1), Msg: msg}
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		return &Error{File: d.file, Line: lineAt(data, typ.Offset-1), Msg: fmt.Sprintf("a JSON %s is not allowed; use a JSON object", typ.Value)}
-	}
-	return &Error{File: d.file, Msg: err.Error()}
+	jsonfile.Report
 }
 
 // members decodes the keys of one object into o. Unknown keys are kept,
@@ -253,7 +165,7 @@ func (d *decoder) members(path string, m map[string]json.RawMessage, o object) {
 	for _, f := range o.fields() {
 		if raw, ok := m[f.key]; ok {
 			delete(m, f.key)
-			d.value(join(path, f.key), f, raw)
+			d.value(jsonfile.Join(path, f.key), f, raw)
 		}
 	}
 	if len(m) == 0 {
@@ -264,12 +176,12 @@ func (d *decoder) members(path string, m map[string]json.RawMessage, o object) {
 		*extra = make(map[string]json.RawMessage, len(m))
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		(*extra)[k] = compact(m[k])
+		(*extra)[k] = jsonfile.Compact(m[k])
 		msg := "not used by hive; kept as is"
 		if why, ok := gsdOnly[k]; ok && path == "" {
 			msg = why
 		}
-		d.note(join(path, k), msg)
+		d.Note(jsonfile.Join(path, k), msg)
 	}
 }
 
@@ -279,7 +191,7 @@ func (d *decoder) value(path string, f field, raw json.RawMessage) {
 	if string(raw) == "null" {
 		return
 	}
-	bad := func() { d.fail(path, raw, accepts(f)) }
+	bad := func() { d.Fail(path, raw, accepts(f)) }
 	switch p := f.ptr.(type) {
 	case *bool:
 		if json.Unmarshal(raw, p) != nil {
@@ -292,14 +204,14 @@ func (d *decoder) value(path string, f field, raw json.RawMessage) {
 			return
 		}
 	case *int:
-		n, ok := wholeNumber(raw)
+		n, ok := jsonfile.WholeNumber(raw)
 		if !ok {
 			bad()
 			return
 		}
 		*p = n
 	case *time.Duration:
-		v, ok := duration(raw)
+		v, ok := jsonfile.Duration(raw)
 		if !ok {
 			bad()
 			return
@@ -381,7 +293,7 @@ func (d *decoder) models(path string, raw json.RawMessage, p *map[string]ModelSp
 			continue
 		}
 		if strings.TrimSpace(name) == "" {
-			d.fail(join(path, role), v, `a model name such as "sonnet", or an object such as {"cli": "claude", "model": "sonnet"}`)
+			d.Fail(jsonfile.Join(path, role), v, `a model name such as "sonnet", or an object such as {"cli": "claude", "model": "sonnet"}`)
 		} else {
 			named[role] = strings.TrimSpace(name)
 		}
@@ -398,7 +310,7 @@ func (d *decoder) models(path string, raw json.RawMessage, p *map[string]ModelSp
 	for role := range *p {
 		if _, ok := m[role]; ok || named[role] != "" {
 			spec := (*p)[role]
-			spec.from = d.file
+			spec.from = d.File
 			(*p)[role] = spec
 		}
 	}
@@ -419,140 +331,12 @@ func objects[T any, PT interface {
 		*p = make(map[string]T, len(m))
 	}
 	for _, name := range slices.Sorted(maps.Keys(m)) {
-		entryPath := join(path, name)
+		entryPath := jsonfile.Join(path, name)
 		if string(m[name]) == "null" {
 			continue
 		}
 		var v T
-		d.object(entryPath, m[name], PT(&v), func() { d.fail(entryPath, m[name], want) })
+		d.object(entryPath, m[name], PT(&v), func() { d.Fail(entryPath, m[name], want) })
 		(*p)[name] = v
 	}
-}
-
-// wholeNumber accepts a JSON number with no fractional part (3 or 3.0)
-// within the range any int field could accept.
-func wholeNumber(raw json.RawMessage) (int, bool) {
-	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
-		return 0, false
-	}
-	return int(f), true
-}
-
-// duration accepts a Go duration string ("5m", "90s") or a number of seconds.
-func duration(raw json.RawMessage) (time.Duration, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		v, err := time.ParseDuration(s)
-		return v, err == nil
-	}
-	var secs float64
-	if json.Unmarshal(raw, &secs) != nil {
-		return 0, false
-	}
-	ns := secs * float64(time.Second)
-	if math.IsNaN(ns) || ns >= math.MaxInt64 || ns <= math.MinInt64 {
-		return 0, false
-	}
-	return time.Duration(ns), true
-}
-
-// keyLines maps the dotted path of every object key in data (valid JSON) to
-// the line of the key, for messages. Array elements are named "key[i]".
-func keyLines(data []byte) map[string]int {
-	type frame struct {
-		path    string
-		object  bool
-		wantKey bool   // in an object: the next string is a key
-		key     string // in an object: the key of the value being read
-		index   int    // in an array: the index of the value being read
-	}
-	lines := map[string]int{}
-	var stack []frame
-	dec := json.NewDecoder(bytes.NewReader(data))
-	line, pos := 1, 0
-	lineOf := func(off int) int { // offsets only grow, so count newlines once
-		for ; pos < off && pos < len(data); pos++ {
-			if data[pos] == '\n' {
-				line++
-			}
-		}
-		return line
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return lines
-		}
-		n := len(stack) - 1
-		if n >= 0 && stack[n].wantKey {
-			if k, ok := tok.(string); ok {
-				stack[n].key, stack[n].wantKey = k, false
-				lines[join(stack[n].path, k)] = lineOf(int(dec.InputOffset()) - 1)
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			path := ""
-			if n >= 0 {
-				if stack[n].object {
-					path = join(stack[n].path, stack[n].key)
-				} else {
-					path = fmt.Sprintf("%s[%d]", stack[n].path, stack[n].index)
-				}
-			}
-			isObject := tok == json.Delim('{')
-			stack = append(stack, frame{path: path, object: isObject, wantKey: isObject})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:n]
-			n--
-		}
-		if n >= 0 { // a value of the container on top has ended
-			if stack[n].object {
-				stack[n].wantKey = true
-			} else {
-				stack[n].index++
-			}
-		}
-	}
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// lineAt is the 1-based line of byte offset off.
-func lineAt(data []byte, off int64) int {
-	off = max(0, min(off, int64(len(data))))
-	return 1 + bytes.Count(data[:off], []byte("\n"))
-}
-
-func compact(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return slices.Clone(raw) // cannot happen: raw came from a valid document
-	}
-	return b.Bytes()
-}
-
-// show renders a bad value for a message, shortened when long.
-func show(raw json.RawMessage) string {
-	s := string(compact(raw))
-	const limit = 60
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

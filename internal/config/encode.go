@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hivectl/hive/internal/config/jsonfile"
 )
 
 // Validate checks the values a program may have changed since Parse, with
-// the same rules Parse applies to a file. Errors are *Error values.
+// the same rules Parse applies to a file. Errors are *jsonfile.Error values.
 func (c *Config) Validate() error {
 	var errs []error
 	validate("", c, &errs)
@@ -21,21 +23,21 @@ func (c *Config) Validate() error {
 
 func validate(path string, o object, errs *[]error) {
 	for _, f := range o.fields() {
-		p := join(path, f.key)
+		p := jsonfile.Join(path, f.key)
 		if f.valid != nil && !f.valid() {
 			raw, _ := json.Marshal(valueOf(f.ptr))
-			*errs = append(*errs, &Error{Key: p, Msg: fmt.Sprintf("%s is not allowed; use %s", show(raw), accepts(f))})
+			*errs = append(*errs, &jsonfile.Error{Key: p, Msg: fmt.Sprintf("%s is not allowed; use %s", jsonfile.Show(raw), accepts(f))})
 		}
 		switch v := f.ptr.(type) {
 		case *map[string]ModelSpec:
 			for _, role := range slices.Sorted(maps.Keys(*v)) {
 				spec := (*v)[role]
-				validate(join(p, role), &spec, errs)
+				validate(jsonfile.Join(p, role), &spec, errs)
 			}
 		case *map[string]Price:
 			for _, model := range slices.Sorted(maps.Keys(*v)) {
 				price := (*v)[model]
-				validate(join(p, model), &price, errs)
+				validate(jsonfile.Join(p, model), &price, errs)
 			}
 		case object:
 			validate(p, v, errs)
@@ -81,7 +83,7 @@ func writeObject(b *bytes.Buffer, o object, hiveOnly bool) error {
 			b.WriteByte(',')
 		}
 		first = false
-		if err := writeJSON(b, key); err != nil {
+		if err := jsonfile.Encode(b, key); err != nil {
 			return err
 		}
 		b.WriteByte(':')
@@ -112,13 +114,13 @@ func writeObject(b *bytes.Buffer, o object, hiveOnly bool) error {
 func writeValue(b *bytes.Buffer, ptr any, hiveOnly bool) error {
 	switch p := ptr.(type) {
 	case *time.Duration:
-		return writeJSON(b, shortDuration(*p))
+		return jsonfile.Encode(b, jsonfile.ShortDuration(*p))
 	case *[]string:
 		if *p == nil { // an unset list is an empty one, never null
 			b.WriteString("[]")
 			return nil
 		}
-		return writeJSON(b, *p)
+		return jsonfile.Encode(b, *p)
 	case *map[string]ModelSpec:
 		return writeObjects(b, *p, hiveOnly)
 	case *map[string]Price:
@@ -126,7 +128,7 @@ func writeValue(b *bytes.Buffer, ptr any, hiveOnly bool) error {
 	case object:
 		return writeObject(b, p, hiveOnly)
 	}
-	return writeJSON(b, valueOf(ptr))
+	return jsonfile.Encode(b, valueOf(ptr))
 }
 
 // writeObjects writes an object of named objects: "default" first (the
@@ -151,7 +153,7 @@ func writeObjects[T any, PT interface {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := writeJSON(b, name); err != nil {
+		if err := jsonfile.Encode(b, name); err != nil {
 			return err
 		}
 		b.WriteByte(':')
@@ -161,18 +163,6 @@ func writeObjects[T any, PT interface {
 		}
 	}
 	b.WriteByte('}')
-	return nil
-}
-
-// writeJSON encodes a leaf value without escaping <, > and &, which JSON does
-// not require and which would make URLs and commands unreadable.
-func writeJSON(b *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1) // Encode ends with a newline
 	return nil
 }
 
@@ -188,23 +178,11 @@ func valueOf(ptr any) any {
 	case *float64:
 		return *p
 	case *time.Duration:
-		return shortDuration(*p)
+		return jsonfile.ShortDuration(*p)
 	case *[]string:
 		return *p
 	case *map[string]string:
 		return *p
 	}
 	return ptr
-}
-
-// shortDuration writes 5*time.Minute as "5m", not Go's "5m0s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
 )
@@ -43,11 +45,11 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 // warning: the demo is what users see first.
 func loadPhase(t *testing.T, dir string) *plan.Phase {
 	t.Helper()
-	ph, err := plan.LoadPhase(dir, PhaseDir)
+	ph, err := load.Phase(dir, PhaseDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	diags := append(ph.Diagnostics, plan.Validate(ph)...)
+	diags := append(ph.Diagnostics, validate.Phase(ph)...)
 	if plan.HasErrors(diags) {
 		t.Errorf("diagnostics with errors: %v", diags)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -57,9 +56,7 @@ func TestMergeInProgressRunsNoGit(t *testing.T) {
 	ctx := context.Background()
 	r := newTestRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
-	if err := r.AddWorktree(ctx, wt, "side", "HEAD"); err != nil {
-		t.Fatal(err)
-	}
+	mustGit(t, r, "worktree", "add", "-q", "-b", "side", "--", wt, "HEAD")
 	for _, tree := range []*Repo{r, r.At(wt)} {
 		if err := os.WriteFile(filepath.Join(tree.Root, "f"), []byte(tree.Root), 0o644); err != nil {
 			t.Fatal(err)
@@ -135,70 +132,4 @@ func TestBranchExistsRunsNoGit(t *testing.T) {
 	git("branch", "hive/01/01-02")
 	git("branch", "-D", "hive/01/01-01")
 	check("packed, one deleted, one new", map[string]bool{"hive/01/01-01": false, "hive/01/01-02": true, "hive/01/integration": true})
-}
-
-// A worktree's base is resolved by the worktree add itself: a base that is
-// no commit is still told as such, and a branch made from a branch never
-// tracks it, whatever branch.autoSetupMerge says.
-func TestAddWorktreeBase(t *testing.T) {
-	ctx := context.Background()
-	r := newTestRepo(t)
-	if _, err := r.Git(ctx, "config", "branch.autoSetupMerge", "always"); err != nil {
-		t.Fatal(err)
-	}
-	err := r.AddWorktree(ctx, filepath.Join(t.TempDir(), "bad"), "hive/01/bad", "no-such-base")
-	if err == nil || !strings.Contains(err.Error(), `base "no-such-base" is not a commit`) {
-		t.Errorf("AddWorktree from a base that is no commit: %v", err)
-	}
-	if r.BranchExists(ctx, "hive/01/bad") {
-		t.Error("a branch was made from a base that is no commit")
-	}
-	commands := 0
-	AfterCommand = func() { commands++ }
-	defer func() { AfterCommand = nil }()
-	if err := r.AddWorktree(ctx, filepath.Join(t.TempDir(), "good"), "hive/01/good", "main"); err != nil {
-		t.Fatal(err)
-	}
-	if commands != 3 { // check-ref-format (a new name), worktree list, worktree add
-		t.Errorf("a new worktree ran %d git commands, want 3 (check-ref-format, worktree list, worktree add)", commands)
-	}
-	if out, err := r.Git(ctx, "config", "--get", "branch.hive/01/good.merge"); err == nil {
-		t.Errorf("the plan branch tracks %s", out)
-	}
-}
-
-// Removing a plan's worktree and branch needs no listing of the worktrees
-// when the folder and its registration point at each other; one whose
-// folder is gone is still pruned.
-func TestRemoveWorktreeWithoutListing(t *testing.T) {
-	ctx := context.Background()
-	r := newTestRepo(t)
-	root := t.TempDir()
-	for _, name := range []string{"a", "b"} {
-		if err := r.AddWorktree(ctx, filepath.Join(root, name), "hive/01/"+name, "main"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commands := 0
-	AfterCommand = func() { commands++ }
-	defer func() { AfterCommand = nil }()
-	if err := r.RemoveWorktree(ctx, filepath.Join(root, "a"), "hive/01/a"); err != nil {
-		t.Fatal(err)
-	}
-	if commands != 2 {
-		t.Errorf("removing a worktree and its branch ran %d git commands, want 2 (worktree remove, branch -D)", commands)
-	}
-	if err := os.RemoveAll(filepath.Join(root, "b")); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.RemoveWorktree(ctx, filepath.Join(root, "b"), "hive/01/b"); err != nil {
-		t.Fatal(err)
-	}
-	wts, err := r.Worktrees(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(wts) != 1 || r.BranchExists(ctx, "hive/01/a") || r.BranchExists(ctx, "hive/01/b") {
-		t.Errorf("after removing both: worktrees %+v, branches a %v, b %v", wts, r.BranchExists(ctx, "hive/01/a"), r.BranchExists(ctx, "hive/01/b"))
-	}
 }

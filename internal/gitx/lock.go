@@ -36,7 +36,7 @@ func (r *Repo) CommonDir(ctx context.Context) (string, error) {
 	if !filepath.IsAbs(d) {
 		d = filepath.Join(r.Root, d)
 	}
-	d = canonical(d)
+	d = Canonical(d)
 	commonDirs.Store(r.Root, d)
 	return d, nil
 }
@@ -46,8 +46,8 @@ func (r *Repo) CommonDir(ctx context.Context) (string, error) {
 // across processes. Use it around git commands that write repository
 // metadata (worktrees, branches, config) so parallel callers never fail on
 // git's own .lock files. Waiting ends with ctx's error when ctx is done.
-// The lock is not re-entrant: fn must not call Locked (nor the methods that
-// take it, such as AddWorktree) on the same repository.
+// The lock is not re-entrant: fn must not call Locked (nor what takes it,
+// such as DeleteBranch or worktrees.Add) on the same repository.
 func (r *Repo) Locked(ctx context.Context, fn func() error) error {
 	dir, err := r.CommonDir(ctx)
 	if err != nil {

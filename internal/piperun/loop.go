@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
@@ -246,7 +247,7 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 		// Killed between the run's creation and its first event: nothing
 		// was done, and its objective is not known.
 		if dir, err := worktreeDir(s.o, run.ID); err == nil {
-			s.o.Repo.RemoveWorktree(ctx, dir, delivery.LeftBranch(ctx, s.o.Repo, dir, run.ID))
+			worktrees.Remove(ctx, s.o.Repo, dir, delivery.LeftBranch(ctx, s.o.Repo, dir, run.ID))
 		}
 		if err := s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned"); err != nil {
 			return err
@@ -278,7 +279,7 @@ func (s *executor) openWorktree(ctx context.Context, branch string) error {
 	}
 	s.dir, s.branch = dir, branch
 	_, statErr := os.Stat(dir)
-	if err := s.o.Repo.AddWorktree(ctx, dir, s.branch, "HEAD"); err != nil {
+	if err := worktrees.Add(ctx, s.o.Repo, dir, s.branch, "HEAD"); err != nil {
 		return fmt.Errorf("the run's worktree: %w", err)
 	}
 	if os.IsNotExist(statErr) {
@@ -288,7 +289,7 @@ func (s *executor) openWorktree(ctx context.Context, branch string) error {
 		if err := s.o.Setup.Run(ctx, s.o.Repo.Root, dir); err != nil {
 			// Gone again, so that the next try sets it up anew: nothing
 			// has worked in it yet.
-			s.o.Repo.RemoveWorktree(ctx, dir, "")
+			worktrees.Remove(ctx, s.o.Repo, dir, "")
 			return fmt.Errorf("the run's worktree %s: %w (fix workflow.worktree_setup in .planning/config.json and run again)", dir, err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/checks"
 	"github.com/hivectl/hive/internal/piperun/evaluation"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/work"
@@ -25,7 +25,7 @@ import (
 // a run's own (runPhase), and what a distributed backend's workers carry
 // the phase's commands out with.
 func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, error) {
-	ph, err := plan.LoadPhase(dir, phase)
+	ph, err := load.Phase(dir, phase)
 	if err != nil {
 		return runner.Options{}, err
 	}

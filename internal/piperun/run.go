@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
@@ -249,5 +250,5 @@ func WorktreeRoot(o Options) (string, error) {
 	if o.WorktreeRoot != "" {
 		return o.WorktreeRoot, nil
 	}
-	return gitx.DefaultWorktreeRoot(o.Repo.Root)
+	return worktrees.DefaultRoot(o.Repo.Root)
 }

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // String returns "error", "warning" or "note".
@@ -45,24 +47,58 @@ func HasErrors(ds []Diagnostic) bool {
 	return false
 }
 
-// diags collects the findings about one file.
-type diags struct {
-	file string
-	list []Diagnostic
+// Diags collects the findings about one file, as the readers of planning
+// files make them.
+type Diags struct {
+	File string
+	List []Diagnostic
 }
 
-func (ds *diags) add(sev Severity, line int, fix, format string, args ...any) {
-	ds.list = append(ds.list, Diagnostic{Severity: sev, File: ds.file, Line: line, Message: fmt.Sprintf(format, args...), Fix: fix})
+func (ds *Diags) add(sev Severity, line int, fix, format string, args ...any) {
+	ds.List = append(ds.List, Diagnostic{Severity: sev, File: ds.File, Line: line, Message: fmt.Sprintf(format, args...), Fix: fix})
 }
 
-func (ds *diags) errorf(line int, fix, format string, args ...any) {
+// Errorf adds an error at line, with its fix.
+func (ds *Diags) Errorf(line int, fix, format string, args ...any) {
 	ds.add(SeverityError, line, fix, format, args...)
 }
 
-func (ds *diags) warnf(line int, fix, format string, args ...any) {
+// Warnf adds a warning at line, with its fix.
+func (ds *Diags) Warnf(line int, fix, format string, args ...any) {
 	ds.add(SeverityWarning, line, fix, format, args...)
 }
 
-func (ds *diags) notef(line int, fix, format string, args ...any) {
+// Notef adds a note at line, with its fix ("" for none).
+func (ds *Diags) Notef(line int, fix, format string, args ...any) {
 	ds.add(SeverityNote, line, fix, format, args...)
+}
+
+// SortDiagnostics orders findings by file, then line.
+func SortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Line < ds[j].Line
+	})
+}
+
+// FirstLine is the first of lines that is known (above 0), else 0.
+func FirstLine(lines ...int) int {
+	for _, l := range lines {
+		if l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+// Truncate shortens s to n runes, ending it with "…" when it cuts: how
+// diagnostics quote what a file says, and how long names are shown.
+func Truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
 }

@@ -9,7 +9,7 @@ type Project struct {
 	// Diagnostics are notes about entries of .planning/phases that are not
 	// phase folders; each phase keeps its own findings.
 	Diagnostics []Diagnostic
-	ignored     []string // folders of .planning/phases named like phases another way (phase-01)
+	Ignored     []string // folders of .planning/phases named like phases another way (phase-01)
 }
 
 // Phase is one folder under .planning/phases/, e.g. "03-authentication" or "02.1-hotfix".
@@ -19,12 +19,12 @@ type Phase struct {
 	Dir    string // repository-relative, slash-separated: ".planning/phases/03-authentication"
 	Plans  []*Plan
 	// Summaries by the id of the plan each one was matched to (see
-	// matchSummaries; Plan.SummaryPath names the file), and by their own
+	// load.Phase; Plan.SummaryPath names the file), and by their own
 	// file name for those that match no plan.
 	Summaries map[string]*Summary
 	// Diagnostics are the findings made while reading the folder's files: parse
 	// errors of single files, and notes about stray files and unknown keys.
-	// Cross-plan checks are made by Validate.
+	// Cross-plan checks are made by validate.Phase.
 	Diagnostics []Diagnostic
 }
 
@@ -52,10 +52,10 @@ type Plan struct {
 	// consistent, else 1 + max(ComputedWave of DependsOn).
 	ComputedWave int
 
-	// waveZero: the frontmatter says wave: 0, as phases do that number
-	// their waves from 0 (GSD's "Wave 0" of test scaffolding); LoadPhase
-	// reads every wave of such a phase one higher (fromZero).
-	waveZero bool
+	// WaveZero: the frontmatter says wave: 0, as phases do that number
+	// their waves from 0 (GSD's "Wave 0" of test scaffolding); load.Phase
+	// reads every wave of such a phase one higher.
+	WaveZero bool
 
 	// Body.
 	Objective string
@@ -68,9 +68,9 @@ type Plan struct {
 	// BodyLine is the 1-based line where the body (after the frontmatter) starts.
 	BodyLine int
 
-	// summary is the path of the SUMMARY LoadPhase matched to the plan, ""
-	// when there is none (see SummaryPath).
-	summary string
+	// MatchedSummary is the path of the SUMMARY load.Phase matched to the
+	// plan, "" when there is none (see SummaryPath).
+	MatchedSummary string
 }
 
 // MustHaves is the goal-backward verification block of a plan.
@@ -102,7 +102,7 @@ const (
 	TaskHumanVerify      = "checkpoint:human-verify"
 	TaskDecision         = "checkpoint:decision"
 	TaskHumanAction      = "checkpoint:human-action"
-	checkpointTypePrefix = "checkpoint:"
+	CheckpointTypePrefix = "checkpoint:"
 )
 
 // Task is one <task> element (or one "## Task N" section in older plans).
@@ -118,6 +118,7 @@ type Task struct {
 	ReadFirst          string
 	Action             string
 	Verify             string // inner text of <verify>, including any <automated> child as text
+	Automated          string // the command of an <automated> element inside <verify>, the part a machine can run; "" when there is none
 	AcceptanceCriteria string
 	Done               string
 	ResumeSignal       string // <resume-signal>
@@ -130,24 +131,12 @@ type Task struct {
 
 // IsCheckpoint reports whether the task stops for a human.
 func (t Task) IsCheckpoint() bool {
-	return len(t.Type) > len(checkpointTypePrefix) && t.Type[:len(checkpointTypePrefix)] == checkpointTypePrefix
+	return len(t.Type) > len(CheckpointTypePrefix) && t.Type[:len(CheckpointTypePrefix)] == CheckpointTypePrefix
 }
 
 // IsTDD reports whether the task is test-driven, by type or by tdd="true".
 func (t Task) IsTDD() bool {
 	return t.Type == TaskTDD || strings.EqualFold(strings.TrimSpace(t.Attrs["tdd"]), "true")
-}
-
-// Automated returns the command of an <automated> element inside <verify>, the
-// part of the verification a machine can run; "" when there is none.
-func (t Task) Automated() string {
-	sc := newScanner(t.Verify)
-	for _, e := range sc.children(0, len(t.Verify), false, nil) {
-		if e.name == "automated" {
-			return e.text(t.Verify)
-		}
-	}
-	return ""
 }
 
 // Decision is the body of a checkpoint:decision task.
@@ -169,7 +158,7 @@ type Option struct {
 // Summary is one NN-MM-SUMMARY.md file.
 type Summary struct {
 	Path   string // repository-relative
-	PlanID string // the plan it belongs to: from the file name, or the plan LoadPhase matched it to
+	PlanID string // the plan it belongs to: from the file name, or the plan load.Phase matched it to
 	Phase  string
 	Plan   string
 

@@ -19,6 +19,9 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/parse"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runner/prompt"
 )
@@ -106,11 +109,11 @@ func planFile(phase, num, deps string) string {
 
 func loadPhase(t *testing.T, root, dir string) *plan.Phase {
 	t.Helper()
-	ph, err := plan.LoadPhase(root, dir)
+	ph, err := load.Phase(root, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+	if ds := validate.Phase(ph); plan.HasErrors(ds) {
 		t.Fatalf("invalid fixture: %v", ds)
 	}
 	return ph
@@ -355,7 +358,7 @@ func TestEstimateOf(t *testing.T) {
 func TestEstimateFromFrontmatter(t *testing.T) {
 	for text, want := range map[string]time.Duration{"estimate: 20": 20 * time.Minute, "estimate: 45m": 45 * time.Minute, "estimate: 2.5": 150 * time.Second} {
 		src := "---\nphase: 01-x\nplan: 01\n" + text + "\n---\n<objective>x</objective>\n<tasks>\n<task type=\"auto\"><name>a</name><action>b</action></task>\n</tasks>\n"
-		p, _ := plan.ParsePlan(".planning/phases/01-x/01-01-PLAN.md", []byte(src))
+		p, _ := parse.Plan(".planning/phases/01-x/01-01-PLAN.md", []byte(src))
 		if got := estimateOf(p); got != want {
 			t.Errorf("%q: %v, want %v (extra %#v)", text, got, want, p.Extra)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 )
 
 // staleFiles is a two-plan phase for the tests of what earlier runs left.
@@ -38,11 +39,11 @@ func leaveWorktrees(t *testing.T, repoRoot, root string) {
 		t.Fatal(err)
 	}
 	integ := filepath.Join(root, "01", "integration")
-	if err := repo.AddWorktree(ctx, integ, "hive/01/integration", "HEAD"); err != nil {
+	if err := worktrees.Add(ctx, repo, integ, "hive/01/integration", "HEAD"); err != nil {
 		t.Fatal(err)
 	}
 	plan := filepath.Join(root, "01", "01-01")
-	if err := repo.AddWorktree(ctx, plan, "hive/01/01-01", "hive/01/integration"); err != nil {
+	if err := worktrees.Add(ctx, repo, plan, "hive/01/01-01", "hive/01/integration"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(plan, "scratch.txt"), []byte("half done\n"), 0o644); err != nil {

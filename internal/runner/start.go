@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner/check"
 	"github.com/hivectl/hive/internal/runner/planning"
 	"github.com/hivectl/hive/internal/runner/replay"
@@ -264,11 +265,11 @@ func (r *runner) planHash(p *plan.Plan) string {
 // depends on, is complete: its SUMMARY, in whatever naming GSD used and
 // also in an archived milestone, exists and does not say FAILED.
 func (r *runner) foreignDependencyDone(ctx context.Context, p *plan.Plan, dep string) error {
-	proj, err := plan.LoadProject(r.o.Repo.Root)
+	proj, err := load.Project(r.o.Repo.Root)
 	if err != nil {
 		return fmt.Errorf("plan %s depends on %s of another phase: %w", p.ID, dep, err)
 	}
-	ref, found := proj.LookupPlan(dep)
+	ref, found := load.LookupPlan(proj, dep)
 	switch {
 	case found && ref.Done():
 		return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/gitx/stalelocks"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner/prompt"
 	"github.com/hivectl/hive/internal/runner/workspace"
@@ -193,7 +194,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 	if c.Type == engine.CmdStartAgent && c.Continuation != nil && w.remote == nil {
 		// A retry may follow an agent lost with its worker, killed in
 		// the middle of a git command: its lock would stop every git here.
-		notes, err := w.r.o.Repo.ClearStaleTreeLocks(ctx)
+		notes, err := stalelocks.ClearTree(ctx, w.r.o.Repo)
 		if err != nil {
 			notes = append(notes, err.Error())
 		}

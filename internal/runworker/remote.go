@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
@@ -86,7 +87,7 @@ func openRemoteTree(ctx context.Context, repo *gitx.Repo, remote string, w *temp
 		return nil, fmt.Errorf("the run's branch %s is not on %s (the run's folder shares it when the run starts)", branch, remote)
 	}
 	dir := filepath.Join(root, w.Namespace, fmt.Sprintf("run-%d", run))
-	repo.RemoveWorktree(ctx, dir, "")
+	worktrees.Remove(ctx, repo, dir, "")
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func (t *remoteTree) push(ctx context.Context) error {
 	return nil
 }
 
-func (t *remoteTree) close() { t.repo.RemoveWorktree(context.Background(), t.dir, t.branch) }
+func (t *remoteTree) close() { worktrees.Remove(context.Background(), t.repo, t.dir, t.branch) }
 
 // executeRemote carries w's command out in a remote tree of repo: the
 // role's commits are pushed before its report goes on (a report of work

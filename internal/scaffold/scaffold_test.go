@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/config"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/tracking"
 )
 
@@ -74,7 +75,7 @@ func TestConfigIsTheDefaults(t *testing.T) {
 // checkpoint in a non-autonomous plan.
 func TestExamplePhaseIsValid(t *testing.T) {
 	dir := writeProject(t)
-	proj, err := plan.LoadProject(dir)
+	proj, err := load.Project(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestExamplePhaseIsValid(t *testing.T) {
 	if ph.Dir != PhaseDir {
 		t.Errorf("phase folder %s, want %s", ph.Dir, PhaseDir)
 	}
-	for _, d := range append(ph.Diagnostics, plan.Validate(ph)...) {
+	for _, d := range append(ph.Diagnostics, validate.Phase(ph)...) {
 		t.Errorf("%s", d)
 	}
 	if len(ph.Plans) != 2 {

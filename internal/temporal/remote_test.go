@@ -20,7 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/runner/workspace"
@@ -137,7 +137,7 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ph, err := plan.LoadPhase(dir, ".planning/phases/01-lib")
+		ph, err := load.Phase(dir, ".planning/phases/01-lib")
 		if err != nil {
 			t.Fatal(err)
 		}

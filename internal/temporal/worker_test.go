@@ -17,7 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/demo"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -37,7 +37,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phase, err := plan.LoadPhase(root, demo.PhaseDir)
+	phase, err := load.Phase(root, demo.PhaseDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/sim/benchagent"
 )
 
@@ -83,7 +84,7 @@ func NewProjectWith(ctx context.Context, dir string, d DAG, planText func(id str
 	if err := CommitAll(ctx, root, "bench: plans"); err != nil {
 		return nil, err
 	}
-	ph, err := plan.LoadPhase(root, benchPhaseDir)
+	ph, err := load.Phase(root, benchPhaseDir)
 	if err != nil {
 		return nil, err
 	}

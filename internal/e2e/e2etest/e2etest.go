@@ -17,6 +17,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 )
 
 // Git runs git in dir and returns its combined output; it fails t on error.
@@ -63,11 +65,11 @@ func Commit(t testing.TB, dir, msg string) {
 // LoadPhase loads the phase in root/dir and fails t unless it is valid.
 func LoadPhase(t testing.TB, root, dir string) *plan.Phase {
 	t.Helper()
-	ph, err := plan.LoadPhase(root, dir)
+	ph, err := load.Phase(root, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+	if ds := validate.Phase(ph); plan.HasErrors(ds) {
 		t.Fatalf("invalid fixture: %v", ds)
 	}
 	return ph

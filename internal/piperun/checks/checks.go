@@ -15,6 +15,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/testrun"
 )
 
@@ -43,7 +45,7 @@ func (w Worktree) note(job, text string) {
 // Lint lints the architect's phase in the run's worktree: its errors, one
 // per line with file and line.
 func (w Worktree) Lint(dir string) []string {
-	proj, err := plan.LoadProject(w.Dir)
+	proj, err := load.Project(w.Dir)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -55,7 +57,7 @@ func (w Worktree) Lint(dir string) []string {
 		return []string{fmt.Sprintf("%s: the folder holds no PLAN.md file", dir)}
 	}
 	var errs []string
-	for _, d := range append(ph.Diagnostics, proj.Validate(ph)...) {
+	for _, d := range append(ph.Diagnostics, validate.InProject(proj, ph)...) {
 		if d.Severity == plan.SeverityError {
 			errs = append(errs, d.String())
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 )
 
@@ -106,7 +107,7 @@ var unaccent = func() map[rune]string {
 // LeftBranch is the branch of a run stopped before its spec was journaled:
 // the one checked out in its worktree at dir.
 func LeftBranch(ctx context.Context, repo *gitx.Repo, dir string, run int64) string {
-	if wts, err := repo.Worktrees(ctx); err == nil {
+	if wts, err := worktrees.List(ctx, repo); err == nil {
 		for _, wt := range wts {
 			if gitx.SameDir(wt.Path, dir) && wt.Branch != "" {
 				return wt.Branch

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivectl/hive/internal/github"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
@@ -168,7 +169,7 @@ func (w *Work) removeWorktree(ctx context.Context, branch string, d *runjournal.
 	if w.keepWorktree {
 		return
 	}
-	if err := w.Repo.RemoveWorktree(ctx, w.Dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := worktrees.Remove(ctx, w.Repo, w.Dir, branch); err != nil && !errors.Is(err, os.ErrNotExist) {
 		d.Notes = append(d.Notes, "remove the run's worktree "+w.Dir+": "+err.Error())
 	}
 	if w.WorktreeRoot == "" {

@@ -20,7 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/checks"
 	"github.com/hivectl/hive/internal/piperun/oneshot"
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/roles"
 )
@@ -143,7 +143,7 @@ func (x *Evaluator) checkRole(role string, snap pipeline.Snapshot, ev evidence) 
 	case role == pipeline.RoleArchitect:
 		var plans []confidence.Plan
 		tasks := 0
-		if ph, err := plan.LoadPhase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
+		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
 			for _, p := range ph.Plans {
 				plans = append(plans, confidencePlan(p))
 				tasks += len(p.Tasks)
@@ -153,7 +153,7 @@ func (x *Evaluator) checkRole(role string, snap pipeline.Snapshot, ev evidence) 
 		return &sc, fmt.Sprintf("%d plan(s), %d task(s)", len(plans), tasks)
 	case isWriter(role):
 		var planned []string
-		if ph, err := plan.LoadPhase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil && role == pipeline.RoleImplementer {
+		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil && role == pipeline.RoleImplementer {
 			for _, p := range ph.Plans {
 				planned = append(planned, p.FilesModified...)
 			}
@@ -200,7 +200,7 @@ func (x *Evaluator) findingsOf(role string, snap pipeline.Snapshot) []pipeline.F
 func (x *Evaluator) workText(ctx context.Context, role string, snap pipeline.Snapshot, ev evidence) string {
 	if role == pipeline.RoleArchitect {
 		var texts []string
-		if ph, err := plan.LoadPhase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
+		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
 			for _, p := range ph.Plans {
 				if data, err := os.ReadFile(filepath.Join(x.Checks.Dir, filepath.FromSlash(p.Path))); err == nil {
 					texts = append(texts, "### "+p.Path+"\n\n"+string(data))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/parse"
+	"github.com/hivectl/hive/internal/plan/planpath"
 )
 
 // SpotCheck says whether a plan was finished before a run: its SUMMARY
@@ -85,7 +87,7 @@ func ClaimFrom(ctx context.Context, p *plan.Plan, read FileReader, scope *Scope)
 	if !ok {
 		return false, "no SUMMARY at " + rel
 	}
-	s, _ := plan.ParseSummary(rel, data) // never nil; a damaged file still shows its Self-Check line
+	s, _ := parse.Summary(rel, data) // never nil; a damaged file still shows its Self-Check line
 	if s.SelfCheck == "FAILED" {
 		return false, rel + " says Self-Check: FAILED"
 	}
@@ -100,7 +102,7 @@ func ClaimFrom(ctx context.Context, p *plan.Plan, read FileReader, scope *Scope)
 		if i == 2 {
 			break
 		}
-		clean, err := plan.SafeRelPath(f)
+		clean, err := planpath.SafeRelPath(f)
 		if err != nil {
 			badKey = fmt.Sprintf("%s lists key file %q: %v", rel, f, err)
 			break

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/planpath"
 )
 
 // MustHaves checks every plan's must_haves against the files under
@@ -18,7 +19,7 @@ import (
 func MustHaves(root string, plans []*plan.Plan) []string {
 	var gaps []string
 	read := func(p *plan.Plan, rel, what string) (string, bool) {
-		clean, err := plan.SafeRelPath(rel)
+		clean, err := planpath.SafeRelPath(rel)
 		if err != nil {
 			gaps = append(gaps, fmt.Sprintf("%s: %s %q: %v", p.ID, what, rel, err))
 			return "", false
@@ -41,7 +42,7 @@ func MustHaves(root string, plans []*plan.Plan) []string {
 			}
 		}
 		for _, k := range p.MustHaves.KeyLinks {
-			from, _ := plan.SplitKeyLinkRef(k.From) // "src/app.js (handleSubmit)" names src/app.js; prose names no file
+			from, _ := planpath.SplitKeyLinkRef(k.From) // "src/app.js (handleSubmit)" names src/app.js; prose names no file
 			if from == "" || k.Pattern == "" {
 				continue
 			}

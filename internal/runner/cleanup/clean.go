@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/runner/lock"
 )
@@ -58,11 +59,11 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (Report, e
 	var rep Report
 	if worktreeRoot == "" {
 		var err error
-		if worktreeRoot, err = gitx.DefaultWorktreeRoot(repo.Root); err != nil {
+		if worktreeRoot, err = worktrees.DefaultRoot(repo.Root); err != nil {
 			return rep, err
 		}
 	}
-	wts, err := repo.Worktrees(ctx)
+	wts, err := worktrees.List(ctx, repo)
 	if err != nil {
 		return rep, err
 	}
@@ -71,10 +72,10 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (Report, e
 			rep.Pruned = append(rep.Pruned, wt.Path)
 		}
 	}
-	if err := repo.PruneWorktrees(ctx); err != nil {
+	if err := worktrees.Prune(ctx, repo); err != nil {
 		return rep, err
 	}
-	if wts, err = repo.Worktrees(ctx); err != nil {
+	if wts, err = worktrees.List(ctx, repo); err != nil {
 		return rep, err
 	}
 	main := ""
@@ -119,7 +120,7 @@ func Clean(ctx context.Context, repo *gitx.Repo, worktreeRoot string) (Report, e
 		if dirty, _ := repo.At(wt.Path).Dirty(ctx); len(dirty) > 0 {
 			rep.Discarded = append(rep.Discarded, wt.Path+": "+fileList(dirty))
 		}
-		if err := repo.RemoveWorktree(ctx, wt.Path, ""); err != nil {
+		if err := worktrees.Remove(ctx, repo, wt.Path, ""); err != nil {
 			return rep, fmt.Errorf("remove worktree %s: %w", wt.Path, err)
 		}
 		rep.Removed = append(rep.Removed, wt.Path)
@@ -175,8 +176,8 @@ func cleanWorktreeRoot(ctx context.Context, repo *gitx.Repo, root string, regist
 				continue
 			}
 			empty := emptyDir(dir)
-			removed, err := repo.RemoveStaleFolder(ctx, dir)
-			var inTheWay *gitx.InTheWayError
+			removed, err := worktrees.RemoveStaleFolder(ctx, repo, dir)
+			var inTheWay *worktrees.InTheWayError
 			switch {
 			case errors.As(err, &inTheWay):
 				rep.Left = append(rep.Left, inTheWay.Path+": "+inTheWay.What)
@@ -192,8 +193,8 @@ func cleanWorktreeRoot(ctx context.Context, repo *gitx.Repo, root string, regist
 	return nil
 }
 
-// emptyDir says whether dir is an empty folder (RemoveStaleFolder removes
-// those too; they are not worth a line).
+// emptyDir says whether dir is an empty folder (worktrees.RemoveStaleFolder
+// removes those too; they are not worth a line).
 func emptyDir(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) == 0
@@ -227,7 +228,7 @@ func fileList(files []string) string {
 // integration worktree of the phase strategy). A worktree outside root is
 // hive's when its branch and its last two folders say so: it was made when
 // hive's worktree folder was elsewhere.
-func hiveWorktree(root string, wt gitx.Worktree) (string, bool) {
+func hiveWorktree(root string, wt worktrees.Worktree) (string, bool) {
 	for _, base := range []string{root, canonicalDir(root)} {
 		rel, err := filepath.Rel(base, wt.Path)
 		if err != nil || !filepath.IsLocal(rel) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/testsupport"
 )
@@ -37,12 +38,12 @@ func TestCleanRemovesWhatHiveLeft(t *testing.T) {
 	// A worktree made when hive's worktree folder was elsewhere.
 	oldRoot := filepath.Join(base, "old-cache", "proj-0123456789ab")
 	old := filepath.Join(oldRoot, "01", "01-02")
-	if err := repo.AddWorktree(ctx, old, "hive/01/01-02", "main"); err != nil {
+	if err := worktrees.Add(ctx, repo, old, "hive/01/01-02", "main"); err != nil {
 		t.Fatal(err)
 	}
 	// A worktree whose folder was deleted.
 	gone := filepath.Join(base, "gone", "01", "01-03")
-	if err := repo.AddWorktree(ctx, gone, "hive/01/01-03", "main"); err != nil {
+	if err := worktrees.Add(ctx, repo, gone, "hive/01/01-03", "main"); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(base, "gone"))
@@ -173,11 +174,11 @@ func leaveWorktrees(t *testing.T, repoRoot, root string) {
 		t.Fatal(err)
 	}
 	integ := filepath.Join(root, "01", "integration")
-	if err := repo.AddWorktree(ctx, integ, "hive/01/integration", "HEAD"); err != nil {
+	if err := worktrees.Add(ctx, repo, integ, "hive/01/integration", "HEAD"); err != nil {
 		t.Fatal(err)
 	}
 	plan := filepath.Join(root, "01", "01-01")
-	if err := repo.AddWorktree(ctx, plan, "hive/01/01-01", "hive/01/integration"); err != nil {
+	if err := worktrees.Add(ctx, repo, plan, "hive/01/01-01", "hive/01/integration"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(plan, "scratch.txt"), []byte("half done\n"), 0o644); err != nil {

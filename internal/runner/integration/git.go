@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/planning"
 )
@@ -70,7 +71,7 @@ func (g Git) Root(repo *gitx.Repo) (string, error) {
 	if g.WorktreeRoot != "" {
 		return g.WorktreeRoot, nil
 	}
-	return gitx.DefaultWorktreeRoot(repo.Root)
+	return worktrees.DefaultRoot(repo.Root)
 }
 
 // Strategy is the strategy git.branching_strategy names: BranchingPhase,

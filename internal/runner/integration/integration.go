@@ -12,6 +12,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/stalelocks"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/planning"
 )
@@ -79,17 +81,17 @@ func Open(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g Git, now fu
 	}
 	// A git killed mid-write leaves its lock, and git refuses to work
 	// until it goes: clear those of what this phase's run owns.
-	notes, err := repo.ClearStaleLocks(ctx, in.root, "hive/"+space, in.branch)
+	notes, err := stalelocks.Clear(ctx, repo, in.root, "hive/"+space, in.branch)
 	for _, n := range notes {
 		say("", n)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := repo.PruneWorktrees(ctx); err != nil {
+	if err := worktrees.Prune(ctx, repo); err != nil {
 		return nil, fmt.Errorf("git worktree prune: %w", err)
 	}
-	if err := repo.AddWorktree(ctx, in.dir, in.branch, "HEAD"); err != nil {
+	if err := worktrees.Add(ctx, repo, in.dir, in.branch, "HEAD"); err != nil {
 		return nil, fmt.Errorf("integration worktree: %w", err)
 	}
 	ig := in.repo.At(in.dir)
@@ -143,13 +145,13 @@ func (in *Branch) PreparePlan(ctx context.Context, p *plan.Plan, setup Setup, si
 	if since != "" && in.repo.BranchExists(ctx, branch) && !in.repo.IsAncestor(ctx, since, branch) {
 		tip, _ := in.repo.Git(ctx, "rev-parse", "--short", branch)
 		aside := "hive/stale/" + in.space + "/" + p.ID + "-" + strings.TrimSpace(tip)
-		if err := in.repo.SetAside(ctx, branch, aside); err != nil {
+		if err := worktrees.SetAside(ctx, in.repo, branch, aside); err != nil {
 			return "", fmt.Errorf("branch %s holds work from before this run: %w", branch, err)
 		}
-		gitx.Note(ctx, "branch %s held work from before this run (an earlier plan with the same id): kept as %s; this plan starts afresh", branch, aside)
+		worktrees.Note(ctx, "branch %s held work from before this run (an earlier plan with the same id): kept as %s; this plan starts afresh", branch, aside)
 	}
 	_, statErr := os.Stat(dir)
-	if err := in.repo.AddWorktree(ctx, dir, in.PlanBranch(p.ID), in.branch); err != nil {
+	if err := worktrees.Add(ctx, in.repo, dir, in.PlanBranch(p.ID), in.branch); err != nil {
 		return "", fmt.Errorf("worktree for %s: %w", p.ID, err)
 	}
 	if os.IsNotExist(statErr) {
@@ -426,12 +428,12 @@ func (in *Branch) Drop(ctx context.Context) error {
 	if in.strategy == BranchingPhase {
 		del = ""
 	}
-	return in.repo.RemoveWorktree(ctx, in.dir, del)
+	return worktrees.Remove(ctx, in.repo, in.dir, del)
 }
 
 // RemovePlan removes a merged plan's worktree and branch.
 func (in *Branch) RemovePlan(ctx context.Context, id string) error {
-	return in.repo.RemoveWorktree(ctx, in.PlanDir(id), in.PlanBranch(id))
+	return worktrees.Remove(ctx, in.repo, in.PlanDir(id), in.PlanBranch(id))
 }
 
 // Finish records the end of the run on the integration branch (STATE.md,
@@ -451,11 +453,11 @@ func (in *Branch) Finish(ctx context.Context, snap engine.Snapshot, scope map[st
 	}
 	// One listing for every plan: a plan whose clean-up ran after its merge,
 	// as most did, has nothing left to remove and costs no git process.
-	wts, listErr := in.repo.Worktrees(ctx)
+	wts, listErr := worktrees.List(ctx, in.repo)
 	for _, p := range snap.Plans {
 		// A merged plan whose clean-up a killed run never did.
 		if p.State == engine.Complete && !p.Spec.Done {
-			if listErr == nil && gitx.FindWorktree(wts, in.PlanDir(p.Spec.ID)) == nil && !in.repo.BranchExists(ctx, in.PlanBranch(p.Spec.ID)) {
+			if listErr == nil && worktrees.Find(wts, in.PlanDir(p.Spec.ID)) == nil && !in.repo.BranchExists(ctx, in.PlanBranch(p.Spec.ID)) {
 				continue
 			}
 			if err := in.RemovePlan(ctx, p.Spec.ID); err != nil {
@@ -497,7 +499,7 @@ func (in *Branch) Finish(ctx context.Context, snap engine.Snapshot, scope map[st
 	if !keepBranch {
 		del = in.branch
 	}
-	if err := in.repo.RemoveWorktree(ctx, in.dir, del); err != nil {
+	if err := worktrees.Remove(ctx, in.repo, in.dir, del); err != nil {
 		notes = append(notes, "remove the integration worktree: "+err.Error())
 	}
 	in.RemoveEmptyFolders()

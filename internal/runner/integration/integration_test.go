@@ -13,6 +13,8 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/testsupport"
 )
 
@@ -109,11 +111,11 @@ func newRepo(t *testing.T, files map[string]string) string {
 
 func loadPhase(t *testing.T, root, dir string) *plan.Phase {
 	t.Helper()
-	ph, err := plan.LoadPhase(root, dir)
+	ph, err := load.Phase(root, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+	if ds := validate.Phase(ph); plan.HasErrors(ds) {
 		t.Fatalf("invalid fixture: %v", ds)
 	}
 	return ph

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/planpath"
 )
 
 // Setup prepares a new worktree (a plan's, or hive run's) before an agent
@@ -25,7 +25,7 @@ type Setup struct {
 // runs s.Command there.
 func (s Setup) Run(ctx context.Context, from, dir string) error {
 	for _, rel := range s.Copy {
-		clean, err := plan.SafeRelPath(rel)
+		clean, err := planpath.SafeRelPath(rel)
 		if err != nil {
 			return fmt.Errorf("worktree_setup.copy %q: %w", rel, err)
 		}

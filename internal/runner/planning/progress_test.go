@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/tracking"
 )
 
@@ -32,7 +32,7 @@ func TestProjectProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ph, err := plan.LoadPhase(root, ".planning/phases/02-api")
+	ph, err := load.Phase(root, ".planning/phases/02-api")
 	if err != nil {
 		t.Fatal(err)
 	}

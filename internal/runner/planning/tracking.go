@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/tracking"
 )
 
@@ -77,7 +78,7 @@ func WriteTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[s
 // this phase's plans as they stand in the run (plans); zero when the
 // project cannot be read (the phase's own counts are written then).
 func projectProgress(root string, ph *plan.Phase, plans []tracking.Plan) tracking.Progress {
-	proj, err := plan.LoadProject(root)
+	proj, err := load.Project(root)
 	if err != nil {
 		return tracking.Progress{}
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/testsupport"
 )
 
@@ -156,11 +158,11 @@ func planFile(phase, num, deps string) string {
 
 func loadPhase(t *testing.T, root, dir string) *plan.Phase {
 	t.Helper()
-	ph, err := plan.LoadPhase(root, dir)
+	ph, err := load.Phase(root, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds := plan.Validate(ph); plan.HasErrors(ds) {
+	if ds := validate.Phase(ph); plan.HasErrors(ds) {
 		t.Fatalf("invalid fixture: %v", ds)
 	}
 	return ph

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/check"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -209,7 +210,7 @@ func (x *Remote) Tidy(ctx context.Context) {
 			x.ws.say(p.ID, "remove the plan's worktree: "+err.Error())
 		}
 	}
-	if err := in.Repo().RemoveWorktree(ctx, in.Dir(), in.Name()); err != nil {
+	if err := worktrees.Remove(ctx, in.Repo(), in.Dir(), in.Name()); err != nil {
 		x.ws.say("", "remove the integration worktree: "+err.Error())
 		return
 	}
@@ -238,8 +239,8 @@ func (x *Remote) syncPlan(ctx context.Context, id string, tree bool) error {
 	x.leases[id] = remote
 	dir := in.PlanDir(id)
 	// A folder there that git does not know (a clone made again at the same
-	// place left it) is cleared away by AddWorktree.
-	hasTree := in.Repo().HasWorktree(ctx, dir)
+	// place left it) is cleared away by worktrees.Add.
+	hasTree := worktrees.Has(ctx, in.Repo(), dir)
 	if remote != "" {
 		local := in.Repo().RefHash(ctx, "refs/heads/"+branch)
 		switch {
@@ -263,7 +264,7 @@ func (x *Remote) syncPlan(ctx context.Context, id string, tree bool) error {
 		}
 	}
 	if tree && !hasTree {
-		return in.Repo().AddWorktree(ctx, dir, branch, in.Name())
+		return worktrees.Add(ctx, in.Repo(), dir, branch, in.Name())
 	}
 	return nil
 }
@@ -631,7 +632,7 @@ func RemoteTree(ctx context.Context, repo *gitx.Repo, g integration.Git) (string
 		return "", err
 	}
 	tree := filepath.Join(root, g.Namespace, "integration")
-	if err := repo.AddWorktree(ctx, tree, branch, tip); err != nil {
+	if err := worktrees.Add(ctx, repo, tree, branch, tip); err != nil {
 		return "", fmt.Errorf("the run's integration worktree: %w", err)
 	}
 	ig := repo.At(tree)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/check"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -296,7 +297,7 @@ func (w *Workspace) AgentDir(ctx context.Context, p *plan.Plan, c engine.Command
 // left at an old worktree folder): one note each, about plan (or the run,
 // for "").
 func (w *Workspace) gitNotes(ctx context.Context, plan string) context.Context {
-	return gitx.WithNotes(ctx, func(text string) { w.say(plan, text) })
+	return worktrees.WithNotes(ctx, func(text string) { w.say(plan, text) })
 }
 
 // integrate carries out a merge, a post-merge gate or the verification on

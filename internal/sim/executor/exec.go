@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/parse"
+	"github.com/hivectl/hive/internal/plan/planpath"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/sim/repo"
 	"github.com/hivectl/hive/internal/sim/session"
@@ -182,7 +184,7 @@ func (a *Agent) loadPlan(prompt string) (*plan.Plan, error) {
 			rel = filepath.ToSlash(r)
 		}
 	}
-	rel, err := plan.SafeRelPath(rel)
+	rel, err := planpath.SafeRelPath(rel)
 	if err != nil {
 		return nil, fmt.Errorf("plan path: %w", err)
 	}
@@ -190,7 +192,7 @@ func (a *Agent) loadPlan(prompt string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
-	p, diags := plan.ParsePlan(rel, data)
+	p, diags := parse.Plan(rel, data)
 	for _, d := range diags {
 		fmt.Fprintf(a.Log, "hive sim: %s\n", d)
 	}
@@ -430,7 +432,7 @@ func (a *Agent) complete() error {
 	if summarised {
 		// A SUMMARY removed or failed since it was committed is written again.
 		data, err := os.ReadFile(filepath.Join(a.Dir, filepath.FromSlash(path)))
-		s, _ := plan.ParseSummary(path, data)
+		s, _ := parse.Summary(path, data)
 		summarised = err == nil && s != nil && s.SelfCheck == "PASSED"
 	}
 	if !summarised {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/parse"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/simtest"
 )
@@ -71,7 +72,7 @@ func TestPlanCompletesWithOneCommitPerTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, diags := plan.ParseSummary(summaryPath, data)
+	s, diags := parse.Summary(summaryPath, data)
 	if plan.HasErrors(diags) {
 		t.Errorf("summary diagnostics: %v", diags)
 	}
@@ -372,7 +373,7 @@ func TestFaults(t *testing.T) {
 			t.Fatalf("code %d, texts %q", code, texts)
 		}
 		data, _ := os.ReadFile(filepath.Join(dir, simtest.PhaseDir, "01-01-SUMMARY.md"))
-		if s, _ := plan.ParseSummary("01-01-SUMMARY.md", data); s.SelfCheck != "FAILED" {
+		if s, _ := parse.Summary("01-01-SUMMARY.md", data); s.SelfCheck != "FAILED" {
 			t.Errorf("self-check %q", s.SelfCheck)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/plan/planpath"
 )
 
 // CheckPath turns a path from a plan into a slash-separated repository path
@@ -20,7 +21,7 @@ import (
 // inside the repository, must not be in .git, must not be a directory or a
 // symlink, and no existing ancestor may be a symlink that leads outside.
 func CheckPath(root, realRoot, p string) (string, error) {
-	rel, err := plan.SafeRelPath(p)
+	rel, err := planpath.SafeRelPath(p)
 	if err != nil {
 		return "", err
 	}
