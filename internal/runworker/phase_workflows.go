@@ -80,8 +80,9 @@ func phaseNamespace(w phaserun.Work) string {
 }
 
 // unsafeBranchChars are what a job's name might hold that a branch name
-// should not.
-var unsafeBranchChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+// should not: dots too, since git refuses "..", a name ending in ".lock"
+// and a component beginning with one.
+var unsafeBranchChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // RunPhase implements phaserun.Runner.
 func (t *phaseWorkflows) RunPhase(ctx context.Context, w phaserun.Work) (runner.Result, error) {
