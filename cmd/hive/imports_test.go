@@ -277,6 +277,8 @@ var allowed = map[string][]string{
 	"testsupport/fakeopenai":    {"testsupport"},
 	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
+	"testsupport/gittest":       {"gitx"},
+	"testsupport/runnertest":    {"gitx", "gitx/worktrees", "plan", "plan/load", "plan/validate", "testsupport/gittest"},
 	"testsupport/tuitest":       {},
 	"testsupport/plantest":      {"plan"},
 	// Runs the sim as a child process for the tests of its packages.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
 // TestGitCommandsPerPlan pins what a plan costs hive in git processes in
@@ -35,10 +37,10 @@ func TestGitCommandsPerPlan(t *testing.T) {
 		}
 		for i := 1; i <= n; i++ {
 			num := fmt.Sprintf("%02d", i)
-			files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = wtPlan(num, 1, nil, []string{"src/p" + num + ".go", "src/p" + num + "_test.go"}, "")
+			files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = runnertest.WtPlan(num, 1, nil, []string{"src/p" + num + ".go", "src/p" + num + "_test.go"}, "")
 			files[".planning/ROADMAP.md"] += "- [ ] 01-" + num + "-PLAN.md — plan " + num + "\n"
 		}
-		root := newRepo(t, files)
+		root := gittest.NewRepo(t, files)
 		o := worktreeOptions(t, root, simLauncher(t), &recorder{})
 		o.Schedule.MaxConcurrent = 3
 		commands.Store(0)

@@ -10,45 +10,9 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
-
-// milestonePlan is a two-task plan of the new milestone's phase 01.
-const milestonePlan = `---
-phase: 01-ledger
-plan: 01
-type: execute
-wave: 1
-depends_on: []
-files_modified: [src/ledger.go, src/ledger_test.go]
-autonomous: true
----
-<objective>The ledger of the second milestone</objective>
-<tasks>
-<task type="auto"><name>Task 1: ledger type</name><files>src/ledger.go</files><action>write</action><done>written</done></task>
-<task type="auto"><name>Task 2: ledger tests</name><files>src/ledger_test.go</files><action>write</action><done>written</done></task>
-</tasks>
-`
-
-// archivedMilestone makes a repository whose history holds a finished
-// milestone that used the same plan id, 01-01, with hive's own trailers and
-// GSD's subject scope, archived under .planning/milestones/ as GSD does; the
-// new milestone's phase 01 reuses the id.
-func archivedMilestone(t *testing.T) string {
-	t.Helper()
-	root := newRepo(t, map[string]string{
-		".planning/milestones/v1.0-phases/01-setup/01-01-PLAN.md":    planFile("01-setup", "01", ""),
-		".planning/milestones/v1.0-phases/01-setup/01-01-SUMMARY.md": "---\nphase: 01-setup\nplan: 01\n---\n# Setup\n\n## Self-Check: PASSED\n",
-	})
-	for n := 1; n <= 2; n++ {
-		gitRun(t, root, "commit", "-q", "--allow-empty", "-m",
-			fmt.Sprintf("feat(01-01): old milestone task %d\n\nHive-Plan: 01-01\nHive-Task: 01-01/%d", n, n))
-	}
-	gitRun(t, root, "commit", "-q", "--allow-empty", "-m", "docs(01-01): complete setup plan\n\nHive-Plan: 01-01\nHive-Summary: 01-01")
-	writeFile(t, filepath.Join(root, ".planning/phases/01-ledger/01-01-PLAN.md"), milestonePlan)
-	gitRun(t, root, "add", "-A")
-	gitRun(t, root, "commit", "-q", "-m", "docs: plan milestone v2.0 phase 1")
-	return root
-}
 
 // A phase whose plan id an archived milestone used runs every task and
 // commits it: old commits naming 01-01 never count as this plan's work, in
@@ -57,8 +21,8 @@ func archivedMilestone(t *testing.T) string {
 func TestReusedPlanIDRunsEveryTask(t *testing.T) {
 	for _, worktrees := range []bool{false, true} {
 		t.Run(fmt.Sprintf("worktrees=%v", worktrees), func(t *testing.T) {
-			root := archivedMilestone(t)
-			ph := loadPhase(t, root, ".planning/phases/01-ledger")
+			root := runnertest.ArchivedMilestone(t)
+			ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
 			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
 			if worktrees {
 				o.Git.Worktrees = true
@@ -105,21 +69,21 @@ autonomous: true
 `
 	for _, worktrees := range []bool{false, true} {
 		t.Run(fmt.Sprintf("worktrees=%v", worktrees), func(t *testing.T) {
-			root := newRepo(t, map[string]string{
+			root := gittest.NewRepo(t, map[string]string{
 				".gitignore":                            "gen/\n",
 				".planning/phases/01-api/01-01-PLAN.md": plan,
 			})
-			writeFile(t, filepath.Join(root, "gen/schema.go"), "package gen // v1\n")
-			gitRun(t, root, "add", "-f", "gen/schema.go")
-			gitRun(t, root, "commit", "-q", "-m", "check in the generated schema")
-			ph := loadPhase(t, root, ".planning/phases/01-api")
+			gittest.WriteFile(t, filepath.Join(root, "gen/schema.go"), "package gen // v1\n")
+			gittest.Run(t, root, "add", "-f", "gen/schema.go")
+			gittest.Run(t, root, "commit", "-q", "-m", "check in the generated schema")
+			ph := runnertest.LoadPhase(t, root, ".planning/phases/01-api")
 			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
 			if worktrees {
 				o.Git.Worktrees = true
 				o.Git.WorktreeRoot = t.TempDir()
 			}
 			o.Human.AutoAnswer = true // a failing plan ends the run instead of waiting for a human
-			writeFile(t, filepath.Join(root, "gen/cache.bin"), "not the plan's")
+			gittest.WriteFile(t, filepath.Join(root, "gen/cache.bin"), "not the plan's")
 			res, err := Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
@@ -145,12 +109,12 @@ autonomous: true
 // is not this run's), with its worktree still registered, is set aside and
 // kept; the new plan runs every task from the run's start.
 func TestStalePlanBranchIsSetAside(t *testing.T) {
-	root := archivedMilestone(t)
+	root := runnertest.ArchivedMilestone(t)
 	wtRoot := t.TempDir()
 	old := filepath.Join(wtRoot, "01", "01-01")
-	gitRun(t, root, "worktree", "add", "-q", "-b", "hive/01/01-01", old, "HEAD~2")
-	gitRun(t, old, "commit", "-q", "--allow-empty", "-m", "feat(01-01): unmerged old work\n\nHive-Plan: 01-01\nHive-Task: 01-01/1")
-	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	gittest.Run(t, root, "worktree", "add", "-q", "-b", "hive/01/01-01", old, "HEAD~2")
+	gittest.Run(t, old, "commit", "-q", "--allow-empty", "-m", "feat(01-01): unmerged old work\n\nHive-Plan: 01-01\nHive-Task: 01-01/1")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
 	obs := &recorder{}
 	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), obs)
 	o.Git.Worktrees, o.Git.WorktreeRoot = true, wtRoot
@@ -179,12 +143,12 @@ func TestStalePlanBranchIsSetAside(t *testing.T) {
 // even when later work moved the key files its SUMMARY lists: running it
 // again would overwrite the SUMMARY and redo finished work.
 func TestFinishedPlanWithMovedKeyFilesIsDone(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-ledger/01-01-PLAN.md":    milestonePlan,
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-ledger/01-01-PLAN.md":    runnertest.MilestonePlan,
 		".planning/phases/01-ledger/01-01-SUMMARY.md": "---\nphase: 01-ledger\nplan: 01\nkey-files:\n  created:\n    - src/ledger/old_name.go\n---\n# Ledger\n\n## Self-Check: PASSED\n",
-		".planning/phases/01-ledger/01-02-PLAN.md":    planFile("01-ledger", "02", "01-01"),
+		".planning/phases/01-ledger/01-02-PLAN.md":    runnertest.PlanFile("01-ledger", "02", "01-01"),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
 	l := simLauncher(t)
 	o := options(t, root, ph, journal.NewMemory(), l, &recorder{})
 	res, err := Run(context.Background(), o)
@@ -205,8 +169,8 @@ func TestFinishedRunLeavesNoCacheFolder(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	t.Setenv("HOME", t.TempDir())
-	root := newRepo(t, map[string]string{".planning/phases/01-ledger/01-01-PLAN.md": milestonePlan})
-	ph := loadPhase(t, root, ".planning/phases/01-ledger")
+	root := gittest.NewRepo(t, map[string]string{".planning/phases/01-ledger/01-01-PLAN.md": runnertest.MilestonePlan})
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
 	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
 	o.Git.Worktrees = true // in the default place: the user's cache folder
 	res, err := Run(context.Background(), o)

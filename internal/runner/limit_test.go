@@ -13,6 +13,8 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -23,10 +25,10 @@ import (
 // spent, and every task is committed once. The test moves the run's clock
 // on, not the wall clock.
 func TestUsageLimitWaitsForTheReset(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
-		".planning/phases/01-lib/01-03-PLAN.md": wtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+		".planning/phases/01-lib/01-03-PLAN.md": runnertest.WtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
 	})
 	obs := &noteRecorder{recorder: &recorder{}}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h"), obs)
@@ -102,8 +104,8 @@ func (r *noteRecorder) Command(c engine.Command, s engine.Snapshot) {
 // hive stopped during the wait waits, when resumed, for what is left of
 // it: no longer, and no retry is spent.
 func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
 	})
 	obs := &noteRecorder{recorder: &recorder{}}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-01=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h"), obs)
@@ -155,10 +157,10 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 // at every turn of 01-02 (the account's limit holds): only the fallback
 // can finish it.
 func TestUsageLimitFallsBack(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
-		".planning/phases/01-lib/01-03-PLAN.md": wtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+		".planning/phases/01-lib/01-03-PLAN.md": runnertest.WtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
 	})
 	obs := &noteRecorder{recorder: &recorder{}}
 	own := simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1", "HIVE_SIM_LIMIT_RESET=2h")
@@ -201,9 +203,9 @@ func TestUsageLimitFallsBack(t *testing.T) {
 // on later and waits only for what is left of it (here: nothing, the
 // clock is past the reset), and no task is done twice.
 func TestUsageLimitStops(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
 	})
 	obs := &noteRecorder{recorder: &recorder{}}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=limit@1#1", "HIVE_SIM_LIMIT_RESET=2h"), obs)

@@ -19,11 +19,11 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/plan/parse"
-	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runner/prompt"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
 // shellAgent is a test Launcher: each agent is `sh -c script`, with the
@@ -70,55 +70,6 @@ func (r *recorder) String() string {
 	return strings.Join(r.lines, "\n")
 }
 
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-// newRepo makes a git repository with the given files and one commit.
-func newRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@hive.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@hive.invalid")
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "initial")
-	return dir
-}
-
-func planFile(phase, num, deps string) string {
-	return fmt.Sprintf("---\nphase: %s\nplan: %s\ntype: execute\ndepends_on: [%s]\nfiles_modified: [src/%s.go]\nautonomous: true\n---\n<objective>Plan %s</objective>\n<tasks>\n<task type=\"auto\"><name>Task 1: x</name><files>src/%s.go</files><action>x</action><done>x</done></task>\n</tasks>\n",
-		phase, num, deps, num, num, num)
-}
-
-func loadPhase(t *testing.T, root, dir string) *plan.Phase {
-	t.Helper()
-	ph, err := load.Phase(root, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := validate.Phase(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
-	return ph
-}
-
 func options(t *testing.T, root string, ph *plan.Phase, j journal.Journal, l agent.Launcher, obs Observer) Options {
 	repo, err := gitx.Open(context.Background(), root)
 	if err != nil {
@@ -130,10 +81,10 @@ func options(t *testing.T, root string, ph *plan.Phase, j journal.Journal, l age
 // A plan may depend on a plan of an earlier phase: the run goes ahead when
 // that plan is complete on disk and refuses, saying which, when it is not.
 func TestForeignDependency(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/02-api/02-01-PLAN.md": planFile("02-api", "01", "01-01"),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/02-api/02-01-PLAN.md": runnertest.PlanFile("02-api", "01", "01-01"),
 	})
-	ph := loadPhase(t, root, ".planning/phases/02-api")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/02-api")
 	obs := &recorder{}
 	_, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, obs))
 	if err == nil || !strings.Contains(err.Error(), "depends on 01-01 of another phase, which is not complete") {
@@ -152,10 +103,10 @@ func TestForeignDependency(t *testing.T) {
 // A run whose last event was journaled but whose end was not (hive died in
 // between) is closed on the next start instead of waiting forever.
 func TestResumeOfAFinishedRun(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	j := journal.NewMemory()
 	obs := &recorder{}
 	o := options(t, root, ph, j, shellAgent{completeScript}, obs)
@@ -193,11 +144,11 @@ func TestResumeOfAFinishedRun(t *testing.T) {
 // A plan file deleted while its run was unfinished stops the resume with a
 // message that says what to do.
 func TestResumeWithAMissingPlan(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
-		".planning/phases/01-core/01-02-PLAN.md": planFile("01-core", "02", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
+		".planning/phases/01-core/01-02-PLAN.md": runnertest.PlanFile("01-core", "02", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	j := journal.NewMemory()
 	// An unfinished run that started both plans.
 	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}, {ID: "01-02", Wave: 1, Tasks: 1}}}
@@ -206,7 +157,7 @@ func TestResumeWithAMissingPlan(t *testing.T) {
 	j.Append(run.ID, "run-started", time.Now(), []byte(payload))
 
 	os.Remove(filepath.Join(root, ".planning/phases/01-core/01-02-PLAN.md"))
-	ph = loadPhase(t, root, ".planning/phases/01-core")
+	ph = runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	_, err := Run(context.Background(), options(t, root, ph, j, shellAgent{completeScript}, &recorder{}))
 	if err == nil || !strings.Contains(err.Error(), "01-02") || !strings.Contains(err.Error(), "--fresh") {
 		t.Fatalf("Run = %v, want an error naming 01-02 and --fresh", err)
@@ -220,10 +171,10 @@ func TestResumeWithAMissingPlan(t *testing.T) {
 
 // Two runs of one phase at once: the second is refused while the first holds the lock.
 func TestPhaseLock(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	release, err := lock.Phase(root, ph.Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -244,10 +195,10 @@ func TestAgentLeavingADaemon(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Fatalf("setsid (util-linux) is needed: %v", err)
 	}
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	script := completeScript + "\nsetsid sleep 30 &\n"
 	start := time.Now()
 	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{script}, &recorder{}))
@@ -262,10 +213,10 @@ func TestAgentLeavingADaemon(t *testing.T) {
 // PLAN COMPLETE is checked only when the turn has ended: a SUMMARY committed
 // after the message, in the same turn, still counts.
 func TestPlanCompleteBeforeTheSummaryCommit(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	script := `
 printf '{"type":"assistant","message":{"content":[{"type":"text","text":"PLAN COMPLETE\\n\\n**Plan:** %s"}]}}\n' "$PLAN"
 sleep 0.5
@@ -292,11 +243,11 @@ func mustJSON(t *testing.T, v any) string {
 // A project can replace the executor prompt in .hive/agents/executor.md; a
 // broken template is a clear error before anything runs.
 func TestPromptOverride(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 		prompt.OverridePath:                      "CUSTOM PROMPT for {{.ID}} at {{.Path}}\n",
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	script := completeScript
 	var said string
 	launcher := recordingAgent{shellAgent{script}, &said}
@@ -326,10 +277,10 @@ func (a recordingAgent) Start(ctx context.Context, spec agent.Spec, sink func(ag
 // A turn that ends in an error (is_error, e.g. the API refused) fails the
 // plan with the CLI's own text; unattended, it is retried once, then skipped.
 func TestTurnErrorFailsThePlan(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	script := `printf '{"type":"result","subtype":"error_during_execution","is_error":true,"result":"API Error: 529 overloaded_error"}\n'`
 	obs := &recorder{}
 	o := options(t, root, ph, journal.NewMemory(), shellAgent{script}, obs)
@@ -362,15 +313,5 @@ func TestEstimateFromFrontmatter(t *testing.T) {
 		if got := estimateOf(p); got != want {
 			t.Errorf("%q: %v, want %v (extra %#v)", text, got, want, p.Extra)
 		}
-	}
-}
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -8,48 +8,9 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/gitx/worktrees"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
-
-// staleFiles is a two-plan phase for the tests of what earlier runs left.
-func staleFiles() map[string]string {
-	return map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
-	}
-}
-
-// isolatedHome keeps git off the real home and cache folders.
-func isolatedHome(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
-
-// leaveWorktrees makes the worktrees a killed worktree run leaves under
-// root: the integration worktree and plan 01-01's, with work in both.
-func leaveWorktrees(t *testing.T, repoRoot, root string) {
-	t.Helper()
-	ctx := context.Background()
-	repo, err := gitx.Open(ctx, repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	integ := filepath.Join(root, "01", "integration")
-	if err := worktrees.Add(ctx, repo, integ, "hive/01/integration", "HEAD"); err != nil {
-		t.Fatal(err)
-	}
-	plan := filepath.Join(root, "01", "01-01")
-	if err := worktrees.Add(ctx, repo, plan, "hive/01/01-01", "hive/01/integration"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(plan, "scratch.txt"), []byte("half done\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func checkFinished(t *testing.T, root string, res Result, err error, obs *recorder) {
 	t.Helper()
@@ -71,23 +32,23 @@ func checkFinished(t *testing.T, root string, res Result, err error, obs *record
 // git would refuse to overwrite ("already exists"). The run removes them,
 // says so, and completes.
 func TestRunAfterRecloneAtSamePath(t *testing.T) {
-	isolatedHome(t)
-	root := newRepo(t, staleFiles())
+	gittest.Isolated(t)
+	root := gittest.NewRepo(t, runnertest.StaleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	leaveWorktrees(t, root, o.Git.WorktreeRoot)
+	runnertest.LeaveWorktrees(t, root, o.Git.WorktreeRoot)
 	if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range staleFiles() {
+	for name, body := range runnertest.StaleFiles() {
 		p := filepath.Join(root, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	gitRun(t, root, "init", "-q", "-b", "main")
-	gitRun(t, root, "add", "-A")
-	gitRun(t, root, "commit", "-q", "-m", "initial")
+	gittest.Run(t, root, "init", "-q", "-b", "main")
+	gittest.Run(t, root, "add", "-A")
+	gittest.Run(t, root, "commit", "-q", "-m", "initial")
 
 	obs := &recorder{}
 	o.Observer = obs
@@ -109,11 +70,11 @@ func TestRunAfterRecloneAtSamePath(t *testing.T) {
 // "'hive/01/integration' is already checked out at …". The run moves them,
 // says so, and completes.
 func TestRunWithWorktreesAtAnOldRoot(t *testing.T) {
-	isolatedHome(t)
-	root := newRepo(t, staleFiles())
+	gittest.Isolated(t)
+	root := gittest.NewRepo(t, runnertest.StaleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
 	old := filepath.Join(t.TempDir(), "old-cache", "lib-0123456789ab")
-	leaveWorktrees(t, root, old)
+	runnertest.LeaveWorktrees(t, root, old)
 	os.RemoveAll(filepath.Join(root, ".hive"))
 
 	obs := &recorder{}
@@ -130,15 +91,15 @@ func TestRunWithWorktreesAtAnOldRoot(t *testing.T) {
 // integration worktree halfway through a merge: a new run takes them over
 // and completes.
 func TestRunAfterHiveFolderDeleted(t *testing.T) {
-	isolatedHome(t)
-	root := newRepo(t, staleFiles())
+	gittest.Isolated(t)
+	root := gittest.NewRepo(t, runnertest.StaleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	leaveWorktrees(t, root, o.Git.WorktreeRoot)
+	runnertest.LeaveWorktrees(t, root, o.Git.WorktreeRoot)
 	plan := filepath.Join(o.Git.WorktreeRoot, "01", "01-01")
-	writeFile(t, filepath.Join(plan, "src", "p01.go"), "package src\n")
-	gitRun(t, plan, "add", "src/p01.go")
-	gitRun(t, plan, "commit", "-q", "-m", "feat(01-01): p01")
-	gitRun(t, filepath.Join(o.Git.WorktreeRoot, "01", "integration"), "merge", "--no-ff", "--no-commit", "hive/01/01-01")
+	gittest.WriteFile(t, filepath.Join(plan, "src", "p01.go"), "package src\n")
+	gittest.Run(t, plan, "add", "src/p01.go")
+	gittest.Run(t, plan, "commit", "-q", "-m", "feat(01-01): p01")
+	gittest.Run(t, filepath.Join(o.Git.WorktreeRoot, "01", "integration"), "merge", "--no-ff", "--no-commit", "hive/01/01-01")
 	// o's journal is a new one: the killed run's went with .hive/.
 	obs := &recorder{}
 	o.Observer = obs
@@ -150,10 +111,10 @@ func TestRunAfterHiveFolderDeleted(t *testing.T) {
 // git still has them registered, holding the branches. The run forgets them,
 // saying so, and completes.
 func TestRunAfterWorktreeFoldersDeleted(t *testing.T) {
-	isolatedHome(t)
-	root := newRepo(t, staleFiles())
+	gittest.Isolated(t)
+	root := gittest.NewRepo(t, runnertest.StaleFiles())
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})
-	leaveWorktrees(t, root, o.Git.WorktreeRoot)
+	runnertest.LeaveWorktrees(t, root, o.Git.WorktreeRoot)
 	if err := os.RemoveAll(o.Git.WorktreeRoot); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner/replay"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -18,10 +20,10 @@ import (
 // replayed into a state this hive cannot understand; --fresh abandons it
 // and starts a new run. Every run this hive journals records its version.
 func TestNewerJournalIsRefused(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	j := journal.NewMemory()
 	run, err := j.CreateRun(ph.Dir, time.Now())
 	if err != nil {
@@ -68,10 +70,10 @@ func TestNewerJournalIsRefused(t *testing.T) {
 // An agent's HIVE_REPORT block reaches the engine as a report event and is
 // journaled whole, the keys hive does not read included.
 func TestHiveReportIsJournaled(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-core/01-01-PLAN.md": planFile("01-core", "01", ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
-	ph := loadPhase(t, root, ".planning/phases/01-core")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	report := `<!--HIVE_REPORT {\"status\": \"partial\", \"confidence\": 0.7, \"summary\": \"two of three\", \"files_modified\": [\"src/a.go\"], \"decisions\": [{\"decision\": \"sqlite\", \"rationale\": \"no server\"}], \"next_role_hint\": \"tester\"} HIVE_REPORT-->`
 	script := `printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' '` + report + `'` + completeScript
 	j := journal.NewMemory()

@@ -19,6 +19,8 @@ import (
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
 // TestMain lets the test binary play the sim agent (`hive __sim`), so the
@@ -72,28 +74,10 @@ func simLauncher(t *testing.T, env ...string) *dirRecorder {
 	return &dirRecorder{Sim: adapter.Sim{Bin: self, Env: append([]string{"HIVE_SIM_DELAY=20ms"}, env...)}}
 }
 
-// wtPlan is a plan of phase 01-lib with one auto task writing files.
-func wtPlan(num string, wave int, deps []string, files []string, mustHaves string) string {
-	return fmt.Sprintf(`---
-phase: 01-lib
-plan: %s
-type: execute
-wave: %d
-depends_on: [%s]
-files_modified: [%s]
-autonomous: true
-%s---
-<objective>Plan %s of the library</objective>
-<tasks>
-<task type="auto"><name>Task 1: write %s</name><files>%s</files><action>write</action><done>written</done></task>
-</tasks>
-`, num, wave, strings.Join(deps, ", "), strings.Join(files, ", "), mustHaves, num, strings.Join(files, ", "), strings.Join(files, ", "))
-}
-
 // worktreeOptions runs phase 01-lib of root in worktree mode with the sim.
 func worktreeOptions(t *testing.T, root string, l agent.Launcher, obs Observer) Options {
 	t.Helper()
-	ph := loadPhase(t, root, ".planning/phases/01-lib")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-lib")
 	o := options(t, root, ph, journal.NewMemory(), l, obs)
 	o.Git.Worktrees = true
 	o.Git.WorktreeRoot = filepath.Join(t.TempDir(), "worktrees")
@@ -122,10 +106,10 @@ func TestWorktreesEightPlans(t *testing.T) {
 	waves := map[string]int{"01": 1, "02": 1, "03": 1, "04": 1, "05": 2, "06": 2, "07": 2, "08": 3}
 	deps := map[string][]string{"05": {"01-01", "01-02"}, "06": {"01-03"}, "07": {"01-04"}, "08": {"01-05", "01-06", "01-07"}}
 	for num, w := range waves {
-		files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = wtPlan(num, w, deps[num], []string{"src/p" + num + ".go"}, "")
+		files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = runnertest.WtPlan(num, w, deps[num], []string{"src/p" + num + ".go"}, "")
 		files[".planning/ROADMAP.md"] += "- [ ] 01-" + num + "-PLAN.md — plan " + num + "\n"
 	}
-	root := newRepo(t, files)
+	root := gittest.NewRepo(t, files)
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
 	o.Schedule.MaxConcurrent = 4
@@ -187,9 +171,9 @@ func TestWorktreesEightPlans(t *testing.T) {
 // file, which neither declares (agents stray beyond files_modified).
 func conflictRepo(t *testing.T) string {
 	straying := func(num string) string {
-		return strings.Replace(wtPlan(num, 1, nil, []string{"src/shared.go"}, ""), "files_modified: [src/shared.go]", "files_modified: [src/p"+num+".go]", 1)
+		return strings.Replace(runnertest.WtPlan(num, 1, nil, []string{"src/shared.go"}, ""), "files_modified: [src/shared.go]", "files_modified: [src/p"+num+".go]", 1)
 	}
-	return newRepo(t, map[string]string{
+	return gittest.NewRepo(t, map[string]string{
 		".planning/phases/01-lib/01-01-PLAN.md": straying("01"),
 		".planning/phases/01-lib/01-02-PLAN.md": straying("02"),
 	})
@@ -290,9 +274,9 @@ func TestTwentyWorktreesAtOnce(t *testing.T) {
 	files := map[string]string{}
 	for i := 1; i <= 20; i++ {
 		num := fmt.Sprintf("%02d", i)
-		files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = wtPlan(num, 1, nil, []string{"src/p" + num + ".go"}, "")
+		files[".planning/phases/01-lib/01-"+num+"-PLAN.md"] = runnertest.WtPlan(num, 1, nil, []string{"src/p" + num + ".go"}, "")
 	}
-	root := newRepo(t, files)
+	root := gittest.NewRepo(t, files)
 	l := simLauncher(t)
 	obs := &recorder{}
 	o := worktreeOptions(t, root, l, obs)
@@ -320,8 +304,8 @@ func TestTwentyWorktreesAtOnce(t *testing.T) {
 // verification, which names the artifact.
 func TestVerificationMissingArtifact(t *testing.T) {
 	must := "must_haves:\n  artifacts:\n    - path: src/p01.go\n      contains: \"func Ready\"\n    - path: src/missing.go\n      provides: the parser\n"
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, must),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, must),
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
@@ -347,9 +331,9 @@ func TestVerificationMissingArtifact(t *testing.T) {
 // ROADMAP.md marks the phase complete.
 func TestVerificationPassed(t *testing.T) {
 	must := "must_haves:\n  artifacts:\n    - path: src/p01.go\n      contains: \"func Ready\"\n  key_links:\n    - from: src/p01.go\n      to: src/p02.go\n      pattern: \"Ready\\\\(\"\n"
-	root := newRepo(t, map[string]string{
+	root := gittest.NewRepo(t, map[string]string{
 		".planning/ROADMAP.md":                  "# Roadmap\n\n- [ ] **Phase 1: Lib** - the library\n\n| Phase | Plans Complete | Status | Completed |\n|---|---|---|---|\n| 1. Lib | 0/1 | Not started | - |\n",
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, must),
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, must),
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
@@ -372,8 +356,8 @@ func TestVerificationPassed(t *testing.T) {
 // A failing post-merge gate reopens the plan for two fix agents, then asks
 // a human; --yes retries once more, then skips.
 func TestPostMergeGateLoops(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
 	})
 	l := simLauncher(t)
 	obs := &recorder{}
@@ -402,8 +386,8 @@ func TestPostMergeGateLoops(t *testing.T) {
 
 // Uncommitted changes stop a worktree run before it starts, unless allowed.
 func TestDirtyTreeRefused(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
 		"README.md":                             "hello\n",
 	})
 	os.WriteFile(filepath.Join(root, "README.md"), []byte("changed\n"), 0o644)
@@ -426,9 +410,9 @@ func TestDirtyTreeRefused(t *testing.T) {
 // user's branch does not move; each new worktree gets the set-up hook's
 // copied files and command before its agent starts.
 func TestPhaseBranchAndSetupHook(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
 		".gitignore":                            ".env\n",
 	})
 	os.WriteFile(filepath.Join(root, ".env"), []byte("TOKEN=local\n"), 0o600)
@@ -468,9 +452,9 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 // With strategy phase the work stays on hive/phase-01, so a fresh run must
 // see there which plans are done: none runs again.
 func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
 	})
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
@@ -507,9 +491,9 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 // resumed there even when worktrees are now on, so no plan's work is left
 // on a branch nothing merges.
 func TestResumeKeepsTheRunsMode(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
 	})
 	obs := &recorder{}
 	o := worktreeOptions(t, root, simLauncher(t, "HIVE_SIM_FAULTS=01-02=fail"), obs)
@@ -548,9 +532,9 @@ func TestResumeKeepsTheRunsMode(t *testing.T) {
 // user's branch: its merge is undone on the integration branch, and
 // STATE.md counts the same completed plans as the run does.
 func TestGateFailedPlanDoesNotLand(t *testing.T) {
-	root := newRepo(t, map[string]string{
-		".planning/phases/01-lib/01-01-PLAN.md": wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		".planning/phases/01-lib/01-02-PLAN.md": wtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		".planning/phases/01-lib/01-01-PLAN.md": runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		".planning/phases/01-lib/01-02-PLAN.md": runnertest.WtPlan("02", 2, []string{"01-01"}, []string{"src/p02.go"}, ""),
 		".planning/STATE.md":                    "---\nmilestone: v1.0\n---\n# State\n",
 	})
 	o := worktreeOptions(t, root, simLauncher(t), &recorder{})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx/worktrees"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // A git killed mid-write leaves index.lock, HEAD.lock or a branch's lock:
@@ -15,10 +16,10 @@ import (
 // process still holds open, the user's own index lock, another phase's
 // worktree and branch locks stay.
 func TestClearStaleLocks(t *testing.T) {
-	isolated(t)
+	gittest.Isolated(t)
 	ctx := context.Background()
 	base := t.TempDir()
-	r := initRepo(t, filepath.Join(base, "repo"))
+	r := gittest.InitRepo(t, filepath.Join(base, "repo"))
 	root := filepath.Join(base, "wt", "01")
 	mine := filepath.Join(root, "integration")
 	other := filepath.Join(base, "wt", "02", "integration")
@@ -87,7 +88,7 @@ func TestClearStaleLocks(t *testing.T) {
 // one a process holds open stays.
 func TestClearStaleTreeLocks(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	common, err := r.CommonDir(ctx)
 	if err != nil {
 		t.Fatal(err)

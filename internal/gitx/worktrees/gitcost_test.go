@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // A worktree's base is resolved by the worktree add itself: a base that is
@@ -17,7 +18,7 @@ import (
 // tracks it, whatever branch.autoSetupMerge says.
 func TestAddWorktreeBase(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	if _, err := r.Git(ctx, "config", "branch.autoSetupMerge", "always"); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestAddWorktreeBase(t *testing.T) {
 // folder is gone is still pruned.
 func TestRemoveWorktreeWithoutListing(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	root := t.TempDir()
 	for _, name := range []string{"a", "b"} {
 		if err := Add(ctx, r, filepath.Join(root, name), "hive/01/"+name, "main"); err != nil {

@@ -3,7 +3,6 @@ package worktrees
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx"
@@ -17,45 +16,4 @@ func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
 // run runs git with args in dir, as gitx does.
 func run(ctx context.Context, dir string, args ...string) (string, error) {
 	return (&gitx.Repo{Root: dir}).Git(ctx, args...)
-}
-
-// isolated keeps git and hive off the real home: the tests that call it
-// make and delete repositories and worktrees.
-func isolated(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-}
-
-// newTestRepo makes a repository with one commit in a temp folder.
-func newTestRepo(t *testing.T) *gitx.Repo {
-	t.Helper()
-	return initRepo(t, t.TempDir())
-}
-
-// initRepo makes a repository with one commit in dir.
-func initRepo(t *testing.T, dir string) *gitx.Repo {
-	t.Helper()
-	ctx := context.Background()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "Hive Test"},
-		{"config", "user.email", "hive@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"commit", "-q", "--allow-empty", "-m", "initial"},
-	} {
-		if _, err := run(ctx, dir, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := gitx.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }

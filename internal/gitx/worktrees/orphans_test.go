@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // A repository folder in hive's cache whose repository was deleted is an
 // orphan; one whose repository exists, or that holds something not in
 // hive's layout, is not.
 func TestOrphans(t *testing.T) {
-	isolated(t)
+	gittest.Isolated(t)
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "worktrees")
-	live := initRepo(t, filepath.Join(t.TempDir(), "live"))
-	gone := initRepo(t, filepath.Join(t.TempDir(), "gone"))
+	live := gittest.InitRepo(t, filepath.Join(t.TempDir(), "live"))
+	gone := gittest.InitRepo(t, filepath.Join(t.TempDir(), "gone"))
 	for _, r := range []*gitx.Repo{live, gone} {
 		if err := Add(ctx, r, filepath.Join(root, filepath.Base(r.Root)+"-abc", "01", "01-01"), "hive/01/01-01", "HEAD"); err != nil {
 			t.Fatal(err)

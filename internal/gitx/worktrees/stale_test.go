@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // notes collects what Add says it did.
@@ -48,9 +49,9 @@ func write(t *testing.T, path, text string) {
 // old worktrees, which the new repository does not know. git would say
 // "already exists"; the stale folder goes, with a note.
 func TestAddWorktreeAfterRecloneAtSamePath(t *testing.T) {
-	isolated(t)
+	gittest.Isolated(t)
 	dir := filepath.Join(t.TempDir(), "proj")
-	r := initRepo(t, dir)
+	r := gittest.InitRepo(t, dir)
 	root := filepath.Join(t.TempDir(), "worktrees")
 	path := filepath.Join(root, "01", "01-01")
 	if err := Add(context.Background(), r, path, "hive/01/01-01", "main"); err != nil {
@@ -60,7 +61,7 @@ func TestAddWorktreeAfterRecloneAtSamePath(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	r = initRepo(t, dir)
+	r = gittest.InitRepo(t, dir)
 
 	var n notes
 	if err := Add(n.ctx(), r, path, "hive/01/01-01", "main"); err != nil {
@@ -79,8 +80,8 @@ func TestAddWorktreeAfterRecloneAtSamePath(t *testing.T) {
 // (another worktree folder than the one asked for): git would say the branch
 // "is already checked out at" the gone folder. The registration is pruned.
 func TestAddWorktreeBranchHeldByDeletedFolder(t *testing.T) {
-	isolated(t)
-	r := initRepo(t, filepath.Join(t.TempDir(), "proj"))
+	gittest.Isolated(t)
+	r := gittest.InitRepo(t, filepath.Join(t.TempDir(), "proj"))
 	ctx := context.Background()
 	old := filepath.Join(t.TempDir(), "old-root", "01", "01-02")
 	if err := Add(ctx, r, old, "hive/01/01-02", "main"); err != nil {
@@ -110,9 +111,9 @@ func TestAddWorktreeMovesWorktreeFromOldRoot(t *testing.T) {
 			name = "repository moved"
 		}
 		t.Run(name, func(t *testing.T) {
-			isolated(t)
+			gittest.Isolated(t)
 			base := t.TempDir()
-			r := initRepo(t, filepath.Join(base, "proj"))
+			r := gittest.InitRepo(t, filepath.Join(base, "proj"))
 			ctx := context.Background()
 			old := filepath.Join(base, "cache-a", "proj-1111", "01", "integration")
 			if err := Add(ctx, r, old, "hive/01/integration", "main"); err != nil {
@@ -153,9 +154,9 @@ func TestAddWorktreeMovesWorktreeFromOldRoot(t *testing.T) {
 // A worktree that cannot be moved (git keeps it locked) and holds
 // uncommitted changes is left as it is, with an error saying what to do.
 func TestAddWorktreeKeepsUncommittedWork(t *testing.T) {
-	isolated(t)
+	gittest.Isolated(t)
 	base := t.TempDir()
-	r := initRepo(t, filepath.Join(base, "proj"))
+	r := gittest.InitRepo(t, filepath.Join(base, "proj"))
 	ctx := context.Background()
 	old := filepath.Join(base, "a", "01", "01-03")
 	if err := Add(ctx, r, old, "hive/01/01-03", "main"); err != nil {
@@ -184,9 +185,9 @@ func TestAddWorktreeKeepsUncommittedWork(t *testing.T) {
 // worktree or main tree, plain files, a live worktree of another
 // repository.
 func TestAddWorktreeLeavesWhatIsNotHive(t *testing.T) {
-	isolated(t)
+	gittest.Isolated(t)
 	base := t.TempDir()
-	r := initRepo(t, filepath.Join(base, "proj"))
+	r := gittest.InitRepo(t, filepath.Join(base, "proj"))
 	ctx := context.Background()
 	root := filepath.Join(base, "worktrees")
 
@@ -221,7 +222,7 @@ func TestAddWorktreeLeavesWhatIsNotHive(t *testing.T) {
 		t.Errorf("the user's file is gone: %v", err)
 	}
 
-	other := initRepo(t, filepath.Join(base, "other"))
+	other := gittest.InitRepo(t, filepath.Join(base, "other"))
 	theirs := filepath.Join(root, "01", "01-07")
 	if err := Add(ctx, other, theirs, "hive/01/01-07", "main"); err != nil {
 		t.Fatal(err)
@@ -246,8 +247,8 @@ func TestAddWorktreeLeavesWhatIsNotHive(t *testing.T) {
 
 // Prune, run at start, says which registrations it forgot.
 func TestPruneWorktreesSaysWhatItForgets(t *testing.T) {
-	isolated(t)
-	r := initRepo(t, filepath.Join(t.TempDir(), "proj"))
+	gittest.Isolated(t)
+	r := gittest.InitRepo(t, filepath.Join(t.TempDir(), "proj"))
 	ctx := context.Background()
 	gone := filepath.Join(t.TempDir(), "wt", "01", "integration")
 	if err := Add(ctx, r, gone, "hive/01/integration", "main"); err != nil {
@@ -276,10 +277,10 @@ func TestPruneWorktreesSaysWhatItForgets(t *testing.T) {
 // nothing checked out: an agent there would see every file as deleted. No
 // agent ever worked in it, so it is removed and made again.
 func TestAddWorktreeAfterKilledAdd(t *testing.T) {
-	isolated(t)
+	gittest.Isolated(t)
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "proj")
-	r := initRepo(t, dir)
+	r := gittest.InitRepo(t, dir)
 	write(t, filepath.Join(dir, "main.go"), "package main\n")
 	for _, args := range [][]string{{"add", "main.go"}, {"commit", "-q", "-m", "main.go"}} {
 		if _, err := run(ctx, dir, args...); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 func worktreeAt(t *testing.T, r *gitx.Repo, path string) *Worktree {
@@ -27,7 +28,7 @@ func worktreeAt(t *testing.T, r *gitx.Repo, path string) *Worktree {
 
 func TestWorktreeRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	path := filepath.Join(t.TempDir(), "wt", "01-01")
 	branch := gitx.PlanBranch("01", "01-01")
 	if err := Add(ctx, r, path, branch, "main"); err != nil {
@@ -80,7 +81,7 @@ func TestWorktreeRoundTrip(t *testing.T) {
 
 func TestAddWorktreeReusesExistingBranch(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	path := filepath.Join(t.TempDir(), "wt")
 	if err := Add(ctx, r, path, "hive/01/01-02", "main"); err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestAddWorktreeReusesExistingBranch(t *testing.T) {
 
 func TestAddWorktreeRefusesBadNames(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	dir := t.TempDir()
 	for _, b := range []string{"", "hive/01/a..b", "-rf", "hive/01/x y", "hive/01/a~1", "@{-1}", "hive/01/x.lock", "a\nb", "hive/01/$(rm -rf ~)"} {
 		err := Add(ctx, r, filepath.Join(dir, "wt"), b, "main")
@@ -129,7 +130,7 @@ func TestAddWorktreeRefusesBadNames(t *testing.T) {
 
 func TestPruneWorktrees(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	path := filepath.Join(t.TempDir(), "gone")
 	if err := Add(ctx, r, path, "hive/01/gone", "main"); err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestPruneWorktrees(t *testing.T) {
 
 func TestAddWorktreeOverStaleRegistration(t *testing.T) {
 	ctx := context.Background()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	path := filepath.Join(t.TempDir(), "stale")
 	if err := Add(ctx, r, path, "hive/01/stale", "main"); err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func checkWorktrees(t *testing.T, r *gitx.Repo, root string, n int) {
 func TestParallelAddWorktrees(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	root := filepath.Join(t.TempDir(), "worktrees")
 	for i, err := range addMany(ctx, r, root, 0, 20) {
 		if err != nil {
@@ -247,7 +248,7 @@ func TestParallelAddWorktreesTwoProcesses(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		return // a child runs TestWorktreeChild only
 	}
-	r := newTestRepo(t)
+	r := gittest.NewTestRepo(t)
 	root := filepath.Join(t.TempDir(), "worktrees")
 	cmds := make([]*exec.Cmd, 2)
 	outs := make([]strings.Builder, 2)

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/plan"
-	"github.com/hivectl/hive/internal/plan/load"
-	"github.com/hivectl/hive/internal/plan/validate"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
@@ -25,10 +23,10 @@ func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
 // kept as they were, and with its own SUMMARY added.
 func TestMergeKeepsOtherSummaries(t *testing.T) {
 	dir := ".planning/phases/01-lib/"
-	root := newRepo(t, map[string]string{
-		dir + "01-01-PLAN.md":    wtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
-		dir + "01-02-PLAN.md":    wtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
-		dir + "01-03-PLAN.md":    wtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
+	root := gittest.NewRepo(t, map[string]string{
+		dir + "01-01-PLAN.md":    runnertest.WtPlan("01", 1, nil, []string{"src/p01.go"}, ""),
+		dir + "01-02-PLAN.md":    runnertest.WtPlan("02", 1, nil, []string{"src/p02.go"}, ""),
+		dir + "01-03-PLAN.md":    runnertest.WtPlan("03", 1, nil, []string{"src/p03.go"}, ""),
 		dir + "01-01-SUMMARY.md": "---\nphase: 01-lib\nplan: 01\n---\n# one\n\n## Self-Check: PASSED\n",
 		dir + "01-02-SUMMARY.md": "---\nphase: 01-lib\nplan: 02\n---\n# two\n\n## Self-Check: PASSED\n",
 	})
@@ -37,7 +35,7 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ph := loadPhase(t, root, ".planning/phases/01-lib")
+	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-lib")
 	g := Git{Worktrees: true, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees")}
 	in, err := Open(ctx, repo, ph, g, time.Now, func(plan, text string) { t.Logf("note %s %s", plan, text) })
 	if err != nil {
@@ -75,68 +73,6 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 	if res := in.Merge(ctx, p3, engine.Snapshot{}); !res.OK || res.Reason != "already merged" {
 		t.Errorf("second merge: %+v", res)
 	}
-}
-
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-// newRepo makes a git repository with the given files and one commit.
-func newRepo(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@hive.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@hive.invalid")
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "initial")
-	return dir
-}
-
-func loadPhase(t *testing.T, root, dir string) *plan.Phase {
-	t.Helper()
-	ph, err := load.Phase(root, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds := validate.Phase(ph); plan.HasErrors(ds) {
-		t.Fatalf("invalid fixture: %v", ds)
-	}
-	return ph
-}
-
-// wtPlan is a plan of phase 01-lib with one auto task writing files.
-func wtPlan(num string, wave int, deps []string, files []string, mustHaves string) string {
-	return fmt.Sprintf(`---
-phase: 01-lib
-plan: %s
-type: execute
-wave: %d
-depends_on: [%s]
-files_modified: [%s]
-autonomous: true
-%s---
-<objective>Plan %s of the library</objective>
-<tasks>
-<task type="auto"><name>Task 1: write %s</name><files>%s</files><action>write</action><done>written</done></task>
-</tasks>
-`, num, wave, strings.Join(deps, ", "), strings.Join(files, ", "), mustHaves, num, strings.Join(files, ", "), strings.Join(files, ", "))
 }
 
 func git(t *testing.T, dir string, args ...string) string {
