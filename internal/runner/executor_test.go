@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -14,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/agent"
+	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/plan"
@@ -49,45 +48,6 @@ func (b *inbox) next(t *testing.T) engine.Event {
 	}
 }
 
-// session is an agent.Session whose silence the test sets.
-type session struct {
-	sent    []string
-	silent  time.Duration
-	touched int
-	done    chan struct{}
-}
-
-func (s *session) PID() int               { return 4242 }
-func (s *session) Send(text string) error { s.sent = append(s.sent, text); return nil }
-func (s *session) AnswerPermission(string, bool, string, string) error {
-	return errors.New("not asked")
-}
-func (s *session) Stop(time.Duration)             { close(s.done) }
-func (s *session) StopTurn(time.Duration)         { close(s.done) }
-func (s *session) KillStalled(string)             { close(s.done) }
-func (s *session) Kill()                          { close(s.done) }
-func (s *session) Silent(time.Time) time.Duration { return s.silent }
-func (s *session) Touch()                         { s.touched++; s.silent = 0 }
-func (s *session) Done() <-chan struct{}          { return s.done }
-func (l *launcher) Name() string                  { return "fake" }
-func (l *launcher) LiveSessions() bool            { return true }
-
-// launcher starts sessions, or fails to.
-type launcher struct {
-	fail  error
-	specs []agent.Spec
-	last  *session
-}
-
-func (l *launcher) Start(_ context.Context, spec agent.Spec, _ func(agent.Output)) (agent.Session, error) {
-	if l.fail != nil {
-		return nil, l.fail
-	}
-	l.specs = append(l.specs, spec)
-	l.last = &session{done: make(chan struct{})}
-	return l.last, nil
-}
-
 // The human-waits executor alone: a wake comes back as EvWake once its time
 // has come; a stop for a human is kept for the loop.
 func TestHumanWaitsExecutor(t *testing.T) {
@@ -107,7 +67,7 @@ func TestHumanWaitsExecutor(t *testing.T) {
 // Every command that asks for I/O has an executor; those only shown to the
 // human (notes, waves, a need for a human) go to the observer alone.
 func TestEveryCommandIsRouted(t *testing.T) {
-	r := newRunner(Options{Repo: &gitx.Repo{Root: t.TempDir()}, Phase: &plan.Phase{}, Observer: &recorder{}, Agents: Agents{Launcher: &launcher{}}}, nil)
+	r := newRunner(Options{Repo: &gitx.Repo{Root: t.TempDir()}, Phase: &plan.Phase{}, Observer: &recorder{}, Agents: Agents{Launcher: adapter.Sim{}}}, nil)
 	shown := []engine.CommandType{engine.CmdNote, engine.CmdWaveStarted, engine.CmdNeedHuman}
 	for _, c := range commandTypes(t) {
 		routed := len(r.routes[c]) > 0
