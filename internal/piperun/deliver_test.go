@@ -15,12 +15,13 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // snapshotFiles reads every named file of dir, and git status.
 func snapshotFiles(t *testing.T, dir string, names ...string) map[string]string {
 	t.Helper()
-	out := map[string]string{"git status": git(t, dir, "status", "--porcelain", "--untracked-files=all")}
+	out := map[string]string{"git status": gittest.Trimmed(t, dir, "status", "--porcelain", "--untracked-files=all")}
 	for _, n := range names {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
@@ -45,7 +46,7 @@ func TestDirtyTreeUntouched(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// staged\nfunc main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, root, "add", "main.go")
+	gittest.Trimmed(t, root, "add", "main.go")
 	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\n// staged, then edited again\nfunc main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +54,8 @@ func TestDirtyTreeUntouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshotFiles(t, root, "README.md", "main.go", "notes.txt")
-	index := git(t, root, "diff", "--cached")
-	head := git(t, root, "rev-parse", "HEAD")
+	index := gittest.Trimmed(t, root, "diff", "--cached")
+	head := gittest.Trimmed(t, root, "rev-parse", "HEAD")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -73,10 +74,10 @@ func TestDirtyTreeUntouched(t *testing.T) {
 			t.Errorf("%s changed:\n%s\nwas:\n%s", k, after[k], v)
 		}
 	}
-	if git(t, root, "diff", "--cached") != index || git(t, root, "rev-parse", "HEAD") != head {
+	if gittest.Trimmed(t, root, "diff", "--cached") != index || gittest.Trimmed(t, root, "rev-parse", "HEAD") != head {
 		t.Error("the index or HEAD changed")
 	}
-	if git(t, root, "stash", "list") != "" {
+	if gittest.Trimmed(t, root, "stash", "list") != "" {
 		t.Error("something was stashed")
 	}
 	notes := strings.Join(res.Notes, "\n")
@@ -118,14 +119,14 @@ func TestLeftoversKeptAtDelivery(t *testing.T) {
 	}
 	const ref = "refs/hive/left/run-1/end"
 	const file = "hive_sim_uncommitted.txt"
-	if got := git(t, repo.Root, "show", ref+":"+file); got != "left uncommitted by the sim implementer" {
+	if got := gittest.Trimmed(t, repo.Root, "show", ref+":"+file); got != "left uncommitted by the sim implementer" {
 		t.Fatalf("%s:%s = %q", ref, file, got)
 	}
-	if got := git(t, repo.Root, "diff", "--name-only", ref+"~", ref); got != file {
+	if got := gittest.Trimmed(t, repo.Root, "diff", "--name-only", ref+"~", ref); got != file {
 		t.Errorf("the ref holds more than the leftover: %q", got)
 	}
 	// The ref's parent is the run's last commit, now merged.
-	if parent, head := git(t, repo.Root, "rev-parse", ref+"~"), git(t, repo.Root, "rev-parse", "HEAD"); parent != head {
+	if parent, head := gittest.Trimmed(t, repo.Root, "rev-parse", ref+"~"), gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD"); parent != head {
 		t.Errorf("the ref's parent %s is not the merged tip %s", parent, head)
 	}
 	if _, err := os.Stat(filepath.Join(repo.Root, file)); !os.IsNotExist(err) {
@@ -134,7 +135,7 @@ func TestLeftoversKeptAtDelivery(t *testing.T) {
 	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "the roles left uncommitted changes, which are not in the run's commits: kept at "+ref) {
 		t.Errorf("the notes do not say where the leftovers are:\n%s", notes)
 	}
-	if refs := git(t, repo.Root, "for-each-ref", "--format=%(refname)", "refs/hive/left/"); refs != ref {
+	if refs := gittest.Trimmed(t, repo.Root, "for-each-ref", "--format=%(refname)", "refs/hive/left/"); refs != ref {
 		t.Errorf("refs/hive/left holds %q", refs)
 	}
 }
@@ -158,7 +159,7 @@ func TestIgnoredFileInTheWay(t *testing.T) {
 	if b, _ := os.ReadFile(mine); string(b) != "mine\n" {
 		t.Fatalf("the ignored file was overwritten: %q", b)
 	}
-	if git(t, root, "ls-tree", "--name-only", res.Branch, name) != name {
+	if gittest.Trimmed(t, root, "ls-tree", "--name-only", res.Branch, name) != name {
 		t.Fatalf("the run's work has no %s: the test needs it", name)
 	}
 	if res.Merged || !strings.Contains(strings.Join(res.Notes, "\n"), "files of its own where the run's work adds them ("+name+"), so hive did not merge") {
@@ -174,8 +175,8 @@ func TestIgnoredFileInTheWay(t *testing.T) {
 func origin(t *testing.T, root string) string {
 	t.Helper()
 	bare := filepath.Join(t.TempDir(), "origin.git")
-	git(t, root, "init", "-q", "--bare", bare)
-	git(t, root, "remote", "add", "origin", bare)
+	gittest.Trimmed(t, root, "init", "-q", "--bare", bare)
+	gittest.Trimmed(t, root, "remote", "add", "origin", bare)
 	return bare
 }
 
@@ -188,7 +189,7 @@ func fakeGitHub(t *testing.T, root, bare string, loggedIn bool) *fakegithub.Serv
 	s := fakegithub.New(t, "acme", "svc")
 	s.Origin = bare
 	s.SetLoggedOut(!loggedIn)
-	git(t, root, "remote", "add", "github", s.URL()+".git")
+	gittest.Trimmed(t, root, "remote", "add", "github", s.URL()+".git")
 	t.Setenv("PATH", s.GhOnPath(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return s
 }
@@ -200,7 +201,7 @@ func TestPullRequest(t *testing.T) {
 	repo := service(t)
 	bare := origin(t, repo.Root)
 	gh := fakeGitHub(t, repo.Root, bare, true)
-	head := git(t, repo.Root, "rev-parse", "HEAD")
+	head := gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, pipeline.Quick)
@@ -213,10 +214,10 @@ func TestPullRequest(t *testing.T) {
 	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || !res.Pushed || res.PullRequest != gh.URL()+"/pull/1" {
 		t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
 	}
-	if git(t, repo.Root, "rev-parse", "HEAD") != head {
+	if gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD") != head {
 		t.Error("main moved: the pull request is the delivery")
 	}
-	if got, want := git(t, bare, "rev-parse", branch), git(t, repo.Root, "rev-parse", branch); got != want {
+	if got, want := gittest.Trimmed(t, bare, "rev-parse", branch), gittest.Trimmed(t, repo.Root, "rev-parse", branch); got != want {
 		t.Errorf("origin's %s is %s, want %s", branch, got, want)
 	}
 	prs := gh.PullRequests()
@@ -232,8 +233,8 @@ func TestPullRequest(t *testing.T) {
 	if got := strings.Join(res.Notes, "\n"); !strings.Contains(got, "pushed "+branch+" to origin") || !strings.Contains(got, "opened pull request "+gh.URL()+"/pull/1") {
 		t.Errorf("notes %q", res.Notes)
 	}
-	if git(t, repo.Root, "status", "--porcelain") != "" {
-		t.Errorf("the tree is not clean: %s", git(t, repo.Root, "status", "--porcelain"))
+	if gittest.Trimmed(t, repo.Root, "status", "--porcelain") != "" {
+		t.Errorf("the tree is not clean: %s", gittest.Trimmed(t, repo.Root, "status", "--porcelain"))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // changesTest is a project convention the sim implementer does not know:
@@ -49,8 +50,8 @@ func conventionRepo(t *testing.T) *gitx.Repo {
 			t.Fatal(err)
 		}
 	}
-	git(t, repo.Root, "add", ".")
-	git(t, repo.Root, "commit", "-q", "-m", "the changes convention")
+	gittest.Trimmed(t, repo.Root, "add", ".")
+	gittest.Trimmed(t, repo.Root, "commit", "-q", "-m", "the changes convention")
 	return repo
 }
 

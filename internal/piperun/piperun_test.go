@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -32,17 +32,6 @@ func TestMain(m *testing.M) {
 		os.Exit(sim.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(testsupport.WithTempHome(m).Run())
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // service is a small Go web service, committed on main.
@@ -72,12 +61,12 @@ func service(t *testing.T) *gitx.Repo {
 // holds the files in it.
 func initRepo(t *testing.T, dir, subject string) {
 	t.Helper()
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "hive@example.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", subject)
+	gittest.Trimmed(t, dir, "init", "-q", "-b", "main")
+	gittest.Trimmed(t, dir, "config", "user.name", "Hive Test")
+	gittest.Trimmed(t, dir, "config", "user.email", "hive@example.invalid")
+	gittest.Trimmed(t, dir, "config", "commit.gpgsign", "false")
+	gittest.Trimmed(t, dir, "add", ".")
+	gittest.Trimmed(t, dir, "commit", "-q", "-m", subject)
 }
 
 type notes struct{ lines []string }
@@ -182,14 +171,14 @@ func TestFullWorkflow(t *testing.T) {
 	if s.Tests == nil || s.Tests.ExitCode != 0 || s.Tests.Passed != 2 {
 		t.Errorf("tests: %+v", s.Tests)
 	}
-	if b := git(t, repo.Root, "branch", "--list", "hive/*"); b != "" {
+	if b := gittest.Trimmed(t, repo.Root, "branch", "--list", "hive/*"); b != "" {
 		t.Errorf("branches left: %s", b)
 	}
-	if st := git(t, repo.Root, "status", "--porcelain"); st != "" {
+	if st := gittest.Trimmed(t, repo.Root, "status", "--porcelain"); st != "" {
 		t.Errorf("the user's tree is not clean: %s", st)
 	}
 	// The roles committed all they did: nothing was set aside.
-	if left := git(t, repo.Root, "for-each-ref", "refs/hive/left/"); left != "" {
+	if left := gittest.Trimmed(t, repo.Root, "for-each-ref", "refs/hive/left/"); left != "" {
 		t.Errorf("leftovers set aside: %s", left)
 	}
 }
@@ -585,7 +574,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 			return err
 		}
 		plans, _ := filepath.Glob(filepath.Join(dir, ".planning", "phases", "*", "*-PLAN.md"))
-		shares = append(shares, shared{int64(len(recs)), len(plans) > 0 && git(t, dir, "status", "--porcelain", ".planning") == ""})
+		shares = append(shares, shared{int64(len(recs)), len(plans) > 0 && gittest.Trimmed(t, dir, "status", "--porcelain", ".planning") == ""})
 		return nil
 	}
 	_, err := Run(ctx, o)
@@ -754,7 +743,7 @@ func TestUsageLimitStopsARun(t *testing.T) {
 	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
 		t.Fatalf("resumed: %v, outcome %s (%s)\n%s", err, res.Snapshot.Outcome, res.Snapshot.Reason, strings.Join(o.Observer.(*notes).lines, "\n"))
 	}
-	log := git(t, repo.Root, "log", "--format=%s", "main")
+	log := gittest.Trimmed(t, repo.Root, "log", "--format=%s", "main")
 	for _, p := range []string{"01-01", "01-02", "01-03"} {
 		if n := strings.Count(log, "feat("+p+")"); n != 1 {
 			t.Errorf("plan %s has %d task commits on main, want 1:\n%s", p, n, log)

@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // onTemporal hands the commands of a run's workflow to a Worker.
@@ -44,7 +45,7 @@ func (a onTemporal) Finish(ctx context.Context, end temporal.ObjectiveEnd) (json
 
 // tree lists what branch holds: each file with its blob.
 func tree(t *testing.T, dir, branch string) string {
-	return git(t, dir, "ls-tree", "-r", branch)
+	return gittest.Trimmed(t, dir, "ls-tree", "-r", branch)
 }
 
 // A run begun here (Begin) whose machine runs as Temporal workflow code
@@ -91,7 +92,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	if got, want := tree(t, repo.Root, "main"), tree(t, local.Root, "main"); got != want {
 		t.Errorf("main holds:\n%s\nthe local run's main:\n%s", got, want)
 	}
-	if b := git(t, repo.Root, "branch", "--list", "hive/*"); b != "" {
+	if b := gittest.Trimmed(t, repo.Root, "branch", "--list", "hive/*"); b != "" {
 		t.Errorf("branches left: %s", b)
 	}
 	// The journal: the run finished complete, its report built from it.

@@ -35,7 +35,7 @@ func TestReusedPlanIDRunsEveryTask(t *testing.T) {
 			if res.Snapshot.Outcome != engine.OutcomeComplete {
 				t.Fatalf("outcome %s", res.Snapshot.Outcome)
 			}
-			log := git(t, root, "log", "--format=%s", "HEAD")
+			log := gittest.Output(t, root, "log", "--format=%s", "HEAD")
 			for _, want := range []string{"ledger type", "ledger tests"} {
 				if strings.Count(log, want) != 1 {
 					t.Errorf("want one commit for %q; history:\n%s", want, log)
@@ -91,10 +91,10 @@ autonomous: true
 			if res.Snapshot.Outcome != engine.OutcomeComplete {
 				t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, o.Observer)
 			}
-			if got := git(t, root, "show", "HEAD:gen/schema.go"); got == "package gen // v1\n" {
+			if got := gittest.Output(t, root, "show", "HEAD:gen/schema.go"); got == "package gen // v1\n" {
 				t.Errorf("the change to the tracked gen/schema.go was not committed")
 			}
-			files := git(t, root, "ls-files", "gen")
+			files := gittest.Output(t, root, "ls-files", "gen")
 			if !strings.Contains(files, "gen/routes.go") {
 				t.Errorf("the new gen/routes.go the plan names was not committed: %q", files)
 			}
@@ -125,14 +125,14 @@ func TestStalePlanBranchIsSetAside(t *testing.T) {
 	if res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("outcome %s\n%s", res.Snapshot.Outcome, obs)
 	}
-	log := git(t, root, "log", "--format=%s", "HEAD")
+	log := gittest.Output(t, root, "log", "--format=%s", "HEAD")
 	for _, want := range []string{"ledger type", "ledger tests"} {
 		if strings.Count(log, want) != 1 {
 			t.Errorf("want one commit for %q; history:\n%s", want, log)
 		}
 	}
-	if !strings.Contains(git(t, root, "branch", "--list", "hive/stale/01/*"), "hive/stale/01/01-01-") {
-		t.Errorf("the old branch was not kept aside: %s", git(t, root, "branch", "-a"))
+	if !strings.Contains(gittest.Output(t, root, "branch", "--list", "hive/stale/01/*"), "hive/stale/01/01-01-") {
+		t.Errorf("the old branch was not kept aside: %s", gittest.Output(t, root, "branch", "-a"))
 	}
 	if !strings.Contains(obs.String(), "held work from before this run") {
 		t.Errorf("no note says the branch was set aside:\n%s", obs)
@@ -158,7 +158,7 @@ func TestFinishedPlanWithMovedKeyFilesIsDone(t *testing.T) {
 	if _, ran := l.dirs["01-01"]; ran {
 		t.Errorf("the finished plan 01-01 ran again")
 	}
-	if got := git(t, root, "show", "HEAD:.planning/phases/01-ledger/01-01-SUMMARY.md"); !strings.Contains(got, "old_name.go") {
+	if got := gittest.Output(t, root, "show", "HEAD:.planning/phases/01-ledger/01-01-SUMMARY.md"); !strings.Contains(got, "old_name.go") {
 		t.Errorf("01-01's SUMMARY was rewritten:\n%s", got)
 	}
 }

@@ -80,8 +80,8 @@ func TestUsageLimitWaitsForTheReset(t *testing.T) {
 		t.Errorf("the wait was not said, or a retry was spent:\n%s", s)
 	}
 	// Each task once: one commit of 01-02's task on main.
-	if n := strings.Count(git(t, root, "log", "--format=%s", "main"), "feat(01-02):"); n != 1 {
-		t.Errorf("%d commits of 01-02's task on main, want 1:\n%s", n, git(t, root, "log", "--format=%s", "main"))
+	if n := strings.Count(gittest.Output(t, root, "log", "--format=%s", "main"), "feat(01-02):"); n != 1 {
+		t.Errorf("%d commits of 01-02's task on main, want 1:\n%s", n, gittest.Output(t, root, "log", "--format=%s", "main"))
 	}
 	for _, f := range []string{"src/p01.go", "src/p02.go", "src/p03.go"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
@@ -192,7 +192,7 @@ func TestUsageLimitFallsBack(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"01-01", "01-02", "01-03"} {
-		if n := strings.Count(git(t, root, "log", "--format=%s", "main"), "feat("+f+"):"); n != 1 {
+		if n := strings.Count(gittest.Output(t, root, "log", "--format=%s", "main"), "feat("+f+"):"); n != 1 {
 			t.Errorf("%d commits of %s's task on main, want 1", n, f)
 		}
 	}
@@ -230,7 +230,7 @@ func TestUsageLimitStops(t *testing.T) {
 		t.Errorf("the resumed run did not go on at once past the reset:\n%s", s)
 	}
 	for _, f := range []string{"01-01", "01-02"} {
-		if n := strings.Count(git(t, root, "log", "--format=%s", "main"), "feat("+f+"):"); n != 1 {
+		if n := strings.Count(gittest.Output(t, root, "log", "--format=%s", "main"), "feat("+f+"):"); n != 1 {
 			t.Errorf("%d commits of %s's task on main, want 1", n, f)
 		}
 	}

@@ -17,7 +17,7 @@ func checkFinished(t *testing.T, root string, res Result, err error, obs *record
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
-	if wts := strings.TrimSpace(git(t, root, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+	if wts := strings.TrimSpace(gittest.Output(t, root, "worktree", "list")); strings.Count(wts, "\n") != 0 {
 		t.Errorf("worktrees left:\n%s", wts)
 	}
 	for _, f := range []string{"src/p01.go", "src/p02.go"} {

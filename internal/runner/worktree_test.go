@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -86,15 +85,6 @@ func worktreeOptions(t *testing.T, root string, l agent.Launcher, obs Observer) 
 	return o
 }
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
 // Eight plans in three waves, four at a time, each in its own worktree:
 // every plan is merged once, in a merge commit whose STATE.md counts it,
 // no SUMMARY is lost, and only the main worktree is left.
@@ -131,7 +121,7 @@ func TestWorktreesEightPlans(t *testing.T) {
 		seen[dir] = id
 	}
 	// One merge per plan, each carrying STATE.md with one more plan done.
-	merges := strings.Split(strings.TrimSpace(git(t, root, "log", "--merges", "--reverse", "--format=%H %s")), "\n")
+	merges := strings.Split(strings.TrimSpace(gittest.Output(t, root, "log", "--merges", "--reverse", "--format=%H %s")), "\n")
 	if len(merges) != 8 {
 		t.Fatalf("%d merge commits, want 8:\n%s", len(merges), strings.Join(merges, "\n"))
 	}
@@ -140,12 +130,12 @@ func TestWorktreesEightPlans(t *testing.T) {
 		hash, subject, _ := strings.Cut(m, " ")
 		id := regexp.MustCompile(`plan (\S+)`).FindStringSubmatch(subject)[1]
 		merged[id]++
-		state := git(t, root, "show", hash+":.planning/STATE.md")
+		state := gittest.Output(t, root, "show", hash+":.planning/STATE.md")
 		if want := fmt.Sprintf("completed_plans: %d\n", i+1); !strings.Contains(state, want) {
 			t.Errorf("STATE.md of merge %d (%s) lacks %q:\n%s", i+1, id, want, state)
 		}
 		// No SUMMARY of an earlier plan is missing after any merge.
-		tree := git(t, root, "ls-tree", "-r", "--name-only", hash, ".planning/phases/01-lib/")
+		tree := gittest.Output(t, root, "ls-tree", "-r", "--name-only", hash, ".planning/phases/01-lib/")
 		if n := strings.Count(tree, "-SUMMARY.md"); n != i+1 {
 			t.Errorf("after merge %d there are %d SUMMARY files, want %d", i+1, n, i+1)
 		}
@@ -159,10 +149,10 @@ func TestWorktreesEightPlans(t *testing.T) {
 	if strings.Count(string(roadmap), "- [x] 01-") != 8 {
 		t.Errorf("ROADMAP.md does not tick the 8 plans:\n%s", roadmap)
 	}
-	if wts := strings.TrimSpace(git(t, root, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+	if wts := strings.TrimSpace(gittest.Output(t, root, "worktree", "list")); strings.Count(wts, "\n") != 0 {
 		t.Errorf("worktrees left:\n%s", wts)
 	}
-	if b := strings.TrimSpace(git(t, root, "branch", "--list", "hive/*")); b != "" {
+	if b := strings.TrimSpace(gittest.Output(t, root, "branch", "--list", "hive/*")); b != "" {
 		t.Errorf("branches left: %s", b)
 	}
 }
@@ -262,9 +252,9 @@ func (h *humanResolver) Command(c engine.Command, s engine.Snapshot) {
 			}
 		}
 		os.WriteFile(p, []byte(strings.Join(keep, "\n")), 0o644)
-		git(h.t, dir[1], "add", f)
+		gittest.Output(h.t, dir[1], "add", f)
 	}
-	git(h.t, dir[1], "commit", "-q", "--no-edit")
+	gittest.Output(h.t, dir[1], "commit", "-q", "--no-edit")
 	h.resolved++
 	h.answers <- Answer{Plan: c.Plan, Text: "done"}
 }
@@ -422,15 +412,15 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	o.Git.Branching = integration.BranchingPhase
 	// The command sees the copied .env in the new worktree.
 	o.Git.Setup = integration.Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
-	before := git(t, root, "rev-parse", "HEAD")
+	before := gittest.Output(t, root, "rev-parse", "HEAD")
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
 	}
-	if after := git(t, root, "rev-parse", "HEAD"); after != before {
+	if after := gittest.Output(t, root, "rev-parse", "HEAD"); after != before {
 		t.Errorf("the user's branch moved: %s → %s", before, after)
 	}
-	log := git(t, root, "log", "--format=%s", "hive/phase-01")
+	log := gittest.Output(t, root, "log", "--format=%s", "hive/phase-01")
 	if !strings.Contains(log, "hive: merge plan 01-01") || !strings.Contains(log, "hive: merge plan 01-02") {
 		t.Errorf("hive/phase-01 lacks the merges:\n%s", log)
 	}
@@ -471,7 +461,7 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 	if len(l.dirs) != 0 {
 		t.Errorf("plans ran again: %v", l.dirs)
 	}
-	if !strings.Contains(git(t, root, "branch", "--list", "hive/phase-01"), "hive/phase-01") {
+	if !strings.Contains(gittest.Output(t, root, "branch", "--list", "hive/phase-01"), "hive/phase-01") {
 		t.Errorf("the phase branch, which holds the work, is gone")
 	}
 	// --rerun starts a run that takes every plan as done.
@@ -560,7 +550,7 @@ func TestGateFailedPlanDoesNotLand(t *testing.T) {
 	if !strings.Contains(string(state), "completed_plans: 1\n") {
 		t.Errorf("STATE.md does not count 1 completed plan:\n%s", state)
 	}
-	if !strings.Contains(git(t, root, "branch", "--list", "hive/01/01-02"), "hive/01/01-02") {
+	if !strings.Contains(gittest.Output(t, root, "branch", "--list", "hive/01/01-02"), "hive/01/01-02") {
 		t.Errorf("the failed plan's branch is gone; it should keep the work for inspection")
 	}
 }

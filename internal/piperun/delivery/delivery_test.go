@@ -3,7 +3,6 @@ package delivery
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,20 +10,10 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // repository is a repository on main with one commit.
 func repository(t *testing.T) *gitx.Repo {
@@ -33,12 +22,12 @@ func repository(t *testing.T) *gitx.Repo {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# svc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "hive@example.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "initial")
+	gittest.Trimmed(t, dir, "init", "-q", "-b", "main")
+	gittest.Trimmed(t, dir, "config", "user.name", "Hive Test")
+	gittest.Trimmed(t, dir, "config", "user.email", "hive@example.invalid")
+	gittest.Trimmed(t, dir, "config", "commit.gpgsign", "false")
+	gittest.Trimmed(t, dir, "add", ".")
+	gittest.Trimmed(t, dir, "commit", "-q", "-m", "initial")
 	repo, err := gitx.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -76,8 +65,8 @@ func TestNewBranch(t *testing.T) {
 	if b := NewBranch(ctx, repo, "quick", "add a health check endpoint", 4); b != "hive/quick/add-a-health-check-endpoint" {
 		t.Fatalf("NewBranch = %q", b)
 	}
-	git(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint")
-	git(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint-2")
+	gittest.Trimmed(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint")
+	gittest.Trimmed(t, repo.Root, "branch", "hive/quick/add-a-health-check-endpoint-2")
 	if b := NewBranch(ctx, repo, "quick", "Add a health-check endpoint!", 4); b != "hive/quick/add-a-health-check-endpoint-3" {
 		t.Fatalf("NewBranch beside two = %q", b)
 	}
@@ -86,11 +75,11 @@ func TestNewBranch(t *testing.T) {
 	}
 	// git cannot keep hive/full/x beside hive/full/x/y, nor under a
 	// branch hive/docs.
-	git(t, repo.Root, "branch", "hive/full/fix/it")
+	gittest.Trimmed(t, repo.Root, "branch", "hive/full/fix/it")
 	if b := NewBranch(ctx, repo, "full", "fix", 8); b != "hive/full/fix-2" {
 		t.Fatalf("NewBranch beside a longer one = %q", b)
 	}
-	git(t, repo.Root, "branch", "hive/docs")
+	gittest.Trimmed(t, repo.Root, "branch", "hive/docs")
 	if b := NewBranch(ctx, repo, "docs", "write the docs", 9); b != runjournal.Branch(9) {
 		t.Fatalf("NewBranch under a branch = %q", b)
 	}

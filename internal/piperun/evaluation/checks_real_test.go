@@ -13,20 +13,10 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/checks"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // realPlan is a plan of the fixture's phase: it names health.go, reads
 // @main.go, and its task has a verify and a done.
@@ -113,16 +103,16 @@ func fixture(t *testing.T, files, change map[string]string) (*Evaluator, pipelin
 		}
 	}
 	write(files)
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "config", "user.name", "Hive Test")
-	git(t, dir, "config", "user.email", "hive@example.invalid")
-	git(t, dir, "config", "commit.gpgsign", "false")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "base")
-	base := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	gittest.Trimmed(t, dir, "init", "-q", "-b", "main")
+	gittest.Trimmed(t, dir, "config", "user.name", "Hive Test")
+	gittest.Trimmed(t, dir, "config", "user.email", "hive@example.invalid")
+	gittest.Trimmed(t, dir, "config", "commit.gpgsign", "false")
+	gittest.Trimmed(t, dir, "add", ".")
+	gittest.Trimmed(t, dir, "commit", "-q", "-m", "base")
+	base := strings.TrimSpace(gittest.Trimmed(t, dir, "rev-parse", "HEAD"))
 	write(change)
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "the role's work")
+	gittest.Trimmed(t, dir, "add", ".")
+	gittest.Trimmed(t, dir, "commit", "-q", "--allow-empty", "-m", "the role's work")
 	repo, err := gitx.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

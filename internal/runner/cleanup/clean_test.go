@@ -3,7 +3,6 @@ package cleanup
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,7 +89,7 @@ func TestCleanRemovesWhatHiveLeft(t *testing.T) {
 		t.Errorf("Kept = %q, want hive/01/01-01 with why", rep.Kept)
 	}
 
-	if wts := git(t, root, "worktree", "list"); strings.Count(strings.TrimSpace(wts), "\n") != 1 || !strings.Contains(wts, mine) {
+	if wts := gittest.Output(t, root, "worktree", "list"); strings.Count(strings.TrimSpace(wts), "\n") != 1 || !strings.Contains(wts, mine) {
 		t.Errorf("want the main tree and the user's worktree only:\n%s", wts)
 	}
 	for _, gone := range []string{filepath.Join(wtRoot, "02"), oldRoot} {
@@ -146,13 +145,4 @@ func TestCleanLeavesLiveRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wtRoot, "01", "01-01", "scratch.txt")); err != nil {
 		t.Errorf("the live run's work is gone: %v", err)
 	}
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }

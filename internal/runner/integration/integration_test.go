@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,11 +46,11 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git(t, pd, "rm", "-q", dir+"01-01-SUMMARY.md")
+	gittest.Output(t, pd, "rm", "-q", dir+"01-01-SUMMARY.md")
 	os.WriteFile(filepath.Join(pd, dir+"01-02-SUMMARY.md"), []byte("clobbered\n"), 0o644)
 	os.WriteFile(filepath.Join(pd, dir+"01-03-SUMMARY.md"), []byte("---\nphase: 01-lib\nplan: 03\n---\n# three\n\n## Self-Check: PASSED\n"), 0o644)
-	git(t, pd, "add", "-A")
-	git(t, pd, "commit", "-q", "-m", "docs(01-03): complete plan")
+	gittest.Output(t, pd, "add", "-A")
+	gittest.Output(t, pd, "commit", "-q", "-m", "docs(01-03): complete plan")
 
 	res := in.Merge(ctx, p3, engine.Snapshot{})
 	if !res.OK {
@@ -61,25 +60,16 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 		t.Errorf("the merge does not say it kept the SUMMARY files: %q", res.Reason)
 	}
 	for file, want := range map[string]string{"01-01-SUMMARY.md": "# one", "01-02-SUMMARY.md": "# two", "01-03-SUMMARY.md": "# three"} {
-		got := git(t, in.Dir(), "show", "HEAD:"+dir+file)
+		got := gittest.Output(t, in.Dir(), "show", "HEAD:"+dir+file)
 		if !strings.Contains(got, want) {
 			t.Errorf("%s after the merge:\n%s", file, got)
 		}
 	}
-	if n := strings.Count(git(t, in.Dir(), "log", "--merges", "--format=%s"), "merge plan 01-03"); n != 1 {
+	if n := strings.Count(gittest.Output(t, in.Dir(), "log", "--merges", "--format=%s"), "merge plan 01-03"); n != 1 {
 		t.Errorf("%d merge commits of 01-03", n)
 	}
 	// Merging again is a no-op, not a second merge.
 	if res := in.Merge(ctx, p3, engine.Snapshot{}); !res.OK || res.Reason != "already merged" {
 		t.Errorf("second merge: %+v", res)
 	}
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }

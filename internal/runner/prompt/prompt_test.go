@@ -3,7 +3,6 @@ package prompt
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -44,7 +43,7 @@ func TestContinuationPromptCarriesAnswers(t *testing.T) {
 // continuation lists the task once, with its latest commit.
 func TestTDDCommitsAreOneTask(t *testing.T) {
 	root := runnertest.ArchivedMilestone(t)
-	since := strings.TrimSpace(git(t, root, "rev-parse", "HEAD"))
+	since := strings.TrimSpace(gittest.Output(t, root, "rev-parse", "HEAD"))
 	for _, subject := range []string{"test(01-01): failing ledger test", "feat(01-01): ledger passes", "refactor(01-01): tidy ledger"} {
 		gittest.Run(t, root, "commit", "-q", "--allow-empty", "-m", subject+"\n\nHive-Plan: 01-01\nHive-Task: 01-01/1")
 	}
@@ -55,7 +54,7 @@ func TestTDDCommitsAreOneTask(t *testing.T) {
 	}
 	pr := &Builder{Work: headWork{repo: repo, scope: map[string]string{"01-01": since}}}
 	got := pr.completedTasks(context.Background(), ph.Plans[0])
-	head := strings.TrimSpace(git(t, root, "rev-parse", "--short=7", "HEAD"))
+	head := strings.TrimSpace(gittest.Output(t, root, "rev-parse", "--short=7", "HEAD"))
 	if len(got) != 1 || got[0].Number != 1 || got[0].Commit != head || got[0].Name != "Task 1: ledger type" {
 		t.Fatalf("completed tasks = %+v, want task 1 once, at %s", got, head)
 	}
@@ -77,12 +76,3 @@ func (w headWork) PlanCommits(ctx context.Context, id string) ([]gitx.Commit, er
 func (w headWork) PlanRepo(string) *gitx.Repo { return w.repo }
 
 func (w headWork) Branches(string) (string, string) { return "", "" }
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}

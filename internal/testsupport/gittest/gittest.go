@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hivectl/hive/internal/gitx"
@@ -98,4 +99,21 @@ func InitRepo(t *testing.T, dir string) *gitx.Repo {
 func NewTestRepo(t *testing.T) *gitx.Repo {
 	t.Helper()
 	return InitRepo(t, t.TempDir())
+}
+
+// Output runs git with args in dir and returns what it printed, failing
+// the test on an error.
+func Output(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// Trimmed is Output without its surrounding space: a hash, a branch.
+func Trimmed(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	return strings.TrimSpace(Output(t, dir, args...))
 }
