@@ -76,11 +76,13 @@ var allowed = map[string][]string{
 	"roles":    {"pipeline"},
 	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
 	"shellhive": {"pipeline"},
+	// The journal-first loop both local hosts run around their machine.
+	"journalfirst": {"journal"},
 	// hive run's shell: the journal-first loop around the pipeline machine
 	// and the executor of its commands, each a package of its own under
 	// piperun, with phases run by the runner (in worktrees as
 	// integration's Git says, made by worktrees; one run at a time: lock).
-	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "pipeline", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
+	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "journalfirst", "pipeline", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
 	// What hive run keeps in its journal beside the machine's events, and
 	// a run read back from it (memory names the confidence record it keeps).
 	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline"},
@@ -178,7 +180,7 @@ var allowed = map[string][]string{
 	// its commands, each a package of its own under runner (handoff: the
 	// file a pause leaves, kept out of git; stalelocks: what a killed
 	// agent's git left in a tree workers share).
-	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work"},
+	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "journalfirst", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work"},
 	// A run's engine rebuilt from its journal.
 	"runner/replay": {"engine", "journal"},
 	// The phase locks and their holders: no hive package.

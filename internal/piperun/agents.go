@@ -22,11 +22,11 @@ func (s *executor) starter() *roleagent.Starter {
 func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
 	sess, err := s.starter().Start(ctx, c, s.m.Snapshot())
 	if err != nil {
-		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		s.events.Post(pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 		return
 	}
 	s.agents[c.Job] = sess
-	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
+	s.events.Post(pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
 }
 
 // launcher starts the agents of a role.

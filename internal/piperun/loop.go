@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/journalfirst"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/delivery"
 	"github.com/hivectl/hive/internal/piperun/postmortem"
@@ -53,15 +54,10 @@ func (s *executor) note(job, text string) {
 // pipeline.Machine and its executor (the I/O shell DESIGN.md describes).
 type driver struct {
 	*executor
-	m      *pipeline.Machine
-	inputs chan pipeline.Event
-	queue  []pipeline.Event
-	done   chan struct{}
-	ended  bool
-	agents map[string]agent.Session
-	// lastSeq is the last journal record stepped: records after it that
-	// another process appended are `hive answer`'s.
-	lastSeq int64
+	m       *pipeline.Machine
+	events  *journalfirst.Loop[pipeline.Event]
+	ended   bool
+	agents  map[string]agent.Session
 	plansc  chan []PlanState          // the phase's plan states, for a PlansObserver
 	perms   chan roleagent.Permission // role agents' permission requests
 	stalled map[string]bool           // role agents the watchdog ended
@@ -112,19 +108,21 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer release()
-	s := &driver{executor: &executor{o: o}, m: pipeline.New(), inputs: make(chan pipeline.Event, 64), done: make(chan struct{}),
+	s := &driver{executor: &executor{o: o}, m: pipeline.New(),
 		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan roleagent.Permission), stalled: map[string]bool{}}
-	s.executor.send = s.send
+	s.events = journalfirst.New(journalfirst.Config[pipeline.Event]{Journal: o.Journal, Prepare: s.prepare, Aside: s.aside,
+		Share: s.share, Step: s.step, Foreign: foreignAnswer, Unwritable: "run hive run --resume once it can be written"}, 64)
+	s.executor.send = s.events.Send
 	s.executor.plans = func(states []PlanState) {
 		select {
 		case s.plansc <- states:
-		case <-s.done:
+		case <-s.events.Done():
 		}
 	}
 	s.executor.asks = func(p roleagent.Permission) {
 		select {
 		case s.perms <- p:
-		case <-s.done:
+		case <-s.events.Done():
 		}
 	}
 	// Whatever ends the run ends the work under way too (the phase's
@@ -132,7 +130,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() {
 		cancel()
-		close(s.done)
+		s.events.Close()
 		s.work.Wait()
 	}()
 	last, ok, err := runjournal.Latest(o.Journal)
@@ -197,7 +195,8 @@ func (s *driver) begin(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+	s.events.Attach(s.run.ID, 0)
+	s.events.Post(pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
 	return nil
 }
 
@@ -242,7 +241,8 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	if err != nil {
 		return fmt.Errorf("replay run %d: %w", run.ID, err)
 	}
-	s.m, s.run, s.lastSeq = m, run, run.Events
+	s.m, s.run = m, run
+	s.events.Attach(run.ID, run.Events)
 	if !m.Started() {
 		// Killed between the run's creation and its first event: nothing
 		// was done, and its objective is not known.
@@ -257,7 +257,7 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	if err := s.openWorktree(ctx, s.runBranch(ctx)); err != nil {
 		return err
 	}
-	s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvResumed})
+	s.events.Post(pipeline.Event{Type: pipeline.EvResumed})
 	if s.o.Answer != "" {
 		open := m.Snapshot().Open
 		if open == nil {
@@ -266,7 +266,7 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 		if err := open.Check(s.o.Answer); err != nil {
 			return &runjournal.AnswerError{Err: err}
 		}
-		s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
+		s.events.Post(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
 	}
 	return nil
 }
@@ -314,7 +314,7 @@ func (s *driver) loop(ctx context.Context) error {
 	// A run whose end was journaled but not delivered (hive was killed in
 	// between) only needs its delivery.
 	for !s.ended {
-		if err := s.handleQueue(ctx); err != nil {
+		if err := s.events.Drain(ctx); err != nil {
 			s.killAll()
 			return err
 		}
@@ -342,15 +342,15 @@ func (s *driver) loop(ctx context.Context) error {
 			return &work.StoppedAtLimit{Wait: *snap.Limit}
 		}
 		select {
-		case ev := <-s.inputs:
-			s.queue = append(s.queue, ev)
+		case ev := <-s.events.Inputs():
+			s.events.Post(ev)
 		case text := <-s.o.Answers:
 			if open == nil {
 				s.o.Observer.Note("", "nothing is asked now: "+text+" ignored")
 			} else if err := open.Check(text); err != nil {
 				s.o.Observer.Note(open.Job, err.Error())
 			} else {
-				s.queue = append(s.queue, pipeline.Event{Type: pipeline.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
+				s.events.Post(pipeline.Event{Type: pipeline.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
 			}
 		case p := <-s.perms:
 			s.refuse(p)
@@ -361,27 +361,13 @@ func (s *driver) loop(ctx context.Context) error {
 				po.Plans(states)
 			}
 		case <-poll.C:
-			if err := s.pollJournal(ctx); err != nil {
+			if err := s.events.Poll(ctx); err != nil {
 				s.killAll()
 				return err
 			}
 		case <-ctx.Done():
 			s.killAll()
 			return fmt.Errorf("run %d %w", s.run.ID, ErrInterrupted) // the command line says how to resume it
-		}
-	}
-	return nil
-}
-
-// handleQueue handles the queued events and those sent meanwhile, until
-// none is left.
-func (s *driver) handleQueue(ctx context.Context) error {
-	for len(s.queue) > 0 {
-		s.take()
-		batch := s.queue
-		s.queue = nil
-		if err := s.handle(ctx, batch); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -396,112 +382,83 @@ func (s *driver) stopAgents(ctx context.Context) error {
 	}
 	s.stopping = true
 	defer func() { s.stopping = false }()
-	var sessions []agent.Session
+	var ending []<-chan struct{}
 	for _, sess := range s.agents {
-		sessions = append(sessions, sess)
 		go sess.StopTurn(stopGrace)
+		ending = append(ending, sess.Done())
 	}
-	gone := make(chan struct{})
-	go func() {
-		for _, sess := range sessions {
-			<-sess.Done() // its last output has been sent by then
-		}
-		close(gone)
-	}()
-	deadline := time.NewTimer(stopGrace + time.Second)
-	defer deadline.Stop()
-	for {
-		select {
-		case ev := <-s.inputs:
-			s.queue = append(s.queue, ev)
-		case <-gone:
-			s.take()
-			return s.handleQueue(ctx)
-		case <-deadline.C: // StopTurn has killed them by now
-			s.killAll()
-			return s.handleQueue(ctx)
-		}
-		if err := s.handleQueue(ctx); err != nil {
-			s.killAll()
-			return err
-		}
-	}
-}
-
-func (s *driver) take() {
-	for {
-		select {
-		case ev := <-s.inputs:
-			s.queue = append(s.queue, ev)
-		default:
-			return
-		}
-	}
-}
-
-// handle journals a batch of events, then steps the machine with each and
-// carries out its commands: persist first, then act.
-func (s *driver) handle(ctx context.Context, batch []pipeline.Event) error {
-	entries := make([]journal.Entry, 0, len(batch))
-	var events []pipeline.Event
-	for _, ev := range batch {
-		if ev.Type == noteEvent || ev.Type == roleagent.TurnEnded {
-			continue
-		}
-		if ev.Type == pipeline.EvAgentExited {
-			delete(s.agents, ev.Job)
-			delete(s.stalled, ev.Job)
-		}
-		ev.Time = s.o.Now().UTC()
-		payload, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time, Payload: payload})
-		events = append(events, ev)
-	}
-	if s.o.Share != nil && slices.ContainsFunc(events, followsWork) {
-		if err := s.o.Share(ctx, s.dir, s.run); err != nil {
-			return fmt.Errorf("share the run's work: %w (run hive run --resume once it can be shared)", err)
-		}
-	}
-	seqs, err := journal.AppendAll(s.o.Journal, s.run.ID, entries)
+	err := s.events.Settle(ctx, ending, stopGrace+time.Second, func() time.Duration {
+		s.killAll() // StopTurn has killed them by now
+		return 0
+	})
 	if err != nil {
-		return fmt.Errorf("journal: %w (run hive run --resume once it can be written)", err)
+		s.killAll()
 	}
-	if len(seqs) > 0 {
-		if first := seqs[0]; first > s.lastSeq+1 {
-			// `hive answer` appended in between: its answers are stepped
-			// first, in the journal's order, as a replay will.
-			if err := s.stepForeign(ctx, first-1); err != nil {
-				return err
-			}
-		}
-		s.lastSeq = seqs[len(seqs)-1]
+	return err
+}
+
+// prepare readies an event for the journal; notes and a turn's end are
+// not journaled.
+func (s *driver) prepare(_ context.Context, ev *pipeline.Event) (journal.Entry, bool) {
+	if ev.Type == noteEvent || ev.Type == roleagent.TurnEnded {
+		return journal.Entry{}, false
 	}
-	for _, ev := range batch {
-		switch ev.Type {
-		case noteEvent:
-			s.o.Observer.Note(ev.Job, ev.Text)
-		case roleagent.TurnEnded:
-			// One turn per role: its input closes and it exits.
-			if sess := s.agents[ev.Job]; sess != nil {
-				go sess.Stop(stopGrace)
-			}
+	if ev.Type == pipeline.EvAgentExited {
+		delete(s.agents, ev.Job)
+		delete(s.stalled, ev.Job)
+	}
+	ev.Time = s.o.Now().UTC()
+	return journal.Entry{Type: string(ev.Type), At: ev.Time}, true
+}
+
+// aside shows a note, or ends a role's session at its turn's end (one
+// turn per role: its input closes and it exits).
+func (s *driver) aside(ev pipeline.Event) {
+	switch ev.Type {
+	case noteEvent:
+		s.o.Observer.Note(ev.Job, ev.Text)
+	case roleagent.TurnEnded:
+		if sess := s.agents[ev.Job]; sess != nil {
+			go sess.Stop(stopGrace)
 		}
 	}
-	for _, ev := range events {
-		cmds, err := s.m.Step(ev)
-		if err != nil {
-			if ev.Type == pipeline.EvStarted {
-				return err
-			}
-			s.o.Observer.Note(ev.Job, fmt.Sprintf("event %s refused: %v", ev.Type, err))
-			continue
-		}
-		s.carryOut(ctx, ev, cmds)
+}
+
+// share shares the run's work before events that follow it are journaled
+// (Options.Share).
+func (s *driver) share(ctx context.Context, events []pipeline.Event) error {
+	if s.o.Share == nil || !slices.ContainsFunc(events, followsWork) {
+		return nil
+	}
+	if err := s.o.Share(ctx, s.dir, s.run); err != nil {
+		return fmt.Errorf("share the run's work: %w (run hive run --resume once it can be shared)", err)
 	}
 	return nil
+}
+
+// step steps the machine with a journaled event and carries out its
+// commands. Only a refused start ends the run.
+func (s *driver) step(ctx context.Context, ev pipeline.Event) error {
+	cmds, err := s.m.Step(ev)
+	if err != nil {
+		if ev.Type == pipeline.EvStarted {
+			return err
+		}
+		s.o.Observer.Note(ev.Job, fmt.Sprintf("event %s refused: %v", ev.Type, err))
+		return nil
+	}
+	s.carryOut(ctx, ev, cmds)
+	return nil
+}
+
+// foreignAnswer reads a record `hive answer` journaled: only answers may
+// come from outside.
+func foreignAnswer(rec journal.Record) (pipeline.Event, bool) {
+	var ev pipeline.Event
+	if json.Unmarshal(rec.Payload, &ev) != nil || ev.Type != pipeline.EvAnswer {
+		return ev, false
+	}
+	return ev, true
 }
 
 // followsWork says whether ev follows work in the run's worktree that a
@@ -530,13 +487,6 @@ func (s *driver) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipelin
 // noteEvent is the loop's pseudo-event of a note for the observer, never
 // journaled (a role agent's turn's end is the other: roleagent.TurnEnded).
 const noteEvent = pipeline.EvNote
-
-func (s *driver) send(ev pipeline.Event) {
-	select {
-	case s.inputs <- ev:
-	case <-s.done:
-	}
-}
 
 func (s *driver) execute(ctx context.Context, c pipeline.Command) {
 	if s.stopping {
@@ -610,34 +560,3 @@ type Silent struct{}
 func (Silent) Event(pipeline.Event, pipeline.Snapshot)     {}
 func (Silent) Command(pipeline.Command, pipeline.Snapshot) {}
 func (Silent) Note(string, string)                         {}
-
-// pollJournal steps the answers `hive answer` journaled since the last
-// record this process saw.
-func (s *driver) pollJournal(ctx context.Context) error { return s.stepForeign(ctx, -1) }
-
-// stepForeign steps the records another process appended after lastSeq (up
-// to and including upTo, or all when upTo < 0): only answers may come from
-// outside.
-func (s *driver) stepForeign(ctx context.Context, upTo int64) error {
-	recs, err := s.o.Journal.Events(s.run.ID, s.lastSeq+1)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	for _, rec := range recs {
-		if upTo >= 0 && rec.Seq > upTo {
-			break
-		}
-		s.lastSeq = rec.Seq
-		var ev pipeline.Event
-		if json.Unmarshal(rec.Payload, &ev) != nil || ev.Type != pipeline.EvAnswer {
-			continue
-		}
-		cmds, err := s.m.Step(ev)
-		if err != nil {
-			s.o.Observer.Note(ev.Job, "answer refused: "+err.Error())
-			continue
-		}
-		s.carryOut(ctx, ev, cmds)
-	}
-	return nil
-}

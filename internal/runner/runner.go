@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"text/template"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/journalfirst"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -188,16 +188,12 @@ type runner struct {
 	o        Options
 	run      journal.Run
 	eng      *engine.Engine
-	inputs   chan engine.Event
-	queue    []engine.Event
-	done     chan struct{} // closed when the loop ends, so producers never block forever
-	doneOnce sync.Once
+	events   *journalfirst.Loop[engine.Event]
 	finished bool // the engine finished the run (CmdRunFinished)
 	// stopping says why the run stops for a human ("" while it goes on):
 	// events are journaled, commands not carried out, and an agent's exit
 	// then is hive's doing, said as such rather than as its exit status.
 	stopping string
-	lastSeq  int64 // the last journal sequence number stepped
 
 	plans   map[string]*plan.Plan // the phase's plans by id
 	routes  routes
@@ -248,7 +244,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	r := newRunner(o, tmpl)
-	defer r.stopProducers()
+	defer r.events.Close()
 	defer r.work.Close()
 	release, err := lock.Phase(o.Repo.Root, o.Phase.Dir)
 	if err != nil {
@@ -271,7 +267,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		err = r.loop(ctx)
 	}
 	res.Snapshot = r.eng.Snapshot()
-	r.stopProducers()
+	r.events.Close()
 	res.Commits = r.work.Finish(ctx, res.Snapshot, r.finished)
 	if r.finished {
 		crashPoint("finished") // delivered, the end not yet recorded
@@ -287,10 +283,11 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	r := &runner{
 		o:      o,
 		eng:    engine.New(),
-		inputs: make(chan engine.Event, 256),
-		done:   make(chan struct{}),
 		routes: routes{},
 	}
+	r.events = journalfirst.New(journalfirst.Config[engine.Event]{Journal: o.Journal, Prepare: r.prepare, Aside: r.aside,
+		Appended: func() { crashPoint("journal") }, Step: r.stepJournaled, Foreign: r.foreign,
+		Unwritable: "the run stops; run the command again to resume once the journal can be written"}, 256)
 	say := o.Observer.Note
 	plans := map[string]*plan.Plan{}
 	for _, p := range o.Phase.Plans {
@@ -318,15 +315,10 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 }
 
 // Post implements Inbox: on the loop's goroutine only.
-func (r *runner) Post(ev engine.Event) { r.queue = append(r.queue, ev) }
+func (r *runner) Post(ev engine.Event) { r.events.Post(ev) }
 
 // Send implements Inbox.
-func (r *runner) Send(ev engine.Event) {
-	select {
-	case r.inputs <- ev:
-	case <-r.done:
-	}
-}
+func (r *runner) Send(ev engine.Event) { r.events.Send(ev) }
 
 // Note implements Inbox: the note reaches the observer on the loop's
 // goroutine, as a pseudo-event that is not journaled.
@@ -336,16 +328,13 @@ func (r *runner) Note(planID, text string) {
 
 const noteEvent engine.EventType = "note"
 
-// stopProducers ends the goroutines' sends to the loop.
-func (r *runner) stopProducers() { r.doneOnce.Do(func() { close(r.done) }) }
-
 func (r *runner) loop(ctx context.Context) error {
 	watchdog := time.NewTicker(max(min(r.o.Agents.Stall/4, time.Second), 10*time.Millisecond))
 	defer watchdog.Stop()
 	poll := time.NewTicker(r.o.Human.PollInterval)
 	defer poll.Stop()
 	for !r.finished {
-		if err := r.handleQueue(ctx); err != nil {
+		if err := r.events.Drain(ctx); err != nil {
 			r.agents.KillAll()
 			return err
 		}
@@ -375,21 +364,21 @@ func (r *runner) loop(ctx context.Context) error {
 			return &PausedError{Handoff: path, At: r.eng.Snapshot().PausedAt}
 		}
 		select {
-		case ev := <-r.inputs:
-			r.queue = append(r.queue, ev)
+		case ev := <-r.events.Inputs():
+			r.events.Post(ev)
 		case a := <-r.o.Human.Answers:
 			if a.Pause {
-				r.queue = append(r.queue, engine.Event{Type: engine.EvPause})
+				r.events.Post(engine.Event{Type: engine.EvPause})
 				break
 			}
-			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
+			r.events.Post(engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
-			if err := r.pollJournal(ctx); err != nil {
+			if err := r.events.Poll(ctx); err != nil {
 				r.agents.KillAll()
 				return err
 			}
 		case <-watchdog.C:
-			r.queue = append(r.queue, r.agents.Watch(r.o.Now())...)
+			r.events.Post(r.agents.Watch(r.o.Now())...)
 		case <-ctx.Done():
 			r.agents.KillAll()
 			return ErrInterrupted
@@ -408,164 +397,74 @@ func (r *runner) loop(ctx context.Context) error {
 func (r *runner) stopAgents(ctx context.Context, why string) error {
 	r.stopping = why
 	defer func() { r.stopping = "" }()
-	live := r.agents.Sorted()
-	for _, s := range live {
+	var ending []<-chan struct{}
+	for _, s := range r.agents.Sorted() {
 		go s.Stop(r.o.Agents.StopGrace)
+		ending = append(ending, s.Done())
 	}
-	gone := make(chan struct{})
-	go func() {
-		for _, s := range live {
-			<-s.Done() // each session's last output has been taken in by then
-		}
-		close(gone)
-	}()
-	deadline := time.NewTimer(r.o.Agents.StopGrace + time.Second)
-	defer deadline.Stop()
 	killed := false
-	for {
-		select {
-		case ev := <-r.inputs:
-			r.queue = append(r.queue, ev)
-		case <-gone:
-			r.takeInputs()
-			return r.handleQueue(ctx)
-		case <-deadline.C:
-			if killed {
-				return r.handleQueue(ctx)
-			}
-			// Stop has killed them by now, and what they said last is on
-			// its way (a loaded machine may take a moment to drain their
-			// output, a leftover child's pipe at most its grace): a turn's
-			// usage must not be lost for want of waiting.
-			killed = true
-			deadline.Reset(killedDrain)
-			continue
+	return r.events.Settle(ctx, ending, r.o.Agents.StopGrace+time.Second, func() time.Duration {
+		if killed {
+			return 0
 		}
-		if err := r.handleQueue(ctx); err != nil {
-			return err
-		}
-	}
+		// Stop has killed them by now, and what they said last is on its
+		// way (a loaded machine may take a moment to drain their output,
+		// a leftover child's pipe at most its grace): a turn's usage must
+		// not be lost for want of waiting.
+		killed = true
+		return killedDrain
+	})
 }
 
 // killedDrain is how long stopAgents waits, after the agents were killed,
 // for their last output: longer than the agent package's drain grace.
 const killedDrain = 5 * time.Second
 
-// handleQueue handles the queued events and those the agents have sent
-// meanwhile, until none is left.
-func (r *runner) handleQueue(ctx context.Context) error {
-	for len(r.queue) > 0 {
-		r.takeInputs()
-		batch := r.queue
-		r.queue = nil
-		if err := r.handle(ctx, batch); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pollJournal steps the events other processes appended to the run: the
-// answers given with `hive answer`.
-func (r *runner) pollJournal(ctx context.Context) error {
-	recs, err := r.o.Journal.Events(r.run.ID, r.lastSeq+1)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	for _, rec := range recs {
-		r.stepForeign(ctx, rec)
-	}
-	return nil
-}
-
-// stepForeign steps an event another process journaled. Only answers and
+// foreign reads an event another process journaled. Only answers and
 // pauses may come from outside; anything else is noted and left alone.
-func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
-	r.lastSeq = rec.Seq
+func (r *runner) foreign(rec journal.Record) (engine.Event, bool) {
 	var ev engine.Event
 	if err := json.Unmarshal(rec.Payload, &ev); err != nil || (ev.Type != engine.EvAnswer && ev.Type != engine.EvPause) {
 		r.o.Observer.Note("", fmt.Sprintf("journal event %d (%s) from another process ignored", rec.Seq, rec.Type))
-		return
+		return ev, false
 	}
-	r.step(ctx, ev)
+	return ev, true
 }
 
-// takeInputs moves the events the agents' goroutines have sent so far into
-// the queue, without waiting, so that they are journaled together.
-func (r *runner) takeInputs() {
-	for {
-		select {
-		case ev := <-r.inputs:
-			r.queue = append(r.queue, ev)
-		default:
-			return
+// prepare readies an event for the journal: its time, where its
+// checkpoint's plan works, and an agent's exit while hive stops it said
+// as such. Notes are not journaled.
+func (r *runner) prepare(ctx context.Context, ev *engine.Event) (journal.Entry, bool) {
+	if ev.Type == noteEvent {
+		return journal.Entry{}, false
+	}
+	if ev.Type == engine.EvAgentExited {
+		r.agents.Exited(*ev)
+		if r.stopping != "" {
+			// Its exit status (1, or a signal's) says only that hive
+			// stopped it.
+			ev.Reason = "stopped by hive: " + r.stopping
 		}
 	}
+	ev.Time = r.o.Now().UTC()
+	if ev.Checkpoint != nil && ev.Checkpoint.Worktree == "" {
+		ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.work.PlanPlace(ctx, ev.Plan)
+	}
+	return journal.Entry{Type: string(ev.Type), At: ev.Time}, true
 }
 
-// handle journals a batch of events in one durable write, then steps the
-// engine with each in order and carries out its commands: persist first,
-// then act, so a crash never acts on an unrecorded event.
-func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
-	entries := make([]journal.Entry, 0, len(batch))
-	for i := range batch {
-		ev := &batch[i]
-		if ev.Type == noteEvent {
-			continue
-		}
-		if ev.Type == engine.EvAgentExited {
-			r.agents.Exited(*ev)
-			if r.stopping != "" {
-				// Its exit status (1, or a signal's) says only that hive
-				// stopped it.
-				ev.Reason = "stopped by hive: " + r.stopping
-			}
-		}
-		ev.Time = r.o.Now().UTC()
-		if ev.Checkpoint != nil && ev.Checkpoint.Worktree == "" {
-			ev.Checkpoint.Worktree, ev.Checkpoint.Branch = r.work.PlanPlace(ctx, ev.Plan)
-		}
-		payload, err := json.Marshal(ev)
-		if err != nil {
-			return fmt.Errorf("encode %s event: %w", ev.Type, err)
-		}
-		entries = append(entries, journal.Entry{Type: string(ev.Type), At: ev.Time, Payload: payload})
+// aside shows a note, in its turn among the events.
+func (r *runner) aside(ev engine.Event) { r.o.Observer.Note(ev.Plan, ev.Text) }
+
+// stepJournaled steps one of the loop's own journaled events.
+func (r *runner) stepJournaled(ctx context.Context, ev engine.Event) error {
+	if ev.Type == engine.EvAgentStarted {
+		crashPoint("agent", fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt), ev.Role) // journaled: a resume knows its pid
 	}
-	seqs, err := journal.AppendAll(r.o.Journal, r.run.ID, entries)
-	if err != nil {
-		return fmt.Errorf("journal: %w (the run stops; run the command again to resume once the journal can be written)", err)
-	}
-	crashPoint("journal") // durable, not yet acted on
-	for _, ev := range batch {
-		if ev.Type == noteEvent {
-			r.o.Observer.Note(ev.Plan, ev.Text)
-			continue
-		}
-		seq := seqs[0]
-		seqs = seqs[1:]
-		if seq > r.lastSeq+1 {
-			// Another process (`hive answer`) appended in between: step its
-			// events first, so the live order is the journal's order and a
-			// replay rebuilds the same state.
-			recs, err := r.o.Journal.Events(r.run.ID, r.lastSeq+1)
-			if err != nil {
-				return fmt.Errorf("journal: %w", err)
-			}
-			for _, rec := range recs {
-				if rec.Seq < seq {
-					r.stepForeign(ctx, rec)
-				}
-			}
-		}
-		r.lastSeq = seq
-		if ev.Type == engine.EvAgentStarted {
-			crashPoint("agent", fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt), ev.Role) // journaled: a resume knows its pid
-		}
-		if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
-			// Without a started run nothing can ever happen: end it rather than wait forever.
-			r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
-			return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
-		}
+	if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
+		// Without a started run nothing can ever happen: end it rather than wait forever.
+		r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
+		return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
 	}
 	return nil
 }

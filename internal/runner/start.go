@@ -51,7 +51,8 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	r.run = run
-	r.queue = append(r.queue, engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
+	r.events.Attach(run.ID, 0)
+	r.events.Post(engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: run}, nil
 }
 
@@ -92,7 +93,8 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		// answer` settled its last checkpoint), or hive stopped after the
 		// last event but before it recorded the end: record the end and do
 		// what ends a run (merge the work into the user's branch, clean up).
-		r.eng, r.run, r.lastSeq, r.finished = eng, last, last.Events, true
+		r.eng, r.run, r.finished = eng, last, true
+		r.events.Attach(last.ID, last.Events)
 		r.work.Scope = map[string]string{}
 		for _, p := range snap.Plans {
 			r.work.Scope[p.Spec.ID] = p.Spec.Since
@@ -131,13 +133,13 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		}
 	}
 	r.eng, r.run = eng, last
-	r.lastSeq = last.Events
+	r.events.Attach(last.ID, last.Events)
 	r.work.Scope = map[string]string{}
 	for _, p := range snap.Plans {
 		r.work.Scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
-	r.queue = append(r.queue, engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
+	r.events.Post(engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: last, Resumed: true}, true, nil
 }
 

@@ -126,7 +126,7 @@ func (w *Worker) Close() {
 	w.r.agents.KillAll()
 	w.mu.Unlock()
 	w.stop()
-	w.r.stopProducers()
+	w.r.events.Close()
 	w.r.work.Close()
 	if w.remote != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -265,8 +265,7 @@ func (w *Worker) wait(ctx context.Context, c engine.Command, wt *waiter) (engine
 func (w *Worker) execute(c engine.Command, snap engine.Snapshot) {
 	w.mu.Lock()
 	w.r.execute(w.ctx, c, snap)
-	posted := w.r.queue
-	w.r.queue = nil
+	posted := w.r.events.Posted()
 	w.mu.Unlock()
 	for _, ev := range posted {
 		w.deliver(ev)
@@ -280,7 +279,7 @@ func (w *Worker) route() {
 	defer tick.Stop()
 	for {
 		select {
-		case ev := <-w.r.inputs:
+		case ev := <-w.r.events.Inputs():
 			w.deliver(ev)
 		case <-tick.C:
 			w.mu.Lock()
@@ -289,7 +288,7 @@ func (w *Worker) route() {
 			for _, ev := range silent {
 				w.deliver(ev)
 			}
-		case <-w.r.done:
+		case <-w.r.events.Done():
 			return
 		}
 	}
