@@ -238,7 +238,7 @@ var allowed = map[string][]string{
 	// its phases as the runner's groups do (runnerbench, project); its
 	// share row runs hive run (piperun) on the claude e2e test's health
 	// service.
-	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runreport", "pricing", "testsupport/fakeanthropic"},
+	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runreport", "pricing", "testsupport/fakeanthropic", "testsupport/journaltest"},
 	"cli":      {"*"},
 	// What the config and a command's flags make of a run, for the local
 	// host and Temporal's: its agents, prices, budget, journal, workflow.
@@ -280,6 +280,7 @@ var allowed = map[string][]string{
 	"testsupport/fakegithub":    {"testsupport"},
 	"testsupport/temporaltest":  {},
 	"testsupport/gittest":       {"gitx"},
+	"testsupport/journaltest":   {"journal"},
 	"testsupport/runnertest":    {"gitx", "gitx/worktrees", "plan", "plan/load", "plan/validate", "testsupport/gittest"},
 	"testsupport/tuitest":       {},
 	"testsupport/plantest":      {"plan"},

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
 // provider, and the engine then goes on at once; with no such run it is
 // refused and nothing is journaled.
 func TestResumeNow(t *testing.T) {
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	run, err := j.CreateRun("01", t0)
 	if err != nil {
@@ -63,7 +63,7 @@ func TestResumeNow(t *testing.T) {
 
 // hive run's wait for its provider takes resume-now too.
 func TestResumeNowOfHiveRun(t *testing.T) {
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	run, err := j.CreateRun(runjournal.Key, t0)
 	if err != nil {

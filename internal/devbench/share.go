@@ -14,11 +14,11 @@ import (
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // NoClaude is the note of the tokens group where the real claude CLI is
@@ -98,7 +98,7 @@ func hiveShareRun(ctx context.Context, bin string) (runreport.Timeline, error) {
 	if err != nil {
 		return failed(err)
 	}
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 		Launcher: adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), filepath.Join(dir, "home"))}, AutoAnswer: true,
 		MaxConcurrent: 2, Stall: time.Minute, WorktreeRoot: filepath.Join(dir, "worktrees")})

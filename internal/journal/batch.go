@@ -45,7 +45,7 @@ func AppendAll(j Journal, run int64, entries []Entry) ([]int64, error) {
 // AppendAll implements BatchAppender.
 func (s *SQLite) AppendAll(run int64, entries []Entry) ([]int64, error) {
 	for _, e := range entries {
-		if err := checkAppend(e.Type, e.Payload); err != nil {
+		if err := CheckAppend(e.Type, e.Payload); err != nil {
 			return nil, fmt.Errorf("journal append run %d: %w", run, err)
 		}
 	}
@@ -80,7 +80,7 @@ func (r redacting) AppendAll(run int64, entries []Entry) ([]int64, error) {
 	masked := make([]Entry, len(entries))
 	for i, e := range entries {
 		masked[i] = e
-		if checkAppend(e.Type, e.Payload) == nil {
+		if CheckAppend(e.Type, e.Payload) == nil {
 			masked[i].Payload = r.m.JSON(e.Payload)
 		}
 	}

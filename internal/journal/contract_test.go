@@ -34,7 +34,8 @@ func mustAppend(t testing.TB, j Journal, run int64, typ, payload string) int64 {
 }
 
 // testContract is the behaviour every Journal must have; it runs against
-// both implementations so Memory stays a faithful stand-in for SQLite.
+// SQLite, and against the tests' in-memory journal (journaltest.Memory) so
+// that it stays a faithful stand-in for SQLite.
 func testContract(t *testing.T, open func(t *testing.T) Journal) {
 	t.Run("AppendAndRead", func(t *testing.T) {
 		j := open(t)
@@ -317,8 +318,4 @@ func checkConsecutive(t *testing.T, j Journal, run int64, seqs []int64, total in
 	if len(recs) != total {
 		t.Fatalf("%d events stored, want %d", len(recs), total)
 	}
-}
-
-func TestMemoryContract(t *testing.T) {
-	testContract(t, func(*testing.T) Journal { return NewMemory() })
 }

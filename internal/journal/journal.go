@@ -50,14 +50,11 @@ var (
 	ErrRunFinished = errors.New("run is finished")
 )
 
-var (
-	_ Journal = (*SQLite)(nil)
-	_ Journal = (*Memory)(nil)
-)
+var _ Journal = (*SQLite)(nil)
 
-// checkAppend holds the argument checks both implementations share, so the
-// in-memory journal refuses exactly what the durable one refuses.
-func checkAppend(typ string, payload []byte) error {
+// CheckAppend holds the argument checks every Journal makes, so that the
+// tests' in-memory journal refuses exactly what the durable one refuses.
+func CheckAppend(typ string, payload []byte) error {
 	if typ == "" {
 		return errors.New("empty event type")
 	}
@@ -69,7 +66,8 @@ func checkAppend(typ string, payload []byte) error {
 	return nil
 }
 
-func checkFinish(at time.Time) error {
+// CheckFinish is CheckAppend for the end of a run.
+func CheckFinish(at time.Time) error {
 	// A zero Finished means "unfinished", so a zero finish time would be
 	// indistinguishable from a run that never finished.
 	if at.IsZero() {

@@ -23,7 +23,7 @@ type redacting struct {
 
 // Append implements Journal.
 func (r redacting) Append(run int64, typ string, at time.Time, payload []byte) (int64, error) {
-	if err := checkAppend(typ, payload); err != nil {
+	if err := CheckAppend(typ, payload); err != nil {
 		return r.Journal.Append(run, typ, at, payload) // the same error, from j
 	}
 	return r.Journal.Append(run, typ, at, r.m.JSON(payload))

@@ -10,10 +10,6 @@ import (
 	"github.com/hivectl/hive/internal/redact"
 )
 
-func TestRedactingContract(t *testing.T) {
-	testContract(t, func(*testing.T) Journal { return Redacting(NewMemory(), redact.New("never-stored-value")) })
-}
-
 // TestRedactingNeverStoresSecret appends events whose payloads carry a
 // configured secret and credential-shaped strings to a durable journal,
 // then reads the database file itself: the secret is nowhere in it.

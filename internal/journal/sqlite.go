@@ -280,7 +280,7 @@ func (s *SQLite) Append(run int64, typ string, at time.Time, payload []byte) (in
 }
 
 func (s *SQLite) append(run int64, typ string, at time.Time, payload []byte) (int64, error) {
-	if err := checkAppend(typ, payload); err != nil {
+	if err := CheckAppend(typ, payload); err != nil {
 		return 0, err
 	}
 	s.appendMu.Lock()
@@ -375,7 +375,7 @@ func (s *SQLite) scan(op string, run, fromSeq int64, fn func(Record) error) erro
 
 func (s *SQLite) FinishRun(run int64, at time.Time, outcome string) error {
 	wrap := func(err error) error { return fmt.Errorf("journal finish run %d: %w", run, err) }
-	if err := checkFinish(at); err != nil {
+	if err := CheckFinish(at); err != nil {
 		return wrap(err)
 	}
 	res, err := s.db.Exec(`UPDATE runs SET finished = ?, outcome = ? WHERE id = ? AND finished IS NULL`,

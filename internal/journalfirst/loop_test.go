@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // event is a machine's event as the tests' host sees it: Note marks a
@@ -21,14 +22,14 @@ type event struct {
 
 // host records what its loop did, in order.
 type host struct {
-	j      *journal.Memory
+	j      *journaltest.Memory
 	did    []string
 	failOn string
 }
 
 func newHost(t *testing.T) (*host, *Loop[event], journal.Run) {
 	t.Helper()
-	h := &host{j: journal.NewMemory()}
+	h := &host{j: journaltest.NewMemory()}
 	run, err := h.j.CreateRun("phase", time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // snapshotFiles reads every named file of dir, and git status.
@@ -342,7 +342,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 // on hive/run/N.
 func TestOldRunKeepsItsBranch(t *testing.T) {
 	t.Parallel()
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	run, err := j.CreateRun(runjournal.Key, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -6,15 +6,15 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // The estimate of a task comes from the project's history: the executors'
 // usage (turn ends and mid-turn requests, every attempt) over the tasks
 // they reported done; the verifier and resolvers do not count.
 func TestExecutorTaskUsage(t *testing.T) {
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	if u, err := ExecutorTaskUsage(j); err != nil || u != nil {
 		t.Fatalf("no history: %v, %v", u, err)
 	}

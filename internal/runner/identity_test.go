@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
@@ -23,7 +23,7 @@ func TestReusedPlanIDRunsEveryTask(t *testing.T) {
 		t.Run(fmt.Sprintf("worktrees=%v", worktrees), func(t *testing.T) {
 			root := runnertest.ArchivedMilestone(t)
 			ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
-			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
+			o := options(t, root, ph, journaltest.NewMemory(), simLauncher(t), &recorder{})
 			if worktrees {
 				o.Git.Worktrees = true
 				o.Git.WorktreeRoot = t.TempDir()
@@ -77,7 +77,7 @@ autonomous: true
 			gittest.Run(t, root, "add", "-f", "gen/schema.go")
 			gittest.Run(t, root, "commit", "-q", "-m", "check in the generated schema")
 			ph := runnertest.LoadPhase(t, root, ".planning/phases/01-api")
-			o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
+			o := options(t, root, ph, journaltest.NewMemory(), simLauncher(t), &recorder{})
 			if worktrees {
 				o.Git.Worktrees = true
 				o.Git.WorktreeRoot = t.TempDir()
@@ -116,7 +116,7 @@ func TestStalePlanBranchIsSetAside(t *testing.T) {
 	gittest.Run(t, old, "commit", "-q", "--allow-empty", "-m", "feat(01-01): unmerged old work\n\nHive-Plan: 01-01\nHive-Task: 01-01/1")
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
 	obs := &recorder{}
-	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), obs)
+	o := options(t, root, ph, journaltest.NewMemory(), simLauncher(t), obs)
 	o.Git.Worktrees, o.Git.WorktreeRoot = true, wtRoot
 	res, err := Run(context.Background(), o)
 	if err != nil {
@@ -150,7 +150,7 @@ func TestFinishedPlanWithMovedKeyFilesIsDone(t *testing.T) {
 	})
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
 	l := simLauncher(t)
-	o := options(t, root, ph, journal.NewMemory(), l, &recorder{})
+	o := options(t, root, ph, journaltest.NewMemory(), l, &recorder{})
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("run: %v, %s", err, res.Snapshot.Outcome)
@@ -171,7 +171,7 @@ func TestFinishedRunLeavesNoCacheFolder(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	root := gittest.NewRepo(t, map[string]string{".planning/phases/01-ledger/01-01-PLAN.md": runnertest.MilestonePlan})
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-ledger")
-	o := options(t, root, ph, journal.NewMemory(), simLauncher(t), &recorder{})
+	o := options(t, root, ph, journaltest.NewMemory(), simLauncher(t), &recorder{})
 	o.Git.Worktrees = true // in the default place: the user's cache folder
 	res, err := Run(context.Background(), o)
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {

@@ -23,6 +23,7 @@ import (
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runner/prompt"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
@@ -86,7 +87,7 @@ func TestForeignDependency(t *testing.T) {
 	})
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/02-api")
 	obs := &recorder{}
-	_, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, obs))
+	_, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{completeScript}, obs))
 	if err == nil || !strings.Contains(err.Error(), "depends on 01-01 of another phase, which is not complete") {
 		t.Fatalf("Run = %v, want a refusal naming 01-01", err)
 	}
@@ -94,7 +95,7 @@ func TestForeignDependency(t *testing.T) {
 	sum := filepath.Join(root, ".planning/phases/01-core/01-01-SUMMARY.md")
 	os.MkdirAll(filepath.Dir(sum), 0o755)
 	os.WriteFile(sum, []byte("---\nphase: 01\nplan: 01\n---\n# S\n\n## Self-Check: PASSED\n"), 0o644)
-	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, obs))
+	res, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{completeScript}, obs))
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
@@ -107,14 +108,14 @@ func TestResumeOfAFinishedRun(t *testing.T) {
 		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	obs := &recorder{}
 	o := options(t, root, ph, j, shellAgent{completeScript}, obs)
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	// Forge the crash: a journal holding the same events in a run never marked finished.
-	j2 := journal.NewMemory()
+	j2 := journaltest.NewMemory()
 	run, _ := j2.CreateRun(ph.Dir, time.Now())
 	j.Each(1, func(rec journal.Record) error {
 		_, err := j2.Append(run.ID, rec.Type, rec.Time, rec.Payload)
@@ -149,7 +150,7 @@ func TestResumeWithAMissingPlan(t *testing.T) {
 		".planning/phases/01-core/01-02-PLAN.md": runnertest.PlanFile("01-core", "02", ""),
 	})
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	// An unfinished run that started both plans.
 	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}, {ID: "01-02", Wave: 1, Tasks: 1}}}
 	run, _ := j.CreateRun(ph.Dir, time.Now())
@@ -179,12 +180,12 @@ func TestPhaseLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, &recorder{}))
+	_, err = Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{completeScript}, &recorder{}))
 	if !errors.Is(err, lock.ErrLocked) || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
 		t.Fatalf("Run = %v, want ErrLocked naming pid %d", err, os.Getpid())
 	}
 	release()
-	if _, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{completeScript}, &recorder{})); err != nil {
+	if _, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{completeScript}, &recorder{})); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 }
@@ -201,7 +202,7 @@ func TestAgentLeavingADaemon(t *testing.T) {
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	script := completeScript + "\nsetsid sleep 30 &\n"
 	start := time.Now()
-	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{script}, &recorder{}))
+	res, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{script}, &recorder{}))
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, %+v", err, res.Snapshot)
 	}
@@ -226,7 +227,7 @@ git add "$d/$PLAN-SUMMARY.md" && git commit -q -m "docs($PLAN): complete plan" -
 printf '{"type":"result","subtype":"success","is_error":false,"result":"done"}\n'
 `
 	obs := &recorder{}
-	res, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), shellAgent{script}, obs))
+	res, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{script}, obs))
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
@@ -251,14 +252,14 @@ func TestPromptOverride(t *testing.T) {
 	script := completeScript
 	var said string
 	launcher := recordingAgent{shellAgent{script}, &said}
-	if _, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), launcher, &recorder{})); err != nil {
+	if _, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), launcher, &recorder{})); err != nil {
 		t.Fatal(err)
 	}
 	if said != "CUSTOM PROMPT for 01-01 at .planning/phases/01-core/01-01-PLAN.md\n" {
 		t.Fatalf("prompt = %q", said)
 	}
 	os.WriteFile(filepath.Join(root, prompt.OverridePath), []byte("{{.Broken"), 0o644)
-	_, err := Run(context.Background(), options(t, root, ph, journal.NewMemory(), launcher, &recorder{}))
+	_, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), launcher, &recorder{}))
 	if err == nil || !strings.Contains(err.Error(), prompt.OverridePath) {
 		t.Fatalf("Run = %v, want an error naming %s", err, prompt.OverridePath)
 	}
@@ -283,7 +284,7 @@ func TestTurnErrorFailsThePlan(t *testing.T) {
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	script := `printf '{"type":"result","subtype":"error_during_execution","is_error":true,"result":"API Error: 529 overloaded_error"}\n'`
 	obs := &recorder{}
-	o := options(t, root, ph, journal.NewMemory(), shellAgent{script}, obs)
+	o := options(t, root, ph, journaltest.NewMemory(), shellAgent{script}, obs)
 	o.Human.AutoAnswer = true
 	res, err := Run(context.Background(), o)
 	if err != nil {

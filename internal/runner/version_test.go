@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -24,7 +25,7 @@ func TestNewerJournalIsRefused(t *testing.T) {
 		".planning/phases/01-core/01-01-PLAN.md": runnertest.PlanFile("01-core", "01", ""),
 	})
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	run, err := j.CreateRun(ph.Dir, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestHiveReportIsJournaled(t *testing.T) {
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	report := `<!--HIVE_REPORT {\"status\": \"partial\", \"confidence\": 0.7, \"summary\": \"two of three\", \"files_modified\": [\"src/a.go\"], \"decisions\": [{\"decision\": \"sqlite\", \"rationale\": \"no server\"}], \"next_role_hint\": \"tester\"} HIVE_REPORT-->`
 	script := `printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' '` + report + `'` + completeScript
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	res, err := Run(context.Background(), options(t, root, ph, j, shellAgent{script}, &recorder{}))
 	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)

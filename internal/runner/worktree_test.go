@@ -14,11 +14,11 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
@@ -77,7 +77,7 @@ func simLauncher(t *testing.T, env ...string) *dirRecorder {
 func worktreeOptions(t *testing.T, root string, l agent.Launcher, obs Observer) Options {
 	t.Helper()
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-lib")
-	o := options(t, root, ph, journal.NewMemory(), l, obs)
+	o := options(t, root, ph, journaltest.NewMemory(), l, obs)
 	o.Git.Worktrees = true
 	o.Git.WorktreeRoot = filepath.Join(t.TempDir(), "worktrees")
 	o.Agents.Team = true

@@ -18,11 +18,11 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 const phaseDir = e2etest.Phase03Dir
@@ -248,7 +248,7 @@ func clipS(s string, n int) string {
 type outcome struct {
 	root  string
 	srv   *fa.Server
-	mem   *journal.Memory
+	mem   *journaltest.Memory
 	res   runner.Result
 	obs   *e2etest.Recorder
 	spent time.Duration
@@ -277,7 +277,7 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := e2etest.NewRecorder(answers)
-	mem := journal.NewMemory()
+	mem := journaltest.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:     repo,

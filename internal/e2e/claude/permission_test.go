@@ -13,9 +13,9 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 const permPhase = ".planning/phases/04-perm"
@@ -93,7 +93,7 @@ func TestPermissionRealClaude(t *testing.T) {
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &permObserver{Recorder: e2etest.NewRecorder(nil), answer: "allow"}
-	mem := journal.NewMemory()
+	mem := journaltest.NewMemory()
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:     repo,
 		Phase:    ph,

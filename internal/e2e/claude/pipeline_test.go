@@ -19,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -50,7 +51,7 @@ func TestPipelineWithClaude(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 		Launcher: launcher, Roles: roles, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,
@@ -109,7 +110,7 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 	srv := fa.New(t, fa.Script{Rules: []fa.Rule{loop, others}})
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	_, err := piperun.Run(ctx, piperun.Options{
 		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: pipeline.Quick,
 		Launcher: adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}, AutoAnswer: true,
@@ -185,7 +186,7 @@ func TestUsageLimitInARunWithClaude(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 			defer cancel()
 			repo := e2etest.OpenRepo(ctx, t, root)
-			j := journal.NewMemory()
+			j := journaltest.NewMemory()
 			res, err := piperun.Run(ctx, piperun.Options{
 				Repo: repo, Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 				Launcher: launcher, AutoAnswer: true, MaxConcurrent: 2, Stall: 30 * time.Second,

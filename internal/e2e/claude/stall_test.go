@@ -19,9 +19,9 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // The stall test's phase: one plan of two auto tasks.
@@ -232,7 +232,7 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &stallObserver{Recorder: e2etest.NewRecorder(nil)}
-	mem := journal.NewMemory()
+	mem := journaltest.NewMemory()
 	// The retry's CLI must show output within two of it (a ping, then the
 	// commit check): at a load of 10 to 14 on 2 cores, Claude Code's start
 	// took longer than two stalls of 4 s, and the continuation was killed

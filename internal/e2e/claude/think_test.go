@@ -12,11 +12,11 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/planner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // TestPlannerAndEvaluatorsWithClaude: the real Claude Code plays the
@@ -72,7 +72,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	if planning.By != "planner" || strings.Join(wf.StepNames(), ",") != "implementer,build>implementer" {
 		t.Fatalf("planned by %s: %v (%s)", planning.By, wf.StepNames(), planning.Reasoning)
 	}
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: repo, Journal: j, Objective: objective, Workflow: wf, Planning: &planning,
 		Launcher: launcher, Evaluator: cheap, EvaluatorModel: "claude-haiku-5-5", Routing: pipeline.Routing{Evaluate: true},

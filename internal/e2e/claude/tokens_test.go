@@ -12,9 +12,9 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // One plan, five tasks, three of them checkpoints: the cost of a live
@@ -253,7 +253,7 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 	defer cancel()
 	repo := e2etest.OpenRepo(ctx, t, root)
 	obs := &tkObserver{Recorder: e2etest.NewRecorder(nil)}
-	mem := journal.NewMemory()
+	mem := journaltest.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:     repo,

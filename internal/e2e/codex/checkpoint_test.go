@@ -18,9 +18,9 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 const cpPhaseDir = e2etest.Phase03Dir
@@ -186,7 +186,7 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 		Env:   []string{"FAKE_API_KEY=test", "CODEX_HOME=" + home, "HOME=" + home},
 	}
 	obs := e2etest.NewRecorder(cpAnswers)
-	mem := journal.NewMemory()
+	mem := journaltest.NewMemory()
 	start := time.Now()
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:     repo,

@@ -17,10 +17,10 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 const phaseDir = ".planning/phases/01-core"
@@ -206,7 +206,7 @@ func runCodexPhase(t *testing.T, worktrees bool, tune ...func(*fakeopenai.Script
 	res, err := runner.Run(ctx, runner.Options{
 		Repo:     repo,
 		Phase:    ph,
-		Journal:  journal.NewMemory(),
+		Journal:  journaltest.NewMemory(),
 		Observer: obs,
 		Now:      tuned.Now,
 		After:    tuned.After,

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
 
 // playRoles answers every request of the run: one step of the prompt's
@@ -82,7 +83,7 @@ func TestPipelineWithCodex(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
 	res, err := piperun.Run(ctx, piperun.Options{
-		Repo: e2etest.OpenRepo(ctx, t, root), Journal: journal.NewMemory(), Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
+		Repo: e2etest.OpenRepo(ctx, t, root), Journal: journaltest.NewMemory(), Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 		Launcher: launcher, AutoAnswer: true, MaxConcurrent: 2, Stall: time.Minute,
 		WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
@@ -113,7 +114,7 @@ func TestUsageLimitInARunWithCodex(t *testing.T) {
 	go clock.AdvanceToTimer(t, 30*time.Second) // the wake's: codex says the reset to the minute, up to one sooner
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: e2etest.Classic,
 		Launcher: launcher, AutoAnswer: true, MaxConcurrent: 2, Now: clock.Now, After: clock.After,

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -18,7 +18,7 @@ import (
 // counts as hive's own the time nothing of them ran: before the agent
 // started, between the steps, after the last.
 func TestTimeline(t *testing.T) {
-	j := journal.NewMemory()
+	j := journaltest.NewMemory()
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	run, err := j.CreateRun(runjournal.Key, t0)
 	if err != nil {
