@@ -5,38 +5,13 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
 
-// Budget is what a run may spend (seed 003 §5), fixed when it starts and
-// raised only by a human's answer to a budget checkpoint. The machine
-// holds it from the usage of every turn, which the shell prices.
-type Budget struct {
-	// Ceilings are the run's (every role and the implementers' phase
-	// together).
-	work.Ceilings
-	// Roles are ceilings of single roles, in dollars, for all their
-	// sessions (the implementer's covers the phase and the fixes).
-	Roles map[string]float64 `json:"roles,omitempty"`
-	// Estimates is one session of a role on each rung of its model
-	// ladder, most capable first, in dollars: the project's history of
-	// that role, else a size heuristic. A role without one is never
-	// downgraded nor held for its estimate.
-	Estimates map[string][]float64 `json:"estimates,omitempty"`
-}
-
-func (b Budget) clone() Budget {
-	b.Roles, b.Estimates = maps.Clone(b.Roles), maps.Clone(b.Estimates)
-	return b
-}
-
-// CeilingRun names the run's own ceiling in a budget checkpoint; any other
-// name is a role's.
-const CeilingRun = "run"
-
 // budgetState is the budget as the run goes.
 type budgetState struct {
-	Budget
+	roleplan.Budget
 	// ladder is where new sessions start on their roles' model ladders.
 	ladder work.Ladder
 	// turns are the role sessions' turns, for the turn-fit rule (Rules 1).
@@ -73,7 +48,7 @@ type ceiling struct {
 
 func (c ceiling) String() string {
 	who := "the run's budget"
-	if c.name != CeilingRun {
+	if c.name != roleplan.CeilingRun {
 		who = "the " + c.name + "'s budget (budget.roles." + c.name + ")"
 	}
 	if c.tokens {
@@ -89,9 +64,9 @@ func (m *Machine) reached(role string) (ceiling, bool) {
 	s := m.spent()
 	switch {
 	case b.USD > 0 && s.CostUSD >= b.USD:
-		return ceiling{name: CeilingRun, limit: b.USD, spent: s.CostUSD}, true
+		return ceiling{name: roleplan.CeilingRun, limit: b.USD, spent: s.CostUSD}, true
 	case b.Tokens > 0 && s.Tokens() >= b.Tokens:
-		return ceiling{name: CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}, true
+		return ceiling{name: roleplan.CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}, true
 	}
 	if lim := b.Roles[role]; lim > 0 {
 		if spent := m.roleSpent(role); spent >= lim {
@@ -129,12 +104,12 @@ func (m *Machine) share() float64 { return m.budget.Share(m.spent()) }
 // role's estimate does not fit what is left. held is a checkpoint when
 // nothing is left, or not even the cheapest rung fits (ask asks it, unless
 // another question is open: it is asked after).
-func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bool, ask []Command) {
+func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bool, ask []roleplan.Command) {
 	if c, over := m.reached(j.Role); over {
 		return 0, 0, 0, true, m.askBudget(j, c.String(), c)
 	}
 	if why, short := m.turnShort(j); short {
-		return 0, 0, 0, true, m.askBudget(j, why, ceiling{name: CeilingRun, limit: m.budget.USD, spent: m.spent().CostUSD})
+		return 0, 0, 0, true, m.askBudget(j, why, ceiling{name: roleplan.CeilingRun, limit: m.budget.USD, spent: m.spent().CostUSD})
 	}
 	usd, tokens = m.allotment(j.Role)
 	est := m.budget.Estimates[j.Role]
@@ -176,9 +151,9 @@ func (m *Machine) turnShort(j *job) (string, bool) {
 }
 
 // spentOf is what is spent now of a budget checkpoint's ceiling.
-func (m *Machine) spentOf(cp *Checkpoint) float64 {
+func (m *Machine) spentOf(cp *roleplan.Checkpoint) float64 {
 	switch {
-	case cp.Ceiling != CeilingRun:
+	case cp.Ceiling != roleplan.CeilingRun:
 		return m.roleSpent(cp.Ceiling)
 	case cp.TokenCeiling:
 		return float64(m.spent().Tokens())
@@ -191,9 +166,9 @@ func (m *Machine) spentOf(cp *Checkpoint) float64 {
 func (m *Machine) ceilingOf(role string) ceiling {
 	b := &m.budget
 	s := m.spent()
-	run := ceiling{name: CeilingRun, limit: b.USD, spent: s.CostUSD}
+	run := ceiling{name: roleplan.CeilingRun, limit: b.USD, spent: s.CostUSD}
 	if b.USD <= 0 && b.Tokens > 0 {
-		run = ceiling{name: CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}
+		run = ceiling{name: roleplan.CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}
 	}
 	if lim := b.Roles[role]; lim > 0 {
 		own := ceiling{name: role, limit: lim, spent: m.roleSpent(role)}
@@ -209,35 +184,35 @@ func (m *Machine) ceilingOf(role string) ceiling {
 // one rung down their ladders (seed 003 §5.3); at a ceiling, the agent's
 // turn is interrupted and the human asked to raise the budget or stop.
 // The overshoot is the turn that crossed it.
-func (m *Machine) spend(j *job) []Command {
-	if cp := m.open; cp != nil && cp.Kind == KindBudget {
+func (m *Machine) spend(j *job) []roleplan.Command {
+	if cp := m.open; cp != nil && cp.Kind == roleplan.KindBudget {
 		// A raise must pass what is spent when it is answered.
 		cp.Spent = m.spentOf(cp)
 	}
 	if m.finished || m.open != nil {
 		return nil
 	}
-	var out []Command
+	var out []roleplan.Command
 	c, over := m.reached(j.Role)
 	if b := &m.budget; b.Limited() {
 		if text, ok := b.ladder.Warn(m.share(), !over && len(m.agenda) > 0, m.ladders(), "roles"); ok {
-			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: text})
+			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: text})
 		}
 	}
-	if !over || j.State != Running || j.Phase || j.report != nil {
+	if !over || j.State != roleplan.Running || j.Phase || j.report != nil {
 		// A turn that ended with the role's report: its work is done, and
 		// the next session is held where it would start.
 		return out
 	}
-	out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
+	out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
 	j.interrupted = true
 	j.next = j.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 	// The agents working beside it stop too, and start again once the
 	// budget is raised.
 	for _, o := range m.jobs {
-		if o != j && o.State == Running && o.Type == "" && !o.Phase && o.report == nil {
-			out = append(out, Command{Type: CmdStopAgent, Job: o.ID, Attempt: o.Attempts, PID: o.PID, Interrupt: true, Text: c.String()})
-			o.State, o.next = Pending, o.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+		if o != j && o.State == roleplan.Running && o.Type == "" && !o.Phase && o.report == nil {
+			out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: o.ID, Attempt: o.Attempts, PID: o.PID, Interrupt: true, Text: c.String()})
+			o.State, o.next = roleplan.Pending, o.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 		}
 	}
 	return append(out, m.askBudget(j, c.String(), c)...)
@@ -254,7 +229,7 @@ func (m *Machine) ladders() bool {
 }
 
 // askBudget opens the budget checkpoint on j.
-func (m *Machine) askBudget(j *job, why string, c ceiling) []Command {
+func (m *Machine) askBudget(j *job, why string, c ceiling) []roleplan.Command {
 	raise := c.limit * 1.5
 	unit := func(v float64) string {
 		if c.tokens {
@@ -266,38 +241,18 @@ func (m *Machine) askBudget(j *job, why string, c ceiling) []Command {
 	if fixing := m.followFixing(j); fixing != "" {
 		details += "\n\n" + fixing
 	}
-	cmds := m.ask(j, KindBudget, "budget reached: "+why, details, []string{AnswerRaise, AnswerStop})
+	cmds := m.ask(j, roleplan.KindBudget, "budget reached: "+why, details, []string{roleplan.AnswerRaise, roleplan.AnswerStop})
 	m.open.Ceiling, m.open.Limit, m.open.Spent, m.open.TokenCeiling = c.name, c.limit, c.spent, c.tokens
 	return cmds
-}
-
-// raise reads the answer to a budget checkpoint: the factor its ceiling is
-// raised by, or stop.
-func (cp *Checkpoint) raise(text string) (stop bool, factor float64, err error) {
-	stop, factor, err = work.ReadBudgetAnswer(text, cp.Limit)
-	switch {
-	case err != nil || stop:
-		return stop, factor, err
-	case cp.Limit*factor <= cp.Spent:
-		return false, 0, fmt.Errorf("%s is already spent: raise the budget above it, or answer stop", cp.amount(cp.Spent))
-	}
-	return false, factor, nil
-}
-
-func (cp *Checkpoint) amount(v float64) string {
-	if cp.TokenCeiling {
-		return fmt.Sprintf("%.0f tokens", v)
-	}
-	return fmt.Sprintf("$%.2f", v)
 }
 
 // budgetAnswered applies a raise (checked by Check): the ceiling is lifted
 // and the held job starts again, unless the agent the budget interrupted
 // had reported its work before it stopped: that work is not done again.
-func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Command {
+func (m *Machine) budgetAnswered(j *job, cp *roleplan.Checkpoint, factor float64) []roleplan.Command {
 	b := &m.budget
 	var text string
-	if cp.Ceiling == CeilingRun {
+	if cp.Ceiling == roleplan.CeilingRun {
 		b.Ceilings = b.Raised(factor)
 		text = "the run's budget raised to " + b.Ceilings.String()
 	} else {
@@ -306,12 +261,12 @@ func (m *Machine) budgetAnswered(j *job, cp *Checkpoint, factor float64) []Comma
 		text = fmt.Sprintf("the %s's budget raised to $%.2f", cp.Ceiling, b.Roles[cp.Ceiling])
 	}
 	b.ladder.Raised(m.share())
-	note := Command{Type: CmdNote, Job: j.ID, Text: text}
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: text}
 	interrupted := j.interrupted
 	j.interrupted = false
 	if interrupted && j.report != nil {
 		j.next = nil
-		return append([]Command{note}, m.route(j, j.report)...)
+		return append([]roleplan.Command{note}, m.route(j, j.report)...)
 	}
-	return append([]Command{note}, m.run(j)...)
+	return append([]roleplan.Command{note}, m.run(j)...)
 }

@@ -1,11 +1,12 @@
 package pipeline
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Following a run's pull request (Spec.Follow, rules 4). Once the roles are
@@ -17,111 +18,12 @@ import (
 // request is merged (complete) or closed (aborted); after the workflow's
 // fix loops, or when a push fails, a human decides.
 
-// FollowJob is the id of the job that delivers and follows the run's pull
-// request; StepFollow its type.
-const (
-	FollowJob  = "pull-request"
-	StepFollow = "follow"
-)
-
-// Pull request states, as GitHub names them.
-const (
-	PROpen   = "OPEN"
-	PRMerged = "MERGED"
-	PRClosed = "CLOSED"
-)
-
-// PullRequest is the run's pull request.
-type PullRequest struct {
-	Number int    `json:"number"`
-	URL    string `json:"url,omitempty"`
-	Branch string `json:"branch,omitempty"`
-	State  string `json:"state,omitempty"`
-	// Head is the commit its branch is at on GitHub.
-	Head string `json:"head,omitempty"`
-}
-
-// CIFailure is a failed check of the pull request: a workflow run of Head,
-// with the failing part of its log.
-type CIFailure struct {
-	Workflow string `json:"workflow"`
-	Run      int64  `json:"run,omitempty"`
-	URL      string `json:"url,omitempty"`
-	Head     string `json:"head"`
-	Log      string `json:"log,omitempty"`
-}
-
-// Thread is a review thread of the pull request.
-type Thread struct {
-	ID       string          `json:"id"`
-	Path     string          `json:"path,omitempty"`
-	Line     int             `json:"line,omitempty"`
-	Resolved bool            `json:"resolved,omitempty"`
-	Outdated bool            `json:"outdated,omitempty"`
-	Comments []ThreadComment `json:"comments,omitempty"`
-}
-
-// ThreadComment is one comment of a review thread.
-type ThreadComment struct {
-	Author string `json:"author,omitempty"`
-	Body   string `json:"body"`
-}
-
-// Where says where the thread's comment is: FILE:LINE, FILE, or "the pull
-// request".
-func (t Thread) Where() string {
-	switch {
-	case t.Path != "" && t.Line > 0:
-		return fmt.Sprintf("%s:%d", t.Path, t.Line)
-	case t.Path != "":
-		return t.Path
-	}
-	return "the pull request"
-}
-
-// Reply is hive's answer on a review thread once the fix is pushed;
-// Comments is how many comments the thread had when it was routed.
-type Reply struct {
-	Thread   string `json:"thread"`
-	Comments int    `json:"comments"`
-	Text     string `json:"text,omitempty"`
-}
-
-// Round is one round of following: what was routed on Head, and the head
-// the fix was pushed as.
-type Round struct {
-	N       int      `json:"n"`
-	Head    string   `json:"head"`
-	CI      []string `json:"ci,omitempty"`       // "WORKFLOW (URL)"
-	Threads []string `json:"comments,omitempty"` // "FILE:LINE: last comment"
-	Pushed  string   `json:"pushed,omitempty"`
-	// Fix is what the implementer said it did (its report's summary).
-	Fix string `json:"fix,omitempty"`
-}
-
-// Following is where the following of the run's pull request stands.
-type Following struct {
-	PR     *PullRequest `json:"pr,omitempty"`
-	Stage  string       `json:"stage"`
-	Rounds []Round      `json:"rounds,omitempty"`
-	// Notes are what delivery did (pushed, opened), for the run's
-	// delivery record.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// Stages of following.
-const (
-	StageDeliver = "deliver" // push the branch, open the pull request
-	StageWatch   = "watch"   // wait for its checks, reviews, merge
-	StagePush    = "push"    // push the implementer's fix, answer the threads
-)
-
 type following struct {
-	Following
-	handled map[string]int // thread → its comments when routed, hive's reply included
-	replies []Reply        // the threads the fix answers
-	ci      []CIFailure    // the last round's, for the human and a retry
-	threads []Thread
+	roleplan.Following
+	handled map[string]int       // thread → its comments when routed, hive's reply included
+	replies []roleplan.Reply     // the threads the fix answers
+	ci      []roleplan.CIFailure // the last round's, for the human and a retry
+	threads []roleplan.Thread
 	// more is how many rounds the human allowed beyond the fix loops.
 	more int
 	// said: the signals left alone that were noted, each once.
@@ -133,7 +35,7 @@ type following struct {
 // threads neither resolved nor outdated with a comment hive has not
 // answered (handled). Stale says what is left alone and why: never send an
 // agent after a signal that no longer holds.
-func Routable(pr PullRequest, ci []CIFailure, threads []Thread, handled map[string]int) (fix []CIFailure, open []Thread, stale []string) {
+func Routable(pr roleplan.PullRequest, ci []roleplan.CIFailure, threads []roleplan.Thread, handled map[string]int) (fix []roleplan.CIFailure, open []roleplan.Thread, stale []string) {
 	for _, f := range ci {
 		if f.Head != pr.Head {
 			stale = append(stale, fmt.Sprintf("CI %s failed on %s, an older commit than the head %s", f.Workflow, short(f.Head), short(pr.Head)))
@@ -159,23 +61,23 @@ func short(sha string) string { return sha[:min(len(sha), 7)] }
 // followJob is the job that follows the run's pull request, made once the
 // roles are done; nil when the run does not follow one or already has.
 func (m *Machine) followJob() *job {
-	if !m.spec.Follow || m.spec.Rules < followRules || m.byID[FollowJob] != nil {
+	if !m.spec.Follow || m.spec.Rules < followRules || m.byID[roleplan.FollowJob] != nil {
 		return nil
 	}
-	j := &job{Job: Job{ID: FollowJob, Type: StepFollow, State: Pending}}
+	j := &job{Job: roleplan.Job{ID: roleplan.FollowJob, Type: roleplan.StepFollow, State: roleplan.Pending}}
 	m.add(j)
-	m.follow = &following{Following: Following{Stage: StageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
+	m.follow = &following{Following: roleplan.Following{Stage: roleplan.StageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
 	return j
 }
 
 // followCommand is what FollowJob does next, at its stage.
-func (m *Machine) followCommand(j *job) Command {
+func (m *Machine) followCommand(j *job) roleplan.Command {
 	f := m.follow
-	j.State = Checking
+	j.State = roleplan.Checking
 	switch f.Stage {
-	case StageDeliver:
-		return Command{Type: CmdDeliver, Job: j.ID, Attempt: j.Attempts}
-	case StagePush:
+	case roleplan.StageDeliver:
+		return roleplan.Command{Type: roleplan.CmdDeliver, Job: j.ID, Attempt: j.Attempts}
+	case roleplan.StagePush:
 		text := "hive's implementer addressed this in the commit pushed after it"
 		if fix := m.fixSummary(); fix != "" {
 			text = "Addressed by hive's implementer: " + fix
@@ -185,50 +87,50 @@ func (m *Machine) followCommand(j *job) Command {
 			replies[i].Text = text
 		}
 		pr := *f.PR
-		return Command{Type: CmdPush, Job: j.ID, Attempt: j.Attempts, PR: &pr, Replies: replies}
+		return roleplan.Command{Type: roleplan.CmdPush, Job: j.ID, Attempt: j.Attempts, PR: &pr, Replies: replies}
 	}
 	pr := *f.PR
-	return Command{Type: CmdWatch, Job: j.ID, Attempt: j.Attempts, PR: &pr, Handled: maps.Clone(f.handled)}
+	return roleplan.Command{Type: roleplan.CmdWatch, Job: j.ID, Attempt: j.Attempts, PR: &pr, Handled: maps.Clone(f.handled)}
 }
 
 // followed steps what FollowJob's commands found.
-func (m *Machine) followed(ev Event) ([]Command, error) {
-	j, f := m.byID[FollowJob], m.follow
+func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
+	j, f := m.byID[roleplan.FollowJob], m.follow
 	switch {
 	case j == nil || f == nil:
 		return nil, fmt.Errorf("%s while no pull request is followed", ev.Type)
-	case j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts):
-		return nil, fmt.Errorf("%s of attempt %d while %s is %s at attempt %d", ev.Type, ev.Attempt, FollowJob, j.State, j.Attempts)
+	case j.State != roleplan.Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts):
+		return nil, fmt.Errorf("%s of attempt %d while %s is %s at attempt %d", ev.Type, ev.Attempt, roleplan.FollowJob, j.State, j.Attempts)
 	}
-	if want := map[EventType]string{EvDelivered: StageDeliver, EvPullRequest: StageWatch, EvPushed: StagePush}[ev.Type]; f.Stage != want {
+	if want := map[roleplan.EventType]string{roleplan.EvDelivered: roleplan.StageDeliver, roleplan.EvPullRequest: roleplan.StageWatch, roleplan.EvPushed: roleplan.StagePush}[ev.Type]; f.Stage != want {
 		return nil, fmt.Errorf("%s while the pull request is at its %s stage", ev.Type, f.Stage)
 	}
-	if ev.PR == nil && (ev.OK || ev.Type == EvPullRequest) {
+	if ev.PR == nil && (ev.OK || ev.Type == roleplan.EvPullRequest) {
 		return nil, fmt.Errorf("%s without its pull request", ev.Type)
 	}
 	switch ev.Type {
-	case EvDelivered:
+	case roleplan.EvDelivered:
 		f.Notes = append(f.Notes, ev.Notes...)
 		if !ev.OK {
 			// The run's work is done; only its delivery failed, and the
 			// notes say how to finish it by hand.
-			out := []Command{{Type: CmdNote, Job: j.ID, Text: "no pull request to follow: " + firstOf(ev.Reason, "it could not be opened")}}
-			return append(out, m.done(j, Skipped)...), nil
+			out := []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: "no pull request to follow: " + firstOf(ev.Reason, "it could not be opened")}}
+			return append(out, m.done(j, roleplan.Skipped)...), nil
 		}
 		pr := *ev.PR
-		f.PR, f.Stage = &pr, StageWatch
+		f.PR, f.Stage = &pr, roleplan.StageWatch
 		note := fmt.Sprintf("following pull request #%d (%s): failed checks and review comments on its head go to the implementer, until it is merged or closed", pr.Number, pr.URL)
-		return []Command{{Type: CmdNote, Job: j.ID, Text: note}, m.followCommand(j)}, nil
-	case EvPushed:
+		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note}, m.followCommand(j)}, nil
+	case roleplan.EvPushed:
 		if !ev.OK {
-			return m.ask(j, KindFollow, "could not push the fix to pull request #"+fmt.Sprint(f.PR.Number)+": "+firstOf(ev.Reason, "git push failed"),
-				"the fix is committed on branch "+f.PR.Branch+"; retry pushes it again", []string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+			return m.ask(j, roleplan.KindFollow, "could not push the fix to pull request #"+fmt.Sprint(f.PR.Number)+": "+firstOf(ev.Reason, "git push failed"),
+				"the fix is committed on branch "+f.PR.Branch+"; retry pushes it again", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 		}
 		for _, r := range f.replies {
 			f.handled[r.Thread] = r.Comments + 1 // hive's reply is one more
 		}
 		replied := len(f.replies)
-		f.replies, f.Stage = nil, StageWatch
+		f.replies, f.Stage = nil, roleplan.StageWatch
 		f.PR.Head = ev.PR.Head
 		if n := len(f.Rounds); n > 0 {
 			f.Rounds[n-1].Pushed, f.Rounds[n-1].Fix = ev.PR.Head, m.fixSummary()
@@ -237,49 +139,49 @@ func (m *Machine) followed(ev Event) ([]Command, error) {
 		if replied > 0 {
 			note += fmt.Sprintf(" and %d review comment(s) answered", replied)
 		}
-		return []Command{{Type: CmdNote, Job: j.ID, Text: note + "; waiting for its checks"}, m.followCommand(j)}, nil
+		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note + "; waiting for its checks"}, m.followCommand(j)}, nil
 	}
 	// EvPullRequest
 	pr := *ev.PR
 	f.PR.State, f.PR.Head = pr.State, pr.Head
 	switch pr.State {
-	case PRMerged:
-		out := []Command{{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("pull request #%d is merged", pr.Number)}}
-		return append(out, m.done(j, Done)...), nil
-	case PRClosed:
-		j.State = Skipped
-		return m.finish(OutcomeAborted, fmt.Sprintf("pull request #%d was closed without a merge", pr.Number)), nil
+	case roleplan.PRMerged:
+		out := []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("pull request #%d is merged", pr.Number)}}
+		return append(out, m.done(j, roleplan.Done)...), nil
+	case roleplan.PRClosed:
+		j.State = roleplan.Skipped
+		return m.finish(roleplan.OutcomeAborted, fmt.Sprintf("pull request #%d was closed without a merge", pr.Number)), nil
 	}
 	ci, threads, stale := Routable(pr, ev.CI, ev.Threads, f.handled)
-	var out []Command
+	var out []roleplan.Command
 	for _, s := range stale {
 		if !f.said[s] {
 			f.said[s] = true
-			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "not routed: " + s})
+			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "not routed: " + s})
 		}
 	}
 	if len(ci) == 0 && len(threads) == 0 {
 		return append(out, m.followCommand(j)), nil
 	}
 	f.ci, f.threads = ci, threads
-	if j.fixes >= m.spec.Workflow.fixLoops()+f.more {
-		return append(out, m.ask(j, KindFollow, fmt.Sprintf("pull request #%d still has %s after %d round(s) of fixes", pr.Number, pending(ci, threads), j.fixes),
-			describe(ci, threads), []string{AnswerRetry, AnswerContinue, AnswerAbort})...), nil
+	if j.fixes >= m.spec.Workflow.Loops()+f.more {
+		return append(out, m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d still has %s after %d round(s) of fixes", pr.Number, pending(ci, threads), j.fixes),
+			describe(ci, threads), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})...), nil
 	}
 	return append(out, m.routeFollow(j)...), nil
 }
 
 // routeFollow hands the last round's failures and comments to the
 // implementer; the fix is pushed once it is done.
-func (m *Machine) routeFollow(j *job) []Command {
+func (m *Machine) routeFollow(j *job) []roleplan.Command {
 	f := m.follow
 	fixer := m.implementer()
 	if fixer == nil {
-		return m.ask(j, KindFollow, fmt.Sprintf("pull request #%d has %s and the workflow has no implementer to fix it", f.PR.Number, pending(f.ci, f.threads)),
-			describe(f.ci, f.threads), []string{AnswerRetry, AnswerContinue, AnswerAbort})
+		return m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d has %s and the workflow has no implementer to fix it", f.PR.Number, pending(f.ci, f.threads)),
+			describe(f.ci, f.threads), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	}
 	j.fixes++
-	round := Round{N: len(f.Rounds) + 1, Head: f.PR.Head}
+	round := roleplan.Round{N: len(f.Rounds) + 1, Head: f.PR.Head}
 	for _, c := range f.ci {
 		round.CI = append(round.CI, strings.TrimSpace(c.Workflow+" "+paren(c.URL)))
 	}
@@ -290,25 +192,25 @@ func (m *Machine) routeFollow(j *job) []Command {
 			first = ": " + oneLine(t.Comments[len(t.Comments)-1].Body)
 		}
 		round.Threads = append(round.Threads, t.Where()+first)
-		f.replies = append(f.replies, Reply{Thread: t.ID, Comments: len(t.Comments)})
+		f.replies = append(f.replies, roleplan.Reply{Thread: t.ID, Comments: len(t.Comments)})
 	}
 	f.Rounds = append(f.Rounds, round)
-	f.Stage = StagePush
-	of := fmt.Sprintf("%d of %d", j.fixes, m.spec.Workflow.fixLoops())
+	f.Stage = roleplan.StagePush
+	of := fmt.Sprintf("%d of %d", j.fixes, m.spec.Workflow.Loops())
 	if f.more > 0 {
 		of = fmt.Sprintf("%d (one more, as the human asked)", j.fixes)
 	}
-	return m.sendBack(j, fixer, &Context{CI: slices.Clone(f.ci), Review: slices.Clone(f.threads)},
+	return m.sendBack(j, fixer, &roleplan.Context{CI: slices.Clone(f.ci), Review: slices.Clone(f.threads)},
 		fmt.Sprintf("pull request round %s: %s on %s, to the %s", of, pending(f.ci, f.threads), short(f.PR.Head), fixer.Role))
 }
 
 // followRetry is the human's retry at a KindFollow checkpoint: push again,
 // or one more round of fixes.
-func (m *Machine) followRetry(j *job) []Command {
-	if m.follow.Stage == StagePush {
-		return []Command{m.followCommand(j)}
+func (m *Machine) followRetry(j *job) []roleplan.Command {
+	if m.follow.Stage == roleplan.StagePush {
+		return []roleplan.Command{m.followCommand(j)}
 	}
-	m.follow.more = j.fixes + 1 - m.spec.Workflow.fixLoops()
+	m.follow.more = j.fixes + 1 - m.spec.Workflow.Loops()
 	return m.routeFollow(j)
 }
 
@@ -317,7 +219,7 @@ func (m *Machine) followRetry(j *job) []Command {
 // budget for it needs. "" otherwise.
 func (m *Machine) followFixing(j *job) string {
 	f := m.follow
-	if f == nil || f.Stage != StagePush || j != m.implementer() {
+	if f == nil || f.Stage != roleplan.StagePush || j != m.implementer() {
 		return ""
 	}
 	return fmt.Sprintf("pull request #%d, round %d:\n%s", f.PR.Number, len(f.Rounds), describe(f.ci, f.threads))
@@ -331,7 +233,7 @@ func (m *Machine) fixSummary() string {
 	return ""
 }
 
-func pending(ci []CIFailure, threads []Thread) string {
+func pending(ci []roleplan.CIFailure, threads []roleplan.Thread) string {
 	var parts []string
 	if len(ci) > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed check(s)", len(ci)))
@@ -344,7 +246,7 @@ func pending(ci []CIFailure, threads []Thread) string {
 
 // describe is the evidence for the human: each failure with its log's
 // failing part, each comment where it is.
-func describe(ci []CIFailure, threads []Thread) string {
+func describe(ci []roleplan.CIFailure, threads []roleplan.Thread) string {
 	var b strings.Builder
 	for _, c := range ci {
 		fmt.Fprintf(&b, "%s\n%s\n", strings.TrimSpace(fmt.Sprintf("CI %s failed on %s %s", c.Workflow, short(c.Head), paren(c.URL))), strings.TrimSpace(c.Log))
@@ -364,36 +266,8 @@ func paren(s string) string {
 	return "(" + s + ")"
 }
 
-// Text is the following told for hive report and the run's page: the
-// pull request, then a line per round.
-func (f *Following) Text() string {
-	if f == nil || f.PR == nil {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "pull request #%d (%s): %s, %d round(s) of fixes\n", f.PR.Number, f.PR.URL, strings.ToLower(cmp.Or(f.PR.State, PROpen)), len(f.Rounds))
-	for _, r := range f.Rounds {
-		var what []string
-		for _, c := range r.CI {
-			what = append(what, "CI "+c+" failed")
-		}
-		for _, t := range r.Threads {
-			what = append(what, "comment "+t)
-		}
-		fmt.Fprintf(&b, "  round %d on %s: %s", r.N, short(r.Head), strings.Join(what, "; "))
-		if r.Pushed != "" {
-			fmt.Fprintf(&b, " → fix pushed as %s", short(r.Pushed))
-			if r.Fix != "" {
-				fmt.Fprintf(&b, " (%s)", r.Fix)
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // followSnapshot is the following as it stands, nil when none.
-func (m *Machine) followSnapshot() *Following {
+func (m *Machine) followSnapshot() *roleplan.Following {
 	if m.follow == nil {
 		return nil
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
@@ -63,7 +63,7 @@ func conventionRepo(t *testing.T) *gitx.Repo {
 func TestMemoryStopsARepeatedMistake(t *testing.T) {
 	t.Parallel()
 	repo := conventionRepo(t)
-	quick, _ := pipeline.Builtin("quick")
+	quick, _ := roleplan.Builtin("quick")
 	o := options(t, repo, quick)
 	var figures []string
 	for i := 1; i <= 10; i++ {
@@ -75,7 +75,7 @@ func TestMemoryStopsARepeatedMistake(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		if res.Snapshot.Outcome != roleplan.OutcomeComplete {
 			t.Fatalf("run %d: %s: %s", i, res.Snapshot.Outcome, res.Snapshot.Reason)
 		}
 		warned := strings.Contains(strings.Join(n.lines, "\n"), "warned of 1 lesson(s) from earlier runs")
@@ -156,7 +156,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 		t.Fatal(err)
 	}
 	for run := int64(1); run <= 2; run++ {
-		l := memory.Lesson{Kind: memory.KindTests, Role: pipeline.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
+		l := memory.Lesson{Kind: memory.KindTests, Role: roleplan.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
 		if err := st.Record(memory.Facts{Run: run, Finished: time.Unix(run, 0), Lessons: []memory.Lesson{l}}); err != nil {
 			t.Fatal(err)
 		}
@@ -192,8 +192,8 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 func TestDocumenterLearningsVerified(t *testing.T) {
 	t.Parallel()
 	repo := conventionRepo(t)
-	wf := pipeline.Workflow{Name: "documented", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Type: pipeline.StepBuild},
-		{Role: pipeline.RoleTester}, {Role: pipeline.RoleDocumenter}}}
+	wf := roleplan.Workflow{Name: "documented", Steps: []roleplan.Step{{Role: roleplan.RoleImplementer}, {Type: roleplan.StepBuild},
+		{Role: roleplan.RoleTester}, {Role: roleplan.RoleDocumenter}}}
 	res, rec, _ := recorded(t, repo, wf)
 	if res.Snapshot.FixLoops != 1 {
 		t.Fatalf("%d fix loops; want 1", res.Snapshot.FixLoops)

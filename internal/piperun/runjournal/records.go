@@ -6,7 +6,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Delivery is what became of a finished run's work, journaled after the
@@ -87,7 +87,7 @@ type Planning struct {
 	Workflow  string          `json:"workflow"`
 	Reasoning string          `json:"reasoning"`
 	Attempts  []PlanAttempt   `json:"attempts"`
-	Steps     []pipeline.Step `json:"steps"`
+	Steps     []roleplan.Step `json:"steps"`
 }
 
 // PlanAttempt is one call of the planner.

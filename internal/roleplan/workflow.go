@@ -1,4 +1,4 @@
-package pipeline
+package roleplan
 
 import (
 	"encoding/json"
@@ -32,10 +32,10 @@ const (
 var Roles = []string{RoleInterviewer, RoleArchitect, RoleImplementer, RoleDebugger, RoleMigrator, RoleUIDesigner, RoleComb,
 	RoleTester, RoleE2ETester, RoleComponentTester, RoleBrowserValidator, RoleReviewer, RoleSecurity, RoleDocumenter}
 
-// readOnly roles look and report; they change no file of the run's
+// ReadOnly roles look and report; they change no file of the run's
 // worktree, so they may work beside one that does. Every other role
 // writes, and two writers never work in one worktree at once.
-var readOnly = []string{RoleInterviewer, RoleReviewer, RoleSecurity}
+var ReadOnly = []string{RoleInterviewer, RoleReviewer, RoleSecurity}
 
 // Mechanical steps: hive does them itself, with no model.
 const (
@@ -377,14 +377,15 @@ func (w Workflow) Needs(role string) bool {
 			return true
 		case role == RoleComb && s.Role == RoleArchitect:
 			return true
-		case role == RoleImplementer && (s.Type != "" || slices.Contains(reviewing, s.Role) || s.Role == RoleTester):
+		case role == RoleImplementer && (s.Type != "" || slices.Contains(Reviewing, s.Role) || s.Role == RoleTester):
 			return true
 		}
 	}
 	return false
 }
 
-func (w Workflow) fixLoops() int {
+// Loops is how many fix loops the workflow allows: FixLoops, or 2.
+func (w Workflow) Loops() int {
 	if w.FixLoops == 0 {
 		return 2
 	}
@@ -462,3 +463,6 @@ func (w Workflow) StepNames() []string {
 func (w Workflow) String() string {
 	return strings.ReplaceAll(strings.Join(w.StepNames(), " → "), " → + ", " + ")
 }
+
+// Reviewing roles report findings.
+var Reviewing = []string{RoleReviewer, RoleSecurity, RoleBrowserValidator}
