@@ -139,7 +139,10 @@ var allowed = map[string][]string{
 	// workflows, events, commands, checkpoints, snapshot), which callers
 	// and the journal use without the machine.
 	"roleplan": {"confidence", "engine", "work"},
-	"pipeline": {"confidence", "engine", "roleplan", "work"},
+	"pipeline": {"confidence", "engine", "pipeline/jobs", "roleplan", "work"},
+	// The machine's parts, each with its own state: its jobs and their
+	// agenda (jobs).
+	"pipeline/jobs": {"roleplan", "work"},
 	// The sim agent behind hive __sim: the entry point picks the bench
 	// agent or a session, and hands the session's first prompt to a role
 	// (roleplay) or to the plan's executor. Under it: the stream-json
@@ -292,18 +295,20 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
-	"work":       {},
-	"engine":     {module + "work"},
-	"protocol":   {module + "protocol/hivereport", module + "work"},
-	"plan":       {},
-	"roleplan":   {module + "engine", module + "confidence", module + "work"},
-	"pipeline":   {module + "engine", module + "confidence", module + "roleplan", module + "work"},
-	"contract":   {module + "work"},
-	"pricing":    {},
-	"handoff":    {},
-	"shellhive":  {module + "roleplan", module + "engine", module + "confidence", module + "work"},
-	"claudemd":   {},
-	"confidence": {},
+	"work":     {},
+	"engine":   {module + "work"},
+	"protocol": {module + "protocol/hivereport", module + "work"},
+	"plan":     {},
+	"roleplan": {module + "engine", module + "confidence", module + "work"},
+	"pipeline": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	// The pipeline machine's parts, as pure as it.
+	"pipeline/jobs": {module + "engine", module + "confidence", module + "roleplan", module + "work"},
+	"contract":      {module + "work"},
+	"pricing":       {},
+	"handoff":       {},
+	"shellhive":     {module + "roleplan", module + "engine", module + "confidence", module + "work"},
+	"claudemd":      {},
+	"confidence":    {},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

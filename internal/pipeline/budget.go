@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -16,26 +17,6 @@ type budgetState struct {
 	ladder work.Ladder
 	// turns are the role sessions' turns, for the turn-fit rule (Rules 1).
 	turns work.Turns
-}
-
-// spent is what every job of the run has used.
-func (m *Machine) spent() work.Spend {
-	var s work.Spend
-	for _, j := range m.jobs {
-		s = s.Plus(j.Spend)
-	}
-	return s
-}
-
-// roleSpent is what a role's jobs have cost.
-func (m *Machine) roleSpent(role string) float64 {
-	usd := 0.0
-	for _, j := range m.jobs {
-		if j.Role == role {
-			usd += j.Spend.CostUSD
-		}
-	}
-	return usd
 }
 
 // ceiling is one ceiling reached: which, its limit and what is spent of
@@ -61,7 +42,7 @@ func (c ceiling) String() string {
 // spent: the run's dollars, its tokens, or the role's own dollars.
 func (m *Machine) reached(role string) (ceiling, bool) {
 	b := &m.budget
-	s := m.spent()
+	s := m.jobs.Spent()
 	switch {
 	case b.USD > 0 && s.CostUSD >= b.USD:
 		return ceiling{name: roleplan.CeilingRun, limit: b.USD, spent: s.CostUSD}, true
@@ -69,7 +50,7 @@ func (m *Machine) reached(role string) (ceiling, bool) {
 		return ceiling{name: roleplan.CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}, true
 	}
 	if lim := b.Roles[role]; lim > 0 {
-		if spent := m.roleSpent(role); spent >= lim {
+		if spent := m.jobs.RoleSpent(role); spent >= lim {
 			return ceiling{name: role, limit: lim, spent: spent}, true
 		}
 	}
@@ -80,12 +61,12 @@ func (m *Machine) reached(role string) (ceiling, bool) {
 // run's budget and of the role's own (0: no limit).
 func (m *Machine) allotment(role string) (usd float64, tokens int64) {
 	b := &m.budget
-	s := m.spent()
+	s := m.jobs.Spent()
 	if b.USD > 0 {
 		usd = b.USD - s.CostUSD
 	}
 	if lim := b.Roles[role]; lim > 0 {
-		left := lim - m.roleSpent(role)
+		left := lim - m.jobs.RoleSpent(role)
 		if usd == 0 || left < usd {
 			usd = left
 		}
@@ -97,19 +78,19 @@ func (m *Machine) allotment(role string) (usd float64, tokens int64) {
 }
 
 // share is the largest share of the run's ceilings spent so far.
-func (m *Machine) share() float64 { return m.budget.Share(m.spent()) }
+func (m *Machine) share() float64 { return m.budget.Share(m.jobs.Spent()) }
 
 // dispatch decides how j's next session starts within the budget: its
 // allotment, and the rung of its role's model ladder, lowered while the
 // role's estimate does not fit what is left. held is a checkpoint when
 // nothing is left, or not even the cheapest rung fits (ask asks it, unless
 // another question is open: it is asked after).
-func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bool, ask []roleplan.Command) {
+func (m *Machine) dispatch(j *jobs.Job) (usd float64, tokens int64, rung int, held bool, ask []roleplan.Command) {
 	if c, over := m.reached(j.Role); over {
 		return 0, 0, 0, true, m.askBudget(j, c.String(), c)
 	}
 	if why, short := m.turnShort(j); short {
-		return 0, 0, 0, true, m.askBudget(j, why, ceiling{name: roleplan.CeilingRun, limit: m.budget.USD, spent: m.spent().CostUSD})
+		return 0, 0, 0, true, m.askBudget(j, why, ceiling{name: roleplan.CeilingRun, limit: m.budget.USD, spent: m.jobs.Spent().CostUSD})
 	}
 	usd, tokens = m.allotment(j.Role)
 	est := m.budget.Estimates[j.Role]
@@ -134,7 +115,7 @@ func (m *Machine) dispatch(j *job) (usd float64, tokens int64, rung int, held bo
 // ended, the role's estimate. The sessions in flight go on; j waits for
 // the human's raise. A phase is bounded by its own engine, and a build
 // costs nothing.
-func (m *Machine) turnShort(j *job) (string, bool) {
+func (m *Machine) turnShort(j *jobs.Job) (string, bool) {
 	b := &m.budget
 	if m.spec.Rules < turnRules || j.Phase || j.Type != "" {
 		return "", false
@@ -143,7 +124,7 @@ func (m *Machine) turnShort(j *job) (string, bool) {
 	if est := b.Estimates[j.Role]; len(est) > 0 {
 		estimate = est[min(b.ladder.Rung, len(est)-1)]
 	}
-	why, short := b.turns.Short(b.USD, m.spent().CostUSD, estimate, "a "+j.Role+" session's estimate, before any turn ended")
+	why, short := b.turns.Short(b.USD, m.jobs.Spent().CostUSD, estimate, "a "+j.Role+" session's estimate, before any turn ended")
 	if !short {
 		return "", false
 	}
@@ -154,24 +135,24 @@ func (m *Machine) turnShort(j *job) (string, bool) {
 func (m *Machine) spentOf(cp *roleplan.Checkpoint) float64 {
 	switch {
 	case cp.Ceiling != roleplan.CeilingRun:
-		return m.roleSpent(cp.Ceiling)
+		return m.jobs.RoleSpent(cp.Ceiling)
 	case cp.TokenCeiling:
-		return float64(m.spent().Tokens())
+		return float64(m.jobs.Spent().Tokens())
 	}
-	return m.spent().CostUSD
+	return m.jobs.Spent().CostUSD
 }
 
 // ceilingOf is the ceiling that leaves a role the least: its own, or the
 // run's.
 func (m *Machine) ceilingOf(role string) ceiling {
 	b := &m.budget
-	s := m.spent()
+	s := m.jobs.Spent()
 	run := ceiling{name: roleplan.CeilingRun, limit: b.USD, spent: s.CostUSD}
 	if b.USD <= 0 && b.Tokens > 0 {
 		run = ceiling{name: roleplan.CeilingRun, limit: float64(b.Tokens), spent: float64(s.Tokens()), tokens: true}
 	}
 	if lim := b.Roles[role]; lim > 0 {
-		own := ceiling{name: role, limit: lim, spent: m.roleSpent(role)}
+		own := ceiling{name: role, limit: lim, spent: m.jobs.RoleSpent(role)}
 		if b.USD <= 0 || own.limit-own.spent < run.limit-run.spent {
 			return own
 		}
@@ -184,7 +165,7 @@ func (m *Machine) ceilingOf(role string) ceiling {
 // one rung down their ladders (seed 003 §5.3); at a ceiling, the agent's
 // turn is interrupted and the human asked to raise the budget or stop.
 // The overshoot is the turn that crossed it.
-func (m *Machine) spend(j *job) []roleplan.Command {
+func (m *Machine) spend(j *jobs.Job) []roleplan.Command {
 	if cp := m.open; cp != nil && cp.Kind == roleplan.KindBudget {
 		// A raise must pass what is spent when it is answered.
 		cp.Spent = m.spentOf(cp)
@@ -195,24 +176,24 @@ func (m *Machine) spend(j *job) []roleplan.Command {
 	var out []roleplan.Command
 	c, over := m.reached(j.Role)
 	if b := &m.budget; b.Limited() {
-		if text, ok := b.ladder.Warn(m.share(), !over && len(m.agenda) > 0, m.ladders(), "roles"); ok {
+		if text, ok := b.ladder.Warn(m.share(), !over && len(m.jobs.Agenda) > 0, m.ladders(), "roles"); ok {
 			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: text})
 		}
 	}
-	if !over || j.State != roleplan.Running || j.Phase || j.report != nil {
+	if !over || j.State != roleplan.Running || j.Phase || j.Reported != nil {
 		// A turn that ended with the role's report: its work is done, and
 		// the next session is held where it would start.
 		return out
 	}
 	out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: c.String()})
-	j.interrupted = true
-	j.next = j.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+	j.Interrupted = true
+	j.Next = j.CutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 	// The agents working beside it stop too, and start again once the
 	// budget is raised.
-	for _, o := range m.jobs {
-		if o != j && o.State == roleplan.Running && o.Type == "" && !o.Phase && o.report == nil {
+	for _, o := range m.jobs.List {
+		if o != j && o.State == roleplan.Running && o.Type == "" && !o.Phase && o.Reported == nil {
 			out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: o.ID, Attempt: o.Attempts, PID: o.PID, Interrupt: true, Text: c.String()})
-			o.State, o.next = roleplan.Pending, o.cutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
+			o.State, o.Next = roleplan.Pending, o.CutOff("the budget stopped the previous attempt and was raised since: go on from the commits it made")
 		}
 	}
 	return append(out, m.askBudget(j, c.String(), c)...)
@@ -229,7 +210,7 @@ func (m *Machine) ladders() bool {
 }
 
 // askBudget opens the budget checkpoint on j.
-func (m *Machine) askBudget(j *job, why string, c ceiling) []roleplan.Command {
+func (m *Machine) askBudget(j *jobs.Job, why string, c ceiling) []roleplan.Command {
 	raise := c.limit * 1.5
 	unit := func(v float64) string {
 		if c.tokens {
@@ -249,7 +230,7 @@ func (m *Machine) askBudget(j *job, why string, c ceiling) []roleplan.Command {
 // budgetAnswered applies a raise (checked by Check): the ceiling is lifted
 // and the held job starts again, unless the agent the budget interrupted
 // had reported its work before it stopped: that work is not done again.
-func (m *Machine) budgetAnswered(j *job, cp *roleplan.Checkpoint, factor float64) []roleplan.Command {
+func (m *Machine) budgetAnswered(j *jobs.Job, cp *roleplan.Checkpoint, factor float64) []roleplan.Command {
 	b := &m.budget
 	var text string
 	if cp.Ceiling == roleplan.CeilingRun {
@@ -262,11 +243,11 @@ func (m *Machine) budgetAnswered(j *job, cp *roleplan.Checkpoint, factor float64
 	}
 	b.ladder.Raised(m.share())
 	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: text}
-	interrupted := j.interrupted
-	j.interrupted = false
-	if interrupted && j.report != nil {
-		j.next = nil
-		return append([]roleplan.Command{note}, m.route(j, j.report)...)
+	interrupted := j.Interrupted
+	j.Interrupted = false
+	if interrupted && j.Reported != nil {
+		j.Next = nil
+		return append([]roleplan.Command{note}, m.route(j, j.Reported)...)
 	}
 	return append([]roleplan.Command{note}, m.run(j)...)
 }

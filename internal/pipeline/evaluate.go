@@ -5,17 +5,18 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // evaluates says whether j's work is judged before it counts as done:
 // every agent's but the interviewer's, in a run that evaluates.
-func (m *Machine) evaluates(j *job) bool {
+func (m *Machine) evaluates(j *jobs.Job) bool {
 	return m.spec.Routing.Evaluate && j.Type == "" && j.Role != roleplan.RoleInterviewer
 }
 
 // evaluate has j's attempt judged; EvEvaluated comes back.
-func (m *Machine) evaluate(j *job) []roleplan.Command {
+func (m *Machine) evaluate(j *jobs.Job) []roleplan.Command {
 	j.State, j.Evaluating = roleplan.Checking, true
 	return []roleplan.Command{{Type: roleplan.CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
 }
@@ -26,7 +27,7 @@ func (m *Machine) evaluate(j *job) []roleplan.Command {
 // the three verdicts first, and under the floor the rest of the run works
 // one job at a time.
 func (m *Machine) evaluated(ev roleplan.Event) ([]roleplan.Command, error) {
-	j := m.byID[ev.Job]
+	j := m.jobs.Get(ev.Job)
 	if j == nil || !j.Evaluating || j.State != roleplan.Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
 		return nil, fmt.Errorf("%s while %q is not being evaluated", ev.Type, ev.Job)
 	}
@@ -34,7 +35,7 @@ func (m *Machine) evaluated(ev roleplan.Event) ([]roleplan.Command, error) {
 		return nil, fmt.Errorf("%s without its evaluation", ev.Type)
 	}
 	e := *ev.Evaluation
-	j.Evaluating, j.evaluated, j.Evaluation = false, j.Attempts, &e
+	j.Evaluating, j.Evaluated, j.Evaluation = false, j.Attempts, &e
 	j.Spend = j.Spend.Plus(e.Spend)
 	var verdicts []string
 	for _, v := range e.Verdicts {
@@ -49,8 +50,8 @@ func (m *Machine) evaluated(ev roleplan.Event) ([]roleplan.Command, error) {
 	options := []string{roleplan.AnswerContinue, roleplan.AnswerDetails, roleplan.AnswerReject, roleplan.AnswerAbort}
 	withEval := func(cp *roleplan.Checkpoint) { cp.Evaluation = &e }
 	if blocks := e.Blocking(); len(blocks) > 0 {
-		j.evalBlocks++
-		if j.evalBlocks == 1 {
+		j.EvalBlocks++
+		if j.EvalBlocks == 1 {
 			why := "the evaluators found blocking gaps in your work"
 			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("routing: %d blocking verdict(s): the %s works again with them", len(blocks), j.Role)})
 			return append(out, m.redoWith(j, why, &roleplan.Context{Evaluation: blocks})...), nil
@@ -72,21 +73,21 @@ func (m *Machine) evaluated(ev roleplan.Event) ([]roleplan.Command, error) {
 // redoWith runs j's work again with ctx: a role agent itself; the phase
 // through the implementer that fixes the merged result, after which the
 // phase (its plans done) counts again.
-func (m *Machine) redoWith(j *job, why string, ctx *roleplan.Context) []roleplan.Command {
+func (m *Machine) redoWith(j *jobs.Job, why string, ctx *roleplan.Context) []roleplan.Command {
 	if j.Phase {
-		fixer := m.implementer()
+		fixer := m.jobs.Implementer()
 		out := m.sendBack(j, fixer, ctx, why+": the "+fixer.Role+" fixes the merged result")
 		return append(out, m.advance()...)
 	}
-	next := j.again(why)
+	next := j.Again(why)
 	next.Evaluation, next.Feedback = ctx.Evaluation, ctx.Feedback
-	j.next = next
+	j.Next = next
 	return m.run(j)
 }
 
 // reviewAnswer applies continue, details or reject to a checkpoint that
 // shows a role's work (its step's checkpoint, or its evaluation).
-func (m *Machine) reviewAnswer(j *job, cp *roleplan.Checkpoint, text string) ([]roleplan.Command, bool) {
+func (m *Machine) reviewAnswer(j *jobs.Job, cp *roleplan.Checkpoint, text string) ([]roleplan.Command, bool) {
 	word, rest, _ := strings.Cut(text, " ")
 	switch strings.ToLower(word) {
 	case roleplan.AnswerDetails:
@@ -101,11 +102,11 @@ func (m *Machine) reviewAnswer(j *job, cp *roleplan.Checkpoint, text string) ([]
 		return []roleplan.Command{{Type: roleplan.CmdCheckpoint, Job: j.ID, Checkpoint: m.open}}, true
 	case roleplan.AnswerReject:
 		feedback := strings.TrimSpace(rest)
-		j.reviewed, j.evalBlocks = false, 0
+		j.Reviewed, j.EvalBlocks = false, 0
 		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "rejected by the human: " + oneLine(feedback)}
 		return append([]roleplan.Command{note}, m.redoWith(j, "the human rejected your work", &roleplan.Context{Feedback: feedback})...), true
 	case roleplan.AnswerContinue:
-		j.reviewed = true
+		j.Reviewed = true
 		return m.done(j, roleplan.Done), true
 	}
 	return nil, false

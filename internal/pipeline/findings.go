@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -21,7 +22,7 @@ type reported struct {
 	Suggestion  string      `json:"suggestion"`
 }
 
-// remarkKeys are the lists beside issues in which a roleplan.Reviewing role gives
+// remarkKeys are the lists beside issues in which a reviewing role gives
 // remarks that do not stop its approval: an "approved_with_comments"
 // carries its comments there. Each is a finding, low unless it says.
 var remarkKeys = []string{"comments", "findings"}
@@ -74,7 +75,7 @@ func reportedIssues(r *work.Report) []reported {
 // record keeps the findings of j's report: its issues and its remarks. A
 // finding the role reports again is not a new one; one it was asked to
 // look at again after a fix and does not report again is fixed.
-func (m *Machine) record(j *job, r *work.Report) {
+func (m *Machine) record(j *jobs.Job, r *work.Report) {
 	issues := reportedIssues(r)
 	again := map[string]bool{}
 	for _, is := range issues {
@@ -120,22 +121,22 @@ func (m *Machine) blockers(jobs ...string) []roleplan.Finding {
 }
 
 // gate holds the run at open blocker findings of the jobs from: g is the
-// job that holds it (the roleplan.Reviewing job itself, or a fix_blocking step).
+// job that holds it (the reviewing job itself, or a fix_blocking step).
 // With --yes, or at a fix_blocking step, blockers go to one fix loop
 // first; then a human decides.
-func (m *Machine) gate(g *job, from []string) []roleplan.Command {
+func (m *Machine) gate(g *jobs.Job, from []string) []roleplan.Command {
 	open := m.blockers(from...)
 	if len(open) == 0 {
 		return m.done(g, roleplan.Done)
 	}
-	if g.fixes == 0 && (m.spec.AutoAnswer || g.Type == roleplan.StepFixBlocking) {
+	if g.Fixes == 0 && (m.spec.AutoAnswer || g.Type == roleplan.StepFixBlocking) {
 		return m.fixFindings(g, from, open)
 	}
 	return m.askFindings(g, from, false)
 }
 
 // askFindings opens the findings checkpoint of g.
-func (m *Machine) askFindings(g *job, from []string, view bool) []roleplan.Command {
+func (m *Machine) askFindings(g *jobs.Job, from []string, view bool) []roleplan.Command {
 	open := m.blockers(from...)
 	var all []roleplan.Finding
 	for _, f := range m.findings {
@@ -151,14 +152,14 @@ func (m *Machine) askFindings(g *job, from []string, view bool) []roleplan.Comma
 // fixFindings sends open blockers to a fix loop: the implementer (or the
 // step's on_failure role) fixes them, the jobs that reported them look
 // again, then g holds the run again if any is left.
-func (m *Machine) fixFindings(g *job, from []string, open []roleplan.Finding) []roleplan.Command {
-	fixer := m.fixer(g)
+func (m *Machine) fixFindings(g *jobs.Job, from []string, open []roleplan.Finding) []roleplan.Command {
+	fixer := m.jobs.Fixer(g)
 	if fixer == nil {
 		// A workflow without an implementer (review) gets one for the fix.
-		fixer = &job{Job: roleplan.Job{ID: roleplan.FixJob, Role: roleplan.RoleImplementer, State: roleplan.Pending}}
-		m.add(fixer)
+		fixer = jobs.New(roleplan.FixJob, roleplan.RoleImplementer)
+		m.jobs.Add(fixer)
 	}
-	g.fixes++
+	g.Fixes++
 	for i := range m.findings {
 		if f := &m.findings[i]; slices.ContainsFunc(open, func(o roleplan.Finding) bool { return o.ID == f.ID }) {
 			f.Status = roleplan.FindingFixing
@@ -173,45 +174,29 @@ func (m *Machine) fixFindings(g *job, from []string, open []roleplan.Finding) []
 	cmds := m.sendBack(g, fixer, &roleplan.Context{Findings: open}, fmt.Sprintf("%d blocker finding(s) back to the %s", len(open), fixer.Role))
 	// After the fix (and the build, where the workflow builds), the
 	// reporters look again and the testers test again, before g decides.
-	again := func(r *job, ctx *roleplan.Context, gateWaits bool) {
-		after := []string{fixer.ID}
-		for _, b := range m.jobs {
-			if b.Type == roleplan.StepBuild && b.State == roleplan.Pending && m.dependsOn(r, b.ID) {
-				after = append(after, b.ID)
-			}
-		}
-		if gateWaits {
-			g.wait = append(g.wait, r.ID)
-		}
-		if r.active() { // it works on the tree before the fix: again once done
-			r.rerun, r.rerunAfter = ctx, after
-			return
-		}
-		r.State, r.next, r.wait = roleplan.Pending, ctx, after
-		m.agenda = slices.Insert(slices.DeleteFunc(m.agenda, func(x string) bool { return x == r.ID }), 1, r.ID)
-	}
 	for _, id := range reporters {
-		if r := m.byID[id]; r != nil && r != g {
-			again(r, &roleplan.Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}, true)
+		if r := m.jobs.Get(id); r != nil && r != g {
+			g.Wait = append(g.Wait, r.ID)
+			m.jobs.LookAgain(r, &roleplan.Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}, fixer)
 		}
 	}
 	// The testers that tested the tree before the fix test it again.
-	for _, t := range m.jobs {
-		if t.Role == roleplan.RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == roleplan.Done || t.active()) && !m.dependsOn(t, g.ID) {
-			again(t, &roleplan.Context{Retry: "the " + fixer.Role + " fixed blocker findings of the review: run the tests again"}, false)
+	for _, t := range m.jobs.List {
+		if t.Role == roleplan.RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == roleplan.Done || t.Active()) && !m.jobs.DependsOn(t, g.ID) {
+			m.jobs.LookAgain(t, &roleplan.Context{Retry: "the " + fixer.Role + " fixed blocker findings of the review: run the tests again"}, fixer)
 		}
 	}
 	if slices.Contains(reporters, g.ID) {
-		g.next = &roleplan.Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}
+		g.Next = &roleplan.Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}
 	}
 	return cmds
 }
 
 // fixBlocking is the fix_blocking step: the open blockers of every
-// roleplan.Reviewing job go to a fix loop.
-func (m *Machine) fixBlocking(j *job) []roleplan.Command {
+// reviewing job go to a fix loop.
+func (m *Machine) fixBlocking(j *jobs.Job) []roleplan.Command {
 	var from []string
-	for _, r := range m.jobs {
+	for _, r := range m.jobs.List {
 		if slices.Contains(roleplan.Reviewing, r.Role) {
 			from = append(from, r.ID)
 		}
@@ -223,19 +208,8 @@ func (m *Machine) fixBlocking(j *job) []roleplan.Command {
 	return m.gate(j, from)
 }
 
-// gated says whether a roleplan.Reviewing job leaves its blockers to a fix_blocking
-// step still to come.
-func (m *Machine) gated(j *job) bool {
-	for _, f := range m.jobs {
-		if f.Type == roleplan.StepFixBlocking && !f.settled() && f != j {
-			return true
-		}
-	}
-	return false
-}
-
 // findingsAnswer applies an answer to a findings checkpoint.
-func (m *Machine) findingsAnswer(g *job, cp *roleplan.Checkpoint, text string) []roleplan.Command {
+func (m *Machine) findingsAnswer(g *jobs.Job, cp *roleplan.Checkpoint, text string) []roleplan.Command {
 	word, rest, _ := strings.Cut(text, " ")
 	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
 	switch word {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 )
 
@@ -60,18 +61,18 @@ func short(sha string) string { return sha[:min(len(sha), 7)] }
 
 // followJob is the job that follows the run's pull request, made once the
 // roles are done; nil when the run does not follow one or already has.
-func (m *Machine) followJob() *job {
-	if !m.spec.Follow || m.spec.Rules < followRules || m.byID[roleplan.FollowJob] != nil {
+func (m *Machine) followJob() *jobs.Job {
+	if !m.spec.Follow || m.spec.Rules < followRules || m.jobs.Get(roleplan.FollowJob) != nil {
 		return nil
 	}
-	j := &job{Job: roleplan.Job{ID: roleplan.FollowJob, Type: roleplan.StepFollow, State: roleplan.Pending}}
-	m.add(j)
+	j := &jobs.Job{Job: roleplan.Job{ID: roleplan.FollowJob, Type: roleplan.StepFollow, State: roleplan.Pending}}
+	m.jobs.Add(j)
 	m.follow = &following{Following: roleplan.Following{Stage: roleplan.StageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
 	return j
 }
 
 // followCommand is what FollowJob does next, at its stage.
-func (m *Machine) followCommand(j *job) roleplan.Command {
+func (m *Machine) followCommand(j *jobs.Job) roleplan.Command {
 	f := m.follow
 	j.State = roleplan.Checking
 	switch f.Stage {
@@ -95,7 +96,7 @@ func (m *Machine) followCommand(j *job) roleplan.Command {
 
 // followed steps what FollowJob's commands found.
 func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
-	j, f := m.byID[roleplan.FollowJob], m.follow
+	j, f := m.jobs.Get(roleplan.FollowJob), m.follow
 	switch {
 	case j == nil || f == nil:
 		return nil, fmt.Errorf("%s while no pull request is followed", ev.Type)
@@ -164,8 +165,8 @@ func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
 		return append(out, m.followCommand(j)), nil
 	}
 	f.ci, f.threads = ci, threads
-	if j.fixes >= m.spec.Workflow.Loops()+f.more {
-		return append(out, m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d still has %s after %d round(s) of fixes", pr.Number, pending(ci, threads), j.fixes),
+	if j.Fixes >= m.spec.Workflow.Loops()+f.more {
+		return append(out, m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d still has %s after %d round(s) of fixes", pr.Number, pending(ci, threads), j.Fixes),
 			describe(ci, threads), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})...), nil
 	}
 	return append(out, m.routeFollow(j)...), nil
@@ -173,14 +174,14 @@ func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
 
 // routeFollow hands the last round's failures and comments to the
 // implementer; the fix is pushed once it is done.
-func (m *Machine) routeFollow(j *job) []roleplan.Command {
+func (m *Machine) routeFollow(j *jobs.Job) []roleplan.Command {
 	f := m.follow
-	fixer := m.implementer()
+	fixer := m.jobs.Implementer()
 	if fixer == nil {
 		return m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d has %s and the workflow has no implementer to fix it", f.PR.Number, pending(f.ci, f.threads)),
 			describe(f.ci, f.threads), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	}
-	j.fixes++
+	j.Fixes++
 	round := roleplan.Round{N: len(f.Rounds) + 1, Head: f.PR.Head}
 	for _, c := range f.ci {
 		round.CI = append(round.CI, strings.TrimSpace(c.Workflow+" "+paren(c.URL)))
@@ -196,9 +197,9 @@ func (m *Machine) routeFollow(j *job) []roleplan.Command {
 	}
 	f.Rounds = append(f.Rounds, round)
 	f.Stage = roleplan.StagePush
-	of := fmt.Sprintf("%d of %d", j.fixes, m.spec.Workflow.Loops())
+	of := fmt.Sprintf("%d of %d", j.Fixes, m.spec.Workflow.Loops())
 	if f.more > 0 {
-		of = fmt.Sprintf("%d (one more, as the human asked)", j.fixes)
+		of = fmt.Sprintf("%d (one more, as the human asked)", j.Fixes)
 	}
 	return m.sendBack(j, fixer, &roleplan.Context{CI: slices.Clone(f.ci), Review: slices.Clone(f.threads)},
 		fmt.Sprintf("pull request round %s: %s on %s, to the %s", of, pending(f.ci, f.threads), short(f.PR.Head), fixer.Role))
@@ -206,20 +207,20 @@ func (m *Machine) routeFollow(j *job) []roleplan.Command {
 
 // followRetry is the human's retry at a KindFollow checkpoint: push again,
 // or one more round of fixes.
-func (m *Machine) followRetry(j *job) []roleplan.Command {
+func (m *Machine) followRetry(j *jobs.Job) []roleplan.Command {
 	if m.follow.Stage == roleplan.StagePush {
 		return []roleplan.Command{m.followCommand(j)}
 	}
-	m.follow.more = j.fixes + 1 - m.spec.Workflow.Loops()
+	m.follow.more = j.Fixes + 1 - m.spec.Workflow.Loops()
 	return m.routeFollow(j)
 }
 
 // followFixing is, when j is to fix a round of the followed pull request,
 // what that round is to fix: the evidence a human asked to raise the
 // budget for it needs. "" otherwise.
-func (m *Machine) followFixing(j *job) string {
+func (m *Machine) followFixing(j *jobs.Job) string {
 	f := m.follow
-	if f == nil || f.Stage != roleplan.StagePush || j != m.implementer() {
+	if f == nil || f.Stage != roleplan.StagePush || j != m.jobs.Implementer() {
 		return ""
 	}
 	return fmt.Sprintf("pull request #%d, round %d:\n%s", f.PR.Number, len(f.Rounds), describe(f.ci, f.threads))
@@ -227,7 +228,7 @@ func (m *Machine) followFixing(j *job) string {
 
 // fixSummary is what the implementer's last report says it did.
 func (m *Machine) fixSummary() string {
-	if fixer := m.implementer(); fixer != nil && fixer.Report != nil {
+	if fixer := m.jobs.Implementer(); fixer != nil && fixer.Report != nil {
 		return oneLine(fixer.Report.Summary)
 	}
 	return ""

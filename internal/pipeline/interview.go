@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -10,7 +11,7 @@ import (
 // interviewed asks the human the interviewer's questions, each its own
 // checkpoint; with --yes their defaults are taken. None: the objective is
 // clear, and the interview is over.
-func (m *Machine) interviewed(j *job, r *work.Report) []roleplan.Command {
+func (m *Machine) interviewed(j *jobs.Job, r *work.Report) []roleplan.Command {
 	qs := roleplan.Questions(r)
 	if len(qs) == 0 {
 		return m.done(j, roleplan.Done)
@@ -21,22 +22,22 @@ func (m *Machine) interviewed(j *job, r *work.Report) []roleplan.Command {
 			m.decisions = append(m.decisions, roleplan.Decision{Job: j.ID, Question: q.Question, Options: q.Options, Choice: firstOf(q.Default, first(q.Options)), By: "default"})
 			continue
 		}
-		j.asked++
+		j.Asked++
 		def := q.Default
 		out = append(out, m.ask(j, roleplan.KindNeedsInput, q.Question, q.Why, q.Options, func(cp *roleplan.Checkpoint) { cp.Default, cp.Interview = def, true })...)
 	}
-	if j.asked == 0 {
+	if j.Asked == 0 {
 		return append(out, m.done(j, roleplan.Done)...)
 	}
-	return append([]roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the interviewer asks %d question(s)", j.asked)}}, out...)
+	return append([]roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the interviewer asks %d question(s)", j.Asked)}}, out...)
 }
 
 // answered records the answer to one of the interviewer's questions; the
 // interview is over once all are answered.
-func (m *Machine) answered(j *job, d roleplan.Decision) []roleplan.Command {
+func (m *Machine) answered(j *jobs.Job, d roleplan.Decision) []roleplan.Command {
 	m.decisions = append(m.decisions, d)
-	j.asked--
-	if j.asked > 0 {
+	j.Asked--
+	if j.Asked > 0 {
 		j.State = roleplan.Waiting // the next question is asked
 		return nil
 	}
@@ -48,7 +49,7 @@ func (m *Machine) answered(j *job, d roleplan.Decision) []roleplan.Command {
 func (m *Machine) interview() []roleplan.Decision {
 	var out []roleplan.Decision
 	for _, d := range m.decisions {
-		if j := m.byID[d.Job]; j != nil && j.Role == roleplan.RoleInterviewer {
+		if j := m.jobs.Get(d.Job); j != nil && j.Role == roleplan.RoleInterviewer {
 			out = append(out, d)
 		}
 	}

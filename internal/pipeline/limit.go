@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -13,7 +14,7 @@ import (
 // no crash is counted; the roles at work go on. A refused login asks the
 // human. Under older rules the agent's exit without a report goes on to
 // count as a crash, as it did.
-func (m *Machine) limited(j *job, ev roleplan.Event) []roleplan.Command {
+func (m *Machine) limited(j *jobs.Job, ev roleplan.Event) []roleplan.Command {
 	if m.spec.Rules < limitRules || ev.Limit == nil || j.State != roleplan.Running {
 		return nil
 	}
@@ -23,28 +24,28 @@ func (m *Machine) limited(j *job, ev roleplan.Event) []roleplan.Command {
 	}
 	stop := roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: "the provider's " + l.Describe()}
 	if !l.Kind.Passes() {
-		j.interrupted = true
+		j.Interrupted = true
 		return append([]roleplan.Command{stop}, m.ask(j, roleplan.KindBlocked, fmt.Sprintf("the provider refused the %s's login (%s): fix the CLI's login or key, then answer retry", j.Role, l.Text),
 			"", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})...)
 	}
 	if m.spec.Rules >= fallbackRules && m.waits.FallBack(m.spec.OnLimit, l) {
 		// No wait: the role starts again on the fallback agent once this
 		// one has exited (the run's worktree is one agent's at a time).
-		j.switching, j.next = true, j.cutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; you go on in its place: go on from the commits it made", l.Describe()))
+		j.Switching, j.Next = true, j.CutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; you go on in its place: go on from the commits it made", l.Describe()))
 		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: work.FallbackNote(l)}, stop}
 	}
 	var out []roleplan.Command
 	if m.waits.Meet(m.now, j.ID, l) {
 		out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: m.waits.Wait.Note(m.now)}, roleplan.Command{Type: roleplan.CmdWake, At: m.waits.Wait.Until})
 	}
-	j.State, j.next = roleplan.Pending, j.cutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; the wait is over: go on from the commits it made", l.Describe()))
+	j.State, j.Next = roleplan.Pending, j.CutOff(fmt.Sprintf("the provider's %s stopped the previous attempt; the wait is over: go on from the commits it made", l.Describe()))
 	return append(out, stop)
 }
 
 // phaseLimited takes the phase that stopped at a usage limit (rules 3; the
 // shell's limits.on_limit stop: its own engine waits otherwise): the run
 // waits for it, and the phase goes on from its journal once it is over.
-func (m *Machine) phaseLimited(j *job, l work.Limit) []roleplan.Command {
+func (m *Machine) phaseLimited(j *jobs.Job, l work.Limit) []roleplan.Command {
 	if m.spec.Rules < fallbackRules || !l.Kind.Passes() {
 		return nil
 	}

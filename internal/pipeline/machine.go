@@ -6,61 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
-
-type job struct {
-	roleplan.Job
-	report  *work.Report      // the current attempt's report
-	next    *roleplan.Context // for its next start
-	crashes int               // attempts in a row that ended without a report
-	lints   int               // re-runs for lint errors
-	costs   map[int]float64   // each attempt's session cost counted so far
-	started bool              // the current attempt's agent was seen to start
-	guard   work.CallGuard    // the loop guard's view of the current attempt's calls
-	// interrupted: the budget stopped the current attempt's agent.
-	interrupted bool
-	// switching: a usage limit stopped the current attempt's agent as the
-	// run fell back; the job starts again on the fallback once it exits.
-	switching bool
-	ctx       *roleplan.Context // what the current attempt was told
-
-	step     roleplan.Step // the workflow's step (none for a job made for fixes)
-	deps     []string      // the jobs it waits for, from the workflow
-	wait     []string      // the jobs it waits for this time: a challenge, a fix
-	reviewed bool          // a human looked at its work (its step's checkpoint)
-	fixes    int           // a build's fix loops
-	asked    int           // the interviewer's questions still open
-	// broken: what the current attempt's report breaks of its contract;
-	// invalid counts the attempts in a row that reported so, of at most
-	// maxInvalid.
-	broken     []string
-	invalid    int
-	maxInvalid int
-	// rerun: a fix was ordered while the job worked; once done, it runs
-	// again with this context after the jobs rerunAfter.
-	rerun      *roleplan.Context
-	rerunAfter []string
-	// evaluated is the attempt last judged; evalBlocks counts the
-	// evaluations that blocked.
-	evaluated  int
-	evalBlocks int
-}
-
-// settled says whether the job's work is over, for now.
-func (j *job) settled() bool { return j.State == roleplan.Done || j.State == roleplan.Skipped }
-
-// active says whether the job works, is checked, or waits for a human.
-func (j *job) active() bool {
-	return j.State == roleplan.Running || j.State == roleplan.Checking || j.State == roleplan.Waiting
-}
-
-// writes says whether the job changes the run's worktree: two such never
-// work at once (a build or the tests need a tree no agent is changing).
-func (j *job) writes() bool {
-	return j.Type != "" || j.Phase || !slices.Contains(roleplan.ReadOnly, j.Role)
-}
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
 // use: one goroutine owns it, as the engine.
@@ -75,9 +24,7 @@ type Machine struct {
 	outcome  string
 	reason   string
 
-	jobs   []*job
-	byID   map[string]*job
-	agenda []string // the jobs to run, in order; the head is the current one
+	jobs jobs.Board
 
 	handoffs   map[string]roleplan.Challenge // "FROM>TO" → the first challenge of that handoff
 	challenges []roleplan.Challenge
@@ -101,7 +48,7 @@ type Machine struct {
 
 // New returns a machine waiting for EvStarted.
 func New() *Machine {
-	return &Machine{byID: map[string]*job{}, handoffs: map[string]roleplan.Challenge{}}
+	return &Machine{handoffs: map[string]roleplan.Challenge{}}
 }
 
 // Step applies one journaled event and returns the commands to carry out.
@@ -139,7 +86,7 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 	case roleplan.EvWake:
 		return m.wake(), nil
 	case roleplan.EvAnswer:
-		if ev.Job == roleplan.LimitJob && m.byID[roleplan.LimitJob] == nil {
+		if ev.Job == roleplan.LimitJob && m.jobs.Get(roleplan.LimitJob) == nil {
 			return m.resumeNow(ev)
 		}
 		return m.answer(ev)
@@ -152,20 +99,20 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 	case roleplan.EvDelivered, roleplan.EvPullRequest, roleplan.EvPushed:
 		return m.followed(ev)
 	}
-	j := m.byID[ev.Job]
+	j := m.jobs.Get(ev.Job)
 	if j == nil {
 		return nil, fmt.Errorf("%s of unknown job %q", ev.Type, ev.Job)
 	}
 	if ev.Type == roleplan.EvUsage {
 		// Every attempt's usage counts, a replaced one's too: its turn
 		// was spent. Tokens are the turn's; the cost is the session's so far.
-		if j.costs == nil {
-			j.costs = map[int]float64{}
+		if j.Costs == nil {
+			j.Costs = map[int]float64{}
 		}
 		turn := ev.Spend
-		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.costs[ev.Attempt]), 0
+		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.Costs[ev.Attempt]), 0
 		j.Spend = j.Spend.Plus(turn)
-		j.costs[ev.Attempt] = max(j.costs[ev.Attempt], ev.Spend.CostUSD)
+		j.Costs[ev.Attempt] = max(j.Costs[ev.Attempt], ev.Spend.CostUSD)
 		m.budget.turns.Spent(j.ID, ev.Attempt, turn.CostUSD, !ev.MidTurn) // a role's session is one turn
 		return m.spend(j), nil
 	}
@@ -177,7 +124,7 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 	}
 	switch ev.Type {
 	case roleplan.EvAgentStarted:
-		j.PID, j.started = ev.PID, true
+		j.PID, j.Seen = ev.PID, true
 	case roleplan.EvToolCall:
 		return m.toolCall(j, ev), nil
 	case roleplan.EvLimited:
@@ -190,33 +137,33 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 		if len(ev.Errors) > 0 {
 			// A report that breaks the role's contract is never the work
 			// done: the agent is told what to fix.
-			j.report, j.broken, j.maxInvalid = nil, ev.Errors, ev.MaxAttempts
+			j.Reported, j.Broken, j.MaxInvalid = nil, ev.Errors, ev.MaxAttempts
 			break
 		}
-		j.report, j.broken = ev.Report, nil
+		j.Reported, j.Broken = ev.Report, nil
 		m.waits.Progress() // the provider answers again
 	case roleplan.EvAgentExited:
 		j.PID = 0
 		if j.State != roleplan.Running || m.finished {
 			return nil, nil
 		}
-		if j.switching {
+		if j.Switching {
 			// Cut off at a usage limit: it starts again on the fallback.
-			j.switching, j.State = false, roleplan.Pending
+			j.Switching, j.State = false, roleplan.Pending
 			return m.advance(), nil
 		}
-		if j.report == nil && j.broken != nil {
+		if j.Reported == nil && j.Broken != nil {
 			return m.invalidReport(j), nil
 		}
-		if j.report == nil {
+		if j.Reported == nil {
 			why := fmt.Sprintf("the agent exited (code %d) without a HIVE_REPORT", ev.ExitCode)
 			if ev.Reason != "" {
 				why += ": " + ev.Reason
 			}
 			return m.crashed(j, why), nil
 		}
-		j.crashes, j.invalid = 0, 0
-		return m.route(j, j.report), nil
+		j.Crashes, j.Invalid = 0, 0
+		return m.route(j, j.Reported), nil
 	default:
 		return nil, fmt.Errorf("unknown event %q", ev.Type)
 	}
@@ -226,11 +173,11 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 // toolCall applies the loop guard to a tool call of j's agent (seed 003
 // §5): a role agent runs one turn, so what the guard would tell it is
 // noted for the human; a loop interrupts it and asks the human.
-func (m *Machine) toolCall(j *job, ev roleplan.Event) []roleplan.Command {
+func (m *Machine) toolCall(j *jobs.Job, ev roleplan.Event) []roleplan.Command {
 	if j.State != roleplan.Running || m.open != nil || m.finished {
 		return nil
 	}
-	tell, stop := j.guard.Call(m.spec.Guard, ev.Tool, ev.Text, "write your HIVE_REPORT with status blocked and what blocks you")
+	tell, stop := j.Guard.Call(m.spec.Guard, ev.Tool, ev.Text, "write your HIVE_REPORT with status blocked and what blocks you")
 	switch {
 	case stop != "":
 		out := []roleplan.Command{{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: stop}}
@@ -261,21 +208,21 @@ func (m *Machine) start(ev roleplan.Event) ([]roleplan.Command, error) {
 	ids := map[string]string{} // step id → job id
 	var out []roleplan.Command
 	for i, s := range w.Steps {
-		j := &job{Job: roleplan.Job{ID: s.ID(), Role: s.Role, Type: s.Type, Prompt: s.Prompt, State: roleplan.Pending}, step: s}
+		j := &jobs.Job{Job: roleplan.Job{ID: s.ID(), Role: s.Role, Type: s.Type, Prompt: s.Prompt, State: roleplan.Pending}, Step: s}
 		if s.Type == "" && s.Role == roleplan.RoleImplementer && architect {
 			j.ID, j.Phase = roleplan.PhaseJob, true
 		}
 		ids[s.ID()] = j.ID
 		for _, d := range w.After(i) {
 			// A step left out passes on what it waited for.
-			if dj := m.byID[ids[d]]; dj != nil && dj.State == roleplan.Skipped {
-				j.deps = append(j.deps, dj.deps...)
+			if dj := m.jobs.Get(ids[d]); dj != nil && dj.State == roleplan.Skipped {
+				j.Deps = append(j.Deps, dj.Deps...)
 			} else {
-				j.deps = append(j.deps, ids[d])
+				j.Deps = append(j.Deps, ids[d])
 			}
 		}
-		j.deps = slices.Compact(slices.Sorted(slices.Values(j.deps)))
-		m.add(j)
+		j.Deps = slices.Compact(slices.Sorted(slices.Values(j.Deps)))
+		m.jobs.Add(j)
 		switch {
 		case s.Condition != "" && !m.holds(s.Condition):
 			j.State = roleplan.Skipped
@@ -287,7 +234,7 @@ func (m *Machine) start(ev roleplan.Event) ([]roleplan.Command, error) {
 			j.State = roleplan.Skipped
 			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
 		default:
-			m.agenda = append(m.agenda, j.ID)
+			m.jobs.Agenda = append(m.jobs.Agenda, j.ID)
 		}
 	}
 	return out, nil
@@ -300,11 +247,6 @@ func (m *Machine) holds(cond string) bool {
 	return !ok || v
 }
 
-func (m *Machine) add(j *job) {
-	m.jobs = append(m.jobs, j)
-	m.byID[j.ID] = j
-}
-
 // advance starts every job of the agenda whose steps before it are
 // settled, in the agenda's order, one that writes only while no other
 // does; it ends the run when nothing is left. Nothing starts while a
@@ -313,26 +255,21 @@ func (m *Machine) advance() []roleplan.Command {
 	if m.open != nil || m.finished {
 		return nil
 	}
-	if len(m.agenda) == 0 {
+	if len(m.jobs.Agenda) == 0 {
 		j := m.followJob()
 		if j == nil {
 			return m.finish(roleplan.OutcomeComplete, "")
 		}
-		m.agenda = []string{j.ID}
+		m.jobs.Agenda = []string{j.ID}
 	}
-	writing, busy := false, false
-	for _, id := range m.agenda {
-		j := m.byID[id]
-		writing = writing || (j.active() && j.writes())
-		busy = busy || j.active()
-	}
+	writing, busy := m.jobs.Busy()
 	var out []roleplan.Command
-	for _, id := range slices.Clone(m.agenda) { // a job may settle as it starts
-		j := m.byID[id]
-		if j.State != roleplan.Pending || !m.ready(j) || (j.writes() && writing) || (m.serial && busy) {
+	for _, id := range slices.Clone(m.jobs.Agenda) { // a job may settle as it starts
+		j := m.jobs.Get(id)
+		if j.State != roleplan.Pending || !m.jobs.Ready(j) || (j.Writes() && writing) || (m.serial && busy) {
 			continue
 		}
-		writing = writing || j.writes()
+		writing = writing || j.Writes()
 		busy = true
 		out = append(out, m.run(j)...)
 		if m.open != nil || m.finished {
@@ -345,24 +282,14 @@ func (m *Machine) advance() []roleplan.Command {
 	if !busy {
 		// Every job left waits for another that will not run: a bug,
 		// said rather than waited on for ever.
-		return m.finish(roleplan.OutcomeFailed, "nothing can start: "+strings.Join(m.agenda, ", ")+" wait for each other")
+		return m.finish(roleplan.OutcomeFailed, "nothing can start: "+strings.Join(m.jobs.Agenda, ", ")+" wait for each other")
 	}
 	return out
 }
 
-// ready says whether the jobs j waits for are settled.
-func (m *Machine) ready(j *job) bool {
-	for _, id := range slices.Concat(j.deps, j.wait) {
-		if d := m.byID[id]; d != nil && !d.settled() {
-			return false
-		}
-	}
-	return true
-}
-
 // run starts a job's next attempt, within the budget: a job that it
 // cannot pay for waits for a raise.
-func (m *Machine) run(j *job) []roleplan.Command {
+func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 	if m.waiting() && j.Type != roleplan.StepBuild && j.Type != roleplan.StepFollow {
 		// The provider's limit holds every session: the job starts when
 		// the wait is over (wake).
@@ -374,12 +301,12 @@ func (m *Machine) run(j *job) []roleplan.Command {
 		return ask
 	}
 	j.Attempts++
-	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = roleplan.Running, nil, false, false, work.CallGuard{}, nil, nil
-	j.switching = false // a resume may start it before the cut-off agent's exit came
+	j.State, j.Reported, j.Seen, j.Interrupted, j.Guard, j.Wait, j.Broken = roleplan.Running, nil, false, false, work.CallGuard{}, nil, nil
+	j.Switching = false // a resume may start it before the cut-off agent's exit came
 	j.Evaluating = false
-	ctx := j.next
-	j.next = nil
-	defer func() { j.ctx = ctx }()
+	ctx := j.Next
+	j.Next = nil
+	defer func() { j.Told = ctx }()
 	switch j.Type {
 	case roleplan.StepBuild:
 		j.State = roleplan.Checking
@@ -395,11 +322,11 @@ func (m *Machine) run(j *job) []roleplan.Command {
 		}
 		ctx.Interview = interview
 	}
-	if j.step.Task != "" {
+	if j.Step.Task != "" {
 		if ctx == nil {
 			ctx = &roleplan.Context{}
 		}
-		ctx.Task = j.step.Task
+		ctx.Task = j.Step.Task
 	}
 	if len(m.warnings) > 0 && j.Role != roleplan.RoleArchitect {
 		if ctx == nil {
@@ -428,7 +355,7 @@ func (m *Machine) run(j *job) []roleplan.Command {
 }
 
 // route decides what a finished agent's report means.
-func (m *Machine) route(j *job, r *work.Report) []roleplan.Command {
+func (m *Machine) route(j *jobs.Job, r *work.Report) []roleplan.Command {
 	switch r.Status {
 	case work.ReportChallenge:
 		return m.challenge(j, r)
@@ -436,7 +363,7 @@ func (m *Machine) route(j *job, r *work.Report) []roleplan.Command {
 		return m.needsInput(j, r)
 	case work.ReportBlocked:
 		why := firstOf(r.Blocker, r.Summary, "no reason given")
-		if j.step.Optional() {
+		if j.Step.Optional() {
 			return m.leaveOut(j, "it is blocked: "+why)
 		}
 		return m.ask(j, roleplan.KindBlocked, j.Role+" is blocked: "+why, strings.Join(r.Concerns, "\n"), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
@@ -453,7 +380,7 @@ func (m *Machine) route(j *job, r *work.Report) []roleplan.Command {
 
 // leaveOut settles a step that is not required and failed: the run goes
 // on without it.
-func (m *Machine) leaveOut(j *job, why string) []roleplan.Command {
+func (m *Machine) leaveOut(j *jobs.Job, why string) []roleplan.Command {
 	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s left out (not required): %s", j.ID, why)}
 	return append([]roleplan.Command{note}, m.done(j, roleplan.Skipped)...)
 }
@@ -461,7 +388,7 @@ func (m *Machine) leaveOut(j *job, why string) []roleplan.Command {
 // worked: the role did its work. The architect's plans are linted and the
 // tester's verdict is checked by running the tests, mechanically, before
 // the next role.
-func (m *Machine) worked(j *job) []roleplan.Command {
+func (m *Machine) worked(j *jobs.Job) []roleplan.Command {
 	switch j.Role {
 	case roleplan.RoleArchitect:
 		j.State = roleplan.Checking
@@ -471,9 +398,9 @@ func (m *Machine) worked(j *job) []roleplan.Command {
 		return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
 	}
 	if slices.Contains(roleplan.Reviewing, j.Role) {
-		m.record(j, j.report)
+		m.record(j, j.Reported)
 		routed := m.routeSecurity(j)
-		if !m.gated(j) {
+		if !m.jobs.Gated(j) {
 			return append(routed, m.gate(j, []string{j.ID})...)
 		}
 		return append(routed, m.done(j, roleplan.Done)...)
@@ -489,18 +416,15 @@ const SecondReviewFiles = 10
 // a fix_blocking step still to come waits for it too.
 func (m *Machine) routeSecondReview(changed int) []roleplan.Command {
 	const id = roleplan.RoleReviewer + "-2"
-	first := m.byID[roleplan.RoleReviewer]
-	if changed <= SecondReviewFiles || first == nil || first.Type != "" || first.State == roleplan.Skipped || m.byID[id] != nil {
+	first := m.jobs.Get(roleplan.RoleReviewer)
+	if changed <= SecondReviewFiles || first == nil || first.Type != "" || first.State == roleplan.Skipped || m.jobs.Get(id) != nil {
 		return nil
 	}
-	second := &job{Job: roleplan.Job{ID: id, Role: roleplan.RoleReviewer, State: roleplan.Pending}, deps: slices.Clone(first.deps)}
-	m.add(second)
-	m.agenda = append(m.agenda, id)
-	for _, g := range m.jobs {
-		if g.Type == roleplan.StepFixBlocking && !g.settled() {
-			g.deps = append(g.deps, id)
-		}
-	}
+	second := jobs.New(id, roleplan.RoleReviewer)
+	second.Deps = slices.Clone(first.Deps)
+	m.jobs.Add(second)
+	m.jobs.Agenda = append(m.jobs.Agenda, id)
+	m.jobs.Gate(id)
 	return []roleplan.Command{{Type: roleplan.CmdNote, Job: id, Text: fmt.Sprintf("routing: %d files changed (more than %d) add a second review", changed, SecondReviewFiles)}}
 }
 
@@ -508,8 +432,8 @@ func (m *Machine) routeSecondReview(changed int) []roleplan.Command {
 // or blocker finding, in a run with no security audit, adds one after the
 // reviewer; a fix_blocking step still to come waits for it too. The note
 // says why, and a replay of the journal decides the same.
-func (m *Machine) routeSecurity(j *job) []roleplan.Command {
-	if j.Role != roleplan.RoleReviewer || m.byID[roleplan.RoleSecurity] != nil {
+func (m *Machine) routeSecurity(j *jobs.Job) []roleplan.Command {
+	if j.Role != roleplan.RoleReviewer || m.jobs.Get(roleplan.RoleSecurity) != nil {
 		return nil
 	}
 	i := slices.IndexFunc(m.findings, func(f roleplan.Finding) bool {
@@ -519,26 +443,23 @@ func (m *Machine) routeSecurity(j *job) []roleplan.Command {
 		return nil
 	}
 	f := m.findings[i]
-	sec := &job{Job: roleplan.Job{ID: roleplan.RoleSecurity, Role: roleplan.RoleSecurity, State: roleplan.Pending}, deps: []string{j.ID}}
-	m.add(sec)
-	m.agenda = append([]string{sec.ID}, m.agenda...)
-	for _, g := range m.jobs {
-		if g.Type == roleplan.StepFixBlocking && !g.settled() {
-			g.deps = append(g.deps, sec.ID)
-		}
-	}
+	sec := jobs.New(roleplan.RoleSecurity, roleplan.RoleSecurity)
+	sec.Deps = []string{j.ID}
+	m.jobs.Add(sec)
+	m.jobs.Agenda = append([]string{sec.ID}, m.jobs.Agenda...)
+	m.jobs.Gate(sec.ID)
 	return []roleplan.Command{{Type: roleplan.CmdNote, Job: sec.ID, Text: fmt.Sprintf("routing: the reviewer's %s finding %s (%s) adds a security audit", f.Severity, f.ID, oneLine(f.Title))}}
 }
 
 // done settles a job and goes on. A step with a checkpoint first asks a
 // human to look at its work, unless --yes.
-func (m *Machine) done(j *job, s roleplan.JobState) []roleplan.Command {
-	if s == roleplan.Done && m.evaluates(j) && j.evaluated != j.Attempts {
+func (m *Machine) done(j *jobs.Job, s roleplan.JobState) []roleplan.Command {
+	if s == roleplan.Done && m.evaluates(j) && j.Evaluated != j.Attempts {
 		return m.evaluate(j)
 	}
-	if s == roleplan.Done && j.step.Checkpoint && !j.reviewed && !m.spec.AutoAnswer {
+	if s == roleplan.Done && j.Step.Checkpoint && !j.Reviewed && !m.spec.AutoAnswer {
 		what := j.Role + " finished"
-		if r := j.report; r != nil && r.Summary != "" {
+		if r := j.Reported; r != nil && r.Summary != "" {
 			what += ": " + oneLine(r.Summary)
 		}
 		details := m.reviewDetails(j)
@@ -548,19 +469,19 @@ func (m *Machine) done(j *job, s roleplan.JobState) []roleplan.Command {
 		return m.ask(j, roleplan.KindReview, what+". Look at its work before the run goes on", details,
 			[]string{roleplan.AnswerContinue, roleplan.AnswerDetails, roleplan.AnswerReject, roleplan.AnswerAbort}, func(cp *roleplan.Checkpoint) { cp.Evaluation = j.Evaluation })
 	}
-	if s == roleplan.Done && j.rerun != nil {
-		j.State, j.next, j.wait, j.rerun = roleplan.Pending, j.rerun, j.rerunAfter, nil
+	if s == roleplan.Done && j.Rerun != nil {
+		j.State, j.Next, j.Wait, j.Rerun = roleplan.Pending, j.Rerun, j.RerunAfter, nil
 		return m.advance()
 	}
-	j.State, j.reviewed = s, false
-	m.agenda = slices.DeleteFunc(m.agenda, func(id string) bool { return id == j.ID })
+	j.State, j.Reviewed = s, false
+	m.jobs.Agenda = slices.DeleteFunc(m.jobs.Agenda, func(id string) bool { return id == j.ID })
 	return m.advance()
 }
 
 // reviewDetails says what a step produced, for its checkpoint.
-func (m *Machine) reviewDetails(j *job) string {
+func (m *Machine) reviewDetails(j *jobs.Job) string {
 	var lines []string
-	if r := j.report; r != nil {
+	if r := j.Reported; r != nil {
 		if len(r.Files) > 0 {
 			lines = append(lines, "files: "+strings.Join(r.Files, ", "))
 		}
@@ -576,39 +497,39 @@ func (m *Machine) reviewDetails(j *job) string {
 
 // crashed: an agent ended without a report. It is replaced once; then the
 // human decides.
-func (m *Machine) crashed(j *job, why string) []roleplan.Command {
-	j.crashes++
-	if j.crashes == 1 {
-		j.next = j.cutOff(why)
+func (m *Machine) crashed(j *jobs.Job, why string) []roleplan.Command {
+	j.Crashes++
+	if j.Crashes == 1 {
+		j.Next = j.CutOff(why)
 		return append([]roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
 	}
-	if j.step.Optional() {
-		return m.leaveOut(j, fmt.Sprintf("it ended %d times without a report: %s", j.crashes, why))
+	if j.Step.Optional() {
+		return m.leaveOut(j, fmt.Sprintf("it ended %d times without a report: %s", j.Crashes, why))
 	}
-	return m.ask(j, roleplan.KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.crashes, why), "", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
+	return m.ask(j, roleplan.KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.Crashes, why), "", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 }
 
 // invalidReport: the agent's report broke its role's contract. The role
 // runs again with the errors, up to the contract's attempts; then a human
 // decides, continue (the run goes on without the role's work) by default:
 // --yes takes it, so that a report never blocks a run nobody watches.
-func (m *Machine) invalidReport(j *job) []roleplan.Command {
-	j.invalid++
-	most := j.maxInvalid
+func (m *Machine) invalidReport(j *jobs.Job) []roleplan.Command {
+	j.Invalid++
+	most := j.MaxInvalid
 	if most <= 0 {
 		most = 2
 	}
-	errs := j.broken
-	if j.invalid < most {
-		j.next = j.again(fmt.Sprintf("your report broke the %s's contract (%d of %d attempts)", j.Role, j.invalid, most))
-		j.next.ContractErrors = errs
+	errs := j.Broken
+	if j.Invalid < most {
+		j.Next = j.Again(fmt.Sprintf("your report broke the %s's contract (%d of %d attempts)", j.Role, j.Invalid, most))
+		j.Next.ContractErrors = errs
 		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the report breaks the %s's contract (%s): starting it again with the errors", j.Role, oneLine(strings.Join(errs, "; ")))}
 		return append([]roleplan.Command{note}, m.run(j)...)
 	}
-	if j.step.Optional() {
-		return m.leaveOut(j, fmt.Sprintf("its report broke the contract %d times", j.invalid))
+	if j.Step.Optional() {
+		return m.leaveOut(j, fmt.Sprintf("its report broke the contract %d times", j.Invalid))
 	}
-	q := fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.invalid)
+	q := fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.Invalid)
 	options := []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}
 	if m.spec.AutoAnswer {
 		m.decisions = append(m.decisions, roleplan.Decision{Job: j.ID, Question: q, Options: options, Choice: roleplan.AnswerContinue, By: "default"})
@@ -623,8 +544,8 @@ func (m *Machine) invalidReport(j *job) []roleplan.Command {
 // the challenged role runs again with the challenge, then the challenger
 // checks again; a second challenge of the same handoff goes to a human
 // with both sides.
-func (m *Machine) challenge(j *job, r *work.Report) []roleplan.Command {
-	to := m.challenged(j, r.ChallengedAgent)
+func (m *Machine) challenge(j *jobs.Job, r *work.Report) []roleplan.Command {
+	to := m.jobs.Challenged(j, r.ChallengedAgent)
 	if to == nil {
 		return m.ask(j, roleplan.KindBlocked, fmt.Sprintf("%s challenged %q, which has not run before it: %s", j.Role, r.ChallengedAgent, r.Issue),
 			r.Evidence, []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
@@ -652,88 +573,9 @@ func (m *Machine) challenge(j *job, r *work.Report) []roleplan.Command {
 }
 
 // reroute runs the challenged job with the challenge, then the challenger.
-func (m *Machine) reroute(from, to *job, ch roleplan.Challenge) []roleplan.Command {
-	to.next = &roleplan.Context{Challenge: &ch}
-	from.next = &roleplan.Context{Rechecking: &ch}
-	to.State, from.State = roleplan.Pending, roleplan.Pending
-	builds := m.rebuild(from, to)
-	from.wait = append([]string{to.ID}, builds...)
-	order := []string{to.ID}
-	// The architect answers with plans: once the phase has run, its
-	// implementers run the changed plans too (the unchanged ones are done).
-	if phase := m.byID[roleplan.PhaseJob]; to.Role == roleplan.RoleArchitect && phase != nil && phase != from && phase.State == roleplan.Done {
-		phase.State, phase.next = roleplan.Pending, &roleplan.Context{Rechecking: &ch}
-		order = append(order, phase.ID)
-		from.wait = append(from.wait, phase.ID)
-	}
-	order = append(append(order, builds...), from.ID)
-	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
-	m.agenda = append(order, rest...)
+func (m *Machine) reroute(from, to *jobs.Job, ch roleplan.Challenge) []roleplan.Command {
+	m.jobs.Reroute(from, to, ch)
 	return m.advance()
-}
-
-// challenged finds the job a challenge names: a role that ran before the
-// challenger. The implementers' phase is not re-run for a challenge: one
-// implementer agent answers it in the run's worktree. A name that is no
-// role of the run means the role just before the challenger.
-func (m *Machine) challenged(from *job, name string) *job {
-	name = strings.ToLower(strings.TrimSpace(name))
-	var before []*job
-	for _, j := range m.jobs {
-		if j == from {
-			break
-		}
-		// Only an agent's work can be challenged: not a step left out
-		// before it ran, nor hive's own build.
-		if (j.State == roleplan.Done || j.State == roleplan.Skipped) && j.Attempts > 0 && j.Type == "" {
-			before = append(before, j)
-		}
-	}
-	if len(before) == 0 {
-		return nil
-	}
-	for _, j := range before {
-		if j.Role == name || j.ID == name || strings.HasSuffix(name, "-"+j.Role) {
-			if j.Phase {
-				return m.implementer()
-			}
-			return j
-		}
-	}
-	if from.Phase || from.Role == roleplan.RoleImplementer {
-		if a := m.byID[roleplan.RoleArchitect]; a != nil && slices.Contains(before, a) {
-			return a
-		}
-	}
-	// What a tester or a reviewer finds wrong is the implementation's.
-	if from.Role == roleplan.RoleTester || slices.Contains(roleplan.Reviewing, from.Role) {
-		if impl := m.implementer(); impl != nil {
-			return impl
-		}
-	}
-	last := before[len(before)-1]
-	if last.Phase {
-		return m.implementer()
-	}
-	return last
-}
-
-// implementer is the job that fixes the implementation: the workflow's
-// implementer, or, after a phase of parallel implementers, one implementer
-// agent made for fixes.
-func (m *Machine) implementer() *job {
-	if j := m.byID[roleplan.RoleImplementer]; j != nil {
-		return j
-	}
-	if m.byID[roleplan.PhaseJob] == nil {
-		return nil
-	}
-	if j := m.byID[roleplan.FixJob]; j != nil {
-		return j
-	}
-	j := &job{Job: roleplan.Job{ID: roleplan.FixJob, Role: roleplan.RoleImplementer, State: roleplan.Pending}}
-	m.add(j)
-	return j
 }
 
 // maxDefaults is how many of a job's questions are answered by their
@@ -743,7 +585,7 @@ const maxDefaults = 3
 // needsInput takes the default of a question when it may (--yes, or the
 // role says it can proceed with it), else asks the human; either way the
 // role runs again with the decision.
-func (m *Machine) needsInput(j *job, r *work.Report) []roleplan.Command {
+func (m *Machine) needsInput(j *jobs.Job, r *work.Report) []roleplan.Command {
 	q := firstOf(r.Blocker, r.Summary, j.Role+" needs a decision")
 	def := r.DefaultChoice
 	if def == "" && m.spec.AutoAnswer && len(r.Options) > 0 {
@@ -762,14 +604,14 @@ func (m *Machine) needsInput(j *job, r *work.Report) []roleplan.Command {
 	return m.ask(j, roleplan.KindNeedsInput, q, "", r.Options, func(cp *roleplan.Checkpoint) { cp.Default = def })
 }
 
-func (m *Machine) decide(j *job, d roleplan.Decision) []roleplan.Command {
+func (m *Machine) decide(j *jobs.Job, d roleplan.Decision) []roleplan.Command {
 	m.decisions = append(m.decisions, d)
-	if j.next == nil {
-		j.next = &roleplan.Context{}
+	if j.Next == nil {
+		j.Next = &roleplan.Context{}
 	}
 	for _, earlier := range m.decisions {
 		if earlier.Job == j.ID {
-			j.next.Decisions = append(j.next.Decisions, earlier)
+			j.Next.Decisions = append(j.Next.Decisions, earlier)
 		}
 	}
 	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("decision (%s): %s → %s", d.By, oneLine(d.Question), d.Choice)}
@@ -780,7 +622,7 @@ func (m *Machine) decide(j *job, d roleplan.Decision) []roleplan.Command {
 // architect's plans, the phase of the implementers, the tests.
 func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 	want := firstOf(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: roleplan.RoleArchitect, roleplan.EvPhaseDone: roleplan.PhaseJob, roleplan.EvTestsRan: roleplan.RoleTester}[ev.Type])
-	j := m.byID[want]
+	j := m.jobs.Get(want)
 	state := roleplan.Checking
 	if ev.Type == roleplan.EvPhaseDone {
 		state = roleplan.Running
@@ -793,13 +635,13 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 		if len(ev.Errors) == 0 {
 			return m.done(j, roleplan.Done), nil
 		}
-		j.lints++
-		if j.lints <= 2 {
-			j.next = &roleplan.Context{LintErrors: ev.Errors}
+		j.Lints++
+		if j.Lints <= 2 {
+			j.Next = &roleplan.Context{LintErrors: ev.Errors}
 			note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the plans do not lint (%d error(s)): back to the architect", len(ev.Errors))}
 			return append([]roleplan.Command{note}, m.run(j)...), nil
 		}
-		return m.ask(j, roleplan.KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.lints-1),
+		return m.ask(j, roleplan.KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.Lints-1),
 			strings.Join(ev.Errors, "\n"), []string{roleplan.AnswerRetry, roleplan.AnswerAbort}), nil
 	case roleplan.EvPhaseDone:
 		if ev.Fallback && m.spec.Rules >= fallbackRules {
@@ -819,7 +661,7 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 		}
 		if ev.OverBudget {
 			// The phase run resumes where its plans stopped once raised.
-			j.next = &roleplan.Context{}
+			j.Next = &roleplan.Context{}
 			if c, over := m.reached(j.Role); over {
 				return m.askBudget(j, c.String(), c), nil
 			}
@@ -852,7 +694,7 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 		return m.ask(j, roleplan.KindTests, "the tests could not run: "+t.Command, t.Output,
 			[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 	}
-	if m.fixLoops < m.spec.Workflow.Loops() && m.fixer(j) != nil {
+	if m.fixLoops < m.spec.Workflow.Loops() && m.jobs.Fixer(j) != nil {
 		return m.fixLoop(j, t), nil
 	}
 	return m.ask(j, roleplan.KindTests, fmt.Sprintf("the tests still fail after %d fix loop(s)", m.fixLoops), failing(t),
@@ -863,7 +705,7 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 // on_failure role with the output, then the build runs again, up to the
 // workflow's fix loops; then a human decides.
 func (m *Machine) built(ev roleplan.Event) ([]roleplan.Command, error) {
-	j := m.byID[ev.Job]
+	j := m.jobs.Get(ev.Job)
 	if j == nil || j.Type != roleplan.StepBuild || j.State != roleplan.Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
 		return nil, fmt.Errorf("%s while %q is not building", ev.Type, ev.Job)
 	}
@@ -880,93 +722,29 @@ func (m *Machine) built(ev roleplan.Event) ([]roleplan.Command, error) {
 		return append(m.routeSecondReview(ev.Changed), m.done(j, roleplan.Done)...), nil
 	case t.Unrunnable:
 		return m.ask(j, roleplan.KindBuild, "the build could not run: "+t.Command, t.Output, options), nil
-	case j.fixes >= m.spec.Workflow.Loops():
-		return m.ask(j, roleplan.KindBuild, fmt.Sprintf("the build still fails after %d fix loop(s): %s", j.fixes, t.Command), t.Output, options), nil
+	case j.Fixes >= m.spec.Workflow.Loops():
+		return m.ask(j, roleplan.KindBuild, fmt.Sprintf("the build still fails after %d fix loop(s): %s", j.Fixes, t.Command), t.Output, options), nil
 	}
-	fixer := m.fixer(j)
+	fixer := m.jobs.Fixer(j)
 	if fixer == nil {
 		return m.ask(j, roleplan.KindBuild, "the build fails and the workflow has no role to fix it: "+t.Command, t.Output, options), nil
 	}
-	j.fixes++
+	j.Fixes++
 	return m.sendBack(j, fixer, &roleplan.Context{BuildFailed: t}, fmt.Sprintf("build fix loop %d of %d: %s failed (exit %d), back to the %s",
-		j.fixes, m.spec.Workflow.Loops(), t.Command, t.ExitCode, fixer.Role)), nil
+		j.Fixes, m.spec.Workflow.Loops(), t.Command, t.ExitCode, fixer.Role)), nil
 }
 
 // sendBack has fixer fix what the check j found (with ctx), then j check
-// again. A fixer at work (on another fix, or being evaluated) finishes
-// first and then fixes this too: never two attempts of one job at once.
-func (m *Machine) sendBack(j, fixer *job, ctx *roleplan.Context, text string) []roleplan.Command {
-	if fixer.active() {
-		fixer.rerun = fixer.rerun.With(ctx)
-	} else {
-		fixer.next, fixer.State = ctx, roleplan.Pending
-	}
-	j.State = roleplan.Pending
-	builds := m.rebuild(j, fixer)
-	j.wait = append([]string{fixer.ID}, builds...)
-	order := slices.Concat([]string{fixer.ID}, builds, []string{j.ID})
-	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
-	m.agenda = append(order, rest...)
+// again (jobs.Board.SendBack), and says so with text.
+func (m *Machine) sendBack(j, fixer *jobs.Job, ctx *roleplan.Context, text string) []roleplan.Command {
+	m.jobs.SendBack(j, fixer, ctx)
 	return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: text}}
-}
-
-// rebuild sets the build steps that j waits for, done before changed
-// works again, to run again after it: what j checks next must build first.
-// It returns their ids.
-func (m *Machine) rebuild(j, changed *job) []string {
-	var ids []string
-	for _, b := range m.jobs {
-		if b.Type == roleplan.StepBuild && b.State == roleplan.Done && m.dependsOn(j, b.ID) && !m.dependsOn(changed, b.ID) {
-			b.State, b.wait = roleplan.Pending, []string{changed.ID}
-			ids = append(ids, b.ID)
-		}
-	}
-	return ids
-}
-
-// dependsOn says whether j waits for job id in the workflow, directly or
-// through others.
-func (m *Machine) dependsOn(j *job, id string) bool {
-	for _, d := range j.deps {
-		if d == id || (m.byID[d] != nil && m.dependsOn(m.byID[d], id)) {
-			return true
-		}
-	}
-	return false
-}
-
-// fixer is the job that fixes what j's check found failing: its step's
-// on_failure role (a job of the run, or one made for it), else the
-// implementer.
-func (m *Machine) fixer(j *job) *job {
-	role := j.step.OnFailure
-	if role == "" || role == roleplan.RoleImplementer {
-		if impl := m.implementer(); impl != nil || role != "" {
-			return impl
-		}
-		// No implementer in the run: the role that wrote the code fixes
-		// it (a planned "debugger, tester" names no on_failure).
-		for _, f := range m.jobs {
-			if (f.Role == roleplan.RoleDebugger || f.Role == roleplan.RoleMigrator) && f.Type == "" && !f.Phase {
-				return f
-			}
-		}
-		return nil
-	}
-	for _, f := range m.jobs {
-		if f.Role == role && f.Type == "" && !f.Phase {
-			return f
-		}
-	}
-	f := &job{Job: roleplan.Job{ID: role, Role: role, State: roleplan.Pending}}
-	m.add(f)
-	return f
 }
 
 // fixLoop sends failing tests back to the implementer (or the tester's
 // on_failure role), then has the tester verify again (seed 003 §3.5).
-func (m *Machine) fixLoop(tester *job, t *roleplan.Tests) []roleplan.Command {
-	impl := m.fixer(tester)
+func (m *Machine) fixLoop(tester *jobs.Job, t *roleplan.Tests) []roleplan.Command {
+	impl := m.jobs.Fixer(tester)
 	if impl == nil {
 		return m.ask(tester, roleplan.KindTests, "the tests fail and the workflow has no implementer to fix them", failing(t),
 			[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
@@ -981,13 +759,13 @@ func (m *Machine) fixLoop(tester *job, t *roleplan.Tests) []roleplan.Command {
 		failing = fmt.Sprintf("the failing tests (exit %d)", t.ExitCode)
 	}
 	cmds := m.sendBack(tester, impl, &roleplan.Context{Fix: t}, fmt.Sprintf("fix loop %s: %s back to the %s", of, failing, impl.Role))
-	tester.next = &roleplan.Context{Retry: "the " + impl.Role + " fixed the failing tests; verify again"}
+	tester.Next = &roleplan.Context{Retry: "the " + impl.Role + " fixed the failing tests; verify again"}
 	return cmds
 }
 
 // ask opens a checkpoint on j; while another is open, it is asked once
 // that one is answered.
-func (m *Machine) ask(j *job, kind roleplan.CheckpointKind, question, details string, options []string, with ...func(*roleplan.Checkpoint)) []roleplan.Command {
+func (m *Machine) ask(j *jobs.Job, kind roleplan.CheckpointKind, question, details string, options []string, with ...func(*roleplan.Checkpoint)) []roleplan.Command {
 	m.nextCP++
 	j.State = roleplan.Waiting
 	cp := &roleplan.Checkpoint{ID: m.nextCP, Job: j.ID, Kind: kind, Question: question, Details: details, Options: options}
@@ -1012,7 +790,7 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 		return nil, err
 	}
 	text := strings.TrimSpace(ev.Text)
-	j := m.byID[cp.Job]
+	j := m.jobs.Get(cp.Job)
 	m.open = nil
 	if cp.Kind == roleplan.KindBudget {
 		stop, factor, _ := cp.Raise(text)
@@ -1046,21 +824,21 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 		return m.finish(roleplan.OutcomeAborted, "aborted at "+j.Role+": "+cp.Question), nil
 	case roleplan.AnswerContinue:
 		if cp.Kind == roleplan.KindReview {
-			j.reviewed = true
+			j.Reviewed = true
 			return m.done(j, roleplan.Done), nil
 		}
 		return m.done(j, roleplan.Skipped), nil
 	case roleplan.AnswerAccept:
-		return m.reroute(j, m.challenged(j, cp.Challenge.To), *cp.Challenge), nil
+		return m.reroute(j, m.jobs.Challenged(j, cp.Challenge.To), *cp.Challenge), nil
 	case roleplan.AnswerOverride:
-		j.next = &roleplan.Context{Overruled: cp.Challenge}
+		j.Next = &roleplan.Context{Overruled: cp.Challenge}
 		return m.run(j), nil
 	}
 	// retry
 	switch cp.Kind {
 	case roleplan.KindBuild:
 		// The human fixed the build, or made it runnable: build again.
-		j.State, j.fixes = roleplan.Checking, 0
+		j.State, j.Fixes = roleplan.Checking, 0
 		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}, nil
 	case roleplan.KindTests:
 		if m.tests != nil && m.tests.Unrunnable {
@@ -1070,18 +848,18 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 		}
 		return m.fixLoop(j, m.tests), nil
 	case roleplan.KindLint:
-		j.lints = 0
+		j.Lints = 0
 	}
-	j.next = j.again("the human asked for another attempt after: " + cp.Question)
+	j.Next = j.Again("the human asked for another attempt after: " + cp.Question)
 	if cp.Kind == roleplan.KindBlocked {
 		// The human is asked after a job's second crash in a row (its
 		// last attempt was cut off) or after reports that broke the
 		// contract too often (it ended its turn).
-		j.next.Interrupted = j.writes() && j.crashes >= 2
-		j.crashes, j.invalid = 0, 0
+		j.Next.Interrupted = j.Writes() && j.Crashes >= 2
+		j.Crashes, j.Invalid = 0, 0
 	}
 	if cp.Kind == roleplan.KindLint {
-		j.next.LintErrors = strings.Split(cp.Details, "\n")
+		j.Next.LintErrors = strings.Split(cp.Details, "\n")
 	}
 	return m.run(j), nil
 }
@@ -1094,7 +872,7 @@ func (m *Machine) resume() []roleplan.Command {
 		return nil
 	}
 	out := m.limitResumed()
-	for _, j := range m.jobs {
+	for _, j := range m.jobs.List {
 		if j.State == roleplan.Running && !j.Phase && j.PID > 0 {
 			out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
 			j.PID = 0
@@ -1103,17 +881,17 @@ func (m *Machine) resume() []roleplan.Command {
 	if m.open != nil {
 		out = append(out, roleplan.Command{Type: roleplan.CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
 	}
-	for _, id := range slices.Clone(m.agenda) {
+	for _, id := range slices.Clone(m.jobs.Agenda) {
 		if m.finished {
 			break
 		}
-		out = append(out, m.redo(m.byID[id])...)
+		out = append(out, m.redo(m.jobs.Get(id))...)
 	}
 	return out
 }
 
 // redo does again what was under way of j when hive stopped.
-func (m *Machine) redo(j *job) []roleplan.Command {
+func (m *Machine) redo(j *jobs.Job) []roleplan.Command {
 	switch {
 	case j.State == roleplan.Checking && j.Evaluating:
 		return []roleplan.Command{{Type: roleplan.CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
@@ -1128,19 +906,19 @@ func (m *Machine) redo(j *job) []roleplan.Command {
 	case j.State == roleplan.Running && (j.Phase || j.Type != ""):
 		// The phase's own journal resumes it: nothing it finished runs again.
 		j.Attempts--
-		j.next = j.ctx
+		j.Next = j.Told
 		return m.run(j)
-	case j.State == roleplan.Running && !j.started && j.report == nil:
+	case j.State == roleplan.Running && !j.Seen && j.Reported == nil:
 		// Its start was decided but never seen (the answer that decided it
 		// came while no hive ran): start it now.
 		j.Attempts--
-		j.next = j.ctx
+		j.Next = j.Told
 		return m.run(j)
-	case j.State == roleplan.Running && j.report != nil:
+	case j.State == roleplan.Running && j.Reported != nil:
 		// Its report was journaled: the work is done, only its exit was lost.
-		return m.route(j, j.report)
+		return m.route(j, j.Reported)
 	case j.State == roleplan.Running:
-		j.next = j.cutOff("hive was restarted while this agent worked; its commits so far are kept")
+		j.Next = j.CutOff("hive was restarted while this agent worked; its commits so far are kept")
 		return m.run(j)
 	}
 	return nil
@@ -1151,7 +929,7 @@ func (m *Machine) redo(j *job) []roleplan.Command {
 func (m *Machine) finish(outcome, reason string) []roleplan.Command {
 	m.finished, m.outcome, m.reason = true, outcome, reason
 	var out []roleplan.Command
-	for _, j := range m.jobs {
+	for _, j := range m.jobs.List {
 		if j.State == roleplan.Running && !j.Phase && j.Type == "" {
 			out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
 		}
@@ -1180,28 +958,3 @@ func firstOf(s ...string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// again is what the next attempt of a job is told when it replaces the
-// current one: everything the current one was told (its decisions, the
-// failing tests, the challenge), and why it runs again.
-func (j *job) again(why string) *roleplan.Context {
-	ctx := &roleplan.Context{}
-	if j.ctx != nil {
-		c := *j.ctx
-		c.Warnings = nil       // they are added again from the run's
-		c.ContractErrors = nil // they were the replaced attempt's
-		ctx = &c
-	}
-	ctx.Retry = why
-	ctx.Interrupted = false
-	return ctx
-}
-
-// cutOff is what the next attempt of a job is told when the current one
-// was cut off mid-turn: again's, and, for a job that writes, that what it
-// left uncommitted is set aside first.
-func (j *job) cutOff(why string) *roleplan.Context {
-	ctx := j.again(why)
-	ctx.Interrupted = j.writes()
-	return ctx
-}
