@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/pipeline/budget"
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
@@ -38,7 +39,7 @@ type Machine struct {
 	queue      []*roleplan.Checkpoint // questions raised while another was open
 	findings   []roleplan.Finding
 	nextCP     int
-	budget     budgetState
+	budget     budget.State
 	// serial: a computed confidence under the floor; the rest of the
 	// run works one job at a time.
 	serial bool
@@ -113,11 +114,11 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.Costs[ev.Attempt]), 0
 		j.Spend = j.Spend.Plus(turn)
 		j.Costs[ev.Attempt] = max(j.Costs[ev.Attempt], ev.Spend.CostUSD)
-		m.budget.turns.Spent(j.ID, ev.Attempt, turn.CostUSD, !ev.MidTurn) // a role's session is one turn
+		m.budget.Turns.Spent(j.ID, ev.Attempt, turn.CostUSD, !ev.MidTurn) // a role's session is one turn
 		return m.spend(j), nil
 	}
 	if ev.Type == roleplan.EvAgentExited {
-		m.budget.turns.Gone(j.ID, ev.Attempt)
+		m.budget.Turns.Gone(j.ID, ev.Attempt)
 	}
 	if ev.Attempt != j.Attempts {
 		return nil, nil // an earlier attempt's late output: its work was replaced
@@ -202,7 +203,7 @@ func (m *Machine) start(ev roleplan.Event) ([]roleplan.Command, error) {
 		return nil, fmt.Errorf("the run was started by a newer hive, whose rules are version %d (this hive follows version %d): resume it with that hive or a newer one", ev.Spec.Rules, roleplan.Rules)
 	}
 	m.spec, m.started = *ev.Spec, true
-	m.budget = budgetState{Budget: m.spec.Budget.Clone()}
+	m.budget = budget.New(m.spec.Budget)
 	w := m.spec.Workflow
 	architect := w.Has(roleplan.RoleArchitect)
 	ids := map[string]string{} // step id → job id
@@ -296,9 +297,9 @@ func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 		j.State = roleplan.Pending
 		return nil
 	}
-	usd, tokens, rung, held, ask := m.dispatch(j)
+	next, why, c, held := m.budget.Dispatch(&m.jobs, j, m.spec.Rules >= turnRules)
 	if held {
-		return ask
+		return m.askBudget(j, why, c)
 	}
 	j.Attempts++
 	j.State, j.Reported, j.Seen, j.Interrupted, j.Guard, j.Wait, j.Broken = roleplan.Running, nil, false, false, work.CallGuard{}, nil, nil
@@ -346,12 +347,12 @@ func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 		}
 	}
 	if j.Phase {
-		return []roleplan.Command{{Type: roleplan.CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: usd, BudgetTokens: tokens,
+		return []roleplan.Command{{Type: roleplan.CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: next.USD, BudgetTokens: next.Tokens,
 			Fallback: m.waits.FellBack}}
 	}
-	m.budget.turns.Started(j.ID, j.Attempts)
+	m.budget.Turns.Started(j.ID, j.Attempts)
 	return []roleplan.Command{{Type: roleplan.CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx,
-		BudgetUSD: usd, BudgetTokens: tokens, Rung: rung, Fallback: m.waits.FellBack}}
+		BudgetUSD: next.USD, BudgetTokens: next.Tokens, Rung: next.Rung, Fallback: m.waits.FellBack}}
 }
 
 // route decides what a finished agent's report means.
@@ -662,11 +663,11 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 		if ev.OverBudget {
 			// The phase run resumes where its plans stopped once raised.
 			j.Next = &roleplan.Context{}
-			if c, over := m.reached(j.Role); over {
+			if c, over := m.budget.Reached(&m.jobs, j.Role); over {
 				return m.askBudget(j, c.String(), c), nil
 			}
 			why := strings.TrimPrefix(firstOf(ev.Reason, "its allotment is spent"), "budget reached: ")
-			return m.askBudget(j, "the implementers' phase: "+why, m.ceilingOf(j.Role)), nil
+			return m.askBudget(j, "the implementers' phase: "+why, m.budget.CeilingOf(&m.jobs, j.Role)), nil
 		}
 		if ev.Report != nil && ev.Report.Status == work.ReportChallenge {
 			return m.challenge(j, ev.Report), nil
@@ -867,7 +868,7 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 // resume takes the run over in a new process: agents of the old one are
 // ended, and what was under way is done again, never what finished.
 func (m *Machine) resume() []roleplan.Command {
-	m.budget.turns.Ended() // the previous process's agents are ended
+	m.budget.Turns.Ended() // the previous process's agents are ended
 	if m.finished {
 		return nil
 	}
