@@ -139,11 +139,13 @@ var allowed = map[string][]string{
 	// workflows, events, commands, checkpoints, snapshot), which callers
 	// and the journal use without the machine.
 	"roleplan": {"confidence", "engine", "work"},
-	"pipeline": {"confidence", "engine", "pipeline/budget", "pipeline/jobs", "roleplan", "work"},
+	"pipeline": {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/jobs", "roleplan", "work"},
 	// The machine's parts, each with its own state: its jobs and their
-	// agenda (jobs), the budget as the run goes (budget).
-	"pipeline/jobs":   {"roleplan", "work"},
-	"pipeline/budget": {"pipeline/jobs", "roleplan", "work"},
+	// agenda (jobs), the budget as the run goes (budget), the reviewing
+	// roles' findings (findings).
+	"pipeline/jobs":     {"roleplan", "work"},
+	"pipeline/budget":   {"pipeline/jobs", "roleplan", "work"},
+	"pipeline/findings": {"pipeline/jobs", "roleplan", "work"},
 	// The sim agent behind hive __sim: the entry point picks the bench
 	// agent or a session, and hands the session's first prompt to a role
 	// (roleplay) or to the plan's executor. Under it: the stream-json
@@ -301,7 +303,7 @@ var pure = map[string][]string{
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"roleplan":   {module + "engine", module + "confidence", module + "work"},
-	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/jobs", module + "roleplan", module + "work"},
 	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
@@ -309,8 +311,9 @@ var pure = map[string][]string{
 	"claudemd":   {},
 	"confidence": {},
 	// Split from the pipeline, and as pure.
-	"pipeline/jobs":   {module + "engine", module + "confidence", module + "roleplan", module + "work"},
-	"pipeline/budget": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"pipeline/jobs":     {module + "engine", module + "confidence", module + "roleplan", module + "work"},
+	"pipeline/budget":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"pipeline/findings": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

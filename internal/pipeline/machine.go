@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/pipeline/budget"
+	"github.com/hivectl/hive/internal/pipeline/findings"
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
@@ -37,7 +38,7 @@ type Machine struct {
 	phaseRuns  map[int64]work.Spend // what each phase run had spent when it last ended
 	open       *roleplan.Checkpoint
 	queue      []*roleplan.Checkpoint // questions raised while another was open
-	findings   []roleplan.Finding
+	findings   findings.Findings
 	nextCP     int
 	budget     budget.State
 	// serial: a computed confidence under the floor; the rest of the
@@ -313,7 +314,7 @@ func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 		j.State = roleplan.Checking
 		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}
 	case roleplan.StepFixBlocking:
-		return m.fixBlocking(j)
+		return m.findings.FixBlocking(ops{m}, j, m.spec.AutoAnswer)
 	case roleplan.StepFollow:
 		return []roleplan.Command{m.followCommand(j)}
 	}
@@ -399,10 +400,10 @@ func (m *Machine) worked(j *jobs.Job) []roleplan.Command {
 		return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
 	}
 	if slices.Contains(roleplan.Reviewing, j.Role) {
-		m.record(j, j.Reported)
+		m.findings.Record(j, j.Reported)
 		routed := m.routeSecurity(j)
 		if !m.jobs.Gated(j) {
-			return append(routed, m.gate(j, []string{j.ID})...)
+			return append(routed, m.findings.Gate(ops{m}, j, []string{j.ID}, m.spec.AutoAnswer)...)
 		}
 		return append(routed, m.done(j, roleplan.Done)...)
 	}
@@ -437,13 +438,10 @@ func (m *Machine) routeSecurity(j *jobs.Job) []roleplan.Command {
 	if j.Role != roleplan.RoleReviewer || m.jobs.Get(roleplan.RoleSecurity) != nil {
 		return nil
 	}
-	i := slices.IndexFunc(m.findings, func(f roleplan.Finding) bool {
-		return f.Job == j.ID && f.Status == roleplan.FindingOpen && (f.Severity == roleplan.SevBlocker || f.Severity == roleplan.SevHigh)
-	})
-	if i < 0 {
+	f, severe := m.findings.Severe(j.ID)
+	if !severe {
 		return nil
 	}
-	f := m.findings[i]
 	sec := jobs.New(roleplan.RoleSecurity, roleplan.RoleSecurity)
 	sec.Deps = []string{j.ID}
 	m.jobs.Add(sec)
@@ -802,7 +800,7 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 		return m.budgetAnswered(j, cp, factor), nil
 	}
 	if cp.Kind == roleplan.KindFindings {
-		return m.findingsAnswer(j, cp, text), nil
+		return m.findings.Answer(ops{m}, j, cp, text), nil
 	}
 	if cp.Kind == roleplan.KindNeedsInput && cp.Interview {
 		return m.answered(j, roleplan.Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil

@@ -11,7 +11,7 @@ func (m *Machine) Snapshot() roleplan.Snapshot {
 	s := roleplan.Snapshot{Spec: m.spec, Started: m.started, Finished: m.finished, Outcome: m.outcome, Reason: m.reason,
 		Agenda: slices.Clone(m.jobs.Agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
-		Budget: m.budget.Clone(), Spent: m.jobs.Spent(), Rung: m.budget.Ladder.Rung, Findings: slices.Clone(m.findings), Limit: m.limitWait(),
+		Budget: m.budget.Clone(), Spent: m.jobs.Spent(), Rung: m.budget.Ladder.Rung, Findings: slices.Clone(m.findings.List), Limit: m.limitWait(),
 		Fallback: m.waits.FellBack, Follow: m.followSnapshot()}
 	for _, j := range m.jobs.List {
 		s.Jobs = append(s.Jobs, j.Job)

@@ -1,4 +1,9 @@
-package pipeline
+// Package findings keeps the findings of a pipeline run's reviewing roles
+// (reviewer, security, browser validator), read from their reports, with
+// what became of each, and holds the run at open blockers: a fix loop, or
+// a human's answer (fix, view, accept with a reason, defer, continue,
+// quit). The machine (internal/pipeline) owns it and lends it its jobs.
+package findings
 
 import (
 	"encoding/json"
@@ -10,6 +15,31 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
+
+// Findings are a run's findings, in the order reported.
+type Findings struct {
+	List []roleplan.Finding
+}
+
+// Run is what the findings need of the machine: its jobs, its checkpoints
+// and the end of the run.
+type Run interface {
+	Jobs() *jobs.Board
+	Ask(j *jobs.Job, kind roleplan.CheckpointKind, question, details string, options []string, with ...func(*roleplan.Checkpoint)) []roleplan.Command
+	Done(j *jobs.Job, s roleplan.JobState) []roleplan.Command
+	Finish(outcome, reason string) []roleplan.Command
+}
+
+// Severe is the first open high or blocker finding of job, if any.
+func (fs *Findings) Severe(job string) (roleplan.Finding, bool) {
+	i := slices.IndexFunc(fs.List, func(f roleplan.Finding) bool {
+		return f.Job == job && f.Status == roleplan.FindingOpen && (f.Severity == roleplan.SevBlocker || f.Severity == roleplan.SevHigh)
+	})
+	if i < 0 {
+		return roleplan.Finding{}, false
+	}
+	return fs.List[i], true
+}
 
 // reported is one issue of a report, as the reviewer contract has it.
 type reported struct {
@@ -72,10 +102,10 @@ func reportedIssues(r *work.Report) []reported {
 	return issues
 }
 
-// record keeps the findings of j's report: its issues and its remarks. A
+// Record keeps the findings of j's report: its issues and its remarks. A
 // finding the role reports again is not a new one; one it was asked to
 // look at again after a fix and does not report again is fixed.
-func (m *Machine) record(j *jobs.Job, r *work.Report) {
+func (fs *Findings) Record(j *jobs.Job, r *work.Report) {
 	issues := reportedIssues(r)
 	again := map[string]bool{}
 	for _, is := range issues {
@@ -85,9 +115,9 @@ func (m *Machine) record(j *jobs.Job, r *work.Report) {
 		}
 		key := is.File + "\x00" + title
 		again[key] = true
-		if slices.ContainsFunc(m.findings, func(f roleplan.Finding) bool { return f.Job == j.ID && f.File+"\x00"+f.Title == key }) {
-			for i := range m.findings {
-				if f := &m.findings[i]; f.Job == j.ID && f.File+"\x00"+f.Title == key && f.Status == roleplan.FindingFixing {
+		if slices.ContainsFunc(fs.List, func(f roleplan.Finding) bool { return f.Job == j.ID && f.File+"\x00"+f.Title == key }) {
+			for i := range fs.List {
+				if f := &fs.List[i]; f.Job == j.ID && f.File+"\x00"+f.Title == key && f.Status == roleplan.FindingFixing {
 					f.Status = roleplan.FindingOpen
 				}
 			}
@@ -98,70 +128,71 @@ func (m *Machine) record(j *jobs.Job, r *work.Report) {
 		if sev == "critical" {
 			sev = roleplan.SevBlocker
 		}
-		m.findings = append(m.findings, roleplan.Finding{ID: fmt.Sprintf("F%d", len(m.findings)+1), Job: j.ID, Severity: sev,
+		fs.List = append(fs.List, roleplan.Finding{ID: fmt.Sprintf("F%d", len(fs.List)+1), Job: j.ID, Severity: sev,
 			Category: is.Category, File: is.File, Line: int(max(line, 0)), Title: title, Description: is.Description,
 			Suggestion: is.Suggestion, Status: roleplan.FindingOpen})
 	}
-	for i := range m.findings {
-		if f := &m.findings[i]; f.Job == j.ID && f.Status == roleplan.FindingFixing && !again[f.File+"\x00"+f.Title] {
+	for i := range fs.List {
+		if f := &fs.List[i]; f.Job == j.ID && f.Status == roleplan.FindingFixing && !again[f.File+"\x00"+f.Title] {
 			f.Status = roleplan.FindingFixed
 		}
 	}
 }
 
-// blockers are the open blocker findings of the jobs named (all, if none).
-func (m *Machine) blockers(jobs ...string) []roleplan.Finding {
+// Blockers are the open blocker findings of the jobs named (all, if none).
+func (fs *Findings) Blockers(of ...string) []roleplan.Finding {
 	var out []roleplan.Finding
-	for _, f := range m.findings {
-		if f.Severity == roleplan.SevBlocker && f.Status == roleplan.FindingOpen && (len(jobs) == 0 || slices.Contains(jobs, f.Job)) {
+	for _, f := range fs.List {
+		if f.Severity == roleplan.SevBlocker && f.Status == roleplan.FindingOpen && (len(of) == 0 || slices.Contains(of, f.Job)) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// gate holds the run at open blocker findings of the jobs from: g is the
+// Gate holds the run at open blocker findings of the jobs from: g is the
 // job that holds it (the reviewing job itself, or a fix_blocking step).
 // With --yes, or at a fix_blocking step, blockers go to one fix loop
 // first; then a human decides.
-func (m *Machine) gate(g *jobs.Job, from []string) []roleplan.Command {
-	open := m.blockers(from...)
+func (fs *Findings) Gate(run Run, g *jobs.Job, from []string, auto bool) []roleplan.Command {
+	open := fs.Blockers(from...)
 	if len(open) == 0 {
-		return m.done(g, roleplan.Done)
+		return run.Done(g, roleplan.Done)
 	}
-	if g.Fixes == 0 && (m.spec.AutoAnswer || g.Type == roleplan.StepFixBlocking) {
-		return m.fixFindings(g, from, open)
+	if g.Fixes == 0 && (auto || g.Type == roleplan.StepFixBlocking) {
+		return fs.fix(run, g, open)
 	}
-	return m.askFindings(g, from, false)
+	return fs.ask(run, g, from, false)
 }
 
-// askFindings opens the findings checkpoint of g.
-func (m *Machine) askFindings(g *jobs.Job, from []string, view bool) []roleplan.Command {
-	open := m.blockers(from...)
+// ask opens the findings checkpoint of g.
+func (fs *Findings) ask(run Run, g *jobs.Job, from []string, view bool) []roleplan.Command {
+	open := fs.Blockers(from...)
 	var all []roleplan.Finding
-	for _, f := range m.findings {
+	for _, f := range fs.List {
 		if len(from) == 0 || slices.Contains(from, f.Job) {
 			all = append(all, f)
 		}
 	}
 	q := fmt.Sprintf("%d open blocker finding(s): %s", len(open), oneLine(open[0].Title))
-	return m.ask(g, roleplan.KindFindings, q, roleplan.FindingsText(all), []string{roleplan.AnswerFix, roleplan.AnswerView, roleplan.AnswerAccept, roleplan.AnswerDefer, roleplan.AnswerContinue, roleplan.AnswerQuit},
+	return run.Ask(g, roleplan.KindFindings, q, roleplan.FindingsText(all), []string{roleplan.AnswerFix, roleplan.AnswerView, roleplan.AnswerAccept, roleplan.AnswerDefer, roleplan.AnswerContinue, roleplan.AnswerQuit},
 		func(cp *roleplan.Checkpoint) { cp.Findings, cp.View, cp.From = all, view, from })
 }
 
-// fixFindings sends open blockers to a fix loop: the implementer (or the
+// fix sends open blockers to a fix loop: the implementer (or the
 // step's on_failure role) fixes them, the jobs that reported them look
 // again, then g holds the run again if any is left.
-func (m *Machine) fixFindings(g *jobs.Job, from []string, open []roleplan.Finding) []roleplan.Command {
-	fixer := m.jobs.Fixer(g)
+func (fs *Findings) fix(run Run, g *jobs.Job, open []roleplan.Finding) []roleplan.Command {
+	b := run.Jobs()
+	fixer := b.Fixer(g)
 	if fixer == nil {
 		// A workflow without an implementer (review) gets one for the fix.
 		fixer = jobs.New(roleplan.FixJob, roleplan.RoleImplementer)
-		m.jobs.Add(fixer)
+		b.Add(fixer)
 	}
 	g.Fixes++
-	for i := range m.findings {
-		if f := &m.findings[i]; slices.ContainsFunc(open, func(o roleplan.Finding) bool { return o.ID == f.ID }) {
+	for i := range fs.List {
+		if f := &fs.List[i]; slices.ContainsFunc(open, func(o roleplan.Finding) bool { return o.ID == f.ID }) {
 			f.Status = roleplan.FindingFixing
 		}
 	}
@@ -171,19 +202,20 @@ func (m *Machine) fixFindings(g *jobs.Job, from []string, open []roleplan.Findin
 			reporters = append(reporters, f.Job)
 		}
 	}
-	cmds := m.sendBack(g, fixer, &roleplan.Context{Findings: open}, fmt.Sprintf("%d blocker finding(s) back to the %s", len(open), fixer.Role))
+	b.SendBack(g, fixer, &roleplan.Context{Findings: open})
+	cmds := []roleplan.Command{{Type: roleplan.CmdNote, Job: g.ID, Text: fmt.Sprintf("%d blocker finding(s) back to the %s", len(open), fixer.Role)}}
 	// After the fix (and the build, where the workflow builds), the
 	// reporters look again and the testers test again, before g decides.
 	for _, id := range reporters {
-		if r := m.jobs.Get(id); r != nil && r != g {
+		if r := b.Get(id); r != nil && r != g {
 			g.Wait = append(g.Wait, r.ID)
-			m.jobs.LookAgain(r, &roleplan.Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}, fixer)
+			b.LookAgain(r, &roleplan.Context{Findings: open, Retry: "the " + fixer.Role + " fixed the blocker findings below: review again"}, fixer)
 		}
 	}
 	// The testers that tested the tree before the fix test it again.
-	for _, t := range m.jobs.List {
-		if t.Role == roleplan.RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == roleplan.Done || t.Active()) && !m.jobs.DependsOn(t, g.ID) {
-			m.jobs.LookAgain(t, &roleplan.Context{Retry: "the " + fixer.Role + " fixed blocker findings of the review: run the tests again"}, fixer)
+	for _, t := range b.List {
+		if t.Role == roleplan.RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == roleplan.Done || t.Active()) && !b.DependsOn(t, g.ID) {
+			b.LookAgain(t, &roleplan.Context{Retry: "the " + fixer.Role + " fixed blocker findings of the review: run the tests again"}, fixer)
 		}
 	}
 	if slices.Contains(reporters, g.ID) {
@@ -192,40 +224,40 @@ func (m *Machine) fixFindings(g *jobs.Job, from []string, open []roleplan.Findin
 	return cmds
 }
 
-// fixBlocking is the fix_blocking step: the open blockers of every
+// FixBlocking is the fix_blocking step: the open blockers of every
 // reviewing job go to a fix loop.
-func (m *Machine) fixBlocking(j *jobs.Job) []roleplan.Command {
+func (fs *Findings) FixBlocking(run Run, j *jobs.Job, auto bool) []roleplan.Command {
 	var from []string
-	for _, r := range m.jobs.List {
+	for _, r := range run.Jobs().List {
 		if slices.Contains(roleplan.Reviewing, r.Role) {
 			from = append(from, r.ID)
 		}
 	}
-	if len(m.blockers(from...)) == 0 {
+	if len(fs.Blockers(from...)) == 0 {
 		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "no open blocker finding"}
-		return append([]roleplan.Command{note}, m.done(j, roleplan.Done)...)
+		return append([]roleplan.Command{note}, run.Done(j, roleplan.Done)...)
 	}
-	return m.gate(j, from)
+	return fs.Gate(run, j, from, auto)
 }
 
-// findingsAnswer applies an answer to a findings checkpoint.
-func (m *Machine) findingsAnswer(g *jobs.Job, cp *roleplan.Checkpoint, text string) []roleplan.Command {
+// Answer applies an answer to a findings checkpoint.
+func (fs *Findings) Answer(run Run, g *jobs.Job, cp *roleplan.Checkpoint, text string) []roleplan.Command {
 	word, rest, _ := strings.Cut(text, " ")
 	word, rest = strings.ToLower(word), strings.TrimSpace(rest)
 	switch word {
 	case roleplan.AnswerFix:
-		return m.fixFindings(g, cp.From, m.blockers(cp.From...))
+		return fs.fix(run, g, fs.Blockers(cp.From...))
 	case roleplan.AnswerView:
-		return m.askFindings(g, cp.From, true)
+		return fs.ask(run, g, cp.From, true)
 	case roleplan.AnswerContinue:
-		return m.done(g, roleplan.Done)
+		return run.Done(g, roleplan.Done)
 	case roleplan.AnswerQuit:
 		g.State = roleplan.Skipped
-		return m.finish(roleplan.OutcomeAborted, "quit at the findings of "+g.ID)
+		return run.Finish(roleplan.OutcomeAborted, "quit at the findings of "+g.ID)
 	}
 	id, reason := roleplan.FindingRef(rest)
-	for i := range m.findings {
-		f := &m.findings[i]
+	for i := range fs.List {
+		f := &fs.List[i]
 		if f.Status != roleplan.FindingOpen || !slices.Contains(cp.From, f.Job) || (id != "" && f.ID != id) {
 			continue
 		}
@@ -236,8 +268,19 @@ func (m *Machine) findingsAnswer(g *jobs.Job, cp *roleplan.Checkpoint, text stri
 			f.Status = roleplan.FindingDeferred
 		}
 	}
-	if len(m.blockers(cp.From...)) == 0 {
-		return m.done(g, roleplan.Done)
+	if len(fs.Blockers(cp.From...)) == 0 {
+		return run.Done(g, roleplan.Done)
 	}
-	return m.askFindings(g, cp.From, false)
+	return fs.ask(run, g, cp.From, false)
 }
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
