@@ -121,8 +121,9 @@ var allowed = map[string][]string{
 	// The run's branch and what becomes of it: merged, pushed, or a pull
 	// request opened and followed through gh (github), described by
 	// runreport; the tracking files it restores are planning's, the
-	// worktree it leaves worktrees'.
-	"piperun/delivery": {"github", "gitx", "gitx/worktrees", "journal", "pipeline", "piperun/runjournal", "piperun/runreport", "roleplan", "runner/planning"},
+	// worktree it leaves worktrees'; what a watch found is split as the
+	// machine's follow splits it.
+	"piperun/delivery": {"github", "gitx", "gitx/worktrees", "journal", "pipeline/follow", "piperun/runjournal", "piperun/runreport", "roleplan", "runner/planning"},
 	// The project's memory is read from hive run's journal and warns its roles.
 	"memory": {"confidence", "journal", "pipeline", "roleplan"},
 	// hive's section of CLAUDE.md, and nothing else of it.
@@ -139,13 +140,14 @@ var allowed = map[string][]string{
 	// workflows, events, commands, checkpoints, snapshot), which callers
 	// and the journal use without the machine.
 	"roleplan": {"confidence", "engine", "work"},
-	"pipeline": {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/jobs", "roleplan", "work"},
+	"pipeline": {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work"},
 	// The machine's parts, each with its own state: its jobs and their
 	// agenda (jobs), the budget as the run goes (budget), the reviewing
-	// roles' findings (findings).
+	// roles' findings (findings), the run's pull request followed (follow).
 	"pipeline/jobs":     {"roleplan", "work"},
 	"pipeline/budget":   {"pipeline/jobs", "roleplan", "work"},
 	"pipeline/findings": {"pipeline/jobs", "roleplan", "work"},
+	"pipeline/follow":   {"pipeline/jobs", "roleplan"},
 	// The sim agent behind hive __sim: the entry point picks the bench
 	// agent or a session, and hands the session's first prompt to a role
 	// (roleplay) or to the plan's executor. Under it: the stream-json
@@ -303,7 +305,7 @@ var pure = map[string][]string{
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"roleplan":   {module + "engine", module + "confidence", module + "work"},
-	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work"},
 	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
@@ -314,6 +316,7 @@ var pure = map[string][]string{
 	"pipeline/jobs":     {module + "engine", module + "confidence", module + "roleplan", module + "work"},
 	"pipeline/budget":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
 	"pipeline/findings": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"pipeline/follow":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

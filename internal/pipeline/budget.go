@@ -27,7 +27,7 @@ func (m *Machine) spend(j *jobs.Job) []roleplan.Command {
 // askBudget opens the budget checkpoint on j.
 func (m *Machine) askBudget(j *jobs.Job, why string, c budget.Ceiling) []roleplan.Command {
 	details := c.Answers()
-	if fixing := m.followFixing(j); fixing != "" {
+	if fixing := m.follow.Fixing(&m.jobs, j); fixing != "" {
 		details += "\n\n" + fixing
 	}
 	cmds := m.ask(j, roleplan.KindBudget, "budget reached: "+why, details, []string{roleplan.AnswerRaise, roleplan.AnswerStop})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline/budget"
 	"github.com/hivectl/hive/internal/pipeline/findings"
+	"github.com/hivectl/hive/internal/pipeline/follow"
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
@@ -45,7 +46,7 @@ type Machine struct {
 	// run works one job at a time.
 	serial bool
 	// follow: the run's pull request, once FollowJob delivered it.
-	follow *following
+	follow *follow.Follow
 }
 
 // New returns a machine waiting for EvStarted.
@@ -99,7 +100,7 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 	case roleplan.EvEvaluated:
 		return m.evaluated(ev)
 	case roleplan.EvDelivered, roleplan.EvPullRequest, roleplan.EvPushed:
-		return m.followed(ev)
+		return m.follow.Step(ops{m}, m.jobs.Get(roleplan.FollowJob), ev, m.spec.Workflow.Loops())
 	}
 	j := m.jobs.Get(ev.Job)
 	if j == nil {
@@ -249,6 +250,17 @@ func (m *Machine) holds(cond string) bool {
 	return !ok || v
 }
 
+// followJob is the job that follows the run's pull request, made once the
+// roles are done; nil when the run does not follow one or already has.
+func (m *Machine) followJob() *jobs.Job {
+	if !m.spec.Follow || m.spec.Rules < followRules || m.jobs.Get(roleplan.FollowJob) != nil {
+		return nil
+	}
+	f, j := follow.Start(&m.jobs)
+	m.follow = f
+	return j
+}
+
 // advance starts every job of the agenda whose steps before it are
 // settled, in the agenda's order, one that writes only while no other
 // does; it ends the run when nothing is left. Nothing starts while a
@@ -316,7 +328,7 @@ func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 	case roleplan.StepFixBlocking:
 		return m.findings.FixBlocking(ops{m}, j, m.spec.AutoAnswer)
 	case roleplan.StepFollow:
-		return []roleplan.Command{m.followCommand(j)}
+		return []roleplan.Command{m.follow.Command(&m.jobs, j)}
 	}
 	if interview := m.interview(); len(interview) > 0 && j.Role != roleplan.RoleInterviewer {
 		if ctx == nil {
@@ -815,7 +827,7 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 	}
 	choice := strings.ToLower(text)
 	if cp.Kind == roleplan.KindFollow && choice == roleplan.AnswerRetry {
-		return m.followRetry(j), nil
+		return m.follow.Retry(ops{m}, j, m.spec.Workflow.Loops()), nil
 	}
 	switch choice {
 	case roleplan.AnswerAbort:
@@ -897,7 +909,7 @@ func (m *Machine) redo(j *jobs.Job) []roleplan.Command {
 	case j.State == roleplan.Checking && j.Role == roleplan.RoleArchitect:
 		return []roleplan.Command{{Type: roleplan.CmdLint, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == roleplan.Checking && j.Type == roleplan.StepFollow:
-		return []roleplan.Command{m.followCommand(j)}
+		return []roleplan.Command{m.follow.Command(&m.jobs, j)}
 	case j.State == roleplan.Checking && j.Type == roleplan.StepBuild:
 		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == roleplan.Checking:

@@ -12,7 +12,7 @@ func (m *Machine) Snapshot() roleplan.Snapshot {
 		Agenda: slices.Clone(m.jobs.Agenda), Challenges: slices.Clone(m.challenges), Decisions: slices.Clone(m.decisions),
 		FixLoops: m.fixLoops, Plans: slices.Clone(m.plans),
 		Budget: m.budget.Clone(), Spent: m.jobs.Spent(), Rung: m.budget.Ladder.Rung, Findings: slices.Clone(m.findings.List), Limit: m.limitWait(),
-		Fallback: m.waits.FellBack, Follow: m.followSnapshot()}
+		Fallback: m.waits.FellBack, Follow: m.follow.Snapshot()}
 	for _, j := range m.jobs.List {
 		s.Jobs = append(s.Jobs, j.Job)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/github"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/pipeline/follow"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 )
@@ -81,7 +81,7 @@ func (w *Work) WatchPullRequest(ctx context.Context, c roleplan.Command) (rolepl
 
 // lookAt reads the pull request, its branch's latest CI runs and its
 // review threads once; found says whether it is merged or closed, or holds
-// something to route (pipeline.Routable, with the threads c.Handled).
+// something to route (follow.Routable, with the threads c.Handled).
 // Only then are the failed runs' logs fetched, cut to their failing part.
 func (w *Work) lookAt(ctx context.Context, c roleplan.Command) (roleplan.Event, bool, error) {
 	gh, err := github.Gh()
@@ -124,7 +124,7 @@ func (w *Work) lookAt(ctx context.Context, c roleplan.Command) (roleplan.Event, 
 		}
 		ev.Threads = append(ev.Threads, th)
 	}
-	fix, open, _ := pipeline.Routable(*ev.PR, ev.CI, ev.Threads, c.Handled)
+	fix, open, _ := follow.Routable(*ev.PR, ev.CI, ev.Threads, c.Handled)
 	if len(fix) == 0 && len(open) == 0 {
 		return ev, false, nil
 	}

@@ -1,4 +1,13 @@
-package pipeline
+// Package follow follows a run's pull request (Spec.Follow, rules 4). Once
+// the roles are done, the job FollowJob delivers the work as a pull
+// request (CmdDeliver) and watches it (CmdWatch). What the watch finds on
+// the pull request's head, failed checks and open review threads, goes to
+// the implementer as a fix loop does; its fix is pushed and the threads
+// are answered (CmdPush); then the new head is watched. The run ends when
+// the pull request is merged (complete) or closed (aborted); after the
+// workflow's fix loops, or when a push fails, a human decides. The machine
+// (internal/pipeline) owns the following and lends it its jobs.
+package follow
 
 import (
 	"fmt"
@@ -10,16 +19,17 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 )
 
-// Following a run's pull request (Spec.Follow, rules 4). Once the roles are
-// done, the job FollowJob delivers the work as a pull request (CmdDeliver)
-// and watches it (CmdWatch). What the watch finds on the pull request's
-// head, failed checks and open review threads, goes to the implementer as
-// a fix loop does; its fix is pushed and the threads are answered
-// (CmdPush); then the new head is watched. The run ends when the pull
-// request is merged (complete) or closed (aborted); after the workflow's
-// fix loops, or when a push fails, a human decides.
+// Run is what following needs of the machine: its jobs, its checkpoints,
+// a job settled and the run's end.
+type Run interface {
+	Jobs() *jobs.Board
+	Ask(j *jobs.Job, kind roleplan.CheckpointKind, question, details string, options []string, with ...func(*roleplan.Checkpoint)) []roleplan.Command
+	Done(j *jobs.Job, s roleplan.JobState) []roleplan.Command
+	Finish(outcome, reason string) []roleplan.Command
+}
 
-type following struct {
+// Follow is where the following of a run's pull request stands.
+type Follow struct {
 	roleplan.Following
 	handled map[string]int       // thread → its comments when routed, hive's reply included
 	replies []roleplan.Reply     // the threads the fix answers
@@ -59,28 +69,23 @@ func Routable(pr roleplan.PullRequest, ci []roleplan.CIFailure, threads []rolepl
 
 func short(sha string) string { return sha[:min(len(sha), 7)] }
 
-// followJob is the job that follows the run's pull request, made once the
-// roles are done; nil when the run does not follow one or already has.
-func (m *Machine) followJob() *jobs.Job {
-	if !m.spec.Follow || m.spec.Rules < followRules || m.jobs.Get(roleplan.FollowJob) != nil {
-		return nil
-	}
+// Start puts the job that follows the run's pull request (FollowJob) on
+// the board, once the roles are done, and begins its following.
+func Start(b *jobs.Board) (*Follow, *jobs.Job) {
 	j := &jobs.Job{Job: roleplan.Job{ID: roleplan.FollowJob, Type: roleplan.StepFollow, State: roleplan.Pending}}
-	m.jobs.Add(j)
-	m.follow = &following{Following: roleplan.Following{Stage: roleplan.StageDeliver}, handled: map[string]int{}, said: map[string]bool{}}
-	return j
+	b.Add(j)
+	return &Follow{Following: roleplan.Following{Stage: roleplan.StageDeliver}, handled: map[string]int{}, said: map[string]bool{}}, j
 }
 
-// followCommand is what FollowJob does next, at its stage.
-func (m *Machine) followCommand(j *jobs.Job) roleplan.Command {
-	f := m.follow
+// Command is what FollowJob (j) does next, at its stage.
+func (f *Follow) Command(b *jobs.Board, j *jobs.Job) roleplan.Command {
 	j.State = roleplan.Checking
 	switch f.Stage {
 	case roleplan.StageDeliver:
 		return roleplan.Command{Type: roleplan.CmdDeliver, Job: j.ID, Attempt: j.Attempts}
 	case roleplan.StagePush:
 		text := "hive's implementer addressed this in the commit pushed after it"
-		if fix := m.fixSummary(); fix != "" {
+		if fix := fixSummary(b); fix != "" {
 			text = "Addressed by hive's implementer: " + fix
 		}
 		replies := slices.Clone(f.replies)
@@ -94,9 +99,9 @@ func (m *Machine) followCommand(j *jobs.Job) roleplan.Command {
 	return roleplan.Command{Type: roleplan.CmdWatch, Job: j.ID, Attempt: j.Attempts, PR: &pr, Handled: maps.Clone(f.handled)}
 }
 
-// followed steps what FollowJob's commands found.
-func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
-	j, f := m.jobs.Get(roleplan.FollowJob), m.follow
+// Step steps what the commands of FollowJob (j) found; loops is how many
+// rounds of fixes the workflow allows before a human decides.
+func (f *Follow) Step(run Run, j *jobs.Job, ev roleplan.Event, loops int) ([]roleplan.Command, error) {
 	switch {
 	case j == nil || f == nil:
 		return nil, fmt.Errorf("%s while no pull request is followed", ev.Type)
@@ -116,15 +121,15 @@ func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
 			// The run's work is done; only its delivery failed, and the
 			// notes say how to finish it by hand.
 			out := []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: "no pull request to follow: " + firstOf(ev.Reason, "it could not be opened")}}
-			return append(out, m.done(j, roleplan.Skipped)...), nil
+			return append(out, run.Done(j, roleplan.Skipped)...), nil
 		}
 		pr := *ev.PR
 		f.PR, f.Stage = &pr, roleplan.StageWatch
 		note := fmt.Sprintf("following pull request #%d (%s): failed checks and review comments on its head go to the implementer, until it is merged or closed", pr.Number, pr.URL)
-		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note}, m.followCommand(j)}, nil
+		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note}, f.Command(run.Jobs(), j)}, nil
 	case roleplan.EvPushed:
 		if !ev.OK {
-			return m.ask(j, roleplan.KindFollow, "could not push the fix to pull request #"+fmt.Sprint(f.PR.Number)+": "+firstOf(ev.Reason, "git push failed"),
+			return run.Ask(j, roleplan.KindFollow, "could not push the fix to pull request #"+fmt.Sprint(f.PR.Number)+": "+firstOf(ev.Reason, "git push failed"),
 				"the fix is committed on branch "+f.PR.Branch+"; retry pushes it again", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 		}
 		for _, r := range f.replies {
@@ -134,13 +139,13 @@ func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
 		f.replies, f.Stage = nil, roleplan.StageWatch
 		f.PR.Head = ev.PR.Head
 		if n := len(f.Rounds); n > 0 {
-			f.Rounds[n-1].Pushed, f.Rounds[n-1].Fix = ev.PR.Head, m.fixSummary()
+			f.Rounds[n-1].Pushed, f.Rounds[n-1].Fix = ev.PR.Head, fixSummary(run.Jobs())
 		}
 		note := fmt.Sprintf("round %d: the fix is pushed (%s)", len(f.Rounds), short(ev.PR.Head))
 		if replied > 0 {
 			note += fmt.Sprintf(" and %d review comment(s) answered", replied)
 		}
-		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note + "; waiting for its checks"}, m.followCommand(j)}, nil
+		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note + "; waiting for its checks"}, f.Command(run.Jobs(), j)}, nil
 	}
 	// EvPullRequest
 	pr := *ev.PR
@@ -148,10 +153,10 @@ func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
 	switch pr.State {
 	case roleplan.PRMerged:
 		out := []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("pull request #%d is merged", pr.Number)}}
-		return append(out, m.done(j, roleplan.Done)...), nil
+		return append(out, run.Done(j, roleplan.Done)...), nil
 	case roleplan.PRClosed:
 		j.State = roleplan.Skipped
-		return m.finish(roleplan.OutcomeAborted, fmt.Sprintf("pull request #%d was closed without a merge", pr.Number)), nil
+		return run.Finish(roleplan.OutcomeAborted, fmt.Sprintf("pull request #%d was closed without a merge", pr.Number)), nil
 	}
 	ci, threads, stale := Routable(pr, ev.CI, ev.Threads, f.handled)
 	var out []roleplan.Command
@@ -162,23 +167,22 @@ func (m *Machine) followed(ev roleplan.Event) ([]roleplan.Command, error) {
 		}
 	}
 	if len(ci) == 0 && len(threads) == 0 {
-		return append(out, m.followCommand(j)), nil
+		return append(out, f.Command(run.Jobs(), j)), nil
 	}
 	f.ci, f.threads = ci, threads
-	if j.Fixes >= m.spec.Workflow.Loops()+f.more {
-		return append(out, m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d still has %s after %d round(s) of fixes", pr.Number, pending(ci, threads), j.Fixes),
+	if j.Fixes >= loops+f.more {
+		return append(out, run.Ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d still has %s after %d round(s) of fixes", pr.Number, pending(ci, threads), j.Fixes),
 			describe(ci, threads), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})...), nil
 	}
-	return append(out, m.routeFollow(j)...), nil
+	return append(out, f.route(run, j, loops)...), nil
 }
 
-// routeFollow hands the last round's failures and comments to the
+// route hands the last round's failures and comments to the
 // implementer; the fix is pushed once it is done.
-func (m *Machine) routeFollow(j *jobs.Job) []roleplan.Command {
-	f := m.follow
-	fixer := m.jobs.Implementer()
+func (f *Follow) route(run Run, j *jobs.Job, loops int) []roleplan.Command {
+	fixer := run.Jobs().Implementer()
 	if fixer == nil {
-		return m.ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d has %s and the workflow has no implementer to fix it", f.PR.Number, pending(f.ci, f.threads)),
+		return run.Ask(j, roleplan.KindFollow, fmt.Sprintf("pull request #%d has %s and the workflow has no implementer to fix it", f.PR.Number, pending(f.ci, f.threads)),
 			describe(f.ci, f.threads), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	}
 	j.Fixes++
@@ -197,38 +201,38 @@ func (m *Machine) routeFollow(j *jobs.Job) []roleplan.Command {
 	}
 	f.Rounds = append(f.Rounds, round)
 	f.Stage = roleplan.StagePush
-	of := fmt.Sprintf("%d of %d", j.Fixes, m.spec.Workflow.Loops())
+	of := fmt.Sprintf("%d of %d", j.Fixes, loops)
 	if f.more > 0 {
 		of = fmt.Sprintf("%d (one more, as the human asked)", j.Fixes)
 	}
-	return m.sendBack(j, fixer, &roleplan.Context{CI: slices.Clone(f.ci), Review: slices.Clone(f.threads)},
-		fmt.Sprintf("pull request round %s: %s on %s, to the %s", of, pending(f.ci, f.threads), short(f.PR.Head), fixer.Role))
+	run.Jobs().SendBack(j, fixer, &roleplan.Context{CI: slices.Clone(f.ci), Review: slices.Clone(f.threads)})
+	return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID,
+		Text: fmt.Sprintf("pull request round %s: %s on %s, to the %s", of, pending(f.ci, f.threads), short(f.PR.Head), fixer.Role)}}
 }
 
-// followRetry is the human's retry at a KindFollow checkpoint: push again,
+// Retry is the human's retry at a KindFollow checkpoint: push again,
 // or one more round of fixes.
-func (m *Machine) followRetry(j *jobs.Job) []roleplan.Command {
-	if m.follow.Stage == roleplan.StagePush {
-		return []roleplan.Command{m.followCommand(j)}
+func (f *Follow) Retry(run Run, j *jobs.Job, loops int) []roleplan.Command {
+	if f.Stage == roleplan.StagePush {
+		return []roleplan.Command{f.Command(run.Jobs(), j)}
 	}
-	m.follow.more = j.Fixes + 1 - m.spec.Workflow.Loops()
-	return m.routeFollow(j)
+	f.more = j.Fixes + 1 - loops
+	return f.route(run, j, loops)
 }
 
-// followFixing is, when j is to fix a round of the followed pull request,
-// what that round is to fix: the evidence a human asked to raise the
-// budget for it needs. "" otherwise.
-func (m *Machine) followFixing(j *jobs.Job) string {
-	f := m.follow
-	if f == nil || f.Stage != roleplan.StagePush || j != m.jobs.Implementer() {
+// Fixing is, when j is to fix a round of the followed pull request, what
+// that round is to fix: the evidence a human asked to raise the budget for
+// it needs. "" otherwise, or when no pull request is followed (f nil).
+func (f *Follow) Fixing(b *jobs.Board, j *jobs.Job) string {
+	if f == nil || f.Stage != roleplan.StagePush || j != b.Implementer() {
 		return ""
 	}
 	return fmt.Sprintf("pull request #%d, round %d:\n%s", f.PR.Number, len(f.Rounds), describe(f.ci, f.threads))
 }
 
 // fixSummary is what the implementer's last report says it did.
-func (m *Machine) fixSummary() string {
-	if fixer := m.jobs.Implementer(); fixer != nil && fixer.Report != nil {
+func fixSummary(b *jobs.Board) string {
+	if fixer := b.Implementer(); fixer != nil && fixer.Report != nil {
 		return oneLine(fixer.Report.Summary)
 	}
 	return ""
@@ -267,16 +271,27 @@ func paren(s string) string {
 	return "(" + s + ")"
 }
 
-// followSnapshot is the following as it stands, nil when none.
-func (m *Machine) followSnapshot() *roleplan.Following {
-	if m.follow == nil {
+// Snapshot is the following as it stands, nil when none (f nil).
+func (f *Follow) Snapshot() *roleplan.Following {
+	if f == nil {
 		return nil
 	}
-	f := m.follow.Following
-	if f.PR != nil {
-		pr := *f.PR
-		f.PR = &pr
+	s := f.Following
+	if s.PR != nil {
+		pr := *s.PR
+		s.PR = &pr
 	}
-	f.Rounds, f.Notes = slices.Clone(f.Rounds), slices.Clone(f.Notes)
-	return &f
+	s.Rounds, s.Notes = slices.Clone(s.Rounds), slices.Clone(s.Notes)
+	return &s
 }
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
