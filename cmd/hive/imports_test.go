@@ -73,20 +73,20 @@ var allowed = map[string][]string{
 	// Role contracts check a work.Report; they read their own files.
 	"contract": {"work"},
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
-	"roles":    {"roleplan"},
-	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
-	"shellhive": {"roleplan"},
+	"roles":    {"roleplan", "workflows"},
+	// What hive makes of a shell-Hive .hive/ folder (its workflows are workflows' to parse).
+	"shellhive": {"workflows"},
 	// hive run's shell: the journal-first loop around the pipeline machine
 	// and the executor of its commands, each a package of its own under
 	// piperun, with phases run by the runner (in worktrees as
 	// integration's Git says, made by worktrees; one run at a time: lock).
-	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "pipeline", "roleplan", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
+	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "pipeline", "roleplan", "workflows", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
 	// What hive run keeps in its journal beside the machine's events, and
 	// a run read back from it (memory names the confidence record it keeps).
-	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline", "roleplan"},
+	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline", "roleplan", "workflows"},
 	// The account of a run, from its journal alone (its commits from git;
 	// the screenshots kept where screenshots keeps them).
-	"piperun/runreport": {"confidence", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/screenshots", "roleplan", "work"},
+	"piperun/runreport": {"confidence", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/screenshots", "roleplan", "work", "workflows"},
 	// The browser validator's screenshots its report lists, kept out of
 	// the run's worktree: no hive package but the report's.
 	"piperun/screenshots": {"work"},
@@ -95,18 +95,18 @@ var allowed = map[string][]string{
 	"piperun/oneshot": {"agent", "pricing", "protocol", "protocol/hivereport", "work"},
 	// The planner picks a new run's workflow in one call (oneshot), given
 	// hive's index; what it chose is runjournal's record.
-	"piperun/planner": {"agent", "gitx", "index", "piperun/oneshot", "piperun/runjournal", "roleplan", "roles"},
+	"piperun/planner": {"agent", "gitx", "index", "piperun/oneshot", "piperun/runjournal", "roleplan", "roles", "workflows"},
 	// hive's own lint (the plans read by load, checked by validate), tests
 	// and build in a run's worktree (testrun finds and runs the project's
 	// commands).
 	"piperun/checks": {"gitx", "plan", "plan/load", "plan/validate", "roleplan", "testrun"},
 	// The evaluators' verdicts (oneshot calls held to their contract) and
 	// the computed confidence, from checks' runs and the run's journal.
-	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "piperun/checks", "piperun/oneshot", "plan", "plan/load", "pricing", "roleplan", "roles"},
+	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "piperun/checks", "piperun/oneshot", "plan", "plan/load", "pricing", "roleplan", "roles", "workflows"},
 	// What a role is told: its prompt (roles), the memory's warnings and
 	// the context curated for it, journaled as runjournal's records; a
 	// plan executor's briefing is the runner's prompt's.
-	"piperun/rolecontext": {"confidence", "gitx", "index", "journal", "memory", "piperun/runjournal", "plan", "roleplan", "roles", "runner/prompt", "testrun"},
+	"piperun/rolecontext": {"confidence", "gitx", "index", "journal", "memory", "piperun/runjournal", "plan", "roleplan", "roles", "runner/prompt", "testrun", "workflows"},
 	// A role's agent: its HIVE_REPORT read by the protocol and held to its
 	// contract, its usage priced by oneshot's meter, its tool calls
 	// fingerprinted as the runner's sessions do, its screenshots kept.
@@ -117,7 +117,7 @@ var allowed = map[string][]string{
 	// What a finished run leaves: its record in the memory, CLAUDE.md's
 	// learnings (claudemd), the postmortem model's paragraph (oneshot,
 	// told runreport's facts).
-	"piperun/postmortem": {"agent", "claudemd", "gitx", "journal", "memory", "piperun/oneshot", "piperun/runjournal", "piperun/runreport", "pricing", "roleplan", "roles", "work"},
+	"piperun/postmortem": {"agent", "claudemd", "gitx", "journal", "memory", "piperun/oneshot", "piperun/runjournal", "piperun/runreport", "pricing", "roleplan", "roles", "work", "workflows"},
 	// The run's branch and what becomes of it: merged, pushed, or a pull
 	// request opened and followed through gh (github), described by
 	// runreport; the tracking files it restores are planning's, the
@@ -125,7 +125,7 @@ var allowed = map[string][]string{
 	// machine's follow splits it.
 	"piperun/delivery": {"github", "gitx", "gitx/worktrees", "journal", "pipeline/follow", "piperun/runjournal", "piperun/runreport", "roleplan", "runner/planning"},
 	// The project's memory is read from hive run's journal and warns its roles.
-	"memory": {"confidence", "journal", "pipeline", "roleplan"},
+	"memory": {"confidence", "journal", "pipeline", "roleplan", "workflows"},
 	// hive's section of CLAUDE.md, and nothing else of it.
 	"claudemd": {},
 	// Computed confidence judges plans and runs as plain data (the
@@ -136,17 +136,18 @@ var allowed = map[string][]string{
 	// sim), each a Launcher of agent's, its processes agent's to run.
 	"agent/adapter": {"agent", "work"},
 	// The pipeline decides like the engine and speaks its HIVE_REPORT, in
-	// the words of roleplan: the vocabulary of hive run (its spec,
-	// workflows, events, commands, checkpoints, snapshot), which callers
-	// and the journal use without the machine.
-	"roleplan": {"confidence", "engine", "work"},
-	"pipeline": {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work"},
+	// the words of roleplan: the vocabulary of hive run (its spec, events,
+	// commands, checkpoints, snapshot), which callers and the journal use
+	// without the machine; the workflows of roles it runs are workflows'.
+	"workflows": {},
+	"roleplan":  {"confidence", "engine", "work", "workflows"},
+	"pipeline":  {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work", "workflows"},
 	// The machine's parts, each with its own state: its jobs and their
 	// agenda (jobs), the budget as the run goes (budget), the reviewing
 	// roles' findings (findings), the run's pull request followed (follow).
-	"pipeline/jobs":     {"roleplan", "work"},
+	"pipeline/jobs":     {"roleplan", "work", "workflows"},
 	"pipeline/budget":   {"pipeline/jobs", "roleplan", "work"},
-	"pipeline/findings": {"pipeline/jobs", "roleplan", "work"},
+	"pipeline/findings": {"pipeline/jobs", "roleplan", "work", "workflows"},
 	"pipeline/follow":   {"pipeline/jobs", "roleplan"},
 	// The sim agent behind hive __sim: the entry point picks the bench
 	// agent or a session, and hands the session's first prompt to a role
@@ -173,7 +174,7 @@ var allowed = map[string][]string{
 	"tui": {"engine", "gitx", "journal", "tui/tuikit", "work"},
 	// hive run's screen shows the pipeline's state, and the implementers'
 	// plans in the engine's states.
-	"tui/pipelinescreen": {"engine", "roleplan", "tui/tuikit"},
+	"tui/pipelinescreen": {"engine", "roleplan", "tui/tuikit", "workflows"},
 	// The one path of a human's answer into a journal: hive answer's and
 	// hive serve's (tui names the checkpoints as the terminal does).
 	"answer": {"engine", "journal", "piperun/runjournal", "redact", "roleplan", "tui"},
@@ -238,7 +239,7 @@ var allowed = map[string][]string{
 	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "runner/replay", "sim/benchagent", "sim/stream"},
 	// The pipeline group drives the pipeline machine on its fixture
 	// objectives and scores the roles with confidence.
-	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "roleplan", "work"},
+	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "roleplan", "work", "workflows"},
 	"bench/pipelinebench/objectives": {},
 	// The temporal group runs a phase through the Temporal backend's
 	// workflow, and locally as the runner's groups do.
@@ -252,13 +253,13 @@ var allowed = map[string][]string{
 	"cli":      {"*"},
 	// What the config and a command's flags make of a run, for the local
 	// host and Temporal's: its agents, prices, budget, journal, workflow.
-	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "roleplan", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work"},
+	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "roleplan", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work", "workflows"},
 	// What a hive worker serves for hive run on Temporal: its workflow's
 	// commands, carried out by piperun, and its phases, run by the runner
 	// as phaserun runs them (the plans' briefings, the budget's raise);
 	// the run's journal view is runjournal's; the worktree a worker
 	// leaves is worktrees' to remove.
-	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal"},
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal", "workflows"},
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
@@ -277,13 +278,13 @@ var allowed = map[string][]string{
 	// helper each for the machine's own test and Temporal's.
 	"temporal":                {"engine", "journal", "pipeline", "roleplan"},
 	"engine/enginescript":     {"engine", "work"},
-	"pipeline/pipelinescript": {"confidence", "roleplan", "work"},
+	"pipeline/pipelinescript": {"confidence", "roleplan", "work", "workflows"},
 	"e2e/claude":              {}, // tests only
 	"e2e/codex":               {}, // tests only
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
-	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "piperun", "plan", "plan/load", "plan/validate", "roleplan", "runner", "testsupport/fakeanthropic", "work"},
+	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "piperun", "plan", "plan/load", "plan/validate", "roleplan", "runner", "testsupport/fakeanthropic", "work", "workflows"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {"testsupport"},
@@ -304,19 +305,20 @@ var pure = map[string][]string{
 	"engine":     {module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
-	"roleplan":   {module + "engine", module + "confidence", module + "work"},
-	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"workflows":  {},
+	"roleplan":   {module + "engine", module + "confidence", module + "work", module + "workflows"},
+	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
 	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
-	"shellhive":  {module + "roleplan", module + "engine", module + "confidence", module + "work"},
+	"shellhive":  {module + "workflows"},
 	"claudemd":   {},
 	"confidence": {},
 	// Split from the pipeline, and as pure.
-	"pipeline/jobs":     {module + "engine", module + "confidence", module + "roleplan", module + "work"},
-	"pipeline/budget":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
-	"pipeline/findings": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
-	"pipeline/follow":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work"},
+	"pipeline/jobs":     {module + "engine", module + "confidence", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/budget":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/findings": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/follow":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
@@ -70,9 +71,9 @@ func TestResumeNowOfHiveRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []roleplan.Event{
-		{Type: roleplan.EvStarted, Time: t0, Spec: &roleplan.Spec{Objective: "add a health check", Workflow: roleplan.Quick, NoInterview: true, Rules: roleplan.Rules}},
-		{Type: roleplan.EvAgentStarted, Time: t0, Job: roleplan.RoleImplementer, Attempt: 1, PID: 7},
-		{Type: roleplan.EvLimited, Time: t0.Add(time.Minute), Job: roleplan.RoleImplementer, Attempt: 1, Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}},
+		{Type: roleplan.EvStarted, Time: t0, Spec: &roleplan.Spec{Objective: "add a health check", Workflow: workflows.Quick, NoInterview: true, Rules: roleplan.Rules}},
+		{Type: roleplan.EvAgentStarted, Time: t0, Job: workflows.RoleImplementer, Attempt: 1, PID: 7},
+		{Type: roleplan.EvLimited, Time: t0.Add(time.Minute), Job: workflows.RoleImplementer, Attempt: 1, Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}},
 	} {
 		b, _ := json.Marshal(ev)
 		if _, err := j.Append(run.ID, string(ev.Type), ev.Time, b); err != nil {

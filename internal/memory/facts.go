@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Kinds of lesson.
@@ -186,7 +187,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 			Files: FilesIn(c.Issue + " " + c.Evidence), Confirmed: !second})
 	}
 	for _, fd := range s.Findings {
-		l := Lesson{Run: run.ID, Kind: KindFinding, Role: roleplan.RoleImplementer, Source: roleOf[fd.Job], Text: fd.Title,
+		l := Lesson{Run: run.ID, Kind: KindFinding, Role: workflows.RoleImplementer, Source: roleOf[fd.Job], Text: fd.Title,
 			Confirmed: fd.Status == roleplan.FindingFixed}
 		if fd.File != "" {
 			l.Files = []string{fd.File}
@@ -202,7 +203,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		}
 	}
 	for _, jb := range s.Jobs {
-		if jb.Role != roleplan.RoleDocumenter || jb.Report == nil {
+		if jb.Role != workflows.RoleDocumenter || jb.Report == nil {
 			continue
 		}
 		var proposed []string
@@ -290,7 +291,7 @@ func fixerOf(s roleplan.Snapshot, job string) string {
 			return st.OnFailure
 		}
 	}
-	return roleplan.RoleImplementer
+	return workflows.RoleImplementer
 }
 
 // firstError is the output's first line that reads like an error, else its

@@ -7,12 +7,13 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // evaluates says whether j's work is judged before it counts as done:
 // every agent's but the interviewer's, in a run that evaluates.
 func (m *Machine) evaluates(j *jobs.Job) bool {
-	return m.spec.Routing.Evaluate && j.Type == "" && j.Role != roleplan.RoleInterviewer
+	return m.spec.Routing.Evaluate && j.Type == "" && j.Role != workflows.RoleInterviewer
 }
 
 // evaluate has j's attempt judged; EvEvaluated comes back.
@@ -114,12 +115,12 @@ func (m *Machine) reviewAnswer(j *jobs.Job, cp *roleplan.Checkpoint, text string
 
 // skippable are the roles a quick objective may leave out once proven:
 // those that look at the work, never one that makes it or tests it.
-var skippable = []string{roleplan.RoleReviewer, roleplan.RoleSecurity, roleplan.RoleDocumenter, roleplan.RoleBrowserValidator, roleplan.RoleComb}
+var skippable = []string{workflows.RoleReviewer, workflows.RoleSecurity, workflows.RoleDocumenter, workflows.RoleBrowserValidator, workflows.RoleComb}
 
 // provenOut is adaptive routing (seed 003 §3): in a quick-class objective,
 // a step whose role is proven in this project (Routing.Proven) is left
 // out, unless the workflow says "required": true of it.
-func (m *Machine) provenOut(s roleplan.Step) bool {
+func (m *Machine) provenOut(s workflows.Step) bool {
 	r := m.spec.Routing
 	return r.Quick && s.Type == "" && (s.Required == nil || !*s.Required) && slices.Contains(skippable, s.Role) && slices.Contains(r.Proven, s.Role)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // interviewed asks the human the interviewer's questions, each its own
@@ -49,7 +50,7 @@ func (m *Machine) answered(j *jobs.Job, d roleplan.Decision) []roleplan.Command 
 func (m *Machine) interview() []roleplan.Decision {
 	var out []roleplan.Decision
 	for _, d := range m.decisions {
-		if j := m.jobs.Get(d.Job); j != nil && j.Role == roleplan.RoleInterviewer {
+		if j := m.jobs.Get(d.Job); j != nil && j.Role == workflows.RoleInterviewer {
 			out = append(out, d)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
@@ -207,12 +208,12 @@ func (m *Machine) start(ev roleplan.Event) ([]roleplan.Command, error) {
 	m.spec, m.started = *ev.Spec, true
 	m.budget = budget.New(m.spec.Budget)
 	w := m.spec.Workflow
-	architect := w.Has(roleplan.RoleArchitect)
+	architect := w.Has(workflows.RoleArchitect)
 	ids := map[string]string{} // step id → job id
 	var out []roleplan.Command
 	for i, s := range w.Steps {
 		j := &jobs.Job{Job: roleplan.Job{ID: s.ID(), Role: s.Role, Type: s.Type, Prompt: s.Prompt, State: roleplan.Pending}, Step: s}
-		if s.Type == "" && s.Role == roleplan.RoleImplementer && architect {
+		if s.Type == "" && s.Role == workflows.RoleImplementer && architect {
 			j.ID, j.Phase = roleplan.PhaseJob, true
 		}
 		ids[s.ID()] = j.ID
@@ -233,7 +234,7 @@ func (m *Machine) start(ev roleplan.Event) ([]roleplan.Command, error) {
 		case m.provenOut(s):
 			j.State = roleplan.Skipped
 			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("routing: left out of a quick objective: the %s's recent runs in this project all passed with high confidence", s.Role)})
-		case s.Role == roleplan.RoleInterviewer && m.spec.NoInterview:
+		case s.Role == workflows.RoleInterviewer && m.spec.NoInterview:
 			j.State = roleplan.Skipped
 			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
 		default:
@@ -304,7 +305,7 @@ func (m *Machine) advance() []roleplan.Command {
 // run starts a job's next attempt, within the budget: a job that it
 // cannot pay for waits for a raise.
 func (m *Machine) run(j *jobs.Job) []roleplan.Command {
-	if m.waiting() && j.Type != roleplan.StepBuild && j.Type != roleplan.StepFollow {
+	if m.waiting() && j.Type != workflows.StepBuild && j.Type != roleplan.StepFollow {
 		// The provider's limit holds every session: the job starts when
 		// the wait is over (wake).
 		j.State = roleplan.Pending
@@ -322,15 +323,15 @@ func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 	j.Next = nil
 	defer func() { j.Told = ctx }()
 	switch j.Type {
-	case roleplan.StepBuild:
+	case workflows.StepBuild:
 		j.State = roleplan.Checking
 		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}
-	case roleplan.StepFixBlocking:
+	case workflows.StepFixBlocking:
 		return m.findings.FixBlocking(ops{m}, j, m.spec.AutoAnswer)
 	case roleplan.StepFollow:
 		return []roleplan.Command{m.follow.Command(&m.jobs, j)}
 	}
-	if interview := m.interview(); len(interview) > 0 && j.Role != roleplan.RoleInterviewer {
+	if interview := m.interview(); len(interview) > 0 && j.Role != workflows.RoleInterviewer {
 		if ctx == nil {
 			ctx = &roleplan.Context{}
 		}
@@ -342,7 +343,7 @@ func (m *Machine) run(j *jobs.Job) []roleplan.Command {
 		}
 		ctx.Task = j.Step.Task
 	}
-	if len(m.warnings) > 0 && j.Role != roleplan.RoleArchitect {
+	if len(m.warnings) > 0 && j.Role != workflows.RoleArchitect {
 		if ctx == nil {
 			ctx = &roleplan.Context{}
 		}
@@ -386,7 +387,7 @@ func (m *Machine) route(j *jobs.Job, r *work.Report) []roleplan.Command {
 			m.warnings = append(m.warnings, j.Role+": "+c)
 		}
 	}
-	if j.Role == roleplan.RoleInterviewer {
+	if j.Role == workflows.RoleInterviewer {
 		return m.interviewed(j, r)
 	}
 	return m.worked(j)
@@ -404,14 +405,14 @@ func (m *Machine) leaveOut(j *jobs.Job, why string) []roleplan.Command {
 // the next role.
 func (m *Machine) worked(j *jobs.Job) []roleplan.Command {
 	switch j.Role {
-	case roleplan.RoleArchitect:
+	case workflows.RoleArchitect:
 		j.State = roleplan.Checking
 		return []roleplan.Command{{Type: roleplan.CmdLint, Job: j.ID, Attempt: j.Attempts}}
-	case roleplan.RoleTester:
+	case workflows.RoleTester:
 		j.State = roleplan.Checking
 		return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
 	}
-	if slices.Contains(roleplan.Reviewing, j.Role) {
+	if slices.Contains(workflows.Reviewing, j.Role) {
 		m.findings.Record(j, j.Reported)
 		routed := m.routeSecurity(j)
 		if !m.jobs.Gated(j) {
@@ -429,12 +430,12 @@ const SecondReviewFiles = 10
 // than SecondReviewFiles files gets a second reviewer beside the first;
 // a fix_blocking step still to come waits for it too.
 func (m *Machine) routeSecondReview(changed int) []roleplan.Command {
-	const id = roleplan.RoleReviewer + "-2"
-	first := m.jobs.Get(roleplan.RoleReviewer)
+	const id = workflows.RoleReviewer + "-2"
+	first := m.jobs.Get(workflows.RoleReviewer)
 	if changed <= SecondReviewFiles || first == nil || first.Type != "" || first.State == roleplan.Skipped || m.jobs.Get(id) != nil {
 		return nil
 	}
-	second := jobs.New(id, roleplan.RoleReviewer)
+	second := jobs.New(id, workflows.RoleReviewer)
 	second.Deps = slices.Clone(first.Deps)
 	m.jobs.Add(second)
 	m.jobs.Agenda = append(m.jobs.Agenda, id)
@@ -447,14 +448,14 @@ func (m *Machine) routeSecondReview(changed int) []roleplan.Command {
 // reviewer; a fix_blocking step still to come waits for it too. The note
 // says why, and a replay of the journal decides the same.
 func (m *Machine) routeSecurity(j *jobs.Job) []roleplan.Command {
-	if j.Role != roleplan.RoleReviewer || m.jobs.Get(roleplan.RoleSecurity) != nil {
+	if j.Role != workflows.RoleReviewer || m.jobs.Get(workflows.RoleSecurity) != nil {
 		return nil
 	}
 	f, severe := m.findings.Severe(j.ID)
 	if !severe {
 		return nil
 	}
-	sec := jobs.New(roleplan.RoleSecurity, roleplan.RoleSecurity)
+	sec := jobs.New(workflows.RoleSecurity, workflows.RoleSecurity)
 	sec.Deps = []string{j.ID}
 	m.jobs.Add(sec)
 	m.jobs.Agenda = append([]string{sec.ID}, m.jobs.Agenda...)
@@ -500,7 +501,7 @@ func (m *Machine) reviewDetails(j *jobs.Job) string {
 			lines = append(lines, "concern: "+c)
 		}
 	}
-	if j.Role == roleplan.RoleArchitect && m.spec.PhaseDir != "" {
+	if j.Role == workflows.RoleArchitect && m.spec.PhaseDir != "" {
 		lines = append(lines, "plans: "+m.spec.PhaseDir)
 	}
 	return strings.Join(lines, "\n")
@@ -632,7 +633,7 @@ func (m *Machine) decide(j *jobs.Job, d roleplan.Decision) []roleplan.Command {
 // checked takes the result of hive's own check of a job: the lint of the
 // architect's plans, the phase of the implementers, the tests.
 func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
-	want := firstOf(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: roleplan.RoleArchitect, roleplan.EvPhaseDone: roleplan.PhaseJob, roleplan.EvTestsRan: roleplan.RoleTester}[ev.Type])
+	want := firstOf(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: workflows.RoleArchitect, roleplan.EvPhaseDone: roleplan.PhaseJob, roleplan.EvTestsRan: workflows.RoleTester}[ev.Type])
 	j := m.jobs.Get(want)
 	state := roleplan.Checking
 	if ev.Type == roleplan.EvPhaseDone {
@@ -717,7 +718,7 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 // workflow's fix loops; then a human decides.
 func (m *Machine) built(ev roleplan.Event) ([]roleplan.Command, error) {
 	j := m.jobs.Get(ev.Job)
-	if j == nil || j.Type != roleplan.StepBuild || j.State != roleplan.Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
+	if j == nil || j.Type != workflows.StepBuild || j.State != roleplan.Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
 		return nil, fmt.Errorf("%s while %q is not building", ev.Type, ev.Job)
 	}
 	t := ev.Tests
@@ -906,11 +907,11 @@ func (m *Machine) redo(j *jobs.Job) []roleplan.Command {
 	switch {
 	case j.State == roleplan.Checking && j.Evaluating:
 		return []roleplan.Command{{Type: roleplan.CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
-	case j.State == roleplan.Checking && j.Role == roleplan.RoleArchitect:
+	case j.State == roleplan.Checking && j.Role == workflows.RoleArchitect:
 		return []roleplan.Command{{Type: roleplan.CmdLint, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == roleplan.Checking && j.Type == roleplan.StepFollow:
 		return []roleplan.Command{m.follow.Command(&m.jobs, j)}
-	case j.State == roleplan.Checking && j.Type == roleplan.StepBuild:
+	case j.State == roleplan.Checking && j.Type == workflows.StepBuild:
 		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}
 	case j.State == roleplan.Checking:
 		return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // A random walk through many runs: agents report every status, crash,
@@ -33,17 +34,17 @@ func TestRandomWalks(t *testing.T) {
 		// those they have always been.
 		nothing := rand.New(rand.NewPCG(seed, 0x40E))
 		m := New()
-		workflows := append([]roleplan.Workflow{classic, pair}, roleplan.Builtins...)
-		wf := workflows[rng.IntN(len(workflows))]
-		facts := map[string]bool{roleplan.CondHasFrontend: rng.IntN(2) == 0, roleplan.CondHasTests: rng.IntN(2) == 0}
+		all := append([]workflows.Workflow{classic, pair}, workflows.Builtins...)
+		wf := all[rng.IntN(len(all))]
+		facts := map[string]bool{workflows.CondHasFrontend: rng.IntN(2) == 0, workflows.CondHasTests: rng.IntN(2) == 0}
 		var budget roleplan.Budget
 		if rng.IntN(2) == 0 {
 			budget.USD = 1 + 4*rng.Float64()
 			if rng.IntN(2) == 0 {
-				budget.Roles = map[string]float64{roleplan.Roles[rng.IntN(len(roleplan.Roles))]: rng.Float64()}
+				budget.Roles = map[string]float64{workflows.Roles[rng.IntN(len(workflows.Roles))]: rng.Float64()}
 			}
 			if rng.IntN(2) == 0 {
-				budget.Estimates = map[string][]float64{roleplan.RoleTester: {0.5, 0.1}, roleplan.RoleReviewer: {0.3, 0.05}}
+				budget.Estimates = map[string][]float64{workflows.RoleTester: {0.5, 0.1}, workflows.RoleReviewer: {0.3, 0.05}}
 			}
 		}
 		// Half the runs follow their pull request (rules 4), drawn apart
@@ -52,7 +53,7 @@ func TestRandomWalks(t *testing.T) {
 		spec := &roleplan.Spec{Objective: "o", Workflow: wf, AutoAnswer: rng.IntN(2) == 0, Budget: budget, Facts: facts, NoInterview: rng.IntN(2) == 0,
 			Follow: following.IntN(2) == 0, Rules: roleplan.Rules}
 		if rng.IntN(2) == 0 {
-			spec.Routing = roleplan.Routing{Evaluate: true, Floor: 40 * rng.IntN(2), Quick: rng.IntN(2) == 0, Proven: []string{roleplan.RoleReviewer, roleplan.RoleDocumenter, roleplan.RoleTester}}
+			spec.Routing = roleplan.Routing{Evaluate: true, Floor: 40 * rng.IntN(2), Quick: rng.IntN(2) == 0, Proven: []string{workflows.RoleReviewer, workflows.RoleDocumenter, workflows.RoleTester}}
 		}
 		judging := map[string]bool{} // jobs whose evaluation was ordered
 		if _, err := m.Step(roleplan.Event{Type: roleplan.EvStarted, Spec: spec}); err != nil {
@@ -71,7 +72,7 @@ func TestRandomWalks(t *testing.T) {
 				switch j.State {
 				case roleplan.Running, roleplan.Checking:
 					working = append(working, j)
-					if j.Type != "" || j.Phase || !slices.Contains(roleplan.ReadOnly, j.Role) {
+					if j.Type != "" || j.Phase || !slices.Contains(workflows.ReadOnly, j.Role) {
 						if writer != nil {
 							t.Fatalf("seed %d: %s and %s both write", seed, writer.ID, j.ID)
 						}
@@ -129,12 +130,12 @@ func TestRandomWalks(t *testing.T) {
 					e.Spend = work.Spend{InputTokens: 3000, CostUSD: 0.02 * rng.Float64()}
 				}
 				ev = roleplan.Event{Type: roleplan.EvEvaluated, Job: busy.ID, Attempt: busy.Attempts, Evaluation: e}
-			case busy.State == roleplan.Checking && busy.Role == roleplan.RoleArchitect:
+			case busy.State == roleplan.Checking && busy.Role == workflows.RoleArchitect:
 				ev = roleplan.Event{Type: roleplan.EvLinted}
 				if rng.IntN(3) == 0 {
 					ev.Errors = []string{"01-01-PLAN.md:1: bad"}
 				}
-			case busy.State == roleplan.Checking && busy.Type == roleplan.StepBuild:
+			case busy.State == roleplan.Checking && busy.Type == workflows.StepBuild:
 				ev = roleplan.Event{Type: roleplan.EvBuilt, Job: busy.ID, Attempt: busy.Attempts, Tests: &roleplan.Tests{Command: "go build", ExitCode: rng.IntN(2), None: nothing.IntN(6) == 0}}
 			case busy.State == roleplan.Checking:
 				ev = roleplan.Event{Type: roleplan.EvTestsRan, Job: busy.ID, Tests: &roleplan.Tests{Command: "go test", ExitCode: rng.IntN(2), None: nothing.IntN(6) == 0}}
@@ -144,7 +145,7 @@ func TestRandomWalks(t *testing.T) {
 					ev.OK, ev.OverBudget = false, true
 				}
 				if rng.IntN(4) == 0 {
-					ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: roleplan.RoleArchitect, Issue: "x"}
+					ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: workflows.RoleArchitect, Issue: "x"}
 				}
 			default:
 				ev = roleplan.Event{Job: busy.ID, Attempt: busy.Attempts}
@@ -159,7 +160,7 @@ func TestRandomWalks(t *testing.T) {
 					ev.Type = roleplan.EvReport
 					r := &work.Report{Status: statuses[rng.IntN(len(statuses))], Issue: "i", Blocker: "b"}
 					if rng.IntN(2) == 0 {
-						r.ChallengedAgent = roleplan.Roles[rng.IntN(len(roleplan.Roles))]
+						r.ChallengedAgent = workflows.Roles[rng.IntN(len(workflows.Roles))]
 					}
 					if rng.IntN(2) == 0 {
 						r.Options, r.DefaultChoice, r.CanProceedWithDefault = []string{"a", "b"}, "a", rng.IntN(2) == 0
@@ -224,7 +225,7 @@ func TestRandomWalks(t *testing.T) {
 				// Only an event of the job itself (its exit, its evaluation, the
 				// answer to its checkpoint) or a resume may start an attempt of
 				// a job at work: never two attempts at once.
-				subject := cmp.Or(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: roleplan.RoleArchitect, roleplan.EvTestsRan: roleplan.RoleTester, roleplan.EvPhaseDone: roleplan.PhaseJob}[ev.Type])
+				subject := cmp.Or(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: workflows.RoleArchitect, roleplan.EvTestsRan: workflows.RoleTester, roleplan.EvPhaseDone: roleplan.PhaseJob}[ev.Type])
 				if c.Type != roleplan.CmdStartAgent || c.Job == subject || ev.Type == roleplan.EvResumed || (ev.Type == roleplan.EvAnswer && s.Open.Job == c.Job) {
 					continue
 				}
@@ -308,7 +309,7 @@ func followEvent(rng *rand.Rand, f *roleplan.Following, step int) roleplan.Event
 // package's own tests cannot import): the workflows the scripts of
 // challenges and fix loops run on.
 var (
-	classic = roleplan.Workflow{Name: "classic", Steps: []roleplan.Step{{Role: roleplan.RoleArchitect}, {Role: roleplan.RoleImplementer}, {Role: roleplan.RoleComb},
-		{Role: roleplan.RoleTester}, {Role: roleplan.RoleReviewer}, {Role: roleplan.RoleDocumenter}}}
-	pair = roleplan.Workflow{Name: "pair", Steps: []roleplan.Step{{Role: roleplan.RoleImplementer}, {Role: roleplan.RoleTester}}}
+	classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}, {Role: workflows.RoleComb},
+		{Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
+	pair = workflows.Workflow{Name: "pair", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}}}
 )

@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // prompts wraps a launcher and keeps each agent's prompt, by job and
@@ -40,7 +41,7 @@ func (p *prompts) Start(ctx context.Context, spec agent.Spec, sink func(agent.Ou
 
 // recorded runs wf to completion on repo, with its agents' prompts kept;
 // change adjusts the options first.
-func recorded(t *testing.T, repo *gitx.Repo, wf roleplan.Workflow, change ...func(*Options)) (Result, *prompts, Options) {
+func recorded(t *testing.T, repo *gitx.Repo, wf workflows.Workflow, change ...func(*Options)) (Result, *prompts, Options) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -84,7 +85,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Full)
+	o := options(t, repo, workflows.Full)
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher = rec
 	o.AutoAnswer, o.NoInterview = false, false
@@ -109,7 +110,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 			if open == nil || open.Question == last {
 				continue
 			}
-			if !open.Interview || open.Job != roleplan.RoleInterviewer {
+			if !open.Interview || open.Job != workflows.RoleInterviewer {
 				// Anything else the run asks is no part of this test.
 				t.Errorf("the run asks %s: %q (kind %s)", open.Job, open.Question, open.Kind)
 				cancel()
@@ -153,7 +154,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 // is asked.
 func TestAcceptanceNoInterview(t *testing.T) {
 	t.Parallel()
-	_, rec, _ := recorded(t, service(t), roleplan.Full, func(o *Options) {
+	_, rec, _ := recorded(t, service(t), workflows.Full, func(o *Options) {
 		o.AutoAnswer, o.NoInterview = false, true
 		o.Wait = 0 // any question stops the run with NeedsHumanError
 	})
@@ -173,7 +174,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Review, faults.EnvFaults+"=reviewer=badreport")
+	o := options(t, repo, workflows.Review, faults.EnvFaults+"=reviewer=badreport")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher = rec
 	o.AutoAnswer, o.Wait = false, 0
@@ -182,7 +183,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	if !errors.As(err, &nh) {
 		t.Fatalf("the run did not stop for a human: %v", err)
 	}
-	if nh.Checkpoint.Kind != roleplan.KindBlocked || nh.Checkpoint.Job != roleplan.RoleReviewer {
+	if nh.Checkpoint.Kind != roleplan.KindBlocked || nh.Checkpoint.Job != workflows.RoleReviewer {
 		t.Errorf("stopped at %s's %s checkpoint, want reviewer's blocked one: %q", nh.Checkpoint.Job, nh.Checkpoint.Kind, nh.Checkpoint.Question)
 	}
 	if !strings.Contains(nh.Checkpoint.Question, "broke its contract") {
@@ -211,7 +212,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 		t.Error("the run is journaled complete")
 	}
 	for _, j := range s.Jobs {
-		if j.Role == roleplan.RoleReviewer && j.State == roleplan.Done {
+		if j.Role == workflows.RoleReviewer && j.State == roleplan.Done {
 			t.Errorf("the journal counts reviewer %s done", j.ID)
 		}
 	}
@@ -224,7 +225,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, service(t), roleplan.Review, faults.EnvFaults+"=reviewer=badreport")
+	o := options(t, service(t), workflows.Review, faults.EnvFaults+"=reviewer=badreport")
 	o.Wait = 0 // a question would stop the run with NeedsHumanError
 	res, err := Run(ctx, o)
 	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete {
@@ -249,7 +250,7 @@ func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 // the tools found on the machine.
 func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 	t.Parallel()
-	quick, _ := roleplan.Builtin("quick")
+	quick, _ := workflows.Builtin("quick")
 	const name, gotcha = ".hive/memory.json (the shell Hive's memory)", "The tests need PORT unset"
 	_, rec, _ := recorded(t, service(t), quick, func(o *Options) {
 		o.Context = []roleplan.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}

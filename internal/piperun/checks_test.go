@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // A project with no test and nothing to build: the run completes, but the
@@ -30,7 +31,7 @@ func TestNoTestsIsNoPass(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick)
+	o := options(t, repo, workflows.Quick)
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestNoTestsIsNoPass(t *testing.T) {
 	}
 
 	// The configured commands run, by sh -c, in the run's worktree.
-	o = options(t, repo, roleplan.Quick)
+	o = options(t, repo, workflows.Quick)
 	o.TestCommand, o.BuildCommand = "grep -q notes README.md && echo '1 passed in 0.01s'", "test -f README.md"
 	res, err = Run(ctx, o)
 	if err != nil {

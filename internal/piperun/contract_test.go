@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // reworded wraps a launcher and rewrites the HIVE_REPORT of the roles it
@@ -48,15 +49,15 @@ func (w reworded) Start(ctx context.Context, spec agent.Spec, sink func(agent.Ou
 // comments become findings, and the run's output says how each report was
 // read.
 func TestModelWordingMeetsTheContracts(t *testing.T) {
-	wf := roleplan.Workflow{Name: "worded", Steps: []roleplan.Step{{Role: roleplan.RoleImplementer}, {Role: roleplan.RoleTester}, {Role: roleplan.RoleReviewer}}}
+	wf := workflows.Workflow{Name: "worded", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}}}
 	res, _, o := recorded(t, service(t), wf, func(o *Options) {
 		o.Launcher = reworded{Launcher: o.Launcher, roles: map[string]func(map[string]any){
-			roleplan.RoleTester: func(r map[string]any) {
+			workflows.RoleTester: func(r map[string]any) {
 				delete(r, "tests_run")
 				delete(r, "failed")
 				r["passed"], r["summary"] = true, "Added TestHealth; all 3 tests pass."
 			},
-			roleplan.RoleReviewer: func(r map[string]any) {
+			workflows.RoleReviewer: func(r map[string]any) {
 				r["approval_status"], r["comments"] = "approved_with_comments", []string{"the README does not mention /healthz"}
 			},
 		}}

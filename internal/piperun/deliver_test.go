@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // snapshotFiles reads every named file of dir, and git status.
@@ -60,7 +61,7 @@ func TestDirtyTreeUntouched(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick)
+	o := options(t, repo, workflows.Quick)
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestLeftoversKeptAtDelivery(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, options(t, repo, roleplan.Quick, "HIVE_SIM_FAULTS=implementer="+faults.FaultUncommitted))
+	res, err := Run(ctx, options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer="+faults.FaultUncommitted))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestIgnoredFileInTheWay(t *testing.T) {
 	os.WriteFile(mine, []byte("mine\n"), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, options(t, repo, roleplan.Quick))
+	res, err := Run(ctx, options(t, repo, workflows.Quick))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestPullRequest(t *testing.T) {
 	head := gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick)
+	o := options(t, repo, workflows.Quick)
 	o.PR = true
 	res, err := Run(ctx, o)
 	if err != nil {
@@ -269,7 +270,7 @@ func TestPublishFallbacks(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, roleplan.Quick)
+			o := options(t, repo, workflows.Quick)
 			o.PR, o.Push = tc.pr, !tc.pr
 			res, err := Run(ctx, o)
 			if err != nil {
@@ -311,7 +312,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	gh := fakeGitHub(t, repo.Root, origin(t, repo.Root), true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 	o.PR = true
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
@@ -330,7 +331,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	if prs := gh.PullRequests(); len(prs) != 1 || prs[0].Head != branch {
 		t.Errorf("the pull requests: %+v", prs)
 	}
-	res, err = Run(ctx, options(t, repo, roleplan.Quick))
+	res, err = Run(ctx, options(t, repo, workflows.Quick))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestOldRunKeepsItsBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := pipeline.New()
-	if _, err := m.Step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "x", Workflow: roleplan.Quick}}); err != nil {
+	if _, err := m.Step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "x", Workflow: workflows.Quick}}); err != nil {
 		t.Fatal(err)
 	}
 	s := &driver{executor: &executor{run: run}, m: m}

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // With evaluation on, every role's work is judged before the next role
@@ -25,7 +26,7 @@ func TestEvaluationRoutes(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, faults.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher, o.Wait = rec, 0
 	o.Routing = roleplan.Routing{Evaluate: true}
@@ -35,7 +36,7 @@ func TestEvaluationRoutes(t *testing.T) {
 		t.Fatalf("the run did not stop for a human: %v", err)
 	}
 	cp := nh.Checkpoint
-	if cp.Kind != roleplan.KindEvaluation || cp.Job != roleplan.RoleTester || cp.Evaluation == nil {
+	if cp.Kind != roleplan.KindEvaluation || cp.Job != workflows.RoleTester || cp.Evaluation == nil {
 		t.Fatalf("stopped at %s's %s checkpoint (%q), want the tester's evaluation", cp.Job, cp.Kind, cp.Question)
 	}
 	for _, want := range []string{"Completeness: ✓", "Coherence:    ✓", "Risk:         ✗ simulated: a blocking gap found by evaluate-tester-risk",
@@ -73,7 +74,7 @@ func TestEvaluationRoutes(t *testing.T) {
 		}
 		evals = append(evals, ev)
 	}
-	if len(evals) != 3 || evals[0].Job != roleplan.RoleImplementer {
+	if len(evals) != 3 || evals[0].Job != workflows.RoleImplementer {
 		t.Fatalf("%d evaluations journaled: %+v", len(evals), evals)
 	}
 	impl := evals[0].Evaluation
@@ -103,7 +104,7 @@ func TestEvaluationRoutes(t *testing.T) {
 	}
 	// What the evaluators cost is the job's spend, which the budget counts.
 	for _, j := range res.Snapshot.Jobs {
-		if j.ID == roleplan.RoleImplementer && j.Spend.Tokens() <= impl.Spend.Tokens() {
+		if j.ID == workflows.RoleImplementer && j.Spend.Tokens() <= impl.Spend.Tokens() {
 			t.Errorf("the implementer's spend %+v leaves out its evaluation's %+v", j.Spend, impl.Spend)
 		}
 	}

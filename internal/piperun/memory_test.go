@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // changesTest is a project convention the sim implementer does not know:
@@ -63,7 +64,7 @@ func conventionRepo(t *testing.T) *gitx.Repo {
 func TestMemoryStopsARepeatedMistake(t *testing.T) {
 	t.Parallel()
 	repo := conventionRepo(t)
-	quick, _ := roleplan.Builtin("quick")
+	quick, _ := workflows.Builtin("quick")
 	o := options(t, repo, quick)
 	var figures []string
 	for i := 1; i <= 10; i++ {
@@ -156,7 +157,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 		t.Fatal(err)
 	}
 	for run := int64(1); run <= 2; run++ {
-		l := memory.Lesson{Kind: memory.KindTests, Role: roleplan.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
+		l := memory.Lesson{Kind: memory.KindTests, Role: workflows.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
 		if err := st.Record(memory.Facts{Run: run, Finished: time.Unix(run, 0), Lessons: []memory.Lesson{l}}); err != nil {
 			t.Fatal(err)
 		}
@@ -192,8 +193,8 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 func TestDocumenterLearningsVerified(t *testing.T) {
 	t.Parallel()
 	repo := conventionRepo(t)
-	wf := roleplan.Workflow{Name: "documented", Steps: []roleplan.Step{{Role: roleplan.RoleImplementer}, {Type: roleplan.StepBuild},
-		{Role: roleplan.RoleTester}, {Role: roleplan.RoleDocumenter}}}
+	wf := workflows.Workflow{Name: "documented", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Type: workflows.StepBuild},
+		{Role: workflows.RoleTester}, {Role: workflows.RoleDocumenter}}}
 	res, rec, _ := recorded(t, repo, wf)
 	if res.Snapshot.FixLoops != 1 {
 		t.Fatalf("%d fix loops; want 1", res.Snapshot.FixLoops)

@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // PhaseOptions are the runner's options for the implementers' phase in
@@ -41,9 +42,9 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 		Schedule: runner.Schedule{MaxConcurrent: max(o.MaxConcurrent, 1), Dynamic: true},
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
-		Agents: runner.Agents{Launcher: phaserun.WithEnv{Launcher: o.launcher(roleplan.RoleImplementer), Env: env}, Stall: o.Stall,
-			Roles:  map[string]agent.Launcher{"comb": phaserun.WithEnv{Launcher: o.launcher(roleplan.RoleComb), Env: env}},
-			Prices: o.Prices, Ladder: o.Ladders[roleplan.RoleImplementer], Guard: o.Guard,
+		Agents: runner.Agents{Launcher: phaserun.WithEnv{Launcher: o.launcher(workflows.RoleImplementer), Env: env}, Stall: o.Stall,
+			Roles:  map[string]agent.Launcher{"comb": phaserun.WithEnv{Launcher: o.launcher(workflows.RoleComb), Env: env}},
+			Prices: o.Prices, Ladder: o.Ladders[workflows.RoleImplementer], Guard: o.Guard,
 			OnLimit: o.OnLimit, Fallback: fallback},
 		Human: runner.Human{AutoAnswer: true},
 	}, nil
@@ -115,7 +116,7 @@ func (s *executor) checks() checks.Worktree {
 func (s *executor) evaluator() *evaluation.Evaluator {
 	l := s.o.Evaluator
 	if l == nil {
-		l = s.launcher(roleplan.RoleEvaluator)
+		l = s.launcher(workflows.RoleEvaluator)
 	}
 	return &evaluation.Evaluator{Repo: s.o.Repo, Journal: s.o.Journal, Run: s.run.ID, Checks: s.checks(), Home: s.o.Home,
 		Launcher: l, Model: s.o.EvaluatorModel, Timeout: s.o.EvaluatorTimeout, Prices: s.o.Prices}
@@ -129,5 +130,5 @@ func (s *executor) facts() map[string]bool {
 		s.o.Observer.Note("", "the repository's index: "+err.Error()+": every step's condition is taken to hold")
 		return nil
 	}
-	return map[string]bool{roleplan.CondHasFrontend: ix.HasFrontend, roleplan.CondHasTests: ix.HasTests}
+	return map[string]bool{workflows.CondHasFrontend: ix.HasFrontend, workflows.CondHasTests: ix.HasTests}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func TestMain(m *testing.M) {
@@ -83,7 +84,7 @@ func (n *notes) Command(c roleplan.Command, _ roleplan.Snapshot) {
 }
 func (n *notes) Note(job, text string) { n.lines = append(n.lines, "note "+job+" "+text) }
 
-func options(t *testing.T, repo *gitx.Repo, wf roleplan.Workflow, env ...string) Options {
+func options(t *testing.T, repo *gitx.Repo, wf workflows.Workflow, env ...string) Options {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +104,8 @@ func options(t *testing.T, repo *gitx.Repo, wf roleplan.Workflow, env ...string)
 // classic is the full workflow as it was before the shell Hive's roles,
 // one role after another: the paths of seed 003's faults are read from
 // the journal in that order.
-var classic = roleplan.Workflow{Name: "classic", Steps: []roleplan.Step{{Role: roleplan.RoleArchitect}, {Role: roleplan.RoleImplementer},
-	{Role: roleplan.RoleComb}, {Role: roleplan.RoleTester}, {Role: roleplan.RoleReviewer}, {Role: roleplan.RoleDocumenter}}}
+var classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer},
+	{Role: workflows.RoleComb}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
 
 func jobs(s roleplan.Snapshot) string {
 	var b []string
@@ -122,7 +123,7 @@ func TestFullWorkflow(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Full)
+	o := options(t, repo, workflows.Full)
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestQuickWorkflowFixLoop(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, faults.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +212,7 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindChallenge {
@@ -240,7 +241,7 @@ func TestImplementerChallengesArchitect(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Full, faults.EnvFaults+"=implementer=challenge#1")
+	o := options(t, repo, workflows.Full, faults.EnvFaults+"=implementer=challenge#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
@@ -268,7 +269,7 @@ func TestAnswersWhileWaiting(t *testing.T) {
 			repo := service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, roleplan.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+			o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 			o.Wait, o.PollInterval = -1, 10*time.Millisecond
 			answers := make(chan string, 2)
 			o.Answers = answers
@@ -424,7 +425,7 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, faults.EnvFaults+"=tester=hang#1")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=hang#1")
 	// Long enough that the retry's first output comes within it on a
 	// loaded 2-core machine, after the sim tester's own go test, which
 	// prints nothing while it builds (at 1 s a full make test saw it time
@@ -455,14 +456,14 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick)
+	o := options(t, repo, workflows.Quick)
 	// The sim's model at a dollar per thousand input tokens: its first
 	// session passes a budget of a cent.
 	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
 	o.Budget = roleplan.Budget{Ceilings: work.Ceilings{USD: 0.01}}
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
-	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindBudget || needs.Checkpoint.Job != roleplan.RoleImplementer {
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindBudget || needs.Checkpoint.Job != workflows.RoleImplementer {
 		t.Fatalf("Run = %v, want the budget checkpoint at the implementer", err)
 	}
 	run, _, err := runjournal.Latest(o.Journal)
@@ -497,7 +498,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	// report came through before it was ended (the sim is quick): then its
 	// work is taken as done.
 	impl := s.Jobs[0]
-	if impl.Role != roleplan.RoleImplementer || impl.State != roleplan.Done || (impl.Attempts != 2 && impl.Report == nil) {
+	if impl.Role != workflows.RoleImplementer || impl.State != roleplan.Done || (impl.Attempts != 2 && impl.Report == nil) {
 		t.Errorf("implementer = %+v, want it done: a second attempt after the raise, or its report", impl)
 	}
 }
@@ -510,9 +511,9 @@ func TestPhaseBudgetStopThenRaise(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Workflow{Name: "plans", Steps: []roleplan.Step{{Role: roleplan.RoleArchitect}, {Role: roleplan.RoleImplementer}}})
+	o := options(t, repo, workflows.Workflow{Name: "plans", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}}})
 	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
-	o.Budget = roleplan.Budget{Roles: map[string]float64{roleplan.RoleImplementer: 0.01}}
+	o.Budget = roleplan.Budget{Roles: map[string]float64{workflows.RoleImplementer: 0.01}}
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
 	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindBudget || needs.Checkpoint.Job != roleplan.PhaseJob {
@@ -556,7 +557,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	wf := roleplan.Workflow{Name: "three", Steps: []roleplan.Step{{Role: roleplan.RoleArchitect}, {Role: roleplan.RoleImplementer}, {Role: roleplan.RoleTester}}}
+	wf := workflows.Workflow{Name: "three", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}}}
 	o := options(t, repo, wf)
 	type shared struct {
 		records int64
@@ -638,7 +639,7 @@ func TestUsageLimitWaits(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, "HIVE_SIM_FAULTS=implementer=limit#1", "HIVE_SIM_LIMIT_RESET=2s")
+	o := options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer=limit#1", "HIVE_SIM_LIMIT_RESET=2s")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -657,7 +658,7 @@ func TestUsageLimitWaits(t *testing.T) {
 		t.Errorf("limited %v, woke %v; notes:\n%s", limited, woke, said)
 	}
 	for _, j := range res.Snapshot.Jobs {
-		if j.ID == roleplan.RoleImplementer && j.Attempts != 2 {
+		if j.ID == workflows.RoleImplementer && j.Attempts != 2 {
 			t.Errorf("the implementer ran %d times, want 2", j.Attempts)
 		}
 	}
@@ -692,7 +693,7 @@ func TestUsageLimitFallsBackInARun(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, roleplan.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
+	o := options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
 	own := &roleCounter{Launcher: o.Launcher}
 	fallback := &roleCounter{Launcher: adapter.Sim{Bin: o.Launcher.(adapter.Sim).Bin}}
 	o.Launcher, o.OnLimit, o.Fallback = own, work.OnLimitFallback, fallback
@@ -707,10 +708,10 @@ func TestUsageLimitFallsBackInARun(t *testing.T) {
 	if !strings.Contains(said, "the rest of the run goes on with the fallback agent") || strings.Contains(said, "waiting for") || strings.Contains(said, "without a HIVE_REPORT") {
 		t.Errorf("the switch was not said, or the run waited, or counted a crash:\n%s", said)
 	}
-	if got := own.started(); got != roleplan.RoleImplementer {
+	if got := own.started(); got != workflows.RoleImplementer {
 		t.Errorf("the run's own agent started %q, want the implementer's first session only", got)
 	}
-	if got := fallback.started(); !strings.HasPrefix(got, roleplan.RoleImplementer+" ") || !strings.Contains(got, roleplan.RoleTester) {
+	if got := fallback.started(); !strings.HasPrefix(got, workflows.RoleImplementer+" ") || !strings.Contains(got, workflows.RoleTester) {
 		t.Errorf("the fallback started %q, want the implementer's next session and the tester's", got)
 	}
 }

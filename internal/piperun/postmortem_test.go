@@ -10,7 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/postmortem"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
-	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // With a postmortem model the run is told by it, journaled before the run
@@ -22,7 +22,7 @@ func TestPostmortemModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	quick, _ := roleplan.Builtin("quick")
+	quick, _ := workflows.Builtin("quick")
 	for _, tc := range []struct {
 		env  []string
 		want string

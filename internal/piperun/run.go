@@ -19,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Options is what a pipeline run needs.
@@ -36,7 +37,7 @@ type Options struct {
 	// Objective and Workflow start a new run; Resume takes over the
 	// newest unfinished one instead.
 	Objective string
-	Workflow  roleplan.Workflow
+	Workflow  workflows.Workflow
 	// Planning, for a new run, is how the planner (or the rules) chose
 	// Workflow; it is journaled first.
 	Planning *runjournal.Planning

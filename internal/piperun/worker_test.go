@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // onTemporal hands the commands of a run's workflow to a Worker.
@@ -58,7 +59,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	repo := service(t)
-	o := options(t, repo, roleplan.Full)
+	o := options(t, repo, workflows.Full)
 	run, spec, err := Begin(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 		t.Fatalf("outcome %s (%s), jobs %s\nnotes:\n%s", s.Outcome, s.Reason, jobs(s), strings.Join(notes, "\n"))
 	}
 	local := service(t)
-	lo := options(t, local, roleplan.Full)
+	lo := options(t, local, workflows.Full)
 	if _, err := Run(ctx, lo); err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,6 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// RoleEvaluator is the cheap model's role that judges a role's work from
-// one aspect (seed 003 §3.2); it is no step of a workflow.
-const RoleEvaluator = "evaluator"
-
 // The evaluators' aspects (seed 003 §3.2).
 const (
 	AspectCompleteness = "completeness" // the objective's nouns and verbs addressed, or missing

@@ -4,12 +4,13 @@ import (
 	"maps"
 
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Spec is what a pipeline run is asked to do.
 type Spec struct {
-	Objective string   `json:"objective"`
-	Workflow  Workflow `json:"workflow"`
+	Objective string             `json:"objective"`
+	Workflow  workflows.Workflow `json:"workflow"`
 	// AutoAnswer (--yes) takes a needs_input's default, and continue for
 	// a report that still breaks its contract after its attempts; a
 	// blocked role, challenges that come back a second time and tests

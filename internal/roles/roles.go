@@ -13,6 +13,7 @@ import (
 	"text/template"
 
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 //go:embed prompts
@@ -82,7 +83,7 @@ func places(root, home string) []place {
 // wins: vue-e2e-tester plays e2e-tester, not tester.
 // known are the roles a prompt may play: hive run's, the planner, which
 // plans a run before it starts, and the postmortem, which tells it after.
-var known = append(slices.Clone(roleplan.Roles), roleplan.RolePlanner, roleplan.RolePostmortem, roleplan.RoleEvaluator)
+var known = append(slices.Clone(workflows.Roles), workflows.RolePlanner, workflows.RolePostmortem, workflows.RoleEvaluator)
 
 func roleOf(name string) string {
 	if slices.Contains(known, name) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func writeFile(t *testing.T, path, text string) {
@@ -59,19 +60,19 @@ func TestBundledPrompts(t *testing.T) {
 			}
 		}
 		phase0 := strings.Contains(out, "## Phase 0: Challenge the Handoff")
-		if phase0 != (role != roleplan.RoleArchitect && role != roleplan.RolePlanner && role != roleplan.RolePostmortem && role != roleplan.RoleEvaluator) { // the planner, the postmortem and the evaluators are no role of the pipeline
+		if phase0 != (role != workflows.RoleArchitect && role != workflows.RolePlanner && role != workflows.RolePostmortem && role != workflows.RoleEvaluator) { // the planner, the postmortem and the evaluators are no role of the pipeline
 			t.Errorf("%s's prompt has Phase 0: %v", name, phase0)
 		}
 		if phase0 && !strings.Contains(out, `"challenged_agent": "[one of: architect, implementer]"`) {
 			t.Errorf("%s's Phase 0 does not name whom it may challenge", name)
 		}
-		if role == roleplan.RoleArchitect && !strings.Contains(out, ".planning/phases/01-health/") {
+		if role == workflows.RoleArchitect && !strings.Contains(out, ".planning/phases/01-health/") {
 			t.Errorf("the architect is not told where to write its plans")
 		}
 	}
 	// The first role of a workflow has nobody to challenge: the
 	// implementer of quick, the debugger of bugfix, the interviewer.
-	for _, role := range []string{roleplan.RoleImplementer, roleplan.RoleDebugger, roleplan.RoleInterviewer, roleplan.RoleMigrator, roleplan.RoleSecurity} {
+	for _, role := range []string{workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleInterviewer, workflows.RoleMigrator, workflows.RoleSecurity} {
 		_, text, _ := Resolve(t.TempDir(), "", role)
 		out, err := Render(role, text, Data{Role: role, Objective: "fix the typo"})
 		if err != nil || strings.Contains(out, "Phase 0") || strings.Contains(out, `"challenge"`) {
@@ -83,7 +84,7 @@ func TestBundledPrompts(t *testing.T) {
 // bundledNames are the roles and the variants built into hive.
 func bundledNames(t *testing.T) []string {
 	t.Helper()
-	names := slices.Clone(roleplan.Roles)
+	names := slices.Clone(workflows.Roles)
 	entries, err := bundled.ReadDir("prompts")
 	if err != nil {
 		t.Fatal(err)
@@ -102,14 +103,14 @@ func bundledNames(t *testing.T) []string {
 // contracts are the fields hive reads from each role's report, which its
 // prompt must show in the complete report's example.
 var contracts = map[string][]string{
-	roleplan.RoleReviewer:         {"issues", "approval_status"},
-	roleplan.RoleSecurity:         {"issues", "approval_status"},
-	roleplan.RoleInterviewer:      {"questions"},
-	roleplan.RoleDebugger:         {"reproduction", "root_cause"},
-	roleplan.RoleBrowserValidator: {"screenshots", "issues"},
-	roleplan.RoleMigrator:         {"migration_files", "reversible"},
-	roleplan.RoleE2ETester:        {"tests_written", "tests_run", "passed", "failed"},
-	roleplan.RoleComponentTester:  {"tests_written", "tests_run", "passed", "failed"},
+	workflows.RoleReviewer:         {"issues", "approval_status"},
+	workflows.RoleSecurity:         {"issues", "approval_status"},
+	workflows.RoleInterviewer:      {"questions"},
+	workflows.RoleDebugger:         {"reproduction", "root_cause"},
+	workflows.RoleBrowserValidator: {"screenshots", "issues"},
+	workflows.RoleMigrator:         {"migration_files", "reversible"},
+	workflows.RoleE2ETester:        {"tests_written", "tests_run", "passed", "failed"},
+	workflows.RoleComponentTester:  {"tests_written", "tests_run", "passed", "failed"},
 }
 
 var reportRE = regexp.MustCompile(`(?s)<!--HIVE_REPORT\n(.*?)\nHIVE_REPORT-->`)
@@ -169,7 +170,7 @@ func checkContract(t *testing.T, name, out string) {
 		t.Errorf("%s's approval_status is %v", name, s)
 	}
 	// Roles that only look are told to commit nothing.
-	readOnly := map[string]bool{roleplan.RoleInterviewer: true, roleplan.RoleSecurity: true, roleplan.RoleBrowserValidator: true, roleplan.RolePlanner: true, roleplan.RolePostmortem: true, roleplan.RoleEvaluator: true}[roleOf(name)]
+	readOnly := map[string]bool{workflows.RoleInterviewer: true, workflows.RoleSecurity: true, workflows.RoleBrowserValidator: true, workflows.RolePlanner: true, workflows.RolePostmortem: true, workflows.RoleEvaluator: true}[roleOf(name)]
 	if commits := strings.Contains(out, "Commit your work before you report"); commits == readOnly {
 		t.Errorf("%s's prompt tells it to commit: %v", name, commits)
 	}

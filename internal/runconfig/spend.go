@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // prices is the price table of a project: the built-in list prices with
@@ -150,8 +151,8 @@ func ContextLimits(cfg *config.Config) engine.ContextLimits {
 func RoleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (roleplan.Budget, error) {
 	b := roleplan.Budget{Ceilings: work.Ceilings{USD: run.USD, Tokens: run.Tokens}}
 	for role, usd := range cfg.Budget.Roles {
-		if !slices.Contains(roleplan.Roles, role) {
-			return b, fmt.Errorf("budget.roles.%s: no such role of hive run (roles: %s)", role, strings.Join(roleplan.Roles, ", "))
+		if !slices.Contains(workflows.Roles, role) {
+			return b, fmt.Errorf("budget.roles.%s: no such role of hive run (roles: %s)", role, strings.Join(workflows.Roles, ", "))
 		}
 		if usd > 0 {
 			if b.Roles == nil {
@@ -165,7 +166,7 @@ func RoleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladder
 	}
 	past := history()
 	b.Estimates = map[string][]float64{}
-	for _, role := range roleplan.Roles {
+	for _, role := range workflows.Roles {
 		u, ok := past[role]
 		if !ok {
 			u = pricing.TaskUsage

@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Service is what serves hive run's runs of the repository in folder
@@ -198,15 +199,15 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, work
 		return nil, err
 	}
 	if spec.Routing.Evaluate {
-		l, err := runconfig.Launcher(name, cfg, roleplan.RoleEvaluator)
+		l, err := runconfig.Launcher(name, cfg, workflows.RoleEvaluator)
 		if err != nil {
 			return nil, err
 		}
-		if err := runconfig.Preflight(ctx, x.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{roleplan.RoleEvaluator: l}); err != nil {
+		if err := runconfig.Preflight(ctx, x.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{workflows.RoleEvaluator: l}); err != nil {
 			return nil, err
 		}
 		opts.Evaluator = runconfig.SecretsOf(cfg).Wrap(l)
-		if rungs := runconfig.Ladder(cfg, roleplan.RoleEvaluator, l.Name()); len(rungs) > 0 {
+		if rungs := runconfig.Ladder(cfg, workflows.RoleEvaluator, l.Name()); len(rungs) > 0 {
 			opts.EvaluatorModel = rungs[len(rungs)-1] // the cheapest
 		}
 	}

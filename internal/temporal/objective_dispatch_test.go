@@ -17,6 +17,7 @@ import (
 
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // roleWorkers are a fake ObjectiveExecutor: each role's agent reports its
@@ -129,7 +130,7 @@ func objectiveEnv(exec ObjectiveExecutor) *testsuite.TestWorkflowEnvironment {
 }
 
 func quickSpec(t *testing.T) *roleplan.Spec {
-	wf, ok := roleplan.Builtin("quick")
+	wf, ok := workflows.Builtin("quick")
 	if !ok {
 		t.Fatal("no quick workflow")
 	}

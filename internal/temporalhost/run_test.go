@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // A run begun with --git-remote and resumed on Temporal without it goes
@@ -27,7 +28,7 @@ func TestResumeGoesOnThroughTheRunsRemote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		payload, _ := json.Marshal(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "x", Workflow: roleplan.Quick, Remote: remote}})
+		payload, _ := json.Marshal(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "x", Workflow: workflows.Quick, Remote: remote}})
 		if _, err := j.Append(run.ID, string(roleplan.EvStarted), time.Now(), payload); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // One run of the pipeline bench: hive's real pipeline machine routes an
@@ -77,8 +78,8 @@ func (p benchPolicy) String() string {
 // system prompt and tools (cached) and the conversation so far, and
 // writing a little; the planner and each evaluator are one short call.
 var roleTurns = map[string]int{
-	roleplan.RoleArchitect: 10, roleplan.RoleImplementer: 12, roleplan.RoleDebugger: 12, roleplan.RoleComb: 6,
-	roleplan.RoleTester: 9, roleplan.RoleReviewer: 7, roleplan.RoleSecurity: 6, roleplan.RoleDocumenter: 5,
+	workflows.RoleArchitect: 10, workflows.RoleImplementer: 12, workflows.RoleDebugger: 12, workflows.RoleComb: 6,
+	workflows.RoleTester: 9, workflows.RoleReviewer: 7, workflows.RoleSecurity: 6, workflows.RoleDocumenter: 5,
 }
 
 const (
@@ -91,13 +92,13 @@ const (
 
 // plannedRoles is the planner's answer for each class of objective when it
 // answers as its prompt (roles/prompts/planner.md) asks.
-var plannedRoles = map[string]roleplan.PlannerAnswer{
-	objectives.ClassTypo:  {Roles: []string{roleplan.RoleImplementer}, Reasoning: "a change of a word: the implementer alone"},
-	objectives.ClassSmall: {Roles: []string{roleplan.RoleImplementer, roleplan.RoleTester}, Reasoning: "a small change: implement, then test the edge"},
-	objectives.ClassBug:   {Roles: []string{roleplan.RoleDebugger, roleplan.RoleTester}, Reasoning: "a bug: reproduce and fix it, then test"},
+var plannedRoles = map[string]workflows.PlannerAnswer{
+	objectives.ClassTypo:  {Roles: []string{workflows.RoleImplementer}, Reasoning: "a change of a word: the implementer alone"},
+	objectives.ClassSmall: {Roles: []string{workflows.RoleImplementer, workflows.RoleTester}, Reasoning: "a small change: implement, then test the edge"},
+	objectives.ClassBug:   {Roles: []string{workflows.RoleDebugger, workflows.RoleTester}, Reasoning: "a bug: reproduce and fix it, then test"},
 	// The planner's prompt keeps the architect for work across files; each
 	// feature here is one function in one file.
-	objectives.ClassFeature: {Roles: []string{roleplan.RoleImplementer, roleplan.RoleTester, roleplan.RoleReviewer}, Parallel: [][]string{{roleplan.RoleTester, roleplan.RoleReviewer}}, Reasoning: "a new function in one file: implement it, then test beside review"},
+	objectives.ClassFeature: {Roles: []string{workflows.RoleImplementer, workflows.RoleTester, workflows.RoleReviewer}, Parallel: [][]string{{workflows.RoleTester, workflows.RoleReviewer}}, Reasoning: "a new function in one file: implement it, then test beside review"},
 }
 
 // benchConfig is one way to run the objectives.
@@ -106,29 +107,31 @@ type benchConfig struct {
 	Evaluate bool
 	// workflow chooses the run's workflow; calls is how many planner
 	// calls that took.
-	workflow func(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (w roleplan.Workflow, calls int)
+	workflow func(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (w workflows.Workflow, calls int)
 }
 
 var benchConfigs = []benchConfig{
-	{Name: "implementer only", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (roleplan.Workflow, int) {
-		return roleplan.Workflow{Name: "implementer-only", Steps: []roleplan.Step{{Role: roleplan.RoleImplementer, After: []string{}}}}, 0
+	{Name: "implementer only", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (workflows.Workflow, int) {
+		return workflows.Workflow{Name: "implementer-only", Steps: []workflows.Step{{Role: workflows.RoleImplementer, After: []string{}}}}, 0
 	}},
-	{Name: "fixed full", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (roleplan.Workflow, int) { return roleplan.Full, 0 }},
+	{Name: "fixed full", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (workflows.Workflow, int) {
+		return workflows.Full, 0
+	}},
 	{Name: "planned", Evaluate: true, workflow: plannedWorkflow},
 }
 
 // plannedWorkflow plays the planner: a good answer for the objective's
 // class, or one out of its schema, which hive asks once more for and then
-// replaces by its rules (roleplan.Pick), as `hive run --plan` does.
-func plannedWorkflow(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (roleplan.Workflow, int) {
+// replaces by its rules (workflows.Pick), as `hive run --plan` does.
+func plannedWorkflow(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (workflows.Workflow, int) {
 	for call := 1; call <= 2; call++ {
 		if rng.Float64() < pol.PlannerRight {
-			if w, err := roleplan.Planned(plannedRoles[o.Class]); err == nil {
+			if w, err := workflows.Planned(plannedRoles[o.Class]); err == nil {
 				return w, call
 			}
 		}
 	}
-	w, _ := roleplan.Pick(o.Text)
+	w, _ := workflows.Pick(o.Text)
 	return w, 2
 }
 
@@ -179,9 +182,9 @@ func simulate(cfg benchConfig, obj objectives.Objective, lang string, out object
 	w, calls := cfg.workflow(obj, pol, rng)
 	r.tokens += int64(calls) * plannerTokens
 	spec := &roleplan.Spec{Objective: obj.Text, Workflow: w, AutoAnswer: true, NoInterview: true,
-		Facts: map[string]bool{roleplan.CondHasFrontend: false, roleplan.CondHasTests: true}}
+		Facts: map[string]bool{workflows.CondHasFrontend: false, workflows.CondHasTests: true}}
 	if cfg.Evaluate {
-		spec.Routing = roleplan.Routing{Evaluate: true, Floor: 60, Quick: roleplan.IsQuick(obj.Text)}
+		spec.Routing = roleplan.Routing{Evaluate: true, Floor: 60, Quick: workflows.IsQuick(obj.Text)}
 	}
 	if err := r.step(roleplan.Event{Type: roleplan.EvStarted, Spec: spec}); err != nil {
 		return simResult{}, err
@@ -234,7 +237,7 @@ func (r *simRun) execute(c roleplan.Command) error {
 		plans := len(r.plans)
 		var spend int64
 		for range max(1, plans) {
-			spend += r.session(roleplan.RoleImplementer, false)
+			spend += r.session(workflows.RoleImplementer, false)
 		}
 		r.write(c.Context, true)
 		r.self = 0.8 + 0.17*r.rng.Float64() // the implementers' own word on their plans
@@ -268,7 +271,7 @@ func (r *simRun) execute(c roleplan.Command) error {
 
 // writes says whether a role changes the code.
 func writes(role string) bool {
-	return slices.Contains([]string{roleplan.RoleImplementer, roleplan.RoleDebugger, roleplan.RoleMigrator, roleplan.RoleComb}, role)
+	return slices.Contains([]string{workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleMigrator, workflows.RoleComb}, role)
 }
 
 // agent plays a role's agent session: its work, its usage, its report.
@@ -281,14 +284,14 @@ func (r *simRun) agent(c roleplan.Command) error {
 	tokens := r.session(c.Role, fix)
 	report := &work.Report{Status: work.ReportComplete, Summary: "done", Confidence: 0.8 + 0.17*r.rng.Float64()}
 	switch role := c.Role; {
-	case role == roleplan.RoleImplementer || role == roleplan.RoleDebugger || role == roleplan.RoleMigrator:
+	case role == workflows.RoleImplementer || role == workflows.RoleDebugger || role == workflows.RoleMigrator:
 		r.write(ctx, false)
-	case role == roleplan.RoleComb:
+	case role == workflows.RoleComb:
 		if r.variant == objectives.VariantSubtle && r.rng.Float64() < r.pol.CombCatch {
 			r.variant = objectives.VariantCorrect
 			r.changed[r.source()] = true
 		}
-	case role == roleplan.RoleTester:
+	case role == workflows.RoleTester:
 		catch := r.pol.Catch
 		if len(ctx.Warnings) > 0 { // an evaluator's warning says where to look
 			catch += (1 - catch) * r.pol.Warned
@@ -297,9 +300,9 @@ func (r *simRun) agent(c roleplan.Command) error {
 			r.testerCases = true
 			r.changed["cases/tester.test.json"] = true
 		}
-	case role == roleplan.RoleReviewer || role == roleplan.RoleSecurity:
+	case role == workflows.RoleReviewer || role == workflows.RoleSecurity:
 		report.Extra = map[string]json.RawMessage{"issues": r.review(c.Job, role, len(ctx.Findings) > 0)}
-	case role == roleplan.RoleArchitect:
+	case role == workflows.RoleArchitect:
 		r.design()
 	}
 	if writes(c.Role) {
@@ -386,7 +389,7 @@ func (r *simRun) design() {
 // what it still sees.
 func (r *simRun) review(job, role string, again bool) json.RawMessage {
 	flag, falseAlarm := r.pol.Flag, r.pol.FalseAlarm
-	if role == roleplan.RoleSecurity {
+	if role == workflows.RoleSecurity {
 		flag, falseAlarm = r.pol.SecFlag, r.pol.SecFals
 	}
 	if r.variant == objectives.VariantStub {
@@ -425,16 +428,16 @@ func (r *simRun) evaluate(job, role string) *roleplan.Evaluation {
 	switch {
 	case writes(role) || job == roleplan.PhaseJob:
 		checks = r.writerChecks()
-	case role == roleplan.RoleTester:
+	case role == workflows.RoleTester:
 		checks = confidence.Tester(r.run(r.tests()), slices.Sorted(maps.Keys(r.changed)))
-	case role == roleplan.RoleReviewer || role == roleplan.RoleSecurity:
+	case role == workflows.RoleReviewer || role == workflows.RoleSecurity:
 		checks = confidence.Reviewer(role, r.findings[job], func(file string) (int, bool) {
 			if file != r.source() {
 				return 0, false
 			}
 			return strings.Count(r.code(), "\n"), true
 		})
-	case role == roleplan.RoleArchitect:
+	case role == workflows.RoleArchitect:
 		checks = confidence.Architect(r.lintErrors, r.plans, func(p string) bool { return p == r.source() })
 	}
 	if checks.Max > 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // The model's side of hive run: the fake server plays each role the real
@@ -44,8 +45,8 @@ func TestPipelineWithClaude(t *testing.T) {
 	env := e2etest.ClaudeEnv(srv.URL(), t.TempDir())
 	launcher := adapter.Claude{Path: bin, Env: env, Model: "claude-sonnet-5-5"}
 	roles := map[string]agent.Launcher{
-		roleplan.RoleArchitect:   adapter.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
-		roleplan.RoleImplementer: adapter.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
+		workflows.RoleArchitect:   adapter.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
+		workflows.RoleImplementer: adapter.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
@@ -111,12 +112,12 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 	defer cancel()
 	j := journal.NewMemory()
 	_, err := piperun.Run(ctx, piperun.Options{
-		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: roleplan.Quick,
+		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: workflows.Quick,
 		Launcher: adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}, AutoAnswer: true,
 		Stall: 30 * time.Second, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
 	var needs *piperun.NeedsHumanError
-	if !errors.As(err, &needs) || needs.Checkpoint.Job != roleplan.RoleTester ||
+	if !errors.As(err, &needs) || needs.Checkpoint.Job != workflows.RoleTester ||
 		!strings.Contains(needs.Checkpoint.Question, "loop guard: the agent made the same call 5 times in a row (Bash git status --short)") {
 		t.Fatalf("Run = %v, want the tester stopped by the loop guard", err)
 	}
@@ -198,7 +199,7 @@ func TestUsageLimitInARunWithClaude(t *testing.T) {
 				t.Fatalf("outcome %s merged %v fallback %v: %s %q", res.Snapshot.Outcome, res.Merged, res.Snapshot.Fallback, res.Snapshot.Reason, res.Notes)
 			}
 			for _, jb := range res.Snapshot.Jobs {
-				if want := map[string]int{roleplan.RoleTester: 2}[jb.ID]; jb.ID == roleplan.RoleTester && jb.Attempts != want || jb.ID != roleplan.RoleTester && jb.Attempts > 1 {
+				if want := map[string]int{workflows.RoleTester: 2}[jb.ID]; jb.ID == workflows.RoleTester && jb.Attempts != want || jb.ID != workflows.RoleTester && jb.Attempts > 1 {
 					t.Errorf("%s ran %d times", jb.ID, jb.Attempts)
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/planner"
 	"github.com/hivectl/hive/internal/roleplan"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // TestPlannerAndEvaluatorsWithClaude: the real Claude Code plays the
@@ -44,14 +45,14 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 			first := firstUserText(c)
 			_, k := c.LastPrompt()
 			switch role := e2etest.RoleHeading.FindStringSubmatch(first)[1]; role {
-			case roleplan.RolePlanner:
+			case workflows.RolePlanner:
 				return report(`, "roles": ["implementer"], "reasoning": "a typo is one word in one file"`)
-			case roleplan.RoleEvaluator:
+			case workflows.RoleEvaluator:
 				if strings.Contains(first, "Coherence:") {
 					return report(`, "verdict": "warn", "notes": ["the README's other spellings were not checked"]`)
 				}
 				return report(`, "verdict": "ok", "notes": []`)
-			case roleplan.RoleImplementer:
+			case workflows.RoleImplementer:
 				steps := []fa.Reply{fa.Write(inCwd(c, root, "README.md"), "# svc\n\nIt will receive requests.\n"),
 					fa.Bash(commitPaths("docs: fix the typo in README.md", "README.md")), report(`, "files": ["README.md"]`)}
 				return steps[min(k, len(steps)-1)]
@@ -104,7 +105,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	}
 	models := map[string]bool{}
 	for _, r := range srv.MainRequests() {
-		if m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(r.Conv)); m != nil && (m[1] == roleplan.RoleEvaluator || m[1] == roleplan.RolePlanner) {
+		if m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(r.Conv)); m != nil && (m[1] == workflows.RoleEvaluator || m[1] == workflows.RolePlanner) {
 			models[r.Conv.Model] = true
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // playRoles answers every request of the run: one step of the prompt's
@@ -38,7 +39,7 @@ func playRoles(t *testing.T) fakeopenai.Reply {
 				fakeopenai.Say(e2etest.PlanComplete(dir, id, len(tasks))))
 		case e2etest.RoleHeading.MatchString(prompt):
 			role := e2etest.RoleHeading.FindStringSubmatch(prompt)[1]
-			if role == roleplan.RoleArchitect {
+			if role == workflows.RoleArchitect {
 				dir := e2etest.PlanFolder.FindStringSubmatch(prompt)
 				if dir == nil {
 					t.Errorf("the architect's prompt names no folder to plan in:\n%s", prompt)
@@ -138,7 +139,7 @@ func TestUsageLimitInARunWithCodex(t *testing.T) {
 		t.Errorf("%d limits and %d wakes journaled, want the limit (codex says it twice) and one wake", limited, woke)
 	}
 	for _, jb := range res.Snapshot.Jobs {
-		if jb.ID == roleplan.RoleTester && jb.Attempts != 2 || jb.ID != roleplan.RoleTester && jb.Attempts != 1 {
+		if jb.ID == workflows.RoleTester && jb.Attempts != 2 || jb.ID != workflows.RoleTester && jb.Attempts != 1 {
 			t.Errorf("%s ran %d times", jb.ID, jb.Attempts)
 		}
 	}

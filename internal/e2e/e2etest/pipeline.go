@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // The objective the pipeline tests give hive run, with each real CLI
@@ -90,8 +91,8 @@ func HealthSummary(dir, id string) string {
 
 // Classic is the full workflow one role after another, as the fake
 // models script it.
-var Classic = roleplan.Workflow{Name: "classic", Steps: []roleplan.Step{{Role: roleplan.RoleArchitect}, {Role: roleplan.RoleImplementer},
-	{Role: roleplan.RoleComb}, {Role: roleplan.RoleTester}, {Role: roleplan.RoleReviewer}, {Role: roleplan.RoleDocumenter}}}
+var Classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer},
+	{Role: workflows.RoleComb}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
 
 // ClassicRun is the command line of hive run that runs Classic on
 // HealthObjective, unattended.

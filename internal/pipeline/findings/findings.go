@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Findings are a run's findings, in the order reported.
@@ -159,7 +160,7 @@ func (fs *Findings) Gate(run Run, g *jobs.Job, from []string, auto bool) []rolep
 	if len(open) == 0 {
 		return run.Done(g, roleplan.Done)
 	}
-	if g.Fixes == 0 && (auto || g.Type == roleplan.StepFixBlocking) {
+	if g.Fixes == 0 && (auto || g.Type == workflows.StepFixBlocking) {
 		return fs.fix(run, g, open)
 	}
 	return fs.ask(run, g, from, false)
@@ -187,7 +188,7 @@ func (fs *Findings) fix(run Run, g *jobs.Job, open []roleplan.Finding) []rolepla
 	fixer := b.Fixer(g)
 	if fixer == nil {
 		// A workflow without an implementer (review) gets one for the fix.
-		fixer = jobs.New(roleplan.FixJob, roleplan.RoleImplementer)
+		fixer = jobs.New(roleplan.FixJob, workflows.RoleImplementer)
 		b.Add(fixer)
 	}
 	g.Fixes++
@@ -214,7 +215,7 @@ func (fs *Findings) fix(run Run, g *jobs.Job, open []roleplan.Finding) []rolepla
 	}
 	// The testers that tested the tree before the fix test it again.
 	for _, t := range b.List {
-		if t.Role == roleplan.RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == roleplan.Done || t.Active()) && !b.DependsOn(t, g.ID) {
+		if t.Role == workflows.RoleTester && t.Type == "" && t != fixer && t.Attempts > 0 && (t.State == roleplan.Done || t.Active()) && !b.DependsOn(t, g.ID) {
 			b.LookAgain(t, &roleplan.Context{Retry: "the " + fixer.Role + " fixed blocker findings of the review: run the tests again"}, fixer)
 		}
 	}
@@ -229,7 +230,7 @@ func (fs *Findings) fix(run Run, g *jobs.Job, open []roleplan.Finding) []rolepla
 func (fs *Findings) FixBlocking(run Run, j *jobs.Job, auto bool) []roleplan.Command {
 	var from []string
 	for _, r := range run.Jobs().List {
-		if slices.Contains(roleplan.Reviewing, r.Role) {
+		if slices.Contains(workflows.Reviewing, r.Role) {
 			from = append(from, r.ID)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Board is a run's jobs, in the order they were made, and its agenda: the
@@ -78,7 +79,7 @@ func (b *Board) DependsOn(j *Job, id string) bool {
 func (b *Board) Rebuild(j, changed *Job) []string {
 	var ids []string
 	for _, s := range b.List {
-		if s.Type == roleplan.StepBuild && s.State == roleplan.Done && b.DependsOn(j, s.ID) && !b.DependsOn(changed, s.ID) {
+		if s.Type == workflows.StepBuild && s.State == roleplan.Done && b.DependsOn(j, s.ID) && !b.DependsOn(changed, s.ID) {
 			s.State, s.Wait = roleplan.Pending, []string{changed.ID}
 			ids = append(ids, s.ID)
 		}
@@ -107,7 +108,7 @@ func (b *Board) SendBack(j, fixer *Job, ctx *roleplan.Context) {
 func (b *Board) LookAgain(r *Job, ctx *roleplan.Context, fixer *Job) {
 	after := []string{fixer.ID}
 	for _, s := range b.List {
-		if s.Type == roleplan.StepBuild && s.State == roleplan.Pending && b.DependsOn(r, s.ID) {
+		if s.Type == workflows.StepBuild && s.State == roleplan.Pending && b.DependsOn(r, s.ID) {
 			after = append(after, s.ID)
 		}
 	}
@@ -130,7 +131,7 @@ func (b *Board) Reroute(from, to *Job, ch roleplan.Challenge) {
 	order := []string{to.ID}
 	// The architect answers with plans: once the phase has run, its
 	// implementers run the changed plans too (the unchanged ones are done).
-	if phase := b.byID[roleplan.PhaseJob]; to.Role == roleplan.RoleArchitect && phase != nil && phase != from && phase.State == roleplan.Done {
+	if phase := b.byID[roleplan.PhaseJob]; to.Role == workflows.RoleArchitect && phase != nil && phase != from && phase.State == roleplan.Done {
 		phase.State, phase.Next = roleplan.Pending, &roleplan.Context{Rechecking: &ch}
 		order = append(order, phase.ID)
 		from.Wait = append(from.Wait, phase.ID)
@@ -166,13 +167,13 @@ func (b *Board) Challenged(from *Job, name string) *Job {
 			return j
 		}
 	}
-	if from.Phase || from.Role == roleplan.RoleImplementer {
-		if a := b.byID[roleplan.RoleArchitect]; a != nil && slices.Contains(before, a) {
+	if from.Phase || from.Role == workflows.RoleImplementer {
+		if a := b.byID[workflows.RoleArchitect]; a != nil && slices.Contains(before, a) {
 			return a
 		}
 	}
 	// What a tester or a reviewer finds wrong is the implementation's.
-	if from.Role == roleplan.RoleTester || slices.Contains(roleplan.Reviewing, from.Role) {
+	if from.Role == workflows.RoleTester || slices.Contains(workflows.Reviewing, from.Role) {
 		if impl := b.Implementer(); impl != nil {
 			return impl
 		}
@@ -188,7 +189,7 @@ func (b *Board) Challenged(from *Job, name string) *Job {
 // implementer, or, after a phase of parallel implementers, one implementer
 // agent made for fixes.
 func (b *Board) Implementer() *Job {
-	if j := b.byID[roleplan.RoleImplementer]; j != nil {
+	if j := b.byID[workflows.RoleImplementer]; j != nil {
 		return j
 	}
 	if b.byID[roleplan.PhaseJob] == nil {
@@ -197,7 +198,7 @@ func (b *Board) Implementer() *Job {
 	if j := b.byID[roleplan.FixJob]; j != nil {
 		return j
 	}
-	j := New(roleplan.FixJob, roleplan.RoleImplementer)
+	j := New(roleplan.FixJob, workflows.RoleImplementer)
 	b.Add(j)
 	return j
 }
@@ -207,14 +208,14 @@ func (b *Board) Implementer() *Job {
 // implementer.
 func (b *Board) Fixer(j *Job) *Job {
 	role := j.Step.OnFailure
-	if role == "" || role == roleplan.RoleImplementer {
+	if role == "" || role == workflows.RoleImplementer {
 		if impl := b.Implementer(); impl != nil || role != "" {
 			return impl
 		}
 		// No implementer in the run: the role that wrote the code fixes
 		// it (a planned "debugger, tester" names no on_failure).
 		for _, f := range b.List {
-			if (f.Role == roleplan.RoleDebugger || f.Role == roleplan.RoleMigrator) && f.Type == "" && !f.Phase {
+			if (f.Role == workflows.RoleDebugger || f.Role == workflows.RoleMigrator) && f.Type == "" && !f.Phase {
 				return f
 			}
 		}
@@ -234,7 +235,7 @@ func (b *Board) Fixer(j *Job) *Job {
 // review added to the run.
 func (b *Board) Gate(id string) {
 	for _, g := range b.List {
-		if g.Type == roleplan.StepFixBlocking && !g.Settled() {
+		if g.Type == workflows.StepFixBlocking && !g.Settled() {
 			g.Deps = append(g.Deps, id)
 		}
 	}
@@ -244,7 +245,7 @@ func (b *Board) Gate(id string) {
 // step still to come.
 func (b *Board) Gated(j *Job) bool {
 	for _, f := range b.List {
-		if f.Type == roleplan.StepFixBlocking && !f.Settled() && f != j {
+		if f.Type == workflows.StepFixBlocking && !f.Settled() && f != j {
 			return true
 		}
 	}

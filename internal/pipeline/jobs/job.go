@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Job is one role's work in a run, as the machine keeps it.
@@ -30,12 +31,12 @@ type Job struct {
 	Switching bool
 	Told      *roleplan.Context // what the current attempt was told
 
-	Step     roleplan.Step // the workflow's step (none for a job made for fixes)
-	Deps     []string      // the jobs it waits for, from the workflow
-	Wait     []string      // the jobs it waits for this time: a challenge, a fix
-	Reviewed bool          // a human looked at its work (its step's checkpoint)
-	Fixes    int           // a build's fix loops
-	Asked    int           // the interviewer's questions still open
+	Step     workflows.Step // the workflow's step (none for a job made for fixes)
+	Deps     []string       // the jobs it waits for, from the workflow
+	Wait     []string       // the jobs it waits for this time: a challenge, a fix
+	Reviewed bool           // a human looked at its work (its step's checkpoint)
+	Fixes    int            // a build's fix loops
+	Asked    int            // the interviewer's questions still open
 	// Broken: what the current attempt's report breaks of its contract;
 	// Invalid counts the attempts in a row that reported so, of at most
 	// MaxInvalid.
@@ -69,7 +70,7 @@ func (j *Job) Active() bool {
 // Writes says whether the job changes the run's worktree: two such never
 // work at once (a build or the tests need a tree no agent is changing).
 func (j *Job) Writes() bool {
-	return j.Type != "" || j.Phase || !slices.Contains(roleplan.ReadOnly, j.Role)
+	return j.Type != "" || j.Phase || !slices.Contains(workflows.ReadOnly, j.Role)
 }
 
 // Again is what the next attempt of a job is told when it replaces the

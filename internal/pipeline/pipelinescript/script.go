@@ -55,6 +55,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Script is one script's reading state: its clock, a second on at every
@@ -145,7 +146,7 @@ func event(t *testing.T, d *datadriven.TestData, snap roleplan.Snapshot) rolepla
 		wf := Classic
 		if name := str("workflow"); name != "" {
 			var ok bool
-			if wf, ok = roleplan.Builtin(name); name == Pair.Name {
+			if wf, ok = workflows.Builtin(name); name == Pair.Name {
 				wf, ok = Pair, true
 			}
 			if !ok {
@@ -158,7 +159,7 @@ func event(t *testing.T, d *datadriven.TestData, snap roleplan.Snapshot) rolepla
 			if p := list("parallel"); len(p) > 0 {
 				parallel = [][]string{p}
 			}
-			if wf, err = roleplan.Planned(roleplan.PlannerAnswer{Roles: roles, Parallel: parallel, Reasoning: "the script's"}); err != nil {
+			if wf, err = workflows.Planned(workflows.PlannerAnswer{Roles: roles, Parallel: parallel, Reasoning: "the script's"}); err != nil {
 				t.Fatalf("%s: %v", d.Pos, err)
 			}
 		}
@@ -317,11 +318,11 @@ func event(t *testing.T, d *datadriven.TestData, snap roleplan.Snapshot) rolepla
 
 // Classic is the full workflow as it was before the shell Hive's roles:
 // the scripts of challenges and fix loops run on it.
-var Classic = roleplan.Workflow{Name: "classic", Steps: []roleplan.Step{{Role: roleplan.RoleArchitect}, {Role: roleplan.RoleImplementer}, {Role: roleplan.RoleComb},
-	{Role: roleplan.RoleTester}, {Role: roleplan.RoleReviewer}, {Role: roleplan.RoleDocumenter}}}
+var Classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}, {Role: workflows.RoleComb},
+	{Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
 
 // Pair is the quick workflow as it was before its build step.
-var Pair = roleplan.Workflow{Name: "pair", Steps: []roleplan.Step{{Role: roleplan.RoleImplementer}, {Role: roleplan.RoleTester}}}
+var Pair = workflows.Workflow{Name: "pair", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}}}
 
 // budgetArgs reads a start's budget.
 func budgetArgs(t *testing.T, d *datadriven.TestData) roleplan.Budget {

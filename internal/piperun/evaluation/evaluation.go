@@ -23,6 +23,7 @@ import (
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Evaluator judges the work of a run's roles in the run's worktree.
@@ -84,8 +85,8 @@ func (x *Evaluator) Evaluate(ctx context.Context, c roleplan.Command, snap rolep
 // isWriter says whether a role's work is code, judged by the build and
 // the tests.
 func isWriter(role string) bool {
-	return slices.Contains([]string{roleplan.RoleImplementer, roleplan.RoleDebugger, roleplan.RoleMigrator, roleplan.RoleUIDesigner,
-		roleplan.RoleComb, roleplan.RoleDocumenter}, role)
+	return slices.Contains([]string{workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleMigrator, workflows.RoleUIDesigner,
+		workflows.RoleComb, workflows.RoleDocumenter}, role)
 }
 
 // evidence is what hive's checks of a run have found so far: the last
@@ -140,7 +141,7 @@ func (x *Evaluator) freshRuns(ctx context.Context) (build, tests confidence.Run)
 // has none for) and says what the role produced.
 func (x *Evaluator) checkRole(role string, snap roleplan.Snapshot, ev evidence) (*confidence.Score, string) {
 	switch {
-	case role == roleplan.RoleArchitect:
+	case role == workflows.RoleArchitect:
 		var plans []confidence.Plan
 		tasks := 0
 		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
@@ -153,7 +154,7 @@ func (x *Evaluator) checkRole(role string, snap roleplan.Snapshot, ev evidence) 
 		return &sc, fmt.Sprintf("%d plan(s), %d task(s)", len(plans), tasks)
 	case isWriter(role):
 		var planned []string
-		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil && role == roleplan.RoleImplementer {
+		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil && role == workflows.RoleImplementer {
 			for _, p := range ph.Plans {
 				planned = append(planned, p.FilesModified...)
 			}
@@ -177,11 +178,11 @@ func (x *Evaluator) checkRole(role string, snap roleplan.Snapshot, ev evidence) 
 }
 
 func isTesting(role string) bool {
-	return slices.Contains([]string{roleplan.RoleTester, roleplan.RoleE2ETester, roleplan.RoleComponentTester}, role)
+	return slices.Contains([]string{workflows.RoleTester, workflows.RoleE2ETester, workflows.RoleComponentTester}, role)
 }
 
 func isReviewing(role string) bool {
-	return slices.Contains([]string{roleplan.RoleReviewer, roleplan.RoleSecurity, roleplan.RoleBrowserValidator}, role)
+	return slices.Contains([]string{workflows.RoleReviewer, workflows.RoleSecurity, workflows.RoleBrowserValidator}, role)
 }
 
 // findingsOf are the findings of a role's jobs.
@@ -198,7 +199,7 @@ func (x *Evaluator) findingsOf(role string, snap roleplan.Snapshot) []roleplan.F
 // workText is a role's work as the evaluators read it: the architect's
 // plans; the tests hive ran; a reviewer's findings; and the change.
 func (x *Evaluator) workText(ctx context.Context, role string, snap roleplan.Snapshot, ev evidence) string {
-	if role == roleplan.RoleArchitect {
+	if role == workflows.RoleArchitect {
 		var texts []string
 		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
 			for _, p := range ph.Plans {
@@ -239,12 +240,12 @@ var aspectTasks = map[string]string{
 // (it fails, is slow, or answers out of its contract) says why.
 func (x *Evaluator) judge(ctx context.Context, c roleplan.Command, objective, aspect, work string) roleplan.Verdict {
 	v := roleplan.Verdict{Aspect: aspect}
-	_, text, err := roles.Resolve(x.Repo.Root, x.Home, roleplan.RoleEvaluator)
+	_, text, err := roles.Resolve(x.Repo.Root, x.Home, workflows.RoleEvaluator)
 	if err != nil {
 		v.Error = err.Error()
 		return v
 	}
-	prompt, err := roles.Render(roleplan.RoleEvaluator, text, roles.Data{Role: roleplan.RoleEvaluator, Objective: objective,
+	prompt, err := roles.Render(workflows.RoleEvaluator, text, roles.Data{Role: workflows.RoleEvaluator, Objective: objective,
 		Context: &roleplan.Context{Task: fmt.Sprintf(aspectTasks[aspect], c.Role)},
 		Parts:   []roles.Part{{Title: "The " + c.Role + "'s work", Text: work}}})
 	if err != nil {
@@ -255,14 +256,14 @@ func (x *Evaluator) judge(ctx context.Context, c roleplan.Command, objective, as
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
-	r, spent, err := oneshot.Run(ctx, oneshot.Call{Root: x.Repo.Root, Launcher: x.Launcher, Role: roleplan.RoleEvaluator,
+	r, spent, err := oneshot.Run(ctx, oneshot.Call{Root: x.Repo.Root, Launcher: x.Launcher, Role: workflows.RoleEvaluator,
 		Job: fmt.Sprintf("evaluate-%s-%s", c.Job, aspect), Attempt: c.Attempt, Prompt: prompt, Model: x.Model, Timeout: timeout, Prices: x.Prices})
 	v.Tokens, v.Spend = spent.InputTokens+spent.OutputTokens, spent
 	if err != nil {
 		v.Error = err.Error()
 		return v
 	}
-	terms, _ := contract.Bundled(roleplan.RoleEvaluator)
+	terms, _ := contract.Bundled(workflows.RoleEvaluator)
 	_, errs := contract.Accept(terms, r, "")
 	if errs = append(errs, contract.Validate(terms, *r)...); len(errs) > 0 || r.Status != "complete" {
 		v.Error = cmp.Or(strings.Join(errs, "; "), "it answered "+r.Status)

@@ -19,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/runner/prompt"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Bounds of a role's curated context.
@@ -41,7 +42,7 @@ func (cu *Curator) curate(ctx context.Context, c roleplan.Command, snap roleplan
 		}
 	}
 	switch c.Role {
-	case roleplan.RoleArchitect:
+	case workflows.RoleArchitect:
 		if ix, err := index.Build(cu.Dir); err == nil {
 			add("The codebase (hive's index)", index.Render(ix))
 		}
@@ -49,7 +50,7 @@ func (cu *Curator) curate(ctx context.Context, c roleplan.Command, snap roleplan
 		if md, err := os.ReadFile(filepath.Join(cu.Dir, "CLAUDE.md")); err == nil {
 			add("The project's CLAUDE.md", string(md))
 		}
-	case roleplan.RoleImplementer, roleplan.RoleDebugger, roleplan.RoleMigrator, roleplan.RoleUIDesigner:
+	case workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleMigrator, workflows.RoleUIDesigner:
 		files := memory.FilesIn(snap.Spec.Objective)
 		for _, f := range files {
 			add("The file "+f+" (the objective names it)", cu.fileText(f))
@@ -57,15 +58,15 @@ func (cu *Curator) curate(ctx context.Context, c roleplan.Command, snap roleplan
 		if t := testExample(cu.trackedTests(ctx), files); t != "" {
 			add("A test of this project ("+t+"), whose patterns to follow", cu.fileText(t))
 		}
-	case roleplan.RoleTester, roleplan.RoleE2ETester, roleplan.RoleComponentTester:
+	case workflows.RoleTester, workflows.RoleE2ETester, workflows.RoleComponentTester:
 		add("The change so far (git diff)", cu.diff(ctx, snap))
 		for _, j := range snap.Jobs {
-			if j.Role == roleplan.RoleImplementer && j.Report != nil {
+			if j.Role == workflows.RoleImplementer && j.Report != nil {
 				add("The implementer's notes", handoffNotes(j.Report.Summary, j.Report.Concerns))
 			}
 		}
 		add("The implementers' summaries", cu.phaseFiles(snap, "*-SUMMARY.md"))
-	case roleplan.RoleReviewer, roleplan.RoleSecurity:
+	case workflows.RoleReviewer, workflows.RoleSecurity:
 		add("The change (git diff)", cu.diff(ctx, snap))
 		add("The architect's plans", cu.phaseFiles(snap, "*-PLAN.md"))
 	}

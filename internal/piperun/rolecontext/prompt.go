@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/testrun"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Curator tells a run's roles what they work from: their prompt, with
@@ -48,7 +49,7 @@ func (cu *Curator) Prompt(ctx context.Context, c roleplan.Command, left string, 
 	}
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
 		Warnings: cu.Warnings(c, snap), Tools: snap.Spec.Tools, Left: left}
-	if c.Role == roleplan.RoleDocumenter && cu.Journal != nil {
+	if c.Role == workflows.RoleDocumenter && cu.Journal != nil {
 		d.Lessons = memory.Proved(cu.Journal, cu.Run)
 	}
 	d.Parts = cu.curate(ctx, c, snap)

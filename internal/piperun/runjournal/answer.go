@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // AnswerError refuses an answer that does not fit the open question.
@@ -68,5 +69,5 @@ func AnswerEvent(snap roleplan.Snapshot, run int64, job, text string, now time.T
 // IsRunJob reports whether id names a job of hive run (a role, or the
 // implementers' phase), not a plan.
 func IsRunJob(id string) bool {
-	return id == roleplan.PhaseJob || id == roleplan.FixJob || slices.Contains(roleplan.Roles, id)
+	return id == roleplan.PhaseJob || id == roleplan.FixJob || slices.Contains(workflows.Roles, id)
 }

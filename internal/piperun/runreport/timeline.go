@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Timeline is where a run's wall time went: each step's span (a role's
@@ -113,7 +114,7 @@ func (t *timeline) step(ev roleplan.Event, at time.Time, cmds []roleplan.Command
 		end(SpanPhase, ev.Job)
 		for _, p := range ev.Plans {
 			if !p.Started.IsZero() && !p.Finished.IsZero() {
-				t.spans = append(t.spans, Span{Job: p.ID, Role: roleplan.RoleImplementer, Kind: SpanPlan,
+				t.spans = append(t.spans, Span{Job: p.ID, Role: workflows.RoleImplementer, Kind: SpanPlan,
 					Start: p.Started.Sub(t.start), Duration: p.Finished.Sub(p.Started)})
 			}
 		}
@@ -127,7 +128,7 @@ func (t *timeline) step(ev roleplan.Event, at time.Time, cmds []roleplan.Command
 	if kind, ok := checkEnds[ev.Type]; ok {
 		job := ev.Job
 		if job == "" { // the events of the roles' own checks may leave it out
-			job = map[string]string{SpanLint: roleplan.RoleArchitect, SpanTests: roleplan.RoleTester}[kind]
+			job = map[string]string{SpanLint: workflows.RoleArchitect, SpanTests: workflows.RoleTester}[kind]
 		}
 		end(kind, job)
 	}

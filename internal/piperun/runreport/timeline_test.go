@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // TestTimeline: hive report's timeline reads from the journal each step's
@@ -25,7 +26,7 @@ func TestTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	wf := roleplan.Workflow{Name: "tested", Steps: []roleplan.Step{{Role: roleplan.RoleTester}}}
+	wf := workflows.Workflow{Name: "tested", Steps: []workflows.Step{{Role: workflows.RoleTester}}}
 	for _, ev := range []struct {
 		at float64
 		ev roleplan.Event

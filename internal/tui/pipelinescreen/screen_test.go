@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/tuitest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // midRun steps a full workflow under a $5 budget, each role's session
@@ -46,19 +47,19 @@ func midRun(t *testing.T) roleplan.Snapshot {
 		step(roleplan.Event{Type: roleplan.EvReport, Job: job, Attempt: attempt(job), Report: &r})
 		step(roleplan.Event{Type: roleplan.EvAgentExited, Job: job, Attempt: attempt(job)})
 	}
-	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add a health check endpoint", Workflow: roleplan.Full, AutoAnswer: true,
-		NoInterview: true, Facts: map[string]bool{roleplan.CondHasFrontend: false}, Budget: roleplan.Budget{Ceilings: work.Ceilings{USD: 5}}}})
+	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add a health check endpoint", Workflow: workflows.Full, AutoAnswer: true,
+		NoInterview: true, Facts: map[string]bool{workflows.CondHasFrontend: false}, Budget: roleplan.Budget{Ceilings: work.Ceilings{USD: 5}}}})
 	role("architect", work.ReportNeedsInput, work.Report{Blocker: "REST or GraphQL?", Options: []string{"REST", "GraphQL"}, DefaultChoice: "REST"})
 	role("architect", work.ReportComplete, work.Report{})
 	step(roleplan.Event{Type: roleplan.EvLinted})
 	step(roleplan.Event{Type: roleplan.EvPhaseDone, OK: true})
 	role("comb", work.ReportComplete, work.Report{})
-	step(roleplan.Event{Type: roleplan.EvBuilt, Job: roleplan.StepBuild, Attempt: 1, Tests: &roleplan.Tests{Command: "go build ./..."}})
+	step(roleplan.Event{Type: roleplan.EvBuilt, Job: workflows.StepBuild, Attempt: 1, Tests: &roleplan.Tests{Command: "go build ./..."}})
 	role("security", work.ReportComplete, work.Report{})
 	role("tester", work.ReportComplete, work.Report{})
 	step(roleplan.Event{Type: roleplan.EvTestsRan, Job: "tester", Tests: &roleplan.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
 	built := func() { // what the fix changed builds again before the tester looks
-		step(roleplan.Event{Type: roleplan.EvBuilt, Job: roleplan.StepBuild, Attempt: attempt(roleplan.StepBuild), Tests: &roleplan.Tests{Command: "go build ./..."}})
+		step(roleplan.Event{Type: roleplan.EvBuilt, Job: workflows.StepBuild, Attempt: attempt(workflows.StepBuild), Tests: &roleplan.Tests{Command: "go build ./..."}})
 	}
 	role(roleplan.FixJob, work.ReportComplete, work.Report{})
 	built()
@@ -98,8 +99,8 @@ func interview(t *testing.T) *pipeline.Machine {
 			t.Fatalf("%s: %v", ev.Type, err)
 		}
 	}
-	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add a version endpoint", Workflow: roleplan.Full,
-		Facts: map[string]bool{roleplan.CondHasFrontend: false}}})
+	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add a version endpoint", Workflow: workflows.Full,
+		Facts: map[string]bool{workflows.CondHasFrontend: false}}})
 	qs, err := json.Marshal([]roleplan.Question{
 		{Question: `How much of "add a version endpoint" should this run build?`, Options: interviewOptions,
 			Default: interviewOptions[0], Why: "decides how many plans the architect writes"},
@@ -321,7 +322,7 @@ func TestRichCheckpointView(t *testing.T) {
 			t.Fatalf("%s: %v", ev.Type, err)
 		}
 	}
-	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add file uploads", Workflow: roleplan.Refactor,
+	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add file uploads", Workflow: workflows.Refactor,
 		Routing: roleplan.Routing{Evaluate: true}}})
 	step(roleplan.Event{Type: roleplan.EvReport, Job: "architect", Attempt: 1, Report: &work.Report{Status: work.ReportComplete, Summary: "4 plans for uploads"}})
 	step(roleplan.Event{Type: roleplan.EvAgentExited, Job: "architect", Attempt: 1})

@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui/tuikit"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // PlanState is one plan of the implementers' phase, as the pipeline view
@@ -90,11 +91,11 @@ func pipelineLines(s roleplan.Snapshot, plans []PlanState, width int, tight bool
 		}
 		var edges []string
 		for _, c := range s.Challenges {
-			if c.From == j.Role && (c.From != roleplan.RoleImplementer || j.ID == roleplan.PhaseJob || j.ID == c.From) {
+			if c.From == j.Role && (c.From != workflows.RoleImplementer || j.ID == roleplan.PhaseJob || j.ID == c.From) {
 				edges = append(edges, tuikit.WrapWords("    "+tuikit.StAction.Render(fmt.Sprintf("⚡ challenges %s (round %d): ", c.To, c.Round))+tuikit.OneLine(c.Issue), width, 2)...)
 			}
 		}
-		if j.Role == roleplan.RoleTester && s.FixLoops > fixLoops {
+		if j.Role == workflows.RoleTester && s.FixLoops > fixLoops {
 			for n := fixLoops + 1; n <= s.FixLoops; n++ {
 				edges = append(edges, tuikit.StAction.Render(fmt.Sprintf("    ↺ fix loop %d: failing tests back to the implementer", n)))
 			}
@@ -162,15 +163,15 @@ func jobLine(j roleplan.Job, plans []PlanState, tests *roleplan.Tests, follow *r
 	if e := j.Evaluation; e != nil && !j.Evaluating {
 		line += tuikit.StFaint.Render(fmt.Sprintf("  confidence %d", e.Confidence()))
 	}
-	if j.State == roleplan.Skipped && j.Role == roleplan.RoleTester && tests != nil && tests.None {
+	if j.State == roleplan.Skipped && j.Role == workflows.RoleTester && tests != nil && tests.None {
 		line += tuikit.StFaint.Render("  no test to run: not verified")
 	}
 	if j.State == roleplan.Checking {
 		what := "hive runs the tests"
 		switch {
-		case j.Role == roleplan.RoleArchitect:
+		case j.Role == workflows.RoleArchitect:
 			what = "hive lints the plans"
-		case j.Type == roleplan.StepBuild:
+		case j.Type == workflows.StepBuild:
 			what = "hive builds the project"
 		case j.Type == roleplan.StepFollow:
 			what = following(follow)

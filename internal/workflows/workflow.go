@@ -1,4 +1,4 @@
-package roleplan
+package workflows
 
 import (
 	"encoding/json"
@@ -207,9 +207,9 @@ func Builtin(name string) (Workflow, bool) {
 	return Workflow{}, false
 }
 
-// ParseWorkflow reads a workflow file's JSON: hive's ({"steps": [...]}) or
+// Parse reads a workflow file's JSON: hive's ({"steps": [...]}) or
 // the shell Hive's ({"phases": [...]}). name is the file's, for errors.
-func ParseWorkflow(name string, data []byte) (Workflow, error) {
+func Parse(name string, data []byte) (Workflow, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return Workflow{}, fmt.Errorf("%s: %v (a workflow is {\"name\": \"...\", \"steps\": [{\"role\": \"architect\"}, ...]})", name, err)
@@ -466,3 +466,12 @@ func (w Workflow) String() string {
 
 // Reviewing roles report findings.
 var Reviewing = []string{RoleReviewer, RoleSecurity, RoleBrowserValidator}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

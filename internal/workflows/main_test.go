@@ -1,4 +1,4 @@
-package roleplan
+package workflows
 
 import (
 	"os"
