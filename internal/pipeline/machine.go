@@ -28,6 +28,7 @@ type Machine struct {
 	outcome  string
 	reason   string
 
+	// jobs: the run's jobs and their agenda.
 	jobs jobs.Board
 
 	handoffs   map[string]roleplan.Challenge // "FROM>TO" → the first challenge of that handoff
