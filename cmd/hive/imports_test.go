@@ -73,22 +73,22 @@ var allowed = map[string][]string{
 	// Role contracts check a work.Report; they read their own files.
 	"contract": {"work"},
 	"index":    {"testrun"}, // the index reads test and build commands as the pipeline runs them
-	"roles":    {"pipeline"},
-	// What hive makes of a shell-Hive .hive/ folder (its workflows are the pipeline's to parse).
-	"shellhive": {"pipeline"},
+	"roles":    {"roleplan", "workflows"},
+	// What hive makes of a shell-Hive .hive/ folder (its workflows are workflows' to parse).
+	"shellhive": {"workflows"},
 	// The journal-first loop both local hosts run around their machine.
 	"journalfirst": {"journal"},
 	// hive run's shell: the journal-first loop around the pipeline machine
 	// and the executor of its commands, each a package of its own under
 	// piperun, with phases run by the runner (in worktrees as
 	// integration's Git says, made by worktrees; one run at a time: lock).
-	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "journalfirst", "pipeline", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
+	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "journalfirst", "pipeline", "roleplan", "workflows", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
 	// What hive run keeps in its journal beside the machine's events, and
 	// a run read back from it (memory names the confidence record it keeps).
-	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline"},
+	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline", "roleplan", "workflows"},
 	// The account of a run, from its journal alone (its commits from git;
 	// the screenshots kept where screenshots keeps them).
-	"piperun/runreport": {"confidence", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/screenshots", "work"},
+	"piperun/runreport": {"confidence", "gitx", "journal", "pipeline", "piperun/runjournal", "piperun/screenshots", "roleplan", "work", "workflows"},
 	// The browser validator's screenshots its report lists, kept out of
 	// the run's worktree: no hive package but the report's.
 	"piperun/screenshots": {"work"},
@@ -97,36 +97,37 @@ var allowed = map[string][]string{
 	"piperun/oneshot": {"agent", "pricing", "protocol", "protocol/hivereport", "work"},
 	// The planner picks a new run's workflow in one call (oneshot), given
 	// hive's index; what it chose is runjournal's record.
-	"piperun/planner": {"agent", "gitx", "index", "pipeline", "piperun/oneshot", "piperun/runjournal", "roles"},
+	"piperun/planner": {"agent", "gitx", "index", "piperun/oneshot", "piperun/runjournal", "roleplan", "roles", "workflows"},
 	// hive's own lint (the plans read by load, checked by validate), tests
 	// and build in a run's worktree (testrun finds and runs the project's
 	// commands).
-	"piperun/checks": {"gitx", "pipeline", "plan", "plan/load", "plan/validate", "testrun"},
+	"piperun/checks": {"gitx", "plan", "plan/load", "plan/validate", "roleplan", "testrun"},
 	// The evaluators' verdicts (oneshot calls held to their contract) and
 	// the computed confidence, from checks' runs and the run's journal.
-	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "pipeline", "piperun/checks", "piperun/oneshot", "plan", "plan/load", "pricing", "roles"},
+	"piperun/evaluation": {"agent", "confidence", "contract", "gitx", "journal", "piperun/checks", "piperun/oneshot", "plan", "plan/load", "pricing", "roleplan", "roles", "workflows"},
 	// What a role is told: its prompt (roles), the memory's warnings and
 	// the context curated for it, journaled as runjournal's records; a
 	// plan executor's briefing is the runner's prompt's.
-	"piperun/rolecontext": {"confidence", "gitx", "index", "journal", "memory", "pipeline", "piperun/runjournal", "plan", "roles", "runner/prompt", "testrun"},
+	"piperun/rolecontext": {"confidence", "gitx", "index", "journal", "memory", "piperun/runjournal", "plan", "roleplan", "roles", "runner/prompt", "testrun", "workflows"},
 	// A role's agent: its HIVE_REPORT read by the protocol and held to its
 	// contract, its usage priced by oneshot's meter, its tool calls
 	// fingerprinted as the runner's sessions do, its screenshots kept.
-	"piperun/roleagent": {"agent", "contract", "gitx", "pipeline", "piperun/oneshot", "piperun/screenshots", "pricing", "protocol", "runner/sessions", "work"},
+	"piperun/roleagent": {"agent", "contract", "gitx", "piperun/oneshot", "piperun/screenshots", "pricing", "protocol", "roleplan", "runner/sessions", "work"},
 	// The implementers' phase, run by the runner (replay: the budget
 	// checkpoint of its unfinished run; prompt: its plans' briefings).
-	"piperun/phaserun": {"agent", "engine", "gitx", "journal", "pipeline", "plan", "runner", "runner/prompt", "runner/replay", "work"},
+	"piperun/phaserun": {"agent", "engine", "gitx", "journal", "plan", "roleplan", "runner", "runner/prompt", "runner/replay", "work"},
 	// What a finished run leaves: its record in the memory, CLAUDE.md's
 	// learnings (claudemd), the postmortem model's paragraph (oneshot,
 	// told runreport's facts).
-	"piperun/postmortem": {"agent", "claudemd", "gitx", "journal", "memory", "pipeline", "piperun/oneshot", "piperun/runjournal", "piperun/runreport", "pricing", "roles", "work"},
+	"piperun/postmortem": {"agent", "claudemd", "gitx", "journal", "memory", "piperun/oneshot", "piperun/runjournal", "piperun/runreport", "pricing", "roleplan", "roles", "work", "workflows"},
 	// The run's branch and what becomes of it: merged, pushed, or a pull
 	// request opened and followed through gh (github), described by
 	// runreport; the tracking files it restores are planning's, the
-	// worktree it leaves worktrees'.
-	"piperun/delivery": {"github", "gitx", "gitx/worktrees", "journal", "pipeline", "piperun/runjournal", "piperun/runreport", "runner/planning"},
+	// worktree it leaves worktrees'; what a watch found is split as the
+	// machine's follow splits it.
+	"piperun/delivery": {"github", "gitx", "gitx/worktrees", "journal", "pipeline/follow", "piperun/runjournal", "piperun/runreport", "roleplan", "runner/planning"},
 	// The project's memory is read from hive run's journal and warns its roles.
-	"memory": {"confidence", "journal", "pipeline"},
+	"memory": {"confidence", "journal", "pipeline", "roleplan", "workflows"},
 	// hive's section of CLAUDE.md, and nothing else of it.
 	"claudemd": {},
 	// Computed confidence judges plans and runs as plain data (the
@@ -136,8 +137,20 @@ var allowed = map[string][]string{
 	// The CLIs hive runs as agents (Claude Code, codex, aider, exec, the
 	// sim), each a Launcher of agent's, its processes agent's to run.
 	"agent/adapter": {"agent", "work"},
-	// The pipeline decides like the engine and speaks its HIVE_REPORT.
-	"pipeline": {"confidence", "engine", "work"},
+	// The pipeline decides like the engine and speaks its HIVE_REPORT, in
+	// the words of roleplan: the vocabulary of hive run (its spec, events,
+	// commands, checkpoints, snapshot), which callers and the journal use
+	// without the machine; the workflows of roles it runs are workflows'.
+	"workflows": {},
+	"roleplan":  {"confidence", "engine", "work", "workflows"},
+	"pipeline":  {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work", "workflows"},
+	// The machine's parts, each with its own state: its jobs and their
+	// agenda (jobs), the budget as the run goes (budget), the reviewing
+	// roles' findings (findings), the run's pull request followed (follow).
+	"pipeline/jobs":     {"roleplan", "work", "workflows"},
+	"pipeline/budget":   {"pipeline/jobs", "roleplan", "work"},
+	"pipeline/findings": {"pipeline/jobs", "roleplan", "work", "workflows"},
+	"pipeline/follow":   {"pipeline/jobs", "roleplan"},
 	// The sim agent behind hive __sim: the entry point picks the bench
 	// agent or a session, and hands the session's first prompt to a role
 	// (roleplay) or to the plan's executor. Under it: the stream-json
@@ -163,14 +176,14 @@ var allowed = map[string][]string{
 	"tui": {"engine", "gitx", "journal", "tui/tuikit", "work"},
 	// hive run's screen shows the pipeline's state, and the implementers'
 	// plans in the engine's states.
-	"tui/pipelinescreen": {"engine", "pipeline", "tui/tuikit"},
+	"tui/pipelinescreen": {"engine", "roleplan", "tui/tuikit", "workflows"},
 	// The one path of a human's answer into a journal: hive answer's and
 	// hive serve's (tui names the checkpoints as the terminal does).
-	"answer": {"engine", "journal", "pipeline", "piperun/runjournal", "redact", "tui"},
+	"answer": {"engine", "journal", "piperun/runjournal", "redact", "roleplan", "tui"},
 	// What hive serve shows is read from the journals as hive status
 	// reads them (runner/lock: which phase a hive process runs now; tui
 	// names the checkpoints as the terminal does).
-	"serve/views": {"engine", "journal", "pipeline", "runner/lock", "tui", "work"},
+	"serve/views": {"engine", "journal", "pipeline", "roleplan", "runner/lock", "tui", "work"},
 	// hive serve's pages render the views (tui: a limit's wait as the
 	// terminal says it).
 	"serve/pages": {"serve/views", "tui", "work"},
@@ -228,7 +241,7 @@ var allowed = map[string][]string{
 	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "runner/replay", "sim/benchagent", "sim/stream"},
 	// The pipeline group drives the pipeline machine on its fixture
 	// objectives and scores the roles with confidence.
-	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "work"},
+	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "roleplan", "work", "workflows"},
 	"bench/pipelinebench/objectives": {},
 	// The temporal group runs a phase through the Temporal backend's
 	// workflow, and locally as the runner's groups do.
@@ -238,42 +251,42 @@ var allowed = map[string][]string{
 	// its phases as the runner's groups do (runnerbench, project); its
 	// share row runs hive run (piperun) on the claude e2e test's health
 	// service.
-	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runreport", "pricing", "testsupport/fakeanthropic", "testsupport/journaltest"},
+	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "piperun", "piperun/runreport", "pricing", "roleplan", "testsupport/fakeanthropic", "testsupport/journaltest"},
 	"cli":      {"*"},
 	// What the config and a command's flags make of a run, for the local
 	// host and Temporal's: its agents, prices, budget, journal, workflow.
-	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "pipeline", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work"},
+	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "roleplan", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work", "workflows"},
 	// What a hive worker serves for hive run on Temporal: its workflow's
 	// commands, carried out by piperun, and its phases, run by the runner
 	// as phaserun runs them (the plans' briefings, the budget's raise);
 	// the run's journal view is runjournal's; the worktree a worker
 	// leaves is worktrees' to remove.
-	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "pipeline", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal"},
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal", "workflows"},
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
-	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "plan", "redact", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work"},
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work"},
 	// A run as plain lines: execute-phase's and hive run's, live or
 	// replayed from a journal (hive run's records: runjournal), hive
 	// report (runreport), and agents' logs (hive run's with its pipeline
 	// view: pipelinescreen; text as the screens wrap it: tuikit).
-	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work"},
+	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "roleplan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work"},
 	// What every run spent, by role and model, read from the journals.
-	"costs": {"engine", "journal", "pipeline", "runconfig", "work"},
+	"costs": {"engine", "journal", "roleplan", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflows are the machines, the engine's and
 	// the pipeline's; their scripts are the machines', read by one test
 	// helper each for the machine's own test and Temporal's.
-	"temporal":                {"engine", "journal", "pipeline"},
+	"temporal":                {"engine", "journal", "pipeline", "roleplan"},
 	"engine/enginescript":     {"engine", "work"},
-	"pipeline/pipelinescript": {"confidence", "pipeline", "work"},
+	"pipeline/pipelinescript": {"confidence", "roleplan", "work", "workflows"},
 	"e2e/claude":              {}, // tests only
 	"e2e/codex":               {}, // tests only
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
-	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "pipeline", "piperun", "plan", "plan/load", "plan/validate", "runner", "testsupport/fakeanthropic", "work"},
+	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "piperun", "plan", "plan/load", "plan/validate", "roleplan", "runner", "testsupport/fakeanthropic", "work", "workflows"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {"testsupport"},
@@ -295,13 +308,20 @@ var pure = map[string][]string{
 	"engine":     {module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
-	"pipeline":   {module + "engine", module + "confidence", module + "work"},
+	"workflows":  {},
+	"roleplan":   {module + "engine", module + "confidence", module + "work", module + "workflows"},
+	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
 	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
-	"shellhive":  {module + "pipeline", module + "engine", module + "confidence", module + "work"},
+	"shellhive":  {module + "workflows"},
 	"claudemd":   {},
 	"confidence": {},
+	// Split from the pipeline, and as pure.
+	"pipeline/jobs":     {module + "engine", module + "confidence", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/budget":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/findings": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/follow":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui"
 )
 
@@ -75,7 +75,7 @@ type Result struct {
 	// Checkpoint is the phase run's checkpoint answered (Pipeline false),
 	// Question hive run's (Pipeline true).
 	Checkpoint engine.Checkpoint
-	Question   pipeline.Checkpoint
+	Question   roleplan.Checkpoint
 	// Phase is the phase of the run (Pipeline false).
 	Phase string
 }
@@ -170,7 +170,7 @@ func recordResumeNow(js Journals, red *redact.Redactor, req Request) (Result, er
 				return Result{}, err
 			}
 			if m.Snapshot().Limit != nil {
-				ev := pipeline.Event{Type: pipeline.EvAnswer, Time: req.Now.UTC(), Job: pipeline.LimitJob, Text: req.Text}
+				ev := roleplan.Event{Type: roleplan.EvAnswer, Time: req.Now.UTC(), Job: roleplan.LimitJob, Text: req.Text}
 				if _, err := m.Step(ev); err != nil {
 					return Result{}, &RefusedError{Err: err}
 				}

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
@@ -69,10 +70,10 @@ func TestResumeNowOfHiveRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []pipeline.Event{
-		{Type: pipeline.EvStarted, Time: t0, Spec: &pipeline.Spec{Objective: "add a health check", Workflow: pipeline.Quick, NoInterview: true, Rules: pipeline.Rules}},
-		{Type: pipeline.EvAgentStarted, Time: t0, Job: pipeline.RoleImplementer, Attempt: 1, PID: 7},
-		{Type: pipeline.EvLimited, Time: t0.Add(time.Minute), Job: pipeline.RoleImplementer, Attempt: 1, Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}},
+	for _, ev := range []roleplan.Event{
+		{Type: roleplan.EvStarted, Time: t0, Spec: &roleplan.Spec{Objective: "add a health check", Workflow: workflows.Quick, NoInterview: true, Rules: roleplan.Rules}},
+		{Type: roleplan.EvAgentStarted, Time: t0, Job: workflows.RoleImplementer, Attempt: 1, PID: 7},
+		{Type: roleplan.EvLimited, Time: t0.Add(time.Minute), Job: workflows.RoleImplementer, Attempt: 1, Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}},
 	} {
 		b, _ := json.Marshal(ev)
 		if _, err := j.Append(run.ID, string(ev.Type), ev.Time, b); err != nil {

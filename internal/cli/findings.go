@@ -7,8 +7,8 @@ import (
 
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/lines"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/spf13/cobra"
 )
 
@@ -16,7 +16,7 @@ import (
 type findingsList struct {
 	Run      int64              `json:"run"`
 	Branch   string             `json:"branch,omitempty"`
-	Findings []pipeline.Finding `json:"findings"`
+	Findings []roleplan.Finding `json:"findings"`
 }
 
 func newFindingsCmd(g *globalOptions) *cobra.Command {
@@ -52,7 +52,7 @@ open) or quit, at the run's screen or with hive answer.`,
 			s := m.Snapshot()
 			list := findingsList{Run: run.ID, Branch: s.Spec.Branch, Findings: s.Findings}
 			if list.Findings == nil {
-				list.Findings = []pipeline.Finding{}
+				list.Findings = []roleplan.Finding{}
 			}
 			if asJSON {
 				return printJSON(g.stdout, list)

@@ -7,15 +7,15 @@ import (
 
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/runconfig"
+	"github.com/hivectl/hive/internal/workflows"
 	"github.com/spf13/cobra"
 )
 
 // modelRoles are the roles `hive models` lists: execute-phase's, then
 // every role of hive run (the comb resolves execute-phase's merges too),
 // then hive run's planner and postmortem.
-var modelRoles = append(append([]string{"executor", "verifier"}, pipeline.Roles...), pipeline.RolePlanner, pipeline.RolePostmortem, pipeline.RoleEvaluator)
+var modelRoles = append(append([]string{"executor", "verifier"}, workflows.Roles...), workflows.RolePlanner, workflows.RolePostmortem, workflows.RoleEvaluator)
 
 // ModelChoice is what a role will run with, and why.
 type ModelChoice struct {

@@ -9,8 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hivectl/hive/internal/lines"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui/pipelinescreen"
 )
 
@@ -51,12 +51,12 @@ type screenObserver struct {
 	send func(tea.Msg)
 }
 
-func (o *screenObserver) Event(ev pipeline.Event, s pipeline.Snapshot) {
+func (o *screenObserver) Event(ev roleplan.Event, s roleplan.Snapshot) {
 	o.RunPrinter.Event(ev, s)
 	o.send(pipelinescreen.SnapshotMsg{Snapshot: s})
 }
 
-func (o *screenObserver) Command(c pipeline.Command, s pipeline.Snapshot) {
+func (o *screenObserver) Command(c roleplan.Command, s roleplan.Snapshot) {
 	o.RunPrinter.Command(c, s)
 	o.send(pipelinescreen.SnapshotMsg{Snapshot: s})
 }

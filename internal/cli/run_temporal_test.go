@@ -22,8 +22,8 @@ import (
 
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runworker"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
@@ -152,9 +152,9 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 }
 
 // hasAnswer says whether evs hold an answer.
-func hasAnswer(evs []pipeline.Event) bool {
+func hasAnswer(evs []roleplan.Event) bool {
 	for _, ev := range evs {
-		if ev.Type == pipeline.EvAnswer {
+		if ev.Type == roleplan.EvAnswer {
 			return true
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
@@ -34,8 +34,8 @@ type statusPipelineView struct {
 	Live   bool                 `json:"live"`
 	PID    int                  `json:"pid,omitempty"`
 	Resume string               `json:"resume,omitempty"`
-	Jobs   []pipeline.Job       `json:"jobs"`
-	Open   *pipeline.Checkpoint `json:"open,omitempty"`
+	Jobs   []roleplan.Job       `json:"jobs"`
+	Open   *roleplan.Checkpoint `json:"open,omitempty"`
 	Answer string               `json:"answer,omitempty"` // the command that answers Open
 	Spend  work.Spend           `json:"spend"`
 	// Temporal names the run's Temporal workflow while one drives it

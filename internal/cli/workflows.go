@@ -8,18 +8,18 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/workflows"
 	"github.com/spf13/cobra"
 )
 
 // workflowEntry is one workflow as hive workflows lists it.
 type workflowEntry struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Steps       []string        `json:"steps"`      // in order, with their marks
-	Definition  []pipeline.Step `json:"definition"` // each step as the file gives it
-	Source      string          `json:"source"`     // built in, or the file
-	Error       string          `json:"error,omitempty"`
+	Name        string           `json:"name"`
+	Description string           `json:"description,omitempty"`
+	Steps       []string         `json:"steps"`      // in order, with their marks
+	Definition  []workflows.Step `json:"definition"` // each step as the file gives it
+	Source      string           `json:"source"`     // built in, or the file
+	Error       string           `json:"error,omitempty"`
 }
 
 func newWorkflowsCmd(g *globalOptions) *cobra.Command {
@@ -55,7 +55,7 @@ NAME>debugger sends what fails there to the debugger.`,
 				byName[e.Name] = len(list)
 				list = append(list, e)
 			}
-			for _, w := range pipeline.Builtins {
+			for _, w := range workflows.Builtins {
 				add(entry(w, "built in"))
 			}
 			var dirs []string
@@ -73,8 +73,8 @@ NAME>debugger sends what fails there to the debugger.`,
 					name := strings.TrimSuffix(filepath.Base(f), ".json")
 					data, err := os.ReadFile(f)
 					if err == nil {
-						var w pipeline.Workflow
-						if w, err = pipeline.ParseWorkflow(rel, data); err == nil {
+						var w workflows.Workflow
+						if w, err = workflows.Parse(rel, data); err == nil {
 							add(entry(w, rel))
 							continue
 						}
@@ -101,6 +101,6 @@ NAME>debugger sends what fails there to the debugger.`,
 	return cmd
 }
 
-func entry(w pipeline.Workflow, source string) workflowEntry {
+func entry(w workflows.Workflow, source string) workflowEntry {
 	return workflowEntry{Name: w.Name, Description: w.Description, Steps: w.StepNames(), Definition: w.Steps, Source: source}
 }

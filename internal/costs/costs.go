@@ -9,7 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -124,18 +124,18 @@ func pipelineCosts(j journal.Journal, run journal.Run) ([]Row, error) {
 	sums := map[costKey]*Row{}
 	phaseRuns := map[int64]work.Spend{}
 	err := j.Each(run.ID, func(rec journal.Record) error {
-		if rec.Type != string(pipeline.EvUsage) && rec.Type != string(pipeline.EvPhaseDone) {
+		if rec.Type != string(roleplan.EvUsage) && rec.Type != string(roleplan.EvPhaseDone) {
 			return nil
 		}
-		var ev pipeline.Event
+		var ev roleplan.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("hive run %d event %d: %w", run.ID, rec.Seq, err)
 		}
-		if ev.Type == pipeline.EvPhaseDone {
+		if ev.Type == roleplan.EvPhaseDone {
 			// Counted as the machine counts it: what is new of its phase run.
-			k := costKey{pipeline.PhaseJob, ""}
+			k := costKey{roleplan.PhaseJob, ""}
 			if sums[k] == nil {
-				sums[k] = &Row{Run: fmt.Sprintf("hive run #%d", run.ID), Role: pipeline.PhaseJob}
+				sums[k] = &Row{Run: fmt.Sprintf("hive run #%d", run.ID), Role: roleplan.PhaseJob}
 			}
 			sums[k].Spend = sums[k].Spend.Plus(ev.Spend.Minus(phaseRuns[ev.PhaseRun]))
 			if ev.PhaseRun != 0 {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -56,13 +56,13 @@ func TestReadSumsEveryTurnOnce(t *testing.T) {
 		engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 2, Model: "m", InputTokens: 5, CostUSD: 0.25},
 		engine.Event{Type: engine.EvUsage, Plan: engine.VerifyID, Attempt: 1, Model: "m", OutputTokens: 7, Priced: true, TurnUSD: 0.1},
 	)
-	pipe := func(ev pipeline.Event) string { return string(ev.Type) }
+	pipe := func(ev roleplan.Event) string { return string(ev.Type) }
 	journaled(t, filepath.Join(root, ".hive", "runs.db"), "run", pipe,
-		pipeline.Event{Type: pipeline.EvUsage, Job: "architect", Attempt: 1, Model: "m", Spend: work.Spend{InputTokens: 30, CostUSD: 0.3}},
-		pipeline.Event{Type: pipeline.EvUsage, Job: "architect", Attempt: 1, Model: "m", Spend: work.Spend{InputTokens: 50, CostUSD: 0.5}},
-		pipeline.Event{Type: pipeline.EvPhaseDone, Job: pipeline.PhaseJob, PhaseRun: 3, Spend: work.Spend{InputTokens: 1000, CostUSD: 2}},
+		roleplan.Event{Type: roleplan.EvUsage, Job: "architect", Attempt: 1, Model: "m", Spend: work.Spend{InputTokens: 30, CostUSD: 0.3}},
+		roleplan.Event{Type: roleplan.EvUsage, Job: "architect", Attempt: 1, Model: "m", Spend: work.Spend{InputTokens: 50, CostUSD: 0.5}},
+		roleplan.Event{Type: roleplan.EvPhaseDone, Job: roleplan.PhaseJob, PhaseRun: 3, Spend: work.Spend{InputTokens: 1000, CostUSD: 2}},
 		// The same phase run again (a resume): only what is new counts.
-		pipeline.Event{Type: pipeline.EvPhaseDone, Job: pipeline.PhaseJob, PhaseRun: 3, Spend: work.Spend{InputTokens: 1500, CostUSD: 3}},
+		roleplan.Event{Type: roleplan.EvPhaseDone, Job: roleplan.PhaseJob, PhaseRun: 3, Spend: work.Spend{InputTokens: 1500, CostUSD: 3}},
 	)
 	rows, err := Read(root)
 	if err != nil {
@@ -79,7 +79,7 @@ func TestReadSumsEveryTurnOnce(t *testing.T) {
 		{"phase 01-core #1", "executor", 1, 130, 1.5, 1.2},
 		{"phase 01-core #1", "verifier", 1, 7, 0.1, 0},
 		{"hive run #1", "architect", 2, 80, 0.5, 0},
-		{"hive run #1", pipeline.PhaseJob, 0, 1500, 3, 0},
+		{"hive run #1", roleplan.PhaseJob, 0, 1500, 3, 0},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("rows %+v, want %d", rows, len(want))

@@ -14,9 +14,9 @@ import (
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
@@ -105,7 +105,7 @@ func hiveShareRun(ctx context.Context, bin string) (runreport.Timeline, error) {
 	if err != nil {
 		return failed(err)
 	}
-	if s := res.Snapshot; s.Outcome != pipeline.OutcomeComplete {
+	if s := res.Snapshot; s.Outcome != roleplan.OutcomeComplete {
 		return failed(fmt.Errorf("the run ended %s: %s", s.Outcome, s.Reason))
 	}
 	runs, err := j.Runs() // as the run finished: res.Run is as it began

@@ -218,7 +218,7 @@ func Reply(ctx context.Context, gh, dir, id, body string) error {
 // Latest is each workflow's newest run, newest first: a run that a later
 // one of the same workflow replaced (a re-run, a new commit) says nothing
 // now. Whether a failure still applies, it being of the pull request's
-// head, the machine decides (pipeline.Routable).
+// head, the machine decides (follow.Routable).
 func Latest(runs []CIRun) []CIRun {
 	var out []CIRun
 	seen := map[string]bool{}

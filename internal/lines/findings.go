@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
-func Place(f pipeline.Finding) string {
+func Place(f roleplan.Finding) string {
 	switch {
 	case f.File == "":
 		return "-"
@@ -32,7 +32,7 @@ func CodeRef(ctx context.Context, repo *gitx.Repo, branch string) string {
 // FindingsWithCode shows each finding with its description, suggestion
 // and the lines around the line it names, read from git at ref (never a
 // path outside the repository: git refuses one).
-func FindingsWithCode(ctx context.Context, repo *gitx.Repo, ref string, fs []pipeline.Finding) string {
+func FindingsWithCode(ctx context.Context, repo *gitx.Repo, ref string, fs []roleplan.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		fmt.Fprintf(&b, "\n%s %s %s: %s (%s)\n", f.ID, f.Severity, Place(f), oneLine(f.Title), f.Status)

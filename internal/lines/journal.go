@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // PhaseLog prints on w a phase run of the journal j as execute-phase
@@ -56,7 +57,7 @@ func RunLog(w io.Writer, j journal.Journal, run journal.Run) error {
 	return j.Each(run.ID, func(rec journal.Record) error {
 		line.Reset()
 		at = rec.Time
-		var ev pipeline.Event
+		var ev roleplan.Event
 		var d runjournal.Delivery
 		var warned runjournal.Warned
 		var given runjournal.ContextRecord
@@ -109,34 +110,34 @@ func RunLog(w io.Writer, j journal.Journal, run journal.Run) error {
 
 // quietPipelineEvent describes the events hive run does not print as they
 // happen, for the log.
-func quietPipelineEvent(ev pipeline.Event) string {
+func quietPipelineEvent(ev roleplan.Event) string {
 	switch ev.Type {
-	case pipeline.EvResumed:
+	case roleplan.EvResumed:
 		return "resumed by a new hive process"
-	case pipeline.EvAgentStarted:
+	case roleplan.EvAgentStarted:
 		return fmt.Sprintf("agent running (attempt %d, pid %d)", ev.Attempt, ev.PID)
-	case pipeline.EvAgentExited:
+	case roleplan.EvAgentExited:
 		if ev.Reason != "" && ev.Reason != "exited normally" {
 			return fmt.Sprintf("agent exited %d: %s", ev.ExitCode, OneLineClip(ev.Reason, 100))
 		}
 		return fmt.Sprintf("agent exited %d", ev.ExitCode)
-	case pipeline.EvUsage:
+	case roleplan.EvUsage:
 		return fmt.Sprintf("used %s", SpendText(ev.Spend))
-	case pipeline.EvToolCall:
+	case roleplan.EvToolCall:
 		return fmt.Sprintf("called %s (%s)", ev.Tool, ev.Text)
-	case pipeline.EvAnswer:
+	case roleplan.EvAnswer:
 		return fmt.Sprintf("answered: %s", OneLineClip(ev.Text, 100))
-	case pipeline.EvReport:
+	case roleplan.EvReport:
 		return "reported: " + strings.Join(ev.Errors, "; ")
-	case pipeline.EvLinted:
+	case roleplan.EvLinted:
 		return fmt.Sprintf("the plans' lint: %d error(s): %s", len(ev.Errors), OneLineClip(strings.Join(ev.Errors, "; "), 100))
-	case pipeline.EvDelivered, pipeline.EvPushed:
-		what := map[pipeline.EventType]string{pipeline.EvDelivered: "pull request opened", pipeline.EvPushed: "fix pushed"}[ev.Type]
+	case roleplan.EvDelivered, roleplan.EvPushed:
+		what := map[roleplan.EventType]string{roleplan.EvDelivered: "pull request opened", roleplan.EvPushed: "fix pushed"}[ev.Type]
 		if !ev.OK || ev.PR == nil {
 			return fmt.Sprintf("%s: no: %s", what, OneLineClip(ev.Reason, 100))
 		}
 		return fmt.Sprintf("%s: #%d %s, head %.7s", what, ev.PR.Number, ev.PR.URL, ev.PR.Head)
-	case pipeline.EvPullRequest:
+	case roleplan.EvPullRequest:
 		if ev.PR == nil {
 			break
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui/pipelinescreen"
 )
 
@@ -54,15 +54,15 @@ func (p *RunPrinter) stamp() string {
 	return fmt.Sprintf("%6s", now.Sub(p.Start).Round(time.Second))
 }
 
-func (p *RunPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
+func (p *RunPrinter) Event(ev roleplan.Event, s roleplan.Snapshot) {
 	if p.JSON {
 		json.NewEncoder(p.W).Encode(map[string]any{"event": ev})
 		return
 	}
 	switch ev.Type {
-	case pipeline.EvStarted:
+	case roleplan.EvStarted:
 		fmt.Fprintf(p.W, "%s  run: %s (workflow %s)\n", p.stamp(), ev.Spec.Objective, ev.Spec.Workflow.Name)
-	case pipeline.EvReport:
+	case roleplan.EvReport:
 		if ev.Report != nil {
 			what := ev.Report.Summary
 			if what == "" {
@@ -70,11 +70,11 @@ func (p *RunPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 			}
 			fmt.Fprintf(p.W, "%s  %-17s reported %s: %s\n", p.stamp(), ev.Job, ev.Report.Status, OneLineClip(what, 80))
 		}
-	case pipeline.EvLinted:
+	case roleplan.EvLinted:
 		if len(ev.Errors) == 0 {
 			fmt.Fprintf(p.W, "%s  %-17s plans lint clean\n", p.stamp(), "architect")
 		}
-	case pipeline.EvPhaseDone:
+	case roleplan.EvPhaseDone:
 		switch {
 		case ev.OK:
 			fmt.Fprintf(p.W, "%s  %-17s every plan complete and merged\n", p.stamp(), "implementers")
@@ -83,7 +83,7 @@ func (p *RunPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 		default:
 			fmt.Fprintf(p.W, "%s  %-17s the phase did not complete: %s\n", p.stamp(), "implementers", OneLineClip(ev.Reason, 100))
 		}
-	case pipeline.EvTestsRan:
+	case roleplan.EvTestsRan:
 		switch t := ev.Tests; {
 		case t == nil:
 		case t.None:
@@ -91,7 +91,7 @@ func (p *RunPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 		default:
 			fmt.Fprintf(p.W, "%s  %-17s %s: exit %d, %d passed, %d failed\n", p.stamp(), "tests", t.Command, t.ExitCode, t.Passed, t.Failed)
 		}
-	case pipeline.EvBuilt:
+	case roleplan.EvBuilt:
 		switch t := ev.Tests; {
 		case t == nil:
 		case t.None:
@@ -102,25 +102,25 @@ func (p *RunPrinter) Event(ev pipeline.Event, s pipeline.Snapshot) {
 	}
 }
 
-func (p *RunPrinter) Command(c pipeline.Command, s pipeline.Snapshot) {
+func (p *RunPrinter) Command(c roleplan.Command, s roleplan.Snapshot) {
 	if p.JSON {
 		json.NewEncoder(p.W).Encode(map[string]any{"command": c})
 		return
 	}
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		fmt.Fprintf(p.W, "%s  %-17s started (attempt %d)\n", p.stamp(), c.Job, c.Attempt)
-	case pipeline.CmdRunPhase:
+	case roleplan.CmdRunPhase:
 		fmt.Fprintf(p.W, "%s  %-17s running the architect's plans in parallel\n", p.stamp(), c.Job)
-	case pipeline.CmdNote:
+	case roleplan.CmdNote:
 		fmt.Fprintf(p.W, "%s  %-17s %s\n", p.stamp(), c.Job, c.Text)
-	case pipeline.CmdCheckpoint:
+	case roleplan.CmdCheckpoint:
 		cp := c.Checkpoint
 		fmt.Fprintf(p.W, "%s  %-17s asks: %s (%s)\n", p.stamp(), c.Job, cp.Question, strings.Join(cp.Options, " / "))
 		if cp.Details != "" {
 			fmt.Fprintf(p.W, "        %s\n", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n        "))
 		}
-		if cp.Kind == pipeline.KindFindings && cp.View {
+		if cp.Kind == roleplan.KindFindings && cp.View {
 			fmt.Fprint(p.W, FindingsWithCode(context.Background(), p.Repo, CodeRef(context.Background(), p.Repo, s.Spec.Branch), cp.Findings))
 		}
 		switch {
@@ -167,7 +167,7 @@ func (p *RunPrinter) Result(res piperun.Result) {
 
 // NoTestsText says why no test ran: the runner found none, or hive
 // found no test command.
-func NoTestsText(t *pipeline.Tests) string {
+func NoTestsText(t *roleplan.Tests) string {
 	if t.Command != "" {
 		return t.Command + " found no test"
 	}
@@ -185,7 +185,7 @@ func ReadAnswers(r io.Reader, out chan<- string) {
 }
 
 // view is the pipeline view, styled only on a terminal.
-func (p *RunPrinter) view(s pipeline.Snapshot) string {
+func (p *RunPrinter) view(s roleplan.Snapshot) string {
 	plans := p.plans
 	if len(s.Plans) > 0 {
 		plans = plans[:0:0]

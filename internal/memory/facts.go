@@ -13,6 +13,8 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Kinds of lesson.
@@ -122,12 +124,12 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 			}
 			return nil
 		}
-		var ev pipeline.Event
+		var ev roleplan.Event
 		if json.Unmarshal(rec.Payload, &ev) != nil || string(ev.Type) != rec.Type {
 			return nil // hive's own records (the delivery), not the machine's
 		}
 		m.Step(ev) // an event refused live changed nothing then either
-		if (ev.Type != pipeline.EvTestsRan && ev.Type != pipeline.EvBuilt) || !ev.Tests.Ran() {
+		if (ev.Type != roleplan.EvTestsRan && ev.Type != roleplan.EvBuilt) || !ev.Tests.Ran() {
 			return nil
 		}
 		t := ev.Tests
@@ -143,7 +145,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		}
 		s := m.Snapshot()
 		l := Lesson{Run: run.ID, Kind: KindTests, Role: fixerOf(s, ev.Job), Source: ev.Job, Files: FilesIn(t.Output)}
-		if ev.Type == pipeline.EvBuilt {
+		if ev.Type == roleplan.EvBuilt {
 			l.Kind, l.Source = KindBuild, "build"
 			l.Text = "the build (" + t.Command + ") failed: " + firstError(t.Output)
 		} else {
@@ -180,13 +182,13 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		if c.Round > 1 {
 			continue // the second round is the first one's, decided by a human
 		}
-		second := slices.ContainsFunc(s.Challenges, func(o pipeline.Challenge) bool { return o.Round > 1 && o.From == c.From && o.To == c.To })
+		second := slices.ContainsFunc(s.Challenges, func(o roleplan.Challenge) bool { return o.Round > 1 && o.From == c.From && o.To == c.To })
 		f.Lessons = append(f.Lessons, Lesson{Run: run.ID, Kind: KindChallenge, Role: c.To, Source: c.From, Text: c.Issue,
 			Files: FilesIn(c.Issue + " " + c.Evidence), Confirmed: !second})
 	}
 	for _, fd := range s.Findings {
-		l := Lesson{Run: run.ID, Kind: KindFinding, Role: pipeline.RoleImplementer, Source: roleOf[fd.Job], Text: fd.Title,
-			Confirmed: fd.Status == pipeline.FindingFixed}
+		l := Lesson{Run: run.ID, Kind: KindFinding, Role: workflows.RoleImplementer, Source: roleOf[fd.Job], Text: fd.Title,
+			Confirmed: fd.Status == roleplan.FindingFixed}
 		if fd.File != "" {
 			l.Files = []string{fd.File}
 		}
@@ -201,7 +203,7 @@ func FromJournal(j journal.Journal, run journal.Run) (Facts, error) {
 		}
 	}
 	for _, jb := range s.Jobs {
-		if jb.Role != pipeline.RoleDocumenter || jb.Report == nil {
+		if jb.Role != workflows.RoleDocumenter || jb.Report == nil {
 			continue
 		}
 		var proposed []string
@@ -283,13 +285,13 @@ func Proved(j journal.Journal, run journal.Run) []string {
 
 // fixerOf is the role that fixes what job's check found failing: its
 // step's on_failure role, else the implementer.
-func fixerOf(s pipeline.Snapshot, job string) string {
+func fixerOf(s roleplan.Snapshot, job string) string {
 	for _, st := range s.Spec.Workflow.Steps {
 		if st.ID() == job && st.OnFailure != "" {
 			return st.OnFailure
 		}
 	}
-	return pipeline.RoleImplementer
+	return workflows.RoleImplementer
 }
 
 // firstError is the output's first line that reads like an error, else its

@@ -5,5 +5,7 @@
 // back to the implementer (3.5). Machine is a pure state machine like the
 // engine: journaled events in, commands out, no clock, no I/O; the shell
 // starts the agents, runs the phase of the architect's plans with the
-// engine, lints, runs the tests and asks the human.
+// engine, lints, runs the tests and asks the human. Its events, commands,
+// checkpoints and state are roleplan's, the vocabulary its hosts and the
+// journal share.
 package pipeline

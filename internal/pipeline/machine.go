@@ -6,95 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/pipeline/budget"
+	"github.com/hivectl/hive/internal/pipeline/findings"
+	"github.com/hivectl/hive/internal/pipeline/follow"
+	"github.com/hivectl/hive/internal/pipeline/jobs"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
-
-// JobState is where a role's job stands.
-type JobState string
-
-const (
-	Pending  JobState = "pending"
-	Running  JobState = "running"  // its agent (or the phase) works
-	Checking JobState = "checking" // hive lints its plans, runs the tests or the build
-	Waiting  JobState = "waiting"  // at a checkpoint
-	Done     JobState = "done"
-	Skipped  JobState = "skipped" // the run went on without it: left out, the human's choice, or nothing to check
-)
-
-// PhaseJob is the id of the job that runs the architect's plans; FixJob
-// the implementer agent that, after such a phase, fixes what the tests or
-// a challenge found in the merged result.
-const (
-	PhaseJob = "implementers"
-	FixJob   = "implementer-fix"
-)
-
-// Job is one role's work in a run.
-type Job struct {
-	ID       string     `json:"id"`
-	Role     string     `json:"role"`
-	Prompt   string     `json:"prompt,omitempty"`
-	Type     string     `json:"type,omitempty"`  // a mechanical step's type (StepBuild, StepFixBlocking)
-	Phase    bool       `json:"phase,omitempty"` // the architect's plans, run as a phase
-	State    JobState   `json:"state"`
-	Attempts int        `json:"attempts"`
-	PID      int        `json:"pid,omitempty"`
-	Spend    work.Spend `json:"spend,omitzero"`
-	// Report is the last HIVE_REPORT of its agents.
-	Report *work.Report `json:"report,omitempty"`
-	// Evaluation is its last attempt judged (Spec.Routing.Evaluate);
-	// Evaluating: hive judges the current one now.
-	Evaluation *Evaluation `json:"evaluation,omitempty"`
-	Evaluating bool        `json:"evaluating,omitempty"`
-}
-
-type job struct {
-	Job
-	report  *work.Report    // the current attempt's report
-	next    *Context        // for its next start
-	crashes int             // attempts in a row that ended without a report
-	lints   int             // re-runs for lint errors
-	costs   map[int]float64 // each attempt's session cost counted so far
-	started bool            // the current attempt's agent was seen to start
-	guard   work.CallGuard  // the loop guard's view of the current attempt's calls
-	// interrupted: the budget stopped the current attempt's agent.
-	interrupted bool
-	// switching: a usage limit stopped the current attempt's agent as the
-	// run fell back; the job starts again on the fallback once it exits.
-	switching bool
-	ctx       *Context // what the current attempt was told
-
-	step     Step     // the workflow's step (none for a job made for fixes)
-	deps     []string // the jobs it waits for, from the workflow
-	wait     []string // the jobs it waits for this time: a challenge, a fix
-	reviewed bool     // a human looked at its work (its step's checkpoint)
-	fixes    int      // a build's fix loops
-	asked    int      // the interviewer's questions still open
-	// broken: what the current attempt's report breaks of its contract;
-	// invalid counts the attempts in a row that reported so, of at most
-	// maxInvalid.
-	broken     []string
-	invalid    int
-	maxInvalid int
-	// rerun: a fix was ordered while the job worked; once done, it runs
-	// again with this context after the jobs rerunAfter.
-	rerun      *Context
-	rerunAfter []string
-	// evaluated is the attempt last judged; evalBlocks counts the
-	// evaluations that blocked.
-	evaluated  int
-	evalBlocks int
-}
-
-// settled says whether the job's work is over, for now.
-func (j *job) settled() bool { return j.State == Done || j.State == Skipped }
-
-// active says whether the job works, is checked, or waits for a human.
-func (j *job) active() bool { return j.State == Running || j.State == Checking || j.State == Waiting }
-
-// writes says whether the job changes the run's worktree: two such never
-// work at once (a build or the tests need a tree no agent is changing).
-func (j *job) writes() bool { return j.Type != "" || j.Phase || !slices.Contains(readOnly, j.Role) }
 
 // Machine is the pipeline's state machine. It is not safe for concurrent
 // use: one goroutine owns it, as the engine.
@@ -103,43 +22,44 @@ type Machine struct {
 	// provider's limit, if any (rules 2).
 	now      time.Time
 	waits    work.Waits
-	spec     Spec
+	spec     roleplan.Spec
 	started  bool
 	finished bool
 	outcome  string
 	reason   string
 
-	jobs   []*job
-	byID   map[string]*job
-	agenda []string // the jobs to run, in order; the head is the current one
+	// jobs: the run's jobs and their agenda.
+	jobs jobs.Board
 
-	handoffs   map[string]Challenge // "FROM>TO" → the first challenge of that handoff
-	challenges []Challenge
-	decisions  []Decision
+	handoffs   map[string]roleplan.Challenge // "FROM>TO" → the first challenge of that handoff
+	challenges []roleplan.Challenge
+	decisions  []roleplan.Decision
 	warnings   []string
 	fixLoops   int
-	tests      *Tests
-	plans      []PlanRun            // the phase's plans, as its last run ended
+	tests      *roleplan.Tests
+	plans      []roleplan.PlanRun   // the phase's plans, as its last run ended
 	phaseRuns  map[int64]work.Spend // what each phase run had spent when it last ended
-	open       *Checkpoint
-	queue      []*Checkpoint // questions raised while another was open
-	findings   []Finding
+	open       *roleplan.Checkpoint
+	queue      []*roleplan.Checkpoint // questions raised while another was open
+	findings   findings.Findings
 	nextCP     int
-	budget     budgetState
+	budget     budget.State
 	// serial: a computed confidence under the floor; the rest of the
 	// run works one job at a time.
 	serial bool
 	// follow: the run's pull request, once FollowJob delivered it.
-	follow *following
+	follow *follow.Follow
 }
 
 // New returns a machine waiting for EvStarted.
-func New() *Machine { return &Machine{byID: map[string]*job{}, handoffs: map[string]Challenge{}} }
+func New() *Machine {
+	return &Machine{handoffs: map[string]roleplan.Challenge{}}
+}
 
 // Step applies one journaled event and returns the commands to carry out.
 // An event that does not fit the state is refused with an error and
 // changes nothing.
-func (m *Machine) Step(ev Event) ([]Command, error) {
+func (m *Machine) Step(ev roleplan.Event) ([]roleplan.Command, error) {
 	out, err := m.step(ev)
 	if err != nil || !m.started || m.finished {
 		return out, err
@@ -148,73 +68,73 @@ func (m *Machine) Step(ev Event) ([]Command, error) {
 	// answered; with none open, whatever may start now starts.
 	if m.open == nil && len(m.queue) > 0 {
 		m.open, m.queue = m.queue[0], m.queue[1:]
-		return append(out, Command{Type: CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open}), nil
+		return append(out, roleplan.Command{Type: roleplan.CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open}), nil
 	}
 	return append(out, m.advance()...), nil
 }
 
-func (m *Machine) step(ev Event) ([]Command, error) {
-	if !m.started && ev.Type != EvStarted {
+func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
+	if !m.started && ev.Type != roleplan.EvStarted {
 		return nil, fmt.Errorf("%s before the run started", ev.Type)
 	}
 	if !ev.Time.IsZero() {
 		m.now = ev.Time
 	}
-	if m.finished && ev.Type != EvUsage && ev.Type != EvAgentExited && ev.Type != EvResumed && ev.Type != EvWake {
+	if m.finished && ev.Type != roleplan.EvUsage && ev.Type != roleplan.EvAgentExited && ev.Type != roleplan.EvResumed && ev.Type != roleplan.EvWake {
 		return nil, fmt.Errorf("%s after the run finished", ev.Type)
 	}
 	switch ev.Type {
-	case EvStarted:
+	case roleplan.EvStarted:
 		return m.start(ev)
-	case EvResumed:
+	case roleplan.EvResumed:
 		return m.resume(), nil
-	case EvWake:
+	case roleplan.EvWake:
 		return m.wake(), nil
-	case EvAnswer:
-		if ev.Job == LimitJob && m.byID[LimitJob] == nil {
+	case roleplan.EvAnswer:
+		if ev.Job == roleplan.LimitJob && m.jobs.Get(roleplan.LimitJob) == nil {
 			return m.resumeNow(ev)
 		}
 		return m.answer(ev)
-	case EvLinted, EvPhaseDone, EvTestsRan:
+	case roleplan.EvLinted, roleplan.EvPhaseDone, roleplan.EvTestsRan:
 		return m.checked(ev)
-	case EvBuilt:
+	case roleplan.EvBuilt:
 		return m.built(ev)
-	case EvEvaluated:
+	case roleplan.EvEvaluated:
 		return m.evaluated(ev)
-	case EvDelivered, EvPullRequest, EvPushed:
-		return m.followed(ev)
+	case roleplan.EvDelivered, roleplan.EvPullRequest, roleplan.EvPushed:
+		return m.follow.Step(ops{m}, m.jobs.Get(roleplan.FollowJob), ev, m.spec.Workflow.Loops())
 	}
-	j := m.byID[ev.Job]
+	j := m.jobs.Get(ev.Job)
 	if j == nil {
 		return nil, fmt.Errorf("%s of unknown job %q", ev.Type, ev.Job)
 	}
-	if ev.Type == EvUsage {
+	if ev.Type == roleplan.EvUsage {
 		// Every attempt's usage counts, a replaced one's too: its turn
 		// was spent. Tokens are the turn's; the cost is the session's so far.
-		if j.costs == nil {
-			j.costs = map[int]float64{}
+		if j.Costs == nil {
+			j.Costs = map[int]float64{}
 		}
 		turn := ev.Spend
-		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.costs[ev.Attempt]), 0
+		turn.CostUSD, turn.CLICostUSD = max(0, ev.Spend.CostUSD-j.Costs[ev.Attempt]), 0
 		j.Spend = j.Spend.Plus(turn)
-		j.costs[ev.Attempt] = max(j.costs[ev.Attempt], ev.Spend.CostUSD)
-		m.budget.turns.Spent(j.ID, ev.Attempt, turn.CostUSD, !ev.MidTurn) // a role's session is one turn
+		j.Costs[ev.Attempt] = max(j.Costs[ev.Attempt], ev.Spend.CostUSD)
+		m.budget.Turns.Spent(j.ID, ev.Attempt, turn.CostUSD, !ev.MidTurn) // a role's session is one turn
 		return m.spend(j), nil
 	}
-	if ev.Type == EvAgentExited {
-		m.budget.turns.Gone(j.ID, ev.Attempt)
+	if ev.Type == roleplan.EvAgentExited {
+		m.budget.Turns.Gone(j.ID, ev.Attempt)
 	}
 	if ev.Attempt != j.Attempts {
 		return nil, nil // an earlier attempt's late output: its work was replaced
 	}
 	switch ev.Type {
-	case EvAgentStarted:
-		j.PID, j.started = ev.PID, true
-	case EvToolCall:
+	case roleplan.EvAgentStarted:
+		j.PID, j.Seen = ev.PID, true
+	case roleplan.EvToolCall:
 		return m.toolCall(j, ev), nil
-	case EvLimited:
+	case roleplan.EvLimited:
 		return m.limited(j, ev), nil
-	case EvReport:
+	case roleplan.EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report of %s without its HIVE_REPORT", j.ID)
 		}
@@ -222,33 +142,33 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 		if len(ev.Errors) > 0 {
 			// A report that breaks the role's contract is never the work
 			// done: the agent is told what to fix.
-			j.report, j.broken, j.maxInvalid = nil, ev.Errors, ev.MaxAttempts
+			j.Reported, j.Broken, j.MaxInvalid = nil, ev.Errors, ev.MaxAttempts
 			break
 		}
-		j.report, j.broken = ev.Report, nil
+		j.Reported, j.Broken = ev.Report, nil
 		m.waits.Progress() // the provider answers again
-	case EvAgentExited:
+	case roleplan.EvAgentExited:
 		j.PID = 0
-		if j.State != Running || m.finished {
+		if j.State != roleplan.Running || m.finished {
 			return nil, nil
 		}
-		if j.switching {
+		if j.Switching {
 			// Cut off at a usage limit: it starts again on the fallback.
-			j.switching, j.State = false, Pending
+			j.Switching, j.State = false, roleplan.Pending
 			return m.advance(), nil
 		}
-		if j.report == nil && j.broken != nil {
+		if j.Reported == nil && j.Broken != nil {
 			return m.invalidReport(j), nil
 		}
-		if j.report == nil {
+		if j.Reported == nil {
 			why := fmt.Sprintf("the agent exited (code %d) without a HIVE_REPORT", ev.ExitCode)
 			if ev.Reason != "" {
 				why += ": " + ev.Reason
 			}
 			return m.crashed(j, why), nil
 		}
-		j.crashes, j.invalid = 0, 0
-		return m.route(j, j.report), nil
+		j.Crashes, j.Invalid = 0, 0
+		return m.route(j, j.Reported), nil
 	default:
 		return nil, fmt.Errorf("unknown event %q", ev.Type)
 	}
@@ -258,22 +178,22 @@ func (m *Machine) step(ev Event) ([]Command, error) {
 // toolCall applies the loop guard to a tool call of j's agent (seed 003
 // §5): a role agent runs one turn, so what the guard would tell it is
 // noted for the human; a loop interrupts it and asks the human.
-func (m *Machine) toolCall(j *job, ev Event) []Command {
-	if j.State != Running || m.open != nil || m.finished {
+func (m *Machine) toolCall(j *jobs.Job, ev roleplan.Event) []roleplan.Command {
+	if j.State != roleplan.Running || m.open != nil || m.finished {
 		return nil
 	}
-	tell, stop := j.guard.Call(m.spec.Guard, ev.Tool, ev.Text, "write your HIVE_REPORT with status blocked and what blocks you")
+	tell, stop := j.Guard.Call(m.spec.Guard, ev.Tool, ev.Text, "write your HIVE_REPORT with status blocked and what blocks you")
 	switch {
 	case stop != "":
-		out := []Command{{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: stop}}
-		return append(out, m.ask(j, KindBlocked, j.Role+" was stopped: "+stop, "", []string{AnswerRetry, AnswerContinue, AnswerAbort})...)
+		out := []roleplan.Command{{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID, Interrupt: true, Text: stop}}
+		return append(out, m.ask(j, roleplan.KindBlocked, j.Role+" was stopped: "+stop, "", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})...)
 	case tell != "":
-		return []Command{{Type: CmdNote, Job: j.ID, Text: "loop guard: " + tell}}
+		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: "loop guard: " + tell}}
 	}
 	return nil
 }
 
-func (m *Machine) start(ev Event) ([]Command, error) {
+func (m *Machine) start(ev roleplan.Event) ([]roleplan.Command, error) {
 	if m.started {
 		return nil, fmt.Errorf("the run already started")
 	}
@@ -283,43 +203,43 @@ func (m *Machine) start(ev Event) ([]Command, error) {
 	if err := ev.Spec.Workflow.Validate("workflow " + ev.Spec.Workflow.Name); err != nil {
 		return nil, err
 	}
-	if ev.Spec.Rules > Rules {
-		return nil, fmt.Errorf("the run was started by a newer hive, whose rules are version %d (this hive follows version %d): resume it with that hive or a newer one", ev.Spec.Rules, Rules)
+	if ev.Spec.Rules > roleplan.Rules {
+		return nil, fmt.Errorf("the run was started by a newer hive, whose rules are version %d (this hive follows version %d): resume it with that hive or a newer one", ev.Spec.Rules, roleplan.Rules)
 	}
 	m.spec, m.started = *ev.Spec, true
-	m.budget = budgetState{Budget: m.spec.Budget.clone()}
+	m.budget = budget.New(m.spec.Budget)
 	w := m.spec.Workflow
-	architect := w.Has(RoleArchitect)
+	architect := w.Has(workflows.RoleArchitect)
 	ids := map[string]string{} // step id → job id
-	var out []Command
+	var out []roleplan.Command
 	for i, s := range w.Steps {
-		j := &job{Job: Job{ID: s.ID(), Role: s.Role, Type: s.Type, Prompt: s.Prompt, State: Pending}, step: s}
-		if s.Type == "" && s.Role == RoleImplementer && architect {
-			j.ID, j.Phase = PhaseJob, true
+		j := &jobs.Job{Job: roleplan.Job{ID: s.ID(), Role: s.Role, Type: s.Type, Prompt: s.Prompt, State: roleplan.Pending}, Step: s}
+		if s.Type == "" && s.Role == workflows.RoleImplementer && architect {
+			j.ID, j.Phase = roleplan.PhaseJob, true
 		}
 		ids[s.ID()] = j.ID
 		for _, d := range w.After(i) {
 			// A step left out passes on what it waited for.
-			if dj := m.byID[ids[d]]; dj != nil && dj.State == Skipped {
-				j.deps = append(j.deps, dj.deps...)
+			if dj := m.jobs.Get(ids[d]); dj != nil && dj.State == roleplan.Skipped {
+				j.Deps = append(j.Deps, dj.Deps...)
 			} else {
-				j.deps = append(j.deps, ids[d])
+				j.Deps = append(j.Deps, ids[d])
 			}
 		}
-		j.deps = slices.Compact(slices.Sorted(slices.Values(j.deps)))
-		m.add(j)
+		j.Deps = slices.Compact(slices.Sorted(slices.Values(j.Deps)))
+		m.jobs.Add(j)
 		switch {
 		case s.Condition != "" && !m.holds(s.Condition):
-			j.State = Skipped
-			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("left out: the repository has no %s (condition %s)", strings.TrimPrefix(s.Condition, "has_"), s.Condition)})
+			j.State = roleplan.Skipped
+			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("left out: the repository has no %s (condition %s)", strings.TrimPrefix(s.Condition, "has_"), s.Condition)})
 		case m.provenOut(s):
-			j.State = Skipped
-			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("routing: left out of a quick objective: the %s's recent runs in this project all passed with high confidence", s.Role)})
-		case s.Role == RoleInterviewer && m.spec.NoInterview:
-			j.State = Skipped
-			out = append(out, Command{Type: CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
+			j.State = roleplan.Skipped
+			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("routing: left out of a quick objective: the %s's recent runs in this project all passed with high confidence", s.Role)})
+		case s.Role == workflows.RoleInterviewer && m.spec.NoInterview:
+			j.State = roleplan.Skipped
+			out = append(out, roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "no interview (--no-interview or --yes): the objective is taken as it is written"})
 		default:
-			m.agenda = append(m.agenda, j.ID)
+			m.jobs.Agenda = append(m.jobs.Agenda, j.ID)
 		}
 	}
 	return out, nil
@@ -332,39 +252,40 @@ func (m *Machine) holds(cond string) bool {
 	return !ok || v
 }
 
-func (m *Machine) add(j *job) {
-	m.jobs = append(m.jobs, j)
-	m.byID[j.ID] = j
+// followJob is the job that follows the run's pull request, made once the
+// roles are done; nil when the run does not follow one or already has.
+func (m *Machine) followJob() *jobs.Job {
+	if !m.spec.Follow || m.spec.Rules < followRules || m.jobs.Get(roleplan.FollowJob) != nil {
+		return nil
+	}
+	f, j := follow.Start(&m.jobs)
+	m.follow = f
+	return j
 }
 
 // advance starts every job of the agenda whose steps before it are
 // settled, in the agenda's order, one that writes only while no other
 // does; it ends the run when nothing is left. Nothing starts while a
 // human is asked.
-func (m *Machine) advance() []Command {
+func (m *Machine) advance() []roleplan.Command {
 	if m.open != nil || m.finished {
 		return nil
 	}
-	if len(m.agenda) == 0 {
+	if len(m.jobs.Agenda) == 0 {
 		j := m.followJob()
 		if j == nil {
-			return m.finish(OutcomeComplete, "")
+			return m.finish(roleplan.OutcomeComplete, "")
 		}
-		m.agenda = []string{j.ID}
+		m.jobs.Agenda = []string{j.ID}
 	}
-	writing, busy := false, false
-	for _, id := range m.agenda {
-		j := m.byID[id]
-		writing = writing || (j.active() && j.writes())
-		busy = busy || j.active()
-	}
-	var out []Command
-	for _, id := range slices.Clone(m.agenda) { // a job may settle as it starts
-		j := m.byID[id]
-		if j.State != Pending || !m.ready(j) || (j.writes() && writing) || (m.serial && busy) {
+	writing, busy := m.jobs.Busy()
+	var out []roleplan.Command
+	for _, id := range slices.Clone(m.jobs.Agenda) { // a job may settle as it starts
+		j := m.jobs.Get(id)
+		if j.State != roleplan.Pending || !m.jobs.Ready(j) || (j.Writes() && writing) || (m.serial && busy) {
 			continue
 		}
-		writing = writing || j.writes()
+		writing = writing || j.Writes()
 		busy = true
 		out = append(out, m.run(j)...)
 		if m.open != nil || m.finished {
@@ -377,65 +298,55 @@ func (m *Machine) advance() []Command {
 	if !busy {
 		// Every job left waits for another that will not run: a bug,
 		// said rather than waited on for ever.
-		return m.finish(OutcomeFailed, "nothing can start: "+strings.Join(m.agenda, ", ")+" wait for each other")
+		return m.finish(roleplan.OutcomeFailed, "nothing can start: "+strings.Join(m.jobs.Agenda, ", ")+" wait for each other")
 	}
 	return out
 }
 
-// ready says whether the jobs j waits for are settled.
-func (m *Machine) ready(j *job) bool {
-	for _, id := range slices.Concat(j.deps, j.wait) {
-		if d := m.byID[id]; d != nil && !d.settled() {
-			return false
-		}
-	}
-	return true
-}
-
 // run starts a job's next attempt, within the budget: a job that it
 // cannot pay for waits for a raise.
-func (m *Machine) run(j *job) []Command {
-	if m.waiting() && j.Type != StepBuild && j.Type != StepFollow {
+func (m *Machine) run(j *jobs.Job) []roleplan.Command {
+	if m.waiting() && j.Type != workflows.StepBuild && j.Type != roleplan.StepFollow {
 		// The provider's limit holds every session: the job starts when
 		// the wait is over (wake).
-		j.State = Pending
+		j.State = roleplan.Pending
 		return nil
 	}
-	usd, tokens, rung, held, ask := m.dispatch(j)
+	next, why, c, held := m.budget.Dispatch(&m.jobs, j, m.spec.Rules >= turnRules)
 	if held {
-		return ask
+		return m.askBudget(j, why, c)
 	}
 	j.Attempts++
-	j.State, j.report, j.started, j.interrupted, j.guard, j.wait, j.broken = Running, nil, false, false, work.CallGuard{}, nil, nil
-	j.switching = false // a resume may start it before the cut-off agent's exit came
+	j.State, j.Reported, j.Seen, j.Interrupted, j.Guard, j.Wait, j.Broken = roleplan.Running, nil, false, false, work.CallGuard{}, nil, nil
+	j.Switching = false // a resume may start it before the cut-off agent's exit came
 	j.Evaluating = false
-	ctx := j.next
-	j.next = nil
-	defer func() { j.ctx = ctx }()
+	ctx := j.Next
+	j.Next = nil
+	defer func() { j.Told = ctx }()
 	switch j.Type {
-	case StepBuild:
-		j.State = Checking
-		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}
-	case StepFixBlocking:
-		return m.fixBlocking(j)
-	case StepFollow:
-		return []Command{m.followCommand(j)}
+	case workflows.StepBuild:
+		j.State = roleplan.Checking
+		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}
+	case workflows.StepFixBlocking:
+		return m.findings.FixBlocking(ops{m}, j, m.spec.AutoAnswer)
+	case roleplan.StepFollow:
+		return []roleplan.Command{m.follow.Command(&m.jobs, j)}
 	}
-	if interview := m.interview(); len(interview) > 0 && j.Role != RoleInterviewer {
+	if interview := m.interview(); len(interview) > 0 && j.Role != workflows.RoleInterviewer {
 		if ctx == nil {
-			ctx = &Context{}
+			ctx = &roleplan.Context{}
 		}
 		ctx.Interview = interview
 	}
-	if j.step.Task != "" {
+	if j.Step.Task != "" {
 		if ctx == nil {
-			ctx = &Context{}
+			ctx = &roleplan.Context{}
 		}
-		ctx.Task = j.step.Task
+		ctx.Task = j.Step.Task
 	}
-	if len(m.warnings) > 0 && j.Role != RoleArchitect {
+	if len(m.warnings) > 0 && j.Role != workflows.RoleArchitect {
 		if ctx == nil {
-			ctx = &Context{}
+			ctx = &roleplan.Context{}
 		}
 		ctx.Warnings = append([]string(nil), m.warnings...)
 	}
@@ -444,23 +355,23 @@ func (m *Machine) run(j *job) []Command {
 		for _, d := range m.decisions {
 			if d.Job == j.ID {
 				if ctx == nil {
-					ctx = &Context{}
+					ctx = &roleplan.Context{}
 				}
 				ctx.Decisions = append(ctx.Decisions, d)
 			}
 		}
 	}
 	if j.Phase {
-		return []Command{{Type: CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: usd, BudgetTokens: tokens,
+		return []roleplan.Command{{Type: roleplan.CmdRunPhase, Job: j.ID, Role: j.Role, Attempt: j.Attempts, Context: ctx, BudgetUSD: next.USD, BudgetTokens: next.Tokens,
 			Fallback: m.waits.FellBack}}
 	}
-	m.budget.turns.Started(j.ID, j.Attempts)
-	return []Command{{Type: CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx,
-		BudgetUSD: usd, BudgetTokens: tokens, Rung: rung, Fallback: m.waits.FellBack}}
+	m.budget.Turns.Started(j.ID, j.Attempts)
+	return []roleplan.Command{{Type: roleplan.CmdStartAgent, Job: j.ID, Role: j.Role, Prompt: j.Prompt, Attempt: j.Attempts, Context: ctx,
+		BudgetUSD: next.USD, BudgetTokens: next.Tokens, Rung: next.Rung, Fallback: m.waits.FellBack}}
 }
 
 // route decides what a finished agent's report means.
-func (m *Machine) route(j *job, r *work.Report) []Command {
+func (m *Machine) route(j *jobs.Job, r *work.Report) []roleplan.Command {
 	switch r.Status {
 	case work.ReportChallenge:
 		return m.challenge(j, r)
@@ -468,16 +379,16 @@ func (m *Machine) route(j *job, r *work.Report) []Command {
 		return m.needsInput(j, r)
 	case work.ReportBlocked:
 		why := firstOf(r.Blocker, r.Summary, "no reason given")
-		if j.step.Optional() {
+		if j.Step.Optional() {
 			return m.leaveOut(j, "it is blocked: "+why)
 		}
-		return m.ask(j, KindBlocked, j.Role+" is blocked: "+why, strings.Join(r.Concerns, "\n"), []string{AnswerRetry, AnswerContinue, AnswerAbort})
+		return m.ask(j, roleplan.KindBlocked, j.Role+" is blocked: "+why, strings.Join(r.Concerns, "\n"), []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	case work.ReportPartial:
 		for _, c := range r.Concerns {
 			m.warnings = append(m.warnings, j.Role+": "+c)
 		}
 	}
-	if j.Role == RoleInterviewer {
+	if j.Role == workflows.RoleInterviewer {
 		return m.interviewed(j, r)
 	}
 	return m.worked(j)
@@ -485,32 +396,32 @@ func (m *Machine) route(j *job, r *work.Report) []Command {
 
 // leaveOut settles a step that is not required and failed: the run goes
 // on without it.
-func (m *Machine) leaveOut(j *job, why string) []Command {
-	note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s left out (not required): %s", j.ID, why)}
-	return append([]Command{note}, m.done(j, Skipped)...)
+func (m *Machine) leaveOut(j *jobs.Job, why string) []roleplan.Command {
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s left out (not required): %s", j.ID, why)}
+	return append([]roleplan.Command{note}, m.done(j, roleplan.Skipped)...)
 }
 
 // worked: the role did its work. The architect's plans are linted and the
 // tester's verdict is checked by running the tests, mechanically, before
 // the next role.
-func (m *Machine) worked(j *job) []Command {
+func (m *Machine) worked(j *jobs.Job) []roleplan.Command {
 	switch j.Role {
-	case RoleArchitect:
-		j.State = Checking
-		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}
-	case RoleTester:
-		j.State = Checking
-		return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
+	case workflows.RoleArchitect:
+		j.State = roleplan.Checking
+		return []roleplan.Command{{Type: roleplan.CmdLint, Job: j.ID, Attempt: j.Attempts}}
+	case workflows.RoleTester:
+		j.State = roleplan.Checking
+		return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
 	}
-	if slices.Contains(reviewing, j.Role) {
-		m.record(j, j.report)
+	if slices.Contains(workflows.Reviewing, j.Role) {
+		m.findings.Record(j, j.Reported)
 		routed := m.routeSecurity(j)
-		if !m.gated(j) {
-			return append(routed, m.gate(j, []string{j.ID})...)
+		if !m.jobs.Gated(j) {
+			return append(routed, m.findings.Gate(ops{m}, j, []string{j.ID}, m.spec.AutoAnswer)...)
 		}
-		return append(routed, m.done(j, Done)...)
+		return append(routed, m.done(j, roleplan.Done)...)
 	}
-	return m.done(j, Done)
+	return m.done(j, roleplan.Done)
 }
 
 // SecondReviewFiles: a change of more files gets a second review.
@@ -519,80 +430,71 @@ const SecondReviewFiles = 10
 // routeSecondReview is adaptive routing (seed 003 §3): a change of more
 // than SecondReviewFiles files gets a second reviewer beside the first;
 // a fix_blocking step still to come waits for it too.
-func (m *Machine) routeSecondReview(changed int) []Command {
-	const id = RoleReviewer + "-2"
-	first := m.byID[RoleReviewer]
-	if changed <= SecondReviewFiles || first == nil || first.Type != "" || first.State == Skipped || m.byID[id] != nil {
+func (m *Machine) routeSecondReview(changed int) []roleplan.Command {
+	const id = workflows.RoleReviewer + "-2"
+	first := m.jobs.Get(workflows.RoleReviewer)
+	if changed <= SecondReviewFiles || first == nil || first.Type != "" || first.State == roleplan.Skipped || m.jobs.Get(id) != nil {
 		return nil
 	}
-	second := &job{Job: Job{ID: id, Role: RoleReviewer, State: Pending}, deps: slices.Clone(first.deps)}
-	m.add(second)
-	m.agenda = append(m.agenda, id)
-	for _, g := range m.jobs {
-		if g.Type == StepFixBlocking && !g.settled() {
-			g.deps = append(g.deps, id)
-		}
-	}
-	return []Command{{Type: CmdNote, Job: id, Text: fmt.Sprintf("routing: %d files changed (more than %d) add a second review", changed, SecondReviewFiles)}}
+	second := jobs.New(id, workflows.RoleReviewer)
+	second.Deps = slices.Clone(first.Deps)
+	m.jobs.Add(second)
+	m.jobs.Agenda = append(m.jobs.Agenda, id)
+	m.jobs.Gate(id)
+	return []roleplan.Command{{Type: roleplan.CmdNote, Job: id, Text: fmt.Sprintf("routing: %d files changed (more than %d) add a second review", changed, SecondReviewFiles)}}
 }
 
 // routeSecurity is adaptive routing (seed 003 §3): a reviewer's open high
 // or blocker finding, in a run with no security audit, adds one after the
 // reviewer; a fix_blocking step still to come waits for it too. The note
 // says why, and a replay of the journal decides the same.
-func (m *Machine) routeSecurity(j *job) []Command {
-	if j.Role != RoleReviewer || m.byID[RoleSecurity] != nil {
+func (m *Machine) routeSecurity(j *jobs.Job) []roleplan.Command {
+	if j.Role != workflows.RoleReviewer || m.jobs.Get(workflows.RoleSecurity) != nil {
 		return nil
 	}
-	i := slices.IndexFunc(m.findings, func(f Finding) bool {
-		return f.Job == j.ID && f.Status == FindingOpen && (f.Severity == SevBlocker || f.Severity == SevHigh)
-	})
-	if i < 0 {
+	f, severe := m.findings.Severe(j.ID)
+	if !severe {
 		return nil
 	}
-	f := m.findings[i]
-	sec := &job{Job: Job{ID: RoleSecurity, Role: RoleSecurity, State: Pending}, deps: []string{j.ID}}
-	m.add(sec)
-	m.agenda = append([]string{sec.ID}, m.agenda...)
-	for _, g := range m.jobs {
-		if g.Type == StepFixBlocking && !g.settled() {
-			g.deps = append(g.deps, sec.ID)
-		}
-	}
-	return []Command{{Type: CmdNote, Job: sec.ID, Text: fmt.Sprintf("routing: the reviewer's %s finding %s (%s) adds a security audit", f.Severity, f.ID, oneLine(f.Title))}}
+	sec := jobs.New(workflows.RoleSecurity, workflows.RoleSecurity)
+	sec.Deps = []string{j.ID}
+	m.jobs.Add(sec)
+	m.jobs.Agenda = append([]string{sec.ID}, m.jobs.Agenda...)
+	m.jobs.Gate(sec.ID)
+	return []roleplan.Command{{Type: roleplan.CmdNote, Job: sec.ID, Text: fmt.Sprintf("routing: the reviewer's %s finding %s (%s) adds a security audit", f.Severity, f.ID, oneLine(f.Title))}}
 }
 
 // done settles a job and goes on. A step with a checkpoint first asks a
 // human to look at its work, unless --yes.
-func (m *Machine) done(j *job, s JobState) []Command {
-	if s == Done && m.evaluates(j) && j.evaluated != j.Attempts {
+func (m *Machine) done(j *jobs.Job, s roleplan.JobState) []roleplan.Command {
+	if s == roleplan.Done && m.evaluates(j) && j.Evaluated != j.Attempts {
 		return m.evaluate(j)
 	}
-	if s == Done && j.step.Checkpoint && !j.reviewed && !m.spec.AutoAnswer {
+	if s == roleplan.Done && j.Step.Checkpoint && !j.Reviewed && !m.spec.AutoAnswer {
 		what := j.Role + " finished"
-		if r := j.report; r != nil && r.Summary != "" {
+		if r := j.Reported; r != nil && r.Summary != "" {
 			what += ": " + oneLine(r.Summary)
 		}
 		details := m.reviewDetails(j)
 		if j.Evaluation != nil {
 			details = strings.TrimSpace(j.Evaluation.Text(false) + "\n\n" + details)
 		}
-		return m.ask(j, KindReview, what+". Look at its work before the run goes on", details,
-			[]string{AnswerContinue, AnswerDetails, AnswerReject, AnswerAbort}, func(cp *Checkpoint) { cp.Evaluation = j.Evaluation })
+		return m.ask(j, roleplan.KindReview, what+". Look at its work before the run goes on", details,
+			[]string{roleplan.AnswerContinue, roleplan.AnswerDetails, roleplan.AnswerReject, roleplan.AnswerAbort}, func(cp *roleplan.Checkpoint) { cp.Evaluation = j.Evaluation })
 	}
-	if s == Done && j.rerun != nil {
-		j.State, j.next, j.wait, j.rerun = Pending, j.rerun, j.rerunAfter, nil
+	if s == roleplan.Done && j.Rerun != nil {
+		j.State, j.Next, j.Wait, j.Rerun = roleplan.Pending, j.Rerun, j.RerunAfter, nil
 		return m.advance()
 	}
-	j.State, j.reviewed = s, false
-	m.agenda = slices.DeleteFunc(m.agenda, func(id string) bool { return id == j.ID })
+	j.State, j.Reviewed = s, false
+	m.jobs.Agenda = slices.DeleteFunc(m.jobs.Agenda, func(id string) bool { return id == j.ID })
 	return m.advance()
 }
 
 // reviewDetails says what a step produced, for its checkpoint.
-func (m *Machine) reviewDetails(j *job) string {
+func (m *Machine) reviewDetails(j *jobs.Job) string {
 	var lines []string
-	if r := j.report; r != nil {
+	if r := j.Reported; r != nil {
 		if len(r.Files) > 0 {
 			lines = append(lines, "files: "+strings.Join(r.Files, ", "))
 		}
@@ -600,7 +502,7 @@ func (m *Machine) reviewDetails(j *job) string {
 			lines = append(lines, "concern: "+c)
 		}
 	}
-	if j.Role == RoleArchitect && m.spec.PhaseDir != "" {
+	if j.Role == workflows.RoleArchitect && m.spec.PhaseDir != "" {
 		lines = append(lines, "plans: "+m.spec.PhaseDir)
 	}
 	return strings.Join(lines, "\n")
@@ -608,164 +510,85 @@ func (m *Machine) reviewDetails(j *job) string {
 
 // crashed: an agent ended without a report. It is replaced once; then the
 // human decides.
-func (m *Machine) crashed(j *job, why string) []Command {
-	j.crashes++
-	if j.crashes == 1 {
-		j.next = j.cutOff(why)
-		return append([]Command{{Type: CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
+func (m *Machine) crashed(j *jobs.Job, why string) []roleplan.Command {
+	j.Crashes++
+	if j.Crashes == 1 {
+		j.Next = j.CutOff(why)
+		return append([]roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: why + "; starting it again"}}, m.run(j)...)
 	}
-	if j.step.Optional() {
-		return m.leaveOut(j, fmt.Sprintf("it ended %d times without a report: %s", j.crashes, why))
+	if j.Step.Optional() {
+		return m.leaveOut(j, fmt.Sprintf("it ended %d times without a report: %s", j.Crashes, why))
 	}
-	return m.ask(j, KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.crashes, why), "", []string{AnswerRetry, AnswerContinue, AnswerAbort})
+	return m.ask(j, roleplan.KindBlocked, fmt.Sprintf("%s ended %d times without a report: %s", j.Role, j.Crashes, why), "", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 }
 
 // invalidReport: the agent's report broke its role's contract. The role
 // runs again with the errors, up to the contract's attempts; then a human
 // decides, continue (the run goes on without the role's work) by default:
 // --yes takes it, so that a report never blocks a run nobody watches.
-func (m *Machine) invalidReport(j *job) []Command {
-	j.invalid++
-	most := j.maxInvalid
+func (m *Machine) invalidReport(j *jobs.Job) []roleplan.Command {
+	j.Invalid++
+	most := j.MaxInvalid
 	if most <= 0 {
 		most = 2
 	}
-	errs := j.broken
-	if j.invalid < most {
-		j.next = j.again(fmt.Sprintf("your report broke the %s's contract (%d of %d attempts)", j.Role, j.invalid, most))
-		j.next.ContractErrors = errs
-		note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("the report breaks the %s's contract (%s): starting it again with the errors", j.Role, oneLine(strings.Join(errs, "; ")))}
-		return append([]Command{note}, m.run(j)...)
+	errs := j.Broken
+	if j.Invalid < most {
+		j.Next = j.Again(fmt.Sprintf("your report broke the %s's contract (%d of %d attempts)", j.Role, j.Invalid, most))
+		j.Next.ContractErrors = errs
+		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the report breaks the %s's contract (%s): starting it again with the errors", j.Role, oneLine(strings.Join(errs, "; ")))}
+		return append([]roleplan.Command{note}, m.run(j)...)
 	}
-	if j.step.Optional() {
-		return m.leaveOut(j, fmt.Sprintf("its report broke the contract %d times", j.invalid))
+	if j.Step.Optional() {
+		return m.leaveOut(j, fmt.Sprintf("its report broke the contract %d times", j.Invalid))
 	}
-	q := fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.invalid)
-	options := []string{AnswerRetry, AnswerContinue, AnswerAbort}
+	q := fmt.Sprintf("%s's report broke its contract %d times", j.Role, j.Invalid)
+	options := []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}
 	if m.spec.AutoAnswer {
-		m.decisions = append(m.decisions, Decision{Job: j.ID, Question: q, Options: options, Choice: AnswerContinue, By: "default"})
-		note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s (%s): --yes takes the default, %s: the run goes on without the %s's work",
-			q, oneLine(strings.Join(errs, "; ")), AnswerContinue, j.Role)}
-		return append([]Command{note}, m.done(j, Skipped)...)
+		m.decisions = append(m.decisions, roleplan.Decision{Job: j.ID, Question: q, Options: options, Choice: roleplan.AnswerContinue, By: "default"})
+		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s (%s): --yes takes the default, %s: the run goes on without the %s's work",
+			q, oneLine(strings.Join(errs, "; ")), roleplan.AnswerContinue, j.Role)}
+		return append([]roleplan.Command{note}, m.done(j, roleplan.Skipped)...)
 	}
-	return m.ask(j, KindBlocked, q, strings.Join(errs, "\n"), options, func(cp *Checkpoint) { cp.Default = AnswerContinue })
+	return m.ask(j, roleplan.KindBlocked, q, strings.Join(errs, "\n"), options, func(cp *roleplan.Checkpoint) { cp.Default = roleplan.AnswerContinue })
 }
 
 // challenge routes a role's challenge of an earlier one (seed 003 Phase 1):
 // the challenged role runs again with the challenge, then the challenger
 // checks again; a second challenge of the same handoff goes to a human
 // with both sides.
-func (m *Machine) challenge(j *job, r *work.Report) []Command {
-	to := m.challenged(j, r.ChallengedAgent)
+func (m *Machine) challenge(j *jobs.Job, r *work.Report) []roleplan.Command {
+	to := m.jobs.Challenged(j, r.ChallengedAgent)
 	if to == nil {
-		return m.ask(j, KindBlocked, fmt.Sprintf("%s challenged %q, which has not run before it: %s", j.Role, r.ChallengedAgent, r.Issue),
-			r.Evidence, []string{AnswerRetry, AnswerContinue, AnswerAbort})
+		return m.ask(j, roleplan.KindBlocked, fmt.Sprintf("%s challenged %q, which has not run before it: %s", j.Role, r.ChallengedAgent, r.Issue),
+			r.Evidence, []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	}
 	if to == j {
-		return m.ask(j, KindBlocked, fmt.Sprintf("%s challenged its own work (%q): %s", j.Role, r.ChallengedAgent, r.Issue),
-			r.Evidence, []string{AnswerRetry, AnswerContinue, AnswerAbort})
+		return m.ask(j, roleplan.KindBlocked, fmt.Sprintf("%s challenged its own work (%q): %s", j.Role, r.ChallengedAgent, r.Issue),
+			r.Evidence, []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	}
 	key := j.ID + ">" + to.ID
 	first, again := m.handoffs[key]
-	ch := Challenge{From: j.Role, To: to.Role, Issue: r.Issue, Evidence: r.Evidence, Suggestion: r.Suggestion, Round: 1}
+	ch := roleplan.Challenge{From: j.Role, To: to.Role, Issue: r.Issue, Evidence: r.Evidence, Suggestion: r.Suggestion, Round: 1}
 	if again {
 		ch.Round = 2
 	}
 	m.challenges = append(m.challenges, ch)
-	note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("%s challenges %s: %s", ch.From, ch.To, oneLine(ch.Issue))}
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s challenges %s: %s", ch.From, ch.To, oneLine(ch.Issue))}
 	if !again {
 		m.handoffs[key] = ch
-		return append([]Command{note}, m.reroute(j, to, ch)...)
+		return append([]roleplan.Command{note}, m.reroute(j, to, ch)...)
 	}
-	out := []Command{note}
-	cmds := m.ask(j, KindChallenge, fmt.Sprintf("%s challenges %s a second time", ch.From, ch.To), ch.Issue,
-		[]string{AnswerAccept, AnswerOverride, AnswerAbort}, func(cp *Checkpoint) { cp.Challenge, cp.Previous = &ch, &first })
+	out := []roleplan.Command{note}
+	cmds := m.ask(j, roleplan.KindChallenge, fmt.Sprintf("%s challenges %s a second time", ch.From, ch.To), ch.Issue,
+		[]string{roleplan.AnswerAccept, roleplan.AnswerOverride, roleplan.AnswerAbort}, func(cp *roleplan.Checkpoint) { cp.Challenge, cp.Previous = &ch, &first })
 	return append(out, cmds...)
 }
 
 // reroute runs the challenged job with the challenge, then the challenger.
-func (m *Machine) reroute(from, to *job, ch Challenge) []Command {
-	to.next = &Context{Challenge: &ch}
-	from.next = &Context{Rechecking: &ch}
-	to.State, from.State = Pending, Pending
-	builds := m.rebuild(from, to)
-	from.wait = append([]string{to.ID}, builds...)
-	order := []string{to.ID}
-	// The architect answers with plans: once the phase has run, its
-	// implementers run the changed plans too (the unchanged ones are done).
-	if phase := m.byID[PhaseJob]; to.Role == RoleArchitect && phase != nil && phase != from && phase.State == Done {
-		phase.State, phase.next = Pending, &Context{Rechecking: &ch}
-		order = append(order, phase.ID)
-		from.wait = append(from.wait, phase.ID)
-	}
-	order = append(append(order, builds...), from.ID)
-	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
-	m.agenda = append(order, rest...)
+func (m *Machine) reroute(from, to *jobs.Job, ch roleplan.Challenge) []roleplan.Command {
+	m.jobs.Reroute(from, to, ch)
 	return m.advance()
-}
-
-// challenged finds the job a challenge names: a role that ran before the
-// challenger. The implementers' phase is not re-run for a challenge: one
-// implementer agent answers it in the run's worktree. A name that is no
-// role of the run means the role just before the challenger.
-func (m *Machine) challenged(from *job, name string) *job {
-	name = strings.ToLower(strings.TrimSpace(name))
-	var before []*job
-	for _, j := range m.jobs {
-		if j == from {
-			break
-		}
-		// Only an agent's work can be challenged: not a step left out
-		// before it ran, nor hive's own build.
-		if (j.State == Done || j.State == Skipped) && j.Attempts > 0 && j.Type == "" {
-			before = append(before, j)
-		}
-	}
-	if len(before) == 0 {
-		return nil
-	}
-	for _, j := range before {
-		if j.Role == name || j.ID == name || strings.HasSuffix(name, "-"+j.Role) {
-			if j.Phase {
-				return m.implementer()
-			}
-			return j
-		}
-	}
-	if from.Phase || from.Role == RoleImplementer {
-		if a := m.byID[RoleArchitect]; a != nil && slices.Contains(before, a) {
-			return a
-		}
-	}
-	// What a tester or a reviewer finds wrong is the implementation's.
-	if from.Role == RoleTester || slices.Contains(reviewing, from.Role) {
-		if impl := m.implementer(); impl != nil {
-			return impl
-		}
-	}
-	last := before[len(before)-1]
-	if last.Phase {
-		return m.implementer()
-	}
-	return last
-}
-
-// implementer is the job that fixes the implementation: the workflow's
-// implementer, or, after a phase of parallel implementers, one implementer
-// agent made for fixes.
-func (m *Machine) implementer() *job {
-	if j := m.byID[RoleImplementer]; j != nil {
-		return j
-	}
-	if m.byID[PhaseJob] == nil {
-		return nil
-	}
-	if j := m.byID[FixJob]; j != nil {
-		return j
-	}
-	j := &job{Job: Job{ID: FixJob, Role: RoleImplementer, State: Pending}}
-	m.add(j)
-	return j
 }
 
 // maxDefaults is how many of a job's questions are answered by their
@@ -775,7 +598,7 @@ const maxDefaults = 3
 // needsInput takes the default of a question when it may (--yes, or the
 // role says it can proceed with it), else asks the human; either way the
 // role runs again with the decision.
-func (m *Machine) needsInput(j *job, r *work.Report) []Command {
+func (m *Machine) needsInput(j *jobs.Job, r *work.Report) []roleplan.Command {
 	q := firstOf(r.Blocker, r.Summary, j.Role+" needs a decision")
 	def := r.DefaultChoice
 	if def == "" && m.spec.AutoAnswer && len(r.Options) > 0 {
@@ -789,56 +612,56 @@ func (m *Machine) needsInput(j *job, r *work.Report) []Command {
 	}
 	// A role that keeps asking is not answered by default for ever.
 	if def != "" && (m.spec.AutoAnswer || r.CanProceedWithDefault) && defaults < maxDefaults {
-		return m.decide(j, Decision{Job: j.ID, Question: q, Options: r.Options, Choice: def, By: "default"})
+		return m.decide(j, roleplan.Decision{Job: j.ID, Question: q, Options: r.Options, Choice: def, By: "default"})
 	}
-	return m.ask(j, KindNeedsInput, q, "", r.Options, func(cp *Checkpoint) { cp.Default = def })
+	return m.ask(j, roleplan.KindNeedsInput, q, "", r.Options, func(cp *roleplan.Checkpoint) { cp.Default = def })
 }
 
-func (m *Machine) decide(j *job, d Decision) []Command {
+func (m *Machine) decide(j *jobs.Job, d roleplan.Decision) []roleplan.Command {
 	m.decisions = append(m.decisions, d)
-	if j.next == nil {
-		j.next = &Context{}
+	if j.Next == nil {
+		j.Next = &roleplan.Context{}
 	}
 	for _, earlier := range m.decisions {
 		if earlier.Job == j.ID {
-			j.next.Decisions = append(j.next.Decisions, earlier)
+			j.Next.Decisions = append(j.Next.Decisions, earlier)
 		}
 	}
-	note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("decision (%s): %s → %s", d.By, oneLine(d.Question), d.Choice)}
-	return append([]Command{note}, m.run(j)...)
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("decision (%s): %s → %s", d.By, oneLine(d.Question), d.Choice)}
+	return append([]roleplan.Command{note}, m.run(j)...)
 }
 
 // checked takes the result of hive's own check of a job: the lint of the
 // architect's plans, the phase of the implementers, the tests.
-func (m *Machine) checked(ev Event) ([]Command, error) {
-	want := firstOf(ev.Job, map[EventType]string{EvLinted: RoleArchitect, EvPhaseDone: PhaseJob, EvTestsRan: RoleTester}[ev.Type])
-	j := m.byID[want]
-	state := Checking
-	if ev.Type == EvPhaseDone {
-		state = Running
+func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
+	want := firstOf(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: workflows.RoleArchitect, roleplan.EvPhaseDone: roleplan.PhaseJob, roleplan.EvTestsRan: workflows.RoleTester}[ev.Type])
+	j := m.jobs.Get(want)
+	state := roleplan.Checking
+	if ev.Type == roleplan.EvPhaseDone {
+		state = roleplan.Running
 	}
 	if j == nil || j.State != state || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
 		return nil, fmt.Errorf("%s while %s is not being checked", ev.Type, want)
 	}
 	switch ev.Type {
-	case EvLinted:
+	case roleplan.EvLinted:
 		if len(ev.Errors) == 0 {
-			return m.done(j, Done), nil
+			return m.done(j, roleplan.Done), nil
 		}
-		j.lints++
-		if j.lints <= 2 {
-			j.next = &Context{LintErrors: ev.Errors}
-			note := Command{Type: CmdNote, Job: j.ID, Text: fmt.Sprintf("the plans do not lint (%d error(s)): back to the architect", len(ev.Errors))}
-			return append([]Command{note}, m.run(j)...), nil
+		j.Lints++
+		if j.Lints <= 2 {
+			j.Next = &roleplan.Context{LintErrors: ev.Errors}
+			note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the plans do not lint (%d error(s)): back to the architect", len(ev.Errors))}
+			return append([]roleplan.Command{note}, m.run(j)...), nil
 		}
-		return m.ask(j, KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.lints-1),
-			strings.Join(ev.Errors, "\n"), []string{AnswerRetry, AnswerAbort}), nil
-	case EvPhaseDone:
+		return m.ask(j, roleplan.KindLint, fmt.Sprintf("the architect's plans still do not lint after %d corrections", j.Lints-1),
+			strings.Join(ev.Errors, "\n"), []string{roleplan.AnswerRetry, roleplan.AnswerAbort}), nil
+	case roleplan.EvPhaseDone:
 		if ev.Fallback && m.spec.Rules >= fallbackRules {
 			m.waits.FellBack = true // the roles after the phase start on the fallback too
 		}
 		if len(ev.Plans) > 0 {
-			m.plans = append([]PlanRun(nil), ev.Plans...)
+			m.plans = append([]roleplan.PlanRun(nil), ev.Plans...)
 		}
 		// A phase run resumed after a raise or a crash reports its whole
 		// spend again: only what is new counts.
@@ -851,21 +674,21 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 		}
 		if ev.OverBudget {
 			// The phase run resumes where its plans stopped once raised.
-			j.next = &Context{}
-			if c, over := m.reached(j.Role); over {
+			j.Next = &roleplan.Context{}
+			if c, over := m.budget.Reached(&m.jobs, j.Role); over {
 				return m.askBudget(j, c.String(), c), nil
 			}
 			why := strings.TrimPrefix(firstOf(ev.Reason, "its allotment is spent"), "budget reached: ")
-			return m.askBudget(j, "the implementers' phase: "+why, m.ceilingOf(j.Role)), nil
+			return m.askBudget(j, "the implementers' phase: "+why, m.budget.CeilingOf(&m.jobs, j.Role)), nil
 		}
 		if ev.Report != nil && ev.Report.Status == work.ReportChallenge {
 			return m.challenge(j, ev.Report), nil
 		}
 		if ev.OK {
-			return m.done(j, Done), nil
+			return m.done(j, roleplan.Done), nil
 		}
-		return m.ask(j, KindPhase, "the implementers' phase did not complete: "+firstOf(ev.Reason, "no reason given"), "",
-			[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+		return m.ask(j, roleplan.KindPhase, "the implementers' phase did not complete: "+firstOf(ev.Reason, "no reason given"), "",
+			[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 	}
 	t := ev.Tests
 	if t == nil {
@@ -875,154 +698,90 @@ func (m *Machine) checked(ev Event) ([]Command, error) {
 	if t.None {
 		// No test ran: the tester's work is not verified, so the step is
 		// skipped (never passed) and the run goes on without it.
-		return m.done(j, Skipped), nil
+		return m.done(j, roleplan.Skipped), nil
 	}
 	if t.ExitCode == 0 {
-		return m.done(j, Done), nil
+		return m.done(j, roleplan.Done), nil
 	}
 	if t.Unrunnable {
-		return m.ask(j, KindTests, "the tests could not run: "+t.Command, t.Output,
-			[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+		return m.ask(j, roleplan.KindTests, "the tests could not run: "+t.Command, t.Output,
+			[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 	}
-	if m.fixLoops < m.spec.Workflow.fixLoops() && m.fixer(j) != nil {
+	if m.fixLoops < m.spec.Workflow.Loops() && m.jobs.Fixer(j) != nil {
 		return m.fixLoop(j, t), nil
 	}
-	return m.ask(j, KindTests, fmt.Sprintf("the tests still fail after %d fix loop(s)", m.fixLoops), failing(t),
-		[]string{AnswerRetry, AnswerContinue, AnswerAbort}), nil
+	return m.ask(j, roleplan.KindTests, fmt.Sprintf("the tests still fail after %d fix loop(s)", m.fixLoops), failing(t),
+		[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 }
 
 // built takes the result of a build step: a failure goes to the step's
 // on_failure role with the output, then the build runs again, up to the
 // workflow's fix loops; then a human decides.
-func (m *Machine) built(ev Event) ([]Command, error) {
-	j := m.byID[ev.Job]
-	if j == nil || j.Type != StepBuild || j.State != Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
+func (m *Machine) built(ev roleplan.Event) ([]roleplan.Command, error) {
+	j := m.jobs.Get(ev.Job)
+	if j == nil || j.Type != workflows.StepBuild || j.State != roleplan.Checking || (ev.Attempt != 0 && ev.Attempt != j.Attempts) {
 		return nil, fmt.Errorf("%s while %q is not building", ev.Type, ev.Job)
 	}
 	t := ev.Tests
 	if t == nil {
 		return nil, fmt.Errorf("%s without its result", ev.Type)
 	}
-	options := []string{AnswerRetry, AnswerContinue, AnswerAbort}
+	options := []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}
 	switch {
 	case t.None:
 		// Nothing to build: nothing passed either.
-		return append(m.routeSecondReview(ev.Changed), m.done(j, Skipped)...), nil
+		return append(m.routeSecondReview(ev.Changed), m.done(j, roleplan.Skipped)...), nil
 	case t.ExitCode == 0:
-		return append(m.routeSecondReview(ev.Changed), m.done(j, Done)...), nil
+		return append(m.routeSecondReview(ev.Changed), m.done(j, roleplan.Done)...), nil
 	case t.Unrunnable:
-		return m.ask(j, KindBuild, "the build could not run: "+t.Command, t.Output, options), nil
-	case j.fixes >= m.spec.Workflow.fixLoops():
-		return m.ask(j, KindBuild, fmt.Sprintf("the build still fails after %d fix loop(s): %s", j.fixes, t.Command), t.Output, options), nil
+		return m.ask(j, roleplan.KindBuild, "the build could not run: "+t.Command, t.Output, options), nil
+	case j.Fixes >= m.spec.Workflow.Loops():
+		return m.ask(j, roleplan.KindBuild, fmt.Sprintf("the build still fails after %d fix loop(s): %s", j.Fixes, t.Command), t.Output, options), nil
 	}
-	fixer := m.fixer(j)
+	fixer := m.jobs.Fixer(j)
 	if fixer == nil {
-		return m.ask(j, KindBuild, "the build fails and the workflow has no role to fix it: "+t.Command, t.Output, options), nil
+		return m.ask(j, roleplan.KindBuild, "the build fails and the workflow has no role to fix it: "+t.Command, t.Output, options), nil
 	}
-	j.fixes++
-	return m.sendBack(j, fixer, &Context{BuildFailed: t}, fmt.Sprintf("build fix loop %d of %d: %s failed (exit %d), back to the %s",
-		j.fixes, m.spec.Workflow.fixLoops(), t.Command, t.ExitCode, fixer.Role)), nil
+	j.Fixes++
+	return m.sendBack(j, fixer, &roleplan.Context{BuildFailed: t}, fmt.Sprintf("build fix loop %d of %d: %s failed (exit %d), back to the %s",
+		j.Fixes, m.spec.Workflow.Loops(), t.Command, t.ExitCode, fixer.Role)), nil
 }
 
 // sendBack has fixer fix what the check j found (with ctx), then j check
-// again. A fixer at work (on another fix, or being evaluated) finishes
-// first and then fixes this too: never two attempts of one job at once.
-func (m *Machine) sendBack(j, fixer *job, ctx *Context, text string) []Command {
-	if fixer.active() {
-		fixer.rerun = fixer.rerun.with(ctx)
-	} else {
-		fixer.next, fixer.State = ctx, Pending
-	}
-	j.State = Pending
-	builds := m.rebuild(j, fixer)
-	j.wait = append([]string{fixer.ID}, builds...)
-	order := slices.Concat([]string{fixer.ID}, builds, []string{j.ID})
-	rest := slices.DeleteFunc(slices.Clone(m.agenda), func(id string) bool { return slices.Contains(order, id) })
-	m.agenda = append(order, rest...)
-	return []Command{{Type: CmdNote, Job: j.ID, Text: text}}
-}
-
-// rebuild sets the build steps that j waits for, done before changed
-// works again, to run again after it: what j checks next must build first.
-// It returns their ids.
-func (m *Machine) rebuild(j, changed *job) []string {
-	var ids []string
-	for _, b := range m.jobs {
-		if b.Type == StepBuild && b.State == Done && m.dependsOn(j, b.ID) && !m.dependsOn(changed, b.ID) {
-			b.State, b.wait = Pending, []string{changed.ID}
-			ids = append(ids, b.ID)
-		}
-	}
-	return ids
-}
-
-// dependsOn says whether j waits for job id in the workflow, directly or
-// through others.
-func (m *Machine) dependsOn(j *job, id string) bool {
-	for _, d := range j.deps {
-		if d == id || (m.byID[d] != nil && m.dependsOn(m.byID[d], id)) {
-			return true
-		}
-	}
-	return false
-}
-
-// fixer is the job that fixes what j's check found failing: its step's
-// on_failure role (a job of the run, or one made for it), else the
-// implementer.
-func (m *Machine) fixer(j *job) *job {
-	role := j.step.OnFailure
-	if role == "" || role == RoleImplementer {
-		if impl := m.implementer(); impl != nil || role != "" {
-			return impl
-		}
-		// No implementer in the run: the role that wrote the code fixes
-		// it (a planned "debugger, tester" names no on_failure).
-		for _, f := range m.jobs {
-			if (f.Role == RoleDebugger || f.Role == RoleMigrator) && f.Type == "" && !f.Phase {
-				return f
-			}
-		}
-		return nil
-	}
-	for _, f := range m.jobs {
-		if f.Role == role && f.Type == "" && !f.Phase {
-			return f
-		}
-	}
-	f := &job{Job: Job{ID: role, Role: role, State: Pending}}
-	m.add(f)
-	return f
+// again (jobs.Board.SendBack), and says so with text.
+func (m *Machine) sendBack(j, fixer *jobs.Job, ctx *roleplan.Context, text string) []roleplan.Command {
+	m.jobs.SendBack(j, fixer, ctx)
+	return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: text}}
 }
 
 // fixLoop sends failing tests back to the implementer (or the tester's
 // on_failure role), then has the tester verify again (seed 003 §3.5).
-func (m *Machine) fixLoop(tester *job, t *Tests) []Command {
-	impl := m.fixer(tester)
+func (m *Machine) fixLoop(tester *jobs.Job, t *roleplan.Tests) []roleplan.Command {
+	impl := m.jobs.Fixer(tester)
 	if impl == nil {
-		return m.ask(tester, KindTests, "the tests fail and the workflow has no implementer to fix them", failing(t),
-			[]string{AnswerRetry, AnswerContinue, AnswerAbort})
+		return m.ask(tester, roleplan.KindTests, "the tests fail and the workflow has no implementer to fix them", failing(t),
+			[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort})
 	}
 	m.fixLoops++
-	of := fmt.Sprintf("%d of %d", m.fixLoops, m.spec.Workflow.fixLoops())
-	if m.fixLoops > m.spec.Workflow.fixLoops() {
+	of := fmt.Sprintf("%d of %d", m.fixLoops, m.spec.Workflow.Loops())
+	if m.fixLoops > m.spec.Workflow.Loops() {
 		of = fmt.Sprintf("%d (one more, as the human asked)", m.fixLoops)
 	}
 	failing := fmt.Sprintf("%d failing test(s)", max(t.Failed, len(t.Failing)))
 	if t.Failed == 0 && len(t.Failing) == 0 {
 		failing = fmt.Sprintf("the failing tests (exit %d)", t.ExitCode)
 	}
-	cmds := m.sendBack(tester, impl, &Context{Fix: t}, fmt.Sprintf("fix loop %s: %s back to the %s", of, failing, impl.Role))
-	tester.next = &Context{Retry: "the " + impl.Role + " fixed the failing tests; verify again"}
+	cmds := m.sendBack(tester, impl, &roleplan.Context{Fix: t}, fmt.Sprintf("fix loop %s: %s back to the %s", of, failing, impl.Role))
+	tester.Next = &roleplan.Context{Retry: "the " + impl.Role + " fixed the failing tests; verify again"}
 	return cmds
 }
 
 // ask opens a checkpoint on j; while another is open, it is asked once
 // that one is answered.
-func (m *Machine) ask(j *job, kind CheckpointKind, question, details string, options []string, with ...func(*Checkpoint)) []Command {
+func (m *Machine) ask(j *jobs.Job, kind roleplan.CheckpointKind, question, details string, options []string, with ...func(*roleplan.Checkpoint)) []roleplan.Command {
 	m.nextCP++
-	j.State = Waiting
-	cp := &Checkpoint{ID: m.nextCP, Job: j.ID, Kind: kind, Question: question, Details: details, Options: options}
+	j.State = roleplan.Waiting
+	cp := &roleplan.Checkpoint{ID: m.nextCP, Job: j.ID, Kind: kind, Question: question, Details: details, Options: options}
 	for _, f := range with {
 		f(cp)
 	}
@@ -1031,11 +790,11 @@ func (m *Machine) ask(j *job, kind CheckpointKind, question, details string, opt
 		return nil
 	}
 	m.open = cp
-	return []Command{{Type: CmdCheckpoint, Job: j.ID, Checkpoint: cp}}
+	return []roleplan.Command{{Type: roleplan.CmdCheckpoint, Job: j.ID, Checkpoint: cp}}
 }
 
 // answer applies a human's answer to the open checkpoint.
-func (m *Machine) answer(ev Event) ([]Command, error) {
+func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 	cp := m.open
 	if cp == nil || ev.Checkpoint != cp.ID {
 		return nil, fmt.Errorf("no open checkpoint %d", ev.Checkpoint)
@@ -1044,135 +803,135 @@ func (m *Machine) answer(ev Event) ([]Command, error) {
 		return nil, err
 	}
 	text := strings.TrimSpace(ev.Text)
-	j := m.byID[cp.Job]
+	j := m.jobs.Get(cp.Job)
 	m.open = nil
-	if cp.Kind == KindBudget {
-		stop, factor, _ := cp.raise(text)
+	if cp.Kind == roleplan.KindBudget {
+		stop, factor, _ := cp.Raise(text)
 		if stop {
-			j.State = Skipped
-			return m.finish(OutcomeAborted, "stopped at the budget: "+strings.TrimPrefix(cp.Question, "budget reached: ")), nil
+			j.State = roleplan.Skipped
+			return m.finish(roleplan.OutcomeAborted, "stopped at the budget: "+strings.TrimPrefix(cp.Question, "budget reached: ")), nil
 		}
 		return m.budgetAnswered(j, cp, factor), nil
 	}
-	if cp.Kind == KindFindings {
-		return m.findingsAnswer(j, cp, text), nil
+	if cp.Kind == roleplan.KindFindings {
+		return m.findings.Answer(ops{m}, j, cp, text), nil
 	}
-	if cp.Kind == KindNeedsInput && cp.Interview {
-		return m.answered(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
+	if cp.Kind == roleplan.KindNeedsInput && cp.Interview {
+		return m.answered(j, roleplan.Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
-	if cp.Kind == KindNeedsInput {
-		return m.decide(j, Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
+	if cp.Kind == roleplan.KindNeedsInput {
+		return m.decide(j, roleplan.Decision{Job: j.ID, Question: cp.Question, Options: cp.Options, Choice: text, By: "human"}), nil
 	}
-	if cp.Kind == KindReview || cp.Kind == KindEvaluation {
+	if cp.Kind == roleplan.KindReview || cp.Kind == roleplan.KindEvaluation {
 		if out, ok := m.reviewAnswer(j, cp, text); ok {
 			return out, nil
 		}
 	}
 	choice := strings.ToLower(text)
-	if cp.Kind == KindFollow && choice == AnswerRetry {
-		return m.followRetry(j), nil
+	if cp.Kind == roleplan.KindFollow && choice == roleplan.AnswerRetry {
+		return m.follow.Retry(ops{m}, j, m.spec.Workflow.Loops()), nil
 	}
 	switch choice {
-	case AnswerAbort:
-		j.State = Skipped
-		return m.finish(OutcomeAborted, "aborted at "+j.Role+": "+cp.Question), nil
-	case AnswerContinue:
-		if cp.Kind == KindReview {
-			j.reviewed = true
-			return m.done(j, Done), nil
+	case roleplan.AnswerAbort:
+		j.State = roleplan.Skipped
+		return m.finish(roleplan.OutcomeAborted, "aborted at "+j.Role+": "+cp.Question), nil
+	case roleplan.AnswerContinue:
+		if cp.Kind == roleplan.KindReview {
+			j.Reviewed = true
+			return m.done(j, roleplan.Done), nil
 		}
-		return m.done(j, Skipped), nil
-	case AnswerAccept:
-		return m.reroute(j, m.challenged(j, cp.Challenge.To), *cp.Challenge), nil
-	case AnswerOverride:
-		j.next = &Context{Overruled: cp.Challenge}
+		return m.done(j, roleplan.Skipped), nil
+	case roleplan.AnswerAccept:
+		return m.reroute(j, m.jobs.Challenged(j, cp.Challenge.To), *cp.Challenge), nil
+	case roleplan.AnswerOverride:
+		j.Next = &roleplan.Context{Overruled: cp.Challenge}
 		return m.run(j), nil
 	}
 	// retry
 	switch cp.Kind {
-	case KindBuild:
+	case roleplan.KindBuild:
 		// The human fixed the build, or made it runnable: build again.
-		j.State, j.fixes = Checking, 0
-		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}, nil
-	case KindTests:
+		j.State, j.Fixes = roleplan.Checking, 0
+		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}, nil
+	case roleplan.KindTests:
 		if m.tests != nil && m.tests.Unrunnable {
 			// The human made the tests runnable: run them again.
-			j.State = Checking
-			return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}, nil
+			j.State = roleplan.Checking
+			return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}, nil
 		}
 		return m.fixLoop(j, m.tests), nil
-	case KindLint:
-		j.lints = 0
+	case roleplan.KindLint:
+		j.Lints = 0
 	}
-	j.next = j.again("the human asked for another attempt after: " + cp.Question)
-	if cp.Kind == KindBlocked {
+	j.Next = j.Again("the human asked for another attempt after: " + cp.Question)
+	if cp.Kind == roleplan.KindBlocked {
 		// The human is asked after a job's second crash in a row (its
 		// last attempt was cut off) or after reports that broke the
 		// contract too often (it ended its turn).
-		j.next.Interrupted = j.writes() && j.crashes >= 2
-		j.crashes, j.invalid = 0, 0
+		j.Next.Interrupted = j.Writes() && j.Crashes >= 2
+		j.Crashes, j.Invalid = 0, 0
 	}
-	if cp.Kind == KindLint {
-		j.next.LintErrors = strings.Split(cp.Details, "\n")
+	if cp.Kind == roleplan.KindLint {
+		j.Next.LintErrors = strings.Split(cp.Details, "\n")
 	}
 	return m.run(j), nil
 }
 
 // resume takes the run over in a new process: agents of the old one are
 // ended, and what was under way is done again, never what finished.
-func (m *Machine) resume() []Command {
-	m.budget.turns.Ended() // the previous process's agents are ended
+func (m *Machine) resume() []roleplan.Command {
+	m.budget.Turns.Ended() // the previous process's agents are ended
 	if m.finished {
 		return nil
 	}
 	out := m.limitResumed()
-	for _, j := range m.jobs {
-		if j.State == Running && !j.Phase && j.PID > 0 {
-			out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
+	for _, j := range m.jobs.List {
+		if j.State == roleplan.Running && !j.Phase && j.PID > 0 {
+			out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
 			j.PID = 0
 		}
 	}
 	if m.open != nil {
-		out = append(out, Command{Type: CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
+		out = append(out, roleplan.Command{Type: roleplan.CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
 	}
-	for _, id := range slices.Clone(m.agenda) {
+	for _, id := range slices.Clone(m.jobs.Agenda) {
 		if m.finished {
 			break
 		}
-		out = append(out, m.redo(m.byID[id])...)
+		out = append(out, m.redo(m.jobs.Get(id))...)
 	}
 	return out
 }
 
 // redo does again what was under way of j when hive stopped.
-func (m *Machine) redo(j *job) []Command {
+func (m *Machine) redo(j *jobs.Job) []roleplan.Command {
 	switch {
-	case j.State == Checking && j.Evaluating:
-		return []Command{{Type: CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
-	case j.State == Checking && j.Role == RoleArchitect:
-		return []Command{{Type: CmdLint, Job: j.ID, Attempt: j.Attempts}}
-	case j.State == Checking && j.Type == StepFollow:
-		return []Command{m.followCommand(j)}
-	case j.State == Checking && j.Type == StepBuild:
-		return []Command{{Type: CmdBuild, Job: j.ID, Attempt: j.Attempts}}
-	case j.State == Checking:
-		return []Command{{Type: CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
-	case j.State == Running && (j.Phase || j.Type != ""):
+	case j.State == roleplan.Checking && j.Evaluating:
+		return []roleplan.Command{{Type: roleplan.CmdEvaluate, Job: j.ID, Role: j.Role, Attempt: j.Attempts}}
+	case j.State == roleplan.Checking && j.Role == workflows.RoleArchitect:
+		return []roleplan.Command{{Type: roleplan.CmdLint, Job: j.ID, Attempt: j.Attempts}}
+	case j.State == roleplan.Checking && j.Type == roleplan.StepFollow:
+		return []roleplan.Command{m.follow.Command(&m.jobs, j)}
+	case j.State == roleplan.Checking && j.Type == workflows.StepBuild:
+		return []roleplan.Command{{Type: roleplan.CmdBuild, Job: j.ID, Attempt: j.Attempts}}
+	case j.State == roleplan.Checking:
+		return []roleplan.Command{{Type: roleplan.CmdRunTests, Job: j.ID, Attempt: j.Attempts}}
+	case j.State == roleplan.Running && (j.Phase || j.Type != ""):
 		// The phase's own journal resumes it: nothing it finished runs again.
 		j.Attempts--
-		j.next = j.ctx
+		j.Next = j.Told
 		return m.run(j)
-	case j.State == Running && !j.started && j.report == nil:
+	case j.State == roleplan.Running && !j.Seen && j.Reported == nil:
 		// Its start was decided but never seen (the answer that decided it
 		// came while no hive ran): start it now.
 		j.Attempts--
-		j.next = j.ctx
+		j.Next = j.Told
 		return m.run(j)
-	case j.State == Running && j.report != nil:
+	case j.State == roleplan.Running && j.Reported != nil:
 		// Its report was journaled: the work is done, only its exit was lost.
-		return m.route(j, j.report)
-	case j.State == Running:
-		j.next = j.cutOff("hive was restarted while this agent worked; its commits so far are kept")
+		return m.route(j, j.Reported)
+	case j.State == roleplan.Running:
+		j.Next = j.CutOff("hive was restarted while this agent worked; its commits so far are kept")
 		return m.run(j)
 	}
 	return nil
@@ -1180,19 +939,19 @@ func (m *Machine) redo(j *job) []Command {
 
 // finish ends the run; agents still at work (beside the one that ended
 // it) are stopped.
-func (m *Machine) finish(outcome, reason string) []Command {
+func (m *Machine) finish(outcome, reason string) []roleplan.Command {
 	m.finished, m.outcome, m.reason = true, outcome, reason
-	var out []Command
-	for _, j := range m.jobs {
-		if j.State == Running && !j.Phase && j.Type == "" {
-			out = append(out, Command{Type: CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
+	var out []roleplan.Command
+	for _, j := range m.jobs.List {
+		if j.State == roleplan.Running && !j.Phase && j.Type == "" {
+			out = append(out, roleplan.Command{Type: roleplan.CmdStopAgent, Job: j.ID, Attempt: j.Attempts, PID: j.PID})
 		}
 	}
-	return append(out, Command{Type: CmdFinished, Outcome: outcome, Text: reason})
+	return append(out, roleplan.Command{Type: roleplan.CmdFinished, Outcome: outcome, Text: reason})
 }
 
 // failing lists the failing tests, or the output's tail.
-func failing(t *Tests) string {
+func failing(t *roleplan.Tests) string {
 	if t == nil {
 		return ""
 	}
@@ -1212,28 +971,3 @@ func firstOf(s ...string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// again is what the next attempt of a job is told when it replaces the
-// current one: everything the current one was told (its decisions, the
-// failing tests, the challenge), and why it runs again.
-func (j *job) again(why string) *Context {
-	ctx := &Context{}
-	if j.ctx != nil {
-		c := *j.ctx
-		c.Warnings = nil       // they are added again from the run's
-		c.ContractErrors = nil // they were the replaced attempt's
-		ctx = &c
-	}
-	ctx.Retry = why
-	ctx.Interrupted = false
-	return ctx
-}
-
-// cutOff is what the next attempt of a job is told when the current one
-// was cut off mid-turn: again's, and, for a job that writes, that what it
-// left uncommitted is set aside first.
-func (j *job) cutOff(why string) *Context {
-	ctx := j.again(why)
-	ctx.Interrupted = j.writes()
-	return ctx
-}

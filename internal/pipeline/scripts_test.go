@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pipeline/pipelinescript"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // TestScripts runs the scripts in testdata/scripts/ (their directives are
@@ -22,7 +23,7 @@ func TestScripts(t *testing.T) {
 			if ev == nil {
 				return pipelinescript.State(m.Snapshot())
 			}
-			if ev.Type == pipeline.EvStarted {
+			if ev.Type == roleplan.EvStarted {
 				m = pipeline.New()
 			}
 			return pipelinescript.Render(m.Step(*ev))

@@ -14,10 +14,11 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // prompts wraps a launcher and keeps each agent's prompt, by job and
@@ -40,7 +41,7 @@ func (p *prompts) Start(ctx context.Context, spec agent.Spec, sink func(agent.Ou
 
 // recorded runs wf to completion on repo, with its agents' prompts kept;
 // change adjusts the options first.
-func recorded(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, change ...func(*Options)) (Result, *prompts, Options) {
+func recorded(t *testing.T, repo *gitx.Repo, wf workflows.Workflow, change ...func(*Options)) (Result, *prompts, Options) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -51,7 +52,7 @@ func recorded(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, change ...fun
 		c(&o)
 	}
 	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("%v %s: %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
 	}
 	return res, rec, o
@@ -84,7 +85,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Full)
+	o := options(t, repo, workflows.Full)
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher = rec
 	o.AutoAnswer, o.NoInterview = false, false
@@ -109,7 +110,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 			if open == nil || open.Question == last {
 				continue
 			}
-			if !open.Interview || open.Job != pipeline.RoleInterviewer {
+			if !open.Interview || open.Job != workflows.RoleInterviewer {
 				// Anything else the run asks is no part of this test.
 				t.Errorf("the run asks %s: %q (kind %s)", open.Job, open.Question, open.Kind)
 				cancel()
@@ -127,7 +128,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, res.Snapshot.Reason)
 	}
 	mu.Lock()
@@ -153,7 +154,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 // is asked.
 func TestAcceptanceNoInterview(t *testing.T) {
 	t.Parallel()
-	_, rec, _ := recorded(t, service(t), pipeline.Full, func(o *Options) {
+	_, rec, _ := recorded(t, service(t), workflows.Full, func(o *Options) {
 		o.AutoAnswer, o.NoInterview = false, true
 		o.Wait = 0 // any question stops the run with NeedsHumanError
 	})
@@ -173,7 +174,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Review, faults.EnvFaults+"=reviewer=badreport")
+	o := options(t, repo, workflows.Review, faults.EnvFaults+"=reviewer=badreport")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher = rec
 	o.AutoAnswer, o.Wait = false, 0
@@ -182,7 +183,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	if !errors.As(err, &nh) {
 		t.Fatalf("the run did not stop for a human: %v", err)
 	}
-	if nh.Checkpoint.Kind != pipeline.KindBlocked || nh.Checkpoint.Job != pipeline.RoleReviewer {
+	if nh.Checkpoint.Kind != roleplan.KindBlocked || nh.Checkpoint.Job != workflows.RoleReviewer {
 		t.Errorf("stopped at %s's %s checkpoint, want reviewer's blocked one: %q", nh.Checkpoint.Job, nh.Checkpoint.Kind, nh.Checkpoint.Question)
 	}
 	if !strings.Contains(nh.Checkpoint.Question, "broke its contract") {
@@ -207,11 +208,11 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := m.Snapshot()
-	if s.Outcome == pipeline.OutcomeComplete {
+	if s.Outcome == roleplan.OutcomeComplete {
 		t.Error("the run is journaled complete")
 	}
 	for _, j := range s.Jobs {
-		if j.Role == pipeline.RoleReviewer && j.State == pipeline.Done {
+		if j.Role == workflows.RoleReviewer && j.State == roleplan.Done {
 			t.Errorf("the journal counts reviewer %s done", j.ID)
 		}
 	}
@@ -224,10 +225,10 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, service(t), pipeline.Review, faults.EnvFaults+"=reviewer=badreport")
+	o := options(t, service(t), workflows.Review, faults.EnvFaults+"=reviewer=badreport")
 	o.Wait = 0 // a question would stop the run with NeedsHumanError
 	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q: want the run to go on without the reviewer", err, res.Snapshot.Outcome)
 	}
 	said := strings.Join(o.Observer.(*notes).lines, "\n")
@@ -238,7 +239,7 @@ func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := rep.Decisions; len(d) != 1 || d[0].Choice != pipeline.AnswerContinue || d[0].By != "default" ||
+	if d := rep.Decisions; len(d) != 1 || d[0].Choice != roleplan.AnswerContinue || d[0].By != "default" ||
 		d[0].Question != "reviewer's report broke its contract 2 times" {
 		t.Errorf("the report's decisions %+v, want continue taken by default", d)
 	}
@@ -249,10 +250,10 @@ func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 // the tools found on the machine.
 func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 	t.Parallel()
-	quick, _ := pipeline.Builtin("quick")
+	quick, _ := workflows.Builtin("quick")
 	const name, gotcha = ".hive/memory.json (the shell Hive's memory)", "The tests need PORT unset"
 	_, rec, _ := recorded(t, service(t), quick, func(o *Options) {
-		o.Context = []pipeline.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}
+		o.Context = []roleplan.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}
 	})
 	started := 0
 	for _, st := range quick.Steps {

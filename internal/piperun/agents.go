@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/roleagent"
 	"github.com/hivectl/hive/internal/piperun/rolecontext"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // starter starts the run's role agents in its worktree: what they meet
@@ -19,14 +19,14 @@ func (s *executor) starter() *roleagent.Starter {
 
 // startAgent starts c's role agent (roleagent.Starter.Start), and queues
 // its start, or its exit when it could not start.
-func (s *driver) startAgent(ctx context.Context, c pipeline.Command) {
+func (s *driver) startAgent(ctx context.Context, c roleplan.Command) {
 	sess, err := s.starter().Start(ctx, c, s.m.Snapshot())
 	if err != nil {
-		s.events.Post(pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		s.events.Post(roleplan.Event{Type: roleplan.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 		return
 	}
 	s.agents[c.Job] = sess
-	s.events.Post(pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
+	s.events.Post(roleplan.Event{Type: roleplan.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
 }
 
 // launcher starts the agents of a role.

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // A project with no test and nothing to build: the run completes, but the
@@ -30,14 +31,14 @@ func TestNoTestsIsNoPass(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick)
+	o := options(t, repo, workflows.Quick)
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := res.Snapshot
 	states := jobs(s)
-	if s.Outcome != pipeline.OutcomeComplete || !strings.Contains(states, "build=skipped") || !strings.Contains(states, "tester=skipped") {
+	if s.Outcome != roleplan.OutcomeComplete || !strings.Contains(states, "build=skipped") || !strings.Contains(states, "tester=skipped") {
 		t.Errorf("outcome %s, jobs %s; want build and tester skipped", s.Outcome, states)
 	}
 	if s.Tests == nil || !s.Tests.None || s.Tests.Ran() {
@@ -59,7 +60,7 @@ func TestNoTestsIsNoPass(t *testing.T) {
 	}
 
 	// The configured commands run, by sh -c, in the run's worktree.
-	o = options(t, repo, pipeline.Quick)
+	o = options(t, repo, workflows.Quick)
 	o.TestCommand, o.BuildCommand = "grep -q notes README.md && echo '1 passed in 0.01s'", "test -f README.md"
 	res, err = Run(ctx, o)
 	if err != nil {

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // reworded wraps a launcher and rewrites the HIVE_REPORT of the roles it
@@ -48,26 +49,26 @@ func (w reworded) Start(ctx context.Context, spec agent.Spec, sink func(agent.Ou
 // comments become findings, and the run's output says how each report was
 // read.
 func TestModelWordingMeetsTheContracts(t *testing.T) {
-	wf := pipeline.Workflow{Name: "worded", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}}}
+	wf := workflows.Workflow{Name: "worded", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}}}
 	res, _, o := recorded(t, service(t), wf, func(o *Options) {
 		o.Launcher = reworded{Launcher: o.Launcher, roles: map[string]func(map[string]any){
-			pipeline.RoleTester: func(r map[string]any) {
+			workflows.RoleTester: func(r map[string]any) {
 				delete(r, "tests_run")
 				delete(r, "failed")
 				r["passed"], r["summary"] = true, "Added TestHealth; all 3 tests pass."
 			},
-			pipeline.RoleReviewer: func(r map[string]any) {
+			workflows.RoleReviewer: func(r map[string]any) {
 				r["approval_status"], r["comments"] = "approved_with_comments", []string{"the README does not mention /healthz"}
 			},
 		}}
 		o.Wait = 0 // a question stops the run
 	})
 	for _, j := range res.Snapshot.Jobs {
-		if j.Attempts != 1 || j.State != pipeline.Done {
+		if j.Attempts != 1 || j.State != roleplan.Done {
 			t.Errorf("%s: %s after %d attempts, want done at the first", j.ID, j.State, j.Attempts)
 		}
 	}
-	if f := res.Snapshot.Findings; len(f) != 1 || f[0].Title != "the README does not mention /healthz" || f[0].Severity != pipeline.SevLow {
+	if f := res.Snapshot.Findings; len(f) != 1 || f[0].Title != "the README does not mention /healthz" || f[0].Severity != roleplan.SevLow {
 		t.Errorf("findings %+v, want the reviewer's comment, low", f)
 	}
 	said := strings.Join(o.Observer.(*notes).lines, "\n")

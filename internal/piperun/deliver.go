@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/delivery"
 	"github.com/hivectl/hive/internal/piperun/postmortem"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // runBranch is the branch the run being resumed works on: the one its
@@ -50,7 +50,7 @@ func (s *executor) deliver(ctx context.Context, res *Result) {
 
 // score computes each role's confidence from the checks hive runs itself
 // in the run's worktree, before it goes, and journals it.
-func (s *executor) score(snap pipeline.Snapshot) {
+func (s *executor) score(snap roleplan.Snapshot) {
 	if s.dir == "" {
 		return
 	}

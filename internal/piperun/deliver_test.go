@@ -12,10 +12,12 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport/fakegithub"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // snapshotFiles reads every named file of dir, and git status.
@@ -59,13 +61,13 @@ func TestDirtyTreeUntouched(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick)
+	o := options(t, repo, workflows.Quick)
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const branch = "hive/quick/add-a-health-check-endpoint"
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || res.Branch != branch {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || res.Merged || res.Branch != branch {
 		t.Fatalf("outcome %s merged %v branch %s notes %q", res.Snapshot.Outcome, res.Merged, res.Branch, res.Notes)
 	}
 	after := snapshotFiles(t, root, "README.md", "main.go", "notes.txt")
@@ -110,11 +112,11 @@ func TestLeftoversKeptAtDelivery(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer="+faults.FaultUncommitted))
+	res, err := Run(ctx, options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer="+faults.FaultUncommitted))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged {
 		t.Fatalf("outcome %s merged %v notes %q", res.Snapshot.Outcome, res.Merged, res.Notes)
 	}
 	const ref = "refs/hive/left/run-1/end"
@@ -152,7 +154,7 @@ func TestIgnoredFileInTheWay(t *testing.T) {
 	os.WriteFile(mine, []byte("mine\n"), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, options(t, repo, pipeline.Quick))
+	res, err := Run(ctx, options(t, repo, workflows.Quick))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +206,14 @@ func TestPullRequest(t *testing.T) {
 	head := gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick)
+	o := options(t, repo, workflows.Quick)
 	o.PR = true
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const branch = "hive/quick/add-a-health-check-endpoint"
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || !res.Pushed || res.PullRequest != gh.URL()+"/pull/1" {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || res.Merged || !res.Pushed || res.PullRequest != gh.URL()+"/pull/1" {
 		t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
 	}
 	if gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD") != head {
@@ -268,13 +270,13 @@ func TestPublishFallbacks(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, pipeline.Quick)
+			o := options(t, repo, workflows.Quick)
 			o.PR, o.Push = tc.pr, !tc.pr
 			res, err := Run(ctx, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Snapshot.Outcome != pipeline.OutcomeComplete || res.Merged || res.Pushed != tc.pushed || res.PullRequest != "" {
+			if res.Snapshot.Outcome != roleplan.OutcomeComplete || res.Merged || res.Pushed != tc.pushed || res.PullRequest != "" {
 				t.Fatalf("outcome %s merged %v pushed %v pr %q notes %q", res.Snapshot.Outcome, res.Merged, res.Pushed, res.PullRequest, res.Notes)
 			}
 			// A push that failed left the work short of where it was to go;
@@ -310,7 +312,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	gh := fakeGitHub(t, repo.Root, origin(t, repo.Root), true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 	o.PR = true
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
@@ -329,7 +331,7 @@ func TestResumeKeepsBranchAndPublish(t *testing.T) {
 	if prs := gh.PullRequests(); len(prs) != 1 || prs[0].Head != branch {
 		t.Errorf("the pull requests: %+v", prs)
 	}
-	res, err = Run(ctx, options(t, repo, pipeline.Quick))
+	res, err = Run(ctx, options(t, repo, workflows.Quick))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +350,7 @@ func TestOldRunKeepsItsBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := pipeline.New()
-	if _, err := m.Step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "x", Workflow: pipeline.Quick}}); err != nil {
+	if _, err := m.Step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "x", Workflow: workflows.Quick}}); err != nil {
 		t.Fatal(err)
 	}
 	s := &driver{executor: &executor{run: run}, m: m}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // With evaluation on, every role's work is judged before the next role
@@ -25,17 +26,17 @@ func TestEvaluationRoutes(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")
 	rec := &prompts{Launcher: o.Launcher}
 	o.Launcher, o.Wait = rec, 0
-	o.Routing = pipeline.Routing{Evaluate: true}
+	o.Routing = roleplan.Routing{Evaluate: true}
 	_, err := Run(ctx, o)
 	var nh *NeedsHumanError
 	if !errors.As(err, &nh) {
 		t.Fatalf("the run did not stop for a human: %v", err)
 	}
 	cp := nh.Checkpoint
-	if cp.Kind != pipeline.KindEvaluation || cp.Job != pipeline.RoleTester || cp.Evaluation == nil {
+	if cp.Kind != roleplan.KindEvaluation || cp.Job != workflows.RoleTester || cp.Evaluation == nil {
 		t.Fatalf("stopped at %s's %s checkpoint (%q), want the tester's evaluation", cp.Job, cp.Kind, cp.Question)
 	}
 	for _, want := range []string{"Completeness: ✓", "Coherence:    ✓", "Risk:         ✗ simulated: a blocking gap found by evaluate-tester-risk",
@@ -65,15 +66,15 @@ func TestEvaluationRoutes(t *testing.T) {
 	// Every evaluation is journaled; the implementer's computed
 	// confidence counts a real build and test run.
 	run, _, _ := runjournal.Latest(o.Journal)
-	var evals []pipeline.Event
-	for _, p := range journaled(o.Journal, run.ID, string(pipeline.EvEvaluated)) {
-		var ev pipeline.Event
+	var evals []roleplan.Event
+	for _, p := range journaled(o.Journal, run.ID, string(roleplan.EvEvaluated)) {
+		var ev roleplan.Event
 		if err := json.Unmarshal(p, &ev); err != nil {
 			t.Fatal(err)
 		}
 		evals = append(evals, ev)
 	}
-	if len(evals) != 3 || evals[0].Job != pipeline.RoleImplementer {
+	if len(evals) != 3 || evals[0].Job != workflows.RoleImplementer {
 		t.Fatalf("%d evaluations journaled: %+v", len(evals), evals)
 	}
 	impl := evals[0].Evaluation
@@ -89,7 +90,7 @@ func TestEvaluationRoutes(t *testing.T) {
 	o.Resume, o.Answer = true, "reject cover the error path"
 	o.Wait = 0
 	_, err = Run(ctx, o)
-	if !errors.As(err, &nh) || nh.Checkpoint.Kind != pipeline.KindEvaluation {
+	if !errors.As(err, &nh) || nh.Checkpoint.Kind != roleplan.KindEvaluation {
 		t.Fatalf("after the reject: %v", err)
 	}
 	third, _ := rec.get("tester/3")
@@ -98,12 +99,12 @@ func TestEvaluationRoutes(t *testing.T) {
 	}
 	o.Answer = "continue"
 	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("after continue: %v %s", err, res.Snapshot.Outcome)
 	}
 	// What the evaluators cost is the job's spend, which the budget counts.
 	for _, j := range res.Snapshot.Jobs {
-		if j.ID == pipeline.RoleImplementer && j.Spend.Tokens() <= impl.Spend.Tokens() {
+		if j.ID == workflows.RoleImplementer && j.Spend.Tokens() <= impl.Spend.Tokens() {
 			t.Errorf("the implementer's spend %+v leaves out its evaluation's %+v", j.Spend, impl.Spend)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/roleagent"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -38,7 +39,7 @@ type executor struct {
 	run    journal.Run
 	dir    string // the run's worktree
 	branch string
-	send   func(pipeline.Event)
+	send   func(roleplan.Event)
 	// plans, when set, is told the phase's plans' states as they change;
 	// asks a role agent's request to use a tool (nil: refused at once).
 	plans func([]PlanState)
@@ -47,7 +48,7 @@ type executor struct {
 
 // note tells whoever holds the run something worth knowing of job.
 func (s *executor) note(job, text string) {
-	s.send(pipeline.Event{Type: noteEvent, Job: job, Text: text})
+	s.send(roleplan.Event{Type: noteEvent, Job: job, Text: text})
 }
 
 // driver drives one pipeline run: the journal-first loop around
@@ -55,7 +56,7 @@ func (s *executor) note(job, text string) {
 type driver struct {
 	*executor
 	m       *pipeline.Machine
-	events  *journalfirst.Loop[pipeline.Event]
+	events  *journalfirst.Loop[roleplan.Event]
 	ended   bool
 	agents  map[string]agent.Session
 	plansc  chan []PlanState          // the phase's plan states, for a PlansObserver
@@ -110,7 +111,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	defer release()
 	s := &driver{executor: &executor{o: o}, m: pipeline.New(),
 		agents: map[string]agent.Session{}, plansc: make(chan []PlanState, 16), perms: make(chan roleagent.Permission), stalled: map[string]bool{}}
-	s.events = journalfirst.New(journalfirst.Config[pipeline.Event]{Journal: o.Journal, Prepare: s.prepare, Aside: s.aside,
+	s.events = journalfirst.New(journalfirst.Config[roleplan.Event]{Journal: o.Journal, Prepare: s.prepare, Aside: s.aside,
 		Share: s.share, Step: s.step, Foreign: foreignAnswer, Unwritable: "run hive run --resume once it can be written"}, 64)
 	s.executor.send = s.events.Send
 	s.executor.plans = func(states []PlanState) {
@@ -165,7 +166,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // finish delivers the ended run (snap is its machine's last state) and
 // records its end: in the journal, in the project's memory, and in its
 // postmortem.
-func (s *executor) finish(ctx context.Context, snap pipeline.Snapshot) Result {
+func (s *executor) finish(ctx context.Context, snap roleplan.Snapshot) Result {
 	res := Result{Run: s.run, Snapshot: snap, Branch: s.branch}
 	s.deliver(ctx, &res)
 	finished := s.o.Now()
@@ -196,43 +197,43 @@ func (s *driver) begin(ctx context.Context) error {
 		return err
 	}
 	s.events.Attach(s.run.ID, 0)
-	s.events.Post(pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+	s.events.Post(roleplan.Event{Type: roleplan.EvStarted, Spec: &spec})
 	return nil
 }
 
 // create creates a new run in the journal, its branch and its worktree,
 // and returns the spec its machine starts with.
-func (s *executor) create(ctx context.Context) (pipeline.Spec, error) {
+func (s *executor) create(ctx context.Context) (roleplan.Spec, error) {
 	if err := s.o.Workflow.Validate("workflow " + s.o.Workflow.Name); err != nil {
-		return pipeline.Spec{}, err
+		return roleplan.Spec{}, err
 	}
 	if _, err := s.o.Repo.Head(ctx); err != nil {
-		return pipeline.Spec{}, fmt.Errorf("%s has no commit yet: hive run works on a branch made from your last commit, so commit first", s.o.Repo.Root)
+		return roleplan.Spec{}, fmt.Errorf("%s has no commit yet: hive run works on a branch made from your last commit, so commit first", s.o.Repo.Root)
 	}
 	run, err := s.o.Journal.CreateRun(runjournal.Key, s.o.Now())
 	if err != nil {
-		return pipeline.Spec{}, err
+		return roleplan.Spec{}, err
 	}
 	s.run = run
 	if p := s.o.Planning; p != nil { // how the workflow was chosen, before anything runs
 		payload, _ := json.Marshal(p)
 		if _, err := s.o.Journal.Append(run.ID, runjournal.PlannedEvent, s.o.Now().UTC(), payload); err != nil {
-			return pipeline.Spec{}, err
+			return roleplan.Spec{}, err
 		}
 	}
 	if err := s.openWorktree(ctx, delivery.NewBranch(ctx, s.o.Repo, s.o.Workflow.Name, s.o.Objective, run.ID)); err != nil {
 		s.o.Journal.FinishRun(run.ID, s.o.Now(), "abandoned")
-		return pipeline.Spec{}, err
+		return roleplan.Spec{}, err
 	}
 	base, err := s.o.Repo.Head(ctx)
 	if err != nil {
-		return pipeline.Spec{}, err
+		return roleplan.Spec{}, err
 	}
-	return pipeline.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
+	return roleplan.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Allowed(index.Tools(exec.LookPath), s.o.Tools), Context: s.o.Context,
 		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Follow: s.o.Follow, NoMerge: s.o.NoMerge, Closes: s.o.Closes,
 		AllowDirty: s.o.AllowDirty, Agent: s.o.Agent, CheckpointWait: s.o.CheckpointWait, Budget: s.o.Budget, Guard: s.o.Guard, Routing: s.o.Routing,
-		OnLimit: s.o.OnLimit, Rules: pipeline.Rules}, nil
+		OnLimit: s.o.OnLimit, Rules: roleplan.Rules}, nil
 }
 
 // resume replays the run and takes it over.
@@ -257,7 +258,7 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	if err := s.openWorktree(ctx, s.runBranch(ctx)); err != nil {
 		return err
 	}
-	s.events.Post(pipeline.Event{Type: pipeline.EvResumed})
+	s.events.Post(roleplan.Event{Type: roleplan.EvResumed})
 	if s.o.Answer != "" {
 		open := m.Snapshot().Open
 		if open == nil {
@@ -266,7 +267,7 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 		if err := open.Check(s.o.Answer); err != nil {
 			return &runjournal.AnswerError{Err: err}
 		}
-		s.events.Post(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
+		s.events.Post(roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: open.ID, Text: s.o.Answer})
 	}
 	return nil
 }
@@ -350,7 +351,7 @@ func (s *driver) loop(ctx context.Context) error {
 			} else if err := open.Check(text); err != nil {
 				s.o.Observer.Note(open.Job, err.Error())
 			} else {
-				s.events.Post(pipeline.Event{Type: pipeline.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
+				s.events.Post(roleplan.Event{Type: roleplan.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: strings.TrimSpace(text)})
 			}
 		case p := <-s.perms:
 			s.refuse(p)
@@ -399,11 +400,11 @@ func (s *driver) stopAgents(ctx context.Context) error {
 
 // prepare readies an event for the journal; notes and a turn's end are
 // not journaled.
-func (s *driver) prepare(_ context.Context, ev *pipeline.Event) (journal.Entry, bool) {
+func (s *driver) prepare(_ context.Context, ev *roleplan.Event) (journal.Entry, bool) {
 	if ev.Type == noteEvent || ev.Type == roleagent.TurnEnded {
 		return journal.Entry{}, false
 	}
-	if ev.Type == pipeline.EvAgentExited {
+	if ev.Type == roleplan.EvAgentExited {
 		delete(s.agents, ev.Job)
 		delete(s.stalled, ev.Job)
 	}
@@ -413,7 +414,7 @@ func (s *driver) prepare(_ context.Context, ev *pipeline.Event) (journal.Entry, 
 
 // aside shows a note, or ends a role's session at its turn's end (one
 // turn per role: its input closes and it exits).
-func (s *driver) aside(ev pipeline.Event) {
+func (s *driver) aside(ev roleplan.Event) {
 	switch ev.Type {
 	case noteEvent:
 		s.o.Observer.Note(ev.Job, ev.Text)
@@ -426,7 +427,7 @@ func (s *driver) aside(ev pipeline.Event) {
 
 // share shares the run's work before events that follow it are journaled
 // (Options.Share).
-func (s *driver) share(ctx context.Context, events []pipeline.Event) error {
+func (s *driver) share(ctx context.Context, events []roleplan.Event) error {
 	if s.o.Share == nil || !slices.ContainsFunc(events, followsWork) {
 		return nil
 	}
@@ -438,10 +439,10 @@ func (s *driver) share(ctx context.Context, events []pipeline.Event) error {
 
 // step steps the machine with a journaled event and carries out its
 // commands. Only a refused start ends the run.
-func (s *driver) step(ctx context.Context, ev pipeline.Event) error {
+func (s *driver) step(ctx context.Context, ev roleplan.Event) error {
 	cmds, err := s.m.Step(ev)
 	if err != nil {
-		if ev.Type == pipeline.EvStarted {
+		if ev.Type == roleplan.EvStarted {
 			return err
 		}
 		s.o.Observer.Note(ev.Job, fmt.Sprintf("event %s refused: %v", ev.Type, err))
@@ -453,9 +454,9 @@ func (s *driver) step(ctx context.Context, ev pipeline.Event) error {
 
 // foreignAnswer reads a record `hive answer` journaled: only answers may
 // come from outside.
-func foreignAnswer(rec journal.Record) (pipeline.Event, bool) {
-	var ev pipeline.Event
-	if json.Unmarshal(rec.Payload, &ev) != nil || ev.Type != pipeline.EvAnswer {
+func foreignAnswer(rec journal.Record) (roleplan.Event, bool) {
+	var ev roleplan.Event
+	if json.Unmarshal(rec.Payload, &ev) != nil || ev.Type != roleplan.EvAnswer {
 		return ev, false
 	}
 	return ev, true
@@ -465,9 +466,9 @@ func foreignAnswer(rec journal.Record) (pipeline.Event, bool) {
 // driver taking the run over must find there (Options.Share): a role's
 // report among them, since a run resumed after it goes on from the report
 // (its agent, gone with the driver, need not exit).
-func followsWork(ev pipeline.Event) bool {
+func followsWork(ev roleplan.Event) bool {
 	switch ev.Type {
-	case pipeline.EvStarted, pipeline.EvResumed, pipeline.EvReport, pipeline.EvAgentExited, pipeline.EvPhaseDone:
+	case roleplan.EvStarted, roleplan.EvResumed, roleplan.EvReport, roleplan.EvAgentExited, roleplan.EvPhaseDone:
 		return true
 	}
 	return false
@@ -475,7 +476,7 @@ func followsWork(ev pipeline.Event) bool {
 
 // carryOut tells the observer of a stepped event and carries out the
 // commands the machine returned for it.
-func (s *driver) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipeline.Command) {
+func (s *driver) carryOut(ctx context.Context, ev roleplan.Event, cmds []roleplan.Command) {
 	snap := s.m.Snapshot()
 	s.o.Observer.Event(ev, snap)
 	for _, c := range cmds {
@@ -486,17 +487,17 @@ func (s *driver) carryOut(ctx context.Context, ev pipeline.Event, cmds []pipelin
 
 // noteEvent is the loop's pseudo-event of a note for the observer, never
 // journaled (a role agent's turn's end is the other: roleagent.TurnEnded).
-const noteEvent = pipeline.EvNote
+const noteEvent = roleplan.EvNote
 
-func (s *driver) execute(ctx context.Context, c pipeline.Command) {
+func (s *driver) execute(ctx context.Context, c roleplan.Command) {
 	if s.stopping {
 		// A resume derives what is left to do from the journal.
 		return
 	}
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		s.startAgent(ctx, c)
-	case pipeline.CmdStopAgent:
+	case roleplan.CmdStopAgent:
 		if sess := s.agents[c.Job]; sess != nil && c.Interrupt {
 			// The interrupted turn's usage still comes, and counts.
 			go sess.StopTurn(stopGrace)
@@ -505,39 +506,39 @@ func (s *driver) execute(ctx context.Context, c pipeline.Command) {
 		} else if c.PID > 0 && agent.IsAgentOf(c.PID, c.Job) {
 			agent.KillGroup(c.PID)
 		}
-	case pipeline.CmdWake:
+	case roleplan.CmdWake:
 		// A timer, not background work: a run that stops meanwhile does
 		// not wait for it, and its resume asks again.
-		s.o.After(max(c.At.Sub(s.o.Now()), 0), func() { s.send(pipeline.Event{Type: pipeline.EvWake}) })
-	case pipeline.CmdLint:
+		s.o.After(max(c.At.Sub(s.o.Now()), 0), func() { s.send(roleplan.Event{Type: roleplan.EvWake}) })
+	case roleplan.CmdLint:
 		dir := s.m.Snapshot().Spec.PhaseDir // read here: the machine is the loop's alone
 		s.background(func() {
-			s.send(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: s.checks().Lint(dir)})
+			s.send(roleplan.Event{Type: roleplan.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: s.checks().Lint(dir)})
 		})
-	case pipeline.CmdRunPhase:
+	case roleplan.CmdRunPhase:
 		dir := s.m.Snapshot().Spec.PhaseDir
 		warnings := s.curator().Warnings(c, s.m.Snapshot()) // the machine is the loop's to read: before the goroutine
 		s.background(func() { s.send(s.runPhase(ctx, c, dir, warnings)) })
-	case pipeline.CmdRunTests:
+	case roleplan.CmdRunTests:
 		s.background(func() { s.send(s.checks().RunTests(ctx, c)) })
-	case pipeline.CmdBuild:
+	case roleplan.CmdBuild:
 		base := s.m.Snapshot().Spec.Base // read here: the machine is the loop's alone
 		s.background(func() { s.send(s.checks().RunBuild(ctx, c, base)) })
-	case pipeline.CmdEvaluate:
+	case roleplan.CmdEvaluate:
 		snap := s.m.Snapshot() // read here: the machine is the loop's alone
 		s.background(func() { s.send(s.evaluator().Evaluate(ctx, c, snap)) })
-	case pipeline.CmdDeliver:
+	case roleplan.CmdDeliver:
 		snap := s.m.Snapshot() // read here: the machine is the loop's alone
 		s.background(func() { s.send(s.deliverer().OpenPullRequest(ctx, c, snap)) })
-	case pipeline.CmdWatch:
+	case roleplan.CmdWatch:
 		s.background(func() {
 			if ev, ok := s.deliverer().WatchPullRequest(ctx, c); ok {
 				s.send(ev)
 			}
 		})
-	case pipeline.CmdPush:
+	case roleplan.CmdPush:
 		s.background(func() { s.send(s.deliverer().PushFix(ctx, c)) })
-	case pipeline.CmdFinished:
+	case roleplan.CmdFinished:
 		s.ended = true
 	}
 }
@@ -557,6 +558,6 @@ func (s *driver) killAll() {
 // Silent is an Observer that shows nothing.
 type Silent struct{}
 
-func (Silent) Event(pipeline.Event, pipeline.Snapshot)     {}
-func (Silent) Command(pipeline.Command, pipeline.Snapshot) {}
+func (Silent) Event(roleplan.Event, roleplan.Snapshot)     {}
+func (Silent) Command(roleplan.Command, roleplan.Snapshot) {}
 func (Silent) Note(string, string)                         {}

@@ -11,9 +11,10 @@ import (
 
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // changesTest is a project convention the sim implementer does not know:
@@ -63,7 +64,7 @@ func conventionRepo(t *testing.T) *gitx.Repo {
 func TestMemoryStopsARepeatedMistake(t *testing.T) {
 	t.Parallel()
 	repo := conventionRepo(t)
-	quick, _ := pipeline.Builtin("quick")
+	quick, _ := workflows.Builtin("quick")
 	o := options(t, repo, quick)
 	var figures []string
 	for i := 1; i <= 10; i++ {
@@ -75,7 +76,7 @@ func TestMemoryStopsARepeatedMistake(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+		if res.Snapshot.Outcome != roleplan.OutcomeComplete {
 			t.Fatalf("run %d: %s: %s", i, res.Snapshot.Outcome, res.Snapshot.Reason)
 		}
 		warned := strings.Contains(strings.Join(n.lines, "\n"), "warned of 1 lesson(s) from earlier runs")
@@ -156,7 +157,7 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 		t.Fatal(err)
 	}
 	for run := int64(1); run <= 2; run++ {
-		l := memory.Lesson{Kind: memory.KindTests, Role: pipeline.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
+		l := memory.Lesson{Kind: memory.KindTests, Role: workflows.RoleImplementer, Source: "tester", Text: "the tests failed: TestRoutes", Files: []string{"main.go"}, Confirmed: true}
 		if err := st.Record(memory.Facts{Run: run, Finished: time.Unix(run, 0), Lessons: []memory.Lesson{l}}); err != nil {
 			t.Fatal(err)
 		}
@@ -192,8 +193,8 @@ func TestPhaseExecutorsAreWarned(t *testing.T) {
 func TestDocumenterLearningsVerified(t *testing.T) {
 	t.Parallel()
 	repo := conventionRepo(t)
-	wf := pipeline.Workflow{Name: "documented", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Type: pipeline.StepBuild},
-		{Role: pipeline.RoleTester}, {Role: pipeline.RoleDocumenter}}}
+	wf := workflows.Workflow{Name: "documented", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Type: workflows.StepBuild},
+		{Role: workflows.RoleTester}, {Role: workflows.RoleDocumenter}}}
 	res, rec, _ := recorded(t, repo, wf)
 	if res.Snapshot.FixLoops != 1 {
 		t.Fatalf("%d fix loops; want 1", res.Snapshot.FixLoops)

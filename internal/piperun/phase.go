@@ -10,14 +10,15 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/checks"
 	"github.com/hivectl/hive/internal/piperun/evaluation"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/plan/load"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // PhaseOptions are the runner's options for the implementers' phase in
@@ -41,9 +42,9 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 		Schedule: runner.Schedule{MaxConcurrent: max(o.MaxConcurrent, 1), Dynamic: true},
 		// A merge conflict between implementers goes to the comb, as in
 		// execute-phase; the comb role later checks the merged result.
-		Agents: runner.Agents{Launcher: phaserun.WithEnv{Launcher: o.launcher(pipeline.RoleImplementer), Env: env}, Stall: o.Stall,
-			Roles:  map[string]agent.Launcher{"comb": phaserun.WithEnv{Launcher: o.launcher(pipeline.RoleComb), Env: env}},
-			Prices: o.Prices, Ladder: o.Ladders[pipeline.RoleImplementer], Guard: o.Guard,
+		Agents: runner.Agents{Launcher: phaserun.WithEnv{Launcher: o.launcher(workflows.RoleImplementer), Env: env}, Stall: o.Stall,
+			Roles:  map[string]agent.Launcher{"comb": phaserun.WithEnv{Launcher: o.launcher(workflows.RoleComb), Env: env}},
+			Prices: o.Prices, Ladder: o.Ladders[workflows.RoleImplementer], Guard: o.Guard,
 			OnLimit: o.OnLimit, Fallback: fallback},
 		Human: runner.Human{AutoAnswer: true},
 	}, nil
@@ -54,8 +55,8 @@ func PhaseOptions(o Options, dir, phase string, env []string) (runner.Options, e
 // branch, here or on a distributed backend's workers (Options.Phases).
 //
 // warnings are what the project's memory tells every implementer.
-func (s *executor) runPhase(ctx context.Context, c pipeline.Command, dir string, warnings []string) pipeline.Event {
-	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
+func (s *executor) runPhase(ctx context.Context, c roleplan.Command, dir string, warnings []string) roleplan.Event {
+	ev := roleplan.Event{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
 	env := []string{fmt.Sprintf("HIVE_PIPELINE_ATTEMPT=%d", c.Attempt)}
 	opts, err := PhaseOptions(s.o, s.dir, dir, env)
 	if err != nil {
@@ -99,10 +100,10 @@ func (o phaseObserver) Event(_ engine.Event, snap engine.Snapshot) {
 }
 func (o phaseObserver) Command(c engine.Command, _ engine.Snapshot) {
 	if c.Type == engine.CmdPlanState && c.State.Final() {
-		o.s.note(pipeline.PhaseJob, fmt.Sprintf("plan %s %s", c.Plan, c.State))
+		o.s.note(roleplan.PhaseJob, fmt.Sprintf("plan %s %s", c.Plan, c.State))
 	}
 }
-func (o phaseObserver) Note(plan, text string) { o.s.note(pipeline.PhaseJob, plan+": "+text) }
+func (o phaseObserver) Note(plan, text string) { o.s.note(roleplan.PhaseJob, plan+": "+text) }
 
 // checks are hive's own checks in the run's worktree, with the project's
 // commands.
@@ -115,7 +116,7 @@ func (s *executor) checks() checks.Worktree {
 func (s *executor) evaluator() *evaluation.Evaluator {
 	l := s.o.Evaluator
 	if l == nil {
-		l = s.launcher(pipeline.RoleEvaluator)
+		l = s.launcher(workflows.RoleEvaluator)
 	}
 	return &evaluation.Evaluator{Repo: s.o.Repo, Journal: s.o.Journal, Run: s.run.ID, Checks: s.checks(), Home: s.o.Home,
 		Launcher: l, Model: s.o.EvaluatorModel, Timeout: s.o.EvaluatorTimeout, Prices: s.o.Prices}
@@ -129,5 +130,5 @@ func (s *executor) facts() map[string]bool {
 		s.o.Observer.Note("", "the repository's index: "+err.Error()+": every step's condition is taken to hold")
 		return nil
 	}
-	return map[string]bool{pipeline.CondHasFrontend: ix.HasFrontend, pipeline.CondHasTests: ix.HasTests}
+	return map[string]bool{workflows.CondHasFrontend: ix.HasFrontend, workflows.CondHasTests: ix.HasTests}
 }

@@ -17,14 +17,15 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/sim/faults"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func TestMain(m *testing.M) {
@@ -71,19 +72,19 @@ func initRepo(t *testing.T, dir, subject string) {
 
 type notes struct{ lines []string }
 
-func (n *notes) Event(ev pipeline.Event, _ pipeline.Snapshot) {
+func (n *notes) Event(ev roleplan.Event, _ roleplan.Snapshot) {
 	if os.Getenv("PIPERUN_TRACE") != "" {
 		println(time.Now().Format("15:04:05.000"), string(ev.Type), ev.Job)
 	}
 }
-func (n *notes) Command(c pipeline.Command, _ pipeline.Snapshot) {
-	if c.Type == pipeline.CmdNote || c.Type == pipeline.CmdCheckpoint {
+func (n *notes) Command(c roleplan.Command, _ roleplan.Snapshot) {
+	if c.Type == roleplan.CmdNote || c.Type == roleplan.CmdCheckpoint {
 		n.lines = append(n.lines, string(c.Type)+" "+c.Job+" "+c.Text)
 	}
 }
 func (n *notes) Note(job, text string) { n.lines = append(n.lines, "note "+job+" "+text) }
 
-func options(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, env ...string) Options {
+func options(t *testing.T, repo *gitx.Repo, wf workflows.Workflow, env ...string) Options {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -103,10 +104,10 @@ func options(t *testing.T, repo *gitx.Repo, wf pipeline.Workflow, env ...string)
 // classic is the full workflow as it was before the shell Hive's roles,
 // one role after another: the paths of seed 003's faults are read from
 // the journal in that order.
-var classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer},
-	{Role: pipeline.RoleComb}, {Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
+var classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer},
+	{Role: workflows.RoleComb}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
 
-func jobs(s pipeline.Snapshot) string {
+func jobs(s roleplan.Snapshot) string {
 	var b []string
 	for _, j := range s.Jobs {
 		b = append(b, j.ID+"="+string(j.State))
@@ -122,13 +123,13 @@ func TestFullWorkflow(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Full)
+	o := options(t, repo, workflows.Full)
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := res.Snapshot
-	if s.Outcome != pipeline.OutcomeComplete || !res.Merged {
+	if s.Outcome != roleplan.OutcomeComplete || !res.Merged {
 		t.Fatalf("outcome %s merged %v notes %q jobs %s", s.Outcome, res.Merged, res.Notes, jobs(s))
 	}
 	want := "interviewer=skipped architect=done implementers=done comb=done ui-designer=skipped build=done tester=done reviewer=done security=done " +
@@ -140,9 +141,9 @@ func TestFullWorkflow(t *testing.T) {
 	// side: each started before the others ended, as the journal says.
 	var order []string
 	o.Journal.Each(res.Run.ID, func(rec journal.Record) error {
-		var ev pipeline.Event
+		var ev roleplan.Event
 		json.Unmarshal(rec.Payload, &ev)
-		if (ev.Type == pipeline.EvAgentStarted || ev.Type == pipeline.EvAgentExited) && slices.Contains([]string{"tester", "reviewer", "security"}, ev.Job) {
+		if (ev.Type == roleplan.EvAgentStarted || ev.Type == roleplan.EvAgentExited) && slices.Contains([]string{"tester", "reviewer", "security"}, ev.Job) {
 			order = append(order, string(ev.Type))
 		}
 		return nil
@@ -190,13 +191,13 @@ func TestQuickWorkflowFixLoop(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := res.Snapshot
-	if s.Outcome != pipeline.OutcomeComplete || s.FixLoops != 1 || len(s.Decisions) != 1 || s.Decisions[0].By != "default" {
+	if s.Outcome != roleplan.OutcomeComplete || s.FixLoops != 1 || len(s.Decisions) != 1 || s.Decisions[0].By != "default" {
 		t.Fatalf("outcome %s fix loops %d decisions %+v notes %q", s.Outcome, s.FixLoops, s.Decisions, o.Observer.(*notes).lines)
 	}
 	if _, err := os.Stat(filepath.Join(repo.Root, "hive_sim_failing_test.go")); !errors.Is(err, os.ErrNotExist) {
@@ -211,10 +212,10 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
-	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindChallenge {
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindChallenge {
 		t.Fatalf("Run = %v, want a challenge for a human", err)
 	}
 	// Refused, naming the run (the command line adds how to resume it).
@@ -227,7 +228,7 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged || len(res.Snapshot.Challenges) != 2 {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged || len(res.Snapshot.Challenges) != 2 {
 		t.Fatalf("outcome %s merged %v challenges %+v", res.Snapshot.Outcome, res.Merged, res.Snapshot.Challenges)
 	}
 }
@@ -240,20 +241,20 @@ func TestImplementerChallengesArchitect(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Full, faults.EnvFaults+"=implementer=challenge#1")
+	o := options(t, repo, workflows.Full, faults.EnvFaults+"=implementer=challenge#1")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, o.Observer.(*notes).lines)
 	}
 	s := res.Snapshot
-	if s.Outcome != pipeline.OutcomeComplete || len(s.Challenges) != 1 || s.Challenges[0].From != "implementer" || s.Challenges[0].To != "architect" {
+	if s.Outcome != roleplan.OutcomeComplete || len(s.Challenges) != 1 || s.Challenges[0].From != "implementer" || s.Challenges[0].To != "architect" {
 		t.Fatalf("outcome %s challenges %+v jobs %s", s.Outcome, s.Challenges, jobs(s))
 	}
 	attempts := map[string]int{}
 	for _, j := range s.Jobs {
 		attempts[j.ID] = j.Attempts
 	}
-	if attempts["architect"] != 2 || attempts[pipeline.PhaseJob] != 2 {
+	if attempts["architect"] != 2 || attempts[roleplan.PhaseJob] != 2 {
 		t.Fatalf("attempts %v, want the architect and the phase twice", attempts)
 	}
 }
@@ -268,7 +269,7 @@ func TestAnswersWhileWaiting(t *testing.T) {
 			repo := service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
+			o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
 			o.Wait, o.PollInterval = -1, 10*time.Millisecond
 			answers := make(chan string, 2)
 			o.Answers = answers
@@ -295,7 +296,7 @@ func TestAnswersWhileWaiting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Snapshot.Outcome != pipeline.OutcomeComplete || len(res.Snapshot.Challenges) != 2 {
+			if res.Snapshot.Outcome != roleplan.OutcomeComplete || len(res.Snapshot.Challenges) != 2 {
 				t.Fatalf("outcome %s challenges %+v", res.Snapshot.Outcome, res.Snapshot.Challenges)
 			}
 			if how == "terminal" && !slices.ContainsFunc(o.Observer.(*notes).lines, func(l string) bool { return strings.Contains(l, `not "maybe"`) }) {
@@ -342,7 +343,7 @@ func TestFourFaultsTogether(t *testing.T) {
 	for _, c := range s.Challenges {
 		challenges = append(challenges, fmt.Sprintf("%s>%s#%d", c.From, c.To, c.Round))
 	}
-	if s.Outcome != pipeline.OutcomeComplete || !res.Merged || s.FixLoops != 1 || len(s.Decisions) != 1 || s.Decisions[0].By != "default" ||
+	if s.Outcome != roleplan.OutcomeComplete || !res.Merged || s.FixLoops != 1 || len(s.Decisions) != 1 || s.Decisions[0].By != "default" ||
 		strings.Join(challenges, " ") != "implementer>architect#1 reviewer>tester#1" {
 		t.Fatalf("outcome %s merged %v fix loops %d decisions %+v challenges %v jobs %s", s.Outcome, res.Merged, s.FixLoops, s.Decisions, challenges, jobs(s))
 	}
@@ -362,14 +363,14 @@ func TestFaultPaths(t *testing.T) {
 		starts      string // role-started events, in order
 		phases      int    // phase-done events
 		failedTests int    // tests-ran events with a failure
-		needsHuman  pipeline.CheckpointKind
+		needsHuman  roleplan.CheckpointKind
 	}{
 		{faults: "implementer=challenge#1", starts: "architect architect comb tester reviewer documenter", phases: 2},
 		{faults: "tester=fail#1", starts: "architect comb tester implementer-fix tester reviewer documenter", phases: 1, failedTests: 1},
 		{faults: "architect=needs-input#1", starts: "architect architect comb tester reviewer documenter", phases: 1},
 		{faults: "reviewer=challenge#1", starts: "architect comb tester reviewer tester reviewer documenter", phases: 1},
 		{faults: "tester=fail", starts: "architect comb tester implementer-fix tester implementer-fix tester", phases: 1, failedTests: 3,
-			needsHuman: pipeline.KindTests},
+			needsHuman: roleplan.KindTests},
 	} {
 		t.Run(tc.faults, func(t *testing.T) {
 			repo := service(t)
@@ -385,7 +386,7 @@ func TestFaultPaths(t *testing.T) {
 				}
 			case err != nil:
 				t.Fatal(err)
-			case res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged:
+			case res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged:
 				t.Fatalf("outcome %s merged %v", res.Snapshot.Outcome, res.Merged)
 			}
 			run, _, err := runjournal.Latest(o.Journal)
@@ -395,14 +396,14 @@ func TestFaultPaths(t *testing.T) {
 			var starts []string
 			phases, failed := 0, 0
 			o.Journal.Each(run.ID, func(rec journal.Record) error {
-				var ev pipeline.Event
+				var ev roleplan.Event
 				json.Unmarshal(rec.Payload, &ev)
 				switch ev.Type {
-				case pipeline.EvAgentStarted:
+				case roleplan.EvAgentStarted:
 					starts = append(starts, ev.Job)
-				case pipeline.EvPhaseDone:
+				case roleplan.EvPhaseDone:
 					phases++
-				case pipeline.EvTestsRan:
+				case roleplan.EvTestsRan:
 					if ev.Tests.ExitCode != 0 {
 						failed++
 					}
@@ -424,7 +425,7 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, faults.EnvFaults+"=tester=hang#1")
+	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=hang#1")
 	// Long enough that the retry's first output comes within it on a
 	// loaded 2-core machine, after the sim tester's own go test, which
 	// prints nothing while it builds (at 1 s a full make test saw it time
@@ -439,7 +440,7 @@ func TestSilentRoleIsEnded(t *testing.T) {
 	for _, j := range res.Snapshot.Jobs {
 		attempts[j.ID] = j.Attempts
 	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || attempts["tester"] != 2 {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || attempts["tester"] != 2 {
 		t.Fatalf("outcome %s attempts %v notes %q", res.Snapshot.Outcome, attempts, o.Observer.(*notes).lines)
 	}
 	if !slices.ContainsFunc(o.Observer.(*notes).lines, func(l string) bool { return strings.Contains(l, "silent for") }) {
@@ -455,14 +456,14 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick)
+	o := options(t, repo, workflows.Quick)
 	// The sim's model at a dollar per thousand input tokens: its first
 	// session passes a budget of a cent.
 	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
-	o.Budget = pipeline.Budget{Ceilings: work.Ceilings{USD: 0.01}}
+	o.Budget = roleplan.Budget{Ceilings: work.Ceilings{USD: 0.01}}
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
-	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindBudget || needs.Checkpoint.Job != pipeline.RoleImplementer {
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindBudget || needs.Checkpoint.Job != workflows.RoleImplementer {
 		t.Fatalf("Run = %v, want the budget checkpoint at the implementer", err)
 	}
 	run, _, err := runjournal.Latest(o.Journal)
@@ -487,7 +488,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Snapshot
-	if s.Outcome != pipeline.OutcomeComplete || s.Budget.USD != 1000 {
+	if s.Outcome != roleplan.OutcomeComplete || s.Budget.USD != 1000 {
 		t.Fatalf("outcome %s budget %+v jobs %s", s.Outcome, s.Budget, jobs(s))
 	}
 	if s.Spent.CostUSD <= spent.CostUSD || s.Spent.InputTokens <= spent.InputTokens {
@@ -497,7 +498,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 	// report came through before it was ended (the sim is quick): then its
 	// work is taken as done.
 	impl := s.Jobs[0]
-	if impl.Role != pipeline.RoleImplementer || impl.State != pipeline.Done || (impl.Attempts != 2 && impl.Report == nil) {
+	if impl.Role != workflows.RoleImplementer || impl.State != roleplan.Done || (impl.Attempts != 2 && impl.Report == nil) {
 		t.Errorf("implementer = %+v, want it done: a second attempt after the raise, or its report", impl)
 	}
 }
@@ -510,12 +511,12 @@ func TestPhaseBudgetStopThenRaise(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Workflow{Name: "plans", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer}}})
+	o := options(t, repo, workflows.Workflow{Name: "plans", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}}})
 	o.Prices = pricing.Table{"sim": {Input: 1000, Output: 1000}}
-	o.Budget = pipeline.Budget{Roles: map[string]float64{pipeline.RoleImplementer: 0.01}}
+	o.Budget = roleplan.Budget{Roles: map[string]float64{workflows.RoleImplementer: 0.01}}
 	_, err := Run(ctx, o)
 	var needs *NeedsHumanError
-	if !errors.As(err, &needs) || needs.Checkpoint.Kind != pipeline.KindBudget || needs.Checkpoint.Job != pipeline.PhaseJob {
+	if !errors.As(err, &needs) || needs.Checkpoint.Kind != roleplan.KindBudget || needs.Checkpoint.Job != roleplan.PhaseJob {
 		t.Fatalf("Run = %v, want the budget checkpoint at the implementers' phase", err)
 	}
 	if !strings.Contains(needs.Checkpoint.Question, "budget.roles.implementer") {
@@ -527,10 +528,10 @@ func TestPhaseBudgetStopThenRaise(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Snapshot
-	if s.Outcome != pipeline.OutcomeComplete || !res.Merged {
+	if s.Outcome != roleplan.OutcomeComplete || !res.Merged {
 		t.Fatalf("outcome %s merged %v notes %q jobs %s", s.Outcome, res.Merged, res.Notes, jobs(s))
 	}
-	var phase pipeline.Job
+	var phase roleplan.Job
 	for _, j := range s.Jobs {
 		if j.Phase {
 			phase = j
@@ -556,7 +557,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	wf := pipeline.Workflow{Name: "three", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer}, {Role: pipeline.RoleTester}}}
+	wf := workflows.Workflow{Name: "three", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}}}
 	o := options(t, repo, wf)
 	type shared struct {
 		records int64
@@ -584,7 +585,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	last, _, _ := runjournal.Latest(o.Journal)
 	exits := 0
 	o.Journal.Each(last.ID, func(rec journal.Record) error {
-		if rec.Type == string(pipeline.EvReport) {
+		if rec.Type == string(roleplan.EvReport) {
 			exits++
 		}
 		return nil
@@ -594,7 +595,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	}
 	o.Resume = true
 	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("resumed: %v %+v", err, res.Snapshot.Outcome)
 	}
 	// Each role's report and exit and the phase's end were shared before
@@ -602,7 +603,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	// first) with its plans committed.
 	var exitSeqs []int64
 	o.Journal.Each(res.Run.ID, func(rec journal.Record) error {
-		if rec.Type == string(pipeline.EvReport) || rec.Type == string(pipeline.EvAgentExited) || rec.Type == string(pipeline.EvPhaseDone) {
+		if rec.Type == string(roleplan.EvReport) || rec.Type == string(roleplan.EvAgentExited) || rec.Type == string(roleplan.EvPhaseDone) {
 			exitSeqs = append(exitSeqs, rec.Seq)
 		}
 		return nil
@@ -638,18 +639,18 @@ func TestUsageLimitWaits(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer=limit#1", "HIVE_SIM_LIMIT_RESET=2s")
+	o := options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer=limit#1", "HIVE_SIM_LIMIT_RESET=2s")
 	res, err := Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("outcome %s: %s\n%s", res.Snapshot.Outcome, res.Snapshot.Reason, o.Observer)
 	}
 	var limited, woke bool
 	o.Journal.Each(res.Run.ID, func(rec journal.Record) error {
-		limited = limited || rec.Type == string(pipeline.EvLimited)
-		woke = woke || rec.Type == string(pipeline.EvWake)
+		limited = limited || rec.Type == string(roleplan.EvLimited)
+		woke = woke || rec.Type == string(roleplan.EvWake)
 		return nil
 	})
 	said := strings.Join(o.Observer.(*notes).lines, "\n")
@@ -657,7 +658,7 @@ func TestUsageLimitWaits(t *testing.T) {
 		t.Errorf("limited %v, woke %v; notes:\n%s", limited, woke, said)
 	}
 	for _, j := range res.Snapshot.Jobs {
-		if j.ID == pipeline.RoleImplementer && j.Attempts != 2 {
+		if j.ID == workflows.RoleImplementer && j.Attempts != 2 {
 			t.Errorf("the implementer ran %d times, want 2", j.Attempts)
 		}
 	}
@@ -692,7 +693,7 @@ func TestUsageLimitFallsBackInARun(t *testing.T) {
 	repo := service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, repo, pipeline.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
+	o := options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
 	own := &roleCounter{Launcher: o.Launcher}
 	fallback := &roleCounter{Launcher: adapter.Sim{Bin: o.Launcher.(adapter.Sim).Bin}}
 	o.Launcher, o.OnLimit, o.Fallback = own, work.OnLimitFallback, fallback
@@ -701,16 +702,16 @@ func TestUsageLimitFallsBackInARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	said := strings.Join(o.Observer.(*notes).lines, "\n")
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Snapshot.Fallback {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Snapshot.Fallback {
 		t.Fatalf("outcome %s (%s), fallback %v\n%s", res.Snapshot.Outcome, res.Snapshot.Reason, res.Snapshot.Fallback, said)
 	}
 	if !strings.Contains(said, "the rest of the run goes on with the fallback agent") || strings.Contains(said, "waiting for") || strings.Contains(said, "without a HIVE_REPORT") {
 		t.Errorf("the switch was not said, or the run waited, or counted a crash:\n%s", said)
 	}
-	if got := own.started(); got != pipeline.RoleImplementer {
+	if got := own.started(); got != workflows.RoleImplementer {
 		t.Errorf("the run's own agent started %q, want the implementer's first session only", got)
 	}
-	if got := fallback.started(); !strings.HasPrefix(got, pipeline.RoleImplementer+" ") || !strings.Contains(got, pipeline.RoleTester) {
+	if got := fallback.started(); !strings.HasPrefix(got, workflows.RoleImplementer+" ") || !strings.Contains(got, workflows.RoleTester) {
 		t.Errorf("the fallback started %q, want the implementer's next session and the tester's", got)
 	}
 }
@@ -734,13 +735,13 @@ func TestUsageLimitStopsARun(t *testing.T) {
 	o.OnLimit = work.OnLimitStop
 	_, err := Run(ctx, o)
 	var stopped *work.StoppedAtLimit
-	if !errors.As(err, &stopped) || stopped.Wait.Job != pipeline.PhaseJob {
+	if !errors.As(err, &stopped) || stopped.Wait.Job != roleplan.PhaseJob {
 		t.Fatalf("Run = %v, want it stopped at the phase's usage limit\n%s", err, strings.Join(o.Observer.(*notes).lines, "\n"))
 	}
 	clock.Advance(3 * time.Hour) // past the reset
 	o.Resume, o.OnLimit = true, work.OnLimitWait
 	res, err := Run(ctx, o)
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged {
 		t.Fatalf("resumed: %v, outcome %s (%s)\n%s", err, res.Snapshot.Outcome, res.Snapshot.Reason, strings.Join(o.Observer.(*notes).lines, "\n"))
 	}
 	log := gittest.Trimmed(t, repo.Root, "log", "--format=%s", "main")

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/agent/adapter"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/postmortem"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // With a postmortem model the run is told by it, journaled before the run
@@ -22,7 +22,7 @@ func TestPostmortemModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	quick, _ := pipeline.Builtin("quick")
+	quick, _ := workflows.Builtin("quick")
 	for _, tc := range []struct {
 		env  []string
 		want string

@@ -13,12 +13,13 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Options is what a pipeline run needs.
@@ -36,7 +37,7 @@ type Options struct {
 	// Objective and Workflow start a new run; Resume takes over the
 	// newest unfinished one instead.
 	Objective string
-	Workflow  pipeline.Workflow
+	Workflow  workflows.Workflow
 	// Planning, for a new run, is how the planner (or the rules) chose
 	// Workflow; it is journaled first.
 	Planning *runjournal.Planning
@@ -52,7 +53,7 @@ type Options struct {
 	Evaluator        agent.Launcher
 	EvaluatorModel   string
 	EvaluatorTimeout time.Duration
-	Routing          pipeline.Routing
+	Routing          roleplan.Routing
 	Resume           bool
 	// Started, when set, is told the run once it is created or taken
 	// over, before any of its work (a Temporal driver tells its workflow).
@@ -78,7 +79,7 @@ type Options struct {
 	NoInterview bool
 	// Context is given to every role of a new run: files the user named
 	// (-c), with their text.
-	Context []pipeline.ContextFile
+	Context []roleplan.ContextFile
 	// Tools limits the machine's tools a new run's roles are told about
 	// (the config's "tools"); empty: every one found.
 	Tools []string
@@ -102,7 +103,7 @@ type Options struct {
 	Push, PR bool
 	// Follow (hive run --follow, a new run) opens the pull request and
 	// follows it until it is merged or closed: failed checks and review
-	// comments go to the implementer (pipeline.FollowJob). PRPoll is how
+	// comments go to the implementer (roleplan.FollowJob). PRPoll is how
 	// often it is looked at (0: every 30 s).
 	Follow bool
 	PRPoll time.Duration
@@ -129,7 +130,7 @@ type Options struct {
 	// allotment as the phase's budget, with PlanUSD each plan's ceiling
 	// and TaskUSD a task's estimate on each rung of Ladders["implementer"].
 	Prices  pricing.Table
-	Budget  pipeline.Budget
+	Budget  roleplan.Budget
 	Ladders map[string][]string
 	PlanUSD float64
 	TaskUSD []float64
@@ -163,8 +164,8 @@ type Options struct {
 
 // Observer is told everything that happens, from the run's goroutine.
 type Observer interface {
-	Event(ev pipeline.Event, s pipeline.Snapshot)
-	Command(c pipeline.Command, s pipeline.Snapshot)
+	Event(ev roleplan.Event, s roleplan.Snapshot)
+	Command(c roleplan.Command, s roleplan.Snapshot)
 	Note(job, text string)
 }
 
@@ -183,7 +184,7 @@ type PlanState struct {
 // Result is how a run ended.
 type Result struct {
 	Run      journal.Run
-	Snapshot pipeline.Snapshot
+	Snapshot roleplan.Snapshot
 	Branch   string
 	// Merged says the work reached the user's branch; otherwise Branch
 	// holds it.
@@ -205,7 +206,7 @@ type Result struct {
 // command line says how to answer it: Checkpoint.Example is an answer).
 type NeedsHumanError struct {
 	Run        int64
-	Checkpoint pipeline.Checkpoint
+	Checkpoint roleplan.Checkpoint
 }
 
 func (e *NeedsHumanError) Error() string {
@@ -216,7 +217,7 @@ func (e *NeedsHumanError) Error() string {
 		fmt.Fprintf(&b, "\n  %s", strings.ReplaceAll(strings.TrimSpace(cp.Details), "\n", "\n  "))
 	}
 	switch {
-	case cp.Kind == pipeline.KindFindings:
+	case cp.Kind == roleplan.KindFindings:
 		fmt.Fprintf(&b, "\n  answer fix, view, accept [ID] REASON, defer [ID] (not a blocker), continue (once no blocker is open) or quit")
 	case len(cp.Options) > 0:
 		fmt.Fprintf(&b, "\n  answer one of: %s", strings.Join(cp.Options, ", "))

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/screenshots"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // The browser validator's screenshots, saved in the run's worktree (which
@@ -16,7 +16,7 @@ import (
 func TestScreenshotsKept(t *testing.T) {
 	t.Parallel()
 	repo := service(t)
-	wf := pipeline.Workflow{Name: "look", Steps: []pipeline.Step{{Role: pipeline.RoleBrowserValidator}}}
+	wf := workflows.Workflow{Name: "look", Steps: []workflows.Step{{Role: workflows.RoleBrowserValidator}}}
 	n := &notes{}
 	res, _, _ := recorded(t, repo, wf, func(o *Options) { o.Observer = n })
 	dir := filepath.Join(repo.Root, screenshots.Dir(res.Run.ID))

@@ -10,17 +10,17 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/piperun/roleagent"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Begin starts a run whose machine runs elsewhere (a distributed
 // backend's workflow steps it): as Run does, it creates the run in
 // o.Journal, its branch and its worktree, and returns the run and the
 // spec its machine starts with. The run's commands are then a Worker's.
-func Begin(ctx context.Context, o Options) (journal.Run, pipeline.Spec, error) {
+func Begin(ctx context.Context, o Options) (journal.Run, roleplan.Spec, error) {
 	e := &executor{o: o.withDefaults()}
 	spec, err := e.create(ctx)
 	return e.run, spec, err
@@ -53,9 +53,9 @@ type Work struct {
 	// Run is the run's number in its folder's journal: it names the run's
 	// worktree, its logs and its refs.
 	Run     int64
-	Command pipeline.Command
+	Command roleplan.Command
 	// State is the machine's state when the command was given.
-	State pipeline.Snapshot
+	State roleplan.Snapshot
 	// Branch is the branch the run's worktree is on, when not the one its
 	// spec names (a worktree of a clone, made from the run's branch on a
 	// git remote).
@@ -69,9 +69,9 @@ func RunWorktree(o Options, run int64) (string, error) { return worktreeDir(o, r
 // role's session hands those it meets on the way to emit as they happen
 // (its start, its tool calls, its usage, its report, its exit), and ends
 // its agent when ctx ends. What the command notes goes to emit too, as
-// pipeline.EvNote, for whoever follows the run. Events leave Time zero, for the machine's host
+// roleplan.EvNote, for whoever follows the run. Events leave Time zero, for the machine's host
 // to stamp.
-func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+func (w *Worker) Execute(ctx context.Context, wk Work, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	o := w.Options.withDefaults()
 	c, snap := wk.Command, wk.State
 	dir, err := worktreeDir(o, wk.Run)
@@ -89,7 +89,7 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 	}
 	e := &executor{o: o, run: run, dir: dir, branch: cmp.Or(wk.Branch, snap.Spec.Branch)}
 	turns := make(chan struct{}, 1) // a role's turn has ended
-	e.send = func(ev pipeline.Event) {
+	e.send = func(ev roleplan.Event) {
 		switch ev.Type {
 		case noteEvent:
 			if w.Notes != nil {
@@ -106,31 +106,31 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 			emit(ev)
 		}
 	}
-	one := func(ev pipeline.Event) []pipeline.Event { return []pipeline.Event{ev} }
+	one := func(ev roleplan.Event) []roleplan.Event { return []roleplan.Event{ev} }
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		return nil, w.session(ctx, e, c, snap, turns, emit)
-	case pipeline.CmdLint:
-		return one(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: e.checks().Lint(snap.Spec.PhaseDir)}), nil
-	case pipeline.CmdRunPhase:
+	case roleplan.CmdLint:
+		return one(roleplan.Event{Type: roleplan.EvLinted, Job: c.Job, Attempt: c.Attempt, Errors: e.checks().Lint(snap.Spec.PhaseDir)}), nil
+	case roleplan.CmdRunPhase:
 		return one(e.runPhase(ctx, c, snap.Spec.PhaseDir, e.curator().Warnings(c, snap))), nil
-	case pipeline.CmdRunTests:
+	case roleplan.CmdRunTests:
 		return one(e.checks().RunTests(ctx, c)), nil
-	case pipeline.CmdBuild:
+	case roleplan.CmdBuild:
 		return one(e.checks().RunBuild(ctx, c, snap.Spec.Base)), nil
-	case pipeline.CmdEvaluate:
+	case roleplan.CmdEvaluate:
 		return one(e.evaluator().Evaluate(ctx, c, snap)), nil
-	case pipeline.CmdDeliver:
+	case roleplan.CmdDeliver:
 		return one(e.deliverer().OpenPullRequest(ctx, c, snap)), nil
-	case pipeline.CmdWatch:
+	case roleplan.CmdWatch:
 		ev, ok := e.deliverer().WatchPullRequest(ctx, c)
 		if !ok {
 			return nil, errors.Join(errors.New("the pull request's watch ended before it found anything"), ctx.Err())
 		}
 		return one(ev), nil
-	case pipeline.CmdPush:
+	case roleplan.CmdPush:
 		return one(e.deliverer().PushFix(ctx, c)), nil
-	case pipeline.CmdStopAgent:
+	case roleplan.CmdStopAgent:
 		// An agent of the process that ran the run before, on this
 		// machine: ended if it is still there (its exit is the machine's
 		// to know already).
@@ -146,13 +146,13 @@ func (w *Worker) Execute(ctx context.Context, wk Work, emit func(pipeline.Event)
 // then exits, its input closed), it fell silent past the stall timeout
 // (ended), or ctx ended (its turn is stopped, so that its usage is still
 // reported). Its events go to emit, its exit among them.
-func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, snap pipeline.Snapshot, turns <-chan struct{}, emit func(pipeline.Event)) error {
+func (w *Worker) session(ctx context.Context, e *executor, c roleplan.Command, snap roleplan.Snapshot, turns <-chan struct{}, emit func(roleplan.Event)) error {
 	sess, err := e.starter().Start(ctx, c, snap)
 	if err != nil {
-		emit(pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		emit(roleplan.Event{Type: roleplan.EvAgentExited, Job: c.Job, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 		return nil
 	}
-	emit(pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
+	emit(roleplan.Event{Type: roleplan.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: sess.PID()})
 	watchdog := time.NewTicker(max(min(e.o.Stall/4, time.Second), 10*time.Millisecond))
 	defer watchdog.Stop()
 	stalled := false
@@ -186,7 +186,7 @@ func (w *Worker) session(ctx context.Context, e *executor, c pipeline.Command, s
 // a local run's. Then the run is delivered as a local run is (merged into
 // the user's branch, left on its branch, pushed) and its end recorded. A
 // run the journal holds finished (Finish tried again) is only read back.
-func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event) (Result, error) {
+func (w *Worker) Finish(ctx context.Context, run int64, events []roleplan.Event) (Result, error) {
 	o := w.Options.withDefaults()
 	r, err := runjournal.Find(o.Journal, run)
 	if err != nil {
@@ -216,7 +216,7 @@ func (w *Worker) Finish(ctx context.Context, run int64, events []pipeline.Event)
 		return Result{}, err
 	}
 	e := &executor{o: o, run: r, dir: dir, branch: snap.Spec.Branch}
-	e.send = func(ev pipeline.Event) {
+	e.send = func(ev roleplan.Event) {
 		if ev.Type == noteEvent && w.Notes != nil {
 			w.Notes(ev.Job, ev.Text)
 		}

@@ -9,17 +9,18 @@ import (
 
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // onTemporal hands the commands of a run's workflow to a Worker.
 type onTemporal struct{ w *Worker }
 
-func (a onTemporal) Execute(ctx context.Context, ow temporal.ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+func (a onTemporal) Execute(ctx context.Context, ow temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	return a.w.Execute(ctx, Work{Run: ow.Run, Command: ow.Command, State: ow.State}, emit)
 }
 
@@ -58,7 +59,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	repo := service(t)
-	o := options(t, repo, pipeline.Full)
+	o := options(t, repo, workflows.Full)
 	run, spec, err := Begin(ctx, o)
 	if err != nil {
 		t.Fatal(err)
@@ -77,11 +78,11 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if s := res.State; s.Outcome != pipeline.OutcomeComplete {
+	if s := res.State; s.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("outcome %s (%s), jobs %s\nnotes:\n%s", s.Outcome, s.Reason, jobs(s), strings.Join(notes, "\n"))
 	}
 	local := service(t)
-	lo := options(t, local, pipeline.Full)
+	lo := options(t, local, workflows.Full)
 	if _, err := Run(ctx, lo); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	}
 	// The journal: the run finished complete, its report built from it.
 	last, ok, err := runjournal.Latest(o.Journal)
-	if err != nil || !ok || last.ID != run.ID || last.Outcome != pipeline.OutcomeComplete {
+	if err != nil || !ok || last.ID != run.ID || last.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("the journal's latest run: %+v %v %v", last, ok, err)
 	}
 	m, err := runjournal.Replay(o.Journal, last)

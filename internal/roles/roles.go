@@ -12,7 +12,8 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 //go:embed prompts
@@ -82,7 +83,7 @@ func places(root, home string) []place {
 // wins: vue-e2e-tester plays e2e-tester, not tester.
 // known are the roles a prompt may play: hive run's, the planner, which
 // plans a run before it starts, and the postmortem, which tells it after.
-var known = append(slices.Clone(pipeline.Roles), pipeline.RolePlanner, pipeline.RolePostmortem, pipeline.RoleEvaluator)
+var known = append(slices.Clone(workflows.Roles), workflows.RolePlanner, workflows.RolePostmortem, workflows.RoleEvaluator)
 
 func roleOf(name string) string {
 	if slices.Contains(known, name) {
@@ -150,13 +151,13 @@ type Data struct {
 	// Previous lists the roles that ran before this one, which it may
 	// challenge.
 	Previous    []string
-	Context     *pipeline.Context
+	Context     *roleplan.Context
 	PhaseDir    string // the architect writes its plans there
 	PhaseNumber string
 	PhaseSlug   string
 	TestCommand string
 	// Files are what the user gave every role (hive run -c).
-	Files []pipeline.ContextFile
+	Files []roleplan.ContextFile
 	// Warnings are what went wrong for this role in earlier runs, again
 	// and again (the project's memory).
 	Warnings []string

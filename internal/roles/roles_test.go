@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func writeFile(t *testing.T, path, text string) {
@@ -27,13 +28,13 @@ func writeFile(t *testing.T, path, text string) {
 // architect's hold Phase 0 with the role's own questions; all hold the
 // HIVE_REPORT contract with each status.
 func TestBundledPrompts(t *testing.T) {
-	ch := &pipeline.Challenge{From: "tester", To: "implementer", Issue: "HEAD is ignored", Evidence: "curl -I", Suggestion: "route HEAD"}
-	ctx := &pipeline.Context{Challenge: ch, Rechecking: ch, Overruled: ch,
-		Fix:        &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Passed: 2, Failed: 1, Failing: []string{"TestHealth"}, Output: "--- FAIL: TestHealth"},
+	ch := &roleplan.Challenge{From: "tester", To: "implementer", Issue: "HEAD is ignored", Evidence: "curl -I", Suggestion: "route HEAD"}
+	ctx := &roleplan.Context{Challenge: ch, Rechecking: ch, Overruled: ch,
+		Fix:        &roleplan.Tests{Command: "go test ./...", ExitCode: 1, Passed: 2, Failed: 1, Failing: []string{"TestHealth"}, Output: "--- FAIL: TestHealth"},
 		LintErrors: []string{"01-01-PLAN.md:3: no files_modified"},
-		Decisions:  []pipeline.Decision{{Question: "REST or GraphQL?", Choice: "REST", By: "default"}},
+		Decisions:  []roleplan.Decision{{Question: "REST or GraphQL?", Choice: "REST", By: "default"}},
 		Warnings:   []string{"comb: two handlers"}, Retry: "hive was restarted",
-		Evaluation: []pipeline.Verdict{{Aspect: pipeline.AspectRisk, Verdict: pipeline.VerdictBlock, Notes: []string{"no size limit on uploads"}}},
+		Evaluation: []roleplan.Verdict{{Aspect: roleplan.AspectRisk, Verdict: roleplan.VerdictBlock, Notes: []string{"no size limit on uploads"}}},
 		Feedback:   "cover the error path"}
 	for _, name := range bundledNames(t) {
 		src, text, err := Resolve(t.TempDir(), "", name)
@@ -59,19 +60,19 @@ func TestBundledPrompts(t *testing.T) {
 			}
 		}
 		phase0 := strings.Contains(out, "## Phase 0: Challenge the Handoff")
-		if phase0 != (role != pipeline.RoleArchitect && role != pipeline.RolePlanner && role != pipeline.RolePostmortem && role != pipeline.RoleEvaluator) { // the planner, the postmortem and the evaluators are no role of the pipeline
+		if phase0 != (role != workflows.RoleArchitect && role != workflows.RolePlanner && role != workflows.RolePostmortem && role != workflows.RoleEvaluator) { // the planner, the postmortem and the evaluators are no role of the pipeline
 			t.Errorf("%s's prompt has Phase 0: %v", name, phase0)
 		}
 		if phase0 && !strings.Contains(out, `"challenged_agent": "[one of: architect, implementer]"`) {
 			t.Errorf("%s's Phase 0 does not name whom it may challenge", name)
 		}
-		if role == pipeline.RoleArchitect && !strings.Contains(out, ".planning/phases/01-health/") {
+		if role == workflows.RoleArchitect && !strings.Contains(out, ".planning/phases/01-health/") {
 			t.Errorf("the architect is not told where to write its plans")
 		}
 	}
 	// The first role of a workflow has nobody to challenge: the
 	// implementer of quick, the debugger of bugfix, the interviewer.
-	for _, role := range []string{pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleInterviewer, pipeline.RoleMigrator, pipeline.RoleSecurity} {
+	for _, role := range []string{workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleInterviewer, workflows.RoleMigrator, workflows.RoleSecurity} {
 		_, text, _ := Resolve(t.TempDir(), "", role)
 		out, err := Render(role, text, Data{Role: role, Objective: "fix the typo"})
 		if err != nil || strings.Contains(out, "Phase 0") || strings.Contains(out, `"challenge"`) {
@@ -83,7 +84,7 @@ func TestBundledPrompts(t *testing.T) {
 // bundledNames are the roles and the variants built into hive.
 func bundledNames(t *testing.T) []string {
 	t.Helper()
-	names := slices.Clone(pipeline.Roles)
+	names := slices.Clone(workflows.Roles)
 	entries, err := bundled.ReadDir("prompts")
 	if err != nil {
 		t.Fatal(err)
@@ -102,14 +103,14 @@ func bundledNames(t *testing.T) []string {
 // contracts are the fields hive reads from each role's report, which its
 // prompt must show in the complete report's example.
 var contracts = map[string][]string{
-	pipeline.RoleReviewer:         {"issues", "approval_status"},
-	pipeline.RoleSecurity:         {"issues", "approval_status"},
-	pipeline.RoleInterviewer:      {"questions"},
-	pipeline.RoleDebugger:         {"reproduction", "root_cause"},
-	pipeline.RoleBrowserValidator: {"screenshots", "issues"},
-	pipeline.RoleMigrator:         {"migration_files", "reversible"},
-	pipeline.RoleE2ETester:        {"tests_written", "tests_run", "passed", "failed"},
-	pipeline.RoleComponentTester:  {"tests_written", "tests_run", "passed", "failed"},
+	workflows.RoleReviewer:         {"issues", "approval_status"},
+	workflows.RoleSecurity:         {"issues", "approval_status"},
+	workflows.RoleInterviewer:      {"questions"},
+	workflows.RoleDebugger:         {"reproduction", "root_cause"},
+	workflows.RoleBrowserValidator: {"screenshots", "issues"},
+	workflows.RoleMigrator:         {"migration_files", "reversible"},
+	workflows.RoleE2ETester:        {"tests_written", "tests_run", "passed", "failed"},
+	workflows.RoleComponentTester:  {"tests_written", "tests_run", "passed", "failed"},
 }
 
 var reportRE = regexp.MustCompile(`(?s)<!--HIVE_REPORT\n(.*?)\nHIVE_REPORT-->`)
@@ -169,7 +170,7 @@ func checkContract(t *testing.T, name, out string) {
 		t.Errorf("%s's approval_status is %v", name, s)
 	}
 	// Roles that only look are told to commit nothing.
-	readOnly := map[string]bool{pipeline.RoleInterviewer: true, pipeline.RoleSecurity: true, pipeline.RoleBrowserValidator: true, pipeline.RolePlanner: true, pipeline.RolePostmortem: true, pipeline.RoleEvaluator: true}[roleOf(name)]
+	readOnly := map[string]bool{workflows.RoleInterviewer: true, workflows.RoleSecurity: true, workflows.RoleBrowserValidator: true, workflows.RolePlanner: true, workflows.RolePostmortem: true, workflows.RoleEvaluator: true}[roleOf(name)]
 	if commits := strings.Contains(out, "Commit your work before you report"); commits == readOnly {
 		t.Errorf("%s's prompt tells it to commit: %v", name, commits)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/config"
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // pickLauncher chooses the agent: --agent, else the executor role in config
@@ -84,7 +84,7 @@ func PhaseRoles(agentName string, cfg *config.Config, fixed agent.Launcher) (map
 // budget steps down; --agent names the CLI of them all.
 func RoleAgents(name string, cfg *config.Config) (map[string]agent.Launcher, map[string][]string, error) {
 	launchers, ladders := map[string]agent.Launcher{}, map[string][]string{}
-	for _, role := range pipeline.Roles {
+	for _, role := range workflows.Roles {
 		l, err := Launcher(name, cfg, role)
 		if err != nil {
 			return nil, nil, err

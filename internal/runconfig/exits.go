@@ -8,9 +8,9 @@ import (
 
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/work"
@@ -32,7 +32,7 @@ type Commands struct {
 // user's branch (or origin) as meant is told apart from one whose did.
 func ResultExit(res piperun.Result) error {
 	switch {
-	case res.Snapshot.Outcome != pipeline.OutcomeComplete:
+	case res.Snapshot.Outcome != roleplan.OutcomeComplete:
 		return exit.Silent(exit.Failed)
 	case res.Undelivered != "":
 		return exit.Silent(exit.Undelivered)

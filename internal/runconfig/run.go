@@ -18,13 +18,14 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/planner"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/shellhive"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Run is what a command asks of a run of hive run: its flags, the one
@@ -80,9 +81,9 @@ type Run struct {
 // its workflow of roles (and how it was chosen) and the files every role
 // is given.
 type Choice struct {
-	Workflow pipeline.Workflow      `json:"workflow"`
+	Workflow workflows.Workflow     `json:"workflow"`
 	Planning *runjournal.Planning   `json:"planning,omitempty"`
-	Context  []pipeline.ContextFile `json:"context,omitempty"`
+	Context  []roleplan.ContextFile `json:"context,omitempty"`
 	// Closes is what the run's pull request says of its issue (--issue).
 	Closes string `json:"closes,omitempty"`
 }
@@ -92,16 +93,16 @@ type Choice struct {
 func (o *Run) Choose(ctx context.Context, repo *gitx.Repo, cfg *config.Config, objective string) (Choice, error) {
 	var ch Choice
 	if o.Plan && o.Workflow == "" && len(o.Roles) == 0 && o.Only == "" {
-		l, err := Launcher(o.Agent, cfg, pipeline.RolePlanner)
+		l, err := Launcher(o.Agent, cfg, workflows.RolePlanner)
 		if err != nil {
 			return ch, err
 		}
-		if err := Preflight(ctx, o.Stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RolePlanner: l}); err != nil {
+		if err := Preflight(ctx, o.Stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{workflows.RolePlanner: l}); err != nil {
 			return ch, err
 		}
 		home, _ := os.UserHomeDir()
 		model := ""
-		if rungs := Ladder(cfg, pipeline.RolePlanner, l.Name()); len(rungs) > 0 {
+		if rungs := Ladder(cfg, workflows.RolePlanner, l.Name()); len(rungs) > 0 {
 			model = rungs[len(rungs)-1] // the cheapest
 		}
 		w, p := planner.Plan(ctx, planner.Options{Repo: repo, Launcher: SecretsOf(cfg).Wrap(l), Model: model, Home: home, Objective: objective, AllowEnv: cfg.Secrets.Env})
@@ -118,21 +119,21 @@ func (o *Run) Choose(ctx context.Context, repo *gitx.Repo, cfg *config.Config, o
 		return ch, exit.With(exit.Usage, err)
 	}
 	if i := o.Issue; i != nil {
-		ch.Context = append(ch.Context, pipeline.ContextFile{Name: fmt.Sprintf("GitHub issue #%d (%s)", i.Number, i.URL), Text: i.Text()})
+		ch.Context = append(ch.Context, roleplan.ContextFile{Name: fmt.Sprintf("GitHub issue #%d (%s)", i.Number, i.URL), Text: i.Text()})
 		ch.Closes = i.Closes()
 	}
 	// A repository the shell Hive worked in keeps what it learned;
 	// every role gets its conventions and gotchas.
 	if mem, ok := shellhive.Memory(repo.Root); ok {
-		ch.Context = append(ch.Context, pipeline.ContextFile{Name: ".hive/memory.json (the shell Hive's memory)", Text: mem})
+		ch.Context = append(ch.Context, roleplan.ContextFile{Name: ".hive/memory.json (the shell Hive's memory)", Text: mem})
 		fmt.Fprintln(o.Stderr, "context: the shell Hive's memory (.hive/memory.json): its project facts, conventions and gotchas go to every role")
 	}
 	return ch, nil
 }
 
 // contextFiles reads the files -c names, for every role.
-func contextFiles(root string, names []string) ([]pipeline.ContextFile, error) {
-	var out []pipeline.ContextFile
+func contextFiles(root string, names []string) ([]roleplan.ContextFile, error) {
+	var out []roleplan.ContextFile
 	for _, n := range names {
 		p := n
 		if !filepath.IsAbs(p) {
@@ -152,7 +153,7 @@ func contextFiles(root string, names []string) ([]pipeline.ContextFile, error) {
 		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
 			name = rel
 		}
-		out = append(out, pipeline.ContextFile{Name: name, Text: string(data)})
+		out = append(out, roleplan.ContextFile{Name: name, Text: string(data)})
 	}
 	return out, nil
 }
@@ -160,7 +161,7 @@ func contextFiles(root string, names []string) ([]pipeline.ContextFile, error) {
 // builtinNames lists the built-in workflows' names.
 func builtinNames() string {
 	var names []string
-	for _, w := range pipeline.Builtins {
+	for _, w := range workflows.Builtins {
 		names = append(names, w.Name)
 	}
 	return strings.Join(names, ", ")
@@ -242,7 +243,7 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 	used := map[string]agent.Launcher{}
 	for role, l := range launchers {
 		// A reviewer's high finding may add a security audit (routing).
-		if every || wf.Needs(role) || role == pipeline.RoleSecurity && wf.Needs(pipeline.RoleReviewer) {
+		if every || wf.Needs(role) || role == workflows.RoleSecurity && wf.Needs(workflows.RoleReviewer) {
 			used[role] = l
 		}
 	}
@@ -263,7 +264,7 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 	opts := piperun.Options{
 		Repo: repo, Journal: j,
 		Objective: objective, Workflow: ch.Workflow, Planning: ch.Planning, Resume: o.Resume, Answer: o.Answer,
-		Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, Agent: o.Agent, Home: home, AutoAnswer: o.Yes, NoInterview: o.NoInterview, Context: ch.Context, NoMerge: o.NoMerge, AllowDirty: o.AllowDirty, Push: o.Push, PR: o.PR, Follow: o.Follow, PRPoll: o.FollowPoll,
+		Launcher: launchers[workflows.RoleImplementer], Roles: launchers, Agent: o.Agent, Home: home, AutoAnswer: o.Yes, NoInterview: o.NoInterview, Context: ch.Context, NoMerge: o.NoMerge, AllowDirty: o.AllowDirty, Push: o.Push, PR: o.PR, Follow: o.Follow, PRPoll: o.FollowPoll,
 		WorktreeRoot: WorktreeRoot(cfg, repo.Root), MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall,
 		Setup: WorktreeSetup(cfg), TestCommand: cfg.Commands.Test, BuildCommand: cfg.Commands.Build, Tools: cfg.Tools,
 	}
@@ -272,7 +273,7 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 	// masked, as execute-phase's do.
 	sec := SecretsOf(cfg)
 	sec.WrapAll(launchers)
-	opts.Launcher = launchers[pipeline.RoleImplementer]
+	opts.Launcher = launchers[workflows.RoleImplementer]
 	opts.OnLimit, opts.Fallback = onLimit, sec.Wrap(fallback)
 	opts.Closes = ch.Closes
 	if o.WaitSet {
@@ -280,10 +281,10 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 	}
 	// A postmortem model tells the finished run when the config names one;
 	// otherwise hive's own paragraph does.
-	if _, ok := cfg.Models[pipeline.RolePostmortem]; ok {
-		if l, err := Launcher(o.Agent, cfg, pipeline.RolePostmortem); err == nil {
+	if _, ok := cfg.Models[workflows.RolePostmortem]; ok {
+		if l, err := Launcher(o.Agent, cfg, workflows.RolePostmortem); err == nil {
 			opts.Postmortem = sec.Wrap(l)
-			if rungs := Ladder(cfg, pipeline.RolePostmortem, l.Name()); len(rungs) > 0 {
+			if rungs := Ladder(cfg, workflows.RolePostmortem, l.Name()); len(rungs) > 0 {
 				opts.PostmortemModel = rungs[len(rungs)-1] // the cheapest
 			}
 		}
@@ -293,15 +294,15 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 			return opts, err
 		}
 		if opts.Routing.Evaluate {
-			l, err := Launcher(o.Agent, cfg, pipeline.RoleEvaluator)
+			l, err := Launcher(o.Agent, cfg, workflows.RoleEvaluator)
 			if err != nil {
 				return opts, err
 			}
-			if err := Preflight(ctx, o.Stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RoleEvaluator: l}); err != nil {
+			if err := Preflight(ctx, o.Stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{workflows.RoleEvaluator: l}); err != nil {
 				return opts, err
 			}
 			opts.Evaluator = sec.Wrap(l)
-			if rungs := Ladder(cfg, pipeline.RoleEvaluator, l.Name()); len(rungs) > 0 {
+			if rungs := Ladder(cfg, workflows.RoleEvaluator, l.Name()); len(rungs) > 0 {
 				opts.EvaluatorModel = rungs[len(rungs)-1] // the cheapest
 			}
 		}
@@ -319,7 +320,7 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 	}
 	// The phase's plan ceiling and task estimates hold for a resumed run's
 	// phase too; the run's own budget is in its journal.
-	b := Budget(cfg, opts.Prices, ladders[pipeline.RoleImplementer], func() *pricing.Usage { return TaskHistory(repo.Root) }, o.BudgetUSD, o.BudgetUSDSet)
+	b := Budget(cfg, opts.Prices, ladders[workflows.RoleImplementer], func() *pricing.Usage { return TaskHistory(repo.Root) }, o.BudgetUSD, o.BudgetUSDSet)
 	opts.PlanUSD, opts.TaskUSD = b.PlanUSD, b.TaskUSD
 	if !o.Resume {
 		if opts.Budget, err = RoleBudget(cfg, b, opts.Prices, ladders, func() map[string]pricing.Usage { return RoleHistory(j) }); err != nil {
@@ -332,24 +333,24 @@ func (o *Run) Options(ctx context.Context, repo *gitx.Repo, cfg *config.Config, 
 var workflowName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // workflowFor reads the workflow the flags ask for.
-func (o *Run) workflowFor(root, objective string) (pipeline.Workflow, error) {
+func (o *Run) workflowFor(root, objective string) (workflows.Workflow, error) {
 	if o.Only != "" {
 		o.Roles = []string{o.Only}
 	}
 	if len(o.Roles) > 0 {
-		w := pipeline.Workflow{Name: "custom"}
+		w := workflows.Workflow{Name: "custom"}
 		for _, r := range o.Roles {
-			w.Steps = append(w.Steps, pipeline.Step{Role: strings.TrimSpace(r)})
+			w.Steps = append(w.Steps, workflows.Step{Role: strings.TrimSpace(r)})
 		}
 		return w, w.Validate("--roles")
 	}
 	if o.Workflow == "" {
-		w, why := pipeline.Pick(objective)
+		w, why := workflows.Pick(objective)
 		fmt.Fprintf(o.Stderr, "workflow %s: %s (name another with -w)\n", w.Name, why)
 		return w, nil
 	}
 	if !workflowName.MatchString(o.Workflow) {
-		return pipeline.Workflow{}, fmt.Errorf("workflow name %q: use letters, digits, - and _ (the file is .hive/workflows/NAME.json)", o.Workflow)
+		return workflows.Workflow{}, fmt.Errorf("workflow name %q: use letters, digits, - and _ (the file is .hive/workflows/NAME.json)", o.Workflow)
 	}
 	// The project's file of that name wins over the user's, and both
 	// over a built-in workflow.
@@ -361,23 +362,23 @@ func (o *Run) workflowFor(root, objective string) (pipeline.Workflow, error) {
 		}
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		if w, ok := pipeline.Builtin(o.Workflow); ok {
+		if w, ok := workflows.Builtin(o.Workflow); ok {
 			return w, nil
 		}
-		return pipeline.Workflow{}, fmt.Errorf("no workflow %q: use one of %s, or write %s (hive workflows lists them)", o.Workflow, builtinNames(), rel)
+		return workflows.Workflow{}, fmt.Errorf("no workflow %q: use one of %s, or write %s (hive workflows lists them)", o.Workflow, builtinNames(), rel)
 	}
 	if err != nil {
-		return pipeline.Workflow{}, err
+		return workflows.Workflow{}, err
 	}
-	return pipeline.ParseWorkflow(rel, data)
+	return workflows.Parse(rel, data)
 }
 
 // routing is how a new run routes on evidence: evaluation (--evaluate or
 // routing.evaluate), the confidence floor, and, for a quick objective
 // with routing.skip_proven, the roles this project's memory proves.
-func (o *Run) routing(cfg *config.Config, root, objective string) (pipeline.Routing, error) {
+func (o *Run) routing(cfg *config.Config, root, objective string) (roleplan.Routing, error) {
 	r := cfg.Routing
-	out := pipeline.Routing{Evaluate: o.Evaluate || r.Evaluate, Floor: r.Floor(), Quick: pipeline.IsQuick(objective)}
+	out := roleplan.Routing{Evaluate: o.Evaluate || r.Evaluate, Floor: r.Floor(), Quick: workflows.IsQuick(objective)}
 	if !out.Evaluate {
 		out.Floor = 0 // no evaluation, no computed confidence to hold to it
 	}

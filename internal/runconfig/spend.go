@@ -13,10 +13,11 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // prices is the price table of a project: the built-in list prices with
@@ -147,11 +148,11 @@ func ContextLimits(cfg *config.Config) engine.ContextLimits {
 // role's estimate of a session on each rung of its ladder: what the role
 // used per session in this project's earlier runs (history, read only
 // when a budget needs it), else the size of one task.
-func RoleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (pipeline.Budget, error) {
-	b := pipeline.Budget{Ceilings: work.Ceilings{USD: run.USD, Tokens: run.Tokens}}
+func RoleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (roleplan.Budget, error) {
+	b := roleplan.Budget{Ceilings: work.Ceilings{USD: run.USD, Tokens: run.Tokens}}
 	for role, usd := range cfg.Budget.Roles {
-		if !slices.Contains(pipeline.Roles, role) {
-			return b, fmt.Errorf("budget.roles.%s: no such role of hive run (roles: %s)", role, strings.Join(pipeline.Roles, ", "))
+		if !slices.Contains(workflows.Roles, role) {
+			return b, fmt.Errorf("budget.roles.%s: no such role of hive run (roles: %s)", role, strings.Join(workflows.Roles, ", "))
 		}
 		if usd > 0 {
 			if b.Roles == nil {
@@ -165,7 +166,7 @@ func RoleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladder
 	}
 	past := history()
 	b.Estimates = map[string][]float64{}
-	for _, role := range pipeline.Roles {
+	for _, role := range workflows.Roles {
 		u, ok := past[role]
 		if !ok {
 			u = pricing.TaskUsage

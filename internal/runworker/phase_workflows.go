@@ -343,7 +343,7 @@ func (t *phaseWorkflows) tell(o runner.Options, answers []temporal.Answer, seen 
 }
 
 // phaseRunNumber stands for a phase's workflow where the pipeline counts a
-// phase run's spending by its journal run (pipeline.Event.PhaseRun):
+// phase run's spending by its journal run (roleplan.Event.PhaseRun):
 // negative, so that it meets no journal's.
 func phaseRunNumber(id string) int64 {
 	h := fnv.New64a()

@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/runconfig"
@@ -20,6 +19,7 @@ import (
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // phaseExecutors carry out the commands of hive run's phases on a worker:
@@ -65,7 +65,7 @@ func (p *phaseExecutors) For(w temporal.Where) (temporal.Executor, error) {
 		return nil, err
 	}
 	runconfig.SecretsOf(cfg).WrapAll(launchers)
-	o := piperun.Options{Repo: repo, Launcher: launchers[pipeline.RoleImplementer], Roles: launchers, WorktreeRoot: runconfig.WorktreeRoot(cfg, repo.Root), Setup: runconfig.WorktreeSetup(cfg),
+	o := piperun.Options{Repo: repo, Launcher: launchers[workflows.RoleImplementer], Roles: launchers, WorktreeRoot: runconfig.WorktreeRoot(cfg, repo.Root), Setup: runconfig.WorktreeSetup(cfg),
 		MaxConcurrent: cfg.MaxConcurrent(), Stall: cfg.Timeouts.Stall, Prices: runconfig.Prices(cfg), Ladders: ladders, Guard: runconfig.LoopGuard(cfg)}
 	var exec *phaseExecutor
 	if w.Remote != "" {

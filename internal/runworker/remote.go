@@ -21,8 +21,8 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
@@ -121,7 +121,7 @@ func (t *remoteTree) close() { worktrees.Remove(context.Background(), t.repo, t.
 // role's commits are pushed before its report goes on (a report of work
 // the run's branch does not hold is no report: the session then ends as
 // a crash), and every command's after it ends.
-func executeRemote(ctx context.Context, pw *piperun.Worker, repo *gitx.Repo, remote string, w temporal.ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+func executeRemote(ctx context.Context, pw *piperun.Worker, repo *gitx.Repo, remote string, w temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	root, err := piperun.WorktreeRoot(piperun.Options{Repo: repo})
 	if err != nil {
 		return nil, err
@@ -142,8 +142,8 @@ func executeRemote(ctx context.Context, pw *piperun.Worker, repo *gitx.Repo, rem
 	here := &piperun.Worker{Options: opts, Notes: pw.Notes}
 	var mu sync.Mutex
 	lost := "" // why the session's work did not reach the run's branch
-	shared := func(ev pipeline.Event) {
-		if ev.Type == pipeline.EvReport || ev.Type == pipeline.EvAgentExited {
+	shared := func(ev roleplan.Event) {
+		if ev.Type == roleplan.EvReport || ev.Type == roleplan.EvAgentExited {
 			if err := t.push(ctx); err != nil {
 				mu.Lock()
 				if lost == "" {
@@ -155,8 +155,8 @@ func executeRemote(ctx context.Context, pw *piperun.Worker, repo *gitx.Repo, rem
 			why := lost
 			mu.Unlock()
 			switch {
-			case why != "" && ev.Type == pipeline.EvReport:
-				emit(pipeline.Event{Type: pipeline.EvNote, Job: ev.Job, Text: why + ": its report does not count"})
+			case why != "" && ev.Type == roleplan.EvReport:
+				emit(roleplan.Event{Type: roleplan.EvNote, Job: ev.Job, Text: why + ": its report does not count"})
 				return
 			case why != "":
 				ev.ExitCode, ev.Reason = max(ev.ExitCode, 1), joinWhy(ev.Reason, why)

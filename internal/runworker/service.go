@@ -14,12 +14,13 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Service is what serves hive run's runs of the repository in folder
@@ -167,7 +168,7 @@ func (x *objectiveExecutor) close() {
 
 // worker is the Worker of the run of workflow whose machine has spec, in
 // the tree where.
-func (x *objectiveExecutor) worker(ctx context.Context, spec pipeline.Spec, workflow string, where *temporal.Where) (*piperun.Worker, error) {
+func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, workflow string, where *temporal.Where) (*piperun.Worker, error) {
 	name := cmp.Or(spec.Agent, x.agent)
 	remote := ""
 	if where != nil {
@@ -198,15 +199,15 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec pipeline.Spec, work
 		return nil, err
 	}
 	if spec.Routing.Evaluate {
-		l, err := runconfig.Launcher(name, cfg, pipeline.RoleEvaluator)
+		l, err := runconfig.Launcher(name, cfg, workflows.RoleEvaluator)
 		if err != nil {
 			return nil, err
 		}
-		if err := runconfig.Preflight(ctx, x.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{pipeline.RoleEvaluator: l}); err != nil {
+		if err := runconfig.Preflight(ctx, x.stderr, cfg.Secrets.Env, nil, map[string]agent.Launcher{workflows.RoleEvaluator: l}); err != nil {
 			return nil, err
 		}
 		opts.Evaluator = runconfig.SecretsOf(cfg).Wrap(l)
-		if rungs := runconfig.Ladder(cfg, pipeline.RoleEvaluator, l.Name()); len(rungs) > 0 {
+		if rungs := runconfig.Ladder(cfg, workflows.RoleEvaluator, l.Name()); len(rungs) > 0 {
 			opts.EvaluatorModel = rungs[len(rungs)-1] // the cheapest
 		}
 	}
@@ -223,13 +224,13 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec pipeline.Spec, work
 // workflow goes into its history, a journal: the project's secrets
 // (secrets.env, and what looks like a key) are masked there, as in
 // .hive/runs.db.
-func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(pipeline.Event)) (evs []pipeline.Event, err error) {
+func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(roleplan.Event)) (evs []roleplan.Event, err error) {
 	pw, err := x.worker(ctx, w.State.Spec, w.Workflow, w.Where)
 	if err != nil {
 		return nil, err
 	}
 	red, unmasked := x.redactor(), emit
-	emit = func(ev pipeline.Event) { unmasked(masked(red, ev)) }
+	emit = func(ev roleplan.Event) { unmasked(masked(red, ev)) }
 	defer func() {
 		for i := range evs {
 			evs[i] = masked(red, evs[i])
@@ -237,16 +238,16 @@ func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWor
 	}()
 	c := w.Command
 	remote := ""
-	if w.Where != nil && w.Where.Remote != "" && c.Type != pipeline.CmdStopAgent {
+	if w.Where != nil && w.Where.Remote != "" && c.Type != roleplan.CmdStopAgent {
 		if remote, err = cloneRemote(ctx, pw.Options.Repo, x.remote, w.Where.Remote); err != nil {
 			return nil, err
 		}
 	}
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
 		defer fmt.Fprintf(x.out, "hive worker: %s attempt %d ended (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
-	case pipeline.CmdRunPhase:
+	case roleplan.CmdRunPhase:
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (run %d's phase)\n", c.Job, c.Attempt, w.Run)
 	}
 	if remote != "" {
@@ -269,12 +270,12 @@ func (x *objectiveExecutor) redactor() *redact.Redactor {
 }
 
 // masked is ev with red's secrets masked.
-func masked(red *redact.Redactor, ev pipeline.Event) pipeline.Event {
+func masked(red *redact.Redactor, ev roleplan.Event) roleplan.Event {
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		return ev
 	}
-	var out pipeline.Event
+	var out roleplan.Event
 	if json.Unmarshal(red.JSON(raw), &out) != nil {
 		return ev
 	}
@@ -341,8 +342,8 @@ type roleNotes struct {
 	start time.Time
 }
 
-func (roleNotes) Event(pipeline.Event, pipeline.Snapshot)     {}
-func (roleNotes) Command(pipeline.Command, pipeline.Snapshot) {}
+func (roleNotes) Event(roleplan.Event, roleplan.Snapshot)     {}
+func (roleNotes) Command(roleplan.Command, roleplan.Snapshot) {}
 func (n roleNotes) Note(job, text string) {
 	fmt.Fprintf(n.w, "%6s  %-17s %s\n", time.Since(n.start).Round(time.Second), job, text)
 }

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Status of a file: hive uses it, ignores it, or cannot use it.
@@ -182,7 +182,7 @@ func Inspect(root string) Report {
 		}
 		r.Found = true
 		rel := ".hive/workflows/" + filepath.Base(p)
-		if w, err := pipeline.ParseWorkflow(rel, data); err != nil {
+		if w, err := workflows.Parse(rel, data); err != nil {
 			add(File{rel, Unusable, err.Error(), "fix the phase the message names, or rewrite the file in hive's format (hive workflows --json shows one)"})
 		} else {
 			add(File{rel, Used, fmt.Sprintf("the shell Hive's workflow %s: hive run -w %s runs it", w.Name, w.Name), ""})
@@ -244,7 +244,7 @@ func inspectAgent(path string) (File, bool) {
 	if !shell {
 		return File{}, false // a hive prompt; hive agents lists it
 	}
-	if !slices.Contains(pipeline.Roles, name) && !strings.Contains(name, "-") {
+	if !slices.Contains(workflows.Roles, name) && !strings.Contains(name, "-") {
 		return File{rel, Ignored, "no hive role is named " + name + "; hive runs no prompt by this name", "rename it to a hive role (hive agents lists them) to use it"}, true
 	}
 	var why []string

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // The names a `hive run "objective"` is known by in Temporal when its
@@ -19,7 +20,7 @@ import (
 const (
 	// ObjectiveWorkflowName is the workflow type of one `hive run`.
 	ObjectiveWorkflowName = "hive-objective"
-	// ObjectiveEventSignal carries one pipeline.Event to step: a role
+	// ObjectiveEventSignal carries one roleplan.Event to step: a role
 	// agent's output on the way (signalled by its activity), a human's
 	// answer.
 	ObjectiveEventSignal = "hive-objective-event"
@@ -39,9 +40,9 @@ const (
 )
 
 // ObjectiveInput starts an objective's workflow. A new run names its Spec
-// (the workflow steps pipeline.EvStarted with it first); a run resumed
+// (the workflow steps roleplan.EvStarted with it first); a run resumed
 // from its folder's journal names the events journaled (Resume), which
-// the workflow steps again before pipeline.EvResumed; a workflow run that
+// the workflow steps again before roleplan.EvResumed; a workflow run that
 // continues as new carries Stepped, the events stepped so far, Synced,
 // how many of them the folder's journal holds, and Held, the timers it
 // had set. Without Dispatch the workflow only keeps
@@ -50,13 +51,13 @@ const (
 // as activities on the workers of Dispatch.TaskQueue, and ends once the
 // run is finished and nothing it started is out.
 type ObjectiveInput struct {
-	Spec     *pipeline.Spec     `json:"spec,omitempty"`
-	Resume   []pipeline.Event   `json:"resume,omitempty"`
+	Spec     *roleplan.Spec     `json:"spec,omitempty"`
+	Resume   []roleplan.Event   `json:"resume,omitempty"`
 	Dispatch *ObjectiveDispatch `json:"dispatch,omitempty"`
-	Stepped  []byte             `json:"stepped,omitempty"` // gzipped JSON of []pipeline.Event
+	Stepped  []byte             `json:"stepped,omitempty"` // gzipped JSON of []roleplan.Event
 	Synced   int                `json:"synced,omitempty"`
 	Seq      int                `json:"seq,omitempty"`
-	Held     []pipeline.Command `json:"held,omitempty"`
+	Held     []roleplan.Command `json:"held,omitempty"`
 	Limits   Limits             `json:"limits,omitempty"`
 }
 
@@ -94,20 +95,20 @@ func (d *ObjectiveDispatch) folder() string { return cmp.Or(d.FolderQueue, d.Tas
 type ObjectiveWork struct {
 	Workflow string            `json:"workflow"`
 	Run      int64             `json:"run,omitempty"`
-	Command  pipeline.Command  `json:"command"`
-	State    pipeline.Snapshot `json:"state"`
+	Command  roleplan.Command  `json:"command"`
+	State    roleplan.Snapshot `json:"state"`
 	Where    *Where            `json:"where,omitempty"`
 }
 
 // ObjectiveAnswer is what the machine answered to one event (Stepped,
 // stamped with the time it was stepped): its commands, or the error it
-// refused the event with; or a worker's note (Event pipeline.EvNote),
+// refused the event with; or a worker's note (Event roleplan.EvNote),
 // which the machine never sees. Seq numbers both.
 type ObjectiveAnswer struct {
 	Seq      int                `json:"seq"`
-	Event    pipeline.EventType `json:"event"`
-	Stepped  pipeline.Event     `json:"stepped"`
-	Commands []pipeline.Command `json:"commands,omitempty"`
+	Event    roleplan.EventType `json:"event"`
+	Stepped  roleplan.Event     `json:"stepped"`
+	Commands []roleplan.Command `json:"commands,omitempty"`
 	Err      string             `json:"error,omitempty"`
 }
 
@@ -117,14 +118,14 @@ type ObjectiveAnswer struct {
 // here), or why it could not be (DeliveryError).
 type ObjectiveResult struct {
 	Answers       []ObjectiveAnswer `json:"answers"`
-	State         pipeline.Snapshot `json:"state"`
+	State         roleplan.Snapshot `json:"state"`
 	Delivery      json.RawMessage   `json:"delivery,omitempty"`
 	DeliveryError string            `json:"delivery_error,omitempty"`
 }
 
 // ObjectiveEnd is an ended run for a worker of its folder to deliver:
 // Stepped is every event its machine stepped, in order (gzipped JSON of
-// []pipeline.Event), for the folder's journal.
+// []roleplan.Event), for the folder's journal.
 type ObjectiveEnd struct {
 	Workflow string `json:"workflow"`
 	Run      int64  `json:"run,omitempty"`
@@ -133,10 +134,10 @@ type ObjectiveEnd struct {
 }
 
 // Events are the events e's machine stepped.
-func (e ObjectiveEnd) Events() ([]pipeline.Event, error) { return unzipEvents(e.Stepped) }
+func (e ObjectiveEnd) Events() ([]roleplan.Event, error) { return unzipEvents(e.Stepped) }
 
 // ObjectiveRecords are events a run's machine stepped, for its folder's
-// journal: Stepped (gzipped JSON of []pipeline.Event) from the From-th
+// journal: Stepped (gzipped JSON of []roleplan.Event) from the From-th
 // (counted from 0) on.
 type ObjectiveRecords struct {
 	Run     int64  `json:"run"`
@@ -145,10 +146,10 @@ type ObjectiveRecords struct {
 }
 
 // Events are the events r carries.
-func (r ObjectiveRecords) Events() ([]pipeline.Event, error) { return unzipEvents(r.Stepped) }
+func (r ObjectiveRecords) Events() ([]roleplan.Event, error) { return unzipEvents(r.Stepped) }
 
-func unzipEvents(data []byte) ([]pipeline.Event, error) {
-	var evs []pipeline.Event
+func unzipEvents(data []byte) ([]roleplan.Event, error) {
+	var evs []roleplan.Event
 	return evs, gunzipJSON(data, &evs)
 }
 
@@ -165,7 +166,7 @@ func unzipEvents(data []byte) ([]pipeline.Event, error) {
 func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult, error) {
 	workflow.GetVersion(ctx, objectiveChange, 1, 1)
 	m := pipeline.New()
-	var stepped []pipeline.Event
+	var stepped []roleplan.Event
 	if in.Stepped != nil {
 		if err := gunzipJSON(in.Stepped, &stepped); err != nil {
 			return ObjectiveResult{}, temporal.NewNonRetryableApplicationError("the run's workflow before this one: "+err.Error(), "hive-refused", err)
@@ -183,7 +184,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	}
 	seq := in.Seq
 	var answers []ObjectiveAnswer
-	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (pipeline.Snapshot, error) {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (roleplan.Snapshot, error) {
 		return m.Snapshot(), nil
 	}); err != nil {
 		return ObjectiveResult{}, err
@@ -200,12 +201,12 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	}
 	sel := workflow.NewSelector(ctx)
 	var out *objectiveDispatcher
-	step := func(ev pipeline.Event) {
+	step := func(ev roleplan.Event) {
 		seq++
 		if ev.Time.IsZero() {
 			ev.Time = workflow.Now(ctx) // a worker's event: the workflow's clock, replayed alike
 		}
-		if ev.Type == pipeline.EvNote {
+		if ev.Type == roleplan.EvNote {
 			// A worker's note, for the run's followers: told, not stepped.
 			answers = append(answers, ObjectiveAnswer{Seq: seq, Event: ev.Type, Stepped: ev})
 			return
@@ -221,14 +222,14 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 			out.carry(cmds)
 			// A question goes to the folder's journal at once (hive
 			// status shows it); the rest in batches.
-			out.record(slices.ContainsFunc(cmds, func(c pipeline.Command) bool { return c.Type == pipeline.CmdCheckpoint }))
+			out.record(slices.ContainsFunc(cmds, func(c roleplan.Command) bool { return c.Type == roleplan.CmdCheckpoint }))
 		}
 	}
 	events := workflow.GetSignalChannel(ctx, ObjectiveEventSignal)
 	closing := workflow.GetSignalChannel(ctx, CloseSignal)
 	closed := false
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
-		var ev pipeline.Event
+		var ev roleplan.Event
 		c.Receive(ctx, &ev)
 		step(ev)
 	})
@@ -239,16 +240,16 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	if in.Dispatch != nil {
 		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot, every: in.Limits.recordEvery(),
 			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{},
-			stepped: func() []pipeline.Event { return stepped }, synced: synced}
+			stepped: func() []roleplan.Event { return stepped }, synced: synced}
 		out.carry(in.Held)
 	}
 	switch {
 	case in.Stepped != nil:
 	case in.Spec != nil:
 		spec := *in.Spec
-		step(pipeline.Event{Type: pipeline.EvStarted, Spec: &spec})
+		step(roleplan.Event{Type: roleplan.EvStarted, Spec: &spec})
 	case in.Resume != nil:
-		step(pipeline.Event{Type: pipeline.EvResumed})
+		step(roleplan.Event{Type: roleplan.EvResumed})
 	}
 	done := func() bool {
 		return closed || (out != nil && out.pending == 0 && m.Finished())
@@ -259,7 +260,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 			continue
 		}
 		for { // the events already signalled: none may be lost
-			var ev pipeline.Event
+			var ev roleplan.Event
 			if !events.ReceiveAsync(&ev) {
 				break
 			}
@@ -279,7 +280,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		return ObjectiveResult{}, workflow.NewContinueAsNewError(ctx, ObjectiveWorkflowName, next)
 	}
 	for {
-		var ev pipeline.Event
+		var ev roleplan.Event
 		if !events.ReceiveAsync(&ev) {
 			break
 		}
@@ -299,17 +300,17 @@ type objectiveDispatcher struct {
 	d        *ObjectiveDispatch
 	ctx      workflow.Context
 	sel      workflow.Selector
-	step     func(pipeline.Event)
-	snapshot func() pipeline.Snapshot
+	step     func(roleplan.Event)
+	snapshot func() roleplan.Snapshot
 	workflow string
 	// sessions are the role sessions out, to cancel on a stop.
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities out; timers are not counted (timers carries them over)
-	wakes    []pipeline.Command
+	wakes    []roleplan.Command
 	// stepped are the events stepped so far, of which the folder's
 	// journal holds synced; recording: a record activity is out; waiting:
 	// a batch waits for every to pass.
-	stepped   func() []pipeline.Event
+	stepped   func() []roleplan.Event
 	synced    int
 	recording bool
 	waiting   bool
@@ -362,12 +363,12 @@ func (p *objectiveDispatcher) record(now bool) {
 // carry carries cmds out: a wake is a timer, a stop cancels its session's
 // activity, the work is an activity; checkpoints, notes and the end are
 // for whoever follows the run (its answers, its state).
-func (p *objectiveDispatcher) carry(cmds []pipeline.Command) {
+func (p *objectiveDispatcher) carry(cmds []roleplan.Command) {
 	for _, c := range cmds {
 		switch c.Type {
-		case pipeline.CmdWake:
+		case roleplan.CmdWake:
 			p.wake(c)
-		case pipeline.CmdStopAgent:
+		case roleplan.CmdStopAgent:
 			if cancel, ok := p.sessions[sessionKey{c.Job, c.Attempt}]; ok {
 				cancel() // the session stops its agent and still says how it ended
 			} else if c.PID > 0 {
@@ -376,7 +377,7 @@ func (p *objectiveDispatcher) carry(cmds []pipeline.Command) {
 				// machine, ends it if it is still there.
 				p.executeOn(c, p.d.folder())
 			}
-		case pipeline.CmdCheckpoint, pipeline.CmdNote, pipeline.CmdFinished:
+		case roleplan.CmdCheckpoint, roleplan.CmdNote, roleplan.CmdFinished:
 		default:
 			p.execute(c)
 		}
@@ -385,7 +386,7 @@ func (p *objectiveDispatcher) carry(cmds []pipeline.Command) {
 
 // wake sets a timer for c.At; it is carried into the next workflow run
 // when this one continues as new before it fires.
-func (p *objectiveDispatcher) wake(c pipeline.Command) {
+func (p *objectiveDispatcher) wake(c roleplan.Command) {
 	p.wakes = append(p.wakes, c)
 	wait := max(c.At.Sub(workflow.Now(p.ctx)), 0)
 	p.sel.AddFuture(workflow.NewTimer(p.ctx, wait), func(workflow.Future) {
@@ -395,18 +396,18 @@ func (p *objectiveDispatcher) wake(c pipeline.Command) {
 				break
 			}
 		}
-		p.step(pipeline.Event{Type: pipeline.EvWake})
+		p.step(roleplan.Event{Type: roleplan.EvWake})
 	})
 }
 
 // timers are the wakes not yet fired.
-func (p *objectiveDispatcher) timers() []pipeline.Command { return p.wakes }
+func (p *objectiveDispatcher) timers() []roleplan.Command { return p.wakes }
 
 // execute runs c as an activity on the run's queue.
-func (p *objectiveDispatcher) execute(c pipeline.Command) { p.executeOn(c, p.d.TaskQueue) }
+func (p *objectiveDispatcher) execute(c roleplan.Command) { p.executeOn(c, p.d.TaskQueue) }
 
 // executeOn runs c as an activity on queue.
-func (p *objectiveDispatcher) executeOn(c pipeline.Command, queue string) {
+func (p *objectiveDispatcher) executeOn(c roleplan.Command, queue string) {
 	opts := workflow.ActivityOptions{
 		TaskQueue:           queue,
 		StartToCloseTimeout: p.d.Command,
@@ -418,7 +419,7 @@ func (p *objectiveDispatcher) executeOn(c pipeline.Command, queue string) {
 	ctx := p.ctx
 	key := sessionKey{c.Job, c.Attempt}
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		// The machine decides what follows a session that ended without
 		// its report (once again, then a human): a retry is a new attempt
 		// it journals, never Temporal's.
@@ -427,14 +428,14 @@ func (p *objectiveDispatcher) executeOn(c pipeline.Command, queue string) {
 		var cancel workflow.CancelFunc
 		ctx, cancel = workflow.WithCancel(ctx)
 		p.sessions[key] = cancel
-	case pipeline.CmdRunPhase:
+	case roleplan.CmdRunPhase:
 		// A worker lost while it ran the phase hands it to another, which
 		// goes on with the phase where it is (its own workflow, or its
 		// journal in the run's worktree), never again from its start.
 		opts.StartToCloseTimeout = p.d.Session
-	case pipeline.CmdDeliver, pipeline.CmdPush:
+	case roleplan.CmdDeliver, roleplan.CmdPush:
 		opts.RetryPolicy.MaximumAttempts = 1 // what failed is said, and a human decides
-	case pipeline.CmdWatch:
+	case roleplan.CmdWatch:
 		// A watch only reads the pull request: it is tried until it finds
 		// what the machine waits for.
 		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 0
@@ -445,10 +446,10 @@ func (p *objectiveDispatcher) executeOn(c pipeline.Command, queue string) {
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ObjectiveCommandActivity, w)
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
-		if c.Type == pipeline.CmdStartAgent {
+		if c.Type == roleplan.CmdStartAgent {
 			delete(p.sessions, key)
 		}
-		var evs []pipeline.Event
+		var evs []roleplan.Event
 		if err := f.Get(p.ctx, &evs); err != nil {
 			evs = objectiveFailed(c, err)
 		}
@@ -460,7 +461,7 @@ func (p *objectiveDispatcher) executeOn(c pipeline.Command, queue string) {
 
 // finish has a worker of the run's folder deliver the ended run, whose
 // machine stepped stepped.
-func (p *objectiveDispatcher) finish(stepped []pipeline.Event) (json.RawMessage, string) {
+func (p *objectiveDispatcher) finish(stepped []roleplan.Event) (json.RawMessage, string) {
 	carried, err := gzipJSON(stepped)
 	if err != nil {
 		return nil, err.Error()
@@ -477,36 +478,36 @@ func (p *objectiveDispatcher) finish(stepped []pipeline.Event) (json.RawMessage,
 
 // objectiveFailed is what a command whose activity failed (its worker
 // died, it timed out, its code returned an error) means to the machine.
-func objectiveFailed(c pipeline.Command, err error) []pipeline.Event {
+func objectiveFailed(c roleplan.Command, err error) []roleplan.Event {
 	why := failure(err)
-	ev := pipeline.Event{Job: c.Job, Attempt: c.Attempt, Reason: why}
+	ev := roleplan.Event{Job: c.Job, Attempt: c.Attempt, Reason: why}
 	switch c.Type {
-	case pipeline.CmdStartAgent:
-		ev.Type, ev.ExitCode = pipeline.EvAgentExited, -1
-	case pipeline.CmdLint:
-		ev.Type, ev.Errors = pipeline.EvLinted, []string{"hive could not lint the plans: " + why}
-	case pipeline.CmdRunPhase:
-		ev.Type = pipeline.EvPhaseDone
-	case pipeline.CmdRunTests, pipeline.CmdBuild:
+	case roleplan.CmdStartAgent:
+		ev.Type, ev.ExitCode = roleplan.EvAgentExited, -1
+	case roleplan.CmdLint:
+		ev.Type, ev.Errors = roleplan.EvLinted, []string{"hive could not lint the plans: " + why}
+	case roleplan.CmdRunPhase:
+		ev.Type = roleplan.EvPhaseDone
+	case roleplan.CmdRunTests, roleplan.CmdBuild:
 		// Nobody can fix what did not run: a human decides.
-		ev.Type, ev.Tests = pipeline.EvTestsRan, &pipeline.Tests{ExitCode: -1, Unrunnable: true, Output: why}
-		if c.Type == pipeline.CmdBuild {
-			ev.Type = pipeline.EvBuilt
+		ev.Type, ev.Tests = roleplan.EvTestsRan, &roleplan.Tests{ExitCode: -1, Unrunnable: true, Output: why}
+		if c.Type == roleplan.CmdBuild {
+			ev.Type = roleplan.EvBuilt
 		}
-	case pipeline.CmdEvaluate:
-		e := &pipeline.Evaluation{Role: c.Role}
-		for _, a := range pipeline.Aspects {
-			e.Verdicts = append(e.Verdicts, pipeline.Verdict{Aspect: a, Notes: []string{"not judged: " + why}})
+	case roleplan.CmdEvaluate:
+		e := &roleplan.Evaluation{Role: c.Role}
+		for _, a := range roleplan.Aspects {
+			e.Verdicts = append(e.Verdicts, roleplan.Verdict{Aspect: a, Notes: []string{"not judged: " + why}})
 		}
-		ev.Type, ev.Evaluation = pipeline.EvEvaluated, e
-	case pipeline.CmdDeliver:
-		ev.Type = pipeline.EvDelivered
-	case pipeline.CmdPush:
-		ev.Type, ev.PR = pipeline.EvPushed, c.PR
+		ev.Type, ev.Evaluation = roleplan.EvEvaluated, e
+	case roleplan.CmdDeliver:
+		ev.Type = roleplan.EvDelivered
+	case roleplan.CmdPush:
+		ev.Type, ev.PR = roleplan.EvPushed, c.PR
 	default:
 		return nil // a watch is tried until its bound: the run waits for a human's resume
 	}
-	return []pipeline.Event{ev}
+	return []roleplan.Event{ev}
 }
 
 // gzipJSON is v as gzipped JSON: the events a run's workflow carries into

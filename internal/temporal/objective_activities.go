@@ -6,12 +6,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hivectl/hive/internal/roleplan"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/hivectl/hive/internal/pipeline"
 )
 
 // ObjectiveExecutor carries out a `hive run`'s pipeline commands on a
@@ -29,7 +28,7 @@ import (
 // ended run, in its folder, and returns how (opaque here: the
 // executor's).
 type ObjectiveExecutor interface {
-	Execute(ctx context.Context, w ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error)
+	Execute(ctx context.Context, w ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error)
 	Record(ctx context.Context, r ObjectiveRecords) error
 	Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error)
 }
@@ -44,13 +43,13 @@ type objectiveActivities struct {
 // Command carries out w's command while it heartbeats, and signals the
 // events met on the way to the run's workflow at once (a role's report
 // must not wait for its agent to exit).
-func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]pipeline.Event, error) {
+func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]roleplan.Event, error) {
 	done := make(chan struct{})
 	defer close(done)
 	go heartbeat(ctx, a.beat, done)
 	var mu sync.Mutex // an executor may emit from more than one goroutine
-	var later []pipeline.Event
-	keep := func(ev pipeline.Event) {
+	var later []roleplan.Event
+	keep := func(ev roleplan.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		later = append(later, ev)
@@ -58,7 +57,7 @@ func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]p
 	emit := keep
 	if a.client != nil {
 		id := activity.GetInfo(ctx).WorkflowExecution.ID
-		emit = func(ev pipeline.Event) {
+		emit = func(ev roleplan.Event) {
 			// Not the activity's context: a stopped session's last words
 			// (its usage, how it ended) still go.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

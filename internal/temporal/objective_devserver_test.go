@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/roleplan"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-
-	"github.com/hivectl/hive/internal/pipeline"
 )
 
 // TestObjectiveWorkflowOnADevServer runs the quick workflow through
@@ -21,10 +20,10 @@ import (
 // testdata/histories (objective-N.json) for the replay test: record one
 // whenever the workflow's code changes how it runs.
 func TestObjectiveWorkflowOnADevServer(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
-		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
-			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
-				Tests: &pipeline.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+		if w.Command.Type == roleplan.CmdRunTests && n == 1 {
+			return []roleplan.Event{{Type: roleplan.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
+				Tests: &roleplan.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
 		}
 		return nil, nil, false
 	}}
@@ -43,7 +42,7 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var snap pipeline.Snapshot
+		var snap roleplan.Snapshot
 		if err := v.Get(&snap); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +55,7 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			answer := pipeline.Event{Type: pipeline.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "retry"}
+			answer := roleplan.Event{Type: roleplan.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "retry"}
 			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), ObjectiveEventSignal, answer); err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +69,7 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 	if err := Result(ctx, run, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.State.Outcome != pipeline.OutcomeComplete || string(res.Delivery) != `{"events":11}` {
+	if res.State.Outcome != roleplan.OutcomeComplete || string(res.Delivery) != `{"events":11}` {
 		t.Fatalf("outcome %s (%s), delivery %s %s", res.State.Outcome, res.State.Reason, res.Delivery, res.DeliveryError)
 	}
 	if want := "run-tests tester 1\nrun-tests tester 1\nfinish 7"; !strings.HasSuffix(workers.log(), want) {

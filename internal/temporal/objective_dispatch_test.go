@@ -15,8 +15,9 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // roleWorkers are a fake ObjectiveExecutor: each role's agent reports its
@@ -26,12 +27,12 @@ import (
 type roleWorkers struct {
 	mu    sync.Mutex
 	done  []string
-	kept  []pipeline.EventType // the folder's journal
-	fault func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool)
+	kept  []roleplan.EventType // the folder's journal
+	fault func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool)
 	count map[string]int
 }
 
-func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(pipeline.Event)) ([]pipeline.Event, error) {
+func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	c := w.Command
 	f.mu.Lock()
 	if f.count == nil {
@@ -50,26 +51,26 @@ func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(pi
 			return evs, err
 		}
 	}
-	ev := pipeline.Event{Job: c.Job, Attempt: c.Attempt}
+	ev := roleplan.Event{Job: c.Job, Attempt: c.Attempt}
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		started := ev
-		started.Type = pipeline.EvAgentStarted
+		started.Type = roleplan.EvAgentStarted
 		emit(started)
 		report := ev
-		report.Type, report.Report = pipeline.EvReport, &work.Report{Status: work.ReportComplete, Summary: "done"}
+		report.Type, report.Report = roleplan.EvReport, &work.Report{Status: work.ReportComplete, Summary: "done"}
 		emit(report)
-		ev.Type = pipeline.EvAgentExited
-	case pipeline.CmdBuild:
-		ev.Type, ev.Tests = pipeline.EvBuilt, &pipeline.Tests{Command: "go build ./..."}
-	case pipeline.CmdRunTests:
-		ev.Type, ev.Tests = pipeline.EvTestsRan, &pipeline.Tests{Command: "go test ./...", Passed: 3}
-	case pipeline.CmdStopAgent:
+		ev.Type = roleplan.EvAgentExited
+	case roleplan.CmdBuild:
+		ev.Type, ev.Tests = roleplan.EvBuilt, &roleplan.Tests{Command: "go build ./..."}
+	case roleplan.CmdRunTests:
+		ev.Type, ev.Tests = roleplan.EvTestsRan, &roleplan.Tests{Command: "go test ./...", Passed: 3}
+	case roleplan.CmdStopAgent:
 		return nil, nil // an earlier process's agent, gone
 	default:
 		return nil, fmt.Errorf("the fake workers do not carry out %s", c.Type)
 	}
-	return []pipeline.Event{ev}, nil
+	return []roleplan.Event{ev}, nil
 }
 
 // Record keeps the events the journal does not hold yet.
@@ -128,12 +129,12 @@ func objectiveEnv(exec ObjectiveExecutor) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-func quickSpec(t *testing.T) *pipeline.Spec {
-	wf, ok := pipeline.Builtin("quick")
+func quickSpec(t *testing.T) *roleplan.Spec {
+	wf, ok := workflows.Builtin("quick")
 	if !ok {
 		t.Fatal("no quick workflow")
 	}
-	return &pipeline.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: pipeline.Rules}
+	return &roleplan.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: roleplan.Rules}
 }
 
 var objectiveDispatch = &ObjectiveDispatch{TaskQueue: "hive-test", Heartbeat: 30 * time.Second, Session: time.Hour, Command: 10 * time.Minute, Run: 7}
@@ -174,7 +175,7 @@ func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 		t.Errorf("delivery %s (%s)", got, res.DeliveryError)
 	}
 	// The folder's journal has the run: every event, in order.
-	var stepped []pipeline.EventType
+	var stepped []roleplan.EventType
 	for _, a := range res.Answers {
 		stepped = append(stepped, a.Stepped.Type)
 	}
@@ -188,8 +189,8 @@ func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 // role again, told that the attempt before was cut off; the run
 // completes.
 func TestObjectiveRunsALostRoleAgain(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
-		if w.Command.Type == pipeline.CmdStartAgent && w.Command.Job == "implementer" && n == 1 {
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+		if w.Command.Type == roleplan.CmdStartAgent && w.Command.Job == "implementer" && n == 1 {
 			return nil, temporal.NewHeartbeatTimeoutError(), true
 		}
 		return nil, nil, false
@@ -201,10 +202,10 @@ func TestObjectiveRunsALostRoleAgain(t *testing.T) {
 	if !strings.HasPrefix(workers.log(), "start-agent implementer 1\nstart-agent implementer 2\n") {
 		t.Errorf("carried out:\n%s\nwant the implementer twice", workers.log())
 	}
-	var again *pipeline.Command
+	var again *roleplan.Command
 	for _, a := range res.Answers {
 		for _, c := range a.Commands {
-			if c.Type == pipeline.CmdStartAgent && c.Job == "implementer" && c.Attempt == 2 {
+			if c.Type == roleplan.CmdStartAgent && c.Job == "implementer" && c.Attempt == 2 {
 				again = &c
 			}
 		}
@@ -217,17 +218,17 @@ func TestObjectiveRunsALostRoleAgain(t *testing.T) {
 // A question is answered by a signal: the tests could not run, a human
 // says retry, the tests run again.
 func TestObjectiveTakesAnAnswer(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
-		if w.Command.Type == pipeline.CmdRunTests && n == 1 {
-			return []pipeline.Event{{Type: pipeline.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
-				Tests: &pipeline.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+		if w.Command.Type == roleplan.CmdRunTests && n == 1 {
+			return []roleplan.Event{{Type: roleplan.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
+				Tests: &roleplan.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
 		}
 		return nil, nil, false
 	}}
 	env := objectiveEnv(workers)
 	asked := false
 	env.RegisterDelayedCallback(func() {
-		snap, err := queryState[pipeline.Snapshot](env)
+		snap, err := queryState[roleplan.Snapshot](env)
 		if err != nil || snap.Open == nil {
 			t.Errorf("nothing asked an hour in (%v)", err)
 			return
@@ -238,10 +239,10 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 		workers.mu.Lock()
 		kept := slices.Clone(workers.kept)
 		workers.mu.Unlock()
-		if len(kept) != 9 || kept[8] != pipeline.EvTestsRan {
+		if len(kept) != 9 || kept[8] != roleplan.EvTestsRan {
 			t.Errorf("the journal holds %v at the question", kept)
 		}
-		env.SignalWorkflow(ObjectiveEventSignal, pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
+		env.SignalWorkflow(ObjectiveEventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
 	}, time.Hour)
 	res := finished(t, env, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: Limits{RecordEvery: 10 * time.Hour}}) // no batch goes but the question's
 	if !asked || res.State.Outcome != "complete" {
@@ -256,11 +257,11 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 // history is long: the next workflow run rebuilds the machine from the
 // events stepped, sets the timer again, and goes on when it fires.
 func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]pipeline.Event, error, bool) {
-		if w.Command.Type == pipeline.CmdStartAgent && w.Command.Job == "tester" && n == 1 {
-			return []pipeline.Event{
-				{Type: pipeline.EvLimited, Job: "tester", Attempt: w.Command.Attempt, Limit: &work.Limit{Kind: work.LimitUsage, Reset: time.Now().Add(time.Hour)}},
-				{Type: pipeline.EvAgentExited, Job: "tester", Attempt: w.Command.Attempt, ExitCode: 1},
+	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+		if w.Command.Type == roleplan.CmdStartAgent && w.Command.Job == "tester" && n == 1 {
+			return []roleplan.Event{
+				{Type: roleplan.EvLimited, Job: "tester", Attempt: w.Command.Attempt, Limit: &work.Limit{Kind: work.LimitUsage, Reset: time.Now().Add(time.Hour)}},
+				{Type: roleplan.EvAgentExited, Job: "tester", Attempt: w.Command.Attempt, ExitCode: 1},
 			}, nil, true
 		}
 		return nil, nil, false
@@ -275,7 +276,7 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 	if err := decodeInput(next, &in); err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Held) != 1 || in.Held[0].Type != pipeline.CmdWake || in.Stepped == nil || in.Spec != nil {
+	if len(in.Held) != 1 || in.Held[0].Type != roleplan.CmdWake || in.Stepped == nil || in.Spec != nil {
 		t.Fatalf("carried %+v, want the events stepped and the wake", in)
 	}
 	res := finished(t, objectiveEnv(workers), in)
@@ -291,10 +292,10 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 // journaled again, then the resumption; the role that was at work when
 // its host went starts again, and the journal is given only what is new.
 func TestObjectiveResumesAJournaledRun(t *testing.T) {
-	workers := &roleWorkers{kept: []pipeline.EventType{pipeline.EvStarted, pipeline.EvAgentStarted}}
+	workers := &roleWorkers{kept: []roleplan.EventType{roleplan.EvStarted, roleplan.EvAgentStarted}}
 	started := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	journaled := []pipeline.Event{{Type: pipeline.EvStarted, Spec: quickSpec(t), Time: started},
-		{Type: pipeline.EvAgentStarted, Job: "implementer", Attempt: 1, PID: 4242, Time: started.Add(time.Second)}}
+	journaled := []roleplan.Event{{Type: roleplan.EvStarted, Spec: quickSpec(t), Time: started},
+		{Type: roleplan.EvAgentStarted, Job: "implementer", Attempt: 1, PID: 4242, Time: started.Add(time.Second)}}
 	res := finished(t, objectiveEnv(workers), ObjectiveInput{Resume: journaled, Dispatch: objectiveDispatch})
 	if res.State.Outcome != "complete" {
 		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
@@ -305,10 +306,10 @@ func TestObjectiveResumesAJournaledRun(t *testing.T) {
 	// the first session.
 	carried := strings.Split(workers.log(), "\n")
 	firstStart := slices.IndexFunc(carried, func(l string) bool { return strings.HasPrefix(l, "start-agent ") })
-	if res.Answers[0].Event != pipeline.EvResumed || !slices.Contains(carried, "stop-agent implementer 1") || firstStart < 0 || carried[firstStart] != "start-agent implementer 2" {
+	if res.Answers[0].Event != roleplan.EvResumed || !slices.Contains(carried, "stop-agent implementer 1") || firstStart < 0 || carried[firstStart] != "start-agent implementer 2" {
 		t.Errorf("first answer to %s; carried out:\n%s\nwant the old agent stopped and the implementer again", res.Answers[0].Event, workers.log())
 	}
-	if len(workers.kept) != len(journaled)+len(res.Answers) || workers.kept[2] != pipeline.EvResumed {
+	if len(workers.kept) != len(journaled)+len(res.Answers) || workers.kept[2] != roleplan.EvResumed {
 		t.Errorf("the journal holds %v", workers.kept)
 	}
 }

@@ -12,12 +12,13 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pipeline/pipelinescript"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // objectiveStep is one pipeline script directive as the shell gives it:
 // an event, or a look at the state.
 type objectiveStep struct {
-	event *pipeline.Event
+	event *roleplan.Event
 }
 
 // TestPipelineScriptsThroughTemporal runs every pipeline script through
@@ -33,7 +34,7 @@ func TestPipelineScriptsThroughTemporal(t *testing.T) {
 		var outputs []string
 		from := 0
 		for i := 1; i <= len(steps); i++ {
-			if i == len(steps) || (steps[i].event != nil && steps[i].event.Type == pipeline.EvStarted) {
+			if i == len(steps) || (steps[i].event != nil && steps[i].event.Type == roleplan.EvStarted) {
 				outputs = append(outputs, objectiveThroughWorkflow(t, steps[from:i])...)
 				from = i
 			}
@@ -59,7 +60,7 @@ func readPipelineScript(t *testing.T, path string) []objectiveStep {
 		if ev == nil {
 			return pipelinescript.State(local.Snapshot())
 		}
-		if ev.Type == pipeline.EvStarted {
+		if ev.Type == roleplan.EvStarted {
 			local = pipeline.New()
 		}
 		return pipelinescript.Render(local.Step(*ev))
@@ -81,7 +82,7 @@ func objectiveThroughWorkflow(t *testing.T, steps []objectiveStep) []string {
 		at := time.Duration(i+1) * time.Second
 		if st.event == nil {
 			env.RegisterDelayedCallback(func() {
-				snap, err := queryState[pipeline.Snapshot](env)
+				snap, err := queryState[roleplan.Snapshot](env)
 				if err != nil {
 					t.Errorf("step %d: %v", i, err)
 					return

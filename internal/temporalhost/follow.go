@@ -9,18 +9,18 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/exit"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
 )
 
 // ObjectiveState is the machine's state in the run's workflow id.
-func ObjectiveState(ctx context.Context, c client.Client, id string) (pipeline.Snapshot, error) {
+func ObjectiveState(ctx context.Context, c client.Client, id string) (roleplan.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var snap pipeline.Snapshot
+	var snap roleplan.Snapshot
 	v, err := c.QueryWorkflow(ctx, id, "", temporal.StateQuery)
 	if err == nil {
 		err = v.Get(&snap)
@@ -65,7 +65,7 @@ func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *
 	}()
 	seen := 0
 	since := time.Now()
-	var snap pipeline.Snapshot
+	var snap roleplan.Snapshot
 	show := func(as []temporal.ObjectiveAnswer) {
 		for _, a := range as {
 			if a.Seq <= seen {
@@ -76,7 +76,7 @@ func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *
 				continue // shown when it happened, to whoever followed then
 			}
 			switch {
-			case a.Event == pipeline.EvNote:
+			case a.Event == roleplan.EvNote:
 				obs.Note(a.Stepped.Job, a.Stepped.Text)
 				continue
 			case a.Err != "":

@@ -24,10 +24,10 @@ import (
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runworker"
@@ -194,7 +194,7 @@ func objectiveInput(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Co
 		if in.Resume, err = runjournal.Events(j, last); err != nil {
 			return in, exit.With(exit.Internal, fmt.Errorf("run %d's journal: %w", last.ID, err))
 		}
-		if len(in.Resume) == 0 || in.Resume[0].Type != pipeline.EvStarted {
+		if len(in.Resume) == 0 || in.Resume[0].Type != roleplan.EvStarted {
 			// Killed between the run's creation and its start: nothing
 			// was done, and its objective is not known.
 			runjournal.Abandon(j, time.Now())
@@ -340,7 +340,7 @@ func answerRunQuestion(ctx context.Context, o *Run, c client.Client, id string, 
 // workflow shows, or, while no worker answers its queries (none is up: the
 // signal waits in its history for one), the one in the folder's journal j
 // (nil: none).
-func sendRunAnswer(ctx context.Context, c client.Client, id string, j journal.Journal, red *redact.Redactor, job, text string) (pipeline.Checkpoint, error) {
+func sendRunAnswer(ctx context.Context, c client.Client, id string, j journal.Journal, red *redact.Redactor, job, text string) (roleplan.Checkpoint, error) {
 	snap, err := ObjectiveState(ctx, c, id)
 	if err != nil && j != nil {
 		if last, ok, jerr := runjournal.Latest(j); jerr == nil && ok && last.Finished.IsZero() {
@@ -350,7 +350,7 @@ func sendRunAnswer(ctx context.Context, c client.Client, id string, j journal.Jo
 		}
 	}
 	if err != nil {
-		return pipeline.Checkpoint{}, err
+		return roleplan.Checkpoint{}, err
 	}
 	if job == "" && snap.Open != nil {
 		job = snap.Open.Job // whoever asks now
@@ -373,7 +373,7 @@ type RunAnswer struct {
 	Running  bool
 	Workflow string
 	Run      int64               // the run's number in the folder's journal
-	Question pipeline.Checkpoint // the question answered
+	Question roleplan.Checkpoint // the question answered
 	Text     string              // the answer sent, masked
 }
 

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // A run begun with --git-remote and resumed on Temporal without it goes
@@ -27,8 +28,8 @@ func TestResumeGoesOnThroughTheRunsRemote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		payload, _ := json.Marshal(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "x", Workflow: pipeline.Quick, Remote: remote}})
-		if _, err := j.Append(run.ID, string(pipeline.EvStarted), time.Now(), payload); err != nil {
+		payload, _ := json.Marshal(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "x", Workflow: workflows.Quick, Remote: remote}})
+		if _, err := j.Append(run.ID, string(roleplan.EvStarted), time.Now(), payload); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/hivectl/hive/internal/bench/pipelinebench/objectives"
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // One run of the pipeline bench: hive's real pipeline machine routes an
@@ -76,8 +78,8 @@ func (p benchPolicy) String() string {
 // system prompt and tools (cached) and the conversation so far, and
 // writing a little; the planner and each evaluator are one short call.
 var roleTurns = map[string]int{
-	pipeline.RoleArchitect: 10, pipeline.RoleImplementer: 12, pipeline.RoleDebugger: 12, pipeline.RoleComb: 6,
-	pipeline.RoleTester: 9, pipeline.RoleReviewer: 7, pipeline.RoleSecurity: 6, pipeline.RoleDocumenter: 5,
+	workflows.RoleArchitect: 10, workflows.RoleImplementer: 12, workflows.RoleDebugger: 12, workflows.RoleComb: 6,
+	workflows.RoleTester: 9, workflows.RoleReviewer: 7, workflows.RoleSecurity: 6, workflows.RoleDocumenter: 5,
 }
 
 const (
@@ -90,13 +92,13 @@ const (
 
 // plannedRoles is the planner's answer for each class of objective when it
 // answers as its prompt (roles/prompts/planner.md) asks.
-var plannedRoles = map[string]pipeline.PlannerAnswer{
-	objectives.ClassTypo:  {Roles: []string{pipeline.RoleImplementer}, Reasoning: "a change of a word: the implementer alone"},
-	objectives.ClassSmall: {Roles: []string{pipeline.RoleImplementer, pipeline.RoleTester}, Reasoning: "a small change: implement, then test the edge"},
-	objectives.ClassBug:   {Roles: []string{pipeline.RoleDebugger, pipeline.RoleTester}, Reasoning: "a bug: reproduce and fix it, then test"},
+var plannedRoles = map[string]workflows.PlannerAnswer{
+	objectives.ClassTypo:  {Roles: []string{workflows.RoleImplementer}, Reasoning: "a change of a word: the implementer alone"},
+	objectives.ClassSmall: {Roles: []string{workflows.RoleImplementer, workflows.RoleTester}, Reasoning: "a small change: implement, then test the edge"},
+	objectives.ClassBug:   {Roles: []string{workflows.RoleDebugger, workflows.RoleTester}, Reasoning: "a bug: reproduce and fix it, then test"},
 	// The planner's prompt keeps the architect for work across files; each
 	// feature here is one function in one file.
-	objectives.ClassFeature: {Roles: []string{pipeline.RoleImplementer, pipeline.RoleTester, pipeline.RoleReviewer}, Parallel: [][]string{{pipeline.RoleTester, pipeline.RoleReviewer}}, Reasoning: "a new function in one file: implement it, then test beside review"},
+	objectives.ClassFeature: {Roles: []string{workflows.RoleImplementer, workflows.RoleTester, workflows.RoleReviewer}, Parallel: [][]string{{workflows.RoleTester, workflows.RoleReviewer}}, Reasoning: "a new function in one file: implement it, then test beside review"},
 }
 
 // benchConfig is one way to run the objectives.
@@ -105,29 +107,31 @@ type benchConfig struct {
 	Evaluate bool
 	// workflow chooses the run's workflow; calls is how many planner
 	// calls that took.
-	workflow func(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (w pipeline.Workflow, calls int)
+	workflow func(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (w workflows.Workflow, calls int)
 }
 
 var benchConfigs = []benchConfig{
-	{Name: "implementer only", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (pipeline.Workflow, int) {
-		return pipeline.Workflow{Name: "implementer-only", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer, After: []string{}}}}, 0
+	{Name: "implementer only", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (workflows.Workflow, int) {
+		return workflows.Workflow{Name: "implementer-only", Steps: []workflows.Step{{Role: workflows.RoleImplementer, After: []string{}}}}, 0
 	}},
-	{Name: "fixed full", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (pipeline.Workflow, int) { return pipeline.Full, 0 }},
+	{Name: "fixed full", workflow: func(objectives.Objective, benchPolicy, *rand.Rand) (workflows.Workflow, int) {
+		return workflows.Full, 0
+	}},
 	{Name: "planned", Evaluate: true, workflow: plannedWorkflow},
 }
 
 // plannedWorkflow plays the planner: a good answer for the objective's
 // class, or one out of its schema, which hive asks once more for and then
-// replaces by its rules (pipeline.Pick), as `hive run --plan` does.
-func plannedWorkflow(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (pipeline.Workflow, int) {
+// replaces by its rules (workflows.Pick), as `hive run --plan` does.
+func plannedWorkflow(o objectives.Objective, pol benchPolicy, rng *rand.Rand) (workflows.Workflow, int) {
 	for call := 1; call <= 2; call++ {
 		if rng.Float64() < pol.PlannerRight {
-			if w, err := pipeline.Planned(plannedRoles[o.Class]); err == nil {
+			if w, err := workflows.Planned(plannedRoles[o.Class]); err == nil {
 				return w, call
 			}
 		}
 	}
-	w, _ := pipeline.Pick(o.Text)
+	w, _ := workflows.Pick(o.Text)
 	return w, 2
 }
 
@@ -167,9 +171,9 @@ type simRun struct {
 	evaluations int
 	checkpoints int
 	phaseRuns   int64
-	writerEval  *pipeline.Evaluation // the evaluation of the last job that wrote code
+	writerEval  *roleplan.Evaluation // the evaluation of the last job that wrote code
 	self        float64
-	queue       []pipeline.Command
+	queue       []roleplan.Command
 }
 
 // simulate runs objective obj of lang under cfg with the seeded policy.
@@ -177,12 +181,12 @@ func simulate(cfg benchConfig, obj objectives.Objective, lang string, out object
 	r := &simRun{rng: rng, pol: pol, obj: obj, lang: lang, out: out, m: pipeline.New(), changed: map[string]bool{}, findings: map[string][]confidence.Finding{}}
 	w, calls := cfg.workflow(obj, pol, rng)
 	r.tokens += int64(calls) * plannerTokens
-	spec := &pipeline.Spec{Objective: obj.Text, Workflow: w, AutoAnswer: true, NoInterview: true,
-		Facts: map[string]bool{pipeline.CondHasFrontend: false, pipeline.CondHasTests: true}}
+	spec := &roleplan.Spec{Objective: obj.Text, Workflow: w, AutoAnswer: true, NoInterview: true,
+		Facts: map[string]bool{workflows.CondHasFrontend: false, workflows.CondHasTests: true}}
 	if cfg.Evaluate {
-		spec.Routing = pipeline.Routing{Evaluate: true, Floor: 60, Quick: pipeline.IsQuick(obj.Text)}
+		spec.Routing = roleplan.Routing{Evaluate: true, Floor: 60, Quick: workflows.IsQuick(obj.Text)}
 	}
-	if err := r.step(pipeline.Event{Type: pipeline.EvStarted, Spec: spec}); err != nil {
+	if err := r.step(roleplan.Event{Type: roleplan.EvStarted, Spec: spec}); err != nil {
 		return simResult{}, err
 	}
 	for steps := 0; !r.m.Finished(); steps++ {
@@ -199,23 +203,23 @@ func simulate(cfg benchConfig, obj objectives.Objective, lang string, out object
 	res := simResult{Config: cfg.Name, Fn: obj.Fn, Lang: lang, Class: obj.Class, Workflow: w.String(), Outcome: snap.Outcome,
 		Pass: r.suite(objectives.SuiteHidden).Failed == 0, Variant: cmp.Or(r.variant, objectives.VariantStub), Evaluated: r.writerEval != nil,
 		Tokens: r.tokens, Checkpoints: r.checkpoints, SelfReported: r.self,
-		EvalTokens: int64(r.evaluations*len(pipeline.Aspects)) * evalTokens}
+		EvalTokens: int64(r.evaluations*len(roleplan.Aspects)) * evalTokens}
 	e := r.writerEval
 	if e == nil {
 		checks := r.writerChecks()
-		e = &pipeline.Evaluation{Checks: &checks}
+		e = &roleplan.Evaluation{Checks: &checks}
 	}
 	res.Computed = float64(e.Confidence()) / 100
 	return res, nil
 }
 
-func (r *simRun) step(ev pipeline.Event) error {
+func (r *simRun) step(ev roleplan.Event) error {
 	cmds, err := r.m.Step(ev)
 	r.queue = append(r.queue, cmds...)
 	return err
 }
 
-func (r *simRun) steps(evs ...pipeline.Event) error {
+func (r *simRun) steps(evs ...roleplan.Event) error {
 	for _, ev := range evs {
 		if err := r.step(ev); err != nil {
 			return fmt.Errorf("%s refused: %w", ev.Type, err)
@@ -225,69 +229,69 @@ func (r *simRun) steps(evs ...pipeline.Event) error {
 }
 
 // execute plays one command of the machine.
-func (r *simRun) execute(c pipeline.Command) error {
+func (r *simRun) execute(c roleplan.Command) error {
 	switch c.Type {
-	case pipeline.CmdStartAgent:
+	case roleplan.CmdStartAgent:
 		return r.agent(c)
-	case pipeline.CmdRunPhase:
+	case roleplan.CmdRunPhase:
 		plans := len(r.plans)
 		var spend int64
 		for range max(1, plans) {
-			spend += r.session(pipeline.RoleImplementer, false)
+			spend += r.session(workflows.RoleImplementer, false)
 		}
 		r.write(c.Context, true)
 		r.self = 0.8 + 0.17*r.rng.Float64() // the implementers' own word on their plans
 		r.phaseRuns++
-		return r.steps(pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, OK: true, PhaseRun: r.phaseRuns, Spend: spendOf(spend)})
-	case pipeline.CmdLint:
-		return r.steps(pipeline.Event{Type: pipeline.EvLinted, Job: c.Job, Errors: r.lintErrors})
-	case pipeline.CmdBuild:
-		return r.steps(pipeline.Event{Type: pipeline.EvBuilt, Job: c.Job, Attempt: c.Attempt, Changed: len(r.changed),
-			Tests: &pipeline.Tests{Command: "build", ExitCode: 0}})
-	case pipeline.CmdRunTests:
+		return r.steps(roleplan.Event{Type: roleplan.EvPhaseDone, Job: c.Job, OK: true, PhaseRun: r.phaseRuns, Spend: spendOf(spend)})
+	case roleplan.CmdLint:
+		return r.steps(roleplan.Event{Type: roleplan.EvLinted, Job: c.Job, Errors: r.lintErrors})
+	case roleplan.CmdBuild:
+		return r.steps(roleplan.Event{Type: roleplan.EvBuilt, Job: c.Job, Attempt: c.Attempt, Changed: len(r.changed),
+			Tests: &roleplan.Tests{Command: "build", ExitCode: 0}})
+	case roleplan.CmdRunTests:
 		t := r.tests()
 		exit := 0
 		if t.Failed > 0 {
 			exit = 1
 		}
-		return r.steps(pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt,
-			Tests: &pipeline.Tests{Command: strings.Join(objectives.Langs[r.lang].Test, " "), ExitCode: exit, Passed: t.Passed, Failed: t.Failed}})
-	case pipeline.CmdEvaluate:
+		return r.steps(roleplan.Event{Type: roleplan.EvTestsRan, Job: c.Job, Attempt: c.Attempt,
+			Tests: &roleplan.Tests{Command: strings.Join(objectives.Langs[r.lang].Test, " "), ExitCode: exit, Passed: t.Passed, Failed: t.Failed}})
+	case roleplan.CmdEvaluate:
 		e := r.evaluate(c.Job, c.Role)
-		if writes(c.Role) || c.Job == pipeline.PhaseJob {
+		if writes(c.Role) || c.Job == roleplan.PhaseJob {
 			r.writerEval = e
 		}
-		return r.steps(pipeline.Event{Type: pipeline.EvEvaluated, Job: c.Job, Attempt: c.Attempt, Evaluation: e})
-	case pipeline.CmdCheckpoint:
+		return r.steps(roleplan.Event{Type: roleplan.EvEvaluated, Job: c.Job, Attempt: c.Attempt, Evaluation: e})
+	case roleplan.CmdCheckpoint:
 		r.checkpoints++
-		return r.steps(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: c.Checkpoint.ID, Text: r.human(c.Checkpoint)})
+		return r.steps(roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: c.Checkpoint.ID, Text: r.human(c.Checkpoint)})
 	}
 	return nil // notes, stops and the end need no answer
 }
 
 // writes says whether a role changes the code.
 func writes(role string) bool {
-	return slices.Contains([]string{pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleMigrator, pipeline.RoleComb}, role)
+	return slices.Contains([]string{workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleMigrator, workflows.RoleComb}, role)
 }
 
 // agent plays a role's agent session: its work, its usage, its report.
-func (r *simRun) agent(c pipeline.Command) error {
+func (r *simRun) agent(c roleplan.Command) error {
 	ctx := c.Context
 	if ctx == nil {
-		ctx = &pipeline.Context{}
+		ctx = &roleplan.Context{}
 	}
 	fix := feedback(ctx)
 	tokens := r.session(c.Role, fix)
 	report := &work.Report{Status: work.ReportComplete, Summary: "done", Confidence: 0.8 + 0.17*r.rng.Float64()}
 	switch role := c.Role; {
-	case role == pipeline.RoleImplementer || role == pipeline.RoleDebugger || role == pipeline.RoleMigrator:
+	case role == workflows.RoleImplementer || role == workflows.RoleDebugger || role == workflows.RoleMigrator:
 		r.write(ctx, false)
-	case role == pipeline.RoleComb:
+	case role == workflows.RoleComb:
 		if r.variant == objectives.VariantSubtle && r.rng.Float64() < r.pol.CombCatch {
 			r.variant = objectives.VariantCorrect
 			r.changed[r.source()] = true
 		}
-	case role == pipeline.RoleTester:
+	case role == workflows.RoleTester:
 		catch := r.pol.Catch
 		if len(ctx.Warnings) > 0 { // an evaluator's warning says where to look
 			catch += (1 - catch) * r.pol.Warned
@@ -296,9 +300,9 @@ func (r *simRun) agent(c pipeline.Command) error {
 			r.testerCases = true
 			r.changed["cases/tester.test.json"] = true
 		}
-	case role == pipeline.RoleReviewer || role == pipeline.RoleSecurity:
+	case role == workflows.RoleReviewer || role == workflows.RoleSecurity:
 		report.Extra = map[string]json.RawMessage{"issues": r.review(c.Job, role, len(ctx.Findings) > 0)}
-	case role == pipeline.RoleArchitect:
+	case role == workflows.RoleArchitect:
 		r.design()
 	}
 	if writes(c.Role) {
@@ -309,21 +313,21 @@ func (r *simRun) agent(c pipeline.Command) error {
 		}
 	}
 	return r.steps(
-		pipeline.Event{Type: pipeline.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: 1000 + c.Attempt},
-		pipeline.Event{Type: pipeline.EvUsage, Job: c.Job, Attempt: c.Attempt, Spend: spendOf(tokens)},
-		pipeline.Event{Type: pipeline.EvReport, Job: c.Job, Attempt: c.Attempt, Report: report},
-		pipeline.Event{Type: pipeline.EvAgentExited, Job: c.Job, Attempt: c.Attempt})
+		roleplan.Event{Type: roleplan.EvAgentStarted, Job: c.Job, Attempt: c.Attempt, PID: 1000 + c.Attempt},
+		roleplan.Event{Type: roleplan.EvUsage, Job: c.Job, Attempt: c.Attempt, Spend: spendOf(tokens)},
+		roleplan.Event{Type: roleplan.EvReport, Job: c.Job, Attempt: c.Attempt, Report: report},
+		roleplan.Event{Type: roleplan.EvAgentExited, Job: c.Job, Attempt: c.Attempt})
 }
 
 // feedback says whether a session works on something found wrong.
-func feedback(ctx *pipeline.Context) bool {
+func feedback(ctx *roleplan.Context) bool {
 	return ctx.Fix != nil || ctx.BuildFailed != nil || len(ctx.Findings) > 0 || len(ctx.Evaluation) > 0 || ctx.Feedback != "" || ctx.Challenge != nil
 }
 
 // write plays an implementer: the correct variant with the class's chance,
 // better after an architect's design, much better with feedback on what is
 // wrong; a fix of correct code (a false alarm) may break it.
-func (r *simRun) write(ctx *pipeline.Context, designed bool) {
+func (r *simRun) write(ctx *roleplan.Context, designed bool) {
 	p := r.pol.Right[r.obj.Class]
 	if designed {
 		p += (1 - p) * r.pol.Design
@@ -385,7 +389,7 @@ func (r *simRun) design() {
 // what it still sees.
 func (r *simRun) review(job, role string, again bool) json.RawMessage {
 	flag, falseAlarm := r.pol.Flag, r.pol.FalseAlarm
-	if role == pipeline.RoleSecurity {
+	if role == workflows.RoleSecurity {
 		flag, falseAlarm = r.pol.SecFlag, r.pol.SecFals
 	}
 	if r.variant == objectives.VariantStub {
@@ -409,7 +413,7 @@ func (r *simRun) review(job, role string, again bool) json.RawMessage {
 	r.findings[job] = found
 	var issues []map[string]any
 	for _, f := range found {
-		issues = append(issues, map[string]any{"severity": pipeline.SevBlocker, "file": f.File, "line": f.Line, "title": r.obj.Fn + " gets an edge case wrong"})
+		issues = append(issues, map[string]any{"severity": roleplan.SevBlocker, "file": f.File, "line": f.Line, "title": r.obj.Fn + " gets an edge case wrong"})
 	}
 	data, _ := json.Marshal(issues)
 	return data
@@ -418,29 +422,29 @@ func (r *simRun) review(job, role string, again bool) json.RawMessage {
 // evaluate is hive's judgement of a job's attempt: the role's mechanical
 // checks, computed by the confidence package from the repository as the
 // roles left it, and three noisy evaluators.
-func (r *simRun) evaluate(job, role string) *pipeline.Evaluation {
-	e := &pipeline.Evaluation{Role: role, SelfReported: r.self}
+func (r *simRun) evaluate(job, role string) *roleplan.Evaluation {
+	e := &roleplan.Evaluation{Role: role, SelfReported: r.self}
 	var checks confidence.Score
 	switch {
-	case writes(role) || job == pipeline.PhaseJob:
+	case writes(role) || job == roleplan.PhaseJob:
 		checks = r.writerChecks()
-	case role == pipeline.RoleTester:
+	case role == workflows.RoleTester:
 		checks = confidence.Tester(r.run(r.tests()), slices.Sorted(maps.Keys(r.changed)))
-	case role == pipeline.RoleReviewer || role == pipeline.RoleSecurity:
+	case role == workflows.RoleReviewer || role == workflows.RoleSecurity:
 		checks = confidence.Reviewer(role, r.findings[job], func(file string) (int, bool) {
 			if file != r.source() {
 				return 0, false
 			}
 			return strings.Count(r.code(), "\n"), true
 		})
-	case role == pipeline.RoleArchitect:
+	case role == workflows.RoleArchitect:
 		checks = confidence.Architect(r.lintErrors, r.plans, func(p string) bool { return p == r.source() })
 	}
 	if checks.Max > 0 {
 		e.Checks = &checks
 	}
 	odds := r.pol.EvalGood
-	if writes(role) || job == pipeline.PhaseJob {
+	if writes(role) || job == roleplan.PhaseJob {
 		switch r.variant {
 		case objectives.VariantSubtle:
 			odds = r.pol.EvalSubtle
@@ -448,13 +452,13 @@ func (r *simRun) evaluate(job, role string) *pipeline.Evaluation {
 			odds = r.pol.EvalStub
 		}
 	}
-	for _, a := range pipeline.Aspects {
-		v := pipeline.Verdict{Aspect: a, Verdict: pipeline.VerdictOK, Tokens: evalTokens}
+	for _, a := range roleplan.Aspects {
+		v := roleplan.Verdict{Aspect: a, Verdict: roleplan.VerdictOK, Tokens: evalTokens}
 		switch x := r.rng.Float64(); {
 		case x < odds[2]:
-			v.Verdict, v.Notes = pipeline.VerdictBlock, []string{"an edge case of " + r.obj.Fn + " looks wrong"}
+			v.Verdict, v.Notes = roleplan.VerdictBlock, []string{"an edge case of " + r.obj.Fn + " looks wrong"}
 		case x < odds[2]+odds[1]:
-			v.Verdict, v.Notes = pipeline.VerdictWarn, []string{"check the edges of " + r.obj.Fn}
+			v.Verdict, v.Notes = roleplan.VerdictWarn, []string{"check the edges of " + r.obj.Fn}
 		}
 		e.Verdicts = append(e.Verdicts, v)
 		r.tokens += evalTokens
@@ -477,11 +481,11 @@ func (r *simRun) writerChecks() confidence.Score {
 // human answers a checkpoint: one that shows a role's work is rejected
 // when the human sees the code is wrong (with HumanCatch), else the run
 // goes on with the first answer the checkpoint takes.
-func (r *simRun) human(cp *pipeline.Checkpoint) string {
-	if (cp.Kind == pipeline.KindEvaluation || cp.Kind == pipeline.KindReview) && r.variant != objectives.VariantCorrect && r.rng.Float64() < r.pol.HumanCatch {
-		return pipeline.AnswerReject + " " + r.obj.Fn + " fails an edge case: check it against its spec"
+func (r *simRun) human(cp *roleplan.Checkpoint) string {
+	if (cp.Kind == roleplan.KindEvaluation || cp.Kind == roleplan.KindReview) && r.variant != objectives.VariantCorrect && r.rng.Float64() < r.pol.HumanCatch {
+		return roleplan.AnswerReject + " " + r.obj.Fn + " fails an edge case: check it against its spec"
 	}
-	for _, a := range []string{pipeline.AnswerContinue, pipeline.AnswerOverride, "accept the human looked and keeps it", pipeline.AnswerRetry} {
+	for _, a := range []string{roleplan.AnswerContinue, roleplan.AnswerOverride, "accept the human looked and keeps it", roleplan.AnswerRetry} {
 		if cp.Check(a) == nil {
 			return a
 		}

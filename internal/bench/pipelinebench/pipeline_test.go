@@ -11,7 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench/pipelinebench/objectives"
 	"github.com/hivectl/hive/internal/bench/report"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // measured runs the fixtures' real tests once for every test here.
@@ -102,7 +102,7 @@ func TestPipelineBenchPlansTheTypo(t *testing.T) {
 				roles = append(roles, s.Role)
 			}
 		}
-		if strings.Join(roles, ",") != pipeline.RoleImplementer {
+		if strings.Join(roles, ",") != workflows.RoleImplementer {
 			t.Errorf("planner right %v: roles %v (%s)", right, roles, w)
 		}
 		if want := map[float64]int{1: 1, 0: 2}[right]; calls != want {

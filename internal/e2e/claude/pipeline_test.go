@@ -15,12 +15,13 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // The model's side of hive run: the fake server plays each role the real
@@ -45,8 +46,8 @@ func TestPipelineWithClaude(t *testing.T) {
 	env := e2etest.ClaudeEnv(srv.URL(), t.TempDir())
 	launcher := adapter.Claude{Path: bin, Env: env, Model: "claude-sonnet-5-5"}
 	roles := map[string]agent.Launcher{
-		pipeline.RoleArchitect:   adapter.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
-		pipeline.RoleImplementer: adapter.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
+		workflows.RoleArchitect:   adapter.Claude{Path: bin, Env: env, Model: "claude-opus-5-5"},
+		workflows.RoleImplementer: adapter.Claude{Path: bin, Env: env, Model: "claude-haiku-5-5"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RunTimeout)
 	defer cancel()
@@ -112,12 +113,12 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 	defer cancel()
 	j := journaltest.NewMemory()
 	_, err := piperun.Run(ctx, piperun.Options{
-		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: pipeline.Quick,
+		Repo: e2etest.OpenRepo(ctx, t, root), Journal: j, Objective: e2etest.HealthObjective, Workflow: workflows.Quick,
 		Launcher: adapter.Claude{Path: bin, Env: e2etest.ClaudeEnv(srv.URL(), t.TempDir())}, AutoAnswer: true,
 		Stall: 30 * time.Second, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
 	var needs *piperun.NeedsHumanError
-	if !errors.As(err, &needs) || needs.Checkpoint.Job != pipeline.RoleTester ||
+	if !errors.As(err, &needs) || needs.Checkpoint.Job != workflows.RoleTester ||
 		!strings.Contains(needs.Checkpoint.Question, "loop guard: the agent made the same call 5 times in a row (Bash git status --short)") {
 		t.Fatalf("Run = %v, want the tester stopped by the loop guard", err)
 	}
@@ -134,7 +135,7 @@ func TestRoleLoopGuardWithClaude(t *testing.T) {
 	recs, _ := j.Events(runs[0].ID, 1)
 	journaled := 0
 	for _, rec := range recs {
-		if rec.Type == string(pipeline.EvToolCall) {
+		if rec.Type == string(roleplan.EvToolCall) {
 			journaled++
 			if !regexp.MustCompile(`"text":"[0-9a-f]{16} git status --short"`).Match(rec.Payload) {
 				t.Errorf("a tool call journaled as %s, want its fingerprint", rec.Payload)
@@ -195,20 +196,20 @@ func TestUsageLimitInARunWithClaude(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged || res.Snapshot.Fallback != (policy == work.OnLimitFallback) {
+			if res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged || res.Snapshot.Fallback != (policy == work.OnLimitFallback) {
 				t.Fatalf("outcome %s merged %v fallback %v: %s %q", res.Snapshot.Outcome, res.Merged, res.Snapshot.Fallback, res.Snapshot.Reason, res.Notes)
 			}
 			for _, jb := range res.Snapshot.Jobs {
-				if want := map[string]int{pipeline.RoleTester: 2}[jb.ID]; jb.ID == pipeline.RoleTester && jb.Attempts != want || jb.ID != pipeline.RoleTester && jb.Attempts > 1 {
+				if want := map[string]int{workflows.RoleTester: 2}[jb.ID]; jb.ID == workflows.RoleTester && jb.Attempts != want || jb.ID != workflows.RoleTester && jb.Attempts > 1 {
 					t.Errorf("%s ran %d times", jb.ID, jb.Attempts)
 				}
 			}
 			var limited, woke int
 			j.Each(res.Run.ID, func(rec journal.Record) error {
 				switch rec.Type {
-				case string(pipeline.EvLimited):
+				case string(roleplan.EvLimited):
 					limited++
-				case string(pipeline.EvWake):
+				case string(roleplan.EvWake):
 					woke++
 				}
 				return nil

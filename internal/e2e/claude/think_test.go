@@ -12,11 +12,12 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/piperun/planner"
+	"github.com/hivectl/hive/internal/roleplan"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // TestPlannerAndEvaluatorsWithClaude: the real Claude Code plays the
@@ -44,14 +45,14 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 			first := firstUserText(c)
 			_, k := c.LastPrompt()
 			switch role := e2etest.RoleHeading.FindStringSubmatch(first)[1]; role {
-			case pipeline.RolePlanner:
+			case workflows.RolePlanner:
 				return report(`, "roles": ["implementer"], "reasoning": "a typo is one word in one file"`)
-			case pipeline.RoleEvaluator:
+			case workflows.RoleEvaluator:
 				if strings.Contains(first, "Coherence:") {
 					return report(`, "verdict": "warn", "notes": ["the README's other spellings were not checked"]`)
 				}
 				return report(`, "verdict": "ok", "notes": []`)
-			case pipeline.RoleImplementer:
+			case workflows.RoleImplementer:
 				steps := []fa.Reply{fa.Write(inCwd(c, root, "README.md"), "# svc\n\nIt will receive requests.\n"),
 					fa.Bash(commitPaths("docs: fix the typo in README.md", "README.md")), report(`, "files": ["README.md"]`)}
 				return steps[min(k, len(steps)-1)]
@@ -75,20 +76,20 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	j := journaltest.NewMemory()
 	res, err := piperun.Run(ctx, piperun.Options{
 		Repo: repo, Journal: j, Objective: objective, Workflow: wf, Planning: &planning,
-		Launcher: launcher, Evaluator: cheap, EvaluatorModel: "claude-haiku-5-5", Routing: pipeline.Routing{Evaluate: true},
+		Launcher: launcher, Evaluator: cheap, EvaluatorModel: "claude-haiku-5-5", Routing: roleplan.Routing{Evaluate: true},
 		AutoAnswer: true, Stall: 30 * time.Second, WorktreeRoot: filepath.Join(t.TempDir(), "worktrees"),
 	})
-	if err != nil || res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged {
 		t.Fatalf("%v %s %s", err, res.Snapshot.Outcome, res.Snapshot.Reason)
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "README.md")); !strings.Contains(string(data), "receive") {
 		t.Errorf("main's README.md: %s", data)
 	}
-	var e *pipeline.Evaluation
+	var e *roleplan.Evaluation
 	recs, _ := j.Events(res.Run.ID, 1)
 	for _, rec := range recs {
-		if rec.Type == string(pipeline.EvEvaluated) {
-			var ev pipeline.Event
+		if rec.Type == string(roleplan.EvEvaluated) {
+			var ev roleplan.Event
 			if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestPlannerAndEvaluatorsWithClaude(t *testing.T) {
 	}
 	models := map[string]bool{}
 	for _, r := range srv.MainRequests() {
-		if m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(r.Conv)); m != nil && (m[1] == pipeline.RoleEvaluator || m[1] == pipeline.RolePlanner) {
+		if m := e2etest.RoleHeading.FindStringSubmatch(firstUserText(r.Conv)); m != nil && (m[1] == workflows.RoleEvaluator || m[1] == workflows.RolePlanner) {
 			models[r.Conv.Model] = true
 		}
 	}

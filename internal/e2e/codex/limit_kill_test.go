@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // TestWaitingWithCodex runs the tests of hive, the program, with the real
@@ -98,7 +98,7 @@ func usageLimit(ahead time.Duration) fakeopenai.Reply {
 // isTester says whether r is a request of hive run's tester.
 func isTester(r fakeopenai.Request) bool {
 	m := e2etest.RoleHeading.FindStringSubmatch(r.LastUserText)
-	return m != nil && m[1] == pipeline.RoleTester
+	return m != nil && m[1] == workflows.RoleTester
 }
 
 // sixPlanExecutor plays the executor of each plan of e2etest.SixPlans in

@@ -11,11 +11,12 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // playRoles answers every request of the run: one step of the prompt's
@@ -39,7 +40,7 @@ func playRoles(t *testing.T) fakeopenai.Reply {
 				fakeopenai.Say(e2etest.PlanComplete(dir, id, len(tasks))))
 		case e2etest.RoleHeading.MatchString(prompt):
 			role := e2etest.RoleHeading.FindStringSubmatch(prompt)[1]
-			if role == pipeline.RoleArchitect {
+			if role == workflows.RoleArchitect {
 				dir := e2etest.PlanFolder.FindStringSubmatch(prompt)
 				if dir == nil {
 					t.Errorf("the architect's prompt names no folder to plan in:\n%s", prompt)
@@ -126,20 +127,20 @@ func TestUsageLimitInARunWithCodex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != pipeline.OutcomeComplete || !res.Merged {
+	if res.Snapshot.Outcome != roleplan.OutcomeComplete || !res.Merged {
 		t.Fatalf("outcome %s merged %v: %s %q", res.Snapshot.Outcome, res.Merged, res.Snapshot.Reason, res.Notes)
 	}
 	var limited, woke int
 	j.Each(res.Run.ID, func(rec journal.Record) error {
-		limited += map[string]int{string(pipeline.EvLimited): 1}[rec.Type]
-		woke += map[string]int{string(pipeline.EvWake): 1}[rec.Type]
+		limited += map[string]int{string(roleplan.EvLimited): 1}[rec.Type]
+		woke += map[string]int{string(roleplan.EvWake): 1}[rec.Type]
 		return nil
 	})
 	if limited < 1 || woke != 1 {
 		t.Errorf("%d limits and %d wakes journaled, want the limit (codex says it twice) and one wake", limited, woke)
 	}
 	for _, jb := range res.Snapshot.Jobs {
-		if jb.ID == pipeline.RoleTester && jb.Attempts != 2 || jb.ID != pipeline.RoleTester && jb.Attempts != 1 {
+		if jb.ID == workflows.RoleTester && jb.Attempts != 2 || jb.ID != workflows.RoleTester && jb.Attempts != 1 {
 			t.Errorf("%s ran %d times", jb.ID, jb.Attempts)
 		}
 	}

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // The objective the pipeline tests give hive run, with each real CLI
@@ -90,8 +91,8 @@ func HealthSummary(dir, id string) string {
 
 // Classic is the full workflow one role after another, as the fake
 // models script it.
-var Classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer},
-	{Role: pipeline.RoleComb}, {Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
+var Classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer},
+	{Role: workflows.RoleComb}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
 
 // ClassicRun is the command line of hive run that runs Classic on
 // HealthObjective, unattended.
@@ -120,7 +121,7 @@ func CheckHealthRun(t testing.TB, root string, res piperun.Result) {
 			t.Errorf("%s's report: %+v", j.ID, j.Report)
 		}
 	}
-	if got := strings.Join(jobs, " "); s.Outcome != pipeline.OutcomeComplete || !res.Merged ||
+	if got := strings.Join(jobs, " "); s.Outcome != roleplan.OutcomeComplete || !res.Merged ||
 		got != "architect=done/1 implementers=done/1 comb=done/1 tester=done/1 reviewer=done/1 documenter=done/1" {
 		t.Fatalf("outcome %s merged %v jobs %s notes %q", s.Outcome, res.Merged, got, res.Notes)
 	}

@@ -53,8 +53,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Script is one script's reading state: its clock, a second on at every
@@ -69,7 +70,7 @@ func New() *Script { return &Script{Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, tim
 // Read reads directive d, with snap the machine's state before it: the
 // event it gives the machine, stamped with the script's clock, or nil for
 // a look at the state (State prints it).
-func (s *Script) Read(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) *pipeline.Event {
+func (s *Script) Read(t *testing.T, d *datadriven.TestData, snap roleplan.Snapshot) *roleplan.Event {
 	t.Helper()
 	s.Clock = s.Clock.Add(time.Second)
 	if a, ok := d.Arg("after"); ok {
@@ -87,14 +88,14 @@ func (s *Script) Read(t *testing.T, d *datadriven.TestData, snap pipeline.Snapsh
 	}
 	ev := event(t, d, snap)
 	ev.Time = s.Clock
-	if ev.Type == pipeline.EvLimited && ev.Limit != nil && !ev.Limit.Reset.IsZero() {
+	if ev.Type == roleplan.EvLimited && ev.Limit != nil && !ev.Limit.Reset.IsZero() {
 		ev.Limit.Reset = s.Clock.Add(ev.Limit.Reset.Sub(time.Time{}))
 	}
 	return &ev
 }
 
 // Render prints the machine's answer to one event as the scripts expect it.
-func Render(cmds []pipeline.Command, err error) string {
+func Render(cmds []roleplan.Command, err error) string {
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
@@ -106,7 +107,7 @@ func Render(cmds []pipeline.Command, err error) string {
 	return b.String()
 }
 
-func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipeline.Event {
+func event(t *testing.T, d *datadriven.TestData, snap roleplan.Snapshot) roleplan.Event {
 	str := func(key string) string {
 		if a, ok := d.Arg(key); ok {
 			return strings.Join(a.Vals, ",")
@@ -139,13 +140,13 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 			attempt = j.Attempts
 		}
 	}
-	ev := pipeline.Event{Job: job, Attempt: attempt}
+	ev := roleplan.Event{Job: job, Attempt: attempt}
 	switch d.Cmd {
 	case "start":
 		wf := Classic
 		if name := str("workflow"); name != "" {
 			var ok bool
-			if wf, ok = pipeline.Builtin(name); name == Pair.Name {
+			if wf, ok = workflows.Builtin(name); name == Pair.Name {
 				wf, ok = Pair, true
 			}
 			if !ok {
@@ -158,19 +159,19 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 			if p := list("parallel"); len(p) > 0 {
 				parallel = [][]string{p}
 			}
-			if wf, err = pipeline.Planned(pipeline.PlannerAnswer{Roles: roles, Parallel: parallel, Reasoning: "the script's"}); err != nil {
+			if wf, err = workflows.Planned(workflows.PlannerAnswer{Roles: roles, Parallel: parallel, Reasoning: "the script's"}); err != nil {
 				t.Fatalf("%s: %v", d.Pos, err)
 			}
 		}
 		wf.FixLoops = num("fix")
-		rules := pipeline.Rules // rules=N: a run of an older hive
+		rules := roleplan.Rules // rules=N: a run of an older hive
 		if d.HasArg("rules") {
 			rules = num("rules")
 		}
-		ev = pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
+		ev = roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "the objective", Workflow: wf, AutoAnswer: d.HasArg("yes"), Budget: budgetArgs(t, d), Rules: rules,
 			Follow:      d.HasArg("follow"),
 			NoInterview: d.HasArg("nointerview"), OnLimit: work.OnLimit(str("onlimit")),
-			Routing: pipeline.Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
+			Routing: roleplan.Routing{Evaluate: d.HasArg("evaluate"), Floor: num("floor"), Proven: list("proven"), Quick: d.HasArg("quick")}}}
 		for _, f := range list("facts") {
 			k, v, _ := strings.Cut(f, ":")
 			if ev.Spec.Facts == nil {
@@ -179,9 +180,9 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 			ev.Spec.Facts[k] = v == "true"
 		}
 	case "started":
-		ev.Type, ev.PID = pipeline.EvAgentStarted, num("pid")
+		ev.Type, ev.PID = roleplan.EvAgentStarted, num("pid")
 	case "report":
-		ev.Type = pipeline.EvReport
+		ev.Type = roleplan.EvReport
 		ev.Report = &work.Report{Status: str("status"), ChallengedAgent: str("to"), Issue: str("issue"), Blocker: str("issue"),
 			Options: list("options"), DefaultChoice: str("default"), CanProceedWithDefault: d.HasArg("proceed"), Concerns: list("concerns"),
 			Extra: map[string]json.RawMessage{}}
@@ -200,35 +201,35 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 			// beside the issues, a string each.
 			ev.Report.Extra["comments"], _ = json.Marshal(c)
 		}
-		var qs []pipeline.Question
+		var qs []roleplan.Question
 		for _, q := range list("questions") {
-			qs = append(qs, pipeline.Question{Question: q, Options: []string{"yes", "no"}, Default: "yes"})
+			qs = append(qs, roleplan.Question{Question: q, Options: []string{"yes", "no"}, Default: "yes"})
 		}
 		if qs != nil {
 			ev.Report.Extra["questions"], _ = json.Marshal(qs)
 		}
 	case "exited":
-		ev.Type, ev.ExitCode = pipeline.EvAgentExited, num("code")
+		ev.Type, ev.ExitCode = roleplan.EvAgentExited, num("code")
 	case "usage":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
-		ev.Type, ev.Spend = pipeline.EvUsage, work.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
+		ev.Type, ev.Spend = roleplan.EvUsage, work.Spend{InputTokens: int64(num("in")), OutputTokens: int64(num("out")), CostUSD: cost}
 		ev.MidTurn = d.HasArg("midturn")
 		if n := num("attempt"); n > 0 {
 			ev.Attempt = n
 		}
 	case "tool":
-		ev.Type, ev.Tool, ev.Text = pipeline.EvToolCall, str("name"), "h "+str("input")
+		ev.Type, ev.Tool, ev.Text = roleplan.EvToolCall, str("name"), "h "+str("input")
 	case "linted":
-		ev = pipeline.Event{Type: pipeline.EvLinted, Errors: list("errors")}
+		ev = roleplan.Event{Type: roleplan.EvLinted, Errors: list("errors")}
 	case "phase":
 		cost, _ := strconv.ParseFloat(str("cost"), 64)
-		ev = pipeline.Event{Type: pipeline.EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: work.Spend{CostUSD: cost},
+		ev = roleplan.Event{Type: roleplan.EvPhaseDone, OK: d.HasArg("ok"), Reason: str("reason"), OverBudget: d.HasArg("overbudget"), Spend: work.Spend{CostUSD: cost},
 			Fallback: d.HasArg("fallback")}
 		if to := str("to"); to != "" {
 			ev.Report = &work.Report{Status: work.ReportChallenge, ChallengedAgent: to, Issue: str("issue")}
 		}
 	case "tests":
-		ev = pipeline.Event{Type: pipeline.EvTestsRan, Job: str("job"), Tests: &pipeline.Tests{Command: "go test ./...", Passed: 3}}
+		ev = roleplan.Event{Type: roleplan.EvTestsRan, Job: str("job"), Tests: &roleplan.Tests{Command: "go test ./...", Passed: 3}}
 		if d.HasArg("unrunnable") {
 			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "sh: 1: pnpm: not found"
 		}
@@ -238,10 +239,10 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 		if d.HasArg("none") {
 			// What hive journals for a project without tests: exit 0,
 			// nothing counted.
-			ev.Tests = &pipeline.Tests{None: true, Output: "no tests found"}
+			ev.Tests = &roleplan.Tests{None: true, Output: "no tests found"}
 		}
 	case "built":
-		ev = pipeline.Event{Type: pipeline.EvBuilt, Job: job, Attempt: attempt, Tests: &pipeline.Tests{Command: "go build ./..."}, Changed: num("changed")}
+		ev = roleplan.Event{Type: roleplan.EvBuilt, Job: job, Attempt: attempt, Tests: &roleplan.Tests{Command: "go build ./..."}, Changed: num("changed")}
 		if d.HasArg("unrunnable") {
 			ev.Tests.ExitCode, ev.Tests.Unrunnable, ev.Tests.Output = 127, true, "exec: go: not found"
 		}
@@ -249,59 +250,59 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 			ev.Tests.ExitCode, ev.Tests.Output = 1, "main.go:3: undefined: x"
 		}
 		if d.HasArg("none") {
-			ev.Tests = &pipeline.Tests{None: true, Output: "no build command found"}
+			ev.Tests = &roleplan.Tests{None: true, Output: "no build command found"}
 		}
 	case "evaluated":
 		// evaluated JOB checks=N verdicts=ok,warn,block: the verdicts of
 		// completeness, coherence and risk, in that order.
-		e := &pipeline.Evaluation{Role: job, Produced: strings.Join(list("produced"), ", ")}
+		e := &roleplan.Evaluation{Role: job, Produced: strings.Join(list("produced"), ", ")}
 		if d.HasArg("checks") {
 			n := num("checks")
 			e.Checks = &confidence.Score{Role: job, Points: n, Max: confidence.MaxPoints,
 				Checks: []confidence.Check{{Name: "hive's checks", OK: n == confidence.MaxPoints, Points: n, Max: confidence.MaxPoints, Detail: "as the script says"}}}
 		}
 		for i, v := range strings.Split(str("verdicts"), ",") {
-			e.Verdicts = append(e.Verdicts, pipeline.Verdict{Aspect: pipeline.Aspects[i], Verdict: v, Notes: []string{pipeline.Aspects[i] + " says " + v}})
+			e.Verdicts = append(e.Verdicts, roleplan.Verdict{Aspect: roleplan.Aspects[i], Verdict: v, Notes: []string{roleplan.Aspects[i] + " says " + v}})
 		}
-		ev.Type, ev.Evaluation = pipeline.EvEvaluated, e
+		ev.Type, ev.Evaluation = roleplan.EvEvaluated, e
 	case "answer":
-		ev = pipeline.Event{Type: pipeline.EvAnswer, Text: str("text"), Job: job}
+		ev = roleplan.Event{Type: roleplan.EvAnswer, Text: str("text"), Job: job}
 		if snap.Open != nil {
 			ev.Checkpoint = snap.Open.ID
 		}
 	case "delivered":
-		ev = pipeline.Event{Type: pipeline.EvDelivered, OK: d.HasArg("ok"), Reason: str("reason"), Notes: []string{"pushed"}}
+		ev = roleplan.Event{Type: roleplan.EvDelivered, OK: d.HasArg("ok"), Reason: str("reason"), Notes: []string{"pushed"}}
 		if ev.OK {
-			ev.PR = &pipeline.PullRequest{Number: 9, URL: "https://github.test/acme/svc/pull/9", Branch: "hive/quick/x", State: pipeline.PROpen, Head: "h1"}
+			ev.PR = &roleplan.PullRequest{Number: 9, URL: "https://github.test/acme/svc/pull/9", Branch: "hive/quick/x", State: roleplan.PROpen, Head: "h1"}
 		}
 	case "pr":
-		state := map[bool]string{true: pipeline.PRMerged}[d.HasArg("merged")]
+		state := map[bool]string{true: roleplan.PRMerged}[d.HasArg("merged")]
 		if d.HasArg("closed") {
-			state = pipeline.PRClosed
+			state = roleplan.PRClosed
 		}
-		ev = pipeline.Event{Type: pipeline.EvPullRequest, PR: &pipeline.PullRequest{Number: 9, State: cmp.Or(state, pipeline.PROpen), Head: str("head")}}
+		ev = roleplan.Event{Type: roleplan.EvPullRequest, PR: &roleplan.PullRequest{Number: 9, State: cmp.Or(state, roleplan.PROpen), Head: str("head")}}
 		for _, c := range list("ci") {
 			wf, head, _ := strings.Cut(c, "@")
-			ev.CI = append(ev.CI, pipeline.CIFailure{Workflow: wf, Head: head, Log: "--- FAIL: TestHealth (0.00s)"})
+			ev.CI = append(ev.CI, roleplan.CIFailure{Workflow: wf, Head: head, Log: "--- FAIL: TestHealth (0.00s)"})
 		}
 		for _, th := range list("threads") {
 			p := strings.Split(th, ":")
 			line, _ := strconv.Atoi(p[2])
 			n, _ := strconv.Atoi(p[3])
-			x := pipeline.Thread{ID: p[0], Path: p[1], Line: line, Resolved: len(p) > 4 && p[4] == "resolved", Outdated: len(p) > 4 && p[4] == "outdated"}
+			x := roleplan.Thread{ID: p[0], Path: p[1], Line: line, Resolved: len(p) > 4 && p[4] == "resolved", Outdated: len(p) > 4 && p[4] == "outdated"}
 			for i := range n {
-				x.Comments = append(x.Comments, pipeline.ThreadComment{Author: "ana", Body: fmt.Sprintf("comment %d", i+1)})
+				x.Comments = append(x.Comments, roleplan.ThreadComment{Author: "ana", Body: fmt.Sprintf("comment %d", i+1)})
 			}
 			ev.Threads = append(ev.Threads, x)
 		}
 	case "pushed":
-		ev = pipeline.Event{Type: pipeline.EvPushed, OK: d.HasArg("ok"), Reason: str("reason"), PR: &pipeline.PullRequest{Number: 9, Head: str("head")}}
+		ev = roleplan.Event{Type: roleplan.EvPushed, OK: d.HasArg("ok"), Reason: str("reason"), PR: &roleplan.PullRequest{Number: 9, Head: str("head")}}
 	case "resume":
-		ev = pipeline.Event{Type: pipeline.EvResumed}
+		ev = roleplan.Event{Type: roleplan.EvResumed}
 	case "wake":
-		ev = pipeline.Event{Type: pipeline.EvWake}
+		ev = roleplan.Event{Type: roleplan.EvWake}
 	case "limited":
-		ev.Type, ev.Limit = pipeline.EvLimited, &work.Limit{Kind: work.LimitKind(str("kind")), Text: str("text"), Fallback: d.HasArg("fallback")}
+		ev.Type, ev.Limit = roleplan.EvLimited, &work.Limit{Kind: work.LimitKind(str("kind")), Text: str("text"), Fallback: d.HasArg("fallback")}
 		if r := str("reset"); r != "" {
 			dur, err := time.ParseDuration(r)
 			if err != nil {
@@ -317,15 +318,15 @@ func event(t *testing.T, d *datadriven.TestData, snap pipeline.Snapshot) pipelin
 
 // Classic is the full workflow as it was before the shell Hive's roles:
 // the scripts of challenges and fix loops run on it.
-var Classic = pipeline.Workflow{Name: "classic", Steps: []pipeline.Step{{Role: pipeline.RoleArchitect}, {Role: pipeline.RoleImplementer}, {Role: pipeline.RoleComb},
-	{Role: pipeline.RoleTester}, {Role: pipeline.RoleReviewer}, {Role: pipeline.RoleDocumenter}}}
+var Classic = workflows.Workflow{Name: "classic", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}, {Role: workflows.RoleComb},
+	{Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}, {Role: workflows.RoleDocumenter}}}
 
 // Pair is the quick workflow as it was before its build step.
-var Pair = pipeline.Workflow{Name: "pair", Steps: []pipeline.Step{{Role: pipeline.RoleImplementer}, {Role: pipeline.RoleTester}}}
+var Pair = workflows.Workflow{Name: "pair", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}}}
 
 // budgetArgs reads a start's budget.
-func budgetArgs(t *testing.T, d *datadriven.TestData) pipeline.Budget {
-	var b pipeline.Budget
+func budgetArgs(t *testing.T, d *datadriven.TestData) roleplan.Budget {
+	var b roleplan.Budget
 	float := func(s string) float64 {
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -358,7 +359,7 @@ func budgetArgs(t *testing.T, d *datadriven.TestData) pipeline.Budget {
 	return b
 }
 
-func render(c pipeline.Command) string {
+func render(c roleplan.Command) string {
 	var b strings.Builder
 	b.WriteString(string(c.Type))
 	if c.Job != "" {
@@ -467,7 +468,7 @@ func render(c pipeline.Command) string {
 		if cp.Previous != nil {
 			fmt.Fprintf(&b, " previous=%q", cp.Previous.Issue)
 		}
-		if cp.Kind == pipeline.KindBudget || cp.Kind == pipeline.KindFindings || cp.Kind == pipeline.KindFollow || cp.Evaluation != nil {
+		if cp.Kind == roleplan.KindBudget || cp.Kind == roleplan.KindFindings || cp.Kind == roleplan.KindFollow || cp.Evaluation != nil {
 			fmt.Fprintf(&b, " (%s)", cp.Details)
 		}
 	}
@@ -475,7 +476,7 @@ func render(c pipeline.Command) string {
 }
 
 // State prints the machine's state as the scripts' state directive shows it.
-func State(s pipeline.Snapshot) string {
+func State(s roleplan.Snapshot) string {
 	var b strings.Builder
 	for _, j := range s.Jobs {
 		fmt.Fprintf(&b, "%s: %s attempts=%d", j.ID, j.State, j.Attempts)
@@ -495,7 +496,7 @@ func State(s pipeline.Snapshot) string {
 		fmt.Fprintf(&b, "open: #%d %s on %s\n", s.Open.ID, s.Open.Kind, s.Open.Job)
 	}
 	for _, f := range s.Findings {
-		fmt.Fprintf(&b, "finding: %s\n", pipeline.FindingsText([]pipeline.Finding{f}))
+		fmt.Fprintf(&b, "finding: %s\n", roleplan.FindingsText([]roleplan.Finding{f}))
 	}
 	for _, c := range s.Challenges {
 		fmt.Fprintf(&b, "challenge: %s -> %s round %d: %s\n", c.From, c.To, c.Round, c.Issue)

@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/plan/validate"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testrun"
 )
 
@@ -66,12 +66,12 @@ func (w Worktree) Lint(dir string) []string {
 }
 
 // RunTests runs the project's tests in the run's worktree.
-func (w Worktree) RunTests(ctx context.Context, c pipeline.Command) pipeline.Event {
+func (w Worktree) RunTests(ctx context.Context, c roleplan.Command) roleplan.Event {
 	t, note := w.Tests(ctx, w.running("tests")) // as the result is shown
 	if note != "" {
 		w.note(c.Job, note)
 	}
-	return pipeline.Event{Type: pipeline.EvTestsRan, Job: c.Job, Attempt: c.Attempt, Tests: t}
+	return roleplan.Event{Type: roleplan.EvTestsRan, Job: c.Job, Attempt: c.Attempt, Tests: t}
 }
 
 // running says on the run's output that job's command starts, which
@@ -83,14 +83,14 @@ func (w Worktree) running(job string) func(cmd string) {
 // Tests runs the project's tests in the run's worktree, telling started
 // (when not nil) the command first; note says why there were none to run.
 // No test run is None, never a pass.
-func (w Worktree) Tests(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
+func (w Worktree) Tests(ctx context.Context, started func(cmd string)) (*roleplan.Tests, string) {
 	cmd, err := testrun.Find(w.Dir, w.TestCommand)
 	switch {
 	case errors.Is(err, testrun.ErrNoTests):
-		return &pipeline.Tests{None: true, Output: err.Error()}, err.Error()
+		return &roleplan.Tests{None: true, Output: err.Error()}, err.Error()
 	case err != nil:
 		// A project file the agents broke is a failure, never a pass.
-		return &pipeline.Tests{ExitCode: -1, Output: err.Error()}, ""
+		return &roleplan.Tests{ExitCode: -1, Output: err.Error()}, ""
 	}
 	if started != nil {
 		started(cmd.String())
@@ -100,7 +100,7 @@ func (w Worktree) Tests(ctx context.Context, started func(cmd string)) (*pipelin
 		res.ExitCode = -1
 		res.Output = err.Error()
 	}
-	t := &pipeline.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
+	t := &roleplan.Tests{Command: res.Command, ExitCode: res.ExitCode, Passed: res.Passed, Failed: res.Failed,
 		Failing: res.Failing, Output: res.Output, None: res.NoTests}
 	if t.None {
 		return t, cmd.String() + " found no test to run; to run others, set commands.test in .hive/config.json"
@@ -113,7 +113,7 @@ func (w Worktree) Tests(ctx context.Context, started func(cmd string)) (*pipelin
 // "command not found", a program that could not start) and says what is
 // likely missing: the run's worktree is a fresh checkout, without what git
 // does not carry, such as the project's installed dependencies.
-func (w Worktree) unrunnable(t *pipeline.Tests) {
+func (w Worktree) unrunnable(t *roleplan.Tests) {
 	t.Unrunnable = t.ExitCode == 127 || t.ExitCode == -1
 	if mod := missingModule(t); mod != "" {
 		// python3 -m pytest without pytest: no test ran, none failed;
@@ -155,7 +155,7 @@ func (w Worktree) unrunnable(t *pipeline.Tests) {
 
 // missingModule is the module of a `python -m MODULE` command that the
 // interpreter says it does not have, "" otherwise.
-func missingModule(t *pipeline.Tests) string {
+func missingModule(t *roleplan.Tests) string {
 	f := strings.Fields(t.Command)
 	for i := 0; i+1 < len(f); i++ {
 		if f[i] == "-m" && strings.HasPrefix(path.Base(f[0]), "python") {
@@ -211,8 +211,8 @@ func missingProgram(output string) string {
 // RunBuild runs the project's build in the run's worktree, for a build
 // step; base is the run's base commit. A project with nothing to build
 // skips the step, with a note.
-func (w Worktree) RunBuild(ctx context.Context, c pipeline.Command, base string) pipeline.Event {
-	ev := pipeline.Event{Type: pipeline.EvBuilt, Job: c.Job, Attempt: c.Attempt}
+func (w Worktree) RunBuild(ctx context.Context, c roleplan.Command, base string) roleplan.Event {
+	ev := roleplan.Event{Type: roleplan.EvBuilt, Job: c.Job, Attempt: c.Attempt}
 	// How much the run changed, as hive counts it (routing's input).
 	changed, _ := Changes(ctx, &gitx.Repo{Root: w.Dir}, base)
 	ev.Changed = len(changed)
@@ -227,11 +227,11 @@ func (w Worktree) RunBuild(ctx context.Context, c pipeline.Command, base string)
 // Build runs the project's build in the run's worktree, telling started
 // (when not nil) the command first; note says why there was nothing to
 // build. Nothing to build is None, never a pass.
-func (w Worktree) Build(ctx context.Context, started func(cmd string)) (*pipeline.Tests, string) {
+func (w Worktree) Build(ctx context.Context, started func(cmd string)) (*roleplan.Tests, string) {
 	cmd, ok := testrun.FindBuild(w.Dir, w.BuildCommand)
 	if !ok {
 		why := "no build command found (go.mod, Cargo.toml, a package.json build script, a Makefile build target): nothing to build; to build, set commands.build in .hive/config.json"
-		return &pipeline.Tests{None: true, Output: why}, why
+		return &roleplan.Tests{None: true, Output: why}, why
 	}
 	if started != nil {
 		started(cmd.String())
@@ -240,7 +240,7 @@ func (w Worktree) Build(ctx context.Context, started func(cmd string)) (*pipelin
 	if err != nil {
 		res.ExitCode, res.Output = -1, err.Error()
 	}
-	t := &pipeline.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output}
+	t := &roleplan.Tests{Command: cmd.String(), ExitCode: res.ExitCode, Output: res.Output}
 	w.unrunnable(t)
 	return t, ""
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Work is a run's work in the user's repository: the run's branch and
@@ -66,7 +66,7 @@ func (w *Work) note(job, text string) {
 // forward when it can) when that touches nothing of the user's, or
 // publishes it (--push, --pr); otherwise the work stays on the branch and
 // the notes say how to take it. The run's worktree goes in every case.
-func (w *Work) HandOver(ctx context.Context, snap pipeline.Snapshot) runjournal.Delivery {
+func (w *Work) HandOver(ctx context.Context, snap roleplan.Snapshot) runjournal.Delivery {
 	var d runjournal.Delivery
 	mode := w.Publish
 	if mode == "" {
@@ -96,7 +96,7 @@ func (w *Work) HandOver(ctx context.Context, snap pipeline.Snapshot) runjournal.
 			d.Notes = append(d.Notes, followed(f))
 		}
 		return d
-	case snap.Outcome != pipeline.OutcomeComplete:
+	case snap.Outcome != roleplan.OutcomeComplete:
 		w.removeWorktree(ctx, "", &d)
 		note := fmt.Sprintf("the run did not complete (%s): the work is on branch %s; look at it with git log %s, take it with git merge %s",
 			snap.Outcome, w.Branch, w.Branch, w.Branch)
@@ -230,7 +230,7 @@ func (w *Work) unsafeMerge(ctx context.Context) string {
 
 // takeIt says how to take work left on the run's branch: merge it, or
 // publish it.
-func (w *Work) takeIt(ctx context.Context, snap pipeline.Snapshot, base string) string {
+func (w *Work) takeIt(ctx context.Context, snap roleplan.Snapshot, base string) string {
 	into := "your branch"
 	if base != "" {
 		into = base
@@ -245,7 +245,7 @@ const publishTimeout = 3 * time.Minute
 // publishWork pushes the branch to origin and, for "pr", opens a pull
 // request for it with gh. A failure leaves the run complete, its work on
 // its branch, and a note with the commands to finish by hand.
-func (w *Work) publishWork(ctx context.Context, snap pipeline.Snapshot, mode, base string, d *runjournal.Delivery) {
+func (w *Work) publishWork(ctx context.Context, snap roleplan.Snapshot, mode, base string, d *runjournal.Delivery) {
 	body := w.bodyFile(ctx, snap)
 	pr := commandLine(w.prArgs(base, snap.Spec.Objective, body))
 	pushCtx, cancel := context.WithTimeout(ctx, publishTimeout)
@@ -332,7 +332,7 @@ func PRTitle(objective string) string {
 // bodyFile writes the pull request's description, the run's report, to
 // .hive/pr/run-N.md (hive's folder, which git ignores), and returns its
 // path; "" when it could not.
-func (w *Work) bodyFile(ctx context.Context, snap pipeline.Snapshot) string {
+func (w *Work) bodyFile(ctx context.Context, snap roleplan.Snapshot) string {
 	rep, err := runreport.Build(ctx, w.Journal, w.Repo, w.Run)
 	if err != nil {
 		return ""

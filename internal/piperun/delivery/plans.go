@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/planning"
 )
 
@@ -25,7 +25,7 @@ func PlansPath(run int64) string { return filepath.Join(".hive", "runs", fmt.Spr
 // copy only ever adds files (the worktree may hold part of the phase, or
 // none, after a removal cut short), and the branch is set right from what
 // its last commit holds. It returns notes for the user.
-func (w *Work) KeepPlans(ctx context.Context, snap pipeline.Snapshot) []string {
+func (w *Work) KeepPlans(ctx context.Context, snap roleplan.Snapshot) []string {
 	phase := snap.Spec.PhaseDir
 	if phase == "" || w.Dir == "" {
 		return nil

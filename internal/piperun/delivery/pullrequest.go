@@ -9,8 +9,9 @@ import (
 
 	"github.com/hivectl/hive/internal/github"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/pipeline/follow"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // The executors of a followed pull request (hive run --follow): the
@@ -28,8 +29,8 @@ const failingLines = 60
 // OpenPullRequest pushes the run's branch and opens its pull request, or,
 // on a resume after it was opened, updates the one open for the branch
 // (publishWork), then reads it back: its number and head.
-func (w *Work) OpenPullRequest(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
-	ev := pipeline.Event{Type: pipeline.EvDelivered, Job: c.Job, Attempt: c.Attempt}
+func (w *Work) OpenPullRequest(ctx context.Context, c roleplan.Command, snap roleplan.Snapshot) roleplan.Event {
+	ev := roleplan.Event{Type: roleplan.EvDelivered, Job: c.Job, Attempt: c.Attempt}
 	var d runjournal.Delivery
 	w.publishWork(ctx, snap, "pr", w.Repo.CurrentBranch(ctx), &d)
 	ev.Notes = d.Notes
@@ -55,7 +56,7 @@ func (w *Work) OpenPullRequest(ctx context.Context, c pipeline.Command, snap pip
 // merged or closed, or has what the machine routes; false when ctx ended
 // first (the resume watches again). A failed look is noted, once while it
 // fails alike, and tried again at the next poll: the network may come back.
-func (w *Work) WatchPullRequest(ctx context.Context, c pipeline.Command) (pipeline.Event, bool) {
+func (w *Work) WatchPullRequest(ctx context.Context, c roleplan.Command) (roleplan.Event, bool) {
 	poll := w.PRPoll
 	if poll <= 0 {
 		poll = prPoll
@@ -72,7 +73,7 @@ func (w *Work) WatchPullRequest(ctx context.Context, c pipeline.Command) (pipeli
 		}
 		select {
 		case <-ctx.Done():
-			return pipeline.Event{}, false
+			return roleplan.Event{}, false
 		case <-time.After(poll):
 		}
 	}
@@ -80,50 +81,50 @@ func (w *Work) WatchPullRequest(ctx context.Context, c pipeline.Command) (pipeli
 
 // lookAt reads the pull request, its branch's latest CI runs and its
 // review threads once; found says whether it is merged or closed, or holds
-// something to route (pipeline.Routable, with the threads c.Handled).
+// something to route (follow.Routable, with the threads c.Handled).
 // Only then are the failed runs' logs fetched, cut to their failing part.
-func (w *Work) lookAt(ctx context.Context, c pipeline.Command) (pipeline.Event, bool, error) {
+func (w *Work) lookAt(ctx context.Context, c roleplan.Command) (roleplan.Event, bool, error) {
 	gh, err := github.Gh()
 	if err != nil {
-		return pipeline.Event{}, false, err
+		return roleplan.Event{}, false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	root := w.Repo.Root
 	got, err := github.ViewPullRequest(ctx, gh, root, strconv.Itoa(c.PR.Number))
 	if err != nil {
-		return pipeline.Event{}, false, err
+		return roleplan.Event{}, false, err
 	}
-	ev := pipeline.Event{Type: pipeline.EvPullRequest, Job: c.Job, Attempt: c.Attempt, PR: prOf(got)}
-	if got.State != pipeline.PROpen {
+	ev := roleplan.Event{Type: roleplan.EvPullRequest, Job: c.Job, Attempt: c.Attempt, PR: prOf(got)}
+	if got.State != roleplan.PROpen {
 		return ev, true, nil
 	}
 	runs, err := github.Runs(ctx, gh, root, got.Branch)
 	if err != nil {
-		return pipeline.Event{}, false, err
+		return roleplan.Event{}, false, err
 	}
 	threads, err := github.Threads(ctx, gh, root, got.Number)
 	if err != nil {
-		return pipeline.Event{}, false, err
+		return roleplan.Event{}, false, err
 	}
 	// What was read holds of one head only if the head did not move
 	// meanwhile (a push between the reads): else look again.
 	if again, err := github.ViewPullRequest(ctx, gh, root, strconv.Itoa(c.PR.Number)); err != nil || again.Head != got.Head || again.State != got.State {
-		return pipeline.Event{}, false, err
+		return roleplan.Event{}, false, err
 	}
 	for _, r := range github.Latest(runs) {
 		if r.Failed() {
-			ev.CI = append(ev.CI, pipeline.CIFailure{Workflow: r.Workflow, Run: r.ID, URL: r.URL, Head: r.HeadSHA})
+			ev.CI = append(ev.CI, roleplan.CIFailure{Workflow: r.Workflow, Run: r.ID, URL: r.URL, Head: r.HeadSHA})
 		}
 	}
 	for _, t := range threads {
-		th := pipeline.Thread{ID: t.ID, Path: t.Path, Line: t.Line, Resolved: t.Resolved, Outdated: t.Outdated}
+		th := roleplan.Thread{ID: t.ID, Path: t.Path, Line: t.Line, Resolved: t.Resolved, Outdated: t.Outdated}
 		for _, cm := range t.Comments {
-			th.Comments = append(th.Comments, pipeline.ThreadComment{Author: cm.Author, Body: cm.Body})
+			th.Comments = append(th.Comments, roleplan.ThreadComment{Author: cm.Author, Body: cm.Body})
 		}
 		ev.Threads = append(ev.Threads, th)
 	}
-	fix, open, _ := pipeline.Routable(*ev.PR, ev.CI, ev.Threads, c.Handled)
+	fix, open, _ := follow.Routable(*ev.PR, ev.CI, ev.Threads, c.Handled)
 	if len(fix) == 0 && len(open) == 0 {
 		return ev, false, nil
 	}
@@ -191,8 +192,8 @@ func (w *Work) rebaseOnto(ctx context.Context, branch string) error {
 // PushFix pushes the implementer's fix and answers the review threads it
 // addresses, each once: a thread whose last comment is the answer already
 // (hive was stopped after it) gets no second.
-func (w *Work) PushFix(ctx context.Context, c pipeline.Command) pipeline.Event {
-	ev := pipeline.Event{Type: pipeline.EvPushed, Job: c.Job, Attempt: c.Attempt}
+func (w *Work) PushFix(ctx context.Context, c roleplan.Command) roleplan.Event {
+	ev := roleplan.Event{Type: roleplan.EvPushed, Job: c.Job, Attempt: c.Attempt}
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	if _, err := w.Repo.Git(ctx, w.pushArgs()[1:]...); err != nil {
@@ -240,12 +241,12 @@ func (w *Work) PushFix(ctx context.Context, c pipeline.Command) pipeline.Event {
 			}
 		}
 	}
-	ev.OK, ev.PR = true, &pipeline.PullRequest{Number: c.PR.Number, URL: c.PR.URL, Branch: c.PR.Branch, State: pipeline.PROpen, Head: head}
+	ev.OK, ev.PR = true, &roleplan.PullRequest{Number: c.PR.Number, URL: c.PR.URL, Branch: c.PR.Branch, State: roleplan.PROpen, Head: head}
 	return ev
 }
 
-func prOf(pr github.PullRequest) *pipeline.PullRequest {
-	return &pipeline.PullRequest{Number: pr.Number, URL: pr.URL, Branch: pr.Branch, State: pr.State, Head: pr.Head}
+func prOf(pr github.PullRequest) *roleplan.PullRequest {
+	return &roleplan.PullRequest{Number: pr.Number, URL: pr.URL, Branch: pr.Branch, State: pr.State, Head: pr.Head}
 }
 
 func lastOf(s []string) string {
@@ -256,15 +257,15 @@ func lastOf(s []string) string {
 }
 
 // followed says how the following of the run's pull request ended.
-func followed(f *pipeline.Following) string {
+func followed(f *roleplan.Following) string {
 	rounds := fmt.Sprintf("after %d round(s) of fixes", len(f.Rounds))
 	if len(f.Rounds) == 0 {
 		rounds = "with no fix asked for"
 	}
 	switch f.PR.State {
-	case pipeline.PRMerged:
+	case roleplan.PRMerged:
 		return fmt.Sprintf("pull request %s is merged, %s", f.PR.URL, rounds)
-	case pipeline.PRClosed:
+	case roleplan.PRClosed:
 		return fmt.Sprintf("pull request %s was closed without a merge, %s; the work is on branch %s", f.PR.URL, rounds, f.PR.Branch)
 	}
 	return fmt.Sprintf("pull request %s is open, %s; hive no longer follows it", f.PR.URL, rounds)

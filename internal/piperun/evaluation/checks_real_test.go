@@ -10,10 +10,11 @@ import (
 
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/checks"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
@@ -88,7 +89,7 @@ var pyRootService = map[string]string{
 
 // fixture commits files as the run's base, then writes change on top
 // (committed too, as a role's work is) and returns an evaluator on it.
-func fixture(t *testing.T, files, change map[string]string) (*Evaluator, pipeline.Snapshot) {
+func fixture(t *testing.T, files, change map[string]string) (*Evaluator, roleplan.Snapshot) {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(m map[string]string) {
@@ -118,12 +119,12 @@ func fixture(t *testing.T, files, change map[string]string) (*Evaluator, pipelin
 		t.Fatal(err)
 	}
 	x := &Evaluator{Repo: repo, Checks: checks.Worktree{Dir: dir}}
-	return x, pipeline.Snapshot{Spec: pipeline.Spec{Base: base, PhaseDir: phaseDir}}
+	return x, roleplan.Snapshot{Spec: roleplan.Spec{Base: base, PhaseDir: phaseDir}}
 }
 
 // realEvidence runs the fixture's build and tests for real, as an
 // evaluation does, and reads the change and the plans' lint.
-func realEvidence(t *testing.T, x *Evaluator, snap pipeline.Snapshot) evidence {
+func realEvidence(t *testing.T, x *Evaluator, snap roleplan.Snapshot) evidence {
 	ev := evidence{lint: x.Checks.Lint(phaseDir)}
 	ev.build, ev.tests = x.freshRuns(t.Context())
 	ev.changed, ev.added = checks.Changes(t.Context(), x.Repo.At(x.Checks.Dir), snap.Spec.Base)
@@ -139,41 +140,41 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 	cases := []struct {
 		name, role, check string
 		files, change     map[string]string
-		findings          []pipeline.Finding
+		findings          []roleplan.Finding
 		ok                bool
 	}{
-		{"a change that builds", pipeline.RoleImplementer, "build passes", goService, good, nil, true},
-		{"a syntax error", pipeline.RoleImplementer, "build passes", goService, map[string]string{"health.go": "package main\n\nfunc health( {\n"}, nil, false},
-		{"go tests pass", pipeline.RoleImplementer, "tests pass", goService, good, nil, true},
-		{"a go test fails", pipeline.RoleImplementer, "tests pass", goService, map[string]string{"health_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) { t.Fatal(\"no\") }\n"}, nil, false},
-		{"the planned file changed", pipeline.RoleImplementer, "changes cover the plans' files", goService, good, nil, true},
-		{"only another file changed", pipeline.RoleImplementer, "changes cover the plans' files", goService, map[string]string{"other.go": "package main\n"}, nil, false},
-		{"no TODO added", pipeline.RoleImplementer, "no new TODO/FIXME", goService, good, nil, true},
-		{"a TODO added", pipeline.RoleImplementer, "no new TODO/FIXME", goService, map[string]string{"health.go": "package main\n\n// TODO: write the handler\n"}, nil, false},
-		{"npm tests pass", pipeline.RoleImplementer, "tests pass", npmService, map[string]string{"add.js": "module.exports = (a, b) => b + a;\n"}, nil, true},
-		{"an npm test fails", pipeline.RoleImplementer, "tests pass", npmService, map[string]string{"add.js": "module.exports = (a, b) => a - b;\n"}, nil, false},
-		{"pytest tests pass", pipeline.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
-		{"a pytest test fails", pipeline.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a - b\n"}, nil, false},
-		{"pytest counted", pipeline.RoleTester, "tests ran and were read", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
-		{"one pytest test of two fails", pipeline.RoleTester, "pass rate", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a + b + (a == 0)\n"}, nil, false},
-		{"pytest's root layout counted", pipeline.RoleTester, "tests ran and were read", pyRootService, map[string]string{"app.py": "def version():\n    return \"1\" + \".0\"\n"}, nil, true},
-		{"a pytest project without a test", pipeline.RoleImplementer, "tests pass", map[string]string{"pyproject.toml": pyService["pyproject.toml"], "calc.py": pyService["calc.py"]}, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, false},
-		{"go test -v counted", pipeline.RoleTester, "tests ran and were read", goService, good, nil, true},
-		{"no test at all", pipeline.RoleTester, "tests ran and were read", map[string]string{"go.mod": goService["go.mod"], "main.go": goService["main.go"]}, good, nil, false},
-		{"every test passes", pipeline.RoleTester, "pass rate", goService, good, nil, true},
-		{"one test of two fails", pipeline.RoleTester, "pass rate", goService, map[string]string{"health_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) { t.Fatal(\"no\") }\n"}, nil, false},
-		{"a test file changed", pipeline.RoleTester, "tests touch the change", goService, map[string]string{"health_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) {}\n"}, nil, true},
-		{"only the README changed", pipeline.RoleTester, "tests touch the change", goService, map[string]string{"README.md": "# svc\n\nMore.\n"}, nil, false},
-		{"plans that lint", pipeline.RoleArchitect, "plans lint clean", goService, nil, nil, true},
-		{"a plan that depends on a plan not there", pipeline.RoleArchitect, "plans lint clean", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, "depends_on: []", "depends_on: [01-07]", 1)}, nil, false},
-		{"@main.go exists", pipeline.RoleArchitect, "referenced paths exist", goService, nil, nil, true},
-		{"@server/routes.go does not", pipeline.RoleArchitect, "referenced paths exist", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, "@main.go", "@server/routes.go", 1)}, nil, false},
-		{"a task with verify and done", pipeline.RoleArchitect, "tasks have verify and done", goService, nil, nil, true},
-		{"a task without done", pipeline.RoleArchitect, "tasks have verify and done", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, "  <done>GET /health answers 200 ok</done>\n", "", 1)}, nil, false},
-		{"a precise action", pipeline.RoleArchitect, "few vague words", goService, nil, nil, true},
-		{"a vague action", pipeline.RoleArchitect, "few vague words", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, `Write func health(w http.ResponseWriter, r *http.Request) that writes 200 and "ok".`, "Handle errors properly, add logging as needed, validate inputs appropriately etc.", 1)}, nil, false},
-		{"a finding at a real line", pipeline.RoleReviewer, "findings cite real files and lines", goService, good, []pipeline.Finding{{Job: pipeline.RoleReviewer, File: "health.go", Line: 5}}, true},
-		{"a finding in a file that is not there", pipeline.RoleReviewer, "findings cite real files and lines", goService, good, []pipeline.Finding{{Job: pipeline.RoleReviewer, File: "handlers/health.go", Line: 5}}, false},
+		{"a change that builds", workflows.RoleImplementer, "build passes", goService, good, nil, true},
+		{"a syntax error", workflows.RoleImplementer, "build passes", goService, map[string]string{"health.go": "package main\n\nfunc health( {\n"}, nil, false},
+		{"go tests pass", workflows.RoleImplementer, "tests pass", goService, good, nil, true},
+		{"a go test fails", workflows.RoleImplementer, "tests pass", goService, map[string]string{"health_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) { t.Fatal(\"no\") }\n"}, nil, false},
+		{"the planned file changed", workflows.RoleImplementer, "changes cover the plans' files", goService, good, nil, true},
+		{"only another file changed", workflows.RoleImplementer, "changes cover the plans' files", goService, map[string]string{"other.go": "package main\n"}, nil, false},
+		{"no TODO added", workflows.RoleImplementer, "no new TODO/FIXME", goService, good, nil, true},
+		{"a TODO added", workflows.RoleImplementer, "no new TODO/FIXME", goService, map[string]string{"health.go": "package main\n\n// TODO: write the handler\n"}, nil, false},
+		{"npm tests pass", workflows.RoleImplementer, "tests pass", npmService, map[string]string{"add.js": "module.exports = (a, b) => b + a;\n"}, nil, true},
+		{"an npm test fails", workflows.RoleImplementer, "tests pass", npmService, map[string]string{"add.js": "module.exports = (a, b) => a - b;\n"}, nil, false},
+		{"pytest tests pass", workflows.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
+		{"a pytest test fails", workflows.RoleImplementer, "tests pass", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a - b\n"}, nil, false},
+		{"pytest counted", workflows.RoleTester, "tests ran and were read", pyService, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, true},
+		{"one pytest test of two fails", workflows.RoleTester, "pass rate", pyService, map[string]string{"calc.py": "def add(a, b):\n    return a + b + (a == 0)\n"}, nil, false},
+		{"pytest's root layout counted", workflows.RoleTester, "tests ran and were read", pyRootService, map[string]string{"app.py": "def version():\n    return \"1\" + \".0\"\n"}, nil, true},
+		{"a pytest project without a test", workflows.RoleImplementer, "tests pass", map[string]string{"pyproject.toml": pyService["pyproject.toml"], "calc.py": pyService["calc.py"]}, map[string]string{"calc.py": "def add(a, b):\n    return b + a\n"}, nil, false},
+		{"go test -v counted", workflows.RoleTester, "tests ran and were read", goService, good, nil, true},
+		{"no test at all", workflows.RoleTester, "tests ran and were read", map[string]string{"go.mod": goService["go.mod"], "main.go": goService["main.go"]}, good, nil, false},
+		{"every test passes", workflows.RoleTester, "pass rate", goService, good, nil, true},
+		{"one test of two fails", workflows.RoleTester, "pass rate", goService, map[string]string{"health_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) { t.Fatal(\"no\") }\n"}, nil, false},
+		{"a test file changed", workflows.RoleTester, "tests touch the change", goService, map[string]string{"health_test.go": "package main\n\nimport \"testing\"\n\nfunc TestHealth(t *testing.T) {}\n"}, nil, true},
+		{"only the README changed", workflows.RoleTester, "tests touch the change", goService, map[string]string{"README.md": "# svc\n\nMore.\n"}, nil, false},
+		{"plans that lint", workflows.RoleArchitect, "plans lint clean", goService, nil, nil, true},
+		{"a plan that depends on a plan not there", workflows.RoleArchitect, "plans lint clean", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, "depends_on: []", "depends_on: [01-07]", 1)}, nil, false},
+		{"@main.go exists", workflows.RoleArchitect, "referenced paths exist", goService, nil, nil, true},
+		{"@server/routes.go does not", workflows.RoleArchitect, "referenced paths exist", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, "@main.go", "@server/routes.go", 1)}, nil, false},
+		{"a task with verify and done", workflows.RoleArchitect, "tasks have verify and done", goService, nil, nil, true},
+		{"a task without done", workflows.RoleArchitect, "tasks have verify and done", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, "  <done>GET /health answers 200 ok</done>\n", "", 1)}, nil, false},
+		{"a precise action", workflows.RoleArchitect, "few vague words", goService, nil, nil, true},
+		{"a vague action", workflows.RoleArchitect, "few vague words", goService, map[string]string{phaseDir + "/01-01-PLAN.md": strings.Replace(realPlan, `Write func health(w http.ResponseWriter, r *http.Request) that writes 200 and "ok".`, "Handle errors properly, add logging as needed, validate inputs appropriately etc.", 1)}, nil, false},
+		{"a finding at a real line", workflows.RoleReviewer, "findings cite real files and lines", goService, good, []roleplan.Finding{{Job: workflows.RoleReviewer, File: "health.go", Line: 5}}, true},
+		{"a finding in a file that is not there", workflows.RoleReviewer, "findings cite real files and lines", goService, good, []roleplan.Finding{{Job: workflows.RoleReviewer, File: "handlers/health.go", Line: 5}}, false},
 	}
 	npm := exec.Command("npm", "--version").Run() == nil
 	pytest := exec.Command("python3", "-m", "pytest", "--version").Run() == nil
@@ -193,7 +194,7 @@ func TestMechanicalChecksOnRealRepos(t *testing.T) {
 			}
 			x, snap := fixture(t, c.files, c.change)
 			snap.Findings = c.findings
-			snap.Jobs = []pipeline.Job{{ID: c.role, Role: c.role, Attempts: 1}}
+			snap.Jobs = []roleplan.Job{{ID: c.role, Role: c.role, Attempts: 1}}
 			sc, _ := x.checkRole(c.role, snap, realEvidence(t, x, snap))
 			var got *confidence.Check
 			for i := range sc.Checks {

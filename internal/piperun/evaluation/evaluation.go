@@ -17,12 +17,13 @@ import (
 	"github.com/hivectl/hive/internal/contract"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/checks"
 	"github.com/hivectl/hive/internal/piperun/oneshot"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/pricing"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Evaluator judges the work of a run's roles in the run's worktree.
@@ -49,8 +50,8 @@ const workLimit = 12 << 10
 // Evaluate judges a role's attempt (seed 003 §3.2, §3.3): hive's own
 // checks for its role, run in the run's worktree, and the three
 // evaluators side by side, each reading the same account of the work.
-func (x *Evaluator) Evaluate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) pipeline.Event {
-	e := pipeline.Evaluation{Role: c.Role}
+func (x *Evaluator) Evaluate(ctx context.Context, c roleplan.Command, snap roleplan.Snapshot) roleplan.Event {
+	e := roleplan.Evaluation{Role: c.Role}
 	var report string
 	for _, j := range snap.Jobs {
 		if j.ID == c.Job && j.Report != nil {
@@ -69,23 +70,23 @@ func (x *Evaluator) Evaluate(ctx context.Context, c pipeline.Command, snap pipel
 	if len(work) > workLimit {
 		work = work[:workLimit] + "\n[… cut at " + fmt.Sprint(workLimit) + " bytes]"
 	}
-	e.Verdicts = make([]pipeline.Verdict, len(pipeline.Aspects))
+	e.Verdicts = make([]roleplan.Verdict, len(roleplan.Aspects))
 	var wg sync.WaitGroup
-	for i, aspect := range pipeline.Aspects {
+	for i, aspect := range roleplan.Aspects {
 		wg.Go(func() { e.Verdicts[i] = x.judge(ctx, c, snap.Spec.Objective, aspect, work) })
 	}
 	wg.Wait()
 	for _, v := range e.Verdicts {
 		e.Spend = e.Spend.Plus(v.Spend)
 	}
-	return pipeline.Event{Type: pipeline.EvEvaluated, Job: c.Job, Attempt: c.Attempt, Evaluation: &e}
+	return roleplan.Event{Type: roleplan.EvEvaluated, Job: c.Job, Attempt: c.Attempt, Evaluation: &e}
 }
 
 // isWriter says whether a role's work is code, judged by the build and
 // the tests.
 func isWriter(role string) bool {
-	return slices.Contains([]string{pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleMigrator, pipeline.RoleUIDesigner,
-		pipeline.RoleComb, pipeline.RoleDocumenter}, role)
+	return slices.Contains([]string{workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleMigrator, workflows.RoleUIDesigner,
+		workflows.RoleComb, workflows.RoleDocumenter}, role)
 }
 
 // evidence is what hive's checks of a run have found so far: the last
@@ -102,16 +103,16 @@ func (x *Evaluator) evidence(base string) evidence {
 		return ev // a worker away from the run's folder: what hive runs now is the evidence
 	}
 	_ = x.Journal.Each(x.Run, func(rec journal.Record) error {
-		var e pipeline.Event
+		var e roleplan.Event
 		if json.Unmarshal(rec.Payload, &e) != nil || string(e.Type) != rec.Type {
 			return nil
 		}
 		switch e.Type {
-		case pipeline.EvLinted:
+		case roleplan.EvLinted:
 			ev.lint = e.Errors
-		case pipeline.EvBuilt:
+		case roleplan.EvBuilt:
 			ev.build = runOf(e.Tests)
-		case pipeline.EvTestsRan:
+		case roleplan.EvTestsRan:
 			ev.tests = runOf(e.Tests)
 		}
 		return nil
@@ -120,7 +121,7 @@ func (x *Evaluator) evidence(base string) evidence {
 	return ev
 }
 
-func runOf(t *pipeline.Tests) confidence.Run {
+func runOf(t *roleplan.Tests) confidence.Run {
 	if t == nil {
 		return confidence.Run{}
 	}
@@ -138,9 +139,9 @@ func (x *Evaluator) freshRuns(ctx context.Context) (build, tests confidence.Run)
 
 // checkRole runs hive's mechanical checks of a role (nil for a role it
 // has none for) and says what the role produced.
-func (x *Evaluator) checkRole(role string, snap pipeline.Snapshot, ev evidence) (*confidence.Score, string) {
+func (x *Evaluator) checkRole(role string, snap roleplan.Snapshot, ev evidence) (*confidence.Score, string) {
 	switch {
-	case role == pipeline.RoleArchitect:
+	case role == workflows.RoleArchitect:
 		var plans []confidence.Plan
 		tasks := 0
 		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
@@ -153,7 +154,7 @@ func (x *Evaluator) checkRole(role string, snap pipeline.Snapshot, ev evidence) 
 		return &sc, fmt.Sprintf("%d plan(s), %d task(s)", len(plans), tasks)
 	case isWriter(role):
 		var planned []string
-		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil && role == pipeline.RoleImplementer {
+		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil && role == workflows.RoleImplementer {
 			for _, p := range ph.Plans {
 				planned = append(planned, p.FilesModified...)
 			}
@@ -177,16 +178,16 @@ func (x *Evaluator) checkRole(role string, snap pipeline.Snapshot, ev evidence) 
 }
 
 func isTesting(role string) bool {
-	return slices.Contains([]string{pipeline.RoleTester, pipeline.RoleE2ETester, pipeline.RoleComponentTester}, role)
+	return slices.Contains([]string{workflows.RoleTester, workflows.RoleE2ETester, workflows.RoleComponentTester}, role)
 }
 
 func isReviewing(role string) bool {
-	return slices.Contains([]string{pipeline.RoleReviewer, pipeline.RoleSecurity, pipeline.RoleBrowserValidator}, role)
+	return slices.Contains([]string{workflows.RoleReviewer, workflows.RoleSecurity, workflows.RoleBrowserValidator}, role)
 }
 
 // findingsOf are the findings of a role's jobs.
-func (x *Evaluator) findingsOf(role string, snap pipeline.Snapshot) []pipeline.Finding {
-	var out []pipeline.Finding
+func (x *Evaluator) findingsOf(role string, snap roleplan.Snapshot) []roleplan.Finding {
+	var out []roleplan.Finding
 	for _, f := range snap.Findings {
 		if x.roleOf(snap, f.Job) == role {
 			out = append(out, f)
@@ -197,8 +198,8 @@ func (x *Evaluator) findingsOf(role string, snap pipeline.Snapshot) []pipeline.F
 
 // workText is a role's work as the evaluators read it: the architect's
 // plans; the tests hive ran; a reviewer's findings; and the change.
-func (x *Evaluator) workText(ctx context.Context, role string, snap pipeline.Snapshot, ev evidence) string {
-	if role == pipeline.RoleArchitect {
+func (x *Evaluator) workText(ctx context.Context, role string, snap roleplan.Snapshot, ev evidence) string {
+	if role == workflows.RoleArchitect {
 		var texts []string
 		if ph, err := load.Phase(x.Checks.Dir, snap.Spec.PhaseDir); err == nil {
 			for _, p := range ph.Plans {
@@ -214,7 +215,7 @@ func (x *Evaluator) workText(ctx context.Context, role string, snap pipeline.Sna
 	case isTesting(role):
 		parts = append(parts, "### The tests hive ran\n\n`"+ev.tests.Command+"`\n\n```\n"+ev.tests.Output+"\n```")
 	case isReviewing(role):
-		parts = append(parts, "### Its findings\n\n"+pipeline.FindingsText(x.findingsOf(role, snap)))
+		parts = append(parts, "### Its findings\n\n"+roleplan.FindingsText(x.findingsOf(role, snap)))
 	}
 	wt := x.Repo.At(x.Checks.Dir)
 	stat, _ := wt.Git(ctx, "diff", "--stat", snap.Spec.Base, "--")
@@ -230,22 +231,22 @@ func (x *Evaluator) exists(p string) bool {
 
 // aspectTasks say what each evaluator looks for (seed 003 §3.2).
 var aspectTasks = map[string]string{
-	pipeline.AspectCompleteness: "Completeness: list every noun and verb of the objective. Which does the %s's work address, and which are missing? Block only when a part of the objective is missing.",
-	pipeline.AspectCoherence:    "Coherence: read the %s's work as the next role would. What would it need to ask before starting? Block only when it could not start without an answer.",
-	pipeline.AspectRisk:         "Risk: what is the likeliest way the %s's work fails in production? Block only for a failure that is likely and serious.",
+	roleplan.AspectCompleteness: "Completeness: list every noun and verb of the objective. Which does the %s's work address, and which are missing? Block only when a part of the objective is missing.",
+	roleplan.AspectCoherence:    "Coherence: read the %s's work as the next role would. What would it need to ask before starting? Block only when it could not start without an answer.",
+	roleplan.AspectRisk:         "Risk: what is the likeliest way the %s's work fails in production? Block only for a failure that is likely and serious.",
 }
 
 // judge asks one evaluator for its verdict; an evaluator that gives none
 // (it fails, is slow, or answers out of its contract) says why.
-func (x *Evaluator) judge(ctx context.Context, c pipeline.Command, objective, aspect, work string) pipeline.Verdict {
-	v := pipeline.Verdict{Aspect: aspect}
-	_, text, err := roles.Resolve(x.Repo.Root, x.Home, pipeline.RoleEvaluator)
+func (x *Evaluator) judge(ctx context.Context, c roleplan.Command, objective, aspect, work string) roleplan.Verdict {
+	v := roleplan.Verdict{Aspect: aspect}
+	_, text, err := roles.Resolve(x.Repo.Root, x.Home, workflows.RoleEvaluator)
 	if err != nil {
 		v.Error = err.Error()
 		return v
 	}
-	prompt, err := roles.Render(pipeline.RoleEvaluator, text, roles.Data{Role: pipeline.RoleEvaluator, Objective: objective,
-		Context: &pipeline.Context{Task: fmt.Sprintf(aspectTasks[aspect], c.Role)},
+	prompt, err := roles.Render(workflows.RoleEvaluator, text, roles.Data{Role: workflows.RoleEvaluator, Objective: objective,
+		Context: &roleplan.Context{Task: fmt.Sprintf(aspectTasks[aspect], c.Role)},
 		Parts:   []roles.Part{{Title: "The " + c.Role + "'s work", Text: work}}})
 	if err != nil {
 		v.Error = err.Error()
@@ -255,14 +256,14 @@ func (x *Evaluator) judge(ctx context.Context, c pipeline.Command, objective, as
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
-	r, spent, err := oneshot.Run(ctx, oneshot.Call{Root: x.Repo.Root, Launcher: x.Launcher, Role: pipeline.RoleEvaluator,
+	r, spent, err := oneshot.Run(ctx, oneshot.Call{Root: x.Repo.Root, Launcher: x.Launcher, Role: workflows.RoleEvaluator,
 		Job: fmt.Sprintf("evaluate-%s-%s", c.Job, aspect), Attempt: c.Attempt, Prompt: prompt, Model: x.Model, Timeout: timeout, Prices: x.Prices})
 	v.Tokens, v.Spend = spent.InputTokens+spent.OutputTokens, spent
 	if err != nil {
 		v.Error = err.Error()
 		return v
 	}
-	terms, _ := contract.Bundled(pipeline.RoleEvaluator)
+	terms, _ := contract.Bundled(workflows.RoleEvaluator)
 	_, errs := contract.Accept(terms, r, "")
 	if errs = append(errs, contract.Validate(terms, *r)...); len(errs) > 0 || r.Status != "complete" {
 		v.Error = cmp.Or(strings.Join(errs, "; "), "it answered "+r.Status)

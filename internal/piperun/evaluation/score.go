@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Scores are each role's computed confidence, from the checks hive runs
 // itself in the run's worktree, as the run ends (before its worktree
 // goes): one score per role that worked.
-func (x *Evaluator) Scores(snap pipeline.Snapshot) []confidence.Score {
+func (x *Evaluator) Scores(snap roleplan.Snapshot) []confidence.Score {
 	ev := x.evidence(snap.Spec.Base)
 	var scores []confidence.Score
 	seen := map[string]bool{}
@@ -38,7 +38,7 @@ func confidencePlan(p *plan.Plan) confidence.Plan {
 	return out
 }
 
-func (x *Evaluator) roleOf(snap pipeline.Snapshot, job string) string {
+func (x *Evaluator) roleOf(snap roleplan.Snapshot, job string) string {
 	for _, j := range snap.Jobs {
 		if j.ID == job {
 			return j.Role

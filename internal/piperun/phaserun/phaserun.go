@@ -11,7 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/work"
@@ -80,8 +80,8 @@ func OnFallback(a *runner.Agents) {
 // the machine, from what the Runner returned: the phase done (its plans,
 // their spend, a challenge of an implementer's for the architect), over
 // its budget, waiting at a usage limit, or stopped for a human.
-func Ended(c pipeline.Command, res runner.Result, err error) pipeline.Event {
-	ev := pipeline.Event{Type: pipeline.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
+func Ended(c roleplan.Command, res runner.Result, err error) roleplan.Event {
+	ev := roleplan.Event{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt}
 	if res.Snapshot.Started {
 		// What the phase run has spent in all: the machine counts what
 		// is new since its last report of this run.
@@ -99,7 +99,7 @@ func Ended(c pipeline.Command, res runner.Result, err error) pipeline.Event {
 		if !stopped.Wait.Guessed {
 			l.Reset = stopped.Wait.Until
 		}
-		return pipeline.Event{Type: pipeline.EvLimited, Job: c.Job, Attempt: c.Attempt, Limit: &l}
+		return roleplan.Event{Type: roleplan.EvLimited, Job: c.Job, Attempt: c.Attempt, Limit: &l}
 	case errors.As(err, &needs) && BudgetCheckpoint(res.Snapshot) != nil:
 		ev.OverBudget, ev.Reason = true, BudgetCheckpoint(res.Snapshot).Details
 		return ev
@@ -121,7 +121,7 @@ func Ended(c pipeline.Command, res runner.Result, err error) pipeline.Event {
 		if r := p.Report; r != nil && r.Status == work.ReportChallenge {
 			ev.Report = r
 		}
-		ev.Plans = append(ev.Plans, pipeline.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
+		ev.Plans = append(ev.Plans, roleplan.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
 	}
 	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
 	if !ev.OK {

@@ -9,10 +9,11 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/index"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/oneshot"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Options are what Plan needs: the planner's agent (a cheap model,
@@ -32,8 +33,8 @@ type Options struct {
 
 // Plan asks the planner which roles the objective needs (seed 003 §3.1):
 // one call, validated; an answer that will not do gets one retry with what
-// is wrong; then the rules of pipeline.Pick decide, and say so.
-func Plan(ctx context.Context, po Options) (pipeline.Workflow, runjournal.Planning) {
+// is wrong; then the rules of workflows.Pick decide, and say so.
+func Plan(ctx context.Context, po Options) (workflows.Workflow, runjournal.Planning) {
 	if po.Timeout == 0 {
 		po.Timeout = 2 * time.Minute
 	}
@@ -41,9 +42,9 @@ func Plan(ctx context.Context, po Options) (pipeline.Workflow, runjournal.Planni
 	var errs []string
 	for attempt := 1; attempt <= 2; attempt++ {
 		a, tokens, err := askPlanner(ctx, po, attempt, errs)
-		var w pipeline.Workflow
+		var w workflows.Workflow
 		if err == nil {
-			w, err = pipeline.Planned(a)
+			w, err = workflows.Planned(a)
 		}
 		pa := runjournal.PlanAttempt{Tokens: tokens}
 		if err == nil {
@@ -58,28 +59,28 @@ func Plan(ctx context.Context, po Options) (pipeline.Workflow, runjournal.Planni
 			break
 		}
 	}
-	w, why := pipeline.Pick(po.Objective)
+	w, why := workflows.Pick(po.Objective)
 	p.By, p.Workflow, p.Steps = "rules", w.Name, w.Steps
 	p.Reasoning = why + "; the planner's answers would not do (" + p.Attempts[len(p.Attempts)-1].Error + ")"
 	return w, p
 }
 
 // askPlanner runs one planner session and reads its answer.
-func askPlanner(ctx context.Context, po Options, attempt int, errs []string) (pipeline.PlannerAnswer, int64, error) {
-	var a pipeline.PlannerAnswer
-	_, text, err := roles.Resolve(po.Repo.Root, po.Home, pipeline.RolePlanner)
+func askPlanner(ctx context.Context, po Options, attempt int, errs []string) (workflows.PlannerAnswer, int64, error) {
+	var a workflows.PlannerAnswer
+	_, text, err := roles.Resolve(po.Repo.Root, po.Home, workflows.RolePlanner)
 	if err != nil {
 		return a, 0, err
 	}
-	d := roles.Data{Role: pipeline.RolePlanner, Objective: po.Objective, Context: &pipeline.Context{ContractErrors: errs}}
+	d := roles.Data{Role: workflows.RolePlanner, Objective: po.Objective, Context: &roleplan.Context{ContractErrors: errs}}
 	if ix, err := index.Build(po.Repo.Root); err == nil {
 		d.Parts = append(d.Parts, roles.Part{Title: "The codebase (hive's index)", Text: index.Render(ix)})
 	}
-	prompt, err := roles.Render(pipeline.RolePlanner, text, d)
+	prompt, err := roles.Render(workflows.RolePlanner, text, d)
 	if err != nil {
 		return a, 0, err
 	}
-	report, spent, err := oneshot.Run(ctx, oneshot.Call{Root: po.Repo.Root, Launcher: po.Launcher, Role: pipeline.RolePlanner, Attempt: attempt,
+	report, spent, err := oneshot.Run(ctx, oneshot.Call{Root: po.Repo.Root, Launcher: po.Launcher, Role: workflows.RolePlanner, Attempt: attempt,
 		Prompt: prompt, Model: po.Model, Timeout: po.Timeout, AllowEnv: po.AllowEnv})
 	tokens := spent.InputTokens + spent.OutputTokens
 	if err != nil {

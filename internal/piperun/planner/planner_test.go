@@ -11,10 +11,10 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 func TestMain(m *testing.M) {
@@ -54,7 +54,7 @@ func service(t *testing.T) *gitx.Repo {
 	return repo
 }
 
-func planWith(t *testing.T, objective string, timeout time.Duration, env ...string) (pipeline.Workflow, runjournal.Planning) {
+func planWith(t *testing.T, objective string, timeout time.Duration, env ...string) (workflows.Workflow, runjournal.Planning) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/claudemd"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Remember records the finished run in the project's memory.
@@ -31,8 +31,8 @@ func (p Project) Remember(run journal.Run) error {
 // the project's memory and brings CLAUDE.md's Hive Learnings up to date on
 // the run's branch, as hive's own commit, before the work is delivered.
 // It returns notes for the user.
-func (p Project) Learn(ctx context.Context, run journal.Run, snap pipeline.Snapshot) []string {
-	if snap.Outcome != pipeline.OutcomeComplete || p.Dir == "" {
+func (p Project) Learn(ctx context.Context, run journal.Run, snap roleplan.Snapshot) []string {
+	if snap.Outcome != roleplan.OutcomeComplete || p.Dir == "" {
 		return nil
 	}
 	run.Outcome, run.Finished = snap.Outcome, p.Now()

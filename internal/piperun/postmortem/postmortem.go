@@ -12,13 +12,13 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/oneshot"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Project is the project a run ends in: its repository and journal, and
@@ -75,15 +75,15 @@ func (p Project) Tell(ctx context.Context, m Model, run journal.Run) {
 	}
 	facts := runreport.Postmortem(rep)
 	var t runjournal.PostmortemRecord
-	_, text, err := roles.Resolve(p.Repo.Root, m.Home, pipeline.RolePostmortem)
+	_, text, err := roles.Resolve(p.Repo.Root, m.Home, workflows.RolePostmortem)
 	if err == nil {
 		var prompt string
-		prompt, err = roles.Render(pipeline.RolePostmortem, text, roles.Data{Role: pipeline.RolePostmortem, Objective: rep.Objective,
+		prompt, err = roles.Render(workflows.RolePostmortem, text, roles.Data{Role: workflows.RolePostmortem, Objective: rep.Objective,
 			Parts: []roles.Part{{Title: "What the run's journal says", Text: facts}}})
 		if err == nil {
 			var r *work.Report
 			var spent work.Spend
-			r, spent, err = oneshot.Run(ctx, oneshot.Call{Root: p.Repo.Root, Launcher: m.Launcher, Role: pipeline.RolePostmortem, Attempt: 1,
+			r, spent, err = oneshot.Run(ctx, oneshot.Call{Root: p.Repo.Root, Launcher: m.Launcher, Role: workflows.RolePostmortem, Attempt: 1,
 				Prompt: prompt, Model: m.Model, Timeout: 2 * time.Minute, Prices: m.Prices})
 			t.Tokens = spent.InputTokens + spent.OutputTokens
 			if err == nil {

@@ -10,11 +10,11 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/contract"
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/oneshot"
 	"github.com/hivectl/hive/internal/piperun/screenshots"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/sessions"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -38,11 +38,11 @@ type Starter struct {
 	Now     func() time.Time
 	// Prompt renders the prompt of c's role; left is the ref that holds
 	// what the attempt before it left uncommitted, if any.
-	Prompt func(ctx context.Context, c pipeline.Command, left string, snap pipeline.Snapshot) (string, error)
+	Prompt func(ctx context.Context, c roleplan.Command, left string, snap roleplan.Snapshot) (string, error)
 	// Send is given what an agent meets on the way: the events for the
-	// machine, and notes (pipeline.EvNote) and a turn's end (TurnEnded)
+	// machine, and notes (roleplan.EvNote) and a turn's end (TurnEnded)
 	// for whoever holds the run.
-	Send func(pipeline.Event)
+	Send func(roleplan.Event)
 	// Asks is given a role agent's request to use a tool (nil: refused
 	// at once).
 	Asks func(Permission)
@@ -50,18 +50,18 @@ type Starter struct {
 
 // TurnEnded is the pseudo-event of the end of a role agent's turn, never
 // journaled: its input is then closed.
-const TurnEnded pipeline.EventType = "turn-ended"
+const TurnEnded roleplan.EventType = "turn-ended"
 
 // note tells whoever holds the run something worth knowing of job.
 func (st *Starter) note(job, text string) {
-	st.Send(pipeline.Event{Type: pipeline.EvNote, Job: job, Text: text})
+	st.Send(roleplan.Event{Type: roleplan.EvNote, Job: job, Text: text})
 }
 
 // Start starts a role's agent in the run's worktree with its prompt;
 // snap is the machine's state when the command was given. Role agents
 // are one-shot: once their turn ends (TurnEnded), their input is closed
 // and their exit, with the report they wrote, is the machine's to judge.
-func (st *Starter) Start(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) (agent.Session, error) {
+func (st *Starter) Start(ctx context.Context, c roleplan.Command, snap roleplan.Snapshot) (agent.Session, error) {
 	left, err := st.setAside(ctx, c)
 	if err != nil {
 		return nil, err
@@ -122,10 +122,10 @@ func (st *Starter) Start(ctx context.Context, c pipeline.Command, snap pipeline.
 					errs = append([]string{"the report: " + m.Report.Err}, errs...)
 				}
 				screenshots.Keep(r, st.Dir, st.Repo.Root, st.Run, fmt.Sprintf("%s-%d", job, attempt), func(text string) { st.note(job, text) })
-				st.Send(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt, Report: r, Errors: errs, MaxAttempts: terms.Attempts()})
+				st.Send(roleplan.Event{Type: roleplan.EvReport, Job: job, Attempt: attempt, Report: r, Errors: errs, MaxAttempts: terms.Attempts()})
 			}
 		case agent.OutToolCall:
-			st.Send(pipeline.Event{Type: pipeline.EvToolCall, Job: job, Attempt: attempt, Tool: out.Tool, Text: sessions.Fingerprint(out.Tool, out.Input)})
+			st.Send(roleplan.Event{Type: roleplan.EvToolCall, Job: job, Attempt: attempt, Tool: out.Tool, Text: sessions.Fingerprint(out.Tool, out.Input)})
 		case agent.OutPermission:
 			// A role agent runs unattended: a tool it may not use is
 			// refused, and the human is told how to allow it.
@@ -143,17 +143,17 @@ func (st *Starter) Start(ctx context.Context, c pipeline.Command, snap pipeline.
 		case agent.OutSpend, agent.OutResult:
 			// A request's spend as it happens, then the rest of the turn's.
 			turn := m.Turn(out)
-			st.Send(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend, Model: out.Model})
+			st.Send(roleplan.Event{Type: roleplan.EvUsage, Job: job, Attempt: attempt, Spend: turn, MidTurn: out.Kind == agent.OutSpend, Model: out.Model})
 			if l := out.Limit; out.Kind == agent.OutResult && out.IsError && l != nil {
 				// The provider's limit, not the role's work: the run waits.
-				st.Send(pipeline.Event{Type: pipeline.EvLimited, Job: job, Attempt: attempt,
+				st.Send(roleplan.Event{Type: roleplan.EvLimited, Job: job, Attempt: attempt,
 					Limit: &work.Limit{Kind: l.Kind, Reset: l.ResetAt(st.Now()), Window: l.Window, Text: oneLine(out.Text), Fallback: fallback}})
 			}
 			if out.Kind == agent.OutResult {
-				st.Send(pipeline.Event{Type: TurnEnded, Job: job, Attempt: attempt})
+				st.Send(roleplan.Event{Type: TurnEnded, Job: job, Attempt: attempt})
 			}
 		case agent.OutExit:
-			st.Send(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})
+			st.Send(roleplan.Event{Type: roleplan.EvAgentExited, Job: job, Attempt: attempt, ExitCode: out.ExitCode, Reason: out.Err})
 		}
 	}
 	sess, err = launcher.Start(ctx, spec, sink)
@@ -164,10 +164,10 @@ func (st *Starter) Start(ctx context.Context, c pipeline.Command, snap pipeline.
 // setAside keeps what an attempt of c's job that was cut off
 // mid-turn left uncommitted in the run's worktree at a ref of its own,
 // off every branch, and puts the worktree back at its last commit (see
-// pipeline.Context.Interrupted). It returns the ref, "" when the attempt
+// roleplan.Context.Interrupted). It returns the ref, "" when the attempt
 // left nothing. A hive killed after the setting aside finds the worktree
 // clean and the ref there: the same ref.
-func (st *Starter) setAside(ctx context.Context, c pipeline.Command) (string, error) {
+func (st *Starter) setAside(ctx context.Context, c roleplan.Command) (string, error) {
 	if c.Context == nil || !c.Context.Interrupted {
 		return "", nil
 	}

@@ -14,11 +14,12 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/runner/prompt"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Bounds of a role's curated context.
@@ -33,7 +34,7 @@ const (
 // the tester the diff so far and the implementer's notes; the reviewing
 // roles the diff and the architect's plans. Each part and the whole are
 // bounded; what was given is journaled.
-func (cu *Curator) curate(ctx context.Context, c pipeline.Command, snap pipeline.Snapshot) []roles.Part {
+func (cu *Curator) curate(ctx context.Context, c roleplan.Command, snap roleplan.Snapshot) []roles.Part {
 	var parts []roles.Part
 	add := func(title, text string) {
 		if text = strings.TrimSpace(text); text != "" {
@@ -41,7 +42,7 @@ func (cu *Curator) curate(ctx context.Context, c pipeline.Command, snap pipeline
 		}
 	}
 	switch c.Role {
-	case pipeline.RoleArchitect:
+	case workflows.RoleArchitect:
 		if ix, err := index.Build(cu.Dir); err == nil {
 			add("The codebase (hive's index)", index.Render(ix))
 		}
@@ -49,7 +50,7 @@ func (cu *Curator) curate(ctx context.Context, c pipeline.Command, snap pipeline
 		if md, err := os.ReadFile(filepath.Join(cu.Dir, "CLAUDE.md")); err == nil {
 			add("The project's CLAUDE.md", string(md))
 		}
-	case pipeline.RoleImplementer, pipeline.RoleDebugger, pipeline.RoleMigrator, pipeline.RoleUIDesigner:
+	case workflows.RoleImplementer, workflows.RoleDebugger, workflows.RoleMigrator, workflows.RoleUIDesigner:
 		files := memory.FilesIn(snap.Spec.Objective)
 		for _, f := range files {
 			add("The file "+f+" (the objective names it)", cu.fileText(f))
@@ -57,15 +58,15 @@ func (cu *Curator) curate(ctx context.Context, c pipeline.Command, snap pipeline
 		if t := testExample(cu.trackedTests(ctx), files); t != "" {
 			add("A test of this project ("+t+"), whose patterns to follow", cu.fileText(t))
 		}
-	case pipeline.RoleTester, pipeline.RoleE2ETester, pipeline.RoleComponentTester:
+	case workflows.RoleTester, workflows.RoleE2ETester, workflows.RoleComponentTester:
 		add("The change so far (git diff)", cu.diff(ctx, snap))
 		for _, j := range snap.Jobs {
-			if j.Role == pipeline.RoleImplementer && j.Report != nil {
+			if j.Role == workflows.RoleImplementer && j.Report != nil {
 				add("The implementer's notes", handoffNotes(j.Report.Summary, j.Report.Concerns))
 			}
 		}
 		add("The implementers' summaries", cu.phaseFiles(snap, "*-SUMMARY.md"))
-	case pipeline.RoleReviewer, pipeline.RoleSecurity:
+	case workflows.RoleReviewer, workflows.RoleSecurity:
 		add("The change (git diff)", cu.diff(ctx, snap))
 		add("The architect's plans", cu.phaseFiles(snap, "*-PLAN.md"))
 	}
@@ -102,7 +103,7 @@ func (cu *Curator) bound(job string, attempt int, parts []roles.Part) []roles.Pa
 
 // phaseFiles are the files of the architect's phase that match pattern,
 // each under its name.
-func (cu *Curator) phaseFiles(snap pipeline.Snapshot, pattern string) string {
+func (cu *Curator) phaseFiles(snap roleplan.Snapshot, pattern string) string {
 	if snap.Spec.PhaseDir == "" {
 		return ""
 	}
@@ -185,7 +186,7 @@ func (cu *Curator) PlanBrief(ctx context.Context, warnings []string) func(*plan.
 }
 
 // diff is the run's change so far: its stat, then the patch.
-func (cu *Curator) diff(ctx context.Context, snap pipeline.Snapshot) string {
+func (cu *Curator) diff(ctx context.Context, snap roleplan.Snapshot) string {
 	if snap.Spec.Base == "" {
 		return ""
 	}

@@ -10,9 +10,10 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/roles"
 	"github.com/hivectl/hive/internal/testrun"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Curator tells a run's roles what they work from: their prompt, with
@@ -35,7 +36,7 @@ type Curator struct {
 
 // Prompt renders the prompt of c's role (or its variant); left is the ref
 // that holds what the attempt before it left uncommitted, if any.
-func (cu *Curator) Prompt(ctx context.Context, c pipeline.Command, left string, snap pipeline.Snapshot) (string, error) {
+func (cu *Curator) Prompt(ctx context.Context, c roleplan.Command, left string, snap roleplan.Snapshot) (string, error) {
 	name := c.Prompt
 	if name == "" {
 		// A framework's variant of the role, where the repository's
@@ -48,7 +49,7 @@ func (cu *Curator) Prompt(ctx context.Context, c pipeline.Command, left string, 
 	}
 	d := roles.Data{Role: c.Role, Objective: snap.Spec.Objective, Context: c.Context, PhaseDir: snap.Spec.PhaseDir, Files: snap.Spec.Context,
 		Warnings: cu.Warnings(c, snap), Tools: snap.Spec.Tools, Left: left}
-	if c.Role == pipeline.RoleDocumenter && cu.Journal != nil {
+	if c.Role == workflows.RoleDocumenter && cu.Journal != nil {
 		d.Lessons = memory.Proved(cu.Journal, cu.Run)
 	}
 	d.Parts = cu.curate(ctx, c, snap)

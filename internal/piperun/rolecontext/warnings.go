@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Warnings are what the project's memory warns c's role of, journaled
 // before the role is told. No memory yet, or one hive cannot read, is no
 // warning (and a note).
-func (cu *Curator) Warnings(c pipeline.Command, snap pipeline.Snapshot) []string {
+func (cu *Curator) Warnings(c roleplan.Command, snap roleplan.Snapshot) []string {
 	path := filepath.Join(cu.Repo.Root, memory.Path)
 	if _, err := os.Stat(path); err != nil {
 		return nil
@@ -30,7 +30,7 @@ func (cu *Curator) Warnings(c pipeline.Command, snap pipeline.Snapshot) []string
 		for _, f := range ctx.Findings {
 			text += " " + f.File
 		}
-		for _, t := range []*pipeline.Tests{ctx.Fix, ctx.BuildFailed} {
+		for _, t := range []*roleplan.Tests{ctx.Fix, ctx.BuildFailed} {
 			if t != nil {
 				text += " " + t.Output
 			}

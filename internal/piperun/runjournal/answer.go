@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // AnswerError refuses an answer that does not fit the open question.
@@ -24,17 +25,17 @@ var ErrNoRun = errors.New("no unfinished hive run to resume: start one with hive
 // run, asked of job, as `hive answer` gives it: checked first, so that the
 // journal never holds one the run would refuse. A waiting hive run applies
 // it at once; a stopped one when it is resumed.
-func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, pipeline.Checkpoint, error) {
+func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, roleplan.Checkpoint, error) {
 	run, ok, err := Latest(j)
 	if err != nil {
-		return run, pipeline.Checkpoint{}, err
+		return run, roleplan.Checkpoint{}, err
 	}
 	if !ok || !run.Finished.IsZero() {
-		return run, pipeline.Checkpoint{}, ErrNoRun
+		return run, roleplan.Checkpoint{}, ErrNoRun
 	}
 	m, err := Replay(j, run)
 	if err != nil {
-		return run, pipeline.Checkpoint{}, err
+		return run, roleplan.Checkpoint{}, err
 	}
 	ev, open, err := AnswerEvent(m.Snapshot(), run.ID, job, text, now)
 	if err != nil {
@@ -51,22 +52,22 @@ func Answer(j journal.Journal, job, text string, now time.Time) (journal.Run, pi
 // AnswerEvent is the answer to the question of job that snap, run's
 // state, has open, checked as hive answer checks it (an *AnswerError when
 // it would be refused).
-func AnswerEvent(snap pipeline.Snapshot, run int64, job, text string, now time.Time) (pipeline.Event, pipeline.Checkpoint, error) {
+func AnswerEvent(snap roleplan.Snapshot, run int64, job, text string, now time.Time) (roleplan.Event, roleplan.Checkpoint, error) {
 	open := snap.Open
 	switch {
 	case open == nil:
-		return pipeline.Event{}, pipeline.Checkpoint{}, &AnswerError{fmt.Errorf("run %d asks nothing now", run)}
+		return roleplan.Event{}, roleplan.Checkpoint{}, &AnswerError{fmt.Errorf("run %d asks nothing now", run)}
 	case open.Job != job:
-		return pipeline.Event{}, *open, &AnswerError{fmt.Errorf("run %d asks %s, not %s: hive answer %s \"...\"", run, open.Job, job, open.Job)}
+		return roleplan.Event{}, *open, &AnswerError{fmt.Errorf("run %d asks %s, not %s: hive answer %s \"...\"", run, open.Job, job, open.Job)}
 	}
 	if err := open.Check(text); err != nil {
-		return pipeline.Event{}, *open, &AnswerError{err}
+		return roleplan.Event{}, *open, &AnswerError{err}
 	}
-	return pipeline.Event{Type: pipeline.EvAnswer, Time: now.UTC(), Job: job, Checkpoint: open.ID, Text: strings.TrimSpace(text)}, *open, nil
+	return roleplan.Event{Type: roleplan.EvAnswer, Time: now.UTC(), Job: job, Checkpoint: open.ID, Text: strings.TrimSpace(text)}, *open, nil
 }
 
 // IsRunJob reports whether id names a job of hive run (a role, or the
 // implementers' phase), not a plan.
 func IsRunJob(id string) bool {
-	return id == pipeline.PhaseJob || id == pipeline.FixJob || slices.Contains(pipeline.Roles, id)
+	return id == roleplan.PhaseJob || id == roleplan.FixJob || slices.Contains(workflows.Roles, id)
 }

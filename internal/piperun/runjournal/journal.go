@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Key is the journal key of pipeline runs.
@@ -32,13 +33,13 @@ func Replay(j journal.Journal, run journal.Run) (*pipeline.Machine, error) {
 
 // Events are the events run's machine stepped, as its journal holds them
 // (without the shell's own records).
-func Events(j journal.Journal, run journal.Run) ([]pipeline.Event, error) {
-	var evs []pipeline.Event
+func Events(j journal.Journal, run journal.Run) ([]roleplan.Event, error) {
+	var evs []roleplan.Event
 	err := j.Each(run.ID, func(rec journal.Record) error {
 		if slices.Contains(ShellRecords, rec.Type) {
 			return nil
 		}
-		var ev pipeline.Event
+		var ev roleplan.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("event %d: %w", rec.Seq, err)
 		}
@@ -76,7 +77,7 @@ func Find(j journal.Journal, id int64) (journal.Run, error) {
 // from-th on (counted from 0), in its folder's journal j where it does not
 // hold them yet: the journal is a view of the run, which hive status,
 // hive serve and hive report read as a local run's.
-func Record(j journal.Journal, run int64, from int, events []pipeline.Event) error {
+func Record(j journal.Journal, run int64, from int, events []roleplan.Event) error {
 	held := 0
 	if err := j.Each(run, func(rec journal.Record) error {
 		if !slices.Contains(ShellRecords, rec.Type) {

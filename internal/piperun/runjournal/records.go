@@ -6,7 +6,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/memory"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Delivery is what became of a finished run's work, journaled after the
@@ -83,11 +83,11 @@ const PlannedEvent = "run-planned"
 
 // Planning is how a run's workflow was chosen, as journaled.
 type Planning struct {
-	By        string          `json:"by"` // "planner", or "rules" when the planner's answers would not do
-	Workflow  string          `json:"workflow"`
-	Reasoning string          `json:"reasoning"`
-	Attempts  []PlanAttempt   `json:"attempts"`
-	Steps     []pipeline.Step `json:"steps"`
+	By        string           `json:"by"` // "planner", or "rules" when the planner's answers would not do
+	Workflow  string           `json:"workflow"`
+	Reasoning string           `json:"reasoning"`
+	Attempts  []PlanAttempt    `json:"attempts"`
+	Steps     []workflows.Step `json:"steps"`
 }
 
 // PlanAttempt is one call of the planner.

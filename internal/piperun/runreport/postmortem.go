@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // Postmortem is the paragraph a developer wants before the next task on
@@ -17,7 +17,7 @@ func Postmortem(r Report) string {
 	var s []string
 	end := "did not finish"
 	switch r.Outcome {
-	case pipeline.OutcomeComplete:
+	case roleplan.OutcomeComplete:
 		end = "completed"
 	case "":
 		end = "is still under way"
@@ -55,13 +55,13 @@ func Postmortem(r Report) string {
 	var accepted []string
 	for _, f := range r.Snapshot.Findings {
 		counts[f.Status]++
-		if f.Status == pipeline.FindingAccepted {
+		if f.Status == roleplan.FindingAccepted {
 			accepted = append(accepted, fmt.Sprintf("%s (%s)", oneLine(f.Title), f.Reason))
 		}
 	}
 	if n := len(r.Snapshot.Findings); n > 0 {
 		s = append(s, fmt.Sprintf("Reviewers reported %d finding(s): %d fixed, %d accepted, %d deferred, %d open.", n,
-			counts[pipeline.FindingFixed], counts[pipeline.FindingAccepted], counts[pipeline.FindingDeferred], counts[pipeline.FindingOpen]))
+			counts[roleplan.FindingFixed], counts[roleplan.FindingAccepted], counts[roleplan.FindingDeferred], counts[roleplan.FindingOpen]))
 	}
 	if len(accepted) > 0 {
 		s = append(s, "Accepted as they are: "+strings.Join(accepted, "; ")+".")
@@ -78,7 +78,7 @@ func Postmortem(r Report) string {
 	if failed := r.FailedChecks(); len(failed) > 0 {
 		s = append(s, "Hive's own checks failed: "+strings.Join(failed, ", ")+".")
 	}
-	if len(again) == 0 && len(r.Challenges) == 0 && r.FixLoops == 0 && len(r.Snapshot.Findings) == 0 && r.Outcome == pipeline.OutcomeComplete {
+	if len(again) == 0 && len(r.Challenges) == 0 && r.FixLoops == 0 && len(r.Snapshot.Findings) == 0 && r.Outcome == roleplan.OutcomeComplete {
 		s = append(s, "Nothing went back for rework.")
 	}
 	return strings.Join(s, " ")

@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // The description names the findings with what became of them.
 func TestPRBodyFindings(t *testing.T) {
 	t.Parallel()
-	r := Report{Run: 3, Objective: "add a\nhealth check", Workflow: "full", Outcome: pipeline.OutcomeComplete}
-	r.Snapshot.Findings = []pipeline.Finding{
-		{ID: "F1", Job: "reviewer", Severity: pipeline.SevBlocker, File: "main.go", Line: 12, Title: "no timeout", Status: pipeline.FindingAccepted, Reason: "a proxy\ntimes out"},
-		{ID: "F2", Job: "security", Severity: pipeline.SevLow, Title: "log level", Status: pipeline.FindingDeferred},
+	r := Report{Run: 3, Objective: "add a\nhealth check", Workflow: "full", Outcome: roleplan.OutcomeComplete}
+	r.Snapshot.Findings = []roleplan.Finding{
+		{ID: "F1", Job: "reviewer", Severity: roleplan.SevBlocker, File: "main.go", Line: 12, Title: "no timeout", Status: roleplan.FindingAccepted, Reason: "a proxy\ntimes out"},
+		{ID: "F2", Job: "security", Severity: roleplan.SevLow, Title: "log level", Status: roleplan.FindingDeferred},
 	}
 	body := PRBody(r)
 	for _, want := range []string{

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/screenshots"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -27,19 +28,19 @@ type Report struct {
 	Started    time.Time            `json:"started"`
 	Finished   time.Time            `json:"finished,omitzero"`
 	Outcome    string               `json:"outcome"` // "" while unfinished
-	Open       *pipeline.Checkpoint `json:"open,omitempty"`
+	Open       *roleplan.Checkpoint `json:"open,omitempty"`
 	Roles      []RoleReport         `json:"roles"`
-	Challenges []pipeline.Challenge `json:"challenges,omitempty"`
-	Decisions  []pipeline.Decision  `json:"decisions,omitempty"`
+	Challenges []roleplan.Challenge `json:"challenges,omitempty"`
+	Decisions  []roleplan.Decision  `json:"decisions,omitempty"`
 	FixLoops   int                  `json:"fix_loops"`
-	Tests      *pipeline.Tests      `json:"tests,omitempty"`
+	Tests      *roleplan.Tests      `json:"tests,omitempty"`
 	Branch     string               `json:"branch"`
 	Merged     bool                 `json:"merged"`
 	Commits    []string             `json:"commits,omitempty"` // "hash subject", oldest first
 	Spend      work.Spend           `json:"spend"`
 	// Implementers are the architect's plans as their implementers ran
 	// them; Parallel says two of them worked at the same time.
-	Implementers []pipeline.PlanRun `json:"implementers,omitempty"`
+	Implementers []roleplan.PlanRun `json:"implementers,omitempty"`
 	Parallel     bool               `json:"parallel"`
 	// Screenshots are the browser validator's, as hive kept them
 	// (relative to the repository).
@@ -54,9 +55,9 @@ type Report struct {
 	Timeline Timeline `json:"timeline"`
 	// PullRequest is the run's pull request as hive followed it (hive run
 	// --follow): each round's failures and comments, and the fix pushed.
-	PullRequest *pipeline.Following `json:"pull_request,omitempty"`
+	PullRequest *roleplan.Following `json:"pull_request,omitempty"`
 	// Snapshot is the run's state, for the pipeline view.
-	Snapshot pipeline.Snapshot `json:"-"`
+	Snapshot roleplan.Snapshot `json:"-"`
 }
 
 // RoleReport is one role's part.
@@ -88,7 +89,7 @@ func Build(ctx context.Context, j journal.Journal, repo *gitx.Repo, run journal.
 		if slices.Contains(runjournal.ShellRecords, rec.Type) {
 			return nil
 		}
-		var ev pipeline.Event
+		var ev roleplan.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("event %d: %w", rec.Seq, err)
 		}
@@ -107,11 +108,11 @@ func Build(ctx context.Context, j journal.Journal, repo *gitx.Repo, run journal.
 		// settled it: that is its time, summed over its attempts.
 		for _, jb := range after.Jobs {
 			was, now := before[jb.ID], jb
-			working := now.State == pipeline.Running || now.State == pipeline.Checking
-			if working && (now.Attempts != was.Attempts || !(was.State == pipeline.Running || was.State == pipeline.Checking)) {
+			working := now.State == roleplan.Running || now.State == roleplan.Checking
+			if working && (now.Attempts != was.Attempts || !(was.State == roleplan.Running || was.State == roleplan.Checking)) {
 				started[jb.ID] = rec.Time
 			}
-			if !working && (was.State == pipeline.Running || was.State == pipeline.Checking) {
+			if !working && (was.State == roleplan.Running || was.State == roleplan.Checking) {
 				busy[jb.ID] += rec.Time.Sub(started[jb.ID])
 			}
 		}
@@ -188,8 +189,8 @@ func (r Report) FailedChecks() []string {
 	return out
 }
 
-func states(s pipeline.Snapshot) map[string]pipeline.Job {
-	out := map[string]pipeline.Job{}
+func states(s roleplan.Snapshot) map[string]roleplan.Job {
+	out := map[string]roleplan.Job{}
 	for _, j := range s.Jobs {
 		out[j.ID] = j
 	}

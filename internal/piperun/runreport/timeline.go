@@ -7,7 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // Timeline is where a run's wall time went: each step's span (a role's
@@ -83,17 +84,17 @@ func newTimeline(start time.Time) *timeline {
 // checkKinds are the commands of hive's own checks and evaluations, and
 // the events that end them.
 var (
-	checkKinds = map[pipeline.CommandType]string{pipeline.CmdLint: SpanLint, pipeline.CmdBuild: SpanBuild,
-		pipeline.CmdRunTests: SpanTests, pipeline.CmdEvaluate: SpanEvaluate,
-		pipeline.CmdDeliver: SpanGitHub, pipeline.CmdWatch: SpanGitHub, pipeline.CmdPush: SpanGitHub}
-	checkEnds = map[pipeline.EventType]string{pipeline.EvLinted: SpanLint, pipeline.EvBuilt: SpanBuild,
-		pipeline.EvTestsRan: SpanTests, pipeline.EvEvaluated: SpanEvaluate,
-		pipeline.EvDelivered: SpanGitHub, pipeline.EvPullRequest: SpanGitHub, pipeline.EvPushed: SpanGitHub}
+	checkKinds = map[roleplan.CommandType]string{roleplan.CmdLint: SpanLint, roleplan.CmdBuild: SpanBuild,
+		roleplan.CmdRunTests: SpanTests, roleplan.CmdEvaluate: SpanEvaluate,
+		roleplan.CmdDeliver: SpanGitHub, roleplan.CmdWatch: SpanGitHub, roleplan.CmdPush: SpanGitHub}
+	checkEnds = map[roleplan.EventType]string{roleplan.EvLinted: SpanLint, roleplan.EvBuilt: SpanBuild,
+		roleplan.EvTestsRan: SpanTests, roleplan.EvEvaluated: SpanEvaluate,
+		roleplan.EvDelivered: SpanGitHub, roleplan.EvPullRequest: SpanGitHub, roleplan.EvPushed: SpanGitHub}
 )
 
 // step takes an event stepped at, the commands it gave, and the jobs'
 // roles as the machine has them.
-func (t *timeline) step(ev pipeline.Event, at time.Time, cmds []pipeline.Command, roles map[string]string) {
+func (t *timeline) step(ev roleplan.Event, at time.Time, cmds []roleplan.Command, roles map[string]string) {
 	begin := func(kind, job string, attempt int) {
 		t.open[kind+"\x00"+job] = Span{Job: job, Role: roles[job], Attempt: attempt, Kind: kind, Start: at.Sub(t.start)}
 	}
@@ -105,19 +106,19 @@ func (t *timeline) step(ev pipeline.Event, at time.Time, cmds []pipeline.Command
 		}
 	}
 	switch ev.Type {
-	case pipeline.EvAgentStarted:
+	case roleplan.EvAgentStarted:
 		begin(SpanAgent, ev.Job, ev.Attempt)
-	case pipeline.EvAgentExited:
+	case roleplan.EvAgentExited:
 		end(SpanAgent, ev.Job)
-	case pipeline.EvPhaseDone:
+	case roleplan.EvPhaseDone:
 		end(SpanPhase, ev.Job)
 		for _, p := range ev.Plans {
 			if !p.Started.IsZero() && !p.Finished.IsZero() {
-				t.spans = append(t.spans, Span{Job: p.ID, Role: pipeline.RoleImplementer, Kind: SpanPlan,
+				t.spans = append(t.spans, Span{Job: p.ID, Role: workflows.RoleImplementer, Kind: SpanPlan,
 					Start: p.Started.Sub(t.start), Duration: p.Finished.Sub(p.Started)})
 			}
 		}
-	case pipeline.EvAnswer, pipeline.EvResumed:
+	case roleplan.EvAnswer, roleplan.EvResumed:
 		for _, sp := range t.open {
 			if sp.Kind == SpanHuman {
 				end(SpanHuman, sp.Job)
@@ -127,7 +128,7 @@ func (t *timeline) step(ev pipeline.Event, at time.Time, cmds []pipeline.Command
 	if kind, ok := checkEnds[ev.Type]; ok {
 		job := ev.Job
 		if job == "" { // the events of the roles' own checks may leave it out
-			job = map[string]string{SpanLint: pipeline.RoleArchitect, SpanTests: pipeline.RoleTester}[kind]
+			job = map[string]string{SpanLint: workflows.RoleArchitect, SpanTests: workflows.RoleTester}[kind]
 		}
 		end(kind, job)
 	}
@@ -135,10 +136,10 @@ func (t *timeline) step(ev pipeline.Event, at time.Time, cmds []pipeline.Command
 		if kind, ok := checkKinds[c.Type]; ok {
 			begin(kind, c.Job, c.Attempt)
 		}
-		if c.Type == pipeline.CmdRunPhase {
+		if c.Type == roleplan.CmdRunPhase {
 			begin(SpanPhase, c.Job, c.Attempt)
 		}
-		if c.Type == pipeline.CmdCheckpoint {
+		if c.Type == roleplan.CmdCheckpoint {
 			begin(SpanHuman, c.Job, 0)
 		}
 	}

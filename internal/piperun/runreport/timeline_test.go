@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/gitx"
-	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // TestTimeline: hive report's timeline reads from the journal each step's
@@ -25,20 +26,20 @@ func TestTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	wf := pipeline.Workflow{Name: "tested", Steps: []pipeline.Step{{Role: pipeline.RoleTester}}}
+	wf := workflows.Workflow{Name: "tested", Steps: []workflows.Step{{Role: workflows.RoleTester}}}
 	for _, ev := range []struct {
 		at float64
-		ev pipeline.Event
+		ev roleplan.Event
 	}{
-		{1, pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "o", Workflow: wf}}},
-		{1.5, pipeline.Event{Type: pipeline.EvAgentStarted, Job: "tester", Attempt: 1, PID: 1}},
-		{5, pipeline.Event{Type: pipeline.EvReport, Job: "tester", Attempt: 1, Report: &work.Report{Status: "blocked", Blocker: "which port?"}}},
-		{5.5, pipeline.Event{Type: pipeline.EvAgentExited, Job: "tester", Attempt: 1}},
-		{65.5, pipeline.Event{Type: pipeline.EvAnswer, Job: "tester", Checkpoint: 1, Text: "retry"}},
-		{66, pipeline.Event{Type: pipeline.EvAgentStarted, Job: "tester", Attempt: 2, PID: 2}},
-		{70, pipeline.Event{Type: pipeline.EvReport, Job: "tester", Attempt: 2, Report: &work.Report{Status: "complete", Summary: "s"}}},
-		{71, pipeline.Event{Type: pipeline.EvAgentExited, Job: "tester", Attempt: 2}},
-		{73, pipeline.Event{Type: pipeline.EvTestsRan, Job: "tester", Attempt: 2, Tests: &pipeline.Tests{Command: "go test ./...", Passed: 1}}},
+		{1, roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "o", Workflow: wf}}},
+		{1.5, roleplan.Event{Type: roleplan.EvAgentStarted, Job: "tester", Attempt: 1, PID: 1}},
+		{5, roleplan.Event{Type: roleplan.EvReport, Job: "tester", Attempt: 1, Report: &work.Report{Status: "blocked", Blocker: "which port?"}}},
+		{5.5, roleplan.Event{Type: roleplan.EvAgentExited, Job: "tester", Attempt: 1}},
+		{65.5, roleplan.Event{Type: roleplan.EvAnswer, Job: "tester", Checkpoint: 1, Text: "retry"}},
+		{66, roleplan.Event{Type: roleplan.EvAgentStarted, Job: "tester", Attempt: 2, PID: 2}},
+		{70, roleplan.Event{Type: roleplan.EvReport, Job: "tester", Attempt: 2, Report: &work.Report{Status: "complete", Summary: "s"}}},
+		{71, roleplan.Event{Type: roleplan.EvAgentExited, Job: "tester", Attempt: 2}},
+		{73, roleplan.Event{Type: roleplan.EvTestsRan, Job: "tester", Attempt: 2, Tests: &roleplan.Tests{Command: "go test ./...", Passed: 1}}},
 	} {
 		ev.ev.Time = at(ev.at)
 		payload, _ := json.Marshal(ev.ev)
@@ -46,7 +47,7 @@ func TestTimeline(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := j.FinishRun(run.ID, at(74.5), pipeline.OutcomeComplete); err != nil {
+	if err := j.FinishRun(run.ID, at(74.5), roleplan.OutcomeComplete); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := j.Runs()

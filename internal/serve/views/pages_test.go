@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/journal"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/serve/pages"
 	"github.com/hivectl/hive/internal/serve/views"
 )
@@ -16,11 +16,11 @@ import (
 // on its page, under the pull-request step: what failed or was asked on
 // which head, and the fix pushed.
 func TestPagesShowThePullRequestRounds(t *testing.T) {
-	snap := pipeline.Snapshot{Spec: pipeline.Spec{Objective: "Add a health check endpoint"},
-		Jobs: []pipeline.Job{{ID: "implementer", Role: "implementer", State: pipeline.Running, Attempts: 3},
-			{ID: pipeline.FollowJob, Type: pipeline.StepFollow, State: pipeline.Pending, Attempts: 2}},
-		Follow: &pipeline.Following{Stage: "push", PR: &pipeline.PullRequest{Number: 8, URL: "https://github.com/acme/svc/pull/8", State: pipeline.PROpen, Head: "f55e3bb0"},
-			Rounds: []pipeline.Round{
+	snap := roleplan.Snapshot{Spec: roleplan.Spec{Objective: "Add a health check endpoint"},
+		Jobs: []roleplan.Job{{ID: "implementer", Role: "implementer", State: roleplan.Running, Attempts: 3},
+			{ID: roleplan.FollowJob, Type: roleplan.StepFollow, State: roleplan.Pending, Attempts: 2}},
+		Follow: &roleplan.Following{Stage: "push", PR: &roleplan.PullRequest{Number: 8, URL: "https://github.com/acme/svc/pull/8", State: roleplan.PROpen, Head: "f55e3bb0"},
+			Rounds: []roleplan.Round{
 				{N: 1, Head: "9d2e02b0", CI: []string{"test (https://github.com/acme/svc/actions/runs/101)"}, Pushed: "f55e3bb0", Fix: "fixed the failing TestHealth"},
 				{N: 2, Head: "f55e3bb0", Threads: []string{"health.go:12: handle the error from Encode"}}}}}
 	v := views.PipeView(journal.Run{ID: 1, Started: time.Now()}, snap)

@@ -15,6 +15,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/work"
@@ -317,12 +318,12 @@ func (s *Store) pipeRun(run journal.Run) (bool, error) {
 	}
 	for _, rec := range recs {
 		pr.lastSeq = rec.Seq
-		var ev pipeline.Event
+		var ev roleplan.Event
 		if json.Unmarshal(rec.Payload, &ev) != nil {
 			continue // hive run's own records (the delivery) are no events
 		}
 		open := pr.m.Snapshot().Open
-		if _, err := pr.m.Step(ev); err != nil || ev.Type != pipeline.EvAnswer || open == nil {
+		if _, err := pr.m.Step(ev); err != nil || ev.Type != roleplan.EvAnswer || open == nil {
 			continue
 		}
 		s.emit("answered", key, Answered{Run: key, Plan: open.Job, Checkpoint: open.ID, Answer: ev.Text, Seq: rec.Seq})
@@ -545,7 +546,7 @@ func formOf(cp engine.Checkpoint) (string, []string) {
 	return "text", nil
 }
 
-func pipeView(run journal.Run, snap pipeline.Snapshot) RunView {
+func pipeView(run journal.Run, snap roleplan.Snapshot) RunView {
 	key := runKey(KindPipeline, run.ID)
 	v := RunView{Key: key, Kind: KindPipeline, ID: run.ID, Title: snap.Spec.Objective, Started: run.Started, Events: run.Events, Outcome: run.Outcome}
 	switch {
@@ -563,17 +564,17 @@ func pipeView(run journal.Run, snap pipeline.Snapshot) RunView {
 		if jb.Report != nil {
 			it.Detail = jb.Report.Summary
 		}
-		if jb.ID == pipeline.FollowJob {
+		if jb.ID == roleplan.FollowJob {
 			it.Detail = snap.Follow.Text() // each round of the followed pull request
 		}
-		it.Finished = jb.State == pipeline.Done || jb.State == pipeline.Skipped
+		it.Finished = jb.State == roleplan.Done || jb.State == roleplan.Skipped
 		v.Items = append(v.Items, it)
 		v.Tokens += it.Tokens
 		v.CostUSD += it.CostUSD
 	}
 	if cp := snap.Open; cp != nil {
 		form := "choice"
-		if cp.Kind == pipeline.KindNeedsInput && len(cp.Options) == 0 {
+		if cp.Kind == roleplan.KindNeedsInput && len(cp.Options) == 0 {
 			form = "text"
 		}
 		action := "Select: " + strings.Join(cp.Options, ", ")

@@ -9,14 +9,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // Messages of the pipeline screen. The run's observer sends them.
 type (
 	// SnapshotMsg is the pipeline's state after an event or command.
-	SnapshotMsg struct{ Snapshot pipeline.Snapshot }
+	SnapshotMsg struct{ Snapshot roleplan.Snapshot }
 	// PlansMsg is the states of the implementers' plans.
 	PlansMsg []PlanState
 	// LogMsg is one line of the run's log.
@@ -37,7 +37,7 @@ type answerSentMsg struct {
 // on ?), the newest lines of the run's log, and the keys. Ctrl+C stops the
 // run (resumable) and leaves.
 type Model struct {
-	snap          pipeline.Snapshot
+	snap          roleplan.Snapshot
 	plans         []PlanState
 	logs          []string
 	width, height int
@@ -252,7 +252,7 @@ func (m Model) fullHelp(w int) []string {
 // is answered by picking one; one that takes more (any answer to a
 // role's question, raise AMOUNT, accept REASON, reject FEEDBACK) also by
 // typing it.
-func pipelineQuestion(cp *pipeline.Checkpoint) *tuikit.Question {
+func pipelineQuestion(cp *roleplan.Checkpoint) *tuikit.Question {
 	if cp == nil {
 		return nil
 	}
@@ -267,16 +267,16 @@ func pipelineQuestion(cp *pipeline.Checkpoint) *tuikit.Question {
 	q.Body = strings.Split(strings.TrimSpace(body), "\n")
 	form := ""
 	switch cp.Kind {
-	case pipeline.KindNeedsInput:
+	case roleplan.KindNeedsInput:
 		q.Free, q.Placeholder = true, "your answer"
 		if len(cp.Options) > 0 {
 			form, q.Placeholder = "your own answer", "or type your own answer"
 		}
-	case pipeline.KindBudget:
+	case roleplan.KindBudget:
 		q.Free, form, q.Placeholder = true, "raise AMOUNT", "or type raise AMOUNT"
-	case pipeline.KindFindings:
+	case roleplan.KindFindings:
 		q.Free, form, q.Placeholder = true, "accept [ID] REASON, defer [ID], fix [ID]", "or type accept [ID] REASON, defer [ID], fix [ID]"
-	case pipeline.KindReview, pipeline.KindEvaluation:
+	case roleplan.KindReview, roleplan.KindEvaluation:
 		q.Free, form, q.Placeholder = true, "reject FEEDBACK", "or type reject FEEDBACK"
 	}
 	action := "Select: " + strings.Join(cp.Options, ", ") + " (or its number)"

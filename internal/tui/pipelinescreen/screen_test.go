@@ -15,17 +15,19 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/tuitest"
 	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // midRun steps a full workflow under a $5 budget, each role's session
 // costing $0.35, to the tester's second challenge of the implementer-fix,
 // through a default decision and a fix loop.
-func midRun(t *testing.T) pipeline.Snapshot {
+func midRun(t *testing.T) roleplan.Snapshot {
 	t.Helper()
 	m := pipeline.New()
-	step := func(ev pipeline.Event) {
+	step := func(ev roleplan.Event) {
 		t.Helper()
 		if _, err := m.Step(ev); err != nil {
 			t.Fatalf("%s: %v", ev.Type, err)
@@ -41,28 +43,28 @@ func midRun(t *testing.T) pipeline.Snapshot {
 	}
 	role := func(job, status string, r work.Report) {
 		r.Status = status
-		step(pipeline.Event{Type: pipeline.EvUsage, Job: job, Attempt: attempt(job), Spend: work.Spend{InputTokens: 9000, OutputTokens: 800, CostUSD: 0.35}})
-		step(pipeline.Event{Type: pipeline.EvReport, Job: job, Attempt: attempt(job), Report: &r})
-		step(pipeline.Event{Type: pipeline.EvAgentExited, Job: job, Attempt: attempt(job)})
+		step(roleplan.Event{Type: roleplan.EvUsage, Job: job, Attempt: attempt(job), Spend: work.Spend{InputTokens: 9000, OutputTokens: 800, CostUSD: 0.35}})
+		step(roleplan.Event{Type: roleplan.EvReport, Job: job, Attempt: attempt(job), Report: &r})
+		step(roleplan.Event{Type: roleplan.EvAgentExited, Job: job, Attempt: attempt(job)})
 	}
-	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a health check endpoint", Workflow: pipeline.Full, AutoAnswer: true,
-		NoInterview: true, Facts: map[string]bool{pipeline.CondHasFrontend: false}, Budget: pipeline.Budget{Ceilings: work.Ceilings{USD: 5}}}})
+	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add a health check endpoint", Workflow: workflows.Full, AutoAnswer: true,
+		NoInterview: true, Facts: map[string]bool{workflows.CondHasFrontend: false}, Budget: roleplan.Budget{Ceilings: work.Ceilings{USD: 5}}}})
 	role("architect", work.ReportNeedsInput, work.Report{Blocker: "REST or GraphQL?", Options: []string{"REST", "GraphQL"}, DefaultChoice: "REST"})
 	role("architect", work.ReportComplete, work.Report{})
-	step(pipeline.Event{Type: pipeline.EvLinted})
-	step(pipeline.Event{Type: pipeline.EvPhaseDone, OK: true})
+	step(roleplan.Event{Type: roleplan.EvLinted})
+	step(roleplan.Event{Type: roleplan.EvPhaseDone, OK: true})
 	role("comb", work.ReportComplete, work.Report{})
-	step(pipeline.Event{Type: pipeline.EvBuilt, Job: pipeline.StepBuild, Attempt: 1, Tests: &pipeline.Tests{Command: "go build ./..."}})
+	step(roleplan.Event{Type: roleplan.EvBuilt, Job: workflows.StepBuild, Attempt: 1, Tests: &roleplan.Tests{Command: "go build ./..."}})
 	role("security", work.ReportComplete, work.Report{})
 	role("tester", work.ReportComplete, work.Report{})
-	step(pipeline.Event{Type: pipeline.EvTestsRan, Job: "tester", Tests: &pipeline.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
+	step(roleplan.Event{Type: roleplan.EvTestsRan, Job: "tester", Tests: &roleplan.Tests{ExitCode: 1, Failed: 1, Failing: []string{"TestHealth"}}})
 	built := func() { // what the fix changed builds again before the tester looks
-		step(pipeline.Event{Type: pipeline.EvBuilt, Job: pipeline.StepBuild, Attempt: attempt(pipeline.StepBuild), Tests: &pipeline.Tests{Command: "go build ./..."}})
+		step(roleplan.Event{Type: roleplan.EvBuilt, Job: workflows.StepBuild, Attempt: attempt(workflows.StepBuild), Tests: &roleplan.Tests{Command: "go build ./..."}})
 	}
-	role(pipeline.FixJob, work.ReportComplete, work.Report{})
+	role(roleplan.FixJob, work.ReportComplete, work.Report{})
 	built()
 	role("tester", work.ReportChallenge, work.Report{ChallengedAgent: "implementer", Issue: "HEAD requests get 405"})
-	role(pipeline.FixJob, work.ReportComplete, work.Report{})
+	role(roleplan.FixJob, work.ReportComplete, work.Report{})
 	built()
 	role("tester", work.ReportChallenge, work.Report{ChallengedAgent: "implementer", Issue: "HEAD requests still get 405, now with a body"})
 	return m.Snapshot()
@@ -79,8 +81,8 @@ func TestPipelineView(t *testing.T) {
 		tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_"+map[int]string{120: "120", 80: "80"}[w], got)
 		tuitest.CheckFits(t, got, w, 100)
 	}
-	running := ansi.Strip(View(pipeline.Snapshot{Jobs: []pipeline.Job{{ID: "architect", Role: "architect", State: pipeline.Done, Attempts: 1},
-		{ID: pipeline.PhaseJob, Role: "implementer", Phase: true, State: pipeline.Running, Attempts: 1}}},
+	running := ansi.Strip(View(roleplan.Snapshot{Jobs: []roleplan.Job{{ID: "architect", Role: "architect", State: roleplan.Done, Attempts: 1},
+		{ID: roleplan.PhaseJob, Role: "implementer", Phase: true, State: roleplan.Running, Attempts: 1}}},
 		[]PlanState{{"05-01", engine.Complete}, {"05-02", engine.Running}, {"05-03", engine.Pending}}, 80))
 	tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_parallel", running)
 }
@@ -91,15 +93,15 @@ func TestPipelineView(t *testing.T) {
 func interview(t *testing.T) *pipeline.Machine {
 	t.Helper()
 	m := pipeline.New()
-	step := func(ev pipeline.Event) {
+	step := func(ev roleplan.Event) {
 		t.Helper()
 		if _, err := m.Step(ev); err != nil {
 			t.Fatalf("%s: %v", ev.Type, err)
 		}
 	}
-	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add a version endpoint", Workflow: pipeline.Full,
-		Facts: map[string]bool{pipeline.CondHasFrontend: false}}})
-	qs, err := json.Marshal([]pipeline.Question{
+	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add a version endpoint", Workflow: workflows.Full,
+		Facts: map[string]bool{workflows.CondHasFrontend: false}}})
+	qs, err := json.Marshal([]roleplan.Question{
 		{Question: `How much of "add a version endpoint" should this run build?`, Options: interviewOptions,
 			Default: interviewOptions[0], Why: "decides how many plans the architect writes"},
 		{Question: "What should happen when it fails at run time?", Options: []string{"return an error to the caller", "log it and go on"},
@@ -110,23 +112,23 @@ func interview(t *testing.T) *pipeline.Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	step(pipeline.Event{Type: pipeline.EvReport, Job: "interviewer", Attempt: 1, Report: &work.Report{Status: work.ReportComplete,
+	step(roleplan.Event{Type: roleplan.EvReport, Job: "interviewer", Attempt: 1, Report: &work.Report{Status: work.ReportComplete,
 		Summary: "three questions", Extra: map[string]json.RawMessage{"questions": qs}}})
-	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "interviewer", Attempt: 1})
+	step(roleplan.Event{Type: roleplan.EvAgentExited, Job: "interviewer", Attempt: 1})
 	if open := m.Snapshot().Open; open == nil || open.Job != "interviewer" {
 		t.Fatalf("the interviewer does not ask: %+v", open)
 	}
 	return m
 }
 
-func interviewing(t *testing.T) pipeline.Snapshot { return interview(t).Snapshot() }
+func interviewing(t *testing.T) roleplan.Snapshot { return interview(t).Snapshot() }
 
 // lastQuestion is the interview with two questions answered by the human:
 // the third waits.
-func lastQuestion(t *testing.T) pipeline.Snapshot {
+func lastQuestion(t *testing.T) roleplan.Snapshot {
 	m := interview(t)
 	for _, a := range []string{interviewOptions[1], "log it and go on"} {
-		if _, err := m.Step(pipeline.Event{Type: pipeline.EvAnswer, Job: "interviewer", Checkpoint: m.Snapshot().Open.ID, Text: a}); err != nil {
+		if _, err := m.Step(roleplan.Event{Type: roleplan.EvAnswer, Job: "interviewer", Checkpoint: m.Snapshot().Open.ID, Text: a}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,7 +160,7 @@ func TestPipelineScreen(t *testing.T) {
 	answers := make(chan string, 1)
 	for _, sc := range []struct {
 		name string
-		snap pipeline.Snapshot
+		snap roleplan.Snapshot
 		keys string
 	}{{"question", interviewing(t), ""}, {"challenge", midRun(t), ""}, {"typed", lastQuestion(t), "in CHANGELOG.md"}} {
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {
@@ -197,7 +199,7 @@ func TestPipelineScreen(t *testing.T) {
 
 // send presses keys on hive run's screen at 80×24 and returns what the
 // last one sent ("(nothing)" when it sent nothing).
-func send(t *testing.T, snap pipeline.Snapshot, keys ...string) string {
+func send(t *testing.T, snap roleplan.Snapshot, keys ...string) string {
 	t.Helper()
 	answers := make(chan string, 1)
 	var tm tea.Model = New(answers, nil)
@@ -226,7 +228,7 @@ func send(t *testing.T, snap pipeline.Snapshot, keys ...string) string {
 func TestPipelineAnswerKeys(t *testing.T) {
 	question, challenge := interviewing(t), midRun(t)
 	for _, c := range []struct {
-		snap pipeline.Snapshot
+		snap roleplan.Snapshot
 		keys []string
 		want string
 	}{
@@ -296,7 +298,7 @@ func TestPipelineAnswerInRunningProgram(t *testing.T) {
 		t.Fatalf("2 enter sent %q, want %q", a, interviewOptions[1])
 	}
 	next := first
-	next.Open = &pipeline.Checkpoint{ID: first.Open.ID + 1, Job: "interviewer", Kind: pipeline.KindNeedsInput, Interview: true,
+	next.Open = &roleplan.Checkpoint{ID: first.Open.ID + 1, Job: "interviewer", Kind: roleplan.KindNeedsInput, Interview: true,
 		Question: "What should happen when it fails at run time?", Options: []string{"return an error to the caller", "log it and go on"},
 		Default: "return an error to the caller"}
 	tm.Send(SnapshotMsg{Snapshot: next})
@@ -314,24 +316,24 @@ func TestPipelineAnswerInRunningProgram(t *testing.T) {
 // computed confidence; details adds every check. At 120 and 80 columns.
 func TestRichCheckpointView(t *testing.T) {
 	m := pipeline.New()
-	step := func(ev pipeline.Event) {
+	step := func(ev roleplan.Event) {
 		t.Helper()
 		if _, err := m.Step(ev); err != nil {
 			t.Fatalf("%s: %v", ev.Type, err)
 		}
 	}
-	step(pipeline.Event{Type: pipeline.EvStarted, Spec: &pipeline.Spec{Objective: "add file uploads", Workflow: pipeline.Refactor,
-		Routing: pipeline.Routing{Evaluate: true}}})
-	step(pipeline.Event{Type: pipeline.EvReport, Job: "architect", Attempt: 1, Report: &work.Report{Status: work.ReportComplete, Summary: "4 plans for uploads"}})
-	step(pipeline.Event{Type: pipeline.EvAgentExited, Job: "architect", Attempt: 1})
-	step(pipeline.Event{Type: pipeline.EvLinted})
-	step(pipeline.Event{Type: pipeline.EvEvaluated, Job: "architect", Attempt: 1, Evaluation: &pipeline.Evaluation{Role: "architect",
+	step(roleplan.Event{Type: roleplan.EvStarted, Spec: &roleplan.Spec{Objective: "add file uploads", Workflow: workflows.Refactor,
+		Routing: roleplan.Routing{Evaluate: true}}})
+	step(roleplan.Event{Type: roleplan.EvReport, Job: "architect", Attempt: 1, Report: &work.Report{Status: work.ReportComplete, Summary: "4 plans for uploads"}})
+	step(roleplan.Event{Type: roleplan.EvAgentExited, Job: "architect", Attempt: 1})
+	step(roleplan.Event{Type: roleplan.EvLinted})
+	step(roleplan.Event{Type: roleplan.EvEvaluated, Job: "architect", Attempt: 1, Evaluation: &roleplan.Evaluation{Role: "architect",
 		Checks: &confidence.Score{Role: "architect", Points: 55, Max: 70, Checks: []confidence.Check{
 			{Name: "plans lint clean", OK: true, Points: 20, Max: 20, Detail: "0 lint error(s)"},
 			{Name: "referenced paths exist", OK: false, Points: 0, Max: 15, Detail: "0 of 1 referenced path(s) exist; missing: api/upload.go"},
 			{Name: "tasks have verify and done", OK: true, Points: 20, Max: 20, Detail: "11 of 11 task(s)"},
 			{Name: "few vague words", OK: true, Points: 15, Max: 15, Detail: "2 vague word(s) in 11 task(s)"}}},
-		Verdicts: []pipeline.Verdict{{Aspect: "completeness", Verdict: "ok"},
+		Verdicts: []roleplan.Verdict{{Aspect: "completeness", Verdict: "ok"},
 			{Aspect: "coherence", Verdict: "warn", Notes: []string{"unclear how auth tokens refresh after upload"}},
 			{Aspect: "risk", Verdict: "warn", Notes: []string{"no file size limit specified"}}},
 		Produced: "4 plans, 11 tasks"}})
@@ -340,20 +342,20 @@ func TestRichCheckpointView(t *testing.T) {
 		tuitest.Golden(t, "./internal/tui/pipelinescreen", fmt.Sprintf("pipeline_rich_checkpoint_%d", w), got)
 		tuitest.CheckFits(t, got, w, 100)
 	}
-	step(pipeline.Event{Type: pipeline.EvAnswer, Checkpoint: m.Snapshot().Open.ID, Text: "details"})
+	step(roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: m.Snapshot().Open.ID, Text: "details"})
 	tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_rich_checkpoint_details", ansi.Strip(View(m.Snapshot(), nil, 120)))
 }
 
 // A tester with no test to run is shown skipped, with why, never ✓; a
 // tester a human let go on past failing tests is skipped without it.
 func TestPipelineViewNoTests(t *testing.T) {
-	s := pipeline.Snapshot{Jobs: []pipeline.Job{{ID: "implementer", Role: "implementer", State: pipeline.Done, Attempts: 1},
-		{ID: "tester", Role: "tester", State: pipeline.Skipped, Attempts: 1}}, Tests: &pipeline.Tests{None: true}}
+	s := roleplan.Snapshot{Jobs: []roleplan.Job{{ID: "implementer", Role: "implementer", State: roleplan.Done, Attempts: 1},
+		{ID: "tester", Role: "tester", State: roleplan.Skipped, Attempts: 1}}, Tests: &roleplan.Tests{None: true}}
 	got := ansi.Strip(View(s, nil, 80))
 	if !strings.Contains(got, "– tester  no test to run: not verified") || strings.Contains(got, "✓ tester") {
 		t.Errorf("no tests:\n%s", got)
 	}
-	s.Tests = &pipeline.Tests{Command: "go test ./...", ExitCode: 1, Failed: 1}
+	s.Tests = &roleplan.Tests{Command: "go test ./...", ExitCode: 1, Failed: 1}
 	if got := ansi.Strip(View(s, nil, 80)); strings.Contains(got, "no test to run") || !strings.Contains(got, "– tester") {
 		t.Errorf("failing tests the human went on past:\n%s", got)
 	}
@@ -362,23 +364,23 @@ func TestPipelineViewNoTests(t *testing.T) {
 // A followed pull request's step says what hive does with it: opens it,
 // waits for its checks and reviews, pushes a fix.
 func TestPipelineViewFollowing(t *testing.T) {
-	s := pipeline.Snapshot{Jobs: []pipeline.Job{{ID: "implementer", Role: "implementer", State: pipeline.Done, Attempts: 1},
-		{ID: pipeline.FollowJob, Type: pipeline.StepFollow, State: pipeline.Checking, Attempts: 1}},
-		Follow: &pipeline.Following{Stage: pipeline.StageDeliver}}
+	s := roleplan.Snapshot{Jobs: []roleplan.Job{{ID: "implementer", Role: "implementer", State: roleplan.Done, Attempts: 1},
+		{ID: roleplan.FollowJob, Type: roleplan.StepFollow, State: roleplan.Checking, Attempts: 1}},
+		Follow: &roleplan.Following{Stage: roleplan.StageDeliver}}
 	for _, tc := range []struct{ stage, want string }{
-		{pipeline.StageDeliver, "pull-request  hive pushes the branch and opens the pull request"},
-		{pipeline.StageWatch, "pull-request  waits for #8: its checks, reviews, merge"},
-		{pipeline.StagePush, "pull-request  hive pushes the fix to pull request #8"},
+		{roleplan.StageDeliver, "pull-request  hive pushes the branch and opens the pull request"},
+		{roleplan.StageWatch, "pull-request  waits for #8: its checks, reviews, merge"},
+		{roleplan.StagePush, "pull-request  hive pushes the fix to pull request #8"},
 	} {
 		s.Follow.Stage = tc.stage
-		if tc.stage != pipeline.StageDeliver {
-			s.Follow.PR = &pipeline.PullRequest{Number: 8}
+		if tc.stage != roleplan.StageDeliver {
+			s.Follow.PR = &roleplan.PullRequest{Number: 8}
 		}
 		if got := ansi.Strip(View(s, nil, 80)); !strings.Contains(got, tc.want) || strings.Contains(got, "runs the tests") {
 			t.Errorf("%s:\n%s", tc.stage, got)
 		}
 	}
-	s.Follow.Rounds = []pipeline.Round{{N: 1, Head: "e02bc74aa", CI: []string{"test (u)"}, Pushed: "a368812bb"},
+	s.Follow.Rounds = []roleplan.Round{{N: 1, Head: "e02bc74aa", CI: []string{"test (u)"}, Pushed: "a368812bb"},
 		{N: 2, Head: "a368812bb", Threads: []string{"health.go:12: handle the error from Encode"}}}
 	got := ansi.Strip(View(s, nil, 80))
 	for _, want := range []string{"    ↺ round 1: 1 failed check(s) on e02bc74 → fix pushed as a368812",
@@ -406,9 +408,9 @@ func TestPipelineSendsOnce(t *testing.T) {
 		t.Errorf("the screen does not say the answer was sent:\n%s", s)
 	}
 
-	review := pipeline.Snapshot{Spec: pipeline.Spec{Objective: "add file uploads"}, Open: &pipeline.Checkpoint{ID: 4, Job: "architect",
-		Kind: pipeline.KindReview, Question: "architect finished: 4 plans. Look at its work before the run goes on",
-		Options: []string{pipeline.AnswerContinue, pipeline.AnswerDetails, pipeline.AnswerReject, pipeline.AnswerAbort}}}
+	review := roleplan.Snapshot{Spec: roleplan.Spec{Objective: "add file uploads"}, Open: &roleplan.Checkpoint{ID: 4, Job: "architect",
+		Kind: roleplan.KindReview, Question: "architect finished: 4 plans. Look at its work before the run goes on",
+		Options: []string{roleplan.AnswerContinue, roleplan.AnswerDetails, roleplan.AnswerReject, roleplan.AnswerAbort}}}
 	msgs := []tea.Msg{SnapshotMsg{Snapshot: review}}
 	for _, r := range "reject" {
 		msgs = append(msgs, tuitest.Press(string(r)))

@@ -8,8 +8,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hivectl/hive/internal/engine"
-	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui/tuikit"
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // PlanState is one plan of the implementers' phase, as the pipeline view
@@ -19,16 +20,16 @@ type PlanState struct {
 	State engine.PlanState
 }
 
-var jobLook = map[pipeline.JobState]struct {
+var jobLook = map[roleplan.JobState]struct {
 	icon  string
 	style lipgloss.Style
 }{
-	pipeline.Pending:  {"○", lipgloss.NewStyle().Faint(true)},
-	pipeline.Running:  {"●", lipgloss.NewStyle().Foreground(lipgloss.Color("4")).Bold(true)},
-	pipeline.Checking: {"●", lipgloss.NewStyle().Foreground(lipgloss.Color("4"))},
-	pipeline.Waiting:  {"⏸", lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)},
-	pipeline.Done:     {"✓", lipgloss.NewStyle().Foreground(lipgloss.Color("2"))},
-	pipeline.Skipped:  {"–", lipgloss.NewStyle().Foreground(lipgloss.Color("8"))},
+	roleplan.Pending:  {"○", lipgloss.NewStyle().Faint(true)},
+	roleplan.Running:  {"●", lipgloss.NewStyle().Foreground(lipgloss.Color("4")).Bold(true)},
+	roleplan.Checking: {"●", lipgloss.NewStyle().Foreground(lipgloss.Color("4"))},
+	roleplan.Waiting:  {"⏸", lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)},
+	roleplan.Done:     {"✓", lipgloss.NewStyle().Foreground(lipgloss.Color("2"))},
+	roleplan.Skipped:  {"–", lipgloss.NewStyle().Foreground(lipgloss.Color("8"))},
 }
 
 // View draws a run of hive run as seed 003 §4.4 does: the roles in
@@ -36,7 +37,7 @@ var jobLook = map[pipeline.JobState]struct {
 // on the edge below a role what it sent back: its challenges and fix loops.
 // A waiting role's question closes the view, wrapped, with how to answer
 // it. It is pure: the same snapshot draws the same lines, cut to width.
-func View(s pipeline.Snapshot, plans []PlanState, width int) string {
+func View(s roleplan.Snapshot, plans []PlanState, width int) string {
 	lines := pipelineLines(s, plans, width, false)
 	if cp := s.Open; cp != nil {
 		lines = append(lines, "")
@@ -63,7 +64,7 @@ func View(s pipeline.Snapshot, plans []PlanState, width int) string {
 // with their edges, what was left out, the decisions and the spend. Tight
 // (a question needs the room) folds each row of finished roles with
 // nothing on their edges into one line.
-func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool) []string {
+func pipelineLines(s roleplan.Snapshot, plans []PlanState, width int, tight bool) []string {
 	var lines []string
 	title := "─ Pipeline "
 	if s.Spec.Objective != "" {
@@ -82,7 +83,7 @@ func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool
 		folded = nil
 	}
 	for _, j := range viewOrder(s.Jobs) {
-		if j.State == pipeline.Skipped && j.Attempts == 0 {
+		if j.State == roleplan.Skipped && j.Attempts == 0 {
 			// Steps that never ran (a condition, no interview) take one
 			// line together.
 			leftOut = append(leftOut, j.ID)
@@ -90,22 +91,22 @@ func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool
 		}
 		var edges []string
 		for _, c := range s.Challenges {
-			if c.From == j.Role && (c.From != pipeline.RoleImplementer || j.ID == pipeline.PhaseJob || j.ID == c.From) {
+			if c.From == j.Role && (c.From != workflows.RoleImplementer || j.ID == roleplan.PhaseJob || j.ID == c.From) {
 				edges = append(edges, tuikit.WrapWords("    "+tuikit.StAction.Render(fmt.Sprintf("⚡ challenges %s (round %d): ", c.To, c.Round))+tuikit.OneLine(c.Issue), width, 2)...)
 			}
 		}
-		if j.Role == pipeline.RoleTester && s.FixLoops > fixLoops {
+		if j.Role == workflows.RoleTester && s.FixLoops > fixLoops {
 			for n := fixLoops + 1; n <= s.FixLoops; n++ {
 				edges = append(edges, tuikit.StAction.Render(fmt.Sprintf("    ↺ fix loop %d: failing tests back to the implementer", n)))
 			}
 			fixLoops = s.FixLoops
 		}
-		if j.Type == pipeline.StepFollow && s.Follow != nil {
+		if j.Type == roleplan.StepFollow && s.Follow != nil {
 			for _, r := range s.Follow.Rounds {
 				edges = append(edges, tuikit.WrapWords("    "+tuikit.StAction.Render(fmt.Sprintf("↺ round %d: ", r.N))+roundText(r), width, 2)...)
 			}
 		}
-		if tight && j.State == pipeline.Done && len(edges) == 0 {
+		if tight && j.State == roleplan.Done && len(edges) == 0 {
 			folded = append(folded, jobCells(j, plans)...)
 			continue
 		}
@@ -136,7 +137,7 @@ func pipelineLines(s pipeline.Snapshot, plans []PlanState, width int, tight bool
 
 // jobCells is a job's name with its state's icon; the implementers'
 // phase is each implementer with its plan's state.
-func jobCells(j pipeline.Job, plans []PlanState) []string {
+func jobCells(j roleplan.Job, plans []PlanState) []string {
 	if j.Phase && len(plans) > 0 {
 		var cells []string
 		for _, p := range plans {
@@ -151,7 +152,7 @@ func jobCells(j pipeline.Job, plans []PlanState) []string {
 
 // jobLine is a job's line: its cells, then its attempts, cost and
 // confidence, and what hive does with its work.
-func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests, follow *pipeline.Following) string {
+func jobLine(j roleplan.Job, plans []PlanState, tests *roleplan.Tests, follow *roleplan.Following) string {
 	line := "  " + strings.Join(jobCells(j, plans), "  ")
 	if j.Attempts > 1 {
 		line += tuikit.StFaint.Render(fmt.Sprintf("  attempt %d", j.Attempts))
@@ -162,17 +163,17 @@ func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests, follow *p
 	if e := j.Evaluation; e != nil && !j.Evaluating {
 		line += tuikit.StFaint.Render(fmt.Sprintf("  confidence %d", e.Confidence()))
 	}
-	if j.State == pipeline.Skipped && j.Role == pipeline.RoleTester && tests != nil && tests.None {
+	if j.State == roleplan.Skipped && j.Role == workflows.RoleTester && tests != nil && tests.None {
 		line += tuikit.StFaint.Render("  no test to run: not verified")
 	}
-	if j.State == pipeline.Checking {
+	if j.State == roleplan.Checking {
 		what := "hive runs the tests"
 		switch {
-		case j.Role == pipeline.RoleArchitect:
+		case j.Role == workflows.RoleArchitect:
 			what = "hive lints the plans"
-		case j.Type == pipeline.StepBuild:
+		case j.Type == workflows.StepBuild:
 			what = "hive builds the project"
-		case j.Type == pipeline.StepFollow:
+		case j.Type == roleplan.StepFollow:
 			what = following(follow)
 		}
 		if j.Evaluating {
@@ -185,7 +186,7 @@ func jobLine(j pipeline.Job, plans []PlanState, tests *pipeline.Tests, follow *p
 
 // roundText is a round of the followed pull request: what was routed on
 // which head, and the fix pushed.
-func roundText(r pipeline.Round) string {
+func roundText(r roleplan.Round) string {
 	var what []string
 	if n := len(r.CI); n > 0 {
 		what = append(what, fmt.Sprintf("%d failed check(s)", n))
@@ -201,11 +202,11 @@ func roundText(r pipeline.Round) string {
 }
 
 // following says what hive does with the run's pull request now.
-func following(f *pipeline.Following) string {
+func following(f *roleplan.Following) string {
 	switch {
 	case f == nil || f.PR == nil:
 		return "hive pushes the branch and opens the pull request"
-	case f.Stage == pipeline.StagePush:
+	case f.Stage == roleplan.StagePush:
 		return fmt.Sprintf("hive pushes the fix to pull request #%d", f.PR.Number)
 	}
 	return fmt.Sprintf("waits for #%d: its checks, reviews, merge", f.PR.Number)
@@ -224,7 +225,7 @@ func cut(lines []string, width int) []string {
 // spendLine is the run's spend against its budget, styled as the phase
 // view's header styles it, and "cheaper models" once new roles start a
 // rung down.
-func spendLine(s pipeline.Snapshot) string {
+func spendLine(s roleplan.Snapshot) string {
 	b, sp := s.Budget, s.Spent
 	if sp.CostUSD == 0 && sp.Tokens() == 0 {
 		return ""
@@ -242,11 +243,11 @@ func spendLine(s pipeline.Snapshot) string {
 
 // viewOrder is the jobs in workflow order, the fix implementer right after
 // the implementers' phase it fixes.
-func viewOrder(jobs []pipeline.Job) []pipeline.Job {
-	var fix *pipeline.Job
-	out := make([]pipeline.Job, 0, len(jobs))
+func viewOrder(jobs []roleplan.Job) []roleplan.Job {
+	var fix *roleplan.Job
+	out := make([]roleplan.Job, 0, len(jobs))
 	for i := range jobs {
-		if jobs[i].ID == pipeline.FixJob {
+		if jobs[i].ID == roleplan.FixJob {
 			fix = &jobs[i]
 			continue
 		}
@@ -256,8 +257,8 @@ func viewOrder(jobs []pipeline.Job) []pipeline.Job {
 		return out
 	}
 	for i, j := range out {
-		if j.ID == pipeline.PhaseJob {
-			return append(out[:i+1], append([]pipeline.Job{*fix}, out[i+1:]...)...)
+		if j.ID == roleplan.PhaseJob {
+			return append(out[:i+1], append([]roleplan.Job{*fix}, out[i+1:]...)...)
 		}
 	}
 	return append(out, *fix)

@@ -1,4 +1,4 @@
-package pipeline
+package workflows
 
 import (
 	"encoding/json"
@@ -32,10 +32,10 @@ const (
 var Roles = []string{RoleInterviewer, RoleArchitect, RoleImplementer, RoleDebugger, RoleMigrator, RoleUIDesigner, RoleComb,
 	RoleTester, RoleE2ETester, RoleComponentTester, RoleBrowserValidator, RoleReviewer, RoleSecurity, RoleDocumenter}
 
-// readOnly roles look and report; they change no file of the run's
+// ReadOnly roles look and report; they change no file of the run's
 // worktree, so they may work beside one that does. Every other role
 // writes, and two writers never work in one worktree at once.
-var readOnly = []string{RoleInterviewer, RoleReviewer, RoleSecurity}
+var ReadOnly = []string{RoleInterviewer, RoleReviewer, RoleSecurity}
 
 // Mechanical steps: hive does them itself, with no model.
 const (
@@ -207,9 +207,9 @@ func Builtin(name string) (Workflow, bool) {
 	return Workflow{}, false
 }
 
-// ParseWorkflow reads a workflow file's JSON: hive's ({"steps": [...]}) or
+// Parse reads a workflow file's JSON: hive's ({"steps": [...]}) or
 // the shell Hive's ({"phases": [...]}). name is the file's, for errors.
-func ParseWorkflow(name string, data []byte) (Workflow, error) {
+func Parse(name string, data []byte) (Workflow, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return Workflow{}, fmt.Errorf("%s: %v (a workflow is {\"name\": \"...\", \"steps\": [{\"role\": \"architect\"}, ...]})", name, err)
@@ -377,14 +377,15 @@ func (w Workflow) Needs(role string) bool {
 			return true
 		case role == RoleComb && s.Role == RoleArchitect:
 			return true
-		case role == RoleImplementer && (s.Type != "" || slices.Contains(reviewing, s.Role) || s.Role == RoleTester):
+		case role == RoleImplementer && (s.Type != "" || slices.Contains(Reviewing, s.Role) || s.Role == RoleTester):
 			return true
 		}
 	}
 	return false
 }
 
-func (w Workflow) fixLoops() int {
+// Loops is how many fix loops the workflow allows: FixLoops, or 2.
+func (w Workflow) Loops() int {
 	if w.FixLoops == 0 {
 		return 2
 	}
@@ -461,4 +462,16 @@ func (w Workflow) StepNames() []string {
 // → tester + reviewer".
 func (w Workflow) String() string {
 	return strings.ReplaceAll(strings.Join(w.StepNames(), " → "), " → + ", " + ")
+}
+
+// Reviewing roles report findings.
+var Reviewing = []string{RoleReviewer, RoleSecurity, RoleBrowserValidator}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

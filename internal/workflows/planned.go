@@ -1,4 +1,4 @@
-package pipeline
+package workflows
 
 import (
 	"fmt"
@@ -13,6 +13,10 @@ const RolePlanner = "planner"
 // RolePostmortem is the cheap model's role that tells a finished run in a
 // paragraph (seed 003 §6.2); it is no step of a workflow either.
 const RolePostmortem = "postmortem"
+
+// RoleEvaluator is the cheap model's role that judges a role's work from
+// one aspect (seed 003 §3.2); it is no step of a workflow.
+const RoleEvaluator = "evaluator"
 
 // PlannerAnswer is the planner's answer: the roles in order, the groups of
 // them that may work side by side, and why.

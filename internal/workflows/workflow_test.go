@@ -1,9 +1,11 @@
-package pipeline
+package workflows_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/hivectl/hive/internal/workflows"
 )
 
 // TestShellHiveWorkflow reads a workflow file in the shell Hive's format:
@@ -19,7 +21,7 @@ func TestShellHiveWorkflow(t *testing.T) {
 	  {"name": "build_check", "type": "build_verify", "required": true, "on_failure": "debugger"},
 	  {"name": "ui", "agent": "ui-designer", "required": false, "condition": "has_frontend"},
 	  {"name": "fix", "type": "fix_blocking"}]}`)
-	w, err := ParseWorkflow(".hive/workflows/api.json", data)
+	w, err := workflows.Parse(".hive/workflows/api.json", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +51,11 @@ func TestShellHiveWorkflow(t *testing.T) {
 		{`{"steps": [{"type": "build", "role": "tester"}]}`, `a build step is hive's own`},
 		{`{"steps": [{"role": "tester"}, {"role": "tester"}]}`, `tester comes twice`},
 	} {
-		if _, err := ParseWorkflow("w.json", []byte(bad.json)); err == nil || !strings.Contains(err.Error(), bad.err) {
+		if _, err := workflows.Parse("w.json", []byte(bad.json)); err == nil || !strings.Contains(err.Error(), bad.err) {
 			t.Errorf("%s: error %v, want one saying %q", bad.json, err, bad.err)
 		}
 	}
-	for _, w := range Builtins {
+	for _, w := range workflows.Builtins {
 		if err := w.Validate(w.Name); err != nil {
 			t.Errorf("built-in %s: %v", w.Name, err)
 		}
@@ -75,7 +77,7 @@ func TestPick(t *testing.T) {
 		"bump the version to 1.2":                "minimal",
 		"redesign the authentication system":     "full",
 	} {
-		if w, why := Pick(objective); w.Name != want {
+		if w, why := workflows.Pick(objective); w.Name != want {
 			t.Errorf("Pick(%q) = %s (%s), want %s", objective, w.Name, why, want)
 		}
 	}
@@ -85,7 +87,7 @@ func TestPick(t *testing.T) {
 // side by side, hive's build after the implementer; a bad answer is an
 // error that says what to fix.
 func TestPlanned(t *testing.T) {
-	w, err := Planned(PlannerAnswer{Roles: []string{"architect", "implementer", "tester", "reviewer", "documenter"},
+	w, err := workflows.Planned(workflows.PlannerAnswer{Roles: []string{"architect", "implementer", "tester", "reviewer", "documenter"},
 		Parallel: [][]string{{"tester", "reviewer"}}, Reasoning: "a new feature"})
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +95,10 @@ func TestPlanned(t *testing.T) {
 	if got := w.String(); got != "architect → implementer → build>implementer → tester + reviewer → documenter" {
 		t.Errorf("workflow %s", got)
 	}
-	if w, err := Planned(PlannerAnswer{Roles: []string{"implementer"}, Reasoning: "a typo"}); err != nil || w.String() != "implementer → build>implementer" {
+	if w, err := workflows.Planned(workflows.PlannerAnswer{Roles: []string{"implementer"}, Reasoning: "a typo"}); err != nil || w.String() != "implementer → build>implementer" {
 		t.Errorf("typo: %v %v", w.String(), err)
 	}
-	for _, bad := range []PlannerAnswer{
+	for _, bad := range []workflows.PlannerAnswer{
 		{},
 		{Roles: []string{"implementer"}},
 		{Roles: []string{"poet"}, Reasoning: "x"},
@@ -104,7 +106,7 @@ func TestPlanned(t *testing.T) {
 		{Roles: []string{"architect"}, Reasoning: "x"},
 		{Roles: []string{"implementer", "tester", "reviewer"}, Parallel: [][]string{{"implementer", "reviewer"}}, Reasoning: "x"},
 	} {
-		if _, err := Planned(bad); err == nil {
+		if _, err := workflows.Planned(bad); err == nil {
 			t.Errorf("accepted %+v", bad)
 		}
 	}
