@@ -30,9 +30,30 @@ func (m *Machine) askBudget(j *jobs.Job, why string, c budget.Ceiling) []rolepla
 	if fixing := m.follow.Fixing(&m.jobs, j); fixing != "" {
 		details += "\n\n" + fixing
 	}
-	cmds := m.ask(j, roleplan.KindBudget, "budget reached: "+why, details, []string{roleplan.AnswerRaise, roleplan.AnswerStop})
-	m.open.Ceiling, m.open.Limit, m.open.Spent, m.open.TokenCeiling = c.Name, c.Limit, c.Spent, c.Tokens
-	return cmds
+	figures := func(cp *roleplan.Checkpoint) {
+		cp.Ceiling, cp.Limit, cp.Spent, cp.TokenCeiling = c.Name, c.Limit, c.Spent, c.Tokens
+	}
+	if m.spec.Rules < queuedBudgetRules {
+		// As the machine did then: the figures went to the open question,
+		// even when it was another one.
+		cmds := m.ask(j, roleplan.KindBudget, "budget reached: "+why, details, []string{roleplan.AnswerRaise, roleplan.AnswerStop})
+		figures(m.open)
+		return cmds
+	}
+	return m.ask(j, roleplan.KindBudget, "budget reached: "+why, details, []string{roleplan.AnswerRaise, roleplan.AnswerStop}, figures)
+}
+
+// budgetTurn is the turn of a budget checkpoint that waited while another
+// question was open: the budget may have been raised meanwhile. If it no
+// longer holds the job, the job goes on unasked; else the human is asked
+// with the figures of now.
+func (m *Machine) budgetTurn(cp *roleplan.Checkpoint) []roleplan.Command {
+	j := m.jobs.Get(cp.Job)
+	if _, why, c, held := m.budget.Dispatch(&m.jobs, j, m.spec.Rules >= turnRules); held {
+		return m.askBudget(j, why, c)
+	}
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "the budget was raised while it waited: " + j.ID + " goes on"}
+	return append([]roleplan.Command{note}, m.goOn(j)...)
 }
 
 // budgetAnswered applies a raise (checked by Check): the ceiling is lifted
@@ -40,11 +61,18 @@ func (m *Machine) askBudget(j *jobs.Job, why string, c budget.Ceiling) []rolepla
 // had reported its work before it stopped: that work is not done again.
 func (m *Machine) budgetAnswered(j *jobs.Job, cp *roleplan.Checkpoint, factor float64) []roleplan.Command {
 	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: m.budget.Raise(&m.jobs, cp, factor)}
+	return append([]roleplan.Command{note}, m.goOn(j)...)
+}
+
+// goOn starts the job the budget held again, unless the agent the budget
+// interrupted had reported its work before it stopped: that work is not
+// done again.
+func (m *Machine) goOn(j *jobs.Job) []roleplan.Command {
 	interrupted := j.Interrupted
 	j.Interrupted = false
 	if interrupted && j.Reported != nil {
 		j.Next = nil
-		return append([]roleplan.Command{note}, m.route(j, j.Reported)...)
+		return m.route(j, j.Reported)
 	}
-	return append([]roleplan.Command{note}, m.run(j)...)
+	return m.run(j)
 }

@@ -67,7 +67,12 @@ func (m *Machine) Step(ev roleplan.Event) ([]roleplan.Command, error) {
 	// A question raised while another was open is asked once that one is
 	// answered; with none open, whatever may start now starts.
 	if m.open == nil && len(m.queue) > 0 {
-		m.open, m.queue = m.queue[0], m.queue[1:]
+		cp := m.queue[0]
+		m.queue = m.queue[1:]
+		if cp.Kind == roleplan.KindBudget && m.spec.Rules >= queuedBudgetRules {
+			return append(out, m.budgetTurn(cp)...), nil
+		}
+		m.open = cp
 		return append(out, roleplan.Command{Type: roleplan.CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open}), nil
 	}
 	return append(out, m.advance()...), nil

@@ -13,3 +13,7 @@ const followRules = 4
 
 // turnRules is the rules version from which the turn-fit rule holds.
 const turnRules = 1
+
+// queuedBudgetRules is the rules version from which a budget checkpoint
+// that waited for its turn is asked afresh, with its own figures.
+const queuedBudgetRules = 5
