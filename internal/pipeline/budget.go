@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"slices"
+
 	"github.com/hivectl/hive/internal/pipeline/budget"
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
@@ -14,7 +16,10 @@ func (m *Machine) spend(j *jobs.Job) []roleplan.Command {
 		// A raise must pass what is spent when it is answered.
 		cp.Spent = m.budget.SpentOf(&m.jobs, cp)
 	}
-	if m.finished || m.open != nil {
+	if m.finished || m.budgetAsked() || (m.open != nil && m.spec.Rules < queuedBudgetRules) {
+		// The budget's question is asked already, and the agents it
+		// stopped are ending; before rules 5, any open question held the
+		// budget off until it was answered.
 		return nil
 	}
 	out, c, stopped := m.budget.Spend(&m.jobs, j)
@@ -22,6 +27,12 @@ func (m *Machine) spend(j *jobs.Job) []roleplan.Command {
 		return out
 	}
 	return append(out, m.askBudget(j, c.String(), c)...)
+}
+
+// budgetAsked reports whether a budget checkpoint is open or waits its turn.
+func (m *Machine) budgetAsked() bool {
+	isBudget := func(cp *roleplan.Checkpoint) bool { return cp != nil && cp.Kind == roleplan.KindBudget }
+	return isBudget(m.open) || slices.ContainsFunc(m.queue, isBudget)
 }
 
 // askBudget opens the budget checkpoint on j.

@@ -97,10 +97,11 @@ type Spec struct {
 //	   and CmdRunPhase with Fallback) instead of waiting; a phase that
 //	   switched says so (EvPhaseDone Fallback).
 //	4: Spec.Follow: the run's pull request is followed (FollowJob).
-//	5: a budget checkpoint raised while another question is open keeps
-//	   its own ceiling, limit and spend, and, once its turn comes, is
-//	   asked only if the budget still holds its job: a raise answered
-//	   meanwhile lets the job go on.
+//	5: a ceiling crossed while another question is open interrupts the
+//	   agents at work at once, as with none open; a budget checkpoint
+//	   raised then keeps its own ceiling, limit and spend, and, once its
+//	   turn comes, is asked only if the budget still holds its job: a
+//	   raise answered meanwhile lets the job go on.
 const Rules = 5
 
 // ContextFile is a file the user gave every role of a run.
