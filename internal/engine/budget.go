@@ -3,30 +3,9 @@ package engine
 import (
 	"fmt"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
-
-// Budget is what a run may spend (seed 003 §5), fixed when the run starts
-// and raised only by a human's answer to the budget checkpoint. The engine
-// enforces it from the usage of every turn, which the shell prices.
-type Budget struct {
-	// Ceilings are the run's: every agent's turns count.
-	work.Ceilings
-	// PlanUSD is each plan's ceiling in dollars; 0: none. A plan that
-	// reaches it is stopped and fails, for the human to retry or skip.
-	PlanUSD float64 `json:"plan_usd,omitempty"`
-	// TaskUSD estimates one task on each rung of the executor's model
-	// ladder, most capable first (the shell prices the project's history or
-	// a size heuristic). Rung r of a start command names the model; with
-	// fewer than two rungs nothing can be downgraded.
-	TaskUSD []float64 `json:"task_usd,omitempty"`
-}
-
-// BudgetID is the plan id that `hive answer` uses for the budget checkpoint.
-const BudgetID = "budget"
-
-// KindBudget is the kind of the checkpoint of a run that reached its budget.
-const KindBudget = "budget"
 
 // turnRules is the engine version from which a dollar budget holds new
 // turns to the largest turn seen (turnShort).
@@ -34,9 +13,9 @@ const turnRules = 7
 
 // budgetState is the engine's record of the budget as it goes.
 type budgetState struct {
-	Budget
-	spent work.Spend  // every agent's spend in the run: plans, resolvers, verifier
-	open  *Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
+	phase.Budget
+	spent work.Spend        // every agent's spend in the run: plans, resolvers, verifier
+	open  *phase.Checkpoint // the budget checkpoint, while it waits: no agent starts meanwhile
 	// ladder is where new agents start on the executor's model ladder.
 	ladder work.Ladder
 	// turns are the agents' turns, for the rule that holds new turns to
@@ -54,9 +33,9 @@ func (b *budgetState) share() float64 { return b.Share(b.spent) }
 // total and applies the budget: the 80 % downgrade, a plan's ceiling, and
 // the run's ceiling, which interrupts every working agent and opens the
 // budget checkpoint. The overshoot is the turn that crossed it.
-func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64) []Command {
+func (e *Engine) spend(out []phase.Command, p *plan, ev phase.Event, usd, cli float64) []phase.Command {
 	countTurn(&e.budget.spent, ev, usd, cli)
-	e.budget.turns.Spent(ev.Plan, ev.Attempt, usd, ev.Type == EvUsage)
+	e.budget.turns.Spent(ev.Plan, ev.Attempt, usd, ev.Type == phase.EvUsage)
 	if e.finished || e.aborted {
 		// A turn that was in flight when the run ended: it counts, but
 		// there is no work left to hold, nor anyone to ask.
@@ -70,7 +49,7 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 	}
 	what, reached := e.budget.reached()
 	if text, ok := e.budget.ladder.Warn(e.budget.share(), !reached && e.workLeft(), len(e.budget.TaskUSD) > 1, "agents"); ok {
-		out = append(out, Command{Type: CmdNote, Text: text})
+		out = append(out, phase.Command{Type: phase.CmdNote, Text: text})
 	}
 	switch {
 	case reached && e.budget.open == nil:
@@ -79,7 +58,7 @@ func (e *Engine) spend(out []Command, p *PlanStatus, ev Event, usd, cli float64)
 		// The checkpoint opened while less than a turn was left, and the
 		// turns in flight went on: at the ceiling they stop.
 		out = e.halt(out, "budget reached: "+what)
-	case e.budget.open != nil && e.rules >= turnRules && ev.Type == EvUsage && p != nil && ev.Attempt == p.Attempt:
+	case e.budget.open != nil && e.rules >= turnRules && ev.Type == phase.EvUsage && p != nil && ev.Attempt == p.Attempt:
 		// The checkpoint holds every new turn: an agent whose turn ended
 		// starts no other of its own until the budget is raised.
 		out = e.haltPlan(out, p, e.budget.open.Details)
@@ -112,7 +91,7 @@ func (e *Engine) turnShort() (string, bool) {
 // holdTurns opens the budget checkpoint when less than a turn is left
 // (turnShort): every new turn waits for the human's answer, as at the
 // ceiling, while the turns in flight go on.
-func (e *Engine) holdTurns(out []Command) []Command {
+func (e *Engine) holdTurns(out []phase.Command) []phase.Command {
 	if why, short := e.turnShort(); short && e.budget.open == nil {
 		out = e.askBudget(out, why)
 	}
@@ -125,13 +104,13 @@ func (e *Engine) holdTurns(out []Command) []Command {
 // resolved by hand. A plan between agents when it crosses (at a
 // checkpoint, a spot-check, a merge, or held by the budget) is stopped
 // where its next agent would start: see planOver.
-func (e *Engine) planCeiling(out []Command, p *PlanStatus) []Command {
+func (e *Engine) planCeiling(out []phase.Command, p *plan) []phase.Command {
 	spent, over := e.planOver(p)
 	switch {
-	case !over || p.State != Running:
-	case p.Stage == StageWork && p.check == CheckNone:
+	case !over || p.State != phase.Running:
+	case p.Stage == phase.StageWork && p.check == phase.CheckNone:
 		out = e.planFailed(out, p, spent)
-	case p.Stage == StageResolve && p.agentLive:
+	case p.Stage == phase.StageResolve && p.agentLive:
 		out = e.interrupt(out, p, spent)
 		out = e.conflict(out, p, spent)
 	}
@@ -141,7 +120,7 @@ func (e *Engine) planCeiling(out []Command, p *PlanStatus) []Command {
 // planOver reports whether p has spent its own ceiling, and how much, when
 // no human has since let it go on (a retry of the failure that said so): a
 // plan over its ceiling gets no more agent work without a human's say.
-func (e *Engine) planOver(p *PlanStatus) (string, bool) {
+func (e *Engine) planOver(p *plan) (string, bool) {
 	if e.budget.PlanUSD <= 0 || p.Spend.CostUSD < e.budget.PlanUSD || p.pastCeiling {
 		return "", false
 	}
@@ -150,7 +129,7 @@ func (e *Engine) planOver(p *PlanStatus) (string, bool) {
 
 // planFailed interrupts p's agent, if it is live, and hands the plan, over
 // its ceiling, to the human as a failure.
-func (e *Engine) planFailed(out []Command, p *PlanStatus, spent string) []Command {
+func (e *Engine) planFailed(out []phase.Command, p *plan, spent string) []phase.Command {
 	why := spent + "; raise budget.plan_usd, or retry to give it one more agent"
 	return e.failing(e.interrupt(out, p, why), p, why, false)
 }
@@ -158,9 +137,9 @@ func (e *Engine) planFailed(out []Command, p *PlanStatus, spent string) []Comman
 // interrupt ends the turn of p's live agent now, before its session
 // closes (Command.Interrupt): what stops for the budget or a guard spends
 // no more than the turn in flight.
-func (e *Engine) interrupt(out []Command, p *PlanStatus, why string) []Command {
+func (e *Engine) interrupt(out []phase.Command, p *plan, why string) []phase.Command {
 	if p.agentLive {
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
+		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
 		p.agentLive = false
 	}
 	return out
@@ -178,50 +157,50 @@ func (e *Engine) workLeft() bool {
 
 // budgetStop interrupts every agent at work and asks the human to raise
 // the budget or stop.
-func (e *Engine) budgetStop(out []Command, why string) []Command {
+func (e *Engine) budgetStop(out []phase.Command, why string) []phase.Command {
 	return e.askBudget(e.halt(out, why), why)
 }
 
 // halt interrupts every agent at work: executors' plans go back to the
 // queue, to continue where their commits stand; a resolver's plan and the
 // verifier wait for the raise (see unhold).
-func (e *Engine) halt(out []Command, why string) []Command {
+func (e *Engine) halt(out []phase.Command, why string) []phase.Command {
 	for _, p := range e.plans {
 		out = e.haltPlan(out, p, why)
 	}
-	if v := &e.vj; v.Stage == VerifyAgent {
+	if v := &e.vj; v.Stage == phase.VerifyAgent {
 		if v.agentLive {
-			out = append(out, Command{Type: CmdStopAgent, Plan: VerifyID, Attempt: v.Attempt, PID: v.PID, Interrupt: true, Reason: why})
+			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: phase.VerifyID, Attempt: v.Attempt, PID: v.PID, Interrupt: true, Reason: why})
 			v.agentLive = false
 		}
-		v.Stage = VerifyHeld
+		v.Stage = phase.VerifyHeld
 	}
 	return out
 }
 
 // haltPlan interrupts p's agent if it is at work: an executor's plan goes
 // back to the queue, a resolver's waits for the raise.
-func (e *Engine) haltPlan(out []Command, p *PlanStatus, why string) []Command {
+func (e *Engine) haltPlan(out []phase.Command, p *plan, why string) []phase.Command {
 	switch {
-	case p.State == Running && p.Stage == StageWork && p.check == CheckNone:
+	case p.State == phase.Running && p.Stage == phase.StageWork && p.check == phase.CheckNone:
 		out = e.interrupt(out, p, why)
 		out = e.restart(out, p, why)
-	case p.State == Running && p.Stage == StageResolve:
+	case p.State == phase.Running && p.Stage == phase.StageResolve:
 		// Its conflict gets a fresh resolver after the raise: this one
 		// stopped for the budget, not for failing.
 		out = e.interrupt(out, p, why)
-		p.Stage, p.resolverAt = StageHeld, 0
-		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
+		p.Stage, p.resolverAt = phase.StageHeld, 0
+		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
 	}
 	return out
 }
 
 // askBudget opens the budget checkpoint: no agent starts until the human
 // raises the budget or stops the run.
-func (e *Engine) askBudget(out []Command, why string) []Command {
+func (e *Engine) askBudget(out []phase.Command, why string) []phase.Command {
 	e.lastCP++
 	raise := e.suggestedRaise()
-	cp := &Checkpoint{ID: e.lastCP, Plan: BudgetID, Kind: KindBudget, Type: "budget", Standalone: true,
+	cp := &phase.Checkpoint{ID: e.lastCP, Plan: phase.BudgetID, Kind: phase.KindBudget, Type: "budget", Standalone: true,
 		Details:  why,
 		Awaiting: fmt.Sprintf("raise (to %s), raise AMOUNT (e.g. raise %s), or stop", raise, raise),
 		Options:  []string{"raise", "stop"}, Raised: e.now}
@@ -242,7 +221,7 @@ func (e *Engine) suggestedRaise() string {
 // budgetAnswered applies the answer to the budget checkpoint: stop ends
 // the run (what is done stays done); raise lifts the ceilings, and the
 // interrupted plans continue.
-func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
+func (e *Engine) budgetAnswered(ev phase.Event) ([]phase.Command, error) {
 	cp := e.budget.open
 	if cp == nil {
 		return nil, fmt.Errorf("the budget has no open checkpoint")
@@ -255,7 +234,7 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Command
+	var out []phase.Command
 	if stop {
 		out = e.closeBudget(out, cp, "stop", ev.By)
 		return e.abort(out, "stopped at the budget: "+cp.Details), nil
@@ -269,24 +248,24 @@ func (e *Engine) budgetAnswered(ev Event) ([]Command, error) {
 	}
 	e.budget.ladder.Raised(e.budget.share())
 	out = e.closeBudget(out, cp, "raise to "+e.budgetText(), ev.By)
-	out = append(out, Command{Type: CmdNote, Text: "budget raised to " + e.budgetText()})
+	out = append(out, phase.Command{Type: phase.CmdNote, Text: "budget raised to " + e.budgetText()})
 	return e.unhold(out), nil
 }
 
 // budgetText says the ceilings.
 func (e *Engine) budgetText() string { return e.budget.Ceilings.String() }
 
-func (e *Engine) closeBudget(out []Command, cp *Checkpoint, answer, by string) []Command {
+func (e *Engine) closeBudget(out []phase.Command, cp *phase.Checkpoint, answer, by string) []phase.Command {
 	if by == "" {
 		by = "human"
 	}
 	cp.Answer, cp.AnsweredBy = answer, by
 	e.budget.open = nil
-	e.unqueueID(BudgetID)
+	e.unqueueID(phase.BudgetID)
 	if by != byHive {
 		e.resolved++
 	}
-	return append(out, Command{Type: CmdCheckpointClosed, Plan: BudgetID, Checkpoint: copyOf(cp)})
+	return append(out, phase.Command{Type: phase.CmdCheckpointClosed, Plan: phase.BudgetID, Checkpoint: copyOf(cp)})
 }
 
 // byHive closes a checkpoint that nobody needs to answer any more.
@@ -296,13 +275,13 @@ const byHive = "hive"
 // held outside the plans' queue: a resolver's plan merges again (the disk
 // decides whether a conflict is left for a fresh resolver) and the
 // verifier starts afresh.
-func (e *Engine) unhold(out []Command) []Command {
+func (e *Engine) unhold(out []phase.Command) []phase.Command {
 	for _, p := range e.plans {
-		if p.State == Running && p.Stage == StageHeld {
+		if p.State == phase.Running && p.Stage == phase.StageHeld {
 			out = e.merge(out, p)
 		}
 	}
-	if e.vj.Stage == VerifyHeld {
+	if e.vj.Stage == phase.VerifyHeld {
 		out = e.startVerifier(out)
 	}
 	return out
@@ -311,7 +290,7 @@ func (e *Engine) unhold(out []Command) []Command {
 // fit decides the rung p's next agent starts on: the budget's rung, or
 // lower while the estimate of p's remaining tasks does not fit what is
 // left. ok is false when even the cheapest rung does not fit.
-func (e *Engine) fit(p *PlanStatus) (rung int, ok bool) {
+func (e *Engine) fit(p *plan) (rung int, ok bool) {
 	b := &e.budget
 	rung = b.ladder.Rung
 	if len(b.TaskUSD) == 0 || b.USD <= 0 {
@@ -336,7 +315,7 @@ func (e *Engine) perTask() float64 {
 	b := &e.budget
 	cost, tasks := 0.0, 0
 	for _, p := range e.plans {
-		if p.State == Complete && !p.Spec.Done && p.Spec.Tasks > 0 && p.CostUSD > 0 {
+		if p.State == phase.Complete && !p.Spec.Done && p.Spec.Tasks > 0 && p.CostUSD > 0 {
 			scale := 1.0
 			if r := min(p.Rung, len(b.TaskUSD)-1); b.TaskUSD[r] > 0 {
 				scale = b.TaskUSD[0] / b.TaskUSD[r]
@@ -354,7 +333,7 @@ func (e *Engine) perTask() float64 {
 // held reports whether p may not start now for the budget, opening the
 // budget checkpoint when even the cheapest model would not fit. Otherwise
 // it sets the rung p's agent starts on.
-func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
+func (e *Engine) held(out []phase.Command, p *plan) ([]phase.Command, bool) {
 	if e.budget.open != nil || e.waits.Wait != nil {
 		return out, true
 	}
@@ -368,7 +347,7 @@ func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
 		return out, true
 	}
 	if rung > e.budget.ladder.Rung && rung != p.Rung {
-		out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: fmt.Sprintf("budget: $%.2f left; plan %s starts %d model step(s) down to fit", e.budget.USD-e.budget.spent.CostUSD, p.Spec.ID, rung)})
+		out = append(out, phase.Command{Type: phase.CmdNote, Plan: p.Spec.ID, Text: fmt.Sprintf("budget: $%.2f left; plan %s starts %d model step(s) down to fit", e.budget.USD-e.budget.spent.CostUSD, p.Spec.ID, rung)})
 	}
 	p.Rung = rung
 	return out, false
@@ -377,7 +356,7 @@ func (e *Engine) held(out []Command, p *PlanStatus) ([]Command, bool) {
 // allotment is what one agent may spend at most: what is left of the
 // run's budget, and of its plan's (0: no limit). A one-shot agent gets it
 // as its CLI's own ceiling.
-func (e *Engine) allotment(p *PlanStatus) float64 {
+func (e *Engine) allotment(p *plan) float64 {
 	left := 0.0
 	if e.budget.USD > 0 {
 		left = max(0.01, e.budget.USD-e.budget.spent.CostUSD)

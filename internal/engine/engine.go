@@ -8,62 +8,33 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
 
-// PlanStatus is the engine's record of one plan.
-type PlanStatus struct {
-	Spec      PlanSpec
-	State     PlanState
-	Attempt   int    // the current (or last) agent attempt; 0 before the first start
-	PID       int    // of the current attempt's agent, once known
-	TasksDone int    // from the last PROGRESS
-	Progress  string // the last PROGRESS text
-	Reason    string // why it failed or was skipped
-	Commits   []string
-	Started   time.Time // when the current attempt started
-	// Stage is where a running plan stands in worktree mode: its agent
-	// works, it is being merged, a resolver works on a conflict, or the
-	// post-merge gate runs.
-	Stage    Stage
-	Finished time.Time // when it reached a final state
+// plan is the engine's record of one plan: what a snapshot shows of it,
+// and the engine's bookkeeping.
+type plan struct {
+	phase.PlanStatus
 
-	// Open is the checkpoint the plan waits at, while Waiting.
-	Open *Checkpoint
-	// Report is the last HIVE_REPORT of the plan's agents, if any.
-	Report *work.Report
-	// Resolved counts the plan's answered checkpoints (failures aside).
-	Resolved int
-	// Spend is what all the plan's agents used so far, its resolvers' included.
-	work.Spend
-	// Resolves counts the resolver agents (role comb) started on the plan's
-	// merge conflicts; ResolveSpend is what they used.
-	Resolves     int
-	ResolveSpend work.Spend
-	// Rung is the step down the model ladder its latest agent started on,
-	// for the budget (0: the configured model).
-	Rung int
-	// Context is how full the current agent session's context is, and
-	// the rollovers and compactions of the plan's sessions.
-	Context     ContextUse
-	seen        sessionCosts
-	resolveSeen sessionCosts
+	seen        phase.SessionCosts
+	resolveSeen phase.SessionCosts
 	resolvers   map[int]bool // the attempts that were resolver agents
 
-	check        SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
-	lastAnswered *Checkpoint   // answered and not yet followed by progress: a restart must carry it
-	answered     []Checkpoint  // every checkpoint or deviation answered in the plan, for continuations
-	continuation *Continuation // for the next start
-	autoRetries  int           // continuations started after crashes and hangs
-	humanRetried bool          // --yes answered "retry" once already
-	pastCeiling  bool          // a retry answered: the next agent may start past the plan's ceiling
-	silence      Silence       // the watchdog's step with the current agent
+	check        phase.SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
+	lastAnswered *phase.Checkpoint   // answered and not yet followed by progress: a restart must carry it
+	answered     []phase.Checkpoint  // every checkpoint or deviation answered in the plan, for continuations
+	continuation *phase.Continuation // for the next start
+	autoRetries  int                 // continuations started after crashes and hangs
+	humanRetried bool                // --yes answered "retry" once already
+	pastCeiling  bool                // a retry answered: the next agent may start past the plan's ceiling
+	silence      phase.Silence       // the watchdog's step with the current agent
 	lastActive   time.Time
 	agentLive    bool   // the current attempt's process has not been seen to exit
 	exitNote     string // with CheckExit: how the agent ended
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
-	permissions []*Checkpoint
+	permissions []*phase.Checkpoint
 	// resolverAt is 1 + the integration branch's merge count when the
 	// plan's last resolver started (0: none since the resume): a conflict
 	// after it is the resolver's failure unless other plans merged since.
@@ -77,12 +48,12 @@ type PlanStatus struct {
 	rollAtAnswer  bool           // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
 	// answerAtTurnEnd is an answered checkpoint whose answer goes to the
 	// live agent when its turn ends (answerRules).
-	answerAtTurnEnd *Checkpoint
+	answerAtTurnEnd *phase.Checkpoint
 	notes           *work.Report // what the last session that handed over wrote, for every later continuation
 
 	unmet      int   // dependencies not yet complete
 	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
-	dependents []*PlanStatus
+	dependents []*plan
 	index      int  // position in its ready heap; -1 when not queued
 	dirty      bool // changed since the last snapshot
 }
@@ -92,9 +63,9 @@ type PlanStatus struct {
 type Engine struct {
 	// waits is the run's wait for its provider's limit to pass, if any.
 	waits    work.Waits
-	spec     RunSpec
-	plans    []*PlanStatus // in spec order
-	byID     map[string]*PlanStatus
+	spec     phase.RunSpec
+	plans    []*plan // in spec order
+	byID     map[string]*plan
 	started  bool
 	finished bool
 	resumes  int
@@ -113,19 +84,19 @@ type Engine struct {
 	waveAt   int                // index in waves of the first wave with an open plan; len(waves) when none
 	begun    map[int]bool       // waves whose first plan started
 
-	queue    []*Checkpoint // open checkpoints, first in first out
-	lastCP   int           // the last checkpoint id given
-	resolved int           // checkpoints answered (failures aside)
+	queue    []*phase.Checkpoint // open checkpoints, first in first out
+	lastCP   int                 // the last checkpoint id given
+	resolved int                 // checkpoints answered (failures aside)
 	aborted  bool
 	// always are the tools a human allowed for the rest of the run.
 	always map[string]bool
 
-	merges       int           // plans merged into the integration branch so far
-	vj           VerifyJob     // the phase verification
-	verification *Verification // its result, once known
-	verifyOpen   *Checkpoint   // the verification waits for a human
+	merges       int                 // plans merged into the integration branch so far
+	vj           verifyJob           // the phase verification
+	verification *phase.Verification // its result, once known
+	verifyOpen   *phase.Checkpoint   // the verification waits for a human
 
-	published []*PlanStatus // the plans' copies the last snapshot handed out
+	published []*phase.PlanStatus // the plans' copies the last snapshot handed out
 
 	budget budgetState // what the run may spend, and has
 
@@ -147,9 +118,9 @@ type Engine struct {
 	// less the gaps before each resume (hive was not running) and the time
 	// of answers given with `hive answer` while it was down.
 	active      time.Duration
-	lastOwn     time.Time     // the latest event of a running hive
-	down        []Downtime    // when hive was not running, between a stop and a resume
-	foreignGain time.Duration // active time added by `hive answer` events since lastOwn
+	lastOwn     time.Time        // the latest event of a running hive
+	down        []phase.Downtime // when hive was not running, between a stop and a resume
+	foreignGain time.Duration    // active time added by `hive answer` events since lastOwn
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -158,11 +129,11 @@ func New() *Engine { return &Engine{} }
 // Step applies one event and returns the commands it causes. An error means
 // the event was invalid for the current state; the state is unchanged then.
 // Events of an attempt that is no longer current are ignored.
-func (e *Engine) Step(ev Event) ([]Command, error) {
+func (e *Engine) Step(ev phase.Event) ([]phase.Command, error) {
 	cmds, err := e.step(ev)
 	if err == nil {
-		if ev.Type == EvSilent && !stops(cmds, ev.Plan, ev.Attempt) {
-			cmds = append(cmds, Command{Type: CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
+		if ev.Type == phase.EvSilent && !stops(cmds, ev.Plan, ev.Attempt) {
+			cmds = append(cmds, phase.Command{Type: phase.CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
 		}
 		e.markDirty(ev, cmds)
 		e.clock(ev)
@@ -171,9 +142,9 @@ func (e *Engine) Step(ev Event) ([]Command, error) {
 }
 
 // stops reports whether cmds stop the agent of plan's attempt.
-func stops(cmds []Command, plan string, attempt int) bool {
+func stops(cmds []phase.Command, plan string, attempt int) bool {
 	for _, c := range cmds {
-		if c.Type == CmdStopAgent && c.Plan == plan && c.Attempt == attempt {
+		if c.Type == phase.CmdStopAgent && c.Plan == plan && c.Attempt == attempt {
 			return true
 		}
 	}
@@ -195,22 +166,22 @@ func (e *Engine) silenceRepeat() time.Duration {
 // except across a resume: hive was down in between. An answer given with
 // `hive answer` may come while hive is down, so its time counts only once
 // a running hive's own event follows it.
-func (e *Engine) clock(ev Event) {
+func (e *Engine) clock(ev phase.Event) {
 	if ev.Time.IsZero() {
 		return
 	}
-	if e.lastOwn.IsZero() || ev.Type == EvRunStarted {
+	if e.lastOwn.IsZero() || ev.Type == phase.EvRunStarted {
 		e.lastOwn = ev.Time
 		return
 	}
 	gain := max(0, ev.Time.Sub(e.lastOwn)-e.foreignGain)
 	switch {
-	case ev.Type == EvResumed:
+	case ev.Type == phase.EvResumed:
 		if ev.Time.After(e.lastOwn) {
-			e.down = append(e.down, Downtime{From: e.lastOwn, To: ev.Time})
+			e.down = append(e.down, phase.Downtime{From: e.lastOwn, To: ev.Time})
 		}
 		e.foreignGain, e.lastOwn = 0, ev.Time
-	case ev.Type == EvAnswer && ev.By == "hive answer":
+	case ev.Type == phase.EvAnswer && ev.By == "hive answer":
 		e.foreignGain += gain
 	default:
 		e.active += gain + e.foreignGain
@@ -218,14 +189,14 @@ func (e *Engine) clock(ev Event) {
 	}
 }
 
-func (e *Engine) step(ev Event) ([]Command, error) {
-	if ev.Version > Version {
-		return nil, &NewerError{Version: ev.Version}
+func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
+	if ev.Version > phase.Version {
+		return nil, &phase.NewerError{Version: ev.Version}
 	}
 	if !ev.Time.IsZero() {
 		e.now = ev.Time
 	}
-	if ev.Type == EvRunStarted {
+	if ev.Type == phase.EvRunStarted {
 		if e.started {
 			return nil, fmt.Errorf("run already started")
 		}
@@ -244,10 +215,10 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	if !e.started {
 		return nil, fmt.Errorf("%s before run-started", ev.Type)
 	}
-	if ev.Type == EvAgentExited {
+	if ev.Type == phase.EvAgentExited {
 		e.budget.turns.Gone(ev.Plan, ev.Attempt)
 	}
-	if ev.Type == EvResumed {
+	if ev.Type == phase.EvResumed {
 		if ev.Version > 0 {
 			e.rules = ev.Version
 		}
@@ -256,33 +227,33 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
 		return e.schedule(e.limitResumed(e.unpause(e.resume()))), nil
 	}
-	if ev.Type == EvWake {
+	if ev.Type == phase.EvWake {
 		return e.schedule(e.limitWake(e.rolloverDue(nil))), nil
 	}
-	if ev.Type == EvLimited {
+	if ev.Type == phase.EvLimited {
 		return e.limited(ev)
 	}
-	if ev.Type == EvAnswer && ev.Plan == LimitID && e.byID[LimitID] == nil {
+	if ev.Type == phase.EvAnswer && ev.Plan == phase.LimitID && e.byID[phase.LimitID] == nil {
 		return e.limitAnswered(ev)
 	}
-	if ev.Type == EvPause {
+	if ev.Type == phase.EvPause {
 		return e.schedule(e.pause()), nil
 	}
-	if ev.Plan == VerifyID && e.byID[VerifyID] == nil && ev.Type != EvAnswer && ev.Type != EvVerified {
+	if ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil && ev.Type != phase.EvAnswer && ev.Type != phase.EvVerified {
 		out, err := e.verifierEvent(ev)
 		if err != nil {
 			return nil, err
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Type == EvVerified || (ev.Type == EvAnswer && ev.Plan == VerifyID && e.byID[VerifyID] == nil) {
+	if ev.Type == phase.EvVerified || (ev.Type == phase.EvAnswer && ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil) {
 		out, err := e.verified(ev)
 		if err != nil {
 			return nil, err
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Type == EvAnswer && ev.Plan == BudgetID && e.byID[BudgetID] == nil {
+	if ev.Type == phase.EvAnswer && ev.Plan == phase.BudgetID && e.byID[phase.BudgetID] == nil {
 		out, err := e.budgetAnswered(ev)
 		if err != nil {
 			return nil, err
@@ -293,14 +264,14 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
 	}
-	if ev.Type == EvAnswer {
+	if ev.Type == phase.EvAnswer {
 		out, err := e.answer(p, ev)
 		if err != nil {
 			return nil, err
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Type == EvUsage || ev.Type == EvSpend {
+	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
 		usd, cli := addTurn(&p.Spend, &p.seen, ev)
 		if p.resolvers[ev.Attempt] {
@@ -310,71 +281,71 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		if !stops(out, p.Spec.ID, ev.Attempt) {
 			out = e.occupancy(out, p, ev)
 		}
-		if ev.Type == EvUsage && ev.Attempt == p.Attempt {
+		if ev.Type == phase.EvUsage && ev.Attempt == p.Attempt {
 			out = e.turnEnded(out, p)
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Type == EvCompacted {
+	if ev.Type == phase.EvCompacted {
 		return e.schedule(e.compacted(nil, p, ev)), nil
 	}
-	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
+	if ev.Attempt != p.Attempt || (p.State != phase.Running && p.State != phase.Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
 	}
-	if p.State == Waiting {
+	if p.State == phase.Waiting {
 		return e.whileWaiting(p, ev), nil
 	}
-	if p.Stage != StageWork {
+	if p.Stage != phase.StageWork {
 		out, err := e.integrating(p, ev)
 		if err != nil {
 			return nil, err
 		}
 		return e.schedule(out), nil
 	}
-	var out []Command
+	var out []phase.Command
 	switch ev.Type {
-	case EvAgentStarted:
+	case phase.EvAgentStarted:
 		p.PID = ev.PID
-	case EvProgress:
+	case phase.EvProgress:
 		if ev.Task > p.TasksDone {
 			p.TasksDone = ev.Task
 		}
 		p.Progress = ev.Text
 		p.lastAnswered = nil // the agent has moved past the answer
 		e.waits.Progress()   // the provider answers again
-		p.silence, p.lastActive = Quiet, e.now
+		p.silence, p.lastActive = phase.Quiet, e.now
 		out = e.taskDone(out, p)
-	case EvPlanComplete:
-		if p.check == CheckNone {
+	case phase.EvPlanComplete:
+		if p.check == phase.CheckNone {
 			p.Commits = append([]string(nil), ev.Commits...)
 			// The turn that said it has ended, and nothing more goes to
 			// this session (a failed spot-check starts a new attempt):
 			// end it now rather than once the disk is checked (and, with
 			// worktrees, merged), so it holds no process meanwhile.
 			if p.agentLive {
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 				p.agentLive = false
 			}
-			out = e.spotCheck(out, p, CheckComplete)
+			out = e.spotCheck(out, p, phase.CheckComplete)
 		}
-	case EvPlanFailed:
+	case phase.EvPlanFailed:
 		reason := "agent reported PLAN FAILED"
 		if ev.Reason != "" {
 			reason += ": " + ev.Reason
 		}
 		out = e.failing(out, p, reason, false)
-	case EvCheckpoint, EvDeviation:
+	case phase.EvCheckpoint, phase.EvDeviation:
 		if ev.Checkpoint == nil {
 			return nil, fmt.Errorf("%s %s without its content", ev.Type, p.Spec.ID)
 		}
 		cp := *ev.Checkpoint
-		if ev.Type == EvCheckpoint && cp.Type == "permission" {
+		if ev.Type == phase.EvCheckpoint && cp.Type == "permission" {
 			out = e.permission(out, p, &cp)
 			break
 		}
-		cp.Kind = KindCheckpoint
-		if ev.Type == EvDeviation {
-			cp.Kind = KindDeviation
+		cp.Kind = phase.KindCheckpoint
+		if ev.Type == phase.EvDeviation {
+			cp.Kind = phase.KindDeviation
 			if cp.Type == "" {
 				cp.Type = "architectural-deviation"
 			}
@@ -387,7 +358,7 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		p.lastAnswered = nil
 		out = e.raise(out, p, &cp)
-	case EvReport:
+	case phase.EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report %s without its content", p.Spec.ID)
 		}
@@ -397,53 +368,53 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 			p.notes = &notes // the notes asked for: the next session gets them
 		}
 		out = e.reported(out, p, &r)
-	case EvSilent:
+	case phase.EvSilent:
 		out = e.silent(out, p, ev)
-	case EvToolCall:
-		if p.check == CheckNone {
+	case phase.EvToolCall:
+		if p.check == phase.CheckNone {
 			out = e.toolCall(out, p, ev)
 		}
-	case EvCommitsChecked:
-		if p.silence == CheckingCommits {
+	case phase.EvCommitsChecked:
+		if p.silence == phase.CheckingCommits {
 			if ev.OK {
-				p.silence, p.lastActive = Quiet, e.now
-				out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: "quiet, but committing: left to work"})
+				p.silence, p.lastActive = phase.Quiet, e.now
+				out = append(out, phase.Command{Type: phase.CmdNote, Plan: p.Spec.ID, Text: "quiet, but committing: left to work"})
 			} else {
-				p.silence = Stalled
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true,
+				p.silence = phase.Stalled
+				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true,
 					Reason: "stalled: no output and no commits since " + p.lastActive.UTC().Format(time.RFC3339)})
 			}
 		}
-	case EvAgentExited:
+	case phase.EvAgentExited:
 		p.agentLive = false
 		if cp := p.answerAtTurnEnd; cp != nil {
 			// It ended before its turn did: a fresh session takes the answer.
 			p.answerAtTurnEnd = nil
-			out = e.continueWith(out, p, &Continuation{Checkpoint: cp, Reason: "continue after the answer"})
-		} else if p.check == CheckNone && p.Context.Rolling {
+			out = e.continueWith(out, p, &phase.Continuation{Checkpoint: cp, Reason: "continue after the answer"})
+		} else if p.check == phase.CheckNone && p.Context.Rolling {
 			// It ended its session as asked: the fresh one goes on.
-			out = e.rollover(out, p, &Continuation{})
-		} else if p.check == CheckNone {
+			out = e.rollover(out, p, &phase.Continuation{})
+		} else if p.check == phase.CheckNone {
 			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
 			// still have finished; the disk decides.
 			p.exitNote = exitNote(ev)
-			out = e.spotCheck(out, p, CheckExit)
+			out = e.spotCheck(out, p, phase.CheckExit)
 		}
-	case EvSpotChecked:
+	case phase.EvSpotChecked:
 		why := p.check
-		if why == CheckNone {
+		if why == phase.CheckNone {
 			return nil, fmt.Errorf("spot-checked %s: no spot-check was asked for", p.Spec.ID)
 		}
-		p.check = CheckNone
+		p.check = phase.CheckNone
 		if ev.OK && e.spec.Worktrees {
 			out = e.merge(out, p)
 		} else if ev.OK {
-			out = e.settle(out, p, Complete, "")
-		} else if why == CheckResume {
+			out = e.settle(out, p, phase.Complete, "")
+		} else if why == phase.CheckResume {
 			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
 		} else {
 			reason := "spot-check failed: " + ev.Reason
-			crashed := why == CheckExit
+			crashed := why == phase.CheckExit
 			if crashed {
 				reason = p.exitNote + "; " + reason
 			}
@@ -456,26 +427,26 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 }
 
 // spotCheck asks the disk what p's agent achieved, for the reason why.
-func (e *Engine) spotCheck(out []Command, p *PlanStatus, why SpotCheck) []Command {
+func (e *Engine) spotCheck(out []phase.Command, p *plan, why phase.SpotCheck) []phase.Command {
 	p.check = why
-	return append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: string(why)})
+	return append(out, phase.Command{Type: phase.CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: string(why)})
 }
 
 // newAgent makes p's next attempt current: an agent of it is being
 // started, with nothing checked, no silence and no exit yet.
-func (e *Engine) newAgent(p *PlanStatus) {
+func (e *Engine) newAgent(p *plan) {
 	p.Attempt++
 	p.PID = 0
 	p.Started = e.now
 	p.agentLive = true
-	p.check, p.exitNote = CheckNone, ""
-	p.silence, p.lastActive = Quiet, e.now
+	p.check, p.exitNote = phase.CheckNone, ""
+	p.silence, p.lastActive = phase.Quiet, e.now
 	p.guard = work.CallGuard{}
 	p.pastCeiling = false // the retry it allowed is this agent
 	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer, p.answerAtTurnEnd = 0, false, false, nil
 }
 
-func exitNote(ev Event) string {
+func exitNote(ev phase.Event) string {
 	s := fmt.Sprintf("agent exited with code %d before PLAN COMPLETE", ev.ExitCode)
 	if ev.Reason != "" {
 		s += " (" + ev.Reason + ")"
@@ -483,12 +454,12 @@ func exitNote(ev Event) string {
 	return s
 }
 
-func (e *Engine) init(spec RunSpec) error {
+func (e *Engine) init(spec phase.RunSpec) error {
 	*e = Engine{} // a failed init leaves a blank engine that can take another run-started
 	if spec.MaxConcurrent < 1 {
 		spec.MaxConcurrent = 1
 	}
-	e.byID = make(map[string]*PlanStatus, len(spec.Plans))
+	e.byID = make(map[string]*plan, len(spec.Plans))
 	for _, ps := range spec.Plans {
 		if ps.ID == "" {
 			return fmt.Errorf("run spec: a plan has no id")
@@ -496,7 +467,7 @@ func (e *Engine) init(spec RunSpec) error {
 		if e.byID[ps.ID] != nil {
 			return fmt.Errorf("run spec: duplicate plan %s", ps.ID)
 		}
-		p := &PlanStatus{Spec: ps, State: Pending, index: -1}
+		p := &plan{PlanStatus: phase.PlanStatus{Spec: ps, State: phase.Pending}, index: -1}
 		e.byID[ps.ID] = p
 		e.plans = append(e.plans, p)
 	}
@@ -539,7 +510,7 @@ func (e *Engine) init(spec RunSpec) error {
 	e.begun = map[int]bool{}
 	for _, p := range e.plans {
 		if p.Spec.Done {
-			p.State = Complete
+			p.State = phase.Complete
 			continue
 		}
 		if e.openWave[p.Spec.Wave] == 0 {
@@ -549,11 +520,11 @@ func (e *Engine) init(spec RunSpec) error {
 	}
 	sort.Ints(e.waves)
 	for _, p := range e.plans {
-		if p.State != Pending {
+		if p.State != phase.Pending {
 			continue
 		}
 		for _, d := range p.Spec.DependsOn {
-			if e.byID[d].State != Complete {
+			if e.byID[d].State != phase.Complete {
 				p.unmet++
 			}
 		}
@@ -567,17 +538,17 @@ func (e *Engine) init(spec RunSpec) error {
 
 // topoOrder orders plans so that every plan comes after its dependencies,
 // or reports a cycle.
-func topoOrder(plans []*PlanStatus, byID map[string]*PlanStatus) ([]*PlanStatus, error) {
+func topoOrder(plans []*plan, byID map[string]*plan) ([]*plan, error) {
 	const (
 		unseen = iota
 		visiting
 		done
 	)
-	mark := make(map[*PlanStatus]int, len(plans))
-	var order []*PlanStatus
+	mark := make(map[*plan]int, len(plans))
+	var order []*plan
 	var stack []string
-	var visit func(p *PlanStatus) error
-	visit = func(p *PlanStatus) error {
+	var visit func(p *plan) error
+	visit = func(p *plan) error {
 		switch mark[p] {
 		case done:
 			return nil
@@ -613,75 +584,75 @@ func topoOrder(plans []*PlanStatus, byID map[string]*PlanStatus) ([]*PlanStatus,
 // disk decides what they achieved. A plan whose spot-check passes is
 // complete (its agent finished before hive recorded it); any other restarts
 // as a new attempt, which skips the tasks already committed.
-func (e *Engine) resume() []Command {
+func (e *Engine) resume() []phase.Command {
 	e.resumes++
-	var out []Command
+	var out []phase.Command
 	out = e.resumeVerify(out)
 	if e.budget.open != nil {
 		out = e.announce(out, e.budget.open)
 	}
 	for _, p := range e.plans {
-		if p.State == Running && p.Stage != StageWork {
+		if p.State == phase.Running && p.Stage != phase.StageWork {
 			// Merging is idempotent: merge again, and the gate runs again.
 			if p.agentLive {
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 				p.agentLive = false
 			}
 			p.resolverAt = 0
 			out = e.merge(out, p)
 			continue
 		}
-		if p.State == Waiting {
+		if p.State == phase.Waiting {
 			// The agent is gone with the old process: the answer will go to
 			// a continuation. Show the checkpoint again.
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 			p.agentLive = false
 			p.Open.Standalone = true
 			out = e.announce(out, p.Open)
 			continue
 		}
-		if p.State != Running {
+		if p.State != phase.Running {
 			continue
 		}
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 		p.agentLive = false
-		out = e.spotCheck(out, p, CheckResume)
+		out = e.spotCheck(out, p, phase.CheckResume)
 	}
 	return out
 }
 
 // restart puts a running plan back in the queue for a new attempt.
-func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command {
-	p.continuation = &Continuation{Reason: reason}
+func (e *Engine) restart(out []phase.Command, p *plan, reason string) []phase.Command {
+	p.continuation = &phase.Continuation{Reason: reason}
 	if cp := cmp.Or(p.answerAtTurnEnd, p.lastAnswered); cp != nil {
 		p.continuation.Checkpoint = copyOf(cp)
 	}
-	p.State = Pending
-	p.check, p.agentLive, p.answerAtTurnEnd = CheckNone, false, nil
+	p.State = phase.Pending
+	p.check, p.agentLive, p.answerAtTurnEnd = phase.CheckNone, false, nil
 	e.running--
 	e.enqueue(p)
-	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: reason})
+	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: reason})
 }
 
 // settle moves a running plan to a final state.
-func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string) []Command {
-	if p.State == Running || p.State == Waiting {
+func (e *Engine) settle(out []phase.Command, p *plan, s phase.PlanState, reason string) []phase.Command {
+	if p.State == phase.Running || p.State == phase.Waiting {
 		e.running--
 		if p.agentLive {
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 		}
 	}
 	e.dequeue(p)
 	e.unqueue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
-	p.check, p.agentLive = CheckNone, false
-	p.Stage, p.fix = StageWork, ""
+	p.check, p.agentLive = phase.CheckNone, false
+	p.Stage, p.fix = phase.StageWork, ""
 	e.openWave[p.Spec.Wave]--
-	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
-	if s == Complete {
+	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
+	if s == phase.Complete {
 		for _, d := range p.dependents {
 			d.unmet--
-			if d.unmet == 0 && d.State == Pending {
+			if d.unmet == 0 && d.State == phase.Pending {
 				e.enqueue(d)
 			}
 		}
@@ -690,21 +661,21 @@ func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string
 }
 
 // fail fails p and skips every plan that depends on it, directly or not.
-func (e *Engine) fail(out []Command, p *PlanStatus, reason string) []Command {
-	out = e.settle(out, p, Failed, reason)
-	queue := []*PlanStatus{p}
+func (e *Engine) fail(out []phase.Command, p *plan, reason string) []phase.Command {
+	out = e.settle(out, p, phase.Failed, reason)
+	queue := []*plan{p}
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
 		for _, d := range cur.dependents {
-			if d.State != Pending {
+			if d.State != phase.Pending {
 				continue
 			}
 			why := fmt.Sprintf("dependency %s failed", p.Spec.ID)
 			if cur != p {
 				why = fmt.Sprintf("dependency %s was skipped (%s failed)", cur.Spec.ID, p.Spec.ID)
 			}
-			out = e.settle(out, d, Skipped, why)
+			out = e.settle(out, d, phase.Skipped, why)
 			queue = append(queue, d)
 		}
 	}
@@ -714,7 +685,7 @@ func (e *Engine) fail(out []Command, p *PlanStatus, reason string) []Command {
 // weightOf returns how a plan counts in the longest-remaining-path
 // priority: its estimated seconds when every plan to run has an estimate
 // (a mix of units would rank nonsense), else its task count.
-func weightOf(plans []*PlanStatus) func(*PlanStatus) int64 {
+func weightOf(plans []*plan) func(*plan) int64 {
 	estimated := true
 	for _, p := range plans {
 		if !p.Spec.Done && p.Spec.Estimate <= 0 {
@@ -722,9 +693,9 @@ func weightOf(plans []*PlanStatus) func(*PlanStatus) int64 {
 		}
 	}
 	if estimated {
-		return func(p *PlanStatus) int64 { return max(int64(p.Spec.Estimate/time.Second), 1) }
+		return func(p *plan) int64 { return max(int64(p.Spec.Estimate/time.Second), 1) }
 	}
-	return func(p *PlanStatus) int64 { return int64(max(p.Spec.Tasks, 1)) }
+	return func(p *plan) int64 { return int64(max(p.Spec.Tasks, 1)) }
 }
 
 // advanceWave moves rigid mode's current wave past every wave with no open
@@ -743,7 +714,7 @@ func (e *Engine) advanceWave() {
 
 // schedule starts as many ready plans as the limits allow, highest priority
 // first, and finishes the run when every plan is final.
-func (e *Engine) schedule(out []Command) []Command {
+func (e *Engine) schedule(out []phase.Command) []phase.Command {
 	if e.finished {
 		return out
 	}
@@ -757,9 +728,9 @@ func (e *Engine) schedule(out []Command) []Command {
 	} else {
 		h = e.ready[e.curWave]
 	}
-	var setAside []*PlanStatus
+	var setAside []*plan
 	for h != nil && h.Len() > 0 && e.running < e.spec.MaxConcurrent {
-		p := heap.Pop(h).(*PlanStatus)
+		p := heap.Pop(h).(*plan)
 		if e.spec.SharedTree && !e.fitsSharedTree(p) {
 			setAside = append(setAside, p)
 			continue
@@ -784,7 +755,7 @@ func (e *Engine) schedule(out []Command) []Command {
 			out = e.closeBudget(out, cp, "nothing left to run", byHive)
 		}
 		e.finished = true
-		return append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
+		return append(out, phase.Command{Type: phase.CmdRunFinished, Reason: e.outcome()})
 	}
 	return e.idle(out)
 }
@@ -794,7 +765,7 @@ func (e *Engine) schedule(out []Command) []Command {
 // process is not attended, and either only a human may answer (an
 // unattended run met such a checkpoint) or nobody answered with `hive
 // answer` within the process's wait.
-func (e *Engine) idle(out []Command) []Command {
+func (e *Engine) idle(out []phase.Command) []phase.Command {
 	if e.stopping && e.anyRunning() {
 		// Work goes on after a stop for a human without a resume: a
 		// workflow that outlived its stop was answered. Its next stop is
@@ -812,13 +783,13 @@ func (e *Engine) idle(out []Command) []Command {
 	case e.idleSince.IsZero():
 		e.idleSince = e.now
 		return append(out,
-			Command{Type: CmdNote, Text: fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", e.wait)},
-			Command{Type: CmdWake, At: e.now.Add(e.wait)})
+			phase.Command{Type: phase.CmdNote, Text: fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", e.wait)},
+			phase.Command{Type: phase.CmdWake, At: e.now.Add(e.wait)})
 	case e.now.Before(e.idleSince.Add(e.wait)):
 		return out
 	}
 	e.stopping = true
-	return append(out, Command{Type: CmdStopForHuman})
+	return append(out, phase.Command{Type: phase.CmdStopForHuman})
 }
 
 // anyRunning reports whether a plan is running (not waiting at a
@@ -826,7 +797,7 @@ func (e *Engine) idle(out []Command) []Command {
 // it is asked only while a checkpoint is open.
 func (e *Engine) anyRunning() bool {
 	for _, p := range e.plans {
-		if p.State == Running && p.Stage != StageHeld {
+		if p.State == phase.Running && p.Stage != phase.StageHeld {
 			return true
 		}
 	}
@@ -841,7 +812,7 @@ func (e *Engine) allFinal() bool {
 // fitsSharedTree reports whether p can run beside the running plans in one
 // working tree: their files must not overlap, and a plan that declares no
 // files could touch anything, so it runs alone.
-func (e *Engine) fitsSharedTree(p *PlanStatus) bool {
+func (e *Engine) fitsSharedTree(p *plan) bool {
 	if e.running == 0 {
 		return true
 	}
@@ -849,7 +820,7 @@ func (e *Engine) fitsSharedTree(p *PlanStatus) bool {
 		return false
 	}
 	for _, q := range e.plans {
-		if q.State != Running && q.State != Waiting { // a waiting plan still owns its half-done files
+		if q.State != phase.Running && q.State != phase.Waiting { // a waiting plan still owns its half-done files
 			continue
 		}
 		if len(q.Spec.Files) == 0 || overlaps(p.Spec.Files, q.Spec.Files) {
@@ -876,12 +847,12 @@ func overlaps(a, b []string) bool {
 	return false
 }
 
-func (e *Engine) start(out []Command, p *PlanStatus) []Command {
+func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
 	if !e.begun[p.Spec.Wave] {
 		e.begun[p.Spec.Wave] = true
-		out = append(out, Command{Type: CmdWaveStarted, Wave: p.Spec.Wave})
+		out = append(out, phase.Command{Type: phase.CmdWaveStarted, Wave: p.Spec.Wave})
 	}
-	p.State = Running
+	p.State = phase.Running
 	e.running++
 	if spent, over := e.planOver(p); over {
 		// It crossed its ceiling after its agent was stopped (the turn's
@@ -894,20 +865,20 @@ func (e *Engine) start(out []Command, p *PlanStatus) []Command {
 	cont := withAnswers(p, p.continuation)
 	p.continuation = nil
 	return append(out,
-		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running},
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running},
 		e.startAgent(p, "", cont))
 }
 
 // startAgent is the command that starts p's next agent in role: on the
 // plan's rung of the model ladder, within its allotment of the budget. Its
 // first turn is in flight from now.
-func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
+func (e *Engine) startAgent(p *plan, role string, c *phase.Continuation) phase.Command {
 	e.budget.turns.Started(p.Spec.ID, p.Attempt)
-	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
+	return phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
 		Rung: p.Rung, MaxUSD: e.allotment(p), Fallback: e.waits.FellBack}
 }
 
-func (e *Engine) enqueue(p *PlanStatus) {
+func (e *Engine) enqueue(p *plan) {
 	w := p.Spec.Wave
 	if e.spec.Dynamic {
 		w = 0
@@ -920,7 +891,7 @@ func (e *Engine) enqueue(p *PlanStatus) {
 	heap.Push(h, p)
 }
 
-func (e *Engine) dequeue(p *PlanStatus) {
+func (e *Engine) dequeue(p *plan) {
 	if p.index < 0 {
 		return
 	}
@@ -934,7 +905,7 @@ func (e *Engine) dequeue(p *PlanStatus) {
 // readyHeap orders ready plans: the longest remaining path first (it bounds
 // the makespan), then the earlier wave, then the id, so the order is total
 // and the schedule deterministic.
-type readyHeap []*PlanStatus
+type readyHeap []*plan
 
 func (h readyHeap) Len() int { return len(h) }
 func (h readyHeap) Less(i, j int) bool {
@@ -953,7 +924,7 @@ func (h readyHeap) Swap(i, j int) {
 	h[j].index = j
 }
 func (h *readyHeap) Push(x any) {
-	p := x.(*PlanStatus)
+	p := x.(*plan)
 	p.index = len(*h)
 	*h = append(*h, p)
 }

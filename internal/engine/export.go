@@ -3,165 +3,26 @@ package engine
 import (
 	"fmt"
 	"sort"
-	"time"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
 
-// State is the engine's whole state as plain data: Export gives it, Restore
-// takes it back. A long run's history can then be carried as one value
-// instead of every event (Temporal's continue-as-new, a journal's
-// compaction); JSON keeps it compact and readable. What the engine derives
-// (the dependency graph's links and priorities, the ready queues, the wave
-// counts) is rebuilt from the spec, not carried.
-type State struct {
-	Version int `json:"engine_version"`
-	// Rules is the engine version whose decisions the run follows (see
-	// Engine.rules); 0 in a state exported before it was kept: Version's.
-	Rules    int          `json:"rules,omitempty"`
-	Spec     RunSpec      `json:"spec"`
-	Finished bool         `json:"finished,omitempty"`
-	Resumes  int          `json:"resumes,omitempty"`
-	Now      time.Time    `json:"now"`
-	Begun    []int        `json:"begun,omitempty"`
-	Plans    []PlanRecord `json:"plans"`
-	// Queue lists the open checkpoints by id, in order: each is a plan's
-	// Open or the verification's.
-	Queue        []int         `json:"queue,omitempty"`
-	LastCP       int           `json:"last_checkpoint,omitempty"`
-	Resolved     int           `json:"resolved,omitempty"`
-	Aborted      bool          `json:"aborted,omitempty"`
-	Always       []string      `json:"always,omitempty"`
-	Verify       VerifyState   `json:"verify"`
-	Verification *Verification `json:"verification,omitempty"`
-	VerifyOpen   *Checkpoint   `json:"verify_open,omitempty"`
-	Active       time.Duration `json:"active,omitempty"`
-	LastOwn      time.Time     `json:"last_own"`
-	Down         []Downtime    `json:"down,omitempty"`
-	ForeignGain  time.Duration `json:"foreign_gain,omitempty"`
-	Human        HumanWait     `json:"human"`
-	Merges       int           `json:"merges,omitempty"`
-	Budget       BudgetRecord  `json:"budget,omitzero"`
-	Pause        PauseRecord   `json:"pause,omitzero"`
-	Waits        work.Waits    `json:"waits,omitzero"`
-}
-
-// PauseRecord is where a pause stands (Engine.pause).
-type PauseRecord struct {
-	Pausing bool      `json:"pausing,omitempty"`
-	Paused  bool      `json:"paused,omitempty"`
-	At      time.Time `json:"at,omitzero"`
-}
-
-// BudgetRecord is the budget as it stands: raised by answers, its rung,
-// whether 80 % was passed, its open checkpoint. What was spent is summed
-// from the jobs again.
-type BudgetRecord struct {
-	Budget
-	Rung   int         `json:"rung,omitempty"`
-	Warned bool        `json:"warned,omitempty"`
-	Open   *Checkpoint `json:"open,omitempty"`
-	Spent  work.Spend  `json:"spent"`
-	// LargestTurn, TurnEnded and Turns are what the run knows of its
-	// turns' costs: the largest, whether one has ended, and the cost so
-	// far of each turn in flight.
-	LargestTurn float64    `json:"largest_turn,omitempty"`
-	TurnEnded   bool       `json:"turn_ended,omitempty"`
-	Turns       []TurnCost `json:"turns,omitempty"`
-}
-
-// TurnCost is an agent's turns in flight: how many, and what they have
-// reported so far.
-type TurnCost struct {
-	Plan    string  `json:"plan"`
-	Attempt int     `json:"attempt"`
-	Turns   int     `json:"turns"`
-	USD     float64 `json:"usd,omitempty"`
-}
-
-// HumanWait is when the run stops for a human (Engine.idle).
-type HumanWait struct {
-	Attended  bool          `json:"attended,omitempty"`
-	Wait      time.Duration `json:"wait,omitempty"`
-	NeedHuman bool          `json:"need_human,omitempty"`
-	IdleSince time.Time     `json:"idle_since"`
-	Stopping  bool          `json:"stopping,omitempty"`
-}
-
-// VerifyState is the verification job's state.
-type VerifyState struct {
-	VerifyJob
-	Seen      sessionCosts `json:"seen,omitempty"`
-	AgentLive bool         `json:"agent_live,omitempty"`
-	TurnEnded bool         `json:"turn_ended,omitempty"`
-}
-
-// PlanRecord is one plan's state.
-type PlanRecord struct {
-	ID            string         `json:"id"`
-	State         PlanState      `json:"state"`
-	Attempt       int            `json:"attempt,omitempty"`
-	PID           int            `json:"pid,omitempty"`
-	TasksDone     int            `json:"tasks_done,omitempty"`
-	Progress      string         `json:"progress,omitempty"`
-	Reason        string         `json:"reason,omitempty"`
-	Commits       []string       `json:"commits,omitempty"`
-	Started       time.Time      `json:"started"`
-	Stage         Stage          `json:"stage,omitempty"`
-	Finished      time.Time      `json:"finished"`
-	Open          *Checkpoint    `json:"open,omitempty"`
-	Report        *work.Report   `json:"report,omitempty"`
-	Resolved      int            `json:"resolved,omitempty"`
-	Spend         work.Spend     `json:"spend"`
-	Resolves      int            `json:"resolves,omitempty"`
-	ResolveSpend  work.Spend     `json:"resolve_spend"`
-	Seen          sessionCosts   `json:"seen,omitempty"`
-	ResolveSeen   sessionCosts   `json:"resolve_seen,omitempty"`
-	Resolvers     []int          `json:"resolvers,omitempty"`
-	Check         SpotCheck      `json:"check,omitempty"`
-	LastAnswered  *Checkpoint    `json:"last_answered,omitempty"`
-	Answered      []Checkpoint   `json:"answered,omitempty"`
-	Continuation  *Continuation  `json:"continuation,omitempty"`
-	AutoRetries   int            `json:"auto_retries,omitempty"`
-	HumanRetried  bool           `json:"human_retried,omitempty"`
-	PastCeiling   bool           `json:"past_ceiling,omitempty"`
-	Silence       Silence        `json:"silence,omitempty"`
-	LastActive    time.Time      `json:"last_active"`
-	AgentLive     bool           `json:"agent_live,omitempty"`
-	ExitNote      string         `json:"exit_note,omitempty"`
-	Permissions   []Checkpoint   `json:"permissions,omitempty"`
-	ResolverAt    int            `json:"resolver_at,omitempty"`
-	ConflictFiles []string       `json:"conflict_files,omitempty"`
-	ConflictWhere string         `json:"conflict_where,omitempty"`
-	GateLoops     int            `json:"gate_loops,omitempty"`
-	Fix           string         `json:"fix,omitempty"`
-	Rung          int            `json:"rung,omitempty"`
-	Guard         work.CallGuard `json:"loop_guard,omitzero"`
-	Context       ContextUse     `json:"context,omitzero"`
-	RollBy        time.Time      `json:"roll_by,omitzero"`
-	RollAtAnswer  bool           `json:"roll_at_answer,omitempty"`
-	// AnswerAtTurnEnd is the answer that waits for the live agent's turn
-	// to end.
-	AnswerAtTurnEnd *Checkpoint  `json:"answer_at_turn_end,omitempty"`
-	Notes           *work.Report `json:"notes,omitempty"`
-}
-
 // Export returns the engine's state as plain data; the engine is unchanged.
-func (e *Engine) Export() State {
-	s := State{Version: Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
+func (e *Engine) Export() phase.State {
+	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
 		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
-		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
-		Human: HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping}, Merges: e.merges,
-		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
-		Pause:  PauseRecord{e.pausing, e.paused, e.pausedAt}, Waits: e.waits.Clone()}
-	s.Verify.seen = nil
+		Active: e.active, LastOwn: e.lastOwn, Down: append([]phase.Downtime(nil), e.down...), ForeignGain: e.foreignGain,
+		Human: phase.HumanWait{Attended: e.attended, Wait: e.wait, NeedHuman: e.needHuman, IdleSince: e.idleSince, Stopping: e.stopping}, Merges: e.merges,
+		Verify: phase.VerifyState{VerifyJob: e.vj.VerifyJob, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
+		Pause:  phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
 	b := e.budget
 	s.Rules = e.rules
-	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.ladder.Rung, Warned: b.ladder.Warned, Spent: b.spent}
+	s.Budget = phase.BudgetRecord{Budget: b.Budget, Rung: b.ladder.Rung, Warned: b.ladder.Warned, Spent: b.spent}
 	s.Budget.LargestTurn, s.Budget.TurnEnded = b.turns.Largest()
 	for _, k := range b.turns.InFlight() {
 		l := b.turns.Load(k)
-		s.Budget.Turns = append(s.Budget.Turns, TurnCost{Plan: k.Job, Attempt: k.Attempt, Turns: l.N, USD: l.USD})
+		s.Budget.Turns = append(s.Budget.Turns, phase.TurnCost{Plan: k.Job, Attempt: k.Attempt, Turns: l.N, USD: l.USD})
 	}
 	if b.open != nil {
 		s.Budget.Open = copyOf(b.open)
@@ -181,7 +42,7 @@ func (e *Engine) Export() State {
 		s.Queue = append(s.Queue, cp.ID)
 	}
 	for _, p := range e.plans {
-		r := PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
+		r := phase.PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
 			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
 			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
@@ -210,9 +71,9 @@ func (e *Engine) Export() State {
 // Restore returns an engine in state s, which then behaves as the engine
 // that exported it on any further events. A state of a newer engine is
 // refused, as its journal would be.
-func Restore(s State) (*Engine, error) {
-	if s.Version > Version {
-		return nil, &NewerError{Version: s.Version}
+func Restore(s phase.State) (*Engine, error) {
+	if s.Version > phase.Version {
+		return nil, &phase.NewerError{Version: s.Version}
 	}
 	e := New()
 	if len(s.Plans) == 0 && len(s.Spec.Plans) == 0 {
@@ -233,7 +94,7 @@ func Restore(s State) (*Engine, error) {
 	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
 	e.waits = s.Waits.Clone()
 	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
-	e.vj = s.Verify.VerifyJob
+	e.vj.VerifyJob = s.Verify.VerifyJob
 	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
 	for _, w := range s.Begun {
 		e.begun[w] = true
@@ -258,7 +119,7 @@ func Restore(s State) (*Engine, error) {
 	if e.rules == 0 {
 		e.rules = max(1, s.Version) // exported by an engine that followed its own rules
 	}
-	open := map[int]*Checkpoint{}
+	open := map[int]*phase.Checkpoint{}
 	if e.verifyOpen != nil {
 		open[e.verifyOpen.ID] = e.verifyOpen
 	}
@@ -317,12 +178,12 @@ func (e *Engine) rebuild() {
 	for _, p := range e.plans {
 		p.index = -1
 		p.dirty = true
-		if p.State == Running || p.State == Waiting {
+		if p.State == phase.Running || p.State == phase.Waiting {
 			e.running++
 		}
 		p.unmet = 0
 		for _, d := range p.Spec.DependsOn {
-			if e.byID[d].State != Complete {
+			if e.byID[d].State != phase.Complete {
 				p.unmet++
 			}
 		}
@@ -338,7 +199,7 @@ func (e *Engine) rebuild() {
 	}
 	sort.Ints(e.waves)
 	for _, p := range e.plans {
-		if p.State == Pending && p.unmet == 0 {
+		if p.State == phase.Pending && p.unmet == 0 {
 			e.enqueue(p)
 		}
 	}

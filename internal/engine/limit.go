@@ -3,15 +3,9 @@ package engine
 import (
 	"fmt"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
-
-// LimitID is the plan id that `hive answer` uses to end a wait for the
-// provider at once: `hive answer limit resume-now`.
-const LimitID = "limit"
-
-// ResumeNow is the answer that ends the wait for the provider at once.
-const ResumeNow = "resume-now"
 
 // limitRules is the engine version from which a turn that ended on the
 // provider's limit (EvLimited) makes the run wait rather than fail.
@@ -23,34 +17,34 @@ const limitRules = 9
 // from its commits when the wait ends, without spending a retry. A login
 // the provider refused, and a limit met by a resolver or the verifier, go
 // the way a failed turn goes.
-func (e *Engine) limited(ev Event) ([]Command, error) {
+func (e *Engine) limited(ev phase.Event) ([]phase.Command, error) {
 	if ev.Limit == nil {
 		return nil, fmt.Errorf("limited %s without its limit", ev.Plan)
 	}
 	p := e.byID[ev.Plan]
 	switch {
-	case p != nil && (ev.Attempt != p.Attempt || p.State != Running && p.State != Waiting):
+	case p != nil && (ev.Attempt != p.Attempt || p.State != phase.Running && p.State != phase.Waiting):
 		return nil, nil // an earlier attempt's, or one whose limit was met already (codex says it twice)
-	case ev.Plan == VerifyID && (ev.Attempt != e.vj.Attempt || e.vj.Stage != VerifyAgent):
+	case ev.Plan == phase.VerifyID && (ev.Attempt != e.vj.Attempt || e.vj.Stage != phase.VerifyAgent):
 		return nil, nil
 	}
 	l := *ev.Limit
 	failed := ev
-	failed.Type, failed.Reason = EvPlanFailed, "the agent's turn ended on the provider's "+l.Describe()
+	failed.Type, failed.Reason = phase.EvPlanFailed, "the agent's turn ended on the provider's "+l.Describe()
 	if e.rules < limitRules || !l.Kind.Passes() {
 		if l.Kind == work.LimitAuth {
 			failed.Reason += ": fix the CLI's login or key, then answer retry"
 		}
 		return e.step(failed)
 	}
-	var out []Command
+	var out []phase.Command
 	if e.waits.FallBack(e.spec.OnLimit, l) {
 		// No wait: the job starts again at once, on the fallback agent.
-		out = append(out, Command{Type: CmdNote, Plan: ev.Plan, Text: work.FallbackNote(l)})
+		out = append(out, phase.Command{Type: phase.CmdNote, Plan: ev.Plan, Text: work.FallbackNote(l)})
 	} else if e.waits.Meet(e.now, ev.Plan, l) {
-		out = append(out, Command{Type: CmdNote, Plan: ev.Plan, Text: e.waits.Wait.Note(e.now)}, Command{Type: CmdWake, At: e.waits.Wait.Until})
+		out = append(out, phase.Command{Type: phase.CmdNote, Plan: ev.Plan, Text: e.waits.Wait.Note(e.now)}, phase.Command{Type: phase.CmdWake, At: e.waits.Wait.Until})
 	}
-	if p == nil || p.State != Running || p.Stage != StageWork || p.check != CheckNone {
+	if p == nil || p.State != phase.Running || p.Stage != phase.StageWork || p.check != phase.CheckNone {
 		// A resolver's, the verifier's, or an agent's at a checkpoint: the
 		// wait holds what starts next; the job goes the way a failed turn
 		// does.
@@ -67,12 +61,12 @@ func (e *Engine) limited(ev Event) ([]Command, error) {
 
 // limitWake ends the wait once its time has come, and starts again what
 // it held.
-func (e *Engine) limitWake(out []Command) []Command {
+func (e *Engine) limitWake(out []phase.Command) []phase.Command {
 	w, over := e.waits.Over(e.now)
 	if !over {
 		return out
 	}
-	out = append(out, Command{Type: CmdNote, Text: w.Ended(e.now)})
+	out = append(out, phase.Command{Type: phase.CmdNote, Text: w.Ended(e.now)})
 	if e.budget.open != nil {
 		return out // the budget still holds them
 	}
@@ -82,7 +76,7 @@ func (e *Engine) limitWake(out []Command) []Command {
 // limitAnswered ends the wait at once, as a human asked (`hive answer limit
 // resume-now`): the plans go on, and meet the limit again if it has not
 // passed.
-func (e *Engine) limitAnswered(ev Event) ([]Command, error) {
+func (e *Engine) limitAnswered(ev phase.Event) ([]phase.Command, error) {
 	by := ev.By
 	if by == "" {
 		by = "a human"
@@ -91,12 +85,12 @@ func (e *Engine) limitAnswered(ev Event) ([]Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.schedule(e.limitWake([]Command{{Type: CmdNote, Text: note}})), nil
+	return e.schedule(e.limitWake([]phase.Command{{Type: phase.CmdNote, Text: note}})), nil
 }
 
 // limitResumed asks again, after a resume, to be woken when the wait ends
 // (the timer died with the process), or ends it when its time has passed.
-func (e *Engine) limitResumed(out []Command) []Command {
+func (e *Engine) limitResumed(out []phase.Command) []phase.Command {
 	w := e.waits.Wait
 	if w == nil {
 		return out
@@ -104,5 +98,5 @@ func (e *Engine) limitResumed(out []Command) []Command {
 	if !e.now.Before(w.Until) {
 		return e.limitWake(out)
 	}
-	return append(out, Command{Type: CmdNote, Text: "still " + w.Note(e.now)}, Command{Type: CmdWake, At: w.Until})
+	return append(out, phase.Command{Type: phase.CmdNote, Text: "still " + w.Note(e.now)}, phase.Command{Type: phase.CmdWake, At: w.Until})
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // StaleHandoff is how old a pause may be before a resume warns that the
@@ -15,23 +17,23 @@ const StaleHandoff = time.Hour
 // tasks kept, an agent waiting at a checkpoint is ended (the answer will go
 // to a continuation). No new agent starts; merges, gates and resolvers in
 // flight finish. Once nothing runs, CmdPaused.
-func (e *Engine) pause() []Command {
+func (e *Engine) pause() []phase.Command {
 	if e.pausing || e.finished {
-		return []Command{{Type: CmdNote, Text: "already pausing"}}
+		return []phase.Command{{Type: phase.CmdNote, Text: "already pausing"}}
 	}
 	e.pausing, e.pausedAt = true, e.now
-	out := []Command{{Type: CmdNote, Text: "pausing: every agent commits its work in progress and stops; resume to go on"}}
+	out := []phase.Command{{Type: phase.CmdNote, Text: "pausing: every agent commits its work in progress and stops; resume to go on"}}
 	for _, p := range e.plans {
 		switch {
-		case p.State == Waiting && p.agentLive:
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
+		case p.State == phase.Waiting && p.agentLive:
+			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 			p.agentLive = false
 			p.Open.Standalone = true
 		case !e.atBoundary(p) || p.Context.Rolling:
 		case e.spec.Team:
 			out = e.askRollover(out, p, "the team is pausing")
 		default:
-			out = e.park(out, p, &Continuation{Reason: "paused; the previous agent was stopped mid-turn"}, "paused until the run is resumed")
+			out = e.park(out, p, &phase.Continuation{Reason: "paused; the previous agent was stopped mid-turn"}, "paused until the run is resumed")
 		}
 	}
 	return out
@@ -39,7 +41,7 @@ func (e *Engine) pause() []Command {
 
 // paging is schedule while pausing: nothing new starts, and once no plan
 // runs the pause is done.
-func (e *Engine) paging(out []Command) []Command {
+func (e *Engine) paging(out []phase.Command) []phase.Command {
 	if e.paused || e.anyRunning() {
 		return out
 	}
@@ -48,17 +50,17 @@ func (e *Engine) paging(out []Command) []Command {
 		return e.schedule(out)
 	}
 	e.paused = true
-	return append(out, Command{Type: CmdPaused, Reason: fmt.Sprintf("paused at %s", e.pausedAt.UTC().Format(time.RFC3339))})
+	return append(out, phase.Command{Type: phase.CmdPaused, Reason: fmt.Sprintf("paused at %s", e.pausedAt.UTC().Format(time.RFC3339))})
 }
 
 // unpause ends a pause at a resume, warning when it is old: what the team
 // knew may have changed meanwhile.
-func (e *Engine) unpause(out []Command) []Command {
+func (e *Engine) unpause(out []phase.Command) []phase.Command {
 	if e.pausedAt.IsZero() {
 		return out
 	}
 	if age := e.now.Sub(e.pausedAt); age > StaleHandoff {
-		out = append(out, Command{Type: CmdNote, Text: fmt.Sprintf("Handoff is %d hours old. Proceeding with potentially stale state.", int(age/time.Hour))})
+		out = append(out, phase.Command{Type: phase.CmdNote, Text: fmt.Sprintf("Handoff is %d hours old. Proceeding with potentially stale state.", int(age/time.Hour))})
 	}
 	e.pausing, e.paused, e.pausedAt = false, false, time.Time{}
 	return out

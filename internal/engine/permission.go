@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Permission checkpoints: a live agent (Claude Code with
@@ -14,15 +16,15 @@ import (
 // permission handles a permission request of p's agent. cp carries Tool,
 // RequestID and Input; the plan is running, or waiting at another checkpoint
 // (the request is then held until that one is answered).
-func (e *Engine) permission(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
-	cp.Kind, cp.Type = KindPermission, "permission"
+func (e *Engine) permission(out []phase.Command, p *plan, cp *phase.Checkpoint) []phase.Command {
+	cp.Kind, cp.Type = phase.KindPermission, "permission"
 	if len(cp.Options) == 0 {
 		cp.Options = []string{"allow", "deny", "always"}
 	}
 	if e.always[cp.Tool] {
 		return append(out, allowed(p, cp, "allowed: "+cp.Tool+" is allowed for the rest of the run"))
 	}
-	if p.State == Waiting {
+	if p.State == phase.Waiting {
 		p.permissions = append(p.permissions, cp)
 		return out
 	}
@@ -30,13 +32,13 @@ func (e *Engine) permission(out []Command, p *PlanStatus, cp *Checkpoint) []Comm
 }
 
 // allowed answers cp with allow without asking.
-func allowed(p *PlanStatus, cp *Checkpoint, why string) Command {
-	return Command{Type: CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Reason: why, Checkpoint: copyOf(cp)}
+func allowed(p *plan, cp *phase.Checkpoint, why string) phase.Command {
+	return phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Reason: why, Checkpoint: copyOf(cp)}
 }
 
 // permissionAnswered acts on the answer to p's permission checkpoint cp,
 // which applyAnswer has closed.
-func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint, answer string) []Command {
+func (e *Engine) permissionAnswered(out []phase.Command, p *plan, cp *phase.Checkpoint, answer string) []phase.Command {
 	choice, message, _ := permissionChoice(answer)
 	if choice == "always" {
 		if e.always == nil {
@@ -49,11 +51,11 @@ func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint
 		// The agent that asked is gone, or may not go on now: a
 		// continuation redoes the work (continueWith holds it for the
 		// budget), and asks again unless the tool is now always allowed.
-		return e.continueWith(out, p, &Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
+		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
 	}
-	p.State = Running
-	p.silence, p.lastActive = Quiet, e.now
-	c := Command{Type: CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: copyOf(cp)}
+	p.State = phase.Running
+	p.silence, p.lastActive = phase.Quiet, e.now
+	c := phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: copyOf(cp)}
 	if choice == "deny" {
 		c.Text = "deny"
 		c.Reason = "The human denied permission to use " + cp.Tool + " (through hive)."
@@ -62,7 +64,7 @@ func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint
 		}
 	}
 	out = append(out,
-		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer},
 		c)
 	if choice == "always" {
 		out = e.allowOpen(out, cp.Tool)
@@ -72,8 +74,8 @@ func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint
 
 // heldPermissions raises the permission requests that arrived while p
 // waited at another checkpoint, now that its agent runs again, in order.
-func (e *Engine) heldPermissions(out []Command, p *PlanStatus) []Command {
-	for len(p.permissions) > 0 && p.State == Running && p.agentLive {
+func (e *Engine) heldPermissions(out []phase.Command, p *plan) []phase.Command {
+	for len(p.permissions) > 0 && p.State == phase.Running && p.agentLive {
 		next := p.permissions[0]
 		p.permissions = p.permissions[1:]
 		out = e.permission(out, p, next)
@@ -83,9 +85,9 @@ func (e *Engine) heldPermissions(out []Command, p *PlanStatus) []Command {
 
 // allowOpen answers allow to every other open permission checkpoint for
 // tool, now always allowed.
-func (e *Engine) allowOpen(out []Command, tool string) []Command {
+func (e *Engine) allowOpen(out []phase.Command, tool string) []phase.Command {
 	for _, q := range e.plans {
-		if q.State == Waiting && q.Open != nil && q.Open.Kind == KindPermission && q.Open.Tool == tool && !q.Open.Standalone && q.agentLive {
+		if q.State == phase.Waiting && q.Open != nil && q.Open.Kind == phase.KindPermission && q.Open.Tool == tool && !q.Open.Standalone && q.agentLive {
 			out = e.applyAnswer(out, q, "allow", "always")
 		}
 	}

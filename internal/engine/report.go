@@ -4,13 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
-)
-
-// Checkpoint types raised by reports.
-const (
-	TypeNeedsInput = "needs-input" // the agent needs a human's input to go on
-	TypeChallenge  = "challenge"   // the agent challenges another's work or the plan
 )
 
 // reported handles a plan agent's HIVE_REPORT. The report is kept on the
@@ -18,14 +13,14 @@ const (
 // went (the disk and PLAN COMPLETE still decide that it is done); blocked
 // fails the plan like PLAN FAILED; needs_input and challenge stop for a
 // human, needs_input with its default choice when --yes may take it.
-func (e *Engine) reported(out []Command, p *PlanStatus, r *work.Report) []Command {
+func (e *Engine) reported(out []phase.Command, p *plan, r *work.Report) []phase.Command {
 	p.Report = r
 	switch r.Status {
 	case work.ReportBlocked:
 		why := firstOf(r.Blocker, r.Summary, "no reason given")
 		return e.failing(out, p, "the agent reported blocked: "+why, false)
 	case work.ReportNeedsInput:
-		cp := &Checkpoint{Kind: KindCheckpoint, Type: TypeNeedsInput,
+		cp := &phase.Checkpoint{Kind: phase.KindCheckpoint, Type: phase.TypeNeedsInput,
 			Details:  firstOf(r.Blocker, r.Summary, "the agent needs input"),
 			Awaiting: "answer with what the agent needs",
 			Options:  append([]string(nil), r.Options...),
@@ -50,7 +45,7 @@ func (e *Engine) reported(out []Command, p *PlanStatus, r *work.Report) []Comman
 			}
 		}
 		p.lastAnswered = nil
-		return e.raise(out, p, &Checkpoint{Kind: KindCheckpoint, Type: TypeChallenge, Details: details,
+		return e.raise(out, p, &phase.Checkpoint{Kind: phase.KindCheckpoint, Type: phase.TypeChallenge, Details: details,
 			Awaiting: "accept (the agent goes on with its suggestion), or say how to proceed"})
 	}
 	return out

@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
-	"time"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -16,29 +16,11 @@ import (
 // a human. The verifier's agent is journaled, watched and resumed like a
 // plan's: its events name the plan VerifyID.
 
-// VerifyStage is where the phase verification stands.
-type VerifyStage string
-
-// Verification stages.
-const (
-	VerifyNotAsked VerifyStage = ""         // not (yet) asked for
-	VerifyChecking VerifyStage = "checking" // the must_haves are checked mechanically
-	VerifyAgent    VerifyStage = "agent"    // the verifier agent works
-	VerifyHeld     VerifyStage = "held"     // it waits for the budget to be raised
-	VerifyReading  VerifyStage = "reading"  // its report is read
-	VerifyWaiting  VerifyStage = "waiting"  // a human is asked
-	VerifyDone     VerifyStage = "done"     // the result is known
-)
-
-// sessionCosts remembers each attempt's session cost already counted: the
-// CLIs report a session's running total, so only what is new is added.
-type sessionCosts map[int]float64
-
 // add counts a turn's usage of attempt into s and returns the turn's cost
 // and what its CLI reported for it.
-func addTurn(s *work.Spend, seen *sessionCosts, ev Event) (usd, cli float64) {
+func addTurn(s *work.Spend, seen *phase.SessionCosts, ev phase.Event) (usd, cli float64) {
 	if *seen == nil {
-		*seen = sessionCosts{}
+		*seen = phase.SessionCosts{}
 	}
 	if ev.CostUSD > (*seen)[ev.Attempt] {
 		cli = ev.CostUSD - (*seen)[ev.Attempt]
@@ -53,7 +35,7 @@ func addTurn(s *work.Spend, seen *sessionCosts, ev Event) (usd, cli float64) {
 }
 
 // count adds a turn's tokens and costs.
-func countTurn(s *work.Spend, ev Event, usd, cli float64) {
+func countTurn(s *work.Spend, ev phase.Event, usd, cli float64) {
 	s.InputTokens += ev.InputTokens
 	s.OutputTokens += ev.OutputTokens
 	s.CacheReadTokens += ev.CacheReadTokens
@@ -62,16 +44,11 @@ func countTurn(s *work.Spend, ev Event, usd, cli float64) {
 	s.CLICostUSD += cli
 }
 
-// VerifyJob is the phase verification's record.
-type VerifyJob struct {
-	Stage   VerifyStage
-	Attempt int // the verifier agent's current (or last) attempt; 0 before the first
-	PID     int
-	Started time.Time // when the current attempt started
-	work.Spend
-	// Report is the verifier's last HIVE_REPORT, if it wrote one.
-	Report    *work.Report
-	seen      sessionCosts
+// verifyJob is the phase verification's record, with the engine's
+// bookkeeping of it.
+type verifyJob struct {
+	phase.VerifyJob
+	seen      phase.SessionCosts
 	agentLive bool
 	turnEnded bool // the current attempt's turn ended: its report can be read
 }
@@ -83,7 +60,7 @@ func (e *Engine) verifyPending() bool {
 		return false
 	}
 	for _, p := range e.plans {
-		if p.State != Complete {
+		if p.State != phase.Complete {
 			return false
 		}
 	}
@@ -91,80 +68,80 @@ func (e *Engine) verifyPending() bool {
 }
 
 // verify starts the verification once; the run waits for it.
-func (e *Engine) verify(out []Command) []Command {
-	if e.vj.Stage == VerifyNotAsked {
-		e.vj.Stage = VerifyChecking
-		out = append(out, Command{Type: CmdVerify})
+func (e *Engine) verify(out []phase.Command) []phase.Command {
+	if e.vj.Stage == phase.VerifyNotAsked {
+		e.vj.Stage = phase.VerifyChecking
+		out = append(out, phase.Command{Type: phase.CmdVerify})
 	}
 	return out
 }
 
 // startVerifier starts a new attempt of the verifier agent, or holds it
 // while the budget checkpoint is open (a raise starts it: unhold).
-func (e *Engine) startVerifier(out []Command) []Command {
+func (e *Engine) startVerifier(out []phase.Command) []phase.Command {
 	v := &e.vj
 	if out = e.holdTurns(out); e.budget.open != nil || e.waits.Wait != nil {
-		v.Stage = VerifyHeld
+		v.Stage = phase.VerifyHeld
 		return out
 	}
-	v.Stage = VerifyAgent
+	v.Stage = phase.VerifyAgent
 	v.Attempt++
 	v.PID, v.Started = 0, e.now
 	v.agentLive, v.turnEnded = true, false
-	e.budget.turns.Started(VerifyID, v.Attempt)
-	return append(out, Command{Type: CmdStartAgent, Plan: VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil), Fallback: e.waits.FellBack})
+	e.budget.turns.Started(phase.VerifyID, v.Attempt)
+	return append(out, phase.Command{Type: phase.CmdStartAgent, Plan: phase.VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil), Fallback: e.waits.FellBack})
 }
 
 // stopVerifier ends the verifier's agent if it may still run.
-func (e *Engine) stopVerifier(out []Command, kill bool, reason string) []Command {
+func (e *Engine) stopVerifier(out []phase.Command, kill bool, reason string) []phase.Command {
 	v := &e.vj
 	if !v.agentLive {
 		return out
 	}
 	v.agentLive = false
-	return append(out, Command{Type: CmdStopAgent, Plan: VerifyID, Attempt: v.Attempt, PID: v.PID, Kill: kill, Reason: reason})
+	return append(out, phase.Command{Type: phase.CmdStopAgent, Plan: phase.VerifyID, Attempt: v.Attempt, PID: v.PID, Kill: kill, Reason: reason})
 }
 
 // verifierEvent handles an event of the verifier's agent.
-func (e *Engine) verifierEvent(ev Event) ([]Command, error) {
+func (e *Engine) verifierEvent(ev phase.Event) ([]phase.Command, error) {
 	v := &e.vj
-	var out []Command
-	if ev.Type == EvUsage || ev.Type == EvSpend {
+	var out []phase.Command
+	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
 		usd, cli := addTurn(&v.Spend, &v.seen, ev) // tokens count whichever attempt spent them
 		out = e.spend(out, nil, ev, usd, cli)
 	}
-	if ev.Type == EvSpend {
+	if ev.Type == phase.EvSpend {
 		return out, nil // the turn goes on
 	}
-	if ev.Attempt != v.Attempt || v.Stage != VerifyAgent {
+	if ev.Attempt != v.Attempt || v.Stage != phase.VerifyAgent {
 		return out, nil // an earlier attempt, or the agent's work is over
 	}
 	switch ev.Type {
-	case EvAgentStarted:
+	case phase.EvAgentStarted:
 		v.PID = ev.PID
-	case EvReport:
+	case phase.EvReport:
 		v.Report = ev.Report // its report file decides; this is what it said
-	case EvUsage:
+	case phase.EvUsage:
 		// The turn ended: the report is on disk, or it is not.
 		v.turnEnded = true
 		out = e.stopVerifier(out, false, "")
 		out = e.readReport(out)
-	case EvPlanFailed:
+	case phase.EvPlanFailed:
 		out = e.stopVerifier(out, false, "")
 		out = e.verifierFailed(out, ev.Reason)
-	case EvCheckpoint, EvDeviation:
+	case phase.EvCheckpoint, phase.EvDeviation:
 		// The verifier reads and reports; it has nothing to ask. A live
 		// agent's permission request is denied, so that it does not wait.
 		if ev.Checkpoint != nil && ev.Checkpoint.Type == "permission" {
 			cp := *ev.Checkpoint
-			cp.Plan, cp.Attempt, cp.Kind = VerifyID, v.Attempt, KindPermission
-			out = append(out, Command{Type: CmdPermission, Plan: VerifyID, Attempt: v.Attempt, Checkpoint: &cp, Text: "deny",
+			cp.Plan, cp.Attempt, cp.Kind = phase.VerifyID, v.Attempt, phase.KindPermission
+			out = append(out, phase.Command{Type: phase.CmdPermission, Plan: phase.VerifyID, Attempt: v.Attempt, Checkpoint: &cp, Text: "deny",
 				Reason: "the verifier only reads the phase and writes its report"})
 		}
-	case EvSilent:
+	case phase.EvSilent:
 		out = e.stopVerifier(out, true, "the verifier printed nothing for "+ev.Text)
 		out = e.verifierFailed(out, "it printed nothing for "+ev.Text)
-	case EvAgentExited:
+	case phase.EvAgentExited:
 		v.agentLive = false
 		if ev.ExitCode == 0 || v.turnEnded {
 			out = e.readReport(out) // the disk decides
@@ -176,20 +153,20 @@ func (e *Engine) verifierEvent(ev Event) ([]Command, error) {
 }
 
 // readReport asks for the verifier's report to be read.
-func (e *Engine) readReport(out []Command) []Command {
-	e.vj.Stage = VerifyReading
-	return append(out, Command{Type: CmdVerify, Attempt: e.vj.Attempt, After: "report"})
+func (e *Engine) readReport(out []phase.Command) []phase.Command {
+	e.vj.Stage = phase.VerifyReading
+	return append(out, phase.Command{Type: phase.CmdVerify, Attempt: e.vj.Attempt, After: "report"})
 }
 
 // verifierFailed hands the phase to a human: the verifier did not finish.
-func (e *Engine) verifierFailed(out []Command, why string) []Command {
-	return e.verificationResult(out, Event{Text: VerifyHumanNeeded,
+func (e *Engine) verifierFailed(out []phase.Command, why string) []phase.Command {
+	return e.verificationResult(out, phase.Event{Text: phase.VerifyHumanNeeded,
 		Reason: "the verifier did not finish (" + why + "); check the phase by hand"})
 }
 
 // verified handles the verification's results and a human's answer to it.
-func (e *Engine) verified(ev Event) ([]Command, error) {
-	if ev.Type == EvAnswer {
+func (e *Engine) verified(ev phase.Event) ([]phase.Command, error) {
+	if ev.Type == phase.EvAnswer {
 		cp := e.verifyOpen
 		if cp == nil {
 			return nil, fmt.Errorf("the phase verification has no open checkpoint")
@@ -197,9 +174,9 @@ func (e *Engine) verified(ev Event) ([]Command, error) {
 		var status string
 		switch strings.ToLower(strings.TrimSpace(ev.Text)) {
 		case "approved", "passed", "yes":
-			status = VerifyPassed
+			status = phase.VerifyPassed
 		case "gaps", "gaps_found", "no":
-			status = VerifyGapsFound
+			status = phase.VerifyGapsFound
 		default:
 			return nil, fmt.Errorf("the phase verification needs a human: answer approved or gaps, not %q", ev.Text)
 		}
@@ -209,46 +186,42 @@ func (e *Engine) verified(ev Event) ([]Command, error) {
 		}
 		cp.Answer, cp.AnsweredBy = status, by
 		e.verifyOpen = nil
-		e.unqueueID(VerifyID)
+		e.unqueueID(phase.VerifyID)
 		e.resolved++
-		e.vj.Stage = VerifyDone
-		e.verification = &Verification{Status: status, Details: cp.Details}
-		return []Command{{Type: CmdCheckpointClosed, Plan: VerifyID, Checkpoint: copyOf(cp)}}, nil
+		e.vj.Stage = phase.VerifyDone
+		e.verification = &phase.Verification{Status: status, Details: cp.Details}
+		return []phase.Command{{Type: phase.CmdCheckpointClosed, Plan: phase.VerifyID, Checkpoint: copyOf(cp)}}, nil
 	}
 	switch e.vj.Stage {
-	case VerifyChecking:
-		if ev.Text == VerifyPassed && e.spec.Verifier {
+	case phase.VerifyChecking:
+		if ev.Text == phase.VerifyPassed && e.spec.Verifier {
 			return e.startVerifier(nil), nil // the must_haves hold: the verifier reviews the rest
 		}
-		if ev.Text == VerifyPassed && ev.Reason == MechanicalOnly {
+		if ev.Text == phase.VerifyPassed && ev.Reason == phase.MechanicalOnly {
 			ev.Reason += " (no verifier role configured)"
 		}
-	case VerifyReading:
+	case phase.VerifyReading:
 	default:
 		return nil, fmt.Errorf("verified: no verification was asked for")
 	}
 	switch ev.Text {
-	case VerifyPassed, VerifyGapsFound, VerifyHumanNeeded:
+	case phase.VerifyPassed, phase.VerifyGapsFound, phase.VerifyHumanNeeded:
 		return e.verificationResult(nil, ev), nil
 	}
 	return nil, fmt.Errorf("verified: unknown status %q (passed, human_needed or gaps_found)", ev.Text)
 }
 
-// MechanicalOnly is the details of a verification that found every
-// must_have by its mechanical checks.
-const MechanicalOnly = "every must_have checked mechanically"
-
 // verificationResult records the verification's status; human_needed asks
 // a human to decide.
-func (e *Engine) verificationResult(out []Command, ev Event) []Command {
-	if ev.Text != VerifyHumanNeeded {
-		e.vj.Stage = VerifyDone
-		e.verification = &Verification{Status: ev.Text, Details: ev.Reason}
+func (e *Engine) verificationResult(out []phase.Command, ev phase.Event) []phase.Command {
+	if ev.Text != phase.VerifyHumanNeeded {
+		e.vj.Stage = phase.VerifyDone
+		e.verification = &phase.Verification{Status: ev.Text, Details: ev.Reason}
 		return out
 	}
-	e.vj.Stage = VerifyWaiting
+	e.vj.Stage = phase.VerifyWaiting
 	e.lastCP++
-	cp := &Checkpoint{ID: e.lastCP, Plan: VerifyID, Kind: KindVerify, Type: "human-verify", Standalone: true,
+	cp := &phase.Checkpoint{ID: e.lastCP, Plan: phase.VerifyID, Kind: phase.KindVerify, Type: "human-verify", Standalone: true,
 		Details:  ev.Reason,
 		Awaiting: "test what the verifier lists, then answer approved, or gaps if something is missing",
 		Options:  []string{"approved", "gaps"}, Raised: e.now}
@@ -261,20 +234,20 @@ func (e *Engine) verificationResult(out []Command, ev Event) []Command {
 // it: a check or a report read is asked again, a verifier agent (which may
 // have outlived that process) is ended and started afresh, an open
 // checkpoint is shown again.
-func (e *Engine) resumeVerify(out []Command) []Command {
+func (e *Engine) resumeVerify(out []phase.Command) []phase.Command {
 	v := &e.vj
 	switch v.Stage {
-	case VerifyChecking:
-		out = append(out, Command{Type: CmdVerify})
-	case VerifyAgent:
+	case phase.VerifyChecking:
+		out = append(out, phase.Command{Type: phase.CmdVerify})
+	case phase.VerifyAgent:
 		v.agentLive = true // it may still run: end it by its pid
 		out = e.stopVerifier(out, false, "")
 		out = e.startVerifier(out)
-	case VerifyHeld:
+	case phase.VerifyHeld:
 		out = e.startVerifier(out)
-	case VerifyReading:
-		out = append(out, Command{Type: CmdVerify, Attempt: v.Attempt, After: "report"})
-	case VerifyWaiting:
+	case phase.VerifyReading:
+		out = append(out, phase.Command{Type: phase.CmdVerify, Attempt: v.Attempt, After: "report"})
+	case phase.VerifyWaiting:
 		out = e.announce(out, e.verifyOpen)
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -94,11 +95,11 @@ type Agents struct {
 	Ladder []string
 	// Budget is what a new run may spend; a resume keeps the run's own
 	// (raised only by answers to its budget checkpoint).
-	Budget engine.Budget
+	Budget phase.Budget
 	// Guard tunes the loop guard of a new run.
 	Guard work.LoopGuard
 	// Context says when a live session of a new run hands over to a fresh one.
-	Context engine.ContextLimits
+	Context phase.ContextLimits
 	// OnLimit is what the run does at a usage limit: a new run journals
 	// it (the engine falls back); stop is this process's to carry out,
 	// so a resume's flag holds.
@@ -134,11 +135,11 @@ type Human struct {
 // the runner's goroutine only.
 type Observer interface {
 	// Resumed: a run is taken over from a journal; snap is the replayed state.
-	Resumed(run journal.Run, snap engine.Snapshot)
+	Resumed(run journal.Run, snap phase.Snapshot)
 	// Event: an input event, already journaled, and the state after it.
-	Event(ev engine.Event, snap engine.Snapshot)
+	Event(ev phase.Event, snap phase.Snapshot)
 	// Command: an engine command, and the state after the event that caused it.
-	Command(c engine.Command, snap engine.Snapshot)
+	Command(c phase.Command, snap phase.Snapshot)
 	// Note: something worth saying that is not an event (unparseable agent output, ...).
 	Note(plan, text string)
 }
@@ -147,7 +148,7 @@ type Observer interface {
 type Result struct {
 	Run      journal.Run
 	Resumed  bool
-	Snapshot engine.Snapshot
+	Snapshot phase.Snapshot
 	// Commits counts each plan's commits made in this run (across its
 	// resumes), never those of earlier work that reused the plan's id.
 	Commits map[string]int
@@ -157,13 +158,13 @@ type Result struct {
 }
 
 // Answer is a human's answer to a plan's open checkpoint.
-type Answer = engine.Answer
+type Answer = phase.Answer
 
 // NeedsHumanError stops an unattended run without a terminal at a
 // checkpoint that only a human may answer. The run can be resumed after
 // `hive answer`.
 type NeedsHumanError struct {
-	Checkpoints []engine.Checkpoint
+	Checkpoints []phase.Checkpoint
 }
 
 func (e *NeedsHumanError) Error() string {
@@ -188,8 +189,8 @@ type runner struct {
 	o        Options
 	run      journal.Run
 	eng      *engine.Engine
-	inputs   chan engine.Event
-	queue    []engine.Event
+	inputs   chan phase.Event
+	queue    []phase.Event
 	done     chan struct{} // closed when the loop ends, so producers never block forever
 	doneOnce sync.Once
 	finished bool // the engine finished the run (CmdRunFinished)
@@ -287,7 +288,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	r := &runner{
 		o:      o,
 		eng:    engine.New(),
-		inputs: make(chan engine.Event, 256),
+		inputs: make(chan phase.Event, 256),
 		done:   make(chan struct{}),
 		routes: routes{},
 	}
@@ -309,19 +310,19 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	r.routes.add(r.work, workspace.Commands...)
 	r.routes.add(files, planning.Commands...)
 	r.routes.add(r.human, humanCommands...)
-	r.routes.add(ExecutorFunc(func(context.Context, engine.Command, engine.Snapshot) {
+	r.routes.add(ExecutorFunc(func(context.Context, phase.Command, phase.Snapshot) {
 		// The run's end is recorded once its work is delivered (Run's
 		// finish): a kill before that resumes the finished run to deliver it.
 		r.finished = true
-	}), engine.CmdRunFinished)
+	}), phase.CmdRunFinished)
 	return r
 }
 
 // Post implements Inbox: on the loop's goroutine only.
-func (r *runner) Post(ev engine.Event) { r.queue = append(r.queue, ev) }
+func (r *runner) Post(ev phase.Event) { r.queue = append(r.queue, ev) }
 
 // Send implements Inbox.
-func (r *runner) Send(ev engine.Event) {
+func (r *runner) Send(ev phase.Event) {
 	select {
 	case r.inputs <- ev:
 	case <-r.done:
@@ -331,10 +332,10 @@ func (r *runner) Send(ev engine.Event) {
 // Note implements Inbox: the note reaches the observer on the loop's
 // goroutine, as a pseudo-event that is not journaled.
 func (r *runner) Note(planID, text string) {
-	r.Send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
+	r.Send(phase.Event{Type: noteEvent, Plan: planID, Text: text})
 }
 
-const noteEvent engine.EventType = "note"
+const noteEvent phase.EventType = "note"
 
 // stopProducers ends the goroutines' sends to the loop.
 func (r *runner) stopProducers() { r.doneOnce.Do(func() { close(r.done) }) }
@@ -379,10 +380,10 @@ func (r *runner) loop(ctx context.Context) error {
 			r.queue = append(r.queue, ev)
 		case a := <-r.o.Human.Answers:
 			if a.Pause {
-				r.queue = append(r.queue, engine.Event{Type: engine.EvPause})
+				r.queue = append(r.queue, phase.Event{Type: phase.EvPause})
 				break
 			}
-			r.queue = append(r.queue, engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
+			r.queue = append(r.queue, phase.Event{Type: phase.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
 			if err := r.pollJournal(ctx); err != nil {
 				r.agents.KillAll()
@@ -482,8 +483,8 @@ func (r *runner) pollJournal(ctx context.Context) error {
 // pauses may come from outside; anything else is noted and left alone.
 func (r *runner) stepForeign(ctx context.Context, rec journal.Record) {
 	r.lastSeq = rec.Seq
-	var ev engine.Event
-	if err := json.Unmarshal(rec.Payload, &ev); err != nil || (ev.Type != engine.EvAnswer && ev.Type != engine.EvPause) {
+	var ev phase.Event
+	if err := json.Unmarshal(rec.Payload, &ev); err != nil || (ev.Type != phase.EvAnswer && ev.Type != phase.EvPause) {
 		r.o.Observer.Note("", fmt.Sprintf("journal event %d (%s) from another process ignored", rec.Seq, rec.Type))
 		return
 	}
@@ -506,14 +507,14 @@ func (r *runner) takeInputs() {
 // handle journals a batch of events in one durable write, then steps the
 // engine with each in order and carries out its commands: persist first,
 // then act, so a crash never acts on an unrecorded event.
-func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
+func (r *runner) handle(ctx context.Context, batch []phase.Event) error {
 	entries := make([]journal.Entry, 0, len(batch))
 	for i := range batch {
 		ev := &batch[i]
 		if ev.Type == noteEvent {
 			continue
 		}
-		if ev.Type == engine.EvAgentExited {
+		if ev.Type == phase.EvAgentExited {
 			r.agents.Exited(*ev)
 			if r.stopping != "" {
 				// Its exit status (1, or a signal's) says only that hive
@@ -558,10 +559,10 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 			}
 		}
 		r.lastSeq = seq
-		if ev.Type == engine.EvAgentStarted {
+		if ev.Type == phase.EvAgentStarted {
 			crashPoint("agent", fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt), ev.Role) // journaled: a resume knows its pid
 		}
-		if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
+		if err := r.step(ctx, ev); err != nil && (ev.Type == phase.EvRunStarted || ev.Type == phase.EvResumed) {
 			// Without a started run nothing can ever happen: end it rather than wait forever.
 			r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
 			return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
@@ -571,7 +572,7 @@ func (r *runner) handle(ctx context.Context, batch []engine.Event) error {
 }
 
 // step applies a journaled event to the engine and carries out its commands.
-func (r *runner) step(ctx context.Context, ev engine.Event) error {
+func (r *runner) step(ctx context.Context, ev phase.Event) error {
 	cmds, err := r.eng.Step(ev)
 	if err != nil {
 		r.o.Observer.Note(ev.Plan, fmt.Sprintf("event %s refused: %v", ev.Type, err))
@@ -590,7 +591,7 @@ func (r *runner) step(ctx context.Context, ev engine.Event) error {
 
 // execute hands c to the executors routed for its type, then tells the
 // observer.
-func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+func (r *runner) execute(ctx context.Context, c phase.Command, snap phase.Snapshot) {
 	for _, e := range r.routes[c.Type] {
 		e.Execute(ctx, c, snap)
 	}
@@ -599,10 +600,10 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 
 // running counts the plans whose agents are at work (not those held for
 // the wait to end).
-func running(s engine.Snapshot) int {
+func running(s phase.Snapshot) int {
 	n := 0
 	for _, p := range s.Plans {
-		if p.State == engine.Running && p.Stage != engine.StageHeld {
+		if p.State == phase.Running && p.Stage != phase.StageHeld {
 			n++
 		}
 	}
@@ -612,7 +613,7 @@ func running(s engine.Snapshot) int {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // agentSpec is how to start the agent of c, and with which launcher.
-func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, agent.Launcher, error) {
+func (r *runner) agentSpec(ctx context.Context, c phase.Command) (agent.Spec, agent.Launcher, error) {
 	role := c.Role
 	if role == "" {
 		role = "executor"

@@ -1,4 +1,4 @@
-package engine
+package phase
 
 import (
 	"fmt"
@@ -529,15 +529,6 @@ const (
 // verification's checkpoint.
 const VerifyID = "verify"
 
-// MaxResolves is how many resolver agents a plan's merge conflicts get in
-// one run before a human is asked, however often the integration branch
-// moves under them.
-const MaxResolves = 5
-
-// MaxFixLoops is how many fix agents a failing post-merge gate gets before
-// a human is asked (seed 003 §3.5).
-const MaxFixLoops = 2
-
 // Answer is a human's answer to a plan's open checkpoint, as a terminal
 // (the TUI, a prompt) hands it to the runner, which journals it as EvAnswer.
 type Answer struct {
@@ -572,3 +563,16 @@ func (spec RunSpec) DonePlans() int {
 	}
 	return n
 }
+
+// LimitID is the plan id that `hive answer` uses to end a wait for the
+// provider at once: `hive answer limit resume-now`.
+const LimitID = "limit"
+
+// ResumeNow is the answer that ends the wait for the provider at once.
+const ResumeNow = "resume-now"
+
+// Checkpoint types raised by reports.
+const (
+	TypeNeedsInput = "needs-input" // the agent needs a human's input to go on
+	TypeChallenge  = "challenge"   // the agent challenges another's work or the plan
+)
