@@ -31,11 +31,14 @@ var allowed = map[string][]string{
 	// The engine's vocabulary: its events, commands, checkpoints,
 	// snapshot and exported state, which its callers and the journal
 	// speak (raft's raftpb beside raft).
-	"phase":    {"work"},
-	"engine":   {"phase", "work"},
-	"protocol": {"protocol/hivereport"},
-	"plan":     {},
-	"redact":   {},
+	"phase":  {"work"},
+	"engine": {"engine/sched", "phase", "work"},
+	// The engine's sub-machines, each with one job and its own state: the
+	// dependency graph and ready queues (sched).
+	"engine/sched": {"phase"},
+	"protocol":     {"protocol/hivereport"},
+	"plan":         {},
+	"redact":       {},
 	// Split from plan, on its model: the paths a plan names (planpath), a
 	// file's frontmatter and the markup of its body, one file read
 	// (parse), the .planning/ folder read (load), a phase checked as a
@@ -292,18 +295,20 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
-	"work":       {},
-	"phase":      {module + "work"},
-	"engine":     {module + "phase", module + "work"},
-	"protocol":   {module + "protocol/hivereport", module + "work"},
-	"plan":       {},
-	"pipeline":   {module + "phase", module + "confidence", module + "work"},
-	"contract":   {module + "work"},
-	"pricing":    {},
-	"handoff":    {},
-	"shellhive":  {module + "pipeline", module + "phase", module + "confidence", module + "work"},
-	"claudemd":   {},
-	"confidence": {},
+	"work":   {},
+	"phase":  {module + "work"},
+	"engine": {module + "engine/sched", module + "phase", module + "work"},
+	// The engine's sub-machines, as pure.
+	"engine/sched": {module + "phase", module + "work"},
+	"protocol":     {module + "protocol/hivereport", module + "work"},
+	"plan":         {},
+	"pipeline":     {module + "phase", module + "confidence", module + "work"},
+	"contract":     {module + "work"},
+	"pricing":      {},
+	"handoff":      {},
+	"shellhive":    {module + "pipeline", module + "phase", module + "confidence", module + "work"},
+	"claudemd":     {},
+	"confidence":   {},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

@@ -326,7 +326,7 @@ func (e *Engine) park(out []phase.Command, p *plan, c *phase.Continuation, why s
 	out = e.interrupt(out, p, why)
 	p.State, p.check, p.agentLive, p.continuation = phase.Pending, phase.CheckNone, false, c
 	e.running--
-	e.enqueue(p)
+	e.graph.Enqueue(p.pos)
 	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: why})
 }
 

@@ -2,12 +2,10 @@ package engine
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -51,11 +49,8 @@ type plan struct {
 	answerAtTurnEnd *phase.Checkpoint
 	notes           *work.Report // what the last session that handed over wrote, for every later continuation
 
-	unmet      int   // dependencies not yet complete
-	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
-	dependents []*plan
-	index      int  // position in its ready heap; -1 when not queued
-	dirty      bool // changed since the last snapshot
+	pos   int  // its position in the spec, and in the graph
+	dirty bool // changed since the last snapshot
 }
 
 // Engine is the state machine. It is not safe for concurrent use: one
@@ -76,13 +71,8 @@ type Engine struct {
 	// replays it; a run resumed by a newer hive follows that hive's.
 	rules int
 
-	running  int
-	curWave  int                // rigid mode: the wave being run
-	openWave map[int]int        // rigid mode: plans of each wave not yet final
-	ready    map[int]*readyHeap // plans whose dependencies are complete, by wave (dynamic: all under 0)
-	waves    []int              // distinct waves, ascending
-	waveAt   int                // index in waves of the first wave with an open plan; len(waves) when none
-	begun    map[int]bool       // waves whose first plan started
+	running int
+	graph   *sched.Graph // the plans' dependencies, waves and ready queues
 
 	queue    []*phase.Checkpoint // open checkpoints, first in first out
 	lastCP   int                 // the last checkpoint id given
@@ -459,125 +449,30 @@ func (e *Engine) init(spec phase.RunSpec) error {
 	if spec.MaxConcurrent < 1 {
 		spec.MaxConcurrent = 1
 	}
-	e.byID = make(map[string]*plan, len(spec.Plans))
-	for _, ps := range spec.Plans {
-		if ps.ID == "" {
-			return fmt.Errorf("run spec: a plan has no id")
-		}
-		if e.byID[ps.ID] != nil {
-			return fmt.Errorf("run spec: duplicate plan %s", ps.ID)
-		}
-		p := &plan{PlanStatus: phase.PlanStatus{Spec: ps, State: phase.Pending}, index: -1}
-		e.byID[ps.ID] = p
-		e.plans = append(e.plans, p)
-	}
-	for _, p := range e.plans {
-		for _, d := range p.Spec.DependsOn {
-			dep := e.byID[d]
-			if dep == nil {
-				return fmt.Errorf("run spec: plan %s depends on unknown plan %s", p.Spec.ID, d)
-			}
-			dep.dependents = append(dep.dependents, p)
-		}
-	}
-	order, err := topoOrder(e.plans, e.byID)
+	g, err := sched.New(spec.Plans, spec.Dynamic)
 	if err != nil {
 		return err
 	}
-	// A plan's wave is never earlier than its dependencies allow, whatever
-	// was declared, so rigid mode cannot wait on a plan of its own wave.
-	for _, p := range order {
-		w := max(p.Spec.Wave, 1)
-		for _, d := range p.Spec.DependsOn {
-			w = max(w, e.byID[d].Spec.Wave+1)
+	e.byID = make(map[string]*plan, len(spec.Plans))
+	for i, ps := range spec.Plans {
+		ps.Wave = g.Wave(i)
+		p := &plan{PlanStatus: phase.PlanStatus{Spec: ps, State: phase.Pending}, pos: i}
+		if ps.Done {
+			p.State = phase.Complete
 		}
-		p.Spec.Wave = w
-	}
-	weight := weightOf(e.plans)
-	for i := len(order) - 1; i >= 0; i-- {
-		p := order[i]
-		longest := int64(0)
-		for _, d := range p.dependents {
-			longest = max(longest, d.remaining)
-		}
-		p.remaining = weight(p) + longest
+		e.byID[ps.ID] = p
+		e.plans = append(e.plans, p)
 	}
 	e.spec = spec
 	e.budget = budgetState{Budget: spec.Budget}
 	e.started = true
-	e.openWave = map[int]int{}
-	e.ready = map[int]*readyHeap{}
-	e.begun = map[int]bool{}
-	for _, p := range e.plans {
-		if p.Spec.Done {
-			p.State = phase.Complete
-			continue
-		}
-		if e.openWave[p.Spec.Wave] == 0 {
-			e.waves = append(e.waves, p.Spec.Wave)
-		}
-		e.openWave[p.Spec.Wave]++
-	}
-	sort.Ints(e.waves)
-	for _, p := range e.plans {
-		if p.State != phase.Pending {
-			continue
-		}
-		for _, d := range p.Spec.DependsOn {
-			if e.byID[d].State != phase.Complete {
-				p.unmet++
-			}
-		}
-		if p.unmet == 0 {
-			e.enqueue(p)
-		}
-	}
-	e.advanceWave()
+	e.graph = g
+	g.Reset(e.state)
 	return nil
 }
 
-// topoOrder orders plans so that every plan comes after its dependencies,
-// or reports a cycle.
-func topoOrder(plans []*plan, byID map[string]*plan) ([]*plan, error) {
-	const (
-		unseen = iota
-		visiting
-		done
-	)
-	mark := make(map[*plan]int, len(plans))
-	var order []*plan
-	var stack []string
-	var visit func(p *plan) error
-	visit = func(p *plan) error {
-		switch mark[p] {
-		case done:
-			return nil
-		case visiting:
-			i := 0
-			for stack[i] != p.Spec.ID {
-				i++
-			}
-			return fmt.Errorf("run spec: dependency cycle %s", strings.Join(append(stack[i:], p.Spec.ID), " → "))
-		}
-		mark[p] = visiting
-		stack = append(stack, p.Spec.ID)
-		for _, d := range p.Spec.DependsOn {
-			if err := visit(byID[d]); err != nil {
-				return err
-			}
-		}
-		stack = stack[:len(stack)-1]
-		mark[p] = done
-		order = append(order, p)
-		return nil
-	}
-	for _, p := range plans {
-		if err := visit(p); err != nil {
-			return nil, err
-		}
-	}
-	return order, nil
-}
+// state is the state of the plan at position i, for the graph.
+func (e *Engine) state(i int) phase.PlanState { return e.plans[i].State }
 
 // resume reconciles the plans that were running when the previous process
 // stopped: their agents are told to go (they may have outlived it), and the
@@ -630,7 +525,7 @@ func (e *Engine) restart(out []phase.Command, p *plan, reason string) []phase.Co
 	p.State = phase.Pending
 	p.check, p.agentLive, p.answerAtTurnEnd = phase.CheckNone, false, nil
 	e.running--
-	e.enqueue(p)
+	e.graph.Enqueue(p.pos)
 	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: reason})
 }
 
@@ -642,19 +537,15 @@ func (e *Engine) settle(out []phase.Command, p *plan, s phase.PlanState, reason 
 			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 		}
 	}
-	e.dequeue(p)
+	ready := e.graph.Settled(p.pos, s == phase.Complete)
 	e.unqueue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
 	p.check, p.agentLive = phase.CheckNone, false
 	p.Stage, p.fix = phase.StageWork, ""
-	e.openWave[p.Spec.Wave]--
 	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
-	if s == phase.Complete {
-		for _, d := range p.dependents {
-			d.unmet--
-			if d.unmet == 0 && d.State == phase.Pending {
-				e.enqueue(d)
-			}
+	for _, d := range ready {
+		if e.plans[d].State == phase.Pending {
+			e.graph.Enqueue(d)
 		}
 	}
 	return out
@@ -667,7 +558,8 @@ func (e *Engine) fail(out []phase.Command, p *plan, reason string) []phase.Comma
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, d := range cur.dependents {
+		for _, i := range e.graph.Dependents(cur.pos) {
+			d := e.plans[i]
 			if d.State != phase.Pending {
 				continue
 			}
@@ -682,55 +574,23 @@ func (e *Engine) fail(out []phase.Command, p *plan, reason string) []phase.Comma
 	return out
 }
 
-// weightOf returns how a plan counts in the longest-remaining-path
-// priority: its estimated seconds when every plan to run has an estimate
-// (a mix of units would rank nonsense), else its task count.
-func weightOf(plans []*plan) func(*plan) int64 {
-	estimated := true
-	for _, p := range plans {
-		if !p.Spec.Done && p.Spec.Estimate <= 0 {
-			estimated = false
-		}
-	}
-	if estimated {
-		return func(p *plan) int64 { return max(int64(p.Spec.Estimate/time.Second), 1) }
-	}
-	return func(p *plan) int64 { return int64(max(p.Spec.Tasks, 1)) }
-}
-
-// advanceWave moves rigid mode's current wave past every wave with no open
-// plan. A wave's open count only falls after init, so the first open wave
-// never moves back: a cursor makes this O(1) per step, not O(waves), which
-// matters when a million events are replayed.
-func (e *Engine) advanceWave() {
-	for e.waveAt < len(e.waves) && e.openWave[e.waves[e.waveAt]] == 0 {
-		e.waveAt++
-	}
-	e.curWave = 0
-	if e.waveAt < len(e.waves) {
-		e.curWave = e.waves[e.waveAt]
-	}
-}
-
 // schedule starts as many ready plans as the limits allow, highest priority
 // first, and finishes the run when every plan is final.
 func (e *Engine) schedule(out []phase.Command) []phase.Command {
 	if e.finished {
 		return out
 	}
-	e.advanceWave()
+	e.graph.Advance()
 	if e.pausing {
 		return e.paging(out)
 	}
-	var h *readyHeap
-	if e.spec.Dynamic {
-		h = e.ready[0]
-	} else {
-		h = e.ready[e.curWave]
-	}
 	var setAside []*plan
-	for h != nil && h.Len() > 0 && e.running < e.spec.MaxConcurrent {
-		p := heap.Pop(h).(*plan)
+	for e.running < e.spec.MaxConcurrent {
+		i, ok := e.graph.Next()
+		if !ok {
+			break
+		}
+		p := e.plans[i]
 		if e.spec.SharedTree && !e.fitsSharedTree(p) {
 			setAside = append(setAside, p)
 			continue
@@ -743,9 +603,9 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 		out = e.start(out, p)
 	}
 	for _, p := range setAside {
-		heap.Push(h, p)
+		e.graph.Enqueue(p.pos)
 	}
-	if e.running == 0 && e.allFinal() {
+	if e.running == 0 && e.graph.AllFinal() {
 		if e.verifyPending() {
 			return e.idle(e.verify(out)) // it may wait for a human
 		}
@@ -804,11 +664,6 @@ func (e *Engine) anyRunning() bool {
 	return false
 }
 
-func (e *Engine) allFinal() bool {
-	e.advanceWave()
-	return e.waveAt == len(e.waves)
-}
-
 // fitsSharedTree reports whether p can run beside the running plans in one
 // working tree: their files must not overlap, and a plan that declares no
 // files could touch anything, so it runs alone.
@@ -823,33 +678,15 @@ func (e *Engine) fitsSharedTree(p *plan) bool {
 		if q.State != phase.Running && q.State != phase.Waiting { // a waiting plan still owns its half-done files
 			continue
 		}
-		if len(q.Spec.Files) == 0 || overlaps(p.Spec.Files, q.Spec.Files) {
+		if len(q.Spec.Files) == 0 || sched.Overlaps(p.Spec.Files, q.Spec.Files) {
 			return false
 		}
 	}
 	return true
 }
 
-// overlaps reports whether two file lists may touch a common file: equal
-// paths, a folder and a path inside it, or a glob pattern (which could match
-// anything, so it overlaps everything).
-func overlaps(a, b []string) bool {
-	for _, x := range a {
-		if strings.ContainsAny(x, "*?[") {
-			return true
-		}
-		for _, y := range b {
-			if strings.ContainsAny(y, "*?[") || x == y || strings.HasPrefix(y, strings.TrimSuffix(x, "/")+"/") || strings.HasPrefix(x, strings.TrimSuffix(y, "/")+"/") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
-	if !e.begun[p.Spec.Wave] {
-		e.begun[p.Spec.Wave] = true
+	if e.graph.Begin(p.pos) {
 		out = append(out, phase.Command{Type: phase.CmdWaveStarted, Wave: p.Spec.Wave})
 	}
 	p.State = phase.Running
@@ -876,63 +713,4 @@ func (e *Engine) startAgent(p *plan, role string, c *phase.Continuation) phase.C
 	e.budget.turns.Started(p.Spec.ID, p.Attempt)
 	return phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
 		Rung: p.Rung, MaxUSD: e.allotment(p), Fallback: e.waits.FellBack}
-}
-
-func (e *Engine) enqueue(p *plan) {
-	w := p.Spec.Wave
-	if e.spec.Dynamic {
-		w = 0
-	}
-	h := e.ready[w]
-	if h == nil {
-		h = &readyHeap{}
-		e.ready[w] = h
-	}
-	heap.Push(h, p)
-}
-
-func (e *Engine) dequeue(p *plan) {
-	if p.index < 0 {
-		return
-	}
-	w := p.Spec.Wave
-	if e.spec.Dynamic {
-		w = 0
-	}
-	heap.Remove(e.ready[w], p.index)
-}
-
-// readyHeap orders ready plans: the longest remaining path first (it bounds
-// the makespan), then the earlier wave, then the id, so the order is total
-// and the schedule deterministic.
-type readyHeap []*plan
-
-func (h readyHeap) Len() int { return len(h) }
-func (h readyHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.remaining != b.remaining {
-		return a.remaining > b.remaining
-	}
-	if a.Spec.Wave != b.Spec.Wave {
-		return a.Spec.Wave < b.Spec.Wave
-	}
-	return a.Spec.ID < b.Spec.ID
-}
-func (h readyHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-func (h *readyHeap) Push(x any) {
-	p := x.(*plan)
-	p.index = len(*h)
-	*h = append(*h, p)
-}
-func (h *readyHeap) Pop() any {
-	old := *h
-	p := old[len(old)-1]
-	old[len(old)-1] = nil
-	p.index = -1
-	*h = old[:len(old)-1]
-	return p
 }

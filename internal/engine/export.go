@@ -30,10 +30,7 @@ func (e *Engine) Export() phase.State {
 	if e.verifyOpen != nil {
 		s.VerifyOpen = copyOf(e.verifyOpen)
 	}
-	for w := range e.begun {
-		s.Begun = append(s.Begun, w)
-	}
-	sort.Ints(s.Begun)
+	s.Begun = e.graph.Begun()
 	for tool := range e.always {
 		s.Always = append(s.Always, tool)
 	}
@@ -96,9 +93,7 @@ func Restore(s phase.State) (*Engine, error) {
 	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
 	e.vj.VerifyJob = s.Verify.VerifyJob
 	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
-	for _, w := range s.Begun {
-		e.begun[w] = true
-	}
+	e.graph.SetBegun(s.Begun)
 	for _, tool := range s.Always {
 		if e.always == nil {
 			e.always = map[string]bool{}
@@ -167,41 +162,15 @@ func Restore(s phase.State) (*Engine, error) {
 }
 
 // rebuild derives, after a restore, what the engine keeps alongside the
-// plans' states: the running count, each pending plan's unmet
-// dependencies, the ready queues and each wave's open plans.
+// plans' states: the running count, and the graph's unmet dependencies,
+// ready queues and each wave's open plans.
 func (e *Engine) rebuild() {
 	e.running = 0
-	e.ready = map[int]*readyHeap{}
-	e.openWave = map[int]int{}
-	e.waves, e.waveAt = nil, 0
-	waves := map[int]bool{}
 	for _, p := range e.plans {
-		p.index = -1
 		p.dirty = true
 		if p.State == phase.Running || p.State == phase.Waiting {
 			e.running++
 		}
-		p.unmet = 0
-		for _, d := range p.Spec.DependsOn {
-			if e.byID[d].State != phase.Complete {
-				p.unmet++
-			}
-		}
-		if !p.Spec.Done { // init counts the waves of the plans to run
-			if !waves[p.Spec.Wave] {
-				waves[p.Spec.Wave] = true
-				e.waves = append(e.waves, p.Spec.Wave)
-			}
-			if !p.State.Final() {
-				e.openWave[p.Spec.Wave]++
-			}
-		}
 	}
-	sort.Ints(e.waves)
-	for _, p := range e.plans {
-		if p.State == phase.Pending && p.unmet == 0 {
-			e.enqueue(p)
-		}
-	}
-	e.advanceWave()
+	e.graph.Reset(e.state)
 }

@@ -45,7 +45,7 @@ func (e *Engine) paging(out []phase.Command) []phase.Command {
 	if e.paused || e.anyRunning() {
 		return out
 	}
-	if e.running == 0 && e.allFinal() && !e.verifyPending() {
+	if e.running == 0 && e.graph.AllFinal() && !e.verifyPending() {
 		e.pausing = false // nothing was left to pause: the run finishes
 		return e.schedule(out)
 	}

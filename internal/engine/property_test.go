@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 	"pgregory.net/rapid"
@@ -360,7 +361,7 @@ func checkInvariants(rt *rapid.T, e *Engine, spec phase.RunSpec, cmds []phase.Co
 				rt.Fatalf("shared tree: %s declares no files but runs beside others", rs[i].Spec.ID)
 			}
 			for j := i + 1; j < len(rs); j++ {
-				if overlaps(rs[i].Spec.Files, rs[j].Spec.Files) {
+				if sched.Overlaps(rs[i].Spec.Files, rs[j].Spec.Files) {
 					rt.Fatalf("shared tree: %s and %s run at once on %v / %v", rs[i].Spec.ID, rs[j].Spec.ID, rs[i].Spec.Files, rs[j].Spec.Files)
 				}
 			}

@@ -14,7 +14,7 @@ func (e *Engine) Snapshot() phase.Snapshot {
 		Agent:         e.spec.Agent,
 		AutoAnswer:    e.spec.AutoAnswer,
 		Team:          e.spec.Team,
-		CurrentWave:   e.curWave,
+		CurrentWave:   e.graph.CurrentWave(),
 		Resumes:       e.resumes,
 		Active:        e.active,
 		LastEvent:     e.lastOwn,
