@@ -32,13 +32,16 @@ var allowed = map[string][]string{
 	// snapshot and exported state, which its callers and the journal
 	// speak (raft's raftpb beside raft).
 	"phase":  {"work"},
-	"engine": {"engine/sched", "phase", "work"},
+	"engine": {"engine/budget", "engine/sched", "phase", "work"},
 	// The engine's sub-machines, each with one job and its own state: the
-	// dependency graph and ready queues (sched).
-	"engine/sched": {"phase"},
-	"protocol":     {"protocol/hivereport"},
-	"plan":         {},
-	"redact":       {},
+	// dependency graph and ready queues (sched), what the run may spend
+	// and has (budget).
+	"engine/sched":  {"phase"},
+	"engine/budget": {"phase", "work"},
+
+	"protocol": {"protocol/hivereport"},
+	"plan":     {},
+	"redact":   {},
 	// Split from plan, on its model: the paths a plan names (planpath), a
 	// file's frontmatter and the markup of its body, one file read
 	// (parse), the .planning/ folder read (load), a phase checked as a
@@ -295,20 +298,21 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
-	"work":   {},
-	"phase":  {module + "work"},
-	"engine": {module + "engine/sched", module + "phase", module + "work"},
+	"work":       {},
+	"phase":      {module + "work"},
+	"engine":     {module + "engine/budget", module + "engine/sched", module + "phase", module + "work"},
+	"protocol":   {module + "protocol/hivereport", module + "work"},
+	"plan":       {},
+	"pipeline":   {module + "phase", module + "confidence", module + "work"},
+	"contract":   {module + "work"},
+	"pricing":    {},
+	"handoff":    {},
+	"shellhive":  {module + "pipeline", module + "phase", module + "confidence", module + "work"},
+	"claudemd":   {},
+	"confidence": {},
 	// The engine's sub-machines, as pure.
-	"engine/sched": {module + "phase", module + "work"},
-	"protocol":     {module + "protocol/hivereport", module + "work"},
-	"plan":         {},
-	"pipeline":     {module + "phase", module + "confidence", module + "work"},
-	"contract":     {module + "work"},
-	"pricing":      {},
-	"handoff":      {},
-	"shellhive":    {module + "pipeline", module + "phase", module + "confidence", module + "work"},
-	"claudemd":     {},
-	"confidence":   {},
+	"engine/sched":  {module + "phase", module + "work"},
+	"engine/budget": {module + "phase", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

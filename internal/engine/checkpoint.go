@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/phase"
-	"github.com/hivectl/hive/internal/work"
 )
 
 // raise makes p wait at cp: it joins the queue and is answered automatically
@@ -48,10 +47,10 @@ func (e *Engine) raise(out []phase.Command, p *plan, cp *phase.Checkpoint) []pha
 // announce shows an open checkpoint, and says when an unattended run cannot
 // answer it.
 func (e *Engine) announce(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
-	out = append(out, phase.Command{Type: phase.CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: copyOf(cp)})
+	out = append(out, phase.Command{Type: phase.CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: cp.Copy()})
 	if e.spec.AutoAnswer && !autoAnswerable(cp) {
 		e.needHuman = true
-		out = append(out, phase.Command{Type: phase.CmdNeedHuman, Plan: cp.Plan, Checkpoint: copyOf(cp)})
+		out = append(out, phase.Command{Type: phase.CmdNeedHuman, Plan: cp.Plan, Checkpoint: cp.Copy()})
 	}
 	return out
 }
@@ -169,7 +168,7 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 	cp.Answer, cp.AnsweredBy = answer, by
 	p.Open = nil
 	e.unqueue(p)
-	out = append(out, phase.Command{Type: phase.CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: copyOf(cp)})
+	out = append(out, phase.Command{Type: phase.CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: cp.Copy()})
 	if cp.Kind != phase.KindFailure {
 		e.resolved++
 		p.Resolved++
@@ -197,9 +196,9 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 		return e.mergeAnswered(out, p, answer)
 	}
 	p.lastAnswered = cp
-	p.answered = append(p.answered, *copyOf(cp))
+	p.answered = append(p.answered, *cp.Copy())
 	if !cp.Standalone && p.agentLive && p.rollAtAnswer {
-		return e.rollover(out, p, &phase.Continuation{Checkpoint: copyOf(cp)})
+		return e.rollover(out, p, &phase.Continuation{Checkpoint: cp.Copy()})
 	}
 	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {
 		p.State = phase.Running
@@ -208,7 +207,7 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 			// It asked before its turn's result came: the answer waits for
 			// that, so that the next turn is weighed against what this one
 			// cost, and the agent has one turn in flight, not two.
-			p.answerAtTurnEnd = copyOf(cp)
+			p.answerAtTurnEnd = cp.Copy()
 			return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer + " (sent when its turn ends)"})
 		}
 		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer})
@@ -216,7 +215,7 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 	}
 	// The agent is gone, or may not go on with the answer now: the
 	// continuation carries it, and continueWith holds it for the budget.
-	return e.continueWith(out, p, &phase.Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
+	return e.continueWith(out, p, &phase.Continuation{Checkpoint: cp.Copy(), Reason: "continue after the answer"})
 }
 
 // sendAnswer sends cp's answer to p's live agent, which sets it working
@@ -226,7 +225,7 @@ func (e *Engine) sendAnswer(out []phase.Command, p *plan, cp *phase.Checkpoint) 
 	if cp.Kind == phase.KindDeviation {
 		msg = phase.MsgDeviationResponse
 	}
-	e.budget.turns.Started(p.Spec.ID, p.Attempt)
+	e.budget.Started(p.Spec.ID, p.Attempt)
 	out = append(out, phase.Command{Type: phase.CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: cp.Answer})
 	return e.heldPermissions(out, p)
 }
@@ -244,7 +243,7 @@ func (e *Engine) turnInFlight(p *plan) bool {
 // agentTurning reports whether p's current agent has a turn that has not
 // ended.
 func (e *Engine) agentTurning(p *plan) bool {
-	return e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0
+	return e.budget.Turning(p.Spec.ID, p.Attempt)
 }
 
 // turnEnded sends the answer that waited for p's agent's turn to end, if
@@ -272,15 +271,7 @@ func (e *Engine) turnEnded(out []phase.Command, p *plan) []phase.Command {
 func (e *Engine) mayGoOn(p *plan) bool {
 	_, over := e.planOver(p)
 	_, short := e.turnShort()
-	return e.budget.open == nil && !short && !over
-}
-
-// copyOf gives commands their own copy: commands are plain data, and the
-// engine's checkpoint goes on changing after they are returned.
-func copyOf(cp *phase.Checkpoint) *phase.Checkpoint {
-	c := *cp
-	c.Options = append([]string(nil), cp.Options...)
-	return &c
+	return e.budget.Open() == nil && !short && !over
 }
 
 // continueWith replaces p's agent with a continuation agent at once: p holds
@@ -299,7 +290,7 @@ func (e *Engine) continueWith(out []phase.Command, p *plan, c *phase.Continuatio
 	if e.waits.Wait != nil && p.State != phase.Pending {
 		return e.park(out, p, c, "held until the provider's limit has passed")
 	}
-	if e.budget.open != nil && p.State != phase.Pending {
+	if e.budget.Open() != nil && p.State != phase.Pending {
 		// The budget holds every new agent: the plan waits in the queue
 		// with its continuation until the budget is raised. Its agent (at
 		// a checkpoint, or asking a permission mid-turn) must not go on.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
@@ -88,7 +89,7 @@ type Engine struct {
 
 	published []*phase.PlanStatus // the plans' copies the last snapshot handed out
 
-	budget budgetState // what the run may spend, and has
+	budget budget.State // what the run may spend, and has
 
 	// A pause (EvPause) brings every agent to a boundary and ends it:
 	// pausing until none runs, then paused (CmdPaused given) until a
@@ -206,13 +207,13 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return nil, fmt.Errorf("%s before run-started", ev.Type)
 	}
 	if ev.Type == phase.EvAgentExited {
-		e.budget.turns.Gone(ev.Plan, ev.Attempt)
+		e.budget.Gone(ev.Plan, ev.Attempt)
 	}
 	if ev.Type == phase.EvResumed {
 		if ev.Version > 0 {
 			e.rules = ev.Version
 		}
-		e.budget.turns.Ended() // the previous process's agents are ended
+		e.budget.Ended() // the previous process's agents are ended
 		e.attended, e.wait = ev.Attended, ev.Wait
 		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
 		return e.schedule(e.limitResumed(e.unpause(e.resume()))), nil
@@ -263,9 +264,9 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 	}
 	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
-		usd, cli := addTurn(&p.Spend, &p.seen, ev)
+		usd, cli := budget.AddTurn(&p.Spend, &p.seen, ev)
 		if p.resolvers[ev.Attempt] {
-			addTurn(&p.ResolveSpend, &p.resolveSeen, ev)
+			budget.AddTurn(&p.ResolveSpend, &p.resolveSeen, ev)
 		}
 		out := e.spend(nil, p, ev, usd, cli)
 		if !stops(out, p.Spec.ID, ev.Attempt) {
@@ -464,7 +465,7 @@ func (e *Engine) init(spec phase.RunSpec) error {
 		e.plans = append(e.plans, p)
 	}
 	e.spec = spec
-	e.budget = budgetState{Budget: spec.Budget}
+	e.budget = budget.New(spec.Budget)
 	e.started = true
 	e.graph = g
 	g.Reset(e.state)
@@ -483,8 +484,8 @@ func (e *Engine) resume() []phase.Command {
 	e.resumes++
 	var out []phase.Command
 	out = e.resumeVerify(out)
-	if e.budget.open != nil {
-		out = e.announce(out, e.budget.open)
+	if e.budget.Open() != nil {
+		out = e.announce(out, e.budget.Open())
 	}
 	for _, p := range e.plans {
 		if p.State == phase.Running && p.Stage != phase.StageWork {
@@ -520,7 +521,7 @@ func (e *Engine) resume() []phase.Command {
 func (e *Engine) restart(out []phase.Command, p *plan, reason string) []phase.Command {
 	p.continuation = &phase.Continuation{Reason: reason}
 	if cp := cmp.Or(p.answerAtTurnEnd, p.lastAnswered); cp != nil {
-		p.continuation.Checkpoint = copyOf(cp)
+		p.continuation.Checkpoint = cp.Copy()
 	}
 	p.State = phase.Pending
 	p.check, p.agentLive, p.answerAtTurnEnd = phase.CheckNone, false, nil
@@ -609,10 +610,10 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 		if e.verifyPending() {
 			return e.idle(e.verify(out)) // it may wait for a human
 		}
-		if cp := e.budget.open; cp != nil {
+		if e.budget.Open() != nil {
 			// Nothing is left to spend on, so nothing to raise the budget
 			// for: a finished run leaves no checkpoint open.
-			out = e.closeBudget(out, cp, "nothing left to run", byHive)
+			out = e.closeBudget(out, "nothing left to run", byHive)
 		}
 		e.finished = true
 		return append(out, phase.Command{Type: phase.CmdRunFinished, Reason: e.outcome()})
@@ -710,7 +711,7 @@ func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
 // plan's rung of the model ladder, within its allotment of the budget. Its
 // first turn is in flight from now.
 func (e *Engine) startAgent(p *plan, role string, c *phase.Continuation) phase.Command {
-	e.budget.turns.Started(p.Spec.ID, p.Attempt)
+	e.budget.Started(p.Spec.ID, p.Attempt)
 	return phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
-		Rung: p.Rung, MaxUSD: e.allotment(p), Fallback: e.waits.FellBack}
+		Rung: p.Rung, MaxUSD: e.budget.Allotment(&p.PlanStatus), Fallback: e.waits.FellBack}
 }

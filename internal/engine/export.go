@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/phase"
-	"github.com/hivectl/hive/internal/work"
 )
 
 // Export returns the engine's state as plain data; the engine is unchanged.
@@ -16,19 +16,10 @@ func (e *Engine) Export() phase.State {
 		Human: phase.HumanWait{Attended: e.attended, Wait: e.wait, NeedHuman: e.needHuman, IdleSince: e.idleSince, Stopping: e.stopping}, Merges: e.merges,
 		Verify: phase.VerifyState{VerifyJob: e.vj.VerifyJob, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
 		Pause:  phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
-	b := e.budget
 	s.Rules = e.rules
-	s.Budget = phase.BudgetRecord{Budget: b.Budget, Rung: b.ladder.Rung, Warned: b.ladder.Warned, Spent: b.spent}
-	s.Budget.LargestTurn, s.Budget.TurnEnded = b.turns.Largest()
-	for _, k := range b.turns.InFlight() {
-		l := b.turns.Load(k)
-		s.Budget.Turns = append(s.Budget.Turns, phase.TurnCost{Plan: k.Job, Attempt: k.Attempt, Turns: l.N, USD: l.USD})
-	}
-	if b.open != nil {
-		s.Budget.Open = copyOf(b.open)
-	}
+	s.Budget = e.budget.Record()
 	if e.verifyOpen != nil {
-		s.VerifyOpen = copyOf(e.verifyOpen)
+		s.VerifyOpen = e.verifyOpen.Copy()
 	}
 	s.Begun = e.graph.Begun()
 	for tool := range e.always {
@@ -48,13 +39,13 @@ func (e *Engine) Export() phase.State {
 			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone(),
 			Context: p.Context, RollBy: p.rollBy, RollAtAnswer: p.rollAtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
 		if p.Open != nil {
-			r.Open = copyOf(p.Open)
+			r.Open = p.Open.Copy()
 		}
 		if p.lastAnswered != nil {
-			r.LastAnswered = copyOf(p.lastAnswered)
+			r.LastAnswered = p.lastAnswered.Copy()
 		}
 		for _, cp := range p.permissions {
-			r.Permissions = append(r.Permissions, *copyOf(cp))
+			r.Permissions = append(r.Permissions, *cp.Copy())
 		}
 		for a := range p.resolvers {
 			r.Resolvers = append(r.Resolvers, a)
@@ -101,15 +92,7 @@ func Restore(s phase.State) (*Engine, error) {
 		e.always[tool] = true
 	}
 	b := s.Budget
-	e.budget = budgetState{Budget: b.Budget, ladder: work.Ladder{Rung: b.Rung, Warned: b.Warned}, open: b.Open, spent: b.Spent}
-	var inFlight map[work.TurnKey]work.TurnLoad
-	for _, t := range b.Turns {
-		if inFlight == nil {
-			inFlight = map[work.TurnKey]work.TurnLoad{}
-		}
-		inFlight[work.TurnKey{Job: t.Plan, Attempt: t.Attempt}] = work.TurnLoad{N: t.Turns, USD: t.USD}
-	}
-	e.budget.turns = work.Restore(b.LargestTurn, b.TurnEnded, inFlight)
+	e.budget = budget.Restore(b)
 	e.rules = s.Rules
 	if e.rules == 0 {
 		e.rules = max(1, s.Version) // exported by an engine that followed its own rules
@@ -137,7 +120,7 @@ func Restore(s phase.State) (*Engine, error) {
 		p.answerAtTurnEnd = r.AnswerAtTurnEnd
 		p.permissions = nil
 		for _, cp := range r.Permissions {
-			p.permissions = append(p.permissions, copyOf(&cp))
+			p.permissions = append(p.permissions, cp.Copy())
 		}
 		p.resolvers = nil
 		for _, a := range r.Resolvers {

@@ -145,7 +145,7 @@ func (e *Engine) resolve(out []phase.Command, p *plan, files []string) []phase.C
 	if !e.pausing {
 		out = e.holdTurns(out)
 	}
-	if e.budget.open != nil || e.pausing || e.waits.Wait != nil {
+	if e.budget.Open() != nil || e.pausing || e.waits.Wait != nil {
 		// A resume after a pause merges it again (see resume), as the
 		// end of a wait for the provider does (limitWake).
 		why := "merge conflict: the resolver is held until the budget is raised"
@@ -166,10 +166,10 @@ func (e *Engine) resolve(out []phase.Command, p *plan, files []string) []phase.C
 		p.resolvers = map[int]bool{}
 	}
 	p.resolvers[p.Attempt] = true
-	e.budget.turns.Started(p.Spec.ID, p.Attempt)
+	e.budget.Started(p.Spec.ID, p.Attempt)
 	return append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
-		phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p), Fallback: e.waits.FellBack,
+		phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.budget.Allotment(&p.PlanStatus), Fallback: e.waits.FellBack,
 			Continuation: &phase.Continuation{Reason: "merge conflict", Conflict: append([]string(nil), files...)}})
 }
 

@@ -67,7 +67,7 @@ func (e *Engine) limitWake(out []phase.Command) []phase.Command {
 		return out
 	}
 	out = append(out, phase.Command{Type: phase.CmdNote, Text: w.Ended(e.now)})
-	if e.budget.open != nil {
+	if e.budget.Open() != nil {
 		return out // the budget still holds them
 	}
 	return e.unhold(out)

@@ -33,7 +33,7 @@ func (e *Engine) permission(out []phase.Command, p *plan, cp *phase.Checkpoint) 
 
 // allowed answers cp with allow without asking.
 func allowed(p *plan, cp *phase.Checkpoint, why string) phase.Command {
-	return phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Reason: why, Checkpoint: copyOf(cp)}
+	return phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Reason: why, Checkpoint: cp.Copy()}
 }
 
 // permissionAnswered acts on the answer to p's permission checkpoint cp,
@@ -55,7 +55,7 @@ func (e *Engine) permissionAnswered(out []phase.Command, p *plan, cp *phase.Chec
 	}
 	p.State = phase.Running
 	p.silence, p.lastActive = phase.Quiet, e.now
-	c := phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: copyOf(cp)}
+	c := phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: cp.Copy()}
 	if choice == "deny" {
 		c.Text = "deny"
 		c.Reason = "The human denied permission to use " + cp.Tool + " (through hive)."

@@ -125,7 +125,7 @@ func TestProperties(t *testing.T) {
 					text = rapid.SampledFrom([]string{"approved", "gaps"}).Draw(rt, "verify-choice")
 				}
 				if cp.Kind == phase.KindBudget {
-					text = fmt.Sprintf("raise %.2f", e.budget.USD+2*e.budget.spent.CostUSD+float64(rapid.IntRange(1, 20).Draw(rt, "raise")))
+					text = fmt.Sprintf("raise %.2f", e.budget.USD+2*e.budget.Spent().CostUSD+float64(rapid.IntRange(1, 20).Draw(rt, "raise")))
 					if rapid.IntRange(0, 4).Draw(rt, "budget-stop") == 0 {
 						text = "stop"
 					}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/phase"
-	"github.com/hivectl/hive/internal/work"
 )
 
 // The phase verification is a job of its own (seed 002): once every plan is
@@ -15,34 +15,6 @@ import (
 // "report") and routed: passed and gaps_found end the run, human_needed asks
 // a human. The verifier's agent is journaled, watched and resumed like a
 // plan's: its events name the plan VerifyID.
-
-// add counts a turn's usage of attempt into s and returns the turn's cost
-// and what its CLI reported for it.
-func addTurn(s *work.Spend, seen *phase.SessionCosts, ev phase.Event) (usd, cli float64) {
-	if *seen == nil {
-		*seen = phase.SessionCosts{}
-	}
-	if ev.CostUSD > (*seen)[ev.Attempt] {
-		cli = ev.CostUSD - (*seen)[ev.Attempt]
-		(*seen)[ev.Attempt] = ev.CostUSD
-	}
-	usd = cli
-	if ev.Priced {
-		usd = ev.TurnUSD
-	}
-	countTurn(s, ev, usd, cli)
-	return usd, cli
-}
-
-// count adds a turn's tokens and costs.
-func countTurn(s *work.Spend, ev phase.Event, usd, cli float64) {
-	s.InputTokens += ev.InputTokens
-	s.OutputTokens += ev.OutputTokens
-	s.CacheReadTokens += ev.CacheReadTokens
-	s.CacheWriteTokens += ev.CacheWriteTokens
-	s.CostUSD += usd
-	s.CLICostUSD += cli
-}
 
 // verifyJob is the phase verification's record, with the engine's
 // bookkeeping of it.
@@ -80,7 +52,7 @@ func (e *Engine) verify(out []phase.Command) []phase.Command {
 // while the budget checkpoint is open (a raise starts it: unhold).
 func (e *Engine) startVerifier(out []phase.Command) []phase.Command {
 	v := &e.vj
-	if out = e.holdTurns(out); e.budget.open != nil || e.waits.Wait != nil {
+	if out = e.holdTurns(out); e.budget.Open() != nil || e.waits.Wait != nil {
 		v.Stage = phase.VerifyHeld
 		return out
 	}
@@ -88,8 +60,8 @@ func (e *Engine) startVerifier(out []phase.Command) []phase.Command {
 	v.Attempt++
 	v.PID, v.Started = 0, e.now
 	v.agentLive, v.turnEnded = true, false
-	e.budget.turns.Started(phase.VerifyID, v.Attempt)
-	return append(out, phase.Command{Type: phase.CmdStartAgent, Plan: phase.VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.allotment(nil), Fallback: e.waits.FellBack})
+	e.budget.Started(phase.VerifyID, v.Attempt)
+	return append(out, phase.Command{Type: phase.CmdStartAgent, Plan: phase.VerifyID, Attempt: v.Attempt, Role: "verifier", MaxUSD: e.budget.Allotment(nil), Fallback: e.waits.FellBack})
 }
 
 // stopVerifier ends the verifier's agent if it may still run.
@@ -107,7 +79,7 @@ func (e *Engine) verifierEvent(ev phase.Event) ([]phase.Command, error) {
 	v := &e.vj
 	var out []phase.Command
 	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
-		usd, cli := addTurn(&v.Spend, &v.seen, ev) // tokens count whichever attempt spent them
+		usd, cli := budget.AddTurn(&v.Spend, &v.seen, ev) // tokens count whichever attempt spent them
 		out = e.spend(out, nil, ev, usd, cli)
 	}
 	if ev.Type == phase.EvSpend {
@@ -190,7 +162,7 @@ func (e *Engine) verified(ev phase.Event) ([]phase.Command, error) {
 		e.resolved++
 		e.vj.Stage = phase.VerifyDone
 		e.verification = &phase.Verification{Status: status, Details: cp.Details}
-		return []phase.Command{{Type: phase.CmdCheckpointClosed, Plan: phase.VerifyID, Checkpoint: copyOf(cp)}}, nil
+		return []phase.Command{{Type: phase.CmdCheckpointClosed, Plan: phase.VerifyID, Checkpoint: cp.Copy()}}, nil
 	}
 	switch e.vj.Stage {
 	case phase.VerifyChecking:

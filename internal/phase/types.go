@@ -333,6 +333,14 @@ type Checkpoint struct {
 	AnsweredBy string    `json:"answered_by,omitempty"`
 }
 
+// Copy gives commands their own copy of cp: commands are plain data, and
+// the engine's checkpoint goes on changing after they are returned.
+func (cp *Checkpoint) Copy() *Checkpoint {
+	c := *cp
+	c.Options = append([]string(nil), cp.Options...)
+	return &c
+}
+
 // Continuation tells a new agent where its plan stands.
 type Continuation struct {
 	// Checkpoint is the answered checkpoint to resume from; nil when the
