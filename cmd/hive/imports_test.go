@@ -32,12 +32,13 @@ var allowed = map[string][]string{
 	// snapshot and exported state, which its callers and the journal
 	// speak (raft's raftpb beside raft).
 	"phase":  {"work"},
-	"engine": {"engine/budget", "engine/sched", "phase", "work"},
+	"engine": {"engine/budget", "engine/sched", "engine/verify", "phase", "work"},
 	// The engine's sub-machines, each with one job and its own state: the
 	// dependency graph and ready queues (sched), what the run may spend
-	// and has (budget).
+	// and has (budget), the phase verification (verify).
 	"engine/sched":  {"phase"},
 	"engine/budget": {"phase", "work"},
+	"engine/verify": {"engine/budget", "phase"},
 
 	"protocol": {"protocol/hivereport"},
 	"plan":     {},
@@ -300,7 +301,7 @@ var allowed = map[string][]string{
 var pure = map[string][]string{
 	"work":       {},
 	"phase":      {module + "work"},
-	"engine":     {module + "engine/budget", module + "engine/sched", module + "phase", module + "work"},
+	"engine":     {module + "engine/budget", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"pipeline":   {module + "phase", module + "confidence", module + "work"},
@@ -313,6 +314,7 @@ var pure = map[string][]string{
 	// The engine's sub-machines, as pure.
 	"engine/sched":  {module + "phase", module + "work"},
 	"engine/budget": {module + "phase", module + "work"},
+	"engine/verify": {module + "engine/budget", module + "phase", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

@@ -118,14 +118,7 @@ func (e *Engine) halt(out []phase.Command, why string) []phase.Command {
 	for _, p := range e.plans {
 		out = e.haltPlan(out, p, why)
 	}
-	if v := &e.vj; v.Stage == phase.VerifyAgent {
-		if v.agentLive {
-			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: phase.VerifyID, Attempt: v.Attempt, PID: v.PID, Interrupt: true, Reason: why})
-			v.agentLive = false
-		}
-		v.Stage = phase.VerifyHeld
-	}
-	return out
+	return e.vj.Halt(out, why)
 }
 
 // haltPlan interrupts p's agent if it is at work: an executor's plan goes
@@ -148,10 +141,7 @@ func (e *Engine) haltPlan(out []phase.Command, p *plan, why string) []phase.Comm
 // askBudget opens the budget checkpoint: no agent starts until the human
 // raises the budget or stops the run.
 func (e *Engine) askBudget(out []phase.Command, why string) []phase.Command {
-	e.lastCP++
-	cp := e.budget.Ask(e.lastCP, why, e.now)
-	e.queue = append(e.queue, cp)
-	return e.announce(out, cp)
+	return e.ask(out, e.budget.Ask(why, e.now))
 }
 
 // budgetAnswered applies the answer to the budget checkpoint: stop ends
@@ -197,10 +187,7 @@ func (e *Engine) unhold(out []phase.Command) []phase.Command {
 			out = e.merge(out, p)
 		}
 	}
-	if e.vj.Stage == phase.VerifyHeld {
-		out = e.startVerifier(out)
-	}
-	return out
+	return e.vj.Unhold(verifyHost{e}, out)
 }
 
 // held reports whether p may not start now for the budget, opening the

@@ -44,6 +44,15 @@ func (e *Engine) raise(out []phase.Command, p *plan, cp *phase.Checkpoint) []pha
 	return out
 }
 
+// ask gives cp, a checkpoint of the run's, its id, queues it for a human
+// and shows it.
+func (e *Engine) ask(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
+	e.lastCP++
+	cp.ID = e.lastCP
+	e.queue = append(e.queue, cp)
+	return e.announce(out, cp)
+}
+
 // announce shows an open checkpoint, and says when an unattended run cannot
 // answer it.
 func (e *Engine) announce(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
@@ -436,5 +445,5 @@ func (e *Engine) outcome() string {
 	if e.aborted {
 		return phase.OutcomeAborted
 	}
-	return outcome(e.plans, e.verification)
+	return outcome(e.plans, e.vj.Result())
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/sched"
+	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -82,10 +83,8 @@ type Engine struct {
 	// always are the tools a human allowed for the rest of the run.
 	always map[string]bool
 
-	merges       int                 // plans merged into the integration branch so far
-	vj           verifyJob           // the phase verification
-	verification *phase.Verification // its result, once known
-	verifyOpen   *phase.Checkpoint   // the verification waits for a human
+	merges int        // plans merged into the integration branch so far
+	vj     verify.Job // the phase verification
 
 	published []*phase.PlanStatus // the plans' copies the last snapshot handed out
 
@@ -231,14 +230,10 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return e.schedule(e.pause()), nil
 	}
 	if ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil && ev.Type != phase.EvAnswer && ev.Type != phase.EvVerified {
-		out, err := e.verifierEvent(ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+		return e.schedule(e.vj.Event(verifyHost{e}, ev)), nil
 	}
 	if ev.Type == phase.EvVerified || (ev.Type == phase.EvAnswer && ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil) {
-		out, err := e.verified(ev)
+		out, err := e.vj.Verified(verifyHost{e}, ev, e.spec.Verifier)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +383,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		} else if p.check == phase.CheckNone {
 			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
 			// still have finished; the disk decides.
-			p.exitNote = exitNote(ev)
+			p.exitNote = ev.ExitNote()
 			out = e.spotCheck(out, p, phase.CheckExit)
 		}
 	case phase.EvSpotChecked:
@@ -437,14 +432,6 @@ func (e *Engine) newAgent(p *plan) {
 	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer, p.answerAtTurnEnd = 0, false, false, nil
 }
 
-func exitNote(ev phase.Event) string {
-	s := fmt.Sprintf("agent exited with code %d before PLAN COMPLETE", ev.ExitCode)
-	if ev.Reason != "" {
-		s += " (" + ev.Reason + ")"
-	}
-	return s
-}
-
 func (e *Engine) init(spec phase.RunSpec) error {
 	*e = Engine{} // a failed init leaves a blank engine that can take another run-started
 	if spec.MaxConcurrent < 1 {
@@ -483,7 +470,7 @@ func (e *Engine) state(i int) phase.PlanState { return e.plans[i].State }
 func (e *Engine) resume() []phase.Command {
 	e.resumes++
 	var out []phase.Command
-	out = e.resumeVerify(out)
+	out = e.vj.Resume(verifyHost{e}, out)
 	if e.budget.Open() != nil {
 		out = e.announce(out, e.budget.Open())
 	}
@@ -608,7 +595,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 	}
 	if e.running == 0 && e.graph.AllFinal() {
 		if e.verifyPending() {
-			return e.idle(e.verify(out)) // it may wait for a human
+			return e.idle(e.vj.Begin(out)) // it may wait for a human
 		}
 		if e.budget.Open() != nil {
 			// Nothing is left to spend on, so nothing to raise the budget

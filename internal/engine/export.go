@@ -5,22 +5,20 @@ import (
 	"sort"
 
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
 )
 
 // Export returns the engine's state as plain data; the engine is unchanged.
 func (e *Engine) Export() phase.State {
 	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
-		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
+		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted,
 		Active: e.active, LastOwn: e.lastOwn, Down: append([]phase.Downtime(nil), e.down...), ForeignGain: e.foreignGain,
 		Human: phase.HumanWait{Attended: e.attended, Wait: e.wait, NeedHuman: e.needHuman, IdleSince: e.idleSince, Stopping: e.stopping}, Merges: e.merges,
-		Verify: phase.VerifyState{VerifyJob: e.vj.VerifyJob, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
-		Pause:  phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
+		Pause: phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
 	s.Rules = e.rules
 	s.Budget = e.budget.Record()
-	if e.verifyOpen != nil {
-		s.VerifyOpen = e.verifyOpen.Copy()
-	}
+	s.Verify, s.Verification, s.VerifyOpen = e.vj.Record()
 	s.Begun = e.graph.Begun()
 	for tool := range e.always {
 		s.Always = append(s.Always, tool)
@@ -75,15 +73,13 @@ func Restore(s phase.State) (*Engine, error) {
 	}
 	e.finished, e.resumes, e.now = s.Finished, s.Resumes, s.Now
 	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
-	e.verification, e.verifyOpen = s.Verification, s.VerifyOpen
 	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
 	h := s.Human
 	e.merges = s.Merges
 	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
 	e.waits = s.Waits.Clone()
 	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
-	e.vj.VerifyJob = s.Verify.VerifyJob
-	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
+	e.vj = verify.Restore(s.Verify, s.Verification, s.VerifyOpen)
 	e.graph.SetBegun(s.Begun)
 	for _, tool := range s.Always {
 		if e.always == nil {
@@ -98,8 +94,8 @@ func Restore(s phase.State) (*Engine, error) {
 		e.rules = max(1, s.Version) // exported by an engine that followed its own rules
 	}
 	open := map[int]*phase.Checkpoint{}
-	if e.verifyOpen != nil {
-		open[e.verifyOpen.ID] = e.verifyOpen
+	if cp := e.vj.Open(); cp != nil {
+		open[cp.ID] = cp
 	}
 	if b.Open != nil {
 		open[b.Open.ID] = b.Open

@@ -25,7 +25,7 @@ func (e *Engine) limited(ev phase.Event) ([]phase.Command, error) {
 	switch {
 	case p != nil && (ev.Attempt != p.Attempt || p.State != phase.Running && p.State != phase.Waiting):
 		return nil, nil // an earlier attempt's, or one whose limit was met already (codex says it twice)
-	case ev.Plan == phase.VerifyID && (ev.Attempt != e.vj.Attempt || e.vj.Stage != phase.VerifyAgent):
+	case ev.Plan == phase.VerifyID && !e.vj.Working(ev.Attempt):
 		return nil, nil
 	}
 	l := *ev.Limit

@@ -44,8 +44,8 @@ func (e *Engine) Snapshot() phase.Snapshot {
 	s.Resolved = e.resolved
 	s.Aborted = e.aborted
 	s.Verify = e.vj.VerifyJob // without the engine's bookkeeping
-	if e.verification != nil {
-		v := *e.verification
+	if r := e.vj.Result(); r != nil {
+		v := *r
 		s.Verification = &v
 	}
 	if e.finished {

@@ -290,6 +290,16 @@ type Event struct {
 	PreTokens     int64 `json:"pre_tokens,omitempty"`
 }
 
+// ExitNote says how an agent ended before PLAN COMPLETE, as its
+// EvAgentExited tells: the exit code, and why when the shell knows.
+func (ev Event) ExitNote() string {
+	s := fmt.Sprintf("agent exited with code %d before PLAN COMPLETE", ev.ExitCode)
+	if ev.Reason != "" {
+		s += " (" + ev.Reason + ")"
+	}
+	return s
+}
+
 // Checkpoint kinds.
 const (
 	KindCheckpoint = "checkpoint" // CHECKPOINT / CHECKPOINT REACHED

@@ -148,11 +148,11 @@ func (b *State) PlanOver(p *phase.PlanStatus, pastCeiling bool) (string, bool) {
 	return fmt.Sprintf("the plan's budget is spent ($%.2f of $%.2f)", p.Spend.CostUSD, b.PlanUSD), true
 }
 
-// Ask opens the budget checkpoint, id, raised at now: no agent starts
-// until the human raises the budget or stops the run.
-func (b *State) Ask(id int, why string, now time.Time) *phase.Checkpoint {
+// Ask opens the budget checkpoint, raised at now: no agent starts until
+// the human raises the budget or stops the run.
+func (b *State) Ask(why string, now time.Time) *phase.Checkpoint {
 	raise := b.suggestedRaise()
-	cp := &phase.Checkpoint{ID: id, Plan: phase.BudgetID, Kind: phase.KindBudget, Type: "budget", Standalone: true,
+	cp := &phase.Checkpoint{Plan: phase.BudgetID, Kind: phase.KindBudget, Type: "budget", Standalone: true,
 		Details:  why,
 		Awaiting: fmt.Sprintf("raise (to %s), raise AMOUNT (e.g. raise %s), or stop", raise, raise),
 		Options:  []string{"raise", "stop"}, Raised: now}
