@@ -32,11 +32,14 @@ var allowed = map[string][]string{
 	// snapshot and exported state, which its callers and the journal
 	// speak (raft's raftpb beside raft).
 	"phase":  {"work"},
-	"engine": {"engine/budget", "engine/sched", "engine/verify", "phase", "work"},
+	"engine": {"engine/active", "engine/attend", "engine/budget", "engine/sched", "engine/verify", "phase", "work"},
 	// The engine's sub-machines, each with one job and its own state: the
 	// dependency graph and ready queues (sched), what the run may spend
-	// and has (budget), the phase verification (verify).
+	// and has (budget), the phase verification (verify), how long hive
+	// ran the run (active), when it stops for a human (attend).
 	"engine/sched":  {"phase"},
+	"engine/active": {"phase"},
+	"engine/attend": {"phase"},
 	"engine/budget": {"phase", "work"},
 	"engine/verify": {"engine/budget", "phase"},
 
@@ -301,7 +304,7 @@ var allowed = map[string][]string{
 var pure = map[string][]string{
 	"work":       {},
 	"phase":      {module + "work"},
-	"engine":     {module + "engine/budget", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
+	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"pipeline":   {module + "phase", module + "confidence", module + "work"},
@@ -315,6 +318,8 @@ var pure = map[string][]string{
 	"engine/sched":  {module + "phase", module + "work"},
 	"engine/budget": {module + "phase", module + "work"},
 	"engine/verify": {module + "engine/budget", module + "phase", module + "work"},
+	"engine/active": {module + "phase", module + "work"},
+	"engine/attend": {module + "phase", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

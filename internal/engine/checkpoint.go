@@ -58,7 +58,7 @@ func (e *Engine) ask(out []phase.Command, cp *phase.Checkpoint) []phase.Command 
 func (e *Engine) announce(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
 	out = append(out, phase.Command{Type: phase.CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: cp.Copy()})
 	if e.spec.AutoAnswer && !autoAnswerable(cp) {
-		e.needHuman = true
+		e.human.NeedHuman()
 		out = append(out, phase.Command{Type: phase.CmdNeedHuman, Plan: cp.Plan, Checkpoint: cp.Copy()})
 	}
 	return out

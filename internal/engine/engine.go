@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hivectl/hive/internal/engine/active"
+	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/engine/verify"
@@ -96,21 +98,8 @@ type Engine struct {
 	pausing, paused bool
 	pausedAt        time.Time
 
-	// When to stop for a human, as the process was told (EvRunStarted,
-	// EvResumed): see Event.Attended.
-	attended  bool
-	wait      time.Duration
-	needHuman bool      // an unattended run met a checkpoint only a human may answer
-	idleSince time.Time // when the run began to wait for a human with nothing else to do
-	stopping  bool      // CmdStopForHuman was given
-
-	// active is how long hive ran the run: the time between its events,
-	// less the gaps before each resume (hive was not running) and the time
-	// of answers given with `hive answer` while it was down.
-	active      time.Duration
-	lastOwn     time.Time        // the latest event of a running hive
-	down        []phase.Downtime // when hive was not running, between a stop and a resume
-	foreignGain time.Duration    // active time added by `hive answer` events since lastOwn
+	human  attend.Wait  // when to stop for a human
+	active active.Clock // how long hive ran the run
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -126,7 +115,7 @@ func (e *Engine) Step(ev phase.Event) ([]phase.Command, error) {
 			cmds = append(cmds, phase.Command{Type: phase.CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
 		}
 		e.markDirty(ev, cmds)
-		e.clock(ev)
+		e.active.Tick(ev)
 	}
 	return cmds, err
 }
@@ -152,33 +141,6 @@ func (e *Engine) silenceRepeat() time.Duration {
 	return min(stall, 30*time.Second)
 }
 
-// clock adds the time since the previous event to the run's active time,
-// except across a resume: hive was down in between. An answer given with
-// `hive answer` may come while hive is down, so its time counts only once
-// a running hive's own event follows it.
-func (e *Engine) clock(ev phase.Event) {
-	if ev.Time.IsZero() {
-		return
-	}
-	if e.lastOwn.IsZero() || ev.Type == phase.EvRunStarted {
-		e.lastOwn = ev.Time
-		return
-	}
-	gain := max(0, ev.Time.Sub(e.lastOwn)-e.foreignGain)
-	switch {
-	case ev.Type == phase.EvResumed:
-		if ev.Time.After(e.lastOwn) {
-			e.down = append(e.down, phase.Downtime{From: e.lastOwn, To: ev.Time})
-		}
-		e.foreignGain, e.lastOwn = 0, ev.Time
-	case ev.Type == phase.EvAnswer && ev.By == "hive answer":
-		e.foreignGain += gain
-	default:
-		e.active += gain + e.foreignGain
-		e.foreignGain, e.lastOwn = 0, ev.Time
-	}
-}
-
 func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 	if ev.Version > phase.Version {
 		return nil, &phase.NewerError{Version: ev.Version}
@@ -199,7 +161,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		}
 		e.now = ev.Time // init starts from a blank engine
 		e.rules = max(1, ev.Version)
-		e.attended, e.wait = ev.Attended, ev.Wait
+		e.human.Started(ev)
 		return e.schedule(nil), nil
 	}
 	if !e.started {
@@ -213,8 +175,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 			e.rules = ev.Version
 		}
 		e.budget.Ended() // the previous process's agents are ended
-		e.attended, e.wait = ev.Attended, ev.Wait
-		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
+		e.human.Resumed(ev)
 		return e.schedule(e.limitResumed(e.unpause(e.resume()))), nil
 	}
 	if ev.Type == phase.EvWake {
@@ -608,36 +569,9 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 	return e.idle(out)
 }
 
-// idle decides when the run stops for a human: no plan is running, so
-// nothing can go on without an answer to the open checkpoints, and this
-// process is not attended, and either only a human may answer (an
-// unattended run met such a checkpoint) or nobody answered with `hive
-// answer` within the process's wait.
+// idle decides when the run stops for a human (attend.Wait.Idle).
 func (e *Engine) idle(out []phase.Command) []phase.Command {
-	if e.stopping && e.anyRunning() {
-		// Work goes on after a stop for a human without a resume: a
-		// workflow that outlived its stop was answered. Its next stop is
-		// a new one.
-		e.stopping = false
-	}
-	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() || e.waits.Wait != nil {
-		e.idleSince = time.Time{}
-		return out
-	}
-	switch {
-	case e.needHuman || e.wait == 0:
-	case e.wait < 0:
-		return out
-	case e.idleSince.IsZero():
-		e.idleSince = e.now
-		return append(out,
-			phase.Command{Type: phase.CmdNote, Text: fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", e.wait)},
-			phase.Command{Type: phase.CmdWake, At: e.now.Add(e.wait)})
-	case e.now.Before(e.idleSince.Add(e.wait)):
-		return out
-	}
-	e.stopping = true
-	return append(out, phase.Command{Type: phase.CmdStopForHuman})
+	return e.human.Idle(out, e.now, len(e.queue) > 0, e.waits.Wait != nil, e.anyRunning)
 }
 
 // anyRunning reports whether a plan is running (not waiting at a

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hivectl/hive/internal/engine/active"
+	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
@@ -13,10 +15,10 @@ import (
 func (e *Engine) Export() phase.State {
 	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
 		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted,
-		Active: e.active, LastOwn: e.lastOwn, Down: append([]phase.Downtime(nil), e.down...), ForeignGain: e.foreignGain,
-		Human: phase.HumanWait{Attended: e.attended, Wait: e.wait, NeedHuman: e.needHuman, IdleSince: e.idleSince, Stopping: e.stopping}, Merges: e.merges,
+		Human: e.human.Record(), Merges: e.merges,
 		Pause: phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
 	s.Rules = e.rules
+	e.active.Record(&s)
 	s.Budget = e.budget.Record()
 	s.Verify, s.Verification, s.VerifyOpen = e.vj.Record()
 	s.Begun = e.graph.Begun()
@@ -73,12 +75,10 @@ func Restore(s phase.State) (*Engine, error) {
 	}
 	e.finished, e.resumes, e.now = s.Finished, s.Resumes, s.Now
 	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
-	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
-	h := s.Human
+	e.active, e.human = active.Restore(s), attend.Restore(s.Human)
 	e.merges = s.Merges
 	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
 	e.waits = s.Waits.Clone()
-	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
 	e.vj = verify.Restore(s.Verify, s.Verification, s.VerifyOpen)
 	e.graph.SetBegun(s.Begun)
 	for _, tool := range s.Always {
