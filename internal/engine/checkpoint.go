@@ -206,7 +206,7 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 	}
 	p.lastAnswered = cp
 	p.answered = append(p.answered, *cp.Copy())
-	if !cp.Standalone && p.agentLive && p.rollAtAnswer {
+	if !cp.Standalone && p.agentLive && p.roll.AtAnswer {
 		return e.rollover(out, p, &phase.Continuation{Checkpoint: cp.Copy()})
 	}
 	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {

@@ -8,6 +8,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/active"
 	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
@@ -41,13 +42,12 @@ type plan struct {
 	// plan's last resolver started (0: none since the resume): a conflict
 	// after it is the resolver's failure unless other plans merged since.
 	resolverAt    int
-	conflictFiles []string       // the files of the last merge conflict
-	conflictWhere string         // where to resolve them, as the merge said
-	gateLoops     int            // fix agents started after post-merge gate failures
-	guard         work.CallGuard // what the loop guard saw of the current agent's tool calls
-	fix           string         // the failing gate output a continuation must fix
-	rollBy        time.Time      // a rolling session hands over by then, or is rolled over from what hive knows
-	rollAtAnswer  bool           // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
+	conflictFiles []string         // the files of the last merge conflict
+	conflictWhere string           // where to resolve them, as the merge said
+	gateLoops     int              // fix agents started after post-merge gate failures
+	guard         work.CallGuard   // what the loop guard saw of the current agent's tool calls
+	fix           string           // the failing gate output a continuation must fix
+	roll          rollover.Session // the current session's rollover, beside its occupancy (Context)
 	// answerAtTurnEnd is an answered checkpoint whose answer goes to the
 	// live agent when its turn ends (answerRules).
 	answerAtTurnEnd *phase.Checkpoint
@@ -234,7 +234,10 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return e.schedule(out), nil
 	}
 	if ev.Type == phase.EvCompacted {
-		return e.schedule(e.compacted(nil, p, ev)), nil
+		if ev.Attempt != p.Attempt {
+			return e.schedule(nil), nil
+		}
+		return e.schedule([]phase.Command{rollover.Compacted(&p.Context, p.Spec.ID, ev)}), nil
 	}
 	if ev.Attempt != p.Attempt || (p.State != phase.Running && p.State != phase.Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
@@ -390,7 +393,7 @@ func (e *Engine) newAgent(p *plan) {
 	p.silence, p.lastActive = phase.Quiet, e.now
 	p.guard = work.CallGuard{}
 	p.pastCeiling = false // the retry it allowed is this agent
-	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer, p.answerAtTurnEnd = 0, false, false, nil
+	p.Context.Tokens, p.Context.Rolling, p.roll.AtAnswer, p.answerAtTurnEnd = 0, false, false, nil
 }
 
 func (e *Engine) init(spec phase.RunSpec) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/active"
 	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
 )
@@ -37,7 +38,7 @@ func (e *Engine) Export() phase.State {
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
 			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
 			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone(),
-			Context: p.Context, RollBy: p.rollBy, RollAtAnswer: p.rollAtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
+			Context: p.Context, RollBy: p.roll.By, RollAtAnswer: p.roll.AtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
 		if p.Open != nil {
 			r.Open = p.Open.Copy()
 		}
@@ -112,7 +113,7 @@ func Restore(s phase.State) (*Engine, error) {
 		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
 		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
 		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.Clone()
-		p.Context, p.rollBy, p.rollAtAnswer, p.notes = r.Context, r.RollBy, r.RollAtAnswer, r.Notes
+		p.Context, p.roll, p.notes = r.Context, rollover.Session{By: r.RollBy, AtAnswer: r.RollAtAnswer}, r.Notes
 		p.answerAtTurnEnd = r.AnswerAtTurnEnd
 		p.permissions = nil
 		for _, cp := range r.Permissions {
