@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/phase"
 )
 
@@ -132,8 +133,9 @@ func (e *Engine) haltPlan(out []phase.Command, p *plan, why string) []phase.Comm
 		// Its conflict gets a fresh resolver after the raise: this one
 		// stopped for the budget, not for failing.
 		out = e.interrupt(out, p, why)
-		p.Stage, p.resolverAt = phase.StageHeld, 0
-		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "merge conflict: the resolver is held until the budget is raised"})
+		p.Stage = phase.StageHeld
+		p.integ.Again()
+		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: integrate.HeldForBudget})
 	}
 	return out
 }

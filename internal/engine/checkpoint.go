@@ -287,7 +287,7 @@ func (e *Engine) mayGoOn(p *plan) bool {
 // its slot throughout, so no other plan is overtaken.
 func (e *Engine) continueWith(out []phase.Command, p *plan, c *phase.Continuation) []phase.Command {
 	if c.Fix == "" {
-		c.Fix = p.fix // the gate's failure is still to be fixed
+		c.Fix = p.integ.Fix() // the gate's failure is still to be fixed
 	}
 	if spent, over := e.planOver(p); over {
 		return e.planFailed(out, p, spent)

@@ -9,7 +9,7 @@ import (
 // current session's context. A turn's end (EvUsage) is a boundary where a
 // live session past its handoff point can hand over (package rollover).
 func (e *Engine) occupancy(out []phase.Command, p *plan, ev phase.Event) []phase.Command {
-	if ev.Attempt != p.Attempt || p.resolvers[ev.Attempt] {
+	if ev.Attempt != p.Attempt || p.integ.Resolver(ev.Attempt) {
 		return out
 	}
 	rollover.Observe(&p.Context, e.spec.Context, ev)

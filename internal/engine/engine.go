@@ -8,6 +8,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/active"
 	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/engine/verify"
@@ -22,7 +23,6 @@ type plan struct {
 
 	seen        phase.SessionCosts
 	resolveSeen phase.SessionCosts
-	resolvers   map[int]bool // the attempts that were resolver agents
 
 	check        phase.SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
 	lastAnswered *phase.Checkpoint   // answered and not yet followed by progress: a restart must carry it
@@ -38,16 +38,9 @@ type plan struct {
 	// permissions are permission requests that arrived while the plan
 	// waited at another checkpoint: raised one by one, in arrival order.
 	permissions []*phase.Checkpoint
-	// resolverAt is 1 + the integration branch's merge count when the
-	// plan's last resolver started (0: none since the resume): a conflict
-	// after it is the resolver's failure unless other plans merged since.
-	resolverAt    int
-	conflictFiles []string         // the files of the last merge conflict
-	conflictWhere string           // where to resolve them, as the merge said
-	gateLoops     int              // fix agents started after post-merge gate failures
-	guard         work.CallGuard   // what the loop guard saw of the current agent's tool calls
-	fix           string           // the failing gate output a continuation must fix
-	roll          rollover.Session // the current session's rollover, beside its occupancy (Context)
+	integ       integrate.Plan   // its merges, resolvers and gates
+	guard       work.CallGuard   // what the loop guard saw of the current agent's tool calls
+	roll        rollover.Session // the current session's rollover, beside its occupancy (Context)
 	// answerAtTurnEnd is an answered checkpoint whose answer goes to the
 	// live agent when its turn ends (answerRules).
 	answerAtTurnEnd *phase.Checkpoint
@@ -85,8 +78,8 @@ type Engine struct {
 	// always are the tools a human allowed for the rest of the run.
 	always map[string]bool
 
-	merges int        // plans merged into the integration branch so far
-	vj     verify.Job // the phase verification
+	branch integrate.Branch // the integration branch
+	vj     verify.Job       // the phase verification
 
 	published []*phase.PlanStatus // the plans' copies the last snapshot handed out
 
@@ -221,7 +214,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
 		// Tokens spent count whichever attempt spent them, even one already replaced.
 		usd, cli := budget.AddTurn(&p.Spend, &p.seen, ev)
-		if p.resolvers[ev.Attempt] {
+		if p.integ.Resolver(ev.Attempt) {
 			budget.AddTurn(&p.ResolveSpend, &p.resolveSeen, ev)
 		}
 		out := e.spend(nil, p, ev, usd, cli)
@@ -445,7 +438,7 @@ func (e *Engine) resume() []phase.Command {
 				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
 				p.agentLive = false
 			}
-			p.resolverAt = 0
+			p.integ.Again()
 			out = e.merge(out, p)
 			continue
 		}
@@ -493,7 +486,8 @@ func (e *Engine) settle(out []phase.Command, p *plan, s phase.PlanState, reason 
 	e.unqueue(p)
 	p.State, p.Reason, p.Finished = s, reason, e.now
 	p.check, p.agentLive = phase.CheckNone, false
-	p.Stage, p.fix = phase.StageWork, ""
+	p.Stage = phase.StageWork
+	p.integ.Settled()
 	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
 	for _, d := range ready {
 		if e.plans[d].State == phase.Pending {

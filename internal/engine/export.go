@@ -7,6 +7,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/active"
 	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
@@ -16,7 +17,7 @@ import (
 func (e *Engine) Export() phase.State {
 	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
 		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted,
-		Human: e.human.Record(), Merges: e.merges,
+		Human: e.human.Record(), Merges: e.branch.Merges,
 		Pause: phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
 	s.Rules = e.rules
 	e.active.Record(&s)
@@ -36,8 +37,7 @@ func (e *Engine) Export() phase.State {
 			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
 			Check: p.check, Answered: p.answered, Continuation: p.continuation,
 			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
-			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
-			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone(),
+			AgentLive: p.agentLive, ExitNote: p.exitNote, Rung: p.Rung, Guard: p.guard.Clone(),
 			Context: p.Context, RollBy: p.roll.By, RollAtAnswer: p.roll.AtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
 		if p.Open != nil {
 			r.Open = p.Open.Copy()
@@ -48,10 +48,7 @@ func (e *Engine) Export() phase.State {
 		for _, cp := range p.permissions {
 			r.Permissions = append(r.Permissions, *cp.Copy())
 		}
-		for a := range p.resolvers {
-			r.Resolvers = append(r.Resolvers, a)
-		}
-		sort.Ints(r.Resolvers)
+		p.integ.Record(&r)
 		s.Plans = append(s.Plans, r)
 	}
 	return s
@@ -77,7 +74,7 @@ func Restore(s phase.State) (*Engine, error) {
 	e.finished, e.resumes, e.now = s.Finished, s.Resumes, s.Now
 	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
 	e.active, e.human = active.Restore(s), attend.Restore(s.Human)
-	e.merges = s.Merges
+	e.branch = integrate.Branch{Merges: s.Merges}
 	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
 	e.waits = s.Waits.Clone()
 	e.vj = verify.Restore(s.Verify, s.Verification, s.VerifyOpen)
@@ -111,20 +108,12 @@ func Restore(s phase.State) (*Engine, error) {
 		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
 		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
 		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
-		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
-		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.Clone()
+		p.agentLive, p.exitNote, p.Rung, p.guard, p.integ = r.AgentLive, r.ExitNote, r.Rung, r.Guard.Clone(), integrate.Restore(r)
 		p.Context, p.roll, p.notes = r.Context, rollover.Session{By: r.RollBy, AtAnswer: r.RollAtAnswer}, r.Notes
 		p.answerAtTurnEnd = r.AnswerAtTurnEnd
 		p.permissions = nil
 		for _, cp := range r.Permissions {
 			p.permissions = append(p.permissions, cp.Copy())
-		}
-		p.resolvers = nil
-		for _, a := range r.Resolvers {
-			if p.resolvers == nil {
-				p.resolvers = map[int]bool{}
-			}
-			p.resolvers[a] = true
 		}
 		if p.Open != nil {
 			open[p.Open.ID] = p.Open
