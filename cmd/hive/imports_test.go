@@ -32,20 +32,22 @@ var allowed = map[string][]string{
 	// snapshot and exported state, which its callers and the journal
 	// speak (raft's raftpb beside raft).
 	"phase":  {"work"},
-	"engine": {"engine/active", "engine/attend", "engine/budget", "engine/integrate", "engine/rollover", "engine/sched", "engine/verify", "phase", "work"},
+	"engine": {"engine/active", "engine/attend", "engine/budget", "engine/checkpoints", "engine/integrate", "engine/rollover", "engine/sched", "engine/verify", "phase", "work"},
 	// The engine's sub-machines, each with one job and its own state: the
 	// dependency graph and ready queues (sched), what the run may spend and
 	// has (budget), the phase verification (verify), how long hive ran the
 	// run (active), when it stops for a human (attend), a live session's
 	// handoff to a fresh one (rollover), the merges, resolvers and gates of
-	// worktree mode (integrate).
-	"engine/sched":     {"phase"},
-	"engine/active":    {"phase"},
-	"engine/attend":    {"phase"},
-	"engine/budget":    {"phase", "work"},
-	"engine/verify":    {"engine/budget", "phase"},
-	"engine/rollover":  {"phase"},
-	"engine/integrate": {"phase", "work"},
+	// worktree mode (integrate), what it asks humans and how their answers
+	// read (checkpoints).
+	"engine/sched":       {"phase"},
+	"engine/active":      {"phase"},
+	"engine/attend":      {"phase"},
+	"engine/budget":      {"phase", "work"},
+	"engine/verify":      {"engine/budget", "phase"},
+	"engine/rollover":    {"phase"},
+	"engine/integrate":   {"phase", "work"},
+	"engine/checkpoints": {"phase", "work"},
 
 	"protocol": {"protocol/hivereport"},
 	"plan":     {},
@@ -308,7 +310,7 @@ var allowed = map[string][]string{
 var pure = map[string][]string{
 	"work":       {},
 	"phase":      {module + "work"},
-	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/integrate", module + "engine/rollover", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
+	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/rollover", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"pipeline":   {module + "phase", module + "confidence", module + "work"},
@@ -319,13 +321,14 @@ var pure = map[string][]string{
 	"claudemd":   {},
 	"confidence": {},
 	// The engine's sub-machines, as pure.
-	"engine/sched":     {module + "phase", module + "work"},
-	"engine/budget":    {module + "phase", module + "work"},
-	"engine/verify":    {module + "engine/budget", module + "phase", module + "work"},
-	"engine/active":    {module + "phase", module + "work"},
-	"engine/attend":    {module + "phase", module + "work"},
-	"engine/rollover":  {module + "phase", module + "work"},
-	"engine/integrate": {module + "phase", module + "work"},
+	"engine/sched":       {module + "phase", module + "work"},
+	"engine/budget":      {module + "phase", module + "work"},
+	"engine/verify":      {module + "engine/budget", module + "phase", module + "work"},
+	"engine/active":      {module + "phase", module + "work"},
+	"engine/attend":      {module + "phase", module + "work"},
+	"engine/rollover":    {module + "phase", module + "work"},
+	"engine/integrate":   {module + "phase", module + "work"},
+	"engine/checkpoints": {module + "phase", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

@@ -169,9 +169,9 @@ func (e *Engine) closeBudget(out []phase.Command, answer, by string) []phase.Com
 		by = "human"
 	}
 	cp := e.budget.Close(answer, by)
-	e.unqueueID(phase.BudgetID)
+	e.queue.Remove(phase.BudgetID)
 	if by != byHive {
-		e.resolved++
+		e.queue.Resolve()
 	}
 	return append(out, phase.Command{Type: phase.CmdCheckpointClosed, Plan: phase.BudgetID, Checkpoint: cp.Copy()})
 }

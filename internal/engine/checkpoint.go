@@ -2,43 +2,21 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/phase"
 )
 
 // raise makes p wait at cp: it joins the queue and is answered automatically
 // when the run is unattended and the answer is one a machine may give.
 func (e *Engine) raise(out []phase.Command, p *plan, cp *phase.Checkpoint) []phase.Command {
-	e.lastCP++
-	cp.ID, cp.Plan, cp.Attempt, cp.Raised = e.lastCP, p.Spec.ID, p.Attempt, e.now
-	if cp.Task == 0 && cp.Done > 0 {
-		cp.Task = cp.Done + 1
-	}
-	if cp.Task == 0 && cp.Kind == phase.KindCheckpoint {
-		cp.Task = p.TasksDone + 1
-	}
-	for _, st := range p.Spec.Stops {
-		if st.Task == cp.Task {
-			cp.Gate = st.Gate
-			if len(cp.Options) == 0 {
-				cp.Options = append([]string(nil), st.Options...)
-			}
-		}
-	}
-	if !e.spec.Team || !p.agentLive {
-		cp.Standalone = true
-	}
-	if cp.Kind == phase.KindPermission {
-		// Only a live agent asks, in either mode; it waits mid-turn.
-		cp.Standalone = !p.agentLive
-	}
+	e.queue.Add(cp)
+	checkpoints.Raised(cp, p.Spec, p.Attempt, p.TasksDone, e.now, !e.spec.Team || !p.agentLive, p.agentLive)
 	p.State, p.Open = phase.Waiting, cp
 	p.check = phase.CheckNone
-	e.queue = append(e.queue, cp)
 	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Waiting, Reason: cp.Kind + ": " + cp.Type})
 	out = e.announce(out, cp)
-	if answer, ok := e.autoAnswer(p, cp); ok {
+	if answer, ok := checkpoints.Auto(cp, p.humanRetried); ok && e.spec.AutoAnswer {
 		return e.applyAnswer(out, p, answer, "auto")
 	}
 	return out
@@ -47,9 +25,7 @@ func (e *Engine) raise(out []phase.Command, p *plan, cp *phase.Checkpoint) []pha
 // ask gives cp, a checkpoint of the run's, its id, queues it for a human
 // and shows it.
 func (e *Engine) ask(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
-	e.lastCP++
-	cp.ID = e.lastCP
-	e.queue = append(e.queue, cp)
+	e.queue.Add(cp)
 	return e.announce(out, cp)
 }
 
@@ -57,88 +33,22 @@ func (e *Engine) ask(out []phase.Command, cp *phase.Checkpoint) []phase.Command 
 // answer it.
 func (e *Engine) announce(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
 	out = append(out, phase.Command{Type: phase.CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: cp.Copy()})
-	if e.spec.AutoAnswer && !autoAnswerable(cp) {
+	if e.spec.AutoAnswer && !checkpoints.Answerable(cp) {
 		e.human.NeedHuman()
 		out = append(out, phase.Command{Type: phase.CmdNeedHuman, Plan: cp.Plan, Checkpoint: cp.Copy()})
 	}
 	return out
 }
 
-// autoAnswerable reports whether --yes may answer cp (seed 004: checkpoints
-// with gate="blocking-human", human actions and architectural decisions are
-// never approved by a machine).
-func autoAnswerable(cp *phase.Checkpoint) bool {
-	if cp.Gate == "blocking-human" {
-		return false
-	}
-	switch {
-	case cp.Kind == phase.KindFailure:
-		return true
-	case cp.Kind != phase.KindCheckpoint:
-		return false
-	case cp.Type == "human-verify":
-		return true
-	case cp.Type == "decision":
-		return len(cp.Options) > 0
-	case cp.Type == phase.TypeNeedsInput:
-		return cp.Default != ""
-	}
-	return false
-}
-
-// autoAnswer is the answer an unattended run gives, if any.
-func (e *Engine) autoAnswer(p *plan, cp *phase.Checkpoint) (string, bool) {
-	if !e.spec.AutoAnswer || !autoAnswerable(cp) {
-		return "", false
-	}
-	switch {
-	case cp.Kind == phase.KindFailure && !p.humanRetried:
-		return "retry", true
-	case cp.Kind == phase.KindFailure:
-		return "skip", true
-	case cp.Type == "decision":
-		return cp.Options[0], true
-	case cp.Type == phase.TypeNeedsInput:
-		return cp.Default, true
-	}
-	return "approved", true
-}
-
 // answer applies a human's answer to p's open checkpoint.
 func (e *Engine) answer(p *plan, ev phase.Event) ([]phase.Command, error) {
 	cp := p.Open
-	if p.State != phase.Waiting || cp == nil {
-		return nil, fmt.Errorf("plan %s has no open checkpoint", p.Spec.ID)
+	if p.State != phase.Waiting {
+		cp = nil
 	}
-	if ev.CheckpointID != 0 && ev.CheckpointID != cp.ID {
-		return nil, fmt.Errorf("checkpoint %d of plan %s is no longer open (the open one is %d)", ev.CheckpointID, p.Spec.ID, cp.ID)
-	}
-	text := strings.TrimSpace(ev.Text)
-	if text == "" {
-		return nil, fmt.Errorf("an empty answer for plan %s: %s", p.Spec.ID, strings.TrimSpace("say what to do. "+cp.Awaiting))
-	}
-	if cp.Kind == phase.KindFailure {
-		if _, ok := failureChoice(text); !ok {
-			return nil, fmt.Errorf("plan %s failed: answer retry, skip or abort, not %q", p.Spec.ID, text)
-		}
-	}
-	if cp.Kind == phase.KindMerge {
-		text = strings.ToLower(strings.Fields(text)[0])
-		if text != "done" && text != "abort" {
-			return nil, fmt.Errorf("plan %s has a merge conflict: answer done (once resolved and committed) or abort, not %q", p.Spec.ID, ev.Text)
-		}
-	}
-	if cp.Kind == phase.KindPermission {
-		if _, _, ok := permissionChoice(text); !ok {
-			return nil, fmt.Errorf("plan %s asks permission to use %s: answer allow, deny or always, not %q", p.Spec.ID, cp.Tool, text)
-		}
-	}
-	if cp.Kind == phase.KindCheckpoint && cp.Type == "decision" && len(cp.Options) > 0 {
-		id, ok := optionOf(cp.Options, text)
-		if !ok {
-			return nil, fmt.Errorf("plan %s's decision has no option %q: answer one of %s (or its number)", p.Spec.ID, text, strings.Join(cp.Options, ", "))
-		}
-		text = id
+	text, err := checkpoints.Read(cp, p.Spec.ID, ev)
+	if err != nil {
+		return nil, err
 	}
 	by := ev.By
 	if by == "" {
@@ -147,43 +57,19 @@ func (e *Engine) answer(p *plan, ev phase.Event) ([]phase.Command, error) {
 	return e.applyAnswer(nil, p, text, by), nil
 }
 
-// optionOf finds the option a decision's answer names, by id (any case) or
-// by its number in the list.
-func optionOf(options []string, text string) (string, bool) {
-	for _, o := range options {
-		if strings.EqualFold(o, text) {
-			return o, true
-		}
-	}
-	n := 0
-	if _, err := fmt.Sscanf(text, "%d", &n); err == nil && fmt.Sprint(n) == text && n >= 1 && n <= len(options) {
-		return options[n-1], true
-	}
-	return "", false
-}
-
-func failureChoice(text string) (string, bool) {
-	w := strings.ToLower(strings.Fields(text)[0])
-	switch w {
-	case "retry", "skip", "abort":
-		return w, true
-	}
-	return "", false
-}
-
 // applyAnswer closes p's open checkpoint with answer and acts on it.
 func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []phase.Command {
 	cp := p.Open
 	cp.Answer, cp.AnsweredBy = answer, by
 	p.Open = nil
-	e.unqueue(p)
+	e.queue.Remove(p.Spec.ID)
 	out = append(out, phase.Command{Type: phase.CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: cp.Copy()})
 	if cp.Kind != phase.KindFailure {
-		e.resolved++
+		e.queue.Resolve()
 		p.Resolved++
 	}
 	if cp.Kind == phase.KindFailure {
-		choice, _ := failureChoice(answer)
+		choice, _ := checkpoints.FailureChoice(answer)
 		switch choice {
 		case "retry":
 			if by == "auto" {
@@ -316,7 +202,7 @@ func (e *Engine) continueWith(out []phase.Command, p *plan, c *phase.Continuatio
 	p.permissions = nil // asked by the agent being replaced
 	return append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: c.Reason},
-		e.startAgent(p, "", withAnswers(p, c)))
+		e.startAgent(p, "", checkpoints.WithAnswers(c, p.answered, p.notes)))
 }
 
 // park puts p back in the queue with continuation c for its next agent,
@@ -328,25 +214,6 @@ func (e *Engine) park(out []phase.Command, p *plan, c *phase.Continuation, why s
 	e.running--
 	e.graph.Enqueue(p.pos)
 	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: why})
-}
-
-// withAnswers gives continuation c the plan's answered checkpoints other
-// than the one it resumes from, so that no question is asked twice.
-func withAnswers(p *plan, c *phase.Continuation) *phase.Continuation {
-	if c == nil || (len(p.answered) == 0 && p.notes == nil) {
-		return c
-	}
-	cc := *c
-	if cc.Notes == nil {
-		cc.Notes = p.notes
-	}
-	cc.Answered = nil
-	for _, a := range p.answered {
-		if c.Checkpoint == nil || a.ID != c.Checkpoint.ID {
-			cc.Answered = append(cc.Answered, a)
-		}
-	}
-	return &cc
 }
 
 // failing handles a plan that did not finish: an agent that crashed or hung
@@ -361,13 +228,7 @@ func (e *Engine) failing(out []phase.Command, p *plan, reason string, crashed bo
 		p.autoRetries++
 		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("retry %d of %d after: %s", p.autoRetries, e.spec.Retries, reason)})
 	}
-	return e.raise(out, p, &phase.Checkpoint{
-		Kind:     phase.KindFailure,
-		Type:     "plan-failed",
-		Details:  reason,
-		Awaiting: "retry, skip (its dependents are skipped too) or abort (the whole run)",
-		Options:  []string{"retry", "skip", "abort"},
-	})
+	return e.raise(out, p, checkpoints.Failure(reason))
 }
 
 // whileWaiting handles an event of the agent of a plan at a checkpoint.
@@ -425,20 +286,6 @@ func (e *Engine) abort(out []phase.Command, reason string) []phase.Command {
 		}
 	}
 	return out
-}
-
-// unqueue removes p's checkpoints from the queue.
-func (e *Engine) unqueue(p *plan) { e.unqueueID(p.Spec.ID) }
-
-// unqueueID removes the checkpoints of the plan (or VerifyID) id from the queue.
-func (e *Engine) unqueueID(id string) {
-	q := e.queue[:0]
-	for _, cp := range e.queue {
-		if cp.Plan != id {
-			q = append(q, cp)
-		}
-	}
-	e.queue = q
 }
 
 func (e *Engine) outcome() string {

@@ -8,6 +8,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/active"
 	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/sched"
@@ -71,12 +72,8 @@ type Engine struct {
 	running int
 	graph   *sched.Graph // the plans' dependencies, waves and ready queues
 
-	queue    []*phase.Checkpoint // open checkpoints, first in first out
-	lastCP   int                 // the last checkpoint id given
-	resolved int                 // checkpoints answered (failures aside)
-	aborted  bool
-	// always are the tools a human allowed for the rest of the run.
-	always map[string]bool
+	queue   checkpoints.Queue // the open checkpoints, and the answers given
+	aborted bool
 
 	branch integrate.Branch // the integration branch
 	vj     verify.Job       // the phase verification
@@ -281,26 +278,13 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		if ev.Checkpoint == nil {
 			return nil, fmt.Errorf("%s %s without its content", ev.Type, p.Spec.ID)
 		}
-		cp := *ev.Checkpoint
-		if ev.Type == phase.EvCheckpoint && cp.Type == "permission" {
+		if ev.Type == phase.EvCheckpoint && ev.Checkpoint.Type == "permission" {
+			cp := *ev.Checkpoint
 			out = e.permission(out, p, &cp)
 			break
 		}
-		cp.Kind = phase.KindCheckpoint
-		if ev.Type == phase.EvDeviation {
-			cp.Kind = phase.KindDeviation
-			if cp.Type == "" {
-				cp.Type = "architectural-deviation"
-			}
-			if len(cp.Options) == 0 {
-				cp.Options = []string{"yes", "different approach", "defer"}
-			}
-		}
-		if cp.Type == "" {
-			cp.Type = "unknown"
-		}
 		p.lastAnswered = nil
-		out = e.raise(out, p, &cp)
+		out = e.raise(out, p, checkpoints.Of(ev))
 	case phase.EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report %s without its content", p.Spec.ID)
@@ -483,7 +467,7 @@ func (e *Engine) settle(out []phase.Command, p *plan, s phase.PlanState, reason 
 		}
 	}
 	ready := e.graph.Settled(p.pos, s == phase.Complete)
-	e.unqueue(p)
+	e.queue.Remove(p.Spec.ID)
 	p.State, p.Reason, p.Finished = s, reason, e.now
 	p.check, p.agentLive = phase.CheckNone, false
 	p.Stage = phase.StageWork
@@ -568,7 +552,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 
 // idle decides when the run stops for a human (attend.Wait.Idle).
 func (e *Engine) idle(out []phase.Command) []phase.Command {
-	return e.human.Idle(out, e.now, len(e.queue) > 0, e.waits.Wait != nil, e.anyRunning)
+	return e.human.Idle(out, e.now, e.queue.Len() > 0, e.waits.Wait != nil, e.anyRunning)
 }
 
 // anyRunning reports whether a plan is running (not waiting at a
@@ -618,7 +602,7 @@ func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
 	e.newAgent(p)
 	p.TasksDone = 0
 	p.Progress = ""
-	cont := withAnswers(p, p.continuation)
+	cont := checkpoints.WithAnswers(p.continuation, p.answered, p.notes)
 	p.continuation = nil
 	return append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running},

@@ -2,11 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/hivectl/hive/internal/engine/active"
 	"github.com/hivectl/hive/internal/engine/attend"
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/verify"
@@ -16,21 +16,15 @@ import (
 // Export returns the engine's state as plain data; the engine is unchanged.
 func (e *Engine) Export() phase.State {
 	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
-		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted,
-		Human: e.human.Record(), Merges: e.branch.Merges,
+		Aborted: e.aborted,
+		Human:   e.human.Record(), Merges: e.branch.Merges,
 		Pause: phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
 	s.Rules = e.rules
 	e.active.Record(&s)
 	s.Budget = e.budget.Record()
 	s.Verify, s.Verification, s.VerifyOpen = e.vj.Record()
 	s.Begun = e.graph.Begun()
-	for tool := range e.always {
-		s.Always = append(s.Always, tool)
-	}
-	sort.Strings(s.Always)
-	for _, cp := range e.queue {
-		s.Queue = append(s.Queue, cp.ID)
-	}
+	e.queue.Record(&s)
 	for _, p := range e.plans {
 		r := phase.PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
 			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
@@ -72,19 +66,13 @@ func Restore(s phase.State) (*Engine, error) {
 		return nil, fmt.Errorf("restore: %d plan records for %d plans", len(s.Plans), len(e.plans))
 	}
 	e.finished, e.resumes, e.now = s.Finished, s.Resumes, s.Now
-	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
+	e.aborted = s.Aborted
 	e.active, e.human = active.Restore(s), attend.Restore(s.Human)
 	e.branch = integrate.Branch{Merges: s.Merges}
 	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
 	e.waits = s.Waits.Clone()
 	e.vj = verify.Restore(s.Verify, s.Verification, s.VerifyOpen)
 	e.graph.SetBegun(s.Begun)
-	for _, tool := range s.Always {
-		if e.always == nil {
-			e.always = map[string]bool{}
-		}
-		e.always[tool] = true
-	}
 	b := s.Budget
 	e.budget = budget.Restore(b)
 	e.rules = s.Rules
@@ -119,12 +107,9 @@ func Restore(s phase.State) (*Engine, error) {
 			open[p.Open.ID] = p.Open
 		}
 	}
-	for _, id := range s.Queue {
-		cp := open[id]
-		if cp == nil {
-			return nil, fmt.Errorf("restore: queued checkpoint %d is no plan's open checkpoint", id)
-		}
-		e.queue = append(e.queue, cp)
+	var err error
+	if e.queue, err = checkpoints.Restore(s, open); err != nil {
+		return nil, err
 	}
 	e.rebuild()
 	return e, nil

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/phase"
 )
 
@@ -17,12 +17,10 @@ import (
 // RequestID and Input; the plan is running, or waiting at another checkpoint
 // (the request is then held until that one is answered).
 func (e *Engine) permission(out []phase.Command, p *plan, cp *phase.Checkpoint) []phase.Command {
-	cp.Kind, cp.Type = phase.KindPermission, "permission"
-	if len(cp.Options) == 0 {
-		cp.Options = []string{"allow", "deny", "always"}
-	}
-	if e.always[cp.Tool] {
-		return append(out, allowed(p, cp, "allowed: "+cp.Tool+" is allowed for the rest of the run"))
+	checkpoints.Permission(cp)
+	if e.queue.Allowed(cp.Tool) {
+		return append(out, phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow",
+			Reason: "allowed: " + cp.Tool + " is allowed for the rest of the run", Checkpoint: cp.Copy()})
 	}
 	if p.State == phase.Waiting {
 		p.permissions = append(p.permissions, cp)
@@ -31,20 +29,12 @@ func (e *Engine) permission(out []phase.Command, p *plan, cp *phase.Checkpoint) 
 	return e.raise(out, p, cp)
 }
 
-// allowed answers cp with allow without asking.
-func allowed(p *plan, cp *phase.Checkpoint, why string) phase.Command {
-	return phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Reason: why, Checkpoint: cp.Copy()}
-}
-
 // permissionAnswered acts on the answer to p's permission checkpoint cp,
 // which applyAnswer has closed.
 func (e *Engine) permissionAnswered(out []phase.Command, p *plan, cp *phase.Checkpoint, answer string) []phase.Command {
-	choice, message, _ := permissionChoice(answer)
+	choice, _, _ := checkpoints.PermissionChoice(answer)
 	if choice == "always" {
-		if e.always == nil {
-			e.always = map[string]bool{}
-		}
-		e.always[cp.Tool] = true
+		e.queue.Allow(cp.Tool)
 	}
 	if cp.Standalone || !p.agentLive || !e.mayGoOn(p) {
 		p.permissions = nil
@@ -55,17 +45,10 @@ func (e *Engine) permissionAnswered(out []phase.Command, p *plan, cp *phase.Chec
 	}
 	p.State = phase.Running
 	p.silence, p.lastActive = phase.Quiet, e.now
-	c := phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: cp.Copy()}
-	if choice == "deny" {
-		c.Text = "deny"
-		c.Reason = "The human denied permission to use " + cp.Tool + " (through hive)."
-		if message != "" {
-			c.Reason += " They said: " + message
-		}
-	}
+	text, reason := checkpoints.Granted(cp, answer)
 	out = append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer},
-		c)
+		phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: text, Reason: reason, Checkpoint: cp.Copy()})
 	if choice == "always" {
 		out = e.allowOpen(out, cp.Tool)
 	}
@@ -92,26 +75,4 @@ func (e *Engine) allowOpen(out []phase.Command, tool string) []phase.Command {
 		}
 	}
 	return out
-}
-
-// permissionChoice reads an answer to a permission checkpoint: allow (yes,
-// 1), deny (no, 2) or always (3), then, for deny, what to tell the agent.
-func permissionChoice(text string) (choice, message string, ok bool) {
-	f := strings.Fields(text)
-	if len(f) == 0 {
-		return "", "", false
-	}
-	w := strings.ToLower(strings.TrimRight(f[0], ".,:;!"))
-	switch w {
-	case "allow", "yes", "y", "1":
-		choice = "allow"
-	case "deny", "no", "n", "2":
-		choice = "deny"
-	case "always", "3":
-		choice = "always"
-	default:
-		return "", "", false
-	}
-	rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), f[0]))
-	return choice, rest, true
 }

@@ -38,10 +38,7 @@ func (e *Engine) Snapshot() phase.Snapshot {
 		}
 	}
 	s.Plans = append([]*phase.PlanStatus(nil), e.published...)
-	for _, cp := range e.queue {
-		s.Queue = append(s.Queue, *cp)
-	}
-	s.Resolved = e.resolved
+	s.Queue, s.Resolved = e.queue.Open(), e.queue.Resolved()
 	s.Aborted = e.aborted
 	s.Verify = e.vj.VerifyJob // without the engine's bookkeeping
 	if r := e.vj.Result(); r != nil {

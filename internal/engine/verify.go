@@ -48,6 +48,6 @@ func (h verifyHost) Announce(out []phase.Command, cp *phase.Checkpoint) []phase.
 }
 
 func (h verifyHost) Answered(cp *phase.Checkpoint) {
-	h.e.unqueueID(cp.Plan)
-	h.e.resolved++
+	h.e.queue.Remove(cp.Plan)
+	h.e.queue.Resolve()
 }
