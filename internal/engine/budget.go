@@ -5,6 +5,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/phase"
 )
 
@@ -12,7 +13,7 @@ import (
 // total and applies the budget: the 80 % downgrade, a plan's ceiling, and
 // the run's ceiling, which interrupts every working agent and opens the
 // budget checkpoint. The overshoot is the turn that crossed it.
-func (e *Engine) spend(out []phase.Command, p *plan, ev phase.Event, usd, cli float64) []phase.Command {
+func (e *Engine) spend(out []phase.Command, p *plans.Plan, ev phase.Event, usd, cli float64) []phase.Command {
 	e.budget.Count(ev, usd, cli)
 	if e.finished || e.aborted {
 		// A turn that was in flight when the run ended: it counts, but
@@ -58,14 +59,14 @@ func (e *Engine) holdTurns(out []phase.Command) []phase.Command {
 // resolved by hand. A plan between agents when it crosses (at a
 // checkpoint, a spot-check, a merge, or held by the budget) is stopped
 // where its next agent would start: see planOver.
-func (e *Engine) planCeiling(out []phase.Command, p *plan) []phase.Command {
+func (e *Engine) planCeiling(out []phase.Command, p *plans.Plan) []phase.Command {
 	spent, over := e.planOver(p)
 	switch {
 	case !over || p.State != phase.Running:
-	case p.Stage == phase.StageWork && p.check == phase.CheckNone:
+	case p.Stage == phase.StageWork && p.Check == phase.CheckNone:
 		out = e.planFailed(out, p, spent)
-	case p.Stage == phase.StageResolve && p.agentLive:
-		out = e.interrupt(out, p, spent)
+	case p.Stage == phase.StageResolve && p.AgentLive:
+		out = p.Interrupt(out, spent)
 		out = e.conflict(out, p, spent)
 	}
 	return out
@@ -74,26 +75,15 @@ func (e *Engine) planCeiling(out []phase.Command, p *plan) []phase.Command {
 // planOver reports whether p has spent its own ceiling, and how much, when
 // no human has since let it go on (a retry of the failure that said so): a
 // plan over its ceiling gets no more agent work without a human's say.
-func (e *Engine) planOver(p *plan) (string, bool) {
-	return e.budget.PlanOver(&p.PlanStatus, p.pastCeiling)
+func (e *Engine) planOver(p *plans.Plan) (string, bool) {
+	return e.budget.PlanOver(&p.PlanStatus, p.PastCeiling)
 }
 
 // planFailed interrupts p's agent, if it is live, and hands the plan, over
 // its ceiling, to the human as a failure.
-func (e *Engine) planFailed(out []phase.Command, p *plan, spent string) []phase.Command {
+func (e *Engine) planFailed(out []phase.Command, p *plans.Plan, spent string) []phase.Command {
 	why := spent + "; raise budget.plan_usd, or retry to give it one more agent"
-	return e.failing(e.interrupt(out, p, why), p, why, false)
-}
-
-// interrupt ends the turn of p's live agent now, before its session
-// closes (Command.Interrupt): what stops for the budget or a guard spends
-// no more than the turn in flight.
-func (e *Engine) interrupt(out []phase.Command, p *plan, why string) []phase.Command {
-	if p.agentLive {
-		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Interrupt: true, Reason: why})
-		p.agentLive = false
-	}
-	return out
+	return e.failing(p.Interrupt(out, why), p, why, false)
 }
 
 // workLeft reports whether any plan is still to be done.
@@ -124,17 +114,17 @@ func (e *Engine) halt(out []phase.Command, why string) []phase.Command {
 
 // haltPlan interrupts p's agent if it is at work: an executor's plan goes
 // back to the queue, a resolver's waits for the raise.
-func (e *Engine) haltPlan(out []phase.Command, p *plan, why string) []phase.Command {
+func (e *Engine) haltPlan(out []phase.Command, p *plans.Plan, why string) []phase.Command {
 	switch {
-	case p.State == phase.Running && p.Stage == phase.StageWork && p.check == phase.CheckNone:
-		out = e.interrupt(out, p, why)
+	case p.State == phase.Running && p.Stage == phase.StageWork && p.Check == phase.CheckNone:
+		out = p.Interrupt(out, why)
 		out = e.restart(out, p, why)
 	case p.State == phase.Running && p.Stage == phase.StageResolve:
 		// Its conflict gets a fresh resolver after the raise: this one
 		// stopped for the budget, not for failing.
-		out = e.interrupt(out, p, why)
+		out = p.Interrupt(out, why)
 		p.Stage = phase.StageHeld
-		p.integ.Again()
+		p.Integ.Again()
 		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: integrate.HeldForBudget})
 	}
 	return out
@@ -195,7 +185,7 @@ func (e *Engine) unhold(out []phase.Command) []phase.Command {
 // held reports whether p may not start now for the budget, opening the
 // budget checkpoint when even the cheapest model would not fit. Otherwise
 // it sets the rung p's agent starts on.
-func (e *Engine) held(out []phase.Command, p *plan) ([]phase.Command, bool) {
+func (e *Engine) held(out []phase.Command, p *plans.Plan) ([]phase.Command, bool) {
 	if e.budget.Open() != nil || e.waits.Wait != nil {
 		return out, true
 	}

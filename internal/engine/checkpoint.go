@@ -4,19 +4,20 @@ import (
 	"fmt"
 
 	"github.com/hivectl/hive/internal/engine/checkpoints"
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/phase"
 )
 
 // raise makes p wait at cp: it joins the queue and is answered automatically
 // when the run is unattended and the answer is one a machine may give.
-func (e *Engine) raise(out []phase.Command, p *plan, cp *phase.Checkpoint) []phase.Command {
+func (e *Engine) raise(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint) []phase.Command {
 	e.queue.Add(cp)
-	checkpoints.Raised(cp, p.Spec, p.Attempt, p.TasksDone, e.now, !e.spec.Team || !p.agentLive, p.agentLive)
+	checkpoints.Raised(cp, p.Spec, p.Attempt, p.TasksDone, e.now, !e.spec.Team || !p.AgentLive, p.AgentLive)
 	p.State, p.Open = phase.Waiting, cp
-	p.check = phase.CheckNone
+	p.Check = phase.CheckNone
 	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Waiting, Reason: cp.Kind + ": " + cp.Type})
 	out = e.announce(out, cp)
-	if answer, ok := checkpoints.Auto(cp, p.humanRetried); ok && e.spec.AutoAnswer {
+	if answer, ok := checkpoints.Auto(cp, p.HumanRetried); ok && e.spec.AutoAnswer {
 		return e.applyAnswer(out, p, answer, "auto")
 	}
 	return out
@@ -41,7 +42,7 @@ func (e *Engine) announce(out []phase.Command, cp *phase.Checkpoint) []phase.Com
 }
 
 // answer applies a human's answer to p's open checkpoint.
-func (e *Engine) answer(p *plan, ev phase.Event) ([]phase.Command, error) {
+func (e *Engine) answer(p *plans.Plan, ev phase.Event) ([]phase.Command, error) {
 	cp := p.Open
 	if p.State != phase.Waiting {
 		cp = nil
@@ -58,7 +59,7 @@ func (e *Engine) answer(p *plan, ev phase.Event) ([]phase.Command, error) {
 }
 
 // applyAnswer closes p's open checkpoint with answer and acts on it.
-func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []phase.Command {
+func (e *Engine) applyAnswer(out []phase.Command, p *plans.Plan, answer, by string) []phase.Command {
 	cp := p.Open
 	cp.Answer, cp.AnsweredBy = answer, by
 	p.Open = nil
@@ -73,9 +74,9 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 		switch choice {
 		case "retry":
 			if by == "auto" {
-				p.humanRetried = true
+				p.HumanRetried = true
 			}
-			p.pastCeiling = true // the answer is the say a plan over its ceiling needs
+			p.PastCeiling = true // the answer is the say a plan over its ceiling needs
 			return e.continueWith(out, p, &phase.Continuation{Reason: "retry after: " + cp.Details})
 		case "skip":
 			return e.fail(out, p, cp.Details)
@@ -90,19 +91,19 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 	if cp.Kind == phase.KindMerge {
 		return e.mergeAnswered(out, p, answer)
 	}
-	p.lastAnswered = cp
-	p.answered = append(p.answered, *cp.Copy())
-	if !cp.Standalone && p.agentLive && p.roll.AtAnswer {
+	p.LastAnswered = cp
+	p.Answered = append(p.Answered, *cp.Copy())
+	if !cp.Standalone && p.AgentLive && p.Roll.AtAnswer {
 		return e.rollover(out, p, &phase.Continuation{Checkpoint: cp.Copy()})
 	}
-	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {
+	if !cp.Standalone && p.AgentLive && e.mayGoOn(p) {
 		p.State = phase.Running
-		p.silence, p.lastActive = phase.Quiet, e.now
+		p.Silence, p.LastActive = phase.Quiet, e.now
 		if e.turnInFlight(p) {
 			// It asked before its turn's result came: the answer waits for
 			// that, so that the next turn is weighed against what this one
 			// cost, and the agent has one turn in flight, not two.
-			p.answerAtTurnEnd = cp.Copy()
+			p.AnswerAtTurnEnd = cp.Copy()
 			return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer + " (sent when its turn ends)"})
 		}
 		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer})
@@ -115,7 +116,7 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plan, answer, by string) []
 
 // sendAnswer sends cp's answer to p's live agent, which sets it working
 // again.
-func (e *Engine) sendAnswer(out []phase.Command, p *plan, cp *phase.Checkpoint) []phase.Command {
+func (e *Engine) sendAnswer(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint) []phase.Command {
 	msg := phase.MsgCheckpointResponse
 	if cp.Kind == phase.KindDeviation {
 		msg = phase.MsgDeviationResponse
@@ -131,26 +132,26 @@ const answerRules = 11
 
 // turnInFlight reports whether p's answer must wait for its agent's turn
 // to end: under a dollar budget, while the turn that asked has not ended.
-func (e *Engine) turnInFlight(p *plan) bool {
+func (e *Engine) turnInFlight(p *plans.Plan) bool {
 	return e.rules >= answerRules && e.budget.USD > 0 && e.agentTurning(p)
 }
 
 // agentTurning reports whether p's current agent has a turn that has not
 // ended.
-func (e *Engine) agentTurning(p *plan) bool {
+func (e *Engine) agentTurning(p *plans.Plan) bool {
 	return e.budget.Turning(p.Spec.ID, p.Attempt)
 }
 
 // turnEnded sends the answer that waited for p's agent's turn to end, if
 // the budget still lets it go on; else a fresh session takes it when the
 // budget allows (continueWith holds it).
-func (e *Engine) turnEnded(out []phase.Command, p *plan) []phase.Command {
-	cp := p.answerAtTurnEnd
+func (e *Engine) turnEnded(out []phase.Command, p *plans.Plan) []phase.Command {
+	cp := p.AnswerAtTurnEnd
 	if cp == nil || e.agentTurning(p) {
 		return out
 	}
-	p.answerAtTurnEnd = nil
-	if p.State != phase.Running || !p.agentLive {
+	p.AnswerAtTurnEnd = nil
+	if p.State != phase.Running || !p.AgentLive {
 		return out
 	}
 	if e.mayGoOn(p) {
@@ -163,7 +164,7 @@ func (e *Engine) turnEnded(out []phase.Command, p *plan) []phase.Command {
 // the budget checkpoint is open (it would work past the run's ceiling),
 // nor while less than a turn is left of the budget (its next turn could
 // pass it), nor when the plan has spent its own.
-func (e *Engine) mayGoOn(p *plan) bool {
+func (e *Engine) mayGoOn(p *plans.Plan) bool {
 	_, over := e.planOver(p)
 	_, short := e.turnShort()
 	return e.budget.Open() == nil && !short && !over
@@ -171,9 +172,9 @@ func (e *Engine) mayGoOn(p *plan) bool {
 
 // continueWith replaces p's agent with a continuation agent at once: p holds
 // its slot throughout, so no other plan is overtaken.
-func (e *Engine) continueWith(out []phase.Command, p *plan, c *phase.Continuation) []phase.Command {
+func (e *Engine) continueWith(out []phase.Command, p *plans.Plan, c *phase.Continuation) []phase.Command {
 	if c.Fix == "" {
-		c.Fix = p.integ.Fix() // the gate's failure is still to be fixed
+		c.Fix = p.Integ.Fix() // the gate's failure is still to be fixed
 	}
 	if spent, over := e.planOver(p); over {
 		return e.planFailed(out, p, spent)
@@ -191,88 +192,39 @@ func (e *Engine) continueWith(out []phase.Command, p *plan, c *phase.Continuatio
 		// a checkpoint, or asking a permission mid-turn) must not go on.
 		return e.park(out, p, c, "held until the budget is raised")
 	}
-	if p.agentLive {
-		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-	}
+	out = p.End(out)
 	if p.State == phase.Pending {
 		e.running++
 	}
 	p.State = phase.Running
-	e.newAgent(p)
-	p.permissions = nil // asked by the agent being replaced
+	p.NewAgent(e.now)
+	p.Permissions = nil // asked by the agent being replaced
 	return append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: c.Reason},
-		e.startAgent(p, "", checkpoints.WithAnswers(c, p.answered, p.notes)))
+		e.startAgent(p, "", checkpoints.WithAnswers(c, p.Answered, p.Notes)))
 }
 
 // park puts p back in the queue with continuation c for its next agent,
 // which starts when nothing holds it any more (a raise of the budget, a
 // resume after a pause). Its agent, if any, must not go on.
-func (e *Engine) park(out []phase.Command, p *plan, c *phase.Continuation, why string) []phase.Command {
-	out = e.interrupt(out, p, why)
-	p.State, p.check, p.agentLive, p.continuation = phase.Pending, phase.CheckNone, false, c
+func (e *Engine) park(out []phase.Command, p *plans.Plan, c *phase.Continuation, why string) []phase.Command {
+	out = p.Interrupt(out, why)
+	p.State, p.Check, p.AgentLive, p.Continuation = phase.Pending, phase.CheckNone, false, c
 	e.running--
-	e.graph.Enqueue(p.pos)
+	e.graph.Enqueue(p.Pos)
 	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: why})
 }
 
 // failing handles a plan that did not finish: an agent that crashed or hung
 // is replaced by a continuation up to Retries times; otherwise the human
 // decides between retry, skip and abort (seed 000 §2.7).
-func (e *Engine) failing(out []phase.Command, p *plan, reason string, crashed bool) []phase.Command {
-	if p.agentLive {
-		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-	}
-	if crashed && p.autoRetries < e.spec.Retries {
-		p.autoRetries++
-		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("retry %d of %d after: %s", p.autoRetries, e.spec.Retries, reason)})
+func (e *Engine) failing(out []phase.Command, p *plans.Plan, reason string, crashed bool) []phase.Command {
+	out = p.End(out)
+	if crashed && p.AutoRetries < e.spec.Retries {
+		p.AutoRetries++
+		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("retry %d of %d after: %s", p.AutoRetries, e.spec.Retries, reason)})
 	}
 	return e.raise(out, p, checkpoints.Failure(reason))
-}
-
-// whileWaiting handles an event of the agent of a plan at a checkpoint.
-func (e *Engine) whileWaiting(p *plan, ev phase.Event) []phase.Command {
-	switch ev.Type {
-	case phase.EvAgentStarted:
-		p.PID = ev.PID
-	case phase.EvCheckpoint:
-		if ev.Checkpoint != nil && ev.Checkpoint.Type == "permission" {
-			cp := *ev.Checkpoint
-			return e.permission(nil, p, &cp)
-		}
-	case phase.EvAgentExited:
-		p.agentLive = false
-		p.permissions = nil // their requests ended with the process
-		if !p.Open.Standalone {
-			// Seed 000 §5.1: the executor died idle at its checkpoint; the
-			// answer will go to a continuation built from the disk and the
-			// checkpoint message already received.
-			p.Open.Standalone = true
-			return []phase.Command{{Type: phase.CmdNote, Plan: p.Spec.ID, Text: "the agent ended while waiting; the answer will start a continuation"}}
-		}
-	}
-	return nil // an agent waiting for an answer has nothing else to say
-}
-
-// silent handles an agent that printed nothing for timeouts.stall: ping it,
-// then look at its commits, then kill it (seed 000 §2.7).
-func (e *Engine) silent(out []phase.Command, p *plan, ev phase.Event) []phase.Command {
-	if p.check != phase.CheckNone {
-		return out
-	}
-	switch p.silence {
-	case phase.Quiet:
-		p.silence = phase.Pinged
-		if e.spec.Team && p.agentLive {
-			return append(out, phase.Command{Type: phase.CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: phase.MsgPing, Text: ev.Text})
-		}
-		return e.silent(out, p, ev)
-	case phase.Pinged:
-		p.silence = phase.CheckingCommits
-		return append(out, phase.Command{Type: phase.CmdCheckCommits, Plan: p.Spec.ID, Attempt: p.Attempt, Since: p.lastActive})
-	}
-	return out
 }
 
 // abort ends the run: running agents are interrupted (nothing they would
@@ -281,7 +233,7 @@ func (e *Engine) abort(out []phase.Command, reason string) []phase.Command {
 	e.aborted = true
 	for _, p := range e.plans {
 		if !p.State.Final() {
-			out = e.interrupt(out, p, reason)
+			out = p.Interrupt(out, reason)
 			out = e.settle(out, p, phase.Skipped, reason)
 		}
 	}
@@ -292,5 +244,5 @@ func (e *Engine) outcome() string {
 	if e.aborted {
 		return phase.OutcomeAborted
 	}
-	return outcome(e.plans, e.vj.Result())
+	return plans.Outcome(e.plans, e.vj.Result())
 }

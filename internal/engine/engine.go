@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/engine/verify"
@@ -17,48 +18,14 @@ import (
 	"github.com/hivectl/hive/internal/work"
 )
 
-// plan is the engine's record of one plan: what a snapshot shows of it,
-// and the engine's bookkeeping.
-type plan struct {
-	phase.PlanStatus
-
-	seen        phase.SessionCosts
-	resolveSeen phase.SessionCosts
-
-	check        phase.SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
-	lastAnswered *phase.Checkpoint   // answered and not yet followed by progress: a restart must carry it
-	answered     []phase.Checkpoint  // every checkpoint or deviation answered in the plan, for continuations
-	continuation *phase.Continuation // for the next start
-	autoRetries  int                 // continuations started after crashes and hangs
-	humanRetried bool                // --yes answered "retry" once already
-	pastCeiling  bool                // a retry answered: the next agent may start past the plan's ceiling
-	silence      phase.Silence       // the watchdog's step with the current agent
-	lastActive   time.Time
-	agentLive    bool   // the current attempt's process has not been seen to exit
-	exitNote     string // with CheckExit: how the agent ended
-	// permissions are permission requests that arrived while the plan
-	// waited at another checkpoint: raised one by one, in arrival order.
-	permissions []*phase.Checkpoint
-	integ       integrate.Plan   // its merges, resolvers and gates
-	guard       work.CallGuard   // what the loop guard saw of the current agent's tool calls
-	roll        rollover.Session // the current session's rollover, beside its occupancy (Context)
-	// answerAtTurnEnd is an answered checkpoint whose answer goes to the
-	// live agent when its turn ends (answerRules).
-	answerAtTurnEnd *phase.Checkpoint
-	notes           *work.Report // what the last session that handed over wrote, for every later continuation
-
-	pos   int  // its position in the spec, and in the graph
-	dirty bool // changed since the last snapshot
-}
-
 // Engine is the state machine. It is not safe for concurrent use: one
 // goroutine (the runner) owns it.
 type Engine struct {
 	// waits is the run's wait for its provider's limit to pass, if any.
 	waits    work.Waits
 	spec     phase.RunSpec
-	plans    []*plan // in spec order
-	byID     map[string]*plan
+	plans    []*plans.Plan // in spec order
+	byID     map[string]*plans.Plan
 	started  bool
 	finished bool
 	resumes  int
@@ -104,7 +71,7 @@ func (e *Engine) Step(ev phase.Event) ([]phase.Command, error) {
 		if ev.Type == phase.EvSilent && !stops(cmds, ev.Plan, ev.Attempt) {
 			cmds = append(cmds, phase.Command{Type: phase.CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
 		}
-		e.markDirty(ev, cmds)
+		plans.MarkDirty(e.plans, e.byID, ev, cmds)
 		e.active.Tick(ev)
 	}
 	return cmds, err
@@ -209,11 +176,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return e.schedule(out), nil
 	}
 	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
-		// Tokens spent count whichever attempt spent them, even one already replaced.
-		usd, cli := budget.AddTurn(&p.Spend, &p.seen, ev)
-		if p.integ.Resolver(ev.Attempt) {
-			budget.AddTurn(&p.ResolveSpend, &p.resolveSeen, ev)
-		}
+		usd, cli := p.AddTurn(ev)
 		out := e.spend(nil, p, ev, usd, cli)
 		if !stops(out, p.Spec.ID, ev.Attempt) {
 			out = e.occupancy(out, p, ev)
@@ -233,7 +196,11 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
 	}
 	if p.State == phase.Waiting {
-		return e.whileWaiting(p, ev), nil
+		out, permission := p.Waiting(ev)
+		if permission != nil {
+			out = e.permission(out, p, permission)
+		}
+		return out, nil
 	}
 	if p.Stage != phase.StageWork {
 		out, err := e.integrating(p, ev)
@@ -247,26 +214,17 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 	case phase.EvAgentStarted:
 		p.PID = ev.PID
 	case phase.EvProgress:
-		if ev.Task > p.TasksDone {
-			p.TasksDone = ev.Task
-		}
-		p.Progress = ev.Text
-		p.lastAnswered = nil // the agent has moved past the answer
-		e.waits.Progress()   // the provider answers again
-		p.silence, p.lastActive = phase.Quiet, e.now
+		p.Progressed(ev, e.now)
+		e.waits.Progress() // the provider answers again
 		out = e.taskDone(out, p)
 	case phase.EvPlanComplete:
-		if p.check == phase.CheckNone {
+		if p.Check == phase.CheckNone {
 			p.Commits = append([]string(nil), ev.Commits...)
 			// The turn that said it has ended, and nothing more goes to
 			// this session (a failed spot-check starts a new attempt):
 			// end it now rather than once the disk is checked (and, with
 			// worktrees, merged), so it holds no process meanwhile.
-			if p.agentLive {
-				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-				p.agentLive = false
-			}
-			out = e.spotCheck(out, p, phase.CheckComplete)
+			out = p.SpotCheck(p.End(out), phase.CheckComplete)
 		}
 	case phase.EvPlanFailed:
 		reason := "agent reported PLAN FAILED"
@@ -283,7 +241,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 			out = e.permission(out, p, &cp)
 			break
 		}
-		p.lastAnswered = nil
+		p.LastAnswered = nil
 		out = e.raise(out, p, checkpoints.Of(ev))
 	case phase.EvReport:
 		if ev.Report == nil {
@@ -292,47 +250,42 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		r := *ev.Report
 		if p.Context.Rolling {
 			notes := r
-			p.notes = &notes // the notes asked for: the next session gets them
+			p.Notes = &notes // the notes asked for: the next session gets them
 		}
 		out = e.reported(out, p, &r)
 	case phase.EvSilent:
-		out = e.silent(out, p, ev)
+		out = p.Silent(out, e.spec.Team, ev)
 	case phase.EvToolCall:
-		if p.check == phase.CheckNone {
-			out = e.toolCall(out, p, ev)
-		}
-	case phase.EvCommitsChecked:
-		if p.silence == phase.CheckingCommits {
-			if ev.OK {
-				p.silence, p.lastActive = phase.Quiet, e.now
-				out = append(out, phase.Command{Type: phase.CmdNote, Plan: p.Spec.ID, Text: "quiet, but committing: left to work"})
-			} else {
-				p.silence = phase.Stalled
-				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true,
-					Reason: "stalled: no output and no commits since " + p.lastActive.UTC().Format(time.RFC3339)})
+		if p.Check == phase.CheckNone {
+			var stop string
+			if out, stop = p.Called(out, e.spec.Guard, e.spec.Team, ev, e.now); stop != "" {
+				// The loop guard stops the agent and hands its plan to the human.
+				out = e.failing(p.Interrupt(out, stop), p, stop, false)
 			}
 		}
+	case phase.EvCommitsChecked:
+		out = p.CommitsChecked(out, ev.OK, e.now, "")
 	case phase.EvAgentExited:
-		p.agentLive = false
-		if cp := p.answerAtTurnEnd; cp != nil {
+		p.AgentLive = false
+		if cp := p.AnswerAtTurnEnd; cp != nil {
 			// It ended before its turn did: a fresh session takes the answer.
-			p.answerAtTurnEnd = nil
+			p.AnswerAtTurnEnd = nil
 			out = e.continueWith(out, p, &phase.Continuation{Checkpoint: cp, Reason: "continue after the answer"})
-		} else if p.check == phase.CheckNone && p.Context.Rolling {
+		} else if p.Check == phase.CheckNone && p.Context.Rolling {
 			// It ended its session as asked: the fresh one goes on.
 			out = e.rollover(out, p, &phase.Continuation{})
-		} else if p.check == phase.CheckNone {
+		} else if p.Check == phase.CheckNone {
 			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
 			// still have finished; the disk decides.
-			p.exitNote = ev.ExitNote()
-			out = e.spotCheck(out, p, phase.CheckExit)
+			p.ExitNote = ev.ExitNote()
+			out = p.SpotCheck(out, phase.CheckExit)
 		}
 	case phase.EvSpotChecked:
-		why := p.check
+		why := p.Check
 		if why == phase.CheckNone {
 			return nil, fmt.Errorf("spot-checked %s: no spot-check was asked for", p.Spec.ID)
 		}
-		p.check = phase.CheckNone
+		p.Check = phase.CheckNone
 		if ev.OK && e.spec.Worktrees {
 			out = e.merge(out, p)
 		} else if ev.OK {
@@ -343,7 +296,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 			reason := "spot-check failed: " + ev.Reason
 			crashed := why == phase.CheckExit
 			if crashed {
-				reason = p.exitNote + "; " + reason
+				reason = p.ExitNote + "; " + reason
 			}
 			out = e.failing(out, p, reason, crashed)
 		}
@@ -351,26 +304,6 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return nil, fmt.Errorf("unknown event type %q", ev.Type)
 	}
 	return e.schedule(out), nil
-}
-
-// spotCheck asks the disk what p's agent achieved, for the reason why.
-func (e *Engine) spotCheck(out []phase.Command, p *plan, why phase.SpotCheck) []phase.Command {
-	p.check = why
-	return append(out, phase.Command{Type: phase.CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: string(why)})
-}
-
-// newAgent makes p's next attempt current: an agent of it is being
-// started, with nothing checked, no silence and no exit yet.
-func (e *Engine) newAgent(p *plan) {
-	p.Attempt++
-	p.PID = 0
-	p.Started = e.now
-	p.agentLive = true
-	p.check, p.exitNote = phase.CheckNone, ""
-	p.silence, p.lastActive = phase.Quiet, e.now
-	p.guard = work.CallGuard{}
-	p.pastCeiling = false // the retry it allowed is this agent
-	p.Context.Tokens, p.Context.Rolling, p.roll.AtAnswer, p.answerAtTurnEnd = 0, false, false, nil
 }
 
 func (e *Engine) init(spec phase.RunSpec) error {
@@ -382,13 +315,10 @@ func (e *Engine) init(spec phase.RunSpec) error {
 	if err != nil {
 		return err
 	}
-	e.byID = make(map[string]*plan, len(spec.Plans))
+	e.byID = make(map[string]*plans.Plan, len(spec.Plans))
 	for i, ps := range spec.Plans {
 		ps.Wave = g.Wave(i)
-		p := &plan{PlanStatus: phase.PlanStatus{Spec: ps, State: phase.Pending}, pos: i}
-		if ps.Done {
-			p.State = phase.Complete
-		}
+		p := plans.New(ps, i)
 		e.byID[ps.ID] = p
 		e.plans = append(e.plans, p)
 	}
@@ -418,19 +348,16 @@ func (e *Engine) resume() []phase.Command {
 	for _, p := range e.plans {
 		if p.State == phase.Running && p.Stage != phase.StageWork {
 			// Merging is idempotent: merge again, and the gate runs again.
-			if p.agentLive {
-				out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-				p.agentLive = false
-			}
-			p.integ.Again()
+			out = p.End(out)
+			p.Integ.Again()
 			out = e.merge(out, p)
 			continue
 		}
 		if p.State == phase.Waiting {
 			// The agent is gone with the old process: the answer will go to
 			// a continuation. Show the checkpoint again.
-			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-			p.agentLive = false
+			out = append(out, p.Stop())
+			p.AgentLive = false
 			p.Open.Standalone = true
 			out = e.announce(out, p.Open)
 			continue
@@ -438,40 +365,38 @@ func (e *Engine) resume() []phase.Command {
 		if p.State != phase.Running {
 			continue
 		}
-		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-		out = e.spotCheck(out, p, phase.CheckResume)
+		out = append(out, p.Stop())
+		p.AgentLive = false
+		out = p.SpotCheck(out, phase.CheckResume)
 	}
 	return out
 }
 
 // restart puts a running plan back in the queue for a new attempt.
-func (e *Engine) restart(out []phase.Command, p *plan, reason string) []phase.Command {
-	p.continuation = &phase.Continuation{Reason: reason}
-	if cp := cmp.Or(p.answerAtTurnEnd, p.lastAnswered); cp != nil {
-		p.continuation.Checkpoint = cp.Copy()
+func (e *Engine) restart(out []phase.Command, p *plans.Plan, reason string) []phase.Command {
+	p.Continuation = &phase.Continuation{Reason: reason}
+	if cp := cmp.Or(p.AnswerAtTurnEnd, p.LastAnswered); cp != nil {
+		p.Continuation.Checkpoint = cp.Copy()
 	}
 	p.State = phase.Pending
-	p.check, p.agentLive, p.answerAtTurnEnd = phase.CheckNone, false, nil
+	p.Check, p.AgentLive, p.AnswerAtTurnEnd = phase.CheckNone, false, nil
 	e.running--
-	e.graph.Enqueue(p.pos)
+	e.graph.Enqueue(p.Pos)
 	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: reason})
 }
 
 // settle moves a running plan to a final state.
-func (e *Engine) settle(out []phase.Command, p *plan, s phase.PlanState, reason string) []phase.Command {
+func (e *Engine) settle(out []phase.Command, p *plans.Plan, s phase.PlanState, reason string) []phase.Command {
 	if p.State == phase.Running || p.State == phase.Waiting {
 		e.running--
-		if p.agentLive {
-			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		}
+		out = p.End(out)
 	}
-	ready := e.graph.Settled(p.pos, s == phase.Complete)
+	ready := e.graph.Settled(p.Pos, s == phase.Complete)
 	e.queue.Remove(p.Spec.ID)
 	p.State, p.Reason, p.Finished = s, reason, e.now
-	p.check, p.agentLive = phase.CheckNone, false
+	p.Check, p.AgentLive = phase.CheckNone, false
 	p.Stage = phase.StageWork
-	p.integ.Settled()
+	p.Integ.Settled()
 	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
 	for _, d := range ready {
 		if e.plans[d].State == phase.Pending {
@@ -482,13 +407,13 @@ func (e *Engine) settle(out []phase.Command, p *plan, s phase.PlanState, reason 
 }
 
 // fail fails p and skips every plan that depends on it, directly or not.
-func (e *Engine) fail(out []phase.Command, p *plan, reason string) []phase.Command {
+func (e *Engine) fail(out []phase.Command, p *plans.Plan, reason string) []phase.Command {
 	out = e.settle(out, p, phase.Failed, reason)
-	queue := []*plan{p}
+	queue := []*plans.Plan{p}
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, i := range e.graph.Dependents(cur.pos) {
+		for _, i := range e.graph.Dependents(cur.Pos) {
 			d := e.plans[i]
 			if d.State != phase.Pending {
 				continue
@@ -514,7 +439,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 	if e.pausing {
 		return e.paging(out)
 	}
-	var setAside []*plan
+	var setAside []*plans.Plan
 	for e.running < e.spec.MaxConcurrent {
 		i, ok := e.graph.Next()
 		if !ok {
@@ -533,7 +458,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 		out = e.start(out, p)
 	}
 	for _, p := range setAside {
-		e.graph.Enqueue(p.pos)
+		e.graph.Enqueue(p.Pos)
 	}
 	if e.running == 0 && e.graph.AllFinal() {
 		if e.verifyPending() {
@@ -570,7 +495,7 @@ func (e *Engine) anyRunning() bool {
 // fitsSharedTree reports whether p can run beside the running plans in one
 // working tree: their files must not overlap, and a plan that declares no
 // files could touch anything, so it runs alone.
-func (e *Engine) fitsSharedTree(p *plan) bool {
+func (e *Engine) fitsSharedTree(p *plans.Plan) bool {
 	if e.running == 0 {
 		return true
 	}
@@ -588,8 +513,8 @@ func (e *Engine) fitsSharedTree(p *plan) bool {
 	return true
 }
 
-func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
-	if e.graph.Begin(p.pos) {
+func (e *Engine) start(out []phase.Command, p *plans.Plan) []phase.Command {
+	if e.graph.Begin(p.Pos) {
 		out = append(out, phase.Command{Type: phase.CmdWaveStarted, Wave: p.Spec.Wave})
 	}
 	p.State = phase.Running
@@ -599,11 +524,11 @@ func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
 		// usage comes last): the human decides whether it gets another.
 		return e.planFailed(out, p, spent)
 	}
-	e.newAgent(p)
+	p.NewAgent(e.now)
 	p.TasksDone = 0
 	p.Progress = ""
-	cont := checkpoints.WithAnswers(p.continuation, p.answered, p.notes)
-	p.continuation = nil
+	cont := checkpoints.WithAnswers(p.Continuation, p.Answered, p.Notes)
+	p.Continuation = nil
 	return append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running},
 		e.startAgent(p, "", cont))
@@ -612,7 +537,7 @@ func (e *Engine) start(out []phase.Command, p *plan) []phase.Command {
 // startAgent is the command that starts p's next agent in role: on the
 // plan's rung of the model ladder, within its allotment of the budget. Its
 // first turn is in flight from now.
-func (e *Engine) startAgent(p *plan, role string, c *phase.Continuation) phase.Command {
+func (e *Engine) startAgent(p *plans.Plan, role string, c *phase.Continuation) phase.Command {
 	e.budget.Started(p.Spec.ID, p.Attempt)
 	return phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
 		Rung: p.Rung, MaxUSD: e.budget.Allotment(&p.PlanStatus), Fallback: e.waits.FellBack}

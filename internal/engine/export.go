@@ -8,7 +8,6 @@ import (
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
-	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
 )
@@ -26,24 +25,7 @@ func (e *Engine) Export() phase.State {
 	s.Begun = e.graph.Begun()
 	e.queue.Record(&s)
 	for _, p := range e.plans {
-		r := phase.PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
-			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
-			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
-			Check: p.check, Answered: p.answered, Continuation: p.continuation,
-			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
-			AgentLive: p.agentLive, ExitNote: p.exitNote, Rung: p.Rung, Guard: p.guard.Clone(),
-			Context: p.Context, RollBy: p.roll.By, RollAtAnswer: p.roll.AtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
-		if p.Open != nil {
-			r.Open = p.Open.Copy()
-		}
-		if p.lastAnswered != nil {
-			r.LastAnswered = p.lastAnswered.Copy()
-		}
-		for _, cp := range p.permissions {
-			r.Permissions = append(r.Permissions, *cp.Copy())
-		}
-		p.integ.Record(&r)
-		s.Plans = append(s.Plans, r)
+		s.Plans = append(s.Plans, p.Record())
 	}
 	return s
 }
@@ -88,20 +70,8 @@ func Restore(s phase.State) (*Engine, error) {
 	}
 	for i, r := range s.Plans {
 		p := e.plans[i]
-		if r.ID != p.Spec.ID {
-			return nil, fmt.Errorf("restore: plan record %d is %s, the spec's plan is %s", i, r.ID, p.Spec.ID)
-		}
-		p.State, p.Attempt, p.PID, p.TasksDone, p.Progress, p.Reason = r.State, r.Attempt, r.PID, r.TasksDone, r.Progress, r.Reason
-		p.Commits, p.Started, p.Stage, p.Finished, p.Open, p.Report = r.Commits, r.Started, r.Stage, r.Finished, r.Open, r.Report
-		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
-		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
-		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
-		p.agentLive, p.exitNote, p.Rung, p.guard, p.integ = r.AgentLive, r.ExitNote, r.Rung, r.Guard.Clone(), integrate.Restore(r)
-		p.Context, p.roll, p.notes = r.Context, rollover.Session{By: r.RollBy, AtAnswer: r.RollAtAnswer}, r.Notes
-		p.answerAtTurnEnd = r.AnswerAtTurnEnd
-		p.permissions = nil
-		for _, cp := range r.Permissions {
-			p.permissions = append(p.permissions, cp.Copy())
+		if err := p.Restore(i, r); err != nil {
+			return nil, err
 		}
 		if p.Open != nil {
 			open[p.Open.ID] = p.Open
@@ -121,7 +91,7 @@ func Restore(s phase.State) (*Engine, error) {
 func (e *Engine) rebuild() {
 	e.running = 0
 	for _, p := range e.plans {
-		p.dirty = true
+		p.Dirty = true
 		if p.State == phase.Running || p.State == phase.Waiting {
 			e.running++
 		}

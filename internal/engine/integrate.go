@@ -4,36 +4,34 @@ import (
 	"fmt"
 
 	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/phase"
 )
 
 // merge asks for p's branch to be merged into the integration branch. The
 // plan keeps its slot until it is merged (and gated), so a dependent never
 // starts from a base without it.
-func (e *Engine) merge(out []phase.Command, p *plan) []phase.Command {
-	if p.agentLive {
-		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-	}
+func (e *Engine) merge(out []phase.Command, p *plans.Plan) []phase.Command {
+	out = p.End(out)
 	p.Stage = phase.StageMerge
-	p.check = phase.CheckNone
+	p.Check = phase.CheckNone
 	return append(out, phase.Command{Type: phase.CmdMerge, Plan: p.Spec.ID, Attempt: p.Attempt})
 }
 
 // integrating handles the events of a plan past its executor's work: the
 // merge, a resolver agent's work, the post-merge gate (package integrate).
-func (e *Engine) integrating(p *plan, ev phase.Event) ([]phase.Command, error) {
+func (e *Engine) integrating(p *plans.Plan, ev phase.Event) ([]phase.Command, error) {
 	var out []phase.Command
 	resolving := p.Stage == phase.StageResolve
 	switch ev.Type {
 	case phase.EvAgentStarted:
 		p.PID = ev.PID
 	case phase.EvAgentExited:
-		p.agentLive = false
+		p.AgentLive = false
 		if resolving {
 			// The disk decides: a resolver that committed its resolution
 			// and ended without saying so still leaves a clean merge.
-			p.integ.ResolverEnded(e.rules)
+			p.Integ.ResolverEnded(e.rules)
 			out = e.merge(out, p)
 		}
 	case phase.EvPlanComplete:
@@ -53,18 +51,17 @@ func (e *Engine) integrating(p *plan, ev phase.Event) ([]phase.Command, error) {
 		}
 	case phase.EvSilent:
 		if resolving {
-			out = e.silent(out, p, ev)
+			out = p.Silent(out, e.spec.Team, ev)
 		}
 	case phase.EvCommitsChecked:
-		if resolving && p.silence == phase.CheckingCommits && !ev.OK {
-			p.silence = phase.Stalled
-			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true, Reason: "the resolver stalled"})
+		if resolving {
+			out = p.CommitsChecked(out, ev.OK, e.now, "the resolver")
 		}
 	case phase.EvMerged:
 		if p.Stage != phase.StageMerge {
 			return nil, fmt.Errorf("merged %s: no merge was asked for", p.Spec.ID)
 		}
-		switch e.branch.Merged(&p.integ, ev, e.spec.Gate, e.spec.Resolver, p.Resolves) {
+		switch e.branch.Merged(&p.Integ, ev, e.spec.Gate, e.spec.Resolver, p.Resolves) {
 		case integrate.Gate:
 			p.Stage = phase.StageGate
 			out = append(out, phase.Command{Type: phase.CmdGate, Plan: p.Spec.ID, Attempt: p.Attempt})
@@ -87,7 +84,7 @@ func (e *Engine) integrating(p *plan, ev phase.Event) ([]phase.Command, error) {
 			break
 		}
 		p.Stage = phase.StageWork
-		if fix, cp := p.integ.GateFailed(ev.Text); fix != nil {
+		if fix, cp := p.Integ.GateFailed(ev.Text); fix != nil {
 			out = e.continueWith(out, p, fix)
 		} else {
 			out = e.raise(out, p, cp)
@@ -99,7 +96,7 @@ func (e *Engine) integrating(p *plan, ev phase.Event) ([]phase.Command, error) {
 // resolve starts a resolver agent (role comb) on p's conflict, unless the
 // plan has spent its ceiling (a human resolves it) or the budget checkpoint
 // holds every new agent (the plan merges again once it is raised).
-func (e *Engine) resolve(out []phase.Command, p *plan) []phase.Command {
+func (e *Engine) resolve(out []phase.Command, p *plans.Plan) []phase.Command {
 	if spent, over := e.planOver(p); over {
 		return e.conflict(out, p, spent)
 	}
@@ -113,27 +110,24 @@ func (e *Engine) resolve(out []phase.Command, p *plan) []phase.Command {
 		return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: integrate.Held(e.pausing, e.waits.Wait != nil)})
 	}
 	p.Stage = phase.StageResolve
-	e.newAgent(p)
+	p.NewAgent(e.now)
 	p.Resolves++
-	c := e.branch.Resolving(&p.integ, p.Attempt)
+	c := e.branch.Resolving(&p.Integ, p.Attempt)
 	e.budget.Started(p.Spec.ID, p.Attempt)
 	return append(out,
-		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: p.integ.Working()},
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: p.Integ.Working()},
 		phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.budget.Allotment(&p.PlanStatus), Fallback: e.waits.FellBack, Continuation: c})
 }
 
 // conflict asks a human to resolve p's merge conflict by hand.
-func (e *Engine) conflict(out []phase.Command, p *plan, why string) []phase.Command {
-	if p.agentLive {
-		out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-	}
+func (e *Engine) conflict(out []phase.Command, p *plans.Plan, why string) []phase.Command {
+	out = p.End(out)
 	p.Stage = phase.StageWork
-	return e.raise(out, p, p.integ.ConflictCheckpoint(p.Spec.ID, why))
+	return e.raise(out, p, p.Integ.ConflictCheckpoint(p.Spec.ID, why))
 }
 
 // mergeAnswered acts on the answer to a merge-conflict checkpoint.
-func (e *Engine) mergeAnswered(out []phase.Command, p *plan, answer string) []phase.Command {
+func (e *Engine) mergeAnswered(out []phase.Command, p *plans.Plan, answer string) []phase.Command {
 	if answer == "abort" {
 		return e.fail(out, p, "merge conflict left unresolved; the plan's branch is kept")
 	}

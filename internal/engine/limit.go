@@ -44,14 +44,14 @@ func (e *Engine) limited(ev phase.Event) ([]phase.Command, error) {
 	} else if e.waits.Meet(e.now, ev.Plan, l) {
 		out = append(out, phase.Command{Type: phase.CmdNote, Plan: ev.Plan, Text: e.waits.Wait.Note(e.now)}, phase.Command{Type: phase.CmdWake, At: e.waits.Wait.Until})
 	}
-	if p == nil || p.State != phase.Running || p.Stage != phase.StageWork || p.check != phase.CheckNone {
+	if p == nil || p.State != phase.Running || p.Stage != phase.StageWork || p.Check != phase.CheckNone {
 		// A resolver's, the verifier's, or an agent's at a checkpoint: the
 		// wait holds what starts next; the job goes the way a failed turn
 		// does.
 		cmds, err := e.step(failed)
 		return append(out, cmds...), err
 	}
-	out = e.interrupt(out, p, "the provider's "+l.Describe())
+	out = p.Interrupt(out, "the provider's "+l.Describe())
 	then := "once the wait is over"
 	if e.waits.Wait == nil {
 		then = "on the fallback agent"

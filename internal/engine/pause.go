@@ -25,11 +25,10 @@ func (e *Engine) pause() []phase.Command {
 	out := []phase.Command{{Type: phase.CmdNote, Text: "pausing: every agent commits its work in progress and stops; resume to go on"}}
 	for _, p := range e.plans {
 		switch {
-		case p.State == phase.Waiting && p.agentLive:
-			out = append(out, phase.Command{Type: phase.CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-			p.agentLive = false
+		case p.State == phase.Waiting && p.AgentLive:
+			out = p.End(out)
 			p.Open.Standalone = true
-		case !e.atBoundary(p) || p.Context.Rolling:
+		case !p.AtBoundary() || p.Context.Rolling:
 		case e.spec.Team:
 			out = e.askRollover(out, p, "the team is pausing")
 		default:

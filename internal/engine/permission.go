@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hivectl/hive/internal/engine/checkpoints"
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/phase"
 )
 
@@ -16,14 +17,14 @@ import (
 // permission handles a permission request of p's agent. cp carries Tool,
 // RequestID and Input; the plan is running, or waiting at another checkpoint
 // (the request is then held until that one is answered).
-func (e *Engine) permission(out []phase.Command, p *plan, cp *phase.Checkpoint) []phase.Command {
+func (e *Engine) permission(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint) []phase.Command {
 	checkpoints.Permission(cp)
 	if e.queue.Allowed(cp.Tool) {
 		return append(out, phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow",
 			Reason: "allowed: " + cp.Tool + " is allowed for the rest of the run", Checkpoint: cp.Copy()})
 	}
 	if p.State == phase.Waiting {
-		p.permissions = append(p.permissions, cp)
+		p.Permissions = append(p.Permissions, cp)
 		return out
 	}
 	return e.raise(out, p, cp)
@@ -31,20 +32,20 @@ func (e *Engine) permission(out []phase.Command, p *plan, cp *phase.Checkpoint) 
 
 // permissionAnswered acts on the answer to p's permission checkpoint cp,
 // which applyAnswer has closed.
-func (e *Engine) permissionAnswered(out []phase.Command, p *plan, cp *phase.Checkpoint, answer string) []phase.Command {
+func (e *Engine) permissionAnswered(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint, answer string) []phase.Command {
 	choice, _, _ := checkpoints.PermissionChoice(answer)
 	if choice == "always" {
 		e.queue.Allow(cp.Tool)
 	}
-	if cp.Standalone || !p.agentLive || !e.mayGoOn(p) {
-		p.permissions = nil
+	if cp.Standalone || !p.AgentLive || !e.mayGoOn(p) {
+		p.Permissions = nil
 		// The agent that asked is gone, or may not go on now: a
 		// continuation redoes the work (continueWith holds it for the
 		// budget), and asks again unless the tool is now always allowed.
 		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
 	}
 	p.State = phase.Running
-	p.silence, p.lastActive = phase.Quiet, e.now
+	p.Silence, p.LastActive = phase.Quiet, e.now
 	text, reason := checkpoints.Granted(cp, answer)
 	out = append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer},
@@ -57,10 +58,10 @@ func (e *Engine) permissionAnswered(out []phase.Command, p *plan, cp *phase.Chec
 
 // heldPermissions raises the permission requests that arrived while p
 // waited at another checkpoint, now that its agent runs again, in order.
-func (e *Engine) heldPermissions(out []phase.Command, p *plan) []phase.Command {
-	for len(p.permissions) > 0 && p.State == phase.Running && p.agentLive {
-		next := p.permissions[0]
-		p.permissions = p.permissions[1:]
+func (e *Engine) heldPermissions(out []phase.Command, p *plans.Plan) []phase.Command {
+	for len(p.Permissions) > 0 && p.State == phase.Running && p.AgentLive {
+		next := p.Permissions[0]
+		p.Permissions = p.Permissions[1:]
 		out = e.permission(out, p, next)
 	}
 	return out
@@ -70,7 +71,7 @@ func (e *Engine) heldPermissions(out []phase.Command, p *plan) []phase.Command {
 // tool, now always allowed.
 func (e *Engine) allowOpen(out []phase.Command, tool string) []phase.Command {
 	for _, q := range e.plans {
-		if q.State == phase.Waiting && q.Open != nil && q.Open.Kind == phase.KindPermission && q.Open.Tool == tool && !q.Open.Standalone && q.agentLive {
+		if q.State == phase.Waiting && q.Open != nil && q.Open.Kind == phase.KindPermission && q.Open.Tool == tool && !q.Open.Standalone && q.AgentLive {
 			out = e.applyAnswer(out, q, "allow", "always")
 		}
 	}

@@ -310,7 +310,7 @@ func checkInvariants(rt *rapid.T, e *Engine, spec phase.RunSpec, cmds []phase.Co
 	// Snapshots share the copies of plans that did not change: they must
 	// equal one made from scratch.
 	for _, p := range e.plans {
-		p.dirty = true
+		p.Dirty = true
 	}
 	if fresh := e.Snapshot(); !reflect.DeepEqual(snap, fresh) {
 		rt.Fatalf("a snapshot kept a stale plan:\n%+v\n%+v", snap, fresh)

@@ -32,9 +32,9 @@ func (e *Engine) Snapshot() phase.Snapshot {
 		e.published = make([]*phase.PlanStatus, len(e.plans))
 	}
 	for i, p := range e.plans {
-		if e.published[i] == nil || p.dirty {
-			e.published[i] = published(p)
-			p.dirty = false
+		if e.published[i] == nil || p.Dirty {
+			e.published[i] = p.Published()
+			p.Dirty = false
 		}
 	}
 	s.Plans = append([]*phase.PlanStatus(nil), e.published...)
@@ -49,51 +49,4 @@ func (e *Engine) Snapshot() phase.Snapshot {
 		s.Outcome = e.outcome()
 	}
 	return s
-}
-
-// published is the read-only copy of p that snapshots share until p
-// changes: copying every plan for every snapshot made a 1,000-plan run
-// spend most of its time in the garbage collector.
-func published(p *plan) *phase.PlanStatus {
-	// Only what a snapshot shows: the rest is the engine's bookkeeping.
-	// Commits is replaced, never changed in place, so it can be shared.
-	c := new(phase.PlanStatus)
-	*c = p.PlanStatus
-	if p.Open != nil {
-		cp := *p.Open
-		c.Open = &cp
-	}
-	return c
-}
-
-// markDirty notes the plans an event may have changed: its own plan and
-// every plan a command names (a plan never changes state without one);
-// all of them after run-started and resumed.
-func (e *Engine) markDirty(ev phase.Event, cmds []phase.Command) {
-	if ev.Type == phase.EvRunStarted || ev.Type == phase.EvResumed {
-		for _, p := range e.plans {
-			p.dirty = true
-		}
-		return
-	}
-	if p := e.byID[ev.Plan]; p != nil {
-		p.dirty = true
-	}
-	for _, c := range cmds {
-		if p := e.byID[c.Plan]; p != nil {
-			p.dirty = true
-		}
-	}
-}
-
-func outcome(plans []*plan, v *phase.Verification) string {
-	for _, p := range plans {
-		if p.State != phase.Complete {
-			return phase.OutcomeFailed
-		}
-	}
-	if v != nil && v.Status == phase.VerifyGapsFound {
-		return phase.OutcomeGaps
-	}
-	return phase.OutcomeComplete
 }
