@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	// snapshot and exported state, which its callers and the journal
 	// speak (raft's raftpb beside raft).
 	"phase":  {"work"},
-	"engine": {"engine/active", "engine/attend", "engine/budget", "engine/checkpoints", "engine/integrate", "engine/plans", "engine/rollover", "engine/sched", "engine/verify", "phase", "work"},
+	"engine": {"engine/active", "engine/attend", "engine/budget", "engine/checkpoints", "engine/integrate", "engine/limits", "engine/pause", "engine/plans", "engine/rollover", "engine/sched", "engine/verify", "phase", "work"},
 	// The engine's sub-machines, each with one job and its own state: the
 	// dependency graph and ready queues (sched), what the run may spend and
 	// has (budget), the phase verification (verify), how long hive ran the
@@ -40,7 +40,8 @@ var allowed = map[string][]string{
 	// handoff to a fresh one (rollover), the merges, resolvers and gates of
 	// worktree mode (integrate), what it asks humans and how their answers
 	// read (checkpoints), each plan's record and its agent's own transitions
-	// (plans).
+	// (plans), the wait for a provider's limits (limits), a pause of the
+	// whole team (pause).
 	"engine/sched":       {"phase"},
 	"engine/active":      {"phase"},
 	"engine/attend":      {"phase"},
@@ -50,6 +51,8 @@ var allowed = map[string][]string{
 	"engine/integrate":   {"phase", "work"},
 	"engine/checkpoints": {"phase", "work"},
 	"engine/plans":       {"engine/budget", "engine/integrate", "engine/rollover", "phase", "work"},
+	"engine/limits":      {"phase", "work"},
+	"engine/pause":       {"phase"},
 
 	"protocol": {"protocol/hivereport"},
 	"plan":     {},
@@ -312,7 +315,7 @@ var allowed = map[string][]string{
 var pure = map[string][]string{
 	"work":       {},
 	"phase":      {module + "work"},
-	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/plans", module + "engine/rollover", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
+	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/limits", module + "engine/pause", module + "engine/plans", module + "engine/rollover", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"pipeline":   {module + "phase", module + "confidence", module + "work"},
@@ -332,6 +335,8 @@ var pure = map[string][]string{
 	"engine/integrate":   {module + "phase", module + "work"},
 	"engine/checkpoints": {module + "phase", module + "work"},
 	"engine/plans":       {module + "engine/budget", module + "engine/integrate", module + "engine/rollover", module + "phase", module + "work"},
+	"engine/limits":      {module + "phase", module + "work"},
+	"engine/pause":       {module + "phase", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

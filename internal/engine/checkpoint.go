@@ -179,7 +179,7 @@ func (e *Engine) continueWith(out []phase.Command, p *plans.Plan, c *phase.Conti
 	if spent, over := e.planOver(p); over {
 		return e.planFailed(out, p, spent)
 	}
-	if e.pausing && p.State != phase.Pending {
+	if e.pause.Pausing() && p.State != phase.Pending {
 		return e.park(out, p, c, "paused until the run is resumed")
 	}
 	out = e.holdTurns(out)

@@ -46,7 +46,7 @@ func (e *Engine) askRollover(out []phase.Command, p *plans.Plan, why string) []p
 // every answer and the notes) rehydrates. A session still in its turn
 // (it did not answer in time) is interrupted: nothing it does later counts.
 func (e *Engine) rollover(out []phase.Command, p *plans.Plan, c *phase.Continuation) []phase.Command {
-	why, interrupt := p.Roll.End(&p.Context, e.now, e.pausing, p.AgentLive)
+	why, interrupt := p.Roll.End(&p.Context, e.now, e.pause.Pausing(), p.AgentLive)
 	if interrupt {
 		out = p.Interrupt(out, "")
 	}

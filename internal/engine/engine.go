@@ -10,19 +10,19 @@ import (
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/limits"
+	"github.com/hivectl/hive/internal/engine/pause"
 	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
-	"github.com/hivectl/hive/internal/work"
 )
 
 // Engine is the state machine. It is not safe for concurrent use: one
 // goroutine (the runner) owns it.
 type Engine struct {
-	// waits is the run's wait for its provider's limit to pass, if any.
-	waits    work.Waits
+	waits    limits.Wait // the run's wait for its provider's limit to pass, if any
 	spec     phase.RunSpec
 	plans    []*plans.Plan // in spec order
 	byID     map[string]*plans.Plan
@@ -49,11 +49,7 @@ type Engine struct {
 
 	budget budget.State // what the run may spend, and has
 
-	// A pause (EvPause) brings every agent to a boundary and ends it:
-	// pausing until none runs, then paused (CmdPaused given) until a
-	// resume. pausedAt is when it was asked, for the resume's staleness.
-	pausing, paused bool
-	pausedAt        time.Time
+	pause pause.State // a pause of the whole team (EvPause)
 
 	human  attend.Wait  // when to stop for a human
 	active active.Clock // how long hive ran the run
@@ -133,7 +129,11 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		}
 		e.budget.Ended() // the previous process's agents are ended
 		e.human.Resumed(ev)
-		return e.schedule(e.limitResumed(e.unpause(e.resume()))), nil
+		out, due := e.waits.Resumed(e.pause.Resume(e.resume(), e.now), e.now)
+		if due {
+			out = e.limitWake(out)
+		}
+		return e.schedule(out), nil
 	}
 	if ev.Type == phase.EvWake {
 		return e.schedule(e.limitWake(e.rolloverDue(nil))), nil
@@ -142,10 +142,14 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return e.limited(ev)
 	}
 	if ev.Type == phase.EvAnswer && ev.Plan == phase.LimitID && e.byID[phase.LimitID] == nil {
-		return e.limitAnswered(ev)
+		out, err := e.waits.Answer(ev, e.now)
+		if err != nil {
+			return nil, err
+		}
+		return e.schedule(e.limitWake(out)), nil
 	}
 	if ev.Type == phase.EvPause {
-		return e.schedule(e.pause()), nil
+		return e.schedule(e.pauseAll()), nil
 	}
 	if ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil && ev.Type != phase.EvAnswer && ev.Type != phase.EvVerified {
 		return e.schedule(e.vj.Event(verifyHost{e}, ev)), nil
@@ -436,7 +440,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 		return out
 	}
 	e.graph.Advance()
-	if e.pausing {
+	if e.pause.Pausing() {
 		return e.paging(out)
 	}
 	var setAside []*plans.Plan

@@ -8,6 +8,8 @@ import (
 	"github.com/hivectl/hive/internal/engine/budget"
 	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/limits"
+	"github.com/hivectl/hive/internal/engine/pause"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
 )
@@ -17,7 +19,7 @@ func (e *Engine) Export() phase.State {
 	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
 		Aborted: e.aborted,
 		Human:   e.human.Record(), Merges: e.branch.Merges,
-		Pause: phase.PauseRecord{Pausing: e.pausing, Paused: e.paused, At: e.pausedAt}, Waits: e.waits.Clone()}
+		Pause: e.pause.Record(), Waits: e.waits.Clone()}
 	s.Rules = e.rules
 	e.active.Record(&s)
 	s.Budget = e.budget.Record()
@@ -51,8 +53,7 @@ func Restore(s phase.State) (*Engine, error) {
 	e.aborted = s.Aborted
 	e.active, e.human = active.Restore(s), attend.Restore(s.Human)
 	e.branch = integrate.Branch{Merges: s.Merges}
-	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
-	e.waits = s.Waits.Clone()
+	e.pause, e.waits = pause.Restore(s.Pause), limits.Wait{Waits: s.Waits.Clone()}
 	e.vj = verify.Restore(s.Verify, s.Verification, s.VerifyOpen)
 	e.graph.SetBegun(s.Begun)
 	b := s.Budget

@@ -100,14 +100,15 @@ func (e *Engine) resolve(out []phase.Command, p *plans.Plan) []phase.Command {
 	if spent, over := e.planOver(p); over {
 		return e.conflict(out, p, spent)
 	}
-	if !e.pausing {
+	pausing := e.pause.Pausing()
+	if !pausing {
 		out = e.holdTurns(out)
 	}
-	if e.budget.Open() != nil || e.pausing || e.waits.Wait != nil {
+	if e.budget.Open() != nil || pausing || e.waits.Wait != nil {
 		// A resume after a pause merges it again (see resume), as the
 		// end of a wait for the provider does (limitWake).
 		p.Stage = phase.StageHeld
-		return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: integrate.Held(e.pausing, e.waits.Wait != nil)})
+		return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: integrate.Held(pausing, e.waits.Wait != nil)})
 	}
 	p.Stage = phase.StageResolve
 	p.NewAgent(e.now)

@@ -22,12 +22,10 @@ func (e *Engine) Snapshot() phase.Snapshot {
 		Budget:        e.budget.Budget,
 		Spent:         e.budget.Spent(),
 		Rung:          e.budget.Rung(),
-		Pausing:       e.pausing,
-		Paused:        e.paused,
-		PausedAt:      e.pausedAt,
 		Context:       e.spec.Context,
 	}
 	s.Limit, s.Fallback = e.waits.Clone().Wait, e.waits.FellBack
+	e.pause.Show(&s)
 	if len(e.published) != len(e.plans) {
 		e.published = make([]*phase.PlanStatus, len(e.plans))
 	}
