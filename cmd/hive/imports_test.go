@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	"engine/rollover":    {"phase"},
 	"engine/integrate":   {"phase", "work"},
 	"engine/checkpoints": {"phase", "work"},
-	"engine/plans":       {"engine/budget", "engine/integrate", "engine/rollover", "phase", "work"},
+	"engine/plans":       {"engine/budget", "engine/checkpoints", "engine/integrate", "engine/rollover", "engine/sched", "phase", "work"},
 	"engine/limits":      {"phase", "work"},
 	"engine/pause":       {"phase"},
 
@@ -334,7 +334,7 @@ var pure = map[string][]string{
 	"engine/rollover":    {module + "phase", module + "work"},
 	"engine/integrate":   {module + "phase", module + "work"},
 	"engine/checkpoints": {module + "phase", module + "work"},
-	"engine/plans":       {module + "engine/budget", module + "engine/integrate", module + "engine/rollover", module + "phase", module + "work"},
+	"engine/plans":       {module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/rollover", module + "engine/sched", module + "phase", module + "work"},
 	"engine/limits":      {module + "phase", module + "work"},
 	"engine/pause":       {module + "phase", module + "work"},
 	// Split from protocol, and as pure.

@@ -24,7 +24,7 @@ func (e *Engine) spend(out []phase.Command, p *plans.Plan, ev phase.Event, usd, 
 	if current {
 		out = e.planCeiling(out, p)
 	}
-	note, act, why := e.budget.Check(e.rules, current && ev.Type == phase.EvUsage, e.workLeft)
+	note, act, why := e.budget.Check(e.rules, current && ev.Type == phase.EvUsage, func() bool { return plans.WorkLeft(e.plans) })
 	if note != "" {
 		out = append(out, phase.Command{Type: phase.CmdNote, Text: note})
 	}
@@ -84,16 +84,6 @@ func (e *Engine) planOver(p *plans.Plan) (string, bool) {
 func (e *Engine) planFailed(out []phase.Command, p *plans.Plan, spent string) []phase.Command {
 	why := spent + "; raise budget.plan_usd, or retry to give it one more agent"
 	return e.failing(p.Interrupt(out, why), p, why, false)
-}
-
-// workLeft reports whether any plan is still to be done.
-func (e *Engine) workLeft() bool {
-	for _, p := range e.plans {
-		if !p.State.Final() {
-			return true
-		}
-	}
-	return false
 }
 
 // budgetStop interrupts every agent at work and asks the human to raise
@@ -189,7 +179,7 @@ func (e *Engine) held(out []phase.Command, p *plans.Plan) ([]phase.Command, bool
 	if e.budget.Open() != nil || e.waits.Wait != nil {
 		return out, true
 	}
-	rung, short := e.budget.Fit(p.Spec.ID, max(1, p.Spec.Tasks-p.TasksDone), e.statuses)
+	rung, short := e.budget.Fit(p.Spec.ID, max(1, p.Spec.Tasks-p.TasksDone), plans.Statuses(e.plans))
 	if short != "" {
 		return e.budgetStop(out, short), true
 	}
@@ -201,13 +191,4 @@ func (e *Engine) held(out []phase.Command, p *plans.Plan) ([]phase.Command, bool
 	}
 	p.Rung = rung
 	return out, false
-}
-
-// statuses are the plans as a snapshot shows them, in spec order.
-func (e *Engine) statuses(yield func(*phase.PlanStatus) bool) {
-	for _, p := range e.plans {
-		if !yield(&p.PlanStatus) {
-			return
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
 	"time"
 
@@ -64,34 +63,13 @@ func New() *Engine { return &Engine{} }
 func (e *Engine) Step(ev phase.Event) ([]phase.Command, error) {
 	cmds, err := e.step(ev)
 	if err == nil {
-		if ev.Type == phase.EvSilent && !stops(cmds, ev.Plan, ev.Attempt) {
-			cmds = append(cmds, phase.Command{Type: phase.CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
+		if ev.Type == phase.EvSilent && !plans.Stops(cmds, ev.Plan, ev.Attempt) {
+			cmds = append(cmds, phase.Command{Type: phase.CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(plans.SilenceRepeat(e.spec.Stall))})
 		}
 		plans.MarkDirty(e.plans, e.byID, ev, cmds)
 		e.active.Tick(ev)
 	}
 	return cmds, err
-}
-
-// stops reports whether cmds stop the agent of plan's attempt.
-func stops(cmds []phase.Command, plan string, attempt int) bool {
-	for _, c := range cmds {
-		if c.Type == phase.CmdStopAgent && c.Plan == plan && c.Attempt == attempt {
-			return true
-		}
-	}
-	return false
-}
-
-// silenceRepeat is how long after a silence report the next one may come
-// while the silence lasts: the watchdog's steps (ping, a look at the
-// commits, a kill) are that far apart.
-func (e *Engine) silenceRepeat() time.Duration {
-	stall := e.spec.Stall
-	if stall <= 0 {
-		stall = 5 * time.Minute
-	}
-	return min(stall, 30*time.Second)
 }
 
 func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
@@ -182,7 +160,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
 		usd, cli := p.AddTurn(ev)
 		out := e.spend(nil, p, ev, usd, cli)
-		if !stops(out, p.Spec.ID, ev.Attempt) {
+		if !plans.Stops(out, p.Spec.ID, ev.Attempt) {
 			out = e.occupancy(out, p, ev)
 		}
 		if ev.Type == phase.EvUsage && ev.Attempt == p.Attempt {
@@ -350,40 +328,20 @@ func (e *Engine) resume() []phase.Command {
 		out = e.announce(out, e.budget.Open())
 	}
 	for _, p := range e.plans {
-		if p.State == phase.Running && p.Stage != phase.StageWork {
-			// Merging is idempotent: merge again, and the gate runs again.
-			out = p.End(out)
-			p.Integ.Again()
+		var next plans.Resumed
+		switch out, next = p.Resume(out); next {
+		case plans.MergeAgain:
 			out = e.merge(out, p)
-			continue
-		}
-		if p.State == phase.Waiting {
-			// The agent is gone with the old process: the answer will go to
-			// a continuation. Show the checkpoint again.
-			out = append(out, p.Stop())
-			p.AgentLive = false
-			p.Open.Standalone = true
+		case plans.AskAgain:
 			out = e.announce(out, p.Open)
-			continue
 		}
-		if p.State != phase.Running {
-			continue
-		}
-		out = append(out, p.Stop())
-		p.AgentLive = false
-		out = p.SpotCheck(out, phase.CheckResume)
 	}
 	return out
 }
 
 // restart puts a running plan back in the queue for a new attempt.
 func (e *Engine) restart(out []phase.Command, p *plans.Plan, reason string) []phase.Command {
-	p.Continuation = &phase.Continuation{Reason: reason}
-	if cp := cmp.Or(p.AnswerAtTurnEnd, p.LastAnswered); cp != nil {
-		p.Continuation.Checkpoint = cp.Copy()
-	}
-	p.State = phase.Pending
-	p.Check, p.AgentLive, p.AnswerAtTurnEnd = phase.CheckNone, false, nil
+	p.Restart(reason)
 	e.running--
 	e.graph.Enqueue(p.Pos)
 	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: reason})
@@ -450,7 +408,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 			break
 		}
 		p := e.plans[i]
-		if e.spec.SharedTree && !e.fitsSharedTree(p) {
+		if e.spec.SharedTree && !plans.FitsSharedTree(p, e.plans, e.running) {
 			setAside = append(setAside, p)
 			continue
 		}
@@ -481,40 +439,7 @@ func (e *Engine) schedule(out []phase.Command) []phase.Command {
 
 // idle decides when the run stops for a human (attend.Wait.Idle).
 func (e *Engine) idle(out []phase.Command) []phase.Command {
-	return e.human.Idle(out, e.now, e.queue.Len() > 0, e.waits.Wait != nil, e.anyRunning)
-}
-
-// anyRunning reports whether a plan is running (not waiting at a
-// checkpoint, nor held by the budget). It walks the plans, which is fine:
-// it is asked only while a checkpoint is open.
-func (e *Engine) anyRunning() bool {
-	for _, p := range e.plans {
-		if p.State == phase.Running && p.Stage != phase.StageHeld {
-			return true
-		}
-	}
-	return false
-}
-
-// fitsSharedTree reports whether p can run beside the running plans in one
-// working tree: their files must not overlap, and a plan that declares no
-// files could touch anything, so it runs alone.
-func (e *Engine) fitsSharedTree(p *plans.Plan) bool {
-	if e.running == 0 {
-		return true
-	}
-	if len(p.Spec.Files) == 0 {
-		return false
-	}
-	for _, q := range e.plans {
-		if q.State != phase.Running && q.State != phase.Waiting { // a waiting plan still owns its half-done files
-			continue
-		}
-		if len(q.Spec.Files) == 0 || sched.Overlaps(p.Spec.Files, q.Spec.Files) {
-			return false
-		}
-	}
-	return true
+	return e.human.Idle(out, e.now, e.queue.Len() > 0, e.waits.Wait != nil, func() bool { return plans.AnyRunning(e.plans) })
 }
 
 func (e *Engine) start(out []phase.Command, p *plans.Plan) []phase.Command {
@@ -528,11 +453,7 @@ func (e *Engine) start(out []phase.Command, p *plans.Plan) []phase.Command {
 		// usage comes last): the human decides whether it gets another.
 		return e.planFailed(out, p, spent)
 	}
-	p.NewAgent(e.now)
-	p.TasksDone = 0
-	p.Progress = ""
-	cont := checkpoints.WithAnswers(p.Continuation, p.Answered, p.Notes)
-	p.Continuation = nil
+	cont := p.Start(e.now)
 	return append(out,
 		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running},
 		e.startAgent(p, "", cont))

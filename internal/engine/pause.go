@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/hivectl/hive/internal/phase"
+import (
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/phase"
+)
 
 // pauseAll brings the whole team to a stop (package pause): each live
 // agent is asked for its work in progress and notes like a rollover, a
@@ -31,7 +34,7 @@ func (e *Engine) pauseAll() []phase.Command {
 // paging is schedule while pausing: nothing new starts, and once no plan
 // runs the pause is done.
 func (e *Engine) paging(out []phase.Command) []phase.Command {
-	if e.pause.Paused() || e.anyRunning() {
+	if e.pause.Paused() || plans.AnyRunning(e.plans) {
 		return out
 	}
 	if e.running == 0 && e.graph.AllFinal() && !e.verifyPending() {

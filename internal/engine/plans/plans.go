@@ -8,12 +8,15 @@
 package plans
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
 	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/checkpoints"
 	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/engine/rollover"
+	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -317,4 +320,136 @@ func (p *Plan) Restore(i int, r phase.PlanRecord) error {
 		p.Permissions = append(p.Permissions, cp.Copy())
 	}
 	return nil
+}
+
+// Stops reports whether cmds stop the agent of plan's attempt.
+func Stops(cmds []phase.Command, plan string, attempt int) bool {
+	for _, c := range cmds {
+		if c.Type == phase.CmdStopAgent && c.Plan == plan && c.Attempt == attempt {
+			return true
+		}
+	}
+	return false
+}
+
+// SilenceRepeat is how long after a silence report the next one may come
+// while the silence lasts, for timeouts.stall (0: 5 minutes): the
+// watchdog's steps (ping, a look at the commits, a kill) are that far
+// apart.
+func SilenceRepeat(stall time.Duration) time.Duration {
+	if stall <= 0 {
+		stall = 5 * time.Minute
+	}
+	return min(stall, 30*time.Second)
+}
+
+// AnyRunning reports whether a plan of list is running (not waiting at a
+// checkpoint, nor held by the budget). It walks the plans, which is fine:
+// it is asked only while a checkpoint is open.
+func AnyRunning(list []*Plan) bool {
+	for _, p := range list {
+		if p.Running() {
+			return true
+		}
+	}
+	return false
+}
+
+// WorkLeft reports whether any plan of list is still to be done.
+func WorkLeft(list []*Plan) bool {
+	for _, p := range list {
+		if !p.State.Final() {
+			return true
+		}
+	}
+	return false
+}
+
+// Statuses are the plans of list as a snapshot shows them, in order.
+func Statuses(list []*Plan) func(yield func(*phase.PlanStatus) bool) {
+	return func(yield func(*phase.PlanStatus) bool) {
+		for _, p := range list {
+			if !yield(&p.PlanStatus) {
+				return
+			}
+		}
+	}
+}
+
+// FitsSharedTree reports whether p can run in one working tree beside the
+// plans of list that run (running of them): their files must not overlap,
+// and a plan that declares no files could touch anything, so it runs
+// alone.
+func FitsSharedTree(p *Plan, list []*Plan, running int) bool {
+	if running == 0 {
+		return true
+	}
+	if len(p.Spec.Files) == 0 {
+		return false
+	}
+	for _, q := range list {
+		if q.State != phase.Running && q.State != phase.Waiting { // a waiting plan still owns its half-done files
+			continue
+		}
+		if len(q.Spec.Files) == 0 || sched.Overlaps(p.Spec.Files, q.Spec.Files) {
+			return false
+		}
+	}
+	return true
+}
+
+// Resumed is what a resume does with a plan that was running or waiting
+// when the previous process stopped.
+type Resumed int
+
+// What a resume does.
+const (
+	Left       Resumed = iota // nothing: the plan was neither running nor waiting
+	MergeAgain                // it was being integrated: merging is idempotent, so merge again, and the gate runs again
+	AskAgain                  // it waited at its checkpoint: show it again; the answer goes to a continuation
+	Checked                   // its agent worked: the disk decides what it achieved (a spot-check is out)
+)
+
+// Resume ends, after a resume, the agent of p that the previous process
+// left (it may have outlived it), and says what follows.
+func (p *Plan) Resume(out []phase.Command) ([]phase.Command, Resumed) {
+	switch {
+	case p.State == phase.Running && p.Stage != phase.StageWork:
+		p.Integ.Again()
+		return p.End(out), MergeAgain
+	case p.State == phase.Waiting:
+		// The agent is gone with the old process.
+		out = append(out, p.Stop())
+		p.AgentLive = false
+		p.Open.Standalone = true
+		return out, AskAgain
+	case p.State == phase.Running:
+		out = append(out, p.Stop())
+		p.AgentLive = false
+		return p.SpotCheck(out, phase.CheckResume), Checked
+	}
+	return out, Left
+}
+
+// Restart puts p, running, back to pending for a new attempt, whose
+// continuation carries the answer its agent had not yet gone on from.
+func (p *Plan) Restart(reason string) {
+	p.Continuation = &phase.Continuation{Reason: reason}
+	if cp := cmp.Or(p.AnswerAtTurnEnd, p.LastAnswered); cp != nil {
+		p.Continuation.Checkpoint = cp.Copy()
+	}
+	p.State = phase.Pending
+	p.Check, p.AgentLive, p.AnswerAtTurnEnd = phase.CheckNone, false, nil
+}
+
+// Start makes p's first or next attempt current at now, from its first
+// task (the agent skips what is committed), and returns the continuation
+// it starts with, if any, with every answer given in the plan.
+func (p *Plan) Start(now time.Time) *phase.Continuation {
+	p.NewAgent(now)
+	p.TasksDone = 0
+	p.Progress = ""
+	c := checkpoints.WithAnswers(p.Continuation, p.Answered, p.Notes)
+	p.Continuation = nil
+	return c
 }
