@@ -12,7 +12,6 @@ import (
 	"github.com/hivectl/hive/internal/engine/limits"
 	"github.com/hivectl/hive/internal/engine/pause"
 	"github.com/hivectl/hive/internal/engine/plans"
-	"github.com/hivectl/hive/internal/engine/rollover"
 	"github.com/hivectl/hive/internal/engine/sched"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
@@ -169,10 +168,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return e.schedule(out), nil
 	}
 	if ev.Type == phase.EvCompacted {
-		if ev.Attempt != p.Attempt {
-			return e.schedule(nil), nil
-		}
-		return e.schedule([]phase.Command{rollover.Compacted(&p.Context, p.Spec.ID, ev)}), nil
+		return e.schedule(p.Compacted(ev)), nil
 	}
 	if ev.Attempt != p.Attempt || (p.State != phase.Running && p.State != phase.Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
@@ -200,14 +196,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		e.waits.Progress() // the provider answers again
 		out = e.taskDone(out, p)
 	case phase.EvPlanComplete:
-		if p.Check == phase.CheckNone {
-			p.Commits = append([]string(nil), ev.Commits...)
-			// The turn that said it has ended, and nothing more goes to
-			// this session (a failed spot-check starts a new attempt):
-			// end it now rather than once the disk is checked (and, with
-			// worktrees, merged), so it holds no process meanwhile.
-			out = p.SpotCheck(p.End(out), phase.CheckComplete)
-		}
+		out = p.Completed(out, ev)
 	case phase.EvPlanFailed:
 		reason := "agent reported PLAN FAILED"
 		if ev.Reason != "" {
@@ -229,12 +218,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report %s without its content", p.Spec.ID)
 		}
-		r := *ev.Report
-		if p.Context.Rolling {
-			notes := r
-			p.Notes = &notes // the notes asked for: the next session gets them
-		}
-		out = e.reported(out, p, &r)
+		out = e.reported(out, p, p.Reported(ev))
 	case phase.EvSilent:
 		out = p.Silent(out, e.spec.Team, ev)
 	case phase.EvToolCall:
@@ -275,11 +259,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		} else if why == phase.CheckResume {
 			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
 		} else {
-			reason := "spot-check failed: " + ev.Reason
-			crashed := why == phase.CheckExit
-			if crashed {
-				reason = p.ExitNote + "; " + reason
-			}
+			reason, crashed := p.CheckFailed(ev, why)
 			out = e.failing(out, p, reason, crashed)
 		}
 	default:

@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/engine/integrate"
 	"github.com/hivectl/hive/internal/engine/limits"
 	"github.com/hivectl/hive/internal/engine/pause"
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/engine/verify"
 	"github.com/hivectl/hive/internal/phase"
 )
@@ -90,12 +91,9 @@ func Restore(s phase.State) (*Engine, error) {
 // plans' states: the running count, and the graph's unmet dependencies,
 // ready queues and each wave's open plans.
 func (e *Engine) rebuild() {
-	e.running = 0
+	e.running = plans.Slots(e.plans)
 	for _, p := range e.plans {
 		p.Dirty = true
-		if p.State == phase.Running || p.State == phase.Waiting {
-			e.running++
-		}
 	}
 	e.graph.Reset(e.state)
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/hivectl/hive/internal/phase"
+import (
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/phase"
+)
 
 // Snapshot returns a copy of the current state.
 func (e *Engine) Snapshot() phase.Snapshot {
@@ -26,15 +29,7 @@ func (e *Engine) Snapshot() phase.Snapshot {
 	}
 	s.Limit, s.Fallback = e.waits.Clone().Wait, e.waits.FellBack
 	e.pause.Show(&s)
-	if len(e.published) != len(e.plans) {
-		e.published = make([]*phase.PlanStatus, len(e.plans))
-	}
-	for i, p := range e.plans {
-		if e.published[i] == nil || p.Dirty {
-			e.published[i] = p.Published()
-			p.Dirty = false
-		}
-	}
+	e.published = plans.Publish(e.plans, e.published)
 	s.Plans = append([]*phase.PlanStatus(nil), e.published...)
 	s.Queue, s.Resolved = e.queue.Open(), e.queue.Resolved()
 	s.Aborted = e.aborted

@@ -3,21 +3,14 @@ package engine
 import (
 	"time"
 
+	"github.com/hivectl/hive/internal/engine/plans"
 	"github.com/hivectl/hive/internal/phase"
 )
 
 // verifyPending reports whether the phase is to be verified before the run
 // finishes: every plan complete, verification asked for and not yet done.
 func (e *Engine) verifyPending() bool {
-	if !e.spec.Verify || e.aborted || e.vj.Result() != nil {
-		return false
-	}
-	for _, p := range e.plans {
-		if p.State != phase.Complete {
-			return false
-		}
-	}
-	return true
+	return e.spec.Verify && !e.aborted && e.vj.Result() == nil && plans.AllComplete(e.plans)
 }
 
 // verifyHost is the engine as the phase verification (verify.Job) sees it.

@@ -453,3 +453,87 @@ func (p *Plan) Start(now time.Time) *phase.Continuation {
 	p.Continuation = nil
 	return c
 }
+
+// Publish refreshes published, the copies of list's plans that the last
+// snapshot handed out, where a plan changed since, and returns the copies
+// for a new snapshot.
+func Publish(list []*Plan, published []*phase.PlanStatus) []*phase.PlanStatus {
+	if len(published) != len(list) {
+		published = make([]*phase.PlanStatus, len(list))
+	}
+	for i, p := range list {
+		if published[i] == nil || p.Dirty {
+			published[i] = p.Published()
+			p.Dirty = false
+		}
+	}
+	return published
+}
+
+// AllComplete reports whether every plan of list is complete.
+func AllComplete(list []*Plan) bool {
+	for _, p := range list {
+		if p.State != phase.Complete {
+			return false
+		}
+	}
+	return true
+}
+
+// Slots counts the plans of list that hold a slot: running, or waiting at
+// a checkpoint.
+func Slots(list []*Plan) int {
+	n := 0
+	for _, p := range list {
+		if p.State == phase.Running || p.State == phase.Waiting {
+			n++
+		}
+	}
+	return n
+}
+
+// Completed takes p's agent's PLAN COMPLETE (ev) and asks the disk to
+// check it. The turn that said it has ended, and nothing more goes to
+// this session (a failed spot-check starts a new attempt): it is ended now
+// rather than once the disk is checked (and, with worktrees, merged), so
+// it holds no process meanwhile.
+func (p *Plan) Completed(out []phase.Command, ev phase.Event) []phase.Command {
+	if p.Check != phase.CheckNone {
+		return out
+	}
+	p.Commits = append([]string(nil), ev.Commits...)
+	return p.SpotCheck(p.End(out), phase.CheckComplete)
+}
+
+// Reported keeps a copy of the HIVE_REPORT of p's agent (ev's) and, when
+// p's session was asked for its notes, those notes, which the next
+// session gets; it returns the copy.
+func (p *Plan) Reported(ev phase.Event) *work.Report {
+	r := *ev.Report
+	if p.Context.Rolling {
+		notes := r
+		p.Notes = &notes // the notes asked for: the next session gets them
+	}
+	return &r
+}
+
+// Compacted notes a compaction that the CLI of p's current agent (ev's
+// attempt) made on its own.
+func (p *Plan) Compacted(ev phase.Event) []phase.Command {
+	if ev.Attempt != p.Attempt {
+		return nil
+	}
+	return []phase.Command{rollover.Compacted(&p.Context, p.Spec.ID, ev)}
+}
+
+// CheckFailed says why p failed the spot-check of ev, and whether its
+// agent crashed (it ended without PLAN COMPLETE), after which it may get
+// a continuation.
+func (p *Plan) CheckFailed(ev phase.Event, why phase.SpotCheck) (reason string, crashed bool) {
+	reason = "spot-check failed: " + ev.Reason
+	crashed = why == phase.CheckExit
+	if crashed {
+		reason = p.ExitNote + "; " + reason
+	}
+	return reason, crashed
+}
