@@ -132,29 +132,17 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return e.schedule(e.vj.Event(verifyHost{e}, ev)), nil
 	}
 	if ev.Type == phase.EvVerified || (ev.Type == phase.EvAnswer && ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil) {
-		out, err := e.vj.Verified(verifyHost{e}, ev, e.spec.Verifier)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+		return e.scheduled(e.vj.Verified(verifyHost{e}, ev, e.spec.Verifier))
 	}
 	if ev.Type == phase.EvAnswer && ev.Plan == phase.BudgetID && e.byID[phase.BudgetID] == nil {
-		out, err := e.budgetAnswered(ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+		return e.scheduled(e.budgetAnswered(ev))
 	}
 	p := e.byID[ev.Plan]
 	if p == nil {
 		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
 	}
 	if ev.Type == phase.EvAnswer {
-		out, err := e.answer(p, ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+		return e.scheduled(e.answer(p, ev))
 	}
 	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
 		usd, cli := p.AddTurn(ev)
@@ -181,11 +169,7 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		return out, nil
 	}
 	if p.Stage != phase.StageWork {
-		out, err := e.integrating(p, ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+		return e.scheduled(e.integrating(p, ev))
 	}
 	var out []phase.Command
 	switch ev.Type {
@@ -264,6 +248,15 @@ func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
 		}
 	default:
 		return nil, fmt.Errorf("unknown event type %q", ev.Type)
+	}
+	return e.schedule(out), nil
+}
+
+// scheduled schedules after out, the commands of an event that was valid
+// (err is nil).
+func (e *Engine) scheduled(out []phase.Command, err error) ([]phase.Command, error) {
+	if err != nil {
+		return nil, err
 	}
 	return e.schedule(out), nil
 }

@@ -18,14 +18,12 @@ type verifyHost struct{ e *Engine }
 
 func (h verifyHost) Now() time.Time { return h.e.now }
 
-func (h verifyHost) Hold(out []phase.Command) ([]phase.Command, bool) {
-	out = h.e.holdTurns(out)
-	return out, h.e.budget.Open() != nil || h.e.waits.Wait != nil
-}
-
-func (h verifyHost) Start(attempt int) phase.Command {
+func (h verifyHost) Start(out []phase.Command, attempt int) ([]phase.Command, bool) {
+	if out = h.e.holdTurns(out); h.e.budget.Open() != nil || h.e.waits.Wait != nil {
+		return out, false
+	}
 	h.e.budget.Started(phase.VerifyID, attempt)
-	return phase.Command{Type: phase.CmdStartAgent, Plan: phase.VerifyID, Attempt: attempt, Role: "verifier", MaxUSD: h.e.budget.Allotment(nil), Fallback: h.e.waits.FellBack}
+	return append(out, phase.Command{Type: phase.CmdStartAgent, Plan: phase.VerifyID, Attempt: attempt, Role: "verifier", MaxUSD: h.e.budget.Allotment(nil), Fallback: h.e.waits.FellBack}), true
 }
 
 func (h verifyHost) Spend(out []phase.Command, ev phase.Event, usd, cli float64) []phase.Command {

@@ -21,13 +21,11 @@ import (
 type Host interface {
 	// Now is the time of the event being applied.
 	Now() time.Time
-	// Hold reports whether a new agent must wait: for the budget (which
-	// it may ask the human to raise first, when less than a turn is
-	// left), or for the provider's limit to pass.
-	Hold(out []phase.Command) ([]phase.Command, bool)
-	// Start is the command that starts the verifier agent's attempt,
-	// whose first turn is in flight from now.
-	Start(attempt int) phase.Command
+	// Start starts the verifier agent's attempt, whose first turn is in
+	// flight from now, unless a new agent must wait (ok false): for the
+	// budget (which it may ask the human to raise first, when less than
+	// a turn is left), or for the provider's limit to pass.
+	Start(out []phase.Command, attempt int) (_ []phase.Command, ok bool)
 	// Spend counts a turn's usage of the verifier into the run's, and
 	// applies the budget.
 	Spend(out []phase.Command, ev phase.Event, usd, cli float64) []phase.Command
@@ -67,8 +65,8 @@ func (j *Job) Begin(out []phase.Command) []phase.Command {
 // start starts a new attempt of the verifier agent, or holds it while the
 // budget or a provider's limit holds every new agent (Unhold starts it).
 func (j *Job) start(h Host, out []phase.Command) []phase.Command {
-	out, held := h.Hold(out)
-	if held {
+	out, ok := h.Start(out, j.Attempt+1)
+	if !ok {
 		j.Stage = phase.VerifyHeld
 		return out
 	}
@@ -76,7 +74,7 @@ func (j *Job) start(h Host, out []phase.Command) []phase.Command {
 	j.Attempt++
 	j.PID, j.Started = 0, h.Now()
 	j.agentLive, j.turnEnded = true, false
-	return append(out, h.Start(j.Attempt))
+	return out
 }
 
 // stop ends the verifier's agent if it may still run.
