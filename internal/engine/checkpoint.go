@@ -99,7 +99,7 @@ func (e *Engine) applyAnswer(out []phase.Command, p *plans.Plan, answer, by stri
 	if !cp.Standalone && p.AgentLive && e.mayGoOn(p) {
 		p.State = phase.Running
 		p.Silence, p.LastActive = phase.Quiet, e.now
-		if e.turnInFlight(p) {
+		if e.budget.AnswerWaits(e.rules, p.Spec.ID, p.Attempt) {
 			// It asked before its turn's result came: the answer waits for
 			// that, so that the next turn is weighed against what this one
 			// cost, and the agent has one turn in flight, not two.
@@ -126,28 +126,12 @@ func (e *Engine) sendAnswer(out []phase.Command, p *plans.Plan, cp *phase.Checkp
 	return e.heldPermissions(out, p)
 }
 
-// answerRules is the engine version from which an answer waits for the
-// answered agent's turn to end (answerAtTurnEnd).
-const answerRules = 11
-
-// turnInFlight reports whether p's answer must wait for its agent's turn
-// to end: under a dollar budget, while the turn that asked has not ended.
-func (e *Engine) turnInFlight(p *plans.Plan) bool {
-	return e.rules >= answerRules && e.budget.USD > 0 && e.agentTurning(p)
-}
-
-// agentTurning reports whether p's current agent has a turn that has not
-// ended.
-func (e *Engine) agentTurning(p *plans.Plan) bool {
-	return e.budget.Turning(p.Spec.ID, p.Attempt)
-}
-
 // turnEnded sends the answer that waited for p's agent's turn to end, if
 // the budget still lets it go on; else a fresh session takes it when the
 // budget allows (continueWith holds it).
 func (e *Engine) turnEnded(out []phase.Command, p *plans.Plan) []phase.Command {
 	cp := p.AnswerAtTurnEnd
-	if cp == nil || e.agentTurning(p) {
+	if cp == nil || e.budget.Turning(p.Spec.ID, p.Attempt) {
 		return out
 	}
 	p.AnswerAtTurnEnd = nil

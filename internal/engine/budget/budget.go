@@ -71,6 +71,19 @@ func (b *State) Turning(job string, attempt int) bool {
 	return b.turns.Load(work.TurnKey{Job: job, Attempt: attempt}).N > 0
 }
 
+// AnswerRules is the engine version from which an answer waits for the
+// answered agent's turn to end (AnswerWaits).
+const AnswerRules = 11
+
+// AnswerWaits reports whether the answer to job's attempt, asked by its
+// live agent, must wait for the agent's turn to end, under the rules of
+// engine version rules: under a dollar budget, while the turn that asked
+// has not ended, so that the next turn is weighed against what this one
+// cost, and the agent has one turn in flight, not two.
+func (b *State) AnswerWaits(rules int, job string, attempt int) bool {
+	return rules >= AnswerRules && b.USD > 0 && b.Turning(job, attempt)
+}
+
 // Count counts a turn's usage (already added to its job) into the run's
 // total.
 func (b *State) Count(ev phase.Event, usd, cli float64) {
