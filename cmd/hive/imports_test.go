@@ -27,8 +27,33 @@ var allowed = map[string][]string{
 	// loop guard.
 	"work": {},
 	// The exit codes of hive's commands, with the error that carries one.
-	"exit":     {},
-	"engine":   {"work"},
+	"exit": {},
+	// The engine's vocabulary: its events, commands, checkpoints,
+	// snapshot and exported state, which its callers and the journal
+	// speak (raft's raftpb beside raft).
+	"phase":  {"work"},
+	"engine": {"engine/active", "engine/attend", "engine/budget", "engine/checkpoints", "engine/integrate", "engine/limits", "engine/pause", "engine/plans", "engine/rollover", "engine/sched", "engine/verify", "phase", "work"},
+	// The engine's sub-machines, each with one job and its own state: the
+	// dependency graph and ready queues (sched), what the run may spend and
+	// has (budget), the phase verification (verify), how long hive ran the
+	// run (active), when it stops for a human (attend), a live session's
+	// handoff to a fresh one (rollover), the merges, resolvers and gates of
+	// worktree mode (integrate), what it asks humans and how their answers
+	// read (checkpoints), each plan's record and its agent's own transitions
+	// (plans), the wait for a provider's limits (limits), a pause of the
+	// whole team (pause).
+	"engine/sched":       {"phase"},
+	"engine/active":      {"phase"},
+	"engine/attend":      {"phase"},
+	"engine/budget":      {"phase", "work"},
+	"engine/verify":      {"engine/budget", "phase"},
+	"engine/rollover":    {"phase"},
+	"engine/integrate":   {"phase", "work"},
+	"engine/checkpoints": {"phase", "work"},
+	"engine/plans":       {"engine/budget", "engine/checkpoints", "engine/integrate", "engine/rollover", "engine/sched", "phase", "work"},
+	"engine/limits":      {"phase", "work"},
+	"engine/pause":       {"phase"},
+
 	"protocol": {"protocol/hivereport"},
 	"plan":     {},
 	"redact":   {},
@@ -57,7 +82,7 @@ var allowed = map[string][]string{
 	"notify":          {},
 	// What a phase run tells a human away from its terminal, with links
 	// to answer on hive serve.
-	"notify/phasenotify": {"config", "engine", "notify", "runner", "serve", "tui", "work"},
+	"notify/phasenotify": {"config", "phase", "notify", "runner", "serve", "tui", "work"},
 	"tracking":           {},
 	"demo":               {},
 	"testrun":            {},
@@ -82,7 +107,7 @@ var allowed = map[string][]string{
 	// and the executor of its commands, each a package of its own under
 	// piperun, with phases run by the runner (in worktrees as
 	// integration's Git says, made by worktrees; one run at a time: lock).
-	"piperun": {"agent", "engine", "work", "gitx", "gitx/worktrees", "index", "journal", "journalfirst", "pipeline", "roleplan", "workflows", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
+	"piperun": {"agent", "phase", "work", "gitx", "gitx/worktrees", "index", "journal", "journalfirst", "pipeline", "roleplan", "workflows", "plan/load", "pricing", "runner", "runner/integration", "runner/lock", "piperun/checks", "piperun/delivery", "piperun/evaluation", "piperun/phaserun", "piperun/postmortem", "piperun/roleagent", "piperun/rolecontext", "piperun/runjournal", "piperun/runreport"},
 	// What hive run keeps in its journal beside the machine's events, and
 	// a run read back from it (memory names the confidence record it keeps).
 	"piperun/runjournal": {"confidence", "journal", "memory", "pipeline", "roleplan", "workflows"},
@@ -115,7 +140,7 @@ var allowed = map[string][]string{
 	"piperun/roleagent": {"agent", "contract", "gitx", "piperun/oneshot", "piperun/screenshots", "pricing", "protocol", "roleplan", "runner/sessions", "work"},
 	// The implementers' phase, run by the runner (replay: the budget
 	// checkpoint of its unfinished run; prompt: its plans' briefings).
-	"piperun/phaserun": {"agent", "engine", "gitx", "journal", "plan", "roleplan", "runner", "runner/prompt", "runner/replay", "work"},
+	"piperun/phaserun": {"agent", "phase", "gitx", "journal", "plan", "roleplan", "runner", "runner/prompt", "runner/replay", "work"},
 	// What a finished run leaves: its record in the memory, CLAUDE.md's
 	// learnings (claudemd), the postmortem model's paragraph (oneshot,
 	// told runreport's facts).
@@ -142,7 +167,7 @@ var allowed = map[string][]string{
 	// commands, checkpoints, snapshot), which callers and the journal use
 	// without the machine; the workflows of roles it runs are workflows'.
 	"workflows": {},
-	"roleplan":  {"confidence", "engine", "work", "workflows"},
+	"roleplan":  {"confidence", "phase", "work", "workflows"},
 	"pipeline":  {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work", "workflows"},
 	// The machine's parts, each with its own state: its jobs and their
 	// agenda (jobs), the budget as the run goes (budget), the reviewing
@@ -169,21 +194,21 @@ var allowed = map[string][]string{
 	// as values: they never drive the runner. Both ask in tuikit's answer
 	// box and draw with its styles and text layout (a plan's state looks
 	// the same on both; a spend is work's).
-	"tui/tuikit": {"engine", "work"},
+	"tui/tuikit": {"phase", "work"},
 	// execute-phase's dashboard shows the engine's state (gitx: a plan's
 	// branch; journal: the run it resumes) and hands answers over as
 	// engine values.
-	"tui": {"engine", "gitx", "journal", "tui/tuikit", "work"},
+	"tui": {"phase", "gitx", "journal", "tui/tuikit", "work"},
 	// hive run's screen shows the pipeline's state, and the implementers'
 	// plans in the engine's states.
-	"tui/pipelinescreen": {"engine", "roleplan", "tui/tuikit", "workflows"},
+	"tui/pipelinescreen": {"phase", "roleplan", "tui/tuikit", "workflows"},
 	// The one path of a human's answer into a journal: hive answer's and
 	// hive serve's (tui names the checkpoints as the terminal does).
-	"answer": {"engine", "journal", "piperun/runjournal", "redact", "roleplan", "tui"},
+	"answer": {"engine", "journal", "piperun/runjournal", "redact", "roleplan", "tui", "phase"},
 	// What hive serve shows is read from the journals as hive status
 	// reads them (runner/lock: which phase a hive process runs now; tui
 	// names the checkpoints as the terminal does).
-	"serve/views": {"engine", "journal", "pipeline", "roleplan", "runner/lock", "tui", "work"},
+	"serve/views": {"engine", "journal", "pipeline", "roleplan", "runner/lock", "tui", "work", "phase"},
 	// hive serve's pages render the views (tui: a limit's wait as the
 	// terminal says it).
 	"serve/pages": {"serve/views", "tui", "work"},
@@ -193,31 +218,31 @@ var allowed = map[string][]string{
 	// its commands, each a package of its own under runner (handoff: the
 	// file a pause leaves, kept out of git; stalelocks: what a killed
 	// agent's git left in a tree workers share).
-	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "journalfirst", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work"},
+	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "journalfirst", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work", "phase"},
 	// A run's engine rebuilt from its journal.
-	"runner/replay": {"engine", "journal"},
+	"runner/replay": {"engine", "phase", "journal"},
 	// The phase locks and their holders: no hive package.
 	"runner/lock": {},
 	// The planning files a run writes, views of the engine's state (the
 	// handoff's and the tracking files' formats are their packages').
-	"runner/planning": {"engine", "handoff", "plan", "plan/load", "tracking", "work"},
+	"runner/planning": {"phase", "handoff", "plan", "plan/load", "tracking", "work"},
 	// Spot-checks, must_haves, the verifier's report and the gate, read
 	// from a plan's tree.
 	"runner/check": {"gitx", "plan", "plan/parse", "plan/planpath"},
 	// The integration branch and the plans' worktrees (made by worktrees,
 	// cleared of stale git locks by stalelocks); a merge commit carries
 	// the tracking files (planning).
-	"runner/integration": {"engine", "gitx", "gitx/stalelocks", "gitx/worktrees", "plan", "plan/planpath", "runner/planning"},
+	"runner/integration": {"phase", "gitx", "gitx/stalelocks", "gitx/worktrees", "plan", "plan/planpath", "runner/planning"},
 	// What agents are told: the words of a live message are the
 	// protocol's; the verifier is told where its report goes (check).
-	"runner/prompt": {"engine", "gitx", "plan", "protocol", "runner/check", "work"},
+	"runner/prompt": {"phase", "gitx", "plan", "protocol", "runner/check", "work"},
 	// Agent sessions: their output read by the protocol, priced, and
 	// told what prompt says.
-	"runner/sessions": {"agent", "engine", "pricing", "protocol", "runner/prompt", "work"},
+	"runner/sessions": {"agent", "phase", "pricing", "protocol", "runner/prompt", "work"},
 	// A run's git work, and a worker's over a git remote, on the
 	// integration branch, checked by check, writing planning's files (a
 	// plan's worktree is worktrees' to make).
-	"runner/workspace": {"engine", "gitx", "gitx/worktrees", "plan", "runner/check", "runner/integration", "runner/planning"},
+	"runner/workspace": {"phase", "gitx", "gitx/worktrees", "plan", "runner/check", "runner/integration", "runner/planning"},
 	// hive clean: hive's worktrees (integration's names, listed and
 	// removed by worktrees) of phases no live run locks.
 	"runner/cleanup": {"gitx", "gitx/worktrees", "runner/integration", "runner/lock"},
@@ -229,64 +254,64 @@ var allowed = map[string][]string{
 	"bench/report": {},
 	// Random DAGs' plans in generated repositories, the agents' work
 	// prepared as the bench agent (sim/benchagent) expects it.
-	"bench/project": {"engine", "gitx", "plan", "plan/load", "sim/benchagent"},
+	"bench/project": {"phase", "gitx", "plan", "plan/load", "sim/benchagent"},
 	// The makespan and budget groups drive the engine alone on a virtual
 	// clock.
-	"bench/makespanbench": {"bench/project", "bench/report", "engine"},
-	"bench/budgetbench":   {"bench/report", "engine"},
+	"bench/makespanbench": {"bench/project", "bench/report", "engine", "phase"},
+	"bench/budgetbench":   {"bench/report", "engine", "phase"},
 	// The runner's groups run generated projects through the real runner
 	// and journal with sim agents (their modes and context curve); the
 	// overhead group counts the engine's events with the makespan
 	// group's simulation.
-	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "journal", "runner", "runner/replay", "sim/benchagent", "sim/stream"},
+	"bench/runnerbench": {"agent", "agent/adapter", "bench/makespanbench", "bench/project", "bench/report", "engine", "phase", "journal", "runner", "runner/replay", "sim/benchagent", "sim/stream"},
 	// The pipeline group drives the pipeline machine on its fixture
 	// objectives and scores the roles with confidence.
 	"bench/pipelinebench":            {"bench/pipelinebench/objectives", "bench/report", "confidence", "pipeline", "roleplan", "work", "workflows"},
 	"bench/pipelinebench/objectives": {},
 	// The temporal group runs a phase through the Temporal backend's
 	// workflow, and locally as the runner's groups do.
-	"bench/temporalbench": {"agent/adapter", "bench/project", "bench/report", "bench/runnerbench", "engine", "runner", "temporal"},
+	"bench/temporalbench": {"agent/adapter", "bench/project", "bench/report", "bench/runnerbench", "engine", "phase", "runner", "temporal"},
 	// bench's tokens group, with the real claude against the fake model
 	// server (a test program): hive-dev's, not the hive binary's. It runs
 	// its phases as the runner's groups do (runnerbench, project); its
 	// share row runs hive run (piperun) on the claude e2e test's health
 	// service.
-	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "engine", "gitx", "journal", "piperun", "piperun/runreport", "pricing", "roleplan", "testsupport/fakeanthropic", "testsupport/journaltest"},
+	"devbench": {"agent/adapter", "bench", "bench/project", "bench/report", "bench/runnerbench", "e2e/e2etest", "phase", "gitx", "journal", "piperun", "piperun/runreport", "pricing", "roleplan", "testsupport/fakeanthropic", "testsupport/journaltest"},
 	"cli":      {"*"},
 	// What the config and a command's flags make of a run, for the local
 	// host and Temporal's: its agents, prices, budget, journal, workflow.
-	"runconfig": {"agent", "agent/adapter", "config", "engine", "exit", "github", "gitx", "journal", "memory", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "roleplan", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work", "workflows"},
+	"runconfig": {"agent", "agent/adapter", "config", "phase", "exit", "github", "gitx", "journal", "memory", "piperun", "piperun/planner", "piperun/runjournal", "plan", "pricing", "redact", "roleplan", "runner", "runner/integration", "runner/lock", "runner/replay", "shellhive", "work", "workflows"},
 	// What a hive worker serves for hive run on Temporal: its workflow's
 	// commands, carried out by piperun, and its phases, run by the runner
 	// as phaserun runs them (the plans' briefings, the budget's raise);
 	// the run's journal view is runjournal's; the worktree a worker
 	// leaves is worktrees' to remove.
-	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal", "workflows"},
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal", "workflows", "phase"},
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
-	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work"},
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work", "phase"},
 	// A run as plain lines: execute-phase's and hive run's, live or
 	// replayed from a journal (hive run's records: runjournal), hive
 	// report (runreport), and agents' logs (hive run's with its pipeline
 	// view: pipelinescreen; text as the screens wrap it: tuikit).
-	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "roleplan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work"},
+	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "roleplan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work", "phase"},
 	// What every run spent, by role and model, read from the journals.
-	"costs": {"engine", "journal", "roleplan", "runconfig", "work"},
+	"costs": {"phase", "journal", "roleplan", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
 	// The Temporal backend's workflows are the machines, the engine's and
 	// the pipeline's; their scripts are the machines', read by one test
 	// helper each for the machine's own test and Temporal's.
-	"temporal":                {"engine", "journal", "pipeline", "roleplan"},
-	"engine/enginescript":     {"engine", "work"},
+	"temporal":                {"engine", "journal", "pipeline", "roleplan", "phase"},
+	"engine/enginescript":     {"phase", "work"},
 	"pipeline/pipelinescript": {"confidence", "roleplan", "work", "workflows"},
 	"e2e/claude":              {}, // tests only
 	"e2e/codex":               {}, // tests only
 	// The e2e fixtures: phases for the runner, and hive run's objective
 	// with the checks of a pipeline run, shared by each CLI's tests, and
 	// the fake model's rules for that run (fakeanthropic).
-	"e2e/e2etest":               {"agent", "engine", "gitx", "journal", "piperun", "plan", "plan/load", "plan/validate", "roleplan", "runner", "testsupport/fakeanthropic", "work", "workflows"},
+	"e2e/e2etest":               {"agent", "phase", "gitx", "journal", "piperun", "plan", "plan/load", "plan/validate", "roleplan", "runner", "testsupport/fakeanthropic", "work", "workflows"},
 	"testsupport":               {},
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {"testsupport"},
@@ -305,12 +330,13 @@ var allowed = map[string][]string{
 // library but what is listed.
 var pure = map[string][]string{
 	"work":       {},
-	"engine":     {module + "work"},
+	"phase":      {module + "work"},
+	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/limits", module + "engine/pause", module + "engine/plans", module + "engine/rollover", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
 	"workflows":  {},
-	"roleplan":   {module + "engine", module + "confidence", module + "work", module + "workflows"},
-	"pipeline":   {module + "engine", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"roleplan":   {module + "phase", module + "confidence", module + "work", module + "workflows"},
+	"pipeline":   {module + "phase", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
 	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
@@ -318,10 +344,22 @@ var pure = map[string][]string{
 	"claudemd":   {},
 	"confidence": {},
 	// Split from the pipeline, and as pure.
-	"pipeline/jobs":     {module + "engine", module + "confidence", module + "roleplan", module + "work", module + "workflows"},
-	"pipeline/budget":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
-	"pipeline/findings": {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
-	"pipeline/follow":   {module + "engine", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/jobs":     {module + "phase", module + "confidence", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/budget":   {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/findings": {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/follow":   {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	// The engine's sub-machines, as pure.
+	"engine/sched":       {module + "phase", module + "work"},
+	"engine/budget":      {module + "phase", module + "work"},
+	"engine/verify":      {module + "engine/budget", module + "phase", module + "work"},
+	"engine/active":      {module + "phase", module + "work"},
+	"engine/attend":      {module + "phase", module + "work"},
+	"engine/rollover":    {module + "phase", module + "work"},
+	"engine/integrate":   {module + "phase", module + "work"},
+	"engine/checkpoints": {module + "phase", module + "work"},
+	"engine/plans":       {module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/rollover", module + "engine/sched", module + "phase", module + "work"},
+	"engine/limits":      {module + "phase", module + "work"},
+	"engine/pause":       {module + "phase", module + "work"},
 	// Split from protocol, and as pure.
 	"protocol/hivereport": {module + "work"},
 	// Split from plan, and as pure; its readers read YAML.

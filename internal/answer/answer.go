@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/roleplan"
@@ -54,7 +55,7 @@ type Journals struct {
 
 // Request is one answer.
 type Request struct {
-	// Plan is a plan id, engine.VerifyID, or a role of hive run
+	// Plan is a plan id, phase.VerifyID, or a role of hive run
 	// (runjournal.IsRunJob).
 	Plan string
 	// Run and Checkpoint name the checkpoint meant; zero means the one open
@@ -74,7 +75,7 @@ type Result struct {
 	Answer   string // as journaled: a secret typed into it stays masked
 	// Checkpoint is the phase run's checkpoint answered (Pipeline false),
 	// Question hive run's (Pipeline true).
-	Checkpoint engine.Checkpoint
+	Checkpoint phase.Checkpoint
 	Question   roleplan.Checkpoint
 	// Phase is the phase of the run (Pipeline false).
 	Phase string
@@ -102,7 +103,7 @@ func Record(js Journals, req Request) (Result, error) {
 	if red == nil {
 		red = redact.New()
 	}
-	if req.Plan == engine.LimitID {
+	if req.Plan == phase.LimitID {
 		return recordResumeNow(js, red, req)
 	}
 	if runjournal.IsRunJob(req.Plan) {
@@ -119,7 +120,7 @@ func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: req.Plan, CheckpointID: cp.ID, Text: req.Text, By: By}
+	ev := phase.Event{Type: phase.EvAnswer, Time: req.Now.UTC(), Plan: req.Plan, CheckpointID: cp.ID, Text: req.Text, By: By}
 	seq, err := appendAnswer(j, red, run.ID, last, eng, ev, fmt.Sprintf("checkpoint #%d of plan %s was answered meanwhile", cp.ID, req.Plan))
 	if err != nil {
 		return Result{}, err
@@ -133,7 +134,7 @@ func recordPhase(j journal.Journal, red *redact.Redactor, req Request) (Result, 
 // answer typed in its terminal), the engine takes the journal's order, so
 // the answer counts only if it still applies after them; meanwhile says
 // why it does not.
-func appendAnswer(j journal.Journal, red *redact.Redactor, run, last int64, eng *engine.Engine, ev engine.Event, meanwhile string) (int64, error) {
+func appendAnswer(j journal.Journal, red *redact.Redactor, run, last int64, eng *engine.Engine, ev phase.Event, meanwhile string) (int64, error) {
 	if _, err := eng.Step(ev); err != nil {
 		return 0, &RefusedError{Err: err}
 	}
@@ -205,7 +206,7 @@ func recordResumeNow(js Journals, red *redact.Redactor, req Request) (Result, er
 		if eng.Snapshot().Limit == nil {
 			continue
 		}
-		ev := engine.Event{Type: engine.EvAnswer, Time: req.Now.UTC(), Plan: engine.LimitID, Text: req.Text, By: By}
+		ev := phase.Event{Type: phase.EvAnswer, Time: req.Now.UTC(), Plan: phase.LimitID, Text: req.Text, By: By}
 		seq, err := appendAnswer(j, red, run.ID, last, eng, ev, "the wait ended meanwhile")
 		if err != nil {
 			return Result{}, err
@@ -227,13 +228,13 @@ func replay(j journal.Journal, run, until int64) (*engine.Engine, int64, error) 
 			return errStop
 		}
 		last = rec.Seq
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("journal run %d event %d: %w", run, rec.Seq, err)
 		}
 		// A refused event changed nothing when it was first stepped
 		// either; a newer hive's events are refused whole.
-		if _, err := eng.Step(ev); errors.As(err, new(*engine.NewerError)) {
+		if _, err := eng.Step(ev); errors.As(err, new(*phase.NewerError)) {
 			return err
 		}
 		return nil
@@ -249,12 +250,12 @@ func replay(j journal.Journal, run, until int64) (*engine.Engine, int64, error) 
 // engine, replayed up to the event with seq last. When the plan does not
 // wait, the error says where it stands and lists the plans that do wait,
 // so that the user can pick the right one.
-func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.Checkpoint, eng *engine.Engine, last int64, err error) {
+func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp phase.Checkpoint, eng *engine.Engine, last int64, err error) {
 	runs, err := j.Runs()
 	if err != nil {
 		return run, cp, nil, 0, err
 	}
-	state := engine.PlanState("")
+	state := phase.PlanState("")
 	var open []string       // "PLAN (#ID Title)" of every open checkpoint
 	var unfinished []string // "run N (phase P)" of every unfinished run looked in
 	for _, run := range runs {
@@ -273,8 +274,8 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 		}
 		snap := eng.Snapshot()
 		unfinished = append(unfinished, fmt.Sprintf("run %d (phase %s)", run.ID, snap.Phase))
-		var found *engine.Checkpoint
-		inRun := req.Plan == engine.VerifyID
+		var found *phase.Checkpoint
+		inRun := req.Plan == phase.VerifyID
 		for _, cp := range snap.Queue {
 			if cp.Plan == req.Plan && (req.Checkpoint == 0 || cp.ID == req.Checkpoint) {
 				found = &cp
@@ -286,7 +287,7 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 				continue
 			}
 			inRun = true
-			if p.State == engine.Waiting && p.Open != nil && (req.Checkpoint == 0 || p.Open.ID == req.Checkpoint) {
+			if p.State == phase.Waiting && p.Open != nil && (req.Checkpoint == 0 || p.Open.ID == req.Checkpoint) {
 				found = p.Open
 			}
 			if state == "" {
@@ -309,7 +310,7 @@ func openCheckpoint(j journal.Journal, req Request) (run journal.Run, cp engine.
 	switch {
 	case state != "":
 		msg += fmt.Sprintf(" (it is %s)", state)
-	case len(unfinished) > 0 && req.Plan != engine.VerifyID:
+	case len(unfinished) > 0 && req.Plan != phase.VerifyID:
 		// Not a plan of any run that could wait: a typo, or a plan of
 		// another phase.
 		msg = fmt.Sprintf("no such plan %s in %s", req.Plan, strings.Join(unfinished, ", "))

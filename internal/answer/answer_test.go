@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -28,27 +28,27 @@ func TestResumeNow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	add := func(ev engine.Event) {
+	add := func(ev phase.Event) {
 		t.Helper()
 		b, _ := json.Marshal(ev)
 		if _, err := j.Append(run.ID, string(ev.Type), ev.Time, b); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add(engine.Event{Type: engine.EvRunStarted, Time: t0, Version: engine.Version, Spec: &engine.RunSpec{Phase: "01", MaxConcurrent: 1,
-		Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}}}})
+	add(phase.Event{Type: phase.EvRunStarted, Time: t0, Version: phase.Version, Spec: &phase.RunSpec{Phase: "01", MaxConcurrent: 1,
+		Plans: []phase.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}}}})
 	js := Journals{Root: t.TempDir(), Phase: j}
-	_, err = Record(js, Request{Plan: engine.LimitID, Text: engine.ResumeNow, Now: t0.Add(time.Second)})
+	_, err = Record(js, Request{Plan: phase.LimitID, Text: phase.ResumeNow, Now: t0.Add(time.Second)})
 	var refusedErr *RefusedError
 	if !errors.As(err, &refusedErr) || !refusedErr.NoCheckpoint {
 		t.Fatalf("answer with no wait: %v", err)
 	}
-	add(engine.Event{Type: engine.EvLimited, Time: t0.Add(time.Minute), Plan: "01-01", Attempt: 1,
+	add(phase.Event{Type: phase.EvLimited, Time: t0.Add(time.Minute), Plan: "01-01", Attempt: 1,
 		Limit: &work.Limit{Kind: work.LimitUsage, Reset: t0.Add(3 * time.Hour)}})
-	if _, err := Record(js, Request{Plan: engine.LimitID, Text: "later", Now: t0.Add(2 * time.Minute)}); !errors.As(err, &refusedErr) {
+	if _, err := Record(js, Request{Plan: phase.LimitID, Text: "later", Now: t0.Add(2 * time.Minute)}); !errors.As(err, &refusedErr) {
 		t.Fatalf("a wrong answer: %v", err)
 	}
-	res, err := Record(js, Request{Plan: engine.LimitID, Text: engine.ResumeNow, Now: t0.Add(2 * time.Minute)})
+	res, err := Record(js, Request{Plan: phase.LimitID, Text: phase.ResumeNow, Now: t0.Add(2 * time.Minute)})
 	if err != nil || res.Run != run.ID {
 		t.Fatalf("resume-now: %+v, %v", res, err)
 	}
@@ -57,7 +57,7 @@ func TestResumeNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := eng.Snapshot()
-	if snap.Limit != nil || snap.Plans[0].State != engine.Running || snap.Plans[0].Attempt != 2 {
+	if snap.Limit != nil || snap.Plans[0].State != phase.Running || snap.Plans[0].Attempt != 2 {
 		t.Errorf("after resume-now: limit %+v, 01-01 %s attempt %d", snap.Limit, snap.Plans[0].State, snap.Plans[0].Attempt)
 	}
 }
@@ -81,7 +81,7 @@ func TestResumeNowOfHiveRun(t *testing.T) {
 		}
 	}
 	js := Journals{Root: t.TempDir(), Pipeline: j}
-	res, err := Record(js, Request{Plan: engine.LimitID, Text: engine.ResumeNow, Now: t0.Add(2 * time.Minute)})
+	res, err := Record(js, Request{Plan: phase.LimitID, Text: phase.ResumeNow, Now: t0.Add(2 * time.Minute)})
 	if err != nil || !res.Pipeline || res.Run != run.ID {
 		t.Fatalf("resume-now: %+v, %v", res, err)
 	}

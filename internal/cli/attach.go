@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner/lock"
@@ -107,7 +107,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 			return exit.Silent(exit.Failed)
 		}
 		// Follow the newest attempt: a continuation writes a new file.
-		if n := latestAttempt(logs, o.plan); n > attempt && where.state != "" && where.state != engine.Pending {
+		if n := latestAttempt(logs, o.plan); n > attempt && where.state != "" && where.state != phase.Pending {
 			if rd != nil {
 				r.Drain(rd)
 				f.Close()
@@ -128,7 +128,7 @@ func attachRun(ctx context.Context, o *attachOptions) error {
 				return err
 			}
 			st := where.state
-			started := st != "" && st != engine.Pending
+			started := st != "" && st != phase.Pending
 			resume, nothing := o.pasteable(repo.Root, "execute-phase", where.phase), "no hive process"
 			if o.backend == "temporal" {
 				resume, nothing = resume+" --backend temporal", "no Temporal workflow"
@@ -279,9 +279,9 @@ func (l *temporalLocator) locate(ctx context.Context, planID string) (attachPlan
 }
 
 // orPending names a plan state, "pending" for none.
-func orPending(s engine.PlanState) string {
+func orPending(s phase.PlanState) string {
 	if s == "" {
-		return string(engine.Pending)
+		return string(phase.Pending)
 	}
 	return string(s)
 }
@@ -309,9 +309,9 @@ func latestAttempt(dir, planID string) int {
 // attachPlan is where a plan stands for attach: its phase, and its state
 // in the newest run that holds it.
 type attachPlan struct {
-	phase    string           // the phase number, "01"
-	phaseDir string           // the phase folder, the key of its runs and its lock; "" for no such plan
-	state    engine.PlanState // "" when no run holds the plan
+	phase    string          // the phase number, "01"
+	phaseDir string          // the phase folder, the key of its runs and its lock; "" for no such plan
+	state    phase.PlanState // "" when no run holds the plan
 	// elsewhere says where the agent's log is when it is not in this
 	// folder (a worker's clone).
 	elsewhere string

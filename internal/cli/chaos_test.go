@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/sim/stream"
@@ -440,7 +440,7 @@ func checkChaosInvariants(t *testing.T, dir, dbPath string, code int, logs strin
 		t.Errorf("the last run is not finished:\n%s", logs)
 	}
 	// The replayed state is the one the live run reported.
-	if (code == 0) != (snap.Outcome == engine.OutcomeComplete) {
+	if (code == 0) != (snap.Outcome == phase.OutcomeComplete) {
 		t.Errorf("the last run exited %d but its journal replays to outcome %q", code, snap.Outcome)
 	}
 	if len(snap.Queue) != 0 {
@@ -449,7 +449,7 @@ func checkChaosInvariants(t *testing.T, dir, dbPath string, code int, logs strin
 	complete := map[string]bool{}
 	for _, p := range snap.Plans {
 		switch {
-		case p.State == engine.Complete:
+		case p.State == phase.Complete:
 			complete[p.Spec.ID] = true
 		case p.State.Final() && p.Reason != "":
 		default:

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -200,7 +200,7 @@ func planState(path, planID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if planID == engine.LimitID { // waitstate limit waiting: the run waits for its provider
+	if planID == phase.LimitID { // waitstate limit waiting: the run waits for its provider
 		if eng.Snapshot().Limit != nil {
 			return "waiting", nil
 		}
@@ -208,7 +208,7 @@ func planState(path, planID string) (string, error) {
 	}
 	for _, p := range eng.Snapshot().Plans {
 		if p.Spec.ID == planID {
-			if p.State == engine.Running && p.TasksDone > 0 {
+			if p.State == phase.Running && p.TasksDone > 0 {
 				return "progress", nil // running, with a task committed
 			}
 			return string(p.State), nil

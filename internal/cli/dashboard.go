@@ -10,8 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 	"github.com/hivectl/hive/internal/tui/tuikit"
@@ -23,7 +23,7 @@ import (
 type dashboardRun struct {
 	title  string
 	dir    string
-	resume func(engine.Snapshot) string
+	resume func(phase.Snapshot) string
 }
 
 // runWithDashboard runs the phase (run) under the dashboard: the runner in

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 )
@@ -29,7 +29,7 @@ func TestInterruptSaysResumeOnce(t *testing.T) {
 	}()
 	defer ctrlC.Close()
 	_, err := runWithDashboard(context.Background(), in, &out,
-		dashboardRun{title: "execute-phase", dir: t.TempDir(), resume: func(engine.Snapshot) string { return resume }},
+		dashboardRun{title: "execute-phase", dir: t.TempDir(), resume: func(phase.Snapshot) string { return resume }},
 		func(ctx context.Context, _ *tui.Observer, _ chan runner.Answer) (runner.Result, error) {
 			close(started)
 			select {
@@ -37,7 +37,7 @@ func TestInterruptSaysResumeOnce(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				return runner.Result{}, errors.New("ctrl+c did not stop the run")
 			}
-			return runner.Result{Snapshot: engine.Snapshot{Phase: "01"}}, runner.ErrInterrupted
+			return runner.Result{Snapshot: phase.Snapshot{Phase: "01"}}, runner.ErrInterrupted
 		})
 	if !errors.Is(err, runner.ErrInterrupted) {
 		t.Fatalf("runWithDashboard: %v, want ErrInterrupted", err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/lines"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -18,10 +18,10 @@ import (
 func TestRenderedReport(t *testing.T) {
 	ph := &plan.Phase{Number: "01", Slug: "core-library", Dir: ".planning/phases/01-core-library",
 		Summaries: map[string]*plan.Summary{"01-01": {OneLiner: "Book type with **validation**"}}}
-	snap := engine.Snapshot{Phase: "01", Finished: true, Outcome: engine.OutcomeFailed, Plans: []*engine.PlanStatus{
-		{Spec: engine.PlanSpec{ID: "01-01", Name: "Book model", Wave: 1}, State: engine.Complete},
-		{Spec: engine.PlanSpec{ID: "01-02", Name: "Storage", Wave: 1}, State: engine.Complete, Resolved: 1},
-		{Spec: engine.PlanSpec{ID: "01-03", Name: "Search", Wave: 2}, State: engine.Failed, Reason: "spot-check failed"},
+	snap := phase.Snapshot{Phase: "01", Finished: true, Outcome: phase.OutcomeFailed, Plans: []*phase.PlanStatus{
+		{Spec: phase.PlanSpec{ID: "01-01", Name: "Book model", Wave: 1}, State: phase.Complete},
+		{Spec: phase.PlanSpec{ID: "01-02", Name: "Storage", Wave: 1}, State: phase.Complete, Resolved: 1},
+		{Spec: phase.PlanSpec{ID: "01-03", Name: "Search", Wave: 2}, State: phase.Failed, Reason: "spot-check failed"},
 	}}
 	var b strings.Builder
 	renderReport(&b, func(w io.Writer) { lines.Aggregate(w, ph, snap, map[string]int{"01-01": 3, "01-02": 4}) })

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/lines"
 	"github.com/hivectl/hive/internal/notify"
 	"github.com/hivectl/hive/internal/notify/phasenotify"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/runner"
@@ -135,7 +135,7 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 	opts.Human.Interactive = interactive
 	var res runner.Result
 	if dashboard {
-		resume := func(s engine.Snapshot) string {
+		resume := func(s phase.Snapshot) string {
 			return o.pasteable(repo.Root, resumeArgs(ph.Number, launcher.Name(), s.AutoAnswer)...)
 		}
 		res, err = runWithDashboard(ctx, o.stdin, o.stdout, dashboardRun{title: "execute-phase", dir: repo.Root, resume: resume},
@@ -187,9 +187,9 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 		var b strings.Builder
 		b.WriteString("a human must answer before this run can go on:")
 		for _, cp := range needs.Checkpoints {
-			if cp.Kind == engine.KindBudget {
+			if cp.Kind == phase.KindBudget {
 				fmt.Fprintf(&b, "\n  the run's budget (%s): %s\n    %s", cp.Details, strings.Join(strings.Fields(cp.Awaiting), " "),
-					strings.Replace(o.pasteable(repo.Root, "answer", engine.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
+					strings.Replace(o.pasteable(repo.Root, "answer", phase.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
 				continue
 			}
 			fmt.Fprintf(&b, "\n  plan %s, %s %s: %s\n    %s", cp.Plan, cp.Kind, cp.Type, strings.Join(strings.Fields(cp.Awaiting), " "),
@@ -230,10 +230,10 @@ func executeRun(ctx context.Context, o *executeOptions) error {
 			lines.Aggregate(o.stdout, ph, res.Snapshot, res.Commits)
 		}
 	}
-	if res.Snapshot.Outcome == engine.OutcomeAborted {
+	if res.Snapshot.Outcome == phase.OutcomeAborted {
 		return exit.Errorf(exit.Failed, "the run was aborted")
 	}
-	if res.Snapshot.Outcome != engine.OutcomeComplete {
+	if res.Snapshot.Outcome != phase.OutcomeComplete {
 		return exit.Silent(exit.Failed)
 	}
 	return nil

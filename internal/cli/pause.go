@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/spf13/cobra"
 )
@@ -59,7 +59,7 @@ type pauseResult struct {
 	Handoff string `json:"handoff"`
 }
 
-func pauseRun(cmd *cobra.Command, o *pauseOptions, phase string) error {
+func pauseRun(cmd *cobra.Command, o *pauseOptions, phaseArg string) error {
 	repo, err := openRepo(cmd.Context(), o.globalOptions)
 	if err != nil {
 		return err
@@ -72,12 +72,12 @@ func pauseRun(cmd *cobra.Command, o *pauseOptions, phase string) error {
 		return err
 	}
 	defer j.Close()
-	run, pid, err := runningRun(j, repo.Root, phase)
+	run, pid, err := runningRun(j, repo.Root, phaseArg)
 	if err != nil {
 		return err
 	}
-	payload, _ := json.Marshal(engine.Event{Type: engine.EvPause, Time: time.Now().UTC()})
-	if _, err := j.Append(run.ID, string(engine.EvPause), time.Now().UTC(), payload); err != nil {
+	payload, _ := json.Marshal(phase.Event{Type: phase.EvPause, Time: time.Now().UTC()})
+	if _, err := j.Append(run.ID, string(phase.EvPause), time.Now().UTC(), payload); err != nil {
 		return exit.With(exit.Internal, fmt.Errorf("journal the pause: %w", err))
 	}
 	rel := filepath.ToSlash(handoff.Path(run.Phase))

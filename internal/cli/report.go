@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/spf13/cobra"
@@ -126,7 +126,7 @@ func pipelineRun(root string, args []string, cmd string) (journal.Journal, journ
 // shows of it, with the phase's verification and each plan's commits.
 type phaseReport struct {
 	statusRunView
-	Verification *engine.Verification `json:"verification,omitempty"`
+	Verification *phase.Verification `json:"verification,omitempty"`
 	// Commits are each plan's commits, by plan.
 	Commits map[string][]string `json:"commits,omitempty"`
 }

@@ -7,11 +7,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/tui"
@@ -59,7 +59,7 @@ type statusPlan struct {
 	Rung int `json:"rung,omitempty"`
 	// Context is how full its agent session's context is, with the
 	// handoff point and the rollovers and compactions of its sessions.
-	Context engine.ContextUse `json:"context"`
+	Context phase.ContextUse `json:"context"`
 }
 
 type statusRunView struct {
@@ -77,9 +77,9 @@ type statusRunView struct {
 	Plans    []statusPlan `json:"plans"`
 	// Jobs are every unit of agent work: the plans, their conflicts'
 	// resolvers and the phase verifier.
-	Jobs  []engine.Job        `json:"jobs"`
-	Queue []engine.Checkpoint `json:"queue,omitempty"`
-	snap  engine.Snapshot
+	Jobs  []phase.Job        `json:"jobs"`
+	Queue []phase.Checkpoint `json:"queue,omitempty"`
+	snap  phase.Snapshot
 
 	// Elapsed is how long hive has run the run: without the time it was
 	// down between a stop and a resume.
@@ -220,7 +220,7 @@ func journaledPhaseView(o *statusOptions, j journal.Journal, run journal.Run) (s
 }
 
 // phaseView is what status shows of a phase's run in state snap.
-func phaseView(snap engine.Snapshot, run int64, dir string, started time.Time, outcome string) statusRunView {
+func phaseView(snap phase.Snapshot, run int64, dir string, started time.Time, outcome string) statusRunView {
 	v := statusRunView{Kind: "phase", Run: run, Phase: snap.Phase, Dir: dir, Started: started, Outcome: outcome,
 		Queue: snap.Queue, snap: snap,
 		Spend: snap.Spent, SpentUSD: snap.Spent.CostUSD, SpentTokens: snap.Spent.Tokens(),
@@ -262,18 +262,18 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 			if p.Reason != "" {
 				detail = p.Reason
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\t%s\n", p.Wave, p.ID, lines.StateWord(engine.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, tui.ContextText(p.Context), detail)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%d\t$%.2f\t%s\t%s\n", p.Wave, p.ID, lines.StateWord(phase.PlanState(p.State)), p.Attempt, p.Tasks, p.Tokens, p.CostUSD, tui.ContextText(p.Context), detail)
 		}
 		tw.Flush()
 		// The other jobs, beside the plans: resolvers and the verifier.
 		// A resolver's spend is already in its plan's row.
 		tw = tabwriter.NewWriter(o.stdout, 0, 2, 2, ' ', 0)
 		for _, jb := range v.Jobs {
-			if jb.Kind == engine.JobPlan {
+			if jb.Kind == phase.JobPlan {
 				continue
 			}
-			line := fmt.Sprintf("  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f", jb.ID, lines.StateWord(engine.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD)
-			if jb.State == string(engine.Running) && jb.Stage != "" {
+			line := fmt.Sprintf("  job\t%s\t%s\t%d attempt(s)\t%d tokens\t$%.2f", jb.ID, lines.StateWord(phase.PlanState(jb.State)), jb.Attempts, jb.InputTokens+jb.OutputTokens, jb.CostUSD)
+			if jb.State == string(phase.Running) && jb.Stage != "" {
 				line += "\t" + jb.Stage // where the verification stands
 			}
 			fmt.Fprintln(tw, line)
@@ -286,7 +286,7 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 		o.limitLines(v.Limit, v.Fallback, v.Finished == nil)
 		if v.BudgetWaiting { // what it says is in the queue below
 			fmt.Fprintf(o.stdout, "  waiting at the budget checkpoint: %s\n",
-				strings.Replace(o.pasteable(o.root, "answer", engine.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
+				strings.Replace(o.pasteable(o.root, "answer", phase.BudgetID, "RESPONSE"), "RESPONSE", "raise|raise N|stop", 1))
 		}
 		lines.WriteQueue(o.stdout, v.Queue, v.snap.Plans)
 	}
@@ -295,7 +295,7 @@ func printPhaseViews(o *statusOptions, views []statusRunView) {
 // activeTime is how long hive has run a run: the journal's active time,
 // plus the time since its last event while a hive process still runs it.
 // The time hive was down before a resume never counts.
-func activeTime(snap engine.Snapshot, live bool, now time.Time) time.Duration {
+func activeTime(snap phase.Snapshot, live bool, now time.Time) time.Duration {
 	d := snap.Active
 	if live && !snap.Finished && !snap.LastEvent.IsZero() && now.After(snap.LastEvent) {
 		d += now.Sub(snap.LastEvent)

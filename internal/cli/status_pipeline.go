@@ -8,9 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/lines"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/lock"
@@ -116,7 +116,7 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 			detail = fmt.Sprintf("confidence %d · %s", e.Confidence(), detail)
 		}
 		detail = lines.OneLineClip(detail, 60)
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t$%.2f\t%s\n", jb.ID, lines.StateWord(engine.PlanState(jb.State)), jb.Attempts, jb.Spend.InputTokens+jb.Spend.OutputTokens, jb.Spend.CostUSD, detail)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t$%.2f\t%s\n", jb.ID, lines.StateWord(phase.PlanState(jb.State)), jb.Attempts, jb.Spend.InputTokens+jb.Spend.OutputTokens, jb.Spend.CostUSD, detail)
 	}
 	tw.Flush()
 	fmt.Fprintf(o.stdout, "  total: %s\n", lines.SpendText(v.Spend))
@@ -134,7 +134,7 @@ func printPipelineStatus(o *statusOptions, phases []statusRunView, v *statusPipe
 // is unfinished, and that a usage limit switched it to the fallback agent.
 func (o *statusOptions) limitLines(w *work.LimitWait, fallback, unfinished bool) {
 	if w != nil && unfinished {
-		fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(w, time.Now()), o.pasteable(o.root, "answer", engine.LimitID, engine.ResumeNow))
+		fmt.Fprintf(o.stdout, "  %s (go on now: %s)\n", tui.LimitText(w, time.Now()), o.pasteable(o.root, "answer", phase.LimitID, phase.ResumeNow))
 	}
 	if fallback {
 		fmt.Fprintln(o.stdout, "  a usage limit switched the run to the fallback agent (models.fallback)")

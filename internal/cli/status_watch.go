@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/tui"
 )
@@ -86,7 +86,7 @@ func pollJournal(ctx context.Context, j journal.Journal, send func(tea.Msg)) {
 					return nil
 				}
 				seq = rec.Seq
-				var ev engine.Event
+				var ev phase.Event
 				if json.Unmarshal(rec.Payload, &ev) == nil {
 					if l, ok := tui.EventLine(ev); ok {
 						send(tui.LogMsg(l))

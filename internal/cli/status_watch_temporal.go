@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/temporalhost"
 	"github.com/hivectl/hive/internal/tui"
 )
@@ -47,7 +47,7 @@ func watchTemporal(ctx context.Context, o *statusOptions) error {
 		return statusTemporal(ctx, o)
 	}
 	if !isTerminal(o.stdout) || !isTerminal(o.stdin) {
-		var last *engine.Snapshot
+		var last *phase.Snapshot
 		var failing time.Time // since when the workflow does not answer
 		// A query that meets a worker just killed fails until the server
 		// sends it to another: the overview waits for the next poll, and

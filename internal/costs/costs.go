@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/work"
@@ -76,21 +76,21 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]Row, error) {
 	seen := map[string]float64{} // plan/attempt → the CLI's figure so far
 	sums := map[costKey]*Row{}
 	err := j.Each(run.ID, func(rec journal.Record) error {
-		if rec.Type != string(engine.EvUsage) && rec.Type != string(engine.EvSpend) && rec.Type != string(engine.EvAgentStarted) {
+		if rec.Type != string(phase.EvUsage) && rec.Type != string(phase.EvSpend) && rec.Type != string(phase.EvAgentStarted) {
 			return nil
 		}
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return fmt.Errorf("journal run %d event %d: %w", run.ID, rec.Seq, err)
 		}
 		session := fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt)
-		if ev.Type == engine.EvAgentStarted {
+		if ev.Type == phase.EvAgentStarted {
 			roles[session] = ev.Role
 			return nil
 		}
 		role := roles[session]
 		switch {
-		case ev.Plan == engine.VerifyID:
+		case ev.Plan == phase.VerifyID:
 			role = "verifier"
 		case role == "":
 			role = "executor"
@@ -106,7 +106,7 @@ func phaseCosts(j journal.Journal, run journal.Run) ([]Row, error) {
 			sums[k] = &Row{Run: fmt.Sprintf("phase %s #%d", filepath.Base(run.Phase), run.ID), Role: role, Model: ev.Model}
 		}
 		r := sums[k]
-		if ev.Type == engine.EvUsage { // a request mid-turn (EvSpend) is part of its turn
+		if ev.Type == phase.EvUsage { // a request mid-turn (EvSpend) is part of its turn
 			r.Turns++
 		}
 		r.Spend = r.Spend.Plus(work.Spend{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens,

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/work"
@@ -45,16 +45,16 @@ func TestReadSumsEveryTurnOnce(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, ".hive"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	phase := func(ev engine.Event) string { return string(ev.Type) }
-	journaled(t, filepath.Join(root, ".hive", "journal.db"), ".planning/phases/01-core", phase,
-		engine.Event{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 1},
+	typeOf := func(ev phase.Event) string { return string(ev.Type) }
+	journaled(t, filepath.Join(root, ".hive", "journal.db"), ".planning/phases/01-core", typeOf,
+		phase.Event{Type: phase.EvAgentStarted, Plan: "01-01", Attempt: 1},
 		// A request mid-turn, then the turn's end: one turn, both spends.
-		engine.Event{Type: engine.EvSpend, Plan: "01-01", Attempt: 1, Model: "m", InputTokens: 10, Priced: true, TurnUSD: 0.5, CostUSD: 0.4},
-		engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, Model: "m", InputTokens: 100, OutputTokens: 20, Priced: true, TurnUSD: 1, CostUSD: 1.2},
-		engine.Event{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 2, Role: "comb"},
+		phase.Event{Type: phase.EvSpend, Plan: "01-01", Attempt: 1, Model: "m", InputTokens: 10, Priced: true, TurnUSD: 0.5, CostUSD: 0.4},
+		phase.Event{Type: phase.EvUsage, Plan: "01-01", Attempt: 1, Model: "m", InputTokens: 100, OutputTokens: 20, Priced: true, TurnUSD: 1, CostUSD: 1.2},
+		phase.Event{Type: phase.EvAgentStarted, Plan: "01-01", Attempt: 2, Role: "comb"},
 		// Not priced by hive: the CLI's figure, less what it said before.
-		engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 2, Model: "m", InputTokens: 5, CostUSD: 0.25},
-		engine.Event{Type: engine.EvUsage, Plan: engine.VerifyID, Attempt: 1, Model: "m", OutputTokens: 7, Priced: true, TurnUSD: 0.1},
+		phase.Event{Type: phase.EvUsage, Plan: "01-01", Attempt: 2, Model: "m", InputTokens: 5, CostUSD: 0.25},
+		phase.Event{Type: phase.EvUsage, Plan: phase.VerifyID, Attempt: 1, Model: "m", OutputTokens: 7, Priced: true, TurnUSD: 0.1},
 	)
 	pipe := func(ev roleplan.Event) string { return string(ev.Type) }
 	journaled(t, filepath.Join(root, ".hive", "runs.db"), "run", pipe,

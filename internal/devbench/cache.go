@@ -10,7 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pricing"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
@@ -82,7 +82,7 @@ func cacheRun(ctx context.Context, bin string) (cacheStats, error) {
 	defer os.RemoveAll(dir)
 	var d project.DAG
 	for i := 1; i <= cachePlans; i++ {
-		d.Plans = append(d.Plans, engine.PlanSpec{ID: fmt.Sprintf("01-%04d", i), Tasks: 2})
+		d.Plans = append(d.Plans, phase.PlanSpec{ID: fmt.Sprintf("01-%04d", i), Tasks: 2})
 	}
 	proj, err := project.NewProject(ctx, filepath.Join(dir, "repo"), d, false)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/bench/runnerbench"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 )
 
@@ -78,7 +78,7 @@ func tokenRun(ctx context.Context, o report.Options, bin string, team bool) (tok
 		return tokenUsage{}, err
 	}
 	defer os.RemoveAll(dir)
-	d := project.DAG{Plans: []engine.PlanSpec{{ID: "01-0001", Tasks: tokenTasks}}}
+	d := project.DAG{Plans: []phase.PlanSpec{{ID: "01-0001", Tasks: tokenTasks}}}
 	proj, err := newTokenProject(ctx, filepath.Join(dir, "repo"), d)
 	if err != nil {
 		return tokenUsage{}, err

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // A continuation agent carries every answer already given in its plan: an
@@ -11,7 +13,7 @@ import (
 func TestContinuationCarriesEveryAnswer(t *testing.T) {
 	e := New()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	step := func(ev Event) []Command {
+	step := func(ev phase.Event) []phase.Command {
 		t.Helper()
 		now = now.Add(time.Second)
 		ev.Time = now
@@ -24,21 +26,21 @@ func TestContinuationCarriesEveryAnswer(t *testing.T) {
 		}
 		return cmds
 	}
-	spec := RunSpec{Phase: "01", MaxConcurrent: 1, Team: true, Retries: 1,
-		Plans: []PlanSpec{{ID: "01-01", Wave: 1, Tasks: 4}}}
-	step(Event{Type: EvRunStarted, Spec: &spec})
-	step(Event{Type: EvAgentStarted, Plan: "01-01", PID: 7})
-	step(Event{Type: EvCheckpoint, Plan: "01-01", Checkpoint: &Checkpoint{Type: "decision", Task: 1, Options: []string{"sqlite", "bolt"}}})
-	step(Event{Type: EvAnswer, Plan: "01-01", Text: "sqlite"})
-	step(Event{Type: EvProgress, Plan: "01-01", Task: 1, Total: 4})
-	step(Event{Type: EvCheckpoint, Plan: "01-01", Checkpoint: &Checkpoint{Type: "human-verify", Task: 3}})
-	step(Event{Type: EvAnswer, Plan: "01-01", Text: "approved"})
-	step(Event{Type: EvProgress, Plan: "01-01", Task: 3, Total: 4})
-	step(Event{Type: EvAgentExited, Plan: "01-01", ExitCode: 3, Reason: "crashed"})
-	cmds := step(Event{Type: EvSpotChecked, Plan: "01-01", Reason: "no SUMMARY"})
-	var cont *Continuation
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 1, Team: true, Retries: 1,
+		Plans: []phase.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 4}}}
+	step(phase.Event{Type: phase.EvRunStarted, Spec: &spec})
+	step(phase.Event{Type: phase.EvAgentStarted, Plan: "01-01", PID: 7})
+	step(phase.Event{Type: phase.EvCheckpoint, Plan: "01-01", Checkpoint: &phase.Checkpoint{Type: "decision", Task: 1, Options: []string{"sqlite", "bolt"}}})
+	step(phase.Event{Type: phase.EvAnswer, Plan: "01-01", Text: "sqlite"})
+	step(phase.Event{Type: phase.EvProgress, Plan: "01-01", Task: 1, Total: 4})
+	step(phase.Event{Type: phase.EvCheckpoint, Plan: "01-01", Checkpoint: &phase.Checkpoint{Type: "human-verify", Task: 3}})
+	step(phase.Event{Type: phase.EvAnswer, Plan: "01-01", Text: "approved"})
+	step(phase.Event{Type: phase.EvProgress, Plan: "01-01", Task: 3, Total: 4})
+	step(phase.Event{Type: phase.EvAgentExited, Plan: "01-01", ExitCode: 3, Reason: "crashed"})
+	cmds := step(phase.Event{Type: phase.EvSpotChecked, Plan: "01-01", Reason: "no SUMMARY"})
+	var cont *phase.Continuation
 	for _, c := range cmds {
-		if c.Type == CmdStartAgent {
+		if c.Type == phase.CmdStartAgent {
 			cont = c.Continuation
 		}
 	}
@@ -56,7 +58,7 @@ func TestContinuationCarriesEveryAnswer(t *testing.T) {
 func TestActiveTimeExcludesDowntime(t *testing.T) {
 	e := New()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	step := func(at time.Duration, ev Event) {
+	step := func(at time.Duration, ev phase.Event) {
 		t.Helper()
 		ev.Time = t0.Add(at)
 		if ev.Plan != "" && e.byID[ev.Plan] != nil {
@@ -66,14 +68,14 @@ func TestActiveTimeExcludesDowntime(t *testing.T) {
 			t.Fatalf("%s: %v", ev.Type, err)
 		}
 	}
-	spec := RunSpec{Phase: "01", MaxConcurrent: 1, Plans: []PlanSpec{{ID: "01-01", Wave: 1, Tasks: 2}}}
-	step(0, Event{Type: EvRunStarted, Spec: &spec})
-	step(2*time.Second, Event{Type: EvAgentStarted, Plan: "01-01", PID: 7})
-	step(10*time.Second, Event{Type: EvCheckpoint, Plan: "01-01", Checkpoint: &Checkpoint{Type: "human-verify", Task: 1}})
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 1, Plans: []phase.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 2}}}
+	step(0, phase.Event{Type: phase.EvRunStarted, Spec: &spec})
+	step(2*time.Second, phase.Event{Type: phase.EvAgentStarted, Plan: "01-01", PID: 7})
+	step(10*time.Second, phase.Event{Type: phase.EvCheckpoint, Plan: "01-01", Checkpoint: &phase.Checkpoint{Type: "human-verify", Task: 1}})
 	// hive stops here; the answer comes half an hour later, hive an hour later.
-	step(30*time.Minute, Event{Type: EvAnswer, Plan: "01-01", Text: "approved", By: "hive answer"})
-	step(time.Hour, Event{Type: EvResumed})
-	step(time.Hour+5*time.Second, Event{Type: EvAgentStarted, Plan: "01-01", PID: 8})
+	step(30*time.Minute, phase.Event{Type: phase.EvAnswer, Plan: "01-01", Text: "approved", By: "hive answer"})
+	step(time.Hour, phase.Event{Type: phase.EvResumed})
+	step(time.Hour+5*time.Second, phase.Event{Type: phase.EvAgentStarted, Plan: "01-01", PID: 8})
 	if got := e.Snapshot().Active; got != 15*time.Second {
 		t.Fatalf("active time %s, want 15s (the hour hive was down left out)", got)
 	}
@@ -82,7 +84,7 @@ func TestActiveTimeExcludesDowntime(t *testing.T) {
 		t.Fatalf("working time %s, want 13s", got)
 	}
 	// While hive runs, an answer from another terminal counts as it comes.
-	step(time.Hour+9*time.Second, Event{Type: EvProgress, Plan: "01-01", Task: 1, Total: 2})
+	step(time.Hour+9*time.Second, phase.Event{Type: phase.EvProgress, Plan: "01-01", Task: 1, Total: 2})
 	if got := e.Snapshot().Active; got != 19*time.Second {
 		t.Fatalf("active time %s, want 19s", got)
 	}

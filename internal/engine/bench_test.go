@@ -5,14 +5,16 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // randomDAG builds n plans where each depends on up to 3 earlier ones.
-func randomDAG(n int, seed uint64) RunSpec {
+func randomDAG(n int, seed uint64) phase.RunSpec {
 	r := rand.New(rand.NewPCG(seed, 1))
-	spec := RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true}
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true}
 	for i := 0; i < n; i++ {
-		ps := PlanSpec{ID: fmt.Sprintf("01-%05d", i), Tasks: 1 + r.IntN(5)}
+		ps := phase.PlanSpec{ID: fmt.Sprintf("01-%05d", i), Tasks: 1 + r.IntN(5)}
 		for k := r.IntN(4); k > 0 && i > 0; k-- {
 			d := spec.Plans[r.IntN(i)].ID
 			dup := false
@@ -30,12 +32,12 @@ func randomDAG(n int, seed uint64) RunSpec {
 
 // runToEnd drives a whole run with instant agents and returns the number of
 // events stepped.
-func runToEnd(b *testing.B, spec RunSpec) int {
+func runToEnd(b *testing.B, spec phase.RunSpec) int {
 	e := New()
 	now := time.Unix(0, 0)
 	events := 0
-	pending := []Command{}
-	step := func(ev Event) {
+	pending := []phase.Command{}
+	step := func(ev phase.Event) {
 		now = now.Add(time.Millisecond)
 		ev.Time = now
 		cmds, err := e.Step(ev)
@@ -45,17 +47,17 @@ func runToEnd(b *testing.B, spec RunSpec) int {
 		events++
 		pending = append(pending, cmds...)
 	}
-	step(Event{Type: EvRunStarted, Spec: &spec})
+	step(phase.Event{Type: phase.EvRunStarted, Spec: &spec})
 	for len(pending) > 0 {
 		c := pending[0]
 		pending = pending[1:]
 		switch c.Type {
-		case CmdStartAgent:
-			step(Event{Type: EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 1})
-			step(Event{Type: EvProgress, Plan: c.Plan, Attempt: c.Attempt, Task: 1})
-			step(Event{Type: EvPlanComplete, Plan: c.Plan, Attempt: c.Attempt})
-		case CmdSpotCheck:
-			step(Event{Type: EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: true})
+		case phase.CmdStartAgent:
+			step(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 1})
+			step(phase.Event{Type: phase.EvProgress, Plan: c.Plan, Attempt: c.Attempt, Task: 1})
+			step(phase.Event{Type: phase.EvPlanComplete, Plan: c.Plan, Attempt: c.Attempt})
+		case phase.CmdSpotCheck:
+			step(phase.Event{Type: phase.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: true})
 		}
 	}
 	if !e.Snapshot().Finished {
@@ -89,9 +91,9 @@ func BenchmarkEngine10k(b *testing.B) {
 // depends on the one 8 places before it): the cost of a step must not grow
 // with the number of waves.
 func BenchmarkEngineDeep(b *testing.B) {
-	spec := RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true}
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true}
 	for i := 0; i < 10000; i++ {
-		ps := PlanSpec{ID: fmt.Sprintf("01-%05d", i), Tasks: 3}
+		ps := phase.PlanSpec{ID: fmt.Sprintf("01-%05d", i), Tasks: 3}
 		if i >= 8 {
 			ps.DependsOn = []string{fmt.Sprintf("01-%05d", i-8)}
 		}
@@ -109,7 +111,7 @@ func BenchmarkEngineDeep(b *testing.B) {
 func BenchmarkSnapshot(b *testing.B) {
 	spec := randomDAG(1000, 42)
 	e := New()
-	if _, err := e.Step(Event{Type: EvRunStarted, Time: time.Unix(0, 0), Spec: &spec}); err != nil {
+	if _, err := e.Step(phase.Event{Type: phase.EvRunStarted, Time: time.Unix(0, 0), Spec: &spec}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

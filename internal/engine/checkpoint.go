@@ -2,134 +2,54 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/engine/checkpoints"
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // raise makes p wait at cp: it joins the queue and is answered automatically
 // when the run is unattended and the answer is one a machine may give.
-func (e *Engine) raise(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
-	e.lastCP++
-	cp.ID, cp.Plan, cp.Attempt, cp.Raised = e.lastCP, p.Spec.ID, p.Attempt, e.now
-	if cp.Task == 0 && cp.Done > 0 {
-		cp.Task = cp.Done + 1
-	}
-	if cp.Task == 0 && cp.Kind == KindCheckpoint {
-		cp.Task = p.TasksDone + 1
-	}
-	for _, st := range p.Spec.Stops {
-		if st.Task == cp.Task {
-			cp.Gate = st.Gate
-			if len(cp.Options) == 0 {
-				cp.Options = append([]string(nil), st.Options...)
-			}
-		}
-	}
-	if !e.spec.Team || !p.agentLive {
-		cp.Standalone = true
-	}
-	if cp.Kind == KindPermission {
-		// Only a live agent asks, in either mode; it waits mid-turn.
-		cp.Standalone = !p.agentLive
-	}
-	p.State, p.Open = Waiting, cp
-	p.check = CheckNone
-	e.queue = append(e.queue, cp)
-	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Waiting, Reason: cp.Kind + ": " + cp.Type})
+func (e *Engine) raise(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint) []phase.Command {
+	e.queue.Add(cp)
+	checkpoints.Raised(cp, p.Spec, p.Attempt, p.TasksDone, e.now, !e.spec.Team || !p.AgentLive, p.AgentLive)
+	p.State, p.Open = phase.Waiting, cp
+	p.Check = phase.CheckNone
+	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Waiting, Reason: cp.Kind + ": " + cp.Type})
 	out = e.announce(out, cp)
-	if answer, ok := e.autoAnswer(p, cp); ok {
+	if answer, ok := checkpoints.Auto(cp, p.HumanRetried); ok && e.spec.AutoAnswer {
 		return e.applyAnswer(out, p, answer, "auto")
 	}
 	return out
 }
 
+// ask gives cp, a checkpoint of the run's, its id, queues it for a human
+// and shows it.
+func (e *Engine) ask(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
+	e.queue.Add(cp)
+	return e.announce(out, cp)
+}
+
 // announce shows an open checkpoint, and says when an unattended run cannot
 // answer it.
-func (e *Engine) announce(out []Command, cp *Checkpoint) []Command {
-	out = append(out, Command{Type: CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: copyOf(cp)})
-	if e.spec.AutoAnswer && !autoAnswerable(cp) {
-		e.needHuman = true
-		out = append(out, Command{Type: CmdNeedHuman, Plan: cp.Plan, Checkpoint: copyOf(cp)})
+func (e *Engine) announce(out []phase.Command, cp *phase.Checkpoint) []phase.Command {
+	out = append(out, phase.Command{Type: phase.CmdCheckpointOpened, Plan: cp.Plan, Attempt: cp.Attempt, Checkpoint: cp.Copy()})
+	if e.spec.AutoAnswer && !checkpoints.Answerable(cp) {
+		e.human.NeedHuman()
+		out = append(out, phase.Command{Type: phase.CmdNeedHuman, Plan: cp.Plan, Checkpoint: cp.Copy()})
 	}
 	return out
 }
 
-// autoAnswerable reports whether --yes may answer cp (seed 004: checkpoints
-// with gate="blocking-human", human actions and architectural decisions are
-// never approved by a machine).
-func autoAnswerable(cp *Checkpoint) bool {
-	if cp.Gate == "blocking-human" {
-		return false
-	}
-	switch {
-	case cp.Kind == KindFailure:
-		return true
-	case cp.Kind != KindCheckpoint:
-		return false
-	case cp.Type == "human-verify":
-		return true
-	case cp.Type == "decision":
-		return len(cp.Options) > 0
-	case cp.Type == TypeNeedsInput:
-		return cp.Default != ""
-	}
-	return false
-}
-
-// autoAnswer is the answer an unattended run gives, if any.
-func (e *Engine) autoAnswer(p *PlanStatus, cp *Checkpoint) (string, bool) {
-	if !e.spec.AutoAnswer || !autoAnswerable(cp) {
-		return "", false
-	}
-	switch {
-	case cp.Kind == KindFailure && !p.humanRetried:
-		return "retry", true
-	case cp.Kind == KindFailure:
-		return "skip", true
-	case cp.Type == "decision":
-		return cp.Options[0], true
-	case cp.Type == TypeNeedsInput:
-		return cp.Default, true
-	}
-	return "approved", true
-}
-
 // answer applies a human's answer to p's open checkpoint.
-func (e *Engine) answer(p *PlanStatus, ev Event) ([]Command, error) {
+func (e *Engine) answer(p *plans.Plan, ev phase.Event) ([]phase.Command, error) {
 	cp := p.Open
-	if p.State != Waiting || cp == nil {
-		return nil, fmt.Errorf("plan %s has no open checkpoint", p.Spec.ID)
+	if p.State != phase.Waiting {
+		cp = nil
 	}
-	if ev.CheckpointID != 0 && ev.CheckpointID != cp.ID {
-		return nil, fmt.Errorf("checkpoint %d of plan %s is no longer open (the open one is %d)", ev.CheckpointID, p.Spec.ID, cp.ID)
-	}
-	text := strings.TrimSpace(ev.Text)
-	if text == "" {
-		return nil, fmt.Errorf("an empty answer for plan %s: %s", p.Spec.ID, strings.TrimSpace("say what to do. "+cp.Awaiting))
-	}
-	if cp.Kind == KindFailure {
-		if _, ok := failureChoice(text); !ok {
-			return nil, fmt.Errorf("plan %s failed: answer retry, skip or abort, not %q", p.Spec.ID, text)
-		}
-	}
-	if cp.Kind == KindMerge {
-		text = strings.ToLower(strings.Fields(text)[0])
-		if text != "done" && text != "abort" {
-			return nil, fmt.Errorf("plan %s has a merge conflict: answer done (once resolved and committed) or abort, not %q", p.Spec.ID, ev.Text)
-		}
-	}
-	if cp.Kind == KindPermission {
-		if _, _, ok := permissionChoice(text); !ok {
-			return nil, fmt.Errorf("plan %s asks permission to use %s: answer allow, deny or always, not %q", p.Spec.ID, cp.Tool, text)
-		}
-	}
-	if cp.Kind == KindCheckpoint && cp.Type == "decision" && len(cp.Options) > 0 {
-		id, ok := optionOf(cp.Options, text)
-		if !ok {
-			return nil, fmt.Errorf("plan %s's decision has no option %q: answer one of %s (or its number)", p.Spec.ID, text, strings.Join(cp.Options, ", "))
-		}
-		text = id
+	text, err := checkpoints.Read(cp, p.Spec.ID, ev)
+	if err != nil {
+		return nil, err
 	}
 	by := ev.By
 	if by == "" {
@@ -138,311 +58,175 @@ func (e *Engine) answer(p *PlanStatus, ev Event) ([]Command, error) {
 	return e.applyAnswer(nil, p, text, by), nil
 }
 
-// optionOf finds the option a decision's answer names, by id (any case) or
-// by its number in the list.
-func optionOf(options []string, text string) (string, bool) {
-	for _, o := range options {
-		if strings.EqualFold(o, text) {
-			return o, true
-		}
-	}
-	n := 0
-	if _, err := fmt.Sscanf(text, "%d", &n); err == nil && fmt.Sprint(n) == text && n >= 1 && n <= len(options) {
-		return options[n-1], true
-	}
-	return "", false
-}
-
-func failureChoice(text string) (string, bool) {
-	w := strings.ToLower(strings.Fields(text)[0])
-	switch w {
-	case "retry", "skip", "abort":
-		return w, true
-	}
-	return "", false
-}
-
 // applyAnswer closes p's open checkpoint with answer and acts on it.
-func (e *Engine) applyAnswer(out []Command, p *PlanStatus, answer, by string) []Command {
+func (e *Engine) applyAnswer(out []phase.Command, p *plans.Plan, answer, by string) []phase.Command {
 	cp := p.Open
 	cp.Answer, cp.AnsweredBy = answer, by
 	p.Open = nil
-	e.unqueue(p)
-	out = append(out, Command{Type: CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: copyOf(cp)})
-	if cp.Kind != KindFailure {
-		e.resolved++
+	e.queue.Remove(p.Spec.ID)
+	out = append(out, phase.Command{Type: phase.CmdCheckpointClosed, Plan: p.Spec.ID, Attempt: p.Attempt, Checkpoint: cp.Copy()})
+	if cp.Kind != phase.KindFailure {
+		e.queue.Resolve()
 		p.Resolved++
 	}
-	if cp.Kind == KindFailure {
-		choice, _ := failureChoice(answer)
+	if cp.Kind == phase.KindFailure {
+		choice, _ := checkpoints.FailureChoice(answer)
 		switch choice {
 		case "retry":
 			if by == "auto" {
-				p.humanRetried = true
+				p.HumanRetried = true
 			}
-			p.pastCeiling = true // the answer is the say a plan over its ceiling needs
-			return e.continueWith(out, p, &Continuation{Reason: "retry after: " + cp.Details})
+			p.PastCeiling = true // the answer is the say a plan over its ceiling needs
+			return e.continueWith(out, p, &phase.Continuation{Reason: "retry after: " + cp.Details})
 		case "skip":
 			return e.fail(out, p, cp.Details)
 		default:
-			out = e.settle(out, p, Failed, cp.Details+"; the run was aborted")
+			out = e.settle(out, p, phase.Failed, cp.Details+"; the run was aborted")
 			return e.abort(out, fmt.Sprintf("aborted at the failure of %s", p.Spec.ID))
 		}
 	}
-	if cp.Kind == KindPermission {
+	if cp.Kind == phase.KindPermission {
 		return e.permissionAnswered(out, p, cp, answer)
 	}
-	if cp.Kind == KindMerge {
+	if cp.Kind == phase.KindMerge {
 		return e.mergeAnswered(out, p, answer)
 	}
-	p.lastAnswered = cp
-	p.answered = append(p.answered, *copyOf(cp))
-	if !cp.Standalone && p.agentLive && p.rollAtAnswer {
-		return e.rollover(out, p, &Continuation{Checkpoint: copyOf(cp)})
+	p.LastAnswered = cp
+	p.Answered = append(p.Answered, *cp.Copy())
+	if !cp.Standalone && p.AgentLive && p.Roll.AtAnswer {
+		return e.rollover(out, p, &phase.Continuation{Checkpoint: cp.Copy()})
 	}
-	if !cp.Standalone && p.agentLive && e.mayGoOn(p) {
-		p.State = Running
-		p.silence, p.lastActive = Quiet, e.now
-		if e.turnInFlight(p) {
+	if !cp.Standalone && p.AgentLive && e.mayGoOn(p) {
+		p.State = phase.Running
+		p.Silence, p.LastActive = phase.Quiet, e.now
+		if e.budget.AnswerWaits(e.rules, p.Spec.ID, p.Attempt) {
 			// It asked before its turn's result came: the answer waits for
 			// that, so that the next turn is weighed against what this one
 			// cost, and the agent has one turn in flight, not two.
-			p.answerAtTurnEnd = copyOf(cp)
-			return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer + " (sent when its turn ends)"})
+			p.AnswerAtTurnEnd = cp.Copy()
+			return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer + " (sent when its turn ends)"})
 		}
-		out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer})
+		out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer})
 		return e.sendAnswer(out, p, cp)
 	}
 	// The agent is gone, or may not go on with the answer now: the
 	// continuation carries it, and continueWith holds it for the budget.
-	return e.continueWith(out, p, &Continuation{Checkpoint: copyOf(cp), Reason: "continue after the answer"})
+	return e.continueWith(out, p, &phase.Continuation{Checkpoint: cp.Copy(), Reason: "continue after the answer"})
 }
 
 // sendAnswer sends cp's answer to p's live agent, which sets it working
 // again.
-func (e *Engine) sendAnswer(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
-	msg := MsgCheckpointResponse
-	if cp.Kind == KindDeviation {
-		msg = MsgDeviationResponse
+func (e *Engine) sendAnswer(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint) []phase.Command {
+	msg := phase.MsgCheckpointResponse
+	if cp.Kind == phase.KindDeviation {
+		msg = phase.MsgDeviationResponse
 	}
-	e.budget.turns.Started(p.Spec.ID, p.Attempt)
-	out = append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: cp.Answer})
+	e.budget.Started(p.Spec.ID, p.Attempt)
+	out = append(out, phase.Command{Type: phase.CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: msg, Text: cp.Answer})
 	return e.heldPermissions(out, p)
-}
-
-// answerRules is the engine version from which an answer waits for the
-// answered agent's turn to end (answerAtTurnEnd).
-const answerRules = 11
-
-// turnInFlight reports whether p's answer must wait for its agent's turn
-// to end: under a dollar budget, while the turn that asked has not ended.
-func (e *Engine) turnInFlight(p *PlanStatus) bool {
-	return e.rules >= answerRules && e.budget.USD > 0 && e.agentTurning(p)
-}
-
-// agentTurning reports whether p's current agent has a turn that has not
-// ended.
-func (e *Engine) agentTurning(p *PlanStatus) bool {
-	return e.budget.turns.Load(work.TurnKey{Job: p.Spec.ID, Attempt: p.Attempt}).N > 0
 }
 
 // turnEnded sends the answer that waited for p's agent's turn to end, if
 // the budget still lets it go on; else a fresh session takes it when the
 // budget allows (continueWith holds it).
-func (e *Engine) turnEnded(out []Command, p *PlanStatus) []Command {
-	cp := p.answerAtTurnEnd
-	if cp == nil || e.agentTurning(p) {
+func (e *Engine) turnEnded(out []phase.Command, p *plans.Plan) []phase.Command {
+	cp := p.AnswerAtTurnEnd
+	if cp == nil || e.budget.Turning(p.Spec.ID, p.Attempt) {
 		return out
 	}
-	p.answerAtTurnEnd = nil
-	if p.State != Running || !p.agentLive {
+	p.AnswerAtTurnEnd = nil
+	if p.State != phase.Running || !p.AgentLive {
 		return out
 	}
 	if e.mayGoOn(p) {
 		return e.sendAnswer(out, p, cp)
 	}
-	return e.continueWith(out, p, &Continuation{Checkpoint: cp, Reason: "continue after the answer"})
+	return e.continueWith(out, p, &phase.Continuation{Checkpoint: cp, Reason: "continue after the answer"})
 }
 
 // mayGoOn reports whether p's live agent may be told to go on: not while
 // the budget checkpoint is open (it would work past the run's ceiling),
 // nor while less than a turn is left of the budget (its next turn could
 // pass it), nor when the plan has spent its own.
-func (e *Engine) mayGoOn(p *PlanStatus) bool {
+func (e *Engine) mayGoOn(p *plans.Plan) bool {
 	_, over := e.planOver(p)
 	_, short := e.turnShort()
-	return e.budget.open == nil && !short && !over
-}
-
-// copyOf gives commands their own copy: commands are plain data, and the
-// engine's checkpoint goes on changing after they are returned.
-func copyOf(cp *Checkpoint) *Checkpoint {
-	c := *cp
-	c.Options = append([]string(nil), cp.Options...)
-	return &c
+	return e.budget.Open() == nil && !short && !over
 }
 
 // continueWith replaces p's agent with a continuation agent at once: p holds
 // its slot throughout, so no other plan is overtaken.
-func (e *Engine) continueWith(out []Command, p *PlanStatus, c *Continuation) []Command {
+func (e *Engine) continueWith(out []phase.Command, p *plans.Plan, c *phase.Continuation) []phase.Command {
 	if c.Fix == "" {
-		c.Fix = p.fix // the gate's failure is still to be fixed
+		c.Fix = p.Integ.Fix() // the gate's failure is still to be fixed
 	}
 	if spent, over := e.planOver(p); over {
 		return e.planFailed(out, p, spent)
 	}
-	if e.pausing && p.State != Pending {
+	if e.pause.Pausing() && p.State != phase.Pending {
 		return e.park(out, p, c, "paused until the run is resumed")
 	}
 	out = e.holdTurns(out)
-	if e.waits.Wait != nil && p.State != Pending {
+	if e.waits.Wait != nil && p.State != phase.Pending {
 		return e.park(out, p, c, "held until the provider's limit has passed")
 	}
-	if e.budget.open != nil && p.State != Pending {
+	if e.budget.Open() != nil && p.State != phase.Pending {
 		// The budget holds every new agent: the plan waits in the queue
 		// with its continuation until the budget is raised. Its agent (at
 		// a checkpoint, or asking a permission mid-turn) must not go on.
 		return e.park(out, p, c, "held until the budget is raised")
 	}
-	if p.agentLive {
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-	}
-	if p.State == Pending {
+	out = p.End(out)
+	if p.State == phase.Pending {
 		e.running++
 	}
-	p.State = Running
-	e.newAgent(p)
-	p.permissions = nil // asked by the agent being replaced
+	p.State = phase.Running
+	p.NewAgent(e.now)
+	p.Permissions = nil // asked by the agent being replaced
 	return append(out,
-		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: c.Reason},
-		e.startAgent(p, "", withAnswers(p, c)))
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: c.Reason},
+		e.startAgent(p, "", checkpoints.WithAnswers(c, p.Answered, p.Notes)))
 }
 
 // park puts p back in the queue with continuation c for its next agent,
 // which starts when nothing holds it any more (a raise of the budget, a
 // resume after a pause). Its agent, if any, must not go on.
-func (e *Engine) park(out []Command, p *PlanStatus, c *Continuation, why string) []Command {
-	out = e.interrupt(out, p, why)
-	p.State, p.check, p.agentLive, p.continuation = Pending, CheckNone, false, c
+func (e *Engine) park(out []phase.Command, p *plans.Plan, c *phase.Continuation, why string) []phase.Command {
+	out = p.Interrupt(out, why)
+	p.State, p.Check, p.AgentLive, p.Continuation = phase.Pending, phase.CheckNone, false, c
 	e.running--
-	e.enqueue(p)
-	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: why})
-}
-
-// withAnswers gives continuation c the plan's answered checkpoints other
-// than the one it resumes from, so that no question is asked twice.
-func withAnswers(p *PlanStatus, c *Continuation) *Continuation {
-	if c == nil || (len(p.answered) == 0 && p.notes == nil) {
-		return c
-	}
-	cc := *c
-	if cc.Notes == nil {
-		cc.Notes = p.notes
-	}
-	cc.Answered = nil
-	for _, a := range p.answered {
-		if c.Checkpoint == nil || a.ID != c.Checkpoint.ID {
-			cc.Answered = append(cc.Answered, a)
-		}
-	}
-	return &cc
+	e.graph.Enqueue(p.Pos)
+	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: why})
 }
 
 // failing handles a plan that did not finish: an agent that crashed or hung
 // is replaced by a continuation up to Retries times; otherwise the human
 // decides between retry, skip and abort (seed 000 §2.7).
-func (e *Engine) failing(out []Command, p *PlanStatus, reason string, crashed bool) []Command {
-	if p.agentLive {
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
+func (e *Engine) failing(out []phase.Command, p *plans.Plan, reason string, crashed bool) []phase.Command {
+	out = p.End(out)
+	if crashed && p.AutoRetries < e.spec.Retries {
+		p.AutoRetries++
+		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("retry %d of %d after: %s", p.AutoRetries, e.spec.Retries, reason)})
 	}
-	if crashed && p.autoRetries < e.spec.Retries {
-		p.autoRetries++
-		return e.continueWith(out, p, &Continuation{Reason: fmt.Sprintf("retry %d of %d after: %s", p.autoRetries, e.spec.Retries, reason)})
-	}
-	return e.raise(out, p, &Checkpoint{
-		Kind:     KindFailure,
-		Type:     "plan-failed",
-		Details:  reason,
-		Awaiting: "retry, skip (its dependents are skipped too) or abort (the whole run)",
-		Options:  []string{"retry", "skip", "abort"},
-	})
-}
-
-// whileWaiting handles an event of the agent of a plan at a checkpoint.
-func (e *Engine) whileWaiting(p *PlanStatus, ev Event) []Command {
-	switch ev.Type {
-	case EvAgentStarted:
-		p.PID = ev.PID
-	case EvCheckpoint:
-		if ev.Checkpoint != nil && ev.Checkpoint.Type == "permission" {
-			cp := *ev.Checkpoint
-			return e.permission(nil, p, &cp)
-		}
-	case EvAgentExited:
-		p.agentLive = false
-		p.permissions = nil // their requests ended with the process
-		if !p.Open.Standalone {
-			// Seed 000 §5.1: the executor died idle at its checkpoint; the
-			// answer will go to a continuation built from the disk and the
-			// checkpoint message already received.
-			p.Open.Standalone = true
-			return []Command{{Type: CmdNote, Plan: p.Spec.ID, Text: "the agent ended while waiting; the answer will start a continuation"}}
-		}
-	}
-	return nil // an agent waiting for an answer has nothing else to say
-}
-
-// silent handles an agent that printed nothing for timeouts.stall: ping it,
-// then look at its commits, then kill it (seed 000 §2.7).
-func (e *Engine) silent(out []Command, p *PlanStatus, ev Event) []Command {
-	if p.check != CheckNone {
-		return out
-	}
-	switch p.silence {
-	case Quiet:
-		p.silence = Pinged
-		if e.spec.Team && p.agentLive {
-			return append(out, Command{Type: CmdSend, Plan: p.Spec.ID, Attempt: p.Attempt, Message: MsgPing, Text: ev.Text})
-		}
-		return e.silent(out, p, ev)
-	case Pinged:
-		p.silence = CheckingCommits
-		return append(out, Command{Type: CmdCheckCommits, Plan: p.Spec.ID, Attempt: p.Attempt, Since: p.lastActive})
-	}
-	return out
+	return e.raise(out, p, checkpoints.Failure(reason))
 }
 
 // abort ends the run: running agents are interrupted (nothing they would
 // still do counts) and every plan not yet final is skipped.
-func (e *Engine) abort(out []Command, reason string) []Command {
+func (e *Engine) abort(out []phase.Command, reason string) []phase.Command {
 	e.aborted = true
 	for _, p := range e.plans {
 		if !p.State.Final() {
-			out = e.interrupt(out, p, reason)
-			out = e.settle(out, p, Skipped, reason)
+			out = p.Interrupt(out, reason)
+			out = e.settle(out, p, phase.Skipped, reason)
 		}
 	}
 	return out
 }
 
-// unqueue removes p's checkpoints from the queue.
-func (e *Engine) unqueue(p *PlanStatus) { e.unqueueID(p.Spec.ID) }
-
-// unqueueID removes the checkpoints of the plan (or VerifyID) id from the queue.
-func (e *Engine) unqueueID(id string) {
-	q := e.queue[:0]
-	for _, cp := range e.queue {
-		if cp.Plan != id {
-			q = append(q, cp)
-		}
-	}
-	e.queue = q
-}
-
 func (e *Engine) outcome() string {
 	if e.aborted {
-		return OutcomeAborted
+		return phase.OutcomeAborted
 	}
-	return outcome(e.plans, e.verification)
+	return plans.Outcome(e.plans, e.vj.Result())
 }

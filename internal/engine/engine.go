@@ -1,100 +1,29 @@
 package engine
 
 import (
-	"cmp"
-	"container/heap"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/engine/active"
+	"github.com/hivectl/hive/internal/engine/attend"
+	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/checkpoints"
+	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/limits"
+	"github.com/hivectl/hive/internal/engine/pause"
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/engine/sched"
+	"github.com/hivectl/hive/internal/engine/verify"
+	"github.com/hivectl/hive/internal/phase"
 )
-
-// PlanStatus is the engine's record of one plan.
-type PlanStatus struct {
-	Spec      PlanSpec
-	State     PlanState
-	Attempt   int    // the current (or last) agent attempt; 0 before the first start
-	PID       int    // of the current attempt's agent, once known
-	TasksDone int    // from the last PROGRESS
-	Progress  string // the last PROGRESS text
-	Reason    string // why it failed or was skipped
-	Commits   []string
-	Started   time.Time // when the current attempt started
-	// Stage is where a running plan stands in worktree mode: its agent
-	// works, it is being merged, a resolver works on a conflict, or the
-	// post-merge gate runs.
-	Stage    Stage
-	Finished time.Time // when it reached a final state
-
-	// Open is the checkpoint the plan waits at, while Waiting.
-	Open *Checkpoint
-	// Report is the last HIVE_REPORT of the plan's agents, if any.
-	Report *work.Report
-	// Resolved counts the plan's answered checkpoints (failures aside).
-	Resolved int
-	// Spend is what all the plan's agents used so far, its resolvers' included.
-	work.Spend
-	// Resolves counts the resolver agents (role comb) started on the plan's
-	// merge conflicts; ResolveSpend is what they used.
-	Resolves     int
-	ResolveSpend work.Spend
-	// Rung is the step down the model ladder its latest agent started on,
-	// for the budget (0: the configured model).
-	Rung int
-	// Context is how full the current agent session's context is, and
-	// the rollovers and compactions of the plan's sessions.
-	Context     ContextUse
-	seen        sessionCosts
-	resolveSeen sessionCosts
-	resolvers   map[int]bool // the attempts that were resolver agents
-
-	check        SpotCheck     // the spot-check that is out; a resume's failing one restarts the plan
-	lastAnswered *Checkpoint   // answered and not yet followed by progress: a restart must carry it
-	answered     []Checkpoint  // every checkpoint or deviation answered in the plan, for continuations
-	continuation *Continuation // for the next start
-	autoRetries  int           // continuations started after crashes and hangs
-	humanRetried bool          // --yes answered "retry" once already
-	pastCeiling  bool          // a retry answered: the next agent may start past the plan's ceiling
-	silence      Silence       // the watchdog's step with the current agent
-	lastActive   time.Time
-	agentLive    bool   // the current attempt's process has not been seen to exit
-	exitNote     string // with CheckExit: how the agent ended
-	// permissions are permission requests that arrived while the plan
-	// waited at another checkpoint: raised one by one, in arrival order.
-	permissions []*Checkpoint
-	// resolverAt is 1 + the integration branch's merge count when the
-	// plan's last resolver started (0: none since the resume): a conflict
-	// after it is the resolver's failure unless other plans merged since.
-	resolverAt    int
-	conflictFiles []string       // the files of the last merge conflict
-	conflictWhere string         // where to resolve them, as the merge said
-	gateLoops     int            // fix agents started after post-merge gate failures
-	guard         work.CallGuard // what the loop guard saw of the current agent's tool calls
-	fix           string         // the failing gate output a continuation must fix
-	rollBy        time.Time      // a rolling session hands over by then, or is rolled over from what hive knows
-	rollAtAnswer  bool           // the live agent at a checkpoint is past its handoff point: the answer goes to a fresh session
-	// answerAtTurnEnd is an answered checkpoint whose answer goes to the
-	// live agent when its turn ends (answerRules).
-	answerAtTurnEnd *Checkpoint
-	notes           *work.Report // what the last session that handed over wrote, for every later continuation
-
-	unmet      int   // dependencies not yet complete
-	remaining  int64 // longest path (in tasks, or estimated seconds) from this plan to the end of the graph
-	dependents []*PlanStatus
-	index      int  // position in its ready heap; -1 when not queued
-	dirty      bool // changed since the last snapshot
-}
 
 // Engine is the state machine. It is not safe for concurrent use: one
 // goroutine (the runner) owns it.
 type Engine struct {
-	// waits is the run's wait for its provider's limit to pass, if any.
-	waits    work.Waits
-	spec     RunSpec
-	plans    []*PlanStatus // in spec order
-	byID     map[string]*PlanStatus
+	waits    limits.Wait // the run's wait for its provider's limit to pass, if any
+	spec     phase.RunSpec
+	plans    []*plans.Plan // in spec order
+	byID     map[string]*plans.Plan
 	started  bool
 	finished bool
 	resumes  int
@@ -105,51 +34,23 @@ type Engine struct {
 	// replays it; a run resumed by a newer hive follows that hive's.
 	rules int
 
-	running  int
-	curWave  int                // rigid mode: the wave being run
-	openWave map[int]int        // rigid mode: plans of each wave not yet final
-	ready    map[int]*readyHeap // plans whose dependencies are complete, by wave (dynamic: all under 0)
-	waves    []int              // distinct waves, ascending
-	waveAt   int                // index in waves of the first wave with an open plan; len(waves) when none
-	begun    map[int]bool       // waves whose first plan started
+	running int
+	graph   *sched.Graph // the plans' dependencies, waves and ready queues
 
-	queue    []*Checkpoint // open checkpoints, first in first out
-	lastCP   int           // the last checkpoint id given
-	resolved int           // checkpoints answered (failures aside)
-	aborted  bool
-	// always are the tools a human allowed for the rest of the run.
-	always map[string]bool
+	queue   checkpoints.Queue // the open checkpoints, and the answers given
+	aborted bool
 
-	merges       int           // plans merged into the integration branch so far
-	vj           VerifyJob     // the phase verification
-	verification *Verification // its result, once known
-	verifyOpen   *Checkpoint   // the verification waits for a human
+	branch integrate.Branch // the integration branch
+	vj     verify.Job       // the phase verification
 
-	published []*PlanStatus // the plans' copies the last snapshot handed out
+	published []*phase.PlanStatus // the plans' copies the last snapshot handed out
 
-	budget budgetState // what the run may spend, and has
+	budget budget.State // what the run may spend, and has
 
-	// A pause (EvPause) brings every agent to a boundary and ends it:
-	// pausing until none runs, then paused (CmdPaused given) until a
-	// resume. pausedAt is when it was asked, for the resume's staleness.
-	pausing, paused bool
-	pausedAt        time.Time
+	pause pause.State // a pause of the whole team (EvPause)
 
-	// When to stop for a human, as the process was told (EvRunStarted,
-	// EvResumed): see Event.Attended.
-	attended  bool
-	wait      time.Duration
-	needHuman bool      // an unattended run met a checkpoint only a human may answer
-	idleSince time.Time // when the run began to wait for a human with nothing else to do
-	stopping  bool      // CmdStopForHuman was given
-
-	// active is how long hive ran the run: the time between its events,
-	// less the gaps before each resume (hive was not running) and the time
-	// of answers given with `hive answer` while it was down.
-	active      time.Duration
-	lastOwn     time.Time     // the latest event of a running hive
-	down        []Downtime    // when hive was not running, between a stop and a resume
-	foreignGain time.Duration // active time added by `hive answer` events since lastOwn
+	human  attend.Wait  // when to stop for a human
+	active active.Clock // how long hive ran the run
 }
 
 // New returns an engine waiting for EvRunStarted.
@@ -158,74 +59,26 @@ func New() *Engine { return &Engine{} }
 // Step applies one event and returns the commands it causes. An error means
 // the event was invalid for the current state; the state is unchanged then.
 // Events of an attempt that is no longer current are ignored.
-func (e *Engine) Step(ev Event) ([]Command, error) {
+func (e *Engine) Step(ev phase.Event) ([]phase.Command, error) {
 	cmds, err := e.step(ev)
 	if err == nil {
-		if ev.Type == EvSilent && !stops(cmds, ev.Plan, ev.Attempt) {
-			cmds = append(cmds, Command{Type: CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(e.silenceRepeat())})
+		if ev.Type == phase.EvSilent && !plans.Stops(cmds, ev.Plan, ev.Attempt) {
+			cmds = append(cmds, phase.Command{Type: phase.CmdWatch, Plan: ev.Plan, Attempt: ev.Attempt, At: e.now.Add(plans.SilenceRepeat(e.spec.Stall))})
 		}
-		e.markDirty(ev, cmds)
-		e.clock(ev)
+		plans.MarkDirty(e.plans, e.byID, ev, cmds)
+		e.active.Tick(ev)
 	}
 	return cmds, err
 }
 
-// stops reports whether cmds stop the agent of plan's attempt.
-func stops(cmds []Command, plan string, attempt int) bool {
-	for _, c := range cmds {
-		if c.Type == CmdStopAgent && c.Plan == plan && c.Attempt == attempt {
-			return true
-		}
-	}
-	return false
-}
-
-// silenceRepeat is how long after a silence report the next one may come
-// while the silence lasts: the watchdog's steps (ping, a look at the
-// commits, a kill) are that far apart.
-func (e *Engine) silenceRepeat() time.Duration {
-	stall := e.spec.Stall
-	if stall <= 0 {
-		stall = 5 * time.Minute
-	}
-	return min(stall, 30*time.Second)
-}
-
-// clock adds the time since the previous event to the run's active time,
-// except across a resume: hive was down in between. An answer given with
-// `hive answer` may come while hive is down, so its time counts only once
-// a running hive's own event follows it.
-func (e *Engine) clock(ev Event) {
-	if ev.Time.IsZero() {
-		return
-	}
-	if e.lastOwn.IsZero() || ev.Type == EvRunStarted {
-		e.lastOwn = ev.Time
-		return
-	}
-	gain := max(0, ev.Time.Sub(e.lastOwn)-e.foreignGain)
-	switch {
-	case ev.Type == EvResumed:
-		if ev.Time.After(e.lastOwn) {
-			e.down = append(e.down, Downtime{From: e.lastOwn, To: ev.Time})
-		}
-		e.foreignGain, e.lastOwn = 0, ev.Time
-	case ev.Type == EvAnswer && ev.By == "hive answer":
-		e.foreignGain += gain
-	default:
-		e.active += gain + e.foreignGain
-		e.foreignGain, e.lastOwn = 0, ev.Time
-	}
-}
-
-func (e *Engine) step(ev Event) ([]Command, error) {
-	if ev.Version > Version {
-		return nil, &NewerError{Version: ev.Version}
+func (e *Engine) step(ev phase.Event) ([]phase.Command, error) {
+	if ev.Version > phase.Version {
+		return nil, &phase.NewerError{Version: ev.Version}
 	}
 	if !ev.Time.IsZero() {
 		e.now = ev.Time
 	}
-	if ev.Type == EvRunStarted {
+	if ev.Type == phase.EvRunStarted {
 		if e.started {
 			return nil, fmt.Errorf("run already started")
 		}
@@ -238,215 +91,159 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 		}
 		e.now = ev.Time // init starts from a blank engine
 		e.rules = max(1, ev.Version)
-		e.attended, e.wait = ev.Attended, ev.Wait
+		e.human.Started(ev)
 		return e.schedule(nil), nil
 	}
 	if !e.started {
 		return nil, fmt.Errorf("%s before run-started", ev.Type)
 	}
-	if ev.Type == EvAgentExited {
-		e.budget.turns.Gone(ev.Plan, ev.Attempt)
+	if ev.Type == phase.EvAgentExited {
+		e.budget.Gone(ev.Plan, ev.Attempt)
 	}
-	if ev.Type == EvResumed {
+	if ev.Type == phase.EvResumed {
 		if ev.Version > 0 {
 			e.rules = ev.Version
 		}
-		e.budget.turns.Ended() // the previous process's agents are ended
-		e.attended, e.wait = ev.Attended, ev.Wait
-		e.needHuman, e.idleSince, e.stopping = false, time.Time{}, false
-		return e.schedule(e.limitResumed(e.unpause(e.resume()))), nil
+		e.budget.Ended() // the previous process's agents are ended
+		e.human.Resumed(ev)
+		out, due := e.waits.Resumed(e.pause.Resume(e.resume(), e.now), e.now)
+		if due {
+			out = e.limitWake(out)
+		}
+		return e.schedule(out), nil
 	}
-	if ev.Type == EvWake {
+	if ev.Type == phase.EvWake {
 		return e.schedule(e.limitWake(e.rolloverDue(nil))), nil
 	}
-	if ev.Type == EvLimited {
+	if ev.Type == phase.EvLimited {
 		return e.limited(ev)
 	}
-	if ev.Type == EvAnswer && ev.Plan == LimitID && e.byID[LimitID] == nil {
-		return e.limitAnswered(ev)
-	}
-	if ev.Type == EvPause {
-		return e.schedule(e.pause()), nil
-	}
-	if ev.Plan == VerifyID && e.byID[VerifyID] == nil && ev.Type != EvAnswer && ev.Type != EvVerified {
-		out, err := e.verifierEvent(ev)
+	if ev.Type == phase.EvAnswer && ev.Plan == phase.LimitID && e.byID[phase.LimitID] == nil {
+		out, err := e.waits.Answer(ev, e.now)
 		if err != nil {
 			return nil, err
 		}
-		return e.schedule(out), nil
+		return e.schedule(e.limitWake(out)), nil
 	}
-	if ev.Type == EvVerified || (ev.Type == EvAnswer && ev.Plan == VerifyID && e.byID[VerifyID] == nil) {
-		out, err := e.verified(ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+	if ev.Type == phase.EvPause {
+		return e.schedule(e.pauseAll()), nil
 	}
-	if ev.Type == EvAnswer && ev.Plan == BudgetID && e.byID[BudgetID] == nil {
-		out, err := e.budgetAnswered(ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+	if ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil && ev.Type != phase.EvAnswer && ev.Type != phase.EvVerified {
+		return e.schedule(e.vj.Event(verifyHost{e}, ev)), nil
+	}
+	if ev.Type == phase.EvVerified || (ev.Type == phase.EvAnswer && ev.Plan == phase.VerifyID && e.byID[phase.VerifyID] == nil) {
+		return e.scheduled(e.vj.Verified(verifyHost{e}, ev, e.spec.Verifier))
+	}
+	if ev.Type == phase.EvAnswer && ev.Plan == phase.BudgetID && e.byID[phase.BudgetID] == nil {
+		return e.scheduled(e.budgetAnswered(ev))
 	}
 	p := e.byID[ev.Plan]
 	if p == nil {
 		return nil, fmt.Errorf("%s: unknown plan %q", ev.Type, ev.Plan)
 	}
-	if ev.Type == EvAnswer {
-		out, err := e.answer(p, ev)
-		if err != nil {
-			return nil, err
-		}
-		return e.schedule(out), nil
+	if ev.Type == phase.EvAnswer {
+		return e.scheduled(e.answer(p, ev))
 	}
-	if ev.Type == EvUsage || ev.Type == EvSpend {
-		// Tokens spent count whichever attempt spent them, even one already replaced.
-		usd, cli := addTurn(&p.Spend, &p.seen, ev)
-		if p.resolvers[ev.Attempt] {
-			addTurn(&p.ResolveSpend, &p.resolveSeen, ev)
-		}
+	if ev.Type == phase.EvUsage || ev.Type == phase.EvSpend {
+		usd, cli := p.AddTurn(ev)
 		out := e.spend(nil, p, ev, usd, cli)
-		if !stops(out, p.Spec.ID, ev.Attempt) {
+		if !plans.Stops(out, p.Spec.ID, ev.Attempt) {
 			out = e.occupancy(out, p, ev)
 		}
-		if ev.Type == EvUsage && ev.Attempt == p.Attempt {
+		if ev.Type == phase.EvUsage && ev.Attempt == p.Attempt {
 			out = e.turnEnded(out, p)
 		}
 		return e.schedule(out), nil
 	}
-	if ev.Type == EvCompacted {
-		return e.schedule(e.compacted(nil, p, ev)), nil
+	if ev.Type == phase.EvCompacted {
+		return e.schedule(p.Compacted(ev)), nil
 	}
-	if ev.Attempt != p.Attempt || (p.State != Running && p.State != Waiting) {
+	if ev.Attempt != p.Attempt || (p.State != phase.Running && p.State != phase.Waiting) {
 		return nil, nil // stale: an earlier attempt, or a plan already settled
 	}
-	if p.State == Waiting {
-		return e.whileWaiting(p, ev), nil
-	}
-	if p.Stage != StageWork {
-		out, err := e.integrating(p, ev)
-		if err != nil {
-			return nil, err
+	if p.State == phase.Waiting {
+		out, permission := p.Waiting(ev)
+		if permission != nil {
+			out = e.permission(out, p, permission)
 		}
-		return e.schedule(out), nil
+		return out, nil
 	}
-	var out []Command
+	if p.Stage != phase.StageWork {
+		return e.scheduled(e.integrating(p, ev))
+	}
+	var out []phase.Command
 	switch ev.Type {
-	case EvAgentStarted:
+	case phase.EvAgentStarted:
 		p.PID = ev.PID
-	case EvProgress:
-		if ev.Task > p.TasksDone {
-			p.TasksDone = ev.Task
-		}
-		p.Progress = ev.Text
-		p.lastAnswered = nil // the agent has moved past the answer
-		e.waits.Progress()   // the provider answers again
-		p.silence, p.lastActive = Quiet, e.now
+	case phase.EvProgress:
+		p.Progressed(ev, e.now)
+		e.waits.Progress() // the provider answers again
 		out = e.taskDone(out, p)
-	case EvPlanComplete:
-		if p.check == CheckNone {
-			p.Commits = append([]string(nil), ev.Commits...)
-			// The turn that said it has ended, and nothing more goes to
-			// this session (a failed spot-check starts a new attempt):
-			// end it now rather than once the disk is checked (and, with
-			// worktrees, merged), so it holds no process meanwhile.
-			if p.agentLive {
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-				p.agentLive = false
-			}
-			out = e.spotCheck(out, p, CheckComplete)
-		}
-	case EvPlanFailed:
+	case phase.EvPlanComplete:
+		out = p.Completed(out, ev)
+	case phase.EvPlanFailed:
 		reason := "agent reported PLAN FAILED"
 		if ev.Reason != "" {
 			reason += ": " + ev.Reason
 		}
 		out = e.failing(out, p, reason, false)
-	case EvCheckpoint, EvDeviation:
+	case phase.EvCheckpoint, phase.EvDeviation:
 		if ev.Checkpoint == nil {
 			return nil, fmt.Errorf("%s %s without its content", ev.Type, p.Spec.ID)
 		}
-		cp := *ev.Checkpoint
-		if ev.Type == EvCheckpoint && cp.Type == "permission" {
+		if ev.Type == phase.EvCheckpoint && ev.Checkpoint.Type == "permission" {
+			cp := *ev.Checkpoint
 			out = e.permission(out, p, &cp)
 			break
 		}
-		cp.Kind = KindCheckpoint
-		if ev.Type == EvDeviation {
-			cp.Kind = KindDeviation
-			if cp.Type == "" {
-				cp.Type = "architectural-deviation"
-			}
-			if len(cp.Options) == 0 {
-				cp.Options = []string{"yes", "different approach", "defer"}
-			}
-		}
-		if cp.Type == "" {
-			cp.Type = "unknown"
-		}
-		p.lastAnswered = nil
-		out = e.raise(out, p, &cp)
-	case EvReport:
+		p.LastAnswered = nil
+		out = e.raise(out, p, checkpoints.Of(ev))
+	case phase.EvReport:
 		if ev.Report == nil {
 			return nil, fmt.Errorf("report %s without its content", p.Spec.ID)
 		}
-		r := *ev.Report
-		if p.Context.Rolling {
-			notes := r
-			p.notes = &notes // the notes asked for: the next session gets them
-		}
-		out = e.reported(out, p, &r)
-	case EvSilent:
-		out = e.silent(out, p, ev)
-	case EvToolCall:
-		if p.check == CheckNone {
-			out = e.toolCall(out, p, ev)
-		}
-	case EvCommitsChecked:
-		if p.silence == CheckingCommits {
-			if ev.OK {
-				p.silence, p.lastActive = Quiet, e.now
-				out = append(out, Command{Type: CmdNote, Plan: p.Spec.ID, Text: "quiet, but committing: left to work"})
-			} else {
-				p.silence = Stalled
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true,
-					Reason: "stalled: no output and no commits since " + p.lastActive.UTC().Format(time.RFC3339)})
+		out = e.reported(out, p, p.Reported(ev))
+	case phase.EvSilent:
+		out = p.Silent(out, e.spec.Team, ev)
+	case phase.EvToolCall:
+		if p.Check == phase.CheckNone {
+			var stop string
+			if out, stop = p.Called(out, e.spec.Guard, e.spec.Team, ev, e.now); stop != "" {
+				// The loop guard stops the agent and hands its plan to the human.
+				out = e.failing(p.Interrupt(out, stop), p, stop, false)
 			}
 		}
-	case EvAgentExited:
-		p.agentLive = false
-		if cp := p.answerAtTurnEnd; cp != nil {
+	case phase.EvCommitsChecked:
+		out = p.CommitsChecked(out, ev.OK, e.now, "")
+	case phase.EvAgentExited:
+		p.AgentLive = false
+		if cp := p.AnswerAtTurnEnd; cp != nil {
 			// It ended before its turn did: a fresh session takes the answer.
-			p.answerAtTurnEnd = nil
-			out = e.continueWith(out, p, &Continuation{Checkpoint: cp, Reason: "continue after the answer"})
-		} else if p.check == CheckNone && p.Context.Rolling {
+			p.AnswerAtTurnEnd = nil
+			out = e.continueWith(out, p, &phase.Continuation{Checkpoint: cp, Reason: "continue after the answer"})
+		} else if p.Check == phase.CheckNone && p.Context.Rolling {
 			// It ended its session as asked: the fresh one goes on.
-			out = e.rollover(out, p, &Continuation{})
-		} else if p.check == CheckNone {
+			out = e.rollover(out, p, &phase.Continuation{})
+		} else if p.Check == phase.CheckNone {
 			// Seed 000 §2.2.7: an executor that ends without PLAN COMPLETE may
 			// still have finished; the disk decides.
-			p.exitNote = exitNote(ev)
-			out = e.spotCheck(out, p, CheckExit)
+			p.ExitNote = ev.ExitNote()
+			out = p.SpotCheck(out, phase.CheckExit)
 		}
-	case EvSpotChecked:
-		why := p.check
-		if why == CheckNone {
+	case phase.EvSpotChecked:
+		why := p.Check
+		if why == phase.CheckNone {
 			return nil, fmt.Errorf("spot-checked %s: no spot-check was asked for", p.Spec.ID)
 		}
-		p.check = CheckNone
+		p.Check = phase.CheckNone
 		if ev.OK && e.spec.Worktrees {
 			out = e.merge(out, p)
 		} else if ev.OK {
-			out = e.settle(out, p, Complete, "")
-		} else if why == CheckResume {
+			out = e.settle(out, p, phase.Complete, "")
+		} else if why == phase.CheckResume {
 			out = e.restart(out, p, "restarted after resume: "+ev.Reason)
 		} else {
-			reason := "spot-check failed: " + ev.Reason
-			crashed := why == CheckExit
-			if crashed {
-				reason = p.exitNote + "; " + reason
-			}
+			reason, crashed := p.CheckFailed(ev, why)
 			out = e.failing(out, p, reason, crashed)
 		}
 	default:
@@ -455,312 +252,136 @@ func (e *Engine) step(ev Event) ([]Command, error) {
 	return e.schedule(out), nil
 }
 
-// spotCheck asks the disk what p's agent achieved, for the reason why.
-func (e *Engine) spotCheck(out []Command, p *PlanStatus, why SpotCheck) []Command {
-	p.check = why
-	return append(out, Command{Type: CmdSpotCheck, Plan: p.Spec.ID, Attempt: p.Attempt, After: string(why)})
-}
-
-// newAgent makes p's next attempt current: an agent of it is being
-// started, with nothing checked, no silence and no exit yet.
-func (e *Engine) newAgent(p *PlanStatus) {
-	p.Attempt++
-	p.PID = 0
-	p.Started = e.now
-	p.agentLive = true
-	p.check, p.exitNote = CheckNone, ""
-	p.silence, p.lastActive = Quiet, e.now
-	p.guard = work.CallGuard{}
-	p.pastCeiling = false // the retry it allowed is this agent
-	p.Context.Tokens, p.Context.Rolling, p.rollAtAnswer, p.answerAtTurnEnd = 0, false, false, nil
-}
-
-func exitNote(ev Event) string {
-	s := fmt.Sprintf("agent exited with code %d before PLAN COMPLETE", ev.ExitCode)
-	if ev.Reason != "" {
-		s += " (" + ev.Reason + ")"
+// scheduled schedules after out, the commands of an event that was valid
+// (err is nil).
+func (e *Engine) scheduled(out []phase.Command, err error) ([]phase.Command, error) {
+	if err != nil {
+		return nil, err
 	}
-	return s
+	return e.schedule(out), nil
 }
 
-func (e *Engine) init(spec RunSpec) error {
+func (e *Engine) init(spec phase.RunSpec) error {
 	*e = Engine{} // a failed init leaves a blank engine that can take another run-started
 	if spec.MaxConcurrent < 1 {
 		spec.MaxConcurrent = 1
 	}
-	e.byID = make(map[string]*PlanStatus, len(spec.Plans))
-	for _, ps := range spec.Plans {
-		if ps.ID == "" {
-			return fmt.Errorf("run spec: a plan has no id")
-		}
-		if e.byID[ps.ID] != nil {
-			return fmt.Errorf("run spec: duplicate plan %s", ps.ID)
-		}
-		p := &PlanStatus{Spec: ps, State: Pending, index: -1}
-		e.byID[ps.ID] = p
-		e.plans = append(e.plans, p)
-	}
-	for _, p := range e.plans {
-		for _, d := range p.Spec.DependsOn {
-			dep := e.byID[d]
-			if dep == nil {
-				return fmt.Errorf("run spec: plan %s depends on unknown plan %s", p.Spec.ID, d)
-			}
-			dep.dependents = append(dep.dependents, p)
-		}
-	}
-	order, err := topoOrder(e.plans, e.byID)
+	g, err := sched.New(spec.Plans, spec.Dynamic)
 	if err != nil {
 		return err
 	}
-	// A plan's wave is never earlier than its dependencies allow, whatever
-	// was declared, so rigid mode cannot wait on a plan of its own wave.
-	for _, p := range order {
-		w := max(p.Spec.Wave, 1)
-		for _, d := range p.Spec.DependsOn {
-			w = max(w, e.byID[d].Spec.Wave+1)
-		}
-		p.Spec.Wave = w
-	}
-	weight := weightOf(e.plans)
-	for i := len(order) - 1; i >= 0; i-- {
-		p := order[i]
-		longest := int64(0)
-		for _, d := range p.dependents {
-			longest = max(longest, d.remaining)
-		}
-		p.remaining = weight(p) + longest
+	e.byID = make(map[string]*plans.Plan, len(spec.Plans))
+	for i, ps := range spec.Plans {
+		ps.Wave = g.Wave(i)
+		p := plans.New(ps, i)
+		e.byID[ps.ID] = p
+		e.plans = append(e.plans, p)
 	}
 	e.spec = spec
-	e.budget = budgetState{Budget: spec.Budget}
+	e.budget = budget.New(spec.Budget)
 	e.started = true
-	e.openWave = map[int]int{}
-	e.ready = map[int]*readyHeap{}
-	e.begun = map[int]bool{}
-	for _, p := range e.plans {
-		if p.Spec.Done {
-			p.State = Complete
-			continue
-		}
-		if e.openWave[p.Spec.Wave] == 0 {
-			e.waves = append(e.waves, p.Spec.Wave)
-		}
-		e.openWave[p.Spec.Wave]++
-	}
-	sort.Ints(e.waves)
-	for _, p := range e.plans {
-		if p.State != Pending {
-			continue
-		}
-		for _, d := range p.Spec.DependsOn {
-			if e.byID[d].State != Complete {
-				p.unmet++
-			}
-		}
-		if p.unmet == 0 {
-			e.enqueue(p)
-		}
-	}
-	e.advanceWave()
+	e.graph = g
+	g.Reset(e.state)
 	return nil
 }
 
-// topoOrder orders plans so that every plan comes after its dependencies,
-// or reports a cycle.
-func topoOrder(plans []*PlanStatus, byID map[string]*PlanStatus) ([]*PlanStatus, error) {
-	const (
-		unseen = iota
-		visiting
-		done
-	)
-	mark := make(map[*PlanStatus]int, len(plans))
-	var order []*PlanStatus
-	var stack []string
-	var visit func(p *PlanStatus) error
-	visit = func(p *PlanStatus) error {
-		switch mark[p] {
-		case done:
-			return nil
-		case visiting:
-			i := 0
-			for stack[i] != p.Spec.ID {
-				i++
-			}
-			return fmt.Errorf("run spec: dependency cycle %s", strings.Join(append(stack[i:], p.Spec.ID), " → "))
-		}
-		mark[p] = visiting
-		stack = append(stack, p.Spec.ID)
-		for _, d := range p.Spec.DependsOn {
-			if err := visit(byID[d]); err != nil {
-				return err
-			}
-		}
-		stack = stack[:len(stack)-1]
-		mark[p] = done
-		order = append(order, p)
-		return nil
-	}
-	for _, p := range plans {
-		if err := visit(p); err != nil {
-			return nil, err
-		}
-	}
-	return order, nil
-}
+// state is the state of the plan at position i, for the graph.
+func (e *Engine) state(i int) phase.PlanState { return e.plans[i].State }
 
 // resume reconciles the plans that were running when the previous process
 // stopped: their agents are told to go (they may have outlived it), and the
 // disk decides what they achieved. A plan whose spot-check passes is
 // complete (its agent finished before hive recorded it); any other restarts
 // as a new attempt, which skips the tasks already committed.
-func (e *Engine) resume() []Command {
+func (e *Engine) resume() []phase.Command {
 	e.resumes++
-	var out []Command
-	out = e.resumeVerify(out)
-	if e.budget.open != nil {
-		out = e.announce(out, e.budget.open)
+	var out []phase.Command
+	out = e.vj.Resume(verifyHost{e}, out)
+	if e.budget.Open() != nil {
+		out = e.announce(out, e.budget.Open())
 	}
 	for _, p := range e.plans {
-		if p.State == Running && p.Stage != StageWork {
-			// Merging is idempotent: merge again, and the gate runs again.
-			if p.agentLive {
-				out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-				p.agentLive = false
-			}
-			p.resolverAt = 0
+		var next plans.Resumed
+		switch out, next = p.Resume(out); next {
+		case plans.MergeAgain:
 			out = e.merge(out, p)
-			continue
-		}
-		if p.State == Waiting {
-			// The agent is gone with the old process: the answer will go to
-			// a continuation. Show the checkpoint again.
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-			p.agentLive = false
-			p.Open.Standalone = true
+		case plans.AskAgain:
 			out = e.announce(out, p.Open)
-			continue
 		}
-		if p.State != Running {
-			continue
-		}
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-		out = e.spotCheck(out, p, CheckResume)
 	}
 	return out
 }
 
 // restart puts a running plan back in the queue for a new attempt.
-func (e *Engine) restart(out []Command, p *PlanStatus, reason string) []Command {
-	p.continuation = &Continuation{Reason: reason}
-	if cp := cmp.Or(p.answerAtTurnEnd, p.lastAnswered); cp != nil {
-		p.continuation.Checkpoint = copyOf(cp)
-	}
-	p.State = Pending
-	p.check, p.agentLive, p.answerAtTurnEnd = CheckNone, false, nil
+func (e *Engine) restart(out []phase.Command, p *plans.Plan, reason string) []phase.Command {
+	p.Restart(reason)
 	e.running--
-	e.enqueue(p)
-	return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: Pending, Reason: reason})
+	e.graph.Enqueue(p.Pos)
+	return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: phase.Pending, Reason: reason})
 }
 
 // settle moves a running plan to a final state.
-func (e *Engine) settle(out []Command, p *PlanStatus, s PlanState, reason string) []Command {
-	if p.State == Running || p.State == Waiting {
+func (e *Engine) settle(out []phase.Command, p *plans.Plan, s phase.PlanState, reason string) []phase.Command {
+	if p.State == phase.Running || p.State == phase.Waiting {
 		e.running--
-		if p.agentLive {
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		}
+		out = p.End(out)
 	}
-	e.dequeue(p)
-	e.unqueue(p)
+	ready := e.graph.Settled(p.Pos, s == phase.Complete)
+	e.queue.Remove(p.Spec.ID)
 	p.State, p.Reason, p.Finished = s, reason, e.now
-	p.check, p.agentLive = CheckNone, false
-	p.Stage, p.fix = StageWork, ""
-	e.openWave[p.Spec.Wave]--
-	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
-	if s == Complete {
-		for _, d := range p.dependents {
-			d.unmet--
-			if d.unmet == 0 && d.State == Pending {
-				e.enqueue(d)
-			}
+	p.Check, p.AgentLive = phase.CheckNone, false
+	p.Stage = phase.StageWork
+	p.Integ.Settled()
+	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, State: s, Reason: reason})
+	for _, d := range ready {
+		if e.plans[d].State == phase.Pending {
+			e.graph.Enqueue(d)
 		}
 	}
 	return out
 }
 
 // fail fails p and skips every plan that depends on it, directly or not.
-func (e *Engine) fail(out []Command, p *PlanStatus, reason string) []Command {
-	out = e.settle(out, p, Failed, reason)
-	queue := []*PlanStatus{p}
+func (e *Engine) fail(out []phase.Command, p *plans.Plan, reason string) []phase.Command {
+	out = e.settle(out, p, phase.Failed, reason)
+	queue := []*plans.Plan{p}
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
-		for _, d := range cur.dependents {
-			if d.State != Pending {
+		for _, i := range e.graph.Dependents(cur.Pos) {
+			d := e.plans[i]
+			if d.State != phase.Pending {
 				continue
 			}
 			why := fmt.Sprintf("dependency %s failed", p.Spec.ID)
 			if cur != p {
 				why = fmt.Sprintf("dependency %s was skipped (%s failed)", cur.Spec.ID, p.Spec.ID)
 			}
-			out = e.settle(out, d, Skipped, why)
+			out = e.settle(out, d, phase.Skipped, why)
 			queue = append(queue, d)
 		}
 	}
 	return out
 }
 
-// weightOf returns how a plan counts in the longest-remaining-path
-// priority: its estimated seconds when every plan to run has an estimate
-// (a mix of units would rank nonsense), else its task count.
-func weightOf(plans []*PlanStatus) func(*PlanStatus) int64 {
-	estimated := true
-	for _, p := range plans {
-		if !p.Spec.Done && p.Spec.Estimate <= 0 {
-			estimated = false
-		}
-	}
-	if estimated {
-		return func(p *PlanStatus) int64 { return max(int64(p.Spec.Estimate/time.Second), 1) }
-	}
-	return func(p *PlanStatus) int64 { return int64(max(p.Spec.Tasks, 1)) }
-}
-
-// advanceWave moves rigid mode's current wave past every wave with no open
-// plan. A wave's open count only falls after init, so the first open wave
-// never moves back: a cursor makes this O(1) per step, not O(waves), which
-// matters when a million events are replayed.
-func (e *Engine) advanceWave() {
-	for e.waveAt < len(e.waves) && e.openWave[e.waves[e.waveAt]] == 0 {
-		e.waveAt++
-	}
-	e.curWave = 0
-	if e.waveAt < len(e.waves) {
-		e.curWave = e.waves[e.waveAt]
-	}
-}
-
 // schedule starts as many ready plans as the limits allow, highest priority
 // first, and finishes the run when every plan is final.
-func (e *Engine) schedule(out []Command) []Command {
+func (e *Engine) schedule(out []phase.Command) []phase.Command {
 	if e.finished {
 		return out
 	}
-	e.advanceWave()
-	if e.pausing {
+	e.graph.Advance()
+	if e.pause.Pausing() {
 		return e.paging(out)
 	}
-	var h *readyHeap
-	if e.spec.Dynamic {
-		h = e.ready[0]
-	} else {
-		h = e.ready[e.curWave]
-	}
-	var setAside []*PlanStatus
-	for h != nil && h.Len() > 0 && e.running < e.spec.MaxConcurrent {
-		p := heap.Pop(h).(*PlanStatus)
-		if e.spec.SharedTree && !e.fitsSharedTree(p) {
+	var setAside []*plans.Plan
+	for e.running < e.spec.MaxConcurrent {
+		i, ok := e.graph.Next()
+		if !ok {
+			break
+		}
+		p := e.plans[i]
+		if e.spec.SharedTree && !plans.FitsSharedTree(p, e.plans, e.running) {
 			setAside = append(setAside, p)
 			continue
 		}
@@ -772,196 +393,50 @@ func (e *Engine) schedule(out []Command) []Command {
 		out = e.start(out, p)
 	}
 	for _, p := range setAside {
-		heap.Push(h, p)
+		e.graph.Enqueue(p.Pos)
 	}
-	if e.running == 0 && e.allFinal() {
+	if e.running == 0 && e.graph.AllFinal() {
 		if e.verifyPending() {
-			return e.idle(e.verify(out)) // it may wait for a human
+			return e.idle(e.vj.Begin(out)) // it may wait for a human
 		}
-		if cp := e.budget.open; cp != nil {
+		if e.budget.Open() != nil {
 			// Nothing is left to spend on, so nothing to raise the budget
 			// for: a finished run leaves no checkpoint open.
-			out = e.closeBudget(out, cp, "nothing left to run", byHive)
+			out = e.closeBudget(out, "nothing left to run", byHive)
 		}
 		e.finished = true
-		return append(out, Command{Type: CmdRunFinished, Reason: e.outcome()})
+		return append(out, phase.Command{Type: phase.CmdRunFinished, Reason: e.outcome()})
 	}
 	return e.idle(out)
 }
 
-// idle decides when the run stops for a human: no plan is running, so
-// nothing can go on without an answer to the open checkpoints, and this
-// process is not attended, and either only a human may answer (an
-// unattended run met such a checkpoint) or nobody answered with `hive
-// answer` within the process's wait.
-func (e *Engine) idle(out []Command) []Command {
-	if e.stopping && e.anyRunning() {
-		// Work goes on after a stop for a human without a resume: a
-		// workflow that outlived its stop was answered. Its next stop is
-		// a new one.
-		e.stopping = false
-	}
-	if len(e.queue) == 0 || e.stopping || e.attended || e.anyRunning() || e.waits.Wait != nil {
-		e.idleSince = time.Time{}
-		return out
-	}
-	switch {
-	case e.needHuman || e.wait == 0:
-	case e.wait < 0:
-		return out
-	case e.idleSince.IsZero():
-		e.idleSince = e.now
-		return append(out,
-			Command{Type: CmdNote, Text: fmt.Sprintf("waiting up to %s for an answer (hive answer PLAN \"...\" from another terminal); then the run stops and keeps the checkpoint", e.wait)},
-			Command{Type: CmdWake, At: e.now.Add(e.wait)})
-	case e.now.Before(e.idleSince.Add(e.wait)):
-		return out
-	}
-	e.stopping = true
-	return append(out, Command{Type: CmdStopForHuman})
+// idle decides when the run stops for a human (attend.Wait.Idle).
+func (e *Engine) idle(out []phase.Command) []phase.Command {
+	return e.human.Idle(out, e.now, e.queue.Len() > 0, e.waits.Wait != nil, func() bool { return plans.AnyRunning(e.plans) })
 }
 
-// anyRunning reports whether a plan is running (not waiting at a
-// checkpoint, nor held by the budget). It walks the plans, which is fine:
-// it is asked only while a checkpoint is open.
-func (e *Engine) anyRunning() bool {
-	for _, p := range e.plans {
-		if p.State == Running && p.Stage != StageHeld {
-			return true
-		}
+func (e *Engine) start(out []phase.Command, p *plans.Plan) []phase.Command {
+	if e.graph.Begin(p.Pos) {
+		out = append(out, phase.Command{Type: phase.CmdWaveStarted, Wave: p.Spec.Wave})
 	}
-	return false
-}
-
-func (e *Engine) allFinal() bool {
-	e.advanceWave()
-	return e.waveAt == len(e.waves)
-}
-
-// fitsSharedTree reports whether p can run beside the running plans in one
-// working tree: their files must not overlap, and a plan that declares no
-// files could touch anything, so it runs alone.
-func (e *Engine) fitsSharedTree(p *PlanStatus) bool {
-	if e.running == 0 {
-		return true
-	}
-	if len(p.Spec.Files) == 0 {
-		return false
-	}
-	for _, q := range e.plans {
-		if q.State != Running && q.State != Waiting { // a waiting plan still owns its half-done files
-			continue
-		}
-		if len(q.Spec.Files) == 0 || overlaps(p.Spec.Files, q.Spec.Files) {
-			return false
-		}
-	}
-	return true
-}
-
-// overlaps reports whether two file lists may touch a common file: equal
-// paths, a folder and a path inside it, or a glob pattern (which could match
-// anything, so it overlaps everything).
-func overlaps(a, b []string) bool {
-	for _, x := range a {
-		if strings.ContainsAny(x, "*?[") {
-			return true
-		}
-		for _, y := range b {
-			if strings.ContainsAny(y, "*?[") || x == y || strings.HasPrefix(y, strings.TrimSuffix(x, "/")+"/") || strings.HasPrefix(x, strings.TrimSuffix(y, "/")+"/") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (e *Engine) start(out []Command, p *PlanStatus) []Command {
-	if !e.begun[p.Spec.Wave] {
-		e.begun[p.Spec.Wave] = true
-		out = append(out, Command{Type: CmdWaveStarted, Wave: p.Spec.Wave})
-	}
-	p.State = Running
+	p.State = phase.Running
 	e.running++
 	if spent, over := e.planOver(p); over {
 		// It crossed its ceiling after its agent was stopped (the turn's
 		// usage comes last): the human decides whether it gets another.
 		return e.planFailed(out, p, spent)
 	}
-	e.newAgent(p)
-	p.TasksDone = 0
-	p.Progress = ""
-	cont := withAnswers(p, p.continuation)
-	p.continuation = nil
+	cont := p.Start(e.now)
 	return append(out,
-		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running},
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running},
 		e.startAgent(p, "", cont))
 }
 
 // startAgent is the command that starts p's next agent in role: on the
 // plan's rung of the model ladder, within its allotment of the budget. Its
 // first turn is in flight from now.
-func (e *Engine) startAgent(p *PlanStatus, role string, c *Continuation) Command {
-	e.budget.turns.Started(p.Spec.ID, p.Attempt)
-	return Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
-		Rung: p.Rung, MaxUSD: e.allotment(p), Fallback: e.waits.FellBack}
-}
-
-func (e *Engine) enqueue(p *PlanStatus) {
-	w := p.Spec.Wave
-	if e.spec.Dynamic {
-		w = 0
-	}
-	h := e.ready[w]
-	if h == nil {
-		h = &readyHeap{}
-		e.ready[w] = h
-	}
-	heap.Push(h, p)
-}
-
-func (e *Engine) dequeue(p *PlanStatus) {
-	if p.index < 0 {
-		return
-	}
-	w := p.Spec.Wave
-	if e.spec.Dynamic {
-		w = 0
-	}
-	heap.Remove(e.ready[w], p.index)
-}
-
-// readyHeap orders ready plans: the longest remaining path first (it bounds
-// the makespan), then the earlier wave, then the id, so the order is total
-// and the schedule deterministic.
-type readyHeap []*PlanStatus
-
-func (h readyHeap) Len() int { return len(h) }
-func (h readyHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
-	if a.remaining != b.remaining {
-		return a.remaining > b.remaining
-	}
-	if a.Spec.Wave != b.Spec.Wave {
-		return a.Spec.Wave < b.Spec.Wave
-	}
-	return a.Spec.ID < b.Spec.ID
-}
-func (h readyHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-func (h *readyHeap) Push(x any) {
-	p := x.(*PlanStatus)
-	p.index = len(*h)
-	*h = append(*h, p)
-}
-func (h *readyHeap) Pop() any {
-	old := *h
-	p := old[len(old)-1]
-	old[len(old)-1] = nil
-	p.index = -1
-	*h = old[:len(old)-1]
-	return p
+func (e *Engine) startAgent(p *plans.Plan, role string, c *phase.Continuation) phase.Command {
+	e.budget.Started(p.Spec.ID, p.Attempt)
+	return phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: role, Continuation: c,
+		Rung: p.Rung, MaxUSD: e.budget.Allotment(&p.PlanStatus), Fallback: e.waits.FellBack}
 }

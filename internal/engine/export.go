@@ -2,207 +2,33 @@ package engine
 
 import (
 	"fmt"
-	"sort"
-	"time"
 
-	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/engine/active"
+	"github.com/hivectl/hive/internal/engine/attend"
+	"github.com/hivectl/hive/internal/engine/budget"
+	"github.com/hivectl/hive/internal/engine/checkpoints"
+	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/limits"
+	"github.com/hivectl/hive/internal/engine/pause"
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/engine/verify"
+	"github.com/hivectl/hive/internal/phase"
 )
 
-// State is the engine's whole state as plain data: Export gives it, Restore
-// takes it back. A long run's history can then be carried as one value
-// instead of every event (Temporal's continue-as-new, a journal's
-// compaction); JSON keeps it compact and readable. What the engine derives
-// (the dependency graph's links and priorities, the ready queues, the wave
-// counts) is rebuilt from the spec, not carried.
-type State struct {
-	Version int `json:"engine_version"`
-	// Rules is the engine version whose decisions the run follows (see
-	// Engine.rules); 0 in a state exported before it was kept: Version's.
-	Rules    int          `json:"rules,omitempty"`
-	Spec     RunSpec      `json:"spec"`
-	Finished bool         `json:"finished,omitempty"`
-	Resumes  int          `json:"resumes,omitempty"`
-	Now      time.Time    `json:"now"`
-	Begun    []int        `json:"begun,omitempty"`
-	Plans    []PlanRecord `json:"plans"`
-	// Queue lists the open checkpoints by id, in order: each is a plan's
-	// Open or the verification's.
-	Queue        []int         `json:"queue,omitempty"`
-	LastCP       int           `json:"last_checkpoint,omitempty"`
-	Resolved     int           `json:"resolved,omitempty"`
-	Aborted      bool          `json:"aborted,omitempty"`
-	Always       []string      `json:"always,omitempty"`
-	Verify       VerifyState   `json:"verify"`
-	Verification *Verification `json:"verification,omitempty"`
-	VerifyOpen   *Checkpoint   `json:"verify_open,omitempty"`
-	Active       time.Duration `json:"active,omitempty"`
-	LastOwn      time.Time     `json:"last_own"`
-	Down         []Downtime    `json:"down,omitempty"`
-	ForeignGain  time.Duration `json:"foreign_gain,omitempty"`
-	Human        HumanWait     `json:"human"`
-	Merges       int           `json:"merges,omitempty"`
-	Budget       BudgetRecord  `json:"budget,omitzero"`
-	Pause        PauseRecord   `json:"pause,omitzero"`
-	Waits        work.Waits    `json:"waits,omitzero"`
-}
-
-// PauseRecord is where a pause stands (Engine.pause).
-type PauseRecord struct {
-	Pausing bool      `json:"pausing,omitempty"`
-	Paused  bool      `json:"paused,omitempty"`
-	At      time.Time `json:"at,omitzero"`
-}
-
-// BudgetRecord is the budget as it stands: raised by answers, its rung,
-// whether 80 % was passed, its open checkpoint. What was spent is summed
-// from the jobs again.
-type BudgetRecord struct {
-	Budget
-	Rung   int         `json:"rung,omitempty"`
-	Warned bool        `json:"warned,omitempty"`
-	Open   *Checkpoint `json:"open,omitempty"`
-	Spent  work.Spend  `json:"spent"`
-	// LargestTurn, TurnEnded and Turns are what the run knows of its
-	// turns' costs: the largest, whether one has ended, and the cost so
-	// far of each turn in flight.
-	LargestTurn float64    `json:"largest_turn,omitempty"`
-	TurnEnded   bool       `json:"turn_ended,omitempty"`
-	Turns       []TurnCost `json:"turns,omitempty"`
-}
-
-// TurnCost is an agent's turns in flight: how many, and what they have
-// reported so far.
-type TurnCost struct {
-	Plan    string  `json:"plan"`
-	Attempt int     `json:"attempt"`
-	Turns   int     `json:"turns"`
-	USD     float64 `json:"usd,omitempty"`
-}
-
-// HumanWait is when the run stops for a human (Engine.idle).
-type HumanWait struct {
-	Attended  bool          `json:"attended,omitempty"`
-	Wait      time.Duration `json:"wait,omitempty"`
-	NeedHuman bool          `json:"need_human,omitempty"`
-	IdleSince time.Time     `json:"idle_since"`
-	Stopping  bool          `json:"stopping,omitempty"`
-}
-
-// VerifyState is the verification job's state.
-type VerifyState struct {
-	VerifyJob
-	Seen      sessionCosts `json:"seen,omitempty"`
-	AgentLive bool         `json:"agent_live,omitempty"`
-	TurnEnded bool         `json:"turn_ended,omitempty"`
-}
-
-// PlanRecord is one plan's state.
-type PlanRecord struct {
-	ID            string         `json:"id"`
-	State         PlanState      `json:"state"`
-	Attempt       int            `json:"attempt,omitempty"`
-	PID           int            `json:"pid,omitempty"`
-	TasksDone     int            `json:"tasks_done,omitempty"`
-	Progress      string         `json:"progress,omitempty"`
-	Reason        string         `json:"reason,omitempty"`
-	Commits       []string       `json:"commits,omitempty"`
-	Started       time.Time      `json:"started"`
-	Stage         Stage          `json:"stage,omitempty"`
-	Finished      time.Time      `json:"finished"`
-	Open          *Checkpoint    `json:"open,omitempty"`
-	Report        *work.Report   `json:"report,omitempty"`
-	Resolved      int            `json:"resolved,omitempty"`
-	Spend         work.Spend     `json:"spend"`
-	Resolves      int            `json:"resolves,omitempty"`
-	ResolveSpend  work.Spend     `json:"resolve_spend"`
-	Seen          sessionCosts   `json:"seen,omitempty"`
-	ResolveSeen   sessionCosts   `json:"resolve_seen,omitempty"`
-	Resolvers     []int          `json:"resolvers,omitempty"`
-	Check         SpotCheck      `json:"check,omitempty"`
-	LastAnswered  *Checkpoint    `json:"last_answered,omitempty"`
-	Answered      []Checkpoint   `json:"answered,omitempty"`
-	Continuation  *Continuation  `json:"continuation,omitempty"`
-	AutoRetries   int            `json:"auto_retries,omitempty"`
-	HumanRetried  bool           `json:"human_retried,omitempty"`
-	PastCeiling   bool           `json:"past_ceiling,omitempty"`
-	Silence       Silence        `json:"silence,omitempty"`
-	LastActive    time.Time      `json:"last_active"`
-	AgentLive     bool           `json:"agent_live,omitempty"`
-	ExitNote      string         `json:"exit_note,omitempty"`
-	Permissions   []Checkpoint   `json:"permissions,omitempty"`
-	ResolverAt    int            `json:"resolver_at,omitempty"`
-	ConflictFiles []string       `json:"conflict_files,omitempty"`
-	ConflictWhere string         `json:"conflict_where,omitempty"`
-	GateLoops     int            `json:"gate_loops,omitempty"`
-	Fix           string         `json:"fix,omitempty"`
-	Rung          int            `json:"rung,omitempty"`
-	Guard         work.CallGuard `json:"loop_guard,omitzero"`
-	Context       ContextUse     `json:"context,omitzero"`
-	RollBy        time.Time      `json:"roll_by,omitzero"`
-	RollAtAnswer  bool           `json:"roll_at_answer,omitempty"`
-	// AnswerAtTurnEnd is the answer that waits for the live agent's turn
-	// to end.
-	AnswerAtTurnEnd *Checkpoint  `json:"answer_at_turn_end,omitempty"`
-	Notes           *work.Report `json:"notes,omitempty"`
-}
-
 // Export returns the engine's state as plain data; the engine is unchanged.
-func (e *Engine) Export() State {
-	s := State{Version: Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
-		LastCP: e.lastCP, Resolved: e.resolved, Aborted: e.aborted, Verification: e.verification,
-		Active: e.active, LastOwn: e.lastOwn, Down: append([]Downtime(nil), e.down...), ForeignGain: e.foreignGain,
-		Human: HumanWait{e.attended, e.wait, e.needHuman, e.idleSince, e.stopping}, Merges: e.merges,
-		Verify: VerifyState{VerifyJob: e.vj, Seen: e.vj.seen, AgentLive: e.vj.agentLive, TurnEnded: e.vj.turnEnded},
-		Pause:  PauseRecord{e.pausing, e.paused, e.pausedAt}, Waits: e.waits.Clone()}
-	s.Verify.seen = nil
-	b := e.budget
+func (e *Engine) Export() phase.State {
+	s := phase.State{Version: phase.Version, Spec: e.spec, Finished: e.finished, Resumes: e.resumes, Now: e.now,
+		Aborted: e.aborted,
+		Human:   e.human.Record(), Merges: e.branch.Merges,
+		Pause: e.pause.Record(), Waits: e.waits.Clone()}
 	s.Rules = e.rules
-	s.Budget = BudgetRecord{Budget: b.Budget, Rung: b.ladder.Rung, Warned: b.ladder.Warned, Spent: b.spent}
-	s.Budget.LargestTurn, s.Budget.TurnEnded = b.turns.Largest()
-	for _, k := range b.turns.InFlight() {
-		l := b.turns.Load(k)
-		s.Budget.Turns = append(s.Budget.Turns, TurnCost{Plan: k.Job, Attempt: k.Attempt, Turns: l.N, USD: l.USD})
-	}
-	if b.open != nil {
-		s.Budget.Open = copyOf(b.open)
-	}
-	if e.verifyOpen != nil {
-		s.VerifyOpen = copyOf(e.verifyOpen)
-	}
-	for w := range e.begun {
-		s.Begun = append(s.Begun, w)
-	}
-	sort.Ints(s.Begun)
-	for tool := range e.always {
-		s.Always = append(s.Always, tool)
-	}
-	sort.Strings(s.Always)
-	for _, cp := range e.queue {
-		s.Queue = append(s.Queue, cp.ID)
-	}
+	e.active.Record(&s)
+	s.Budget = e.budget.Record()
+	s.Verify, s.Verification, s.VerifyOpen = e.vj.Record()
+	s.Begun = e.graph.Begun()
+	e.queue.Record(&s)
 	for _, p := range e.plans {
-		r := PlanRecord{ID: p.Spec.ID, State: p.State, Attempt: p.Attempt, PID: p.PID, TasksDone: p.TasksDone, Progress: p.Progress,
-			Reason: p.Reason, Commits: p.Commits, Started: p.Started, Stage: p.Stage, Finished: p.Finished, Report: p.Report,
-			Resolved: p.Resolved, Spend: p.Spend, Resolves: p.Resolves, ResolveSpend: p.ResolveSpend, Seen: p.seen, ResolveSeen: p.resolveSeen,
-			Check: p.check, Answered: p.answered, Continuation: p.continuation,
-			AutoRetries: p.autoRetries, HumanRetried: p.humanRetried, PastCeiling: p.pastCeiling, Silence: p.silence, LastActive: p.lastActive,
-			AgentLive: p.agentLive, ExitNote: p.exitNote, ResolverAt: p.resolverAt, ConflictFiles: p.conflictFiles,
-			ConflictWhere: p.conflictWhere, GateLoops: p.gateLoops, Fix: p.fix, Rung: p.Rung, Guard: p.guard.Clone(),
-			Context: p.Context, RollBy: p.rollBy, RollAtAnswer: p.rollAtAnswer, Notes: p.notes, AnswerAtTurnEnd: p.answerAtTurnEnd}
-		if p.Open != nil {
-			r.Open = copyOf(p.Open)
-		}
-		if p.lastAnswered != nil {
-			r.LastAnswered = copyOf(p.lastAnswered)
-		}
-		for _, cp := range p.permissions {
-			r.Permissions = append(r.Permissions, *copyOf(cp))
-		}
-		for a := range p.resolvers {
-			r.Resolvers = append(r.Resolvers, a)
-		}
-		sort.Ints(r.Resolvers)
-		s.Plans = append(s.Plans, r)
+		s.Plans = append(s.Plans, p.Record())
 	}
 	return s
 }
@@ -210,9 +36,9 @@ func (e *Engine) Export() State {
 // Restore returns an engine in state s, which then behaves as the engine
 // that exported it on any further events. A state of a newer engine is
 // refused, as its journal would be.
-func Restore(s State) (*Engine, error) {
-	if s.Version > Version {
-		return nil, &NewerError{Version: s.Version}
+func Restore(s phase.State) (*Engine, error) {
+	if s.Version > phase.Version {
+		return nil, &phase.NewerError{Version: s.Version}
 	}
 	e := New()
 	if len(s.Plans) == 0 && len(s.Spec.Plans) == 0 {
@@ -225,122 +51,49 @@ func Restore(s State) (*Engine, error) {
 		return nil, fmt.Errorf("restore: %d plan records for %d plans", len(s.Plans), len(e.plans))
 	}
 	e.finished, e.resumes, e.now = s.Finished, s.Resumes, s.Now
-	e.lastCP, e.resolved, e.aborted = s.LastCP, s.Resolved, s.Aborted
-	e.verification, e.verifyOpen = s.Verification, s.VerifyOpen
-	e.active, e.lastOwn, e.down, e.foreignGain = s.Active, s.LastOwn, s.Down, s.ForeignGain
-	h := s.Human
-	e.merges = s.Merges
-	e.pausing, e.paused, e.pausedAt = s.Pause.Pausing, s.Pause.Paused, s.Pause.At
-	e.waits = s.Waits.Clone()
-	e.attended, e.wait, e.needHuman, e.idleSince, e.stopping = h.Attended, h.Wait, h.NeedHuman, h.IdleSince, h.Stopping
-	e.vj = s.Verify.VerifyJob
-	e.vj.seen, e.vj.agentLive, e.vj.turnEnded = s.Verify.Seen, s.Verify.AgentLive, s.Verify.TurnEnded
-	for _, w := range s.Begun {
-		e.begun[w] = true
-	}
-	for _, tool := range s.Always {
-		if e.always == nil {
-			e.always = map[string]bool{}
-		}
-		e.always[tool] = true
-	}
+	e.aborted = s.Aborted
+	e.active, e.human = active.Restore(s), attend.Restore(s.Human)
+	e.branch = integrate.Branch{Merges: s.Merges}
+	e.pause, e.waits = pause.Restore(s.Pause), limits.Wait{Waits: s.Waits.Clone()}
+	e.vj = verify.Restore(s.Verify, s.Verification, s.VerifyOpen)
+	e.graph.SetBegun(s.Begun)
 	b := s.Budget
-	e.budget = budgetState{Budget: b.Budget, ladder: work.Ladder{Rung: b.Rung, Warned: b.Warned}, open: b.Open, spent: b.Spent}
-	var inFlight map[work.TurnKey]work.TurnLoad
-	for _, t := range b.Turns {
-		if inFlight == nil {
-			inFlight = map[work.TurnKey]work.TurnLoad{}
-		}
-		inFlight[work.TurnKey{Job: t.Plan, Attempt: t.Attempt}] = work.TurnLoad{N: t.Turns, USD: t.USD}
-	}
-	e.budget.turns = work.Restore(b.LargestTurn, b.TurnEnded, inFlight)
+	e.budget = budget.Restore(b)
 	e.rules = s.Rules
 	if e.rules == 0 {
 		e.rules = max(1, s.Version) // exported by an engine that followed its own rules
 	}
-	open := map[int]*Checkpoint{}
-	if e.verifyOpen != nil {
-		open[e.verifyOpen.ID] = e.verifyOpen
+	open := map[int]*phase.Checkpoint{}
+	if cp := e.vj.Open(); cp != nil {
+		open[cp.ID] = cp
 	}
 	if b.Open != nil {
 		open[b.Open.ID] = b.Open
 	}
 	for i, r := range s.Plans {
 		p := e.plans[i]
-		if r.ID != p.Spec.ID {
-			return nil, fmt.Errorf("restore: plan record %d is %s, the spec's plan is %s", i, r.ID, p.Spec.ID)
-		}
-		p.State, p.Attempt, p.PID, p.TasksDone, p.Progress, p.Reason = r.State, r.Attempt, r.PID, r.TasksDone, r.Progress, r.Reason
-		p.Commits, p.Started, p.Stage, p.Finished, p.Open, p.Report = r.Commits, r.Started, r.Stage, r.Finished, r.Open, r.Report
-		p.Resolved, p.Spend, p.Resolves, p.ResolveSpend, p.seen, p.resolveSeen = r.Resolved, r.Spend, r.Resolves, r.ResolveSpend, r.Seen, r.ResolveSeen
-		p.check, p.lastAnswered, p.answered, p.continuation = r.Check, r.LastAnswered, r.Answered, r.Continuation
-		p.autoRetries, p.humanRetried, p.pastCeiling, p.silence, p.lastActive = r.AutoRetries, r.HumanRetried, r.PastCeiling, r.Silence, r.LastActive
-		p.agentLive, p.exitNote, p.resolverAt, p.conflictFiles = r.AgentLive, r.ExitNote, r.ResolverAt, r.ConflictFiles
-		p.conflictWhere, p.gateLoops, p.fix, p.Rung, p.guard = r.ConflictWhere, r.GateLoops, r.Fix, r.Rung, r.Guard.Clone()
-		p.Context, p.rollBy, p.rollAtAnswer, p.notes = r.Context, r.RollBy, r.RollAtAnswer, r.Notes
-		p.answerAtTurnEnd = r.AnswerAtTurnEnd
-		p.permissions = nil
-		for _, cp := range r.Permissions {
-			p.permissions = append(p.permissions, copyOf(&cp))
-		}
-		p.resolvers = nil
-		for _, a := range r.Resolvers {
-			if p.resolvers == nil {
-				p.resolvers = map[int]bool{}
-			}
-			p.resolvers[a] = true
+		if err := p.Restore(i, r); err != nil {
+			return nil, err
 		}
 		if p.Open != nil {
 			open[p.Open.ID] = p.Open
 		}
 	}
-	for _, id := range s.Queue {
-		cp := open[id]
-		if cp == nil {
-			return nil, fmt.Errorf("restore: queued checkpoint %d is no plan's open checkpoint", id)
-		}
-		e.queue = append(e.queue, cp)
+	var err error
+	if e.queue, err = checkpoints.Restore(s, open); err != nil {
+		return nil, err
 	}
 	e.rebuild()
 	return e, nil
 }
 
 // rebuild derives, after a restore, what the engine keeps alongside the
-// plans' states: the running count, each pending plan's unmet
-// dependencies, the ready queues and each wave's open plans.
+// plans' states: the running count, and the graph's unmet dependencies,
+// ready queues and each wave's open plans.
 func (e *Engine) rebuild() {
-	e.running = 0
-	e.ready = map[int]*readyHeap{}
-	e.openWave = map[int]int{}
-	e.waves, e.waveAt = nil, 0
-	waves := map[int]bool{}
+	e.running = plans.Slots(e.plans)
 	for _, p := range e.plans {
-		p.index = -1
-		p.dirty = true
-		if p.State == Running || p.State == Waiting {
-			e.running++
-		}
-		p.unmet = 0
-		for _, d := range p.Spec.DependsOn {
-			if e.byID[d].State != Complete {
-				p.unmet++
-			}
-		}
-		if !p.Spec.Done { // init counts the waves of the plans to run
-			if !waves[p.Spec.Wave] {
-				waves[p.Spec.Wave] = true
-				e.waves = append(e.waves, p.Spec.Wave)
-			}
-			if !p.State.Final() {
-				e.openWave[p.Spec.Wave]++
-			}
-		}
+		p.Dirty = true
 	}
-	sort.Ints(e.waves)
-	for _, p := range e.plans {
-		if p.State == Pending && p.unmet == 0 {
-			e.enqueue(p)
-		}
-	}
-	e.advanceWave()
+	e.graph.Reset(e.state)
 }

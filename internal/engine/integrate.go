@@ -2,208 +2,137 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/hivectl/hive/internal/work"
+	"github.com/hivectl/hive/internal/engine/integrate"
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // merge asks for p's branch to be merged into the integration branch. The
 // plan keeps its slot until it is merged (and gated), so a dependent never
 // starts from a base without it.
-func (e *Engine) merge(out []Command, p *PlanStatus) []Command {
-	if p.agentLive {
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-	}
-	p.Stage = StageMerge
-	p.check = CheckNone
-	return append(out, Command{Type: CmdMerge, Plan: p.Spec.ID, Attempt: p.Attempt})
+func (e *Engine) merge(out []phase.Command, p *plans.Plan) []phase.Command {
+	out = p.End(out)
+	p.Stage = phase.StageMerge
+	p.Check = phase.CheckNone
+	return append(out, phase.Command{Type: phase.CmdMerge, Plan: p.Spec.ID, Attempt: p.Attempt})
 }
 
 // integrating handles the events of a plan past its executor's work: the
-// merge, a resolver agent's work, the post-merge gate.
-func (e *Engine) integrating(p *PlanStatus, ev Event) ([]Command, error) {
-	var out []Command
+// merge, a resolver agent's work, the post-merge gate (package integrate).
+func (e *Engine) integrating(p *plans.Plan, ev phase.Event) ([]phase.Command, error) {
+	var out []phase.Command
+	resolving := p.Stage == phase.StageResolve
 	switch ev.Type {
-	case EvAgentStarted:
+	case phase.EvAgentStarted:
 		p.PID = ev.PID
-	case EvAgentExited:
-		p.agentLive = false
-		if p.Stage == StageResolve {
+	case phase.EvAgentExited:
+		p.AgentLive = false
+		if resolving {
 			// The disk decides: a resolver that committed its resolution
 			// and ended without saying so still leaves a clean merge.
-			if e.rules >= resolverRules {
-				// It ended without PLAN COMPLETE (it would have merged
-				// then): it was cut off rather than beaten, so a conflict
-				// left gets another resolver, as after a resume.
-				p.resolverAt = 0
-			}
+			p.Integ.ResolverEnded(e.rules)
 			out = e.merge(out, p)
 		}
-	case EvPlanComplete:
-		if p.Stage == StageResolve {
+	case phase.EvPlanComplete:
+		if resolving {
 			out = e.merge(out, p)
 		}
-	case EvPlanFailed:
-		if p.Stage == StageResolve {
+	case phase.EvPlanFailed:
+		if resolving {
 			out = e.conflict(out, p, "the resolver gave up: "+ev.Reason)
 		}
-	case EvReport:
-		if p.Stage == StageResolve && ev.Report != nil {
+	case phase.EvReport:
+		if resolving && ev.Report != nil {
 			p.Report = ev.Report
-			if ev.Report.Status == work.ReportBlocked || ev.Report.Status == work.ReportNeedsInput {
-				out = e.conflict(out, p, "the resolver reported "+ev.Report.Status+": "+firstOf(ev.Report.Blocker, ev.Report.Summary, "no reason given"))
+			if why, blocked := integrate.Blocked(ev.Report); blocked {
+				out = e.conflict(out, p, why)
 			}
 		}
-	case EvSilent:
-		if p.Stage == StageResolve {
-			out = e.silent(out, p, ev)
+	case phase.EvSilent:
+		if resolving {
+			out = p.Silent(out, e.spec.Team, ev)
 		}
-	case EvCommitsChecked:
-		if p.Stage == StageResolve && p.silence == CheckingCommits && !ev.OK {
-			p.silence = Stalled
-			out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID, Kill: true, Reason: "the resolver stalled"})
+	case phase.EvCommitsChecked:
+		if resolving {
+			out = p.CommitsChecked(out, ev.OK, e.now, "the resolver")
 		}
-	case EvMerged:
-		if p.Stage != StageMerge {
+	case phase.EvMerged:
+		if p.Stage != phase.StageMerge {
 			return nil, fmt.Errorf("merged %s: no merge was asked for", p.Spec.ID)
 		}
-		if ev.OK {
-			e.merges++
-		}
-		switch {
-		case ev.OK && e.spec.Gate:
-			p.Stage = StageGate
-			out = append(out, Command{Type: CmdGate, Plan: p.Spec.ID, Attempt: p.Attempt})
-		case ev.OK:
-			out = e.settle(out, p, Complete, "")
-		case len(ev.Files) > 0:
-			p.conflictFiles = append([]string(nil), ev.Files...)
-			p.conflictWhere = ev.Reason
-			// A resolver gets the conflict, and another one if other plans
-			// merged since the last one started (it resolved against an
-			// integration branch that has moved), a few times at most.
-			fresh := p.resolverAt == 0 || p.resolverAt <= e.merges
-			if e.spec.Resolver && fresh && p.Resolves < MaxResolves {
-				out = e.resolve(out, p, ev.Files)
-			} else {
-				out = e.conflict(out, p, "")
-			}
+		switch e.branch.Merged(&p.Integ, ev, e.spec.Gate, e.spec.Resolver, p.Resolves) {
+		case integrate.Gate:
+			p.Stage = phase.StageGate
+			out = append(out, phase.Command{Type: phase.CmdGate, Plan: p.Spec.ID, Attempt: p.Attempt})
+		case integrate.Complete:
+			out = e.settle(out, p, phase.Complete, "")
+		case integrate.Resolve:
+			out = e.resolve(out, p)
+		case integrate.Conflict:
+			out = e.conflict(out, p, "")
 		default:
-			p.Stage = StageWork
+			p.Stage = phase.StageWork
 			out = e.failing(out, p, "merge failed: "+ev.Reason, false)
 		}
-	case EvGateChecked:
-		if p.Stage != StageGate {
+	case phase.EvGateChecked:
+		if p.Stage != phase.StageGate {
 			return nil, fmt.Errorf("gate-checked %s: no gate was asked for", p.Spec.ID)
 		}
 		if ev.OK {
-			out = e.settle(out, p, Complete, "")
+			out = e.settle(out, p, phase.Complete, "")
 			break
 		}
-		p.Stage, p.fix = StageWork, ev.Text
-		if p.gateLoops < MaxFixLoops {
-			p.gateLoops++
-			out = e.continueWith(out, p, &Continuation{
-				Reason: fmt.Sprintf("the post-merge gate failed (fix %d of %d)", p.gateLoops, MaxFixLoops),
-				Fix:    ev.Text,
-			})
-			break
+		p.Stage = phase.StageWork
+		if fix, cp := p.Integ.GateFailed(ev.Text); fix != nil {
+			out = e.continueWith(out, p, fix)
+		} else {
+			out = e.raise(out, p, cp)
 		}
-		out = e.raise(out, p, &Checkpoint{
-			Kind:     KindFailure,
-			Type:     "post-merge-gate",
-			Details:  fmt.Sprintf("the post-merge gate still fails after %d fix agents: %s", MaxFixLoops, clipLines(ev.Text, 20)),
-			Awaiting: "retry (another fix agent), skip (the plan fails; its merged work stays) or abort (the whole run)",
-			Options:  []string{"retry", "skip", "abort"},
-		})
 	}
 	return out, nil
 }
 
-// resolverRules is the engine version from which a resolver that ended
-// without PLAN COMPLETE is followed by another resolver (see Version).
-const resolverRules = 8
-
 // resolve starts a resolver agent (role comb) on p's conflict, unless the
 // plan has spent its ceiling (a human resolves it) or the budget checkpoint
 // holds every new agent (the plan merges again once it is raised).
-func (e *Engine) resolve(out []Command, p *PlanStatus, files []string) []Command {
+func (e *Engine) resolve(out []phase.Command, p *plans.Plan) []phase.Command {
 	if spent, over := e.planOver(p); over {
 		return e.conflict(out, p, spent)
 	}
-	if !e.pausing {
+	pausing := e.pause.Pausing()
+	if !pausing {
 		out = e.holdTurns(out)
 	}
-	if e.budget.open != nil || e.pausing || e.waits.Wait != nil {
+	if e.budget.Open() != nil || pausing || e.waits.Wait != nil {
 		// A resume after a pause merges it again (see resume), as the
 		// end of a wait for the provider does (limitWake).
-		why := "merge conflict: the resolver is held until the budget is raised"
-		switch {
-		case e.pausing:
-			why = "merge conflict: the resolver starts when the run is resumed"
-		case e.waits.Wait != nil:
-			why = "merge conflict: the resolver starts when the provider's limit has passed"
-		}
-		p.Stage = StageHeld
-		return append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: why})
+		p.Stage = phase.StageHeld
+		return append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: integrate.Held(pausing, e.waits.Wait != nil)})
 	}
-	p.resolverAt = e.merges + 1
-	p.Stage = StageResolve
-	e.newAgent(p)
+	p.Stage = phase.StageResolve
+	p.NewAgent(e.now)
 	p.Resolves++
-	if p.resolvers == nil {
-		p.resolvers = map[int]bool{}
-	}
-	p.resolvers[p.Attempt] = true
-	e.budget.turns.Started(p.Spec.ID, p.Attempt)
+	c := e.branch.Resolving(&p.Integ, p.Attempt)
+	e.budget.Started(p.Spec.ID, p.Attempt)
 	return append(out,
-		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "merge conflict: a resolver agent works on " + strings.Join(files, ", ")},
-		Command{Type: CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.allotment(p), Fallback: e.waits.FellBack,
-			Continuation: &Continuation{Reason: "merge conflict", Conflict: append([]string(nil), files...)}})
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: p.Integ.Working()},
+		phase.Command{Type: phase.CmdStartAgent, Plan: p.Spec.ID, Attempt: p.Attempt, Role: "comb", MaxUSD: e.budget.Allotment(&p.PlanStatus), Fallback: e.waits.FellBack, Continuation: c})
 }
 
 // conflict asks a human to resolve p's merge conflict by hand.
-func (e *Engine) conflict(out []Command, p *PlanStatus, why string) []Command {
-	if p.agentLive {
-		out = append(out, Command{Type: CmdStopAgent, Plan: p.Spec.ID, Attempt: p.Attempt, PID: p.PID})
-		p.agentLive = false
-	}
-	p.Stage = StageWork
-	details := "merging " + p.Spec.ID + " conflicts in: " + strings.Join(p.conflictFiles, ", ")
-	var notes []string
-	for _, n := range []string{p.conflictWhere, why} {
-		if n != "" {
-			notes = append(notes, n)
-		}
-	}
-	if len(notes) > 0 {
-		details += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return e.raise(out, p, &Checkpoint{
-		Kind:     KindMerge,
-		Type:     "merge-conflict",
-		Details:  details,
-		Awaiting: "resolve the files by hand in the plan's worktree and commit, then answer done; or abort (the plan fails, its branch is kept)",
-		Options:  []string{"done", "abort"},
-	})
+func (e *Engine) conflict(out []phase.Command, p *plans.Plan, why string) []phase.Command {
+	out = p.End(out)
+	p.Stage = phase.StageWork
+	return e.raise(out, p, p.Integ.ConflictCheckpoint(p.Spec.ID, why))
 }
 
 // mergeAnswered acts on the answer to a merge-conflict checkpoint.
-func (e *Engine) mergeAnswered(out []Command, p *PlanStatus, answer string) []Command {
+func (e *Engine) mergeAnswered(out []phase.Command, p *plans.Plan, answer string) []phase.Command {
 	if answer == "abort" {
 		return e.fail(out, p, "merge conflict left unresolved; the plan's branch is kept")
 	}
-	p.State = Running
-	out = append(out, Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "resolved by hand"})
+	p.State = phase.Running
+	out = append(out, phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "resolved by hand"})
 	return e.merge(out, p)
-}
-
-// clipLines keeps the last n lines of s: a failing command's end says most.
-func clipLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = append([]string{"…"}, lines[len(lines)-n:]...)
-	}
-	return strings.Join(lines, "\n")
 }

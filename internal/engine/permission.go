@@ -2,7 +2,10 @@ package engine
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/hivectl/hive/internal/engine/checkpoints"
+	"github.com/hivectl/hive/internal/engine/plans"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Permission checkpoints: a live agent (Claude Code with
@@ -14,56 +17,39 @@ import (
 // permission handles a permission request of p's agent. cp carries Tool,
 // RequestID and Input; the plan is running, or waiting at another checkpoint
 // (the request is then held until that one is answered).
-func (e *Engine) permission(out []Command, p *PlanStatus, cp *Checkpoint) []Command {
-	cp.Kind, cp.Type = KindPermission, "permission"
-	if len(cp.Options) == 0 {
-		cp.Options = []string{"allow", "deny", "always"}
+func (e *Engine) permission(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint) []phase.Command {
+	checkpoints.Permission(cp)
+	if e.queue.Allowed(cp.Tool) {
+		return append(out, phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow",
+			Reason: "allowed: " + cp.Tool + " is allowed for the rest of the run", Checkpoint: cp.Copy()})
 	}
-	if e.always[cp.Tool] {
-		return append(out, allowed(p, cp, "allowed: "+cp.Tool+" is allowed for the rest of the run"))
-	}
-	if p.State == Waiting {
-		p.permissions = append(p.permissions, cp)
+	if p.State == phase.Waiting {
+		p.Permissions = append(p.Permissions, cp)
 		return out
 	}
 	return e.raise(out, p, cp)
 }
 
-// allowed answers cp with allow without asking.
-func allowed(p *PlanStatus, cp *Checkpoint, why string) Command {
-	return Command{Type: CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Reason: why, Checkpoint: copyOf(cp)}
-}
-
 // permissionAnswered acts on the answer to p's permission checkpoint cp,
 // which applyAnswer has closed.
-func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint, answer string) []Command {
-	choice, message, _ := permissionChoice(answer)
+func (e *Engine) permissionAnswered(out []phase.Command, p *plans.Plan, cp *phase.Checkpoint, answer string) []phase.Command {
+	choice, _, _ := checkpoints.PermissionChoice(answer)
 	if choice == "always" {
-		if e.always == nil {
-			e.always = map[string]bool{}
-		}
-		e.always[cp.Tool] = true
+		e.queue.Allow(cp.Tool)
 	}
-	if cp.Standalone || !p.agentLive || !e.mayGoOn(p) {
-		p.permissions = nil
+	if cp.Standalone || !p.AgentLive || !e.mayGoOn(p) {
+		p.Permissions = nil
 		// The agent that asked is gone, or may not go on now: a
 		// continuation redoes the work (continueWith holds it for the
 		// budget), and asks again unless the tool is now always allowed.
-		return e.continueWith(out, p, &Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
+		return e.continueWith(out, p, &phase.Continuation{Reason: fmt.Sprintf("continue after the permission answer (%s %s)", choice, cp.Tool)})
 	}
-	p.State = Running
-	p.silence, p.lastActive = Quiet, e.now
-	c := Command{Type: CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: "allow", Checkpoint: copyOf(cp)}
-	if choice == "deny" {
-		c.Text = "deny"
-		c.Reason = "The human denied permission to use " + cp.Tool + " (through hive)."
-		if message != "" {
-			c.Reason += " They said: " + message
-		}
-	}
+	p.State = phase.Running
+	p.Silence, p.LastActive = phase.Quiet, e.now
+	text, reason := checkpoints.Granted(cp, answer)
 	out = append(out,
-		Command{Type: CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: Running, Reason: "answered: " + answer},
-		c)
+		phase.Command{Type: phase.CmdPlanState, Plan: p.Spec.ID, Attempt: p.Attempt, State: phase.Running, Reason: "answered: " + answer},
+		phase.Command{Type: phase.CmdPermission, Plan: p.Spec.ID, Attempt: p.Attempt, Text: text, Reason: reason, Checkpoint: cp.Copy()})
 	if choice == "always" {
 		out = e.allowOpen(out, cp.Tool)
 	}
@@ -72,10 +58,10 @@ func (e *Engine) permissionAnswered(out []Command, p *PlanStatus, cp *Checkpoint
 
 // heldPermissions raises the permission requests that arrived while p
 // waited at another checkpoint, now that its agent runs again, in order.
-func (e *Engine) heldPermissions(out []Command, p *PlanStatus) []Command {
-	for len(p.permissions) > 0 && p.State == Running && p.agentLive {
-		next := p.permissions[0]
-		p.permissions = p.permissions[1:]
+func (e *Engine) heldPermissions(out []phase.Command, p *plans.Plan) []phase.Command {
+	for len(p.Permissions) > 0 && p.State == phase.Running && p.AgentLive {
+		next := p.Permissions[0]
+		p.Permissions = p.Permissions[1:]
 		out = e.permission(out, p, next)
 	}
 	return out
@@ -83,33 +69,11 @@ func (e *Engine) heldPermissions(out []Command, p *PlanStatus) []Command {
 
 // allowOpen answers allow to every other open permission checkpoint for
 // tool, now always allowed.
-func (e *Engine) allowOpen(out []Command, tool string) []Command {
+func (e *Engine) allowOpen(out []phase.Command, tool string) []phase.Command {
 	for _, q := range e.plans {
-		if q.State == Waiting && q.Open != nil && q.Open.Kind == KindPermission && q.Open.Tool == tool && !q.Open.Standalone && q.agentLive {
+		if q.State == phase.Waiting && q.Open != nil && q.Open.Kind == phase.KindPermission && q.Open.Tool == tool && !q.Open.Standalone && q.AgentLive {
 			out = e.applyAnswer(out, q, "allow", "always")
 		}
 	}
 	return out
-}
-
-// permissionChoice reads an answer to a permission checkpoint: allow (yes,
-// 1), deny (no, 2) or always (3), then, for deny, what to tell the agent.
-func permissionChoice(text string) (choice, message string, ok bool) {
-	f := strings.Fields(text)
-	if len(f) == 0 {
-		return "", "", false
-	}
-	w := strings.ToLower(strings.TrimRight(f[0], ".,:;!"))
-	switch w {
-	case "allow", "yes", "y", "1":
-		choice = "allow"
-	case "deny", "no", "n", "2":
-		choice = "deny"
-	case "always", "3":
-		choice = "always"
-	default:
-		return "", "", false
-	}
-	rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), f[0]))
-	return choice, rest, true
 }

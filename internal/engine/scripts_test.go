@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/engine/enginescript"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // TestScripts runs the event scripts in testdata/scripts/ (their directives
@@ -22,7 +23,7 @@ func TestScripts(t *testing.T) {
 			if step.Event == nil {
 				return enginescript.View(step.View, e.Snapshot())
 			}
-			if step.Event.Type == engine.EvRunStarted {
+			if step.Event.Type == phase.EvRunStarted {
 				e = engine.New()
 			}
 			return enginescript.Render(e.Step(*step.Event))

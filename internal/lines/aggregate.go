@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/tui"
 )
@@ -17,8 +17,8 @@ import (
 // commits counts each plan's commits made by the run; plans that were
 // complete before it have none. The heading says how the run ended, and
 // the mode is the one the run had (one-shot agents are not a team).
-func Aggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[string]int) {
-	byWave := map[int][]*engine.PlanStatus{}
+func Aggregate(w io.Writer, ph *plan.Phase, s phase.Snapshot, commits map[string]int) {
+	byWave := map[int][]*phase.PlanStatus{}
 	var waves []int
 	for _, p := range s.Plans {
 		if _, ok := byWave[p.Spec.Wave]; !ok {
@@ -32,7 +32,7 @@ func Aggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[strin
 		title = ph.Dir
 	}
 	fmt.Fprintf(w, "\n## Phase %s: %s %s\n\n", ph.Number, title, reportHeading(s))
-	fmt.Fprintf(w, "**Waves:** %d | **Plans:** %d/%d complete\n", len(waves), s.Count(engine.Complete), len(s.Plans))
+	fmt.Fprintf(w, "**Waves:** %d | **Plans:** %d/%d complete\n", len(waves), s.Count(phase.Complete), len(s.Plans))
 	if s.Team {
 		fmt.Fprintf(w, "**Mode:** Team (hive-execute-%s-%s) | **Checkpoints resolved inline:** %d\n", ph.Number, ph.Slug, s.Resolved)
 	} else {
@@ -78,7 +78,7 @@ func Aggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[strin
 	fmt.Fprintln(w, "\n### Issues Encountered")
 	issues := 0
 	for _, p := range s.Plans {
-		if p.State == engine.Failed || p.State == engine.Skipped {
+		if p.State == phase.Failed || p.State == phase.Skipped {
 			fmt.Fprintf(w, "- %s %s: %s\n", p.Spec.ID, p.State, p.Reason)
 			issues++
 		}
@@ -89,19 +89,19 @@ func Aggregate(w io.Writer, ph *plan.Phase, s engine.Snapshot, commits map[strin
 }
 
 // reportHeading says how the run ended, in the report's heading.
-func reportHeading(s engine.Snapshot) string {
+func reportHeading(s phase.Snapshot) string {
 	switch {
 	case !s.Finished:
 		return "Execution Stopped"
-	case s.Outcome == engine.OutcomeComplete:
+	case s.Outcome == phase.OutcomeComplete:
 		return "Execution Complete"
-	case s.Outcome == engine.OutcomeAborted:
+	case s.Outcome == phase.OutcomeAborted:
 		return "Execution Aborted"
-	case s.Outcome == engine.OutcomeGaps:
+	case s.Outcome == phase.OutcomeGaps:
 		return "Executed, Verification Found Gaps"
 	}
 	var parts []string
-	for _, st := range []engine.PlanState{engine.Failed, engine.Skipped} {
+	for _, st := range []phase.PlanState{phase.Failed, phase.Skipped} {
 		if n := s.Count(st); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/confidence"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
@@ -29,7 +30,7 @@ func PhaseLog(w io.Writer, j journal.Journal, run journal.Run) error {
 	eng := engine.New()
 	return j.Each(run.ID, func(rec journal.Record) error {
 		line.Reset()
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			plain.line(rec.Time, "", "%s (unreadable: %v) %s", rec.Type, err, rec.Payload)
 		} else {
@@ -148,16 +149,16 @@ func quietPipelineEvent(ev roleplan.Event) string {
 
 // quietEvent describes the events execute-phase does not print as they
 // happen, for the log, which shows every event.
-func quietEvent(ev engine.Event) string {
+func quietEvent(ev phase.Event) string {
 	switch ev.Type {
-	case engine.EvUsage:
+	case phase.EvUsage:
 		return fmt.Sprintf("turn ended (attempt %d): %d in / %d out tokens, $%.4f so far", ev.Attempt, ev.InputTokens, ev.OutputTokens, ev.CostUSD)
-	case engine.EvSpend:
+	case phase.EvSpend:
 		return fmt.Sprintf("spent mid-turn (attempt %d, one request): %d in, %d cache read, %d cache written, ~%d out tokens, $%.4f", ev.Attempt,
 			ev.InputTokens, ev.CacheReadTokens, ev.CacheWriteTokens, ev.OutputTokens, ev.TurnUSD)
-	case engine.EvWake:
+	case phase.EvWake:
 		return "the wait for an answer is over: the run stops for a human if still idle at a checkpoint"
-	case engine.EvCommitsChecked:
+	case phase.EvCommitsChecked:
 		if ev.OK {
 			return fmt.Sprintf("silent agent (attempt %d) committed lately: left running", ev.Attempt)
 		}

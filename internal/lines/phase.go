@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui"
 )
 
@@ -37,13 +37,13 @@ func (o *PhasePrinter) line(t time.Time, planID, format string, args ...any) {
 	fmt.Fprintf(o.w, "%s %-6s %s\n", t.Local().Format("15:04:05"), who, fmt.Sprintf(format, args...))
 }
 
-func (o *PhasePrinter) Resumed(run journal.Run, s engine.Snapshot) {
+func (o *PhasePrinter) Resumed(run journal.Run, s phase.Snapshot) {
 	o.line(time.Time{}, "", "%s", tui.ResumedText(run, s))
 }
 
-func (o *PhasePrinter) Event(ev engine.Event, s engine.Snapshot) {
+func (o *PhasePrinter) Event(ev phase.Event, s phase.Snapshot) {
 	switch ev.Type {
-	case engine.EvRunStarted:
+	case phase.EvRunStarted:
 		mode := "rigid waves"
 		if ev.Spec.Dynamic {
 			mode = "dynamic scheduling"
@@ -55,35 +55,35 @@ func (o *PhasePrinter) Event(ev engine.Event, s engine.Snapshot) {
 			}
 		}
 		o.line(ev.Time, "", "phase %s: %d plan(s) (%d already complete), up to %d agent(s), %s", ev.Spec.Phase, len(ev.Spec.Plans), done, ev.Spec.MaxConcurrent, mode)
-	case engine.EvResumed:
+	case phase.EvResumed:
 		o.line(ev.Time, "", "resumed: plans that were running start again")
-	case engine.EvAgentStarted:
+	case phase.EvAgentStarted:
 		if ev.Role != "" {
 			o.line(ev.Time, ev.Plan, "%s agent started (attempt %d, pid %d)", ev.Role, ev.Attempt, ev.PID)
 		} else {
 			o.line(ev.Time, ev.Plan, "agent started (attempt %d, pid %d)", ev.Attempt, ev.PID)
 		}
-	case engine.EvProgress:
+	case phase.EvProgress:
 		o.line(ev.Time, ev.Plan, "PROGRESS %d/%d: %s", ev.Task, ev.Total, ev.Text)
-	case engine.EvPlanComplete:
+	case phase.EvPlanComplete:
 		o.line(ev.Time, ev.Plan, "reported PLAN COMPLETE (%d commit(s))", len(ev.Commits))
-	case engine.EvPlanFailed:
+	case phase.EvPlanFailed:
 		o.line(ev.Time, ev.Plan, "reported PLAN FAILED: %s", ev.Reason)
-	case engine.EvLimited:
+	case phase.EvLimited:
 		o.line(ev.Time, ev.Plan, "the provider's %s limit ended the turn: %s", ev.Limit.Kind, ev.Limit.Text)
-	case engine.EvAgentExited:
+	case phase.EvAgentExited:
 		o.line(ev.Time, ev.Plan, "agent exited (attempt %d, code %d: %s)", ev.Attempt, ev.ExitCode, ev.Reason)
-	case engine.EvSpotChecked:
+	case phase.EvSpotChecked:
 		if ev.OK {
 			o.line(ev.Time, ev.Plan, "spot-check passed")
 		} else {
 			o.line(ev.Time, ev.Plan, "spot-check failed: %s", ev.Reason)
 		}
-	case engine.EvCheckpoint, engine.EvDeviation:
+	case phase.EvCheckpoint, phase.EvDeviation:
 		o.line(ev.Time, ev.Plan, "%s: %s", strings.ToUpper(string(ev.Type)), ev.Checkpoint.Type)
-	case engine.EvAnswer:
+	case phase.EvAnswer:
 		o.line(ev.Time, ev.Plan, "answer from %s: %s", ev.By, ev.Text)
-	case engine.EvReport:
+	case phase.EvReport:
 		r := ev.Report
 		text := "HIVE_REPORT " + r.Status
 		if r.Confidence > 0 {
@@ -93,9 +93,9 @@ func (o *PhasePrinter) Event(ev engine.Event, s engine.Snapshot) {
 			text += ": " + s
 		}
 		o.line(ev.Time, ev.Plan, "%s", text)
-	case engine.EvSilent:
+	case phase.EvSilent:
 		o.line(ev.Time, ev.Plan, "silent for %s", ev.Text)
-	case engine.EvMerged:
+	case phase.EvMerged:
 		switch {
 		case ev.OK && ev.Reason != "":
 			o.line(ev.Time, ev.Plan, "merged (%s)", ev.Reason)
@@ -106,19 +106,19 @@ func (o *PhasePrinter) Event(ev engine.Event, s engine.Snapshot) {
 		default:
 			o.line(ev.Time, ev.Plan, "merge failed: %s", ev.Reason)
 		}
-	case engine.EvGateChecked:
+	case phase.EvGateChecked:
 		if ev.OK {
 			o.line(ev.Time, ev.Plan, "post-merge gate passed")
 		} else {
 			o.line(ev.Time, ev.Plan, "post-merge gate FAILED:\n%s", Indent(ev.Text))
 		}
-	case engine.EvVerified:
-		if s.Verify.Stage == engine.VerifyAgent {
+	case phase.EvVerified:
+		if s.Verify.Stage == phase.VerifyAgent {
 			o.line(ev.Time, "", "must_haves hold (checked mechanically): the verifier reviews the phase")
 			return
 		}
 		o.line(ev.Time, "", "phase verification: %s", ev.Text)
-		if ev.Reason != "" && ev.Text != engine.VerifyPassed {
+		if ev.Reason != "" && ev.Text != phase.VerifyPassed {
 			fmt.Fprintln(o.w, Indent(ev.Reason))
 		}
 	}
@@ -129,42 +129,42 @@ func Indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }
 
-func (o *PhasePrinter) Command(c engine.Command, s engine.Snapshot) {
+func (o *PhasePrinter) Command(c phase.Command, s phase.Snapshot) {
 	switch c.Type {
-	case engine.CmdWaveStarted:
+	case phase.CmdWaveStarted:
 		o.line(time.Time{}, "", "wave %d started", c.Wave)
-	case engine.CmdPlanState:
+	case phase.CmdPlanState:
 		switch c.State {
-		case engine.Running:
+		case phase.Running:
 			if c.Reason != "" {
 				o.line(time.Time{}, c.Plan, "running (attempt %d): %s", c.Attempt, c.Reason)
 			} else {
 				o.line(time.Time{}, c.Plan, "running (attempt %d)", c.Attempt)
 			}
-		case engine.Waiting:
+		case phase.Waiting:
 			o.line(time.Time{}, c.Plan, "waiting (%s)", c.Reason)
-		case engine.Complete:
+		case phase.Complete:
 			o.line(time.Time{}, c.Plan, "complete")
-		case engine.Failed:
+		case phase.Failed:
 			o.line(time.Time{}, c.Plan, "FAILED: %s", c.Reason)
-		case engine.Skipped:
+		case phase.Skipped:
 			o.line(time.Time{}, c.Plan, "skipped: %s", c.Reason)
-		case engine.Pending:
+		case phase.Pending:
 			o.line(time.Time{}, c.Plan, "pending: %s", c.Reason)
 		}
-	case engine.CmdMerge:
+	case phase.CmdMerge:
 		o.line(time.Time{}, c.Plan, "merging into the integration branch")
-	case engine.CmdGate:
+	case phase.CmdGate:
 		o.line(time.Time{}, c.Plan, "running the post-merge gate")
-	case engine.CmdVerify:
+	case phase.CmdVerify:
 		if c.After == "report" {
 			o.line(time.Time{}, "", "reading the verifier's report")
 		} else {
 			o.line(time.Time{}, "", "verifying the phase (must_haves, then the verifier)")
 		}
-	case engine.CmdRunFinished:
+	case phase.CmdRunFinished:
 		o.line(time.Time{}, "", "run finished: %s", c.Reason)
-	case engine.CmdCheckpointOpened:
+	case phase.CmdCheckpointOpened:
 		pos := 0
 		for i, q := range s.Queue {
 			if q.ID == c.Checkpoint.ID {
@@ -177,26 +177,26 @@ func (o *PhasePrinter) Command(c engine.Command, s engine.Snapshot) {
 		default:
 			o.showQueue(s)
 		}
-	case engine.CmdCheckpointClosed:
+	case phase.CmdCheckpointClosed:
 		o.line(time.Time{}, c.Plan, "→ response %q sent to executor-%s (answered by %s)", c.Checkpoint.Answer, c.Plan, c.Checkpoint.AnsweredBy)
 		o.showQueue(s)
-	case engine.CmdNeedHuman:
+	case phase.CmdNeedHuman:
 		o.line(time.Time{}, c.Plan, "--yes cannot answer this %s (%s): a human must, here or with `%s`", c.Checkpoint.Type, Title(*c.Checkpoint), o.AnswerCmd(c.Plan))
-	case engine.CmdSend:
-		if c.Message == engine.MsgPing {
+	case phase.CmdSend:
+		if c.Message == phase.MsgPing {
 			o.line(time.Time{}, c.Plan, "pinged")
 		}
-	case engine.CmdPermission:
+	case phase.CmdPermission:
 		if c.Checkpoint != nil && c.Checkpoint.ID == 0 {
 			o.line(time.Time{}, c.Plan, "%s allowed without asking (always allowed in this run)", c.Checkpoint.Tool)
 		}
-	case engine.CmdNote:
+	case phase.CmdNote:
 		o.line(time.Time{}, c.Plan, "note: %s", c.Text)
 	}
 }
 
 // showQueue prints the open checkpoint and points the Prompter at it.
-func (o *PhasePrinter) showQueue(s engine.Snapshot) {
+func (o *PhasePrinter) showQueue(s phase.Snapshot) {
 	if o.Prompter != nil {
 		o.Prompter.show(s.Queue)
 	}
@@ -218,22 +218,22 @@ type PhaseJSON struct{ enc *json.Encoder }
 
 func NewPhaseJSON(w io.Writer) *PhaseJSON { return &PhaseJSON{enc: json.NewEncoder(w)} }
 
-func (o *PhaseJSON) Resumed(run journal.Run, s engine.Snapshot) {
+func (o *PhaseJSON) Resumed(run journal.Run, s phase.Snapshot) {
 	o.enc.Encode(map[string]any{"kind": "resumed", "run": run.ID, "phase": s.Phase,
-		"complete": s.Count(engine.Complete), "failed": s.Count(engine.Failed), "skipped": s.Count(engine.Skipped)})
+		"complete": s.Count(phase.Complete), "failed": s.Count(phase.Failed), "skipped": s.Count(phase.Skipped)})
 }
 
-func (o *PhaseJSON) Event(ev engine.Event, _ engine.Snapshot) {
+func (o *PhaseJSON) Event(ev phase.Event, _ phase.Snapshot) {
 	o.enc.Encode(struct {
 		Kind string `json:"kind"`
-		engine.Event
+		phase.Event
 	}{"event", ev})
 }
 
-func (o *PhaseJSON) Command(c engine.Command, _ engine.Snapshot) {
+func (o *PhaseJSON) Command(c phase.Command, _ phase.Snapshot) {
 	o.enc.Encode(struct {
 		Kind string `json:"kind"`
-		engine.Command
+		phase.Command
 	}{"command", c})
 }
 
@@ -253,7 +253,7 @@ func OneLineClip(s string, n int) string {
 }
 
 // StateWord is how a plan's state reads in tables.
-func StateWord(s engine.PlanState) string {
+func StateWord(s phase.PlanState) string {
 	if s == "" {
 		return "-"
 	}

@@ -7,18 +7,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/tui"
 )
 
 // Title and yourAction name a checkpoint as seed 000 does; the dashboard
 // shares them (internal/tui), so both views read the same.
-func Title(cp engine.Checkpoint) string { return tui.Title(cp) }
+func Title(cp phase.Checkpoint) string { return tui.Title(cp) }
 
 // WriteQueue prints the checkpoint queue in seed 000's format: the open
 // checkpoint in full, the others by title.
-func WriteQueue(w io.Writer, queue []engine.Checkpoint, plans []*engine.PlanStatus) {
+func WriteQueue(w io.Writer, queue []phase.Checkpoint, plans []*phase.PlanStatus) {
 	io.WriteString(w, tui.QueueText(queue, plans))
 }
 
@@ -26,7 +26,7 @@ func WriteQueue(w io.Writer, queue []engine.Checkpoint, plans []*engine.PlanStat
 // to the checkpoint shown last: the head of the queue.
 type Prompter struct {
 	mu   sync.Mutex
-	head *engine.Checkpoint
+	head *phase.Checkpoint
 	Out  chan runner.Answer // the answers, to the run
 }
 
@@ -52,7 +52,7 @@ func NewPrompter(in io.Reader, done <-chan struct{}) *Prompter {
 	return p
 }
 
-func (p *Prompter) show(queue []engine.Checkpoint) {
+func (p *Prompter) show(queue []phase.Checkpoint) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.head = nil
@@ -63,7 +63,7 @@ func (p *Prompter) show(queue []engine.Checkpoint) {
 }
 
 // OptionByNumber lets a human pick a decision's option by its number.
-func OptionByNumber(cp engine.Checkpoint, text string) string {
+func OptionByNumber(cp phase.Checkpoint, text string) string {
 	if n, err := strconv.Atoi(text); err == nil && n >= 1 && n <= len(cp.Options) {
 		return cp.Options[n-1]
 	}

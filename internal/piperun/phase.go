@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/index"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/checks"
 	"github.com/hivectl/hive/internal/piperun/evaluation"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
@@ -76,7 +76,7 @@ func (s *executor) runPhase(ctx context.Context, c roleplan.Command, dir string,
 		phaserun.OnFallback(&opts.Agents)
 	}
 	// A new phase run may spend the phase's allotment of the budget.
-	opts.Agents.Budget = engine.Budget{Ceilings: work.Ceilings{USD: c.BudgetUSD, Tokens: c.BudgetTokens}, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}
+	opts.Agents.Budget = phase.Budget{Ceilings: work.Ceilings{USD: c.BudgetUSD, Tokens: c.BudgetTokens}, PlanUSD: s.o.PlanUSD, TaskUSD: s.o.TaskUSD}
 	phases := s.o.Phases
 	if phases == nil {
 		phases = phaserun.Local{}
@@ -88,8 +88,8 @@ func (s *executor) runPhase(ctx context.Context, c roleplan.Command, dir string,
 // phaseObserver passes the phase run's notes on as the implementers'.
 type phaseObserver struct{ s *executor }
 
-func (o phaseObserver) Resumed(journal.Run, engine.Snapshot) {}
-func (o phaseObserver) Event(_ engine.Event, snap engine.Snapshot) {
+func (o phaseObserver) Resumed(journal.Run, phase.Snapshot) {}
+func (o phaseObserver) Event(_ phase.Event, snap phase.Snapshot) {
 	states := make([]PlanState, len(snap.Plans))
 	for i, p := range snap.Plans {
 		states[i] = PlanState{ID: p.Spec.ID, State: p.State}
@@ -98,8 +98,8 @@ func (o phaseObserver) Event(_ engine.Event, snap engine.Snapshot) {
 		o.s.plans(states)
 	}
 }
-func (o phaseObserver) Command(c engine.Command, _ engine.Snapshot) {
-	if c.Type == engine.CmdPlanState && c.State.Final() {
+func (o phaseObserver) Command(c phase.Command, _ phase.Snapshot) {
+	if c.Type == phase.CmdPlanState && c.State.Final() {
 		o.s.note(roleplan.PhaseJob, fmt.Sprintf("plan %s %s", c.Plan, c.State))
 	}
 }

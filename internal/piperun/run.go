@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
@@ -178,7 +178,7 @@ type PlansObserver interface {
 // PlanState is one plan of the implementers' phase.
 type PlanState struct {
 	ID    string
-	State engine.PlanState
+	State phase.PlanState
 }
 
 // Result is how a run ended.

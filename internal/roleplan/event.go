@@ -3,7 +3,7 @@ package roleplan
 import (
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -110,11 +110,11 @@ type Event struct {
 
 // PlanRun is one of the architect's plans as its implementer ran it.
 type PlanRun struct {
-	ID       string           `json:"id"`
-	State    engine.PlanState `json:"state"`
-	Started  time.Time        `json:"started,omitzero"`
-	Finished time.Time        `json:"finished,omitzero"`
-	Spend    work.Spend       `json:"spend,omitzero"`
+	ID       string          `json:"id"`
+	State    phase.PlanState `json:"state"`
+	Started  time.Time       `json:"started,omitzero"`
+	Finished time.Time       `json:"finished,omitzero"`
+	Spend    work.Spend      `json:"spend,omitzero"`
 }
 
 // Tests is one run of the project's test command.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/config"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/roleplan"
@@ -45,8 +45,8 @@ func Ladder(cfg *config.Config, role, cli string) []string {
 // each rung of the executor's ladder: what a task used in this project's
 // earlier runs (history, read only when a budget needs it), else the size
 // heuristic, priced on each rung.
-func Budget(cfg *config.Config, tab pricing.Table, rungs []string, history func() *pricing.Usage, usd float64, usdSet bool) engine.Budget {
-	b := engine.Budget{Ceilings: work.Ceilings{USD: cfg.Budget.USD, Tokens: int64(cfg.Budget.Tokens)}, PlanUSD: cfg.Budget.PlanUSD}
+func Budget(cfg *config.Config, tab pricing.Table, rungs []string, history func() *pricing.Usage, usd float64, usdSet bool) phase.Budget {
+	b := phase.Budget{Ceilings: work.Ceilings{USD: cfg.Budget.USD, Tokens: int64(cfg.Budget.Tokens)}, PlanUSD: cfg.Budget.PlanUSD}
 	if usdSet {
 		b.USD = usd
 	}
@@ -94,24 +94,24 @@ func ExecutorTaskUsage(j journal.Journal) (*pricing.Usage, error) {
 	for _, run := range runs {
 		roles := map[string]string{} // plan/attempt → role
 		err := j.Each(run.ID, func(rec journal.Record) error {
-			switch engine.EventType(rec.Type) {
-			case engine.EvAgentStarted, engine.EvUsage, engine.EvSpend, engine.EvProgress:
+			switch phase.EventType(rec.Type) {
+			case phase.EvAgentStarted, phase.EvUsage, phase.EvSpend, phase.EvProgress:
 			default:
 				return nil
 			}
-			var ev engine.Event
+			var ev phase.Event
 			if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 				return err
 			}
 			session := fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt)
 			switch {
-			case ev.Type == engine.EvAgentStarted:
+			case ev.Type == phase.EvAgentStarted:
 				roles[session] = ev.Role
-			case ev.Type == engine.EvProgress:
-				if ev.Task > 0 && ev.Plan != engine.VerifyID {
+			case ev.Type == phase.EvProgress:
+				if ev.Task > 0 && ev.Plan != phase.VerifyID {
 					tasks[fmt.Sprintf("%d/%s/%d", run.ID, ev.Plan, ev.Task)] = true
 				}
-			case ev.Plan != engine.VerifyID && roles[session] == "":
+			case ev.Plan != phase.VerifyID && roles[session] == "":
 				sum.Input += ev.InputTokens
 				sum.Output += ev.OutputTokens
 				sum.CacheRead += ev.CacheReadTokens
@@ -138,9 +138,9 @@ func LoopGuard(cfg *config.Config) work.LoopGuard {
 
 // contextLimits are context.* for the engine: when a live session hands
 // over to a fresh one.
-func ContextLimits(cfg *config.Config) engine.ContextLimits {
+func ContextLimits(cfg *config.Config) phase.ContextLimits {
 	c := cfg.Context
-	return engine.ContextLimits{HandoffPercent: c.HandoffPercent, HandoffTokens: int64(c.HandoffTokens), Window: int64(c.Window), NotesWait: c.NotesWait}
+	return phase.ContextLimits{HandoffPercent: c.HandoffPercent, HandoffTokens: int64(c.HandoffTokens), Window: int64(c.Window), NotesWait: c.NotesWait}
 }
 
 // roleBudget is what a new hive run may spend: the run's ceilings of run
@@ -148,7 +148,7 @@ func ContextLimits(cfg *config.Config) engine.ContextLimits {
 // role's estimate of a session on each rung of its ladder: what the role
 // used per session in this project's earlier runs (history, read only
 // when a budget needs it), else the size of one task.
-func RoleBudget(cfg *config.Config, run engine.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (roleplan.Budget, error) {
+func RoleBudget(cfg *config.Config, run phase.Budget, tab pricing.Table, ladders map[string][]string, history func() map[string]pricing.Usage) (roleplan.Budget, error) {
 	b := roleplan.Budget{Ceilings: work.Ceilings{USD: run.USD, Tokens: run.Tokens}}
 	for role, usd := range cfg.Budget.Roles {
 		if !slices.Contains(workflows.Roles, role) {

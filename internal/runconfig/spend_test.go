@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
 )
@@ -22,19 +22,19 @@ func TestExecutorTaskUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []engine.Event{
-		{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 1},
-		{Type: engine.EvSpend, Plan: "01-01", Attempt: 1, InputTokens: 1000, CacheReadTokens: 30000, OutputTokens: 100},
-		{Type: engine.EvProgress, Plan: "01-01", Attempt: 1, Task: 1},
-		{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, InputTokens: 1000, CacheWriteTokens: 2000, OutputTokens: 3900},
-		{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 2},
-		{Type: engine.EvProgress, Plan: "01-01", Attempt: 2, Task: 1}, // the same task again: once
-		{Type: engine.EvProgress, Plan: "01-01", Attempt: 2, Task: 2},
-		{Type: engine.EvUsage, Plan: "01-01", Attempt: 2, InputTokens: 2000, CacheReadTokens: 10000, OutputTokens: 4000},
-		{Type: engine.EvAgentStarted, Plan: "01-01", Attempt: 3, Role: "comb"},
-		{Type: engine.EvUsage, Plan: "01-01", Attempt: 3, InputTokens: 99999},
-		{Type: engine.EvAgentStarted, Plan: engine.VerifyID, Attempt: 1, Role: "verifier"},
-		{Type: engine.EvUsage, Plan: engine.VerifyID, Attempt: 1, InputTokens: 99999},
+	for _, ev := range []phase.Event{
+		{Type: phase.EvAgentStarted, Plan: "01-01", Attempt: 1},
+		{Type: phase.EvSpend, Plan: "01-01", Attempt: 1, InputTokens: 1000, CacheReadTokens: 30000, OutputTokens: 100},
+		{Type: phase.EvProgress, Plan: "01-01", Attempt: 1, Task: 1},
+		{Type: phase.EvUsage, Plan: "01-01", Attempt: 1, InputTokens: 1000, CacheWriteTokens: 2000, OutputTokens: 3900},
+		{Type: phase.EvAgentStarted, Plan: "01-01", Attempt: 2},
+		{Type: phase.EvProgress, Plan: "01-01", Attempt: 2, Task: 1}, // the same task again: once
+		{Type: phase.EvProgress, Plan: "01-01", Attempt: 2, Task: 2},
+		{Type: phase.EvUsage, Plan: "01-01", Attempt: 2, InputTokens: 2000, CacheReadTokens: 10000, OutputTokens: 4000},
+		{Type: phase.EvAgentStarted, Plan: "01-01", Attempt: 3, Role: "comb"},
+		{Type: phase.EvUsage, Plan: "01-01", Attempt: 3, InputTokens: 99999},
+		{Type: phase.EvAgentStarted, Plan: phase.VerifyID, Attempt: 1, Role: "verifier"},
+		{Type: phase.EvUsage, Plan: phase.VerifyID, Attempt: 1, InputTokens: 99999},
 	} {
 		raw, _ := json.Marshal(ev)
 		if _, err := j.Append(run.ID, string(ev.Type), time.Now(), raw); err != nil {

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // An Executor carries out the engine's commands of one kind of I/O (agent
@@ -14,7 +14,7 @@ import (
 // carry out the same commands as activities. Execute runs on the loop's
 // goroutine: slow work goes to a goroutine of its own and Sends its result.
 type Executor interface {
-	Execute(ctx context.Context, c engine.Command, snap engine.Snapshot)
+	Execute(ctx context.Context, c phase.Command, snap phase.Snapshot)
 }
 
 // An Inbox takes what executors report back to the loop.
@@ -22,10 +22,10 @@ type Inbox interface {
 	// Post adds an event to the loop's next batch, after those already
 	// posted: only from the loop's goroutine (inside Execute), where the
 	// order of a start and its failure must be kept.
-	Post(ev engine.Event)
+	Post(ev phase.Event)
 	// Send hands an event to the loop from any goroutine; it never blocks
 	// once the loop has ended.
-	Send(ev engine.Event)
+	Send(ev phase.Event)
 	// Note tells the observer something that is not an event, from any
 	// goroutine.
 	Note(plan, text string)
@@ -33,17 +33,17 @@ type Inbox interface {
 
 // routes maps each command type to the executors that carry it out, in
 // order.
-type routes map[engine.CommandType][]Executor
+type routes map[phase.CommandType][]Executor
 
-func (rt routes) add(e Executor, types ...engine.CommandType) {
+func (rt routes) add(e Executor, types ...phase.CommandType) {
 	for _, t := range types {
 		rt[t] = append(rt[t], e)
 	}
 }
 
 // ExecutorFunc makes a function an Executor.
-type ExecutorFunc func(ctx context.Context, c engine.Command, snap engine.Snapshot)
+type ExecutorFunc func(ctx context.Context, c phase.Command, snap phase.Snapshot)
 
-func (f ExecutorFunc) Execute(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+func (f ExecutorFunc) Execute(ctx context.Context, c phase.Command, snap phase.Snapshot) {
 	f(ctx, c, snap)
 }

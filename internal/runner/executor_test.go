@@ -14,37 +14,37 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent/adapter"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 )
 
 // inbox records what an executor reports, as the loop would take it.
 type inbox struct {
 	mu     sync.Mutex
-	posted []engine.Event
-	sent   chan engine.Event
+	posted []phase.Event
+	sent   chan phase.Event
 	notes  []string
 }
 
-func newInbox() *inbox { return &inbox{sent: make(chan engine.Event, 16)} }
+func newInbox() *inbox { return &inbox{sent: make(chan phase.Event, 16)} }
 
-func (b *inbox) Post(ev engine.Event) { b.posted = append(b.posted, ev) }
-func (b *inbox) Send(ev engine.Event) { b.sent <- ev }
+func (b *inbox) Post(ev phase.Event) { b.posted = append(b.posted, ev) }
+func (b *inbox) Send(ev phase.Event) { b.sent <- ev }
 func (b *inbox) Note(plan, text string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.notes = append(b.notes, plan+": "+text)
 }
 
-func (b *inbox) next(t *testing.T) engine.Event {
+func (b *inbox) next(t *testing.T) phase.Event {
 	t.Helper()
 	select {
 	case ev := <-b.sent:
 		return ev
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event sent")
-		return engine.Event{}
+		return phase.Event{}
 	}
 }
 
@@ -54,11 +54,11 @@ func TestHumanWaitsExecutor(t *testing.T) {
 	box := newInbox()
 	now := time.Now()
 	h := &humanWaits{inbox: box, now: func() time.Time { return now }, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
-	h.Execute(context.Background(), engine.Command{Type: engine.CmdWake, At: now.Add(-time.Second)}, engine.Snapshot{})
-	if ev := box.next(t); ev.Type != engine.EvWake {
+	h.Execute(context.Background(), phase.Command{Type: phase.CmdWake, At: now.Add(-time.Second)}, phase.Snapshot{})
+	if ev := box.next(t); ev.Type != phase.EvWake {
 		t.Fatalf("wake sent %+v", ev)
 	}
-	h.Execute(context.Background(), engine.Command{Type: engine.CmdStopForHuman}, engine.Snapshot{})
+	h.Execute(context.Background(), phase.Command{Type: phase.CmdStopForHuman}, phase.Snapshot{})
 	if !h.stopped {
 		t.Fatal("stop for a human not kept")
 	}
@@ -68,7 +68,7 @@ func TestHumanWaitsExecutor(t *testing.T) {
 // human (notes, waves, a need for a human) go to the observer alone.
 func TestEveryCommandIsRouted(t *testing.T) {
 	r := newRunner(Options{Repo: &gitx.Repo{Root: t.TempDir()}, Phase: &plan.Phase{}, Observer: &recorder{}, Agents: Agents{Launcher: adapter.Sim{}}}, nil)
-	shown := []engine.CommandType{engine.CmdNote, engine.CmdWaveStarted, engine.CmdNeedHuman}
+	shown := []phase.CommandType{phase.CmdNote, phase.CmdWaveStarted, phase.CmdNeedHuman}
 	for _, c := range commandTypes(t) {
 		routed := len(r.routes[c]) > 0
 		if routed == slices.Contains(shown, c) {
@@ -77,17 +77,17 @@ func TestEveryCommandIsRouted(t *testing.T) {
 	}
 }
 
-// commandTypes reads every CommandType constant the engine declares, so
-// that a new command without an executor fails the test above.
-func commandTypes(t *testing.T) []engine.CommandType {
+// commandTypes reads every CommandType constant the engine's vocabulary
+// declares, so that a new command without an executor fails the test above.
+func commandTypes(t *testing.T) []phase.CommandType {
 	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, "../engine", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	pkgs, err := parser.ParseDir(fset, "../phase", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []engine.CommandType
-	for _, f := range pkgs["engine"].Files {
+	var out []phase.CommandType
+	for _, f := range pkgs["phase"].Files {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.CONST {
@@ -103,7 +103,7 @@ func commandTypes(t *testing.T) []engine.CommandType {
 					if err != nil {
 						t.Fatal(err)
 					}
-					out = append(out, engine.CommandType(lit))
+					out = append(out, phase.CommandType(lit))
 				}
 			}
 		}

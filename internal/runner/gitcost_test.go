@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
@@ -45,7 +45,7 @@ func TestGitCommandsPerPlan(t *testing.T) {
 		o.Schedule.MaxConcurrent = 3
 		commands.Store(0)
 		res, err := Run(context.Background(), o)
-		if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+		if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 			t.Fatalf("%d plans: Run = %v, outcome %q", n, err, res.Snapshot.Outcome)
 		}
 		return commands.Load()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
@@ -32,7 +32,7 @@ func TestReusedPlanIDRunsEveryTask(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Snapshot.Outcome != engine.OutcomeComplete {
+			if res.Snapshot.Outcome != phase.OutcomeComplete {
 				t.Fatalf("outcome %s", res.Snapshot.Outcome)
 			}
 			log := gittest.Output(t, root, "log", "--format=%s", "HEAD")
@@ -88,7 +88,7 @@ autonomous: true
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Snapshot.Outcome != engine.OutcomeComplete {
+			if res.Snapshot.Outcome != phase.OutcomeComplete {
 				t.Fatalf("outcome %s: %s", res.Snapshot.Outcome, o.Observer)
 			}
 			if got := gittest.Output(t, root, "show", "HEAD:gen/schema.go"); got == "package gen // v1\n" {
@@ -122,7 +122,7 @@ func TestStalePlanBranchIsSetAside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != engine.OutcomeComplete {
+	if res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("outcome %s\n%s", res.Snapshot.Outcome, obs)
 	}
 	log := gittest.Output(t, root, "log", "--format=%s", "HEAD")
@@ -152,7 +152,7 @@ func TestFinishedPlanWithMovedKeyFilesIsDone(t *testing.T) {
 	l := simLauncher(t)
 	o := options(t, root, ph, journaltest.NewMemory(), l, &recorder{})
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("run: %v, %s", err, res.Snapshot.Outcome)
 	}
 	if _, ran := l.dirs["01-01"]; ran {
@@ -174,7 +174,7 @@ func TestFinishedRunLeavesNoCacheFolder(t *testing.T) {
 	o := options(t, root, ph, journaltest.NewMemory(), simLauncher(t), &recorder{})
 	o.Git.Worktrees = true // in the default place: the user's cache folder
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("run: %v, %s", err, res.Snapshot.Outcome)
 	}
 	var left []string

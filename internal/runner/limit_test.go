@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
@@ -42,8 +42,8 @@ func TestUsageLimitWaitsForTheReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != engine.OutcomeComplete || res.Snapshot.Count(engine.Complete) != 3 {
-		t.Fatalf("outcome %s, %d complete\n%s", res.Snapshot.Outcome, res.Snapshot.Count(engine.Complete), obs)
+	if res.Snapshot.Outcome != phase.OutcomeComplete || res.Snapshot.Count(phase.Complete) != 3 {
+		t.Fatalf("outcome %s, %d complete\n%s", res.Snapshot.Outcome, res.Snapshot.Count(phase.Complete), obs)
 	}
 	// The journal says what happened: the limit with its reset, the wake
 	// after it, and 01-02's next agent no sooner.
@@ -54,19 +54,19 @@ func TestUsageLimitWaitsForTheReset(t *testing.T) {
 	var limited, woke, restarted time.Time
 	var reset time.Time
 	for _, r := range recs {
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			t.Fatal(err)
 		}
 		switch {
-		case ev.Type == engine.EvLimited:
+		case ev.Type == phase.EvLimited:
 			if ev.Limit == nil || ev.Limit.Kind != work.LimitUsage || ev.Limit.Reset.IsZero() || ev.Plan != "01-02" {
 				t.Fatalf("limited event %+v", ev)
 			}
 			limited, reset = ev.Time, ev.Limit.Reset
-		case ev.Type == engine.EvWake && woke.IsZero() && !limited.IsZero():
+		case ev.Type == phase.EvWake && woke.IsZero() && !limited.IsZero():
 			woke = ev.Time
-		case ev.Type == engine.EvAgentStarted && ev.Plan == "01-02" && ev.Attempt == 2:
+		case ev.Type == phase.EvAgentStarted && ev.Plan == "01-02" && ev.Attempt == 2:
 			restarted = ev.Time
 		}
 	}
@@ -93,8 +93,8 @@ func TestUsageLimitWaitsForTheReset(t *testing.T) {
 // noteRecorder records the engine's notes with their text too.
 type noteRecorder struct{ *recorder }
 
-func (r *noteRecorder) Command(c engine.Command, s engine.Snapshot) {
-	if c.Type == engine.CmdNote {
+func (r *noteRecorder) Command(c phase.Command, s phase.Snapshot) {
+	if c.Type == phase.CmdNote {
 		r.add("note %s %s", c.Plan, c.Text)
 		return
 	}
@@ -125,7 +125,7 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 	}
 	go clock.AdvanceWhen(t, obs.recorder.String, "still waiting for the usage limit's reset", 2*time.Hour+time.Minute)
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("resumed run: %v, %s\n%s", err, res.Snapshot.Outcome, obs)
 	}
 	// The resumed run waits for the same reset, not a new wait from now.
@@ -136,12 +136,12 @@ func TestUsageLimitWaitSurvivesARestart(t *testing.T) {
 	var reset, restarted time.Time
 	recs, _ := o.Journal.Events(res.Run.ID, 0)
 	for _, r := range recs {
-		var ev engine.Event
+		var ev phase.Event
 		json.Unmarshal(r.Payload, &ev)
 		switch {
-		case ev.Type == engine.EvLimited:
+		case ev.Type == phase.EvLimited:
 			reset = ev.Limit.Reset
-		case ev.Type == engine.EvAgentStarted && ev.Attempt == 2:
+		case ev.Type == phase.EvAgentStarted && ev.Attempt == 2:
 			restarted = ev.Time
 		}
 	}
@@ -174,8 +174,8 @@ func TestUsageLimitFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Snapshot.Outcome != engine.OutcomeComplete || res.Snapshot.Count(engine.Complete) != 3 || !res.Snapshot.Fallback {
-		t.Fatalf("outcome %s, %d complete, fallback %v\n%s", res.Snapshot.Outcome, res.Snapshot.Count(engine.Complete), res.Snapshot.Fallback, obs)
+	if res.Snapshot.Outcome != phase.OutcomeComplete || res.Snapshot.Count(phase.Complete) != 3 || !res.Snapshot.Fallback {
+		t.Fatalf("outcome %s, %d complete, fallback %v\n%s", res.Snapshot.Outcome, res.Snapshot.Count(phase.Complete), res.Snapshot.Fallback, obs)
 	}
 	s := obs.String()
 	if !strings.Contains(s, "the rest of the run goes on with the fallback agent") || strings.Contains(s, "waiting for") || strings.Contains(s, "retry 1 of") {
@@ -223,7 +223,7 @@ func TestUsageLimitStops(t *testing.T) {
 	clock.Advance(3 * time.Hour)
 	o.Agents.OnLimit = work.OnLimitWait // the resume's own flag holds
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("resumed run: %v, %s\n%s", err, res.Snapshot.Outcome, obs)
 	}
 	if s := obs.String(); !strings.Contains(s, "the wait for the provider's usage limit is over") || strings.Contains(s, "still waiting") {

@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/handoff"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/journalfirst"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -94,11 +95,11 @@ type Agents struct {
 	Ladder []string
 	// Budget is what a new run may spend; a resume keeps the run's own
 	// (raised only by answers to its budget checkpoint).
-	Budget engine.Budget
+	Budget phase.Budget
 	// Guard tunes the loop guard of a new run.
 	Guard work.LoopGuard
 	// Context says when a live session of a new run hands over to a fresh one.
-	Context engine.ContextLimits
+	Context phase.ContextLimits
 	// OnLimit is what the run does at a usage limit: a new run journals
 	// it (the engine falls back); stop is this process's to carry out,
 	// so a resume's flag holds.
@@ -134,11 +135,11 @@ type Human struct {
 // the runner's goroutine only.
 type Observer interface {
 	// Resumed: a run is taken over from a journal; snap is the replayed state.
-	Resumed(run journal.Run, snap engine.Snapshot)
+	Resumed(run journal.Run, snap phase.Snapshot)
 	// Event: an input event, already journaled, and the state after it.
-	Event(ev engine.Event, snap engine.Snapshot)
+	Event(ev phase.Event, snap phase.Snapshot)
 	// Command: an engine command, and the state after the event that caused it.
-	Command(c engine.Command, snap engine.Snapshot)
+	Command(c phase.Command, snap phase.Snapshot)
 	// Note: something worth saying that is not an event (unparseable agent output, ...).
 	Note(plan, text string)
 }
@@ -147,7 +148,7 @@ type Observer interface {
 type Result struct {
 	Run      journal.Run
 	Resumed  bool
-	Snapshot engine.Snapshot
+	Snapshot phase.Snapshot
 	// Commits counts each plan's commits made in this run (across its
 	// resumes), never those of earlier work that reused the plan's id.
 	Commits map[string]int
@@ -157,13 +158,13 @@ type Result struct {
 }
 
 // Answer is a human's answer to a plan's open checkpoint.
-type Answer = engine.Answer
+type Answer = phase.Answer
 
 // NeedsHumanError stops an unattended run without a terminal at a
 // checkpoint that only a human may answer. The run can be resumed after
 // `hive answer`.
 type NeedsHumanError struct {
-	Checkpoints []engine.Checkpoint
+	Checkpoints []phase.Checkpoint
 }
 
 func (e *NeedsHumanError) Error() string {
@@ -188,7 +189,7 @@ type runner struct {
 	o        Options
 	run      journal.Run
 	eng      *engine.Engine
-	events   *journalfirst.Loop[engine.Event]
+	events   *journalfirst.Loop[phase.Event]
 	finished bool // the engine finished the run (CmdRunFinished)
 	// stopping says why the run stops for a human ("" while it goes on):
 	// events are journaled, commands not carried out, and an agent's exit
@@ -285,7 +286,7 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 		eng:    engine.New(),
 		routes: routes{},
 	}
-	r.events = journalfirst.New(journalfirst.Config[engine.Event]{Journal: o.Journal, Prepare: r.prepare, Aside: r.aside,
+	r.events = journalfirst.New(journalfirst.Config[phase.Event]{Journal: o.Journal, Prepare: r.prepare, Aside: r.aside,
 		Appended: func() { crashPoint("journal") }, Step: r.stepJournaled, Foreign: r.foreign,
 		Unwritable: "the run stops; run the command again to resume once the journal can be written"}, 256)
 	say := o.Observer.Note
@@ -306,27 +307,27 @@ func newRunner(o Options, tmpl *template.Template) *runner {
 	r.routes.add(r.work, workspace.Commands...)
 	r.routes.add(files, planning.Commands...)
 	r.routes.add(r.human, humanCommands...)
-	r.routes.add(ExecutorFunc(func(context.Context, engine.Command, engine.Snapshot) {
+	r.routes.add(ExecutorFunc(func(context.Context, phase.Command, phase.Snapshot) {
 		// The run's end is recorded once its work is delivered (Run's
 		// finish): a kill before that resumes the finished run to deliver it.
 		r.finished = true
-	}), engine.CmdRunFinished)
+	}), phase.CmdRunFinished)
 	return r
 }
 
 // Post implements Inbox: on the loop's goroutine only.
-func (r *runner) Post(ev engine.Event) { r.events.Post(ev) }
+func (r *runner) Post(ev phase.Event) { r.events.Post(ev) }
 
 // Send implements Inbox.
-func (r *runner) Send(ev engine.Event) { r.events.Send(ev) }
+func (r *runner) Send(ev phase.Event) { r.events.Send(ev) }
 
 // Note implements Inbox: the note reaches the observer on the loop's
 // goroutine, as a pseudo-event that is not journaled.
 func (r *runner) Note(planID, text string) {
-	r.Send(engine.Event{Type: noteEvent, Plan: planID, Text: text})
+	r.Send(phase.Event{Type: noteEvent, Plan: planID, Text: text})
 }
 
-const noteEvent engine.EventType = "note"
+const noteEvent phase.EventType = "note"
 
 func (r *runner) loop(ctx context.Context) error {
 	watchdog := time.NewTicker(max(min(r.o.Agents.Stall/4, time.Second), 10*time.Millisecond))
@@ -368,10 +369,10 @@ func (r *runner) loop(ctx context.Context) error {
 			r.events.Post(ev)
 		case a := <-r.o.Human.Answers:
 			if a.Pause {
-				r.events.Post(engine.Event{Type: engine.EvPause})
+				r.events.Post(phase.Event{Type: phase.EvPause})
 				break
 			}
-			r.events.Post(engine.Event{Type: engine.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
+			r.events.Post(phase.Event{Type: phase.EvAnswer, Plan: a.Plan, Text: a.Text, By: "terminal"})
 		case <-poll.C:
 			if err := r.events.Poll(ctx); err != nil {
 				r.agents.KillAll()
@@ -422,9 +423,9 @@ const killedDrain = 5 * time.Second
 
 // foreign reads an event another process journaled. Only answers and
 // pauses may come from outside; anything else is noted and left alone.
-func (r *runner) foreign(rec journal.Record) (engine.Event, bool) {
-	var ev engine.Event
-	if err := json.Unmarshal(rec.Payload, &ev); err != nil || (ev.Type != engine.EvAnswer && ev.Type != engine.EvPause) {
+func (r *runner) foreign(rec journal.Record) (phase.Event, bool) {
+	var ev phase.Event
+	if err := json.Unmarshal(rec.Payload, &ev); err != nil || (ev.Type != phase.EvAnswer && ev.Type != phase.EvPause) {
 		r.o.Observer.Note("", fmt.Sprintf("journal event %d (%s) from another process ignored", rec.Seq, rec.Type))
 		return ev, false
 	}
@@ -434,11 +435,11 @@ func (r *runner) foreign(rec journal.Record) (engine.Event, bool) {
 // prepare readies an event for the journal: its time, where its
 // checkpoint's plan works, and an agent's exit while hive stops it said
 // as such. Notes are not journaled.
-func (r *runner) prepare(ctx context.Context, ev *engine.Event) (journal.Entry, bool) {
+func (r *runner) prepare(ctx context.Context, ev *phase.Event) (journal.Entry, bool) {
 	if ev.Type == noteEvent {
 		return journal.Entry{}, false
 	}
-	if ev.Type == engine.EvAgentExited {
+	if ev.Type == phase.EvAgentExited {
 		r.agents.Exited(*ev)
 		if r.stopping != "" {
 			// Its exit status (1, or a signal's) says only that hive
@@ -454,14 +455,14 @@ func (r *runner) prepare(ctx context.Context, ev *engine.Event) (journal.Entry, 
 }
 
 // aside shows a note, in its turn among the events.
-func (r *runner) aside(ev engine.Event) { r.o.Observer.Note(ev.Plan, ev.Text) }
+func (r *runner) aside(ev phase.Event) { r.o.Observer.Note(ev.Plan, ev.Text) }
 
 // stepJournaled steps one of the loop's own journaled events.
-func (r *runner) stepJournaled(ctx context.Context, ev engine.Event) error {
-	if ev.Type == engine.EvAgentStarted {
+func (r *runner) stepJournaled(ctx context.Context, ev phase.Event) error {
+	if ev.Type == phase.EvAgentStarted {
 		crashPoint("agent", fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt), ev.Role) // journaled: a resume knows its pid
 	}
-	if err := r.step(ctx, ev); err != nil && (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) {
+	if err := r.step(ctx, ev); err != nil && (ev.Type == phase.EvRunStarted || ev.Type == phase.EvResumed) {
 		// Without a started run nothing can ever happen: end it rather than wait forever.
 		r.o.Journal.FinishRun(r.run.ID, r.o.Now(), "abandoned")
 		return fmt.Errorf("run %d cannot start: %w", r.run.ID, err)
@@ -470,7 +471,7 @@ func (r *runner) stepJournaled(ctx context.Context, ev engine.Event) error {
 }
 
 // step applies a journaled event to the engine and carries out its commands.
-func (r *runner) step(ctx context.Context, ev engine.Event) error {
+func (r *runner) step(ctx context.Context, ev phase.Event) error {
 	cmds, err := r.eng.Step(ev)
 	if err != nil {
 		r.o.Observer.Note(ev.Plan, fmt.Sprintf("event %s refused: %v", ev.Type, err))
@@ -489,7 +490,7 @@ func (r *runner) step(ctx context.Context, ev engine.Event) error {
 
 // execute hands c to the executors routed for its type, then tells the
 // observer.
-func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+func (r *runner) execute(ctx context.Context, c phase.Command, snap phase.Snapshot) {
 	for _, e := range r.routes[c.Type] {
 		e.Execute(ctx, c, snap)
 	}
@@ -498,10 +499,10 @@ func (r *runner) execute(ctx context.Context, c engine.Command, snap engine.Snap
 
 // running counts the plans whose agents are at work (not those held for
 // the wait to end).
-func running(s engine.Snapshot) int {
+func running(s phase.Snapshot) int {
 	n := 0
 	for _, p := range s.Plans {
-		if p.State == engine.Running && p.Stage != engine.StageHeld {
+		if p.State == phase.Running && p.Stage != phase.StageHeld {
 			n++
 		}
 	}
@@ -511,7 +512,7 @@ func running(s engine.Snapshot) int {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // agentSpec is how to start the agent of c, and with which launcher.
-func (r *runner) agentSpec(ctx context.Context, c engine.Command) (agent.Spec, agent.Launcher, error) {
+func (r *runner) agentSpec(ctx context.Context, c phase.Command) (agent.Spec, agent.Launcher, error) {
 	role := c.Role
 	if role == "" {
 		role = "executor"

@@ -15,9 +15,9 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/agent/adapter"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/parse"
 	"github.com/hivectl/hive/internal/runner/lock"
@@ -59,9 +59,9 @@ func (r *recorder) add(format string, args ...any) {
 	defer r.mu.Unlock()
 	r.lines = append(r.lines, fmt.Sprintf(format, args...))
 }
-func (r *recorder) Resumed(run journal.Run, s engine.Snapshot) { r.add("resumed %d", run.ID) }
-func (r *recorder) Event(ev engine.Event, s engine.Snapshot)   { r.add("event %s %s", ev.Type, ev.Plan) }
-func (r *recorder) Command(c engine.Command, s engine.Snapshot) {
+func (r *recorder) Resumed(run journal.Run, s phase.Snapshot) { r.add("resumed %d", run.ID) }
+func (r *recorder) Event(ev phase.Event, s phase.Snapshot)    { r.add("event %s %s", ev.Type, ev.Plan) }
+func (r *recorder) Command(c phase.Command, s phase.Snapshot) {
 	r.add("command %s %s %s %s", c.Type, c.Plan, c.State, c.Reason)
 }
 func (r *recorder) Note(planID, text string) { r.add("note %s %s", planID, text) }
@@ -96,7 +96,7 @@ func TestForeignDependency(t *testing.T) {
 	os.MkdirAll(filepath.Dir(sum), 0o755)
 	os.WriteFile(sum, []byte("---\nphase: 01\nplan: 01\n---\n# S\n\n## Self-Check: PASSED\n"), 0o644)
 	res, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{completeScript}, obs))
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
 }
@@ -130,14 +130,14 @@ func TestResumeOfAFinishedRun(t *testing.T) {
 	}
 	// It is taken over only to be closed (and, with worktrees, to have its
 	// work merged into the user's branch): no new run, nothing run again.
-	if !res.Resumed || res.Run.ID != run.ID || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if !res.Resumed || res.Run.ID != run.ID || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("the finished run was not closed as it stood: %+v", res)
 	}
 	if runs, _ := j2.Runs(); len(runs) != 1 {
 		t.Fatalf("%d runs, want the one", len(runs))
 	}
 	runs, _ := j2.Runs()
-	if old := runs[0]; old.Finished.IsZero() || old.Outcome != engine.OutcomeComplete {
+	if old := runs[0]; old.Finished.IsZero() || old.Outcome != phase.OutcomeComplete {
 		t.Fatalf("the old run was not closed as complete: %+v", old)
 	}
 }
@@ -152,7 +152,7 @@ func TestResumeWithAMissingPlan(t *testing.T) {
 	ph := runnertest.LoadPhase(t, root, ".planning/phases/01-core")
 	j := journaltest.NewMemory()
 	// An unfinished run that started both plans.
-	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}, {ID: "01-02", Wave: 1, Tasks: 1}}}
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []phase.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}, {ID: "01-02", Wave: 1, Tasks: 1}}}
 	run, _ := j.CreateRun(ph.Dir, time.Now())
 	payload := fmt.Sprintf(`{"type":"run-started","spec":%s}`, mustJSON(t, spec))
 	j.Append(run.ID, "run-started", time.Now(), []byte(payload))
@@ -165,7 +165,7 @@ func TestResumeWithAMissingPlan(t *testing.T) {
 	}
 	o := options(t, root, ph, j, shellAgent{completeScript}, &recorder{})
 	o.Schedule.Fresh = true
-	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run --fresh = %v, %+v", err, res.Snapshot)
 	}
 }
@@ -203,7 +203,7 @@ func TestAgentLeavingADaemon(t *testing.T) {
 	script := completeScript + "\nsetsid sleep 30 &\n"
 	start := time.Now()
 	res, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{script}, &recorder{}))
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, %+v", err, res.Snapshot)
 	}
 	if d := time.Since(start); d > 20*time.Second {
@@ -228,7 +228,7 @@ printf '{"type":"result","subtype":"success","is_error":false,"result":"done"}\n
 `
 	obs := &recorder{}
 	res, err := Run(context.Background(), options(t, root, ph, journaltest.NewMemory(), shellAgent{script}, obs))
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
 }
@@ -291,7 +291,7 @@ func TestTurnErrorFailsThePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := res.Snapshot.Plans[0]
-	if p.State != engine.Failed || !strings.Contains(p.Reason, "API Error: 529 overloaded_error") || p.Attempt != 2 {
+	if p.State != phase.Failed || !strings.Contains(p.Reason, "API Error: 529 overloaded_error") || p.Attempt != 2 {
 		t.Fatalf("plan %s attempt %d: %s\n%s", p.State, p.Attempt, p.Reason, obs)
 	}
 }

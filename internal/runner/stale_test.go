@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
 func checkFinished(t *testing.T, root string, res Result, err error, obs *recorder) {
 	t.Helper()
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
 	if wts := strings.TrimSpace(gittest.Output(t, root, "worktree", "list")); strings.Count(wts, "\n") != 0 {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner/check"
@@ -52,12 +52,12 @@ func (r *runner) begin(ctx context.Context) (Result, error) {
 	}
 	r.run = run
 	r.events.Attach(run.ID, 0)
-	r.events.Post(engine.Event{Type: engine.EvRunStarted, Spec: &spec, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
+	r.events.Post(phase.Event{Type: phase.EvRunStarted, Spec: &spec, Version: phase.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: run}, nil
 }
 
 // allDone reports whether every plan of the spec was complete on disk.
-func allDone(spec engine.RunSpec) bool {
+func allDone(spec phase.RunSpec) bool {
 	for _, p := range spec.Plans {
 		if !p.Done {
 			return false
@@ -72,7 +72,7 @@ func allDone(spec engine.RunSpec) bool {
 // resumed reports whether the run was taken over.
 func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) {
 	eng, err := replay.Run(r.o.Journal, last)
-	if errors.As(err, new(*engine.NewerError)) && r.o.Schedule.Fresh {
+	if errors.As(err, new(*phase.NewerError)) && r.o.Schedule.Fresh {
 		r.o.Observer.Note("", fmt.Sprintf("run %d abandoned: --fresh (a newer hive journaled it); starting a new run", last.ID))
 		return Result{}, false, r.o.Journal.FinishRun(last.ID, r.o.Now(), "abandoned")
 	}
@@ -128,7 +128,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 	// The .pending-checkpoint files are views: make them match the replayed
 	// state (an answer given while hive was down closed its checkpoint).
 	for _, p := range snap.Plans {
-		if p.State != engine.Waiting {
+		if p.State != phase.Waiting {
 			planning.RemovePending(r.o.Repo.Root, r.o.Phase, p.Spec.ID)
 		}
 	}
@@ -139,7 +139,7 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.work.Scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
-	r.events.Post(engine.Event{Type: engine.EvResumed, Version: engine.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
+	r.events.Post(phase.Event{Type: phase.EvResumed, Version: phase.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: last, Resumed: true}, true, nil
 }
 
@@ -147,24 +147,24 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 // passes the spot-checks is done and will not run again. Dependencies on
 // plans of other phases are checked here, once: such a plan must be
 // complete on disk, since phases run in order. Each plan's work is scoped
-// to commits made after the run's base (see engine.PlanSpec.Since); prev,
+// to commits made after the run's base (see phase.PlanSpec.Since); prev,
 // the phase's previous run, lends its scope to the plans it left unfinished
 // whose files are unchanged, so their committed tasks are not done again.
-func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, error) {
+func (r *runner) spec(ctx context.Context, prev *journal.Run) (phase.RunSpec, error) {
 	if r.o.Git.Worktrees && r.o.Git.Remote == "" { // a remote's workers open their own
 		if err := r.work.OpenWorktrees(ctx); err != nil {
-			return engine.RunSpec{}, err
+			return phase.RunSpec{}, err
 		}
 	}
 	base, err := r.work.Base(ctx)
 	if err != nil {
-		return engine.RunSpec{}, err
+		return phase.RunSpec{}, err
 	}
 	unfinished, err := r.unfinishedScopes(prev)
 	if err != nil {
-		return engine.RunSpec{}, err
+		return phase.RunSpec{}, err
 	}
-	spec := engine.RunSpec{
+	spec := phase.RunSpec{
 		Phase:         r.o.Phase.Number,
 		MaxConcurrent: r.o.Schedule.MaxConcurrent,
 		Dynamic:       r.o.Schedule.Dynamic,
@@ -187,7 +187,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 	r.work.Scope = map[string]string{}
 	merged := r.work.MergedSummaries(ctx)
 	for _, p := range r.o.Phase.Plans {
-		ps := engine.PlanSpec{
+		ps := phase.PlanSpec{
 			ID:       p.ID,
 			Name:     p.Name,
 			Wave:     p.ComputedWave,
@@ -222,7 +222,7 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 				// phases run in order, so it is done.
 			default:
 				if err := r.foreignDependencyDone(ctx, p, d); err != nil {
-					return engine.RunSpec{}, err
+					return phase.RunSpec{}, err
 				}
 			}
 		}
@@ -233,20 +233,20 @@ func (r *runner) spec(ctx context.Context, prev *journal.Run) (engine.RunSpec, e
 
 // unfinishedScopes replays the phase's previous run and returns the specs
 // of the plans it did not complete.
-func (r *runner) unfinishedScopes(prev *journal.Run) (map[string]engine.PlanSpec, error) {
+func (r *runner) unfinishedScopes(prev *journal.Run) (map[string]phase.PlanSpec, error) {
 	if prev == nil {
 		return nil, nil
 	}
 	eng, err := replay.Run(r.o.Journal, *prev)
-	if errors.As(err, new(*engine.NewerError)) {
+	if errors.As(err, new(*phase.NewerError)) {
 		return nil, nil // unreadable here: the new run starts from the tip
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]engine.PlanSpec{}
+	out := map[string]phase.PlanSpec{}
 	for _, p := range eng.Snapshot().Plans {
-		if p.State != engine.Complete && !p.Spec.Done && p.Spec.Hash != "" {
+		if p.State != phase.Complete && !p.Spec.Done && p.Spec.Hash != "" {
 			out[p.Spec.ID] = p.Spec
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
@@ -30,14 +30,14 @@ func TestNewerJournalIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 1, Plans: []engine.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}}}
-	payload, _ := json.Marshal(engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: &spec, Version: engine.Version + 1})
-	if _, err := j.Append(run.ID, string(engine.EvRunStarted), time.Now(), payload); err != nil {
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 1, Plans: []phase.PlanSpec{{ID: "01-01", Wave: 1, Tasks: 1}}}
+	payload, _ := json.Marshal(phase.Event{Type: phase.EvRunStarted, Time: time.Now(), Spec: &spec, Version: phase.Version + 1})
+	if _, err := j.Append(run.ID, string(phase.EvRunStarted), time.Now(), payload); err != nil {
 		t.Fatal(err)
 	}
 
 	_, err = Run(context.Background(), options(t, root, ph, j, shellAgent{completeScript}, &recorder{}))
-	var newer *engine.NewerError
+	var newer *phase.NewerError
 	if !errors.As(err, &newer) || !strings.Contains(err.Error(), "--fresh") {
 		t.Fatalf("Run = %v, want a refusal of the newer journal that names --fresh", err)
 	}
@@ -48,13 +48,13 @@ func TestNewerJournalIsRefused(t *testing.T) {
 	o := options(t, root, ph, j, shellAgent{completeScript}, &recorder{})
 	o.Schedule.Fresh = true
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run --fresh = %v, outcome %q", err, res.Snapshot.Outcome)
 	}
 	if res.Run.ID == run.ID {
 		t.Fatalf("--fresh resumed the newer run %d instead of starting one", run.ID)
 	}
-	var first engine.Event
+	var first phase.Event
 	if err := j.Each(res.Run.ID, func(rec journal.Record) error {
 		if first.Type == "" {
 			return json.Unmarshal(rec.Payload, &first)
@@ -63,8 +63,8 @@ func TestNewerJournalIsRefused(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if first.Type != engine.EvRunStarted || first.Version != engine.Version {
-		t.Fatalf("the new run starts with %s version %d, want run-started version %d", first.Type, first.Version, engine.Version)
+	if first.Type != phase.EvRunStarted || first.Version != phase.Version {
+		t.Fatalf("the new run starts with %s version %d, want run-started version %d", first.Type, first.Version, phase.Version)
 	}
 }
 
@@ -79,16 +79,16 @@ func TestHiveReportIsJournaled(t *testing.T) {
 	script := `printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}]}}\n' '` + report + `'` + completeScript
 	j := journaltest.NewMemory()
 	res, err := Run(context.Background(), options(t, root, ph, j, shellAgent{script}, &recorder{}))
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
 	}
 	var got *work.Report
 	if err := j.Each(res.Run.ID, func(rec journal.Record) error {
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return err
 		}
-		if ev.Type == engine.EvReport {
+		if ev.Type == phase.EvReport {
 			got = ev.Report
 		}
 		return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // humanWaits is the executor of the waits for a human: the timer that ends
@@ -19,15 +19,15 @@ type humanWaits struct {
 }
 
 // humanCommands are the command types humanWaits carries out.
-var humanCommands = []engine.CommandType{engine.CmdWake, engine.CmdStopForHuman, engine.CmdPaused}
+var humanCommands = []phase.CommandType{phase.CmdWake, phase.CmdStopForHuman, phase.CmdPaused}
 
-func (h *humanWaits) Execute(_ context.Context, c engine.Command, _ engine.Snapshot) {
+func (h *humanWaits) Execute(_ context.Context, c phase.Command, _ phase.Snapshot) {
 	switch c.Type {
-	case engine.CmdWake:
-		h.after(max(c.At.Sub(h.now()), 0), func() { h.inbox.Send(engine.Event{Type: engine.EvWake}) })
-	case engine.CmdStopForHuman:
+	case phase.CmdWake:
+		h.after(max(c.At.Sub(h.now()), 0), func() { h.inbox.Send(phase.Event{Type: phase.EvWake}) })
+	case phase.CmdStopForHuman:
 		h.stopped = true
-	case engine.CmdPaused:
+	case phase.CmdPaused:
 		h.paused = true
 	}
 }

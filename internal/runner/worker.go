@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx/stalelocks"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/prompt"
 	"github.com/hivectl/hive/internal/runner/workspace"
 )
@@ -42,24 +42,24 @@ type Worker struct {
 type waitKey struct {
 	plan    string
 	attempt int
-	end     engine.EventType
+	end     phase.EventType
 }
 
 // waiter is a command waiting for the event that ends it; a session's
 // other events met on the way go to emit.
 type waiter struct {
-	emit func(engine.Event)
-	done chan engine.Event
+	emit func(phase.Event)
+	done chan phase.Event
 }
 
 // ends are the events that end a command a worker waits for.
-var ends = map[engine.CommandType]engine.EventType{
-	engine.CmdStartAgent:   engine.EvAgentExited,
-	engine.CmdSpotCheck:    engine.EvSpotChecked,
-	engine.CmdCheckCommits: engine.EvCommitsChecked,
-	engine.CmdMerge:        engine.EvMerged,
-	engine.CmdGate:         engine.EvGateChecked,
-	engine.CmdVerify:       engine.EvVerified,
+var ends = map[phase.CommandType]phase.EventType{
+	phase.CmdStartAgent:   phase.EvAgentExited,
+	phase.CmdSpotCheck:    phase.EvSpotChecked,
+	phase.CmdCheckCommits: phase.EvCommitsChecked,
+	phase.CmdMerge:        phase.EvMerged,
+	phase.CmdGate:         phase.EvGateChecked,
+	phase.CmdVerify:       phase.EvVerified,
 }
 
 // NewWorker readies a worker of the phase in o: in the shared tree, or,
@@ -83,16 +83,16 @@ func NewWorker(o Options) (*Worker, error) {
 // commands workers carry out: its plans, scoped to the commits after the
 // tree's tip now, or, with o.Git.Remote, after the remote's integration
 // branch (pushed there from HEAD for a new run).
-func PhaseSpec(ctx context.Context, o Options) (engine.RunSpec, error) {
+func PhaseSpec(ctx context.Context, o Options) (phase.RunSpec, error) {
 	r, err := prepare(o)
 	if err != nil {
-		return engine.RunSpec{}, err
+		return phase.RunSpec{}, err
 	}
 	defer r.work.Close()
 	if o.Git.Remote != "" {
 		base, err := workspace.PublishRun(ctx, r.o.Repo, r.o.Phase, r.o.Git)
 		if err != nil {
-			return engine.RunSpec{}, err
+			return phase.RunSpec{}, err
 		}
 		r.work.SetBase(base)
 	}
@@ -136,20 +136,20 @@ func (w *Worker) Close() {
 }
 
 // Execute carries out c for a plan whose run's work started after commit
-// since (engine.PlanSpec.Since: only later commits are the plan's): it
+// since (phase.PlanSpec.Since: only later commits are the plan's): it
 // returns the event that ends it (the agent's exit, the spot-check's
 // result), handing the events met on the way to emit. snap is the run's
 // state a merge records in STATE.md and ROADMAP.md. When ctx ends
 // before, an agent is stopped as the engine stops one (its input closed,
 // then its process group killed after the grace) and its exit still
 // returned.
-func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+func (w *Worker) Execute(ctx context.Context, c phase.Command, since string, snap phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
 	end, waits := ends[c.Type]
-	if !waits && c.Type != engine.CmdSend && c.Type != engine.CmdPermission && c.Type != engine.CmdStopAgent {
+	if !waits && c.Type != phase.CmdSend && c.Type != phase.CmdPermission && c.Type != phase.CmdStopAgent {
 		return nil, fmt.Errorf("a worker does not carry out %s commands yet", c.Type)
 	}
 	if !waits {
-		if c.Type == engine.CmdStopAgent {
+		if c.Type == phase.CmdStopAgent {
 			// Only a session of this worker's: a pid names a process of
 			// whichever machine the session ran on.
 			c.PID = 0
@@ -157,10 +157,10 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 		w.execute(c, snap)
 		return nil, nil
 	}
-	if (c.Type == engine.CmdMerge || c.Type == engine.CmdGate) && w.remote == nil {
-		return []engine.Event{{Type: end, Plan: c.Plan, Attempt: c.Attempt, Reason: "workers that share one folder have no worktrees to merge"}}, nil
+	if (c.Type == phase.CmdMerge || c.Type == phase.CmdGate) && w.remote == nil {
+		return []phase.Event{{Type: end, Plan: c.Plan, Attempt: c.Attempt, Reason: "workers that share one folder have no worktrees to merge"}}, nil
 	}
-	if w.remote != nil && c.Type == engine.CmdStartAgent {
+	if w.remote != nil && c.Type == phase.CmdStartAgent {
 		// Last, once the session is no longer among this worker's: its
 		// plan's tree may be one a sweep spared for it.
 		defer w.remote.SweepAfter(context.WithoutCancel(ctx))
@@ -169,10 +169,10 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 		defer flush() // before the exit is returned: the session's events come first
 	}
 	key := waitKey{c.Plan, c.Attempt, end}
-	if c.Type == engine.CmdVerify {
+	if c.Type == phase.CmdVerify {
 		key.attempt = 0 // the verification's result names no attempt (only one is ever asked for at a time)
 	}
-	wt := &waiter{emit: emit, done: make(chan engine.Event, 1)}
+	wt := &waiter{emit: emit, done: make(chan phase.Event, 1)}
 	w.mu.Lock()
 	w.waiting[key] = wt
 	w.r.work.Scope[c.Plan] = since
@@ -191,7 +191,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 			return nil, err
 		}
 	}
-	if c.Type == engine.CmdStartAgent && c.Continuation != nil && w.remote == nil {
+	if c.Type == phase.CmdStartAgent && c.Continuation != nil && w.remote == nil {
 		// A retry may follow an agent lost with its worker, killed in
 		// the middle of a git command: its lock would stop every git here.
 		notes, err := stalelocks.ClearTree(ctx, w.r.o.Repo)
@@ -203,14 +203,14 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 		}
 	}
 	w.execute(c, snap)
-	if c.Type != engine.CmdMerge && c.Type != engine.CmdGate && c.Type != engine.CmdVerify {
+	if c.Type != phase.CmdMerge && c.Type != phase.CmdGate && c.Type != phase.CmdVerify {
 		// Only a merge, a gate and a verification keep the trees to
 		// themselves until they end.
 		release()
 		release = func() {}
 	}
 	defer release()
-	if w.remote != nil && c.Type == engine.CmdStartAgent {
+	if w.remote != nil && c.Type == phase.CmdStartAgent {
 		working := make(chan struct{})
 		defer close(working)
 		go w.remote.PushWhileWorking(ctx, c.Plan, working)
@@ -224,7 +224,7 @@ func (w *Worker) Execute(ctx context.Context, c engine.Command, since string, sn
 		// published all the same.
 		ev = w.remote.After(context.WithoutCancel(ctx), c, ev)
 	}
-	return []engine.Event{ev}, nil
+	return []phase.Event{ev}, nil
 }
 
 // plansHere are the plans whose agent sessions run here, and the commit
@@ -234,7 +234,7 @@ func (w *Worker) plansHere() (live map[string]bool, since map[string]string) {
 	defer w.mu.Unlock()
 	live = map[string]bool{}
 	for k := range w.waiting {
-		if k.end == engine.EvAgentExited {
+		if k.end == phase.EvAgentExited {
 			live[k.plan] = true
 		}
 	}
@@ -243,26 +243,26 @@ func (w *Worker) plansHere() (live map[string]bool, since map[string]string) {
 
 // wait waits for the event that ends c; a session whose ctx ends first is
 // stopped, and its exit still waited for.
-func (w *Worker) wait(ctx context.Context, c engine.Command, wt *waiter) (engine.Event, error) {
+func (w *Worker) wait(ctx context.Context, c phase.Command, wt *waiter) (phase.Event, error) {
 	select {
 	case ev := <-wt.done:
 		return ev, nil
 	case <-ctx.Done():
 	}
-	if c.Type != engine.CmdStartAgent {
-		return engine.Event{}, ctx.Err()
+	if c.Type != phase.CmdStartAgent {
+		return phase.Event{}, ctx.Err()
 	}
-	w.execute(engine.Command{Type: engine.CmdStopAgent, Plan: c.Plan, Attempt: c.Attempt}, engine.Snapshot{})
+	w.execute(phase.Command{Type: phase.CmdStopAgent, Plan: c.Plan, Attempt: c.Attempt}, phase.Snapshot{})
 	select {
 	case ev := <-wt.done:
 		return ev, nil
 	case <-time.After(w.r.o.Agents.StopGrace + 5*time.Second):
-		return engine.Event{}, fmt.Errorf("the agent of %s did not end after it was stopped", c.Plan)
+		return phase.Event{}, fmt.Errorf("the agent of %s did not end after it was stopped", c.Plan)
 	}
 }
 
 // execute hands c to its executors, then routes what they posted.
-func (w *Worker) execute(c engine.Command, snap engine.Snapshot) {
+func (w *Worker) execute(c phase.Command, snap phase.Snapshot) {
 	w.mu.Lock()
 	w.r.execute(w.ctx, c, snap)
 	posted := w.r.events.Posted()
@@ -297,18 +297,18 @@ func (w *Worker) route() {
 // deliver gives ev to the command of its plan and attempt: its end, or an
 // event met on the way. Notes, and events of commands no longer waited
 // for, have nowhere to go.
-func (w *Worker) deliver(ev engine.Event) {
+func (w *Worker) deliver(ev phase.Event) {
 	if ev.Type == noteEvent {
 		return
 	}
-	if ev.Type == engine.EvAgentExited {
+	if ev.Type == phase.EvAgentExited {
 		w.mu.Lock()
 		w.r.agents.Exited(ev)
 		w.mu.Unlock()
 	}
 	w.mu.Lock()
 	ending := w.waiting[waitKey{ev.Plan, ev.Attempt, ev.Type}]
-	session := w.waiting[waitKey{ev.Plan, ev.Attempt, engine.EvAgentExited}]
+	session := w.waiting[waitKey{ev.Plan, ev.Attempt, phase.EvAgentExited}]
 	w.mu.Unlock()
 	switch {
 	case ending != nil:
@@ -325,7 +325,7 @@ func (w *Worker) deliver(ev engine.Event) {
 // as events, and notes have no one to read them.
 type quietObserver struct{}
 
-func (quietObserver) Resumed(journal.Run, engine.Snapshot)    {}
-func (quietObserver) Event(engine.Event, engine.Snapshot)     {}
-func (quietObserver) Command(engine.Command, engine.Snapshot) {}
-func (quietObserver) Note(string, string)                     {}
+func (quietObserver) Resumed(journal.Run, phase.Snapshot)   {}
+func (quietObserver) Event(phase.Event, phase.Snapshot)     {}
+func (quietObserver) Command(phase.Command, phase.Snapshot) {}
+func (quietObserver) Note(string, string)                   {}

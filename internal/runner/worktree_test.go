@@ -13,7 +13,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/agent/adapter"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -104,7 +104,7 @@ func TestWorktreesEightPlans(t *testing.T) {
 	o := worktreeOptions(t, root, l, &recorder{})
 	o.Schedule.MaxConcurrent = 4
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
 	}
 	if l.peak != 4 {
@@ -190,7 +190,7 @@ func TestWorktreeConflictResolver(t *testing.T) {
 	o := worktreeOptions(t, root, l, obs)
 	o.Agents.Roles = map[string]agent.Launcher{"comb": l}
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
 	if !strings.Contains(obs.String(), "merge conflict: a resolver agent works on src/shared.go") {
@@ -210,7 +210,7 @@ func TestWorktreeConflictHuman(t *testing.T) {
 	o.Human.Interactive = true
 	o.Human.Answers = obs.answers
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs.String())
 	}
 	if obs.resolved != 1 {
@@ -228,9 +228,9 @@ type humanResolver struct {
 	resolved int
 }
 
-func (h *humanResolver) Command(c engine.Command, s engine.Snapshot) {
+func (h *humanResolver) Command(c phase.Command, s phase.Snapshot) {
 	h.recorder.Command(c, s)
-	if c.Type != engine.CmdCheckpointOpened || c.Checkpoint.Kind != engine.KindMerge {
+	if c.Type != phase.CmdCheckpointOpened || c.Checkpoint.Kind != phase.KindMerge {
 		return
 	}
 	dir := regexp.MustCompile(`resolve them in ([^;)]+)`).FindStringSubmatch(c.Checkpoint.Details)
@@ -272,7 +272,7 @@ func TestTwentyWorktreesAtOnce(t *testing.T) {
 	o := worktreeOptions(t, root, l, obs)
 	o.Schedule.MaxConcurrent = 20
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
 	if l.peak < 10 {
@@ -306,7 +306,7 @@ func TestVerificationMissingArtifact(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := res.Snapshot.Verification
-	if res.Snapshot.Outcome != engine.OutcomeGaps || v == nil || !strings.Contains(v.Details, "01-01: artifact src/missing.go is missing") {
+	if res.Snapshot.Outcome != phase.OutcomeGaps || v == nil || !strings.Contains(v.Details, "01-01: artifact src/missing.go is missing") {
 		t.Fatalf("outcome %q, verification %+v", res.Snapshot.Outcome, v)
 	}
 	if strings.Contains(v.Details, "func Ready") {
@@ -330,7 +330,7 @@ func TestVerificationPassed(t *testing.T) {
 	o.Schedule.Verify = true
 	o.Agents.Roles = map[string]agent.Launcher{"verifier": l}
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q, verification %+v", err, res.Snapshot.Outcome, res.Snapshot.Verification)
 	}
 	report, err := os.ReadFile(filepath.Join(root, ".planning/phases/01-lib/01-VERIFICATION.md"))
@@ -359,7 +359,7 @@ func TestPostMergeGateLoops(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := res.Snapshot.Plans[0]
-	if p.State != engine.Failed || !strings.Contains(p.Reason, "post-merge gate still fails") || !strings.Contains(p.Reason, "FAIL: TestReady") {
+	if p.State != phase.Failed || !strings.Contains(p.Reason, "post-merge gate still fails") || !strings.Contains(p.Reason, "FAIL: TestReady") {
 		t.Fatalf("plan ended %s: %s", p.State, p.Reason)
 	}
 	// Attempts: the executor, two fix agents, one retry from --yes.
@@ -388,7 +388,7 @@ func TestDirtyTreeRefused(t *testing.T) {
 	}
 	o.Git.AllowDirty = true
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("with AllowDirty: %v, %q", err, res.Snapshot.Outcome)
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "README.md")); string(data) != "changed\n" {
@@ -414,7 +414,7 @@ func TestPhaseBranchAndSetupHook(t *testing.T) {
 	o.Git.Setup = integration.Setup{Copy: []string{".env", "missing.txt"}, Command: "cat .env >> " + marker}
 	before := gittest.Output(t, root, "rev-parse", "HEAD")
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("Run = %v, outcome %q", err, res.Snapshot.Outcome)
 	}
 	if after := gittest.Output(t, root, "rev-parse", "HEAD"); after != before {
@@ -449,7 +449,7 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 	l := simLauncher(t)
 	o := worktreeOptions(t, root, l, &recorder{})
 	o.Git.Branching = integration.BranchingPhase
-	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if res, err := Run(context.Background(), o); err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("first run: %v", err)
 	}
 	o.Schedule.Fresh = true
@@ -467,7 +467,7 @@ func TestPhaseBranchFreshRunSeesMergedPlans(t *testing.T) {
 	// --rerun starts a run that takes every plan as done.
 	o.Schedule.Rerun = true
 	res, err = Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("rerun: %v, %q", err, res.Snapshot.Outcome)
 	}
 	for _, p := range res.Snapshot.Plans {
@@ -507,7 +507,7 @@ func TestResumeKeepsTheRunsMode(t *testing.T) {
 	o.Agents.Launcher = simLauncher(t)
 	go func() { answers <- Answer{Plan: "01-02", Text: "retry"} }()
 	res, err := Run(context.Background(), o)
-	if err != nil || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if err != nil || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Fatalf("resumed run: %v, %q\n%s", err, res.Snapshot.Outcome, obs)
 	}
 	if !strings.Contains(obs.String(), "started in the shared working tree: it goes on there") {
@@ -534,7 +534,7 @@ func TestGateFailedPlanDoesNotLand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := res.Snapshot.Count(engine.Complete); n != 1 || res.Snapshot.Outcome != engine.OutcomeFailed {
+	if n := res.Snapshot.Count(phase.Complete); n != 1 || res.Snapshot.Outcome != phase.OutcomeFailed {
 		t.Fatalf("%d complete, outcome %s; want 1, failed\n%s", n, res.Snapshot.Outcome, o.Observer)
 	}
 	if _, err := os.Stat(filepath.Join(root, "src/p01.go")); err != nil {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 	"go.temporal.io/sdk/client"
@@ -18,9 +18,9 @@ import (
 // workflow's, shown by execute-phase.
 type Notes struct{ W io.Writer }
 
-func (Notes) Resumed(journal.Run, engine.Snapshot)    {}
-func (Notes) Event(engine.Event, engine.Snapshot)     {}
-func (Notes) Command(engine.Command, engine.Snapshot) {}
+func (Notes) Resumed(journal.Run, phase.Snapshot)   {}
+func (Notes) Event(phase.Event, phase.Snapshot)     {}
+func (Notes) Command(phase.Command, phase.Snapshot) {}
 
 func (n Notes) Note(plan, text string) {
 	fmt.Fprintf(n.W, "hive worker: %s %s\n", plan, text)
@@ -33,15 +33,15 @@ type Announced struct {
 	W io.Writer
 }
 
-func (a Announced) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
-	if c.Type != engine.CmdStartAgent {
+func (a Announced) Execute(ctx context.Context, c phase.Command, since string, snap phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	if c.Type != phase.CmdStartAgent {
 		return a.Executor.Execute(ctx, c, since, snap, emit)
 	}
 	fmt.Fprintf(a.W, "hive worker: %s attempt %d runs here\n", c.Plan, c.Attempt)
 	evs, err := a.Executor.Execute(ctx, c, since, snap, emit)
 	how := "ended"
 	for _, ev := range evs {
-		if ev.Type == engine.EvAgentExited && ev.Reason != "" {
+		if ev.Type == phase.EvAgentExited && ev.Reason != "" {
 			how = "ended: " + ev.Reason
 		}
 	}

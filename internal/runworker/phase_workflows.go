@@ -15,6 +15,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/piperun/phaserun"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -168,7 +169,7 @@ func (t *phaseWorkflows) begin(ctx context.Context, run client.WorkflowRun, o ru
 	}
 	// Unattended: the engine stops for a human (CmdStopForHuman) at what
 	// only one may answer, and the pipeline asks.
-	ev := engine.Event{Type: engine.EvRunStarted, Time: o.Now().UTC(), Spec: &spec, Version: engine.Version}
+	ev := phase.Event{Type: phase.EvRunStarted, Time: o.Now().UTC(), Spec: &spec, Version: phase.Version}
 	if err := t.c.SignalWorkflow(ctx, run.GetID(), "", temporal.EventSignal, ev); err != nil {
 		return runner.Result{}, fmt.Errorf("start the phase's run: %w", err)
 	}
@@ -204,7 +205,7 @@ func (t *phaseWorkflows) goOn(ctx context.Context, id string, o runner.Options) 
 		if text == "" {
 			return runner.Result{Run: journal.Run{ID: phaseRunNumber(id), Phase: o.Phase.Dir}, Snapshot: snap}, &runner.NeedsHumanError{Checkpoints: snap.Queue}
 		}
-		ev := engine.Event{Type: engine.EvAnswer, Time: o.Now().UTC(), Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
+		ev := phase.Event{Type: phase.EvAnswer, Time: o.Now().UTC(), Plan: phase.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
 		if err := t.c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
 			return runner.Result{}, fmt.Errorf("raise the phase's budget in %s: %w", id, err)
 		}
@@ -217,7 +218,7 @@ func (t *phaseWorkflows) goOn(ctx context.Context, id string, o runner.Options) 
 // stopped for a human and did not go on since (stopsFor), and the
 // sequence number of its last answer. A workflow run that continued as
 // new while it waited has no answers yet: an open checkpoint says it.
-func (t *phaseWorkflows) stopped(ctx context.Context, id string, snap engine.Snapshot) (stopped bool, last int, err error) {
+func (t *phaseWorkflows) stopped(ctx context.Context, id string, snap phase.Snapshot) (stopped bool, last int, err error) {
 	v, err := t.c.QueryWorkflow(ctx, id, "", temporal.AnswersQuery, 0)
 	if err != nil {
 		return false, 0, fmt.Errorf("ask the phase's workflow %s what it did: %w", id, err)
@@ -240,14 +241,14 @@ func (t *phaseWorkflows) stopped(ctx context.Context, id string, snap engine.Sna
 // whether it was before: a CmdStopForHuman stops it; a resume, or an agent
 // started (an answer let work go on), ends the stop.
 func stopsFor(a temporal.Answer, stopped bool) bool {
-	if a.Event == engine.EvResumed {
+	if a.Event == phase.EvResumed {
 		stopped = false
 	}
 	for _, c := range a.Commands {
 		switch c.Type {
-		case engine.CmdStopForHuman:
+		case phase.CmdStopForHuman:
 			stopped = true
-		case engine.CmdStartAgent:
+		case phase.CmdStartAgent:
 			stopped = false
 		}
 	}
@@ -327,13 +328,13 @@ func (t *phaseWorkflows) follow(ctx context.Context, run client.WorkflowRun, o r
 
 // tell passes the answers after *seen to o's observer, and says whether
 // the run stopped for a human.
-func (t *phaseWorkflows) tell(o runner.Options, answers []temporal.Answer, seen *int, snap engine.Snapshot) (stopped bool) {
+func (t *phaseWorkflows) tell(o runner.Options, answers []temporal.Answer, seen *int, snap phase.Snapshot) (stopped bool) {
 	for _, a := range answers {
 		if a.Seq <= *seen {
 			continue
 		}
 		*seen = a.Seq
-		o.Observer.Event(engine.Event{Type: a.Event}, snap)
+		o.Observer.Event(phase.Event{Type: a.Event}, snap)
 		for _, c := range a.Commands {
 			o.Observer.Command(c, snap)
 		}

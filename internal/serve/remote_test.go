@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/serve/views"
 )
@@ -36,12 +36,12 @@ func (f *fakeRemote) Runs(context.Context) ([]views.RemoteRun, error) {
 	if f.down {
 		return nil, errors.New("connection refused")
 	}
-	snap := engine.Snapshot{Phase: "01", Started: true, Plans: []*engine.PlanStatus{
-		{Spec: engine.PlanSpec{ID: "01-01", Name: "Book model", Tasks: 2}, State: engine.Complete, Attempt: 1, TasksDone: 2},
-		{Spec: engine.PlanSpec{ID: "01-02", Tasks: 2}, State: engine.Running, Attempt: 1, TasksDone: 1},
+	snap := phase.Snapshot{Phase: "01", Started: true, Plans: []*phase.PlanStatus{
+		{Spec: phase.PlanSpec{ID: "01-01", Name: "Book model", Tasks: 2}, State: phase.Complete, Attempt: 1, TasksDone: 2},
+		{Spec: phase.PlanSpec{ID: "01-02", Tasks: 2}, State: phase.Running, Attempt: 1, TasksDone: 1},
 	}}
 	if f.open {
-		snap.Queue = []engine.Checkpoint{{ID: 3, Plan: "01-02", Attempt: 1, Kind: engine.KindCheckpoint, Type: "decision",
+		snap.Queue = []phase.Checkpoint{{ID: 3, Plan: "01-02", Attempt: 1, Kind: phase.KindCheckpoint, Type: "decision",
 			Details: "Pick **the store**:\n1. `sqlite`\n2. <b>postgres</b>", Options: []string{"sqlite", "postgres"}}}
 	}
 	return []views.RemoteRun{{Workflow: "hive-01-demo-1a2b3c4d", Started: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC), Snap: snap}}, nil

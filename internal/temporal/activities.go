@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hivectl/hive/internal/phase"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-
-	"github.com/hivectl/hive/internal/engine"
 )
 
 // CommandActivity is the activity that carries out one engine command on a
@@ -17,7 +16,7 @@ const CommandActivity = "hive-command"
 
 // Executor carries out engine commands on a worker: an agent session, a
 // spot-check, a merge (runner.Worker is hive's). since is the commit the
-// plan's work in the run started after (engine.PlanSpec.Since): a worker
+// plan's work in the run started after (phase.PlanSpec.Since): a worker
 // that joins a run late must not take it from its own tree; snap is the
 // run's state, for a merge to record in the planning files. It returns the
 // events the command ends with; a long command (an agent session) hands
@@ -25,16 +24,16 @@ const CommandActivity = "hive-command"
 // ctx does: the workflow cancels a session's context to stop its agent.
 // Events leave Time zero: the workflow stamps them with its own clock.
 type Executor interface {
-	Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error)
+	Execute(ctx context.Context, c phase.Command, since string, snap phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error)
 }
 
 // Work is one command for a worker, with what the worker cannot know.
 type Work struct {
-	Command engine.Command `json:"command"`
-	Since   string         `json:"since,omitempty"`
+	Command phase.Command `json:"command"`
+	Since   string        `json:"since,omitempty"`
 	// State is the run's state when the command was sent: a merge's
 	// (STATE.md and ROADMAP.md say what it says); nil for the others.
-	State *engine.Snapshot `json:"state,omitempty"`
+	State *phase.Snapshot `json:"state,omitempty"`
 	// Where is the workflow's Dispatch.Where.
 	Where *Where `json:"where,omitempty"`
 }
@@ -77,7 +76,7 @@ func heartbeat(ctx context.Context, beat time.Duration, done <-chan struct{}) {
 }
 
 // Command carries out w's command and returns the events it ended with.
-func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error) {
+func (a *Activities) Command(ctx context.Context, w Work) ([]phase.Event, error) {
 	beat := a.Beat
 	if beat <= 0 {
 		beat = time.Second
@@ -85,23 +84,23 @@ func (a *Activities) Command(ctx context.Context, w Work) ([]engine.Event, error
 	done := make(chan struct{})
 	defer close(done)
 	go heartbeat(ctx, beat, done)
-	var later []engine.Event
-	emit := func(ev engine.Event) { later = append(later, ev) }
+	var later []phase.Event
+	emit := func(ev phase.Event) { later = append(later, ev) }
 	if a.Client != nil {
 		info := activity.GetInfo(ctx)
-		if c := w.Command; c.Type == engine.CmdStartAgent {
+		if c := w.Command; c.Type == phase.CmdStartAgent {
 			host := SessionHost{Plan: c.Plan, Attempt: c.Attempt, Queue: a.Host}
 			if err := a.Client.SignalWorkflow(ctx, info.WorkflowExecution.ID, "", SessionSignal, host); err != nil {
 				return nil, fmt.Errorf("tell the run where the session of %s runs: %w", c.Plan, err)
 			}
 		}
-		emit = func(ev engine.Event) {
+		emit = func(ev phase.Event) {
 			if err := a.Client.SignalWorkflow(ctx, info.WorkflowExecution.ID, "", EventSignal, ev); err != nil {
 				activity.GetLogger(ctx).Warn("signal an agent's event to the run", "event", ev.Type, "error", err)
 			}
 		}
 	}
-	var snap engine.Snapshot
+	var snap phase.Snapshot
 	if w.State != nil {
 		snap = *w.State
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/engine/enginescript"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
@@ -43,7 +44,7 @@ func devServer(t *testing.T, more ...func(client.Client, worker.Worker)) (client
 // dispatchRun runs a dispatching workflow id on the server's queue from
 // the run's start (the heartbeat timeout given) to its end, and returns its
 // result and final state.
-func dispatchRun(ctx context.Context, t *testing.T, c client.Client, queue, id string, heartbeat time.Duration, start engine.Event) (RunResult, engine.Snapshot) {
+func dispatchRun(ctx context.Context, t *testing.T, c client.Client, queue, id string, heartbeat time.Duration, start phase.Event) (RunResult, phase.Snapshot) {
 	t.Helper()
 	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: heartbeat, Session: time.Hour, Command: time.Minute}}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, RunWorkflowName, in)
@@ -101,7 +102,7 @@ func runScriptOnADevServer(t *testing.T, c client.Client, queue, script string, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		var snap engine.Snapshot
+		var snap phase.Snapshot
 		if err := v.Get(&snap); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func runScriptOnADevServer(t *testing.T, c client.Client, queue, script string, 
 		}
 	}
 	if record && os.Getenv("HIVE_RECORD_HISTORY") != "" {
-		recordHistory(t, c, run, historyFile(engine.Version))
+		recordHistory(t, c, run, historyFile(phase.Version))
 	}
 }
 
@@ -167,11 +168,11 @@ func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun, name s
 func historyFile(version int) string { return fmt.Sprintf("engine-%d.json", version) }
 
 // scriptEvents are the events of a script's first run.
-func scriptEvents(t *testing.T, path string) []engine.Event {
-	var events []engine.Event
+func scriptEvents(t *testing.T, path string) []phase.Event {
+	var events []phase.Event
 	runs := 0
 	for _, st := range readScript(t, path) {
-		if st.event != nil && st.event.Type == engine.EvRunStarted {
+		if st.event != nil && st.event.Type == phase.EvRunStarted {
 			runs++
 		}
 		if st.event != nil && runs == 1 {

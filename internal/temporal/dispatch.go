@@ -6,10 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hivectl/hive/internal/phase"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/hivectl/hive/internal/engine"
 )
 
 // Dispatch is how a workflow carries the engine's commands out itself.
@@ -52,10 +51,10 @@ type Where struct {
 // own timer; a stop cancels the session's activity; the rest (states,
 // notes, checkpoints shown) are for whoever watches the run, through its
 // answers and its state.
-var workerCommands = map[engine.CommandType]bool{
-	engine.CmdStartAgent: true, engine.CmdSpotCheck: true, engine.CmdCheckCommits: true,
-	engine.CmdMerge: true, engine.CmdGate: true, engine.CmdVerify: true,
-	engine.CmdSend: true, engine.CmdPermission: true,
+var workerCommands = map[phase.CommandType]bool{
+	phase.CmdStartAgent: true, phase.CmdSpotCheck: true, phase.CmdCheckCommits: true,
+	phase.CmdMerge: true, phase.CmdGate: true, phase.CmdVerify: true,
+	phase.CmdSend: true, phase.CmdPermission: true,
 }
 
 type sessionKey struct {
@@ -70,8 +69,8 @@ type dispatcher struct {
 	d        *Dispatch
 	ctx      workflow.Context
 	sel      workflow.Selector
-	step     func(engine.Event)
-	snapshot func() engine.Snapshot
+	step     func(phase.Event)
+	snapshot func() phase.Snapshot
 	sessions map[sessionKey]workflow.CancelFunc
 	pending  int // activities and timers not yet resolved
 
@@ -79,7 +78,7 @@ type dispatcher struct {
 	// (SessionSignal); held are the messages to a session whose host is
 	// not known yet.
 	hosts  map[sessionKey]string
-	held   map[sessionKey][]engine.Command
+	held   map[sessionKey][]phase.Command
 	routed bool // false: a run started before SessionSignal, whose messages go to the run's queue
 	// stopsHost: a stop also goes to the worker that holds the session
 	// (false in runs started before it did).
@@ -96,33 +95,33 @@ type dispatcher struct {
 	// order the engine asked for them: each works on the integration
 	// branch the one before left (on a remote, a second merge at once
 	// would find its push refused).
-	serial []engine.Command
+	serial []phase.Command
 	busy   bool
 
 	// draining: the history is long; no work starts, what is out ends,
 	// and held is carried into the next workflow run (heldOver).
 	draining bool
-	deferred []engine.Command
+	deferred []phase.Command
 }
 
 // serialCommands are the commands that take turns on the integration branch.
-var serialCommands = map[engine.CommandType]bool{engine.CmdMerge: true, engine.CmdGate: true, engine.CmdVerify: true}
+var serialCommands = map[phase.CommandType]bool{phase.CmdMerge: true, phase.CmdGate: true, phase.CmdVerify: true}
 
-func (p *dispatcher) carry(cmds []engine.Command) {
+func (p *dispatcher) carry(cmds []phase.Command) {
 	for _, c := range cmds {
 		if p.draining && startsWork(c) {
 			p.deferred = append(p.deferred, c)
 			continue
 		}
 		switch {
-		case c.Type == engine.CmdWake:
+		case c.Type == phase.CmdWake:
 			p.pending++
 			wait := max(c.At.Sub(workflow.Now(p.ctx)), 0)
 			p.sel.AddFuture(workflow.NewTimer(p.ctx, wait), func(workflow.Future) {
 				p.pending--
-				p.step(engine.Event{Type: engine.EvWake})
+				p.step(phase.Event{Type: phase.EvWake})
 			})
-		case c.Type == engine.CmdStopAgent:
+		case c.Type == phase.CmdStopAgent:
 			key := sessionKey{c.Plan, c.Attempt}
 			if cancel, ok := p.sessions[key]; ok {
 				cancel()
@@ -135,7 +134,7 @@ func (p *dispatcher) carry(cmds []engine.Command) {
 					p.message(c)
 				}
 			}
-		case c.Type == engine.CmdSend || c.Type == engine.CmdPermission:
+		case c.Type == phase.CmdSend || c.Type == phase.CmdPermission:
 			p.message(c)
 		case serialCommands[c.Type]:
 			p.serial = append(p.serial, c)
@@ -157,7 +156,7 @@ type SessionHost struct {
 
 // message sends c to the worker that holds its session, once known; a
 // message to a session that is over has no one to read it.
-func (p *dispatcher) message(c engine.Command) {
+func (p *dispatcher) message(c phase.Command) {
 	if !p.routed {
 		p.execute(c)
 		return
@@ -182,8 +181,8 @@ type messageScope struct {
 // sendTo sends a message to the worker of queue; a stop goes only to a
 // worker that polls a queue of its own (another worker holds no session
 // of it to stop).
-func (p *dispatcher) sendTo(c engine.Command, queue string) {
-	if c.Type == engine.CmdStopAgent && queue == "" {
+func (p *dispatcher) sendTo(c phase.Command, queue string) {
+	if c.Type == phase.CmdStopAgent && queue == "" {
 		return
 	}
 	p.executeOn(c, queue)
@@ -206,13 +205,13 @@ func (p *dispatcher) hosted(h SessionHost) {
 // startsWork says whether c starts something the workflow run must wait
 // for; messages to the sessions out and their stops still go while it
 // drains (an answer a session waits for is what lets it end).
-func startsWork(c engine.Command) bool {
-	return c.Type == engine.CmdWake || serialCommands[c.Type] || workerCommands[c.Type] && c.Type != engine.CmdSend && c.Type != engine.CmdPermission
+func startsWork(c phase.Command) bool {
+	return c.Type == phase.CmdWake || serialCommands[c.Type] || workerCommands[c.Type] && c.Type != phase.CmdSend && c.Type != phase.CmdPermission
 }
 
 // heldOver is the work a draining dispatcher did not start, in the order
 // it was asked for: the serial commands that waited their turn first.
-func (p *dispatcher) heldOver() []engine.Command {
+func (p *dispatcher) heldOver() []phase.Command {
 	return append(slices.Clone(p.serial), p.deferred...)
 }
 
@@ -228,10 +227,10 @@ func (p *dispatcher) next() {
 	p.execute(c)
 }
 
-func (p *dispatcher) execute(c engine.Command) { p.executeOn(c, "") }
+func (p *dispatcher) execute(c phase.Command) { p.executeOn(c, "") }
 
 // executeOn runs c as an activity on queue ("": the run's).
-func (p *dispatcher) executeOn(c engine.Command, queue string) {
+func (p *dispatcher) executeOn(c phase.Command, queue string) {
 	if queue == "" {
 		queue = p.d.TaskQueue
 	}
@@ -249,7 +248,7 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 	if scope, ok := p.messages[key]; ok && queue != p.d.TaskQueue {
 		ctx = scope.ctx // a message to the session's own worker ends with the session
 	}
-	if c.Type == engine.CmdStartAgent {
+	if c.Type == phase.CmdStartAgent {
 		opts.StartToCloseTimeout = p.d.Session
 		opts.WaitForCancellation = true // a stopped session still reports how it ended
 		var cancel workflow.CancelFunc
@@ -262,14 +261,14 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 	}
 	snap := p.snapshot()
 	w := Work{Command: c, Since: since(snap, c.Plan), Where: p.d.Where}
-	if c.Type == engine.CmdMerge {
+	if c.Type == phase.CmdMerge {
 		w.State = &snap
 	}
 	p.pending++
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, w)
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
-		if c.Type == engine.CmdStartAgent {
+		if c.Type == phase.CmdStartAgent {
 			delete(p.sessions, key)
 			delete(p.hosts, key)
 			delete(p.held, key)
@@ -282,7 +281,7 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 			p.busy = false
 			defer p.next() // after its result is stepped: the engine may ask for more
 		}
-		var evs []engine.Event
+		var evs []phase.Event
 		if err := f.Get(p.ctx, &evs); err != nil {
 			evs = failed(c, err)
 		}
@@ -292,8 +291,8 @@ func (p *dispatcher) executeOn(c engine.Command, queue string) {
 	})
 }
 
-// since is plan's engine.PlanSpec.Since in snap.
-func since(snap engine.Snapshot, plan string) string {
+// since is plan's phase.PlanSpec.Since in snap.
+func since(snap phase.Snapshot, plan string) string {
 	for _, p := range snap.Plans {
 		if p.Spec.ID == plan {
 			return p.Spec.Since
@@ -317,24 +316,24 @@ func failure(err error) string {
 
 // failed is what a command whose activity failed (its worker died, it
 // timed out, its code returned an error) means to the engine.
-func failed(c engine.Command, err error) []engine.Event {
+func failed(c phase.Command, err error) []phase.Event {
 	why := failure(err)
-	ev := engine.Event{Plan: c.Plan, Attempt: c.Attempt, Reason: why}
+	ev := phase.Event{Plan: c.Plan, Attempt: c.Attempt, Reason: why}
 	switch c.Type {
-	case engine.CmdStartAgent:
-		ev.Type, ev.ExitCode = engine.EvAgentExited, -1
-	case engine.CmdSpotCheck:
-		ev.Type = engine.EvSpotChecked
-	case engine.CmdCheckCommits:
-		ev.Type = engine.EvCommitsChecked
-	case engine.CmdMerge:
-		ev.Type = engine.EvMerged
-	case engine.CmdGate:
-		ev.Type, ev.Text = engine.EvGateChecked, why
-	case engine.CmdVerify:
-		ev.Type, ev.Text = engine.EvVerified, "human_needed" // a human decides what an unverified phase means
+	case phase.CmdStartAgent:
+		ev.Type, ev.ExitCode = phase.EvAgentExited, -1
+	case phase.CmdSpotCheck:
+		ev.Type = phase.EvSpotChecked
+	case phase.CmdCheckCommits:
+		ev.Type = phase.EvCommitsChecked
+	case phase.CmdMerge:
+		ev.Type = phase.EvMerged
+	case phase.CmdGate:
+		ev.Type, ev.Text = phase.EvGateChecked, why
+	case phase.CmdVerify:
+		ev.Type, ev.Text = phase.EvVerified, "human_needed" // a human decides what an unverified phase means
 	default:
 		return nil // a message to a session that is gone: nothing follows
 	}
-	return []engine.Event{ev}
+	return []phase.Event{ev}
 }

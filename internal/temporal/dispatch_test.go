@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // fakeWorker plays a worker's executors: each agent finishes its plan at
@@ -32,17 +33,17 @@ type fakeWorker struct {
 	asks map[string]bool
 }
 
-func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+func (f *fakeWorker) Execute(ctx context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
 	f.mu.Lock()
 	f.ran = append(f.ran, string(c.Type)+" "+c.Plan)
-	hang := f.hang[c.Plan] && c.Type == engine.CmdStartAgent && c.Attempt == 1
+	hang := f.hang[c.Plan] && c.Type == phase.CmdStartAgent && c.Attempt == 1
 	f.mu.Unlock()
-	ev := func(t engine.EventType) engine.Event { return engine.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
+	ev := func(t phase.EventType) phase.Event { return phase.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
 	switch c.Type {
-	case engine.CmdStartAgent:
-		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100 + c.Attempt})
+	case phase.CmdStartAgent:
+		emit(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100 + c.Attempt})
 		if hang && f.asks[c.Plan] {
-			emit(engine.Event{Type: engine.EvCheckpoint, Plan: c.Plan, Attempt: c.Attempt, Checkpoint: &engine.Checkpoint{Type: "human-verify", Done: 0, Total: 1}})
+			emit(phase.Event{Type: phase.EvCheckpoint, Plan: c.Plan, Attempt: c.Attempt, Checkpoint: &phase.Checkpoint{Type: "human-verify", Done: 0, Total: 1}})
 		}
 		if hang {
 			select { // a session that works until its worker dies or it is stopped
@@ -55,24 +56,24 @@ func (f *fakeWorker) Execute(ctx context.Context, c engine.Command, _ string, _ 
 		f.mu.Lock()
 		f.done[c.Plan] = true
 		f.mu.Unlock()
-		return []engine.Event{ev(engine.EvPlanComplete), ev(engine.EvAgentExited)}, nil
-	case engine.CmdSpotCheck:
-		check := ev(engine.EvSpotChecked)
+		return []phase.Event{ev(phase.EvPlanComplete), ev(phase.EvAgentExited)}, nil
+	case phase.CmdSpotCheck:
+		check := ev(phase.EvSpotChecked)
 		f.mu.Lock()
 		check.OK = f.done[c.Plan]
 		f.mu.Unlock()
 		if !check.OK {
 			check.Reason = "no SUMMARY"
 		}
-		return []engine.Event{check}, nil
+		return []phase.Event{check}, nil
 	}
 	return nil, nil
 }
 
-func dispatchSpec(plans ...string) *engine.RunSpec {
-	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
+func dispatchSpec(plans ...string) *phase.RunSpec {
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
 	for i, id := range plans {
-		ps := engine.PlanSpec{ID: id, Tasks: 1}
+		ps := phase.PlanSpec{ID: id, Tasks: 1}
 		if i > 0 {
 			ps.DependsOn = []string{plans[0]}
 		}
@@ -93,7 +94,7 @@ func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 	env.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01", "01-02", "01-03"), Attended: true})
+		env.SignalWorkflow(EventSignal, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: dispatchSpec("01-01", "01-02", "01-03"), Attended: true})
 	}, time.Second)
 	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}})
 	res, snap := finalState(t, env)
@@ -101,7 +102,7 @@ func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 		t.Fatalf("the run ended %v %q; answers %+v", snap.Finished, snap.Outcome, res.Answers)
 	}
 	for _, p := range snap.Plans {
-		if p.State != engine.Complete || p.Attempt != 1 {
+		if p.State != phase.Complete || p.Attempt != 1 {
 			t.Errorf("%s: %s after %d attempts", p.Spec.ID, p.State, p.Attempt)
 		}
 	}
@@ -130,7 +131,7 @@ func TestDispatchNamesItsPhase(t *testing.T) {
 	env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(EventSignal, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
+		env.SignalWorkflow(EventSignal, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
 	}, time.Second)
 	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: d})
 	_, snap := finalState(t, env)
@@ -142,7 +143,7 @@ func TestDispatchNamesItsPhase(t *testing.T) {
 	// A worker of one phase refuses the command, and says why.
 	one := suite.NewTestActivityEnvironment()
 	one.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
-	_, err := one.ExecuteActivity(CommandActivity, Work{Command: engine.Command{Type: engine.CmdSpotCheck, Plan: "01-01"}, Where: &where})
+	_, err := one.ExecuteActivity(CommandActivity, Work{Command: phase.Command{Type: phase.CmdSpotCheck, Plan: "01-01"}, Where: &where})
 	if err == nil || !strings.Contains(err.Error(), "this worker serves one phase") || !strings.Contains(err.Error(), where.Phase) {
 		t.Fatalf("a worker of one phase given another's command: %v", err)
 	}
@@ -150,7 +151,7 @@ func TestDispatchNamesItsPhase(t *testing.T) {
 
 // finalState is the result of the workflow that ran in env, and the
 // engine's state in it.
-func finalState(t *testing.T, env *testsuite.TestWorkflowEnvironment) (RunResult, engine.Snapshot) {
+func finalState(t *testing.T, env *testsuite.TestWorkflowEnvironment) (RunResult, phase.Snapshot) {
 	t.Helper()
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -181,9 +182,9 @@ func TestDispatchTakesALostWorkerForACrash(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	res, snap := dispatchRun(ctx, t, c, queue, "hive-run-lost-worker", 2*time.Second, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
+	res, snap := dispatchRun(ctx, t, c, queue, "hive-run-lost-worker", 2*time.Second, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
 	p := snap.Plans[0]
-	if p.State != engine.Complete || p.Attempt != 2 {
+	if p.State != phase.Complete || p.Attempt != 2 {
 		t.Fatalf("01-01: %s after %d attempts; want complete on the second; answers %+v", p.State, p.Attempt, res.Answers)
 	}
 	var seen []string
@@ -221,14 +222,14 @@ func TestDispatchCancelsMessagesToALostSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := engine.Event{Type: engine.EvRunStarted, Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Spec: spec, Attended: true}
+	start := phase.Event{Type: phase.EvRunStarted, Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Spec: spec, Attended: true}
 	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, start); err != nil {
 		t.Fatal(err)
 	}
 	for {
 		snap, err := State(ctx, c, run)
 		if err == nil && len(snap.Queue) > 0 {
-			answer := engine.Event{Type: engine.EvAnswer, Plan: "01-01", Text: "approved", By: "hive answer", CheckpointID: snap.Queue[0].ID}
+			answer := phase.Event{Type: phase.EvAnswer, Plan: "01-01", Text: "approved", By: "hive answer", CheckpointID: snap.Queue[0].ID}
 			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +249,7 @@ func TestDispatchCancelsMessagesToALostSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := final.Snapshot().Plans[0]; p.State != engine.Complete || p.Attempt != 2 {
+	if p := final.Snapshot().Plans[0]; p.State != phase.Complete || p.Attempt != 2 {
 		t.Fatalf("01-01: %s after %d attempts; want complete on the second", p.State, p.Attempt)
 	}
 }
@@ -260,8 +261,8 @@ type slowSession struct {
 	work time.Duration
 }
 
-func (s slowSession) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
-	if c.Type == engine.CmdStartAgent && c.Plan == "01-01" {
+func (s slowSession) Execute(ctx context.Context, c phase.Command, since string, snap phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	if c.Type == phase.CmdStartAgent && c.Plan == "01-01" {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -278,9 +279,9 @@ func (s slowSession) Execute(ctx context.Context, c engine.Command, since string
 func TestDispatchDrainsALongHistory(t *testing.T) {
 	w := &fakeWorker{done: map[string]bool{}}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 1, Retries: 1, Plans: []engine.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 1, Retries: 1, Plans: []phase.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
 	var suite testsuite.WorkflowTestSuite
-	run := func(in RunInput, signals []engine.Event) (*testsuite.TestWorkflowEnvironment, error) {
+	run := func(in RunInput, signals []phase.Event) (*testsuite.TestWorkflowEnvironment, error) {
 		env := suite.NewTestWorkflowEnvironment()
 		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.SetCurrentHistoryLength(200)
@@ -292,9 +293,9 @@ func TestDispatchDrainsALongHistory(t *testing.T) {
 		env.ExecuteWorkflow(RunWorkflowName, in)
 		return env, env.GetWorkflowError()
 	}
-	signals := []engine.Event{{Type: engine.EvRunStarted, Time: start, Spec: spec, Attended: true}}
+	signals := []phase.Event{{Type: phase.EvRunStarted, Time: start, Spec: spec, Attended: true}}
 	for i := range 4 {
-		signals = append(signals, engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10})
+		signals = append(signals, phase.Event{Type: phase.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10})
 	}
 	dispatch := &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
 	_, err := run(RunInput{Dispatch: dispatch, Limits: Limits{MaxEvents: 3, DrainHistory: 100}}, signals)
@@ -318,8 +319,8 @@ func TestDispatchDrainsALongHistory(t *testing.T) {
 	}
 	env, _ := run(next, nil)
 	res, snap := finalState(t, env)
-	if snap.Outcome != "complete" || snap.Count(engine.Complete) != 2 {
-		t.Fatalf("after the drain the run ended %q with %d plans complete; answers %+v", snap.Outcome, snap.Count(engine.Complete), res.Answers)
+	if snap.Outcome != "complete" || snap.Count(phase.Complete) != 2 {
+		t.Fatalf("after the drain the run ended %q with %d plans complete; answers %+v", snap.Outcome, snap.Count(phase.Complete), res.Answers)
 	}
 	if p := snap.Plans[0]; p.InputTokens != 40 || p.Attempt != 1 {
 		t.Fatalf("01-01: %d input tokens in %d attempts; want the 40 signalled while it worked, in one", p.InputTokens, p.Attempt)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/agent/adapter"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -40,15 +40,15 @@ type twoClones struct {
 	log      []string
 }
 
-func (r *twoClones) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+func (r *twoClones) Execute(ctx context.Context, c phase.Command, since string, snap phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
 	key := [2]string{c.Plan, fmt.Sprint(c.Attempt)}
 	r.mu.Lock()
 	i := 0
 	switch c.Type {
-	case engine.CmdStartAgent:
+	case phase.CmdStartAgent:
 		i = 1
 		r.sessions[key] = i
-	case engine.CmdSend, engine.CmdPermission:
+	case phase.CmdSend, phase.CmdPermission:
 		i = r.sessions[key]
 	}
 	r.log = append(r.log, fmt.Sprintf("%s %s %s on %c", c.Type, c.Plan, c.Role, 'A'+i))
@@ -178,8 +178,8 @@ func TestRemoteWorkersResolveAndVerify(t *testing.T) {
 		w.RegisterActivityWithOptions((&Activities{Exec: route, Client: c}).Command, activity.RegisterOptions{Name: CommandActivity})
 	})
 	_, snap := dispatchRun(ctx, t, c, queue, "hive-remote-roles", 10*time.Second,
-		engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true})
-	if snap.Outcome != engine.OutcomeComplete {
+		phase.Event{Type: phase.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true})
+	if snap.Outcome != phase.OutcomeComplete {
 		t.Fatalf("the run ended %q (verification %+v):\n%s", snap.Outcome, snap.Verification, route)
 	}
 	log := route.String()

@@ -9,7 +9,7 @@ import (
 
 	"go.temporal.io/sdk/worker"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
@@ -23,29 +23,29 @@ type liveWorker struct {
 	misrouted *[]string
 }
 
-func (l *liveWorker) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
-	ev := func(t engine.EventType) engine.Event { return engine.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
+func (l *liveWorker) Execute(ctx context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	ev := func(t phase.EventType) phase.Event { return phase.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
 	switch c.Type {
-	case engine.CmdStartAgent:
+	case phase.CmdStartAgent:
 		answer := make(chan string, 1)
 		l.mu.Lock()
 		l.sessions[c.Plan] = answer
 		l.mu.Unlock()
-		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100})
-		cp := ev(engine.EvCheckpoint)
-		cp.Checkpoint = &engine.Checkpoint{Type: "decision", Done: 0, Total: 1, Options: []string{"json", "sqlite"}}
+		emit(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100})
+		cp := ev(phase.EvCheckpoint)
+		cp.Checkpoint = &phase.Checkpoint{Type: "decision", Done: 0, Total: 1, Options: []string{"json", "sqlite"}}
 		emit(cp)
 		select {
 		case <-answer:
-			return []engine.Event{ev(engine.EvPlanComplete), ev(engine.EvAgentExited)}, nil
+			return []phase.Event{ev(phase.EvPlanComplete), ev(phase.EvAgentExited)}, nil
 		case <-time.After(20 * time.Second):
-			exit := ev(engine.EvAgentExited)
+			exit := ev(phase.EvAgentExited)
 			exit.ExitCode, exit.Reason = 1, "no answer reached the agent on "+l.name
-			return []engine.Event{exit}, nil
+			return []phase.Event{exit}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	case engine.CmdSend:
+	case phase.CmdSend:
 		l.mu.Lock()
 		answer, ok := l.sessions[c.Plan]
 		if !ok {
@@ -55,10 +55,10 @@ func (l *liveWorker) Execute(ctx context.Context, c engine.Command, _ string, _ 
 		if ok {
 			answer <- c.Text
 		}
-	case engine.CmdSpotCheck:
-		check := ev(engine.EvSpotChecked)
+	case phase.CmdSpotCheck:
+		check := ev(phase.EvSpotChecked)
 		check.OK = true
-		return []engine.Event{check}, nil
+		return []phase.Event{check}, nil
 	}
 	return nil, nil
 }
@@ -84,14 +84,14 @@ func TestDispatchSendsAnswersToTheSessionsWorker(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 4, Team: true, AutoAnswer: true}
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 4, Team: true, AutoAnswer: true}
 	for _, id := range []string{"01-01", "01-02", "01-03", "01-04"} {
-		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Tasks: 1, Stops: []engine.Stop{{Task: 1, Type: "decision", Options: []string{"json", "sqlite"}}}})
+		spec.Plans = append(spec.Plans, phase.PlanSpec{ID: id, Tasks: 1, Stops: []phase.Stop{{Task: 1, Type: "decision", Options: []string{"json", "sqlite"}}}})
 	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	_, snap := dispatchRun(ctx, t, c, queue, "hive-run-route", 10*time.Second, engine.Event{Type: engine.EvRunStarted, Time: start, Spec: spec})
+	_, snap := dispatchRun(ctx, t, c, queue, "hive-run-route", 10*time.Second, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: spec})
 	for _, p := range snap.Plans {
-		if p.State != engine.Complete || p.Attempt != 1 {
+		if p.State != phase.Complete || p.Attempt != 1 {
 			t.Errorf("%s: %s after %d attempts; want complete at once", p.Spec.ID, p.State, p.Attempt)
 		}
 	}
@@ -113,8 +113,8 @@ type lockedExec struct {
 	lw *liveWorker
 }
 
-func (l lockedExec) Execute(ctx context.Context, c engine.Command, since string, snap engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
-	if c.Type == engine.CmdSend {
+func (l lockedExec) Execute(ctx context.Context, c phase.Command, since string, snap phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	if c.Type == phase.CmdSend {
 		l.mu.Lock()
 		defer l.mu.Unlock()
 	}
@@ -131,33 +131,33 @@ type heldSessions struct {
 	got   map[string]bool          // plan/attempt → its stop reached this worker
 }
 
-func (h *heldSessions) Execute(ctx context.Context, c engine.Command, _ string, _ engine.Snapshot, emit func(engine.Event)) ([]engine.Event, error) {
+func (h *heldSessions) Execute(ctx context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
 	key := fmt.Sprintf("%s/%d", c.Plan, c.Attempt)
-	ev := func(t engine.EventType) engine.Event { return engine.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
+	ev := func(t phase.EventType) phase.Event { return phase.Event{Type: t, Plan: c.Plan, Attempt: c.Attempt} }
 	switch c.Type {
-	case engine.CmdStartAgent:
+	case phase.CmdStartAgent:
 		stop := make(chan struct{})
 		h.mu.Lock()
 		h.stops[key] = stop
 		h.mu.Unlock()
-		emit(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100})
-		emit(ev(engine.EvPlanComplete))
+		emit(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 100})
+		emit(ev(phase.EvPlanComplete))
 		select {
 		case <-stop:
 		case <-time.After(30 * time.Second): // the run's end does not wait for a stop that never comes
 		}
-		return []engine.Event{ev(engine.EvAgentExited)}, nil
-	case engine.CmdStopAgent:
+		return []phase.Event{ev(phase.EvAgentExited)}, nil
+	case phase.CmdStopAgent:
 		h.mu.Lock()
 		if stop, ok := h.stops[key]; ok && !h.got[key] {
 			h.got[key] = true
 			close(stop)
 		}
 		h.mu.Unlock()
-	case engine.CmdSpotCheck:
-		check := ev(engine.EvSpotChecked)
+	case phase.CmdSpotCheck:
+		check := ev(phase.EvSpotChecked)
 		check.OK = true
-		return []engine.Event{check}, nil
+		return []phase.Event{check}, nil
 	}
 	return nil, nil
 }
@@ -177,12 +177,12 @@ func TestDispatchStopsASessionOnItsWorker(t *testing.T) {
 	t.Cleanup(ws.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 2}
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 2}
 	for _, id := range []string{"01-01", "01-02"} {
-		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Tasks: 1})
+		spec.Plans = append(spec.Plans, phase.PlanSpec{ID: id, Tasks: 1})
 	}
-	_, snap := dispatchRun(ctx, t, c, queue, "hive-run-stop", 10*time.Second, engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: spec})
-	if snap.Outcome != engine.OutcomeComplete {
+	_, snap := dispatchRun(ctx, t, c, queue, "hive-run-stop", 10*time.Second, phase.Event{Type: phase.EvRunStarted, Time: time.Now(), Spec: spec})
+	if snap.Outcome != phase.OutcomeComplete {
 		t.Fatalf("the run ended %q", snap.Outcome)
 	}
 	h.mu.Lock()

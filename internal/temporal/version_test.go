@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -16,16 +16,16 @@ import (
 // history recorded, so a history written before the budget held new turns
 // replays the start it recorded, and a new workflow holds it.
 func TestRecordedVersionDecides(t *testing.T) {
-	spec := &engine.RunSpec{Phase: "01", MaxConcurrent: 3, Budget: engine.Budget{Ceilings: work.Ceilings{USD: 10}}}
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 3, Budget: phase.Budget{Ceilings: work.Ceilings{USD: 10}}}
 	for _, id := range []string{"a", "b", "c", "d"} {
-		spec.Plans = append(spec.Plans, engine.PlanSpec{ID: id, Wave: 1, Tasks: 1})
+		spec.Plans = append(spec.Plans, phase.PlanSpec{ID: id, Wave: 1, Tasks: 1})
 	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	events := []engine.Event{
-		{Type: engine.EvRunStarted, Time: start, Spec: spec, Attended: true},
-		{Type: engine.EvUsage, Plan: "a", Attempt: 1, Priced: true, TurnUSD: 3},
-		{Type: engine.EvPlanComplete, Plan: "a", Attempt: 1},
-		{Type: engine.EvSpotChecked, Plan: "a", Attempt: 1, OK: true},
+	events := []phase.Event{
+		{Type: phase.EvRunStarted, Time: start, Spec: spec, Attended: true},
+		{Type: phase.EvUsage, Plan: "a", Attempt: 1, Priced: true, TurnUSD: 3},
+		{Type: phase.EvPlanComplete, Plan: "a", Attempt: 1},
+		{Type: phase.EvSpotChecked, Plan: "a", Attempt: 1, OK: true},
 	}
 	// What the spot-check's answer starts: d beside b's and c's turns in
 	// flight, with $7 left of $10 and turns of $3.
@@ -36,7 +36,7 @@ func TestRecordedVersionDecides(t *testing.T) {
 		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 		if recorded != 0 {
-			env.OnGetVersion(engineChange, firstEngine, engine.Version).Return(workflow.Version(recorded))
+			env.OnGetVersion(engineChange, firstEngine, phase.Version).Return(workflow.Version(recorded))
 		}
 		for i, ev := range events {
 			env.RegisterDelayedCallback(func() { env.SignalWorkflow(EventSignal, ev) }, time.Duration(i+1)*time.Second)
@@ -55,14 +55,14 @@ func TestRecordedVersionDecides(t *testing.T) {
 			t.Fatalf("the spot-check was refused: %s", last.Err)
 		}
 		for _, c := range last.Commands {
-			if c.Type == engine.CmdStartAgent && c.Plan == "d" {
+			if c.Type == phase.CmdStartAgent && c.Plan == "d" {
 				return true
 			}
 		}
 		return false
 	}
 	if startsD(0) {
-		t.Errorf("a new workflow (engine version %d) started d, a turn the budget left after the turns in flight cannot hold", engine.Version)
+		t.Errorf("a new workflow (engine version %d) started d, a turn the budget left after the turns in flight cannot hold", phase.Version)
 	}
 	if !startsD(6) {
 		t.Errorf("a history of engine version 6 did not start d, as version 6 did")

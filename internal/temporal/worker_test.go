@@ -15,8 +15,8 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/demo"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/runner"
 )
@@ -37,7 +37,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phase, err := load.Phase(root, demo.PhaseDir)
+	ph, err := load.Phase(root, demo.PhaseDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := runner.Options{Repo: repo, Phase: phase,
+	o := runner.Options{Repo: repo, Phase: ph,
 		Schedule: runner.Schedule{MaxConcurrent: 2, Dynamic: true},
 		Agents:   runner.Agents{Launcher: adapter.Sim{Bin: self, Env: []string{asSim + "=1"}}, Stall: time.Minute}}
 	spec, err := runner.PhaseSpec(ctx, o)
@@ -60,7 +60,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	c, queue := devServer(t, func(c client.Client, w worker.Worker) {
 		w.RegisterActivityWithOptions((&Activities{Exec: runs, Client: c}).Command, activity.RegisterOptions{Name: CommandActivity})
 	})
-	_, snap := dispatchRun(ctx, t, c, queue, "hive-demo", 10*time.Second, engine.Event{Type: engine.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true})
+	_, snap := dispatchRun(ctx, t, c, queue, "hive-demo", 10*time.Second, phase.Event{Type: phase.EvRunStarted, Time: time.Now(), Spec: &spec, Attended: true})
 	if snap.Outcome != "complete" {
 		t.Fatalf("the run ended %q", snap.Outcome)
 	}
@@ -72,8 +72,8 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^Hive-Task: (\S+)$`).FindAllStringSubmatch(out, -1) {
 		tasks[m[1]]++
 	}
-	for _, p := range phase.Plans {
-		if st := snap.Plans[indexOf(snap, p.ID)]; st.State != engine.Complete {
+	for _, p := range ph.Plans {
+		if st := snap.Plans[indexOf(snap, p.ID)]; st.State != phase.Complete {
 			t.Errorf("%s: %s", p.ID, st.State)
 		}
 		for _, task := range p.Tasks {
@@ -84,7 +84,7 @@ func TestDemoPhaseThroughAWorker(t *testing.T) {
 	}
 }
 
-func indexOf(s engine.Snapshot, id string) int {
+func indexOf(s phase.Snapshot, id string) int {
 	for i, p := range s.Plans {
 		if p.Spec.ID == id {
 			return i

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -112,8 +112,8 @@ func DispatchFor(queue string, stall time.Duration) *Dispatch {
 }
 
 // State queries the engine's state in a phase run's workflow.
-func State(ctx context.Context, c client.Client, run client.WorkflowRun) (engine.Snapshot, error) {
-	var snap engine.Snapshot
+func State(ctx context.Context, c client.Client, run client.WorkflowRun) (phase.Snapshot, error) {
+	var snap phase.Snapshot
 	v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
 	if err == nil {
 		err = v.Get(&snap)

@@ -7,13 +7,14 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // The names a run's workflow is known by in Temporal.
 const (
 	// RunWorkflowName is the workflow type of one hive run.
 	RunWorkflowName = "hive-run"
-	// EventSignal carries one engine.Event to step.
+	// EventSignal carries one phase.Event to step.
 	EventSignal = "hive-event"
 	// CloseSignal ends the workflow once its run is delivered: the engine
 	// itself never ends a run's history (a finished run still hears from
@@ -99,29 +100,29 @@ func (l Limits) recordEvery() time.Duration {
 // once the run is finished; without it it only keeps them in its answers,
 // for a runner that executes them, and ends on CloseSignal.
 type RunInput struct {
-	State    *engine.State `json:"state,omitempty"`
-	Seq      int           `json:"seq,omitempty"`
-	Dispatch *Dispatch     `json:"dispatch,omitempty"`
+	State    *phase.State `json:"state,omitempty"`
+	Seq      int          `json:"seq,omitempty"`
+	Dispatch *Dispatch    `json:"dispatch,omitempty"`
 	// Held are the commands a dispatching workflow run held back to
 	// continue as new: the next one carries them out first.
-	Held   []engine.Command `json:"held,omitempty"`
-	Limits Limits           `json:"limits,omitempty"`
+	Held   []phase.Command `json:"held,omitempty"`
+	Limits Limits          `json:"limits,omitempty"`
 }
 
 // Answer is what the engine answered to one event: its commands, or the
 // error it refused the event with.
 type Answer struct {
-	Seq      int              `json:"seq"`
-	Event    engine.EventType `json:"event"`
-	Commands []engine.Command `json:"commands,omitempty"`
-	Err      string           `json:"error,omitempty"`
+	Seq      int             `json:"seq"`
+	Event    phase.EventType `json:"event"`
+	Commands []phase.Command `json:"commands,omitempty"`
+	Err      string          `json:"error,omitempty"`
 }
 
 // RunResult is what a closed workflow run returns: the answers of this
 // workflow run (since the last continue-as-new) and the final state.
 type RunResult struct {
-	Answers []Answer      `json:"answers"`
-	State   *engine.State `json:"state"`
+	Answers []Answer     `json:"answers"`
+	State   *phase.State `json:"state"`
 }
 
 // RunWorkflow is one hive run: the engine, stepped with each signalled
@@ -129,13 +130,13 @@ type RunResult struct {
 // after Limits.MaxEvents events.
 func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// The engine version goes into the history: a history from an engine
-	// outside [firstEngine, engine.Version] (a newer hive's) fails its
+	// outside [firstEngine, phase.Version] (a newer hive's) fails its
 	// workflow task with both versions named, instead of replaying into
 	// another state. The engine decides as the version its run-started
 	// event names (a dispatching workflow carries its commands out as
 	// activities, so a replay must decide alike): an event that names none
 	// (sent by a hive before it did) runs on the recorded version.
-	recorded := int(workflow.GetVersion(ctx, engineChange, firstEngine, engine.Version))
+	recorded := int(workflow.GetVersion(ctx, engineChange, firstEngine, phase.Version))
 	// Runs started before messages went to the session's worker send them
 	// to the run's queue, as they did: their sessions never said where
 	// they were.
@@ -157,7 +158,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	}
 	seq := in.Seq
 	var answers []Answer
-	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (engine.Snapshot, error) {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (phase.Snapshot, error) {
 		return e.Snapshot(), nil
 	}); err != nil {
 		return RunResult{}, err
@@ -178,9 +179,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	closed := false
 	sel := workflow.NewSelector(ctx)
 	var disp *dispatcher
-	step := func(ev engine.Event) {
+	step := func(ev phase.Event) {
 		seq++
-		if (ev.Type == engine.EvRunStarted || ev.Type == engine.EvResumed) && ev.Version == 0 {
+		if (ev.Type == phase.EvRunStarted || ev.Type == phase.EvResumed) && ev.Version == 0 {
 			ev.Version = recorded
 		}
 		if ev.Time.IsZero() {
@@ -199,7 +200,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if in.Dispatch != nil {
 		disp = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: e.Snapshot, routed: routed, stopsHost: stopsHost,
 			cancelMessages: cancelMessages, messages: map[sessionKey]messageScope{},
-			sessions: map[sessionKey]workflow.CancelFunc{}, hosts: map[sessionKey]string{}, held: map[sessionKey][]engine.Command{}}
+			sessions: map[sessionKey]workflow.CancelFunc{}, hosts: map[sessionKey]string{}, held: map[sessionKey][]phase.Command{}}
 		sel.AddReceive(hosts, func(c workflow.ReceiveChannel, _ bool) {
 			var h SessionHost
 			c.Receive(ctx, &h)
@@ -208,7 +209,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		disp.carry(in.Held)
 	}
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
-		var ev engine.Event
+		var ev phase.Event
 		c.Receive(ctx, &ev)
 		step(ev)
 	})
@@ -220,7 +221,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	// lost when this workflow run ends or continues as new.
 	drain := func() {
 		for {
-			var ev engine.Event
+			var ev phase.Event
 			if !events.ReceiveAsync(&ev) {
 				return
 			}

@@ -14,12 +14,13 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/engine/enginescript"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // scripted is one script directive as a runner gives it: an event, or a
 // look at the state.
 type scripted struct {
-	event *engine.Event
+	event *phase.Event
 	view  string
 }
 
@@ -35,7 +36,7 @@ func TestScriptsThroughTemporal(t *testing.T) {
 		var outputs []string
 		from := 0
 		for i := 1; i <= len(steps); i++ {
-			if i == len(steps) || (steps[i].event != nil && steps[i].event.Type == engine.EvRunStarted) {
+			if i == len(steps) || (steps[i].event != nil && steps[i].event.Type == phase.EvRunStarted) {
 				outputs = append(outputs, runThroughWorkflow(t, steps[from:i])...)
 				from = i
 			}
@@ -76,7 +77,7 @@ func readScript(t *testing.T, path string) []scripted {
 			steps = append(steps, scripted{view: st.View})
 			return enginescript.View(st.View, local.Snapshot())
 		}
-		if st.Event.Type == engine.EvRunStarted {
+		if st.Event.Type == phase.EvRunStarted {
 			local = engine.New()
 		}
 		steps = append(steps, scripted{event: st.Event})
@@ -99,7 +100,7 @@ func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 		at := time.Duration(i+1) * time.Second
 		if st.event == nil {
 			env.RegisterDelayedCallback(func() {
-				snap, err := queryState[engine.Snapshot](env)
+				snap, err := queryState[phase.Snapshot](env)
 				if err != nil {
 					t.Errorf("step %d: %v", i, err)
 					return
@@ -153,15 +154,15 @@ func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 	const maxEventsPerRun = 5
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []engine.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
-	events := []engine.Event{{Type: engine.EvRunStarted, Time: start, Spec: &spec, Attended: true}}
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 2, Plans: []phase.PlanSpec{{ID: "01-01", Tasks: 1}, {ID: "01-02", Tasks: 1}}}
+	events := []phase.Event{{Type: phase.EvRunStarted, Time: start, Spec: &spec, Attended: true}}
 	for i := range 6 {
-		events = append(events, engine.Event{Type: engine.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10, OutputTokens: 1})
+		events = append(events, phase.Event{Type: phase.EvUsage, Plan: "01-01", Attempt: 1, Time: start.Add(time.Duration(i+1) * time.Second), InputTokens: 10, OutputTokens: 1})
 	}
-	events = append(events, engine.Event{Type: engine.EvPlanComplete, Plan: "01-01", Attempt: 1, Time: start.Add(time.Minute)})
+	events = append(events, phase.Event{Type: phase.EvPlanComplete, Plan: "01-01", Attempt: 1, Time: start.Add(time.Minute)})
 
 	var suite testsuite.WorkflowTestSuite
-	run := func(in RunInput, evs []engine.Event) (*testsuite.TestWorkflowEnvironment, error) {
+	run := func(in RunInput, evs []phase.Event) (*testsuite.TestWorkflowEnvironment, error) {
 		env := suite.NewTestWorkflowEnvironment()
 		env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
 		env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runner"
@@ -99,13 +100,13 @@ func ExecutePhase(ctx context.Context, p Phase) error {
 		if done := spec.DonePlans(); done == len(spec.Plans) && !p.Rerun {
 			c.TerminateWorkflow(ctx, id, run.GetRunID(), "nothing to do")
 			if p.Remote != "" {
-				workspace.DeliverRemote(ctx, opts.Repo, opts.Phase, opts.Git, engine.Snapshot{}) // takes back the integration branch just pushed
+				workspace.DeliverRemote(ctx, opts.Repo, opts.Phase, opts.Git, phase.Snapshot{}) // takes back the integration branch just pushed
 			}
 			fmt.Fprintf(p.Out, "phase %s is complete (%d of %d plans have their SUMMARY): nothing to do; add --rerun to run it again\n", ph.Number, done, len(spec.Plans))
 			return nil
 		}
 		spec.AutoAnswer, spec.OnLimit = p.Yes, p.OnLimit
-		ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: engine.Version, Attended: true}
+		ev := phase.Event{Type: phase.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: phase.Version, Attended: true}
 		if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
 			return fmt.Errorf("start the run: %w", err)
 		}
@@ -145,12 +146,12 @@ func ExecutePhase(ctx context.Context, p Phase) error {
 				// As a local run's log ends: the verification's status,
 				// and what it found when it did not pass.
 				fmt.Fprintf(p.Out, "hive: phase verification: %s\n", v.Status)
-				if v.Details != "" && v.Status != engine.VerifyPassed {
+				if v.Details != "" && v.Status != phase.VerifyPassed {
 					fmt.Fprintln(p.Out, indent(v.Details))
 				}
 			}
-			fmt.Fprintf(p.Out, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(engine.Complete), len(s.Plans))
-			if s.Outcome != engine.OutcomeComplete {
+			fmt.Fprintf(p.Out, "hive: run %s: %d of %d plans complete\n", s.Outcome, s.Count(phase.Complete), len(s.Plans))
+			if s.Outcome != phase.OutcomeComplete {
 				return exit.With(exit.Failed, fmt.Errorf("the run ended %s", s.Outcome))
 			}
 			return nil
@@ -179,15 +180,15 @@ func printAnswers(w io.Writer, answers []temporal.Answer, seq int) int {
 		seq = a.Seq
 		for _, c := range a.Commands {
 			switch c.Type {
-			case engine.CmdPlanState:
+			case phase.CmdPlanState:
 				line := fmt.Sprintf("%s %s", c.Plan, c.State)
 				if c.Reason != "" {
 					line += ": " + c.Reason
 				}
 				fmt.Fprintln(w, line)
-			case engine.CmdCheckpointOpened:
+			case phase.CmdCheckpointOpened:
 				fmt.Fprintf(w, "%s waits for a human (%s): %s\n  answer with: hive answer %s <response> --backend temporal\n", c.Plan, c.Checkpoint.Type, clipped(oneLine(c.Checkpoint.Details), 200), c.Plan)
-			case engine.CmdNote:
+			case phase.CmdNote:
 				fmt.Fprintf(w, "%s %s\n", c.Plan, c.Text)
 			}
 		}
@@ -204,24 +205,24 @@ var ErrInterrupted = errors.New("interrupted: the run goes on on the server and 
 // answer is masked with red, as the journal masks it (the workflow's
 // history is a journal); the checkpoint answered and the text sent are
 // returned.
-func AnswerPhase(ctx context.Context, c client.Client, root string, ph *plan.Phase, planID, text string, red *redact.Redactor) (engine.Checkpoint, string, error) {
+func AnswerPhase(ctx context.Context, c client.Client, root string, ph *plan.Phase, planID, text string, red *redact.Redactor) (phase.Checkpoint, string, error) {
 	id, _, found, err := NewNames(ctx, root).Find(ctx, c, ph)
 	if err != nil {
-		return engine.Checkpoint{}, "", err
+		return phase.Checkpoint{}, "", err
 	}
 	if !found {
-		return engine.Checkpoint{}, "", exit.Errorf(exit.Usage, "no run of phase %s on the Temporal server", ph.Number)
+		return phase.Checkpoint{}, "", exit.Errorf(exit.Usage, "no run of phase %s on the Temporal server", ph.Number)
 	}
 	snap, err := temporal.State(ctx, c, c.GetWorkflow(ctx, id, ""))
 	if err != nil {
-		return engine.Checkpoint{}, "", exit.Errorf(exit.Usage, "no run of phase %s on the Temporal server (%v)", ph.Number, err)
+		return phase.Checkpoint{}, "", exit.Errorf(exit.Usage, "no run of phase %s on the Temporal server (%v)", ph.Number, err)
 	}
 	open := OpenCheckpoint(snap, planID)
 	if open == nil {
-		return engine.Checkpoint{}, "", exit.Errorf(exit.Usage, "plan %s has no open checkpoint in the run of phase %s", planID, ph.Number)
+		return phase.Checkpoint{}, "", exit.Errorf(exit.Usage, "plan %s has no open checkpoint in the run of phase %s", planID, ph.Number)
 	}
 	text = red.String(text)
-	ev := engine.Event{Type: engine.EvAnswer, Plan: planID, Text: text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
+	ev := phase.Event{Type: phase.EvAnswer, Plan: planID, Text: text, By: "hive answer", CheckpointID: open.ID, Time: time.Now().UTC()}
 	if err := c.SignalWorkflow(ctx, id, "", temporal.EventSignal, ev); err != nil {
 		return *open, text, fmt.Errorf("send the answer: %w", err)
 	}
@@ -250,7 +251,7 @@ func clipped(s string, n int) string {
 // PhaseState is the state of workflow id: a running one answers a
 // query (a worker replays it), a closed one's result holds it, with no
 // worker needed.
-func PhaseState(ctx context.Context, c client.Client, id string, running bool) (engine.Snapshot, error) {
+func PhaseState(ctx context.Context, c client.Client, id string, running bool) (phase.Snapshot, error) {
 	run := c.GetWorkflow(ctx, id, "")
 	if running {
 		snap, err := temporal.State(ctx, c, run)
@@ -261,20 +262,20 @@ func PhaseState(ctx context.Context, c client.Client, id string, running bool) (
 	}
 	var res temporal.RunResult
 	if err := temporal.Result(ctx, run, &res); err != nil {
-		return engine.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
+		return phase.Snapshot{}, fmt.Errorf("the run's workflow ended without a state: %w", err)
 	}
 	final, err := engine.Restore(*res.State)
 	if err != nil {
-		return engine.Snapshot{}, err
+		return phase.Snapshot{}, err
 	}
 	return final.Snapshot(), nil
 }
 
 // Poll is workflow id's state now, and whether it still runs.
-func Poll(ctx context.Context, c client.Client, id string) (engine.Snapshot, bool, error) {
+func Poll(ctx context.Context, c client.Client, id string) (phase.Snapshot, bool, error) {
 	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
 	if err != nil {
-		return engine.Snapshot{}, false, fmt.Errorf("the run's workflow %s: %w", id, err)
+		return phase.Snapshot{}, false, fmt.Errorf("the run's workflow %s: %w", id, err)
 	}
 	running := WorkflowRunning(desc)
 	snap, err := PhaseState(ctx, c, id, running)

@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/serve/views"
 	"github.com/hivectl/hive/internal/temporal"
@@ -77,7 +77,7 @@ func (t *Remote) Answer(ctx context.Context, r views.RemoteRun, planID string, c
 	if open := OpenCheckpoint(snap, planID); open == nil || open.ID != cp {
 		return fmt.Errorf("%w: checkpoint #%d of %s", views.ErrNotOpen, cp, planID)
 	}
-	ev := engine.Event{Type: engine.EvAnswer, Plan: planID, Text: text, By: "hive serve", CheckpointID: cp, Time: time.Now().UTC()}
+	ev := phase.Event{Type: phase.EvAnswer, Plan: planID, Text: text, By: "hive serve", CheckpointID: cp, Time: time.Now().UTC()}
 	if err := t.c.SignalWorkflow(ctx, r.Workflow, "", temporal.EventSignal, ev); err != nil {
 		return fmt.Errorf("send the answer to %s: %w", r.Workflow, err)
 	}
@@ -85,7 +85,7 @@ func (t *Remote) Answer(ctx context.Context, r views.RemoteRun, planID string, c
 }
 
 // OpenCheckpoint is the checkpoint plan waits at in snap, nil if none.
-func OpenCheckpoint(snap engine.Snapshot, planID string) *engine.Checkpoint {
+func OpenCheckpoint(snap phase.Snapshot, planID string) *phase.Checkpoint {
 	for i := range snap.Queue {
 		if snap.Queue[i].Plan == planID {
 			return &snap.Queue[i]

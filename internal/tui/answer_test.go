@@ -10,12 +10,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/tuitest"
 	"github.com/hivectl/hive/internal/work"
 )
 
-func receive(t *testing.T, ch <-chan engine.Answer) engine.Answer {
+func receive(t *testing.T, ch <-chan phase.Answer) phase.Answer {
 	t.Helper()
 	select {
 	case a := <-ch:
@@ -23,13 +23,13 @@ func receive(t *testing.T, ch <-chan engine.Answer) engine.Answer {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer reached the runner's channel")
 	}
-	return engine.Answer{}
+	return phase.Answer{}
 }
 
 // TestAnswerDecisionWithKeys answers the open decision in a running
 // program with the keyboard alone: → → ← enter picks the second option.
 func TestAnswerDecisionWithKeys(t *testing.T) {
-	answers := make(chan engine.Answer)
+	answers := make(chan phase.Answer)
 	done := make(chan struct{})
 	defer close(done)
 	tm := teatest.NewTestModel(t, New(Options{Answers: answers, Done: done, Now: at(75), Title: "execute-phase"}), teatest.WithInitialTermSize(80, 24))
@@ -39,7 +39,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 	for _, k := range []string{"right", "right", "left", "enter"} {
 		tm.Send(tuitest.Press(k))
 	}
-	if a := receive(t, answers); a != (engine.Answer{Plan: "01-03", Text: "bleve"}) {
+	if a := receive(t, answers); a != (phase.Answer{Plan: "01-03", Text: "bleve"}) {
 		t.Errorf("answer = %+v, want bleve for 01-03", a)
 	}
 	// The runner applied it: the next snapshot has the verification at the
@@ -50,7 +50,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 	for _, k := range []string{"a", "p", "tab", "enter"} {
 		tm.Send(tuitest.Press(k))
 	}
-	if a := receive(t, answers); a != (engine.Answer{Plan: "01-04", Text: "approved"}) {
+	if a := receive(t, answers); a != (phase.Answer{Plan: "01-04", Text: "approved"}) {
 		t.Errorf("answer = %+v, want approved for 01-04", a)
 	}
 	tm.Send(tuitest.Press("ctrl+c"))
@@ -63,7 +63,7 @@ func TestAnswerDecisionWithKeys(t *testing.T) {
 // TestAnswerByNumber: a digit picks an option; enter sends it; the sent
 // answer is shown until the engine applies it.
 func TestAnswerByNumber(t *testing.T) {
-	answers := make(chan engine.Answer, 1)
+	answers := make(chan phase.Answer, 1)
 	m := New(Options{Answers: answers, Now: at(75)})
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -98,7 +98,7 @@ func TestReadOnly(t *testing.T) {
 // decision's options (round); tab again cycles the completions of a typed
 // answer (the answer box's TestTabCyclesCompletions, in tuikit).
 func TestTabOnBothKinds(t *testing.T) {
-	answers := make(chan engine.Answer, 1)
+	answers := make(chan phase.Answer, 1)
 	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
 	tm, _ = tm.Update(SnapshotMsg{Snap: decisionSnapshot()})
 	for _, k := range []string{"tab", "tab", "tab", "tab"} {
@@ -118,7 +118,7 @@ func TestTabOnBothKinds(t *testing.T) {
 // header says so, the footer offers ctrl+r, and ctrl+r sends what `hive
 // answer limit resume-now` does; with no wait, ctrl+r sends nothing.
 func TestResumeNowAtALimit(t *testing.T) {
-	answers := make(chan engine.Answer, 1)
+	answers := make(chan phase.Answer, 1)
 	var tm tea.Model = New(Options{Answers: answers, Now: at(75)})
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	snap := decisionSnapshot()
@@ -141,7 +141,7 @@ func TestResumeNowAtALimit(t *testing.T) {
 		t.Fatal("ctrl+r sent nothing")
 	}
 	cmd()
-	if a := receive(t, answers); a != (engine.Answer{Plan: engine.LimitID, Text: engine.ResumeNow}) {
+	if a := receive(t, answers); a != (phase.Answer{Plan: phase.LimitID, Text: phase.ResumeNow}) {
 		t.Errorf("answer = %+v, want limit resume-now", a)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -13,7 +13,7 @@ import (
 // BudgetText is the run's budget as it stands, on one line: BudgetSpent,
 // and the step down the model ladder the run took at 80 %. "" for a run
 // without a budget.
-func BudgetText(s engine.Snapshot) string {
+func BudgetText(s phase.Snapshot) string {
 	text := BudgetSpent(s)
 	if text != "" && s.Rung > 0 {
 		text += fmt.Sprintf(", models %s down since %.0f%%", rungs(s.Rung), 100*work.WarnShare)
@@ -25,7 +25,7 @@ func BudgetText(s engine.Snapshot) string {
 // ("$3.41 of $5.00 (68%)", "1.2M of 2M tokens (60%)", every token
 // counted as the budget counts them) and each plan's ceiling. "" for a
 // run without a budget.
-func BudgetSpent(s engine.Snapshot) string {
+func BudgetSpent(s phase.Snapshot) string {
 	text := tuikit.CeilingsSpent(s.Budget.Ceilings, s.Spent)
 	if b := s.Budget; b.PlanUSD > 0 {
 		text = strings.TrimPrefix(text+fmt.Sprintf(", $%.2f a plan", b.PlanUSD), ", ")
@@ -44,7 +44,7 @@ func rungs(n int) string {
 // Downgrades says which models ran cheaper than configured for the budget:
 // the run's step down at 80 %, and the plans whose latest agent started
 // down the ladder (to fit what was left, or after 80 %). "" when none did.
-func Downgrades(s engine.Snapshot) string {
+func Downgrades(s phase.Snapshot) string {
 	var down []string
 	for _, p := range s.Plans {
 		if p.Rung > 0 {
@@ -66,9 +66,9 @@ func Downgrades(s engine.Snapshot) string {
 }
 
 // BudgetOpen is the budget checkpoint, while the run waits at it.
-func BudgetOpen(s engine.Snapshot) *engine.Checkpoint {
+func BudgetOpen(s phase.Snapshot) *phase.Checkpoint {
 	for i, cp := range s.Queue {
-		if cp.Kind == engine.KindBudget {
+		if cp.Kind == phase.KindBudget {
 			return &s.Queue[i]
 		}
 	}

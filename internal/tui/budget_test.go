@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -20,16 +20,16 @@ func TestHeaderBudget(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		budget engine.Budget
+		budget phase.Budget
 		rung   int
 		want   string // the spend part, unstyled
 		style  func(...string) string
 	}{
-		{"none", engine.Budget{}, 0, "42.8k tok · $0.28", nil},
-		{"low", engine.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$0.28/$5.00", func(s ...string) string { return s[0] }},
-		{"warn", engine.Budget{Ceilings: work.Ceilings{USD: 0.30}}, 1, "$0.28/$0.30", tuikit.StAction.Render},
-		{"over", engine.Budget{Ceilings: work.Ceilings{USD: 0.25}}, 1, "$0.28/$0.25", tuikit.StError.Render},
-		{"tokens", engine.Budget{Ceilings: work.Ceilings{Tokens: 50_000}}, 0, "42.8k/50k tok", tuikit.StAction.Render},
+		{"none", phase.Budget{}, 0, "42.8k tok · $0.28", nil},
+		{"low", phase.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$0.28/$5.00", func(s ...string) string { return s[0] }},
+		{"warn", phase.Budget{Ceilings: work.Ceilings{USD: 0.30}}, 1, "$0.28/$0.30", tuikit.StAction.Render},
+		{"over", phase.Budget{Ceilings: work.Ceilings{USD: 0.25}}, 1, "$0.28/$0.25", tuikit.StError.Render},
+		{"tokens", phase.Budget{Ceilings: work.Ceilings{Tokens: 50_000}}, 0, "42.8k/50k tok", tuikit.StAction.Render},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,18 +75,18 @@ func TestHeaderSpendIsTheRuns(t *testing.T) {
 func TestBudgetText(t *testing.T) {
 	spent := work.Spend{InputTokens: 1_000_000, CacheReadTokens: 150_000, OutputTokens: 50_000, CostUSD: 3.41}
 	cases := []struct {
-		budget engine.Budget
+		budget phase.Budget
 		rung   int
 		want   string
 	}{
-		{engine.Budget{}, 0, ""},
-		{engine.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$3.41 of $5.00 (68%)"},
-		{engine.Budget{Ceilings: work.Ceilings{USD: 4}}, 1, "$3.41 of $4.00 (85%), models one rung down since 80%"},
-		{engine.Budget{Ceilings: work.Ceilings{Tokens: 2_000_000}}, 0, "1.2M of 2M tokens (60%)"},
-		{engine.Budget{Ceilings: work.Ceilings{USD: 5, Tokens: 2_000_000}, PlanUSD: 1}, 0, "$3.41 of $5.00 (68%), 1.2M of 2M tokens (60%), $1.00 a plan"},
+		{phase.Budget{}, 0, ""},
+		{phase.Budget{Ceilings: work.Ceilings{USD: 5}}, 0, "$3.41 of $5.00 (68%)"},
+		{phase.Budget{Ceilings: work.Ceilings{USD: 4}}, 1, "$3.41 of $4.00 (85%), models one rung down since 80%"},
+		{phase.Budget{Ceilings: work.Ceilings{Tokens: 2_000_000}}, 0, "1.2M of 2M tokens (60%)"},
+		{phase.Budget{Ceilings: work.Ceilings{USD: 5, Tokens: 2_000_000}, PlanUSD: 1}, 0, "$3.41 of $5.00 (68%), 1.2M of 2M tokens (60%), $1.00 a plan"},
 	}
 	for _, c := range cases {
-		s := engine.Snapshot{Budget: c.budget, Spent: spent, Rung: c.rung}
+		s := phase.Snapshot{Budget: c.budget, Spent: spent, Rung: c.rung}
 		if got := BudgetText(s); got != c.want {
 			t.Errorf("BudgetText(%+v, rung %d) = %q, want %q", c.budget, c.rung, got, c.want)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // typeTitles are seed 000's display names of checkpoint types.
@@ -16,11 +16,11 @@ var typeTitles = map[string]string{
 	"architectural-deviation": "Architectural Decision Needed",
 	"plan-failed":             "Plan Failed",
 	"permission":              "Permission Requested",
-	engine.KindBudget:         "Budget Checkpoint",
+	phase.KindBudget:          "Budget Checkpoint",
 }
 
 // Title is a checkpoint's display name ("Decision Required").
-func Title(cp engine.Checkpoint) string {
+func Title(cp phase.Checkpoint) string {
 	if t, ok := typeTitles[cp.Type]; ok {
 		return t
 	}
@@ -28,13 +28,13 @@ func Title(cp engine.Checkpoint) string {
 }
 
 // YourAction is the text of a checkpoint's "→ YOUR ACTION" line.
-func YourAction(cp engine.Checkpoint) string {
+func YourAction(cp phase.Checkpoint) string {
 	switch {
-	case cp.Kind == engine.KindFailure:
+	case cp.Kind == phase.KindFailure:
 		return "Type retry, skip or abort"
-	case cp.Kind == engine.KindPermission:
+	case cp.Kind == phase.KindPermission:
 		return "Type allow, deny (optionally with a reason) or always (allow " + cp.Tool + " for the rest of the run)"
-	case cp.Kind == engine.KindBudget:
+	case cp.Kind == phase.KindBudget:
 		return "Type raise (half as much again), raise AMOUNT (the new ceiling) or stop (what is done stays done)"
 	case cp.Type == "human-verify":
 		return `Type "approved" or describe issues`
@@ -42,7 +42,7 @@ func YourAction(cp engine.Checkpoint) string {
 		return "Select: " + strings.Join(cp.Options, ", ") + " (or its number)"
 	case cp.Type == "human-action" || cp.Type == "auth-gate":
 		return `Type "done" when the action is complete`
-	case cp.Kind == engine.KindDeviation:
+	case cp.Kind == phase.KindDeviation:
 		return "Proceed with proposed change? (yes / different approach / defer)"
 	}
 	return "Type your answer"
@@ -51,7 +51,7 @@ func YourAction(cp engine.Checkpoint) string {
 // QueueText is the checkpoint queue in seed 000's format: the open
 // checkpoint (queue[0]) in full, the others by title. Plain text, one
 // trailing newline; "" for an empty queue.
-func QueueText(queue []engine.Checkpoint, plans []*engine.PlanStatus) string {
+func QueueText(queue []phase.Checkpoint, plans []*phase.PlanStatus) string {
 	if len(queue) == 0 {
 		return ""
 	}
@@ -67,10 +67,10 @@ func QueueText(queue []engine.Checkpoint, plans []*engine.PlanStatus) string {
 
 // headText is the open checkpoint from its "### 1 of N" line to its
 // "→ YOUR ACTION" line.
-func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
+func headText(cp phase.Checkpoint, plans []*phase.PlanStatus, n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### 1 of %d: %s\n\n", n, heading(cp))
-	if cp.Kind == engine.KindBudget {
+	if cp.Kind == phase.KindBudget {
 		b.WriteString("**Waiting:** every plan: no agent starts until you answer\n")
 	} else {
 		fmt.Fprintf(&b, "**Plan:** %s %s\n**Executor:** executor-%s\n", cp.Plan, planName(plans, cp.Plan), cp.Plan)
@@ -93,8 +93,8 @@ func headText(cp engine.Checkpoint, plans []*engine.PlanStatus, n int) string {
 
 // heading names a checkpoint in the queue: its plan and title, or the
 // budget's, which is the whole run's.
-func heading(cp engine.Checkpoint) string {
-	if cp.Kind == engine.KindBudget {
+func heading(cp phase.Checkpoint) string {
+	if cp.Kind == phase.KindBudget {
 		return Title(cp) + " — the whole run"
 	}
 	return fmt.Sprintf("Plan %s — %s", cp.Plan, Title(cp))
@@ -103,7 +103,7 @@ func heading(cp engine.Checkpoint) string {
 // where is the folder (and branch) to look at for a checkpoint that asks
 // the human to verify or to act: the plan's worktree. A decision needs only
 // its options.
-func where(cp engine.Checkpoint) string {
+func where(cp phase.Checkpoint) string {
 	if cp.Worktree == "" || cp.Type == "decision" {
 		return ""
 	}
@@ -113,7 +113,7 @@ func where(cp engine.Checkpoint) string {
 	return cp.Worktree
 }
 
-func planName(plans []*engine.PlanStatus, id string) string {
+func planName(plans []*phase.PlanStatus, id string) string {
 	for _, p := range plans {
 		if p.Spec.ID == id {
 			return p.Spec.Name

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // TestQueueTextSaysWhere: a human-verify or human-action checkpoint names
@@ -19,16 +19,16 @@ func TestQueueTextSaysWhere(t *testing.T) {
 	act := ver
 	act.Type, act.Details = "human-action", "Create the webhook in the Stripe dashboard"
 
-	text := QueueText([]engine.Checkpoint{ver, dec}, s.Plans)
+	text := QueueText([]phase.Checkpoint{ver, dec}, s.Plans)
 	for _, want := range []string{"**Worktree:** /wt/01/01-04 (branch hive/01/01-04)", "→ YOUR ACTION: Type \"approved\" or describe issues"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("human-verify lacks %q:\n%s", want, text)
 		}
 	}
-	if text := QueueText([]engine.Checkpoint{act}, s.Plans); !strings.Contains(text, "**Worktree:** /wt/01/01-04 (branch hive/01/01-04)") {
+	if text := QueueText([]phase.Checkpoint{act}, s.Plans); !strings.Contains(text, "**Worktree:** /wt/01/01-04 (branch hive/01/01-04)") {
 		t.Errorf("human-action does not say where:\n%s", text)
 	}
-	text = QueueText([]engine.Checkpoint{dec}, s.Plans)
+	text = QueueText([]phase.Checkpoint{dec}, s.Plans)
 	if strings.Contains(text, "Worktree") {
 		t.Errorf("a decision names a folder:\n%s", text)
 	}
@@ -37,7 +37,7 @@ func TestQueueTextSaysWhere(t *testing.T) {
 	}
 	// Without a place (a checkpoint journaled by an older hive) nothing is made up.
 	ver.Worktree, ver.Branch = "", ""
-	if text := QueueText([]engine.Checkpoint{ver}, s.Plans); strings.Contains(text, "Worktree") {
+	if text := QueueText([]phase.Checkpoint{ver}, s.Plans); strings.Contains(text, "Worktree") {
 		t.Errorf("a place without data:\n%s", text)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // ContextText is how full a plan's agent session is, for `hive status`:
 // "42.0k/200.0k 21%", with its rollovers (↻) and the compactions its CLI
 // made on its own; "-" before any usage said.
-func ContextText(c engine.ContextUse) string {
+func ContextText(c phase.ContextUse) string {
 	if c.Tokens == 0 && c.Rollovers == 0 && c.Compactions == 0 {
 		return "-"
 	}
@@ -35,7 +35,7 @@ func ContextText(c engine.ContextUse) string {
 // window: faint while it has room, the warning colour once it nears the
 // handoff point, the error colour when it hands over (or its CLI
 // compacted it). "" before any usage said.
-func contextGauge(c engine.ContextUse) string {
+func contextGauge(c phase.ContextUse) string {
 	if c.Tokens == 0 || c.Window <= 0 {
 		return ""
 	}

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/tuitest"
 )
 
@@ -20,10 +20,10 @@ import (
 // once an answer is being typed, ? is a character of it and f1 opens the
 // help. The footer says which.
 func TestHelpWhileCheckpointOpen(t *testing.T) {
-	answers := make(chan engine.Answer, 1)
+	answers := make(chan phase.Answer, 1)
 	for _, sc := range []struct {
 		name string
-		snap engine.Snapshot
+		snap phase.Snapshot
 	}{{"decision", decisionSnapshot()}, {"human-verify", verifySnapshot()}} {
 		t.Run(sc.name, func(t *testing.T) {
 			m, s := screen(t, New(Options{Answers: answers, Now: at(75)}), 80, 24, SnapshotMsg{Snap: sc.snap}, tuitest.Press("?"))
@@ -56,7 +56,7 @@ func TestHelpWhileCheckpointOpen(t *testing.T) {
 // TestHelpInRunningProgram: the same through a running program, keys in
 // order.
 func TestHelpInRunningProgram(t *testing.T) {
-	answers := make(chan engine.Answer, 1)
+	answers := make(chan phase.Answer, 1)
 	tm := teatest.NewTestModel(t, New(Options{Answers: answers, Now: at(75), Title: "execute-phase"}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
 	tm.Send(tuitest.Press("?"))
@@ -74,7 +74,7 @@ func TestHelpInRunningProgram(t *testing.T) {
 // leaves at once.
 func TestCtrlCStopsAndSaysSo(t *testing.T) {
 	var stops atomic.Int32
-	tm := teatest.NewTestModel(t, New(Options{Answers: make(chan engine.Answer), Now: at(75), Title: "execute-phase",
+	tm := teatest.NewTestModel(t, New(Options{Answers: make(chan phase.Answer), Now: at(75), Title: "execute-phase",
 		Interrupt: func() { stops.Add(1) }}), teatest.WithInitialTermSize(80, 24))
 	tm.Send(SnapshotMsg{Snap: decisionSnapshot()})
 	tm.Send(tuitest.Press("ctrl+c"))
@@ -90,7 +90,7 @@ func TestCtrlCStopsAndSaysSo(t *testing.T) {
 	}
 
 	// A second ctrl+c does not wait for the runner.
-	var m tea.Model = New(Options{Answers: make(chan engine.Answer), Now: at(75), Interrupt: func() {}})
+	var m tea.Model = New(Options{Answers: make(chan phase.Answer), Now: at(75), Interrupt: func() {}})
 	m, _ = m.Update(SnapshotMsg{Snap: decisionSnapshot()})
 	m, first := m.Update(tuitest.Press("ctrl+c"))
 	if first == nil {
@@ -113,7 +113,7 @@ func TestCtrlCStopsAndSaysSo(t *testing.T) {
 func TestStoppedText(t *testing.T) {
 	s := decisionSnapshot()
 	s.Phase, s.Worktrees = "01", true
-	s.Plans[3].State, s.Plans[3].Open = engine.Running, nil
+	s.Plans[3].State, s.Plans[3].Open = phase.Running, nil
 	resume := "hive execute-phase 01 --agent sim --repo /tmp/hive-demo-1"
 	narrow := stripped(StoppedText(s, resume, 80))
 	tuitest.Golden(t, "./internal/tui", "stopped-text-80", narrow)
@@ -136,7 +136,7 @@ func TestScrollStopsAtTheEnd(t *testing.T) {
 	for range 10 {
 		msgs = append(msgs, tuitest.Press("pgdown"))
 	}
-	m, s := screen(t, New(Options{Answers: make(chan engine.Answer), Now: at(75)}), 80, 24, msgs...)
+	m, s := screen(t, New(Options{Answers: make(chan phase.Answer), Now: at(75)}), 80, 24, msgs...)
 	end := marker.FindStringSubmatch(s)
 	if end == nil || end[2] != end[3] {
 		t.Fatalf("ten pgdn do not reach the end: %v\n%s", end, s)
@@ -150,7 +150,7 @@ func TestScrollStopsAtTheEnd(t *testing.T) {
 // TestCtrlPPausesOnce: ctrl+p asks the runner to pause the team (once, even
 // while an answer is being typed) and the footer says what happens.
 func TestCtrlPPausesOnce(t *testing.T) {
-	answers := make(chan engine.Answer, 2)
+	answers := make(chan phase.Answer, 2)
 	var m tea.Model = New(Options{Answers: answers, Now: at(75)})
 	m, _ = m.Update(SnapshotMsg{Snap: verifySnapshot()})
 	m, _ = m.Update(tuitest.Press("o"))

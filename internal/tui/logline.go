@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // The log pane says what the plain output says, one line per event, so
@@ -15,50 +15,50 @@ import (
 // ResumedText says where a resumed run stands. "To do" counts the plans
 // not yet final, those waiting for an answer among them; plans complete
 // before the run are complete, not to do.
-func ResumedText(run journal.Run, s engine.Snapshot) string {
-	todo := len(s.Plans) - s.Count(engine.Complete) - s.Count(engine.Failed) - s.Count(engine.Skipped)
+func ResumedText(run journal.Run, s phase.Snapshot) string {
+	todo := len(s.Plans) - s.Count(phase.Complete) - s.Count(phase.Failed) - s.Count(phase.Skipped)
 	waiting := ""
-	if n := s.Count(engine.Waiting); n > 0 {
+	if n := s.Count(phase.Waiting); n > 0 {
 		waiting = fmt.Sprintf(" (%d waiting for an answer)", n)
 	}
 	return fmt.Sprintf("resuming run %d of phase %s: %d complete, %d failed, %d skipped, %d to do%s; %s of work so far",
-		run.ID, s.Phase, s.Count(engine.Complete), s.Count(engine.Failed), s.Count(engine.Skipped), todo, waiting,
+		run.ID, s.Phase, s.Count(phase.Complete), s.Count(phase.Failed), s.Count(phase.Skipped), todo, waiting,
 		s.Active.Round(time.Second))
 }
 
 // EventLine is the log line of an event; false for events not worth one.
-func EventLine(ev engine.Event) (LogLine, bool) {
+func EventLine(ev phase.Event) (LogLine, bool) {
 	l := LogLine{Time: ev.Time, Plan: ev.Plan}
 	switch ev.Type {
-	case engine.EvRunStarted:
+	case phase.EvRunStarted:
 		l.Text = fmt.Sprintf("phase %s: %d plan(s), up to %d agent(s)", ev.Spec.Phase, len(ev.Spec.Plans), ev.Spec.MaxConcurrent)
-	case engine.EvResumed:
+	case phase.EvResumed:
 		l.Text = "resumed: plans that were running start again"
-	case engine.EvAgentStarted:
+	case phase.EvAgentStarted:
 		l.Text = fmt.Sprintf("agent started (attempt %d, pid %d)", ev.Attempt, ev.PID)
-	case engine.EvProgress:
+	case phase.EvProgress:
 		l.Text = fmt.Sprintf("PROGRESS %d/%d: %s", ev.Task, ev.Total, ev.Text)
-	case engine.EvPlanComplete:
+	case phase.EvPlanComplete:
 		l.Text = fmt.Sprintf("reported PLAN COMPLETE (%d commit(s))", len(ev.Commits))
-	case engine.EvPlanFailed:
+	case phase.EvPlanFailed:
 		l.Text = "reported PLAN FAILED: " + ev.Reason
-	case engine.EvLimited:
+	case phase.EvLimited:
 		l.Text = fmt.Sprintf("the provider's %s limit ended the turn: %s", ev.Limit.Kind, ev.Limit.Text)
-	case engine.EvAgentExited:
+	case phase.EvAgentExited:
 		l.Text = fmt.Sprintf("agent exited (attempt %d, code %d: %s)", ev.Attempt, ev.ExitCode, ev.Reason)
-	case engine.EvSpotChecked:
+	case phase.EvSpotChecked:
 		l.Text = "spot-check passed"
 		if !ev.OK {
 			l.Text = "spot-check failed: " + ev.Reason
 		}
-	case engine.EvCheckpoint, engine.EvDeviation:
+	case phase.EvCheckpoint, phase.EvDeviation:
 		if ev.Checkpoint == nil {
 			return l, false
 		}
 		l.Text = strings.ToUpper(string(ev.Type)) + ": " + ev.Checkpoint.Type
-	case engine.EvAnswer:
+	case phase.EvAnswer:
 		l.Text = fmt.Sprintf("answer from %s: %s", ev.By, ev.Text)
-	case engine.EvSilent:
+	case phase.EvSilent:
 		l.Text = "silent for " + ev.Text
 	default:
 		return l, false
@@ -68,25 +68,25 @@ func EventLine(ev engine.Event) (LogLine, bool) {
 
 // CommandLine is the log line of a command, at time now; false for
 // commands not worth one.
-func CommandLine(c engine.Command, now time.Time) (LogLine, bool) {
+func CommandLine(c phase.Command, now time.Time) (LogLine, bool) {
 	l := LogLine{Time: now, Plan: c.Plan}
 	switch c.Type {
-	case engine.CmdWaveStarted:
+	case phase.CmdWaveStarted:
 		l.Text = fmt.Sprintf("wave %d started", c.Wave)
-	case engine.CmdPlanState:
+	case phase.CmdPlanState:
 		l.Text = string(c.State)
 		if c.Reason != "" {
 			l.Text += ": " + c.Reason
 		}
-	case engine.CmdRunFinished:
+	case phase.CmdRunFinished:
 		l.Text = "run finished: " + c.Reason
-	case engine.CmdCheckpointOpened:
+	case phase.CmdCheckpointOpened:
 		l.Text = fmt.Sprintf("checkpoint #%d opened: %s", c.Checkpoint.ID, Title(*c.Checkpoint))
-	case engine.CmdCheckpointClosed:
+	case phase.CmdCheckpointClosed:
 		l.Text = fmt.Sprintf("→ response %q sent to executor-%s (answered by %s)", c.Checkpoint.Answer, c.Plan, c.Checkpoint.AnsweredBy)
-	case engine.CmdNeedHuman:
+	case phase.CmdNeedHuman:
 		l.Text = fmt.Sprintf("--yes cannot answer this %s: a human must", c.Checkpoint.Type)
-	case engine.CmdNote:
+	case phase.CmdNote:
 		l.Text = "note: " + c.Text
 	default:
 		return l, false

@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
@@ -16,7 +16,7 @@ import (
 type Options struct {
 	// Answers is where the dashboard sends what the human answers: the
 	// runner's Answers channel. Nil makes the dashboard read-only.
-	Answers chan<- engine.Answer
+	Answers chan<- phase.Answer
 	// Done is closed when the run ends, so that an answer nobody will
 	// read any more is dropped instead of blocking.
 	Done <-chan struct{}
@@ -39,7 +39,7 @@ type Options struct {
 // answer being typed.
 type Model struct {
 	opts    Options
-	snap    engine.Snapshot
+	snap    phase.Snapshot
 	hasSnap bool
 	started time.Time
 	now     time.Time
@@ -125,7 +125,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // setSnapshot shows a new state; a new head of the checkpoint queue gets a
 // fresh answer.
-func (m Model) setSnapshot(s engine.Snapshot) (tea.Model, tea.Cmd) {
+func (m Model) setSnapshot(s phase.Snapshot) (tea.Model, tea.Cmd) {
 	m.snap, m.hasSnap = s, true
 	if m.now.IsZero() {
 		m.now = time.Now()
@@ -135,7 +135,7 @@ func (m Model) setSnapshot(s engine.Snapshot) (tea.Model, tea.Cmd) {
 }
 
 // head is the checkpoint to answer now: the head of the queue.
-func (m Model) head() *engine.Checkpoint {
+func (m Model) head() *phase.Checkpoint {
 	if len(m.snap.Queue) == 0 {
 		return nil
 	}
@@ -162,7 +162,7 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		ch, done := m.opts.Answers, m.opts.Done
 		return m, func() tea.Msg {
 			select {
-			case ch <- engine.Answer{Pause: true}:
+			case ch <- phase.Answer{Pause: true}:
 			case <-done:
 			}
 			return nil
@@ -173,7 +173,7 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		ch, done := m.opts.Answers, m.opts.Done
 		return m, func() tea.Msg {
 			select {
-			case ch <- engine.Answer{Plan: engine.LimitID, Text: engine.ResumeNow}:
+			case ch <- phase.Answer{Plan: phase.LimitID, Text: phase.ResumeNow}:
 			case <-done:
 			}
 			return nil
@@ -201,11 +201,11 @@ func (m Model) onKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // send hands an answer to the runner. It runs as a command, off the UI
 // goroutine, since the runner may be busy for a moment.
-func (m Model) send(cp engine.Checkpoint, text string) tea.Cmd {
+func (m Model) send(cp phase.Checkpoint, text string) tea.Cmd {
 	ch, done := m.opts.Answers, m.opts.Done
 	return func() tea.Msg {
 		select {
-		case ch <- engine.Answer{Plan: cp.Plan, Text: text}:
+		case ch <- phase.Answer{Plan: cp.Plan, Text: text}:
 			return answerSentMsg{id: cp.ID, text: text}
 		case <-done:
 			return nil
@@ -215,8 +215,8 @@ func (m Model) send(cp engine.Checkpoint, text string) tea.Cmd {
 
 // selectOnly: the answer is one of the checkpoint's options, picked with
 // the keyboard; anything else is typed.
-func selectOnly(cp engine.Checkpoint) bool {
-	return len(cp.Options) > 0 && (cp.Kind == engine.KindFailure || cp.Type == "decision")
+func selectOnly(cp phase.Checkpoint) bool {
+	return len(cp.Options) > 0 && (cp.Kind == phase.KindFailure || cp.Type == "decision")
 }
 
 // question is the head of the checkpoint queue as the answer box asks it,
@@ -251,31 +251,31 @@ func (m Model) question() *tuikit.Question {
 	return q
 }
 
-func placeholder(cp engine.Checkpoint) string {
+func placeholder(cp phase.Checkpoint) string {
 	switch {
-	case cp.Kind == engine.KindPermission:
+	case cp.Kind == phase.KindPermission:
 		return "allow, deny [reason] or always"
 	case cp.Type == "human-verify":
 		return `approved, or describe the issues`
 	case cp.Type == "human-action" || cp.Type == "auth-gate":
 		return "done"
-	case cp.Kind == engine.KindDeviation:
+	case cp.Kind == phase.KindDeviation:
 		return "yes, different approach, or defer"
-	case cp.Kind == engine.KindBudget:
+	case cp.Kind == phase.KindBudget:
 		return "raise, raise AMOUNT, or stop"
 	}
 	return "your answer"
 }
 
-func suggestions(cp engine.Checkpoint) []string {
+func suggestions(cp phase.Checkpoint) []string {
 	switch {
-	case cp.Kind == engine.KindPermission:
+	case cp.Kind == phase.KindPermission:
 		return []string{"allow", "deny", "always"}
 	case cp.Type == "human-verify":
 		return []string{"approved"}
 	case cp.Type == "human-action" || cp.Type == "auth-gate":
 		return []string{"done"}
-	case cp.Kind == engine.KindDeviation:
+	case cp.Kind == phase.KindDeviation:
 		return []string{"yes", "different approach", "defer"}
 	}
 	return cp.Options

@@ -3,12 +3,12 @@ package tui
 import (
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // SnapshotMsg carries the engine's state after an event; the dashboard
 // shows the latest one.
-type SnapshotMsg struct{ Snap engine.Snapshot }
+type SnapshotMsg struct{ Snap phase.Snapshot }
 
 // StartedMsg says when the run started, for the elapsed time.
 type StartedMsg struct{ Time time.Time }

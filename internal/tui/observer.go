@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Observer is a runner.Observer that forwards to a bubbletea program. The
@@ -19,7 +19,7 @@ type Observer struct {
 
 	mu      sync.Mutex
 	pending []any
-	snap    *engine.Snapshot
+	snap    *phase.Snapshot
 	wake    chan struct{}
 	stop    chan struct{}
 	stopped chan struct{}
@@ -67,7 +67,7 @@ func (o *Observer) Close() {
 // Push queues any message for the program (BellMsg, FinishedMsg, ...).
 func (o *Observer) Push(msg any) { o.push(msg, nil) }
 
-func (o *Observer) push(msg any, s *engine.Snapshot) {
+func (o *Observer) push(msg any, s *phase.Snapshot) {
 	o.mu.Lock()
 	if msg != nil {
 		o.pending = append(o.pending, msg)
@@ -83,7 +83,7 @@ func (o *Observer) push(msg any, s *engine.Snapshot) {
 }
 
 // Resumed implements runner.Observer.
-func (o *Observer) Resumed(run journal.Run, s engine.Snapshot) {
+func (o *Observer) Resumed(run journal.Run, s phase.Snapshot) {
 	// The clock shows hive's working time: the time it was down before
 	// this resume does not count.
 	o.push(StartedMsg{Time: time.Now().Add(-s.Active)}, nil)
@@ -91,8 +91,8 @@ func (o *Observer) Resumed(run journal.Run, s engine.Snapshot) {
 }
 
 // Event implements runner.Observer.
-func (o *Observer) Event(ev engine.Event, s engine.Snapshot) {
-	if ev.Type == engine.EvRunStarted {
+func (o *Observer) Event(ev phase.Event, s phase.Snapshot) {
+	if ev.Type == phase.EvRunStarted {
 		o.push(StartedMsg{Time: ev.Time}, nil)
 	}
 	var msg any
@@ -103,7 +103,7 @@ func (o *Observer) Event(ev engine.Event, s engine.Snapshot) {
 }
 
 // Command implements runner.Observer.
-func (o *Observer) Command(c engine.Command, s engine.Snapshot) {
+func (o *Observer) Command(c phase.Command, s phase.Snapshot) {
 	var msg any
 	if l, ok := CommandLine(c, time.Now()); ok {
 		msg = LogMsg(l)

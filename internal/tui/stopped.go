@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
@@ -15,21 +15,21 @@ import (
 // s is the run's state when it stopped; resume is the command line. It is
 // rendered for a terminal width cells wide (0: no wrapping), one trailing
 // newline.
-func StoppedText(s engine.Snapshot, resume string, width int) string {
+func StoppedText(s phase.Snapshot, resume string, width int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s the run of phase %s was interrupted before its plans were done.\n", tuikit.StAction.Render("Stopped:"), s.Phase)
 	var under, waiting []string
 	for _, p := range s.Plans {
 		switch p.State {
-		case engine.Running:
+		case phase.Running:
 			under = append(under, fmt.Sprintf("  • %s %s — running, %d/%d tasks done", tuikit.StBold.Render(p.Spec.ID), p.Spec.Name, p.TasksDone, p.Spec.Tasks))
-		case engine.Waiting:
+		case phase.Waiting:
 			what := "a checkpoint"
 			if p.Open != nil {
 				what = Title(*p.Open)
 			}
 			under = append(under, fmt.Sprintf("  • %s %s — waiting for you (%s), %d/%d tasks done", tuikit.StBold.Render(p.Spec.ID), p.Spec.Name, what, p.TasksDone, p.Spec.Tasks))
-		case engine.Pending:
+		case phase.Pending:
 			waiting = append(waiting, p.Spec.ID)
 		}
 	}
@@ -39,7 +39,7 @@ func StoppedText(s engine.Snapshot, resume string, width int) string {
 		if s.Worktrees {
 			var branches []string
 			for _, p := range s.Plans {
-				if p.State == engine.Running || p.State == engine.Waiting {
+				if p.State == phase.Running || p.State == phase.Waiting {
 					branches = append(branches, gitx.PlanBranch(s.Phase, p.Spec.ID))
 				}
 			}
@@ -47,7 +47,7 @@ func StoppedText(s engine.Snapshot, resume string, width int) string {
 		}
 		fmt.Fprintf(&b, "Their work is kept: each task done is a commit %s, and the journal (.hive/journal.db) keeps the run's state and your answers. Resuming starts their agents again where they stopped; an open checkpoint is asked again.\n", where)
 	}
-	fmt.Fprintf(&b, "Complete: %d of %d plans.", s.Count(engine.Complete), len(s.Plans))
+	fmt.Fprintf(&b, "Complete: %d of %d plans.", s.Count(phase.Complete), len(s.Plans))
 	if len(waiting) > 0 {
 		fmt.Fprintf(&b, " Not started yet: %s.", strings.Join(waiting, ", "))
 	}

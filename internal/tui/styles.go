@@ -5,21 +5,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 )
 
 // stateLabel is how a state reads in the plan table.
-func stateLabel(s engine.PlanState) string {
+func stateLabel(s phase.PlanState) string {
 	return string(s)
 }
 
 // bar is a progress bar of width cells for done of total tasks.
-func bar(done, total, width int, st engine.PlanState) string {
+func bar(done, total, width int, st phase.PlanState) string {
 	if total <= 0 {
 		total = 1
 	}
-	if st == engine.Complete {
+	if st == phase.Complete {
 		done = total
 	}
 	full := min(width, done*width/total)

@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/work"
 )
@@ -163,7 +163,7 @@ func (m Model) header(w int) []string {
 		}
 		parts = append(parts, clock(end.Sub(m.started)))
 	}
-	parts = append(parts, fmt.Sprintf("%d/%d done", s.Count(engine.Complete), len(s.Plans)))
+	parts = append(parts, fmt.Sprintf("%d/%d done", s.Count(phase.Complete), len(s.Plans)))
 	return tuikit.JoinWrapped(append(parts, spendParts(s)...), tuikit.StFaint.Render(" · "), w)
 }
 
@@ -172,7 +172,7 @@ func (m Model) header(w int) []string {
 // "$3.41/$5.00" against a budget in dollars; each a warning from 80 % of
 // its ceiling and an error at it. A run one rung down the model ladder
 // says so.
-func spendParts(s engine.Snapshot) []string {
+func spendParts(s phase.Snapshot) []string {
 	sp, b := s.Spent, s.Budget
 	tok := fmt.Sprintf("%s tok", tuikit.Tokens(sp.InputTokens+sp.OutputTokens))
 	if b.Tokens > 0 {
@@ -257,18 +257,18 @@ func (m Model) planRows(l tableLayout, tight bool) []planRow {
 			wave = p.Spec.Wave
 			heading := m.waveHeading(wave)
 			if tight {
-				if ids := m.waveAll(wave, engine.Complete); ids != "" {
-					rows = append(rows, planRow{lines: []string{heading + " " + tuikit.StateLook[engine.Complete].Style.Render("✓ "+ids)}})
+				if ids := m.waveAll(wave, phase.Complete); ids != "" {
+					rows = append(rows, planRow{lines: []string{heading + " " + tuikit.StateLook[phase.Complete].Style.Render("✓ "+ids)}})
 					continue
 				}
-				if ids := m.waveAll(wave, engine.Pending); ids != "" {
-					rows = append(rows, planRow{lines: []string{heading + " " + tuikit.StateLook[engine.Pending].Style.Render("· "+ids+" pending")}})
+				if ids := m.waveAll(wave, phase.Pending); ids != "" {
+					rows = append(rows, planRow{lines: []string{heading + " " + tuikit.StateLook[phase.Pending].Style.Render("· "+ids+" pending")}})
 					continue
 				}
 			}
 			rows = append(rows, planRow{lines: []string{heading}})
 		}
-		if tight && (m.waveAll(wave, engine.Complete) != "" || m.waveAll(wave, engine.Pending) != "") {
+		if tight && (m.waveAll(wave, phase.Complete) != "" || m.waveAll(wave, phase.Pending) != "") {
 			continue
 		}
 		rows = append(rows, m.planRow(p, l))
@@ -276,7 +276,7 @@ func (m Model) planRows(l tableLayout, tight bool) []planRow {
 	return rows
 }
 
-func (m Model) planRow(p *engine.PlanStatus, l tableLayout) planRow {
+func (m Model) planRow(p *phase.PlanStatus, l tableLayout) planRow {
 	look := tuikit.StateLook[p.State]
 	name := tuikit.WrapText(p.Spec.Name, l.nameW)
 	var b strings.Builder
@@ -321,7 +321,7 @@ func (m Model) planRow(p *engine.PlanStatus, l tableLayout) planRow {
 }
 
 // waveAll lists a wave's plans when all are in state st.
-func (m Model) waveAll(wave int, st engine.PlanState) string {
+func (m Model) waveAll(wave int, st phase.PlanState) string {
 	var ids []string
 	for _, p := range m.snap.Plans {
 		if p.Spec.Wave == wave {
@@ -334,29 +334,29 @@ func (m Model) waveAll(wave int, st engine.PlanState) string {
 	return strings.Join(ids, " ")
 }
 
-func done(p *engine.PlanStatus) int {
-	if p.State == engine.Complete {
+func done(p *phase.PlanStatus) int {
+	if p.State == phase.Complete {
 		return p.Spec.Tasks
 	}
 	return p.TasksDone
 }
 
 // planDetail is the plan's last PROGRESS line, or why it stopped.
-func planDetail(p *engine.PlanStatus) string {
+func planDetail(p *phase.PlanStatus) string {
 	switch p.State {
-	case engine.Failed, engine.Skipped:
+	case phase.Failed, phase.Skipped:
 		return tuikit.StateLook[p.State].Style.Render(tuikit.OneLine(p.Reason))
-	case engine.Waiting:
+	case phase.Waiting:
 		if p.Open != nil {
 			return tuikit.StAction.Render("checkpoint: " + Title(*p.Open))
 		}
-	case engine.Running:
+	case phase.Running:
 		switch p.Stage {
-		case engine.StageMerge:
+		case phase.StageMerge:
 			return "merging into the integration branch"
-		case engine.StageResolve:
+		case phase.StageResolve:
 			return "a resolver agent works on a merge conflict"
-		case engine.StageGate:
+		case phase.StageGate:
 			return "post-merge gate running"
 		}
 		detail := ""
@@ -404,7 +404,7 @@ func (m Model) waveHeading(wave int) string {
 	return " " + h
 }
 
-func (m Model) planClock(p *engine.PlanStatus) string {
+func (m Model) planClock(p *phase.PlanStatus) string {
 	if p.Started.IsZero() {
 		return ""
 	}

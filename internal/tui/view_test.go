@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport/tuitest"
 )
 
@@ -39,10 +39,10 @@ func logMsgs() []tea.Msg {
 var sizes = [][2]int{{80, 24}, {120, 40}, {200, 50}}
 
 func TestGoldenScreens(t *testing.T) {
-	answers := make(chan engine.Answer, 1)
+	answers := make(chan phase.Answer, 1)
 	scenes := []struct {
 		name string
-		snap engine.Snapshot
+		snap phase.Snapshot
 		keys []string
 		opts func(*Options)
 	}{
@@ -79,7 +79,7 @@ func TestGoldenScreens(t *testing.T) {
 // checkNothingCut fails when a screen cuts what matters: a plan's name (it
 // wraps instead), the header, the checkpoint's title and action line, or
 // the footer. Only the scroll marker and PROGRESS lines may end in "…".
-func checkNothingCut(t *testing.T, s string, snap engine.Snapshot) {
+func checkNothingCut(t *testing.T, s string, snap phase.Snapshot) {
 	t.Helper()
 	for i, l := range strings.Split(s, "\n") {
 		if strings.HasSuffix(l, "…") && !strings.Contains(l, "└ ") {
@@ -100,8 +100,8 @@ func checkNothingCut(t *testing.T, s string, snap engine.Snapshot) {
 
 // TestResizeRedraws: every size from tiny to wide gives a screen that fits.
 func TestResizeRedraws(t *testing.T) {
-	m := New(Options{Answers: make(chan engine.Answer), Now: at(75)})
-	for _, snap := range []engine.Snapshot{demoSnapshot(), decisionSnapshot(), failedSnapshot()} {
+	m := New(Options{Answers: make(chan phase.Answer), Now: at(75)})
+	for _, snap := range []phase.Snapshot{demoSnapshot(), decisionSnapshot(), failedSnapshot()} {
 		for _, sz := range [][2]int{{40, 10}, {80, 24}, {100, 30}, {119, 24}, {120, 40}, {200, 50}, {80, 12}} {
 			_, s := screen(t, m, sz[0], sz[1], append(logMsgs(), SnapshotMsg{Snap: snap})...)
 			tuitest.CheckFits(t, s, sz[0], sz[1])
@@ -112,7 +112,7 @@ func TestResizeRedraws(t *testing.T) {
 // TestDecisionOptionsShown: the open decision lists its options and says
 // which one enter would send.
 func TestDecisionOptionsShown(t *testing.T) {
-	m := New(Options{Answers: make(chan engine.Answer), Now: at(75)})
+	m := New(Options{Answers: make(chan phase.Answer), Now: at(75)})
 	_, s := screen(t, m, 80, 24, SnapshotMsg{Snap: decisionSnapshot()}, tuitest.Press("right"))
 	for _, want := range []string{"Checkpoint Queue (2 pending)", "1 of 2: Plan 01-03 — Decision Required", "→ YOUR ACTION: Select: sqlite-fts, bleve, meilisearch", "[2 bleve]", "2 of 2: Plan 01-04 — Verification Required (waiting its turn)"} {
 		if !strings.Contains(s, want) {

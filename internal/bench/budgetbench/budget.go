@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // budgetRuns is how many simulated runs the budget group measures. They
@@ -135,7 +136,7 @@ func budgetAdherence(runs int, seed uint64, mix budgetMix) (budgetSummary, error
 // (budget.plan_usd) with the plan's agents. A raised budget is measured
 // against its new ceiling, from the moment it next reaches it.
 type budgetResult struct {
-	Spec        engine.RunSpec
+	Spec        phase.RunSpec
 	Ceiling     float64 // dollars; 0: none
 	Tokens      int64   // tokens; 0: none
 	SpentUSD    float64
@@ -167,7 +168,7 @@ const (
 // simPlan is the truth about one plan that the simulated disk and agents
 // know and the engine does not: what its tasks really cost.
 type simPlan struct {
-	spec     engine.PlanSpec
+	spec     phase.PlanSpec
 	factor   float64 // its tasks' true cost against the estimate
 	done     int     // tasks committed
 	stop     int     // its checkpoint task (0: none)
@@ -219,8 +220,8 @@ type simItem struct {
 	kind  int
 	agent *simAgent
 	gen   int
-	ev    engine.Event
-	cp    *engine.Checkpoint
+	ev    phase.Event
+	cp    *phase.Checkpoint
 }
 
 type simQueue []simItem
@@ -247,7 +248,7 @@ type budgetSim struct {
 	r        *rand.Rand
 	e        *engine.Engine
 	mix      budgetMix
-	spec     engine.RunSpec
+	spec     phase.RunSpec
 	plans    map[string]*simPlan
 	order    []*simPlan  // spec order, for deterministic sums
 	agents   []*simAgent // every agent started, in start order
@@ -255,7 +256,7 @@ type budgetSim struct {
 	now      time.Time
 	q        simQueue
 	seq      int
-	cmds     []engine.Command
+	cmds     []phase.Command
 	steps    int
 	pids     int
 	calls    int
@@ -287,7 +288,7 @@ func simulateBudgetRun(seed, run uint64, mix budgetMix) (budgetResult, error) {
 	s.spec = s.randomPhase()
 	s.ceiling, s.tokenCeil = s.spec.Budget.USD, s.spec.Budget.Tokens
 	s.raise = r.Float64() < 0.3
-	if err := s.step(engine.Event{Type: engine.EvRunStarted, Spec: &s.spec, Version: engine.Version, Attended: true}); err != nil {
+	if err := s.step(phase.Event{Type: phase.EvRunStarted, Spec: &s.spec, Version: phase.Version, Attended: true}); err != nil {
 		return budgetResult{}, err
 	}
 	if err := s.drain(); err != nil {
@@ -322,7 +323,7 @@ func simulateBudgetRun(seed, run uint64, mix budgetMix) (budgetResult, error) {
 		}
 	}
 	if !s.finished {
-		return budgetResult{}, fmt.Errorf("the run did not finish: %d of %d plans complete", s.e.Snapshot().Count(engine.Complete), len(s.spec.Plans))
+		return budgetResult{}, fmt.Errorf("the run did not finish: %d of %d plans complete", s.e.Snapshot().Count(phase.Complete), len(s.spec.Plans))
 	}
 	if len(s.errs) > 0 {
 		return budgetResult{}, fmt.Errorf("the simulation went wrong: %s", s.errs[0])
@@ -333,9 +334,9 @@ func simulateBudgetRun(seed, run uint64, mix budgetMix) (budgetResult, error) {
 // randomPhase makes a phase of 2–8 plans in up to three waves, each plan
 // depending on up to two of the earlier waves' plans, with a random budget
 // around its estimated cost, and the engine's options drawn at random.
-func (s *budgetSim) randomPhase() engine.RunSpec {
+func (s *budgetSim) randomPhase() phase.RunSpec {
 	r := s.r
-	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 1 + r.IntN(4), Dynamic: r.Float64() < 0.5,
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 1 + r.IntN(4), Dynamic: r.Float64() < 0.5,
 		Team: r.Float64() < 0.5, Retries: 1}
 	// Every number is drawn whatever the mix, so that run i of a seed is
 	// the same phase under each mix, less the features left out.
@@ -350,7 +351,7 @@ func (s *budgetSim) randomPhase() engine.RunSpec {
 	s.top = top
 	totalTasks := 0
 	for i := 0; i < n; i++ {
-		ps := engine.PlanSpec{ID: fmt.Sprintf("01-%02d", i+1), Wave: 1 + r.IntN(3), Tasks: 1 + r.IntN(5)}
+		ps := phase.PlanSpec{ID: fmt.Sprintf("01-%02d", i+1), Wave: 1 + r.IntN(3), Tasks: 1 + r.IntN(5)}
 		var earlier []string
 		for _, q := range spec.Plans {
 			if q.Wave < ps.Wave {
@@ -365,7 +366,7 @@ func (s *budgetSim) randomPhase() engine.RunSpec {
 		sp := &simPlan{spec: ps, factor: math.Exp(0.4 * r.NormFloat64())}
 		if stop := 1 + r.IntN(max(ps.Tasks-1, 1)); r.Float64() < 0.2 && ps.Tasks > 1 && s.mix.checkpoints {
 			sp.stop = stop
-			ps.Stops = []engine.Stop{{Task: stop, Type: "human-verify"}}
+			ps.Stops = []phase.Stop{{Task: stop, Type: "human-verify"}}
 			sp.spec = ps
 		}
 		sp.conflict = spec.Worktrees && r.Float64() < 0.3
@@ -408,7 +409,7 @@ func (s *budgetSim) rungScale(rung int) float64 {
 // step hands the engine an event. Once the run has finished the runner
 // steps nothing more; the agents it stopped then still end their turns,
 // which the provider bills and bill counts.
-func (s *budgetSim) step(ev engine.Event) error {
+func (s *budgetSim) step(ev phase.Event) error {
 	if s.finished {
 		return nil
 	}
@@ -440,14 +441,14 @@ func (s *budgetSim) drain() error {
 		c := s.cmds[0]
 		s.cmds = s.cmds[1:]
 		switch c.Type {
-		case engine.CmdStartAgent:
+		case phase.CmdStartAgent:
 			if err := s.startAgent(c); err != nil {
 				return err
 			}
-		case engine.CmdStopAgent:
+		case phase.CmdStopAgent:
 			s.stopAgent(c)
-		case engine.CmdSend:
-			if c.Message == engine.MsgCheckpointResponse || c.Message == engine.MsgDeviationResponse {
+		case phase.CmdSend:
+			if c.Message == phase.MsgCheckpointResponse || c.Message == phase.MsgDeviationResponse {
 				if a := s.agent(c.Plan, c.Attempt); a != nil && a.live && a.idle && !a.stopping {
 					a.idle = false
 					if err := s.next(a); err != nil {
@@ -455,40 +456,40 @@ func (s *budgetSim) drain() error {
 					}
 				}
 			}
-		case engine.CmdSpotCheck:
+		case phase.CmdSpotCheck:
 			p := s.plans[c.Plan]
 			s.push(simItem{at: s.after(s.soon()), kind: simEvent,
-				ev: engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: p.done >= p.spec.Tasks,
+				ev: phase.Event{Type: phase.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: p.done >= p.spec.Tasks,
 					Reason: fmt.Sprintf("%d of %d tasks committed", p.done, p.spec.Tasks)}})
-		case engine.CmdMerge:
+		case phase.CmdMerge:
 			p := s.plans[c.Plan]
-			ev := engine.Event{Type: engine.EvMerged, Plan: c.Plan, Attempt: c.Attempt, OK: true}
+			ev := phase.Event{Type: phase.EvMerged, Plan: c.Plan, Attempt: c.Attempt, OK: true}
 			if p.conflict {
 				p.conflict = false // the resolver's resolution merges
 				ev.OK, ev.Files = false, []string{"internal/shared.go"}
 			}
 			s.push(simItem{at: s.after(s.soon()), kind: simEvent, ev: ev})
-		case engine.CmdGate:
+		case phase.CmdGate:
 			s.push(simItem{at: s.after(s.soon()), kind: simEvent,
-				ev: engine.Event{Type: engine.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: true}})
-		case engine.CmdVerify:
-			ev := engine.Event{Type: engine.EvVerified, Text: engine.VerifyPassed, Reason: engine.MechanicalOnly}
+				ev: phase.Event{Type: phase.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: true}})
+		case phase.CmdVerify:
+			ev := phase.Event{Type: phase.EvVerified, Text: phase.VerifyPassed, Reason: phase.MechanicalOnly}
 			if c.After == "report" {
 				ev.Reason = "the verifier found every truth"
 			}
 			s.push(simItem{at: s.after(s.soon()), kind: simEvent, ev: ev})
-		case engine.CmdWake:
-			s.push(simItem{at: c.At, kind: simEvent, ev: engine.Event{Type: engine.EvWake}})
-		case engine.CmdCheckpointOpened:
-			if c.Checkpoint.Plan == engine.BudgetID {
+		case phase.CmdWake:
+			s.push(simItem{at: c.At, kind: simEvent, ev: phase.Event{Type: phase.EvWake}})
+		case phase.CmdCheckpointOpened:
+			if c.Checkpoint.Plan == phase.BudgetID {
 				s.stops++
 				s.anchor(true)
 			}
 			delay := simHumanMin + time.Duration(s.r.Int64N(int64(simHumanMax-simHumanMin)))
 			s.push(simItem{at: s.after(delay), kind: simAnswer, cp: c.Checkpoint})
-		case engine.CmdRunFinished:
+		case phase.CmdRunFinished:
 			s.finished, s.outcome = true, c.Reason
-		case engine.CmdStopForHuman:
+		case phase.CmdStopForHuman:
 			s.errs = append(s.errs, "an attended run stopped for a human")
 		}
 	}
@@ -496,7 +497,7 @@ func (s *budgetSim) drain() error {
 }
 
 func (s *budgetSim) agent(plan string, attempt int) *simAgent {
-	if plan == engine.VerifyID && s.verifier != nil && s.verifier.attempt == attempt {
+	if plan == phase.VerifyID && s.verifier != nil && s.verifier.attempt == attempt {
 		return s.verifier
 	}
 	if p := s.plans[plan]; p != nil {
@@ -511,20 +512,20 @@ func (s *budgetSim) agent(plan string, attempt int) *simAgent {
 
 // startAgent starts an agent process: it reports its pid and takes its
 // first turn.
-func (s *budgetSim) startAgent(c engine.Command) error {
+func (s *budgetSim) startAgent(c phase.Command) error {
 	if c.Rung > 0 {
 		s.downgraded = true
 	}
 	a := &simAgent{plan: c.Plan, role: c.Role, attempt: c.Attempt, rung: c.Rung, live: true}
 	s.agents = append(s.agents, a)
-	if c.Plan == engine.VerifyID {
+	if c.Plan == phase.VerifyID {
 		s.verifier = a
 	} else {
 		p := s.plans[c.Plan]
 		p.agents = append(p.agents, a)
 	}
 	s.pids++
-	if err := s.step(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 1000 + s.pids, Role: c.Role}); err != nil {
+	if err := s.step(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: 1000 + s.pids, Role: c.Role}); err != nil {
 		return err
 	}
 	return s.next(a)
@@ -555,7 +556,7 @@ func (s *budgetSim) next(a *simAgent) error {
 		switch {
 		case p.done >= p.spec.Tasks:
 			// A continuation of a plan whose tasks are all committed.
-			if err := s.step(engine.Event{Type: engine.EvPlanComplete, Plan: a.plan, Attempt: a.attempt}); err != nil {
+			if err := s.step(phase.Event{Type: phase.EvPlanComplete, Plan: a.plan, Attempt: a.attempt}); err != nil {
 				return err
 			}
 			s.exitSoon(a)
@@ -596,7 +597,7 @@ func (s *budgetSim) startTurn(a *simAgent, usd float64, ends bool) {
 func (s *budgetSim) turnEnd(a *simAgent) error {
 	t := a.turn
 	var p *simPlan
-	if a.plan != engine.VerifyID {
+	if a.plan != phase.VerifyID {
 		p = s.plans[a.plan]
 	}
 	done := false // the agent has nothing more to do
@@ -604,32 +605,32 @@ func (s *budgetSim) turnEnd(a *simAgent) error {
 	if !a.stopping {
 		for k := 1 + s.r.IntN(3); k > 0; k-- {
 			s.calls++
-			if err := s.step(engine.Event{Type: engine.EvToolCall, Plan: a.plan, Attempt: a.attempt, Tool: "Edit",
+			if err := s.step(phase.Event{Type: phase.EvToolCall, Plan: a.plan, Attempt: a.attempt, Tool: "Edit",
 				Text: fmt.Sprintf("h%d edit", s.calls)}); err != nil {
 				return err
 			}
 		}
 		switch {
 		case a.role == "comb" && t.ends:
-			if err := s.step(engine.Event{Type: engine.EvPlanComplete, Plan: a.plan, Attempt: a.attempt}); err != nil {
+			if err := s.step(phase.Event{Type: phase.EvPlanComplete, Plan: a.plan, Attempt: a.attempt}); err != nil {
 				return err
 			}
 			done = true
 		case a.role == "" && t.ends:
 			p.done = max(p.done, a.task)
-			if err := s.step(engine.Event{Type: engine.EvProgress, Plan: a.plan, Attempt: a.attempt, Task: p.done, Total: p.spec.Tasks,
+			if err := s.step(phase.Event{Type: phase.EvProgress, Plan: a.plan, Attempt: a.attempt, Task: p.done, Total: p.spec.Tasks,
 				Text: fmt.Sprintf("Task %d complete", p.done)}); err != nil {
 				return err
 			}
 			if p.done >= p.spec.Tasks {
-				if err := s.step(engine.Event{Type: engine.EvPlanComplete, Plan: a.plan, Attempt: a.attempt}); err != nil {
+				if err := s.step(phase.Event{Type: phase.EvPlanComplete, Plan: a.plan, Attempt: a.attempt}); err != nil {
 					return err
 				}
 				done = true
 			} else if p.stop > 0 && p.done == p.stop && !p.cpDone && !p.cpOpen {
 				p.cpOpen = true
-				if err := s.step(engine.Event{Type: engine.EvCheckpoint, Plan: a.plan, Attempt: a.attempt,
-					Checkpoint: &engine.Checkpoint{Type: "human-verify", Task: p.stop, Done: p.done, Total: p.spec.Tasks, Details: "check the page"}}); err != nil {
+				if err := s.step(phase.Event{Type: phase.EvCheckpoint, Plan: a.plan, Attempt: a.attempt,
+					Checkpoint: &phase.Checkpoint{Type: "human-verify", Task: p.stop, Done: p.done, Total: p.spec.Tasks, Details: "check the page"}}); err != nil {
 					return err
 				}
 				wait = true
@@ -662,8 +663,8 @@ func (s *budgetSim) turnEnd(a *simAgent) error {
 // where the checkpoint is).
 func (s *budgetSim) checkpoint(a *simAgent, p *simPlan) error {
 	p.cpOpen = true
-	if err := s.step(engine.Event{Type: engine.EvCheckpoint, Plan: a.plan, Attempt: a.attempt,
-		Checkpoint: &engine.Checkpoint{Type: "human-verify", Task: p.stop, Done: p.done, Total: p.spec.Tasks, Details: "check the page"}}); err != nil {
+	if err := s.step(phase.Event{Type: phase.EvCheckpoint, Plan: a.plan, Attempt: a.attempt,
+		Checkpoint: &phase.Checkpoint{Type: "human-verify", Task: p.stop, Done: p.done, Total: p.spec.Tasks, Details: "check the page"}}); err != nil {
 		return err
 	}
 	if s.spec.Team {
@@ -685,7 +686,7 @@ func (s *budgetSim) bill(a *simAgent, p *simPlan, t *simTurn) error {
 	}
 	in := t.tokens * 7 / 10
 	cache := t.tokens / 4
-	ev := engine.Event{Type: engine.EvUsage, Plan: a.plan, Attempt: a.attempt, Priced: true, TurnUSD: t.usd,
+	ev := phase.Event{Type: phase.EvUsage, Plan: a.plan, Attempt: a.attempt, Priced: true, TurnUSD: t.usd,
 		Model: fmt.Sprintf("rung-%d", a.rung), InputTokens: in, CacheReadTokens: cache, OutputTokens: t.tokens - in - cache}
 	if err := s.step(ev); err != nil {
 		return err
@@ -741,7 +742,7 @@ func (s *budgetSim) inFlightTokens() int64 {
 // stopAgent ends an agent as asked: an interrupt ends its turn in flight
 // at once, a plain stop lets it finish; either way the turn is billed
 // whole (the engine cannot unbill it) and the agent starts no other.
-func (s *budgetSim) stopAgent(c engine.Command) {
+func (s *budgetSim) stopAgent(c phase.Command) {
 	a := s.agent(c.Plan, c.Attempt)
 	if a == nil || !a.live || a.stopping || s.mix.deafAgents {
 		return
@@ -770,19 +771,19 @@ func (s *budgetSim) exit(a *simAgent) error {
 		return nil
 	}
 	a.live = false
-	return s.step(engine.Event{Type: engine.EvAgentExited, Plan: a.plan, Attempt: a.attempt})
+	return s.step(phase.Event{Type: phase.EvAgentExited, Plan: a.plan, Attempt: a.attempt})
 }
 
 // answer is the human's answer to an open checkpoint: stop at the budget
 // (or raise it once, in some runs), approve a check, skip a failed plan,
 // resolve a merge by hand.
-func (s *budgetSim) answer(cp *engine.Checkpoint) error {
+func (s *budgetSim) answer(cp *phase.Checkpoint) error {
 	if s.finished || !s.open(cp.ID) {
 		return nil // settled meanwhile (an abort skips every plan)
 	}
-	ev := engine.Event{Type: engine.EvAnswer, Plan: cp.Plan, CheckpointID: cp.ID, By: "human"}
+	ev := phase.Event{Type: phase.EvAnswer, Plan: cp.Plan, CheckpointID: cp.ID, By: "human"}
 	switch cp.Kind {
-	case engine.KindBudget:
+	case phase.KindBudget:
 		ev.Text = "stop"
 		if s.raise && !s.raised {
 			ev.Text = "raise"
@@ -798,18 +799,18 @@ func (s *budgetSim) answer(cp *engine.Checkpoint) error {
 			}
 			ev.Text = "stop" // already spent past what raise would give
 		}
-	case engine.KindCheckpoint, engine.KindDeviation:
+	case phase.KindCheckpoint, phase.KindDeviation:
 		ev.Text = "approved"
-		if p := s.plans[cp.Plan]; p != nil && cp.Kind == engine.KindCheckpoint {
+		if p := s.plans[cp.Plan]; p != nil && cp.Kind == phase.KindCheckpoint {
 			p.cpDone, p.cpOpen = true, false
 		}
-	case engine.KindFailure:
+	case phase.KindFailure:
 		ev.Text = "skip"
-	case engine.KindMerge:
+	case phase.KindMerge:
 		ev.Text = "done"
-	case engine.KindVerify:
+	case phase.KindVerify:
 		ev.Text = "approved"
-	case engine.KindPermission:
+	case phase.KindPermission:
 		ev.Text = "allow"
 	default:
 		return fmt.Errorf("checkpoint #%d of kind %q", cp.ID, cp.Kind)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Makespan runs d to the end on a virtual clock through the engine: each
@@ -14,14 +15,14 @@ import (
 // once. It returns the virtual time the run took and the engine events
 // stepped.
 func Makespan(d project.DAG, concurrency int, dynamic bool) (time.Duration, int, error) {
-	spec := engine.RunSpec{Phase: "01", Plans: d.Plans, MaxConcurrent: concurrency, Dynamic: dynamic}
+	spec := phase.RunSpec{Phase: "01", Plans: d.Plans, MaxConcurrent: concurrency, Dynamic: dynamic}
 	e := engine.New()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
 	events := 0
 	var due dueHeap
-	var cmds []engine.Command
-	step := func(ev engine.Event) error {
+	var cmds []phase.Command
+	step := func(ev phase.Event) error {
 		ev.Time = now
 		out, err := e.Step(ev)
 		if err != nil {
@@ -31,7 +32,7 @@ func Makespan(d project.DAG, concurrency int, dynamic bool) (time.Duration, int,
 		cmds = append(cmds, out...)
 		return nil
 	}
-	if err := step(engine.Event{Type: engine.EvRunStarted, Spec: &spec}); err != nil {
+	if err := step(phase.Event{Type: phase.EvRunStarted, Spec: &spec}); err != nil {
 		return 0, events, err
 	}
 	finished := false
@@ -41,18 +42,18 @@ func Makespan(d project.DAG, concurrency int, dynamic bool) (time.Duration, int,
 			c := cmds[0]
 			cmds = cmds[1:]
 			switch c.Type {
-			case engine.CmdStartAgent:
+			case phase.CmdStartAgent:
 				seq++
 				heap.Push(&due, dueEvent{at: now.Add(d.Duration[c.Plan]), seq: seq,
-					ev: engine.Event{Type: engine.EvPlanComplete, Plan: c.Plan, Attempt: c.Attempt}})
-				if err := step(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: seq}); err != nil {
+					ev: phase.Event{Type: phase.EvPlanComplete, Plan: c.Plan, Attempt: c.Attempt}})
+				if err := step(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: seq}); err != nil {
 					return 0, events, err
 				}
-			case engine.CmdSpotCheck:
-				if err := step(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: true}); err != nil {
+			case phase.CmdSpotCheck:
+				if err := step(phase.Event{Type: phase.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: true}); err != nil {
 					return 0, events, err
 				}
-			case engine.CmdRunFinished:
+			case phase.CmdRunFinished:
 				finished = true
 			}
 		}
@@ -66,7 +67,7 @@ func Makespan(d project.DAG, concurrency int, dynamic bool) (time.Duration, int,
 		}
 	}
 	if !finished {
-		return 0, events, fmt.Errorf("the run did not finish: %d of %d plans complete", e.Snapshot().Count(engine.Complete), len(d.Plans))
+		return 0, events, fmt.Errorf("the run did not finish: %d of %d plans complete", e.Snapshot().Count(phase.Complete), len(d.Plans))
 	}
 	return now.Sub(t0), events, nil
 }
@@ -76,7 +77,7 @@ func Makespan(d project.DAG, concurrency int, dynamic bool) (time.Duration, int,
 type dueEvent struct {
 	at  time.Time
 	seq int
-	ev  engine.Event
+	ev  phase.Event
 }
 
 type dueHeap []dueEvent

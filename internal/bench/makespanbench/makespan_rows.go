@@ -9,7 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Concurrency is the agents at once in the makespan runs: enough
@@ -89,7 +89,7 @@ func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
 // author might know, not the truth.
 func withEstimates(d project.DAG, seed uint64) project.DAG {
 	r := rand.New(rand.NewPCG(seed, 7))
-	out := project.DAG{Duration: d.Duration, Plans: make([]engine.PlanSpec, len(d.Plans))}
+	out := project.DAG{Duration: d.Duration, Plans: make([]phase.PlanSpec, len(d.Plans))}
 	for i, p := range d.Plans {
 		p.Estimate = time.Duration(float64(d.Duration[p.ID]) * math.Exp(0.3*r.NormFloat64()))
 		out.Plans[i] = p

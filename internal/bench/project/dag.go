@@ -6,12 +6,12 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // DAG is a random phase: plans with dependencies and how long each takes.
 type DAG struct {
-	Plans    []engine.PlanSpec
+	Plans    []phase.PlanSpec
 	Duration map[string]time.Duration // the plan's real duration (the sum of its tasks')
 }
 
@@ -37,7 +37,7 @@ func RandomDAG(n int, seed uint64) DAG {
 			layer = i // every layer holds at least one plan
 		}
 		id := fmt.Sprintf("01-%04d", i+1)
-		ps := engine.PlanSpec{ID: id, Tasks: paretoTasks(r)}
+		ps := phase.PlanSpec{ID: id, Tasks: paretoTasks(r)}
 		if layer > 0 {
 			for k := 1 + r.IntN(3); k > 0; k-- {
 				from := layer - 1

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/sim/benchagent"
@@ -41,7 +41,7 @@ type Project struct {
 // spot-checks then find the SUMMARY and the commit on disk as usual, the
 // run starting from the commit before them (Project.Base).
 func NewProject(ctx context.Context, dir string, d DAG, checkpoint bool) (*Project, error) {
-	deps := make(map[string]engine.PlanSpec, len(d.Plans))
+	deps := make(map[string]phase.PlanSpec, len(d.Plans))
 	for _, p := range d.Plans {
 		deps[p.ID] = p
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/sim/stream"
 )
 
@@ -44,11 +45,11 @@ type contextResult struct {
 // off, and compares what the model read, how full the session got, and
 // whether every task was done exactly once.
 func ContextRows(ctx context.Context, o report.Options) []report.Row {
-	with, err := contextRun(ctx, o, engine.ContextLimits{})
+	with, err := contextRun(ctx, o, phase.ContextLimits{})
 	if err != nil {
 		return []report.Row{report.ErrorRow("context", "rollover on", err)}
 	}
-	without, err := contextRun(ctx, o, engine.ContextLimits{Off: true})
+	without, err := contextRun(ctx, o, phase.ContextLimits{Off: true})
 	if err != nil {
 		return []report.Row{report.ErrorRow("context", "rollover off", err)}
 	}
@@ -78,13 +79,13 @@ func ContextRows(ctx context.Context, o report.Options) []report.Row {
 	return rows
 }
 
-func contextRun(ctx context.Context, o report.Options, limits engine.ContextLimits) (contextResult, error) {
+func contextRun(ctx context.Context, o report.Options, limits phase.ContextLimits) (contextResult, error) {
 	dir, err := os.MkdirTemp("", "hive-bench-context-")
 	if err != nil {
 		return contextResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	d := project.DAG{Plans: []engine.PlanSpec{{ID: "01-0001", Tasks: contextTasks}}}
+	d := project.DAG{Plans: []phase.PlanSpec{{ID: "01-0001", Tasks: contextTasks}}}
 	proj, err := project.NewProjectWith(ctx, filepath.Join(dir, "repo"), d, contextPlan)
 	if err != nil {
 		return contextResult{}, err
@@ -163,7 +164,7 @@ func rolloverTimes(path string) ([]int64, []time.Duration, error) {
 	var fresh []int64
 	var times []time.Duration
 	err = j.Each(runs[0].ID, func(r journal.Record) error {
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			return err
 		}
@@ -172,7 +173,7 @@ func rolloverTimes(path string) ([]int64, []time.Duration, error) {
 			return err
 		}
 		key := fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt)
-		if ev.Type == engine.EvSpend || ev.Type == engine.EvUsage {
+		if ev.Type == phase.EvSpend || ev.Type == phase.EvUsage {
 			prev := fmt.Sprintf("%s/%d", ev.Plan, ev.Attempt-1)
 			if at, ok := asked[prev]; ok && ev.ContextTokens > 0 {
 				fresh = append(fresh, ev.ContextTokens)
@@ -181,7 +182,7 @@ func rolloverTimes(path string) ([]int64, []time.Duration, error) {
 			}
 		}
 		for _, c := range cmds {
-			if c.Type == engine.CmdSend && c.Message == engine.MsgRollover {
+			if c.Type == phase.CmdSend && c.Message == phase.MsgRollover {
 				asked[key] = ev.Time
 			}
 		}

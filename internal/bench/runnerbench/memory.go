@@ -13,7 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
 	"github.com/hivectl/hive/internal/bench/report"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/sim/benchagent"
 )
 
@@ -89,8 +89,8 @@ type peakRunning struct {
 	max int
 }
 
-func (p *peakRunning) Event(_ engine.Event, s engine.Snapshot) {
+func (p *peakRunning) Event(_ phase.Event, s phase.Snapshot) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.max = max(p.max, s.Count(engine.Running))
+	p.max = max(p.max, s.Count(phase.Running))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner/replay"
 
 	_ "modernc.org/sqlite" // the journal's driver, to bulk-load the bench journal
@@ -58,7 +59,7 @@ func ResumeRows(ctx context.Context, o report.Options) []report.Row {
 	snap := eng.Snapshot()
 	took := time.Since(start)
 	cpu1, _ := cpuTimes()
-	if got := snap.Count(engine.Complete); got != want || run.Events != int64(n) {
+	if got := snap.Count(phase.Complete); got != want || run.Events != int64(n) {
 		return []report.Row{report.ErrorRow("resume", name, fmt.Errorf("replayed %d events to %d complete plans, want %d events and %d plans", run.Events, got, n, want))}
 	}
 	return []report.Row{{Group: "resume", Name: name, Value: took.Seconds(), Unit: "s",
@@ -94,7 +95,7 @@ func writeJournal(path string, n int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("bench journal: %w", err)
 	}
-	complete, err := generateRun(n, t0, func(seq int, ev engine.Event) error {
+	complete, err := generateRun(n, t0, func(seq int, ev phase.Event) error {
 		payload, err := json.Marshal(ev)
 		if err != nil {
 			return err
@@ -118,11 +119,11 @@ const tasksPerJournalPlan = 20
 // generateRun drives the engine through a run of 8 agents at once and gives
 // its first n events, stamped a millisecond apart, to emit. It returns how
 // many plans were complete after them.
-func generateRun(n int, t0 time.Time, emit func(seq int, ev engine.Event) error) (int, error) {
+func generateRun(n int, t0 time.Time, emit func(seq int, ev phase.Event) error) (int, error) {
 	plans := n/(2*tasksPerJournalPlan+4) + 16 // more than n events' worth: the run stays unfinished
-	spec := engine.RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true, Team: true}
+	spec := phase.RunSpec{Phase: "01", MaxConcurrent: 8, Dynamic: true, Team: true}
 	for i := 0; i < plans; i++ {
-		ps := engine.PlanSpec{ID: fmt.Sprintf("01-%05d", i+1), Tasks: tasksPerJournalPlan, Files: []string{fmt.Sprintf("src/%05d.go", i+1)}}
+		ps := phase.PlanSpec{ID: fmt.Sprintf("01-%05d", i+1), Tasks: tasksPerJournalPlan, Files: []string{fmt.Sprintf("src/%05d.go", i+1)}}
 		if i >= 8 {
 			ps.DependsOn = []string{fmt.Sprintf("01-%05d", i-7)}
 		}
@@ -136,7 +137,7 @@ func generateRun(n int, t0 time.Time, emit func(seq int, ev engine.Event) error)
 	}
 	var agents []*agentState // round robin: each running agent says one thing in turn
 	seq := 0
-	step := func(ev engine.Event) error {
+	step := func(ev phase.Event) error {
 		seq++
 		ev.Time = t0.Add(time.Duration(seq) * time.Millisecond)
 		if err := emit(seq, ev); err != nil {
@@ -147,36 +148,36 @@ func generateRun(n int, t0 time.Time, emit func(seq int, ev engine.Event) error)
 			return fmt.Errorf("event %d: %w", seq, err)
 		}
 		for _, c := range cmds {
-			if c.Type == engine.CmdStartAgent {
+			if c.Type == phase.CmdStartAgent {
 				agents = append(agents, &agentState{plan: c.Plan, attempt: c.Attempt})
 			}
 		}
 		return nil
 	}
-	if err := step(engine.Event{Type: engine.EvRunStarted, Spec: &spec}); err != nil {
+	if err := step(phase.Event{Type: phase.EvRunStarted, Spec: &spec}); err != nil {
 		return 0, err
 	}
 	const t = tasksPerJournalPlan
 	for seq < n && len(agents) > 0 {
 		a := agents[0]
 		agents = agents[1:]
-		ev := engine.Event{Plan: a.plan, Attempt: a.attempt}
+		ev := phase.Event{Plan: a.plan, Attempt: a.attempt}
 		switch s := a.stage; {
 		case s == 0:
-			ev.Type, ev.PID = engine.EvAgentStarted, 1000+seq
+			ev.Type, ev.PID = phase.EvAgentStarted, 1000+seq
 		case s <= 2*t && s%2 == 1:
-			ev.Type, ev.Task, ev.Total, ev.Text = engine.EvProgress, (s+1)/2, t, fmt.Sprintf("feat(%s): task %d", a.plan, (s+1)/2)
+			ev.Type, ev.Task, ev.Total, ev.Text = phase.EvProgress, (s+1)/2, t, fmt.Sprintf("feat(%s): task %d", a.plan, (s+1)/2)
 		case s <= 2*t:
-			ev.Type, ev.InputTokens, ev.OutputTokens, ev.CostUSD = engine.EvUsage, 12000, 800, 0.01*float64(s)
+			ev.Type, ev.InputTokens, ev.OutputTokens, ev.CostUSD = phase.EvUsage, 12000, 800, 0.01*float64(s)
 		case s == 2*t+1:
-			ev.Type, ev.Commits = engine.EvPlanComplete, []string{"abc1234 docs(" + a.plan + "): complete plan"}
+			ev.Type, ev.Commits = phase.EvPlanComplete, []string{"abc1234 docs(" + a.plan + "): complete plan"}
 		case s == 2*t+2:
-			ev.Type, ev.OK = engine.EvSpotChecked, true
+			ev.Type, ev.OK = phase.EvSpotChecked, true
 		default:
-			ev.Type, ev.Reason = engine.EvAgentExited, "exited normally"
+			ev.Type, ev.Reason = phase.EvAgentExited, "exited normally"
 		}
 		a.stage++
-		if ev.Type != engine.EvAgentExited {
+		if ev.Type != phase.EvAgentExited {
 			agents = append(agents, a)
 		}
 		if err := step(ev); err != nil {
@@ -186,5 +187,5 @@ func generateRun(n int, t0 time.Time, emit func(seq int, ev engine.Event) error)
 	if seq < n {
 		return 0, fmt.Errorf("the generated run ended after %d events, want %d", seq, n)
 	}
-	return e.Snapshot().Count(engine.Complete), nil
+	return e.Snapshot().Count(phase.Complete), nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/bench/project"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -23,16 +23,16 @@ type runSetup struct {
 	team       bool
 	observer   runner.Observer // nil: quiet
 	launcher   agent.Launcher  // nil: the sim, with env
-	limits     engine.ContextLimits
+	limits     phase.ContextLimits
 }
 
 // run executes the project's phase with sim agents (as real processes) and
 // the durable SQLite journal, unattended, and returns the wall time of
 // runner.Run.
-func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, error) {
+func (s runSetup) run(ctx context.Context) (time.Duration, phase.Snapshot, error) {
 	j, err := journal.Open(filepath.Join(s.proj.Root, ".hive", "journal.db"))
 	if err != nil {
-		return 0, engine.Snapshot{}, err
+		return 0, phase.Snapshot{}, err
 	}
 	defer j.Close()
 	obs := s.observer
@@ -67,16 +67,16 @@ func (s runSetup) run(ctx context.Context) (time.Duration, engine.Snapshot, erro
 	if err != nil {
 		return wall, res.Snapshot, fmt.Errorf("bench run: %w", err)
 	}
-	if res.Snapshot.Outcome != engine.OutcomeComplete {
+	if res.Snapshot.Outcome != phase.OutcomeComplete {
 		return wall, res.Snapshot, fmt.Errorf("bench run ended %s: %d of %d plans complete%s", res.Snapshot.Outcome,
-			res.Snapshot.Count(engine.Complete), len(res.Snapshot.Plans), FirstReason(res.Snapshot))
+			res.Snapshot.Count(phase.Complete), len(res.Snapshot.Plans), FirstReason(res.Snapshot))
 	}
 	return wall, res.Snapshot, nil
 }
 
 // FirstReason is the reason the first plan with one gives, as " (ID:
 // reason)", for an error that says a run did not complete; "" if none.
-func FirstReason(s engine.Snapshot) string {
+func FirstReason(s phase.Snapshot) string {
 	for _, p := range s.Plans {
 		if p.Reason != "" {
 			return " (" + p.Spec.ID + ": " + p.Reason + ")"
@@ -88,10 +88,10 @@ func FirstReason(s engine.Snapshot) string {
 // quiet is an Observer that ignores everything.
 type quiet struct{}
 
-func (quiet) Resumed(journal.Run, engine.Snapshot)    {}
-func (quiet) Event(engine.Event, engine.Snapshot)     {}
-func (quiet) Command(engine.Command, engine.Snapshot) {}
-func (quiet) Note(string, string)                     {}
+func (quiet) Resumed(journal.Run, phase.Snapshot)   {}
+func (quiet) Event(phase.Event, phase.Snapshot)     {}
+func (quiet) Command(phase.Command, phase.Snapshot) {}
+func (quiet) Note(string, string)                   {}
 
 // RunPhase runs proj's phase through the real runner with launcher's
 // agents, concurrent at once (live sessions when team), unattended, and

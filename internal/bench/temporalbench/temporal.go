@@ -25,6 +25,7 @@ import (
 	"github.com/hivectl/hive/internal/bench/report"
 	"github.com/hivectl/hive/internal/bench/runnerbench"
 	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/temporal"
 )
@@ -141,7 +142,7 @@ func temporalRemote(ctx context.Context, o report.Options, d project.DAG, cli st
 	if err != nil {
 		return 0, fmt.Errorf("start the run's workflow: %w", err)
 	}
-	ev := engine.Event{Type: engine.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: engine.Version}
+	ev := phase.Event{Type: phase.EvRunStarted, Time: time.Now().UTC(), Spec: &spec, Version: phase.Version}
 	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.EventSignal, ev); err != nil {
 		return 0, fmt.Errorf("start the run: %w", err)
 	}
@@ -157,8 +158,8 @@ func temporalRemote(ctx context.Context, o report.Options, d project.DAG, cli st
 	if err != nil {
 		return wall, err
 	}
-	if s := final.Snapshot(); s.Outcome != engine.OutcomeComplete {
-		return wall, fmt.Errorf("the run ended %s: %d of %d plans complete%s", s.Outcome, s.Count(engine.Complete), len(s.Plans), runnerbench.FirstReason(s))
+	if s := final.Snapshot(); s.Outcome != phase.OutcomeComplete {
+		return wall, fmt.Errorf("the run ended %s: %d of %d plans complete%s", s.Outcome, s.Count(phase.Complete), len(s.Plans), runnerbench.FirstReason(s))
 	}
 	return wall, nil
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/replay"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
@@ -50,13 +50,13 @@ type ansObserver struct {
 	*e2etest.Recorder
 	other  journal.Journal
 	wg     sync.WaitGroup
-	opened []engine.Checkpoint
+	opened []phase.Checkpoint
 	errs   []error
 }
 
-func (o *ansObserver) Command(c engine.Command, s engine.Snapshot) {
+func (o *ansObserver) Command(c phase.Command, s phase.Snapshot) {
 	o.Recorder.Command(c, s)
-	if c.Type != engine.CmdCheckpointOpened {
+	if c.Type != phase.CmdCheckpointOpened {
 		return
 	}
 	cp := *c.Checkpoint
@@ -64,7 +64,7 @@ func (o *ansObserver) Command(c engine.Command, s engine.Snapshot) {
 	o.opened = append(o.opened, cp)
 	o.Unlock()
 	text := "approved"
-	if cp.Kind == engine.KindPermission {
+	if cp.Kind == phase.KindPermission {
 		text = "allow"
 	}
 	o.wg.Add(1)
@@ -83,7 +83,7 @@ func (o *ansObserver) Command(c engine.Command, s engine.Snapshot) {
 // append it to the journal.
 func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) error {
 	var run journal.Run
-	var open *engine.Checkpoint
+	var open *phase.Checkpoint
 	for try := 0; try < 100 && open == nil; try++ {
 		if try > 0 {
 			time.Sleep(20 * time.Millisecond)
@@ -101,7 +101,7 @@ func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) erro
 				return err
 			}
 			for _, p := range eng.Snapshot().Plans {
-				if p.Spec.ID == planID && p.State == engine.Waiting && p.Open != nil {
+				if p.Spec.ID == planID && p.State == phase.Waiting && p.Open != nil {
 					run, open = r, p.Open
 				}
 			}
@@ -113,7 +113,7 @@ func ansHiveAnswer(j journal.Journal, planID string, cpID int, text string) erro
 	if open.ID != cpID {
 		return fmt.Errorf("plan %s: open checkpoint #%d in the journal, #%d announced", planID, open.ID, cpID)
 	}
-	ev := engine.Event{Type: engine.EvAnswer, Time: time.Now().UTC(), Plan: planID, CheckpointID: cpID, Text: text, By: "hive answer"}
+	ev := phase.Event{Type: phase.EvAnswer, Time: time.Now().UTC(), Plan: planID, CheckpointID: cpID, Text: text, By: "hive answer"}
 	eng, err := replay.Run(j, run)
 	if err != nil {
 		return err
@@ -216,7 +216,7 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 	for _, cp := range obs.opened {
 		kinds = append(kinds, string(cp.Kind)+"/"+cp.Type)
 	}
-	if len(obs.opened) != 2 || obs.opened[0].Kind != engine.KindPermission || obs.opened[0].Tool != "Bash" ||
+	if len(obs.opened) != 2 || obs.opened[0].Kind != phase.KindPermission || obs.opened[0].Tool != "Bash" ||
 		obs.opened[1].Type != "human-verify" {
 		t.Errorf("checkpoints opened %v, want the Bash permission request then the human-verify checkpoint", kinds)
 	}
@@ -232,7 +232,7 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 		}
 	}
 	// The plan completed in its one session.
-	if !res.Snapshot.Finished || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if !res.Snapshot.Finished || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Errorf("run finished=%v outcome=%q, want complete", res.Snapshot.Finished, res.Snapshot.Outcome)
 	}
 	sessions := map[string]bool{}
@@ -250,14 +250,14 @@ func TestAnswerThroughTheJournal(t *testing.T) {
 	}
 	var starts, answers []string
 	for _, r := range recs {
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			t.Fatal(err)
 		}
 		switch ev.Type {
-		case engine.EvAgentStarted:
+		case phase.EvAgentStarted:
 			starts = append(starts, fmt.Sprint(ev.Attempt))
-		case engine.EvAnswer:
+		case phase.EvAnswer:
 			answers = append(answers, fmt.Sprintf("#%d %s by %s", ev.CheckpointID, ev.Text, ev.By))
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -319,11 +319,11 @@ func runPhase(t *testing.T, live, worktrees bool, tune ...func(root string, s *f
 // agent-started events per plan and their attempts.
 func (o outcome) check(t *testing.T) (started map[string][]int) {
 	t.Helper()
-	if !o.res.Snapshot.Finished || o.res.Snapshot.Outcome != engine.OutcomeComplete {
+	if !o.res.Snapshot.Finished || o.res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Errorf("run finished=%v outcome=%q, want complete\nobserver:\n%s", o.res.Snapshot.Finished, o.res.Snapshot.Outcome, o.obs)
 	}
 	for _, p := range o.res.Snapshot.Plans {
-		if p.State != engine.Complete {
+		if p.State != phase.Complete {
 			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
 		}
 	}

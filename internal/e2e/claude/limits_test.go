@@ -14,7 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/work"
@@ -197,7 +197,7 @@ func (o outcome) limited(t *testing.T) int {
 	}
 	n := 0
 	for _, r := range recs {
-		if r.Type == string(engine.EvLimited) {
+		if r.Type == string(phase.EvLimited) {
 			n++
 		}
 	}

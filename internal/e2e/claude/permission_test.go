@@ -12,7 +12,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
@@ -40,21 +40,21 @@ autonomous: true
 type permObserver struct {
 	*e2etest.Recorder
 	answer string
-	opened []engine.Checkpoint
-	sent   []engine.Command
+	opened []phase.Checkpoint
+	sent   []phase.Command
 }
 
-func (o *permObserver) Command(c engine.Command, s engine.Snapshot) {
+func (o *permObserver) Command(c phase.Command, s phase.Snapshot) {
 	o.Recorder.Command(c, s)
 	switch c.Type {
-	case engine.CmdCheckpointOpened:
+	case phase.CmdCheckpointOpened:
 		o.Lock()
 		o.opened = append(o.opened, *c.Checkpoint)
 		o.Unlock()
-		if c.Checkpoint.Kind == engine.KindPermission {
+		if c.Checkpoint.Kind == phase.KindPermission {
 			o.Answers <- runner.Answer{Plan: c.Plan, Text: o.answer}
 		}
-	case engine.CmdPermission:
+	case phase.CmdPermission:
 		o.Lock()
 		o.sent = append(o.sent, c)
 		o.Unlock()
@@ -128,7 +128,7 @@ func TestPermissionRealClaude(t *testing.T) {
 		t.Fatalf("%d checkpoints opened, want 1 (the permission request): %+v", len(obs.opened), obs.opened)
 	}
 	cp := obs.opened[0]
-	if cp.Kind != engine.KindPermission || cp.Type != "permission" || cp.Tool != "Bash" || cp.RequestID == "" ||
+	if cp.Kind != phase.KindPermission || cp.Type != "permission" || cp.Tool != "Bash" || cp.RequestID == "" ||
 		cp.Details != "Bash wants to run: "+shell || strings.Join(cp.Options, "|") != "allow|deny|always" || cp.Standalone {
 		t.Errorf("permission checkpoint = %+v", cp)
 	}
@@ -152,7 +152,7 @@ func TestPermissionRealClaude(t *testing.T) {
 		}
 	}
 	// The plan completed in its one session.
-	if !res.Snapshot.Finished || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if !res.Snapshot.Finished || res.Snapshot.Outcome != phase.OutcomeComplete {
 		t.Errorf("run finished=%v outcome=%q, want complete", res.Snapshot.Finished, res.Snapshot.Outcome)
 	}
 	recs, err := mem.Events(res.Run.ID, 0)
@@ -161,14 +161,14 @@ func TestPermissionRealClaude(t *testing.T) {
 	}
 	var starts, answers []string
 	for _, r := range recs {
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			t.Fatal(err)
 		}
 		switch ev.Type {
-		case engine.EvAgentStarted:
+		case phase.EvAgentStarted:
 			starts = append(starts, fmt.Sprint(ev.Attempt))
-		case engine.EvAnswer:
+		case phase.EvAnswer:
 			answers = append(answers, ev.Text+" by "+ev.By)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/protocol"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
@@ -83,7 +83,7 @@ func TestRolloverRealClaude(t *testing.T) {
 	o := runPhase(t, true, false, func(root string, s *fa.Script, ro *runner.Options) {
 		s.ContextGrowth = 50_000
 		s.Rules = append([]fa.Rule{rolloverRule(t, root)}, s.Rules...)
-		ro.Agents.Context = engine.ContextLimits{HandoffTokens: 130_000}
+		ro.Agents.Context = phase.ContextLimits{HandoffTokens: 130_000}
 	})
 	o.check(t)
 	rolled := 0

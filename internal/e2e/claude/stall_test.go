@@ -18,7 +18,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
@@ -196,17 +196,17 @@ func (f *stallFront) handle(w http.ResponseWriter, r *http.Request) {
 type stallObserver struct {
 	*e2etest.Recorder
 	kmu   sync.Mutex
-	stops []engine.Command
+	stops []phase.Command
 }
 
-func (o *stallObserver) Command(c engine.Command, s engine.Snapshot) {
-	if c.Type == engine.CmdStopAgent {
+func (o *stallObserver) Command(c phase.Command, s phase.Snapshot) {
+	if c.Type == phase.CmdStopAgent {
 		o.kmu.Lock()
 		o.stops = append(o.stops, c)
 		o.kmu.Unlock()
 		o.Add("stop %s attempt=%d kill=%v reason=%q", c.Plan, c.Attempt, c.Kill, c.Reason)
 	}
-	if c.Type == engine.CmdSend {
+	if c.Type == phase.CmdSend {
 		o.Add("send %s attempt=%d text=%q", c.Plan, c.Attempt, c.Text)
 	}
 	o.Recorder.Command(c, s)
@@ -297,11 +297,11 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	front.mu.Unlock()
 
 	snap := res.Snapshot
-	if !snap.Finished || snap.Outcome != engine.OutcomeComplete {
+	if !snap.Finished || snap.Outcome != phase.OutcomeComplete {
 		t.Errorf("run finished=%v outcome=%q, want complete", snap.Finished, snap.Outcome)
 	}
 	for _, p := range snap.Plans {
-		if p.State != engine.Complete {
+		if p.State != phase.Complete {
 			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
 		}
 	}
@@ -315,7 +315,7 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 	silent := map[int]int{}
 	var exits []string
 	for _, r := range recs {
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			t.Fatal(err)
 		}
@@ -323,11 +323,11 @@ func TestStallWatchdogRealClaude(t *testing.T) {
 			continue
 		}
 		switch ev.Type {
-		case engine.EvAgentStarted:
+		case phase.EvAgentStarted:
 			started = append(started, ev.Attempt)
-		case engine.EvSilent:
+		case phase.EvSilent:
 			silent[ev.Attempt]++
-		case engine.EvAgentExited:
+		case phase.EvAgentExited:
 			exits = append(exits, fmt.Sprintf("attempt=%d code=%d reason=%q", ev.Attempt, ev.ExitCode, ev.Reason))
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	fa "github.com/hivectl/hive/internal/testsupport/fakeanthropic"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
@@ -219,9 +219,9 @@ type tkObserver struct {
 	types []string
 }
 
-func (o *tkObserver) Command(c engine.Command, s engine.Snapshot) {
+func (o *tkObserver) Command(c phase.Command, s phase.Snapshot) {
 	o.Recorder.Command(c, s)
-	if c.Type == engine.CmdCheckpointOpened {
+	if c.Type == phase.CmdCheckpointOpened {
 		o.Lock()
 		o.types = append(o.types, c.Checkpoint.Type)
 		o.Unlock()
@@ -284,7 +284,7 @@ func tkRun(t *testing.T, live bool) (tkUsage, bool) {
 		ok = false
 		t.Errorf(mode+": "+format, args...)
 	}
-	if !res.Snapshot.Finished || res.Snapshot.Outcome != engine.OutcomeComplete {
+	if !res.Snapshot.Finished || res.Snapshot.Outcome != phase.OutcomeComplete {
 		fail("run finished=%v outcome=%q, want complete", res.Snapshot.Finished, res.Snapshot.Outcome)
 	}
 	if strings.Join(obs.types, ",") != "decision,human-verify,human-action" {

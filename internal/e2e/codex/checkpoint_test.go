@@ -17,7 +17,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
 	"github.com/hivectl/hive/internal/testsupport/journaltest"
@@ -221,12 +221,12 @@ func TestCheckpointPhaseRealCodex(t *testing.T) {
 	}()
 
 	snap := res.Snapshot
-	if !snap.Finished || snap.Outcome != engine.OutcomeComplete {
+	if !snap.Finished || snap.Outcome != phase.OutcomeComplete {
 		t.Errorf("outcome %q (finished %v), want complete", snap.Outcome, snap.Finished)
 	}
 	for _, p := range snap.Plans {
 		t.Logf("plan %s: %s, tasks %d, tokens in %d out %d", p.Spec.ID, p.State, p.TasksDone, p.InputTokens, p.OutputTokens)
-		if p.State != engine.Complete {
+		if p.State != phase.Complete {
 			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
 		}
 		if p.InputTokens <= 0 {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport/fakeopenai"
@@ -232,12 +232,12 @@ func runCodexPhase(t *testing.T, worktrees bool, tune ...func(*fakeopenai.Script
 	}
 
 	snap := res.Snapshot
-	if !snap.Finished || snap.Outcome != engine.OutcomeComplete {
+	if !snap.Finished || snap.Outcome != phase.OutcomeComplete {
 		t.Fatalf("outcome %q (finished %v), want complete\nobserved:\n%s", snap.Outcome, snap.Finished, obs)
 	}
 	for _, p := range snap.Plans {
 		t.Logf("plan %s: %s, tasks %d, tokens in %d out %d", p.Spec.ID, p.State, p.TasksDone, p.InputTokens, p.OutputTokens)
-		if p.State != engine.Complete {
+		if p.State != phase.Complete {
 			t.Errorf("plan %s is %s (%s), want complete", p.Spec.ID, p.State, p.Reason)
 		}
 		if p.InputTokens <= 0 {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/hivectl/hive/internal/agent/adapter"
 	"github.com/hivectl/hive/internal/e2e/e2etest"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/testsupport"
@@ -87,7 +87,7 @@ func TestUsageLimitSixPlansOnTheRunsClock(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("runner.Run: %v\n%s", r.err, obs)
 	}
-	if s := r.res.Snapshot; !s.Finished || s.Outcome != engine.OutcomeComplete {
+	if s := r.res.Snapshot; !s.Finished || s.Outcome != phase.OutcomeComplete {
 		t.Fatalf("outcome %q\n%s", s.Outcome, obs)
 	}
 	said := obs.String()

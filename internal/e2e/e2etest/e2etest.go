@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/plan/validate"
@@ -115,10 +115,10 @@ func AgentStarts(t testing.TB, j journal.Journal, run int64) map[string][]int {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if r.Type != string(engine.EvAgentStarted) {
+		if r.Type != string(phase.EvAgentStarted) {
 			continue
 		}
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(r.Payload, &ev); err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 )
 
@@ -41,9 +41,9 @@ func (r *Recorder) Add(format string, args ...any) {
 	r.lines = append(r.lines, fmt.Sprintf(format, args...))
 }
 
-func (r *Recorder) Resumed(run journal.Run, _ engine.Snapshot) { r.Add("resumed %d", run.ID) }
+func (r *Recorder) Resumed(run journal.Run, _ phase.Snapshot) { r.Add("resumed %d", run.ID) }
 
-func (r *Recorder) Event(ev engine.Event, _ engine.Snapshot) {
+func (r *Recorder) Event(ev phase.Event, _ phase.Snapshot) {
 	if r.Short {
 		r.Add("event %s %s", ev.Type, ev.Plan)
 		return
@@ -51,20 +51,20 @@ func (r *Recorder) Event(ev engine.Event, _ engine.Snapshot) {
 	r.Add("event %s %s attempt=%d", ev.Type, ev.Plan, ev.Attempt)
 }
 
-func (r *Recorder) Command(c engine.Command, _ engine.Snapshot) {
+func (r *Recorder) Command(c phase.Command, _ phase.Snapshot) {
 	switch {
-	case r.Short && c.Type == engine.CmdNote:
+	case r.Short && c.Type == phase.CmdNote:
 		r.Add("command note %s %s", c.Plan, c.Text)
 	case r.Short:
 		r.Add("command %s %s %s", c.Type, c.Plan, c.State)
 	default:
 		what := c.Reason
-		if c.Type == engine.CmdNote {
+		if c.Type == phase.CmdNote {
 			what = c.Text
 		}
 		r.Add("command %s %s attempt=%d %s", c.Type, c.Plan, c.Attempt, what)
 	}
-	if c.Type == engine.CmdCheckpointOpened {
+	if c.Type == phase.CmdCheckpointOpened {
 		r.Lock()
 		if r.opened == nil {
 			r.opened = map[string]int{}

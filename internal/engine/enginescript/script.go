@@ -46,7 +46,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -62,12 +62,12 @@ func New() *Script { return &Script{Clock: time.Date(2026, 1, 1, 0, 0, 0, 0, tim
 // Step is what one directive asks for: an event to step the engine with,
 // or a view of its state ("state" or "jobs").
 type Step struct {
-	Event *engine.Event
+	Event *phase.Event
 	View  string
 }
 
 // View prints what a view directive shows of snap.
-func View(view string, snap engine.Snapshot) string {
+func View(view string, snap phase.Snapshot) string {
 	if view == "jobs" {
 		return RenderJobs(snap.Jobs())
 	}
@@ -76,8 +76,8 @@ func View(view string, snap engine.Snapshot) string {
 
 // attempt is the current attempt of plan id (or of the verifier) in snap:
 // events name it unless the directive says attempt=N.
-func attempt(snap engine.Snapshot, id string) int {
-	if id == engine.VerifyID {
+func attempt(snap phase.Snapshot, id string) int {
+	if id == phase.VerifyID {
 		return snap.Verify.Attempt
 	}
 	for _, p := range snap.Plans {
@@ -90,8 +90,8 @@ func attempt(snap engine.Snapshot, id string) int {
 
 // human sets how the process of a run or resume waits for a human, and
 // the engine version it names (this one's, unless version=N).
-func human(t testing.TB, d *datadriven.TestData, ev *engine.Event) {
-	ev.Version = engine.Version
+func human(t testing.TB, d *datadriven.TestData, ev *phase.Event) {
+	ev.Version = phase.Version
 	d.MaybeScanArgs(t, "version", &ev.Version)
 	ev.Attended = !d.HasArg("unattended")
 	if arg, ok := d.Arg("wait"); ok {
@@ -103,11 +103,11 @@ func human(t testing.TB, d *datadriven.TestData, ev *engine.Event) {
 }
 
 // Read turns directive d into a Step; snap is the engine's state before it.
-func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot) Step {
+func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap phase.Snapshot) Step {
 	s.Clock = s.Clock.Add(time.Second)
 	clock := s.Clock
 	if d.Cmd == "run" {
-		spec := engine.RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared"),
+		spec := phase.RunSpec{Phase: "01", MaxConcurrent: 3, Dynamic: d.HasArg("dynamic"), SharedTree: d.HasArg("shared"),
 			Team: d.HasArg("team"), AutoAnswer: d.HasArg("yes"),
 			Worktrees: d.HasArg("worktrees"), Resolver: d.HasArg("resolver"), Gate: d.HasArg("gate"), Verify: d.HasArg("verify") || d.HasArg("verifier"), Verifier: d.HasArg("verifier")}
 		d.MaybeScanArgs(t, "max", &spec.MaxConcurrent)
@@ -139,14 +139,14 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 			spec.Plans = append(spec.Plans, parsePlanLine(t, line))
 		}
-		ev := engine.Event{Type: engine.EvRunStarted, Time: clock, Spec: &spec}
+		ev := phase.Event{Type: phase.EvRunStarted, Time: clock, Spec: &spec}
 		human(t, d, &ev)
 		return Step{Event: &ev}
 	}
 	if d.Cmd == "state" || d.Cmd == "jobs" {
 		return Step{View: d.Cmd}
 	}
-	ev := engine.Event{Time: clock}
+	ev := phase.Event{Time: clock}
 	if arg, ok := d.Arg("after"); ok && (d.Cmd == "resume" || d.Cmd == "wake") { // after=DURATION: the clock moves on first
 		dur, err := time.ParseDuration(arg.Vals[0])
 		if err != nil {
@@ -156,20 +156,20 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		ev.Time = s.Clock
 	}
 	if d.Cmd == "resume" {
-		ev.Type = engine.EvResumed
+		ev.Type = phase.EvResumed
 		human(t, d, &ev)
 		return Step{Event: &ev}
 	}
 	if d.Cmd == "wake" {
-		ev.Type = engine.EvWake
+		ev.Type = phase.EvWake
 		return Step{Event: &ev}
 	}
 	if d.Cmd == "pause" {
-		ev.Type = engine.EvPause
+		ev.Type = phase.EvPause
 		return Step{Event: &ev}
 	}
 	if d.Cmd == "verified" {
-		ev.Type = engine.EvVerified
+		ev.Type = phase.EvVerified
 		d.ScanArgs(t, "status", &ev.Text)
 		if arg, ok := d.Arg("reason"); ok {
 			ev.Reason = strings.Join(arg.Vals, ", ")
@@ -187,19 +187,19 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 	}
 	switch d.Cmd {
 	case "started":
-		ev.Type = engine.EvAgentStarted
+		ev.Type = phase.EvAgentStarted
 		d.MaybeScanArgs(t, "pid", &ev.PID)
 	case "progress":
-		ev.Type = engine.EvProgress
+		ev.Type = phase.EvProgress
 		d.ScanArgs(t, "task", &ev.Task)
 		d.MaybeScanArgs(t, "total", &ev.Total)
 		ev.Text = fmt.Sprintf("Task %d complete", ev.Task)
 	case "complete":
-		ev.Type = engine.EvPlanComplete
+		ev.Type = phase.EvPlanComplete
 	case "failed":
-		ev.Type = engine.EvPlanFailed
+		ev.Type = phase.EvPlanFailed
 	case "limited": // limited PLAN kind=usage|rate|overload|auth [reset=DURATION from now] [text=(…)]
-		ev.Type = engine.EvLimited
+		ev.Type = phase.EvLimited
 		ev.Limit = &work.Limit{}
 		var kind string
 		d.ScanArgs(t, "kind", &kind)
@@ -216,17 +216,17 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		}
 		ev.Limit.Fallback = d.HasArg("fallback") // met by the fallback agent
 	case "exited":
-		ev.Type = engine.EvAgentExited
+		ev.Type = phase.EvAgentExited
 		d.MaybeScanArgs(t, "code", &ev.ExitCode)
 	case "check":
-		ev.Type = engine.EvSpotChecked
+		ev.Type = phase.EvSpotChecked
 		ev.OK = d.HasArg("ok")
 	case "checkpoint", "deviation":
-		ev.Type = engine.EvCheckpoint
+		ev.Type = phase.EvCheckpoint
 		if d.Cmd == "deviation" {
-			ev.Type = engine.EvDeviation
+			ev.Type = phase.EvDeviation
 		}
-		cp := &engine.Checkpoint{Standalone: d.HasArg("standalone")}
+		cp := &phase.Checkpoint{Standalone: d.HasArg("standalone")}
 		d.MaybeScanArgs(t, "type", &cp.Type)
 		d.MaybeScanArgs(t, "done", &cp.Done)
 		d.MaybeScanArgs(t, "total", &cp.Total)
@@ -237,7 +237,7 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		}
 		ev.Checkpoint = cp
 	case "answer":
-		ev.Type = engine.EvAnswer
+		ev.Type = phase.EvAnswer
 		ev.Attempt = 0
 		if arg, ok := d.Arg("text"); ok {
 			ev.Text = strings.Join(arg.Vals, ", ")
@@ -245,7 +245,7 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		d.MaybeScanArgs(t, "id", &ev.CheckpointID)
 		d.MaybeScanArgs(t, "by", &ev.By)
 	case "merged":
-		ev.Type, ev.OK = engine.EvMerged, d.HasArg("ok")
+		ev.Type, ev.OK = phase.EvMerged, d.HasArg("ok")
 		if arg, ok := d.Arg("files"); ok {
 			ev.Files = arg.Vals
 		}
@@ -253,16 +253,16 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 			ev.Reason = "git merge: fatal"
 		}
 	case "gate":
-		ev.Type, ev.OK = engine.EvGateChecked, d.HasArg("ok")
+		ev.Type, ev.OK = phase.EvGateChecked, d.HasArg("ok")
 		if !ev.OK {
 			ev.Text = "--- FAIL: TestShelf\nFAIL"
 		}
 	case "silent":
-		ev.Type, ev.Text = engine.EvSilent, "5m0s"
+		ev.Type, ev.Text = phase.EvSilent, "5m0s"
 	case "commits":
-		ev.Type, ev.OK = engine.EvCommitsChecked, d.HasArg("recent")
+		ev.Type, ev.OK = phase.EvCommitsChecked, d.HasArg("recent")
 	case "report": // report PLAN status=S [summary=(…)] [blocker=(…)] [options=(a|b)] [default=X] [issue=(…)] [challenged=ROLE]
-		ev.Type = engine.EvReport
+		ev.Type = phase.EvReport
 		r := &work.Report{}
 		d.ScanArgs(t, "status", &r.Status)
 		for key, ptr := range map[string]*string{"summary": &r.Summary, "blocker": &r.Blocker, "default": &r.DefaultChoice,
@@ -277,9 +277,9 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		r.CanProceedWithDefault = r.DefaultChoice != ""
 		ev.Report = r
 	case "usage", "spend":
-		ev.Type = engine.EvUsage
+		ev.Type = phase.EvUsage
 		if d.Cmd == "spend" {
-			ev.Type = engine.EvSpend
+			ev.Type = phase.EvSpend
 		}
 		d.MaybeScanArgs(t, "in", &ev.InputTokens)
 		d.MaybeScanArgs(t, "out", &ev.OutputTokens)
@@ -292,11 +292,11 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 		d.MaybeScanArgs(t, "ctx", &ev.ContextTokens)
 		d.MaybeScanArgs(t, "window", &ev.ContextWindow)
 	case "compacted": // compacted PLAN pre=N post=M
-		ev.Type, ev.Text = engine.EvCompacted, "auto"
+		ev.Type, ev.Text = phase.EvCompacted, "auto"
 		d.ScanArgs(t, "pre", &ev.PreTokens)
 		d.ScanArgs(t, "post", &ev.ContextTokens)
 	case "tool": // tool PLAN name=T [input=X]
-		ev.Type = engine.EvToolCall
+		ev.Type = phase.EvToolCall
 		d.ScanArgs(t, "name", &ev.Tool)
 		if arg, ok := d.Arg("input"); ok {
 			in := strings.Join(arg.Vals, ",")
@@ -308,9 +308,9 @@ func (s *Script) Read(t testing.TB, d *datadriven.TestData, snap engine.Snapshot
 	return Step{Event: &ev}
 }
 
-func parsePlanLine(t testing.TB, line string) engine.PlanSpec {
+func parsePlanLine(t testing.TB, line string) phase.PlanSpec {
 	fields := strings.Fields(line)
-	ps := engine.PlanSpec{ID: fields[0], Tasks: 1}
+	ps := phase.PlanSpec{ID: fields[0], Tasks: 1}
 	for _, f := range fields[1:] {
 		k, v, _ := strings.Cut(f, "=")
 		list := func() []string { return strings.Split(strings.Trim(v, "()"), ",") }
@@ -335,7 +335,7 @@ func parsePlanLine(t testing.TB, line string) engine.PlanSpec {
 					f = append(f, "")
 				}
 				n, _ := strconv.Atoi(f[0])
-				stop := engine.Stop{Task: n, Type: f[1], Gate: f[2]}
+				stop := phase.Stop{Task: n, Type: f[1], Gate: f[2]}
 				if f[3] != "" {
 					stop.Options = strings.Split(f[3], "|")
 				}
@@ -352,7 +352,7 @@ func parsePlanLine(t testing.TB, line string) engine.PlanSpec {
 }
 
 // Render prints the engine's answer to one event as the scripts expect.
-func Render(cmds []engine.Command, err error) string {
+func Render(cmds []phase.Command, err error) string {
 	var b strings.Builder
 	if err != nil {
 		fmt.Fprintf(&b, "error: %v\n", err)
@@ -456,7 +456,7 @@ func Render(cmds []engine.Command, err error) string {
 }
 
 // RenderState prints a snapshot as the scripts' state directive expects.
-func RenderState(s engine.Snapshot) string {
+func RenderState(s phase.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wave=%d finished=%v", s.CurrentWave, s.Finished)
 	if s.Outcome != "" {
@@ -471,7 +471,7 @@ func RenderState(s engine.Snapshot) string {
 	b.WriteString("\n")
 	for _, p := range s.Plans {
 		fmt.Fprintf(&b, "%s wave=%d %s attempt=%d tasks=%d/%d", p.Spec.ID, p.Spec.Wave, p.State, p.Attempt, p.TasksDone, p.Spec.Tasks)
-		if p.Stage != engine.StageWork {
+		if p.Stage != phase.StageWork {
 			b.WriteString(" stage=" + string(p.Stage))
 		}
 		if p.InputTokens+p.OutputTokens > 0 || p.CostUSD > 0 {
@@ -513,7 +513,7 @@ func RenderState(s engine.Snapshot) string {
 }
 
 // RenderJobs prints jobs as the scripts' jobs directive expects.
-func RenderJobs(jobs []engine.Job) string {
+func RenderJobs(jobs []phase.Job) string {
 	var b strings.Builder
 	for _, j := range jobs {
 		fmt.Fprintf(&b, "%s %s %s attempts=%d", j.ID, j.Kind, j.State, j.Attempts)

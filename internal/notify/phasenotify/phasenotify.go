@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/config"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/notify"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/serve"
 	"github.com/hivectl/hive/internal/tui"
@@ -64,19 +64,19 @@ func NewLinks(cfg *config.Config, root string, warn func(string, ...any)) *Links
 
 // add puts the links of checkpoint cp of phase into m: one that opens its
 // page, and one per answer a button would give.
-func (l *Links) add(m *notify.Message, phase string, cp engine.Checkpoint) {
+func (l *Links) add(m *notify.Message, phaseDir string, cp phase.Checkpoint) {
 	exp := time.Now().Add(linkTTL).Unix()
-	link := serve.Link{Phase: phase, Plan: cp.Plan, Checkpoint: cp.ID, Expires: exp}
+	link := serve.Link{Phase: phaseDir, Plan: cp.Plan, Checkpoint: cp.ID, Expires: exp}
 	open := link
 	open.Action = serve.LinkOpen
 	m.URL = l.base + serve.SignLink(l.key, open)
 	var answers []string
 	switch {
-	case cp.Kind == engine.KindCheckpoint && cp.Type == "human-verify":
+	case cp.Kind == phase.KindCheckpoint && cp.Type == "human-verify":
 		answers = []string{"approved"}
-	case cp.Kind == engine.KindCheckpoint && cp.Type == "decision":
+	case cp.Kind == phase.KindCheckpoint && cp.Type == "decision":
 		answers = cp.Options
-	case cp.Kind == engine.KindCheckpoint && (cp.Type == "human-action" || cp.Type == "auth-gate"):
+	case cp.Kind == phase.KindCheckpoint && (cp.Type == "human-action" || cp.Type == "auth-gate"):
 		answers = []string{"done"}
 	}
 	for _, a := range answers {
@@ -89,10 +89,10 @@ func (l *Links) add(m *notify.Message, phase string, cp engine.Checkpoint) {
 	}
 }
 
-func (o *Observer) Command(c engine.Command, s engine.Snapshot) {
+func (o *Observer) Command(c phase.Command, s phase.Snapshot) {
 	o.Observer.Command(c, s)
 	switch c.Type {
-	case engine.CmdCheckpointOpened, engine.CmdNeedHuman:
+	case phase.CmdCheckpointOpened, phase.CmdNeedHuman:
 		cp := c.Checkpoint
 		if cp == nil || o.seen[cp.ID] || !queued(s, cp.ID) {
 			return // answered in the same step (--yes), or told already
@@ -107,7 +107,7 @@ func (o *Observer) Command(c engine.Command, s engine.Snapshot) {
 			o.links.add(&m, s.Phase, *cp)
 		}
 		o.n.Send(m)
-	case engine.CmdWake:
+	case phase.CmdWake:
 		// A usage limit's wait lasts hours: the human may want to know, and
 		// to go on sooner. A rate limit's backoff passes within minutes.
 		if w := s.Limit; w != nil && w.Kind == work.LimitUsage && !w.Since.Equal(o.waited) {
@@ -122,17 +122,17 @@ func (o *Observer) Command(c engine.Command, s engine.Snapshot) {
 				Text:  fmt.Sprintf("%s; %s", strings.TrimPrefix(w.Resets(), "it "), then),
 			})
 		}
-	case engine.CmdRunFinished:
+	case phase.CmdRunFinished:
 		o.n.Send(notify.Message{
 			Kind: notify.KindRunFinished, Phase: s.Phase, Outcome: c.Reason,
 			Title: fmt.Sprintf("hive: phase %s finished: %s", s.Phase, c.Reason),
-			Text: fmt.Sprintf("%d complete, %d failed, %d skipped", s.Count(engine.Complete),
-				s.Count(engine.Failed), s.Count(engine.Skipped)),
+			Text: fmt.Sprintf("%d complete, %d failed, %d skipped", s.Count(phase.Complete),
+				s.Count(phase.Failed), s.Count(phase.Skipped)),
 		})
 	}
 }
 
-func queued(s engine.Snapshot, id int) bool {
+func queued(s phase.Snapshot, id int) bool {
 	for _, q := range s.Queue {
 		if q.ID == id {
 			return true

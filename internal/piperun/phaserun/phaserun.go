@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/replay"
@@ -107,7 +107,7 @@ func Ended(c roleplan.Command, res runner.Result, err error) roleplan.Event {
 		// An implementer's challenge of its plan is the architect's to
 		// answer; any other question stops the phase for the human.
 		for _, p := range res.Snapshot.Plans {
-			if p.Open != nil && p.Open.Type == engine.TypeChallenge && p.Report != nil {
+			if p.Open != nil && p.Open.Type == phase.TypeChallenge && p.Report != nil {
 				ev.Report = p.Report
 			}
 		}
@@ -123,18 +123,18 @@ func Ended(c roleplan.Command, res runner.Result, err error) roleplan.Event {
 		}
 		ev.Plans = append(ev.Plans, roleplan.PlanRun{ID: p.Spec.ID, State: p.State, Started: p.Started, Finished: p.Finished, Spend: p.Spend})
 	}
-	ev.OK = res.Snapshot.Outcome == engine.OutcomeComplete || res.NothingToDo
+	ev.OK = res.Snapshot.Outcome == phase.OutcomeComplete || res.NothingToDo
 	if !ev.OK {
 		ev.Reason = fmt.Sprintf("the phase ended %s: %d of %d plans complete", res.Snapshot.Outcome,
-			res.Snapshot.Count(engine.Complete), len(res.Snapshot.Plans))
+			res.Snapshot.Count(phase.Complete), len(res.Snapshot.Plans))
 	}
 	return ev
 }
 
 // BudgetCheckpoint is the phase run's open budget checkpoint, if it has one.
-func BudgetCheckpoint(snap engine.Snapshot) *engine.Checkpoint {
+func BudgetCheckpoint(snap phase.Snapshot) *phase.Checkpoint {
 	for i := range snap.Queue {
-		if snap.Queue[i].Plan == engine.BudgetID {
+		if snap.Queue[i].Plan == phase.BudgetID {
 			return &snap.Queue[i]
 		}
 	}
@@ -145,11 +145,11 @@ func BudgetCheckpoint(snap engine.Snapshot) *engine.Checkpoint {
 // if it waits at one, with the raise the human gave the pipeline: the
 // phase run may then spend what it has spent plus the phase's new
 // allotment.
-func raise(j journal.Journal, phase string, allot engine.Budget, now time.Time) error {
+func raise(j journal.Journal, phaseDir string, allot phase.Budget, now time.Time) error {
 	if allot.USD <= 0 && allot.Tokens <= 0 {
 		return nil
 	}
-	last, ok, err := j.LatestRun(phase)
+	last, ok, err := j.LatestRun(phaseDir)
 	if err != nil || !ok || !last.Finished.IsZero() {
 		return err
 	}
@@ -166,7 +166,7 @@ func raise(j journal.Journal, phase string, allot engine.Budget, now time.Time) 
 	if text == "" {
 		return nil
 	}
-	ev := engine.Event{Type: engine.EvAnswer, Time: now.UTC(), Plan: engine.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
+	ev := phase.Event{Type: phase.EvAnswer, Time: now.UTC(), Plan: phase.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
 	if _, err := eng.Step(ev); err != nil {
 		return nil // the raise does not lift this run's ceiling: it stops there again, for the human
 	}
@@ -180,7 +180,7 @@ func raise(j journal.Journal, phase string, allot engine.Budget, now time.Time) 
 
 // RaiseText is the answer to a phase run's budget checkpoint that lets it
 // spend what it has spent in snap plus allot; "" when allot is nothing.
-func RaiseText(snap engine.Snapshot, allot engine.Budget) string {
+func RaiseText(snap phase.Snapshot, allot phase.Budget) string {
 	switch {
 	case allot.USD <= 0 && allot.Tokens <= 0:
 		return ""

@@ -25,7 +25,7 @@ func SpotCheck(ctx context.Context, repo *gitx.Repo, p *plan.Plan) (bool, string
 // out instead of the folder, as a plan worktree's merge will see them: a
 // SUMMARY an agent wrote but never committed (it was killed) does not count.
 // With a run's scope (the commit the plan's work started after, see
-// engine.PlanSpec.Since, and where its commits are looked up) it checks an
+// phase.PlanSpec.Since, and where its commits are looked up) it checks an
 // agent's claim to have finished (seed 000 §2.2 step 4): the first two key
 // files the SUMMARY says it created exist, and a commit of the plan made in
 // that run exists: a commit an earlier milestone made for the same plan id

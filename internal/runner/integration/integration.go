@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/stalelocks"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/planning"
 )
@@ -186,7 +186,7 @@ type MergeResult struct {
 // undone and redone the other way round in the plan's worktree (the
 // integration branch into the plan's branch), so that a resolver agent or a
 // human finds both sides there.
-func (in *Branch) Merge(ctx context.Context, p *plan.Plan, snap engine.Snapshot) MergeResult {
+func (in *Branch) Merge(ctx context.Context, p *plan.Plan, snap phase.Snapshot) MergeResult {
 	var res MergeResult
 	err := in.repo.Locked(ctx, func() error {
 		var err error
@@ -204,7 +204,7 @@ func (in *Branch) Merge(ctx context.Context, p *plan.Plan, snap engine.Snapshot)
 	return res
 }
 
-func (in *Branch) mergeLocked(ctx context.Context, p *plan.Plan, snap engine.Snapshot) (MergeResult, error) {
+func (in *Branch) mergeLocked(ctx context.Context, p *plan.Plan, snap phase.Snapshot) (MergeResult, error) {
 	ig := in.repo.At(in.dir)
 	pw := in.repo.At(in.PlanDir(p.ID))
 	branch := in.PlanBranch(p.ID)
@@ -352,7 +352,7 @@ func (in *Branch) keepSummaries(ctx context.Context, ig *gitx.Repo, p *plan.Plan
 
 // writeTracking writes STATE.md and ROADMAP.md into dir as the snapshot
 // shows the phase, with the plans merged so far (and extra) counted done.
-func (in *Branch) writeTracking(ctx context.Context, dir *gitx.Repo, snap engine.Snapshot, extra, activity string) error {
+func (in *Branch) writeTracking(ctx context.Context, dir *gitx.Repo, snap phase.Snapshot, extra, activity string) error {
 	in.mu.Lock()
 	done := map[string]bool{extra: extra != ""}
 	for id := range in.merged {
@@ -369,7 +369,7 @@ func (in *Branch) writeTracking(ctx context.Context, dir *gitx.Repo, snap engine
 // reverted, in a commit that carries STATE.md and ROADMAP.md counting p
 // as not done. It is idempotent, so a resumed run can call it again. The
 // plan's branch keeps its work for inspection.
-func (in *Branch) Unmerge(ctx context.Context, p *plan.Plan, since string, snap engine.Snapshot) (bool, error) {
+func (in *Branch) Unmerge(ctx context.Context, p *plan.Plan, since string, snap phase.Snapshot) (bool, error) {
 	in.mu.Lock()
 	delete(in.merged, p.ID)
 	in.mu.Unlock()
@@ -440,12 +440,12 @@ func (in *Branch) RemovePlan(ctx context.Context, id string) error {
 // ROADMAP.md), brings the work to the user's branch (strategy none: a
 // fast-forward, refused by git if it would touch the user's changes) and
 // removes the integration worktree. It returns what the user should know.
-func (in *Branch) Finish(ctx context.Context, snap engine.Snapshot, scope map[string]string) []string {
+func (in *Branch) Finish(ctx context.Context, snap phase.Snapshot, scope map[string]string) []string {
 	var notes []string
 	for _, ps := range snap.Plans {
 		// A plan that did not complete has no work on the branch, also when
 		// a killed run merged it and never got to undo that.
-		if p := in.phase.Plan(ps.Spec.ID); p != nil && ps.State != engine.Complete && !ps.Spec.Done {
+		if p := in.phase.Plan(ps.Spec.ID); p != nil && ps.State != phase.Complete && !ps.Spec.Done {
 			if _, err := in.Unmerge(ctx, p, scope[ps.Spec.ID], snap); err != nil {
 				notes = append(notes, "plan "+ps.Spec.ID+" did not complete, but its merge stays: "+err.Error())
 			}
@@ -456,7 +456,7 @@ func (in *Branch) Finish(ctx context.Context, snap engine.Snapshot, scope map[st
 	wts, listErr := worktrees.List(ctx, in.repo)
 	for _, p := range snap.Plans {
 		// A merged plan whose clean-up a killed run never did.
-		if p.State == engine.Complete && !p.Spec.Done {
+		if p.State == phase.Complete && !p.Spec.Done {
 			if listErr == nil && worktrees.Find(wts, in.PlanDir(p.Spec.ID)) == nil && !in.repo.BranchExists(ctx, in.PlanBranch(p.Spec.ID)) {
 				continue
 			}

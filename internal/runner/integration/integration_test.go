@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/testsupport/runnertest"
@@ -52,7 +52,7 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 	gittest.Output(t, pd, "add", "-A")
 	gittest.Output(t, pd, "commit", "-q", "-m", "docs(01-03): complete plan")
 
-	res := in.Merge(ctx, p3, engine.Snapshot{})
+	res := in.Merge(ctx, p3, phase.Snapshot{})
 	if !res.OK {
 		t.Fatalf("merge: %+v", res)
 	}
@@ -69,7 +69,7 @@ func TestMergeKeepsOtherSummaries(t *testing.T) {
 		t.Errorf("%d merge commits of 01-03", n)
 	}
 	// Merging again is a no-op, not a second merge.
-	if res := in.Merge(ctx, p3, engine.Snapshot{}); !res.OK || res.Reason != "already merged" {
+	if res := in.Merge(ctx, p3, phase.Snapshot{}); !res.OK || res.Reason != "already merged" {
 		t.Errorf("second merge: %+v", res)
 	}
 }

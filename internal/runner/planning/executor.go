@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -33,23 +33,23 @@ func New(root string, phase *plan.Phase, plans map[string]*plan.Plan, now func()
 }
 
 // Commands are the command types Files carries out.
-var Commands = []engine.CommandType{engine.CmdCheckpointOpened, engine.CmdCheckpointClosed, engine.CmdPlanState}
+var Commands = []phase.CommandType{phase.CmdCheckpointOpened, phase.CmdCheckpointClosed, phase.CmdPlanState}
 
-func (f *Files) Execute(_ context.Context, c engine.Command, snap engine.Snapshot) {
+func (f *Files) Execute(_ context.Context, c phase.Command, snap phase.Snapshot) {
 	switch c.Type {
-	case engine.CmdCheckpointOpened:
+	case phase.CmdCheckpointOpened:
 		if err := writePending(f.root, f.phase, c.Checkpoint); err != nil {
 			f.say(c.Plan, err.Error())
 		}
-	case engine.CmdCheckpointClosed:
+	case phase.CmdCheckpointClosed:
 		RemovePending(f.root, f.phase, c.Plan)
-	case engine.CmdPlanState:
+	case phase.CmdPlanState:
 		// Without worktrees the files are written in the user's tree as
 		// plans complete, at most once a second (a thousand-plan roadmap
 		// rewritten a thousand times was most of a large run's cost), and
 		// committed once when the run ends.
 		p := f.plans[c.Plan]
-		if c.State != engine.Complete || p == nil || !f.shared() || time.Since(f.trackedAt) < time.Second {
+		if c.State != phase.Complete || p == nil || !f.shared() || time.Since(f.trackedAt) < time.Second {
 			return
 		}
 		f.trackedAt = time.Now()

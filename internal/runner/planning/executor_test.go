@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -21,13 +21,13 @@ func TestPlanningFilesExecutor(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := New(root, ph, nil, time.Now, func(p, text string) { t.Errorf("note %s: %s", p, text) }, func() bool { return false })
-	cp := &engine.Checkpoint{Plan: "01-01", Type: "decision", Awaiting: "pick one"}
-	f.Execute(context.Background(), engine.Command{Type: engine.CmdCheckpointOpened, Plan: "01-01", Checkpoint: cp}, engine.Snapshot{})
+	cp := &phase.Checkpoint{Plan: "01-01", Type: "decision", Awaiting: "pick one"}
+	f.Execute(context.Background(), phase.Command{Type: phase.CmdCheckpointOpened, Plan: "01-01", Checkpoint: cp}, phase.Snapshot{})
 	data, err := os.ReadFile(pendingPath(root, ph, "01-01"))
 	if err != nil || !strings.Contains(string(data), "pick one") {
 		t.Fatalf("pending file: %v %s", err, data)
 	}
-	f.Execute(context.Background(), engine.Command{Type: engine.CmdCheckpointClosed, Plan: "01-01"}, engine.Snapshot{})
+	f.Execute(context.Background(), phase.Command{Type: phase.CmdCheckpointClosed, Plan: "01-01"}, phase.Snapshot{})
 	if _, err := os.Stat(pendingPath(root, ph, "01-01")); !os.IsNotExist(err) {
 		t.Fatalf("pending file left after the answer: %v", err)
 	}

@@ -5,15 +5,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/handoff"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/work"
 )
 
 // WriteHandoff writes the handoff file of a run paused as s shows it into
 // the phase folder under root and returns its repository-relative path.
-func WriteHandoff(root string, s engine.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) (string, error) {
+func WriteHandoff(root string, s phase.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) (string, error) {
 	h := Handoff(s, ph, plans)
 	rel := filepath.ToSlash(handoff.Path(ph.Dir))
 	path := filepath.Join(root, filepath.FromSlash(rel))
@@ -35,7 +35,7 @@ func DropHandoff(root string, ph *plan.Phase) (string, bool) {
 // plans complete, in progress (started, with their executor, the task they
 // were on and their checks) and not yet started; the notes are what each
 // agent wrote when it handed over, and the questions still open.
-func Handoff(s engine.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) handoff.Handoff {
+func Handoff(s phase.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) handoff.Handoff {
 	h := handoff.Handoff{Phase: ph.Number, Time: s.PausedAt.UTC(), PlanPath: ph.Dir}
 	h.Reviewers = []string{"spot-check"}
 	if s.Worktrees {
@@ -47,7 +47,7 @@ func Handoff(s engine.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) han
 			it.Name = pl.Name
 		}
 		switch {
-		case p.State == engine.Complete:
+		case p.State == phase.Complete:
 			it.Done = p.Spec.Tasks
 			h.Completed = append(h.Completed, it)
 		case p.State.Final():
@@ -82,18 +82,18 @@ func Handoff(s engine.Snapshot, ph *plan.Phase, plans map[string]*plan.Plan) han
 }
 
 // reviewsOf is where an unfinished plan stands with hive's checks.
-func reviewsOf(p *engine.PlanStatus, worktrees bool) map[string]string {
+func reviewsOf(p *phase.PlanStatus, worktrees bool) map[string]string {
 	r := map[string]string{"spot-check": handoff.Pending}
 	if !worktrees {
 		return r
 	}
 	r["merge"], r["post-merge gate"] = handoff.Pending, handoff.Pending
 	switch p.Stage {
-	case engine.StageMerge:
+	case phase.StageMerge:
 		r["spot-check"] = handoff.Passed
-	case engine.StageResolve, engine.StageHeld:
+	case phase.StageResolve, phase.StageHeld:
 		r["spot-check"], r["merge"] = handoff.Passed, handoff.Failed
-	case engine.StageGate:
+	case phase.StageGate:
 		r["spot-check"], r["merge"] = handoff.Passed, handoff.Passed
 	}
 	return r

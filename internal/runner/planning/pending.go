@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 )
 
@@ -30,7 +30,7 @@ func pendingPath(root string, ph *plan.Phase, planID string) string {
 	return filepath.Join(root, filepath.FromSlash(ph.Dir), ".pending-checkpoint-"+planID+".json")
 }
 
-func writePending(root string, ph *plan.Phase, cp *engine.Checkpoint) error {
+func writePending(root string, ph *plan.Phase, cp *phase.Checkpoint) error {
 	f := pendingFile{
 		PlanID:            cp.Plan,
 		CheckpointID:      cp.ID,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/plan/load"
 	"github.com/hivectl/hive/internal/tracking"
@@ -32,18 +32,18 @@ func ExistingTracking(root string) []string {
 // shows the phase, the plans in done counted done as well as those
 // complete. The date written is the latest change the snapshot shows, else now (a
 // run whose plans were all done before it started): never a zero time.
-func WriteTracking(root string, ph *plan.Phase, snap engine.Snapshot, done map[string]bool, activity string, now time.Time) error {
+func WriteTracking(root string, ph *plan.Phase, snap phase.Snapshot, done map[string]bool, activity string, now time.Time) error {
 	at := snapTime(snap)
 	if at.IsZero() {
 		at = now
 	}
 	tp := tracking.Phase{Number: ph.Number, Name: phaseName(ph), Activity: activity, Now: at, Status: "Executing"}
 	for _, p := range snap.Plans {
-		tp.Plans = append(tp.Plans, tracking.Plan{ID: p.Spec.ID, Done: p.State == engine.Complete || done[p.Spec.ID]})
+		tp.Plans = append(tp.Plans, tracking.Plan{ID: p.Spec.ID, Done: p.State == phase.Complete || done[p.Spec.ID]})
 	}
 	if snap.Finished {
 		tp.Status = "Finished: " + snap.Outcome
-		tp.Complete = snap.Outcome == engine.OutcomeComplete
+		tp.Complete = snap.Outcome == phase.OutcomeComplete
 	}
 	tp.Project = projectProgress(root, ph, tp.Plans)
 	for i, name := range TrackingFiles {
@@ -129,7 +129,7 @@ func phaseName(ph *plan.Phase) string {
 }
 
 // snapTime is the time of the latest change in the snapshot.
-func snapTime(snap engine.Snapshot) (t time.Time) {
+func snapTime(snap phase.Snapshot) (t time.Time) {
 	for _, p := range snap.Plans {
 		for _, c := range []time.Time{p.Started, p.Finished} {
 			if c.After(t) {

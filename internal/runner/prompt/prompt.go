@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/check"
 	"github.com/hivectl/hive/internal/work"
@@ -160,7 +160,7 @@ func (pr *Builder) briefing(p *plan.Plan) Briefing {
 }
 
 // Executor builds the prompt of the executor about to start on p.
-func (pr *Builder) Executor(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
+func (pr *Builder) Executor(ctx context.Context, p *plan.Plan, c *phase.Continuation) (string, error) {
 	since := pr.Work.Since(p.ID)
 	if c == nil {
 		return ExecutorPrompt(pr.Template, pr.Phase, p, pr.Team, since, nil, pr.briefing(p))
@@ -247,10 +247,10 @@ func (pr *Builder) inProgress(ctx context.Context, p *plan.Plan, done []complete
 
 // resumeInstructions says what the answer means for the checkpoint's type
 // (seed 000 §3.1's table).
-func resumeInstructions(cp *engine.Checkpoint) string {
+func resumeInstructions(cp *phase.Checkpoint) string {
 	a := strings.TrimSpace(cp.Answer)
 	switch {
-	case cp.Kind == engine.KindDeviation:
+	case cp.Kind == phase.KindDeviation:
 		return "The architectural decision is: " + a + ". Proceed accordingly."
 	case cp.Type == "human-verify" && strings.EqualFold(a, "approved"):
 		return "User approved. Commit the checkpoint task and continue to the next task."
@@ -290,7 +290,7 @@ type otherPlan struct{ ID, Path, Objective string }
 
 // Comb is the resolver's prompt: the conflict, both plans and their
 // objectives.
-func (pr *Builder) Comb(ctx context.Context, p *plan.Plan, c *engine.Continuation) (string, error) {
+func (pr *Builder) Comb(ctx context.Context, p *plan.Plan, c *phase.Continuation) (string, error) {
 	var files []string
 	if c != nil {
 		files = c.Conflict

@@ -3,6 +3,6 @@
 // over and as hive status, attach and hive run's checks read one. The
 // events' JSON is decoded in batches on every core while one goroutine
 // steps the engine; a run a newer hive journaled is refused whole
-// (engine.NewerError), never replayed into a state this hive cannot
+// (phase.NewerError), never replayed into a state this hive cannot
 // understand.
 package replay

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Run rebuilds the engine of a run from the journal, the way a resume
@@ -19,7 +20,7 @@ func Run(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 	const batchSize = 512
 	type batch struct {
 		recs []journal.Record
-		evs  []engine.Event
+		evs  []phase.Event
 		err  error
 		done chan struct{}
 	}
@@ -32,7 +33,7 @@ func Run(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				b.evs = make([]engine.Event, len(b.recs))
+				b.evs = make([]phase.Event, len(b.recs))
 				for i, rec := range b.recs {
 					if err := json.Unmarshal(rec.Payload, &b.evs[i]); err != nil {
 						b.err = fmt.Errorf("journal run %d event %d: %w", rec.Run, rec.Seq, err)
@@ -56,7 +57,7 @@ func Run(j journal.Journal, run journal.Run) (*engine.Engine, error) {
 				for _, ev := range b.evs {
 					// A refused event changed nothing when it was first
 					// stepped either; a newer hive's events are refused whole.
-					if _, serr := eng.Step(ev); errors.As(serr, new(*engine.NewerError)) {
+					if _, serr := eng.Step(ev); errors.As(serr, new(*phase.NewerError)) {
 						err = serr
 						break
 					}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/runner/prompt"
 )
@@ -42,10 +42,10 @@ type Agents struct {
 	// or a wait, it is taken from when the line was read.
 	now func() time.Time
 
-	mu        sync.Mutex                   // guards held, models and fallbacks
-	held      map[sessionKey]*engine.Event // PLAN COMPLETE waiting for the end of its turn
-	models    map[sessionKey]string        // the model each session was started with, when known
-	fallbacks map[sessionKey]bool          // the sessions started on the fallback agent
+	mu        sync.Mutex                  // guards held, models and fallbacks
+	held      map[sessionKey]*phase.Event // PLAN COMPLETE waiting for the end of its turn
+	models    map[sessionKey]string       // the model each session was started with, when known
+	fallbacks map[sessionKey]bool         // the sessions started on the fallback agent
 }
 
 // Inbox takes what the sessions report back to the run's loop, as events
@@ -54,16 +54,16 @@ type Inbox interface {
 	// Post adds an event to the loop's next batch: only from the loop's
 	// goroutine (inside Execute), where a start and its failure keep
 	// their order.
-	Post(ev engine.Event)
+	Post(ev phase.Event)
 	// Send hands an event to the loop from any goroutine.
-	Send(ev engine.Event)
+	Send(ev phase.Event)
 	// Note tells the observer something that is not an event.
 	Note(plan, text string)
 }
 
 // Spec says how to start the agent of a start command, and with which
 // launcher.
-type Spec func(ctx context.Context, c engine.Command) (agent.Spec, agent.Launcher, error)
+type Spec func(ctx context.Context, c phase.Command) (agent.Spec, agent.Launcher, error)
 
 // Config is how the sessions are watched and priced.
 type Config struct {
@@ -94,21 +94,21 @@ func New(inbox Inbox, say func(plan, text string), spec Spec, c Config) *Agents 
 		now = time.Now
 	}
 	return &Agents{inbox: inbox, say: say, spec: spec, stall: c.Stall, grace: c.Grace, prices: prices, ladder: c.Ladder, now: now,
-		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*engine.Event{},
+		live: map[sessionKey]agent.Session{}, silentAt: map[sessionKey]time.Time{}, held: map[sessionKey]*phase.Event{},
 		models: map[sessionKey]string{}, fallbacks: map[sessionKey]bool{}}
 }
 
 // Commands are the command types Agents carries out.
-var Commands = []engine.CommandType{engine.CmdStartAgent, engine.CmdStopAgent, engine.CmdSend, engine.CmdPermission, engine.CmdWatch}
+var Commands = []phase.CommandType{phase.CmdStartAgent, phase.CmdStopAgent, phase.CmdSend, phase.CmdPermission, phase.CmdWatch}
 
-func (a *Agents) Execute(ctx context.Context, c engine.Command, _ engine.Snapshot) {
+func (a *Agents) Execute(ctx context.Context, c phase.Command, _ phase.Snapshot) {
 	k := sessionKey{c.Plan, c.Attempt}
 	switch c.Type {
-	case engine.CmdStartAgent:
+	case phase.CmdStartAgent:
 		a.start(ctx, c)
-	case engine.CmdStopAgent:
+	case phase.CmdStopAgent:
 		a.stop(c)
-	case engine.CmdSend:
+	case phase.CmdSend:
 		text := prompt.Message(c)
 		if s := a.live[k]; s != nil {
 			a.touch(k, s)
@@ -118,7 +118,7 @@ func (a *Agents) Execute(ctx context.Context, c engine.Command, _ engine.Snapsho
 		} else {
 			a.say(c.Plan, "no live agent to send to: "+clip(text, 80))
 		}
-	case engine.CmdPermission:
+	case phase.CmdPermission:
 		s := a.live[k]
 		switch {
 		case c.Checkpoint == nil:
@@ -130,7 +130,7 @@ func (a *Agents) Execute(ctx context.Context, c engine.Command, _ engine.Snapsho
 				a.say(c.Plan, err.Error())
 			}
 		}
-	case engine.CmdWatch:
+	case phase.CmdWatch:
 		if _, reported := a.silentAt[k]; reported {
 			a.silentAt[k] = c.At
 		}
@@ -146,9 +146,9 @@ func (a *Agents) touch(k sessionKey, s agent.Session) {
 // start starts the agent a job asked for: a plan's executor, a resolver
 // (role comb) of its merge conflict, or the phase's verifier. A start that
 // fails is reported as the agent's exit, for the engine to judge.
-func (a *Agents) start(ctx context.Context, c engine.Command) {
+func (a *Agents) start(ctx context.Context, c phase.Command) {
 	failed := func(err error) {
-		a.inbox.Post(engine.Event{Type: engine.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
+		a.inbox.Post(phase.Event{Type: phase.EvAgentExited, Plan: c.Plan, Attempt: c.Attempt, ExitCode: -1, Reason: err.Error()})
 	}
 	spec, launcher, err := a.spec(ctx, c)
 	if err != nil {
@@ -171,10 +171,10 @@ func (a *Agents) start(ctx context.Context, c engine.Command) {
 		return
 	}
 	a.live[sessionKey{c.Plan, c.Attempt}] = s
-	a.inbox.Post(engine.Event{Type: engine.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID(), Role: c.Role})
+	a.inbox.Post(phase.Event{Type: phase.EvAgentStarted, Plan: c.Plan, Attempt: c.Attempt, PID: s.PID(), Role: c.Role})
 }
 
-func (a *Agents) stop(c engine.Command) {
+func (a *Agents) stop(c phase.Command) {
 	if s := a.live[sessionKey{c.Plan, c.Attempt}]; s != nil {
 		if c.Kill {
 			go s.KillStalled(c.Reason) // it may wait for an interrupt to land
@@ -197,7 +197,7 @@ func (a *Agents) stop(c engine.Command) {
 
 // Exited forgets the session of an exit event, before the event is
 // journaled.
-func (a *Agents) Exited(ev engine.Event) {
+func (a *Agents) Exited(ev phase.Event) {
 	delete(a.live, sessionKey{ev.Plan, ev.Attempt})
 	delete(a.silentAt, sessionKey{ev.Plan, ev.Attempt})
 	a.mu.Lock()
@@ -210,8 +210,8 @@ func (a *Agents) Exited(ev engine.Event) {
 // for longer than the stall timeout, which the engine pings, then judges by
 // their commits, then has killed. While a silence lasts, the next report
 // waits for the time the engine asked for.
-func (a *Agents) Watch(now time.Time) []engine.Event {
-	var out []engine.Event
+func (a *Agents) Watch(now time.Time) []phase.Event {
+	var out []phase.Event
 	for _, k := range a.sortedKeys() {
 		s := a.live[k]
 		select {
@@ -228,7 +228,7 @@ func (a *Agents) Watch(now time.Time) []engine.Event {
 			continue
 		}
 		a.silentAt[k] = time.Time{}
-		out = append(out, engine.Event{Type: engine.EvSilent, Plan: k.plan, Attempt: k.attempt, Text: d.Round(time.Second).String()})
+		out = append(out, phase.Event{Type: phase.EvSilent, Plan: k.plan, Attempt: k.attempt, Text: d.Round(time.Second).String()})
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport"
 )
 
@@ -19,29 +19,29 @@ func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
 // inbox records what an executor reports, as the loop would take it.
 type inbox struct {
 	mu     sync.Mutex
-	posted []engine.Event
-	sent   chan engine.Event
+	posted []phase.Event
+	sent   chan phase.Event
 	notes  []string
 }
 
-func newInbox() *inbox { return &inbox{sent: make(chan engine.Event, 16)} }
+func newInbox() *inbox { return &inbox{sent: make(chan phase.Event, 16)} }
 
-func (b *inbox) Post(ev engine.Event) { b.posted = append(b.posted, ev) }
-func (b *inbox) Send(ev engine.Event) { b.sent <- ev }
+func (b *inbox) Post(ev phase.Event) { b.posted = append(b.posted, ev) }
+func (b *inbox) Send(ev phase.Event) { b.sent <- ev }
 func (b *inbox) Note(plan, text string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.notes = append(b.notes, plan+": "+text)
 }
 
-func (b *inbox) next(t *testing.T) engine.Event {
+func (b *inbox) next(t *testing.T) phase.Event {
 	t.Helper()
 	select {
 	case ev := <-b.sent:
 		return ev
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event sent")
-		return engine.Event{}
+		return phase.Event{}
 	}
 }
 
@@ -91,14 +91,14 @@ func (l *launcher) Start(_ context.Context, spec agent.Spec, _ func(agent.Output
 func TestAgentsExecutor(t *testing.T) {
 	ctx := context.Background()
 	box, l := newInbox(), &launcher{}
-	spec := func(_ context.Context, c engine.Command) (agent.Spec, agent.Launcher, error) {
+	spec := func(_ context.Context, c phase.Command) (agent.Spec, agent.Launcher, error) {
 		return agent.Spec{Plan: c.Plan, Attempt: c.Attempt, Prompt: "do " + c.Plan}, l, nil
 	}
 	var said []string
 	a := New(box, func(plan, text string) { said = append(said, plan+": "+text) }, spec, Config{Stall: time.Minute})
 
-	a.Execute(ctx, engine.Command{Type: engine.CmdStartAgent, Plan: "01-01", Attempt: 1, Role: "comb"}, engine.Snapshot{})
-	if len(box.posted) != 1 || box.posted[0].Type != engine.EvAgentStarted || box.posted[0].PID != 4242 || box.posted[0].Role != "comb" {
+	a.Execute(ctx, phase.Command{Type: phase.CmdStartAgent, Plan: "01-01", Attempt: 1, Role: "comb"}, phase.Snapshot{})
+	if len(box.posted) != 1 || box.posted[0].Type != phase.EvAgentStarted || box.posted[0].PID != 4242 || box.posted[0].Role != "comb" {
 		t.Fatalf("start posted %+v, want one agent-started with pid 4242 and role comb", box.posted)
 	}
 	if len(l.specs) != 1 || l.specs[0].Prompt != "do 01-01" {
@@ -106,24 +106,24 @@ func TestAgentsExecutor(t *testing.T) {
 	}
 	s := l.last
 
-	a.Execute(ctx, engine.Command{Type: engine.CmdSend, Plan: "01-01", Attempt: 1, Message: engine.MsgCheckpointResponse, Text: "approved"}, engine.Snapshot{})
+	a.Execute(ctx, phase.Command{Type: phase.CmdSend, Plan: "01-01", Attempt: 1, Message: phase.MsgCheckpointResponse, Text: "approved"}, phase.Snapshot{})
 	if len(s.sent) != 1 || !strings.Contains(s.sent[0], "approved") || s.touched != 1 {
 		t.Fatalf("send: session got %q, touched %d times", s.sent, s.touched)
 	}
-	a.Execute(ctx, engine.Command{Type: engine.CmdSend, Plan: "01-09", Attempt: 1, Text: "x"}, engine.Snapshot{})
+	a.Execute(ctx, phase.Command{Type: phase.CmdSend, Plan: "01-09", Attempt: 1, Text: "x"}, phase.Snapshot{})
 	if len(said) != 1 || !strings.Contains(said[0], "no live agent") {
 		t.Fatalf("a send to no agent said %q", said)
 	}
 
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	s.silent = 2 * time.Minute
-	if evs := a.Watch(now); len(evs) != 1 || evs[0].Type != engine.EvSilent || evs[0].Plan != "01-01" || evs[0].Text != "2m0s" {
+	if evs := a.Watch(now); len(evs) != 1 || evs[0].Type != phase.EvSilent || evs[0].Plan != "01-01" || evs[0].Text != "2m0s" {
 		t.Fatalf("first watch = %+v, want one silence of 2m0s", evs)
 	}
 	if evs := a.Watch(now.Add(time.Hour)); len(evs) != 0 {
 		t.Fatalf("a reported silence is reported again before the engine says when: %+v", evs)
 	}
-	a.Execute(ctx, engine.Command{Type: engine.CmdWatch, Plan: "01-01", Attempt: 1, At: now.Add(30 * time.Second)}, engine.Snapshot{})
+	a.Execute(ctx, phase.Command{Type: phase.CmdWatch, Plan: "01-01", Attempt: 1, At: now.Add(30 * time.Second)}, phase.Snapshot{})
 	if evs := a.Watch(now.Add(10 * time.Second)); len(evs) != 0 {
 		t.Fatalf("silence reported before its time: %+v", evs)
 	}
@@ -131,15 +131,15 @@ func TestAgentsExecutor(t *testing.T) {
 		t.Fatalf("silence not reported at its time: %+v", evs)
 	}
 
-	a.Exited(engine.Event{Plan: "01-01", Attempt: 1})
+	a.Exited(phase.Event{Plan: "01-01", Attempt: 1})
 	if len(a.live) != 0 || len(a.silentAt) != 0 {
 		t.Fatalf("an exited session is kept: %d live, %d watched", len(a.live), len(a.silentAt))
 	}
 
 	l.fail = errors.New("no such program")
 	box.posted = nil
-	a.Execute(ctx, engine.Command{Type: engine.CmdStartAgent, Plan: "01-02", Attempt: 2}, engine.Snapshot{})
-	if len(box.posted) != 1 || box.posted[0].Type != engine.EvAgentExited || box.posted[0].ExitCode != -1 || box.posted[0].Reason != "no such program" {
+	a.Execute(ctx, phase.Command{Type: phase.CmdStartAgent, Plan: "01-02", Attempt: 2}, phase.Snapshot{})
+	if len(box.posted) != 1 || box.posted[0].Type != phase.EvAgentExited || box.posted[0].ExitCode != -1 || box.posted[0].Reason != "no such program" {
 		t.Fatalf("a failed start posted %+v, want its exit -1 with the reason", box.posted)
 	}
 }

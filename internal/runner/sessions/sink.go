@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/agent"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
 	"github.com/hivectl/hive/internal/work"
@@ -20,48 +20,48 @@ func (a *Agents) sink(o agent.Output) {
 	switch o.Kind {
 	case agent.OutText:
 		for _, m := range protocol.Parse(o.Text) {
-			ev := engine.Event{Plan: o.Plan, Attempt: o.Attempt}
+			ev := phase.Event{Plan: o.Plan, Attempt: o.Attempt}
 			if m.Plan != "" && m.Plan != o.Plan {
 				a.inbox.Note(o.Plan, fmt.Sprintf("message names plan %s, not %s; taken as %s's", m.Plan, o.Plan, o.Plan))
 			}
 			switch m.Kind {
 			case protocol.Progress:
-				ev.Type, ev.Task, ev.Total, ev.Text = engine.EvProgress, m.Task, m.Total, m.Text
+				ev.Type, ev.Task, ev.Total, ev.Text = phase.EvProgress, m.Task, m.Total, m.Text
 			case protocol.Complete:
 				// Claude writes one line per content block: a SUMMARY commit
 				// may still follow this text in the same turn. The disk is
 				// checked once the turn (or the process) has ended.
-				ev.Type, ev.Commits, ev.Text = engine.EvPlanComplete, m.Commits, m.Summary
+				ev.Type, ev.Commits, ev.Text = phase.EvPlanComplete, m.Commits, m.Summary
 				a.mu.Lock()
 				a.held[sessionKey{o.Plan, o.Attempt}] = &ev
 				a.mu.Unlock()
 				continue
 			case protocol.Failed:
-				ev.Type, ev.Reason = engine.EvPlanFailed, m.Text
+				ev.Type, ev.Reason = phase.EvPlanFailed, m.Text
 			case protocol.Checkpoint:
-				ev.Type, ev.Checkpoint = engine.EvCheckpoint, checkpointOf(m.Checkpoint)
+				ev.Type, ev.Checkpoint = phase.EvCheckpoint, checkpointOf(m.Checkpoint)
 			case protocol.HiveReport:
 				if m.Report.Err != "" {
 					a.inbox.Note(o.Plan, "unreadable HIVE_REPORT (kept in the log): "+m.Report.Err)
 					continue
 				}
-				ev.Type, ev.Report = engine.EvReport, &m.Report.Report
+				ev.Type, ev.Report = phase.EvReport, &m.Report.Report
 			case protocol.Deviation:
-				ev.Type = engine.EvDeviation
-				ev.Checkpoint = &engine.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
+				ev.Type = phase.EvDeviation
+				ev.Checkpoint = &phase.Checkpoint{Details: m.Deviation.Details, Raw: m.Deviation.Raw, Awaiting: "yes / different approach / defer"}
 			default:
 				continue
 			}
 			a.inbox.Send(ev)
 		}
 	case agent.OutPermission:
-		a.inbox.Send(engine.Event{Type: engine.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
+		a.inbox.Send(phase.Event{Type: phase.EvCheckpoint, Plan: o.Plan, Attempt: o.Attempt, Checkpoint: permissionCheckpoint(o)})
 	case agent.OutToolCall:
-		a.inbox.Send(engine.Event{Type: engine.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: Fingerprint(o.Tool, o.Input)})
+		a.inbox.Send(phase.Event{Type: phase.EvToolCall, Plan: o.Plan, Attempt: o.Attempt, Tool: o.Tool, Text: Fingerprint(o.Tool, o.Input)})
 	case agent.OutSpend:
-		a.inbox.Send(a.usage(engine.EvSpend, o))
+		a.inbox.Send(a.usage(phase.EvSpend, o))
 	case agent.OutCompacted:
-		a.inbox.Send(engine.Event{Type: engine.EvCompacted, Plan: o.Plan, Attempt: o.Attempt, Text: o.Text, PreTokens: o.PreTokens, ContextTokens: o.Context})
+		a.inbox.Send(phase.Event{Type: phase.EvCompacted, Plan: o.Plan, Attempt: o.Attempt, Text: o.Text, PreTokens: o.PreTokens, ContextTokens: o.Context})
 	case agent.OutGarbage:
 		a.inbox.Note(o.Plan, "unparseable agent output (kept in the log): "+clip(o.Text, 120))
 	case agent.OutResult:
@@ -79,12 +79,12 @@ func (a *Agents) sink(o agent.Output) {
 				a.mu.Lock()
 				fallback := a.fallbacks[sessionKey{o.Plan, o.Attempt}]
 				a.mu.Unlock()
-				a.inbox.Send(engine.Event{Type: engine.EvLimited, Plan: o.Plan, Attempt: o.Attempt,
+				a.inbox.Send(phase.Event{Type: phase.EvLimited, Plan: o.Plan, Attempt: o.Attempt,
 					Limit: &work.Limit{Kind: o.Limit.Kind, Reset: o.Limit.ResetAt(a.now()), Window: o.Limit.Window, Text: msg, Fallback: fallback}})
 			default:
 				// The CLI's own error text (an API error, a turn limit) fails
 				// the plan; the human, or --yes, decides whether to retry.
-				a.inbox.Send(engine.Event{Type: engine.EvPlanFailed, Plan: o.Plan, Attempt: o.Attempt, Reason: "the agent's turn ended in an error: " + msg})
+				a.inbox.Send(phase.Event{Type: phase.EvPlanFailed, Plan: o.Plan, Attempt: o.Attempt, Reason: "the agent's turn ended in an error: " + msg})
 			}
 		}
 		if len(o.Denied) > 0 {
@@ -96,10 +96,10 @@ func (a *Agents) sink(o agent.Output) {
 		// Every turn's end is an event, with or without usage: the engine
 		// decides what a turn that ended means (the verifier's report is
 		// read then).
-		a.inbox.Send(a.usage(engine.EvUsage, o))
+		a.inbox.Send(a.usage(phase.EvUsage, o))
 	case agent.OutExit:
 		a.releaseHeld(o)
-		a.inbox.Send(engine.Event{Type: engine.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
+		a.inbox.Send(phase.Event{Type: phase.EvAgentExited, Plan: o.Plan, Attempt: o.Attempt, ExitCode: o.ExitCode, Reason: o.Err})
 	}
 }
 
@@ -107,9 +107,9 @@ func (a *Agents) sink(o agent.Output) {
 // (EvUsage): its tokens, priced by hive at the price of the model that did
 // the turn (as the CLI says, else the model the session was started with).
 // A model without a price leaves the turn to the CLI's own figure.
-func (a *Agents) usage(typ engine.EventType, o agent.Output) engine.Event {
+func (a *Agents) usage(typ phase.EventType, o agent.Output) phase.Event {
 	u := o.Usage
-	ev := engine.Event{Type: typ, Plan: o.Plan, Attempt: o.Attempt,
+	ev := phase.Event{Type: typ, Plan: o.Plan, Attempt: o.Attempt,
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: o.CostUSD,
 		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
 	ev.Model = o.Model
@@ -137,8 +137,8 @@ func Fingerprint(tool, input string) string {
 }
 
 // permissionCheckpoint is the checkpoint of an agent's permission request.
-func permissionCheckpoint(o agent.Output) *engine.Checkpoint {
-	return &engine.Checkpoint{
+func permissionCheckpoint(o agent.Output) *phase.Checkpoint {
+	return &phase.Checkpoint{
 		Type:      "permission",
 		Details:   o.Tool + " wants to run: " + inputSummary(o.Tool, o.Input),
 		Awaiting:  "allow, deny, or always (allow this tool for the rest of the run)",
@@ -183,8 +183,8 @@ func (a *Agents) releaseHeld(o agent.Output) {
 }
 
 // checkpointOf turns a parsed CHECKPOINT message into the engine's record.
-func checkpointOf(c *protocol.CheckpointData) *engine.Checkpoint {
-	cp := &engine.Checkpoint{
+func checkpointOf(c *protocol.CheckpointData) *phase.Checkpoint {
+	cp := &phase.Checkpoint{
 		Type:       c.Type,
 		Done:       c.Done,
 		Total:      c.Total,

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/check"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -63,7 +63,7 @@ const hiveBranches = "hive/*"
 
 // Before readies the trees c needs, holding mu; the caller calls the
 // returned release when the trees may be touched again.
-func (x *Remote) Before(ctx context.Context, c engine.Command) (release func(), err error) {
+func (x *Remote) Before(ctx context.Context, c phase.Command) (release func(), err error) {
 	x.mu.Lock()
 	defer func() {
 		if err != nil {
@@ -79,24 +79,24 @@ func (x *Remote) Before(ctx context.Context, c engine.Command) (release func(), 
 	}
 	x.sweep(ctx)
 	switch c.Type {
-	case engine.CmdStartAgent:
+	case phase.CmdStartAgent:
 		if err := x.syncIntegration(ctx); err != nil {
 			return nil, err
 		}
 		switch {
-		case c.Plan == engine.VerifyID: // the verifier reads the integration worktree
+		case c.Plan == phase.VerifyID: // the verifier reads the integration worktree
 		case c.Role == "comb":
 			err = x.replayConflict(ctx, c.Plan)
 		default:
 			err = x.syncPlan(ctx, c.Plan, false)
 		}
-	case engine.CmdSpotCheck, engine.CmdCheckCommits:
+	case phase.CmdSpotCheck, phase.CmdCheckCommits:
 		err = x.syncPlan(ctx, c.Plan, true)
-	case engine.CmdMerge:
+	case phase.CmdMerge:
 		if err = x.syncIntegration(ctx); err == nil {
 			err = x.syncPlan(ctx, c.Plan, true)
 		}
-	case engine.CmdGate, engine.CmdVerify:
+	case phase.CmdGate, phase.CmdVerify:
 		err = x.syncIntegration(ctx)
 	}
 	if err != nil {
@@ -299,9 +299,9 @@ func (x *Remote) replayConflict(ctx context.Context, id string) error {
 // worker before the run hears of it: a resolver's merge, concluded if it
 // resolved every file and did not commit; the verifier's report, committed
 // on the integration branch and pushed; an executor's commits.
-func (x *Remote) publish(ctx context.Context, c engine.Command) error {
+func (x *Remote) publish(ctx context.Context, c phase.Command) error {
 	switch {
-	case c.Plan == engine.VerifyID:
+	case c.Plan == phase.VerifyID:
 		return x.publishReport(ctx)
 	case c.Role == "comb":
 		if err := x.concludeMerge(ctx, c.Plan); err != nil {
@@ -369,13 +369,13 @@ func (x *Remote) pushPlan(ctx context.Context, id string) error {
 }
 
 // After publishes what c wrote: a session's commits, a merge.
-func (x *Remote) After(ctx context.Context, c engine.Command, ev engine.Event) engine.Event {
+func (x *Remote) After(ctx context.Context, c phase.Command, ev phase.Event) phase.Event {
 	switch {
-	case c.Type == engine.CmdStartAgent:
+	case c.Type == phase.CmdStartAgent:
 		if err := x.publish(ctx, c); err != nil {
 			x.ws.say(c.Plan, "the session's work stays on this worker: "+err.Error())
 		}
-	case c.Type == engine.CmdMerge && ev.OK:
+	case c.Type == phase.CmdMerge && ev.OK:
 		// mu is still held: the merge and its push are one step.
 		in := x.ws.integ
 		if err := in.Repo().PushBranch(ctx, x.name, in.Name(), in.Name(), nil); err != nil {
@@ -432,7 +432,7 @@ func PublishRun(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g integ
 // if it would touch the user's changes), and removes the run's branches
 // there that are done with: the merged plans', and the integration branch
 // once delivered. It returns what the user should know.
-func DeliverRemote(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g integration.Git, snap engine.Snapshot) []string {
+func DeliverRemote(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g integration.Git, snap phase.Snapshot) []string {
 	if err := repo.FetchBranches(ctx, g.Remote, hiveBranches); err != nil {
 		return []string{err.Error()}
 	}
@@ -441,13 +441,13 @@ func DeliverRemote(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g in
 
 // deliverFetched is DeliverRemote once the remote's hive branches are
 // fetched.
-func deliverFetched(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g integration.Git, snap engine.Snapshot) []string {
+func deliverFetched(ctx context.Context, repo *gitx.Repo, ph *plan.Phase, g integration.Git, snap phase.Snapshot) []string {
 	remote := g.Remote
-	branch := g.IntegrationBranch(phase)
+	branch := g.IntegrationBranch(ph)
 	var notes, gone []string
 	for _, p := range snap.Plans {
-		if p.State == engine.Complete && !p.Spec.Done {
-			gone = append(gone, gitx.PlanBranch(g.Space(phase), p.Spec.ID))
+		if p.State == phase.Complete && !p.Spec.Done {
+			gone = append(gone, gitx.PlanBranch(g.Space(ph), p.Spec.ID))
 		}
 	}
 	tip := repo.RefHash(ctx, gitx.RemoteRef(branch))
@@ -480,7 +480,7 @@ func deliverFetched(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g i
 // remote, all but an integration branch that could not be delivered,
 // which stays for the user to merge, as the notes say. One fetch serves
 // all three.
-func EndRemote(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g integration.Git, snap engine.Snapshot) []string {
+func EndRemote(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g integration.Git, snap phase.Snapshot) []string {
 	branch := g.IntegrationBranch(phase)
 	if err := repo.FetchBranches(ctx, g.Remote, hiveBranches); err != nil {
 		return []string{err.Error()}
@@ -546,9 +546,9 @@ func BringMerged(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, g inte
 
 // publishedFirst are a session's events whose answer reads the plan's
 // commits, maybe on another worker: its branch is pushed before they go.
-var publishedFirst = map[engine.EventType]bool{
-	engine.EvPlanComplete: true, engine.EvPlanFailed: true, engine.EvLimited: true, engine.EvSilent: true,
-	engine.EvCheckpoint: true, engine.EvDeviation: true,
+var publishedFirst = map[phase.EventType]bool{
+	phase.EvPlanComplete: true, phase.EvPlanFailed: true, phase.EvLimited: true, phase.EvSilent: true,
+	phase.EvCheckpoint: true, phase.EvDeviation: true,
 }
 
 // Forward hands a session's events to emit in order, from a goroutine of
@@ -556,10 +556,10 @@ var publishedFirst = map[engine.EventType]bool{
 // (never on the goroutine that routes events: a push waits for mu, which a
 // merge holds until its own event is routed). flush waits for the events
 // handed so far.
-func (x *Remote) Forward(ctx context.Context, c engine.Command, emit func(engine.Event)) (send func(engine.Event), flush func()) {
+func (x *Remote) Forward(ctx context.Context, c phase.Command, emit func(phase.Event)) (send func(phase.Event), flush func()) {
 	id := c.Plan
 	var mu sync.Mutex
-	var queue []engine.Event
+	var queue []phase.Event
 	wake := make(chan struct{}, 1)
 	done := make(chan struct{})
 	closing := false
@@ -572,7 +572,7 @@ func (x *Remote) Forward(ctx context.Context, c engine.Command, emit func(engine
 			mu.Unlock()
 			for _, ev := range batch {
 				// The verifier's turn ending is when its report is read.
-				if publishedFirst[ev.Type] || c.Plan == engine.VerifyID && ev.Type == engine.EvUsage {
+				if publishedFirst[ev.Type] || c.Plan == phase.VerifyID && ev.Type == phase.EvUsage {
 					if err := x.publish(ctx, c); err != nil {
 						x.ws.say(id, "publish the session's work: "+err.Error())
 					}
@@ -587,7 +587,7 @@ func (x *Remote) Forward(ctx context.Context, c engine.Command, emit func(engine
 			}
 		}
 	}()
-	send = func(ev engine.Event) {
+	send = func(ev phase.Event) {
 		mu.Lock()
 		queue = append(queue, ev)
 		mu.Unlock()

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/gitx/worktrees"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/check"
 	"github.com/hivectl/hive/internal/runner/integration"
@@ -33,7 +33,7 @@ type Workspace struct {
 
 	integ *integration.Branch // worktree mode: the integration branch and the plans' worktrees
 	// Scope maps each plan to the commit its work in this run starts after
-	// (engine.PlanSpec.Since): only later commits are the plan's. The loop
+	// (phase.PlanSpec.Since): only later commits are the plan's. The loop
 	// sets it as a run starts or resumes, a worker as each command comes.
 	Scope map[string]string
 	// heads answers the shared tree's commit look-ups from one log kept up
@@ -45,7 +45,7 @@ type Workspace struct {
 // runner's Inbox): from any goroutine.
 type Inbox interface {
 	// Send hands an event to the loop.
-	Send(ev engine.Event)
+	Send(ev phase.Event)
 	// Note tells the observer something that is not an event.
 	Note(plan, text string)
 }
@@ -129,11 +129,11 @@ func (w *Workspace) planCommits(id string) planLog {
 }
 
 // Commands are the command types Workspace carries out.
-var Commands = []engine.CommandType{engine.CmdSpotCheck, engine.CmdCheckCommits, engine.CmdMerge, engine.CmdGate, engine.CmdVerify, engine.CmdPlanState}
+var Commands = []phase.CommandType{phase.CmdSpotCheck, phase.CmdCheckCommits, phase.CmdMerge, phase.CmdGate, phase.CmdVerify, phase.CmdPlanState}
 
-func (w *Workspace) Execute(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+func (w *Workspace) Execute(ctx context.Context, c phase.Command, snap phase.Snapshot) {
 	switch c.Type {
-	case engine.CmdSpotCheck:
+	case phase.CmdSpotCheck:
 		p := w.plans[c.Plan]
 		repo, committed := w.PlanRepo(c.Plan), w.integ != nil
 		claim := &check.Scope{Since: w.Scope[c.Plan], Commits: w.planCommits(c.Plan)}
@@ -142,20 +142,20 @@ func (w *Workspace) Execute(ctx context.Context, c engine.Command, snap engine.S
 			if p != nil {
 				ok, reason = check.Claim(ctx, repo, p, committed, claim)
 			}
-			w.inbox.Send(engine.Event{Type: engine.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
+			w.inbox.Send(phase.Event{Type: phase.EvSpotChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Reason: reason})
 		}()
-	case engine.CmdCheckCommits:
+	case phase.CmdCheckCommits:
 		commits, since := w.planCommits(c.Plan), w.Scope[c.Plan]
 		go func() {
 			recent, err := commits.CommittedSince(ctx, c.Plan, since, c.Since)
 			if err != nil {
 				w.inbox.Note(c.Plan, "look for recent commits: "+err.Error())
 			}
-			w.inbox.Send(engine.Event{Type: engine.EvCommitsChecked, Plan: c.Plan, Attempt: c.Attempt, OK: recent})
+			w.inbox.Send(phase.Event{Type: phase.EvCommitsChecked, Plan: c.Plan, Attempt: c.Attempt, OK: recent})
 		}()
-	case engine.CmdMerge, engine.CmdGate, engine.CmdVerify:
+	case phase.CmdMerge, phase.CmdGate, phase.CmdVerify:
 		w.integrate(ctx, c, snap)
-	case engine.CmdPlanState:
+	case phase.CmdPlanState:
 		w.planSettled(ctx, c, snap)
 	}
 }
@@ -164,7 +164,7 @@ func (w *Workspace) Execute(ctx context.Context, c engine.Command, snap engine.S
 // stops and, when the run finished, its work is delivered: in worktree mode
 // merged into (or left on) the user's branch, in the shared tree STATE.md
 // and ROADMAP.md written and committed. It returns each plan's commits.
-func (w *Workspace) Finish(ctx context.Context, snap engine.Snapshot, finished bool) map[string]int {
+func (w *Workspace) Finish(ctx context.Context, snap phase.Snapshot, finished bool) map[string]int {
 	if w.integ != nil {
 		w.integ.Close()
 	}
@@ -184,7 +184,7 @@ func (w *Workspace) Finish(ctx context.Context, snap engine.Snapshot, finished b
 // commitCounts counts each plan's commits of this run: on the integration
 // branch for a merged plan, on its own branch for one that was not merged,
 // in the tree's history without worktrees.
-func (w *Workspace) commitCounts(ctx context.Context, snap engine.Snapshot) map[string]int {
+func (w *Workspace) commitCounts(ctx context.Context, snap phase.Snapshot) map[string]int {
 	out := map[string]int{}
 	logs := map[[2]string]*gitx.PlanIndex{} // one log per scope and branch, however many plans share it
 	for _, p := range snap.Plans {
@@ -194,7 +194,7 @@ func (w *Workspace) commitCounts(ctx context.Context, snap engine.Snapshot) map[
 		ref := "HEAD"
 		if w.integ != nil {
 			ref = w.integ.Name()
-			if b := w.integ.PlanBranch(p.Spec.ID); p.State != engine.Complete && w.repo.BranchExists(ctx, b) {
+			if b := w.integ.PlanBranch(p.Spec.ID); p.State != phase.Complete && w.repo.BranchExists(ctx, b) {
 				ref = b
 			}
 		}
@@ -271,7 +271,7 @@ func (w *Workspace) PlanPlace(ctx context.Context, id string) (dir, branch strin
 // AgentDir prepares the folder the agent of c works in: the repository in
 // shared-tree mode; else the plan's worktree, caught up with the integration
 // branch when the agent is to fix what the post-merge gate found.
-func (w *Workspace) AgentDir(ctx context.Context, p *plan.Plan, c engine.Command) (string, error) {
+func (w *Workspace) AgentDir(ctx context.Context, p *plan.Plan, c phase.Command) (string, error) {
 	if w.integ == nil {
 		return w.repo.Root, nil
 	}
@@ -303,13 +303,13 @@ func (w *Workspace) gitNotes(ctx context.Context, plan string) context.Context {
 // integrate carries out a merge, a post-merge gate or the verification on
 // the integration goroutine (or, without worktrees, on a goroutine of its
 // own), and reports the result to the loop.
-func (w *Workspace) integrate(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+func (w *Workspace) integrate(ctx context.Context, c phase.Command, snap phase.Snapshot) {
 	p := w.plans[c.Plan]
 	var job func()
 	switch c.Type {
-	case engine.CmdMerge:
+	case phase.CmdMerge:
 		job = func() {
-			ev := engine.Event{Type: engine.EvMerged, Plan: c.Plan, Attempt: c.Attempt}
+			ev := phase.Event{Type: phase.EvMerged, Plan: c.Plan, Attempt: c.Attempt}
 			if p == nil || w.integ == nil {
 				ev.Reason = "nothing to merge"
 			} else {
@@ -318,12 +318,12 @@ func (w *Workspace) integrate(ctx context.Context, c engine.Command, snap engine
 			}
 			w.inbox.Send(ev)
 		}
-	case engine.CmdGate:
+	case phase.CmdGate:
 		job = func() {
 			ok, out := check.Gate(ctx, w.WorkDir(), w.git.GateCommand)
-			w.inbox.Send(engine.Event{Type: engine.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Text: out})
+			w.inbox.Send(phase.Event{Type: phase.EvGateChecked, Plan: c.Plan, Attempt: c.Attempt, OK: ok, Text: out})
 		}
-	case engine.CmdVerify:
+	case phase.CmdVerify:
 		if c.After == "report" {
 			job = func() { w.inbox.Send(w.readReport(ctx, w.WorkDir())) }
 		} else {
@@ -350,11 +350,11 @@ func (w *Workspace) WorkDir() string {
 // worktree and branch go; one that ended failed or skipped after it was
 // merged (its post-merge gate kept failing) is taken off the integration
 // branch.
-func (w *Workspace) planSettled(ctx context.Context, c engine.Command, snap engine.Snapshot) {
+func (w *Workspace) planSettled(ctx context.Context, c phase.Command, snap phase.Snapshot) {
 	if !c.State.Final() {
 		return
 	}
-	if c.State != engine.Complete {
+	if c.State != phase.Complete {
 		if p := w.plans[c.Plan]; w.integ != nil && p != nil {
 			since := w.Scope[c.Plan]
 			w.integ.Do(func() {
@@ -380,13 +380,13 @@ func (w *Workspace) planSettled(ctx context.Context, c engine.Command, snap engi
 
 // commitTracking commits STATE.md and ROADMAP.md at the end of a
 // shared-tree run, and nothing else the tree holds.
-func (w *Workspace) commitTracking(ctx context.Context, snap engine.Snapshot) {
+func (w *Workspace) commitTracking(ctx context.Context, snap phase.Snapshot) {
 	if err := commitTracking(ctx, w.repo, w.phase, snap, w.now()); err != nil {
 		w.say("", "commit STATE.md and ROADMAP.md: "+err.Error())
 	}
 }
 
-func commitTracking(ctx context.Context, repo *gitx.Repo, ph *plan.Phase, snap engine.Snapshot, now time.Time) error {
+func commitTracking(ctx context.Context, repo *gitx.Repo, ph *plan.Phase, snap phase.Snapshot, now time.Time) error {
 	return repo.Locked(ctx, func() error {
 		if err := planning.WriteTracking(repo.Root, ph, snap, nil, "Phase "+ph.Number+" run finished: "+snap.Outcome, now); err != nil {
 			return err
@@ -402,7 +402,7 @@ func commitTracking(ctx context.Context, repo *gitx.Repo, ph *plan.Phase, snap e
 // DeliverShared ends a finished run of phase whose workers shared repo's
 // tree (a distributed backend's, without a git remote): STATE.md and
 // ROADMAP.md written as snap says, and committed.
-func DeliverShared(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, snap engine.Snapshot) []string {
+func DeliverShared(ctx context.Context, repo *gitx.Repo, phase *plan.Phase, snap phase.Snapshot) []string {
 	if err := commitTracking(ctx, repo, phase, snap, time.Now()); err != nil {
 		return []string{"commit STATE.md and ROADMAP.md: " + err.Error()}
 	}
@@ -443,10 +443,10 @@ func (w *Workspace) Base(ctx context.Context) (string, error) {
 // checkPhase checks the phase's must_haves mechanically in dir (seed
 // 002): gaps_found with the gaps, or passed, after which the engine may
 // have a verifier agent review the rest.
-func (w *Workspace) checkPhase(dir string) engine.Event {
-	ev := engine.Event{Type: engine.EvVerified, Text: engine.VerifyPassed, Reason: engine.MechanicalOnly}
+func (w *Workspace) checkPhase(dir string) phase.Event {
+	ev := phase.Event{Type: phase.EvVerified, Text: phase.VerifyPassed, Reason: phase.MechanicalOnly}
 	if gaps := check.MustHaves(dir, w.phase.Plans); len(gaps) > 0 {
-		ev.Text = engine.VerifyGapsFound
+		ev.Text = phase.VerifyGapsFound
 		ev.Reason = strings.Join(gaps, "\n") + "\n" + check.GapsCommand(w.phase)
 	}
 	return ev
@@ -454,22 +454,22 @@ func (w *Workspace) checkPhase(dir string) engine.Event {
 
 // readReport reads the verifier's report in dir, and commits it on the
 // integration branch: its status is what the engine routes.
-func (w *Workspace) readReport(ctx context.Context, dir string) engine.Event {
-	ev := engine.Event{Type: engine.EvVerified}
+func (w *Workspace) readReport(ctx context.Context, dir string) phase.Event {
+	ev := phase.Event{Type: phase.EvVerified}
 	report := check.VerificationPath(w.phase)
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(report)))
 	if err != nil {
-		ev.Text, ev.Reason = engine.VerifyHumanNeeded, "the verifier wrote no "+report+"; check the phase by hand"
+		ev.Text, ev.Reason = phase.VerifyHumanNeeded, "the verifier wrote no "+report+"; check the phase by hand"
 		return ev
 	}
 	status, body := check.ReportStatus(string(data))
 	switch status {
-	case engine.VerifyPassed, engine.VerifyHumanNeeded:
+	case phase.VerifyPassed, phase.VerifyHumanNeeded:
 		ev.Text, ev.Reason = status, body
-	case engine.VerifyGapsFound:
+	case phase.VerifyGapsFound:
 		ev.Text, ev.Reason = status, body+"\n"+check.GapsCommand(w.phase)
 	default:
-		ev.Text, ev.Reason = engine.VerifyHumanNeeded, fmt.Sprintf("%s has status %q, not passed, human_needed or gaps_found; read it and decide", report, status)
+		ev.Text, ev.Reason = phase.VerifyHumanNeeded, fmt.Sprintf("%s has status %q, not passed, human_needed or gaps_found; read it and decide", report, status)
 	}
 	if w.integ != nil {
 		ig := w.repo.At(dir)

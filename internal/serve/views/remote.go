@@ -6,8 +6,8 @@ import (
 	"hash/fnv"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // KindTemporal is a phase run kept by a Temporal workflow (hive
@@ -35,7 +35,7 @@ type RemoteRun struct {
 	Started  time.Time
 	// Finished is zero while the workflow runs.
 	Finished time.Time
-	Snap     engine.Snapshot
+	Snap     phase.Snapshot
 }
 
 // remotePoll is how often the remote runs are read: each read is a round

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner/lock"
@@ -271,14 +272,14 @@ func (s *Store) phaseRun(run journal.Run) (bool, error) {
 	}
 	for _, rec := range recs {
 		pr.lastSeq = rec.Seq
-		var ev engine.Event
+		var ev phase.Event
 		if err := json.Unmarshal(rec.Payload, &ev); err != nil {
 			return false, fmt.Errorf("journal run %d event %d: %w", run.ID, rec.Seq, err)
 		}
 		// As a resume replays: a refused event changed nothing when it was
 		// first stepped either.
-		var open *engine.Checkpoint
-		if ev.Type == engine.EvAnswer {
+		var open *phase.Checkpoint
+		if ev.Type == phase.EvAnswer {
 			open = openOf(pr.eng.Snapshot(), ev.Plan)
 		}
 		if _, err := pr.eng.Step(ev); err != nil || open == nil {
@@ -292,7 +293,7 @@ func (s *Store) phaseRun(run journal.Run) (bool, error) {
 }
 
 // openOf is the checkpoint plan waits at in snap, nil if none.
-func openOf(snap engine.Snapshot, plan string) *engine.Checkpoint {
+func openOf(snap phase.Snapshot, plan string) *phase.Checkpoint {
 	for _, cp := range snap.Queue {
 		if cp.Plan == plan {
 			return &cp
@@ -478,7 +479,7 @@ func ParseRunKey(key string) (kind string, id int64, ok bool) {
 
 // phaseView is a phase run's view; kind says where the run is kept
 // (KindPhase, KindTemporal).
-func phaseView(kind string, run journal.Run, snap engine.Snapshot, live bool) RunView {
+func phaseView(kind string, run journal.Run, snap phase.Snapshot, live bool) RunView {
 	key := runKey(kind, run.ID)
 	v := RunView{Key: key, Kind: kind, ID: run.ID, Title: "Phase " + snap.Phase, Phase: snap.Phase, Started: run.Started, Events: run.Events, Outcome: run.Outcome}
 	switch {
@@ -507,7 +508,7 @@ func phaseView(kind string, run journal.Run, snap engine.Snapshot, live bool) Ru
 		v.CostUSD += it.CostUSD
 	}
 	for _, jb := range snap.Jobs() {
-		if jb.Kind != engine.JobVerify {
+		if jb.Kind != phase.JobVerify {
 			continue // the plans are above; a resolver's spend is in its plan's
 		}
 		it := ItemView{ID: jb.ID, State: jb.State, Attempt: jb.Attempts, Detail: jb.Stage, Tokens: jb.InputTokens + jb.OutputTokens, CostUSD: jb.CostUSD}
@@ -526,15 +527,15 @@ func phaseView(kind string, run journal.Run, snap engine.Snapshot, live bool) Ru
 
 // formOf picks the form for a checkpoint of a phase run, and its buttons'
 // answers when it is a choice.
-func formOf(cp engine.Checkpoint) (string, []string) {
+func formOf(cp phase.Checkpoint) (string, []string) {
 	switch {
-	case cp.Kind == engine.KindPermission:
+	case cp.Kind == phase.KindPermission:
 		return "permission", nil
-	case cp.Kind == engine.KindFailure:
+	case cp.Kind == phase.KindFailure:
 		return "choice", cp.Options
-	case cp.Kind == engine.KindMerge:
+	case cp.Kind == phase.KindMerge:
 		return "choice", []string{"done", "abort"}
-	case cp.Kind == engine.KindDeviation && len(cp.Options) > 0:
+	case cp.Kind == phase.KindDeviation && len(cp.Options) > 0:
 		return "choice", cp.Options
 	case cp.Type == "human-verify":
 		return "verify", nil

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/journal"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 func TestParseRunKey(t *testing.T) {
@@ -23,9 +23,9 @@ func TestParseRunKey(t *testing.T) {
 // The run page names each plan, as hive plans does, and a finished plan's
 // detail is not the subject of its last commit.
 func TestPhaseViewNamesPlans(t *testing.T) {
-	snap := engine.Snapshot{Phase: "01", Plans: []*engine.PlanStatus{
-		{Spec: engine.PlanSpec{ID: "01-01", Name: "Book model with validation", Tasks: 2}, State: engine.Complete, TasksDone: 2, Progress: "feat(01-01): add Book.Validate"},
-		{Spec: engine.PlanSpec{ID: "01-02", Name: "ISBN parsing", Tasks: 2}, State: engine.Running, TasksDone: 1, Progress: "feat(01-02): parse ISBN-10"},
+	snap := phase.Snapshot{Phase: "01", Plans: []*phase.PlanStatus{
+		{Spec: phase.PlanSpec{ID: "01-01", Name: "Book model with validation", Tasks: 2}, State: phase.Complete, TasksDone: 2, Progress: "feat(01-01): add Book.Validate"},
+		{Spec: phase.PlanSpec{ID: "01-02", Name: "ISBN parsing", Tasks: 2}, State: phase.Running, TasksDone: 1, Progress: "feat(01-02): parse ISBN-10"},
 	}}
 	v := phaseView(KindPhase, journal.Run{ID: 1, Started: time.Now()}, snap, true)
 	if len(v.Items) != 2 || v.Items[0].Name != "Book model with validation" || v.Items[1].Name != "ISBN parsing" {

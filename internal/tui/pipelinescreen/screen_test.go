@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/hivectl/hive/internal/confidence"
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/testsupport/tuitest"
@@ -75,7 +75,7 @@ func midRun(t *testing.T) roleplan.Snapshot {
 // decision, and the question that waits; no line wider than the terminal.
 func TestPipelineView(t *testing.T) {
 	s := midRun(t)
-	plans := []PlanState{{"05-01", engine.Complete}, {"05-02", engine.Complete}, {"05-03", engine.Complete}}
+	plans := []PlanState{{"05-01", phase.Complete}, {"05-02", phase.Complete}, {"05-03", phase.Complete}}
 	for _, w := range []int{120, 80} {
 		got := ansi.Strip(View(s, plans, w))
 		tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_"+map[int]string{120: "120", 80: "80"}[w], got)
@@ -83,7 +83,7 @@ func TestPipelineView(t *testing.T) {
 	}
 	running := ansi.Strip(View(roleplan.Snapshot{Jobs: []roleplan.Job{{ID: "architect", Role: "architect", State: roleplan.Done, Attempts: 1},
 		{ID: roleplan.PhaseJob, Role: "implementer", Phase: true, State: roleplan.Running, Attempts: 1}}},
-		[]PlanState{{"05-01", engine.Complete}, {"05-02", engine.Running}, {"05-03", engine.Pending}}, 80))
+		[]PlanState{{"05-01", phase.Complete}, {"05-02", phase.Running}, {"05-03", phase.Pending}}, 80))
 	tuitest.Golden(t, "./internal/tui/pipelinescreen", "pipeline_parallel", running)
 }
 
@@ -168,7 +168,7 @@ func TestPipelineScreen(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				msgs := []tea.Msg{SnapshotMsg{Snapshot: sc.snap}}
 				if sc.name == "challenge" {
-					msgs = append(msgs, PlansMsg{{"05-01", engine.Complete}, {"05-02", engine.Complete}})
+					msgs = append(msgs, PlansMsg{{"05-01", phase.Complete}, {"05-02", phase.Complete}})
 				}
 				for i := range 40 {
 					msgs = append(msgs, LogMsg(fmt.Sprintf("    %ds  %-15s log line %d", i, sc.snap.Open.Job, i)))

@@ -7,7 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/tui/tuikit"
 	"github.com/hivectl/hive/internal/workflows"
@@ -17,7 +17,7 @@ import (
 // shows it beside the others.
 type PlanState struct {
 	ID    string
-	State engine.PlanState
+	State phase.PlanState
 }
 
 var jobLook = map[roleplan.JobState]struct {

@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-
-	"github.com/hivectl/hive/internal/engine"
+	"github.com/hivectl/hive/internal/phase"
 )
 
 // Colours are the 16 ANSI ones, so the terminal's theme decides how they look.
@@ -19,16 +18,16 @@ var (
 	StChosen  = lipgloss.NewStyle().Bold(true).Reverse(true)
 	StSent    = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
 	StError   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("1"))
-	StateLook = map[engine.PlanState]struct {
+	StateLook = map[phase.PlanState]struct {
 		Icon  string
 		Style lipgloss.Style
 	}{
-		engine.Pending:  {"·", lipgloss.NewStyle().Faint(true)},
-		engine.Running:  {"▶", lipgloss.NewStyle().Foreground(lipgloss.Color("4")).Bold(true)},
-		engine.Waiting:  {"!", lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)},
-		engine.Complete: {"✓", lipgloss.NewStyle().Foreground(lipgloss.Color("2"))},
-		engine.Failed:   {"✗", lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)},
-		engine.Skipped:  {"-", lipgloss.NewStyle().Foreground(lipgloss.Color("8"))},
+		phase.Pending:  {"·", lipgloss.NewStyle().Faint(true)},
+		phase.Running:  {"▶", lipgloss.NewStyle().Foreground(lipgloss.Color("4")).Bold(true)},
+		phase.Waiting:  {"!", lipgloss.NewStyle().Foreground(lipgloss.Color("3")).Bold(true)},
+		phase.Complete: {"✓", lipgloss.NewStyle().Foreground(lipgloss.Color("2"))},
+		phase.Failed:   {"✗", lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)},
+		phase.Skipped:  {"-", lipgloss.NewStyle().Foreground(lipgloss.Color("8"))},
 	}
 )
 

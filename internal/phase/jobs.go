@@ -1,4 +1,4 @@
-package engine
+package phase
 
 import "github.com/hivectl/hive/internal/work"
 

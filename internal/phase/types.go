@@ -1,4 +1,4 @@
-package engine
+package phase
 
 import (
 	"fmt"
@@ -290,6 +290,16 @@ type Event struct {
 	PreTokens     int64 `json:"pre_tokens,omitempty"`
 }
 
+// ExitNote says how an agent ended before PLAN COMPLETE, as its
+// EvAgentExited tells: the exit code, and why when the shell knows.
+func (ev Event) ExitNote() string {
+	s := fmt.Sprintf("agent exited with code %d before PLAN COMPLETE", ev.ExitCode)
+	if ev.Reason != "" {
+		s += " (" + ev.Reason + ")"
+	}
+	return s
+}
+
 // Checkpoint kinds.
 const (
 	KindCheckpoint = "checkpoint" // CHECKPOINT / CHECKPOINT REACHED
@@ -331,6 +341,14 @@ type Checkpoint struct {
 	Raised     time.Time `json:"raised"`
 	Answer     string    `json:"answer,omitempty"`
 	AnsweredBy string    `json:"answered_by,omitempty"`
+}
+
+// Copy gives commands their own copy of cp: commands are plain data, and
+// the engine's checkpoint goes on changing after they are returned.
+func (cp *Checkpoint) Copy() *Checkpoint {
+	c := *cp
+	c.Options = append([]string(nil), cp.Options...)
+	return &c
 }
 
 // Continuation tells a new agent where its plan stands.
@@ -529,15 +547,6 @@ const (
 // verification's checkpoint.
 const VerifyID = "verify"
 
-// MaxResolves is how many resolver agents a plan's merge conflicts get in
-// one run before a human is asked, however often the integration branch
-// moves under them.
-const MaxResolves = 5
-
-// MaxFixLoops is how many fix agents a failing post-merge gate gets before
-// a human is asked (seed 003 §3.5).
-const MaxFixLoops = 2
-
 // Answer is a human's answer to a plan's open checkpoint, as a terminal
 // (the TUI, a prompt) hands it to the runner, which journals it as EvAnswer.
 type Answer struct {
@@ -572,3 +581,16 @@ func (spec RunSpec) DonePlans() int {
 	}
 	return n
 }
+
+// LimitID is the plan id that `hive answer` uses to end a wait for the
+// provider at once: `hive answer limit resume-now`.
+const LimitID = "limit"
+
+// ResumeNow is the answer that ends the wait for the provider at once.
+const ResumeNow = "resume-now"
+
+// Checkpoint types raised by reports.
+const (
+	TypeNeedsInput = "needs-input" // the agent needs a human's input to go on
+	TypeChallenge  = "challenge"   // the agent challenges another's work or the plan
+)
