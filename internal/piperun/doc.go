@@ -1,6 +1,7 @@
-// Package piperun is the shell of `hive run "objective"`: it journals the
-// pipeline's events before the pipeline machine steps them, and carries
-// out its commands. Each run works on a branch of its own (hive/WORKFLOW/SLUG,
+// Package piperun is the shell of `hive run "objective"`: it hosts the
+// pipeline machine in the journal-first loop both machines share (package
+// journalfirst: every event journaled before the machine steps it), and
+// carries out its commands. Each run works on a branch of its own (hive/WORKFLOW/SLUG,
 // recorded in its spec; hive/run/N for older runs) in a worktree of its
 // own, so the user's tree and branch are untouched until the run has
 // finished; then its work is delivered (package delivery): merged into

@@ -1,5 +1,6 @@
-// Package runner is hive's imperative shell for a phase run: one loop that
-// owns the engine, journals every event before the engine steps it, and
+// Package runner is hive's imperative shell for a phase run: it hosts the
+// engine in the journal-first loop both machines share (package
+// journalfirst: every event journaled before the engine steps it), and
 // hands each command the engine gives back to an Executor: the agents'
 // sessions and their watchdog (package sessions), the workspace's git
 // work (package workspace: worktrees, spot-checks, merges, gates,
