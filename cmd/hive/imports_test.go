@@ -26,6 +26,8 @@ var allowed = map[string][]string{
 	// The vocabulary both machines share: spend, ceilings, reports, the
 	// loop guard.
 	"work": {},
+	// Text shortened for a line: the first that says something, on one line.
+	"words": {},
 	// The exit codes of hive's commands, with the error that carries one.
 	"exit": {},
 	// The engine's vocabulary: its events, commands, checkpoints,
@@ -166,16 +168,16 @@ var allowed = map[string][]string{
 	// the words of roleplan: the vocabulary of hive run (its spec, events,
 	// commands, checkpoints, snapshot), which callers and the journal use
 	// without the machine; the workflows of roles it runs are workflows'.
-	"workflows": {},
-	"roleplan":  {"confidence", "phase", "work", "workflows"},
-	"pipeline":  {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work", "workflows"},
+	"workflows": {"words"},
+	"roleplan":  {"confidence", "phase", "work", "workflows", "words"},
+	"pipeline":  {"confidence", "engine", "pipeline/budget", "pipeline/findings", "pipeline/follow", "pipeline/jobs", "roleplan", "work", "workflows", "words"},
 	// The machine's parts, each with its own state: its jobs and their
 	// agenda (jobs), the budget as the run goes (budget), the reviewing
 	// roles' findings (findings), the run's pull request followed (follow).
 	"pipeline/jobs":     {"roleplan", "work", "workflows"},
 	"pipeline/budget":   {"pipeline/jobs", "roleplan", "work"},
-	"pipeline/findings": {"pipeline/jobs", "roleplan", "work", "workflows"},
-	"pipeline/follow":   {"pipeline/jobs", "roleplan"},
+	"pipeline/findings": {"pipeline/jobs", "roleplan", "work", "workflows", "words"},
+	"pipeline/follow":   {"pipeline/jobs", "roleplan", "words"},
 	// The sim agent behind hive __sim: the entry point picks the bench
 	// agent or a session, and hands the session's first prompt to a role
 	// (roleplay) or to the plan's executor. Under it: the stream-json
@@ -218,7 +220,7 @@ var allowed = map[string][]string{
 	// its commands, each a package of its own under runner (handoff: the
 	// file a pause leaves, kept out of git; stalelocks: what a killed
 	// agent's git left in a tree workers share).
-	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "journalfirst", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work", "phase"},
+	"runner": {"agent", "engine", "gitx", "gitx/stalelocks", "handoff", "journal", "journalfirst", "plan", "plan/load", "pricing", "runner/check", "runner/integration", "runner/lock", "runner/planning", "runner/prompt", "runner/replay", "runner/sessions", "runner/workspace", "work", "phase", "words"},
 	// A run's engine rebuilt from its journal.
 	"runner/replay": {"engine", "phase", "journal"},
 	// The phase locks and their holders: no hive package.
@@ -235,10 +237,10 @@ var allowed = map[string][]string{
 	"runner/integration": {"phase", "gitx", "gitx/stalelocks", "gitx/worktrees", "plan", "plan/planpath", "runner/planning"},
 	// What agents are told: the words of a live message are the
 	// protocol's; the verifier is told where its report goes (check).
-	"runner/prompt": {"phase", "gitx", "plan", "protocol", "runner/check", "work"},
+	"runner/prompt": {"phase", "gitx", "plan", "protocol", "runner/check", "work", "words"},
 	// Agent sessions: their output read by the protocol, priced, and
 	// told what prompt says.
-	"runner/sessions": {"agent", "phase", "pricing", "protocol", "runner/prompt", "work"},
+	"runner/sessions": {"agent", "phase", "pricing", "protocol", "runner/prompt", "work", "words"},
 	// A run's git work, and a worker's over a git remote, on the
 	// integration branch, checked by check, writing planning's files (a
 	// plan's worktree is worktrees' to make).
@@ -290,12 +292,12 @@ var allowed = map[string][]string{
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
-	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work", "phase"},
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work", "phase", "words"},
 	// A run as plain lines: execute-phase's and hive run's, live or
 	// replayed from a journal (hive run's records: runjournal), hive
 	// report (runreport), and agents' logs (hive run's with its pipeline
 	// view: pipelinescreen; text as the screens wrap it: tuikit).
-	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "roleplan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work", "phase"},
+	"lines": {"agent/adapter", "confidence", "engine", "gitx", "journal", "pipeline", "piperun", "piperun/runjournal", "piperun/runreport", "plan", "roleplan", "runner", "tui", "tui/pipelinescreen", "tui/tuikit", "work", "phase", "words"},
 	// What every run spent, by role and model, read from the journals.
 	"costs": {"phase", "journal", "roleplan", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
@@ -329,25 +331,26 @@ var allowed = map[string][]string{
 // pure packages may depend, transitively, on nothing outside the standard
 // library but what is listed.
 var pure = map[string][]string{
+	"words":      {},
 	"work":       {},
 	"phase":      {module + "work"},
 	"engine":     {module + "engine/active", module + "engine/attend", module + "engine/budget", module + "engine/checkpoints", module + "engine/integrate", module + "engine/limits", module + "engine/pause", module + "engine/plans", module + "engine/rollover", module + "engine/sched", module + "engine/verify", module + "phase", module + "work"},
 	"protocol":   {module + "protocol/hivereport", module + "work"},
 	"plan":       {},
-	"workflows":  {},
-	"roleplan":   {module + "phase", module + "confidence", module + "work", module + "workflows"},
-	"pipeline":   {module + "phase", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"workflows":  {module + "words"},
+	"roleplan":   {module + "phase", module + "confidence", module + "work", module + "workflows", module + "words"},
+	"pipeline":   {module + "phase", module + "confidence", module + "pipeline/budget", module + "pipeline/findings", module + "pipeline/follow", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows", module + "words"},
 	"contract":   {module + "work"},
 	"pricing":    {},
 	"handoff":    {},
-	"shellhive":  {module + "workflows"},
+	"shellhive":  {module + "workflows", module + "words"},
 	"claudemd":   {},
 	"confidence": {},
 	// Split from the pipeline, and as pure.
-	"pipeline/jobs":     {module + "phase", module + "confidence", module + "roleplan", module + "work", module + "workflows"},
-	"pipeline/budget":   {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
-	"pipeline/findings": {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
-	"pipeline/follow":   {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows"},
+	"pipeline/jobs":     {module + "phase", module + "confidence", module + "roleplan", module + "work", module + "workflows", module + "words"},
+	"pipeline/budget":   {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows", module + "words"},
+	"pipeline/findings": {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows", module + "words"},
+	"pipeline/follow":   {module + "phase", module + "confidence", module + "pipeline/jobs", module + "roleplan", module + "work", module + "workflows", module + "words"},
 	// The engine's sub-machines, as pure.
 	"engine/sched":       {module + "phase", module + "work"},
 	"engine/budget":      {module + "phase", module + "work"},

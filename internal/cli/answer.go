@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporalhost"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/spf13/cobra"
 )
 
@@ -86,7 +87,7 @@ func answerRun(cmd *cobra.Command, o *answerOptions) error {
 				return err
 			}
 			if err != nil {
-				return exit.Errorf(exit.Usage, "the run's Temporal server at %s could not be asked (%v): answer once it can be, or name it with --temporal-address", at.Address, oneLine(err.Error()))
+				return exit.Errorf(exit.Usage, "the run's Temporal server at %s could not be asked (%v): answer once it can be, or name it with --temporal-address", at.Address, words.OneLine(err.Error()))
 			}
 		}
 	case "temporal":

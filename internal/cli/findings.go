@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/hivectl/hive/internal/exit"
@@ -81,5 +80,3 @@ open) or quit, at the run's screen or with hive answer.`,
 	cmd.Flags().BoolVar(&code, "code", false, "show each finding with its description, suggestion and the lines of code it names")
 	return cmd
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/words"
 )
 
 func Place(f roleplan.Finding) string {
@@ -35,12 +36,12 @@ func CodeRef(ctx context.Context, repo *gitx.Repo, branch string) string {
 func FindingsWithCode(ctx context.Context, repo *gitx.Repo, ref string, fs []roleplan.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
-		fmt.Fprintf(&b, "\n%s %s %s: %s (%s)\n", f.ID, f.Severity, Place(f), oneLine(f.Title), f.Status)
+		fmt.Fprintf(&b, "\n%s %s %s: %s (%s)\n", f.ID, f.Severity, Place(f), words.OneLine(f.Title), f.Status)
 		if f.Description != "" {
-			fmt.Fprintf(&b, "  %s\n", oneLine(f.Description))
+			fmt.Fprintf(&b, "  %s\n", words.OneLine(f.Description))
 		}
 		if f.Suggestion != "" {
-			fmt.Fprintf(&b, "  suggestion: %s\n", oneLine(f.Suggestion))
+			fmt.Fprintf(&b, "  suggestion: %s\n", words.OneLine(f.Suggestion))
 		}
 		if f.File == "" || f.Line <= 0 || strings.HasPrefix(f.File, "-") {
 			continue
@@ -66,5 +67,3 @@ func writeLines(w io.Writer, lines []string, line, around int) {
 		fmt.Fprintf(w, "  %s %4d | %s\n", mark, n, lines[n-1])
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

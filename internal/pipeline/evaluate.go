@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -40,7 +41,7 @@ func (m *Machine) evaluated(ev roleplan.Event) ([]roleplan.Command, error) {
 	j.Spend = j.Spend.Plus(e.Spend)
 	var verdicts []string
 	for _, v := range e.Verdicts {
-		verdicts = append(verdicts, v.Aspect+" "+firstOf(v.Verdict, "none"))
+		verdicts = append(verdicts, v.Aspect+" "+words.First(v.Verdict, "none"))
 		if v.Verdict == roleplan.VerdictWarn {
 			for _, n := range v.Notes {
 				m.warnings = append(m.warnings, fmt.Sprintf("%s (%s evaluator): %s", j.Role, v.Aspect, n))
@@ -104,7 +105,7 @@ func (m *Machine) reviewAnswer(j *jobs.Job, cp *roleplan.Checkpoint, text string
 	case roleplan.AnswerReject:
 		feedback := strings.TrimSpace(rest)
 		j.Reviewed, j.EvalBlocks = false, 0
-		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "rejected by the human: " + oneLine(feedback)}
+		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: "rejected by the human: " + words.OneLine(feedback)}
 		return append([]roleplan.Command{note}, m.redoWith(j, "the human rejected your work", &roleplan.Context{Feedback: feedback})...), true
 	case roleplan.AnswerContinue:
 		j.Reviewed = true

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/hivectl/hive/internal/workflows"
 )
@@ -20,7 +21,7 @@ func (m *Machine) interviewed(j *jobs.Job, r *work.Report) []roleplan.Command {
 	var out []roleplan.Command
 	for _, q := range qs {
 		if m.spec.AutoAnswer {
-			m.decisions = append(m.decisions, roleplan.Decision{Job: j.ID, Question: q.Question, Options: q.Options, Choice: firstOf(q.Default, first(q.Options)), By: "default"})
+			m.decisions = append(m.decisions, roleplan.Decision{Job: j.ID, Question: q.Question, Options: q.Options, Choice: words.First(q.Default, first(q.Options)), By: "default"})
 			continue
 		}
 		j.Asked++

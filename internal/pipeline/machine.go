@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/pipeline/follow"
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/hivectl/hive/internal/workflows"
 )
@@ -383,7 +384,7 @@ func (m *Machine) route(j *jobs.Job, r *work.Report) []roleplan.Command {
 	case work.ReportNeedsInput:
 		return m.needsInput(j, r)
 	case work.ReportBlocked:
-		why := firstOf(r.Blocker, r.Summary, "no reason given")
+		why := words.First(r.Blocker, r.Summary, "no reason given")
 		if j.Step.Optional() {
 			return m.leaveOut(j, "it is blocked: "+why)
 		}
@@ -466,7 +467,7 @@ func (m *Machine) routeSecurity(j *jobs.Job) []roleplan.Command {
 	m.jobs.Add(sec)
 	m.jobs.Agenda = append([]string{sec.ID}, m.jobs.Agenda...)
 	m.jobs.Gate(sec.ID)
-	return []roleplan.Command{{Type: roleplan.CmdNote, Job: sec.ID, Text: fmt.Sprintf("routing: the reviewer's %s finding %s (%s) adds a security audit", f.Severity, f.ID, oneLine(f.Title))}}
+	return []roleplan.Command{{Type: roleplan.CmdNote, Job: sec.ID, Text: fmt.Sprintf("routing: the reviewer's %s finding %s (%s) adds a security audit", f.Severity, f.ID, words.OneLine(f.Title))}}
 }
 
 // done settles a job and goes on. A step with a checkpoint first asks a
@@ -478,7 +479,7 @@ func (m *Machine) done(j *jobs.Job, s roleplan.JobState) []roleplan.Command {
 	if s == roleplan.Done && j.Step.Checkpoint && !j.Reviewed && !m.spec.AutoAnswer {
 		what := j.Role + " finished"
 		if r := j.Reported; r != nil && r.Summary != "" {
-			what += ": " + oneLine(r.Summary)
+			what += ": " + words.OneLine(r.Summary)
 		}
 		details := m.reviewDetails(j)
 		if j.Evaluation != nil {
@@ -541,7 +542,7 @@ func (m *Machine) invalidReport(j *jobs.Job) []roleplan.Command {
 	if j.Invalid < most {
 		j.Next = j.Again(fmt.Sprintf("your report broke the %s's contract (%d of %d attempts)", j.Role, j.Invalid, most))
 		j.Next.ContractErrors = errs
-		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the report breaks the %s's contract (%s): starting it again with the errors", j.Role, oneLine(strings.Join(errs, "; ")))}
+		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("the report breaks the %s's contract (%s): starting it again with the errors", j.Role, words.OneLine(strings.Join(errs, "; ")))}
 		return append([]roleplan.Command{note}, m.run(j)...)
 	}
 	if j.Step.Optional() {
@@ -552,7 +553,7 @@ func (m *Machine) invalidReport(j *jobs.Job) []roleplan.Command {
 	if m.spec.AutoAnswer {
 		m.decisions = append(m.decisions, roleplan.Decision{Job: j.ID, Question: q, Options: options, Choice: roleplan.AnswerContinue, By: "default"})
 		note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s (%s): --yes takes the default, %s: the run goes on without the %s's work",
-			q, oneLine(strings.Join(errs, "; ")), roleplan.AnswerContinue, j.Role)}
+			q, words.OneLine(strings.Join(errs, "; ")), roleplan.AnswerContinue, j.Role)}
 		return append([]roleplan.Command{note}, m.done(j, roleplan.Skipped)...)
 	}
 	return m.ask(j, roleplan.KindBlocked, q, strings.Join(errs, "\n"), options, func(cp *roleplan.Checkpoint) { cp.Default = roleplan.AnswerContinue })
@@ -579,7 +580,7 @@ func (m *Machine) challenge(j *jobs.Job, r *work.Report) []roleplan.Command {
 		ch.Round = 2
 	}
 	m.challenges = append(m.challenges, ch)
-	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s challenges %s: %s", ch.From, ch.To, oneLine(ch.Issue))}
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("%s challenges %s: %s", ch.From, ch.To, words.OneLine(ch.Issue))}
 	if !again {
 		m.handoffs[key] = ch
 		return append([]roleplan.Command{note}, m.reroute(j, to, ch)...)
@@ -604,7 +605,7 @@ const maxDefaults = 3
 // role says it can proceed with it), else asks the human; either way the
 // role runs again with the decision.
 func (m *Machine) needsInput(j *jobs.Job, r *work.Report) []roleplan.Command {
-	q := firstOf(r.Blocker, r.Summary, j.Role+" needs a decision")
+	q := words.First(r.Blocker, r.Summary, j.Role+" needs a decision")
 	def := r.DefaultChoice
 	if def == "" && m.spec.AutoAnswer && len(r.Options) > 0 {
 		def = r.Options[0]
@@ -632,14 +633,14 @@ func (m *Machine) decide(j *jobs.Job, d roleplan.Decision) []roleplan.Command {
 			j.Next.Decisions = append(j.Next.Decisions, earlier)
 		}
 	}
-	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("decision (%s): %s → %s", d.By, oneLine(d.Question), d.Choice)}
+	note := roleplan.Command{Type: roleplan.CmdNote, Job: j.ID, Text: fmt.Sprintf("decision (%s): %s → %s", d.By, words.OneLine(d.Question), d.Choice)}
 	return append([]roleplan.Command{note}, m.run(j)...)
 }
 
 // checked takes the result of hive's own check of a job: the lint of the
 // architect's plans, the phase of the implementers, the tests.
 func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
-	want := firstOf(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: workflows.RoleArchitect, roleplan.EvPhaseDone: roleplan.PhaseJob, roleplan.EvTestsRan: workflows.RoleTester}[ev.Type])
+	want := words.First(ev.Job, map[roleplan.EventType]string{roleplan.EvLinted: workflows.RoleArchitect, roleplan.EvPhaseDone: roleplan.PhaseJob, roleplan.EvTestsRan: workflows.RoleTester}[ev.Type])
 	j := m.jobs.Get(want)
 	state := roleplan.Checking
 	if ev.Type == roleplan.EvPhaseDone {
@@ -683,7 +684,7 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 			if c, over := m.budget.Reached(&m.jobs, j.Role); over {
 				return m.askBudget(j, c.String(), c), nil
 			}
-			why := strings.TrimPrefix(firstOf(ev.Reason, "its allotment is spent"), "budget reached: ")
+			why := strings.TrimPrefix(words.First(ev.Reason, "its allotment is spent"), "budget reached: ")
 			return m.askBudget(j, "the implementers' phase: "+why, m.budget.CeilingOf(&m.jobs, j.Role)), nil
 		}
 		if ev.Report != nil && ev.Report.Status == work.ReportChallenge {
@@ -692,7 +693,7 @@ func (m *Machine) checked(ev roleplan.Event) ([]roleplan.Command, error) {
 		if ev.OK {
 			return m.done(j, roleplan.Done), nil
 		}
-		return m.ask(j, roleplan.KindPhase, "the implementers' phase did not complete: "+firstOf(ev.Reason, "no reason given"), "",
+		return m.ask(j, roleplan.KindPhase, "the implementers' phase did not complete: "+words.First(ev.Reason, "no reason given"), "",
 			[]string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 	}
 	t := ev.Tests
@@ -965,14 +966,3 @@ func failing(t *roleplan.Tests) string {
 	}
 	return t.Output
 }
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

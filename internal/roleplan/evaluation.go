@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hivectl/hive/internal/confidence"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -72,7 +73,7 @@ func (v Verdict) Line() string {
 		mark, text = "?", "no verdict ("+v.Error+")"
 	}
 	name := upperFirst(v.Aspect) + ":"
-	return fmt.Sprintf("%-13s %s %s", name, mark, oneLine(text))
+	return fmt.Sprintf("%-13s %s %s", name, mark, words.OneLine(text))
 }
 
 // Evaluation is a role's work judged: hive's mechanical checks (of 70),

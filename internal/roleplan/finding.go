@@ -3,6 +3,8 @@ package roleplan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hivectl/hive/internal/words"
 )
 
 // Finding is one problem a reviewing role (reviewer, security, browser
@@ -54,9 +56,9 @@ func FindingsText(fs []Finding) string {
 		if f.Line > 0 {
 			place = fmt.Sprintf("%s:%d", f.File, f.Line)
 		}
-		line := fmt.Sprintf("%s %s %s: %s (%s)", f.ID, f.Severity, firstOf(place, "-"), oneLine(f.Title), f.Status)
+		line := fmt.Sprintf("%s %s %s: %s (%s)", f.ID, f.Severity, words.First(place, "-"), words.OneLine(f.Title), f.Status)
 		if f.Reason != "" {
-			line += ": " + oneLine(f.Reason)
+			line += ": " + words.OneLine(f.Reason)
 		}
 		lines = append(lines, line)
 	}

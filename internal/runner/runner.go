@@ -25,6 +25,7 @@ import (
 	"github.com/hivectl/hive/internal/runner/prompt"
 	"github.com/hivectl/hive/internal/runner/sessions"
 	"github.com/hivectl/hive/internal/runner/workspace"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -171,7 +172,7 @@ func (e *NeedsHumanError) Error() string {
 	var b strings.Builder
 	b.WriteString("a human must answer before this run can go on:")
 	for _, cp := range e.Checkpoints {
-		fmt.Fprintf(&b, "\n  plan %s, %s %s: %s", cp.Plan, cp.Kind, cp.Type, oneLine(cp.Awaiting))
+		fmt.Fprintf(&b, "\n  plan %s, %s %s: %s", cp.Plan, cp.Kind, cp.Type, words.OneLine(cp.Awaiting))
 		fmt.Fprintf(&b, "\n    hive answer %s \"...\"", cp.Plan)
 	}
 	b.WriteString("\nthen run the same command again to resume")
@@ -508,8 +509,6 @@ func running(s phase.Snapshot) int {
 	}
 	return n
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // agentSpec is how to start the agent of c, and with which launcher.
 func (r *runner) agentSpec(ctx context.Context, c phase.Command) (agent.Spec, agent.Launcher, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/words"
 )
 
 // ObjectiveState is the machine's state in the run's workflow id.
@@ -136,7 +137,7 @@ func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *
 					fmt.Fprintf(o.Stderr, "hive: no worker answers the run's workflow yet: start one in this folder with hive worker --backend temporal\n")
 				}
 				if !queryFailed && hinted {
-					obs.Note("", oneLine(err.Error())+" (asking again)")
+					obs.Note("", words.OneLine(err.Error())+" (asking again)")
 				}
 				queryFailed = true
 				continue
@@ -152,7 +153,7 @@ func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *
 			}
 			if open != nil && answers == nil && wait >= 0 && time.Since(asked) >= wait {
 				return exit.Errorf(exit.NeedsHuman, "%s asks: %s. The run waits for the answer on its workers: %s, then %s follows it again",
-					open.Job, clipped(oneLine(open.Question), 200), o.Commands.Answer(open.Job, open.Example()), o.Commands.Resume())
+					open.Job, clipped(words.OneLine(open.Question), 200), o.Commands.Answer(open.Job, open.Example()), o.Commands.Resume())
 			}
 		}
 	}

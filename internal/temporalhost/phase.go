@@ -17,6 +17,7 @@ import (
 	"github.com/hivectl/hive/internal/runner"
 	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -187,7 +188,7 @@ func printAnswers(w io.Writer, answers []temporal.Answer, seq int) int {
 				}
 				fmt.Fprintln(w, line)
 			case phase.CmdCheckpointOpened:
-				fmt.Fprintf(w, "%s waits for a human (%s): %s\n  answer with: hive answer %s <response> --backend temporal\n", c.Plan, c.Checkpoint.Type, clipped(oneLine(c.Checkpoint.Details), 200), c.Plan)
+				fmt.Fprintf(w, "%s waits for a human (%s): %s\n  answer with: hive answer %s <response> --backend temporal\n", c.Plan, c.Checkpoint.Type, clipped(words.OneLine(c.Checkpoint.Details), 200), c.Plan)
 			case phase.CmdNote:
 				fmt.Fprintf(w, "%s %s\n", c.Plan, c.Text)
 			}
@@ -228,9 +229,6 @@ func AnswerPhase(ctx context.Context, c client.Client, root string, ph *plan.Pha
 	}
 	return *open, text, nil
 }
-
-// oneLine is s on one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // indent indents every line of s by four spaces.
 func indent(s string) string {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hivectl/hive/internal/words"
 )
 
 // Roles hive knows. The implementers of a workflow that has an architect
@@ -103,7 +105,7 @@ type Step struct {
 func (s Step) Optional() bool { return s.Required != nil && !*s.Required }
 
 // ID is the step's job id.
-func (s Step) ID() string { return firstOf(s.Name, s.Role, s.Type) }
+func (s Step) ID() string { return words.First(s.Name, s.Role, s.Type) }
 
 // After returns the ids of the steps the step of index i waits for.
 func (w Workflow) After(i int) []string {
@@ -466,12 +468,3 @@ func (w Workflow) String() string {
 
 // Reviewing roles report findings.
 var Reviewing = []string{RoleReviewer, RoleSecurity, RoleBrowserValidator}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}

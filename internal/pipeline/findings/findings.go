@@ -13,6 +13,7 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/hivectl/hive/internal/workflows"
 )
@@ -93,7 +94,7 @@ func reportedIssues(r *work.Report) []reported {
 				continue
 			}
 			is := re.reported
-			is.Title = firstOf(is.Title, re.Comment, re.Message, re.Text, re.Body)
+			is.Title = words.First(is.Title, re.Comment, re.Message, re.Text, re.Body)
 			if sev := strings.ToLower(strings.TrimSpace(is.Severity)); !slices.Contains([]string{roleplan.SevBlocker, roleplan.SevHigh, roleplan.SevMedium, roleplan.SevLow, "critical"}, sev) {
 				is.Severity = roleplan.SevLow
 			}
@@ -110,7 +111,7 @@ func (fs *Findings) Record(j *jobs.Job, r *work.Report) {
 	issues := reportedIssues(r)
 	again := map[string]bool{}
 	for _, is := range issues {
-		title := firstOf(is.Title, is.Description)
+		title := words.First(is.Title, is.Description)
 		if title == "" {
 			continue
 		}
@@ -175,7 +176,7 @@ func (fs *Findings) ask(run Run, g *jobs.Job, from []string, view bool) []rolepl
 			all = append(all, f)
 		}
 	}
-	q := fmt.Sprintf("%d open blocker finding(s): %s", len(open), oneLine(open[0].Title))
+	q := fmt.Sprintf("%d open blocker finding(s): %s", len(open), words.OneLine(open[0].Title))
 	return run.Ask(g, roleplan.KindFindings, q, roleplan.FindingsText(all), []string{roleplan.AnswerFix, roleplan.AnswerView, roleplan.AnswerAccept, roleplan.AnswerDefer, roleplan.AnswerContinue, roleplan.AnswerQuit},
 		func(cp *roleplan.Checkpoint) { cp.Findings, cp.View, cp.From = all, view, from })
 }
@@ -274,14 +275,3 @@ func (fs *Findings) Answer(run Run, g *jobs.Job, cp *roleplan.Checkpoint, text s
 	}
 	return fs.ask(run, g, cp.From, false)
 }
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

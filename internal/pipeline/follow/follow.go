@@ -17,6 +17,7 @@ import (
 
 	"github.com/hivectl/hive/internal/pipeline/jobs"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/words"
 )
 
 // Run is what following needs of the machine: its jobs, its checkpoints,
@@ -120,7 +121,7 @@ func (f *Follow) Step(run Run, j *jobs.Job, ev roleplan.Event, loops int) ([]rol
 		if !ev.OK {
 			// The run's work is done; only its delivery failed, and the
 			// notes say how to finish it by hand.
-			out := []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: "no pull request to follow: " + firstOf(ev.Reason, "it could not be opened")}}
+			out := []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: "no pull request to follow: " + words.First(ev.Reason, "it could not be opened")}}
 			return append(out, run.Done(j, roleplan.Skipped)...), nil
 		}
 		pr := *ev.PR
@@ -129,7 +130,7 @@ func (f *Follow) Step(run Run, j *jobs.Job, ev roleplan.Event, loops int) ([]rol
 		return []roleplan.Command{{Type: roleplan.CmdNote, Job: j.ID, Text: note}, f.Command(run.Jobs(), j)}, nil
 	case roleplan.EvPushed:
 		if !ev.OK {
-			return run.Ask(j, roleplan.KindFollow, "could not push the fix to pull request #"+fmt.Sprint(f.PR.Number)+": "+firstOf(ev.Reason, "git push failed"),
+			return run.Ask(j, roleplan.KindFollow, "could not push the fix to pull request #"+fmt.Sprint(f.PR.Number)+": "+words.First(ev.Reason, "git push failed"),
 				"the fix is committed on branch "+f.PR.Branch+"; retry pushes it again", []string{roleplan.AnswerRetry, roleplan.AnswerContinue, roleplan.AnswerAbort}), nil
 		}
 		for _, r := range f.replies {
@@ -194,7 +195,7 @@ func (f *Follow) route(run Run, j *jobs.Job, loops int) []roleplan.Command {
 	for _, t := range f.threads {
 		first := ""
 		if len(t.Comments) > 0 {
-			first = ": " + oneLine(t.Comments[len(t.Comments)-1].Body)
+			first = ": " + words.OneLine(t.Comments[len(t.Comments)-1].Body)
 		}
 		round.Threads = append(round.Threads, t.Where()+first)
 		f.replies = append(f.replies, roleplan.Reply{Thread: t.ID, Comments: len(t.Comments)})
@@ -233,7 +234,7 @@ func (f *Follow) Fixing(b *jobs.Board, j *jobs.Job) string {
 // fixSummary is what the implementer's last report says it did.
 func fixSummary(b *jobs.Board) string {
 	if fixer := b.Implementer(); fixer != nil && fixer.Report != nil {
-		return oneLine(fixer.Report.Summary)
+		return words.OneLine(fixer.Report.Summary)
 	}
 	return ""
 }
@@ -258,7 +259,7 @@ func describe(ci []roleplan.CIFailure, threads []roleplan.Thread) string {
 	}
 	for _, t := range threads {
 		for _, c := range t.Comments {
-			fmt.Fprintf(&b, "%s: %s: %s\n", t.Where(), firstOf(c.Author, "someone"), oneLine(c.Body))
+			fmt.Fprintf(&b, "%s: %s: %s\n", t.Where(), words.First(c.Author, "someone"), words.OneLine(c.Body))
 		}
 	}
 	return strings.TrimSpace(b.String())
@@ -284,14 +285,3 @@ func (f *Follow) Snapshot() *roleplan.Following {
 	s.Rounds, s.Notes = slices.Clone(s.Rounds), slices.Clone(s.Notes)
 	return &s
 }
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

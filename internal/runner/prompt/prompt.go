@@ -13,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
 	"github.com/hivectl/hive/internal/runner/check"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -170,7 +171,7 @@ func (pr *Builder) Executor(ctx context.Context, p *plan.Plan, c *phase.Continua
 		cd.Next, cd.WIP = pr.inProgress(ctx, p, cd.Completed)
 	}
 	for _, a := range c.Answered {
-		cd.Answers = append(cd.Answers, priorAnswer{Task: a.Task, Type: a.Type, Answer: oneLine(a.Answer)})
+		cd.Answers = append(cd.Answers, priorAnswer{Task: a.Task, Type: a.Type, Answer: words.OneLine(a.Answer)})
 	}
 	if cp := c.Checkpoint; cp != nil {
 		cd.ResumeTask, cd.Answer = cp.Task, cp.Answer
@@ -329,8 +330,6 @@ func objective(p *plan.Plan) string {
 	}
 	return clip(text, 300)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func clip(s string, n int) string {
 	if len(s) <= n {

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/pricing"
 	"github.com/hivectl/hive/internal/protocol"
+	"github.com/hivectl/hive/internal/words"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -157,11 +158,11 @@ func inputSummary(tool, input string) string {
 	if json.Unmarshal([]byte(input), &in) == nil {
 		for _, k := range SummaryKeys() {
 			if v, ok := in[k].(string); ok && v != "" {
-				return clip(oneLine(v), 300)
+				return clip(words.OneLine(v), 300)
 			}
 		}
 	}
-	return clip(oneLine(input), 300)
+	return clip(words.OneLine(input), 300)
 }
 
 // SummaryKeys are the fields of a tool call's input that say what the call
@@ -201,8 +202,6 @@ func checkpointOf(c *protocol.CheckpointData) *phase.Checkpoint {
 	}
 	return cp
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func clip(s string, n int) string {
 	if len(s) <= n {
