@@ -848,7 +848,7 @@ func (m *Machine) answer(ev roleplan.Event) ([]roleplan.Command, error) {
 		}
 		return m.done(j, roleplan.Skipped), nil
 	case roleplan.AnswerAccept:
-		return m.reroute(j, m.jobs.Challenged(j, cp.Challenge.To), *cp.Challenge), nil
+		return m.reroute(j, m.jobs.ChallengedSince(j, cp.Challenge.To), *cp.Challenge), nil
 	case roleplan.AnswerOverride:
 		j.Next = &roleplan.Context{Overruled: cp.Challenge}
 		return m.run(j), nil

@@ -123,9 +123,18 @@ func (b *Board) LookAgain(r *Job, ctx *roleplan.Context, fixer *Job) {
 // Reroute has the challenged job (to) work again with the challenge, then
 // the challenger (from) check again.
 func (b *Board) Reroute(from, to *Job, ch roleplan.Challenge) {
-	to.Next = &roleplan.Context{Challenge: &ch}
-	from.Next = &roleplan.Context{Rechecking: &ch}
-	to.State, from.State = roleplan.Pending, roleplan.Pending
+	switch {
+	case to.Active():
+		// At work on a fix a check ordered since it was challenged: it
+		// takes the challenge up once that attempt is done.
+		to.Rerun = withChallenge(to.Rerun, &ch)
+	case to.State == roleplan.Pending && to.Next != nil:
+		// Waiting to fix what a check found: one attempt does both.
+		to.Next = withChallenge(to.Next, &ch)
+	default:
+		to.Next, to.State = &roleplan.Context{Challenge: &ch}, roleplan.Pending
+	}
+	from.Next, from.State = &roleplan.Context{Rechecking: &ch}, roleplan.Pending
 	builds := b.Rebuild(from, to)
 	from.Wait = append([]string{to.ID}, builds...)
 	order := []string{to.ID}
@@ -139,11 +148,32 @@ func (b *Board) Reroute(from, to *Job, ch roleplan.Challenge) {
 	b.Front(append(append(order, builds...), from.ID))
 }
 
+// withChallenge is c (nil: nothing else) with the challenge to answer.
+func withChallenge(c *roleplan.Context, ch *roleplan.Challenge) *roleplan.Context {
+	var out roleplan.Context
+	if c != nil {
+		out = *c
+	}
+	out.Challenge = ch
+	return &out
+}
+
 // Challenged finds the job a challenge names: a role that ran before the
 // challenger. The implementers' phase is not re-run for a challenge: one
 // implementer agent answers it in the run's worktree. A name that is no
 // role of the run means the role just before the challenger.
 func (b *Board) Challenged(from *Job, name string) *Job {
+	return b.challenged(from, name, func(j *Job) bool { return j.State == roleplan.Done || j.State == roleplan.Skipped })
+}
+
+// ChallengedSince is the job a challenge named when it was made, whatever
+// it does now: a check may have sent it back to a fix while the human
+// weighed the challenge.
+func (b *Board) ChallengedSince(from *Job, name string) *Job {
+	return b.challenged(from, name, func(*Job) bool { return true })
+}
+
+func (b *Board) challenged(from *Job, name string, may func(*Job) bool) *Job {
 	name = strings.ToLower(strings.TrimSpace(name))
 	var before []*Job
 	for _, j := range b.List {
@@ -152,7 +182,7 @@ func (b *Board) Challenged(from *Job, name string) *Job {
 		}
 		// Only an agent's work can be challenged: not a step left out
 		// before it ran, nor hive's own build.
-		if (j.State == roleplan.Done || j.State == roleplan.Skipped) && j.Attempts > 0 && j.Type == "" {
+		if may(j) && j.Attempts > 0 && j.Type == "" {
 			before = append(before, j)
 		}
 	}
