@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/pipeline"
+	"github.com/hivectl/hive/internal/piperun/delivery"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/roleplan"
@@ -237,6 +238,36 @@ func TestPullRequest(t *testing.T) {
 	}
 	if gittest.Trimmed(t, repo.Root, "status", "--porcelain") != "" {
 		t.Errorf("the tree is not clean: %s", gittest.Trimmed(t, repo.Root, "status", "--porcelain"))
+	}
+}
+
+// A followed run's pull request targets the branch the run started from,
+// wherever it is opened: a worker in a clone of the repository has
+// another branch checked out (here, elsewhere), and its base is still the
+// user's main.
+func TestPullRequestTargetsTheRunsBranch(t *testing.T) {
+	repo := service(t)
+	bare := origin(t, repo.Root)
+	gh := fakeGitHub(t, repo.Root, bare, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	o := options(t, repo, workflows.Quick)
+	o.NoMerge = true
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot.Spec.Target != "main" {
+		t.Fatalf("the run's spec says it started from %q, want main", res.Snapshot.Spec.Target)
+	}
+	gittest.Trimmed(t, repo.Root, "checkout", "-q", "-b", "elsewhere")
+	w := &delivery.Work{Repo: repo, Journal: o.Journal, Run: res.Run, Branch: res.Branch}
+	ev := w.OpenPullRequest(ctx, roleplan.Command{Type: roleplan.CmdDeliver, Job: roleplan.FollowJob, Attempt: 1}, res.Snapshot)
+	if !ev.OK {
+		t.Fatalf("no pull request: %s %q", ev.Reason, ev.Notes)
+	}
+	if prs := gh.PullRequests(); len(prs) != 1 || prs[0].Base != "main" || prs[0].Head != res.Branch {
+		t.Fatalf("the pull requests: %+v", prs)
 	}
 }
 

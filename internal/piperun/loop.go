@@ -231,7 +231,7 @@ func (s *executor) create(ctx context.Context) (roleplan.Spec, error) {
 	}
 	return roleplan.Spec{Objective: s.o.Objective, Workflow: s.o.Workflow, AutoAnswer: s.o.AutoAnswer,
 		NoInterview: s.o.NoInterview || s.o.AutoAnswer, Facts: s.facts(), Tools: index.Allowed(index.Tools(exec.LookPath), s.o.Tools), Context: s.o.Context,
-		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Publish: s.o.publish(), Follow: s.o.Follow, NoMerge: s.o.NoMerge, Closes: s.o.Closes,
+		PhaseDir: nextPhase(s.dir, s.o.Objective), Base: base, Branch: s.branch, Target: s.o.Repo.CurrentBranch(ctx), Publish: s.o.publish(), Follow: s.o.Follow, NoMerge: s.o.NoMerge, Closes: s.o.Closes,
 		AllowDirty: s.o.AllowDirty, Agent: s.o.Agent, CheckpointWait: s.o.CheckpointWait, Budget: s.o.Budget, Guard: s.o.Guard, Routing: s.o.Routing,
 		OnLimit: s.o.OnLimit, Rules: roleplan.Rules}, nil
 }

@@ -32,7 +32,9 @@ const failingLines = 60
 func (w *Work) OpenPullRequest(ctx context.Context, c roleplan.Command, snap roleplan.Snapshot) roleplan.Event {
 	ev := roleplan.Event{Type: roleplan.EvDelivered, Job: c.Job, Attempt: c.Attempt}
 	var d runjournal.Delivery
-	w.publishWork(ctx, snap, "pr", w.Repo.CurrentBranch(ctx), &d)
+	// The user's branch as the run started: this worker may be in a
+	// clone, with another branch checked out.
+	w.publishWork(ctx, snap, "pr", cmp.Or(snap.Spec.Target, w.Repo.CurrentBranch(ctx)), &d)
 	ev.Notes = d.Notes
 	if d.PullRequest == "" {
 		ev.Reason = cmp.Or(d.Undelivered, lastOf(d.Notes), "no pull request was opened")
