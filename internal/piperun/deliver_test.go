@@ -241,10 +241,9 @@ func TestPullRequest(t *testing.T) {
 	}
 }
 
-// A followed run's pull request targets the branch the run started from,
-// wherever it is opened: a worker in a clone of the repository has
-// another branch checked out (here, elsewhere), and its base is still the
-// user's main.
+// A followed run's pull request targets the branch the run started from:
+// the user switched to another one meanwhile (here, elsewhere), and its
+// base is still main, where the run's branch comes from.
 func TestPullRequestTargetsTheRunsBranch(t *testing.T) {
 	repo := service(t)
 	bare := origin(t, repo.Root)

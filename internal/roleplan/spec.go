@@ -25,10 +25,11 @@ type Spec struct {
 	// starts so that a resume works on the same one; "" in runs from
 	// before it was recorded, whose branch is hive/run/N.
 	Branch string `json:"branch,omitempty"`
-	// Target is the user's branch as the run started, which its pull
-	// request targets wherever it is opened (a worker in a clone has
-	// another branch checked out); "" on a detached HEAD, and in runs
-	// from before it was recorded (the branch checked out then counts).
+	// Target is the user's branch as the run started, which its followed
+	// pull request targets (the run's branch starts from it): the user
+	// may have switched branches since, and a worker in a clone has
+	// another one checked out. "" on a detached HEAD, and in runs from
+	// before it was recorded (the branch checked out then counts).
 	Target string `json:"target,omitempty"`
 	// Publish is how the finished work is delivered instead of a merge:
 	// "push" (--push) or "pr" (--pr), kept for a resume.

@@ -32,8 +32,8 @@ const failingLines = 60
 func (w *Work) OpenPullRequest(ctx context.Context, c roleplan.Command, snap roleplan.Snapshot) roleplan.Event {
 	ev := roleplan.Event{Type: roleplan.EvDelivered, Job: c.Job, Attempt: c.Attempt}
 	var d runjournal.Delivery
-	// The user's branch as the run started: this worker may be in a
-	// clone, with another branch checked out.
+	// The user's branch as the run started, where the run's branch
+	// comes from: not another the user switched to meanwhile.
 	w.publishWork(ctx, snap, "pr", cmp.Or(snap.Spec.Target, w.Repo.CurrentBranch(ctx)), &d)
 	ev.Notes = d.Notes
 	if d.PullRequest == "" {
