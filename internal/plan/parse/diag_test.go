@@ -11,55 +11,8 @@ import (
 	"github.com/hivectl/hive/internal/testsupport/plantest"
 )
 
-// wantDiag describes one expected diagnostic; the message and fix are substrings.
-type wantDiag struct {
-	sev  plan.Severity
-	file string // base name
-	line int
-	msg  string
-	fix  string
-}
-
-func matchDiags(t *testing.T, got []plan.Diagnostic, want []wantDiag) {
-	t.Helper()
-	for _, d := range got {
-		plantest.CheckFixEnd(t, d)
-	}
-	for _, w := range want {
-		found := false
-		for _, d := range got {
-			if d.Severity == w.sev && d.File == plantest.Dir+"/"+w.file && d.Line == w.line &&
-				strings.Contains(d.Message, w.msg) && strings.Contains(d.Fix, w.fix) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("missing %s %s:%d %q (fix %q); got:\n%s", w.sev, w.file, w.line, w.msg, w.fix, plantest.DiagList(got))
-		}
-	}
-	if n := countErrors(got); n != countWantErrors(want) {
-		t.Errorf("%d errors, want %d:\n%s", n, countWantErrors(want), plantest.DiagList(got))
-	}
-}
-
-func countErrors(ds []plan.Diagnostic) (n int) {
-	for _, d := range ds {
-		if d.Severity == plan.SeverityError {
-			n++
-		}
-	}
-	return n
-}
-
-func countWantErrors(ws []wantDiag) (n int) {
-	for _, w := range ws {
-		if w.sev == plan.SeverityError {
-			n++
-		}
-	}
-	return n
-}
+// wantDiag is an expected diagnostic, as the tables write it.
+type wantDiag plantest.Diag
 
 func TestParsePlanDiagnostics(t *testing.T) {
 	tests := []struct {
@@ -246,7 +199,7 @@ func TestParsePlanDiagnostics(t *testing.T) {
 			if (p == nil) != tt.nilOK {
 				t.Fatalf("plan = %v, want nil: %v (%v)", p, tt.nilOK, ds)
 			}
-			matchDiags(t, ds, tt.want)
+			plantest.MatchDiags(t, ds, tt.want)
 			if tt.verify != nil {
 				tt.verify(t, p)
 			}
@@ -462,7 +415,7 @@ func TestUnclosedTaskField(t *testing.T) {
 	if tk := p.Tasks[0]; tk.Action != "Do it." || tk.Verify != "run it" || tk.Done != "works" {
 		t.Errorf("action %q, verify %q, done %q", tk.Action, tk.Verify, tk.Done)
 	}
-	matchDiags(t, ds, []wantDiag{{plan.SeverityWarning, "01-01-PLAN.md", 7, "task 1: <action> is never closed; it is read up to the next field of the task", "add </action>"}})
+	plantest.MatchDiags(t, ds, []wantDiag{{plan.SeverityWarning, "01-01-PLAN.md", 7, "task 1: <action> is never closed; it is read up to the next field of the task", "add </action>"}})
 }
 
 // A plan whose frontmatter was fenced as ```yaml under a heading, not put
@@ -477,7 +430,7 @@ func TestFencedFrontmatter(t *testing.T) {
 	if p.Wave != 2 || !reflect.DeepEqual(p.DependsOn, []string{"05-01"}) || p.Autonomous || len(p.Tasks) != 1 {
 		t.Errorf("wave %d, depends_on %q, autonomous %v, %d task(s)", p.Wave, p.DependsOn, p.Autonomous, len(p.Tasks))
 	}
-	matchDiags(t, ds, []wantDiag{{plan.SeverityWarning, "01-02-PLAN.md", 5, "frontmatter written as a ```yaml block", "move it to the top of the file, between --- lines"}})
+	plantest.MatchDiags(t, ds, []wantDiag{{plan.SeverityWarning, "01-02-PLAN.md", 5, "frontmatter written as a ```yaml block", "move it to the top of the file, between --- lines"}})
 	// A yaml block of something else is no frontmatter.
 	p, ds = parse.Plan(plantest.Dir+"/01-03-PLAN.md", []byte("# Plan\n\n```yaml\nservices:\n  db: {image: postgres}\n```\n\n<task><name>a</name></task>\n"))
 	if p == nil || p.Wave != 0 || !strings.Contains(plantest.DiagList(ds), "no YAML frontmatter") {

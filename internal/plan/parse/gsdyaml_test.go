@@ -44,7 +44,7 @@ must_haves:
 	if p == nil {
 		t.Fatalf("plan not read: %s", plantest.DiagList(ds))
 	}
-	matchDiags(t, ds, []wantDiag{{plan.SeverityNote, "04-02-PLAN.md", 22, "not valid YAML", "single quotes"}})
+	plantest.MatchDiags(t, ds, []wantDiag{{plan.SeverityNote, "04-02-PLAN.md", 22, "not valid YAML", "single quotes"}})
 	if p.Wave != 2 || !p.Autonomous || !reflect.DeepEqual(p.DependsOn, []string{"04-01"}) ||
 		!reflect.DeepEqual(p.FilesModified, []string{"src/layout/grid.ts", "src/styles/theme.css"}) {
 		t.Errorf("plan = wave %d autonomous %v deps %q files %q", p.Wave, p.Autonomous, p.DependsOn, p.FilesModified)
@@ -72,7 +72,7 @@ must_haves:
 // message says where the line reading failed too.
 func TestParsePlanUnreadableFrontmatter(t *testing.T) {
 	_, ds := parse.Plan(plantest.Dir+"/01-01-PLAN.md", []byte(plantest.Plan("phase: 01\nwave: \"\\s\"\njust some words", plantest.AutoTask)))
-	matchDiags(t, ds, []wantDiag{{plan.SeverityError, "01-01-PLAN.md", 3, "invalid YAML frontmatter", "check the YAML"}})
+	plantest.MatchDiags(t, ds, []wantDiag{{plan.SeverityError, "01-01-PLAN.md", 3, "invalid YAML frontmatter", "check the YAML"}})
 	if len(ds) == 0 || !strings.Contains(ds[0].Message, "line 4 cannot be read either") {
 		t.Errorf("got %s", plantest.DiagList(ds))
 	}
@@ -81,7 +81,7 @@ func TestParsePlanUnreadableFrontmatter(t *testing.T) {
 // A SUMMARY gets the same reading: its key files feed the spot-checks.
 func TestParseSummaryGSDFrontmatter(t *testing.T) {
 	s, ds := parse.Summary(plantest.Dir+"/01-01-SUMMARY.md", []byte("---\nphase: 01-x\nplan: 01\nsubsystem: ui\npatterns-established:\n  - \"rows: \\d+ per page\"\nkey-files:\n  created: [src/a.ts]\n---\n# Done\n\n## Self-Check: PASSED\n"))
-	matchDiags(t, ds, []wantDiag{{plan.SeverityNote, "01-01-SUMMARY.md", 6, "not valid YAML", ""}})
+	plantest.MatchDiags(t, ds, []wantDiag{{plan.SeverityNote, "01-01-SUMMARY.md", 6, "not valid YAML", ""}})
 	if s.Subsystem != "ui" || !reflect.DeepEqual(s.KeyFilesCreated, []string{"src/a.ts"}) || s.SelfCheck != "PASSED" ||
 		!reflect.DeepEqual(s.PatternsEstablished, []string{`rows: \d+ per page`}) {
 		t.Errorf("summary = %+v", s)

@@ -13,55 +13,8 @@ import (
 	"github.com/hivectl/hive/internal/testsupport/plantest"
 )
 
-// wantDiag describes one expected diagnostic; the message and fix are substrings.
-type wantDiag struct {
-	sev  plan.Severity
-	file string // base name
-	line int
-	msg  string
-	fix  string
-}
-
-func matchDiags(t *testing.T, got []plan.Diagnostic, want []wantDiag) {
-	t.Helper()
-	for _, d := range got {
-		plantest.CheckFixEnd(t, d)
-	}
-	for _, w := range want {
-		found := false
-		for _, d := range got {
-			if d.Severity == w.sev && d.File == plantest.Dir+"/"+w.file && d.Line == w.line &&
-				strings.Contains(d.Message, w.msg) && strings.Contains(d.Fix, w.fix) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("missing %s %s:%d %q (fix %q); got:\n%s", w.sev, w.file, w.line, w.msg, w.fix, plantest.DiagList(got))
-		}
-	}
-	if n := countErrors(got); n != countWantErrors(want) {
-		t.Errorf("%d errors, want %d:\n%s", n, countWantErrors(want), plantest.DiagList(got))
-	}
-}
-
-func countErrors(ds []plan.Diagnostic) (n int) {
-	for _, d := range ds {
-		if d.Severity == plan.SeverityError {
-			n++
-		}
-	}
-	return n
-}
-
-func countWantErrors(ws []wantDiag) (n int) {
-	for _, w := range ws {
-		if w.sev == plan.SeverityError {
-			n++
-		}
-	}
-	return n
-}
+// wantDiag is an expected diagnostic, as the tables write it.
+type wantDiag plantest.Diag
 
 // phaseOf parses in-memory plans into a phase, as load.Phase would.
 func phaseOf(t *testing.T, files map[string]string) *plan.Phase {
@@ -230,7 +183,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ph := phaseOf(t, tt.files)
 			got := Phase(ph)
-			matchDiags(t, got, tt.want)
+			plantest.MatchDiags(t, got, tt.want)
 			sorted := slices.Clone(ph.Plans)
 			plan.SortPlans(sorted)
 			for i := range sorted {
@@ -319,7 +272,7 @@ must_haves:
       to: ~/.config/app/settings.json`
 	body := "<tasks>\n<task type=\"auto\"><name>a</name><files>src/form.ts, ~/.ssh/config</files></task>\n</tasks>\n"
 	ph := phaseOf(t, map[string]string{"01-01-PLAN.md": plantest.Plan(front, body)})
-	matchDiags(t, Phase(ph), []wantDiag{
+	plantest.MatchDiags(t, Phase(ph), []wantDiag{
 		{plan.SeverityError, "01-01-PLAN.md", 6, `must_haves.artifacts: path "/etc/app.conf" is absolute`, "inside the repository"},
 		{plan.SeverityError, "01-01-PLAN.md", 12, `must_haves.key_links from: path "../shared/util.ts" leaves the repository`, "inside the repository"},
 		{plan.SeverityWarning, "01-01-PLAN.md", 14, `must_haves.key_links to: path "~/.config/app/settings.json" is in a home directory, outside the repository; hive never reads it, so this link's target goes unchecked`, "leave it if the code really reaches outside"},
@@ -333,7 +286,7 @@ func TestUnknownDependencyAdvice(t *testing.T) {
 		"01-01-PLAN.md": plantest.Plan("wave: 1", plantest.AutoTask),
 		"01-02-PLAN.md": plantest.Plan("depends_on: [01-01-setup-db, abc]", plantest.AutoTask),
 	})
-	matchDiags(t, Phase(ph), []wantDiag{
+	plantest.MatchDiags(t, Phase(ph), []wantDiag{
 		{plan.SeverityError, "01-02-PLAN.md", 2, "depends_on names unknown plan 01-01-setup-db", "remove 01-01-setup-db from depends_on"},
 		{plan.SeverityError, "01-02-PLAN.md", 2, "depends_on names unknown plan abc", "remove abc from depends_on"},
 	})

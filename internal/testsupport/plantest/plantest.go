@@ -70,3 +70,57 @@ func DiagList(ds []plan.Diagnostic) string {
 	}
 	return b.String()
 }
+
+// Diag describes a diagnostic a test expects: the file's base name in
+// Dir, its line, and substrings of its message and fix. A test's tables
+// list them without field names, through a type of its own defined as
+// Diag (go vet refuses such literals of another package's type).
+type Diag struct {
+	Sev  plan.Severity
+	File string
+	Line int
+	Msg  string
+	Fix  string
+}
+
+// MatchDiags checks that every fix in got is well formed, that each of want
+// is among got, and that got has as many errors as want.
+func MatchDiags[W ~struct {
+	Sev  plan.Severity
+	File string
+	Line int
+	Msg  string
+	Fix  string
+}](t *testing.T, got []plan.Diagnostic, want []W) {
+	t.Helper()
+	for _, d := range got {
+		CheckFixEnd(t, d)
+	}
+	errs := 0
+	for _, w := range want {
+		w := Diag(w)
+		if w.Sev == plan.SeverityError {
+			errs++
+		}
+		found := false
+		for _, d := range got {
+			if d.Severity == w.Sev && d.File == Dir+"/"+w.File && d.Line == w.Line &&
+				strings.Contains(d.Message, w.Msg) && strings.Contains(d.Fix, w.Fix) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("missing %s %s:%d %q (fix %q); got:\n%s", w.Sev, w.File, w.Line, w.Msg, w.Fix, DiagList(got))
+		}
+	}
+	n := 0
+	for _, d := range got {
+		if d.Severity == plan.SeverityError {
+			n++
+		}
+	}
+	if n != errs {
+		t.Errorf("%d errors, want %d:\n%s", n, errs, DiagList(got))
+	}
+}
