@@ -321,7 +321,7 @@ var allowed = map[string][]string{
 	"testsupport/temporaltest":  {},
 	"testsupport/gittest":       {"gitx"},
 	"testsupport/journaltest":   {"journal"},
-	"testsupport/runnertest":    {"gitx", "gitx/worktrees", "plan", "plan/load", "plan/validate", "testsupport/gittest"},
+	"testsupport/runnertest":    {"gitx", "gitx/worktrees", "phase", "plan", "plan/load", "plan/validate", "testsupport/gittest"},
 	"testsupport/tuitest":       {},
 	"testsupport/plantest":      {"plan"},
 	// Runs the sim as a child process for the tests of its packages.

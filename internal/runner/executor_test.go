@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,45 +16,17 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/plan"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
-
-// inbox records what an executor reports, as the loop would take it.
-type inbox struct {
-	mu     sync.Mutex
-	posted []phase.Event
-	sent   chan phase.Event
-	notes  []string
-}
-
-func newInbox() *inbox { return &inbox{sent: make(chan phase.Event, 16)} }
-
-func (b *inbox) Post(ev phase.Event) { b.posted = append(b.posted, ev) }
-func (b *inbox) Send(ev phase.Event) { b.sent <- ev }
-func (b *inbox) Note(plan, text string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.notes = append(b.notes, plan+": "+text)
-}
-
-func (b *inbox) next(t *testing.T) phase.Event {
-	t.Helper()
-	select {
-	case ev := <-b.sent:
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event sent")
-		return phase.Event{}
-	}
-}
 
 // The human-waits executor alone: a wake comes back as EvWake once its time
 // has come; a stop for a human is kept for the loop.
 func TestHumanWaitsExecutor(t *testing.T) {
-	box := newInbox()
+	box := runnertest.NewInbox()
 	now := time.Now()
 	h := &humanWaits{inbox: box, now: func() time.Time { return now }, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 	h.Execute(context.Background(), phase.Command{Type: phase.CmdWake, At: now.Add(-time.Second)}, phase.Snapshot{})
-	if ev := box.next(t); ev.Type != phase.EvWake {
+	if ev := box.Next(t); ev.Type != phase.EvWake {
 		t.Fatalf("wake sent %+v", ev)
 	}
 	h.Execute(context.Background(), phase.Command{Type: phase.CmdStopForHuman}, phase.Snapshot{})

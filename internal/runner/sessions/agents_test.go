@@ -5,45 +5,16 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/runnertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
-
-// inbox records what an executor reports, as the loop would take it.
-type inbox struct {
-	mu     sync.Mutex
-	posted []phase.Event
-	sent   chan phase.Event
-	notes  []string
-}
-
-func newInbox() *inbox { return &inbox{sent: make(chan phase.Event, 16)} }
-
-func (b *inbox) Post(ev phase.Event) { b.posted = append(b.posted, ev) }
-func (b *inbox) Send(ev phase.Event) { b.sent <- ev }
-func (b *inbox) Note(plan, text string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.notes = append(b.notes, plan+": "+text)
-}
-
-func (b *inbox) next(t *testing.T) phase.Event {
-	t.Helper()
-	select {
-	case ev := <-b.sent:
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event sent")
-		return phase.Event{}
-	}
-}
 
 // session is an agent.Session whose silence the test sets.
 type session struct {
@@ -90,7 +61,7 @@ func (l *launcher) Start(_ context.Context, spec agent.Spec, _ func(agent.Output
 // after the time the engine's CmdWatch gave.
 func TestAgentsExecutor(t *testing.T) {
 	ctx := context.Background()
-	box, l := newInbox(), &launcher{}
+	box, l := runnertest.NewInbox(), &launcher{}
 	spec := func(_ context.Context, c phase.Command) (agent.Spec, agent.Launcher, error) {
 		return agent.Spec{Plan: c.Plan, Attempt: c.Attempt, Prompt: "do " + c.Plan}, l, nil
 	}
@@ -98,8 +69,8 @@ func TestAgentsExecutor(t *testing.T) {
 	a := New(box, func(plan, text string) { said = append(said, plan+": "+text) }, spec, Config{Stall: time.Minute})
 
 	a.Execute(ctx, phase.Command{Type: phase.CmdStartAgent, Plan: "01-01", Attempt: 1, Role: "comb"}, phase.Snapshot{})
-	if len(box.posted) != 1 || box.posted[0].Type != phase.EvAgentStarted || box.posted[0].PID != 4242 || box.posted[0].Role != "comb" {
-		t.Fatalf("start posted %+v, want one agent-started with pid 4242 and role comb", box.posted)
+	if len(box.Posted) != 1 || box.Posted[0].Type != phase.EvAgentStarted || box.Posted[0].PID != 4242 || box.Posted[0].Role != "comb" {
+		t.Fatalf("start posted %+v, want one agent-started with pid 4242 and role comb", box.Posted)
 	}
 	if len(l.specs) != 1 || l.specs[0].Prompt != "do 01-01" {
 		t.Fatalf("launcher got %+v", l.specs)
@@ -137,9 +108,9 @@ func TestAgentsExecutor(t *testing.T) {
 	}
 
 	l.fail = errors.New("no such program")
-	box.posted = nil
+	box.Posted = nil
 	a.Execute(ctx, phase.Command{Type: phase.CmdStartAgent, Plan: "01-02", Attempt: 2}, phase.Snapshot{})
-	if len(box.posted) != 1 || box.posted[0].Type != phase.EvAgentExited || box.posted[0].ExitCode != -1 || box.posted[0].Reason != "no such program" {
-		t.Fatalf("a failed start posted %+v, want its exit -1 with the reason", box.posted)
+	if len(box.Posted) != 1 || box.Posted[0].Type != phase.EvAgentExited || box.Posted[0].ExitCode != -1 || box.Posted[0].Reason != "no such program" {
+		t.Fatalf("a failed start posted %+v, want its exit -1 with the reason", box.Posted)
 	}
 }
