@@ -18,6 +18,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -82,7 +83,7 @@ func (p *prompts) get(key string) (string, bool) {
 // architect's prompt.
 func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Full)
@@ -154,7 +155,7 @@ func TestAcceptanceInterviewAnswersReachArchitect(t *testing.T) {
 // is asked.
 func TestAcceptanceNoInterview(t *testing.T) {
 	t.Parallel()
-	_, rec, _ := recorded(t, service(t), workflows.Full, func(o *Options) {
+	_, rec, _ := recorded(t, gittest.Service(t), workflows.Full, func(o *Options) {
 		o.AutoAnswer, o.NoInterview = false, true
 		o.Wait = 0 // any question stops the run with NeedsHumanError
 	})
@@ -171,7 +172,7 @@ func TestAcceptanceNoInterview(t *testing.T) {
 // the contract's attempts the run stops for a human (without --yes).
 func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Review, faults.EnvFaults+"=reviewer=badreport")
@@ -225,7 +226,7 @@ func TestAcceptanceBadReportRetriedThenEscalated(t *testing.T) {
 func TestAcceptanceBadReportUnderYesGoesOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	o := options(t, service(t), workflows.Review, faults.EnvFaults+"=reviewer=badreport")
+	o := options(t, gittest.Service(t), workflows.Review, faults.EnvFaults+"=reviewer=badreport")
 	o.Wait = 0 // a question would stop the run with NeedsHumanError
 	res, err := Run(ctx, o)
 	if err != nil || res.Snapshot.Outcome != roleplan.OutcomeComplete {
@@ -252,7 +253,7 @@ func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 	t.Parallel()
 	quick, _ := workflows.Builtin("quick")
 	const name, gotcha = ".hive/memory.json (the shell Hive's memory)", "The tests need PORT unset"
-	_, rec, _ := recorded(t, service(t), quick, func(o *Options) {
+	_, rec, _ := recorded(t, gittest.Service(t), quick, func(o *Options) {
 		o.Context = []roleplan.ContextFile{{Name: name, Text: "## Gotchas\n- " + gotcha + "\n"}}
 	})
 	started := 0
@@ -283,7 +284,7 @@ func TestAcceptanceContextFilesReachEveryRole(t *testing.T) {
 // reviewer the diff and the architect's plans; what was given is journaled.
 func TestAcceptanceCuratedContext(t *testing.T) {
 	t.Parallel()
-	res, rec, o := recorded(t, service(t), classic)
+	res, rec, o := recorded(t, gittest.Service(t), classic)
 	for job, want := range map[string][]string{
 		"architect/1": {"## The codebase (hive's index)\n", "Entry points:"},
 		"tester/1":    {"## The change so far (git diff)\n", "```diff\n", "## The implementers' summaries\n", "-SUMMARY.md\n"},

@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -24,7 +25,7 @@ func TestNoTestsIsNoPass(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	initRepo(t, dir, "initial")
+	gittest.CommitAll(t, dir, "initial")
 	repo, err := gitx.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)

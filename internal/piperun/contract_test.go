@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -50,7 +51,7 @@ func (w reworded) Start(ctx context.Context, spec agent.Spec, sink func(agent.Ou
 // read.
 func TestModelWordingMeetsTheContracts(t *testing.T) {
 	wf := workflows.Workflow{Name: "worded", Steps: []workflows.Step{{Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}, {Role: workflows.RoleReviewer}}}
-	res, _, o := recorded(t, service(t), wf, func(o *Options) {
+	res, _, o := recorded(t, gittest.Service(t), wf, func(o *Options) {
 		o.Launcher = reworded{Launcher: o.Launcher, roles: map[string]func(map[string]any){
 			workflows.RoleTester: func(r map[string]any) {
 				delete(r, "tests_run")

@@ -41,7 +41,7 @@ func snapshotFiles(t *testing.T, dir string, names ...string) map[string]string 
 // commands to take it.
 func TestDirtyTreeUntouched(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	root := repo.Root
 	if err := os.WriteFile(filepath.Join(root, "README.md"), []byte("# svc\n\nmy local edit\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestDirtyTreeUntouched(t *testing.T) {
 // and the notes say where.
 func TestLeftoversKeptAtDelivery(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer="+faults.FaultUncommitted))
@@ -147,7 +147,7 @@ func TestLeftoversKeptAtDelivery(t *testing.T) {
 // own, not committed) where the work adds one is not overwritten: git
 // would do so without a word, so hive does not merge.
 func TestIgnoredFileInTheWay(t *testing.T) {
-	repo := service(t)
+	repo := gittest.Service(t)
 	root := repo.Root
 	const name = "hive_sim_change.go" // what the sim implementer writes
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte(name+"\n.gitignore\n"), 0o644)
@@ -201,7 +201,7 @@ func fakeGitHub(t *testing.T, root, bare string, loggedIn bool) *fakegithub.Serv
 // objective its title, the run's report its description, the user's
 // branch its base. Nothing is merged.
 func TestPullRequest(t *testing.T) {
-	repo := service(t)
+	repo := gittest.Service(t)
 	bare := origin(t, repo.Root)
 	gh := fakeGitHub(t, repo.Root, bare, true)
 	head := gittest.Trimmed(t, repo.Root, "rev-parse", "HEAD")
@@ -245,7 +245,7 @@ func TestPullRequest(t *testing.T) {
 // the user switched to another one meanwhile (here, elsewhere), and its
 // base is still main, where the run's branch comes from.
 func TestPullRequestTargetsTheRunsBranch(t *testing.T) {
-	repo := service(t)
+	repo := gittest.Service(t)
 	bare := origin(t, repo.Root)
 	gh := fakeGitHub(t, repo.Root, bare, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -289,7 +289,7 @@ func TestPublishFallbacks(t *testing.T) {
 			want: []string{"could not push " + branch + " to origin (", "push it with:\n  git push -u origin " + branch + "\nthen open the pull request with:\n  gh pr create"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := service(t)
+			repo := gittest.Service(t)
 			bare := ""
 			if tc.origin {
 				bare = origin(t, repo.Root)
@@ -338,7 +338,7 @@ func TestPublishFallbacks(t *testing.T) {
 // resume (without --pr) works on the same branch and opens the pull
 // request. A second run of the same objective gets a branch of its own.
 func TestResumeKeepsBranchAndPublish(t *testing.T) {
-	repo := service(t)
+	repo := gittest.Service(t)
 	gh := fakeGitHub(t, repo.Root, origin(t, repo.Root), true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

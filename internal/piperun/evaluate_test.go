@@ -11,6 +11,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/sim/faults"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -23,7 +24,7 @@ import (
 // criterion 7).
 func TestEvaluationRoutes(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=evaluate-implementer-coherence=warn,evaluate-tester-risk=block")

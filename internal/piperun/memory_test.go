@@ -45,7 +45,7 @@ func TestChangesListed(t *testing.T) {
 `
 
 func conventionRepo(t *testing.T) *gitx.Repo {
-	repo := service(t)
+	repo := gittest.Service(t)
 	for name, body := range map[string]string{"CHANGES.txt": "# Changes\n", "changes_test.go": changesTest} {
 		if err := os.WriteFile(filepath.Join(repo.Root, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -151,7 +151,7 @@ func stripIDs(es []memory.Entry) []memory.Entry {
 // context curated for its plan, and the run journals them.
 func TestPhaseExecutorsAreWarned(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	st, err := memory.Open(filepath.Join(repo.Root, memory.Path))
 	if err != nil {
 		t.Fatal(err)

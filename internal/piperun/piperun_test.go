@@ -35,41 +35,6 @@ func TestMain(m *testing.M) {
 	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
-// service is a small Go web service, committed on main.
-func service(t *testing.T) *gitx.Repo {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod":       "module example.com/svc\n\ngo 1.22\n",
-		"main.go":      "package main\n\nimport \"net/http\"\n\nfunc routes() *http.ServeMux { return http.NewServeMux() }\n\nfunc main() { http.ListenAndServe(\":8080\", routes()) }\n",
-		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestRoutes(t *testing.T) {\n\tif routes() == nil {\n\t\tt.Fatal(\"no routes\")\n\t}\n}\n",
-		"README.md":    "# svc\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	initRepo(t, dir, "initial")
-	repo, err := gitx.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return repo
-}
-
-// initRepo makes dir a repository on main whose first commit, subject,
-// holds the files in it.
-func initRepo(t *testing.T, dir, subject string) {
-	t.Helper()
-	gittest.Trimmed(t, dir, "init", "-q", "-b", "main")
-	gittest.Trimmed(t, dir, "config", "user.name", "Hive Test")
-	gittest.Trimmed(t, dir, "config", "user.email", "hive@example.invalid")
-	gittest.Trimmed(t, dir, "config", "commit.gpgsign", "false")
-	gittest.Trimmed(t, dir, "add", ".")
-	gittest.Trimmed(t, dir, "commit", "-q", "-m", subject)
-}
-
 type notes struct{ lines []string }
 
 func (n *notes) Event(ev roleplan.Event, _ roleplan.Snapshot) {
@@ -120,7 +85,7 @@ func jobs(s roleplan.Snapshot) string {
 // the work is merged into main, the user's tree untouched until then.
 func TestFullWorkflow(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Full)
@@ -188,7 +153,7 @@ func TestFullWorkflow(t *testing.T) {
 // the implementer, which fixes it; a needs_input is answered by default.
 func TestQuickWorkflowFixLoop(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=fail#1,implementer=needs-input#1")
@@ -209,7 +174,7 @@ func TestQuickWorkflowFixLoop(t *testing.T) {
 // answer on resume goes on, and the run completes.
 func TestChallengeNeedsHumanThenResume(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
@@ -238,7 +203,7 @@ func TestChallengeNeedsHumanThenResume(t *testing.T) {
 // new phase run), and the run completes.
 func TestImplementerChallengesArchitect(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Full, faults.EnvFaults+"=implementer=challenge#1")
@@ -266,7 +231,7 @@ func TestAnswersWhileWaiting(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"hive answer", "terminal"} {
 		t.Run(how, func(t *testing.T) {
-			repo := service(t)
+			repo := gittest.Service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=challenge#1,tester=challenge#2")
@@ -330,7 +295,7 @@ func waitingFor(t *testing.T, o Options) string {
 // each path journaled.
 func TestFourFaultsTogether(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, classic, faults.EnvFaults+"=implementer=challenge#1,tester=fail#1,architect=needs-input#1,reviewer=challenge#1")
@@ -373,7 +338,7 @@ func TestFaultPaths(t *testing.T) {
 			needsHuman: roleplan.KindTests},
 	} {
 		t.Run(tc.faults, func(t *testing.T) {
-			repo := service(t)
+			repo := gittest.Service(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			o := options(t, repo, classic, faults.EnvFaults+"="+tc.faults)
@@ -422,7 +387,7 @@ func TestFaultPaths(t *testing.T) {
 // timeout; its exit without a report is retried once, and the run goes on.
 func TestSilentRoleIsEnded(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick, faults.EnvFaults+"=tester=hang#1")
@@ -453,7 +418,7 @@ func TestSilentRoleIsEnded(t *testing.T) {
 // resume with a raise goes on with the spend so far kept, and completes.
 func TestBudgetStopThenRaise(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick)
@@ -508,7 +473,7 @@ func TestBudgetStopThenRaise(t *testing.T) {
 // the phase's own budget, so that its run resumes and completes.
 func TestPhaseBudgetStopThenRaise(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Workflow{Name: "plans", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}}})
@@ -554,7 +519,7 @@ func TestPhaseBudgetStopThenRaise(t *testing.T) {
 // journaled, and the run resumes once it can share.
 func TestShareBeforeWorkIsJournaled(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	wf := workflows.Workflow{Name: "three", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}, {Role: workflows.RoleTester}}}
@@ -636,7 +601,7 @@ func TestShareBeforeWorkIsJournaled(t *testing.T) {
 // is counted.
 func TestUsageLimitWaits(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer=limit#1", "HIVE_SIM_LIMIT_RESET=2s")
@@ -690,7 +655,7 @@ func (r *roleCounter) started() string {
 // at once, from its commits, and the tester starts there; nothing waits.
 func TestUsageLimitFallsBackInARun(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	o := options(t, repo, workflows.Quick, "HIVE_SIM_FAULTS=implementer=limit", "HIVE_SIM_LIMIT_RESET=2h")
@@ -722,7 +687,7 @@ func TestUsageLimitFallsBackInARun(t *testing.T) {
 // the phase is committed once.
 func TestUsageLimitStopsARun(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// The reset is 2 h ahead on the run's clock, which the test moves past

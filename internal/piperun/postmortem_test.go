@@ -10,6 +10,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/postmortem"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -30,7 +31,7 @@ func TestPostmortemModel(t *testing.T) {
 		{nil, "Simulated postmortem of add a health check endpoint: the run did what it set out to do."},
 		{[]string{"HIVE_SIM_FAULTS=postmortem=badreport"}, "Run 1 (workflow quick) set out to add a health check endpoint and completed"},
 	} {
-		repo := service(t)
+		repo := gittest.Service(t)
 		res, _, o := recorded(t, repo, quick, func(o *Options) { o.Postmortem = adapter.Sim{Bin: self, Env: tc.env} })
 		run, _, _ := runjournal.Latest(o.Journal) // finished
 		rep, err := runreport.Build(t.Context(), o.Journal, repo, run)

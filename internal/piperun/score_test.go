@@ -8,6 +8,7 @@ import (
 	"github.com/hivectl/hive/internal/memory"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 )
 
 // As a run ends, hive scores each role that worked from its own checks in
@@ -15,7 +16,7 @@ import (
 // linted) and journals the scores; hive report shows them.
 func TestComputedConfidence(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	res, _, o := recorded(t, repo, classic)
 	scores := runjournal.Confidence(o.Journal, res.Run.ID)
 	got := map[string]string{}

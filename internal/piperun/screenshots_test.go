@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hivectl/hive/internal/piperun/screenshots"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -15,7 +16,7 @@ import (
 // goes when the run ends), are kept in the repository's .hive/runs/N/.
 func TestScreenshotsKept(t *testing.T) {
 	t.Parallel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	wf := workflows.Workflow{Name: "look", Steps: []workflows.Step{{Role: workflows.RoleBrowserValidator}}}
 	n := &notes{}
 	res, _, _ := recorded(t, repo, wf, func(o *Options) { o.Observer = n })

@@ -58,7 +58,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	repo := service(t)
+	repo := gittest.Service(t)
 	o := options(t, repo, workflows.Full)
 	run, spec, err := Begin(ctx, o)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	if s := res.State; s.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("outcome %s (%s), jobs %s\nnotes:\n%s", s.Outcome, s.Reason, jobs(s), strings.Join(notes, "\n"))
 	}
-	local := service(t)
+	local := gittest.Service(t)
 	lo := options(t, local, workflows.Full)
 	if _, err := Run(ctx, lo); err != nil {
 		t.Fatal(err)

@@ -3,17 +3,15 @@ package planner
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hivectl/hive/internal/agent/adapter"
-	"github.com/hivectl/hive/internal/gitx"
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/sim"
 	"github.com/hivectl/hive/internal/testsupport"
+	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -24,36 +22,6 @@ func TestMain(m *testing.M) {
 	os.Exit(testsupport.WithTempHome(m).Run())
 }
 
-// service is a small Go web service, committed on main.
-func service(t *testing.T) *gitx.Repo {
-	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod":       "module example.com/svc\n\ngo 1.22\n",
-		"main.go":      "package main\n\nimport \"net/http\"\n\nfunc routes() *http.ServeMux { return http.NewServeMux() }\n\nfunc main() { http.ListenAndServe(\":8080\", routes()) }\n",
-		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestRoutes(t *testing.T) {\n\tif routes() == nil {\n\t\tt.Fatal(\"no routes\")\n\t}\n}\n",
-		"README.md":    "# svc\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Hive Test"}, {"config", "user.email", "hive@example.invalid"},
-		{"config", "commit.gpgsign", "false"}, {"add", "."}, {"commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	repo, err := gitx.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return repo
-}
-
 func planWith(t *testing.T, objective string, timeout time.Duration, env ...string) (workflows.Workflow, runjournal.Planning) {
 	t.Helper()
 	self, err := os.Executable()
@@ -62,7 +30,7 @@ func planWith(t *testing.T, objective string, timeout time.Duration, env ...stri
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return Plan(ctx, Options{Repo: service(t), Launcher: adapter.Sim{Bin: self, Env: env}, Objective: objective, Timeout: timeout})
+	return Plan(ctx, Options{Repo: gittest.Service(t), Launcher: adapter.Sim{Bin: self, Env: env}, Objective: objective, Timeout: timeout})
 }
 
 // The planner's answer is the run's workflow: the implementer alone for a

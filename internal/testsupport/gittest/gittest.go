@@ -112,3 +112,36 @@ func Trimmed(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	return strings.TrimSpace(Output(t, dir, args...))
 }
+
+// Service is a small Go web service (one route and its test), committed
+// on main by Hive Test: the repository hive run's tests give their roles.
+func Service(t *testing.T) *gitx.Repo {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"go.mod":       "module example.com/svc\n\ngo 1.22\n",
+		"main.go":      "package main\n\nimport \"net/http\"\n\nfunc routes() *http.ServeMux { return http.NewServeMux() }\n\nfunc main() { http.ListenAndServe(\":8080\", routes()) }\n",
+		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestRoutes(t *testing.T) {\n\tif routes() == nil {\n\t\tt.Fatal(\"no routes\")\n\t}\n}\n",
+		"README.md":    "# svc\n",
+	} {
+		WriteFile(t, filepath.Join(dir, name), body)
+	}
+	CommitAll(t, dir, "initial")
+	r, err := gitx.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// CommitAll makes dir a repository on main whose first commit, subject,
+// holds the files in it.
+func CommitAll(t *testing.T, dir, subject string) {
+	t.Helper()
+	Trimmed(t, dir, "init", "-q", "-b", "main")
+	Trimmed(t, dir, "config", "user.name", "Hive Test")
+	Trimmed(t, dir, "config", "user.email", "hive@example.invalid")
+	Trimmed(t, dir, "config", "commit.gpgsign", "false")
+	Trimmed(t, dir, "add", ".")
+	Trimmed(t, dir, "commit", "-q", "-m", subject)
+}
