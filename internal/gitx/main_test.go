@@ -17,24 +17,7 @@ func TestMain(m *testing.M) { os.Exit(testsupport.WithTempHome(m).Run()) }
 // newTestRepo makes a repository with one commit in a temp folder.
 func newTestRepo(t *testing.T) *Repo {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "user.name", "Hive Test"},
-		{"config", "user.email", "hive@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"commit", "-q", "--allow-empty", "-m", "initial"},
-	} {
-		if _, err := run(ctx, dir, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return initRepo(t, t.TempDir())
 }
 
 // mustGit runs git in r, failing the test on an error; it returns the
@@ -58,7 +41,8 @@ func isolated(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 }
 
-// initRepo makes a repository with one commit in dir.
+// initRepo makes a repository with one commit in dir (gittest.InitRepo,
+// which gitx's own tests cannot import: it imports gitx).
 func initRepo(t *testing.T, dir string) *Repo {
 	t.Helper()
 	ctx := context.Background()
