@@ -3,6 +3,7 @@ package piperun
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,17 @@ type onTemporal struct{ w *Worker }
 
 func (a onTemporal) Execute(ctx context.Context, ow temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	return a.w.Execute(ctx, Work{Run: ow.Run, Command: ow.Command, State: ow.State}, emit)
+}
+
+// Phase runs the whole phase here, in its start (the Worker's phase runner
+// is the local one): what the workflow makes of a phase's stages is
+// temporal's and runworker's to test.
+func (a onTemporal) Phase(ctx context.Context, pw temporal.PhaseWork, emit func(roleplan.Event)) (temporal.PhaseStep, error) {
+	if pw.Stage != temporal.PhaseStart {
+		return temporal.PhaseStep{}, fmt.Errorf("a local phase has no %s stage", pw.Stage)
+	}
+	evs, err := a.Execute(ctx, pw.ObjectiveWork, emit)
+	return temporal.PhaseStep{Events: evs}, err
 }
 
 func (a onTemporal) Record(_ context.Context, r temporal.ObjectiveRecords) error {

@@ -167,8 +167,8 @@ func (x *objectiveExecutor) close() {
 }
 
 // worker is the Worker of the run of workflow whose machine has spec, in
-// the tree where.
-func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, workflow string, where *temporal.Where) (*piperun.Worker, error) {
+// the tree where, whose phase runs stage.
+func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, workflow string, where *temporal.Where, stage *phaseStage) (*piperun.Worker, error) {
 	name := cmp.Or(spec.Agent, x.agent)
 	remote := ""
 	if where != nil {
@@ -177,11 +177,13 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, work
 	// The agents, checked once, serve every run that names them; each
 	// run's phases are workflows named by its own.
 	key := fmt.Sprintf("%s\x00%s\x00%v", name, remote, spec.Routing.Evaluate)
+	stage.queue, stage.run, stage.agent, stage.remote = PlansQueue(x.queue), workflow, name, remote
 	x.mu.Lock()
 	w := x.workers[key]
 	x.mu.Unlock()
 	if w != nil {
-		return w.ForRun(&phaseWorkflows{c: x.c, queue: PlansQueue(x.queue), run: workflow, stall: w.Options.Stall, agent: name, remote: remote}), nil
+		stage.stall = w.Options.Stall
+		return w.ForRun(stage), nil
 	}
 	j, err := x.folderJournal(ctx)
 	if err != nil {
@@ -217,15 +219,36 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, work
 	x.mu.Lock()
 	x.workers[key] = w
 	x.mu.Unlock()
-	return w.ForRun(&phaseWorkflows{c: x.c, queue: PlansQueue(x.queue), run: workflow, stall: cfg.Timeouts.Stall, agent: name, remote: remote}), nil
+	stage.stall = w.Options.Stall
+	return w.ForRun(stage), nil
 }
 
 // Execute implements temporal.ObjectiveExecutor. What it hands the
 // workflow goes into its history, a journal: the project's secrets
 // (secrets.env, and what looks like a key) are masked there, as in
 // .hive/runs.db.
-func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(roleplan.Event)) (evs []roleplan.Event, err error) {
-	pw, err := x.worker(ctx, w.State.Spec, w.Workflow, w.Where)
+func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
+	return x.execute(ctx, w, &phaseStage{}, emit)
+}
+
+// Phase implements temporal.ObjectiveExecutor: the stage goes through
+// the run's phase command, as a local run's phase does, with the stage
+// as the phase's runner.
+func (x *objectiveExecutor) Phase(ctx context.Context, w temporal.PhaseWork, emit func(roleplan.Event)) (temporal.PhaseStep, error) {
+	if w.Command.Type != roleplan.CmdRunPhase {
+		return temporal.PhaseStep{}, fmt.Errorf("a phase's stage for a %s command", w.Command.Type)
+	}
+	stage := &phaseStage{work: &w}
+	evs, err := x.execute(ctx, w.ObjectiveWork, stage, emit)
+	if err == nil && stage.started != nil {
+		return *stage.started, nil
+	}
+	return temporal.PhaseStep{Events: evs}, err
+}
+
+// execute carries w's command out, the run's phase with stage.
+func (x *objectiveExecutor) execute(ctx context.Context, w temporal.ObjectiveWork, stage *phaseStage, emit func(roleplan.Event)) (evs []roleplan.Event, err error) {
+	pw, err := x.worker(ctx, w.State.Spec, w.Workflow, w.Where, stage)
 	if err != nil {
 		return nil, err
 	}
@@ -243,11 +266,11 @@ func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWor
 			return nil, err
 		}
 	}
-	switch c.Type {
-	case roleplan.CmdStartAgent:
+	switch {
+	case c.Type == roleplan.CmdStartAgent:
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
 		defer fmt.Fprintf(x.out, "hive worker: %s attempt %d ended (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
-	case roleplan.CmdRunPhase:
+	case c.Type == roleplan.CmdRunPhase && (stage.work == nil || stage.work.Stage == temporal.PhaseStart):
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (run %d's phase)\n", c.Job, c.Attempt, w.Run)
 	}
 	if remote != "" {
@@ -304,7 +327,7 @@ func (x *objectiveExecutor) Finish(ctx context.Context, end temporal.ObjectiveEn
 	if len(evs) == 0 || evs[0].Spec == nil {
 		return nil, fmt.Errorf("run %d's workflow stepped no start", end.Run)
 	}
-	pw, err := x.worker(ctx, *evs[0].Spec, end.Workflow, end.Where)
+	pw, err := x.worker(ctx, *evs[0].Spec, end.Workflow, end.Where, &phaseStage{})
 	if err != nil {
 		return nil, err
 	}

@@ -165,6 +165,9 @@ func unzipEvents(data []byte) ([]roleplan.Event, error) {
 // machine is rebuilt by stepping them again) and its timers.
 func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult, error) {
 	workflow.GetVersion(ctx, objectiveChange, 1, 1)
+	// A run's workflow recorded before the phase was its child had a
+	// worker run the phase from one long activity.
+	children := workflow.GetVersion(ctx, phaseChildChange, workflow.DefaultVersion, 1) == 1
 	m := pipeline.New()
 	var stepped []roleplan.Event
 	if in.Stepped != nil {
@@ -220,6 +223,9 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		stepped = append(stepped, ev)
 		if out != nil {
 			out.carry(cmds)
+			if out.children && m.Finished() {
+				out.closePhases() // their end says nothing now
+			}
 			// A question goes to the folder's journal at once (hive
 			// status shows it); the rest in batches.
 			out.record(slices.ContainsFunc(cmds, func(c roleplan.Command) bool { return c.Type == roleplan.CmdCheckpoint }))
@@ -240,7 +246,15 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	if in.Dispatch != nil {
 		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot, every: in.Limits.recordEvery(),
 			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{},
-			stepped: func() []roleplan.Event { return stepped }, synced: synced}
+			stepped: func() []roleplan.Event { return stepped }, synced: synced,
+			children: children, phases: map[string]*phaseChild{}}
+		if children {
+			sel.AddReceive(workflow.GetSignalChannel(ctx, PhaseSignal), func(c workflow.ReceiveChannel, _ bool) {
+				var news PhaseNews
+				c.Receive(ctx, &news)
+				out.phaseNews(news)
+			})
+		}
 		out.carry(in.Held)
 	}
 	switch {
@@ -315,6 +329,11 @@ type objectiveDispatcher struct {
 	recording bool
 	waiting   bool
 	every     time.Duration // Limits.RecordEvery
+	// children: the phase runs as a child workflow (phaseChild), one for
+	// each job of the machine's that runs it; false in runs recorded
+	// before, whose phase a worker ran from one long activity.
+	children bool
+	phases   map[string]*phaseChild
 }
 
 // record has a worker of the run's folder journal the events stepped that
@@ -378,6 +397,12 @@ func (p *objectiveDispatcher) carry(cmds []roleplan.Command) {
 				p.executeOn(c, p.d.folder())
 			}
 		case roleplan.CmdCheckpoint, roleplan.CmdNote, roleplan.CmdFinished:
+		case roleplan.CmdRunPhase:
+			if p.children {
+				p.runPhase(c)
+			} else {
+				p.execute(c)
+			}
 		default:
 			p.execute(c)
 		}

@@ -22,6 +22,10 @@ import (
 // stop its agent, which still says how it ended. Events leave Time zero:
 // the workflow stamps them with its own clock.
 //
+// Phase carries out one stage of a phase run (PhaseWork): it readies the
+// phase in the run's tree, or says what the phase's stop or end means to
+// the machine, having brought its work into the run's tree.
+//
 // Record journals the events of r in the run's folder's journal where it
 // does not hold them yet (the journal is a view of the workflow's history,
 // which hive status, hive serve and hive report read); Finish delivers an
@@ -29,6 +33,7 @@ import (
 // executor's).
 type ObjectiveExecutor interface {
 	Execute(ctx context.Context, w ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error)
+	Phase(ctx context.Context, w PhaseWork, emit func(roleplan.Event)) (PhaseStep, error)
 	Record(ctx context.Context, r ObjectiveRecords) error
 	Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error)
 }
@@ -44,6 +49,30 @@ type objectiveActivities struct {
 // events met on the way to the run's workflow at once (a role's report
 // must not wait for its agent to exit).
 func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]roleplan.Event, error) {
+	var out []roleplan.Event
+	later, err := a.signalling(ctx, func(emit func(roleplan.Event)) (err error) {
+		out, err = a.exec.Execute(ctx, w, emit)
+		return err
+	})
+	return append(later, out...), err
+}
+
+// Phase carries out a stage of a phase run while it heartbeats; its notes
+// go to the run's workflow at once.
+func (a *objectiveActivities) Phase(ctx context.Context, w PhaseWork) (PhaseStep, error) {
+	var step PhaseStep
+	later, err := a.signalling(ctx, func(emit func(roleplan.Event)) (err error) {
+		step, err = a.exec.Phase(ctx, w, emit)
+		return err
+	})
+	step.Events = append(later, step.Events...)
+	return step, err
+}
+
+// signalling runs do while it heartbeats, with an emit that signals each
+// event to the activity's workflow; it returns those it could not signal,
+// to go with the result.
+func (a *objectiveActivities) signalling(ctx context.Context, do func(emit func(roleplan.Event)) error) ([]roleplan.Event, error) {
 	done := make(chan struct{})
 	defer close(done)
 	go heartbeat(ctx, a.beat, done)
@@ -68,10 +97,10 @@ func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]r
 			}
 		}
 	}
-	out, err := a.exec.Execute(ctx, w, emit)
+	err := do(emit)
 	mu.Lock()
 	defer mu.Unlock()
-	return append(later, out...), err
+	return later, err
 }
 
 // Finish delivers the ended run while it heartbeats.
@@ -89,6 +118,7 @@ func RegisterObjective(r worker.Registry, c client.Client, exec ObjectiveExecuto
 	acts := &objectiveActivities{exec: exec, client: c, beat: time.Second}
 	r.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
 	r.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: ObjectiveCommandActivity})
+	r.RegisterActivityWithOptions(acts.Phase, activity.RegisterOptions{Name: ObjectivePhaseActivity})
 	r.RegisterActivityWithOptions(acts.Finish, activity.RegisterOptions{Name: ObjectiveFinishActivity})
 	r.RegisterActivityWithOptions(exec.Record, activity.RegisterOptions{Name: ObjectiveRecordActivity})
 }

@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/hivectl/hive/internal/workflows"
@@ -30,6 +32,8 @@ type roleWorkers struct {
 	kept  []roleplan.EventType // the folder's journal
 	fault func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool)
 	count map[string]int
+	// phases carries out the stages of a phase run (nil: none)
+	phases func(w PhaseWork) (PhaseStep, error)
 }
 
 func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
@@ -65,12 +69,26 @@ func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(ro
 		ev.Type, ev.Tests = roleplan.EvBuilt, &roleplan.Tests{Command: "go build ./..."}
 	case roleplan.CmdRunTests:
 		ev.Type, ev.Tests = roleplan.EvTestsRan, &roleplan.Tests{Command: "go test ./...", Passed: 3}
+	case roleplan.CmdLint:
+		ev.Type = roleplan.EvLinted
 	case roleplan.CmdStopAgent:
 		return nil, nil // an earlier process's agent, gone
 	default:
 		return nil, fmt.Errorf("the fake workers do not carry out %s", c.Type)
 	}
 	return []roleplan.Event{ev}, nil
+}
+
+// Phase runs the phase of phases, when the test gives one.
+func (f *roleWorkers) Phase(ctx context.Context, w PhaseWork, emit func(roleplan.Event)) (PhaseStep, error) {
+	f.mu.Lock()
+	f.done = append(f.done, fmt.Sprintf("phase %s %s %d", w.Stage, w.Command.Job, w.Command.Attempt))
+	phases := f.phases
+	f.mu.Unlock()
+	if phases == nil {
+		return PhaseStep{}, fmt.Errorf("the fake workers run no phase")
+	}
+	return phases(w)
 }
 
 // Record keeps the events the journal does not hold yet.
@@ -312,4 +330,172 @@ func TestObjectiveResumesAJournaledRun(t *testing.T) {
 	if len(workers.kept) != len(journaled)+len(res.Answers) || workers.kept[2] != roleplan.EvResumed {
 		t.Errorf("the journal holds %v", workers.kept)
 	}
+}
+
+// phaseSpec is a run of architect and implementers: the architect's plans
+// run as a phase.
+func phaseSpec() *roleplan.Spec {
+	wf := workflows.Workflow{Name: "phase", Steps: []workflows.Step{{Role: workflows.RoleArchitect}, {Role: workflows.RoleImplementer}}}
+	return &roleplan.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: roleplan.Rules, PhaseDir: ".planning/phases/01-health"}
+}
+
+// phaseEnv is objectiveEnv with the phases' workflow and their plans'
+// activity, carried out by plans.
+func phaseEnv(exec ObjectiveExecutor, plans Executor) *testsuite.TestWorkflowEnvironment {
+	env := objectiveEnv(exec)
+	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
+	env.RegisterActivityWithOptions((&Activities{Exec: plans}).Command, activity.RegisterOptions{Name: CommandActivity})
+	return env
+}
+
+// phaseWorkers ready a phase of plans as its start stage, and end it as
+// the phase's end says.
+func phaseWorkers(t *testing.T, plans ...string) func(w PhaseWork) (PhaseStep, error) {
+	return func(w PhaseWork) (PhaseStep, error) {
+		c := w.Command
+		switch w.Stage {
+		case PhaseStart:
+			start := phase.Event{Type: phase.EvRunStarted, Spec: dispatchSpec(plans...), Version: phase.Version}
+			d := &Dispatch{TaskQueue: "hive-test-plans", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
+			return PhaseStep{ID: fmt.Sprintf("phase-%s-%d", c.Job, c.Attempt), Input: &RunInput{Dispatch: d, Start: &start}}, nil
+		case PhaseEnded:
+			if w.Snapshot == nil || w.ID == "" {
+				t.Errorf("the phase's end came without its workflow (%q) or its state", w.ID)
+				return PhaseStep{}, errors.New("no state")
+			}
+			ok := w.Snapshot.Outcome == phase.OutcomeComplete
+			return PhaseStep{Events: []roleplan.Event{{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt, OK: ok, Reason: string(w.Snapshot.Outcome)}}}, nil
+		}
+		return PhaseStep{}, fmt.Errorf("no %s stage here", w.Stage)
+	}
+}
+
+// The implementers' phase runs as a child workflow of the run's: a
+// worker readies it, the engine runs its plans on the plans' workers,
+// each plan's end is told to the run's followers, and a worker says how
+// it ended; the run completes.
+func TestObjectiveRunsItsPhaseAsAChildWorkflow(t *testing.T) {
+	workers := &roleWorkers{phases: phaseWorkers(t, "01-01", "01-02", "01-03")}
+	plans := &fakeWorker{done: map[string]bool{}}
+	res := finished(t, phaseEnv(workers, plans), ObjectiveInput{Spec: phaseSpec(), Dispatch: objectiveDispatch})
+	if res.State.Outcome != roleplan.OutcomeComplete {
+		t.Fatalf("outcome %q (%s)\n%s", res.State.Outcome, res.State.Reason, workers.log())
+	}
+	want := "start-agent architect 1\nlint architect 1\nphase start implementers 1\nphase ended implementers 1\nfinish 7"
+	if got := workers.log(); got != want {
+		t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
+	}
+	if len(plans.ran) != 6 {
+		t.Errorf("the plans' workers carried out %v; want a session and a spot-check per plan", plans.ran)
+	}
+	var told []string
+	for _, a := range res.Answers {
+		if a.Event == roleplan.EvNote {
+			told = append(told, a.Stepped.Job+": "+a.Stepped.Text)
+		}
+	}
+	if got := strings.Join(told, "\n"); got != "implementers: plan 01-01 complete\nimplementers: plan 01-02 complete\nimplementers: plan 01-03 complete" &&
+		got != "implementers: plan 01-01 complete\nimplementers: plan 01-03 complete\nimplementers: plan 01-02 complete" {
+		t.Errorf("the run's followers were told:\n%s", got)
+	}
+}
+
+// spendingPlans are the plans' workers of a phase whose every plan spends
+// 4,000 tokens.
+type spendingPlans struct{}
+
+func (spendingPlans) Execute(_ context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	ev := phase.Event{Plan: c.Plan, Attempt: c.Attempt}
+	switch c.Type {
+	case phase.CmdStartAgent:
+		started, used := ev, ev
+		started.Type = phase.EvAgentStarted
+		used.Type, used.InputTokens, used.OutputTokens = phase.EvUsage, 3000, 1000
+		emit(started)
+		emit(used)
+		done, exited := ev, ev
+		done.Type, exited.Type = phase.EvPlanComplete, phase.EvAgentExited
+		return []phase.Event{done, exited}, nil
+	case phase.CmdSpotCheck:
+		ev.Type, ev.OK = phase.EvSpotChecked, true
+		return []phase.Event{ev}, nil
+	}
+	return nil, nil
+}
+
+// The phase stops at its share of the run's budget: the run asks its
+// human, who raises the budget, and the same phase workflow goes on with
+// the raise (the answer goes to it) instead of a new one starting. A
+// human who stops the run instead ends the phase's workflow with it.
+func TestObjectiveRaisesItsStoppedPhase(t *testing.T) {
+	t.Run("raise", func(t *testing.T) {
+		workers, res := phaseStoppedAtItsBudget(t, "raise 100000")
+		if res.State.Outcome != roleplan.OutcomeComplete {
+			t.Fatalf("outcome %q (%s)\n%s", res.State.Outcome, res.State.Reason, workers.log())
+		}
+		want := "start-agent architect 1\nlint architect 1\nphase start implementers 1\nphase stopped implementers 1\nphase ended implementers 2\nfinish 7"
+		if got := workers.log(); got != want {
+			t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
+		}
+		wentOn := false
+		for _, a := range res.Answers {
+			wentOn = wentOn || (a.Event == roleplan.EvNote && a.Stepped.Text == "the phase's plans go on in Temporal workflow phase-implementers-1")
+		}
+		if !wentOn {
+			t.Errorf("the run's followers were not told the phase went on: %+v", res.Answers)
+		}
+	})
+	t.Run("stop", func(t *testing.T) {
+		workers, res := phaseStoppedAtItsBudget(t, "stop")
+		if !res.State.Finished || res.State.Outcome == roleplan.OutcomeComplete {
+			t.Fatalf("outcome %q (%s)\n%s", res.State.Outcome, res.State.Reason, workers.log())
+		}
+		want := "start-agent architect 1\nlint architect 1\nphase start implementers 1\nphase stopped implementers 1\nfinish 7"
+		if got := workers.log(); got != want {
+			t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
+		}
+	})
+}
+
+// phaseStoppedAtItsBudget runs architect and implementers with a budget
+// that the phase's plans reach, and answers the run's question with
+// answer.
+func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, ObjectiveResult) {
+	phases := phaseWorkers(t, "01-01", "01-02", "01-03")
+	workers := &roleWorkers{}
+	workers.phases = func(w PhaseWork) (PhaseStep, error) {
+		c := w.Command
+		switch w.Stage {
+		case PhaseStart:
+			step, err := phases(w)
+			step.Input.Start.Spec.Budget.Tokens = c.BudgetTokens
+			return step, err
+		case PhaseStopped:
+			cp := w.Snapshot.BudgetCheckpoint()
+			if cp == nil {
+				return PhaseStep{}, fmt.Errorf("the phase stopped at %+v, not its budget", w.Snapshot.Queue)
+			}
+			return PhaseStep{Events: []roleplan.Event{{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt, OverBudget: true, Reason: cp.Details,
+				PhaseRun: -5, Spend: w.Snapshot.Spent}}}, nil
+		}
+		return phases(w)
+	}
+	env := phaseEnv(workers, spendingPlans{})
+	var asked roleplan.CheckpointKind
+	env.RegisterDelayedCallback(func() {
+		snap, err := queryState[roleplan.Snapshot](env)
+		if err != nil || snap.Open == nil {
+			t.Errorf("nothing asked an hour in (%v): %s", err, workers.log())
+			return
+		}
+		asked = snap.Open.Kind
+		env.SignalWorkflow(ObjectiveEventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: answer})
+	}, time.Hour)
+	spec := phaseSpec()
+	spec.Budget.Tokens = 10000
+	res := finished(t, env, ObjectiveInput{Spec: spec, Dispatch: objectiveDispatch})
+	if asked != roleplan.KindBudget {
+		t.Errorf("the run asked %q", asked)
+	}
+	return workers, res
 }

@@ -107,6 +107,14 @@ type RunInput struct {
 	// continue as new: the next one carries them out first.
 	Held   []phase.Command `json:"held,omitempty"`
 	Limits Limits          `json:"limits,omitempty"`
+	// Start is the run's first event (EvRunStarted, with its spec), for
+	// a workflow started with its run: the phase of hive run's
+	// implementers, a child of the run's workflow.
+	Start *phase.Event `json:"start,omitempty"`
+	// Tells: the workflow tells its parent (PhaseSignal) what the parent
+	// waits for besides its end: that the run stopped for a human, and
+	// each plan that ended. Carried across continue-as-new.
+	Tells bool `json:"tells,omitempty"`
 }
 
 // Answer is what the engine answered to one event: its commands, or the
@@ -195,6 +203,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		answers = append(answers, a)
 		if disp != nil {
 			disp.carry(cmds)
+			if in.Tells {
+				disp.tell(ev, cmds, err, e.Snapshot)
+			}
 		}
 	}
 	if in.Dispatch != nil {
@@ -207,6 +218,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 			disp.hosted(h)
 		})
 		disp.carry(in.Held)
+	}
+	if in.Start != nil {
+		step(*in.Start)
 	}
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
 		var ev phase.Event
@@ -245,7 +259,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 			drain() // what it starts keeps this run going; a draining one holds it
 			if disp == nil || disp.pending == 0 {
 				state := e.Export()
-				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch, Limits: in.Limits}
+				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch, Limits: in.Limits, Tells: in.Tells}
 				if disp != nil {
 					next.Held = disp.heldOver()
 				}

@@ -100,8 +100,8 @@ func Ended(c roleplan.Command, res runner.Result, err error) roleplan.Event {
 			l.Reset = stopped.Wait.Until
 		}
 		return roleplan.Event{Type: roleplan.EvLimited, Job: c.Job, Attempt: c.Attempt, Limit: &l}
-	case errors.As(err, &needs) && BudgetCheckpoint(res.Snapshot) != nil:
-		ev.OverBudget, ev.Reason = true, BudgetCheckpoint(res.Snapshot).Details
+	case errors.As(err, &needs) && res.Snapshot.BudgetCheckpoint() != nil:
+		ev.OverBudget, ev.Reason = true, res.Snapshot.BudgetCheckpoint().Details
 		return ev
 	case errors.As(err, &needs):
 		// An implementer's challenge of its plan is the architect's to
@@ -131,24 +131,11 @@ func Ended(c roleplan.Command, res runner.Result, err error) roleplan.Event {
 	return ev
 }
 
-// BudgetCheckpoint is the phase run's open budget checkpoint, if it has one.
-func BudgetCheckpoint(snap phase.Snapshot) *phase.Checkpoint {
-	for i := range snap.Queue {
-		if snap.Queue[i].Plan == phase.BudgetID {
-			return &snap.Queue[i]
-		}
-	}
-	return nil
-}
-
 // raise answers the budget checkpoint of the phase's unfinished run,
 // if it waits at one, with the raise the human gave the pipeline: the
 // phase run may then spend what it has spent plus the phase's new
 // allotment.
 func raise(j journal.Journal, phaseDir string, allot phase.Budget, now time.Time) error {
-	if allot.USD <= 0 && allot.Tokens <= 0 {
-		return nil
-	}
 	last, ok, err := j.LatestRun(phaseDir)
 	if err != nil || !ok || !last.Finished.IsZero() {
 		return err
@@ -157,16 +144,10 @@ func raise(j journal.Journal, phaseDir string, allot phase.Budget, now time.Time
 	if err != nil {
 		return err
 	}
-	snap := eng.Snapshot()
-	cp := BudgetCheckpoint(snap)
-	if cp == nil {
+	ev, ok := phase.Raise(eng.Snapshot(), allot, now)
+	if !ok {
 		return nil
 	}
-	text := RaiseText(snap, allot)
-	if text == "" {
-		return nil
-	}
-	ev := phase.Event{Type: phase.EvAnswer, Time: now.UTC(), Plan: phase.BudgetID, CheckpointID: cp.ID, Text: text, By: "hive run"}
 	if _, err := eng.Step(ev); err != nil {
 		return nil // the raise does not lift this run's ceiling: it stops there again, for the human
 	}
@@ -176,18 +157,6 @@ func raise(j journal.Journal, phaseDir string, allot phase.Budget, now time.Time
 	}
 	_, err = j.Append(last.ID, string(ev.Type), ev.Time, payload)
 	return err
-}
-
-// RaiseText is the answer to a phase run's budget checkpoint that lets it
-// spend what it has spent in snap plus allot; "" when allot is nothing.
-func RaiseText(snap phase.Snapshot, allot phase.Budget) string {
-	switch {
-	case allot.USD <= 0 && allot.Tokens <= 0:
-		return ""
-	case snap.Budget.USD <= 0:
-		return fmt.Sprintf("raise %d", snap.Spent.Tokens()+allot.Tokens)
-	}
-	return fmt.Sprintf("raise %.4f", snap.Spent.CostUSD+allot.USD)
 }
 
 // WithEnv gives the agents of a launcher more environment: Env.
