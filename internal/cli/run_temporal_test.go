@@ -36,10 +36,10 @@ import (
 // worker that runs the architect's session is killed with SIGKILL, its
 // agent with it: the session's lost heartbeat counts as a crash, and the
 // architect starts again on a live worker, told it was cut off. The worker
-// that runs the phase is killed in turn while the plans run on the
-// workers: the phase's workflow goes on, its lost sessions start again on
-// a live worker, and the phase's activity, retried on another worker,
-// follows that workflow instead of running the plans again. The tester's
+// that readied the phase is killed in turn while the plans run on the
+// workers: the phase's workflow, a child of the run's, goes on (it is
+// workflow code, held by no worker), its lost sessions start again on a
+// live worker, and the phase runs once. The tester's
 // question is answered with `hive answer tester`, and the run ends
 // complete, merged into main, one commit per task, with the tree a local
 // run leaves; the folder's journal holds the run as a local run's.
@@ -116,10 +116,14 @@ func TestTemporalPipelineSurvivesKilledWorkers(t *testing.T) {
 	if n := strings.Count(got, "architect         reported complete"); n != 1 {
 		t.Errorf("the architect reported its work %d times, want once:\n%s", n, got)
 	}
-	// The phase's activity went to another worker, which went on with the
-	// phase's workflow: one phase run.
-	if !strings.Contains(workerLogs(), "the phase's plans go on in Temporal workflow hive-run-") {
-		t.Errorf("no worker went on with the phase's workflow:\n%s", workerLogs())
+	// One phase run, in a child workflow of the run's.
+	phases := regexp.MustCompile(`the phase's plans run on the workers of task queue e2e-plans \(Temporal workflow (\S+)\)`).FindAllStringSubmatch(got, -1)
+	if len(phases) != 1 {
+		t.Fatalf("the run started %d phase workflows, want 1:\n%s", len(phases), got)
+	}
+	desc, err := tc.DescribeWorkflowExecution(ctx, phases[0][1], "")
+	if parent := desc.GetWorkflowExecutionInfo().GetParentExecution().GetWorkflowId(); err != nil || parent != runworker.WorkflowID(dir) {
+		t.Errorf("the phase's workflow %s has parent %q (%v), want the run's %s", phases[0][1], parent, err, runworker.WorkflowID(dir))
 	}
 	subjects := git(t, dir, "log", "--format=%s", "main")
 	for _, plan := range []string{"01-01", "01-02", "01-03"} {

@@ -130,6 +130,11 @@ type Human struct {
 	// PollInterval is how often the journal is read for answers given with
 	// `hive answer` from another process. Zero means 100 ms.
 	PollInterval time.Duration
+	// Raised: the human raised the budget of the hive run this phase is
+	// part of, so a resumed run waiting at its budget checkpoint may spend
+	// what it spent plus Agents.Budget (phase.Raise), answered before it
+	// goes on.
+	Raised bool
 }
 
 // Observer is told everything that happens, for display. It is called from

@@ -139,6 +139,13 @@ func (r *runner) resume(last journal.Run) (res Result, resumed bool, err error) 
 		r.work.Scope[p.Spec.ID] = p.Spec.Since
 	}
 	r.o.Observer.Resumed(last, snap)
+	if r.o.Human.Raised {
+		// The human's raise answers the budget checkpoint the run waits
+		// at, journaled as the run's own, before it goes on.
+		if ev, ok := phase.Raise(snap, r.o.Agents.Budget, r.o.Now()); ok {
+			r.events.Post(ev)
+		}
+	}
 	r.events.Post(phase.Event{Type: phase.EvResumed, Version: phase.Version, Attended: r.o.Human.Interactive, Wait: r.o.Human.Wait})
 	return Result{Run: last, Resumed: true}, true, nil
 }

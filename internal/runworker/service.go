@@ -89,7 +89,7 @@ func (s Service) Start(c client.Client) (stop func(), err error) {
 		// A stopped session hears of its stop with the answer to a
 		// heartbeat: at once, not at 80% of the heartbeat timeout.
 		w := worker.New(c, FolderQueue(s.Queue, s.Root), worker.Options{MaxHeartbeatThrottleInterval: time.Second})
-		x := &objectiveExecutor{root: s.Root, stderr: s.Stderr, agent: s.Agent, remote: s.Remote, c: c, queue: s.Queue, out: notes, workers: map[string]*piperun.Worker{}}
+		x := &objectiveExecutor{root: s.Root, stderr: s.Stderr, agent: s.Agent, remote: s.Remote, queue: s.Queue, out: notes, workers: map[string]*piperun.Worker{}}
 		temporal.RegisterObjective(w, c, x)
 		if err := w.Start(); err != nil {
 			return nil, fmt.Errorf("worker: %w", err)
@@ -128,8 +128,7 @@ type objectiveExecutor struct {
 	stderr io.Writer // what the agents' checks find
 	agent  string    // the worker's --agent, for a run that names none
 	remote string    // the worker's --git-remote, for a run whose remote this clone calls otherwise
-	c      client.Client
-	queue  string // the workers' task queue: the phases' plans go to PlansQueue of it
+	queue  string    // the workers' task queue: the phases' plans go to PlansQueue of it
 	out    io.Writer
 
 	mu      sync.Mutex

@@ -2,18 +2,15 @@ package phaserun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/hivectl/hive/internal/agent"
 	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runner"
-	"github.com/hivectl/hive/internal/runner/replay"
 	"github.com/hivectl/hive/internal/work"
 )
 
@@ -54,12 +51,7 @@ func (Local) RunPhase(ctx context.Context, w Work) (runner.Result, error) {
 		return runner.Result{}, err
 	}
 	defer j.Close()
-	if !w.Fresh {
-		if err := raise(j, o.Phase.Dir, o.Agents.Budget, o.Now()); err != nil {
-			return runner.Result{}, err
-		}
-	}
-	o.Journal = j
+	o.Journal, o.Human.Raised = j, !w.Fresh
 	return runner.Run(ctx, o)
 }
 
@@ -129,34 +121,6 @@ func Ended(c roleplan.Command, res runner.Result, err error) roleplan.Event {
 			res.Snapshot.Count(phase.Complete), len(res.Snapshot.Plans))
 	}
 	return ev
-}
-
-// raise answers the budget checkpoint of the phase's unfinished run,
-// if it waits at one, with the raise the human gave the pipeline: the
-// phase run may then spend what it has spent plus the phase's new
-// allotment.
-func raise(j journal.Journal, phaseDir string, allot phase.Budget, now time.Time) error {
-	last, ok, err := j.LatestRun(phaseDir)
-	if err != nil || !ok || !last.Finished.IsZero() {
-		return err
-	}
-	eng, err := replay.Run(j, last)
-	if err != nil {
-		return err
-	}
-	ev, ok := phase.Raise(eng.Snapshot(), allot, now)
-	if !ok {
-		return nil
-	}
-	if _, err := eng.Step(ev); err != nil {
-		return nil // the raise does not lift this run's ceiling: it stops there again, for the human
-	}
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	_, err = j.Append(last.ID, string(ev.Type), ev.Time, payload)
-	return err
 }
 
 // WithEnv gives the agents of a launcher more environment: Env.
