@@ -4,8 +4,9 @@
 // each command carried out with piperun's Worker in the run's worktree,
 // or, for a run whose work goes through a git remote, in a worktree of
 // this clone made from the run's branch there and pushed back with a
-// lease; the journal view and delivery in the run's folder; and the
-// implementers' phases as phase workflows of their own, whose plans the
-// workers of any clone run. It also names the queues and workflow ids
+// lease; the journal view and delivery in the run's folder; the stages of
+// the implementers' phase, a child workflow of the run's (ready it, say
+// what its stop or end means to the pipeline, bring its work home); and
+// the phases' plans, which the workers of any clone run. It also names the queues and workflow ids
 // those runs use, which the CLI's client side shares.
 package runworker

@@ -5,7 +5,9 @@
 // signals and activity results, each stepped in the order Temporal's
 // history records it; the machine's commands are activities on `hive
 // worker` processes (Executor, ObjectiveExecutor), its wakes timers; the
-// state and answers are queries. The history is the record: a workflow
+// state and answers are queries. The phase of a hive run's implementers is
+// a RunWorkflow started as a child of the run's ObjectiveWorkflow, the
+// messages between the two machines signals (phase_child.go). The history is the record: a workflow
 // replayed on any worker rebuilds the same machine, which is why the
 // machines keep Temporal's rules (no I/O, no clock, no randomness: time
 // comes in the events).

@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivectl/hive/internal/roleplan"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+
+	"github.com/hivectl/hive/internal/roleplan"
 )
 
 // TestObjectiveWorkflowOnADevServer runs the quick workflow through
@@ -77,5 +79,83 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 	}
 	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
 		recordHistory(t, c, run, "objective-1.json")
+	}
+}
+
+// TestObjectivePhaseOnADevServer runs architect and implementers through
+// ObjectiveWorkflow on a real Temporal server: the phase runs as a child
+// workflow, stops at its share of the budget, the human (a signal) raises
+// it, and the same child goes on to the end. With HIVE_RECORD_HISTORY=1
+// it keeps both histories, the run's (objective-2.json) and its phase's
+// (objective-2-phase.json), for the replay test.
+func TestObjectivePhaseOnADevServer(t *testing.T) {
+	phases := phaseWorkers(t, "01-01", "01-02", "01-03")
+	workers := &roleWorkers{}
+	var queue string
+	workers.phases = func(w PhaseWork) (PhaseStep, error) {
+		c := w.Command
+		switch w.Stage {
+		case PhaseStart:
+			step, err := phases(w)
+			step.Input.Start.Spec.Budget.Tokens = c.BudgetTokens
+			step.Input.Dispatch.TaskQueue = queue
+			step.ID = "hive-run-test-objective-phase"
+			return step, err
+		case PhaseStopped:
+			return PhaseStep{Events: []roleplan.Event{{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt, OverBudget: true,
+				Reason: w.Snapshot.BudgetCheckpoint().Details, PhaseRun: -5, Spend: w.Snapshot.Spent}}}, nil
+		}
+		return phases(w)
+	}
+	c, q := devServer(t, func(c client.Client, w worker.Worker) {
+		RegisterObjective(w, c, workers)
+		w.RegisterActivityWithOptions((&Activities{Exec: spendingPlans{}, Client: c}).Command, activity.RegisterOptions{Name: CommandActivity})
+	})
+	queue = q
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d := *objectiveDispatch
+	d.TaskQueue = queue
+	spec := phaseSpec()
+	spec.Budget.Tokens = 10000
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, ObjectiveWorkflowName,
+		ObjectiveInput{Spec: spec, Dispatch: &d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap roleplan.Snapshot
+		if err := v.Get(&snap); err != nil {
+			t.Fatal(err)
+		}
+		if snap.Open != nil {
+			answer := roleplan.Event{Type: roleplan.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "raise 100000"}
+			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), ObjectiveEventSignal, answer); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing asked: %+v\n%s", snap, workers.log())
+		}
+	}
+	var res ObjectiveResult
+	if err := Result(ctx, run, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.State.Outcome != roleplan.OutcomeComplete {
+		t.Fatalf("outcome %s (%s)\n%s", res.State.Outcome, res.State.Reason, workers.log())
+	}
+	want := "phase start implementers 1\nphase stopped implementers 1\nphase ended implementers 2\nfinish 7"
+	if got := workers.log(); !strings.HasSuffix(got, want) {
+		t.Errorf("carried out:\n%s\nwant it to end with:\n%s", got, want)
+	}
+	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
+		recordHistory(t, c, run, "objective-2.json")
+		recordHistory(t, c, c.GetWorkflow(ctx, "hive-run-test-objective-phase", ""), "objective-2-phase.json")
 	}
 }
