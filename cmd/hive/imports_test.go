@@ -288,11 +288,11 @@ var allowed = map[string][]string{
 	// as phaserun runs them (the plans' briefings, the budget's raise);
 	// the run's journal view is runjournal's; the worktree a worker
 	// leaves is worktrees' to remove.
-	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal", "workflows", "phase"},
+	"runworker": {"agent", "config", "engine", "exit", "gitx", "gitx/worktrees", "journal", "piperun", "piperun/phaserun", "piperun/runjournal", "redact", "roleplan", "runconfig", "runner", "runner/integration", "runner/workspace", "temporal", "temporal/objective", "workflows", "phase"},
 	// hive's client of the Temporal server: it starts, follows and answers
 	// the runs of both machines, begun in the folder as local runs are
 	// (and hive serve's views of the phases' workflows: serve/views).
-	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "work", "phase", "words"},
+	"temporalhost": {"config", "engine", "exit", "gitx", "journal", "piperun", "piperun/runjournal", "plan", "redact", "roleplan", "runconfig", "runner", "runner/lock", "runner/workspace", "runworker", "serve/views", "temporal", "temporal/objective", "work", "phase", "words"},
 	// A run as plain lines: execute-phase's and hive run's, live or
 	// replayed from a journal (hive run's records: runjournal), hive
 	// report (runreport), and agents' logs (hive run's with its pipeline
@@ -302,10 +302,13 @@ var allowed = map[string][]string{
 	"costs": {"phase", "journal", "roleplan", "runconfig", "work"},
 	// The command reference is written from cli's command tree.
 	"cli/gendocs": {"cli"},
-	// The Temporal backend's workflows are the machines, the engine's and
-	// the pipeline's; their scripts are the machines', read by one test
-	// helper each for the machine's own test and Temporal's.
+	// The Temporal backend's workflows are the machines, the engine's
+	// (temporal) and the pipeline's (temporal/objective, whose phase is a
+	// child workflow of the engine's); their scripts are the machines',
+	// read by one test helper each for the machine's own test and
+	// Temporal's.
 	"temporal":                {"engine", "journal", "pipeline", "roleplan", "phase"},
+	"temporal/objective":      {"engine", "pipeline", "roleplan", "phase", "temporal", "work"},
 	"engine/enginescript":     {"phase", "work"},
 	"pipeline/pipelinescript": {"confidence", "roleplan", "work", "workflows"},
 	"e2e/claude":              {}, // tests only

@@ -13,7 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/piperun/runreport"
 	"github.com/hivectl/hive/internal/roleplan"
-	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
 	"github.com/hivectl/hive/internal/testsupport/gittest"
 	"github.com/hivectl/hive/internal/workflows"
 )
@@ -21,22 +21,22 @@ import (
 // onTemporal hands the commands of a run's workflow to a Worker.
 type onTemporal struct{ w *Worker }
 
-func (a onTemporal) Execute(ctx context.Context, ow temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
+func (a onTemporal) Execute(ctx context.Context, ow objective.Work, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	return a.w.Execute(ctx, Work{Run: ow.Run, Command: ow.Command, State: ow.State}, emit)
 }
 
 // Phase runs the whole phase here, in its start (the Worker's phase runner
 // is the local one): what the workflow makes of a phase's stages is
 // temporal's and runworker's to test.
-func (a onTemporal) Phase(ctx context.Context, pw temporal.PhaseWork, emit func(roleplan.Event)) (temporal.PhaseStep, error) {
-	if pw.Stage != temporal.PhaseStart {
-		return temporal.PhaseStep{}, fmt.Errorf("a local phase has no %s stage", pw.Stage)
+func (a onTemporal) Phase(ctx context.Context, pw objective.PhaseWork, emit func(roleplan.Event)) (objective.PhaseStep, error) {
+	if pw.Stage != objective.PhaseStart {
+		return objective.PhaseStep{}, fmt.Errorf("a local phase has no %s stage", pw.Stage)
 	}
-	evs, err := a.Execute(ctx, pw.ObjectiveWork, emit)
-	return temporal.PhaseStep{Events: evs}, err
+	evs, err := a.Execute(ctx, pw.Work, emit)
+	return objective.PhaseStep{Events: evs}, err
 }
 
-func (a onTemporal) Record(_ context.Context, r temporal.ObjectiveRecords) error {
+func (a onTemporal) Record(_ context.Context, r objective.Records) error {
 	evs, err := r.Events()
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (a onTemporal) Record(_ context.Context, r temporal.ObjectiveRecords) error
 	return runjournal.Record(a.w.Options.Journal, r.Run, r.From, evs)
 }
 
-func (a onTemporal) Finish(ctx context.Context, end temporal.ObjectiveEnd) (json.RawMessage, error) {
+func (a onTemporal) Finish(ctx context.Context, end objective.End) (json.RawMessage, error) {
 	evs, err := end.Events()
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func tree(t *testing.T, dir, branch string) string {
 }
 
 // A run begun here (Begin) whose machine runs as Temporal workflow code
-// (temporal.ObjectiveWorkflow), every command carried out by a Worker in
+// (objective.Workflow), every command carried out by a Worker in
 // the run's worktree: the full workflow, its plans run as a phase, ends
 // complete, delivered into main as a local run is, with the same tree;
 // the folder's journal holds the run as a local run's.
@@ -80,13 +80,13 @@ func TestWorkerCarriesARunOutForItsWorkflow(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(3 * time.Minute)
 	var notes []string
-	temporal.RegisterObjective(env, nil, onTemporal{&Worker{Options: o, Notes: func(job, text string) { notes = append(notes, job+": "+text) }}})
-	env.ExecuteWorkflow(temporal.ObjectiveWorkflowName, temporal.ObjectiveInput{Spec: &spec,
-		Dispatch: &temporal.ObjectiveDispatch{TaskQueue: "hive-test", Heartbeat: time.Minute, Session: time.Hour, Command: 10 * time.Minute, Run: run.ID}})
+	objective.Register(env, nil, onTemporal{&Worker{Options: o, Notes: func(job, text string) { notes = append(notes, job+": "+text) }}})
+	env.ExecuteWorkflow(objective.WorkflowName, objective.Input{Spec: &spec,
+		Dispatch: &objective.Dispatch{TaskQueue: "hive-test", Heartbeat: time.Minute, Session: time.Hour, Command: 10 * time.Minute, Run: run.ID}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow: %v", err)
 	}
-	var res temporal.ObjectiveResult
+	var res objective.Result
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}

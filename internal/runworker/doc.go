@@ -1,6 +1,6 @@
 // Package runworker is what a `hive worker --backend temporal` process
 // (and `hive run --backend temporal`'s own local worker) serves for hive
-// run: the activities of a run's workflow (temporal.ObjectiveWorkflow),
+// run: the activities of a run's workflow (objective.Workflow),
 // each command carried out with piperun's Worker in the run's worktree,
 // or, for a run whose work goes through a git remote, in a worktree of
 // this clone made from the run's branch there and pushed back with a

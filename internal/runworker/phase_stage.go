@@ -16,6 +16,7 @@ import (
 	"github.com/hivectl/hive/internal/runner/integration"
 	"github.com/hivectl/hive/internal/runner/workspace"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
 )
 
 // phaseStage carries out, on a worker of the run's tree, a stage of the
@@ -39,9 +40,9 @@ type phaseStage struct {
 	remote string // the run's --git-remote; "" when the workers share the worktree
 	// work is the stage to carry out; nil for the phase's command of a
 	// run's workflow that an earlier hive started (errEarlierPhase).
-	work *temporal.PhaseWork
+	work *objective.PhaseWork
 	// started is how the phase's workflow starts, once readied.
-	started *temporal.PhaseStep
+	started *objective.PhaseStep
 }
 
 // errEarlierPhase is what a worker says of the phase's command of a run's
@@ -103,7 +104,7 @@ func (t *phaseStage) RunPhase(ctx context.Context, w phaserun.Work) (runner.Resu
 	} else {
 		o.Git = integration.Git{Remote: t.remote, Worktrees: true, Namespace: phaseNamespace(w)}
 	}
-	if t.work.Stage == temporal.PhaseStart {
+	if t.work.Stage == objective.PhaseStart {
 		return t.start(ctx, w, o)
 	}
 	if t.work.Snapshot == nil {
@@ -116,7 +117,7 @@ func (t *phaseStage) RunPhase(ctx context.Context, w phaserun.Work) (runner.Resu
 	}
 	snap := *t.work.Snapshot
 	res := runner.Result{Run: journal.Run{ID: phaseRunNumber(t.work.ID), Phase: o.Phase.Dir}, Snapshot: snap}
-	if t.work.Stage == temporal.PhaseStopped {
+	if t.work.Stage == objective.PhaseStopped {
 		if t.remote != "" {
 			// Whoever answers (the architect, after a challenge) works on
 			// the plans merged so far.
@@ -188,7 +189,7 @@ func (t *phaseStage) start(ctx context.Context, w phaserun.Work, o runner.Option
 	// Unattended: the engine stops for a human (CmdStopForHuman) at what
 	// only one may answer, and the pipeline asks.
 	start := phase.Event{Type: phase.EvRunStarted, Time: o.Now().UTC(), Spec: &spec, Version: phase.Version}
-	t.started = &temporal.PhaseStep{ID: id, Input: &temporal.RunInput{Dispatch: d, Start: &start}}
+	t.started = &objective.PhaseStep{ID: id, Input: &temporal.RunInput{Dispatch: d, Start: &start}}
 	return runner.Result{}, errPhaseReady
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/hivectl/hive/internal/piperun"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
 )
 
 // AnywhereQueue is the task queue of hive run's workers of any clone of
@@ -121,7 +122,7 @@ func (t *remoteTree) close() { worktrees.Remove(context.Background(), t.repo, t.
 // role's commits are pushed before its report goes on (a report of work
 // the run's branch does not hold is no report: the session then ends as
 // a crash), and every command's after it ends.
-func executeRemote(ctx context.Context, pw *piperun.Worker, repo *gitx.Repo, remote string, w temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
+func executeRemote(ctx context.Context, pw *piperun.Worker, repo *gitx.Repo, remote string, w objective.Work, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	root, err := piperun.WorktreeRoot(piperun.Options{Repo: repo})
 	if err != nil {
 		return nil, err

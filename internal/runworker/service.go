@@ -20,6 +20,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
@@ -90,7 +91,7 @@ func (s Service) Start(c client.Client) (stop func(), err error) {
 		// heartbeat: at once, not at 80% of the heartbeat timeout.
 		w := worker.New(c, FolderQueue(s.Queue, s.Root), worker.Options{MaxHeartbeatThrottleInterval: time.Second})
 		x := &objectiveExecutor{root: s.Root, stderr: s.Stderr, agent: s.Agent, remote: s.Remote, queue: s.Queue, out: notes, workers: map[string]*piperun.Worker{}}
-		temporal.RegisterObjective(w, c, x)
+		objective.Register(w, c, x)
 		if err := w.Start(); err != nil {
 			return nil, fmt.Errorf("worker: %w", err)
 		}
@@ -99,7 +100,7 @@ func (s Service) Start(c client.Client) (stop func(), err error) {
 			// The runs with a git remote of every clone: their workflows
 			// and commands.
 			any := worker.New(c, AnywhereQueue(s.Queue, s.Roots), worker.Options{MaxHeartbeatThrottleInterval: time.Second})
-			temporal.RegisterObjective(any, c, x)
+			objective.Register(any, c, x)
 			if err := any.Start(); err != nil {
 				stop()
 				return nil, fmt.Errorf("worker: %w", err)
@@ -120,7 +121,7 @@ func (s Service) Start(c client.Client) (stop func(), err error) {
 }
 
 // objectiveExecutor carries out the commands of the runs of this folder
-// (temporal.ObjectiveExecutor) with piperun's Worker: one for each agent
+// (objective.Executor) with piperun's Worker: one for each agent
 // program, made once, its agents checked then, and given each run's
 // phase runner.
 type objectiveExecutor struct {
@@ -222,31 +223,31 @@ func (x *objectiveExecutor) worker(ctx context.Context, spec roleplan.Spec, work
 	return w.ForRun(stage), nil
 }
 
-// Execute implements temporal.ObjectiveExecutor. What it hands the
+// Execute implements objective.Executor. What it hands the
 // workflow goes into its history, a journal: the project's secrets
 // (secrets.env, and what looks like a key) are masked there, as in
 // .hive/runs.db.
-func (x *objectiveExecutor) Execute(ctx context.Context, w temporal.ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
+func (x *objectiveExecutor) Execute(ctx context.Context, w objective.Work, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	return x.execute(ctx, w, &phaseStage{}, emit)
 }
 
-// Phase implements temporal.ObjectiveExecutor: the stage goes through
+// Phase implements objective.Executor: the stage goes through
 // the run's phase command, as a local run's phase does, with the stage
 // as the phase's runner.
-func (x *objectiveExecutor) Phase(ctx context.Context, w temporal.PhaseWork, emit func(roleplan.Event)) (temporal.PhaseStep, error) {
+func (x *objectiveExecutor) Phase(ctx context.Context, w objective.PhaseWork, emit func(roleplan.Event)) (objective.PhaseStep, error) {
 	if w.Command.Type != roleplan.CmdRunPhase {
-		return temporal.PhaseStep{}, fmt.Errorf("a phase's stage for a %s command", w.Command.Type)
+		return objective.PhaseStep{}, fmt.Errorf("a phase's stage for a %s command", w.Command.Type)
 	}
 	stage := &phaseStage{work: &w}
-	evs, err := x.execute(ctx, w.ObjectiveWork, stage, emit)
+	evs, err := x.execute(ctx, w.Work, stage, emit)
 	if err == nil && stage.started != nil {
 		return *stage.started, nil
 	}
-	return temporal.PhaseStep{Events: evs}, err
+	return objective.PhaseStep{Events: evs}, err
 }
 
 // execute carries w's command out, the run's phase with stage.
-func (x *objectiveExecutor) execute(ctx context.Context, w temporal.ObjectiveWork, stage *phaseStage, emit func(roleplan.Event)) (evs []roleplan.Event, err error) {
+func (x *objectiveExecutor) execute(ctx context.Context, w objective.Work, stage *phaseStage, emit func(roleplan.Event)) (evs []roleplan.Event, err error) {
 	pw, err := x.worker(ctx, w.State.Spec, w.Workflow, w.Where, stage)
 	if err != nil {
 		return nil, err
@@ -269,7 +270,7 @@ func (x *objectiveExecutor) execute(ctx context.Context, w temporal.ObjectiveWor
 	case c.Type == roleplan.CmdStartAgent:
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
 		defer fmt.Fprintf(x.out, "hive worker: %s attempt %d ended (the %s, run %d)\n", c.Job, c.Attempt, c.Role, w.Run)
-	case c.Type == roleplan.CmdRunPhase && (stage.work == nil || stage.work.Stage == temporal.PhaseStart):
+	case c.Type == roleplan.CmdRunPhase && (stage.work == nil || stage.work.Stage == objective.PhaseStart):
 		fmt.Fprintf(x.out, "hive worker: %s attempt %d runs here (run %d's phase)\n", c.Job, c.Attempt, w.Run)
 	}
 	if remote != "" {
@@ -304,8 +305,8 @@ func masked(red *redact.Redactor, ev roleplan.Event) roleplan.Event {
 	return out
 }
 
-// Record implements temporal.ObjectiveExecutor.
-func (x *objectiveExecutor) Record(ctx context.Context, r temporal.ObjectiveRecords) error {
+// Record implements objective.Executor.
+func (x *objectiveExecutor) Record(ctx context.Context, r objective.Records) error {
 	j, err := x.folderJournal(ctx)
 	if err != nil {
 		return err
@@ -317,8 +318,8 @@ func (x *objectiveExecutor) Record(ctx context.Context, r temporal.ObjectiveReco
 	return runjournal.Record(j, r.Run, r.From, evs)
 }
 
-// Finish implements temporal.ObjectiveExecutor.
-func (x *objectiveExecutor) Finish(ctx context.Context, end temporal.ObjectiveEnd) (json.RawMessage, error) {
+// Finish implements objective.Executor.
+func (x *objectiveExecutor) Finish(ctx context.Context, end objective.End) (json.RawMessage, error) {
 	evs, err := end.Events()
 	if err != nil {
 		return nil, err

@@ -59,10 +59,10 @@ type Activities struct {
 	Beat time.Duration
 }
 
-// heartbeat tells the server every beat that the activity of ctx is at
+// Heartbeat tells the server every beat that the activity of ctx is at
 // work, until done is closed: a worker that dies is noticed within the
 // heartbeat timeout.
-func heartbeat(ctx context.Context, beat time.Duration, done <-chan struct{}) {
+func Heartbeat(ctx context.Context, beat time.Duration, done <-chan struct{}) {
 	t := time.NewTicker(beat)
 	defer t.Stop()
 	for {
@@ -83,7 +83,7 @@ func (a *Activities) Command(ctx context.Context, w Work) ([]phase.Event, error)
 	}
 	done := make(chan struct{})
 	defer close(done)
-	go heartbeat(ctx, beat, done)
+	go Heartbeat(ctx, beat, done)
 	var later []phase.Event
 	emit := func(ev phase.Event) { later = append(later, ev) }
 	if a.Client != nil {

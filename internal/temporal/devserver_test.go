@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -133,35 +130,8 @@ func runScriptOnADevServer(t *testing.T, c client.Client, queue, script string, 
 		}
 	}
 	if record && os.Getenv("HIVE_RECORD_HISTORY") != "" {
-		recordHistory(t, c, run, historyFile(phase.Version))
+		temporaltest.RecordHistory(t, c, run, filepath.Join("testdata", "histories", historyFile(phase.Version)))
 	}
-}
-
-// recordHistory writes the run's history as Temporal's JSON, in
-// testdata/histories/name.
-func recordHistory(t *testing.T, c client.Client, run client.WorkflowRun, name string) {
-	ctx := context.Background()
-	it := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var hist historypb.History
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, ev)
-	}
-	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(&hist)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("testdata", "histories", name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %s (%d events)", path, len(hist.Events))
 }
 
 // historyFile names the recorded history of an engine version.

@@ -301,9 +301,9 @@ func since(snap phase.Snapshot, plan string) string {
 	return ""
 }
 
-// failure says why an activity failed, for the machine that decides what
+// Failure says why an activity failed, for the machine that decides what
 // follows: its worker was lost (a timeout), it was stopped, or its error.
-func failure(err error) string {
+func Failure(err error) string {
 	var timeout *temporal.TimeoutError
 	switch {
 	case errors.As(err, &timeout):
@@ -317,7 +317,7 @@ func failure(err error) string {
 // failed is what a command whose activity failed (its worker died, it
 // timed out, its code returned an error) means to the engine.
 func failed(c phase.Command, err error) []phase.Event {
-	why := failure(err)
+	why := Failure(err)
 	ev := phase.Event{Plan: c.Plan, Attempt: c.Attempt, Reason: why}
 	switch c.Type {
 	case phase.CmdStartAgent:

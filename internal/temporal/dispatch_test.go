@@ -17,6 +17,7 @@ import (
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/phase"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
 // fakeWorker plays a worker's executors: each agent finishes its plan at
@@ -304,7 +305,7 @@ func TestDispatchDrainsALongHistory(t *testing.T) {
 		t.Fatalf("want a continue-as-new once the session ended, got %v", err)
 	}
 	var next RunInput
-	if err := decodeInput(can, &next); err != nil {
+	if err := temporaltest.DecodeInput(can, &next); err != nil {
 		t.Fatal(err)
 	}
 	var held []string

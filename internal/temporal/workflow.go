@@ -72,7 +72,8 @@ type Limits struct {
 	RecordEvery time.Duration `json:"record_every,omitempty"`
 }
 
-func (l Limits) maxEvents() int {
+// EventsPerRun is MaxEvents, or its default.
+func (l Limits) EventsPerRun() int {
 	if l.MaxEvents > 0 {
 		return l.MaxEvents
 	}
@@ -86,7 +87,8 @@ func (l Limits) drainHistory() int {
 	return 20000
 }
 
-func (l Limits) recordEvery() time.Duration {
+// RecordInterval is RecordEvery, or its default.
+func (l Limits) RecordInterval() time.Duration {
 	if l.RecordEvery > 0 {
 		return l.RecordEvery
 	}
@@ -249,7 +251,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	}
 	for !done() {
 		sel.Select(ctx)
-		if done() || seq-in.Seq < in.Limits.maxEvents() {
+		if done() || seq-in.Seq < in.Limits.EventsPerRun() {
 			continue
 		}
 		if disp != nil && drains && workflow.GetInfo(ctx).GetCurrentHistoryLength() >= in.Limits.drainHistory() {

@@ -1,9 +1,7 @@
 package temporal
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/engine/enginescript"
 	"github.com/hivectl/hive/internal/phase"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
 // scripted is one script directive as a runner gives it: an event, or a
@@ -48,20 +47,6 @@ func TestScriptsThroughTemporal(t *testing.T) {
 			return out
 		})
 	})
-}
-
-// queryState is the state a test environment's workflow answers
-// StateQuery with: the engine's, or the pipeline machine's.
-func queryState[S any](env *testsuite.TestWorkflowEnvironment) (S, error) {
-	var snap S
-	v, err := env.QueryWorkflow(StateQuery)
-	if err != nil {
-		return snap, fmt.Errorf("query: %w", err)
-	}
-	if err := v.Get(&snap); err != nil {
-		return snap, fmt.Errorf("decode the state: %w", err)
-	}
-	return snap, nil
 }
 
 // readScript reads a script's directives as a runner gives them: an event
@@ -100,7 +85,7 @@ func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 		at := time.Duration(i+1) * time.Second
 		if st.event == nil {
 			env.RegisterDelayedCallback(func() {
-				snap, err := queryState[phase.Snapshot](env)
+				snap, err := temporaltest.Query[phase.Snapshot](env, StateQuery)
 				if err != nil {
 					t.Errorf("step %d: %v", i, err)
 					return
@@ -179,7 +164,7 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 		t.Fatalf("want a continue-as-new after %d events, got %v", maxEventsPerRun, err)
 	}
 	var next RunInput
-	if err := decodeInput(can, &next); err != nil {
+	if err := temporaltest.DecodeInput(can, &next); err != nil {
 		t.Fatal(err)
 	}
 	if next.State == nil || next.Seq != maxEventsPerRun || next.Limits.MaxEvents != maxEventsPerRun {
@@ -208,12 +193,4 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 	if p := restored.Snapshot().Plans[0]; p.InputTokens != 60 {
 		t.Fatalf("01-01 counts %d input tokens across the two workflow runs, want 60", p.InputTokens)
 	}
-}
-
-// decodeInput reads the input a continue-as-new carries.
-func decodeInput(can *workflow.ContinueAsNewError, into any) error {
-	if can.Input == nil || len(can.Input.Payloads) != 1 {
-		return fmt.Errorf("continue-as-new carries %v", can.Input)
-	}
-	return json.Unmarshal(can.Input.Payloads[0].Data, into)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
 	"github.com/hivectl/hive/internal/words"
 )
 
@@ -34,10 +35,10 @@ func ObjectiveState(ctx context.Context, c client.Client, id string) (roleplan.S
 
 // objectiveAnswers are what the run's workflow id answered to the events
 // after seq.
-func objectiveAnswers(ctx context.Context, c client.Client, id string, seq int) ([]temporal.ObjectiveAnswer, error) {
+func objectiveAnswers(ctx context.Context, c client.Client, id string, seq int) ([]objective.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var as []temporal.ObjectiveAnswer
+	var as []objective.Answer
 	v, err := c.QueryWorkflow(ctx, id, "", temporal.AnswersQuery, seq)
 	if err == nil {
 		err = v.Get(&as)
@@ -55,19 +56,19 @@ func objectiveAnswers(ctx context.Context, c client.Client, id string, seq int) 
 func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *redact.Redactor, attached bool, wait time.Duration) error {
 	obs, answers := o.Follow(wait)
 	type ended struct {
-		res temporal.ObjectiveResult
+		res objective.Result
 		err error
 	}
 	done := make(chan ended, 1)
 	go func() {
-		var res temporal.ObjectiveResult
+		var res objective.Result
 		err := temporal.Result(ctx, c.GetWorkflow(ctx, id, ""), &res)
 		done <- ended{res, err}
 	}()
 	seen := 0
 	since := time.Now()
 	var snap roleplan.Snapshot
-	show := func(as []temporal.ObjectiveAnswer) {
+	show := func(as []objective.Answer) {
 		for _, a := range as {
 			if a.Seq <= seen {
 				continue

@@ -1,7 +1,7 @@
 package temporalhost
 
 // The Temporal backend of hive run: the run's pipeline machine is workflow
-// code (temporal.ObjectiveWorkflow), stepped in the history Temporal
+// code (objective.Workflow), stepped in the history Temporal
 // keeps, as execute-phase's engine is; its commands (the roles' sessions,
 // the lint, the phase, the checks, the delivery) are activities on the
 // hive workers of the project's folder (piperun.Worker), and its
@@ -32,6 +32,7 @@ import (
 	"github.com/hivectl/hive/internal/runner/lock"
 	"github.com/hivectl/hive/internal/runworker"
 	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
 )
 
 // legacyPipelineWorkflow is the workflow type of hive run's runs before
@@ -73,7 +74,7 @@ type Follower interface {
 // Start starts (or, with Resume, takes up) the project's run as a
 // Temporal workflow and follows it here; this process is one of its
 // workers with LocalWorker.
-func Start(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, objective string) error {
+func Start(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, goal string) error {
 	if err := reachRemote(ctx, repo, o.Remote); err != nil {
 		return err
 	}
@@ -143,12 +144,12 @@ func Start(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, obj
 	if running {
 		fmt.Fprintf(o.Stderr, "hive: following the run under way (Temporal workflow %s)\n", id)
 	} else {
-		in, err := objectiveInput(ctx, o, repo, cfg, j, red.String(objective), queue)
+		in, err := objectiveInput(ctx, o, repo, cfg, j, red.String(goal), queue)
 		if err != nil {
 			return err
 		}
 		_, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, WorkflowExecutionErrorWhenAlreadyStarted: true},
-			temporal.ObjectiveWorkflowName, in)
+			objective.WorkflowName, in)
 		var already *serviceerror.WorkflowExecutionAlreadyStarted
 		switch {
 		case errors.As(err, &already):
@@ -170,9 +171,9 @@ func Start(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, obj
 // starts: a new run with its spec, or a run of the journal resumed from
 // its events. The roles' agents are checked here only when this process
 // is one of the run's workers.
-func objectiveInput(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, j journal.Journal, objective, queue string) (temporal.ObjectiveInput, error) {
+func objectiveInput(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, j journal.Journal, goal, queue string) (objective.Input, error) {
 	d := temporal.DispatchFor(queue, cfg.Timeouts.Stall)
-	in := temporal.ObjectiveInput{Dispatch: &temporal.ObjectiveDispatch{TaskQueue: queue, FolderQueue: runworker.FolderQueue(o.Queue, repo.Root),
+	in := objective.Input{Dispatch: &objective.Dispatch{TaskQueue: queue, FolderQueue: runworker.FolderQueue(o.Queue, repo.Root),
 		Heartbeat: d.Heartbeat, Session: d.Session, Command: d.Command, Where: &temporal.Where{Dir: repo.Root, Remote: o.Remote, Agent: o.Agent}}}
 	// share puts the run's worktree on the remote, where the workers of
 	// every clone take it from.
@@ -207,7 +208,7 @@ func objectiveInput(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Co
 		}
 		return in, share(last, dir)
 	}
-	ch, err := o.Choose(ctx, repo, cfg, objective)
+	ch, err := o.Choose(ctx, repo, cfg, goal)
 	if err != nil {
 		return in, err
 	}
@@ -218,7 +219,7 @@ func objectiveInput(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Co
 		ch.Context[i].Text = red.String(ch.Context[i].Text)
 	}
 	o.RolesElsewhere = !o.LocalWorker
-	opts, err := o.Options(ctx, repo, cfg, objective, ch, j)
+	opts, err := o.Options(ctx, repo, cfg, goal, ch, j)
 	if err != nil {
 		return in, err
 	}
@@ -360,7 +361,7 @@ func sendRunAnswer(ctx context.Context, c client.Client, id string, j journal.Jo
 		return open, err
 	}
 	ev.Text = red.String(ev.Text)
-	if err := c.SignalWorkflow(ctx, id, "", temporal.ObjectiveEventSignal, ev); err != nil {
+	if err := c.SignalWorkflow(ctx, id, "", objective.EventSignal, ev); err != nil {
 		return open, fmt.Errorf("send the answer to the run's workflow %s: %w", id, err)
 	}
 	return open, nil

@@ -2,6 +2,8 @@ package temporaltest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -10,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 )
 
 // CLI finds the temporal CLI: $HIVE_TEMPORAL, or .tools/temporal/temporal
@@ -73,4 +79,52 @@ func freePort(t testing.TB) string {
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// Query is what a test environment's workflow answers the query name
+// with (a machine's state).
+func Query[S any](env *testsuite.TestWorkflowEnvironment, name string) (S, error) {
+	var out S
+	v, err := env.QueryWorkflow(name)
+	if err != nil {
+		return out, fmt.Errorf("query: %w", err)
+	}
+	if err := v.Get(&out); err != nil {
+		return out, fmt.Errorf("decode the answer to %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// RecordHistory writes the history of run as Temporal's JSON at path
+// (testdata/histories/…), for a replay test.
+func RecordHistory(t testing.TB, c client.Client, run client.WorkflowRun, path string) {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var hist historypb.History
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(&hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", path, len(hist.Events))
+}
+
+// DecodeInput reads the input a continue-as-new carries into into.
+func DecodeInput(can *workflow.ContinueAsNewError, into any) error {
+	if can.Input == nil || len(can.Input.Payloads) != 1 {
+		return fmt.Errorf("continue-as-new carries %v", can.Input)
+	}
+	return json.Unmarshal(can.Input.Payloads[0].Data, into)
 }

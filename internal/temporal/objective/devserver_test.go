@@ -1,8 +1,9 @@
-package temporal
+package objective
 
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,37 +11,40 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
 // TestObjectiveWorkflowOnADevServer runs the quick workflow through
-// ObjectiveWorkflow on a real Temporal server and worker, the roles'
+// Workflow on a real Temporal server and worker, the roles'
 // events signalled by their activities as they come: the tests cannot run
 // at first, the human (a signal) says retry, and the run completes and is
 // delivered. With HIVE_RECORD_HISTORY=1 it keeps the history in
 // testdata/histories (objective-N.json) for the replay test: record one
 // whenever the workflow's code changes how it runs.
 func TestObjectiveWorkflowOnADevServer(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+	workers := &roleWorkers{fault: func(w Work, n int) ([]roleplan.Event, error, bool) {
 		if w.Command.Type == roleplan.CmdRunTests && n == 1 {
 			return []roleplan.Event{{Type: roleplan.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
 				Tests: &roleplan.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
 		}
 		return nil, nil, false
 	}}
-	c, queue := devServer(t, func(c client.Client, w worker.Worker) { RegisterObjective(w, c, workers) })
+	c, queue := devServer(t, func(c client.Client, w worker.Worker) { Register(w, c, workers) })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	d := *objectiveDispatch
 	d.TaskQueue = queue
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, ObjectiveWorkflowName,
-		ObjectiveInput{Spec: quickSpec(t), Dispatch: &d, Limits: Limits{RecordEvery: time.Hour}}) // only the question's batch goes before the end
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, WorkflowName,
+		Input{Spec: quickSpec(t), Dispatch: &d, Limits: temporal.Limits{RecordEvery: time.Hour}}) // only the question's batch goes before the end
 	if err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +62,7 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			answer := roleplan.Event{Type: roleplan.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "retry"}
-			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), ObjectiveEventSignal, answer); err != nil {
+			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
 				t.Fatal(err)
 			}
 			break
@@ -67,8 +71,8 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 			t.Fatalf("nothing asked: %+v", snap)
 		}
 	}
-	var res ObjectiveResult
-	if err := Result(ctx, run, &res); err != nil {
+	var res Result
+	if err := temporal.Result(ctx, run, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.State.Outcome != roleplan.OutcomeComplete || string(res.Delivery) != `{"events":11}` {
@@ -78,12 +82,12 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 		t.Errorf("carried out:\n%s\nwant the tests twice, then the delivery", workers.log())
 	}
 	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
-		recordHistory(t, c, run, "objective-1.json")
+		temporaltest.RecordHistory(t, c, run, filepath.Join("testdata", "histories", "objective-1.json"))
 	}
 }
 
 // TestObjectivePhaseOnADevServer runs architect and implementers through
-// ObjectiveWorkflow on a real Temporal server: the phase runs as a child
+// Workflow on a real Temporal server: the phase runs as a child
 // workflow, stops at its share of the budget, the human (a signal) raises
 // it, and the same child goes on to the end. With HIVE_RECORD_HISTORY=1
 // it keeps both histories, the run's (objective-2.json) and its phase's
@@ -108,8 +112,8 @@ func TestObjectivePhaseOnADevServer(t *testing.T) {
 		return phases(w)
 	}
 	c, q := devServer(t, func(c client.Client, w worker.Worker) {
-		RegisterObjective(w, c, workers)
-		w.RegisterActivityWithOptions((&Activities{Exec: spendingPlans{}, Client: c}).Command, activity.RegisterOptions{Name: CommandActivity})
+		Register(w, c, workers)
+		w.RegisterActivityWithOptions((&temporal.Activities{Exec: &spendingPlans{}, Client: c}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
 	})
 	queue = q
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -118,13 +122,13 @@ func TestObjectivePhaseOnADevServer(t *testing.T) {
 	d.TaskQueue = queue
 	spec := phaseSpec()
 	spec.Budget.Tokens = 10000
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, ObjectiveWorkflowName,
-		ObjectiveInput{Spec: spec, Dispatch: &d})
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, WorkflowName,
+		Input{Spec: spec, Dispatch: &d})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), StateQuery)
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +138,7 @@ func TestObjectivePhaseOnADevServer(t *testing.T) {
 		}
 		if snap.Open != nil {
 			answer := roleplan.Event{Type: roleplan.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "raise 100000"}
-			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), ObjectiveEventSignal, answer); err != nil {
+			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
 				t.Fatal(err)
 			}
 			break
@@ -143,8 +147,8 @@ func TestObjectivePhaseOnADevServer(t *testing.T) {
 			t.Fatalf("nothing asked: %+v\n%s", snap, workers.log())
 		}
 	}
-	var res ObjectiveResult
-	if err := Result(ctx, run, &res); err != nil {
+	var res Result
+	if err := temporal.Result(ctx, run, &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.State.Outcome != roleplan.OutcomeComplete {
@@ -155,7 +159,26 @@ func TestObjectivePhaseOnADevServer(t *testing.T) {
 		t.Errorf("carried out:\n%s\nwant it to end with:\n%s", got, want)
 	}
 	if os.Getenv("HIVE_RECORD_HISTORY") != "" {
-		recordHistory(t, c, run, "objective-2.json")
-		recordHistory(t, c, c.GetWorkflow(ctx, "hive-run-test-objective-phase", ""), "objective-2-phase.json")
+		temporaltest.RecordHistory(t, c, run, filepath.Join("testdata", "histories", "objective-2.json"))
+		temporaltest.RecordHistory(t, c, c.GetWorkflow(ctx, "hive-run-test-objective-phase", ""), filepath.Join("testdata", "histories", "objective-2-phase.json"))
 	}
+}
+
+// devServer starts a Temporal dev server on loopback (in memory) and a
+// worker of the phases' workflow on a task queue of the test's; more
+// registers what else the worker runs.
+func devServer(t *testing.T, more ...func(client.Client, worker.Worker)) (client.Client, string) {
+	t.Helper()
+	_, c := temporaltest.Start(t)
+	queue := "hive-test-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(temporal.RunWorkflow, workflow.RegisterOptions{Name: temporal.RunWorkflowName})
+	for _, m := range more {
+		m(c, w)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return c, queue
 }

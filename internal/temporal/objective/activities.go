@@ -1,4 +1,4 @@
-package temporal
+package objective
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/temporal"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
 
-// ObjectiveExecutor carries out a `hive run`'s pipeline commands on a
+// Executor carries out a `hive run`'s pipeline commands on a
 // worker: a role's session, the lint of the architect's plans, the phase,
 // the tests and the build, an evaluation, a delivery. It returns the
 // events the command ends with; a role session hands those it meets on
@@ -31,16 +32,16 @@ import (
 // which hive status, hive serve and hive report read); Finish delivers an
 // ended run, in its folder, and returns how (opaque here: the
 // executor's).
-type ObjectiveExecutor interface {
-	Execute(ctx context.Context, w ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error)
+type Executor interface {
+	Execute(ctx context.Context, w Work, emit func(roleplan.Event)) ([]roleplan.Event, error)
 	Phase(ctx context.Context, w PhaseWork, emit func(roleplan.Event)) (PhaseStep, error)
-	Record(ctx context.Context, r ObjectiveRecords) error
-	Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error)
+	Record(ctx context.Context, r Records) error
+	Finish(ctx context.Context, end End) (json.RawMessage, error)
 }
 
-// objectiveActivities carry out an objective's commands on a worker.
-type objectiveActivities struct {
-	exec   ObjectiveExecutor
+// activities carry out an objective's commands on a worker.
+type activities struct {
+	exec   Executor
 	client client.Client // nil: events met on the way come with the result
 	beat   time.Duration
 }
@@ -48,7 +49,7 @@ type objectiveActivities struct {
 // Command carries out w's command while it heartbeats, and signals the
 // events met on the way to the run's workflow at once (a role's report
 // must not wait for its agent to exit).
-func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]roleplan.Event, error) {
+func (a *activities) Command(ctx context.Context, w Work) ([]roleplan.Event, error) {
 	var out []roleplan.Event
 	later, err := a.signalling(ctx, func(emit func(roleplan.Event)) (err error) {
 		out, err = a.exec.Execute(ctx, w, emit)
@@ -59,7 +60,7 @@ func (a *objectiveActivities) Command(ctx context.Context, w ObjectiveWork) ([]r
 
 // Phase carries out a stage of a phase run while it heartbeats; its notes
 // go to the run's workflow at once.
-func (a *objectiveActivities) Phase(ctx context.Context, w PhaseWork) (PhaseStep, error) {
+func (a *activities) Phase(ctx context.Context, w PhaseWork) (PhaseStep, error) {
 	var step PhaseStep
 	later, err := a.signalling(ctx, func(emit func(roleplan.Event)) (err error) {
 		step, err = a.exec.Phase(ctx, w, emit)
@@ -72,10 +73,10 @@ func (a *objectiveActivities) Phase(ctx context.Context, w PhaseWork) (PhaseStep
 // signalling runs do while it heartbeats, with an emit that signals each
 // event to the activity's workflow; it returns those it could not signal,
 // to go with the result.
-func (a *objectiveActivities) signalling(ctx context.Context, do func(emit func(roleplan.Event)) error) ([]roleplan.Event, error) {
+func (a *activities) signalling(ctx context.Context, do func(emit func(roleplan.Event)) error) ([]roleplan.Event, error) {
 	done := make(chan struct{})
 	defer close(done)
-	go heartbeat(ctx, a.beat, done)
+	go temporal.Heartbeat(ctx, a.beat, done)
 	var mu sync.Mutex // an executor may emit from more than one goroutine
 	var later []roleplan.Event
 	keep := func(ev roleplan.Event) {
@@ -91,7 +92,7 @@ func (a *objectiveActivities) signalling(ctx context.Context, do func(emit func(
 			// (its usage, how it ended) still go.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			if err := a.client.SignalWorkflow(sctx, id, "", ObjectiveEventSignal, ev); err != nil {
+			if err := a.client.SignalWorkflow(sctx, id, "", EventSignal, ev); err != nil {
 				activity.GetLogger(ctx).Warn("signal a role's event to the run", "event", ev.Type, "error", err)
 				keep(ev) // it goes with the result
 			}
@@ -104,21 +105,21 @@ func (a *objectiveActivities) signalling(ctx context.Context, do func(emit func(
 }
 
 // Finish delivers the ended run while it heartbeats.
-func (a *objectiveActivities) Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error) {
+func (a *activities) Finish(ctx context.Context, end End) (json.RawMessage, error) {
 	done := make(chan struct{})
 	defer close(done)
-	go heartbeat(ctx, a.beat, done)
+	go temporal.Heartbeat(ctx, a.beat, done)
 	return a.exec.Finish(ctx, end)
 }
 
-// RegisterObjective registers the objectives' workflow, and their
+// Register registers the objectives' workflow, and their
 // commands' activity carried out by exec, with r; c signals the events
 // met on the way (nil: they come with each command's result).
-func RegisterObjective(r worker.Registry, c client.Client, exec ObjectiveExecutor) {
-	acts := &objectiveActivities{exec: exec, client: c, beat: time.Second}
-	r.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
-	r.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: ObjectiveCommandActivity})
-	r.RegisterActivityWithOptions(acts.Phase, activity.RegisterOptions{Name: ObjectivePhaseActivity})
-	r.RegisterActivityWithOptions(acts.Finish, activity.RegisterOptions{Name: ObjectiveFinishActivity})
-	r.RegisterActivityWithOptions(exec.Record, activity.RegisterOptions{Name: ObjectiveRecordActivity})
+func Register(r worker.Registry, c client.Client, exec Executor) {
+	acts := &activities{exec: exec, client: c, beat: time.Second}
+	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
+	r.RegisterActivityWithOptions(acts.Phase, activity.RegisterOptions{Name: PhaseActivity})
+	r.RegisterActivityWithOptions(acts.Finish, activity.RegisterOptions{Name: FinishActivity})
+	r.RegisterActivityWithOptions(exec.Record, activity.RegisterOptions{Name: RecordActivity})
 }

@@ -1,7 +1,7 @@
-package temporal
+package objective
 
 // The implementers' phase of a `hive run` on Temporal is a child machine
-// of the run's: the engine, stepped in a RunWorkflow that ObjectiveWorkflow
+// of the run's: the engine, stepped in a RunWorkflow that Workflow
 // starts as its child workflow. Between the two machines go explicit
 // messages, each in the history:
 //
@@ -27,22 +27,20 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/temporal"
+	sdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/engine"
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/temporal"
 	"github.com/hivectl/hive/internal/work"
 )
 
 const (
-	// ObjectivePhaseActivity carries out one stage of a phase run of the
-	// implementers on a worker of the run's tree (ObjectiveExecutor.Phase).
-	ObjectivePhaseActivity = "hive-objective-phase"
-	// PhaseSignal carries a phase's news (PhaseNews) from its workflow to
-	// its parent's.
-	PhaseSignal = "hive-phase"
+	// PhaseActivity carries out one stage of a phase run of the
+	// implementers on a worker of the run's tree (Executor.Phase).
+	PhaseActivity = "hive-objective-phase"
 	// phaseChildChange is the GetVersion change id of running the phase as
 	// a child workflow: a run's workflow recorded before had a worker run
 	// it, with a workflow of its own, from one long activity.
@@ -67,7 +65,7 @@ const (
 // CmdRunPhase it answers; ID and Snapshot are its workflow and its state,
 // once started.
 type PhaseWork struct {
-	ObjectiveWork
+	Work
 	Stage    PhaseStage      `json:"stage"`
 	ID       string          `json:"id,omitempty"`
 	Snapshot *phase.Snapshot `json:"snapshot,omitempty"`
@@ -76,49 +74,9 @@ type PhaseWork struct {
 // PhaseStep is what a worker made of a stage: the phase's workflow to
 // start (ID, Input), or the events the phase's run ends with.
 type PhaseStep struct {
-	ID     string           `json:"id,omitempty"`
-	Input  *RunInput        `json:"input,omitempty"`
-	Events []roleplan.Event `json:"events,omitempty"`
-}
-
-// PhaseNews is what a phase's workflow tells its parent: the plans that
-// ended, and, when it stopped for a human, its state.
-type PhaseNews struct {
-	ID      string          `json:"id"`
-	Notes   []string        `json:"notes,omitempty"`
-	Stopped *phase.Snapshot `json:"stopped,omitempty"`
-}
-
-// tell has a phase's workflow tell its parent what the step of ev said:
-// the plans that ended, and that it stopped for a human (also when an
-// answer it was given, a raise that does not lift its ceiling, was
-// refused: it still waits).
-func (p *dispatcher) tell(ev phase.Event, cmds []phase.Command, err error, snapshot func() phase.Snapshot) {
-	parent := workflow.GetInfo(p.ctx).ParentWorkflowExecution
-	if parent == nil {
-		return
-	}
-	news := PhaseNews{ID: workflow.GetInfo(p.ctx).WorkflowExecution.ID}
-	for _, c := range cmds {
-		switch {
-		case c.Type == phase.CmdPlanState && c.State.Final():
-			news.Notes = append(news.Notes, "plan "+c.Plan+" "+string(c.State))
-		case c.Type == phase.CmdStopForHuman:
-			snap := snapshot()
-			news.Stopped = &snap
-		}
-	}
-	if err != nil && ev.Type == phase.EvAnswer && len(snapshot().Queue) > 0 {
-		snap := snapshot()
-		news.Stopped = &snap
-	}
-	if news.Notes == nil && news.Stopped == nil {
-		return
-	}
-	// Counted as work out: the workflow ends only once its parent has it.
-	p.pending++
-	f := workflow.SignalExternalWorkflow(p.ctx, parent.ID, "", PhaseSignal, news)
-	p.sel.AddFuture(f, func(workflow.Future) { p.pending-- })
+	ID     string             `json:"id,omitempty"`
+	Input  *temporal.RunInput `json:"input,omitempty"`
+	Events []roleplan.Event   `json:"events,omitempty"`
 }
 
 // phaseChild is a phase's workflow that an objective's started: the
@@ -134,7 +92,7 @@ type phaseChild struct {
 // runPhase carries out c, a CmdRunPhase: the phase of c.Job stopped at its
 // budget goes on with the raise c allots; any other starts anew, closing
 // the one before.
-func (p *objectiveDispatcher) runPhase(c roleplan.Command) {
+func (p *dispatcher) runPhase(c roleplan.Command) {
 	fresh := c.Context != nil && c.Context.Rechecking != nil
 	if ch := p.phases[c.Job]; ch != nil {
 		if ch.stopped != nil && !fresh {
@@ -155,7 +113,7 @@ func (p *objectiveDispatcher) runPhase(c roleplan.Command) {
 // answerPhase lets the phase ch, stopped at its budget, go on with the
 // raise c allots, in the same workflow; with nothing to raise it still
 // waits, and the machine hears so.
-func (p *objectiveDispatcher) answerPhase(ch *phaseChild, c roleplan.Command) {
+func (p *dispatcher) answerPhase(ch *phaseChild, c roleplan.Command) {
 	allot := phase.Budget{Ceilings: work.Ceilings{USD: c.BudgetUSD, Tokens: c.BudgetTokens}}
 	ev, ok := phase.Raise(*ch.stopped, allot, workflow.Now(p.ctx))
 	ch.cmd = c
@@ -164,13 +122,13 @@ func (p *objectiveDispatcher) answerPhase(ch *phaseChild, c roleplan.Command) {
 		return
 	}
 	ch.stopped = nil
-	p.signal(ch.id, EventSignal, ev)
+	p.signal(ch.id, temporal.EventSignal, ev)
 	p.step(roleplan.Event{Type: roleplan.EvNote, Job: c.Job, Text: "the phase's plans go on in Temporal workflow " + ch.id})
 }
 
 // startPhase starts the phase's workflow as step says, as a child of this
 // one: its end, and what it tells (PhaseSignal), come back through sel.
-func (p *objectiveDispatcher) startPhase(c roleplan.Command, step PhaseStep) {
+func (p *dispatcher) startPhase(c roleplan.Command, step PhaseStep) {
 	ch := &phaseChild{id: step.ID, cmd: c}
 	p.phases[c.Job] = ch
 	opts := workflow.ChildWorkflowOptions{
@@ -182,7 +140,7 @@ func (p *objectiveDispatcher) startPhase(c roleplan.Command, step PhaseStep) {
 	in := *step.Input
 	in.Tells = true
 	p.pending++
-	f := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(p.ctx, opts), RunWorkflowName, in)
+	f := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(p.ctx, opts), temporal.RunWorkflowName, in)
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
 		if p.phases[c.Job] == ch {
@@ -191,10 +149,10 @@ func (p *objectiveDispatcher) startPhase(c roleplan.Command, step PhaseStep) {
 		if ch.closed {
 			return
 		}
-		var out RunResult
+		var out temporal.RunResult
 		err := f.Get(p.ctx, &out)
 		if err == nil && out.State == nil {
-			err = temporal.NewApplicationError("the phase's workflow ended without its state", "hive-phase")
+			err = sdk.NewApplicationError("the phase's workflow ended without its state", "hive-phase")
 		}
 		var snap phase.Snapshot
 		if err == nil {
@@ -204,7 +162,7 @@ func (p *objectiveDispatcher) startPhase(c roleplan.Command, step PhaseStep) {
 			}
 		}
 		if err != nil {
-			p.stepAll(objectiveFailed(ch.cmd, err))
+			p.stepAll(failed(ch.cmd, err))
 			return
 		}
 		p.phaseStage(ch.cmd, PhaseWork{Stage: PhaseEnded, ID: ch.id, Snapshot: &snap}, func(step PhaseStep) { p.stepAll(step.Events) })
@@ -213,7 +171,7 @@ func (p *objectiveDispatcher) startPhase(c roleplan.Command, step PhaseStep) {
 
 // phaseNews takes what a phase's workflow told: its plans' ends, for
 // whoever follows the run; its stop for a human, for the machine.
-func (p *objectiveDispatcher) phaseNews(news PhaseNews) {
+func (p *dispatcher) phaseNews(news temporal.PhaseNews) {
 	var ch *phaseChild
 	for _, open := range p.phases {
 		if open.id == news.ID {
@@ -235,19 +193,19 @@ func (p *objectiveDispatcher) phaseNews(news PhaseNews) {
 // phaseStopped has a worker say what the stop of ch means to the machine
 // (and, on a git remote, bring the plans merged so far to the run's tree,
 // where whoever answers works).
-func (p *objectiveDispatcher) phaseStopped(ch *phaseChild) {
+func (p *dispatcher) phaseStopped(ch *phaseChild) {
 	p.phaseStage(ch.cmd, PhaseWork{Stage: PhaseStopped, ID: ch.id, Snapshot: ch.stopped}, func(step PhaseStep) { p.stepAll(step.Events) })
 }
 
 // closePhase ends the phase ch: replaced by a fresh one, or left by a run
 // that ended.
-func (p *objectiveDispatcher) closePhase(ch *phaseChild) {
+func (p *dispatcher) closePhase(ch *phaseChild) {
 	ch.closed = true
-	p.signal(ch.id, CloseSignal, nil)
+	p.signal(ch.id, temporal.CloseSignal, nil)
 }
 
 // closePhases ends the phases still open once the run has ended.
-func (p *objectiveDispatcher) closePhases() {
+func (p *dispatcher) closePhases() {
 	jobs := make([]string, 0, len(p.phases))
 	for job, ch := range p.phases {
 		if !ch.closed {
@@ -261,7 +219,7 @@ func (p *objectiveDispatcher) closePhases() {
 }
 
 // signal signals the workflow id, counted as work out until it is sent.
-func (p *objectiveDispatcher) signal(id, name string, arg any) {
+func (p *dispatcher) signal(id, name string, arg any) {
 	p.pending++
 	f := workflow.SignalExternalWorkflow(p.ctx, id, "", name, arg)
 	p.sel.AddFuture(f, func(workflow.Future) { p.pending-- })
@@ -270,21 +228,21 @@ func (p *objectiveDispatcher) signal(id, name string, arg any) {
 // phaseStage runs stage w of the phase run of c on a worker of the run's
 // tree, and hands what it made to then; a stage that failed ends the
 // phase run as the machine hears it (EvPhaseDone with why).
-func (p *objectiveDispatcher) phaseStage(c roleplan.Command, w PhaseWork, then func(PhaseStep)) {
+func (p *dispatcher) phaseStage(c roleplan.Command, w PhaseWork, then func(PhaseStep)) {
 	opts := workflow.ActivityOptions{
 		TaskQueue:           p.d.TaskQueue,
 		StartToCloseTimeout: p.d.Command,
 		HeartbeatTimeout:    p.d.Heartbeat,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+		RetryPolicy:         &sdk.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
 	}
-	w.ObjectiveWork = ObjectiveWork{Workflow: p.workflow, Run: p.d.Run, Command: c, State: p.snapshot(), Where: p.d.Where}
+	w.Work = Work{Workflow: p.workflow, Run: p.d.Run, Command: c, State: p.snapshot(), Where: p.d.Where}
 	p.pending++
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), ObjectivePhaseActivity, w)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), PhaseActivity, w)
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
 		var step PhaseStep
 		if err := f.Get(p.ctx, &step); err != nil {
-			p.stepAll(objectiveFailed(c, err))
+			p.stepAll(failed(c, err))
 			return
 		}
 		then(step)
@@ -292,7 +250,7 @@ func (p *objectiveDispatcher) phaseStage(c roleplan.Command, w PhaseWork, then f
 }
 
 // stepAll steps evs in order.
-func (p *objectiveDispatcher) stepAll(evs []roleplan.Event) {
+func (p *dispatcher) stepAll(evs []roleplan.Event) {
 	for _, ev := range evs {
 		p.step(ev)
 	}

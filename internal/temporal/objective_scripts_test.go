@@ -1,4 +1,4 @@
-package temporal
+package temporal_test
 
 import (
 	"errors"
@@ -13,6 +13,9 @@ import (
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/pipeline/pipelinescript"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/temporal/objective"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 )
 
 // objectiveStep is one pipeline script directive as the shell gives it:
@@ -22,7 +25,7 @@ type objectiveStep struct {
 }
 
 // TestPipelineScriptsThroughTemporal runs every pipeline script through
-// ObjectiveWorkflow in Temporal's test environment: each event is a
+// objective.Workflow in Temporal's test environment: each event is a
 // signal, each look at the state a query, and what the workflow answered
 // must be what the scripts expect of the machine run locally: the same
 // commands and the same states.
@@ -75,14 +78,14 @@ func objectiveThroughWorkflow(t *testing.T, steps []objectiveStep) []string {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute) // the SDK's 3 s is wall-clock time, which a loaded machine overruns
-	env.RegisterWorkflowWithOptions(ObjectiveWorkflow, workflow.RegisterOptions{Name: ObjectiveWorkflowName})
+	env.RegisterWorkflowWithOptions(objective.Workflow, workflow.RegisterOptions{Name: objective.WorkflowName})
 	outputs := make([]string, len(steps))
 	signalled := 0
 	for i, st := range steps {
 		at := time.Duration(i+1) * time.Second
 		if st.event == nil {
 			env.RegisterDelayedCallback(func() {
-				snap, err := queryState[roleplan.Snapshot](env)
+				snap, err := temporaltest.Query[roleplan.Snapshot](env, temporal.StateQuery)
 				if err != nil {
 					t.Errorf("step %d: %v", i, err)
 					return
@@ -93,17 +96,17 @@ func objectiveThroughWorkflow(t *testing.T, steps []objectiveStep) []string {
 		}
 		signalled++
 		ev := *st.event
-		env.RegisterDelayedCallback(func() { env.SignalWorkflow(ObjectiveEventSignal, ev) }, at)
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(objective.EventSignal, ev) }, at)
 	}
-	env.RegisterDelayedCallback(func() { env.SignalWorkflow(CloseSignal, nil) }, time.Duration(len(steps)+1)*time.Second)
-	env.ExecuteWorkflow(ObjectiveWorkflowName, ObjectiveInput{})
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(temporal.CloseSignal, nil) }, time.Duration(len(steps)+1)*time.Second)
+	env.ExecuteWorkflow(objective.WorkflowName, objective.Input{})
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("the workflow did not complete")
 	}
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow: %v", err)
 	}
-	var res ObjectiveResult
+	var res objective.Result
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}

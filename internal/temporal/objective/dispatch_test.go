@@ -1,4 +1,4 @@
-package temporal
+package objective
 
 import (
 	"context"
@@ -12,17 +12,19 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
+	sdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/phase"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/temporal"
+	"github.com/hivectl/hive/internal/testsupport/temporaltest"
 	"github.com/hivectl/hive/internal/work"
 	"github.com/hivectl/hive/internal/workflows"
 )
 
-// roleWorkers are a fake ObjectiveExecutor: each role's agent reports its
+// roleWorkers are a fake Executor: each role's agent reports its
 // work complete and exits, hive's checks pass, unless fault says
 // otherwise for a command (by its job and attempt); it notes what it
 // carried out.
@@ -30,13 +32,13 @@ type roleWorkers struct {
 	mu    sync.Mutex
 	done  []string
 	kept  []roleplan.EventType // the folder's journal
-	fault func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool)
+	fault func(w Work, n int) ([]roleplan.Event, error, bool)
 	count map[string]int
 	// phases carries out the stages of a phase run (nil: none)
 	phases func(w PhaseWork) (PhaseStep, error)
 }
 
-func (f *roleWorkers) Execute(ctx context.Context, w ObjectiveWork, emit func(roleplan.Event)) ([]roleplan.Event, error) {
+func (f *roleWorkers) Execute(ctx context.Context, w Work, emit func(roleplan.Event)) ([]roleplan.Event, error) {
 	c := w.Command
 	f.mu.Lock()
 	if f.count == nil {
@@ -92,7 +94,7 @@ func (f *roleWorkers) Phase(ctx context.Context, w PhaseWork, emit func(roleplan
 }
 
 // Record keeps the events the journal does not hold yet.
-func (f *roleWorkers) Record(_ context.Context, r ObjectiveRecords) error {
+func (f *roleWorkers) Record(_ context.Context, r Records) error {
 	evs, err := r.Events()
 	if err != nil {
 		return err
@@ -110,12 +112,12 @@ func (f *roleWorkers) Record(_ context.Context, r ObjectiveRecords) error {
 
 // Finish journals what the journal lacks and notes the end, with how
 // many events the run's machine stepped.
-func (f *roleWorkers) Finish(ctx context.Context, end ObjectiveEnd) (json.RawMessage, error) {
+func (f *roleWorkers) Finish(ctx context.Context, end End) (json.RawMessage, error) {
 	evs, err := end.Events()
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Record(ctx, ObjectiveRecords{Run: end.Run, From: 0, Stepped: end.Stepped}); err != nil {
+	if err := f.Record(ctx, Records{Run: end.Run, From: 0, Stepped: end.Stepped}); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
@@ -139,11 +141,11 @@ func (f *roleWorkers) log() string {
 
 // objectiveEnv is a test environment with the objective's workflow and
 // its activity carried out by exec.
-func objectiveEnv(exec ObjectiveExecutor) *testsuite.TestWorkflowEnvironment {
+func objectiveEnv(exec Executor) *testsuite.TestWorkflowEnvironment {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute)
-	RegisterObjective(env, nil, exec)
+	Register(env, nil, exec)
 	return env
 }
 
@@ -155,19 +157,19 @@ func quickSpec(t *testing.T) *roleplan.Spec {
 	return &roleplan.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: roleplan.Rules}
 }
 
-var objectiveDispatch = &ObjectiveDispatch{TaskQueue: "hive-test", Heartbeat: 30 * time.Second, Session: time.Hour, Command: 10 * time.Minute, Run: 7}
+var objectiveDispatch = &Dispatch{TaskQueue: "hive-test", Heartbeat: 30 * time.Second, Session: time.Hour, Command: 10 * time.Minute, Run: 7}
 
 // finished runs the workflow of in to its end and returns its result.
-func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment, in ObjectiveInput) ObjectiveResult {
+func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment, in Input) Result {
 	t.Helper()
-	env.ExecuteWorkflow(ObjectiveWorkflowName, in)
+	env.ExecuteWorkflow(WorkflowName, in)
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("the workflow did not complete")
 	}
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("workflow: %v", err)
 	}
-	var res ObjectiveResult
+	var res Result
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func finished(t *testing.T, env *testsuite.TestWorkflowEnvironment, in Objective
 // and the workflow ends with the run.
 func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 	workers := &roleWorkers{}
-	res := finished(t, objectiveEnv(workers), ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	res := finished(t, objectiveEnv(workers), Input{Spec: quickSpec(t), Dispatch: objectiveDispatch})
 	if res.State.Outcome != "complete" {
 		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
 	}
@@ -207,13 +209,13 @@ func TestObjectiveCarriesItsCommandsOut(t *testing.T) {
 // role again, told that the attempt before was cut off; the run
 // completes.
 func TestObjectiveRunsALostRoleAgain(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+	workers := &roleWorkers{fault: func(w Work, n int) ([]roleplan.Event, error, bool) {
 		if w.Command.Type == roleplan.CmdStartAgent && w.Command.Job == "implementer" && n == 1 {
-			return nil, temporal.NewHeartbeatTimeoutError(), true
+			return nil, sdk.NewHeartbeatTimeoutError(), true
 		}
 		return nil, nil, false
 	}}
-	res := finished(t, objectiveEnv(workers), ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch})
+	res := finished(t, objectiveEnv(workers), Input{Spec: quickSpec(t), Dispatch: objectiveDispatch})
 	if res.State.Outcome != "complete" {
 		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
 	}
@@ -236,7 +238,7 @@ func TestObjectiveRunsALostRoleAgain(t *testing.T) {
 // A question is answered by a signal: the tests could not run, a human
 // says retry, the tests run again.
 func TestObjectiveTakesAnAnswer(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+	workers := &roleWorkers{fault: func(w Work, n int) ([]roleplan.Event, error, bool) {
 		if w.Command.Type == roleplan.CmdRunTests && n == 1 {
 			return []roleplan.Event{{Type: roleplan.EvTestsRan, Job: w.Command.Job, Attempt: w.Command.Attempt,
 				Tests: &roleplan.Tests{Command: "pnpm test", ExitCode: 127, Unrunnable: true, Output: "sh: 1: pnpm: not found"}}}, nil, true
@@ -246,7 +248,7 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 	env := objectiveEnv(workers)
 	asked := false
 	env.RegisterDelayedCallback(func() {
-		snap, err := queryState[roleplan.Snapshot](env)
+		snap, err := temporaltest.Query[roleplan.Snapshot](env, temporal.StateQuery)
 		if err != nil || snap.Open == nil {
 			t.Errorf("nothing asked an hour in (%v)", err)
 			return
@@ -260,9 +262,9 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 		if len(kept) != 9 || kept[8] != roleplan.EvTestsRan {
 			t.Errorf("the journal holds %v at the question", kept)
 		}
-		env.SignalWorkflow(ObjectiveEventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
+		env.SignalWorkflow(EventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: "retry"})
 	}, time.Hour)
-	res := finished(t, env, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: Limits{RecordEvery: 10 * time.Hour}}) // no batch goes but the question's
+	res := finished(t, env, Input{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: temporal.Limits{RecordEvery: 10 * time.Hour}}) // no batch goes but the question's
 	if !asked || res.State.Outcome != "complete" {
 		t.Fatalf("asked %v, outcome %q (%s)", asked, res.State.Outcome, res.State.Reason)
 	}
@@ -275,7 +277,7 @@ func TestObjectiveTakesAnAnswer(t *testing.T) {
 // history is long: the next workflow run rebuilds the machine from the
 // events stepped, sets the timer again, and goes on when it fires.
 func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
-	workers := &roleWorkers{fault: func(w ObjectiveWork, n int) ([]roleplan.Event, error, bool) {
+	workers := &roleWorkers{fault: func(w Work, n int) ([]roleplan.Event, error, bool) {
 		if w.Command.Type == roleplan.CmdStartAgent && w.Command.Job == "tester" && n == 1 {
 			return []roleplan.Event{
 				{Type: roleplan.EvLimited, Job: "tester", Attempt: w.Command.Attempt, Limit: &work.Limit{Kind: work.LimitUsage, Reset: time.Now().Add(time.Hour)}},
@@ -285,13 +287,13 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 		return nil, nil, false
 	}}
 	env := objectiveEnv(workers)
-	env.ExecuteWorkflow(ObjectiveWorkflowName, ObjectiveInput{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: Limits{MaxEvents: 3}})
+	env.ExecuteWorkflow(WorkflowName, Input{Spec: quickSpec(t), Dispatch: objectiveDispatch, Limits: temporal.Limits{MaxEvents: 3}})
 	var next *workflow.ContinueAsNewError
 	if err := env.GetWorkflowError(); err == nil || !errors.As(err, &next) {
 		t.Fatalf("workflow: %v, want it to continue as new while it waits", err)
 	}
-	var in ObjectiveInput
-	if err := decodeInput(next, &in); err != nil {
+	var in Input
+	if err := temporaltest.DecodeInput(next, &in); err != nil {
 		t.Fatal(err)
 	}
 	if len(in.Held) != 1 || in.Held[0].Type != roleplan.CmdWake || in.Stepped == nil || in.Spec != nil {
@@ -314,7 +316,7 @@ func TestObjectiveResumesAJournaledRun(t *testing.T) {
 	started := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	journaled := []roleplan.Event{{Type: roleplan.EvStarted, Spec: quickSpec(t), Time: started},
 		{Type: roleplan.EvAgentStarted, Job: "implementer", Attempt: 1, PID: 4242, Time: started.Add(time.Second)}}
-	res := finished(t, objectiveEnv(workers), ObjectiveInput{Resume: journaled, Dispatch: objectiveDispatch})
+	res := finished(t, objectiveEnv(workers), Input{Resume: journaled, Dispatch: objectiveDispatch})
 	if res.State.Outcome != "complete" {
 		t.Fatalf("outcome %q (%s)", res.State.Outcome, res.State.Reason)
 	}
@@ -341,10 +343,10 @@ func phaseSpec() *roleplan.Spec {
 
 // phaseEnv is objectiveEnv with the phases' workflow and their plans'
 // activity, carried out by plans.
-func phaseEnv(exec ObjectiveExecutor, plans Executor) *testsuite.TestWorkflowEnvironment {
+func phaseEnv(exec Executor, plans temporal.Executor) *testsuite.TestWorkflowEnvironment {
 	env := objectiveEnv(exec)
-	env.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
-	env.RegisterActivityWithOptions((&Activities{Exec: plans}).Command, activity.RegisterOptions{Name: CommandActivity})
+	env.RegisterWorkflowWithOptions(temporal.RunWorkflow, workflow.RegisterOptions{Name: temporal.RunWorkflowName})
+	env.RegisterActivityWithOptions((&temporal.Activities{Exec: plans}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
 	return env
 }
 
@@ -355,9 +357,9 @@ func phaseWorkers(t *testing.T, plans ...string) func(w PhaseWork) (PhaseStep, e
 		c := w.Command
 		switch w.Stage {
 		case PhaseStart:
-			start := phase.Event{Type: phase.EvRunStarted, Spec: dispatchSpec(plans...), Version: phase.Version}
-			d := &Dispatch{TaskQueue: "hive-test-plans", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
-			return PhaseStep{ID: fmt.Sprintf("phase-%s-%d", c.Job, c.Attempt), Input: &RunInput{Dispatch: d, Start: &start}}, nil
+			start := phase.Event{Type: phase.EvRunStarted, Spec: phaseRunSpec(plans...), Version: phase.Version}
+			d := &temporal.Dispatch{TaskQueue: "hive-test-plans", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
+			return PhaseStep{ID: fmt.Sprintf("phase-%s-%d", c.Job, c.Attempt), Input: &temporal.RunInput{Dispatch: d, Start: &start}}, nil
 		case PhaseEnded:
 			if w.Snapshot == nil || w.ID == "" {
 				t.Errorf("the phase's end came without its workflow (%q) or its state", w.ID)
@@ -376,8 +378,8 @@ func phaseWorkers(t *testing.T, plans ...string) func(w PhaseWork) (PhaseStep, e
 // it ended; the run completes.
 func TestObjectiveRunsItsPhaseAsAChildWorkflow(t *testing.T) {
 	workers := &roleWorkers{phases: phaseWorkers(t, "01-01", "01-02", "01-03")}
-	plans := &fakeWorker{done: map[string]bool{}}
-	res := finished(t, phaseEnv(workers, plans), ObjectiveInput{Spec: phaseSpec(), Dispatch: objectiveDispatch})
+	plans := &spendingPlans{}
+	res := finished(t, phaseEnv(workers, plans), Input{Spec: phaseSpec(), Dispatch: objectiveDispatch})
 	if res.State.Outcome != roleplan.OutcomeComplete {
 		t.Fatalf("outcome %q (%s)\n%s", res.State.Outcome, res.State.Reason, workers.log())
 	}
@@ -385,8 +387,8 @@ func TestObjectiveRunsItsPhaseAsAChildWorkflow(t *testing.T) {
 	if got := workers.log(); got != want {
 		t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
 	}
-	if len(plans.ran) != 6 {
-		t.Errorf("the plans' workers carried out %v; want a session and a spot-check per plan", plans.ran)
+	if ran := plans.carried(); len(ran) != 6 {
+		t.Errorf("the plans' workers carried out %v; want a session and a spot-check per plan", ran)
 	}
 	var told []string
 	for _, a := range res.Answers {
@@ -400,11 +402,36 @@ func TestObjectiveRunsItsPhaseAsAChildWorkflow(t *testing.T) {
 	}
 }
 
-// spendingPlans are the plans' workers of a phase whose every plan spends
-// 4,000 tokens.
-type spendingPlans struct{}
+// phaseRunSpec is a phase of plans, each but the first after the first.
+func phaseRunSpec(plans ...string) *phase.RunSpec {
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
+	for i, id := range plans {
+		ps := phase.PlanSpec{ID: id, Tasks: 1}
+		if i > 0 {
+			ps.DependsOn = []string{plans[0]}
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	return spec
+}
 
-func (spendingPlans) Execute(_ context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+// spendingPlans are the plans' workers of a phase whose every plan spends
+// 4,000 tokens and completes; they note what they carried out.
+type spendingPlans struct {
+	mu  sync.Mutex
+	ran []string
+}
+
+func (p *spendingPlans) carried() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.ran)
+}
+
+func (p *spendingPlans) Execute(_ context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	p.mu.Lock()
+	p.ran = append(p.ran, string(c.Type)+" "+c.Plan)
+	p.mu.Unlock()
 	ev := phase.Event{Plan: c.Plan, Attempt: c.Attempt}
 	switch c.Type {
 	case phase.CmdStartAgent:
@@ -460,7 +487,7 @@ func TestObjectiveRaisesItsStoppedPhase(t *testing.T) {
 // phaseStoppedAtItsBudget runs architect and implementers with a budget
 // that the phase's plans reach, and answers the run's question with
 // answer.
-func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, ObjectiveResult) {
+func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Result) {
 	phases := phaseWorkers(t, "01-01", "01-02", "01-03")
 	workers := &roleWorkers{}
 	workers.phases = func(w PhaseWork) (PhaseStep, error) {
@@ -480,20 +507,20 @@ func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Objecti
 		}
 		return phases(w)
 	}
-	env := phaseEnv(workers, spendingPlans{})
+	env := phaseEnv(workers, &spendingPlans{})
 	var asked roleplan.CheckpointKind
 	env.RegisterDelayedCallback(func() {
-		snap, err := queryState[roleplan.Snapshot](env)
+		snap, err := temporaltest.Query[roleplan.Snapshot](env, temporal.StateQuery)
 		if err != nil || snap.Open == nil {
 			t.Errorf("nothing asked an hour in (%v): %s", err, workers.log())
 			return
 		}
 		asked = snap.Open.Kind
-		env.SignalWorkflow(ObjectiveEventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: answer})
+		env.SignalWorkflow(EventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: answer})
 	}, time.Hour)
 	spec := phaseSpec()
 	spec.Budget.Tokens = 10000
-	res := finished(t, env, ObjectiveInput{Spec: spec, Dispatch: objectiveDispatch})
+	res := finished(t, env, Input{Spec: spec, Dispatch: objectiveDispatch})
 	if asked != roleplan.KindBudget {
 		t.Errorf("the run asked %q", asked)
 	}

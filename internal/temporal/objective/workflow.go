@@ -1,4 +1,4 @@
-package temporal
+package objective
 
 import (
 	"bytes"
@@ -8,38 +8,39 @@ import (
 	"slices"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
+	sdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/hivectl/hive/internal/pipeline"
 	"github.com/hivectl/hive/internal/roleplan"
+	"github.com/hivectl/hive/internal/temporal"
 )
 
 // The names a `hive run "objective"` is known by in Temporal when its
-// pipeline machine runs as workflow code (ObjectiveWorkflow).
+// pipeline machine runs as workflow code (Workflow).
 const (
-	// ObjectiveWorkflowName is the workflow type of one `hive run`.
-	ObjectiveWorkflowName = "hive-objective"
-	// ObjectiveEventSignal carries one roleplan.Event to step: a role
+	// WorkflowName is the workflow type of one `hive run`.
+	WorkflowName = "hive-objective"
+	// EventSignal carries one roleplan.Event to step: a role
 	// agent's output on the way (signalled by its activity), a human's
 	// answer.
-	ObjectiveEventSignal = "hive-objective-event"
-	// ObjectiveCommandActivity carries out one pipeline command on a
-	// worker (ObjectiveExecutor).
-	ObjectiveCommandActivity = "hive-objective-command"
-	// ObjectiveFinishActivity delivers the ended run on a worker of its
-	// folder (ObjectiveExecutor.Finish).
-	ObjectiveFinishActivity = "hive-objective-finish"
-	// ObjectiveRecordActivity keeps the run's folder's journal up to the
-	// events stepped (ObjectiveExecutor.Record).
-	ObjectiveRecordActivity = "hive-objective-record"
+	EventSignal = "hive-objective-event"
+	// CommandActivity carries out one pipeline command on a
+	// worker (Executor).
+	CommandActivity = "hive-objective-command"
+	// FinishActivity delivers the ended run on a worker of its
+	// folder (Executor.Finish).
+	FinishActivity = "hive-objective-finish"
+	// RecordActivity keeps the run's folder's journal up to the
+	// events stepped (Executor.Record).
+	RecordActivity = "hive-objective-record"
 	// objectiveChange is the GetVersion change id of the workflow's own
 	// code: a later change of how it carries commands out is a version
 	// of it, so that a history recorded before replays as it ran.
 	objectiveChange = "hive-objective"
 )
 
-// ObjectiveInput starts an objective's workflow. A new run names its Spec
+// Input starts an objective's workflow. A new run names its Spec
 // (the workflow steps roleplan.EvStarted with it first); a run resumed
 // from its folder's journal names the events journaled (Resume), which
 // the workflow steps again before roleplan.EvResumed; a workflow run that
@@ -50,20 +51,20 @@ const (
 // and ends on CloseSignal; with it the workflow carries them out itself,
 // as activities on the workers of Dispatch.TaskQueue, and ends once the
 // run is finished and nothing it started is out.
-type ObjectiveInput struct {
+type Input struct {
 	Spec     *roleplan.Spec     `json:"spec,omitempty"`
 	Resume   []roleplan.Event   `json:"resume,omitempty"`
-	Dispatch *ObjectiveDispatch `json:"dispatch,omitempty"`
+	Dispatch *Dispatch          `json:"dispatch,omitempty"`
 	Stepped  []byte             `json:"stepped,omitempty"` // gzipped JSON of []roleplan.Event
 	Synced   int                `json:"synced,omitempty"`
 	Seq      int                `json:"seq,omitempty"`
 	Held     []roleplan.Command `json:"held,omitempty"`
-	Limits   Limits             `json:"limits,omitempty"`
+	Limits   temporal.Limits    `json:"limits,omitempty"`
 }
 
-// ObjectiveDispatch is how an objective's workflow carries its commands
+// Dispatch is how an objective's workflow carries its commands
 // out.
-type ObjectiveDispatch struct {
+type Dispatch struct {
 	// TaskQueue is the queue of the workers that carry out the run's
 	// commands; FolderQueue that of the workers of the run's folder,
 	// which keep its journal and deliver it ("": TaskQueue's).
@@ -81,30 +82,36 @@ type ObjectiveDispatch struct {
 	// Where is the run's tree (Dir, or Remote and Namespace), its
 	// agents' environment and agent program, for the executors; Run the
 	// run's number in its folder's journal, which names its worktree.
-	Where *Where `json:"where,omitempty"`
-	Run   int64  `json:"run,omitempty"`
+	Where *temporal.Where `json:"where,omitempty"`
+	Run   int64           `json:"run,omitempty"`
+}
+
+// sessionKey names a role's session: its job and attempt.
+type sessionKey struct {
+	job     string
+	attempt int
 }
 
 // folder is the queue of the workers of the run's folder.
-func (d *ObjectiveDispatch) folder() string { return cmp.Or(d.FolderQueue, d.TaskQueue) }
+func (d *Dispatch) folder() string { return cmp.Or(d.FolderQueue, d.TaskQueue) }
 
-// ObjectiveWork is one pipeline command for a worker, with what the worker
+// Work is one pipeline command for a worker, with what the worker
 // cannot know: the run (its workflow's id, and its number in its folder's
 // journal), the machine's state when the command was given (the
 // objective, the roles' reports, the decisions) and the run's tree.
-type ObjectiveWork struct {
+type Work struct {
 	Workflow string            `json:"workflow"`
 	Run      int64             `json:"run,omitempty"`
 	Command  roleplan.Command  `json:"command"`
 	State    roleplan.Snapshot `json:"state"`
-	Where    *Where            `json:"where,omitempty"`
+	Where    *temporal.Where   `json:"where,omitempty"`
 }
 
-// ObjectiveAnswer is what the machine answered to one event (Stepped,
+// Answer is what the machine answered to one event (Stepped,
 // stamped with the time it was stepped): its commands, or the error it
 // refused the event with; or a worker's note (Event roleplan.EvNote),
 // which the machine never sees. Seq numbers both.
-type ObjectiveAnswer struct {
+type Answer struct {
 	Seq      int                `json:"seq"`
 	Event    roleplan.EventType `json:"event"`
 	Stepped  roleplan.Event     `json:"stepped"`
@@ -112,50 +119,50 @@ type ObjectiveAnswer struct {
 	Err      string             `json:"error,omitempty"`
 }
 
-// ObjectiveResult is what an objective's workflow returns: the answers of
+// Result is what an objective's workflow returns: the answers of
 // its last workflow run and the machine's final state; for a dispatching
 // workflow, how the run was delivered (Delivery, the executor's, opaque
 // here), or why it could not be (DeliveryError).
-type ObjectiveResult struct {
-	Answers       []ObjectiveAnswer `json:"answers"`
+type Result struct {
+	Answers       []Answer          `json:"answers"`
 	State         roleplan.Snapshot `json:"state"`
 	Delivery      json.RawMessage   `json:"delivery,omitempty"`
 	DeliveryError string            `json:"delivery_error,omitempty"`
 }
 
-// ObjectiveEnd is an ended run for a worker of its folder to deliver:
+// End is an ended run for a worker of its folder to deliver:
 // Stepped is every event its machine stepped, in order (gzipped JSON of
 // []roleplan.Event), for the folder's journal.
-type ObjectiveEnd struct {
-	Workflow string `json:"workflow"`
-	Run      int64  `json:"run,omitempty"`
-	Stepped  []byte `json:"stepped"`
-	Where    *Where `json:"where,omitempty"`
+type End struct {
+	Workflow string          `json:"workflow"`
+	Run      int64           `json:"run,omitempty"`
+	Stepped  []byte          `json:"stepped"`
+	Where    *temporal.Where `json:"where,omitempty"`
 }
 
 // Events are the events e's machine stepped.
-func (e ObjectiveEnd) Events() ([]roleplan.Event, error) { return unzipEvents(e.Stepped) }
+func (e End) Events() ([]roleplan.Event, error) { return unzipEvents(e.Stepped) }
 
-// ObjectiveRecords are events a run's machine stepped, for its folder's
+// Records are events a run's machine stepped, for its folder's
 // journal: Stepped (gzipped JSON of []roleplan.Event) from the From-th
 // (counted from 0) on.
-type ObjectiveRecords struct {
+type Records struct {
 	Run     int64  `json:"run"`
 	From    int    `json:"from"`
 	Stepped []byte `json:"stepped"`
 }
 
 // Events are the events r carries.
-func (r ObjectiveRecords) Events() ([]roleplan.Event, error) { return unzipEvents(r.Stepped) }
+func (r Records) Events() ([]roleplan.Event, error) { return unzipEvents(r.Stepped) }
 
 func unzipEvents(data []byte) ([]roleplan.Event, error) {
 	var evs []roleplan.Event
 	return evs, gunzipJSON(data, &evs)
 }
 
-// ObjectiveWorkflow is one `hive run "objective"`: the pipeline machine
+// Workflow is one `hive run "objective"`: the pipeline machine
 // stepped in workflow code, as RunWorkflow steps the engine. Events come
-// as signals (ObjectiveEventSignal) and from the activities it started,
+// as signals (EventSignal) and from the activities it started,
 // each stepped in the order the history records them, so that a replay
 // on any worker rebuilds the same machine; the state is a query
 // (StateQuery), the answers too (AnswersQuery). The machine decides by
@@ -163,7 +170,7 @@ func unzipEvents(data []byte) ([]roleplan.Event, error) {
 // later hive. After Limits.MaxEvents events it continues as new at the
 // first moment no activity is out, carrying the events stepped (the
 // machine is rebuilt by stepping them again) and its timers.
-func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult, error) {
+func Workflow(ctx workflow.Context, in Input) (Result, error) {
 	workflow.GetVersion(ctx, objectiveChange, 1, 1)
 	// A run's workflow recorded before the phase was its child had a
 	// worker run the phase from one long activity.
@@ -172,7 +179,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	var stepped []roleplan.Event
 	if in.Stepped != nil {
 		if err := gunzipJSON(in.Stepped, &stepped); err != nil {
-			return ObjectiveResult{}, temporal.NewNonRetryableApplicationError("the run's workflow before this one: "+err.Error(), "hive-refused", err)
+			return Result{}, sdk.NewNonRetryableApplicationError("the run's workflow before this one: "+err.Error(), "hive-refused", err)
 		}
 		for _, ev := range stepped {
 			m.Step(ev) // an event refused then changes nothing now either
@@ -186,13 +193,13 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		stepped, synced = slices.Clone(in.Resume), len(in.Resume)
 	}
 	seq := in.Seq
-	var answers []ObjectiveAnswer
-	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (roleplan.Snapshot, error) {
+	var answers []Answer
+	if err := workflow.SetQueryHandler(ctx, temporal.StateQuery, func() (roleplan.Snapshot, error) {
 		return m.Snapshot(), nil
 	}); err != nil {
-		return ObjectiveResult{}, err
+		return Result{}, err
 	}
-	if err := workflow.SetQueryHandler(ctx, AnswersQuery, func(after int) ([]ObjectiveAnswer, error) {
+	if err := workflow.SetQueryHandler(ctx, temporal.AnswersQuery, func(after int) ([]Answer, error) {
 		for i, a := range answers {
 			if a.Seq > after {
 				return answers[i:], nil
@@ -200,10 +207,10 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		}
 		return nil, nil
 	}); err != nil {
-		return ObjectiveResult{}, err
+		return Result{}, err
 	}
 	sel := workflow.NewSelector(ctx)
-	var out *objectiveDispatcher
+	var out *dispatcher
 	step := func(ev roleplan.Event) {
 		seq++
 		if ev.Time.IsZero() {
@@ -211,11 +218,11 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		}
 		if ev.Type == roleplan.EvNote {
 			// A worker's note, for the run's followers: told, not stepped.
-			answers = append(answers, ObjectiveAnswer{Seq: seq, Event: ev.Type, Stepped: ev})
+			answers = append(answers, Answer{Seq: seq, Event: ev.Type, Stepped: ev})
 			return
 		}
 		cmds, err := m.Step(ev)
-		a := ObjectiveAnswer{Seq: seq, Event: ev.Type, Stepped: ev, Commands: cmds}
+		a := Answer{Seq: seq, Event: ev.Type, Stepped: ev, Commands: cmds}
 		if err != nil {
 			a.Err = err.Error()
 		}
@@ -231,8 +238,8 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 			out.record(slices.ContainsFunc(cmds, func(c roleplan.Command) bool { return c.Type == roleplan.CmdCheckpoint }))
 		}
 	}
-	events := workflow.GetSignalChannel(ctx, ObjectiveEventSignal)
-	closing := workflow.GetSignalChannel(ctx, CloseSignal)
+	events := workflow.GetSignalChannel(ctx, EventSignal)
+	closing := workflow.GetSignalChannel(ctx, temporal.CloseSignal)
 	closed := false
 	sel.AddReceive(events, func(c workflow.ReceiveChannel, _ bool) {
 		var ev roleplan.Event
@@ -244,13 +251,13 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		closed = true
 	})
 	if in.Dispatch != nil {
-		out = &objectiveDispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot, every: in.Limits.recordEvery(),
+		out = &dispatcher{d: in.Dispatch, ctx: ctx, sel: sel, step: step, snapshot: m.Snapshot, every: in.Limits.RecordInterval(),
 			workflow: workflow.GetInfo(ctx).WorkflowExecution.ID, sessions: map[sessionKey]workflow.CancelFunc{},
 			stepped: func() []roleplan.Event { return stepped }, synced: synced,
 			children: children, phases: map[string]*phaseChild{}}
 		if children {
-			sel.AddReceive(workflow.GetSignalChannel(ctx, PhaseSignal), func(c workflow.ReceiveChannel, _ bool) {
-				var news PhaseNews
+			sel.AddReceive(workflow.GetSignalChannel(ctx, temporal.PhaseSignal), func(c workflow.ReceiveChannel, _ bool) {
+				var news temporal.PhaseNews
 				c.Receive(ctx, &news)
 				out.phaseNews(news)
 			})
@@ -270,7 +277,7 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 	}
 	for !done() {
 		sel.Select(ctx)
-		if done() || seq-in.Seq < in.Limits.maxEvents() || (out != nil && out.pending > 0) {
+		if done() || seq-in.Seq < in.Limits.EventsPerRun() || (out != nil && out.pending > 0) {
 			continue
 		}
 		for { // the events already signalled: none may be lost
@@ -285,13 +292,13 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		}
 		carried, err := gzipJSON(stepped)
 		if err != nil {
-			return ObjectiveResult{}, err
+			return Result{}, err
 		}
-		next := ObjectiveInput{Dispatch: in.Dispatch, Stepped: carried, Seq: seq, Limits: in.Limits}
+		next := Input{Dispatch: in.Dispatch, Stepped: carried, Seq: seq, Limits: in.Limits}
 		if out != nil {
 			next.Held, next.Synced = out.timers(), out.synced
 		}
-		return ObjectiveResult{}, workflow.NewContinueAsNewError(ctx, ObjectiveWorkflowName, next)
+		return Result{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 	}
 	for {
 		var ev roleplan.Event
@@ -300,18 +307,18 @@ func ObjectiveWorkflow(ctx workflow.Context, in ObjectiveInput) (ObjectiveResult
 		}
 		step(ev)
 	}
-	res := ObjectiveResult{Answers: answers, State: m.Snapshot()}
+	res := Result{Answers: answers, State: m.Snapshot()}
 	if out != nil {
 		res.Delivery, res.DeliveryError = out.finish(stepped)
 	}
 	return res, nil
 }
 
-// objectiveDispatcher carries the machine's commands out inside the
+// dispatcher carries the machine's commands out inside the
 // workflow. Everything it starts resolves through sel, which the
 // workflow's loop selects on, so results are stepped in history order.
-type objectiveDispatcher struct {
-	d        *ObjectiveDispatch
+type dispatcher struct {
+	d        *Dispatch
 	ctx      workflow.Context
 	sel      workflow.Selector
 	step     func(roleplan.Event)
@@ -341,7 +348,7 @@ type objectiveDispatcher struct {
 // batch at a time, the events stepped meanwhile going with the next. A
 // batch that failed goes again with the next event. What is left when
 // the run ends goes with its delivery (finish).
-func (p *objectiveDispatcher) record(now bool) {
+func (p *dispatcher) record(now bool) {
 	all := p.stepped()
 	if p.recording || p.synced >= len(all) {
 		return
@@ -362,10 +369,10 @@ func (p *objectiveDispatcher) record(now bool) {
 	}
 	to := len(all)
 	opts := workflow.ActivityOptions{TaskQueue: p.d.folder(), StartToCloseTimeout: p.d.Command,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
+		RetryPolicy: &sdk.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
 	p.recording = true
 	p.pending++
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), ObjectiveRecordActivity, ObjectiveRecords{Run: p.d.Run, From: p.synced, Stepped: batch})
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), RecordActivity, Records{Run: p.d.Run, From: p.synced, Stepped: batch})
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
 		p.recording = false
@@ -382,7 +389,7 @@ func (p *objectiveDispatcher) record(now bool) {
 // carry carries cmds out: a wake is a timer, a stop cancels its session's
 // activity, the work is an activity; checkpoints, notes and the end are
 // for whoever follows the run (its answers, its state).
-func (p *objectiveDispatcher) carry(cmds []roleplan.Command) {
+func (p *dispatcher) carry(cmds []roleplan.Command) {
 	for _, c := range cmds {
 		switch c.Type {
 		case roleplan.CmdWake:
@@ -411,7 +418,7 @@ func (p *objectiveDispatcher) carry(cmds []roleplan.Command) {
 
 // wake sets a timer for c.At; it is carried into the next workflow run
 // when this one continues as new before it fires.
-func (p *objectiveDispatcher) wake(c roleplan.Command) {
+func (p *dispatcher) wake(c roleplan.Command) {
 	p.wakes = append(p.wakes, c)
 	wait := max(c.At.Sub(workflow.Now(p.ctx)), 0)
 	p.sel.AddFuture(workflow.NewTimer(p.ctx, wait), func(workflow.Future) {
@@ -426,20 +433,20 @@ func (p *objectiveDispatcher) wake(c roleplan.Command) {
 }
 
 // timers are the wakes not yet fired.
-func (p *objectiveDispatcher) timers() []roleplan.Command { return p.wakes }
+func (p *dispatcher) timers() []roleplan.Command { return p.wakes }
 
 // execute runs c as an activity on the run's queue.
-func (p *objectiveDispatcher) execute(c roleplan.Command) { p.executeOn(c, p.d.TaskQueue) }
+func (p *dispatcher) execute(c roleplan.Command) { p.executeOn(c, p.d.TaskQueue) }
 
 // executeOn runs c as an activity on queue.
-func (p *objectiveDispatcher) executeOn(c roleplan.Command, queue string) {
+func (p *dispatcher) executeOn(c roleplan.Command, queue string) {
 	opts := workflow.ActivityOptions{
 		TaskQueue:           queue,
 		StartToCloseTimeout: p.d.Command,
 		HeartbeatTimeout:    p.d.Heartbeat,
 		// A check that lost its worker is run again on another: it
 		// changes nothing but its own result.
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+		RetryPolicy: &sdk.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
 	}
 	ctx := p.ctx
 	key := sessionKey{c.Job, c.Attempt}
@@ -466,9 +473,9 @@ func (p *objectiveDispatcher) executeOn(c roleplan.Command, queue string) {
 		opts.StartToCloseTimeout, opts.RetryPolicy.MaximumAttempts = p.d.Session, 0
 		opts.RetryPolicy.MaximumInterval = time.Minute
 	}
-	w := ObjectiveWork{Workflow: p.workflow, Run: p.d.Run, Command: c, State: p.snapshot(), Where: p.d.Where}
+	w := Work{Workflow: p.workflow, Run: p.d.Run, Command: c, State: p.snapshot(), Where: p.d.Where}
 	p.pending++
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ObjectiveCommandActivity, w)
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), CommandActivity, w)
 	p.sel.AddFuture(f, func(f workflow.Future) {
 		p.pending--
 		if c.Type == roleplan.CmdStartAgent {
@@ -476,7 +483,7 @@ func (p *objectiveDispatcher) executeOn(c roleplan.Command, queue string) {
 		}
 		var evs []roleplan.Event
 		if err := f.Get(p.ctx, &evs); err != nil {
-			evs = objectiveFailed(c, err)
+			evs = failed(c, err)
 		}
 		for _, ev := range evs {
 			p.step(ev)
@@ -486,25 +493,25 @@ func (p *objectiveDispatcher) executeOn(c roleplan.Command, queue string) {
 
 // finish has a worker of the run's folder deliver the ended run, whose
 // machine stepped stepped.
-func (p *objectiveDispatcher) finish(stepped []roleplan.Event) (json.RawMessage, string) {
+func (p *dispatcher) finish(stepped []roleplan.Event) (json.RawMessage, string) {
 	carried, err := gzipJSON(stepped)
 	if err != nil {
 		return nil, err.Error()
 	}
 	opts := workflow.ActivityOptions{TaskQueue: p.d.folder(), StartToCloseTimeout: p.d.Command, HeartbeatTimeout: p.d.Heartbeat,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
+		RetryPolicy: &sdk.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3}}
 	var out json.RawMessage
-	end := ObjectiveEnd{Workflow: p.workflow, Run: p.d.Run, Stepped: carried, Where: p.d.Where}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), ObjectiveFinishActivity, end).Get(p.ctx, &out); err != nil {
+	end := End{Workflow: p.workflow, Run: p.d.Run, Stepped: carried, Where: p.d.Where}
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(p.ctx, opts), FinishActivity, end).Get(p.ctx, &out); err != nil {
 		return nil, err.Error()
 	}
 	return out, ""
 }
 
-// objectiveFailed is what a command whose activity failed (its worker
+// failed is what a command whose activity failed (its worker
 // died, it timed out, its code returned an error) means to the machine.
-func objectiveFailed(c roleplan.Command, err error) []roleplan.Event {
-	why := failure(err)
+func failed(c roleplan.Command, err error) []roleplan.Event {
+	why := temporal.Failure(err)
 	ev := roleplan.Event{Job: c.Job, Attempt: c.Attempt, Reason: why}
 	switch c.Type {
 	case roleplan.CmdStartAgent:
