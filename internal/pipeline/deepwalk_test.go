@@ -120,7 +120,7 @@ func deepWalk(seed uint64, tally *deepTally) (events [][]byte, at int, what stri
 	live, replay := New(), New()
 	spec := g.spec()
 	g.temper(spec.Workflow)
-	first := roleplan.Event{Type: roleplan.EvStarted, Spec: spec, Time: g.clock}
+	first := roleplan.Event{Type: roleplan.EvStarted, Spec: spec, Time: g.clock, Wait: g.wait()}
 	if g.chance(0.02) {
 		first = roleplan.Event{Type: roleplan.EvUsage, Job: "x"} // before the start: refused
 	}
@@ -294,9 +294,19 @@ func (g *deepGen) temper(w workflows.Workflow) {
 	g.laggard = oneOf(g, roles...)
 }
 
-func (g *deepGen) pick(n int) int            { return g.r.IntN(n) }
-func (g *deepGen) chance(p float64) bool     { return g.r.Float64() < p }
-func oneOf[T any](g *deepGen, xs ...T) T     { return xs[g.r.IntN(len(xs))] }
+func (g *deepGen) pick(n int) int        { return g.r.IntN(n) }
+func (g *deepGen) chance(p float64) bool { return g.r.Float64() < p }
+func oneOf[T any](g *deepGen, xs ...T) T { return xs[g.r.IntN(len(xs))] }
+
+// wait is how long a process waits for an answer (roleplan.Event.Wait):
+// none said (a hive that decided it in its shell), at once, a while, never.
+func (g *deepGen) wait() *time.Duration {
+	if g.chance(0.3) {
+		return nil
+	}
+	w := oneOf(g, 0, 5*time.Minute, 30*time.Minute, -time.Second)
+	return &w
+}
 func deepKey(job string, attempt int) string { return job + "/" + strconv.Itoa(attempt) }
 
 // tick moves the clock: mostly seconds, now and then hours (a limit's
@@ -494,7 +504,7 @@ func (g *deepGen) next(s roleplan.Snapshot) roleplan.Event {
 	case g.chance(0.05):
 		return g.noise(s)
 	case g.chance(0.03):
-		return roleplan.Event{Type: roleplan.EvResumed}
+		return roleplan.Event{Type: roleplan.EvResumed, Wait: g.wait()}
 	case s.Limit != nil && g.chance(0.3):
 		if g.chance(0.7) {
 			g.clock = s.Limit.Until.Add(time.Duration(g.pick(3)) * time.Second)

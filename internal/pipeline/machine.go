@@ -50,6 +50,8 @@ type Machine struct {
 	serial bool
 	// follow: the run's pull request, once FollowJob delivered it.
 	follow *follow.Follow
+	// attendance: when nobody's answer stops the run (attend.go).
+	attendance attendance
 }
 
 // New returns a machine waiting for EvStarted.
@@ -65,18 +67,24 @@ func (m *Machine) Step(ev roleplan.Event) ([]roleplan.Command, error) {
 	if err != nil || !m.started || m.finished {
 		return out, err
 	}
+	if ev.Type == roleplan.EvStarted || ev.Type == roleplan.EvResumed {
+		m.attendance = attendance{wait: ev.Wait} // the process's, which has waited for nobody yet
+	}
 	// A question raised while another was open is asked once that one is
 	// answered; with none open, whatever may start now starts.
 	if m.open == nil && len(m.queue) > 0 {
 		cp := m.queue[0]
 		m.queue = m.queue[1:]
 		if cp.Kind == roleplan.KindBudget && m.spec.Rules >= queuedBudgetRules {
-			return append(out, m.budgetTurn(cp)...), nil
+			out = append(out, m.budgetTurn(cp)...)
+		} else {
+			m.open = cp
+			out = append(out, roleplan.Command{Type: roleplan.CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open})
 		}
-		m.open = cp
-		return append(out, roleplan.Command{Type: roleplan.CmdCheckpoint, Job: m.open.Job, Checkpoint: m.open}), nil
+	} else {
+		out = append(out, m.advance()...)
 	}
-	return append(out, m.advance()...), nil
+	return append(out, m.attendance.idle(m.open, m.now)...), nil
 }
 
 func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {

@@ -66,6 +66,10 @@ type driver struct {
 	// stopping: the run stops for a human and its agents are ending; the
 	// machine's commands are left to the resume.
 	stopping bool
+	// stopFor: the machine stopped the run for a human at this question
+	// (CmdStopForHuman), unless an answer stepped in the same batch
+	// closed it.
+	stopFor *roleplan.Checkpoint
 }
 
 // stopGrace is how long an agent that is told to stop may take.
@@ -197,7 +201,8 @@ func (s *driver) begin(ctx context.Context) error {
 		return err
 	}
 	s.events.Attach(s.run.ID, 0)
-	s.events.Post(roleplan.Event{Type: roleplan.EvStarted, Spec: &spec})
+	wait := s.o.Wait // the machine decides when nobody's answer stops the run
+	s.events.Post(roleplan.Event{Type: roleplan.EvStarted, Spec: &spec, Wait: &wait})
 	return nil
 }
 
@@ -258,7 +263,8 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	if err := s.openWorktree(ctx, s.runBranch(ctx)); err != nil {
 		return err
 	}
-	s.events.Post(roleplan.Event{Type: roleplan.EvResumed})
+	wait := s.o.Wait
+	s.events.Post(roleplan.Event{Type: roleplan.EvResumed, Wait: &wait})
 	if s.o.Answer != "" {
 		open := m.Snapshot().Open
 		if open == nil {
@@ -311,7 +317,6 @@ func (s *driver) loop(ctx context.Context) error {
 	defer poll.Stop()
 	watchdog := time.NewTicker(max(min(s.o.Stall/4, time.Second), 10*time.Millisecond))
 	defer watchdog.Stop()
-	var waitUntil time.Time // when a wait for an answer ends
 	// A run whose end was journaled but not delivered (hive was killed in
 	// between) only needs its delivery.
 	for !s.ended {
@@ -323,18 +328,14 @@ func (s *driver) loop(ctx context.Context) error {
 			break
 		}
 		open := s.m.Snapshot().Open
-		switch {
-		case open == nil:
-			waitUntil = time.Time{}
-		case s.o.Wait == 0, s.o.Wait > 0 && !waitUntil.IsZero() && !s.o.Now().Before(waitUntil):
+		if stop := s.stopFor; stop != nil && open != nil && open.ID == stop.ID {
 			// Nobody answered in time: the run stops, to resume with the answer.
 			if err := s.stopAgents(ctx); err != nil {
 				return err
 			}
 			return &NeedsHumanError{Run: s.run.ID, Checkpoint: *open}
-		case waitUntil.IsZero():
-			waitUntil = s.o.Now().Add(s.o.Wait)
 		}
+		s.stopFor = nil
 		if snap := s.m.Snapshot(); s.o.OnLimit.Stops(snap.Limit, snap.Active()) {
 			// The usage limit holds every role, and none is at work.
 			if err := s.stopAgents(ctx); err != nil {
@@ -497,6 +498,8 @@ func (s *driver) execute(ctx context.Context, c roleplan.Command) {
 	switch c.Type {
 	case roleplan.CmdStartAgent:
 		s.startAgent(ctx, c)
+	case roleplan.CmdStopForHuman:
+		s.stopFor = c.Checkpoint
 	case roleplan.CmdStopAgent:
 		if sess := s.agents[c.Job]; sess != nil && c.Interrupt {
 			// The interrupted turn's usage still comes, and counts.

@@ -40,6 +40,10 @@ const (
 	CmdFinished CommandType = "finished"
 	// CmdWake: send EvWake at At (a timer, journaled when it fires).
 	CmdWake CommandType = "wake"
+	// CmdStopForHuman: nobody answered Checkpoint (Job's) within the wait
+	// the process gave (Event.Wait): the process stops its agents and
+	// ends, the question kept for its answer and a resume.
+	CmdStopForHuman CommandType = "stop-for-human"
 	// CmdDeliver (FollowJob): push the run's branch and open its pull
 	// request, or find the one already open for it; answer with
 	// EvDelivered.

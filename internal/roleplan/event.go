@@ -73,6 +73,11 @@ type Event struct {
 	Checkpoint int          `json:"checkpoint,omitempty"`
 	Text       string       `json:"text,omitempty"`
 	Spend      work.Spend   `json:"spend,omitzero"`
+	// Wait (EvStarted, EvResumed) is how long the process waits for the
+	// answer to a question before it stops for a human (CmdStopForHuman):
+	// zero at once, negative never. Nil, from a hive that decided this in
+	// its shell: the machine never stops for a human.
+	Wait *time.Duration `json:"wait,omitempty"`
 	// MidTurn (EvUsage): the spend of one request in the middle of a turn;
 	// the turn's end comes with the rest.
 	MidTurn bool `json:"mid_turn,omitempty"`

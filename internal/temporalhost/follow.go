@@ -9,7 +9,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/hivectl/hive/internal/exit"
+	"github.com/hivectl/hive/internal/journal"
 	"github.com/hivectl/hive/internal/piperun"
+	"github.com/hivectl/hive/internal/piperun/runjournal"
 	"github.com/hivectl/hive/internal/redact"
 	"github.com/hivectl/hive/internal/roleplan"
 	"github.com/hivectl/hive/internal/runconfig"
@@ -53,7 +55,7 @@ func objectiveAnswers(ctx context.Context, c client.Client, id string, seq int) 
 // terminal, a question open for wait (negative: never) ends the following
 // with exit.NeedsHuman, as a local run stops: the run waits on its workers
 // for hive answer.
-func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *redact.Redactor, attached bool, wait time.Duration) error {
+func follow(ctx context.Context, o *Run, c client.Client, root string, j journal.Journal, id string, red *redact.Redactor, attached bool, wait time.Duration) error {
 	obs, answers := o.Follow(wait)
 	type ended struct {
 		res objective.Result
@@ -153,10 +155,34 @@ func follow(ctx context.Context, o *Run, c client.Client, root, id string, red *
 				asked = time.Now()
 			}
 			if open != nil && answers == nil && wait >= 0 && time.Since(asked) >= wait {
+				// hive answer checks an answer against the folder's
+				// journal while no worker is up: the question is there
+				// before this process, and its worker, stop.
+				journaled(ctx, j, open.ID)
 				return exit.Errorf(exit.NeedsHuman, "%s asks: %s. The run waits for the answer on its workers: %s, then %s follows it again",
 					open.Job, clipped(words.OneLine(open.Question), 200), o.Commands.Answer(open.Job, open.Example()), o.Commands.Resume())
 			}
 		}
+	}
+}
+
+// journaled waits, ten seconds at most, until the folder's journal j
+// holds the run's open question (a worker journals it as soon as it is
+// asked), and says whether it does.
+func journaled(ctx context.Context, j journal.Journal, question int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if last, ok, err := runjournal.Latest(j); err == nil && ok {
+			if m, err := runjournal.Replay(j, last); err == nil {
+				if open := m.Snapshot().Open; open != nil && open.ID == question {
+					return true
+				}
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

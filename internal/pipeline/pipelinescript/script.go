@@ -274,6 +274,13 @@ func event(t *testing.T, d *datadriven.TestData, snap roleplan.Snapshot) rolepla
 	default:
 		t.Fatalf("%s: unknown directive %s", d.Pos, d.Cmd)
 	}
+	if w := str("wait"); w != "" && (ev.Type == roleplan.EvStarted || ev.Type == roleplan.EvResumed) {
+		dur, err := time.ParseDuration(w) // wait=DUR: how long the process waits for an answer
+		if err != nil {
+			t.Fatalf("%s: wait=%s: %v", d.Pos, w, err)
+		}
+		ev.Wait = &dur
+	}
 	return ev
 }
 

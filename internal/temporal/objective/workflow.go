@@ -403,7 +403,7 @@ func (p *dispatcher) carry(cmds []roleplan.Command) {
 				// machine, ends it if it is still there.
 				p.executeOn(c, p.d.folder())
 			}
-		case roleplan.CmdCheckpoint, roleplan.CmdNote, roleplan.CmdFinished:
+		case roleplan.CmdCheckpoint, roleplan.CmdNote, roleplan.CmdFinished, roleplan.CmdStopForHuman:
 		case roleplan.CmdRunPhase:
 			if p.children {
 				p.runPhase(c)
