@@ -52,6 +52,10 @@ type Machine struct {
 	follow *follow.Follow
 	// attendance: when nobody's answer stops the run (attend.go).
 	attendance attendance
+	// publish and noMerge: what the process that resumed the run last was
+	// told, for its handover (roleplan.HandoverOf).
+	publish string
+	noMerge bool
 }
 
 // New returns a machine waiting for EvStarted.
@@ -101,6 +105,7 @@ func (m *Machine) step(ev roleplan.Event) ([]roleplan.Command, error) {
 	case roleplan.EvStarted:
 		return m.start(ev)
 	case roleplan.EvResumed:
+		m.publish, m.noMerge = ev.Publish, ev.NoMerge
 		return m.resume(), nil
 	case roleplan.EvWake:
 		return m.wake(), nil

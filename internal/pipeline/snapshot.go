@@ -24,6 +24,10 @@ func (m *Machine) Snapshot() roleplan.Snapshot {
 		t := *m.tests
 		s.Tests = &t
 	}
+	if m.finished {
+		h := roleplan.HandoverOf(s, m.publish, m.noMerge)
+		s.Handover = &h
+	}
 	return s
 }
 

@@ -26,7 +26,7 @@ func (s *driver) runBranch(ctx context.Context) string {
 // deliverer is the run's work as delivery hands it over.
 func (s *executor) deliverer() *delivery.Work {
 	return &delivery.Work{Repo: s.o.Repo, Journal: s.o.Journal, Run: s.run, Dir: s.dir, Branch: s.branch, WorktreeRoot: s.o.WorktreeRoot,
-		Publish: s.o.publish(), NoMerge: s.o.NoMerge, Elsewhere: s.o.Elsewhere, PRPoll: s.o.PRPoll, Note: s.note}
+		Elsewhere: s.o.Elsewhere, PRPoll: s.o.PRPoll, Note: s.note}
 }
 
 // project is the project the run ends in, for what the run leaves it.

@@ -263,8 +263,10 @@ func (s *driver) resume(ctx context.Context, run journal.Run) error {
 	if err := s.openWorktree(ctx, s.runBranch(ctx)); err != nil {
 		return err
 	}
+	// What this process was told of the wait for an answer and of the
+	// handover: the machine decides by it.
 	wait := s.o.Wait
-	s.events.Post(roleplan.Event{Type: roleplan.EvResumed, Wait: &wait})
+	s.events.Post(roleplan.Event{Type: roleplan.EvResumed, Wait: &wait, Publish: s.o.publish(), NoMerge: s.o.NoMerge})
 	if s.o.Answer != "" {
 		open := m.Snapshot().Open
 		if open == nil {

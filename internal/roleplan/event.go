@@ -78,6 +78,11 @@ type Event struct {
 	// zero at once, negative never. Nil, from a hive that decided this in
 	// its shell: the machine never stops for a human.
 	Wait *time.Duration `json:"wait,omitempty"`
+	// Publish ("pr", "push") and NoMerge (EvResumed) are what the resumed
+	// process was told (--pr, --push, --no-merge): they win over the
+	// spec's in how the ended run's work is handed over (Handover).
+	Publish string `json:"publish,omitempty"`
+	NoMerge bool   `json:"no_merge,omitempty"`
 	// MidTurn (EvUsage): the spend of one request in the middle of a turn;
 	// the turn's end comes with the rest.
 	MidTurn bool `json:"mid_turn,omitempty"`

@@ -75,6 +75,9 @@ type Snapshot struct {
 	Fallback bool `json:"fallback,omitempty"`
 	// Follow is the run's pull request as it is followed (Spec.Follow).
 	Follow *Following `json:"follow,omitempty"`
+	// Handover is how the ended run's work reaches the user; nil until
+	// it has ended.
+	Handover *Handover `json:"handover,omitempty"`
 }
 
 // Active counts the jobs at work: role sessions, the phase, hive's checks.

@@ -34,12 +34,6 @@ type Work struct {
 	// cache folder, where hive's folders for the repository go once
 	// empty.
 	WorktreeRoot string
-	// Publish is how the run is to publish its work: "pr", "push", or ""
-	// as it was started to (its spec's).
-	Publish string
-	// NoMerge leaves the finished run's work on its branch (as does a
-	// run started with it).
-	NoMerge bool
 	// Elsewhere, when set, says where the finished run's work is for a
 	// run driven away from the user's folder (a clone of it): the work is
 	// left on its branch, which the driver hands on, and this is the
@@ -62,15 +56,16 @@ func (w *Work) note(job, text string) {
 	}
 }
 
-// HandOver merges a completed run's branch into the user's branch (fast
-// forward when it can) when that touches nothing of the user's, or
+// HandOver hands the ended run's work over as its machine decided
+// (snap.Handover): merges a completed run's branch into the user's branch
+// (fast forward when it can) when that touches nothing of the user's, or
 // publishes it (--push, --pr); otherwise the work stays on the branch and
 // the notes say how to take it. The run's worktree goes in every case.
 func (w *Work) HandOver(ctx context.Context, snap roleplan.Snapshot) runjournal.Delivery {
 	var d runjournal.Delivery
-	mode := w.Publish
-	if mode == "" {
-		mode = snap.Spec.Publish // as the run was started
+	h := roleplan.Handover{How: roleplan.HandoverUnfinished}
+	if snap.Handover != nil {
+		h = *snap.Handover
 	}
 	// The user's branch: what the work merges into, or the pull
 	// request's base.
@@ -85,7 +80,7 @@ func (w *Work) HandOver(ctx context.Context, snap roleplan.Snapshot) runjournal.
 		w.removeWorktree(ctx, "", &d)
 		d.Notes = append(d.Notes, w.Elsewhere)
 		return d
-	case snap.Follow != nil && (snap.Follow.PR != nil || len(snap.Follow.Notes) > 0):
+	case h.How == roleplan.HandoverFollowed:
 		// The machine delivered it, and followed the pull request
 		// (FollowJob); its notes say how.
 		w.removeWorktree(ctx, "", &d)
@@ -96,20 +91,20 @@ func (w *Work) HandOver(ctx context.Context, snap roleplan.Snapshot) runjournal.
 			d.Notes = append(d.Notes, followed(f))
 		}
 		return d
-	case snap.Outcome != roleplan.OutcomeComplete:
+	case h.How == roleplan.HandoverUnfinished:
 		w.removeWorktree(ctx, "", &d)
 		note := fmt.Sprintf("the run did not complete (%s): the work is on branch %s; look at it with git log %s, take it with git merge %s",
 			snap.Outcome, w.Branch, w.Branch, w.Branch)
-		if mode != "" {
+		if h.Publish != "" {
 			note += "; nothing was pushed"
 		}
 		d.Notes = append(d.Notes, note)
 		return d
-	case mode != "":
+	case h.How == roleplan.HandoverPR, h.How == roleplan.HandoverPush:
 		w.removeWorktree(ctx, "", &d)
-		w.publishWork(ctx, snap, mode, base, &d)
+		w.publishWork(ctx, snap, h.How, base, &d)
 		return d
-	case w.NoMerge || snap.Spec.NoMerge:
+	case h.How == roleplan.HandoverLeave:
 		return leave("--no-merge")
 	}
 	if why := w.unsafeMerge(ctx); why != "" {
