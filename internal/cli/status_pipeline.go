@@ -46,6 +46,8 @@ type statusPipelineView struct {
 	// run to models.fallback.
 	Limit    *work.LimitWait `json:"limit,omitempty"`
 	Fallback bool            `json:"fallback,omitempty"`
+	// Handover is how the ended run's work reaches you, as the run decided.
+	Handover *roleplan.Handover `json:"handover,omitempty"`
 }
 
 // pipelineStatus reads the newest run of hive run; nil when hive run has
@@ -70,7 +72,7 @@ func pipelineStatus(o *statusOptions) (*statusPipelineView, error) {
 	}
 	snap := m.Snapshot()
 	v := &statusPipelineView{Kind: "pipeline", Run: run.ID, Objective: snap.Spec.Objective, Workflow: snap.Spec.Workflow.Name,
-		Branch: runjournal.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit, Fallback: snap.Fallback}
+		Branch: runjournal.RunBranch(j, run), Started: run.Started, Outcome: run.Outcome, Reason: snap.Reason, Jobs: snap.Jobs, Spend: snap.Spent, Limit: snap.Limit, Fallback: snap.Fallback, Handover: snap.Handover}
 	if !run.Finished.IsZero() {
 		f := run.Finished
 		v.Finished = &f
