@@ -321,7 +321,7 @@ var allowed = map[string][]string{
 	"testsupport/fakeanthropic": {},
 	"testsupport/fakeopenai":    {"testsupport"},
 	"testsupport/fakegithub":    {"testsupport"},
-	"testsupport/temporaltest":  {},
+	"testsupport/temporaltest":  {"phase"},
 	"testsupport/gittest":       {"gitx"},
 	"testsupport/journaltest":   {"journal"},
 	"testsupport/runnertest":    {"gitx", "gitx/worktrees", "phase", "plan", "plan/load", "plan/validate", "testsupport/gittest"},

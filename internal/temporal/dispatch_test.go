@@ -71,18 +71,6 @@ func (f *fakeWorker) Execute(ctx context.Context, c phase.Command, _ string, _ p
 	return nil, nil
 }
 
-func dispatchSpec(plans ...string) *phase.RunSpec {
-	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
-	for i, id := range plans {
-		ps := phase.PlanSpec{ID: id, Tasks: 1}
-		if i > 0 {
-			ps.DependsOn = []string{plans[0]}
-		}
-		spec.Plans = append(spec.Plans, ps)
-	}
-	return spec
-}
-
 // TestDispatchRunsAPhaseOnWorkers: a dispatching workflow carries the
 // engine's commands out as activities (agent sessions, spot-checks) and
 // ends by itself once its run is finished, every plan complete.
@@ -95,7 +83,7 @@ func TestDispatchRunsAPhaseOnWorkers(t *testing.T) {
 	env.RegisterActivityWithOptions((&Activities{Exec: w}).Command, activity.RegisterOptions{Name: CommandActivity})
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(EventSignal, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: dispatchSpec("01-01", "01-02", "01-03"), Attended: true})
+		env.SignalWorkflow(EventSignal, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: temporaltest.PhaseSpec("01-01", "01-02", "01-03"), Attended: true})
 	}, time.Second)
 	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: &Dispatch{TaskQueue: "q", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}})
 	res, snap := finalState(t, env)
@@ -132,7 +120,7 @@ func TestDispatchNamesItsPhase(t *testing.T) {
 	env.RegisterActivityWithOptions(acts.Command, activity.RegisterOptions{Name: CommandActivity})
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(EventSignal, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
+		env.SignalWorkflow(EventSignal, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: temporaltest.PhaseSpec("01-01"), Attended: true})
 	}, time.Second)
 	env.ExecuteWorkflow(RunWorkflowName, RunInput{Dispatch: d})
 	_, snap := finalState(t, env)
@@ -183,7 +171,7 @@ func TestDispatchTakesALostWorkerForACrash(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	res, snap := dispatchRun(ctx, t, c, queue, "hive-run-lost-worker", 2*time.Second, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: dispatchSpec("01-01"), Attended: true})
+	res, snap := dispatchRun(ctx, t, c, queue, "hive-run-lost-worker", 2*time.Second, phase.Event{Type: phase.EvRunStarted, Time: start, Spec: temporaltest.PhaseSpec("01-01"), Attended: true})
 	p := snap.Plans[0]
 	if p.State != phase.Complete || p.Attempt != 2 {
 		t.Fatalf("01-01: %s after %d attempts; want complete on the second; answers %+v", p.State, p.Attempt, res.Answers)
@@ -216,7 +204,7 @@ func TestDispatchCancelsMessagesToALostSession(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	spec := dispatchSpec("01-01")
+	spec := temporaltest.PhaseSpec("01-01")
 	spec.Team = true
 	in := RunInput{Dispatch: &Dispatch{TaskQueue: queue, Heartbeat: 3 * time.Second, Session: time.Hour, Command: time.Minute}}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-lost-message", TaskQueue: queue}, RunWorkflowName, in)

@@ -43,33 +43,19 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var snap roleplan.Snapshot
-		if err := v.Get(&snap); err != nil {
-			t.Fatal(err)
-		}
-		if snap.Open != nil {
-			// The question goes to the folder's journal at once, not with
-			// the next batch: hive status shows it.
-			for workers.journaled() < 9 {
-				if time.Now().After(deadline) {
-					t.Fatalf("the journal holds %d events at the question, want 9", workers.journaled())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			answer := roleplan.Event{Type: roleplan.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "retry"}
-			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
+	deadline := time.Now().Add(30 * time.Second)
+	open := asked(ctx, t, c, run, deadline)
+	// The question goes to the folder's journal at once, not with the
+	// next batch: hive status shows it.
+	for workers.journaled() < 9 {
 		if time.Now().After(deadline) {
-			t.Fatalf("nothing asked: %+v", snap)
+			t.Fatalf("the journal holds %d events at the question, want 9", workers.journaled())
 		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	answer := roleplan.Event{Type: roleplan.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: "retry"}
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
+		t.Fatal(err)
 	}
 	var res Result
 	if err := temporal.Result(ctx, run, &res); err != nil {
@@ -93,24 +79,10 @@ func TestObjectiveWorkflowOnADevServer(t *testing.T) {
 // it keeps both histories, the run's (objective-2.json) and its phase's
 // (objective-2-phase.json), for the replay test.
 func TestObjectivePhaseOnADevServer(t *testing.T) {
-	phases := phaseWorkers(t, "01-01", "01-02", "01-03")
-	workers := &roleWorkers{}
 	var queue string
-	workers.phases = func(w PhaseWork) (PhaseStep, error) {
-		c := w.Command
-		switch w.Stage {
-		case PhaseStart:
-			step, err := phases(w)
-			step.Input.Start.Spec.Budget.Tokens = c.BudgetTokens
-			step.Input.Dispatch.TaskQueue = queue
-			step.ID = "hive-run-test-objective-phase"
-			return step, err
-		case PhaseStopped:
-			return PhaseStep{Events: []roleplan.Event{{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt, OverBudget: true,
-				Reason: w.Snapshot.BudgetCheckpoint().Details, PhaseRun: -5, Spend: w.Snapshot.Spent}}}, nil
-		}
-		return phases(w)
-	}
+	workers := &roleWorkers{phases: budgetPhases(t, func(step *PhaseStep) {
+		step.Input.Dispatch.TaskQueue, step.ID = queue, "hive-run-test-objective-phase"
+	})}
 	c, q := devServer(t, func(c client.Client, w worker.Worker) {
 		Register(w, c, workers)
 		w.RegisterActivityWithOptions((&temporal.Activities{Exec: &spendingPlans{}, Client: c}).Command, activity.RegisterOptions{Name: temporal.CommandActivity})
@@ -120,32 +92,15 @@ func TestObjectivePhaseOnADevServer(t *testing.T) {
 	defer cancel()
 	d := *objectiveDispatch
 	d.TaskQueue = queue
-	spec := phaseSpec()
-	spec.Budget.Tokens = 10000
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "hive-run-test-objective", TaskQueue: queue}, WorkflowName,
-		Input{Spec: spec, Dispatch: &d})
+		Input{Spec: budgetSpec(), Dispatch: &d})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var snap roleplan.Snapshot
-		if err := v.Get(&snap); err != nil {
-			t.Fatal(err)
-		}
-		if snap.Open != nil {
-			answer := roleplan.Event{Type: roleplan.EvAnswer, Job: snap.Open.Job, Checkpoint: snap.Open.ID, Text: "raise 100000"}
-			if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing asked: %+v\n%s", snap, workers.log())
-		}
+	open := asked(ctx, t, c, run, time.Now().Add(30*time.Second))
+	answer := roleplan.Event{Type: roleplan.EvAnswer, Job: open.Job, Checkpoint: open.ID, Text: "raise 100000"}
+	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), EventSignal, answer); err != nil {
+		t.Fatal(err)
 	}
 	var res Result
 	if err := temporal.Result(ctx, run, &res); err != nil {
@@ -181,4 +136,25 @@ func devServer(t *testing.T, more ...func(client.Client, worker.Worker)) (client
 	}
 	t.Cleanup(w.Stop)
 	return c, queue
+}
+
+// asked waits until the run's workflow asks a question, and returns it.
+func asked(ctx context.Context, t *testing.T, c client.Client, run client.WorkflowRun, deadline time.Time) roleplan.Checkpoint {
+	t.Helper()
+	for ; ; time.Sleep(50 * time.Millisecond) {
+		v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), temporal.StateQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap roleplan.Snapshot
+		if err := v.Get(&snap); err != nil {
+			t.Fatal(err)
+		}
+		if snap.Open != nil {
+			return *snap.Open
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing asked: %+v", snap)
+		}
+	}
 }

@@ -341,6 +341,13 @@ func phaseSpec() *roleplan.Spec {
 	return &roleplan.Spec{Objective: "add a health check endpoint", Workflow: wf, AutoAnswer: true, NoInterview: true, Rules: roleplan.Rules, PhaseDir: ".planning/phases/01-health"}
 }
 
+// budgetSpec is phaseSpec with a budget that the phase's plans reach.
+func budgetSpec() *roleplan.Spec {
+	spec := phaseSpec()
+	spec.Budget.Tokens = 10000
+	return spec
+}
+
 // phaseEnv is objectiveEnv with the phases' workflow and their plans'
 // activity, carried out by plans.
 func phaseEnv(exec Executor, plans temporal.Executor) *testsuite.TestWorkflowEnvironment {
@@ -357,7 +364,7 @@ func phaseWorkers(t *testing.T, plans ...string) func(w PhaseWork) (PhaseStep, e
 		c := w.Command
 		switch w.Stage {
 		case PhaseStart:
-			start := phase.Event{Type: phase.EvRunStarted, Spec: phaseRunSpec(plans...), Version: phase.Version}
+			start := phase.Event{Type: phase.EvRunStarted, Spec: temporaltest.PhaseSpec(plans...), Version: phase.Version}
 			d := &temporal.Dispatch{TaskQueue: "hive-test-plans", Heartbeat: time.Minute, Session: time.Hour, Command: time.Minute}
 			return PhaseStep{ID: fmt.Sprintf("phase-%s-%d", c.Job, c.Attempt), Input: &temporal.RunInput{Dispatch: d, Start: &start}}, nil
 		case PhaseEnded:
@@ -400,19 +407,6 @@ func TestObjectiveRunsItsPhaseAsAChildWorkflow(t *testing.T) {
 		got != "implementers: plan 01-01 complete\nimplementers: plan 01-03 complete\nimplementers: plan 01-02 complete" {
 		t.Errorf("the run's followers were told:\n%s", got)
 	}
-}
-
-// phaseRunSpec is a phase of plans, each but the first after the first.
-func phaseRunSpec(plans ...string) *phase.RunSpec {
-	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
-	for i, id := range plans {
-		ps := phase.PlanSpec{ID: id, Tasks: 1}
-		if i > 0 {
-			ps.DependsOn = []string{plans[0]}
-		}
-		spec.Plans = append(spec.Plans, ps)
-	}
-	return spec
 }
 
 // spendingPlans are the plans' workers of a phase whose every plan spends
@@ -484,18 +478,20 @@ func TestObjectiveRaisesItsStoppedPhase(t *testing.T) {
 	})
 }
 
-// phaseStoppedAtItsBudget runs architect and implementers with a budget
-// that the phase's plans reach, and answers the run's question with
-// answer.
-func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Result) {
+// budgetPhases are phaseWorkers whose phase may spend what its command
+// allots, and whose stop there the machine hears as the phase over its
+// budget; ready, when given, changes how a phase starts.
+func budgetPhases(t *testing.T, ready func(*PhaseStep)) func(w PhaseWork) (PhaseStep, error) {
 	phases := phaseWorkers(t, "01-01", "01-02", "01-03")
-	workers := &roleWorkers{}
-	workers.phases = func(w PhaseWork) (PhaseStep, error) {
+	return func(w PhaseWork) (PhaseStep, error) {
 		c := w.Command
 		switch w.Stage {
 		case PhaseStart:
 			step, err := phases(w)
 			step.Input.Start.Spec.Budget.Tokens = c.BudgetTokens
+			if ready != nil {
+				ready(&step)
+			}
 			return step, err
 		case PhaseStopped:
 			cp := w.Snapshot.BudgetCheckpoint()
@@ -507,6 +503,13 @@ func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Result)
 		}
 		return phases(w)
 	}
+}
+
+// phaseStoppedAtItsBudget runs architect and implementers with a budget
+// that the phase's plans reach, and answers the run's question with
+// answer.
+func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Result) {
+	workers := &roleWorkers{phases: budgetPhases(t, nil)}
 	env := phaseEnv(workers, &spendingPlans{})
 	var asked roleplan.CheckpointKind
 	env.RegisterDelayedCallback(func() {
@@ -518,9 +521,7 @@ func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Result)
 		asked = snap.Open.Kind
 		env.SignalWorkflow(EventSignal, roleplan.Event{Type: roleplan.EvAnswer, Checkpoint: snap.Open.ID, Text: answer})
 	}, time.Hour)
-	spec := phaseSpec()
-	spec.Budget.Tokens = 10000
-	res := finished(t, env, Input{Spec: spec, Dispatch: objectiveDispatch})
+	res := finished(t, env, Input{Spec: budgetSpec(), Dispatch: objectiveDispatch})
 	if asked != roleplan.KindBudget {
 		t.Errorf("the run asked %q", asked)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivectl/hive/internal/phase"
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
@@ -127,4 +128,18 @@ func DecodeInput(can *workflow.ContinueAsNewError, into any) error {
 		return fmt.Errorf("continue-as-new carries %v", can.Input)
 	}
 	return json.Unmarshal(can.Input.Payloads[0].Data, into)
+}
+
+// PhaseSpec is a phase of one-task plans, each after the first, two at a
+// time, each tried twice.
+func PhaseSpec(plans ...string) *phase.RunSpec {
+	spec := &phase.RunSpec{Phase: "01", MaxConcurrent: 2, Retries: 1}
+	for i, id := range plans {
+		ps := phase.PlanSpec{ID: id, Tasks: 1}
+		if i > 0 {
+			ps.DependsOn = []string{plans[0]}
+		}
+		spec.Plans = append(spec.Plans, ps)
+	}
+	return spec
 }
