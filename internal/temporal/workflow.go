@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -117,6 +118,37 @@ type RunInput struct {
 	// waits for besides its end: that the run stopped for a human, and
 	// each plan that ended. Carried across continue-as-new.
 	Tells bool `json:"tells,omitempty"`
+	// Recent are the last answers of the workflow run before this one
+	// (RecentAnswers at most), which this one still gives a follower
+	// that had not read them.
+	Recent []Answer `json:"recent,omitempty"`
+}
+
+// RecentAnswers is how many answers a workflow run carries into the
+// next: a follower reads them every 300 ms, so one that lags across the
+// continue-as-new misses a few at most.
+const RecentAnswers = 50
+
+// AnswersSince are the answers of all (recent, carried from the workflow run
+// before, then this one's) after the sequence number after.
+func AnswersSince[A any](recent, answers []A, seq func(A) int, after int) []A {
+	all := answers
+	if len(recent) > 0 && (len(answers) == 0 || seq(answers[0]) > after+1) {
+		all = append(slices.Clone(recent), answers...)
+	}
+	for i, a := range all {
+		if seq(a) > after {
+			return all[i:]
+		}
+	}
+	return nil
+}
+
+// CarriedAnswers are the last RecentAnswers of recent and answers, to carry into
+// the next workflow run.
+func CarriedAnswers[A any](recent, answers []A) []A {
+	all := append(slices.Clone(recent), answers...)
+	return all[max(0, len(all)-RecentAnswers):]
 }
 
 // Answer is what the engine answered to one event: its commands, or the
@@ -174,12 +206,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		return RunResult{}, err
 	}
 	if err := workflow.SetQueryHandler(ctx, AnswersQuery, func(after int) ([]Answer, error) {
-		for i, a := range answers {
-			if a.Seq > after {
-				return answers[i:], nil
-			}
-		}
-		return nil, nil
+		return AnswersSince(in.Recent, answers, func(a Answer) int { return a.Seq }, after), nil
 	}); err != nil {
 		return RunResult{}, err
 	}
@@ -261,7 +288,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 			drain() // what it starts keeps this run going; a draining one holds it
 			if disp == nil || disp.pending == 0 {
 				state := e.Export()
-				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch, Limits: in.Limits, Tells: in.Tells}
+				next := RunInput{State: &state, Seq: seq, Dispatch: in.Dispatch, Limits: in.Limits, Tells: in.Tells, Recent: CarriedAnswers(in.Recent, answers)}
 				if disp != nil {
 					next.Held = disp.heldOver()
 				}

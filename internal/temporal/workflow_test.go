@@ -135,7 +135,8 @@ func runThroughWorkflow(t *testing.T, steps []scripted) []string {
 // TestContinueAsNewCarriesTheEngine: a run longer than one workflow run's
 // share of events continues as new with the exported engine state, and the
 // next workflow run goes on exactly where the engine was, its answers
-// numbered on.
+// numbered on; a follower that had read only the first answers still gets
+// the rest of the workflow run before from the next one.
 func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 	const maxEventsPerRun = 5
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -170,10 +171,21 @@ func TestContinueAsNewCarriesTheEngine(t *testing.T) {
 	if next.State == nil || next.Seq != maxEventsPerRun || next.Limits.MaxEvents != maxEventsPerRun {
 		t.Fatalf("carried seq %d, state %v; want seq %d and a state", next.Seq, next.State != nil, maxEventsPerRun)
 	}
+	if n := len(next.Recent); n != maxEventsPerRun || next.Recent[n-1].Seq != maxEventsPerRun {
+		t.Fatalf("carried the answers %+v, want the %d of the first workflow run", next.Recent, maxEventsPerRun)
+	}
 	// The next workflow run gets the events the first did not step.
 	env, err := run(next, events[maxEventsPerRun:])
 	if err != nil {
 		t.Fatal(err)
+	}
+	lagging, err := env.QueryWorkflow(AnswersQuery, 2)
+	var late []Answer
+	if err == nil {
+		err = lagging.Get(&late)
+	}
+	if err != nil || len(late) != len(events)-2 || late[0].Seq != 3 {
+		t.Fatalf("a follower that read 2 answers is given %+v (%v), want every answer after the second", late, err)
 	}
 	var res RunResult
 	if err := env.GetWorkflowResult(&res); err != nil {

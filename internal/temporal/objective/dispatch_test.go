@@ -299,9 +299,24 @@ func TestObjectiveContinuesAsNewWhileItWaits(t *testing.T) {
 	if len(in.Held) != 1 || in.Held[0].Type != roleplan.CmdWake || in.Stepped == nil || in.Spec != nil {
 		t.Fatalf("carried %+v, want the events stepped and the wake", in)
 	}
-	res := finished(t, objectiveEnv(workers), in)
+	var recent []Answer
+	if err := gunzipJSON(in.Recent, &recent); err != nil || len(recent) == 0 || recent[len(recent)-1].Seq != in.Seq {
+		t.Fatalf("carried the answers %+v (%v), want the last of the first workflow run", recent, err)
+	}
+	env = objectiveEnv(workers)
+	res := finished(t, env, in)
 	if res.State.Outcome != "complete" || res.Answers[0].Seq != in.Seq+1 {
 		t.Fatalf("outcome %q (%s), first answer %d after %d", res.State.Outcome, res.State.Reason, res.Answers[0].Seq, in.Seq)
+	}
+	// A follower that had not read the first workflow run's last answer
+	// still gets it.
+	v, err := env.QueryWorkflow(temporal.AnswersQuery, in.Seq-1)
+	var late []Answer
+	if err == nil {
+		err = v.Get(&late)
+	}
+	if err != nil || len(late) == 0 || late[0].Seq != in.Seq {
+		t.Fatalf("a follower one answer behind is given %+v (%v)", late, err)
 	}
 	if !strings.HasSuffix(workers.log(), "start-agent tester 1\nstart-agent tester 2\nrun-tests tester 2\nfinish 7") {
 		t.Errorf("carried out:\n%s\nwant the tester again after the wait", workers.log())

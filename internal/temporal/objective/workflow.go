@@ -45,8 +45,10 @@ const (
 // from its folder's journal names the events journaled (Resume), which
 // the workflow steps again before roleplan.EvResumed; a workflow run that
 // continues as new carries Stepped, the events stepped so far, Synced,
-// how many of them the folder's journal holds, and Held, the timers it
-// had set. Without Dispatch the workflow only keeps
+// how many of them the folder's journal holds, Held, the timers it had
+// set, and Recent, its last answers (gzipped JSON of []Answer, the last
+// temporal.RecentAnswers), which the next one still gives a follower that
+// had not read them. Without Dispatch the workflow only keeps
 // the machine's commands in its answers, for whoever carries them out,
 // and ends on CloseSignal; with it the workflow carries them out itself,
 // as activities on the workers of Dispatch.TaskQueue, and ends once the
@@ -60,6 +62,7 @@ type Input struct {
 	Seq      int                `json:"seq,omitempty"`
 	Held     []roleplan.Command `json:"held,omitempty"`
 	Limits   temporal.Limits    `json:"limits,omitempty"`
+	Recent   []byte             `json:"recent,omitempty"`
 }
 
 // Dispatch is how an objective's workflow carries its commands
@@ -193,19 +196,17 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 		stepped, synced = slices.Clone(in.Resume), len(in.Resume)
 	}
 	seq := in.Seq
-	var answers []Answer
+	var answers, recent []Answer
+	if in.Recent != nil && gunzipJSON(in.Recent, &recent) != nil {
+		recent = nil // only a follower's display lines are lost
+	}
 	if err := workflow.SetQueryHandler(ctx, temporal.StateQuery, func() (roleplan.Snapshot, error) {
 		return m.Snapshot(), nil
 	}); err != nil {
 		return Result{}, err
 	}
 	if err := workflow.SetQueryHandler(ctx, temporal.AnswersQuery, func(after int) ([]Answer, error) {
-		for i, a := range answers {
-			if a.Seq > after {
-				return answers[i:], nil
-			}
-		}
-		return nil, nil
+		return temporal.AnswersSince(recent, answers, func(a Answer) int { return a.Seq }, after), nil
 	}); err != nil {
 		return Result{}, err
 	}
@@ -294,7 +295,11 @@ func Workflow(ctx workflow.Context, in Input) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		next := Input{Dispatch: in.Dispatch, Stepped: carried, Seq: seq, Limits: in.Limits}
+		kept, err := gzipJSON(temporal.CarriedAnswers(recent, answers))
+		if err != nil {
+			return Result{}, err
+		}
+		next := Input{Dispatch: in.Dispatch, Stepped: carried, Seq: seq, Limits: in.Limits, Recent: kept}
 		if out != nil {
 			next.Held, next.Synced = out.timers(), out.synced
 		}
