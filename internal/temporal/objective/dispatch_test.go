@@ -542,3 +542,68 @@ func phaseStoppedAtItsBudget(t *testing.T, answer string) (*roleWorkers, Result)
 	}
 	return workers, res
 }
+
+// askingPlans are the plans' workers of a phase whose plan 01-02, in the
+// first phase run, stops at a checkpoint only a human may answer (its
+// agent exits, waiting); every other session completes.
+type askingPlans struct {
+	mu     sync.Mutex
+	asked  bool
+	starts []string
+}
+
+func (p *askingPlans) Execute(_ context.Context, c phase.Command, _ string, _ phase.Snapshot, emit func(phase.Event)) ([]phase.Event, error) {
+	ev := phase.Event{Plan: c.Plan, Attempt: c.Attempt}
+	switch c.Type {
+	case phase.CmdStartAgent:
+		p.mu.Lock()
+		p.starts = append(p.starts, c.Plan)
+		ask := c.Plan == "01-02" && !p.asked
+		p.asked = p.asked || ask
+		p.mu.Unlock()
+		started, exited := ev, ev
+		started.Type, exited.Type = phase.EvAgentStarted, phase.EvAgentExited
+		emit(started)
+		if ask {
+			asks := ev
+			asks.Type, asks.Checkpoint = phase.EvCheckpoint, &phase.Checkpoint{Type: "human-verify", Done: 0, Total: 1}
+			emit(asks)
+			return []phase.Event{exited}, nil
+		}
+		done := ev
+		done.Type = phase.EvPlanComplete
+		return []phase.Event{done, exited}, nil
+	case phase.CmdSpotCheck:
+		ev.Type, ev.OK = phase.EvSpotChecked, true
+		return []phase.Event{ev}, nil
+	}
+	return nil, nil
+}
+
+// A phase stopped for a human at an implementer's challenge of the plans:
+// the architect plans again, and the fresh phase run closes the stopped
+// child workflow and starts another, whose plans run; the run completes.
+func TestObjectiveReplacesAChallengedPhase(t *testing.T) {
+	phases := phaseWorkers(t, "01-01", "01-02", "01-03")
+	workers := &roleWorkers{phases: func(w PhaseWork) (PhaseStep, error) {
+		c := w.Command
+		if w.Stage == PhaseStopped {
+			r := &work.Report{Status: work.ReportChallenge, ChallengedAgent: workflows.RoleArchitect, Issue: "plan 01-02 cannot be verified as written", Summary: "challenge"}
+			return PhaseStep{Events: []roleplan.Event{{Type: roleplan.EvPhaseDone, Job: c.Job, Attempt: c.Attempt, Report: r, Reason: "01-02 asks"}}}, nil
+		}
+		return phases(w)
+	}}
+	plans := &askingPlans{}
+	res := finished(t, phaseEnv(workers, plans), Input{Spec: phaseSpec(), Dispatch: objectiveDispatch})
+	if res.State.Outcome != roleplan.OutcomeComplete {
+		t.Fatalf("outcome %q (%s)\n%s", res.State.Outcome, res.State.Reason, workers.log())
+	}
+	want := "start-agent architect 1\nlint architect 1\nphase start implementers 1\nphase stopped implementers 1\n" +
+		"start-agent architect 2\nlint architect 2\nphase start implementers 2\nphase ended implementers 2\nfinish 7"
+	if got := workers.log(); got != want {
+		t.Errorf("carried out:\n%s\nwant:\n%s", got, want)
+	}
+	if got := strings.Join(plans.starts, " "); strings.Count(got, "01-01") != 2 || strings.Count(got, "01-02") != 2 {
+		t.Errorf("the plans' sessions: %s; want each plan in both phase runs", got)
+	}
+}
