@@ -51,11 +51,12 @@ func objectiveAnswers(ctx context.Context, c client.Client, id string, seq int) 
 // follow shows the run as its workflow steps it, sends the answers typed
 // here to it, and ends with the run: its delivery, or, on
 // ctrl-c, at once, the run going on on its workers. attached: the run was
-// under way, and what it did before now is not shown again. Without a
+// under way, and what it did before since (when this command began, before
+// its own worker could step anything) is not shown again. Without a
 // terminal, a question open for wait (negative: never) ends the following
 // with exit.NeedsHuman, as a local run stops: the run waits on its workers
 // for hive answer.
-func follow(ctx context.Context, o *Run, c client.Client, root string, j journal.Journal, id string, red *redact.Redactor, attached bool, wait time.Duration) error {
+func follow(ctx context.Context, o *Run, c client.Client, root string, j journal.Journal, id string, red *redact.Redactor, attached bool, since time.Time, wait time.Duration) error {
 	obs, answers := o.Follow(wait)
 	type ended struct {
 		res objective.Result
@@ -68,7 +69,6 @@ func follow(ctx context.Context, o *Run, c client.Client, root string, j journal
 		done <- ended{res, err}
 	}()
 	seen := 0
-	since := time.Now()
 	var snap roleplan.Snapshot
 	show := func(as []objective.Answer) {
 		for _, a := range as {

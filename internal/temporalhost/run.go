@@ -75,6 +75,7 @@ type Follower interface {
 // Temporal workflow and follows it here; this process is one of its
 // workers with LocalWorker.
 func Start(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, goal string) error {
+	since := time.Now() // what the run does from now on is this command's to show
 	if err := reachRemote(ctx, repo, o.Remote); err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func Start(ctx context.Context, o *Run, repo *gitx.Repo, cfg *config.Config, goa
 	if err := markRun(repo.Root, Marker{Workflow: id, Address: o.Address, Namespace: o.Namespace}); err != nil {
 		fmt.Fprintf(o.Stderr, "hive: %v (hive answer in this folder then needs --backend temporal)\n", err)
 	}
-	return follow(ctx, o, c, repo.Root, j, id, red, running, runconfig.CheckpointWait(cfg, o.WaitSet, o.Wait))
+	return follow(ctx, o, c, repo.Root, j, id, red, running, since, runconfig.CheckpointWait(cfg, o.WaitSet, o.Wait))
 }
 
 // objectiveInput begins the run in the folder and says how its workflow
