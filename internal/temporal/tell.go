@@ -26,23 +26,22 @@ type PhaseNews struct {
 // the plans that ended, and that it stopped for a human (also when an
 // answer it was given, a raise that does not lift its ceiling, was
 // refused: it still waits).
-func (p *dispatcher) tell(ev phase.Event, cmds []phase.Command, err error, snapshot func() phase.Snapshot) {
+func (p *dispatcher) tell(ev phase.Event, cmds []phase.Command, err error) {
 	parent := workflow.GetInfo(p.ctx).ParentWorkflowExecution
 	if parent == nil {
 		return
 	}
 	news := PhaseNews{ID: workflow.GetInfo(p.ctx).WorkflowExecution.ID}
+	stopped := err != nil && ev.Type == phase.EvAnswer
 	for _, c := range cmds {
 		switch {
 		case c.Type == phase.CmdPlanState && c.State.Final():
 			news.Notes = append(news.Notes, "plan "+c.Plan+" "+string(c.State))
 		case c.Type == phase.CmdStopForHuman:
-			snap := snapshot()
-			news.Stopped = &snap
+			stopped = true
 		}
 	}
-	if err != nil && ev.Type == phase.EvAnswer && len(snapshot().Queue) > 0 {
-		snap := snapshot()
+	if snap := p.snapshot(); stopped && len(snap.Queue) > 0 {
 		news.Stopped = &snap
 	}
 	if news.Notes == nil && news.Stopped == nil {

@@ -233,7 +233,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		if disp != nil {
 			disp.carry(cmds)
 			if in.Tells {
-				disp.tell(ev, cmds, err, e.Snapshot)
+				disp.tell(ev, cmds, err)
 			}
 		}
 	}

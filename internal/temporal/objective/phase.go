@@ -165,7 +165,7 @@ func (p *dispatcher) startPhase(c roleplan.Command, step PhaseStep) {
 			p.stepAll(failed(ch.cmd, err))
 			return
 		}
-		p.phaseStage(ch.cmd, PhaseWork{Stage: PhaseEnded, ID: ch.id, Snapshot: &snap}, func(step PhaseStep) { p.stepAll(step.Events) })
+		p.phaseStage(ch.cmd, PhaseWork{Stage: PhaseEnded, ID: ch.id, Snapshot: &snap}, nil)
 	})
 }
 
@@ -194,7 +194,7 @@ func (p *dispatcher) phaseNews(news temporal.PhaseNews) {
 // (and, on a git remote, bring the plans merged so far to the run's tree,
 // where whoever answers works).
 func (p *dispatcher) phaseStopped(ch *phaseChild) {
-	p.phaseStage(ch.cmd, PhaseWork{Stage: PhaseStopped, ID: ch.id, Snapshot: ch.stopped}, func(step PhaseStep) { p.stepAll(step.Events) })
+	p.phaseStage(ch.cmd, PhaseWork{Stage: PhaseStopped, ID: ch.id, Snapshot: ch.stopped}, nil)
 }
 
 // closePhase ends the phase ch: replaced by a fresh one, or left by a run
@@ -226,8 +226,9 @@ func (p *dispatcher) signal(id, name string, arg any) {
 }
 
 // phaseStage runs stage w of the phase run of c on a worker of the run's
-// tree, and hands what it made to then; a stage that failed ends the
-// phase run as the machine hears it (EvPhaseDone with why).
+// tree, and hands what it made to then (nil: steps its events); a stage
+// that failed ends the phase run as the machine hears it (EvPhaseDone
+// with why).
 func (p *dispatcher) phaseStage(c roleplan.Command, w PhaseWork, then func(PhaseStep)) {
 	opts := workflow.ActivityOptions{
 		TaskQueue:           p.d.TaskQueue,
@@ -243,6 +244,10 @@ func (p *dispatcher) phaseStage(c roleplan.Command, w PhaseWork, then func(Phase
 		var step PhaseStep
 		if err := f.Get(p.ctx, &step); err != nil {
 			p.stepAll(failed(c, err))
+			return
+		}
+		if then == nil {
+			p.stepAll(step.Events)
 			return
 		}
 		then(step)

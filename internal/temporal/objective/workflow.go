@@ -490,9 +490,7 @@ func (p *dispatcher) executeOn(c roleplan.Command, queue string) {
 		if err := f.Get(p.ctx, &evs); err != nil {
 			evs = failed(c, err)
 		}
-		for _, ev := range evs {
-			p.step(ev)
-		}
+		p.stepAll(evs)
 	})
 }
 
